@@ -1,0 +1,60 @@
+// The capture API: what a reader yields and what a writer takes.
+//
+// Packets travel in batches, never one object per packet: a batch is a window on
+// the reader's buffer plus parallel typed arrays, so a consumer can copy the
+// whole span `data.subarray(offset[0], offset[n-1] + capLen[n-1])` into wasm
+// memory with one set() and re-base the offsets. A batch is valid until the
+// reader yields the next one (the buffer is reused).
+//
+// Timestamps on the hot path are (seconds, nanoseconds) pairs of plain numbers:
+// exact (seconds < 2^53) and free of BigInt. `tsNs()` gives the bigint at the edges.
+
+export interface PacketBatch {
+  /** The reader's buffer; packet i is data[offset[i] .. offset[i] + capLen[i]). */
+  readonly data: Uint8Array;
+  readonly count: number;
+  readonly offset: Uint32Array;
+  readonly capLen: Uint32Array;
+  readonly origLen: Uint32Array;
+  /** Interface index within the file (pcap: always 0; pcapng: numbered across sections). */
+  readonly iface: Uint32Array;
+  /** Whole seconds since 1970-01-01T00:00:00Z (with if_tsoffset applied). */
+  readonly tsSec: Float64Array;
+  /** Nanoseconds within the second, 0 ≤ tsNsec < 1e9. */
+  readonly tsNsec: Uint32Array;
+  /** Per-packet flags (PACKET_NO_TIMESTAMP, …). */
+  readonly flags: Uint8Array;
+  /** Index in the file of this batch's packet 0 (indices count from 0 per file). */
+  readonly firstIndex: number;
+}
+
+/** The packet came from a block that carries no timestamp (pcapng SPB); tsSec/tsNsec are 0. */
+export const PACKET_NO_TIMESTAMP = 1;
+
+export type CaptureFormat = "pcap" | "pcapng";
+
+export interface InterfaceInfo {
+  /** Index within the file, as in PacketBatch.iface. */
+  readonly index: number;
+  /** pcapng section (0-based) the interface was declared in; 0 for pcap. */
+  readonly section: number;
+  /** LINKTYPE_* value (the low 16 bits of the pcap header field). */
+  readonly linkType: number;
+  /** "ETHERNET", "RAW", "LINUX_SLL", … or "LINKTYPE_<n>" when unknown. */
+  readonly linkTypeName: string;
+  /** 0 = unlimited (pcapng allows it). */
+  readonly snapLen: number;
+  /** Bytes of frame check sequence at the end of each packet, when the file says so; else 0. */
+  readonly fcsLen: number;
+  /** Timestamp units per second (1e6, 1e9, 2^n …). */
+  readonly tsUnitsPerSec: number;
+  /** pcapng if_tsoffset, seconds; 0 for pcap. */
+  readonly tsOffsetSec: number;
+  /** pcapng if_name, when present. */
+  readonly name?: string;
+}
+
+/** Seconds + nanoseconds to nanoseconds since 1970, exactly. */
+export function tsNs(sec: number, nsec: number): bigint {
+  return BigInt(sec) * 1_000_000_000n + BigInt(nsec);
+}

@@ -1,0 +1,74 @@
+// Loading the data plane: the one place that instantiates the wasm module.
+
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { instantiateSync } from "@assemblyscript/loader";
+import { LinearMemory } from "./memory.js";
+
+/** The raw exports of assembly/index.ts, as the TypeScript side sees them. */
+export interface DataPlaneExports extends Record<string, unknown> {
+  memory: WebAssembly.Memory;
+  alloc(size: number): number;
+  free(ptr: number): void;
+  checksumBatch(data: number, refs: number, n: number, out: number): void;
+  PACKET_REF_LEN: WebAssembly.Global;
+}
+
+export type Build = "release" | "debug";
+
+/** build/<name>.wasm, found relative to this file in src/ and in dist/src/. */
+export function wasmPath(build: Build): string {
+  const here = fileURLToPath(import.meta.url);
+  const root = here.includes("/dist/") ? here.slice(0, here.lastIndexOf("/dist/")) : here.slice(0, here.lastIndexOf("/src/"));
+  return `${root}/build/${build}.wasm`;
+}
+
+const compiled = new Map<Build, WebAssembly.Module>();
+
+function compile(build: Build): WebAssembly.Module {
+  let module = compiled.get(build);
+  if (module === undefined) {
+    const path = wasmPath(build);
+    let bytes: Uint8Array<ArrayBuffer>;
+    try {
+      bytes = new Uint8Array(readFileSync(path));
+    } catch {
+      throw new Error(`the data plane is not built (${path} is missing): run \`npm run build\``);
+    }
+    module = new WebAssembly.Module(bytes);
+    compiled.set(build, module);
+  }
+  return module;
+}
+
+/** A fresh instance of the data plane, with its own linear memory. */
+export class DataPlane {
+  readonly exports: DataPlaneExports;
+  readonly mem: LinearMemory;
+
+  private constructor(exports: DataPlaneExports) {
+    this.exports = exports;
+    this.mem = new LinearMemory(exports.memory);
+  }
+
+  static load(build: Build = "release"): DataPlane {
+    const { exports } = instantiateSync<DataPlaneExports>(compile(build), {});
+    return new DataPlane(exports);
+  }
+
+  /** Allocates `size` zeroed bytes in linear memory (may grow it). */
+  alloc(size: number): number {
+    return this.exports.alloc(size) >>> 0;
+  }
+
+  free(ptr: number): void {
+    this.exports.free(ptr);
+  }
+
+  /** A constant exported by the module (layout sizes, codes). */
+  constant(name: string): number {
+    const g = this.exports[name];
+    if (!(g instanceof WebAssembly.Global)) throw new Error(`the data plane exports no constant ${name}`);
+    return g.value as number;
+  }
+}

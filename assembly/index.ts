@@ -1,3 +1,95 @@
-// The data plane's exports: everything the TypeScript side may call.
+// The data plane's exports: everything the TypeScript side may call. Control
+// calls (set-up, table writes, counters) are few and not per packet; packets
+// go in and out only through run()/resume() on whole batches.
+
+import { entryAt, lookup as lookupIn } from "./tables/table";
+import { tableById } from "./tables/write";
+import { memberAt, linkAt, orphanDrops } from "./pipeline/topology";
+import { freeSlotCount } from "./pipeline/packet";
+import { outBase, outPos, traceBase, tracePos } from "./pipeline/output";
+import { inData, inDataCap, inEndpoint, inLen, inNsec, inOffset, inOrigLen, inSec } from "./pipeline/run";
+
 export { alloc, free } from "./memory";
 export { checksumBatch, PACKET_REF_LEN } from "./batch";
+
+// ── Tables ─────────────────────────────────────────────────────────────────
+export { createTable, applyWrites } from "./tables/write";
+export { FIELD_LEN } from "./tables/table";
+
+/** The best entry for the key at `key` in table `id` (−1: none); counts a hit. For tests and tools. */
+export function tableLookup(id: i32, key: usize): i32 {
+  const t = tableById(id);
+  return t == null ? -1 : lookupIn(t, key);
+}
+
+export function tableCount(id: i32): i32 {
+  const t = tableById(id);
+  return t == null ? -1 : t.count;
+}
+
+/** Copies every entry's hit count (f64, by entry index) to `out`; returns the capacity. */
+export function tableHits(id: i32, out: usize): i32 {
+  const t = tableById(id);
+  if (t == null) return -1;
+  for (let i = 0; i < t.capacity; i++) store<f64>(out + (<usize>i << 3), <f64>entryAt(t, i).hits);
+  return t.capacity;
+}
+
+/** Entry `i`'s action code, count, arg and arg2 written to `out` as 4 × u32; false if the entry is free. */
+export function tableEntry(id: i32, i: i32, out: usize): bool {
+  const t = tableById(id);
+  if (t == null || i < 0 || i >= t.capacity) return false;
+  const e = entryAt(t, i);
+  if (e.group < 0) return false;
+  store<u32>(out, e.code);
+  store<u32>(out, e.count, 4);
+  store<u32>(out, e.arg, 8);
+  store<u32>(out, e.arg2, 12);
+  return true;
+}
+
+// ── Topology ───────────────────────────────────────────────────────────────
+export { topologyReset, memberSet, memberSetTable, linkSet, linkSetReceiver, endpointSet } from "./pipeline/topology";
+
+/** Pointer to member `i`'s drop counters: u64 per reason (−1: drops before any member). */
+export function memberDrops(i: i32): usize {
+  return i < 0 ? orphanDrops : memberAt(i).drops;
+}
+export function memberDelivered(i: i32): f64 {
+  return <f64>memberAt(i).delivered;
+}
+export function linkPackets(i: i32): f64 {
+  return <f64>linkAt(i).packets;
+}
+export function linkBytes(i: i32): f64 {
+  return <f64>linkAt(i).bytes;
+}
+
+// ── Running ────────────────────────────────────────────────────────────────
+export { poolInit } from "./pipeline/packet";
+export { outputInit, setTracing, drained } from "./pipeline/output";
+export { stackInit } from "./pipeline/replicate";
+export { setHopLimit } from "./pipeline/link";
+export { inputInit, run, resume, reset, setMaxFanout, STATUS_DONE, STATUS_PAUSED } from "./pipeline/run";
+export { PACKET_SIZE } from "./pipeline/packet";
+
+/** Where the TypeScript side writes inputs and reads outputs, by name: see src/wasm/dataplane.ts. */
+export function region(which: i32): usize {
+  switch (which) {
+    case 0: return inData;
+    case 1: return <usize>inDataCap;
+    case 2: return inOffset;
+    case 3: return inLen;
+    case 4: return inOrigLen;
+    case 5: return inSec;
+    case 6: return inNsec;
+    case 7: return inEndpoint;
+    case 8: return outBase;
+    case 9: return <usize>outPos;
+    case 10: return traceBase;
+    case 11: return <usize>tracePos;
+    case 12: return <usize>freeSlotCount();
+  }
+  return 0;
+}
+

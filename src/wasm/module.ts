@@ -5,13 +5,48 @@ import { fileURLToPath } from "node:url";
 import { instantiateSync } from "@assemblyscript/loader";
 import { LinearMemory } from "./memory.js";
 
-/** The raw exports of assembly/index.ts, as the TypeScript side sees them. */
+/** The raw exports of assembly/index.ts, as the TypeScript side sees them. Addresses are numbers. */
 export interface DataPlaneExports extends Record<string, unknown> {
   memory: WebAssembly.Memory;
   alloc(size: number): number;
   free(ptr: number): void;
   checksumBatch(data: number, refs: number, n: number, out: number): void;
   PACKET_REF_LEN: WebAssembly.Global;
+  // tables
+  FIELD_LEN: WebAssembly.Global;
+  createTable(id: number, role: number, kind: number, keyLen: number, capacity: number, fields: number, nFields: number): number;
+  applyWrites(buf: number, n: number): number;
+  tableLookup(id: number, key: number): number;
+  tableCount(id: number): number;
+  tableHits(id: number, out: number): number;
+  tableEntry(id: number, i: number, out: number): number;
+  // topology
+  topologyReset(members: number, links: number, endpoints: number): void;
+  memberSet(i: number, network: number, machine: number, design: number, flags: number, nPorts: number): void;
+  memberSetTable(i: number, role: number, table: number): number;
+  linkSet(i: number, network: number, design: number, sender: number, port: number, mode: number, nReceivers: number, capture: number): void;
+  linkSetReceiver(i: number, r: number, member: number, port: number): void;
+  endpointSet(i: number, kind: number, member: number, arg: number, link: number): void;
+  memberDrops(i: number): number;
+  memberDelivered(i: number): number;
+  linkPackets(i: number): number;
+  linkBytes(i: number): number;
+  // running
+  poolInit(count: number, len: number, headroom: number): void;
+  outputInit(bytes: number, events: number): void;
+  setTracing(on: number): void;
+  drained(): void;
+  stackInit(capacity: number, copyLimit: number): void;
+  setHopLimit(n: number): void;
+  inputInit(packets: number, bytes: number): void;
+  setMaxFanout(n: number): void;
+  run(n: number, first: number): number;
+  resume(): number;
+  reset(): void;
+  region(which: number): number;
+  STATUS_DONE: WebAssembly.Global;
+  STATUS_PAUSED: WebAssembly.Global;
+  PACKET_SIZE: WebAssembly.Global;
 }
 
 export type Build = "release" | "debug";

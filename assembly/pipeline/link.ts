@@ -1,0 +1,67 @@
+// A link carries the packet from its sender to its receivers: one receiver
+// for a one-way or two-way link, every receiver for allcast (replication), one
+// receiver chosen by flow for anycast (affinity), none when it leaves the
+// network. Every link crossing is one hop; too many is a loop.
+
+import {
+  DROP_LOOP,
+  EV_EXIT,
+  EV_LINK,
+  MODE_ALLCAST,
+  MODE_ANYCAST,
+  OUTPUT_LINK,
+  STAGE_ACQUIRE,
+  STAGE_DONE,
+  STAGE_LINK,
+} from "../abi";
+import { hashMasked } from "../tables/tuple-space";
+import { keyLen, parse } from "../wire/design";
+import { drop } from "./drop";
+import { emitPacket, event } from "./output";
+import { keyOf, Packet, release } from "./packet";
+import { fanReceivers } from "./replicate";
+import { Link, linkAt } from "./topology";
+
+export let hopLimit: u32 = 64;
+
+export function setHopLimit(n: u32): void {
+  hopLimit = n;
+}
+
+export function cross(d: Packet): i32 {
+  const l = linkAt(d.link);
+  if (d.hops >= hopLimit) return drop(d, STAGE_LINK, DROP_LOOP);
+  if (l.capture) emitPacket(OUTPUT_LINK, d.link, d);
+  l.packets++;
+  l.bytes += d.len;
+  d.hops++;
+  event(EV_LINK, STAGE_LINK, 0, 0, d, -1, d.port, d.link, d.hops);
+  const n = l.nReceivers;
+  if (n == 0) {
+    event(EV_EXIT, STAGE_LINK, 0, 0, d, -1, d.port, d.link, 0);
+    release(d);
+    return STAGE_DONE;
+  }
+  let r = 0;
+  if (l.mode == MODE_ALLCAST && n > 1) {
+    fanReceivers(d.link);
+    return STAGE_ACQUIRE;
+  }
+  if (l.mode == MODE_ANYCAST && n > 1) r = <i32>(flowHash(d, l) % <u32>n);
+  const at = l.receivers + (<usize>r << 3);
+  d.member = load<i32>(at);
+  d.port = load<u32>(at, 4);
+  d.keyMember = -1;
+  return STAGE_ACQUIRE;
+}
+
+const ONES = memory.data<u64>([~0, ~0, ~0, ~0, ~0, ~0]);
+
+/** A hash of the packet's header fields (not its in-link): one flow, one anycast receiver. */
+function flowHash(d: Packet, l: Link): u32 {
+  const key = keyOf(d);
+  if (parse(l.design, d.data, <i32>d.len, key) < 0) return 0;
+  d.keyMember = -1;
+  store<u16>(key, 0);
+  return hashMasked(key, ONES, keyLen(l.design) >> 3, 0);
+}

@@ -1,0 +1,111 @@
+// What a run hands back: packets on links and delivered packets in the output
+// ring, and, when tracing, one event per step in the trace ring. The loop
+// checks for room before a step; when a ring is full it pauses and the
+// TypeScript side drains both rings and resumes.
+//
+// An output record (then `len` packet bytes, padded to 8):
+//   ┌──────────┬────────────┬─────────┬─────────────┬────────────┬────────────┬────────────┐
+//   │ kind u32 │ target u32 │ len u32 │ origLen u32 │ tsSec f64  │ tsNsec u32 │ packet u32 │   OUTREC_SIZE = 32
+//   └──────────┴────────────┴─────────┴─────────────┴────────────┴────────────┴────────────┘
+//
+// A trace event:
+//   ┌─────────┬──────────┬───────────┬───────────┬────────────┬──────────┬────────────┬─────────┬──────────┬──────────┬─────────┐
+//   │ kind u8 │ stage u8 │ action u8 │ reason u8 │ packet u32 │ copy u32 │ member i32 │ row i32 │ port u32 │ link i32 │ arg u32 │   EVENT_SIZE = 32
+//   └─────────┴──────────┴───────────┴───────────┴────────────┴──────────┴────────────┴─────────┴──────────┴──────────┴─────────┘
+
+import {
+  EVENT_ACTION,
+  EVENT_ARG,
+  EVENT_COPY,
+  EVENT_KIND,
+  EVENT_LINK,
+  EVENT_MEMBER,
+  EVENT_PACKET,
+  EVENT_PORT,
+  EVENT_REASON,
+  EVENT_ROW,
+  EVENT_SIZE,
+  EVENT_STAGE,
+  OUTREC_KIND,
+  OUTREC_LEN,
+  OUTREC_ORIG_LEN,
+  OUTREC_PACKET,
+  OUTREC_SIZE,
+  OUTREC_TARGET,
+  OUTREC_TS_NSEC,
+  OUTREC_TS_SEC,
+} from "../abi";
+import { Packet } from "./packet";
+
+export let outBase: usize = 0;
+export let outCap: i32 = 0;
+export let outPos: i32 = 0;
+
+export let tracing: bool = false;
+export let traceBase: usize = 0;
+export let traceCap: i32 = 0; // events
+export let tracePos: i32 = 0; // events
+
+export function outputInit(bytes: i32, events: i32): void {
+  if (outBase != 0) heap.free(outBase);
+  if (traceBase != 0) heap.free(traceBase);
+  outBase = heap.alloc(<usize>bytes);
+  outCap = bytes;
+  traceBase = heap.alloc(<usize>(events * EVENT_SIZE) + 8);
+  traceCap = events;
+  outPos = 0;
+  tracePos = 0;
+}
+
+export function setTracing(on: bool): void {
+  tracing = on;
+}
+
+/** Both rings are empty again (the TypeScript side has read them). */
+export function drained(): void {
+  outPos = 0;
+  tracePos = 0;
+}
+
+@inline function recordLen(len: u32): i32 {
+  return OUTREC_SIZE + ((<i32>len + 7) & ~7);
+}
+
+/** Whether a record for a `len`-byte packet fits. A packet larger than the whole ring never does. */
+@inline export function outRoom(len: u32): bool {
+  return outPos + recordLen(len) <= outCap;
+}
+
+export function emitPacket(kind: i32, target: i32, d: Packet): void {
+  const r = outBase + <usize>outPos;
+  store<u32>(r + OUTREC_KIND, kind);
+  store<u32>(r + OUTREC_TARGET, target);
+  store<u32>(r + OUTREC_LEN, d.len);
+  store<u32>(r + OUTREC_ORIG_LEN, d.origLen);
+  store<f64>(r + OUTREC_TS_SEC, d.tsSec);
+  store<u32>(r + OUTREC_TS_NSEC, d.tsNsec);
+  store<u32>(r + OUTREC_PACKET, d.packet);
+  memory.copy(r + OUTREC_SIZE, d.data, <usize>d.len);
+  outPos += recordLen(d.len);
+}
+
+@inline export function traceRoom(events: i32): bool {
+  return !tracing || tracePos + events <= traceCap;
+}
+
+export function event(kind: i32, stage: i32, action: i32, reason: i32, d: Packet, row: i32, port: u32, link: i32, arg: u32): void {
+  if (!tracing) return;
+  const e = traceBase + <usize>(tracePos * EVENT_SIZE);
+  store<u8>(e + EVENT_KIND, <u8>kind);
+  store<u8>(e + EVENT_STAGE, <u8>stage);
+  store<u8>(e + EVENT_ACTION, <u8>action);
+  store<u8>(e + EVENT_REASON, <u8>reason);
+  store<u32>(e + EVENT_PACKET, d.packet);
+  store<u32>(e + EVENT_COPY, d.copy);
+  store<i32>(e + EVENT_MEMBER, d.member);
+  store<i32>(e + EVENT_ROW, row);
+  store<u32>(e + EVENT_PORT, port);
+  store<i32>(e + EVENT_LINK, link);
+  store<u32>(e + EVENT_ARG, arg);
+  tracePos++;
+}

@@ -1,0 +1,132 @@
+// Packet descriptors and the buffers they point into.
+//
+// A packet's bytes live either in the input staging area the TypeScript side
+// filled (read-only: slot −1) or in a slot of the buffer pool. Copies made by
+// replication share bytes; the first write to shared or read-only bytes copies
+// them into a slot of the packet's own (copy-on-write).
+//
+// A descriptor, followed by the key vector of the member that last parsed it:
+//
+//   ┌────────────┬─────────┬─────────────┬──────────┬────────────┬──────────┬──────────┬───────────┐
+//   │ data usize │ len u32 │ origLen u32 │ slot i32 │ member i32 │ port u32 │ link i32 │ stage i32 │
+//   ├────────────┼─────────┼─────────────┼──────────┼────────────┼──────────┼──────────┼───────────┤
+//   │ hops u32   │ packet  │ copy u32    │ session  │ keyMember  │ (pad)    │ tsSec f64│ tsNsec u32│
+//   ├────────────┴─────────┴─────────────┴──────────┴────────────┴──────────┴──────────┴───────────┤
+//   │ key[KEY_MAX_LEN]                                                                              │
+//   └───────────────────────────────────────────────────────────────────────────────────────────────┘
+
+import { KEY_MAX_LEN } from "../abi";
+
+@unmanaged export class Packet {
+  data: usize;
+  len: u32;
+  origLen: u32;
+  slot: i32;
+  member: i32;
+  /** In-link at acquire/forward (PORT_SELF when sent by the member), out-link at transmit. */
+  port: u32;
+  link: i32;
+  stage: i32;
+  hops: u32;
+  /** Input packet number, and which copy of it this is (0 = the original). */
+  packet: u32;
+  copy: u32;
+  session: u32;
+  /** Member whose key vector `key` holds; −1 = none (must parse). */
+  keyMember: i32;
+  pad: u32;
+  tsSec: f64;
+  tsNsec: u32;
+  pad2: u32;
+}
+export const PACKET_SIZE: i32 = <i32>offsetof<Packet>() + KEY_MAX_LEN;
+
+@inline export function keyOf(d: Packet): usize {
+  return changetype<usize>(d) + offsetof<Packet>();
+}
+
+@inline export function copyPacket(to: Packet, from: Packet): void {
+  memory.copy(changetype<usize>(to), changetype<usize>(from), <usize>PACKET_SIZE);
+}
+
+// ── The buffer pool ────────────────────────────────────────────────────────
+
+let pool: usize = 0;
+let slotLen: i32 = 0;
+let nSlots: i32 = 0;
+let refs: usize = 0; // u16 per slot
+let freeSlots: usize = 0; // stack of free slot indices
+let nFree: i32 = 0;
+/** Bytes kept free in front of a packet copied into a slot, for pushed headers. */
+export let headroom: i32 = 256;
+
+export function poolInit(count: i32, len: i32, room: i32): void {
+  if (pool != 0) {
+    heap.free(pool);
+    heap.free(refs);
+    heap.free(freeSlots);
+  }
+  nSlots = count;
+  slotLen = len;
+  headroom = room;
+  pool = heap.alloc(<usize>count * <usize>len);
+  refs = heap.alloc(<usize>(count * 2) + 2);
+  freeSlots = heap.alloc(<usize>(count * 4) + 4);
+  memory.fill(refs, 0, <usize>(count * 2));
+  nFree = count;
+  for (let i = 0; i < count; i++) store<i32>(freeSlots + (<usize>i << 2), count - 1 - i);
+}
+
+@inline function slotBase(s: i32): usize {
+  return pool + <usize>s * <usize>slotLen;
+}
+
+/** One more descriptor shares the packet's bytes. */
+@inline export function share(d: Packet): void {
+  if (d.slot >= 0) store<u16>(refs + (<usize>d.slot << 1), load<u16>(refs + (<usize>d.slot << 1)) + 1);
+}
+
+/** The descriptor no longer needs its bytes. */
+export function release(d: Packet): void {
+  if (d.slot < 0) return;
+  const r = refs + (<usize>d.slot << 1);
+  const n = load<u16>(r) - 1;
+  store<u16>(r, n);
+  if (n == 0) {
+    store<i32>(freeSlots + (<usize>nFree << 2), d.slot);
+    nFree++;
+  }
+  d.slot = -1;
+}
+
+/** Results of `own`. */
+export const OWN_OK: i32 = 0;
+export const OWN_TOO_LONG: i32 = 1;
+export const OWN_NO_BUFFER: i32 = 2;
+
+/**
+ * Makes the packet's bytes its own and writable, with at least `room` bytes
+ * free in front of them. Copies only when they are shared, read-only or short
+ * of room.
+ */
+export function own(d: Packet, room: i32): i32 {
+  if (d.slot >= 0 && load<u16>(refs + (<usize>d.slot << 1)) == 1 && <i32>(d.data - slotBase(d.slot)) >= room) {
+    return OWN_OK;
+  }
+  const front = room > headroom ? room : headroom;
+  if (<i32>d.len + front > slotLen) return OWN_TOO_LONG;
+  if (nFree == 0) return OWN_NO_BUFFER;
+  nFree--;
+  const s = load<i32>(freeSlots + (<usize>nFree << 2));
+  store<u16>(refs + (<usize>s << 1), 1);
+  const to = slotBase(s) + <usize>front;
+  memory.copy(to, d.data, <usize>d.len);
+  release(d);
+  d.slot = s;
+  d.data = to;
+  return OWN_OK;
+}
+
+export function freeSlotCount(): i32 {
+  return nFree;
+}

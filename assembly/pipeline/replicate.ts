@@ -1,0 +1,114 @@
+// Replication: a stage says what fans out — several out-links, the receivers
+// of an allcast link, or forward-and-receive — and this module makes the
+// copies. The original goes on with element 0; copies wait on a stack and run
+// after it, depth first, so one input packet is finished before the next.
+
+import {
+  EV_FORK,
+  EV_DROP,
+  DROP_REPLICATION_LIMIT,
+  STAGE_ACQUIRE,
+  STAGE_FORWARD,
+  STAGE_RECEIVE,
+  STAGE_TRANSMIT,
+} from "../abi";
+import { countDrop } from "./drop";
+import { event } from "./output";
+import { copyPacket, Packet, PACKET_SIZE, share } from "./packet";
+import { linkAt } from "./topology";
+
+export const FAN_NONE: i32 = 0;
+export const FAN_PORTS: i32 = 1; // forward: u16 identifiers at fanList
+export const FAN_RECEIVERS: i32 = 2; // link fanLink: all its receivers
+export const FAN_BOTH: i32 = 3; // acquire: forward and receive
+
+export let fanKind: i32 = FAN_NONE;
+let fanList: usize = 0;
+let fanCount: i32 = 0;
+let fanLink: i32 = -1;
+
+export function fanPorts(list: usize, n: i32): void {
+  fanKind = FAN_PORTS;
+  fanList = list;
+  fanCount = n;
+}
+export function fanReceivers(link: i32): void {
+  fanKind = FAN_RECEIVERS;
+  fanLink = link;
+  fanCount = linkAt(link).nReceivers;
+}
+export function fanBoth(): void {
+  fanKind = FAN_BOTH;
+  fanCount = 2;
+}
+
+let stack: usize = 0;
+let stackCap: i32 = 0;
+let sp: i32 = 0;
+/** Copies made of the current input packet, and the most allowed. */
+export let copies: u32 = 0;
+export let copyLimit: u32 = 4096;
+
+export function stackInit(capacity: i32, limit: u32): void {
+  if (stack != 0) heap.free(stack);
+  stack = heap.alloc(<usize>(capacity * PACKET_SIZE));
+  stackCap = capacity;
+  sp = 0;
+  copyLimit = limit;
+}
+
+/** Takes the next waiting copy into `d`; false if none waits. */
+export function pop(d: Packet): bool {
+  if (sp == 0) return false;
+  sp--;
+  copyPacket(d, changetype<Packet>(stack + <usize>(sp * PACKET_SIZE)));
+  return true;
+}
+
+/** A new input packet: its copies are counted afresh. */
+export function resetCopies(): void {
+  copies = 0;
+}
+
+/** Applies fan element `k` to `d`; returns the stage it continues in. */
+function apply(d: Packet, k: i32): i32 {
+  if (fanKind == FAN_PORTS) {
+    d.port = <u32>load<u16>(fanList + (<usize>k << 1));
+    return STAGE_TRANSMIT;
+  }
+  if (fanKind == FAN_RECEIVERS) {
+    const r = linkAt(fanLink).receivers + (<usize>k << 3);
+    d.member = load<i32>(r);
+    d.port = load<u32>(r, 4);
+    d.keyMember = -1;
+    return STAGE_ACQUIRE;
+  }
+  return k == 0 ? STAGE_FORWARD : STAGE_RECEIVE;
+}
+
+/** Fans `d` out as the last stage asked; returns the stage `d` itself goes on in. */
+export function replicate(d: Packet): i32 {
+  // Copies are pushed last first, so they run in list order after the original.
+  for (let k = fanCount - 1; k >= 1; k--) {
+    if (copies >= copyLimit || sp >= stackCap) {
+      countDrop(d.member, DROP_REPLICATION_LIMIT);
+      event(EV_DROP, d.stage, 0, DROP_REPLICATION_LIMIT, d, -1, d.port, d.link, k);
+      continue;
+    }
+    const c = changetype<Packet>(stack + <usize>(sp * PACKET_SIZE));
+    copyPacket(c, d);
+    sp++;
+    share(d);
+    copies++;
+    c.copy = copies;
+    c.stage = apply(c, k);
+    event(EV_FORK, d.stage, 0, 0, c, -1, c.port, c.link, d.copy);
+  }
+  const next = apply(d, 0);
+  fanKind = FAN_NONE;
+  return next;
+}
+
+export function waiting(): i32 {
+  return sp;
+}

@@ -1,0 +1,194 @@
+// The batch loop: one call carries every packet of a batch through the whole
+// topology — every member and internal link — until it leaves on a link to the
+// outside, is delivered, or is dropped. No call back to JavaScript, no
+// allocation: the stages are nodes that return the next one.
+//
+// Inputs are parallel arrays (structure of arrays), one element per packet,
+// filled by the TypeScript side with one set() each; packet bytes sit in the
+// staging area at inOffset[i]:
+//
+//   inOffset u32[] │ inLen u32[] │ inOrigLen u32[] │ inSec f64[] │ inNsec u32[] │ inEndpoint u32[]
+
+import {
+  DROP_TOO_LONG,
+  EV_INJECT,
+  INJECT_LINK,
+  INJECT_SELF,
+  PORT_NONE,
+  PORT_SELF,
+  STAGE_ACQUIRE,
+  STAGE_DELIVER,
+  STAGE_DONE,
+  STAGE_FORWARD,
+  STAGE_LINK,
+  STAGE_RECEIVE,
+  STAGE_SEND,
+  STAGE_TRANSMIT,
+} from "../abi";
+import { acquire } from "./acquire";
+import { drop } from "./drop";
+import { forward } from "./forward";
+import { cross } from "./link";
+import { event, outPos, outRoom, traceRoom } from "./output";
+import { Packet, PACKET_SIZE } from "./packet";
+import { deliver, receive } from "./receive";
+import { FAN_NONE, fanKind, pop, replicate, resetCopies } from "./replicate";
+import { send } from "./send";
+import { endpointAt, linkAt } from "./topology";
+import { transmit } from "./transmit";
+
+export const STATUS_DONE: i32 = 0;
+export const STATUS_PAUSED: i32 = 1;
+
+let inCap: i32 = 0;
+export let inData: usize = 0;
+export let inDataCap: i32 = 0;
+export let inOffset: usize = 0;
+export let inLen: usize = 0;
+export let inOrigLen: usize = 0;
+export let inSec: usize = 0;
+export let inNsec: usize = 0;
+export let inEndpoint: usize = 0;
+let inCount: i32 = 0;
+let inNext: i32 = 0;
+let firstPacket: u32 = 0;
+
+/** Room for `packets` input packets and `bytes` of their data. */
+export function inputInit(packets: i32, bytes: i32): void {
+  if (inOffset != 0) {
+    heap.free(inOffset);
+    heap.free(inLen);
+    heap.free(inOrigLen);
+    heap.free(inSec);
+    heap.free(inNsec);
+    heap.free(inEndpoint);
+    heap.free(inData);
+  }
+  inCap = packets;
+  inOffset = heap.alloc(<usize>packets << 2);
+  inLen = heap.alloc(<usize>packets << 2);
+  inOrigLen = heap.alloc(<usize>packets << 2);
+  inSec = heap.alloc(<usize>packets << 3);
+  inNsec = heap.alloc(<usize>packets << 2);
+  inEndpoint = heap.alloc(<usize>packets << 2);
+  inData = heap.alloc(<usize>bytes);
+  inDataCap = bytes;
+}
+
+/** Tracing needs room for a step's events: its own and one fork per copy. */
+export let maxFanout: i32 = 1;
+export function setMaxFanout(n: i32): void {
+  maxFanout = n;
+}
+
+const cur = changetype<Packet>(memory.data(PACKET_SIZE, 16));
+let active = false;
+
+/** Starts a batch of `n` input packets, numbered from `first`. */
+export function run(n: i32, first: u32): i32 {
+  inCount = n < inCap ? n : inCap;
+  inNext = 0;
+  firstPacket = first;
+  return resume();
+}
+
+/**
+ * Goes on with the batch; returns STATUS_PAUSED when a ring is full (drain it,
+ * call drained(), then resume()) or STATUS_DONE when every packet is finished.
+ */
+export function resume(): i32 {
+  while (true) {
+    if (!active) {
+      if (pop(cur)) {
+        active = true;
+      } else if (inNext < inCount) {
+        if (!traceRoom(1)) return STATUS_PAUSED;
+        loadInput(cur, inNext++);
+        active = true;
+      } else {
+        return STATUS_DONE;
+      }
+    }
+    while (cur.stage != STAGE_DONE) {
+      if (!room(cur)) {
+        // A record that cannot fit even in an empty ring never will.
+        if (outPos == 0 && traceRoom(4 + maxFanout)) {
+          cur.stage = drop(cur, cur.stage, DROP_TOO_LONG);
+          break;
+        }
+        return STATUS_PAUSED;
+      }
+      let next = step(cur);
+      if (fanKind != FAN_NONE) next = replicate(cur);
+      cur.stage = next;
+    }
+    active = false;
+  }
+  return STATUS_DONE; // not reached: AssemblyScript wants it after an endless loop
+}
+
+function step(d: Packet): i32 {
+  switch (d.stage) {
+    case STAGE_ACQUIRE: return acquire(d);
+    case STAGE_FORWARD: return forward(d);
+    case STAGE_TRANSMIT: return transmit(d);
+    case STAGE_LINK: return cross(d);
+    case STAGE_RECEIVE: return receive(d);
+    case STAGE_DELIVER: return deliver(d);
+    case STAGE_SEND: return send(d);
+  }
+  return STAGE_DONE;
+}
+
+/** Whether the rings can take everything `d`'s next step may write. */
+function room(d: Packet): bool {
+  if (!traceRoom(4 + maxFanout)) return false;
+  if (d.stage == STAGE_LINK) return linkAt(d.link).capture == 0 || outRoom(d.len);
+  if (d.stage == STAGE_DELIVER) return outRoom(d.len);
+  return true;
+}
+
+/** Loads input packet `i` into `d` at its endpoint. */
+function loadInput(d: Packet, i: i32): void {
+  const o = <usize>i << 2;
+  d.data = inData + <usize>load<u32>(inOffset + o);
+  d.len = load<u32>(inLen + o);
+  d.origLen = load<u32>(inOrigLen + o);
+  d.tsSec = load<f64>(inSec + (<usize>i << 3));
+  d.tsNsec = load<u32>(inNsec + o);
+  d.slot = -1;
+  d.hops = 0;
+  d.packet = firstPacket + <u32>i;
+  d.copy = 0;
+  d.session = 0;
+  d.keyMember = -1;
+  d.link = -1;
+  resetCopies();
+  const ep = endpointAt(<i32>load<u32>(inEndpoint + o));
+  if (ep.kind == INJECT_LINK) {
+    const l = linkAt(ep.link);
+    d.member = l.sender;
+    d.port = l.sender >= 0 ? l.senderPort : PORT_NONE;
+    d.link = ep.link;
+    d.stage = STAGE_LINK;
+  } else if (ep.kind == INJECT_SELF) {
+    d.member = ep.member;
+    d.port = PORT_SELF;
+    d.stage = STAGE_FORWARD;
+  } else {
+    d.member = ep.member;
+    d.port = PORT_SELF;
+    d.session = ep.arg;
+    d.stage = STAGE_SEND;
+  }
+  event(EV_INJECT, d.stage, 0, 0, d, -1, d.port, d.link, <u32>(ep.kind));
+}
+
+
+/** Abandons whatever a paused batch had left (used when a run is cut short). */
+export function reset(): void {
+  active = false;
+  while (pop(cur)) {}
+  inCount = 0;
+  inNext = 0;
+}

@@ -1,0 +1,158 @@
+// Members and links in flat memory, set up by the control plane before a run.
+//
+// A member (one per network member; members of different networks on one
+// machine share `machine`):
+//
+//   ┌─────────────┬─────────────┬────────────┬───────────┬────────────────────────────────┐
+//   │ network i32 │ machine i32 │ design i32 │ flags u32 │ tables: usize × 5 (ROLE_* order) │
+//   ├─────────────┴─────────────┴────────────┴───────────┴────────────────────────────────┤
+//   │ portLinks usize (i32 link per out-identifier, −1 none) │ nPorts i32 │ drops usize (u64 × DROP_COUNT) │ delivered u64 │
+//   └──────────────────────────────────────────────────────────────────────────────────────┘
+//
+// A link (one-way; a two-way link is two of them):
+//
+//   ┌─────────────┬────────────┬────────────────┬──────────┬───────────────┬──────────────────────────────┬─────────────┬────────────┬────────────┬───────────┐
+//   │ network i32 │ sender i32 │ senderPort u32 │ mode i32 │ nReceivers i32│ receivers usize: (member i32,│ capture i32 │ design i32 │ packets u64│ bytes u64 │
+//   │             │ (−1 = ext) │                │          │ (0 = external)│ port u32) × nReceivers       │             │            │            │           │
+//   └─────────────┴────────────┴────────────────┴──────────┴───────────────┴──────────────────────────────┴─────────────┴────────────┴────────────┴───────────┘
+
+import { DROP_COUNT, INJECT_LINK, ROLE_COUNT } from "../abi";
+import { Table } from "../tables/table";
+import { tableById } from "../tables/write";
+
+export const MEMBER_TTL: u32 = 1; // forwarding decrements TTL / hop limit
+
+@unmanaged export class Member {
+  network: i32;
+  machine: i32;
+  design: i32;
+  flags: u32;
+  acquire: usize;
+  forward: usize;
+  transmit: usize;
+  send: usize;
+  receive: usize;
+  portLinks: usize;
+  nPorts: i32;
+  drops: usize;
+  delivered: u64;
+}
+
+@unmanaged export class Link {
+  network: i32;
+  sender: i32;
+  senderPort: u32;
+  mode: i32;
+  nReceivers: i32;
+  receivers: usize;
+  capture: i32;
+  design: i32;
+  packets: u64;
+  bytes: u64;
+}
+
+/** Where input packets enter: a link (as if transmitted on it), or a member (sent by it). */
+@unmanaged export class Endpoint {
+  kind: i32;
+  member: i32;
+  /** The session (kind session). */
+  arg: u32;
+  /** The link (kind link). */
+  link: i32;
+}
+
+export let members: usize = 0;
+export let nMembers: i32 = 0;
+export let links: usize = 0;
+export let nLinks: i32 = 0;
+export let endpoints: usize = 0;
+export let nEndpoints: i32 = 0;
+/** Drops of packets no member had yet (e.g. bad input on an external link), by reason. */
+export let orphanDrops: usize = 0;
+
+@inline export function memberAt(i: i32): Member {
+  return changetype<Member>(members + <usize>i * offsetof<Member>());
+}
+@inline export function linkAt(i: i32): Link {
+  return changetype<Link>(links + <usize>i * offsetof<Link>());
+}
+@inline export function endpointAt(i: i32): Endpoint {
+  return changetype<Endpoint>(endpoints + <usize>i * offsetof<Endpoint>());
+}
+@inline export function tableOf(m: Member, role: i32): Table | null {
+  const p = load<usize>(changetype<usize>(m) + offsetof<Member>("acquire") + (<usize>role << alignof<usize>()));
+  return p == 0 ? null : changetype<Table>(p);
+}
+
+function zeroed(size: usize): usize {
+  const p = heap.alloc(size + 8);
+  memory.fill(p, 0, size + 8);
+  return p;
+}
+
+/** Starts a new topology of `m` members, `l` links and `e` injection endpoints. */
+export function topologyReset(m: i32, l: i32, e: i32): void {
+  members = zeroed(<usize>m * offsetof<Member>());
+  nMembers = m;
+  links = zeroed(<usize>l * offsetof<Link>());
+  nLinks = l;
+  endpoints = zeroed(<usize>e * offsetof<Endpoint>());
+  nEndpoints = e;
+  orphanDrops = zeroed(<usize>DROP_COUNT << 3);
+}
+
+/** Member `i`: its network, machine and design, and `nPorts` out-identifiers (0 … nPorts−1). */
+export function memberSet(i: i32, network: i32, machine: i32, design: i32, flags: u32, nPorts: i32): void {
+  const m = memberAt(i);
+  m.network = network;
+  m.machine = machine;
+  m.design = design;
+  m.flags = flags;
+  m.nPorts = nPorts;
+  m.portLinks = zeroed(<usize>nPorts << 2);
+  for (let p = 0; p < nPorts; p++) store<i32>(m.portLinks + (<usize>p << 2), -1);
+  m.drops = zeroed(<usize>DROP_COUNT << 3);
+}
+
+/** Gives member `i` the table with id `table` in `role` (−1 = none). */
+export function memberSetTable(i: i32, role: i32, table: i32): bool {
+  if (role < 0 || role >= ROLE_COUNT) return false;
+  const t: Table | null = table < 0 ? null : tableById(table);
+  if (table >= 0 && t == null) return false;
+  store<usize>(
+    changetype<usize>(memberAt(i)) + offsetof<Member>("acquire") + (<usize>role << alignof<usize>()),
+    t == null ? 0 : changetype<usize>(t),
+  );
+  return true;
+}
+
+/** Link `i` from `sender` (−1 = outside) on its out-identifier `port`, with `nReceivers` receivers (0 = leaves the network). */
+export function linkSet(i: i32, network: i32, design: i32, sender: i32, port: u32, mode: i32, nReceivers: i32, capture: i32): void {
+  const l = linkAt(i);
+  l.network = network;
+  l.design = design;
+  l.sender = sender;
+  l.senderPort = port;
+  l.mode = mode;
+  l.nReceivers = nReceivers;
+  l.receivers = zeroed(<usize>nReceivers << 3);
+  l.capture = capture;
+  if (sender >= 0) {
+    const m = memberAt(sender);
+    if (<i32>port < m.nPorts) store<i32>(m.portLinks + (<usize>port << 2), i);
+  }
+}
+
+export function linkSetReceiver(i: i32, r: i32, member: i32, port: u32): void {
+  const p = linkAt(i).receivers + (<usize>r << 3);
+  store<i32>(p, member);
+  store<u32>(p, port, 4);
+}
+
+export function endpointSet(i: i32, kind: i32, member: i32, arg: u32, link: i32): void {
+  const e = endpointAt(i);
+  e.kind = kind;
+  e.member = member;
+  e.arg = arg;
+  e.link = kind == INJECT_LINK ? link : -1;
+}

@@ -1,0 +1,15 @@
+// Optional match (P4Runtime): each optional field is either given exactly or
+// left out; exact fields are always given; the highest priority wins.
+
+import { ERR_BAD_MATCH_KEY, ERR_OK, KIND_EXACT } from "../abi";
+import { checkCommon, fieldAllOrNothing, fieldKind, fieldLen, fieldOffset, Table } from "./table";
+
+export function check(t: Table, value: usize, mask: usize): i32 {
+  const common = checkCommon(t, value, mask);
+  if (common != ERR_OK) return common;
+  for (let f = 0; f < t.nFields; f++) {
+    const given = fieldAllOrNothing(mask, fieldOffset(t, f), fieldLen(t, f));
+    if (given < 0 || (given == 0 && fieldKind(t, f) == KIND_EXACT)) return ERR_BAD_MATCH_KEY;
+  }
+  return ERR_OK;
+}

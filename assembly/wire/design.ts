@@ -1,0 +1,78 @@
+// The header designs behind one switch: the pipeline asks "parse this packet's
+// header for design d" and never names a protocol itself.
+
+import * as cna from "./cna";
+import * as ethernet from "./ethernet";
+import * as ipv4 from "./ipv4";
+import * as ipv6 from "./ipv6";
+import {
+  DESIGN_CNA,
+  DESIGN_ETHERNET,
+  DESIGN_IPV4,
+  DESIGN_IPV6,
+  KEY_CNA_LEN,
+  KEY_ETHERNET_LEN,
+  KEY_IPV4_LEN,
+  KEY_IPV4_TTL,
+  KEY_IPV6_HLIM,
+  KEY_IPV6_LEN,
+} from "../abi";
+
+/** Bytes of a design's key vector (a multiple of 8), or 0 for an unknown design. */
+export function keyLen(design: i32): i32 {
+  switch (design) {
+    case DESIGN_ETHERNET: return KEY_ETHERNET_LEN;
+    case DESIGN_IPV4: return KEY_IPV4_LEN;
+    case DESIGN_IPV6: return KEY_IPV6_LEN;
+    case DESIGN_CNA: return KEY_CNA_LEN;
+  }
+  return 0;
+}
+
+/**
+ * Parses the header at `p` and fills the key vector from its byte 2 on (the
+ * in-link is the caller's). Returns the header length, or -1 if the packet
+ * does not carry a valid header of this design.
+ */
+export function parse(design: i32, p: usize, len: i32, key: usize): i32 {
+  switch (design) {
+    case DESIGN_ETHERNET: return ethernet.parse(p, len, key);
+    case DESIGN_IPV4: return ipv4.parse(p, len, key);
+    case DESIGN_IPV6: return ipv6.parse(p, len, key);
+    case DESIGN_CNA: return cna.parse(p, len, key);
+  }
+  return -1;
+}
+
+/** Bytes `emit` will write for header fields `key`. */
+export function emitLen(design: i32, key: usize): i32 {
+  switch (design) {
+    case DESIGN_ETHERNET: return ethernet.emitLen(key);
+    case DESIGN_IPV4: return ipv4.HEADER_LEN;
+    case DESIGN_IPV6: return ipv6.HEADER_LEN;
+    case DESIGN_CNA: return cna.HEADER_LEN;
+  }
+  return 0;
+}
+
+/** Writes the header for fields `key` at `p`, in front of `payloadLen` bytes. */
+export function emit(design: i32, p: usize, key: usize, payloadLen: i32): void {
+  switch (design) {
+    case DESIGN_ETHERNET: ethernet.emit(p, key); break;
+    case DESIGN_IPV4: ipv4.emit(p, key, payloadLen, <u32>load<u8>(key + KEY_IPV4_TTL)); break;
+    case DESIGN_IPV6: ipv6.emit(p, key, payloadLen, <u32>load<u8>(key + KEY_IPV6_HLIM)); break;
+    case DESIGN_CNA: cna.emit(p, key); break;
+  }
+}
+
+/** Whether forwarding has a TTL side effect in this design. */
+export function hasTtl(design: i32): bool {
+  return design == DESIGN_IPV4 || design == DESIGN_IPV6;
+}
+
+/** Decrements TTL / hop limit in place; false (unchanged) if it would reach zero. */
+export function decrementTtl(design: i32, p: usize): bool {
+  if (design == DESIGN_IPV4) return ipv4.decrementTtl(p);
+  if (design == DESIGN_IPV6) return ipv6.decrementHopLimit(p);
+  return true;
+}

@@ -1,0 +1,113 @@
+// Ethernet II, with optional 802.1Q / 802.1ad tags.
+//
+//   ┌─────────┬─────────┬──────────┐
+//   │ dst (6) │ src (6) │ type (2) │   HEADER_LEN = 14
+//   └─────────┴─────────┴──────────┘
+//
+// A tag is 4 bytes in the place of `type`: a TPID (0x8100 customer, 0x88a8 or
+// 0x9100 service) then a TCI (pcp:3 dei:1 vid:12). The real ethertype follows
+// the last tag. Parsing accepts up to MAX_TAGS tags.
+
+import { getU16, getU48, setU16, setU48 } from "./bytes";
+import {
+  KEY_ETHERNET_DST,
+  KEY_ETHERNET_IVID,
+  KEY_ETHERNET_PCP,
+  KEY_ETHERNET_SRC,
+  KEY_ETHERNET_TYPE,
+  KEY_ETHERNET_VID,
+} from "../abi";
+
+export namespace field {
+  export const DST: i32 = 0;
+  export const SRC: i32 = DST + 6;
+  export const TYPE: i32 = SRC + 6;
+}
+export const HEADER_LEN: i32 = field.TYPE + 2;
+
+export namespace tag {
+  export const TPID: i32 = 0;
+  export const TCI: i32 = TPID + 2;
+}
+export const TAG_LEN: i32 = tag.TCI + 2;
+export const MAX_TAGS: i32 = 2;
+
+export const TPID_CUSTOMER: u32 = 0x8100;
+export const TPID_SERVICE: u32 = 0x88a8;
+export const TPID_SERVICE_OLD: u32 = 0x9100;
+
+@inline function isTpid(t: u32): bool {
+  return t == TPID_CUSTOMER || t == TPID_SERVICE || t == TPID_SERVICE_OLD;
+}
+
+@inline export function dstAddr(p: usize): u64 {
+  return getU48(p + field.DST);
+}
+@inline export function srcAddr(p: usize): u64 {
+  return getU48(p + field.SRC);
+}
+
+/**
+ * Checks the frame at `p` (`len` bytes) and writes its fields into the key
+ * vector at `key`. Returns the header length including tags, or -1 if the
+ * frame is too short for its header.
+ */
+export function parse(p: usize, len: i32, key: usize): i32 {
+  if (len < HEADER_LEN) return -1;
+  let at = field.TYPE;
+  let type = getU16(p + at);
+  let vid: u32 = 0;
+  let pcp: u32 = 0;
+  let ivid: u32 = 0;
+  let tags = 0;
+  while (isTpid(type) && tags < MAX_TAGS) {
+    if (at + TAG_LEN + 2 > len) return -1;
+    const tci = getU16(p + at + tag.TCI);
+    if (tags == 0) {
+      vid = tci & 0xfff;
+      pcp = tci >> 13;
+    } else {
+      ivid = tci & 0xfff;
+    }
+    at += TAG_LEN;
+    type = getU16(p + at);
+    tags++;
+  }
+  setU48(key + KEY_ETHERNET_DST, dstAddr(p));
+  setU48(key + KEY_ETHERNET_SRC, srcAddr(p));
+  setU16(key + KEY_ETHERNET_TYPE, type);
+  setU16(key + KEY_ETHERNET_VID, vid);
+  store<u8>(key + KEY_ETHERNET_PCP, <u8>pcp);
+  setU16(key + KEY_ETHERNET_IVID, ivid);
+  return at + 2;
+}
+
+/** Bytes `emit` writes for the header fields in key vector `key`: tags only where a tag field is set. */
+export function emitLen(key: usize): i32 {
+  const ivid = getU16(key + KEY_ETHERNET_IVID);
+  const tagged = ivid != 0 || getU16(key + KEY_ETHERNET_VID) != 0 || load<u8>(key + KEY_ETHERNET_PCP) != 0;
+  return HEADER_LEN + (tagged ? TAG_LEN : 0) + (ivid != 0 ? TAG_LEN : 0);
+}
+
+/** Writes the header described by key vector `key` at `p` (emitLen(key) bytes). */
+export function emit(p: usize, key: usize): void {
+  setU48(p + field.DST, getU48(key + KEY_ETHERNET_DST));
+  setU48(p + field.SRC, getU48(key + KEY_ETHERNET_SRC));
+  let at = field.TYPE;
+  const len = emitLen(key);
+  if (len > HEADER_LEN) {
+    const vid = getU16(key + KEY_ETHERNET_VID);
+    const pcp = <u32>load<u8>(key + KEY_ETHERNET_PCP);
+    const ivid = getU16(key + KEY_ETHERNET_IVID);
+    // Double-tagged: a service tag outside, the customer tag inside (802.1ad).
+    setU16(p + at + tag.TPID, ivid != 0 ? TPID_SERVICE : TPID_CUSTOMER);
+    setU16(p + at + tag.TCI, (pcp << 13) | vid);
+    at += TAG_LEN;
+    if (ivid != 0) {
+      setU16(p + at + tag.TPID, TPID_CUSTOMER);
+      setU16(p + at + tag.TCI, ivid);
+      at += TAG_LEN;
+    }
+  }
+  setU16(p + at, getU16(key + KEY_ETHERNET_TYPE));
+}

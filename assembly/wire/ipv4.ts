@@ -1,0 +1,134 @@
+// IPv4 (RFC 791). Options are skipped by IHL, never interpreted.
+//
+//   ┌─────────┬──────────┬───────────┬────────┬─────────────┬─────────┬───────────┬──────────────┬─────────┬─────────┐
+//   │ ver|ihl │ dscp|ecn │ total len │ id (2) │ flags|frag  │ ttl (1) │ proto (1) │ checksum (2) │ src (4) │ dst (4) │
+//   │   (1)   │   (1)    │    (2)    │        │ offset (2)  │         │           │              │         │         │
+//   └─────────┴──────────┴───────────┴────────┴─────────────┴─────────┴───────────┴──────────────┴─────────┴─────────┘
+//   HEADER_LEN = 20, then IHL × 4 − 20 bytes of options.
+
+import { getU16, getU32, getU8, setU16, setU8 } from "./bytes";
+import { onesSum } from "./checksum";
+import * as tcp from "./tcp";
+import {
+  KEY_IPV4_DPORT,
+  KEY_IPV4_DSCP,
+  KEY_IPV4_DST,
+  KEY_IPV4_PROTO,
+  KEY_IPV4_SPORT,
+  KEY_IPV4_SRC,
+  KEY_IPV4_TTL,
+} from "../abi";
+
+export namespace field {
+  export const VER_IHL: i32 = 0;
+  export const DSCP_ECN: i32 = VER_IHL + 1;
+  export const TOTAL_LEN: i32 = DSCP_ECN + 1;
+  export const IDENT: i32 = TOTAL_LEN + 2;
+  export const FLAGS_FRAG: i32 = IDENT + 2;
+  export const TTL: i32 = FLAGS_FRAG + 2;
+  export const PROTOCOL: i32 = TTL + 1;
+  export const CHECKSUM: i32 = PROTOCOL + 1;
+  export const SRC: i32 = CHECKSUM + 2;
+  export const DST: i32 = SRC + 4;
+}
+export const HEADER_LEN: i32 = field.DST + 4;
+export const VERSION: u32 = 4;
+const FRAG_OFFSET_MASK: u32 = 0x1fff;
+const SCTP: u32 = 132;
+const UDP_LITE: u32 = 136;
+
+@inline export function version(p: usize): u32 {
+  return getU8(p + field.VER_IHL) >> 4;
+}
+/** Header length in bytes, options included. */
+@inline export function headerLen(p: usize): i32 {
+  return <i32>(getU8(p + field.VER_IHL) & 0xf) << 2;
+}
+@inline export function totalLen(p: usize): u32 {
+  return getU16(p + field.TOTAL_LEN);
+}
+@inline export function ttl(p: usize): u32 {
+  return getU8(p + field.TTL);
+}
+@inline export function protocol(p: usize): u32 {
+  return getU8(p + field.PROTOCOL);
+}
+@inline export function srcAddr(p: usize): u32 {
+  return getU32(p + field.SRC);
+}
+@inline export function dstAddr(p: usize): u32 {
+  return getU32(p + field.DST);
+}
+
+/** Whether `proto` carries 16-bit ports in its first four bytes. */
+@inline function hasPorts(proto: u32): bool {
+  return proto == tcp.PROTOCOL || proto == 17 || proto == SCTP || proto == UDP_LITE;
+}
+
+/**
+ * Checks the header at `p` (`len` captured bytes) and writes its fields into
+ * the key vector. Returns the header length (with options), or -1 if it is not
+ * a well-formed IPv4 header. A capture cut short after the header is accepted.
+ */
+export function parse(p: usize, len: i32, key: usize): i32 {
+  if (len < HEADER_LEN || version(p) != VERSION) return -1;
+  const hlen = headerLen(p);
+  if (hlen < HEADER_LEN || hlen > len || <i32>totalLen(p) < hlen) return -1;
+  store<u32>(key + KEY_IPV4_SRC, load<u32>(p + field.SRC)); // both big-endian: copy as is
+  store<u32>(key + KEY_IPV4_DST, load<u32>(p + field.DST));
+  const proto = protocol(p);
+  store<u8>(key + KEY_IPV4_PROTO, <u8>proto);
+  store<u8>(key + KEY_IPV4_TTL, <u8>ttl(p));
+  store<u8>(key + KEY_IPV4_DSCP, <u8>(getU8(p + field.DSCP_ECN) >> 2));
+  let sport: u32 = 0;
+  let dport: u32 = 0;
+  const firstFragment = (getU16(p + field.FLAGS_FRAG) & FRAG_OFFSET_MASK) == 0;
+  if (firstFragment && hasPorts(proto) && hlen + tcp.PORTS_LEN <= len) {
+    sport = tcp.srcPort(p + hlen);
+    dport = tcp.dstPort(p + hlen);
+  }
+  setU16(key + KEY_IPV4_SPORT, sport);
+  setU16(key + KEY_IPV4_DPORT, dport);
+  return hlen;
+}
+
+/** The header checksum of the `hlen` bytes at `p`, with its own field taken as zero. */
+export function headerChecksum(p: usize, hlen: i32): u32 {
+  const stored = getU16(p + field.CHECKSUM);
+  // Summing the header with the stored value included and then removing it is one pass.
+  const sum = onesSum(p, hlen, 0) + (~stored & 0xffff);
+  return ~((sum & 0xffff) + (sum >>> 16)) & 0xffff;
+}
+
+/** Writes a 20-byte header from key vector `key` at `p`, for a payload of `payloadLen` bytes. */
+export function emit(p: usize, key: usize, payloadLen: i32, ttlValue: u32): void {
+  setU8(p + field.VER_IHL, (VERSION << 4) | <u32>(HEADER_LEN >> 2));
+  setU8(p + field.DSCP_ECN, <u32>load<u8>(key + KEY_IPV4_DSCP) << 2);
+  setU16(p + field.TOTAL_LEN, <u32>(HEADER_LEN + payloadLen));
+  setU16(p + field.IDENT, 0);
+  setU16(p + field.FLAGS_FRAG, 0);
+  setU8(p + field.TTL, ttlValue);
+  setU8(p + field.PROTOCOL, <u32>load<u8>(key + KEY_IPV4_PROTO));
+  store<u32>(p + field.SRC, load<u32>(key + KEY_IPV4_SRC));
+  store<u32>(p + field.DST, load<u32>(key + KEY_IPV4_DST));
+  setU16(p + field.CHECKSUM, 0);
+  setU16(p + field.CHECKSUM, headerChecksum(p, HEADER_LEN));
+}
+
+/**
+ * Forwarding's side effect: TTL − 1, checksum updated incrementally (RFC 1624:
+ * HC' = ~(~HC + ~m + m')). Returns false, changing nothing, if the TTL would reach 0.
+ */
+export function decrementTtl(p: usize): bool {
+  const t = ttl(p);
+  if (t <= 1) return false;
+  const old = (t << 8) | protocol(p);
+  const now = ((t - 1) << 8) | protocol(p);
+  let sum = (~getU16(p + field.CHECKSUM) & 0xffff) + (~old & 0xffff) + now;
+  sum = (sum & 0xffff) + (sum >>> 16);
+  sum = (sum & 0xffff) + (sum >>> 16);
+  setU8(p + field.TTL, t - 1);
+  setU16(p + field.CHECKSUM, ~sum & 0xffff);
+  return true;
+}
+

@@ -1,0 +1,127 @@
+// The contract between the control plane (TypeScript) and the data plane (wasm):
+// codes and record layouts, defined once here. scripts/gen-abi.ts writes them
+// into assembly/abi.ts as constants; test/wasm/abi.test.ts fails if that file
+// is stale. Names are what users see (summary.json, traces), so they are
+// kebab-case and stable.
+
+/** The five tables of a member (seed §2.5, §3.1). */
+export const TABLE_ROLES = ["acquire", "forward", "transmit", "send", "receive"] as const;
+export type TableRole = (typeof TABLE_ROLES)[number];
+
+/** Match kinds; tie-breaks are those of P4Runtime (see assembly/tables/table.ts). */
+export const MATCH_KINDS = ["exact", "lpm", "ternary", "range", "optional"] as const;
+export type MatchKind = (typeof MATCH_KINDS)[number];
+
+/** Results of table writes. */
+export const TABLE_ERRORS = ["ok", "DuplicateEntry", "TableFull", "BadMatchKey", "NotFound", "BadAction", "NoSuchTable"] as const;
+export type TableError = (typeof TABLE_ERRORS)[number];
+
+/** Actions a table row yields, across all five roles. */
+export const ACTIONS = [
+  "none",
+  "forward", // acquire: to the forward table
+  "receive", // acquire: to the receive table
+  "both", // acquire: a copy to each (multicast to a member that also forwards)
+  "shared-acquire", // acquire: to the shared member's acquire table (subduction)
+  "out", // forward: onto these out-links (several = replication)
+  "drop", // forward: drop
+  "shared-forward", // forward: to the shared member's forward table (subduction)
+  "physical", // transmit: onto the physical link
+  "external-session", // transmit: into an underlay network's send table (layering)
+  "push", // send: attach this header
+  "deliver", // receive: primitive, to the member's machine
+  "external-link", // receive: decapsulate into an overlay's acquire table (layering)
+] as const;
+export type ActionName = (typeof ACTIONS)[number];
+
+/** Why a packet was dropped. Every drop has one; each is counted per member. */
+export const DROP_REASONS = [
+  "none",
+  "bad-header", // the packet does not carry a valid header of the network's design
+  "acquire-miss",
+  "forward-miss",
+  "forward-drop", // a forward row said drop
+  "transmit-miss",
+  "no-link", // transmitted on an identifier with no link attached
+  "receive-miss",
+  "send-miss", // no send row for the session
+  "loop", // hop limit reached
+  "replication-limit", // too many copies of one packet
+  "too-long", // larger than a packet buffer
+  "no-buffer", // every packet buffer is in use (too many modified copies at once)
+  "ttl-expired",
+  "unsupported", // an action this build cannot perform yet (composition across networks)
+] as const;
+export type DropReason = (typeof DROP_REASONS)[number];
+
+/** Pipeline stages, as they appear in traces. */
+export const STAGES = ["done", "acquire", "forward", "transmit", "link", "receive", "send", "deliver", "drop"] as const;
+export type Stage = (typeof STAGES)[number];
+
+/** Output record kinds. */
+export const OUTPUT_KINDS = ["none", "link", "deliver"] as const;
+
+/** Trace event kinds (besides table lookups, which carry a stage). */
+export const TRACE_KINDS = ["none", "inject", "lookup", "link", "fork", "deliver", "drop", "exit"] as const;
+
+/** Link modes (seed §4.3). */
+export const LINK_MODES = ["one-way", "two-way", "allcast", "anycast"] as const;
+
+/** Injection kinds: where an input packet enters. */
+export const INJECT_KINDS = ["link", "self", "session"] as const;
+
+/** In-link values that are not link identifiers. */
+export const PORT_SELF = 0xffff; // sent by the member itself (seed: NoInLink)
+export const PORT_SHARED = 0xfffe; // handed over by a shared member (seed: SharedPacket)
+export const PORT_NONE = 0xfffd;
+/** Largest link identifier a member may use. */
+export const PORT_MAX = 0xfff0;
+
+/** Table write operations in the command buffer. */
+export const WRITE_OPS = ["none", "insert", "modify", "delete"] as const;
+
+/**
+ * Record layouts: field → [byte offset, wasm type]. Each ends with a LEN.
+ * Drawn as boxes where they are used in assembly/.
+ */
+export const LAYOUTS = {
+  /** One output record, followed by `len` packet bytes padded to 8. */
+  OUTREC: {
+    KIND: [0, "u32"],
+    TARGET: [4, "u32"], // link index (kind link) or member index (kind deliver)
+    LEN: [8, "u32"],
+    ORIG_LEN: [12, "u32"],
+    TS_SEC: [16, "f64"],
+    TS_NSEC: [24, "u32"],
+    PACKET: [28, "u32"], // input packet number
+    SIZE: [32, ""],
+  },
+  /** One trace event. */
+  EVENT: {
+    KIND: [0, "u8"],
+    STAGE: [1, "u8"],
+    ACTION: [2, "u8"],
+    REASON: [3, "u8"],
+    PACKET: [4, "u32"],
+    COPY: [8, "u32"],
+    MEMBER: [12, "i32"],
+    ROW: [16, "i32"], // entry index in the stage's table, -1 for a miss
+    PORT: [20, "u32"], // in-link / out-link identifier (dense port number)
+    LINK: [24, "i32"],
+    ARG: [28, "u32"], // fork: the parent copy; lookup: the table id
+    SIZE: [32, ""],
+  },
+  /** One table write, followed by value[keyLen], mask[keyLen], (range tables: lo[keyLen], hi[keyLen]), data[dataLen] padded to 8. */
+  WRITE: {
+    OP: [0, "u32"],
+    TABLE: [4, "u32"],
+    PRIORITY: [8, "i32"],
+    ACTION: [12, "u16"],
+    COUNT: [14, "u16"], // out: number of ports; push: header length
+    ARG: [16, "u32"],
+    ARG2: [20, "u32"],
+    DATA_LEN: [24, "u32"],
+    ENTRY: [28, "i32"], // result: the entry index written (or -1)
+    SIZE: [32, ""],
+  },
+} as const;

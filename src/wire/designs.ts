@@ -1,0 +1,148 @@
+// The header-design registry: for each design, the fields tables may match.
+//
+// This is the one description of matchable fields. The spec validator checks
+// names and values against it, the wasm key builder writes fields at the
+// offsets derived here (scripts/gen-abi.ts turns them into assembly/abi.ts),
+// and the P4 export will name header fields from it.
+//
+// A packet's *key vector* for a design is the in-link (2 bytes) followed by the
+// design's fields in the order below, each in ceil(bits/8) big-endian bytes,
+// right-aligned; the vector is zero-padded to a multiple of 8 bytes so that the
+// tables can hash and compare it a u64 at a time.
+
+/** How a field's values are written in a spec. */
+export type NameKind = "mac" | "ipv4" | "ipv6" | "uint";
+
+export interface FieldDef {
+  readonly name: string;
+  readonly bits: number;
+  readonly kind: NameKind;
+  /** Where the field sits on the wire, for people (and the P4 export). */
+  readonly where: string;
+  /** Read-only fields can be matched but not written by `send`. */
+  readonly readOnly?: boolean;
+}
+
+export interface DesignDef {
+  readonly name: string;
+  /** Numeric id shared with the data plane. */
+  readonly id: number;
+  readonly summary: string;
+  /** How member names (addresses) are written. */
+  readonly nameKind: NameKind;
+  /** The field holding a packet's destination name, and its source name. */
+  readonly dstField: string;
+  readonly srcField: string;
+  readonly fields: readonly FieldDef[];
+  /** pcap link type of a capture whose frames start with this design's header. */
+  readonly linkType: number;
+}
+
+export const IN_LINK_FIELD: FieldDef = { name: "in", bits: 16, kind: "uint", where: "metadata: the in-link's identifier at this member" };
+
+export const DESIGNS: readonly DesignDef[] = [
+  {
+    name: "ethernet",
+    id: 1,
+    summary: "Ethernet II with optional 802.1Q / 802.1ad tags",
+    nameKind: "mac",
+    dstField: "dst",
+    srcField: "src",
+    linkType: 1,
+    fields: [
+      { name: "dst", bits: 48, kind: "mac", where: "bytes 0-5" },
+      { name: "src", bits: 48, kind: "mac", where: "bytes 6-11" },
+      { name: "type", bits: 16, kind: "uint", where: "the ethertype after all tags" },
+      { name: "vid", bits: 12, kind: "uint", where: "VLAN id of the outer tag (0 when untagged)" },
+      { name: "pcp", bits: 3, kind: "uint", where: "priority of the outer tag (0 when untagged)" },
+      { name: "ivid", bits: 12, kind: "uint", where: "VLAN id of the inner tag of a double-tagged frame (0 otherwise)" },
+    ],
+  },
+  {
+    name: "ipv4",
+    id: 2,
+    summary: "IPv4 (options skipped by IHL); transport ports read-only",
+    nameKind: "ipv4",
+    dstField: "dst",
+    srcField: "src",
+    linkType: 101,
+    fields: [
+      { name: "src", bits: 32, kind: "ipv4", where: "bytes 12-15" },
+      { name: "dst", bits: 32, kind: "ipv4", where: "bytes 16-19" },
+      { name: "proto", bits: 8, kind: "uint", where: "byte 9" },
+      { name: "ttl", bits: 8, kind: "uint", where: "byte 8" },
+      { name: "dscp", bits: 6, kind: "uint", where: "byte 1, high 6 bits" },
+      { name: "sport", bits: 16, kind: "uint", where: "TCP/UDP/SCTP source port of a first fragment (0 otherwise)", readOnly: true },
+      { name: "dport", bits: 16, kind: "uint", where: "TCP/UDP/SCTP destination port of a first fragment (0 otherwise)", readOnly: true },
+    ],
+  },
+  {
+    name: "ipv6",
+    id: 3,
+    summary: "IPv6 fixed header",
+    nameKind: "ipv6",
+    dstField: "dst",
+    srcField: "src",
+    linkType: 101,
+    fields: [
+      { name: "src", bits: 128, kind: "ipv6", where: "bytes 8-23" },
+      { name: "dst", bits: 128, kind: "ipv6", where: "bytes 24-39" },
+      { name: "next", bits: 8, kind: "uint", where: "byte 6" },
+      { name: "hlim", bits: 8, kind: "uint", where: "byte 7" },
+      { name: "flow", bits: 20, kind: "uint", where: "bytes 1-3, low 20 bits" },
+    ],
+  },
+  {
+    name: "cna",
+    id: 4,
+    summary: "strata's native 16-byte header for abstract studies",
+    nameKind: "uint",
+    dstField: "dst",
+    srcField: "src",
+    linkType: 147,
+    fields: [
+      { name: "src", bits: 32, kind: "uint", where: "bytes 0-3" },
+      { name: "dst", bits: 32, kind: "uint", where: "bytes 4-7" },
+      { name: "session", bits: 32, kind: "uint", where: "bytes 8-11" },
+      { name: "overlay", bits: 16, kind: "uint", where: "bytes 12-13: what the payload is (0 = data)" },
+    ],
+  },
+];
+
+/** A field's place in the key vector. */
+export interface FieldSlot {
+  readonly field: FieldDef;
+  /** Byte offset in the key vector. */
+  readonly offset: number;
+  /** Bytes it occupies: ceil(bits / 8). */
+  readonly len: number;
+}
+
+export interface KeyLayout {
+  readonly design: DesignDef;
+  /** The in-link first, then the design's fields. */
+  readonly slots: readonly FieldSlot[];
+  /** Bytes used. */
+  readonly usedLen: number;
+  /** usedLen rounded up to a multiple of 8. */
+  readonly len: number;
+}
+
+export function keyLayout(design: DesignDef): KeyLayout {
+  const slots: FieldSlot[] = [];
+  let offset = 0;
+  for (const field of [IN_LINK_FIELD, ...design.fields]) {
+    const len = Math.ceil(field.bits / 8);
+    slots.push({ field, offset, len });
+    offset += len;
+  }
+  return { design, slots, usedLen: offset, len: (offset + 7) & ~7 };
+}
+
+export function designNamed(name: string): DesignDef | undefined {
+  return DESIGNS.find((d) => d.name === name);
+}
+
+export function designById(id: number): DesignDef | undefined {
+  return DESIGNS.find((d) => d.id === id);
+}

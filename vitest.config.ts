@@ -5,5 +5,7 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     testTimeout: 60_000,
     pool: "forks",
+    // The JSON report gives .ci/run its pass/fail counts.
+    reporters: ["default", ["json", { outputFile: ".vitest-results.json" }]],
   },
 });

@@ -38,6 +38,8 @@ export interface InterfaceInfo {
   readonly index: number;
   /** pcapng section (0-based) the interface was declared in; 0 for pcap. */
   readonly section: number;
+  /** The Interface ID blocks use for it: its place among its section's IDBs (pcapng restarts ids per section). */
+  readonly idInSection: number;
   /** LINKTYPE_* value (the low 16 bits of the pcap header field). */
   readonly linkType: number;
   /** "ETHERNET", "RAW", "LINUX_SLL", … or "LINKTYPE_<n>" when unknown. */
@@ -57,4 +59,60 @@ export interface InterfaceInfo {
 /** Seconds + nanoseconds to nanoseconds since 1970, exactly. */
 export function tsNs(sec: number, nsec: number): bigint {
   return BigInt(sec) * 1_000_000_000n + BigInt(nsec);
+}
+
+/** A classic pcap file's header, as read; a writer given it reproduces the header byte for byte. */
+export interface PcapFileHeader {
+  readonly bigEndian: boolean;
+  /** Magic 0xa1b23c4d (ns) rather than 0xa1b2c3d4 (µs). */
+  readonly nanosecond: boolean;
+  readonly versionMajor: number;
+  readonly versionMinor: number;
+  readonly thisZone: number;
+  readonly sigFigs: number;
+  readonly snapLen: number;
+  /** The whole 32-bit link-type field: LINKTYPE_* in the low 16 bits, FCS bits above. */
+  readonly linkTypeField: number;
+}
+
+export interface ReaderOptions {
+  /** Most packets per batch (default 256). */
+  batchSize?: number;
+  /** Bytes read from the file at a time (default 1 MiB). */
+  chunkSize?: number;
+}
+
+/** A capture being read. Batches are windows on a reused buffer: see PacketBatch. */
+export interface CaptureReader {
+  /** The file name errors use. */
+  readonly name: string;
+  readonly format: CaptureFormat;
+  /** Interfaces seen so far (pcap: one; pcapng: grows as IDBs are read). */
+  readonly interfaces: readonly InterfaceInfo[];
+  /** The pcap file header; undefined for pcapng. */
+  readonly pcapHeader: PcapFileHeader | undefined;
+  /** pcapng sections seen so far (pcap: 1). */
+  readonly sections: number;
+  /** Bytes of the file parsed so far, for progress. */
+  readonly bytesRead: number;
+  /** The file's size, or -1 when unknown (a pipe). */
+  readonly fileSize: number;
+  /** Every packet, in order; throws PcapError after the last good packet on damage. */
+  batches(): Generator<PacketBatch, void, undefined>;
+  close(): void;
+}
+
+/** A capture being written: pcap (one interface) or pcapng (interfaces added first). */
+export interface CaptureWriter {
+  /**
+   * Appends one packet: data[start .. start+len) captured of origLen bytes on the wire,
+   * at (tsSec, tsNsec). `iface` is the writer's interface index (pcap: ignored).
+   */
+  write(data: Uint8Array, start: number, len: number, origLen: number, tsSec: number, tsNsec: number, iface?: number): void;
+  /** Appends every packet of a batch, keeping each packet's interface index. */
+  writeBatch(batch: PacketBatch): void;
+  /** Bytes handed to the file so far, including what is still buffered. */
+  readonly bytesWritten: number;
+  /** Writes out what is buffered and closes the file. */
+  close(): void;
 }

@@ -1,0 +1,100 @@
+// `npm run bench [-- --json] [-- --only NAME]`: times each scenario with benchmark.js and
+// reports the median sample as Mpps, ns/packet and (where it means something) MB/s.
+
+import { parseArgs } from "node:util";
+import Benchmark from "benchmark";
+import type { Scenario } from "./scenario.js";
+import { SCENARIOS } from "./scenarios.js";
+
+export interface Result {
+  scenario: string;
+  mpps: number;
+  nsPerPacket: number;
+  /** Megabytes (10^6) per second, when the scenario counts bytes. */
+  mbPerSec?: number;
+  /** Timed samples the median was taken from. */
+  samples: number;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+export async function measure(scenario: Scenario, maxTimeSec: number): Promise<Result> {
+  await scenario.setup();
+  try {
+    // Called through a closure: benchmark.js cannot inline a function that uses outer variables.
+    const bench = new Benchmark(scenario.name, () => scenario.run(), { minSamples: 5, maxTime: maxTimeSec, async: false });
+    bench.run();
+    if (bench.error !== undefined) throw bench.error;
+    const secPerRun = median(bench.stats.sample);
+    const result: Result = {
+      scenario: scenario.name,
+      mpps: scenario.packets / secPerRun / 1e6,
+      nsPerPacket: (secPerRun * 1e9) / scenario.packets,
+      samples: bench.stats.sample.length,
+    };
+    if (scenario.bytes !== undefined && scenario.bytes > 0) result.mbPerSec = scenario.bytes / secPerRun / 1e6;
+    return result;
+  } finally {
+    scenario.teardown?.();
+  }
+}
+
+function table(results: readonly Result[]): string {
+  const rows = [
+    ["scenario", "Mpps", "ns/packet", "MB/s", "samples"],
+    ...results.map((r) => [
+      r.scenario,
+      r.mpps.toFixed(2),
+      r.nsPerPacket.toFixed(1),
+      r.mbPerSec === undefined ? "-" : r.mbPerSec.toFixed(0),
+      String(r.samples),
+    ]),
+  ];
+  const widths = rows[0]?.map((_, c) => Math.max(...rows.map((row) => (row[c] ?? "").length))) ?? [];
+  return rows.map((row) => row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0))).join("  ")).join("\n");
+}
+
+async function run(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      json: { type: "boolean", default: false },
+      only: { type: "string", multiple: true },
+      "max-time": { type: "string", default: "3" },
+      list: { type: "boolean", default: false },
+    },
+  });
+  if (values.list) {
+    for (const s of SCENARIOS) process.stdout.write(`${s.name}  ${s.description}\n`);
+    return 0;
+  }
+  const only = values.only ?? [];
+  const unknown = only.filter((name) => !SCENARIOS.some((s) => s.name === name));
+  if (unknown.length > 0) {
+    process.stderr.write(`bench: no scenario ${unknown.join(", ")} (have: ${SCENARIOS.map((s) => s.name).join(", ")})\n`);
+    return 2;
+  }
+  const maxTime = Number(values["max-time"]);
+  const chosen = only.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => only.includes(s.name));
+  const results: Result[] = [];
+  for (const scenario of chosen) {
+    if (!values.json) process.stderr.write(`bench: ${scenario.name}: ${scenario.description}\n`);
+    results.push(await measure(scenario, maxTime));
+  }
+  process.stdout.write(values.json ? `${JSON.stringify(results)}\n` : `${table(results)}\n`);
+  return 0;
+}
+
+run(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,49 @@
+// Plain-text tables for the CLI, written row by row so long listings can stream.
+
+export interface Column {
+  title: string;
+  /** Numbers read best right-aligned (the default); names left-aligned. */
+  align?: "left" | "right";
+  /** Minimum width; a column widens for a wider cell (later rows only: rows are not held back). */
+  width?: number;
+}
+
+export class TextTable {
+  readonly #columns: readonly Column[];
+  readonly #widths: number[];
+  readonly #indent: string;
+
+  constructor(columns: readonly Column[], indent = "") {
+    this.#columns = columns;
+    this.#widths = columns.map((c) => Math.max(c.title.length, c.width ?? 0));
+    this.#indent = indent;
+  }
+
+  header(): string {
+    return this.row(this.#columns.map((c) => c.title));
+  }
+
+  /** One line, with its newline. */
+  row(cells: readonly string[]): string {
+    const parts: string[] = [];
+    for (let i = 0; i < this.#columns.length; i++) {
+      const cell = cells[i] ?? "";
+      const width = Math.max(this.#widths[i] ?? 0, cell.length);
+      this.#widths[i] = width;
+      const last = i === this.#columns.length - 1;
+      if (this.#columns[i]?.align === "left") parts.push(last ? cell : cell.padEnd(width));
+      else parts.push(cell.padStart(width));
+    }
+    return `${this.#indent}${parts.join("  ")}\n`;
+  }
+}
+
+/** ISO-8601 UTC with nanoseconds: 2020-06-10T09:19:54.740079000Z. */
+export function isoTimeNs(sec: number, nsec: number): string {
+  const date = new Date(sec * 1000);
+  const frac = String(nsec).padStart(9, "0");
+  if (Number.isNaN(date.getTime())) return `${sec}.${frac}s`;
+  const iso = date.toISOString();
+  // toISOString ends in ".mmmZ"; swap the milliseconds for all nine digits.
+  return `${iso.slice(0, -4)}${frac}Z`;
+}

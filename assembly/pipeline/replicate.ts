@@ -88,9 +88,11 @@ function apply(d: Packet, k: i32): i32 {
 
 /** Fans `d` out as the last stage asked; returns the stage `d` itself goes on in. */
 export function replicate(d: Packet): i32 {
-  // Copies are pushed last first, so they run in list order after the original.
+  // Copies are numbered in list order but pushed last first, so they also run in list order.
+  const base = copies;
+  const bottom = sp;
   for (let k = fanCount - 1; k >= 1; k--) {
-    if (copies >= copyLimit || sp >= stackCap) {
+    if (base + <u32>k > copyLimit || sp >= stackCap) {
       countDrop(d.member, DROP_REPLICATION_LIMIT);
       event(EV_DROP, d.stage, 0, DROP_REPLICATION_LIMIT, d, -1, d.port, d.link, k);
       continue;
@@ -99,11 +101,14 @@ export function replicate(d: Packet): i32 {
     copyPacket(c, d);
     sp++;
     share(d);
-    copies++;
-    c.copy = copies;
+    c.copy = base + <u32>k;
     c.stage = apply(c, k);
+  }
+  for (let s = sp - 1; s >= bottom; s--) {
+    const c = changetype<Packet>(stack + <usize>(s * PACKET_SIZE));
     event(EV_FORK, d.stage, 0, 0, c, -1, c.port, c.link, d.copy);
   }
+  copies = base + <u32>(fanCount - 1);
   const next = apply(d, 0);
   fanKind = FAN_NONE;
   return next;

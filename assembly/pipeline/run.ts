@@ -52,6 +52,8 @@ export let inEndpoint: usize = 0;
 let inCount: i32 = 0;
 let inNext: i32 = 0;
 let firstPacket: u32 = 0;
+/** inOffset values are relative to this: the batch's offsets as the reader gave them. */
+let inBase: u32 = 0;
 
 /** Room for `packets` input packets and `bytes` of their data. */
 export function inputInit(packets: i32, bytes: i32): void {
@@ -84,11 +86,15 @@ export function setMaxFanout(n: i32): void {
 const cur = changetype<Packet>(memory.data(PACKET_SIZE, 16));
 let active = false;
 
-/** Starts a batch of `n` input packets, numbered from `first`. */
-export function run(n: i32, first: u32): i32 {
+/**
+ * Starts a batch of `n` input packets, numbered from `first`; packet i's bytes
+ * are at inData + inOffset[i] − base.
+ */
+export function run(n: i32, first: u32, base: u32): i32 {
   inCount = n < inCap ? n : inCap;
   inNext = 0;
   firstPacket = first;
+  inBase = base;
   return resume();
 }
 
@@ -151,7 +157,7 @@ function room(d: Packet): bool {
 /** Loads input packet `i` into `d` at its endpoint. */
 function loadInput(d: Packet, i: i32): void {
   const o = <usize>i << 2;
-  d.data = inData + <usize>load<u32>(inOffset + o);
+  d.data = inData + <usize>(load<u32>(inOffset + o) - inBase);
   d.len = load<u32>(inLen + o);
   d.origLen = load<u32>(inOrigLen + o);
   d.tsSec = load<f64>(inSec + (<usize>i << 3));

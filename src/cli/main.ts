@@ -8,6 +8,10 @@ import { Command, CommanderError } from "commander";
 import { InputError, UsageError } from "../errors.js";
 import { type Io, StreamSink } from "./io.js";
 import { registerPcap } from "./pcap.js";
+import { registerCheck } from "./check.js";
+import { registerRun } from "./run.js";
+import { registerTrace } from "./trace.js";
+import { SpecError } from "../spec/problems.js";
 
 /** Exit codes (DESIGN.md §5). */
 export const EXIT_OK = 0;
@@ -31,6 +35,9 @@ export function buildProgram(ctx: CommandContext): Command {
     })
     .exitOverride();
   registerPcap(program, ctx);
+  registerCheck(program, ctx);
+  registerRun(program, ctx);
+  registerTrace(program, ctx);
   // Every subcommand inherits the output and exit behaviour.
   const inherit = (cmd: Command): void => {
     for (const sub of cmd.commands) {
@@ -67,6 +74,10 @@ function exitCodeFor(err: unknown, io: Io): number {
       return EXIT_OK;
     }
     if (err.exitCode === 0) return EXIT_OK;
+    return EXIT_BAD_INPUT;
+  }
+  if (err instanceof SpecError) {
+    for (const line of err.lines()) io.stderr.write(`strata: ${line}\n`);
     return EXIT_BAD_INPUT;
   }
   if (err instanceof InputError || err instanceof UsageError) {

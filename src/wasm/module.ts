@@ -40,7 +40,7 @@ export interface DataPlaneExports extends Record<string, unknown> {
   setHopLimit(n: number): void;
   inputInit(packets: number, bytes: number): void;
   setMaxFanout(n: number): void;
-  run(n: number, first: number): number;
+  run(n: number, first: number, base: number): number;
   resume(): number;
   reset(): void;
   region(which: number): number;

@@ -36,6 +36,8 @@ export interface DesignDef {
   readonly fields: readonly FieldDef[];
   /** pcap link type of a capture whose frames start with this design's header. */
   readonly linkType: number;
+  /** The field forwarding decrements (with `ttl: decrement`) and `send` fills with 64 by default. */
+  readonly hopLimitField?: string;
 }
 
 export const IN_LINK_FIELD: FieldDef = { name: "in", bits: 16, kind: "uint", where: "metadata: the in-link's identifier at this member" };
@@ -66,6 +68,7 @@ export const DESIGNS: readonly DesignDef[] = [
     dstField: "dst",
     srcField: "src",
     linkType: 101,
+    hopLimitField: "ttl",
     fields: [
       { name: "src", bits: 32, kind: "ipv4", where: "bytes 12-15" },
       { name: "dst", bits: 32, kind: "ipv4", where: "bytes 16-19" },
@@ -84,6 +87,7 @@ export const DESIGNS: readonly DesignDef[] = [
     dstField: "dst",
     srcField: "src",
     linkType: 101,
+    hopLimitField: "hlim",
     fields: [
       { name: "src", bits: 128, kind: "ipv6", where: "bytes 8-23" },
       { name: "dst", bits: 128, kind: "ipv6", where: "bytes 24-39" },

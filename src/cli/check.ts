@@ -1,0 +1,104 @@
+// `strata check SPEC [--json]`: load and compile a description, and summarise it.
+// The report is a value (CheckReport) so that later checks — reachability, loops —
+// add sections to it without changing how it is printed or exit codes are set.
+
+import type { Command } from "commander";
+import { compile } from "../control/compile.js";
+import { SpecError } from "../spec/problems.js";
+import { loadSpec } from "../spec/load.js";
+import type { Spec } from "../spec/types.js";
+import { TABLE_ROLES, type TableRole } from "../wasm/abi.js";
+import type { Io } from "./io.js";
+import { type CommandContext, EXIT_BAD_INPUT, EXIT_OK } from "./main.js";
+
+export interface NetworkSummary {
+  readonly name: string;
+  readonly header: string;
+  readonly decrementTtl: boolean;
+  readonly members: number;
+  readonly links: number;
+  /** Rows per table, by member key; only the tables written. */
+  readonly tables: Record<string, Partial<Record<TableRole, number>>>;
+}
+
+export interface CheckReport {
+  readonly file: string;
+  readonly ok: boolean;
+  readonly networks: readonly NetworkSummary[];
+}
+
+export function registerCheck(program: Command, ctx: CommandContext): void {
+  program
+    .command("check")
+    .description("validate a network description and print a summary")
+    .argument("<spec>", "network description (YAML or JSON)")
+    .option("--json", "print the summary (or the errors) as one JSON object")
+    .action((file: string, opts: { json?: boolean }) => {
+      ctx.exitCode = runCheck(file, opts.json === true, ctx.io);
+    });
+}
+
+/** Runs the check, prints, and returns the exit code. */
+export function runCheck(file: string, json: boolean, io: Io): number {
+  let spec: Spec;
+  try {
+    spec = loadSpec(file);
+    // The compiler's own checks (match kinds against rows) belong to a complete check.
+    compile(spec);
+  } catch (err) {
+    if (!(err instanceof SpecError)) throw err;
+    printSpecError(err, io);
+    if (json) io.stdout.write(`${JSON.stringify(errorReport(file, err))}\n`);
+    return EXIT_BAD_INPUT;
+  }
+  const report = summarize(spec);
+  io.stdout.write(json ? `${JSON.stringify(report)}\n` : formatReport(report));
+  return EXIT_OK;
+}
+
+/** Every error of a description on its own line, as main() prints a single InputError. */
+export function printSpecError(err: SpecError, io: Io): void {
+  for (const line of err.lines()) io.stderr.write(`strata: ${line}\n`);
+}
+
+export function summarize(spec: Spec): CheckReport {
+  return {
+    file: spec.file,
+    ok: true,
+    networks: spec.networks.map((n) => {
+      const tables: Record<string, Partial<Record<TableRole, number>>> = {};
+      for (const [member, t] of n.tables) {
+        const counts: Partial<Record<TableRole, number>> = {};
+        for (const role of TABLE_ROLES) {
+          const table = t[role];
+          if (table !== undefined) counts[role] = table.rows.length;
+        }
+        tables[member] = counts;
+      }
+      return { name: n.name, header: n.design.name, decrementTtl: n.decrementTtl, members: n.members.length, links: n.links.length, tables };
+    }),
+  };
+}
+
+export function formatReport(report: CheckReport): string {
+  const count = (n: number, what: string): string => `${n} ${what}${n === 1 ? "" : "s"}`;
+  const lines = [`${report.file}: valid, ${count(report.networks.length, "network")}`];
+  for (const n of report.networks) {
+    const ttl = n.decrementTtl ? ", ttl decrement" : "";
+    lines.push(`network ${n.name}: header ${n.header}${ttl}, ${count(n.members, "member")}, ${count(n.links, "link")}`);
+    for (const [member, counts] of Object.entries(n.tables)) {
+      const rows = Object.entries(counts).map(([role, rowCount]) => `${role} ${rowCount}`);
+      lines.push(`  ${member}: ${rows.length === 0 ? "no tables" : rows.join(", ")}`);
+    }
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function errorReport(file: string, err: SpecError): object {
+  return {
+    file,
+    ok: false,
+    errors: err.errors.map((e) => ({ file: e.file, line: e.line, column: e.column, path: e.path, problem: e.problem, fix: e.fix })),
+    omitted: err.omitted,
+  };
+}

@@ -1,0 +1,135 @@
+// `strata run SPEC --in ENDPOINT=FILE... --out DIR [--trace]`: replay captures
+// through a network and write what every link carried and every member got.
+
+import { type Command, InvalidArgumentError, Option } from "commander";
+import cliProgress from "cli-progress";
+import { UsageError } from "../errors.js";
+import { ENDPOINT_FORMS } from "../control/endpoints.js";
+import { replay } from "../run/replay.js";
+import type { Summary } from "../run/summary.js";
+import type { Io } from "./io.js";
+import { type CommandContext, EXIT_BAD_INPUT, EXIT_OK } from "./main.js";
+
+interface RunFlags {
+  in: string[];
+  out: string;
+  trace?: boolean;
+  json?: boolean;
+  hopLimit: number;
+  copyLimit: number;
+}
+
+export function registerRun(program: Command, ctx: CommandContext): void {
+  program
+    .command("run")
+    .description("replay captures through the networks of a description")
+    .argument("<spec>", "network description (YAML or JSON)")
+    .requiredOption("--in <endpoint=file>", `inject a capture at an endpoint (${ENDPOINT_FORMS}); repeatable`, collect, [])
+    .requiredOption("--out <dir>", "directory for links/, delivered/, summary.json (and trace.jsonl)")
+    .option("--trace", "also write trace.jsonl: every step of every packet")
+    .option("--json", "print summary.json on stdout instead of a short report")
+    .addOption(new Option("--hop-limit <n>", "links a packet may cross before it is dropped as a loop").default(64).argParser(positive))
+    .addOption(new Option("--copy-limit <n>", "copies replication may make of one input packet").default(4096).argParser(positive))
+    .addHelpText(
+      "after",
+      `
+Endpoints:
+  lan:h1.1     packets transmitted by member h1 of network lan on its link 1
+  lan:h1       packets sent by h1 itself (its forward table, in-link self)
+  lan:h1@7     packets sent by h1 in session 7 (its send table attaches the header)
+  lan:uplink   packets arriving from outside on the external link uplink
+The network may be left out when the description has only one. Several inputs are
+merged in timestamp order.
+
+Exit codes: 0 done; 2 bad description, endpoint, flag or capture (a damaged capture
+is replayed up to the damage, outputs are written, then the error is reported).`,
+    )
+    .action((spec: string, flags: RunFlags) => {
+      ctx.exitCode = runReplay(spec, flags, ctx.io);
+    });
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function positive(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("it must be a whole number above 0.");
+  return n;
+}
+
+function parseInputs(list: readonly string[]): { endpoint: string; file: string }[] {
+  return list.map((arg) => {
+    const eq = arg.indexOf("=");
+    if (eq <= 0 || eq === arg.length - 1) throw new UsageError(`--in '${arg}' must be ENDPOINT=FILE, e.g. --in lan:h1.1=pcaps/h1.pcap`);
+    return { endpoint: arg.slice(0, eq), file: arg.slice(eq + 1) };
+  });
+}
+
+function runReplay(spec: string, flags: RunFlags, io: Io): number {
+  const inputs = parseInputs(flags.in);
+  const bar = io.stderrIsTTY
+    ? new cliProgress.SingleBar({ format: "replaying [{bar}] {percentage}% | {packets} packets", stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic)
+    : undefined;
+  let barStarted = false;
+  const result = (() => {
+    try {
+      return replay({
+        spec,
+        inputs,
+        out: flags.out,
+        trace: flags.trace === true,
+        hopLimit: flags.hopLimit,
+        copyLimit: flags.copyLimit,
+        ...(bar !== undefined
+          ? {
+              progress: (done: number, total: number, packets: number) => {
+                if (!barStarted) {
+                  bar.start(Math.max(total, 1), 0, { packets: 0 });
+                  barStarted = true;
+                }
+                bar.update(done, { packets });
+              },
+            }
+          : {}),
+      });
+    } finally {
+      if (barStarted) bar?.stop();
+    }
+  })();
+  io.stdout.write(flags.json === true ? `${JSON.stringify(result.summary, null, 2)}\n` : report(result.summary, flags.out));
+  if (result.error !== undefined) {
+    io.stderr.write(`strata: ${result.error.message}\n`);
+    return EXIT_BAD_INPUT;
+  }
+  return EXIT_OK;
+}
+
+const count = (n: number): string => n.toLocaleString("en-US");
+
+/** A short report for a person: where the packets went. */
+export function report(s: Summary, out: string): string {
+  const lines: string[] = [];
+  const { injected, delivered, dropped, exited } = s.packets;
+  const rate = s.packetsPerSecond > 0 ? ` (${count(s.packetsPerSecond)} packets/s)` : "";
+  lines.push(`replayed ${count(injected)} packets through ${s.spec} in ${(s.elapsedSeconds * 1000).toFixed(1)} ms${rate}`);
+  const top = (entries: [string, number][]): string =>
+    entries
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 6)
+      .map(([k, v]) => `${k} ${count(v)}`)
+      .join(", ") + (entries.length > 6 ? ", …" : "");
+  lines.push(`  delivered ${count(delivered).padStart(8)}   ${top(Object.entries(s.delivered).map(([k, v]) => [k, v.packets]))}`);
+  lines.push(`  dropped   ${count(dropped).padStart(8)}   ${top(Object.entries(s.drops).map(([k, v]) => [k, v ?? 0]))}`);
+  if (exited > 0) lines.push(`  left      ${count(exited).padStart(8)}   on external links`);
+  const links = Object.entries(s.links);
+  if (links.length > 0) {
+    lines.push("  links");
+    const width = Math.max(...links.map(([k]) => k.length));
+    for (const [name, l] of links) lines.push(`    ${name.padEnd(width)}  ${count(l.packets).padStart(8)} packets`);
+  }
+  const captures = Object.keys(s.links).filter((k) => s.links[k]?.file !== null).length;
+  lines.push(`outputs in ${out}: summary.json, links/ (${captures} captures), delivered/ (${Object.keys(s.delivered).length} captures)`);
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,110 @@
+// `strata trace DIR [--packet N] [--json]`: a replay's trace, for a person.
+// Without --packet, one line per packet: where it went. With it, every step.
+
+import { createReadStream, existsSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { type Command, InvalidArgumentError } from "commander";
+import { InputError } from "../errors.js";
+import type { TraceLine, TraceStep } from "../run/trace.js";
+import { isoTimeNs } from "./format.js";
+import type { Io } from "./io.js";
+import type { CommandContext } from "./main.js";
+
+interface TraceFlags {
+  packet?: number;
+  json?: boolean;
+}
+
+export function registerTrace(program: Command, ctx: CommandContext): void {
+  program
+    .command("trace")
+    .description("show the paths packets took in a replay made with --trace")
+    .argument("<dir>", "output directory of `strata run --trace`")
+    .option("--packet <n>", "show every step of packet N (numbered from 0)", (v: string) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("it must be a packet number, 0 or more.");
+      return n;
+    })
+    .option("--json", "print the trace lines themselves")
+    .action(async (dir: string, flags: TraceFlags) => {
+      await showTrace(dir, flags, ctx.io);
+    });
+}
+
+async function showTrace(dir: string, flags: TraceFlags, io: Io): Promise<void> {
+  const file = join(dir, "trace.jsonl");
+  if (!existsSync(file)) throw new InputError(file, "", "there is no trace here", "replay with `strata run … --trace` first");
+  const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+  let n = 0;
+  let found = false;
+  for await (const text of lines) {
+    n++;
+    if (text === "") continue;
+    let line: TraceLine;
+    try {
+      line = JSON.parse(text) as TraceLine;
+    } catch {
+      throw new InputError(file, `line ${n}`, "not a JSON trace line", "the file was cut or edited; replay again");
+    }
+    if (flags.packet !== undefined) {
+      if (line.packet !== flags.packet) continue;
+      io.stdout.write(flags.json === true ? `${text}\n` : formatPath(line));
+      found = true;
+      break;
+    }
+    io.stdout.write(flags.json === true ? `${text}\n` : `${formatHeader(line)}  ${fate(line.steps)}\n`);
+    await io.stdout.flush();
+  }
+  lines.close();
+  if (flags.packet !== undefined && !found) {
+    throw new InputError(file, "", `no packet ${flags.packet} in the trace (it has ${n} packets, numbered from 0)`);
+  }
+}
+
+function formatHeader(line: TraceLine): string {
+  const ns = BigInt(line.tsNs);
+  return `packet ${line.packet}  ${line.endpoint}  ${isoTimeNs(Number(ns / 1_000_000_000n), Number(ns % 1_000_000_000n))}  ${line.len} bytes`;
+}
+
+/** Where every copy ended: delivered, dropped (and why), or left the network. */
+export function fate(steps: readonly TraceStep[]): string {
+  const ends = steps.flatMap((s) => {
+    if (s.step === "deliver") return [`delivered to ${s.member}`];
+    if (s.step === "drop") return [`dropped at ${s.member ?? "the edge"} (${s.reason})`];
+    if (s.step === "exit") return [`left on ${s.link}`];
+    return [];
+  });
+  return ends.length === 0 ? "(no end recorded)" : ends.join("; ");
+}
+
+function formatPath(line: TraceLine): string {
+  const out = [formatHeader(line)];
+  for (const s of line.steps) out.push(`  [${s.copy}] ${describe(s)}`);
+  out.push(`  → ${fate(line.steps)}`);
+  return `${out.join("\n")}\n`;
+}
+
+function describe(s: TraceStep): string {
+  const pad = (t: string): string => t.padEnd(9);
+  switch (s.step) {
+    case "inject":
+      return `${pad("inject")}${s.at === "self" ? `sent by ${s.member}` : s.at === "send" ? `sent by ${s.member} in a session` : `on ${s.at}`}`;
+    case "link":
+      return `${pad("link")}${s.link}${s.from === null ? " from outside" : ` from ${s.from}`} (hop ${s.hops})`;
+    case "exit":
+      return `${pad("exit")}left the network on ${s.link}`;
+    case "fork":
+      return `${pad("fork")}${s.member}: copy of [${s.from}] ${s.at === "link" ? `to ${s.to}` : s.at === "acquire" ? "to receive" : `to out ${s.to}`}`;
+    case "deliver":
+      return `${pad("deliver")}to ${s.member}`;
+    case "drop":
+      return `${pad("drop")}${s.member ?? "at the edge"}: ${s.reason} (in ${s.stage})`;
+    default: {
+      const key = s.step === "transmit" ? "out" : s.step === "send" ? "session" : "in";
+      const port = s[key] === null || s[key] === undefined ? "" : `${key} ${s[key]}`;
+      const row = s.row === null ? "no row matches" : `row ${s.row}: ${s.rule}`;
+      return `${pad(s.step)}${s.member}  ${port.padEnd(8)} ${row}`;
+    }
+  }
+}

@@ -1,0 +1,332 @@
+// From a validated description to tables and topology (CompiledSpec).
+//
+// A pattern table denotes the model's relation: a header is related to the
+// action of its best-matching row. Match kinds are chosen per field, as a P4
+// compiler would from the patterns the rows use, and the table's kind follows:
+// a range anywhere → range; a mask → ternary; one prefix field with the rest
+// exact → LPM; a field some rows leave out → optional; else exact. Earlier rows
+// have higher priority.
+
+import { SpecError, SpecIssue } from "../spec/problems.js";
+import type { InLink, LinkSpec, Pattern, RowSpec, SourceRef, Spec, TableSpec } from "../spec/types.js";
+import { type MatchKind, PORT_SELF } from "../wasm/abi.js";
+import type { EntryAction, EntryMatch, KeyField } from "../wasm/tables.js";
+import { type FieldSlot, type KeyLayout, keyLayout } from "../wire/designs.js";
+import { formatValue } from "../spec/notation.js";
+import type { CompiledLink, CompiledMember, CompiledNetwork, CompiledRow, CompiledSpec, CompiledTable, Receiver } from "./compiled.js";
+
+export const DEFAULT_CAPACITY = 1024;
+
+export function compile(spec: Spec): CompiledSpec {
+  const problems: SpecIssue[] = [];
+  const networks: CompiledNetwork[] = spec.networks.map((n, index) => ({ index, name: n.name, spec: n, layout: keyLayout(n.design) }));
+  const machines: string[] = [];
+  const machineIndex = (name: string): number => {
+    const i = machines.indexOf(name);
+    return i >= 0 ? i : machines.push(name) - 1;
+  };
+
+  // Members, and the identifiers each sends on (its out-links).
+  const members: CompiledMember[] = [];
+  const memberIndex = new Map<string, number>(); // "net.member"
+  const outPorts = new Map<number, number[]>();
+  for (const net of networks) {
+    for (const m of net.spec.members) {
+      memberIndex.set(`${net.name}.${m.key}`, members.length);
+      members.push({
+        index: members.length,
+        network: net.index,
+        key: m.key,
+        qualified: `${net.name}.${m.key}`,
+        machine: machineIndex(m.machine),
+        ports: 0,
+        tables: {},
+        spec: m,
+      });
+    }
+  }
+  const member = (net: CompiledNetwork, key: string): number => memberIndex.get(`${net.name}.${key}`) ?? -1;
+
+  const links: CompiledLink[] = [];
+  for (const net of networks) {
+    for (const l of net.spec.links) {
+      for (const dir of directions(l)) {
+        const sender = dir.from === undefined ? -1 : member(net, dir.from.member);
+        const senderPort = dir.from?.ident ?? 0;
+        if (sender >= 0) outPorts.set(sender, [...(outPorts.get(sender) ?? []), senderPort]);
+        const receivers: Receiver[] = dir.to.map((e) => ({ member: member(net, e.member), port: e.ident }));
+        links.push({
+          index: links.length,
+          network: net.index,
+          name: l.name,
+          capture: `${net.name}.${l.name}`,
+          captured: l.capture,
+          sender,
+          senderPort,
+          mode: l.mode,
+          receivers,
+          ...(dir.external !== undefined ? { external: dir.external } : {}),
+          spec: l,
+        });
+      }
+    }
+  }
+
+  let nextTable = 0;
+  const tables: CompiledTable[] = [];
+  let maxFanout = Math.max(1, ...links.map((l) => l.receivers.length));
+  for (const m of members) {
+    const net = networks[m.network];
+    if (net === undefined) continue;
+    const ports = outPorts.get(m.index) ?? [];
+    const own = net.spec.tables.get(m.key) ?? {};
+    const mut = m as { ports: number; tables: CompiledMember["tables"] };
+    mut.ports = ports.length === 0 ? 0 : Math.max(...ports) + 1;
+    for (const role of ["acquire", "forward", "receive"] as const) {
+      const t = own[role];
+      if (t === undefined) continue;
+      const compiled = compileHeaderTable(nextTable++, m.index, net, t, problems);
+      mut.tables[role] = compiled;
+      tables.push(compiled);
+      for (const r of compiled.rows) maxFanout = Math.max(maxFanout, r.ports.length);
+    }
+    const transmit = compileTransmit(nextTable++, m.index, own.transmit, [...new Set(ports)].sort((a, b) => a - b));
+    mut.tables.transmit = transmit;
+    tables.push(transmit);
+    if (own.send !== undefined) {
+      const send = compileSend(nextTable++, m.index, net.layout, own.send);
+      mut.tables.send = send;
+      tables.push(send);
+    }
+  }
+  if (problems.length > 0) throw new SpecError(problems);
+  return { spec, networks, members, links, tables, machines, maxFanout: maxFanout + 1 };
+}
+
+/** The one-way links a declared link stands for. */
+function directions(l: LinkSpec): { from?: { member: string; ident: number }; to: { member: string; ident: number }[]; external?: string }[] {
+  const fromExt = "external" in l.from ? l.from.external : undefined;
+  const toExt = !Array.isArray(l.to) && "external" in l.to ? (l.to as { external: string }).external : undefined;
+  const from = "external" in l.from ? undefined : l.from;
+  const to = Array.isArray(l.to) ? (l.to as { member: string; ident: number }[]) : [];
+  const external = fromExt ?? toExt;
+  const forward = { ...(from !== undefined ? { from } : {}), to, ...(external !== undefined ? { external } : {}) };
+  if (l.mode !== "two-way") return [forward];
+  // The reverse: receivers become the sender, and the sender the receiver, with the same identifiers.
+  const back = to[0];
+  const reverse = {
+    ...(back !== undefined ? { from: back } : {}),
+    to: from !== undefined ? [from] : [],
+    ...(external !== undefined ? { external } : {}),
+  };
+  return [forward, reverse];
+}
+
+// ── Header tables: acquire, forward, receive ──────────────────────────────
+
+type PatternKind = Pattern["kind"];
+
+const GENERALITY: Record<MatchKind, number> = { exact: 0, lpm: 1, optional: 1, ternary: 2, range: 3 };
+
+function fieldKind(kinds: ReadonlySet<PatternKind>, omitted: boolean): MatchKind {
+  if (kinds.has("range")) return "range";
+  if (kinds.has("ternary")) return "ternary";
+  if (kinds.has("prefix")) return "lpm"; // a row without it matches the /0 prefix
+  return omitted ? "optional" : "exact";
+}
+
+function tableKind(fields: readonly MatchKind[]): MatchKind {
+  if (fields.includes("range")) return "range";
+  if (fields.includes("ternary")) return "ternary";
+  const lpm = fields.filter((k) => k === "lpm").length;
+  if (lpm === 1 && !fields.includes("optional")) return "lpm";
+  if (lpm > 0) return "ternary";
+  return fields.includes("optional") ? "optional" : "exact";
+}
+
+/** Field kinds as a table of `kind` holds them: prefixes become masks outside LPM tables. */
+function settle(kind: MatchKind, field: MatchKind): MatchKind {
+  if (field === "lpm" && kind !== "lpm") return "ternary";
+  return field;
+}
+
+function compileHeaderTable(id: number, memberIndex: number, net: CompiledNetwork, t: TableSpec, problems: SpecIssue[]): CompiledTable {
+  const layout = net.layout;
+  const used: FieldSlot[] = [];
+  const fieldKinds: MatchKind[] = [];
+  const inSlot = layout.slots[0];
+  if (inSlot !== undefined && t.rows.some((r) => r.in !== undefined)) {
+    used.push(inSlot);
+    fieldKinds.push(t.rows.every((r) => r.in !== undefined) ? "exact" : "optional");
+  }
+  for (const slot of layout.slots.slice(1)) {
+    const patterns = t.rows.map((r) => r.match.get(slot.field.name));
+    if (patterns.every((p) => p === undefined)) continue;
+    used.push(slot);
+    const kinds = new Set(patterns.flatMap((p) => (p === undefined ? [] : [p.kind])));
+    fieldKinds.push(fieldKind(kinds, patterns.includes(undefined)));
+  }
+  const inferred = tableKind(fieldKinds);
+  let kind = inferred;
+  if (t.kind !== undefined) {
+    const fits = t.kind === inferred || (GENERALITY[t.kind] > GENERALITY[inferred] && t.kind !== "lpm" && !(t.kind === "optional" && inferred === "lpm"));
+    if (fits) kind = t.kind;
+    else {
+      problems.push(new SpecIssue(t.at, `kind ${t.kind} cannot hold these rows: their patterns need ${inferred}`, `write kind: ${inferred}, or leave kind out`));
+    }
+  }
+  const fields: KeyField[] = used.map((s, i) => ({ name: s.field.name, offset: s.offset, len: s.len, kind: settle(kind, fieldKinds[i] ?? "exact") }));
+  const capacity = t.capacity ?? Math.max(DEFAULT_CAPACITY, t.rows.length);
+  const rows = t.rows.map((r, i) => headerRow(r, i, t.rows.length, kind, layout, used, fields));
+  return { id, role: t.role, kind, keyLen: layout.len, capacity, fields, member: memberIndex, rows, spec: t };
+}
+
+function putBig(bytes: Uint8Array, slot: { offset: number; len: number }, value: bigint): void {
+  let v = value;
+  for (let i = slot.len - 1; i >= 0; i--) {
+    bytes[slot.offset + i] = Number(v & 0xffn);
+    v >>= 8n;
+  }
+}
+
+const ones = (bits: number): bigint => (1n << BigInt(bits)) - 1n;
+
+function headerRow(
+  r: RowSpec,
+  index: number,
+  n: number,
+  kind: MatchKind,
+  layout: KeyLayout,
+  used: readonly FieldSlot[],
+  fields: readonly KeyField[],
+): CompiledRow {
+  const value = new Uint8Array(layout.len);
+  const mask = new Uint8Array(layout.len);
+  const lo = new Uint8Array(layout.len);
+  const hi = new Uint8Array(layout.len);
+  const parts: string[] = [];
+  used.forEach((slot, i) => {
+    const f = fields[i];
+    if (f === undefined) return;
+    const width = slot.len * 8;
+    const pad = ones(width) ^ ones(slot.field.bits); // bytes' bits above the field: always 0 in keys
+    if (slot.field.name === "in") {
+      if (r.in === undefined) {
+        if (f.kind === "range") putBig(hi, slot, ones(16));
+        return;
+      }
+      const v = BigInt(inValue(r.in));
+      parts.push(`in ${r.in}`);
+      if (f.kind === "range") {
+        putBig(lo, slot, v);
+        putBig(hi, slot, v);
+      } else {
+        putBig(value, slot, v);
+        putBig(mask, slot, ones(width));
+      }
+      return;
+    }
+    const p = r.match.get(slot.field.name);
+    if (p !== undefined) parts.push(`${slot.field.name} ${describePattern(p, slot)}`);
+    if (f.kind === "range") {
+      const [a, b] = p === undefined ? [0n, ones(slot.field.bits)] : p.kind === "range" ? [p.lo, p.hi] : p.kind === "exact" ? [p.value, p.value] : [0n, ones(slot.field.bits)];
+      putBig(lo, slot, a);
+      putBig(hi, slot, b);
+      return;
+    }
+    if (p === undefined) return;
+    const m =
+      p.kind === "exact" ? ones(width)
+      : p.kind === "prefix" ? pad | (ones(slot.field.bits) ^ ones(slot.field.bits - p.len))
+      : p.kind === "ternary" ? pad | p.mask
+      : 0n;
+    const v = p.kind === "range" ? 0n : p.value;
+    putBig(value, slot, v & m);
+    putBig(mask, slot, m);
+  });
+  const priority = kind === "exact" || kind === "lpm" ? 0 : n - index;
+  const match: EntryMatch = kind === "range" ? { value, mask, lo, hi, priority } : { value, mask, priority };
+  const { action, ports, text } = headerAction(r);
+  return { row: index, match, action, ports, at: r.at, text: `${parts.length === 0 ? "any" : parts.join(", ")} → ${text}` };
+}
+
+function inValue(i: InLink): number {
+  return i === "self" ? PORT_SELF : i;
+}
+
+function describePattern(p: Pattern, slot: FieldSlot): string {
+  const f = (v: bigint): string => formatValue(v, slot.field.kind);
+  switch (p.kind) {
+    case "exact": return f(p.value);
+    case "prefix": return `${f(p.value)}/${p.len}`;
+    case "ternary": return `${f(p.value)} &&& ${f(p.mask)}`;
+    case "range": return `${f(p.lo)}..${f(p.hi)}`;
+  }
+}
+
+function headerAction(r: RowSpec): { action: EntryAction; ports: number[]; text: string } {
+  const a = r.action;
+  switch (a.kind) {
+    case "forward":
+    case "receive":
+    case "both":
+      return { action: { name: a.kind }, ports: [], text: a.kind };
+    case "out": {
+      const data = new Uint8Array(a.ports.length * 2);
+      const view = new DataView(data.buffer);
+      a.ports.forEach((p, i) => view.setUint16(i * 2, p, true)); // read natively (little-endian) by wasm
+      return { action: { name: "out", count: a.ports.length, data }, ports: [...a.ports], text: `out ${a.ports.join(", ")}` };
+    }
+    case "drop":
+      return { action: { name: "drop" }, ports: [], text: "drop" };
+    case "deliver":
+      return { action: { name: "deliver" }, ports: [], text: "deliver" };
+    case "physical":
+    case "push":
+      throw new Error(`${a.kind} is not an action of a header table`);
+  }
+}
+
+// ── transmit and send: keyed by an identifier ─────────────────────────────
+
+const ONE_FIELD_KEY_LEN = 8;
+
+function compileTransmit(id: number, memberIndex: number, t: TableSpec | undefined, ports: readonly number[]): CompiledTable {
+  const field: KeyField = { name: "out", offset: 0, len: 2, kind: "exact" };
+  // No transmit table written: every out-link is physical (the description's default).
+  const rows: CompiledRow[] =
+    t === undefined
+      ? ports.map((p) => identRow(-1, p, 2, { name: "physical" }, null, `out ${p} → physical (default)`))
+      : t.rows.map((r, i) => identRow(i, r.out ?? 0, 2, { name: "physical" }, r.at, `out ${r.out ?? 0} → physical`));
+  const capacity = t?.capacity ?? Math.max(DEFAULT_CAPACITY, rows.length);
+  return { id, role: "transmit", kind: "exact", keyLen: ONE_FIELD_KEY_LEN, capacity, fields: [field], member: memberIndex, rows, ...(t !== undefined ? { spec: t } : {}) };
+}
+
+function compileSend(id: number, memberIndex: number, layout: KeyLayout, t: TableSpec): CompiledTable {
+  const field: KeyField = { name: "session", offset: 0, len: 4, kind: "exact" };
+  const rows = t.rows.map((r, i) => {
+    if (r.action.kind !== "push") throw new Error("a send row's action is push");
+    // The header's fields, encoded as a key vector of the design: wasm emits the header from it.
+    const vector = new Uint8Array(layout.len);
+    const parts: string[] = [];
+    for (const slot of layout.slots.slice(1)) {
+      const v = r.action.header.get(slot.field.name);
+      if (v === undefined) continue;
+      putBig(vector, slot, v);
+      parts.push(`${slot.field.name} ${formatValue(v, slot.field.kind)}`);
+    }
+    const action: EntryAction = { name: "push", count: vector.length, data: vector };
+    return identRow(i, r.session ?? 0, 4, action, r.at, `session ${r.session ?? 0} → push ${parts.join(", ")}`);
+  });
+  const capacity = t.capacity ?? Math.max(DEFAULT_CAPACITY, rows.length);
+  return { id, role: "send", kind: "exact", keyLen: ONE_FIELD_KEY_LEN, capacity, fields: [field], member: memberIndex, rows, spec: t };
+}
+
+function identRow(row: number, ident: number, len: number, action: EntryAction, at: SourceRef | null, text: string): CompiledRow {
+  const value = new Uint8Array(ONE_FIELD_KEY_LEN);
+  const mask = new Uint8Array(ONE_FIELD_KEY_LEN);
+  putBig(value, { offset: 0, len }, BigInt(ident));
+  mask.fill(0xff, 0, len);
+  return { row, match: { value, mask, priority: 0 }, action, ports: [], at, text };
+}
+

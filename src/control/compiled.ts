@@ -1,0 +1,83 @@
+// What the control plane compiles a description into: numbered networks,
+// members, one-way links and tables with their entries. The installer writes
+// it into the data plane; the reference interpreter in test/ runs it directly;
+// traces and summaries name things through it.
+
+import type { LinkMode, LinkSpec, MemberSpec, NetworkSpec, SourceRef, Spec, TableSpec } from "../spec/types.js";
+import type { TableRole } from "../wasm/abi.js";
+import type { EntryAction, EntryMatch, TableLayout } from "../wasm/tables.js";
+import type { KeyLayout } from "../wire/designs.js";
+
+export interface CompiledSpec {
+  readonly spec: Spec;
+  readonly networks: readonly CompiledNetwork[];
+  readonly members: readonly CompiledMember[];
+  readonly links: readonly CompiledLink[];
+  readonly tables: readonly CompiledTable[];
+  readonly machines: readonly string[];
+  /** The most copies one step can make: out-links of a row, receivers of a link. */
+  readonly maxFanout: number;
+}
+
+export interface CompiledNetwork {
+  readonly index: number;
+  readonly name: string;
+  readonly spec: NetworkSpec;
+  readonly layout: KeyLayout;
+}
+
+export interface CompiledMember {
+  readonly index: number;
+  readonly network: number;
+  readonly key: string;
+  /** "network.member", how outputs and traces name it. */
+  readonly qualified: string;
+  readonly machine: number;
+  /** One more than the largest identifier the member sends on. */
+  readonly ports: number;
+  readonly tables: Partial<Record<TableRole, CompiledTable>>;
+  readonly spec: MemberSpec;
+}
+
+export interface Receiver {
+  readonly member: number;
+  readonly port: number;
+}
+
+/** One direction of a declared link. */
+export interface CompiledLink {
+  readonly index: number;
+  readonly network: number;
+  /** The declared link's name; both directions of a two-way link share it. */
+  readonly name: string;
+  /** "network.name": the capture file links/<capture>.pcap. */
+  readonly capture: string;
+  readonly captured: boolean;
+  /** Member index, or −1 when the sender is outside the network. */
+  readonly sender: number;
+  readonly senderPort: number;
+  readonly mode: LinkMode;
+  /** Empty when the link leaves the network. */
+  readonly receivers: readonly Receiver[];
+  /** The external end's name, when one end is outside. */
+  readonly external?: string;
+  readonly spec: LinkSpec;
+}
+
+export interface CompiledTable extends TableLayout {
+  readonly member: number;
+  readonly rows: readonly CompiledRow[];
+  readonly spec?: TableSpec;
+}
+
+export interface CompiledRow {
+  /** Index in the description's rows, or −1 for a row the compiler added. */
+  readonly row: number;
+  readonly match: EntryMatch;
+  readonly action: EntryAction;
+  /** Out-link identifiers (forward rows), for people and the reference. */
+  readonly ports: readonly number[];
+  readonly at: SourceRef | null;
+  /** The row as a person would write it: "in 1, dst 02:00:00:00:00:02 → out 2". */
+  readonly text: string;
+}

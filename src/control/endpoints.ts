@@ -1,0 +1,84 @@
+// Where a capture enters a network, as a user writes it on the command line:
+//
+//   lan:h1.1     transmitted by member h1 on its link 1 (the link carries it to h1's peer)
+//   lan:h1       sent by member h1 itself (its forward table, in-link self)
+//   lan:h1@7     sent by h1 in session 7 (its send table attaches the header first)
+//   lan:uplink   arriving from outside on the external link `uplink`
+//
+// The network may be left out when the description has only one.
+
+import { UsageError } from "../errors.js";
+import type { CompiledMember, CompiledNetwork, CompiledSpec } from "./compiled.js";
+import type { Injection } from "./install.js";
+
+export interface ResolvedEndpoint extends Injection {
+  /** As the user wrote it, normalised with the network: "lan:h1.1". */
+  readonly text: string;
+  readonly network: CompiledNetwork;
+}
+
+const FORMS = "NETWORK:MEMBER.LINK, NETWORK:MEMBER, NETWORK:MEMBER@SESSION or NETWORK:EXTERNAL";
+
+export function resolveEndpoint(compiled: CompiledSpec, text: string): ResolvedEndpoint {
+  const colon = text.indexOf(":");
+  let netName: string;
+  let rest: string;
+  if (colon >= 0) {
+    netName = text.slice(0, colon);
+    rest = text.slice(colon + 1);
+  } else if (compiled.networks.length === 1 && compiled.networks[0] !== undefined) {
+    netName = compiled.networks[0].name;
+    rest = text;
+  } else {
+    throw new UsageError(`endpoint '${text}' names no network; write ${FORMS} (networks: ${compiled.networks.map((n) => n.name).join(", ")})`);
+  }
+  const network = compiled.networks.find((n) => n.name === netName);
+  if (network === undefined) {
+    throw new UsageError(`endpoint '${text}': there is no network '${netName}' (networks: ${compiled.networks.map((n) => n.name).join(", ")})`);
+  }
+  const members = compiled.members.filter((m) => m.network === network.index);
+  const normal = `${netName}:${rest}`;
+  const findMember = (key: string): CompiledMember => {
+    const m = members.find((x) => x.key === key);
+    if (m === undefined) throw new UsageError(`endpoint '${text}': network ${netName} has no member or external link '${key}' (members: ${members.map((x) => x.key).join(", ")})`);
+    return m;
+  };
+
+  const at = rest.indexOf("@");
+  if (at >= 0) {
+    const m = findMember(rest.slice(0, at));
+    const session = Number(rest.slice(at + 1));
+    const send = m.tables.send;
+    const sessions = send?.rows.map((r) => Number(new DataView(r.match.value.buffer, r.match.value.byteOffset).getUint32(0))) ?? [];
+    if (!Number.isInteger(session) || !sessions.includes(session)) {
+      throw new UsageError(
+        `endpoint '${text}': ${m.qualified} has no send row for session '${rest.slice(at + 1)}' (${sessions.length === 0 ? "it has no send table" : `sessions: ${sessions.join(", ")}`})`,
+      );
+    }
+    return { text: normal, network, kind: "session", member: m.index, session, link: -1 };
+  }
+
+  const external = compiled.links.find((l) => l.network === network.index && l.sender < 0 && l.external === rest);
+  if (external !== undefined) return { text: normal, network, kind: "link", member: -1, session: 0, link: external.index };
+  if (compiled.links.some((l) => l.network === network.index && l.external === rest)) {
+    throw new UsageError(`endpoint '${text}': external link '${rest}' only leaves network ${netName}; nothing arrives on it`);
+  }
+
+  const dot = rest.lastIndexOf(".");
+  if (dot < 0) {
+    const m = findMember(rest);
+    return { text: normal, network, kind: "self", member: m.index, session: 0, link: -1 };
+  }
+  const m = findMember(rest.slice(0, dot));
+  const ident = Number(rest.slice(dot + 1));
+  const link = compiled.links.find((l) => l.sender === m.index && l.senderPort === ident);
+  if (link === undefined) {
+    const sends = compiled.links.filter((l) => l.sender === m.index).map((l) => l.senderPort);
+    throw new UsageError(
+      `endpoint '${text}': ${m.qualified} sends on no link '${rest.slice(dot + 1)}' (${sends.length === 0 ? "it sends on no link" : `it sends on ${sends.join(", ")}`})`,
+    );
+  }
+  return { text: normal, network, kind: "link", member: m.index, session: 0, link: link.index };
+}
+
+export { FORMS as ENDPOINT_FORMS };

@@ -1,0 +1,294 @@
+// Captures as input to a network: each file is opened, checked against the
+// network's header design, adapted where a link-layer wrapper is not part of
+// the design (Linux cooked headers, BSD loopback, Ethernet in front of IP, a
+// trailing FCS), and, when there are several, merged into one stream in
+// timestamp order. Batches come out in the data plane's InputBatch shape.
+
+import { InputError } from "../errors.js";
+import { LINKTYPE, linkTypeName, openCapture, PACKET_NO_TIMESTAMP } from "../pcap/index.js";
+import type { CaptureReader, InterfaceInfo, PacketBatch } from "../pcap/index.js";
+import type { InputBatch } from "../wasm/runner.js";
+import type { DesignDef } from "../wire/designs.js";
+
+export interface InputFile {
+  /** The endpoint as written, for messages and the summary. */
+  readonly endpoint: string;
+  readonly file: string;
+  /** Index of the injection point in the data plane. */
+  readonly injection: number;
+  readonly design: DesignDef;
+}
+
+export interface InputStats {
+  readonly endpoint: string;
+  readonly file: string;
+  packets: number;
+  readonly linkTypes: Set<string>;
+  /** What was taken off packets before they entered, e.g. "Linux cooked header". */
+  readonly adapted: Set<string>;
+}
+
+/** How a capture's frames become packets of a design. */
+interface Adaptation {
+  /** Bytes to drop in front: a fixed count, or "ethernet" (14 + tags, only when IP follows). */
+  readonly strip: number | "ethernet";
+  readonly what: string;
+}
+
+const ETHERTYPE_IPV4 = 0x0800;
+const ETHERTYPE_IPV6 = 0x86dd;
+const TPIDS = new Set([0x8100, 0x88a8, 0x9100]);
+
+function adaptation(design: DesignDef, linkType: number): Adaptation | undefined {
+  if (linkType === design.linkType) return { strip: 0, what: "" };
+  if (design.name !== "ipv4" && design.name !== "ipv6") return undefined;
+  switch (linkType) {
+    case LINKTYPE.RAW_12:
+    case LINKTYPE.RAW_14:
+    case LINKTYPE.IPV4:
+    case LINKTYPE.IPV6:
+      return { strip: 0, what: "" };
+    case LINKTYPE.NULL:
+    case LINKTYPE.LOOP:
+      return { strip: 4, what: "BSD loopback header" };
+    case LINKTYPE.LINUX_SLL:
+      return { strip: 16, what: "Linux cooked header" };
+    case LINKTYPE.LINUX_SLL2:
+      return { strip: 20, what: "Linux cooked v2 header" };
+    case LINKTYPE.ETHERNET:
+      return { strip: "ethernet", what: "Ethernet header" };
+  }
+  return undefined;
+}
+
+function accepted(design: DesignDef): string {
+  if (design.name === "ipv4" || design.name === "ipv6") return "raw IP, Linux cooked, BSD loopback or Ethernet";
+  return `${linkTypeName(design.linkType)} (link type ${design.linkType})`;
+}
+
+/** Bytes of Ethernet (and tags) in front of an IP packet at `p`, or 0 if IP does not follow. */
+function ethernetPrefix(data: Uint8Array, p: number, len: number): number {
+  let at = 12;
+  for (let tags = 0; tags <= 2; tags++) {
+    if (at + 2 > len) return 0;
+    const type = ((data[p + at] ?? 0) << 8) | (data[p + at + 1] ?? 0);
+    if (type === ETHERTYPE_IPV4 || type === ETHERTYPE_IPV6) return at + 2;
+    if (!TPIDS.has(type)) return 0;
+    at += 4;
+  }
+  return 0;
+}
+
+/** One capture file, adapted, as a stream of batches with arrays of its own. */
+class FileStream {
+  readonly reader: CaptureReader;
+  readonly stats: InputStats;
+  readonly #input: InputFile;
+  readonly #batches: Generator<PacketBatch, void, undefined>;
+  readonly #adapt = new Map<number, Adaptation>();
+  #lastSec = 0;
+  #lastNsec = 0;
+  // The current batch, adapted: its packets are data[offset[i] .. + capLen[i]).
+  batch: PacketBatch | undefined;
+  count = 0;
+  cursor = 0;
+  offset = new Uint32Array(0);
+  capLen = new Uint32Array(0);
+  origLen = new Uint32Array(0);
+  tsSec = new Float64Array(0);
+  tsNsec = new Uint32Array(0);
+
+  constructor(input: InputFile) {
+    this.#input = input;
+    this.reader = openCapture(input.file);
+    this.stats = { endpoint: input.endpoint, file: input.file, packets: 0, linkTypes: new Set(), adapted: new Set() };
+    this.#batches = this.reader.batches();
+  }
+
+  #adaptationFor(iface: InterfaceInfo): Adaptation {
+    let a = this.#adapt.get(iface.index);
+    if (a === undefined) {
+      const design = this.#input.design;
+      a = adaptation(design, iface.linkType);
+      if (a === undefined) {
+        throw new InputError(
+          this.#input.file,
+          this.reader.interfaces.length > 1 ? `interface ${iface.index}` : "",
+          `link type ${iface.linkTypeName} (${iface.linkType}) cannot enter ${this.#input.endpoint}: that network's header is ${design.name}`,
+          `give it a capture of ${accepted(design)} frames`,
+        );
+      }
+      this.#adapt.set(iface.index, a);
+      this.stats.linkTypes.add(iface.linkTypeName);
+      if (a.what !== "") this.stats.adapted.add(a.what);
+      if (iface.fcsLen > 0) this.stats.adapted.add(`${iface.fcsLen}-byte FCS`);
+    }
+    return a;
+  }
+
+  /** Reads and adapts the next batch; false at the end of the file. Throws PcapError on damage. */
+  next(): boolean {
+    const r = this.#batches.next();
+    if (r.done === true) {
+      this.batch = undefined;
+      this.count = 0;
+      this.cursor = 0;
+      return false;
+    }
+    const b = r.value;
+    const n = b.count;
+    if (this.offset.length < n) {
+      this.offset = new Uint32Array(n);
+      this.capLen = new Uint32Array(n);
+      this.origLen = new Uint32Array(n);
+      this.tsSec = new Float64Array(n);
+      this.tsNsec = new Uint32Array(n);
+    }
+    for (let i = 0; i < n; i++) {
+      const iface = this.reader.interfaces[b.iface[i] ?? 0];
+      if (iface === undefined) throw new Error(`packet on undeclared interface ${b.iface[i] ?? 0}`);
+      const a = this.#adaptationFor(iface);
+      let off = b.offset[i] ?? 0;
+      let cap = b.capLen[i] ?? 0;
+      let orig = b.origLen[i] ?? 0;
+      if (iface.fcsLen > 0) {
+        // The FCS is a footer; the model has none. Only a frame captured whole has it at the end.
+        if (cap === orig) cap = Math.max(0, cap - iface.fcsLen);
+        orig = Math.max(0, orig - iface.fcsLen);
+      }
+      const strip = a.strip === "ethernet" ? ethernetPrefix(b.data, off, cap) : Math.min(a.strip, cap);
+      off += strip;
+      cap -= strip;
+      orig = Math.max(cap, orig - strip);
+      this.offset[i] = off;
+      this.capLen[i] = cap;
+      this.origLen[i] = orig;
+      // A packet without a timestamp (pcapng SPB) keeps time with the packet before it.
+      if (((b.flags[i] ?? 0) & PACKET_NO_TIMESTAMP) !== 0) {
+        this.tsSec[i] = this.#lastSec;
+        this.tsNsec[i] = this.#lastNsec;
+      } else {
+        this.tsSec[i] = this.#lastSec = b.tsSec[i] ?? 0;
+        this.tsNsec[i] = this.#lastNsec = b.tsNsec[i] ?? 0;
+      }
+    }
+    this.batch = b;
+    this.count = n;
+    this.cursor = 0;
+    this.stats.packets += n;
+    return true;
+  }
+}
+
+/** Every input, as one stream of batches in timestamp order. */
+export class Inputs {
+  readonly #streams: FileStream[];
+  readonly #inputs: readonly InputFile[];
+  readonly #batchSize: number;
+
+  constructor(inputs: readonly InputFile[], batchSize: number) {
+    this.#inputs = inputs;
+    this.#batchSize = batchSize;
+    this.#streams = [];
+    try {
+      for (const input of inputs) this.#streams.push(new FileStream(input));
+    } catch (err) {
+      this.close();
+      throw err;
+    }
+  }
+
+  get stats(): InputStats[] {
+    return this.#streams.map((s) => s.stats);
+  }
+  get bytesRead(): number {
+    return this.#streams.reduce((n, s) => n + s.reader.bytesRead, 0);
+  }
+  get totalBytes(): number {
+    return this.#streams.reduce((n, s) => n + Math.max(0, s.reader.fileSize), 0);
+  }
+  /** Largest captured length the inputs allow (their snap lengths). */
+  get maxCapLen(): number {
+    return Math.max(0, ...this.#streams.flatMap((s) => s.reader.interfaces.map((i) => (i.snapLen === 0 ? 65535 : i.snapLen))));
+  }
+
+  close(): void {
+    for (const s of this.#streams) s.reader.close();
+  }
+
+  /** Batches to run; each is valid until the next is taken. Throws PcapError after the last good packet. */
+  *batches(): Generator<InputBatch, void, undefined> {
+    const only = this.#streams.length === 1 ? this.#streams[0] : undefined;
+    if (only !== undefined) {
+      const injection = this.#inputs[0]?.injection ?? 0;
+      while (only.next()) {
+        const b = only.batch;
+        if (b === undefined) break;
+        yield {
+          data: b.data,
+          count: only.count,
+          offset: only.offset,
+          capLen: only.capLen,
+          origLen: only.origLen,
+          tsSec: only.tsSec,
+          tsNsec: only.tsNsec,
+          endpoint: injection,
+        };
+      }
+      return;
+    }
+    yield* this.#merged();
+  }
+
+  /** k-way merge by timestamp (ties: the input given first), copying packets into one buffer. */
+  *#merged(): Generator<InputBatch, void, undefined> {
+    const live = this.#streams.filter((s) => s.next());
+    const n = this.#batchSize;
+    let data = new Uint8Array(1 << 20);
+    const offset = new Uint32Array(n);
+    const capLen = new Uint32Array(n);
+    const origLen = new Uint32Array(n);
+    const tsSec = new Float64Array(n);
+    const tsNsec = new Uint32Array(n);
+    const endpoint = new Uint32Array(n);
+    let count = 0;
+    let used = 0;
+    const flush = (): InputBatch => ({ data, count, offset, capLen, origLen, tsSec, tsNsec, endpoint });
+    while (live.length > 0) {
+      let best = 0;
+      for (let k = 1; k < live.length; k++) {
+        const a = live[k];
+        const b = live[best];
+        if (a === undefined || b === undefined) continue;
+        const ta = a.tsSec[a.cursor] ?? 0;
+        const tb = b.tsSec[b.cursor] ?? 0;
+        if (ta < tb || (ta === tb && (a.tsNsec[a.cursor] ?? 0) < (b.tsNsec[b.cursor] ?? 0))) best = k;
+      }
+      const s = live[best];
+      if (s === undefined || s.batch === undefined) break;
+      const i = s.cursor;
+      const len = s.capLen[i] ?? 0;
+      if (count === n || used + len > data.length) {
+        if (count > 0) {
+          yield flush();
+          count = 0;
+          used = 0;
+        }
+        if (len > data.length) data = new Uint8Array(2 * len);
+      }
+      const from = s.offset[i] ?? 0;
+      data.set(s.batch.data.subarray(from, from + len), used);
+      offset[count] = used;
+      capLen[count] = len;
+      origLen[count] = s.origLen[i] ?? 0;
+      tsSec[count] = s.tsSec[i] ?? 0;
+      tsNsec[count] = s.tsNsec[i] ?? 0;
+      endpoint[count] = this.#inputs[this.#streams.indexOf(s)]?.injection ?? 0;
+      count++;
+      used += len;
+      s.cursor++;
+      if (s.cursor >= s.count && !s.next()) live.splice(best, 1);
+    }
+    if (count > 0) yield flush();
+  }
+}

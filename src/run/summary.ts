@@ -1,0 +1,108 @@
+// summary.json: what a replay did, counted by the data plane.
+
+import type { CompiledSpec } from "../control/compiled.js";
+import type { Installed } from "../control/install.js";
+import { DROP_REASONS, type DropReason } from "../wasm/abi.js";
+import type { DataPlane } from "../wasm/module.js";
+import type { InputStats } from "./inputs.js";
+import { DELIVERED_DIR, LINKS_DIR } from "./outputs.js";
+
+export interface Summary {
+  readonly spec: string;
+  readonly inputs: readonly { endpoint: string; file: string; packets: number; linkTypes: string[]; adapted: string[] }[];
+  readonly packets: { readonly injected: number; readonly delivered: number; readonly dropped: number; readonly exited: number };
+  /** Per declared link (both directions together): packets, bytes, and the capture file if one was written. */
+  readonly links: Record<string, { packets: number; bytes: number; file: string | null }>;
+  readonly delivered: Record<string, { packets: number; file: string }>;
+  readonly members: Record<string, { delivered: number; drops: Partial<Record<DropReason, number>> }>;
+  readonly drops: Partial<Record<DropReason, number>>;
+  readonly rows: readonly { member: string; table: string; row: number | "default"; at: string | null; rule: string; hits: number }[];
+  readonly elapsedSeconds: number;
+  readonly packetsPerSecond: number;
+  /** Set when the replay stopped at bad input after the packets before it. */
+  readonly error?: string;
+}
+
+/** Name for drops that happened before any member held the packet. */
+export const OUTSIDE = "(outside)";
+
+export function summarize(
+  dp: DataPlane,
+  installed: Installed,
+  inputs: readonly InputStats[],
+  elapsedSeconds: number,
+  error: string | undefined,
+): Summary {
+  const compiled: CompiledSpec = installed.compiled;
+  const x = dp.exports;
+  const links: Summary["links"] = {};
+  let exited = 0;
+  for (const l of compiled.links) {
+    const packets = x.linkPackets(l.index);
+    const entry = (links[l.capture] ??= { packets: 0, bytes: 0, file: null });
+    entry.packets += packets;
+    entry.bytes += x.linkBytes(l.index);
+    if (l.captured && entry.packets > 0) entry.file = `${LINKS_DIR}/${l.capture}.pcap`;
+    if (l.receivers.length === 0) exited += packets;
+  }
+  for (const [name, l] of Object.entries(links)) if (l.packets === 0) delete links[name];
+
+  const drops: Partial<Record<DropReason, number>> = {};
+  const members: Summary["members"] = {};
+  const delivered: Summary["delivered"] = {};
+  let dropped = 0;
+  let deliveredTotal = 0;
+  const readDrops = (i: number): Partial<Record<DropReason, number>> => {
+    const counts = new BigUint64Array(dp.mem.u8.buffer, x.memberDrops(i), DROP_REASONS.length);
+    const out: Partial<Record<DropReason, number>> = {};
+    DROP_REASONS.forEach((reason, k) => {
+      const n = Number(counts[k] ?? 0n);
+      if (n === 0) return;
+      out[reason] = n;
+      drops[reason] = (drops[reason] ?? 0) + n;
+      dropped += n;
+    });
+    return out;
+  };
+  for (const m of compiled.members) {
+    const d = x.memberDelivered(m.index);
+    const memberDrops = readDrops(m.index);
+    deliveredTotal += d;
+    if (d > 0) delivered[m.qualified] = { packets: d, file: `${DELIVERED_DIR}/${m.qualified}.pcap` };
+    if (d > 0 || Object.keys(memberDrops).length > 0) members[m.qualified] = { delivered: d, drops: memberDrops };
+  }
+  const outside = readDrops(-1);
+  if (Object.keys(outside).length > 0) members[OUTSIDE] = { delivered: 0, drops: outside };
+
+  const rows: Summary["rows"][number][] = [];
+  for (const t of compiled.tables) {
+    const hits = installed.tables.hits(t);
+    const entries = installed.entries.get(t.id) ?? [];
+    t.rows.forEach((r, k) => {
+      const n = hits[entries[k] ?? -1] ?? 0;
+      if (n === 0) return;
+      rows.push({
+        member: compiled.members[t.member]?.qualified ?? "",
+        table: t.role,
+        row: r.row < 0 ? "default" : r.row,
+        at: r.at?.path ?? null,
+        rule: r.text,
+        hits: n,
+      });
+    });
+  }
+  const injected = inputs.reduce((n, i) => n + i.packets, 0);
+  return {
+    spec: compiled.spec.file,
+    inputs: inputs.map((i) => ({ endpoint: i.endpoint, file: i.file, packets: i.packets, linkTypes: [...i.linkTypes], adapted: [...i.adapted] })),
+    packets: { injected, delivered: deliveredTotal, dropped, exited },
+    links,
+    delivered,
+    members,
+    drops,
+    rows,
+    elapsedSeconds,
+    packetsPerSecond: elapsedSeconds > 0 ? Math.round(injected / elapsedSeconds) : 0,
+    ...(error !== undefined ? { error } : {}),
+  };
+}

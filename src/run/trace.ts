@@ -1,0 +1,153 @@
+// The hop-by-hop trace: the data plane's events, grouped per input packet and
+// named in the description's words, one JSON line per packet in trace.jsonl.
+
+import { closeSync, openSync, writeSync } from "node:fs";
+import type { CompiledSpec, CompiledTable } from "../control/compiled.js";
+import { ACTIONS, DROP_REASONS, PORT_NONE, PORT_SELF, STAGES, TRACE_KINDS } from "../wasm/abi.js";
+import type { InputBatch, TraceEvent } from "../wasm/runner.js";
+import { tsNs } from "../pcap/index.js";
+
+/** One step of a packet's path, as written to trace.jsonl. */
+export interface TraceStep {
+  readonly copy: number;
+  readonly step: string;
+  readonly [detail: string]: string | number | null;
+}
+
+export interface TraceLine {
+  readonly packet: number;
+  readonly endpoint: string;
+  readonly tsNs: string;
+  readonly len: number;
+  readonly steps: TraceStep[];
+}
+
+const FLUSH_AT = 1 << 20;
+
+export class TraceWriter {
+  readonly #fd: number;
+  readonly #compiled: CompiledSpec;
+  readonly #tables: ReadonlyMap<number, CompiledTable>;
+  /** Entry index → compiled row index, by table id. */
+  readonly #rows: ReadonlyMap<number, ReadonlyMap<number, number>>;
+  #pending: string[] = [];
+  #pendingLen = 0;
+  #line: TraceLine | undefined;
+  // The batch being run: its first packet number, the packets' lengths, times and endpoints.
+  #first = 0;
+  #batch: InputBatch | undefined;
+  #endpoints: readonly string[] = [];
+  lines = 0;
+
+  constructor(path: string, compiled: CompiledSpec, entries: ReadonlyMap<number, readonly number[]>) {
+    this.#fd = openSync(path, "w");
+    this.#compiled = compiled;
+    this.#tables = new Map(compiled.tables.map((t) => [t.id, t]));
+    this.#rows = new Map([...entries].map(([id, list]) => [id, new Map(list.map((entry, row) => [entry, row]))]));
+  }
+
+  /** The batch whose events come next; `endpoints` names each injection point. */
+  startBatch(first: number, batch: InputBatch, endpoints: readonly string[]): void {
+    this.#first = first;
+    this.#batch = batch;
+    this.#endpoints = endpoints;
+  }
+
+  event(e: TraceEvent): void {
+    if (this.#line === undefined || this.#line.packet !== e.packet) this.#open(e.packet);
+    const step = this.#step(e);
+    if (step !== undefined) this.#line?.steps.push(step);
+  }
+
+  #open(packet: number): void {
+    this.#finish();
+    const b = this.#batch;
+    const i = packet - this.#first;
+    const ep = b === undefined ? 0 : typeof b.endpoint === "number" ? b.endpoint : (b.endpoint[i] ?? 0);
+    this.#line = {
+      packet,
+      endpoint: this.#endpoints[ep] ?? "",
+      tsNs: b === undefined ? "0" : tsNs(b.tsSec[i] ?? 0, b.tsNsec[i] ?? 0).toString(),
+      len: b?.capLen[i] ?? 0,
+      steps: [],
+    };
+  }
+
+  #finish(): void {
+    if (this.#line === undefined) return;
+    const text = `${JSON.stringify(this.#line)}\n`;
+    this.#line = undefined;
+    this.lines++;
+    this.#pending.push(text);
+    this.#pendingLen += text.length;
+    if (this.#pendingLen >= FLUSH_AT) this.#flush();
+  }
+
+  #flush(): void {
+    if (this.#pending.length === 0) return;
+    writeSync(this.#fd, this.#pending.join(""));
+    this.#pending = [];
+    this.#pendingLen = 0;
+  }
+
+  close(): void {
+    this.#finish();
+    this.#flush();
+    closeSync(this.#fd);
+  }
+
+  #member(i: number): string | null {
+    return i < 0 ? null : (this.#compiled.members[i]?.qualified ?? null);
+  }
+
+  #port(p: number): number | string | null {
+    return p === PORT_SELF ? "self" : p === PORT_NONE ? null : p;
+  }
+
+  #step(e: TraceEvent): TraceStep | undefined {
+    const kind = TRACE_KINDS[e.kind];
+    const stage = STAGES[e.stage] ?? "done";
+    const copy = e.copy;
+    const member = this.#member(e.member);
+    const link = (i: number): string | null => (i < 0 ? null : (this.#compiled.links[i]?.capture ?? null));
+    switch (kind) {
+      case "inject":
+        return { copy, step: "inject", member, at: stage === "link" ? link(e.link) : stage === "send" ? "send" : "self" };
+      case "link":
+        return { copy, step: "link", link: link(e.link), from: member, hops: e.arg };
+      case "exit":
+        return { copy, step: "exit", link: link(e.link) };
+      case "fork":
+        // A copy made at a link goes to a receiver; at forward, to an out-link; at acquire, to receive.
+        return {
+          copy,
+          step: "fork",
+          from: e.arg,
+          member,
+          at: stage,
+          to: stage === "link" ? this.#member(e.member) : stage === "acquire" ? "receive" : this.#port(e.port),
+        };
+      case "deliver":
+        return { copy, step: "deliver", member };
+      case "drop":
+        return { copy, step: "drop", member, stage, reason: DROP_REASONS[e.reason] ?? "none" };
+      case "lookup": {
+        const table = this.#tables.get(e.arg);
+        const rowIndex = e.row < 0 ? -1 : (this.#rows.get(e.arg)?.get(e.row) ?? -1);
+        const row = table?.rows[rowIndex];
+        const key = stage === "transmit" ? "out" : stage === "send" ? "session" : "in";
+        return {
+          copy,
+          step: stage,
+          member,
+          [key]: stage === "send" ? e.port : this.#port(e.port),
+          row: row === undefined ? null : row.row < 0 ? "default" : row.row,
+          rule: row?.text ?? null,
+          action: e.row < 0 ? "miss" : (ACTIONS[e.action] ?? "none"),
+        };
+      }
+      default:
+        return undefined;
+    }
+  }
+}

@@ -1,0 +1,74 @@
+// The shape of a description once it has passed schema/strata.schema.json: what
+// the semantic checks may rely on. Keep in step with the schema (the tests load
+// descriptions through both).
+
+import type { MatchKind } from "../wasm/abi.js";
+import type { LinkMode } from "./types.js";
+
+export interface RawSpec {
+  readonly networks: Readonly<Record<string, RawNetwork>>;
+}
+
+export interface RawNetwork {
+  readonly header: string;
+  readonly ttl?: "decrement" | "keep";
+  readonly members: Readonly<Record<string, RawMember>>;
+  readonly links?: readonly RawLink[];
+  readonly tables?: Readonly<Record<string, RawMemberTables>>;
+}
+
+export interface RawMember {
+  readonly name: string | number;
+  readonly role?: "user" | "infra";
+  readonly machine?: string;
+}
+
+export interface RawLink {
+  readonly from?: string;
+  readonly to?: string | readonly string[];
+  readonly external?: string;
+  readonly mode?: LinkMode;
+  readonly group?: string;
+  readonly name?: string;
+  readonly capture?: boolean;
+}
+
+/** A table is a list of rows, or the explicit form with a match kind and a capacity. */
+export type RawTable<Row> = readonly Row[] | { readonly kind?: MatchKind; readonly capacity?: number; readonly rows: readonly Row[] };
+
+export type RawValues = Readonly<Record<string, string | number>>;
+
+export interface RawAcquireRow {
+  readonly in?: number | "self";
+  readonly match?: RawValues;
+  readonly do: "forward" | "receive" | "both";
+}
+
+export interface RawForwardRow {
+  readonly in?: number | "self";
+  readonly match?: RawValues;
+  readonly out: number | readonly number[] | "drop";
+}
+
+export interface RawTransmitRow {
+  readonly out: number;
+  readonly via?: "physical" | { readonly session: string };
+}
+
+export interface RawSendRow {
+  readonly session: number;
+  readonly header?: RawValues;
+}
+
+export interface RawReceiveRow {
+  readonly match?: RawValues;
+  readonly do?: "deliver" | { readonly link: string };
+}
+
+export interface RawMemberTables {
+  readonly acquire?: RawTable<RawAcquireRow>;
+  readonly forward?: RawTable<RawForwardRow>;
+  readonly transmit?: RawTable<RawTransmitRow>;
+  readonly send?: RawTable<RawSendRow>;
+  readonly receive?: RawTable<RawReceiveRow>;
+}

@@ -1,0 +1,154 @@
+// Structural validation against schema/strata.schema.json (the shipped contract
+// for editors and other tools), with ajv's errors rewritten for people: the
+// path, what was expected in words taken from the schema's own descriptions, and
+// what was found.
+
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import type { Path, Problems } from "./problems.js";
+import { didYouMean, listOr } from "./suggest.js";
+
+export const SCHEMA_FILE = "schema/strata.schema.json";
+
+/** The schema as shipped; found by walking up from this module (src/spec in tests, dist/src/spec when built). */
+export function loadSchema(): Record<string, unknown> {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let up = 0; up < 6; up++) {
+    const candidate = join(dir, SCHEMA_FILE);
+    if (existsSync(candidate)) return JSON.parse(readFileSync(candidate, "utf8")) as Record<string, unknown>;
+    dir = dirname(dir);
+  }
+  throw new Error(`${SCHEMA_FILE} not found above ${fileURLToPath(import.meta.url)}`);
+}
+
+let compiled: ValidateFunction | undefined;
+
+function validator(): ValidateFunction {
+  // verbose: errors carry the schema node and data, which the messages below are made from.
+  compiled ??= new Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true }).compile(loadSchema());
+  return compiled;
+}
+
+/** Validates `data`, adds one error per problem found, and returns the paths of those errors. */
+export function checkSchema(data: unknown, problems: Problems): Path[] {
+  const validate = validator();
+  if (validate(data)) return [];
+  const paths: Path[] = [];
+  for (const err of validate.errors ?? []) {
+    const at = describe(err, toPath(err.instancePath, data), problems);
+    if (at !== undefined) paths.push(at);
+  }
+  return paths;
+}
+
+interface SchemaNode {
+  readonly description?: string;
+  readonly properties?: Record<string, unknown>;
+}
+
+/** Adds the error in words and returns where; undefined for ajv's bookkeeping errors that repeat another one. */
+function describe(err: ErrorObject, path: Path, problems: Problems): Path | undefined {
+  const parent = (err.parentSchema ?? {}) as SchemaNode;
+  const expected = parent.description;
+  const got = show(err.data);
+  const params = err.params as Record<string, unknown>;
+  // The inner error of a propertyNames check names the bad key itself.
+  if (err.propertyName !== undefined) {
+    const at = [...path, err.propertyName];
+    problems.add(at, `'${err.propertyName}' is not allowed as a key here`, `a key must be ${expected ?? "a name"}`, true);
+    return at;
+  }
+  switch (err.keyword) {
+    case "if": // "must match then schema": the branch's own errors say why
+    case "propertyNames": // reported through its inner error above
+      return undefined;
+    case "additionalProperties": {
+      const key = String(params["additionalProperty"]);
+      const known = Object.keys(parent.properties ?? {});
+      const hint = didYouMean(key, known);
+      const fix = hint !== "" ? hint.trim() : `valid keys here: ${known.join(", ")}`;
+      problems.add([...path, key], `unknown key '${key}'`, fix, true);
+      return [...path, key];
+    }
+    case "required":
+      problems.add(path, `missing key '${String(params["missingProperty"])}'`, expected === undefined ? "" : `expected ${expected}`);
+      return path;
+    case "type":
+      problems.add(path, `must be ${expected ?? typeWords(String(params["type"]))}, got ${got}`);
+      return path;
+    case "enum":
+    case "const": {
+      const allowed = (err.keyword === "enum" ? (params["allowedValues"] as unknown[]) : [params["allowedValue"]]).map(String);
+      const hint = typeof err.data === "string" ? didYouMean(err.data, allowed).trim() : "";
+      problems.add(path, `must be ${expected ?? listOr(allowed)}, got ${got}`, hint);
+      return path;
+    }
+    case "pattern":
+      problems.add(path, `must be ${expected ?? `text matching ${String(params["pattern"])}`}, got ${got}`);
+      return path;
+    case "minimum":
+    case "maximum": {
+      const bound = `${err.keyword === "minimum" ? "at least" : "at most"} ${String(params["limit"])}`;
+      problems.add(path, `must be ${expected ?? bound}, got ${got}`, expected === undefined ? "" : `it must be ${bound}`);
+      return path;
+    }
+    case "minItems":
+    case "minProperties":
+      problems.add(path, `must not be empty`, expected === undefined ? "" : `expected ${expected}`);
+      return path;
+    case "uniqueItems": {
+      const items = Array.isArray(err.data) ? err.data : [];
+      problems.add(path, `lists ${show(items[Number(params["i"])])} twice`, "list each value once");
+      return path;
+    }
+    case "not":
+      problems.add(path, expected ?? "this key is not allowed here", "remove it");
+      return path;
+    default:
+      problems.add(path, err.message ?? `fails the schema rule '${err.keyword}'`);
+      return path;
+  }
+}
+
+/** An ajv JSON pointer as a path, with list indices as numbers (found by walking the data). */
+function toPath(pointer: string, data: unknown): Path {
+  if (pointer === "") return [];
+  const path: (string | number)[] = [];
+  let node = data;
+  for (const raw of pointer.slice(1).split("/")) {
+    const seg = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (Array.isArray(node)) {
+      path.push(Number(seg));
+      node = node[Number(seg)] as unknown;
+    } else {
+      path.push(seg);
+      node = typeof node === "object" && node !== null ? (node as Record<string, unknown>)[seg] : undefined;
+    }
+  }
+  return path;
+}
+
+/** A found value for a message: strings quoted, containers by kind. */
+function show(value: unknown): string {
+  if (value === null || value === undefined) return "nothing";
+  if (typeof value === "string") return `'${value}'`;
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "a map";
+  return String(value);
+}
+
+const TYPE_WORDS: Record<string, string> = {
+  string: "a string",
+  integer: "an integer",
+  number: "a number",
+  boolean: "true or false",
+  object: "a map",
+  array: "a list",
+  null: "nothing",
+};
+
+function typeWords(types: string): string {
+  return listOr(types.split(",").map((t) => TYPE_WORDS[t] ?? t));
+}

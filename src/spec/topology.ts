@@ -1,0 +1,323 @@
+// Members and links of one network, checked against the model (seed §2.2.2, §4):
+// unique member names, links between members of this network, one identifier per
+// link at each member (the two directions of a two-way link share one, and so do
+// the links of one group, seed §4.3), group links with a group and receivers.
+
+import { PORT_MAX } from "../wasm/abi.js";
+import { DESIGNS, type FieldDef } from "../wire/designs.js";
+import { type NetworkContext, hopLimitField } from "./context.js";
+import { formatValue } from "./notation.js";
+import { parseExact } from "./patterns.js";
+import type { Path } from "./problems.js";
+import type { RawLink, RawNetwork } from "./raw.js";
+import { didYouMean, listOr } from "./suggest.js";
+import type { Endpoint, LinkSpec, MemberSpec } from "./types.js";
+
+/** The links at one member, by local identifier and direction. */
+export interface Ports {
+  /** Identifiers on which the member receives (incoming links, both directions of two-way links). */
+  readonly ins: Map<number, LinkSpec>;
+  /** Identifiers on which the member sends. */
+  readonly outs: Map<number, LinkSpec>;
+}
+
+export interface Topology {
+  readonly members: readonly MemberSpec[];
+  readonly links: readonly LinkSpec[];
+  /** False when some links were left out for schema errors: ports are then not known in full. */
+  readonly complete: boolean;
+  /** By member key. */
+  readonly ports: ReadonlyMap<string, Ports>;
+}
+
+export function checkTopology(ctx: NetworkContext, raw: RawNetwork): Topology {
+  checkTtl(ctx, raw);
+  const members = checkMembers(ctx, raw);
+  const byKey = new Map(members.map((m) => [m.key, m]));
+  const drafts: Draft[] = [];
+  const complete = !ctx.schemaError(["links"]);
+  const rawLinks = ctx.schemaError(["links"], true) ? [] : (raw.links ?? []);
+  for (const [i, link] of rawLinks.entries()) {
+    if (ctx.schemaError(["links", i])) continue;
+    const draft = draftLink(ctx, byKey, link, [...ctx.path, "links", i], i);
+    if (draft !== undefined) drafts.push(draft);
+  }
+  const links = nameLinks(ctx, byKey, drafts);
+  checkGroups(ctx, byKey, drafts);
+  const ports = assignIdentifiers(ctx, members, drafts, links);
+  return { members, links, complete, ports };
+}
+
+function checkTtl(ctx: NetworkContext, raw: RawNetwork): void {
+  if (raw.ttl !== "decrement" || ctx.design === undefined || hopLimitField(ctx.design) !== undefined) return;
+  const withTtl = DESIGNS.filter((d) => hopLimitField(d) !== undefined).map((d) => d.name);
+  ctx.problems.add([...ctx.path, "ttl"], `ttl: decrement needs a design with a TTL or hop limit; ${ctx.design.name} has none`, `remove ttl, or use header: ${listOr(withTtl)}`);
+}
+
+function checkMembers(ctx: NetworkContext, raw: RawNetwork): MemberSpec[] {
+  const design = ctx.design;
+  const nameField: FieldDef | undefined = design?.fields.find((f) => f.name === design.dstField);
+  const taken = new Map<bigint, string>();
+  const members: MemberSpec[] = [];
+  for (const [key, m] of Object.entries(raw.members)) {
+    const path = [...ctx.path, "members", key];
+    let nameValue = 0n;
+    let name = String(m.name).trim();
+    if (nameField !== undefined) {
+      const parsed = parseExact(ctx.value([...path, "name"], m.name), nameField);
+      if (!parsed.ok) {
+        ctx.problems.add([...path, "name"], parsed.problem, parsed.fix);
+      } else {
+        nameValue = parsed.value;
+        if (typeof m.name === "number") name = formatValue(nameValue, nameField.kind);
+        const owner = taken.get(nameValue);
+        if (owner !== undefined) {
+          ctx.problems.add([...path, "name"], `${name} is already the name of ${owner}`, "member names (addresses) are unique in a network");
+        } else {
+          taken.set(nameValue, key);
+        }
+      }
+    }
+    members.push({ key, name, nameValue, role: m.role ?? "user", machine: m.machine ?? key, at: ctx.problems.ref(path) });
+  }
+  return members;
+}
+
+/** A link whose ends all name members of the network, before names and identifiers are checked. */
+interface Draft {
+  readonly index: number;
+  readonly path: Path;
+  readonly raw: RawLink;
+  readonly mode: LinkSpec["mode"];
+  readonly from: EndpointAt | undefined;
+  readonly to: readonly EndpointAt[];
+  readonly external: string | undefined;
+}
+
+interface EndpointAt extends Endpoint {
+  readonly path: Path;
+}
+
+const GROUP_MODES = new Set(["allcast", "anycast"]);
+
+function draftLink(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpec>, link: RawLink, path: Path, index: number): Draft | undefined {
+  const add = ctx.problems.add.bind(ctx.problems);
+  const { from, to, external } = link;
+  if (from !== undefined && to !== undefined && external !== undefined) {
+    add([...path, "external"], "a link with `from` and `to` inside the network has no external end", "remove external, or replace from or to by it");
+    return undefined;
+  }
+  if (from === undefined && to === undefined) {
+    add(path, "a link needs `from` and `to`", "write from: MEMBER.ID and to: MEMBER.ID; for an end outside the network use external: NAME instead of one of them");
+    return undefined;
+  }
+  if (external === undefined && (from === undefined || to === undefined)) {
+    const missing = from === undefined ? "from" : "to";
+    add(path, `missing key '${missing}'`, `add ${missing}: MEMBER.ID, or external: NAME if that end is outside the network`);
+    return undefined;
+  }
+
+  const mode = link.mode ?? "one-way";
+  const isGroup = GROUP_MODES.has(mode);
+  const toTexts = to === undefined ? [] : typeof to === "string" ? [{ text: to, path: [...path, "to"] }] : to.map((text, j) => ({ text, path: [...path, "to", j] }));
+  let shapeOk = true;
+  if (isGroup && link.group === undefined) {
+    add([...path, "mode"], `an ${mode} link needs a group`, "add group: NAME, the group the link implements");
+  }
+  if (!isGroup && link.group !== undefined) {
+    add([...path, "group"], "`group` is only for allcast and anycast links", "add mode: allcast or mode: anycast, or remove group");
+  }
+  if (!isGroup && toTexts.length > 1) {
+    const problem = mode === "two-way" ? "a two-way link cannot be a group link" : `a ${mode} link has exactly one receiver`;
+    add([...path, "to"], `${problem}; this one lists ${toTexts.length}`, "for several receivers use mode: allcast or anycast with a group");
+    shapeOk = false;
+  }
+  if (isGroup && to === undefined) {
+    add([...path, "external"], `the receivers of an ${mode} link are members; an external end can only be its sender`, "write external: NAME with to: [MEMBER.ID, …]");
+    shapeOk = false;
+  }
+
+  const fromAt = from === undefined ? undefined : endpoint(ctx, members, from, [...path, "from"]);
+  const toAt = toTexts.map((t) => endpoint(ctx, members, t.text, t.path));
+  if (!shapeOk || (from !== undefined && fromAt === undefined) || toAt.some((e) => e === undefined)) return undefined;
+  const receivers = toAt.filter((e): e is EndpointAt => e !== undefined);
+
+  let endsOk = true;
+  const seen = new Set<string>();
+  for (const r of receivers) {
+    if (fromAt !== undefined && r.member === fromAt.member) {
+      add(r.path, `${r.member} is the sender of this link and cannot also be its receiver`, "a link joins different members");
+      endsOk = false;
+    } else if (seen.has(r.member)) {
+      add(r.path, `${r.member} is already a receiver of this link`, "list each receiver once");
+      endsOk = false;
+    }
+    seen.add(r.member);
+  }
+  return endsOk ? { index, path, raw: link, mode, from: fromAt, to: receivers, external } : undefined;
+}
+
+/** "h1.1" → member h1, identifier 1, with the member checked against the network. */
+function endpoint(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpec>, text: string, path: Path): EndpointAt | undefined {
+  const dot = text.lastIndexOf(".");
+  const member = text.slice(0, dot);
+  const ident = Number(text.slice(dot + 1));
+  let good = true;
+  if (!members.has(member)) {
+    const keys = [...members.keys()];
+    ctx.problems.add(path, `no member '${member}' in network ${ctx.network}`, `${didYouMean(member, keys)}members: ${keys.join(", ")}`);
+    good = false;
+  }
+  if (ident > PORT_MAX) {
+    ctx.problems.add(path, `link identifier ${text.slice(dot + 1)} is larger than ${PORT_MAX}`, `use an identifier in 0..${PORT_MAX}`);
+    good = false;
+  }
+  return good ? { member, ident, path } : undefined;
+}
+
+function defaultName(d: Draft): string {
+  const end = (e: Endpoint): string => `${e.member}.${e.ident}`;
+  if (d.external !== undefined) return d.external;
+  const from = d.from === undefined ? "" : end(d.from);
+  if (d.raw.group !== undefined) return `${from}-${d.raw.group}`;
+  return `${from}-${d.to.map(end).join("-")}`;
+}
+
+/** The links, one per draft and in the same order. */
+function nameLinks(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpec>, drafts: readonly Draft[]): LinkSpec[] {
+  const names = new Map<string, number>();
+  const externals = new Map<string, number>();
+  const links: LinkSpec[] = [];
+  for (const d of drafts) {
+    const name = d.raw.name ?? defaultName(d);
+    const other = names.get(name);
+    // A reused external end is reported below; its default name would only repeat that.
+    const repeatsExternal = d.raw.name === undefined && d.external !== undefined && externals.has(d.external);
+    if (other !== undefined && !repeatsExternal) {
+      const fix = d.raw.name === undefined ? "give one of them its own name: NAME" : "link names are unique in a network";
+      ctx.problems.add(d.raw.name === undefined ? d.path : [...d.path, "name"], `link name '${name}' is already used by links[${other}]`, fix);
+    } else {
+      names.set(name, d.index);
+    }
+    if (d.external !== undefined) {
+      const extPath = [...d.path, "external"];
+      const twice = externals.get(d.external);
+      if (twice !== undefined) {
+        ctx.problems.add(extPath, `external end '${d.external}' is already used by links[${twice}]`, "each external end belongs to one link; a two-way link covers both directions");
+      } else {
+        externals.set(d.external, d.index);
+      }
+      if (members.has(d.external)) {
+        ctx.problems.add(extPath, `'${d.external}' is a member of ${ctx.network}; an external end is outside the network`, "choose a name that is not a member key");
+      }
+    }
+    const external = d.external === undefined ? undefined : { external: d.external };
+    const to = d.to.map(({ member, ident }) => ({ member, ident }));
+    const from = d.from === undefined ? external : { member: d.from.member, ident: d.from.ident };
+    if (from === undefined) throw new Error("a link draft has from or external");
+    const link: LinkSpec = {
+      name,
+      mode: d.mode,
+      from,
+      to: d.from === undefined || external === undefined ? to : external,
+      capture: d.raw.capture ?? true,
+      at: ctx.problems.ref(d.path),
+      ...(d.raw.group === undefined ? {} : { group: d.raw.group }),
+    };
+    links.push(link);
+  }
+  return links;
+}
+
+/** Seed §4.1: group names are not member names, a group has one mode, anycast senders are not its receivers. */
+function checkGroups(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpec>, drafts: readonly Draft[]): void {
+  const groups = new Map<string, { mode: string; first: number; senders: Map<string, number>; receivers: Map<string, number> }>();
+  for (const d of drafts) {
+    const name = d.raw.group;
+    if (name === undefined || !GROUP_MODES.has(d.mode)) continue;
+    const path = [...d.path, "group"];
+    if (members.has(name)) ctx.problems.add(path, `group '${name}' has the name of a member`, "group names and member keys are distinct; rename the group");
+    let g = groups.get(name);
+    if (g === undefined) {
+      g = { mode: d.mode, first: d.index, senders: new Map(), receivers: new Map() };
+      groups.set(name, g);
+    } else if (g.mode !== d.mode) {
+      ctx.problems.add([...d.path, "mode"], `group '${name}' is ${g.mode} in links[${g.first}]`, `every link of a group has the group's mode: ${g.mode}`);
+    }
+    if (g.mode !== "anycast") continue;
+    if (d.from !== undefined) {
+      const clash = g.receivers.get(d.from.member);
+      if (clash !== undefined) ctx.problems.add(d.from.path, anycastClash(d.from.member, name, clash), ANYCAST_FIX);
+      g.senders.set(d.from.member, d.index);
+    }
+    for (const r of d.to) {
+      const clash = g.senders.get(r.member);
+      if (clash !== undefined) ctx.problems.add(r.path, anycastClash(r.member, name, clash), ANYCAST_FIX);
+      g.receivers.set(r.member, d.index);
+    }
+  }
+}
+
+const ANYCAST_FIX = "the senders of an anycast group cannot be its receivers (seed §4.1)";
+
+function anycastClash(member: string, group: string, other: number): string {
+  return `${member} would both send to and receive from anycast group '${group}' (see links[${other}])`;
+}
+
+/** One use of an identifier at a member, and what may share it. */
+interface Use {
+  /** Ends with the same owner may share an identifier: the two directions of a link, or the links of one group. */
+  readonly owner: string;
+  readonly index: number;
+  readonly name: string;
+}
+
+function assignIdentifiers(ctx: NetworkContext, members: readonly MemberSpec[], drafts: readonly Draft[], links: readonly LinkSpec[]): Map<string, Ports> {
+  const ports = new Map<string, Ports>(members.map((m) => [m.key, { ins: new Map(), outs: new Map() }]));
+  const used = new Map<string, Set<number>>(members.map((m) => [m.key, new Set()]));
+  for (const d of drafts) for (const e of [...(d.from === undefined ? [] : [d.from]), ...d.to]) used.get(e.member)?.add(e.ident);
+
+  const uses = new Map<string, Map<number, Use>>();
+  for (const [i, d] of drafts.entries()) {
+    const link = links[i];
+    if (link === undefined) throw new Error("one link per draft");
+    const owner = d.raw.group !== undefined && GROUP_MODES.has(d.mode) ? `group:${d.raw.group}` : `link:${d.index}`;
+    const twoWay = d.mode === "two-way";
+    const ends: { e: EndpointAt; sends: boolean; receives: boolean }[] = [];
+    if (d.from !== undefined) ends.push({ e: d.from, sends: true, receives: twoWay });
+    for (const r of d.to) ends.push({ e: r, sends: twoWay, receives: true });
+    for (const { e, sends, receives } of ends) {
+      let atMember = uses.get(e.member);
+      if (atMember === undefined) {
+        atMember = new Map();
+        uses.set(e.member, atMember);
+      }
+      const prior = atMember.get(e.ident);
+      if (prior !== undefined && prior.owner !== owner) {
+        ctx.problems.add(
+          e.path,
+          `${e.member} already uses identifier ${e.ident} for link ${prior.name} (links[${prior.index}])`,
+          `at a member only the two directions of a two-way link, or links of one group, share an identifier; the first free one at ${e.member} is ${firstFree(used.get(e.member))}`,
+        );
+        continue;
+      }
+      atMember.set(e.ident, { owner, index: d.index, name: link.name });
+      const p = ports.get(e.member);
+      if (p === undefined) continue;
+      if (sends && !p.outs.has(e.ident)) p.outs.set(e.ident, link);
+      if (receives && !p.ins.has(e.ident)) p.ins.set(e.ident, link);
+    }
+  }
+  return ports;
+}
+
+function firstFree(used: ReadonlySet<number> | undefined): number {
+  let ident = 1;
+  while (used?.has(ident) === true) ident++;
+  return ident;
+}
+
+/** "1 (h1.1-sw.1), 2 (…)" for fixes that list a member's links. */
+export function describePorts(ports: ReadonlyMap<number, LinkSpec>): string {
+  return listOr([...ports.entries()].sort((a, b) => a[0] - b[0]).map(([ident, link]) => `${ident} (${link.name})`));
+}

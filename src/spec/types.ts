@@ -1,0 +1,110 @@
+// A network description after loading and validation: the shape the control
+// plane compiles. Every element keeps `at`, its place in the source file, so a
+// later stage (compile, install) can still point a user at the line to fix.
+
+import type { MatchKind, TableRole } from "../wasm/abi.js";
+import type { DesignDef } from "../wire/designs.js";
+
+/** A place in the description: the file, a path inside it, and line:column when known. */
+export interface SourceRef {
+  readonly file: string;
+  /** Dotted path with [index] for lists: "networks.lanA.links[2].from". */
+  readonly path: string;
+  /** 1-based; 0 when unknown. */
+  readonly line: number;
+  readonly column: number;
+}
+
+export interface Spec {
+  readonly file: string;
+  readonly networks: readonly NetworkSpec[];
+}
+
+export interface NetworkSpec {
+  readonly name: string;
+  readonly design: DesignDef;
+  /** ipv4/ipv6: forwarding decrements TTL / hop limit (and fixes the IPv4 checksum). */
+  readonly decrementTtl: boolean;
+  readonly members: readonly MemberSpec[];
+  readonly links: readonly LinkSpec[];
+  /** Tables by member key; a member with no entry has no rows (and default transmit rows). */
+  readonly tables: ReadonlyMap<string, MemberTables>;
+  readonly at: SourceRef;
+}
+
+export interface MemberSpec {
+  /** The key in `members:` — how the description and the CLI refer to the member. */
+  readonly key: string;
+  /** The member's unique name in the design's notation, as written ("02:00:00:00:0a:01"). */
+  readonly name: string;
+  /** The same name as a number (big-endian value of the design's dst field). */
+  readonly nameValue: bigint;
+  readonly role: "user" | "infra";
+  /** Members of different networks on one machine compose (layering, subduction). */
+  readonly machine: string;
+  readonly at: SourceRef;
+}
+
+/** One end of a link inside the network: a member and its local link identifier. */
+export interface Endpoint {
+  readonly member: string;
+  readonly ident: number;
+}
+
+export type LinkMode = "one-way" | "two-way" | "allcast" | "anycast";
+
+export interface LinkSpec {
+  /** Unique in the network; names the capture file links/<network>.<name>.pcap. */
+  readonly name: string;
+  readonly mode: LinkMode;
+  /** The sender, or an external end (outside the network) by name. */
+  readonly from: Endpoint | { readonly external: string };
+  /** The receivers (several for allcast/anycast), or an external end. */
+  readonly to: readonly Endpoint[] | { readonly external: string };
+  readonly group?: string;
+  /** Write this link's traffic to a capture (default true). */
+  readonly capture: boolean;
+  readonly at: SourceRef;
+}
+
+/** A match pattern on one field, values as unsigned big integers of the field's width. */
+export type Pattern =
+  | { readonly kind: "exact"; readonly value: bigint }
+  | { readonly kind: "prefix"; readonly value: bigint; readonly len: number }
+  | { readonly kind: "ternary"; readonly value: bigint; readonly mask: bigint }
+  | { readonly kind: "range"; readonly lo: bigint; readonly hi: bigint };
+
+/** `in:` of a row: a link identifier or "self" (sent by the member itself). */
+export type InLink = number | "self";
+
+export type Action =
+  | { readonly kind: "forward" | "receive" | "both" } // acquire
+  | { readonly kind: "out"; readonly ports: readonly number[] } // forward
+  | { readonly kind: "drop" } // forward
+  | { readonly kind: "physical" } // transmit
+  | { readonly kind: "push"; readonly header: ReadonlyMap<string, bigint> } // send: every writable field of the design
+  | { readonly kind: "deliver" }; // receive
+
+export interface RowSpec {
+  /** acquire/forward: the in-link; undefined = any. */
+  readonly in?: InLink;
+  /** acquire/forward/receive: patterns by field name; a missing field is "don't care". */
+  readonly match: ReadonlyMap<string, Pattern>;
+  /** transmit: the out-link identifier. */
+  readonly out?: number;
+  /** send: the session identifier. */
+  readonly session?: number;
+  readonly action: Action;
+  readonly at: SourceRef;
+}
+
+export interface TableSpec {
+  readonly role: TableRole;
+  /** Written by the user; otherwise the control plane infers it from the patterns. */
+  readonly kind?: MatchKind;
+  readonly capacity?: number;
+  readonly rows: readonly RowSpec[];
+  readonly at: SourceRef;
+}
+
+export type MemberTables = Partial<Record<TableRole, TableSpec>>;

@@ -1,0 +1,223 @@
+// Running batches through the data plane from the TypeScript side: the other
+// half of assembly/pipeline/run.ts. A batch goes in with one set() per array;
+// the data plane runs it to the end, pausing only when an output ring fills;
+// records come back as views on linear memory, valid until the next call.
+
+import { LAYOUTS } from "./abi.js";
+import type { DataPlane } from "./module.js";
+
+export interface RunnerOptions {
+  /** Input packets per batch, and bytes of their data (grown on demand). */
+  readonly batchPackets: number;
+  readonly batchBytes: number;
+  /** Packet buffers for copies that are written to (TTL, pushed headers). */
+  readonly slots: number;
+  readonly slotLen: number;
+  readonly headroom: number;
+  readonly outputBytes: number;
+  readonly traceEvents: number;
+  readonly hopLimit: number;
+  readonly copyLimit: number;
+  readonly trace: boolean;
+  /** The most copies one step can make (CompiledSpec.maxFanout). */
+  readonly maxFanout: number;
+}
+
+export const DEFAULT_RUNNER: RunnerOptions = {
+  batchPackets: 256,
+  batchBytes: 1 << 20,
+  slots: 256,
+  slotLen: 16384 + 256,
+  headroom: 256,
+  outputBytes: 4 << 20,
+  traceEvents: 1 << 15,
+  hopLimit: 64,
+  copyLimit: 4096,
+  trace: false,
+  maxFanout: 1,
+};
+
+/** A batch of input packets; the layout of PacketBatch, plus where each packet enters. */
+export interface InputBatch {
+  readonly data: Uint8Array;
+  readonly count: number;
+  readonly offset: Uint32Array;
+  readonly capLen: Uint32Array;
+  readonly origLen: Uint32Array;
+  readonly tsSec: Float64Array;
+  readonly tsNsec: Uint32Array;
+  /** The injection endpoint of every packet, or one for all. */
+  readonly endpoint: number | Uint32Array;
+}
+
+/** A batch in linear memory, ready to run (see Runner.stage). */
+export interface Staged {
+  readonly count: number;
+  /** The batch's offset of its first byte: inputs are re-based on it in wasm. */
+  readonly base: number;
+}
+
+/** Where a run's outputs go. `data` is a view on linear memory: copy what you keep. */
+export interface OutputSink {
+  packet(kind: "link" | "deliver", target: number, data: Uint8Array, start: number, len: number, origLen: number, tsSec: number, tsNsec: number, packet: number): void;
+  event?(e: TraceEvent): void;
+}
+
+export interface TraceEvent {
+  readonly kind: number;
+  readonly stage: number;
+  readonly action: number;
+  readonly reason: number;
+  readonly packet: number;
+  readonly copy: number;
+  readonly member: number;
+  readonly row: number;
+  readonly port: number;
+  readonly link: number;
+  readonly arg: number;
+}
+
+const R = {
+  IN_DATA: 0,
+  IN_DATA_CAP: 1,
+  IN_OFFSET: 2,
+  IN_LEN: 3,
+  IN_ORIG_LEN: 4,
+  IN_SEC: 5,
+  IN_NSEC: 6,
+  IN_ENDPOINT: 7,
+  OUT_BASE: 8,
+  OUT_POS: 9,
+  TRACE_BASE: 10,
+  TRACE_POS: 11,
+} as const;
+const O = LAYOUTS.OUTREC;
+const E = LAYOUTS.EVENT;
+const OUTPUT_KIND: Record<number, "link" | "deliver"> = { 1: "link", 2: "deliver" };
+
+export class Runner {
+  readonly #dp: DataPlane;
+  readonly #options: RunnerOptions;
+  #dataCap: number;
+  readonly #paused: number;
+
+  constructor(dp: DataPlane, options: Partial<RunnerOptions> = {}) {
+    this.#dp = dp;
+    const o = { ...DEFAULT_RUNNER, ...options };
+    this.#options = o;
+    const x = dp.exports;
+    x.inputInit(o.batchPackets, o.batchBytes);
+    this.#dataCap = o.batchBytes;
+    x.poolInit(o.slots, o.slotLen, o.headroom);
+    // The output ring must hold the largest record: a full buffer's packet.
+    x.outputInit(Math.max(o.outputBytes, 2 * (o.slotLen + O.SIZE[0])), o.trace ? Math.max(o.traceEvents, 4 * (o.maxFanout + 8)) : 1);
+    x.setTracing(o.trace ? 1 : 0);
+    x.stackInit(Math.max(64, o.copyLimit + 1), o.copyLimit);
+    x.setHopLimit(o.hopLimit);
+    x.setMaxFanout(o.maxFanout);
+    this.#paused = dp.constant("STATUS_PAUSED");
+  }
+
+  get options(): RunnerOptions {
+    return this.#options;
+  }
+
+  /** Runs `batch`'s packets, numbered from `first`, to the end; outputs go to `sink`. */
+  run(batch: InputBatch, first: number, sink: OutputSink): void {
+    this.go(this.stage(batch), first, sink);
+  }
+
+  /** Copies a batch into linear memory: one set() per array. Returns what go() needs. */
+  stage(batch: InputBatch): Staged {
+    const n = batch.count;
+    if (n > this.#options.batchPackets) throw new Error(`batch of ${n} packets; the runner takes ${this.#options.batchPackets}`);
+    let base = n === 0 ? 0 : (batch.offset[0] ?? 0);
+    let end = base;
+    for (let i = 0; i < n; i++) {
+      const start = batch.offset[i] ?? 0;
+      const stop = start + (batch.capLen[i] ?? 0);
+      if (stop > end) end = stop;
+      if (start < base) base = start;
+    }
+    const span = end - base;
+    const x = this.#dp.exports;
+    if (span > this.#dataCap) {
+      this.#dataCap = Math.max(span, 2 * this.#dataCap);
+      x.inputInit(this.#options.batchPackets, this.#dataCap);
+    }
+    const mem = this.#dp.mem;
+    mem.u8.set(batch.data.subarray(base, end), x.region(R.IN_DATA));
+    const u32 = mem.u32;
+    u32.set(batch.offset.subarray(0, n), x.region(R.IN_OFFSET) >>> 2);
+    u32.set(batch.capLen.subarray(0, n), x.region(R.IN_LEN) >>> 2);
+    u32.set(batch.origLen.subarray(0, n), x.region(R.IN_ORIG_LEN) >>> 2);
+    u32.set(batch.tsNsec.subarray(0, n), x.region(R.IN_NSEC) >>> 2);
+    mem.f64.set(batch.tsSec.subarray(0, n), x.region(R.IN_SEC) >>> 3);
+    const ep = x.region(R.IN_ENDPOINT) >>> 2;
+    if (typeof batch.endpoint === "number") u32.fill(batch.endpoint, ep, ep + n);
+    else u32.set(batch.endpoint.subarray(0, n), ep);
+    return { count: n, base };
+  }
+
+  /**
+   * Runs the staged batch to the end. With a null sink the rings are only
+   * emptied (benchmarks: the data plane's own work, not the consumer's).
+   */
+  go(staged: Staged, first: number, sink: OutputSink | null): void {
+    if (staged.count === 0) return;
+    const x = this.#dp.exports;
+    let status = x.run(staged.count, first, staged.base);
+    while (status === this.#paused) {
+      if (sink === null) x.drained();
+      else this.#drain(sink);
+      status = x.resume();
+    }
+    if (sink === null) x.drained();
+    else this.#drain(sink);
+  }
+
+  #drain(sink: OutputSink): void {
+    const x = this.#dp.exports;
+    const mem = this.#dp.mem;
+    const u8 = mem.u8;
+    const view = mem.view;
+    const base = x.region(R.OUT_BASE);
+    const end = base + x.region(R.OUT_POS);
+    for (let r = base; r < end; ) {
+      const len = view.getUint32(r + O.LEN[0], true);
+      sink.packet(
+        OUTPUT_KIND[view.getUint32(r + O.KIND[0], true)] ?? "link",
+        view.getUint32(r + O.TARGET[0], true),
+        u8,
+        r + O.SIZE[0],
+        len,
+        view.getUint32(r + O.ORIG_LEN[0], true),
+        view.getFloat64(r + O.TS_SEC[0], true),
+        view.getUint32(r + O.TS_NSEC[0], true),
+        view.getUint32(r + O.PACKET[0], true),
+      );
+      r += O.SIZE[0] + ((len + 7) & ~7);
+    }
+    if (sink.event !== undefined) {
+      const tb = x.region(R.TRACE_BASE);
+      const count = x.region(R.TRACE_POS);
+      for (let k = 0; k < count; k++) {
+        const e = tb + k * E.SIZE[0];
+        sink.event({
+          kind: u8[e + E.KIND[0]] ?? 0,
+          stage: u8[e + E.STAGE[0]] ?? 0,
+          action: u8[e + E.ACTION[0]] ?? 0,
+          reason: u8[e + E.REASON[0]] ?? 0,
+          packet: view.getUint32(e + E.PACKET[0], true),
+          copy: view.getUint32(e + E.COPY[0], true),
+          member: view.getInt32(e + E.MEMBER[0], true),
+          row: view.getInt32(e + E.ROW[0], true),
+          port: view.getUint32(e + E.PORT[0], true),
+          link: view.getInt32(e + E.LINK[0], true),
+          arg: view.getUint32(e + E.ARG[0], true),
+        });
+      }
+    }
+    x.drained();
+  }
+}

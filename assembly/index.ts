@@ -12,6 +12,23 @@ import { inData, inDataCap, inEndpoint, inLen, inNsec, inOffset, inOrigLen, inSe
 export { alloc, free } from "./memory";
 export { checksumBatch, PACKET_REF_LEN } from "./batch";
 
+// ── Header designs (for tests and tools) ───────────────────────────────────
+import { decrementTtl, emit, emitLen, parse } from "./wire/design";
+
+/** Parses the header of `design` at `p` into the key vector at `key`; its length, or −1. */
+export function designParse(design: i32, p: usize, len: i32, key: usize): i32 {
+  return parse(design, p, len, key);
+}
+export function designEmitLen(design: i32, key: usize): i32 {
+  return emitLen(design, key);
+}
+export function designEmit(design: i32, p: usize, key: usize, payloadLen: i32): void {
+  emit(design, p, key, payloadLen);
+}
+export function designDecrementTtl(design: i32, p: usize): bool {
+  return decrementTtl(design, p);
+}
+
 // ── Tables ─────────────────────────────────────────────────────────────────
 export { createTable, applyWrites } from "./tables/write";
 export { FIELD_LEN } from "./tables/table";
@@ -92,4 +109,5 @@ export function region(which: i32): usize {
   }
   return 0;
 }
+
 

@@ -29,7 +29,7 @@ import { acquire } from "./acquire";
 import { drop } from "./drop";
 import { forward } from "./forward";
 import { cross } from "./link";
-import { event, outPos, outRoom, traceRoom } from "./output";
+import { event, outPos, outRoom, traceRoom, tracing } from "./output";
 import { Packet, PACKET_SIZE } from "./packet";
 import { deliver, receive } from "./receive";
 import { FAN_NONE, fanKind, pop, replicate, resetCopies } from "./replicate";
@@ -115,26 +115,30 @@ export function resume(): i32 {
         return STATUS_DONE;
       }
     }
-    while (cur.stage != STAGE_DONE) {
-      if (!room(cur)) {
+    let stage = cur.stage;
+    while (stage != STAGE_DONE) {
+      // Only steps that write to a ring can be short of room.
+      if ((tracing || stage == STAGE_LINK || stage == STAGE_DELIVER) && !room(cur, stage)) {
         // A record that cannot fit even in an empty ring never will.
         if (outPos == 0 && traceRoom(4 + maxFanout)) {
-          cur.stage = drop(cur, cur.stage, DROP_TOO_LONG);
+          stage = drop(cur, stage, DROP_TOO_LONG);
           break;
         }
+        cur.stage = stage;
         return STATUS_PAUSED;
       }
-      let next = step(cur);
-      if (fanKind != FAN_NONE) next = replicate(cur);
-      cur.stage = next;
+      cur.stage = stage;
+      stage = step(cur, stage);
+      if (fanKind != FAN_NONE) stage = replicate(cur);
     }
+    cur.stage = STAGE_DONE;
     active = false;
   }
   return STATUS_DONE; // not reached: AssemblyScript wants it after an endless loop
 }
 
-function step(d: Packet): i32 {
-  switch (d.stage) {
+function step(d: Packet, stage: i32): i32 {
+  switch (stage) {
     case STAGE_ACQUIRE: return acquire(d);
     case STAGE_FORWARD: return forward(d);
     case STAGE_TRANSMIT: return transmit(d);
@@ -146,11 +150,11 @@ function step(d: Packet): i32 {
   return STAGE_DONE;
 }
 
-/** Whether the rings can take everything `d`'s next step may write. */
-function room(d: Packet): bool {
+/** Whether the rings can take everything the step `stage` of `d` may write. */
+function room(d: Packet, stage: i32): bool {
   if (!traceRoom(4 + maxFanout)) return false;
-  if (d.stage == STAGE_LINK) return linkAt(d.link).capture == 0 || outRoom(d.len);
-  if (d.stage == STAGE_DELIVER) return outRoom(d.len);
+  if (stage == STAGE_LINK) return linkAt(d.link).capture == 0 || outRoom(d.len);
+  if (stage == STAGE_DELIVER) return outRoom(d.len);
   return true;
 }
 

@@ -98,6 +98,11 @@ export const FREE: i32 = -1;
   /** range: entry indices by priority. */
   sorted: usize;
   nSorted: i32;
+  /** exact: how lookups go (exact.ts: EXACT_*), the keyless table's entry, a direct index by a 16-bit key. */
+  exactMode: i32;
+  single: i32;
+  direct: usize;
+  directLen: i32;
 }
 
 @inline export function entryAt(t: Table, i: i32): Entry {
@@ -180,6 +185,7 @@ export function create(id: i32, role: i32, kind: i32, keyLen: i32, capacity: i32
     t.order = heap.alloc(<usize>(maxGroups * 4));
     t.groupFree = -1;
   }
+  if (kind == KIND_EXACT) exact.prepare(t);
   return t;
 }
 
@@ -313,6 +319,7 @@ export function placeEntry(t: Table, i: i32, value: usize, mask: usize, lo: usiz
   } else {
     tss.link(t, i);
   }
+  if (t.kind == KIND_EXACT) exact.placed(t, i);
   t.count++;
 }
 
@@ -320,6 +327,7 @@ export function placeEntry(t: Table, i: i32, value: usize, mask: usize, lo: usiz
 export function relink(t: Table, i: i32): void {
   if (t.kind == KIND_RANGE) range.link(t, i);
   else tss.link(t, i);
+  if (t.kind == KIND_EXACT) exact.placed(t, i);
   t.count++;
 }
 
@@ -327,6 +335,7 @@ export function relink(t: Table, i: i32): void {
 export function removeAt(t: Table, i: i32): void {
   if (t.kind == KIND_RANGE) range.unlink(t, i);
   else tss.unlink(t, i);
+  if (t.kind == KIND_EXACT) exact.removed(t, i);
   const e = entryAt(t, i);
   e.group = FREE;
   e.next = t.freeHead;

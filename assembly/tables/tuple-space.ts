@@ -32,18 +32,20 @@ const NO_GROUP: i32 = -1;
 }
 
 const M1: u64 = 0x9e3779b97f4a7c15;
-const M2: u64 = 0xff51afd7ed558ccd;
 
-/** Hash of (key & mask) over `words` u64 words, salted with the group. */
+/**
+ * Hash of (key & mask) over `words` u64 words, salted with the group: one
+ * multiply per word, the high half folded into the low (a multiply carries
+ * low bits up; the fold brings them back to where the slot index is taken).
+ */
 @inline export function hashMasked(key: usize, mask: usize, words: i32, group: i32): u32 {
-  let h: u64 = (<u64>(group + 1)) * M1;
+  let h: u64 = <u64>group;
   for (let i = 0; i < words; i++) {
     const o = <usize>i << 3;
-    h = (h ^ (load<u64>(key + o) & load<u64>(mask + o))) * M2;
-    h ^= h >> 29;
+    h = (h ^ (load<u64>(key + o) & load<u64>(mask + o))) * M1;
+    h ^= h >> 32;
   }
-  h *= M1;
-  return <u32>(h >> 32);
+  return <u32>h;
 }
 
 /** Whether key & mask equals `value` (stored masked) over `words` words. */
@@ -200,6 +202,25 @@ export function lookup(t: Table, key: usize): i32 {
     }
   }
   return best;
+}
+
+/** Exact tables whose key lies in its first word: lookupFirst with the loops unrolled. */
+export function lookupWord(t: Table, key: usize): i32 {
+  if (t.nOrder == 0) return -1;
+  const g = orderAt(t, 0);
+  const masked = load<u64>(key) & load<u64>(groupMask(t, g));
+  const tag = hashMasked(key, groupMask(t, g), 1, g);
+  let s = tag & t.slotMask;
+  while (true) {
+    const slot = t.slots + (<usize>s << 3);
+    const occupant = load<u32>(slot);
+    if (occupant == 0) return -1;
+    if (load<u32>(slot, 4) == tag) {
+      const i = <i32>occupant - 1;
+      if (load<u64>(valueOf(t, entryAt(t, i))) == masked) return i;
+    }
+    s = (s + 1) & t.slotMask;
+  }
 }
 
 /** Exact tables: one group, at most one match, no ranking. */

@@ -54,31 +54,29 @@ export const TPID_SERVICE_OLD: u32 = 0x9100;
  */
 export function parse(p: usize, len: i32, key: usize): i32 {
   if (len < HEADER_LEN) return -1;
+  // dst and src sit side by side on the wire and in the key, both big-endian: copy 12 bytes.
+  if (KEY_ETHERNET_SRC != KEY_ETHERNET_DST + 6) unreachable(); // folded away: the registry keeps them adjacent
+  store<u64>(key + KEY_ETHERNET_DST, load<u64>(p + field.DST));
+  store<u32>(key + KEY_ETHERNET_DST + 8, load<u32>(p + field.DST + 8));
+  // vid, pcp, ivid and the padding after them: zero unless tags say otherwise.
+  store<u64>(key + KEY_ETHERNET_VID, 0);
   let at = field.TYPE;
   let type = getU16(p + at);
-  let vid: u32 = 0;
-  let pcp: u32 = 0;
-  let ivid: u32 = 0;
   let tags = 0;
   while (isTpid(type) && tags < MAX_TAGS) {
     if (at + TAG_LEN + 2 > len) return -1;
     const tci = getU16(p + at + tag.TCI);
     if (tags == 0) {
-      vid = tci & 0xfff;
-      pcp = tci >> 13;
+      setU16(key + KEY_ETHERNET_VID, tci & 0xfff);
+      store<u8>(key + KEY_ETHERNET_PCP, <u8>(tci >> 13));
     } else {
-      ivid = tci & 0xfff;
+      setU16(key + KEY_ETHERNET_IVID, tci & 0xfff);
     }
     at += TAG_LEN;
     type = getU16(p + at);
     tags++;
   }
-  setU48(key + KEY_ETHERNET_DST, dstAddr(p));
-  setU48(key + KEY_ETHERNET_SRC, srcAddr(p));
-  setU16(key + KEY_ETHERNET_TYPE, type);
-  setU16(key + KEY_ETHERNET_VID, vid);
-  store<u8>(key + KEY_ETHERNET_PCP, <u8>pcp);
-  setU16(key + KEY_ETHERNET_IVID, ivid);
+  store<u16>(key + KEY_ETHERNET_TYPE, load<u16>(p + at));
   return at + 2;
 }
 

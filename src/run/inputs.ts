@@ -17,6 +17,8 @@ export interface InputFile {
   /** Index of the injection point in the data plane. */
   readonly injection: number;
   readonly design: DesignDef;
+  /** Sent in a session: the packets are payload, the send table adds the header; any link type will do. */
+  readonly payload: boolean;
 }
 
 export interface InputStats {
@@ -109,7 +111,7 @@ class FileStream {
     let a = this.#adapt.get(iface.index);
     if (a === undefined) {
       const design = this.#input.design;
-      a = adaptation(design, iface.linkType);
+      a = this.#input.payload ? { strip: 0, what: "" } : adaptation(design, iface.linkType);
       if (a === undefined) {
         throw new InputError(
           this.#input.file,

@@ -40,7 +40,7 @@ export function replay(options: ReplayOptions): ReplayResult {
   const compiled = compile(loadSpec(options.spec));
   const endpoints = options.inputs.map((i) => resolveEndpoint(compiled, i.endpoint));
   const inputs = new Inputs(
-    options.inputs.map((i, k) => ({ endpoint: endpoints[k]?.text ?? i.endpoint, file: i.file, injection: k, design: endpoints[k]!.network.spec.design })),
+    endpoints.map((e, k) => ({ endpoint: e.text, file: options.inputs[k]?.file ?? "", injection: k, design: e.network.spec.design, payload: e.kind === "session" })),
     DEFAULT_RUNNER.batchPackets,
   );
   try {

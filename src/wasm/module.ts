@@ -12,6 +12,11 @@ export interface DataPlaneExports extends Record<string, unknown> {
   free(ptr: number): void;
   checksumBatch(data: number, refs: number, n: number, out: number): void;
   PACKET_REF_LEN: WebAssembly.Global;
+  // header designs
+  designParse(design: number, p: number, len: number, key: number): number;
+  designEmitLen(design: number, key: number): number;
+  designEmit(design: number, p: number, key: number, payloadLen: number): void;
+  designDecrementTtl(design: number, p: number): number;
   // tables
   FIELD_LEN: WebAssembly.Global;
   createTable(id: number, role: number, kind: number, keyLen: number, capacity: number, fields: number, nFields: number): number;

@@ -1,0 +1,173 @@
+// `strata run` and `strata trace` from the command line: bad input of every
+// kind is one line on stderr and exit 2; good runs write what they promise.
+
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { memoryIo } from "../../src/cli/io.js";
+import { main } from "../../src/cli/main.js";
+import type { Summary } from "../../src/run/summary.js";
+import type { TraceLine } from "../../src/run/trace.js";
+
+const root = new URL("../..", import.meta.url).pathname;
+const REAL = join(root, "..", "shared", "pcaps-real");
+const HUB = join(root, "examples/hub-and-spoke/network.yaml");
+const CHAIN = join(root, "examples/filter-chain/network.yaml");
+const H1 = join(root, "pcaps/example-hub-h1.pcap");
+const H3 = join(root, "pcaps/example-hub-h3.pcap");
+
+let dir = "";
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "strata-run-"));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function strata(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const io = memoryIo();
+  const code = await main(argv, io);
+  return { code, stdout: io.stdout.text, stderr: io.stderr.text };
+}
+
+function spec(text: string): string {
+  const path = join(dir, "net.yaml");
+  writeFileSync(path, text);
+  return path;
+}
+
+describe("strata run: bad input is one line and exit 2", () => {
+  it.each([
+    { name: "an endpoint with no network and several networks", args: () => ["run", twoNets(), "--in", "h1.1=x.pcap", "--out", dir], error: /endpoint 'h1.1' names no network/ },
+    { name: "an unknown network", args: () => ["run", HUB, "--in", "wan:h1.1=" + H1, "--out", dir], error: /there is no network 'wan' \(networks: lan\)/ },
+    { name: "an unknown member", args: () => ["run", HUB, "--in", "lan:h9.1=" + H1, "--out", dir], error: /network lan has no member or external link 'h9'/ },
+    { name: "a link the member does not send on", args: () => ["run", HUB, "--in", "lan:h1.7=" + H1, "--out", dir], error: /lan\.h1 sends on no link '7' \(it sends on 1\)/ },
+    { name: "a session without a send row", args: () => ["run", HUB, "--in", "lan:h1@3=" + H1, "--out", dir], error: /lan\.h1 has no send row for session '3' \(it has no send table\)/ },
+    { name: "--in without a file", args: () => ["run", HUB, "--in", "lan:h1.1", "--out", dir], error: /--in 'lan:h1.1' must be ENDPOINT=FILE/ },
+    { name: "a missing capture", args: () => ["run", HUB, "--in", "lan:h1.1=" + join(dir, "none.pcap"), "--out", dir], error: /none\.pcap/ },
+    { name: "a capture of the wrong link type", args: () => ["run", HUB, "--in", `lan:h1.1=${join(REAL, "tcp-handshake-nano.pcap")}`, "--out", dir], error: /link type LINUX_SLL \(113\) cannot enter lan:h1.1: that network's header is ethernet \(give it a capture of ETHERNET/ },
+    { name: "a bad hop limit", args: () => ["run", HUB, "--in", "lan:h1.1=" + H1, "--out", dir, "--hop-limit", "0"], error: /--hop-limit/ },
+    { name: "a description with an error", args: () => ["run", spec("networks:\n  lan:\n    header: ethernet\n    members:\n      h1: { name: nope }\n"), "--in", "lan:h1=" + H1, "--out", dir], error: /net\.yaml: 5:\d+ networks\.lan\.members\.h1\.name/ },
+    { name: "a missing --out", args: () => ["run", HUB, "--in", "lan:h1.1=" + H1], error: /required option '--out <dir>'/ },
+  ])("$name", async ({ args, error }) => {
+    const r = await strata(...args());
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(error);
+    expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  });
+});
+
+function twoNets(): string {
+  return spec(`networks:
+  a:
+    header: ethernet
+    members: { h1: { name: "02:00:00:00:00:01" }, h2: { name: "02:00:00:00:00:02" } }
+    links: [ { from: h1.1, to: h2.1 } ]
+  b:
+    header: cna
+    members: { h1: { name: 1 } }
+`);
+}
+
+describe("strata run", () => {
+  it("replays a damaged capture up to the damage, keeps the outputs, then reports it", async () => {
+    const damaged = join(REAL, "pcapfix_test_damaged.pcap");
+    const net = spec(`networks:
+  lan:
+    header: ethernet
+    members: { a: { name: "02:00:00:00:00:01" }, b: { name: "02:00:00:00:00:02" } }
+    links: [ { from: a.1, to: b.1 } ]
+    tables:
+      b: { acquire: [ { do: receive } ], receive: [ { do: deliver } ] }
+`);
+    const r = await strata("run", net, "--in", `lan:a.1=${damaged}`, "--out", dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^strata: .*pcapfix_test_damaged\.pcap: byte 114: record says caplen 16896 but only 8756 bytes remain/);
+    const summary = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as Summary;
+    expect(summary.packets.injected).toBe(1);
+    expect(summary.delivered["lan.b"]?.packets).toBe(1);
+    expect(summary.error).toMatch(/byte 114/);
+    expect(existsSync(join(dir, "delivered/lan.b.pcap"))).toBe(true);
+  });
+
+  it("merges several inputs in timestamp order", async () => {
+    const r = await strata("run", HUB, "--in", `lan:h1.1=${H1}`, "--in", `lan:h3.1=${H3}`, "--out", dir, "--trace");
+    expect(r.code).toBe(0);
+    const lines = readFileSync(join(dir, "trace.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as TraceLine);
+    expect(lines.map((l) => l.endpoint)).toEqual(["lan:h1.1", "lan:h1.1", "lan:h3.1", "lan:h1.1", "lan:h3.1", "lan:h1.1"]);
+    const times = lines.map((l) => BigInt(l.tsNs));
+    expect([...times].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))).toEqual(times);
+  });
+
+  it("feeds an IPv4 network from a Linux cooked capture, taking the cooked header off", async () => {
+    const net = spec(`networks:
+  ip:
+    header: ipv4
+    members: { a: { name: 192.168.1.1 }, b: { name: 10.0.0.2 } }
+    links: [ { from: a.1, to: b.1 } ]
+    tables:
+      b: { acquire: [ { match: { proto: 6 }, do: receive } ], receive: [ { do: deliver } ] }
+`);
+    const r = await strata("run", net, "--in", `ip:a.1=${join(REAL, "tcp-handshake-nano.pcap")}`, "--out", dir, "--json");
+    expect(r.code).toBe(0);
+    const summary = JSON.parse(r.stdout) as Summary;
+    expect(summary.inputs[0]).toMatchObject({ packets: 3, linkTypes: ["LINUX_SLL"], adapted: ["Linux cooked header"] });
+    expect(summary.packets).toEqual({ injected: 3, delivered: 3, dropped: 0, exited: 0 });
+    // The link's capture is raw IP: 16 bytes shorter than the cooked frames (76, 76, 68).
+    const capture = readFileSync(join(dir, "links/ip.a.1-b.1.pcap"));
+    expect(capture.readUInt32LE(20)).toBe(101);
+    expect(capture.readUInt32LE(24 + 8)).toBe(60);
+  });
+
+  it("sends in a session: the send table pushes the header", async () => {
+    const net = spec(`networks:
+  lan:
+    header: ethernet
+    members: { a: { name: "02:00:00:00:00:01" }, b: { name: "02:00:00:00:00:02" } }
+    links: [ { from: a.1, to: b.1 } ]
+    tables:
+      a:
+        send: [ { session: 5, header: { dst: "02:00:00:00:00:02", type: 0x0800 } } ]
+        forward: [ { in: self, out: 1 } ]
+      b: { acquire: [ { match: { dst: "02:00:00:00:00:02", type: 0x0800 }, do: receive } ], receive: [ { do: deliver } ] }
+`);
+    const r = await strata("run", net, "--in", `lan:a@5=${join(REAL, "LINKTYPE_RAW_ipv4.pcap")}`, "--out", dir, "--json");
+    expect(r.stderr).toBe("");
+    expect((JSON.parse(r.stdout) as Summary).packets.delivered).toBe(1);
+    const frame = readFileSync(join(dir, "delivered/lan.b.pcap")).subarray(24 + 16);
+    expect(frame.subarray(0, 14).toString("hex")).toBe("020000000002" + "020000000001" + "0800");
+    expect(frame[14]).toBe(0x45); // the raw IPv4 packet follows
+  });
+
+  it("prints a short report by default", async () => {
+    const r = await strata("run", CHAIN, "--in", `chain:m0.1=${join(root, "pcaps/example-chain-m0.pcap")}`, "--out", dir);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^replayed 5 packets through .*filter-chain\/network\.yaml in [\d.]+ ms/);
+    expect(r.stdout).toMatch(/delivered +1 +chain\.m3 1/);
+    expect(r.stdout).toMatch(/dropped +4 +receive-miss 2, forward-drop 1, ttl-expired 1/);
+  });
+});
+
+describe("strata trace", () => {
+  it("lists every packet's fate, and one packet's every step", async () => {
+    await strata("run", HUB, "--in", `lan:h1.1=${H1}`, "--out", dir, "--trace");
+    const list = await strata("trace", dir);
+    expect(list.stdout.split("\n")[1]).toBe("packet 1  lan:h1.1  2025-06-15T15:06:40.001000000Z  42 bytes  delivered to lan.h2; delivered to lan.h3; dropped at lan.h4 (acquire-miss)");
+    const one = await strata("trace", dir, "--packet", "1");
+    expect(one.stdout).toContain("[0] forward  lan.hub  in 1     row 4: in 1, dst ff:ff:ff:ff:ff:ff → out 2, 3, 4");
+    expect(one.stdout).toContain("[2] fork     lan.hub: copy of [0] to out 4");
+    expect(one.stdout).toContain("[2] drop     lan.h4: acquire-miss (in acquire)");
+  });
+
+  it.each([
+    { name: "no trace in the directory", args: (d: string) => ["trace", d], error: /trace\.jsonl: there is no trace here \(replay with `strata run … --trace` first\)/ },
+    { name: "a packet beyond the trace", args: (d: string) => ["trace", d, "--packet", "99"], error: /no packet 99 in the trace/, traced: true },
+    { name: "a bad packet number", args: (d: string) => ["trace", d, "--packet", "-1"], error: /--packet/ },
+  ])("$name: exit 2", async ({ args, error, traced }) => {
+    if (traced === true) await strata("run", HUB, "--in", `lan:h1.1=${H1}`, "--out", dir, "--trace");
+    const r = await strata(...args(dir));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(error);
+  });
+});

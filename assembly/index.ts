@@ -39,6 +39,13 @@ export function tableLookup(id: i32, key: usize): i32 {
   return t == null ? -1 : lookupIn(t, key);
 }
 
+/** Mean probe distance of a hashed table's entries (−1 for range tables): see tuple-space.ts. */
+export function tableProbeDistance(id: i32): f64 {
+  const t = tableById(id);
+  return t == null || t.slots == 0 ? -1 : meanProbeDistance(t);
+}
+import { meanProbeDistance } from "./tables/tuple-space";
+
 export function tableCount(id: i32): i32 {
   const t = tableById(id);
   return t == null ? -1 : t.count;

@@ -32,20 +32,23 @@ const NO_GROUP: i32 = -1;
 }
 
 const M1: u64 = 0x9e3779b97f4a7c15;
+const M2: u64 = 0xff51afd7ed558ccd;
 
 /**
- * Hash of (key & mask) over `words` u64 words, salted with the group: one
- * multiply per word, the high half folded into the low (a multiply carries
- * low bits up; the fold brings them back to where the slot index is taken).
+ * Hash of (key & mask) over `words` u64 words, salted with the group. A
+ * multiply only carries entropy upward, and keys often vary in their high bytes
+ * (a MAC's last bytes sit at the top of a little-endian word): each word's
+ * product is folded down before the next multiply, and the slot comes from the
+ * well-mixed high half.
  */
 @inline export function hashMasked(key: usize, mask: usize, words: i32, group: i32): u32 {
-  let h: u64 = <u64>group;
+  let h: u64 = <u64>(group + 1) * M1;
   for (let i = 0; i < words; i++) {
     const o = <usize>i << 3;
     h = (h ^ (load<u64>(key + o) & load<u64>(mask + o))) * M1;
-    h ^= h >> 32;
+    h ^= h >> 29;
   }
-  return <u32>h;
+  return <u32>((h * M2) >> 32);
 }
 
 /** Whether key & mask equals `value` (stored masked) over `words` words. */
@@ -155,6 +158,19 @@ export function unlink(t: Table, i: i32): void {
   const left = load<i32>(gp, 4) - 1;
   store<i32>(gp, left, 4);
   if (left == 0) dropGroup(t, e.group);
+}
+
+/** Mean distance of the entries from their home slots: 0 is perfect; a weak hash shows here first. */
+export function meanProbeDistance(t: Table): f64 {
+  let total: u64 = 0;
+  let n = 0;
+  for (let s: u32 = 0; s <= t.slotMask; s++) {
+    if (load<u32>(t.slots + (<usize>s << 3)) == 0) continue;
+    const home = load<u32>(t.slots + (<usize>s << 3), 4) & t.slotMask;
+    total += <u64>((s - home) & t.slotMask);
+    n++;
+  }
+  return n == 0 ? 0 : <f64>total / <f64>n;
 }
 
 /** The entry with exactly this value, mask and rank, or -1. */

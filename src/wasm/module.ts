@@ -23,6 +23,7 @@ export interface DataPlaneExports extends Record<string, unknown> {
   applyWrites(buf: number, n: number): number;
   tableLookup(id: number, key: number): number;
   tableCount(id: number): number;
+  tableProbeDistance(id: number): number;
   tableHits(id: number, out: number): number;
   tableEntry(id: number, i: number, out: number): number;
   // topology

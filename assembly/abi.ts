@@ -137,6 +137,13 @@ export const WRITE_DATA_LEN: i32 = 24;
 export const WRITE_ENTRY: i32 = 28;
 export const WRITE_SIZE: i32 = 32;
 
+// A pcap record header (src/pcap/pcap-layout.ts): what the data plane writes into capture buffers.
+export const PCAP_REC_TS_SEC: i32 = 0;
+export const PCAP_REC_TS_FRAC: i32 = 4;
+export const PCAP_REC_CAP_LEN: i32 = 8;
+export const PCAP_REC_ORIG_LEN: i32 = 12;
+export const PCAP_REC_LEN: i32 = 16;
+
 // Header designs and their key vectors: the in-link, then each field big-endian.
 export const DESIGN_ETHERNET: i32 = 1;
 export const KEY_ETHERNET_IN: i32 = 0;

@@ -4,7 +4,10 @@
 
 import { entryAt, lookup as lookupIn } from "./tables/table";
 import { tableById } from "./tables/write";
-import { memberAt, linkAt, orphanDrops } from "./pipeline/topology";
+import { memberAt, linkAt, nLinks, nMembers, orphanDrops } from "./pipeline/topology";
+import { DROP_COUNT } from "./abi";
+import { Table } from "./tables/table";
+import { forEachTable } from "./tables/write";
 import { freeSlotCount } from "./pipeline/packet";
 import { outBase, outPos, traceBase, tracePos } from "./pipeline/output";
 import { inData, inDataCap, inEndpoint, inLen, inNsec, inOffset, inOrigLen, inSec } from "./pipeline/run";
@@ -73,7 +76,25 @@ export function tableEntry(id: i32, i: i32, out: usize): bool {
 }
 
 // ── Topology ───────────────────────────────────────────────────────────────
-export { topologyReset, memberSet, memberSetTable, linkSet, linkSetReceiver, endpointSet } from "./pipeline/topology";
+export { topologyReset, memberSet, memberSetTable, linkSet, linkSetReceiver, endpointSet, linkSetCapture, memberSetCapture } from "./pipeline/topology";
+export { capturesInit, captureBase, captureUsed, capturesDrained } from "./pipeline/capture";
+
+/** Zeroes every counter — members, links, table rows — for a new run on the same tables. */
+export function countersReset(): void {
+  for (let i = 0; i < nMembers; i++) {
+    const m = memberAt(i);
+    memory.fill(m.drops, 0, <usize>(DROP_COUNT << 3));
+    m.delivered = 0;
+  }
+  memory.fill(orphanDrops, 0, <usize>(DROP_COUNT << 3));
+  for (let i = 0; i < nLinks; i++) {
+    linkAt(i).packets = 0;
+    linkAt(i).bytes = 0;
+  }
+  forEachTable((t: Table): void => {
+    for (let e = 0; e < t.capacity; e++) entryAt(t, e).hits = 0;
+  });
+}
 
 /** Pointer to member `i`'s drop counters: u64 per reason (−1: drops before any member). */
 export function memberDrops(i: i32): usize {

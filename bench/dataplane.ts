@@ -3,10 +3,15 @@
 // output record). The output ring is emptied, not read: a consumer's cost is
 // measured end to end by replay-file.
 
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { compile } from "../src/control/compile.js";
 import type { CompiledSpec } from "../src/control/compiled.js";
 import { resolveEndpoint } from "../src/control/endpoints.js";
 import { install } from "../src/control/install.js";
+import { PcapWriter } from "../src/pcap/index.js";
+import { Replay } from "../src/run/replay.js";
 import { parseSpec } from "../src/spec/load.js";
 import { DataPlane } from "../src/wasm/module.js";
 import { type InputBatch, Runner, type Staged } from "../src/wasm/runner.js";
@@ -165,3 +170,49 @@ export const hubAndSpoke8: Scenario = pipelineScenario("hub-and-spoke-8", "8 spo
   }));
   return { loaded, batches };
 });
+
+// ── End to end ─────────────────────────────────────────────────────────────
+
+const FILE_PACKETS = 1_000_000;
+
+/** A 1,000,000-frame capture for the l2-exact switch, written once and kept in the temp dir. */
+function replayCapture(): string {
+  const dir = join(tmpdir(), "strata-bench");
+  const path = join(dir, `replay-${FILE_PACKETS}x${FRAME_LEN}.pcap`);
+  if (existsSync(path)) return path;
+  mkdirSync(dir, { recursive: true });
+  process.stderr.write(`bench: writing ${path}\n`);
+  const partial = `${path}.partial-${process.pid}`;
+  const w = new PcapWriter(partial, { linkType: 1, snapLen: 65535 });
+  const pairs = randomPairs(FILE_PACKETS, 1024, 7);
+  for (const b of frames(pairs, [0])) {
+    for (let i = 0; i < b.count; i++) w.write(b.data, i * FRAME_LEN, FRAME_LEN, FRAME_LEN, 1_700_000_000 + Math.floor((b.tsNsec[i] ?? 0) / 1e6), ((b.tsNsec[i] ?? 0) % 1e6) * 1000);
+  }
+  w.close();
+  renameSync(partial, path);
+  return path;
+}
+
+export const replayFile: Scenario = (() => {
+  let out = "";
+  let prepared: Replay | undefined;
+  return {
+    name: "replay-file",
+    description: "1,000,000 64-byte frames from a pcap file through the l2-exact switch to per-link pcap files, end to end (the description is loaded once, in set-up)",
+    packets: FILE_PACKETS,
+    setup() {
+      const capture = replayCapture();
+      out = mkdtempSync(join(tmpdir(), "strata-bench-out-"));
+      const spec = join(out, "l2.yaml");
+      writeFileSync(spec, l2ExactSpec());
+      prepared = Replay.prepare({ spec, inputs: [{ endpoint: "lan:feed", file: capture }], out: join(out, "run") });
+    },
+    run() {
+      const r = prepared?.run();
+      if (r?.summary.packets.injected !== FILE_PACKETS) throw new Error(`replayed ${r?.summary.packets.injected} packets`);
+    },
+    teardown() {
+      rmSync(out, { recursive: true, force: true });
+    },
+  };
+})();

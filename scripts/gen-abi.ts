@@ -3,6 +3,7 @@
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import * as pcap from "../src/pcap/pcap-layout.js";
 import * as abi from "../src/wasm/abi.js";
 import { DESIGNS, keyLayout } from "../src/wire/designs.js";
 
@@ -43,6 +44,12 @@ export function generateAbi(): string {
     }
     out.push("");
   }
+  out.push("// A pcap record header (src/pcap/pcap-layout.ts): what the data plane writes into capture buffers.");
+  out.push(`export const PCAP_REC_TS_SEC: i32 = ${pcap.R_TS_SEC};`);
+  out.push(`export const PCAP_REC_TS_FRAC: i32 = ${pcap.R_TS_FRAC};`);
+  out.push(`export const PCAP_REC_CAP_LEN: i32 = ${pcap.R_CAP_LEN};`);
+  out.push(`export const PCAP_REC_ORIG_LEN: i32 = ${pcap.R_ORIG_LEN};`);
+  out.push(`export const PCAP_REC_LEN: i32 = ${pcap.RECORD_HEADER_LEN};`, "");
   out.push("// Header designs and their key vectors: the in-link, then each field big-endian.");
   for (const design of DESIGNS) {
     const layout = keyLayout(design);

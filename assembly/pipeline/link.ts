@@ -16,6 +16,7 @@ import {
 } from "../abi";
 import { hashMasked } from "../tables/tuple-space";
 import { keyLen, parse } from "../wire/design";
+import { captureAppend, capturing } from "./capture";
 import { drop } from "./drop";
 import { emitPacket, event } from "./output";
 import { keyOf, Packet, release } from "./packet";
@@ -31,7 +32,10 @@ export function setHopLimit(n: u32): void {
 export function cross(d: Packet): i32 {
   const l = linkAt(d.link);
   if (d.hops >= hopLimit) return drop(d, STAGE_LINK, DROP_LOOP);
-  if (l.capture) emitPacket(OUTPUT_LINK, d.link, d);
+  if (l.capture) {
+    if (capturing) captureAppend(l.captureId, d);
+    else emitPacket(OUTPUT_LINK, d.link, d);
+  }
   l.packets++;
   l.bytes += d.len;
   d.hops++;

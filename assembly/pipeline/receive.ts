@@ -14,6 +14,7 @@ import {
   STAGE_RECEIVE,
 } from "../abi";
 import { entryAt, lookup, Table } from "../tables/table";
+import { captureAppend, capturing } from "./capture";
 import { drop } from "./drop";
 import { emitPacket, event } from "./output";
 import { keyOf, Packet, release } from "./packet";
@@ -39,8 +40,10 @@ function miss(d: Packet, table: i32): i32 {
 
 /** The packet reaches the member's machine. */
 export function deliver(d: Packet): i32 {
-  emitPacket(OUTPUT_DELIVER, d.member, d);
-  memberAt(d.member).delivered++;
+  const m = memberAt(d.member);
+  if (capturing) captureAppend(m.captureId, d);
+  else emitPacket(OUTPUT_DELIVER, d.member, d);
+  m.delivered++;
   event(EV_DELIVER, STAGE_DELIVER, 0, 0, d, -1, d.port, -1, 0);
   release(d);
   return STAGE_DONE;

@@ -34,7 +34,8 @@ import { Packet, PACKET_SIZE } from "./packet";
 import { deliver, receive } from "./receive";
 import { FAN_NONE, fanKind, pop, replicate, resetCopies } from "./replicate";
 import { send } from "./send";
-import { endpointAt, linkAt } from "./topology";
+import { captureRoom, captureUsed, capturing } from "./capture";
+import { endpointAt, linkAt, memberAt } from "./topology";
 import { transmit } from "./transmit";
 
 export const STATUS_DONE: i32 = 0;
@@ -117,15 +118,17 @@ export function resume(): i32 {
     }
     let stage = cur.stage;
     while (stage != STAGE_DONE) {
-      // Only steps that write to a ring can be short of room.
-      if ((tracing || stage == STAGE_LINK || stage == STAGE_DELIVER) && !room(cur, stage)) {
-        // A record that cannot fit even in an empty ring never will.
-        if (outPos == 0 && traceRoom(4 + maxFanout)) {
+      // Only steps that write to a ring or a capture can be short of room.
+      if (tracing || stage == STAGE_LINK || stage == STAGE_DELIVER) {
+        const r = room(cur, stage);
+        if (r == ROOM_NEVER) {
           stage = drop(cur, stage, DROP_TOO_LONG);
           break;
         }
-        cur.stage = stage;
-        return STATUS_PAUSED;
+        if (r == ROOM_LATER) {
+          cur.stage = stage;
+          return STATUS_PAUSED;
+        }
       }
       cur.stage = stage;
       stage = step(cur, stage);
@@ -150,12 +153,29 @@ function step(d: Packet, stage: i32): i32 {
   return STAGE_DONE;
 }
 
-/** Whether the rings can take everything the step `stage` of `d` may write. */
-function room(d: Packet, stage: i32): bool {
-  if (!traceRoom(4 + maxFanout)) return false;
-  if (stage == STAGE_LINK) return linkAt(d.link).capture == 0 || outRoom(d.len);
-  if (stage == STAGE_DELIVER) return outRoom(d.len);
-  return true;
+const ROOM_NOW: i32 = 0;
+const ROOM_LATER: i32 = 1; // once the TypeScript side has emptied the rings and captures
+const ROOM_NEVER: i32 = 2; // the packet's record is larger than an empty buffer
+
+/** Whether the rings and captures can take everything the step `stage` of `d` may write. */
+function room(d: Packet, stage: i32): i32 {
+  if (!traceRoom(4 + maxFanout)) return ROOM_LATER;
+  let target = -1;
+  if (stage == STAGE_LINK) {
+    const l = linkAt(d.link);
+    if (l.capture == 0) return ROOM_NOW;
+    target = l.captureId;
+  } else if (stage == STAGE_DELIVER) {
+    target = memberAt(d.member).captureId;
+  } else {
+    return ROOM_NOW;
+  }
+  if (capturing) {
+    if (captureRoom(target, d.len)) return ROOM_NOW;
+    return captureUsed(target) == 0 ? ROOM_NEVER : ROOM_LATER;
+  }
+  if (outRoom(d.len)) return ROOM_NOW;
+  return outPos == 0 ? ROOM_NEVER : ROOM_LATER;
 }
 
 /** Loads input packet `i` into `d` at its endpoint. */

@@ -6,13 +6,13 @@
 //   ┌─────────────┬─────────────┬────────────┬───────────┬────────────────────────────────┐
 //   │ network i32 │ machine i32 │ design i32 │ flags u32 │ tables: usize × 5 (ROLE_* order) │
 //   ├─────────────┴─────────────┴────────────┴───────────┴────────────────────────────────┤
-//   │ portLinks usize (i32 link per out-identifier, −1 none) │ nPorts i32 │ drops usize (u64 × DROP_COUNT) │ delivered u64 │
+//   │ portLinks usize (i32 link per out-identifier, −1 none) │ nPorts i32 │ drops usize (u64 × DROP_COUNT) │ delivered u64 │ captureId i32 │
 //   └──────────────────────────────────────────────────────────────────────────────────────┘
 //
 // A link (one-way; a two-way link is two of them):
 //
 //   ┌─────────────┬────────────┬────────────────┬──────────┬───────────────┬──────────────────────────────┬─────────────┬────────────┬────────────┬───────────┐
-//   │ network i32 │ sender i32 │ senderPort u32 │ mode i32 │ nReceivers i32│ receivers usize: (member i32,│ capture i32 │ design i32 │ packets u64│ bytes u64 │
+//   │ network i32 │ sender i32 │ senderPort u32 │ mode i32 │ nReceivers i32│ receivers usize: (member i32,│ capture i32 │ design i32 │ packets u64│ bytes u64 │ captureId │
 //   │             │ (−1 = ext) │                │          │ (0 = external)│ port u32) × nReceivers       │             │            │            │           │
 //   └─────────────┴────────────┴────────────────┴──────────┴───────────────┴──────────────────────────────┴─────────────┴────────────┴────────────┴───────────┘
 
@@ -36,6 +36,8 @@ export const MEMBER_TTL: u32 = 1; // forwarding decrements TTL / hop limit
   nPorts: i32;
   drops: usize;
   delivered: u64;
+  /** The capture buffer its deliveries go to (capture.ts), −1 none. */
+  captureId: i32;
 }
 
 @unmanaged export class Link {
@@ -49,6 +51,8 @@ export const MEMBER_TTL: u32 = 1; // forwarding decrements TTL / hop limit
   design: i32;
   packets: u64;
   bytes: u64;
+  /** The capture buffer its packets go to (capture.ts), −1 none. */
+  captureId: i32;
 }
 
 /** Where input packets enter: a link (as if transmitted on it), or a member (sent by it). */
@@ -112,6 +116,7 @@ export function memberSet(i: i32, network: i32, machine: i32, design: i32, flags
   m.portLinks = zeroed(<usize>nPorts << 2);
   for (let p = 0; p < nPorts; p++) store<i32>(m.portLinks + (<usize>p << 2), -1);
   m.drops = zeroed(<usize>DROP_COUNT << 3);
+  m.captureId = -1;
 }
 
 /** Gives member `i` the table with id `table` in `role` (−1 = none). */
@@ -137,6 +142,7 @@ export function linkSet(i: i32, network: i32, design: i32, sender: i32, port: u3
   l.nReceivers = nReceivers;
   l.receivers = zeroed(<usize>nReceivers << 3);
   l.capture = capture;
+  l.captureId = -1;
   if (sender >= 0) {
     const m = memberAt(sender);
     if (<i32>port < m.nPorts) store<i32>(m.portLinks + (<usize>port << 2), i);
@@ -147,6 +153,16 @@ export function linkSetReceiver(i: i32, r: i32, member: i32, port: u32): void {
   const p = linkAt(i).receivers + (<usize>r << 3);
   store<i32>(p, member);
   store<u32>(p, port, 4);
+}
+
+/** Link `i`'s packets go to capture buffer `c` (−1: none). */
+export function linkSetCapture(i: i32, c: i32): void {
+  linkAt(i).captureId = c;
+}
+
+/** Member `i`'s deliveries go to capture buffer `c` (−1: none). */
+export function memberSetCapture(i: i32, c: i32): void {
+  memberAt(i).captureId = c;
 }
 
 export function endpointSet(i: i32, kind: i32, member: i32, arg: u32, link: i32): void {

@@ -59,6 +59,14 @@ export function tableById(id: i32): Table | null {
   return p == 0 ? null : changetype<Table>(p);
 }
 
+/** Calls `f` on every table. */
+export function forEachTable(f: (t: Table) => void): void {
+  for (let id = 0; id < registrySize; id++) {
+    const t = tableById(id);
+    if (t != null) f(t);
+  }
+}
+
 /** Creates table `id` (see table.create); false if the id is taken or the layout is bad. */
 export function createTable(id: i32, role: i32, kind: i32, keyLen: i32, capacity: i32, fields: usize, nFields: i32): bool {
   if (id < 0 || tableById(id) != null) return false;

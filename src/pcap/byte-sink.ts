@@ -77,6 +77,18 @@ export class OutputBuffer {
     }
   }
 
+  /** Writes `bytes` after what is buffered, without copying them when they are large. */
+  append(bytes: Uint8Array): void {
+    if (bytes.length <= this.buf.length - this.pos) {
+      this.buf.set(bytes, this.pos);
+      this.pos += bytes.length;
+      return;
+    }
+    this.flush();
+    this.#sink.write(bytes);
+    this.#flushed += bytes.length;
+  }
+
   flush(): void {
     if (this.pos === 0) return;
     this.#sink.write(this.buf.subarray(0, this.pos));
@@ -91,6 +103,19 @@ export class OutputBuffer {
 }
 
 /** Throws RangeError unless data[start .. start+len) exists: a caller's mistake, not bad input. */
+/**
+ * Copies src[start .. start+len) to dst at `at`. Small packets byte by byte: a
+ * subarray() for set() is an object per packet, and the garbage shows at
+ * millions of packets per second.
+ */
+export function copyInto(dst: Uint8Array, at: number, src: Uint8Array, start: number, len: number): void {
+  if (len <= 128) {
+    for (let i = 0; i < len; i++) dst[at + i] = src[start + i] ?? 0;
+  } else {
+    dst.set(src.subarray(start, start + len), at);
+  }
+}
+
 export function checkSpan(data: Uint8Array, start: number, len: number, origLen: number): void {
   if (!(start >= 0 && len >= 0 && start + len <= data.length)) {
     throw new RangeError(`packet bytes ${start}..${start + len} are outside data of ${data.length} bytes`);

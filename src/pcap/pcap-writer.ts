@@ -1,7 +1,7 @@
 // Writes classic pcap: one link type, µs or ns timestamps, either byte order.
 
 import { writeBatchTo } from "./batch.js";
-import { type ByteSink, OutputBuffer, checkSpan } from "./byte-sink.js";
+import { type ByteSink, OutputBuffer, checkSpan, copyInto } from "./byte-sink.js";
 import { MAX_CAP_LEN_DEFAULT } from "./link-types.js";
 import {
   F_LINK_TYPE,
@@ -99,8 +99,17 @@ export class PcapWriter implements CaptureWriter {
     o.view.setUint32(at + R_TS_FRAC, this.#nanosecond ? tsNsec : Math.floor(tsNsec / 1000), le);
     o.view.setUint32(at + R_CAP_LEN, len, le);
     o.view.setUint32(at + R_ORIG_LEN, origLen, le);
-    o.buf.set(data.subarray(start, start + len), at + RECORD_HEADER_LEN);
+    copyInto(o.buf, at + RECORD_HEADER_LEN, data, start, len);
     o.pos = at + RECORD_HEADER_LEN + len;
+  }
+
+  /**
+   * Appends records already in this file's format (its byte order and
+   * timestamp unit), as a data plane that writes captures itself produces them.
+   */
+  appendRecords(data: Uint8Array, start: number, len: number): void {
+    checkSpan(data, start, len, 0);
+    this.#out.append(data.subarray(start, start + len));
   }
 
   writeBatch(batch: PacketBatch): void {

@@ -1,7 +1,7 @@
 // Writes pcapng: one section, interfaces as the caller adds them, packets as EPBs.
 
 import { writeBatchTo } from "./batch.js";
-import { type ByteSink, OutputBuffer, checkSpan } from "./byte-sink.js";
+import { type ByteSink, OutputBuffer, checkSpan, copyInto } from "./byte-sink.js";
 import {
   B_TOTAL_LEN,
   B_TYPE,
@@ -163,7 +163,7 @@ export class PcapngWriter implements CaptureWriter {
     v.setUint32(at + EPB_TS_LO, unitsLo, le);
     v.setUint32(at + EPB_CAP_LEN, len, le);
     v.setUint32(at + EPB_ORIG_LEN, origLen, le);
-    o.buf.set(data.subarray(start, start + len), at + EPB_DATA);
+    copyInto(o.buf, at + EPB_DATA, data, start, len);
     for (let i = at + EPB_DATA + len; i < at + EPB_DATA + padded; i++) o.buf[i] = 0;
     v.setUint32(at + blockLen - BLOCK_TRAILER_LEN, blockLen, le);
     o.pos = at + blockLen;

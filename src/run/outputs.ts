@@ -7,8 +7,8 @@ import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { CompiledSpec } from "../control/compiled.js";
 import { PcapWriter } from "../pcap/index.js";
-import type { CaptureWriter } from "../pcap/index.js";
-import type { OutputSink } from "../wasm/runner.js";
+import type { DataPlane } from "../wasm/module.js";
+import type { CaptureTargets } from "../wasm/runner.js";
 
 export const LINKS_DIR = "links";
 export const DELIVERED_DIR = "delivered";
@@ -24,50 +24,59 @@ export function prepareOutDir(dir: string): void {
   for (const f of ["summary.json", "trace.jsonl"]) rmSync(join(dir, f), { force: true });
 }
 
-export class CaptureOutputs implements OutputSink {
+/**
+ * The capture files of a replay. Each link capture (both directions of a
+ * two-way link share one) and each member's deliveries get a capture buffer in
+ * the data plane, which fills it with pcap records; this class writes the
+ * file header when a buffer first has something, then appends the records.
+ */
+export class CaptureOutputs implements CaptureTargets {
+  readonly count: number;
+  readonly bufferLen: number;
   readonly #dir: string;
   readonly #compiled: CompiledSpec;
-  readonly #links = new Map<string, CaptureWriter>();
-  readonly #members = new Map<number, CaptureWriter>();
-  /** Packets written per capture file (relative path). */
-  readonly files = new Map<string, number>();
-  delivered = 0;
+  /** Per capture: its file (relative to `sub`) and network, and its writer once open. */
+  readonly #files: { sub: string; name: string; network: number }[] = [];
+  readonly #writers: (PcapWriter | undefined)[] = [];
 
-  constructor(dir: string, compiled: CompiledSpec) {
+  /** `maxPacket`: the longest packet a capture may see. */
+  constructor(dir: string, compiled: CompiledSpec, dp: DataPlane, maxPacket: number) {
     this.#dir = dir;
     this.#compiled = compiled;
-  }
-
-  packet(kind: "link" | "deliver", target: number, data: Uint8Array, start: number, len: number, origLen: number, tsSec: number, tsNsec: number): void {
-    let w: CaptureWriter | undefined;
-    if (kind === "link") {
-      const link = this.#compiled.links[target];
-      if (link === undefined) return;
-      w = this.#links.get(link.capture) ?? this.#open(this.#links, link.capture, LINKS_DIR, link.capture, link.network);
-      this.#count(join(LINKS_DIR, `${link.capture}.pcap`));
-    } else {
-      const m = this.#compiled.members[target];
-      if (m === undefined) return;
-      w = this.#members.get(target) ?? this.#open(this.#members, target, DELIVERED_DIR, m.qualified, m.network);
-      this.#count(join(DELIVERED_DIR, `${m.qualified}.pcap`));
-      this.delivered++;
+    const x = dp.exports;
+    const byName = new Map<string, number>();
+    for (const l of compiled.links) {
+      if (!l.captured) continue;
+      let c = byName.get(l.capture);
+      if (c === undefined) {
+        c = this.#files.push({ sub: LINKS_DIR, name: l.capture, network: l.network }) - 1;
+        byName.set(l.capture, c);
+      }
+      x.linkSetCapture(l.index, c);
     }
-    w.write(data, start, len, origLen, tsSec, tsNsec);
+    for (const m of compiled.members) {
+      if (m.tables.receive === undefined) continue; // only a receive table delivers
+      x.memberSetCapture(m.index, this.#files.push({ sub: DELIVERED_DIR, name: m.qualified, network: m.network }) - 1);
+    }
+    this.count = this.#files.length;
+    // Room for many records, and always for the largest one.
+    this.bufferLen = Math.max(256 * 1024, 2 * (maxPacket + 64));
   }
 
-  #count(file: string): void {
-    this.files.set(file, (this.files.get(file) ?? 0) + 1);
-  }
-
-  #open<K>(map: Map<K, CaptureWriter>, key: K, sub: string, name: string, network: number): CaptureWriter {
-    const design = this.#compiled.networks[network]?.spec.design;
-    // Nanosecond timestamps: a replay keeps the input's times exactly.
-    const w = new PcapWriter(join(this.#dir, sub, `${name}.pcap`), { linkType: design?.linkType ?? 1, nanosecond: true, snapLen: 262144 });
-    map.set(key, w);
-    return w;
+  write(c: number, data: Uint8Array, start: number, len: number): void {
+    let w = this.#writers[c];
+    if (w === undefined) {
+      const f = this.#files[c];
+      if (f === undefined) return;
+      const design = this.#compiled.networks[f.network]?.spec.design;
+      // The data plane writes nanosecond, little-endian records: the header must say so.
+      w = new PcapWriter(join(this.#dir, f.sub, `${f.name}.pcap`), { linkType: design?.linkType ?? 1, nanosecond: true, snapLen: 262144 });
+      this.#writers[c] = w;
+    }
+    w.appendRecords(data, start, len);
   }
 
   close(): void {
-    for (const w of [...this.#links.values(), ...this.#members.values()]) w.close();
+    for (const w of this.#writers) w?.close();
   }
 }

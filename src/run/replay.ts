@@ -1,13 +1,15 @@
 // A replay: a description, captures injected at endpoints, and an output
-// directory. Everything per packet happens in the data plane; this file only
-// moves batches in and records out.
+// directory. Everything per packet happens in the data plane — it even writes
+// the capture files' records — so this file only moves batches in and buffers
+// out. prepare() loads, compiles and installs once; run() may be called again
+// on the same tables (its counters start from zero each time).
 
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { compile } from "../control/compile.js";
 import type { CompiledSpec } from "../control/compiled.js";
-import { resolveEndpoint } from "../control/endpoints.js";
-import { install } from "../control/install.js";
+import { type ResolvedEndpoint, resolveEndpoint } from "../control/endpoints.js";
+import { type Installed, install } from "../control/install.js";
 import { InputError } from "../errors.js";
 import { loadSpec } from "../spec/load.js";
 import { DataPlane } from "../wasm/module.js";
@@ -36,52 +38,87 @@ export interface ReplayResult {
   readonly error?: InputError;
 }
 
+/** Loads, compiles and installs a description, and runs captures through it. */
 export function replay(options: ReplayOptions): ReplayResult {
-  const compiled = compile(loadSpec(options.spec));
-  const endpoints = options.inputs.map((i) => resolveEndpoint(compiled, i.endpoint));
-  const inputs = new Inputs(
-    endpoints.map((e, k) => ({ endpoint: e.text, file: options.inputs[k]?.file ?? "", injection: k, design: e.network.spec.design, payload: e.kind === "session" })),
-    DEFAULT_RUNNER.batchPackets,
-  );
-  try {
-    const dp = DataPlane.load();
-    const installed = install(dp, compiled, endpoints);
-    const runner = new Runner(dp, {
-      trace: options.trace === true,
-      maxFanout: compiled.maxFanout,
-      hopLimit: options.hopLimit ?? DEFAULT_RUNNER.hopLimit,
-      copyLimit: options.copyLimit ?? DEFAULT_RUNNER.copyLimit,
-      // A buffer holds the largest packet the inputs can carry, plus room for pushed headers.
-      slotLen: Math.min(65535, Math.max(2048, inputs.maxCapLen)) + DEFAULT_RUNNER.headroom,
-    });
-    prepareOutDir(options.out);
-    const outputs = new CaptureOutputs(options.out, compiled);
-    const trace = options.trace === true ? new TraceWriter(join(options.out, "trace.jsonl"), compiled, installed.entries) : undefined;
-    const sink = trace === undefined ? outputs : { packet: outputs.packet.bind(outputs), event: trace.event.bind(trace) };
-    const names = endpoints.map((e) => e.text);
-    let first = 0;
-    let error: InputError | undefined;
-    const started = process.hrtime.bigint();
+  return Replay.prepare(options).run();
+}
+
+export class Replay {
+  readonly #options: ReplayOptions;
+  readonly #compiled: CompiledSpec;
+  readonly #endpoints: readonly ResolvedEndpoint[];
+  readonly #dp: DataPlane;
+  readonly #installed: Installed;
+
+  private constructor(options: ReplayOptions, compiled: CompiledSpec, endpoints: readonly ResolvedEndpoint[]) {
+    this.#options = options;
+    this.#compiled = compiled;
+    this.#endpoints = endpoints;
+    this.#dp = DataPlane.load();
+    this.#installed = install(this.#dp, compiled, endpoints);
+  }
+
+  /** Everything before the first packet: the description, its tables, the endpoints. */
+  static prepare(options: ReplayOptions): Replay {
+    const compiled = compile(loadSpec(options.spec));
+    const endpoints = options.inputs.map((i) => resolveEndpoint(compiled, i.endpoint));
+    return new Replay(options, compiled, endpoints);
+  }
+
+  run(): ReplayResult {
+    const options = this.#options;
+    const compiled = this.#compiled;
+    const dp = this.#dp;
+    const inputs = new Inputs(
+      this.#endpoints.map((e, k) => ({ endpoint: e.text, file: options.inputs[k]?.file ?? "", injection: k, design: e.network.spec.design, payload: e.kind === "session" })),
+      DEFAULT_RUNNER.batchPackets,
+    );
     try {
-      for (const batch of inputs.batches()) {
-        trace?.startBatch(first, batch, names);
-        runner.run(batch, first, sink);
-        first += batch.count;
-        options.progress?.(inputs.bytesRead, inputs.totalBytes, first);
+      dp.exports.countersReset();
+      prepareOutDir(options.out);
+      // A packet buffer holds the largest packet the inputs carry, with room for pushed headers.
+      const maxPacket = Math.min(65535, Math.max(2048, inputs.maxCapLen)) + DEFAULT_RUNNER.headroom;
+      const outputs = new CaptureOutputs(options.out, compiled, dp, Math.max(maxPacket, inputs.maxCapLen));
+      const runner = new Runner(
+        dp,
+        {
+          trace: options.trace === true,
+          maxFanout: compiled.maxFanout,
+          hopLimit: options.hopLimit ?? DEFAULT_RUNNER.hopLimit,
+          copyLimit: options.copyLimit ?? DEFAULT_RUNNER.copyLimit,
+          slotLen: maxPacket,
+        },
+        outputs,
+      );
+      const trace = options.trace === true ? new TraceWriter(join(options.out, "trace.jsonl"), compiled, this.#installed.entries) : undefined;
+      // Packets go to the capture buffers; the ring carries only trace events.
+      const sink = trace === undefined ? null : { packet: () => {}, event: trace.event.bind(trace) };
+      const names = this.#endpoints.map((e) => e.text);
+      let first = 0;
+      let error: InputError | undefined;
+      const started = process.hrtime.bigint();
+      try {
+        for (const batch of inputs.batches()) {
+          trace?.startBatch(first, batch, names);
+          runner.run(batch, first, sink);
+          first += batch.count;
+          options.progress?.(inputs.bytesRead, inputs.totalBytes, first);
+        }
+      } catch (err) {
+        // Damage in a capture: what came before it was replayed and is kept.
+        if (!(err instanceof InputError)) throw err;
+        error = err;
+      } finally {
+        runner.flushCaptures();
+        outputs.close();
+        trace?.close();
       }
-    } catch (err) {
-      // Damage in a capture: what came before it was replayed and is kept.
-      if (!(err instanceof InputError)) throw err;
-      error = err;
+      const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
+      const summary = summarize(dp, this.#installed, inputs.stats, elapsed, error?.message);
+      writeFileSync(join(options.out, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
+      return { summary, compiled, ...(error !== undefined ? { error } : {}) };
     } finally {
-      outputs.close();
-      trace?.close();
+      inputs.close();
     }
-    const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
-    const summary = summarize(dp, installed, inputs.stats, elapsed, error?.message);
-    writeFileSync(join(options.out, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
-    return { summary, compiled, ...(error !== undefined ? { error } : {}) };
-  } finally {
-    inputs.close();
   }
 }

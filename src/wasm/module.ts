@@ -33,6 +33,13 @@ export interface DataPlaneExports extends Record<string, unknown> {
   linkSet(i: number, network: number, design: number, sender: number, port: number, mode: number, nReceivers: number, capture: number): void;
   linkSetReceiver(i: number, r: number, member: number, port: number): void;
   endpointSet(i: number, kind: number, member: number, arg: number, link: number): void;
+  linkSetCapture(i: number, c: number): void;
+  memberSetCapture(i: number, c: number): void;
+  capturesInit(n: number, len: number): void;
+  captureBase(c: number): number;
+  captureUsed(c: number): number;
+  capturesDrained(): void;
+  countersReset(): void;
   memberDrops(i: number): number;
   memberDelivered(i: number): number;
   linkPackets(i: number): number;

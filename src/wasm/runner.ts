@@ -57,6 +57,19 @@ export interface Staged {
   readonly base: number;
 }
 
+/**
+ * Capture files the data plane writes itself (assembly/pipeline/capture.ts):
+ * buffer c fills with pcap records — nanosecond timestamps, little-endian —
+ * and is handed to `write` when the pipeline needs room, and at finish().
+ */
+export interface CaptureTargets {
+  readonly count: number;
+  /** Bytes per buffer; must hold the largest record (16 + the longest packet). */
+  readonly bufferLen: number;
+  /** Records of capture c: data[start .. start+len), a view on linear memory. */
+  write(c: number, data: Uint8Array, start: number, len: number): void;
+}
+
 /** Where a run's outputs go. `data` is a view on linear memory: copy what you keep. */
 export interface OutputSink {
   packet(kind: "link" | "deliver", target: number, data: Uint8Array, start: number, len: number, origLen: number, tsSec: number, tsNsec: number, packet: number): void;
@@ -100,8 +113,10 @@ export class Runner {
   readonly #options: RunnerOptions;
   #dataCap: number;
   readonly #paused: number;
+  readonly #captures: CaptureTargets | undefined;
 
-  constructor(dp: DataPlane, options: Partial<RunnerOptions> = {}) {
+  /** With `captures`, link and delivery packets go to capture buffers instead of the record ring. */
+  constructor(dp: DataPlane, options: Partial<RunnerOptions> = {}, captures?: CaptureTargets) {
     this.#dp = dp;
     const o = { ...DEFAULT_RUNNER, ...options };
     this.#options = o;
@@ -116,6 +131,8 @@ export class Runner {
     x.setHopLimit(o.hopLimit);
     x.setMaxFanout(o.maxFanout);
     this.#paused = dp.constant("STATUS_PAUSED");
+    this.#captures = captures;
+    if (captures !== undefined) x.capturesInit(captures.count, captures.bufferLen);
   }
 
   get options(): RunnerOptions {
@@ -123,7 +140,7 @@ export class Runner {
   }
 
   /** Runs `batch`'s packets, numbered from `first`, to the end; outputs go to `sink`. */
-  run(batch: InputBatch, first: number, sink: OutputSink): void {
+  run(batch: InputBatch, first: number, sink: OutputSink | null): void {
     this.go(this.stage(batch), first, sink);
   }
 
@@ -170,10 +187,23 @@ export class Runner {
     while (status === this.#paused) {
       if (sink === null) x.drained();
       else this.#drain(sink);
+      this.flushCaptures();
       status = x.resume();
     }
     if (sink === null) x.drained();
     else this.#drain(sink);
+  }
+
+  /** Hands every non-empty capture buffer to its target and empties them; call at the end. */
+  flushCaptures(): void {
+    const captures = this.#captures;
+    if (captures === undefined) return;
+    const x = this.#dp.exports;
+    for (let c = 0; c < captures.count; c++) {
+      const used = x.captureUsed(c);
+      if (used > 0) captures.write(c, this.#dp.mem.u8, x.captureBase(c), used);
+    }
+    x.capturesDrained();
   }
 
   #drain(sink: OutputSink): void {

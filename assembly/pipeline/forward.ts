@@ -45,7 +45,7 @@ export function forward(d: Packet): i32 {
     if (!decrementTtl(m.design, d.data)) return drop(d, STAGE_FORWARD, DROP_TTL_EXPIRED);
   }
   if (e.count == 1) {
-    d.port = <u32>load<u16>(<usize>e.data);
+    d.port = e.arg; // the one out-link, kept in the entry by the control plane
   } else {
     fanPorts(<usize>e.data, <i32>e.count);
   }

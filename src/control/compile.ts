@@ -275,7 +275,8 @@ function headerAction(r: RowSpec): { action: EntryAction; ports: number[]; text:
       const data = new Uint8Array(a.ports.length * 2);
       const view = new DataView(data.buffer);
       a.ports.forEach((p, i) => view.setUint16(i * 2, p, true)); // read natively (little-endian) by wasm
-      return { action: { name: "out", count: a.ports.length, data }, ports: [...a.ports], text: `out ${a.ports.join(", ")}` };
+      // The first out-link also rides in `arg`: the common single out-link needs no second load.
+      return { action: { name: "out", count: a.ports.length, arg: a.ports[0] ?? 0, data }, ports: [...a.ports], text: `out ${a.ports.join(", ")}` };
     }
     case "drop":
       return { action: { name: "drop" }, ports: [], text: "drop" };

@@ -118,7 +118,7 @@ export const LAYOUTS = {
     PRIORITY: [8, "i32"],
     ACTION: [12, "u16"],
     COUNT: [14, "u16"], // out: number of ports; push: header length
-    ARG: [16, "u32"],
+    ARG: [16, "u32"], // out: the first out-link; external-session / external-link: the network
     ARG2: [20, "u32"],
     DATA_LEN: [24, "u32"],
     ENTRY: [28, "i32"], // result: the entry index written (or -1)

@@ -8,13 +8,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compile } from "../src/control/compile.js";
 import type { CompiledSpec } from "../src/control/compiled.js";
-import { resolveEndpoint } from "../src/control/endpoints.js";
+import { type ResolvedEndpoint, resolveEndpoint } from "../src/control/endpoints.js";
 import { install } from "../src/control/install.js";
 import { PcapWriter } from "../src/pcap/index.js";
 import { Replay } from "../src/run/replay.js";
 import { parseSpec } from "../src/spec/load.js";
 import { DataPlane } from "../src/wasm/module.js";
-import { type InputBatch, Runner, type Staged } from "../src/wasm/runner.js";
+import { type InputBatch, Runner } from "../src/wasm/runner.js";
+import { interpret, type RefInput } from "../test/reference/interpreter.js";
 import type { Scenario } from "./scenario.js";
 
 const FRAME_LEN = 64;
@@ -102,6 +103,7 @@ ${hostTables.join("\n")}
 
 export interface Loaded {
   readonly compiled: CompiledSpec;
+  readonly injections: readonly ResolvedEndpoint[];
   readonly runner: Runner;
   readonly endpoints: readonly number[];
 }
@@ -113,7 +115,7 @@ export function load(yaml: string, endpoints: readonly string[]): Loaded {
   const dp = DataPlane.load();
   install(dp, compiled, resolved);
   const runner = new Runner(dp, { batchPackets: BATCH, maxFanout: compiled.maxFanout });
-  return { compiled, runner, endpoints: resolved.map((_, i) => i) };
+  return { compiled, injections: resolved, runner, endpoints: resolved.map((_, i) => i) };
 }
 
 /** Random (dst, src) MAC index pairs: dst in 1..n, src ≠ dst. */
@@ -127,30 +129,67 @@ export function randomPairs(count: number, n: number, seed = 1): [number, number
   });
 }
 
+/** Packets per run of the reference: it is slow by design (tables scanned row by row). */
+const REFERENCE_PACKETS = 1 << 13;
+
+interface Built {
+  readonly loaded: Loaded;
+  readonly batches: InputBatch[];
+}
+
 /** Times the data plane over staged batches; the batches cycle to make PACKETS per run. */
-function pipelineScenario(name: string, description: string, build: () => { loaded: Loaded; batches: InputBatch[] }): Scenario {
-  let loaded: Loaded | undefined;
-  let staged: Staged[] = [];
-  let batches: InputBatch[] = [];
+function pipelineScenario(name: string, description: string, build: () => Built): Scenario {
+  let built: Built | undefined;
   return {
     name,
     description,
     packets: PACKETS,
     setup() {
-      ({ loaded, batches } = build());
-      staged = [];
+      built = build();
     },
     run() {
-      const runner = loaded?.runner;
-      if (runner === undefined) return;
+      if (built === undefined) return;
+      const { loaded, batches } = built;
       // Staging (one set() per array) is part of the work; reading outputs is not.
       for (let done = 0, k = 0; done < PACKETS; k++) {
         const b = batches[k % batches.length];
         if (b === undefined) break;
-        runner.go(runner.stage(b), done, null);
+        loaded.runner.go(loaded.runner.stage(b), done, null);
         done += b.count;
       }
-      void staged;
+    },
+    reference: referenceScenario(name, build),
+  };
+}
+
+/** The same tables and packets through the TypeScript interpreter (test/reference). */
+function referenceScenario(name: string, build: () => Built): Scenario {
+  let built: Built | undefined;
+  let inputs: RefInput[] = [];
+  return {
+    name: `${name} (reference)`,
+    description: `${name} through the TypeScript reference interpreter`,
+    packets: REFERENCE_PACKETS,
+    setup() {
+      built = build();
+      inputs = [];
+      for (const b of built.batches) {
+        for (let i = 0; i < b.count && inputs.length < REFERENCE_PACKETS; i++) {
+          const at = b.offset[i] ?? 0;
+          inputs.push({
+            bytes: b.data.slice(at, at + (b.capLen[i] ?? 0)),
+            origLen: b.origLen[i] ?? 0,
+            tsSec: b.tsSec[i] ?? 0,
+            tsNsec: b.tsNsec[i] ?? 0,
+            endpoint: typeof b.endpoint === "number" ? b.endpoint : (b.endpoint[i] ?? 0),
+          });
+        }
+      }
+      while (inputs.length < REFERENCE_PACKETS) inputs.push(...inputs.slice(0, REFERENCE_PACKETS - inputs.length));
+    },
+    run() {
+      if (built === undefined) return;
+      interpret(built.loaded.compiled, built.loaded.injections, inputs, 0, { hopLimit: 64, copyLimit: 4096 });
     },
   };
 }

@@ -1,6 +1,8 @@
 // `npm run bench [-- --json] [-- --only NAME]`: times each scenario with benchmark.js and
 // reports the median sample as Mpps, ns/packet and (where it means something) MB/s.
 
+import { realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import Benchmark from "benchmark";
 import type { Scenario } from "./scenario.js";
@@ -14,6 +16,10 @@ export interface Result {
   mbPerSec?: number;
   /** Timed samples the median was taken from. */
   samples: number;
+  /** Times faster than the TypeScript reference interpreter on the same tables (when the scenario has one). */
+  vsReference?: number;
+  /** The reference's own speed. */
+  referenceMpps?: number;
 }
 
 function median(values: readonly number[]): number {
@@ -45,12 +51,13 @@ export async function measure(scenario: Scenario, maxTimeSec: number): Promise<R
 
 function table(results: readonly Result[]): string {
   const rows = [
-    ["scenario", "Mpps", "ns/packet", "MB/s", "samples"],
+    ["scenario", "Mpps", "ns/packet", "MB/s", "vs reference", "samples"],
     ...results.map((r) => [
       r.scenario,
       r.mpps.toFixed(2),
       r.nsPerPacket.toFixed(1),
       r.mbPerSec === undefined ? "-" : r.mbPerSec.toFixed(0),
+      r.vsReference === undefined ? "-" : `${r.vsReference.toFixed(0)}× (${(r.referenceMpps ?? 0).toFixed(3)} Mpps)`,
       String(r.samples),
     ]),
   ];
@@ -58,7 +65,19 @@ function table(results: readonly Result[]): string {
   return rows.map((row) => row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0))).join("  ")).join("\n");
 }
 
-async function run(argv: string[]): Promise<number> {
+/** Where the bench writes: stdout gets the results only, stderr the progress. */
+export interface BenchOutput {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+const processOutput: BenchOutput = {
+  stdout: (t) => process.stdout.write(t),
+  stderr: (t) => process.stderr.write(t),
+};
+
+/** `npm run bench` and `strata bench`: runs the scenarios; returns the exit code. */
+export async function runBench(argv: string[], out: BenchOutput = processOutput): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -69,32 +88,40 @@ async function run(argv: string[]): Promise<number> {
     },
   });
   if (values.list) {
-    for (const s of SCENARIOS) process.stdout.write(`${s.name}  ${s.description}\n`);
+    for (const s of SCENARIOS) out.stdout(`${s.name}  ${s.description}\n`);
     return 0;
   }
   const only = values.only ?? [];
   const unknown = only.filter((name) => !SCENARIOS.some((s) => s.name === name));
   if (unknown.length > 0) {
-    process.stderr.write(`bench: no scenario ${unknown.join(", ")} (have: ${SCENARIOS.map((s) => s.name).join(", ")})\n`);
+    out.stderr(`bench: no scenario ${unknown.join(", ")} (have: ${SCENARIOS.map((s) => s.name).join(", ")})\n`);
     return 2;
   }
   const maxTime = Number(values["max-time"]);
   const chosen = only.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => only.includes(s.name));
   const results: Result[] = [];
   for (const scenario of chosen) {
-    if (!values.json) process.stderr.write(`bench: ${scenario.name}: ${scenario.description}\n`);
-    results.push(await measure(scenario, maxTime));
+    if (!values.json) out.stderr(`bench: ${scenario.name}: ${scenario.description}\n`);
+    const result = await measure(scenario, maxTime);
+    if (scenario.reference !== undefined) {
+      const ref = await measure(scenario.reference, maxTime);
+      result.referenceMpps = ref.mpps;
+      result.vsReference = result.mpps / ref.mpps;
+    }
+    results.push(result);
   }
-  process.stdout.write(values.json ? `${JSON.stringify(results)}\n` : `${table(results)}\n`);
+  out.stdout(values.json ? `${JSON.stringify(results)}\n` : `${table(results)}\n`);
   return 0;
 }
 
-run(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    process.stderr.write(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exitCode = 1;
-  },
-);
+if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  runBench(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -14,4 +14,9 @@ export interface Scenario {
   /** The timed work: must handle `packets` packets, synchronously. */
   run(): void;
   teardown?(): void;
+  /**
+   * The same work done by the plain TypeScript interpreter of the model
+   * (test/reference): reported as `vsReference`, this scenario's speed over its.
+   */
+  readonly reference?: Scenario;
 }

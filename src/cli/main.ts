@@ -11,6 +11,7 @@ import { registerPcap } from "./pcap.js";
 import { registerCheck } from "./check.js";
 import { registerRun } from "./run.js";
 import { registerTrace } from "./trace.js";
+import { registerBench } from "./bench.js";
 import { SpecError } from "../spec/problems.js";
 
 /** Exit codes (DESIGN.md §5). */
@@ -38,6 +39,7 @@ export function buildProgram(ctx: CommandContext): Command {
   registerCheck(program, ctx);
   registerRun(program, ctx);
   registerTrace(program, ctx);
+  registerBench(program, ctx);
   // Every subcommand inherits the output and exit behaviour.
   const inherit = (cmd: Command): void => {
     for (const sub of cmd.commands) {

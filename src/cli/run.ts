@@ -129,7 +129,8 @@ export function report(s: Summary, out: string): string {
     const width = Math.max(...links.map(([k]) => k.length));
     for (const [name, l] of links) lines.push(`    ${name.padEnd(width)}  ${count(l.packets).padStart(8)} packets`);
   }
+  const files = (n: number): string => `${n} ${n === 1 ? "capture" : "captures"}`;
   const captures = Object.keys(s.links).filter((k) => s.links[k]?.file !== null).length;
-  lines.push(`outputs in ${out}: summary.json, links/ (${captures} captures), delivered/ (${Object.keys(s.delivered).length} captures)`);
+  lines.push(`outputs in ${out}: summary.json, links/ (${files(captures)}), delivered/ (${files(Object.keys(s.delivered).length)})`);
   return `${lines.join("\n")}\n`;
 }

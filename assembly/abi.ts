@@ -154,6 +154,7 @@ export const KEY_ETHERNET_VID: i32 = 16;
 export const KEY_ETHERNET_PCP: i32 = 18;
 export const KEY_ETHERNET_IVID: i32 = 19;
 export const KEY_ETHERNET_LEN: i32 = 24;
+export const FLOW_ETHERNET: usize = memory.data<u8>([0, 0, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 0, 255, 255, 0, 0, 0]);
 
 export const DESIGN_IPV4: i32 = 2;
 export const KEY_IPV4_IN: i32 = 0;
@@ -165,6 +166,7 @@ export const KEY_IPV4_DSCP: i32 = 12;
 export const KEY_IPV4_SPORT: i32 = 13;
 export const KEY_IPV4_DPORT: i32 = 15;
 export const KEY_IPV4_LEN: i32 = 24;
+export const FLOW_IPV4: usize = memory.data<u8>([0, 0, 255, 255, 255, 255, 255, 255, 255, 255, 255, 0, 0, 255, 255, 255, 255, 0, 0, 0, 0, 0, 0, 0]);
 
 export const DESIGN_IPV6: i32 = 3;
 export const KEY_IPV6_IN: i32 = 0;
@@ -174,6 +176,7 @@ export const KEY_IPV6_NEXT: i32 = 34;
 export const KEY_IPV6_HLIM: i32 = 35;
 export const KEY_IPV6_FLOW: i32 = 36;
 export const KEY_IPV6_LEN: i32 = 40;
+export const FLOW_IPV6: usize = memory.data<u8>([0, 0, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 0, 255, 255, 255, 0]);
 
 export const DESIGN_CNA: i32 = 4;
 export const KEY_CNA_IN: i32 = 0;
@@ -182,5 +185,6 @@ export const KEY_CNA_DST: i32 = 6;
 export const KEY_CNA_SESSION: i32 = 10;
 export const KEY_CNA_OVERLAY: i32 = 14;
 export const KEY_CNA_LEN: i32 = 16;
+export const FLOW_CNA: usize = memory.data<u8>([0, 0, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255]);
 
 export const KEY_MAX_LEN: i32 = 40;

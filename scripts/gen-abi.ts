@@ -56,7 +56,11 @@ export function generateAbi(): string {
     const d = constName(design.name);
     out.push(`export const DESIGN_${d}: i32 = ${design.id};`);
     for (const slot of layout.slots) out.push(`export const KEY_${d}_${constName(slot.field.name)}: i32 = ${slot.offset};`);
-    out.push(`export const KEY_${d}_LEN: i32 = ${layout.len};`, "");
+    out.push(`export const KEY_${d}_LEN: i32 = ${layout.len};`);
+    // The bytes of the key vector that identify a flow (anycast affinity).
+    const mask = new Array<number>(layout.len).fill(0);
+    for (const slot of layout.slots) if (slot.field.flow === true) mask.fill(0xff, slot.offset, slot.offset + slot.len);
+    out.push(`export const FLOW_${d}: usize = memory.data<u8>([${mask.join(", ")}]);`, "");
   }
   out.push(`export const KEY_MAX_LEN: i32 = ${Math.max(...DESIGNS.map((d) => keyLayout(d).len))};`);
   return `${out.join("\n")}\n`;

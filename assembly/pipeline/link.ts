@@ -15,7 +15,7 @@ import {
   STAGE_LINK,
 } from "../abi";
 import { hashMasked } from "../tables/tuple-space";
-import { keyLen, parse } from "../wire/design";
+import { flowMask, keyLen, parse } from "../wire/design";
 import { captureAppend, capturing } from "./capture";
 import { drop } from "./drop";
 import { emitPacket, event } from "./output";
@@ -59,13 +59,10 @@ export function cross(d: Packet): i32 {
   return STAGE_ACQUIRE;
 }
 
-const ONES = memory.data<u64>([~0, ~0, ~0, ~0, ~0, ~0]);
-
-/** A hash of the packet's header fields (not its in-link): one flow, one anycast receiver. */
+/** A hash of the fields that identify the packet's flow: one flow, one anycast receiver. */
 function flowHash(d: Packet, l: Link): u32 {
   const key = keyOf(d);
   if (parse(l.design, d.data, <i32>d.len, key) < 0) return 0;
   d.keyMember = -1;
-  store<u16>(key, 0);
-  return hashMasked(key, ONES, keyLen(l.design) >> 3, 0);
+  return hashMasked(key, flowMask(l.design), keyLen(l.design) >> 3, 0);
 }

@@ -15,7 +15,7 @@ import {
 } from "../abi";
 import { entryAt, lookup, Table } from "../tables/table";
 import { setU32 } from "../wire/bytes";
-import { emit, emitLen } from "../wire/design";
+import { emit, emitLen, maxPayload } from "../wire/design";
 import { drop } from "./drop";
 import { event } from "./output";
 import { own, OWN_OK, OWN_TOO_LONG, Packet } from "./packet";
@@ -38,6 +38,8 @@ export function send(d: Packet): i32 {
   if (code != ACT_PUSH) return drop(d, STAGE_SEND, DROP_UNSUPPORTED);
   // The row's data is the header's fields as a key vector of the member's design.
   const fields = <usize>e.data;
+  // A header whose length field cannot hold the payload would describe another packet.
+  if (<i32>d.origLen > maxPayload(m.design)) return drop(d, STAGE_SEND, DROP_TOO_LONG);
   const hlen = emitLen(m.design, fields);
   const owned = own(d, hlen);
   if (owned != OWN_OK) return drop(d, STAGE_SEND, owned == OWN_TOO_LONG ? DROP_TOO_LONG : DROP_NO_BUFFER);

@@ -8,6 +8,10 @@ import * as ipv6 from "./ipv6";
 import {
   DESIGN_CNA,
   DESIGN_ETHERNET,
+  FLOW_CNA,
+  FLOW_ETHERNET,
+  FLOW_IPV4,
+  FLOW_IPV6,
   DESIGN_IPV4,
   DESIGN_IPV6,
   KEY_CNA_LEN,
@@ -63,6 +67,24 @@ export function emit(design: i32, p: usize, key: usize, payloadLen: i32): void {
     case DESIGN_IPV6: ipv6.emit(p, key, payloadLen, <u32>load<u8>(key + KEY_IPV6_HLIM)); break;
     case DESIGN_CNA: cna.emit(p, key); break;
   }
+}
+
+/** The key-vector bytes that identify a flow: anycast hashes only these. */
+export function flowMask(design: i32): usize {
+  switch (design) {
+    case DESIGN_ETHERNET: return FLOW_ETHERNET;
+    case DESIGN_IPV4: return FLOW_IPV4;
+    case DESIGN_IPV6: return FLOW_IPV6;
+    case DESIGN_CNA: return FLOW_CNA;
+  }
+  return 0;
+}
+
+/** The longest payload a header of this design can state: its length fields are 16 bits. */
+export function maxPayload(design: i32): i32 {
+  if (design == DESIGN_IPV4) return 0xffff - ipv4.HEADER_LEN;
+  if (design == DESIGN_IPV6) return 0xffff;
+  return i32.MAX_VALUE;
 }
 
 /** Whether forwarding has a TTL side effect in this design. */

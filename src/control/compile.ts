@@ -1,11 +1,14 @@
 // From a validated description to tables and topology (CompiledSpec).
 //
 // A pattern table denotes the model's relation: a header is related to the
-// action of its best-matching row. Match kinds are chosen per field, as a P4
-// compiler would from the patterns the rows use, and the table's kind follows:
-// a range anywhere → range; a mask → ternary; one prefix field with the rest
-// exact → LPM; a field some rows leave out → optional; else exact. Earlier rows
-// have higher priority.
+// action of the first row, in the order written, that matches it. Match kinds
+// are chosen per field, as a P4 compiler would from the patterns the rows use,
+// and the table's kind follows: a range anywhere → range; a mask → ternary; one
+// prefix field with the rest exact → LPM; a field some rows leave out →
+// optional; else exact. The kind never changes which row wins: LPM is chosen
+// only when the longest prefix is also the first match; otherwise the rows go
+// into a ternary table by their order. A table written `kind: lpm` asks for
+// longest-prefix semantics instead, whatever the order.
 
 import { SpecError, SpecIssue } from "../spec/problems.js";
 import type { InLink, LinkSpec, Pattern, RowSpec, SourceRef, Spec, TableSpec } from "../spec/types.js";
@@ -166,7 +169,8 @@ function compileHeaderTable(id: number, memberIndex: number, net: CompiledNetwor
     const kinds = new Set(patterns.flatMap((p) => (p === undefined ? [] : [p.kind])));
     fieldKinds.push(fieldKind(kinds, patterns.includes(undefined)));
   }
-  const inferred = tableKind(fieldKinds);
+  let inferred = tableKind(fieldKinds);
+  if (inferred === "lpm" && t.kind === undefined && !firstMatchIsLongest(t.rows, used, fieldKinds)) inferred = "ternary";
   let kind = inferred;
   if (t.kind !== undefined) {
     const fits = t.kind === inferred || (GENERALITY[t.kind] > GENERALITY[inferred] && t.kind !== "lpm" && !(t.kind === "optional" && inferred === "lpm"));
@@ -177,8 +181,41 @@ function compileHeaderTable(id: number, memberIndex: number, net: CompiledNetwor
   }
   const fields: KeyField[] = used.map((s, i) => ({ name: s.field.name, offset: s.offset, len: s.len, kind: settle(kind, fieldKinds[i] ?? "exact") }));
   const capacity = t.capacity ?? Math.max(DEFAULT_CAPACITY, t.rows.length);
-  const rows = t.rows.map((r, i) => headerRow(r, i, t.rows.length, kind, layout, used, fields));
+  const rows = t.rows.map((r, i) => headerRow(r, i, t.rows.length, kind, layout, used, fields, problems));
   return { id, role: t.role, kind, keyLen: layout.len, capacity, fields, member: memberIndex, rows, spec: t };
+}
+
+/**
+ * Whether, in these rows, the longest matching prefix is always the first
+ * matching row: no earlier row with a shorter prefix covers a later, longer one
+ * (with the same values in the other fields). Then an LPM table and the
+ * written order agree.
+ */
+function firstMatchIsLongest(rows: readonly RowSpec[], used: readonly FieldSlot[], kinds: readonly MatchKind[]): boolean {
+  const lpmAt = kinds.indexOf("lpm");
+  const slot = used[lpmAt];
+  if (slot === undefined) return true;
+  const bits = slot.field.bits;
+  const seen = new Set<string>();
+  const lengths = new Set<number>();
+  for (const r of rows) {
+    const rest = used
+      .filter((_, i) => i !== lpmAt)
+      .map((u) => (u.field.name === "in" ? String(r.in) : String(patternValue(r.match.get(u.field.name)))))
+      .join("|");
+    const p = r.match.get(slot.field.name);
+    const len = p === undefined ? 0 : p.kind === "prefix" ? p.len : bits;
+    const value = p === undefined ? 0n : patternValue(p);
+    const key = (l: number): string => `${rest}|${l}|${value >> BigInt(bits - l)}`;
+    for (const l of lengths) if (l < len && seen.has(key(l))) return false;
+    seen.add(key(len));
+    lengths.add(len);
+  }
+  return true;
+}
+
+function patternValue(p: Pattern | undefined): bigint {
+  return p === undefined ? -1n : p.kind === "range" ? p.lo : p.value;
 }
 
 function putBig(bytes: Uint8Array, slot: { offset: number; len: number }, value: bigint): void {
@@ -199,6 +236,7 @@ function headerRow(
   layout: KeyLayout,
   used: readonly FieldSlot[],
   fields: readonly KeyField[],
+  problems: SpecIssue[],
 ): CompiledRow {
   const value = new Uint8Array(layout.len);
   const mask = new Uint8Array(layout.len);
@@ -229,9 +267,19 @@ function headerRow(
     const p = r.match.get(slot.field.name);
     if (p !== undefined) parts.push(`${slot.field.name} ${describePattern(p, slot)}`);
     if (f.kind === "range") {
-      const [a, b] = p === undefined ? [0n, ones(slot.field.bits)] : p.kind === "range" ? [p.lo, p.hi] : p.kind === "exact" ? [p.value, p.value] : [0n, ones(slot.field.bits)];
-      putBig(lo, slot, a);
-      putBig(hi, slot, b);
+      const bounds = asRange(p, slot.field.bits);
+      if (bounds === undefined) {
+        problems.push(
+          new SpecIssue(
+            r.at,
+            `${slot.field.name}: a mask that is not a prefix cannot share a field with ranges (another row of this table matches ${slot.field.name} by range)`,
+            "write this row's pattern as a range or a prefix, or put the masked rows in another member's table",
+          ),
+        );
+        return;
+      }
+      putBig(lo, slot, bounds[0]);
+      putBig(hi, slot, bounds[1]);
       return;
     }
     if (p === undefined) return;
@@ -248,6 +296,21 @@ function headerRow(
   const match: EntryMatch = kind === "range" ? { value, mask, lo, hi, priority } : { value, mask, priority };
   const { action, ports, text } = headerAction(r);
   return { row: index, match, action, ports, at: r.at, text: `${parts.length === 0 ? "any" : parts.join(", ")} → ${text}` };
+}
+
+/** A pattern as the range of values it matches; undefined for a mask with holes (no single range). */
+function asRange(p: Pattern | undefined, bits: number): [bigint, bigint] | undefined {
+  if (p === undefined) return [0n, ones(bits)];
+  switch (p.kind) {
+    case "range": return [p.lo, p.hi];
+    case "exact": return [p.value, p.value];
+    case "prefix": return [p.value, p.value | ones(bits - p.len)];
+    case "ternary": {
+      const host = ~p.mask & ones(bits);
+      // A prefix mask: the bits it leaves out are all below the bits it keeps.
+      return (host & (host + 1n)) === 0n ? [p.value, p.value | host] : undefined;
+    }
+  }
 }
 
 function inValue(i: InLink): number {

@@ -301,10 +301,21 @@ function assignIdentifiers(ctx: NetworkContext, members: readonly MemberSpec[], 
         );
         continue;
       }
-      atMember.set(e.ident, { owner, index: d.index, name: link.name });
       const p = ports.get(e.member);
+      const sending = sends ? p?.outs.get(e.ident) : undefined;
+      if (sending !== undefined) {
+        // Links of one group may share an identifier where they arrive, not where they leave: a
+        // sender has one link per group (seed §4.3, Figure 5), so one identifier names one out-link.
+        ctx.problems.add(
+          e.path,
+          `${e.member} already sends on identifier ${e.ident} (link ${sending.name}); a member has one link per group to send on`,
+          `give this link another identifier at ${e.member} (the first free one is ${firstFree(used.get(e.member))}), or list every receiver in one link`,
+        );
+        continue;
+      }
+      atMember.set(e.ident, { owner, index: d.index, name: link.name });
       if (p === undefined) continue;
-      if (sends && !p.outs.has(e.ident)) p.outs.set(e.ident, link);
+      if (sends) p.outs.set(e.ident, link);
       if (receives && !p.ins.has(e.ident)) p.ins.set(e.ident, link);
     }
   }

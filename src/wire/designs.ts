@@ -21,6 +21,8 @@ export interface FieldDef {
   readonly where: string;
   /** Read-only fields can be matched but not written by `send`. */
   readonly readOnly?: boolean;
+  /** Part of what identifies a flow: anycast keeps a flow on one receiver by these fields. */
+  readonly flow?: boolean;
 }
 
 export interface DesignDef {
@@ -52,12 +54,12 @@ export const DESIGNS: readonly DesignDef[] = [
     srcField: "src",
     linkType: 1,
     fields: [
-      { name: "dst", bits: 48, kind: "mac", where: "bytes 0-5" },
-      { name: "src", bits: 48, kind: "mac", where: "bytes 6-11" },
-      { name: "type", bits: 16, kind: "uint", where: "the ethertype after all tags" },
-      { name: "vid", bits: 12, kind: "uint", where: "VLAN id of the outer tag (0 when untagged)" },
+      { name: "dst", bits: 48, kind: "mac", where: "bytes 0-5", flow: true },
+      { name: "src", bits: 48, kind: "mac", where: "bytes 6-11", flow: true },
+      { name: "type", bits: 16, kind: "uint", where: "the ethertype after all tags", flow: true },
+      { name: "vid", bits: 12, kind: "uint", where: "VLAN id of the outer tag (0 when untagged)", flow: true },
       { name: "pcp", bits: 3, kind: "uint", where: "priority of the outer tag (0 when untagged)" },
-      { name: "ivid", bits: 12, kind: "uint", where: "VLAN id of the inner tag of a double-tagged frame (0 otherwise)" },
+      { name: "ivid", bits: 12, kind: "uint", where: "VLAN id of the inner tag of a double-tagged frame (0 otherwise)", flow: true },
     ],
   },
   {
@@ -70,13 +72,13 @@ export const DESIGNS: readonly DesignDef[] = [
     linkType: 101,
     hopLimitField: "ttl",
     fields: [
-      { name: "src", bits: 32, kind: "ipv4", where: "bytes 12-15" },
-      { name: "dst", bits: 32, kind: "ipv4", where: "bytes 16-19" },
-      { name: "proto", bits: 8, kind: "uint", where: "byte 9" },
+      { name: "src", bits: 32, kind: "ipv4", where: "bytes 12-15", flow: true },
+      { name: "dst", bits: 32, kind: "ipv4", where: "bytes 16-19", flow: true },
+      { name: "proto", bits: 8, kind: "uint", where: "byte 9", flow: true },
       { name: "ttl", bits: 8, kind: "uint", where: "byte 8" },
       { name: "dscp", bits: 6, kind: "uint", where: "byte 1, high 6 bits" },
-      { name: "sport", bits: 16, kind: "uint", where: "TCP/UDP/SCTP source port of a first fragment (0 otherwise)", readOnly: true },
-      { name: "dport", bits: 16, kind: "uint", where: "TCP/UDP/SCTP destination port of a first fragment (0 otherwise)", readOnly: true },
+      { name: "sport", bits: 16, kind: "uint", where: "TCP/UDP/SCTP source port of a first fragment (0 otherwise)", readOnly: true, flow: true },
+      { name: "dport", bits: 16, kind: "uint", where: "TCP/UDP/SCTP destination port of a first fragment (0 otherwise)", readOnly: true, flow: true },
     ],
   },
   {
@@ -89,11 +91,11 @@ export const DESIGNS: readonly DesignDef[] = [
     linkType: 101,
     hopLimitField: "hlim",
     fields: [
-      { name: "src", bits: 128, kind: "ipv6", where: "bytes 8-23" },
-      { name: "dst", bits: 128, kind: "ipv6", where: "bytes 24-39" },
-      { name: "next", bits: 8, kind: "uint", where: "byte 6" },
+      { name: "src", bits: 128, kind: "ipv6", where: "bytes 8-23", flow: true },
+      { name: "dst", bits: 128, kind: "ipv6", where: "bytes 24-39", flow: true },
+      { name: "next", bits: 8, kind: "uint", where: "byte 6", flow: true },
       { name: "hlim", bits: 8, kind: "uint", where: "byte 7" },
-      { name: "flow", bits: 20, kind: "uint", where: "bytes 1-3, low 20 bits" },
+      { name: "flow", bits: 20, kind: "uint", where: "bytes 1-3, low 20 bits", flow: true },
     ],
   },
   {
@@ -105,10 +107,10 @@ export const DESIGNS: readonly DesignDef[] = [
     srcField: "src",
     linkType: 147,
     fields: [
-      { name: "src", bits: 32, kind: "uint", where: "bytes 0-3" },
-      { name: "dst", bits: 32, kind: "uint", where: "bytes 4-7" },
-      { name: "session", bits: 32, kind: "uint", where: "bytes 8-11" },
-      { name: "overlay", bits: 16, kind: "uint", where: "bytes 12-13: what the payload is (0 = data)" },
+      { name: "src", bits: 32, kind: "uint", where: "bytes 0-3", flow: true },
+      { name: "dst", bits: 32, kind: "uint", where: "bytes 4-7", flow: true },
+      { name: "session", bits: 32, kind: "uint", where: "bytes 8-11", flow: true },
+      { name: "overlay", bits: 16, kind: "uint", where: "bytes 12-13: what the payload is (0 = data)", flow: true },
     ],
   },
 ];

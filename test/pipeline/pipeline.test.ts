@@ -225,8 +225,23 @@ const cases: Case[] = [
     ],
   },
   {
-    name: "IPv4: the longest prefix wins, TTL − 1 with a valid checksum",
+    name: "IPv4: the first matching row wins, TTL − 1 with a valid checksum",
+    spec: routed(`        acquire: [ { do: forward } ]\n        forward: [ { match: { dst: 10.0.2.0/24 }, out: 2 }, { match: { dst: 10.0.0.0/8 }, out: 3 } ]`),
+    in: { endpoint: "ip:a.1", packet: ipv4() },
+    out: [
+      { at: "ip.r.2-b.1", packet: ipv4({ ttl: 63 }) },
+      { at: "deliver:ip.b", packet: ipv4({ ttl: 63 }) },
+    ],
+  },
+  {
+    name: "IPv4: a broader prefix written first wins (first match)",
     spec: routed(`        acquire: [ { do: forward } ]\n        forward: [ { match: { dst: 10.0.0.0/8 }, out: 3 }, { match: { dst: 10.0.2.0/24 }, out: 2 } ]`),
+    in: { endpoint: "ip:a.1", packet: ipv4() },
+    out: [{ at: "ip.elsewhere", packet: ipv4({ ttl: 63 }) }],
+  },
+  {
+    name: "IPv4: written kind: lpm, the longest prefix wins whatever the order",
+    spec: routed(`        acquire: [ { do: forward } ]\n        forward: { kind: lpm, rows: [ { match: { dst: 10.0.0.0/8 }, out: 3 }, { match: { dst: 10.0.2.0/24 }, out: 2 } ] }`),
     in: { endpoint: "ip:a.1", packet: ipv4() },
     out: [
       { at: "ip.r.2-b.1", packet: ipv4({ ttl: 63 }) },

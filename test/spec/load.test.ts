@@ -237,6 +237,11 @@ const BAD: [string, string, [string, string][]][] = [
   ["group on a one-way link", `${BASE}\n    links: [ { from: sw.5, to: h1.2, group: g } ]\n`, [["8:45 networks.lan.links[0].group", "`group` is only for allcast and anycast links"]]],
   ["one-way link with two receivers", `${BASE}\n    links: [ { from: sw.5, to: [h1.2, h2.2] } ]\n`, [["8:32 networks.lan.links[0].to", "a one-way link has exactly one receiver; this one lists 2"]]],
   ["two-way group link", `${BASE}\n    links: [ { from: sw.5, to: [h1.2, h2.2], mode: two-way } ]\n`, [["8:32", "a two-way link cannot be a group link"]]],
+  [
+    "two links of one group sent on one identifier",
+    `${BASE}\n    links:\n      - { from: sw.5, to: [h1.2], mode: allcast, group: g }\n      - { from: sw.5, to: [h2.2], mode: allcast, group: g, name: again }\n`,
+    [["10:17 networks.lan.links[1].from", "sw already sends on identifier 5 (link sw.5-g); a member has one link per group to send on"]],
+  ],
   ["receiver twice", `${BASE}\n    links: [ { from: sw.5, to: [h1.2, h1.3], mode: allcast, group: g } ]\n`, [["8:39 networks.lan.links[0].to[1]", "h1 is already a receiver of this link"]]],
   ["group named like a member", `${BASE}\n    links: [ { from: sw.5, to: [h1.2], mode: allcast, group: h2 } ]\n`, [["8:62 networks.lan.links[0].group", "group 'h2' has the name of a member"]]],
   [

@@ -1,0 +1,103 @@
+// The compiler against the description: a compiled row must match exactly the
+// keys its written patterns match, and the row that wins a lookup must be the one
+// the description's rule picks (test/reference/rows.ts). The main differential
+// test runs the reference on compiled rows, so it cannot see the compiler's
+// mistakes; this one can.
+
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { compile } from "../../src/control/compile.js";
+import type { CompiledSpec } from "../../src/control/compiled.js";
+import { resolveEndpoint } from "../../src/control/endpoints.js";
+import { parseSpec } from "../../src/spec/load.js";
+import { PORT_SELF } from "../../src/wasm/abi.js";
+import { keyVector } from "../reference/headers.js";
+import { bestRow, rowMatches } from "../reference/interpreter.js";
+import { specRowMatches, specWinner } from "../reference/rows.js";
+import { compileText, pool, specRecipe, specText } from "./helpers/cases.js";
+import { cnaPacket } from "./helpers/packets.js";
+import { runWasm } from "./helpers/wasm-run.js";
+
+
+/** Descriptions tried; STRATA_DIFF_RUNS (see differential.test.ts) searches longer. */
+const RUNS = Math.ceil(Number(process.env["STRATA_DIFF_RUNS"] ?? 1200) / 4);
+
+const keyPicks = fc.array(fc.array(fc.nat(63), { minLength: 12, maxLength: 12 }), { minLength: 24, maxLength: 24 });
+
+describe("compiled rows = the description's rows", () => {
+  it("match the same keys, and the same row wins", () => {
+    fc.assert(
+      fc.property(specRecipe, keyPicks, (recipe, picks) => {
+        const text = specText(recipe);
+        const c = compileText(text);
+        if (c === undefined) return;
+        for (const t of c.tables) {
+          if ((t.role !== "acquire" && t.role !== "forward" && t.role !== "receive")) continue;
+          const m = c.members[t.member];
+          const net = c.networks[m?.network ?? -1];
+          if (m === undefined || net === undefined) continue;
+          const design = net.spec.design;
+          const names = c.members.filter((x) => x.network === net.index).map((x) => x.spec.nameValue);
+          const ins = [...new Set(c.links.flatMap((l) => l.receivers.filter((r) => r.member === m.index).map((r) => r.port)))];
+          for (const p of picks) {
+            const fields = new Map(design.fields.map((f, i) => [f.name, pool(design, f.name, names)[(p[i] ?? 0) % pool(design, f.name, names).length] ?? 0n]));
+            const inLink = t.role === "receive" ? 0 : ([...ins, PORT_SELF][(p[11] ?? 0) % (ins.length + 1)] ?? PORT_SELF);
+            const key = keyVector(net.layout, inLink, fields);
+            const compiled = t.rows.map((r) => rowMatches(t, r.match, key));
+            const written = (t.spec?.rows ?? []).map((r) => specRowMatches(design, r, inLink, fields));
+            const where = `${m.qualified}.${t.role} (${t.kind}), in ${inLink}, ${[...fields].map(([k, v]) => `${k} ${v}`).join(", ")}\n${text}`;
+            expect(compiled, `rows matching in ${where}`).toEqual(written);
+            expect(bestRow(t, key), `winner in ${where}`).toBe(specWinner(design, t, inLink, fields));
+          }
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  }, Math.max(60_000, RUNS * 50));
+});
+
+// Disagreements the tests above once found, each kept as its smallest case.
+describe("found by the property tests", () => {
+  /** Which forward row of member r a cna packet to `dst` hits, run through the wasm pipeline. */
+  function forwardRowHit(rows: string, dst: bigint, kind?: string): string[] {
+    const c = compile(
+      parseSpec(
+        `
+networks:
+  n:
+    header: cna
+    members: { s: { name: 1 }, r: { name: 2 }, x: { name: 3 }, y: { name: 4 } }
+    links: [ { from: s.1, to: r.1 }, { from: r.2, to: x.1 }, { from: r.3, to: y.1 } ]
+    tables:
+      r:
+        acquire: [ { do: forward } ]
+        forward:${kind === undefined ? `\n${rows}` : `\n          kind: ${kind}\n          rows:\n${rows.replace(/^/gm, "  ")}`}
+`,
+        "known.yaml",
+      ),
+    );
+    const bytes = cnaPacket({ dst });
+    const r = runWasm(c, [resolveEndpoint(c, "n:s.1")], [{ bytes, origLen: bytes.length, tsSec: 0, tsNsec: 0, endpoint: 0 }], 0, { hopLimit: 8, copyLimit: 8 });
+    const forward = c.members.find((m) => m.qualified === "n.r")?.tables.forward;
+    return (forward?.rows ?? []).flatMap((row, i) => ((r.hits.get(forward?.id ?? -1)?.[i] ?? 0) > 0 ? [row.text] : []));
+  }
+
+  it("a prefix on a field another row matches by range is the range it stands for", () => {
+    // Row 0 is dst 0/1 (dst < 2^31); 0x80000005 is not in it, nor in 5..9: nothing should match.
+    expect(forwardRowHit(`          - { match: { dst: "0/1" }, out: 2 }\n          - { match: { dst: "5..9" }, out: 3 }`, 0x80000005n)).toEqual([]);
+  });
+
+  it("which of two rows wins does not depend on a third row that matches neither's packets", () => {
+    // The /8 is written first, so it wins for 10.0.0.5 whether or not a ternary row elsewhere
+    // makes the table ternary: the compiler keeps LPM only when it agrees with the order.
+    const two = `          - { match: { dst: "0x0a000000/8" }, out: 2 }\n          - { match: { dst: "0x0a000005/32" }, out: 3 }`;
+    const three = `${two}\n          - { match: { dst: "0xc0a80000 &&& 0xffff0000" }, out: 2 }`;
+    expect(forwardRowHit(three, 0x0a000005n)).toEqual(forwardRowHit(two, 0x0a000005n));
+    expect(forwardRowHit(two, 0x0a000005n)).toEqual(["dst 167772160/8 → out 2"]);
+  });
+
+  it("written `kind: lpm`, the longest prefix wins whatever the order", () => {
+    const rows = `          - { match: { dst: "0x0a000000/8" }, out: 2 }\n          - { match: { dst: "0x0a000005/32" }, out: 3 }`;
+    expect(forwardRowHit(rows, 0x0a000005n, "lpm")).toEqual(["dst 167772165/32 → out 3"]);
+  });
+});

@@ -1,0 +1,472 @@
+// Random cases for the differential tests: a description, packets and where
+// they enter. A case is generated as a *recipe* of small numbers, independent of
+// each other, and resolved into YAML and bytes by plain functions: picks index
+// into lists modulo their length, so every recipe is valid and fast-check can
+// shrink any part of it alone.
+//
+// Field values come from small pools that hold the members' own names, so
+// table rows and packets meet often enough for rows to hit — and miss.
+
+import fc from "fast-check";
+import { stringify } from "yaml";
+import { compile } from "../../../src/control/compile.js";
+import type { CompiledSpec } from "../../../src/control/compiled.js";
+import type { Injection } from "../../../src/control/install.js";
+import { InputError } from "../../../src/errors.js";
+import { parseSpec } from "../../../src/spec/load.js";
+import { formatValue } from "../../../src/spec/notation.js";
+import type { DesignDef, FieldDef } from "../../../src/wire/designs.js";
+import { designNamed } from "../../../src/wire/designs.js";
+import { TPID_CUSTOMER, TPID_SERVICE } from "../../reference/headers.js";
+import type { RefInput } from "../../reference/interpreter.js";
+import { cnaPacket, ethernetFrame, ipv4Packet, ipv6Packet } from "./packets.js";
+
+/** Compiles a description, or undefined when the loader or compiler refuses it (a skipped case). */
+export function compileText(text: string): CompiledSpec | undefined {
+  try {
+    return compile(parseSpec(text, "random.yaml"));
+  } catch (err) {
+    if (err instanceof InputError) return undefined;
+    throw err;
+  }
+}
+
+// ── Recipes ────────────────────────────────────────────────────────────────
+
+const nat = (max: number): fc.Arbitrary<number> => fc.nat({ max });
+
+const patternRecipe = fc.record({ field: nat(15), kind: nat(9), a: nat(63), b: nat(63), len: nat(128) });
+const rowRecipe = fc.record({
+  in: fc.option(nat(7), { freq: 2 }),
+  patterns: fc.array(patternRecipe, { maxLength: 2 }),
+  action: nat(15),
+  outs: fc.array(nat(7), { minLength: 1, maxLength: 3 }),
+});
+/** Recipes for descriptions with tables of up to `rows` rows each. */
+function specRecipeOf(rows: number) {
+  // "max": fast-check would otherwise keep arrays short whatever maxLength says.
+  const tableRecipe = fc.record({ kind: nat(7), shape: nat(7), field: nat(15), rows: fc.array(rowRecipe, { maxLength: rows, size: "max" }) });
+  const sendRecipe = fc.record({ session: nat(5), header: fc.array(fc.record({ field: nat(15), a: nat(63) }), { maxLength: 3 }) });
+  const memberRecipe = fc.record({
+    acquire: fc.option(tableRecipe, { freq: 6 }),
+    forward: fc.option(tableRecipe, { freq: 6 }),
+    receive: fc.option(tableRecipe, { freq: 3 }),
+    // Mostly no transmit table (every out-link physical); sometimes one that leaves some out-links out.
+    transmit: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.array(fc.boolean(), { maxLength: 6 }) }),
+    send: fc.array(sendRecipe, { maxLength: 3 }),
+  });
+  const linkRecipe = fc.record({ mode: nat(7), a: nat(7), b: nat(7), others: fc.array(nat(7), { maxLength: 3 }), back: fc.boolean(), capture: fc.nat({ max: 9 }).map((n) => n > 0) });
+  const networkRecipe = fc.record({
+    design: nat(5),
+    identBase: nat(5),
+    members: fc.integer({ min: 2, max: 6 }),
+    links: fc.array(linkRecipe, { minLength: 1, maxLength: 6 }),
+    tables: fc.array(memberRecipe, { minLength: 6, maxLength: 6 }),
+  });
+  return fc.array(networkRecipe, { minLength: 1, maxLength: 2 });
+}
+export const specRecipe = specRecipeOf(5);
+/** Tables of up to 60 rows: the data plane's hashing and tuple-space groups fill up. */
+export const bigSpecRecipe = specRecipeOf(60);
+export type SpecRecipe = typeof specRecipe extends fc.Arbitrary<infer T> ? T : never;
+
+const packetRecipe = fc.record({
+  endpoint: fc.record({ kind: nat(9), pick: nat(63), session: nat(7) }),
+  picks: fc.array(nat(63), { minLength: 10, maxLength: 10 }),
+  shape: nat(63),
+  payload: nat(48),
+  damage: nat(19),
+  cut: nat(63),
+  // The original length: as captured mostly; longer (a cut capture), rarely past what a 16-bit length field holds.
+  origExtra: fc.oneof({ weight: 16, arbitrary: fc.constant(0) }, { weight: 4, arbitrary: nat(2000) }, { weight: 1, arbitrary: fc.integer({ min: 65400, max: 70000 }) }),
+  tsSec: fc.integer({ min: 0, max: 2_000_000_000 }),
+  tsNsec: fc.integer({ min: 0, max: 999_999_999 }),
+});
+export const packetsRecipe = (minLength = 1, maxLength = 8): fc.Arbitrary<PacketRecipe[]> => fc.array(packetRecipe, { minLength, maxLength });
+export type PacketRecipe = typeof packetRecipe extends fc.Arbitrary<infer T> ? T : never;
+
+// ── Designs, names and value pools ─────────────────────────────────────────
+
+const LINK_SHAPES = ["one-way", "one-way", "two-way", "two-way", "allcast", "allcast", "from-outside", "to-outside"] as const;
+
+const DESIGN_CHOICES: readonly { readonly header: string; readonly ttl?: "decrement" }[] = [
+  { header: "ethernet" },
+  { header: "ipv4" },
+  { header: "ipv4", ttl: "decrement" },
+  { header: "ipv6" },
+  { header: "ipv6", ttl: "decrement" },
+  { header: "cna" },
+];
+
+function design(name: string): DesignDef {
+  const d = designNamed(name);
+  if (d === undefined) throw new Error(`no design ${name}`);
+  return d;
+}
+
+/** Member i's name (address) in a design. */
+function memberName(d: DesignDef, i: number): bigint {
+  switch (d.name) {
+    case "ethernet": return 0x020000000001n + BigInt(i);
+    case "ipv4": return 0x0a000001n + BigInt(i);
+    case "ipv6": return 0x20010db8000000000000000000000001n + BigInt(i);
+    default: return BigInt(100 + i);
+  }
+}
+
+/** The members' names and `extra` addresses no member has: more distinct values, for big tables (the same `extra` for rows and packets). */
+function withExtra(d: DesignDef, names: readonly bigint[], extra: number): readonly bigint[] {
+  return [...names, ...Array.from({ length: extra }, (_, i) => memberName(d, 50 + i))];
+}
+
+/** Values a field takes in rows and packets: the members' names for address fields, a few usual ones otherwise. */
+export function pool(d: DesignDef, field: string, members: readonly bigint[]): readonly bigint[] {
+  if (field === d.dstField || field === d.srcField) {
+    const others: Record<string, bigint[]> = {
+      ethernet: [0xffffffffffffn, 0x020000000099n],
+      ipv4: [0xffffffffn, 0xc0a80101n, 0x0a000100n],
+      ipv6: [0xff020000000000000000000000000001n, 0xfe800000000000000000000000000001n],
+      cna: [0n, 0xffffffffn],
+    };
+    return [...members, ...members, ...(others[d.name] ?? [])];
+  }
+  const POOLS: Record<string, readonly number[]> = {
+    type: [0x0800, 0x86dd, 0x0806, 0x88cc],
+    vid: [0, 1, 10, 100, 4095],
+    pcp: [0, 1, 3, 7],
+    ivid: [0, 0, 7, 100],
+    proto: [6, 17, 1, 132, 136, 47],
+    ttl: [0, 1, 2, 3, 64, 255],
+    hlim: [0, 1, 2, 3, 64, 255],
+    dscp: [0, 10, 46, 63],
+    sport: [0, 53, 80, 443, 8080, 65535],
+    dport: [0, 53, 80, 443, 8080, 65535],
+    next: [6, 17, 58, 59],
+    flow: [0, 1, 0x12345, 0xfffff],
+    session: [0, 1, 2, 7],
+    overlay: [0, 1, 0x800, 0xffff],
+  };
+  return (POOLS[field] ?? [0, 1]).map(BigInt);
+}
+
+const at = <T>(list: readonly T[], i: number): T => {
+  const v = list[i % list.length];
+  if (v === undefined) throw new Error("pick from an empty list");
+  return v;
+};
+const ones = (bits: number): bigint => (1n << BigInt(bits)) - 1n;
+const prefixMask = (bits: number, len: number): bigint => ones(bits) ^ ones(bits - len);
+
+// ── Descriptions ───────────────────────────────────────────────────────────
+
+interface Ports {
+  readonly ins: number[];
+  readonly outs: number[];
+}
+
+type Yaml = Record<string, unknown>;
+
+/** The YAML text of a description. */
+export function specText(recipe: SpecRecipe, extra = 0): string {
+  const networks: Yaml = {};
+  recipe.forEach((n, k) => {
+    const choice = at(DESIGN_CHOICES, n.design);
+    const d = design(choice.header);
+    const keys = Array.from({ length: n.members }, (_, i) => `m${i}`);
+    const names = keys.map((_, i) => memberName(d, i));
+    const ports = new Map(keys.map((key) => [key, { ins: [], outs: [] } as Ports]));
+    // Link identifiers from a base: small ones usually, 0, and ones near the largest allowed.
+    const next = new Map(keys.map((key) => [key, at([1, 1, 0, 7, 300, 0xffe0], n.identBase)]));
+    const ident = (key: string): number => {
+      const i = next.get(key) ?? 1;
+      next.set(key, i + 1);
+      return i;
+    };
+    const port = (key: string): Ports => ports.get(key) ?? { ins: [], outs: [] };
+    const links: Yaml[] = [];
+    n.links.forEach((l, li) => {
+      const a = at(keys, l.a);
+      const bRaw = at(keys, l.b);
+      const b = bRaw === a ? at(keys, l.b + 1) : bRaw;
+      const capture = l.capture ? {} : { capture: false };
+      const mode = at(LINK_SHAPES, l.mode);
+      if (mode === "one-way" || mode === "two-way") {
+        const two = mode === "two-way";
+        const [ia, ib] = [ident(a), ident(b)];
+        port(a).outs.push(ia);
+        port(b).ins.push(ib);
+        if (two) {
+          port(a).ins.push(ia);
+          port(b).outs.push(ib);
+        }
+        links.push({ from: `${a}.${ia}`, to: `${b}.${ib}`, ...(two ? { mode: "two-way" } : {}), ...capture });
+      } else if (mode === "allcast") {
+        // An allcast group (seed §4.3): one identifier per member for all the group's links.
+        const group = `g${li}`;
+        const members = [...new Set([a, b, ...l.others.map((o) => at(keys, o))])];
+        const ids = new Map(members.map((m) => [m, ident(m)]));
+        const id = (m: string): number => ids.get(m) ?? 0;
+        const senders = l.back ? [a, b] : [a];
+        for (const s of senders) {
+          const to = members.filter((m) => m !== s);
+          port(s).outs.push(id(s));
+          for (const r of to) port(r).ins.push(id(r));
+          links.push({ from: `${s}.${id(s)}`, to: to.map((r) => `${r}.${id(r)}`), mode: "allcast", group, name: `${group}-${s}`, ...capture });
+        }
+      } else if (mode === "from-outside") {
+        // From outside to one member, or (allcast) to several.
+        const to = l.back ? [...new Set([b, ...l.others.map((o) => at(keys, o))])] : [b];
+        const ids = to.map((r) => {
+          const i = ident(r);
+          port(r).ins.push(i);
+          return `${r}.${i}`;
+        });
+        links.push({ external: `x${li}`, to: l.back ? ids : ids[0], ...(l.back ? { mode: "allcast", group: `g${li}` } : {}), ...capture });
+      } else {
+        const ia = ident(a);
+        const two = l.back;
+        port(a).outs.push(ia);
+        if (two) port(a).ins.push(ia);
+        links.push({ from: `${a}.${ia}`, external: `x${li}`, ...(two ? { mode: "two-way" } : {}), ...capture });
+      }
+    });
+    const tables: Yaml = {};
+    keys.forEach((key, i) => {
+      const t = memberTables(d, withExtra(d, names, extra), port(key), at(n.tables, i));
+      if (Object.keys(t).length > 0) tables[key] = t;
+    });
+    networks[`n${k}`] = {
+      header: choice.header,
+      ...(choice.ttl !== undefined ? { ttl: choice.ttl } : {}),
+      members: Object.fromEntries(keys.map((key, i) => [key, { name: formatValue(names[i] ?? 0n, d.nameKind) }])),
+      links,
+      tables,
+    };
+  });
+  return stringify({ networks }, { lineWidth: 0 });
+}
+
+type MemberRecipe = SpecRecipe[number]["tables"][number];
+type TableRecipe = NonNullable<MemberRecipe["acquire"]>;
+type RowRecipe = TableRecipe["rows"][number];
+type PatternRecipe = RowRecipe["patterns"][number];
+
+function memberTables(d: DesignDef, names: readonly bigint[], ports: Ports, r: MemberRecipe): Yaml {
+  const t: Yaml = {};
+  const inLinks: (number | "self")[] = [...ports.ins, "self"];
+  const outs = [...new Set(ports.outs)];
+  const table = (tr: TableRecipe | null, role: "acquire" | "forward" | "receive", action: (rr: RowRecipe) => Yaml): unknown => {
+    if (tr === null) return undefined;
+    // The table's shape: free rows (most often), or rows an LPM or exact table holds, so those kinds run often too.
+    const shape = tr.shape < 5 ? "free" : tr.shape < 7 ? "lpm" : "exact";
+    const first = tr.rows[0];
+    const seen = new Set<string>();
+    const rows: Yaml[] = [];
+    for (const rr of tr.rows) {
+      const patterns: PatternRecipe[] =
+        shape === "free" ? rr.patterns
+        : shape === "lpm" ? [rr.patterns[0] === undefined ? { field: tr.field, kind: 9, a: 0, b: 0, len: 0 } : { ...rr.patterns[0], field: tr.field, kind: 4 }]
+        : (first?.patterns ?? []).map((p, k) => ({ ...p, ...(rr.patterns[k] ?? {}), field: p.field, kind: 0 }));
+      const inLink = role === "receive" ? null : shape === "free" ? rr.in : first?.in === null ? null : (rr.in ?? 0);
+      const match: Yaml = {};
+      const canon = new Map<string, string>(); // by field: a later pattern on a field replaces an earlier one
+      for (const p of patterns) {
+        const f = at(d.fields, p.field);
+        const { text, same } = pattern(f, pool(d, f.name, names), p);
+        match[f.name] = text;
+        canon.set(f.name, same);
+      }
+      // Rows that match the same keys are refused by design: keep the first.
+      const same = JSON.stringify([inLink === null ? "" : at(inLinks, inLink), [...canon.values()].filter((c) => c !== "").sort()]);
+      if (seen.has(same)) continue;
+      seen.add(same);
+      rows.push({ ...(inLink === null ? {} : { in: at(inLinks, inLink) }), match, ...action(rr) });
+    }
+    const texts = rows.flatMap((y) => Object.values((y["match"] ?? {}) as Yaml).map(String));
+    const plain = texts.every((v) => !/\/|&&&|\.\./.test(v)); // exact values and wildcards only
+    // Mostly the kind the compiler infers; sometimes a more general one it accepts, so every table implementation runs.
+    const kind = tr.kind < 6 ? undefined : tr.kind === 7 || texts.some((v) => v.includes("..")) ? "range" : plain ? "optional" : "ternary";
+    return kind === undefined ? rows : { kind, rows };
+  };
+  const acquire = table(r.acquire, "acquire", (rr) => ({ do: at(["forward", "forward", "receive", "both"], rr.action) }));
+  const forward = table(r.forward, "forward", (rr) => {
+    const picked = [...new Set(rr.outs.map((o) => (outs.length === 0 ? -1 : at(outs, o))))].filter((o) => o >= 0);
+    return { out: rr.action % 8 === 0 || picked.length === 0 ? "drop" : picked.length === 1 && rr.action % 2 === 0 ? picked[0] : picked };
+  });
+  const receive = table(r.receive, "receive", () => ({ do: "deliver" }));
+  if (acquire !== undefined) t["acquire"] = acquire;
+  if (forward !== undefined) t["forward"] = forward;
+  if (receive !== undefined) t["receive"] = receive;
+  if (r.transmit !== undefined) t["transmit"] = outs.filter((_, i) => r.transmit?.[i] !== false).map((o) => ({ out: o, via: "physical" }));
+  const sessions = new Set<number>();
+  const send: Yaml[] = [];
+  const writable = d.fields.filter((f) => f.readOnly !== true);
+  for (const s of r.send) {
+    const session = at(SESSIONS, s.session);
+    if (sessions.has(session)) continue;
+    sessions.add(session);
+    const header: Yaml = {};
+    for (const h of s.header) {
+      const f = at(writable, h.field);
+      header[f.name] = valueText(f, at(pool(d, f.name, names), h.a), h.a);
+    }
+    send.push({ session, header });
+  }
+  if (send.length > 0) t["send"] = send;
+  return t;
+}
+
+/** Session identifiers rows use; packets also try others, which miss. */
+export const SESSIONS: readonly number[] = [1, 2, 3, 7, 1000, 4294967295];
+const UNUSED_SESSIONS: readonly number[] = [0, 5, 999, 65536];
+
+/** A value in the field's notation, or as a plain integer (YAML number or hex text), which every field accepts. */
+function valueText(f: FieldDef, v: bigint, style: number): string | number {
+  if (style % 3 === 1 && v <= BigInt(Number.MAX_SAFE_INTEGER)) return Number(v);
+  if (style % 3 === 2) return `0x${v.toString(16)}`;
+  return formatValue(v, f.kind);
+}
+
+/** A pattern's text, and what it matches in one canonical form ("" for everything) to tell rows that match alike. */
+function pattern(f: FieldDef, values: readonly bigint[], p: PatternRecipe): { text: string | number; same: string } {
+  const v = at(values, p.a);
+  const w = at(values, p.b);
+  const all = ones(f.bits);
+  const text = (x: bigint): string => String(valueText(f, x, p.a + p.b));
+  const masked = (value: bigint, mask: bigint): string => (mask === 0n ? "" : `${f.name}=${value & mask}&${mask}`);
+  switch (p.kind) {
+    case 0: case 1: case 2: case 3:
+      return { text: valueText(f, v, p.b), same: masked(v, all) };
+    case 4: case 5: {
+      const len = p.len % (f.bits + 1);
+      const mask = prefixMask(f.bits, len);
+      return { text: `${text(v & mask)}/${len}`, same: masked(v, mask) };
+    }
+    case 6: case 7: {
+      const mask = at([all, prefixMask(f.bits, Math.ceil(f.bits / 2)), 0xffn & all, v ^ w, w], p.len);
+      return { text: `${text(v & mask)} &&& ${text(mask)}`, same: masked(v, mask) };
+    }
+    case 8: {
+      const [lo, hi] = v <= w ? [v, w] : [w, v];
+      return { text: `${text(lo)}..${text(hi)}`, same: lo === hi ? masked(lo, all) : lo === 0n && hi === all ? "" : `${f.name}=${lo}..${hi}` };
+    }
+    default:
+      return { text: "*", same: "" };
+  }
+}
+
+// ── Packets ────────────────────────────────────────────────────────────────
+
+export interface ResolvedPackets {
+  readonly injections: Injection[];
+  readonly inputs: RefInput[];
+}
+
+/** Endpoints and bytes for the recipes, against a compiled description. */
+export function resolvePackets(compiled: CompiledSpec, recipes: readonly PacketRecipe[], extra = 0): ResolvedPackets {
+  const injections: Injection[] = [];
+  const endpoint = (inj: Injection): number => {
+    const i = injections.findIndex((j) => j.kind === inj.kind && j.member === inj.member && j.session === inj.session && j.link === inj.link);
+    return i >= 0 ? i : injections.push(inj) - 1;
+  };
+  const inputs = recipes.map((r): RefInput => {
+    const kind = r.endpoint.kind < 5 ? "link" : r.endpoint.kind < 8 ? "self" : "session";
+    let inj: Injection;
+    let network: number;
+    if (kind === "link" && compiled.links.length > 0) {
+      const l = at(compiled.links, r.endpoint.pick);
+      inj = { kind: "link", member: l.sender, session: 0, link: l.index };
+      network = l.network;
+    } else {
+      const m = at(compiled.members, r.endpoint.pick);
+      const sessions = (m.tables.send?.rows ?? []).map((row) => new DataView(row.match.value.buffer, row.match.value.byteOffset).getUint32(0));
+      const session = r.endpoint.session < 6 && sessions.length > 0 ? at(sessions, r.endpoint.session) : at(UNUSED_SESSIONS, r.endpoint.session);
+      inj = kind === "session" ? { kind, member: m.index, session, link: -1 } : { kind: "self", member: m.index, session: 0, link: -1 };
+      network = m.network;
+    }
+    const net = compiled.networks[network];
+    if (net === undefined) throw new Error("no network");
+    const names = withExtra(net.spec.design, compiled.members.filter((m) => m.network === network).map((m) => m.spec.nameValue), extra);
+    // A session's packet is payload: the send table attaches the header.
+    const bytes = inj.kind === "session" ? payload(r) : damaged(net.spec.design, names, r);
+    return { bytes, origLen: bytes.length + r.origExtra, tsSec: r.tsSec, tsNsec: r.tsNsec, endpoint: endpoint(inj) };
+  });
+  return { injections, inputs };
+}
+
+function payload(r: PacketRecipe): Uint8Array {
+  return Uint8Array.from({ length: r.payload }, (_, i) => (r.picks[i % r.picks.length] ?? 0) * 7 + i);
+}
+
+/** A valid packet of the design, then (one time in four) broken. */
+function damaged(d: DesignDef, names: readonly bigint[], r: PacketRecipe): Uint8Array {
+  const b = packet(d, names, r);
+  switch (r.damage) {
+    case 0: case 1: // cut short
+      return b.slice(0, r.cut % (b.length + 1));
+    case 2: // another version number (IP), or a header one byte short
+      if (d.name === "ipv4" || d.name === "ipv6") {
+        const c = b.slice();
+        c[0] = ((r.cut % 16) << 4) | ((c[0] ?? 0) & 0xf);
+        return c;
+      }
+      return b.slice(0, d.name === "cna" ? 15 : 13);
+    case 3: { // IPv4: IHL or total length too small
+      if (d.name !== "ipv4") return b;
+      const c = b.slice();
+      if (r.cut % 2 === 0) c[0] = 0x40 | (r.cut % 5);
+      else c[3] = r.cut % 20;
+      return c;
+    }
+    case 6: { // a wrong IPv4 checksum: not checked when parsing, and forwarding must keep it wrong
+      if (d.name !== "ipv4") return b;
+      const c = b.slice();
+      c[10] = (c[10] ?? 0) ^ (1 + (r.cut % 255));
+      return c;
+    }
+    case 4: // noise
+      return Uint8Array.from({ length: r.cut }, (_, i) => ((r.picks[i % 10] ?? 0) * 37 + i * 11) & 0xff);
+    case 5: // a packet of another design
+      return packet(at(["ethernet", "ipv4", "ipv6", "cna"].map(design), r.shape), names, r);
+    default:
+      return b;
+  }
+}
+
+function packet(d: DesignDef, names: readonly bigint[], r: PacketRecipe): Uint8Array {
+  const pick = (field: string, i: number): bigint => at(pool(d, field, names), r.picks[i] ?? 0);
+  const body = payload(r);
+  switch (d.name) {
+    case "ethernet": {
+      const tpids = [TPID_CUSTOMER, TPID_SERVICE, TPID_CUSTOMER];
+      // Up to three tags: a third is not parsed, its TPID is the type.
+      const tags = Array.from({ length: at([0, 0, 1, 2, 3], r.shape) }, (_, i) => ({
+        tpid: at(tpids, (r.shape >> 2) + i),
+        pcp: Number(pick("pcp", 5 + i)),
+        dei: (r.picks[7] ?? 0) % 2,
+        vid: Number(i === 0 ? pick("vid", 3) : pick("ivid", 4)),
+      }));
+      return ethernetFrame({ dst: pick("dst", 0), src: pick("src", 1), tags, type: Number(pick("type", 2)), payload: body });
+    }
+    case "ipv4": {
+      const proto = Number(pick("proto", 2));
+      return ipv4Packet({
+        src: pick("src", 1),
+        dst: pick("dst", 0),
+        proto,
+        ttl: Number(pick("ttl", 3)),
+        dscp: Number(pick("dscp", 4)),
+        ecn: r.shape % 4,
+        options: Uint8Array.from({ length: 4 * ((r.shape >> 2) % 3) }, (_, i) => 1 + i * 29),
+        fragOffset: (r.shape >> 4) % 3 === 2 ? 185 : 0,
+        flags: (r.shape >> 4) % 3 === 1 ? 1 : 0,
+        ports: [Number(pick("sport", 5)), Number(pick("dport", 6))],
+        payload: body,
+      });
+    }
+    case "ipv6":
+      return ipv6Packet({ src: pick("src", 1), dst: pick("dst", 0), next: Number(pick("next", 2)), hlim: Number(pick("hlim", 3)), flow: Number(pick("flow", 4)), tc: r.shape, payload: body });
+    default:
+      return cnaPacket({ src: pick("src", 1), dst: pick("dst", 0), session: pick("session", 2), overlay: pick("overlay", 3), payload: body });
+  }
+}

@@ -8,14 +8,13 @@ import {
   DROP_ACQUIRE_MISS,
   DROP_BAD_HEADER,
   DROP_UNSUPPORTED,
-  EV_LOOKUP,
   STAGE_ACQUIRE,
+  STAGE_DONE,
   STAGE_FORWARD,
   STAGE_RECEIVE,
 } from "../abi";
-import { entryAt, lookup, Table } from "../tables/table";
 import { drop } from "./drop";
-import { event } from "./output";
+import { lookupIn } from "./lookup";
 import { keyOf, Packet } from "./packet";
 import { keyFor } from "./parse";
 import { fanBoth } from "./replicate";
@@ -24,12 +23,9 @@ import { memberAt } from "./topology";
 export function acquire(d: Packet): i32 {
   const m = memberAt(d.member);
   if (!keyFor(d, d.member, m)) return drop(d, STAGE_ACQUIRE, DROP_BAD_HEADER);
-  if (m.acquire == 0) return miss(d);
-  const t = changetype<Table>(m.acquire);
-  const row = lookup(t, keyOf(d));
-  if (row < 0) return miss(d, t.id);
-  const code = <i32>entryAt(t, row).code;
-  event(EV_LOOKUP, STAGE_ACQUIRE, code, 0, d, row, d.port, -1, t.id);
+  const e = lookupIn(d, m.acquire, keyOf(d), STAGE_ACQUIRE, d.port, DROP_ACQUIRE_MISS);
+  if (e == null) return STAGE_DONE;
+  const code = <i32>e.code;
   if (code == ACT_FORWARD) return STAGE_FORWARD;
   if (code == ACT_RECEIVE) return STAGE_RECEIVE;
   if (code == ACT_BOTH) {
@@ -38,9 +34,3 @@ export function acquire(d: Packet): i32 {
   }
   return drop(d, STAGE_ACQUIRE, DROP_UNSUPPORTED); // shared-acquire: composition, not in this build
 }
-
-function miss(d: Packet, table: i32 = -1): i32 {
-  event(EV_LOOKUP, STAGE_ACQUIRE, 0, 0, d, -1, d.port, -1, <u32>table);
-  return drop(d, STAGE_ACQUIRE, DROP_ACQUIRE_MISS);
-}
-

@@ -12,15 +12,14 @@ import {
   DROP_TOO_LONG,
   DROP_TTL_EXPIRED,
   DROP_UNSUPPORTED,
-  EV_LOOKUP,
   PORT_SELF,
+  STAGE_DONE,
   STAGE_FORWARD,
   STAGE_TRANSMIT,
 } from "../abi";
-import { entryAt, lookup, Table } from "../tables/table";
 import { decrementTtl } from "../wire/design";
 import { drop } from "./drop";
-import { event } from "./output";
+import { lookupIn } from "./lookup";
 import { keyOf, own, OWN_OK, OWN_TOO_LONG, Packet } from "./packet";
 import { keyFor } from "./parse";
 import { fanPorts } from "./replicate";
@@ -29,13 +28,9 @@ import { MEMBER_TTL, memberAt } from "./topology";
 export function forward(d: Packet): i32 {
   const m = memberAt(d.member);
   if (!keyFor(d, d.member, m)) return drop(d, STAGE_FORWARD, DROP_BAD_HEADER);
-  if (m.forward == 0) return miss(d, -1);
-  const t = changetype<Table>(m.forward);
-  const row = lookup(t, keyOf(d));
-  if (row < 0) return miss(d, t.id);
-  const e = entryAt(t, row);
+  const e = lookupIn(d, m.forward, keyOf(d), STAGE_FORWARD, d.port, DROP_FORWARD_MISS);
+  if (e == null) return STAGE_DONE;
   const code = <i32>e.code;
-  event(EV_LOOKUP, STAGE_FORWARD, code, 0, d, row, d.port, -1, t.id);
   if (code == ACT_DROP || (code == ACT_OUT && e.count == 0)) return drop(d, STAGE_FORWARD, DROP_FORWARD_DROP);
   if (code != ACT_OUT) return drop(d, STAGE_FORWARD, DROP_UNSUPPORTED); // shared-forward: composition
   // A packet the member sent itself has not been forwarded by it: no TTL side effect.
@@ -50,9 +45,4 @@ export function forward(d: Packet): i32 {
     fanPorts(<usize>e.data, <i32>e.count);
   }
   return STAGE_TRANSMIT;
-}
-
-function miss(d: Packet, table: i32): i32 {
-  event(EV_LOOKUP, STAGE_FORWARD, 0, 0, d, -1, d.port, -1, <u32>table);
-  return drop(d, STAGE_FORWARD, DROP_FORWARD_MISS);
 }

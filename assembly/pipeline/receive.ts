@@ -7,15 +7,14 @@ import {
   DROP_RECEIVE_MISS,
   DROP_UNSUPPORTED,
   EV_DELIVER,
-  EV_LOOKUP,
   OUTPUT_DELIVER,
   STAGE_DELIVER,
   STAGE_DONE,
   STAGE_RECEIVE,
 } from "../abi";
-import { entryAt, lookup, Table } from "../tables/table";
 import { captureAppend, capturing } from "./capture";
 import { drop } from "./drop";
+import { lookupIn } from "./lookup";
 import { emitPacket, event } from "./output";
 import { keyOf, Packet, release } from "./packet";
 import { memberAt } from "./topology";
@@ -23,19 +22,10 @@ import { memberAt } from "./topology";
 export function receive(d: Packet): i32 {
   const m = memberAt(d.member);
   // acquire parsed the packet for this member: the key is current.
-  if (m.receive == 0) return miss(d, -1);
-  const t = changetype<Table>(m.receive);
-  const row = lookup(t, keyOf(d));
-  if (row < 0) return miss(d, t.id);
-  const code = <i32>entryAt(t, row).code;
-  event(EV_LOOKUP, STAGE_RECEIVE, code, 0, d, row, d.port, -1, t.id);
-  if (code == ACT_DELIVER) return STAGE_DELIVER;
+  const e = lookupIn(d, m.receive, keyOf(d), STAGE_RECEIVE, d.port, DROP_RECEIVE_MISS);
+  if (e == null) return STAGE_DONE;
+  if (e.code == ACT_DELIVER) return STAGE_DELIVER;
   return drop(d, STAGE_RECEIVE, DROP_UNSUPPORTED); // external-link: layering
-}
-
-function miss(d: Packet, table: i32): i32 {
-  event(EV_LOOKUP, STAGE_RECEIVE, 0, 0, d, -1, d.port, -1, <u32>table);
-  return drop(d, STAGE_RECEIVE, DROP_RECEIVE_MISS);
 }
 
 /** The packet reaches the member's machine. */

@@ -8,16 +8,15 @@ import {
   DROP_SEND_MISS,
   DROP_TOO_LONG,
   DROP_UNSUPPORTED,
-  EV_LOOKUP,
   PORT_SELF,
+  STAGE_DONE,
   STAGE_FORWARD,
   STAGE_SEND,
 } from "../abi";
-import { entryAt, lookup, Table } from "../tables/table";
 import { setU32 } from "../wire/bytes";
 import { emit, emitLen, maxPayload } from "../wire/design";
 import { drop } from "./drop";
-import { event } from "./output";
+import { lookupIn } from "./lookup";
 import { own, OWN_OK, OWN_TOO_LONG, Packet } from "./packet";
 import { memberAt } from "./topology";
 
@@ -26,16 +25,11 @@ const key = memory.data(8);
 
 export function send(d: Packet): i32 {
   const m = memberAt(d.member);
-  if (m.send == 0) return miss(d, -1);
-  const t = changetype<Table>(m.send);
   store<u64>(key, 0);
   setU32(key, d.session);
-  const row = lookup(t, key);
-  if (row < 0) return miss(d, t.id);
-  const e = entryAt(t, row);
-  const code = <i32>e.code;
-  event(EV_LOOKUP, STAGE_SEND, code, 0, d, row, d.session, -1, t.id);
-  if (code != ACT_PUSH) return drop(d, STAGE_SEND, DROP_UNSUPPORTED);
+  const e = lookupIn(d, m.send, key, STAGE_SEND, d.session, DROP_SEND_MISS);
+  if (e == null) return STAGE_DONE;
+  if (e.code != ACT_PUSH) return drop(d, STAGE_SEND, DROP_UNSUPPORTED);
   // The row's data is the header's fields as a key vector of the member's design.
   const fields = <usize>e.data;
   // A header whose length field cannot hold the payload would describe another packet.
@@ -50,9 +44,4 @@ export function send(d: Packet): i32 {
   d.port = PORT_SELF;
   d.keyMember = -1;
   return STAGE_FORWARD;
-}
-
-function miss(d: Packet, table: i32): i32 {
-  event(EV_LOOKUP, STAGE_SEND, 0, 0, d, -1, d.session, -1, <u32>table);
-  return drop(d, STAGE_SEND, DROP_SEND_MISS);
 }

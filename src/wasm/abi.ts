@@ -1,8 +1,8 @@
 // The contract between the control plane (TypeScript) and the data plane (wasm):
 // codes and record layouts, defined once here. scripts/gen-abi.ts writes them
-// into assembly/abi.ts as constants; test/wasm/abi.test.ts fails if that file
-// is stale. Names are what users see (summary.json, traces), so they are
-// kebab-case and stable.
+// into assembly/abi.ts as constants on every build (`npm run build:wasm`), so
+// the two sides cannot drift. Names are what users see (summary.json, traces),
+// so they are kebab-case and stable.
 
 /** The five tables of a member (seed §2.5, §3.1). */
 export const TABLE_ROLES = ["acquire", "forward", "transmit", "send", "receive"] as const;

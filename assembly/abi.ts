@@ -93,6 +93,19 @@ export const INJECT_SELF: i32 = 1;
 export const INJECT_SESSION: i32 = 2;
 export const INJECT_COUNT: i32 = 3;
 
+export const REGION_IN_DATA: i32 = 0;
+export const REGION_IN_OFFSET: i32 = 1;
+export const REGION_IN_LEN: i32 = 2;
+export const REGION_IN_ORIG_LEN: i32 = 3;
+export const REGION_IN_SEC: i32 = 4;
+export const REGION_IN_NSEC: i32 = 5;
+export const REGION_IN_ENDPOINT: i32 = 6;
+export const REGION_OUT_BASE: i32 = 7;
+export const REGION_OUT_POS: i32 = 8;
+export const REGION_TRACE_BASE: i32 = 9;
+export const REGION_TRACE_POS: i32 = 10;
+export const REGION_COUNT: i32 = 11;
+
 export const OP_NONE: i32 = 0;
 export const OP_INSERT: i32 = 1;
 export const OP_MODIFY: i32 = 2;

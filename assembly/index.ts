@@ -5,12 +5,24 @@
 import { entryAt, lookup as lookupIn } from "./tables/table";
 import { tableById } from "./tables/write";
 import { memberAt, linkAt, nLinks, nMembers, orphanDrops } from "./pipeline/topology";
-import { DROP_COUNT } from "./abi";
+import {
+  DROP_COUNT,
+  REGION_IN_DATA,
+  REGION_IN_ENDPOINT,
+  REGION_IN_LEN,
+  REGION_IN_NSEC,
+  REGION_IN_OFFSET,
+  REGION_IN_ORIG_LEN,
+  REGION_IN_SEC,
+  REGION_OUT_BASE,
+  REGION_OUT_POS,
+  REGION_TRACE_BASE,
+  REGION_TRACE_POS,
+} from "./abi";
 import { Table } from "./tables/table";
 import { forEachTable } from "./tables/write";
-import { freeSlotCount } from "./pipeline/packet";
 import { outBase, outPos, traceBase, tracePos } from "./pipeline/output";
-import { inData, inDataCap, inEndpoint, inLen, inNsec, inOffset, inOrigLen, inSec } from "./pipeline/run";
+import { inData, inEndpoint, inLen, inNsec, inOffset, inOrigLen, inSec } from "./pipeline/run";
 
 export { alloc, free } from "./memory";
 export { checksumBatch, PACKET_REF_LEN } from "./batch";
@@ -115,25 +127,23 @@ export { poolInit } from "./pipeline/packet";
 export { outputInit, setTracing, drained } from "./pipeline/output";
 export { stackInit } from "./pipeline/replicate";
 export { setHopLimit } from "./pipeline/link";
-export { inputInit, run, resume, reset, setMaxFanout, STATUS_DONE, STATUS_PAUSED } from "./pipeline/run";
+export { inputInit, run, resume, setMaxFanout, STATUS_DONE, STATUS_PAUSED } from "./pipeline/run";
 export { PACKET_SIZE } from "./pipeline/packet";
 
-/** Where the TypeScript side writes inputs and reads outputs, by name: see src/wasm/dataplane.ts. */
+/** Where the TypeScript side writes inputs and reads outputs (REGION_* in abi.ts). */
 export function region(which: i32): usize {
   switch (which) {
-    case 0: return inData;
-    case 1: return <usize>inDataCap;
-    case 2: return inOffset;
-    case 3: return inLen;
-    case 4: return inOrigLen;
-    case 5: return inSec;
-    case 6: return inNsec;
-    case 7: return inEndpoint;
-    case 8: return outBase;
-    case 9: return <usize>outPos;
-    case 10: return traceBase;
-    case 11: return <usize>tracePos;
-    case 12: return <usize>freeSlotCount();
+    case REGION_IN_DATA: return inData;
+    case REGION_IN_OFFSET: return inOffset;
+    case REGION_IN_LEN: return inLen;
+    case REGION_IN_ORIG_LEN: return inOrigLen;
+    case REGION_IN_SEC: return inSec;
+    case REGION_IN_NSEC: return inNsec;
+    case REGION_IN_ENDPOINT: return inEndpoint;
+    case REGION_OUT_BASE: return outBase;
+    case REGION_OUT_POS: return <usize>outPos;
+    case REGION_TRACE_BASE: return traceBase;
+    case REGION_TRACE_POS: return <usize>tracePos;
   }
   return 0;
 }

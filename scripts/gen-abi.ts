@@ -33,6 +33,7 @@ export function generateAbi(): string {
   list("EV", abi.TRACE_KINDS);
   list("MODE", abi.LINK_MODES);
   list("INJECT", abi.INJECT_KINDS);
+  list("REGION", abi.REGIONS);
   list("OP", abi.WRITE_OPS);
   out.push(`export const PORT_SELF: u32 = ${abi.PORT_SELF};`);
   out.push(`export const PORT_SHARED: u32 = ${abi.PORT_SHARED};`);

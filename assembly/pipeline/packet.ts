@@ -140,7 +140,3 @@ export function own(d: Packet, room: i32): i32 {
   d.data = to;
   return OWN_OK;
 }
-
-export function freeSlotCount(): i32 {
-  return nFree;
-}

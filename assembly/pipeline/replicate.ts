@@ -113,7 +113,3 @@ export function replicate(d: Packet): i32 {
   fanKind = FAN_NONE;
   return next;
 }
-
-export function waiting(): i32 {
-  return sp;
-}

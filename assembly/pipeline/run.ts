@@ -43,7 +43,6 @@ export const STATUS_PAUSED: i32 = 1;
 
 let inCap: i32 = 0;
 export let inData: usize = 0;
-export let inDataCap: i32 = 0;
 export let inOffset: usize = 0;
 export let inLen: usize = 0;
 export let inOrigLen: usize = 0;
@@ -75,7 +74,6 @@ export function inputInit(packets: i32, bytes: i32): void {
   inNsec = heap.alloc(<usize>packets << 2);
   inEndpoint = heap.alloc(<usize>packets << 2);
   inData = heap.alloc(<usize>bytes);
-  inDataCap = bytes;
 }
 
 /** Tracing needs room for a step's events: its own and one fork per copy. */
@@ -215,10 +213,3 @@ function loadInput(d: Packet, i: i32): void {
 }
 
 
-/** Abandons whatever a paused batch had left (used when a run is cut short). */
-export function reset(): void {
-  active = false;
-  while (pop(cur)) {}
-  inCount = 0;
-  inNext = 0;
-}

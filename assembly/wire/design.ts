@@ -87,11 +87,6 @@ export function maxPayload(design: i32): i32 {
   return i32.MAX_VALUE;
 }
 
-/** Whether forwarding has a TTL side effect in this design. */
-export function hasTtl(design: i32): bool {
-  return design == DESIGN_IPV4 || design == DESIGN_IPV6;
-}
-
 /** Decrements TTL / hop limit in place; false (unchanged) if it would reach zero. */
 export function decrementTtl(design: i32, p: usize): bool {
   if (design == DESIGN_IPV4) return ipv4.decrementTtl(p);

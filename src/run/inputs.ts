@@ -94,11 +94,11 @@ class FileStream {
   batch: PacketBatch | undefined;
   count = 0;
   cursor = 0;
-  offset = new Uint32Array(0);
-  capLen = new Uint32Array(0);
-  origLen = new Uint32Array(0);
-  tsSec = new Float64Array(0);
-  tsNsec = new Uint32Array(0);
+  offset: Uint32Array<ArrayBufferLike> = new Uint32Array(0);
+  capLen: Uint32Array<ArrayBufferLike> = new Uint32Array(0);
+  origLen: Uint32Array<ArrayBufferLike> = new Uint32Array(0);
+  tsSec: Float64Array<ArrayBufferLike> = new Float64Array(0);
+  tsNsec: Uint32Array<ArrayBufferLike> = new Uint32Array(0);
 
   constructor(input: InputFile) {
     this.#input = input;
@@ -139,7 +139,21 @@ class FileStream {
     }
     const b = r.value;
     const n = b.count;
-    if (this.offset.length < n) {
+    this.batch = b;
+    this.count = n;
+    this.cursor = 0;
+    // A pcap file (one interface, every packet timed) that needs nothing taken off: its arrays go as they are.
+    const only = this.reader.format === "pcap" ? this.reader.interfaces[0] : undefined;
+    if (only !== undefined && only.fcsLen === 0 && this.#adaptationFor(only).strip === 0) {
+      this.offset = b.offset;
+      this.capLen = b.capLen;
+      this.origLen = b.origLen;
+      this.tsSec = b.tsSec;
+      this.tsNsec = b.tsNsec;
+      this.stats.packets += n;
+      return true;
+    }
+    if (this.offset.length < n || this.offset === b.offset) {
       this.offset = new Uint32Array(n);
       this.capLen = new Uint32Array(n);
       this.origLen = new Uint32Array(n);
@@ -174,9 +188,6 @@ class FileStream {
         this.tsNsec[i] = this.#lastNsec = b.tsNsec[i] ?? 0;
       }
     }
-    this.batch = b;
-    this.count = n;
-    this.cursor = 0;
     this.stats.packets += n;
     return true;
   }

@@ -67,6 +67,9 @@ export const TRACE_KINDS = ["none", "inject", "lookup", "link", "fork", "deliver
 /** Link modes (seed §4.3). */
 export const LINK_MODES = ["one-way", "two-way", "allcast", "anycast"] as const;
 
+/** Areas of linear memory the TypeScript side reads or fills, for `region(REGION_x)`. */
+export const REGIONS = ["in-data", "in-offset", "in-len", "in-orig-len", "in-sec", "in-nsec", "in-endpoint", "out-base", "out-pos", "trace-base", "trace-pos"] as const;
+
 /** Injection kinds: where an input packet enters. */
 export const INJECT_KINDS = ["link", "self", "session"] as const;
 

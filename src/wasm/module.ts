@@ -55,7 +55,6 @@ export interface DataPlaneExports extends Record<string, unknown> {
   setMaxFanout(n: number): void;
   run(n: number, first: number, base: number): number;
   resume(): number;
-  reset(): void;
   region(which: number): number;
   STATUS_DONE: WebAssembly.Global;
   STATUS_PAUSED: WebAssembly.Global;

@@ -3,7 +3,7 @@
 // the data plane runs it to the end, pausing only when an output ring fills;
 // records come back as views on linear memory, valid until the next call.
 
-import { LAYOUTS } from "./abi.js";
+import { LAYOUTS, REGIONS } from "./abi.js";
 import type { DataPlane } from "./module.js";
 
 export interface RunnerOptions {
@@ -90,20 +90,8 @@ export interface TraceEvent {
   readonly arg: number;
 }
 
-const R = {
-  IN_DATA: 0,
-  IN_DATA_CAP: 1,
-  IN_OFFSET: 2,
-  IN_LEN: 3,
-  IN_ORIG_LEN: 4,
-  IN_SEC: 5,
-  IN_NSEC: 6,
-  IN_ENDPOINT: 7,
-  OUT_BASE: 8,
-  OUT_POS: 9,
-  TRACE_BASE: 10,
-  TRACE_POS: 11,
-} as const;
+/** region(R("in-data")) …: the area's index in the ABI. */
+const R = (name: (typeof REGIONS)[number]): number => REGIONS.indexOf(name);
 const O = LAYOUTS.OUTREC;
 const E = LAYOUTS.EVENT;
 const OUTPUT_KIND: Record<number, "link" | "deliver"> = { 1: "link", 2: "deliver" };
@@ -163,14 +151,14 @@ export class Runner {
       x.inputInit(this.#options.batchPackets, this.#dataCap);
     }
     const mem = this.#dp.mem;
-    mem.u8.set(batch.data.subarray(base, end), x.region(R.IN_DATA));
+    mem.u8.set(batch.data.subarray(base, end), x.region(R("in-data")));
     const u32 = mem.u32;
-    u32.set(batch.offset.subarray(0, n), x.region(R.IN_OFFSET) >>> 2);
-    u32.set(batch.capLen.subarray(0, n), x.region(R.IN_LEN) >>> 2);
-    u32.set(batch.origLen.subarray(0, n), x.region(R.IN_ORIG_LEN) >>> 2);
-    u32.set(batch.tsNsec.subarray(0, n), x.region(R.IN_NSEC) >>> 2);
-    mem.f64.set(batch.tsSec.subarray(0, n), x.region(R.IN_SEC) >>> 3);
-    const ep = x.region(R.IN_ENDPOINT) >>> 2;
+    u32.set(batch.offset.subarray(0, n), x.region(R("in-offset")) >>> 2);
+    u32.set(batch.capLen.subarray(0, n), x.region(R("in-len")) >>> 2);
+    u32.set(batch.origLen.subarray(0, n), x.region(R("in-orig-len")) >>> 2);
+    u32.set(batch.tsNsec.subarray(0, n), x.region(R("in-nsec")) >>> 2);
+    mem.f64.set(batch.tsSec.subarray(0, n), x.region(R("in-sec")) >>> 3);
+    const ep = x.region(R("in-endpoint")) >>> 2;
     if (typeof batch.endpoint === "number") u32.fill(batch.endpoint, ep, ep + n);
     else u32.set(batch.endpoint.subarray(0, n), ep);
     return { count: n, base };
@@ -211,8 +199,8 @@ export class Runner {
     const mem = this.#dp.mem;
     const u8 = mem.u8;
     const view = mem.view;
-    const base = x.region(R.OUT_BASE);
-    const end = base + x.region(R.OUT_POS);
+    const base = x.region(R("out-base"));
+    const end = base + x.region(R("out-pos"));
     for (let r = base; r < end; ) {
       const len = view.getUint32(r + O.LEN[0], true);
       sink.packet(
@@ -229,8 +217,8 @@ export class Runner {
       r += O.SIZE[0] + ((len + 7) & ~7);
     }
     if (sink.event !== undefined) {
-      const tb = x.region(R.TRACE_BASE);
-      const count = x.region(R.TRACE_POS);
+      const tb = x.region(R("trace-base"));
+      const count = x.region(R("trace-pos"));
       for (let k = 0; k < count; k++) {
         const e = tb + k * E.SIZE[0];
         sink.event({

@@ -80,7 +80,10 @@ export const EV_FORK: i32 = 4;
 export const EV_DELIVER: i32 = 5;
 export const EV_DROP: i32 = 6;
 export const EV_EXIT: i32 = 7;
-export const EV_COUNT: i32 = 8;
+export const EV_PUSH: i32 = 8;
+export const EV_POP: i32 = 9;
+export const EV_HANDOFF: i32 = 10;
+export const EV_COUNT: i32 = 11;
 
 export const MODE_ONE_WAY: i32 = 0;
 export const MODE_TWO_WAY: i32 = 1;

@@ -1,13 +1,18 @@
 // acquire: does this member take the packet arriving on in-link `port`, and
-// for what — to forward it, to receive it, or both (seed Figure 2)?
+// for what — to forward it, to receive it, or both (seed Figure 2)? On a
+// shared link (subduction, seed §5.3) it may instead hand the packet,
+// unchanged, to the acquire table of the shared member of the same name in
+// the overlay network on this machine (SharedAcquire).
 
 import {
   ACT_BOTH,
   ACT_FORWARD,
   ACT_RECEIVE,
+  ACT_SHARED_ACQUIRE,
   DROP_ACQUIRE_MISS,
   DROP_BAD_HEADER,
   DROP_UNSUPPORTED,
+  EV_HANDOFF,
   STAGE_ACQUIRE,
   STAGE_DONE,
   STAGE_FORWARD,
@@ -15,6 +20,7 @@ import {
 } from "../abi";
 import { drop } from "./drop";
 import { lookupIn } from "./lookup";
+import { event } from "./output";
 import { keyOf, Packet } from "./packet";
 import { keyFor } from "./parse";
 import { fanBoth } from "./replicate";
@@ -32,5 +38,14 @@ export function acquire(d: Packet): i32 {
     fanBoth();
     return STAGE_FORWARD;
   }
-  return drop(d, STAGE_ACQUIRE, DROP_UNSUPPORTED); // shared-acquire: composition, not in this build
+  if (code == ACT_SHARED_ACQUIRE) return handOver(d, <i32>e.arg, STAGE_ACQUIRE);
+  return drop(d, STAGE_ACQUIRE, DROP_UNSUPPORTED);
+}
+
+/** Subduction: the shared member `to` in the other network takes the packet at `stage`, on the same in-link. */
+export function handOver(d: Packet, to: i32, stage: i32): i32 {
+  event(EV_HANDOFF, stage, 0, 0, d, -1, d.port, -1, <u32>to);
+  d.member = to;
+  d.keyMember = -1;
+  return stage;
 }

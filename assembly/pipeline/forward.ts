@@ -1,10 +1,12 @@
 // forward: onto which out-links does this member send the packet? Several
-// out-links replicate it; a drop row or no row drops it. Forwarding leaves the
+// out-links replicate it; a drop row or no row drops it; a shared member may
+// hand it to its partner's forward table instead (SharedForward, seed §5.3). Forwarding leaves the
 // header as it is, except a design's declared side effect (TTL − 1).
 
 import {
   ACT_DROP,
   ACT_OUT,
+  ACT_SHARED_FORWARD,
   DROP_BAD_HEADER,
   DROP_FORWARD_DROP,
   DROP_FORWARD_MISS,
@@ -13,11 +15,13 @@ import {
   DROP_TTL_EXPIRED,
   DROP_UNSUPPORTED,
   PORT_SELF,
+  PORT_SHARED,
   STAGE_DONE,
   STAGE_FORWARD,
   STAGE_TRANSMIT,
 } from "../abi";
 import { decrementTtl } from "../wire/design";
+import { handOver } from "./acquire";
 import { drop } from "./drop";
 import { lookupIn } from "./lookup";
 import { keyOf, own, OWN_OK, OWN_TOO_LONG, Packet } from "./packet";
@@ -32,7 +36,12 @@ export function forward(d: Packet): i32 {
   if (e == null) return STAGE_DONE;
   const code = <i32>e.code;
   if (code == ACT_DROP || (code == ACT_OUT && e.count == 0)) return drop(d, STAGE_FORWARD, DROP_FORWARD_DROP);
-  if (code != ACT_OUT) return drop(d, STAGE_FORWARD, DROP_UNSUPPORTED); // shared-forward: composition
+  if (code == ACT_SHARED_FORWARD) {
+    // Subduction: the shared member in the underlay forwards it, marked as handed over (in-link `shared`).
+    d.port = PORT_SHARED;
+    return handOver(d, <i32>e.arg, STAGE_FORWARD);
+  }
+  if (code != ACT_OUT) return drop(d, STAGE_FORWARD, DROP_UNSUPPORTED);
   // A packet the member sent itself has not been forwarded by it: no TTL side effect.
   if (m.flags & MEMBER_TTL && d.port != PORT_SELF) {
     const owned = own(d, 0);

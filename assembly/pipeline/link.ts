@@ -22,6 +22,7 @@ import { emitPacket, event } from "./output";
 import { keyOf, Packet, release } from "./packet";
 import { fanReceivers } from "./replicate";
 import { Link, linkAt } from "./topology";
+import { handToSession } from "./transmit";
 
 export let hopLimit: u32 = 64;
 
@@ -40,6 +41,8 @@ export function cross(d: Packet): i32 {
   l.bytes += d.len;
   d.hops++;
   event(EV_LINK, STAGE_LINK, 0, 0, d, -1, d.port, d.link, d.hops);
+  // A virtual link is implemented by a session of an underlay network: its receivers are the underlay's to reach.
+  if (d.via >= 0) return handToSession(d);
   const n = l.nReceivers;
   if (n == 0) {
     event(EV_EXIT, STAGE_LINK, 0, 0, d, -1, d.port, d.link, 0);

@@ -10,9 +10,9 @@
 //   ┌────────────┬─────────┬─────────────┬──────────┬────────────┬──────────┬──────────┬───────────┐
 //   │ data usize │ len u32 │ origLen u32 │ slot i32 │ member i32 │ port u32 │ link i32 │ stage i32 │
 //   ├────────────┼─────────┼─────────────┼──────────┼────────────┼──────────┼──────────┼───────────┤
-//   │ hops u32   │ packet  │ copy u32    │ session  │ keyMember  │ (pad)    │ tsSec f64│ tsNsec u32│
-//   ├────────────┴─────────┴─────────────┴──────────┴────────────┴──────────┴──────────┴───────────┤
-//   │ key[KEY_MAX_LEN]                                                                              │
+//   │ hops u32   │ packet  │ copy u32    │ session  │ keyMember  │ hdrLen   │ tsSec f64│ tsNsec u32│
+//   ├────────────┬─────────┴─────────────┴──────────┴────────────┴──────────┴──────────┴───────────┤
+//   │ via i32    │ key[KEY_MAX_LEN]                                                                              │
 //   └───────────────────────────────────────────────────────────────────────────────────────────────┘
 
 import { KEY_MAX_LEN } from "../abi";
@@ -34,10 +34,12 @@ import { KEY_MAX_LEN } from "../abi";
   session: u32;
   /** Member whose key vector `key` holds; −1 = none (must parse). */
   keyMember: i32;
-  pad: u32;
+  /** Bytes of keyMember's header at `data`, as parsed with the key. */
+  hdrLen: u32;
   tsSec: f64;
   tsNsec: u32;
-  pad2: u32;
+  /** Layering: the underlay member whose send table takes the packet after its virtual link (−1: none). */
+  via: i32;
 }
 export const PACKET_SIZE: i32 = <i32>offsetof<Packet>() + KEY_MAX_LEN;
 

@@ -13,8 +13,10 @@ export function keyFor(d: Packet, mi: i32, m: Member): bool {
   const key = keyOf(d);
   if (d.keyMember != mi) {
     memory.fill(key, 0, 8); // in-link word; parse writes the rest
-    if (parse(m.design, d.data, <i32>d.len, key) < 0) return false;
+    const hlen = parse(m.design, d.data, <i32>d.len, key);
+    if (hlen < 0) return false;
     d.keyMember = mi;
+    d.hdrLen = <u32>hlen;
   }
   setU16(key, d.port);
   return true;

@@ -1,17 +1,22 @@
 // receive: what does the member's machine do with a packet it acquired to
-// receive — take it (primitive: delivered), or (layering) strip this network's
-// header and hand the rest to an overlay's acquire table?
+// receive — take it (primitive: delivered), or (layering, seed §5.2) take
+// this network's header off and hand the rest to the overlay member on the
+// same machine, arriving on one of its links (ExternalLink)?
 
 import {
   ACT_DELIVER,
+  ACT_EXTERNAL_LINK,
   DROP_RECEIVE_MISS,
   DROP_UNSUPPORTED,
   EV_DELIVER,
+  EV_POP,
   OUTPUT_DELIVER,
+  STAGE_ACQUIRE,
   STAGE_DELIVER,
   STAGE_DONE,
   STAGE_RECEIVE,
 } from "../abi";
+import { statedLen } from "../wire/design";
 import { captureAppend, capturing } from "./capture";
 import { drop } from "./drop";
 import { lookupIn } from "./lookup";
@@ -21,11 +26,35 @@ import { memberAt } from "./topology";
 
 export function receive(d: Packet): i32 {
   const m = memberAt(d.member);
-  // acquire parsed the packet for this member: the key is current.
+  // acquire parsed the packet for this member: the key, and hdrLen, are current.
   const e = lookupIn(d, m.receive, keyOf(d), STAGE_RECEIVE, d.port, DROP_RECEIVE_MISS);
   if (e == null) return STAGE_DONE;
   if (e.code == ACT_DELIVER) return STAGE_DELIVER;
-  return drop(d, STAGE_RECEIVE, DROP_UNSUPPORTED); // external-link: layering
+  if (e.code == ACT_EXTERNAL_LINK) return pop(d, <i32>e.arg, e.arg2);
+  return drop(d, STAGE_RECEIVE, DROP_UNSUPPORTED);
+}
+
+/**
+ * Decapsulation: the bytes after this member's header are the overlay's
+ * packet. No byte moves: the packet starts further on. The overlay's acquire
+ * table judges whether they carry a valid header of its design.
+ */
+function pop(d: Packet, overlay: i32, inLink: u32): i32 {
+  const taken = d.hdrLen;
+  event(EV_POP, STAGE_RECEIVE, 0, 0, d, -1, inLink, -1, taken);
+  d.data += <usize>taken;
+  d.len -= taken;
+  d.origLen = d.origLen > taken ? d.origLen - taken : 0;
+  // A frame padded to its minimum size carries bytes the overlay's packet does not.
+  const stated = statedLen(memberAt(overlay).design, d.data, <i32>d.len);
+  if (stated >= 0) {
+    if (<u32>stated < d.len) d.len = <u32>stated;
+    if (<u32>stated < d.origLen) d.origLen = <u32>stated;
+  }
+  d.member = overlay;
+  d.port = inLink;
+  d.keyMember = -1;
+  return STAGE_ACQUIRE;
 }
 
 /** The packet reaches the member's machine. */

@@ -189,6 +189,7 @@ function loadInput(d: Packet, i: i32): void {
   d.packet = firstPacket + <u32>i;
   d.copy = 0;
   d.session = 0;
+  d.via = -1;
   d.keyMember = -1;
   d.link = -1;
   resetCopies();

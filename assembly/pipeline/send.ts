@@ -8,6 +8,7 @@ import {
   DROP_SEND_MISS,
   DROP_TOO_LONG,
   DROP_UNSUPPORTED,
+  EV_PUSH,
   PORT_SELF,
   STAGE_DONE,
   STAGE_FORWARD,
@@ -17,6 +18,7 @@ import { setU32 } from "../wire/bytes";
 import { emit, emitLen, maxPayload } from "../wire/design";
 import { drop } from "./drop";
 import { lookupIn } from "./lookup";
+import { event } from "./output";
 import { own, OWN_OK, OWN_TOO_LONG, Packet } from "./packet";
 import { memberAt } from "./topology";
 
@@ -41,6 +43,7 @@ export function send(d: Packet): i32 {
   emit(m.design, d.data, fields, <i32>d.origLen);
   d.len += <u32>hlen;
   d.origLen += <u32>hlen;
+  event(EV_PUSH, STAGE_SEND, 0, 0, d, -1, d.session, -1, <u32>hlen);
   d.port = PORT_SELF;
   d.keyMember = -1;
   return STAGE_FORWARD;

@@ -1,18 +1,25 @@
 // transmit: how does the packet leave on out-link `port` — onto the physical
-// link, or (layering) into an underlay network's session?
+// link, or (layering, seed §5.2) into an underlay network's session? Either
+// way it crosses the link (counted, captured: a virtual link's capture holds
+// the overlay packet as it crossed); a virtual link then hands the packet,
+// unchanged, to the send table of the underlay member on the same machine.
 
 import {
+  ACT_EXTERNAL_SESSION,
   ACT_PHYSICAL,
   DROP_NO_LINK,
   DROP_TRANSMIT_MISS,
   DROP_UNSUPPORTED,
+  EV_HANDOFF,
   STAGE_DONE,
   STAGE_LINK,
+  STAGE_SEND,
   STAGE_TRANSMIT,
 } from "../abi";
 import { setU16 } from "../wire/bytes";
 import { drop } from "./drop";
 import { lookupIn } from "./lookup";
+import { event } from "./output";
 import { Packet } from "./packet";
 import { memberAt } from "./topology";
 
@@ -25,9 +32,29 @@ export function transmit(d: Packet): i32 {
   setU16(key, d.port);
   const e = lookupIn(d, m.transmit, key, STAGE_TRANSMIT, d.port, DROP_TRANSMIT_MISS);
   if (e == null) return STAGE_DONE;
-  if (e.code != ACT_PHYSICAL) return drop(d, STAGE_TRANSMIT, DROP_UNSUPPORTED); // external-session: layering
+  const code = <i32>e.code;
   const link = <i32>d.port < m.nPorts ? load<i32>(m.portLinks + (<usize>d.port << 2)) : -1;
+  if (code == ACT_EXTERNAL_SESSION) {
+    // arg: the underlay member on this machine; arg2: the session that implements the link.
+    d.via = <i32>e.arg;
+    d.session = e.arg2;
+    if (link >= 0) {
+      d.link = link;
+      return STAGE_LINK;
+    }
+    return handToSession(d);
+  }
+  if (code != ACT_PHYSICAL) return drop(d, STAGE_TRANSMIT, DROP_UNSUPPORTED);
   if (link < 0) return drop(d, STAGE_TRANSMIT, DROP_NO_LINK);
   d.link = link;
   return STAGE_LINK;
+}
+
+/** After its virtual link: the packet, whole, goes to the underlay member's send table (ExternalSession). */
+export function handToSession(d: Packet): i32 {
+  event(EV_HANDOFF, STAGE_SEND, 0, 0, d, -1, d.session, d.link, <u32>d.via);
+  d.member = d.via;
+  d.via = -1;
+  d.keyMember = -1;
+  return STAGE_SEND;
 }

@@ -87,6 +87,17 @@ export function maxPayload(design: i32): i32 {
   return i32.MAX_VALUE;
 }
 
+/**
+ * The length of the packet at `p` as its own header states it, or −1 for a
+ * design without a length field. Bytes past it are padding of an outer layer
+ * (an Ethernet frame's minimum size), not part of the packet.
+ */
+export function statedLen(design: i32, p: usize, len: i32): i32 {
+  if (design == DESIGN_IPV4) return ipv4.statedLen(p, len);
+  if (design == DESIGN_IPV6) return ipv6.statedLen(p, len);
+  return -1;
+}
+
 /** Decrements TTL / hop limit in place; false (unchanged) if it would reach zero. */
 export function decrementTtl(design: i32, p: usize): bool {
   if (design == DESIGN_IPV4) return ipv4.decrementTtl(p);

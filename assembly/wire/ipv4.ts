@@ -60,6 +60,11 @@ const UDP_LITE: u32 = 136;
   return getU32(p + field.DST);
 }
 
+/** The packet length the header states (total length), or −1 when too few bytes hold it. */
+export function statedLen(p: usize, len: i32): i32 {
+  return len < field.TOTAL_LEN + 2 ? -1 : <i32>totalLen(p);
+}
+
 /** Whether `proto` carries 16-bit ports in its first four bytes. */
 @inline function hasPorts(proto: u32): bool {
   return proto == tcp.PROTOCOL || proto == 17 || proto == SCTP || proto == UDP_LITE;

@@ -29,6 +29,11 @@ const FLOW_MASK: u32 = 0xfffff;
   return getU8(p + field.HOP_LIMIT);
 }
 
+/** The packet length the header states (fixed header + payload length), or −1 when too few bytes hold it. */
+export function statedLen(p: usize, len: i32): i32 {
+  return len < field.PAYLOAD_LEN + 2 ? -1 : HEADER_LEN + <i32>getU16(p + field.PAYLOAD_LEN);
+}
+
 /** Checks the header and writes its fields into the key vector; returns HEADER_LEN or -1. */
 export function parse(p: usize, len: i32, key: usize): i32 {
   if (len < HEADER_LEN || version(p) != VERSION) return -1;

@@ -98,6 +98,12 @@ function describe(s: TraceStep): string {
       return `${pad("fork")}${s.member}: copy of [${s.from}] ${s.at === "link" ? `to ${s.to}` : s.at === "acquire" ? "to receive" : `to out ${s.to}`}`;
     case "deliver":
       return `${pad("deliver")}to ${s.member}`;
+    case "push":
+      return `${pad("push")}${s.member} put on its header (+${s.bytes} bytes, session ${s.session}) on machine ${s.machine}`;
+    case "pop":
+      return `${pad("pop")}${s.member} took off its header (−${s.bytes} bytes) on machine ${s.machine}`;
+    case "handoff":
+      return `${pad("handoff")}${s.from} → ${s.to} on machine ${s.machine}, into its ${s.at} table${s.session !== undefined ? ` (session ${s.session})` : s.in !== undefined && s.in !== null ? ` (in ${s.in})` : ""}`;
     case "drop":
       return `${pad("drop")}${s.member ?? "at the edge"}: ${s.reason} (in ${s.stage})`;
     default: {

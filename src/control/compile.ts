@@ -49,6 +49,9 @@ export function compile(spec: Spec): CompiledSpec {
     }
   }
   const member = (net: CompiledNetwork, key: string): number => memberIndex.get(`${net.name}.${key}`) ?? -1;
+  // Layering: the member of a network on a machine (the description's checks made it unique).
+  const onMachine = new Map<string, number>(members.map((m) => [`${networks[m.network]?.name ?? ""}@${m.machine}`, m.index]));
+  const attachment: Attachment = (network, from) => onMachine.get(`${network}@${members[from]?.machine ?? -1}`) ?? -1;
 
   const links: CompiledLink[] = [];
   for (const net of networks) {
@@ -88,12 +91,12 @@ export function compile(spec: Spec): CompiledSpec {
     for (const role of ["acquire", "forward", "receive"] as const) {
       const t = own[role];
       if (t === undefined) continue;
-      const compiled = compileHeaderTable(nextTable++, m.index, net, t, problems);
+      const compiled = compileHeaderTable(nextTable++, m.index, net, t, attachment, problems);
       mut.tables[role] = compiled;
       tables.push(compiled);
       for (const r of compiled.rows) maxFanout = Math.max(maxFanout, r.ports.length);
     }
-    const transmit = compileTransmit(nextTable++, m.index, own.transmit, [...new Set(ports)].sort((a, b) => a - b));
+    const transmit = compileTransmit(nextTable++, m.index, own.transmit, [...new Set(ports)].sort((a, b) => a - b), attachment);
     mut.tables.transmit = transmit;
     tables.push(transmit);
     if (own.send !== undefined) {
@@ -153,7 +156,10 @@ function settle(kind: MatchKind, field: MatchKind): MatchKind {
   return field;
 }
 
-function compileHeaderTable(id: number, memberIndex: number, net: CompiledNetwork, t: TableSpec, problems: SpecIssue[]): CompiledTable {
+/** The member of `network` on the machine of member `from` (layering's attachment), or −1. */
+type Attachment = (network: string, from: number) => number;
+
+function compileHeaderTable(id: number, memberIndex: number, net: CompiledNetwork, t: TableSpec, attachment: Attachment, problems: SpecIssue[]): CompiledTable {
   const layout = net.layout;
   const used: FieldSlot[] = [];
   const fieldKinds: MatchKind[] = [];
@@ -181,7 +187,7 @@ function compileHeaderTable(id: number, memberIndex: number, net: CompiledNetwor
   }
   const fields: KeyField[] = used.map((s, i) => ({ name: s.field.name, offset: s.offset, len: s.len, kind: settle(kind, fieldKinds[i] ?? "exact") }));
   const capacity = t.capacity ?? Math.max(DEFAULT_CAPACITY, t.rows.length);
-  const rows = t.rows.map((r, i) => headerRow(r, i, t.rows.length, kind, layout, used, fields, problems));
+  const rows = t.rows.map((r, i) => headerRow(r, i, t.rows.length, kind, layout, used, fields, problems, (network) => attachment(network, memberIndex)));
   return { id, role: t.role, kind, keyLen: layout.len, capacity, fields, member: memberIndex, rows, spec: t };
 }
 
@@ -237,6 +243,7 @@ function headerRow(
   used: readonly FieldSlot[],
   fields: readonly KeyField[],
   problems: SpecIssue[],
+  attached: (network: string) => number,
 ): CompiledRow {
   const value = new Uint8Array(layout.len);
   const mask = new Uint8Array(layout.len);
@@ -294,7 +301,7 @@ function headerRow(
   });
   const priority = kind === "exact" || kind === "lpm" ? 0 : n - index;
   const match: EntryMatch = kind === "range" ? { value, mask, lo, hi, priority } : { value, mask, priority };
-  const { action, ports, text } = headerAction(r);
+  const { action, ports, text } = headerAction(r, attached);
   return { row: index, match, action, ports, at: r.at, text: `${parts.length === 0 ? "any" : parts.join(", ")} → ${text}` };
 }
 
@@ -327,7 +334,7 @@ function describePattern(p: Pattern, slot: FieldSlot): string {
   }
 }
 
-function headerAction(r: RowSpec): { action: EntryAction; ports: number[]; text: string } {
+function headerAction(r: RowSpec, attached: (network: string) => number): { action: EntryAction; ports: number[]; text: string } {
   const a = r.action;
   switch (a.kind) {
     case "forward":
@@ -345,7 +352,11 @@ function headerAction(r: RowSpec): { action: EntryAction; ports: number[]; text:
       return { action: { name: "drop" }, ports: [], text: "drop" };
     case "deliver":
       return { action: { name: "deliver" }, ports: [], text: "deliver" };
+    case "link":
+      // ExternalLink: arg is the overlay member on this machine, arg2 the link it arrives on.
+      return { action: { name: "external-link", arg: attached(a.network), arg2: a.ident }, ports: [], text: `pop, to ${a.network} in ${a.ident}` };
     case "physical":
+    case "session":
     case "push":
       throw new Error(`${a.kind} is not an action of a header table`);
   }
@@ -355,13 +366,19 @@ function headerAction(r: RowSpec): { action: EntryAction; ports: number[]; text:
 
 const ONE_FIELD_KEY_LEN = 8;
 
-function compileTransmit(id: number, memberIndex: number, t: TableSpec | undefined, ports: readonly number[]): CompiledTable {
+function compileTransmit(id: number, memberIndex: number, t: TableSpec | undefined, ports: readonly number[], attachment: Attachment): CompiledTable {
   const field: KeyField = { name: "out", offset: 0, len: 2, kind: "exact" };
+  const transmitRow = (r: RowSpec, i: number): CompiledRow => {
+    const out = r.out ?? 0;
+    const a = r.action;
+    if (a.kind !== "session") return identRow(i, out, 2, { name: "physical" }, r.at, `out ${out} → physical`);
+    // ExternalSession: arg is the underlay member on this machine, arg2 the session.
+    const action: EntryAction = { name: "external-session", arg: attachment(a.network, memberIndex), arg2: a.session };
+    return identRow(i, out, 2, action, r.at, `out ${out} → session ${a.network}.${a.session}`);
+  };
   // No transmit table written: every out-link is physical (the description's default).
   const rows: CompiledRow[] =
-    t === undefined
-      ? ports.map((p) => identRow(-1, p, 2, { name: "physical" }, null, `out ${p} → physical (default)`))
-      : t.rows.map((r, i) => identRow(i, r.out ?? 0, 2, { name: "physical" }, r.at, `out ${r.out ?? 0} → physical`));
+    t === undefined ? ports.map((p) => identRow(-1, p, 2, { name: "physical" }, null, `out ${p} → physical (default)`)) : t.rows.map(transmitRow);
   const capacity = t?.capacity ?? Math.max(DEFAULT_CAPACITY, rows.length);
   return { id, role: "transmit", kind: "exact", keyLen: ONE_FIELD_KEY_LEN, capacity, fields: [field], member: memberIndex, rows, ...(t !== undefined ? { spec: t } : {}) };
 }

@@ -3,7 +3,7 @@
 
 import { closeSync, openSync, writeSync } from "node:fs";
 import type { CompiledSpec, CompiledTable } from "../control/compiled.js";
-import { ACTIONS, DROP_REASONS, PORT_NONE, PORT_SELF, STAGES, TRACE_KINDS } from "../wasm/abi.js";
+import { ACTIONS, DROP_REASONS, PORT_NONE, PORT_SELF, PORT_SHARED, STAGES, TRACE_KINDS } from "../wasm/abi.js";
 import type { InputBatch, TraceEvent } from "../wasm/runner.js";
 import { tsNs } from "../pcap/index.js";
 
@@ -100,8 +100,13 @@ export class TraceWriter {
     return i < 0 ? null : (this.#compiled.members[i]?.qualified ?? null);
   }
 
+  #machine(i: number): string | null {
+    const m = this.#compiled.members[i];
+    return m === undefined ? null : (this.#compiled.machines[m.machine] ?? null);
+  }
+
   #port(p: number): number | string | null {
-    return p === PORT_SELF ? "self" : p === PORT_NONE ? null : p;
+    return p === PORT_SELF ? "self" : p === PORT_SHARED ? "shared" : p === PORT_NONE ? null : p;
   }
 
   #step(e: TraceEvent): TraceStep | undefined {
@@ -129,6 +134,21 @@ export class TraceWriter {
         };
       case "deliver":
         return { copy, step: "deliver", member };
+      case "push":
+        return { copy, step: "push", member, machine: this.#machine(e.member), session: e.port, bytes: e.arg };
+      case "pop":
+        return { copy, step: "pop", member, machine: this.#machine(e.member), to: e.port, bytes: e.arg };
+      case "handoff":
+        // Between networks on one machine: ExternalSession (to a send table), SharedAcquire, SharedForward.
+        return {
+          copy,
+          step: "handoff",
+          from: member,
+          to: this.#member(e.arg),
+          machine: this.#machine(e.member),
+          at: stage,
+          ...(stage === "send" ? { session: e.port } : { in: this.#port(e.port) }),
+        };
       case "drop":
         return { copy, step: "drop", member, stage, reason: DROP_REASONS[e.reason] ?? "none" };
       case "lookup": {

@@ -9,6 +9,7 @@ import { designNamed, DESIGNS } from "../wire/designs.js";
 import type { NetworkContext } from "./context.js";
 import { type Path, Problems, SpecError, SpecIssue } from "./problems.js";
 import type { RawNetwork, RawSpec } from "./raw.js";
+import { checkLayering } from "./layering.js";
 import { checkSchema } from "./schema.js";
 import { parseSource } from "./source.js";
 import { didYouMean } from "./suggest.js";
@@ -51,6 +52,8 @@ export function parseSpec(text: string, file: string): Spec {
       const spec = checkNetwork(problems, name, net, source.sourceText, inside);
       if (spec !== undefined) networks.push(spec);
     }
+    // Composition names other networks: check it once every network could be read.
+    if (networks.length === Object.keys(raw.networks).length) checkLayering(problems, networks);
   }
   problems.throwIfAny();
   return { file, networks };

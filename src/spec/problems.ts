@@ -91,6 +91,11 @@ export class Problems {
     this.#issues.push(new SpecIssue(this.ref(path, key), problem, fix));
   }
 
+  /** An error at a place already resolved (a row's `at`): checks that run over the whole description. */
+  addRef(ref: SourceRef, problem: string, fix = ""): void {
+    this.#issues.push(new SpecIssue(ref, problem, fix));
+  }
+
   /** An error at a known line and column with no path (syntax errors). */
   addAt(line: number, column: number, problem: string, fix = ""): void {
     this.#issues.push(new SpecIssue({ file: this.file, path: "", line, column }, problem, fix));

@@ -46,3 +46,8 @@ export function listOr(items: readonly string[]): string {
   if (items.length <= 1) return items.join("");
   return `${items.slice(0, -1).join(", ")} or ${items[items.length - 1] ?? ""}`;
 }
+
+/** At most `max` characters of user text, for quoting it in a message. */
+export function excerpt(text: string, max = 40): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

@@ -2,13 +2,13 @@
 // member's own links and the network's header design, and turned into rows.
 // Rows are kept in the order written: the first row has the highest priority.
 
-import { type MatchKind, TABLE_ROLES, type TableRole } from "../wasm/abi.js";
+import { type MatchKind, PORT_MAX, TABLE_ROLES, type TableRole } from "../wasm/abi.js";
 import type { DesignDef, FieldDef } from "../wire/designs.js";
 import { DEFAULT_HOP_LIMIT, hopLimitField, type NetworkContext } from "./context.js";
 import { parseExact, parsePattern } from "./patterns.js";
 import type { Path } from "./problems.js";
 import type { RawAcquireRow, RawForwardRow, RawMemberTables, RawReceiveRow, RawSendRow, RawTable, RawTransmitRow, RawValues } from "./raw.js";
-import { didYouMean } from "./suggest.js";
+import { didYouMean, excerpt } from "./suggest.js";
 import { describePorts, type Ports, type Topology } from "./topology.js";
 import type { Action, MemberSpec, MemberTables, Pattern, RowSpec, TableSpec } from "./types.js";
 
@@ -100,8 +100,8 @@ class MemberTableChecker {
       case "receive": {
         const r = raw as RawReceiveRow;
         if (typeof r.do === "object") {
-          this.#add([...path, "do"], "layering is not supported yet: a receive row can only deliver", "do: { link: … } (decapsulation into an overlay) comes with layering; use do: deliver for now");
-          return undefined;
+          const to = this.#elsewhere(r.do.link, [...path, "do", "link"], "link", "an overlay network and the identifier of the link the packet arrives on there, like ip.1");
+          return this.#matchRow(undefined, r.match, path, to === undefined ? undefined : { kind: "link", network: to.network, ident: to.id, at: to.at }, at);
         }
         return this.#matchRow(undefined, r.match, path, { kind: "deliver" }, at);
       }
@@ -115,11 +115,13 @@ class MemberTableChecker {
         } else {
           seen.set(r.out, index);
         }
+        let action: Action = { kind: "physical" };
         if (typeof r.via === "object") {
-          this.#add([...path, "via"], "layering is not supported yet: a transmit row can only be via: physical", "via: { session: … } (an underlay session) comes with layering; use via: physical for now");
-          good = false;
+          const via = this.#elsewhere(r.via.session, [...path, "via", "session"], "session", "an underlay network and a session of its member on this machine, like lanA.1");
+          if (via === undefined) good = false;
+          else action = { kind: "session", network: via.network, session: via.id, at: via.at };
         }
-        return good ? { out: r.out, match: new Map(), action: { kind: "physical" }, at } : undefined;
+        return good ? { out: r.out, match: new Map(), action, at } : undefined;
       }
       case "send": {
         const r = raw as RawSendRow;
@@ -144,6 +146,26 @@ class MemberTableChecker {
     if (!inOk || patterns === undefined || action === undefined) return undefined;
     const row: RowSpec = { match: patterns, action, at, ...(inLink === undefined ? {} : { in: inLink }) };
     return row;
+  }
+
+  /**
+   * `NETWORK.ID`: a session or link identifier of another network's member on
+   * this machine. Whether that network and member exist is checked once every
+   * network is known (./layering.ts).
+   */
+  #elsewhere(text: string, path: Path, what: "session" | "link", fix: string): { network: string; id: number; at: RowSpec["at"] } | undefined {
+    const m = /^([A-Za-z][A-Za-z0-9_-]*)\.(\d+)$/.exec(String(text).trim());
+    const id = m === null ? Number.NaN : Number(m[2]);
+    const max = what === "session" ? 0xffffffff : PORT_MAX;
+    if (m === null || m[1] === undefined || !Number.isSafeInteger(id) || id > max) {
+      this.#add(path, `'${excerpt(String(text))}' is not NETWORK.${what === "session" ? "SESSION" : "LINK"}`, `write ${fix}${m !== null && id > max ? `; the identifier is at most ${max}` : ""}`);
+      return undefined;
+    }
+    if (m[1] === this.#ctx.network) {
+      this.#add(path, `${what === "session" ? "a session" : "a link"} of ${m[1]} itself: layering joins two different networks`, `name the ${what === "session" ? "underlay" : "overlay"} network, not ${m[1]}`);
+      return undefined;
+    }
+    return { network: m[1], id, at: this.#ctx.problems.ref(path) };
   }
 
   #forwardAction(out: RawForwardRow["out"], path: Path): Action | undefined {

@@ -82,8 +82,10 @@ export type Action =
   | { readonly kind: "out"; readonly ports: readonly number[] } // forward
   | { readonly kind: "drop" } // forward
   | { readonly kind: "physical" } // transmit
+  | { readonly kind: "session"; readonly network: string; readonly session: number; readonly at: SourceRef } // transmit: ExternalSession (layering)
   | { readonly kind: "push"; readonly header: ReadonlyMap<string, bigint> } // send: every writable field of the design
-  | { readonly kind: "deliver" }; // receive
+  | { readonly kind: "deliver" } // receive
+  | { readonly kind: "link"; readonly network: string; readonly ident: number; readonly at: SourceRef }; // receive: ExternalLink (layering)
 
 export interface RowSpec {
   /** acquire/forward: the in-link; undefined = any. */

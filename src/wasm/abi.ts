@@ -62,7 +62,19 @@ export type Stage = (typeof STAGES)[number];
 export const OUTPUT_KINDS = ["none", "link", "deliver"] as const;
 
 /** Trace event kinds (besides table lookups, which carry a stage). */
-export const TRACE_KINDS = ["none", "inject", "lookup", "link", "fork", "deliver", "drop", "exit"] as const;
+export const TRACE_KINDS = [
+  "none",
+  "inject",
+  "lookup",
+  "link",
+  "fork",
+  "deliver",
+  "drop",
+  "exit",
+  "push", // layering: an underlay's send row put its header in front (arg: bytes added)
+  "pop", // layering: a receive row took its network's header off (arg: bytes taken away)
+  "handoff", // to another network's member on the same machine (arg: the stage it enters)
+] as const;
 
 /** Link modes (seed §4.3). */
 export const LINK_MODES = ["one-way", "two-way", "allcast", "anycast"] as const;

@@ -1,0 +1,169 @@
+// Layering across networks (seed §5.2), checked once every network is known.
+//
+// A transmit row `via: { session: C.S }` hands the overlay packet to session S
+// of network C's member on the same machine (ExternalSession); a receive row
+// `do: { link: A.L }` hands what is inside to network A's member on the same
+// machine, arriving on its link L (ExternalLink). Attachments are by machine:
+// the member of the other network that runs on this member's machine. The
+// model's rules (seed §5.2.4):
+//
+// - the other network exists, and has exactly one member on the machine (an
+//   overlay member attaches to at most one member of each underlay network);
+// - an underlay member is the attachment of at most one member of each overlay
+//   network;
+// - one session implements one overlay link: a session is named by at most one
+//   transmit row; it must be one the underlay member has a send row for;
+// - ExternalLink names a link on which the overlay member receives;
+// - layering is a hierarchy: no network depends on itself, directly or not.
+
+import type { Problems } from "./problems.js";
+import { didYouMean } from "./suggest.js";
+import type { MemberSpec, NetworkSpec, RowSpec, SourceRef } from "./types.js";
+
+/** The member of `net` that runs on `machine`, when there is exactly one. */
+export function memberOnMachine(net: NetworkSpec, machine: string): MemberSpec | undefined {
+  const on = net.members.filter((m) => m.machine === machine);
+  return on.length === 1 ? on[0] : undefined;
+}
+
+export function checkLayering(problems: Problems, networks: readonly NetworkSpec[]): void {
+  const byName = new Map(networks.map((n) => [n.name, n]));
+  /** Overlay network → underlay networks, each with the first row that made the edge. */
+  const dependsOn = new Map<string, Map<string, SourceRef>>();
+  const depend = (overlay: string, underlay: string, at: SourceRef): void => {
+    const edges = dependsOn.get(overlay) ?? new Map<string, SourceRef>();
+    if (!edges.has(underlay)) edges.set(underlay, at);
+    dependsOn.set(overlay, edges);
+  };
+  /** "C.U@S" → the transmit row that uses the session. */
+  const sessionUsers = new Map<string, string>();
+  /** "C.U>A" → the overlay member of A that U is the attachment of. */
+  const attachedTo = new Map<string, string>();
+
+  const other = (name: string, at: SourceRef, role: "underlay" | "overlay"): NetworkSpec | undefined => {
+    const net = byName.get(name);
+    if (net === undefined) {
+      const names = networks.map((n) => n.name);
+      problems.addRef(at, `there is no network '${name}'`, `${didYouMean(name, names)}the ${role} must be one of the description's networks: ${names.join(", ")}`);
+    }
+    return net;
+  };
+  const attachment = (net: NetworkSpec, m: MemberSpec, at: SourceRef, role: "underlay" | "overlay"): MemberSpec | undefined => {
+    const on = net.members.filter((x) => x.machine === m.machine);
+    if (on.length === 1) return on[0];
+    if (on.length === 0) {
+      problems.addRef(
+        at,
+        `no member of ${net.name} runs on machine ${m.machine} (the machine of ${m.key}): layering hands packets between members on one machine`,
+        `give the ${role} member of ${net.name} \`machine: ${m.machine}\`, or name a network with a member there`,
+      );
+    } else {
+      problems.addRef(
+        at,
+        `${on.length} members of ${net.name} run on machine ${m.machine} (${on.map((x) => x.key).join(", ")}): an ${role === "underlay" ? "overlay member attaches to at most one member of each underlay network" : "underlay member is the attachment of at most one member of each overlay network"}`,
+        `put one of them on another machine`,
+      );
+    }
+    return undefined;
+  };
+  const attach = (underlay: NetworkSpec, u: MemberSpec, overlay: NetworkSpec, o: MemberSpec, at: SourceRef): void => {
+    const key = `${underlay.name}.${u.key}>${overlay.name}`;
+    const earlier = attachedTo.get(key);
+    if (earlier === undefined) attachedTo.set(key, o.key);
+    else if (earlier !== o.key) {
+      problems.addRef(
+        at,
+        `${underlay.name}.${u.key} is already the attachment of ${overlay.name}.${earlier}: an underlay member is the attachment of at most one member of each overlay network`,
+        `put ${overlay.name}.${o.key} on a machine of its own`,
+      );
+    }
+  };
+
+  for (const net of networks) {
+    for (const m of net.members) {
+      const tables = net.tables.get(m.key);
+      for (const row of tables?.transmit?.rows ?? []) {
+        const a = row.action;
+        if (a.kind !== "session") continue;
+        const underlay = other(a.network, a.at, "underlay");
+        if (underlay === undefined) continue;
+        depend(net.name, underlay.name, a.at);
+        const u = attachment(underlay, m, a.at, "underlay");
+        if (u === undefined) continue;
+        attach(underlay, u, net, m, a.at);
+        const sessions = sessionsOf(underlay, u);
+        if (!sessions.includes(a.session)) {
+          problems.addRef(
+            a.at,
+            `${underlay.name}.${u.key} has no send row for session ${a.session}: its send table puts ${underlay.name}'s header on the packet`,
+            sessions.length === 0 ? `give ${underlay.name}.${u.key} a send row { session: ${a.session}, header: { … } }` : `sessions of ${underlay.name}.${u.key}: ${sessions.join(", ")}`,
+          );
+        }
+        const key = `${underlay.name}.${u.key}@${a.session}`;
+        const user = sessionUsers.get(key);
+        const here = `${net.name}.${m.key} out ${row.out ?? 0}`;
+        if (user !== undefined) {
+          problems.addRef(a.at, `session ${a.session} of ${underlay.name}.${u.key} already implements ${user}: one session implements one overlay link`, `give this link a session of its own`);
+        } else {
+          sessionUsers.set(key, here);
+        }
+      }
+      for (const row of tables?.receive?.rows ?? []) {
+        const a = row.action;
+        if (a.kind !== "link") continue;
+        const overlay = other(a.network, a.at, "overlay");
+        if (overlay === undefined) continue;
+        depend(overlay.name, net.name, a.at);
+        const o = attachment(overlay, m, a.at, "overlay");
+        if (o === undefined) continue;
+        attach(net, m, overlay, o, a.at);
+        const ins = inLinks(overlay, o);
+        if (!ins.includes(a.ident)) {
+          problems.addRef(
+            a.at,
+            `${overlay.name}.${o.key} receives on no link ${a.ident}: the packet would arrive on a link it does not have`,
+            ins.length === 0 ? `declare a link to ${o.key}.${a.ident} in ${overlay.name}` : `${o.key} receives on ${ins.join(", ")}`,
+          );
+        }
+      }
+    }
+  }
+  checkHierarchy(problems, dependsOn);
+}
+
+function sessionsOf(net: NetworkSpec, m: MemberSpec): number[] {
+  return (net.tables.get(m.key)?.send?.rows ?? []).flatMap((r: RowSpec) => (r.session === undefined ? [] : [r.session]));
+}
+
+/** Identifiers on which `m` receives in `net`. */
+export function inLinks(net: NetworkSpec, m: MemberSpec): number[] {
+  const ids = new Set<number>();
+  for (const l of net.links) {
+    if (Array.isArray(l.to)) for (const e of l.to as readonly { member: string; ident: number }[]) if (e.member === m.key) ids.add(e.ident);
+    if (l.mode === "two-way" && !("external" in l.from) && l.from.member === m.key) ids.add(l.from.ident);
+  }
+  return [...ids].sort((a, b) => a - b);
+}
+
+/** Layering_is_hierarchical: the overlay → underlay graph has no cycle. */
+function checkHierarchy(problems: Problems, dependsOn: ReadonlyMap<string, ReadonlyMap<string, SourceRef>>): void {
+  const state = new Map<string, "open" | "done">();
+  const reported = new Set<string>();
+  const visit = (net: string, path: string[]): void => {
+    state.set(net, "open");
+    for (const [under, at] of dependsOn.get(net) ?? []) {
+      if (state.get(under) === "open") {
+        const cycle = [...path.slice(path.indexOf(under)), net, under];
+        const key = [...cycle].sort().join(",");
+        if (!reported.has(key)) {
+          reported.add(key);
+          problems.addRef(at, `layering is not a hierarchy: ${cycle.join(" is layered on ")}`, "a network cannot depend on itself, directly or through others; implement one of these links physically or by another network");
+        }
+      } else if (state.get(under) === undefined) {
+        visit(under, [...path, net]);
+      }
+    }
+    state.set(net, "done");
+  };
+  for (const net of dependsOn.keys()) if (state.get(net) === undefined) visit(net, []);
+}

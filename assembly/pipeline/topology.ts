@@ -149,6 +149,12 @@ export function linkSet(i: i32, network: i32, design: i32, sender: i32, port: u3
   }
 }
 
+/** Member `i` transmits on link `link` with identifier `port` too (the overlay's shared member, subduction). */
+export function memberSetPortLink(i: i32, port: u32, link: i32): void {
+  const m = memberAt(i);
+  if (<i32>port < m.nPorts) store<i32>(m.portLinks + (<usize>port << 2), link);
+}
+
 export function linkSetReceiver(i: i32, r: i32, member: i32, port: u32): void {
   const p = linkAt(i).receivers + (<usize>r << 3);
   store<i32>(p, member);

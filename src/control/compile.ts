@@ -11,12 +11,12 @@
 // longest-prefix semantics instead, whatever the order.
 
 import { SpecError, SpecIssue } from "../spec/problems.js";
-import type { InLink, LinkSpec, Pattern, RowSpec, SourceRef, Spec, TableSpec } from "../spec/types.js";
-import { type MatchKind, PORT_SELF } from "../wasm/abi.js";
+import type { Endpoint, InLink, LinkSpec, Pattern, RowSpec, SourceRef, Spec, TableSpec } from "../spec/types.js";
+import { type MatchKind, PORT_SELF, PORT_SHARED } from "../wasm/abi.js";
 import type { EntryAction, EntryMatch, KeyField } from "../wasm/tables.js";
 import { type FieldSlot, type KeyLayout, keyLayout } from "../wire/designs.js";
 import { formatValue } from "../spec/notation.js";
-import type { CompiledLink, CompiledMember, CompiledNetwork, CompiledRow, CompiledSpec, CompiledTable, Receiver } from "./compiled.js";
+import type { CompiledLink, CompiledMember, CompiledNetwork, CompiledRow, CompiledSpec, CompiledTable, Receiver, SharedPort } from "./compiled.js";
 
 export const DEFAULT_CAPACITY = 1024;
 
@@ -48,19 +48,33 @@ export function compile(spec: Spec): CompiledSpec {
       });
     }
   }
-  const member = (net: CompiledNetwork, key: string): number => memberIndex.get(`${net.name}.${key}`) ?? -1;
+  // An end written `network:member.id` (bridging) is a member of that other network.
+  const member = (net: CompiledNetwork, end: { member: string; network?: string }): number => memberIndex.get(`${end.network ?? net.name}.${end.member}`) ?? -1;
   // Layering: the member of a network on a machine (the description's checks made it unique).
   const onMachine = new Map<string, number>(members.map((m) => [`${networks[m.network]?.name ?? ""}@${m.machine}`, m.index]));
   const attachment: Attachment = (network, from) => onMachine.get(`${network}@${members[from]?.machine ?? -1}`) ?? -1;
 
+  // Subduction: the shared members of each shared link, each the other's partner.
+  const partner = new Map<number, number>();
+  const sharedPorts: SharedPort[] = [];
   const links: CompiledLink[] = [];
   for (const net of networks) {
     for (const l of net.spec.links) {
+      const shared = l.sharedAt === undefined || l.shared === undefined ? undefined : { here: member(net, { member: l.sharedAt.member }), there: memberIndex.get(`${l.shared}.${l.sharedAt.partner}`) ?? -1 };
+      if (shared !== undefined) {
+        partner.set(shared.here, shared.there);
+        partner.set(shared.there, shared.here);
+      }
       for (const dir of directions(l)) {
-        const sender = dir.from === undefined ? -1 : member(net, dir.from.member);
+        const sender = dir.from === undefined ? -1 : member(net, dir.from);
         const senderPort = dir.from?.ident ?? 0;
         if (sender >= 0) outPorts.set(sender, [...(outPorts.get(sender) ?? []), senderPort]);
-        const receivers: Receiver[] = dir.to.map((e) => ({ member: member(net, e.member), port: e.ident }));
+        // The overlay's shared member sends on the link with the same identifier.
+        if (shared !== undefined && sender === shared.here) {
+          outPorts.set(shared.there, [...(outPorts.get(shared.there) ?? []), senderPort]);
+          sharedPorts.push({ member: shared.there, port: senderPort, link: links.length });
+        }
+        const receivers: Receiver[] = dir.to.map((e) => ({ member: member(net, e), port: e.ident }));
         links.push({
           index: links.length,
           network: net.index,
@@ -91,7 +105,7 @@ export function compile(spec: Spec): CompiledSpec {
     for (const role of ["acquire", "forward", "receive"] as const) {
       const t = own[role];
       if (t === undefined) continue;
-      const compiled = compileHeaderTable(nextTable++, m.index, net, t, attachment, problems);
+      const compiled = compileHeaderTable(nextTable++, m.index, net, t, attachment, () => partner.get(m.index) ?? -1, problems);
       mut.tables[role] = compiled;
       tables.push(compiled);
       for (const r of compiled.rows) maxFanout = Math.max(maxFanout, r.ports.length);
@@ -106,15 +120,15 @@ export function compile(spec: Spec): CompiledSpec {
     }
   }
   if (problems.length > 0) throw new SpecError(problems);
-  return { spec, networks, members, links, tables, machines, maxFanout: maxFanout + 1 };
+  return { spec, networks, members, links, tables, machines, sharedPorts, maxFanout: maxFanout + 1 };
 }
 
 /** The one-way links a declared link stands for. */
-function directions(l: LinkSpec): { from?: { member: string; ident: number }; to: { member: string; ident: number }[]; external?: string }[] {
+function directions(l: LinkSpec): { from?: Endpoint; to: Endpoint[]; external?: string }[] {
   const fromExt = "external" in l.from ? l.from.external : undefined;
   const toExt = !Array.isArray(l.to) && "external" in l.to ? (l.to as { external: string }).external : undefined;
   const from = "external" in l.from ? undefined : l.from;
-  const to = Array.isArray(l.to) ? (l.to as { member: string; ident: number }[]) : [];
+  const to = Array.isArray(l.to) ? (l.to as Endpoint[]) : [];
   const external = fromExt ?? toExt;
   const forward = { ...(from !== undefined ? { from } : {}), to, ...(external !== undefined ? { external } : {}) };
   if (l.mode !== "two-way") return [forward];
@@ -159,7 +173,15 @@ function settle(kind: MatchKind, field: MatchKind): MatchKind {
 /** The member of `network` on the machine of member `from` (layering's attachment), or −1. */
 type Attachment = (network: string, from: number) => number;
 
-function compileHeaderTable(id: number, memberIndex: number, net: CompiledNetwork, t: TableSpec, attachment: Attachment, problems: SpecIssue[]): CompiledTable {
+function compileHeaderTable(
+  id: number,
+  memberIndex: number,
+  net: CompiledNetwork,
+  t: TableSpec,
+  attachment: Attachment,
+  sharedWith: () => number,
+  problems: SpecIssue[],
+): CompiledTable {
   const layout = net.layout;
   const used: FieldSlot[] = [];
   const fieldKinds: MatchKind[] = [];
@@ -187,7 +209,7 @@ function compileHeaderTable(id: number, memberIndex: number, net: CompiledNetwor
   }
   const fields: KeyField[] = used.map((s, i) => ({ name: s.field.name, offset: s.offset, len: s.len, kind: settle(kind, fieldKinds[i] ?? "exact") }));
   const capacity = t.capacity ?? Math.max(DEFAULT_CAPACITY, t.rows.length);
-  const rows = t.rows.map((r, i) => headerRow(r, i, t.rows.length, kind, layout, used, fields, problems, (network) => attachment(network, memberIndex)));
+  const rows = t.rows.map((r, i) => headerRow(r, i, t.rows.length, kind, layout, used, fields, problems, (network) => attachment(network, memberIndex), sharedWith));
   return { id, role: t.role, kind, keyLen: layout.len, capacity, fields, member: memberIndex, rows, spec: t };
 }
 
@@ -244,6 +266,7 @@ function headerRow(
   fields: readonly KeyField[],
   problems: SpecIssue[],
   attached: (network: string) => number,
+  sharedWith: () => number,
 ): CompiledRow {
   const value = new Uint8Array(layout.len);
   const mask = new Uint8Array(layout.len);
@@ -301,7 +324,7 @@ function headerRow(
   });
   const priority = kind === "exact" || kind === "lpm" ? 0 : n - index;
   const match: EntryMatch = kind === "range" ? { value, mask, lo, hi, priority } : { value, mask, priority };
-  const { action, ports, text } = headerAction(r, attached);
+  const { action, ports, text } = headerAction(r, attached, sharedWith);
   return { row: index, match, action, ports, at: r.at, text: `${parts.length === 0 ? "any" : parts.join(", ")} → ${text}` };
 }
 
@@ -321,7 +344,7 @@ function asRange(p: Pattern | undefined, bits: number): [bigint, bigint] | undef
 }
 
 function inValue(i: InLink): number {
-  return i === "self" ? PORT_SELF : i;
+  return i === "self" ? PORT_SELF : i === "shared" ? PORT_SHARED : i;
 }
 
 function describePattern(p: Pattern, slot: FieldSlot): string {
@@ -334,7 +357,7 @@ function describePattern(p: Pattern, slot: FieldSlot): string {
   }
 }
 
-function headerAction(r: RowSpec, attached: (network: string) => number): { action: EntryAction; ports: number[]; text: string } {
+function headerAction(r: RowSpec, attached: (network: string) => number, shared: () => number): { action: EntryAction; ports: number[]; text: string } {
   const a = r.action;
   switch (a.kind) {
     case "forward":
@@ -352,6 +375,10 @@ function headerAction(r: RowSpec, attached: (network: string) => number): { acti
       return { action: { name: "drop" }, ports: [], text: "drop" };
     case "deliver":
       return { action: { name: "deliver" }, ports: [], text: "deliver" };
+    case "shared-acquire":
+    case "shared-forward":
+      // Subduction: arg is the shared member of the other network on this machine.
+      return { action: { name: a.kind, arg: shared() }, ports: [], text: a.kind === "shared-acquire" ? "shared (to the overlay's shared member)" : "out shared (to the underlay's shared member)" };
     case "link":
       // ExternalLink: arg is the overlay member on this machine, arg2 the link it arrives on.
       return { action: { name: "external-link", arg: attached(a.network), arg2: a.ident }, ports: [], text: `pop, to ${a.network} in ${a.ident}` };

@@ -15,6 +15,8 @@ export interface CompiledSpec {
   readonly links: readonly CompiledLink[];
   readonly tables: readonly CompiledTable[];
   readonly machines: readonly string[];
+  /** Subduction: out-links the overlay's shared member sends on, which are links of the underlay. */
+  readonly sharedPorts: readonly SharedPort[];
   /** The most copies one step can make: out-links of a row, receivers of a link. */
   readonly maxFanout: number;
 }
@@ -37,6 +39,13 @@ export interface CompiledMember {
   readonly ports: number;
   readonly tables: Partial<Record<TableRole, CompiledTable>>;
   readonly spec: MemberSpec;
+}
+
+/** Member `member` transmits on link `link` with its identifier `port` (a shared link of another network). */
+export interface SharedPort {
+  readonly member: number;
+  readonly port: number;
+  readonly link: number;
 }
 
 export interface Receiver {

@@ -49,6 +49,7 @@ export function install(dp: DataPlane, compiled: CompiledSpec, injections: reado
     x.linkSet(l.index, l.network, design, l.sender, l.senderPort, LINK_MODES.indexOf(l.mode), l.receivers.length, l.captured ? 1 : 0);
     l.receivers.forEach((r, k) => x.linkSetReceiver(l.index, k, r.member, r.port));
   }
+  for (const p of compiled.sharedPorts) x.memberSetPortLink(p.member, p.port, p.link);
   injections.forEach((inj, i) => x.endpointSet(i, INJECT_KINDS.indexOf(inj.kind), inj.member, inj.session, inj.link));
   return { compiled, tables, entries };
 }

@@ -80,6 +80,8 @@ export function checkLayering(problems: Problems, networks: readonly NetworkSpec
   };
 
   for (const net of networks) {
+    // Subduction is layering: the overlay of a shared link depends on the network that declares it.
+    for (const l of net.links) if (l.shared !== undefined && l.sharedAt !== undefined) depend(l.shared, net.name, l.at);
     for (const m of net.members) {
       const tables = net.tables.get(m.key);
       for (const row of tables?.transmit?.rows ?? []) {

@@ -9,12 +9,14 @@ import { designNamed, DESIGNS } from "../wire/designs.js";
 import type { NetworkContext } from "./context.js";
 import { type Path, Problems, SpecError, SpecIssue } from "./problems.js";
 import type { RawNetwork, RawSpec } from "./raw.js";
+import { joinNetworks } from "./bridging.js";
 import { checkLayering } from "./layering.js";
+import { checkSharedRows } from "./subduction.js";
 import { checkSchema } from "./schema.js";
 import { parseSource } from "./source.js";
 import { didYouMean } from "./suggest.js";
 import { checkTables } from "./tables.js";
-import { checkTopology } from "./topology.js";
+import { checkTopology, type Topology } from "./topology.js";
 import type { NetworkSpec, Spec } from "./types.js";
 
 /** Reads and validates a description; throws SpecError (an InputError) for anything wrong with it, and nothing else for bad input. */
@@ -46,20 +48,49 @@ export function parseSpec(text: string, file: string): Spec {
   const networks: NetworkSpec[] = [];
   if (isRecord(source.data) && isRecord(source.data["networks"])) {
     const raw = source.data as unknown as RawSpec;
+    // Members and links of every network first: bridging and shared links give members of one
+    // network identifiers in another, which that network's tables may name.
+    const read: { ctx: NetworkContext; raw: RawNetwork; topology: Topology }[] = [];
     for (const [name, net] of Object.entries(raw.networks)) {
       // Paths of the schema's errors inside this network, relative to it.
       const inside = bad.filter((p) => p[0] === "networks" && p[1] === name).map((p) => p.slice(2));
-      const spec = checkNetwork(problems, name, net, source.sourceText, inside);
-      if (spec !== undefined) networks.push(spec);
+      const one = readNetwork(problems, name, net, source.sourceText, inside);
+      if (one !== undefined) read.push(one);
     }
-    // Composition names other networks: check it once every network could be read.
-    if (networks.length === Object.keys(raw.networks).length) checkLayering(problems, networks);
+    const whole = read.length === Object.keys(raw.networks).length && read.every((r) => r.ctx.design !== undefined);
+    // Composition names other networks: it is checked only once every network could be read.
+    if (whole) joinNetworks(problems, read.map((r) => ({ name: r.ctx.network, design: r.ctx.design, path: r.ctx.path, topology: r.topology })));
+    for (const { ctx, raw: net, topology } of read) {
+      // Without a design, fields and values in tables cannot be checked; the header error says why.
+      const design = ctx.design;
+      if (design === undefined) continue;
+      networks.push({
+        name: ctx.network,
+        design,
+        decrementTtl: net.ttl === "decrement",
+        members: topology.members,
+        links: topology.links,
+        tables: checkTables(ctx, design, net.tables ?? {}, topology),
+        at: problems.ref(ctx.path),
+      });
+    }
+    if (whole) {
+      checkLayering(problems, networks);
+      checkSharedRows(problems, networks);
+    }
   }
   problems.throwIfAny();
   return { file, networks };
 }
 
-function checkNetwork(problems: Problems, name: string, raw: RawNetwork, sourceText: (path: Path) => string | undefined, bad: readonly Path[]): NetworkSpec | undefined {
+/** One network's members and links, checked against the model (./topology.ts). */
+function readNetwork(
+  problems: Problems,
+  name: string,
+  raw: RawNetwork,
+  sourceText: (path: Path) => string | undefined,
+  bad: readonly Path[],
+): { ctx: NetworkContext; raw: RawNetwork; topology: Topology } | undefined {
   const schemaError = (rel: Path, exact = false): boolean =>
     bad.some((p) => (exact ? p.length === rel.length : p.length >= rel.length) && rel.every((seg, i) => p[i] === seg));
   // Everything below names members: without a sound network and member map there is nothing to check.
@@ -78,19 +109,7 @@ function checkNetwork(problems: Problems, name: string, raw: RawNetwork, sourceT
     value: (at, v) => (typeof v === "number" ? (sourceText(at) ?? v) : v),
     schemaError,
   };
-  const topology = checkTopology(ctx, raw);
-  // Without a design, fields and values in tables cannot be checked; the header error says why.
-  if (design === undefined) return undefined;
-  const tables = checkTables(ctx, design, raw.tables ?? {}, topology);
-  return {
-    name,
-    design,
-    decrementTtl: raw.ttl === "decrement",
-    members: topology.members,
-    links: topology.links,
-    tables,
-    at: problems.ref(path),
-  };
+  return { ctx, raw, topology: checkTopology(ctx, raw) };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -31,6 +31,7 @@ export interface RawLink {
   readonly group?: string;
   readonly name?: string;
   readonly capture?: boolean;
+  readonly shared?: string;
 }
 
 /** A table is a list of rows, or the explicit form with a match kind and a capacity. */
@@ -39,15 +40,15 @@ export type RawTable<Row> = readonly Row[] | { readonly kind?: MatchKind; readon
 export type RawValues = Readonly<Record<string, string | number>>;
 
 export interface RawAcquireRow {
-  readonly in?: number | "self";
+  readonly in?: number | "self" | "shared";
   readonly match?: RawValues;
-  readonly do: "forward" | "receive" | "both";
+  readonly do: "forward" | "receive" | "both" | "shared";
 }
 
 export interface RawForwardRow {
-  readonly in?: number | "self";
+  readonly in?: number | "self" | "shared";
   readonly match?: RawValues;
-  readonly out: number | readonly number[] | "drop";
+  readonly out: number | readonly number[] | "drop" | "shared";
 }
 
 export interface RawTransmitRow {

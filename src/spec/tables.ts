@@ -10,7 +10,7 @@ import type { Path } from "./problems.js";
 import type { RawAcquireRow, RawForwardRow, RawMemberTables, RawReceiveRow, RawSendRow, RawTable, RawTransmitRow, RawValues } from "./raw.js";
 import { didYouMean, excerpt } from "./suggest.js";
 import { describePorts, type Ports, type Topology } from "./topology.js";
-import type { Action, MemberSpec, MemberTables, Pattern, RowSpec, TableSpec } from "./types.js";
+import type { Action, InLink, MemberSpec, MemberTables, Pattern, RowSpec, TableSpec } from "./types.js";
 
 /** Roles keyed by a link or session identifier alone: exact match only. */
 const KEYED_BY_ID: ReadonlySet<TableRole> = new Set(["transmit", "send"]);
@@ -91,7 +91,7 @@ class MemberTableChecker {
     switch (role) {
       case "acquire": {
         const r = raw as RawAcquireRow;
-        return this.#matchRow(r.in, r.match, path, { kind: r.do }, at);
+        return this.#matchRow(r.in, r.match, path, r.do === "shared" ? { kind: "shared-acquire" } : { kind: r.do }, at);
       }
       case "forward": {
         const r = raw as RawForwardRow;
@@ -140,8 +140,8 @@ class MemberTableChecker {
   }
 
   /** An acquire, forward or receive row: optional in-link, patterns, action. */
-  #matchRow(inLink: number | "self" | undefined, match: RawValues | undefined, path: Path, action: Action | undefined, at: RowSpec["at"]): RowSpec | undefined {
-    const inOk = inLink === undefined || inLink === "self" || this.#receives(inLink, [...path, "in"]);
+  #matchRow(inLink: InLink | undefined, match: RawValues | undefined, path: Path, action: Action | undefined, at: RowSpec["at"]): RowSpec | undefined {
+    const inOk = inLink === undefined || typeof inLink === "string" || this.#receives(inLink, [...path, "in"]);
     const patterns = this.#patterns(match ?? {}, [...path, "match"]);
     if (!inOk || patterns === undefined || action === undefined) return undefined;
     const row: RowSpec = { match: patterns, action, at, ...(inLink === undefined ? {} : { in: inLink }) };
@@ -170,6 +170,7 @@ class MemberTableChecker {
 
   #forwardAction(out: RawForwardRow["out"], path: Path): Action | undefined {
     if (out === "drop") return { kind: "drop" };
+    if (out === "shared") return { kind: "shared-forward" };
     const ports = typeof out === "number" ? [out] : out;
     const good = ports.map((p, j) => this.#sends(p, typeof out === "number" ? path : [...path, j])).every(Boolean);
     return good ? { kind: "out", ports } : undefined;

@@ -145,38 +145,54 @@ function draftLink(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpec>
   let endsOk = true;
   const seen = new Set<string>();
   for (const r of receivers) {
-    if (fromAt !== undefined && r.member === fromAt.member) {
-      add(r.path, `${r.member} is the sender of this link and cannot also be its receiver`, "a link joins different members");
+    if (fromAt !== undefined && endName(r) === endName(fromAt)) {
+      add(r.path, `${endName(r)} is the sender of this link and cannot also be its receiver`, "a link joins different members");
       endsOk = false;
-    } else if (seen.has(r.member)) {
-      add(r.path, `${r.member} is already a receiver of this link`, "list each receiver once");
+    } else if (seen.has(endName(r))) {
+      add(r.path, `${endName(r)} is already a receiver of this link`, "list each receiver once");
       endsOk = false;
     }
-    seen.add(r.member);
+    seen.add(endName(r));
+  }
+  if (link.shared !== undefined && (isGroup || external !== undefined || [fromAt, ...receivers].some((e) => e?.network !== undefined))) {
+    add([...path, "shared"], "a shared link is a point-to-point link between two members of this network", "a shared link cannot be a group link, external or bridging (seed §5.3.1); remove shared, or make it one-way or two-way inside the network");
+    endsOk = false;
   }
   return endsOk ? { index, path, raw: link, mode, from: fromAt, to: receivers, external } : undefined;
 }
 
-/** "h1.1" → member h1, identifier 1, with the member checked against the network. */
+/**
+ * "h1.1" → member h1, identifier 1, with the member checked against the
+ * network. "lanB:sw.5" names a member of another network (a bridging link):
+ * that member is checked once every network is known (./bridging.ts).
+ */
 function endpoint(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpec>, text: string, path: Path): EndpointAt | undefined {
-  const dot = text.lastIndexOf(".");
-  const member = text.slice(0, dot);
-  const ident = Number(text.slice(dot + 1));
+  const colon = text.indexOf(":");
+  const network = colon < 0 || text.slice(0, colon) === ctx.network ? undefined : text.slice(0, colon);
+  const local = text.slice(colon + 1);
+  const dot = local.lastIndexOf(".");
+  const member = local.slice(0, dot);
+  const ident = Number(local.slice(dot + 1));
   let good = true;
-  if (!members.has(member)) {
+  if (network === undefined && !members.has(member)) {
     const keys = [...members.keys()];
     ctx.problems.add(path, `no member '${member}' in network ${ctx.network}`, `${didYouMean(member, keys)}members: ${keys.join(", ")}`);
     good = false;
   }
   if (ident > PORT_MAX) {
-    ctx.problems.add(path, `link identifier ${text.slice(dot + 1)} is larger than ${PORT_MAX}`, `use an identifier in 0..${PORT_MAX}`);
+    ctx.problems.add(path, `link identifier ${local.slice(dot + 1)} is larger than ${PORT_MAX}`, `use an identifier in 0..${PORT_MAX}`);
     good = false;
   }
-  return good ? { member, ident, path } : undefined;
+  return good ? { member, ident, path, ...(network === undefined ? {} : { network }) } : undefined;
+}
+
+/** How a message names an endpoint's member: "sw", or "lanB:sw" for a member of another network. */
+export function endName(e: Endpoint): string {
+  return e.network === undefined ? e.member : `${e.network}:${e.member}`;
 }
 
 function defaultName(d: Draft): string {
-  const end = (e: Endpoint): string => `${e.member}.${e.ident}`;
+  const end = (e: Endpoint): string => `${endName(e)}.${e.ident}`;
   if (d.external !== undefined) return d.external;
   const from = d.from === undefined ? "" : end(d.from);
   if (d.raw.group !== undefined) return `${from}-${d.raw.group}`;
@@ -212,8 +228,9 @@ function nameLinks(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpec>
       }
     }
     const external = d.external === undefined ? undefined : { external: d.external };
-    const to = d.to.map(({ member, ident }) => ({ member, ident }));
-    const from = d.from === undefined ? external : { member: d.from.member, ident: d.from.ident };
+    const plain = ({ member, ident, network }: EndpointAt): Endpoint => ({ member, ident, ...(network === undefined ? {} : { network }) });
+    const to = d.to.map(plain);
+    const from = d.from === undefined ? external : plain(d.from);
     if (from === undefined) throw new Error("a link draft has from or external");
     const link: LinkSpec = {
       name,
@@ -223,6 +240,7 @@ function nameLinks(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpec>
       capture: d.raw.capture ?? true,
       at: ctx.problems.ref(d.path),
       ...(d.raw.group === undefined ? {} : { group: d.raw.group }),
+      ...(d.raw.shared === undefined ? {} : { shared: d.raw.shared }),
     };
     links.push(link);
   }
@@ -246,14 +264,14 @@ function checkGroups(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpe
     }
     if (g.mode !== "anycast") continue;
     if (d.from !== undefined) {
-      const clash = g.receivers.get(d.from.member);
-      if (clash !== undefined) ctx.problems.add(d.from.path, anycastClash(d.from.member, name, clash), ANYCAST_FIX);
-      g.senders.set(d.from.member, d.index);
+      const clash = g.receivers.get(endName(d.from));
+      if (clash !== undefined) ctx.problems.add(d.from.path, anycastClash(endName(d.from), name, clash), ANYCAST_FIX);
+      g.senders.set(endName(d.from), d.index);
     }
     for (const r of d.to) {
-      const clash = g.senders.get(r.member);
-      if (clash !== undefined) ctx.problems.add(r.path, anycastClash(r.member, name, clash), ANYCAST_FIX);
-      g.receivers.set(r.member, d.index);
+      const clash = g.senders.get(endName(r));
+      if (clash !== undefined) ctx.problems.add(r.path, anycastClash(endName(r), name, clash), ANYCAST_FIX);
+      g.receivers.set(endName(r), d.index);
     }
   }
 }
@@ -275,7 +293,7 @@ interface Use {
 function assignIdentifiers(ctx: NetworkContext, members: readonly MemberSpec[], drafts: readonly Draft[], links: readonly LinkSpec[]): Map<string, Ports> {
   const ports = new Map<string, Ports>(members.map((m) => [m.key, { ins: new Map(), outs: new Map() }]));
   const used = new Map<string, Set<number>>(members.map((m) => [m.key, new Set()]));
-  for (const d of drafts) for (const e of [...(d.from === undefined ? [] : [d.from]), ...d.to]) used.get(e.member)?.add(e.ident);
+  for (const d of drafts) for (const e of [...(d.from === undefined ? [] : [d.from]), ...d.to]) if (e.network === undefined) used.get(e.member)?.add(e.ident);
 
   const uses = new Map<string, Map<number, Use>>();
   for (const [i, d] of drafts.entries()) {
@@ -287,6 +305,7 @@ function assignIdentifiers(ctx: NetworkContext, members: readonly MemberSpec[], 
     if (d.from !== undefined) ends.push({ e: d.from, sends: true, receives: twoWay });
     for (const r of d.to) ends.push({ e: r, sends: twoWay, receives: true });
     for (const { e, sends, receives } of ends) {
+      if (e.network !== undefined) continue; // a member of another network: see ./bridging.ts
       let atMember = uses.get(e.member);
       if (atMember === undefined) {
         atMember = new Map();

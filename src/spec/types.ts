@@ -49,6 +49,8 @@ export interface MemberSpec {
 export interface Endpoint {
   readonly member: string;
   readonly ident: number;
+  /** Bridging: the member belongs to this other network (written `network:member.id`). */
+  readonly network?: string;
 }
 
 export type LinkMode = "one-way" | "two-way" | "allcast" | "anycast";
@@ -64,6 +66,10 @@ export interface LinkSpec {
   readonly group?: string;
   /** Write this link's traffic to a capture (default true). */
   readonly capture: boolean;
+  /** Subduction: the overlay network whose shared member (same name, same machine) shares this link. */
+  readonly shared?: string;
+  /** Subduction, resolved: this network's shared member at the link's end, and its partner in the overlay. */
+  readonly sharedAt?: { readonly member: string; readonly partner: string };
   readonly at: SourceRef;
 }
 
@@ -74,11 +80,13 @@ export type Pattern =
   | { readonly kind: "ternary"; readonly value: bigint; readonly mask: bigint }
   | { readonly kind: "range"; readonly lo: bigint; readonly hi: bigint };
 
-/** `in:` of a row: a link identifier or "self" (sent by the member itself). */
-export type InLink = number | "self";
+/** `in:` of a row: a link identifier, "self" (sent by the member itself) or "shared" (handed over by the shared member of the overlay, SharedForward). */
+export type InLink = number | "self" | "shared";
 
 export type Action =
   | { readonly kind: "forward" | "receive" | "both" } // acquire
+  | { readonly kind: "shared-acquire" } // acquire: to the shared member of the overlay (subduction)
+  | { readonly kind: "shared-forward" } // forward: to the shared member of the underlay (subduction)
   | { readonly kind: "out"; readonly ports: readonly number[] } // forward
   | { readonly kind: "drop" } // forward
   | { readonly kind: "physical" } // transmit

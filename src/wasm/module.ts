@@ -31,6 +31,7 @@ export interface DataPlaneExports extends Record<string, unknown> {
   memberSet(i: number, network: number, machine: number, design: number, flags: number, nPorts: number): void;
   memberSetTable(i: number, role: number, table: number): number;
   linkSet(i: number, network: number, design: number, sender: number, port: number, mode: number, nReceivers: number, capture: number): void;
+  memberSetPortLink(i: number, port: number, link: number): void;
   linkSetReceiver(i: number, r: number, member: number, port: number): void;
   endpointSet(i: number, kind: number, member: number, arg: number, link: number): void;
   linkSetCapture(i: number, c: number): void;

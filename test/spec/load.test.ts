@@ -230,7 +230,7 @@ const BAD: [string, string, [string, string][]][] = [
   ["identifier reused by another direction", `${BASE}${LINKS}\n      - { from: h2.1, to: sw.3 }\n`, [["11:17 networks.lan.links[2].from", "h2 already uses identifier 1 for link sw.2-h2.1 (links[1])"]]],
   ["identifier too large", `${BASE}\n    links: [ { from: h1.65521, to: sw.1 } ]\n`, [["8:22 networks.lan.links[0].from", "link identifier 65521 is larger than 65520"]]],
   ["endpoint names no member", `${BASE}\n    links: [ { from: h1.1, to: sv.1 } ]\n`, [["8:32 networks.lan.links[0].to", "no member 'sv' in network lan (did you mean 'sw'? members: h1, h2, sw)"]]],
-  ["endpoint syntax", `${BASE}\n    links: [ { from: h1, to: sw.1 } ]\n`, [["8:22 networks.lan.links[0].from", "must be an endpoint memberKey.identifier, like h1.1, got 'h1'"]]],
+  ["endpoint syntax", `${BASE}\n    links: [ { from: h1, to: sw.1 } ]\n`, [["8:22 networks.lan.links[0].from", "must be an endpoint memberKey.identifier, like h1.1, or network:memberKey.identifier for a member of another network (a bridging link), like lanB:sw.5, got 'h1'"]]],
   ["link to itself", `${BASE}\n    links: [ { from: h1.1, to: h1.2 } ]\n`, [["8:32 networks.lan.links[0].to", "h1 is the sender of this link and cannot also be its receiver"]]],
   ["link without to", `${BASE}\n    links: [ { from: h1.1 } ]\n`, [["8:14 networks.lan.links[0]", "missing key 'to' (add to: MEMBER.ID, or external: NAME"]]],
   ["group link without group", `${BASE}\n    links: [ { from: sw.5, to: [h1.2, h2.2], mode: allcast } ]\n`, [["8:52 networks.lan.links[0].mode", "an allcast link needs a group"]]],
@@ -267,10 +267,10 @@ const BAD: [string, string, [string, string][]][] = [
   ["in inside match", `${BASE}${LINKS}\n    tables:\n      sw: { acquire: [ { match: { in: 1 }, do: receive } ] }\n`, [["12:35 networks.lan.tables.sw.acquire[0].match.in", "`in` is not a header field (write in: beside match:, not inside it)"]]],
   ["value too wide", `${BASE}${LINKS}\n    tables:\n      sw: { acquire: [ { match: { type: 0x10000 }, do: receive } ] }\n`, [["12:41 networks.lan.tables.sw.acquire[0].match.type", "0x10000 does not fit in type (16 bits) (the largest value is 65535 (0xffff))"]]],
   ["non-canonical prefix", `${BASE}${LINKS}\n    tables:\n      sw: { forward: [ { match: { dst: "02:00:00:00:00:01/40" }, out: 1 } ] }\n`, [["12:40 networks.lan.tables.sw.forward[0].match.dst", "did you mean 02:00:00:00:00:00/40?"]]],
-  ["bad acquire action", `${BASE}${LINKS}\n    tables:\n      sw: { acquire: [ { do: deliver } ] }\n`, [["12:30 networks.lan.tables.sw.acquire[0].do", "must be forward, receive or both, got 'deliver'"]]],
+  ["bad acquire action", `${BASE}${LINKS}\n    tables:\n      sw: { acquire: [ { do: deliver } ] }\n`, [["12:30 networks.lan.tables.sw.acquire[0].do", "must be forward, receive, both or shared, got 'deliver'"]]],
   ["in in a receive row", `${BASE}${LINKS}\n    tables:\n      sw: { receive: [ { in: 1, do: deliver } ] }\n`, [["12:30 networks.lan.tables.sw.receive[0].in", "receive rows have no in: the model keys receive on the header only (remove it)"]]],
-  ["receive into another network", `${BASE}${LINKS}\n    tables:\n      sw: { receive: [ { do: { link: ip.1 } } ] }\n`, [["12:30 networks.lan.tables.sw.receive[0].do", "layering is not supported yet: a receive row can only deliver"]]],
-  ["transmit via a session", `${BASE}${LINKS}\n    tables:\n      sw: { transmit: [ { out: 1, via: { session: lanB.1 } } ] }\n`, [["12:40 networks.lan.tables.sw.transmit[0].via", "layering is not supported yet: a transmit row can only be via: physical"]]],
+  ["receive into another network", `${BASE}${LINKS}\n    tables:\n      sw: { receive: [ { do: { link: ip.1 } } ] }\n`, [["12:38 networks.lan.tables.sw.receive[0].do.link", "there is no network 'ip' (the overlay must be one of the description's networks: lan)"]]],
+  ["transmit via a session", `${BASE}${LINKS}\n    tables:\n      sw: { transmit: [ { out: 1, via: { session: lanB.1 } } ] }\n`, [["12:51 networks.lan.tables.sw.transmit[0].via.session", "there is no network 'lanB' (did you mean 'lan'? the underlay must be one of the description's networks: lan)"]]],
   ["transmit out twice", `${BASE}${LINKS}\n    tables:\n      sw: { transmit: [ { out: 1 }, { out: 1 } ] }\n`, [["12:44 networks.lan.tables.sw.transmit[1].out", "link 1 already has a transmit row (row 0)"]]],
   ["send session twice", `${BASE}${LINKS}\n    tables:\n      sw: { send: [ { session: 1 }, { session: 1 } ] }\n`, [["12:48 networks.lan.tables.sw.send[1].session", "session 1 already has a send row (row 0)"]]],
   ["send with a pattern", `${BASE}${LINKS}\n    tables:\n      sw: { send: [ { session: 1, header: { type: "0x0800/8" } } ] }\n`, [["12:51 networks.lan.tables.sw.send[0].header.type", "'0x0800/8' is a pattern; type takes one exact value here"]]],
@@ -291,7 +291,7 @@ const BAD: [string, string, [string, string][]][] = [
     [
       ["8:19 networks.lan.members.h3.name", "02:00:00:00:00:01 is already the name of h1"],
       ["9:38 networks.lan.links[0].mdoe", "unknown key 'mdoe'"],
-      ["11:55 networks.lan.tables.sw.acquire[0].do", "must be forward, receive or both, got 'x'"],
+      ["11:55 networks.lan.tables.sw.acquire[0].do", "must be forward, receive, both or shared, got 'x'"],
     ],
   ],
   [
@@ -299,7 +299,7 @@ const BAD: [string, string, [string, string][]][] = [
     `${BASE}${LINKS}\n    tables:\n      sw: { forward: [ { out: 9 } ], acquire: [ { do: x } ] }\n`,
     [
       ["12:31 networks.lan.tables.sw.forward[0].out", "sw has no link 9"],
-      ["12:55 networks.lan.tables.sw.acquire[0].do", "must be forward, receive or both, got 'x'"],
+      ["12:55 networks.lan.tables.sw.acquire[0].do", "must be forward, receive, both or shared, got 'x'"],
     ],
   ],
   [

@@ -51,3 +51,15 @@ w = PcapWriter("pcaps/example-chain-m0.pcap", linktype=101, sync=True)
 for p in chain:
     w.write(p)
 w.close()
+
+# subduction: frames t1 sends (to h2 in the provider's LAN, to t2 in its own), and h2's answer to t1.
+SUB = {"t1": "02:00:00:00:01:01", "t2": "02:00:00:00:01:02", "h2": "02:00:00:00:02:02"}
+t1 = stamp([
+    Ether(src=SUB["t1"], dst=SUB["h2"]) / IP(src="192.168.1.1", dst="192.168.2.2") / UDP(sport=5000, dport=7) / Raw(b"via the middlebox"),
+    Ether(src=SUB["t1"], dst=SUB["t2"]) / IP(src="192.168.1.1", dst="192.168.1.2") / UDP(sport=5001, dport=7) / Raw(b"inside the tenant"),
+], T0)
+h2 = stamp([
+    Ether(src=SUB["h2"], dst=SUB["t1"]) / IP(src="192.168.2.2", dst="192.168.1.1") / UDP(sport=7, dport=5000) / Raw(b"back via the middlebox"),
+], T0 + 0.0005)
+wrpcap("pcaps/example-sub-t1.pcap", t1)
+wrpcap("pcaps/example-sub-h2.pcap", h2)

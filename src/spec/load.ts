@@ -59,8 +59,12 @@ export function parseSpec(text: string, file: string): Spec {
     }
     const whole = read.length === Object.keys(raw.networks).length && read.every((r) => r.ctx.design !== undefined);
     // Composition names other networks: it is checked only once every network could be read.
+    const before = problems.count;
     if (whole) joinNetworks(problems, read.map((r) => ({ name: r.ctx.network, design: r.ctx.design, path: r.ctx.path, topology: r.topology })));
-    for (const { ctx, raw: net, topology } of read) {
+    // A link between networks that is wrong leaves identifiers unknown: rows are then not checked against them.
+    const joined = whole && problems.count === before;
+    for (const { ctx, raw: net, topology: read1 } of read) {
+      const topology = joined ? read1 : { ...read1, complete: false };
       // Without a design, fields and values in tables cannot be checked; the header error says why.
       const design = ctx.design;
       if (design === undefined) continue;

@@ -60,3 +60,31 @@ describe.each(examples)("example %s", (name) => {
     }
   });
 });
+
+// Seed §5.1.3, Bridging Closure: bridged networks are equivalent to one network.
+// The bridged pair and the single merged LAN deliver the same packets to every host.
+describe("bridged-lans", () => {
+  const dir = join(root, "examples", "bridged-lans");
+  const pcap = (f: string): string => join(root, "pcaps", f);
+  const runOnce = async (spec: string, inputs: string[]): Promise<string> => {
+    const out = mkdtempSync(join(tmpdir(), "strata-closure-"));
+    const code = await main(["run", join(dir, spec), ...inputs.flatMap((i) => ["--in", i]), "--out", out], memoryIo());
+    expect(code).toBe(0);
+    return out;
+  };
+
+  it("delivers what the merged single LAN delivers", async () => {
+    const bridged = await runOnce("network.yaml", [`lanA:h1.1=${pcap("example-hub-h1.pcap")}`, `lanB:h3.1=${pcap("example-hub-h3.pcap")}`]);
+    const merged = await runOnce("merged.yaml", [`lan:h1.1=${pcap("example-hub-h1.pcap")}`, `lan:h3.1=${pcap("example-hub-h3.pcap")}`]);
+    try {
+      const hosts = { h1: "lanA", h2: "lanA", h3: "lanB", h4: "lanB" };
+      for (const [host, net] of Object.entries(hosts)) {
+        expect(readFileSync(join(bridged, "delivered", `${net}.${host}.pcap`)), host).toEqual(readFileSync(join(merged, "delivered", `lan.${host}.pcap`)));
+      }
+      expect(readdirSync(join(bridged, "delivered")).length).toBe(readdirSync(join(merged, "delivered")).length);
+    } finally {
+      rmSync(bridged, { recursive: true, force: true });
+      rmSync(merged, { recursive: true, force: true });
+    }
+  });
+});

@@ -74,7 +74,7 @@ export function tableHits(id: i32, out: usize): i32 {
   return t.capacity;
 }
 
-/** Entry `i`'s action code, count, arg and arg2 written to `out` as 4 × u32; false if the entry is free. */
+/** Entry `i`'s action code, count, arg, arg2 and data address (0: none) written to `out` as 5 × u32; false if the entry is free. */
 export function tableEntry(id: i32, i: i32, out: usize): bool {
   const t = tableById(id);
   if (t == null || i < 0 || i >= t.capacity) return false;
@@ -84,6 +84,7 @@ export function tableEntry(id: i32, i: i32, out: usize): bool {
   store<u32>(out, e.count, 4);
   store<u32>(out, e.arg, 8);
   store<u32>(out, e.arg2, 12);
+  store<u32>(out, e.data, 16);
   return true;
 }
 

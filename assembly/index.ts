@@ -25,7 +25,6 @@ import { outBase, outPos, traceBase, tracePos } from "./pipeline/output";
 import { inData, inEndpoint, inLen, inNsec, inOffset, inOrigLen, inSec } from "./pipeline/run";
 
 export { alloc, free } from "./memory";
-export { checksumBatch, PACKET_REF_LEN } from "./batch";
 
 // ── Header designs (for tests and tools) ───────────────────────────────────
 import { decrementTtl, emit, emitLen, parse } from "./wire/design";

@@ -25,7 +25,6 @@ import { outBase, outPos, traceBase, tracePos } from "./pipeline/output";
 import { inData, inEndpoint, inLen, inNsec, inOffset, inOrigLen, inSec } from "./pipeline/run";
 
 export { alloc, free } from "./memory";
-export { checksumBatch, PACKET_REF_LEN } from "./batch";
 
 // ── Header designs (for tests and tools) ───────────────────────────────────
 import { decrementTtl, emit, emitLen, parse } from "./wire/design";
@@ -74,7 +73,7 @@ export function tableHits(id: i32, out: usize): i32 {
   return t.capacity;
 }
 
-/** Entry `i`'s action code, count, arg and arg2 written to `out` as 4 × u32; false if the entry is free. */
+/** Entry `i`'s action code, count, arg, arg2 and data address (0: none) written to `out` as 5 × u32; false if the entry is free. */
 export function tableEntry(id: i32, i: i32, out: usize): bool {
   const t = tableById(id);
   if (t == null || i < 0 || i >= t.capacity) return false;
@@ -84,6 +83,7 @@ export function tableEntry(id: i32, i: i32, out: usize): bool {
   store<u32>(out, e.count, 4);
   store<u32>(out, e.arg, 8);
   store<u32>(out, e.arg2, 12);
+  store<u32>(out, e.data, 16);
   return true;
 }
 

@@ -15,7 +15,7 @@ import { Replay } from "../src/run/replay.js";
 import { parseSpec } from "../src/spec/load.js";
 import { DataPlane } from "../src/wasm/module.js";
 import { type InputBatch, Runner } from "../src/wasm/runner.js";
-import { interpret, type RefInput } from "../test/reference/interpreter.js";
+import { interpret, type RefInput } from "../src/model/interpreter.js";
 import type { Scenario } from "./scenario.js";
 
 const FRAME_LEN = 64;
@@ -162,7 +162,7 @@ function pipelineScenario(name: string, description: string, build: () => Built)
   };
 }
 
-/** The same tables and packets through the TypeScript interpreter (test/reference). */
+/** The same tables and packets through the TypeScript interpreter (src/model). */
 function referenceScenario(name: string, build: () => Built): Scenario {
   let built: Built | undefined;
   let inputs: RefInput[] = [];

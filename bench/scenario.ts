@@ -16,7 +16,7 @@ export interface Scenario {
   teardown?(): void;
   /**
    * The same work done by the plain TypeScript interpreter of the model
-   * (test/reference): reported as `vsReference`, this scenario's speed over its.
+   * (src/model): reported as `vsReference`, this scenario's speed over its.
    */
   readonly reference?: Scenario;
 }

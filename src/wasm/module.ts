@@ -10,8 +10,6 @@ export interface DataPlaneExports extends Record<string, unknown> {
   memory: WebAssembly.Memory;
   alloc(size: number): number;
   free(ptr: number): void;
-  checksumBatch(data: number, refs: number, n: number, out: number): void;
-  PACKET_REF_LEN: WebAssembly.Global;
   // header designs
   designParse(design: number, p: number, len: number, key: number): number;
   designEmitLen(design: number, key: number): number;

@@ -160,13 +160,17 @@ export class Tables {
     return this.#dp.exports.tableCount(table.id);
   }
 
-  /** Entry `i`'s action as stored, or undefined if the entry is free. */
-  action(table: TableLayout, i: number): { name: ActionName; count: number; arg: number; arg2: number } | undefined {
-    const buf = this.#dp.alloc(16);
+  /**
+   * Entry `i`'s action as stored, or undefined if the entry is free. The entry keeps no length
+   * for its data: `dataLen` says how many bytes to read (the action's own, e.g. 2 × count for
+   * `out`); an entry without data reads as no bytes.
+   */
+  action(table: TableLayout, i: number, dataLen = 0): { name: ActionName; count: number; arg: number; arg2: number; data: Uint8Array } | undefined {
+    const buf = this.#dp.alloc(20);
     const live = this.#dp.exports.tableEntry(table.id, i, buf);
-    const [code = 0, count = 0, arg = 0, arg2 = 0] = this.#dp.mem.u32.slice(buf >>> 2, (buf >>> 2) + 4);
+    const [code = 0, count = 0, arg = 0, arg2 = 0, data = 0] = this.#dp.mem.u32.slice(buf >>> 2, (buf >>> 2) + 5);
     this.#dp.free(buf);
     if (!live) return undefined;
-    return { name: ACTIONS[code] ?? "none", count, arg, arg2 };
+    return { name: ACTIONS[code] ?? "none", count, arg, arg2, data: data === 0 ? new Uint8Array(0) : this.#dp.mem.u8.slice(data, data + dataLen) };
   }
 }

@@ -11,7 +11,7 @@ import type { Summary } from "../../src/run/summary.js";
 import type { TraceLine } from "../../src/run/trace.js";
 
 const root = new URL("../..", import.meta.url).pathname;
-const REAL = join(root, "..", "shared", "pcaps-real");
+const REAL = join(root, "test/fixtures/pcaps-real");
 const HUB = join(root, "examples/hub-and-spoke/network.yaml");
 const CHAIN = join(root, "examples/filter-chain/network.yaml");
 const H1 = join(root, "pcaps/example-hub-h1.pcap");

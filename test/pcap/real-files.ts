@@ -1,9 +1,9 @@
-// The real captures beside the repo (../shared/pcaps-real/) and what tshark said about them.
+// The real captures (test/fixtures/pcaps-real/, with their provenance) and what tshark said about them.
 
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-export const REAL_DIR = fileURLToPath(new URL("../../../shared/pcaps-real/", import.meta.url));
+export const REAL_DIR = fileURLToPath(new URL("../fixtures/pcaps-real/", import.meta.url));
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 export interface TsharkPacket {

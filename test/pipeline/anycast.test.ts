@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { compile } from "../../src/control/compile.js";
 import { resolveEndpoint } from "../../src/control/endpoints.js";
 import { parseSpec } from "../../src/spec/load.js";
-import type { RefInput } from "../reference/interpreter.js";
+import type { RefInput } from "../../src/model/interpreter.js";
 import { cnaPacket, ethernetFrame, ipv4Packet, ipv6Packet } from "./helpers/packets.js";
 import { runWasm } from "./helpers/wasm-run.js";
 

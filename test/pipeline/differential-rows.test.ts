@@ -1,6 +1,6 @@
 // The compiler against the description: a compiled row must match exactly the
 // keys its written patterns match, and the row that wins a lookup must be the one
-// the description's rule picks (test/reference/rows.ts). The main differential
+// the description's rule picks (src/model/rows.ts). The main differential
 // test runs the reference on compiled rows, so it cannot see the compiler's
 // mistakes; this one can.
 
@@ -11,9 +11,9 @@ import type { CompiledSpec } from "../../src/control/compiled.js";
 import { resolveEndpoint } from "../../src/control/endpoints.js";
 import { parseSpec } from "../../src/spec/load.js";
 import { PORT_SELF } from "../../src/wasm/abi.js";
-import { keyVector } from "../reference/headers.js";
-import { bestRow, rowMatches } from "../reference/interpreter.js";
-import { specRowMatches, specWinner } from "../reference/rows.js";
+import { keyVector } from "../../src/model/headers.js";
+import { bestRow, rowMatches } from "../../src/model/interpreter.js";
+import { specRowMatches, specWinner } from "../../src/model/rows.js";
 import { compileText, pool, specRecipe, specText } from "./helpers/cases.js";
 import { cnaPacket } from "./helpers/packets.js";
 import { runWasm } from "./helpers/wasm-run.js";

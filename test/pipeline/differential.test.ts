@@ -1,4 +1,4 @@
-// The wasm pipeline against the reference interpreter (test/reference/), which
+// The wasm pipeline against the reference interpreter (src/model/), which
 // is the model's table semantics in plain TypeScript. Random descriptions go
 // through the real loader, compiler and installer; random packets, mostly
 // well-formed and made of the names the tables use, enter at random endpoints.
@@ -15,7 +15,7 @@ import type { Injection } from "../../src/control/install.js";
 import { InputError } from "../../src/errors.js";
 import { parseSpec } from "../../src/spec/load.js";
 import { DROP_REASONS } from "../../src/wasm/abi.js";
-import { interpret, type RefInput, type RefOptions, type RefResult } from "../reference/interpreter.js";
+import { interpret, type RefInput, type RefOptions, type RefResult } from "../../src/model/interpreter.js";
 import { bigSpecRecipe, compileText, packetsRecipe, resolvePackets, specRecipe, specText } from "./helpers/cases.js";
 import { cnaPacket, ethernetFrame, hex, ipv4Packet } from "./helpers/packets.js";
 import { runWasm, type WasmOptions } from "./helpers/wasm-run.js";

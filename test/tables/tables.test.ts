@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { MatchKind } from "../../src/wasm/abi.js";
 import { DataPlane } from "../../src/wasm/module.js";
-import { type EntryMatch, type KeyField, type TableLayout, Tables } from "../../src/wasm/tables.js";
+import { type EntryAction, type EntryMatch, type KeyField, type TableLayout, type TableWrite, Tables, type WriteResult } from "../../src/wasm/tables.js";
 
 // A key of two fields: `in` (2 bytes) and `addr` (4 bytes), padded to 8.
 const KEY_LEN = 8;
@@ -41,7 +41,11 @@ function rangeMatch(inLo: number, inHi: number, addrLo: number, addrHi: number, 
   return { value: key(0, 0), mask: key(0, 0), lo: key(inLo, addrLo), hi: key(inHi, addrHi), priority };
 }
 
-const out = (port: number) => ({ name: "out" as const, count: 1, data: Uint8Array.of(port, 0) });
+/** An `out` action as the compiler writes it: the ports as little-endian u16 data, the first also in `arg`. */
+const out = (...ports: number[]): EntryAction => ({ name: "out", count: ports.length, arg: ports[0] ?? 0, data: Uint8Array.from(ports.flatMap((p) => [p & 0xff, p >> 8])) });
+
+/** An action as `Tables.action` reads it back (data: the bytes written, none for no data). */
+const stored = (a: EntryAction) => ({ name: a.name, count: a.count ?? 0, arg: a.arg ?? 0, arg2: a.arg2 ?? 0, data: a.data ?? new Uint8Array(0) });
 
 function setup(kind: MatchKind, capacity = 64): { tables: Tables; t: TableLayout } {
   const tables = new Tables(DataPlane.load());
@@ -127,15 +131,33 @@ describe.each<{ kind: MatchKind; a: EntryMatch; b: EntryMatch; hitsA: Uint8Array
     expect(tables.write([{ op: "insert", table: t, match: b, action: out(1) }])).toEqual({ ok: false, index: 0, error: "TableFull" });
   });
 
-  it("modifies and deletes by key; NotFound when absent", () => {
+  it("deletes by key; NotFound when absent", () => {
     const { tables, t } = setup(kind);
     tables.write([{ op: "insert", table: t, match: a, action: out(1) }]);
-    expect(tables.write([{ op: "modify", table: t, match: a, action: out(7) }]).ok).toBe(true);
-    expect(tables.action(t, 0)).toMatchObject({ name: "out", count: 1 });
     expect(tables.write([{ op: "delete", table: t, match: a }]).ok).toBe(true);
     expect(tables.lookup(t, hitsA)).toBe(-1);
     expect(tables.write([{ op: "delete", table: t, match: a }])).toEqual({ ok: false, index: 0, error: "NotFound" });
-    expect(tables.write([{ op: "modify", table: t, match: b, action: out(1) }])).toEqual({ ok: false, index: 0, error: "NotFound" });
+  });
+
+  // Entry 0 holds `a` → out(1) before each batch; `after` is entry 0's action read back.
+  const modify = (action: EntryAction): Omit<TableWrite, "table"> => ({ op: "modify", match: a, action });
+  const bad: Omit<TableWrite, "table"> = { op: "insert", match: badMask, action: out(3) };
+  it.each<{ name: string; writes: Omit<TableWrite, "table">[]; result: WriteResult; after: EntryAction }>([
+    { name: "replaces the ports (count, arg, data)", writes: [modify(out(7, 8, 9))], result: { ok: true, entries: [0] }, after: out(7, 8, 9) },
+    { name: "replaces the code and both arguments, dropping the data", writes: [modify({ name: "shared-forward", arg: 5, arg2: 6 })], result: { ok: true, entries: [0] }, after: { name: "shared-forward", arg: 5, arg2: 6 } },
+    { name: "replaces a dataless action with data", writes: [modify({ name: "drop" }), modify(out(4, 2))], result: { ok: true, entries: [0, 0] }, after: out(4, 2) },
+    { name: "of an absent entry fails with NotFound", writes: [{ op: "modify", match: b, action: out(9) }], result: { ok: false, index: 0, error: "NotFound" }, after: out(1) },
+    { name: "to an action the role cannot hold fails with BadAction", writes: [modify({ name: "deliver" })], result: { ok: false, index: 0, error: "BadAction" }, after: out(1) },
+    { name: "is undone when a later write fails", writes: [modify(out(7, 8)), bad], result: { ok: false, index: 1, error: "BadMatchKey" }, after: out(1) },
+    { name: "twice is undone to the first action when a later write fails", writes: [modify({ name: "drop" }), modify(out(7, 8)), bad], result: { ok: false, index: 2, error: "BadMatchKey" }, after: out(1) },
+  ])("MODIFY $name", ({ writes, result, after }) => {
+    const { tables, t } = setup(kind);
+    tables.write([{ op: "insert", table: t, match: a, action: out(1) }]);
+    expect(tables.write(writes.map((w) => ({ ...w, table: t })))).toEqual(result);
+    expect(tables.action(t, 0, after.data?.length ?? 0)).toEqual(stored(after));
+    // The key is untouched: the same one entry, still found by it.
+    expect(tables.count(t)).toBe(1);
+    expect(tables.lookup(t, hitsA)).toBe(0);
   });
 
   it("applies a batch all or nothing", () => {

@@ -17,8 +17,8 @@ import { parseSpec } from "../../../src/spec/load.js";
 import { formatValue } from "../../../src/spec/notation.js";
 import type { DesignDef, FieldDef } from "../../../src/wire/designs.js";
 import { designNamed } from "../../../src/wire/designs.js";
-import { TPID_CUSTOMER, TPID_SERVICE } from "../../reference/headers.js";
-import type { RefInput } from "../../reference/interpreter.js";
+import { TPID_CUSTOMER, TPID_SERVICE } from "../../../src/model/headers.js";
+import type { RefInput } from "../../../src/model/interpreter.js";
 import { cnaPacket, ethernetFrame, ipv4Packet, ipv6Packet } from "./packets.js";
 
 /** Compiles a description, or undefined when the loader or compiler refuses it (a skipped case). */

@@ -3,7 +3,7 @@
 // headers are made from valid ones (truncate, rewrite a byte) by the caller.
 
 import { concat } from "../../pcap/builders.js";
-import { fixIpv4Checksum, TPID_CUSTOMER } from "../../reference/headers.js";
+import { fixIpv4Checksum, TPID_CUSTOMER } from "../../../src/model/headers.js";
 
 function put(b: Uint8Array, at: number, len: number, value: bigint | number): void {
   let v = BigInt(value);

@@ -1,5 +1,5 @@
 // Runs packets through the wasm pipeline and reads back what the reference
-// reports (test/reference/interpreter.ts): outputs in order, drops per member
+// reports (src/model/interpreter.ts): outputs in order, drops per member
 // and reason, deliveries, link crossings and row hits.
 
 import type { CompiledSpec } from "../../../src/control/compiled.js";
@@ -7,7 +7,7 @@ import { type Injection, install } from "../../../src/control/install.js";
 import { DROP_REASONS } from "../../../src/wasm/abi.js";
 import { DataPlane } from "../../../src/wasm/module.js";
 import { type InputBatch, Runner, type RunnerOptions } from "../../../src/wasm/runner.js";
-import type { RefInput, RefOutput, RefResult } from "../../reference/interpreter.js";
+import type { RefInput, RefOutput, RefResult } from "../../../src/model/interpreter.js";
 
 /** Runner settings a case may vary: limits, and ring sizes small enough that runs pause and resume. */
 export type WasmOptions = Pick<RunnerOptions, "hopLimit" | "copyLimit"> & Partial<Pick<RunnerOptions, "slots" | "slotLen" | "outputBytes" | "batchPackets" | "batchBytes" | "trace" | "traceEvents">>;

@@ -4,10 +4,10 @@
 // are scanned row by row, and every header is parsed afresh where it is looked at.
 // The wasm pipeline must agree with it output for output and count for count.
 
-import type { CompiledMember, CompiledNetwork, CompiledSpec, CompiledTable } from "../../src/control/compiled.js";
-import type { Injection } from "../../src/control/install.js";
-import { DROP_REASONS, type DropReason, PORT_SELF } from "../../src/wasm/abi.js";
-import type { EntryMatch } from "../../src/wasm/tables.js";
+import type { CompiledMember, CompiledNetwork, CompiledSpec, CompiledTable } from "../control/compiled.js";
+import type { Injection } from "../control/install.js";
+import { DROP_REASONS, type DropReason, PORT_SELF } from "../wasm/abi.js";
+import type { EntryMatch } from "../wasm/tables.js";
 import { buildHeader, decrementHopLimit, type Fields, keyVector, parseHeader } from "./headers.js";
 
 export interface RefInput {

@@ -4,10 +4,10 @@
 // rule (docs/spec.md): the row written first — or, in a table written
 // `kind: lpm`, the longest prefix. The compiler's choice of engine must not matter.
 
-import type { CompiledTable } from "../../src/control/compiled.js";
-import type { Pattern, RowSpec } from "../../src/spec/types.js";
-import { PORT_SELF } from "../../src/wasm/abi.js";
-import type { DesignDef } from "../../src/wire/designs.js";
+import type { CompiledTable } from "../control/compiled.js";
+import type { Pattern, RowSpec } from "../spec/types.js";
+import { PORT_SELF } from "../wasm/abi.js";
+import type { DesignDef } from "../wire/designs.js";
 import type { Fields } from "./headers.js";
 
 function holds(p: Pattern, v: bigint, bits: number): boolean {

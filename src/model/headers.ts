@@ -3,7 +3,7 @@
 // Uint8Array and bigint, written from docs of the formats (IEEE 802.1Q,
 // RFC 791, RFC 8200, the cna box in DESIGN.md), not from assembly/wire.
 
-import type { DesignDef, KeyLayout } from "../../src/wire/designs.js";
+import type { DesignDef, KeyLayout } from "../wire/designs.js";
 
 /** A header's matchable fields by name, as unsigned values of the field's width. */
 export type Fields = ReadonlyMap<string, bigint>;
@@ -165,7 +165,7 @@ export function buildHeader(design: DesignDef, f: Fields, payloadLen: number): U
 /**
  * Forwarding's side effect: a copy with TTL / hop limit − 1, or undefined when it would reach 0.
  * The IPv4 checksum is updated for the changed word (RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m')),
- * not recomputed: for a correct checksum the two agree (test/reference/headers.test.ts), and a
+ * not recomputed: for a correct checksum the two agree (test/model/headers.test.ts), and a
  * wrong one stays wrong, as a router must not repair a header it did not check.
  */
 export function decrementHopLimit(design: DesignDef, b: Uint8Array): Uint8Array | undefined {

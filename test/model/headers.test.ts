@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { designNamed, type DesignDef } from "../../src/wire/designs.js";
 import { cnaPacket, ethernetFrame, ipv4Packet, ipv6Packet } from "../pipeline/helpers/packets.js";
-import { buildHeader, decrementHopLimit, internetChecksum, parseHeader, TPID_SERVICE } from "./headers.js";
+import { buildHeader, decrementHopLimit, internetChecksum, parseHeader, TPID_SERVICE } from "../../src/model/headers.js";
 
 const design = (name: string): DesignDef => {
   const d = designNamed(name);

@@ -9,7 +9,7 @@ import { resolveEndpoint } from "../../src/control/endpoints.js";
 import { parseSpec } from "../../src/spec/load.js";
 import { DROP_REASONS } from "../../src/wasm/abi.js";
 import { ethernetFrame } from "../pipeline/helpers/packets.js";
-import { interpret } from "./interpreter.js";
+import { interpret } from "../../src/model/interpreter.js";
 
 const FIXTURE = new URL("../fixtures/specs/hub.yaml", import.meta.url);
 const c = compile(parseSpec(readFileSync(FIXTURE, "utf8"), "hub.yaml"));

@@ -1,0 +1,231 @@
+// Runner (src/wasm/runner.ts), the TypeScript half of a run: stage() copies a
+// batch into linear memory, go() runs it and empties the output ring each time
+// the data plane pauses for room, flushCaptures() hands capture buffers over.
+// Packets cross the hub-and-spoke fixture: h1 → hub → h2, three outputs each.
+
+import { readFileSync } from "node:fs";
+import { describe, expect, it, vi } from "vitest";
+import { compile } from "../../src/control/compile.js";
+import { resolveEndpoint } from "../../src/control/endpoints.js";
+import { install } from "../../src/control/install.js";
+import { parseSpec } from "../../src/spec/load.js";
+import { REGIONS } from "../../src/wasm/abi.js";
+import { DataPlane } from "../../src/wasm/module.js";
+import { type InputBatch, type OutputSink, Runner, type RunnerOptions } from "../../src/wasm/runner.js";
+import { concat } from "../pcap/builders.js";
+import { ethernetFrame } from "../pipeline/helpers/packets.js";
+
+const c = compile(parseSpec(readFileSync(new URL("../fixtures/specs/hub.yaml", import.meta.url), "utf8"), "hub.yaml"));
+/** Endpoint 0: sent by h1 on its link; endpoint 1: sent by h3 on its link. */
+const injections = [resolveEndpoint(c, "lan:h1.1"), resolveEndpoint(c, "lan:h3.1")];
+const mac = (last: number): bigint => 0x020000000000n + BigInt(last);
+const linkOf = (from: string, to: string): number => c.links.find((l) => c.members[l.sender]?.key === from && c.members[l.receivers[0]?.member ?? -1]?.key === to)?.index ?? -1;
+const memberOf = (key: string): number => c.members.find((m) => m.key === key)?.index ?? -1;
+/** "link h1>hub" for a crossing, "deliver h2" for a delivery. */
+const describeOutput = (kind: "link" | "deliver", target: number): string =>
+  kind === "deliver" ? `deliver ${c.members[target]?.key ?? "?"}` : `link ${c.members[c.links[target]?.sender ?? -1]?.key ?? "?"}>${c.members[c.links[target]?.receivers[0]?.member ?? -1]?.key ?? "?"}`;
+
+/** Frame i: to h2, from h1 (endpoint 0) or h3 (endpoint 1), its payload 20 + i % 30 bytes of i. */
+function frame(i: number, endpoint = 0): Uint8Array {
+  return ethernetFrame({ dst: mac(2), src: mac(endpoint === 0 ? 1 : 3), payload: new Uint8Array(20 + (i % 30)).fill(i) });
+}
+
+/** Frames back to back after `lead` bytes of 0xa5 (so a wrong base shows), stored in `order`. */
+function batchOf(frames: readonly Uint8Array[], endpoint: number | readonly number[], lead = 0, order: readonly number[] = frames.map((_, i) => i)): InputBatch {
+  const offset = new Uint32Array(frames.length);
+  let at = lead;
+  for (const i of order) {
+    offset[i] = at;
+    at += frames[i]?.length ?? 0;
+  }
+  const data = new Uint8Array(at + 16).fill(0xa5);
+  frames.forEach((f, i) => data.set(f, offset[i]));
+  return {
+    data,
+    count: frames.length,
+    offset,
+    capLen: Uint32Array.from(frames, (f) => f.length),
+    origLen: Uint32Array.from(frames, (f) => f.length + 4),
+    tsSec: Float64Array.from(frames, (_, i) => 1000 + i),
+    tsNsec: Uint32Array.from(frames, (_, i) => i * 7),
+    endpoint: typeof endpoint === "number" ? endpoint : Uint32Array.from(endpoint),
+  };
+}
+
+function setup(options: Partial<RunnerOptions> = {}): { dp: DataPlane; runner: Runner } {
+  const dp = DataPlane.load();
+  install(dp, c, injections);
+  return { dp, runner: new Runner(dp, { maxFanout: c.maxFanout, slotLen: 256, ...options }) };
+}
+
+interface Out {
+  what: string;
+  bytes: Uint8Array;
+  origLen: number;
+  tsSec: number;
+  tsNsec: number;
+  packet: number;
+}
+
+function collect(): { outputs: Out[]; sink: OutputSink } {
+  const outputs: Out[] = [];
+  return {
+    outputs,
+    sink: {
+      packet(kind, target, data, start, len, origLen, tsSec, tsNsec, packet): void {
+        outputs.push({ what: describeOutput(kind, target), bytes: data.slice(start, start + len), origLen, tsSec, tsNsec, packet });
+      },
+    },
+  };
+}
+
+/** What a batch of frames from `endpoints`, numbered from `first`, must produce: each frame's three outputs, one frame after the other. */
+function expected(frames: readonly Uint8Array[], endpoints: readonly number[], first: number): Out[] {
+  return frames.flatMap((bytes, i) => {
+    const from = endpoints[i] === 1 ? "h3" : "h1";
+    return [`link ${from}>hub`, "link hub>h2", "deliver h2"].map((what) => ({ what, bytes, origLen: bytes.length + 4, tsSec: 1000 + i, tsNsec: i * 7, packet: first + i }));
+  });
+}
+
+const region = (dp: DataPlane, name: (typeof REGIONS)[number]): number => dp.exports.region(REGIONS.indexOf(name));
+
+describe("Runner.stage", () => {
+  it.each([
+    { name: "one endpoint for all, offsets from 0", n: 3, endpoint: 1, lead: 0, order: [0, 1, 2], base: 0 },
+    { name: "an endpoint per packet", n: 3, endpoint: [1, 0, 1], lead: 0, order: [0, 1, 2], base: 0 },
+    { name: "a batch starting 100 bytes into its data", n: 3, endpoint: 0, lead: 100, order: [0, 1, 2], base: 100 },
+    { name: "packets stored out of order: the lowest offset is the base", n: 3, endpoint: [0, 1, 0], lead: 40, order: [2, 0, 1], base: 40 },
+    { name: "no packets", n: 0, endpoint: 0, lead: 8, order: [], base: 0 },
+    { name: "a data span beyond batchBytes, into a grown area", n: 40, endpoint: 0, lead: 24, order: Array.from({ length: 40 }, (_, i) => i), base: 24, options: { batchBytes: 64, slots: 1 } },
+  ])("copies $name", ({ n, endpoint, lead, order, base, options }) => {
+    const { dp, runner } = setup({ batchPackets: 64, ...options });
+    const frames = Array.from({ length: n }, (_, i) => frame(i));
+    const batch = batchOf(frames, endpoint, lead, order);
+    const staged = runner.stage(batch);
+    expect(staged).toEqual({ count: n, base });
+    const end = Math.max(base, ...frames.map((f, i) => (batch.offset[i] ?? 0) + f.length));
+    const u32 = (name: (typeof REGIONS)[number]): number[] => Array.from(dp.mem.u32.subarray(region(dp, name) >>> 2, (region(dp, name) >>> 2) + n));
+    expect(dp.mem.u8.slice(region(dp, "in-data"), region(dp, "in-data") + end - base)).toEqual(batch.data.slice(base, end));
+    // Offsets go in as given; wasm subtracts the base when it loads a packet.
+    expect(u32("in-offset")).toEqual(Array.from(batch.offset));
+    expect(u32("in-len")).toEqual(Array.from(batch.capLen));
+    expect(u32("in-orig-len")).toEqual(Array.from(batch.origLen));
+    expect(u32("in-nsec")).toEqual(Array.from(batch.tsNsec));
+    expect(Array.from(dp.mem.f64.subarray(region(dp, "in-sec") >>> 3, (region(dp, "in-sec") >>> 3) + n))).toEqual(Array.from(batch.tsSec));
+    expect(u32("in-endpoint")).toEqual(typeof endpoint === "number" ? Array.from({ length: n }, () => endpoint) : endpoint);
+    // The data area holds the whole span: no other input array, nor the output rings, starts inside it.
+    const data = region(dp, "in-data");
+    const others = REGIONS.filter((r) => r !== "in-data" && !r.endsWith("-pos")).map((r) => region(dp, r));
+    expect(others.filter((at) => at >= data && at < data + end - base)).toEqual([]);
+  });
+
+  it.each([
+    { name: "as many packets as batchPackets", batchPackets: 4, n: 4, error: null },
+    { name: "one packet more than batchPackets", batchPackets: 4, n: 5, error: "batch of 5 packets; the runner takes 4" },
+  ])("takes $name", ({ batchPackets, n, error }) => {
+    const { runner } = setup({ batchPackets });
+    const stage = (): unknown => runner.stage(batchOf(Array.from({ length: n }, (_, i) => frame(i)), 0));
+    if (error === null) expect(stage()).toEqual({ count: n, base: 0 });
+    else expect(stage).toThrow(error);
+  });
+});
+
+describe("Runner.run", () => {
+  it.each([
+    { name: "from one endpoint", n: 5, endpoints: [0, 0, 0, 0, 0], lead: 0, first: 0, options: {} },
+    { name: "from an endpoint per packet, numbered from 100", n: 4, endpoints: [0, 1, 1, 0], lead: 0, first: 100, options: {} },
+    { name: "re-based: the data starts 300 bytes in", n: 4, endpoints: [1, 0, 1, 0], lead: 300, first: 7, options: {} },
+    { name: "a data span beyond batchBytes (grown)", n: 40, endpoints: Array.from({ length: 40 }, (_, i) => i % 2), lead: 50, first: 0, options: { batchBytes: 64 } },
+  ])("delivers every packet $name", ({ n, endpoints, lead, first, options }) => {
+    const { runner } = setup(options);
+    const { outputs, sink } = collect();
+    const frames = Array.from({ length: n }, (_, i) => frame(i, endpoints[i]));
+    runner.run(batchOf(frames, endpoints, lead), first, sink);
+    expect(outputs).toEqual(expected(frames, endpoints, first));
+  });
+
+  it("runs the next batch after one that grew the data span", () => {
+    const { runner } = setup({ batchBytes: 64 });
+    const { outputs, sink } = collect();
+    const big = Array.from({ length: 20 }, (_, i) => frame(i));
+    const small = [frame(0)];
+    runner.run(batchOf(big, 0, 64), 0, sink);
+    runner.run(batchOf(small, 0), 20, sink);
+    expect(outputs.slice(-3)).toEqual(expected(small, [0], 20));
+  });
+
+  // An output ring of the least size the runner allows (two records of a slotLen
+  // packet): the data plane pauses many times in one batch, and go() resumes it.
+  const FRAMES = Array.from({ length: 60 }, (_, i) => frame(i));
+  it.each([
+    { name: "to a sink: every record arrives, in order", sink: true },
+    { name: "to no sink: the ring is only emptied", sink: false },
+  ])("pauses and resumes when the output ring is full, $name", ({ sink: withSink }) => {
+    const { dp, runner } = setup({ outputBytes: 1 });
+    const resume = vi.spyOn(dp.exports, "resume");
+    const { outputs, sink } = collect();
+    runner.run(batchOf(FRAMES, 0), 0, withSink ? sink : null);
+    expect(resume.mock.calls.length).toBeGreaterThan(10);
+    expect(outputs).toEqual(withSink ? expected(FRAMES, FRAMES.map(() => 0), 0) : []);
+    expect([linkOf("h1", "hub"), linkOf("hub", "h2")].map((l) => dp.exports.linkPackets(l))).toEqual([FRAMES.length, FRAMES.length]);
+    expect(dp.exports.memberDelivered(memberOf("h2"))).toBe(FRAMES.length);
+  });
+});
+
+describe("Runner.flushCaptures", () => {
+  /** One capture per link (by link index), then h2's deliveries. */
+  const H2 = c.links.length;
+
+  /** What capture `target` must hold: a pcap record (little-endian, nanoseconds) per frame. */
+  const records = (frames: readonly Uint8Array[]): Uint8Array =>
+    concat(
+      ...frames.flatMap((f, i) => {
+        const h = new DataView(new ArrayBuffer(16));
+        [1000 + i, i * 7, f.length, f.length + 4].forEach((v, k) => h.setUint32(4 * k, v, true));
+        return [new Uint8Array(h.buffer), f];
+      }),
+    );
+
+  function setupCaptures(bufferLen: number): { dp: DataPlane; runner: Runner; written: Uint8Array[]; writes: () => number } {
+    const dp = DataPlane.load();
+    install(dp, c, injections);
+    c.links.forEach((l) => dp.exports.linkSetCapture(l.index, l.index));
+    dp.exports.memberSetCapture(memberOf("h2"), H2);
+    const written: Uint8Array[] = Array.from({ length: H2 + 1 }, () => new Uint8Array(0));
+    let writes = 0;
+    const runner = new Runner(dp, { maxFanout: c.maxFanout, slotLen: 256 }, {
+      count: H2 + 1,
+      bufferLen,
+      write(k, data, start, len): void {
+        written[k] = concat(written[k] ?? new Uint8Array(0), data.slice(start, start + len));
+        writes++;
+      },
+    });
+    return { dp, runner, written, writes: () => writes };
+  }
+
+  it.each([
+    { name: "roomy buffers: everything stays in them until flushed", bufferLen: 1 << 16, pausesInRun: false },
+    { name: "buffers of a few records: the run flushes them as it pauses", bufferLen: 256, pausesInRun: true },
+  ])("hands over every record, $name", ({ bufferLen, pausesInRun }) => {
+    const { runner, written, writes } = setupCaptures(bufferLen);
+    const frames = Array.from({ length: 30 }, (_, i) => frame(i));
+    runner.run(batchOf(frames, 0), 0, null);
+    expect(writes() > 0).toBe(pausesInRun);
+    const before = writes();
+    runner.flushCaptures();
+    expect(writes()).toBeGreaterThan(before);
+    const want = records(frames);
+    const full = new Set([linkOf("h1", "hub"), linkOf("hub", "h2"), H2]);
+    expect(written).toEqual(written.map((_, k) => (full.has(k) ? want : new Uint8Array(0))));
+    // Emptied: a second flush has nothing to hand over.
+    const after = writes();
+    runner.flushCaptures();
+    expect(writes()).toBe(after);
+  });
+
+  it("does nothing without captures", () => {
+    const { runner } = setup();
+    expect(() => runner.flushCaptures()).not.toThrow();
+  });
+});

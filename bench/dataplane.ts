@@ -102,6 +102,7 @@ ${hostTables.join("\n")}
 }
 
 export interface Loaded {
+  readonly dp: DataPlane;
   readonly compiled: CompiledSpec;
   readonly injections: readonly ResolvedEndpoint[];
   readonly runner: Runner;
@@ -115,7 +116,7 @@ export function load(yaml: string, endpoints: readonly string[]): Loaded {
   const dp = DataPlane.load();
   install(dp, compiled, resolved);
   const runner = new Runner(dp, { batchPackets: BATCH, maxFanout: compiled.maxFanout });
-  return { compiled, injections: resolved, runner, endpoints: resolved.map((_, i) => i) };
+  return { dp, compiled, injections: resolved, runner, endpoints: resolved.map((_, i) => i) };
 }
 
 /** Random (dst, src) MAC index pairs: dst in 1..n, src ≠ dst. */
@@ -132,7 +133,7 @@ export function randomPairs(count: number, n: number, seed = 1): [number, number
 /** Packets per run of the reference: it is slow by design (tables scanned row by row). */
 const REFERENCE_PACKETS = 1 << 13;
 
-interface Built {
+export interface Built {
   readonly loaded: Loaded;
   readonly batches: InputBatch[];
 }
@@ -194,21 +195,109 @@ function referenceScenario(name: string, build: () => Built): Scenario {
   };
 }
 
-export const l2Exact: Scenario = pipelineScenario("l2-exact", "one member, exact match on dst, 1,024 entries; 64-byte frames already in memory", () => {
-  const loaded = load(l2ExactSpec(), ["lan:feed"]);
-  return { loaded, batches: frames(randomPairs(16 * BATCH, 1024), loaded.endpoints) };
-});
+/** The tables and packets of each data-plane scenario, for the bench and for the test that checks their fates. */
+export const BUILDS = {
+  "l2-exact": (): Built => {
+    const loaded = load(l2ExactSpec(), ["lan:feed"]);
+    return { loaded, batches: frames(randomPairs(16 * BATCH, 1024), loaded.endpoints) };
+  },
+  "hub-and-spoke-8": (): Built => {
+    const loaded = load(hubSpec(8), Array.from({ length: 8 }, (_, i) => `lan:h${i + 1}.1`));
+    const pairs = randomPairs(16 * BATCH, 8);
+    // Each frame enters on its source spoke's link.
+    const batches = frames(pairs, loaded.endpoints).map((b, k) => ({
+      ...b,
+      endpoint: Uint32Array.from({ length: b.count }, (_, i) => (pairs[k * BATCH + i]?.[1] ?? 1) - 1),
+    }));
+    return { loaded, batches };
+  },
+  "router-layered": (): Built => {
+    const loaded = load(routerSpec(), ["lanA:feed"]);
+    return { loaded, batches: routedFrames(16 * BATCH, 1024) };
+  },
+} as const;
 
-export const hubAndSpoke8: Scenario = pipelineScenario("hub-and-spoke-8", "8 spokes through a hub: link, acquire, forward, transmit, link, acquire, receive, deliver", () => {
-  const loaded = load(hubSpec(8), Array.from({ length: 8 }, (_, i) => `lan:h${i + 1}.1`));
-  const pairs = randomPairs(16 * BATCH, 8);
-  // Each frame enters on its source spoke's link.
-  const batches = frames(pairs, loaded.endpoints).map((b, k) => ({
-    ...b,
-    endpoint: Uint32Array.from({ length: b.count }, (_, i) => (pairs[k * BATCH + i]?.[1] ?? 1) - 1),
-  }));
-  return { loaded, batches };
-});
+export const l2Exact: Scenario = pipelineScenario("l2-exact", "one member, exact match on dst, 1,024 entries; 64-byte frames already in memory", BUILDS["l2-exact"]);
+
+export const hubAndSpoke8: Scenario = pipelineScenario(
+  "hub-and-spoke-8",
+  "8 spokes through a hub: link, acquire, forward, transmit, link, acquire, receive, deliver",
+  BUILDS["hub-and-spoke-8"],
+);
+
+/**
+ * An IPv4 router layered on two Ethernet LANs (examples/ip-router, with `prefixes`
+ * /24 routes): frames arrive from outside on lanA, lanA.r pops Ethernet into ip,
+ * ip.r matches the longest prefix, lowers the TTL and transmits on the virtual
+ * link implemented by lanB's session, lanB.r pushes Ethernet and the frame
+ * leaves on lanB's external link.
+ */
+export function routerSpec(prefixes = 1024): string {
+  const routes = Array.from({ length: prefixes }, (_, i) => `            - { match: { dst: 10.${(i >>> 8) & 0xff}.${i & 0xff}.0/24 }, out: 2 }`);
+  return `networks:
+  lanA:
+    header: ethernet
+    members:
+      r: { name: "02:00:00:00:0a:fe" }
+    links: [ { external: feed, to: r.1, capture: false } ]
+    tables:
+      r:
+        acquire: [ { match: { dst: "02:00:00:00:0a:fe" }, do: receive } ]
+        receive: [ { match: { type: 0x0800 }, do: { link: ip.1 } } ]
+  lanB:
+    header: ethernet
+    members:
+      r: { name: "02:00:00:00:0b:fe" }
+    links: [ { from: r.1, external: out, capture: false } ]
+    tables:
+      r:
+        send: [ { session: 1, header: { dst: "02:00:00:00:0b:02", type: 0x0800 } } ]
+        forward: [ { in: self, out: 1 } ]
+  ip:
+    header: ipv4
+    ttl: decrement
+    members:
+      r: { name: 10.255.255.254 }
+      h2: { name: 10.255.255.2 }
+    links:
+      - { external: from-lanA, to: r.1, capture: false }
+      - { from: r.2, to: h2.1, capture: false }
+    tables:
+      r:
+        acquire: [ { do: forward } ]
+        forward:
+          kind: lpm
+          rows:
+${routes.join("\n")}
+        transmit: [ { out: 2, via: { session: lanB.1 } } ]
+`;
+}
+
+/** 64-byte Ethernet frames to the router's MAC carrying IPv4 to 10.(i>>8).(i&255).1, i over `prefixes`. */
+function routedFrames(count: number, prefixes: number): InputBatch[] {
+  const pairs = randomPairs(count, prefixes, 3);
+  return frames(pairs, [0]).map((b, k) => {
+    for (let i = 0; i < b.count; i++) {
+      const f = b.data.subarray(i * FRAME_LEN, (i + 1) * FRAME_LEN);
+      f.set([0x02, 0, 0, 0, 0x0a, 0xfe], 0);
+      const ip = f.subarray(14);
+      const route = (pairs[k * BATCH + i]?.[0] ?? 1) - 1;
+      ip.set([0x45, 0, 0, FRAME_LEN - 14, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 1, 1, 10, (route >>> 8) & 0xff, route & 0xff, 1]);
+      let sum = 0;
+      for (let j = 0; j < 20; j += 2) sum += ((ip[j] ?? 0) << 8) | (ip[j + 1] ?? 0);
+      while (sum > 0xffff) sum = (sum & 0xffff) + (sum >>> 16);
+      ip[10] = (~sum >>> 8) & 0xff;
+      ip[11] = ~sum & 0xff;
+    }
+    return b;
+  });
+}
+
+export const routerLayered: Scenario = pipelineScenario(
+  "router-layered",
+  "IPv4 router between two Ethernet LANs: pop Ethernet, LPM over 1,024 prefixes, TTL − 1, push Ethernet; 64-byte frames",
+  BUILDS["router-layered"],
+);
 
 // ── End to end ─────────────────────────────────────────────────────────────
 

@@ -1,0 +1,34 @@
+// The bench measures what it says: every data-plane scenario's packets meet
+// the fate its description promises (leave the network, or are delivered),
+// none dropped, so a broken table cannot make a scenario look fast.
+
+import { describe, expect, it } from "vitest";
+import { BUILDS } from "../../bench/dataplane.js";
+import { DROP_REASONS } from "../../src/wasm/abi.js";
+
+const FATES: Record<keyof typeof BUILDS, "exit" | "deliver"> = {
+  "l2-exact": "exit",
+  "hub-and-spoke-8": "deliver",
+  "router-layered": "exit",
+};
+
+describe.each(Object.keys(BUILDS) as (keyof typeof BUILDS)[])("bench scenario %s", (name) => {
+  it(`every packet ${FATES[name] === "exit" ? "leaves the network" : "is delivered"}`, () => {
+    const { loaded, batches } = BUILDS[name]();
+    let injected = 0;
+    for (const b of batches) {
+      loaded.runner.go(loaded.runner.stage(b), injected, null);
+      injected += b.count;
+    }
+    const x = loaded.dp.exports;
+    const c = loaded.compiled;
+    const drops = [-1, ...c.members.map((m) => m.index)].flatMap((m) => {
+      const counts = new BigUint64Array(loaded.dp.mem.u8.buffer, x.memberDrops(m), DROP_REASONS.length);
+      return [...counts].flatMap((n, k) => (n > 0n ? [`${c.members[m]?.qualified ?? "(outside)"}: ${DROP_REASONS[k]} ${n}`] : []));
+    });
+    expect(drops).toEqual([]);
+    const exited = c.links.filter((l) => l.receivers.length === 0).reduce((n, l) => n + x.linkPackets(l.index), 0);
+    const delivered = c.members.reduce((n, m) => n + x.memberDelivered(m.index), 0);
+    expect(FATES[name] === "exit" ? exited : delivered).toBe(injected);
+  });
+});

@@ -31,8 +31,9 @@ describe("docs/spec.md", () => {
     for (const text of complete) expect(parseSpec(text, "docs/spec.md").networks.length).toBeGreaterThan(0);
   });
 
-  test("the complete example is the hub fixture", () => {
+  test("the complete examples are the hub fixture and the layered ip-router example", () => {
     expect(complete).toContain(readFileSync(HUB, "utf8"));
+    expect(complete).toContain(readFileSync("examples/ip-router/network.yaml", "utf8"));
   });
 
   test("the check output shown is what strata check prints", async () => {

@@ -16,6 +16,7 @@ import { type MatchKind, PORT_SELF, PORT_SHARED } from "../wasm/abi.js";
 import type { EntryAction, EntryMatch, KeyField } from "../wasm/tables.js";
 import { type FieldSlot, type KeyLayout, keyLayout } from "../wire/designs.js";
 import { formatValue } from "../spec/notation.js";
+import { Composition } from "./composition.js";
 import type { CompiledLink, CompiledMember, CompiledNetwork, CompiledRow, CompiledSpec, CompiledTable, Receiver, SharedPort } from "./compiled.js";
 
 export const DEFAULT_CAPACITY = 1024;
@@ -31,11 +32,9 @@ export function compile(spec: Spec): CompiledSpec {
 
   // Members, and the identifiers each sends on (its out-links).
   const members: CompiledMember[] = [];
-  const memberIndex = new Map<string, number>(); // "net.member"
   const outPorts = new Map<number, number[]>();
   for (const net of networks) {
     for (const m of net.spec.members) {
-      memberIndex.set(`${net.name}.${m.key}`, members.length);
       members.push({
         index: members.length,
         network: net.index,
@@ -48,25 +47,16 @@ export function compile(spec: Spec): CompiledSpec {
       });
     }
   }
-  // An end written `network:member.id` (bridging) is a member of that other network.
-  const member = (net: CompiledNetwork, end: { member: string; network?: string }): number => memberIndex.get(`${end.network ?? net.name}.${end.member}`) ?? -1;
-  // Layering: the member of a network on a machine (the description's checks made it unique).
-  const onMachine = new Map<string, number>(members.map((m) => [`${networks[m.network]?.name ?? ""}@${m.machine}`, m.index]));
-  const attachment: Attachment = (network, from) => onMachine.get(`${network}@${members[from]?.machine ?? -1}`) ?? -1;
+  const across = new Composition(networks, members);
+  const attachment: Attachment = (network, from) => across.attachment(network, from);
 
-  // Subduction: the shared members of each shared link, each the other's partner.
-  const partner = new Map<number, number>();
   const sharedPorts: SharedPort[] = [];
   const links: CompiledLink[] = [];
   for (const net of networks) {
     for (const l of net.spec.links) {
-      const shared = l.sharedAt === undefined || l.shared === undefined ? undefined : { here: member(net, { member: l.sharedAt.member }), there: memberIndex.get(`${l.shared}.${l.sharedAt.partner}`) ?? -1 };
-      if (shared !== undefined) {
-        partner.set(shared.here, shared.there);
-        partner.set(shared.there, shared.here);
-      }
+      const shared = across.shared(net, l);
       for (const dir of directions(l)) {
-        const sender = dir.from === undefined ? -1 : member(net, dir.from);
+        const sender = dir.from === undefined ? -1 : across.member(net, dir.from);
         const senderPort = dir.from?.ident ?? 0;
         if (sender >= 0) outPorts.set(sender, [...(outPorts.get(sender) ?? []), senderPort]);
         // The overlay's shared member sends on the link with the same identifier.
@@ -74,7 +64,7 @@ export function compile(spec: Spec): CompiledSpec {
           outPorts.set(shared.there, [...(outPorts.get(shared.there) ?? []), senderPort]);
           sharedPorts.push({ member: shared.there, port: senderPort, link: links.length });
         }
-        const receivers: Receiver[] = dir.to.map((e) => ({ member: member(net, e), port: e.ident }));
+        const receivers: Receiver[] = dir.to.map((e) => ({ member: across.member(net, e), port: e.ident }));
         links.push({
           index: links.length,
           network: net.index,
@@ -105,7 +95,7 @@ export function compile(spec: Spec): CompiledSpec {
     for (const role of ["acquire", "forward", "receive"] as const) {
       const t = own[role];
       if (t === undefined) continue;
-      const compiled = compileHeaderTable(nextTable++, m.index, net, t, attachment, () => partner.get(m.index) ?? -1, problems);
+      const compiled = compileHeaderTable(nextTable++, m.index, net, t, attachment, () => across.partner(m.index), problems);
       mut.tables[role] = compiled;
       tables.push(compiled);
       for (const r of compiled.rows) maxFanout = Math.max(maxFanout, r.ports.length);

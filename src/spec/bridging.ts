@@ -23,6 +23,8 @@ import type { Endpoint, LinkSpec, MemberSpec } from "./types.js";
 
 export interface NetworkRead {
   readonly name: string;
+  /** Groups the network declares nonlocal. */
+  readonly nonlocal: ReadonlySet<string>;
   readonly design: DesignDef | undefined;
   readonly path: Path;
   readonly topology: Topology;
@@ -167,7 +169,7 @@ function checkBridgedSets(problems: Problems, networks: readonly NetworkRead[], 
     for (const net of set) {
       for (const l of net.topology.links) {
         if (l.group === undefined) continue;
-        const nonlocal = ends(l).some((e) => e.end.network !== undefined);
+        const nonlocal = ends(l).some((e) => e.end.network !== undefined); // reaches another network
         groups.set(l.group, [...(groups.get(l.group) ?? []), { network: net.name, nonlocal, mode: l.mode, at: l.at }]);
       }
     }
@@ -177,6 +179,10 @@ function checkBridgedSets(problems: Problems, networks: readonly NetworkRead[], 
       if (keys.has(group)) problems.addRef(first.at, `group '${group}' has the name of a member of the bridged networks (${together})`, "group names and member names do not overlap across bridged networks");
       const nonlocal = uses.find((u) => u.nonlocal);
       if (nonlocal === undefined) continue; // local groups of different networks may share a name
+      // A local group stays in one network: a group that reaches another network is declared nonlocal.
+      if (!set.some((n) => n.nonlocal.has(group))) {
+        problems.addRef(nonlocal.at, `group '${group}' reaches another network, so it is not local to ${nonlocal.network}`, `declare it nonlocal: \`nonlocal: [${group}]\` in network ${nonlocal.network} (a local group's members are all in one network)`);
+      }
       for (const u of uses) {
         if (u.mode !== nonlocal.mode) problems.addRef(u.at, `group '${group}' is ${nonlocal.mode} in ${nonlocal.network}`, `every link of a nonlocal group has its mode: ${nonlocal.mode}`);
       }

@@ -89,6 +89,11 @@ export function checkLayering(problems: Problems, networks: readonly NetworkSpec
         if (a.kind !== "session") continue;
         const underlay = other(a.network, a.at, "underlay");
         if (underlay === undefined) continue;
+        // Only links of nonlocal groups are implemented by layering (seed §5.2.4).
+        const group = net.links.find((l) => l.group !== undefined && !("external" in l.from) && l.from.member === m.key && l.from.ident === row.out)?.group;
+        if (group !== undefined && !net.nonlocal.has(group)) {
+          problems.addRef(a.at, `link ${row.out ?? 0} of ${m.key} implements group '${group}', which is local: only links of nonlocal groups are implemented by layering`, `declare it nonlocal: \`nonlocal: [${group}]\` in network ${net.name}`);
+        }
         depend(net.name, underlay.name, a.at);
         const u = attachment(underlay, m, a.at, "underlay");
         if (u === undefined) continue;

@@ -60,7 +60,10 @@ export function parseSpec(text: string, file: string): Spec {
     const whole = read.length === Object.keys(raw.networks).length && read.every((r) => r.ctx.design !== undefined);
     // Composition names other networks: it is checked only once every network could be read.
     const before = problems.count;
-    if (whole) joinNetworks(problems, read.map((r) => ({ name: r.ctx.network, design: r.ctx.design, path: r.ctx.path, topology: r.topology })));
+    if (whole) {
+      const nets = read.map((r) => ({ name: r.ctx.network, design: r.ctx.design, path: r.ctx.path, topology: r.topology, nonlocal: new Set(r.raw.nonlocal ?? []) }));
+      joinNetworks(problems, nets);
+    }
     // A link between networks that is wrong leaves identifiers unknown: rows are then not checked against them.
     const joined = whole && problems.count === before;
     for (const { ctx, raw: net, topology: read1 } of read) {
@@ -74,6 +77,7 @@ export function parseSpec(text: string, file: string): Spec {
         decrementTtl: net.ttl === "decrement",
         members: topology.members,
         links: topology.links,
+        nonlocal: new Set(net.nonlocal ?? []),
         tables: checkTables(ctx, design, net.tables ?? {}, topology),
         at: problems.ref(ctx.path),
       });
@@ -113,7 +117,12 @@ function readNetwork(
     value: (at, v) => (typeof v === "number" ? (sourceText(at) ?? v) : v),
     schemaError,
   };
-  return { ctx, raw, topology: checkTopology(ctx, raw) };
+  const topology = checkTopology(ctx, raw);
+  const groups = new Set(topology.links.flatMap((l) => (l.group === undefined ? [] : [l.group])));
+  (raw.nonlocal ?? []).forEach((g, i) => {
+    if (!groups.has(g) && topology.complete) problems.add([...path, "nonlocal", i], `no link of ${name} implements group '${g}'`, groups.size === 0 ? "remove it: the network has no group links" : `groups of ${name}: ${[...groups].join(", ")}`);
+  });
+  return { ctx, raw, topology };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

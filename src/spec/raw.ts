@@ -14,6 +14,7 @@ export interface RawNetwork {
   readonly ttl?: "decrement" | "keep";
   readonly members: Readonly<Record<string, RawMember>>;
   readonly links?: readonly RawLink[];
+  readonly nonlocal?: readonly string[];
   readonly tables?: Readonly<Record<string, RawMemberTables>>;
 }
 

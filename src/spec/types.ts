@@ -27,6 +27,8 @@ export interface NetworkSpec {
   readonly decrementTtl: boolean;
   readonly members: readonly MemberSpec[];
   readonly links: readonly LinkSpec[];
+  /** Groups declared nonlocal (seed §5.1.3): one group across bridged networks; only their links may be layered. */
+  readonly nonlocal: ReadonlySet<string>;
   /** Tables by member key; a member with no entry has no rows (and default transmit rows). */
   readonly tables: ReadonlyMap<string, MemberTables>;
   readonly at: SourceRef;

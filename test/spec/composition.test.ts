@@ -103,6 +103,19 @@ ${eth("lan", { a: [1, "m"], b: [2] }, `    links: [ { from: a.1, to: b.1, mode: 
     [["networks.ip.tables.y.transmit[0].via.session", "lan.a is already the attachment of ip.x: an underlay member is the attachment of at most one member of each overlay network (put ip.y on a machine of its own)"]],
   ],
   [
+    "a layered link of a local group",
+    `networks:
+${eth("lan", { a: [1], b: [2] }, `    links: [ { from: a.1, to: b.1, mode: two-way } ]\n    tables:\n      a: { send: [ { session: 1 } ] }\n`)}
+  ip:
+    header: ipv4
+    members: { a: { name: 10.0.0.1 }, b: { name: 10.0.0.2 }, c: { name: 10.0.0.3 } }
+    links: [ { from: a.1, to: [b.1, c.1], mode: allcast, group: all } ]
+    tables:
+      a: { transmit: [ { out: 1, via: { session: lan.1 } } ] }
+`,
+    [["networks.ip.tables.a.transmit[0].via.session", "link 1 of a implements group 'all', which is local: only links of nonlocal groups are implemented by layering (declare it nonlocal: `nonlocal: [all]` in network ip)"]],
+  ],
+  [
     "ExternalLink to a link the overlay member does not receive on",
     ipOver("", `      r: { receive: [ { do: { link: ip.4 } } ] }\n`),
     [["networks.lan.tables.r.receive[0].do.link", "ip.r receives on no link 4: the packet would arrive on a link it does not have (r receives on 1)"]],
@@ -190,9 +203,9 @@ const SUBDUCTION: Case[] = [
 ];
 
 /** lanA and lanB joined by a bridging link sw1.9 ↔ lanB:sw2.9, with extra YAML. */
-function bridged(aMembers: Record<string, [number, string?]> = { h1: [1], sw1: [0xf1] }, link = `{ from: sw1.9, to: "lanB:sw2.9", mode: two-way }`, extraA = "", extraB = ""): string {
+function bridged(aMembers: Record<string, [number, string?]> = { h1: [1], sw1: [0xf1] }, link = `{ from: sw1.9, to: "lanB:sw2.9", mode: two-way }`, extraA = "", extraB = "", nonlocal = ""): string {
   return `networks:
-${eth("lanA", aMembers, `    links: [ { from: h1.1, to: sw1.1, mode: two-way }, ${link}${extraA} ]\n`)}
+${eth("lanA", aMembers, `    links: [ { from: h1.1, to: sw1.1, mode: two-way }, ${link}${extraA} ]\n${nonlocal === "" ? "" : `    nonlocal: [${nonlocal}]\n`}`)}
 ${eth("lanB", { h3: [3], sw2: [0xf2] }, `    links: [ { from: h3.1, to: sw2.1, mode: two-way }${extraB} ]\n    tables:\n      sw2: { forward: [ { in: 9, out: 1 } ] }\n`)}
 `;
 }
@@ -221,13 +234,23 @@ const BRIDGING: Case[] = [
   ],
   [
     "a group named like a member of the other network",
-    bridged(undefined, undefined, `, { from: sw1.5, to: ["lanB:h3.5"], mode: allcast, group: sw2 }`),
+    bridged(undefined, undefined, `, { from: sw1.5, to: ["lanB:h3.5"], mode: allcast, group: sw2 }`, "", "sw2"),
     [["networks.lanA.links[2]", "group 'sw2' has the name of a member of the bridged networks (lanA, lanB) (group names and member names do not overlap across bridged networks)"]],
   ],
   [
     "a nonlocal group with two modes",
-    bridged(undefined, undefined, `, { from: sw1.5, to: ["lanB:h3.5"], mode: allcast, group: g }`, `, { from: sw2.6, to: [h3.6], mode: anycast, group: g }`),
+    bridged(undefined, undefined, `, { from: sw1.5, to: ["lanB:h3.5"], mode: allcast, group: g }`, `, { from: sw2.6, to: [h3.6], mode: anycast, group: g }`, "g"),
     [["networks.lanB.links[1]", "group 'g' is allcast in lanA (every link of a nonlocal group has its mode: allcast)"]],
+  ],
+  [
+    "a local group that reaches another network",
+    bridged(undefined, undefined, `, { from: sw1.5, to: ["lanB:h3.5"], mode: allcast, group: g }`),
+    [["networks.lanA.links[2]", "group 'g' reaches another network, so it is not local to lanA (declare it nonlocal: `nonlocal: [g]` in network lanA (a local group's members are all in one network))"]],
+  ],
+  [
+    "a nonlocal group the network has no link of",
+    bridged(undefined, undefined, "", "", "g"),
+    [["networks.lanA.nonlocal[0]", "no link of lanA implements group 'g' (remove it: the network has no group links)"]],
   ],
 ];
 

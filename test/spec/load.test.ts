@@ -214,7 +214,7 @@ const BAD: [string, string, [string, string][]][] = [
   ["no networks", `networks: {}\n`, [["1:11 networks", "must not be empty (expected a map from network name to network)"]]],
   ["unknown top-level key", `netwroks: {}\n`, [["1:1:", "missing key 'networks'"], ["1:1 netwroks", "unknown key 'netwroks' (did you mean 'networks'?)"]]],
   ["unknown key with suggestion", `${BASE}\n    links: [ { from: h1.1, to: sw.1, mdoe: two-way } ]\n`, [["8:38 networks.lan.links[0].mdoe", "unknown key 'mdoe' (did you mean 'mode'?)"]]],
-  ["unknown key without suggestion", `${BASE}\n    colour: blue\n`, [["8:5 networks.lan.colour", "unknown key 'colour' (valid keys here: header, ttl, members, links, tables)"]]],
+  ["unknown key without suggestion", `${BASE}\n    colour: blue\n`, [["8:5 networks.lan.colour", "unknown key 'colour' (valid keys here: header, ttl, members, links, nonlocal, tables)"]]],
   ["bad role", `${BASE}\n      h3: { name: "02:00:00:00:00:03", role: host }\n`, [["8:46 networks.lan.members.h3.role", "must be user or infra, got 'host'"]]],
   ["bad network name", `networks:\n  1lan: { header: cna, members: { a: { name: 1 } } }\n`, [["2:3 networks.1lan", "'1lan' is not allowed as a key here (a key must be a name: a letter"]]],
   ["bad header name", `${BASE.replace("ethernet", "ethernt")}\n`, [["3:13 networks.lan.header", "unknown header design 'ethernt' (did you mean 'ethernet'? designs: ethernet, ipv4, ipv6, cna)"]]],

@@ -56,6 +56,14 @@ export interface DesignDef {
 
 export const IN_LINK_FIELD: FieldDef = { name: "in", bits: 16, kind: "uint", where: "metadata: the in-link's identifier at this member" };
 
+/** The fields of the IPv4 header a tunnel design (gre, vxlan) starts with. */
+const OUTER_IPV4: readonly FieldDef[] = [
+  { name: "src", bits: 32, kind: "ipv4", where: "outer IPv4 bytes 12-15", flow: true },
+  { name: "dst", bits: 32, kind: "ipv4", where: "outer IPv4 bytes 16-19", flow: true },
+  { name: "ttl", bits: 8, kind: "uint", where: "outer IPv4 byte 8" },
+  { name: "dscp", bits: 6, kind: "uint", where: "outer IPv4 byte 1, high 6 bits" },
+];
+
 export const DESIGNS: readonly DesignDef[] = [
   {
     name: "ethernet",
@@ -135,10 +143,7 @@ export const DESIGNS: readonly DesignDef[] = [
     linkType: 101,
     hopLimitField: "ttl",
     fields: [
-      { name: "src", bits: 32, kind: "ipv4", where: "outer IPv4 bytes 12-15", flow: true },
-      { name: "dst", bits: 32, kind: "ipv4", where: "outer IPv4 bytes 16-19", flow: true },
-      { name: "ttl", bits: 8, kind: "uint", where: "outer IPv4 byte 8" },
-      { name: "dscp", bits: 6, kind: "uint", where: "outer IPv4 byte 1, high 6 bits" },
+      ...OUTER_IPV4,
       { name: "type", bits: 16, kind: "uint", where: "GRE protocol type (an ethertype; after a Cisco MetaData shim, the type it carries)", flow: true },
       { name: "key", bits: 32, kind: "uint", where: "GRE key (0 when absent)", flow: true, session: true },
       { name: "keyed", bits: 1, kind: "uint", where: "GRE K bit: 1 when the key is present", session: true, presenceOf: "key" },
@@ -154,10 +159,7 @@ export const DESIGNS: readonly DesignDef[] = [
     linkType: 101,
     hopLimitField: "ttl",
     fields: [
-      { name: "src", bits: 32, kind: "ipv4", where: "outer IPv4 bytes 12-15", flow: true },
-      { name: "dst", bits: 32, kind: "ipv4", where: "outer IPv4 bytes 16-19", flow: true },
-      { name: "ttl", bits: 8, kind: "uint", where: "outer IPv4 byte 8" },
-      { name: "dscp", bits: 6, kind: "uint", where: "outer IPv4 byte 1, high 6 bits" },
+      ...OUTER_IPV4,
       { name: "sport", bits: 16, kind: "uint", where: "UDP source port (senders usually derive it from the inner flow)", flow: true, session: true },
       { name: "dport", bits: 16, kind: "uint", where: "UDP destination port", flow: true, session: true, default: 4789n },
       { name: "vni", bits: 24, kind: "uint", where: "VXLAN network identifier", flow: true, session: true },

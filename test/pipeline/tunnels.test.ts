@@ -129,18 +129,18 @@ function through(levels: readonly Level[], onLinks: readonly Uint8Array[], deliv
   return [...nets.map((net, i) => ({ at: `${net}.a.1-b.1`, packet: onLinks[i] ?? new Uint8Array(0) })), { at: `deliver:${nets[0] ?? "?"}.b`, packet: delivered }];
 }
 
-const GRE_KEYED = [lan(0x0800), gre("{ dst: 192.0.2.2, type: 0x0800, key: 7 }", "{ keyed: 1, key: 7, type: 0x0800 }"), top4];
-const GRE_PLAIN = [lan(0x0800), gre("{ dst: 192.0.2.2, type: 0x0800 }", "{ keyed: 0, type: 0x0800 }"), top4];
-const IPIP = [lan(0x0800), { net: "core", header: "ipv4", names: [U_A, U_B], send: "{ dst: 192.0.2.2, proto: 4 }", take: "{ dst: 192.0.2.2 }", pop: "{ proto: 4 }" }, top4];
-const SIXIN4 = [lan(0x0800), { net: "core", header: "ipv4", names: [U_A, U_B], send: "{ dst: 192.0.2.2, proto: 41 }", take: "{ dst: 192.0.2.2 }", pop: "{ proto: 41 }" }, top6];
-const VXLAN = [lan(0x0800), vxlan("{ dst: 192.0.2.2, sport: 49152, vni: 5000 }", "{ vni: 5000 }"), tenant];
-const MPLS = [
+const GRE_KEYED: readonly Level[] = [lan(0x0800), gre("{ dst: 192.0.2.2, type: 0x0800, key: 7 }", "{ keyed: 1, key: 7, type: 0x0800 }"), top4];
+const GRE_PLAIN: readonly Level[] = [lan(0x0800), gre("{ dst: 192.0.2.2, type: 0x0800 }", "{ keyed: 0, type: 0x0800 }"), top4];
+const IPIP: readonly Level[] = [lan(0x0800), { net: "core", header: "ipv4", names: [U_A, U_B], send: "{ dst: 192.0.2.2, proto: 4 }", take: "{ dst: 192.0.2.2 }", pop: "{ proto: 4 }" }, top4];
+const SIXIN4: readonly Level[] = [lan(0x0800), { net: "core", header: "ipv4", names: [U_A, U_B], send: "{ dst: 192.0.2.2, proto: 41 }", take: "{ dst: 192.0.2.2 }", pop: "{ proto: 41 }" }, top6];
+const VXLAN: readonly Level[] = [lan(0x0800), vxlan("{ dst: 192.0.2.2, sport: 49152, vni: 5000 }", "{ vni: 5000 }"), tenant];
+const MPLS: readonly Level[] = [
   lan(0x8847),
   { net: "outer", header: "mpls", names: ["16001", "16002"], send: "{ label: 16002, s: 0 }", take: "{ label: 16002 }", pop: "{ s: 0 }" },
   { net: "inner", header: "mpls", names: ["24001", "24002"], send: "{ label: 24002 }", take: "{ label: 24002 }", pop: "{ s: 1 }" },
   top4,
 ];
-const GRE_IN_GRE = [
+const GRE_IN_GRE: readonly Level[] = [
   lan(0x0800),
   gre("{ dst: 192.0.2.2, type: 0x0800, key: 1 }", "{ key: 1 }"),
   { net: "tun2", header: "gre", names: ["198.51.100.1", "198.51.100.2"], send: "{ dst: 198.51.100.2, type: 0x0800, key: 2 }", take: "{ dst: 198.51.100.2 }", pop: "{ key: 2 }" },

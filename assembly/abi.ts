@@ -203,4 +203,37 @@ export const KEY_CNA_OVERLAY: i32 = 14;
 export const KEY_CNA_LEN: i32 = 16;
 export const FLOW_CNA: usize = memory.data<u8>([0, 0, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255]);
 
+export const DESIGN_GRE: i32 = 5;
+export const KEY_GRE_IN: i32 = 0;
+export const KEY_GRE_SRC: i32 = 2;
+export const KEY_GRE_DST: i32 = 6;
+export const KEY_GRE_TTL: i32 = 10;
+export const KEY_GRE_DSCP: i32 = 11;
+export const KEY_GRE_TYPE: i32 = 12;
+export const KEY_GRE_KEY: i32 = 14;
+export const KEY_GRE_KEYED: i32 = 18;
+export const KEY_GRE_LEN: i32 = 24;
+export const FLOW_GRE: usize = memory.data<u8>([0, 0, 255, 255, 255, 255, 255, 255, 255, 255, 0, 0, 255, 255, 255, 255, 255, 255, 0, 0, 0, 0, 0, 0]);
+
+export const DESIGN_VXLAN: i32 = 6;
+export const KEY_VXLAN_IN: i32 = 0;
+export const KEY_VXLAN_SRC: i32 = 2;
+export const KEY_VXLAN_DST: i32 = 6;
+export const KEY_VXLAN_TTL: i32 = 10;
+export const KEY_VXLAN_DSCP: i32 = 11;
+export const KEY_VXLAN_SPORT: i32 = 12;
+export const KEY_VXLAN_DPORT: i32 = 14;
+export const KEY_VXLAN_VNI: i32 = 16;
+export const KEY_VXLAN_LEN: i32 = 24;
+export const FLOW_VXLAN: usize = memory.data<u8>([0, 0, 255, 255, 255, 255, 255, 255, 255, 255, 0, 0, 255, 255, 255, 255, 255, 255, 255, 0, 0, 0, 0, 0]);
+
+export const DESIGN_MPLS: i32 = 7;
+export const KEY_MPLS_IN: i32 = 0;
+export const KEY_MPLS_LABEL: i32 = 2;
+export const KEY_MPLS_TC: i32 = 5;
+export const KEY_MPLS_S: i32 = 6;
+export const KEY_MPLS_TTL: i32 = 7;
+export const KEY_MPLS_LEN: i32 = 8;
+export const FLOW_MPLS: usize = memory.data<u8>([0, 0, 255, 255, 255, 0, 0, 0]);
+
 export const KEY_MAX_LEN: i32 = 40;

@@ -24,6 +24,8 @@ const ETHERNET_LEN = 14;
 const IPV4_CHECKSUM = 10;
 const IPV4_SRC = 12;
 const IPV4_DST = 16;
+const UDP_LEN = 8;
+const VXLAN_LEN = 8;
 const UDP_CHECKSUM = 6;
 const TCP_CHECKSUM = 16;
 const PROTO_TCP = 6;
@@ -43,7 +45,10 @@ export interface ExampleCapture {
   readonly file: string;
   /** Under test/fixtures/pcaps-real/. */
   readonly from: string;
-  readonly rewrites: readonly Rewrite[];
+  /** Packets kept, with new addresses. */
+  readonly rewrites?: readonly Rewrite[];
+  /** Or packets kept as the frame a VXLAN packet carries (their indices). */
+  readonly vxlanInner?: readonly number[];
 }
 
 export const EXAMPLE_CAPTURES: readonly ExampleCapture[] = [
@@ -58,6 +63,8 @@ export const EXAMPLE_CAPTURES: readonly ExampleCapture[] = [
     from: "dns_udp.pcap",
     rewrites: [{ packet: 1, ethSrc: "02:00:00:00:0b:02", ethDst: "02:00:00:00:0b:fe", ipSrc: "10.0.2.2", ipDst: "10.0.1.1" }],
   },
+  // vxlan: what the tenant host 00:16:3e:37:f6:04 sent through its VTEP in tcpdump's vxlan.pcap (ARP reply, pings).
+  { file: "example-vxlan-vm3.pcap", from: "vxlan.pcap", vxlanInner: [0, 2, 4, 6, 8] },
 ];
 
 /** One's-complement sum of `len` bytes at `at`, 16 bits at a time (RFC 1071). */
@@ -101,6 +108,12 @@ export function rewriteFrame(frame: Uint8Array, r: Rewrite): Uint8Array {
   return b;
 }
 
+/** The frame inside a VXLAN packet on untagged Ethernet: after Ethernet, IPv4 (by IHL), UDP and VXLAN. */
+export function vxlanInnerFrame(frame: Uint8Array): Uint8Array {
+  const ihl = ((frame[ETHERNET_LEN] ?? 0) & 0xf) * 4;
+  return frame.slice(ETHERNET_LEN + ihl + UDP_LEN + VXLAN_LEN);
+}
+
 /** The bytes of one example capture, made from the real capture in `realDir`. */
 export function makeExampleCapture(c: ExampleCapture, realDir: string): Uint8Array {
   const source = openCaptureBytes(readFileSync(`${realDir}/${c.from}`), c.from);
@@ -109,11 +122,13 @@ export function makeExampleCapture(c: ExampleCapture, realDir: string): Uint8Arr
   let index = 0;
   for (const batch of source.batches()) {
     for (let i = 0; i < batch.count; i++, index++) {
-      const r = c.rewrites.find((w) => w.packet === index);
-      if (r === undefined) continue;
       const off = batch.offset[i] ?? 0;
-      const frame = rewriteFrame(batch.data.subarray(off, off + (batch.capLen[i] ?? 0)), r);
-      out.write(frame, 0, frame.length, batch.origLen[i] ?? frame.length, batch.tsSec[i] ?? 0, batch.tsNsec[i] ?? 0);
+      const captured = batch.data.subarray(off, off + (batch.capLen[i] ?? 0));
+      const r = c.rewrites?.find((w) => w.packet === index);
+      const frame = r !== undefined ? rewriteFrame(captured, r) : c.vxlanInner?.includes(index) === true ? vxlanInnerFrame(captured) : undefined;
+      if (frame === undefined) continue;
+      const origLen = (batch.origLen[i] ?? captured.length) - (captured.length - frame.length);
+      out.write(frame, 0, frame.length, origLen, batch.tsSec[i] ?? 0, batch.tsNsec[i] ?? 0);
     }
   }
   out.close();

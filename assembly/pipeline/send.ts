@@ -35,7 +35,7 @@ export function send(d: Packet): i32 {
   // The row's data is the header's fields as a key vector of the member's design.
   const fields = <usize>e.data;
   // A header whose length field cannot hold the payload would describe another packet.
-  if (<i32>d.origLen > maxPayload(m.design)) return drop(d, STAGE_SEND, DROP_TOO_LONG);
+  if (<i32>d.origLen > maxPayload(m.design, fields)) return drop(d, STAGE_SEND, DROP_TOO_LONG);
   const hlen = emitLen(m.design, fields);
   const owned = own(d, hlen);
   if (owned != OWN_OK) return drop(d, STAGE_SEND, owned == OWN_TOO_LONG ? DROP_TOO_LONG : DROP_NO_BUFFER);

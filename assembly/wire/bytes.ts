@@ -18,6 +18,11 @@
   return bswap<u32>(load<u32>(p));
 }
 
+/** A 24-bit field (a VXLAN VNI, an MPLS label in its key slot) as the low bits of a u32. */
+@inline export function getU24(p: usize): u32 {
+  return (getU16(p) << 8) | getU8(p + 2);
+}
+
 /** A 48-bit field (a MAC address) as the low bits of a u64. */
 @inline export function getU48(p: usize): u64 {
   return (<u64>getU16(p) << 32) | <u64>getU32(p + 2);
@@ -33,6 +38,11 @@
 
 @inline export function setU32(p: usize, v: u32): void {
   store<u32>(p, bswap<u32>(v));
+}
+
+@inline export function setU24(p: usize, v: u32): void {
+  setU16(p, v >> 8);
+  setU8(p + 2, v);
 }
 
 @inline export function setU48(p: usize, v: u64): void {

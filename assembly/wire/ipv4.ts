@@ -6,9 +6,10 @@
 //   └─────────┴──────────┴───────────┴────────┴─────────────┴─────────┴───────────┴──────────────┴─────────┴─────────┘
 //   HEADER_LEN = 20, then IHL × 4 − 20 bytes of options.
 
-import { getU16, getU32, getU8, setU16, setU8 } from "./bytes";
+import { getU16, getU32, getU8, setU16, setU32, setU8 } from "./bytes";
 import { onesSum } from "./checksum";
 import * as tcp from "./tcp";
+import * as udp from "./udp";
 import {
   KEY_IPV4_DPORT,
   KEY_IPV4_DSCP,
@@ -34,6 +35,7 @@ export namespace field {
 export const HEADER_LEN: i32 = field.DST + 4;
 export const VERSION: u32 = 4;
 const FRAG_OFFSET_MASK: u32 = 0x1fff;
+const MORE_FRAGMENTS: u32 = 0x2000;
 const SCTP: u32 = 132;
 const UDP_LITE: u32 = 136;
 
@@ -67,24 +69,45 @@ export function statedLen(p: usize, len: i32): i32 {
 
 /** Whether `proto` carries 16-bit ports in its first four bytes. */
 @inline function hasPorts(proto: u32): bool {
-  return proto == tcp.PROTOCOL || proto == 17 || proto == SCTP || proto == UDP_LITE;
+  return proto == tcp.PROTOCOL || proto == udp.PROTOCOL || proto == SCTP || proto == UDP_LITE;
+}
+
+/**
+ * Checks the header at `p` (`len` captured bytes): version 4, IHL ≥ 5 and
+ * within the bytes, total length ≥ the header. Returns the header length (with
+ * options), or -1. A capture cut short after the header is accepted. The
+ * designs that start with IPv4 (ipv4, gre, vxlan) all check it this way.
+ */
+export function check(p: usize, len: i32): i32 {
+  if (len < HEADER_LEN || version(p) != VERSION) return -1;
+  const hlen = headerLen(p);
+  if (hlen < HEADER_LEN || hlen > len || <i32>totalLen(p) < hlen) return -1;
+  return hlen;
+}
+
+/** Whether the packet is a fragment (more fragments follow, or it is not the first): its payload is not whole. */
+@inline export function isFragment(p: usize): bool {
+  return (getU16(p + field.FLAGS_FRAG) & (MORE_FRAGMENTS | FRAG_OFFSET_MASK)) != 0;
+}
+
+@inline export function dscp(p: usize): u32 {
+  return getU8(p + field.DSCP_ECN) >> 2;
 }
 
 /**
  * Checks the header at `p` (`len` captured bytes) and writes its fields into
  * the key vector. Returns the header length (with options), or -1 if it is not
- * a well-formed IPv4 header. A capture cut short after the header is accepted.
+ * a well-formed IPv4 header (see `check`).
  */
 export function parse(p: usize, len: i32, key: usize): i32 {
-  if (len < HEADER_LEN || version(p) != VERSION) return -1;
-  const hlen = headerLen(p);
-  if (hlen < HEADER_LEN || hlen > len || <i32>totalLen(p) < hlen) return -1;
+  const hlen = check(p, len);
+  if (hlen < 0) return -1;
   store<u32>(key + KEY_IPV4_SRC, load<u32>(p + field.SRC)); // both big-endian: copy as is
   store<u32>(key + KEY_IPV4_DST, load<u32>(p + field.DST));
   const proto = protocol(p);
   store<u8>(key + KEY_IPV4_PROTO, <u8>proto);
   store<u8>(key + KEY_IPV4_TTL, <u8>ttl(p));
-  store<u8>(key + KEY_IPV4_DSCP, <u8>(getU8(p + field.DSCP_ECN) >> 2));
+  store<u8>(key + KEY_IPV4_DSCP, <u8>dscp(p));
   let sport: u32 = 0;
   let dport: u32 = 0;
   const firstFragment = (getU16(p + field.FLAGS_FRAG) & FRAG_OFFSET_MASK) == 0;
@@ -107,15 +130,23 @@ export function headerChecksum(p: usize, hlen: i32): u32 {
 
 /** Writes a 20-byte header from key vector `key` at `p`, for a payload of `payloadLen` bytes. */
 export function emit(p: usize, key: usize, payloadLen: i32, ttlValue: u32): void {
+  emitFields(p, getU32(key + KEY_IPV4_SRC), getU32(key + KEY_IPV4_DST), <u32>load<u8>(key + KEY_IPV4_PROTO), <u32>load<u8>(key + KEY_IPV4_DSCP), ttlValue, payloadLen);
+}
+
+/**
+ * Writes a 20-byte header at `p` in front of `payloadLen` bytes: no options, not
+ * a fragment, identification 0, the total length and the checksum right.
+ */
+export function emitFields(p: usize, src: u32, dst: u32, proto: u32, dscpValue: u32, ttlValue: u32, payloadLen: i32): void {
   setU8(p + field.VER_IHL, (VERSION << 4) | <u32>(HEADER_LEN >> 2));
-  setU8(p + field.DSCP_ECN, <u32>load<u8>(key + KEY_IPV4_DSCP) << 2);
+  setU8(p + field.DSCP_ECN, dscpValue << 2);
   setU16(p + field.TOTAL_LEN, <u32>(HEADER_LEN + payloadLen));
   setU16(p + field.IDENT, 0);
   setU16(p + field.FLAGS_FRAG, 0);
   setU8(p + field.TTL, ttlValue);
-  setU8(p + field.PROTOCOL, <u32>load<u8>(key + KEY_IPV4_PROTO));
-  store<u32>(p + field.SRC, load<u32>(key + KEY_IPV4_SRC));
-  store<u32>(p + field.DST, load<u32>(key + KEY_IPV4_DST));
+  setU8(p + field.PROTOCOL, proto);
+  setU32(p + field.SRC, src);
+  setU32(p + field.DST, dst);
   setU16(p + field.CHECKSUM, 0);
   setU16(p + field.CHECKSUM, headerChecksum(p, HEADER_LEN));
 }

@@ -1,10 +1,11 @@
-// UDP, read-only: strata matches its ports and never rewrites them.
+// UDP. strata matches the ports of any UDP packet (read-only in ipv4) and
+// writes a whole UDP header only under VXLAN.
 //
 //   ┌───────────┬───────────┬──────────┬──────────────┐
 //   │ sport (2) │ dport (2) │ len (2)  │ checksum (2) │   HEADER_LEN = 8
 //   └───────────┴───────────┴──────────┴──────────────┘
 
-import { getU16 } from "./bytes";
+import { getU16, setU16 } from "./bytes";
 
 export namespace field {
   export const SRC_PORT: i32 = 0;
@@ -20,4 +21,15 @@ export const PROTOCOL: u32 = 17;
 }
 @inline export function dstPort(p: usize): u32 {
   return getU16(p + field.DST_PORT);
+}
+
+/**
+ * Writes a header at `p` in front of `payloadLen` bytes, checksum 0: "no
+ * checksum", which UDP over IPv4 allows (RFC 768) and tunnels use (RFC 7348 §5).
+ */
+export function emit(p: usize, sport: u32, dport: u32, payloadLen: i32): void {
+  setU16(p + field.SRC_PORT, sport);
+  setU16(p + field.DST_PORT, dport);
+  setU16(p + field.LENGTH, <u32>(HEADER_LEN + payloadLen));
+  setU16(p + field.CHECKSUM, 0);
 }

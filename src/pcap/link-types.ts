@@ -75,6 +75,8 @@ export const LINKTYPE = {
   LAPB_WITH_DIR: 207,
   IPMB_LINUX: 209,
   IEEE802_15_4_NONASK_PHY: 215,
+  /** An MPLS label stack entry first (tcpdump reads it; Wireshark 4.0 does not). */
+  MPLS: 219,
   USB_LINUX_MMAPPED: 220,
   FC_2: 224,
   FC_2_WITH_FRAME_DELIMS: 225,

@@ -42,8 +42,9 @@ const ETHERTYPE_IPV6 = 0x86dd;
 const TPIDS = new Set([0x8100, 0x88a8, 0x9100]);
 
 function adaptation(design: DesignDef, linkType: number): Adaptation | undefined {
-  if (linkType === design.linkType) return { strip: 0, what: "" };
-  if (design.name !== "ipv4" && design.name !== "ipv6") return undefined;
+  if (linkType === design.linkType || design.alsoLinkTypes?.includes(linkType) === true) return { strip: 0, what: "" };
+  // Designs whose header starts with an IP header (ipv4, ipv6, gre, vxlan) take IP however it was captured.
+  if (design.linkType !== LINKTYPE.RAW) return undefined;
   switch (linkType) {
     case LINKTYPE.RAW_12:
     case LINKTYPE.RAW_14:
@@ -64,8 +65,8 @@ function adaptation(design: DesignDef, linkType: number): Adaptation | undefined
 }
 
 function accepted(design: DesignDef): string {
-  if (design.name === "ipv4" || design.name === "ipv6") return "raw IP, Linux cooked, BSD loopback or Ethernet";
-  return `${linkTypeName(design.linkType)} (link type ${design.linkType})`;
+  if (design.linkType === LINKTYPE.RAW) return "raw IP, Linux cooked, BSD loopback or Ethernet";
+  return [design.linkType, ...(design.alsoLinkTypes ?? [])].map((t) => `${linkTypeName(t)} (link type ${t})`).join(" or ");
 }
 
 /** Bytes of Ethernet (and tags) in front of an IP packet at `p`, or 0 if IP does not follow. */

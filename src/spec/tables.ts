@@ -211,7 +211,7 @@ class MemberTableChecker {
     return field;
   }
 
-  /** Every writable field of the design: the values written, else the member's own name as source, the default hop limit, or 0. */
+  /** Every writable field of the design: the values written, else their fallbacks (#fallback). */
   #sendHeader(values: RawValues, path: Path): Map<string, bigint> | undefined {
     const writable = this.#design.fields.filter((f) => f.readOnly !== true);
     const given = new Map<string, bigint>();
@@ -237,13 +237,18 @@ class MemberTableChecker {
       }
     }
     if (!good) return undefined;
-    const hopLimit = hopLimitField(this.#design);
     const header = new Map<string, bigint>();
-    for (const f of writable) {
-      const fallback = f.name === this.#design.srcField ? this.#member.nameValue : f.name === hopLimit ? DEFAULT_HOP_LIMIT : 0n;
-      header.set(f.name, given.get(f.name) ?? fallback);
-    }
+    for (const f of writable) header.set(f.name, given.get(f.name) ?? this.#fallback(f, given));
     return header;
+  }
+
+  /** What a send row leaves out: the member's own name as source, the default hop limit, the registry's default, a presence bit set by what it marks, or 0. */
+  #fallback(f: FieldDef, given: ReadonlyMap<string, bigint>): bigint {
+    if (f.name === this.#design.srcField) return this.#member.nameValue;
+    if (f.name === hopLimitField(this.#design)) return DEFAULT_HOP_LIMIT;
+    if (f.default !== undefined) return f.default;
+    if (f.presenceOf !== undefined) return given.has(f.presenceOf) ? 1n : 0n;
+    return 0n;
   }
 
   /** `in:` must be an identifier on which the member receives. */

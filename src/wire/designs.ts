@@ -23,6 +23,16 @@ export interface FieldDef {
   readonly readOnly?: boolean;
   /** Part of what identifies a flow: anycast keeps a flow on one receiver by these fields. */
   readonly flow?: boolean;
+  /**
+   * Identifies a session (a tunnel, a circuit) between two members beyond their names: a GRE key,
+   * a VXLAN VNI, an MPLS label, a VLAN id. A send row writes it; a receive or acquire row matches it.
+   * For the docs and the P4 export; the pipeline treats it as any other field.
+   */
+  readonly session?: boolean;
+  /** What `send` writes when the row leaves the field out (else 0, or the design's defaults below). */
+  readonly default?: bigint;
+  /** A presence bit: `send` sets it to 1 when the row writes the field named here and leaves this one out. */
+  readonly presenceOf?: string;
 }
 
 export interface DesignDef {
@@ -32,17 +42,27 @@ export interface DesignDef {
   readonly summary: string;
   /** How member names (addresses) are written. */
   readonly nameKind: NameKind;
-  /** The field holding a packet's destination name, and its source name. */
+  /** The field holding a packet's destination name, and its source name (none: the header names no sender). */
   readonly dstField: string;
-  readonly srcField: string;
+  readonly srcField?: string;
   readonly fields: readonly FieldDef[];
-  /** pcap link type of a capture whose frames start with this design's header. */
+  /** pcap link type of a capture whose frames start with this design's header (outputs are written with it). */
   readonly linkType: number;
+  /** Other link types whose frames start with this design's header, accepted as input. */
+  readonly alsoLinkTypes?: readonly number[];
   /** The field forwarding decrements (with `ttl: decrement`) and `send` fills with 64 by default. */
   readonly hopLimitField?: string;
 }
 
 export const IN_LINK_FIELD: FieldDef = { name: "in", bits: 16, kind: "uint", where: "metadata: the in-link's identifier at this member" };
+
+/** The fields of the IPv4 header a tunnel design (gre, vxlan) starts with. */
+const OUTER_IPV4: readonly FieldDef[] = [
+  { name: "src", bits: 32, kind: "ipv4", where: "outer IPv4 bytes 12-15", flow: true },
+  { name: "dst", bits: 32, kind: "ipv4", where: "outer IPv4 bytes 16-19", flow: true },
+  { name: "ttl", bits: 8, kind: "uint", where: "outer IPv4 byte 8" },
+  { name: "dscp", bits: 6, kind: "uint", where: "outer IPv4 byte 1, high 6 bits" },
+];
 
 export const DESIGNS: readonly DesignDef[] = [
   {
@@ -57,9 +77,9 @@ export const DESIGNS: readonly DesignDef[] = [
       { name: "dst", bits: 48, kind: "mac", where: "bytes 0-5", flow: true },
       { name: "src", bits: 48, kind: "mac", where: "bytes 6-11", flow: true },
       { name: "type", bits: 16, kind: "uint", where: "the ethertype after all tags", flow: true },
-      { name: "vid", bits: 12, kind: "uint", where: "VLAN id of the outer tag (0 when untagged)", flow: true },
+      { name: "vid", bits: 12, kind: "uint", where: "VLAN id of the outer tag (0 when untagged)", flow: true, session: true },
       { name: "pcp", bits: 3, kind: "uint", where: "priority of the outer tag (0 when untagged)" },
-      { name: "ivid", bits: 12, kind: "uint", where: "VLAN id of the inner tag of a double-tagged frame (0 otherwise)", flow: true },
+      { name: "ivid", bits: 12, kind: "uint", where: "VLAN id of the inner tag of a double-tagged frame (0 otherwise)", flow: true, session: true },
     ],
   },
   {
@@ -109,12 +129,59 @@ export const DESIGNS: readonly DesignDef[] = [
     fields: [
       { name: "src", bits: 32, kind: "uint", where: "bytes 0-3", flow: true },
       { name: "dst", bits: 32, kind: "uint", where: "bytes 4-7", flow: true },
-      { name: "session", bits: 32, kind: "uint", where: "bytes 8-11", flow: true },
+      { name: "session", bits: 32, kind: "uint", where: "bytes 8-11", flow: true, session: true },
       { name: "overlay", bits: 16, kind: "uint", where: "bytes 12-13: what the payload is (0 = data)", flow: true },
     ],
   },
+  {
+    name: "gre",
+    id: 5,
+    summary: "IPv4 (protocol 47) and GRE (RFC 2784, key and sequence number of RFC 2890), pushed and popped as one header",
+    nameKind: "ipv4",
+    dstField: "dst",
+    srcField: "src",
+    linkType: 101,
+    hopLimitField: "ttl",
+    fields: [
+      ...OUTER_IPV4,
+      { name: "type", bits: 16, kind: "uint", where: "GRE protocol type (an ethertype; after a Cisco MetaData shim, the type it carries)", flow: true },
+      { name: "key", bits: 32, kind: "uint", where: "GRE key (0 when absent)", flow: true, session: true },
+      { name: "keyed", bits: 1, kind: "uint", where: "GRE K bit: 1 when the key is present", session: true, presenceOf: "key" },
+    ],
+  },
+  {
+    name: "vxlan",
+    id: 6,
+    summary: "IPv4 (protocol 17), UDP and VXLAN (RFC 7348), pushed and popped as one header",
+    nameKind: "ipv4",
+    dstField: "dst",
+    srcField: "src",
+    linkType: 101,
+    hopLimitField: "ttl",
+    fields: [
+      ...OUTER_IPV4,
+      { name: "sport", bits: 16, kind: "uint", where: "UDP source port (senders usually derive it from the inner flow)", flow: true, session: true },
+      { name: "dport", bits: 16, kind: "uint", where: "UDP destination port", flow: true, session: true, default: 4789n },
+      { name: "vni", bits: 24, kind: "uint", where: "VXLAN network identifier", flow: true, session: true },
+    ],
+  },
+  {
+    name: "mpls",
+    id: 7,
+    summary: "one MPLS label stack entry (RFC 3032); a label stack is mpls networks layered on each other",
+    nameKind: "uint",
+    dstField: "label",
+    linkType: 148,
+    alsoLinkTypes: [219],
+    hopLimitField: "ttl",
+    fields: [
+      { name: "label", bits: 20, kind: "uint", where: "bits 0-19", flow: true, session: true },
+      { name: "tc", bits: 3, kind: "uint", where: "bits 20-22: traffic class" },
+      { name: "s", bits: 1, kind: "uint", where: "bit 23: bottom of stack", default: 1n },
+      { name: "ttl", bits: 8, kind: "uint", where: "bits 24-31" },
+    ],
+  },
 ];
-
 /** A field's place in the key vector. */
 export interface FieldSlot {
   readonly field: FieldDef;

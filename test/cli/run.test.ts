@@ -9,6 +9,7 @@ import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import type { Summary } from "../../src/run/summary.js";
 import type { TraceLine } from "../../src/run/trace.js";
+import { pcapFile } from "../pcap/builders.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const REAL = join(root, "test/fixtures/pcaps-real");
@@ -118,6 +119,43 @@ describe("strata run", () => {
     const capture = readFileSync(join(dir, "links/ip.a.1-b.1.pcap"));
     expect(capture.readUInt32LE(20)).toBe(101);
     expect(capture.readUInt32LE(24 + 8)).toBe(60);
+  });
+
+  it("feeds a vxlan network from an Ethernet capture, taking Ethernet off as for IPv4", async () => {
+    const net = spec(`networks:
+  overlay:
+    header: vxlan
+    members: { a: { name: 192.168.203.1 }, b: { name: 192.168.202.1 } }
+    links: [ { from: a.1, to: b.1 } ]
+    tables:
+      b: { acquire: [ { match: { dst: 192.168.202.1, vni: 100 }, do: receive } ], receive: [ { do: deliver } ] }
+`);
+    const r = await strata("run", net, "--in", `overlay:a.1=${join(root, "pcaps/vxlan.pcap")}`, "--out", dir, "--json");
+    expect(r.stderr).toBe("");
+    const summary = JSON.parse(r.stdout) as Summary;
+    expect(summary.inputs[0]).toMatchObject({ packets: 10, linkTypes: ["ETHERNET"], adapted: ["Ethernet header"] });
+    // Half the packets go to 192.168.202.1; the others miss b's acquire row.
+    expect(summary.packets).toEqual({ injected: 10, delivered: 5, dropped: 5, exited: 0 });
+  });
+
+  it.each([
+    { name: "USER1, the link type strata writes", linkType: 148 },
+    { name: "LINKTYPE_MPLS (219)", linkType: 219 },
+  ])("feeds an mpls network from a capture of $name", async ({ linkType }) => {
+    const net = spec(`networks:
+  mp:
+    header: mpls
+    members: { a: { name: 16001 }, b: { name: 16002 } }
+    links: [ { from: a.1, to: b.1 } ]
+    tables:
+      b: { acquire: [ { match: { label: 16002 }, do: receive } ], receive: [ { do: deliver } ] }
+`);
+    const capture = join(dir, "mpls.pcap");
+    writeFileSync(capture, pcapFile({ linkTypeField: linkType }, [{ data: Uint8Array.of(0x03, 0xe8, 0x21, 0x40, 0x45, 0, 0, 20) }]));
+    const r = await strata("run", net, "--in", `mp:a.1=${capture}`, "--out", dir, "--json");
+    expect(r.stderr).toBe("");
+    expect((JSON.parse(r.stdout) as Summary).packets.delivered).toBe(1);
+    expect(readFileSync(join(dir, "delivered/mp.b.pcap")).readUInt32LE(20)).toBe(148);
   });
 
   it("sends in a session: the send table pushes the header", async () => {

@@ -4,13 +4,7 @@
 // naming why. Packets come from factories that override only what changes.
 
 import { describe, expect, it } from "vitest";
-import { compile } from "../../src/control/compile.js";
-import { resolveEndpoint } from "../../src/control/endpoints.js";
-import { install } from "../../src/control/install.js";
-import { parseSpec } from "../../src/spec/load.js";
-import { DROP_REASONS } from "../../src/wasm/abi.js";
-import { DataPlane } from "../../src/wasm/module.js";
-import { Runner } from "../../src/wasm/runner.js";
+import { hexOuts, type Out, run } from "./helpers/rows.js";
 
 // ── Packet factories ──────────────────────────────────────────────────────
 
@@ -94,13 +88,7 @@ ${rTables}
 `;
 }
 
-// ── The harness ───────────────────────────────────────────────────────────
-
-interface Out {
-  /** A link's capture name ("lan.h1.1-sw.1") or "deliver:<network.member>". */
-  at: string;
-  packet: Uint8Array;
-}
+// ── The harness (helpers/rows.ts) ────────────────────────────────────────
 
 interface Case {
   name: string;
@@ -108,36 +96,6 @@ interface Case {
   in: { endpoint: string; packet: Uint8Array };
   out: Out[];
   drops?: Record<string, number>;
-}
-
-/** Runs one packet; returns what came out (the injected link's own crossing left out) and the drops. */
-function run(spec: string, endpoint: string, packet: Uint8Array): { out: Out[]; drops: Record<string, number> } {
-  const compiled = compile(parseSpec(spec, "case.yaml"));
-  const ep = resolveEndpoint(compiled, endpoint);
-  const dp = DataPlane.load();
-  install(dp, compiled, [ep]);
-  const runner = new Runner(dp, { maxFanout: compiled.maxFanout });
-  const out: Out[] = [];
-  runner.run(
-    { data: packet, count: 1, offset: Uint32Array.of(0), capLen: Uint32Array.of(packet.length), origLen: Uint32Array.of(packet.length), tsSec: Float64Array.of(1), tsNsec: Uint32Array.of(0), endpoint: 0 },
-    0,
-    {
-      packet(kind, target, data, start, len) {
-        const at = kind === "link" ? (compiled.links[target]?.capture ?? "?") : `deliver:${compiled.members[target]?.qualified ?? "?"}`;
-        out.push({ at, packet: data.slice(start, start + len) });
-      },
-    },
-  );
-  const drops: Record<string, number> = {};
-  for (let m = -1; m < compiled.members.length; m++) {
-    const counts = new BigUint64Array(dp.mem.u8.buffer, dp.exports.memberDrops(m), DROP_REASONS.length);
-    counts.forEach((n, r) => {
-      if (n > 0n) drops[DROP_REASONS[r] ?? "?"] = (drops[DROP_REASONS[r] ?? "?"] ?? 0) + Number(n);
-    });
-  }
-  // The link the packet was injected on is where it starts, not an output.
-  const injected = ep.kind === "link" ? compiled.links[ep.link]?.capture : undefined;
-  return { out: out.filter((o, i) => !(i === 0 && o.at === injected)), drops };
 }
 
 const EMPTY_SW = "        acquire: [ { do: forward } ]";
@@ -282,8 +240,7 @@ const cases: Case[] = [
 describe("pipeline: packet in, packets out", () => {
   it.each(cases)("$name", (c) => {
     const got = run(c.spec, c.in.endpoint, c.in.packet);
-    const hex = (o: Out[]): { at: string; packet: string }[] => o.map((x) => ({ at: x.at, packet: Buffer.from(x.packet).toString("hex") }));
-    expect(hex(got.out)).toEqual(hex(c.out));
+    expect(hexOuts(got.out)).toEqual(hexOuts(c.out));
     expect(got.drops).toEqual(c.drops ?? {});
   });
 });

@@ -217,7 +217,7 @@ const BAD: [string, string, [string, string][]][] = [
   ["unknown key without suggestion", `${BASE}\n    colour: blue\n`, [["8:5 networks.lan.colour", "unknown key 'colour' (valid keys here: header, ttl, members, links, nonlocal, tables)"]]],
   ["bad role", `${BASE}\n      h3: { name: "02:00:00:00:00:03", role: host }\n`, [["8:46 networks.lan.members.h3.role", "must be user or infra, got 'host'"]]],
   ["bad network name", `networks:\n  1lan: { header: cna, members: { a: { name: 1 } } }\n`, [["2:3 networks.1lan", "'1lan' is not allowed as a key here (a key must be a name: a letter"]]],
-  ["bad header name", `${BASE.replace("ethernet", "ethernt")}\n`, [["3:13 networks.lan.header", "unknown header design 'ethernt' (did you mean 'ethernet'? designs: ethernet, ipv4, ipv6, cna)"]]],
+  ["bad header name", `${BASE.replace("ethernet", "ethernt")}\n`, [["3:13 networks.lan.header", "unknown header design 'ethernt' (did you mean 'ethernet'? designs: ethernet, ipv4, ipv6, cna, gre, vxlan, mpls)"]]],
   ["ttl without a hop limit", `${BASE.replace("ethernet", "ethernet\n    ttl: decrement")}\n`, [["4:10 networks.lan.ttl", "ttl: decrement needs a design with a TTL or hop limit; ethernet has none"]]],
   ["bad member name", `${BASE}\n      h3: { name: "02:00:00:00:03" }\n`, [["8:19 networks.lan.members.h3.name", "'02:00:00:00:03' is not a MAC address"]]],
   ["member name is a pattern", `${BASE}\n      h3: { name: "02:00:00:00:00:00/8" }\n`, [["8:19", "is a pattern; dst takes one exact value here"]]],

@@ -136,6 +136,78 @@ const cases = [
     len: 16,
     fields: { src: 1n, dst: 2n, session: 7n, overlay: 0x0800n },
   },
+  {
+    name: "gre, keyed",
+    design: "gre",
+    bytes: hex("45000020 0000 0000 40 2f 0000 0a000001 0a000002  2000 0800 00000028  45000000"),
+    len: 28,
+    fields: { src: 0x0a000001n, dst: 0x0a000002n, ttl: 64n, dscp: 0n, type: 0x0800n, key: 40n, keyed: 1n },
+  },
+  {
+    name: "gre, without key, IPv6 inside",
+    design: "gre",
+    bytes: hex("45b8001c 0000 0000 05 2f 0000 0a000001 0a000002  0000 86dd"),
+    len: 24,
+    fields: { src: 0x0a000001n, dst: 0x0a000002n, ttl: 5n, dscp: 46n, type: 0x86ddn, key: 0n, keyed: 0n },
+  },
+  {
+    name: "gre, checksum, key and sequence number, transparent Ethernet",
+    design: "gre",
+    bytes: hex("45000034 0000 0000 40 2f 0000 0a000001 0a000002  b000 6558 abcd0000 00000007 00000009"),
+    len: 36,
+    fields: { src: 0x0a000001n, dst: 0x0a000002n, ttl: 64n, dscp: 0n, type: 0x6558n, key: 7n, keyed: 1n },
+  },
+  {
+    name: "gre, checksum only, PPP",
+    design: "gre",
+    bytes: hex("45000020 0000 0000 40 2f 0000 0a000001 0a000002  8000 880b 1234 0000"),
+    len: 28,
+    fields: { src: 0x0a000001n, dst: 0x0a000002n, ttl: 64n, dscp: 0n, type: 0x880bn, key: 0n, keyed: 0n },
+  },
+  {
+    name: "gre, IPv4 options in the outer header",
+    design: "gre",
+    bytes: hex("46000020 0000 0000 40 2f 0000 0a000001 0a000002 01010101  0000 0800"),
+    len: 28,
+    fields: { src: 0x0a000001n, dst: 0x0a000002n, ttl: 64n, dscp: 0n, type: 0x0800n, key: 0n, keyed: 0n },
+  },
+  {
+    // various_gre.pcap frame 25 (Cisco IOS, TrustSec inline tagging over GRE).
+    name: "gre, a Cisco MetaData shim is skipped like a tag",
+    design: "gre",
+    bytes: hex("45000088 0091 0000 ff 2f 2551 0aac4006 0aac4007  2000 8909 00000028  0800 0101 0001 0000  45000064"),
+    len: 36,
+    fields: { src: 0x0aac4006n, dst: 0x0aac4007n, ttl: 255n, dscp: 0n, type: 0x0800n, key: 40n, keyed: 1n },
+  },
+  {
+    // vxlan.pcap frame 1, after its Ethernet header.
+    name: "vxlan",
+    design: "vxlan",
+    bytes: hex("45000086 d2c0 4000 40 11 5152 c0a8cb01 c0a8ca01  b05d 12b5 0072 0000  08000000 00006400"),
+    len: 36,
+    fields: { src: 0xc0a8cb01n, dst: 0xc0a8ca01n, ttl: 64n, dscp: 0n, sport: 45149n, dport: 4789n, vni: 100n },
+  },
+  {
+    name: "vxlan, reserved bits set are ignored, another port",
+    design: "vxlan",
+    bytes: hex("45280024 0000 0000 01 11 0000 0a000001 0a000002  c000 2118 0010 abcd  ffffffff fffffeff"),
+    len: 36,
+    fields: { src: 0x0a000001n, dst: 0x0a000002n, ttl: 1n, dscp: 10n, sport: 0xc000n, dport: 8472n, vni: 0xfffffen },
+  },
+  {
+    name: "mpls, bottom of stack",
+    design: "mpls",
+    bytes: hex("00064b3f 45000000"),
+    len: 4,
+    fields: { label: 100n, tc: 5n, s: 1n, ttl: 63n },
+  },
+  {
+    name: "mpls, the largest label, not the bottom",
+    design: "mpls",
+    bytes: hex("fffff0ff"),
+    len: 4,
+    fields: { label: 0xfffffn, tc: 0n, s: 0n, ttl: 255n },
+  },
 ];
 
 describe("header designs: parse", () => {
@@ -157,6 +229,19 @@ describe("header designs: parse", () => {
     { name: "ipv4, total length below IHL", design: "ipv4", bytes: hex("45000010 0000 0000 40 11 0000 0a000001 0a000302") },
     { name: "ipv4, options beyond the capture", design: "ipv4", bytes: hex("4f00003c 0000 0000 40 11 0000 0a000001 0a000302") },
     { name: "ipv6, version 4", design: "ipv6", bytes: new Uint8Array(40).fill(0x40) },
+    { name: "gre, GRE version 1 (PPTP)", design: "gre", bytes: hex("45000028 0000 0000 40 2f 0000 0a000001 0a000002  3081 880b 0000 8000 00000001 00000002") },
+    { name: "gre, routing present (RFC 1701)", design: "gre", bytes: hex("45000020 0000 0000 40 2f 0000 0a000001 0a000002  4000 0800 00000000") },
+    { name: "gre, strict source route", design: "gre", bytes: hex("45000020 0000 0000 40 2f 0000 0a000001 0a000002  0800 0800 00000000") },
+    { name: "gre, recursion 4", design: "gre", bytes: hex("45000020 0000 0000 40 2f 0000 0a000001 0a000002  0400 0800 00000000") },
+    { name: "gre, IPv4 protocol 4 (IP in IP)", design: "gre", bytes: hex("45000020 0000 0000 40 04 0000 0a000001 0a000002  0000 0800 00000000") },
+    { name: "gre, not IPv4", design: "gre", bytes: hex("65000020 0000 0000 40 2f 0000 0a000001 0a000002  0000 0800 00000000") },
+    { name: "gre, a later fragment", design: "gre", bytes: hex("45000020 0000 00b9 40 2f 0000 0a000001 0a000002  0000 0800 00000000") },
+    { name: "gre, a first fragment", design: "gre", bytes: hex("45000020 0000 2000 40 2f 0000 0a000001 0a000002  0000 0800 00000000") },
+    { name: "gre, a Cisco MetaData shim of another version", design: "gre", bytes: hex("45000028 0000 0000 40 2f 0000 0a000001 0a000002  0000 8909  0800 0201 0001 0000") },
+    { name: "vxlan, I flag clear", design: "vxlan", bytes: hex("45000024 0000 0000 40 11 0000 0a000001 0a000002  c000 12b5 0010 0000  00000000 00006400") },
+    { name: "vxlan, TCP", design: "vxlan", bytes: hex("45000024 0000 0000 40 06 0000 0a000001 0a000002  c000 12b5 0010 0000  08000000 00006400") },
+    { name: "vxlan, a later fragment", design: "vxlan", bytes: hex("45000024 0000 0001 40 11 0000 0a000001 0a000002  c000 12b5 0010 0000  08000000 00006400") },
+    { name: "vxlan, options leave no room for VXLAN", design: "vxlan", bytes: hex("46000024 0000 0000 40 11 0000 0a000001 0a000002 00000000  c000 12b5 0010 0000  08000000") },
   ])("refuses $name", ({ design: name, bytes }) => {
     expect(parse(design(name), bytes).len).toBe(-1);
   });
@@ -183,6 +268,27 @@ describe("header designs: emit", () => {
   it("ipv6: payload length and flow label", () => {
     const h = emit(design("ipv6"), { src: 1n, dst: 2n, next: 17n, hlim: 64n, flow: 0xabcden }, 8);
     expect(h).toEqual(hex("600abcde00081140 00000000000000000000000000000001 00000000000000000000000000000002"));
+  });
+
+  it.each([
+    { name: "keyed", keyed: 1n, want: "4528003c 0000 0000 40 2f CSUM 0a000001 0a000302  2000 6558 12345678" },
+    { name: "without key: K clear, no key word", keyed: 0n, want: "45280038 0000 0000 40 2f CSUM 0a000001 0a000302  0000 6558" },
+  ])("gre, $name: total length counts GRE and the payload, the checksum is valid", ({ keyed, want }) => {
+    const h = emit(design("gre"), { src: 0x0a000001n, dst: 0x0a000302n, ttl: 64n, dscp: 10n, type: 0x6558n, key: 0x12345678n, keyed }, 32);
+    expect(checksum(h.subarray(0, 20))).toBe(0);
+    expect(h).toEqual(hex(want.replace("CSUM", checksumHex(h))));
+  });
+
+  it("vxlan: IPv4 and UDP lengths, UDP checksum 0, the I flag and the VNI", () => {
+    const h = emit(design("vxlan"), { src: 0xc0a8cb01n, dst: 0xc0a8ca01n, ttl: 64n, dscp: 0n, sport: 45149n, dport: 4789n, vni: 100n }, 98);
+    expect(checksum(h.subarray(0, 20))).toBe(0);
+    // 20 + 8 + 8 + 98 = 134 (0x86); UDP: 8 + 8 + 98 = 114 (0x72): vxlan.pcap frame 1's outer lengths.
+    expect(h).toEqual(hex(`45000086 0000 0000 40 11 ${checksumHex(h)} c0a8cb01 c0a8ca01  b05d 12b5 0072 0000  08000000 00006400`));
+  });
+
+  it("mpls: one label stack entry", () => {
+    expect(emit(design("mpls"), { label: 100n, tc: 5n, s: 1n, ttl: 63n }, 0)).toEqual(hex("00064b3f"));
+    expect(emit(design("mpls"), { label: 0xfffffn, tc: 7n, s: 0n, ttl: 0n }, 0)).toEqual(hex("fffffe00"));
   });
 
   it.each(cases)("$name: emit ∘ parse gives the fields back", ({ design: name, fields: want }) => {
@@ -220,6 +326,24 @@ describe("forwarding's side effect", () => {
     const { ok, after } = decrement("ipv4", h);
     expect(ok).toBe(false);
     expect(after).toEqual(h);
+  });
+
+  it.each([
+    { name: "gre", values: { src: 1n, dst: 2n, ttl: 64n, type: 0x0800n, key: 5n, keyed: 1n } },
+    { name: "vxlan", values: { src: 1n, dst: 2n, ttl: 64n, sport: 1n, dport: 4789n, vni: 7n } },
+  ])("$name: the outer IPv4 TTL − 1 keeps its checksum valid; 1 expires", ({ name, values }) => {
+    const h = emit(design(name), values, 0);
+    const { ok, after } = decrement(name, h);
+    expect([ok, after[8]]).toEqual([true, 63]);
+    expect(checksum(after.subarray(0, 20))).toBe(0);
+    expect(after.subarray(20)).toEqual(h.subarray(20));
+    expect(decrement(name, emit(design(name), { ...values, ttl: 1n }, 0)).ok).toBe(false);
+  });
+
+  it("mpls TTL − 1; 1 expires", () => {
+    const { ok, after } = decrement("mpls", hex("00064b3f"));
+    expect([ok, [...after]]).toEqual([true, [...hex("00064b3e")]]);
+    expect(decrement("mpls", hex("00064b01"))).toEqual({ ok: false, after: hex("00064b01") });
   });
 
   it("ipv6 hop limit − 1", () => {

@@ -13,7 +13,7 @@ import { type Installed, install } from "../control/install.js";
 import { InputError } from "../errors.js";
 import { loadSpec } from "../spec/load.js";
 import { DataPlane } from "../wasm/module.js";
-import { DEFAULT_RUNNER, Runner } from "../wasm/runner.js";
+import { checkLimits, DEFAULT_RUNNER, Runner } from "../wasm/runner.js";
 import { Inputs } from "./inputs.js";
 import { CaptureOutputs, prepareOutDir } from "./outputs.js";
 import { type Summary, summarize } from "./summary.js";
@@ -60,6 +60,7 @@ export class Replay {
 
   /** Everything before the first packet: the description, its tables, the endpoints. */
   static prepare(options: ReplayOptions): Replay {
+    checkLimits(options);
     const compiled = compile(loadSpec(options.spec));
     const endpoints = options.inputs.map((i) => resolveEndpoint(compiled, i.endpoint));
     return new Replay(options, compiled, endpoints);

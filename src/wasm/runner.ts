@@ -37,6 +37,30 @@ export const DEFAULT_RUNNER: RunnerOptions = {
   maxFanout: 1,
 };
 
+/**
+ * The most links one packet may cross: far beyond any description's diameter
+ * (IP's TTL stops at 255), and it bounds what a loop costs before it is dropped.
+ */
+export const HOP_LIMIT_MAX = 1024;
+/**
+ * The most copies of one input packet: copies share a packet buffer, which
+ * counts its holders in 16 bits (assembly/pipeline/packet.ts) — the copies and the original.
+ */
+export const COPY_LIMIT_MAX = 65534;
+
+/** Throws a RangeError unless the limits are whole numbers the data plane can hold (0 allowed). */
+export function checkLimits(options: { readonly hopLimit?: number | undefined; readonly copyLimit?: number | undefined }): void {
+  const bounds = [
+    ["hopLimit", options.hopLimit, HOP_LIMIT_MAX],
+    ["copyLimit", options.copyLimit, COPY_LIMIT_MAX],
+  ] as const;
+  for (const [name, value, max] of bounds) {
+    if (value !== undefined && !(Number.isInteger(value) && value >= 0 && value <= max)) {
+      throw new RangeError(`${name} ${value} is not a whole number from 0 to ${max}`);
+    }
+  }
+}
+
 /** A batch of input packets; the layout of PacketBatch, plus where each packet enters. */
 export interface InputBatch {
   readonly data: Uint8Array;
@@ -107,6 +131,7 @@ export class Runner {
   constructor(dp: DataPlane, options: Partial<RunnerOptions> = {}, captures?: CaptureTargets) {
     this.#dp = dp;
     const o = { ...DEFAULT_RUNNER, ...options };
+    checkLimits(o);
     this.#options = o;
     const x = dp.exports;
     x.inputInit(o.batchPackets, o.batchBytes);

@@ -105,11 +105,8 @@ function runReplay(spec: string, flags: RunFlags, io: Io): number {
     }
   })();
   io.stdout.write(flags.json === true ? `${JSON.stringify(result.summary, null, 2)}\n` : report(result.summary, flags.out));
-  if (result.error !== undefined) {
-    io.stderr.write(`strata: ${result.error.message}\n`);
-    return EXIT_BAD_INPUT;
-  }
-  return EXIT_OK;
+  for (const error of result.errors) io.stderr.write(`strata: ${error.message}\n`);
+  return result.errors.length > 0 ? EXIT_BAD_INPUT : EXIT_OK;
 }
 
 const count = (n: number): string => n.toLocaleString("en-US");

@@ -10,7 +10,7 @@ import { compile } from "../control/compile.js";
 import type { CompiledSpec } from "../control/compiled.js";
 import { type ResolvedEndpoint, resolveEndpoint } from "../control/endpoints.js";
 import { type Installed, install } from "../control/install.js";
-import { InputError } from "../errors.js";
+import type { InputError } from "../errors.js";
 import { loadSpec } from "../spec/load.js";
 import { DataPlane } from "../wasm/module.js";
 import { checkLimits, DEFAULT_RUNNER, Runner } from "../wasm/runner.js";
@@ -34,8 +34,8 @@ export interface ReplayOptions {
 export interface ReplayResult {
   readonly summary: Summary;
   readonly compiled: CompiledSpec;
-  /** The bad input that stopped the replay early, after the good packets before it. */
-  readonly error?: InputError;
+  /** Bad input that ended inputs early (each after its good packets), in the order the inputs were given. */
+  readonly errors: readonly InputError[];
 }
 
 /** Loads, compiles and installs a description, and runs captures through it. */
@@ -96,28 +96,24 @@ export class Replay {
       const sink = trace === undefined ? null : { packet: () => {}, event: trace.event.bind(trace) };
       const names = this.#endpoints.map((e) => e.text);
       let first = 0;
-      let error: InputError | undefined;
       const started = process.hrtime.bigint();
       try {
+        // A damaged input ends at its damage; the others are replayed to their end.
         for (const batch of inputs.batches()) {
           trace?.startBatch(first, batch, names);
           runner.run(batch, first, sink);
           first += batch.count;
           options.progress?.(inputs.bytesRead, inputs.totalBytes, first);
         }
-      } catch (err) {
-        // Damage in a capture: what came before it was replayed and is kept.
-        if (!(err instanceof InputError)) throw err;
-        error = err;
       } finally {
         runner.flushCaptures();
         outputs.close();
         trace?.close();
       }
       const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
-      const summary = summarize(dp, this.#installed, inputs.stats, elapsed, error?.message);
+      const summary = summarize(dp, this.#installed, inputs.stats, elapsed);
       writeFileSync(join(options.out, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
-      return { summary, compiled, ...(error !== undefined ? { error } : {}) };
+      return { summary, compiled, errors: inputs.errors };
     } finally {
       inputs.close();
     }

@@ -115,7 +115,7 @@ describe("strata run", () => {
     expect(r.code).toBe(0);
     const summary = JSON.parse(r.stdout) as Summary;
     expect(summary.inputs[0]).toMatchObject({ packets: 3, linkTypes: ["LINUX_SLL"], adapted: ["Linux cooked header"] });
-    expect(summary.packets).toEqual({ injected: 3, delivered: 3, dropped: 0, exited: 0 });
+    expect(summary.packets).toEqual({ injected: 3, copies: 0, delivered: 3, dropped: 0, exited: 0 });
     // The link's capture is raw IP: 16 bytes shorter than the cooked frames (76, 76, 68).
     const capture = readFileSync(join(dir, "links/ip.a.1-b.1.pcap"));
     expect(capture.readUInt32LE(20)).toBe(101);

@@ -267,10 +267,6 @@ export class Inputs {
   get totalBytes(): number {
     return this.#streams.reduce((n, s) => n + Math.max(0, s.reader.fileSize), 0);
   }
-  /** Largest captured length the inputs allow (their snap lengths). */
-  get maxCapLen(): number {
-    return Math.max(0, ...this.#streams.flatMap((s) => s.reader.interfaces.map((i) => (i.snapLen === 0 ? 65535 : i.snapLen))));
-  }
 
   close(): void {
     for (const s of this.#streams) s.reader.close();

@@ -11,6 +11,7 @@ import type { CompiledSpec } from "../control/compiled.js";
 import { type ResolvedEndpoint, resolveEndpoint } from "../control/endpoints.js";
 import { type Installed, install } from "../control/install.js";
 import type { InputError } from "../errors.js";
+import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
 import { loadSpec } from "../spec/load.js";
 import { DataPlane } from "../wasm/module.js";
 import { checkLimits, DEFAULT_RUNNER, Runner } from "../wasm/runner.js";
@@ -77,9 +78,10 @@ export class Replay {
     try {
       dp.exports.countersReset();
       prepareOutDir(options.out);
-      // A packet buffer holds the largest packet the inputs carry, with room for pushed headers.
-      const maxPacket = Math.min(65535, Math.max(2048, inputs.maxCapLen)) + DEFAULT_RUNNER.headroom;
-      const outputs = new CaptureOutputs(options.out, compiled, dp, Math.max(maxPacket, inputs.maxCapLen));
+      const outputs = new CaptureOutputs(options.out, compiled, dp);
+      // Buffers are sized by the packets read, never by a capture's snaplen (a header field
+      // readers ignore): they start small and grow to the longest packet a capture of any
+      // link type a network takes may hold (libpcap's limit). A longer one is dropped as too-long.
       const runner = new Runner(
         dp,
         {
@@ -87,7 +89,7 @@ export class Replay {
           maxFanout: compiled.maxFanout,
           hopLimit: options.hopLimit ?? DEFAULT_RUNNER.hopLimit,
           copyLimit: options.copyLimit ?? DEFAULT_RUNNER.copyLimit,
-          slotLen: maxPacket,
+          slotLenMax: MAX_CAP_LEN_DEFAULT + DEFAULT_RUNNER.headroom,
         },
         outputs,
       );

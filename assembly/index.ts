@@ -22,7 +22,8 @@ import {
 import { Table } from "./tables/table";
 import { forEachTable } from "./tables/write";
 import { outBase, outPos, traceBase, tracePos } from "./pipeline/output";
-import { inData, inEndpoint, inLen, inNsec, inOffset, inOrigLen, inSec } from "./pipeline/run";
+import { inData, inEndpoint, inLen, inNsec, inOffset, inOrigLen, inSec, injected, injectedReset } from "./pipeline/run";
+import { copiesAsked, copiesAskedReset } from "./pipeline/replicate";
 
 export { alloc, free } from "./memory";
 
@@ -99,6 +100,8 @@ export function countersReset(): void {
     m.delivered = 0;
   }
   memory.fill(orphanDrops, 0, <usize>(DROP_COUNT << 3));
+  injectedReset();
+  copiesAskedReset();
   for (let i = 0; i < nLinks; i++) {
     linkAt(i).packets = 0;
     linkAt(i).bytes = 0;
@@ -114,6 +117,13 @@ export function memberDrops(i: i32): usize {
 }
 export function memberDelivered(i: i32): f64 {
   return <f64>memberAt(i).delivered;
+}
+/** Input packets run; with the copies asked for, the packets that each had one fate. */
+export function packetsInjected(): f64 {
+  return <f64>injected;
+}
+export function packetsCopied(): f64 {
+  return <f64>copiesAsked;
 }
 export function linkPackets(i: i32): f64 {
   return <f64>linkAt(i).packets;

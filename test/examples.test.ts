@@ -43,6 +43,8 @@ describe.each(examples)("example %s", (name) => {
 
       const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as Summary;
       expect(summary.packets).toEqual(example.expect.packets);
+      const { injected, copies, delivered, dropped, exited } = summary.packets;
+      expect(delivered + dropped + exited).toBe(injected + copies); // every packet and copy has one fate
       expect(Object.fromEntries(Object.entries(summary.links).map(([k, v]) => [k, v.packets]))).toEqual(example.expect.links);
 
       const lines = readFileSync(join(out, "trace.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as TraceLine);

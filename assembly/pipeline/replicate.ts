@@ -45,7 +45,12 @@ export function fanBoth(): void {
 let stack: usize = 0;
 let stackCap: i32 = 0;
 let sp: i32 = 0;
-/** Copies made of the current input packet, and the most allowed. */
+/** Copies asked for since the counters were reset: made (a fate of their own) or refused (a drop). */
+export let copiesAsked: u64 = 0;
+export function copiesAskedReset(): void {
+  copiesAsked = 0;
+}
+/** Copies asked for of the current input packet, and the most allowed. */
 export let copies: u32 = 0;
 export let copyLimit: u32 = 4096;
 
@@ -109,6 +114,7 @@ export function replicate(d: Packet): i32 {
     event(EV_FORK, d.stage, 0, 0, c, -1, c.port, c.link, d.copy);
   }
   copies = base + <u32>(fanCount - 1);
+  copiesAsked += <u64>(fanCount - 1);
   const next = apply(d, 0);
   fanKind = FAN_NONE;
   return next;

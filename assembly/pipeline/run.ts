@@ -49,6 +49,11 @@ export let inOrigLen: usize = 0;
 export let inSec: usize = 0;
 export let inNsec: usize = 0;
 export let inEndpoint: usize = 0;
+/** Input packets loaded since the counters were reset: each ends with one fate, as does each copy. */
+export let injected: u64 = 0;
+export function injectedReset(): void {
+  injected = 0;
+}
 let inCount: i32 = 0;
 let inNext: i32 = 0;
 let firstPacket: u32 = 0;
@@ -192,6 +197,7 @@ function loadInput(d: Packet, i: i32): void {
   d.via = -1;
   d.keyMember = -1;
   d.link = -1;
+  injected++;
   resetCopies();
   const ep = endpointAt(<i32>load<u32>(inEndpoint + o));
   if (ep.kind == INJECT_LINK) {

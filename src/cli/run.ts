@@ -1,11 +1,12 @@
 // `strata run SPEC --in ENDPOINT=FILE... --out DIR [--trace]`: replay captures
 // through a network and write what every link carried and every member got.
 
-import { type Command, InvalidArgumentError, Option } from "commander";
+import { type Command, Option } from "commander";
 import cliProgress from "cli-progress";
 import { UsageError } from "../errors.js";
 import { ENDPOINT_FORMS } from "../control/endpoints.js";
 import { replay } from "../run/replay.js";
+import { COPY_LIMIT_MAX, HOP_LIMIT_MAX } from "../wasm/runner.js";
 import type { Summary } from "../run/summary.js";
 import type { Io } from "./io.js";
 import { type CommandContext, EXIT_BAD_INPUT, EXIT_OK } from "./main.js";
@@ -28,8 +29,8 @@ export function registerRun(program: Command, ctx: CommandContext): void {
     .requiredOption("--out <dir>", "directory for links/, delivered/, summary.json (and trace.jsonl)")
     .option("--trace", "also write trace.jsonl: every step of every packet")
     .option("--json", "print summary.json on stdout instead of a short report")
-    .addOption(new Option("--hop-limit <n>", "links a packet may cross before it is dropped as a loop").default(64).argParser(positive))
-    .addOption(new Option("--copy-limit <n>", "copies replication may make of one input packet").default(4096).argParser(positive))
+    .addOption(new Option("--hop-limit <n>", `links a packet may cross before it is dropped as a loop (1 to ${HOP_LIMIT_MAX})`).default(64).argParser(limit("--hop-limit", HOP_LIMIT_MAX)))
+    .addOption(new Option("--copy-limit <n>", `copies replication may make of one input packet (1 to ${COPY_LIMIT_MAX})`).default(4096).argParser(limit("--copy-limit", COPY_LIMIT_MAX)))
     .addHelpText(
       "after",
       `
@@ -53,10 +54,15 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-function positive(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("it must be a whole number above 0.");
-  return n;
+/** A parser for a whole number from 1 to `max`; anything else is one line on stderr and exit 2. */
+function limit(flag: string, max: number): (v: string) => number {
+  return (v) => {
+    if (!/^\d+$/.test(v)) throw new UsageError(`${flag} ${v} is not a whole number (give 1 to ${max})`);
+    const n = Number(v);
+    if (n < 1) throw new UsageError(`${flag} ${v} is too small (at least 1)`);
+    if (n > max) throw new UsageError(`${flag} ${v} is too large (at most ${max})`);
+    return n;
+  };
 }
 
 function parseInputs(list: readonly string[]): { endpoint: string; file: string }[] {
@@ -99,11 +105,8 @@ function runReplay(spec: string, flags: RunFlags, io: Io): number {
     }
   })();
   io.stdout.write(flags.json === true ? `${JSON.stringify(result.summary, null, 2)}\n` : report(result.summary, flags.out));
-  if (result.error !== undefined) {
-    io.stderr.write(`strata: ${result.error.message}\n`);
-    return EXIT_BAD_INPUT;
-  }
-  return EXIT_OK;
+  for (const error of result.errors) io.stderr.write(`strata: ${error.message}\n`);
+  return result.errors.length > 0 ? EXIT_BAD_INPUT : EXIT_OK;
 }
 
 const count = (n: number): string => n.toLocaleString("en-US");

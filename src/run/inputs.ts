@@ -3,6 +3,8 @@
 // the design (Linux cooked headers, BSD loopback, Ethernet in front of IP, a
 // trailing FCS), and, when there are several, merged into one stream in
 // timestamp order. Batches come out in the data plane's InputBatch shape.
+// An input that is damaged part-way (or brings a link type the network cannot
+// take) ends there, after its good packets; the others go on to their end.
 
 import { InputError } from "../errors.js";
 import { LINKTYPE, linkTypeName, openCapture, PACKET_NO_TIMESTAMP } from "../pcap/index.js";
@@ -24,7 +26,10 @@ export interface InputFile {
 export interface InputStats {
   readonly endpoint: string;
   readonly file: string;
+  /** Packets handed to the data plane. */
   packets: number;
+  /** What ended the input before its end, after the packets before it. */
+  error: InputError | undefined;
   readonly linkTypes: Set<string>;
   /** What was taken off packets before they entered, e.g. "Linux cooked header". */
   readonly adapted: Set<string>;
@@ -86,9 +91,12 @@ function ethernetPrefix(data: Uint8Array, p: number, len: number): number {
 class FileStream {
   readonly reader: CaptureReader;
   readonly stats: InputStats;
+  readonly injection: number;
   readonly #input: InputFile;
   readonly #batches: Generator<PacketBatch, void, undefined>;
-  readonly #adapt = new Map<number, Adaptation>();
+  /** An error met inside the current batch: the input ends after the packets before it. */
+  #pending: InputError | undefined;
+  readonly #adaptations = new Map<number, Adaptation>();
   #lastSec = 0;
   #lastNsec = 0;
   // The current batch, adapted: its packets are data[offset[i] .. + capLen[i]).
@@ -103,13 +111,25 @@ class FileStream {
 
   constructor(input: InputFile) {
     this.#input = input;
+    this.injection = input.injection;
     this.reader = openCapture(input.file);
-    this.stats = { endpoint: input.endpoint, file: input.file, packets: 0, linkTypes: new Set(), adapted: new Set() };
+    this.stats = { endpoint: input.endpoint, file: input.file, packets: 0, error: undefined, linkTypes: new Set(), adapted: new Set() };
     this.#batches = this.reader.batches();
   }
 
+  /** The interface's adaptation, or undefined when the network cannot take it (the error is then pending). */
+  #accept(iface: InterfaceInfo): Adaptation | undefined {
+    try {
+      return this.#adaptationFor(iface);
+    } catch (err) {
+      if (!(err instanceof InputError)) throw err;
+      this.#pending = err;
+      return undefined;
+    }
+  }
+
   #adaptationFor(iface: InterfaceInfo): Adaptation {
-    let a = this.#adapt.get(iface.index);
+    let a = this.#adaptations.get(iface.index);
     if (a === undefined) {
       const design = this.#input.design;
       a = this.#input.payload ? { strip: 0, what: "" } : adaptation(design, iface.linkType);
@@ -121,7 +141,7 @@ class FileStream {
           `give it a capture of ${accepted(design)} frames`,
         );
       }
-      this.#adapt.set(iface.index, a);
+      this.#adaptations.set(iface.index, a);
       this.stats.linkTypes.add(iface.linkTypeName);
       if (a.what !== "") this.stats.adapted.add(a.what);
       if (iface.fcsLen > 0) this.stats.adapted.add(`${iface.fcsLen}-byte FCS`);
@@ -129,30 +149,55 @@ class FileStream {
     return a;
   }
 
-  /** Reads and adapts the next batch; false at the end of the file. Throws PcapError on damage. */
+  /**
+   * Reads and adapts the next batch; false at the end of the input: the end of
+   * the file, or bad input (damage, a link type the network cannot take), which
+   * is then in `stats.error`. Never throws InputError.
+   */
   next(): boolean {
-    const r = this.#batches.next();
-    if (r.done === true) {
-      this.batch = undefined;
-      this.count = 0;
-      this.cursor = 0;
+    this.batch = undefined;
+    this.count = 0;
+    this.cursor = 0;
+    if (this.stats.error !== undefined) return false;
+    if (this.#pending !== undefined) {
+      this.stats.error = this.#pending;
       return false;
     }
-    const b = r.value;
+    let r: IteratorResult<PacketBatch, void>;
+    try {
+      r = this.#batches.next();
+    } catch (err) {
+      if (!(err instanceof InputError)) throw err;
+      this.stats.error = err;
+      return false;
+    }
+    if (r.done === true) return false;
+    this.count = this.#adapt(r.value);
+    if (this.count === 0) return this.next();
+    this.batch = r.value;
+    return true;
+  }
+
+  /**
+   * Points the arrays at batch `b`'s packets, adapted; returns how many are
+   * good. At a packet of a link type the network cannot take it stops, and the
+   * error waits in #pending.
+   */
+  #adapt(b: PacketBatch): number {
     const n = b.count;
-    this.batch = b;
-    this.count = n;
-    this.cursor = 0;
     // A pcap file (one interface, every packet timed) that needs nothing taken off: its arrays go as they are.
     const only = this.reader.format === "pcap" ? this.reader.interfaces[0] : undefined;
-    if (only !== undefined && only.fcsLen === 0 && this.#adaptationFor(only).strip === 0) {
-      this.offset = b.offset;
-      this.capLen = b.capLen;
-      this.origLen = b.origLen;
-      this.tsSec = b.tsSec;
-      this.tsNsec = b.tsNsec;
-      this.stats.packets += n;
-      return true;
+    if (only !== undefined) {
+      const a = this.#accept(only);
+      if (a === undefined) return 0;
+      if (only.fcsLen === 0 && a.strip === 0) {
+        this.offset = b.offset;
+        this.capLen = b.capLen;
+        this.origLen = b.origLen;
+        this.tsSec = b.tsSec;
+        this.tsNsec = b.tsNsec;
+        return n;
+      }
     }
     if (this.offset.length < n || this.offset === b.offset) {
       this.offset = new Uint32Array(n);
@@ -164,7 +209,8 @@ class FileStream {
     for (let i = 0; i < n; i++) {
       const iface = this.reader.interfaces[b.iface[i] ?? 0];
       if (iface === undefined) throw new Error(`packet on undeclared interface ${b.iface[i] ?? 0}`);
-      const a = this.#adaptationFor(iface);
+      const a = this.#accept(iface);
+      if (a === undefined) return i;
       let off = b.offset[i] ?? 0;
       let cap = b.capLen[i] ?? 0;
       let orig = b.origLen[i] ?? 0;
@@ -189,19 +235,16 @@ class FileStream {
         this.tsNsec[i] = this.#lastNsec = b.tsNsec[i] ?? 0;
       }
     }
-    this.stats.packets += n;
-    return true;
+    return n;
   }
 }
 
 /** Every input, as one stream of batches in timestamp order. */
 export class Inputs {
   readonly #streams: FileStream[];
-  readonly #inputs: readonly InputFile[];
   readonly #batchSize: number;
 
   constructor(inputs: readonly InputFile[], batchSize: number) {
-    this.#inputs = inputs;
     this.#batchSize = batchSize;
     this.#streams = [];
     try {
@@ -215,29 +258,34 @@ export class Inputs {
   get stats(): InputStats[] {
     return this.#streams.map((s) => s.stats);
   }
+  /** What ended inputs early, in the order the inputs were given (each after its good packets). */
+  get errors(): InputError[] {
+    return this.#streams.flatMap((s) => (s.stats.error === undefined ? [] : [s.stats.error]));
+  }
   get bytesRead(): number {
     return this.#streams.reduce((n, s) => n + s.reader.bytesRead, 0);
   }
   get totalBytes(): number {
     return this.#streams.reduce((n, s) => n + Math.max(0, s.reader.fileSize), 0);
   }
-  /** Largest captured length the inputs allow (their snap lengths). */
-  get maxCapLen(): number {
-    return Math.max(0, ...this.#streams.flatMap((s) => s.reader.interfaces.map((i) => (i.snapLen === 0 ? 65535 : i.snapLen))));
-  }
 
   close(): void {
     for (const s of this.#streams) s.reader.close();
   }
 
-  /** Batches to run; each is valid until the next is taken. Throws PcapError after the last good packet. */
+  /**
+   * Batches to run; each is valid until the next is taken. Every good packet
+   * of every input comes out: an input that is damaged (or brings a link type
+   * the network cannot take) ends there, and `errors` says so at the end.
+   */
   *batches(): Generator<InputBatch, void, undefined> {
     const only = this.#streams.length === 1 ? this.#streams[0] : undefined;
     if (only !== undefined) {
-      const injection = this.#inputs[0]?.injection ?? 0;
+      const injection = only.injection;
       while (only.next()) {
         const b = only.batch;
         if (b === undefined) break;
+        only.stats.packets += only.count;
         yield {
           data: b.data,
           count: only.count,
@@ -297,7 +345,8 @@ export class Inputs {
       origLen[count] = s.origLen[i] ?? 0;
       tsSec[count] = s.tsSec[i] ?? 0;
       tsNsec[count] = s.tsNsec[i] ?? 0;
-      endpoint[count] = this.#inputs[this.#streams.indexOf(s)]?.injection ?? 0;
+      endpoint[count] = s.injection;
+      s.stats.packets++;
       count++;
       used += len;
       s.cursor++;

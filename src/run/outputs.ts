@@ -32,15 +32,13 @@ export function prepareOutDir(dir: string): void {
  */
 export class CaptureOutputs implements CaptureTargets {
   readonly count: number;
-  readonly bufferLen: number;
   readonly #dir: string;
   readonly #compiled: CompiledSpec;
   /** Per capture: its file (relative to `sub`) and network, and its writer once open. */
   readonly #files: { sub: string; name: string; network: number }[] = [];
   readonly #writers: (PcapWriter | undefined)[] = [];
 
-  /** `maxPacket`: the longest packet a capture may see. */
-  constructor(dir: string, compiled: CompiledSpec, dp: DataPlane, maxPacket: number) {
+  constructor(dir: string, compiled: CompiledSpec, dp: DataPlane) {
     this.#dir = dir;
     this.#compiled = compiled;
     const x = dp.exports;
@@ -59,8 +57,6 @@ export class CaptureOutputs implements CaptureTargets {
       x.memberSetCapture(m.index, this.#files.push({ sub: DELIVERED_DIR, name: m.qualified, network: m.network }) - 1);
     }
     this.count = this.#files.length;
-    // Room for many records, and always for the largest one.
-    this.bufferLen = Math.max(256 * 1024, 2 * (maxPacket + 64));
   }
 
   write(c: number, data: Uint8Array, start: number, len: number): void {

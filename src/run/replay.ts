@@ -10,10 +10,11 @@ import { compile } from "../control/compile.js";
 import type { CompiledSpec } from "../control/compiled.js";
 import { type ResolvedEndpoint, resolveEndpoint } from "../control/endpoints.js";
 import { type Installed, install } from "../control/install.js";
-import { InputError } from "../errors.js";
+import type { InputError } from "../errors.js";
+import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
 import { loadSpec } from "../spec/load.js";
 import { DataPlane } from "../wasm/module.js";
-import { DEFAULT_RUNNER, Runner } from "../wasm/runner.js";
+import { checkLimits, DEFAULT_RUNNER, Runner } from "../wasm/runner.js";
 import { Inputs } from "./inputs.js";
 import { CaptureOutputs, prepareOutDir } from "./outputs.js";
 import { type Summary, summarize } from "./summary.js";
@@ -34,8 +35,8 @@ export interface ReplayOptions {
 export interface ReplayResult {
   readonly summary: Summary;
   readonly compiled: CompiledSpec;
-  /** The bad input that stopped the replay early, after the good packets before it. */
-  readonly error?: InputError;
+  /** Bad input that ended inputs early (each after its good packets), in the order the inputs were given. */
+  readonly errors: readonly InputError[];
 }
 
 /** Loads, compiles and installs a description, and runs captures through it. */
@@ -60,6 +61,7 @@ export class Replay {
 
   /** Everything before the first packet: the description, its tables, the endpoints. */
   static prepare(options: ReplayOptions): Replay {
+    checkLimits(options);
     const compiled = compile(loadSpec(options.spec));
     const endpoints = options.inputs.map((i) => resolveEndpoint(compiled, i.endpoint));
     return new Replay(options, compiled, endpoints);
@@ -76,9 +78,10 @@ export class Replay {
     try {
       dp.exports.countersReset();
       prepareOutDir(options.out);
-      // A packet buffer holds the largest packet the inputs carry, with room for pushed headers.
-      const maxPacket = Math.min(65535, Math.max(2048, inputs.maxCapLen)) + DEFAULT_RUNNER.headroom;
-      const outputs = new CaptureOutputs(options.out, compiled, dp, Math.max(maxPacket, inputs.maxCapLen));
+      const outputs = new CaptureOutputs(options.out, compiled, dp);
+      // Buffers are sized by the packets read, never by a capture's snaplen (a header field
+      // readers ignore): they start small and grow to the longest packet a capture of any
+      // link type a network takes may hold (libpcap's limit). A longer one is dropped as too-long.
       const runner = new Runner(
         dp,
         {
@@ -86,7 +89,7 @@ export class Replay {
           maxFanout: compiled.maxFanout,
           hopLimit: options.hopLimit ?? DEFAULT_RUNNER.hopLimit,
           copyLimit: options.copyLimit ?? DEFAULT_RUNNER.copyLimit,
-          slotLen: maxPacket,
+          slotLenMax: MAX_CAP_LEN_DEFAULT + DEFAULT_RUNNER.headroom,
         },
         outputs,
       );
@@ -95,28 +98,24 @@ export class Replay {
       const sink = trace === undefined ? null : { packet: () => {}, event: trace.event.bind(trace) };
       const names = this.#endpoints.map((e) => e.text);
       let first = 0;
-      let error: InputError | undefined;
       const started = process.hrtime.bigint();
       try {
+        // A damaged input ends at its damage; the others are replayed to their end.
         for (const batch of inputs.batches()) {
           trace?.startBatch(first, batch, names);
           runner.run(batch, first, sink);
           first += batch.count;
           options.progress?.(inputs.bytesRead, inputs.totalBytes, first);
         }
-      } catch (err) {
-        // Damage in a capture: what came before it was replayed and is kept.
-        if (!(err instanceof InputError)) throw err;
-        error = err;
       } finally {
         runner.flushCaptures();
         outputs.close();
         trace?.close();
       }
       const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
-      const summary = summarize(dp, this.#installed, inputs.stats, elapsed, error?.message);
+      const summary = summarize(dp, this.#installed, inputs.stats, elapsed);
       writeFileSync(join(options.out, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
-      return { summary, compiled, ...(error !== undefined ? { error } : {}) };
+      return { summary, compiled, errors: inputs.errors };
     } finally {
       inputs.close();
     }

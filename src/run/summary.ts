@@ -9,8 +9,19 @@ import { DELIVERED_DIR, LINKS_DIR } from "./outputs.js";
 
 export interface Summary {
   readonly spec: string;
-  readonly inputs: readonly { endpoint: string; file: string; packets: number; linkTypes: string[]; adapted: string[] }[];
-  readonly packets: { readonly injected: number; readonly delivered: number; readonly dropped: number; readonly exited: number };
+  /** Per input: packets injected, and `error` when bad input ended it early (after those packets). */
+  readonly inputs: readonly { endpoint: string; file: string; packets: number; linkTypes: string[]; adapted: string[]; error?: string }[];
+  /**
+   * Every input packet and every copy replication asked for has exactly one fate:
+   * injected + copies = delivered + dropped + exited (a refused copy is a replication-limit drop).
+   */
+  readonly packets: {
+    readonly injected: number;
+    readonly copies: number;
+    readonly delivered: number;
+    readonly dropped: number;
+    readonly exited: number;
+  };
   /** Per declared link (both directions together): packets, bytes, and the capture file if one was written. */
   readonly links: Record<string, { packets: number; bytes: number; file: string | null }>;
   readonly delivered: Record<string, { packets: number; file: string }>;
@@ -19,7 +30,7 @@ export interface Summary {
   readonly rows: readonly { member: string; table: string; row: number | "default"; at: string | null; rule: string; hits: number }[];
   readonly elapsedSeconds: number;
   readonly packetsPerSecond: number;
-  /** Set when the replay stopped at bad input after the packets before it. */
+  /** Set when bad input ended an input early: the first such input's error (each is in `inputs` too). */
   readonly error?: string;
 }
 
@@ -31,7 +42,6 @@ export function summarize(
   installed: Installed,
   inputs: readonly InputStats[],
   elapsedSeconds: number,
-  error: string | undefined,
 ): Summary {
   const compiled: CompiledSpec = installed.compiled;
   const x = dp.exports;
@@ -91,11 +101,19 @@ export function summarize(
       });
     });
   }
-  const injected = inputs.reduce((n, i) => n + i.packets, 0);
+  const injected = x.packetsInjected();
+  const error = inputs.find((i) => i.error !== undefined)?.error?.message;
   return {
     spec: compiled.spec.file,
-    inputs: inputs.map((i) => ({ endpoint: i.endpoint, file: i.file, packets: i.packets, linkTypes: [...i.linkTypes], adapted: [...i.adapted] })),
-    packets: { injected, delivered: deliveredTotal, dropped, exited },
+    inputs: inputs.map((i) => ({
+      endpoint: i.endpoint,
+      file: i.file,
+      packets: i.packets,
+      linkTypes: [...i.linkTypes],
+      adapted: [...i.adapted],
+      ...(i.error !== undefined ? { error: i.error.message } : {}),
+    })),
+    packets: { injected, copies: x.packetsCopied(), delivered: deliveredTotal, dropped, exited },
     links,
     delivered,
     members,

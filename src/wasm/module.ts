@@ -41,6 +41,8 @@ export interface DataPlaneExports extends Record<string, unknown> {
   countersReset(): void;
   memberDrops(i: number): number;
   memberDelivered(i: number): number;
+  packetsInjected(): number;
+  packetsCopied(): number;
   linkPackets(i: number): number;
   linkBytes(i: number): number;
   // running

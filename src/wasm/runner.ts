@@ -3,6 +3,7 @@
 // the data plane runs it to the end, pausing only when an output ring fills;
 // records come back as views on linear memory, valid until the next call.
 
+import { RECORD_HEADER_LEN } from "../pcap/pcap-layout.js";
 import { LAYOUTS, REGIONS } from "./abi.js";
 import type { DataPlane } from "./module.js";
 
@@ -13,6 +14,12 @@ export interface RunnerOptions {
   /** Packet buffers for copies that are written to (TTL, pushed headers). */
   readonly slots: number;
   readonly slotLen: number;
+  /**
+   * With it, packet buffers (and capture buffers) grow, up to this many bytes,
+   * before a batch holding a packet longer than slotLen − headroom; without it
+   * they keep slotLen.
+   */
+  readonly slotLenMax?: number;
   readonly headroom: number;
   readonly outputBytes: number;
   readonly traceEvents: number;
@@ -36,6 +43,30 @@ export const DEFAULT_RUNNER: RunnerOptions = {
   trace: false,
   maxFanout: 1,
 };
+
+/**
+ * The most links one packet may cross: far beyond any description's diameter
+ * (IP's TTL stops at 255), and it bounds what a loop costs before it is dropped.
+ */
+export const HOP_LIMIT_MAX = 1024;
+/**
+ * The most copies of one input packet: copies share a packet buffer, which
+ * counts its holders in 16 bits (assembly/pipeline/packet.ts) — the copies and the original.
+ */
+export const COPY_LIMIT_MAX = 65534;
+
+/** Throws a RangeError unless the limits are whole numbers the data plane can hold (0 allowed). */
+export function checkLimits(options: { readonly hopLimit?: number | undefined; readonly copyLimit?: number | undefined }): void {
+  const bounds = [
+    ["hopLimit", options.hopLimit, HOP_LIMIT_MAX],
+    ["copyLimit", options.copyLimit, COPY_LIMIT_MAX],
+  ] as const;
+  for (const [name, value, max] of bounds) {
+    if (value !== undefined && !(Number.isInteger(value) && value >= 0 && value <= max)) {
+      throw new RangeError(`${name} ${value} is not a whole number from 0 to ${max}`);
+    }
+  }
+}
 
 /** A batch of input packets; the layout of PacketBatch, plus where each packet enters. */
 export interface InputBatch {
@@ -61,11 +92,10 @@ export interface Staged {
  * Capture files the data plane writes itself (assembly/pipeline/capture.ts):
  * buffer c fills with pcap records — nanosecond timestamps, little-endian —
  * and is handed to `write` when the pipeline needs room, and at finish().
+ * The runner sizes the buffers to hold a record of the longest packet a packet buffer holds.
  */
 export interface CaptureTargets {
   readonly count: number;
-  /** Bytes per buffer; must hold the largest record (16 + the longest packet). */
-  readonly bufferLen: number;
   /** Records of capture c: data[start .. start+len), a view on linear memory. */
   write(c: number, data: Uint8Array, start: number, len: number): void;
 }
@@ -95,11 +125,15 @@ const R = (name: (typeof REGIONS)[number]): number => REGIONS.indexOf(name);
 const O = LAYOUTS.OUTREC;
 const E = LAYOUTS.EVENT;
 const OUTPUT_KIND: Record<number, "link" | "deliver"> = { 1: "link", 2: "deliver" };
+/** Bytes per capture buffer at least: room for many records between writes. */
+const CAPTURE_BUFFER_MIN = 256 * 1024;
 
 export class Runner {
   readonly #dp: DataPlane;
   readonly #options: RunnerOptions;
   #dataCap: number;
+  /** Bytes per packet buffer now: slotLen, or more once grown. */
+  #slotLen: number;
   readonly #paused: number;
   readonly #captures: CaptureTargets | undefined;
 
@@ -107,20 +141,46 @@ export class Runner {
   constructor(dp: DataPlane, options: Partial<RunnerOptions> = {}, captures?: CaptureTargets) {
     this.#dp = dp;
     const o = { ...DEFAULT_RUNNER, ...options };
+    checkLimits(o);
     this.#options = o;
     const x = dp.exports;
     x.inputInit(o.batchPackets, o.batchBytes);
     this.#dataCap = o.batchBytes;
-    x.poolInit(o.slots, o.slotLen, o.headroom);
-    // The output ring must hold the largest record: a full buffer's packet.
-    x.outputInit(Math.max(o.outputBytes, 2 * (o.slotLen + O.SIZE[0])), o.trace ? Math.max(o.traceEvents, 4 * (o.maxFanout + 8)) : 1);
+    this.#slotLen = o.slotLen;
+    this.#captures = captures;
+    this.#buffers();
     x.setTracing(o.trace ? 1 : 0);
     x.stackInit(Math.max(64, o.copyLimit + 1), o.copyLimit);
     x.setHopLimit(o.hopLimit);
     x.setMaxFanout(o.maxFanout);
     this.#paused = dp.constant("STATUS_PAUSED");
-    this.#captures = captures;
-    if (captures !== undefined) x.capturesInit(captures.count, captures.bufferLen);
+  }
+
+  /** Bytes per packet buffer now (see slotLenMax). */
+  get slotLen(): number {
+    return this.#slotLen;
+  }
+
+  /** (Re)makes the packet buffers, the rings and the capture buffers for #slotLen: only while no packet is in flight. */
+  #buffers(): void {
+    const o = this.#options;
+    const x = this.#dp.exports;
+    const slotLen = this.#slotLen;
+    x.poolInit(o.slots, slotLen, o.headroom);
+    // The output ring and every capture buffer must hold the largest record: a full buffer's packet.
+    x.outputInit(Math.max(o.outputBytes, 2 * (slotLen + O.SIZE[0])), o.trace ? Math.max(o.traceEvents, 4 * (o.maxFanout + 8)) : 1);
+    const captures = this.#captures;
+    if (captures !== undefined) x.capturesInit(captures.count, Math.max(CAPTURE_BUFFER_MIN, 2 * (slotLen + RECORD_HEADER_LEN)));
+  }
+
+  /** Grows the buffers, between batches, for a packet of `len` bytes; at slotLenMax they stay. */
+  #grow(len: number): void {
+    const o = this.#options;
+    const max = o.slotLenMax ?? o.slotLen;
+    if (this.#slotLen >= max) return;
+    this.#slotLen = Math.min(max, Math.max(2 * this.#slotLen, len + o.headroom));
+    this.flushCaptures(); // what the capture buffers hold goes to the files before they are re-made
+    this.#buffers();
   }
 
   get options(): RunnerOptions {
@@ -138,12 +198,15 @@ export class Runner {
     if (n > this.#options.batchPackets) throw new Error(`batch of ${n} packets; the runner takes ${this.#options.batchPackets}`);
     let base = n === 0 ? 0 : (batch.offset[0] ?? 0);
     let end = base;
+    let longest = 0;
     for (let i = 0; i < n; i++) {
       const start = batch.offset[i] ?? 0;
-      const stop = start + (batch.capLen[i] ?? 0);
-      if (stop > end) end = stop;
+      const len = batch.capLen[i] ?? 0;
+      if (start + len > end) end = start + len;
       if (start < base) base = start;
+      if (len > longest) longest = len;
     }
+    if (longest + this.#options.headroom > this.#slotLen) this.#grow(longest);
     const span = end - base;
     const x = this.#dp.exports;
     if (span > this.#dataCap) {

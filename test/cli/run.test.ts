@@ -17,6 +17,8 @@ const HUB = join(root, "examples/hub-and-spoke/network.yaml");
 const CHAIN = join(root, "examples/filter-chain/network.yaml");
 const H1 = join(root, "pcaps/example-hub-h1.pcap");
 const H3 = join(root, "pcaps/example-hub-h3.pcap");
+const RING = join(root, "examples/one-way-ring/network.yaml");
+const RING_IN = join(root, "pcaps/example-ring-m0.pcap");
 
 let dir = "";
 beforeEach(() => {
@@ -114,7 +116,7 @@ describe("strata run", () => {
     expect(r.code).toBe(0);
     const summary = JSON.parse(r.stdout) as Summary;
     expect(summary.inputs[0]).toMatchObject({ packets: 3, linkTypes: ["LINUX_SLL"], adapted: ["Linux cooked header"] });
-    expect(summary.packets).toEqual({ injected: 3, delivered: 3, dropped: 0, exited: 0 });
+    expect(summary.packets).toEqual({ injected: 3, copies: 0, delivered: 3, dropped: 0, exited: 0 });
     // The link's capture is raw IP: 16 bytes shorter than the cooked frames (76, 76, 68).
     const capture = readFileSync(join(dir, "links/ip.a.1-b.1.pcap"));
     expect(capture.readUInt32LE(20)).toBe(101);
@@ -184,6 +186,38 @@ describe("strata run", () => {
     expect(r.stdout).toMatch(/^replayed 5 packets through .*filter-chain\/network\.yaml in [\d.]+ ms/);
     expect(r.stdout).toMatch(/delivered +1 +chain\.m3 1/);
     expect(r.stdout).toMatch(/dropped +4 +receive-miss 2, forward-drop 1, ttl-expired 1/);
+  });
+});
+
+describe("strata run: --hop-limit and --copy-limit are whole numbers within the data plane's bounds", () => {
+  // --hop-limit on the one-way ring, whose looping packet crosses as many links as the limit allows
+  // (the other four cross 1 to 4); --copy-limit on the hub, where h1's broadcast asks for 2 copies.
+  const run = (flag: string, value: string): string[] =>
+    flag === "--hop-limit"
+      ? ["run", RING, "--in", `ring:m0=${RING_IN}`, "--out", dir, "--json", flag, value]
+      : ["run", HUB, "--in", `lan:h1.1=${H1}`, "--out", dir, "--json", flag, value];
+  const crossings = (s: Summary): number => Object.values(s.links).reduce((n, l) => n + l.packets, 0);
+  it.each([
+    { flag: "--hop-limit", value: "0", code: 2, stderr: "strata: --hop-limit 0 is too small (at least 1)\n" },
+    { flag: "--hop-limit", value: "1", code: 0, check: (s: Summary) => expect(crossings(s)).toBe(5) },
+    { flag: "--hop-limit", value: "1024", code: 0, check: (s: Summary) => expect(crossings(s)).toBe(10 + 1024) },
+    { flag: "--hop-limit", value: "1025", code: 2, stderr: "strata: --hop-limit 1025 is too large (at most 1024)\n" },
+    { flag: "--hop-limit", value: "2147483648", code: 2, stderr: "strata: --hop-limit 2147483648 is too large (at most 1024)\n" },
+    { flag: "--hop-limit", value: "4294967297", code: 2, stderr: "strata: --hop-limit 4294967297 is too large (at most 1024)\n" },
+    { flag: "--hop-limit", value: "1.5", code: 2, stderr: "strata: --hop-limit 1.5 is not a whole number (give 1 to 1024)\n" },
+    { flag: "--hop-limit", value: "abc", code: 2, stderr: "strata: --hop-limit abc is not a whole number (give 1 to 1024)\n" },
+    { flag: "--copy-limit", value: "0", code: 2, stderr: "strata: --copy-limit 0 is too small (at least 1)\n" },
+    { flag: "--copy-limit", value: "1", code: 0, check: (s: Summary) => expect(s.drops["replication-limit"]).toBe(1) },
+    { flag: "--copy-limit", value: "65534", code: 0, check: (s: Summary) => expect(s.drops["replication-limit"]).toBeUndefined() },
+    { flag: "--copy-limit", value: "65535", code: 2, stderr: "strata: --copy-limit 65535 is too large (at most 65534)\n" },
+    { flag: "--copy-limit", value: "2147483648", code: 2, stderr: "strata: --copy-limit 2147483648 is too large (at most 65534)\n" },
+    { flag: "--copy-limit", value: "4294967297", code: 2, stderr: "strata: --copy-limit 4294967297 is too large (at most 65534)\n" },
+    { flag: "--copy-limit", value: "1.5", code: 2, stderr: "strata: --copy-limit 1.5 is not a whole number (give 1 to 65534)\n" },
+    { flag: "--copy-limit", value: "abc", code: 2, stderr: "strata: --copy-limit abc is not a whole number (give 1 to 65534)\n" },
+  ])("$flag $value: exit $code", async ({ flag, value, code, stderr, check }) => {
+    const r = await strata(...run(flag, value));
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code, stderr: stderr ?? "" });
+    if (check !== undefined) check(JSON.parse(r.stdout) as Summary);
   });
 });
 

@@ -124,6 +124,14 @@ const CASES: Case[] = [
     want: [{ iface: 0, capLen: 62, origLen: 62, tsNs: null }],
   },
   {
+    name: "snaplen 0xffffffff sizes nothing: EPB and SPB read as they are",
+    blocks: [shb(), idb({ snapLen: 0xffffffff }), epb({ ...ts(T) }), spb({ data: payload(62) })],
+    want: [
+      { iface: 0, capLen: 60, origLen: 60, tsNs: "1700000000123456000" },
+      { iface: 0, capLen: 62, origLen: 62, tsNs: null },
+    ],
+  },
+  {
     name: "SPB: caplen never passes the block",
     blocks: [shb(), idb({ snapLen: 0 }), spb({ data: payload(64), origLen: 1514 })],
     want: [{ iface: 0, capLen: 64, origLen: 1514, tsNs: null }],

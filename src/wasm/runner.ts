@@ -22,6 +22,8 @@ export interface RunnerOptions {
   readonly slotLenMax?: number;
   readonly headroom: number;
   readonly outputBytes: number;
+  /** Bytes per capture buffer at least (room for many records between writes); always room for two of the largest. */
+  readonly captureBytes: number;
   readonly traceEvents: number;
   readonly hopLimit: number;
   readonly copyLimit: number;
@@ -37,6 +39,7 @@ export const DEFAULT_RUNNER: RunnerOptions = {
   slotLen: 16384 + 256,
   headroom: 256,
   outputBytes: 4 << 20,
+  captureBytes: 256 * 1024,
   traceEvents: 1 << 15,
   hopLimit: 64,
   copyLimit: 4096,
@@ -125,8 +128,6 @@ const R = (name: (typeof REGIONS)[number]): number => REGIONS.indexOf(name);
 const O = LAYOUTS.OUTREC;
 const E = LAYOUTS.EVENT;
 const OUTPUT_KIND: Record<number, "link" | "deliver"> = { 1: "link", 2: "deliver" };
-/** Bytes per capture buffer at least: room for many records between writes. */
-const CAPTURE_BUFFER_MIN = 256 * 1024;
 
 export class Runner {
   readonly #dp: DataPlane;
@@ -170,7 +171,7 @@ export class Runner {
     // The output ring and every capture buffer must hold the largest record: a full buffer's packet.
     x.outputInit(Math.max(o.outputBytes, 2 * (slotLen + O.SIZE[0])), o.trace ? Math.max(o.traceEvents, 4 * (o.maxFanout + 8)) : 1);
     const captures = this.#captures;
-    if (captures !== undefined) x.capturesInit(captures.count, Math.max(CAPTURE_BUFFER_MIN, 2 * (slotLen + RECORD_HEADER_LEN)));
+    if (captures !== undefined) x.capturesInit(captures.count, Math.max(o.captureBytes, 2 * (slotLen + RECORD_HEADER_LEN)));
   }
 
   /** Grows the buffers, between batches, for a packet of `len` bytes; at slotLenMax they stay. */

@@ -137,7 +137,7 @@ describe("strata run", () => {
     const summary = JSON.parse(r.stdout) as Summary;
     expect(summary.inputs[0]).toMatchObject({ packets: 10, linkTypes: ["ETHERNET"], adapted: ["Ethernet header"] });
     // Half the packets go to 192.168.202.1; the others miss b's acquire row.
-    expect(summary.packets).toEqual({ injected: 10, delivered: 5, dropped: 5, exited: 0 });
+    expect(summary.packets).toEqual({ injected: 10, copies: 0, delivered: 5, dropped: 5, exited: 0 });
   });
 
   it.each([

@@ -63,7 +63,7 @@ describe("example vxlan, the real vxlan.pcap replayed into the underlay", () => 
 
   it("delivers every inner frame, to the tenant host behind the VTEP it was sent to", () => {
     expect(captured).toHaveLength(10);
-    expect(run.summary.packets).toEqual({ injected: 10, delivered: 10, dropped: 0, exited: 0 });
+    expect(run.summary.packets).toEqual({ injected: 10, copies: 0, delivered: 10, dropped: 0, exited: 0 });
     const at = (member: string): Frame[] => frames(join(run.out, "delivered", `tenant.${member}.pcap`));
     const want = (toB: boolean): string[] => inner.filter((f) => f.toB === toB).map((f) => hex(f.bytes));
     expect(at("vm5").map((f) => hex(f.bytes))).toEqual(want(true));
@@ -115,6 +115,6 @@ describe("example gre, the real various_gre.pcap replayed into the routers' swit
     const other = captured.filter((f) => !isGre(f.bytes)).length;
     expect(other).toBe(70);
     expect(run.summary.members["lan.sw"]?.drops).toEqual({ "forward-drop": other });
-    expect(run.summary.packets).toEqual({ injected: 100, delivered: 30, dropped: 70, exited: 0 });
+    expect(run.summary.packets).toEqual({ injected: 100, copies: 0, delivered: 30, dropped: 70, exited: 0 });
   });
 });

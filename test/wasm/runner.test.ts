@@ -193,9 +193,8 @@ describe("Runner.flushCaptures", () => {
     dp.exports.memberSetCapture(memberOf("h2"), H2);
     const written: Uint8Array[] = Array.from({ length: H2 + 1 }, () => new Uint8Array(0));
     let writes = 0;
-    const runner = new Runner(dp, { maxFanout: c.maxFanout, slotLen: 256 }, {
+    const runner = new Runner(dp, { maxFanout: c.maxFanout, slotLen: 256, captureBytes: bufferLen }, {
       count: H2 + 1,
-      bufferLen,
       write(k, data, start, len): void {
         written[k] = concat(written[k] ?? new Uint8Array(0), data.slice(start, start + len));
         writes++;

@@ -25,7 +25,8 @@ export interface Summary {
   /** Per declared link (both directions together): packets, bytes, and the capture file if one was written. */
   readonly links: Record<string, { packets: number; bytes: number; file: string | null }>;
   readonly delivered: Record<string, { packets: number; file: string }>;
-  readonly members: Record<string, { delivered: number; drops: Partial<Record<DropReason, number>> }>;
+  /** Per member that delivered or dropped anything, with the machine it runs on. */
+  readonly members: Record<string, { machine: string | null; delivered: number; drops: Partial<Record<DropReason, number>> }>;
   readonly drops: Partial<Record<DropReason, number>>;
   readonly rows: readonly { member: string; table: string; row: number | "default"; at: string | null; rule: string; hits: number }[];
   readonly elapsedSeconds: number;
@@ -79,10 +80,10 @@ export function summarize(
     const memberDrops = readDrops(m.index);
     deliveredTotal += d;
     if (d > 0) delivered[m.qualified] = { packets: d, file: `${DELIVERED_DIR}/${m.qualified}.pcap` };
-    if (d > 0 || Object.keys(memberDrops).length > 0) members[m.qualified] = { delivered: d, drops: memberDrops };
+    if (d > 0 || Object.keys(memberDrops).length > 0) members[m.qualified] = { machine: compiled.machines[m.machine] ?? "", delivered: d, drops: memberDrops };
   }
   const outside = readDrops(-1);
-  if (Object.keys(outside).length > 0) members[OUTSIDE] = { delivered: 0, drops: outside };
+  if (Object.keys(outside).length > 0) members[OUTSIDE] = { machine: null, delivered: 0, drops: outside };
 
   const rows: Summary["rows"][number][] = [];
   for (const t of compiled.tables) {

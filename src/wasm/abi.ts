@@ -50,7 +50,7 @@ export const DROP_REASONS = [
   "too-long", // larger than a packet buffer
   "no-buffer", // every packet buffer is in use (too many modified copies at once)
   "ttl-expired",
-  "unsupported", // an action this build cannot perform yet (composition across networks)
+  "unsupported", // an action code this stage cannot perform (the control plane never installs one; a guard)
 ] as const;
 export type DropReason = (typeof DROP_REASONS)[number];
 

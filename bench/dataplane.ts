@@ -215,6 +215,14 @@ export const BUILDS = {
     const loaded = load(routerSpec(), ["lanA:feed"]);
     return { loaded, batches: routedFrames(16 * BATCH, 1024) };
   },
+  vxlan: (): Built => {
+    const loaded = load(vxlanSpec(), ["tenant:vm3"]);
+    const batches = frames(randomPairs(16 * BATCH, 2), loaded.endpoints).map((b) => {
+      for (let i = 0; i < b.count; i++) b.data.set([0x02, 0, 0, 0, 0x01, 0x05, 0x02, 0, 0, 0, 0x01, 0x03], i * FRAME_LEN);
+      return b;
+    });
+    return { loaded, batches };
+  },
 } as const;
 
 export const l2Exact: Scenario = pipelineScenario("l2-exact", "one member, exact match on dst, 1,024 entries; 64-byte frames already in memory", BUILDS["l2-exact"]);
@@ -293,6 +301,56 @@ function routedFrames(count: number, prefixes: number): InputBatch[] {
   });
 }
 
+/**
+ * VXLAN between two VTEPs (examples/vxlan without the switch): tenant frames
+ * sent by vm3 are encapsulated twice at machine a (VXLAN, then Ethernet),
+ * cross the LAN, and are decapsulated twice at b up to delivery to vm5.
+ */
+export function vxlanSpec(): string {
+  return `networks:
+  lan:
+    header: ethernet
+    members:
+      a: { name: "02:00:00:00:00:0a" }
+      b: { name: "02:00:00:00:00:0b" }
+    links: [ { from: a.1, to: b.1, capture: false } ]
+    tables:
+      a:
+        send:    [ { session: 1, header: { dst: "02:00:00:00:00:0b", type: 0x0800 } } ]
+        forward: [ { in: self, out: 1 } ]
+      b:
+        acquire: [ { match: { dst: "02:00:00:00:00:0b" }, do: receive } ]
+        receive: [ { match: { type: 0x0800 }, do: { link: overlay.1 } } ]
+  overlay:
+    header: vxlan
+    members:
+      a: { name: 192.0.2.1 }
+      b: { name: 192.0.2.2 }
+    links: [ { from: a.1, to: b.1, capture: false } ]
+    tables:
+      a:
+        send:     [ { session: 1, header: { dst: 192.0.2.2, sport: 49152, vni: 100 } } ]
+        forward:  [ { in: self, out: 1 } ]
+        transmit: [ { out: 1, via: { session: lan.1 } } ]
+      b:
+        acquire: [ { match: { dst: 192.0.2.2, dport: 4789 }, do: receive } ]
+        receive: [ { match: { vni: 100 }, do: { link: tenant.1 } } ]
+  tenant:
+    header: ethernet
+    members:
+      vm3: { name: "02:00:00:00:01:03", machine: a }
+      vm5: { name: "02:00:00:00:01:05", machine: b }
+    links: [ { from: vm3.1, to: vm5.1, capture: false } ]
+    tables:
+      vm3:
+        forward:  [ { in: self, out: 1 } ]
+        transmit: [ { out: 1, via: { session: overlay.1 } } ]
+      vm5:
+        acquire: [ { match: { dst: "02:00:00:00:01:05" }, do: receive } ]
+        receive: [ { do: deliver } ]
+`;
+}
+
 export const routerLayered: Scenario = pipelineScenario(
   "router-layered",
   "IPv4 router between two Ethernet LANs: pop Ethernet, LPM over 1,024 prefixes, TTL − 1, push Ethernet; 64-byte frames",
@@ -344,3 +402,9 @@ export const replayFile: Scenario = (() => {
     },
   };
 })();
+
+export const vxlan: Scenario = pipelineScenario(
+  "vxlan",
+  "tenant Ethernet over VXLAN over Ethernet: push VXLAN and Ethernet at one VTEP, pop both at the other, deliver; 64-byte tenant frames",
+  BUILDS.vxlan,
+);

@@ -26,6 +26,27 @@ export function formatInputError(file: string, where: string, problem: string, f
   return `${place === "" ? "" : `${place}: `}${problem}${fix === "" ? "" : ` (${fix})`}`;
 }
 
+/** The most characters of a value (a name, a key, source text) that a message quotes. */
+export const EXCERPT_LEN = 60;
+
+/**
+ * At most `max` characters of `text`, fit for a one-line message: cut with "…",
+ * control characters and line separators escaped (a value may be a whole file).
+ */
+export function excerpt(text: string, max = EXCERPT_LEN): string {
+  let cut = text.length > max ? text.slice(0, max - 1) : text;
+  if (cut.length < text.length && /[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1); // not half a surrogate pair
+  const line = cut.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, escapeChar);
+  return cut.length < text.length ? `${line}…` : line;
+}
+
+function escapeChar(c: string): string {
+  if (c === "\n") return "\\n";
+  if (c === "\r") return "\\r";
+  if (c === "\t") return "\\t";
+  return `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+}
+
 /** A command-line mistake: an unknown flag, a missing argument, a bad value. */
 export class UsageError extends Error {
   constructor(message: string) {

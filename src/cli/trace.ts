@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { type Command, InvalidArgumentError } from "commander";
 import { InputError } from "../errors.js";
-import type { TraceLine, TraceStep } from "../run/trace.js";
+import { checkTraceLine, type TraceLine, type TraceStep } from "../run/trace.js";
 import { isoTimeNs } from "./format.js";
 import type { Io } from "./io.js";
 import type { CommandContext } from "./main.js";
@@ -38,15 +38,19 @@ async function showTrace(dir: string, flags: TraceFlags, io: Io): Promise<void> 
   const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
   let n = 0;
   let found = false;
-  for await (const text of lines) {
+  const edited = "the file was cut or edited; replay again";
+  for await (const text of readable(lines, file)) {
     n++;
     if (text === "") continue;
-    let line: TraceLine;
+    let value: unknown;
     try {
-      line = JSON.parse(text) as TraceLine;
+      value = JSON.parse(text);
     } catch {
-      throw new InputError(file, `line ${n}`, "not a JSON trace line", "the file was cut or edited; replay again");
+      throw new InputError(file, `line ${n}`, "not a JSON trace line", edited);
     }
+    const checked = checkTraceLine(value);
+    if (!checked.ok) throw new InputError(file, `line ${n}`, checked.problem, edited);
+    const line = checked.value;
     if (flags.packet !== undefined) {
       if (line.packet !== flags.packet) continue;
       io.stdout.write(flags.json === true ? `${text}\n` : formatPath(line));
@@ -59,6 +63,18 @@ async function showTrace(dir: string, flags: TraceFlags, io: Io): Promise<void> 
   lines.close();
   if (flags.packet !== undefined && !found) {
     throw new InputError(file, "", `no packet ${flags.packet} in the trace (it has ${n} packets, numbered from 0)`);
+  }
+}
+
+/** The lines of the trace; a file that cannot be read (a directory, no permission) is bad input. */
+async function* readable(lines: AsyncIterable<string>, file: string): AsyncGenerator<string> {
+  try {
+    yield* lines;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === undefined) throw err;
+    const why = code === "EISDIR" ? "it is a directory" : code === "EACCES" ? "permission denied" : (err as Error).message;
+    throw new InputError(file, "", `cannot read the trace: ${why}`, "replay with `strata run … --trace` to write it again");
   }
 }
 

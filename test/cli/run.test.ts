@@ -1,7 +1,7 @@
 // `strata run` and `strata trace` from the command line: bad input of every
 // kind is one line on stderr and exit 2; good runs write what they promise.
 
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -169,5 +169,47 @@ describe("strata trace", () => {
     const r = await strata(...args(dir));
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(error);
+  });
+});
+
+describe("strata trace: a trace.jsonl cut or edited by hand is one line and exit 2", () => {
+  const good = { packet: 0, endpoint: "lan:h1.1", tsNs: "1750000000001000000", len: 42, steps: [{ copy: 0, step: "deliver", member: "lan.h2" }] };
+  const line = (change: object): string => JSON.stringify({ ...good, ...change });
+  const step = (change: object): string => line({ steps: [{ copy: 0, step: "link", link: "lan.h1.1-hub.1", from: "lan.h1", hops: 1, ...change }] });
+  it.each([
+    { name: "steps is a number", text: line({ steps: 5 }), error: "line 1: steps must be a list of steps, got 5" },
+    { name: "a null line", text: `${line({})}\nnull`, error: "line 2: null is not a trace line" },
+    { name: "a list for a line", text: "[1,2]", error: "line 1: [1,2] is not a trace line" },
+    { name: "a missing key", text: JSON.stringify({ packet: 0, endpoint: "lan:h1.1" }), error: "line 1: missing key 'tsNs'" },
+    { name: "a packet number in a string", text: line({ packet: "0" }), error: `line 1: packet must be a packet number, 0 or more, got "0"` },
+    { name: "a time that is not digits", text: line({ tsNs: "soon" }), error: `line 1: tsNs must be nanoseconds as a string of digits, got "soon"` },
+    { name: "a null step", text: line({ steps: [null] }), error: "line 1: steps[0] must be an object" },
+    { name: "a step without a copy", text: line({ steps: [{ step: "deliver", member: "lan.h2" }] }), error: "line 1: steps[0].copy must be a copy number, 0 or more, got undefined" },
+    { name: "an unknown step", text: step({ step: "teleport" }), error: `line 1: steps[0].step must be one of inject, link, exit, fork, deliver, drop, acquire, forward, transmit, receive, send, got "teleport"` },
+    { name: "a step missing a detail", text: line({ steps: [{ copy: 0, step: "drop", member: "lan.h4", stage: "acquire" }] }), error: "line 1: steps[0] (drop) is missing key 'reason'" },
+    { name: "a detail of the wrong type", text: step({ hops: "two" }), error: `line 1: steps[0].hops must be a whole number, 0 or more, got "two"` },
+    { name: "a long bad value", text: line({ endpoint: 7, len: "x".repeat(100_000) }), error: "line 1: endpoint must be a string, got 7" },
+    { name: "a long bad value, cut", text: line({ len: "x".repeat(100_000) }), error: `line 1: len must be a length in bytes, got "${"x".repeat(58)}…` },
+  ])("$name", async ({ text, error }) => {
+    const file = join(dir, "trace.jsonl");
+    writeFileSync(file, `${text}\n`);
+    for (const args of [[], ["--packet", "3"]]) {
+      const r = await strata("trace", dir, ...args);
+      expect(r.code).toBe(2);
+      expect(r.stderr.startsWith(`strata: ${file}: ${error}`), r.stderr).toBe(true);
+      expect(r.stderr).toMatch(/ \(the file was cut or edited; replay again\)\n$/);
+      expect(r.stderr.split("\n")).toHaveLength(2);
+    }
+  });
+
+  it("a trace.jsonl that is a directory", async () => {
+    mkdirSync(join(dir, "trace.jsonl"));
+    const r = await strata("trace", dir);
+    expect(r).toEqual({ code: 2, stdout: "", stderr: `strata: ${join(dir, "trace.jsonl")}: cannot read the trace: it is a directory (replay with \`strata run … --trace\` to write it again)\n` });
+  });
+
+  it("a good line still reads", async () => {
+    writeFileSync(join(dir, "trace.jsonl"), `${line({})}\n`);
+    expect(await strata("trace", dir)).toEqual({ code: 0, stderr: "", stdout: "packet 0  lan:h1.1  2025-06-15T15:06:40.001000000Z  42 bytes  delivered to lan.h2\n" });
   });
 });

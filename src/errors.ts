@@ -12,12 +12,14 @@ export class InputError extends Error {
   readonly fix: string;
 
   constructor(file: string, where: string, problem: string, fix = "") {
-    super(formatInputError(file, where, problem, fix));
+    // Each part stays one short line even when it quotes far too much of the input.
+    const [w, p, f] = [where, problem, fix].map((part) => excerpt(part, MESSAGE_PART_LEN)) as [string, string, string];
+    super(formatInputError(file, w, p, f));
     this.name = "InputError";
     this.file = file;
-    this.where = where;
-    this.problem = problem;
-    this.fix = fix;
+    this.where = w;
+    this.problem = p;
+    this.fix = f;
   }
 }
 
@@ -25,6 +27,9 @@ export function formatInputError(file: string, where: string, problem: string, f
   const place = [file, where].filter((s) => s !== "").join(": ");
   return `${place === "" ? "" : `${place}: `}${problem}${fix === "" ? "" : ` (${fix})`}`;
 }
+
+/** The most characters of the where, the problem and the fix of an InputError (a message's parts). */
+export const MESSAGE_PART_LEN = 240;
 
 /** The most characters of a value (a name, a key, source text) that a message quotes. */
 export const EXCERPT_LEN = 60;

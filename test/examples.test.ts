@@ -53,6 +53,8 @@ describe.each(examples)("example %s", (name) => {
         rmSync(golden, { recursive: true, force: true });
         for (const f of captures(out)) cpSync(join(out, f), join(golden, f));
       }
+      // No marker: strata refuses expected/ as an --out like any directory it did not write.
+      expect(existsSync(join(golden, ".strata-output"))).toBe(false);
       expect(captures(out)).toEqual(captures(golden));
       for (const f of captures(golden)) expect(readFileSync(join(out, f)), f).toEqual(readFileSync(join(golden, f)));
     } finally {

@@ -15,7 +15,7 @@ import { loadSpec } from "../spec/load.js";
 import { DataPlane } from "../wasm/module.js";
 import { DEFAULT_RUNNER, Runner } from "../wasm/runner.js";
 import { Inputs } from "./inputs.js";
-import { CaptureOutputs, prepareOutDir } from "./outputs.js";
+import { CaptureOutputs, OutDir, outputFiles, SUMMARY_FILE, TRACE_FILE } from "./outputs.js";
 import { type Summary, summarize } from "./summary.js";
 import { TraceWriter } from "./trace.js";
 
@@ -24,6 +24,8 @@ export interface ReplayOptions {
   /** `--in ENDPOINT=FILE`, in the order given. */
   readonly inputs: readonly { readonly endpoint: string; readonly file: string }[];
   readonly out: string;
+  /** Write into a non-empty --out directory strata did not write (never replacing its files). */
+  readonly force?: boolean;
   readonly trace?: boolean;
   readonly hopLimit?: number;
   readonly copyLimit?: number;
@@ -75,7 +77,8 @@ export class Replay {
     );
     try {
       dp.exports.countersReset();
-      prepareOutDir(options.out);
+      const inputFiles = [options.spec, ...options.inputs.map((i) => i.file)];
+      const out = OutDir.claim(options.out, { inputs: inputFiles, force: options.force === true, files: outputFiles(compiled, options.trace === true) });
       // A packet buffer holds the largest packet the inputs carry, with room for pushed headers.
       const maxPacket = Math.min(65535, Math.max(2048, inputs.maxCapLen)) + DEFAULT_RUNNER.headroom;
       const outputs = new CaptureOutputs(options.out, compiled, dp, Math.max(maxPacket, inputs.maxCapLen));
@@ -90,7 +93,7 @@ export class Replay {
         },
         outputs,
       );
-      const trace = options.trace === true ? new TraceWriter(join(options.out, "trace.jsonl"), compiled, this.#installed.entries) : undefined;
+      const trace = options.trace === true ? new TraceWriter(join(options.out, TRACE_FILE), compiled, this.#installed.entries) : undefined;
       // Packets go to the capture buffers; the ring carries only trace events.
       const sink = trace === undefined ? null : { packet: () => {}, event: trace.event.bind(trace) };
       const names = this.#endpoints.map((e) => e.text);
@@ -115,7 +118,8 @@ export class Replay {
       }
       const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
       const summary = summarize(dp, this.#installed, inputs.stats, elapsed, error?.message);
-      writeFileSync(join(options.out, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
+      writeFileSync(join(options.out, SUMMARY_FILE), `${JSON.stringify(summary, null, 2)}\n`);
+      out.seal();
       return { summary, compiled, ...(error !== undefined ? { error } : {}) };
     } finally {
       inputs.close();

@@ -48,8 +48,8 @@ refuses an --out that holds an input (the description or a capture), and one wit
 files in it unless --force is given; it never replaces a file it did not write.
 
 Exit codes: 0 done; 2 bad description, endpoint, flag, capture or --out (a damaged capture
-is replayed up to the damage, outputs are written, then the error is reported). All exit
-codes: strata --help.`,
+is replayed up to the damage, outputs are written, then the error is reported).
+All exit codes: strata --help.`,
     )
     .action((spec: string, flags: RunFlags) => {
       ctx.exitCode = runReplay(spec, flags, ctx.io);

@@ -27,6 +27,7 @@ export function registerTrace(program: Command, ctx: CommandContext): void {
       return n;
     })
     .option("--json", "print the trace lines themselves")
+    .addHelpText("after", "\nExit codes: 0 done; 2 no trace in DIR, no such packet, a bad trace line or a bad flag.\nAll exit codes: strata --help.")
     .action(async (dir: string, flags: TraceFlags) => {
       await showTrace(dir, flags, ctx.io);
     });

@@ -61,6 +61,12 @@ describe("help and version", () => {
     expect(r.stderr).toContain(usage);
   });
 
+  it.each([["run"], ["check"], ["trace"], ["pcap", "inspect"]])("%s --help names its exit codes and points to the rest", async (...cmd) => {
+    const r = await strata(...cmd, "--help");
+    expect(r.stdout).toMatch(/[Ee]xit code/);
+    expect(r.stdout).toContain("All exit codes: strata --help.");
+  });
+
   it("--help lists every exit code", async () => {
     const r = await strata("--help");
     for (const code of ["0", "1", "2", "70", "130"]) expect(r.stdout).toMatch(new RegExp(`^  ${code} +\\S`, "m"));

@@ -52,6 +52,27 @@ function escapeChar(c: string): string {
   return `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
 }
 
+const IO_ERRORS: Readonly<Record<string, string>> = {
+  ENOENT: "no such file",
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  EISDIR: "it is a directory",
+  ENOTDIR: "a part of the path is a file",
+  EROFS: "the file system is read-only",
+  ENOSPC: "no space left on the device",
+  EDQUOT: "the disk quota is used up",
+  EEXIST: "something that is not a directory is in the way",
+  ELOOP: "too many symbolic links",
+  ENAMETOOLONG: "the name is too long",
+};
+
+/** A failed file-system call in words ("permission denied"); the code and the call for rare ones ("EIO read"). */
+export function describeIoError(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  if (e.code === undefined) return err instanceof Error ? err.message : String(err);
+  return IO_ERRORS[e.code] ?? `${e.code} ${e.syscall ?? ""}`.trim();
+}
+
 /** A command-line mistake: an unknown flag, a missing argument, a bad value. */
 export class UsageError extends Error {
   constructor(message: string) {

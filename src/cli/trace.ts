@@ -5,7 +5,7 @@ import { createReadStream, existsSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { type Command, InvalidArgumentError } from "commander";
-import { InputError } from "../errors.js";
+import { describeIoError, InputError } from "../errors.js";
 import { checkTraceLine, type TraceLine, type TraceStep } from "../run/trace.js";
 import { isoTimeNs } from "./format.js";
 import type { Io } from "./io.js";
@@ -72,10 +72,8 @@ async function* readable(lines: AsyncIterable<string>, file: string): AsyncGener
   try {
     yield* lines;
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === undefined) throw err;
-    const why = code === "EISDIR" ? "it is a directory" : code === "EACCES" ? "permission denied" : (err as Error).message;
-    throw new InputError(file, "", `cannot read the trace: ${why}`, "replay with `strata run … --trace` to write it again");
+    if ((err as NodeJS.ErrnoException).code === undefined) throw err;
+    throw new InputError(file, "", `cannot read the trace: ${describeIoError(err)}`, "replay with `strata run … --trace` to write it again");
   }
 }
 

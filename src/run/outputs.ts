@@ -7,7 +7,7 @@
 import { lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, type Stats, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import type { CompiledSpec } from "../control/compiled.js";
-import { InputError } from "../errors.js";
+import { describeIoError, InputError } from "../errors.js";
 import { PcapWriter } from "../pcap/index.js";
 import type { DataPlane } from "../wasm/module.js";
 import type { CaptureTargets } from "../wasm/runner.js";
@@ -123,7 +123,7 @@ function realTarget(dir: string, refuse: (problem: string, fix: string) => Input
       real = realpathSync(head);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if ((code !== "ENOENT" && code !== "ENOTDIR") || dirname(head) === head) throw refuse(`cannot use --out: ${why(err)}`, fix);
+      if ((code !== "ENOENT" && code !== "ENOTDIR") || dirname(head) === head) throw refuse(`cannot use --out: ${describeIoError(err)}`, fix);
       tail.unshift(basename(head));
       head = dirname(head);
       continue;
@@ -154,26 +154,8 @@ function guard<T>(step: () => T, refuse: (problem: string, fix: string) => Input
     return step();
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === undefined) throw err;
-    throw refuse(`cannot write in --out: ${why(err)}`, "choose a directory you can write to");
+    throw refuse(`cannot write in --out: ${describeIoError(err)}`, "choose a directory you can write to");
   }
-}
-
-const WHY: Readonly<Record<string, string>> = {
-  EACCES: "permission denied",
-  EPERM: "permission denied",
-  EROFS: "the file system is read-only",
-  ENOSPC: "no space left on the device",
-  EDQUOT: "the disk quota is used up",
-  ENOENT: "no such file or directory",
-  ENOTDIR: "a part of the path is a file",
-  EEXIST: "something that is not a directory is in the way",
-  ELOOP: "too many symbolic links",
-  ENAMETOOLONG: "the name is too long",
-};
-
-function why(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException).code ?? "";
-  return WHY[code] ?? (err instanceof Error ? err.message : String(err));
 }
 
 function lstatOrUndefined(path: string): Stats | undefined {

@@ -4,6 +4,7 @@
 
 import { isUtf8 } from "node:buffer";
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { describeIoError } from "../errors.js";
 import { MAGIC_MICRO, MAGIC_MICRO_SWAPPED, MAGIC_NANO, MAGIC_NANO_SWAPPED } from "../pcap/pcap-layout.js";
 import { BT_SHB } from "../pcap/pcapng-layout.js";
 import { SpecError, SpecIssue } from "./problems.js";
@@ -20,7 +21,7 @@ export function readDescription(file: string, limit = MAX_DESCRIPTION_BYTES): st
   try {
     fd = openSync(file, "r");
   } catch (err) {
-    throw fail(`cannot read file: ${why(err)}`);
+    throw fail(`cannot read file: ${describeIoError(err)}`);
   }
   let bytes: Buffer;
   try {
@@ -37,7 +38,7 @@ export function readDescription(file: string, limit = MAX_DESCRIPTION_BYTES): st
     bytes = bytes.subarray(0, filled);
   } catch (err) {
     if (err instanceof SpecError) throw err;
-    throw fail(`cannot read file: ${why(err)}`);
+    throw fail(`cannot read file: ${describeIoError(err)}`);
   } finally {
     closeSync(fd);
   }
@@ -71,14 +72,6 @@ function binaryKind(bytes: Buffer): string | undefined {
 
 function startsWith(bytes: Buffer, ...prefix: number[]): boolean {
   return prefix.every((b, i) => bytes[i] === b);
-}
-
-function why(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException).code;
-  if (code === "ENOENT") return "no such file";
-  if (code === "EISDIR") return "it is a directory";
-  if (code === "EACCES" || code === "EPERM") return "permission denied";
-  return err instanceof Error ? err.message : String(err);
 }
 
 function mib(bytes: number): string {

@@ -330,7 +330,7 @@ describe("strata run --out: strata deletes or replaces only files it wrote", () 
     { name: "--out an existing file", argv: () => hub(copy(join(specs, "file.pcap"))), watch: () => specs, error: /file\.pcap: --out must be a directory, and this is a file \(choose a new or empty directory for --out\)\n$/ },
     { name: "--out under a file", argv: () => hub(join(copy(join(specs, "file.pcap")), "x")), watch: () => specs, error: /file\.pcap\/x: --out cannot be made: .*file\.pcap is a file \(/ },
     { name: "--out where even root may not write (/sys)", argv: () => hub("/sys/strata-out"), watch: () => specs, error: /^strata: \/sys\/strata-out: cannot write in --out: permission denied \(choose a directory you can write to\)\n$/ },
-    { name: "--out where no directory can be made (/proc)", argv: () => hub("/proc/strata-out/x"), watch: () => specs, error: /^strata: \/proc\/strata-out\/x: cannot write in --out: no such file or directory \(/ },
+    { name: "--out where no directory can be made (/proc)", argv: () => hub("/proc/strata-out/x"), watch: () => specs, error: /^strata: \/proc\/strata-out\/x: cannot write in --out: no such file \(/ },
   ])("$name: refused, one line, exit 2, nothing touched", async ({ setup, argv, watch, error }) => {
     await setup?.();
     const args = argv();

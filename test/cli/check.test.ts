@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, test } from "vitest";
+import { afterAll, describe, expect, test } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
 import { EXIT_BAD_INPUT, EXIT_OK, main } from "../../src/cli/main.js";
 
@@ -167,5 +167,9 @@ describe("strata check: what is not a description is one short line, exit 2, wit
       expect(line.length).toBeLessThan(300);
     }
     expect(lines[0]).toMatch(problem);
+  });
+
+  afterAll(() => {
+    for (const name of ["50mb.yaml", "over.yaml", "at.yaml", "under.yaml"]) rmSync(join(dir, name), { force: true });
   });
 });

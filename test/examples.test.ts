@@ -49,12 +49,20 @@ describe.each(examples)("example %s", (name) => {
 
       const lines = readFileSync(join(out, "trace.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as TraceLine);
       expect(lines.map((l) => fate(l.steps))).toEqual(example.expect.fates);
+      // strata trace reads back every step the replay wrote, pushes, pops and hand-offs included.
+      for (const packet of [undefined, ...lines.map((l) => l.packet)]) {
+        const shown = memoryIo();
+        expect(await main(["trace", out, ...(packet === undefined ? [] : ["--packet", String(packet)])], shown)).toBe(0);
+        expect(shown.stderr.text).toBe("");
+      }
 
       const golden = join(dir, "expected");
       if (process.env.UPDATE_GOLDENS === "1") {
         rmSync(golden, { recursive: true, force: true });
         for (const f of captures(out)) cpSync(join(out, f), join(golden, f));
       }
+      // No marker: strata refuses expected/ as an --out like any directory it did not write.
+      expect(existsSync(join(golden, ".strata-output"))).toBe(false);
       expect(captures(out)).toEqual(captures(golden));
       for (const f of captures(golden)) expect(readFileSync(join(out, f)), f).toEqual(readFileSync(join(golden, f)));
     } finally {

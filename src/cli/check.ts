@@ -33,6 +33,7 @@ export function registerCheck(program: Command, ctx: CommandContext): void {
     .description("validate a network description and print a summary")
     .argument("<spec>", "network description (YAML or JSON)")
     .option("--json", "print the summary (or the errors) as one JSON object")
+    .addHelpText("after", "\nExit codes: 0 valid; 2 a bad description (every error, one line each) or flag. All exit codes: strata --help.")
     .action((file: string, opts: { json?: boolean }) => {
       ctx.exitCode = runCheck(file, opts.json === true, ctx.io);
     });

@@ -5,7 +5,7 @@
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
-import { InputError, UsageError } from "../errors.js";
+import { excerpt, InputError, UsageError } from "../errors.js";
 import { type Io, StreamSink } from "./io.js";
 import { registerPcap } from "./pcap.js";
 import { registerCheck } from "./check.js";
@@ -29,28 +29,59 @@ export function buildProgram(ctx: CommandContext): Command {
   const program = new Command("strata")
     .description("A data-plane emulator for compositional networks.")
     .version(VERSION, "-V, --version")
-    .showHelpAfterError("(run with --help for usage)")
-    .configureOutput({
-      writeOut: (s) => ctx.io.stdout.write(s),
-      writeErr: (s) => ctx.io.stderr.write(s),
-    })
+    .addHelpText("after", `\n${EXIT_CODES_HELP}`)
     .exitOverride();
   registerPcap(program, ctx);
   registerCheck(program, ctx);
   registerRun(program, ctx);
   registerTrace(program, ctx);
   registerBench(program, ctx);
-  // Every subcommand inherits the output and exit behaviour.
-  const inherit = (cmd: Command): void => {
-    for (const sub of cmd.commands) {
-      sub.configureOutput({ writeOut: (s) => ctx.io.stdout.write(s), writeErr: (s) => ctx.io.stderr.write(s) });
-      sub.exitOverride();
-      sub.showHelpAfterError("(run with --help for usage)");
-      inherit(sub);
-    }
+  // Every command writes to ctx.io, reports a flag mistake as strata's one line, and returns instead of exiting.
+  const configure = (cmd: Command): void => {
+    cmd.configureOutput({
+      writeOut: (s) => ctx.io.stdout.write(s),
+      writeErr: (s) => ctx.io.stderr.write(s),
+      outputError: (s) => ctx.io.stderr.write(`strata: ${usageLine(s, commandPath(cmd))}\n`),
+    });
+    cmd.exitOverride();
+    for (const sub of cmd.commands) configure(sub);
   };
-  inherit(program);
+  configure(program);
   return program;
+}
+
+/** The exit codes, for `strata --help` (docs/cli.md has the same table). */
+export const EXIT_CODES_HELP = `Exit codes:
+  0    done
+  1    not used (reserved for a check that finds the problem it looks for)
+  2    bad input: a description, capture, endpoint, flag or --out directory (one line on stderr)
+  70   internal error: a bug in strata (a stack trace on stderr; please report it)
+  130  interrupted (Ctrl-C)`;
+
+/** "strata pcap inspect" for the inspect command. */
+function commandPath(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c !== null; c = c.parent) names.unshift(c.name());
+  return names.join(" ");
+}
+
+/**
+ * Commander's error ("error: unknown option '--jsn'\n(Did you mean --json?)") as
+ * the problem and fix of strata's one line. Quoted values are cut to an excerpt.
+ */
+export function usageLine(message: string, command: string): string {
+  const text = message.replace(/^error: /, "").replace(/\n$/, "");
+  const suggestion = /\n\(Did you mean (.*)\)$/.exec(text);
+  const hint = suggestion?.[1];
+  const problem = text
+    .slice(0, suggestion?.index)
+    .replace(/\.$/, "")
+    // "… is invalid. it must be …" reads as one sentence; quoted values are left as given.
+    .replace(/('[^']*')|\.\s+([A-Za-z])/g, (_m, quoted: string | undefined, letter: string | undefined) =>
+      quoted !== undefined ? `'${excerpt(quoted.slice(1, -1))}'` : `: ${(letter ?? "").toLowerCase()}`,
+    );
+  const usage = `run '${command} --help' for usage`;
+  return `${problem} (${hint === undefined ? usage : `did you mean ${hint} ${usage}`})`;
 }
 
 const VERSION = "0.1.0";
@@ -71,12 +102,9 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
 
 function exitCodeFor(err: unknown, io: Io): number {
   if (err instanceof CommanderError) {
-    // Help and version are not errors; commander already printed the message otherwise.
-    if (err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.code === "commander.help") {
-      return EXIT_OK;
-    }
-    if (err.exitCode === 0) return EXIT_OK;
-    return EXIT_BAD_INPUT;
+    // Commander has printed the help, the version or the error line. A command that needs
+    // a subcommand and got none ("commander.help", exit code 1) printed its help on stderr.
+    return err.exitCode === 0 ? EXIT_OK : EXIT_BAD_INPUT;
   }
   if (err instanceof SpecError) {
     for (const line of err.lines()) io.stderr.write(`strata: ${line}\n`);

@@ -19,7 +19,7 @@ export function registerPcap(program: Command, ctx: CommandContext): void {
       "after",
       "\nEvery good packet is listed before any damage is reported; a damaged or missing file\n" +
         "is reported on stderr as one line, the other files are still inspected, and the exit\n" +
-        "code is 2.\n",
+        "code is 2. All exit codes: strata --help.\n",
     )
     .action(async (files: string[], options: { json?: boolean }) => {
       for (const [n, file] of files.entries()) {

@@ -14,6 +14,7 @@ import { type CommandContext, EXIT_BAD_INPUT, EXIT_OK } from "./main.js";
 interface RunFlags {
   in: string[];
   out: string;
+  force?: boolean;
   trace?: boolean;
   json?: boolean;
   hopLimit: number;
@@ -26,7 +27,8 @@ export function registerRun(program: Command, ctx: CommandContext): void {
     .description("replay captures through the networks of a description")
     .argument("<spec>", "network description (YAML or JSON)")
     .requiredOption("--in <endpoint=file>", `inject a capture at an endpoint (${ENDPOINT_FORMS}); repeatable`, collect, [])
-    .requiredOption("--out <dir>", "directory for links/, delivered/, summary.json (and trace.jsonl)")
+    .requiredOption("--out <dir>", "directory for links/, delivered/, summary.json (and trace.jsonl): new, empty, or written by strata before")
+    .option("--force", "write into a non-empty directory strata did not write (never replacing a file there)")
     .option("--trace", "also write trace.jsonl: every step of every packet")
     .option("--json", "print summary.json on stdout instead of a short report")
     .addOption(new Option("--hop-limit <n>", `links a packet may cross before it is dropped as a loop (1 to ${HOP_LIMIT_MAX})`).default(64).argParser(limit("--hop-limit", HOP_LIMIT_MAX)))
@@ -42,8 +44,13 @@ Endpoints:
 The network may be left out when the description has only one. Several inputs are
 merged in timestamp order.
 
-Exit codes: 0 done; 2 bad description, endpoint, flag or capture (a damaged capture
-is replayed up to the damage, outputs are written, then the error is reported).`,
+strata deletes or replaces only files it wrote (DIR/.strata-output lists them). It
+refuses an --out that holds an input (the description or a capture), and one with other
+files in it unless --force is given; it never replaces a file it did not write.
+
+Exit codes: 0 done; 2 bad description, endpoint, flag, capture or --out (a damaged capture
+is replayed up to the damage, outputs are written, then the error is reported).
+All exit codes: strata --help.`,
     )
     .action((spec: string, flags: RunFlags) => {
       ctx.exitCode = runReplay(spec, flags, ctx.io);
@@ -85,6 +92,7 @@ function runReplay(spec: string, flags: RunFlags, io: Io): number {
         spec,
         inputs,
         out: flags.out,
+        force: flags.force === true,
         trace: flags.trace === true,
         hopLimit: flags.hopLimit,
         copyLimit: flags.copyLimit,

@@ -5,8 +5,8 @@ import { createReadStream, existsSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { type Command, InvalidArgumentError } from "commander";
-import { InputError } from "../errors.js";
-import type { TraceLine, TraceStep } from "../run/trace.js";
+import { describeIoError, InputError } from "../errors.js";
+import { checkTraceLine, type TraceLine, type TraceStep } from "../run/trace.js";
 import { isoTimeNs } from "./format.js";
 import type { Io } from "./io.js";
 import type { CommandContext } from "./main.js";
@@ -27,6 +27,7 @@ export function registerTrace(program: Command, ctx: CommandContext): void {
       return n;
     })
     .option("--json", "print the trace lines themselves")
+    .addHelpText("after", "\nExit codes: 0 done; 2 no trace in DIR, no such packet, a bad trace line or a bad flag.\nAll exit codes: strata --help.")
     .action(async (dir: string, flags: TraceFlags) => {
       await showTrace(dir, flags, ctx.io);
     });
@@ -38,15 +39,19 @@ async function showTrace(dir: string, flags: TraceFlags, io: Io): Promise<void> 
   const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
   let n = 0;
   let found = false;
-  for await (const text of lines) {
+  const edited = "the file was cut or edited; replay again";
+  for await (const text of readable(lines, file)) {
     n++;
     if (text === "") continue;
-    let line: TraceLine;
+    let value: unknown;
     try {
-      line = JSON.parse(text) as TraceLine;
+      value = JSON.parse(text);
     } catch {
-      throw new InputError(file, `line ${n}`, "not a JSON trace line", "the file was cut or edited; replay again");
+      throw new InputError(file, `line ${n}`, "not a JSON trace line", edited);
     }
+    const checked = checkTraceLine(value);
+    if (!checked.ok) throw new InputError(file, `line ${n}`, checked.problem, edited);
+    const line = checked.value;
     if (flags.packet !== undefined) {
       if (line.packet !== flags.packet) continue;
       io.stdout.write(flags.json === true ? `${text}\n` : formatPath(line));
@@ -59,6 +64,16 @@ async function showTrace(dir: string, flags: TraceFlags, io: Io): Promise<void> 
   lines.close();
   if (flags.packet !== undefined && !found) {
     throw new InputError(file, "", `no packet ${flags.packet} in the trace (it has ${n} packets, numbered from 0)`);
+  }
+}
+
+/** The lines of the trace; a file that cannot be read (a directory, no permission) is bad input. */
+async function* readable(lines: AsyncIterable<string>, file: string): AsyncGenerator<string> {
+  try {
+    yield* lines;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === undefined) throw err;
+    throw new InputError(file, "", `cannot read the trace: ${describeIoError(err)}`, "replay with `strata run … --trace` to write it again");
   }
 }
 
@@ -103,7 +118,7 @@ function describe(s: TraceStep): string {
     case "pop":
       return `${pad("pop")}${s.member} took off its header (−${s.bytes} bytes) on machine ${s.machine}`;
     case "handoff":
-      return `${pad("handoff")}${s.from} → ${s.to} on machine ${s.machine}, into its ${s.at} table${s.session !== undefined ? ` (session ${s.session})` : s.in !== undefined && s.in !== null ? ` (in ${s.in})` : ""}`;
+      return `${pad("handoff")}${s.from} → ${s.to} on machine ${s.machine}, into its ${s.at} table${s.session !== null ? ` (session ${s.session})` : s.in !== null ? ` (in ${s.in})` : ""}`;
     case "drop":
       return `${pad("drop")}${s.member ?? "at the edge"}: ${s.reason} (in ${s.stage})`;
     default: {

@@ -5,7 +5,7 @@
 // however large the file; it grows only when a single record is larger than a chunk.
 
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
-import { InputError } from "../errors.js";
+import { describeIoError, InputError } from "../errors.js";
 
 export interface ByteSource {
   /** Size in bytes, when known (regular files, memory); else -1. */
@@ -58,21 +58,6 @@ export function memorySource(bytes: Uint8Array): ByteSource {
     },
     close() {},
   };
-}
-
-function describeIoError(err: unknown): string {
-  const e = err as NodeJS.ErrnoException;
-  switch (e.code) {
-    case "ENOENT":
-      return "no such file";
-    case "EACCES":
-    case "EPERM":
-      return "permission denied";
-    case "EISDIR":
-      return "it is a directory";
-    default:
-      return e.code === undefined ? String(e.message) : `${e.code} ${e.syscall ?? ""}`.trim();
-  }
 }
 
 export const DEFAULT_CHUNK_LEN = 1 << 20;

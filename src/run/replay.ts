@@ -16,7 +16,7 @@ import { loadSpec } from "../spec/load.js";
 import { DataPlane } from "../wasm/module.js";
 import { checkLimits, DEFAULT_RUNNER, Runner } from "../wasm/runner.js";
 import { Inputs } from "./inputs.js";
-import { CaptureOutputs, prepareOutDir } from "./outputs.js";
+import { CaptureOutputs, OutDir, outputFiles, SUMMARY_FILE, TRACE_FILE } from "./outputs.js";
 import { type Summary, summarize } from "./summary.js";
 import { TraceWriter } from "./trace.js";
 
@@ -25,6 +25,8 @@ export interface ReplayOptions {
   /** `--in ENDPOINT=FILE`, in the order given. */
   readonly inputs: readonly { readonly endpoint: string; readonly file: string }[];
   readonly out: string;
+  /** Write into a non-empty --out directory strata did not write (never replacing its files). */
+  readonly force?: boolean;
   readonly trace?: boolean;
   readonly hopLimit?: number;
   readonly copyLimit?: number;
@@ -77,7 +79,8 @@ export class Replay {
     );
     try {
       dp.exports.countersReset();
-      prepareOutDir(options.out);
+      const inputFiles = [options.spec, ...options.inputs.map((i) => i.file)];
+      const out = OutDir.claim(options.out, { inputs: inputFiles, force: options.force === true, files: outputFiles(compiled, options.trace === true) });
       const outputs = new CaptureOutputs(options.out, compiled, dp);
       // Buffers are sized by the packets read, never by a capture's snaplen (a header field
       // readers ignore): they start small and grow to the longest packet a capture of any
@@ -93,7 +96,7 @@ export class Replay {
         },
         outputs,
       );
-      const trace = options.trace === true ? new TraceWriter(join(options.out, "trace.jsonl"), compiled, this.#installed.entries) : undefined;
+      const trace = options.trace === true ? new TraceWriter(join(options.out, TRACE_FILE), compiled, this.#installed.entries) : undefined;
       // Packets go to the capture buffers; the ring carries only trace events.
       const sink = trace === undefined ? null : { packet: () => {}, event: trace.event.bind(trace) };
       const names = this.#endpoints.map((e) => e.text);
@@ -114,7 +117,9 @@ export class Replay {
       }
       const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
       const summary = summarize(dp, this.#installed, inputs.stats, elapsed);
-      writeFileSync(join(options.out, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
+      writeFileSync(join(options.out, SUMMARY_FILE), `${JSON.stringify(summary, null, 2)}
+`);
+      out.seal();
       return { summary, compiled, errors: inputs.errors };
     } finally {
       inputs.close();

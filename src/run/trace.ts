@@ -6,6 +6,8 @@ import type { CompiledSpec, CompiledTable } from "../control/compiled.js";
 import { ACTIONS, DROP_REASONS, PORT_NONE, PORT_SELF, PORT_SHARED, STAGES, TRACE_KINDS } from "../wasm/abi.js";
 import type { InputBatch, TraceEvent } from "../wasm/runner.js";
 import { tsNs } from "../pcap/index.js";
+import { excerpt } from "../errors.js";
+import { fail, ok, type Result } from "../spec/notation.js";
 
 /** One step of a packet's path, as written to trace.jsonl. */
 export interface TraceStep {
@@ -23,6 +25,75 @@ export interface TraceLine {
 }
 
 const FLUSH_AT = 1 << 20;
+
+/** How a step's detail is written: a name or null, a text, a count, a port (number, "self" or null), a row. */
+type Detail = "name" | "text" | "count" | "port" | "row";
+
+const LOOKUP = { member: "name", row: "row", rule: "name", action: "text" } as const;
+
+/** The details of each kind of step, as TraceWriter writes them (and `strata trace` reads them). */
+const STEP_DETAILS: Readonly<Record<string, Readonly<Record<string, Detail>>>> = {
+  inject: { member: "name", at: "name" },
+  link: { link: "name", from: "name", hops: "count" },
+  exit: { link: "name" },
+  fork: { from: "count", member: "name", at: "text", to: "port" },
+  deliver: { member: "name" },
+  drop: { member: "name", stage: "text", reason: "text" },
+  acquire: { ...LOOKUP, in: "port" },
+  forward: { ...LOOKUP, in: "port" },
+  transmit: { ...LOOKUP, out: "port" },
+  receive: { ...LOOKUP, in: "port" },
+  send: { ...LOOKUP, session: "port" },
+  push: { member: "name", machine: "name", session: "count", bytes: "count" },
+  pop: { member: "name", machine: "name", to: "port", bytes: "count" },
+  handoff: { from: "name", to: "name", machine: "name", at: "text", session: "port", in: "port" },
+};
+
+const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
+
+const DETAIL_IS: Readonly<Record<Detail, { readonly test: (v: unknown) => boolean; readonly what: string }>> = {
+  name: { test: (v) => v === null || typeof v === "string", what: "a name or null" },
+  text: { test: (v) => typeof v === "string", what: "a string" },
+  count: { test: isCount, what: "a whole number, 0 or more" },
+  port: { test: (v) => v === null || typeof v === "string" || isCount(v), what: "a port number, a name or null" },
+  row: { test: (v) => v === null || v === "default" || isCount(v), what: 'a row number, "default" or null' },
+};
+
+/**
+ * A trace line read back (JSON.parse'd) as a TraceLine, or what is wrong with it:
+ * the file may have been cut or edited by hand, and nothing below trusts a cast.
+ */
+export function checkTraceLine(value: unknown): Result<TraceLine> {
+  const got = (v: unknown): string => excerpt(JSON.stringify(v) ?? String(v));
+  if (!isObject(value)) return fail(`${got(value)} is not a trace line: a line is an object {"packet", "endpoint", "tsNs", "len", "steps"}`);
+  const top: [string, (v: unknown) => boolean, string][] = [
+    ["packet", isCount, "a packet number, 0 or more"],
+    ["endpoint", (v) => typeof v === "string", "a string"],
+    ["tsNs", (v) => typeof v === "string" && /^\d{1,30}$/.test(v), "nanoseconds as a string of digits"],
+    ["len", isCount, "a length in bytes"],
+    ["steps", Array.isArray, "a list of steps"],
+  ];
+  for (const [key, test, what] of top) {
+    if (!Object.hasOwn(value, key)) return fail(`missing key '${key}'`);
+    if (!test(value[key])) return fail(`${key} must be ${what}, got ${got(value[key])}`);
+  }
+  for (const [i, step] of (value["steps"] as unknown[]).entries()) {
+    const at = `steps[${i}]`;
+    if (!isObject(step)) return fail(`${at} must be an object {"copy", "step", …}, got ${got(step)}`);
+    if (!isCount(step["copy"])) return fail(`${at}.copy must be a copy number, 0 or more, got ${got(step["copy"])}`);
+    const details = typeof step["step"] === "string" ? STEP_DETAILS[step["step"]] : undefined;
+    if (details === undefined) return fail(`${at}.step must be one of ${Object.keys(STEP_DETAILS).join(", ")}, got ${got(step["step"])}`);
+    for (const [key, kind] of Object.entries(details)) {
+      if (!Object.hasOwn(step, key)) return fail(`${at} (${step["step"]}) is missing key '${key}'`);
+      if (!DETAIL_IS[kind].test(step[key])) return fail(`${at}.${key} must be ${DETAIL_IS[kind].what}, got ${got(step[key])}`);
+    }
+  }
+  return ok(value as unknown as TraceLine);
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
 
 export class TraceWriter {
   readonly #fd: number;
@@ -147,7 +218,8 @@ export class TraceWriter {
           to: this.#member(e.arg),
           machine: this.#machine(e.member),
           at: stage,
-          ...(stage === "send" ? { session: e.port } : { in: this.#port(e.port) }),
+          session: stage === "send" ? e.port : null,
+          in: stage === "send" ? null : this.#port(e.port),
         };
       case "drop":
         return { copy, step: "drop", member, stage, reason: DROP_REASONS[e.reason] ?? "none" };

@@ -4,15 +4,16 @@
 // model's rules per network (skipping the parts the schema already found wrong,
 // whose shape the rules cannot rely on).
 
-import { readFileSync } from "node:fs";
+import { excerpt } from "../errors.js";
 import { designNamed, DESIGNS } from "../wire/designs.js";
 import type { NetworkContext } from "./context.js";
-import { type Path, Problems, SpecError, SpecIssue } from "./problems.js";
+import { type Path, Problems } from "./problems.js";
 import type { RawNetwork, RawSpec } from "./raw.js";
 import { joinNetworks } from "./bridging.js";
 import { checkLayering } from "./layering.js";
 import { checkSharedRows } from "./subduction.js";
 import { checkSchema } from "./schema.js";
+import { readDescription } from "./read.js";
 import { parseSource } from "./source.js";
 import { didYouMean } from "./suggest.js";
 import { checkTables } from "./tables.js";
@@ -21,15 +22,7 @@ import type { NetworkSpec, Spec } from "./types.js";
 
 /** Reads and validates a description; throws SpecError (an InputError) for anything wrong with it, and nothing else for bad input. */
 export function loadSpec(file: string): Spec {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : code === "EACCES" ? "permission denied" : (err as Error).message;
-    throw new SpecError([new SpecIssue({ file, path: "", line: 0, column: 0 }, `cannot read file: ${why}`, "give the path of a .yaml or .json network description")]);
-  }
-  return parseSpec(text, file);
+  return parseSpec(readDescription(file), file);
 }
 
 /** Validates the text of a description; `file` is used in messages and kept in the Spec. */
@@ -107,7 +100,7 @@ function readNetwork(
   const design = schemaError(["header"]) ? undefined : designNamed(raw.header);
   if (design === undefined && !schemaError(["header"])) {
     const names = DESIGNS.map((d) => d.name);
-    problems.add([...path, "header"], `unknown header design '${raw.header}'`, `${didYouMean(raw.header, names)}designs: ${names.join(", ")}`);
+    problems.add([...path, "header"], `unknown header design '${excerpt(raw.header)}'`, `${didYouMean(raw.header, names)}designs: ${names.join(", ")}`);
   }
   const ctx: NetworkContext = {
     problems,

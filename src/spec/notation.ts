@@ -3,6 +3,7 @@
 // kind also accepts a plain unsigned integer (decimal, 0x, 0b, 0o), because YAML
 // turns an unquoted 0x0800 into a number before we see it.
 
+import { excerpt } from "../errors.js";
 import type { NameKind } from "../wire/designs.js";
 
 export type Result<T> =
@@ -49,7 +50,7 @@ export function parseValue(text: string, kind: NameKind): Result<bigint> {
   const value = kind === "mac" ? parseMac(t) : kind === "ipv4" ? parseIpv4(t) : kind === "ipv6" ? parseIpv6(t) : undefined;
   if (typeof value === "bigint") return ok(value);
   const note = typeof value === "string" ? ` (${value})` : "";
-  return fail(`'${t}' is not ${NOTATION[kind].what}${note}`, `write ${NOTATION[kind].example}`);
+  return fail(`'${excerpt(t)}' is not ${NOTATION[kind].what}${note}`, `write ${NOTATION[kind].example}`);
 }
 
 /** The canonical text of a value: lower-case MAC pairs, dotted quad, RFC 5952 IPv6, uint in the given style. */

@@ -5,6 +5,7 @@
 // prefix or ternary with stray bits is refused with its canonical form as the fix,
 // since a silently masked value usually hides a typo.
 
+import { excerpt } from "../errors.js";
 import type { FieldDef } from "../wire/designs.js";
 import { fail, formatValue, ok, parseValue, type Result, uintStyle } from "./notation.js";
 import type { Pattern } from "./types.js";
@@ -30,7 +31,7 @@ export function parsePattern(input: RawValue, field: FieldDef): Result<Pattern |
 /** One exact value (member names, send headers): a pattern syntax here is an error. */
 export function parseExact(input: RawValue, field: FieldDef): Result<bigint> {
   if (typeof input === "string" && /^\s*\*\s*$|&&&|\.\.|\//.test(input)) {
-    return fail(`'${input.trim()}' is a pattern; ${field.name} takes one exact value here`, `write a single value, like ${example(field)}`);
+    return fail(`'${excerpt(input.trim())}' is a pattern; ${field.name} takes one exact value here`, `write a single value, like ${example(field)}`);
   }
   const pattern = parsePattern(input, field);
   if (!pattern.ok) return pattern;
@@ -49,7 +50,7 @@ function example(field: FieldDef): string {
 }
 
 function integerValue(input: number | bigint): Result<bigint> {
-  if (typeof input === "bigint") return input >= 0n ? ok(input) : fail(`${input} is negative`, "values are unsigned");
+  if (typeof input === "bigint") return input >= 0n ? ok(input) : fail(`${excerpt(String(input))} is negative`, "values are unsigned");
   if (!Number.isInteger(input)) return fail(`${input} is not an integer`, "write a whole number, or quote the value if it is an address");
   if (input < 0) return fail(`${input} is negative`, "values are unsigned");
   return ok(BigInt(input));
@@ -57,7 +58,7 @@ function integerValue(input: number | bigint): Result<bigint> {
 
 function withinWidth<T>(value: bigint, written: string, field: FieldDef, then: (v: bigint) => Result<T>): Result<T> {
   if (value >> BigInt(field.bits) !== 0n) {
-    return fail(`${written} does not fit in ${field.name} (${field.bits} bits)`, `the largest value is ${largestValue(field)}`);
+    return fail(`${excerpt(written)} does not fit in ${field.name} (${field.bits} bits)`, `the largest value is ${largestValue(field)}`);
   }
   return then(value);
 }
@@ -79,20 +80,20 @@ function prefix(text: string, field: FieldDef): Result<Pattern> {
   const lenText = text.slice(slash + 1).trim();
   const value = valueOf(valueText, field);
   if (!value.ok) return value;
-  if (!/^\d+$/.test(lenText)) return fail(`'${lenText}' after '/' is not a prefix length`, `write VALUE/LEN with LEN in 0..${field.bits}`);
+  if (!/^\d+$/.test(lenText)) return fail(`'${excerpt(lenText)}' after '/' is not a prefix length`, `write VALUE/LEN with LEN in 0..${field.bits}`);
   const len = Number(lenText);
   if (len > field.bits) return fail(`prefix length ${len} is longer than ${field.name} (${field.bits} bits)`, `use a length in 0..${field.bits}`);
   const mask = prefixMask(len, field.bits);
   if ((value.value & ~mask) !== 0n) {
     const canonical = `${formatValue(value.value & mask, field.kind, uintStyle(valueText))}/${len}`;
-    return fail(`${text} has bits set after the first ${len}`, `did you mean ${canonical}?`);
+    return fail(`${excerpt(text)} has bits set after the first ${len}`, `did you mean ${canonical}?`);
   }
   return ok({ kind: "prefix", value: value.value, len });
 }
 
 function ternary(text: string, field: FieldDef): Result<Pattern> {
   const parts = text.split("&&&");
-  if (parts.length !== 2) return fail(`'${text}' has more than one '&&&'`, "write VALUE &&& MASK");
+  if (parts.length !== 2) return fail(`'${excerpt(text)}' has more than one '&&&'`, "write VALUE &&& MASK");
   const [valueText, maskText] = parts.map((p) => p.trim()) as [string, string];
   const value = valueOf(valueText, field);
   if (!value.ok) return value;
@@ -100,20 +101,20 @@ function ternary(text: string, field: FieldDef): Result<Pattern> {
   if (!mask.ok) return mask;
   if ((value.value & ~mask.value) !== 0n) {
     const fixed = formatValue(value.value & mask.value, field.kind, uintStyle(valueText));
-    return fail(`${text} has value bits outside the mask`, `did you mean ${fixed} &&& ${maskText}?`);
+    return fail(`${excerpt(text)} has value bits outside the mask`, `did you mean ${fixed} &&& ${excerpt(maskText)}?`);
   }
   return ok({ kind: "ternary", value: value.value, mask: mask.value });
 }
 
 function range(text: string, field: FieldDef): Result<Pattern> {
   const parts = text.split("..");
-  if (parts.length !== 2) return fail(`'${text}' is not a range`, "write LO..HI");
+  if (parts.length !== 2) return fail(`'${excerpt(text)}' is not a range`, "write LO..HI");
   const [loText, hiText] = parts.map((p) => p.trim()) as [string, string];
   const lo = valueOf(loText, field);
   if (!lo.ok) return lo;
   const hi = valueOf(hiText, field);
   if (!hi.ok) return hi;
-  if (lo.value > hi.value) return fail(`range ${text} is empty (${loText} > ${hiText})`, `write the smaller bound first: ${hiText}..${loText}`);
+  if (lo.value > hi.value) return fail(`range ${excerpt(text)} is empty (${excerpt(loText)} > ${excerpt(hiText)})`, `write the smaller bound first: ${excerpt(hiText)}..${excerpt(loText)}`);
   return ok({ kind: "range", lo: lo.value, hi: hi.value });
 }
 

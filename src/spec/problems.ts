@@ -60,13 +60,21 @@ function whereOf(ref: SourceRef): string {
   return [pos, ref.path].filter((s) => s !== "").join(" ");
 }
 
+/** The most characters of one key in a path. */
+const KEY_LEN = 32;
+
 /** "networks.lanA.links[2].from"; keys that are not plain names are quoted: links["a b"]. */
 export function formatPath(path: Path): string {
   let out = "";
   for (const seg of path) {
-    if (typeof seg === "number") out += `[${seg}]`;
-    else if (/^[A-Za-z0-9_-]+$/.test(seg)) out += out === "" ? seg : `.${seg}`;
-    else out += `[${JSON.stringify(seg)}]`;
+    if (typeof seg === "number") {
+      out += `[${seg}]`;
+      continue;
+    }
+    // A key is source text: a long one is cut, shorter than a quoted value since a path may hold several.
+    const key = seg.length > KEY_LEN ? `${seg.slice(0, KEY_LEN - 1)}…` : seg;
+    if (/^[A-Za-z0-9_-]+$/.test(seg)) out += out === "" ? key : `.${key}`;
+    else out += `[${JSON.stringify(key)}]`;
   }
   return out;
 }

@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import { excerpt } from "../errors.js";
 import type { Path, Problems } from "./problems.js";
 import { didYouMean, listOr } from "./suggest.js";
 
@@ -57,7 +58,7 @@ function describe(err: ErrorObject, path: Path, problems: Problems): Path | unde
   // The inner error of a propertyNames check names the bad key itself.
   if (err.propertyName !== undefined) {
     const at = [...path, err.propertyName];
-    problems.add(at, `'${err.propertyName}' is not allowed as a key here`, `a key must be ${expected ?? "a name"}`, true);
+    problems.add(at, `'${excerpt(err.propertyName)}' is not allowed as a key here`, `a key must be ${expected ?? "a name"}`, true);
     return at;
   }
   switch (err.keyword) {
@@ -69,7 +70,7 @@ function describe(err: ErrorObject, path: Path, problems: Problems): Path | unde
       const known = Object.keys(parent.properties ?? {});
       const hint = didYouMean(key, known);
       const fix = hint !== "" ? hint.trim() : `valid keys here: ${known.join(", ")}`;
-      problems.add([...path, key], `unknown key '${key}'`, fix, true);
+      problems.add([...path, key], `unknown key '${excerpt(key)}'`, fix, true);
       return [...path, key];
     }
     case "required":
@@ -133,7 +134,7 @@ function toPath(pointer: string, data: unknown): Path {
 /** A found value for a message: strings quoted, containers by kind. */
 function show(value: unknown): string {
   if (value === null || value === undefined) return "nothing";
-  if (typeof value === "string") return `'${value}'`;
+  if (typeof value === "string") return `'${excerpt(value)}'`;
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "a map";
   return String(value);

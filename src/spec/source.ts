@@ -2,6 +2,7 @@
 // YAML 1.2 is a superset of JSON, so one parser serves both and JSON files get
 // the same positions and duplicate-key errors.
 
+import { excerpt } from "../errors.js";
 import { type Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, visit, type YAMLMap } from "yaml";
 import type { Locator, Path, Problems } from "./problems.js";
 
@@ -30,7 +31,7 @@ export function parseSource(text: string, problems: Problems): ParsedSource | un
   const unresolved = findUnresolvedAlias(doc);
   if (unresolved !== undefined) {
     const { line, column } = pos(unresolved.offset);
-    problems.addAt(line, column, `alias *${unresolved.name} has no anchor &${unresolved.name} before it`, "define the anchor first");
+    problems.addAt(line, column, `alias *${excerpt(unresolved.name)} has no anchor &${excerpt(unresolved.name)} before it`, "define the anchor first");
     return undefined;
   }
 

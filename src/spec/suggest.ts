@@ -1,6 +1,8 @@
 // "Did you mean …?" for misspelt keys and names: the closest candidate by edit
 // distance, offered only when it is close enough to be a plausible typo.
 
+import { excerpt } from "../errors.js";
+
 /** Levenshtein distance, with an adjacent transposition counted as one edit ("mdoe" → "mode"). */
 export function editDistance(a: string, b: string): number {
   const rows = a.length + 1;
@@ -38,16 +40,11 @@ export function closest(word: string, candidates: Iterable<string>): string | un
 /** "did you mean 'dst'? " or "", to put in front of a list of valid names. */
 export function didYouMean(word: string, candidates: Iterable<string>): string {
   const match = closest(word, candidates);
-  return match === undefined ? "" : `did you mean '${match}'? `;
+  return match === undefined ? "" : `did you mean '${excerpt(match)}'? `;
 }
 
 /** "a, b or c"; "" for none. */
 export function listOr(items: readonly string[]): string {
   if (items.length <= 1) return items.join("");
   return `${items.slice(0, -1).join(", ")} or ${items[items.length - 1] ?? ""}`;
-}
-
-/** At most `max` characters of user text, for quoting it in a message. */
-export function excerpt(text: string, max = 40): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

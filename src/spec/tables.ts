@@ -2,13 +2,14 @@
 // member's own links and the network's header design, and turned into rows.
 // Rows are kept in the order written: the first row has the highest priority.
 
+import { excerpt } from "../errors.js";
 import { type MatchKind, PORT_MAX, TABLE_ROLES, type TableRole } from "../wasm/abi.js";
 import type { DesignDef, FieldDef } from "../wire/designs.js";
 import { DEFAULT_HOP_LIMIT, hopLimitField, type NetworkContext } from "./context.js";
 import { parseExact, parsePattern } from "./patterns.js";
 import type { Path } from "./problems.js";
 import type { RawAcquireRow, RawForwardRow, RawMemberTables, RawReceiveRow, RawSendRow, RawTable, RawTransmitRow, RawValues } from "./raw.js";
-import { didYouMean, excerpt } from "./suggest.js";
+import { didYouMean } from "./suggest.js";
 import { describePorts, type Ports, type Topology } from "./topology.js";
 import type { Action, InLink, MemberSpec, MemberTables, Pattern, RowSpec, TableSpec } from "./types.js";
 
@@ -26,7 +27,7 @@ export function checkTables(ctx: NetworkContext, design: DesignDef, tables: Read
     const ports = topology.ports.get(key);
     if (member === undefined || ports === undefined) {
       const keys = [...members.keys()];
-      ctx.problems.add(path, `no member '${key}' in network ${ctx.network}`, `${didYouMean(key, keys)}tables are keyed by member; members: ${keys.join(", ")}`, true);
+      ctx.problems.add(path, `no member '${excerpt(key)}' in network ${ctx.network}`, `${didYouMean(key, keys)}tables are keyed by member; members: ${keys.join(", ")}`, true);
       continue;
     }
     // With links left out, an unknown identifier may be one of theirs: leave in/out unchecked rather than guess.
@@ -206,7 +207,7 @@ class MemberTableChecker {
     const field = this.#design.fields.find((f) => f.name === name);
     if (field === undefined) {
       const names = this.#design.fields.map((f) => f.name);
-      this.#add(path, `${this.#design.name} has no field '${name}'`, `${didYouMean(name, names)}fields: ${names.join(", ")}`, true);
+      this.#add(path, `${this.#design.name} has no field '${excerpt(name)}'`, `${didYouMean(name, names)}fields: ${names.join(", ")}`, true);
     }
     return field;
   }

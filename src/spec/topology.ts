@@ -3,6 +3,7 @@
 // link at each member (the two directions of a two-way link share one, and so do
 // the links of one group, seed §4.3), group links with a group and receivers.
 
+import { excerpt } from "../errors.js";
 import { PORT_MAX } from "../wasm/abi.js";
 import { DESIGNS, type FieldDef } from "../wire/designs.js";
 import { type NetworkContext, hopLimitField } from "./context.js";
@@ -176,7 +177,7 @@ function endpoint(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpec>,
   let good = true;
   if (network === undefined && !members.has(member)) {
     const keys = [...members.keys()];
-    ctx.problems.add(path, `no member '${member}' in network ${ctx.network}`, `${didYouMean(member, keys)}members: ${keys.join(", ")}`);
+    ctx.problems.add(path, `no member '${excerpt(member)}' in network ${ctx.network}`, `${didYouMean(member, keys)}members: ${keys.join(", ")}`);
     good = false;
   }
   if (ident > PORT_MAX) {
@@ -211,7 +212,7 @@ function nameLinks(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpec>
     const repeatsExternal = d.raw.name === undefined && d.external !== undefined && externals.has(d.external);
     if (other !== undefined && !repeatsExternal) {
       const fix = d.raw.name === undefined ? "give one of them its own name: NAME" : "link names are unique in a network";
-      ctx.problems.add(d.raw.name === undefined ? d.path : [...d.path, "name"], `link name '${name}' is already used by links[${other}]`, fix);
+      ctx.problems.add(d.raw.name === undefined ? d.path : [...d.path, "name"], `link name '${excerpt(name)}' is already used by links[${other}]`, fix);
     } else {
       names.set(name, d.index);
     }
@@ -219,12 +220,12 @@ function nameLinks(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpec>
       const extPath = [...d.path, "external"];
       const twice = externals.get(d.external);
       if (twice !== undefined) {
-        ctx.problems.add(extPath, `external end '${d.external}' is already used by links[${twice}]`, "each external end belongs to one link; a two-way link covers both directions");
+        ctx.problems.add(extPath, `external end '${excerpt(d.external)}' is already used by links[${twice}]`, "each external end belongs to one link; a two-way link covers both directions");
       } else {
         externals.set(d.external, d.index);
       }
       if (members.has(d.external)) {
-        ctx.problems.add(extPath, `'${d.external}' is a member of ${ctx.network}; an external end is outside the network`, "choose a name that is not a member key");
+        ctx.problems.add(extPath, `'${excerpt(d.external)}' is a member of ${ctx.network}; an external end is outside the network`, "choose a name that is not a member key");
       }
     }
     const external = d.external === undefined ? undefined : { external: d.external };
@@ -254,13 +255,13 @@ function checkGroups(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpe
     const name = d.raw.group;
     if (name === undefined || !GROUP_MODES.has(d.mode)) continue;
     const path = [...d.path, "group"];
-    if (members.has(name)) ctx.problems.add(path, `group '${name}' has the name of a member`, "group names and member keys are distinct; rename the group");
+    if (members.has(name)) ctx.problems.add(path, `group '${excerpt(name)}' has the name of a member`, "group names and member keys are distinct; rename the group");
     let g = groups.get(name);
     if (g === undefined) {
       g = { mode: d.mode, first: d.index, senders: new Map(), receivers: new Map() };
       groups.set(name, g);
     } else if (g.mode !== d.mode) {
-      ctx.problems.add([...d.path, "mode"], `group '${name}' is ${g.mode} in links[${g.first}]`, `every link of a group has the group's mode: ${g.mode}`);
+      ctx.problems.add([...d.path, "mode"], `group '${excerpt(name)}' is ${g.mode} in links[${g.first}]`, `every link of a group has the group's mode: ${g.mode}`);
     }
     if (g.mode !== "anycast") continue;
     if (d.from !== undefined) {
@@ -279,7 +280,7 @@ function checkGroups(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpe
 const ANYCAST_FIX = "the senders of an anycast group cannot be its receivers (seed §4.1)";
 
 function anycastClash(member: string, group: string, other: number): string {
-  return `${member} would both send to and receive from anycast group '${group}' (see links[${other}])`;
+  return `${excerpt(member)} would both send to and receive from anycast group '${excerpt(group)}' (see links[${other}])`;
 }
 
 /** One use of an identifier at a member, and what may share it. */

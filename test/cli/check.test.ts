@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, test } from "vitest";
+import { afterAll, describe, expect, test } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
 import { EXIT_BAD_INPUT, EXIT_OK, main } from "../../src/cli/main.js";
 
@@ -123,5 +123,53 @@ network lan: header ethernet, 4 members, 3 links
     const { code, stderr } = await run();
     expect(code).toBe(EXIT_BAD_INPUT);
     expect(stderr).toContain("missing required argument 'spec'");
+  });
+});
+
+describe("strata check: what is not a description is one short line, exit 2, with bounded memory", () => {
+  const MIB = 1024 * 1024;
+  const file = (name: string, bytes: Buffer | string): string => {
+    const path = join(dir, name);
+    writeFileSync(path, bytes);
+    return path;
+  };
+  // A one-line description of `len` bytes: a key whose value is one long scalar.
+  const oneLine = (name: string, len: number): string => file(name, `networks: ${"a".repeat(len - "networks: ".length)}`);
+  const longValue = /networks: must be a map from network name to network, got 'a{59}…'$/;
+
+  test.each([
+    { name: "/dev/zero", path: () => "/dev/zero", problem: /: this is not a text file: byte 0 is a NUL \(give the path of a \.yaml or \.json network description\)$/ },
+    { name: "a pcap capture", path: () => "pcaps/example-hub-h1.pcap", problem: /: this is not a text file: it looks like a pcap capture \(/ },
+    { name: "a pcapng capture", path: () => "pcaps/pcapngtg_le_test202.pcapng", problem: /: this is not a text file: it looks like a pcapng capture \(/ },
+    { name: "a PNG image", path: () => file("x.png", Buffer.from("89504e470d0a1a0a0000000d49484452", "hex")), problem: /: this is not a text file: it looks like a PNG image \(/ },
+    { name: "a NUL in text", path: () => file("nul.yaml", "networks:\n  a\0b: {}\n"), problem: /: this is not a text file: byte 13 is a NUL \(/ },
+    { name: "text that is not UTF-8", path: () => file("latin1.yaml", Buffer.from("networks:\n  caf\xe9: {}\n", "latin1")), problem: /: this is not a text file: it is not UTF-8 \(save the description as UTF-8\)$/ },
+    { name: "UTF-16 text", path: () => file("utf16.yaml", Buffer.from("\ufeffnetworks: {}\n", "utf16le")), problem: /: this is UTF-16 text \(save the description as UTF-8\)$/ },
+    { name: "a 50 MB single line", path: () => oneLine("50mb.yaml", 50 * MIB), problem: /: the file is larger than 16 MiB, the most a description may be \(.*see docs\/spec\.md\)$/ },
+    { name: "one byte over the limit", path: () => oneLine("over.yaml", 16 * MIB + 1), problem: /: the file is larger than 16 MiB/ },
+    { name: "exactly the limit: read, and its value quoted short", path: () => oneLine("at.yaml", 16 * MIB), problem: longValue },
+    { name: "one byte under the limit", path: () => oneLine("under.yaml", 16 * MIB - 1), problem: longValue },
+    {
+      name: "long keys and values",
+      path: () => file("long.json", JSON.stringify({ networks: { [`n\n${"k".repeat(5000)}`]: { header: "h".repeat(5000), members: {} }, ["x".repeat(5000)]: { header: "ethernet", members: { a: { name: 1 } }, [`bogus${"y".repeat(5000)}`]: 1 } } })),
+      problem: /networks\["n\\nk{29}…"\]: 'n\\nk{57}…' is not allowed as a key here/,
+    },
+  ])("$name", async ({ path, problem }) => {
+    const before = process.memoryUsage().rss;
+    const { code, stdout, stderr } = await run(path());
+    expect(process.memoryUsage().rss - before).toBeLessThan(512 * MIB);
+    expect(code).toBe(EXIT_BAD_INPUT);
+    expect(stdout).toBe("");
+    const lines = stderr.split("\n").slice(0, -1);
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) {
+      expect(line).toMatch(/^strata: /);
+      expect(line.length).toBeLessThan(300);
+    }
+    expect(lines[0]).toMatch(problem);
+  });
+
+  afterAll(() => {
+    for (const name of ["50mb.yaml", "over.yaml", "at.yaml", "under.yaml"]) rmSync(join(dir, name), { force: true });
   });
 });

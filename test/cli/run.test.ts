@@ -1,9 +1,10 @@
 // `strata run` and `strata trace` from the command line: bad input of every
 // kind is one line on stderr and exit 2; good runs write what they promise.
 
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { copyFileSync, existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
@@ -20,12 +21,16 @@ const H3 = join(root, "pcaps/example-hub-h3.pcap");
 const RING = join(root, "examples/one-way-ring/network.yaml");
 const RING_IN = join(root, "pcaps/example-ring-m0.pcap");
 
+// Outputs go to `dir`; descriptions written by a test go to `specs` (strata refuses an --out holding an input).
 let dir = "";
+let specs = "";
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "strata-run-"));
+  specs = mkdtempSync(join(tmpdir(), "strata-run-specs-"));
 });
 afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
+  rmSync(specs, { recursive: true, force: true });
 });
 
 async function strata(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -35,7 +40,7 @@ async function strata(...argv: string[]): Promise<{ code: number; stdout: string
 }
 
 function spec(text: string): string {
-  const path = join(dir, "net.yaml");
+  const path = join(specs, "net.yaml");
   writeFileSync(path, text);
   return path;
 }
@@ -152,7 +157,7 @@ describe("strata run", () => {
     tables:
       b: { acquire: [ { match: { label: 16002 }, do: receive } ], receive: [ { do: deliver } ] }
 `);
-    const capture = join(dir, "mpls.pcap");
+    const capture = join(specs, "mpls.pcap");
     writeFileSync(capture, pcapFile({ linkTypeField: linkType }, [{ data: Uint8Array.of(0x03, 0xe8, 0x21, 0x40, 0x45, 0, 0, 20) }]));
     const r = await strata("run", net, "--in", `mp:a.1=${capture}`, "--out", dir, "--json");
     expect(r.stderr).toBe("");
@@ -241,5 +246,219 @@ describe("strata trace", () => {
     const r = await strata(...args(dir));
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(error);
+  });
+});
+
+describe("strata trace: a trace.jsonl cut or edited by hand is one line and exit 2", () => {
+  const good = { packet: 0, endpoint: "lan:h1.1", tsNs: "1750000000001000000", len: 42, steps: [{ copy: 0, step: "deliver", member: "lan.h2" }] };
+  const line = (change: object): string => JSON.stringify({ ...good, ...change });
+  const step = (change: object): string => line({ steps: [{ copy: 0, step: "link", link: "lan.h1.1-hub.1", from: "lan.h1", hops: 1, ...change }] });
+  it.each([
+    { name: "steps is a number", text: line({ steps: 5 }), error: "line 1: steps must be a list of steps, got 5" },
+    { name: "a null line", text: `${line({})}\nnull`, error: "line 2: null is not a trace line" },
+    { name: "a list for a line", text: "[1,2]", error: "line 1: [1,2] is not a trace line" },
+    { name: "a missing key", text: JSON.stringify({ packet: 0, endpoint: "lan:h1.1" }), error: "line 1: missing key 'tsNs'" },
+    { name: "a packet number in a string", text: line({ packet: "0" }), error: `line 1: packet must be a packet number, 0 or more, got "0"` },
+    { name: "a time that is not digits", text: line({ tsNs: "soon" }), error: `line 1: tsNs must be nanoseconds as a string of digits, got "soon"` },
+    { name: "a null step", text: line({ steps: [null] }), error: "line 1: steps[0] must be an object" },
+    { name: "a step without a copy", text: line({ steps: [{ step: "deliver", member: "lan.h2" }] }), error: "line 1: steps[0].copy must be a copy number, 0 or more, got undefined" },
+    { name: "an unknown step", text: step({ step: "teleport" }), error: `line 1: steps[0].step must be one of inject, link, exit, fork, deliver, drop, acquire, forward, transmit, receive, send, got "teleport"` },
+    { name: "a step missing a detail", text: line({ steps: [{ copy: 0, step: "drop", member: "lan.h4", stage: "acquire" }] }), error: "line 1: steps[0] (drop) is missing key 'reason'" },
+    { name: "a detail of the wrong type", text: step({ hops: "two" }), error: `line 1: steps[0].hops must be a whole number, 0 or more, got "two"` },
+    { name: "a long bad value", text: line({ endpoint: 7, len: "x".repeat(100_000) }), error: "line 1: endpoint must be a string, got 7" },
+    { name: "a long bad value, cut", text: line({ len: "x".repeat(100_000) }), error: `line 1: len must be a length in bytes, got "${"x".repeat(58)}…` },
+  ])("$name", async ({ text, error }) => {
+    const file = join(dir, "trace.jsonl");
+    writeFileSync(file, `${text}\n`);
+    for (const args of [[], ["--packet", "3"]]) {
+      const r = await strata("trace", dir, ...args);
+      expect(r.code).toBe(2);
+      expect(r.stderr.startsWith(`strata: ${file}: ${error}`), r.stderr).toBe(true);
+      expect(r.stderr).toMatch(/ \(the file was cut or edited; replay again\)\n$/);
+      expect(r.stderr.split("\n")).toHaveLength(2);
+    }
+  });
+
+  it("a trace.jsonl that is a directory", async () => {
+    mkdirSync(join(dir, "trace.jsonl"));
+    const r = await strata("trace", dir);
+    expect(r).toEqual({ code: 2, stdout: "", stderr: `strata: ${join(dir, "trace.jsonl")}: cannot read the trace: it is a directory (replay with \`strata run … --trace\` to write it again)\n` });
+  });
+
+  it("a good line still reads", async () => {
+    writeFileSync(join(dir, "trace.jsonl"), `${line({})}\n`);
+    expect(await strata("trace", dir)).toEqual({ code: 0, stderr: "", stdout: "packet 0  lan:h1.1  2025-06-15T15:06:40.001000000Z  42 bytes  delivered to lan.h2\n" });
+  });
+});
+
+/** Every file under `path` (symbolic links as their target's name) and its bytes, to show nothing changed. */
+function snapshot(path: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const f of readdirSync(path, { recursive: true, encoding: "utf8" }).sort()) {
+    const p = join(path, f);
+    const stat = lstatSync(p);
+    out[f] = stat.isSymbolicLink() ? `-> ${readlinkSync(p)}` : stat.isFile() ? createHash("sha256").update(readFileSync(p)).digest("hex") : "dir";
+  }
+  return out;
+}
+
+describe("strata run --out: strata deletes or replaces only files it wrote", () => {
+  const hub = (out: string, input = H1, ...more: string[]): string[] => ["run", HUB, "--in", `lan:h1.1=${input}`, "--out", out, ...more];
+  const EXAMPLE = join(root, "examples/hub-and-spoke");
+  const EXPECTED = join(EXAMPLE, "expected");
+  const copy = (to: string): string => {
+    mkdirSync(dirname(to), { recursive: true });
+    copyFileSync(H1, to);
+    return to;
+  };
+
+  it.each([
+    {
+      name: "a capture inside --out",
+      argv: () => hub(dir, copy(join(dir, "links", "in.pcap"))),
+      watch: () => dir,
+      error: /: --out holds an input, .*links\/in\.pcap \(strata writes and removes files in --out: choose a directory that holds none of the inputs\)\n$/,
+    },
+    { name: "a capture in --out, paths relative", argv: () => hub(relative(process.cwd(), dir), relative(process.cwd(), copy(join(dir, "in.pcap")))), watch: () => dir, error: /: --out holds an input, / },
+    {
+      name: "--out a symbolic link to the capture's directory",
+      argv: () => {
+        symlinkSync(dir, join(specs, "alias"));
+        return hub(join(specs, "alias"), copy(join(dir, "in.pcap")));
+      },
+      watch: () => dir,
+      error: /alias: --out holds an input, /,
+    },
+    { name: "--out the directory of the description", argv: () => hub(EXAMPLE), watch: () => EXAMPLE, error: /hub-and-spoke: --out holds an input, .*network\.yaml/ },
+    { name: "--out a parent of the description, relative", argv: () => hub("examples"), watch: () => join(root, "examples"), error: /^strata: examples: --out holds an input, / },
+    {
+      name: "--out the golden outputs of an example",
+      argv: () => hub(EXPECTED),
+      watch: () => EXPECTED,
+      error: /expected: --out is not empty and has no \.strata-output: strata did not write it \(choose a new or empty directory, or add --force to write beside its files\)\n$/,
+    },
+    { name: "--out the golden outputs, with --force", argv: () => hub(EXPECTED, H1, "--force"), watch: () => EXPECTED, error: /expected: links\/lan\.h1\.1-hub\.1\.pcap is already there and strata did not write it/ },
+    {
+      name: "a directory with other files",
+      argv: () => {
+        writeFileSync(join(dir, "notes.txt"), "mine");
+        return hub(dir);
+      },
+      watch: () => dir,
+      error: /: --out is not empty and has no \.strata-output: strata did not write it/,
+    },
+    {
+      name: "--force, and a file strata would write is there",
+      argv: () => {
+        writeFileSync(join(dir, "summary.json"), "mine");
+        return hub(dir, H1, "--force");
+      },
+      watch: () => dir,
+      error: /: summary\.json is already there and strata did not write it \(strata replaces only files it wrote: move it away or choose another --out\)\n$/,
+    },
+    {
+      name: "a marker strata did not write",
+      argv: () => {
+        writeFileSync(join(dir, ".strata-output"), "summary.json\n");
+        writeFileSync(join(dir, "summary.json"), "mine");
+        return hub(dir);
+      },
+      watch: () => dir,
+      error: /: --out is not empty and has no \.strata-output: strata did not write it/,
+    },
+    {
+      name: "a marker that lists a file outside strata's outputs",
+      setup: async () => {
+        await strata(...hub(dir));
+        writeFileSync(join(dir, ".strata-output"), `${readFileSync(join(dir, ".strata-output"), "utf8")}../keep.txt\n`);
+      },
+      argv: () => hub(dir),
+      watch: () => dir,
+      error: /: --out is not empty and has no \.strata-output: strata did not write it/,
+    },
+    {
+      name: "an earlier output's capture replaced by a hard link to the input",
+      setup: async () => {
+        await strata(...hub(dir));
+        rmSync(join(dir, "links/lan.h1.1-hub.1.pcap"));
+        linkSync(copy(join(specs, "in.pcap")), join(dir, "links/lan.h1.1-hub.1.pcap"));
+      },
+      argv: () => hub(dir, join(specs, "in.pcap")),
+      watch: () => dir,
+      error: /: links\/lan\.h1\.1-hub\.1\.pcap is an input \(the same file\)/,
+    },
+    {
+      name: "an earlier output's links/ replaced by a symbolic link",
+      setup: async () => {
+        await strata(...hub(dir));
+        copy(join(specs, "links", "lan.h1.1-hub.1.pcap"));
+        rmSync(join(dir, "links"), { recursive: true });
+        symlinkSync(join(specs, "links"), join(dir, "links"));
+      },
+      argv: () => hub(dir),
+      watch: () => specs,
+      error: /: links is already there and strata did not write it/,
+    },
+    { name: "--out an existing file", argv: () => hub(copy(join(specs, "file.pcap"))), watch: () => specs, error: /file\.pcap: --out must be a directory, and this is a file \(choose a new or empty directory for --out\)\n$/ },
+    { name: "--out under a file", argv: () => hub(join(copy(join(specs, "file.pcap")), "x")), watch: () => specs, error: /file\.pcap\/x: --out cannot be made: .*file\.pcap is a file \(/ },
+    { name: "--out where even root may not write (/sys)", argv: () => hub("/sys/strata-out"), watch: () => specs, error: /^strata: \/sys\/strata-out: cannot write in --out: permission denied \(choose a directory you can write to\)\n$/ },
+    { name: "--out where no directory can be made (/proc)", argv: () => hub("/proc/strata-out/x"), watch: () => specs, error: /^strata: \/proc\/strata-out\/x: cannot write in --out: no such file \(/ },
+  ])("$name: refused, one line, exit 2, nothing touched", async ({ setup, argv, watch, error }) => {
+    await setup?.();
+    const args = argv();
+    const before = snapshot(watch());
+    const r = await strata(...args);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(error);
+    expect(r.stderr.split("\n")).toHaveLength(2);
+    expect(snapshot(watch())).toEqual(before);
+  });
+
+  it.skipIf(process.getuid?.() === 0)("a directory without write permission (root may write anywhere: skipped as root)", async () => {
+    const locked = join(dir, "locked");
+    mkdirSync(locked, { mode: 0o500 });
+    const r = await strata(...hub(join(locked, "out")));
+    expect(r).toMatchObject({ code: 2, stdout: "" });
+    expect(r.stderr).toMatch(/locked\/out: cannot write in --out: permission denied \(choose a directory you can write to\)\n$/);
+  });
+
+  it("marks its outputs, and a later run replaces exactly those", async () => {
+    expect((await strata(...hub(dir, H1, "--trace"))).code).toBe(0);
+    const marker = readFileSync(join(dir, ".strata-output"), "utf8").split("\n");
+    expect(marker[0]).toMatch(/^# strata run wrote the files below/);
+    expect(marker.slice(1).filter((l) => l !== "").sort()).toEqual(
+      ["delivered/lan.h2.pcap", "delivered/lan.h3.pcap", "delivered/lan.h4.pcap", ...["h1.1-hub.1", "h2.1-hub.2", "h3.1-hub.3", "h4.1-hub.4"].map((l) => `links/lan.${l}.pcap`), "summary.json", "trace.jsonl"].sort(),
+    );
+    writeFileSync(join(dir, "notes.txt"), "mine");
+    writeFileSync(join(dir, "links", "mine.pcap"), "mine");
+    // Again without --trace: the old trace goes, the files strata did not write stay.
+    expect((await strata(...hub(dir))).code).toBe(0);
+    expect(existsSync(join(dir, "trace.jsonl"))).toBe(false);
+    expect(readFileSync(join(dir, "notes.txt"), "utf8")).toBe("mine");
+    expect(readFileSync(join(dir, "links", "mine.pcap"), "utf8")).toBe("mine");
+    expect(readFileSync(join(dir, ".strata-output"), "utf8")).not.toContain("trace.jsonl");
+  });
+
+  it("--force writes beside files strata did not write, and keeps them", async () => {
+    writeFileSync(join(dir, "notes.txt"), "mine");
+    const r = await strata(...hub(dir, H1, "--force"));
+    expect([r.code, r.stderr]).toEqual([0, ""]);
+    expect(readFileSync(join(dir, "notes.txt"), "utf8")).toBe("mine");
+    expect(readFileSync(join(dir, ".strata-output"), "utf8")).toContain("summary.json");
+    // Now a strata output: the next run needs no --force.
+    expect((await strata(...hub(dir))).code).toBe(0);
+    expect(readFileSync(join(dir, "notes.txt"), "utf8")).toBe("mine");
+  });
+
+  it("makes a new --out with its parents, and takes an empty one, or a symbolic link to one", async () => {
+    expect((await strata(...hub(join(dir, "a", "b")))).code).toBe(0);
+    expect(existsSync(join(dir, "a", "b", "summary.json"))).toBe(true);
+    mkdirSync(join(dir, "empty"));
+    expect((await strata(...hub(join(dir, "empty")))).code).toBe(0);
+    mkdirSync(join(dir, "target"));
+    symlinkSync(join(dir, "target"), join(dir, "alias"));
+    expect((await strata(...hub(join(dir, "alias")))).code).toBe(0);
+    expect(existsSync(join(dir, "target", "summary.json"))).toBe(true);
   });
 });

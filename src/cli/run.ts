@@ -143,5 +143,5 @@ export function report(s: Summary, out: string): string {
   const files = (n: number): string => `${n} ${n === 1 ? "capture" : "captures"}`;
   const captures = Object.keys(s.links).filter((k) => s.links[k]?.file !== null).length;
   lines.push(`outputs in ${out}: summary.json, links/ (${files(captures)}), delivered/ (${files(Object.keys(s.delivered).length)})`);
-  return `${lines.join("\n")}\n`;
+  return `${lines.map((l) => l.trimEnd()).join("\n")}\n`;
 }

@@ -262,7 +262,7 @@ describe("strata trace: a trace.jsonl cut or edited by hand is one line and exit
     { name: "a time that is not digits", text: line({ tsNs: "soon" }), error: `line 1: tsNs must be nanoseconds as a string of digits, got "soon"` },
     { name: "a null step", text: line({ steps: [null] }), error: "line 1: steps[0] must be an object" },
     { name: "a step without a copy", text: line({ steps: [{ step: "deliver", member: "lan.h2" }] }), error: "line 1: steps[0].copy must be a copy number, 0 or more, got undefined" },
-    { name: "an unknown step", text: step({ step: "teleport" }), error: `line 1: steps[0].step must be one of inject, link, exit, fork, deliver, drop, acquire, forward, transmit, receive, send, got "teleport"` },
+    { name: "an unknown step", text: step({ step: "teleport" }), error: `line 1: steps[0].step must be one of inject, link, exit, fork, deliver, drop, acquire, forward, transmit, receive, send, push, pop, handoff, got "teleport"` },
     { name: "a step missing a detail", text: line({ steps: [{ copy: 0, step: "drop", member: "lan.h4", stage: "acquire" }] }), error: "line 1: steps[0] (drop) is missing key 'reason'" },
     { name: "a detail of the wrong type", text: step({ hops: "two" }), error: `line 1: steps[0].hops must be a whole number, 0 or more, got "two"` },
     { name: "a long bad value", text: line({ endpoint: 7, len: "x".repeat(100_000) }), error: "line 1: endpoint must be a string, got 7" },

@@ -135,11 +135,6 @@ class Reference {
     hits[i] = (hits[i] ?? 0) + 1;
   }
 
-  /** The member's view of the packet: its header, or undefined (a bad header). */
-  #parse(m: Member, p: Pkt): Parsed | undefined {
-    return m.design.parse(p.bytes);
-  }
-
   /** The winning row of a header table (acquire, forward, receive), counted; undefined: no row matches. */
   #lookup(m: Member, role: "acquire" | "forward" | "receive", inLink: Arrival, h: Parsed): RowSpec | undefined {
     const t: TableSpec | undefined = m.tables[role];
@@ -187,7 +182,7 @@ class Reference {
 
   #acquire(p: Pkt, member: number, inLink: number): void {
     const m = this.#t.member(member);
-    const h = this.#parse(m, p);
+    const h = m.design.parse(p.bytes);
     if (h === undefined) return this.#drop(member, "bad-header");
     const row = this.#lookup(m, "acquire", inLink, h);
     if (row === undefined) return this.#drop(member, "acquire-miss");
@@ -213,7 +208,7 @@ class Reference {
 
   #forward(p: Pkt, member: number, inLink: number | "self" | "shared"): void {
     const m = this.#t.member(member);
-    const h = this.#parse(m, p);
+    const h = m.design.parse(p.bytes);
     if (h === undefined) return this.#drop(member, "bad-header");
     const row = this.#lookup(m, "forward", inLink, h);
     if (row === undefined) return this.#drop(member, "forward-miss");
@@ -271,7 +266,7 @@ class Reference {
 
   #receive(p: Pkt, member: number): void {
     const m = this.#t.member(member);
-    const h = this.#parse(m, p);
+    const h = m.design.parse(p.bytes);
     if (h === undefined) return this.#drop(member, "bad-header");
     // The receive table keys on the header alone (seed §3.1): no in-link.
     const row = this.#lookup(m, "receive", undefined, h);

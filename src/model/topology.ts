@@ -72,7 +72,8 @@ export class Topology {
     const links: Link[] = [];
     for (const net of spec.networks) {
       for (const l of net.links) {
-        const shared = l.shared === undefined || l.sharedAt === undefined ? undefined : { here: number(net, { member: l.sharedAt.member, ident: 0 }), there: byName.get(`${l.shared}.${l.sharedAt.partner}`)?.index ?? -1 };
+        // A shared link (subduction): the underlay's member at its shared end, and the overlay's partner there.
+        const shared = l.shared === undefined || l.sharedAt === undefined ? undefined : { here: byName.get(`${net.name}.${l.sharedAt.member}`)?.index ?? -1, there: byName.get(`${l.shared}.${l.sharedAt.partner}`)?.index ?? -1 };
         if (shared !== undefined) {
           this.#partner.set(shared.here, shared.there);
           this.#partner.set(shared.there, shared.here);

@@ -1,7 +1,7 @@
 // What the control plane compiles a description into: numbered networks,
 // members, one-way links and tables with their entries. The installer writes
-// it into the data plane; the reference interpreter in test/ runs it directly;
-// traces and summaries name things through it.
+// it into the data plane; traces and summaries name things through it. The
+// reference interpreter (src/model) takes only its numbering, never its entries.
 
 import type { LinkMode, LinkSpec, MemberSpec, NetworkSpec, SourceRef, Spec, TableSpec } from "../spec/types.js";
 import type { TableRole } from "../wasm/abi.js";

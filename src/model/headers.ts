@@ -1,12 +1,39 @@
-// The reference's view of packet bytes: each design's header read into named
-// field values, and written back from them (send). Plain TypeScript over
-// Uint8Array and bigint, written from docs of the formats (IEEE 802.1Q,
-// RFC 791, RFC 8200, the cna box in DESIGN.md), not from assembly/wire.
-
-import type { DesignDef, KeyLayout } from "../wire/designs.js";
+// The reference's view of packet bytes: for each header design, one entry of
+// HEADERS that reads its header into named field values, builds the header a
+// send row pushes (lengths and checksums computed here), states the packet's
+// length where the header has a length field, and applies forwarding's side
+// effect. Plain TypeScript over Uint8Array and bigint, written from the
+// formats' documents (IEEE 802.1Q, RFC 791, RFC 1071, RFC 1624, RFC 8200, the
+// cna box in DESIGN.md) — not from assembly/wire, the compiler or the design
+// registry's key layouts. A design is one entry: add a design by adding one.
 
 /** A header's matchable fields by name, as unsigned values of the field's width. */
 export type Fields = ReadonlyMap<string, bigint>;
+
+/** A header read from the front of a packet: its fields and how many bytes it takes. */
+export interface Parsed {
+  readonly fields: Fields;
+  readonly len: number;
+}
+
+export interface HeaderDesign {
+  readonly name: string;
+  /** Every field rows may match or send rows may write, with its width in bits. */
+  readonly bits: Readonly<Record<string, number>>;
+  /** The header at the front of `b`, or undefined when `b` does not start with a valid one. */
+  parse(b: Uint8Array): Parsed | undefined;
+  /** The header `send` pushes, from the row's field values, in front of a payload of `payloadLen` bytes (its original length). */
+  build(f: Fields, payloadLen: number): Uint8Array;
+  /** The longest payload the header can state (a 16-bit length field); Infinity without one. */
+  readonly maxPayload: number;
+  /** The packet's length as its own header states it, when `b` holds the length field; undefined for a design without one. */
+  statedLen?(b: Uint8Array): number | undefined;
+  /**
+   * Forwarding's side effect (`ttl: decrement`): a copy with the hop limit lowered by
+   * one, or undefined when it would reach 0. Absent: the design has no hop limit.
+   */
+  decrementHopLimit?(b: Uint8Array): Uint8Array | undefined;
+}
 
 const u16 = (b: Uint8Array, at: number): number => ((b[at] ?? 0) << 8) | (b[at + 1] ?? 0);
 const uint = (b: Uint8Array, at: number, len: number): bigint => {
@@ -21,77 +48,8 @@ function put(b: Uint8Array, at: number, len: number, value: bigint): void {
     v >>= 8n;
   }
 }
-
-export const TPID_CUSTOMER = 0x8100; // 802.1Q
-export const TPID_SERVICE = 0x88a8; // 802.1ad
-export const TPID_SERVICE_OLD = 0x9100; // Q-in-Q before 802.1ad
-const MAX_TAGS = 2;
-/** IPv4 protocols whose first 4 bytes are source and destination ports: TCP, UDP, SCTP, UDP-Lite. */
-export const PORT_PROTOCOLS: ReadonlySet<number> = new Set([6, 17, 132, 136]);
-
-/** The header's fields for `design`, or undefined when the bytes hold no valid header of it. */
-export function parseHeader(design: DesignDef, b: Uint8Array): Fields | undefined {
-  switch (design.name) {
-    case "ethernet": {
-      if (b.length < 14) return undefined;
-      let at = 12; // the ethertype, or the first tag's TPID
-      let type = u16(b, at);
-      const tci: number[] = [];
-      while ((type === TPID_CUSTOMER || type === TPID_SERVICE || type === TPID_SERVICE_OLD) && tci.length < MAX_TAGS) {
-        if (at + 4 + 2 > b.length) return undefined; // the tag and the type after it
-        tci.push(u16(b, at + 2));
-        at += 4;
-        type = u16(b, at);
-      }
-      const [outer = 0, inner = 0] = tci;
-      return new Map([
-        ["dst", uint(b, 0, 6)],
-        ["src", uint(b, 6, 6)],
-        ["type", BigInt(type)],
-        ["vid", BigInt(outer & 0xfff)],
-        ["pcp", BigInt(outer >> 13)],
-        ["ivid", BigInt(inner & 0xfff)],
-      ]);
-    }
-    case "ipv4": {
-      if (b.length < 20 || (b[0] ?? 0) >> 4 !== 4) return undefined;
-      const ihl = ((b[0] ?? 0) & 0xf) * 4;
-      if (ihl < 20 || ihl > b.length || u16(b, 2) < ihl) return undefined;
-      const proto = b[9] ?? 0;
-      const firstFragment = (u16(b, 6) & 0x1fff) === 0;
-      const ports = firstFragment && PORT_PROTOCOLS.has(proto) && ihl + 4 <= b.length;
-      return new Map([
-        ["src", uint(b, 12, 4)],
-        ["dst", uint(b, 16, 4)],
-        ["proto", BigInt(proto)],
-        ["ttl", BigInt(b[8] ?? 0)],
-        ["dscp", BigInt((b[1] ?? 0) >> 2)],
-        ["sport", ports ? BigInt(u16(b, ihl)) : 0n],
-        ["dport", ports ? BigInt(u16(b, ihl + 2)) : 0n],
-      ]);
-    }
-    case "ipv6": {
-      if (b.length < 40 || (b[0] ?? 0) >> 4 !== 6) return undefined;
-      return new Map([
-        ["src", uint(b, 8, 16)],
-        ["dst", uint(b, 24, 16)],
-        ["next", BigInt(b[6] ?? 0)],
-        ["hlim", BigInt(b[7] ?? 0)],
-        ["flow", uint(b, 0, 4) & 0xfffffn],
-      ]);
-    }
-    case "cna": {
-      if (b.length < 16) return undefined;
-      return new Map([
-        ["src", uint(b, 0, 4)],
-        ["dst", uint(b, 4, 4)],
-        ["session", uint(b, 8, 4)],
-        ["overlay", uint(b, 12, 2)],
-      ]);
-    }
-  }
-  throw new Error(`the reference knows no design ${design.name}`);
-}
+/** A field a send row does not give is 0 (the loader fills in the documented defaults). */
+const value = (f: Fields, name: string): bigint => f.get(name) ?? 0n;
 
 /** RFC 1071: the ones' complement of the ones' complement sum of 16-bit words. */
 export function internetChecksum(b: Uint8Array): number {
@@ -108,85 +66,191 @@ export function fixIpv4Checksum(b: Uint8Array): void {
   put(b, 10, 2, BigInt(internetChecksum(b.subarray(0, ihl))));
 }
 
-/** The header `send` pushes: built from `f` in front of a payload of `payloadLen` bytes (its original length). */
-export function buildHeader(design: DesignDef, f: Fields, payloadLen: number): Uint8Array {
-  const v = (name: string): bigint => f.get(name) ?? 0n;
-  switch (design.name) {
-    case "ethernet": {
-      const vid = v("vid");
-      const pcp = v("pcp");
-      const ivid = v("ivid");
-      // A tag only when a tag field is set; with an inner VLAN, an 802.1ad service tag outside it.
-      const tags: [number, bigint][] = ivid !== 0n ? [[TPID_SERVICE, (pcp << 13n) | vid], [TPID_CUSTOMER, ivid]] : vid !== 0n || pcp !== 0n ? [[TPID_CUSTOMER, (pcp << 13n) | vid]] : [];
-      const h = new Uint8Array(14 + 4 * tags.length);
-      put(h, 0, 6, v("dst"));
-      put(h, 6, 6, v("src"));
-      tags.forEach(([tpid, tci], i) => {
-        put(h, 12 + 4 * i, 2, BigInt(tpid));
-        put(h, 14 + 4 * i, 2, tci);
-      });
-      put(h, 12 + 4 * tags.length, 2, v("type"));
-      return h;
-    }
-    case "ipv4": {
-      const h = new Uint8Array(20);
-      h[0] = 0x45;
-      h[1] = Number(v("dscp") << 2n);
-      put(h, 2, 2, BigInt((20 + payloadLen) & 0xffff)); // id, flags and fragment offset stay 0
-      h[8] = Number(v("ttl"));
-      h[9] = Number(v("proto"));
-      put(h, 12, 4, v("src"));
-      put(h, 16, 4, v("dst"));
-      fixIpv4Checksum(h);
-      return h;
-    }
-    case "ipv6": {
-      const h = new Uint8Array(40);
-      put(h, 0, 4, (6n << 28n) | v("flow"));
-      put(h, 4, 2, BigInt(payloadLen & 0xffff));
-      h[6] = Number(v("next"));
-      h[7] = Number(v("hlim"));
-      put(h, 8, 16, v("src"));
-      put(h, 24, 16, v("dst"));
-      return h;
-    }
-    case "cna": {
-      const h = new Uint8Array(16); // the 2 reserved bytes stay 0
-      put(h, 0, 4, v("src"));
-      put(h, 4, 4, v("dst"));
-      put(h, 8, 4, v("session"));
-      put(h, 12, 2, v("overlay"));
-      return h;
-    }
-  }
-  throw new Error(`the reference knows no design ${design.name}`);
-}
+// ── Ethernet (IEEE 802.3 / 802.1Q / 802.1ad) ──────────────────────────────
 
-/**
- * Forwarding's side effect: a copy with TTL / hop limit − 1, or undefined when it would reach 0.
- * The IPv4 checksum is updated for the changed word (RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m')),
- * not recomputed: for a correct checksum the two agree (test/model/headers.test.ts), and a
- * wrong one stays wrong, as a router must not repair a header it did not check.
- */
-export function decrementHopLimit(design: DesignDef, b: Uint8Array): Uint8Array | undefined {
-  const at = design.name === "ipv4" ? 8 : design.name === "ipv6" ? 7 : -1;
-  if (at < 0) return b;
-  const hops = b[at] ?? 0;
-  if (hops <= 1) return undefined;
-  const out = b.slice();
-  out[at] = hops - 1;
-  if (design.name === "ipv4") {
-    const word = (ttl: number): number => (ttl << 8) | (b[9] ?? 0); // TTL shares a 16-bit word with the protocol
-    let sum = (~u16(b, 10) & 0xffff) + (~word(hops) & 0xffff) + word(hops - 1);
+export const TPID_CUSTOMER = 0x8100; // 802.1Q
+export const TPID_SERVICE = 0x88a8; // 802.1ad
+export const TPID_SERVICE_OLD = 0x9100; // Q-in-Q before 802.1ad
+const MAX_TAGS = 2;
+
+const ethernet: HeaderDesign = {
+  name: "ethernet",
+  bits: { dst: 48, src: 48, type: 16, vid: 12, pcp: 3, ivid: 12 },
+  maxPayload: Infinity,
+  parse(b) {
+    if (b.length < 14) return undefined;
+    let at = 12; // the ethertype, or the first tag's TPID
+    let type = u16(b, at);
+    const tci: number[] = [];
+    while ((type === TPID_CUSTOMER || type === TPID_SERVICE || type === TPID_SERVICE_OLD) && tci.length < MAX_TAGS) {
+      if (at + 4 + 2 > b.length) return undefined; // the tag and the type after it
+      tci.push(u16(b, at + 2));
+      at += 4;
+      type = u16(b, at);
+    }
+    const [outer = 0, inner = 0] = tci;
+    const fields = new Map([
+      ["dst", uint(b, 0, 6)],
+      ["src", uint(b, 6, 6)],
+      ["type", BigInt(type)],
+      ["vid", BigInt(outer & 0xfff)],
+      ["pcp", BigInt(outer >> 13)],
+      ["ivid", BigInt(inner & 0xfff)],
+    ]);
+    return { fields, len: at + 2 };
+  },
+  build(f) {
+    const vid = value(f, "vid");
+    const pcp = value(f, "pcp");
+    const ivid = value(f, "ivid");
+    // A tag only when a tag field is set; with an inner VLAN, an 802.1ad service tag outside it.
+    const tags: [number, bigint][] = ivid !== 0n ? [[TPID_SERVICE, (pcp << 13n) | vid], [TPID_CUSTOMER, ivid]] : vid !== 0n || pcp !== 0n ? [[TPID_CUSTOMER, (pcp << 13n) | vid]] : [];
+    const h = new Uint8Array(14 + 4 * tags.length);
+    put(h, 0, 6, value(f, "dst"));
+    put(h, 6, 6, value(f, "src"));
+    tags.forEach(([tpid, tci], i) => {
+      put(h, 12 + 4 * i, 2, BigInt(tpid));
+      put(h, 14 + 4 * i, 2, tci);
+    });
+    put(h, 12 + 4 * tags.length, 2, value(f, "type"));
+    return h;
+  },
+};
+
+// ── IPv4 (RFC 791) ────────────────────────────────────────────────────────
+
+/** IPv4 protocols whose first 4 bytes are source and destination ports: TCP, UDP, SCTP, UDP-Lite. */
+export const PORT_PROTOCOLS: ReadonlySet<number> = new Set([6, 17, 132, 136]);
+const IPV4_LEN = 20; // the header send pushes: no options
+
+const ipv4: HeaderDesign = {
+  name: "ipv4",
+  bits: { src: 32, dst: 32, proto: 8, ttl: 8, dscp: 6, sport: 16, dport: 16 },
+  maxPayload: 0xffff - IPV4_LEN,
+  parse(b) {
+    if (b.length < 20 || (b[0] ?? 0) >> 4 !== 4) return undefined;
+    const ihl = ((b[0] ?? 0) & 0xf) * 4;
+    if (ihl < 20 || ihl > b.length || u16(b, 2) < ihl) return undefined;
+    const proto = b[9] ?? 0;
+    const firstFragment = (u16(b, 6) & 0x1fff) === 0;
+    const ports = firstFragment && PORT_PROTOCOLS.has(proto) && ihl + 4 <= b.length;
+    const fields = new Map([
+      ["src", uint(b, 12, 4)],
+      ["dst", uint(b, 16, 4)],
+      ["proto", BigInt(proto)],
+      ["ttl", BigInt(b[8] ?? 0)],
+      ["dscp", BigInt((b[1] ?? 0) >> 2)],
+      ["sport", ports ? BigInt(u16(b, ihl)) : 0n],
+      ["dport", ports ? BigInt(u16(b, ihl + 2)) : 0n],
+    ]);
+    return { fields, len: ihl };
+  },
+  build(f, payloadLen) {
+    const h = new Uint8Array(IPV4_LEN);
+    h[0] = 0x45; // version 4, IHL 5
+    h[1] = Number(value(f, "dscp") << 2n);
+    put(h, 2, 2, BigInt(IPV4_LEN + payloadLen)); // total length; id, flags and fragment offset stay 0
+    h[8] = Number(value(f, "ttl"));
+    h[9] = Number(value(f, "proto"));
+    put(h, 12, 4, value(f, "src"));
+    put(h, 16, 4, value(f, "dst"));
+    fixIpv4Checksum(h);
+    return h;
+  },
+  statedLen: (b) => (b.length >= 4 ? u16(b, 2) : undefined), // total length
+  /**
+   * The IPv4 checksum is updated for the changed word (RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m')),
+   * not recomputed: for a correct checksum the two agree (test/model/headers.test.ts), and a
+   * wrong one stays wrong, as a router must not repair a header it did not check.
+   */
+  decrementHopLimit(b) {
+    const ttl = b[8] ?? 0;
+    if (ttl <= 1) return undefined;
+    const out = b.slice();
+    out[8] = ttl - 1;
+    const word = (t: number): number => (t << 8) | (b[9] ?? 0); // TTL shares a 16-bit word with the protocol
+    let sum = (~u16(b, 10) & 0xffff) + (~word(ttl) & 0xffff) + word(ttl - 1);
     while (sum > 0xffff) sum = (sum & 0xffff) + (sum >>> 16);
     put(out, 10, 2, BigInt(~sum & 0xffff));
-  }
-  return out;
-}
+    return out;
+  },
+};
 
-/** Field values into a design's key vector (offsets from the registry's layout); the in-link first. */
-export function keyVector(layout: KeyLayout, inLink: number, f: Fields): Uint8Array {
-  const key = new Uint8Array(layout.len);
-  for (const s of layout.slots) put(key, s.offset, s.len, s.field.name === "in" ? BigInt(inLink) : (f.get(s.field.name) ?? 0n));
-  return key;
+// ── IPv6 (RFC 8200): the fixed header ─────────────────────────────────────
+
+const IPV6_LEN = 40;
+
+const ipv6: HeaderDesign = {
+  name: "ipv6",
+  bits: { src: 128, dst: 128, next: 8, hlim: 8, flow: 20 },
+  maxPayload: 0xffff,
+  parse(b) {
+    if (b.length < IPV6_LEN || (b[0] ?? 0) >> 4 !== 6) return undefined;
+    const fields = new Map([
+      ["src", uint(b, 8, 16)],
+      ["dst", uint(b, 24, 16)],
+      ["next", BigInt(b[6] ?? 0)],
+      ["hlim", BigInt(b[7] ?? 0)],
+      ["flow", uint(b, 0, 4) & 0xfffffn],
+    ]);
+    return { fields, len: IPV6_LEN };
+  },
+  build(f, payloadLen) {
+    const h = new Uint8Array(IPV6_LEN);
+    put(h, 0, 4, (6n << 28n) | value(f, "flow")); // version 6, traffic class 0
+    put(h, 4, 2, BigInt(payloadLen));
+    h[6] = Number(value(f, "next"));
+    h[7] = Number(value(f, "hlim"));
+    put(h, 8, 16, value(f, "src"));
+    put(h, 24, 16, value(f, "dst"));
+    return h;
+  },
+  statedLen: (b) => (b.length >= 6 ? IPV6_LEN + u16(b, 4) : undefined), // the fixed header + payload length
+  decrementHopLimit(b) {
+    const hlim = b[7] ?? 0;
+    if (hlim <= 1) return undefined;
+    const out = b.slice();
+    out[7] = hlim - 1;
+    return out;
+  },
+};
+
+// ── cna: strata's 16-byte native header ───────────────────────────────────
+
+const CNA_LEN = 16; // src, dst, session (4 bytes each), overlay (2), 2 reserved
+
+const cna: HeaderDesign = {
+  name: "cna",
+  bits: { src: 32, dst: 32, session: 32, overlay: 16 },
+  maxPayload: Infinity,
+  parse(b) {
+    if (b.length < CNA_LEN) return undefined;
+    const fields = new Map([
+      ["src", uint(b, 0, 4)],
+      ["dst", uint(b, 4, 4)],
+      ["session", uint(b, 8, 4)],
+      ["overlay", uint(b, 12, 2)],
+    ]);
+    return { fields, len: CNA_LEN };
+  },
+  build(f) {
+    const h = new Uint8Array(CNA_LEN); // the 2 reserved bytes stay 0
+    put(h, 0, 4, value(f, "src"));
+    put(h, 4, 4, value(f, "dst"));
+    put(h, 8, 4, value(f, "session"));
+    put(h, 12, 2, value(f, "overlay"));
+    return h;
+  },
+};
+
+/** The designs the reference knows, by name. */
+export const HEADERS: ReadonlyMap<string, HeaderDesign> = new Map([ethernet, ipv4, ipv6, cna].map((d) => [d.name, d]));
+
+/** The reference's entry for design `name`; a design it does not know is a programmer error. */
+export function headerDesign(name: string): HeaderDesign {
+  const d = HEADERS.get(name);
+  if (d === undefined) {
+    throw new Error(`the reference (src/model/headers.ts) knows no header design '${name}': add its entry to HEADERS (it knows ${[...HEADERS.keys()].join(", ")})`);
+  }
+  return d;
 }

@@ -1,14 +1,20 @@
-// The reference: the model's table semantics (seed §2.5 Figure 2, §3.1 Figure
-// 4, §4.2–4.3; DESIGN.md §1–2) run directly on a CompiledSpec, one packet at a
-// time, by plain recursion. It is written to be obviously right, not fast: tables
-// are scanned row by row, and every header is parsed afresh where it is looked at.
-// The wasm pipeline must agree with it output for output and count for count.
+// The reference: the model's semantics (seed §2.5 Figure 2, §3.1 Figure 4,
+// §4.2–4.3, §5 Figure 7; DESIGN.md §1–2) run one packet at a time, by plain
+// recursion, on the description's rows as written — never on the compiled
+// tables, so that a compiler mistake is not shared by the two sides the
+// differential tests compare. From the compiled spec it takes only numbers
+// (members, links, tables, which compiled row stands for which written row),
+// so that its counters and outputs line up with the data plane's. It is
+// written to be obviously right, not fast: rows are scanned in order, and
+// every header is parsed afresh where it is looked at.
 
-import type { CompiledMember, CompiledNetwork, CompiledSpec, CompiledTable } from "../control/compiled.js";
+import type { CompiledSpec } from "../control/compiled.js";
 import type { Injection } from "../control/install.js";
-import { DROP_REASONS, type DropReason, PORT_SELF } from "../wasm/abi.js";
-import type { EntryMatch } from "../wasm/tables.js";
-import { buildHeader, decrementHopLimit, type Fields, keyVector, parseHeader } from "./headers.js";
+import type { RowSpec, TableSpec } from "../spec/types.js";
+import { DROP_REASONS, type DropReason, type TableRole } from "../wasm/abi.js";
+import type { Parsed } from "./headers.js";
+import { type Arrival, winner } from "./rows.js";
+import { type Member, Topology } from "./topology.js";
 
 export interface RefInput {
   readonly bytes: Uint8Array;
@@ -43,11 +49,11 @@ export interface RefResult {
   readonly drops: Map<number, number[]>;
   readonly delivered: number[];
   readonly linkPackets: number[];
-  /** Hits per row, by table id. */
+  /** Hits per compiled row, by table id. */
   readonly hits: Map<number, number[]>;
 }
 
-/** A packet in flight: its bytes never change in place (TTL and send make new ones), so copies can share them. */
+/** A packet in flight: its bytes never change in place (TTL, push and pop make new views), so copies can share them. */
 interface Pkt {
   readonly bytes: Uint8Array;
   readonly origLen: number;
@@ -56,43 +62,19 @@ interface Pkt {
   readonly number: number;
 }
 
+/** Layering: after crossing its virtual link, the packet goes to this underlay member's send table in this session. */
+interface Via {
+  readonly member: number;
+  readonly session: number;
+}
+
 export function interpret(compiled: CompiledSpec, injections: readonly Injection[], inputs: readonly RefInput[], first: number, options: RefOptions): RefResult {
   return new Reference(compiled, injections, options).run(inputs, first);
 }
 
-/** Whether a row's match holds for a key: masked bytes equal, and range fields within their bounds. */
-export function rowMatches(t: CompiledTable, m: EntryMatch, key: Uint8Array): boolean {
-  for (let i = 0; i < t.keyLen; i++) if (((key[i] ?? 0) & (m.mask[i] ?? 0)) !== m.value[i]) return false;
-  if (t.kind !== "range") return true;
-  return t.fields.every((f) => {
-    if (f.kind !== "range") return true;
-    const k = key.subarray(f.offset, f.offset + f.len);
-    return compare(k, (m.lo ?? new Uint8Array(t.keyLen)).subarray(f.offset, f.offset + f.len)) >= 0 && compare(k, (m.hi ?? new Uint8Array(t.keyLen)).subarray(f.offset, f.offset + f.len)) <= 0;
-  });
-}
-
-/** Big-endian byte strings of one length compare as the numbers they hold. */
-function compare(a: Uint8Array, b: Uint8Array): number {
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return (a[i] ?? 0) - (b[i] ?? 0);
-  return 0;
-}
-
-const ones = (mask: Uint8Array): number => mask.reduce((n, byte) => n + [...byte.toString(2)].filter((c) => c === "1").length, 0);
-
-/** The winning row's index, or −1. LPM: longest prefix; ternary, range, optional: highest priority, then the earlier row; exact: the one row. */
-export function bestRow(t: CompiledTable, key: Uint8Array): number {
-  let best = -1;
-  t.rows.forEach((r, i) => {
-    if (!rowMatches(t, r.match, key)) return;
-    const b = t.rows[best]?.match;
-    if (b === undefined) best = i;
-    else if (t.kind === "lpm" ? ones(r.match.mask) > ones(b.mask) : t.kind !== "exact" && r.match.priority > b.priority) best = i;
-  });
-  return best;
-}
-
 class Reference {
   readonly #c: CompiledSpec;
+  readonly #t: Topology;
   readonly #injections: readonly Injection[];
   readonly #options: RefOptions;
   readonly #result: RefResult;
@@ -101,6 +83,7 @@ class Reference {
 
   constructor(compiled: CompiledSpec, injections: readonly Injection[], options: RefOptions) {
     this.#c = compiled;
+    this.#t = new Topology(compiled);
     this.#injections = injections;
     this.#options = options;
     this.#result = {
@@ -118,23 +101,11 @@ class Reference {
       const p: Pkt = { bytes: input.bytes, origLen: input.origLen, hops: 0, input, number: first + i };
       const ep = this.#injections[input.endpoint];
       if (ep === undefined) throw new Error(`no injection ${input.endpoint}`);
-      if (ep.kind === "link") this.#link(p, ep.link);
-      else if (ep.kind === "self") this.#forward(p, ep.member, PORT_SELF);
+      if (ep.kind === "link") this.#cross(p, ep.link, this.#t.link(ep.link).sender);
+      else if (ep.kind === "self") this.#forward(p, ep.member, "self");
       else this.#send(p, ep.member, ep.session);
     });
     return this.#result;
-  }
-
-  #member(i: number): CompiledMember {
-    const m = this.#c.members[i];
-    if (m === undefined) throw new Error(`no member ${i}`);
-    return m;
-  }
-
-  #network(member: number): CompiledNetwork {
-    const net = this.#c.networks[this.#member(member).network];
-    if (net === undefined) throw new Error(`member ${member} has no network`);
-    return net;
   }
 
   #drop(member: number, reason: DropReason): void {
@@ -150,19 +121,28 @@ class Reference {
     this.#result.outputs.push({ kind, target, bytes: p.bytes, origLen: p.origLen, tsSec: p.input.tsSec, tsNsec: p.input.tsNsec, packet: p.number });
   }
 
-  /** Looks `key` up in `t` (absent: a miss) and counts the hit; the row, or undefined. */
-  #lookup(t: CompiledTable | undefined, key: Uint8Array): CompiledTable["rows"][number] | undefined {
-    if (t === undefined) return undefined;
-    const i = bestRow(t, key);
-    if (i < 0) return undefined;
-    const hits = this.#result.hits.get(t.id);
-    if (hits !== undefined) hits[i] = (hits[i] ?? 0) + 1;
-    return t.rows[i];
+  /**
+   * Counts a hit on row `row` of the member's `role` table: the compiled row
+   * that stands for it (written rows by their index; the rows the compiler
+   * adds for an absent transmit table, one per out-link, in ascending order).
+   */
+  #hit(m: Member, role: TableRole, row: number, defaultRow = -1): void {
+    const t = this.#c.members[m.index]?.tables[role];
+    const made = t?.rows.flatMap((r, i) => (r.row === row ? [i] : [])) ?? [];
+    const i = row >= 0 ? made[0] : made[defaultRow];
+    const hits = t === undefined ? undefined : this.#result.hits.get(t.id);
+    if (i === undefined || hits === undefined) throw new Error(`the compiled spec has no row for ${m.qualified}.${role}[${row >= 0 ? row : `default ${defaultRow}`}]`);
+    hits[i] = (hits[i] ?? 0) + 1;
   }
 
-  /** The member's view of the packet: its header fields, or undefined (a bad header). */
-  #fields(member: number, p: Pkt): Fields | undefined {
-    return parseHeader(this.#network(member).spec.design, p.bytes);
+  /** The winning row of a header table (acquire, forward, receive), counted; undefined: no row matches. */
+  #lookup(m: Member, role: "acquire" | "forward" | "receive", inLink: Arrival, h: Parsed): RowSpec | undefined {
+    const t: TableSpec | undefined = m.tables[role];
+    if (t === undefined) return undefined;
+    const i = winner(m.design, t, inLink, h.fields);
+    if (i < 0) return undefined;
+    this.#hit(m, role, i);
+    return t.rows[i];
   }
 
   /**
@@ -180,29 +160,34 @@ class Reference {
     });
   }
 
-  /** Crossing link `li`, transmitted by its sender (or arriving from outside). */
-  #link(p: Pkt, li: number): void {
-    const l = this.#c.links[li];
-    if (l === undefined) throw new Error(`no link ${li}`);
-    if (p.hops >= this.#options.hopLimit) return this.#drop(l.sender, "loop");
+  /**
+   * Crossing link `li`, transmitted by member `from` (−1: from outside): one
+   * hop, counted and captured. A virtual link (`via`) is implemented by an
+   * underlay session: the packet, as it crossed, goes to that send table.
+   */
+  #cross(p: Pkt, li: number, from: number, via?: Via): void {
+    const l = this.#t.link(li);
+    if (p.hops >= this.#options.hopLimit) return this.#drop(from, "loop");
     if (l.captured) this.#output("link", li, p);
     this.#result.linkPackets[li] = (this.#result.linkPackets[li] ?? 0) + 1;
     const q = { ...p, hops: p.hops + 1 };
+    if (via !== undefined) return this.#send(q, via.member, via.session);
     if (l.mode === "anycast" && l.receivers.length > 1) throw new Error("anycast chooses a receiver by hash: the reference does not model it");
     // Allcast (seed §4.3): a copy for every receiver, in list order.
-    const go = l.receivers.length > 1 ? this.#fan(l.sender, l.receivers.length) : [true];
+    const go = l.receivers.length > 1 ? this.#fan(from, l.receivers.length) : [true];
     l.receivers.forEach((r, k) => {
       if (go[k] === true) this.#acquire(q, r.member, r.port);
     });
   }
 
   #acquire(p: Pkt, member: number, inLink: number): void {
-    const f = this.#fields(member, p);
-    if (f === undefined) return this.#drop(member, "bad-header");
-    const row = this.#lookup(this.#member(member).tables.acquire, keyVector(this.#network(member).layout, inLink, f));
-    switch (row?.action.name) {
-      case undefined:
-        return this.#drop(member, "acquire-miss");
+    const m = this.#t.member(member);
+    const h = m.design.parse(p.bytes);
+    if (h === undefined) return this.#drop(member, "bad-header");
+    const row = this.#lookup(m, "acquire", inLink, h);
+    if (row === undefined) return this.#drop(member, "acquire-miss");
+    const a = row.action;
+    switch (a.kind) {
       case "forward":
         return this.#forward(p, member, inLink);
       case "receive":
@@ -213,74 +198,118 @@ class Reference {
         if (toReceive === true) this.#receive(p, member);
         return;
       }
+      case "shared-acquire":
+        // Subduction (seed §5.3.2): as if it arrived at the overlay's end of the shared link, unchanged.
+        return this.#acquire(p, this.#t.partner(member), inLink);
       default:
-        throw new Error(`acquire action ${String(row?.action.name)} is outside the reference`);
+        throw new Error(`an acquire row does ${a.kind}`);
     }
   }
 
-  #forward(p: Pkt, member: number, inLink: number): void {
-    const f = this.#fields(member, p);
-    if (f === undefined) return this.#drop(member, "bad-header");
-    const net = this.#network(member);
-    const row = this.#lookup(this.#member(member).tables.forward, keyVector(net.layout, inLink, f));
+  #forward(p: Pkt, member: number, inLink: number | "self" | "shared"): void {
+    const m = this.#t.member(member);
+    const h = m.design.parse(p.bytes);
+    if (h === undefined) return this.#drop(member, "bad-header");
+    const row = this.#lookup(m, "forward", inLink, h);
     if (row === undefined) return this.#drop(member, "forward-miss");
-    if (row.action.name === "drop" || row.ports.length === 0) return this.#drop(member, "forward-drop");
-    if (row.action.name !== "out") throw new Error(`forward action ${row.action.name} is outside the reference`);
+    const a = row.action;
+    if (a.kind === "drop" || (a.kind === "out" && a.ports.length === 0)) return this.#drop(member, "forward-drop");
+    // Subduction: the underlay's shared member forwards it, marked as handed over (in-link `shared`).
+    if (a.kind === "shared-forward") return this.#forward(p, this.#t.partner(member), "shared");
+    if (a.kind !== "out") throw new Error(`a forward row does ${a.kind}`);
     let q = p;
     // The design's forwarding side effect, once before replication; a packet the member sent itself was not forwarded by it.
-    if (net.spec.decrementTtl && inLink !== PORT_SELF) {
-      const bytes = decrementHopLimit(net.spec.design, p.bytes);
+    if (m.network.decrementTtl && inLink !== "self" && m.design.decrementHopLimit !== undefined) {
+      const bytes = m.design.decrementHopLimit(p.bytes);
       if (bytes === undefined) return this.#drop(member, "ttl-expired");
       q = { ...p, bytes };
     }
-    const go = this.#fan(member, row.ports.length);
-    row.ports.forEach((port, k) => {
+    const go = this.#fan(member, a.ports.length);
+    a.ports.forEach((port, k) => {
       if (go[k] === true) this.#transmit(q, member, port);
     });
   }
 
   #transmit(p: Pkt, member: number, outLink: number): void {
-    const key = new Uint8Array(8);
-    new DataView(key.buffer).setUint16(0, outLink);
-    const row = this.#lookup(this.#member(member).tables.transmit, key);
-    if (row === undefined) return this.#drop(member, "transmit-miss");
-    if (row.action.name !== "physical") throw new Error(`transmit action ${row.action.name} is outside the reference`);
-    const links = this.#c.links.filter((l) => l.sender === member && l.senderPort === outLink);
-    if (links.length > 1) throw new Error(`member ${member} sends ${links.length} links on identifier ${outLink}: the model does not say which`);
-    const link = links[0];
-    if (link === undefined) return this.#drop(member, "no-link");
-    this.#link(p, link.index);
+    const m = this.#t.member(member);
+    let action: RowSpec["action"];
+    if (m.tables.transmit === undefined) {
+      // No transmit table written: every out-link is physical (docs/spec.md).
+      const k = this.#t.outLinks(member).indexOf(outLink);
+      if (k < 0) return this.#drop(member, "transmit-miss");
+      this.#hit(m, "transmit", -1, k);
+      action = { kind: "physical" };
+    } else {
+      const i = m.tables.transmit.rows.findIndex((r) => r.out === outLink);
+      const row = m.tables.transmit.rows[i];
+      if (row === undefined) return this.#drop(member, "transmit-miss");
+      this.#hit(m, "transmit", i);
+      action = row.action;
+    }
+    const links = this.#t.sends(member, outLink);
+    if (links.length > 1) throw new Error(`${m.qualified} sends ${links.length} links on identifier ${outLink}: the model does not say which`);
+    const [link] = links;
+    switch (action.kind) {
+      case "physical":
+        if (link === undefined) return this.#drop(member, "no-link");
+        return this.#cross(p, link.index, member);
+      case "session": {
+        // ExternalSession (seed §5.2.1): the underlay member on this machine sends it in the session.
+        const via = { member: this.#t.attachment(action.network, member), session: action.session };
+        if (link === undefined) return this.#send(p, via.member, via.session);
+        return this.#cross(p, link.index, member, via);
+      }
+      default:
+        throw new Error(`a transmit row does ${action.kind}`);
+    }
   }
 
   #receive(p: Pkt, member: number): void {
-    const f = this.#fields(member, p);
-    if (f === undefined) return this.#drop(member, "bad-header");
+    const m = this.#t.member(member);
+    const h = m.design.parse(p.bytes);
+    if (h === undefined) return this.#drop(member, "bad-header");
     // The receive table keys on the header alone (seed §3.1): no in-link.
-    const row = this.#lookup(this.#member(member).tables.receive, keyVector(this.#network(member).layout, 0, f));
+    const row = this.#lookup(m, "receive", undefined, h);
     if (row === undefined) return this.#drop(member, "receive-miss");
-    if (row.action.name !== "deliver") throw new Error(`receive action ${row.action.name} is outside the reference`);
-    this.#output("deliver", member, p);
-    this.#result.delivered[member] = (this.#result.delivered[member] ?? 0) + 1;
+    const a = row.action;
+    switch (a.kind) {
+      case "deliver":
+        this.#output("deliver", member, p);
+        this.#result.delivered[member] = (this.#result.delivered[member] ?? 0) + 1;
+        return;
+      case "link": {
+        // ExternalLink (seed §5.2.1): this network's header comes off; what is inside arrives at the overlay member on link `ident`.
+        const overlay = this.#t.member(this.#t.attachment(a.network, member));
+        let bytes = p.bytes.subarray(h.len);
+        let origLen = Math.max(p.origLen - h.len, 0);
+        // Bytes past the length the inner header states are padding of this layer (an Ethernet frame's minimum size).
+        const stated = overlay.design.statedLen?.(bytes);
+        if (stated !== undefined) {
+          bytes = bytes.subarray(0, stated);
+          origLen = Math.min(origLen, stated);
+        }
+        return this.#acquire({ ...p, bytes, origLen }, overlay.index, a.ident);
+      }
+      default:
+        throw new Error(`a receive row does ${a.kind}`);
+    }
   }
 
-  /** The machine sends in session `session`: attach the session's header (seed Figure 4), then forward from self. */
+  /** The machine sends in session `session`: attach the session's header as its send row writes it (seed Figure 4), then forward from self. */
   #send(p: Pkt, member: number, session: number): void {
-    const t = this.#member(member).tables.send;
-    const key = new Uint8Array(8);
-    new DataView(key.buffer).setUint32(0, session);
-    const row = this.#lookup(t, key);
+    const m = this.#t.member(member);
+    const rows = m.tables.send?.rows ?? [];
+    const i = rows.findIndex((r) => r.session === session);
+    const row = rows[i];
     if (row === undefined) return this.#drop(member, "send-miss");
-    // The header as the description wrote it, not as the compiler encoded it.
-    const action = t?.spec?.rows[row.row]?.action;
-    if (action?.kind !== "push") throw new Error(`send row ${row.row} has no header`);
-    const design = this.#network(member).spec.design;
-    // IPv4's total length and IPv6's payload length are 16-bit fields: a longer payload cannot be stated.
-    const room = design.name === "ipv4" ? 0xffff - 20 : design.name === "ipv6" ? 0xffff : Infinity;
-    if (p.origLen > room) return this.#drop(member, "too-long");
-    const header = buildHeader(design, action.header, p.origLen);
+    this.#hit(m, "send", i);
+    if (row.action.kind !== "push") throw new Error(`a send row does ${row.action.kind}`);
+    // A header whose length field cannot hold the payload would describe another packet.
+    if (p.origLen > m.design.maxPayload) return this.#drop(member, "too-long");
+    const header = m.design.build(row.action.header, p.origLen);
     const bytes = new Uint8Array(header.length + p.bytes.length);
     bytes.set(header);
     bytes.set(p.bytes, header.length);
-    this.#forward({ ...p, bytes, origLen: p.origLen + header.length }, member, PORT_SELF);
+    this.#forward({ ...p, bytes, origLen: p.origLen + header.length }, member, "self");
   }
 }

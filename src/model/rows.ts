@@ -1,14 +1,16 @@
-// What a description's row means, read from its patterns (spec/types.ts) rather
-// than from the bytes the compiler made of them: a row matches a header when its
-// in-link and every pattern hold. Which matching row wins is the description's
-// rule (docs/spec.md): the row written first — or, in a table written
-// `kind: lpm`, the longest prefix. The compiler's choice of engine must not matter.
+// What a description's rows mean, read from their patterns as written
+// (src/spec/types.ts), never from the bytes the compiler made of them: a row
+// matches a header when its in-link and every pattern hold. Which matching
+// row wins is the description's rule (docs/spec.md, "Order and meaning"):
+// the row written first — or, in a table written `kind: lpm`, the longest
+// prefix (ties: the one written first). The compiler's choice of table kind
+// must not matter.
 
-import type { CompiledTable } from "../control/compiled.js";
-import type { Pattern, RowSpec } from "../spec/types.js";
-import { PORT_SELF } from "../wasm/abi.js";
-import type { DesignDef } from "../wire/designs.js";
-import type { Fields } from "./headers.js";
+import type { InLink, Pattern, RowSpec, TableSpec } from "../spec/types.js";
+import type { Fields, HeaderDesign } from "./headers.js";
+
+/** The in-link a packet arrives on: an identifier, `self` (sent by the member), `shared` (handed over); undefined at receive. */
+export type Arrival = InLink | undefined;
 
 function holds(p: Pattern, v: bigint, bits: number): boolean {
   switch (p.kind) {
@@ -19,29 +21,43 @@ function holds(p: Pattern, v: bigint, bits: number): boolean {
   }
 }
 
-export function specRowMatches(design: DesignDef, row: RowSpec, inLink: number, f: Fields): boolean {
-  if (row.in !== undefined && (row.in === "self" ? PORT_SELF : row.in) !== inLink) return false;
-  return [...row.match].every(([name, p]) => holds(p, f.get(name) ?? 0n, design.fields.find((d) => d.name === name)?.bits ?? 0));
+function width(design: HeaderDesign, field: string): number {
+  const bits = design.bits[field];
+  if (bits === undefined) throw new Error(`the reference's ${design.name} has no field '${field}' (src/model/headers.ts)`);
+  return bits;
 }
 
-/** The prefix length a row gives `field`: a prefix its length, an exact value every bit, no pattern none. */
-function prefixLen(design: DesignDef, row: RowSpec, field: string): number {
+function fieldValue(design: HeaderDesign, f: Fields, field: string): bigint {
+  const v = f.get(field);
+  if (v === undefined) throw new Error(`the reference's ${design.name} parser gives no field '${field}' (src/model/headers.ts)`);
+  return v;
+}
+
+/** Whether `row` matches a packet with header fields `f` arriving on `inLink` (receive rows have no `in`). */
+export function rowMatches(design: HeaderDesign, row: RowSpec, inLink: Arrival, f: Fields): boolean {
+  if (row.in !== undefined && row.in !== inLink) return false;
+  for (const [name, p] of row.match) if (!holds(p, fieldValue(design, f, name), width(design, name))) return false;
+  return true;
+}
+
+/** The length of the prefix a row gives `field`: a prefix its length, an exact value every bit, no pattern none. */
+function prefixLen(design: HeaderDesign, row: RowSpec, field: string): number {
   const p = row.match.get(field);
-  const bits = design.fields.find((d) => d.name === field)?.bits ?? 0;
-  return p === undefined ? 0 : p.kind === "prefix" ? p.len : p.kind === "exact" ? bits : -1;
+  return p === undefined ? 0 : p.kind === "prefix" ? p.len : p.kind === "exact" ? width(design, field) : -1;
 }
 
-/** The description row that wins for a key in table `t`, or −1. */
-export function specWinner(design: DesignDef, t: CompiledTable, inLink: number, f: Fields): number {
-  const rows = t.spec?.rows ?? [];
-  const matching = rows.flatMap((r, i) => (specRowMatches(design, r, inLink, f) ? [i] : []));
-  if (t.spec?.kind !== "lpm") return matching[0] ?? -1;
-  const lpm = t.fields.find((k) => k.kind === "lpm")?.name ?? "";
+/** The index of the description row that wins for a packet in table `t`, or −1 (no row matches). */
+export function winner(design: HeaderDesign, t: TableSpec, inLink: Arrival, f: Fields): number {
+  const matching = t.rows.flatMap((r, i) => (rowMatches(design, r, inLink, f) ? [i] : []));
+  if (t.kind !== "lpm") return matching[0] ?? -1;
+  // An LPM table has one field matched by prefix (the compiler refuses `kind: lpm` otherwise).
+  const lpm = t.rows.flatMap((r) => [...r.match].filter(([, p]) => p.kind === "prefix").map(([name]) => name))[0];
   let best = -1;
   for (const i of matching) {
-    const r = rows[i];
-    const b = rows[best];
-    if (r !== undefined && (b === undefined || prefixLen(design, r, lpm) > prefixLen(design, b, lpm))) best = i;
+    const r = t.rows[i];
+    const b = t.rows[best];
+    if (r === undefined) continue;
+    if (b === undefined || (lpm !== undefined && prefixLen(design, r, lpm) > prefixLen(design, b, lpm))) best = i;
   }
   return best;
 }

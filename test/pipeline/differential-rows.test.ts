@@ -1,23 +1,69 @@
 // The compiler against the description: a compiled row must match exactly the
 // keys its written patterns match, and the row that wins a lookup must be the one
-// the description's rule picks (src/model/rows.ts). The main differential
-// test runs the reference on compiled rows, so it cannot see the compiler's
-// mistakes; this one can.
+// the description's rule picks (src/model/rows.ts). The main differential test
+// runs the wasm pipeline against the reference, which reads the written rows;
+// this one looks at the compiled entries themselves, without the data plane.
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compile } from "../../src/control/compile.js";
-import type { CompiledSpec } from "../../src/control/compiled.js";
+import type { CompiledTable } from "../../src/control/compiled.js";
 import { resolveEndpoint } from "../../src/control/endpoints.js";
 import { parseSpec } from "../../src/spec/load.js";
 import { PORT_SELF } from "../../src/wasm/abi.js";
-import { keyVector } from "../../src/model/headers.js";
-import { bestRow, rowMatches } from "../../src/model/interpreter.js";
-import { specRowMatches, specWinner } from "../../src/model/rows.js";
+import type { EntryMatch } from "../../src/wasm/tables.js";
+import type { KeyLayout } from "../../src/wire/designs.js";
+import { type Fields, headerDesign } from "../../src/model/headers.js";
+import { rowMatches, winner } from "../../src/model/rows.js";
 import { compileText, pool, specRecipe, specText } from "./helpers/cases.js";
 import { cnaPacket } from "./helpers/packets.js";
 import { runWasm } from "./helpers/wasm-run.js";
 
+// ── The compiled side: entries over key vectors, as the data plane's tables hold them ──
+
+/** Field values into a design's key vector (the registry's layout); the in-link first. */
+function keyVector(layout: KeyLayout, inLink: number, f: Fields): Uint8Array {
+  const key = new Uint8Array(layout.len);
+  for (const s of layout.slots) {
+    let v = s.field.name === "in" ? BigInt(inLink) : (f.get(s.field.name) ?? 0n);
+    for (let i = s.len - 1; i >= 0; i--) {
+      key[s.offset + i] = Number(v & 0xffn);
+      v >>= 8n;
+    }
+  }
+  return key;
+}
+
+/** Big-endian byte strings of one length compare as the numbers they hold. */
+function compare(a: Uint8Array, b: Uint8Array): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return (a[i] ?? 0) - (b[i] ?? 0);
+  return 0;
+}
+
+/** Whether an entry matches a key: masked bytes equal, and range fields within their bounds. */
+function entryMatches(t: CompiledTable, m: EntryMatch, key: Uint8Array): boolean {
+  for (let i = 0; i < t.keyLen; i++) if (((key[i] ?? 0) & (m.mask[i] ?? 0)) !== m.value[i]) return false;
+  if (t.kind !== "range") return true;
+  return t.fields.every((f) => {
+    if (f.kind !== "range") return true;
+    const k = key.subarray(f.offset, f.offset + f.len);
+    return compare(k, (m.lo ?? new Uint8Array(t.keyLen)).subarray(f.offset, f.offset + f.len)) >= 0 && compare(k, (m.hi ?? new Uint8Array(t.keyLen)).subarray(f.offset, f.offset + f.len)) <= 0;
+  });
+}
+
+const ones = (mask: Uint8Array): number => mask.reduce((n, byte) => n + [...byte.toString(2)].filter((c) => c === "1").length, 0);
+
+/** The winning entry: LPM the longest prefix; ternary, range, optional the highest priority, then the earlier; exact the one. */
+function bestEntry(t: CompiledTable, key: Uint8Array): number {
+  let best = -1;
+  t.rows.forEach((r, i) => {
+    if (!entryMatches(t, r.match, key)) return;
+    const b = t.rows[best]?.match;
+    if (b === undefined) best = i;
+    else if (t.kind === "lpm" ? ones(r.match.mask) > ones(b.mask) : t.kind !== "exact" && r.match.priority > b.priority) best = i;
+  });
+  return best;
+}
 
 /** Descriptions tried; STRATA_DIFF_RUNS (see differential.test.ts) searches longer. */
 const RUNS = Math.ceil(Number(process.env["STRATA_DIFF_RUNS"] ?? 1200) / 4);
@@ -36,18 +82,22 @@ describe("compiled rows = the description's rows", () => {
           const m = c.members[t.member];
           const net = c.networks[m?.network ?? -1];
           if (m === undefined || net === undefined) continue;
-          const design = net.spec.design;
+          const design = headerDesign(net.spec.design.name);
           const names = c.members.filter((x) => x.network === net.index).map((x) => x.spec.nameValue);
           const ins = [...new Set(c.links.flatMap((l) => l.receivers.filter((r) => r.member === m.index).map((r) => r.port)))];
           for (const p of picks) {
-            const fields = new Map(design.fields.map((f, i) => [f.name, pool(design, f.name, names)[(p[i] ?? 0) % pool(design, f.name, names).length] ?? 0n]));
-            const inLink = t.role === "receive" ? 0 : ([...ins, PORT_SELF][(p[11] ?? 0) % (ins.length + 1)] ?? PORT_SELF);
-            const key = keyVector(net.layout, inLink, fields);
-            const compiled = t.rows.map((r) => rowMatches(t, r.match, key));
-            const written = (t.spec?.rows ?? []).map((r) => specRowMatches(design, r, inLink, fields));
-            const where = `${m.qualified}.${t.role} (${t.kind}), in ${inLink}, ${[...fields].map(([k, v]) => `${k} ${v}`).join(", ")}\n${text}`;
+            const registry = net.spec.design;
+            const fields = new Map(registry.fields.map((f, i) => [f.name, pool(registry, f.name, names)[(p[i] ?? 0) % pool(registry, f.name, names).length] ?? 0n]));
+            const port = t.role === "receive" ? 0 : ([...ins, PORT_SELF][(p[11] ?? 0) % (ins.length + 1)] ?? PORT_SELF);
+            const inLink = t.role === "receive" ? undefined : port === PORT_SELF ? "self" : port;
+            const key = keyVector(net.layout, port, fields);
+            const spec = t.spec;
+            if (spec === undefined) continue;
+            const compiled = t.rows.map((r) => entryMatches(t, r.match, key));
+            const written = spec.rows.map((r) => rowMatches(design, r, inLink, fields));
+            const where = `${m.qualified}.${t.role} (${t.kind}), in ${String(inLink)}, ${[...fields].map(([k, v]) => `${k} ${v}`).join(", ")}\n${text}`;
             expect(compiled, `rows matching in ${where}`).toEqual(written);
-            expect(bestRow(t, key), `winner in ${where}`).toBe(specWinner(design, t, inLink, fields));
+            expect(t.rows[bestEntry(t, key)]?.row ?? -1, `winner in ${where}`).toBe(winner(design, spec, inLink, fields));
           }
         }
       }),

@@ -6,6 +6,7 @@
 // numbers, times), the same drops per member and reason, the same deliveries,
 // link crossings and row hits.
 
+import { readdirSync, readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compile } from "../../src/control/compile.js";
@@ -13,10 +14,12 @@ import type { CompiledSpec } from "../../src/control/compiled.js";
 import { resolveEndpoint } from "../../src/control/endpoints.js";
 import type { Injection } from "../../src/control/install.js";
 import { InputError } from "../../src/errors.js";
+import { openCapture } from "../../src/pcap/reader.js";
 import { parseSpec } from "../../src/spec/load.js";
 import { DROP_REASONS } from "../../src/wasm/abi.js";
 import { interpret, type RefInput, type RefOptions, type RefResult } from "../../src/model/interpreter.js";
 import { bigSpecRecipe, compileText, packetsRecipe, resolvePackets, specRecipe, specText } from "./helpers/cases.js";
+import { composedRecipe, composedText } from "./helpers/composed.js";
 import { cnaPacket, ethernetFrame, hex, ipv4Packet } from "./helpers/packets.js";
 import { runWasm, type WasmOptions } from "./helpers/wasm-run.js";
 
@@ -144,6 +147,79 @@ describe("wasm pipeline = reference interpreter", () => {
   });
 });
 
+/** Composed cases per run of the main property's: STRATA_DIFF_RUNS scales both. */
+const COMPOSED_RUNS = Math.ceil(RUNS / 3);
+
+/** What a composed case exercised: rows of each composition action that hit, and bridging links crossed. */
+function exercised(c: CompiledSpec, r: RefResult, seen: Map<string, number>): void {
+  const count = (what: string, n: number): void => {
+    if (n > 0) seen.set(what, (seen.get(what) ?? 0) + n);
+  };
+  for (const t of c.tables) {
+    (r.hits.get(t.id) ?? []).forEach((n, i) => {
+      const row = t.spec?.rows[t.rows[i]?.row ?? -1];
+      if (row === undefined) return;
+      if (row.action.kind === "session" || row.action.kind === "link" || row.action.kind === "shared-acquire" || row.action.kind === "shared-forward") count(row.action.kind, n);
+      if (row.in === "shared") count("in: shared", n);
+    });
+  }
+  c.links.forEach((l, i) => {
+    const bridging = [l.sender, ...l.receivers.map((x) => x.member)].some((m) => m >= 0 && c.members[m]?.network !== l.network);
+    if (bridging) count("bridging link", r.linkPackets[i] ?? 0);
+  });
+  // The overlay's shared member sending straight onto a shared link: a forward row of it naming the link's identifier.
+  const sharedOuts = new Set(c.sharedPorts.map((p) => `${p.member}:${p.port}`));
+  for (const t of c.tables.filter((x) => x.role === "forward")) {
+    (r.hits.get(t.id) ?? []).forEach((n, i) => {
+      const a = t.spec?.rows[t.rows[i]?.row ?? -1]?.action;
+      if (a?.kind === "out" && a.ports.some((p) => sharedOuts.has(`${t.member}:${p}`))) count("overlay out on a shared link", n);
+    });
+  }
+  r.outputs.forEach((o) => {
+    if (o.kind === "deliver") count(`delivered in ${c.networks[c.members[o.target]?.network ?? -1]?.name ?? "?"}`, 1);
+  });
+}
+
+describe("wasm pipeline = reference interpreter, composed", () => {
+  // Layered paths are long (each virtual link is a hop, then the underlay's): hop limits reach further.
+  const composedLimits = fc.record({
+    hopLimit: fc.oneof(fc.integer({ min: 0, max: 8 }), fc.integer({ min: 16, max: 64 })),
+    copyLimit: fc.integer({ min: 0, max: 40 }),
+    batchPackets: fc.constantFrom(3, 256),
+    slotLen: fc.constantFrom(1024, 4096),
+    outputBytes: fc.constantFrom(1, 1 << 16),
+    trace: fc.boolean(),
+    traceEvents: fc.constantFrom(1, 1 << 12), // 1: the smallest ring, which hand-overs, pushes and pops must fit too
+  });
+
+  it("on layered, subducted and bridged descriptions", () => {
+    const ran = new Map<string, number>();
+    const skipped = new Map<string, number>();
+    const seen = new Map<string, number>();
+    const add = (m: Map<string, number>, k: string): void => void m.set(k, (m.get(k) ?? 0) + 1);
+    fc.assert(
+      fc.property(composedRecipe, packetsRecipe(2, 12), composedLimits, fc.nat(1_000_000), (recipe, packets, options, first) => {
+        const text = composedText(recipe);
+        const c = compileText(text);
+        if (c === undefined) return add(skipped, recipe.kind);
+        const { injections, inputs } = resolvePackets(c, packets);
+        const ref = agree(text, c, injections, inputs, options, first);
+        if (ref === undefined) return add(skipped, recipe.kind);
+        add(ran, recipe.kind);
+        exercised(c, ref, seen);
+      }),
+      { numRuns: COMPOSED_RUNS },
+    );
+    if (process.env["STRATA_DIFF_VERBOSE"] === "1") console.log({ ran, skipped, seen });
+    for (const kind of ["layered", "subducted", "bridged"]) expect(skipped.get(kind) ?? 0, kind).toBeLessThan((ran.get(kind) ?? 0) / 5);
+    // Every step of composition ran, and packets reached the top of three-level stacks.
+    expect([...seen.keys()].filter((k) => !k.startsWith("delivered")).sort()).toEqual(
+      ["session", "link", "shared-acquire", "shared-forward", "in: shared", "bridging link", "overlay out on a shared link"].sort(),
+    );
+    expect(seen.get("delivered in n2") ?? 0).toBeGreaterThan(0);
+  }, Math.max(60_000, COMPOSED_RUNS * 60));
+});
+
 /** A hand-written description, and its endpoints resolved as the command line resolves them. */
 function fixture(text: string, endpoints: readonly string[]): { c: CompiledSpec; injections: Injection[] } {
   const c = compile(parseSpec(text, "fixture.yaml"));
@@ -239,6 +315,33 @@ ${[1, 2, 3, 4, 5, 6, 7, 8].map((i) => `      r${i}: { acquire: [ { do: receive }
       }),
       { numRuns: 40 },
     );
+  });
+});
+
+describe("every example's captures, on both sides", () => {
+  const root = new URL("../../", import.meta.url);
+  const examples = readdirSync(new URL("examples/", root), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+
+  it.each(examples)("%s", (name) => {
+    const text = readFileSync(new URL(`examples/${name}/network.yaml`, root), "utf8");
+    const { inputs: files } = JSON.parse(readFileSync(new URL(`examples/${name}/example.json`, root), "utf8")) as { inputs: string[] };
+    const { c, injections } = fixture(text, files.map((f) => f.slice(0, f.indexOf("="))));
+    const inputs: RefInput[] = [];
+    files.forEach((f, endpoint) => {
+      const reader = openCapture(new URL(f.slice(f.indexOf("=") + 1), root).pathname);
+      try {
+        for (const b of reader.batches()) {
+          for (let i = 0; i < b.count; i++) {
+            const at = b.offset[i] ?? 0;
+            inputs.push({ bytes: b.data.slice(at, at + (b.capLen[i] ?? 0)), origLen: b.origLen[i] ?? 0, tsSec: b.tsSec[i] ?? 0, tsNsec: b.tsNsec[i] ?? 0, endpoint });
+          }
+        }
+      } finally {
+        reader.close();
+      }
+    });
+    const r = agreed(name, c, injections, inputs, { hopLimit: 64, copyLimit: 64 });
+    expect(r.outputs.length).toBeGreaterThan(0);
   });
 });
 

@@ -6,6 +6,10 @@
 //
 // Field values come from small pools that hold the members' own names, so
 // table rows and packets meet often enough for rows to hit — and miss.
+// Composed descriptions (./composed.ts) add planned rows to the random tables
+// (memberTables' Extra); a packet injected into a network that carries
+// overlays is often stacked: the overlay's packet inside a header that one of
+// the network's receive rows pops.
 
 import fc from "fast-check";
 import { stringify } from "yaml";
@@ -19,6 +23,7 @@ import type { DesignDef, FieldDef } from "../../../src/wire/designs.js";
 import { designNamed } from "../../../src/wire/designs.js";
 import { TPID_CUSTOMER, TPID_SERVICE } from "../../../src/model/headers.js";
 import type { RefInput } from "../../../src/model/interpreter.js";
+import { concat } from "../../pcap/builders.js";
 import { cnaPacket, ethernetFrame, ipv4Packet, ipv6Packet } from "./packets.js";
 
 /** Compiles a description, or undefined when the loader or compiler refuses it (a skipped case). */
@@ -33,7 +38,7 @@ export function compileText(text: string): CompiledSpec | undefined {
 
 // ── Recipes ────────────────────────────────────────────────────────────────
 
-const nat = (max: number): fc.Arbitrary<number> => fc.nat({ max });
+export const nat = (max: number): fc.Arbitrary<number> => fc.nat({ max });
 
 const patternRecipe = fc.record({ field: nat(15), kind: nat(9), a: nat(63), b: nat(63), len: nat(128) });
 const rowRecipe = fc.record({
@@ -42,12 +47,12 @@ const rowRecipe = fc.record({
   action: nat(15),
   outs: fc.array(nat(7), { minLength: 1, maxLength: 3 }),
 });
-/** Recipes for descriptions with tables of up to `rows` rows each. */
-function specRecipeOf(rows: number) {
+/** A member's tables, of up to `rows` rows each. */
+export function tablesRecipe(rows: number) {
   // "max": fast-check would otherwise keep arrays short whatever maxLength says.
   const tableRecipe = fc.record({ kind: nat(7), shape: nat(7), field: nat(15), rows: fc.array(rowRecipe, { maxLength: rows, size: "max" }) });
   const sendRecipe = fc.record({ session: nat(5), header: fc.array(fc.record({ field: nat(15), a: nat(63) }), { maxLength: 3 }) });
-  const memberRecipe = fc.record({
+  return fc.record({
     acquire: fc.option(tableRecipe, { freq: 6 }),
     forward: fc.option(tableRecipe, { freq: 6 }),
     receive: fc.option(tableRecipe, { freq: 3 }),
@@ -55,6 +60,11 @@ function specRecipeOf(rows: number) {
     transmit: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.array(fc.boolean(), { maxLength: 6 }) }),
     send: fc.array(sendRecipe, { maxLength: 3 }),
   });
+}
+
+/** Recipes for descriptions with tables of up to `rows` rows each. */
+function specRecipeOf(rows: number) {
+  const memberRecipe = tablesRecipe(rows);
   const linkRecipe = fc.record({ mode: nat(7), a: nat(7), b: nat(7), others: fc.array(nat(7), { maxLength: 3 }), back: fc.boolean(), capture: fc.nat({ max: 9 }).map((n) => n > 0) });
   const networkRecipe = fc.record({
     design: nat(5),
@@ -89,7 +99,7 @@ export type PacketRecipe = typeof packetRecipe extends fc.Arbitrary<infer T> ? T
 
 const LINK_SHAPES = ["one-way", "one-way", "two-way", "two-way", "allcast", "allcast", "from-outside", "to-outside"] as const;
 
-const DESIGN_CHOICES: readonly { readonly header: string; readonly ttl?: "decrement" }[] = [
+export const DESIGN_CHOICES: readonly { readonly header: string; readonly ttl?: "decrement" }[] = [
   { header: "ethernet" },
   { header: "ipv4" },
   { header: "ipv4", ttl: "decrement" },
@@ -98,14 +108,14 @@ const DESIGN_CHOICES: readonly { readonly header: string; readonly ttl?: "decrem
   { header: "cna" },
 ];
 
-function design(name: string): DesignDef {
+export function design(name: string): DesignDef {
   const d = designNamed(name);
   if (d === undefined) throw new Error(`no design ${name}`);
   return d;
 }
 
 /** Member i's name (address) in a design. */
-function memberName(d: DesignDef, i: number): bigint {
+export function memberName(d: DesignDef, i: number): bigint {
   switch (d.name) {
     case "ethernet": return 0x020000000001n + BigInt(i);
     case "ipv4": return 0x0a000001n + BigInt(i);
@@ -149,7 +159,7 @@ export function pool(d: DesignDef, field: string, members: readonly bigint[]): r
   return (POOLS[field] ?? [0, 1]).map(BigInt);
 }
 
-const at = <T>(list: readonly T[], i: number): T => {
+export const at = <T>(list: readonly T[], i: number): T => {
   const v = list[i % list.length];
   if (v === undefined) throw new Error("pick from an empty list");
   return v;
@@ -159,12 +169,12 @@ const prefixMask = (bits: number, len: number): bigint => ones(bits) ^ ones(bits
 
 // ── Descriptions ───────────────────────────────────────────────────────────
 
-interface Ports {
+export interface Ports {
   readonly ins: number[];
   readonly outs: number[];
 }
 
-type Yaml = Record<string, unknown>;
+export type Yaml = Record<string, unknown>;
 
 /** The YAML text of a description. */
 export function specText(recipe: SpecRecipe, extra = 0): string {
@@ -246,28 +256,66 @@ export function specText(recipe: SpecRecipe, extra = 0): string {
   return stringify({ networks }, { lineWidth: 0 });
 }
 
-type MemberRecipe = SpecRecipe[number]["tables"][number];
+export type MemberRecipe = SpecRecipe[number]["tables"][number];
 type TableRecipe = NonNullable<MemberRecipe["acquire"]>;
 type RowRecipe = TableRecipe["rows"][number];
 type PatternRecipe = RowRecipe["patterns"][number];
 
-function memberTables(d: DesignDef, names: readonly bigint[], ports: Ports, r: MemberRecipe): Yaml {
+/** A row a composed description needs (./composed.ts); its patterns are exact values. */
+export interface PlannedRow {
+  readonly in?: number | "self" | "shared";
+  readonly match: ReadonlyMap<string, bigint>;
+  readonly action: Yaml;
+}
+
+/** What a composed description adds to a member's random tables. */
+export interface Extra {
+  /** Rows the case's plan needs, by table; random rows go around them (mostly after). */
+  readonly acquire?: readonly PlannedRow[];
+  readonly forward?: readonly PlannedRow[];
+  readonly receive?: readonly PlannedRow[];
+  /** Transmit rows by out-link (`via: { session: … }`); the member's other out-links get `via: physical`. */
+  readonly transmit?: ReadonlyMap<number, Yaml>;
+  readonly send?: readonly Yaml[];
+  /** The underlay's shared member: the shared links it receives on (random `do: shared` rows take them) … */
+  readonly sharedIns?: readonly number[];
+  /** … and sends on (random `in: shared` rows go out on them). */
+  readonly sharedOuts?: readonly number[];
+  /** The overlay's shared member: random forward rows may say `out: shared`. */
+  readonly overlayShared?: boolean;
+  /** ExternalLink targets random receive rows may name ("network.ident"). */
+  readonly externalLinks?: readonly string[];
+}
+
+export function memberTables(d: DesignDef, names: readonly bigint[], ports: Ports, r: MemberRecipe, extra: Extra = {}): Yaml {
   const t: Yaml = {};
-  const inLinks: (number | "self")[] = [...ports.ins, "self"];
   const outs = [...new Set(ports.outs)];
-  const table = (tr: TableRecipe | null, role: "acquire" | "forward" | "receive", action: (rr: RowRecipe) => Yaml): unknown => {
-    if (tr === null) return undefined;
-    // The table's shape: free rows (most often), or rows an LPM or exact table holds, so those kinds run often too.
-    const shape = tr.shape < 5 ? "free" : tr.shape < 7 ? "lpm" : "exact";
-    const first = tr.rows[0];
+  const sharedOuts = extra.sharedOuts ?? [];
+  const table = (tr: TableRecipe | null, role: "acquire" | "forward" | "receive", planned: readonly PlannedRow[], action: (rr: RowRecipe, inLink: unknown) => Yaml): unknown => {
+    if (tr === null && planned.length === 0) return undefined;
+    const inLinks: (number | "self" | "shared")[] = [...ports.ins, "self", ...(role === "forward" && sharedOuts.length > 0 ? ["shared" as const] : [])];
     const seen = new Set<string>();
-    const rows: Yaml[] = [];
-    for (const rr of tr.rows) {
+    const key = (inLink: unknown, canon: readonly string[]): string => JSON.stringify([inLink ?? "", canon.filter((c) => c !== "").sort()]);
+    const plan: Yaml[] = [];
+    for (const p of planned) {
+      const same = key(p.in, [...p.match].map(([name, v]) => `${name}=${v}&${ones(fieldOf(d, name).bits)}`));
+      if (seen.has(same)) continue;
+      seen.add(same);
+      const match = Object.fromEntries([...p.match].map(([name, v]) => [name, valueText(fieldOf(d, name), v, Number(v % 3n))]));
+      plan.push({ ...(p.in === undefined ? {} : { in: p.in }), match, ...p.action });
+    }
+    const before: Yaml[] = [];
+    const after: Yaml[] = [];
+    // The table's shape: free rows (most often), or rows an LPM or exact table holds, so those kinds run often too.
+    const shape = tr === null ? "free" : tr.shape < 5 ? "free" : tr.shape < 7 ? "lpm" : "exact";
+    const first = tr?.rows[0];
+    for (const rr of tr?.rows ?? []) {
       const patterns: PatternRecipe[] =
         shape === "free" ? rr.patterns
-        : shape === "lpm" ? [rr.patterns[0] === undefined ? { field: tr.field, kind: 9, a: 0, b: 0, len: 0 } : { ...rr.patterns[0], field: tr.field, kind: 4 }]
+        : shape === "lpm" ? [rr.patterns[0] === undefined ? { field: tr?.field ?? 0, kind: 9, a: 0, b: 0, len: 0 } : { ...rr.patterns[0], field: tr?.field ?? 0, kind: 4 }]
         : (first?.patterns ?? []).map((p, k) => ({ ...p, ...(rr.patterns[k] ?? {}), field: p.field, kind: 0 }));
-      const inLink = role === "receive" ? null : shape === "free" ? rr.in : first?.in === null ? null : (rr.in ?? 0);
+      const inPick = role === "receive" ? null : shape === "free" ? rr.in : first?.in === null ? null : (rr.in ?? 0);
+      const inLink = inPick === null ? undefined : at(inLinks, inPick);
       const match: Yaml = {};
       const canon = new Map<string, string>(); // by field: a later pattern on a field replaces an earlier one
       for (const p of patterns) {
@@ -277,29 +325,41 @@ function memberTables(d: DesignDef, names: readonly bigint[], ports: Ports, r: M
         canon.set(f.name, same);
       }
       // Rows that match the same keys are refused by design: keep the first.
-      const same = JSON.stringify([inLink === null ? "" : at(inLinks, inLink), [...canon.values()].filter((c) => c !== "").sort()]);
+      const same = key(inLink, [...canon.values()]);
       if (seen.has(same)) continue;
       seen.add(same);
-      rows.push({ ...(inLink === null ? {} : { in: at(inLinks, inLink) }), match, ...action(rr) });
+      // Around planned rows, a random row mostly comes after them: before, it may hide them.
+      (planned.length > 0 && rr.action < 12 ? after : before).push({ ...(inLink === undefined ? {} : { in: inLink }), match, ...action(rr, inLink) });
     }
+    const rows = [...before, ...plan, ...after];
     const texts = rows.flatMap((y) => Object.values((y["match"] ?? {}) as Yaml).map(String));
     const plain = texts.every((v) => !/\/|&&&|\.\./.test(v)); // exact values and wildcards only
     // Mostly the kind the compiler infers; sometimes a more general one it accepts, so every table implementation runs.
-    const kind = tr.kind < 6 ? undefined : tr.kind === 7 || texts.some((v) => v.includes("..")) ? "range" : plain ? "optional" : "ternary";
+    const kind = tr === null || tr.kind < 6 ? undefined : tr.kind === 7 || texts.some((v) => v.includes("..")) ? "range" : plain ? "optional" : "ternary";
     return kind === undefined ? rows : { kind, rows };
   };
-  const acquire = table(r.acquire, "acquire", (rr) => ({ do: at(["forward", "forward", "receive", "both"], rr.action) }));
-  const forward = table(r.forward, "forward", (rr) => {
-    const picked = [...new Set(rr.outs.map((o) => (outs.length === 0 ? -1 : at(outs, o))))].filter((o) => o >= 0);
+  const acquire = table(r.acquire, "acquire", extra.acquire ?? [], (rr, inLink) => {
+    // do: shared (SharedAcquire) only on a row for a shared link the member receives on.
+    if (typeof inLink === "number" && extra.sharedIns?.includes(inLink) === true && rr.action % 5 === 0) return { do: "shared" };
+    return { do: at(["forward", "forward", "receive", "both"], rr.action) };
+  });
+  const forward = table(r.forward, "forward", extra.forward ?? [], (rr, inLink) => {
+    if (extra.overlayShared === true && rr.action % 8 === 7) return { out: "shared" };
+    // What the overlay hands over (in: shared) may only leave on a shared link.
+    const choices = inLink === "shared" ? sharedOuts : outs;
+    const picked = [...new Set(rr.outs.map((o) => (choices.length === 0 ? -1 : at(choices, o))))].filter((o) => o >= 0);
     return { out: rr.action % 8 === 0 || picked.length === 0 ? "drop" : picked.length === 1 && rr.action % 2 === 0 ? picked[0] : picked };
   });
-  const receive = table(r.receive, "receive", () => ({ do: "deliver" }));
+  const links = extra.externalLinks ?? [];
+  const receive = table(r.receive, "receive", extra.receive ?? [], (rr) => (links.length > 0 && rr.action % 2 === 1 ? { do: { link: at(links, rr.action >> 1) } } : { do: "deliver" }));
   if (acquire !== undefined) t["acquire"] = acquire;
   if (forward !== undefined) t["forward"] = forward;
   if (receive !== undefined) t["receive"] = receive;
-  if (r.transmit !== undefined) t["transmit"] = outs.filter((_, i) => r.transmit?.[i] !== false).map((o) => ({ out: o, via: "physical" }));
-  const sessions = new Set<number>();
-  const send: Yaml[] = [];
+  if (r.transmit !== undefined || extra.transmit !== undefined) {
+    t["transmit"] = outs.filter((_, i) => r.transmit?.[i] !== false).map((o) => extra.transmit?.get(o) ?? { out: o, via: "physical" });
+  }
+  const sessions = new Set<number>((extra.send ?? []).map((y) => Number(y["session"])));
+  const send: Yaml[] = [...(extra.send ?? [])];
   const writable = d.fields.filter((f) => f.readOnly !== true);
   for (const s of r.send) {
     const session = at(SESSIONS, s.session);
@@ -316,12 +376,18 @@ function memberTables(d: DesignDef, names: readonly bigint[], ports: Ports, r: M
   return t;
 }
 
+function fieldOf(d: DesignDef, name: string): FieldDef {
+  const f = d.fields.find((x) => x.name === name);
+  if (f === undefined) throw new Error(`${d.name} has no field ${name}`);
+  return f;
+}
+
 /** Session identifiers rows use; packets also try others, which miss. */
 export const SESSIONS: readonly number[] = [1, 2, 3, 7, 1000, 4294967295];
 const UNUSED_SESSIONS: readonly number[] = [0, 5, 999, 65536];
 
 /** A value in the field's notation, or as a plain integer (YAML number or hex text), which every field accepts. */
-function valueText(f: FieldDef, v: bigint, style: number): string | number {
+export function valueText(f: FieldDef, v: bigint, style: number): string | number {
   if (style % 3 === 1 && v <= BigInt(Number.MAX_SAFE_INTEGER)) return Number(v);
   if (style % 3 === 2) return `0x${v.toString(16)}`;
   return formatValue(v, f.kind);
@@ -379,16 +445,17 @@ export function resolvePackets(compiled: CompiledSpec, recipes: readonly PacketR
       network = l.network;
     } else {
       const m = at(compiled.members, r.endpoint.pick);
-      const sessions = (m.tables.send?.rows ?? []).map((row) => new DataView(row.match.value.buffer, row.match.value.byteOffset).getUint32(0));
+      const sessions = (m.tables.send?.spec?.rows ?? []).flatMap((row) => (row.session === undefined ? [] : [row.session]));
       const session = r.endpoint.session < 6 && sessions.length > 0 ? at(sessions, r.endpoint.session) : at(UNUSED_SESSIONS, r.endpoint.session);
       inj = kind === "session" ? { kind, member: m.index, session, link: -1 } : { kind: "self", member: m.index, session: 0, link: -1 };
       network = m.network;
     }
     const net = compiled.networks[network];
     if (net === undefined) throw new Error("no network");
-    const names = withExtra(net.spec.design, compiled.members.filter((m) => m.network === network).map((m) => m.spec.nameValue), extra);
+    const names = withExtra(net.spec.design, namesAround(compiled, network), extra);
     // A session's packet is payload: the send table attaches the header.
-    const bytes = inj.kind === "session" ? payload(r) : damaged(net.spec.design, names, r);
+    const receiver = inj.kind === "link" ? compiled.links[inj.link]?.receivers[0]?.member : undefined;
+    const bytes = inj.kind === "session" ? payload(r) : damaged(net.spec.design, names, r, () => stacked(compiled, network, receiver, r) ?? packet(net.spec.design, names, r));
     return { bytes, origLen: bytes.length + r.origExtra, tsSec: r.tsSec, tsNsec: r.tsNsec, endpoint: endpoint(inj) };
   });
   return { injections, inputs };
@@ -399,8 +466,63 @@ function payload(r: PacketRecipe): Uint8Array {
 }
 
 /** A valid packet of the design, then (one time in four) broken. */
-function damaged(d: DesignDef, names: readonly bigint[], r: PacketRecipe): Uint8Array {
-  const b = packet(d, names, r);
+/**
+ * The names of a network's members and of the members of networks joined to
+ * it: bridged with it (seed §5.1: one name space) or sharing a link with it
+ * (subduction, seed §5.3: packets carry both networks' names).
+ */
+function namesAround(c: CompiledSpec, network: number): bigint[] {
+  const nets = new Set([network]);
+  const joins = [
+    // A link between members of two networks is a bridging link.
+    ...c.links.map((l) => [l.sender, ...l.receivers.map((x) => x.member)].flatMap((m) => (m < 0 ? [] : [c.members[m]?.network ?? -1]))),
+    ...c.sharedPorts.map((p) => [c.members[p.member]?.network ?? -1, c.links[p.link]?.network ?? -1]),
+  ];
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const ends of joins) {
+      if (ends.some((n) => nets.has(n)) && ends.some((n) => !nets.has(n))) {
+        for (const n of ends) nets.add(n);
+        grew = true;
+      }
+    }
+  }
+  return c.members.filter((m) => nets.has(m.network)).map((m) => m.spec.nameValue);
+}
+
+/**
+ * Layering: a packet of this network that carries one of an overlay inside,
+ * addressed so that a receive row `do: { link: … }` of the network pops it —
+ * at the member `aim` when it has such a row — or undefined when no row pops
+ * into an overlay (or, one time in two, not to stack).
+ */
+function stacked(c: CompiledSpec, network: number, aim: number | undefined, r: PacketRecipe, depth = 0): Uint8Array | undefined {
+  if ((r.shape >> (3 + depth)) % 2 === 1 || depth > 3) return undefined;
+  const pops = c.members
+    .filter((m) => m.network === network)
+    .flatMap((m) => (m.tables.receive?.spec?.rows ?? []).flatMap((row) => (row.action.kind === "link" ? [{ m, row, into: row.action.network }] : [])));
+  const aimed = pops.filter((p) => p.m.index === aim);
+  const choices = aimed.length > 0 ? aimed : pops;
+  if (choices.length === 0) return undefined;
+  const pick = at(choices, r.picks[8] ?? 0);
+  const net = c.networks[network];
+  const overlay = c.networks.find((n) => n.name === pick.into);
+  if (net === undefined || overlay === undefined) return undefined;
+  const d = net.spec.design;
+  const turned = { ...r, picks: [...r.picks.slice(3), ...r.picks.slice(0, 3)] }; // other picks for the inner header
+  const onMachine = c.members.find((m) => m.network === overlay.index && m.machine === pick.m.machine);
+  const inner = stacked(c, overlay.index, onMachine?.index, turned, depth + 1) ?? packet(overlay.spec.design, namesAround(c, overlay.index), turned);
+  // The outer header: to the member that pops, with what its row matches.
+  const fields = headerFields(d, namesAround(c, network), r);
+  fields.set(d.dstField, pick.m.spec.nameValue);
+  for (const [name, p] of pick.row.match) fields.set(name, p.kind === "range" ? p.lo : p.value);
+  // Sometimes padding after the inner packet, as Ethernet pads a short frame: an IPv4 or IPv6 overlay trims it by its stated length.
+  const padding = new Uint8Array(r.cut % 4 === 0 ? 1 + (r.cut % 17) : 0).fill(0xa5);
+  return frame(d, fields, r, concat(inner, padding));
+}
+
+function damaged(d: DesignDef, names: readonly bigint[], r: PacketRecipe, make: () => Uint8Array = () => packet(d, names, r)): Uint8Array {
+  const b = make();
   switch (r.damage) {
     case 0: case 1: // cut short
       return b.slice(0, r.cut % (b.length + 1));
@@ -433,40 +555,54 @@ function damaged(d: DesignDef, names: readonly bigint[], r: PacketRecipe): Uint8
   }
 }
 
-function packet(d: DesignDef, names: readonly bigint[], r: PacketRecipe): Uint8Array {
+function packet(d: DesignDef, names: readonly bigint[], r: PacketRecipe, body = payload(r)): Uint8Array {
+  return frame(d, headerFields(d, names, r), r, body);
+}
+
+/** A header's fields picked from the pools (picks 0–6). */
+function headerFields(d: DesignDef, names: readonly bigint[], r: PacketRecipe): Map<string, bigint> {
   const pick = (field: string, i: number): bigint => at(pool(d, field, names), r.picks[i] ?? 0);
-  const body = payload(r);
+  const order: Record<string, readonly string[]> = {
+    ethernet: ["dst", "src", "type", "vid", "ivid", "pcp"],
+    ipv4: ["dst", "src", "proto", "ttl", "dscp", "sport", "dport"],
+    ipv6: ["dst", "src", "next", "hlim", "flow"],
+    cna: ["dst", "src", "session", "overlay"],
+  };
+  return new Map((order[d.name] ?? []).map((f, i) => [f, pick(f, i)]));
+}
+
+/** The design's header with these fields (the rest from the recipe's shape) in front of `body`, made by the test's own packet factories. */
+function frame(d: DesignDef, f: ReadonlyMap<string, bigint>, r: PacketRecipe, body: Uint8Array): Uint8Array {
+  const v = (name: string): bigint => f.get(name) ?? 0n;
   switch (d.name) {
     case "ethernet": {
       const tpids = [TPID_CUSTOMER, TPID_SERVICE, TPID_CUSTOMER];
       // Up to three tags: a third is not parsed, its TPID is the type.
       const tags = Array.from({ length: at([0, 0, 1, 2, 3], r.shape) }, (_, i) => ({
         tpid: at(tpids, (r.shape >> 2) + i),
-        pcp: Number(pick("pcp", 5 + i)),
+        pcp: Number(at(pool(d, "pcp", []), r.picks[5 + i] ?? 0)),
         dei: (r.picks[7] ?? 0) % 2,
-        vid: Number(i === 0 ? pick("vid", 3) : pick("ivid", 4)),
+        vid: Number(i === 0 ? v("vid") : v("ivid")),
       }));
-      return ethernetFrame({ dst: pick("dst", 0), src: pick("src", 1), tags, type: Number(pick("type", 2)), payload: body });
+      return ethernetFrame({ dst: v("dst"), src: v("src"), tags, type: Number(v("type")), payload: body });
     }
-    case "ipv4": {
-      const proto = Number(pick("proto", 2));
+    case "ipv4":
       return ipv4Packet({
-        src: pick("src", 1),
-        dst: pick("dst", 0),
-        proto,
-        ttl: Number(pick("ttl", 3)),
-        dscp: Number(pick("dscp", 4)),
+        src: v("src"),
+        dst: v("dst"),
+        proto: Number(v("proto")),
+        ttl: Number(v("ttl")),
+        dscp: Number(v("dscp")),
         ecn: r.shape % 4,
         options: Uint8Array.from({ length: 4 * ((r.shape >> 2) % 3) }, (_, i) => 1 + i * 29),
         fragOffset: (r.shape >> 4) % 3 === 2 ? 185 : 0,
         flags: (r.shape >> 4) % 3 === 1 ? 1 : 0,
-        ports: [Number(pick("sport", 5)), Number(pick("dport", 6))],
+        ports: [Number(v("sport")), Number(v("dport"))],
         payload: body,
       });
-    }
     case "ipv6":
-      return ipv6Packet({ src: pick("src", 1), dst: pick("dst", 0), next: Number(pick("next", 2)), hlim: Number(pick("hlim", 3)), flow: Number(pick("flow", 4)), tc: r.shape, payload: body });
+      return ipv6Packet({ src: v("src"), dst: v("dst"), next: Number(v("next")), hlim: Number(v("hlim")), flow: Number(v("flow")), tc: r.shape, payload: body });
     default:
-      return cnaPacket({ src: pick("src", 1), dst: pick("dst", 0), session: pick("session", 2), overlay: pick("overlay", 3), payload: body });
+      return cnaPacket({ src: v("src"), dst: v("dst"), session: v("session"), overlay: v("overlay"), payload: body });
   }
 }

@@ -1,0 +1,164 @@
+// The description's members and one-way links as the reference walks them,
+// read from the description (src/spec/types.ts): two-way links as two one-way
+// links, bridging ends (`network:member.id`) in the other network, the shared
+// members of a shared link (subduction) and the attachments of layering (the
+// member of another network on the same machine). Only the numbering comes
+// from the compiled spec, so that counters and outputs can be compared.
+
+import type { CompiledSpec } from "../control/compiled.js";
+import type { Endpoint, LinkMode, LinkSpec, MemberSpec, MemberTables, NetworkSpec } from "../spec/types.js";
+import { headerDesign, type HeaderDesign } from "./headers.js";
+
+export interface Member {
+  /** The compiled spec's number for the member. */
+  readonly index: number;
+  readonly network: NetworkSpec;
+  readonly spec: MemberSpec;
+  /** "network.member". */
+  readonly qualified: string;
+  readonly design: HeaderDesign;
+  /** The member's tables as the description writes them (none written: empty). */
+  readonly tables: MemberTables;
+}
+
+export interface Receiver {
+  readonly member: number;
+  readonly port: number;
+}
+
+/** One direction of a declared link. */
+export interface Link {
+  /** The compiled spec's number for this direction. */
+  readonly index: number;
+  /** Member number, or −1 when the packet comes from outside the network. */
+  readonly sender: number;
+  readonly senderPort: number;
+  /** Empty when the link leaves the network. */
+  readonly receivers: readonly Receiver[];
+  readonly mode: LinkMode;
+  readonly captured: boolean;
+}
+
+export class Topology {
+  readonly members: readonly Member[];
+  readonly links: readonly Link[];
+  /** member → identifier → the links it sends on with that identifier. */
+  readonly #sends = new Map<number, Map<number, Link[]>>();
+  /** Subduction: each shared member's partner in the other network. */
+  readonly #partner = new Map<number, number>();
+
+  constructor(compiled: CompiledSpec) {
+    const spec = compiled.spec;
+    const byName = new Map<string, Member>();
+    const members: Member[] = [];
+    for (const net of spec.networks) {
+      const design = headerDesign(net.design.name);
+      for (const m of net.members) {
+        const qualified = `${net.name}.${m.key}`;
+        const index = compiled.members.findIndex((c) => c.qualified === qualified);
+        if (index < 0) throw new Error(`the compiled spec numbers no member ${qualified}`);
+        const member = { index, network: net, spec: m, qualified, design, tables: net.tables.get(m.key) ?? {} };
+        members[index] = member;
+        byName.set(qualified, member);
+      }
+    }
+    this.members = members;
+    const number = (net: NetworkSpec, e: Endpoint): number => {
+      const m = byName.get(`${e.network ?? net.name}.${e.member}`);
+      if (m === undefined) throw new Error(`link end ${e.network ?? net.name}:${e.member}.${e.ident} names no member`);
+      return m.index;
+    };
+
+    const links: Link[] = [];
+    for (const net of spec.networks) {
+      for (const l of net.links) {
+        // A shared link (subduction): the underlay's member at its shared end, and the overlay's partner there.
+        const shared = l.shared === undefined || l.sharedAt === undefined ? undefined : { here: byName.get(`${net.name}.${l.sharedAt.member}`)?.index ?? -1, there: byName.get(`${l.shared}.${l.sharedAt.partner}`)?.index ?? -1 };
+        if (shared !== undefined) {
+          this.#partner.set(shared.here, shared.there);
+          this.#partner.set(shared.there, shared.here);
+        }
+        for (const { from, to } of directions(l)) {
+          const sender = from === undefined ? -1 : number(net, from);
+          const link: Link = {
+            index: compiledLink(compiled, net, l, sender),
+            sender,
+            senderPort: from?.ident ?? 0,
+            receivers: to.map((e) => ({ member: number(net, e), port: e.ident })),
+            mode: l.mode,
+            captured: l.capture,
+          };
+          links[link.index] = link;
+          if (sender >= 0) this.#addSend(sender, link);
+          // A shared link: the overlay's shared member sends on it too, with the same identifier (seed §5.3.1).
+          if (shared !== undefined && sender === shared.here) this.#addSend(shared.there, link);
+        }
+      }
+    }
+    this.links = links;
+  }
+
+  #addSend(member: number, link: Link): void {
+    const ports = this.#sends.get(member) ?? new Map<number, Link[]>();
+    ports.set(link.senderPort, [...(ports.get(link.senderPort) ?? []), link]);
+    this.#sends.set(member, ports);
+  }
+
+  member(i: number): Member {
+    const m = this.members[i];
+    if (m === undefined) throw new Error(`no member ${i}`);
+    return m;
+  }
+
+  link(i: number): Link {
+    const l = this.links[i];
+    if (l === undefined) throw new Error(`no link ${i}`);
+    return l;
+  }
+
+  /** The links `member` sends on with identifier `port`. */
+  sends(member: number, port: number): readonly Link[] {
+    return this.#sends.get(member)?.get(port) ?? [];
+  }
+
+  /** The identifiers `member` sends on, ascending. */
+  outLinks(member: number): number[] {
+    return [...(this.#sends.get(member)?.keys() ?? [])].sort((a, b) => a - b);
+  }
+
+  /** Layering's attachment: the member of network `network` on the machine of `member` (the description's checks make it one). */
+  attachment(network: string, member: number): number {
+    const machine = this.member(member).spec.machine;
+    const on = this.members.filter((m) => m.network.name === network && m.spec.machine === machine);
+    const [m] = on;
+    if (m === undefined || on.length > 1) throw new Error(`${on.length} members of ${network} on machine ${machine}: a checked description has one`);
+    return m.index;
+  }
+
+  /** Subduction: the shared member of the same name in the other network, on this machine. */
+  partner(member: number): number {
+    const p = this.#partner.get(member);
+    if (p === undefined || p < 0) throw new Error(`${this.member(member).qualified} shares no link: a checked description hands nothing over from it`);
+    return p;
+  }
+}
+
+/** The one-way links a declared link stands for: the link itself, and for a two-way link its reverse. */
+function directions(l: LinkSpec): { from?: Endpoint; to: readonly Endpoint[] }[] {
+  const from = "external" in l.from ? undefined : l.from;
+  const to = Array.isArray(l.to) ? (l.to as readonly Endpoint[]) : [];
+  const forward = from === undefined ? { to } : { from, to };
+  if (l.mode !== "two-way") return [forward];
+  // The reverse: the receiver sends, the sender receives, each with its identifier.
+  const [back] = to;
+  return [forward, back === undefined ? { to: from === undefined ? [] : [from] } : { from: back, to: from === undefined ? [] : [from] }];
+}
+
+/** The compiled spec's number for one direction of link `l` of `net`: the one with its name and sender. */
+function compiledLink(compiled: CompiledSpec, net: NetworkSpec, l: LinkSpec, sender: number): number {
+  const n = compiled.networks.findIndex((c) => c.name === net.name);
+  const found = compiled.links.filter((c) => c.network === n && c.name === l.name && c.sender === sender);
+  const [c] = found;
+  if (c === undefined || found.length > 1) throw new Error(`the compiled spec numbers ${found.length} directions of link ${net.name}.${l.name} sent by member ${sender}`);
+  return c.index;
+}

@@ -4,7 +4,7 @@
 // length where the header has a length field, and applies forwarding's side
 // effect. Plain TypeScript over Uint8Array and bigint, written from the
 // formats' documents (IEEE 802.1Q, RFC 791, RFC 1071, RFC 1624, RFC 8200, the
-// cna box in DESIGN.md) — not from assembly/wire, the compiler or the design
+// cna box in DESIGN.md, RFC 2784/2890 GRE, RFC 7348 VXLAN, RFC 3032 MPLS) — not from assembly/wire, the compiler or the design
 // registry's key layouts. A design is one entry: add a design by adding one.
 
 /** A header's matchable fields by name, as unsigned values of the field's width. */
@@ -24,8 +24,8 @@ export interface HeaderDesign {
   parse(b: Uint8Array): Parsed | undefined;
   /** The header `send` pushes, from the row's field values, in front of a payload of `payloadLen` bytes (its original length). */
   build(f: Fields, payloadLen: number): Uint8Array;
-  /** The longest payload the header can state (a 16-bit length field); Infinity without one. */
-  readonly maxPayload: number;
+  /** The longest payload the header built from `f` can state (a 16-bit length field); Infinity without one. */
+  maxPayload(f: Fields): number;
   /** The packet's length as its own header states it, when `b` holds the length field; undefined for a design without one. */
   statedLen?(b: Uint8Array): number | undefined;
   /**
@@ -76,7 +76,7 @@ const MAX_TAGS = 2;
 const ethernet: HeaderDesign = {
   name: "ethernet",
   bits: { dst: 48, src: 48, type: 16, vid: 12, pcp: 3, ivid: 12 },
-  maxPayload: Infinity,
+  maxPayload: () => Infinity,
   parse(b) {
     if (b.length < 14) return undefined;
     let at = 12; // the ethertype, or the first tag's TPID
@@ -126,7 +126,7 @@ const IPV4_LEN = 20; // the header send pushes: no options
 const ipv4: HeaderDesign = {
   name: "ipv4",
   bits: { src: 32, dst: 32, proto: 8, ttl: 8, dscp: 6, sport: 16, dport: 16 },
-  maxPayload: 0xffff - IPV4_LEN,
+  maxPayload: () => 0xffff - IPV4_LEN,
   parse(b) {
     if (b.length < 20 || (b[0] ?? 0) >> 4 !== 4) return undefined;
     const ihl = ((b[0] ?? 0) & 0xf) * 4;
@@ -163,18 +163,20 @@ const ipv4: HeaderDesign = {
    * not recomputed: for a correct checksum the two agree (test/model/headers.test.ts), and a
    * wrong one stays wrong, as a router must not repair a header it did not check.
    */
-  decrementHopLimit(b) {
-    const ttl = b[8] ?? 0;
-    if (ttl <= 1) return undefined;
-    const out = b.slice();
-    out[8] = ttl - 1;
-    const word = (t: number): number => (t << 8) | (b[9] ?? 0); // TTL shares a 16-bit word with the protocol
-    let sum = (~u16(b, 10) & 0xffff) + (~word(ttl) & 0xffff) + word(ttl - 1);
-    while (sum > 0xffff) sum = (sum & 0xffff) + (sum >>> 16);
-    put(out, 10, 2, BigInt(~sum & 0xffff));
-    return out;
-  },
+  decrementHopLimit: decrementIpv4Ttl,
 };
+
+function decrementIpv4Ttl(b: Uint8Array): Uint8Array | undefined {
+  const ttl = b[8] ?? 0;
+  if (ttl <= 1) return undefined;
+  const out = b.slice();
+  out[8] = ttl - 1;
+  const word = (t: number): number => (t << 8) | (b[9] ?? 0); // TTL shares a 16-bit word with the protocol
+  let sum = (~u16(b, 10) & 0xffff) + (~word(ttl) & 0xffff) + word(ttl - 1);
+  while (sum > 0xffff) sum = (sum & 0xffff) + (sum >>> 16);
+  put(out, 10, 2, BigInt(~sum & 0xffff));
+  return out;
+}
 
 // ── IPv6 (RFC 8200): the fixed header ─────────────────────────────────────
 
@@ -183,7 +185,7 @@ const IPV6_LEN = 40;
 const ipv6: HeaderDesign = {
   name: "ipv6",
   bits: { src: 128, dst: 128, next: 8, hlim: 8, flow: 20 },
-  maxPayload: 0xffff,
+  maxPayload: () => 0xffff,
   parse(b) {
     if (b.length < IPV6_LEN || (b[0] ?? 0) >> 4 !== 6) return undefined;
     const fields = new Map([
@@ -222,7 +224,7 @@ const CNA_LEN = 16; // src, dst, session (4 bytes each), overlay (2), 2 reserved
 const cna: HeaderDesign = {
   name: "cna",
   bits: { src: 32, dst: 32, session: 32, overlay: 16 },
-  maxPayload: Infinity,
+  maxPayload: () => Infinity,
   parse(b) {
     if (b.length < CNA_LEN) return undefined;
     const fields = new Map([
@@ -243,8 +245,150 @@ const cna: HeaderDesign = {
   },
 };
 
+// ── Tunnels that start with IPv4: the outer header's part ─────────────────
+
+/** A valid IPv4 header carrying `proto`, not a fragment (no reassembly): its length, or undefined. */
+function outerIpv4(b: Uint8Array, proto: number): number | undefined {
+  if (b.length < 20 || (b[0] ?? 0) >> 4 !== 4) return undefined;
+  const ihl = ((b[0] ?? 0) & 0xf) * 4;
+  if (ihl < 20 || ihl > b.length || u16(b, 2) < ihl) return undefined;
+  if ((b[9] ?? 0) !== proto) return undefined;
+  const moreFragments = (u16(b, 6) & 0x2000) !== 0;
+  const offset = u16(b, 6) & 0x1fff;
+  return moreFragments || offset !== 0 ? undefined : ihl;
+}
+
+const outerFields = (b: Uint8Array): [string, bigint][] => [
+  ["src", uint(b, 12, 4)],
+  ["dst", uint(b, 16, 4)],
+  ["ttl", BigInt(b[8] ?? 0)],
+  ["dscp", BigInt((b[1] ?? 0) >> 2)],
+];
+
+/** A 20-byte outer IPv4 header for `proto`, total length and checksum computed. */
+function buildOuter(f: Fields, proto: number, rest: number): Uint8Array {
+  return ipv4.build(new Map([...f, ["proto", BigInt(proto)]]), rest);
+}
+
+// ── gre: IPv4 (protocol 47) + GRE (RFC 2784, RFC 2890 key and sequence) ───
+
+const GRE_PROTO = 47;
+const GRE_C = 0x8000; // checksum present (with reserved1)
+const GRE_R = 0x4000; // RFC 1701 routing present: RFC 2784 receivers discard
+const GRE_K = 0x2000; // key present
+const GRE_S = 0x1000; // sequence number present
+const GRE_STRICT = 0x0800; // RFC 1701 strict source route: discard
+const GRE_RECURSION_HIGH = 0x0400; // RFC 1701 recursion ≥ 4: discard
+/** Cisco MetaData shim: protocol type 0x8909, then version 1, length 1 (one option: an SGT), the option, the SGT. */
+const CMD_TYPE = 0x8909;
+const CMD_LEN = 8;
+
+const gre: HeaderDesign = {
+  name: "gre",
+  bits: { src: 32, dst: 32, ttl: 8, dscp: 6, type: 16, key: 32, keyed: 1 },
+  maxPayload: (f) => 0xffff - IPV4_LEN - 4 - (value(f, "keyed") === 1n ? 4 : 0),
+  parse(b) {
+    const ihl = outerIpv4(b, GRE_PROTO);
+    if (ihl === undefined || ihl + 4 > b.length) return undefined;
+    const flags = u16(b, ihl);
+    if ((flags & 0x7) !== 0 || (flags & (GRE_R | GRE_STRICT | GRE_RECURSION_HIGH)) !== 0) return undefined; // version 0 only
+    let at = ihl + 4;
+    if (flags & GRE_C) at += 4;
+    const keyAt = at;
+    if (flags & GRE_K) at += 4;
+    if (flags & GRE_S) at += 4;
+    if (at > b.length) return undefined;
+    let type = u16(b, ihl + 2);
+    if (type === CMD_TYPE) {
+      if (at + CMD_LEN > b.length || b[at + 2] !== 1 || b[at + 3] !== 1) return undefined;
+      type = u16(b, at);
+      at += CMD_LEN;
+    }
+    const keyed = (flags & GRE_K) !== 0;
+    const fields = new Map([...outerFields(b), ["type", BigInt(type)], ["key", keyed ? uint(b, keyAt, 4) : 0n], ["keyed", keyed ? 1n : 0n]]);
+    return { fields, len: at };
+  },
+  build(f, payloadLen) {
+    const keyed = value(f, "keyed") === 1n;
+    const g = new Uint8Array(keyed ? 8 : 4);
+    put(g, 0, 2, BigInt(keyed ? GRE_K : 0)); // version 0
+    put(g, 2, 2, value(f, "type"));
+    if (keyed) put(g, 4, 4, value(f, "key"));
+    return concatBytes(buildOuter(f, GRE_PROTO, g.length + payloadLen), g);
+  },
+  statedLen: (b) => ipv4.statedLen?.(b),
+  decrementHopLimit: decrementIpv4Ttl,
+};
+
+// ── vxlan: IPv4 (protocol 17) + UDP + VXLAN (RFC 7348) ────────────────────
+
+const UDP_PROTO = 17;
+const VXLAN_I = 0x08;
+
+const vxlan: HeaderDesign = {
+  name: "vxlan",
+  bits: { src: 32, dst: 32, ttl: 8, dscp: 6, sport: 16, dport: 16, vni: 24 },
+  maxPayload: () => 0xffff - IPV4_LEN - 8 - 8,
+  parse(b) {
+    const ihl = outerIpv4(b, UDP_PROTO);
+    if (ihl === undefined || ihl + 16 > b.length) return undefined;
+    if (((b[ihl + 8] ?? 0) & VXLAN_I) === 0) return undefined; // the VNI is valid only with I
+    const fields = new Map([...outerFields(b), ["sport", BigInt(u16(b, ihl))], ["dport", BigInt(u16(b, ihl + 2))], ["vni", uint(b, ihl + 12, 3)]]);
+    return { fields, len: ihl + 16 };
+  },
+  build(f, payloadLen) {
+    const u = new Uint8Array(16); // UDP (checksum 0: RFC 7348 §5 for IPv4), then VXLAN
+    put(u, 0, 2, value(f, "sport"));
+    put(u, 2, 2, value(f, "dport"));
+    put(u, 4, 2, BigInt(16 + payloadLen));
+    u[8] = VXLAN_I;
+    put(u, 12, 3, value(f, "vni"));
+    return concatBytes(buildOuter(f, UDP_PROTO, u.length + payloadLen), u);
+  },
+  statedLen: (b) => ipv4.statedLen?.(b),
+  decrementHopLimit: decrementIpv4Ttl,
+};
+
+// ── mpls: one label stack entry (RFC 3032) ────────────────────────────────
+
+const mpls: HeaderDesign = {
+  name: "mpls",
+  bits: { label: 20, tc: 3, s: 1, ttl: 8 },
+  maxPayload: () => Infinity,
+  parse(b) {
+    if (b.length < 4) return undefined;
+    const e = uint(b, 0, 4);
+    const fields = new Map([
+      ["label", e >> 12n],
+      ["tc", (e >> 9n) & 7n],
+      ["s", (e >> 8n) & 1n],
+      ["ttl", e & 0xffn],
+    ]);
+    return { fields, len: 4 };
+  },
+  build(f) {
+    const h = new Uint8Array(4);
+    put(h, 0, 4, (value(f, "label") << 12n) | (value(f, "tc") << 9n) | (value(f, "s") << 8n) | value(f, "ttl"));
+    return h;
+  },
+  decrementHopLimit(b) {
+    const ttl = b[3] ?? 0;
+    if (ttl <= 1) return undefined;
+    const out = b.slice();
+    out[3] = ttl - 1;
+    return out;
+  },
+};
+
+function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
 /** The designs the reference knows, by name. */
-export const HEADERS: ReadonlyMap<string, HeaderDesign> = new Map([ethernet, ipv4, ipv6, cna].map((d) => [d.name, d]));
+export const HEADERS: ReadonlyMap<string, HeaderDesign> = new Map([ethernet, ipv4, ipv6, cna, gre, vxlan, mpls].map((d) => [d.name, d]));
 
 /** The reference's entry for design `name`; a design it does not know is a programmer error. */
 export function headerDesign(name: string): HeaderDesign {

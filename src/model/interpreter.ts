@@ -305,7 +305,7 @@ class Reference {
     this.#hit(m, "send", i);
     if (row.action.kind !== "push") throw new Error(`a send row does ${row.action.kind}`);
     // A header whose length field cannot hold the payload would describe another packet.
-    if (p.origLen > m.design.maxPayload) return this.#drop(member, "too-long");
+    if (p.origLen > m.design.maxPayload(row.action.header)) return this.#drop(member, "too-long");
     const header = m.design.build(row.action.header, p.origLen);
     const bytes = new Uint8Array(header.length + p.bytes.length);
     bytes.set(header);

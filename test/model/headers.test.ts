@@ -122,6 +122,6 @@ describe("the reference's designs", () => {
   });
 
   it("refuse a design the reference does not know, saying where to add it", () => {
-    expect(() => design("gre")).toThrow("the reference (src/model/headers.ts) knows no header design 'gre': add its entry to HEADERS");
+    expect(() => design("ppp")).toThrow("the reference (src/model/headers.ts) knows no header design 'ppp': add its entry to HEADERS");
   });
 });

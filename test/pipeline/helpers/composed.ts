@@ -66,6 +66,8 @@ class Net {
   readonly design: DesignDef;
   readonly members: Member[] = [];
   readonly links: Yaml[] = [];
+  /** Groups declared nonlocal: a group with a receiver in another network must be. */
+  readonly nonlocal: string[] = [];
   readonly ports = new Map<string, Ports>();
   readonly plans = new Map<string, Planned>();
   readonly #next = new Map<string, number>();
@@ -159,6 +161,7 @@ export function composedText(r: ComposedRecipe): string {
       ...(net.choice.ttl !== undefined ? { ttl: net.choice.ttl } : {}),
       members: Object.fromEntries(net.members.map((m) => [m.key, { name: net.text(m.name), ...(m.machine !== undefined ? { machine: m.machine } : {}) }])),
       links: net.links,
+      ...(net.nonlocal.length > 0 ? { nonlocal: net.nonlocal } : {}),
       tables,
     };
   }
@@ -262,7 +265,7 @@ function layered(r: ComposedRecipe): Built {
     sessions.set(`${j}:${us.key}`, session - 9);
     under.plan(us.key).send.push({ session, header: { [under.design.dstField]: under.text(ut.name), [field]: Number(tag) } });
     overlay.plan(s.key).transmit.set(sOut, { out: sOut, via: { session: `${under.name}.${session}` } });
-    under.plan(ut.key).receive.push({ match: new Map([[under.design.srcField, us.name], [field, tag]]), action: { do: { link: `${overlay.name}.${tIn}` } } });
+    under.plan(ut.key).receive.push({ match: new Map([[under.design.srcField ?? under.design.dstField, us.name], [field, tag]]), action: { do: { link: `${overlay.name}.${tIn}` } } });
     return true;
   };
 
@@ -430,6 +433,7 @@ function bridged(r: ComposedRecipe): Built {
         net.port(c.key).ins.push(ic);
         hops.push({ from: `${net.name}.${a.key}`, out: ia, to: `${net.name}.${c.key}` });
         net.links.push({ from: `${a.key}.${ia}`, to: [`${c.key}.${ic}`, `${far.name}:${b.key}.${ib}`], mode: "allcast", group: `g${k}${li}`, ...capture(lp) });
+        net.nonlocal.push(`g${k}${li}`);
         continue;
       }
       const twoWay = lp.mode !== 0;

@@ -7,7 +7,9 @@
 // - `out: shared` (SharedForward) hands the packet to the underlay's shared
 //   member: only the overlay's shared member writes it;
 // - the underlay's forward rows for such packets (`in: shared`) must send them
-//   onto shared links, as the overlay could have done itself.
+//   onto shared links, as the overlay could have done itself; so the underlay's
+//   shared member names the in-link of every forward row (a row for any in-link
+//   would take handed-over packets too).
 
 import type { Problems } from "./problems.js";
 import type { NetworkSpec, RowSpec } from "./types.js";
@@ -48,6 +50,14 @@ export function checkSharedRows(problems: Problems, networks: readonly NetworkSp
           problems.addRef(row.at, `${who} is not the overlay's shared member of any shared link: out: shared hands the packet to the underlay's shared member`, "only the overlay member of a shared pair writes out: shared");
         }
         if (row.in === "shared") checkHandedOver(problems, row, who, sharedIn, list(sharedIn));
+        // Without `in`, the row would also take handed-over packets and could send them anywhere.
+        if (row.in === undefined && sharedIn !== undefined) {
+          problems.addRef(
+            row.at,
+            `${who} shares a link, so its forward rows name their in-link: without one, this row would also take packets the overlay hands over (in: shared), which must leave on a shared link`,
+            "add in: to this row (in: shared for handed-over packets)",
+          );
+        }
       }
     }
   }

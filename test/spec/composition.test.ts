@@ -191,6 +191,11 @@ const SUBDUCTION: Case[] = [
     [["networks.core.tables.gw.forward[0]", "a packet handed over by the overlay (in: shared) must leave on a shared link, as the overlay could have sent it (out: 2)"]],
   ],
   [
+    "a forward row for any in-link at the underlay's shared member",
+    shared("", `      gw: { forward: [ { in: shared, out: 2 }, { out: 3 } ] }\n`),
+    [["networks.core.tables.gw.forward[1]", "core.gw shares a link, so its forward rows name their in-link: without one, this row would also take packets the overlay hands over (in: shared), which must leave on a shared link (add in: to this row (in: shared for handed-over packets))"]],
+  ],
+  [
     "in: shared in an acquire row",
     shared("", `      gw: { acquire: [ { in: shared, do: forward } ] }\n`),
     [["networks.core.tables.gw.acquire[0]", "in: shared is for forward rows: packets a shared member hands over (SharedForward) (in an acquire row, name the link the packet arrives on)"]],

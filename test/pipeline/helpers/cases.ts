@@ -331,7 +331,20 @@ export function memberTables(d: DesignDef, names: readonly bigint[], ports: Port
       // Around planned rows, a random row mostly comes after them: before, it may hide them.
       (planned.length > 0 && rr.action < 12 ? after : before).push({ ...(inLink === undefined ? {} : { in: inLink }), match, ...action(rr, inLink) });
     }
-    const rows = [...before, ...plan, ...after];
+    let rows = [...before, ...plan, ...after];
+    if (role === "forward" && sharedOuts.length > 0) {
+      // The underlay's shared member names every row's in-link (handed-over packets match only `in: shared` rows):
+      // a row for any in-link stands for one row per in-link, in place.
+      const written = new Set<string>();
+      rows = rows
+        .flatMap((y) => (y["in"] === undefined ? inLinks.filter((i) => i !== "shared").map((i) => ({ ...y, in: i })) : [y]))
+        .filter((y) => {
+          const k = JSON.stringify([y["in"], y["match"]]);
+          if (written.has(k)) return false;
+          written.add(k);
+          return true;
+        });
+    }
     const texts = rows.flatMap((y) => Object.values((y["match"] ?? {}) as Yaml).map(String));
     const plain = texts.every((v) => !/\/|&&&|\.\./.test(v)); // exact values and wildcards only
     // Mostly the kind the compiler infers; sometimes a more general one it accepts, so every table implementation runs.

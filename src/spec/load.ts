@@ -25,11 +25,15 @@ export function loadSpec(file: string): Spec {
   try {
     text = readFileSync(file, "utf8");
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : code === "EACCES" ? "permission denied" : (err as Error).message;
-    throw new SpecError([new SpecIssue({ file, path: "", line: 0, column: 0 }, `cannot read file: ${why}`, "give the path of a .yaml or .json network description")]);
+    throw new SpecError([new SpecIssue({ file, path: "", line: 0, column: 0 }, `cannot read file: ${whyUnreadable(err)}`, "give the path of a .yaml or .json network description")]);
   }
   return parseSpec(text, file);
+}
+
+/** Why a file could not be read, in words. */
+export function whyUnreadable(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : code === "EACCES" ? "permission denied" : (err as Error).message;
 }
 
 /** Validates the text of a description; `file` is used in messages and kept in the Spec. */

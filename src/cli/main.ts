@@ -13,6 +13,7 @@ import { registerRun } from "./run.js";
 import { registerTrace } from "./trace.js";
 import { registerBench } from "./bench.js";
 import { registerFit } from "./fit.js";
+import { registerPlace } from "./place.js";
 import { SpecError } from "../spec/problems.js";
 
 /** Exit codes (DESIGN.md §5). */
@@ -42,6 +43,7 @@ export function buildProgram(ctx: CommandContext): Command {
   registerTrace(program, ctx);
   registerBench(program, ctx);
   registerFit(program, ctx);
+  registerPlace(program, ctx);
   // Every subcommand inherits the output and exit behaviour.
   const inherit = (cmd: Command): void => {
     for (const sub of cmd.commands) {

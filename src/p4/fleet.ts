@@ -1,0 +1,151 @@
+// A fleet: the switches machines may be placed on, each with a target profile and
+// labels, and the machines' placement policies (priority, required and preferred
+// labels). A YAML file checked like a description (schema/fleet.schema.json);
+// profiles it names are loaded relative to it, and their own errors name their
+// own files.
+
+import { readFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { whyUnreadable } from "../spec/load.js";
+import { type Path, Problems, SpecError, SpecIssue } from "../spec/problems.js";
+import { checkSchema } from "../spec/schema.js";
+import { didYouMean } from "../spec/suggest.js";
+import { parseSource } from "../spec/source.js";
+import type { SourceRef } from "../spec/types.js";
+import { loadProfile, resolveProfile, type TargetProfile } from "./targets.js";
+
+export const FLEET_SCHEMA_FILE = "schema/fleet.schema.json";
+
+export type Labels = Readonly<Record<string, string>>;
+
+export interface FleetTarget {
+  readonly name: string;
+  readonly profile: TargetProfile;
+  readonly labels: Labels;
+  /** The most machines it hosts (Infinity: as many as fit). */
+  readonly maxMachines: number;
+  readonly at: SourceRef;
+}
+
+export interface Preference {
+  readonly weight: number;
+  readonly labels: Labels;
+}
+
+export interface MachinePolicy {
+  readonly priority: number;
+  readonly requires: Labels;
+  readonly prefers: readonly Preference[];
+  /** The target the machine is on now (a placement from before): it stays there unless displaced. */
+  readonly placedOn?: string;
+  /** Where the fleet file names the machine; absent for the defaults. */
+  readonly at?: SourceRef;
+}
+
+export interface Fleet {
+  readonly file: string;
+  readonly targets: readonly FleetTarget[];
+  /** Policies by machine name, with the defaults filled in. */
+  readonly machines: ReadonlyMap<string, MachinePolicy>;
+  /** The policy of a machine the fleet does not list: `defaults`, or priority 0 with no labels. */
+  readonly defaults: MachinePolicy;
+}
+
+export const DEFAULT_POLICY: MachinePolicy = { priority: 0, requires: {}, prefers: [] };
+
+interface RawPolicy {
+  readonly priority?: number;
+  readonly requires?: RawLabels;
+  readonly prefers?: readonly { weight: number; labels: RawLabels }[];
+  readonly placedOn?: string;
+}
+
+interface RawFleet {
+  readonly targets: readonly { name: string; profile: string; labels?: RawLabels; maxMachines?: number }[];
+  readonly defaults?: RawPolicy;
+  readonly machines?: Readonly<Record<string, RawPolicy>>;
+}
+
+type RawLabels = Readonly<Record<string, string | number | boolean>>;
+
+export function loadFleet(file: string): Fleet {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    throw new SpecError([new SpecIssue({ file, path: "", line: 0, column: 0 }, `cannot read fleet: ${whyUnreadable(err)}`, "give the path of a fleet file (docs/targets.md)")]);
+  }
+  return parseFleet(text, file, (ref) => loadProfile(ref, dirname(file)));
+}
+
+/** Validates a fleet's text; `profileOf` loads a target's profile (and throws SpecError for a bad one). */
+export function parseFleet(text: string, file: string, profileOf: (ref: string) => TargetProfile): Fleet {
+  const syntax = new Problems(file);
+  const source = parseSource(text, syntax);
+  syntax.throwIfAny();
+  if (source === undefined) throw new Error("parseSource failed without an error");
+  const problems = new Problems(file, source.locator);
+  if (source.data === null || source.data === undefined) {
+    problems.add([], "the fleet is empty; it needs a list of targets", "see docs/targets.md for the format");
+    problems.throwIfAny();
+  }
+  checkSchema(source.data, problems, FLEET_SCHEMA_FILE);
+  problems.throwIfAny();
+  const raw = source.data as RawFleet;
+
+  const seen = new Map<string, number>();
+  raw.targets.forEach((t, i) => {
+    const first = seen.get(t.name);
+    if (first !== undefined) problems.add(["targets", i, "name"], `target '${t.name}' is already targets[${first}]`, "give each target its own name");
+    else seen.set(t.name, i);
+    const found = resolveProfile(t.profile, dirname(file));
+    if ("problem" in found) problems.add(["targets", i, "profile"], found.problem, found.fix);
+  });
+  for (const [name, m] of Object.entries(raw.machines ?? {})) {
+    if (m.placedOn !== undefined && !seen.has(m.placedOn)) {
+      problems.add(["machines", name, "placedOn"], `no target '${m.placedOn}' in the fleet`, `${didYouMean(m.placedOn, seen.keys())}targets: ${[...seen.keys()].join(", ")}`);
+    }
+  }
+  problems.throwIfAny();
+
+  // Profiles are read once each; a bad one is its own file's error, not the fleet's.
+  const profiles = new Map<string, TargetProfile>();
+  const profileErrors: SpecIssue[] = [];
+  for (const t of raw.targets) {
+    if (profiles.has(t.profile)) continue;
+    try {
+      profiles.set(t.profile, profileOf(t.profile));
+    } catch (err) {
+      if (!(err instanceof SpecError)) throw err;
+      if (!profileErrors.some((e) => e.file === err.file)) profileErrors.push(...err.errors);
+    }
+  }
+  if (profileErrors.length > 0) throw new SpecError(profileErrors);
+
+  const targets = raw.targets.map((t, i): FleetTarget => {
+    const profile = profiles.get(t.profile);
+    if (profile === undefined) throw new Error(`profile ${t.profile} not loaded`);
+    return { name: t.name, profile, labels: labels(t.labels), maxMachines: t.maxMachines ?? Number.POSITIVE_INFINITY, at: problems.ref(["targets", i]) };
+  });
+  const defaults = policy(raw.defaults ?? {}, DEFAULT_POLICY);
+  const machines = new Map<string, MachinePolicy>();
+  for (const [name, m] of Object.entries(raw.machines ?? {})) {
+    const path: Path = ["machines", name];
+    machines.set(name, { ...policy(m, defaults), ...(m.placedOn !== undefined ? { placedOn: m.placedOn } : {}), at: problems.ref(path, true) });
+  }
+  return { file, targets, machines, defaults };
+}
+
+/** A policy as written, each key it leaves out taken from `base`. */
+function policy(raw: RawPolicy, base: MachinePolicy): MachinePolicy {
+  return {
+    priority: raw.priority ?? base.priority,
+    requires: raw.requires !== undefined ? labels(raw.requires) : base.requires,
+    prefers: raw.prefers !== undefined ? raw.prefers.map((p) => ({ weight: p.weight, labels: labels(p.labels) })) : base.prefers,
+  };
+}
+
+/** Label values compare as text: `rack: 1` and `rack: "1"` are the same label. */
+function labels(raw: RawLabels | undefined): Labels {
+  return Object.fromEntries(Object.entries(raw ?? {}).map(([k, v]) => [k, String(v)]));
+}

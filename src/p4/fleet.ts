@@ -90,23 +90,30 @@ export function parseFleet(text: string, file: string, profileOf: (ref: string) 
     problems.throwIfAny();
   }
   checkSchema(source.data, problems, FLEET_SCHEMA_FILE);
-  problems.throwIfAny();
-  const raw = source.data as RawFleet;
-
-  const seen = new Map<string, number>();
-  raw.targets.forEach((t, i) => {
-    const first = seen.get(t.name);
-    if (first !== undefined) problems.add(["targets", i, "name"], `target '${t.name}' is already targets[${first}]`, "give each target its own name");
-    else seen.set(t.name, i);
-    const found = resolveProfile(t.profile, dirname(file));
-    if ("problem" in found) problems.add(["targets", i, "profile"], found.problem, found.fix);
+  // The rules the schema cannot state, on every part whose shape allows them, so one run shows every error.
+  const data = source.data as Partial<Record<string, unknown>>;
+  const names = new Map<string, number>();
+  (Array.isArray(data["targets"]) ? (data["targets"] as unknown[]) : []).forEach((t, i) => {
+    if (!isRecord(t)) return;
+    const { name, profile } = t;
+    if (typeof name === "string") {
+      const first = names.get(name);
+      if (first !== undefined) problems.add(["targets", i, "name"], `target '${name}' is already targets[${first}]`, "give each target its own name");
+      else names.set(name, i);
+    }
+    if (typeof profile === "string" && profile !== "") {
+      const found = resolveProfile(profile, dirname(file));
+      if ("problem" in found) problems.add(["targets", i, "profile"], found.problem, found.fix);
+    }
   });
-  for (const [name, m] of Object.entries(raw.machines ?? {})) {
-    if (m.placedOn !== undefined && !seen.has(m.placedOn)) {
-      problems.add(["machines", name, "placedOn"], `no target '${m.placedOn}' in the fleet`, `${didYouMean(m.placedOn, seen.keys())}targets: ${[...seen.keys()].join(", ")}`);
+  for (const [name, m] of Object.entries(isRecord(data["machines"]) ? data["machines"] : {})) {
+    const on = isRecord(m) ? m["placedOn"] : undefined;
+    if (typeof on === "string" && !names.has(on)) {
+      problems.add(["machines", name, "placedOn"], `no target '${on}' in the fleet`, `${didYouMean(on, names.keys())}targets: ${[...names.keys()].join(", ")}`);
     }
   }
   problems.throwIfAny();
+  const raw = source.data as RawFleet;
 
   // Profiles are read once each; a bad one is its own file's error, not the fleet's.
   const profiles = new Map<string, TargetProfile>();
@@ -148,4 +155,8 @@ function policy(raw: RawPolicy, base: MachinePolicy): MachinePolicy {
 /** Label values compare as text: `rack: 1` and `rack: "1"` are the same label. */
 function labels(raw: RawLabels | undefined): Labels {
   return Object.fromEntries(Object.entries(raw ?? {}).map(([k, v]) => [k, String(v)]));
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

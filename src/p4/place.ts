@@ -21,6 +21,7 @@
 //   far (the room freed may fit them).
 
 import { SpecError, SpecIssue } from "../spec/problems.js";
+import { didYouMean } from "../spec/suggest.js";
 import { addUsage, amount, checkFit, limits, NO_USAGE, offered, RESOURCES, type Resource, resourceName, type Usage, usage } from "./fit.js";
 import { type Fleet, type FleetTarget, type Labels, type MachinePolicy } from "./fleet.js";
 import type { MachineRequirements } from "./requirements.js";
@@ -303,7 +304,7 @@ function checkPolicies(reqs: readonly MachineRequirements[], fleet: Fleet): void
   for (const [name, p] of fleet.machines) {
     if (known.includes(name)) continue;
     const at = p.at ?? { file: fleet.file, path: `machines.${name}`, line: 0, column: 0 };
-    issues.push(new SpecIssue(at, `no machine '${name}' in the description`, `machines: ${known.join(", ")}`));
+    issues.push(new SpecIssue(at, `no machine '${name}' in the description`, `${didYouMean(name, known)}machines: ${known.join(", ")}`));
   }
   if (issues.length > 0) throw new SpecError(issues);
 }

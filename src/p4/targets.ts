@@ -9,6 +9,7 @@ import { whyUnreadable } from "../spec/load.js";
 import { Problems, SpecError, SpecIssue } from "../spec/problems.js";
 import { checkSchema, shippedPath } from "../spec/schema.js";
 import { parseSource } from "../spec/source.js";
+import { didYouMean } from "../spec/suggest.js";
 import { MATCH_KINDS, type MatchKind } from "../wasm/abi.js";
 
 export const TARGET_SCHEMA_FILE = "schema/target.schema.json";
@@ -60,7 +61,7 @@ export function resolveProfile(ref: string, baseDir: string): { file: string } |
   if (dir !== undefined && names.includes(ref)) return { file: join(dir, `${ref}.yaml`) };
   return {
     problem: `no bundled target profile '${ref}'`,
-    fix: `bundled: ${names.join(", ")}; a profile file's path has a / or an extension, like ./${ref}.yaml`,
+    fix: `${didYouMean(ref, names)}bundled: ${names.join(", ")}; a profile file's path has a / or an extension, like ./${ref}.yaml`,
   };
 }
 

@@ -17,8 +17,9 @@
 //   filters, the smallest set of machines of strictly lower priority whose
 //   removal lets the machine in (fewest, then the lowest priorities, then
 //   names); the target with the smallest such set wins (then score, name).
-//   The displaced go back into the queue, as do machines left unplaceable so
-//   far (the room freed may fit them).
+//   The displaced go back into the queue. (A machine left unplaceable earlier
+//   is never helped by a later displacement: it came first, so its priority is
+//   at least the displacer's, and it could have displaced the same machines.)
 
 import { SpecError, SpecIssue } from "../spec/problems.js";
 import { didYouMean } from "../spec/suggest.js";
@@ -195,7 +196,6 @@ export function place(reqs: readonly MachineRequirements[], fleet: Fleet): Place
     if (++steps > maxSteps) throw new Error("placement did not settle");
     const m = queue.shift();
     if (m === undefined) break;
-    unplaceable.delete(m);
     const verdicts = targets.map((t) => ({ t, v: filter(m, t, hostedOn(t)) }));
     const feasible = verdicts.filter(({ v }) => "ok" in v).map(({ t }) => ({ t, s: score(m, t, hostedOn(t)) }));
     const chosen = feasible.sort((a, b) => b.s - a.s || compareNames(a.t.name, b.t.name))[0];
@@ -216,8 +216,7 @@ export function place(reqs: readonly MachineRequirements[], fleet: Fleet): Place
         displaced.push({ machine: v, priority: priority(v), target: best.t.name, by: m, byPriority: priority(m) });
       }
       assign(m, best.t);
-      queue.push(...best.victims, ...unplaceable.keys());
-      unplaceable.clear();
+      queue.push(...best.victims);
       queue.sort(order);
       continue;
     }

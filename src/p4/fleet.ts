@@ -4,13 +4,10 @@
 // profiles it names are loaded relative to it, and their own errors name their
 // own files.
 
-import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { whyUnreadable } from "../spec/load.js";
-import { type Path, Problems, SpecError, SpecIssue } from "../spec/problems.js";
-import { checkSchema } from "../spec/schema.js";
+import { readDocument, readText } from "../spec/document.js";
+import { type Path, SpecError, type SpecIssue } from "../spec/problems.js";
 import { didYouMean } from "../spec/suggest.js";
-import { parseSource } from "../spec/source.js";
 import type { SourceRef } from "../spec/types.js";
 import { loadProfile, resolveProfile, type TargetProfile } from "./targets.js";
 
@@ -69,27 +66,14 @@ interface RawFleet {
 type RawLabels = Readonly<Record<string, string | number | boolean>>;
 
 export function loadFleet(file: string): Fleet {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (err) {
-    throw new SpecError([new SpecIssue({ file, path: "", line: 0, column: 0 }, `cannot read fleet: ${whyUnreadable(err)}`, "give the path of a fleet file (docs/targets.md)")]);
-  }
+  const text = readText(file, "fleet", "give the path of a fleet file (docs/targets.md)");
   return parseFleet(text, file, (ref) => loadProfile(ref, dirname(file)));
 }
 
 /** Validates a fleet's text; `profileOf` loads a target's profile (and throws SpecError for a bad one). */
 export function parseFleet(text: string, file: string, profileOf: (ref: string) => TargetProfile): Fleet {
-  const syntax = new Problems(file);
-  const source = parseSource(text, syntax);
-  syntax.throwIfAny();
-  if (source === undefined) throw new Error("parseSource failed without an error");
-  const problems = new Problems(file, source.locator);
-  if (source.data === null || source.data === undefined) {
-    problems.add([], "the fleet is empty; it needs a list of targets", "see docs/targets.md for the format");
-    problems.throwIfAny();
-  }
-  checkSchema(source.data, problems, FLEET_SCHEMA_FILE);
+  const empty = { problem: "the fleet is empty; it needs a list of targets", fix: "see docs/targets.md for the format" };
+  const { source, problems } = readDocument(text, file, FLEET_SCHEMA_FILE, empty);
   // The rules the schema cannot state, on every part whose shape allows them, so one run shows every error.
   const data = source.data as Partial<Record<string, unknown>>;
   const names = new Map<string, number>();

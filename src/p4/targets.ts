@@ -3,12 +3,11 @@
 // the rules the schema cannot state — with every error at its line and path.
 // Limits the file leaves out, or writes `unlimited`, are Infinity here.
 
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { basename, extname, isAbsolute, join, resolve } from "node:path";
-import { whyUnreadable } from "../spec/load.js";
-import { Problems, SpecError, SpecIssue } from "../spec/problems.js";
-import { checkSchema, shippedPath } from "../spec/schema.js";
-import { parseSource } from "../spec/source.js";
+import { readDocument, readText } from "../spec/document.js";
+import { SpecError, SpecIssue } from "../spec/problems.js";
+import { shippedPath } from "../spec/schema.js";
 import { didYouMean } from "../spec/suggest.js";
 import { MATCH_KINDS, type MatchKind } from "../wasm/abi.js";
 
@@ -69,27 +68,14 @@ export function resolveProfile(ref: string, baseDir: string): { file: string } |
 export function loadProfile(ref: string, baseDir = "."): TargetProfile {
   const found = resolveProfile(ref, baseDir);
   if ("problem" in found) throw new SpecError([new SpecIssue({ file: ref, path: "", line: 0, column: 0 }, found.problem, found.fix)]);
-  let text: string;
-  try {
-    text = readFileSync(found.file, "utf8");
-  } catch (err) {
-    throw new SpecError([new SpecIssue({ file: found.file, path: "", line: 0, column: 0 }, `cannot read target profile: ${whyUnreadable(err)}`, "give a bundled profile's name or the path of a profile file")]);
-  }
+  const text = readText(found.file, "target profile", "give a bundled profile's name or the path of a profile file");
   return parseProfile(text, isProfilePath(ref) ? found.file : displayPath(found.file, ref), isProfilePath(ref) ? undefined : ref);
 }
 
 /** Validates the text of a profile; `file` is for messages, `defaultName` when the file has no `name`. */
 export function parseProfile(text: string, file: string, defaultName?: string): TargetProfile {
-  const syntax = new Problems(file);
-  const source = parseSource(text, syntax);
-  syntax.throwIfAny();
-  if (source === undefined) throw new Error("parseSource failed without an error");
-  const problems = new Problems(file, source.locator);
-  if (source.data === null || source.data === undefined) {
-    problems.add([], "the target profile is empty; it needs architecture and matchKinds", "see docs/targets.md for the format");
-    problems.throwIfAny();
-  }
-  checkSchema(source.data, problems, TARGET_SCHEMA_FILE);
+  const empty = { problem: "the target profile is empty; it needs architecture and matchKinds", fix: "see docs/targets.md for the format" };
+  const { source, problems } = readDocument(text, file, TARGET_SCHEMA_FILE, empty);
   problems.throwIfAny();
   const raw = source.data as RawProfile;
   // The two ways of giving the table count: one of them, and both halves of the second.

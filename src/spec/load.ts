@@ -4,7 +4,6 @@
 // model's rules per network (skipping the parts the schema already found wrong,
 // whose shape the rules cannot rely on).
 
-import { readFileSync } from "node:fs";
 import { designNamed, DESIGNS } from "../wire/designs.js";
 import type { NetworkContext } from "./context.js";
 import { type Path, Problems, SpecError, SpecIssue } from "./problems.js";
@@ -12,8 +11,8 @@ import type { RawNetwork, RawSpec } from "./raw.js";
 import { joinNetworks } from "./bridging.js";
 import { checkLayering } from "./layering.js";
 import { checkSharedRows } from "./subduction.js";
-import { checkSchema } from "./schema.js";
-import { parseSource } from "./source.js";
+import { readDocument, readText } from "./document.js";
+import { SCHEMA_FILE } from "./schema.js";
 import { didYouMean } from "./suggest.js";
 import { checkTables } from "./tables.js";
 import { checkTopology, type Topology } from "./topology.js";
@@ -21,34 +20,13 @@ import type { NetworkSpec, Spec } from "./types.js";
 
 /** Reads and validates a description; throws SpecError (an InputError) for anything wrong with it, and nothing else for bad input. */
 export function loadSpec(file: string): Spec {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (err) {
-    throw new SpecError([new SpecIssue({ file, path: "", line: 0, column: 0 }, `cannot read file: ${whyUnreadable(err)}`, "give the path of a .yaml or .json network description")]);
-  }
-  return parseSpec(text, file);
-}
-
-/** Why a file could not be read, in words. */
-export function whyUnreadable(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException).code;
-  return code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : code === "EACCES" ? "permission denied" : (err as Error).message;
+  return parseSpec(readText(file, "file", "give the path of a .yaml or .json network description"), file);
 }
 
 /** Validates the text of a description; `file` is used in messages and kept in the Spec. */
 export function parseSpec(text: string, file: string): Spec {
-  const syntax = new Problems(file);
-  const source = parseSource(text, syntax);
-  syntax.throwIfAny();
-  if (source === undefined) throw new Error("parseSource failed without an error");
-  const problems = new Problems(file, source.locator);
-  if (source.data === null || source.data === undefined) {
-    problems.add([], "the description is empty; it needs a top-level `networks:` map", "see docs/spec.md for the format");
-    problems.throwIfAny();
-  }
-
-  const bad = checkSchema(source.data, problems);
+  const empty = { problem: "the description is empty; it needs a top-level `networks:` map", fix: "see docs/spec.md for the format" };
+  const { source, problems, schemaErrors: bad } = readDocument(text, file, SCHEMA_FILE, empty);
   const networks: NetworkSpec[] = [];
   if (isRecord(source.data) && isRecord(source.data["networks"])) {
     const raw = source.data as unknown as RawSpec;

@@ -8,6 +8,8 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { bundledProfiles, isProfilePath, loadProfile, parseProfile } from "../../src/p4/targets.js";
 import { SpecError } from "../../src/spec/problems.js";
+import { loadSchema } from "../../src/spec/schema.js";
+import { MATCH_KINDS } from "../../src/wasm/abi.js";
 
 const INF = Number.POSITIVE_INFINITY;
 
@@ -21,6 +23,16 @@ function errors(text: string): string[] {
   }
   return [];
 }
+
+describe("schema/target.schema.json restates the ABI's match kinds", () => {
+  const schema = loadSchema("schema/target.schema.json") as { $defs: { matchKind: { enum: string[] } }; properties: { capacity: { properties: Record<string, unknown> } } };
+  test.each([
+    ["matchKind", schema.$defs.matchKind.enum],
+    ["capacity", Object.keys(schema.properties.capacity.properties)],
+  ])("%s", (_name, kinds) => {
+    expect(kinds).toEqual([...MATCH_KINDS]);
+  });
+});
 
 describe("bundled profiles", () => {
   test("are bmv2 and asic-example", () => {

@@ -123,7 +123,7 @@ export function place(reqs: readonly MachineRequirements[], fleet: Fleet): Place
     const alone = checkFit(req(m), t.profile);
     const first = alone[0];
     if (first !== undefined) {
-      const more = alone.length > 1 ? ` (and ${alone.length - 1} more: strata fit --target ${t.profile.name})` : "";
+      const more = alone.length > 1 ? ` (and ${alone.length - 1} more: strata fit lists them)` : "";
       return { target: t.name, filter: "profile", reason: `does not fit ${t.profile.name}: ${first.text}${more}` };
     }
     if (there.length >= t.maxMachines) {

@@ -21,7 +21,7 @@ export interface KeyFieldRequirement {
 }
 
 export interface TableRequirement {
-  /** The P4 name, `<network>_<member>_<role>`. */
+  /** The P4 name, `<network>_<member>_<role>` (unique on the machine: see uniqueNames). */
   readonly name: string;
   readonly network: string;
   readonly member: string;
@@ -75,7 +75,7 @@ export function machineRequirements(compiled: CompiledSpec): MachineRequirements
   return compiled.machines.map((machine, index) => {
     const members = compiled.members.filter((m) => m.machine === index);
     const hosted = new Set(members.map((m) => m.index));
-    const tables = compiled.tables.filter((t) => hosted.has(t.member)).map((t) => tableRequirement(compiled, t));
+    const tables = uniqueNames(compiled.tables.filter((t) => hosted.has(t.member)).map((t) => tableRequirement(compiled, t)));
     const multicastGroups: MulticastRequirement[] = [];
     for (const m of members) {
       // One group per distinct set of out-links: rows that replicate alike share it.
@@ -100,6 +100,21 @@ export function machineRequirements(compiled: CompiledSpec): MachineRequirements
       }
     }
     return { machine, members: members.map((m) => m.qualified), tables, tableCount: tables.length, multicastGroups, actionSelectors };
+  });
+}
+
+/**
+ * One P4 program per machine needs distinct table names, but `_` joins names that may hold `_`
+ * (network a_b, member c and network a, member b_c) and `-` becomes `_`: a name seen before on the
+ * machine gets `_2`, `_3`, … in the order the tables come.
+ */
+function uniqueNames(tables: TableRequirement[]): TableRequirement[] {
+  const seen = new Set<string>();
+  return tables.map((t) => {
+    let name = t.name;
+    for (let n = 2; seen.has(name); n++) name = `${t.name}_${n}`;
+    seen.add(name);
+    return name === t.name ? t : { ...t, name };
   });
 }
 

@@ -76,7 +76,7 @@ describe("filters", () => {
       name: "profile: the reason is the first violation, and how many more",
       reqs: [m("a", 5000, { tables: [table({ name: "n_a_receive", kind: "range" }), table({ name: "big", size: 5000 })] })],
       targets: [{ name: "hw" }],
-      want: ["a: hw: profile: does not fit p-hw: table n_a_receive: match kind range, the target has exact, lpm, ternary, optional (and 1 more: strata fit --target p-hw)"],
+      want: ["a: hw: profile: does not fit p-hw: table n_a_receive: match kind range, the target has exact, lpm, ternary, optional (and 1 more: strata fit lists them)"],
     },
     {
       name: "slots: maxMachines",

@@ -116,6 +116,22 @@ describe("machineRequirements", () => {
     expect(brief(file, text)[machine]).toEqual(want);
   });
 
+  test("names that meet on one machine get _2 (network a_b member c, network a member b_c)", () => {
+    const text = `
+networks:
+  a_b:
+    header: cna
+    members: { c: { name: 1, machine: box } }
+    tables: { c: { acquire: [ { do: receive } ] } }
+  a:
+    header: cna
+    members: { b_c: { name: 2, machine: box } }
+    tables: { b_c: { acquire: [ { do: receive } ] } }
+`;
+    const names = machineRequirements(compile(parseSpec(text, "clash.yaml")))[0]?.tables.map((t) => t.name);
+    expect(names).toEqual(["a_b_c_acquire", "a_b_c_transmit", "a_b_c_acquire_2", "a_b_c_transmit_2"]);
+  });
+
   test("one entry per machine, in the order machines first appear", () => {
     expect(Object.keys(brief("examples/vxlan/network.yaml"))).toEqual(["a", "b", "sw"]);
   });

@@ -4,7 +4,7 @@
 
 import { describe, expect, test } from "vitest";
 import type { Fleet, MachinePolicy } from "../../src/p4/fleet.js";
-import { compareCasualties, headroom, type Placement, place } from "../../src/p4/place.js";
+import { compareCasualties, headroom, MAX_EXACT_VICTIMS, type Placement, place } from "../../src/p4/place.js";
 import type { MachineRequirements } from "../../src/p4/requirements.js";
 import type { TargetProfile } from "../../src/p4/targets.js";
 import { SpecError } from "../../src/spec/problems.js";
@@ -302,6 +302,15 @@ describe("displacement", () => {
     }
     expect(chosen).toEqual(["v2", "v3"]);
   });
+});
+
+test("beyond MAX_EXACT_VICTIMS lower-priority machines, victims are chosen greedily: lowest first, the rest spared", () => {
+  const names = Array.from({ length: MAX_EXACT_VICTIMS + 4 }, (_, i) => `v${String(i).padStart(2, "0")}`);
+  const machines: Record<string, Partial<MachinePolicy>> = { n: { priority: 9 } };
+  // 20 × 200 entries: 96 left; n needs 500, so three must go: the lowest priorities (v00 has 0, v01 and v02 have 1), v03 is spared.
+  names.forEach((v, i) => (machines[v] = { priority: i < 1 ? 0 : i < 4 ? 1 : 2, placedOn: "t" }));
+  const p = place([...names.map((v) => m(v, 200)), m("n", 500)], fleet([{ name: "t", profile: { tables: INF } }], machines));
+  expect(p.displaced.filter((d) => d.by === "n").map((d) => d.machine)).toEqual(["v00", "v01", "v02"]);
 });
 
 describe("bad input", () => {

@@ -4,8 +4,9 @@
 // - counted, summed over everything the target hosts: tables, entries per
 //   match kind (each table counts its size: the P4 program reserves it),
 //   multicast groups, action selector groups.
-// checkFit reports one violation per violated limit; placement (./place.ts)
-// uses the same two halves, adding what the target already hosts to the counts.
+// checkFit reports one violation per violated limit. Placement (./place.ts)
+// checks a machine alone with it, then its counted needs (usage) plus those of
+// the machines the target already hosts against the same limits.
 
 import { MATCH_KINDS, type MatchKind } from "../wasm/abi.js";
 import type { MachineRequirements } from "./requirements.js";
@@ -46,7 +47,7 @@ export function checkFit(req: MachineRequirements, profile: TargetProfile): FitV
 }
 
 /** The limits every table and group must meet on its own. */
-export function itemViolations(req: MachineRequirements, profile: TargetProfile): FitViolation[] {
+function itemViolations(req: MachineRequirements, profile: TargetProfile): FitViolation[] {
   const out: FitViolation[] = [];
   if (profile.architecture !== EXPORT_ARCHITECTURE) {
     out.push({
@@ -93,8 +94,10 @@ export function itemViolations(req: MachineRequirements, profile: TargetProfile)
   return out;
 }
 
+export const NO_USAGE: Usage = { tables: 0, entries: Object.fromEntries(MATCH_KINDS.map((k) => [k, 0])) as Record<MatchKind, number>, multicastGroups: 0, selectorGroups: 0 };
+
 export function usage(req: MachineRequirements): Usage {
-  const entries = Object.fromEntries(MATCH_KINDS.map((k) => [k, 0])) as Record<MatchKind, number>;
+  const entries = { ...NO_USAGE.entries };
   for (const t of req.tables) entries[t.kind] += t.size;
   return { tables: req.tableCount, entries, multicastGroups: req.multicastGroups.length, selectorGroups: req.actionSelectors.length };
 }
@@ -103,8 +106,6 @@ export function addUsage(a: Usage, b: Usage): Usage {
   const entries = Object.fromEntries(MATCH_KINDS.map((k) => [k, a.entries[k] + b.entries[k]])) as Record<MatchKind, number>;
   return { tables: a.tables + b.tables, entries, multicastGroups: a.multicastGroups + b.multicastGroups, selectorGroups: a.selectorGroups + b.selectorGroups };
 }
-
-export const NO_USAGE: Usage = { tables: 0, entries: { exact: 0, lpm: 0, ternary: 0, range: 0, optional: 0 }, multicastGroups: 0, selectorGroups: 0 };
 
 /** A target's counted limits, in the shape of a usage (Infinity: unlimited). */
 export function limits(profile: TargetProfile): Usage {
@@ -136,7 +137,7 @@ export function resourceName(r: Resource): string {
 const COUNT_LIMIT: Record<"tables" | "multicastGroups" | "selectorGroups", FitLimit> = { tables: "tables", multicastGroups: "multicast-groups", selectorGroups: "selector-groups" };
 
 /** The counted limits `u` exceeds. A match kind the target lacks is an item violation already, not counted again. */
-export function countViolations(u: Usage, profile: TargetProfile): FitViolation[] {
+function countViolations(u: Usage, profile: TargetProfile): FitViolation[] {
   const out: FitViolation[] = [];
   for (const r of RESOURCES) {
     const need = amount(u, r);

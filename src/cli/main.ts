@@ -12,6 +12,8 @@ import { registerCheck } from "./check.js";
 import { registerRun } from "./run.js";
 import { registerTrace } from "./trace.js";
 import { registerBench } from "./bench.js";
+import { registerFit } from "./fit.js";
+import { registerPlace } from "./place.js";
 import { SpecError } from "../spec/problems.js";
 
 /** Exit codes (DESIGN.md §5). */
@@ -36,6 +38,8 @@ export function buildProgram(ctx: CommandContext): Command {
   registerRun(program, ctx);
   registerTrace(program, ctx);
   registerBench(program, ctx);
+  registerFit(program, ctx);
+  registerPlace(program, ctx);
   // Every command writes to ctx.io, reports a flag mistake as strata's one line, and returns instead of exiting.
   const configure = (cmd: Command): void => {
     cmd.configureOutput({
@@ -53,7 +57,7 @@ export function buildProgram(ctx: CommandContext): Command {
 /** The exit codes, for `strata --help` (docs/cli.md has the same table). */
 export const EXIT_CODES_HELP = `Exit codes:
   0    done
-  1    not used (reserved for a check that finds the problem it looks for)
+  1    a check found the problem it looks for (strata place: a machine could not be placed)
   2    bad input: a description, capture, endpoint, flag or --out directory (one line on stderr)
   70   internal error: a bug in strata (a stack trace on stderr; please report it)
   130  interrupted (Ctrl-C)`;

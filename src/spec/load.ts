@@ -12,9 +12,9 @@ import type { RawNetwork, RawSpec } from "./raw.js";
 import { joinNetworks } from "./bridging.js";
 import { checkLayering } from "./layering.js";
 import { checkSharedRows } from "./subduction.js";
-import { checkSchema } from "./schema.js";
+import { readDocument } from "./document.js";
 import { readDescription } from "./read.js";
-import { parseSource } from "./source.js";
+import { SCHEMA_FILE } from "./schema.js";
 import { didYouMean } from "./suggest.js";
 import { checkTables } from "./tables.js";
 import { checkTopology, type Topology } from "./topology.js";
@@ -27,17 +27,8 @@ export function loadSpec(file: string): Spec {
 
 /** Validates the text of a description; `file` is used in messages and kept in the Spec. */
 export function parseSpec(text: string, file: string): Spec {
-  const syntax = new Problems(file);
-  const source = parseSource(text, syntax);
-  syntax.throwIfAny();
-  if (source === undefined) throw new Error("parseSource failed without an error");
-  const problems = new Problems(file, source.locator);
-  if (source.data === null || source.data === undefined) {
-    problems.add([], "the description is empty; it needs a top-level `networks:` map", "see docs/spec.md for the format");
-    problems.throwIfAny();
-  }
-
-  const bad = checkSchema(source.data, problems);
+  const empty = { problem: "the description is empty; it needs a top-level `networks:` map", fix: "see docs/spec.md for the format" };
+  const { source, problems, schemaErrors: bad } = readDocument(text, file, SCHEMA_FILE, empty);
   const networks: NetworkSpec[] = [];
   if (isRecord(source.data) && isRecord(source.data["networks"])) {
     const raw = source.data as unknown as RawSpec;

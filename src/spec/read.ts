@@ -1,4 +1,4 @@
-// Reading a description's bytes: at most MAX_DESCRIPTION_BYTES (so /dev/zero, a pipe
+// Reading a description's bytes (and a target profile's or fleet's): at most MAX_DESCRIPTION_BYTES (so /dev/zero, a pipe
 // or a huge file costs a bounded read, not all memory), and only UTF-8 text, so that a
 // capture or an image given by mistake is named as such instead of parsed as YAML.
 
@@ -16,17 +16,26 @@ const FIX = "give the path of a .yaml or .json network description";
 
 /** The text of a description file; a SpecError if it cannot be read, is too large or is not UTF-8 text. */
 export function readDescription(file: string, limit = MAX_DESCRIPTION_BYTES): string {
+  return readTextFile(file, { what: "file", noun: "description", fix: FIX }, limit);
+}
+
+/**
+ * The text of a YAML/JSON file strata checks. `what` names it in "cannot read …", `noun` in the
+ * size limit, `fix` says what to give instead.
+ */
+export function readTextFile(file: string, words: { what: string; noun: string; fix: string }, limit = MAX_DESCRIPTION_BYTES): string {
+  const FIX = words.fix;
   const fail = (problem: string, fix = FIX): SpecError => new SpecError([new SpecIssue({ file, path: "", line: 0, column: 0 }, problem, fix)]);
   let fd: number;
   try {
     fd = openSync(file, "r");
   } catch (err) {
-    throw fail(`cannot read file: ${describeIoError(err)}`);
+    throw fail(`cannot read ${words.what}: ${describeIoError(err)}`);
   }
   let bytes: Buffer;
   try {
     const stat = fstatSync(fd);
-    if (stat.isDirectory()) throw fail("cannot read file: it is a directory");
+    if (stat.isDirectory()) throw fail(`cannot read ${words.what}: it is a directory`);
     // One byte past the limit tells a file at the limit from a larger one; a regular file's size is known.
     bytes = Buffer.allocUnsafe(stat.isFile() ? Math.min(stat.size, limit) + 1 : limit + 1);
     let filled = 0;
@@ -38,17 +47,17 @@ export function readDescription(file: string, limit = MAX_DESCRIPTION_BYTES): st
     bytes = bytes.subarray(0, filled);
   } catch (err) {
     if (err instanceof SpecError) throw err;
-    throw fail(`cannot read file: ${describeIoError(err)}`);
+    throw fail(`cannot read ${words.what}: ${describeIoError(err)}`);
   } finally {
     closeSync(fd);
   }
   const kind = binaryKind(bytes);
   if (kind !== undefined) throw fail(`this is not a text file: it looks like ${kind}`);
-  if (startsWith(bytes, 0xff, 0xfe) || startsWith(bytes, 0xfe, 0xff)) throw fail("this is UTF-16 text", "save the description as UTF-8");
+  if (startsWith(bytes, 0xff, 0xfe) || startsWith(bytes, 0xfe, 0xff)) throw fail("this is UTF-16 text", `save the ${words.noun} as UTF-8`);
   const nul = bytes.indexOf(0);
   if (nul >= 0) throw fail(`this is not a text file: byte ${nul} is a NUL`);
-  if (bytes.length > limit) throw fail(`the file is larger than ${mib(limit)}, the most a description may be`, `${FIX}; see docs/spec.md`);
-  if (!isUtf8(bytes)) throw fail("this is not a text file: it is not UTF-8", "save the description as UTF-8");
+  if (bytes.length > limit) throw fail(`the file is larger than ${mib(limit)}, the most a ${words.noun} may be`, `${FIX}; see docs/spec.md`);
+  if (!isUtf8(bytes)) throw fail("this is not a text file: it is not UTF-8", `save the ${words.noun} as UTF-8`);
   return bytes.toString("utf8");
 }
 

@@ -1,7 +1,8 @@
-// Structural validation against schema/strata.schema.json (the shipped contract
-// for editors and other tools), with ajv's errors rewritten for people: the
-// path, what was expected in words taken from the schema's own descriptions, and
-// what was found.
+// Structural validation against the shipped schemas (schema/strata.schema.json for
+// descriptions; schema/target.schema.json and schema/fleet.schema.json for target
+// profiles and fleets: contracts for editors and other tools), with ajv's errors
+// rewritten for people: the path, what was expected in words taken from the
+// schema's own descriptions, and what was found.
 
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -13,28 +14,42 @@ import { didYouMean, listOr } from "./suggest.js";
 
 export const SCHEMA_FILE = "schema/strata.schema.json";
 
-/** The schema as shipped; found by walking up from this module (src/spec in tests, dist/src/spec when built). */
-export function loadSchema(): Record<string, unknown> {
+/**
+ * The path of a file shipped with strata (a schema, a bundled target profile), found by walking
+ * up from this module (src/spec in tests, dist/src/spec when built); undefined when absent.
+ */
+export function shippedPath(relative: string): string | undefined {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let up = 0; up < 6; up++) {
-    const candidate = join(dir, SCHEMA_FILE);
-    if (existsSync(candidate)) return JSON.parse(readFileSync(candidate, "utf8")) as Record<string, unknown>;
+    const candidate = join(dir, relative);
+    if (existsSync(candidate)) return candidate;
     dir = dirname(dir);
   }
-  throw new Error(`${SCHEMA_FILE} not found above ${fileURLToPath(import.meta.url)}`);
+  return undefined;
 }
 
-let compiled: ValidateFunction | undefined;
-
-function validator(): ValidateFunction {
-  // verbose: errors carry the schema node and data, which the messages below are made from.
-  compiled ??= new Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true }).compile(loadSchema());
-  return compiled;
+/** A schema as shipped: the description's by default, or another under schema/. */
+export function loadSchema(file = SCHEMA_FILE): Record<string, unknown> {
+  const path = shippedPath(file);
+  if (path === undefined) throw new Error(`${file} not found above ${fileURLToPath(import.meta.url)}`);
+  return JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
 }
 
-/** Validates `data`, adds one error per problem found, and returns the paths of those errors. */
-export function checkSchema(data: unknown, problems: Problems): Path[] {
-  const validate = validator();
+const compiled = new Map<string, ValidateFunction>();
+
+function validator(file: string): ValidateFunction {
+  let validate = compiled.get(file);
+  if (validate === undefined) {
+    // verbose: errors carry the schema node and data, which the messages below are made from.
+    validate = new Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true }).compile(loadSchema(file));
+    compiled.set(file, validate);
+  }
+  return validate;
+}
+
+/** Validates `data` against a shipped schema, adds one error per problem found, and returns the paths of those errors. */
+export function checkSchema(data: unknown, problems: Problems, file = SCHEMA_FILE): Path[] {
+  const validate = validator(file);
   if (validate(data)) return [];
   const paths: Path[] = [];
   for (const err of validate.errors ?? []) {

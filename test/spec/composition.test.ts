@@ -182,7 +182,7 @@ const SUBDUCTION: Case[] = [
   ],
   [
     "out: shared at the underlay member",
-    shared("", `      gw: { forward: [ { out: shared } ] }\n`),
+    shared("", `      gw: { forward: [ { in: 3, out: shared } ] }\n`),
     [["networks.core.tables.gw.forward[0]", "core.gw is not the overlay's shared member of any shared link: out: shared hands the packet to the underlay's shared member (only the overlay member of a shared pair writes out: shared)"]],
   ],
   [

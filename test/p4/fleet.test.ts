@@ -1,0 +1,98 @@
+// Fleet files: targets with profiles (bundled or relative to the fleet file) and
+// labels; machines' policies with the defaults filled in key by key; every
+// error of a bad fleet at its line, column and path, and a bad profile's
+// errors in the profile's own file.
+
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
+import { loadFleet } from "../../src/p4/fleet.js";
+import { SpecError } from "../../src/spec/problems.js";
+
+const dir = mkdtempSync(join(tmpdir(), "strata-fleet-"));
+writeFileSync(join(dir, "lab.yaml"), "architecture: v1model\nmatchKinds: [exact]\ntables: 3\n");
+writeFileSync(join(dir, "broken.yaml"), "architecture: v1model\nmatchKinds: [exact]\nstages: 3\n");
+
+function write(name: string, text: string): string {
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+function errors(file: string): string[] {
+  try {
+    loadFleet(file);
+  } catch (err) {
+    if (err instanceof SpecError) return err.lines().map((l) => l.replaceAll(dir, "DIR"));
+    throw err;
+  }
+  return [];
+}
+
+describe("loadFleet", () => {
+  test("targets, labels as text, profiles bundled and relative to the fleet, defaults filled in", () => {
+    const file = write(
+      "good.yaml",
+      `targets:
+  - { name: tor1, profile: asic-example, labels: { rack: 1, hw: true }, maxMachines: 2 }
+  - { name: lab, profile: ./lab.yaml }
+defaults:
+  priority: 3
+  prefers: [ { weight: 10, labels: { hw: true } } ]
+machines:
+  r:  { priority: 100, requires: { rack: "1" }, placedOn: tor1 }
+  h1: { requires: { hw: true } }
+`,
+    );
+    const f = loadFleet(file);
+    expect(f.targets.map((t) => ({ name: t.name, profile: t.profile.name, labels: t.labels, maxMachines: t.maxMachines, tables: t.profile.tables }))).toEqual([
+      { name: "tor1", profile: "asic-example", labels: { rack: "1", hw: "true" }, maxMachines: 2, tables: 48 },
+      { name: "lab", profile: "lab", labels: {}, maxMachines: Number.POSITIVE_INFINITY, tables: 3 },
+    ]);
+    expect(f.defaults).toEqual({ priority: 3, requires: {}, prefers: [{ weight: 10, labels: { hw: "true" } }] });
+    expect(f.machines.get("r")).toMatchObject({ priority: 100, requires: { rack: "1" }, prefers: [{ weight: 10, labels: { hw: "true" } }], placedOn: "tor1", at: { line: 8, column: 3, path: "machines.r" } });
+    expect(f.machines.get("h1")).toMatchObject({ priority: 3, requires: { hw: "true" } });
+  });
+
+  test.each([
+    { name: "missing file", text: undefined, want: ["DIR/missing.yaml: cannot read fleet: no such file (give the path of a fleet file (docs/targets.md))"] },
+    { name: "empty", text: "", want: ["DIR/empty.yaml: the fleet is empty; it needs a list of targets (see docs/targets.md for the format)"] },
+    { name: "no targets", text: "targets: []\n", want: ["DIR/no targets.yaml: 1:10 targets: must not be empty (expected a list of targets (switches))"] },
+    {
+      name: "schema and rules together",
+      text: `targets:
+  - { name: a, profile: bmv3 }
+  - { name: a, profile: ./lab.yaml, labels: { "bad label": 1 } }
+  - { name: c, profile: bmv2, maxMachines: 0, lables: {} }
+machines:
+  x: { priority: high, placedOn: z }
+  y: { prefers: [ { weight: 500, labels: {} } ], placedOn: cc }
+`,
+      want: [
+        "DIR/schema and rules together.yaml: 2:25 targets[0].profile: no bundled target profile 'bmv3' (did you mean 'bmv2'? bundled: asic-example, bmv2; a profile file's path has a / or an extension, like ./bmv3.yaml)",
+        "DIR/schema and rules together.yaml: 3:13 targets[1].name: target 'a' is already targets[0] (give each target its own name)",
+        `DIR/schema and rules together.yaml: 3:47 targets[1].labels["bad label"]: 'bad label' is not allowed as a key here (a key must be a label: a letter, then letters, digits, '_', '-', '.' or '/')`,
+        "DIR/schema and rules together.yaml: 4:44 targets[2].maxMachines: must be the most machines the target hosts (a whole number ≥ 1), got 0 (it must be at least 1)",
+        "DIR/schema and rules together.yaml: 4:47 targets[2].lables: unknown key 'lables' (did you mean 'labels'?)",
+        "DIR/schema and rules together.yaml: 6:18 machines.x.priority: must be an integer (higher is placed first and may displace lower), got 'high'",
+        "DIR/schema and rules together.yaml: 6:34 machines.x.placedOn: no target 'z' in the fleet (did you mean 'a'? targets: a, c)",
+        "DIR/schema and rules together.yaml: 7:29 machines.y.prefers[0].weight: must be a weight in 1..100, got 500 (it must be at most 100)",
+        "DIR/schema and rules together.yaml: 7:60 machines.y.placedOn: no target 'cc' in the fleet (did you mean 'c'? targets: a, c)",
+      ],
+    },
+    {
+      name: "a bad profile: its errors in its own file, once however many targets use it",
+      text: "targets:\n  - { name: a, profile: broken.yaml }\n  - { name: b, profile: broken.yaml }\n",
+      want: ["DIR/broken.yaml: 3:9 stages: stages without tablesPerStage (the number of tables is stages × tablesPerStage: add tablesPerStage)"],
+    },
+    {
+      name: "a missing profile file",
+      text: "targets:\n  - { name: a, profile: ./nope.yaml }\n",
+      want: ["DIR/nope.yaml: cannot read target profile: no such file (give a bundled profile's name or the path of a profile file)"],
+    },
+  ])("$name", ({ name, text, want }) => {
+    const file = text === undefined ? join(dir, "missing.yaml") : write(`${name}.yaml`, text);
+    expect(errors(file)).toEqual(want);
+  });
+});

@@ -12,6 +12,7 @@ import { registerCheck } from "./check.js";
 import { registerRun } from "./run.js";
 import { registerTrace } from "./trace.js";
 import { registerBench } from "./bench.js";
+import { registerExport } from "./export.js";
 import { SpecError } from "../spec/problems.js";
 
 /** Exit codes (DESIGN.md §5). */
@@ -40,6 +41,7 @@ export function buildProgram(ctx: CommandContext): Command {
   registerRun(program, ctx);
   registerTrace(program, ctx);
   registerBench(program, ctx);
+  registerExport(program, ctx);
   // Every subcommand inherits the output and exit behaviour.
   const inherit = (cmd: Command): void => {
     for (const sub of cmd.commands) {

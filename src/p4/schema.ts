@@ -57,7 +57,7 @@ const P4INFO = {
     size: { type: "int64", id: 8 },
   }),
   ActionRef: msg(
-    { id: { type: "uint32", id: 1 }, annotations: { type: "string", id: 2, rule: "repeated" }, scope: { type: "Scope", id: 3 } },
+    { id: { type: "uint32", id: 1 }, scope: { type: "Scope", id: 3 }, annotations: { type: "string", id: 2, rule: "repeated" } },
     { nested: { Scope: { values: { TABLE_AND_DEFAULT: 0, TABLE_ONLY: 1, DEFAULT_ONLY: 2 } } } },
   ),
   Action: msg(

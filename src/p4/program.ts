@@ -617,7 +617,7 @@ function tableDeclaration(t: DeviceTable): string[] {
   const keys = t.keys.map((k) => `${k.expr}: ${k.kind} @name("${k.name}");`);
   if (t.selector !== undefined) keys.push(...t.selector.flowKeys.map((k) => `${k}: selector;  // the flow fields: one flow, one receiver`));
   return [
-    `// ${t.role} of ${t.member.member.qualified}${t.table.spec !== undefined ? ` (${t.table.spec.at.file}:${t.table.spec.at.line})` : " (compiler default)"}`,
+    `// ${t.role} of ${t.member.member.qualified}${t.table.spec !== undefined ? ` (the description's line ${t.table.spec.at.line})` : " (the compiler's default rows)"}`,
     ...(t.keyless ? ["// It matches no field: its row is the default action, set by the controller."] : []),
     `table ${t.name} {`,
     ...(t.keyless ? [] : ["    key = {", ...keys.map((k) => `        ${k}`), "    }"]),

@@ -2,7 +2,7 @@
 // one `strata: …` line with exit 2 — a description v1model cannot run names
 // the link and the reason; --target waits for the fit check (src/p4/fit.ts).
 
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
@@ -20,23 +20,8 @@ async function run(...argv: string[]): Promise<{ code: number; stdout: string; s
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
 }
 
-/** A group link with one receiver on its sender's machine and one elsewhere: no P4 device can be both. */
-const SPLIT = join(dir, "split.yaml");
-writeFileSync(
-  SPLIT,
-  `networks:
-  lan:
-    header: ethernet
-    members:
-      s: { name: "02:00:00:00:00:01" }
-      a: { name: "02:00:00:00:00:02", machine: s }
-      b: { name: "02:00:00:00:00:03" }
-    links:
-      - { from: s.1, to: [a.1, b.1], mode: allcast, group: all }
-    tables:
-      s: { forward: [ { in: self, out: 1 } ] }
-`,
-);
+/** A group link split across its sender's machine and another: no P4 device can be both. */
+const SPLIT = "test/fixtures/specs/p4-split-group.yaml";
 
 describe("strata export p4", () => {
   test("writes every file for every machine and says so", async () => {

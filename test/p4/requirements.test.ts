@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { compile } from "../../src/control/compile.js";
 import { machineRequirements } from "../../src/p4/requirements.js";
 import { exportP4 } from "../../src/p4/export.js";
-import { loadSpec, parseSpec } from "../../src/spec/load.js";
+import { loadSpec } from "../../src/spec/load.js";
 import { ROOT } from "./helpers/examples.js";
 
 const of = (spec: string, machine: string) => machineRequirements(compile(loadSpec(join(ROOT, spec)))).find((m) => m.machine === machine);
@@ -34,23 +34,8 @@ describe("machineRequirements", () => {
   });
 
   it("answers for a description the export refuses (a group link split across the sender's machine and another)", () => {
-    const spec = parseSpec(
-      `networks:
-  lan:
-    header: ethernet
-    members:
-      s: { name: "02:00:00:00:00:01" }
-      a: { name: "02:00:00:00:00:02", machine: s }
-      b: { name: "02:00:00:00:00:03" }
-    links:
-      - { from: s.1, to: [a.1, b.1], mode: allcast, group: all }
-    tables:
-      s: { forward: [ { in: self, out: 1 } ] }
-`,
-      "split.yaml",
-    );
-    const compiled = compile(spec);
-    expect(() => exportP4(compiled, "split.yaml")).toThrow(/cannot be exported to P4/);
+    const compiled = compile(loadSpec(join(ROOT, "test/fixtures/specs/p4-split-group.yaml")));
+    expect(() => exportP4(compiled, "p4-split-group.yaml")).toThrow(/cannot be exported to P4/);
     expect(machineRequirements(compiled).map((m) => [m.machine, m.tableCount])).toEqual([["s", 3], ["b", 1]]);
   });
 });

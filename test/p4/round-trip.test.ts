@@ -6,14 +6,13 @@
 
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { compile } from "../../src/control/compile.js";
-import { type DeviceExport, importEntries, type P4InfoJson, type WriteRequestJson } from "../../src/p4/import.js";
+import { importEntries } from "../../src/p4/import.js";
 import { Replay } from "../../src/run/replay.js";
 import { loadSpec } from "../../src/spec/load.js";
-import { EXAMPLE_SPECS, exportFiles, exportSpec, ROOT } from "./helpers/examples.js";
-import { P4Info, strictJson, WriteRequest } from "./helpers/official.js";
+import { EXAMPLE_SPECS, exampleInputs, readBack, ROOT } from "./helpers/examples.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "strata-p4-round-trip-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -24,21 +23,13 @@ function captures(dir: string): string[] {
 
 describe.each(EXAMPLE_SPECS)("round trip through P4Runtime entries: %s", (spec) => {
   it("replays to byte-identical captures", () => {
-    const example = JSON.parse(readFileSync(join(ROOT, dirname(spec), "example.json"), "utf8")) as { inputs: string[] };
-    const inputs = example.inputs.map((i) => {
-      const eq = i.indexOf("=");
-      return { endpoint: i.slice(0, eq), file: join(ROOT, i.slice(eq + 1)) };
-    });
+    const inputs = exampleInputs(spec);
     const file = join(ROOT, spec);
     const name = spec.split("/")[1] ?? spec;
 
     const described = Replay.prepare({ spec: file, inputs, out: join(scratch, name, "described") }).run();
 
-    const exports: DeviceExport[] = exportSpec(spec).map((ex) => {
-      const f = exportFiles(ex);
-      return { machine: ex.manifest.machine, p4info: strictJson(P4Info, f.p4info) as P4InfoJson, entries: strictJson(WriteRequest, f.entries) as WriteRequestJson };
-    });
-    const imported = importEntries(compile(loadSpec(file)), exports);
+    const imported = importEntries(compile(loadSpec(file)), readBack(spec));
     const reinstalled = Replay.prepare({ spec: file, inputs, out: join(scratch, name, "reinstalled") }, imported).run();
 
     expect(reinstalled.summary.packets).toEqual(described.summary.packets);
@@ -53,10 +44,7 @@ describe.each(EXAMPLE_SPECS)("round trip through P4Runtime entries: %s", (spec) 
 describe("the importer", () => {
   const load = (spec: string) => {
     const compiled = compile(loadSpec(join(ROOT, spec)));
-    const exports: DeviceExport[] = exportSpec(spec).map((ex) => {
-      const f = exportFiles(ex);
-      return { machine: ex.manifest.machine, p4info: strictJson(P4Info, f.p4info) as P4InfoJson, entries: strictJson(WriteRequest, f.entries) as WriteRequestJson };
-    });
+    const exports = readBack(spec);
     return { compiled, exports, imported: importEntries(compiled, exports) };
   };
   const plain = (r: { match: object; action: object }) => JSON.parse(JSON.stringify({ match: r.match, action: r.action }, (_, v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString("hex") : v))) as unknown;
@@ -80,8 +68,7 @@ describe("the importer", () => {
     const forward = (hub?.p4info.tables ?? []).find((t) => t.preamble.alias === "lan_hub_forward")?.preamble.id;
     updates.splice(updates.findIndex((u) => u.entity?.tableEntry?.tableId === forward), 1);
     const broken = importEntries(compiled, exports.map((e) => (e === hub ? { ...e, entries: { ...e.entries, updates } } : e)));
-    const example = JSON.parse(readFileSync(join(ROOT, "examples/hub-and-spoke/example.json"), "utf8")) as { inputs: string[] };
-    const inputs = example.inputs.map((i) => ({ endpoint: i.slice(0, i.indexOf("=")), file: join(ROOT, i.slice(i.indexOf("=") + 1)) }));
+    const inputs = exampleInputs(spec);
     const out = join(scratch, "broken");
     const run = Replay.prepare({ spec: join(ROOT, spec), inputs, out }, broken).run();
     expect(run.summary.packets.delivered).toBeLessThan(7);

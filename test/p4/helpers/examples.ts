@@ -1,9 +1,11 @@
 // The examples' exports, for the P4 tests.
 
-import { readdirSync } from "node:fs";
-import { join } from "node:path";
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { compile } from "../../../src/control/compile.js";
 import { exportP4, type MachineExport } from "../../../src/p4/export.js";
+import type { DeviceExport, P4InfoJson, WriteRequestJson } from "../../../src/p4/import.js";
+import { P4Info, strictJson, WriteRequest } from "./official.js";
 import { loadSpec } from "../../../src/spec/load.js";
 
 export const ROOT = new URL("../../..", import.meta.url).pathname;
@@ -28,4 +30,18 @@ export function exportFiles(ex: MachineExport): { p4info: unknown; entries: unkn
     entriesBin: ex.files["entries.bin"] as Uint8Array,
     p4infoText: text(ex.files["p4info.txtpb"]),
   };
+}
+
+/** A description's export read back as a P4Runtime client would: every file through the official definitions. */
+export function readBack(spec: string): DeviceExport[] {
+  return exportSpec(spec).map((ex) => {
+    const f = exportFiles(ex);
+    return { machine: ex.manifest.machine, p4info: strictJson(P4Info, f.p4info) as P4InfoJson, entries: strictJson(WriteRequest, f.entries) as WriteRequestJson };
+  });
+}
+
+/** An example's --in arguments, with paths from the repository. */
+export function exampleInputs(spec: string): { endpoint: string; file: string }[] {
+  const example = JSON.parse(readFileSync(join(ROOT, dirname(spec), "example.json"), "utf8")) as { inputs: string[] };
+  return example.inputs.map((i) => ({ endpoint: i.slice(0, i.indexOf("=")), file: join(ROOT, i.slice(i.indexOf("=") + 1)) }));
 }

@@ -298,7 +298,8 @@ export function machineMembers(compiled: CompiledSpec, machineIndex: number): De
   });
 }
 
-const outOf = (r: CompiledRow): number => ((r.match.value[0] ?? 0) << 8) | (r.match.value[1] ?? 0);
+/** The out-link a transmit row is for (its key: the identifier, big-endian, first). */
+export const outOf = (r: CompiledRow): number => ((r.match.value[0] ?? 0) << 8) | (r.match.value[1] ?? 0);
 
 function transmitRow(t: CompiledTable | undefined, out: number): CompiledRow | undefined {
   return t?.rows.find((r) => outOf(r) === out);

@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CompiledSpec } from "../control/compiled.js";
-import { CPU_PORT, type Device, devices, RECIRC_PORT } from "./device.js";
+import { CPU_PORT, type Device, devices, outOf, RECIRC_PORT } from "./device.js";
 import { writeRequest } from "./entries.js";
 import { qualified } from "./names.js";
 import { p4info, p4infoIds } from "./p4info.js";
@@ -106,7 +106,7 @@ function leftOut(compiled: CompiledSpec, dev: Device): { what: string; why: stri
   for (const l of compiled.links) {
     if (l.sender < 0 || !here.has(l.sender)) continue;
     const sender = compiled.members[l.sender];
-    const row = sender?.tables.transmit?.rows.find((r) => ((r.match.value[0] ?? 0) << 8 | (r.match.value[1] ?? 0)) === l.senderPort);
+    const row = sender?.tables.transmit?.rows.find((r) => outOf(r) === l.senderPort);
     if (row?.action.name === "external-session") {
       items.push({ what: `link ${l.capture} (from ${sender?.qualified ?? "?"}.${l.senderPort})`, why: `implemented by layering (a session of an underlay): no port; its packets leave inside the underlay's header, and no switch captures it` });
     }

@@ -7,7 +7,7 @@
 import type { CompiledSpec } from "../control/compiled.js";
 import { type MatchKind, TABLE_ROLES, type TableRole } from "../wasm/abi.js";
 import { IN_LINK_FIELD } from "../wire/designs.js";
-import { machineMembers } from "./device.js";
+import { machineMembers, outOf } from "./device.js";
 import { LINK_BITS, SESSION_BITS } from "./names.js";
 
 export interface TableRequirement {
@@ -75,7 +75,7 @@ export function machineRequirements(compiled: CompiledSpec): MachineRequirements
             groups.add(key);
           }
           if (role === "transmit" && r.action.name === "physical") {
-            const out = ((r.match.value[0] ?? 0) << 8) | (r.match.value[1] ?? 0);
+            const out = outOf(r);
             const link = compiled.links.find((l) => l.sender === m.member.index && l.senderPort === out && l.mode === "anycast" && l.receivers.length > 1);
             if (link !== undefined) selectorGroupSizes.push(link.receivers.length);
           }

@@ -12,6 +12,7 @@ import { registerCheck } from "./check.js";
 import { registerRun } from "./run.js";
 import { registerTrace } from "./trace.js";
 import { registerBench } from "./bench.js";
+import { registerExport } from "./export.js";
 import { registerFit } from "./fit.js";
 import { registerPlace } from "./place.js";
 import { SpecError } from "../spec/problems.js";
@@ -38,6 +39,7 @@ export function buildProgram(ctx: CommandContext): Command {
   registerRun(program, ctx);
   registerTrace(program, ctx);
   registerBench(program, ctx);
+  registerExport(program, ctx);
   registerFit(program, ctx);
   registerPlace(program, ctx);
   // Every command writes to ctx.io, reports a flag mistake as strata's one line, and returns instead of exiting.

@@ -61,10 +61,12 @@ export class Replay {
     this.#installed = install(this.#dp, compiled, endpoints);
   }
 
-  /** Everything before the first packet: the description, its tables, the endpoints. */
-  static prepare(options: ReplayOptions): Replay {
+  /**
+   * Everything before the first packet: the description, its tables, the endpoints. `compiled`
+   * replaces the description's own tables (e.g. rows read back from a P4 export, src/p4/import.ts).
+   */
+  static prepare(options: ReplayOptions, compiled: CompiledSpec = compile(loadSpec(options.spec))): Replay {
     checkLimits(options);
-    const compiled = compile(loadSpec(options.spec));
     const endpoints = options.inputs.map((i) => resolveEndpoint(compiled, i.endpoint));
     return new Replay(options, compiled, endpoints);
   }

@@ -1,0 +1,49 @@
+// P4Runtime bytestrings (P4Runtime spec §8.4, "Bytestrings"): values of bit<W>
+// go over the wire big-endian in the shortest string that holds them — no
+// leading zero bytes — and 0 is one zero byte (it needs one bit). Servers
+// accept longer zero-padded strings too, but only the canonical form keeps
+// read-write symmetry, so that is what strata writes and what its tests demand.
+
+/** The canonical bytestring of an unsigned value. */
+export function canonical(value: bigint): Uint8Array {
+  if (value < 0n) throw new Error(`bytestring of a negative value ${value}`);
+  const bytes: number[] = [];
+  let v = value;
+  do {
+    bytes.unshift(Number(v & 0xffn));
+    v >>= 8n;
+  } while (v > 0n);
+  return Uint8Array.from(bytes);
+}
+
+/** The value of a bytestring (big-endian). */
+export function valueOf(bytes: Uint8Array): bigint {
+  let v = 0n;
+  for (const b of bytes) v = (v << 8n) | BigInt(b);
+  return v;
+}
+
+/** Whether a bytestring is canonical: not empty, and no leading zero byte unless it is the single byte of 0. */
+export function isCanonical(bytes: Uint8Array): boolean {
+  return bytes.length === 1 || (bytes.length > 1 && bytes[0] !== 0);
+}
+
+export const base64 = (bytes: Uint8Array): string => Buffer.from(bytes).toString("base64");
+export const fromBase64 = (text: string): Uint8Array => new Uint8Array(Buffer.from(text, "base64"));
+
+/** A field's value in `len` big-endian bytes at `offset` of a key vector. */
+export function readBig(bytes: Uint8Array, offset: number, len: number): bigint {
+  let v = 0n;
+  for (let i = 0; i < len; i++) v = (v << 8n) | BigInt(bytes[offset + i] ?? 0);
+  return v;
+}
+
+export function writeBig(bytes: Uint8Array, offset: number, len: number, value: bigint): void {
+  let v = value;
+  for (let i = len - 1; i >= 0; i--) {
+    bytes[offset + i] = Number(v & 0xffn);
+    v >>= 8n;
+  }
+}
+
+export const ones = (bits: number): bigint => (1n << BigInt(bits)) - 1n;

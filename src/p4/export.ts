@@ -1,0 +1,135 @@
+// `strata export p4`: one directory per machine with the P4 program, its
+// P4Info, the installed rows as a P4Runtime WriteRequest (JSON and binary),
+// the same rows as simple_switch_CLI commands, and a manifest saying what is
+// where and what was left out.
+
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { CompiledSpec } from "../control/compiled.js";
+import { CPU_PORT, type Device, devices, outOf, RECIRC_PORT } from "./device.js";
+import { writeRequest } from "./entries.js";
+import { qualified } from "./names.js";
+import { p4info, p4infoIds } from "./p4info.js";
+import { MAX_PASSES, program } from "./program.js";
+import { runtimeCli } from "./runtime-cli.js";
+import { encodings, P4INFO_TYPE, WRITE_REQUEST_TYPE } from "./schema.js";
+
+export const FILES = ["main.p4", "p4info.json", "p4info.txtpb", "entries.json", "entries.bin", "runtime_cli.txt", "manifest.json"] as const;
+export type ExportFile = (typeof FILES)[number];
+
+export interface MachineManifest {
+  readonly machine: string;
+  readonly deviceId: number;
+  readonly source: string;
+  readonly arch: "v1model";
+  readonly files: Readonly<Record<ExportFile, string>>;
+  readonly members: readonly {
+    readonly number: number;
+    readonly p4: string;
+    readonly member: string;
+    readonly design: string;
+    readonly tables: readonly { readonly role: string; readonly table: string; readonly id: number; readonly kind: string; readonly size: number; readonly entries: number }[];
+  }[];
+  readonly ports: readonly { readonly port: number; readonly member: string; readonly link: number; readonly links: readonly string[]; readonly peers: readonly string[]; readonly alsoSentBy: readonly string[] }[];
+  readonly reservedPorts: { readonly cpu: number; readonly recirculation: number };
+  readonly multicastGroups: readonly { readonly id: number; readonly member: string; readonly outLinks: readonly number[]; readonly replicas: readonly { readonly port: number; readonly instance: number }[] }[];
+  readonly actionSelectors: readonly { readonly name: string; readonly table: string; readonly members: number; readonly groups: readonly { readonly id: number; readonly outLink: number; readonly members: readonly number[] }[] }[];
+  readonly updates: number;
+  readonly leftOut: readonly { readonly what: string; readonly why: string }[];
+}
+
+export interface MachineExport {
+  readonly manifest: MachineManifest;
+  readonly files: Readonly<Record<ExportFile, string | Uint8Array>>;
+}
+
+const DESCRIPTIONS: Record<ExportFile, string> = {
+  "main.p4": "the P4_16 program for v1model (compile with p4c --target bmv2 --arch v1model)",
+  "p4info.json": "P4Info of main.p4, protobuf JSON mapping",
+  "p4info.txtpb": "the same P4Info in protobuf text format",
+  "entries.json": "P4Runtime WriteRequest inserting every installed row, protobuf JSON mapping",
+  "entries.bin": "the same WriteRequest, binary protobuf",
+  "runtime_cli.txt": "the same entries as simple_switch_CLI commands",
+  "manifest.json": "this file",
+};
+
+/** Every machine's files, in memory. Throws InputError for what v1model cannot express. */
+export function exportP4(compiled: CompiledSpec, source: string): MachineExport[] {
+  return devices(compiled).map((dev) => exportDevice(compiled, dev, source));
+}
+
+function exportDevice(compiled: CompiledSpec, dev: Device, source: string): MachineExport {
+  const ids = p4infoIds(dev);
+  const info = encodings(P4INFO_TYPE, p4info(dev, ids));
+  const entries = encodings(WRITE_REQUEST_TYPE, writeRequest(dev, ids));
+  const updates = (entries.json.updates as unknown[] | undefined)?.length ?? 0;
+  const manifest: MachineManifest = {
+    machine: dev.machine,
+    deviceId: dev.deviceId,
+    source,
+    arch: "v1model",
+    files: DESCRIPTIONS,
+    members: dev.members.map((m) => ({
+      number: m.number,
+      p4: m.ident,
+      member: m.member.qualified,
+      design: m.design.name,
+      tables: dev.tables
+        .filter((t) => t.member === m)
+        .map((t) => ({ role: t.role, table: t.name, id: ids.tables.get(qualified(t.name)) ?? 0, kind: t.table.kind, size: t.table.capacity, entries: t.entries.length })),
+    })),
+    ports: dev.ports.map((p) => ({ port: p.port, member: p.member, link: p.ident, links: p.links, peers: p.peers, alsoSentBy: p.alsoSentBy })),
+    reservedPorts: { cpu: CPU_PORT, recirculation: RECIRC_PORT },
+    multicastGroups: dev.multicast.map((g) => ({ id: g.id, member: g.member.member.qualified, outLinks: g.outLinks, replicas: g.replicas })),
+    actionSelectors: dev.tables.flatMap((t) => (t.selector === undefined ? [] : [{ name: t.selector.name, table: t.name, members: t.selector.members.length, groups: t.selector.groups }])),
+    updates,
+    leftOut: leftOut(compiled, dev),
+  };
+  return {
+    manifest,
+    files: {
+      "main.p4": program(dev, source),
+      "p4info.json": `${JSON.stringify(info.json, null, 2)}\n`,
+      "p4info.txtpb": info.text,
+      "entries.json": `${JSON.stringify(entries.json, null, 2)}\n`,
+      "entries.bin": entries.binary,
+      "runtime_cli.txt": runtimeCli(dev, source),
+      "manifest.json": `${JSON.stringify(manifest, null, 2)}\n`,
+    },
+  };
+}
+
+/** What the device does not do that the emulator does, and why — stated, never silently dropped. */
+function leftOut(compiled: CompiledSpec, dev: Device): { what: string; why: string }[] {
+  const items: { what: string; why: string }[] = [];
+  const here = new Set(dev.members.map((m) => m.member.index));
+  for (const l of compiled.links) {
+    if (l.sender < 0 || !here.has(l.sender)) continue;
+    const sender = compiled.members[l.sender];
+    const row = sender?.tables.transmit?.rows.find((r) => outOf(r) === l.senderPort);
+    if (row?.action.name === "external-session") {
+      items.push({ what: `link ${l.capture} (from ${sender?.qualified ?? "?"}.${l.senderPort})`, why: `implemented by layering (a session of an underlay): no port; its packets leave inside the underlay's header, and no switch captures it` });
+    }
+  }
+  items.push(
+    { what: "per-link captures, per-member drop counters and traces", why: "a switch has none; the program records why it drops a packet in meta.drop_reason (strata's drop reasons) for a debugger or counters you add" },
+    { what: "strata's hop limit", why: `a packet's passes through this machine are bounded by MAX_PASSES (${MAX_PASSES}); hops between machines are the network's (TTL), as on real switches` },
+    { what: "deliveries", why: `a delivered packet goes to the controller (port ${CPU_PORT}) as a packet-in with the member number and in-link; what the machine sends comes back as a packet-out (member, kind self or session, session)` },
+  );
+  if (dev.tables.some((t) => t.selector !== undefined)) {
+    items.push({ what: "strata's anycast hash", why: "the action selector hashes the flow fields with crc16: one flow keeps one receiver, as in strata, but which receiver may differ" });
+  }
+  if (dev.designs.some((d) => d.name === "ipv4") && dev.actions.some((a) => a.name === "push_ipv4")) {
+    items.push({ what: "transport ports of a pushed IPv4 header", why: "in the pass that pushes it the payload is not parsed: forward rows matching sport/dport see 0 there" });
+  }
+  return items;
+}
+
+/** Writes DIR/<machine>/ for every machine. */
+export function writeExport(out: string, exports: readonly MachineExport[]): void {
+  for (const ex of exports) {
+    const dir = join(out, ex.manifest.machine);
+    mkdirSync(dir, { recursive: true });
+    for (const f of FILES) writeFileSync(join(dir, f), ex.files[f]);
+  }
+}

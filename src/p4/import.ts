@@ -1,0 +1,229 @@
+// Reading an export back: a device's P4Info and WriteRequest (protobuf JSON
+// mapping) turned into strata table rows — each TableEntry's field matches
+// into value/mask/lo/hi key vectors and a priority, each action (and its
+// multicast group or action-selector group) into the EntryAction the data
+// plane runs. The topology (members, links, which member is where) comes from
+// the description, as a switch's program does; only the rows come from the
+// entries. Installing the result replays exactly as the description does:
+// test/p4/round-trip.test.ts runs every example both ways.
+
+import type { CompiledRow, CompiledSpec, CompiledTable } from "../control/compiled.js";
+import type { EntryAction, EntryMatch } from "../wasm/tables.js";
+import { IN_LINK_FIELD, keyLayout } from "../wire/designs.js";
+import { fromBase64, ones, valueOf, writeBig } from "./bytes.js";
+import { type Device, type DeviceTable, device } from "./device.js";
+import { ACTION_NAMES as A, pushAction } from "./names.js";
+
+/** The parts of the JSON messages the importer reads (already checked against the schema). */
+interface Bytes {
+  readonly value?: string;
+  readonly mask?: string;
+  readonly low?: string;
+  readonly high?: string;
+  readonly prefixLen?: number;
+}
+interface FieldMatchJson {
+  readonly fieldId: number;
+  readonly exact?: Bytes;
+  readonly ternary?: Bytes;
+  readonly lpm?: Bytes;
+  readonly range?: Bytes;
+  readonly optional?: Bytes;
+}
+interface ActionJson {
+  readonly actionId: number;
+  readonly params?: readonly { readonly paramId: number; readonly value: string }[];
+}
+interface EntityJson {
+  readonly tableEntry?: {
+    readonly tableId: number;
+    readonly match?: readonly FieldMatchJson[];
+    readonly action?: { readonly action?: ActionJson; readonly actionProfileMemberId?: number; readonly actionProfileGroupId?: number };
+    readonly priority?: number;
+  };
+  readonly actionProfileMember?: { readonly actionProfileId: number; readonly memberId: number; readonly action: ActionJson };
+  readonly actionProfileGroup?: { readonly actionProfileId: number; readonly groupId: number; readonly members?: readonly { readonly memberId: number }[] };
+  readonly packetReplicationEngineEntry?: { readonly multicastGroupEntry?: { readonly multicastGroupId: number; readonly replicas?: readonly { readonly instance?: number }[] } };
+}
+export interface WriteRequestJson {
+  readonly updates?: readonly { readonly type?: string; readonly entity?: EntityJson }[];
+}
+export interface P4InfoJson {
+  readonly tables?: readonly { readonly preamble: { readonly id: number; readonly alias?: string; readonly name: string }; readonly matchFields?: readonly { readonly id: number; readonly name: string }[]; readonly implementationId?: number }[];
+  readonly actions?: readonly { readonly preamble: { readonly id: number; readonly alias?: string; readonly name: string }; readonly params?: readonly { readonly id: number; readonly name: string }[] }[];
+}
+
+export interface DeviceExport {
+  readonly machine: string;
+  readonly p4info: P4InfoJson;
+  readonly entries: WriteRequestJson;
+}
+
+/** The description's tables with their rows replaced by those the exports hold. */
+export function importEntries(compiled: CompiledSpec, exports: readonly DeviceExport[]): CompiledSpec {
+  const rows = new Map<number, CompiledRow[]>();
+  for (const ex of exports) {
+    const index = compiled.machines.indexOf(ex.machine);
+    if (index < 0) throw new Error(`the description has no machine ${ex.machine}`);
+    for (const [tableId, r] of importDevice(compiled, device(compiled, index), ex)) rows.set(tableId, r);
+  }
+  const tables = compiled.tables.map((t): CompiledTable => ({ ...t, rows: rows.get(t.id) ?? [] }));
+  const byId = new Map(tables.map((t) => [t.id, t]));
+  const members = compiled.members.map((m) => ({
+    ...m,
+    tables: Object.fromEntries(Object.entries(m.tables).map(([role, t]) => [role, byId.get(t.id) ?? t])) as typeof m.tables,
+  }));
+  return { ...compiled, tables, members };
+}
+
+function importDevice(compiled: CompiledSpec, dev: Device, ex: DeviceExport): Map<number, CompiledRow[]> {
+  const alias = (p: { alias?: string; name: string }): string => p.alias ?? p.name.slice(p.name.lastIndexOf(".") + 1);
+  const tableNames = new Map(
+    (ex.p4info.tables ?? []).map((t) => [t.preamble.id, { name: alias(t.preamble), profile: t.implementationId ?? 0, fields: new Map((t.matchFields ?? []).map((f) => [f.id, f.name])) }]),
+  );
+  const actionNames = new Map((ex.p4info.actions ?? []).map((a) => [a.preamble.id, { name: alias(a.preamble), params: (a.params ?? []).map((p) => p.id) }]));
+  // INSERTs, and the MODIFY that sets a keyless table's default action.
+  const entities = (ex.entries.updates ?? []).filter((u) => u.type === "INSERT" || u.type === "MODIFY").flatMap((u) => (u.entity === undefined ? [] : [u.entity]));
+  const groups = new Map<number, number[]>();
+  const profileMembers = new Map<string, ActionJson>();
+  for (const e of entities) {
+    const g = e.packetReplicationEngineEntry?.multicastGroupEntry;
+    if (g !== undefined) groups.set(g.multicastGroupId, (g.replicas ?? []).map((r) => r.instance ?? 0));
+    const pm = e.actionProfileMember;
+    if (pm !== undefined) profileMembers.set(`${pm.actionProfileId}:${pm.memberId}`, pm.action);
+  }
+  const memberIndex = (number: bigint): number => {
+    const m = dev.members.find((x) => BigInt(x.number) === number);
+    if (m === undefined) throw new Error(`${dev.machine}: no member ${number}`);
+    return m.member.index;
+  };
+
+  const out = new Map<number, CompiledRow[]>();
+  for (const e of entities) {
+    const te = e.tableEntry;
+    if (te === undefined) continue;
+    const named = tableNames.get(te.tableId);
+    const t = dev.tables.find((x) => x.name === named?.name);
+    if (named === undefined || t === undefined) throw new Error(`${dev.machine}: entry for unknown table ${te.tableId}`);
+    const match = importMatch(t, te.match ?? [], named.fields, te.priority ?? 0);
+    let call: ActionJson | undefined = te.action?.action;
+    const memberId = te.action?.actionProfileMemberId;
+    if (te.action?.actionProfileGroupId !== undefined) call = undefined; // an anycast group: physical, the link picks the receiver
+    else if (memberId !== undefined) {
+      call = profileMembers.get(`${named.profile}:${memberId}`);
+      if (call === undefined) throw new Error(`${dev.machine}: ${t.name} names action profile member ${memberId}, which is not written`);
+    }
+    const action = call === undefined ? ({ name: "physical" } as EntryAction) : importAction(t, call, actionNames, groups, memberIndex);
+    const ports = action.name === "out" ? outPorts(action) : [];
+    const rows = out.get(t.table.id) ?? [];
+    rows.push({ row: rows.length, match, action, ports, at: null, text: `imported ${t.name} entry ${rows.length}` });
+    out.set(t.table.id, rows);
+  }
+  return out;
+}
+
+function outPorts(a: EntryAction): number[] {
+  const data = a.data ?? new Uint8Array(0);
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  return Array.from({ length: a.count ?? 0 }, (_, i) => view.getUint16(i * 2, true));
+}
+
+function importMatch(t: DeviceTable, fields: readonly FieldMatchJson[], names: ReadonlyMap<number, string>, priority: number): EntryMatch {
+  const len = t.table.keyLen;
+  const value = new Uint8Array(len);
+  const mask = new Uint8Array(len);
+  const lo = new Uint8Array(len);
+  const hi = new Uint8Array(len);
+  const range = t.table.kind === "range";
+  const given = new Map(fields.map((f) => [names.get(f.fieldId), f]));
+  for (const k of t.keys) {
+    const f = given.get(k.name);
+    const width = k.field.len * 8;
+    // Key bytes' bits above the field are always 0 in keys; masks of matched fields cover them, as the compiler writes them.
+    const pad = ones(width) ^ ones(k.bits);
+    const put = (b: Uint8Array, v: bigint): void => writeBig(b, k.field.offset, k.field.len, v);
+    const read = (s: string | undefined): bigint => (s === undefined ? 0n : valueOf(fromBase64(s)));
+    switch (k.kind) {
+      case "exact":
+        put(value, read(f?.exact?.value));
+        put(mask, ones(width));
+        break;
+      case "optional":
+        if (f?.optional !== undefined) {
+          put(value, read(f.optional.value));
+          put(mask, ones(width));
+        }
+        break;
+      case "ternary":
+        if (f?.ternary !== undefined) {
+          put(value, read(f.ternary.value));
+          put(mask, pad | read(f.ternary.mask));
+        }
+        break;
+      case "lpm":
+        if (f?.lpm !== undefined) {
+          const n = f.lpm.prefixLen ?? 0;
+          put(value, read(f.lpm.value));
+          put(mask, pad | (ones(k.bits) ^ ones(k.bits - n)));
+        }
+        break;
+      case "range":
+        put(lo, f?.range !== undefined ? read(f.range.low) : 0n);
+        put(hi, f?.range !== undefined ? read(f.range.high) : ones(k.bits));
+        break;
+    }
+  }
+  return range ? { value, mask, lo, hi, priority } : { value, mask, priority };
+}
+
+function importAction(
+  t: DeviceTable,
+  json: ActionJson,
+  actions: ReadonlyMap<number, { name: string; params: readonly number[] }>,
+  groups: ReadonlyMap<number, readonly number[]>,
+  memberIndex: (number: bigint) => number,
+): EntryAction {
+  const a = actions.get(json.actionId);
+  if (a === undefined) throw new Error(`${t.name}: unknown action ${json.actionId}`);
+  const byId = new Map((json.params ?? []).map((p) => [p.paramId, valueOf(fromBase64(p.value))]));
+  const args = a.params.map((id) => byId.get(id) ?? 0n);
+  const arg = (i: number): bigint => args[i] ?? 0n;
+  const out = (ports: readonly number[]): EntryAction => {
+    const data = new Uint8Array(ports.length * 2);
+    const view = new DataView(data.buffer);
+    ports.forEach((p, i) => view.setUint16(i * 2, p, true));
+    return { name: "out", count: ports.length, arg: ports[0] ?? 0, data };
+  };
+  switch (a.name) {
+    case A.acquireForward: return { name: "forward" };
+    case A.acquireReceive: return { name: "receive" };
+    case A.acquireBoth: return { name: "both" };
+    case A.acquireShared: return { name: "shared-acquire", arg: memberIndex(arg(0)) };
+    case A.forwardOut: return out([Number(arg(0))]);
+    case A.forwardReplicate: {
+      const ports = groups.get(Number(arg(0)));
+      if (ports === undefined) throw new Error(`${t.name}: no multicast group ${arg(0)}`);
+      return out(ports);
+    }
+    case A.forwardDrop: return { name: "drop" };
+    case A.forwardShared: return { name: "shared-forward", arg: memberIndex(arg(0)) };
+    case A.transmitPhysical:
+    case A.transmitLocal:
+    case A.transmitNoLink:
+      return { name: "physical" };
+    case A.transmitSession: return { name: "external-session", arg: memberIndex(arg(0)), arg2: Number(arg(1)) };
+    case A.receiveDeliver: return { name: "deliver" };
+    case A.receivePop: return { name: "external-link", arg: memberIndex(arg(0)), arg2: Number(arg(1)) };
+  }
+  if (a.name === pushAction(t.member.design.name)) return { name: "push", ...pushVector(t.member.design, args) };
+  throw new Error(`${t.name}: action ${a.name} is not one strata exports`);
+}
+
+/** A push action's arguments back into the key vector of the design that send rows carry. */
+function pushVector(design: DeviceTable["member"]["design"], args: readonly bigint[]): { count: number; data: Uint8Array } {
+  const layout = keyLayout(design);
+  const vector = new Uint8Array(layout.len);
+  layout.slots.filter((s) => s.field !== IN_LINK_FIELD && s.field.readOnly !== true).forEach((s, i) => writeBig(vector, s.offset, s.len, args[i] ?? 0n));
+  return { count: vector.length, data: vector };
+}
+

@@ -12,7 +12,7 @@ import { type ResolvedEndpoint, resolveEndpoint } from "../src/control/endpoints
 import { install } from "../src/control/install.js";
 import { PcapWriter } from "../src/pcap/index.js";
 import { Replay } from "../src/run/replay.js";
-import { parseSpec } from "../src/spec/load.js";
+import { parseSpec } from "../src/description/load.js";
 import { DataPlane } from "../src/wasm/module.js";
 import { type InputBatch, Runner } from "../src/wasm/runner.js";
 import { interpret, type RefInput } from "../src/model/interpreter.js";

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { openCaptureBytes, PcapWriter, MemoryByteSink } from "../src/pcap/index.js";
-import { parseValue } from "../src/spec/notation.js";
+import { parseValue } from "../src/description/notation.js";
 import type { NameKind } from "../src/wire/designs.js";
 
 /** An address in a design's notation, as its big-endian bytes. */

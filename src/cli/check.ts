@@ -4,9 +4,9 @@
 
 import type { Command } from "commander";
 import { compile } from "../control/compile.js";
-import { SpecError } from "../spec/problems.js";
-import { loadSpec } from "../spec/load.js";
-import type { Spec } from "../spec/types.js";
+import { SpecError } from "../description/problems.js";
+import { loadSpec } from "../description/load.js";
+import type { Spec } from "../description/types.js";
 import { TABLE_ROLES, type TableRole } from "../wasm/abi.js";
 import type { Io } from "./io.js";
 import { type CommandContext, EXIT_BAD_INPUT, EXIT_OK } from "./main.js";

@@ -4,7 +4,7 @@
 
 import type { Command } from "commander";
 import { compile } from "../control/compile.js";
-import { loadSpec } from "../spec/load.js";
+import { loadSpec } from "../description/load.js";
 import { exportP4, writeExport } from "../p4/export.js";
 import { checkFit } from "../p4/fit.js";
 import { machineRequirements } from "../p4/requirements.js";

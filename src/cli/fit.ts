@@ -7,7 +7,7 @@ import { compile } from "../control/compile.js";
 import { checkFit, describeUsage, type FitViolation, usage } from "../p4/fit.js";
 import { machineRequirements } from "../p4/requirements.js";
 import { loadProfile, type TargetProfile } from "../p4/targets.js";
-import { loadSpec } from "../spec/load.js";
+import { loadSpec } from "../description/load.js";
 import type { Io } from "./io.js";
 import { type CommandContext, EXIT_BAD_INPUT, EXIT_OK } from "./main.js";
 

@@ -15,7 +15,7 @@ import { registerBench } from "./bench.js";
 import { registerExport } from "./export.js";
 import { registerFit } from "./fit.js";
 import { registerPlace } from "./place.js";
-import { SpecError } from "../spec/problems.js";
+import { SpecError } from "../description/problems.js";
 
 /** Exit codes (DESIGN.md §5). */
 export const EXIT_OK = 0;

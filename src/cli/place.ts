@@ -8,7 +8,7 @@ import { describeUsage } from "../p4/fit.js";
 import { type Fleet, loadFleet } from "../p4/fleet.js";
 import { type Placement, place } from "../p4/place.js";
 import { machineRequirements } from "../p4/requirements.js";
-import { loadSpec } from "../spec/load.js";
+import { loadSpec } from "../description/load.js";
 import { TextTable } from "./format.js";
 import type { Io } from "./io.js";
 import { type CommandContext, EXIT_OK, EXIT_PROBLEM } from "./main.js";

@@ -10,12 +10,12 @@
 // into a ternary table by their order. A table written `kind: lpm` asks for
 // longest-prefix semantics instead, whatever the order.
 
-import { SpecError, SpecIssue } from "../spec/problems.js";
-import type { Endpoint, InLink, LinkSpec, Pattern, RowSpec, SourceRef, Spec, TableSpec } from "../spec/types.js";
+import { SpecError, SpecIssue } from "../description/problems.js";
+import type { Endpoint, InLink, LinkSpec, Pattern, RowSpec, SourceRef, Spec, TableSpec } from "../description/types.js";
 import { type MatchKind, PORT_SELF, PORT_SHARED } from "../wasm/abi.js";
 import type { EntryAction, EntryMatch, KeyField } from "../wasm/tables.js";
 import { type FieldSlot, type KeyLayout, keyLayout } from "../wire/designs.js";
-import { formatValue } from "../spec/notation.js";
+import { formatValue } from "../description/notation.js";
 import { Composition } from "./composition.js";
 import type { CompiledLink, CompiledMember, CompiledNetwork, CompiledRow, CompiledSpec, CompiledTable, Receiver, SharedPort } from "./compiled.js";
 

@@ -3,7 +3,7 @@
 // it into the data plane; traces and summaries name things through it. The
 // reference interpreter (src/model) takes only its numbering, never its entries.
 
-import type { LinkMode, LinkSpec, MemberSpec, NetworkSpec, SourceRef, Spec, TableSpec } from "../spec/types.js";
+import type { LinkMode, LinkSpec, MemberSpec, NetworkSpec, SourceRef, Spec, TableSpec } from "../description/types.js";
 import type { TableRole } from "../wasm/abi.js";
 import type { EntryAction, EntryMatch, TableLayout } from "../wasm/tables.js";
 import type { KeyLayout } from "../wire/designs.js";

@@ -6,7 +6,7 @@
 //   network on the same machine (the description's checks made it unique);
 // - subduction: the two shared members of a shared link are each other's partner.
 
-import type { Endpoint, LinkSpec } from "../spec/types.js";
+import type { Endpoint, LinkSpec } from "../description/types.js";
 import type { CompiledMember, CompiledNetwork } from "./compiled.js";
 
 export class Composition {

@@ -1,7 +1,7 @@
 // Installing a compiled description into a data plane: tables first (one
 // all-or-nothing write batch each), then members, links and endpoints.
 
-import { SpecIssue } from "../spec/problems.js";
+import { SpecIssue } from "../description/problems.js";
 import { INJECT_KINDS, LINK_MODES, TABLE_ROLES } from "../wasm/abi.js";
 import type { DataPlane } from "../wasm/module.js";
 import { Tables } from "../wasm/tables.js";

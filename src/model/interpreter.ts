@@ -10,7 +10,7 @@
 
 import type { CompiledSpec } from "../control/compiled.js";
 import type { Injection } from "../control/install.js";
-import type { RowSpec, TableSpec } from "../spec/types.js";
+import type { RowSpec, TableSpec } from "../description/types.js";
 import { DROP_REASONS, type DropReason, type TableRole } from "../wasm/abi.js";
 import type { Parsed } from "./headers.js";
 import { type Arrival, winner } from "./rows.js";

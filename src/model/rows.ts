@@ -1,12 +1,12 @@
 // What a description's rows mean, read from their patterns as written
-// (src/spec/types.ts), never from the bytes the compiler made of them: a row
+// (src/description/types.ts), never from the bytes the compiler made of them: a row
 // matches a header when its in-link and every pattern hold. Which matching
 // row wins is the description's rule (docs/spec.md, "Order and meaning"):
 // the row written first — or, in a table written `kind: lpm`, the longest
 // prefix (ties: the one written first). The compiler's choice of table kind
 // must not matter.
 
-import type { InLink, Pattern, RowSpec, TableSpec } from "../spec/types.js";
+import type { InLink, Pattern, RowSpec, TableSpec } from "../description/types.js";
 import type { Fields, HeaderDesign } from "./headers.js";
 
 /** The in-link a packet arrives on: an identifier, `self` (sent by the member), `shared` (handed over); undefined at receive. */

@@ -1,12 +1,12 @@
 // The description's members and one-way links as the reference walks them,
-// read from the description (src/spec/types.ts): two-way links as two one-way
+// read from the description (src/description/types.ts): two-way links as two one-way
 // links, bridging ends (`network:member.id`) in the other network, the shared
 // members of a shared link (subduction) and the attachments of layering (the
 // member of another network on the same machine). Only the numbering comes
 // from the compiled spec, so that counters and outputs can be compared.
 
 import type { CompiledSpec } from "../control/compiled.js";
-import type { Endpoint, LinkMode, LinkSpec, MemberSpec, MemberTables, NetworkSpec } from "../spec/types.js";
+import type { Endpoint, LinkMode, LinkSpec, MemberSpec, MemberTables, NetworkSpec } from "../description/types.js";
 import { headerDesign, type HeaderDesign } from "./headers.js";
 
 export interface Member {

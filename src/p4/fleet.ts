@@ -5,10 +5,10 @@
 // own files.
 
 import { dirname } from "node:path";
-import { readDocument, readText } from "../spec/document.js";
-import { type Path, SpecError, type SpecIssue } from "../spec/problems.js";
-import { didYouMean } from "../spec/suggest.js";
-import type { SourceRef } from "../spec/types.js";
+import { readDocument, readText } from "../description/document.js";
+import { type Path, SpecError, type SpecIssue } from "../description/problems.js";
+import { didYouMean } from "../description/suggest.js";
+import type { SourceRef } from "../description/types.js";
 import { loadProfile, resolveProfile, type TargetProfile } from "./targets.js";
 
 export const FLEET_SCHEMA_FILE = "schema/fleet.schema.json";

@@ -21,8 +21,8 @@
 //   is never helped by a later displacement: it came first, so its priority is
 //   at least the displacer's, and it could have displaced the same machines.)
 
-import { SpecError, SpecIssue } from "../spec/problems.js";
-import { didYouMean } from "../spec/suggest.js";
+import { SpecError, SpecIssue } from "../description/problems.js";
+import { didYouMean } from "../description/suggest.js";
 import { addUsage, amount, checkFit, limits, NO_USAGE, offered, RESOURCES, type Resource, resourceName, type Usage, usage } from "./fit.js";
 import { type Fleet, type FleetTarget, type Labels, type MachinePolicy } from "./fleet.js";
 import type { MachineRequirements } from "./requirements.js";

@@ -12,7 +12,7 @@
 // the switch hands out, from 0 in a fresh switch, in the order created; the
 // commands below count on that (multicast group handles are the group ids).
 
-import { formatValue } from "../spec/notation.js";
+import { formatValue } from "../description/notation.js";
 import type { NameKind } from "../wire/designs.js";
 import { CLONE_SESSION_BOTH, type Device, type DeviceEntry, type DeviceKey, RECIRC_PORT } from "./device.js";
 import { needsPriority, prefixLength } from "./entries.js";

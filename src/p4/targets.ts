@@ -5,10 +5,10 @@
 
 import { readdirSync } from "node:fs";
 import { basename, extname, isAbsolute, join, resolve } from "node:path";
-import { readDocument, readText } from "../spec/document.js";
-import { SpecError, SpecIssue } from "../spec/problems.js";
-import { shippedPath } from "../spec/schema.js";
-import { didYouMean } from "../spec/suggest.js";
+import { readDocument, readText } from "../description/document.js";
+import { SpecError, SpecIssue } from "../description/problems.js";
+import { shippedPath } from "../description/schema.js";
+import { didYouMean } from "../description/suggest.js";
 import { MATCH_KINDS, type MatchKind } from "../wasm/abi.js";
 
 export const TARGET_SCHEMA_FILE = "schema/target.schema.json";

@@ -12,7 +12,7 @@ import { type ResolvedEndpoint, resolveEndpoint } from "../control/endpoints.js"
 import { type Installed, install } from "../control/install.js";
 import type { InputError } from "../errors.js";
 import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
-import { loadSpec } from "../spec/load.js";
+import { loadSpec } from "../description/load.js";
 import { DataPlane } from "../wasm/module.js";
 import { checkLimits, DEFAULT_RUNNER, Runner } from "../wasm/runner.js";
 import { Inputs } from "./inputs.js";

@@ -7,7 +7,7 @@ import { ACTIONS, DROP_REASONS, PORT_NONE, PORT_SELF, PORT_SHARED, STAGES, TRACE
 import type { InputBatch, TraceEvent } from "../wasm/runner.js";
 import { tsNs } from "../pcap/index.js";
 import { excerpt } from "../errors.js";
-import { fail, ok, type Result } from "../spec/notation.js";
+import { fail, ok, type Result } from "../description/notation.js";
 
 /** One step of a packet's path, as written to trace.jsonl. */
 export interface TraceStep {

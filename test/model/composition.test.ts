@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { compile } from "../../src/control/compile.js";
 import type { CompiledSpec } from "../../src/control/compiled.js";
 import { resolveEndpoint } from "../../src/control/endpoints.js";
-import { parseSpec } from "../../src/spec/load.js";
+import { parseSpec } from "../../src/description/load.js";
 import { DROP_REASONS } from "../../src/wasm/abi.js";
 import { interpret, type RefResult } from "../../src/model/interpreter.js";
 import { concat } from "../pcap/builders.js";

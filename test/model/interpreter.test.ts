@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { compile } from "../../src/control/compile.js";
 import { resolveEndpoint } from "../../src/control/endpoints.js";
-import { parseSpec } from "../../src/spec/load.js";
+import { parseSpec } from "../../src/description/load.js";
 import { DROP_REASONS } from "../../src/wasm/abi.js";
 import { ethernetFrame } from "../pipeline/helpers/packets.js";
 import { interpret } from "../../src/model/interpreter.js";

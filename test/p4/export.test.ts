@@ -8,7 +8,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compile } from "../../src/control/compile.js";
-import { loadSpec } from "../../src/spec/load.js";
+import { loadSpec } from "../../src/description/load.js";
 import { EXAMPLE_SPECS, exportFiles, exportSpec, ROOT } from "./helpers/examples.js";
 import { checkExport } from "./helpers/official.js";
 

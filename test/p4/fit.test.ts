@@ -6,7 +6,7 @@ import { compile } from "../../src/control/compile.js";
 import { checkFit, describeUsage, type FitViolation, usage } from "../../src/p4/fit.js";
 import { type MachineRequirements, machineRequirements } from "../../src/p4/requirements.js";
 import { loadProfile, type TargetProfile } from "../../src/p4/targets.js";
-import { loadSpec } from "../../src/spec/load.js";
+import { loadSpec } from "../../src/description/load.js";
 import { machine, profile, table } from "./helpers.js";
 
 const INF = Number.POSITIVE_INFINITY;

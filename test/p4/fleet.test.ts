@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { loadFleet } from "../../src/p4/fleet.js";
-import { SpecError } from "../../src/spec/problems.js";
+import { SpecError } from "../../src/description/problems.js";
 
 const dir = mkdtempSync(join(tmpdir(), "strata-fleet-"));
 writeFileSync(join(dir, "lab.yaml"), "architecture: v1model\nmatchKinds: [exact]\ntables: 3\n");

@@ -7,7 +7,7 @@ import type { Fleet, MachinePolicy } from "../../src/p4/fleet.js";
 import { compareCasualties, headroom, MAX_EXACT_VICTIMS, type Placement, place } from "../../src/p4/place.js";
 import type { MachineRequirements } from "../../src/p4/requirements.js";
 import type { TargetProfile } from "../../src/p4/targets.js";
-import { SpecError } from "../../src/spec/problems.js";
+import { SpecError } from "../../src/description/problems.js";
 import { machine, profile, table } from "./helpers.js";
 
 const INF = Number.POSITIVE_INFINITY;

@@ -4,7 +4,7 @@
 import { describe, expect, test } from "vitest";
 import { compile } from "../../src/control/compile.js";
 import { machineRequirements, p4TableName } from "../../src/p4/requirements.js";
-import { loadSpec, parseSpec } from "../../src/spec/load.js";
+import { loadSpec, parseSpec } from "../../src/description/load.js";
 
 /** A machine's requirements in one line per part, easy to read in a table of cases. */
 function brief(file: string, text?: string): Record<string, string[]> {

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { compile } from "../../src/control/compile.js";
 import { importEntries } from "../../src/p4/import.js";
 import { Replay } from "../../src/run/replay.js";
-import { loadSpec } from "../../src/spec/load.js";
+import { loadSpec } from "../../src/description/load.js";
 import { EXAMPLE_SPECS, exampleInputs, readBack, ROOT } from "./helpers/examples.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "strata-p4-round-trip-"));

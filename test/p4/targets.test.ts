@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { bundledProfiles, isProfilePath, loadProfile, parseProfile } from "../../src/p4/targets.js";
-import { SpecError } from "../../src/spec/problems.js";
-import { loadSchema } from "../../src/spec/schema.js";
+import { SpecError } from "../../src/description/problems.js";
+import { loadSchema } from "../../src/description/schema.js";
 import { MATCH_KINDS } from "../../src/wasm/abi.js";
 
 const INF = Number.POSITIVE_INFINITY;

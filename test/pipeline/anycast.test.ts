@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compile } from "../../src/control/compile.js";
 import { resolveEndpoint } from "../../src/control/endpoints.js";
-import { parseSpec } from "../../src/spec/load.js";
+import { parseSpec } from "../../src/description/load.js";
 import type { RefInput } from "../../src/model/interpreter.js";
 import { cnaPacket, ethernetFrame, ipv4Packet, ipv6Packet } from "./helpers/packets.js";
 import { runWasm } from "./helpers/wasm-run.js";

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { compile } from "../../src/control/compile.js";
 import type { CompiledTable } from "../../src/control/compiled.js";
 import { resolveEndpoint } from "../../src/control/endpoints.js";
-import { parseSpec } from "../../src/spec/load.js";
+import { parseSpec } from "../../src/description/load.js";
 import { PORT_SELF } from "../../src/wasm/abi.js";
 import type { EntryMatch } from "../../src/wasm/tables.js";
 import type { KeyLayout } from "../../src/wire/designs.js";

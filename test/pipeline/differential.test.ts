@@ -15,7 +15,7 @@ import { resolveEndpoint } from "../../src/control/endpoints.js";
 import type { Injection } from "../../src/control/install.js";
 import { InputError } from "../../src/errors.js";
 import { openCapture } from "../../src/pcap/reader.js";
-import { parseSpec } from "../../src/spec/load.js";
+import { parseSpec } from "../../src/description/load.js";
 import { DROP_REASONS } from "../../src/wasm/abi.js";
 import { interpret, type RefInput, type RefOptions, type RefResult } from "../../src/model/interpreter.js";
 import { bigSpecRecipe, compileText, packetsRecipe, resolvePackets, specRecipe, specText } from "./helpers/cases.js";

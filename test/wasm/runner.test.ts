@@ -8,7 +8,7 @@ import { describe, expect, it, vi } from "vitest";
 import { compile } from "../../src/control/compile.js";
 import { resolveEndpoint } from "../../src/control/endpoints.js";
 import { install } from "../../src/control/install.js";
-import { parseSpec } from "../../src/spec/load.js";
+import { parseSpec } from "../../src/description/load.js";
 import { REGIONS } from "../../src/wasm/abi.js";
 import { DataPlane } from "../../src/wasm/module.js";
 import { type InputBatch, type OutputSink, Runner, type RunnerOptions } from "../../src/wasm/runner.js";

@@ -6,7 +6,7 @@ import { compile } from "../../../src/control/compile.js";
 import { exportP4, type MachineExport } from "../../../src/p4/export.js";
 import type { DeviceExport, P4InfoJson, WriteRequestJson } from "../../../src/p4/import.js";
 import { P4Info, strictJson, WriteRequest } from "./official.js";
-import { loadSpec } from "../../../src/spec/load.js";
+import { loadSpec } from "../../../src/description/load.js";
 
 export const ROOT = new URL("../../..", import.meta.url).pathname;
 

@@ -13,7 +13,7 @@
 
 import fc from "fast-check";
 import { stringify } from "yaml";
-import { formatValue } from "../../../src/spec/notation.js";
+import { formatValue } from "../../../src/description/notation.js";
 import type { DesignDef } from "../../../src/wire/designs.js";
 import { at, DESIGN_CHOICES, design, type Extra, memberName, type MemberRecipe, memberTables, nat, type PlannedRow, pool, type Ports, tablesRecipe, type Yaml } from "./cases.js";
 

@@ -5,7 +5,7 @@
 import { compile } from "../../../src/control/compile.js";
 import { resolveEndpoint } from "../../../src/control/endpoints.js";
 import { install } from "../../../src/control/install.js";
-import { parseSpec } from "../../../src/spec/load.js";
+import { parseSpec } from "../../../src/description/load.js";
 import { DROP_REASONS } from "../../../src/wasm/abi.js";
 import { DataPlane } from "../../../src/wasm/module.js";
 import { Runner } from "../../../src/wasm/runner.js";

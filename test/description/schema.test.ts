@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { loadSpec } from "../../src/spec/load.js";
-import { Problems } from "../../src/spec/problems.js";
-import { checkSchema, loadSchema } from "../../src/spec/schema.js";
-import { closest, editDistance } from "../../src/spec/suggest.js";
+import { loadSpec } from "../../src/description/load.js";
+import { Problems } from "../../src/description/problems.js";
+import { checkSchema, loadSchema } from "../../src/description/schema.js";
+import { closest, editDistance } from "../../src/description/suggest.js";
 import { LINK_MODES, MATCH_KINDS, TABLE_ROLES } from "../../src/wasm/abi.js";
 
 const FIXTURES = "test/fixtures/specs";

@@ -5,8 +5,8 @@ import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
-import { parseSpec } from "../../src/spec/load.js";
-import { loadSchema } from "../../src/spec/schema.js";
+import { parseSpec } from "../../src/description/load.js";
+import { loadSchema } from "../../src/description/schema.js";
 import { DESIGNS } from "../../src/wire/designs.js";
 
 const DOC = readFileSync("docs/spec.md", "utf8");

@@ -16,7 +16,7 @@ export const SCHEMA_FILE = "schema/strata.schema.json";
 
 /**
  * The path of a file shipped with strata (a schema, a bundled target profile), found by walking
- * up from this module (src/spec in tests, dist/src/spec when built); undefined when absent.
+ * up from this module (src/description in tests, dist/src/description when built); undefined when absent.
  */
 export function shippedPath(relative: string): string | undefined {
   let dir = dirname(fileURLToPath(import.meta.url));

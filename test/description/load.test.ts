@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { InputError } from "../../src/errors.js";
-import { loadSpec, parseSpec } from "../../src/spec/load.js";
-import { MAX_ERRORS, SpecError } from "../../src/spec/problems.js";
-import type { NetworkSpec, RowSpec, Spec } from "../../src/spec/types.js";
+import { loadSpec, parseSpec } from "../../src/description/load.js";
+import { MAX_ERRORS, SpecError } from "../../src/description/problems.js";
+import type { NetworkSpec, RowSpec, Spec } from "../../src/description/types.js";
 
 const HUB = "test/fixtures/specs/hub.yaml";
 

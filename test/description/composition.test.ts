@@ -3,8 +3,8 @@
 // smallest that breaks the rule; the test names the error and where it points.
 
 import { describe, expect, test } from "vitest";
-import { parseSpec } from "../../src/spec/load.js";
-import { SpecError } from "../../src/spec/problems.js";
+import { parseSpec } from "../../src/description/load.js";
+import { SpecError } from "../../src/description/problems.js";
 
 function errorsOf(text: string): string[] {
   try {

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { formatValue, parseValue } from "../../src/spec/notation.js";
-import { parseExact, parsePattern, type RawValue } from "../../src/spec/patterns.js";
-import type { Pattern } from "../../src/spec/types.js";
+import { formatValue, parseValue } from "../../src/description/notation.js";
+import { parseExact, parsePattern, type RawValue } from "../../src/description/patterns.js";
+import type { Pattern } from "../../src/description/types.js";
 import { designNamed, type FieldDef, type NameKind } from "../../src/wire/designs.js";
 
 function field(design: string, name: string): FieldDef {

@@ -4,8 +4,8 @@ import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { parseSpec } from "../../src/spec/load.js";
-import { SpecError } from "../../src/spec/problems.js";
+import { parseSpec } from "../../src/description/load.js";
+import { SpecError } from "../../src/description/problems.js";
 
 const HUB = parseYaml(readFileSync("test/fixtures/specs/hub.yaml", "utf8")) as unknown;
 

@@ -18,7 +18,7 @@ import type { CompiledLink, CompiledNetwork, CompiledSpec } from "../control/com
 import { type ResolvedEndpoint, resolveEndpoint } from "../control/endpoints.js";
 import { type Installed, install } from "../control/install.js";
 import { loadSpec } from "../description/load.js";
-import { UsageError } from "../errors.js";
+import { excerpt, UsageError } from "../errors.js";
 import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
 import { RECORD_HEADER_LEN as PCAP_REC_LEN } from "../pcap/pcap-layout.js";
 import type { InputStats } from "../run/inputs.js";
@@ -75,6 +75,34 @@ export interface ExternalEnd {
   readonly endpoint?: number;
   /** When packets can leave on it. */
   readonly exit?: Exit;
+}
+
+/** An external link of a description, found by name: its inbound and outbound directions (one or both). */
+export interface ExternalLink {
+  /** "network:external". */
+  readonly name: string;
+  readonly network: CompiledNetwork;
+  readonly inbound?: CompiledLink;
+  readonly outbound?: CompiledLink;
+}
+
+/** The external link `text` names ("network:external"; the network may be left out when there is one); UsageError if none. */
+export function resolveExternal(compiled: CompiledSpec, text: string, label = `'${excerpt(text)}'`): ExternalLink {
+  const colon = text.indexOf(":");
+  const networks = compiled.networks;
+  const network = colon < 0 ? (networks.length === 1 ? networks[0] : undefined) : networks.find((n) => n.name === text.slice(0, colon));
+  const name = colon < 0 ? text : text.slice(colon + 1);
+  const externals = [...new Set(compiled.links.filter((l) => l.external !== undefined).map((l) => `${networks[l.network]?.name}:${l.external}`))];
+  const list = externals.length === 0 ? "the description has none" : `external links: ${externals.join(", ")}`;
+  if (network === undefined) {
+    const why = colon < 0 ? "names no network" : `names no network of the description`;
+    throw new UsageError(`${label} ${why}: write NETWORK:EXTERNAL (${list})`);
+  }
+  const links = compiled.links.filter((l) => l.network === network.index && l.external === name);
+  if (links.length === 0) throw new UsageError(`${label}: network ${network.name} has no external link '${excerpt(name)}' (${list})`);
+  const inbound = links.find((l) => l.sender < 0);
+  const outbound = links.find((l) => l.sender >= 0);
+  return { name: `${network.name}:${name}`, network, ...(inbound !== undefined ? { inbound } : {}), ...(outbound !== undefined ? { outbound } : {}) };
 }
 
 /** Bytes a batch's data may hold before it runs (a frame longer than this runs alone). */
@@ -154,22 +182,12 @@ export class Emulation {
     return new Emulation(options, c, endpoints);
   }
 
-  /** The external link named `text` ("network:external", network optional with one network): both its directions. */
+  /** The external link named `text` ("network:external", the network optional with one network): both its directions. */
   external(text: string): ExternalEnd {
-    const colon = text.indexOf(":");
-    const networks = this.compiled.networks;
-    const only = networks.length === 1 ? networks[0] : undefined;
-    const network = colon < 0 ? only : networks.find((n) => n.name === text.slice(0, colon));
-    const name = colon < 0 ? text : text.slice(colon + 1);
-    const externals = this.compiled.links.filter((l) => l.external !== undefined).map((l) => `${networks[l.network]?.name}:${l.external}`);
-    const list = externals.length === 0 ? "the description has none" : `external links: ${[...new Set(externals)].join(", ")}`;
-    if (network === undefined) throw new UsageError(`'${text}' names no external link of a network (write NETWORK:EXTERNAL; ${list})`);
-    const full = `${network.name}:${name}`;
-    const links = this.compiled.links.filter((l) => l.network === network.index && l.external === name);
-    if (links.length === 0) throw new UsageError(`'${text}': network ${network.name} has no external link '${name}' (${list})`);
-    const endpoint = this.endpoints.findIndex((e) => e.text === full && e.kind === "link" && e.member < 0);
-    const exit = this.exits.find((x) => x.name === full);
-    return { name: full, network, ...(endpoint >= 0 ? { endpoint } : {}), ...(exit !== undefined ? { exit } : {}) };
+    const ext = resolveExternal(this.compiled, text);
+    const endpoint = this.endpoints.findIndex((e) => e.kind === "link" && e.member < 0 && e.link === ext.inbound?.index);
+    const exit = this.exits.find((x) => x.link.index === ext.outbound?.index);
+    return { name: ext.name, network: ext.network, ...(endpoint >= 0 ? { endpoint } : {}), ...(exit !== undefined ? { exit } : {}) };
   }
 
   /** Calls `listener` for every packet leaving on an exit, after each batch. */
@@ -282,6 +300,12 @@ export class Emulation {
 
   #drainControl(): void {
     while (this.#control.length > 0) this.#control.shift()?.();
+  }
+
+  /** What the emulation has done so far, counted by the data plane (stop() writes the final one). */
+  summary(): Summary {
+    if (this.#stopped !== undefined) return this.#stopped;
+    return summarize(this.dp, this.installed, this.#stats, Number(process.hrtime.bigint() - this.#started) / 1e9);
   }
 
   /**

@@ -62,7 +62,7 @@ describe("Emulation", () => {
     const a = em.external("lanA:hostA");
     expect([a.endpoint, a.exit?.name]).toEqual([0, "lanA:hostA"]);
     expect(() => em.external("lanA:nope")).toThrow(/network lanA has no external link 'nope' \(external links: lanA:hostA, lanB:hostB, ip:netA, ip:netB\)/);
-    expect(() => em.external("hostA")).toThrow(/names no external link/);
+    expect(() => em.external("hostA")).toThrow(/names no network: write NETWORK:EXTERNAL/);
     em.stop();
   });
 

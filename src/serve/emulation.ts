@@ -245,9 +245,10 @@ export class Emulation {
     let sec = tsSec;
     let nsec = tsNsec;
     if (sec === undefined || nsec === undefined) {
-      const now = Date.now();
-      sec = Math.floor(now / 1000);
-      nsec = (now % 1000) * 1e6;
+      // The wall clock, to the microsecond or better: when the packet reached strata.
+      const ms = performance.timeOrigin + performance.now();
+      sec = Math.floor(ms / 1000);
+      nsec = Math.min(999_999_999, Math.round((ms - sec * 1000) * 1e6));
     }
     if (!this.#queue.fits(len)) this.flush();
     this.#queue.push(endpoint, data, len, origLen, sec, nsec);

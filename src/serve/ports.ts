@@ -8,6 +8,7 @@
 import { createRequire } from "node:module";
 import type { CompiledSpec } from "../control/compiled.js";
 import { excerpt, UsageError } from "../errors.js";
+import { linkTypeName } from "../pcap/index.js";
 import { type Emulation, type ExternalEnd, resolveExternal } from "./emulation.js";
 
 /** The part of cap's API strata uses (cap has no type definitions). */
@@ -78,6 +79,8 @@ const FRAME_MAX = 65535;
  */
 export class LivePort {
   readonly arg: PortArg;
+  /** The interface's link type (LINKTYPE_*). */
+  readonly linkType: number;
   readonly #handle: CapHandle;
   readonly #buffer = Buffer.alloc(FRAME_MAX);
   readonly #out = Buffer.alloc(FRAME_MAX);
@@ -89,8 +92,9 @@ export class LivePort {
   lastSendError = "";
   #closed = false;
 
-  private constructor(arg: PortArg, handle: CapHandle) {
+  private constructor(arg: PortArg, handle: CapHandle, linkType: number) {
     this.arg = arg;
+    this.linkType = linkType;
     this.#handle = handle;
   }
 
@@ -108,7 +112,7 @@ export class LivePort {
       throw new UsageError(`--port ${excerpt(arg.text)}: there is no interface '${excerpt(arg.iface)}' (interfaces: ${names.join(", ")})`);
     }
     const handle = new cap.Cap();
-    const port = new LivePort(arg, handle);
+    const port = new LivePort(arg, handle, linkType);
     let got: string;
     try {
       got = handle.open(arg.iface, "", PCAP_BUFFER, port.#buffer);
@@ -129,6 +133,7 @@ export class LivePort {
   /** From now on, frames received go into `em` at `end`, and frames leaving on `end` go out. */
   attach(em: Emulation, end: ExternalEnd): void {
     const endpoint = end.endpoint;
+    if (endpoint !== undefined) em.stats(endpoint)?.linkTypes.add(linkTypeName(this.linkType));
     const buffer = this.#buffer;
     this.#handle.on("packet", (nbytes, truncated) => {
       if (this.#closed || endpoint === undefined) return;

@@ -96,10 +96,10 @@ function limit(flag: string, max: number): (v: string) => number {
 export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: ServeHooks = {}): Promise<number> {
   const args = flags.port.map(parsePort);
   if (flags.trace === true && flags.out === undefined) throw new UsageError("--trace writes trace.jsonl into --out: give --out DIR too");
-  const loaded = args.length > 0 ? loadCap() : undefined;
-  if (loaded !== undefined && loaded.cap === undefined) throw new UsageError(`--port needs the package cap, which is not installed or did not build: ${CAP_INSTALL}`);
   const compiled = compile(loadSpec(spec));
   checkPorts(compiled, args);
+  const loaded = args.length > 0 ? loadCap() : undefined;
+  if (loaded !== undefined && loaded.cap === undefined) throw new UsageError(`--port needs the package cap, which is not installed or did not build: ${CAP_INSTALL}`);
   const externals = args.map((a) => resolveExternal(compiled, a.endpoint));
   const ports: LivePort[] = [];
   let em: Emulation | undefined;

@@ -3,7 +3,8 @@
 // of examples/live-router, its external links plugged into the veth ends.
 // ping and a UDP exchange between A and B cross the emulated router (TTL − 1,
 // new Ethernet headers); a forward row deleted at run time stops them, and put
-// back lets them through again; Ctrl-C writes the captures and the summary.
+// back lets them through again; an interface going down and up closes and
+// reopens its port without stopping strata; Ctrl-C writes the captures and the summary.
 //
 // It needs root (namespaces, raw sockets), iproute2, ping, ethtool and the optional
 // package cap (libpcap): without them it is skipped and says why. .ci/run
@@ -153,14 +154,19 @@ describe.skipIf(reason !== undefined)(`strata serve on live interfaces${reason !
     rmSync(out, { recursive: true, force: true });
   });
 
-  it("a bad interface name is one line and exit 2", () => {
+  it("a bad interface name, or one carrying other frames, is one line and exit 2", () => {
     const r = inNs(ns.e, [process.execPath, cli, "serve", spec, "--port", "lanA:hostA=eA", "--port", "lanB:hostB=nosuch0"]);
     expect(r.status).toBe(2);
     expect(r.out).toMatch(/^strata: --port lanB:hostB=nosuch0: there is no interface 'nosuch0' \(interfaces: .*eA.*\)$/m);
     expect(r.out).not.toMatch(/serving/);
+    // An Ethernet interface for the ip network's external link, which carries raw IPv4.
+    const wrong = inNs(ns.e, [process.execPath, cli, "serve", spec, "--port", "ip:netA=eA"]);
+    expect(wrong.status).toBe(2);
+    expect(wrong.out).toMatch(/^strata: --port ip:netA=eA: interface 'eA' carries ETHERNET frames and network ip takes link type 101 \(bind an external link of a network whose header the interface carries\)$/m);
+    expect(wrong.out).not.toMatch(/serving/);
   });
 
-  it("serves: ping and UDP cross the router with TTL − 1; a deleted forward row stops them; Ctrl-C writes the outputs", async () => {
+  it("serves: ping and UDP cross the router with TTL − 1; a deleted forward row stops them; a port survives its interface going down; Ctrl-C writes the outputs", async () => {
     const child = spawn("ip", ["netns", "exec", ns.e, process.execPath, cli, "serve", spec, "--port", "lanA:hostA=eA", "--port", "lanB:hostB=eB", "--commands", "--out", join(out, "serve"), "--json"], {
       stdio: ["pipe", "pipe", "pipe"],
     });
@@ -190,6 +196,15 @@ describe.skipIf(reason !== undefined)(`strata serve on live interfaces${reason !
     // Put back: through again.
     child.stdin?.write("insert ip:r forward 1\n");
     await waitFor(s, /^inserted ip\.r forward row 1/m);
+    expect(inNs(ns.a, ["ping", "-c", "1", "-W", "2", "10.0.2.2"]).out).toMatch(/1 packets transmitted, 1 received/);
+
+    // B's interface goes down: strata keeps running, says so, and opens the port again once it is up.
+    ip("-n", ns.e, "link", "set", "eB", "down");
+    await waitFor(s, /^strata: interface eB is down or gone: the ports are closed until their interfaces are up$/m);
+    await waitFor(s, /^ports open again: lanA:hostA=eA$/m);
+    expect(inNs(ns.a, ["ping", "-c", "1", "-W", "1", "10.0.2.2"]).out).toMatch(/1 packets transmitted, 0 received/);
+    ip("-n", ns.e, "link", "set", "eB", "up");
+    await waitFor(s, /^ports open again: lanA:hostA=eA, lanB:hostB=eB$/m);
     expect(inNs(ns.a, ["ping", "-c", "1", "-W", "2", "10.0.2.2"]).out).toMatch(/1 packets transmitted, 1 received/);
 
     // Ctrl-C: a clean stop, exit 0, the summary on stdout and in --out.

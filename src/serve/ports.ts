@@ -45,6 +45,9 @@ export function loadCap(): { cap: CapModule } | { cap: undefined; error: string 
 /** libpcap's link types as cap names them, and their numbers in a capture file (LINKTYPE_*). */
 const CAP_LINK_TYPES: Readonly<Record<string, number>> = { NULL: 0, ETHERNET: 1, RAW: 101, LINKTYPE_LINUX_SLL: 113, IEEE802_11_RADIO: 127 };
 
+/** Ports one strata serve takes (the port process numbers them in a byte). */
+export const MAX_PORTS = 255;
+
 /** `--port ENDPOINT=IFACE`, parsed. */
 export interface PortArg {
   readonly text: string;
@@ -60,6 +63,7 @@ export function parsePort(text: string): PortArg {
 
 /** Checks the ports against the description and each other: every one names a different external link and interface. */
 export function checkPorts(compiled: CompiledSpec, ports: readonly PortArg[]): void {
+  if (ports.length > MAX_PORTS) throw new UsageError(`${ports.length} --port flags: strata serves at most ${MAX_PORTS} (run another strata serve for more)`);
   const seen = new Map<string, string>();
   const ifaces = new Map<string, string>();
   for (const p of ports) {

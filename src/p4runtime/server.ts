@@ -157,7 +157,7 @@ export class P4RuntimeServer {
             call.write({ entities });
             call.end();
           },
-          (err: unknown) => call.destroy(err instanceof Error && "code" in err ? err : rpcError(Code.INTERNAL, String(err))),
+          (err: unknown) => call.emit("error", err instanceof Error && "code" in err ? err : rpcError(Code.INTERNAL, String(err))),
         );
       },
       StreamChannel: (stream: Stream) => this.#stream(stream),
@@ -272,7 +272,7 @@ export class P4RuntimeServer {
     };
     const fail = (code: number, message: string): void => {
       tell(this.#arbiter.leave(stream));
-      stream.destroy(rpcError(code, message));
+      stream.emit("error", rpcError(code, message));
     };
     const streamError = (code: number, message: string, packet?: Msg): void =>
       send({ error: { canonicalCode: code, message, ...(packet !== undefined ? { packetOut: { packetOut: packet } } : { other: {} }) } });

@@ -86,12 +86,12 @@ function toRpcError(e: grpc.ServiceError): RpcError {
   const bin = e.metadata?.get("grpc-status-details-bin")[0];
   let errors: { canonicalCode: number; message: string }[] = [];
   if (bin instanceof Buffer) {
-    const status = ROOT.lookupType("google.rpc.Status").toObject(ROOT.lookupType("google.rpc.Status").decode(bin)) as { details?: { type_url?: string; typeUrl?: string; value: Uint8Array }[] };
+    const status = ROOT.lookupType("google.rpc.Status").toObject(ROOT.lookupType("google.rpc.Status").decode(bin)) as { details?: { type_url?: string; typeUrl?: string; value?: Uint8Array }[] };
     const Error = ROOT.lookupType("p4.v1.Error");
     errors = (status.details ?? []).map((d) => {
       const url = d.type_url ?? d.typeUrl;
       if (url !== "type.googleapis.com/p4.v1.Error") throw new globalThis.Error(`detail of type ${url}`);
-      const o = Error.toObject(Error.decode(d.value), { defaults: true }) as { canonicalCode: number; message: string };
+      const o = Error.toObject(Error.decode(d.value ?? new Uint8Array(0)), { defaults: true }) as { canonicalCode: number; message: string };
       return { canonicalCode: o.canonicalCode, message: o.message };
     });
   }

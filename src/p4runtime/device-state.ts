@@ -622,6 +622,16 @@ export class DeviceState {
       }
       return out;
     }
+    if (kind === "directCounterEntry") {
+      // The counters alone: the entries' counter_data, as DirectCounterEntry messages.
+      const q = ((entity.directCounterEntry as Msg).tableEntry as Msg | undefined) ?? {};
+      return this.read({ entity: "tableEntry", tableEntry: q }, tables).flatMap((m) => {
+        const te = m.tableEntry as Msg;
+        if (te.counterData === undefined) return [];
+        const { counterData, action: _action, ...key } = te;
+        return [{ directCounterEntry: { tableEntry: key, data: counterData } }];
+      });
+    }
     if (kind === "packetReplicationEngineEntry") {
       const q = entity.packetReplicationEngineEntry as Msg;
       if (q.type === "cloneSessionEntry") {
@@ -649,7 +659,7 @@ export class DeviceState {
         [...gs].filter(([g]) => gid === 0 || g === gid).map(([g, members]) => ({ actionProfileGroup: { actionProfileId: p, groupId: g, members } })),
       );
     }
-    return refuse(Code.UNIMPLEMENTED, `reading ${kind ?? "an empty entity"} is not supported (table entries, packet replication engine entries, action profile members and groups are)`);
+    return refuse(Code.UNIMPLEMENTED, `reading ${kind ?? "an empty entity"} is not supported (table entries, direct counter entries, packet replication engine entries, action profile members and groups are)`);
   }
 
   #entryMsg(e: StoredEntry, counter: Msg | undefined): Msg {

@@ -307,6 +307,19 @@ describe("a controller session on the IP router", () => {
       const compiled = s.emulation.compiled;
       const byName = Object.fromEntries(compiled.links.filter((l) => (counts.links[l.index] ?? 0) > 0).map((l) => [`${l.capture}:${compiled.members[l.sender]?.qualified ?? ""}`, counts.links[l.index]]));
       expect(byName).toEqual({ "lanA.h1.1-r.1:lanA.h1": 1, "lanB.r.1-h2.1:lanB.r": 1, "ip.h1.1-r.1:ip.h1": 1, "ip.r.2-h2.1:ip.r": 1 });
+      // Read: r's forward entries count the packet on the route it took (their direct counters).
+      const rId = machine("r").manifest.deviceId;
+      const hits = async (entity: M): Promise<Record<string, string>> =>
+        Object.fromEntries(
+          (await client.read({ deviceId: String(rId), entities: [entity] })).map((e) => {
+            const te = ((e.tableEntry ?? (e.directCounterEntry as M).tableEntry) as M);
+            const data = (e.tableEntry !== undefined ? te.counterData : (e.directCounterEntry as M).data) as M;
+            const lpm = ((te.match as M[])[0]?.lpm ?? {}) as M;
+            return [`${[...(lpm.value as Buffer)].join(".")}/${String(lpm.prefixLen)}`, String(data.packetCount ?? "0")];
+          }),
+        );
+      expect(await hits({ tableEntry: { tableId: FORWARD } })).toEqual({ "10.0.1.0/24": "0", "10.0.2.0/24": "1" });
+      expect(await hits({ directCounterEntry: { tableEntry: { tableId: FORWARD } } })).toEqual({ "10.0.1.0/24": "0", "10.0.2.0/24": "1" });
       // A backup's packet-out is refused on its stream; a bad member number too.
       const backup = client.stream();
       backup.arbitrate(h1.deviceId, 0);

@@ -14,7 +14,7 @@ import { type Injection, install } from "../control/install.js";
 import { INJECT_KINDS, TRACE_KINDS } from "../wasm/abi.js";
 import { DataPlane } from "../wasm/module.js";
 import { DEFAULT_RUNNER, type InputBatch, Runner } from "../wasm/runner.js";
-import { Tables } from "../wasm/tables.js";
+import type { Tables } from "../wasm/tables.js";
 
 /** A packet for the data plane: where it enters and its bytes. */
 export interface Injected {
@@ -42,6 +42,17 @@ export interface ControlledEmulation {
   close(): void;
 }
 
+/** The description with every table empty: the server installs the rows (the export's, or a controller's). */
+export function withoutRows(compiled: CompiledSpec): CompiledSpec {
+  const tables = compiled.tables.map((t) => ({ ...t, rows: [] }));
+  const byId = new Map(tables.map((t) => [t.id, t]));
+  const members = compiled.members.map((m) => ({
+    ...m,
+    tables: Object.fromEntries(Object.entries(m.tables).map(([role, t]) => [role, byId.get(t.id) ?? t])) as typeof m.tables,
+  }));
+  return { ...compiled, tables, members };
+}
+
 /** Injection endpoints set aside for a batch: packets entering at more distinct places take more batches. */
 const ENDPOINT_SLOTS = 64;
 const EV_DELIVER = TRACE_KINDS.indexOf("deliver");
@@ -57,7 +68,7 @@ export class LocalEmulation implements ControlledEmulation {
 
   /** The description's topology with every table created empty: the server installs the rows. */
   constructor(compiled: CompiledSpec) {
-    const start = { ...compiled, tables: compiled.tables.map((t) => ({ ...t, rows: [] })) };
+    const start = withoutRows(compiled);
     this.compiled = compiled;
     this.#dp = DataPlane.load();
     const slots: Injection[] = Array.from({ length: ENDPOINT_SLOTS }, () => ({ kind: "self", member: 0, session: 0, link: -1 }));

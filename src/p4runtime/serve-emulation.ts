@@ -11,20 +11,11 @@ import type { Emulation } from "../serve/emulation.js";
 import type { Tables } from "../wasm/tables.js";
 import type { ControlledEmulation, Delivery, Injected } from "./emulation.js";
 
+export { withoutRows } from "./emulation.js";
+
 /** The endpoints a served emulation needs for packet-outs: each member's own (`NETWORK:MEMBER`). */
 export function packetOutEndpoints(compiled: CompiledSpec): string[] {
   return compiled.members.map((m) => `${compiled.networks[m.network]?.name ?? ""}:${m.key}`);
-}
-
-/** The description with every table empty: the server installs the rows (the export's, or a controller's). */
-export function withoutRows(compiled: CompiledSpec): CompiledSpec {
-  const tables = compiled.tables.map((t) => ({ ...t, rows: [] }));
-  const byId = new Map(tables.map((t) => [t.id, t]));
-  const members = compiled.members.map((m) => ({
-    ...m,
-    tables: Object.fromEntries(Object.entries(m.tables).map(([role, t]) => [role, byId.get(t.id) ?? t])) as typeof m.tables,
-  }));
-  return { ...compiled, tables, members };
 }
 
 export class ServedEmulation implements ControlledEmulation {

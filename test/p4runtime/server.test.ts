@@ -249,8 +249,10 @@ describe("Write and Read", () => {
   });
 
   test("a message that does not decode is refused and the server carries on", async () => {
-    await expect(client.unaryRaw("Write", Buffer.from([0x22, 0xff, 0xff, 0xff, 0x0f, 0x01]))).rejects.toMatchObject({ code: expect.any(Number) });
-    await expect(client.unaryRaw("Write", Buffer.from([0x0a]))).rejects.toMatchObject({ code: expect.any(Number) });
+    // gRPC refuses what does not decode (INTERNAL) before the server sees it; a decodable Write would be PERMISSION_DENIED here, having no election id.
+    await expect(client.unaryRaw("Write", Buffer.from([0x22, 0xff, 0xff, 0xff, 0x0f, 0x01]))).rejects.toMatchObject({ code: 13 });
+    await expect(client.unaryRaw("Write", Buffer.from([0x0a]))).rejects.toMatchObject({ code: 13 });
+    await expect(client.unaryRaw("Write", Buffer.from([0x08, 0x02]))).rejects.toMatchObject({ code: PERMISSION_DENIED });
     expect((await routes()).sort()).toEqual(["10.2.0.0/16"]);
   });
 });

@@ -16,6 +16,7 @@ import { registerExport } from "./export.js";
 import { registerFit } from "./fit.js";
 import { registerPlace } from "./place.js";
 import { registerServe } from "./serve.js";
+import { registerP4Runtime } from "./p4runtime.js";
 import { SpecError } from "../description/problems.js";
 
 /** Exit codes (DESIGN.md §5). */
@@ -44,6 +45,7 @@ export function buildProgram(ctx: CommandContext): Command {
   registerFit(program, ctx);
   registerPlace(program, ctx);
   registerServe(program, ctx);
+  registerP4Runtime(program, ctx);
   // Every command writes to ctx.io, reports a flag mistake as strata's one line, and returns instead of exiting.
   const configure = (cmd: Command): void => {
     cmd.configureOutput({

@@ -13,6 +13,9 @@ import { COMMANDS_HELP, runCommand } from "../serve/control.js";
 import { Emulation, resolveExternal } from "../serve/emulation.js";
 import { CAP_INSTALL, checkPorts, type LivePort, LivePorts, loadCap, parsePort } from "../serve/ports.js";
 import { COPY_LIMIT_MAX, HOP_LIMIT_MAX } from "../wasm/runner.js";
+import { P4RuntimeServer } from "../p4runtime/server.js";
+import { packetOutEndpoints, ServedEmulation, withoutRows } from "../p4runtime/serve-emulation.js";
+import { listenAddress } from "./p4runtime.js";
 import type { Io } from "./io.js";
 import { type CommandContext, EXIT_OK } from "./main.js";
 
@@ -25,7 +28,11 @@ export interface ServeFlags {
   commands?: boolean;
   hopLimit: number;
   copyLimit: number;
-  // --watch (desired-state reconciliation) and --p4runtime HOST:PORT (the P4Runtime server) are added here.
+  // --watch (desired-state reconciliation) is added here.
+  /** HOST:PORT of a P4Runtime server on the emulation (src/p4runtime/). */
+  p4runtime?: string;
+  /** With --p4runtime: the devices start with no entries. */
+  empty?: boolean;
 }
 
 /** What a caller other than the command line (a test) gives serve() instead of the process's stdin and signals. */
@@ -51,7 +58,9 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option("--commands", "read control commands from stdin, one a line (help lists them)")
     .addOption(new Option("--hop-limit <n>", `links a packet may cross before it is dropped as a loop (1 to ${HOP_LIMIT_MAX})`).default(64).argParser(limit("--hop-limit", HOP_LIMIT_MAX)))
     .addOption(new Option("--copy-limit <n>", `copies replication may make of one input packet (1 to ${COPY_LIMIT_MAX})`).default(4096).argParser(limit("--copy-limit", COPY_LIMIT_MAX)))
-    // --watch and --p4runtime HOST:PORT are registered here by their own changes.
+    .option("--p4runtime <host:port>", "serve the emulation over P4Runtime (gRPC) too: one device per machine, as strata export p4 numbers them (port 0: any free port)")
+    .option("--empty", "with --p4runtime: start every device with no entries, for a controller to install")
+    // --watch is registered here by its own change.
     .addHelpText(
       "after",
       `
@@ -96,6 +105,8 @@ function limit(flag: string, max: number): (v: string) => number {
 export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: ServeHooks = {}): Promise<number> {
   const args = flags.port.map(parsePort);
   if (flags.trace === true && flags.out === undefined) throw new UsageError("--trace writes trace.jsonl into --out: give --out DIR too");
+  if (flags.empty === true && flags.p4runtime === undefined) throw new UsageError("--empty starts the P4Runtime devices empty: give --p4runtime HOST:PORT too");
+  const p4address = flags.p4runtime === undefined ? undefined : listenAddress(flags.p4runtime);
   const compiled = compile(loadSpec(spec));
   checkPorts(compiled, args);
   const loaded = args.length > 0 ? loadCap() : undefined;
@@ -117,8 +128,9 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
     em = Emulation.open(
       {
         spec,
-        endpoints: entering.map((e) => e.endpoint),
-        sources: entering.map((e) => e.source),
+        // With --p4runtime, packet-outs enter where their member sends.
+        endpoints: [...entering.map((e) => e.endpoint), ...(p4address !== undefined ? packetOutEndpoints(compiled) : [])],
+        sources: [...entering.map((e) => e.source), ...(p4address !== undefined ? packetOutEndpoints(compiled).map(() => "p4runtime") : [])],
         ...(flags.out !== undefined ? { out: flags.out } : {}),
         force: flags.force === true,
         trace: flags.trace === true,
@@ -127,7 +139,8 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
         // The port process hands frames over in chunks: a batch is what one chunk brought.
         flushMs: 0,
       },
-      compiled,
+      // The P4Runtime server installs the rows itself (the export's, unless --empty).
+      p4address !== undefined ? withoutRows(compiled) : compiled,
     );
   } catch (err) {
     await live?.close();
@@ -139,7 +152,18 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
     emulation,
     externals.map((e) => emulation.external(e.name)),
   );
-  // The P4Runtime server (--p4runtime) and the description watcher (--watch) attach to `emulation` here.
+  // The description watcher (--watch) attaches to `emulation` here.
+  let p4server: P4RuntimeServer | undefined;
+  if (p4address !== undefined) {
+    try {
+      p4server = await P4RuntimeServer.start(new ServedEmulation(emulation, compiled), { address: p4address, source: spec, empty: flags.empty === true });
+    } catch (err) {
+      emulation.stop();
+      await live?.close();
+      throw new UsageError(`--p4runtime ${p4address}: cannot serve there (${err instanceof Error ? err.message : String(err)})`);
+    }
+    io.stderr.write(`P4Runtime server on ${p4address.slice(0, p4address.lastIndexOf(":"))}:${p4server.port}: devices ${compiled.machines.map((m, i) => `${i + 1} ${m}`).join(", ")}${flags.empty === true ? " (empty)" : ""}\n`);
+  }
 
   const summary = await new Promise<Summary>((resolve, reject) => {
     let stopping = false;
@@ -148,6 +172,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
       if (stopping) return;
       stopping = true;
       for (const c of cleanups) c();
+      void p4server?.close();
       // The frames the emulation has queued run first, and what they send goes out before the ports close.
       let summary: Summary;
       try {

@@ -1,6 +1,6 @@
 // P4Info ids (P4Runtime spec §6.3, p4info.proto P4Ids): the most significant
 // byte says what the object is (action 0x01, table 0x02, controller header
-// 0x04, action profile 0x11, …), the low 24 bits tell objects apart. strata
+// 0x04, action profile 0x11, direct counter 0x13, …), the low 24 bits tell objects apart. strata
 // derives them from the fully qualified name (SHA-256, low 24 bits), so an id
 // stays the same across runs and across descriptions that keep the name; a
 // collision moves the later name (in name order) to the next free value.
@@ -12,6 +12,7 @@ export const ID_PREFIX = {
   table: 0x02,
   controllerHeader: 0x04,
   actionProfile: 0x11,
+  directCounter: 0x13,
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -14,15 +14,21 @@ import { fromBase64, ones, valueOf, writeBig } from "./bytes.js";
 import { type Device, type DeviceTable, device } from "./device.js";
 import { ACTION_NAMES as A, pushAction } from "./names.js";
 
-/** The parts of the JSON messages the importer reads (already checked against the schema). */
+/**
+ * A bytestring as the importer takes it: base64 text (the protobuf JSON mapping, entries.json)
+ * or the bytes themselves (a decoded message, as the P4Runtime server receives it).
+ */
+export type Bytestring = string | Uint8Array;
+
+/** The parts of the messages the importer reads (already checked against the schema). */
 interface Bytes {
-  readonly value?: string;
-  readonly mask?: string;
-  readonly low?: string;
-  readonly high?: string;
+  readonly value?: Bytestring;
+  readonly mask?: Bytestring;
+  readonly low?: Bytestring;
+  readonly high?: Bytestring;
   readonly prefixLen?: number;
 }
-interface FieldMatchJson {
+export interface FieldMatchJson {
   readonly fieldId: number;
   readonly exact?: Bytes;
   readonly ternary?: Bytes;
@@ -30,10 +36,13 @@ interface FieldMatchJson {
   readonly range?: Bytes;
   readonly optional?: Bytes;
 }
-interface ActionJson {
+export interface ActionJson {
   readonly actionId: number;
-  readonly params?: readonly { readonly paramId: number; readonly value: string }[];
+  readonly params?: readonly { readonly paramId: number; readonly value: Bytestring }[];
 }
+
+/** A bytestring's value as an unsigned number. */
+export const bytestringValue = (s: Bytestring | undefined): bigint => (s === undefined ? 0n : valueOf(typeof s === "string" ? fromBase64(s) : s));
 interface EntityJson {
   readonly tableEntry?: {
     readonly tableId: number;
@@ -122,13 +131,14 @@ function importDevice(compiled: CompiledSpec, dev: Device, ex: DeviceExport): Ma
   return out;
 }
 
-function outPorts(a: EntryAction): number[] {
+export function outPorts(a: EntryAction): number[] {
   const data = a.data ?? new Uint8Array(0);
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   return Array.from({ length: a.count ?? 0 }, (_, i) => view.getUint16(i * 2, true));
 }
 
-function importMatch(t: DeviceTable, fields: readonly FieldMatchJson[], names: ReadonlyMap<number, string>, priority: number): EntryMatch {
+/** A table entry's field matches (by field id, names from the P4Info) as the key vectors of a row. */
+export function importMatch(t: DeviceTable, fields: readonly FieldMatchJson[], names: ReadonlyMap<number, string>, priority: number): EntryMatch {
   const len = t.table.keyLen;
   const value = new Uint8Array(len);
   const mask = new Uint8Array(len);
@@ -142,7 +152,7 @@ function importMatch(t: DeviceTable, fields: readonly FieldMatchJson[], names: R
     // Key bytes' bits above the field are always 0 in keys; masks of matched fields cover them, as the compiler writes them.
     const pad = ones(width) ^ ones(k.bits);
     const put = (b: Uint8Array, v: bigint): void => writeBig(b, k.field.offset, k.field.len, v);
-    const read = (s: string | undefined): bigint => (s === undefined ? 0n : valueOf(fromBase64(s)));
+    const read = bytestringValue;
     switch (k.kind) {
       case "exact":
         put(value, read(f?.exact?.value));
@@ -176,16 +186,17 @@ function importMatch(t: DeviceTable, fields: readonly FieldMatchJson[], names: R
   return range ? { value, mask, lo, hi, priority } : { value, mask, priority };
 }
 
-function importAction(
+/** An action call (with its P4Info parameters) as the data plane's action; `groups`: multicast group → out-links. */
+export function importAction(
   t: DeviceTable,
   json: ActionJson,
   actions: ReadonlyMap<number, { name: string; params: readonly number[] }>,
-  groups: ReadonlyMap<number, readonly number[]>,
+  groups: { get(id: number): readonly number[] | undefined },
   memberIndex: (number: bigint) => number,
 ): EntryAction {
   const a = actions.get(json.actionId);
   if (a === undefined) throw new Error(`${t.name}: unknown action ${json.actionId}`);
-  const byId = new Map((json.params ?? []).map((p) => [p.paramId, valueOf(fromBase64(p.value))]));
+  const byId = new Map((json.params ?? []).map((p) => [p.paramId, bytestringValue(p.value)]));
   const args = a.params.map((id) => byId.get(id) ?? 0n);
   const arg = (i: number): bigint => args[i] ?? 0n;
   const out = (ports: readonly number[]): EntryAction => {

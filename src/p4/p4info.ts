@@ -14,7 +14,12 @@ export interface P4InfoIds {
   readonly tables: ReadonlyMap<string, number>;
   readonly actions: ReadonlyMap<string, number>;
   readonly profiles: ReadonlyMap<string, number>;
+  /** Each table's packet counter (direct: one count per entry), by the counter's name. */
+  readonly counters: ReadonlyMap<string, number>;
 }
+
+/** The direct counter of a table: `<table>_counter`, counting the packets each entry matched. */
+export const counterName = (table: string): string => `${table}_counter`;
 
 const MATCH_TYPE: Record<MatchKind, string> = { exact: "EXACT", lpm: "LPM", ternary: "TERNARY", range: "RANGE", optional: "OPTIONAL" };
 
@@ -27,6 +32,7 @@ export function p4infoIds(dev: Device): P4InfoIds {
     tables: allocateIds("table", dev.tables.map((t) => qualified(t.name)), taken),
     actions: allocateIds("action", dev.actions.map((a) => qualified(a.name)), taken),
     profiles: allocateIds("actionProfile", dev.tables.flatMap((t) => (t.selector !== undefined ? [qualified(t.selector.name)] : [])), taken),
+    counters: allocateIds("directCounter", dev.tables.map((t) => qualified(counterName(t.name))), taken),
   };
 }
 
@@ -54,6 +60,7 @@ export function p4info(dev: Device, ids: P4InfoIds): JsonMessage {
       // A keyless table's row is its default action, set at run time; the others miss into a drop.
       ...(t.keyless ? {} : { constDefaultActionId: idOf(ids.actions, t.miss) }),
       ...(t.selector !== undefined ? { implementationId: idOf(ids.profiles, t.selector.name) } : {}),
+      directResourceIds: [idOf(ids.counters, counterName(t.name))],
       size: String(t.table.capacity),
     })),
     actions: dev.actions.map((a) => ({
@@ -73,6 +80,11 @@ export function p4info(dev: Device, ids: P4InfoIds): JsonMessage {
             },
           ],
     ),
+    directCounters: dev.tables.map((t) => ({
+      preamble: preamble(idOf(ids.counters, counterName(t.name)), counterName(t.name), `packets each entry of ${t.name} matched`),
+      spec: { unit: "PACKETS" },
+      directTableId: idOf(ids.tables, t.name),
+    })),
     controllerPacketMetadata: headers.map((h) => ({
       preamble: { id: headerIds.get(h.name) ?? 0, name: h.name, alias: h.name, annotations: [`@controller_header("${h.name}")`] },
       metadata: h.metadata.map((m, i) => ({ id: i + 1, name: m.name, bitwidth: m.bits })),

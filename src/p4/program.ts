@@ -19,6 +19,7 @@
 import type { DesignDef } from "../wire/designs.js";
 import { DROP_REASONS, PORT_SELF, PORT_SHARED, TABLE_ROLES } from "../wasm/abi.js";
 import { CLONE_SESSION_BOTH, CPU_PORT, type Device, type DeviceMember, type DeviceTable, pushParams, RECIRC_PORT } from "./device.js";
+import { counterName } from "./p4info.js";
 import { ACTION_NAMES as A, EGRESS, INGRESS, LINK_BITS, MEMBER_BITS, missAction, p4Ident, PORT_BITS, pushAction, SESSION_BITS } from "./names.js";
 
 /** How many passes (one per member a packet visits on the machine) before a packet is dropped as a loop. */
@@ -619,6 +620,7 @@ function tableDeclaration(t: DeviceTable): string[] {
   return [
     `// ${t.role} of ${t.member.member.qualified}${t.table.spec !== undefined ? ` (the description's line ${t.table.spec.at.line})` : " (the compiler's default rows)"}`,
     ...(t.keyless ? ["// It matches no field: its row is the default action, set by the controller."] : []),
+    `direct_counter(CounterType.packets) ${counterName(t.name)};  // packets each entry matched (P4Runtime: the entry's counter_data)`,
     `table ${t.name} {`,
     ...(t.keyless ? [] : ["    key = {", ...keys.map((k) => `        ${k}`), "    }"]),
     "    actions = {",
@@ -627,6 +629,7 @@ function tableDeclaration(t: DeviceTable): string[] {
     "    }",
     t.keyless ? `    default_action = ${t.miss}();` : `    const default_action = ${t.miss}();`,
     ...(t.selector !== undefined ? [`    implementation = action_selector(HashAlgorithm.crc16, ${t.selector.size}, 16);`] : []),
+    `    counters = ${counterName(t.name)};`,
     `    size = ${t.table.capacity};`,
     "}",
   ];

@@ -19,6 +19,7 @@ const P4INFO = {
     tables: { type: "Table", id: 2, rule: "repeated" },
     actions: { type: "Action", id: 3, rule: "repeated" },
     action_profiles: { type: "ActionProfile", id: 4, rule: "repeated" },
+    direct_counters: { type: "DirectCounter", id: 6, rule: "repeated" },
     controller_packet_metadata: { type: "ControllerPacketMetadata", id: 9, rule: "repeated" },
   }),
   Documentation: msg({ brief: { type: "string", id: 1 }, description: { type: "string", id: 2 } }),
@@ -54,6 +55,7 @@ const P4INFO = {
     action_refs: { type: "ActionRef", id: 3, rule: "repeated" },
     const_default_action_id: { type: "uint32", id: 4 },
     implementation_id: { type: "uint32", id: 6 },
+    direct_resource_ids: { type: "uint32", id: 7, rule: "repeated" },
     size: { type: "int64", id: 8 },
   }),
   ActionRef: msg(
@@ -71,6 +73,8 @@ const P4INFO = {
     size: { type: "int64", id: 4 },
     max_group_size: { type: "int32", id: 5 },
   }),
+  CounterSpec: msg({ unit: { type: "Unit", id: 1 } }, { nested: { Unit: { values: { UNSPECIFIED: 0, BYTES: 1, PACKETS: 2, BOTH: 3 } } } }),
+  DirectCounter: msg({ preamble: { type: "Preamble", id: 1 }, spec: { type: "CounterSpec", id: 2 }, direct_table_id: { type: "uint32", id: 3 } }),
   ControllerPacketMetadata: msg(
     { preamble: { type: "Preamble", id: 1 }, metadata: { type: "Metadata", id: 2, rule: "repeated" } },
     { nested: { Metadata: msg({ id: { type: "uint32", id: 1 }, name: { type: "string", id: 2 }, bitwidth: { type: "int32", id: 4 } }) } },

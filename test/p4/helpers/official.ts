@@ -96,6 +96,15 @@ function checkP4Info(info: Obj): string[] {
   ids("action", arr(info.actions));
   ids("actionProfile", arr(info.actionProfiles));
   ids("controllerHeader", arr(info.controllerPacketMetadata));
+  ids("directCounter", arr(info.directCounters));
+  const tableIds = new Set(arr(info.tables).map((t) => num(obj(obj(t).preamble).id)));
+  const counterIds = new Set(arr(info.directCounters).map((c) => num(obj(obj(c).preamble).id)));
+  for (const c of arr(info.directCounters)) {
+    if (!tableIds.has(num(obj(c).directTableId))) problems.push(`direct counter ${String(obj(obj(c).preamble).name)}: table ${num(obj(c).directTableId)} does not exist`);
+  }
+  for (const t of arr(info.tables)) {
+    for (const r of arr(obj(t).directResourceIds)) if (!counterIds.has(num(r))) problems.push(`table ${String(obj(obj(t).preamble).name)}: direct resource ${num(r)} does not exist`);
+  }
   const actions = new Set(arr(info.actions).map((a) => num(obj(obj(a).preamble).id)));
   const profiles = new Map(arr(info.actionProfiles).map((p) => [num(obj(obj(p).preamble).id), obj(p)]));
   for (const t of arr(info.tables).map(obj)) {

@@ -1,0 +1,359 @@
+// strata's P4Runtime server (gRPC, the official p4.v1.P4Runtime service): each
+// machine of the description is a device, numbered as `strata export p4`
+// numbers them, serving the P4Info that export writes. Write, Read,
+// Get/SetForwardingPipelineConfig, Capabilities and StreamChannel (arbitration,
+// PacketOut in, PacketIn out) act on a running emulation (./emulation.ts);
+// every table change goes to the data plane between packet batches.
+//
+// Bad input is answered, never thrown: a malformed request gets its status
+// (INVALID_ARGUMENT, NOT_FOUND, …) and leaves the devices as they were; a
+// message that does not even decode is refused by gRPC itself.
+
+import * as grpc from "@grpc/grpc-js";
+import type { CompiledSpec } from "../control/compiled.js";
+import type { Injection } from "../control/install.js";
+import { bytestringValue } from "../p4/import.js";
+import { canonical } from "../p4/bytes.js";
+import { exportP4 } from "../p4/export.js";
+import { Arbiter, toUint128, uint128 } from "./arbitration.js";
+import { DeviceState, type Msg } from "./device-state.js";
+import type { ControlledEmulation, Delivery } from "./emulation.js";
+import protojson from "protobufjs/ext/protojson.js";
+import { Code, p4runtimeService, protoRoot, statusDetails, type UpdateError } from "./proto.js";
+
+/** The P4Runtime version the server speaks (the official definitions it loads). */
+export const API_VERSION = "1.4.0";
+
+export interface ServerOptions {
+  /** HOST:PORT to listen on; port 0 picks a free one. */
+  readonly address: string;
+  /** The description's file name, as the export names it in the P4Info. */
+  readonly source: string;
+  /** Leave every device without entries (a controller installs them); otherwise each starts with its export's WriteRequest. */
+  readonly empty?: boolean;
+}
+
+type Stream = grpc.ServerDuplexStream<Msg, Msg>;
+
+interface Served {
+  readonly state: DeviceState;
+  /** GetForwardingPipelineConfig's P4Info, decoded as gRPC decodes messages. */
+  readonly p4info: Msg;
+  /** The P4Info in binary, to compare a SetForwardingPipelineConfig's with. */
+  readonly p4infoBinary: Buffer;
+  cookie: Msg | undefined;
+}
+
+export interface ServerStats {
+  packetOuts: number;
+  packetIns: number;
+  /** Deliveries with no primary controller on their device to take them. */
+  packetInsDropped: number;
+}
+
+const rpcError = (code: number, details: string, metadata?: grpc.Metadata): grpc.ServiceError =>
+  Object.assign(new Error(details), { code, details, metadata: metadata ?? new grpc.Metadata() }) as grpc.ServiceError;
+
+export class P4RuntimeServer {
+  readonly #server = new grpc.Server();
+  readonly #emulation: ControlledEmulation;
+  readonly #devices = new Map<number, Served>();
+  readonly #arbiter = new Arbiter<Stream>();
+  readonly #pending: { stream: Stream; at: Injection; data: Uint8Array }[] = [];
+  #flush: NodeJS.Immediate | undefined;
+  readonly #unsubscribe: () => void;
+  readonly stats: ServerStats = { packetOuts: 0, packetIns: 0, packetInsDropped: 0 };
+  port = 0;
+
+  private constructor(emulation: ControlledEmulation) {
+    this.#emulation = emulation;
+    this.#unsubscribe = emulation.onDeliver((d) => this.#packetIn(d));
+  }
+
+  /** Builds every device, installs its entries (unless `empty`) and listens. */
+  static async start(emulation: ControlledEmulation, options: ServerOptions): Promise<P4RuntimeServer> {
+    const s = new P4RuntimeServer(emulation);
+    await s.#load(emulation.compiled, options);
+    s.#server.addService(p4runtimeService(), s.#handlers());
+    s.port = await new Promise<number>((resolve, reject) =>
+      s.#server.bindAsync(options.address, grpc.ServerCredentials.createInsecure(), (err, port) => (err === null ? resolve(port) : reject(err))),
+    );
+    return s;
+  }
+
+  async #load(compiled: CompiledSpec, options: ServerOptions): Promise<void> {
+    const service = p4runtimeService();
+    const get = service.GetForwardingPipelineConfig;
+    const write = service.Write;
+    if (get === undefined || write === undefined) throw new Error("the P4Runtime definitions have no Write or GetForwardingPipelineConfig");
+    const root = protoRoot();
+    const response = root.lookupType("p4.v1.GetForwardingPipelineConfigResponse");
+    const request = root.lookupType("p4.v1.WriteRequest");
+    for (const ex of exportP4(compiled, options.source)) {
+      const m = ex.manifest;
+      const json = JSON.parse(String(ex.files["p4info.json"])) as Msg;
+      // The exported JSON through the official definitions, then decoded as gRPC will encode it back.
+      const binary = response.encode(protojson.fromJson(response, { config: { p4info: json } })).finish();
+      const decoded = get.responseDeserialize(Buffer.from(binary)) as { config: { p4info: Msg } };
+      const state = new DeviceState(compiled, { deviceId: m.deviceId, machine: m.machine, p4info: json });
+      const p4infoBinary = service.SetForwardingPipelineConfig?.requestSerialize({ config: { p4info: decoded.config.p4info } }) ?? Buffer.alloc(0);
+      this.#devices.set(m.deviceId, { state, p4info: decoded.config.p4info, p4infoBinary, cookie: undefined });
+      if (options.empty === true) continue;
+      const entries = protojson.fromJson(request, JSON.parse(String(ex.files["entries.json"])));
+      const updates = (write.requestDeserialize(Buffer.from(request.encode(entries).finish())) as Msg).updates as Msg[] | undefined;
+      const staged = state.entitiesFromExport(updates ?? []);
+      const plan = state.plan(staged, state.allTables());
+      const result = await this.#emulation.control((t) => t.write(plan.writes));
+      if (!result.ok) throw new Error(`machine ${m.machine}: the data plane refused the exported entries (${result.error})`);
+      plan.commit(result.entries);
+    }
+  }
+
+  /** Stops listening and ends every stream. */
+  async close(): Promise<void> {
+    this.#unsubscribe();
+    if (this.#flush !== undefined) clearImmediate(this.#flush);
+    await new Promise<void>((resolve) => this.#server.tryShutdown(() => resolve()));
+    this.#server.forceShutdown();
+  }
+
+  get deviceIds(): number[] {
+    return [...this.#devices.keys()];
+  }
+
+  #device(id: unknown): Served {
+    const n = Number(id ?? 0);
+    const d = this.#devices.get(n);
+    if (d === undefined) throw rpcError(Code.NOT_FOUND, `no device ${String(id ?? 0)} (devices: ${this.deviceIds.join(", ")}, one per machine, as strata export p4 numbers them)`);
+    return d;
+  }
+
+  /** PERMISSION_DENIED unless the request carries the election id of the device's (role's) primary. */
+  #checkPrimary(deviceId: number, role: unknown, electionId: unknown): void {
+    const r = typeof role === "string" ? role : "";
+    const primary = this.#arbiter.primaryElectionId(deviceId, r);
+    const given = uint128(electionId);
+    if (primary === undefined) throw rpcError(Code.PERMISSION_DENIED, `device ${deviceId} has no primary controller: open a StreamChannel and send an arbitration update first`);
+    if (given !== primary) throw rpcError(Code.PERMISSION_DENIED, `election id ${given ?? "(none)"} is not the primary's (${primary}) on device ${deviceId}`);
+  }
+
+  #handlers(): grpc.UntypedServiceImplementation {
+    const unary =
+      (fn: (req: Msg) => Promise<Msg>): grpc.handleUnaryCall<Msg, Msg> =>
+      (call, callback) => {
+        fn(call.request).then(
+          (res) => callback(null, res),
+          (err: unknown) => callback(err instanceof Error && "code" in err ? (err as grpc.ServiceError) : rpcError(Code.INTERNAL, err instanceof Error ? err.message : String(err))),
+        );
+      };
+    return {
+      Capabilities: unary(async () => ({ p4runtimeApiVersion: API_VERSION })),
+      GetForwardingPipelineConfig: unary(async (req) => this.#getConfig(req)),
+      SetForwardingPipelineConfig: unary(async (req) => this.#setConfig(req)),
+      Write: unary(async (req) => this.#write(req)),
+      Read: (call: grpc.ServerWritableStream<Msg, Msg>) => {
+        this.#read(call.request).then(
+          (entities) => {
+            call.write({ entities });
+            call.end();
+          },
+          (err: unknown) => call.emit("error", err instanceof Error && "code" in err ? err : rpcError(Code.INTERNAL, String(err))),
+        );
+      },
+      StreamChannel: (stream: Stream) => this.#stream(stream),
+    };
+  }
+
+  async #getConfig(req: Msg): Promise<Msg> {
+    const d = this.#device(req.deviceId);
+    const type = (req.responseType as string | undefined) ?? "ALL";
+    const cookie = d.cookie === undefined ? {} : { cookie: d.cookie };
+    switch (type) {
+      case "ALL":
+      case "P4INFO_AND_COOKIE":
+        return { config: { p4info: d.p4info, ...cookie } };
+      case "COOKIE_ONLY":
+      case "DEVICE_CONFIG_AND_COOKIE":
+        return { config: { ...cookie } };
+      default:
+        throw rpcError(Code.INVALID_ARGUMENT, `response type ${type}`);
+    }
+  }
+
+  async #setConfig(req: Msg): Promise<Msg> {
+    const d = this.#device(req.deviceId);
+    const id = d.state.deviceId;
+    this.#checkPrimary(id, req.role, req.electionId);
+    const action = (req.action as string | undefined) ?? "UNSPECIFIED";
+    const config = req.config as Msg | undefined;
+    if (action !== "VERIFY" && action !== "VERIFY_AND_COMMIT" && action !== "RECONCILE_AND_COMMIT") {
+      throw rpcError(Code.UNIMPLEMENTED, `action ${action}: strata's devices run the program of their machine; they take VERIFY, VERIFY_AND_COMMIT and RECONCILE_AND_COMMIT of its P4Info`);
+    }
+    const p4info = config?.p4info as Msg | undefined;
+    if (p4info === undefined) throw rpcError(Code.INVALID_ARGUMENT, `${action} needs a config with a P4Info`);
+    const given = p4runtimeService().SetForwardingPipelineConfig?.requestSerialize({ config: { p4info } }) ?? Buffer.alloc(0);
+    if (Buffer.compare(given, d.p4infoBinary) !== 0) {
+      throw rpcError(
+        Code.INVALID_ARGUMENT,
+        `device ${id} runs machine ${d.state.machine} of ${d.state.compiled.spec.file}; it takes only the P4Info strata export p4 writes for it (p4info.json, or GetForwardingPipelineConfig), not another program`,
+      );
+    }
+    if (action === "VERIFY") return {};
+    d.cookie = (config?.cookie as Msg | undefined) ?? undefined;
+    if (action === "VERIFY_AND_COMMIT") {
+      // A committed pipeline starts with no forwarding state.
+      await this.#emulation.control((tables) => {
+        const plan = d.state.plan(DeviceState.empty(), d.state.allTables());
+        const result = tables.write(plan.writes);
+        if (!result.ok) throw rpcError(Code.INTERNAL, `the data plane refused to clear device ${id}: ${result.error}`);
+        plan.commit(result.entries);
+      });
+    }
+    return {};
+  }
+
+  async #write(req: Msg): Promise<Msg> {
+    const d = this.#device(req.deviceId);
+    this.#checkPrimary(d.state.deviceId, req.role, req.electionId);
+    const atomicity = (req.atomicity as string | undefined) ?? "CONTINUE_ON_ERROR";
+    if (atomicity !== "CONTINUE_ON_ERROR" && atomicity !== "ROLLBACK_ON_ERROR" && atomicity !== "DATAPLANE_ATOMIC") {
+      throw rpcError(Code.INVALID_ARGUMENT, `atomicity ${atomicity}`);
+    }
+    const updates = (req.updates ?? []) as Msg[];
+    const errors = await this.#emulation.control((tables): UpdateError[] => {
+      const { staged, errors, touched } = d.state.stage(updates);
+      const failed = errors.findIndex((e) => e.code !== Code.OK);
+      if (failed >= 0 && atomicity !== "CONTINUE_ON_ERROR") {
+        return errors.map((e) => (e.code === Code.OK ? { code: Code.ABORTED, message: `not applied: update ${failed} failed and the batch (${atomicity}) was rolled back` } : e));
+      }
+      const plan = d.state.plan(staged, touched);
+      const result = tables.write(plan.writes);
+      if (!result.ok) {
+        return errors.map(() => ({ code: Code.INTERNAL, message: `the data plane refused the batch (${result.error}); nothing was applied` }));
+      }
+      plan.commit(result.entries);
+      return errors;
+    });
+    if (errors.every((e) => e.code === Code.OK)) return {};
+    const metadata = new grpc.Metadata();
+    const bad = errors.filter((e) => e.code !== Code.OK).length;
+    const message = `${bad} of ${errors.length} updates failed`;
+    metadata.set("grpc-status-details-bin", statusDetails(Code.UNKNOWN, message, errors));
+    throw rpcError(Code.UNKNOWN, message, metadata);
+  }
+
+  async #read(req: Msg): Promise<Msg[]> {
+    const d = this.#device(req.deviceId);
+    const entities = (req.entities ?? []) as Msg[];
+    return this.#emulation.control((tables) => {
+      try {
+        return entities.flatMap((e) => d.state.read(e, tables));
+      } catch (e) {
+        const code = typeof (e as { code?: unknown }).code === "number" ? (e as { code: number }).code : Code.INVALID_ARGUMENT;
+        throw rpcError(code, e instanceof Error ? e.message : String(e));
+      }
+    });
+  }
+
+  // ── StreamChannel ────────────────────────────────────────────────────────
+
+  #stream(stream: Stream): void {
+    const send = (m: Msg): void => {
+      if (!stream.writableEnded && !stream.destroyed) stream.write(m);
+    };
+    const tell = (verdicts: ReturnType<Arbiter<Stream>["leave"]>): void => {
+      for (const v of verdicts) {
+        const c = this.#arbiter.contender(v.stream);
+        if (c === undefined) continue;
+        const status = v.code === Code.OK ? { code: Code.OK, message: "primary" } : v.code === Code.ALREADY_EXISTS ? { code: v.code, message: "backup: another controller is primary" } : { code: v.code, message: "backup: there is no primary" };
+        const arbitration = { deviceId: String(c.deviceId), ...(c.role === "" ? {} : { role: { name: c.role } }), ...(v.highest !== undefined ? { electionId: toUint128(v.highest) } : {}), status };
+        if (!v.stream.writableEnded && !v.stream.destroyed) v.stream.write({ arbitration });
+      }
+    };
+    const fail = (code: number, message: string): void => {
+      tell(this.#arbiter.leave(stream));
+      stream.emit("error", rpcError(code, message));
+    };
+    const streamError = (code: number, message: string, packet?: Msg): void =>
+      send({ error: { canonicalCode: code, message, ...(packet !== undefined ? { packetOut: { packetOut: packet } } : { other: {} }) } });
+    stream.on("data", (m: Msg) => {
+      try {
+        if (m.update === "arbitration") {
+          const a = m.arbitration as Msg;
+          const deviceId = Number(a.deviceId ?? 0);
+          if (!this.#devices.has(deviceId)) return fail(Code.NOT_FOUND, `no device ${deviceId} (devices: ${this.deviceIds.join(", ")})`);
+          const role = typeof (a.role as Msg | undefined)?.name === "string" ? String((a.role as Msg).name) : "";
+          const result = this.#arbiter.update(stream, { deviceId, role, electionId: uint128(a.electionId) });
+          if ("code" in result) return fail(result.code, result.message);
+          return tell(result.verdicts);
+        }
+        const c = this.#arbiter.contender(stream);
+        if (c === undefined) return streamError(Code.FAILED_PRECONDITION, "send an arbitration update first", m.update === "packet" ? (m.packet as Msg) : undefined);
+        if (m.update === "packet") return this.#packetOut(stream, c.deviceId, c.role, m.packet as Msg, streamError);
+        return streamError(Code.UNIMPLEMENTED, `stream messages of kind ${String(m.update ?? "none")} are not handled (arbitration and packet are)`);
+      } catch (e) {
+        streamError(Code.INTERNAL, e instanceof Error ? e.message : String(e));
+      }
+    });
+    const end = (): void => {
+      tell(this.#arbiter.leave(stream));
+      if (!stream.writableEnded && !stream.destroyed) stream.end();
+    };
+    stream.on("end", end);
+    stream.on("error", () => tell(this.#arbiter.leave(stream)));
+    stream.on("cancelled", () => tell(this.#arbiter.leave(stream)));
+  }
+
+  #packetOut(stream: Stream, deviceId: number, role: string, p: Msg, streamError: (code: number, message: string, packet?: Msg) => void): void {
+    if (this.#arbiter.primary(deviceId, role) !== stream) return streamError(Code.PERMISSION_DENIED, "only the primary controller sends packets", p);
+    const d = this.#device(deviceId);
+    const payload = p.payload instanceof Uint8Array ? p.payload : undefined;
+    if (payload === undefined || payload.length === 0) return streamError(Code.INVALID_ARGUMENT, "a packet-out with no payload", p);
+    const meta = new Map<number, bigint>();
+    for (const m of (p.metadata ?? []) as Msg[]) meta.set(Number(m.metadataId ?? 0), m.value instanceof Uint8Array ? bytestringValue(m.value) : 0n);
+    // packet_out (src/p4/p4info.ts PACKET_OUT): 1 member, 2 kind (1 self, 2 session), 3 session.
+    const number = meta.get(1);
+    const member = d.state.dev.members.find((x) => BigInt(x.number) === number);
+    if (member === undefined) {
+      return streamError(Code.INVALID_ARGUMENT, `packet_out.member ${number ?? "(missing)"} is no member of device ${deviceId} (${d.state.dev.members.map((x) => `${x.number} ${x.member.qualified}`).join(", ")})`, p);
+    }
+    const kind = meta.get(2) ?? 0n;
+    const session = Number(meta.get(3) ?? 0n);
+    if (kind !== 1n && kind !== 2n) return streamError(Code.INVALID_ARGUMENT, `packet_out.kind ${kind} (1: the member sends it, 2: in the session packet_out.session)`, p);
+    if (kind === 2n && member.member.tables.send === undefined) return streamError(Code.INVALID_ARGUMENT, `${member.member.qualified} has no send table: it sends in no session`, p);
+    const at: Injection = kind === 1n ? { kind: "self", member: member.member.index, session: 0, link: -1 } : { kind: "session", member: member.member.index, session, link: -1 };
+    this.stats.packetOuts++;
+    this.#pending.push({ stream, at, data: new Uint8Array(payload) });
+    // Packet-outs that arrive together run as one batch.
+    this.#flush ??= setImmediate(() => {
+      this.#flush = undefined;
+      const batch = this.#pending.splice(0);
+      this.#emulation.inject(batch.map((x) => ({ at: x.at, data: x.data }))).catch((e: unknown) => {
+        for (const x of batch) if (!x.stream.destroyed) x.stream.write({ error: { canonicalCode: Code.INTERNAL, message: String(e), other: {} } });
+      });
+    });
+  }
+
+  #packetIn(d: Delivery): void {
+    const member = this.#emulation.compiled.members[d.member];
+    if (member === undefined) return;
+    const deviceId = member.machine + 1;
+    const served = this.#devices.get(deviceId);
+    const primary = this.#arbiter.primary(deviceId, "");
+    const number = served?.state.dev.members.find((m) => m.member.index === d.member)?.number;
+    if (primary === undefined || number === undefined || primary.destroyed) {
+      this.stats.packetInsDropped++;
+      return;
+    }
+    this.stats.packetIns++;
+    primary.write({
+      packet: {
+        payload: Buffer.from(d.data),
+        metadata: [
+          { metadataId: 1, value: Buffer.from(canonical(BigInt(number))) },
+          { metadataId: 2, value: Buffer.from(canonical(BigInt(d.inLink))) },
+        ],
+      },
+    });
+  }
+}

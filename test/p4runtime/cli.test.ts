@@ -1,0 +1,102 @@
+// The P4Runtime server from the command line: `strata serve --p4runtime` (on
+// serve's long-running emulation, table writes between its batches) and
+// `strata p4runtime` (a process stopped with Ctrl-C); bad flags are one line, exit 2.
+
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { memoryIo } from "../../src/cli/io.js";
+import { main } from "../../src/cli/main.js";
+import { serve } from "../../src/cli/serve.js";
+import { Client, type M, statusCode } from "./client.js";
+
+const root = new URL("../..", import.meta.url).pathname;
+const SPEC = join(root, "examples/ip-router/network.yaml");
+const flags = { port: [], hopLimit: 64, copyLimit: 4096 };
+
+async function until(read: () => string, pattern: RegExp, ms = 10000): Promise<RegExpExecArray> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const m = pattern.exec(read());
+    if (m !== null) return m;
+    if (Date.now() > end) throw new Error(`never printed ${pattern}: ${read()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Device ids by machine from the line the server prints ("devices 1 h1, 2 r, 3 h2"). */
+const deviceIds = (line: string): Record<string, number> => Object.fromEntries([...line.matchAll(/(\d+) (\w+)/g)].map((m) => [m[2], Number(m[1])]));
+
+describe("bad flags: one line, exit 2", () => {
+  it.each([
+    { args: ["serve", SPEC, "--empty"], line: /^strata: --empty starts the P4Runtime devices empty: give --p4runtime HOST:PORT too\n$/ },
+    { args: ["serve", SPEC, "--p4runtime", "nohost"], line: /^strata: --listen 'nohost': write HOST:PORT/ },
+    { args: ["p4runtime", SPEC, "--listen", "127.0.0.1:99999"], line: /^strata: --listen '127\.0\.0\.1:99999': write HOST:PORT/ },
+    { args: ["p4runtime", join(root, "examples/ip-router/nope.yaml"), "--listen", "127.0.0.1:0"], line: /^strata: .*nope\.yaml/ },
+  ])("$args", async ({ args, line }) => {
+    const io = memoryIo();
+    expect(await main(args, io)).toBe(2);
+    expect(io.stderr.text).toMatch(line);
+    expect(io.stderr.text.split("\n")).toHaveLength(2);
+  });
+});
+
+describe("strata serve --p4runtime", () => {
+  it("serves the installed entries; a packet-out crosses the router and r's counters show it; --empty serves none", async () => {
+    for (const empty of [false, true]) {
+      const io = memoryIo();
+      const stop = new AbortController();
+      const done = serve(SPEC, { ...flags, p4runtime: "127.0.0.1:0", empty }, io, { signal: stop.signal });
+      const m = await until(() => io.stderr.text, /P4Runtime server on 127\.0\.0\.1:(\d+): devices ([^\n(]*)/);
+      const ids = deviceIds(m[2] ?? "");
+      const client = new Client(`127.0.0.1:${m[1] ?? ""}`);
+      const r = ids.r ?? 0;
+      const entries = await client.read({ deviceId: String(r), entities: [{ tableEntry: {} }] });
+      if (empty) expect(entries).toEqual([]);
+      else {
+        // r's rows as exported: 17 entries (keyless tables' default entries included).
+        expect(entries.length).toBe(17);
+        const h1 = client.stream();
+        h1.arbitrate(ids.h1 ?? 0, 1);
+        expect(statusCode(await h1.next())).toBe(0);
+        // ip.h1 (member 2 of machine h1) sends an IPv4 packet to h2.
+        const ip = Buffer.from("45000054000040004001244f0a0001010a000202" + "00".repeat(64), "hex");
+        h1.send({ packet: { payload: ip, metadata: [{ metadataId: 1, value: Buffer.from([2]) }, { metadataId: 2, value: Buffer.from([1]) }] } });
+        const counted = async (): Promise<string[]> =>
+          (await client.read({ deviceId: String(r), entities: [{ directCounterEntry: { tableEntry: { tableId: 0 } } }] })).map((e) => String(((e.directCounterEntry as M).data as M).packetCount ?? "0"));
+        const end = Date.now() + 5000;
+        while ((await counted()).every((c) => c === "0") && Date.now() < end) await new Promise((res) => setTimeout(res, 20));
+        // lanA.r acquire, receive; ip.r acquire, forward, transmit; lanB.r send, forward, transmit: 8 entries hit once.
+        expect((await counted()).filter((c) => c === "1").length).toBe(8);
+        h1.close();
+      }
+      client.close();
+      stop.abort();
+      expect(await done).toBe(0);
+    }
+  });
+});
+
+describe("strata p4runtime", () => {
+  it("listens, answers, and stops on SIGINT with exit 0", async () => {
+    const child = spawn(process.execPath, [join(root, "dist/src/cli/main.js"), "p4runtime", SPEC, "--listen", "127.0.0.1:0", "--empty"], { cwd: root });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    try {
+      const m = await until(() => out, /P4Runtime server on 127\.0\.0\.1:(\d+) for .*: devices ([^(;]*)/);
+      const client = new Client(`127.0.0.1:${m[1] ?? ""}`);
+      const ids = deviceIds(m[2] ?? "");
+      expect(Object.keys(ids)).toEqual(["h1", "r", "h2"]);
+      expect(await client.read({ deviceId: String(ids.r ?? 0), entities: [{ tableEntry: {} }] })).toEqual([]);
+      expect((((await client.unary("getForwardingPipelineConfig", { deviceId: String(ids.r ?? 0) })).config as M).p4info as M).tables).toHaveLength(14);
+      client.close();
+    } finally {
+      child.kill("SIGINT");
+    }
+    expect(await exited).toBe(0);
+    expect(out).toMatch(/stopped: 0 packet-outs, 0 packet-ins/);
+  });
+});

@@ -159,6 +159,7 @@ export const PCAP_REC_TS_FRAC: i32 = 4;
 export const PCAP_REC_CAP_LEN: i32 = 8;
 export const PCAP_REC_ORIG_LEN: i32 = 12;
 export const PCAP_REC_LEN: i32 = 16;
+export const CAPTURE_TAG_LEN: i32 = 4;
 
 // Header designs and their key vectors: the in-link, then each field big-endian.
 export const DESIGN_ETHERNET: i32 = 1;

@@ -89,7 +89,7 @@ export function tableEntry(id: i32, i: i32, out: usize): bool {
 }
 
 // ── Topology ───────────────────────────────────────────────────────────────
-export { topologyReset, memberSet, memberSetTable, memberSetPortLink, linkSet, linkSetReceiver, endpointSet, linkSetCapture, memberSetCapture } from "./pipeline/topology";
+export { topologyReset, memberSet, memberSetTable, memberSetPortLink, linkSet, linkSetReceiver, endpointSet, linkSetCapture, memberSetCapture, memberTagDeliveries, endpointsGrow } from "./pipeline/topology";
 export { capturesInit, captureBase, captureUsed, capturesDrained } from "./pipeline/capture";
 
 /** Zeroes every counter — members, links, table rows — for a new run on the same tables. */

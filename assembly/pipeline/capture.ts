@@ -9,9 +9,14 @@
 //   │ ts_sec u32  │ ts_nsec u32  │ incl_len u32 │ orig_len u32  │   PCAP_REC_LEN = 16
 //   └─────────────┴──────────────┴──────────────┴───────────────┘
 //
+// A tagged record (a member's deliveries, when the TypeScript side asks which
+// link each came in on: topology.ts memberTagDeliveries) has the in-link
+// identifier between the header and the bytes: u32 at +16, bytes at +20
+// (CAPTURE_TAG_LEN); incl_len still counts the packet's bytes only.
+//
 // Capture c's buffer: captures + c × CAPTURE_LEN (base usize, used i32).
 
-import { PCAP_REC_CAP_LEN, PCAP_REC_LEN, PCAP_REC_ORIG_LEN, PCAP_REC_TS_FRAC, PCAP_REC_TS_SEC } from "../abi";
+import { CAPTURE_TAG_LEN, PCAP_REC_CAP_LEN, PCAP_REC_LEN, PCAP_REC_ORIG_LEN, PCAP_REC_TS_FRAC, PCAP_REC_TS_SEC } from "../abi";
 import { copyBytes, Packet } from "./packet";
 
 const CAPTURE_LEN: i32 = 8;
@@ -51,12 +56,13 @@ export function capturesDrained(): void {
   for (let c = 0; c < nCaptures; c++) store<i32>(captures + <usize>(c * CAPTURE_LEN), 0, 4);
 }
 
-/** Whether capture c can take a record of `len` bytes; one larger than a whole buffer never can. */
-@inline export function captureRoom(c: i32, len: u32): bool {
-  return c < 0 || captureUsed(c) + PCAP_REC_LEN + <i32>len <= bufferLen;
+/** Whether capture c can take a record of `len` bytes (tagged: with the in-link); one larger than a whole buffer never can. */
+@inline export function captureRoom(c: i32, len: u32, tagged: bool): bool {
+  return c < 0 || captureUsed(c) + PCAP_REC_LEN + (tagged ? CAPTURE_TAG_LEN : 0) + <i32>len <= bufferLen;
 }
 
-export function captureAppend(c: i32, d: Packet): void {
+/** Appends `d`'s record to capture c; `tagged`: with the in-link it arrived on (d.port) after the header. */
+export function captureAppend(c: i32, d: Packet, tagged: bool): void {
   if (c < 0) return;
   const slot = captures + <usize>(c * CAPTURE_LEN);
   const used = load<i32>(slot, 4);
@@ -65,6 +71,11 @@ export function captureAppend(c: i32, d: Packet): void {
   store<u32>(r + PCAP_REC_TS_FRAC, d.tsNsec);
   store<u32>(r + PCAP_REC_CAP_LEN, d.len);
   store<u32>(r + PCAP_REC_ORIG_LEN, d.origLen);
-  copyBytes(r + PCAP_REC_LEN, d.data, d.len);
-  store<i32>(slot, used + PCAP_REC_LEN + <i32>d.len, 4);
+  let head = PCAP_REC_LEN;
+  if (tagged) {
+    store<u32>(r + <usize>PCAP_REC_LEN, d.port);
+    head += CAPTURE_TAG_LEN;
+  }
+  copyBytes(r + <usize>head, d.data, d.len);
+  store<i32>(slot, used + head + <i32>d.len, 4);
 }

@@ -34,7 +34,7 @@ export function cross(d: Packet): i32 {
   const l = linkAt(d.link);
   if (d.hops >= hopLimit) return drop(d, STAGE_LINK, DROP_LOOP);
   if (l.capture) {
-    if (capturing) captureAppend(l.captureId, d);
+    if (capturing) captureAppend(l.captureId, d, false);
     else emitPacket(OUTPUT_LINK, d.link, d);
   }
   l.packets++;

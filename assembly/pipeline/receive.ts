@@ -22,7 +22,7 @@ import { drop } from "./drop";
 import { lookupIn } from "./lookup";
 import { emitPacket, event } from "./output";
 import { keyOf, Packet, release } from "./packet";
-import { memberAt } from "./topology";
+import { MEMBER_TAG_DELIVERIES, memberAt } from "./topology";
 
 export function receive(d: Packet): i32 {
   const m = memberAt(d.member);
@@ -60,7 +60,7 @@ function pop(d: Packet, overlay: i32, inLink: u32): i32 {
 /** The packet reaches the member's machine. */
 export function deliver(d: Packet): i32 {
   const m = memberAt(d.member);
-  if (capturing) captureAppend(m.captureId, d);
+  if (capturing) captureAppend(m.captureId, d, (m.flags & MEMBER_TAG_DELIVERIES) != 0);
   else emitPacket(OUTPUT_DELIVER, d.member, d);
   m.delivered++;
   event(EV_DELIVER, STAGE_DELIVER, 0, 0, d, -1, d.port, -1, 0);

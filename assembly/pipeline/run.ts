@@ -35,7 +35,7 @@ import { deliver, receive } from "./receive";
 import { FAN_NONE, fanKind, pop, replicate, resetCopies } from "./replicate";
 import { send } from "./send";
 import { captureRoom, captureUsed, capturing } from "./capture";
-import { endpointAt, linkAt, memberAt } from "./topology";
+import { endpointAt, linkAt, MEMBER_TAG_DELIVERIES, memberAt } from "./topology";
 import { transmit } from "./transmit";
 
 export const STATUS_DONE: i32 = 0;
@@ -164,17 +164,20 @@ const ROOM_NEVER: i32 = 2; // the packet's record is larger than an empty buffer
 function room(d: Packet, stage: i32): i32 {
   if (!traceRoom(4 + maxFanout)) return ROOM_LATER;
   let target = -1;
+  let tagged = false;
   if (stage == STAGE_LINK) {
     const l = linkAt(d.link);
     if (l.capture == 0) return ROOM_NOW;
     target = l.captureId;
   } else if (stage == STAGE_DELIVER) {
-    target = memberAt(d.member).captureId;
+    const m = memberAt(d.member);
+    target = m.captureId;
+    tagged = (m.flags & MEMBER_TAG_DELIVERIES) != 0;
   } else {
     return ROOM_NOW;
   }
   if (capturing) {
-    if (captureRoom(target, d.len)) return ROOM_NOW;
+    if (captureRoom(target, d.len, tagged)) return ROOM_NOW;
     return captureUsed(target) == 0 ? ROOM_NEVER : ROOM_LATER;
   }
   if (outRoom(d.len)) return ROOM_NOW;

@@ -21,6 +21,7 @@ import { Table } from "../tables/table";
 import { tableById } from "../tables/write";
 
 export const MEMBER_TTL: u32 = 1; // forwarding decrements TTL / hop limit
+export const MEMBER_TAG_DELIVERIES: u32 = 2; // deliveries' capture records carry the in-link (capture.ts)
 
 @unmanaged export class Member {
   network: i32;
@@ -169,6 +170,22 @@ export function linkSetCapture(i: i32, c: i32): void {
 /** Member `i`'s deliveries go to capture buffer `c` (−1: none). */
 export function memberSetCapture(i: i32, c: i32): void {
   memberAt(i).captureId = c;
+}
+
+/** Member `i`'s delivery records carry the in-link each packet arrived on (capture.ts, tagged records), or not. */
+export function memberTagDeliveries(i: i32, on: bool): void {
+  const m = memberAt(i);
+  m.flags = on ? m.flags | MEMBER_TAG_DELIVERIES : m.flags & ~MEMBER_TAG_DELIVERIES;
+}
+
+/** Room for `e` injection endpoints, keeping those set (a running emulation adds places packets enter). */
+export function endpointsGrow(e: i32): void {
+  if (e <= nEndpoints) return;
+  const grown = zeroed(<usize>e * offsetof<Endpoint>());
+  memory.copy(grown, endpoints, <usize>nEndpoints * offsetof<Endpoint>());
+  heap.free(endpoints);
+  endpoints = grown;
+  nEndpoints = e;
 }
 
 export function endpointSet(i: i32, kind: i32, member: i32, arg: u32, link: i32): void {

@@ -14,7 +14,7 @@ import { Emulation, resolveExternal } from "../serve/emulation.js";
 import { CAP_INSTALL, checkPorts, type LivePort, LivePorts, loadCap, parsePort } from "../serve/ports.js";
 import { COPY_LIMIT_MAX, HOP_LIMIT_MAX } from "../wasm/runner.js";
 import { P4RuntimeServer } from "../p4runtime/server.js";
-import { packetOutEndpoints, ServedEmulation, withoutRows } from "../p4runtime/serve-emulation.js";
+import { SERVED_OPTIONS, ServedEmulation } from "../p4runtime/serve-emulation.js";
 import { listenAddress } from "./p4runtime.js";
 import type { Io } from "./io.js";
 import { type CommandContext, EXIT_OK } from "./main.js";
@@ -128,9 +128,8 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
     em = Emulation.open(
       {
         spec,
-        // With --p4runtime, packet-outs enter where their member sends.
-        endpoints: [...entering.map((e) => e.endpoint), ...(p4address !== undefined ? packetOutEndpoints(compiled) : [])],
-        sources: [...entering.map((e) => e.source), ...(p4address !== undefined ? packetOutEndpoints(compiled).map(() => "p4runtime") : [])],
+        endpoints: entering.map((e) => e.endpoint),
+        sources: entering.map((e) => e.source),
         ...(flags.out !== undefined ? { out: flags.out } : {}),
         force: flags.force === true,
         trace: flags.trace === true,
@@ -138,9 +137,10 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
         copyLimit: flags.copyLimit,
         // The port process hands frames over in chunks: a batch is what one chunk brought.
         flushMs: 0,
+        // With --p4runtime the server installs the rows itself (the export's, unless --empty) and sends deliveries as PacketIn.
+        ...(p4address !== undefined ? SERVED_OPTIONS : {}),
       },
-      // The P4Runtime server installs the rows itself (the export's, unless --empty).
-      p4address !== undefined ? withoutRows(compiled) : compiled,
+      compiled,
     );
   } catch (err) {
     await live?.close();
@@ -156,7 +156,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
   let p4server: P4RuntimeServer | undefined;
   if (p4address !== undefined) {
     try {
-      p4server = await P4RuntimeServer.start(new ServedEmulation(emulation, compiled), { address: p4address, source: spec, empty: flags.empty === true });
+      p4server = await P4RuntimeServer.start(new ServedEmulation(emulation), { address: p4address, source: spec, empty: flags.empty === true });
     } catch (err) {
       emulation.stop();
       await live?.close();

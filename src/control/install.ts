@@ -54,6 +54,17 @@ export function install(dp: DataPlane, compiled: CompiledSpec, injections: reado
   return { compiled, tables, entries };
 }
 
+/** The description with every table empty (topology as it is): a controller installs the rows. */
+export function withoutRows(compiled: CompiledSpec): CompiledSpec {
+  const tables = compiled.tables.map((t) => ({ ...t, rows: [] }));
+  const byId = new Map(tables.map((t) => [t.id, t]));
+  const members = compiled.members.map((m) => ({
+    ...m,
+    tables: Object.fromEntries(Object.entries(m.tables).map(([role, t]) => [role, byId.get(t.id) ?? t])) as typeof m.tables,
+  }));
+  return { ...compiled, tables, members };
+}
+
 /** A table refused a row: say which row, in the description's words. */
 function rowError(t: CompiledTable, index: number, error: string): SpecIssue {
   const row = t.rows[index];

@@ -10,7 +10,7 @@
 // same interface.
 
 import type { CompiledSpec } from "../control/compiled.js";
-import { type Injection, install } from "../control/install.js";
+import { type Injection, install, withoutRows } from "../control/install.js";
 import { INJECT_KINDS, TRACE_KINDS } from "../wasm/abi.js";
 import { DataPlane } from "../wasm/module.js";
 import { DEFAULT_RUNNER, type InputBatch, Runner } from "../wasm/runner.js";
@@ -43,15 +43,7 @@ export interface ControlledEmulation {
 }
 
 /** The description with every table empty: the server installs the rows (the export's, or a controller's). */
-export function withoutRows(compiled: CompiledSpec): CompiledSpec {
-  const tables = compiled.tables.map((t) => ({ ...t, rows: [] }));
-  const byId = new Map(tables.map((t) => [t.id, t]));
-  const members = compiled.members.map((m) => ({
-    ...m,
-    tables: Object.fromEntries(Object.entries(m.tables).map(([role, t]) => [role, byId.get(t.id) ?? t])) as typeof m.tables,
-  }));
-  return { ...compiled, tables, members };
-}
+export { withoutRows } from "../control/install.js";
 
 /** Injection endpoints set aside for a batch: packets entering at more distinct places take more batches. */
 const ENDPOINT_SLOTS = 64;

@@ -1,56 +1,60 @@
 // The P4Runtime server on `strata serve`'s long-running Emulation
 // (src/serve/emulation.ts): table work through its between() hook, so a write
-// lands between two packet batches of the live ports; packet-outs submitted
-// at the endpoints `strata serve --p4runtime` opens for every member
-// (`NETWORK:MEMBER`, what the member sends). That emulation writes deliveries
-// to capture files, not to listeners, so a server on it sends no PacketIn
-// (`strata p4runtime` does).
+// lands between two packet batches of the live ports, and every write the
+// server makes is noted in the emulation's installed rows (the summary's row
+// hits and the control commands read them); packet-outs enter where their
+// member sends, or in its session (an endpoint the emulation adds the first
+// time one is needed); deliveries come back from the emulation's tagged
+// delivery captures, read once per batch, as PacketIn.
 
 import type { CompiledSpec } from "../control/compiled.js";
-import type { Emulation } from "../serve/emulation.js";
+import type { Emulation, EmulationOptions } from "../serve/emulation.js";
 import type { Tables } from "../wasm/tables.js";
 import type { ControlledEmulation, Delivery, Injected } from "./emulation.js";
 
-export { withoutRows } from "./emulation.js";
-
-/** The endpoints a served emulation needs for packet-outs: each member's own (`NETWORK:MEMBER`). */
-export function packetOutEndpoints(compiled: CompiledSpec): string[] {
-  return compiled.members.map((m) => `${compiled.networks[m.network]?.name ?? ""}:${m.key}`);
-}
+/** What `strata serve --p4runtime` asks of its emulation: tables that start empty (the server installs the rows), deliveries reported. */
+export const SERVED_OPTIONS = { emptyTables: true, deliveries: true } as const satisfies Partial<EmulationOptions>;
 
 export class ServedEmulation implements ControlledEmulation {
   readonly compiled: CompiledSpec;
   readonly #em: Emulation;
-  /** Member index → the emulation's endpoint number of what it sends. */
-  readonly #selfEndpoint = new Map<number, number>();
+  /** The emulation's tables, with every successful write noted in its installed rows. */
+  readonly #tables: Tables;
 
-  /** `compiled`: the full description (the P4Info is made from it); the emulation runs it without rows. */
-  constructor(em: Emulation, compiled: CompiledSpec) {
+  /** `em` opened with SERVED_OPTIONS on the whole description (the P4Info is made from it). */
+  constructor(em: Emulation) {
     this.#em = em;
-    this.compiled = compiled;
-    em.endpoints.forEach((e, i) => {
-      if (e.kind === "self" && !this.#selfEndpoint.has(e.member)) this.#selfEndpoint.set(e.member, i);
+    this.compiled = em.compiled;
+    const tables = em.installed.tables;
+    this.#tables = new Proxy(tables, {
+      get: (target, key) => {
+        if (key === "write") {
+          return (writes: Parameters<Tables["write"]>[0]) => {
+            const result = target.write(writes);
+            em.noteWrites(writes, result);
+            return result;
+          };
+        }
+        const v = Reflect.get(target, key) as unknown;
+        return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
     });
   }
 
   control<T>(fn: (tables: Tables) => T): Promise<T> {
-    return this.#em.between(() => fn(this.#em.installed.tables));
+    return this.#em.between(() => fn(this.#tables));
   }
 
   inject(packets: readonly Injected[]): Promise<void> {
-    for (const p of packets) {
-      const endpoint = p.at.kind === "self" ? this.#selfEndpoint.get(p.at.member) : undefined;
-      if (endpoint === undefined) {
-        return Promise.reject(new Error(`under strata serve a packet-out enters where its member sends (packet_out.kind 1), not in a session`));
-      }
-      this.#em.submit(endpoint, p.data);
-    }
-    // between() runs once what was submitted before it has run.
-    return this.#em.between(() => undefined);
+    // between(): endpoints are added between batches; the packets then run with the next one.
+    return this.#em.between(() => {
+      for (const p of packets) this.#em.submit(this.#em.endpointAt(p.at, "p4runtime"), p.data);
+      this.#em.flush();
+    });
   }
 
-  onDeliver(_listener: (d: Delivery) => void): () => void {
-    return () => {};
+  onDeliver(listener: (d: Delivery) => void): () => void {
+    return this.#em.onDeliver((member, inLink, data, start, len) => listener({ member, inLink, data: data.slice(start, start + len) }));
   }
 
   counters(): Promise<{ links: number[]; delivered: number[] }> {

@@ -236,6 +236,7 @@ export class CaptureOutputs implements CaptureTargets {
   /** Per capture: its file (relative to `sub`) and network, and its writer once open. */
   readonly #files: { sub: string; name: string; network: number }[] = [];
   readonly #writers: (PcapWriter | undefined)[] = [];
+  readonly #members = new Map<number, number>();
 
   constructor(dir: string, compiled: CompiledSpec, dp: DataPlane) {
     this.#dir = dir;
@@ -244,9 +245,17 @@ export class CaptureOutputs implements CaptureTargets {
     for (const [c, planned] of planCaptures(compiled).entries()) {
       this.#files.push(planned);
       for (const l of planned.links) x.linkSetCapture(l, c);
-      if (planned.member !== undefined) x.memberSetCapture(planned.member, c);
+      if (planned.member !== undefined) {
+        x.memberSetCapture(planned.member, c);
+        this.#members.set(planned.member, c);
+      }
     }
     this.count = this.#files.length;
+  }
+
+  /** The capture that writes member `member`'s deliveries (−1: none). */
+  memberCapture(member: number): number {
+    return this.#members.get(member) ?? -1;
   }
 
   write(c: number, data: Uint8Array, start: number, len: number): void {

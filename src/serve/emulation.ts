@@ -10,13 +10,18 @@
 // emulation gets a buffer of its own, which the pipeline fills with pcap records
 // and which is read after each batch; with --out, the links and deliveries of a
 // replay are written too (src/run/outputs.ts), and stop() writes summary.json.
+// With `deliveries`, every receiving member's deliveries go to a capture buffer
+// of its own whose records carry the in-link each packet came on (tagged
+// records, assembly/pipeline/capture.ts), read after each batch and handed to
+// onDeliver listeners (the P4Runtime server's PacketIn): no trace, no wasm call
+// per packet.
 
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { compile } from "../control/compile.js";
 import type { CompiledLink, CompiledNetwork, CompiledSpec } from "../control/compiled.js";
 import { type ResolvedEndpoint, resolveEndpoint } from "../control/endpoints.js";
-import { type Installed, install } from "../control/install.js";
+import { type Injection, type Installed, install, withoutRows } from "../control/install.js";
 import { loadSpec } from "../description/load.js";
 import { excerpt, UsageError } from "../errors.js";
 import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
@@ -25,8 +30,9 @@ import type { InputStats } from "../run/inputs.js";
 import { CaptureOutputs, OutDir, outputFiles, SUMMARY_FILE, TRACE_FILE } from "../run/outputs.js";
 import { leaves, type Summary, summarize } from "../run/summary.js";
 import { TraceWriter } from "../run/trace.js";
-import { LINK_MODES } from "../wasm/abi.js";
+import { CAPTURE_TAG_LEN, INJECT_KINDS, LINK_MODES } from "../wasm/abi.js";
 import { DataPlane } from "../wasm/module.js";
+import type { TableWrite, WriteResult } from "../wasm/tables.js";
 import { type CaptureTargets, checkLimits, DEFAULT_RUNNER, type InputBatch, type OutputSink, Runner } from "../wasm/runner.js";
 
 export interface EmulationOptions {
@@ -49,7 +55,23 @@ export interface EmulationOptions {
   readonly batchPackets?: number;
   /** How long submit() holds a partial batch before running it, in ms (default 1; 0: until the frames that arrived in the same turn of the event loop are in). */
   readonly flushMs?: number;
+  /** Hand every delivery to onDeliver listeners after each batch, with the in-link it came on. */
+  readonly deliveries?: boolean;
+  /**
+   * Start with every table empty (a controller installs the rows): `compiled` stays the whole
+   * description, and `installed.entries` maps each of its rows to −1 until a write (noteWrites) puts it in.
+   */
+  readonly emptyTables?: boolean;
 }
+
+/**
+ * A packet delivered to `member` (its index) on in-link identifier `inLink`: `data[start .. start+len)`
+ * is a view on linear memory, valid only during the call (copy what you keep).
+ */
+export type DeliveryListener = (member: number, inLink: number, data: Uint8Array, start: number, len: number, tsSec: number, tsNsec: number) => void;
+
+/** Endpoints added at run time (addEndpoint) at most: a controller's packet-outs cannot grow them without bound. */
+export const ADDED_ENDPOINTS_MAX = 1024;
 
 /** A link on which packets leave the emulation: an external link's outbound direction. */
 export interface Exit {
@@ -114,8 +136,9 @@ export class Emulation {
   readonly dp: DataPlane;
   /** The tables as installed. Control work that rewrites them keeps this up to date (summary row hits read it). */
   installed: Installed;
-  readonly endpoints: readonly ResolvedEndpoint[];
   readonly exits: readonly Exit[];
+  readonly #endpoints: ResolvedEndpoint[];
+  readonly #opened: number;
 
   readonly #runner: Runner;
   readonly #captures: EmulationCaptures;
@@ -124,6 +147,7 @@ export class Emulation {
   readonly #sink: OutputSink | null;
   readonly #stats: InputStats[];
   readonly #listeners: ExitListener[] = [];
+  readonly #deliveryListeners: DeliveryListener[] = [];
   readonly #control: (() => void)[] = [];
   readonly #queue: BatchQueue;
   readonly #started = process.hrtime.bigint();
@@ -136,9 +160,15 @@ export class Emulation {
   private constructor(options: EmulationOptions, compiled: CompiledSpec, endpoints: readonly ResolvedEndpoint[]) {
     this.options = options;
     this.compiled = compiled;
-    this.endpoints = endpoints;
+    this.#endpoints = [...endpoints];
+    this.#opened = endpoints.length;
     this.dp = DataPlane.load();
-    this.installed = install(this.dp, compiled, endpoints);
+    if (options.emptyTables === true) {
+      const empty = install(this.dp, withoutRows(compiled), endpoints);
+      this.installed = { compiled, tables: empty.tables, entries: new Map(compiled.tables.map((t) => [t.id, t.rows.map(() => -1)])) };
+    } else {
+      this.installed = install(this.dp, compiled, endpoints);
+    }
     const exits: Exit[] = [];
     for (const l of compiled.links) {
       const network = compiled.networks[l.network];
@@ -153,9 +183,15 @@ export class Emulation {
         ? undefined
         : OutDir.claim(options.out, { inputs: [options.spec], force: options.force === true, files: outputFiles(compiled, trace) });
     this.dp.exports.countersReset();
-    this.#captures = new EmulationCaptures(this.dp, compiled, exits, options.out, (exit, data, start, len, sec, nsec) => {
-      for (const f of this.#listeners) f(exit, data, start, len, sec, nsec);
-    });
+    const emit: Emit = {
+      exit: (exit, data, start, len, sec, nsec) => {
+        for (const f of this.#listeners) f(exit, data, start, len, sec, nsec);
+      },
+      deliver: (member, inLink, data, start, len, sec, nsec) => {
+        for (const f of this.#deliveryListeners) f(member, inLink, data, start, len, sec, nsec);
+      },
+    };
+    this.#captures = new EmulationCaptures(this.dp, compiled, exits, options.out, options.deliveries === true, emit);
     this.#runner = new Runner(
       this.dp,
       {
@@ -181,6 +217,69 @@ export class Emulation {
     const c = compiled ?? compile(loadSpec(options.spec));
     const endpoints = options.endpoints.map((e) => resolveEndpoint(c, e));
     return new Emulation(options, c, endpoints);
+  }
+
+  /** Where packets enter, in the ENDPOINT forms of `strata run --in`: inject()'s and submit()'s endpoint numbers index it. */
+  get endpoints(): readonly ResolvedEndpoint[] {
+    return this.#endpoints;
+  }
+
+  /**
+   * The endpoint number of `at` (where a member sends, or sends in a session, or a link), added
+   * if the emulation has none there yet: what a controller's packet-out needs. `source` names what
+   * its packets come from in the summary. Runs between batches. Throws past ADDED_ENDPOINTS_MAX.
+   */
+  endpointAt(at: Injection, source: string): number {
+    const same = this.#endpoints.findIndex((e) => e.kind === at.kind && e.member === at.member && e.session === at.session && e.link === at.link);
+    if (same >= 0) return same;
+    if (this.#running) throw new Error("endpointAt() from inside a batch: use between()");
+    if (this.#endpoints.length - this.#opened >= ADDED_ENDPOINTS_MAX) throw new Error(`the emulation has taken ${ADDED_ENDPOINTS_MAX} new places for packets to enter, its limit`);
+    const member = this.compiled.members[at.member];
+    const network = this.compiled.networks[member?.network ?? -1] ?? this.compiled.networks[0];
+    if (network === undefined) throw new Error("the description has no network");
+    const link = this.compiled.links[at.link];
+    const where =
+      at.kind === "session" ? `${member?.key ?? ""}@${at.session}` : at.kind === "self" ? (member?.key ?? "") : (link?.external ?? `${link?.capture ?? ""}`);
+    const k = this.#endpoints.length;
+    this.#endpoints.push({ ...at, text: `${network.name}:${where}`, network });
+    this.#stats.push({ endpoint: `${network.name}:${where}`, file: source, packets: 0, error: undefined, linkTypes: new Set<string>(), adapted: new Set<string>() });
+    const x = this.dp.exports;
+    x.endpointsGrow(k + 1);
+    x.endpointSet(k, INJECT_KINDS.indexOf(at.kind), at.member, at.session, at.link);
+    return k;
+  }
+
+  /**
+   * Keeps `installed.entries` (the summary's row hits, the control commands' rows) in step with
+   * table writes made by someone other than the description (a P4Runtime controller): a row of
+   * the description is installed while an entry with its match and action is in its table.
+   */
+  noteWrites(writes: readonly TableWrite[], result: WriteResult): void {
+    if (!result.ok || writes.length === 0) return;
+    const entries = new Map(this.installed.entries);
+    const byId = new Map(this.compiled.tables.map((t) => [t.id, t]));
+    writes.forEach((w, i) => {
+      const table = byId.get(w.table.id);
+      if (table === undefined) return;
+      const entry = result.entries[i] ?? -1;
+      let list: number[] | undefined;
+      table.rows.forEach((r, k) => {
+        if (!sameMatch(table.kind, r.match, w.match)) return;
+        list ??= [...(entries.get(table.id) ?? table.rows.map(() => -1))];
+        list[k] = w.op !== "delete" && w.action !== undefined && sameAction(r.action, w.action) ? entry : -1;
+      });
+      if (list !== undefined) entries.set(table.id, list);
+    });
+    this.installed = { ...this.installed, entries };
+  }
+
+  /** Calls `listener` for every delivery, after each batch (only with the option `deliveries`). */
+  onDeliver(listener: DeliveryListener): () => void {
+    this.#deliveryListeners.push(listener);
+    return () => {
+      const i = this.#deliveryListeners.indexOf(listener);
+      if (i >= 0) this.#deliveryListeners.splice(i, 1);
+    };
   }
 
   /** The external link named `text` ("network:external", the network optional with one network): both its directions. */
@@ -344,6 +443,19 @@ export class Emulation {
   }
 }
 
+const bytesEqual = (a: Uint8Array | undefined, b: Uint8Array | undefined): boolean =>
+  (a === undefined || a.length === 0) === (b === undefined || b.length === 0) && (a === undefined || b === undefined || a.length === 0 || Buffer.compare(a, b) === 0);
+
+/** Whether two entries of a table of `kind` have the same match (priority counts where the kind has one). */
+function sameMatch(kind: string, a: TableWrite["match"], b: TableWrite["match"]): boolean {
+  const prioritised = kind === "ternary" || kind === "range" || kind === "optional";
+  return bytesEqual(a.value, b.value) && bytesEqual(a.mask, b.mask) && bytesEqual(a.lo, b.lo) && bytesEqual(a.hi, b.hi) && (!prioritised || a.priority === b.priority);
+}
+
+function sameAction(a: NonNullable<TableWrite["action"]>, b: NonNullable<TableWrite["action"]>): boolean {
+  return a.name === b.name && (a.count ?? 0) === (b.count ?? 0) && (a.arg ?? 0) === (b.arg ?? 0) && (a.arg2 ?? 0) === (b.arg2 ?? 0) && bytesEqual(a.data, b.data);
+}
+
 /**
  * Packets gathered for the next batch: one buffer and one array per field, allocated once
  * (a frame longer than the buffer grows it).
@@ -417,11 +529,18 @@ class BatchQueue {
   }
 }
 
+interface Emit {
+  readonly exit: ExitListener;
+  readonly deliver: DeliveryListener;
+}
+
 /**
  * The capture buffers of an emulation: with an --out directory, those of a replay
- * (CaptureOutputs: one per captured link name and per delivering member), then one per exit.
+ * (CaptureOutputs: one per captured link name and per delivering member), then one per exit,
+ * then (with `deliveries`) one per receiving member, in tagged records.
  * An exit's records go to the listeners, and to its link's file too: a two-way external link's
- * file holds both directions, merged in timestamp order after each batch.
+ * file holds both directions, merged in timestamp order after each batch. A member's tagged
+ * deliveries go to the delivery listeners, and, without their tags, to its delivered/ file.
  */
 class EmulationCaptures implements CaptureTargets {
   readonly count: number;
@@ -433,9 +552,11 @@ class EmulationCaptures implements CaptureTargets {
   /** Captures whose records wait for settle(): files shared with an exit. */
   readonly #pending = new Map<number, Uint8Array[]>();
   readonly #shared = new Set<number>();
-  readonly #emit: ExitListener;
+  readonly #emit: Emit;
+  /** Per tagged delivery buffer (from fileCount + exits): its member, and that member's file capture (−1 none). */
+  readonly #deliveries: { member: number; file: number }[] = [];
 
-  constructor(dp: DataPlane, compiled: CompiledSpec, exits: readonly Exit[], out: string | undefined, emit: ExitListener) {
+  constructor(dp: DataPlane, compiled: CompiledSpec, exits: readonly Exit[], out: string | undefined, deliveries: boolean, emit: Emit) {
     this.#files = out === undefined ? undefined : new CaptureOutputs(out, compiled, dp);
     this.#fileCount = this.#files?.count ?? 0;
     this.#exits = exits;
@@ -458,8 +579,17 @@ class EmulationCaptures implements CaptureTargets {
       if (!l.captured) x.linkSet(l.index, l.network, e.network.spec.design.id, l.sender, l.senderPort, LINK_MODES.indexOf(l.mode), 0, 1);
       x.linkSetCapture(l.index, this.#fileCount + e.index);
     }
+    if (deliveries) {
+      for (const m of compiled.members) {
+        if (m.tables.receive === undefined) continue;
+        const c = this.#fileCount + exits.length + this.#deliveries.length;
+        this.#deliveries.push({ member: m.index, file: this.#files?.memberCapture(m.index) ?? -1 });
+        x.memberSetCapture(m.index, c);
+        x.memberTagDeliveries(m.index, 1);
+      }
+    }
     // At least one buffer: with none, the data plane would hand link packets to the record ring.
-    this.count = Math.max(1, this.#fileCount + exits.length);
+    this.count = Math.max(1, this.#fileCount + exits.length + this.#deliveries.length);
   }
 
   write(c: number, data: Uint8Array, start: number, len: number): void {
@@ -468,16 +598,42 @@ class EmulationCaptures implements CaptureTargets {
       else this.#files?.write(c, data, start, len);
       return;
     }
+    const delivery = this.#deliveries[c - this.#fileCount - this.#exits.length];
+    if (delivery !== undefined) return this.#delivered(delivery, data, start, len);
     const exit = this.#exits[c - this.#fileCount];
     if (exit === undefined) return;
     const view = new DataView(data.buffer, data.byteOffset);
     for (let r = start; r + PCAP_REC_LEN <= start + len; ) {
       const capLen = view.getUint32(r + 8, true);
-      this.#emit(exit, data, r + PCAP_REC_LEN, capLen, view.getUint32(r, true), view.getUint32(r + 4, true));
+      this.#emit.exit(exit, data, r + PCAP_REC_LEN, capLen, view.getUint32(r, true), view.getUint32(r + 4, true));
       r += PCAP_REC_LEN + capLen;
     }
     const file = this.#exitFile[exit.index] ?? -1;
     if (file >= 0) this.#keep(file, data, start, len);
+  }
+
+  /** Tagged delivery records: to the listeners, and untagged (plain pcap records) to the member's file. */
+  #delivered(d: { member: number; file: number }, data: Uint8Array, start: number, len: number): void {
+    const view = new DataView(data.buffer, data.byteOffset);
+    const end = start + len;
+    const head = PCAP_REC_LEN + CAPTURE_TAG_LEN;
+    let records = 0;
+    for (let r = start; r + head <= end; records++) {
+      const capLen = view.getUint32(r + 8, true);
+      this.#emit.deliver(d.member, view.getUint32(r + PCAP_REC_LEN, true), data, r + head, capLen, view.getUint32(r, true), view.getUint32(r + 4, true));
+      r += head + capLen;
+    }
+    if (d.file < 0 || this.#files === undefined || records === 0) return;
+    const plain = new Uint8Array(len - records * CAPTURE_TAG_LEN);
+    let at = 0;
+    for (let r = start; r + head <= end; ) {
+      const capLen = view.getUint32(r + 8, true);
+      plain.set(data.subarray(r, r + PCAP_REC_LEN), at);
+      plain.set(data.subarray(r + head, r + head + capLen), at + PCAP_REC_LEN);
+      at += PCAP_REC_LEN + capLen;
+      r += head + capLen;
+    }
+    this.#files.write(d.file, plain, 0, at);
   }
 
   #keep(c: number, data: Uint8Array, start: number, len: number): void {

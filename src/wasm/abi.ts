@@ -92,6 +92,13 @@ export const PORT_NONE = 0xfffd;
 /** Largest link identifier a member may use. */
 export const PORT_MAX = 0xfff0;
 
+/**
+ * A tagged capture buffer (assembly/pipeline/capture.ts): after each record's pcap header, the
+ * in-link identifier the packet arrived on (u32, little-endian), then its bytes. Deliveries that
+ * a listener wants to see by in-link (P4Runtime PacketIn) go to tagged buffers.
+ */
+export const CAPTURE_TAG_LEN = 4;
+
 /** Table write operations in the command buffer. */
 export const WRITE_OPS = ["none", "insert", "modify", "delete"] as const;
 

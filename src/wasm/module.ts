@@ -34,6 +34,8 @@ export interface DataPlaneExports extends Record<string, unknown> {
   endpointSet(i: number, kind: number, member: number, arg: number, link: number): void;
   linkSetCapture(i: number, c: number): void;
   memberSetCapture(i: number, c: number): void;
+  memberTagDeliveries(i: number, on: number): void;
+  endpointsGrow(e: number): void;
   capturesInit(n: number, len: number): void;
   captureBase(c: number): number;
   captureUsed(c: number): number;

@@ -5,7 +5,7 @@
 //
 //   delete NETWORK:MEMBER TABLE ROW   take the description's row ROW out of the member's table
 //   insert NETWORK:MEMBER TABLE ROW   put it back
-//   counts                            packets so far
+//   counts                            packets so far, and hits on the description's rows
 //   stop                              stop as Ctrl-C does
 //   help                              these lines
 
@@ -18,7 +18,7 @@ import type { Emulation } from "./emulation.js";
 export const COMMANDS_HELP = `commands, one a line:
   delete NETWORK:MEMBER TABLE ROW   take row ROW (its index in the description's table) out of the table
   insert NETWORK:MEMBER TABLE ROW   put that row back
-  counts                            packets injected, delivered, dropped and left so far
+  counts                            packets injected, delivered, dropped and left, and row hits, so far
   stop                              stop (as Ctrl-C does)
   help                              this list`;
 
@@ -55,8 +55,10 @@ function bad(problem: string, fix: string): CommandResult {
 }
 
 function counts(em: Emulation): string {
-  const p = em.summary().packets;
-  return `injected ${p.injected}, copies ${p.copies}, delivered ${p.delivered}, dropped ${p.dropped}, left ${p.exited}`;
+  const s = em.summary();
+  const p = s.packets;
+  const hits = s.rows.reduce((n, r) => n + r.hits, 0);
+  return `injected ${p.injected}, copies ${p.copies}, delivered ${p.delivered}, dropped ${p.dropped}, left ${p.exited}, row hits ${hits} on ${s.rows.length} rows`;
 }
 
 /** delete / insert a description row, as one all-or-nothing table write. */

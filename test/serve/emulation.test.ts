@@ -168,3 +168,134 @@ describe("Emulation", () => {
     expect(readdirSync(other)).toEqual([]);
   });
 });
+
+/** The packets of a pcap file, read here (not with strata's reader). */
+function pcapPackets(file: string): Buffer[] {
+  if (!existsSync(file)) return [];
+  const b = readFileSync(file);
+  const out: Buffer[] = [];
+  for (let at = 24; at + 16 <= b.length; ) {
+    const len = b.readUInt32LE(at + 8);
+    out.push(b.subarray(at + 16, at + 16 + len));
+    at += 16 + len;
+  }
+  return out;
+}
+
+describe("deliveries reported to listeners (what serve --p4runtime sends as PacketIn)", () => {
+  const examples = readdirSync(join(root, "examples"), { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => ({ name: d.name, inputs: (JSON.parse(readFileSync(join(root, "examples", d.name, "example.json"), "utf8")) as { inputs: string[] }).inputs }));
+
+  it.each(examples)("$name: each member's deliveries, with the in-link each came on, are strata run's; --out is strata run's too", async ({ name, inputs }) => {
+    const netSpec = join(root, "examples", name, "network.yaml");
+    const split = inputs.map((i) => ({ endpoint: i.slice(0, i.indexOf("=")), file: join(root, i.slice(i.indexOf("=") + 1)) }));
+    // The reference: strata run, its delivered/ files and the in-link of each delivery from its trace (the receive step before it).
+    const ref = tempDir();
+    const io = memoryIo();
+    expect(await main(["run", netSpec, ...split.flatMap((s) => ["--in", `${s.endpoint}=${s.file}`]), "--out", ref, "--trace", "--force"], io), io.stderr.text).toBe(0);
+    const wantIn: string[] = [];
+    for (const line of readFileSync(join(ref, "trace.jsonl"), "utf8").trim().split("\n")) {
+      const steps = (JSON.parse(line) as { steps: { copy: number; step: string; member?: string; in?: number }[] }).steps;
+      steps.forEach((st, k) => {
+        if (st.step !== "deliver") return;
+        const receive = steps.slice(0, k).reverse().find((x) => x.copy === st.copy && x.step === "receive" && x.member === st.member);
+        wantIn.push(`${st.member ?? ""} in ${receive?.in ?? "?"}`);
+      });
+    }
+
+    const out = join(tempDir(), "serve");
+    const em = Emulation.open({ spec: netSpec, endpoints: split.map((s) => s.endpoint), out, deliveries: true });
+    const got = new Map<string, Buffer[]>();
+    const gotIn: string[] = [];
+    em.onDeliver((member, inLink, data, start, len) => {
+      const q = em.compiled.members[member]?.qualified ?? "";
+      got.set(q, [...(got.get(q) ?? []), Buffer.from(data.slice(start, start + len))]);
+      gotIn.push(`${q} in ${inLink}`);
+    });
+    const all = split.flatMap((s, ep) => frames(s.file).map((f) => ({ ep, f }))).sort((x, y) => x.f.sec - y.f.sec || x.f.nsec - y.f.nsec);
+    for (const { ep, f } of all) em.submit(ep, f.data, f.data.length, f.data.length, f.sec, f.nsec);
+    em.flush();
+    const s = em.stop();
+    expect(s.packets.delivered).toBe(gotIn.length);
+    expect(gotIn.sort()).toEqual(wantIn.sort());
+    for (const m of em.compiled.members) {
+      const want = pcapPackets(join(ref, "delivered", `${m.qualified}.pcap`));
+      expect((got.get(m.qualified) ?? []).map(hex), m.qualified).toEqual(want.map(hex));
+      // The tags stay out of the files: --out's delivered/ is strata run's, byte for byte.
+      const file = join(ref, "delivered", `${m.qualified}.pcap`);
+      if (existsSync(file)) expect(hex(readFileSync(join(out, "delivered", `${m.qualified}.pcap`))), m.qualified).toBe(hex(readFileSync(file)));
+    }
+  });
+
+  it("tables that start empty: a row counts (summary, commands) once a write puts its match and action in, not before or after", async () => {
+    const ipSpec = join(root, "examples/ip-router/network.yaml");
+    const em = Emulation.open({ spec: ipSpec, endpoints: ["lanA:h1.1"], emptyTables: true });
+    const [f] = frames(pcap("example-router-h1.pcap"));
+    if (f === undefined) throw new Error("empty capture");
+    const full = Emulation.open({ spec: ipSpec, endpoints: ["lanA:h1.1"] });
+    full.submit(0, f.data);
+    full.flush();
+    const want = full.stop().rows;
+    expect(want.length).toBeGreaterThan(0);
+    // Empty: the packet is dropped, no row counted.
+    em.submit(0, f.data);
+    em.flush();
+    expect(em.summary().rows).toEqual([]);
+    // Every row written as a controller would (one write per table), noted: the same packet hits what it hits in `full`.
+    await em.between(() => {
+      for (const t of em.compiled.tables) {
+        const writes = t.rows.map((r) => ({ op: "insert" as const, table: t, match: r.match, action: r.action }));
+        const result = em.installed.tables.write(writes);
+        expect(result.ok).toBe(true);
+        em.noteWrites(writes, result);
+      }
+    });
+    em.submit(0, f.data);
+    em.flush();
+    expect(em.summary().rows).toEqual(want);
+    // A modify to another action, or a delete, takes the row out of the count.
+    const forward = em.compiled.members.find((m) => m.qualified === "ip.r")?.tables.forward;
+    const row = forward?.rows.find((r) => r.text.includes("10.0.2.0/24"));
+    if (forward === undefined || row === undefined) throw new Error("no forward row");
+    await em.between(() => {
+      const writes = [{ op: "modify" as const, table: forward, match: row.match, action: { ...row.action, arg: 1 } }];
+      em.noteWrites(writes, em.installed.tables.write(writes));
+    });
+    const k = forward.rows.indexOf(row);
+    expect(em.installed.entries.get(forward.id)?.[k]).toBe(-1);
+    await em.between(() => {
+      const writes = [{ op: "modify" as const, table: forward, match: row.match, action: row.action }];
+      em.noteWrites(writes, em.installed.tables.write(writes));
+    });
+    expect(em.installed.entries.get(forward.id)?.[k]).toBeGreaterThanOrEqual(0);
+    await em.between(() => {
+      const writes = [{ op: "delete" as const, table: forward, match: row.match }];
+      em.noteWrites(writes, em.installed.tables.write(writes));
+    });
+    expect(em.installed.entries.get(forward.id)?.[k]).toBe(-1);
+    em.stop();
+  });
+
+  it("adds an endpoint where a member sends in a session the first time one is asked for, once", () => {
+    const ipSpec = join(root, "examples/ip-router/network.yaml");
+    const em = Emulation.open({ spec: ipSpec, endpoints: ["lanA:h1.1"], deliveries: true });
+    const h1 = em.compiled.members.find((m) => m.qualified === "lanA.h1")?.index ?? -1;
+    const at = { kind: "session" as const, member: h1, session: 1, link: -1 };
+    const k = em.endpointAt(at, "p4runtime");
+    expect(k).toBe(1);
+    expect(em.endpointAt(at, "p4runtime")).toBe(1);
+    expect(em.endpoints[k]?.text).toBe("lanA:h1@1");
+    const delivered: string[] = [];
+    em.onDeliver((member) => delivered.push(em.compiled.members[member]?.qualified ?? ""));
+    const [f] = frames(pcap("example-router-h1.pcap"));
+    if (f === undefined) throw new Error("empty capture");
+    em.submit(k, f.data.subarray(14));
+    em.flush();
+    expect(delivered).toEqual(["ip.h2"]);
+    expect(em.stop().inputs.map((i) => [i.endpoint, i.file, i.packets])).toEqual([
+      ["lanA:h1.1", "", 0],
+      ["lanA:h1@1", "p4runtime", 1],
+    ]);
+  });
+});

@@ -1,0 +1,147 @@
+// A controller session on `strata serve --p4runtime --empty` (the command's own
+// code path, in-process, its control commands on a stream): arbitration, each
+// device's entries as `strata export p4` writes them, a packet-out in a session
+// of h1, and the PacketIn at h2 — byte for byte what `strata run` of the
+// example delivers to ip.h2 — while `--commands` sees the rows the controller
+// installed and their hits. Real gRPC on localhost; the client knows only the
+// official definitions (./client.ts).
+
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { memoryIo } from "../../src/cli/io.js";
+import { main } from "../../src/cli/main.js";
+import { serve } from "../../src/cli/serve.js";
+import { Client, type M, statusCode, type Stream } from "./client.js";
+
+const root = new URL("../..", import.meta.url).pathname;
+const SPEC = join(root, "examples/ip-router/network.yaml");
+const H1_PCAP = join(root, "pcaps/example-router-h1.pcap");
+const OK = 0;
+
+interface Manifest {
+  readonly machine: string;
+  readonly deviceId: number;
+  readonly members: readonly { readonly number: number; readonly member: string }[];
+}
+
+/** The packets of a pcap file, read here (not with strata's reader). */
+function pcapPackets(file: string): Buffer[] {
+  const b = readFileSync(file);
+  const out: Buffer[] = [];
+  for (let at = 24; at + 16 <= b.length; ) {
+    const len = b.readUInt32LE(at + 8);
+    out.push(b.subarray(at + 16, at + 16 + len));
+    at += 16 + len;
+  }
+  return out;
+}
+
+/** Runs strata's command line in-process; its exit code must be 0. */
+async function strata(args: string[]): Promise<string> {
+  const io = memoryIo();
+  const code = await main(args, io);
+  expect(code, io.stderr.text).toBe(0);
+  return io.stdout.text;
+}
+
+type Row = { member: string; table: string; row: number | "default"; hits: number };
+const rowKey = (r: Row): string => `${r.member} ${r.table} ${String(r.row)}`;
+
+describe("strata serve --p4runtime --empty: a controller session on the IP router", () => {
+  it("installs every device's exported entries, sends a packet-out in h1's session and gets h2's PacketIn as strata run delivers it; --commands counts the hits", async () => {
+    // What the controller writes: `strata export p4`'s files.
+    const exported = mkdtempSync(join(tmpdir(), "strata-p4in-export-"));
+    await strata(["export", "p4", SPEC, "--out", exported]);
+    const manifest = (machine: string): Manifest => JSON.parse(readFileSync(join(exported, machine, "manifest.json"), "utf8")) as Manifest;
+    const machines = ["h1", "r", "h2"].map(manifest);
+    const number = (machine: string, member: string): number => manifest(machine).members.find((m) => m.member === member)?.number ?? -1;
+
+    // The reference: `strata run` of the example's h1 capture.
+    const replayed = mkdtempSync(join(tmpdir(), "strata-p4in-run-"));
+    await strata(["run", SPEC, "--in", `lanA:h1.1=${H1_PCAP}`, "--out", replayed]);
+    const want = pcapPackets(join(replayed, "delivered", "ip.h2.pcap"));
+    expect(want.length).toBe(1);
+    const replayRows = (JSON.parse(readFileSync(join(replayed, "summary.json"), "utf8")) as { rows: Row[] }).rows;
+
+    const commands = new PassThrough();
+    const io = memoryIo();
+    const done = serve(SPEC, { port: [], hopLimit: 64, copyLimit: 4096, p4runtime: "127.0.0.1:0", empty: true, commands: true, json: true }, io, { commands });
+    const said = async (pattern: RegExp): Promise<RegExpExecArray> => {
+      for (let i = 0; i < 500; i++) {
+        const m = pattern.exec(io.stderr.text);
+        if (m !== null) return m;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      throw new Error(`never said ${pattern}: ${io.stderr.text}`);
+    };
+    const command = async (line: string, answer: RegExp): Promise<RegExpExecArray> => {
+      commands.write(`${line}\n`);
+      return said(answer);
+    };
+    const port = (await said(/P4Runtime server on 127\.0\.0\.1:(\d+): devices 1 h1, 2 r, 3 h2 \(empty\)/))[1] ?? "";
+    const client = new Client(`127.0.0.1:${port}`);
+    const streams = new Map<string, Stream>();
+    try {
+      // Arbitration: the controller is primary on every device (election id 1, the one entries.bin carries).
+      for (const m of machines) {
+        const s = client.stream();
+        s.arbitrate(m.deviceId, 1);
+        expect(statusCode(await s.next())).toBe(OK);
+        streams.set(m.machine, s);
+      }
+      // Empty devices: the commands see the description's rows, none of them installed.
+      await command("delete ip:r forward 1", /^strata: cannot delete ip\.r forward row 1 \(dst 10\.0\.2\.0\/24 → out 2\): it is not in the table \(insert it first\)$/m);
+      await command("counts", /^injected 0, copies 0, delivered 0, dropped 0, left 0, row hits 0 on 0 rows$/m);
+
+      for (const m of machines) await client.unaryRaw("Write", readFileSync(join(exported, m.machine, "entries.bin")));
+
+      // A packet-out in session 1 of lanA.h1 (kind 2): h1's IPv4 packet, which lanA.h1 frames for r.
+      const frame = pcapPackets(H1_PCAP)[0];
+      if (frame === undefined) throw new Error("no packet in the h1 capture");
+      const ipPacket = frame.subarray(14);
+      streams.get("h1")?.send({
+        packet: {
+          payload: ipPacket,
+          metadata: [
+            { metadataId: 1, value: Buffer.from([number("h1", "lanA.h1")]) },
+            { metadataId: 2, value: Buffer.from([2]) },
+            { metadataId: 3, value: Buffer.from([1]) },
+          ],
+        },
+      });
+      const m = await streams.get("h2")?.next();
+      const packet = (m?.packet ?? {}) as M;
+      const meta = Object.fromEntries(((packet.metadata ?? []) as M[]).map((x) => [Number(x.metadataId), [...(x.value as Buffer)]]));
+      // packet_in.member is ip.h2's number on device h2; in_link 1, the link from r.
+      expect(meta).toEqual({ 1: [number("h2", "ip.h2")], 2: [1] });
+      expect(Buffer.from(packet.payload as Buffer).equals(want[0] ?? Buffer.alloc(0))).toBe(true);
+      // Nothing else was delivered: no PacketIn on h1 or r, none more on h2.
+      for (const name of ["h1", "r", "h2"]) expect(await streams.get(name)?.drain(150)).toEqual([]);
+
+      // The commands see the rows the controller installed, and the hits on them.
+      const counted = await command("counts", /^injected 1, copies 0, delivered 1, dropped 0, left 0, row hits (\d+) on (\d+) rows$/m);
+      await command("stop", /^stopping$/m);
+      expect(await done).toBe(0);
+      const summary = JSON.parse(io.stdout.text) as { rows: Row[]; inputs: { endpoint: string; file: string; packets: number }[] };
+      expect(summary.inputs).toEqual([{ endpoint: "lanA:h1@1", file: "p4runtime", packets: 1, linkTypes: [], adapted: [] }]);
+      expect(Number(counted[1])).toBe(summary.rows.reduce((n, r) => n + r.hits, 0));
+      expect(Number(counted[2])).toBe(summary.rows.length);
+      // Every row the replay's packet hit, this one hit as often; the others are lanA.h1's (the packet-out starts there).
+      const served = new Map(summary.rows.map((r) => [rowKey(r), r.hits]));
+      for (const r of replayRows) expect([rowKey(r), served.get(rowKey(r))]).toEqual([rowKey(r), r.hits]);
+      const replayKeys = new Set(replayRows.map(rowKey));
+      const extra = summary.rows.filter((r) => !replayKeys.has(rowKey(r)));
+      expect(extra.length).toBeGreaterThan(0);
+      expect(extra.every((r) => r.member === "lanA.h1")).toBe(true);
+      expect(served.get("ip.r forward 1")).toBe(1);
+      expect(served.get("ip.r forward 0")).toBeUndefined();
+    } finally {
+      for (const s of streams.values()) s.close();
+      client.close();
+      commands.end();
+    }
+  });
+});

@@ -11,7 +11,8 @@
 
 import type { CompiledSpec } from "../control/compiled.js";
 import { type Injection, install, withoutRows } from "../control/install.js";
-import { INJECT_KINDS, TRACE_KINDS } from "../wasm/abi.js";
+import { INJECT_KINDS } from "../wasm/abi.js";
+import { DeliveryCaptures } from "../wasm/deliveries.js";
 import { DataPlane } from "../wasm/module.js";
 import { DEFAULT_RUNNER, type InputBatch, Runner } from "../wasm/runner.js";
 import type { Tables } from "../wasm/tables.js";
@@ -47,7 +48,6 @@ export { withoutRows } from "../control/install.js";
 
 /** Injection endpoints set aside for a batch: packets entering at more distinct places take more batches. */
 const ENDPOINT_SLOTS = 64;
-const EV_DELIVER = TRACE_KINDS.indexOf("deliver");
 
 export class LocalEmulation implements ControlledEmulation {
   readonly compiled: CompiledSpec;
@@ -65,7 +65,11 @@ export class LocalEmulation implements ControlledEmulation {
     this.#dp = DataPlane.load();
     const slots: Injection[] = Array.from({ length: ENDPOINT_SLOTS }, () => ({ kind: "self", member: 0, session: 0, link: -1 }));
     this.#tables = install(this.#dp, start, slots).tables;
-    this.#runner = new Runner(this.#dp, { trace: true, maxFanout: compiled.maxFanout, slotLenMax: 65535 + DEFAULT_RUNNER.headroom });
+    // Deliveries come back in tagged capture records (member, in-link, bytes), read once per batch.
+    const captures = new DeliveryCaptures(this.#dp, compiled, (member, inLink, data, start, len) => {
+      for (const l of this.#listeners) l({ member, inLink, data: data.slice(start, start + len) });
+    });
+    this.#runner = new Runner(this.#dp, { trace: false, maxFanout: compiled.maxFanout, slotLenMax: 65535 + DEFAULT_RUNNER.headroom }, captures);
     this.#dp.exports.countersReset();
   }
 
@@ -136,22 +140,9 @@ export class LocalEmulation implements ControlledEmulation {
       tsNsec: new Uint32Array(n).fill((now % 1000) * 1e6),
       endpoint: Uint32Array.from(places),
     };
-    // Deliveries and their trace events come out in the same order: the event carries the in-link.
-    const delivered: { member: number; data: Uint8Array }[] = [];
-    const inLinks: number[] = [];
-    const sink = {
-      packet: (kind: "link" | "deliver", target: number, bytes: Uint8Array, start: number, len: number): void => {
-        if (kind === "deliver") delivered.push({ member: target, data: bytes.slice(start, start + len) });
-      },
-      event: (e: { kind: number; port: number }): void => {
-        if (e.kind === EV_DELIVER) inLinks.push(e.port);
-      },
-    };
-    this.#runner.run(batch, this.#packets, sink);
+    this.#runner.run(batch, this.#packets, null);
+    this.#runner.flushCaptures();
     this.#packets += n;
-    delivered.forEach((d, i) => {
-      for (const l of this.#listeners) l({ member: d.member, inLink: inLinks[i] ?? 0, data: d.data });
-    });
   }
 
   onDeliver(listener: (d: Delivery) => void): () => void {

@@ -31,6 +31,7 @@ import { CaptureOutputs, OutDir, outputFiles, SUMMARY_FILE, TRACE_FILE } from ".
 import { leaves, type Summary, summarize } from "../run/summary.js";
 import { TraceWriter } from "../run/trace.js";
 import { CAPTURE_TAG_LEN, INJECT_KINDS, LINK_MODES } from "../wasm/abi.js";
+import { forEachTagged, tagDeliveries } from "../wasm/deliveries.js";
 import { DataPlane } from "../wasm/module.js";
 import type { TableWrite, WriteResult } from "../wasm/tables.js";
 import { type CaptureTargets, checkLimits, DEFAULT_RUNNER, type InputBatch, type OutputSink, Runner } from "../wasm/runner.js";
@@ -584,8 +585,7 @@ class EmulationCaptures implements CaptureTargets {
         if (m.tables.receive === undefined) continue;
         const c = this.#fileCount + exits.length + this.#deliveries.length;
         this.#deliveries.push({ member: m.index, file: this.#files?.memberCapture(m.index) ?? -1 });
-        x.memberSetCapture(m.index, c);
-        x.memberTagDeliveries(m.index, 1);
+        tagDeliveries(dp, m.index, c);
       }
     }
     // At least one buffer: with none, the data plane would hand link packets to the record ring.
@@ -614,26 +614,19 @@ class EmulationCaptures implements CaptureTargets {
 
   /** Tagged delivery records: to the listeners, and untagged (plain pcap records) to the member's file. */
   #delivered(d: { member: number; file: number }, data: Uint8Array, start: number, len: number): void {
-    const view = new DataView(data.buffer, data.byteOffset);
-    const end = start + len;
-    const head = PCAP_REC_LEN + CAPTURE_TAG_LEN;
-    let records = 0;
-    for (let r = start; r + head <= end; records++) {
-      const capLen = view.getUint32(r + 8, true);
-      this.#emit.deliver(d.member, view.getUint32(r + PCAP_REC_LEN, true), data, r + head, capLen, view.getUint32(r, true), view.getUint32(r + 4, true));
-      r += head + capLen;
-    }
-    if (d.file < 0 || this.#files === undefined || records === 0) return;
+    const files = this.#files;
+    const records = forEachTagged(data, start, len, (inLink, bytes, at, n, sec, nsec) => this.#emit.deliver(d.member, inLink, bytes, at, n, sec, nsec));
+    if (d.file < 0 || files === undefined || records === 0) return;
     const plain = new Uint8Array(len - records * CAPTURE_TAG_LEN);
     let at = 0;
-    for (let r = start; r + head <= end; ) {
-      const capLen = view.getUint32(r + 8, true);
-      plain.set(data.subarray(r, r + PCAP_REC_LEN), at);
-      plain.set(data.subarray(r + head, r + head + capLen), at + PCAP_REC_LEN);
-      at += PCAP_REC_LEN + capLen;
-      r += head + capLen;
-    }
-    this.#files.write(d.file, plain, 0, at);
+    forEachTagged(data, start, len, (_inLink, bytes, from, n) => {
+      // The record header sits just before the tag.
+      const head = from - CAPTURE_TAG_LEN - PCAP_REC_LEN;
+      plain.set(bytes.subarray(head, head + PCAP_REC_LEN), at);
+      plain.set(bytes.subarray(from, from + n), at + PCAP_REC_LEN);
+      at += PCAP_REC_LEN + n;
+    });
+    files.write(d.file, plain, 0, at);
   }
 
   #keep(c: number, data: Uint8Array, start: number, len: number): void {

@@ -4,7 +4,7 @@
 // records come back as views on linear memory, valid until the next call.
 
 import { RECORD_HEADER_LEN } from "../pcap/pcap-layout.js";
-import { LAYOUTS, REGIONS } from "./abi.js";
+import { CAPTURE_TAG_LEN, LAYOUTS, REGIONS } from "./abi.js";
 import type { DataPlane } from "./module.js";
 
 export interface RunnerOptions {
@@ -168,10 +168,10 @@ export class Runner {
     const x = this.#dp.exports;
     const slotLen = this.#slotLen;
     x.poolInit(o.slots, slotLen, o.headroom);
-    // The output ring and every capture buffer must hold the largest record: a full buffer's packet.
+    // The output ring and every capture buffer must hold the largest record: a full buffer's packet (tagged, CAPTURE_TAG_LEN more).
     x.outputInit(Math.max(o.outputBytes, 2 * (slotLen + O.SIZE[0])), o.trace ? Math.max(o.traceEvents, 4 * (o.maxFanout + 8)) : 1);
     const captures = this.#captures;
-    if (captures !== undefined) x.capturesInit(captures.count, Math.max(o.captureBytes, 2 * (slotLen + RECORD_HEADER_LEN)));
+    if (captures !== undefined) x.capturesInit(captures.count, Math.max(o.captureBytes, 2 * (slotLen + RECORD_HEADER_LEN + CAPTURE_TAG_LEN)));
   }
 
   /** Grows the buffers, between batches, for a packet of `len` bytes; at slotLenMax they stay. */

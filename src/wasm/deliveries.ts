@@ -1,0 +1,61 @@
+// Deliveries with the in-link each came on, read from the data plane's tagged
+// capture records (assembly/pipeline/capture.ts): a member whose deliveries are
+// tagged writes, after each record's pcap header, the in-link identifier the
+// packet arrived on. Read once per batch, so a listener (the P4Runtime
+// server's PacketIn) learns member, in-link and bytes without tracing and
+// without a wasm call per packet.
+
+import type { CompiledSpec } from "../control/compiled.js";
+import { RECORD_HEADER_LEN } from "../pcap/pcap-layout.js";
+import { CAPTURE_TAG_LEN } from "./abi.js";
+import type { DataPlane } from "./module.js";
+import type { CaptureTargets } from "./runner.js";
+
+/** A delivery: `data[start .. start+len)` is a view on linear memory, valid only during the call. */
+export type TaggedRecord = (inLink: number, data: Uint8Array, start: number, len: number, tsSec: number, tsNsec: number) => void;
+
+/** Calls `fn` for each tagged record in `data[start .. start+len)`; returns how many there were. */
+export function forEachTagged(data: Uint8Array, start: number, len: number, fn: TaggedRecord): number {
+  const view = new DataView(data.buffer, data.byteOffset);
+  const head = RECORD_HEADER_LEN + CAPTURE_TAG_LEN;
+  let n = 0;
+  for (let r = start; r + head <= start + len; n++) {
+    const capLen = view.getUint32(r + 8, true);
+    fn(view.getUint32(r + RECORD_HEADER_LEN, true), data, r + head, capLen, view.getUint32(r, true), view.getUint32(r + 4, true));
+    r += head + capLen;
+  }
+  return n;
+}
+
+/** Tags member `member`'s deliveries and sends them to capture buffer `c`. */
+export function tagDeliveries(dp: DataPlane, member: number, c: number): void {
+  dp.exports.memberSetCapture(member, c);
+  dp.exports.memberTagDeliveries(member, 1);
+}
+
+/**
+ * Capture targets that are only deliveries: one tagged buffer per receiving member, each record
+ * handed to `emit` with its member. For a Runner with no capture files (LocalEmulation).
+ */
+export class DeliveryCaptures implements CaptureTargets {
+  readonly count: number;
+  readonly #members: number[] = [];
+  readonly #emit: (member: number, ...record: Parameters<TaggedRecord>) => void;
+
+  constructor(dp: DataPlane, compiled: CompiledSpec, emit: (member: number, ...record: Parameters<TaggedRecord>) => void) {
+    this.#emit = emit;
+    for (const m of compiled.members) {
+      if (m.tables.receive === undefined) continue;
+      tagDeliveries(dp, m.index, this.#members.length);
+      this.#members.push(m.index);
+    }
+    // At least one buffer: with none, the data plane would hand link packets to the record ring.
+    this.count = Math.max(1, this.#members.length);
+  }
+
+  write(c: number, data: Uint8Array, start: number, len: number): void {
+    const member = this.#members[c];
+    if (member === undefined) return;
+    forEachTagged(data, start, len, (...record) => this.#emit(member, ...record));
+  }
+}

@@ -5,9 +5,10 @@
 // description (or left empty), and a FIFO of jobs run one after another on
 // the event loop, so a control job never runs while a batch is in the data
 // plane and a PacketOut sent after a Write sees that Write's tables. Its
-// tables start empty: the server installs rows itself. A
-// long-running emulation with live ports (`strata serve`) can stand behind the
-// same interface.
+// tables start empty: the server installs rows itself. Deliveries come back in
+// tagged capture records (src/wasm/deliveries.ts: member, in-link, bytes), read
+// once per batch. `strata serve`'s long-running emulation stands behind the
+// same interface (./serve-emulation.ts).
 
 import type { CompiledSpec } from "../control/compiled.js";
 import { type Injection, install, withoutRows } from "../control/install.js";

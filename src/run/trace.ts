@@ -100,7 +100,7 @@ export class TraceWriter {
   readonly #compiled: CompiledSpec;
   readonly #tables: ReadonlyMap<number, CompiledTable>;
   /** Entry index → compiled row index, by table id. */
-  readonly #rows: ReadonlyMap<number, ReadonlyMap<number, number>>;
+  #rows: ReadonlyMap<number, ReadonlyMap<number, number>>;
   #pending: string[] = [];
   #pendingLen = 0;
   #line: TraceLine | undefined;
@@ -114,7 +114,16 @@ export class TraceWriter {
     this.#fd = openSync(path, "w");
     this.#compiled = compiled;
     this.#tables = new Map(compiled.tables.map((t) => [t.id, t]));
-    this.#rows = new Map([...entries].map(([id, list]) => [id, new Map(list.map((entry, row) => [entry, row]))]));
+    this.#rows = TraceWriter.#rowsOf(entries);
+  }
+
+  static #rowsOf(entries: ReadonlyMap<number, readonly number[]>): Map<number, Map<number, number>> {
+    return new Map([...entries].map(([id, list]) => [id, new Map(list.map((entry, row) => [entry, row]))]));
+  }
+
+  /** The tables' rows are now at `entries` (a running emulation's tables were rewritten): events name rows by them from here on. */
+  setEntries(entries: ReadonlyMap<number, readonly number[]>): void {
+    this.#rows = TraceWriter.#rowsOf(entries);
   }
 
   /** The batch whose events come next; `endpoints` names each injection point. */

@@ -135,8 +135,7 @@ export class Emulation {
   readonly options: EmulationOptions;
   readonly compiled: CompiledSpec;
   readonly dp: DataPlane;
-  /** The tables as installed. Control work that rewrites them keeps this up to date (summary row hits read it). */
-  installed: Installed;
+  #installed: Installed;
   readonly exits: readonly Exit[];
   readonly #endpoints: ResolvedEndpoint[];
   readonly #opened: number;
@@ -166,9 +165,9 @@ export class Emulation {
     this.dp = DataPlane.load();
     if (options.emptyTables === true) {
       const empty = install(this.dp, withoutRows(compiled), endpoints);
-      this.installed = { compiled, tables: empty.tables, entries: new Map(compiled.tables.map((t) => [t.id, t.rows.map(() => -1)])) };
+      this.#installed = { compiled, tables: empty.tables, entries: new Map(compiled.tables.map((t) => [t.id, t.rows.map(() => -1)])) };
     } else {
-      this.installed = install(this.dp, compiled, endpoints);
+      this.#installed = install(this.dp, compiled, endpoints);
     }
     const exits: Exit[] = [];
     for (const l of compiled.links) {
@@ -218,6 +217,16 @@ export class Emulation {
     const c = compiled ?? compile(loadSpec(options.spec));
     const endpoints = options.endpoints.map((e) => resolveEndpoint(c, e));
     return new Emulation(options, c, endpoints);
+  }
+
+  /** The tables as installed. Control work that rewrites them keeps this up to date (summary row hits, the trace's rows and the commands read it). */
+  get installed(): Installed {
+    return this.#installed;
+  }
+
+  set installed(value: Installed) {
+    this.#installed = value;
+    this.#trace?.setEntries(value.entries);
   }
 
   /** Where packets enter, in the ENDPOINT forms of `strata run --in`: inject()'s and submit()'s endpoint numbers index it. */

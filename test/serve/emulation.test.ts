@@ -228,12 +228,14 @@ describe("deliveries reported to listeners (what serve --p4runtime sends as Pack
     }
   });
 
-  it("tables that start empty: a row counts (summary, commands) once a write puts its match and action in, not before or after", async () => {
+  it("tables that start empty: a row counts (summary, trace, commands) once a write puts its match and action in, not before or after", async () => {
     const ipSpec = join(root, "examples/ip-router/network.yaml");
-    const em = Emulation.open({ spec: ipSpec, endpoints: ["lanA:h1.1"], emptyTables: true });
+    const out = join(tempDir(), "empty");
+    const em = Emulation.open({ spec: ipSpec, endpoints: ["lanA:h1.1"], emptyTables: true, out, trace: true });
     const [f] = frames(pcap("example-router-h1.pcap"));
     if (f === undefined) throw new Error("empty capture");
-    const full = Emulation.open({ spec: ipSpec, endpoints: ["lanA:h1.1"] });
+    const fullOut = join(tempDir(), "full");
+    const full = Emulation.open({ spec: ipSpec, endpoints: ["lanA:h1.1"], out: fullOut, trace: true });
     full.submit(0, f.data);
     full.flush();
     const want = full.stop().rows;
@@ -275,6 +277,10 @@ describe("deliveries reported to listeners (what serve --p4runtime sends as Pack
     });
     expect(em.installed.entries.get(forward.id)?.[k]).toBe(-1);
     em.stop();
+    // The trace names the rows of the packet that ran after the writes as a fully installed emulation's trace does.
+    const steps = (file: string, line: number): unknown[] =>
+      (JSON.parse(readFileSync(file, "utf8").trim().split("\n")[line] ?? "{}") as { steps: { row?: unknown; rule?: unknown }[] }).steps.map((x) => [x.row, x.rule]);
+    expect(steps(join(out, "trace.jsonl"), 1)).toEqual(steps(join(fullOut, "trace.jsonl"), 0));
   });
 
   it("adds an endpoint where a member sends in a session the first time one is asked for, once", () => {

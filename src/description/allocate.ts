@@ -1,0 +1,264 @@
+// Identifier allocation: link identifiers and session ids a description leaves
+// out (`from: h1, to: sw`, a send row with a name and no session) are chosen by
+// strata. It follows SwarmKit's port allocator (seed 000): an identifier written
+// by the user is static (the seed's published port), an omitted one is dynamic,
+// and an earlier allocation is recovered before anything new is chosen. The
+// deviations the seed's author marks XXX are fixed here, not copied:
+//
+// 1. "Reusing a previous assignment when we need it elsewhere" (XXX in
+//    RecoverExistingPorts: `Addr(oldPorts[j]) ∉ forcedAddr`): a previous
+//    identifier that the user now writes for another link end is not recovered;
+//    the written one wins and the end that had it gets a fresh one. Never a
+//    rejection.
+// 2. "Duplicate similar ports" (XXX `duplicate`): the seed matches old ports by
+//    a "mostly equal" spec, so two alike ports fight over one old number. Here an
+//    omitted identifier is keyed by what names it uniquely — the declaring
+//    network, the link's name (unique in a network; a default name is built from
+//    the ends as written, never from an allocated identifier) and the member at
+//    that end — and one identifier is recovered at most once per identifier space.
+// 3. "Shadowing an existing host port" / "Accepting a host port that is hidden"
+//    and the two XXX in AllocationsOK (host/host and ingress/host collisions
+//    ignored): a member has one identifier space, and every end in it — written
+//    or allocated, its own links, bridging links declared by other networks
+//    (seed §5.1) and shared links of subduction (seed §5.3, where the space is
+//    both shared members') — is checked against every other. Written ones that
+//    collide are reported by the topology checks (./topology.ts, ./bridging.ts);
+//    an allocated one never collides with anything.
+// 4. StepAllocateIdempotent (XXX: "not currently the case, because if we have
+//    two similar specs then we only copy the existing allocation for the first
+//    one"): keys are unique (2.), every omitted end is recovered first and
+//    chosen afresh only after all recoveries (lowest free identifier, in the
+//    order of the description), so allocate(d, allocate(d)) = allocate(d), and
+//    allocate(d) with no previous is the same every time.
+//
+// Rejection only when justified (the seed's RejectJustified): the allocator
+// rejects a description only when an identifier space has no free identifier
+// left for an omitted one (0..PORT_MAX for links, 0..2^32−1 for sessions). The
+// links of one group arriving at one member share one identifier there (seed
+// §4.3), so they take one slot.
+
+import type { CompiledSpec } from "../control/compiled.js";
+import { PORT_MAX } from "../wasm/abi.js";
+import type { Path, Problems } from "./problems.js";
+import type { Spec } from "./types.js";
+
+/** A link end's identifier: written in the description, or allocated by strata. */
+export interface LinkEndAllocation {
+  /** The network that declares the link. */
+  readonly network: string;
+  /** The link's name in that network. */
+  readonly link: string;
+  /** The member at this end: its key, or "net:key" for a member of another network (bridging). */
+  readonly member: string;
+  readonly ident: number;
+  /** True when strata chose it; false when the description writes it. */
+  readonly allocated: boolean;
+}
+
+/** A named send row's session id: written, or allocated by strata. */
+export interface SessionAllocation {
+  readonly network: string;
+  readonly member: string;
+  /** The send row's `name`. */
+  readonly name: string;
+  readonly session: number;
+  readonly allocated: boolean;
+}
+
+export interface Allocation {
+  readonly links: readonly LinkEndAllocation[];
+  readonly sessions: readonly SessionAllocation[];
+}
+
+export const EMPTY_ALLOCATION: Allocation = { links: [], sessions: [] };
+
+/** The largest session id (the send table's key is 32 bits). */
+export const SESSION_MAX = 0xffffffff;
+
+/** One identifier to decide: written (static) or left out (dynamic). */
+export interface Demand {
+  /** Unique per thing named (link end, session); the key of the previous allocation. */
+  readonly key: string;
+  /** Identifier spaces the identifier occupies ("net.member"); a shared link's end occupies two. */
+  readonly spaces: readonly string[];
+  /** The identifier written by the user, if any. */
+  readonly written?: number;
+  /**
+   * Ends with the same slot share one identifier (links of one group arriving at a member);
+   * a written identifier of the slot is taken by the omitted ones.
+   */
+  readonly slot?: string;
+  /** Where a problem about this demand is reported. */
+  readonly path: Path;
+  /** How messages name it: "link h1-sw at h1". */
+  readonly what: string;
+}
+
+export interface Decided {
+  readonly ident: number;
+  readonly allocated: boolean;
+}
+
+/**
+ * Decides every demand: written ones as written; omitted ones from `previous`
+ * (by key) where that identifier is still free, else the lowest free one
+ * (1, 2, …, max, then 0). Returns undefined for a demand that cannot be
+ * satisfied, after reporting it to `problems`.
+ */
+export function decide(demands: readonly Demand[], previous: ReadonlyMap<string, number>, max: number, problems: Problems | undefined, kind: string): (Decided | undefined)[] {
+  /** space → identifiers used there (written, then chosen). */
+  const used = new Map<string, Set<number>>();
+  const usedIn = (space: string): Set<number> => {
+    let s = used.get(space);
+    if (s === undefined) {
+      s = new Set();
+      used.set(space, s);
+    }
+    return s;
+  };
+  const slotWritten = new Map<string, number>();
+  for (const d of demands) {
+    if (d.written === undefined) continue;
+    for (const s of d.spaces) usedIn(s).add(d.written);
+    if (d.slot !== undefined && !slotWritten.has(d.slot)) slotWritten.set(d.slot, d.written);
+  }
+  const free = (spaces: readonly string[], ident: number): boolean => spaces.every((s) => used.get(s)?.has(ident) !== true);
+  const take = (spaces: readonly string[], ident: number): void => {
+    for (const s of spaces) usedIn(s).add(ident);
+  };
+
+  const result: (Decided | undefined)[] = demands.map((d) => (d.written === undefined ? undefined : { ident: d.written, allocated: false }));
+  // Omitted ones, grouped by slot (one identifier for the slot), in the order of the description.
+  const slots = new Map<string, number[]>();
+  demands.forEach((d, i) => {
+    if (d.written !== undefined) return;
+    const slot = d.slot ?? `\u0000${i}`;
+    slots.set(slot, [...(slots.get(slot) ?? []), i]);
+  });
+  const chosen = new Map<string, number>();
+  const pending: [string, number[]][] = [];
+  // 1. A slot with a written identifier takes it (seed §4.3: links of one group share it at a member).
+  for (const [slot, members] of slots) {
+    const w = slotWritten.get(slot);
+    if (w !== undefined) chosen.set(slot, w);
+    else pending.push([slot, members]);
+  }
+  // 2. Recover earlier allocations, all of them before anything new is chosen (XXX 4).
+  for (const [slot, members] of pending) {
+    const spaces = spacesOf(demands, members);
+    for (const i of members) {
+      const d = demands[i];
+      const old = d === undefined ? undefined : previous.get(d.key);
+      if (old === undefined || !Number.isInteger(old) || old < 0 || old > max || !free(spaces, old)) continue; // XXX 1: a written one wins
+      chosen.set(slot, old);
+      take(spaces, old);
+      break;
+    }
+  }
+  // 3. The lowest free identifier for the rest.
+  for (const [slot, members] of pending) {
+    if (chosen.has(slot)) continue;
+    const spaces = spacesOf(demands, members);
+    const ident = lowestFree(spaces, used, max);
+    const first = demands[members[0] ?? -1];
+    if (ident === undefined) {
+      if (first !== undefined) {
+        problems?.add(
+          first.path,
+          `no free ${kind} for ${first.what}: every identifier 0..${max} is already used at ${spaces.map((s) => s).join(" and ")}`,
+          `write an identifier used nowhere else there, or remove some of the ${kind}s at ${spaces.join(" and ")}`,
+        );
+      }
+      continue;
+    }
+    chosen.set(slot, ident);
+    take(spaces, ident);
+  }
+  for (const [slot, members] of slots) {
+    const ident = chosen.get(slot);
+    if (ident !== undefined) for (const i of members) result[i] = { ident, allocated: true };
+  }
+  return result;
+}
+
+function spacesOf(demands: readonly Demand[], members: readonly number[]): string[] {
+  return [...new Set(members.flatMap((i) => demands[i]?.spaces ?? []))];
+}
+
+/** 1, 2, …, max, then 0: identifiers start at 1 by custom; 0 is used only when nothing else is left. */
+function lowestFree(spaces: readonly string[], used: ReadonlyMap<string, ReadonlySet<number>>, max: number): number | undefined {
+  const sets = spaces.map((s) => used.get(s)).filter((s): s is ReadonlySet<number> => s !== undefined);
+  const bound = sets.reduce((n, s) => n + s.size, 0);
+  // Among bound + 1 candidates one is free; the loop stops there, so it is linear in what is used.
+  for (let ident = 1; ident <= Math.min(max, bound + 1); ident++) if (sets.every((s) => !s.has(ident))) return ident;
+  if (sets.every((s) => !s.has(0))) return 0;
+  return undefined;
+}
+
+/** The key of a link end in an allocation (and in `previous`). */
+export function linkEndKey(network: string, link: string, member: string): string {
+  return `link\u0000${network}\u0000${link}\u0000${member}`;
+}
+
+/** The key of a named session. */
+export function sessionKey(network: string, member: string, name: string): string {
+  return `session\u0000${network}\u0000${member}\u0000${name}`;
+}
+
+/** An allocation as the previous one of the next allocation: key → identifier. */
+export function previousMap(previous: Allocation | undefined): Map<string, number> {
+  const map = new Map<string, number>();
+  for (const l of previous?.links ?? []) map.set(linkEndKey(l.network, l.link, l.member), l.ident);
+  for (const s of previous?.sessions ?? []) map.set(sessionKey(s.network, s.member, s.name), s.session);
+  return map;
+}
+
+/** The largest link identifier allocated. */
+export const LINK_IDENT_MAX = PORT_MAX;
+
+/**
+ * The allocation that is installed: every link end's identifier from the
+ * compiled links (what the data plane holds), and the named sessions from the
+ * send tables. Whether an identifier was allocated is not installed, so every
+ * one reads as written (`allocated: false`); as the previous allocation of a
+ * changed description that makes no difference.
+ */
+export function recoverAllocation(compiled: CompiledSpec): Allocation {
+  const links: LinkEndAllocation[] = [];
+  const seen = new Set<string>();
+  const push = (network: string, link: string, member: string, ident: number): void => {
+    const key = linkEndKey(network, link, member);
+    if (seen.has(key)) return; // the two directions of a two-way link
+    seen.add(key);
+    links.push({ network, link, member, ident, allocated: false });
+  };
+  const endName = (linkNet: number, member: number): string | undefined => {
+    const m = compiled.members[member];
+    if (m === undefined) return undefined;
+    return m.network === linkNet ? m.key : `${compiled.networks[m.network]?.name ?? "?"}:${m.key}`;
+  };
+  for (const l of compiled.links) {
+    const net = compiled.networks[l.network]?.name;
+    if (net === undefined) continue;
+    const sender = l.sender < 0 ? undefined : endName(l.network, l.sender);
+    if (sender !== undefined) push(net, l.name, sender, l.senderPort);
+    for (const r of l.receivers) {
+      const name = endName(l.network, r.member);
+      if (name !== undefined) push(net, l.name, name, r.port);
+    }
+  }
+  return { links, sessions: sessionsOf(compiled.spec) };
+}
+
+/** The named sessions of a loaded description. */
+function sessionsOf(spec: Spec): SessionAllocation[] {
+  const out: SessionAllocation[] = [];
+  for (const net of spec.networks) {
+    for (const [member, tables] of net.tables) {
+      for (const row of tables.send?.rows ?? []) {
+        if (row.name !== undefined && row.session !== undefined) out.push({ network: net.name, member, name: row.name, session: row.session, allocated: false });
+      }
+    }
+  }
+  return out;
+}

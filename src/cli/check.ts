@@ -4,6 +4,7 @@
 
 import type { Command } from "commander";
 import { compile } from "../control/compile.js";
+import { type Allocation, EMPTY_ALLOCATION } from "../description/allocate.js";
 import { SpecError } from "../description/problems.js";
 import { loadSpec } from "../description/load.js";
 import type { Spec } from "../description/types.js";
@@ -25,6 +26,8 @@ export interface CheckReport {
   readonly file: string;
   readonly ok: boolean;
   readonly networks: readonly NetworkSummary[];
+  /** Every link end's identifier and named send row's session, with `allocated: true` where strata chose it. */
+  readonly allocation: Allocation;
 }
 
 export function registerCheck(program: Command, ctx: CommandContext): void {
@@ -78,6 +81,7 @@ export function summarize(spec: Spec): CheckReport {
       }
       return { name: n.name, header: n.design.name, decrementTtl: n.decrementTtl, members: n.members.length, links: n.links.length, tables };
     }),
+    allocation: spec.allocation ?? EMPTY_ALLOCATION,
   };
 }
 
@@ -91,6 +95,11 @@ export function formatReport(report: CheckReport): string {
       const rows = Object.entries(counts).map(([role, rowCount]) => `${role} ${rowCount}`);
       lines.push(`  ${member}: ${rows.length === 0 ? "no tables" : rows.join(", ")}`);
     }
+    // Only what strata chose: a description that writes every identifier prints as before.
+    const links = report.allocation.links.filter((l) => l.allocated && l.network === n.name).map((l) => `${l.member}.${l.ident} (${l.link})`);
+    const sessions = report.allocation.sessions.filter((s) => s.allocated && s.network === n.name).map((s) => `${s.member}@${s.session} (${s.name})`);
+    if (links.length > 0) lines.push(`  allocated link identifiers: ${links.join(", ")}`);
+    if (sessions.length > 0) lines.push(`  allocated sessions: ${sessions.join(", ")}`);
   }
   return `${lines.join("\n")}\n`;
 }

@@ -157,12 +157,11 @@ class MemberTableChecker {
       }
       case "send": {
         const r = raw as RawSendRow;
-        let good = true;
         if (r.name !== undefined) {
           const other = names.get(r.name);
           if (other !== undefined) {
             this.#add([...path, "name"], `send row name '${excerpt(r.name)}' is already used by row ${other}`, "send row names are unique in a member's send table");
-            good = false;
+            return undefined; // its session would be the other row's
           } else {
             names.set(r.name, index);
           }
@@ -173,6 +172,7 @@ class MemberTableChecker {
           if (r.name === undefined) this.#add(path, "a send row needs a session id or a name", "write session: ID, or name: NAME and strata allocates the id (transmit rows then write via: { session: NETWORK.NAME })");
           return undefined;
         }
+        let good = true;
         const twice = seen.get(session);
         if (twice !== undefined) {
           this.#add([...path, "session"], `session ${session} already has a send row (row ${twice})`, "one send row per session; use another session id");

@@ -64,7 +64,46 @@ network lan: header ethernet, 4 members, 3 links
           },
         },
       ],
+      allocation: {
+        links: [
+          { network: "lan", link: "h1.1-hub.1", member: "h1", ident: 1, allocated: false },
+          { network: "lan", link: "h1.1-hub.1", member: "hub", ident: 1, allocated: false },
+          { network: "lan", link: "h2.1-hub.2", member: "h2", ident: 1, allocated: false },
+          { network: "lan", link: "h2.1-hub.2", member: "hub", ident: 2, allocated: false },
+          { network: "lan", link: "h3.1-hub.3", member: "h3", ident: 1, allocated: false },
+          { network: "lan", link: "h3.1-hub.3", member: "hub", ident: 3, allocated: false },
+        ],
+        sessions: [],
+      },
     });
+  });
+
+  const AUTO = "examples/ip-router-auto/network.yaml";
+
+  test("identifiers left out: the summary lists what strata allocated", async () => {
+    const { code, stdout, stderr } = await run(AUTO);
+    expect({ code, stderr }).toEqual({ code: EXIT_OK, stderr: "" });
+    expect(stdout.split("\n").filter((l) => l.includes("allocated"))).toEqual([
+      "  allocated link identifiers: h1.1 (h1-r), r.1 (h1-r)",
+      "  allocated sessions: h1@1 (to-r), r@1 (to-h1)",
+      "  allocated link identifiers: r.1 (r-h2), h2.1 (r-h2)",
+      "  allocated sessions: h2@1 (to-r), r@1 (to-h2)",
+      "  allocated link identifiers: h1.1 (h1-r), r.1 (h1-r), r.2 (r-h2), h2.1 (r-h2)",
+    ]);
+  });
+
+  test("identifiers left out: --json has the allocation, link end by link end and session by session", async () => {
+    const { code, stdout } = await run(AUTO, "--json");
+    expect(code).toBe(EXIT_OK);
+    const report = JSON.parse(stdout) as { allocation: { links: unknown[]; sessions: unknown[] } };
+    expect(report.allocation.links).toContainEqual({ network: "ip", link: "r-h2", member: "r", ident: 2, allocated: true });
+    expect(report.allocation.links).toHaveLength(8);
+    expect(report.allocation.sessions).toEqual([
+      { network: "lanA", member: "h1", name: "to-r", session: 1, allocated: true },
+      { network: "lanA", member: "r", name: "to-h1", session: 1, allocated: true },
+      { network: "lanB", member: "h2", name: "to-r", session: 1, allocated: true },
+      { network: "lanB", member: "r", name: "to-h2", session: 1, allocated: true },
+    ]);
   });
 
   test("a bad description: every error on its own line, exit 2", async () => {

@@ -156,10 +156,11 @@ export function decide(demands: readonly Demand[], previous: ReadonlyMap<string,
     }
   }
   // 3. The lowest free identifier for the rest.
+  const cursors = new Map<string, number>();
   for (const [slot, members] of pending) {
     if (chosen.has(slot)) continue;
     const spaces = spacesOf(demands, members);
-    const ident = lowestFree(spaces, used, max);
+    const ident = lowestFree(spaces, used, cursors, max);
     const first = demands[members[0] ?? -1];
     if (ident === undefined) {
       if (first !== undefined) {
@@ -185,14 +186,24 @@ function spacesOf(demands: readonly Demand[], members: readonly number[]): strin
   return [...new Set(members.flatMap((i) => demands[i]?.spaces ?? []))];
 }
 
-/** 1, 2, …, max, then 0: identifiers start at 1 by custom; 0 is used only when nothing else is left. */
-function lowestFree(spaces: readonly string[], used: ReadonlyMap<string, ReadonlySet<number>>, max: number): number | undefined {
-  const sets = spaces.map((s) => used.get(s)).filter((s): s is ReadonlySet<number> => s !== undefined);
-  const bound = sets.reduce((n, s) => n + s.size, 0);
-  // Among bound + 1 candidates one is free; the loop stops there, so it is linear in what is used.
-  for (let ident = 1; ident <= Math.min(max, bound + 1); ident++) if (sets.every((s) => !s.has(ident))) return ident;
-  if (sets.every((s) => !s.has(0))) return 0;
-  return undefined;
+/**
+ * 1, 2, …, max, then 0: identifiers start at 1 by custom; 0 is used only when nothing else is
+ * left. `cursors` keeps, per space, an identifier below which every one from 1 is used; sets
+ * only grow while identifiers are chosen, so the search resumes there (linear in all, not
+ * quadratic, for a member with many links).
+ */
+function lowestFree(spaces: readonly string[], used: ReadonlyMap<string, ReadonlySet<number>>, cursors: Map<string, number>, max: number): number | undefined {
+  const sets = spaces.map((s) => used.get(s));
+  let ident = Math.max(1, ...spaces.map((s) => cursors.get(s) ?? 1));
+  while (ident <= max && sets.some((set) => set?.has(ident) === true)) ident++;
+  // Advance each space's cursor past what it uses from its old place (ident is about to be used too).
+  for (const [i, s] of spaces.entries()) {
+    let c = cursors.get(s) ?? 1;
+    while (c <= max && (c === ident || sets[i]?.has(c) === true)) c++;
+    cursors.set(s, c);
+  }
+  if (ident <= max) return ident;
+  return sets.every((set) => set?.has(0) !== true) ? 0 : undefined;
 }
 
 /** The key of a link end in an allocation (and in `previous`). */

@@ -236,7 +236,7 @@ class MemberTableChecker {
     const numeric = /^\d+$/.test(rest);
     const id = numeric ? Number(rest) : Number.NaN;
     const max = what === "session" ? 0xffffffff : PORT_MAX;
-    const nameOk = /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(rest);
+    const nameOk = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/.test(rest); // a link name, or a default one with a bridging end (sw1-lanB:sw2)
     if (network === undefined || (numeric ? !Number.isSafeInteger(id) || id > max : !nameOk)) {
       this.#add(path, `'${excerpt(String(text))}' is not NETWORK.${what === "session" ? "SESSION" : "LINK"}`, `write ${fix}${numeric && id > max ? `; the identifier is at most ${max}` : ""}`);
       return undefined;

@@ -4,11 +4,13 @@
 // The properties' expectations come from the generated model (which member each
 // end is at, what was written), never from the allocator's own bookkeeping.
 
+import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { compile } from "../../src/control/compile.js";
 import { type Allocation, decide, type Demand, recoverAllocation } from "../../src/description/allocate.js";
 import { allocate, parseSpec } from "../../src/description/load.js";
+import { parse as parseYaml } from "yaml";
 import { SpecError } from "../../src/description/problems.js";
 
 const MACS = ["01", "02", "03", "04", "05", "06", "07", "08"];
@@ -86,6 +88,24 @@ describe("allocation of link identifiers", () => {
     // The row names the bridging link by its name, at the identifier allocated for it.
     const sw2 = parseSpec(text, "t.yaml").networks[1]?.tables.get("sw2")?.forward?.rows[0];
     expect(sw2?.in).toBe(2);
+  });
+
+  test("a bridging link's default name, with the far network in it, names the link in rows", () => {
+    const text = [
+      "networks:",
+      "  lanA:",
+      "    header: ethernet",
+      '    members: { sw1: { name: "02:00:00:00:0a:01" } }',
+      '    links: [ { from: sw1, to: "lanB:sw2", mode: two-way } ]',
+      "    tables: { sw1: { forward: [ { in: sw1-lanB:sw2, out: sw1-lanB:sw2 } ] } }",
+      "  lanB:",
+      "    header: ethernet",
+      '    members: { sw2: { name: "02:00:00:00:0b:01" } }',
+      "    tables: { sw2: { acquire: [ { in: sw1-lanB:sw2, do: forward } ] } }",
+    ].join("\n");
+    const spec = parseSpec(text, "t.yaml");
+    expect(ends(spec.allocation ?? { links: [], sessions: [] }, "lanA")).toEqual(["sw1-lanB:sw2@sw1=1", "sw1-lanB:sw2@lanB:sw2=1"]);
+    expect(spec.networks[1]?.tables.get("sw2")?.acquire?.rows[0]?.in).toBe(1);
   });
 
   test("a shared link's end takes an identifier free at both shared members (seed §5.3)", () => {
@@ -380,6 +400,56 @@ describe("properties (seed 000's invariants)", () => {
         }
       }),
       { numRuns: 300 },
+    );
+  });
+
+  test("session ids of send rows that remain do not change; written ones are honoured; ids are distinct", () => {
+    const rows = (list: readonly { name: string; session?: number }[]): string =>
+      [
+        "networks:",
+        "  lan:",
+        "    header: ethernet",
+        '    members: { a: { name: "02:00:00:00:00:0a" } }',
+        `    tables: { a: { send: [ ${list.map((r) => `{ name: ${r.name}${r.session === undefined ? "" : `, session: ${r.session}`} }`).join(", ")} ] } }`,
+      ].join("\n");
+    const row = fc.record({ written: fc.boolean() });
+    fc.assert(
+      fc.property(fc.array(row, { maxLength: 10 }), fc.array(fc.boolean(), { minLength: 10, maxLength: 10 }), fc.nat({ max: 5 }), (gen, keep, added) => {
+        const before = gen.map((r, i) => ({ name: `s${i}`, ...(r.written ? { session: 100 + i } : {}) }));
+        const after = [...before.filter((_, i) => keep[i] !== false), ...Array.from({ length: added }, (_, i) => ({ name: `new${i}` }))];
+        const a1 = allocate(rows(before), "p.yaml");
+        const a2 = allocate(rows(after), "p.yaml", a1);
+        const id = (a: Allocation, name: string): number | undefined => a.sessions.find((x) => x.name === name)?.session;
+        for (const r of after) {
+          if (r.session !== undefined) expect(id(a2, r.name)).toBe(r.session);
+          else if (before.some((b) => b.name === r.name)) expect(id(a2, r.name)).toBe(id(a1, r.name));
+        }
+        expect(new Set(a2.sessions.map((x) => x.session)).size).toBe(after.length);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  test("a description with names for identifiers, one part replaced: a Spec or a SpecError, nothing else", () => {
+    const auto = parseYaml(readFileSync("examples/ip-router-auto/network.yaml", "utf8")) as unknown;
+    const mutate = (value: unknown, picks: readonly number[], r: unknown): unknown => {
+      const [pick, ...rest] = picks;
+      if (pick === undefined || typeof value !== "object" || value === null) return r;
+      if (Array.isArray(value)) return value.length === 0 ? r : value.map((v, j) => (j === pick % value.length ? mutate(v, rest, r) : v));
+      const keys = Object.keys(value);
+      const key = keys[pick % Math.max(1, keys.length)];
+      return key === undefined ? r : { ...value, [key]: mutate((value as Record<string, unknown>)[key], rest, r) };
+    };
+    const replacement = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom("h1", "r", "h1-r", "r-h2", "ip.h1-r", "lanA.to-r", "lanA.nope", "lanB:h2", "nope", "self", "shared", 0, 65521, null));
+    fc.assert(
+      fc.property(fc.array(fc.nat(), { minLength: 1, maxLength: 9 }), replacement, (picks, r) => {
+        try {
+          parseSpec(JSON.stringify(mutate(auto, picks, r)), "fuzz.json");
+        } catch (err) {
+          expect(err).toBeInstanceOf(SpecError);
+        }
+      }),
+      { numRuns: 600 },
     );
   });
 });

@@ -76,7 +76,7 @@ export function resolveEndpoint(compiled: CompiledSpec, text: string): ResolvedE
   const ident = /^\d+$/.test(which) ? Number(which) : Number.NaN;
   const link = compiled.links.find((l) => l.sender === m.index && (Number.isNaN(ident) ? l.name === which : l.senderPort === ident));
   if (link === undefined) {
-    const sends = compiled.links.filter((l) => l.sender === m.index).map((l) => l.senderPort);
+    const sends = compiled.links.filter((l) => l.sender === m.index).map((l) => `${l.senderPort} (${l.name})`);
     throw new UsageError(
       `endpoint '${text}': ${m.qualified} sends on no link '${rest.slice(dot + 1)}' (${sends.length === 0 ? "it sends on no link" : `it sends on ${sends.join(", ")}`})`,
     );

@@ -2,40 +2,52 @@
 // out (`from: h1, to: sw`, a send row with a name and no session) are chosen by
 // strata. It follows SwarmKit's port allocator (seed 000): an identifier written
 // by the user is static (the seed's published port), an omitted one is dynamic,
-// and an earlier allocation is recovered before anything new is chosen. The
-// deviations the seed's author marks XXX are fixed here, not copied:
+// an identifier space is a member (the seed's protocol × port address space),
+// and an earlier allocation is recovered before anything new is chosen.
 //
-// 1. "Reusing a previous assignment when we need it elsewhere" (XXX in
-//    RecoverExistingPorts: `Addr(oldPorts[j]) ∉ forcedAddr`): a previous
-//    identifier that the user now writes for another link end is not recovered;
-//    the written one wins and the end that had it gets a fresh one. Never a
-//    rejection.
-// 2. "Duplicate similar ports" (XXX `duplicate`): the seed matches old ports by
-//    a "mostly equal" spec, so two alike ports fight over one old number. Here an
-//    omitted identifier is keyed by what names it uniquely — the declaring
-//    network, the link's name (unique in a network; a default name is built from
-//    the ends as written, never from an allocated identifier) and the member at
-//    that end — and one identifier is recovered at most once per identifier space.
-// 3. "Shadowing an existing host port" / "Accepting a host port that is hidden"
-//    and the two XXX in AllocationsOK (host/host and ingress/host collisions
-//    ignored): a member has one identifier space, and every end in it — written
-//    or allocated, its own links, bridging links declared by other networks
-//    (seed §5.1) and shared links of subduction (seed §5.3, where the space is
-//    both shared members') — is checked against every other. Written ones that
-//    collide are reported by the topology checks (./topology.ts, ./bridging.ts);
-//    an allocated one never collides with anything.
-// 4. StepAllocateIdempotent (XXX: "not currently the case, because if we have
-//    two similar specs then we only copy the existing allocation for the first
-//    one"): keys are unique (2.), every omitted end is recovered first and
-//    chosen afresh only after all recoveries (lowest free identifier, in the
-//    order of the description), so allocate(d, allocate(d)) = allocate(d), and
-//    allocate(d) with no previous is the same every time.
+// The seed's author marks five places XXX where the model deviates from, or
+// documents a bug of, SwarmKit. Each is fixed here, not copied:
+//
+// XXX 1 (RecoverExistingPorts, `Addr(oldPorts[j]) ∉ forcedAddr`, "does SwarmKit
+//   do this?"; summary: "Reusing a previous assignment when we need it
+//   elsewhere", where SwarmKit rejects the update). Here a previous identifier
+//   that the description now writes for another link end is not recovered: the
+//   written one wins, the end that had it gets a fresh one, and nothing is
+//   rejected.
+// XXX 2 (`duplicate`, "SwarmKit doesn't do this check"; summary: "Duplicate
+//   similar ports", where two alike dynamic ports are both given the old number
+//   and rejected). The seed matches old ports by a "mostly equal" spec, so alike
+//   ports fight over one number. Here an omitted identifier is keyed by what
+//   names it uniquely — the declaring network, the link's name (unique in a
+//   network; a default name is made of the ends as written, never of an
+//   allocated identifier) and the member at that end; a session by its member and
+//   send row name — so each end recovers its own earlier identifier, and an
+//   identifier is taken at most once per space.
+// XXX 3 (AllocationsOK: "host/host collisions need to be avoided by the
+//   scheduler, not the allocator") and XXX 4 ("ignore ingress/host conflicts",
+//   a known SwarmKit bug; summary: "Shadowing an existing host port", "Accepting
+//   a host port that is hidden"). There is no second kind of identifier that
+//   escapes the check: at a member, every end — written or allocated, its own
+//   links, bridging links declared by other networks (seed §5.1), shared links
+//   (seed §5.3, where the identifier must be free at both shared members) — is in
+//   one space. Allocated identifiers avoid every written one; written ones that
+//   collide with each other are reported by the topology checks (./topology.ts,
+//   ./bridging.ts) naming the other link.
+// XXX 5 (StepAllocateIdempotent: "not currently the case, because if we have
+//   two similar specs then we only copy the existing allocation for the first
+//   one"). With unique keys (XXX 2) every omitted end is recovered, all before
+//   any fresh choice (lowest free identifier, in the order of the description),
+//   so allocate(d, allocate(d)) = allocate(d), and allocate(d) with no previous
+//   is the same every time.
 //
 // Rejection only when justified (the seed's RejectJustified): the allocator
 // rejects a description only when an identifier space has no free identifier
-// left for an omitted one (0..PORT_MAX for links, 0..2^32−1 for sessions). The
-// links of one group arriving at one member share one identifier there (seed
-// §4.3), so they take one slot.
+// left for an omitted one (0..PORT_MAX for links, 0..2^32−1 for sessions); the
+// message names the link end and the space. The links of one group arriving at
+// one member share one identifier there (seed §4.3), so they take one slot.
+// Limit: where shared links join two members' spaces the choice is greedy, so
+// near exhaustion (tens of thousands of links at one member) a cleverer choice
+// could fit where this one reports no free identifier.
 
 import type { CompiledSpec } from "../control/compiled.js";
 import { PORT_MAX } from "../wasm/abi.js";

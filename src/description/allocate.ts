@@ -155,7 +155,7 @@ export function decide(demands: readonly Demand[], previous: ReadonlyMap<string,
     if (w !== undefined) chosen.set(slot, w);
     else pending.push([slot, members]);
   }
-  // 2. Recover earlier allocations, all of them before anything new is chosen (XXX 4).
+  // 2. Recover earlier allocations, all of them before anything new is chosen (XXX 5).
   for (const [slot, members] of pending) {
     const spaces = spacesOf(demands, members);
     for (const i of members) {

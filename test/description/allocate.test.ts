@@ -415,7 +415,7 @@ describe("properties (seed 000's invariants)", () => {
     const row = fc.record({ written: fc.boolean() });
     fc.assert(
       fc.property(fc.array(row, { maxLength: 10 }), fc.array(fc.boolean(), { minLength: 10, maxLength: 10 }), fc.nat({ max: 5 }), (gen, keep, added) => {
-        const before = gen.map((r, i) => ({ name: `s${i}`, ...(r.written ? { session: 100 + i } : {}) }));
+        const before: { name: string; session?: number }[] = gen.map((r, i) => ({ name: `s${i}`, ...(r.written ? { session: 100 + i } : {}) }));
         const after = [...before.filter((_, i) => keep[i] !== false), ...Array.from({ length: added }, (_, i) => ({ name: `new${i}` }))];
         const a1 = allocate(rows(before), "p.yaml");
         const a2 = allocate(rows(after), "p.yaml", a1);

@@ -416,7 +416,7 @@ describe("properties (seed 000's invariants)", () => {
     fc.assert(
       fc.property(fc.array(row, { maxLength: 10 }), fc.array(fc.boolean(), { minLength: 10, maxLength: 10 }), fc.nat({ max: 5 }), (gen, keep, added) => {
         const before: { name: string; session?: number }[] = gen.map((r, i) => ({ name: `s${i}`, ...(r.written ? { session: 100 + i } : {}) }));
-        const after = [...before.filter((_, i) => keep[i] !== false), ...Array.from({ length: added }, (_, i) => ({ name: `new${i}` }))];
+        const after: { name: string; session?: number }[] = [...before.filter((_, i) => keep[i] !== false), ...Array.from({ length: added }, (_, i) => ({ name: `new${i}` }))];
         const a1 = allocate(rows(before), "p.yaml");
         const a2 = allocate(rows(after), "p.yaml", a1);
         const id = (a: Allocation, name: string): number | undefined => a.sessions.find((x) => x.name === name)?.session;

@@ -4,7 +4,7 @@
 
 import type { Command } from "commander";
 import { compile } from "../control/compile.js";
-import { type Allocation, EMPTY_ALLOCATION } from "../description/allocate.js";
+import { type Allocation, EMPTY_ALLOCATION, recoverAllocation } from "../description/allocate.js";
 import { SpecError } from "../description/problems.js";
 import { loadSpec } from "../description/load.js";
 import type { Spec } from "../description/types.js";
@@ -36,23 +36,28 @@ export function registerCheck(program: Command, ctx: CommandContext): void {
     .description("validate a network description and print a summary")
     .argument("<spec>", "network description (YAML or JSON)")
     .option("--json", "print the summary (or the errors) as one JSON object")
+    .option("--previous <spec>", "an earlier version of the description, as if installed: identifiers SPEC leaves out keep the values they had there")
     .addHelpText("after", "\nExit codes: 0 valid; 2 a bad description (every error, one line each) or flag. All exit codes: strata --help.")
-    .action((file: string, opts: { json?: boolean }) => {
-      ctx.exitCode = runCheck(file, opts.json === true, ctx.io);
+    .action((file: string, opts: { json?: boolean; previous?: string }) => {
+      ctx.exitCode = runCheck(file, opts.json === true, ctx.io, opts.previous);
     });
 }
 
 /** Runs the check, prints, and returns the exit code. */
-export function runCheck(file: string, json: boolean, io: Io): number {
+export function runCheck(file: string, json: boolean, io: Io, previousFile?: string): number {
   let spec: Spec;
+  let at = file;
   try {
-    spec = loadSpec(file);
+    // The earlier version is compiled as it would be installed, and its allocation recovered from that.
+    const previous = previousFile === undefined ? undefined : recoverAllocation(compile(loadSpec((at = previousFile))));
+    at = file;
+    spec = loadSpec(file, previous === undefined ? {} : { previous });
     // The compiler's own checks (match kinds against rows) belong to a complete check.
     compile(spec);
   } catch (err) {
     if (!(err instanceof SpecError)) throw err;
     printSpecError(err, io);
-    if (json) io.stdout.write(`${JSON.stringify(errorReport(file, err))}\n`);
+    if (json) io.stdout.write(`${JSON.stringify(errorReport(at, err))}\n`);
     return EXIT_BAD_INPUT;
   }
   const report = summarize(spec);

@@ -92,6 +92,24 @@ network lan: header ethernet, 4 members, 3 links
     ]);
   });
 
+  test("--previous: identifiers left out keep the values they had in the earlier version", async () => {
+    const v1 = join(dir, "v1.yaml");
+    const v2 = join(dir, "v2.yaml");
+    const members = '    header: ethernet\n    members:\n' + [1, 2, 3].map((i) => `      h${i}: { name: "02:00:00:00:00:0${i}" }\n`).join("") + '      sw: { name: "02:00:00:00:00:fe" }\n    links:\n';
+    const link = (h: string): string => `      - { from: ${h}, to: sw, mode: two-way }\n`;
+    writeFileSync(v1, `networks:\n  lan:\n${members}${link("h1")}${link("h2")}`);
+    writeFileSync(v2, `networks:\n  lan:\n${members}${link("h3")}${link("h2")}${link("h1")}`);
+    const at = (stdout: string): string | undefined => stdout.split("\n").find((l) => l.includes("allocated"));
+    expect(at((await run(v2)).stdout)).toBe("  allocated link identifiers: h3.1 (h3-sw), sw.1 (h3-sw), h2.1 (h2-sw), sw.2 (h2-sw), h1.1 (h1-sw), sw.3 (h1-sw)");
+    const kept = await run(v2, "--previous", v1);
+    expect(kept.code).toBe(EXIT_OK);
+    expect(at(kept.stdout)).toBe("  allocated link identifiers: h3.1 (h3-sw), sw.3 (h3-sw), h2.1 (h2-sw), sw.2 (h2-sw), h1.1 (h1-sw), sw.1 (h1-sw)");
+    // A bad earlier version is a bad description: its errors, exit 2.
+    const bad = await run(v2, "--previous", BAD);
+    expect(bad.code).toBe(EXIT_BAD_INPUT);
+    expect(bad.stderr).toContain("bad.yaml: 8:");
+  });
+
   test("identifiers left out: --json has the allocation, link end by link end and session by session", async () => {
     const { code, stdout } = await run(AUTO, "--json");
     expect(code).toBe(EXIT_OK);

@@ -22,7 +22,7 @@ import { readDescription } from "./read.js";
 import { SCHEMA_FILE } from "./schema.js";
 import { didYouMean } from "./suggest.js";
 import { checkTables, type Elsewhere } from "./tables.js";
-import { type EndpointAt, endName, finishTopology, linkName, readTopology, type Topology, type TopologyDraft } from "./topology.js";
+import { type EndpointAt, endName, finishTopology, identsNamed, linkName, readTopology, type Topology, type TopologyDraft } from "./topology.js";
 import type { NetworkSpec, Spec } from "./types.js";
 
 export interface LoadOptions {
@@ -259,14 +259,13 @@ function resolver(read: readonly { ctx: NetworkContext; topology: Topology }[], 
       const at = on(network, machine);
       if (typeof at === "string") return { problem: `cannot find link '${name}' of ${network}: ${at}`, fix: "layering hands packets between members on one machine" };
       const p = at.topology.ports.get(at.key);
-      const idents = new Set<number>();
-      for (const [ident, l] of [...(p?.ins ?? []), ...(p?.outs ?? [])]) if (l.name === name) idents.add(ident);
-      const [ident, ...more] = [...idents];
+      const idents = p === undefined ? [] : identsNamed(p, name);
+      const [ident, ...more] = idents;
       if (ident !== undefined && more.length === 0) return ident;
       const names = [...new Set([...(p?.ins.values() ?? [])].map((l) => l.name))];
       return ident === undefined
         ? { problem: `${network}.${at.key} has no link named '${name}'`, fix: names.length === 0 ? `${at.key} receives on no link` : `${at.key} receives on ${names.join(", ")}` }
-        : { problem: `${network}.${at.key} has ${idents.size} links named '${name}' (identifiers ${[...idents].join(", ")})`, fix: "write the identifier instead of the name" };
+        : { problem: `${network}.${at.key} has ${idents.length} links named '${name}' (identifiers ${idents.join(", ")})`, fix: "write the identifier instead of the name" };
     },
     session(network, machine, name) {
       const at = on(network, machine);

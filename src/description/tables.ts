@@ -10,7 +10,7 @@ import { parseExact, parsePattern } from "./patterns.js";
 import type { Path } from "./problems.js";
 import type { RawAcquireRow, RawForwardRow, RawLinkRef, RawMemberTables, RawReceiveRow, RawSendRow, RawTable, RawTransmitRow, RawValues } from "./raw.js";
 import { didYouMean } from "./suggest.js";
-import { describePorts, type Ports, type Topology } from "./topology.js";
+import { describePorts, identsNamed, type Ports, type Topology } from "./topology.js";
 import type { Action, InLink, MemberSpec, MemberTables, Pattern, RowSpec, TableSpec } from "./types.js";
 
 /** Roles keyed by a link or session identifier alone: exact match only. */
@@ -201,16 +201,15 @@ class MemberTableChecker {
     if (typeof ref === "number") return ref;
     const ports = this.#ports;
     if (ports === undefined) return undefined;
-    const idents = new Set<number>();
-    for (const [ident, l] of [...ports.ins, ...ports.outs]) if (l.name === ref) idents.add(ident);
-    const [ident, ...more] = [...idents];
+    const idents = identsNamed(ports, ref);
+    const [ident, ...more] = idents;
     if (ident !== undefined && more.length === 0) return ident;
     const member = this.#member.key;
     if (ident === undefined) {
       const all = new Map([...ports.ins, ...ports.outs]);
       this.#add(path, `${member} has no link named '${excerpt(ref)}'`, all.size === 0 ? `${member} has no links` : `links of ${member}: ${describePorts(all)}`);
     } else {
-      this.#add(path, `${member} has ${idents.size} links named '${excerpt(ref)}' (identifiers ${[...idents].join(", ")})`, "write the identifier instead of the name");
+      this.#add(path, `${member} has ${idents.length} links named '${excerpt(ref)}' (identifiers ${idents.join(", ")})`, "write the identifier instead of the name");
     }
     return undefined;
   }

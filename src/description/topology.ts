@@ -380,3 +380,13 @@ function firstFree(used: ReadonlySet<number> | undefined): number {
 export function describePorts(ports: ReadonlyMap<number, LinkSpec>): string {
   return listOr([...ports.entries()].sort((a, b) => a[0] - b[0]).map(([ident, link]) => `${ident} (${link.name})`));
 }
+
+/**
+ * The identifiers at which a member has a link named `name` (its own links, and links of other
+ * networks that reach it): one; none; or several, when link names of two networks meet there.
+ */
+export function identsNamed(ports: Ports, name: string): number[] {
+  const idents = new Set<number>();
+  for (const [ident, l] of [...ports.ins, ...ports.outs]) if (l.name === name) idents.add(ident);
+  return [...idents].sort((a, b) => a - b);
+}

@@ -190,6 +190,22 @@ describe("references and rejections", () => {
     expect(errorsOf(text)).toEqual(expected);
   });
 
+  test("a name that two networks' links share at a member is ambiguous there: write the identifier", () => {
+    const text = [
+      "networks:",
+      "  lanA:",
+      "    header: ethernet",
+      '    members: { sw1: { name: "02:00:00:00:0a:01" } }',
+      '    links: [ { from: sw1, to: "lanB:sw2", name: x } ]',
+      "  lanB:",
+      "    header: ethernet",
+      '    members: { sw2: { name: "02:00:00:00:0b:01" }, h: { name: "02:00:00:00:0b:02" } }',
+      "    links: [ { from: h, to: sw2, name: x } ]",
+      "    tables: { sw2: { acquire: [ { in: x, do: forward } ] } }",
+    ].join("\n");
+    expect(errorsOf(text)).toEqual(["t.yaml: 10:39 networks.lanB.tables.sw2.acquire[0].in: sw2 has 2 links named 'x' (identifiers 1, 2) (write the identifier instead of the name)"]);
+  });
+
   test("a previous identifier now written for another link moves, it is not rejected (XXX 1)", () => {
     const before = allocate(lan(["{ from: h1, to: sw }"]), "t.yaml");
     expect(ends(before)).toEqual(["h1-sw@h1=1", "h1-sw@sw=1"]);

@@ -11,10 +11,9 @@ import { excerpt } from "../errors.js";
 import { designNamed, DESIGNS } from "../wire/designs.js";
 import type { NetworkContext } from "./context.js";
 import { type Path, Problems } from "./problems.js";
-import type { RawNetwork, RawSendRow, RawSpec, RawTable } from "./raw.js";
-import { type Allocation, type Demand, decide, type LinkEndAllocation, linkEndKey, previousMap, SESSION_MAX, type SessionAllocation, sessionKey } from "./allocate.js";
+import type { RawNetwork, RawSpec } from "./raw.js";
+import { allocateLinks, allocateSessions, type Allocation, previousMap } from "./allocate.js";
 import { joinNetworks } from "./bridging.js";
-import { PORT_MAX } from "../wasm/abi.js";
 import { checkLayering } from "./layering.js";
 import { checkSharedRows } from "./subduction.js";
 import { readDocument } from "./document.js";
@@ -22,7 +21,7 @@ import { readDescription } from "./read.js";
 import { SCHEMA_FILE } from "./schema.js";
 import { didYouMean } from "./suggest.js";
 import { checkTables, type Elsewhere } from "./tables.js";
-import { type EndpointAt, endName, finishTopology, identsNamed, linkName, readTopology, type Topology, type TopologyDraft } from "./topology.js";
+import { finishTopology, identsNamed, readTopology, type Topology, type TopologyDraft } from "./topology.js";
 import type { NetworkSpec, Spec } from "./types.js";
 
 export interface LoadOptions {
@@ -142,105 +141,6 @@ function finishNetwork(ctx: NetworkContext, raw: RawNetwork, draft: TopologyDraf
     if (!groups.has(g) && topology.complete) ctx.problems.add([...ctx.path, "nonlocal", i], `no link of ${name} implements group '${g}'`, groups.size === 0 ? "remove it: the network has no group links" : `groups of ${name}: ${[...groups].join(", ")}`);
   });
   return topology;
-}
-
-const GROUP_MODES = new Set(["allcast", "anycast"]);
-
-/**
- * Every link end of every network, written or not, as demands on the identifier spaces of
- * members ("net.member"): a bridging end is in the far network's space; the end of a shared
- * link where the shared members are is in both members' spaces (seed §5.3: same identifier).
- */
-function allocateLinks(problems: Problems, drafted: readonly { ctx: NetworkContext; draft: TopologyDraft; raw: RawNetwork }[], previous: ReadonlyMap<string, number>): LinkEndAllocation[] {
-  const membersOf = new Map(drafted.map((d) => [d.ctx.network, d.draft.members]));
-  const demands: Demand[] = [];
-  const ends: { end: EndpointAt; network: string; link: string }[] = [];
-  for (const { ctx, draft } of drafted) {
-    const net = ctx.network;
-    for (const d of draft.drafts) {
-      const name = linkName(d);
-      const all = [...(d.from === undefined ? [] : [d.from]), ...d.to];
-      // The shared members: the end whose member has a namesake on its machine in the overlay, when exactly one has.
-      let shared: { end: EndpointAt; space: string } | undefined;
-      if (d.raw.shared !== undefined) {
-        const overlay = membersOf.get(d.raw.shared) ?? [];
-        const found = all.flatMap((e) => {
-          const m = e.network === undefined ? draft.members.find((x) => x.key === e.member) : undefined;
-          const partner = m === undefined ? undefined : overlay.find((x) => x.machine === m.machine && x.nameValue === m.nameValue);
-          return partner === undefined ? [] : [{ end: e, space: `${d.raw.shared}.${partner.key}` }];
-        });
-        if (found.length === 1) shared = found[0];
-      }
-      const group = d.raw.group !== undefined && GROUP_MODES.has(d.mode) ? d.raw.group : undefined;
-      for (const e of all) {
-        const space = `${e.network ?? net}.${e.member}`;
-        const receiverOfGroup = group !== undefined && e !== d.from;
-        demands.push({
-          key: linkEndKey(net, name, endName(e)),
-          spaces: shared?.end === e ? [space, shared.space] : [space],
-          path: e.path,
-          what: `link ${name} at ${endName(e)}`,
-          ...(e.written ? { written: e.ident } : {}),
-          ...(receiverOfGroup ? { slot: `${space}\u0000${group}` } : {}),
-        });
-        ends.push({ end: e, network: net, link: name });
-      }
-    }
-  }
-  const decided = decide(demands, previous, PORT_MAX, problems, "link identifier");
-  const out: LinkEndAllocation[] = [];
-  decided.forEach((x, i) => {
-    const at = ends[i];
-    if (x === undefined || at === undefined) return;
-    at.end.ident = x.ident;
-    out.push({ network: at.network, link: at.link, member: endName(at.end), ident: x.ident, allocated: x.allocated });
-  });
-  return out;
-}
-
-/** Session ids of send rows: written, or allocated for rows with a name and no session (per member). */
-function allocateSessions(
-  problems: Problems,
-  drafted: readonly { ctx: NetworkContext; raw: RawNetwork }[],
-  previous: ReadonlyMap<string, number>,
-): { list: SessionAllocation[]; byMember: Map<string, Map<string, Map<string, number>>> } {
-  const demands: Demand[] = [];
-  const named: { network: string; member: string; name: string | undefined }[] = [];
-  for (const { ctx, raw } of drafted) {
-    if (ctx.schemaError(["tables"], true)) continue;
-    for (const [member, tables] of Object.entries(raw.tables ?? {})) {
-      if (ctx.schemaError(["tables", member], true) || ctx.schemaError(["tables", member, "send"])) continue;
-      const send = tables.send as RawTable<RawSendRow> | undefined;
-      if (send === undefined) continue;
-      const rows = Array.isArray(send) ? send : (send as { rows: readonly RawSendRow[] }).rows;
-      const rowsPath = [...ctx.path, "tables", member, "send", ...(Array.isArray(send) ? [] : ["rows"])];
-      rows.forEach((r, i) => {
-        if (r.session === undefined && r.name === undefined) return; // reported with the table (./tables.ts)
-        demands.push({
-          key: r.name === undefined ? `row\u0000${ctx.network}\u0000${member}\u0000${i}` : sessionKey(ctx.network, member, r.name),
-          spaces: [`${ctx.network}.${member}`],
-          path: [...rowsPath, i],
-          what: `send row ${r.name ?? i} of ${ctx.network}.${member}`,
-          ...(r.session === undefined ? {} : { written: r.session }),
-        });
-        named.push({ network: ctx.network, member, name: r.name });
-      });
-    }
-  }
-  const decided = decide(demands, previous, SESSION_MAX, problems, "session id");
-  const list: SessionAllocation[] = [];
-  const byMember = new Map<string, Map<string, Map<string, number>>>();
-  decided.forEach((x, i) => {
-    const n = named[i];
-    if (x === undefined || n === undefined || n.name === undefined) return;
-    list.push({ network: n.network, member: n.member, name: n.name, session: x.ident, allocated: x.allocated });
-    const net = byMember.get(n.network) ?? new Map<string, Map<string, number>>();
-    byMember.set(n.network, net);
-    const m = net.get(n.member) ?? new Map<string, number>();
-    net.set(n.member, m);
-    if (!m.has(n.name)) m.set(n.name, x.ident);
-  });
-  return { list, byMember };
 }
 
 /** Names of links and sessions of other networks' members on a machine, for `do: { link: A.NAME }` and `via: { session: C.NAME }`. */

@@ -213,6 +213,12 @@ describe("references and rejections", () => {
     expect(ends(after)).toEqual(["h1-sw@h1=1", "h1-sw@sw=2", "h2.1-sw.1@h2=1!", "h2.1-sw.1@sw=1!"]);
   });
 
+  test("an identifier written before and now left out keeps its value", () => {
+    const before = allocate(lan(["{ from: h1, to: sw.7, name: up }"]), "t.yaml");
+    const after = allocate(lan(["{ from: h2, to: sw }", "{ from: h1, to: sw, name: up }"]), "t.yaml", before);
+    expect(ends(after)).toEqual(["h2-sw@h2=1", "h2-sw@sw=1", "up@h1=1", "up@sw=7"]);
+  });
+
   test("a member with every identifier used rejects only the omitted one that does not fit", () => {
     // The allocator itself, with a space of 3 identifiers (0..2): the fourth omitted one has none.
     const problems: string[] = [];

@@ -84,14 +84,17 @@ const examples = readdirSync(join(root, "examples"), { withFileTypes: true })
 describe("replay across worker threads", () => {
   const split: number[][] = [];
 
-  it.each(examples)("example %s: 2 and 3 workers write what 1 writes, trace included", (name) => {
+  // 3 workers on the examples with the most packets and flows; 2 on every one.
+  const THREE = new Set(["gre", "vxlan", "bridged-lans"]);
+
+  it.each(examples)("example %s: more workers write what 1 writes, trace included", (name) => {
     const dir = join(root, "examples", name);
     const example = JSON.parse(readFileSync(join(dir, "example.json"), "utf8")) as { inputs: string[] };
     const inputs = example.inputs.map((i) => {
       const eq = i.indexOf("=");
       return { endpoint: i.slice(0, eq), file: join(root, i.slice(eq + 1)) };
     });
-    split.push(...expectSameOutputs({ spec: join(dir, "network.yaml"), inputs, trace: true }, [2, 3]));
+    split.push(...expectSameOutputs({ spec: join(dir, "network.yaml"), inputs, trace: true }, THREE.has(name) ? [2, 3] : [2]));
   });
 
   it("the examples' packets were split: every worker ran some", () => {
@@ -111,8 +114,8 @@ describe("replay across worker threads", () => {
     expect(two?.every((p) => p > 0)).toBe(true);
   });
 
-  it("many chunks: 40,000 packets from two inputs, broadcasts copied, jumbo frames, on 1, 2 and 3 workers", () => {
-    // Past the chunk size (8,192 packets, 1 MiB) many times over, so chunk slots are reused and the
+  it("many chunks: 30,000 packets from two inputs, broadcasts copied, jumbo frames, on 1 and 2 workers", () => {
+    // Past the chunk size (8,192 packets, 1 MiB) more times than there are slots (3), so slots are reused and the
     // shared buffers grow: 300 jumbo frames make one batch longer than a chunk's buffer.
     const dst = (i: number): number[] => (i % 7 === 0 ? [0xff, 0xff, 0xff, 0xff, 0xff, 0xff] : [2, 0, 0, 0, 0, 1 + (i % 4)]);
     const frames = (k: number, n: number): PcapRecordSpec[] =>
@@ -127,11 +130,11 @@ describe("replay across worker threads", () => {
       return path;
     };
     const inputs = [
-      { endpoint: "lan:h1.1", file: file(1, 25_000) },
-      { endpoint: "lan:h2.1", file: file(2, 15_000) },
+      { endpoint: "lan:h1.1", file: file(1, 20_000) },
+      { endpoint: "lan:h2.1", file: file(2, 10_000) },
     ];
-    const [two, three] = expectSameOutputs({ spec: HUB, inputs }, [2, 3]);
-    for (const split of [two, three]) expect(split?.every((p) => p > 5000), split?.join(", ")).toBe(true);
+    const [two] = expectSameOutputs({ spec: HUB, inputs }, [2]);
+    expect(two?.every((p) => p > 5000), two?.join(", ")).toBe(true);
   });
 
   it("a damaged input ends at its damage with workers as without: same outputs, same error", () => {

@@ -41,8 +41,9 @@ export interface ReplayOptions {
   /** Called after each batch with bytes read so far and in all. */
   readonly progress?: (done: number, total: number, packets: number) => void;
   /**
-   * Worker threads to run the packets on (src/run/workers.ts); 1 runs them on
-   * this thread. Default: one per core, one per 16 MiB of captures at most.
+   * Data planes to run the packets on (src/run/workers.ts): this thread's and
+   * workers − 1 worker threads; 1 runs them all on this thread. Default: one
+   * per core, one per 16 MiB of captures at most.
    */
   readonly workers?: number;
 }
@@ -52,7 +53,7 @@ export interface ReplayResult {
   readonly compiled: CompiledSpec;
   /** Bad input that ended inputs early (each after its good packets), in the order the inputs were given. */
   readonly errors: readonly InputError[];
-  /** Input packets each worker thread ran; empty when they ran on this thread. */
+  /** Input packets each data plane ran with --workers N > 1: the main thread's, then each worker thread's; else empty. */
   readonly workers: readonly number[];
 }
 

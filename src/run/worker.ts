@@ -1,263 +1,46 @@
-// One worker thread of a replay (src/run/workers.ts has the main thread's
-// side and the model). It holds its own data plane with the same tables, runs
-// the packets of each chunk that the flow hash gave it, and sends back every
-// capture record with the number of the input packet it came from, its trace
-// lines (with --trace) and, at the end, its counters.
-//
-// The data plane writes capture records itself (assembly/pipeline/capture.ts)
-// and they name no packet; so each packet enters with its index in the chunk
-// in place of its timestamp's nanoseconds, which every record of it (copies
-// too) carries in the record header. Reading the records back puts the real
-// nanoseconds in and keeps the index: the packet's number.
+// One worker thread of a replay (./workers.ts has the model): a ChunkRunner
+// on a data plane of its own, fed by the main thread's messages. After each
+// message it sends, it bumps the shared counter the main thread waits on.
 
-import { isMainThread, type MessagePort, parentPort, workerData } from "node:worker_threads";
-import type { CompiledSpec } from "../control/compiled.js";
-import { resolveEndpoint } from "../control/endpoints.js";
-import { install } from "../control/install.js";
-import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
-import { R_CAP_LEN, R_TS_FRAC, RECORD_HEADER_LEN } from "../pcap/pcap-layout.js";
-import { DataPlane } from "../wasm/module.js";
-import { type CaptureTargets, DEFAULT_RUNNER, type InputBatch, Runner } from "../wasm/runner.js";
-import { assignCaptures } from "./outputs.js";
-import { readCounters } from "./summary.js";
-import { TraceWriter } from "./trace.js";
-import type { ChunkArrays, ChunkMessage, ChunkResult, FromWorker, PartInfo, ResultArea, ToWorker, WorkerSetup } from "./workers.js";
-
-/** One capture's records of the chunk being run; the buffers are kept from chunk to chunk. */
-interface Collected {
-  bytes: Uint8Array;
-  used: number;
-  packets: Uint32Array;
-  ends: Uint32Array;
-  records: number;
-}
-
-class Records implements CaptureTargets {
-  readonly count: number;
-  /** The chunk being run: record tags index its packets. */
-  chunk: { readonly first: number; readonly tsNsec: Uint32Array } | undefined;
-  readonly #collected: (Collected | undefined)[] = [];
-
-  constructor(count: number) {
-    this.count = count;
-  }
-
-  write(c: number, data: Uint8Array, start: number, len: number): void {
-    const chunk = this.chunk;
-    if (chunk === undefined) throw new Error("capture records outside a chunk");
-    let p = this.#collected[c];
-    if (p === undefined) {
-      p = { bytes: new Uint8Array(Math.max(1 << 16, 2 * len)), used: 0, packets: new Uint32Array(1024), ends: new Uint32Array(1024), records: 0 };
-      this.#collected[c] = p;
-    }
-    if (p.used + len > p.bytes.length) p.bytes = grown(p.bytes, p.used + len, p.used);
-    const bytes = p.bytes;
-    bytes.set(data.subarray(start, start + len), p.used);
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const nsec = chunk.tsNsec;
-    const first = chunk.first;
-    const end = p.used + len;
-    let packets = p.packets;
-    let ends = p.ends;
-    let k = p.records;
-    for (let r = p.used; r < end; ) {
-      const tag = view.getUint32(r + R_TS_FRAC, true);
-      view.setUint32(r + R_TS_FRAC, nsec[tag] ?? 0, true);
-      r += RECORD_HEADER_LEN + view.getUint32(r + R_CAP_LEN, true);
-      if (k === packets.length) {
-        packets = p.packets = grown(packets, 2 * k, k);
-        ends = p.ends = grown(ends, 2 * k, k);
-      }
-      packets[k] = first + tag;
-      ends[k] = r;
-      k++;
-    }
-    p.records = k;
-    p.used = end;
-  }
-
-  /**
-   * Copies the chunk's records into `area` (one capture after another) and
-   * empties the buffers; returns where each capture's are, and the area, made
-   * larger when they did not fit.
-   */
-  take(area: ResultArea | undefined): { parts: PartInfo[]; area: ResultArea; grew: boolean } {
-    let bytes = 0;
-    let records = 0;
-    for (const p of this.#collected) {
-      bytes += p?.used ?? 0;
-      records += p?.records ?? 0;
-    }
-    let a = area;
-    const grew = a === undefined || a.bytes.length < bytes || a.packets.length < records;
-    if (a === undefined || grew) {
-      const b = Math.max(bytes, 2 * (a?.bytes.length ?? 1 << 18));
-      const n = Math.max(records, 2 * (a?.packets.length ?? 4096));
-      a = { bytes: new Uint8Array(new SharedArrayBuffer(b)), packets: new Uint32Array(new SharedArrayBuffer(4 * n)), ends: new Uint32Array(new SharedArrayBuffer(4 * n)) };
-    }
-    const parts: PartInfo[] = [];
-    let at = 0;
-    let first = 0;
-    this.#collected.forEach((p, capture) => {
-      if (p === undefined || p.records === 0) return;
-      a.bytes.set(p.bytes.subarray(0, p.used), at);
-      a.packets.set(p.packets.subarray(0, p.records), first);
-      a.ends.set(p.ends.subarray(0, p.records), first);
-      parts.push({ capture, at, used: p.used, first, records: p.records });
-      at += p.used;
-      first += p.records;
-      p.used = 0;
-      p.records = 0;
-    });
-    return { parts, area: a, grew };
-  }
-}
-
-/** A copy of `a` with room for `length` elements, keeping the first `keep`. */
-function grown<T extends Uint8Array | Uint32Array>(a: T, length: number, keep: number): T {
-  const b = new (a.constructor as new (n: number) => T)(Math.max(length, 2 * a.length));
-  b.set(a.subarray(0, keep));
-  return b;
-}
-
-/** Runs the chunks the main thread sends, on this thread's own data plane. */
-class WorkerReplay {
-  readonly #setup: WorkerSetup;
-  readonly #port: MessagePort;
-  readonly #signal: Int32Array;
-  readonly #compiled: CompiledSpec;
-  readonly #dp: DataPlane;
-  readonly #installed: ReturnType<typeof install>;
-  readonly #records: Records;
-  readonly #slots: ChunkArrays[];
-  /** Per chunk slot: where this worker's records of the chunk in it go, on memory the main thread reads. */
-  readonly #areas: (ResultArea | undefined)[] = [];
-  #runner: Runner | undefined;
-  #trace: TraceWriter | undefined;
-  #lines: { packets: number[]; texts: string[] } = { packets: [], texts: [] };
-  // One sub-batch of this worker's packets, with the tags in place of nanoseconds.
-  readonly #batch: { offset: Uint32Array; capLen: Uint32Array; origLen: Uint32Array; tsSec: Float64Array; tsNsec: Uint32Array; tag: Uint32Array; endpoint: Uint32Array; numbers: Uint32Array };
-
-  constructor(setup: WorkerSetup) {
-    this.#setup = setup;
-    this.#port = setup.port;
-    this.#signal = new Int32Array(setup.signal);
-    this.#compiled = setup.compiled;
-    this.#dp = DataPlane.load();
-    const endpoints = setup.endpoints.map((e) => resolveEndpoint(this.#compiled, e));
-    this.#installed = install(this.#dp, this.#compiled, endpoints);
-    this.#slots = [...setup.slots];
-    this.#records = new Records(assignCaptures(this.#compiled, this.#dp).length);
-    const n = DEFAULT_RUNNER.batchPackets;
-    this.#batch = {
-      offset: new Uint32Array(n),
-      capLen: new Uint32Array(n),
-      origLen: new Uint32Array(n),
-      tsSec: new Float64Array(n),
-      tsNsec: new Uint32Array(n),
-      tag: new Uint32Array(n),
-      endpoint: new Uint32Array(n),
-      numbers: new Uint32Array(n),
-    };
-  }
-
-  #send(message: FromWorker): void {
-    this.#port.postMessage(message);
-    Atomics.add(this.#signal, 0, 1);
-    Atomics.notify(this.#signal, 0);
-  }
-
-  handle(message: ToWorker): void {
-    try {
-      switch (message.kind) {
-        case "start":
-          this.#start();
-          break;
-        case "chunk":
-          this.#chunk(message);
-          break;
-        case "finish":
-          this.#send({ kind: "counters", counters: readCounters(this.#dp, this.#installed) });
-          break;
-      }
-    } catch (err) {
-      this.#send({ kind: "error", message: err instanceof Error ? (err.stack ?? err.message) : String(err) });
-    }
-  }
-
-  #start(): void {
-    const s = this.#setup;
-    this.#dp.exports.countersReset();
-    this.#runner = new Runner(
-      this.#dp,
-      { trace: s.trace, maxFanout: this.#compiled.maxFanout, hopLimit: s.hopLimit, copyLimit: s.copyLimit, slotLenMax: MAX_CAP_LEN_DEFAULT + DEFAULT_RUNNER.headroom },
-      this.#records,
-    );
-    this.#trace = s.trace ? new TraceWriter({ line: (packet, text) => (this.#lines.packets.push(packet), this.#lines.texts.push(text)) }, this.#compiled, this.#installed.entries) : undefined;
-  }
-
-  #chunk(message: ChunkMessage): void {
-    const runner = this.#runner;
-    const slot = this.#slots[message.slot];
-    if (runner === undefined || slot === undefined) throw new Error("chunk before start, or in no slot");
-    const chunk = message.data === undefined ? slot : (this.#slots[message.slot] = { ...slot, data: message.data });
-    const first = message.first;
-    this.#records.chunk = { first, tsNsec: chunk.tsNsec };
-    const b = this.#batch;
-    const max = b.offset.length;
-    const trace = this.#trace;
-    const sink = trace === undefined ? null : { packet: () => {}, event: trace.event.bind(trace) };
-    const names = this.#setup.endpoints;
-    let n = 0;
-    const run = (): void => {
-      const staged: InputBatch = { data: chunk.data, count: n, offset: b.offset, capLen: b.capLen, origLen: b.origLen, tsSec: b.tsSec, tsNsec: b.tag, endpoint: b.endpoint };
-      trace?.startBatch(0, { ...staged, tsNsec: b.tsNsec }, names, b.numbers);
-      runner.run(staged, 0, sink);
-      trace?.endLine(); // the next sub-batch numbers its packets from 0 again
-      n = 0;
-    };
-    const { offset, capLen, origLen, tsSec, tsNsec, endpoint, mine } = chunk;
-    for (let k = 0; k < message.count; k++) {
-      const i = mine[k] ?? 0;
-      b.offset[n] = offset[i] ?? 0;
-      b.capLen[n] = capLen[i] ?? 0;
-      b.origLen[n] = origLen[i] ?? 0;
-      b.tsSec[n] = tsSec[i] ?? 0;
-      b.tsNsec[n] = tsNsec[i] ?? 0;
-      b.tag[n] = i;
-      b.endpoint[n] = endpoint[i] ?? 0;
-      b.numbers[n] = first + i;
-      if (++n === max) run();
-    }
-    if (n > 0) run();
-    runner.flushCaptures();
-    this.#records.chunk = undefined;
-    const { parts, area, grew } = this.#records.take(this.#areas[message.slot]);
-    this.#areas[message.slot] = area;
-    const lines = this.#lines;
-    this.#lines = { packets: [], texts: [] };
-    const result: ChunkResult = { kind: "chunk", id: message.id, parts, ...(grew ? { area } : {}), lines };
-    this.#send(result);
-  }
-}
+import { isMainThread, parentPort, workerData } from "node:worker_threads";
+import { ChunkRunner } from "./chunk-runner.js";
+import type { FromWorker, ToWorker, WorkerSetup } from "./workers.js";
 
 if (!isMainThread && parentPort !== null) {
   const setup = workerData as WorkerSetup;
-  let replay: WorkerReplay | undefined;
-  let failure: string | undefined;
-  try {
-    replay = new WorkerReplay(setup);
-  } catch (err) {
-    failure = err instanceof Error ? (err.stack ?? err.message) : String(err);
-  }
-  parentPort.on("message", (message: ToWorker) => {
-    if (replay !== undefined) {
-      replay.handle(message);
-      return;
-    }
-    setup.port.postMessage({ kind: "error", message: failure ?? "worker did not start" } satisfies FromWorker);
-    const signal = new Int32Array(setup.signal);
+  const signal = new Int32Array(setup.signal);
+  const send = (message: FromWorker): void => {
+    setup.port.postMessage(message);
     Atomics.add(signal, 0, 1);
     Atomics.notify(signal, 0);
+  };
+  const failed = (err: unknown): FromWorker => ({ kind: "error", message: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+  let runner: ChunkRunner | undefined;
+  let failure: FromWorker | undefined;
+  try {
+    runner = new ChunkRunner(setup);
+  } catch (err) {
+    failure = failed(err);
+  }
+  parentPort.on("message", (message: ToWorker) => {
+    if (runner === undefined) {
+      send(failure ?? failed("the worker did not start"));
+      return;
+    }
+    try {
+      switch (message.kind) {
+        case "start":
+          runner.start();
+          break;
+        case "chunk":
+          send(runner.chunk(message));
+          break;
+        case "finish":
+          send({ kind: "counters", counters: runner.counters() });
+          break;
+      }
+    } catch (err) {
+      send(failed(err));
+    }
   });
 }

@@ -1,13 +1,16 @@
-// Replay across worker threads (`strata run --workers N`). The main thread
-// reads and merges the inputs as a one-thread replay does, and cuts the packet
+// Replay across worker threads (`strata run --workers N`): N data planes with
+// the same tables, one on the main thread and N − 1 in worker threads
+// (./worker.ts), each a ChunkRunner (./chunk-runner.ts). The main thread reads
+// and merges the inputs as a one-thread replay does, and cuts the packet
 // stream into chunks of whole batches in shared memory; a flow hash
-// (./flow.ts) gives every packet an owner, so a flow's packets run on one
-// worker, in order. Each worker (./worker.ts) has its own data plane with the
-// same tables and runs its packets of each chunk; it sends back every capture
-// record and trace line with its input packet's number. The main thread merges
-// them in packet order — the order of a one-thread replay, where each packet
-// and its copies run to the end before the next — and appends them to the
-// files, so every output is the same, byte for byte; the counters are summed.
+// (./flow.ts) gives every packet a data plane, so a flow's packets run on one,
+// in order. The main thread, which also reads, merges and writes, takes a small
+// share of the flows. Each data plane runs its packets of each chunk and hands
+// back every capture record and trace line with its input packet's number. The
+// main thread merges them in packet order — the order of a one-thread replay,
+// where each packet and its copies run to the end before the next — and
+// appends them to the files, so every output is the same, byte for byte; the
+// counters are summed.
 //
 // The main thread never waits on its event loop: it blocks in Atomics.wait on
 // a counter the workers bump after each message and takes messages with
@@ -22,6 +25,7 @@ import type { InputBatch } from "../wasm/runner.js";
 import { type FlowBytes, flowBytes, flowHash } from "./flow.js";
 import type { Inputs } from "./inputs.js";
 import type { CaptureOutputs } from "./outputs.js";
+import { ChunkRunner } from "./chunk-runner.js";
 import { addCounters, type Counters } from "./summary.js";
 
 /** The most worker threads `--workers` takes. */
@@ -37,10 +41,13 @@ export function defaultWorkers(totalBytes: number): number {
 /** Packets per chunk: many batches per message, few enough that reading, running and writing overlap. */
 const CHUNK_PACKETS = 8192;
 const CHUNK_BYTES = 1 << 20;
+/** Hash buckets per worker thread; the main thread's data plane takes one bucket in all (see owner()). */
+const BUCKETS_PER_THREAD = 8;
 /** Chunks sent and not yet merged: each has a slot of its own. */
 const IN_FLIGHT = 3;
 
-export interface WorkerSetup {
+/** What a ChunkRunner needs: its data plane's index, the chunk slots as it sees them, the description and the run's options. */
+export interface RunnerSetup {
   readonly index: number;
   readonly slots: readonly ChunkArrays[];
   readonly compiled: CompiledSpec;
@@ -49,6 +56,9 @@ export interface WorkerSetup {
   readonly trace: boolean;
   readonly hopLimit: number;
   readonly copyLimit: number;
+}
+
+export interface WorkerSetup extends RunnerSetup {
   /** Int32 bumped after every message a worker sends. */
   readonly signal: SharedArrayBuffer;
   readonly port: MessagePort;
@@ -192,14 +202,13 @@ class Chunk {
     if (typeof b.endpoint === "number") this.endpoint.fill(b.endpoint, at0, at0 + n);
     else this.endpoint.set(b.endpoint.subarray(0, n), at0);
     const shift = this.used - base;
-    const workers = this.mine.length;
     const data = b.data;
     for (let i = 0; i < n; i++) {
       const at = b.offset[i] ?? 0;
       const k = at0 + i;
       this.offset[k] = at + shift;
       const ep = this.endpoint[k] ?? 0;
-      const w = flowHash(data, at, b.capLen[i] ?? 0, ep, flow[ep]) % workers;
+      const w = owner(flowHash(data, at, b.capLen[i] ?? 0, ep, flow[ep]), this.mine.length);
       const c = this.counts[w] ?? 0;
       const list = this.mine[w];
       if (list !== undefined) list[c] = k;
@@ -216,11 +225,24 @@ class Chunk {
     return { data, offset, capLen, origLen, tsSec, tsNsec, endpoint, mine: this.mine[w] ?? new Uint32Array(0) };
   }
 
-  message(w: number): ChunkMessage {
-    const m: ChunkMessage = { kind: "chunk", slot: this.slot, id: this.id, first: this.first, count: this.counts[w] ?? 0, ...(this.grown ? { data: this.data } : {}) };
+  /** The message for the chunk (each data plane's count goes in), with the data buffer if it grew since the last. */
+  message(): ChunkMessage {
+    const m: ChunkMessage = { kind: "chunk", slot: this.slot, id: this.id, first: this.first, count: 0, ...(this.grown ? { data: this.data } : {}) };
     this.grown = false;
     return m;
   }
+}
+
+/**
+ * The data plane a flow hash runs on. The main thread's (0) takes one bucket of
+ * BUCKETS_PER_THREAD × threads + 1, for it also reads, merges and writes; the
+ * worker threads (1 ..) share the others.
+ */
+function owner(hash: number, planes: number): number {
+  if (planes === 1) return 0;
+  const threads = planes - 1;
+  const bucket = hash % (BUCKETS_PER_THREAD * threads + 1);
+  return bucket === 0 ? 0 : 1 + ((bucket - 1) % threads);
 }
 
 function shared<T>(Kind: { new (buffer: SharedArrayBuffer): T; readonly BYTES_PER_ELEMENT: number }, length: number): T {
@@ -230,8 +252,6 @@ function shared<T>(Kind: { new (buffer: SharedArrayBuffer): T; readonly BYTES_PE
 interface Thread {
   readonly worker: Worker;
   readonly port: MessagePort;
-  /** Its result area per chunk slot. */
-  readonly areas: (ResultArea | undefined)[];
 }
 
 /** Under vitest this module is the TypeScript source; the thread runs the built file (npm run build). */
@@ -245,9 +265,16 @@ export interface PoolOptions {
   readonly copyLimit: number;
 }
 
+/**
+ * `size` data planes: one on the main thread (index 0), the others in worker
+ * threads (index k in thread k − 1).
+ */
 export class WorkerPool {
   readonly size: number;
+  readonly #local: ChunkRunner;
   readonly #threads: Thread[] = [];
+  /** Per data plane, its result area per chunk slot. */
+  readonly #areas: (ResultArea | undefined)[][];
   readonly #signal = new Int32Array(new SharedArrayBuffer(4));
   readonly #free: Chunk[] = [];
   readonly #flow: (FlowBytes | undefined)[];
@@ -257,14 +284,17 @@ export class WorkerPool {
     this.size = size;
     this.#flow = endpoints.map((e) => flowBytes(e.network.spec.design, e.kind === "session"));
     for (let slot = 0; slot < IN_FLIGHT; slot++) this.#free.push(new Chunk(slot, size));
+    this.#areas = Array.from({ length: size }, () => []);
+    const texts = endpoints.map((e) => e.text);
+    const setup = (index: number): RunnerSetup => ({ index, slots: this.#free.map((c) => c.arrays(index)), compiled, endpoints: texts, ...options });
+    this.#local = new ChunkRunner(setup(0));
     try {
-      for (let index = 0; index < size; index++) {
-        const slots = this.#free.map((c) => c.arrays(index));
+      for (let index = 1; index < size; index++) {
         const { port1, port2 } = new MessageChannel();
-        const setup: WorkerSetup = { index, slots, compiled, endpoints: endpoints.map((e) => e.text), ...options, signal: this.#signal.buffer as SharedArrayBuffer, port: port2 };
-        const worker = new Worker(workerUrl(), { workerData: setup, transferList: [port2] });
+        const data: WorkerSetup = { ...setup(index), signal: this.#signal.buffer as SharedArrayBuffer, port: port2 };
+        const worker = new Worker(workerUrl(), { workerData: data, transferList: [port2] });
         worker.unref();
-        this.#threads.push({ worker, port: port1, areas: [] });
+        this.#threads.push({ worker, port: port1 });
       }
     } catch (err) {
       this.close();
@@ -287,7 +317,7 @@ export class WorkerPool {
       const got = receiveMessageOnPort(t.port);
       if (got !== undefined) {
         const message = got.message as FromWorker;
-        if (message.kind === "error") throw new Error(`replay worker ${index}: ${message.message}`);
+        if (message.kind === "error") throw new Error(`replay worker thread ${index}: ${message.message}`);
         return message;
       }
       Atomics.wait(this.#signal, 0, seen, 1000);
@@ -306,12 +336,15 @@ export class WorkerPool {
   ): { counters: Counters; packets: number[] } {
     const threads = this.#threads;
     for (const t of threads) t.worker.postMessage({ kind: "start" } satisfies ToWorker);
+    this.#local.start();
+    /** The main thread's results, by chunk id. */
+    const local = new Map<number, ChunkResult>();
     const fd = tracePath === undefined ? undefined : openSync(tracePath, "w");
     try {
       const inFlight: Chunk[] = [];
       let next = 0;
       let packets = 0;
-      const perWorker = threads.map(() => 0);
+      const perPlane = Array<number>(this.size).fill(0);
       const take = (): Chunk => {
         const c = this.#free.pop();
         if (c === undefined) throw new Error("no free chunk slot");
@@ -320,26 +353,32 @@ export class WorkerPool {
       };
       const send = (c: Chunk): void => {
         c.bytesRead = inputs.bytesRead;
-        threads.forEach((t, k) => {
-          t.worker.postMessage(c.message(k));
-          perWorker[k] = (perWorker[k] ?? 0) + (c.counts[k] ?? 0);
-        });
+        const message = c.message();
+        threads.forEach((t, k) => t.worker.postMessage({ ...message, count: c.counts[k + 1] ?? 0 }));
+        c.counts.forEach((n, k) => (perPlane[k] = (perPlane[k] ?? 0) + n));
+        local.set(c.id, this.#local.chunk({ ...message, count: c.counts[0] ?? 0 }));
         inFlight.push(c);
         if (this.#free.length === 0) collect();
       };
       const collect = (): void => {
         const c = inFlight.shift();
         if (c === undefined) return;
-        const results = threads.map((t, k) => {
-          const r = this.#receive(t, k);
-          if (r.kind !== "chunk" || r.id !== c.id) throw new Error(`replay worker ${k}: expected chunk ${c.id}, got ${r.kind}`);
-          return r;
-        });
+        const mine = local.get(c.id);
+        if (mine === undefined) throw new Error(`no results of chunk ${c.id}`);
+        local.delete(c.id);
+        const results = [
+          mine,
+          ...threads.map((t, k) => {
+            const r = this.#receive(t, k + 1);
+            if (r.kind !== "chunk" || r.id !== c.id) throw new Error(`replay worker thread ${k + 1}: expected chunk ${c.id}, got ${r.kind}`);
+            return r;
+          }),
+        ];
         const parts = results.flatMap((r, k) => {
-          const t = threads[k];
-          if (t === undefined) return [];
-          if (r.area !== undefined) t.areas[c.slot] = r.area;
-          const a = t.areas[c.slot];
+          const areas = this.#areas[k];
+          if (areas === undefined) return [];
+          if (r.area !== undefined) areas[c.slot] = r.area;
+          const a = areas[c.slot];
           if (a === undefined) return [];
           return r.parts.map((p) => ({
             capture: p.capture,
@@ -368,15 +407,13 @@ export class WorkerPool {
       else this.#free.push(chunk);
       while (inFlight.length > 0) collect();
       for (const t of threads) t.worker.postMessage({ kind: "finish" } satisfies ToWorker);
-      let sum: Counters | undefined;
+      const sum = this.#local.counters();
       threads.forEach((t, k) => {
-        const r = this.#receive(t, k);
-        if (r.kind !== "counters") throw new Error(`replay worker ${k}: expected counters, got ${r.kind}`);
-        if (sum === undefined) sum = r.counters;
-        else addCounters(sum, r.counters);
+        const r = this.#receive(t, k + 1);
+        if (r.kind !== "counters") throw new Error(`replay worker thread ${k + 1}: expected counters, got ${r.kind}`);
+        addCounters(sum, r.counters);
       });
-      if (sum === undefined) throw new Error("a worker pool without workers");
-      return { counters: sum, packets: perWorker };
+      return { counters: sum, packets: perPlane };
     } finally {
       if (fd !== undefined) closeSync(fd);
     }

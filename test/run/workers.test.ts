@@ -97,11 +97,12 @@ describe("replay across worker threads", () => {
     split.push(...expectSameOutputs({ spec: join(dir, "network.yaml"), inputs, trace: true }, THREE.has(name) ? [2, 3] : [2]));
   });
 
-  it("the examples' packets were split: every worker ran some", () => {
-    // Per example a worker may get nothing (5 packets of one flow); over all of them each gets some.
+  it("the examples' packets were split: every worker thread ran some", () => {
+    // Per example a thread may get nothing (5 packets of one flow); over all of them each gets some.
+    // Data plane 0 is the main thread's, which takes a small share (one hash bucket in 8 per thread, and one).
     for (const n of [2, 3]) {
       const totals = split.filter((s) => s.length === n).reduce((a, s) => a.map((v, k) => v + (s[k] ?? 0)), Array<number>(n).fill(0));
-      expect(totals.every((t) => t > 0), `${n} workers: ${totals.join(", ")}`).toBe(true);
+      expect(totals.slice(1).every((t) => t > 0), `${n} workers: ${totals.join(", ")}`).toBe(true);
     }
   });
 
@@ -111,7 +112,7 @@ describe("replay across worker threads", () => {
     // Four inputs per spoke, merged by timestamp; a capture the LAN cannot take ends with an error, the same either way.
     const inputs = files.map((f, k) => ({ endpoint: `lan:h${(k % 4) + 1}.1`, file: join(REAL, f) }));
     const [two] = expectSameOutputs({ spec: HUB, inputs, trace: true }, [2]);
-    expect(two?.every((p) => p > 0)).toBe(true);
+    expect(two?.[1]).toBeGreaterThan(0);
   });
 
   it("many chunks: 30,000 packets from two inputs, broadcasts copied, jumbo frames, on 1 and 2 workers", () => {
@@ -134,7 +135,9 @@ describe("replay across worker threads", () => {
       { endpoint: "lan:h2.1", file: file(2, 10_000) },
     ];
     const [two] = expectSameOutputs({ spec: HUB, inputs }, [2]);
-    expect(two?.every((p) => p > 5000), two?.join(", ")).toBe(true);
+    // The main thread's data plane takes about 1 in 9, the worker thread the rest.
+    expect(two?.[0], two?.join(", ")).toBeGreaterThan(1000);
+    expect(two?.[1], two?.join(", ")).toBeGreaterThan(20_000);
   });
 
   it("a damaged input ends at its damage with workers as without: same outputs, same error", () => {

@@ -241,7 +241,8 @@ class Chunk {
 function owner(hash: number, planes: number): number {
   if (planes === 1) return 0;
   const threads = planes - 1;
-  const bucket = hash % (BUCKETS_PER_THREAD * threads + 1);
+  // The top 16 bits scaled to the bucket count: integer arithmetic (a % on a 32-bit unsigned hash is a float remainder).
+  const bucket = ((hash >>> 16) * (BUCKETS_PER_THREAD * threads + 1)) >>> 16;
   return bucket === 0 ? 0 : 1 + ((bucket - 1) % threads);
 }
 

@@ -6,6 +6,7 @@ import cliProgress from "cli-progress";
 import { UsageError } from "../errors.js";
 import { ENDPOINT_FORMS } from "../control/endpoints.js";
 import { replay } from "../run/replay.js";
+import { WORKERS_MAX } from "../run/workers.js";
 import { COPY_LIMIT_MAX, HOP_LIMIT_MAX } from "../wasm/runner.js";
 import type { Summary } from "../run/summary.js";
 import type { Io } from "./io.js";
@@ -19,6 +20,7 @@ interface RunFlags {
   json?: boolean;
   hopLimit: number;
   copyLimit: number;
+  workers?: number;
 }
 
 export function registerRun(program: Command, ctx: CommandContext): void {
@@ -33,6 +35,11 @@ export function registerRun(program: Command, ctx: CommandContext): void {
     .option("--json", "print summary.json on stdout instead of a short report")
     .addOption(new Option("--hop-limit <n>", `links a packet may cross before it is dropped as a loop (1 to ${HOP_LIMIT_MAX})`).default(64).argParser(limit("--hop-limit", HOP_LIMIT_MAX)))
     .addOption(new Option("--copy-limit <n>", `copies replication may make of one input packet (1 to ${COPY_LIMIT_MAX})`).default(4096).argParser(limit("--copy-limit", COPY_LIMIT_MAX)))
+    .addOption(
+      new Option("--workers <n>", `data planes to run packets on, split by flow: this thread's and n − 1 worker threads (1 to ${WORKERS_MAX}; default: one per core, one per 16 MiB of captures at most)`).argParser(
+        limit("--workers", WORKERS_MAX),
+      ),
+    )
     .addHelpText(
       "after",
       `
@@ -43,6 +50,9 @@ Endpoints:
   lan:uplink   packets arriving from outside on the external link uplink
 The network may be left out when the description has only one. Several inputs are
 merged in timestamp order.
+
+With --workers N the packets run on N data planes (this thread's and N − 1 worker
+threads), each flow on one; every output is the same, byte for byte, as with one.
 
 strata deletes or replaces only files it wrote (DIR/.strata-output lists them). It
 refuses an --out that holds an input (the description or a capture), and one with other
@@ -96,6 +106,7 @@ function runReplay(spec: string, flags: RunFlags, io: Io): number {
         trace: flags.trace === true,
         hopLimit: flags.hopLimit,
         copyLimit: flags.copyLimit,
+        ...(flags.workers !== undefined ? { workers: flags.workers } : {}),
         ...(bar !== undefined
           ? {
               progress: (done: number, total: number, packets: number) => {

@@ -17,8 +17,16 @@ import { DataPlane } from "../wasm/module.js";
 import { checkLimits, DEFAULT_RUNNER, Runner } from "../wasm/runner.js";
 import { Inputs } from "./inputs.js";
 import { CaptureOutputs, OutDir, outputFiles, SUMMARY_FILE, TRACE_FILE } from "./outputs.js";
-import { type Summary, summarize } from "./summary.js";
+import { type Counters, readCounters, type Summary, summarize } from "./summary.js";
 import { TraceWriter } from "./trace.js";
+import { defaultWorkers, WorkerPool, WORKERS_MAX } from "./workers.js";
+
+/** Throws a RangeError unless `workers` is a whole number from 1 to WORKERS_MAX (or not given). */
+export function checkWorkers(workers: number | undefined): void {
+  if (workers !== undefined && !(Number.isInteger(workers) && workers >= 1 && workers <= WORKERS_MAX)) {
+    throw new RangeError(`workers ${workers} is not a whole number from 1 to ${WORKERS_MAX}`);
+  }
+}
 
 export interface ReplayOptions {
   readonly spec: string;
@@ -32,6 +40,12 @@ export interface ReplayOptions {
   readonly copyLimit?: number;
   /** Called after each batch with bytes read so far and in all. */
   readonly progress?: (done: number, total: number, packets: number) => void;
+  /**
+   * Data planes to run the packets on (src/run/workers.ts): this thread's and
+   * workers − 1 worker threads; 1 runs them all on this thread. Default: one
+   * per core, one per 16 MiB of captures at most.
+   */
+  readonly workers?: number;
 }
 
 export interface ReplayResult {
@@ -39,11 +53,18 @@ export interface ReplayResult {
   readonly compiled: CompiledSpec;
   /** Bad input that ended inputs early (each after its good packets), in the order the inputs were given. */
   readonly errors: readonly InputError[];
+  /** Input packets each data plane ran with --workers N > 1: the main thread's, then each worker thread's; else empty. */
+  readonly workers: readonly number[];
 }
 
 /** Loads, compiles and installs a description, and runs captures through it. */
 export function replay(options: ReplayOptions): ReplayResult {
-  return Replay.prepare(options).run();
+  const prepared = Replay.prepare(options);
+  try {
+    return prepared.run();
+  } finally {
+    prepared.close();
+  }
 }
 
 export class Replay {
@@ -52,6 +73,8 @@ export class Replay {
   readonly #endpoints: readonly ResolvedEndpoint[];
   readonly #dp: DataPlane;
   readonly #installed: Installed;
+  /** Worker threads, started by the first run() that uses them and kept until close(). */
+  #pool: WorkerPool | undefined;
 
   private constructor(options: ReplayOptions, compiled: CompiledSpec, endpoints: readonly ResolvedEndpoint[]) {
     this.#options = options;
@@ -67,8 +90,15 @@ export class Replay {
    */
   static prepare(options: ReplayOptions, compiled: CompiledSpec = compile(loadSpec(options.spec))): Replay {
     checkLimits(options);
+    checkWorkers(options.workers);
     const endpoints = options.inputs.map((i) => resolveEndpoint(compiled, i.endpoint));
     return new Replay(options, compiled, endpoints);
+  }
+
+  /** Stops the worker threads, if any ran (a later run() starts them again). */
+  close(): void {
+    this.#pool?.close();
+    this.#pool = undefined;
   }
 
   run(): ReplayResult {
@@ -84,6 +114,20 @@ export class Replay {
       const inputFiles = [options.spec, ...options.inputs.map((i) => i.file)];
       const out = OutDir.claim(options.out, { inputs: inputFiles, force: options.force === true, files: outputFiles(compiled, options.trace === true) });
       const outputs = new CaptureOutputs(options.out, compiled, dp);
+      const workers = options.workers ?? defaultWorkers(inputs.totalBytes);
+      if (workers > 1) {
+        const started = process.hrtime.bigint();
+        let ran: { counters: Counters; packets: number[] };
+        try {
+          ran = this.#workers(workers).replay(inputs, outputs, options.trace === true ? join(options.out, TRACE_FILE) : undefined, options.progress);
+        } catch (err) {
+          this.close(); // a pool that failed part-way is not used again
+          throw err;
+        } finally {
+          outputs.close();
+        }
+        return this.#finish(out, ran.counters, inputs, started, ran.packets);
+      }
       // Buffers are sized by the packets read, never by a capture's snaplen (a header field
       // readers ignore): they start small and grow to the longest packet a capture of any
       // link type a network takes may hold (libpcap's limit). A longer one is dropped as too-long.
@@ -117,14 +161,29 @@ export class Replay {
         outputs.close();
         trace?.close();
       }
-      const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
-      const summary = summarize(dp, this.#installed, inputs.stats, elapsed);
-      writeFileSync(join(options.out, SUMMARY_FILE), `${JSON.stringify(summary, null, 2)}
-`);
-      out.seal();
-      return { summary, compiled, errors: inputs.errors };
+      return this.#finish(out, readCounters(dp, this.#installed), inputs, started);
     } finally {
       inputs.close();
     }
+  }
+
+  /** The summary of a run that started at `started`, written; the marker lists what the run wrote. */
+  #finish(out: OutDir, counters: Counters, inputs: Inputs, started: bigint, workers: number[] = []): ReplayResult {
+    const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
+    const summary = summarize(counters, this.#installed, inputs.stats, elapsed);
+    writeFileSync(join(this.#options.out, SUMMARY_FILE), `${JSON.stringify(summary, null, 2)}\n`);
+    out.seal();
+    return { summary, compiled: this.#compiled, errors: inputs.errors, workers };
+  }
+
+  #workers(size: number): WorkerPool {
+    if (this.#pool !== undefined && this.#pool.size !== size) this.close();
+    this.#pool ??= new WorkerPool(
+      size,
+      this.#compiled,
+      this.#endpoints,
+      { trace: this.#options.trace === true, hopLimit: this.#options.hopLimit ?? DEFAULT_RUNNER.hopLimit, copyLimit: this.#options.copyLimit ?? DEFAULT_RUNNER.copyLimit },
+    );
+    return this.#pool;
   }
 }

@@ -23,7 +23,7 @@ import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
 import { RECORD_HEADER_LEN as PCAP_REC_LEN } from "../pcap/pcap-layout.js";
 import type { InputStats } from "../run/inputs.js";
 import { CaptureOutputs, OutDir, outputFiles, SUMMARY_FILE, TRACE_FILE } from "../run/outputs.js";
-import { leaves, type Summary, summarize } from "../run/summary.js";
+import { leaves, readCounters, type Summary, summarize } from "../run/summary.js";
 import { TraceWriter } from "../run/trace.js";
 import { LINK_MODES } from "../wasm/abi.js";
 import { DataPlane } from "../wasm/module.js";
@@ -315,7 +315,7 @@ export class Emulation {
   /** What the emulation has done so far, counted by the data plane (stop() writes the final one). */
   summary(): Summary {
     if (this.#stopped !== undefined) return this.#stopped;
-    return summarize(this.dp, this.installed, this.#stats, Number(process.hrtime.bigint() - this.#started) / 1e9);
+    return summarize(readCounters(this.dp, this.installed), this.installed, this.#stats, Number(process.hrtime.bigint() - this.#started) / 1e9);
   }
 
   /**
@@ -334,7 +334,7 @@ export class Emulation {
       this.#trace?.close();
     }
     const elapsed = Number(process.hrtime.bigint() - this.#started) / 1e9;
-    const summary = summarize(this.dp, this.installed, this.#stats, elapsed);
+    const summary = summarize(readCounters(this.dp, this.installed), this.installed, this.#stats, elapsed);
     this.#stopped = summary;
     if (this.options.out !== undefined && this.#out !== undefined) {
       writeFileSync(join(this.options.out, SUMMARY_FILE), `${JSON.stringify(summary, null, 2)}\n`);

@@ -2,14 +2,17 @@
 // directory. Everything per packet happens in the data plane — it even writes
 // the capture files' records — so this file only moves batches in and buffers
 // out. prepare() loads, compiles and installs once; run() may be called again
-// on the same tables (its counters start from zero each time).
+// on the same tables (its counters start from zero each time). With --updates
+// (./updates.ts), batches are cut at update times and the tables change between
+// the parts; prepare() has already tried every update.
 
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { compile } from "../control/compile.js";
 import type { CompiledSpec } from "../control/compiled.js";
 import { type ResolvedEndpoint, resolveEndpoint } from "../control/endpoints.js";
-import { type Installed, install } from "../control/install.js";
+import type { Installed } from "../control/install.js";
+import { Reconciler } from "../control/reconcile.js";
 import type { InputError } from "../errors.js";
 import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
 import { loadSpec } from "../description/load.js";
@@ -19,6 +22,7 @@ import { Inputs } from "./inputs.js";
 import { CaptureOutputs, OutDir, outputFiles, SUMMARY_FILE, TRACE_FILE } from "./outputs.js";
 import { type Summary, summarize } from "./summary.js";
 import { TraceWriter } from "./trace.js";
+import { type AppliedUpdate, loadUpdates, prepareUpdates, UpdateSchedule } from "./updates.js";
 
 export interface ReplayOptions {
   readonly spec: string;
@@ -30,6 +34,8 @@ export interface ReplayOptions {
   readonly trace?: boolean;
   readonly hopLimit?: number;
   readonly copyLimit?: number;
+  /** `--updates FILE`: timed changes during the replay (docs/updates.md). */
+  readonly updates?: string;
   /** Called after each batch with bytes read so far and in all. */
   readonly progress?: (done: number, total: number, packets: number) => void;
 }
@@ -51,14 +57,21 @@ export class Replay {
   readonly #compiled: CompiledSpec;
   readonly #endpoints: readonly ResolvedEndpoint[];
   readonly #dp: DataPlane;
-  readonly #installed: Installed;
+  readonly #reconciler: Reconciler;
+  readonly #updates: ReturnType<typeof prepareUpdates>;
+  #ran = false;
 
-  private constructor(options: ReplayOptions, compiled: CompiledSpec, endpoints: readonly ResolvedEndpoint[]) {
+  private constructor(options: ReplayOptions, compiled: CompiledSpec, endpoints: readonly ResolvedEndpoint[], updates: ReturnType<typeof prepareUpdates>) {
     this.#options = options;
     this.#compiled = compiled;
     this.#endpoints = endpoints;
     this.#dp = DataPlane.load();
-    this.#installed = install(this.#dp, compiled, endpoints);
+    this.#reconciler = Reconciler.install(this.#dp, compiled, endpoints.map((e) => e.text));
+    this.#updates = updates;
+  }
+
+  get #installed(): Installed {
+    return this.#reconciler.current();
   }
 
   /**
@@ -68,10 +81,13 @@ export class Replay {
   static prepare(options: ReplayOptions, compiled: CompiledSpec = compile(loadSpec(options.spec))): Replay {
     checkLimits(options);
     const endpoints = options.inputs.map((i) => resolveEndpoint(compiled, i.endpoint));
-    return new Replay(options, compiled, endpoints);
+    const updates = options.updates === undefined ? [] : prepareUpdates(loadUpdates(options.updates), compiled, endpoints.map((e) => e.text));
+    return new Replay(options, compiled, endpoints, updates);
   }
 
   run(): ReplayResult {
+    if (this.#ran && this.#updates.length > 0) throw new Error("a replay with updates runs once: its tables have changed");
+    this.#ran = true;
     const options = this.#options;
     const compiled = this.#compiled;
     const dp = this.#dp;
@@ -81,7 +97,7 @@ export class Replay {
     );
     try {
       dp.exports.countersReset();
-      const inputFiles = [options.spec, ...options.inputs.map((i) => i.file)];
+      const inputFiles = [options.spec, ...options.inputs.map((i) => i.file), ...(options.updates === undefined ? [] : [options.updates]), ...this.#updates.flatMap((u) => (u.update.kind === "description" ? [u.update.file] : []))];
       const out = OutDir.claim(options.out, { inputs: inputFiles, force: options.force === true, files: outputFiles(compiled, options.trace === true) });
       const outputs = new CaptureOutputs(options.out, compiled, dp);
       // Buffers are sized by the packets read, never by a capture's snaplen (a header field
@@ -102,14 +118,17 @@ export class Replay {
       // Packets go to the capture buffers; the ring carries only trace events.
       const sink = trace === undefined ? null : { packet: () => {}, event: trace.event.bind(trace) };
       const names = this.#endpoints.map((e) => e.text);
+      const schedule = options.updates === undefined ? undefined : new UpdateSchedule(this.#updates, this.#reconciler, (now) => trace?.retable(now.compiled, now.entries));
       let first = 0;
       const started = process.hrtime.bigint();
       try {
         // A damaged input ends at its damage; the others are replayed to their end.
         for (const batch of inputs.batches()) {
-          trace?.startBatch(first, batch, names);
-          runner.run(batch, first, sink);
-          first += batch.count;
+          for (const part of schedule === undefined ? [batch] : schedule.cut(batch, first)) {
+            trace?.startBatch(first, part, names);
+            runner.run(part, first, sink);
+            first += part.count;
+          }
           options.progress?.(inputs.bytesRead, inputs.totalBytes, first);
         }
       } finally {
@@ -118,7 +137,8 @@ export class Replay {
         trace?.close();
       }
       const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
-      const summary = summarize(dp, this.#installed, inputs.stats, elapsed);
+      const updates: { updates?: AppliedUpdate[] } = schedule === undefined ? {} : { updates: schedule.applied };
+      const summary: Summary = { ...summarize(dp, this.#installed, inputs.stats, elapsed), ...updates };
       writeFileSync(join(options.out, SUMMARY_FILE), `${JSON.stringify(summary, null, 2)}
 `);
       out.seal();

@@ -98,9 +98,9 @@ function isObject(v: unknown): v is Record<string, unknown> {
 export class TraceWriter {
   readonly #fd: number;
   readonly #compiled: CompiledSpec;
-  readonly #tables: ReadonlyMap<number, CompiledTable>;
+  #tables: ReadonlyMap<number, CompiledTable>;
   /** Entry index → compiled row index, by table id. */
-  readonly #rows: ReadonlyMap<number, ReadonlyMap<number, number>>;
+  #rows: ReadonlyMap<number, ReadonlyMap<number, number>>;
   #pending: string[] = [];
   #pendingLen = 0;
   #line: TraceLine | undefined;
@@ -118,7 +118,13 @@ export class TraceWriter {
   }
 
   /** The batch whose events come next; `endpoints` names each injection point. */
-  startBatch(first: number, batch: InputBatch, endpoints: readonly string[]): void {
+  /** Names rows by the tables installed now (after an update changed them, src/run/updates.ts). */
+  retable(compiled: CompiledSpec, entries: ReadonlyMap<number, readonly number[]>): void {
+    this.#tables = new Map(compiled.tables.map((t) => [t.id, t]));
+    this.#rows = new Map([...entries].map(([id, list]) => [id, new Map(list.map((entry, row) => [entry, row]))]));
+  }
+
+    startBatch(first: number, batch: InputBatch, endpoints: readonly string[]): void {
     this.#first = first;
     this.#batch = batch;
     this.#endpoints = endpoints;

@@ -311,7 +311,8 @@ describe("Reconciler.apply", () => {
             continue;
           }
           accepted++;
-          model = { ...candidate, broken: undefined } as Model;
+          const { broken: _, ...kept } = candidate;
+          model = kept;
           expect(observe(dp, rec.current())).toEqual(fresh(compiled, ENDPOINTS));
         }
       }),

@@ -15,6 +15,7 @@ import { registerBench } from "./bench.js";
 import { registerExport } from "./export.js";
 import { registerFit } from "./fit.js";
 import { registerPlace } from "./place.js";
+import { registerServe } from "./serve.js";
 import { SpecError } from "../description/problems.js";
 
 /** Exit codes (DESIGN.md §5). */
@@ -42,6 +43,7 @@ export function buildProgram(ctx: CommandContext): Command {
   registerExport(program, ctx);
   registerFit(program, ctx);
   registerPlace(program, ctx);
+  registerServe(program, ctx);
   // Every command writes to ctx.io, reports a flag mistake as strata's one line, and returns instead of exiting.
   const configure = (cmd: Command): void => {
     cmd.configureOutput({

@@ -1,6 +1,6 @@
 // summary.json: what a replay did, counted by the data plane.
 
-import type { CompiledSpec } from "../control/compiled.js";
+import type { CompiledLink, CompiledSpec } from "../control/compiled.js";
 import type { Installed } from "../control/install.js";
 import { DROP_REASONS, type DropReason } from "../wasm/abi.js";
 import type { DataPlane } from "../wasm/module.js";
@@ -38,6 +38,16 @@ export interface Summary {
   readonly error?: string;
 }
 
+/**
+ * Whether a packet on link `l` leaves the network: the link has no receivers and its sender does
+ * not implement it by a session of an underlay (a virtual link, layering), where the packet goes on.
+ */
+export function leaves(compiled: CompiledSpec, l: CompiledLink): boolean {
+  if (l.receivers.length > 0) return false;
+  const rows = l.sender >= 0 ? (compiled.members[l.sender]?.tables.transmit?.rows ?? []) : [];
+  return !rows.some((r) => r.action.name === "external-session" && (((r.match.value[0] ?? 0) << 8) | (r.match.value[1] ?? 0)) === l.senderPort);
+}
+
 /** Name for drops that happened before any member held the packet. */
 export const OUTSIDE = "(outside)";
 
@@ -57,7 +67,7 @@ export function summarize(
     entry.packets += packets;
     entry.bytes += x.linkBytes(l.index);
     if (l.captured && entry.packets > 0) entry.file = `${LINKS_DIR}/${l.capture}.pcap`;
-    if (l.receivers.length === 0) exited += packets;
+    if (leaves(compiled, l)) exited += packets;
   }
   for (const [name, l] of Object.entries(links)) if (l.packets === 0) delete links[name];
 

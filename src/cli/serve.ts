@@ -1,0 +1,216 @@
+// `strata serve SPEC [--port ENDPOINT=IFACE]... [--out DIR] [--trace] [--json] [--commands]`:
+// keep an emulation of a description running, its external links plugged into
+// network interfaces, until Ctrl-C (or a `stop` command).
+
+import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
+import { type Command, Option } from "commander";
+import { compile } from "../control/compile.js";
+import { loadSpec } from "../description/load.js";
+import { UsageError } from "../errors.js";
+import type { Summary } from "../run/summary.js";
+import { COMMANDS_HELP, runCommand } from "../serve/control.js";
+import { Emulation, resolveExternal } from "../serve/emulation.js";
+import { CAP_INSTALL, checkPorts, LivePort, loadCap, parsePort } from "../serve/ports.js";
+import { COPY_LIMIT_MAX, HOP_LIMIT_MAX } from "../wasm/runner.js";
+import type { Io } from "./io.js";
+import { type CommandContext, EXIT_OK } from "./main.js";
+
+export interface ServeFlags {
+  port: string[];
+  out?: string;
+  force?: boolean;
+  trace?: boolean;
+  json?: boolean;
+  commands?: boolean;
+  hopLimit: number;
+  copyLimit: number;
+  // --watch (desired-state reconciliation) and --p4runtime HOST:PORT (the P4Runtime server) are added here.
+}
+
+/** What a caller other than the command line (a test) gives serve() instead of the process's stdin and signals. */
+export interface ServeHooks {
+  /** Control commands, one a line (with --commands); the process's stdin by default. */
+  readonly commands?: Readable;
+  /** Stops the emulation when aborted, as Ctrl-C does. */
+  readonly signal?: AbortSignal;
+  /** Listen for SIGINT and SIGTERM (the command line does). */
+  readonly signals?: boolean;
+}
+
+export function registerServe(program: Command, ctx: CommandContext): void {
+  program
+    .command("serve")
+    .description("keep an emulation running, its external links plugged into network interfaces")
+    .argument("<spec>", "network description (YAML or JSON)")
+    .option("--port <endpoint=iface>", "bind an external link (NETWORK:EXTERNAL) to a network interface; repeatable", collect, [])
+    .option("--out <dir>", "at the end, write links/, delivered/, summary.json (and trace.jsonl) here, as strata run does")
+    .option("--force", "write into a non-empty --out directory strata did not write (never replacing a file there)")
+    .option("--trace", "also write trace.jsonl into --out: every step of every packet")
+    .option("--json", "at the end, print the summary as JSON on stdout instead of a short report")
+    .option("--commands", "read control commands from stdin, one a line (help lists them)")
+    .addOption(new Option("--hop-limit <n>", `links a packet may cross before it is dropped as a loop (1 to ${HOP_LIMIT_MAX})`).default(64).argParser(limit("--hop-limit", HOP_LIMIT_MAX)))
+    .addOption(new Option("--copy-limit <n>", `copies replication may make of one input packet (1 to ${COPY_LIMIT_MAX})`).default(4096).argParser(limit("--copy-limit", COPY_LIMIT_MAX)))
+    // --watch and --p4runtime HOST:PORT are registered here by their own changes.
+    .addHelpText(
+      "after",
+      `
+Ports: --port lanA:hostA=veth0 plugs the external link hostA of network lanA into the
+interface veth0 (libpcap, through the optional npm package cap): frames arriving on
+veth0 enter the network on hostA, and frames the network sends out on hostA leave
+through veth0. The interface must carry the network's header (Ethernet for ethernet).
+
+strata prints "serving …" on stderr once packets flow; Ctrl-C (or SIGTERM, or the
+command stop) stops it cleanly: the last packets are run, --out is written, the counts
+are printed, and the exit code is 0.
+
+${COMMANDS_HELP}
+
+Exit codes: 0 stopped; 2 bad description, port, interface, flag or --out (nothing runs).
+All exit codes: strata --help.`,
+    )
+    .action(async (spec: string, flags: ServeFlags) => {
+      ctx.exitCode = await serve(spec, flags, ctx.io, { signals: true });
+    });
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function limit(flag: string, max: number): (v: string) => number {
+  return (v) => {
+    if (!/^\d+$/.test(v)) throw new UsageError(`${flag} ${v} is not a whole number (give 1 to ${max})`);
+    const n = Number(v);
+    if (n < 1) throw new UsageError(`${flag} ${v} is too small (at least 1)`);
+    if (n > max) throw new UsageError(`${flag} ${v} is too large (at most ${max})`);
+    return n;
+  };
+}
+
+/**
+ * Runs the emulation until it is stopped; returns the exit code. Everything that can be wrong
+ * with the input is found before the first packet: a bad description, port or interface
+ * throws (exit 2) with nothing opened or written.
+ */
+export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: ServeHooks = {}): Promise<number> {
+  const args = flags.port.map(parsePort);
+  if (flags.trace === true && flags.out === undefined) throw new UsageError("--trace writes trace.jsonl into --out: give --out DIR too");
+  const loaded = args.length > 0 ? loadCap() : undefined;
+  if (loaded !== undefined && loaded.cap === undefined) throw new UsageError(`--port needs the package cap, which is not installed or did not build: ${CAP_INSTALL}`);
+  const compiled = compile(loadSpec(spec));
+  checkPorts(compiled, args);
+  const externals = args.map((a) => resolveExternal(compiled, a.endpoint));
+  const ports: LivePort[] = [];
+  let em: Emulation | undefined;
+  try {
+    for (const [k, a] of args.entries()) {
+      const ext = externals[k];
+      if (ext === undefined || loaded?.cap === undefined) continue;
+      ports.push(LivePort.open(loaded.cap, a, ext.network.spec.design.linkType, ext.network.name));
+    }
+    // Packets enter at the ports' external links that something arrives on.
+    const entering = args.flatMap((a, k) => (externals[k]?.inbound !== undefined ? [{ endpoint: externals[k]?.name ?? "", source: a.iface }] : []));
+    em = Emulation.open(
+      {
+        spec,
+        endpoints: entering.map((e) => e.endpoint),
+        sources: entering.map((e) => e.source),
+        ...(flags.out !== undefined ? { out: flags.out } : {}),
+        force: flags.force === true,
+        trace: flags.trace === true,
+        hopLimit: flags.hopLimit,
+        copyLimit: flags.copyLimit,
+      },
+      compiled,
+    );
+  } catch (err) {
+    for (const p of ports) p.close();
+    throw err;
+  }
+  const emulation = em;
+  ports.forEach((p, k) => p.attach(emulation, emulation.external(externals[k]?.name ?? "")));
+  // The P4Runtime server (--p4runtime) and the description watcher (--watch) attach to `emulation` here.
+
+  const summary = await new Promise<Summary>((resolve, reject) => {
+    let stopping = false;
+    const cleanups: (() => void)[] = [];
+    const stop = (): void => {
+      if (stopping) return;
+      stopping = true;
+      for (const c of cleanups) c();
+      try {
+        for (const p of ports) p.close();
+        resolve(emulation.stop());
+      } catch (err) {
+        reject(err);
+      }
+    };
+    // Nothing else may hold the event loop open (no ports, no commands): this timer does until stop.
+    const keepAlive = setInterval(() => {}, 1 << 30);
+    cleanups.push(() => clearInterval(keepAlive));
+    if (hooks.signals === true) {
+      const onSignal = (): void => {
+        if (stopping) process.exit(130); // a second Ctrl-C while stopping: at once
+        stop();
+      };
+      process.on("SIGINT", onSignal);
+      process.on("SIGTERM", onSignal);
+      cleanups.push(() => {
+        // Kept until exit, so that a second Ctrl-C during the last writes still ends the process at once.
+        setImmediate(() => {
+          process.off("SIGINT", onSignal);
+          process.off("SIGTERM", onSignal);
+        });
+      });
+    }
+    if (hooks.signal !== undefined) {
+      if (hooks.signal.aborted) setImmediate(stop);
+      else hooks.signal.addEventListener("abort", stop, { once: true });
+    }
+    if (flags.commands === true) {
+      const input = hooks.commands ?? process.stdin;
+      const lines = createInterface({ input, terminal: false });
+      // One command at a time, in order, each between batches.
+      let chain = Promise.resolve();
+      lines.on("line", (line) => {
+        chain = chain.then(async () => {
+          if (stopping) return;
+          const r = await runCommand(emulation, line);
+          if (r.line !== "") io.stderr.write(r.ok ? `${r.line}\n` : `strata: ${r.line}\n`);
+          await io.stderr.flush();
+          if (r.stop === true) stop();
+        });
+      });
+      cleanups.push(() => lines.close());
+    }
+    const bound = args.map((a) => `${externals[args.indexOf(a)]?.name ?? a.endpoint}=${a.iface}`);
+    io.stderr.write(`serving ${spec}${bound.length > 0 ? ` on ${bound.join(", ")}` : " (no ports)"}; Ctrl-C stops\n`);
+    void io.stderr.flush();
+  });
+
+  io.stdout.write(flags.json === true ? `${JSON.stringify(summary, null, 2)}\n` : report(summary, ports, flags.out));
+  for (const p of ports) {
+    if (p.sendErrors > 0) io.stderr.write(`strata: ${p.arg.iface}: ${p.sendErrors} frames could not be sent (${p.lastSendError})\n`);
+  }
+  return EXIT_OK;
+}
+
+const count = (n: number): string => n.toLocaleString("en-US");
+
+/** The counts at the end, for a person. */
+function report(s: Summary, ports: readonly LivePort[], out: string | undefined): string {
+  const { injected, delivered, dropped, exited } = s.packets;
+  const lines = [`served ${count(injected)} packets through ${s.spec} in ${s.elapsedSeconds.toFixed(1)} s`];
+  lines.push(`  delivered ${count(delivered).padStart(8)}`);
+  const drops = Object.entries(s.drops).map(([k, v]) => `${k} ${count(v ?? 0)}`);
+  lines.push(`  dropped   ${count(dropped).padStart(8)}${drops.length > 0 ? `   ${drops.join(", ")}` : ""}`);
+  lines.push(`  left      ${count(exited).padStart(8)}   on external links`);
+  for (const p of ports) {
+    const cut = p.truncated > 0 ? `, ${count(p.truncated)} cut to the snapshot length` : "";
+    lines.push(`  port ${p.arg.text}: ${count(p.received)} received, ${count(p.sent)} sent${cut}`);
+  }
+  if (out !== undefined) lines.push(`outputs in ${out}: summary.json, links/, delivered/`);
+  return `${lines.join("\n")}\n`;
+}
+

@@ -1,0 +1,104 @@
+// Control commands for a running emulation, one a line (`strata serve --commands`
+// reads them from stdin). Each runs between packet batches and either takes
+// effect whole or not at all: a bad command is one line and leaves the
+// emulation as it was.
+//
+//   delete NETWORK:MEMBER TABLE ROW   take the description's row ROW out of the member's table
+//   insert NETWORK:MEMBER TABLE ROW   put it back
+//   counts                            packets so far
+//   stop                              stop as Ctrl-C does
+//   help                              these lines
+
+import type { CompiledTable } from "../control/compiled.js";
+import type { Installed } from "../control/install.js";
+import { excerpt } from "../errors.js";
+import { TABLE_ROLES, type TableRole } from "../wasm/abi.js";
+import type { Emulation } from "./emulation.js";
+
+export const COMMANDS_HELP = `commands, one a line:
+  delete NETWORK:MEMBER TABLE ROW   take row ROW (its index in the description's table) out of the table
+  insert NETWORK:MEMBER TABLE ROW   put that row back
+  counts                            packets injected, delivered, dropped and left so far
+  stop                              stop (as Ctrl-C does)
+  help                              this list`;
+
+/** What a command did: a line for the user, and whether it asks the emulation to stop. */
+export interface CommandResult {
+  readonly ok: boolean;
+  readonly line: string;
+  readonly stop?: boolean;
+}
+
+/** Runs one command line on `em`, between batches. Never throws for bad input: the result says what was wrong. */
+export async function runCommand(em: Emulation, line: string): Promise<CommandResult> {
+  const words = line.trim().split(/\s+/).filter((w) => w !== "");
+  const [verb, ...args] = words;
+  switch (verb) {
+    case undefined:
+      return { ok: true, line: "" };
+    case "help":
+      return { ok: true, line: COMMANDS_HELP };
+    case "stop":
+      return { ok: true, line: "stopping", stop: true };
+    case "counts":
+      return em.between(() => ({ ok: true, line: counts(em) }));
+    case "delete":
+    case "insert":
+      return em.between(() => writeRow(em, verb, args));
+    default:
+      return bad(`unknown command '${excerpt(verb)}'`, "commands: delete, insert, counts, stop, help");
+  }
+}
+
+function bad(problem: string, fix: string): CommandResult {
+  return { ok: false, line: `${problem} (${fix})` };
+}
+
+function counts(em: Emulation): string {
+  const p = em.summary().packets;
+  return `injected ${p.injected}, copies ${p.copies}, delivered ${p.delivered}, dropped ${p.dropped}, left ${p.exited}`;
+}
+
+/** delete / insert a description row, as one all-or-nothing table write. */
+function writeRow(em: Emulation, verb: "delete" | "insert", args: readonly string[]): CommandResult {
+  const usage = `write ${verb} NETWORK:MEMBER TABLE ROW, e.g. ${verb} ip:r forward 1`;
+  const [who, role, rowText, ...extra] = args;
+  if (who === undefined || role === undefined || rowText === undefined || extra.length > 0) return bad(`${verb} takes three words`, usage);
+  const colon = who.indexOf(":");
+  const networks = em.compiled.networks;
+  const netName = colon < 0 ? (networks.length === 1 ? networks[0]?.name : undefined) : who.slice(0, colon);
+  const key = colon < 0 ? who : who.slice(colon + 1);
+  const member = em.compiled.members.find((m) => networks[m.network]?.name === netName && m.key === key);
+  if (member === undefined) {
+    return bad(`there is no member '${excerpt(who)}'`, `members: ${em.compiled.members.map((m) => `${networks[m.network]?.name}:${m.key}`).join(", ")}`);
+  }
+  if (!(TABLE_ROLES as readonly string[]).includes(role)) return bad(`'${excerpt(role)}' is not a table`, `tables: ${TABLE_ROLES.join(", ")}`);
+  const table = member.tables[role as TableRole];
+  if (table === undefined) return bad(`${member.qualified} has no ${role} table`, `its tables: ${Object.keys(member.tables).join(", ")}`);
+  const index = /^\d+$/.test(rowText) ? Number(rowText) : -1;
+  const row = table.rows.find((r) => r.row === index && index >= 0);
+  const rows = table.rows.filter((r) => r.row >= 0).map((r) => r.row);
+  if (row === undefined) return bad(`${member.qualified}'s ${role} table has no row '${excerpt(rowText)}'`, rows.length === 0 ? "it has no rows from the description" : `rows: ${rows.join(", ")}`);
+  const k = table.rows.indexOf(row);
+  const result =
+    verb === "delete"
+      ? em.installed.tables.write([{ op: "delete", table, match: row.match }])
+      : em.installed.tables.write([{ op: "insert", table, match: row.match, action: row.action }]);
+  const what = `${member.qualified} ${role} row ${row.row} (${row.text})`;
+  if (!result.ok) {
+    const why: Record<string, string> = { NotFound: "it is not in the table", DuplicateEntry: "it is in the table already", TableFull: "the table is full" };
+    return bad(`cannot ${verb} ${what}: ${why[result.error] ?? result.error}`, verb === "delete" ? "insert it first" : "delete it first");
+  }
+  em.installed = withEntry(em.installed, table, k, verb === "delete" ? -1 : (result.entries[0] ?? -1));
+  return { ok: true, line: `${verb === "delete" ? "deleted" : "inserted"} ${what}` };
+}
+
+/** `installed` with row k of `table` now at entry `entry` (−1: not installed). */
+function withEntry(installed: Installed, table: CompiledTable, k: number, entry: number): Installed {
+  const entries = new Map(installed.entries);
+  const list = [...(entries.get(table.id) ?? [])];
+  list[k] = entry;
+  entries.set(table.id, list);
+  return { ...installed, entries };
+}
+

@@ -11,6 +11,7 @@ import { UsageError } from "../errors.js";
 import type { Summary } from "../run/summary.js";
 import { COMMANDS_HELP, runCommand } from "../serve/control.js";
 import { Emulation, resolveExternal } from "../serve/emulation.js";
+import { DescriptionReloader } from "../serve/watch.js";
 import { CAP_INSTALL, checkPorts, LivePort, loadCap, parsePort } from "../serve/ports.js";
 import { COPY_LIMIT_MAX, HOP_LIMIT_MAX } from "../wasm/runner.js";
 import type { Io } from "./io.js";
@@ -25,7 +26,8 @@ export interface ServeFlags {
   commands?: boolean;
   hopLimit: number;
   copyLimit: number;
-  // --watch (desired-state reconciliation) and --p4runtime HOST:PORT (the P4Runtime server) are added here.
+  watch?: boolean;
+  // --p4runtime HOST:PORT (the P4Runtime server) is added here.
 }
 
 /** What a caller other than the command line (a test) gives serve() instead of the process's stdin and signals. */
@@ -51,7 +53,8 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option("--commands", "read control commands from stdin, one a line (help lists them)")
     .addOption(new Option("--hop-limit <n>", `links a packet may cross before it is dropped as a loop (1 to ${HOP_LIMIT_MAX})`).default(64).argParser(limit("--hop-limit", HOP_LIMIT_MAX)))
     .addOption(new Option("--copy-limit <n>", `copies replication may make of one input packet (1 to ${COPY_LIMIT_MAX})`).default(4096).argParser(limit("--copy-limit", COPY_LIMIT_MAX)))
-    // --watch and --p4runtime HOST:PORT are registered here by their own changes.
+    .option("--watch", "reload the description when its file changes: its tables are reconciled between packet batches (SIGHUP and the reload command reload it too)")
+    // --p4runtime HOST:PORT is registered here by its own change.
     .addHelpText(
       "after",
       `
@@ -65,6 +68,13 @@ command stop) stops it cleanly: the last packets are run, --out is written, the 
 are printed, and the exit code is 0.
 
 ${COMMANDS_HELP}
+
+Reloading: with --watch, a change to the description's file is applied a moment after the
+file stops changing; SIGHUP (kill -HUP) and the command reload apply it at once. The new
+description is compiled and diffed against the installed tables, and the difference is
+written as one atomic step between packet batches. A description with errors is reported
+(strata: FILE:LINE:COL: …) and the emulation goes on as it was. Members, links and
+networks stay as they were started: a change to them is refused (restart to change them).
 
 Exit codes: 0 stopped; 2 bad description, port, interface, flag or --out (nothing runs).
 All exit codes: strata --help.`,
@@ -130,7 +140,12 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
   }
   const emulation = em;
   ports.forEach((p, k) => p.attach(emulation, emulation.external(externals[k]?.name ?? "")));
-  // The P4Runtime server (--p4runtime) and the description watcher (--watch) attach to `emulation` here.
+  // The P4Runtime server (--p4runtime) attaches to `emulation` here.
+  const reloader = new DescriptionReloader(emulation, spec, (r) => {
+    for (const line of r.lines) io.stderr.write(r.ok ? `${line}\n` : `strata: ${line}\n`);
+    void io.stderr.flush();
+  });
+  if (flags.watch === true) reloader.watch();
 
   const summary = await new Promise<Summary>((resolve, reject) => {
     let stopping = false;
@@ -149,6 +164,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
     // Nothing else may hold the event loop open (no ports, no commands): this timer does until stop.
     const keepAlive = setInterval(() => {}, 1 << 30);
     cleanups.push(() => clearInterval(keepAlive));
+    cleanups.push(() => reloader.close());
     if (hooks.signals === true) {
       const onSignal = (): void => {
         if (stopping) process.exit(130); // a second Ctrl-C while stopping: at once
@@ -156,6 +172,9 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
       };
       process.on("SIGINT", onSignal);
       process.on("SIGTERM", onSignal);
+      const onHangUp = (): void => void reloader.reload();
+      process.on("SIGHUP", onHangUp);
+      cleanups.push(() => process.off("SIGHUP", onHangUp));
       cleanups.push(() => {
         // Kept until exit, so that a second Ctrl-C during the last writes still ends the process at once.
         setImmediate(() => {

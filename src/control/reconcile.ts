@@ -86,6 +86,22 @@ export class Reconciler {
     return new Reconciler(dp, install(dp, compiled, resolved), endpoints, resolved);
   }
 
+  /**
+   * Takes over a data plane someone else installed (`installed`, with the endpoints it was
+   * given). Writers that change its rows afterwards tell the reconciler with sync().
+   */
+  static adopt(dp: DataPlane, installed: Installed, endpoints: readonly ResolvedEndpoint[]): Reconciler {
+    return new Reconciler(dp, installed, endpoints.map((e) => e.text), endpoints);
+  }
+
+  /**
+   * What is installed now, as another writer left it (the same tables, rows deleted or put back:
+   * entry −1 for a row not in its table). The next apply() diffs against it.
+   */
+  sync(installed: Installed): void {
+    this.#installed = installed;
+  }
+
   /** What is installed: the compiled description with the table ids the data plane holds, and each row's entry. */
   current(): Installed {
     return this.#installed;
@@ -107,11 +123,20 @@ export class Reconciler {
    * Converges to `next`: all of it, or (SpecError) none of it. Call only between batches:
    * packets already processed followed the tables before, every later one follows `next`.
    */
-  apply(next: CompiledSpec): Change {
+  apply(next: CompiledSpec, options: { readonly rebuild?: boolean } = {}): Change {
     const before = this.#installed;
     const endpoints = this.#resolveEndpoints(next);
     const topology = topologyChanges(before.compiled, next, this.#endpoints, endpoints);
     const rebuild = topology.length > 0;
+    if (rebuild && options.rebuild === false) {
+      throw new SpecError([
+        new SpecIssue(
+          whole(next.spec.file),
+          `this change needs another topology (${topology.slice(0, 3).join(", ")}${topology.length > 3 ? ", …" : ""}), and here only tables may change`,
+          "change rows and tables only; members, links and networks stay as they were started",
+        ),
+      ]);
+    }
     const oldTables = new Map(before.compiled.tables.map((t) => [tableKey(before.compiled, t), t]));
 
     // Decide each table's fate and id; nothing is written yet.
@@ -234,7 +259,10 @@ export class Reconciler {
     for (const { old, next } of pairs) {
       const oldEntries = before.entries.get(old.id) ?? [];
       const byKey = new Map<string, { entry: number; action: EntryAction }>();
-      old.rows.forEach((r, k) => byKey.set(matchKey(r.match), { entry: oldEntries[k] ?? -1, action: r.action }));
+      old.rows.forEach((r, k) => {
+        const entry = oldEntries[k] ?? -1;
+        if (entry >= 0) byKey.set(matchKey(r.match), { entry, action: r.action }); // −1: another writer took it out
+      });
       const list: number[] = [];
       next.rows.forEach((r, k) => {
         const key = matchKey(r.match);

@@ -7,12 +7,12 @@ import type { Readable } from "node:stream";
 import { type Command, Option } from "commander";
 import { compile } from "../control/compile.js";
 import { loadSpec } from "../description/load.js";
-import { UsageError } from "../errors.js";
+import { excerpt, UsageError } from "../errors.js";
 import type { Summary } from "../run/summary.js";
 import { COMMANDS_HELP, runCommand } from "../serve/control.js";
 import { Emulation, resolveExternal } from "../serve/emulation.js";
+import { CAP_INSTALL, checkPorts, type LivePort, LivePorts, loadCap, parsePort } from "../serve/ports.js";
 import { DescriptionReloader } from "../serve/watch.js";
-import { CAP_INSTALL, checkPorts, LivePort, loadCap, parsePort } from "../serve/ports.js";
 import { COPY_LIMIT_MAX, HOP_LIMIT_MAX } from "../wasm/runner.js";
 import type { Io } from "./io.js";
 import { type CommandContext, EXIT_OK } from "./main.js";
@@ -106,18 +106,21 @@ function limit(flag: string, max: number): (v: string) => number {
 export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: ServeHooks = {}): Promise<number> {
   const args = flags.port.map(parsePort);
   if (flags.trace === true && flags.out === undefined) throw new UsageError("--trace writes trace.jsonl into --out: give --out DIR too");
-  const loaded = args.length > 0 ? loadCap() : undefined;
-  if (loaded !== undefined && loaded.cap === undefined) throw new UsageError(`--port needs the package cap, which is not installed or did not build: ${CAP_INSTALL}`);
   const compiled = compile(loadSpec(spec));
   checkPorts(compiled, args);
+  const loaded = args.length > 0 ? loadCap() : undefined;
+  if (loaded !== undefined && loaded.cap === undefined) throw new UsageError(`--port needs the package cap, which is not installed or did not build: ${CAP_INSTALL}`);
   const externals = args.map((a) => resolveExternal(compiled, a.endpoint));
-  const ports: LivePort[] = [];
+  let live: LivePorts | undefined;
   let em: Emulation | undefined;
+  const say = (line: string): void => {
+    io.stderr.write(`${line}\n`);
+    void io.stderr.flush();
+  };
   try {
-    for (const [k, a] of args.entries()) {
-      const ext = externals[k];
-      if (ext === undefined || loaded?.cap === undefined) continue;
-      ports.push(LivePort.open(loaded.cap, a, ext.network.spec.design.linkType, ext.network.name));
+    if (loaded?.cap !== undefined) {
+      const specs = args.map((arg, k) => ({ arg, linkType: externals[k]?.network.spec.design.linkType ?? -1, network: externals[k]?.network.name ?? "" }));
+      live = await LivePorts.open(loaded.cap, specs, say);
     }
     // Packets enter at the ports' external links that something arrives on.
     const entering = args.flatMap((a, k) => (externals[k]?.inbound !== undefined ? [{ endpoint: externals[k]?.name ?? "", source: a.iface }] : []));
@@ -131,15 +134,21 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
         trace: flags.trace === true,
         hopLimit: flags.hopLimit,
         copyLimit: flags.copyLimit,
+        // The port process hands frames over in chunks: a batch is what one chunk brought.
+        flushMs: 0,
       },
       compiled,
     );
   } catch (err) {
-    for (const p of ports) p.close();
+    await live?.close();
     throw err;
   }
   const emulation = em;
-  ports.forEach((p, k) => p.attach(emulation, emulation.external(externals[k]?.name ?? "")));
+  const ports = live?.ports ?? [];
+  live?.attach(
+    emulation,
+    externals.map((e) => emulation.external(e.name)),
+  );
   // The P4Runtime server (--p4runtime) attaches to `emulation` here.
   const reloader = new DescriptionReloader(emulation, spec, (r) => {
     for (const line of r.lines) io.stderr.write(r.ok ? `${line}\n` : `strata: ${line}\n`);
@@ -154,12 +163,15 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
       if (stopping) return;
       stopping = true;
       for (const c of cleanups) c();
+      // The frames the emulation has queued run first, and what they send goes out before the ports close.
+      let summary: Summary;
       try {
-        for (const p of ports) p.close();
-        resolve(emulation.stop());
+        summary = emulation.stop();
       } catch (err) {
-        reject(err);
+        void live?.close().finally(() => reject(err));
+        return;
       }
+      void (live?.close() ?? Promise.resolve()).then(() => resolve(summary), reject);
     };
     // Nothing else may hold the event loop open (no ports, no commands): this timer does until stop.
     const keepAlive = setInterval(() => {}, 1 << 30);
@@ -210,7 +222,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
 
   io.stdout.write(flags.json === true ? `${JSON.stringify(summary, null, 2)}\n` : report(summary, ports, flags.out));
   for (const p of ports) {
-    if (p.sendErrors > 0) io.stderr.write(`strata: ${p.arg.iface}: ${p.sendErrors} frames could not be sent (${p.lastSendError})\n`);
+    if (p.lastError !== "") io.stderr.write(`strata: ${p.arg.iface}: the interface refused frames (${excerpt(p.lastError)})\n`);
   }
   return EXIT_OK;
 }
@@ -227,7 +239,8 @@ function report(s: Summary, ports: readonly LivePort[], out: string | undefined)
   lines.push(`  left      ${count(exited).padStart(8)}   on external links`);
   for (const p of ports) {
     const cut = p.truncated > 0 ? `, ${count(p.truncated)} cut to the snapshot length` : "";
-    lines.push(`  port ${p.arg.text}: ${count(p.received)} received, ${count(p.sent)} sent${cut}`);
+    const unsent = p.unsent > 0 ? `, ${count(p.unsent)} not sent (the port was closed or the interface refused them)` : "";
+    lines.push(`  port ${p.arg.text}: ${count(p.received)} received, ${count(p.sent)} sent${cut}${unsent}`);
   }
   if (out !== undefined) lines.push(`outputs in ${out}: summary.json, links/, delivered/`);
   return `${lines.join("\n")}\n`;

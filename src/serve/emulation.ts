@@ -47,7 +47,7 @@ export interface EmulationOptions {
   readonly copyLimit?: number;
   /** Packets per batch (default DEFAULT_RUNNER.batchPackets). */
   readonly batchPackets?: number;
-  /** How long submit() holds a partial batch before running it, in ms (default 1; 0: the next turn of the event loop). */
+  /** How long submit() holds a partial batch before running it, in ms (default 1; 0: until the frames that arrived in the same turn of the event loop are in). */
   readonly flushMs?: number;
 }
 
@@ -131,6 +131,7 @@ export class Emulation {
   #running = false;
   #stopped: Summary | undefined;
   #timer: NodeJS.Timeout | undefined;
+  #immediate: NodeJS.Immediate | undefined;
 
   private constructor(options: EmulationOptions, compiled: CompiledSpec, endpoints: readonly ResolvedEndpoint[]) {
     this.options = options;
@@ -245,19 +246,24 @@ export class Emulation {
     let sec = tsSec;
     let nsec = tsNsec;
     if (sec === undefined || nsec === undefined) {
-      const now = Date.now();
-      sec = Math.floor(now / 1000);
-      nsec = (now % 1000) * 1e6;
+      // The wall clock, to the microsecond or better: when the packet reached strata.
+      const ms = performance.timeOrigin + performance.now();
+      sec = Math.floor(ms / 1000);
+      nsec = Math.min(999_999_999, Math.round((ms - sec * 1000) * 1e6));
     }
     if (!this.#queue.fits(len)) this.flush();
     this.#queue.push(endpoint, data, len, origLen, sec, nsec);
     if (this.#queue.full) this.flush();
-    else if (this.#timer === undefined && this.#queue.count > 0) {
+    else if (this.#timer === undefined && this.#immediate === undefined && this.#queue.count > 0) {
       const ms = this.options.flushMs ?? 1;
-      this.#timer = setTimeout(() => {
+      const run = (): void => {
         this.#timer = undefined;
+        this.#immediate = undefined;
         this.flush();
-      }, ms);
+      };
+      // 0: once the frames that arrived in this turn of the event loop are in.
+      if (ms === 0) this.#immediate = setImmediate(run);
+      else this.#timer = setTimeout(run, ms);
     }
   }
 
@@ -266,6 +272,10 @@ export class Emulation {
     if (this.#timer !== undefined) {
       clearTimeout(this.#timer);
       this.#timer = undefined;
+    }
+    if (this.#immediate !== undefined) {
+      clearImmediate(this.#immediate);
+      this.#immediate = undefined;
     }
     if (this.#queue.count === 0 || this.#stopped !== undefined || this.#running) return;
     const batch = this.#queue.take();

@@ -5,10 +5,16 @@
 // the emulation, which gathers them into batches; frames the emulation sends
 // out of the external link are written to the interface.
 
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { sep } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { CompiledSpec } from "../control/compiled.js";
 import { excerpt, UsageError } from "../errors.js";
+import { linkTypeName } from "../pcap/index.js";
 import { type Emulation, type ExternalEnd, resolveExternal } from "./emulation.js";
+import { FLAG_CUT, RECORD, RecordReader, record } from "./port-records.js";
 
 /** The part of cap's API strata uses (cap has no type definitions). */
 export interface CapHandle {
@@ -39,6 +45,9 @@ export function loadCap(): { cap: CapModule } | { cap: undefined; error: string 
 /** libpcap's link types as cap names them, and their numbers in a capture file (LINKTYPE_*). */
 const CAP_LINK_TYPES: Readonly<Record<string, number>> = { NULL: 0, ETHERNET: 1, RAW: 101, LINKTYPE_LINUX_SLL: 113, IEEE802_11_RADIO: 127 };
 
+/** Ports one strata serve takes (the port process numbers them in a byte). */
+export const MAX_PORTS = 255;
+
 /** `--port ENDPOINT=IFACE`, parsed. */
 export interface PortArg {
   readonly text: string;
@@ -54,6 +63,7 @@ export function parsePort(text: string): PortArg {
 
 /** Checks the ports against the description and each other: every one names a different external link and interface. */
 export function checkPorts(compiled: CompiledSpec, ports: readonly PortArg[]): void {
+  if (ports.length > MAX_PORTS) throw new UsageError(`${ports.length} --port flags: strata serves at most ${MAX_PORTS} (run another strata serve for more)`);
   const seen = new Map<string, string>();
   const ifaces = new Map<string, string>();
   for (const p of ports) {
@@ -67,98 +77,258 @@ export function checkPorts(compiled: CompiledSpec, ports: readonly PortArg[]): v
   }
 }
 
-/** Buffer libpcap keeps for packets not yet read (bytes). */
-const PCAP_BUFFER = 8 << 20;
-/** Largest frame read or sent: libpcap's snapshot length in cap. */
+/** Largest frame sent: libpcap's snapshot length in cap. */
 const FRAME_MAX = 65535;
+/** How often strata looks whether the interfaces of closed ports are back (ms). */
+const REOPEN_MS = 500;
+
+/** A port: its --port, the link type its network takes, and what went through it. */
+export interface LivePort {
+  readonly arg: PortArg;
+  readonly linkType: number;
+  readonly network: string;
+  /** Frames received, sent, cut to the snapshot length on arrival, and not sent (the port closed, or the interface refused). */
+  received: number;
+  sent: number;
+  truncated: number;
+  unsent: number;
+  lastError: string;
+}
+
+/** Where the port process's script is: beside this file once built (dist/), or the built copy when run from src/ (tests). */
+function helperScript(): string {
+  const here = fileURLToPath(new URL("./port-helper.js", import.meta.url));
+  if (existsSync(here)) return here;
+  return here.replace(`${sep}src${sep}serve${sep}`, `${sep}dist${sep}src${sep}serve${sep}`);
+}
+
+/** Whether interface `name` is there and up (Linux: /sys/class/net; elsewhere, libpcap's list). */
+function isUp(cap: CapModule, name: string): boolean {
+  const dir = "/sys/class/net";
+  if (!existsSync(dir)) return cap.Cap.deviceList().some((d) => d.name === name);
+  try {
+    return (Number.parseInt(readFileSync(`${dir}/${name}/flags`, "utf8").trim(), 16) & 1) === 1;
+  } catch {
+    return false;
+  }
+}
 
 /**
- * An interface opened for one external link, not yet attached to an emulation (packets that
- * arrive before attach() are left in libpcap's buffer... and dropped when they are read).
+ * The live ports of a running emulation. The interfaces are held by a process of their own
+ * (port-helper.ts), which relays frames over a pipe: cap ends the process it runs in when an
+ * interface goes down or away, and this way strata serve keeps running, says so, and opens the
+ * ports again once their interfaces are up (frames for a closed port are counted as unsent).
+ *
+ * What strata sends out of an interface is never captured back: Linux does not hand a packet
+ * socket the frames it sent itself. Frames other programs send out of it would be, so give
+ * strata interfaces of its own (a veth end, a tap, a NIC without addresses). (pcap's `inbound`
+ * filter would exclude them, but libpcap runs a new filter in userland on the first ring block,
+ * where `inbound` cannot be evaluated: the first frames to arrive would be lost.)
  */
-export class LivePort {
-  readonly arg: PortArg;
-  readonly #handle: CapHandle;
-  readonly #buffer = Buffer.alloc(FRAME_MAX);
-  readonly #out = Buffer.alloc(FRAME_MAX);
-  /** Frames received and sent, and those that could not be sent (the interface refused them). */
-  received = 0;
-  sent = 0;
-  sendErrors = 0;
-  truncated = 0;
-  lastSendError = "";
-  #closed = false;
+export class LivePorts {
+  readonly ports: readonly LivePort[];
+  readonly #cap: CapModule;
+  readonly #say: (line: string) => void;
+  #child: ChildProcess | undefined;
+  /** The ports the running port process holds. */
+  #open = new Set<number>();
+  #closing = false;
+  #starting = false;
+  /** A port process stopped on purpose, to be restarted on more ports. */
+  #replacing: ChildProcess | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #endpoints: (number | undefined)[] = [];
+  #em: Emulation | undefined;
+  /** Frames to send, gathered during a batch and written to the port process after it. */
+  #pending: Buffer[] = [];
+  #scheduled = false;
 
-  private constructor(arg: PortArg, handle: CapHandle) {
-    this.arg = arg;
-    this.#handle = handle;
+  private constructor(cap: CapModule, ports: LivePort[], say: (line: string) => void) {
+    this.#cap = cap;
+    this.ports = ports;
+    this.#say = say;
   }
 
   /**
-   * Opens the interface and checks that it carries the frames the external link's network does;
-   * UsageError otherwise. What strata sends out of it is never captured back: Linux does not hand
-   * a packet socket the frames it sent itself. Frames other programs send out of the interface
-   * would be, so give strata interfaces of its own (a veth end, a tap, a NIC without addresses).
-   * (pcap's `inbound` filter would exclude them, but libpcap runs a new filter in userland on the
-   * first ring block, where `inbound` cannot be evaluated: the first frames to arrive are lost.)
+   * Opens every port's interface and checks it carries the frames its network does; UsageError
+   * (nothing left open) when an interface does not exist, cannot be opened or carries other frames.
+   * `say` gets a line when ports close because an interface went down, and when they open again.
    */
-  static open(cap: CapModule, arg: PortArg, linkType: number, networkName: string): LivePort {
+  static async open(cap: CapModule, specs: readonly { arg: PortArg; linkType: number; network: string }[], say: (line: string) => void): Promise<LivePorts> {
     const names = cap.Cap.deviceList().map((d) => d.name);
-    if (!names.includes(arg.iface)) {
-      throw new UsageError(`--port ${excerpt(arg.text)}: there is no interface '${excerpt(arg.iface)}' (interfaces: ${names.join(", ")})`);
+    for (const { arg } of specs) {
+      if (!names.includes(arg.iface)) throw new UsageError(`--port ${excerpt(arg.text)}: there is no interface '${excerpt(arg.iface)}' (interfaces: ${names.join(", ")})`);
     }
-    const handle = new cap.Cap();
-    const port = new LivePort(arg, handle);
-    let got: string;
-    try {
-      got = handle.open(arg.iface, "", PCAP_BUFFER, port.#buffer);
-    } catch (err) {
-      const why = err instanceof Error ? err.message : String(err);
-      throw new UsageError(`--port ${excerpt(arg.text)}: cannot capture on '${excerpt(arg.iface)}': ${excerpt(why)} (run strata as root, or give node CAP_NET_RAW and CAP_NET_ADMIN)`);
+    const ports = specs.map((p) => ({ ...p, received: 0, sent: 0, truncated: 0, unsent: 0, lastError: "" }));
+    const live = new LivePorts(cap, ports, say);
+    if (ports.length === 0) return live;
+    const got = await live.#start(ports.map((_, k) => k));
+    if (typeof got === "string" || got === undefined) {
+      const failed = typeof got === "string" ? got : "the port process ended before it opened the interfaces";
+      throw new UsageError(failed);
     }
-    const number = CAP_LINK_TYPES[got];
-    if (number !== linkType) {
-      handle.close();
-      throw new UsageError(
-        `--port ${excerpt(arg.text)}: interface '${excerpt(arg.iface)}' carries ${got} frames and network ${networkName} takes link type ${linkType} (bind an external link of a network whose header the interface carries)`,
-      );
-    }
-    return port;
+    return live;
   }
 
-  /** From now on, frames received go into `em` at `end`, and frames leaving on `end` go out. */
-  attach(em: Emulation, end: ExternalEnd): void {
-    const endpoint = end.endpoint;
-    const buffer = this.#buffer;
-    this.#handle.on("packet", (nbytes, truncated) => {
-      if (this.#closed || endpoint === undefined) return;
-      this.received++;
-      // A frame longer than libpcap's snapshot arrives cut (its length on the wire unknown): injected as captured, and counted.
-      if (truncated) this.truncated++;
-      em.submit(endpoint, buffer, nbytes);
+  /**
+   * Starts the port process on ports `which`; resolves with their link types once open, or a
+   * one-line reason (UsageError text) when one cannot be opened or carries other frames.
+   */
+  #start(which: readonly number[]): Promise<string[] | string | undefined> {
+    const args = which.map((k) => `${k}=${this.ports[k]?.arg.iface ?? ""}`);
+    // Its own process group: a Ctrl-C at the terminal is strata serve's to handle, not the port process's.
+    const child = spawn(process.execPath, [helperScript(), ...args], { stdio: ["pipe", "pipe", "pipe"], detached: true });
+    this.#child = child;
+    let stderr = "";
+    // cap writes "Warning: IFACE: no IPv4 address assigned - This may not actually work" for
+    // interfaces without an IPv4 address, which is all strata's usually are: kept only to explain a failure.
+    child.stderr?.on("data", (b: Buffer) => (stderr = (stderr + b.toString()).slice(-2000)));
+    child.stdin?.on("error", () => {}); // the process ended: its exit says why
+    return new Promise((resolve) => {
+      let opened = false;
+      const reader = new RecordReader((kind, port, flags, body) => {
+        const p = this.ports[port];
+        if (kind === RECORD.FRAME && p !== undefined) {
+          const endpoint = this.#endpoints[port];
+          if (endpoint === undefined || this.#em === undefined || this.#closing) return;
+          p.received++;
+          if ((flags & FLAG_CUT) !== 0) p.truncated++;
+          this.#em.submit(endpoint, body, body.length);
+        } else if (kind === RECORD.SEND_ERROR && p !== undefined) {
+          p.sent--;
+          p.unsent++;
+          p.lastError = body.toString();
+        } else if (kind === RECORD.OPENED) {
+          const types = JSON.parse(body.toString()) as string[];
+          const wrong = which.map((k, i) => ({ p: this.ports[k], got: types[i] ?? "" })).find(({ p, got }) => p !== undefined && CAP_LINK_TYPES[got] !== p.linkType);
+          if (wrong?.p !== undefined) {
+            const { p: w, got } = wrong;
+            resolve(
+              `--port ${excerpt(w.arg.text)}: interface '${excerpt(w.arg.iface)}' carries ${got} frames and network ${w.network} takes link type ${w.linkType} (bind an external link of a network whose header the interface carries)`,
+            );
+            this.#stop(child);
+            return;
+          }
+          opened = true;
+          this.#open = new Set(which);
+          resolve(types);
+        } else if (kind === RECORD.FAILED) {
+          const q = this.ports[port];
+          resolve(
+            q === undefined
+              ? `--port: ${body.toString()}`
+              : `--port ${excerpt(q.arg.text)}: cannot capture on '${excerpt(q.arg.iface)}': ${excerpt(body.toString())} (run strata as root, or give node CAP_NET_RAW and CAP_NET_ADMIN)`,
+          );
+        }
+      });
+      child.stdout?.on("data", (chunk: Buffer) => reader.feed(chunk));
+      child.on("exit", () => {
+        if (this.#child === child) {
+          this.#child = undefined;
+          this.#open = new Set();
+        }
+        if (!opened) {
+          resolve(stderr.includes("Assertion") || stderr === "" ? undefined : `--port: the port process ended: ${excerpt(stderr.trim().split("\n").at(-1) ?? "")}`);
+          return;
+        }
+        if (this.#closing) return;
+        if (this.#replacing === child) {
+          this.#replacing = undefined;
+          return;
+        }
+        const down = which.filter((k) => !isUp(this.#cap, this.ports[k]?.arg.iface ?? "")).map((k) => this.ports[k]?.arg.iface ?? "");
+        this.#say(`strata: ${down.length > 0 ? `interface ${down.join(", ")} is down or gone` : "the port process ended"}: the ports are closed until their interfaces are up`);
+        this.#watch();
+      });
     });
-    const exit = end.exit;
-    if (exit === undefined) return;
-    const out = this.#out;
-    em.onExit((x, data, start, len) => {
-      if (x.index !== exit.index || this.#closed) return;
-      const n = Math.min(len, FRAME_MAX);
-      out.set(data.subarray(start, start + n));
-      try {
-        this.#handle.send(out, n);
-        this.sent++;
-      } catch (err) {
-        // The interface went down or refused the frame: counted, never a crash mid-batch.
-        this.sendErrors++;
-        this.lastSendError = err instanceof Error ? err.message : String(err);
+  }
+
+  #stop(child: ChildProcess): void {
+    child.stdin?.end();
+    child.kill("SIGTERM");
+  }
+
+  /** Until every port is open again: now and then, (re)starts the port process on the ports whose interfaces are up. */
+  #watch(): void {
+    if (this.#timer !== undefined || this.#closing) return;
+    this.#timer = setInterval(() => this.#tick(), REOPEN_MS);
+    this.#timer.unref?.();
+  }
+
+  #tick(): void {
+    if (this.#closing || this.#starting) return;
+    const up = this.ports.map((p, k) => (isUp(this.#cap, p.arg.iface) ? k : -1)).filter((k) => k >= 0);
+    const child = this.#child;
+    if (child !== undefined) {
+      // Open on some ports, and others are back: restarted on all that are up (its exit says nothing).
+      if (up.every((k) => this.#open.has(k))) return;
+      this.#replacing = child;
+      this.#stop(child);
+      return;
+    }
+    if (up.length === 0) return;
+    this.#starting = true;
+    void this.#start(up).then((got) => {
+      this.#starting = false;
+      if (!Array.isArray(got)) return; // tried again at the next tick
+      this.#say(`ports open again: ${up.map((k) => this.ports[k]?.arg.text ?? "").join(", ")}`);
+      if (up.length === this.ports.length && this.#timer !== undefined) {
+        clearInterval(this.#timer);
+        this.#timer = undefined;
       }
     });
   }
 
-  close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#handle.removeAllListeners("packet");
-    this.#handle.close();
+  /** From now on, frames received on port k go into `em` at `ends[k]`, and frames leaving on `ends[k]` go out of it. */
+  attach(em: Emulation, ends: readonly ExternalEnd[]): void {
+    this.#em = em;
+    this.#endpoints = ends.map((e) => e.endpoint);
+    ends.forEach((e, k) => {
+      const p = this.ports[k];
+      if (p !== undefined && e.endpoint !== undefined) em.stats(e.endpoint)?.linkTypes.add(linkTypeName(p.linkType));
+    });
+    const byExit = new Map<number, number>();
+    ends.forEach((e, k) => {
+      if (e.exit !== undefined) byExit.set(e.exit.index, k);
+    });
+    em.onExit((x, data, start, len) => {
+      const k = byExit.get(x.index);
+      const p = k === undefined ? undefined : this.ports[k];
+      if (k === undefined || p === undefined) return;
+      if (!this.#open.has(k) || this.#child === undefined) {
+        p.unsent++;
+        return;
+      }
+      this.#pending.push(record(RECORD.FRAME, k, data.subarray(start, start + Math.min(len, FRAME_MAX))));
+      p.sent++;
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  #flush(): void {
+    this.#scheduled = false;
+    if (this.#pending.length === 0) return;
+    const out = Buffer.concat(this.#pending);
+    this.#pending = [];
+    this.#child?.stdin?.write(out);
+  }
+
+  /** Sends what is queued and closes the interfaces. */
+  async close(): Promise<void> {
+    if (this.#closing) return;
+    this.#flush();
+    this.#closing = true;
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    const child = this.#child;
+    if (child === undefined || child.exitCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+    // The port process sends what it was given, then ends when its stdin does.
+    child.stdin?.end();
+    const late = setTimeout(() => child.kill("SIGKILL"), 2000);
+    await exited;
+    clearTimeout(late);
   }
 }

@@ -138,6 +138,26 @@ describe("Emulation", () => {
     expect(s.drops).toEqual({ "forward-miss": 1 });
   });
 
+  it("control work asked for during a batch runs after the whole batch", async () => {
+    const { em } = open();
+    const [f] = frames(pcap("example-router-h1.pcap"));
+    if (f === undefined) throw new Error("empty capture");
+    const order: string[] = [];
+    let asked: Promise<number> | undefined;
+    em.onExit(() => {
+      order.push("exit");
+      asked ??= em.between(() => {
+        order.push("control");
+        return em.injected;
+      });
+    });
+    for (let i = 0; i < 3; i++) em.submit(0, f.data);
+    em.flush();
+    expect(await asked).toBe(3); // the batch's three packets were counted before it ran
+    expect(order).toEqual(["exit", "exit", "exit", "control"]);
+    em.stop();
+  });
+
   it("refuses an --out it did not write, before anything runs", () => {
     const out = tempDir();
     const { em } = open(join(out, "x"));

@@ -1,0 +1,93 @@
+// The process that holds strata serve's live interfaces (src/serve/ports.ts
+// starts it): it opens each interface with cap and relays frames over its
+// stdin and stdout. It is a process of its own because cap ends the process it
+// runs in (an assertion in its binding) when an interface it captures on goes
+// down or away; strata serve then keeps running and opens the ports again.
+//
+// Arguments: INDEX=IFACE ... (the port's index in strata serve, and its interface).
+// Records both ways: kind u8, port u8, 2 bytes zero, length u32 (little-endian), then the bytes.
+//   to strata:   FRAME (received on the port), OPENED (JSON: the ports' link types, in
+//                argument order), FAILED (a one-line reason; then the process ends), SEND_ERROR
+//   from strata: FRAME (to send out of the port)
+
+import { createRequire } from "node:module";
+import { FLAG_CUT, RECORD, RecordReader, record } from "./port-records.js";
+
+interface CapHandle {
+  open(device: string, filter: string, bufSize: number, buffer: Buffer): string;
+  send(buffer: Buffer, nBytes?: number): void;
+  on(event: "packet", listener: (nbytes: number, truncated: boolean) => void): void;
+}
+
+/** Largest frame read or sent: libpcap's snapshot length in cap. */
+const FRAME_MAX = 65535;
+const PCAP_BUFFER = 8 << 20;
+
+function main(): void {
+  const pending: Buffer[] = [];
+  let scheduled = false;
+  const flush = (): void => {
+    scheduled = false;
+    if (pending.length === 0) return;
+    process.stdout.write(Buffer.concat(pending.splice(0)));
+  };
+  const emit = (r: Buffer): void => {
+    pending.push(r);
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+  };
+  const fail = (port: number, why: string): never => {
+    flush();
+    process.stdout.write(record(RECORD.FAILED, port, Buffer.from(why)), () => process.exit(2));
+    // Exit once the record is out; the timer is a backstop.
+    setTimeout(() => process.exit(2), 1000);
+    throw new Error(why);
+  };
+
+  const ports = process.argv.slice(2).map((a) => {
+    const eq = a.indexOf("=");
+    return { index: Number(a.slice(0, eq)), iface: a.slice(eq + 1) };
+  });
+  let Cap: new () => CapHandle;
+  try {
+    Cap = (createRequire(import.meta.url)("cap") as { Cap: new () => CapHandle }).Cap;
+  } catch (err) {
+    fail(255, `cannot load cap: ${err instanceof Error ? (err.message.split("\n")[0] ?? "") : String(err)}`);
+    return;
+  }
+  const handles = new Map<number, { handle: CapHandle }>();
+  const linkTypes: string[] = [];
+  for (const p of ports) {
+    const handle = new Cap();
+    const buffer = Buffer.alloc(FRAME_MAX);
+    try {
+      linkTypes.push(handle.open(p.iface, "", PCAP_BUFFER, buffer));
+    } catch (err) {
+      fail(p.index, err instanceof Error ? err.message : String(err));
+      return;
+    }
+    handle.on("packet", (nbytes, truncated) => {
+      emit(record(RECORD.FRAME, p.index, buffer.subarray(0, nbytes), truncated ? FLAG_CUT : 0));
+    });
+    handles.set(p.index, { handle });
+  }
+  emit(record(RECORD.OPENED, 0, Buffer.from(JSON.stringify(linkTypes))));
+
+  // Frames to send.
+  const reader = new RecordReader((kind, port, _flags, body) => {
+    const h = handles.get(port);
+    if (h === undefined || kind !== RECORD.FRAME) return;
+    try {
+      h.handle.send(body, body.length);
+    } catch (err) {
+      emit(record(RECORD.SEND_ERROR, port, Buffer.from(err instanceof Error ? err.message : String(err))));
+    }
+  });
+  process.stdin.on("data", (chunk: Buffer) => reader.feed(chunk));
+  // strata went away (or closed the ports): so does this process.
+  process.stdin.on("end", () => process.exit(0));
+}
+
+main();

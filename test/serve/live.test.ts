@@ -1,0 +1,234 @@
+// `strata serve` with real interfaces: two network namespaces (hosts A and B)
+// each joined by a veth pair to a third namespace where strata runs the router
+// of examples/live-router, its external links plugged into the veth ends.
+// ping and a UDP exchange between A and B cross the emulated router (TTL − 1,
+// new Ethernet headers); a forward row deleted at run time stops them, and put
+// back lets them through again; an interface going down and up closes and
+// reopens its port without stopping strata; Ctrl-C writes the captures and the summary.
+//
+// It needs root (namespaces, raw sockets), iproute2, ping, ethtool and the optional
+// package cap (libpcap): without them it is skipped and says why. .ci/run
+// installs them, so in CI it runs.
+
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadCap } from "../../src/serve/ports.js";
+
+const root = new URL("../..", import.meta.url).pathname;
+const cli = join(root, "dist/src/cli/main.js");
+const spec = join(root, "examples/live-router/network.yaml");
+
+function has(cmd: string, args: string[]): boolean {
+  return spawnSync(cmd, args, { stdio: "ignore" }).status === 0;
+}
+
+/** Why the test cannot run here, or undefined. */
+function skipReason(): string | undefined {
+  if (process.platform !== "linux") return "live ports are tested on Linux only";
+  if (process.getuid?.() !== 0) return "not root (network namespaces and raw sockets need it)";
+  if (!has("ip", ["-V"])) return "no ip command (apt-get install iproute2)";
+  if (!has("ping", ["-V"])) return "no ping command (apt-get install iputils-ping)";
+  if (!has("ethtool", ["--version"])) return "no ethtool command (apt-get install ethtool)";
+  const cap = loadCap();
+  if (cap.cap === undefined) return `the optional package cap is not loaded (${cap.error}): apt-get install libpcap-dev, then npm install`;
+  if (!existsSync(cli)) return "strata is not built (npm run build)";
+  const probe = `strata-probe-${process.pid}`;
+  if (!has("ip", ["netns", "add", probe])) return "cannot create network namespaces here";
+  has("ip", ["netns", "del", probe]);
+  return undefined;
+}
+
+const reason = skipReason();
+const ns = { a: `strata-a-${process.pid}`, b: `strata-b-${process.pid}`, e: `strata-e-${process.pid}` };
+
+const ip = (...args: string[]): string => execFileSync("ip", args, { encoding: "utf8" });
+const inNs = (name: string, cmd: string[], timeout = 20_000): { status: number | null; out: string } => {
+  const r = spawnSync("ip", ["netns", "exec", name, ...cmd], { encoding: "utf8", timeout });
+  return { status: r.status, out: `${r.stdout}${r.stderr}` };
+};
+
+/** strata serve in its namespace, with what it has written so far. */
+interface Served {
+  readonly child: ChildProcess;
+  stderr: string;
+  stdout: string;
+  readonly exited: Promise<number | null>;
+}
+
+async function waitFor(s: Served, pattern: RegExp, ms = 20_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!pattern.test(s.stderr)) {
+    if (Date.now() > until) throw new Error(`strata serve did not say ${pattern} in ${ms} ms; stderr: ${s.stderr}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** A UDP exchange: a node echo server in B, a node client in A; the client's answer or "timeout". */
+async function udpExchange(message: string): Promise<string> {
+  const server = spawn("ip", [
+    "netns", "exec", ns.b, process.execPath, "-e",
+    `const d = require("dgram").createSocket("udp4");
+     d.on("message", (m, r) => d.send(Buffer.concat([Buffer.from("echo "), m]), r.port, r.address));
+     d.bind(9999, "10.0.2.2", () => console.log("ready"));
+     setTimeout(() => process.exit(0), 10000);`,
+  ]);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let said = "";
+      server.stdout.on("data", (b: Buffer) => {
+        said += b.toString();
+        if (said.includes("ready")) resolve();
+      });
+      server.on("exit", () => reject(new Error("the UDP server in B ended before it listened")));
+    });
+    const client = spawn("ip", [
+      "netns", "exec", ns.a, process.execPath, "-e",
+      `const d = require("dgram").createSocket("udp4");
+       let tries = 0;
+       const send = () => { if (tries++ === 3) { console.log("timeout"); process.exit(0); } d.send(${JSON.stringify(message)}, 9999, "10.0.2.2"); setTimeout(send, 700); };
+       d.on("message", (m) => { console.log(m.toString()); process.exit(0); });
+       send();`,
+    ]);
+    let answer = "";
+    client.stdout.on("data", (b: Buffer) => (answer += b.toString()));
+    await new Promise((resolve) => client.on("exit", resolve));
+    return answer.trim();
+  } finally {
+    server.kill();
+  }
+}
+
+/** The IPv4 TTLs of the frames in a pcap written by strata, by source MAC; parsed here, not with strata's reader. */
+function ttlsBySource(file: string): Map<string, number[]> {
+  const b = readFileSync(file);
+  const le = b.readUInt32LE(0) === 0xa1b23c4d || b.readUInt32LE(0) === 0xa1b2c3d4;
+  const u32 = (at: number): number => (le ? b.readUInt32LE(at) : b.readUInt32BE(at));
+  const out = new Map<string, number[]>();
+  for (let at = 24; at + 16 <= b.length; ) {
+    const len = u32(at + 8);
+    const frame = b.subarray(at + 16, at + 16 + len);
+    at += 16 + len;
+    if (frame.length < 34 || frame.readUInt16BE(12) !== 0x0800) continue;
+    const src = [...frame.subarray(6, 12)].map((x) => x.toString(16).padStart(2, "0")).join(":");
+    out.set(src, [...(out.get(src) ?? []), frame[22] ?? -1]);
+  }
+  return out;
+}
+
+describe.skipIf(reason !== undefined)(`strata serve on live interfaces${reason !== undefined ? ` (skipped: ${reason})` : ""}`, () => {
+  let served: Served | undefined;
+  const out = mkdtempSync(join(tmpdir(), "strata-live-"));
+
+  beforeAll(() => {
+    for (const n of Object.values(ns)) {
+      ip("netns", "add", n);
+      // No IPv6 (its autoconfiguration would talk on the links) and loopback up.
+      inNs(n, ["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"]);
+      ip("-n", n, "link", "set", "lo", "up");
+    }
+    ip("link", "add", "hA", "netns", ns.a, "type", "veth", "peer", "name", "eA", "netns", ns.e);
+    ip("link", "add", "hB", "netns", ns.b, "type", "veth", "peer", "name", "eB", "netns", ns.e);
+    // The hosts have the MACs r's send rows write, and static neighbours for r (there is no ARP in the emulation).
+    ip("-n", ns.a, "link", "set", "hA", "address", "02:00:00:00:0a:01", "up");
+    ip("-n", ns.b, "link", "set", "hB", "address", "02:00:00:00:0b:02", "up");
+    ip("-n", ns.e, "link", "set", "eA", "up");
+    ip("-n", ns.e, "link", "set", "eB", "up");
+    // The hosts compute their UDP checksums themselves: with offload (a veth's default) a frame
+    // leaves with the checksum still to be filled in, which only the kernel's own path does.
+    inNs(ns.a, ["ethtool", "-K", "hA", "tx", "off"]);
+    inNs(ns.b, ["ethtool", "-K", "hB", "tx", "off"]);
+    ip("-n", ns.a, "addr", "add", "10.0.1.1/24", "dev", "hA");
+    ip("-n", ns.b, "addr", "add", "10.0.2.2/24", "dev", "hB");
+    ip("-n", ns.a, "neigh", "add", "10.0.1.254", "lladdr", "02:00:00:00:0a:fe", "dev", "hA", "nud", "permanent");
+    ip("-n", ns.b, "neigh", "add", "10.0.2.254", "lladdr", "02:00:00:00:0b:fe", "dev", "hB", "nud", "permanent");
+    ip("-n", ns.a, "route", "add", "default", "via", "10.0.1.254");
+    ip("-n", ns.b, "route", "add", "default", "via", "10.0.2.254");
+  });
+
+  afterAll(() => {
+    if (served?.child.exitCode === null) served.child.kill("SIGKILL");
+    for (const n of Object.values(ns)) spawnSync("ip", ["netns", "del", n], { stdio: "ignore" });
+    rmSync(out, { recursive: true, force: true });
+  });
+
+  it("a bad interface name, or one carrying other frames, is one line and exit 2", () => {
+    const r = inNs(ns.e, [process.execPath, cli, "serve", spec, "--port", "lanA:hostA=eA", "--port", "lanB:hostB=nosuch0"]);
+    expect(r.status).toBe(2);
+    expect(r.out).toMatch(/^strata: --port lanB:hostB=nosuch0: there is no interface 'nosuch0' \(interfaces: .*eA.*\)$/m);
+    expect(r.out).not.toMatch(/serving/);
+    // An Ethernet interface for the ip network's external link, which carries raw IPv4.
+    const wrong = inNs(ns.e, [process.execPath, cli, "serve", spec, "--port", "ip:netA=eA"]);
+    expect(wrong.status).toBe(2);
+    expect(wrong.out).toMatch(/^strata: --port ip:netA=eA: interface 'eA' carries ETHERNET frames and network ip takes link type 101 \(bind an external link of a network whose header the interface carries\)$/m);
+    expect(wrong.out).not.toMatch(/serving/);
+  });
+
+  it("serves: ping and UDP cross the router with TTL − 1; a deleted forward row stops them; a port survives its interface going down; Ctrl-C writes the outputs", async () => {
+    const child = spawn("ip", ["netns", "exec", ns.e, process.execPath, cli, "serve", spec, "--port", "lanA:hostA=eA", "--port", "lanB:hostB=eB", "--commands", "--out", join(out, "serve"), "--json"], {
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    const s: Served = { child, stderr: "", stdout: "", exited };
+    served = s;
+    child.stderr?.on("data", (b: Buffer) => (s.stderr += b.toString()));
+    child.stdout?.on("data", (b: Buffer) => (s.stdout += b.toString()));
+    await waitFor(s, /^serving .* on lanA:hostA=eA, lanB:hostB=eB; Ctrl-C stops$/m);
+
+    // A → B and B → A: every echo answered, the answer's TTL one less than the host's 64.
+    const there = inNs(ns.a, ["ping", "-c", "3", "-i", "0.2", "-W", "2", "10.0.2.2"]);
+    expect(there.out).toMatch(/3 packets transmitted, 3 received/);
+    expect(there.out.match(/ttl=\d+/g)).toEqual(["ttl=63", "ttl=63", "ttl=63"]);
+    const back = inNs(ns.b, ["ping", "-c", "2", "-i", "0.2", "-W", "2", "10.0.1.1"]);
+    expect(back.out).toMatch(/2 packets transmitted, 2 received/);
+    expect(back.out.match(/ttl=\d+/g)).toEqual(["ttl=63", "ttl=63"]);
+    expect(await udpExchange("hello across r")).toBe("echo hello across r");
+
+    // The row that forwards to 10.0.2.0/24, taken out between batches: nothing reaches B.
+    child.stdin?.write("delete ip:r forward 1\n");
+    await waitFor(s, /^deleted ip\.r forward row 1 \(dst 10\.0\.2\.0\/24 → out 2\)$/m);
+    const cut = inNs(ns.a, ["ping", "-c", "2", "-i", "0.2", "-W", "1", "10.0.2.2"]);
+    expect(cut.out).toMatch(/2 packets transmitted, 0 received/);
+    expect(await udpExchange("lost")).toBe("timeout");
+
+    // Put back: through again.
+    child.stdin?.write("insert ip:r forward 1\n");
+    await waitFor(s, /^inserted ip\.r forward row 1/m);
+    expect(inNs(ns.a, ["ping", "-c", "1", "-W", "2", "10.0.2.2"]).out).toMatch(/1 packets transmitted, 1 received/);
+
+    // B's interface goes down: strata keeps running, says so, and opens the port again once it is up.
+    ip("-n", ns.e, "link", "set", "eB", "down");
+    await waitFor(s, /^strata: interface eB is down or gone: the ports are closed until their interfaces are up$/m);
+    await waitFor(s, /^ports open again: lanA:hostA=eA$/m);
+    expect(inNs(ns.a, ["ping", "-c", "1", "-W", "1", "10.0.2.2"]).out).toMatch(/1 packets transmitted, 0 received/);
+    ip("-n", ns.e, "link", "set", "eB", "up");
+    await waitFor(s, /^ports open again: lanA:hostA=eA, lanB:hostB=eB$/m);
+    expect(inNs(ns.a, ["ping", "-c", "1", "-W", "2", "10.0.2.2"]).out).toMatch(/1 packets transmitted, 1 received/);
+
+    // Ctrl-C: a clean stop, exit 0, the summary on stdout and in --out.
+    child.kill("SIGINT");
+    expect(await exited).toBe(0);
+    const summary = JSON.parse(s.stdout) as {
+      inputs: { endpoint: string; file: string; packets: number; linkTypes: string[] }[];
+      packets: { injected: number; dropped: number; exited: number };
+      drops: Record<string, number>;
+    };
+    expect(summary.inputs.map((i) => [i.endpoint, i.file, i.linkTypes])).toEqual([
+      ["lanA:hostA", "eA", ["ETHERNET"]],
+      ["lanB:hostB", "eB", ["ETHERNET"]],
+    ]);
+    // Echo requests dropped while the row was out (2 pings, 3 UDP tries): a forward miss each.
+    expect(summary.drops["forward-miss"]).toBe(5);
+    expect(summary.packets.injected).toBe(summary.packets.dropped + summary.packets.exited);
+    expect(JSON.parse(readFileSync(join(out, "serve", "summary.json"), "utf8"))).toEqual(summary);
+    // The captures strata wrote: frames from A left toward B with TTL 63, and arrived from A with 64.
+    const lanA = ttlsBySource(join(out, "serve", "links", "lanA.hostA.pcap"));
+    const lanB = ttlsBySource(join(out, "serve", "links", "lanB.hostB.pcap"));
+    expect(new Set(lanA.get("02:00:00:00:0a:01"))).toEqual(new Set([64]));
+    expect(new Set(lanB.get("02:00:00:00:0b:fe"))).toEqual(new Set([63]));
+    expect(new Set(lanB.get("02:00:00:00:0b:02"))).toEqual(new Set([64]));
+    expect(new Set(lanA.get("02:00:00:00:0a:fe"))).toEqual(new Set([63]));
+  }, 90_000);
+});

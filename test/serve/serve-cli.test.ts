@@ -1,0 +1,108 @@
+// `strata serve` from the command line, without interfaces (those are in
+// live.test.ts): bad flags, ports and interfaces are one line and exit 2 with
+// nothing running; control commands act between batches and say what they did.
+
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { memoryIo } from "../../src/cli/io.js";
+import { main } from "../../src/cli/main.js";
+import { serve } from "../../src/cli/serve.js";
+import { loadCap } from "../../src/serve/ports.js";
+
+const root = new URL("../..", import.meta.url).pathname;
+const spec = join(root, "examples/live-router/network.yaml");
+const hasCap = loadCap().cap !== undefined;
+
+describe("strata serve: bad input is one line, exit 2, nothing running", () => {
+  const cases: { name: string; args: string[]; line: RegExp; noOut?: boolean }[] = [
+    { name: "a port without =", args: ["--port", "lanA:hostA"], line: /^strata: --port 'lanA:hostA' must be ENDPOINT=IFACE, e\.g\. --port lanA:hostA=veth0\n$/ },
+    { name: "an unknown external link", args: ["--port", "lanA:h9=eth0"], line: /^strata: --port lanA:h9=eth0: network lanA has no external link 'h9' \(external links: lanA:hostA, lanB:hostB, ip:netA, ip:netB\)\n$/ },
+    { name: "an unknown network", args: ["--port", "lanC:hostA=eth0"], line: /^strata: --port lanC:hostA=eth0 names no network of the description: write NETWORK:EXTERNAL/ },
+    { name: "one link bound twice", args: ["--port", "lanA:hostA=a0", "--port", "lanA:hostA=b0"], line: /lanA:hostA is already bound by --port lanA:hostA=a0 \(one interface per external link\)/ },
+    { name: "one interface bound twice", args: ["--port", "lanA:hostA=a0", "--port", "lanB:hostB=a0"], line: /interface a0 is already bound by --port lanA:hostA=a0 \(one external link per interface\)/ },
+    { name: "--trace without --out", args: ["--trace"], noOut: true, line: /^strata: --trace writes trace\.jsonl into --out: give --out DIR too\n$/ },
+    { name: "a bad hop limit", args: ["--hop-limit", "0"], line: /^strata: --hop-limit 0 is too small/ },
+  ];
+  // cap is optional: without it, a --port that names an interface gets the install line (below).
+  const withCap: typeof cases = [{ name: "an interface that does not exist", args: ["--port", "lanA:hostA=nosuch0"], line: /^strata: --port lanA:hostA=nosuch0: there is no interface 'nosuch0' \(interfaces: .*lo/ }];
+  it.each([...cases, ...(hasCap ? withCap : [])])("$name", async ({ args, line, noOut }) => {
+    const out = join(mkdtempSync(join(tmpdir(), "strata-serve-")), "out");
+    try {
+      const io = memoryIo();
+      expect(await main(["serve", spec, ...args, ...(noOut === true ? [] : ["--out", out])], io)).toBe(2);
+      expect(io.stderr.text).toMatch(line);
+      expect(io.stderr.text.split("\n")).toHaveLength(2);
+      expect(io.stdout.text).toBe("");
+      expect(existsSync(out)).toBe(false); // refused before --out was touched
+    } finally {
+      rmSync(join(out, ".."), { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(hasCap)("without cap, --port says how to install it", async () => {
+    const io = memoryIo();
+    expect(await main(["serve", spec, "--port", "lanA:hostA=eth0"], io)).toBe(2);
+    expect(io.stderr.text).toMatch(/^strata: --port needs the package cap, which is not installed or did not build: .*apt-get install libpcap-dev .*npm install cap\n$/);
+  });
+
+  it("a description that does not validate", async () => {
+    const io = memoryIo();
+    expect(await main(["serve", join(root, "examples/live-router/nope.yaml")], io)).toBe(2);
+    expect(io.stderr.text).toMatch(/^strata: .*nope\.yaml/);
+  });
+});
+
+describe("strata serve --commands", () => {
+  it("runs each command between batches and answers on stderr; stop ends it with exit 0", async () => {
+    const commands = new PassThrough();
+    const io = memoryIo();
+    const done = serve(spec, { port: [], commands: true, json: true, hopLimit: 64, copyLimit: 4096 }, io, { commands });
+    const said = async (pattern: RegExp): Promise<void> => {
+      for (let i = 0; i < 200 && !pattern.test(io.stderr.text); i++) await new Promise((r) => setTimeout(r, 10));
+      expect(io.stderr.text).toMatch(pattern);
+    };
+    await said(/^serving .*network\.yaml \(no ports\); Ctrl-C stops\n/);
+    const steps: [string, RegExp][] = [
+      ["counts", /^injected 0, copies 0, delivered 0, dropped 0, left 0$/m],
+      ["delete ip:r forward 1", /^deleted ip\.r forward row 1 \(dst 10\.0\.2\.0\/24 → out 2\)$/m],
+      ["delete ip:r forward 1", /^strata: cannot delete ip\.r forward row 1 \(dst 10\.0\.2\.0\/24 → out 2\): it is not in the table \(insert it first\)$/m],
+      ["insert ip:r forward 1", /^inserted ip\.r forward row 1/m],
+      ["insert ip:r forward 1", /^strata: cannot insert .*: it is in the table already \(delete it first\)$/m],
+      ["delete ip:r forward 7", /^strata: ip\.r's forward table has no row '7' \(rows: 0, 1\)$/m],
+      ["delete ip:q forward 0", /^strata: there is no member 'ip:q' \(members: lanA:r, lanB:r, ip:r\)$/m],
+      ["delete ip:r bogus 0", /^strata: 'bogus' is not a table \(tables: acquire, forward, transmit, send, receive\)$/m],
+      ["delete ip:r", /^strata: delete takes three words \(write delete NETWORK:MEMBER TABLE ROW, e\.g\. delete ip:r forward 1\)$/m],
+      ["frobnicate", /^strata: unknown command 'frobnicate' \(commands: delete, insert, counts, stop, help\)$/m],
+      ["help", /^commands, one a line:$/m],
+    ];
+    for (const [command, answer] of steps) {
+      commands.write(`${command}\n`);
+      await said(answer);
+    }
+    commands.write("stop\n");
+    expect(await done).toBe(0);
+    const summary = JSON.parse(io.stdout.text) as { packets: { injected: number } };
+    expect(summary.packets.injected).toBe(0);
+  });
+
+  it("stops on its signal as on Ctrl-C, writing --out", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "strata-serve-"));
+    try {
+      const controller = new AbortController();
+      const io = memoryIo();
+      const done = serve(spec, { port: [], out: join(dir, "out"), trace: true, hopLimit: 64, copyLimit: 4096 }, io, { signal: controller.signal });
+      await new Promise((r) => setTimeout(r, 50));
+      controller.abort();
+      expect(await done).toBe(0);
+      expect(io.stdout.text).toMatch(/^served 0 packets through .*network\.yaml in [\d.]+ s\n/);
+      expect(io.stdout.text).toMatch(/outputs in .*out: summary\.json/);
+      expect(existsSync(join(dir, "out", "summary.json"))).toBe(true);
+      expect(existsSync(join(dir, "out", ".strata-output"))).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

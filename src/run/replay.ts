@@ -138,7 +138,8 @@ export class Replay {
       }
       const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
       const updates: { updates?: AppliedUpdate[] } = schedule === undefined ? {} : { updates: schedule.applied };
-      const summary: Summary = { ...summarize(dp, this.#installed, inputs.stats, elapsed), ...updates };
+      // Named after the description the replay started with, whatever updates installed since.
+      const summary: Summary = { ...summarize(dp, this.#installed, inputs.stats, elapsed), spec: compiled.spec.file, ...updates };
       writeFileSync(join(options.out, SUMMARY_FILE), `${JSON.stringify(summary, null, 2)}
 `);
       out.seal();

@@ -121,6 +121,9 @@ const ISO = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))
 export function parseTime(v: number | string): Time | string {
   if (typeof v === "number") {
     if (!Number.isFinite(v) || v < 0) return `${v} is not a time`;
+    // The shortest decimal that reads back as v is what was written (1591780794.8): read it exactly.
+    const exact = /^(\d{1,15})(?:\.(\d{1,9}))?$/.exec(String(v));
+    if (exact !== null) return { sec: Number(exact[1]), nsec: Number((exact[2] ?? "").padEnd(9, "0")), text: String(v) };
     let sec = Math.floor(v);
     let nsec = Math.round((v - sec) * 1e9);
     if (nsec >= 1e9) {

@@ -100,6 +100,26 @@ describe("strata run --updates: a replay with a description changed in the middl
     expect(drops(first.summary)["forward-miss"] ?? 0).toBeGreaterThan(0);
   });
 
+  it("trace.jsonl names rows by the description in force: a row that moved down is named by its new place", async () => {
+    writeFileSync(at("trace.updates.yaml"), `- { at: ${T0 + 300}.5, description: wider.yaml }\n`);
+    const out = mkdtempSync(join(dir, "out-"));
+    const io = memoryIo();
+    expect(await main(["run", at("hub.yaml"), "--in", `lan:h1.1=${at("all.pcap")}`, "--out", out, "--trace", "--updates", at("trace.updates.yaml")], io)).toBe(0);
+    const hubForward = new Map<number, unknown>();
+    for (const line of readFileSync(join(out, "trace.jsonl"), "utf8").split("\n")) {
+      if (line === "") continue;
+      const t = JSON.parse(line) as { packet: number; steps: { step: string; member?: string; row?: unknown; rule?: string }[] };
+      const s = t.steps.find((x) => x.step === "forward" && x.member === "lan.hub");
+      hubForward.set(t.packet, s === undefined ? undefined : [s.row, s.rule]);
+    }
+    // Broadcasts from h1 (frames 298 and 302) match the same entry; wider.yaml wrote a row above it.
+    expect(hubForward.get(298)).toEqual([3, "in 1, dst ff:ff:ff:ff:ff:ff → out 2, 3"]);
+    expect(hubForward.get(302)).toEqual([4, "in 1, dst ff:ff:ff:ff:ff:ff → out 2, 3"]);
+    // Frames to 02:00:00:00:00:09 miss before and take the new row after.
+    expect(hubForward.get(299)).toEqual([null, null]);
+    expect(hubForward.get(303)).toEqual([3, "dst 02:00:00:00:00:09 → out 1"]);
+  });
+
   it("a link down, then up, and a member down: drops named for them, counted for exactly the packets in between", async () => {
     writeFileSync(
       at("down.updates.yaml"),

@@ -80,6 +80,7 @@ export class DescriptionReloader {
         this.#rec.sync(em.installed);
         const c = this.#rec.apply(compiled, { rebuild: false });
         em.installed = this.#rec.current();
+        em.tablesChanged();
         return c;
       });
       return this.#report({ ok: true, lines: [`reloaded ${this.file}: ${describe(change)}`], change });

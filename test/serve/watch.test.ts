@@ -107,6 +107,35 @@ describe("DescriptionReloader.reload", () => {
   });
 });
 
+describe("DescriptionReloader and --trace", () => {
+  it("trace.jsonl names each packet's rows by the tables in force when it was processed", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "strata-watch-"));
+    dirs.push(dir);
+    const file = join(dir, "network.yaml");
+    writeFileSync(file, ROUTER);
+    const out = join(dir, "out");
+    const em = Emulation.open({ spec: file, endpoints: ["lanA:hostA"], flushMs: 0, out, trace: true });
+    const r = openCapture(join(root, "pcaps/example-router-h1.pcap"));
+    const b = r.batches().next().value;
+    r.close();
+    if (b === undefined) throw new Error("empty capture");
+    const frame = b.data.slice(b.offset[0] ?? 0, (b.offset[0] ?? 0) + (b.capLen[0] ?? 0));
+    const reloader = new DescriptionReloader(em, file);
+    em.submit(0, frame);
+    em.flush();
+    writeFileSync(file, MISROUTED);
+    expect((await reloader.reload()).ok).toBe(true);
+    em.submit(0, frame);
+    em.flush();
+    em.stop();
+    const rules = readFileSync(join(out, "trace.jsonl"), "utf8")
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => (JSON.parse(l) as { steps: { step: string; member?: string; rule?: string }[] }).steps.find((s) => s.step === "forward" && s.member === "ip.r")?.rule);
+    expect(rules).toEqual(["dst 10.0.2.0/24 → out 2", "dst 10.0.2.0/24 → out 1"]);
+  });
+});
+
 describe("DescriptionReloader.watch", () => {
   it("reloads a moment after the file changes, once per change", async () => {
     const { file, em, send } = setup();

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import type { Summary } from "../../src/run/summary.js";
-import { parseTime } from "../../src/run/updates.js";
+import { loadSchema } from "../../src/description/schema.js";
+import { parseTime, parseUpdates, UPDATES_SCHEMA_FILE } from "../../src/run/updates.js";
 import { pcapFile } from "../pcap/builders.js";
 import { ethernetFrame } from "../pipeline/helpers/packets.js";
 
@@ -191,5 +192,18 @@ describe("update times", () => {
     { at: "2023-11-14T23:13:20.5+01:00", sec: 1700000000, nsec: 500000000 },
   ])("$at", ({ at: t, sec, nsec }) => {
     expect(parseTime(t)).toMatchObject({ sec, nsec });
+  });
+});
+
+describe("docs/updates.md", () => {
+  const doc = readFileSync(join(root, "docs/updates.md"), "utf8");
+  it("its example reads as an updates file", () => {
+    const example = /```yaml\n([\s\S]*?)```/.exec(doc)?.[1] ?? "";
+    expect(parseUpdates(example, "docs/updates.md").map((u) => u.kind)).toEqual(["description", "down", "up", "down", "up"]);
+  });
+  it("its tables name every key the schema has", () => {
+    const defs = loadSchema(UPDATES_SCHEMA_FILE)["$defs"] as Record<string, { properties?: Record<string, unknown> }>;
+    const keys = [...Object.keys(defs["update"]?.properties ?? {}), ...Object.keys(defs["target"]?.properties ?? {})];
+    for (const key of keys) expect(doc, key).toMatch(new RegExp(`(\\| |/ )\`${key}[\\s:\`]`));
   });
 });

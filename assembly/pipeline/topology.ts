@@ -97,8 +97,22 @@ function zeroed(size: usize): usize {
   return p;
 }
 
-/** Starts a new topology of `m` members, `l` links and `e` injection endpoints. */
+/** Frees `p` if it is not 0. */
+function freeIf(p: usize): void {
+  if (p != 0) heap.free(p);
+}
+
+/** Starts a new topology of `m` members, `l` links and `e` injection endpoints; the old one's memory is freed. */
 export function topologyReset(m: i32, l: i32, e: i32): void {
+  for (let i = 0; i < nMembers; i++) {
+    freeIf(memberAt(i).portLinks);
+    freeIf(memberAt(i).drops);
+  }
+  for (let i = 0; i < nLinks; i++) freeIf(linkAt(i).receivers);
+  freeIf(members);
+  freeIf(links);
+  freeIf(endpoints);
+  freeIf(orphanDrops);
   members = zeroed(<usize>m * offsetof<Member>());
   nMembers = m;
   links = zeroed(<usize>l * offsetof<Link>());

@@ -388,6 +388,22 @@ describe("Reconciler.apply", () => {
     expect(observe(dp, rec.current())).toEqual(before);
   });
 
+  it("frees what it replaces: many changes back and forth leave linear memory as it was", () => {
+    const dp = DataPlane.load();
+    const rec = Reconciler.install(dp, compileText(render(BASE)), ENDPOINTS);
+    const models = [BASE, { ...BASE, members: [0, 1, 2] }, { ...BASE, rows: new Map([...BASE.rows, [0, [{ dst: 1, prefix: true, out: [0] }]]]) }];
+    const compiled = models.map((m) => compileText(render(m)));
+    const cycle = (): void => {
+      for (const c of [...compiled, compiled[0] as CompiledSpec]) rec.apply(c);
+    };
+    for (let i = 0; i < 5; i++) cycle();
+    const bytes = dp.mem.u8.buffer.byteLength;
+    // Each cycle builds every table (1024 entries each) twice over: a leak would grow memory by megabytes.
+    for (let i = 0; i < 100; i++) cycle();
+    expect(dp.mem.u8.buffer.byteLength).toBe(bytes);
+    expect(observe(dp, rec.current())).toEqual(fresh(compiled[0] as CompiledSpec, ENDPOINTS));
+  });
+
   it("frees the tables it replaces: their ids are used again", () => {
     const dp = DataPlane.load();
     const rec = Reconciler.install(dp, compileText(render(BASE)), ENDPOINTS);

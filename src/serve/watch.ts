@@ -14,7 +14,7 @@ import { type FSWatcher, readFileSync, watch } from "node:fs";
 import { basename, dirname } from "node:path";
 import { compile } from "../control/compile.js";
 import type { CompiledSpec } from "../control/compiled.js";
-import { type Change, Reconciler } from "../control/reconcile.js";
+import { type Change, Reconciler, type Resolved, type Target } from "../control/reconcile.js";
 import { SpecError } from "../description/problems.js";
 import { loadSpec } from "../description/load.js";
 import { InputError } from "../errors.js";
@@ -87,6 +87,11 @@ export class DescriptionReloader {
     } catch (err) {
       return this.#report(refused(err));
     }
+  }
+
+  /** Takes a link, member or machine down (or brings it up) between batches; it stays so across reloads. A UsageError names what is not there. */
+  setDown(target: Target, down: boolean): Promise<Resolved> {
+    return this.#em.between(() => this.#rec.setDown(target, down));
   }
 
   #report(r: ReloadResult): ReloadResult {

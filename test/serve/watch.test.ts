@@ -107,6 +107,32 @@ describe("DescriptionReloader.reload", () => {
   });
 });
 
+describe("down and up commands", () => {
+  it.each([
+    { command: "down link lanB:r.1", answer: "down: lanB.hostB", leaves: [] as string[] },
+    { command: "down member ip:r", answer: "down: ip.r", leaves: [] as string[] },
+    { command: "down machine r", answer: "down: lanA.r, lanB.r, ip.r", leaves: [] as string[] },
+    { command: "down link lanA:r.7", answer: "strata: lanA.r has no link with identifier 7", leaves: ["lanB:hostB"] },
+    { command: "down router r", answer: "strata: 'router' is not a link, member or machine", leaves: ["lanB:hostB"] },
+  ])("$command", async ({ command, answer, leaves }) => {
+    const { file, em, send } = setup();
+    const reloader = new DescriptionReloader(em, file);
+    const { runCommand } = await import("../../src/serve/control.js");
+    const r = await runCommand(em, command);
+    expect(r.ok ? r.line : `strata: ${r.line}`).toMatch(new RegExp(`^${answer.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
+    expect(send()).toEqual(leaves);
+    // It stays down across a reload, and comes back up.
+    writeFileSync(file, MISROUTED);
+    await reloader.reload();
+    writeFileSync(file, ROUTER);
+    await reloader.reload();
+    expect(send()).toEqual(leaves);
+    if (r.ok) expect((await runCommand(em, command.replace(/^down/, "up"))).ok).toBe(true);
+    expect(send()).toEqual(["lanB:hostB"]);
+    em.stop();
+  });
+});
+
 describe("DescriptionReloader and --trace", () => {
   it("trace.jsonl names each packet's rows by the tables in force when it was processed", async () => {
     const dir = mkdtempSync(join(tmpdir(), "strata-watch-"));

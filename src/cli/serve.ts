@@ -239,8 +239,9 @@ function report(s: Summary, ports: readonly LivePort[], out: string | undefined)
   lines.push(`  left      ${count(exited).padStart(8)}   on external links`);
   for (const p of ports) {
     const cut = p.truncated > 0 ? `, ${count(p.truncated)} cut to the snapshot length` : "";
+    const ignored = p.ignored > 0 ? `, ${count(p.ignored)} ignored (its link only leaves the network)` : "";
     const unsent = p.unsent > 0 ? `, ${count(p.unsent)} not sent (the port was closed or the interface refused them)` : "";
-    lines.push(`  port ${p.arg.text}: ${count(p.received)} received, ${count(p.sent)} sent${cut}${unsent}`);
+    lines.push(`  port ${p.arg.text}: ${count(p.received)} received, ${count(p.sent)} sent${cut}${ignored}${unsent}`);
   }
   if (out !== undefined) lines.push(`outputs in ${out}: summary.json, links/, delivered/`);
   return `${lines.join("\n")}\n`;

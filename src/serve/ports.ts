@@ -87,8 +87,12 @@ export interface LivePort {
   readonly arg: PortArg;
   readonly linkType: number;
   readonly network: string;
-  /** Frames received, sent, cut to the snapshot length on arrival, and not sent (the port closed, or the interface refused). */
+  /**
+   * Frames received, sent, cut to the snapshot length on arrival, received on a link that only
+   * leaves the network (not injected), and not sent (the port closed, or the interface refused).
+   */
   received: number;
+  ignored: number;
   sent: number;
   truncated: number;
   unsent: number;
@@ -159,7 +163,7 @@ export class LivePorts {
     for (const { arg } of specs) {
       if (!names.includes(arg.iface)) throw new UsageError(`--port ${excerpt(arg.text)}: there is no interface '${excerpt(arg.iface)}' (interfaces: ${names.join(", ")})`);
     }
-    const ports = specs.map((p) => ({ ...p, received: 0, sent: 0, truncated: 0, unsent: 0, lastError: "" }));
+    const ports = specs.map((p) => ({ ...p, received: 0, ignored: 0, sent: 0, truncated: 0, unsent: 0, lastError: "" }));
     const live = new LivePorts(cap, ports, say);
     if (ports.length === 0) return live;
     const got = await live.#start(ports.map((_, k) => k));
@@ -190,8 +194,12 @@ export class LivePorts {
         const p = this.ports[port];
         if (kind === RECORD.FRAME && p !== undefined) {
           const endpoint = this.#endpoints[port];
-          if (endpoint === undefined || this.#em === undefined || this.#closing) return;
+          if (this.#em === undefined || this.#closing) return;
           p.received++;
+          if (endpoint === undefined) {
+            p.ignored++; // the port's external link only leaves the network: nothing enters on it
+            return;
+          }
           if ((flags & FLAG_CUT) !== 0) p.truncated++;
           this.#em.submit(endpoint, body, body.length);
         } else if (kind === RECORD.SEND_ERROR && p !== undefined) {

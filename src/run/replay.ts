@@ -2,14 +2,17 @@
 // directory. Everything per packet happens in the data plane — it even writes
 // the capture files' records — so this file only moves batches in and buffers
 // out. prepare() loads, compiles and installs once; run() may be called again
-// on the same tables (its counters start from zero each time).
+// on the same tables (its counters start from zero each time). With --updates
+// (./updates.ts), batches are cut at update times and the tables change between
+// the parts; prepare() has already tried every update.
 
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { compile } from "../control/compile.js";
 import type { CompiledSpec } from "../control/compiled.js";
 import { type ResolvedEndpoint, resolveEndpoint } from "../control/endpoints.js";
-import { type Installed, install } from "../control/install.js";
+import type { Installed } from "../control/install.js";
+import { Reconciler } from "../control/reconcile.js";
 import type { InputError } from "../errors.js";
 import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
 import { loadSpec } from "../description/load.js";
@@ -19,6 +22,7 @@ import { Inputs } from "./inputs.js";
 import { CaptureOutputs, OutDir, outputFiles, SUMMARY_FILE, TRACE_FILE } from "./outputs.js";
 import { type Counters, readCounters, type Summary, summarize } from "./summary.js";
 import { TraceWriter } from "./trace.js";
+import { type AppliedUpdate, loadUpdates, prepareUpdates, UpdateSchedule } from "./updates.js";
 import { defaultWorkers, WorkerPool, WORKERS_MAX } from "./workers.js";
 
 /** Throws a RangeError unless `workers` is a whole number from 1 to WORKERS_MAX (or not given). */
@@ -38,6 +42,8 @@ export interface ReplayOptions {
   readonly trace?: boolean;
   readonly hopLimit?: number;
   readonly copyLimit?: number;
+  /** `--updates FILE`: timed changes during the replay (docs/updates.md). */
+  readonly updates?: string;
   /** Called after each batch with bytes read so far and in all. */
   readonly progress?: (done: number, total: number, packets: number) => void;
   /**
@@ -72,16 +78,23 @@ export class Replay {
   readonly #compiled: CompiledSpec;
   readonly #endpoints: readonly ResolvedEndpoint[];
   readonly #dp: DataPlane;
-  readonly #installed: Installed;
   /** Worker threads, started by the first run() that uses them and kept until close(). */
   #pool: WorkerPool | undefined;
+  readonly #reconciler: Reconciler;
+  readonly #updates: ReturnType<typeof prepareUpdates>;
+  #ran = false;
 
-  private constructor(options: ReplayOptions, compiled: CompiledSpec, endpoints: readonly ResolvedEndpoint[]) {
+  private constructor(options: ReplayOptions, compiled: CompiledSpec, endpoints: readonly ResolvedEndpoint[], updates: ReturnType<typeof prepareUpdates>) {
     this.#options = options;
     this.#compiled = compiled;
     this.#endpoints = endpoints;
     this.#dp = DataPlane.load();
-    this.#installed = install(this.#dp, compiled, endpoints);
+    this.#reconciler = Reconciler.install(this.#dp, compiled, endpoints.map((e) => e.text));
+    this.#updates = updates;
+  }
+
+  get #installed(): Installed {
+    return this.#reconciler.current();
   }
 
   /**
@@ -92,7 +105,8 @@ export class Replay {
     checkLimits(options);
     checkWorkers(options.workers);
     const endpoints = options.inputs.map((i) => resolveEndpoint(compiled, i.endpoint));
-    return new Replay(options, compiled, endpoints);
+    const updates = options.updates === undefined ? [] : prepareUpdates(loadUpdates(options.updates), compiled, endpoints.map((e) => e.text));
+    return new Replay(options, compiled, endpoints, updates);
   }
 
   /** Stops the worker threads, if any ran (a later run() starts them again). */
@@ -102,6 +116,8 @@ export class Replay {
   }
 
   run(): ReplayResult {
+    if (this.#ran && this.#updates.length > 0) throw new Error("a replay with updates runs once: its tables have changed");
+    this.#ran = true;
     const options = this.#options;
     const compiled = this.#compiled;
     const dp = this.#dp;
@@ -111,10 +127,11 @@ export class Replay {
     );
     try {
       dp.exports.countersReset();
-      const inputFiles = [options.spec, ...options.inputs.map((i) => i.file)];
+      const inputFiles = [options.spec, ...options.inputs.map((i) => i.file), ...(options.updates === undefined ? [] : [options.updates]), ...this.#updates.flatMap((u) => (u.update.kind === "description" ? [u.update.file] : []))];
       const out = OutDir.claim(options.out, { inputs: inputFiles, force: options.force === true, files: outputFiles(compiled, options.trace === true) });
       const outputs = new CaptureOutputs(options.out, compiled, dp);
-      const workers = options.workers ?? defaultWorkers(inputs.totalBytes);
+      // Updates cut batches at their times on one data plane: a replay with updates runs on this thread.
+      const workers = this.#updates.length > 0 ? 1 : (options.workers ?? defaultWorkers(inputs.totalBytes));
       if (workers > 1) {
         const started = process.hrtime.bigint();
         let ran: { counters: Counters; packets: number[] };
@@ -146,14 +163,17 @@ export class Replay {
       // Packets go to the capture buffers; the ring carries only trace events.
       const sink = trace === undefined ? null : { packet: () => {}, event: trace.event.bind(trace) };
       const names = this.#endpoints.map((e) => e.text);
+      const schedule = options.updates === undefined ? undefined : new UpdateSchedule(this.#updates, this.#reconciler, (now) => trace?.retable(now.compiled, now.entries));
       let first = 0;
       const started = process.hrtime.bigint();
       try {
         // A damaged input ends at its damage; the others are replayed to their end.
         for (const batch of inputs.batches()) {
-          trace?.startBatch(first, batch, names);
-          runner.run(batch, first, sink);
-          first += batch.count;
+          for (const part of schedule === undefined ? [batch] : schedule.cut(batch, first)) {
+            trace?.startBatch(first, part, names);
+            runner.run(part, first, sink);
+            first += part.count;
+          }
           options.progress?.(inputs.bytesRead, inputs.totalBytes, first);
         }
       } finally {
@@ -161,16 +181,17 @@ export class Replay {
         outputs.close();
         trace?.close();
       }
-      return this.#finish(out, readCounters(dp, this.#installed), inputs, started);
+      return this.#finish(out, readCounters(dp, this.#installed), inputs, started, [], schedule?.applied);
     } finally {
       inputs.close();
     }
   }
 
   /** The summary of a run that started at `started`, written; the marker lists what the run wrote. */
-  #finish(out: OutDir, counters: Counters, inputs: Inputs, started: bigint, workers: number[] = []): ReplayResult {
+  #finish(out: OutDir, counters: Counters, inputs: Inputs, started: bigint, workers: number[] = [], applied?: AppliedUpdate[]): ReplayResult {
     const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
-    const summary = summarize(counters, this.#installed, inputs.stats, elapsed);
+    // Named after the description the replay started with, whatever updates installed since.
+    const summary: Summary = { ...summarize(counters, this.#installed, inputs.stats, elapsed), spec: this.#compiled.spec.file, ...(applied === undefined ? {} : { updates: applied }) };
     writeFileSync(join(this.#options.out, SUMMARY_FILE), `${JSON.stringify(summary, null, 2)}\n`);
     out.seal();
     return { summary, compiled: this.#compiled, errors: inputs.errors, workers };

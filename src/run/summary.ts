@@ -5,6 +5,7 @@ import type { Installed } from "../control/install.js";
 import { DROP_REASONS, type DropReason } from "../wasm/abi.js";
 import type { DataPlane } from "../wasm/module.js";
 import type { InputStats } from "./inputs.js";
+import type { AppliedUpdate } from "./updates.js";
 import { DELIVERED_DIR, LINKS_DIR } from "./outputs.js";
 
 export interface Summary {
@@ -31,6 +32,8 @@ export interface Summary {
   readonly rows: readonly { member: string; table: string; row: number | "default"; at: string | null; rule: string; hits: number }[];
   readonly elapsedSeconds: number;
   readonly packetsPerSecond: number;
+  /** With --updates: each update, and the first packet processed after it (src/run/updates.ts). */
+  readonly updates?: readonly AppliedUpdate[];
   /** Set when bad input ended an input early: the first such input's error (each is in `inputs` too). */
   readonly error?: string;
 }

@@ -104,9 +104,9 @@ export class TraceWriter {
   readonly #fd: number | undefined;
   readonly #sink: TraceLines | undefined;
   readonly #compiled: CompiledSpec;
-  readonly #tables: ReadonlyMap<number, CompiledTable>;
+  #tables: ReadonlyMap<number, CompiledTable>;
   /** Entry index → compiled row index, by table id. */
-  readonly #rows: ReadonlyMap<number, ReadonlyMap<number, number>>;
+  #rows: ReadonlyMap<number, ReadonlyMap<number, number>>;
   #pending: string[] = [];
   #pendingLen = 0;
   #line: TraceLine | undefined;
@@ -124,6 +124,12 @@ export class TraceWriter {
     if (typeof out === "string") this.#fd = openSync(out, "w");
     else this.#sink = out;
     this.#compiled = compiled;
+    this.#tables = new Map(compiled.tables.map((t) => [t.id, t]));
+    this.#rows = new Map([...entries].map(([id, list]) => [id, new Map(list.map((entry, row) => [entry, row]))]));
+  }
+
+  /** Names rows by the tables installed now (after an update changed them, src/run/updates.ts). */
+  retable(compiled: CompiledSpec, entries: ReadonlyMap<number, readonly number[]>): void {
     this.#tables = new Map(compiled.tables.map((t) => [t.id, t]));
     this.#rows = new Map([...entries].map(([id, list]) => [id, new Map(list.map((entry, row) => [entry, row]))]));
   }

@@ -312,6 +312,11 @@ export class Emulation {
     while (this.#control.length > 0) this.#control.shift()?.();
   }
 
+  /** Tells the trace (--trace) that `installed` changed (a reconciliation): rows are named by the tables in force. */
+  tablesChanged(): void {
+    this.#trace?.retable(this.installed.compiled, this.installed.entries);
+  }
+
   /** What the emulation has done so far, counted by the data plane (stop() writes the final one). */
   summary(): Summary {
     if (this.#stopped !== undefined) return this.#stopped;

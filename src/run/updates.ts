@@ -15,6 +15,7 @@ import type { CompiledSpec } from "../control/compiled.js";
 import type { Installed } from "../control/install.js";
 import { type Change, EMPTY_CHANGE, Reconciler, resolveTarget, type Target } from "../control/reconcile.js";
 import { readDocument, readText } from "../description/document.js";
+import { recoverAllocation } from "../description/allocate.js";
 import { loadSpec } from "../description/load.js";
 import { type Path, SpecError, SpecIssue } from "../description/problems.js";
 import type { SourceRef } from "../description/types.js";
@@ -173,7 +174,7 @@ export function prepareUpdates(updates: readonly Update[], compiled: CompiledSpe
   const scratch = Reconciler.install(DataPlane.load(), compiled, endpoints);
   return updates.map((update) => {
     if (update.kind === "description") {
-      const next = compileAt(update);
+      const next = compileAt(update, scratch.current().compiled);
       let change: Change;
       try {
         change = scratch.apply(next);
@@ -199,10 +200,13 @@ export function prepareUpdates(updates: readonly Update[], compiled: CompiledSpe
   });
 }
 
-/** Loads and compiles an update's description; a file that cannot be read is an error at the update. */
-function compileAt(update: Update & { kind: "description" }): CompiledSpec {
+/**
+ * Loads and compiles an update's description; a file that cannot be read is an error at the
+ * update. Identifiers it leaves out keep those of the description in force before it.
+ */
+function compileAt(update: Update & { kind: "description" }, before: CompiledSpec): CompiledSpec {
   try {
-    return compile(loadSpec(update.file));
+    return compile(loadSpec(update.file, { previous: recoverAllocation(before) }));
   } catch (err) {
     if (!(err instanceof SpecError)) throw err;
     const first = err.errors[0];

@@ -16,6 +16,7 @@ import { compile } from "../control/compile.js";
 import type { CompiledSpec } from "../control/compiled.js";
 import { type Change, Reconciler, type Resolved, type Target } from "../control/reconcile.js";
 import { SpecError } from "../description/problems.js";
+import { recoverAllocation } from "../description/allocate.js";
 import { loadSpec } from "../description/load.js";
 import { InputError } from "../errors.js";
 import type { Emulation } from "./emulation.js";
@@ -69,7 +70,8 @@ export class DescriptionReloader {
     this.#lastText = readOrUndefined(this.file);
     let compiled: CompiledSpec;
     try {
-      compiled = compile(loadSpec(this.file));
+      // Identifiers the description leaves out keep those installed (seed 000: allocations are stable).
+      compiled = compile(loadSpec(this.file, { previous: recoverAllocation(this.#em.installed.compiled) }));
     } catch (err) {
       return this.#report(refused(err));
     }

@@ -54,7 +54,9 @@ export const DROP_TOO_LONG: i32 = 11;
 export const DROP_NO_BUFFER: i32 = 12;
 export const DROP_TTL_EXPIRED: i32 = 13;
 export const DROP_UNSUPPORTED: i32 = 14;
-export const DROP_COUNT: i32 = 15;
+export const DROP_LINK_DOWN: i32 = 15;
+export const DROP_MEMBER_DOWN: i32 = 16;
+export const DROP_COUNT: i32 = 17;
 
 export const STAGE_DONE: i32 = 0;
 export const STAGE_ACQUIRE: i32 = 1;

@@ -45,7 +45,7 @@ export function designDecrementTtl(design: i32, p: usize): bool {
 }
 
 // ── Tables ─────────────────────────────────────────────────────────────────
-export { createTable, applyWrites } from "./tables/write";
+export { createTable, applyWrites, destroyTable } from "./tables/write";
 export { FIELD_LEN } from "./tables/table";
 
 /** The best entry for the key at `key` in table `id` (−1: none); counts a hit. For tests and tools. */
@@ -89,7 +89,7 @@ export function tableEntry(id: i32, i: i32, out: usize): bool {
 }
 
 // ── Topology ───────────────────────────────────────────────────────────────
-export { topologyReset, memberSet, memberSetTable, memberSetPortLink, linkSet, linkSetReceiver, endpointSet, linkSetCapture, memberSetCapture, memberTagDeliveries, endpointsGrow } from "./pipeline/topology";
+export { topologyReset, memberSet, memberSetTable, memberSetPortLink, linkSet, linkSetReceiver, endpointSet, linkSetCapture, memberSetCapture, linkSetDown, memberSetDown, memberTagDeliveries, endpointsGrow } from "./pipeline/topology";
 export { capturesInit, captureBase, captureUsed, capturesDrained } from "./pipeline/capture";
 
 /** Zeroes every counter — members, links, table rows — for a new run on the same tables. */

@@ -361,16 +361,16 @@ export const routerLayered: Scenario = pipelineScenario(
 
 const FILE_PACKETS = 1_000_000;
 
-/** A 1,000,000-frame capture for the l2-exact switch, written once and kept in the temp dir. */
-function replayCapture(): string {
+/** A `packets`-frame capture for the l2-exact switch, written once and kept in the temp dir. */
+export function replayCapture(packets = FILE_PACKETS): string {
   const dir = join(tmpdir(), "strata-bench");
-  const path = join(dir, `replay-${FILE_PACKETS}x${FRAME_LEN}.pcap`);
+  const path = join(dir, `replay-${packets}x${FRAME_LEN}.pcap`);
   if (existsSync(path)) return path;
   mkdirSync(dir, { recursive: true });
   process.stderr.write(`bench: writing ${path}\n`);
   const partial = `${path}.partial-${process.pid}`;
   const w = new PcapWriter(partial, { linkType: 1, snapLen: 65535 });
-  const pairs = randomPairs(FILE_PACKETS, 1024, 7);
+  const pairs = randomPairs(packets, 1024, 7);
   for (const b of frames(pairs, [0])) {
     for (let i = 0; i < b.count; i++) w.write(b.data, i * FRAME_LEN, FRAME_LEN, FRAME_LEN, 1_700_000_000 + Math.floor((b.tsNsec[i] ?? 0) / 1e6), ((b.tsNsec[i] ?? 0) % 1e6) * 1000);
   }
@@ -379,29 +379,40 @@ function replayCapture(): string {
   return path;
 }
 
-export const replayFile: Scenario = (() => {
+/** replay-file on `workers` threads (src/run/workers.ts); the threads start in set-up. */
+function replayFileScenario(name: string, workers: number, description: string): Scenario {
   let out = "";
   let prepared: Replay | undefined;
   return {
-    name: "replay-file",
-    description: "1,000,000 64-byte frames from a pcap file through the l2-exact switch to per-link pcap files, end to end (the description is loaded once, in set-up)",
+    name,
+    description,
     packets: FILE_PACKETS,
     setup() {
       const capture = replayCapture();
       out = mkdtempSync(join(tmpdir(), "strata-bench-out-"));
       const spec = join(out, "l2.yaml");
       writeFileSync(spec, l2ExactSpec());
-      prepared = Replay.prepare({ spec, inputs: [{ endpoint: "lan:feed", file: capture }], out: join(out, "run") });
+      prepared = Replay.prepare({ spec, inputs: [{ endpoint: "lan:feed", file: capture }], out: join(out, "run"), workers });
+      if (workers > 1) prepared.run(); // starts the threads, outside the timed runs
     },
     run() {
       const r = prepared?.run();
       if (r?.summary.packets.injected !== FILE_PACKETS) throw new Error(`replayed ${r?.summary.packets.injected} packets`);
     },
     teardown() {
+      prepared?.close();
       rmSync(out, { recursive: true, force: true });
     },
   };
-})();
+}
+
+export const replayFile: Scenario = replayFileScenario(
+  "replay-file",
+  1,
+  "1,000,000 64-byte frames from a pcap file through the l2-exact switch to per-link pcap files, end to end (the description is loaded once, in set-up)",
+);
+
+export const replayFile2w: Scenario = replayFileScenario("replay-file-2w", 2, "replay-file on 2 worker threads, split by flow: the same files, byte for byte");
 
 export const vxlan: Scenario = pipelineScenario(
   "vxlan",

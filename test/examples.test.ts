@@ -98,3 +98,24 @@ describe("bridged-lans", () => {
     }
   });
 });
+
+// examples/ip-router-auto is examples/ip-router with every identifier left out (strata
+// allocates them): the same packets on the same links, capture for capture, byte for byte.
+describe("ip-router-auto", () => {
+  it("replays to ip-router's captures: allocation changes no packet", () => {
+    const expected = (name: string): string => join(root, "examples", name, "expected");
+    const renamed: Record<string, string> = {
+      "links/lanA.h1-r.pcap": "links/lanA.h1.1-r.1.pcap",
+      "links/lanB.r-h2.pcap": "links/lanB.r.1-h2.1.pcap",
+      "links/ip.h1-r.pcap": "links/ip.h1.1-r.1.pcap",
+      "links/ip.r-h2.pcap": "links/ip.r.2-h2.1.pcap",
+      "delivered/ip.h1.pcap": "delivered/ip.h1.pcap",
+      "delivered/ip.h2.pcap": "delivered/ip.h2.pcap",
+    };
+    expect(captures(expected("ip-router-auto"))).toEqual(Object.keys(renamed).sort());
+    expect(captures(expected("ip-router"))).toEqual(Object.values(renamed).sort());
+    for (const [auto, plain] of Object.entries(renamed)) {
+      expect(readFileSync(join(expected("ip-router-auto"), auto)), auto).toEqual(readFileSync(join(expected("ip-router"), plain)));
+    }
+  });
+});

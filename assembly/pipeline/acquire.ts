@@ -5,6 +5,7 @@
 // the overlay network on this machine (SharedAcquire).
 
 import {
+  DROP_MEMBER_DOWN,
   ACT_BOTH,
   ACT_FORWARD,
   ACT_RECEIVE,
@@ -24,10 +25,11 @@ import { event } from "./output";
 import { keyOf, Packet } from "./packet";
 import { keyFor } from "./parse";
 import { fanBoth } from "./replicate";
-import { memberAt } from "./topology";
+import { memberAt, memberDown } from "./topology";
 
 export function acquire(d: Packet): i32 {
   const m = memberAt(d.member);
+  if (memberDown(m)) return drop(d, STAGE_ACQUIRE, DROP_MEMBER_DOWN);
   if (!keyFor(d, d.member, m)) return drop(d, STAGE_ACQUIRE, DROP_BAD_HEADER);
   const e = lookupIn(d, m.acquire, keyOf(d), STAGE_ACQUIRE, d.port, DROP_ACQUIRE_MISS);
   if (e == null) return STAGE_DONE;

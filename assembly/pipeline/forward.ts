@@ -4,6 +4,7 @@
 // header as it is, except a design's declared side effect (TTL − 1).
 
 import {
+  DROP_MEMBER_DOWN,
   ACT_DROP,
   ACT_OUT,
   ACT_SHARED_FORWARD,
@@ -27,10 +28,11 @@ import { lookupIn } from "./lookup";
 import { keyOf, own, OWN_OK, OWN_TOO_LONG, Packet } from "./packet";
 import { keyFor } from "./parse";
 import { fanPorts } from "./replicate";
-import { MEMBER_TTL, memberAt } from "./topology";
+import { MEMBER_TTL, memberAt, memberDown } from "./topology";
 
 export function forward(d: Packet): i32 {
   const m = memberAt(d.member);
+  if (memberDown(m)) return drop(d, STAGE_FORWARD, DROP_MEMBER_DOWN);
   if (!keyFor(d, d.member, m)) return drop(d, STAGE_FORWARD, DROP_BAD_HEADER);
   const e = lookupIn(d, m.forward, keyOf(d), STAGE_FORWARD, d.port, DROP_FORWARD_MISS);
   if (e == null) return STAGE_DONE;

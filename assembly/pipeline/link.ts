@@ -4,6 +4,7 @@
 // network. Every link crossing is one hop; too many is a loop.
 
 import {
+  DROP_LINK_DOWN,
   DROP_LOOP,
   EV_EXIT,
   EV_LINK,
@@ -33,6 +34,8 @@ export function setHopLimit(n: u32): void {
 export function cross(d: Packet): i32 {
   const l = linkAt(d.link);
   if (d.hops >= hopLimit) return drop(d, STAGE_LINK, DROP_LOOP);
+  // A link that is down carries nothing: not counted, not captured.
+  if (l.down != 0) return drop(d, STAGE_LINK, DROP_LINK_DOWN);
   if (l.capture) {
     if (capturing) captureAppend(l.captureId, d, false);
     else emitPacket(OUTPUT_LINK, d.link, d);

@@ -3,6 +3,7 @@
 // `self` (seed Figure 4).
 
 import {
+  DROP_MEMBER_DOWN,
   ACT_PUSH,
   DROP_NO_BUFFER,
   DROP_SEND_MISS,
@@ -20,13 +21,14 @@ import { drop } from "./drop";
 import { lookupIn } from "./lookup";
 import { event } from "./output";
 import { own, OWN_OK, OWN_TOO_LONG, Packet } from "./packet";
-import { memberAt } from "./topology";
+import { memberAt, memberDown } from "./topology";
 
 /** The send key: the session identifier, big-endian, in one zero-padded word. */
 const key = memory.data(8);
 
 export function send(d: Packet): i32 {
   const m = memberAt(d.member);
+  if (memberDown(m)) return drop(d, STAGE_SEND, DROP_MEMBER_DOWN);
   store<u64>(key, 0);
   setU32(key, d.session);
   const e = lookupIn(d, m.send, key, STAGE_SEND, d.session, DROP_SEND_MISS);

@@ -12,16 +12,17 @@
 // A link (one-way; a two-way link is two of them):
 //
 //   ┌─────────────┬────────────┬────────────────┬──────────┬───────────────┬──────────────────────────────┬─────────────┬────────────┬────────────┬───────────┐
-//   │ network i32 │ sender i32 │ senderPort u32 │ mode i32 │ nReceivers i32│ receivers usize: (member i32,│ capture i32 │ design i32 │ packets u64│ bytes u64 │ captureId │
-//   │             │ (−1 = ext) │                │          │ (0 = external)│ port u32) × nReceivers       │             │            │            │           │
-//   └─────────────┴────────────┴────────────────┴──────────┴───────────────┴──────────────────────────────┴─────────────┴────────────┴────────────┴───────────┘
+//   │ network i32 │ sender i32 │ senderPort u32 │ mode i32 │ nReceivers i32│ receivers usize: (member i32,│ capture i32 │ design i32 │ packets u64│ bytes u64 │ captureId │ down u32 │
+//   │             │ (−1 = ext) │                │          │ (0 = external)│ port u32) × nReceivers       │             │            │            │           │           │          │
+//   └─────────────┴────────────┴────────────────┴──────────┴───────────────┴──────────────────────────────┴─────────────┴────────────┴────────────┴───────────┴───────────┴──────────┘
 
 import { DROP_COUNT, INJECT_LINK, ROLE_COUNT } from "../abi";
 import { Table } from "../tables/table";
 import { tableById } from "../tables/write";
 
 export const MEMBER_TTL: u32 = 1; // forwarding decrements TTL / hop limit
-export const MEMBER_TAG_DELIVERIES: u32 = 2; // deliveries' capture records carry the in-link (capture.ts)
+export const MEMBER_DOWN: u32 = 2; // down: drops what reaches it and what it would send (memberSetDown)
+export const MEMBER_TAG_DELIVERIES: u32 = 4; // deliveries' capture records carry the in-link (capture.ts)
 
 @unmanaged export class Member {
   network: i32;
@@ -54,6 +55,8 @@ export const MEMBER_TAG_DELIVERIES: u32 = 2; // deliveries' capture records carr
   bytes: u64;
   /** The capture buffer its packets go to (capture.ts), −1 none. */
   captureId: i32;
+  /** Non-zero while the link is down: what is sent onto it is dropped (linkSetDown). */
+  down: u32;
 }
 
 /** Where input packets enter: a link (as if transmitted on it), or a member (sent by it). */
@@ -95,8 +98,22 @@ function zeroed(size: usize): usize {
   return p;
 }
 
-/** Starts a new topology of `m` members, `l` links and `e` injection endpoints. */
+/** Frees `p` if it is not 0. */
+function freeIf(p: usize): void {
+  if (p != 0) heap.free(p);
+}
+
+/** Starts a new topology of `m` members, `l` links and `e` injection endpoints; the old one's memory is freed. */
 export function topologyReset(m: i32, l: i32, e: i32): void {
+  for (let i = 0; i < nMembers; i++) {
+    freeIf(memberAt(i).portLinks);
+    freeIf(memberAt(i).drops);
+  }
+  for (let i = 0; i < nLinks; i++) freeIf(linkAt(i).receivers);
+  freeIf(members);
+  freeIf(links);
+  freeIf(endpoints);
+  freeIf(orphanDrops);
   members = zeroed(<usize>m * offsetof<Member>());
   nMembers = m;
   links = zeroed(<usize>l * offsetof<Link>());
@@ -144,6 +161,7 @@ export function linkSet(i: i32, network: i32, design: i32, sender: i32, port: u3
   l.receivers = zeroed(<usize>nReceivers << 3);
   l.capture = capture;
   l.captureId = -1;
+  l.down = 0;
   if (sender >= 0) {
     const m = memberAt(sender);
     if (<i32>port < m.nPorts) store<i32>(m.portLinks + (<usize>port << 2), i);
@@ -194,4 +212,19 @@ export function endpointSet(i: i32, kind: i32, member: i32, arg: u32, link: i32)
   e.member = member;
   e.arg = arg;
   e.link = kind == INJECT_LINK ? link : -1;
+}
+
+/** Takes link `i` down (`down` true) or up: a link that is down drops what is sent onto it (DROP_LINK_DOWN). */
+export function linkSetDown(i: i32, down: bool): void {
+  linkAt(i).down = down ? 1 : 0;
+}
+
+/** Takes member `i` down or up: a member that is down drops what reaches it and what it would send (DROP_MEMBER_DOWN). */
+export function memberSetDown(i: i32, down: bool): void {
+  const m = memberAt(i);
+  m.flags = down ? m.flags | MEMBER_DOWN : m.flags & ~MEMBER_DOWN;
+}
+
+@inline export function memberDown(m: Member): bool {
+  return (m.flags & MEMBER_DOWN) != 0;
 }

@@ -88,6 +88,34 @@ export function createTable(id: i32, role: i32, kind: i32, keyLen: i32, capacity
   return true;
 }
 
+/**
+ * Frees table `id` and every entry's data; false if there is none. The control plane calls it
+ * only for a table no member points to any more (a reconciliation replaced it).
+ */
+export function destroyTable(id: i32): bool {
+  const t = tableById(id);
+  if (t == null) return false;
+  for (let i = 0; i < t.capacity; i++) {
+    const e = entryAt(t, i);
+    if (e.group >= 0 && e.data != 0) heap.free(<usize>e.data);
+  }
+  freeIf(t.fields);
+  freeIf(t.mask);
+  freeIf(t.entries);
+  freeIf(t.sorted);
+  freeIf(t.slots);
+  freeIf(t.groups);
+  freeIf(t.order);
+  freeIf(t.direct);
+  heap.free(changetype<usize>(t));
+  store<usize>(registry + (<usize>id << alignof<usize>()), 0);
+  return true;
+}
+
+function freeIf(p: usize): void {
+  if (p != 0) heap.free(p);
+}
+
 // ── Actions ────────────────────────────────────────────────────────────────
 
 /** Whether `code` is an action a `role` table may hold. */

@@ -4,6 +4,7 @@
 
 import type { Command } from "commander";
 import { compile } from "../control/compile.js";
+import { type Allocation, EMPTY_ALLOCATION, recoverAllocation } from "../description/allocate.js";
 import { SpecError } from "../description/problems.js";
 import { loadSpec } from "../description/load.js";
 import type { Spec } from "../description/types.js";
@@ -25,6 +26,8 @@ export interface CheckReport {
   readonly file: string;
   readonly ok: boolean;
   readonly networks: readonly NetworkSummary[];
+  /** Every link end's identifier and named send row's session, with `allocated: true` where strata chose it. */
+  readonly allocation: Allocation;
 }
 
 export function registerCheck(program: Command, ctx: CommandContext): void {
@@ -33,23 +36,28 @@ export function registerCheck(program: Command, ctx: CommandContext): void {
     .description("validate a network description and print a summary")
     .argument("<spec>", "network description (YAML or JSON)")
     .option("--json", "print the summary (or the errors) as one JSON object")
+    .option("--previous <spec>", "an earlier version of the description, as if installed: identifiers SPEC leaves out keep the values they had there")
     .addHelpText("after", "\nExit codes: 0 valid; 2 a bad description (every error, one line each) or flag. All exit codes: strata --help.")
-    .action((file: string, opts: { json?: boolean }) => {
-      ctx.exitCode = runCheck(file, opts.json === true, ctx.io);
+    .action((file: string, opts: { json?: boolean; previous?: string }) => {
+      ctx.exitCode = runCheck(file, opts.json === true, ctx.io, opts.previous);
     });
 }
 
 /** Runs the check, prints, and returns the exit code. */
-export function runCheck(file: string, json: boolean, io: Io): number {
+export function runCheck(file: string, json: boolean, io: Io, previousFile?: string): number {
   let spec: Spec;
+  let at = file;
   try {
-    spec = loadSpec(file);
+    // The earlier version is compiled as it would be installed, and its allocation recovered from that.
+    const previous = previousFile === undefined ? undefined : recoverAllocation(compile(loadSpec((at = previousFile))));
+    at = file;
+    spec = loadSpec(file, previous === undefined ? {} : { previous });
     // The compiler's own checks (match kinds against rows) belong to a complete check.
     compile(spec);
   } catch (err) {
     if (!(err instanceof SpecError)) throw err;
     printSpecError(err, io);
-    if (json) io.stdout.write(`${JSON.stringify(errorReport(file, err))}\n`);
+    if (json) io.stdout.write(`${JSON.stringify(errorReport(at, err))}\n`);
     return EXIT_BAD_INPUT;
   }
   const report = summarize(spec);
@@ -78,6 +86,7 @@ export function summarize(spec: Spec): CheckReport {
       }
       return { name: n.name, header: n.design.name, decrementTtl: n.decrementTtl, members: n.members.length, links: n.links.length, tables };
     }),
+    allocation: spec.allocation ?? EMPTY_ALLOCATION,
   };
 }
 
@@ -91,6 +100,11 @@ export function formatReport(report: CheckReport): string {
       const rows = Object.entries(counts).map(([role, rowCount]) => `${role} ${rowCount}`);
       lines.push(`  ${member}: ${rows.length === 0 ? "no tables" : rows.join(", ")}`);
     }
+    // Only what strata chose: a description that writes every identifier prints as before.
+    const links = report.allocation.links.filter((l) => l.allocated && l.network === n.name).map((l) => `${l.member}.${l.ident} (${l.link})`);
+    const sessions = report.allocation.sessions.filter((s) => s.allocated && s.network === n.name).map((s) => `${s.member}@${s.session} (${s.name})`);
+    if (links.length > 0) lines.push(`  allocated link identifiers: ${links.join(", ")}`);
+    if (sessions.length > 0) lines.push(`  allocated sessions: ${sessions.join(", ")}`);
   }
   return `${lines.join("\n")}\n`;
 }

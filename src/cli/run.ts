@@ -6,6 +6,7 @@ import cliProgress from "cli-progress";
 import { UsageError } from "../errors.js";
 import { ENDPOINT_FORMS } from "../control/endpoints.js";
 import { replay } from "../run/replay.js";
+import { WORKERS_MAX } from "../run/workers.js";
 import { COPY_LIMIT_MAX, HOP_LIMIT_MAX } from "../wasm/runner.js";
 import type { Summary } from "../run/summary.js";
 import type { Io } from "./io.js";
@@ -19,6 +20,8 @@ interface RunFlags {
   json?: boolean;
   hopLimit: number;
   copyLimit: number;
+  workers?: number;
+  updates?: string;
 }
 
 export function registerRun(program: Command, ctx: CommandContext): void {
@@ -31,8 +34,14 @@ export function registerRun(program: Command, ctx: CommandContext): void {
     .option("--force", "write into a non-empty directory strata did not write (never replacing a file there)")
     .option("--trace", "also write trace.jsonl: every step of every packet")
     .option("--json", "print summary.json on stdout instead of a short report")
+    .option("--updates <file>", "apply timed changes at capture times: new descriptions, links and members down and up (docs/updates.md)")
     .addOption(new Option("--hop-limit <n>", `links a packet may cross before it is dropped as a loop (1 to ${HOP_LIMIT_MAX})`).default(64).argParser(limit("--hop-limit", HOP_LIMIT_MAX)))
     .addOption(new Option("--copy-limit <n>", `copies replication may make of one input packet (1 to ${COPY_LIMIT_MAX})`).default(4096).argParser(limit("--copy-limit", COPY_LIMIT_MAX)))
+    .addOption(
+      new Option("--workers <n>", `data planes to run packets on, split by flow: this thread's and n − 1 worker threads (1 to ${WORKERS_MAX}; default: one per core, one per 16 MiB of captures at most)`).argParser(
+        limit("--workers", WORKERS_MAX),
+      ),
+    )
     .addHelpText(
       "after",
       `
@@ -44,11 +53,21 @@ Endpoints:
 The network may be left out when the description has only one. Several inputs are
 merged in timestamp order.
 
+With --workers N the packets run on N data planes (this thread's and N − 1 worker
+threads), each flow on one; every output is the same, byte for byte, as with one.
+
 strata deletes or replaces only files it wrote (DIR/.strata-output lists them). It
 refuses an --out that holds an input (the description or a capture), and one with other
 files in it unless --force is given; it never replaces a file it did not write.
 
-Exit codes: 0 done; 2 bad description, endpoint, flag, capture or --out (a damaged capture
+--updates FILE is a YAML or JSON list of changes at capture times (docs/updates.md):
+  - { at: 1700000000.25, description: fixed.yaml }   # tables change
+  - { at: "2023-11-14T22:13:21Z", down: { link: lanA:h1.1 } }
+  - { at: 1700000002, up: { member: lanA:r } }
+Every update is checked before the first packet; a packet at or after an update's
+time is processed after it. summary.json lists the updates and the packet each came before.
+
+Exit codes: 0 done; 2 bad description, endpoint, flag, updates, capture or --out (a damaged capture
 is replayed up to the damage, outputs are written, then the error is reported).
 All exit codes: strata --help.`,
     )
@@ -96,6 +115,8 @@ function runReplay(spec: string, flags: RunFlags, io: Io): number {
         trace: flags.trace === true,
         hopLimit: flags.hopLimit,
         copyLimit: flags.copyLimit,
+        ...(flags.workers !== undefined ? { workers: flags.workers } : {}),
+        ...(flags.updates !== undefined ? { updates: flags.updates } : {}),
         ...(bar !== undefined
           ? {
               progress: (done: number, total: number, packets: number) => {

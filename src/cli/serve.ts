@@ -12,6 +12,7 @@ import type { Summary } from "../run/summary.js";
 import { COMMANDS_HELP, runCommand } from "../serve/control.js";
 import { Emulation, resolveExternal } from "../serve/emulation.js";
 import { CAP_INSTALL, checkPorts, type LivePort, LivePorts, loadCap, parsePort } from "../serve/ports.js";
+import { DescriptionReloader } from "../serve/watch.js";
 import { COPY_LIMIT_MAX, HOP_LIMIT_MAX } from "../wasm/runner.js";
 import { P4RuntimeServer } from "../p4runtime/server.js";
 import { SERVED_OPTIONS, ServedEmulation } from "../p4runtime/serve-emulation.js";
@@ -28,11 +29,11 @@ export interface ServeFlags {
   commands?: boolean;
   hopLimit: number;
   copyLimit: number;
-  // --watch (desired-state reconciliation) is added here.
   /** HOST:PORT of a P4Runtime server on the emulation (src/p4runtime/). */
   p4runtime?: string;
   /** With --p4runtime: the devices start with no entries. */
   empty?: boolean;
+  watch?: boolean;
 }
 
 /** What a caller other than the command line (a test) gives serve() instead of the process's stdin and signals. */
@@ -60,7 +61,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .addOption(new Option("--copy-limit <n>", `copies replication may make of one input packet (1 to ${COPY_LIMIT_MAX})`).default(4096).argParser(limit("--copy-limit", COPY_LIMIT_MAX)))
     .option("--p4runtime <host:port>", "serve the emulation over P4Runtime (gRPC) too: one device per machine, as strata export p4 numbers them (port 0: any free port)")
     .option("--empty", "with --p4runtime: start every device with no entries, for a controller to install")
-    // --watch is registered here by its own change.
+    .option("--watch", "reload the description when its file changes: its tables are reconciled between packet batches (SIGHUP and the reload command reload it too)")
     .addHelpText(
       "after",
       `
@@ -74,6 +75,13 @@ command stop) stops it cleanly: the last packets are run, --out is written, the 
 are printed, and the exit code is 0.
 
 ${COMMANDS_HELP}
+
+Reloading: with --watch, a change to the description's file is applied a moment after the
+file stops changing; SIGHUP (kill -HUP) and the command reload apply it at once. The new
+description is compiled and diffed against the installed tables, and the difference is
+written as one atomic step between packet batches. A description with errors is reported
+(strata: FILE:LINE:COL: …) and the emulation goes on as it was. Members, links and
+networks stay as they were started: a change to them is refused (restart to change them).
 
 Exit codes: 0 stopped; 2 bad description, port, interface, flag or --out (nothing runs).
 All exit codes: strata --help.`,
@@ -152,7 +160,6 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
     emulation,
     externals.map((e) => emulation.external(e.name)),
   );
-  // The description watcher (--watch) attaches to `emulation` here.
   let p4server: P4RuntimeServer | undefined;
   if (p4address !== undefined) {
     try {
@@ -164,6 +171,11 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
     }
     io.stderr.write(`P4Runtime server on ${p4address.slice(0, p4address.lastIndexOf(":"))}:${p4server.port}: devices ${compiled.machines.map((m, i) => `${i + 1} ${m}`).join(", ")}${flags.empty === true ? " (empty)" : ""}\n`);
   }
+  const reloader = new DescriptionReloader(emulation, spec, (r) => {
+    for (const line of r.lines) io.stderr.write(r.ok ? `${line}\n` : `strata: ${line}\n`);
+    void io.stderr.flush();
+  });
+  if (flags.watch === true) reloader.watch();
 
   const summary = await new Promise<Summary>((resolve, reject) => {
     let stopping = false;
@@ -186,6 +198,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
     // Nothing else may hold the event loop open (no ports, no commands): this timer does until stop.
     const keepAlive = setInterval(() => {}, 1 << 30);
     cleanups.push(() => clearInterval(keepAlive));
+    cleanups.push(() => reloader.close());
     if (hooks.signals === true) {
       const onSignal = (): void => {
         if (stopping) process.exit(130); // a second Ctrl-C while stopping: at once
@@ -193,6 +206,9 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
       };
       process.on("SIGINT", onSignal);
       process.on("SIGTERM", onSignal);
+      const onHangUp = (): void => void reloader.reload();
+      process.on("SIGHUP", onHangUp);
+      cleanups.push(() => process.off("SIGHUP", onHangUp));
       cleanups.push(() => {
         // Kept until exit, so that a second Ctrl-C during the last writes still ends the process at once.
         setImmediate(() => {

@@ -1,6 +1,7 @@
 // Where a capture enters a network, as a user writes it on the command line:
 //
 //   lan:h1.1     transmitted by member h1 on its link 1 (the link carries it to h1's peer)
+//   lan:h1.h1-sw transmitted by member h1 on the link named h1-sw (for identifiers strata allocated)
 //   lan:h1       sent by member h1 itself (its forward table, in-link self)
 //   lan:h1@7     sent by h1 in session 7 (its send table attaches the header first)
 //   lan:uplink   arriving from outside on the external link `uplink`
@@ -17,7 +18,7 @@ export interface ResolvedEndpoint extends Injection {
   readonly network: CompiledNetwork;
 }
 
-const FORMS = "NETWORK:MEMBER.LINK, NETWORK:MEMBER, NETWORK:MEMBER@SESSION or NETWORK:EXTERNAL";
+const FORMS = "NETWORK:MEMBER.LINK (an identifier or a link's name), NETWORK:MEMBER, NETWORK:MEMBER@SESSION or NETWORK:EXTERNAL";
 
 export function resolveEndpoint(compiled: CompiledSpec, text: string): ResolvedEndpoint {
   const colon = text.indexOf(":");
@@ -64,16 +65,18 @@ export function resolveEndpoint(compiled: CompiledSpec, text: string): ResolvedE
     throw new UsageError(`endpoint '${text}': external link '${rest}' only leaves network ${netName}; nothing arrives on it`);
   }
 
-  const dot = rest.lastIndexOf(".");
+  // Member keys have no dot: what follows the first is a link identifier, or a link's name (which may hold dots).
+  const dot = rest.indexOf(".");
   if (dot < 0) {
     const m = findMember(rest);
     return { text: normal, network, kind: "self", member: m.index, session: 0, link: -1 };
   }
   const m = findMember(rest.slice(0, dot));
-  const ident = Number(rest.slice(dot + 1));
-  const link = compiled.links.find((l) => l.sender === m.index && l.senderPort === ident);
+  const which = rest.slice(dot + 1);
+  const ident = /^\d+$/.test(which) ? Number(which) : Number.NaN;
+  const link = compiled.links.find((l) => l.sender === m.index && (Number.isNaN(ident) ? l.name === which : l.senderPort === ident));
   if (link === undefined) {
-    const sends = compiled.links.filter((l) => l.sender === m.index).map((l) => l.senderPort);
+    const sends = compiled.links.filter((l) => l.sender === m.index).map((l) => `${l.senderPort} (${l.name})`);
     throw new UsageError(
       `endpoint '${text}': ${m.qualified} sends on no link '${rest.slice(dot + 1)}' (${sends.length === 0 ? "it sends on no link" : `it sends on ${sends.join(", ")}`})`,
     );

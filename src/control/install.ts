@@ -33,6 +33,12 @@ export function install(dp: DataPlane, compiled: CompiledSpec, injections: reado
     if (!result.ok) throw rowError(t, result.index, result.error);
     entries.set(t.id, result.entries);
   }
+  installTopology(dp, compiled, injections);
+  return { compiled, tables, entries };
+}
+
+/** Members, links and endpoints, pointing at tables already created with the ids `compiled` gives them. Replaces any topology before. */
+export function installTopology(dp: DataPlane, compiled: CompiledSpec, injections: readonly Injection[]): void {
   const x = dp.exports;
   x.topologyReset(compiled.members.length, compiled.links.length, injections.length);
   for (const m of compiled.members) {
@@ -51,7 +57,6 @@ export function install(dp: DataPlane, compiled: CompiledSpec, injections: reado
   }
   for (const p of compiled.sharedPorts) x.memberSetPortLink(p.member, p.port, p.link);
   injections.forEach((inj, i) => x.endpointSet(i, INJECT_KINDS.indexOf(inj.kind), inj.member, inj.session, inj.link));
-  return { compiled, tables, entries };
 }
 
 /** The description with every table empty (topology as it is): a controller installs the rows. */
@@ -66,7 +71,7 @@ export function withoutRows(compiled: CompiledSpec): CompiledSpec {
 }
 
 /** A table refused a row: say which row, in the description's words. */
-function rowError(t: CompiledTable, index: number, error: string): SpecIssue {
+export function rowError(t: CompiledTable, index: number, error: string): SpecIssue {
   const row = t.rows[index];
   const at = row?.at ?? t.spec?.at ?? { file: "", path: "", line: 0, column: 0 };
   switch (error) {

@@ -2,13 +2,17 @@
 // holding every problem found, each with its line, path and fix. Three passes,
 // each on what the previous one vouched for: syntax, the JSON Schema, and the
 // model's rules per network (skipping the parts the schema already found wrong,
-// whose shape the rules cannot rely on).
+// whose shape the rules cannot rely on). Between reading the links and checking
+// them, identifiers the description leaves out are allocated (./allocate.ts),
+// across every network at once: bridging and shared links put identifiers of
+// one network's members in another's links.
 
 import { excerpt } from "../errors.js";
 import { designNamed, DESIGNS } from "../wire/designs.js";
 import type { NetworkContext } from "./context.js";
 import { type Path, Problems } from "./problems.js";
 import type { RawNetwork, RawSpec } from "./raw.js";
+import { allocateLinks, allocateSessions, type Allocation, previousMap } from "./allocate.js";
 import { joinNetworks } from "./bridging.js";
 import { checkLayering } from "./layering.js";
 import { checkSharedRows } from "./subduction.js";
@@ -16,31 +20,54 @@ import { readDocument } from "./document.js";
 import { readDescription } from "./read.js";
 import { SCHEMA_FILE } from "./schema.js";
 import { didYouMean } from "./suggest.js";
-import { checkTables } from "./tables.js";
-import { checkTopology, type Topology } from "./topology.js";
+import { checkTables, type Elsewhere } from "./tables.js";
+import { finishTopology, identsNamed, readTopology, type Topology, type TopologyDraft } from "./topology.js";
 import type { NetworkSpec, Spec } from "./types.js";
 
+export interface LoadOptions {
+  /**
+   * The allocation of an earlier version of the description (its Spec's `allocation`, or
+   * recoverAllocation() of what is installed): identifiers the description leaves out keep
+   * their earlier values where they are still free.
+   */
+  readonly previous?: Allocation;
+}
+
 /** Reads and validates a description; throws SpecError (an InputError) for anything wrong with it, and nothing else for bad input. */
-export function loadSpec(file: string): Spec {
-  return parseSpec(readDescription(file), file);
+export function loadSpec(file: string, options: LoadOptions = {}): Spec {
+  return parseSpec(readDescription(file), file, options);
+}
+
+/**
+ * The identifiers of a description (its text), written and allocated: allocate(d, previous?).
+ * Throws SpecError when the description is invalid or an omitted identifier has no free value.
+ */
+export function allocate(text: string, file: string, previous?: Allocation): Allocation {
+  return parseSpec(text, file, previous === undefined ? {} : { previous }).allocation ?? { links: [], sessions: [] };
 }
 
 /** Validates the text of a description; `file` is used in messages and kept in the Spec. */
-export function parseSpec(text: string, file: string): Spec {
+export function parseSpec(text: string, file: string, options: LoadOptions = {}): Spec {
   const empty = { problem: "the description is empty; it needs a top-level `networks:` map", fix: "see docs/spec.md for the format" };
   const { source, problems, schemaErrors: bad } = readDocument(text, file, SCHEMA_FILE, empty);
   const networks: NetworkSpec[] = [];
+  let allocation: Allocation | undefined;
   if (isRecord(source.data) && isRecord(source.data["networks"])) {
     const raw = source.data as unknown as RawSpec;
     // Members and links of every network first: bridging and shared links give members of one
     // network identifiers in another, which that network's tables may name.
-    const read: { ctx: NetworkContext; raw: RawNetwork; topology: Topology }[] = [];
+    const drafted: { ctx: NetworkContext; raw: RawNetwork; draft: TopologyDraft }[] = [];
     for (const [name, net] of Object.entries(raw.networks)) {
       // Paths of the schema's errors inside this network, relative to it.
       const inside = bad.filter((p) => p[0] === "networks" && p[1] === name).map((p) => p.slice(2));
       const one = readNetwork(problems, name, net, source.sourceText, inside);
-      if (one !== undefined) read.push(one);
+      if (one !== undefined) drafted.push(one);
     }
+    const previous = previousMap(options.previous);
+    const links = allocateLinks(problems, drafted, previous);
+    const sessions = allocateSessions(problems, drafted, previous);
+    allocation = { links, sessions: sessions.list };
+    const read = drafted.map((d) => ({ ...d, topology: finishNetwork(d.ctx, d.raw, d.draft) }));
     const whole = read.length === Object.keys(raw.networks).length && read.every((r) => r.ctx.design !== undefined);
     // Composition names other networks: it is checked only once every network could be read.
     const before = problems.count;
@@ -50,6 +77,7 @@ export function parseSpec(text: string, file: string): Spec {
     }
     // A link between networks that is wrong leaves identifiers unknown: rows are then not checked against them.
     const joined = whole && problems.count === before;
+    const elsewhere = resolver(read, sessions.byMember);
     for (const { ctx, raw: net, topology: read1 } of read) {
       const topology = joined ? read1 : { ...read1, complete: false };
       // Without a design, fields and values in tables cannot be checked; the header error says why.
@@ -62,7 +90,7 @@ export function parseSpec(text: string, file: string): Spec {
         members: topology.members,
         links: topology.links,
         nonlocal: new Set(net.nonlocal ?? []),
-        tables: checkTables(ctx, design, net.tables ?? {}, topology),
+        tables: checkTables(ctx, design, net.tables ?? {}, topology, { ...elsewhere, sessions: sessions.byMember.get(ctx.network) ?? new Map() }),
         at: problems.ref(ctx.path),
       });
     }
@@ -72,17 +100,17 @@ export function parseSpec(text: string, file: string): Spec {
     }
   }
   problems.throwIfAny();
-  return { file, networks };
+  return allocation === undefined ? { file, networks } : { file, networks, allocation };
 }
 
-/** One network's members and links, checked against the model (./topology.ts). */
+/** One network's members and links as written (./topology.ts), before identifiers are allocated. */
 function readNetwork(
   problems: Problems,
   name: string,
   raw: RawNetwork,
   sourceText: (path: Path) => string | undefined,
   bad: readonly Path[],
-): { ctx: NetworkContext; raw: RawNetwork; topology: Topology } | undefined {
+): { ctx: NetworkContext; raw: RawNetwork; draft: TopologyDraft } | undefined {
   const schemaError = (rel: Path, exact = false): boolean =>
     bad.some((p) => (exact ? p.length === rel.length : p.length >= rel.length) && rel.every((seg, i) => p[i] === seg));
   // Everything below names members: without a sound network and member map there is nothing to check.
@@ -101,12 +129,54 @@ function readNetwork(
     value: (at, v) => (typeof v === "number" ? (sourceText(at) ?? v) : v),
     schemaError,
   };
-  const topology = checkTopology(ctx, raw);
+  return { ctx, raw, draft: readTopology(ctx, raw) };
+}
+
+/** A network's links, named and checked once every identifier is known. */
+function finishNetwork(ctx: NetworkContext, raw: RawNetwork, draft: TopologyDraft): Topology {
+  const topology = finishTopology(ctx, draft);
+  const name = ctx.network;
   const groups = new Set(topology.links.flatMap((l) => (l.group === undefined ? [] : [l.group])));
   (raw.nonlocal ?? []).forEach((g, i) => {
-    if (!groups.has(g) && topology.complete) problems.add([...path, "nonlocal", i], `no link of ${name} implements group '${g}'`, groups.size === 0 ? "remove it: the network has no group links" : `groups of ${name}: ${[...groups].join(", ")}`);
+    if (!groups.has(g) && topology.complete) ctx.problems.add([...ctx.path, "nonlocal", i], `no link of ${name} implements group '${g}'`, groups.size === 0 ? "remove it: the network has no group links" : `groups of ${name}: ${[...groups].join(", ")}`);
   });
-  return { ctx, raw, topology };
+  return topology;
+}
+
+/** Names of links and sessions of other networks' members on a machine, for `do: { link: A.NAME }` and `via: { session: C.NAME }`. */
+function resolver(read: readonly { ctx: NetworkContext; topology: Topology }[], sessions: ReadonlyMap<string, ReadonlyMap<string, ReadonlyMap<string, number>>>): Omit<Elsewhere, "sessions"> {
+  const byName = new Map(read.map((r) => [r.ctx.network, r.topology]));
+  const on = (network: string, machine: string): { topology: Topology; key: string } | string => {
+    const t = byName.get(network);
+    if (t === undefined) return `there is no network '${network}'`;
+    const ms = t.members.filter((m) => m.machine === machine);
+    const m = ms[0];
+    if (m === undefined || ms.length > 1) return `${ms.length === 0 ? "no member" : `${ms.length} members`} of ${network} run${ms.length === 1 ? "s" : ""} on machine ${machine}`;
+    return { topology: t, key: m.key };
+  };
+  return {
+    link(network, machine, name) {
+      const at = on(network, machine);
+      if (typeof at === "string") return { problem: `cannot find link '${name}' of ${network}: ${at}`, fix: "layering hands packets between members on one machine" };
+      const p = at.topology.ports.get(at.key);
+      const idents = p === undefined ? [] : identsNamed(p, name);
+      const [ident, ...more] = idents;
+      if (ident !== undefined && more.length === 0) return ident;
+      const names = [...new Set([...(p?.ins.values() ?? [])].map((l) => l.name))];
+      return ident === undefined
+        ? { problem: `${network}.${at.key} has no link named '${name}'`, fix: names.length === 0 ? `${at.key} receives on no link` : `${at.key} receives on ${names.join(", ")}` }
+        : { problem: `${network}.${at.key} has ${idents.length} links named '${name}' (identifiers ${idents.join(", ")})`, fix: "write the identifier instead of the name" };
+    },
+    session(network, machine, name) {
+      const at = on(network, machine);
+      if (typeof at === "string") return { problem: `cannot find session '${name}' of ${network}: ${at}`, fix: "layering hands packets between members on one machine" };
+      const named = sessions.get(network)?.get(at.key);
+      const id = named?.get(name);
+      if (id !== undefined) return id;
+      const names = [...(named?.keys() ?? [])];
+      return { problem: `${network}.${at.key} has no send row named '${name}'`, fix: names.length === 0 ? `give ${network}.${at.key} a send row { name: ${name}, header: { … } }` : `named send rows of ${network}.${at.key}: ${names.join(", ")}` };
+    },
+  };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -40,25 +40,30 @@ export type RawTable<Row> = readonly Row[] | { readonly kind?: MatchKind; readon
 
 export type RawValues = Readonly<Record<string, string | number>>;
 
+/** A link at a member: its identifier, or the link's name (the way to name a link whose identifier is allocated). */
+export type RawLinkRef = number | string;
+
 export interface RawAcquireRow {
-  readonly in?: number | "self" | "shared";
+  readonly in?: RawLinkRef;
   readonly match?: RawValues;
   readonly do: "forward" | "receive" | "both" | "shared";
 }
 
 export interface RawForwardRow {
-  readonly in?: number | "self" | "shared";
+  readonly in?: RawLinkRef;
   readonly match?: RawValues;
-  readonly out: number | readonly number[] | "drop" | "shared";
+  readonly out: RawLinkRef | readonly RawLinkRef[];
 }
 
 export interface RawTransmitRow {
-  readonly out: number;
+  readonly out: RawLinkRef;
   readonly via?: "physical" | { readonly session: string };
 }
 
 export interface RawSendRow {
-  readonly session: number;
+  /** Left out: allocated (then `name` is required). */
+  readonly session?: number;
+  readonly name?: string;
   readonly header?: RawValues;
 }
 

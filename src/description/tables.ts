@@ -8,15 +8,37 @@ import type { DesignDef, FieldDef } from "../wire/designs.js";
 import { DEFAULT_HOP_LIMIT, hopLimitField, type NetworkContext } from "./context.js";
 import { parseExact, parsePattern } from "./patterns.js";
 import type { Path } from "./problems.js";
-import type { RawAcquireRow, RawForwardRow, RawMemberTables, RawReceiveRow, RawSendRow, RawTable, RawTransmitRow, RawValues } from "./raw.js";
+import type { RawAcquireRow, RawForwardRow, RawLinkRef, RawMemberTables, RawReceiveRow, RawSendRow, RawTable, RawTransmitRow, RawValues } from "./raw.js";
 import { didYouMean } from "./suggest.js";
-import { describePorts, type Ports, type Topology } from "./topology.js";
+import { describePorts, identsNamed, type Ports, type Topology } from "./topology.js";
 import type { Action, InLink, MemberSpec, MemberTables, Pattern, RowSpec, TableSpec } from "./types.js";
 
 /** Roles keyed by a link or session identifier alone: exact match only. */
 const KEYED_BY_ID: ReadonlySet<TableRole> = new Set(["transmit", "send"]);
 
-export function checkTables(ctx: NetworkContext, design: DesignDef, tables: Readonly<Record<string, RawMemberTables>>, topology: Topology): Map<string, MemberTables> {
+/** A problem found while resolving a name, for the row that wrote it. */
+export interface Unresolved {
+  readonly problem: string;
+  readonly fix: string;
+}
+
+/** How rows name links and sessions by name (identifiers strata allocated): ./load.ts resolves them. */
+export interface Elsewhere {
+  /** The identifier of the link named `name` at `network`'s member on `machine` (`do: { link: A.NAME }`). */
+  link(network: string, machine: string, name: string): number | Unresolved;
+  /** The session of the send row named `name` of `network`'s member on `machine` (`via: { session: C.NAME }`). */
+  session(network: string, machine: string, name: string): number | Unresolved;
+  /** This network's named send rows: member key → name → session id (written or allocated). */
+  readonly sessions: ReadonlyMap<string, ReadonlyMap<string, number>>;
+}
+
+export function checkTables(
+  ctx: NetworkContext,
+  design: DesignDef,
+  tables: Readonly<Record<string, RawMemberTables>>,
+  topology: Topology,
+  elsewhere: Elsewhere,
+): Map<string, MemberTables> {
   const members = new Map(topology.members.map((m) => [m.key, m]));
   const result = new Map<string, MemberTables>();
   if (ctx.schemaError(["tables"], true)) return result;
@@ -31,7 +53,7 @@ export function checkTables(ctx: NetworkContext, design: DesignDef, tables: Read
       continue;
     }
     // With links left out, an unknown identifier may be one of theirs: leave in/out unchecked rather than guess.
-    const t = new MemberTableChecker(ctx, design, member, topology.complete ? ports : undefined);
+    const t = new MemberTableChecker(ctx, design, member, topology.complete ? ports : undefined, elsewhere);
     const out: MemberTables = {};
     for (const role of TABLE_ROLES) {
       const table = raw[role];
@@ -48,12 +70,14 @@ class MemberTableChecker {
   readonly #member: MemberSpec;
   /** Undefined when not every link is known: in/out identifiers are then not checked. */
   readonly #ports: Ports | undefined;
+  readonly #names: Elsewhere;
 
-  constructor(ctx: NetworkContext, design: DesignDef, member: MemberSpec, ports: Ports | undefined) {
+  constructor(ctx: NetworkContext, design: DesignDef, member: MemberSpec, ports: Ports | undefined, elsewhere: Elsewhere) {
     this.#ctx = ctx;
     this.#design = design;
     this.#member = member;
     this.#ports = ports;
+    this.#names = elsewhere;
   }
 
   #add(path: Path, problem: string, fix = "", key = false): void {
@@ -67,9 +91,10 @@ class MemberTableChecker {
     const rowsPath = explicit ? [...path, "rows"] : path;
     const rows: RowSpec[] = [];
     const seen = new Map<number, number>(); // transmit out-link / send session → row index
+    const names = new Map<string, number>(); // send row name → row index
     for (const [i, r] of rawRows.entries()) {
       const rowPath = [...rowsPath, i];
-      const row = this.#row(role, r, rowPath, seen, i);
+      const row = this.#row(role, r, rowPath, seen, i, names);
       if (row !== undefined) rows.push(row);
     }
     const kind = explicit ? form.kind : undefined;
@@ -87,16 +112,20 @@ class MemberTableChecker {
     };
   }
 
-  #row(role: TableRole, raw: unknown, path: Path, seen: Map<number, number>, index: number): RowSpec | undefined {
+  #row(role: TableRole, raw: unknown, path: Path, seen: Map<number, number>, index: number, names: Map<string, number>): RowSpec | undefined {
     const at = this.#ctx.problems.ref(path);
     switch (role) {
       case "acquire": {
         const r = raw as RawAcquireRow;
-        return this.#matchRow(r.in, r.match, path, r.do === "shared" ? { kind: "shared-acquire" } : { kind: r.do }, at);
+        const inLink = this.#inLink(r.in, [...path, "in"]);
+        if (inLink === null) return undefined;
+        return this.#matchRow(inLink, r.match, path, r.do === "shared" ? { kind: "shared-acquire" } : { kind: r.do }, at);
       }
       case "forward": {
         const r = raw as RawForwardRow;
-        return this.#matchRow(r.in, r.match, path, this.#forwardAction(r.out, [...path, "out"]), at);
+        const inLink = this.#inLink(r.in, [...path, "in"]);
+        if (inLink === null) return undefined;
+        return this.#matchRow(inLink, r.match, path, this.#forwardAction(r.out, [...path, "out"]), at);
       }
       case "receive": {
         const r = raw as RawReceiveRow;
@@ -108,36 +137,81 @@ class MemberTableChecker {
       }
       case "transmit": {
         const r = raw as RawTransmitRow;
-        let good = this.#sends(r.out, [...path, "out"]);
-        const twice = seen.get(r.out);
+        const out = this.#ref(r.out, [...path, "out"]);
+        if (out === undefined) return undefined;
+        let good = this.#sends(out, [...path, "out"]);
+        const twice = seen.get(out);
         if (twice !== undefined) {
-          this.#add([...path, "out"], `link ${r.out} already has a transmit row (row ${twice})`, "one transmit row per out-link");
+          this.#add([...path, "out"], `link ${out} already has a transmit row (row ${twice})`, "one transmit row per out-link");
           good = false;
         } else {
-          seen.set(r.out, index);
+          seen.set(out, index);
         }
         let action: Action = { kind: "physical" };
         if (typeof r.via === "object") {
-          const via = this.#elsewhere(r.via.session, [...path, "via", "session"], "session", "an underlay network and a session of its member on this machine, like lanA.1");
+          const via = this.#elsewhere(r.via.session, [...path, "via", "session"], "session", "an underlay network and a session of its member on this machine, like lanA.1 (or lanA.NAME for a send row with a name)");
           if (via === undefined) good = false;
           else action = { kind: "session", network: via.network, session: via.id, at: via.at };
         }
-        return good ? { out: r.out, match: new Map(), action, at } : undefined;
+        return good ? { out, match: new Map(), action, at } : undefined;
       }
       case "send": {
         const r = raw as RawSendRow;
+        if (r.name !== undefined) {
+          const other = names.get(r.name);
+          if (other !== undefined) {
+            this.#add([...path, "name"], `send row name '${excerpt(r.name)}' is already used by row ${other}`, "send row names are unique in a member's send table");
+            return undefined; // its session would be the other row's
+          } else {
+            names.set(r.name, index);
+          }
+        }
+        const session = r.session ?? (r.name === undefined ? undefined : this.#names.sessions.get(this.#member.key)?.get(r.name));
+        if (session === undefined) {
+          // Without a name the row could not be named by a transmit row; with one, the allocator reported why it has no id.
+          if (r.name === undefined) this.#add(path, "a send row needs a session id or a name", "write session: ID, or name: NAME and strata allocates the id (transmit rows then write via: { session: NETWORK.NAME })");
+          return undefined;
+        }
         let good = true;
-        const twice = seen.get(r.session);
+        const twice = seen.get(session);
         if (twice !== undefined) {
-          this.#add([...path, "session"], `session ${r.session} already has a send row (row ${twice})`, "one send row per session; use another session id");
+          this.#add([...path, "session"], `session ${session} already has a send row (row ${twice})`, "one send row per session; use another session id");
           good = false;
         } else {
-          seen.set(r.session, index);
+          seen.set(session, index);
         }
         const header = this.#sendHeader(r.header ?? {}, [...path, "header"]);
-        return good && header !== undefined ? { session: r.session, match: new Map(), action: { kind: "push", header }, at } : undefined;
+        return good && header !== undefined ? { session, match: new Map(), action: { kind: "push", header }, at, ...(r.name === undefined ? {} : { name: r.name }) } : undefined;
       }
     }
+  }
+
+  /** `in:` as written: self, shared, an identifier, or a link's name (null: a name that names no link here, reported). */
+  #inLink(raw: RawLinkRef | undefined, path: Path): InLink | undefined | null {
+    if (raw === undefined || raw === "self" || raw === "shared") return raw;
+    return this.#ref(raw, path) ?? null;
+  }
+
+  /**
+   * A link at this member by identifier, or by name: the identifier of the member's end of the
+   * link with that name (its own links, and links of other networks that reach it). Undefined when
+   * a name names none (reported), or when not every link is known (nothing to check against).
+   */
+  #ref(ref: RawLinkRef, path: Path): number | undefined {
+    if (typeof ref === "number") return ref;
+    const ports = this.#ports;
+    if (ports === undefined) return undefined;
+    const idents = identsNamed(ports, ref);
+    const [ident, ...more] = idents;
+    if (ident !== undefined && more.length === 0) return ident;
+    const member = this.#member.key;
+    if (ident === undefined) {
+      const all = new Map([...ports.ins, ...ports.outs]);
+      this.#add(path, `${member} has no link named '${excerpt(ref)}'`, all.size === 0 ? `${member} has no links` : `links of ${member}: ${describePorts(all)}`);
+    } else {
+      this.#add(path, `${member} has ${idents.length} links named '${excerpt(ref)}' (identifiers ${idents.join(", ")})`, "write the identifier instead of the name");
+    }
+    return undefined;
   }
 
   /** An acquire, forward or receive row: optional in-link, patterns, action. */
@@ -155,25 +229,50 @@ class MemberTableChecker {
    * network is known (./layering.ts).
    */
   #elsewhere(text: string, path: Path, what: "session" | "link", fix: string): { network: string; id: number; at: RowSpec["at"] } | undefined {
-    const m = /^([A-Za-z][A-Za-z0-9_-]*)\.(\d+)$/.exec(String(text).trim());
-    const id = m === null ? Number.NaN : Number(m[2]);
+    const m = /^([A-Za-z][A-Za-z0-9_-]*)\.(.+)$/.exec(String(text).trim());
+    const network = m?.[1];
+    const rest = m?.[2] ?? "";
+    const numeric = /^\d+$/.test(rest);
+    const id = numeric ? Number(rest) : Number.NaN;
     const max = what === "session" ? 0xffffffff : PORT_MAX;
-    if (m === null || m[1] === undefined || !Number.isSafeInteger(id) || id > max) {
-      this.#add(path, `'${excerpt(String(text))}' is not NETWORK.${what === "session" ? "SESSION" : "LINK"}`, `write ${fix}${m !== null && id > max ? `; the identifier is at most ${max}` : ""}`);
+    const nameOk = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/.test(rest); // a link name, or a default one with a bridging end (sw1-lanB:sw2)
+    if (network === undefined || (numeric ? !Number.isSafeInteger(id) || id > max : !nameOk)) {
+      this.#add(path, `'${excerpt(String(text))}' is not NETWORK.${what === "session" ? "SESSION" : "LINK"}`, `write ${fix}${numeric && id > max ? `; the identifier is at most ${max}` : ""}`);
       return undefined;
     }
-    if (m[1] === this.#ctx.network) {
-      this.#add(path, `${what === "session" ? "a session" : "a link"} of ${m[1]} itself: layering joins two different networks`, `name the ${what === "session" ? "underlay" : "overlay"} network, not ${m[1]}`);
+    if (network === this.#ctx.network) {
+      this.#add(path, `${what === "session" ? "a session" : "a link"} of ${network} itself: layering joins two different networks`, `name the ${what === "session" ? "underlay" : "overlay"} network, not ${network}`);
       return undefined;
     }
-    return { network: m[1], id, at: this.#ctx.problems.ref(path) };
+    const at = this.#ctx.problems.ref(path);
+    if (numeric) return { network, id, at };
+    // A name: the send row (session) or the link (ExternalLink) of that network's member on this machine.
+    const found = what === "session" ? this.#names.session(network, this.#member.machine, rest) : this.#names.link(network, this.#member.machine, rest);
+    if (typeof found !== "number") {
+      this.#add(path, found.problem, found.fix);
+      return undefined;
+    }
+    return { network, id: found, at };
   }
 
   #forwardAction(out: RawForwardRow["out"], path: Path): Action | undefined {
     if (out === "drop") return { kind: "drop" };
     if (out === "shared") return { kind: "shared-forward" };
-    const ports = typeof out === "number" ? [out] : out;
-    const good = ports.map((p, j) => this.#sends(p, typeof out === "number" ? path : [...path, j])).every(Boolean);
+    const list = Array.isArray(out) ? (out as readonly RawLinkRef[]) : [out as RawLinkRef];
+    const ports: number[] = [];
+    let good = true;
+    list.forEach((p, j) => {
+      const at = Array.isArray(out) ? [...path, j] : path;
+      const ident = this.#ref(p, at);
+      if (ident === undefined) good = false;
+      else if (!this.#sends(ident, at)) good = false;
+      else ports.push(ident);
+    });
+    // A name and an identifier may name one link: it is sent on once.
+    if (good && new Set(ports).size !== ports.length) {
+      this.#add(path, `out names link ${ports.find((p, i) => ports.indexOf(p) !== i) ?? 0} twice`, "list each out-link once");
+      return undefined;
+    }
     return good ? { kind: "out", ports } : undefined;
   }
 

@@ -31,7 +31,14 @@ export interface Topology {
   readonly ports: ReadonlyMap<string, Ports>;
 }
 
-export function checkTopology(ctx: NetworkContext, raw: RawNetwork): Topology {
+/** Members and link drafts of a network, before identifiers are allocated (./allocate.ts). */
+export interface TopologyDraft {
+  readonly members: readonly MemberSpec[];
+  readonly drafts: readonly Draft[];
+  readonly complete: boolean;
+}
+
+export function readTopology(ctx: NetworkContext, raw: RawNetwork): TopologyDraft {
   checkTtl(ctx, raw);
   const members = checkMembers(ctx, raw);
   const byKey = new Map(members.map((m) => [m.key, m]));
@@ -43,6 +50,13 @@ export function checkTopology(ctx: NetworkContext, raw: RawNetwork): Topology {
     const draft = draftLink(ctx, byKey, link, [...ctx.path, "links", i], i);
     if (draft !== undefined) drafts.push(draft);
   }
+  return { members, drafts, complete };
+}
+
+/** Names, groups and identifiers of the links, once every end has its identifier (written or allocated). */
+export function finishTopology(ctx: NetworkContext, read: TopologyDraft): Topology {
+  const { members, drafts, complete } = read;
+  const byKey = new Map(members.map((m) => [m.key, m]));
   const links = nameLinks(ctx, byKey, drafts);
   checkGroups(ctx, byKey, drafts);
   const ports = assignIdentifiers(ctx, members, drafts, links);
@@ -85,7 +99,7 @@ function checkMembers(ctx: NetworkContext, raw: RawNetwork): MemberSpec[] {
 }
 
 /** A link whose ends all name members of the network, before names and identifiers are checked. */
-interface Draft {
+export interface Draft {
   readonly index: number;
   readonly path: Path;
   readonly raw: RawLink;
@@ -95,8 +109,11 @@ interface Draft {
   readonly external: string | undefined;
 }
 
-interface EndpointAt extends Endpoint {
+export interface EndpointAt extends Endpoint {
   readonly path: Path;
+  /** False when the description leaves the identifier out (`h1`): ./allocate.ts chooses it, and sets `ident`. */
+  readonly written: boolean;
+  ident: number;
 }
 
 const GROUP_MODES = new Set(["allcast", "anycast"]);
@@ -172,8 +189,9 @@ function endpoint(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpec>,
   const network = colon < 0 || text.slice(0, colon) === ctx.network ? undefined : text.slice(0, colon);
   const local = text.slice(colon + 1);
   const dot = local.lastIndexOf(".");
-  const member = local.slice(0, dot);
-  const ident = Number(local.slice(dot + 1));
+  const member = dot < 0 ? local : local.slice(0, dot);
+  const written = dot >= 0;
+  const ident = written ? Number(local.slice(dot + 1)) : -1;
   let good = true;
   if (network === undefined && !members.has(member)) {
     const keys = [...members.keys()];
@@ -181,10 +199,14 @@ function endpoint(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpec>,
     good = false;
   }
   if (ident > PORT_MAX) {
-    ctx.problems.add(path, `link identifier ${local.slice(dot + 1)} is larger than ${PORT_MAX}`, `use an identifier in 0..${PORT_MAX}`);
+    ctx.problems.add(path, `link identifier ${local.slice(dot + 1)} is larger than ${PORT_MAX}`, `use an identifier in 0..${PORT_MAX}, or leave it out (${endText(network, member)}) and strata allocates one`);
     good = false;
   }
-  return good ? { member, ident, path, ...(network === undefined ? {} : { network }) } : undefined;
+  return good ? { member, ident, path, written, ...(network === undefined ? {} : { network }) } : undefined;
+}
+
+function endText(network: string | undefined, member: string): string {
+  return network === undefined ? member : `${network}:${member}`;
 }
 
 /** How a message names an endpoint's member: "sw", or "lanB:sw" for a member of another network. */
@@ -192,8 +214,14 @@ export function endName(e: Endpoint): string {
   return e.network === undefined ? e.member : `${e.network}:${e.member}`;
 }
 
-function defaultName(d: Draft): string {
-  const end = (e: Endpoint): string => `${endName(e)}.${e.ident}`;
+/**
+ * The name of a link without `name:`: its ends as written — `h1.1-sw.1`, or `h1-sw` when the
+ * identifiers are left out — never an allocated identifier, so that the name (which keys the
+ * allocation, ./allocate.ts) does not depend on it.
+ */
+export function linkName(d: Draft): string {
+  if (d.raw.name !== undefined) return d.raw.name;
+  const end = (e: EndpointAt): string => (e.written ? `${endName(e)}.${e.ident}` : endName(e));
   if (d.external !== undefined) return d.external;
   const from = d.from === undefined ? "" : end(d.from);
   if (d.raw.group !== undefined) return `${from}-${d.raw.group}`;
@@ -206,7 +234,7 @@ function nameLinks(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpec>
   const externals = new Map<string, number>();
   const links: LinkSpec[] = [];
   for (const d of drafts) {
-    const name = d.raw.name ?? defaultName(d);
+    const name = linkName(d);
     const other = names.get(name);
     // A reused external end is reported below; its default name would only repeat that.
     const repeatsExternal = d.raw.name === undefined && d.external !== undefined && externals.has(d.external);
@@ -351,4 +379,14 @@ function firstFree(used: ReadonlySet<number> | undefined): number {
 /** "1 (h1.1-sw.1), 2 (…)" for fixes that list a member's links. */
 export function describePorts(ports: ReadonlyMap<number, LinkSpec>): string {
   return listOr([...ports.entries()].sort((a, b) => a[0] - b[0]).map(([ident, link]) => `${ident} (${link.name})`));
+}
+
+/**
+ * The identifiers at which a member has a link named `name` (its own links, and links of other
+ * networks that reach it): one; none; or several, when link names of two networks meet there.
+ */
+export function identsNamed(ports: Ports, name: string): number[] {
+  const idents = new Set<number>();
+  for (const [ident, l] of [...ports.ins, ...ports.outs]) if (l.name === name) idents.add(ident);
+  return [...idents].sort((a, b) => a - b);
 }

@@ -3,6 +3,7 @@
 // later stage (compile, install) can still point a user at the line to fix.
 
 import type { MatchKind, TableRole } from "../wasm/abi.js";
+import type { Allocation } from "./allocate.js";
 import type { DesignDef } from "../wire/designs.js";
 
 /** A place in the description: the file, a path inside it, and line:column when known. */
@@ -18,6 +19,8 @@ export interface SourceRef {
 export interface Spec {
   readonly file: string;
   readonly networks: readonly NetworkSpec[];
+  /** Every link end's identifier and named session's id, written or allocated (./allocate.ts). */
+  readonly allocation?: Allocation;
 }
 
 export interface NetworkSpec {
@@ -106,6 +109,8 @@ export interface RowSpec {
   readonly out?: number;
   /** send: the session identifier. */
   readonly session?: number;
+  /** send: the row's name, by which transmit rows of overlays name the session (`via: { session: lanA.NAME }`). */
+  readonly name?: string;
   readonly action: Action;
   readonly at: SourceRef;
 }

@@ -223,6 +223,17 @@ function planCaptures(compiled: CompiledSpec): PlannedCapture[] {
   return plan;
 }
 
+/** Numbers the captures of `compiled` in the data plane `dp` (capture c fills buffer c); returns them in that order. */
+export function assignCaptures(compiled: CompiledSpec, dp: DataPlane): PlannedCapture[] {
+  const x = dp.exports;
+  const plan = planCaptures(compiled);
+  for (const [c, planned] of plan.entries()) {
+    for (const l of planned.links) x.linkSetCapture(l, c);
+    if (planned.member !== undefined) x.memberSetCapture(planned.member, c);
+  }
+  return plan;
+}
+
 /**
  * The capture files of a replay. Each link capture (both directions of a
  * two-way link share one) and each member's deliveries get a capture buffer in
@@ -241,15 +252,11 @@ export class CaptureOutputs implements CaptureTargets {
   constructor(dir: string, compiled: CompiledSpec, dp: DataPlane) {
     this.#dir = dir;
     this.#compiled = compiled;
-    const x = dp.exports;
-    for (const [c, planned] of planCaptures(compiled).entries()) {
-      this.#files.push(planned);
-      for (const l of planned.links) x.linkSetCapture(l, c);
-      if (planned.member !== undefined) {
-        x.memberSetCapture(planned.member, c);
-        this.#members.set(planned.member, c);
-      }
-    }
+    const plan = assignCaptures(compiled, dp);
+    this.#files.push(...plan);
+    plan.forEach((p, c) => {
+      if (p.member !== undefined) this.#members.set(p.member, c);
+    });
     this.count = this.#files.length;
   }
 

@@ -2,14 +2,17 @@
 // directory. Everything per packet happens in the data plane — it even writes
 // the capture files' records — so this file only moves batches in and buffers
 // out. prepare() loads, compiles and installs once; run() may be called again
-// on the same tables (its counters start from zero each time).
+// on the same tables (its counters start from zero each time). With --updates
+// (./updates.ts), batches are cut at update times and the tables change between
+// the parts; prepare() has already tried every update.
 
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { compile } from "../control/compile.js";
 import type { CompiledSpec } from "../control/compiled.js";
 import { type ResolvedEndpoint, resolveEndpoint } from "../control/endpoints.js";
-import { type Installed, install } from "../control/install.js";
+import type { Installed } from "../control/install.js";
+import { Reconciler } from "../control/reconcile.js";
 import type { InputError } from "../errors.js";
 import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
 import { loadSpec } from "../description/load.js";
@@ -17,8 +20,17 @@ import { DataPlane } from "../wasm/module.js";
 import { checkLimits, DEFAULT_RUNNER, Runner } from "../wasm/runner.js";
 import { Inputs } from "./inputs.js";
 import { CaptureOutputs, OutDir, outputFiles, SUMMARY_FILE, TRACE_FILE } from "./outputs.js";
-import { type Summary, summarize } from "./summary.js";
+import { type Counters, readCounters, type Summary, summarize } from "./summary.js";
 import { TraceWriter } from "./trace.js";
+import { type AppliedUpdate, loadUpdates, prepareUpdates, UpdateSchedule } from "./updates.js";
+import { defaultWorkers, WorkerPool, WORKERS_MAX } from "./workers.js";
+
+/** Throws a RangeError unless `workers` is a whole number from 1 to WORKERS_MAX (or not given). */
+export function checkWorkers(workers: number | undefined): void {
+  if (workers !== undefined && !(Number.isInteger(workers) && workers >= 1 && workers <= WORKERS_MAX)) {
+    throw new RangeError(`workers ${workers} is not a whole number from 1 to ${WORKERS_MAX}`);
+  }
+}
 
 export interface ReplayOptions {
   readonly spec: string;
@@ -30,8 +42,16 @@ export interface ReplayOptions {
   readonly trace?: boolean;
   readonly hopLimit?: number;
   readonly copyLimit?: number;
+  /** `--updates FILE`: timed changes during the replay (docs/updates.md). */
+  readonly updates?: string;
   /** Called after each batch with bytes read so far and in all. */
   readonly progress?: (done: number, total: number, packets: number) => void;
+  /**
+   * Data planes to run the packets on (src/run/workers.ts): this thread's and
+   * workers − 1 worker threads; 1 runs them all on this thread. Default: one
+   * per core, one per 16 MiB of captures at most.
+   */
+  readonly workers?: number;
 }
 
 export interface ReplayResult {
@@ -39,11 +59,18 @@ export interface ReplayResult {
   readonly compiled: CompiledSpec;
   /** Bad input that ended inputs early (each after its good packets), in the order the inputs were given. */
   readonly errors: readonly InputError[];
+  /** Input packets each data plane ran with --workers N > 1: the main thread's, then each worker thread's; else empty. */
+  readonly workers: readonly number[];
 }
 
 /** Loads, compiles and installs a description, and runs captures through it. */
 export function replay(options: ReplayOptions): ReplayResult {
-  return Replay.prepare(options).run();
+  const prepared = Replay.prepare(options);
+  try {
+    return prepared.run();
+  } finally {
+    prepared.close();
+  }
 }
 
 export class Replay {
@@ -51,14 +78,23 @@ export class Replay {
   readonly #compiled: CompiledSpec;
   readonly #endpoints: readonly ResolvedEndpoint[];
   readonly #dp: DataPlane;
-  readonly #installed: Installed;
+  /** Worker threads, started by the first run() that uses them and kept until close(). */
+  #pool: WorkerPool | undefined;
+  readonly #reconciler: Reconciler;
+  readonly #updates: ReturnType<typeof prepareUpdates>;
+  #ran = false;
 
-  private constructor(options: ReplayOptions, compiled: CompiledSpec, endpoints: readonly ResolvedEndpoint[]) {
+  private constructor(options: ReplayOptions, compiled: CompiledSpec, endpoints: readonly ResolvedEndpoint[], updates: ReturnType<typeof prepareUpdates>) {
     this.#options = options;
     this.#compiled = compiled;
     this.#endpoints = endpoints;
     this.#dp = DataPlane.load();
-    this.#installed = install(this.#dp, compiled, endpoints);
+    this.#reconciler = Reconciler.install(this.#dp, compiled, endpoints.map((e) => e.text));
+    this.#updates = updates;
+  }
+
+  get #installed(): Installed {
+    return this.#reconciler.current();
   }
 
   /**
@@ -67,11 +103,21 @@ export class Replay {
    */
   static prepare(options: ReplayOptions, compiled: CompiledSpec = compile(loadSpec(options.spec))): Replay {
     checkLimits(options);
+    checkWorkers(options.workers);
     const endpoints = options.inputs.map((i) => resolveEndpoint(compiled, i.endpoint));
-    return new Replay(options, compiled, endpoints);
+    const updates = options.updates === undefined ? [] : prepareUpdates(loadUpdates(options.updates), compiled, endpoints.map((e) => e.text));
+    return new Replay(options, compiled, endpoints, updates);
+  }
+
+  /** Stops the worker threads, if any ran (a later run() starts them again). */
+  close(): void {
+    this.#pool?.close();
+    this.#pool = undefined;
   }
 
   run(): ReplayResult {
+    if (this.#ran && this.#updates.length > 0) throw new Error("a replay with updates runs once: its tables have changed");
+    this.#ran = true;
     const options = this.#options;
     const compiled = this.#compiled;
     const dp = this.#dp;
@@ -81,9 +127,24 @@ export class Replay {
     );
     try {
       dp.exports.countersReset();
-      const inputFiles = [options.spec, ...options.inputs.map((i) => i.file)];
+      const inputFiles = [options.spec, ...options.inputs.map((i) => i.file), ...(options.updates === undefined ? [] : [options.updates]), ...this.#updates.flatMap((u) => (u.update.kind === "description" ? [u.update.file] : []))];
       const out = OutDir.claim(options.out, { inputs: inputFiles, force: options.force === true, files: outputFiles(compiled, options.trace === true) });
       const outputs = new CaptureOutputs(options.out, compiled, dp);
+      // Updates cut batches at their times on one data plane: a replay with updates runs on this thread.
+      const workers = this.#updates.length > 0 ? 1 : (options.workers ?? defaultWorkers(inputs.totalBytes));
+      if (workers > 1) {
+        const started = process.hrtime.bigint();
+        let ran: { counters: Counters; packets: number[] };
+        try {
+          ran = this.#workers(workers).replay(inputs, outputs, options.trace === true ? join(options.out, TRACE_FILE) : undefined, options.progress);
+        } catch (err) {
+          this.close(); // a pool that failed part-way is not used again
+          throw err;
+        } finally {
+          outputs.close();
+        }
+        return this.#finish(out, ran.counters, inputs, started, ran.packets);
+      }
       // Buffers are sized by the packets read, never by a capture's snaplen (a header field
       // readers ignore): they start small and grow to the longest packet a capture of any
       // link type a network takes may hold (libpcap's limit). A longer one is dropped as too-long.
@@ -102,14 +163,17 @@ export class Replay {
       // Packets go to the capture buffers; the ring carries only trace events.
       const sink = trace === undefined ? null : { packet: () => {}, event: trace.event.bind(trace) };
       const names = this.#endpoints.map((e) => e.text);
+      const schedule = options.updates === undefined ? undefined : new UpdateSchedule(this.#updates, this.#reconciler, (now) => trace?.retable(now.compiled, now.entries));
       let first = 0;
       const started = process.hrtime.bigint();
       try {
         // A damaged input ends at its damage; the others are replayed to their end.
         for (const batch of inputs.batches()) {
-          trace?.startBatch(first, batch, names);
-          runner.run(batch, first, sink);
-          first += batch.count;
+          for (const part of schedule === undefined ? [batch] : schedule.cut(batch, first)) {
+            trace?.startBatch(first, part, names);
+            runner.run(part, first, sink);
+            first += part.count;
+          }
           options.progress?.(inputs.bytesRead, inputs.totalBytes, first);
         }
       } finally {
@@ -117,14 +181,30 @@ export class Replay {
         outputs.close();
         trace?.close();
       }
-      const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
-      const summary = summarize(dp, this.#installed, inputs.stats, elapsed);
-      writeFileSync(join(options.out, SUMMARY_FILE), `${JSON.stringify(summary, null, 2)}
-`);
-      out.seal();
-      return { summary, compiled, errors: inputs.errors };
+      return this.#finish(out, readCounters(dp, this.#installed), inputs, started, [], schedule?.applied);
     } finally {
       inputs.close();
     }
+  }
+
+  /** The summary of a run that started at `started`, written; the marker lists what the run wrote. */
+  #finish(out: OutDir, counters: Counters, inputs: Inputs, started: bigint, workers: number[] = [], applied?: AppliedUpdate[]): ReplayResult {
+    const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
+    // Named after the description the replay started with, whatever updates installed since.
+    const summary: Summary = { ...summarize(counters, this.#installed, inputs.stats, elapsed), spec: this.#compiled.spec.file, ...(applied === undefined ? {} : { updates: applied }) };
+    writeFileSync(join(this.#options.out, SUMMARY_FILE), `${JSON.stringify(summary, null, 2)}\n`);
+    out.seal();
+    return { summary, compiled: this.#compiled, errors: inputs.errors, workers };
+  }
+
+  #workers(size: number): WorkerPool {
+    if (this.#pool !== undefined && this.#pool.size !== size) this.close();
+    this.#pool ??= new WorkerPool(
+      size,
+      this.#compiled,
+      this.#endpoints,
+      { trace: this.#options.trace === true, hopLimit: this.#options.hopLimit ?? DEFAULT_RUNNER.hopLimit, copyLimit: this.#options.copyLimit ?? DEFAULT_RUNNER.copyLimit },
+    );
+    return this.#pool;
   }
 }

@@ -5,6 +5,7 @@ import type { Installed } from "../control/install.js";
 import { DROP_REASONS, type DropReason } from "../wasm/abi.js";
 import type { DataPlane } from "../wasm/module.js";
 import type { InputStats } from "./inputs.js";
+import type { AppliedUpdate } from "./updates.js";
 import { DELIVERED_DIR, LINKS_DIR } from "./outputs.js";
 
 export interface Summary {
@@ -31,6 +32,8 @@ export interface Summary {
   readonly rows: readonly { member: string; table: string; row: number | "default"; at: string | null; rule: string; hits: number }[];
   readonly elapsedSeconds: number;
   readonly packetsPerSecond: number;
+  /** With --updates: each update, and the first packet processed after it (src/run/updates.ts). */
+  readonly updates?: readonly AppliedUpdate[];
   /** Set when bad input ended an input early: the first such input's error (each is in `inputs` too). */
   readonly error?: string;
 }
@@ -48,21 +51,70 @@ export function leaves(compiled: CompiledSpec, l: CompiledLink): boolean {
 /** Name for drops that happened before any member held the packet. */
 export const OUTSIDE = "(outside)";
 
+/**
+ * A data plane's counters, read out as plain data: what a summary is made of.
+ * Every one is a sum, so the counters of several data planes (worker threads
+ * that each ran part of the packets) add up to those of one that ran them all.
+ */
+export interface Counters {
+  injected: number;
+  copied: number;
+  /** By link index. */
+  readonly linkPackets: number[];
+  readonly linkBytes: number[];
+  /** By member index. */
+  readonly delivered: number[];
+  /** By member index + 1 (0: outside any member), by drop reason. */
+  readonly drops: number[][];
+  /** By table id, by data-plane entry index. */
+  readonly hits: Map<number, number[]>;
+}
+
+export function readCounters(dp: DataPlane, installed: Installed): Counters {
+  const compiled = installed.compiled;
+  const x = dp.exports;
+  const drops = (i: number): number[] => [...new BigUint64Array(dp.mem.u8.buffer, x.memberDrops(i), DROP_REASONS.length)].map(Number);
+  return {
+    injected: x.packetsInjected(),
+    copied: x.packetsCopied(),
+    linkPackets: compiled.links.map((l) => x.linkPackets(l.index)),
+    linkBytes: compiled.links.map((l) => x.linkBytes(l.index)),
+    delivered: compiled.members.map((m) => x.memberDelivered(m.index)),
+    drops: [-1, ...compiled.members.map((m) => m.index)].map(drops),
+    hits: new Map(compiled.tables.map((t) => [t.id, [...installed.tables.hits(t)]])),
+  };
+}
+
+/** Adds `more` into `into` (the same description's counters). */
+export function addCounters(into: Counters, more: Counters): void {
+  const add = (a: number[], b: readonly number[]): void => b.forEach((v, i) => (a[i] = (a[i] ?? 0) + v));
+  into.injected += more.injected;
+  into.copied += more.copied;
+  add(into.linkPackets, more.linkPackets);
+  add(into.linkBytes, more.linkBytes);
+  add(into.delivered, more.delivered);
+  more.drops.forEach((d, i) => add((into.drops[i] ??= []), d));
+  for (const [id, h] of more.hits) {
+    const mine = into.hits.get(id);
+    if (mine === undefined) into.hits.set(id, [...h]);
+    else add(mine, h);
+  }
+}
+
 export function summarize(
-  dp: DataPlane,
+  counters: Counters,
   installed: Installed,
   inputs: readonly InputStats[],
   elapsedSeconds: number,
 ): Summary {
   const compiled: CompiledSpec = installed.compiled;
-  const x = dp.exports;
   const links: Summary["links"] = {};
   let exited = 0;
   for (const l of compiled.links) {
-    const packets = x.linkPackets(l.index);
+    const packets = counters.linkPackets[l.index] ?? 0;
     const entry = (links[l.capture] ??= { packets: 0, bytes: 0, file: null });
     entry.packets += packets;
-    entry.bytes += x.linkBytes(l.index);
+    entry.bytes += counters.linkBytes[l.index] ?? 0;
     if (l.captured && entry.packets > 0) entry.file = `${LINKS_DIR}/${l.capture}.pcap`;
     if (leaves(compiled, l)) exited += packets;
   }
@@ -74,10 +126,10 @@ export function summarize(
   let dropped = 0;
   let deliveredTotal = 0;
   const readDrops = (i: number): Partial<Record<DropReason, number>> => {
-    const counts = new BigUint64Array(dp.mem.u8.buffer, x.memberDrops(i), DROP_REASONS.length);
+    const counts = counters.drops[i + 1] ?? [];
     const out: Partial<Record<DropReason, number>> = {};
     DROP_REASONS.forEach((reason, k) => {
-      const n = Number(counts[k] ?? 0n);
+      const n = counts[k] ?? 0;
       if (n === 0) return;
       out[reason] = n;
       drops[reason] = (drops[reason] ?? 0) + n;
@@ -86,7 +138,7 @@ export function summarize(
     return out;
   };
   for (const m of compiled.members) {
-    const d = x.memberDelivered(m.index);
+    const d = counters.delivered[m.index] ?? 0;
     const memberDrops = readDrops(m.index);
     deliveredTotal += d;
     if (d > 0) delivered[m.qualified] = { packets: d, file: `${DELIVERED_DIR}/${m.qualified}.pcap` };
@@ -97,7 +149,7 @@ export function summarize(
 
   const rows: Summary["rows"][number][] = [];
   for (const t of compiled.tables) {
-    const hits = installed.tables.hits(t);
+    const hits = counters.hits.get(t.id) ?? [];
     const entries = installed.entries.get(t.id) ?? [];
     t.rows.forEach((r, k) => {
       const n = hits[entries[k] ?? -1] ?? 0;
@@ -112,7 +164,7 @@ export function summarize(
       });
     });
   }
-  const injected = x.packetsInjected();
+  const injected = counters.injected;
   const error = inputs.find((i) => i.error !== undefined)?.error?.message;
   return {
     spec: compiled.spec.file,
@@ -124,7 +176,7 @@ export function summarize(
       adapted: [...i.adapted],
       ...(i.error !== undefined ? { error: i.error.message } : {}),
     })),
-    packets: { injected, copies: x.packetsCopied(), delivered: deliveredTotal, dropped, exited },
+    packets: { injected, copies: counters.copied, delivered: deliveredTotal, dropped, exited },
     links,
     delivered,
     members,

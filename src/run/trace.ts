@@ -95,46 +95,63 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+/** Where a TraceWriter's lines go instead of a file: each with its packet's number (worker threads, src/run/workers.ts). */
+export interface TraceLines {
+  line(packet: number, text: string): void;
+}
+
 export class TraceWriter {
-  readonly #fd: number;
+  readonly #fd: number | undefined;
+  readonly #sink: TraceLines | undefined;
   readonly #compiled: CompiledSpec;
-  readonly #tables: ReadonlyMap<number, CompiledTable>;
+  #tables: ReadonlyMap<number, CompiledTable>;
   /** Entry index → compiled row index, by table id. */
   #rows: ReadonlyMap<number, ReadonlyMap<number, number>>;
   #pending: string[] = [];
   #pendingLen = 0;
   #line: TraceLine | undefined;
+  /** The data plane's number for the packet of #line. */
+  #linePacket = 0;
   // The batch being run: its first packet number, the packets' lengths, times and endpoints.
   #first = 0;
   #batch: InputBatch | undefined;
+  #numbers: Uint32Array | undefined;
   #endpoints: readonly string[] = [];
   lines = 0;
 
-  constructor(path: string, compiled: CompiledSpec, entries: ReadonlyMap<number, readonly number[]>) {
-    this.#fd = openSync(path, "w");
+  /** Writes to the file at `out`, or hands each line to `out`. */
+  constructor(out: string | TraceLines, compiled: CompiledSpec, entries: ReadonlyMap<number, readonly number[]>) {
+    if (typeof out === "string") this.#fd = openSync(out, "w");
+    else this.#sink = out;
     this.#compiled = compiled;
     this.#tables = new Map(compiled.tables.map((t) => [t.id, t]));
-    this.#rows = TraceWriter.#rowsOf(entries);
+    this.#rows = new Map([...entries].map(([id, list]) => [id, new Map(list.map((entry, row) => [entry, row]))]));
   }
 
-  static #rowsOf(entries: ReadonlyMap<number, readonly number[]>): Map<number, Map<number, number>> {
-    return new Map([...entries].map(([id, list]) => [id, new Map(list.map((entry, row) => [entry, row]))]));
+  /** Names rows by the tables installed now (after an update changed them, src/run/updates.ts). */
+  retable(compiled: CompiledSpec, entries: ReadonlyMap<number, readonly number[]>): void {
+    this.#tables = new Map(compiled.tables.map((t) => [t.id, t]));
+    this.#rows = new Map([...entries].map(([id, list]) => [id, new Map(list.map((entry, row) => [entry, row]))]));
   }
 
-  /** The tables' rows are now at `entries` (a running emulation's tables were rewritten): events name rows by them from here on. */
-  setEntries(entries: ReadonlyMap<number, readonly number[]>): void {
-    this.#rows = TraceWriter.#rowsOf(entries);
-  }
-
-  /** The batch whose events come next; `endpoints` names each injection point. */
-  startBatch(first: number, batch: InputBatch, endpoints: readonly string[]): void {
+  /**
+   * The batch whose events come next; `endpoints` names each injection point.
+   * `numbers`, when given, holds each packet's number in the replay (the data plane numbered the batch from `first`).
+   */
+  startBatch(first: number, batch: InputBatch, endpoints: readonly string[], numbers?: Uint32Array): void {
     this.#first = first;
     this.#batch = batch;
+    this.#numbers = numbers;
     this.#endpoints = endpoints;
   }
 
+  /** Ends the line being written: the next event starts a new one. */
+  endLine(): void {
+    this.#finish();
+  }
+
   event(e: TraceEvent): void {
-    if (this.#line === undefined || this.#line.packet !== e.packet) this.#open(e.packet);
+    if (this.#line === undefined || this.#linePacket !== e.packet) this.#open(e.packet);
     const step = this.#step(e);
     if (step !== undefined) this.#line?.steps.push(step);
   }
@@ -143,9 +160,10 @@ export class TraceWriter {
     this.#finish();
     const b = this.#batch;
     const i = packet - this.#first;
+    this.#linePacket = packet;
     const ep = b === undefined ? 0 : typeof b.endpoint === "number" ? b.endpoint : (b.endpoint[i] ?? 0);
     this.#line = {
-      packet,
+      packet: this.#numbers === undefined ? packet : (this.#numbers[i] ?? packet),
       endpoint: this.#endpoints[ep] ?? "",
       tsNs: b === undefined ? "0" : tsNs(b.tsSec[i] ?? 0, b.tsNsec[i] ?? 0).toString(),
       len: b?.capLen[i] ?? 0,
@@ -155,16 +173,21 @@ export class TraceWriter {
 
   #finish(): void {
     if (this.#line === undefined) return;
-    const text = `${JSON.stringify(this.#line)}\n`;
+    const line = this.#line;
+    const text = `${JSON.stringify(line)}\n`;
     this.#line = undefined;
     this.lines++;
+    if (this.#sink !== undefined) {
+      this.#sink.line(line.packet, text);
+      return;
+    }
     this.#pending.push(text);
     this.#pendingLen += text.length;
     if (this.#pendingLen >= FLUSH_AT) this.#flush();
   }
 
   #flush(): void {
-    if (this.#pending.length === 0) return;
+    if (this.#pending.length === 0 || this.#fd === undefined) return;
     writeSync(this.#fd, this.#pending.join(""));
     this.#pending = [];
     this.#pendingLen = 0;
@@ -173,7 +196,7 @@ export class TraceWriter {
   close(): void {
     this.#finish();
     this.#flush();
-    closeSync(this.#fd);
+    if (this.#fd !== undefined) closeSync(this.#fd);
   }
 
   #member(i: number): string | null {

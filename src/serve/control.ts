@@ -5,19 +5,26 @@
 //
 //   delete NETWORK:MEMBER TABLE ROW   take the description's row ROW out of the member's table
 //   insert NETWORK:MEMBER TABLE ROW   put it back
+//   reload                            read the description file again and reconcile to it (src/serve/watch.ts)
+//   down|up link|member|machine NAME  take a link, member or machine down, or bring it up
 //   counts                            packets so far, and hits on the description's rows
 //   stop                              stop as Ctrl-C does
 //   help                              these lines
 
 import type { CompiledTable } from "../control/compiled.js";
 import type { Installed } from "../control/install.js";
-import { excerpt } from "../errors.js";
+import type { Target } from "../control/reconcile.js";
+import { excerpt, UsageError } from "../errors.js";
 import { TABLE_ROLES, type TableRole } from "../wasm/abi.js";
 import type { Emulation } from "./emulation.js";
+import { reloaderOf } from "./watch.js";
 
 export const COMMANDS_HELP = `commands, one a line:
   delete NETWORK:MEMBER TABLE ROW   take row ROW (its index in the description's table) out of the table
   insert NETWORK:MEMBER TABLE ROW   put that row back
+  reload                            read the description again: its table changes applied at once, or errors
+  down link|member|machine NAME     take it down: what crosses or reaches it is dropped (link-down, member-down)
+  up link|member|machine NAME       bring it up again
   counts                            packets injected, delivered, dropped and left, and row hits, so far
   stop                              stop (as Ctrl-C does)
   help                              this list`;
@@ -40,13 +47,41 @@ export async function runCommand(em: Emulation, line: string): Promise<CommandRe
       return { ok: true, line: COMMANDS_HELP };
     case "stop":
       return { ok: true, line: "stopping", stop: true };
+    case "reload": {
+      const reloader = reloaderOf(em);
+      if (reloader === undefined) return bad("this emulation has no description file to reload", "start it with strata serve");
+      const r = await reloader.reload();
+      // The reloader reports what it did (or the description's errors) itself.
+      return { ok: r.ok, line: "" };
+    }
+    case "down":
+    case "up":
+      return setDown(em, verb, args);
     case "counts":
       return em.between(() => ({ ok: true, line: counts(em) }));
     case "delete":
     case "insert":
       return em.between(() => writeRow(em, verb, args));
     default:
-      return bad(`unknown command '${excerpt(verb)}'`, "commands: delete, insert, counts, stop, help");
+      return bad(`unknown command '${excerpt(verb)}'`, "commands: delete, insert, reload, down, up, counts, stop, help");
+  }
+}
+
+/** down / up link|member|machine NAME. */
+async function setDown(em: Emulation, verb: "down" | "up", args: readonly string[]): Promise<CommandResult> {
+  const usage = `write ${verb} link NETWORK:MEMBER.ID, ${verb} member NETWORK:MEMBER or ${verb} machine NAME`;
+  const [kind, name, ...extra] = args;
+  if (kind === undefined || name === undefined || extra.length > 0) return bad(`${verb} takes two words`, usage);
+  if (kind !== "link" && kind !== "member" && kind !== "machine") return bad(`'${excerpt(kind)}' is not a link, member or machine`, usage);
+  const reloader = reloaderOf(em);
+  if (reloader === undefined) return bad("this emulation cannot take things down", "start it with strata serve");
+  const target = { [kind]: name } as Target;
+  try {
+    const found = await reloader.setDown(target, verb === "down");
+    return { ok: true, line: `${verb === "down" ? "down" : "up"}: ${[...found.links, ...found.members].join(", ")}` };
+  } catch (err) {
+    if (err instanceof UsageError) return { ok: false, line: err.message };
+    throw err;
   }
 }
 
@@ -67,12 +102,12 @@ function writeRow(em: Emulation, verb: "delete" | "insert", args: readonly strin
   const [who, role, rowText, ...extra] = args;
   if (who === undefined || role === undefined || rowText === undefined || extra.length > 0) return bad(`${verb} takes three words`, usage);
   const colon = who.indexOf(":");
-  const networks = em.compiled.networks;
+  const networks = em.installed.compiled.networks;
   const netName = colon < 0 ? (networks.length === 1 ? networks[0]?.name : undefined) : who.slice(0, colon);
   const key = colon < 0 ? who : who.slice(colon + 1);
-  const member = em.compiled.members.find((m) => networks[m.network]?.name === netName && m.key === key);
+  const member = em.installed.compiled.members.find((m) => networks[m.network]?.name === netName && m.key === key);
   if (member === undefined) {
-    return bad(`there is no member '${excerpt(who)}'`, `members: ${em.compiled.members.map((m) => `${networks[m.network]?.name}:${m.key}`).join(", ")}`);
+    return bad(`there is no member '${excerpt(who)}'`, `members: ${em.installed.compiled.members.map((m) => `${networks[m.network]?.name}:${m.key}`).join(", ")}`);
   }
   if (!(TABLE_ROLES as readonly string[]).includes(role)) return bad(`'${excerpt(role)}' is not a table`, `tables: ${TABLE_ROLES.join(", ")}`);
   const table = member.tables[role as TableRole];

@@ -28,7 +28,7 @@ import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
 import { RECORD_HEADER_LEN as PCAP_REC_LEN } from "../pcap/pcap-layout.js";
 import type { InputStats } from "../run/inputs.js";
 import { CaptureOutputs, OutDir, outputFiles, SUMMARY_FILE, TRACE_FILE } from "../run/outputs.js";
-import { leaves, type Summary, summarize } from "../run/summary.js";
+import { leaves, readCounters, type Summary, summarize } from "../run/summary.js";
 import { TraceWriter } from "../run/trace.js";
 import { CAPTURE_TAG_LEN, INJECT_KINDS, LINK_MODES } from "../wasm/abi.js";
 import { forEachTagged, tagDeliveries } from "../wasm/deliveries.js";
@@ -135,7 +135,8 @@ export class Emulation {
   readonly options: EmulationOptions;
   readonly compiled: CompiledSpec;
   readonly dp: DataPlane;
-  #installed: Installed;
+  /** The tables as installed. Control work that rewrites them keeps this up to date (summary row hits read it). */
+  installed: Installed;
   readonly exits: readonly Exit[];
   readonly #endpoints: ResolvedEndpoint[];
   readonly #opened: number;
@@ -165,9 +166,9 @@ export class Emulation {
     this.dp = DataPlane.load();
     if (options.emptyTables === true) {
       const empty = install(this.dp, withoutRows(compiled), endpoints);
-      this.#installed = { compiled, tables: empty.tables, entries: new Map(compiled.tables.map((t) => [t.id, t.rows.map(() => -1)])) };
+      this.installed = { compiled, tables: empty.tables, entries: new Map(compiled.tables.map((t) => [t.id, t.rows.map(() => -1)])) };
     } else {
-      this.#installed = install(this.dp, compiled, endpoints);
+      this.installed = install(this.dp, compiled, endpoints);
     }
     const exits: Exit[] = [];
     for (const l of compiled.links) {
@@ -219,16 +220,6 @@ export class Emulation {
     return new Emulation(options, c, endpoints);
   }
 
-  /** The tables as installed. Control work that rewrites them keeps this up to date (summary row hits, the trace's rows and the commands read it). */
-  get installed(): Installed {
-    return this.#installed;
-  }
-
-  set installed(value: Installed) {
-    this.#installed = value;
-    this.#trace?.setEntries(value.entries);
-  }
-
   /** Where packets enter, in the ENDPOINT forms of `strata run --in`: inject()'s and submit()'s endpoint numbers index it. */
   get endpoints(): readonly ResolvedEndpoint[] {
     return this.#endpoints;
@@ -267,7 +258,8 @@ export class Emulation {
   noteWrites(writes: readonly TableWrite[], result: WriteResult): void {
     if (!result.ok || writes.length === 0) return;
     const entries = new Map(this.installed.entries);
-    const byId = new Map(this.compiled.tables.map((t) => [t.id, t]));
+    // The rows of the description in force (a reload may have replaced the one the emulation opened with).
+    const byId = new Map(this.installed.compiled.tables.map((t) => [t.id, t]));
     writes.forEach((w, i) => {
       const table = byId.get(w.table.id);
       if (table === undefined) return;
@@ -281,6 +273,7 @@ export class Emulation {
       if (list !== undefined) entries.set(table.id, list);
     });
     this.installed = { ...this.installed, entries };
+    this.tablesChanged();
   }
 
   /** Calls `listener` for every delivery, after each batch (only with the option `deliveries`). */
@@ -421,10 +414,15 @@ export class Emulation {
     while (this.#control.length > 0) this.#control.shift()?.();
   }
 
+  /** Tells the trace (--trace) that `installed` changed (a reconciliation): rows are named by the tables in force. */
+  tablesChanged(): void {
+    this.#trace?.retable(this.installed.compiled, this.installed.entries);
+  }
+
   /** What the emulation has done so far, counted by the data plane (stop() writes the final one). */
   summary(): Summary {
     if (this.#stopped !== undefined) return this.#stopped;
-    return summarize(this.dp, this.installed, this.#stats, Number(process.hrtime.bigint() - this.#started) / 1e9);
+    return summarize(readCounters(this.dp, this.installed), this.installed, this.#stats, Number(process.hrtime.bigint() - this.#started) / 1e9);
   }
 
   /**
@@ -443,7 +441,7 @@ export class Emulation {
       this.#trace?.close();
     }
     const elapsed = Number(process.hrtime.bigint() - this.#started) / 1e9;
-    const summary = summarize(this.dp, this.installed, this.#stats, elapsed);
+    const summary = summarize(readCounters(this.dp, this.installed), this.installed, this.#stats, elapsed);
     this.#stopped = summary;
     if (this.options.out !== undefined && this.#out !== undefined) {
       writeFileSync(join(this.options.out, SUMMARY_FILE), `${JSON.stringify(summary, null, 2)}\n`);

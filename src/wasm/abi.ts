@@ -51,6 +51,8 @@ export const DROP_REASONS = [
   "no-buffer", // every packet buffer is in use (too many modified copies at once)
   "ttl-expired",
   "unsupported", // an action code this stage cannot perform (the control plane never installs one; a guard)
+  "link-down", // sent onto a link that is down (an update took it down: docs/updates.md)
+  "member-down", // reached a member that is down, or sent by one
 ] as const;
 export type DropReason = (typeof DROP_REASONS)[number];
 

@@ -19,6 +19,7 @@ export interface DataPlaneExports extends Record<string, unknown> {
   FIELD_LEN: WebAssembly.Global;
   createTable(id: number, role: number, kind: number, keyLen: number, capacity: number, fields: number, nFields: number): number;
   applyWrites(buf: number, n: number): number;
+  destroyTable(id: number): number;
   tableLookup(id: number, key: number): number;
   tableCount(id: number): number;
   tableProbeDistance(id: number): number;
@@ -34,6 +35,8 @@ export interface DataPlaneExports extends Record<string, unknown> {
   endpointSet(i: number, kind: number, member: number, arg: number, link: number): void;
   linkSetCapture(i: number, c: number): void;
   memberSetCapture(i: number, c: number): void;
+  linkSetDown(i: number, down: number): void;
+  memberSetDown(i: number, down: number): void;
   memberTagDeliveries(i: number, on: number): void;
   endpointsGrow(e: number): void;
   capturesInit(n: number, len: number): void;

@@ -85,6 +85,11 @@ export class Tables {
     if (!ok) throw new Error(`data plane refused table ${layout.id} (${layout.role}, ${layout.kind}, key ${layout.keyLen} bytes)`);
   }
 
+  /** Frees a table no member points to any more; its id may be created again. */
+  destroy(layout: TableLayout): void {
+    if (!this.#dp.exports.destroyTable(layout.id)) throw new Error(`data plane has no table ${layout.id} to destroy`);
+  }
+
   /** Applies every write or none. */
   write(writes: readonly TableWrite[]): WriteResult {
     const sizes = writes.map((w) => {

@@ -2,8 +2,12 @@
 // the fate its description promises (leave the network, or are delivered),
 // none dropped, so a broken table cannot make a scenario look fast.
 
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { BUILDS } from "../../bench/dataplane.js";
+import { BUILDS, l2ExactSpec, replayCapture } from "../../bench/dataplane.js";
+import { replay } from "../../src/run/replay.js";
 import { DROP_REASONS } from "../../src/wasm/abi.js";
 
 const FATES: Record<keyof typeof BUILDS, "exit" | "deliver"> = {
@@ -31,5 +35,29 @@ describe.each(Object.keys(BUILDS) as (keyof typeof BUILDS)[])("bench scenario %s
     const exited = c.links.filter((l) => l.receivers.length === 0).reduce((n, l) => n + x.linkPackets(l.index), 0);
     const delivered = c.members.reduce((n, m) => n + x.memberDelivered(m.index), 0);
     expect(FATES[name] === "exit" ? exited : delivered).toBe(injected);
+  });
+});
+
+// replay-file and replay-file-2w: the same switch from a capture file; on one thread or two,
+// every frame leaves the network and the per-link files are the same.
+describe("bench scenarios replay-file and replay-file-2w", () => {
+  it("every packet leaves the network, on 1 worker and on 2, into the same files", () => {
+    const dir = mkdtempSync(join(tmpdir(), "strata-bench-replay-"));
+    try {
+      const spec = join(dir, "l2.yaml");
+      writeFileSync(spec, l2ExactSpec());
+      const inputs = [{ endpoint: "lan:feed", file: replayCapture(20_000) }];
+      const files = [1, 2].map((workers) => {
+        const out = join(dir, `out-${workers}`);
+        const { summary } = replay({ spec, inputs, out, workers });
+        expect(summary.drops).toEqual({});
+        expect(summary.packets.exited).toBe(20_000);
+        return readdirSync(join(out, "links")).sort().map((f) => readFileSync(join(out, "links", f)));
+      });
+      expect(files[0]).toHaveLength(4);
+      expect(files[1]?.every((f, k) => f.equals(files[0]?.[k] ?? Buffer.alloc(0)))).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

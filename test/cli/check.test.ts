@@ -64,7 +64,64 @@ network lan: header ethernet, 4 members, 3 links
           },
         },
       ],
+      allocation: {
+        links: [
+          { network: "lan", link: "h1.1-hub.1", member: "h1", ident: 1, allocated: false },
+          { network: "lan", link: "h1.1-hub.1", member: "hub", ident: 1, allocated: false },
+          { network: "lan", link: "h2.1-hub.2", member: "h2", ident: 1, allocated: false },
+          { network: "lan", link: "h2.1-hub.2", member: "hub", ident: 2, allocated: false },
+          { network: "lan", link: "h3.1-hub.3", member: "h3", ident: 1, allocated: false },
+          { network: "lan", link: "h3.1-hub.3", member: "hub", ident: 3, allocated: false },
+        ],
+        sessions: [],
+      },
     });
+  });
+
+  const AUTO = "examples/ip-router-auto/network.yaml";
+
+  test("identifiers left out: the summary lists what strata allocated", async () => {
+    const { code, stdout, stderr } = await run(AUTO);
+    expect({ code, stderr }).toEqual({ code: EXIT_OK, stderr: "" });
+    expect(stdout.split("\n").filter((l) => l.includes("allocated"))).toEqual([
+      "  allocated link identifiers: h1.1 (h1-r), r.1 (h1-r)",
+      "  allocated sessions: h1@1 (to-r), r@1 (to-h1)",
+      "  allocated link identifiers: r.1 (r-h2), h2.1 (r-h2)",
+      "  allocated sessions: h2@1 (to-r), r@1 (to-h2)",
+      "  allocated link identifiers: h1.1 (h1-r), r.1 (h1-r), r.2 (r-h2), h2.1 (r-h2)",
+    ]);
+  });
+
+  test("--previous: identifiers left out keep the values they had in the earlier version", async () => {
+    const v1 = join(dir, "v1.yaml");
+    const v2 = join(dir, "v2.yaml");
+    const members = '    header: ethernet\n    members:\n' + [1, 2, 3].map((i) => `      h${i}: { name: "02:00:00:00:00:0${i}" }\n`).join("") + '      sw: { name: "02:00:00:00:00:fe" }\n    links:\n';
+    const link = (h: string): string => `      - { from: ${h}, to: sw, mode: two-way }\n`;
+    writeFileSync(v1, `networks:\n  lan:\n${members}${link("h1")}${link("h2")}`);
+    writeFileSync(v2, `networks:\n  lan:\n${members}${link("h3")}${link("h2")}${link("h1")}`);
+    const at = (stdout: string): string | undefined => stdout.split("\n").find((l) => l.includes("allocated"));
+    expect(at((await run(v2)).stdout)).toBe("  allocated link identifiers: h3.1 (h3-sw), sw.1 (h3-sw), h2.1 (h2-sw), sw.2 (h2-sw), h1.1 (h1-sw), sw.3 (h1-sw)");
+    const kept = await run(v2, "--previous", v1);
+    expect(kept.code).toBe(EXIT_OK);
+    expect(at(kept.stdout)).toBe("  allocated link identifiers: h3.1 (h3-sw), sw.3 (h3-sw), h2.1 (h2-sw), sw.2 (h2-sw), h1.1 (h1-sw), sw.1 (h1-sw)");
+    // A bad earlier version is a bad description: its errors, exit 2.
+    const bad = await run(v2, "--previous", BAD);
+    expect(bad.code).toBe(EXIT_BAD_INPUT);
+    expect(bad.stderr).toContain("bad.yaml: 8:");
+  });
+
+  test("identifiers left out: --json has the allocation, link end by link end and session by session", async () => {
+    const { code, stdout } = await run(AUTO, "--json");
+    expect(code).toBe(EXIT_OK);
+    const report = JSON.parse(stdout) as { allocation: { links: unknown[]; sessions: unknown[] } };
+    expect(report.allocation.links).toContainEqual({ network: "ip", link: "r-h2", member: "r", ident: 2, allocated: true });
+    expect(report.allocation.links).toHaveLength(8);
+    expect(report.allocation.sessions).toEqual([
+      { network: "lanA", member: "h1", name: "to-r", session: 1, allocated: true },
+      { network: "lanA", member: "r", name: "to-h1", session: 1, allocated: true },
+      { network: "lanB", member: "h2", name: "to-r", session: 1, allocated: true },
+      { network: "lanB", member: "r", name: "to-h2", session: 1, allocated: true },
+    ]);
   });
 
   test("a bad description: every error on its own line, exit 2", async () => {

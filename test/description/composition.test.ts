@@ -58,7 +58,7 @@ const LAYERING: Case[] = [
   [
     "not NETWORK.SESSION",
     ipOver(`      h1: { transmit: [ { out: 1, via: { session: lan } } ] }\n`, LAN_SEND),
-    [["networks.ip.tables.h1.transmit[0].via.session", "'lan' is not NETWORK.SESSION (write an underlay network and a session of its member on this machine, like lanA.1)"]],
+    [["networks.ip.tables.h1.transmit[0].via.session", "'lan' is not NETWORK.SESSION (write an underlay network and a session of its member on this machine, like lanA.1 (or lanA.NAME for a send row with a name))"]],
   ],
   [
     "no underlay member on the machine",

@@ -230,7 +230,7 @@ const BAD: [string, string, [string, string][]][] = [
   ["identifier reused by another direction", `${BASE}${LINKS}\n      - { from: h2.1, to: sw.3 }\n`, [["11:17 networks.lan.links[2].from", "h2 already uses identifier 1 for link sw.2-h2.1 (links[1])"]]],
   ["identifier too large", `${BASE}\n    links: [ { from: h1.65521, to: sw.1 } ]\n`, [["8:22 networks.lan.links[0].from", "link identifier 65521 is larger than 65520"]]],
   ["endpoint names no member", `${BASE}\n    links: [ { from: h1.1, to: sv.1 } ]\n`, [["8:32 networks.lan.links[0].to", "no member 'sv' in network lan (did you mean 'sw'? members: h1, h2, sw)"]]],
-  ["endpoint syntax", `${BASE}\n    links: [ { from: h1, to: sw.1 } ]\n`, [["8:22 networks.lan.links[0].from", "must be an endpoint memberKey.identifier, like h1.1, or network:memberKey.identifier for a member of another network (a bridging link), like lanB:sw.5, got 'h1'"]]],
+  ["endpoint syntax", `${BASE}\n    links: [ { from: h1.x, to: sw.1 } ]\n`, [["8:22 networks.lan.links[0].from", "must be an endpoint memberKey.identifier, like h1.1, or memberKey to have the identifier allocated, like h1; lanB:sw.5 or lanB:sw for a member of another network, got 'h1.x'"]]],
   ["link to itself", `${BASE}\n    links: [ { from: h1.1, to: h1.2 } ]\n`, [["8:32 networks.lan.links[0].to", "h1 is the sender of this link and cannot also be its receiver"]]],
   ["link without to", `${BASE}\n    links: [ { from: h1.1 } ]\n`, [["8:14 networks.lan.links[0]", "missing key 'to' (add to: MEMBER.ID, or external: NAME"]]],
   ["group link without group", `${BASE}\n    links: [ { from: sw.5, to: [h1.2, h2.2], mode: allcast } ]\n`, [["8:52 networks.lan.links[0].mode", "an allcast link needs a group"]]],

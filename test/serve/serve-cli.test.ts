@@ -75,7 +75,7 @@ describe("strata serve --commands", () => {
       ["delete ip:q forward 0", /^strata: there is no member 'ip:q' \(members: lanA:r, lanB:r, ip:r\)$/m],
       ["delete ip:r bogus 0", /^strata: 'bogus' is not a table \(tables: acquire, forward, transmit, send, receive\)$/m],
       ["delete ip:r", /^strata: delete takes three words \(write delete NETWORK:MEMBER TABLE ROW, e\.g\. delete ip:r forward 1\)$/m],
-      ["frobnicate", /^strata: unknown command 'frobnicate' \(commands: delete, insert, counts, stop, help\)$/m],
+      ["frobnicate", /^strata: unknown command 'frobnicate' \(commands: delete, insert, reload, down, up, counts, stop, help\)$/m],
       ["help", /^commands, one a line:$/m],
     ];
     for (const [command, answer] of steps) {

@@ -1,0 +1,149 @@
+// Desired state for a running emulation: the description file is what the
+// emulation should be. reload() reads it, compiles it and reconciles the data
+// plane to it (src/control/reconcile.ts) between packet batches, as one atomic
+// step; a description with errors is reported line by line and changes nothing.
+// With --watch the file is watched (fs.watch on its directory, since editors
+// replace a file by renaming a new one over it) and reloaded a moment after it
+// stops changing; SIGHUP and the `reload` command reload it too.
+//
+// While serving, only tables change: the emulation's ports, exits and captures
+// are bound to its members and links, so a description that changes them is
+// refused (restart strata serve for that).
+
+import { type FSWatcher, readFileSync, watch } from "node:fs";
+import { basename, dirname } from "node:path";
+import { compile } from "../control/compile.js";
+import type { CompiledSpec } from "../control/compiled.js";
+import { type Change, Reconciler, type Resolved, type Target } from "../control/reconcile.js";
+import { SpecError } from "../description/problems.js";
+import { recoverAllocation } from "../description/allocate.js";
+import { loadSpec } from "../description/load.js";
+import { InputError } from "../errors.js";
+import type { Emulation } from "./emulation.js";
+
+/** How long the file must stay unchanged before it is read: an editor's save is several events. */
+export const DEBOUNCE_MS = 150;
+
+export interface ReloadResult {
+  readonly ok: boolean;
+  /** One line for the user (errors: one per problem, without "strata: "). */
+  readonly lines: readonly string[];
+  readonly change?: Change;
+}
+
+const reloaders = new WeakMap<Emulation, DescriptionReloader>();
+
+/** The reloader attached to `em`, if any (the `reload` control command uses it). */
+export function reloaderOf(em: Emulation): DescriptionReloader | undefined {
+  return reloaders.get(em);
+}
+
+export class DescriptionReloader {
+  readonly file: string;
+  readonly #em: Emulation;
+  readonly #rec: Reconciler;
+  readonly #log: (r: ReloadResult) => void;
+  #watcher: FSWatcher | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  /** Reloads run one after another. */
+  #chain: Promise<unknown> = Promise.resolve();
+  /** The text last applied (or refused): a save that changes nothing is not reported. */
+  #lastText: string | undefined;
+
+  constructor(em: Emulation, file: string, log: (r: ReloadResult) => void = () => {}) {
+    this.#em = em;
+    this.file = file;
+    this.#rec = Reconciler.adopt(em.dp, em.installed, em.endpoints);
+    this.#log = log;
+    this.#lastText = readOrUndefined(file);
+    reloaders.set(em, this);
+  }
+
+  /** Reads, compiles and applies the description between batches; never throws for bad input. */
+  reload(): Promise<ReloadResult> {
+    const next = this.#chain.then(() => this.#reload());
+    this.#chain = next.catch(() => undefined);
+    return next;
+  }
+
+  async #reload(): Promise<ReloadResult> {
+    this.#lastText = readOrUndefined(this.file);
+    let compiled: CompiledSpec;
+    try {
+      // Identifiers the description leaves out keep those installed (seed 000: allocations are stable).
+      compiled = compile(loadSpec(this.file, { previous: recoverAllocation(this.#em.installed.compiled) }));
+    } catch (err) {
+      return this.#report(refused(err));
+    }
+    const em = this.#em;
+    try {
+      const change = await em.between(() => {
+        // Other writers (control commands, a controller) may have changed rows since: diff against that.
+        this.#rec.sync(em.installed);
+        const c = this.#rec.apply(compiled, { rebuild: false });
+        em.installed = this.#rec.current();
+        em.tablesChanged();
+        return c;
+      });
+      return this.#report({ ok: true, lines: [`reloaded ${this.file}: ${describe(change)}`], change });
+    } catch (err) {
+      return this.#report(refused(err));
+    }
+  }
+
+  /** Takes a link, member or machine down (or brings it up) between batches; it stays so across reloads. A UsageError names what is not there. */
+  setDown(target: Target, down: boolean): Promise<Resolved> {
+    return this.#em.between(() => this.#rec.setDown(target, down));
+  }
+
+  #report(r: ReloadResult): ReloadResult {
+    this.#log(r);
+    return r;
+  }
+
+  /** Watches the file: a change reloads it once the file has been quiet for `debounceMs`. */
+  watch(debounceMs = DEBOUNCE_MS): void {
+    if (this.#watcher !== undefined) return;
+    const name = basename(this.file);
+    this.#watcher = watch(dirname(this.file), { persistent: false }, (_event, changed) => {
+      if (changed !== null && changed !== name) return;
+      if (this.#timer !== undefined) clearTimeout(this.#timer);
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined;
+        const text = readOrUndefined(this.file);
+        // Half-written (or gone for a moment while an editor replaces it), or saved unchanged: wait for the next event.
+        if (text === undefined || text === this.#lastText) return;
+        void this.reload();
+      }, debounceMs);
+    });
+  }
+
+  close(): void {
+    this.#watcher?.close();
+    this.#watcher = undefined;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    reloaders.delete(this.#em);
+  }
+}
+
+function refused(err: unknown): ReloadResult {
+  if (err instanceof SpecError) return { ok: false, lines: [...err.lines(), "the emulation goes on with the description it had"] };
+  if (err instanceof InputError) return { ok: false, lines: [err.message, "the emulation goes on with the description it had"] };
+  throw err;
+}
+
+function describe(c: Change): string {
+  const parts = [`${c.inserted} rows inserted`, `${c.modified} modified`, `${c.deleted} deleted`];
+  if (c.tablesBuilt > 0) parts.push(`${c.tablesBuilt} tables built`);
+  if (c.tablesRemoved > 0) parts.push(`${c.tablesRemoved} tables removed`);
+  return parts.join(", ");
+}
+
+function readOrUndefined(file: string): string | undefined {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,192 @@
+// Replay across worker threads writes what a one-thread replay writes: every
+// capture file, trace.jsonl and the marker byte for byte, summary.json apart
+// from its timing — on every example, on the real captures, on a damaged
+// input; and --workers takes only a whole number in range.
+// The threads run the built worker (dist/src/run/worker.js): npm test builds first.
+
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { memoryIo } from "../../src/cli/io.js";
+import { main } from "../../src/cli/main.js";
+import { replay, type ReplayOptions, type ReplayResult } from "../../src/run/replay.js";
+import { defaultWorkers } from "../../src/run/workers.js";
+import { concat, payload, pcapFile, type PcapRecordSpec } from "../pcap/builders.js";
+
+const root = new URL("../..", import.meta.url).pathname;
+const REAL = join(root, "test/fixtures/pcaps-real");
+const HUB = join(root, "examples/hub-and-spoke/network.yaml");
+
+let scratch = "";
+beforeAll(() => {
+  scratch = mkdtempSync(join(tmpdir(), "strata-workers-"));
+});
+afterAll(() => {
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** Every file under `dir` (the marker too), by path; summary.json without its timing. */
+function outputs(dir: string): Map<string, string | Buffer> {
+  const files = new Map<string, string | Buffer>();
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const path = join(d, e.name);
+      if (e.isDirectory()) walk(path);
+      else files.set(relative(dir, path), readFileSync(path));
+    }
+  };
+  walk(dir);
+  const summary = files.get("summary.json");
+  if (summary !== undefined) files.set("summary.json", String(summary).replace(/"(elapsedSeconds|packetsPerSecond)": [\d.e+-]+/g, '"$1": 0'));
+  return files;
+}
+
+/** Where two files first differ (-1: nowhere): toEqual on megabytes takes minutes. */
+function firstDifference(a: string | Buffer | undefined, b: string | Buffer): number {
+  if (a === undefined) return 0;
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  if (x.equals(y)) return -1;
+  let i = 0;
+  while (i < x.length && i < y.length && x[i] === y[i]) i++;
+  return i;
+}
+
+let runs = 0;
+function run(options: Omit<ReplayOptions, "out">, workers: number): { out: string; result: ReplayResult } {
+  const out = join(scratch, `run-${runs++}`);
+  return { out, result: replay({ ...options, out, workers }) };
+}
+
+/** Runs with 1 and with each of `counts` workers; every output the same. Returns the packets each worker ran. */
+function expectSameOutputs(options: Omit<ReplayOptions, "out">, counts: readonly number[]): number[][] {
+  const one = run(options, 1);
+  expect(one.result.workers).toEqual([]);
+  const expected = outputs(one.out);
+  expect(expected.has("summary.json")).toBe(true);
+  return counts.map((n) => {
+    const many = run(options, n);
+    const got = outputs(many.out);
+    expect([...got.keys()].sort()).toEqual([...expected.keys()].sort());
+    for (const [file, bytes] of expected) expect(firstDifference(got.get(file), bytes), `${file} with ${n} workers: first byte that differs`).toBe(-1);
+    expect(many.result.errors.map((e) => e.message)).toEqual(one.result.errors.map((e) => e.message));
+    expect(many.result.workers).toHaveLength(n);
+    expect(many.result.workers.reduce((a, b) => a + b, 0)).toBe(one.result.summary.packets.injected);
+    return [...many.result.workers];
+  });
+}
+
+const examples = readdirSync(join(root, "examples"), { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name);
+
+describe("replay across worker threads", () => {
+  const split: number[][] = [];
+
+  // 3 workers on the examples with the most packets and flows; 2 on every one.
+  const THREE = new Set(["gre", "vxlan", "bridged-lans"]);
+
+  it.each(examples)("example %s: more workers write what 1 writes, trace included", (name) => {
+    const dir = join(root, "examples", name);
+    const example = JSON.parse(readFileSync(join(dir, "example.json"), "utf8")) as { inputs: string[] };
+    const inputs = example.inputs.map((i) => {
+      const eq = i.indexOf("=");
+      return { endpoint: i.slice(0, eq), file: join(root, i.slice(eq + 1)) };
+    });
+    split.push(...expectSameOutputs({ spec: join(dir, "network.yaml"), inputs, trace: true }, THREE.has(name) ? [2, 3] : [2]));
+  });
+
+  it("the examples' packets were split: every worker thread ran some", () => {
+    // Per example a thread may get nothing (5 packets of one flow); over all of them each gets some.
+    // Data plane 0 is the main thread's, which takes a small share (one hash bucket in 8 per thread, and one).
+    for (const n of [2, 3]) {
+      const totals = split.filter((s) => s.length === n).reduce((a, s) => a.map((v, k) => v + (s[k] ?? 0)), Array<number>(n).fill(0));
+      expect(totals.slice(1).every((t) => t > 0), `${n} workers: ${totals.join(", ")}`).toBe(true);
+    }
+  });
+
+  it("the real captures, merged into the hub example, run the same on 1 and 2 workers", () => {
+    const files = readdirSync(REAL).filter((f) => /\.pcapn?g?$/.test(f) && !f.includes("damaged"));
+    expect(files.length).toBeGreaterThanOrEqual(10);
+    // Four inputs per spoke, merged by timestamp; a capture the LAN cannot take ends with an error, the same either way.
+    const inputs = files.map((f, k) => ({ endpoint: `lan:h${(k % 4) + 1}.1`, file: join(REAL, f) }));
+    const [two] = expectSameOutputs({ spec: HUB, inputs, trace: true }, [2]);
+    expect(two?.[1]).toBeGreaterThan(0);
+  });
+
+  it("many chunks: 30,000 packets from two inputs, broadcasts copied, jumbo frames, on 1 and 2 workers", () => {
+    // Past the chunk size (8,192 packets, 1 MiB) more times than there are slots (3), so slots are reused and the
+    // shared buffers grow: 300 jumbo frames make one batch longer than a chunk's buffer.
+    const dst = (i: number): number[] => (i % 7 === 0 ? [0xff, 0xff, 0xff, 0xff, 0xff, 0xff] : [2, 0, 0, 0, 0, 1 + (i % 4)]);
+    const frames = (k: number, n: number): PcapRecordSpec[] =>
+      Array.from({ length: n }, (_, i) => {
+        const len = i >= 5000 && i < 5300 ? 9000 : 46 + ((i * 37 + k) % 200);
+        const head = Uint8Array.of(...dst(i), 2, 0, 0, k, (i >> 8) & 0x3f, i & 0xff, 0x08, 0x00);
+        return { sec: 1_700_000_000 + Math.floor(i / 3), frac: (i % 3) * 1000 + k, data: concat(head, payload(len, i)) };
+      });
+    const file = (k: number, n: number): string => {
+      const path = join(scratch, `frames-${k}.pcap`);
+      writeFileSync(path, pcapFile({}, frames(k, n)));
+      return path;
+    };
+    const inputs = [
+      { endpoint: "lan:h1.1", file: file(1, 20_000) },
+      { endpoint: "lan:h2.1", file: file(2, 10_000) },
+    ];
+    const [two] = expectSameOutputs({ spec: HUB, inputs }, [2]);
+    // The main thread's data plane takes about 1 in 9, the worker thread the rest.
+    expect(two?.[0], two?.join(", ")).toBeGreaterThan(1000);
+    expect(two?.[1], two?.join(", ")).toBeGreaterThan(20_000);
+  });
+
+  it("a damaged input ends at its damage with workers as without: same outputs, same error", () => {
+    const inputs = [
+      { endpoint: "lan:h1.1", file: join(REAL, "pcapfix_test_damaged.pcap") },
+      { endpoint: "lan:h3.1", file: join(REAL, "various_gre.pcap") },
+      { endpoint: "lan:h2.1", file: join(REAL, "pptp.pcap") },
+    ];
+    expectSameOutputs({ spec: HUB, inputs }, [2]);
+    const { out, result } = run({ spec: HUB, inputs }, 2);
+    expect(result.errors.map((e) => e.message)).toEqual([expect.stringMatching(/pcapfix_test_damaged\.pcap: byte 114: record says caplen 16896 but only 8756 bytes remain/)]);
+    expect(result.summary.inputs.map((i) => i.packets)).toEqual([1, 100, 23]);
+    expect(JSON.parse(readFileSync(join(out, "summary.json"), "utf8"))).toHaveProperty("error");
+  });
+
+  it("reports progress, and trace --packet reads a packet back", async () => {
+    const calls: number[][] = [];
+    const inputs = [{ endpoint: "lan:h1.1", file: join(REAL, "various_gre.pcap") }];
+    const out = join(scratch, "progress");
+    const result = replay({ spec: HUB, inputs, out, trace: true, workers: 2, progress: (done, total, packets) => calls.push([done, total, packets]) });
+    expect(calls.length).toBeGreaterThan(0);
+    const size = readFileSync(inputs[0]?.file ?? "").length;
+    expect(calls.at(-1)).toEqual([size, size, result.summary.packets.injected]);
+    const io = memoryIo();
+    expect(await main(["trace", out, "--packet", "57"], io)).toBe(0);
+    expect(io.stdout.text).toMatch(/packet 57\b/);
+  });
+
+  it("the default is one worker for small inputs, and never more than the cores", () => {
+    expect(defaultWorkers(0)).toBe(1);
+    expect(defaultWorkers(1 << 20)).toBe(1);
+    expect(defaultWorkers(Number.MAX_SAFE_INTEGER)).toBe(Math.min(availableParallelism(), 64));
+  });
+});
+
+describe("strata run --workers: bad values", () => {
+  it.each([
+    ["0", /^strata: --workers 0 is too small \(at least 1\)$/],
+    ["-1", /^strata: --workers -1 is not a whole number \(give 1 to 64\)$/],
+    ["1.5", /^strata: --workers 1\.5 is not a whole number \(give 1 to 64\)$/],
+    ["abc", /^strata: --workers abc is not a whole number \(give 1 to 64\)$/],
+    ["99999999999", /^strata: --workers 99999999999 is too large \(at most 64\)$/],
+  ])("--workers %s: one line, exit 2, nothing written", async (value, message) => {
+    const out = join(scratch, `bad-${value}`);
+    const io = memoryIo();
+    const code = await main(["run", HUB, "--in", `lan:h1.1=${join(root, "pcaps/example-hub-h1.pcap")}`, "--out", out, "--workers", value], io);
+    expect(code).toBe(2);
+    expect(io.stderr.text.trimEnd().split("\n")).toEqual([expect.stringMatching(message)]);
+    expect(io.stdout.text).toBe("");
+    expect(existsSync(out)).toBe(false);
+  });
+});

@@ -1,0 +1,218 @@
+// Desired state for a running emulation (src/serve/watch.ts): the description
+// file changes, the emulation converges to it between batches; a description
+// with errors, or one that changes members or links, is reported and leaves the
+// emulation as it was. --watch reloads on its own; `reload` and SIGHUP on demand.
+
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { afterEach, describe, expect, it } from "vitest";
+import { memoryIo } from "../../src/cli/io.js";
+import { serve } from "../../src/cli/serve.js";
+import { openCapture } from "../../src/pcap/index.js";
+import { Emulation } from "../../src/serve/emulation.js";
+import { DescriptionReloader, type ReloadResult } from "../../src/serve/watch.js";
+
+const root = new URL("../..", import.meta.url).pathname;
+const ROUTER = readFileSync(join(root, "examples/live-router/network.yaml"), "utf8");
+const TO_B = "            - { match: { dst: 10.0.2.0/24 }, out: 2 }\n";
+/** r no longer routes to netB. */
+const NO_ROUTE = ROUTER.replace(TO_B, "");
+/** r sends netB's traffic back out to netA (out 1): a modified row. */
+const MISROUTED = ROUTER.replace(TO_B, "            - { match: { dst: 10.0.2.0/24 }, out: 1 }\n");
+const BROKEN = ROUTER.replace("header: ipv4", "header: ipv5");
+/** A member more in lanA: another topology. */
+const GROWN = ROUTER.replace(`      r: { name: "02:00:00:00:0a:fe", role: infra }`, `      r: { name: "02:00:00:00:0a:fe", role: infra }\n      s: { name: "02:00:00:00:0a:fd" }`);
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function setup(): { file: string; em: Emulation; left: string[]; send: () => string[] } {
+  const dir = mkdtempSync(join(tmpdir(), "strata-watch-"));
+  dirs.push(dir);
+  const file = join(dir, "network.yaml");
+  writeFileSync(file, ROUTER);
+  const em = Emulation.open({ spec: file, endpoints: ["lanA:hostA"], flushMs: 0 });
+  const left: string[] = [];
+  em.onExit((exit) => left.push(exit.name));
+  const r = openCapture(join(root, "pcaps/example-router-h1.pcap"));
+  const b = r.batches().next().value;
+  r.close();
+  if (b === undefined) throw new Error("empty capture");
+  const frame = b.data.slice(b.offset[0] ?? 0, (b.offset[0] ?? 0) + (b.capLen[0] ?? 0));
+  /** One frame from hostA to 10.0.2.2: where it left, if it did. */
+  const send = (): string[] => {
+    left.length = 0;
+    em.submit(0, frame);
+    em.flush();
+    return [...left];
+  };
+  return { file, em, left, send };
+}
+
+describe("DescriptionReloader.reload", () => {
+  it.each([
+    { name: "a route removed", text: NO_ROUTE, leaves: [], line: /reloaded .*network\.yaml: 0 rows inserted, 0 modified, 1 deleted/ },
+    { name: "a route changed", text: MISROUTED, leaves: ["lanA:hostA"], line: /reloaded .*network\.yaml: 0 rows inserted, 1 modified, 0 deleted/ },
+  ])("$name: applied between batches, the next packet follows it", async ({ text, leaves, line }) => {
+    const { file, em, send } = setup();
+    const reloader = new DescriptionReloader(em, file);
+    expect(send()).toEqual(["lanB:hostB"]);
+    writeFileSync(file, text);
+    const r = await reloader.reload();
+    expect(r.ok).toBe(true);
+    expect(r.lines[0]).toMatch(line);
+    expect(send()).toEqual(leaves);
+    // And back.
+    writeFileSync(file, ROUTER);
+    expect((await reloader.reload()).ok).toBe(true);
+    expect(send()).toEqual(["lanB:hostB"]);
+    em.stop();
+  });
+
+  it.each([
+    { name: "a description with errors", text: BROKEN, first: /^.*network\.yaml: 40:13 networks\.ip\.header: unknown header design 'ipv5'/ },
+    { name: "another topology", text: GROWN, first: /^.*network\.yaml: this change needs another topology \(member lanA\.s added\), and here only tables may change/ },
+    { name: "no file", text: undefined, first: /cannot read/ },
+  ])("refuses $name: reported, and the emulation goes on as it was", async ({ text, first }) => {
+    const { file, em, send } = setup();
+    const reloader = new DescriptionReloader(em, file);
+    writeFileSync(file, NO_ROUTE);
+    await reloader.reload();
+    const installed = em.installed;
+    if (text === undefined) rmSync(file);
+    else writeFileSync(file, text);
+    const r = await reloader.reload();
+    expect(r.ok).toBe(false);
+    expect(r.lines[0]).toMatch(first);
+    expect(em.installed).toBe(installed);
+    expect(send()).toEqual([]);
+    em.stop();
+  });
+
+  it("diffs against rows a control command took out in the meantime", async () => {
+    const { file, em, send } = setup();
+    const reloader = new DescriptionReloader(em, file);
+    const { runCommand } = await import("../../src/serve/control.js");
+    expect((await runCommand(em, "delete ip:r forward 1")).ok).toBe(true);
+    expect(send()).toEqual([]);
+    // The description still has the row: reloading it puts it back.
+    const r = await reloader.reload();
+    expect(r.lines[0]).toMatch(/1 rows inserted, 0 modified, 0 deleted/);
+    expect(send()).toEqual(["lanB:hostB"]);
+    em.stop();
+  });
+});
+
+describe("down and up commands", () => {
+  it.each([
+    { command: "down link lanB:r.1", answer: "down: lanB.hostB", leaves: [] as string[] },
+    { command: "down member ip:r", answer: "down: ip.r", leaves: [] as string[] },
+    { command: "down machine r", answer: "down: lanA.r, lanB.r, ip.r", leaves: [] as string[] },
+    { command: "down link lanA:r.7", answer: "strata: lanA.r has no link with identifier 7", leaves: ["lanB:hostB"] },
+    { command: "down router r", answer: "strata: 'router' is not a link, member or machine", leaves: ["lanB:hostB"] },
+  ])("$command", async ({ command, answer, leaves }) => {
+    const { file, em, send } = setup();
+    const reloader = new DescriptionReloader(em, file);
+    const { runCommand } = await import("../../src/serve/control.js");
+    const r = await runCommand(em, command);
+    expect(r.ok ? r.line : `strata: ${r.line}`).toMatch(new RegExp(`^${answer.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
+    expect(send()).toEqual(leaves);
+    // It stays down across a reload, and comes back up.
+    writeFileSync(file, MISROUTED);
+    await reloader.reload();
+    writeFileSync(file, ROUTER);
+    await reloader.reload();
+    expect(send()).toEqual(leaves);
+    if (r.ok) expect((await runCommand(em, command.replace(/^down/, "up"))).ok).toBe(true);
+    expect(send()).toEqual(["lanB:hostB"]);
+    em.stop();
+  });
+});
+
+describe("DescriptionReloader and --trace", () => {
+  it("trace.jsonl names each packet's rows by the tables in force when it was processed", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "strata-watch-"));
+    dirs.push(dir);
+    const file = join(dir, "network.yaml");
+    writeFileSync(file, ROUTER);
+    const out = join(dir, "out");
+    const em = Emulation.open({ spec: file, endpoints: ["lanA:hostA"], flushMs: 0, out, trace: true });
+    const r = openCapture(join(root, "pcaps/example-router-h1.pcap"));
+    const b = r.batches().next().value;
+    r.close();
+    if (b === undefined) throw new Error("empty capture");
+    const frame = b.data.slice(b.offset[0] ?? 0, (b.offset[0] ?? 0) + (b.capLen[0] ?? 0));
+    const reloader = new DescriptionReloader(em, file);
+    em.submit(0, frame);
+    em.flush();
+    writeFileSync(file, MISROUTED);
+    expect((await reloader.reload()).ok).toBe(true);
+    em.submit(0, frame);
+    em.flush();
+    em.stop();
+    const rules = readFileSync(join(out, "trace.jsonl"), "utf8")
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => (JSON.parse(l) as { steps: { step: string; member?: string; rule?: string }[] }).steps.find((s) => s.step === "forward" && s.member === "ip.r")?.rule);
+    expect(rules).toEqual(["dst 10.0.2.0/24 → out 2", "dst 10.0.2.0/24 → out 1"]);
+  });
+});
+
+describe("DescriptionReloader.watch", () => {
+  it("reloads a moment after the file changes, once per change", async () => {
+    const { file, em, send } = setup();
+    const results: ReloadResult[] = [];
+    const reloader = new DescriptionReloader(em, file, (r) => results.push(r));
+    reloader.watch(30);
+    const until = async (n: number): Promise<void> => {
+      for (let i = 0; i < 200 && results.length < n; i++) await new Promise((r) => setTimeout(r, 20));
+    };
+    writeFileSync(file, NO_ROUTE);
+    await until(1);
+    expect(results.map((r) => r.ok)).toEqual([true]);
+    expect(send()).toEqual([]);
+    // An editor's save: the new text written beside and renamed over the file.
+    writeFileSync(`${file}.tmp`, BROKEN);
+    copyFileSync(`${file}.tmp`, file);
+    await until(2);
+    expect(results.map((r) => r.ok)).toEqual([true, false]);
+    writeFileSync(file, ROUTER);
+    await until(3);
+    expect(results.map((r) => r.ok)).toEqual([true, false, true]);
+    expect(send()).toEqual(["lanB:hostB"]);
+    reloader.close();
+    em.stop();
+  });
+});
+
+describe("strata serve --watch, reload", () => {
+  it("the reload command applies the file; errors are strata: lines; the emulation goes on", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "strata-watch-"));
+    dirs.push(dir);
+    const file = join(dir, "network.yaml");
+    writeFileSync(file, ROUTER);
+    const commands = new PassThrough();
+    const io = memoryIo();
+    const done = serve(file, { port: [], commands: true, watch: false, hopLimit: 64, copyLimit: 4096 }, io, { commands });
+    const say = async (line: string): Promise<void> => {
+      commands.write(`${line}\n`);
+      await new Promise((r) => setTimeout(r, 100));
+    };
+    writeFileSync(file, BROKEN);
+    await say("reload");
+    writeFileSync(file, NO_ROUTE);
+    await say("reload");
+    await say("stop");
+    expect(await done).toBe(0);
+    const lines = io.stderr.text.split("\n");
+    expect(lines.filter((l) => l.startsWith("strata: ") || l.startsWith("reloaded"))).toEqual([
+      expect.stringMatching(/^strata: .*network\.yaml: 40:13 networks\.ip\.header: unknown header design 'ipv5'/),
+      "strata: the emulation goes on with the description it had",
+      expect.stringMatching(/^reloaded .*network\.yaml: 0 rows inserted, 0 modified, 1 deleted$/),
+    ]);
+  });
+});

@@ -2,7 +2,7 @@
 // calls (set-up, table writes, counters) are few and not per packet; packets
 // go in and out only through run()/resume() on whole batches.
 
-import { entryAt, lookup as lookupIn } from "./tables/table";
+import { entryAt, hitsAt, lookup as lookupIn } from "./tables/table";
 import { tableById } from "./tables/write";
 import { memberAt, linkAt, nLinks, nMembers, orphanDrops } from "./pipeline/topology";
 import {
@@ -70,7 +70,7 @@ export function tableCount(id: i32): i32 {
 export function tableHits(id: i32, out: usize): i32 {
   const t = tableById(id);
   if (t == null) return -1;
-  for (let i = 0; i < t.capacity; i++) store<f64>(out + (<usize>i << 3), <f64>entryAt(t, i).hits);
+  for (let i = 0; i < t.capacity; i++) store<f64>(out + (<usize>i << 3), <f64>hitsAt(t, i));
   return t.capacity;
 }
 
@@ -107,7 +107,7 @@ export function countersReset(): void {
     linkAt(i).bytes = 0;
   }
   forEachTable((t: Table): void => {
-    for (let e = 0; e < t.capacity; e++) entryAt(t, e).hits = 0;
+    memory.fill(t.hits, 0, <usize>t.capacity << 3);
   });
 }
 

@@ -43,22 +43,24 @@ export const FIELD_LEN: i32 = 8;
 
 /**
  * An entry: a fixed header, then value, mask (and for range tables lo, hi),
- * each `keyLen` bytes.
+ * each `keyLen` bytes; entries are ENTRY_ALIGN-aligned, so the 32-byte header
+ * (the action with it) is one cache line.
  *
- *   ┌──────────┬───────────┬──────────┬──────────┬──────────┬─────────────────────────────────────────────┐
- *   │ prio i32 │ group i32 │ hash u32 │ next i32 │ hits u64 │ action: code u16 count u16 arg arg2 data u32 │
- *   ├──────────┴───────────┴──────────┴──────────┴──────────┴─────────────────────────────────────────────┤
- *   │ value[keyLen] │ mask[keyLen] │ lo[keyLen] │ hi[keyLen]                                                │
- *   └──────────────────────────────────────────────────────────────────────────────────────────────────────┘
+ *   ┌──────────┬───────────┬──────────┬──────────┬─────────────────────────────────────────────┐
+ *   │ prio i32 │ group i32 │ hash u32 │ next i32 │ action: code u16 count u16 arg arg2 data u32 │
+ *   ├──────────┴───────────┴──────────┴──────────┴─────────────────────────────────────────────┤
+ *   │ value[keyLen] │ mask[keyLen] │ lo[keyLen] │ hi[keyLen]                                   │
+ *   └──────────────────────────────────────────────────────────────────────────────────────────┘
  *
- * `group` is -1 for a free entry; `next` links free entries.
+ * `group` is -1 for a free entry; `next` links free entries. Hit counters are
+ * a separate u64 array (`hits`, by entry index): a lookup writes there and
+ * only reads the entries.
  */
 @unmanaged export class Entry {
   prio: i32;
   group: i32;
   hash: u32;
   next: i32;
-  hits: u64;
   code: u16;
   count: u16;
   arg: u32;
@@ -66,6 +68,7 @@ export const FIELD_LEN: i32 = 8;
   data: u32;
 }
 export const ENTRY_HEADER_LEN: i32 = <i32>offsetof<Entry>();
+export const ENTRY_ALIGN: i32 = 32;
 export const FREE: i32 = -1;
 
 @unmanaged export class Table {
@@ -80,6 +83,8 @@ export const FREE: i32 = -1;
   count: i32;
   entrySize: i32;
   entries: usize;
+  /** u64 hit count per entry. */
+  hits: usize;
   freeHead: i32;
   fields: usize;
   nFields: i32;
@@ -103,10 +108,21 @@ export const FREE: i32 = -1;
   single: i32;
   direct: usize;
   directLen: i32;
+  /** exact, keys of at most KEYED_MAX_WORDS words: the keyed index (exact.ts), its slot mask and slot size (bytes, log2). */
+  keyed: usize;
+  keyedMask: u32;
+  keyedShift: u32;
 }
 
 @inline export function entryAt(t: Table, i: i32): Entry {
   return changetype<Entry>(t.entries + <usize>(i * t.entrySize));
+}
+@inline export function hitsAt(t: Table, i: i32): u64 {
+  return load<u64>(t.hits + (<usize>i << 3));
+}
+@inline export function countHit(t: Table, i: i32): void {
+  const p = t.hits + (<usize>i << 3);
+  store<u64>(p, load<u64>(p) + 1);
 }
 @inline export function valueOf(t: Table, e: Entry): usize {
   return changetype<usize>(e) + ENTRY_HEADER_LEN;
@@ -162,8 +178,11 @@ export function create(id: i32, role: i32, kind: i32, keyLen: i32, capacity: i32
     if (off + len > last) last = off + len;
   }
   t.words = (last + 7) >> 3;
-  t.entrySize = ENTRY_HEADER_LEN + keyLen * (kind == KIND_RANGE ? 4 : 2);
-  t.entries = heap.alloc(<usize>(capacity * t.entrySize));
+  t.entrySize = (ENTRY_HEADER_LEN + keyLen * (kind == KIND_RANGE ? 4 : 2) + ENTRY_ALIGN - 1) & ~(ENTRY_ALIGN - 1);
+  // heap.alloc aligns to 16: ask for ENTRY_ALIGN more and start at the first aligned byte.
+  t.entries = (heap.alloc(<usize>(capacity * t.entrySize + ENTRY_ALIGN)) + <usize>(ENTRY_ALIGN - 1)) & ~<usize>(ENTRY_ALIGN - 1);
+  t.hits = heap.alloc(<usize>capacity << 3);
+  memory.fill(t.hits, 0, <usize>capacity << 3);
   memory.fill(t.entries, 0, <usize>(capacity * t.entrySize));
   for (let i = 0; i < capacity; i++) {
     const e = entryAt(t, i);
@@ -280,7 +299,7 @@ export function lookup(t: Table, key: usize): i32 {
     case KIND_RANGE: e = range.lookup(t, key); break;
     default: e = tss.lookup(t, key); // ternary, optional
   }
-  if (e >= 0) entryAt(t, e).hits++;
+  if (e >= 0) countHit(t, e);
   return e;
 }
 
@@ -304,7 +323,7 @@ export function insert(t: Table, value: usize, mask: usize, lo: usize, hi: usize
 export function placeEntry(t: Table, i: i32, value: usize, mask: usize, lo: usize, hi: usize, r: i32): void {
   const e = entryAt(t, i);
   e.prio = r;
-  e.hits = 0;
+  store<u64>(t.hits + (<usize>i << 3), 0);
   e.code = 0;
   e.count = 0;
   e.arg = 0;

@@ -220,25 +220,6 @@ export function lookup(t: Table, key: usize): i32 {
   return best;
 }
 
-/** Exact tables whose key lies in its first word: lookupFirst with the loops unrolled. */
-export function lookupWord(t: Table, key: usize): i32 {
-  if (t.nOrder == 0) return -1;
-  const g = orderAt(t, 0);
-  const masked = load<u64>(key) & load<u64>(groupMask(t, g));
-  const tag = hashMasked(key, groupMask(t, g), 1, g);
-  let s = tag & t.slotMask;
-  while (true) {
-    const slot = t.slots + (<usize>s << 3);
-    const occupant = load<u32>(slot);
-    if (occupant == 0) return -1;
-    if (load<u32>(slot, 4) == tag) {
-      const i = <i32>occupant - 1;
-      if (load<u64>(valueOf(t, entryAt(t, i))) == masked) return i;
-    }
-    s = (s + 1) & t.slotMask;
-  }
-}
-
 /** Exact tables: one group, at most one match, no ranking. */
 export function lookupFirst(t: Table, key: usize): i32 {
   if (t.nOrder == 0) return -1;

@@ -54,12 +54,15 @@ export function tableLookup(id: i32, key: usize): i32 {
   return t == null ? -1 : lookupIn(t, key);
 }
 
-/** Mean probe distance of a hashed table's entries (−1 for range tables): see tuple-space.ts. */
+/** Mean probe distance of a hashed table's entries — the keyed index of an exact table that has one — (−1 for range tables): see tuple-space.ts. */
 export function tableProbeDistance(id: i32): f64 {
   const t = tableById(id);
-  return t == null || t.slots == 0 ? -1 : meanProbeDistance(t);
+  if (t == null) return -1;
+  if (isKeyed(t)) return keyedProbeDistance(t);
+  return t.slots == 0 ? -1 : meanProbeDistance(t);
 }
 import { meanProbeDistance } from "./tables/tuple-space";
+import { isKeyed, keyedProbeDistance } from "./tables/exact";
 
 export function tableCount(id: i32): i32 {
   const t = tableById(id);

@@ -24,7 +24,7 @@
 // It holds at most `capacity` entries in at least twice as many slots
 // (power of two); deletion shifts back (no tombstones).
 
-import { ERR_BAD_MATCH_KEY, ERR_OK } from "../abi";
+import { ERR_BAD_MATCH_KEY, ERR_OK, KIND_EXACT } from "../abi";
 import { getU16 } from "../wire/bytes";
 import { checkCommon, entryAt, Table, valueOf } from "./table";
 import * as tss from "./tuple-space";
@@ -86,7 +86,8 @@ export function prepare(t: Table): void {
   const words = t.words;
   for (let i = 0; i < words; i++) {
     const o = <usize>i << 3;
-    h = (h ^ (load<u64>(key + o) & load<u64>(t.mask + o))) * M1;
+    const w = load<u64>(key + o) & load<u64>(t.mask + o);
+    h = (h ^ w ^ (w >> 32)) * M1; // fold, mix: as tuple-space.ts hashMasked
     h ^= h >> 29;
   }
   return <u32>((h * M2) >> 32) & t.keyedMask;
@@ -149,10 +150,28 @@ export function removed(t: Table, i: i32): void {
   }
 }
 
+/** Whether lookups go through the keyed index. */
+export function isKeyed(t: Table): bool {
+  return t.kind == KIND_EXACT && (t.exactMode == EXACT_WORD || t.exactMode == EXACT_KEYED);
+}
+
+/** Mean distance of the keyed index's entries from their home slots (see tuple-space.ts meanProbeDistance). */
+export function keyedProbeDistance(t: Table): f64 {
+  let total: u64 = 0;
+  let n = 0;
+  for (let s: u32 = 0; s <= t.keyedMask; s++) {
+    const slot = slotAt(t, s);
+    if (load<u32>(slotEntry(t, slot)) == 0) continue;
+    total += <u64>((s - keyedHash(t, slot)) & t.keyedMask);
+    n++;
+  }
+  return n == 0 ? 0 : <f64>total / <f64>n;
+}
+
 /** EXACT_WORD: one masked word, compared in the slot. */
 @inline function lookupWord(t: Table, key: usize): i32 {
   const x = load<u64>(key) & load<u64>(t.mask);
-  let h = (M1 ^ x) * M1;
+  let h = (M1 ^ x ^ (x >> 32)) * M1;
   h ^= h >> 29;
   let s = <u32>((h * M2) >> 32) & t.keyedMask;
   while (true) {
@@ -170,12 +189,12 @@ function lookupKeyed(t: Table, key: usize): i32 {
   const x0 = load<u64>(key) & load<u64>(m);
   const x1 = load<u64>(key, 8) & load<u64>(m, 8);
   const x2 = t.words > 2 ? load<u64>(key, 16) & load<u64>(m, 16) : 0;
-  let h = (M1 ^ x0) * M1;
+  let h = (M1 ^ x0 ^ (x0 >> 32)) * M1;
   h ^= h >> 29;
-  h = (h ^ x1) * M1;
+  h = (h ^ x1 ^ (x1 >> 32)) * M1;
   h ^= h >> 29;
   if (t.words > 2) {
-    h = (h ^ x2) * M1;
+    h = (h ^ x2 ^ (x2 >> 32)) * M1;
     h ^= h >> 29;
   }
   let s = <u32>((h * M2) >> 32) & t.keyedMask;

@@ -207,7 +207,7 @@ function lookupKeyed(t: Table, key: usize): i32 {
   }
 }
 
-export function lookup(t: Table, key: usize): i32 {
+@inline export function lookup(t: Table, key: usize): i32 {
   const mode = t.exactMode;
   if (mode == EXACT_WORD) return lookupWord(t, key);
   if (mode == EXACT_SINGLE) return t.single;

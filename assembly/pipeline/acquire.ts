@@ -26,7 +26,7 @@ import { keyFor } from "./parse";
 import { fanBoth } from "./replicate";
 import { memberAt } from "./topology";
 
-export function acquire(d: Packet): i32 {
+@inline export function acquire(d: Packet): i32 {
   const m = memberAt(d.member);
   if (!keyFor(d, d.member, m)) return drop(d, STAGE_ACQUIRE, DROP_BAD_HEADER);
   const e = lookupIn(d, m.acquire, keyOf(d), STAGE_ACQUIRE, d.port, DROP_ACQUIRE_MISS);

@@ -29,7 +29,7 @@ import { keyFor } from "./parse";
 import { fanPorts } from "./replicate";
 import { MEMBER_TTL, memberAt } from "./topology";
 
-export function forward(d: Packet): i32 {
+@inline export function forward(d: Packet): i32 {
   const m = memberAt(d.member);
   if (!keyFor(d, d.member, m)) return drop(d, STAGE_FORWARD, DROP_BAD_HEADER);
   const e = lookupIn(d, m.forward, keyOf(d), STAGE_FORWARD, d.port, DROP_FORWARD_MISS);

@@ -73,14 +73,14 @@ export function tableCount(id: i32): i32 {
 export function tableHits(id: i32, out: usize): i32 {
   const t = tableById(id);
   if (t == null) return -1;
-  for (let i = 0; i < t.capacity; i++) store<f64>(out + (<usize>i << 3), <f64>hitsAt(t, i));
+  for (let i = 0; i < t.capacity; i++) store<f64>(out + (<usize>i << 3), i < t.allocated ? <f64>hitsAt(t, i) : 0);
   return t.capacity;
 }
 
 /** Entry `i`'s action code, count, arg, arg2 and data address (0: none) written to `out` as 5 × u32; false if the entry is free. */
 export function tableEntry(id: i32, i: i32, out: usize): bool {
   const t = tableById(id);
-  if (t == null || i < 0 || i >= t.capacity) return false;
+  if (t == null || i < 0 || i >= t.allocated) return false;
   const e = entryAt(t, i);
   if (e.group < 0) return false;
   store<u32>(out, e.code);
@@ -110,7 +110,7 @@ export function countersReset(): void {
     linkAt(i).bytes = 0;
   }
   forEachTable((t: Table): void => {
-    memory.fill(t.hits, 0, <usize>t.capacity << 3);
+    memory.fill(t.hits, 0, <usize>t.allocated << 3);
   });
 }
 

@@ -21,12 +21,13 @@
 //   │ key & mask: u64 × words      │ entry + 1 : u32 │ pad │   16 bytes (1 word) or 32 (2–3 words)
 //   └──────────────────────────────┴─────────────────┴─────┘
 //
-// It holds at most `capacity` entries in at least twice as many slots
-// (power of two); deletion shifts back (no tombstones).
+// It has at least twice as many slots (a power of two) as the table has
+// entries with memory, and is re-made when the table grows; deletion shifts
+// back (no tombstones).
 
 import { ERR_BAD_MATCH_KEY, ERR_OK, KIND_EXACT } from "../abi";
 import { getU16 } from "../wire/bytes";
-import { checkCommon, entryAt, Table, valueOf } from "./table";
+import { checkCommon, entryAt, FREE, slotsFor, Table, valueOf } from "./table";
 import * as tss from "./tuple-space";
 
 export const EXACT_SINGLE: i32 = 0;
@@ -51,10 +52,6 @@ export function check(t: Table, value: usize, mask: usize): i32 {
   return memory.compare(mask, t.mask, <usize>t.keyLen) == 0 ? ERR_OK : ERR_BAD_MATCH_KEY;
 }
 
-function nextPow2(n: u32): u32 {
-  return n <= 1 ? 1 : 1 << (32 - clz(n - 1));
-}
-
 /** Chooses the lookup road from the declared fields (at creation). */
 export function prepare(t: Table): void {
   t.single = -1;
@@ -68,16 +65,31 @@ export function prepare(t: Table): void {
     memory.fill(t.direct, 0xff, <usize>(DIRECT_LEN << 2)); // −1: no entry
   } else if (t.words <= KEYED_MAX_WORDS) {
     t.exactMode = t.words == 1 ? EXACT_WORD : EXACT_KEYED;
-    const n = nextPow2(<u32>t.capacity * 2 < 16 ? 16 : <u32>t.capacity * 2);
     t.keyedShift = t.words == 1 ? 4 : 5;
-    t.keyedMask = n - 1;
-    const bytes = <usize>n << t.keyedShift;
-    // One slot never straddles two cache lines: 32-byte aligned.
-    t.keyed = (heap.alloc(bytes + 32) + 31) & ~(<usize>31);
-    memory.fill(t.keyed, 0, bytes);
+    makeKeyed(t);
   } else {
     t.exactMode = EXACT_HASHED;
   }
+}
+
+/** A keyed index sized for the entries the table has memory for (empty). */
+function makeKeyed(t: Table): void {
+  const n = slotsFor(t.allocated);
+  if (t.keyedBlock != 0) heap.free(t.keyedBlock);
+  t.keyedMask = n - 1;
+  const bytes = <usize>n << t.keyedShift;
+  // One slot never straddles two cache lines: 32-byte aligned.
+  t.keyedBlock = heap.alloc(bytes + 32);
+  t.keyed = (t.keyedBlock + 31) & ~(<usize>31);
+  memory.fill(t.keyed, 0, bytes);
+}
+
+/** The table grew (table.ts grow): the keyed index is re-made for its new size, every live entry placed again. */
+export function resize(t: Table): void {
+  if (t.exactMode != EXACT_WORD && t.exactMode != EXACT_KEYED) return;
+  if (slotsFor(t.allocated) <= t.keyedMask + 1) return;
+  makeKeyed(t);
+  for (let i = 0; i < t.allocated; i++) if (entryAt(t, i).group != FREE) placed(t, i);
 }
 
 /** The keyed index's home slot for key words at `key` (masked by the table's mask). */

@@ -128,8 +128,13 @@ export function link(t: Table, i: i32): void {
     reorder(t, g);
   }
   e.group = g;
-  const h = hashMasked(valueOf(t, e), mask, t.words, g);
-  e.hash = h;
+  e.hash = hashMasked(valueOf(t, e), mask, t.words, g);
+  place(t, i);
+}
+
+/** Puts live entry `i` (its hash computed) into the index: on link, and when the index is re-made. */
+export function place(t: Table, i: i32): void {
+  const h = entryAt(t, i).hash;
   let s = h & t.slotMask;
   while (load<u32>(t.slots + (<usize>s << 3)) != 0) s = (s + 1) & t.slotMask;
   store<u32>(t.slots + (<usize>s << 3), <u32>(i + 1));

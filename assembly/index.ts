@@ -2,7 +2,7 @@
 // calls (set-up, table writes, counters) are few and not per packet; packets
 // go in and out only through run()/resume() on whole batches.
 
-import { entryAt, lookup as lookupIn } from "./tables/table";
+import { entryAt, hitsAt, lookup as lookupIn } from "./tables/table";
 import { tableById } from "./tables/write";
 import { memberAt, linkAt, nLinks, nMembers, orphanDrops } from "./pipeline/topology";
 import {
@@ -54,12 +54,15 @@ export function tableLookup(id: i32, key: usize): i32 {
   return t == null ? -1 : lookupIn(t, key);
 }
 
-/** Mean probe distance of a hashed table's entries (−1 for range tables): see tuple-space.ts. */
+/** Mean probe distance of a hashed table's entries — the keyed index of an exact table that has one — (−1 for range tables): see tuple-space.ts. */
 export function tableProbeDistance(id: i32): f64 {
   const t = tableById(id);
-  return t == null || t.slots == 0 ? -1 : meanProbeDistance(t);
+  if (t == null) return -1;
+  if (isKeyed(t)) return keyedProbeDistance(t);
+  return t.slots == 0 ? -1 : meanProbeDistance(t);
 }
 import { meanProbeDistance } from "./tables/tuple-space";
+import { isKeyed, keyedProbeDistance } from "./tables/exact";
 
 export function tableCount(id: i32): i32 {
   const t = tableById(id);
@@ -70,14 +73,14 @@ export function tableCount(id: i32): i32 {
 export function tableHits(id: i32, out: usize): i32 {
   const t = tableById(id);
   if (t == null) return -1;
-  for (let i = 0; i < t.capacity; i++) store<f64>(out + (<usize>i << 3), <f64>entryAt(t, i).hits);
+  for (let i = 0; i < t.capacity; i++) store<f64>(out + (<usize>i << 3), i < t.allocated ? <f64>hitsAt(t, i) : 0);
   return t.capacity;
 }
 
 /** Entry `i`'s action code, count, arg, arg2 and data address (0: none) written to `out` as 5 × u32; false if the entry is free. */
 export function tableEntry(id: i32, i: i32, out: usize): bool {
   const t = tableById(id);
-  if (t == null || i < 0 || i >= t.capacity) return false;
+  if (t == null || i < 0 || i >= t.allocated) return false;
   const e = entryAt(t, i);
   if (e.group < 0) return false;
   store<u32>(out, e.code);
@@ -107,7 +110,7 @@ export function countersReset(): void {
     linkAt(i).bytes = 0;
   }
   forEachTable((t: Table): void => {
-    for (let e = 0; e < t.capacity; e++) entryAt(t, e).hits = 0;
+    memory.fill(t.hits, 0, <usize>t.allocated << 3);
   });
 }
 

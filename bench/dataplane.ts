@@ -139,7 +139,7 @@ export interface Built {
 }
 
 /** Times the data plane over staged batches; the batches cycle to make PACKETS per run. */
-function pipelineScenario(name: string, description: string, build: () => Built): Scenario {
+function pipelineScenario(name: string, description: string, build: () => Built, referencePackets = REFERENCE_PACKETS): Scenario {
   let built: Built | undefined;
   return {
     name,
@@ -159,23 +159,23 @@ function pipelineScenario(name: string, description: string, build: () => Built)
         done += b.count;
       }
     },
-    reference: referenceScenario(name, build),
+    reference: referenceScenario(name, build, referencePackets),
   };
 }
 
 /** The same tables and packets through the TypeScript interpreter (src/model). */
-function referenceScenario(name: string, build: () => Built): Scenario {
+function referenceScenario(name: string, build: () => Built, packets: number): Scenario {
   let built: Built | undefined;
   let inputs: RefInput[] = [];
   return {
     name: `${name} (reference)`,
     description: `${name} through the TypeScript reference interpreter`,
-    packets: REFERENCE_PACKETS,
+    packets,
     setup() {
       built = build();
       inputs = [];
       for (const b of built.batches) {
-        for (let i = 0; i < b.count && inputs.length < REFERENCE_PACKETS; i++) {
+        for (let i = 0; i < b.count && inputs.length < packets; i++) {
           const at = b.offset[i] ?? 0;
           inputs.push({
             bytes: b.data.slice(at, at + (b.capLen[i] ?? 0)),
@@ -186,7 +186,7 @@ function referenceScenario(name: string, build: () => Built): Scenario {
           });
         }
       }
-      while (inputs.length < REFERENCE_PACKETS) inputs.push(...inputs.slice(0, REFERENCE_PACKETS - inputs.length));
+      while (inputs.length < packets) inputs.push(...inputs.slice(0, packets - inputs.length));
     },
     run() {
       if (built === undefined) return;
@@ -223,9 +223,95 @@ export const BUILDS = {
     });
     return { loaded, batches };
   },
+  "l2-exact-64k": (): Built => {
+    const loaded = load(l2ExactSpec(65536), ["lan:feed"]);
+    return { loaded, batches: frames(randomPairs(64 * BATCH, 65536, 5), loaded.endpoints) };
+  },
+  "fat-tree": (): Built => {
+    const { yaml, hosts, hostsPerPod } = fatTreeSpec();
+    const loaded = load(yaml, Array.from({ length: hosts }, (_, i) => `lan:h${i + 1}.1`));
+    // Every frame goes to a host in another pod: host, edge, aggregation, core, aggregation, edge, host (6 links).
+    const pairs = randomPairs(64 * BATCH, hosts, 9).map(([dst, src]): [number, number] => {
+      const podOf = (h: number): number => Math.floor((h - 1) / hostsPerPod);
+      const other = podOf(dst) === podOf(src) ? ((dst - 1 + hostsPerPod) % hosts) + 1 : dst;
+      return [other, src];
+    });
+    const batches = frames(pairs, loaded.endpoints).map((b, k) => ({
+      ...b,
+      endpoint: Uint32Array.from({ length: b.count }, (_, i) => (pairs[k * BATCH + i]?.[1] ?? 1) - 1),
+    }));
+    return { loaded, batches };
+  },
 } as const;
 
+/**
+ * A three-tier tree of Ethernet switches: `pods` aggregation switches under one
+ * core, `edges` edge switches per pod, `hosts` hosts per edge switch (1,169
+ * members with the defaults). Each switch forwards by dst: the core by an exact
+ * row per host, an aggregation or edge switch by a row per host below it, then
+ * a catch-all row up. Hosts receive their own frames.
+ */
+export function fatTreeSpec(pods = 16, edges = 8, hosts = 8): { yaml: string; hosts: number; hostsPerPod: number } {
+  const nHosts = pods * edges * hosts;
+  const hostPerPod = edges * hosts;
+  const sw = (k: number): string => mac(0x01000000 + k);
+  const members: string[] = [`      core: { name: "${sw(0)}", role: infra }`];
+  const links: string[] = [];
+  const tables: string[] = [];
+  const coreRows: string[] = [];
+  for (let p = 0; p < pods; p++) {
+    members.push(`      a${p + 1}: { name: "${sw(1 + p)}", role: infra }`);
+    links.push(`      - { from: a${p + 1}.${edges + 1}, to: core.${p + 1}, mode: two-way }`);
+    const aggRows: string[] = [];
+    for (let e = 0; e < edges; e++) {
+      const ge = p * edges + e;
+      members.push(`      e${ge + 1}: { name: "${sw(1 + pods + ge)}", role: infra }`);
+      links.push(`      - { from: e${ge + 1}.${hosts + 1}, to: a${p + 1}.${e + 1}, mode: two-way }`);
+      const edgeRows: string[] = [];
+      for (let h = 0; h < hosts; h++) {
+        const n = ge * hosts + h + 1;
+        members.push(`      h${n}: { name: "${mac(n)}" }`);
+        links.push(`      - { from: h${n}.1, to: e${ge + 1}.${h + 1}, mode: two-way }`);
+        tables.push(`      h${n}:\n        acquire: [ { match: { dst: "${mac(n)}" }, do: receive } ]\n        receive: [ { do: deliver } ]`);
+        edgeRows.push(`          - { match: { dst: "${mac(n)}" }, out: ${h + 1} }`);
+        aggRows.push(`          - { match: { dst: "${mac(n)}" }, out: ${e + 1} }`);
+        coreRows.push(`          - { match: { dst: "${mac(n)}" }, out: ${p + 1} }`);
+      }
+      edgeRows.push(`          - { out: ${hosts + 1} }`);
+      tables.push(`      e${ge + 1}:\n        acquire: [ { do: forward } ]\n        forward:\n${edgeRows.join("\n")}`);
+    }
+    aggRows.push(`          - { out: ${edges + 1} }`);
+    tables.push(`      a${p + 1}:\n        acquire: [ { do: forward } ]\n        forward:\n${aggRows.join("\n")}`);
+  }
+  tables.push(`      core:\n        acquire: [ { do: forward } ]\n        forward:\n${coreRows.join("\n")}`);
+  const yaml = `networks:
+  lan:
+    header: ethernet
+    members:
+${members.join("\n")}
+    links:
+${links.join("\n")}
+    tables:
+${tables.join("\n")}
+`;
+  return { yaml, hosts: nHosts, hostsPerPod: hostPerPod };
+}
+
 export const l2Exact: Scenario = pipelineScenario("l2-exact", "one member, exact match on dst, 1,024 entries; 64-byte frames already in memory", BUILDS["l2-exact"]);
+
+export const l2Exact64k: Scenario = pipelineScenario(
+  "l2-exact-64k",
+  "l2-exact with 65,536 exact dst rows: what a larger table costs per packet",
+  BUILDS["l2-exact-64k"],
+  // The reference scans rows one by one: 65,536 per packet.
+  256,
+);
+
+export const fatTree: Scenario = pipelineScenario(
+  "fat-tree",
+  "1,169 members (1 core, 16 aggregation, 128 edge switches, 1,024 hosts); every frame crosses 6 links to a host in another pod and is delivered",
+  BUILDS["fat-tree"],
+);
 
 export const hubAndSpoke8: Scenario = pipelineScenario(
   "hub-and-spoke-8",

@@ -1,7 +1,7 @@
 // Every benchmark scenario, in the order `npm run bench` runs them. Add new ones here.
 
-import { hubAndSpoke8, l2Exact, replayFile, replayFile2w, routerLayered, vxlan } from "./dataplane.js";
+import { fatTree, hubAndSpoke8, l2Exact, l2Exact64k, replayFile, replayFile2w, routerLayered, vxlan } from "./dataplane.js";
 import { pcapRead, pcapngRead } from "./pcap-read.js";
 import type { Scenario } from "./scenario.js";
 
-export const SCENARIOS: readonly Scenario[] = [pcapRead, pcapngRead, l2Exact, hubAndSpoke8, routerLayered, vxlan, replayFile, replayFile2w];
+export const SCENARIOS: readonly Scenario[] = [pcapRead, pcapngRead, l2Exact, l2Exact64k, hubAndSpoke8, routerLayered, vxlan, fatTree, replayFile, replayFile2w];

@@ -27,7 +27,7 @@ import { keyFor } from "./parse";
 import { fanBoth } from "./replicate";
 import { memberAt, memberDown } from "./topology";
 
-export function acquire(d: Packet): i32 {
+@inline export function acquire(d: Packet): i32 {
   const m = memberAt(d.member);
   if (memberDown(m)) return drop(d, STAGE_ACQUIRE, DROP_MEMBER_DOWN);
   if (!keyFor(d, d.member, m)) return drop(d, STAGE_ACQUIRE, DROP_BAD_HEADER);

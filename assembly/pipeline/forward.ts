@@ -30,7 +30,7 @@ import { keyFor } from "./parse";
 import { fanPorts } from "./replicate";
 import { MEMBER_TTL, memberAt, memberDown } from "./topology";
 
-export function forward(d: Packet): i32 {
+@inline export function forward(d: Packet): i32 {
   const m = memberAt(d.member);
   if (memberDown(m)) return drop(d, STAGE_FORWARD, DROP_MEMBER_DOWN);
   if (!keyFor(d, d.member, m)) return drop(d, STAGE_FORWARD, DROP_BAD_HEADER);

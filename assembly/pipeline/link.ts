@@ -31,7 +31,7 @@ export function setHopLimit(n: u32): void {
   hopLimit = n;
 }
 
-export function cross(d: Packet): i32 {
+@inline export function cross(d: Packet): i32 {
   const l = linkAt(d.link);
   if (d.hops >= hopLimit) return drop(d, STAGE_LINK, DROP_LOOP);
   // A link that is down carries nothing: not counted, not captured.

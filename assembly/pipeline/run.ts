@@ -143,7 +143,7 @@ export function resume(): i32 {
   return STATUS_DONE; // not reached: AssemblyScript wants it after an endless loop
 }
 
-function step(d: Packet, stage: i32): i32 {
+@inline function step(d: Packet, stage: i32): i32 {
   switch (stage) {
     case STAGE_ACQUIRE: return acquire(d);
     case STAGE_FORWARD: return forward(d);

@@ -26,7 +26,7 @@ import { memberAt } from "./topology";
 /** The transmit key: the out-link identifier, big-endian, in one zero-padded word. */
 const key = memory.data(8);
 
-export function transmit(d: Packet): i32 {
+@inline export function transmit(d: Packet): i32 {
   const m = memberAt(d.member);
   store<u64>(key, 0);
   setU16(key, d.port);

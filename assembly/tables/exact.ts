@@ -1,25 +1,50 @@
 // Exact match: every declared field must be given in full, so at most one
-// entry matches a key. The tuple-space index (one group) is the authority;
-// lookups take a shorter road where the key allows:
+// entry matches a key. The tuple-space index (one group) is the authority for
+// writes; lookups take a shorter road where the key allows:
 //
 //   EXACT_SINGLE  no key fields: the table holds at most one entry, `single`.
 //   EXACT_DIRECT  the key is the first two bytes only (an in-link or out-link
 //                 identifier): entries indexed by that 16-bit value, for values
 //                 below DIRECT_LEN; larger ones go through the hash.
-//   EXACT_WORD    the key lies within the first 8 bytes: one hash, one compare.
-//   EXACT_HASHED  anything else: the general probe.
+//   EXACT_WORD    the key lies within the first 8 bytes: the keyed index with
+//                 16-byte slots.
+//   EXACT_KEYED   the key lies within the first KEYED_MAX_WORDS words (any
+//                 Ethernet, IPv4, GRE or VXLAN key): the keyed index with
+//                 32-byte slots.
+//   EXACT_HASHED  anything else (IPv6 keys): the general probe.
+//
+// The keyed index is open addressing over slots that hold the masked key
+// itself and the entry index, so a probe reads one slot — one cache line —
+// and compares there; the entry is read only for its action, after the hit:
+//
+//   ┌──────────────────────────────┬─────────────────┬─────┐
+//   │ key & mask: u64 × words      │ entry + 1 : u32 │ pad │   16 bytes (1 word) or 32 (2–3 words)
+//   └──────────────────────────────┴─────────────────┴─────┘
+//
+// It has at least twice as many slots (a power of two) as the table has
+// entries with memory, and is re-made when the table grows; deletion shifts
+// back (no tombstones).
 
-import { ERR_BAD_MATCH_KEY, ERR_OK } from "../abi";
+import { ERR_BAD_MATCH_KEY, ERR_OK, KIND_EXACT } from "../abi";
 import { getU16 } from "../wire/bytes";
-import { checkCommon, entryAt, Table, valueOf } from "./table";
+import { checkCommon, entryAt, FREE, slotsFor, Table, valueOf } from "./table";
 import * as tss from "./tuple-space";
 
 export const EXACT_SINGLE: i32 = 0;
 export const EXACT_DIRECT: i32 = 1;
 export const EXACT_WORD: i32 = 2;
 export const EXACT_HASHED: i32 = 3;
+export const EXACT_KEYED: i32 = 4;
 /** Identifiers below this are direct-indexed: 4 KiB per table. */
 const DIRECT_LEN: i32 = 1024;
+/** Keys of up to this many u64 words sit in the keyed index's slots. */
+const KEYED_MAX_WORDS: i32 = 3;
+/** Where a slot keeps its entry: after KEYED_MAX_WORDS words, or after one. */
+const SLOT_ENTRY_WIDE: usize = 24;
+const SLOT_ENTRY_WORD: usize = 8;
+
+const M1: u64 = 0x9e3779b97f4a7c15;
+const M2: u64 = 0xff51afd7ed558ccd;
 
 export function check(t: Table, value: usize, mask: usize): i32 {
   const common = checkCommon(t, value, mask);
@@ -38,41 +63,171 @@ export function prepare(t: Table): void {
     t.directLen = DIRECT_LEN;
     t.direct = heap.alloc(<usize>(DIRECT_LEN << 2));
     memory.fill(t.direct, 0xff, <usize>(DIRECT_LEN << 2)); // −1: no entry
-  } else if (t.words == 1) {
-    t.exactMode = EXACT_WORD;
+  } else if (t.words <= KEYED_MAX_WORDS) {
+    t.exactMode = t.words == 1 ? EXACT_WORD : EXACT_KEYED;
+    t.keyedShift = t.words == 1 ? 4 : 5;
+    makeKeyed(t);
   } else {
     t.exactMode = EXACT_HASHED;
   }
 }
 
+/** A keyed index sized for the entries the table has memory for (empty). */
+function makeKeyed(t: Table): void {
+  const n = slotsFor(t.allocated);
+  if (t.keyedBlock != 0) heap.free(t.keyedBlock);
+  t.keyedMask = n - 1;
+  const bytes = <usize>n << t.keyedShift;
+  // One slot never straddles two cache lines: 32-byte aligned.
+  t.keyedBlock = heap.alloc(bytes + 32);
+  t.keyed = (t.keyedBlock + 31) & ~(<usize>31);
+  memory.fill(t.keyed, 0, bytes);
+}
+
+/** The table grew (table.ts grow): the keyed index is re-made for its new size, every live entry placed again. */
+export function resize(t: Table): void {
+  if (t.exactMode != EXACT_WORD && t.exactMode != EXACT_KEYED) return;
+  if (slotsFor(t.allocated) <= t.keyedMask + 1) return;
+  makeKeyed(t);
+  for (let i = 0; i < t.allocated; i++) if (entryAt(t, i).group != FREE) placed(t, i);
+}
+
+/** The keyed index's home slot for key words at `key` (masked by the table's mask). */
+@inline function keyedHash(t: Table, key: usize): u32 {
+  let h: u64 = M1;
+  const words = t.words;
+  for (let i = 0; i < words; i++) {
+    const o = <usize>i << 3;
+    const w = load<u64>(key + o) & load<u64>(t.mask + o);
+    h = (h ^ w ^ (w >> 32)) * M1; // fold, mix: as tuple-space.ts hashMasked
+    h ^= h >> 29;
+  }
+  return <u32>((h * M2) >> 32) & t.keyedMask;
+}
+
+@inline function slotAt(t: Table, s: u32): usize {
+  return t.keyed + (<usize>s << t.keyedShift);
+}
+
+@inline function slotEntry(t: Table, slot: usize): usize {
+  return slot + (t.words == 1 ? SLOT_ENTRY_WORD : SLOT_ENTRY_WIDE);
+}
+
 /** Entry `i` is now in the table. */
 export function placed(t: Table, i: i32): void {
-  if (t.exactMode == EXACT_SINGLE) {
+  const mode = t.exactMode;
+  if (mode == EXACT_SINGLE) {
     t.single = i;
-  } else if (t.exactMode == EXACT_DIRECT) {
+  } else if (mode == EXACT_DIRECT) {
     const v = <i32>getU16(valueOf(t, entryAt(t, i)));
     if (v < t.directLen) store<i32>(t.direct + (<usize>v << 2), i);
+  } else if (mode == EXACT_WORD || mode == EXACT_KEYED) {
+    const value = valueOf(t, entryAt(t, i)); // stored masked
+    let s = keyedHash(t, value);
+    while (load<u32>(slotEntry(t, slotAt(t, s))) != 0) s = (s + 1) & t.keyedMask;
+    const slot = slotAt(t, s);
+    for (let w = 0; w < t.words; w++) store<u64>(slot + (<usize>w << 3), load<u64>(value + (<usize>w << 3)));
+    store<u32>(slotEntry(t, slot), <u32>(i + 1));
   }
 }
 
 /** Entry `i` has left the table. */
 export function removed(t: Table, i: i32): void {
-  if (t.exactMode == EXACT_SINGLE) {
+  const mode = t.exactMode;
+  if (mode == EXACT_SINGLE) {
     t.single = -1;
-  } else if (t.exactMode == EXACT_DIRECT) {
+  } else if (mode == EXACT_DIRECT) {
     const v = <i32>getU16(valueOf(t, entryAt(t, i)));
     if (v < t.directLen) store<i32>(t.direct + (<usize>v << 2), -1);
+  } else if (mode == EXACT_WORD || mode == EXACT_KEYED) {
+    let s = keyedHash(t, valueOf(t, entryAt(t, i)));
+    while (load<u32>(slotEntry(t, slotAt(t, s))) != <u32>(i + 1)) s = (s + 1) & t.keyedMask;
+    // Backward-shift deletion: pull later slots of the run over the hole when that keeps them reachable.
+    const size = <usize>1 << t.keyedShift;
+    let hole = s;
+    let j = (s + 1) & t.keyedMask;
+    while (true) {
+      const slot = slotAt(t, j);
+      const occupant = load<u32>(slotEntry(t, slot));
+      if (occupant == 0) break;
+      const home = keyedHash(t, slot);
+      const inRange = hole <= j ? home > hole && home <= j : home > hole || home <= j;
+      if (!inRange) {
+        memory.copy(slotAt(t, hole), slot, size);
+        hole = j;
+      }
+      j = (j + 1) & t.keyedMask;
+    }
+    memory.fill(slotAt(t, hole), 0, size);
   }
 }
 
-export function lookup(t: Table, key: usize): i32 {
+/** Whether lookups go through the keyed index. */
+export function isKeyed(t: Table): bool {
+  return t.kind == KIND_EXACT && (t.exactMode == EXACT_WORD || t.exactMode == EXACT_KEYED);
+}
+
+/** Mean distance of the keyed index's entries from their home slots (see tuple-space.ts meanProbeDistance). */
+export function keyedProbeDistance(t: Table): f64 {
+  let total: u64 = 0;
+  let n = 0;
+  for (let s: u32 = 0; s <= t.keyedMask; s++) {
+    const slot = slotAt(t, s);
+    if (load<u32>(slotEntry(t, slot)) == 0) continue;
+    total += <u64>((s - keyedHash(t, slot)) & t.keyedMask);
+    n++;
+  }
+  return n == 0 ? 0 : <f64>total / <f64>n;
+}
+
+/** EXACT_WORD: one masked word, compared in the slot. */
+@inline function lookupWord(t: Table, key: usize): i32 {
+  const x = load<u64>(key) & load<u64>(t.mask);
+  let h = (M1 ^ x ^ (x >> 32)) * M1;
+  h ^= h >> 29;
+  let s = <u32>((h * M2) >> 32) & t.keyedMask;
+  while (true) {
+    const slot = t.keyed + (<usize>s << 4);
+    const e = load<u32>(slot, SLOT_ENTRY_WORD);
+    if (e == 0) return -1;
+    if (load<u64>(slot) == x) return <i32>e - 1;
+    s = (s + 1) & t.keyedMask;
+  }
+}
+
+/** EXACT_KEYED: two or three masked words, compared in the slot (unused words are zero on both sides). */
+function lookupKeyed(t: Table, key: usize): i32 {
+  const m = t.mask;
+  const x0 = load<u64>(key) & load<u64>(m);
+  const x1 = load<u64>(key, 8) & load<u64>(m, 8);
+  const x2 = t.words > 2 ? load<u64>(key, 16) & load<u64>(m, 16) : 0;
+  let h = (M1 ^ x0 ^ (x0 >> 32)) * M1;
+  h ^= h >> 29;
+  h = (h ^ x1 ^ (x1 >> 32)) * M1;
+  h ^= h >> 29;
+  if (t.words > 2) {
+    h = (h ^ x2 ^ (x2 >> 32)) * M1;
+    h ^= h >> 29;
+  }
+  let s = <u32>((h * M2) >> 32) & t.keyedMask;
+  while (true) {
+    const slot = t.keyed + (<usize>s << 5);
+    const e = load<u32>(slot, SLOT_ENTRY_WIDE);
+    if (e == 0) return -1;
+    if (load<u64>(slot) == x0 && load<u64>(slot, 8) == x1 && load<u64>(slot, 16) == x2) return <i32>e - 1;
+    s = (s + 1) & t.keyedMask;
+  }
+}
+
+@inline export function lookup(t: Table, key: usize): i32 {
   const mode = t.exactMode;
+  if (mode == EXACT_WORD) return lookupWord(t, key);
   if (mode == EXACT_SINGLE) return t.single;
   if (mode == EXACT_DIRECT) {
     const v = <i32>getU16(key);
     if (v < t.directLen) return load<i32>(t.direct + (<usize>v << 2));
-  } else if (mode == EXACT_WORD) {
-    return tss.lookupWord(t, key);
+  } else if (mode == EXACT_KEYED) {
+    return lookupKeyed(t, key);
   }
   return tss.lookupFirst(t, key);
 }

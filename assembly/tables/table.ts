@@ -12,6 +12,11 @@
 //
 // Nothing here allocates on the lookup path. Writes run at control time and
 // may allocate (action data); capacity is fixed at creation: TableFull.
+// Memory follows the entries in use, not the capacity: a table starts with room
+// for INITIAL_ENTRIES and doubles (entries, hit counters, hash indexes) when a
+// write finds no free entry, up to its capacity — so a description of a
+// thousand small tables, each of the default capacity, stays small and the
+// lines a packet touches stay close together.
 
 import {
   ERR_BAD_MATCH_KEY,
@@ -43,22 +48,24 @@ export const FIELD_LEN: i32 = 8;
 
 /**
  * An entry: a fixed header, then value, mask (and for range tables lo, hi),
- * each `keyLen` bytes.
+ * each `keyLen` bytes; entries are ENTRY_ALIGN-aligned, so the 32-byte header
+ * (the action with it) is one cache line.
  *
- *   ┌──────────┬───────────┬──────────┬──────────┬──────────┬─────────────────────────────────────────────┐
- *   │ prio i32 │ group i32 │ hash u32 │ next i32 │ hits u64 │ action: code u16 count u16 arg arg2 data u32 │
- *   ├──────────┴───────────┴──────────┴──────────┴──────────┴─────────────────────────────────────────────┤
- *   │ value[keyLen] │ mask[keyLen] │ lo[keyLen] │ hi[keyLen]                                                │
- *   └──────────────────────────────────────────────────────────────────────────────────────────────────────┘
+ *   ┌──────────┬───────────┬──────────┬──────────┬─────────────────────────────────────────────┐
+ *   │ prio i32 │ group i32 │ hash u32 │ next i32 │ action: code u16 count u16 arg arg2 data u32 │
+ *   ├──────────┴───────────┴──────────┴──────────┴─────────────────────────────────────────────┤
+ *   │ value[keyLen] │ mask[keyLen] │ lo[keyLen] │ hi[keyLen]                                   │
+ *   └──────────────────────────────────────────────────────────────────────────────────────────┘
  *
- * `group` is -1 for a free entry; `next` links free entries.
+ * `group` is -1 for a free entry; `next` links free entries. Hit counters are
+ * a separate u64 array (`hits`, by entry index): a lookup writes there and
+ * only reads the entries.
  */
 @unmanaged export class Entry {
   prio: i32;
   group: i32;
   hash: u32;
   next: i32;
-  hits: u64;
   code: u16;
   count: u16;
   arg: u32;
@@ -66,6 +73,7 @@ export const FIELD_LEN: i32 = 8;
   data: u32;
 }
 export const ENTRY_HEADER_LEN: i32 = <i32>offsetof<Entry>();
+export const ENTRY_ALIGN: i32 = 32;
 export const FREE: i32 = -1;
 
 @unmanaged export class Table {
@@ -77,9 +85,15 @@ export const FREE: i32 = -1;
   /** u64 words of the key that any field touches: hashing and comparing stop there. */
   words: i32;
   capacity: i32;
+  /** Entries with memory now (≤ capacity): see grow(). */
+  allocated: i32;
   count: i32;
   entrySize: i32;
   entries: usize;
+  /** The heap block `entries` lies in (entries are ENTRY_ALIGN-aligned within it). */
+  entriesBlock: usize;
+  /** u64 hit count per entry. */
+  hits: usize;
   freeHead: i32;
   fields: usize;
   nFields: i32;
@@ -103,10 +117,22 @@ export const FREE: i32 = -1;
   single: i32;
   direct: usize;
   directLen: i32;
+  /** exact, keys of at most KEYED_MAX_WORDS words: the keyed index (exact.ts), its slot mask and slot size (bytes, log2). */
+  keyed: usize;
+  keyedBlock: usize;
+  keyedMask: u32;
+  keyedShift: u32;
 }
 
 @inline export function entryAt(t: Table, i: i32): Entry {
   return changetype<Entry>(t.entries + <usize>(i * t.entrySize));
+}
+@inline export function hitsAt(t: Table, i: i32): u64 {
+  return load<u64>(t.hits + (<usize>i << 3));
+}
+@inline export function countHit(t: Table, i: i32): void {
+  const p = t.hits + (<usize>i << 3);
+  store<u64>(p, load<u64>(p) + 1);
 }
 @inline export function valueOf(t: Table, e: Entry): usize {
   return changetype<usize>(e) + ENTRY_HEADER_LEN;
@@ -132,6 +158,62 @@ export const FREE: i32 = -1;
 
 function nextPow2(n: u32): u32 {
   return n <= 1 ? 1 : 1 << (32 - clz(n - 1));
+}
+
+/** Entries a table has memory for at creation. */
+export const INITIAL_ENTRIES: i32 = 16;
+
+/** Hash-index slots for `entries` entries: a power of two, at least twice as many, at least 16. */
+export function slotsFor(entries: i32): u32 {
+  return nextPow2(<u32>entries * 2 < 16 ? 16 : <u32>entries * 2);
+}
+
+/**
+ * Gives the table memory for `n` entries (n > allocated): the live ones are
+ * copied, the new ones (allocated … n−1) join the free list in index order —
+ * the order a table made whole at creation would hand them out in, since the
+ * list is empty whenever the table grows.
+ */
+function allocateEntries(t: Table, n: i32): void {
+  const old = t.allocated;
+  const block = heap.alloc(<usize>(n * t.entrySize + ENTRY_ALIGN));
+  const entries = (block + <usize>(ENTRY_ALIGN - 1)) & ~<usize>(ENTRY_ALIGN - 1);
+  memory.fill(entries, 0, <usize>(n * t.entrySize));
+  const hits = heap.alloc(<usize>n << 3);
+  memory.fill(hits, 0, <usize>n << 3);
+  if (old > 0) {
+    memory.copy(entries, t.entries, <usize>(old * t.entrySize));
+    memory.copy(hits, t.hits, <usize>old << 3);
+    heap.free(t.entriesBlock);
+    heap.free(t.hits);
+  }
+  t.entries = entries;
+  t.entriesBlock = block;
+  t.hits = hits;
+  t.allocated = n;
+  for (let i = old; i < n; i++) {
+    const e = entryAt(t, i);
+    e.group = FREE;
+    e.next = i + 1 < n ? i + 1 : t.freeHead;
+  }
+  if (old < n) t.freeHead = old;
+}
+
+/** Doubles the table's entries (up to its capacity) and re-makes its hash indexes; false when it is at capacity. */
+function grow(t: Table): bool {
+  if (t.allocated >= t.capacity) return false;
+  const n = t.allocated * 2 < t.capacity ? t.allocated * 2 : t.capacity;
+  allocateEntries(t, n);
+  if (t.kind != KIND_RANGE && slotsFor(n) > t.slotMask + 1) {
+    const nSlots = slotsFor(n);
+    heap.free(t.slots);
+    t.slots = heap.alloc(<usize>(nSlots * 8));
+    memory.fill(t.slots, 0, <usize>(nSlots * 8));
+    t.slotMask = nSlots - 1;
+    for (let i = 0; i < t.allocated; i++) if (entryAt(t, i).group != FREE) tss.place(t, i);
+  }
+  if (t.kind == KIND_EXACT) exact.resize(t);
+  return true;
 }
 
 /**
@@ -162,19 +244,14 @@ export function create(id: i32, role: i32, kind: i32, keyLen: i32, capacity: i32
     if (off + len > last) last = off + len;
   }
   t.words = (last + 7) >> 3;
-  t.entrySize = ENTRY_HEADER_LEN + keyLen * (kind == KIND_RANGE ? 4 : 2);
-  t.entries = heap.alloc(<usize>(capacity * t.entrySize));
-  memory.fill(t.entries, 0, <usize>(capacity * t.entrySize));
-  for (let i = 0; i < capacity; i++) {
-    const e = entryAt(t, i);
-    e.group = FREE;
-    e.next = i + 1 < capacity ? i + 1 : -1;
-  }
-  t.freeHead = 0;
+  t.entrySize = (ENTRY_HEADER_LEN + keyLen * (kind == KIND_RANGE ? 4 : 2) + ENTRY_ALIGN - 1) & ~(ENTRY_ALIGN - 1);
+  t.allocated = 0;
+  t.freeHead = -1;
+  allocateEntries(t, capacity < INITIAL_ENTRIES ? capacity : INITIAL_ENTRIES);
   if (kind == KIND_RANGE) {
     t.sorted = heap.alloc(<usize>(capacity * 4));
   } else {
-    const nSlots = nextPow2(<u32>capacity * 2 < 16 ? 16 : <u32>capacity * 2);
+    const nSlots = slotsFor(t.allocated);
     t.slots = heap.alloc(<usize>(nSlots * 8));
     memory.fill(t.slots, 0, <usize>(nSlots * 8));
     t.slotMask = nSlots - 1;
@@ -280,7 +357,7 @@ export function lookup(t: Table, key: usize): i32 {
     case KIND_RANGE: e = range.lookup(t, key); break;
     default: e = tss.lookup(t, key); // ternary, optional
   }
-  if (e >= 0) entryAt(t, e).hits++;
+  if (e >= 0) countHit(t, e);
   return e;
 }
 
@@ -293,7 +370,7 @@ export function insert(t: Table, value: usize, mask: usize, lo: usize, hi: usize
   if (bad != ERR_OK) return -bad;
   const r = rank(t, mask, prio);
   if (find(t, value, mask, lo, hi, prio) >= 0) return -ERR_DUPLICATE_ENTRY;
-  if (t.freeHead < 0) return -ERR_TABLE_FULL;
+  if (t.freeHead < 0 && !grow(t)) return -ERR_TABLE_FULL;
   const i = t.freeHead;
   takeFree(t, i);
   placeEntry(t, i, value, mask, lo, hi, r);
@@ -304,7 +381,7 @@ export function insert(t: Table, value: usize, mask: usize, lo: usize, hi: usize
 export function placeEntry(t: Table, i: i32, value: usize, mask: usize, lo: usize, hi: usize, r: i32): void {
   const e = entryAt(t, i);
   e.prio = r;
-  e.hits = 0;
+  store<u64>(t.hits + (<usize>i << 3), 0);
   e.code = 0;
   e.count = 0;
   e.arg = 0;

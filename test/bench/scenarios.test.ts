@@ -15,6 +15,16 @@ const FATES: Record<keyof typeof BUILDS, "exit" | "deliver"> = {
   "hub-and-spoke-8": "deliver",
   "router-layered": "exit",
   vxlan: "deliver",
+  "l2-exact-64k": "exit",
+  "fat-tree": "deliver",
+};
+
+/** Links every packet crosses, where the scenario promises a path length (fat-tree: ≥ 5 hops, issue 8). */
+const HOPS: Partial<Record<keyof typeof BUILDS, number>> = {
+  "l2-exact": 2,
+  "l2-exact-64k": 2,
+  "hub-and-spoke-8": 2,
+  "fat-tree": 6,
 };
 
 describe.each(Object.keys(BUILDS) as (keyof typeof BUILDS)[])("bench scenario %s", (name) => {
@@ -35,6 +45,9 @@ describe.each(Object.keys(BUILDS) as (keyof typeof BUILDS)[])("bench scenario %s
     const exited = c.links.filter((l) => l.receivers.length === 0).reduce((n, l) => n + x.linkPackets(l.index), 0);
     const delivered = c.members.reduce((n, m) => n + x.memberDelivered(m.index), 0);
     expect(FATES[name] === "exit" ? exited : delivered).toBe(injected);
+    const hops = HOPS[name];
+    if (name === "fat-tree") expect(c.members.length).toBeGreaterThanOrEqual(1000);
+    if (hops !== undefined) expect(c.links.reduce((n, l) => n + x.linkPackets(l.index), 0)).toBe(hops * injected);
   });
 });
 

@@ -296,4 +296,30 @@ describe("hashing", () => {
     expect(tables.write(writes).ok).toBe(true);
     expect(dp.exports.tableProbeDistance(t.id)).toBeLessThan(1.5);
   });
+
+  // A MAC's last bytes sit at the top of a little-endian key word (key bytes 6 and 7): the
+  // bench's 1,024 MAC rows once probed 11.7 slots past home on average.
+  it.each([
+    { name: "values varying in the key's last bytes (exact, keyed index)", kind: "exact" as const },
+    { name: "values varying in the key's last bytes (ternary, tuple space)", kind: "ternary" as const },
+  ])("$name spread over the index", ({ kind }) => {
+    const dp = DataPlane.load();
+    const tables = new Tables(dp);
+    const t: TableLayout = {
+      id: 1,
+      role: "forward",
+      kind,
+      keyLen: KEY_LEN,
+      capacity: 1024,
+      fields: [{ name: "tail", offset: 4, len: 4, kind }],
+    };
+    tables.create(t);
+    const match = (i: number): EntryMatch => {
+      const value = new Uint8Array(KEY_LEN);
+      new DataView(value.buffer).setUint32(4, 0x02000000 + i);
+      return { value, mask: Uint8Array.from([0, 0, 0, 0, 255, 255, 255, 255]), priority: 1 };
+    };
+    expect(tables.write(Array.from({ length: 1024 }, (_, i) => ({ op: "insert" as const, table: t, match: match(i + 1), action: out(1) }))).ok).toBe(true);
+    expect(dp.exports.tableProbeDistance(t.id)).toBeLessThan(1.5);
+  });
 });

@@ -95,18 +95,21 @@ export function createTable(id: i32, role: i32, kind: i32, keyLen: i32, capacity
 export function destroyTable(id: i32): bool {
   const t = tableById(id);
   if (t == null) return false;
-  for (let i = 0; i < t.capacity; i++) {
+  // Entries exist up to `allocated` (a table grows to its capacity as it fills).
+  for (let i = 0; i < t.allocated; i++) {
     const e = entryAt(t, i);
     if (e.group >= 0 && e.data != 0) heap.free(<usize>e.data);
   }
   freeIf(t.fields);
   freeIf(t.mask);
-  freeIf(t.entries);
+  freeIf(t.entriesBlock); // `entries` is an aligned pointer into it
+  freeIf(t.hits);
   freeIf(t.sorted);
   freeIf(t.slots);
   freeIf(t.groups);
   freeIf(t.order);
   freeIf(t.direct);
+  freeIf(t.keyedBlock); // `keyed` likewise
   heap.free(changetype<usize>(t));
   store<usize>(registry + (<usize>id << alignof<usize>()), 0);
   return true;

@@ -18,10 +18,10 @@ interface Flags {
 }
 
 /** HOST:PORT as gRPC binds it; a bad one is a usage error. */
-export function listenAddress(text: string): string {
+export function listenAddress(text: string, flag = "--listen"): string {
   const m = /^(.+):(\d{1,5})$/.exec(text);
   const port = m === null ? -1 : Number(m[2]);
-  if (m === null || port > 65535) throw new UsageError(`--listen '${text}': write HOST:PORT, e.g. 127.0.0.1:9559 (port 0: any free port)`);
+  if (m === null || port > 65535) throw new UsageError(`${flag} '${text}': write HOST:PORT, e.g. 127.0.0.1:9559 (port 0: any free port)`);
   return text;
 }
 

@@ -114,7 +114,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
   const args = flags.port.map(parsePort);
   if (flags.trace === true && flags.out === undefined) throw new UsageError("--trace writes trace.jsonl into --out: give --out DIR too");
   if (flags.empty === true && flags.p4runtime === undefined) throw new UsageError("--empty starts the P4Runtime devices empty: give --p4runtime HOST:PORT too");
-  const p4address = flags.p4runtime === undefined ? undefined : listenAddress(flags.p4runtime);
+  const p4address = flags.p4runtime === undefined ? undefined : listenAddress(flags.p4runtime, "--p4runtime");
   const compiled = compile(loadSpec(spec));
   checkPorts(compiled, args);
   const loaded = args.length > 0 ? loadCap() : undefined;

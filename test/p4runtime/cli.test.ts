@@ -30,7 +30,7 @@ const deviceIds = (line: string): Record<string, number> => Object.fromEntries([
 describe("bad flags: one line, exit 2", () => {
   it.each([
     { args: ["serve", SPEC, "--empty"], line: /^strata: --empty starts the P4Runtime devices empty: give --p4runtime HOST:PORT too\n$/ },
-    { args: ["serve", SPEC, "--p4runtime", "nohost"], line: /^strata: --listen 'nohost': write HOST:PORT/ },
+    { args: ["serve", SPEC, "--p4runtime", "nohost"], line: /^strata: --p4runtime 'nohost': write HOST:PORT/ },
     { args: ["p4runtime", SPEC, "--listen", "127.0.0.1:99999"], line: /^strata: --listen '127\.0\.0\.1:99999': write HOST:PORT/ },
     { args: ["p4runtime", join(root, "examples/ip-router/nope.yaml"), "--listen", "127.0.0.1:0"], line: /^strata: .*nope\.yaml/ },
   ])("$args", async ({ args, line }) => {

@@ -163,7 +163,15 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
   let p4server: P4RuntimeServer | undefined;
   if (p4address !== undefined) {
     try {
-      p4server = await P4RuntimeServer.start(new ServedEmulation(emulation), { address: p4address, source: spec, empty: flags.empty === true });
+      p4server = await P4RuntimeServer.start(new ServedEmulation(emulation), {
+        address: p4address,
+        source: spec,
+        empty: flags.empty === true,
+        warn: (line) => {
+          io.stderr.write(`${line}\n`);
+          void io.stderr.flush();
+        },
+      });
     } catch (err) {
       emulation.stop();
       await live?.close();

@@ -131,6 +131,16 @@ const hex = (b: Uint8Array): string => Buffer.from(b).toString("hex");
 const bytesOf = (v: unknown): Uint8Array | undefined => (v instanceof Uint8Array ? v : undefined);
 const num = (v: unknown): number => (typeof v === "number" ? v : typeof v === "string" && /^\d+$/.test(v) ? Number(v) : 0);
 
+/** An action as one string: two rows run the same action when their strings are equal. */
+const actionSig = (a: EntryAction): string => JSON.stringify([a.name, a.count ?? 0, a.arg ?? 0, a.arg2 ?? 0, hex(a.data ?? new Uint8Array(0))]);
+
+/** A row's match as one string: two rows of a table have the same match when their strings are equal (priority counts where the kind has one). */
+function matchSig(t: TableLayout, m: EntryMatch): string {
+  const prioritised = t.kind === "ternary" || t.kind === "range" || t.kind === "optional";
+  const b = (x: Uint8Array | undefined): string => (x === undefined ? "" : hex(x));
+  return `${b(m.value)}/${b(m.mask)}/${b(m.lo)}/${b(m.hi)}/${prioritised ? m.priority : 0}`;
+}
+
 /** A bytestring that must hold a value of `bits` bits, made canonical. */
 function field(v: unknown, bits: number, what: string): Uint8Array {
   const b = bytesOf(v);
@@ -151,8 +161,8 @@ export class DeviceState {
   readonly deviceId: number;
   readonly machine: string;
   readonly p4info: P4InfoJson & Msg;
-  readonly dev: Device;
-  readonly #compiled: CompiledSpec;
+  dev: Device;
+  #compiled: CompiledSpec;
   readonly #tables = new Map<number, InfoTable>();
   readonly #actions = new Map<number, InfoAction>();
   readonly #profiles = new Map<number, InfoProfile>();
@@ -587,8 +597,95 @@ export class DeviceState {
       if (call === undefined) throw new Refusal(Code.NOT_FOUND, `${t.name}: action profile member ${"member" in e.action ? e.action.member : "?"} is not written`);
       action = importAction(t.dev, call, actions, groups, memberIndex);
     }
-    const sig = JSON.stringify([action.name, action.count ?? 0, action.arg ?? 0, action.arg2 ?? 0, hex(action.data ?? new Uint8Array(0))]);
-    return { match, action, sig };
+    return { match, action, sig: actionSig(action) };
+  }
+
+  // ── Following other writers ──────────────────────────────────────────────
+
+  /**
+   * Rebuilds the entities from what the data plane holds after a write that did not come
+   * through the server (a `--commands` delete or insert, a reload). `compiled` is the
+   * description in force with `entries` (each of its rows' entry, −1: not installed);
+   * `updates` are the INSERTs of its export for this device restricted to those installed
+   * rows (as the server decodes a WriteRequest). An entity stays while its row is still
+   * where it was written with the same action; the description's installed rows come in
+   * (inserted, or modified where their action changed); multicast groups and action profile
+   * members and groups are inserted or modified to the description's and otherwise kept.
+   * Returns the lines of what could not be taken over (empty: the state follows the tables).
+   */
+  resync(compiled: CompiledSpec, entries: ReadonlyMap<number, readonly number[]>, updates: readonly Msg[], tables: Tables): string[] {
+    const problems: string[] = [];
+    const oldLayouts = new Map([...this.#tables].map(([id, t]) => [id, t.dev.table]));
+    if (compiled !== this.#compiled) {
+      const dev = device(compiled, this.deviceId - 1);
+      for (const [id, t] of this.#tables) {
+        const d = dev.tables.find((x) => x.name === t.name);
+        if (d === undefined) {
+          problems.push(`table ${t.name} is no longer in the description: its entries are dropped`);
+          this.#tables.delete(id);
+        } else this.#tables.set(id, { ...t, dev: d });
+      }
+      this.dev = dev;
+      this.#compiled = compiled;
+    }
+    const s = cloneEntities(this.#entities);
+    // Entities whose row is gone (or was replaced) from the data plane.
+    const live = (t: InfoTable, key: string): Installed | undefined => {
+      const layout = t.dev.table;
+      if (oldLayouts.get(t.id)?.id !== layout.id) return undefined;
+      const row = this.#installed.get(layout.id)?.get(key);
+      if (row === undefined || row.entry < 0) return undefined;
+      const a = tables.action(layout, row.entry, row.action.data?.length ?? 0);
+      return a !== undefined && actionSig(a) === row.sig ? row : undefined;
+    };
+    for (const t of this.#tables.values()) {
+      const es = s.tables.get(t.id);
+      for (const key of [...(es?.keys() ?? [])]) if (live(t, key) === undefined) es?.delete(key);
+      const d = s.defaults.get(t.id);
+      if (d !== undefined && "call" in d.action && this.#actions.get(d.action.call.actionId)?.name !== t.dev.miss && live(t, "default") === undefined) s.defaults.delete(t.id);
+    }
+    for (const t of [...s.tables.keys()]) if (!this.#tables.has(t)) s.tables.delete(t);
+    for (const t of [...s.defaults.keys()]) if (!this.#tables.has(t)) s.defaults.delete(t);
+    // The description's rows that are installed, and its replication and profiles.
+    const touched = new Set<number>();
+    for (const u of updates) {
+      for (const type of ["INSERT", "MODIFY"]) {
+        try {
+          this.#apply(s, { ...u, type: u.type === "MODIFY" ? "MODIFY" : type }, touched);
+          break;
+        } catch (e) {
+          if (e instanceof Refusal && (e.code === Code.ALREADY_EXISTS || e.code === Code.NOT_FOUND) && type === "INSERT") continue;
+          problems.push(`an installed row of the description is not taken over: ${e instanceof Error ? e.message : String(e)}`);
+          break;
+        }
+      }
+    }
+    // The rows as installed now, each at its entry.
+    const installed = new Map<number, Map<string, Installed>>();
+    for (const t of this.#tables.values()) {
+      const layout = t.dev.table;
+      const rowsOf = compiled.tables.find((x) => x.id === layout.id);
+      const at = entries.get(layout.id) ?? [];
+      const next = new Map<string, Installed>();
+      let rows: Map<string, { match: EntryMatch; action: EntryAction; sig: string }>;
+      try {
+        rows = this.#rows(s, t);
+      } catch (e) {
+        problems.push(`${t.name}: ${e instanceof Error ? e.message : String(e)}`);
+        continue;
+      }
+      const described = new Map((rowsOf?.rows ?? []).map((r, k) => [`${matchSig(layout, r.match)} ${actionSig(r.action)}`, k]));
+      for (const [key, row] of rows) {
+        const k = described.get(`${matchSig(layout, row.match)} ${row.sig}`) ?? -1;
+        const entry = k >= 0 && (at[k] ?? -1) >= 0 ? (at[k] ?? -1) : (live(t, key)?.entry ?? -1);
+        next.set(key, { ...row, entry });
+      }
+      installed.set(layout.id, next);
+    }
+    this.#installed.clear();
+    for (const [id, rows] of installed) this.#installed.set(id, rows);
+    this.#entities = s;
+    return problems;
   }
 
   // ── Read ─────────────────────────────────────────────────────────────────

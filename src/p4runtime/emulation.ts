@@ -11,7 +11,7 @@
 // same interface (./serve-emulation.ts).
 
 import type { CompiledSpec } from "../control/compiled.js";
-import { type Injection, install, withoutRows } from "../control/install.js";
+import { type Injection, type Installed, install, withoutRows } from "../control/install.js";
 import { INJECT_KINDS } from "../wasm/abi.js";
 import { DeliveryCaptures } from "../wasm/deliveries.js";
 import { DataPlane } from "../wasm/module.js";
@@ -39,6 +39,11 @@ export interface ControlledEmulation {
   inject(packets: readonly Injected[]): Promise<void>;
   /** Calls `listener` for every delivery; returns the unsubscribe. */
   onDeliver(listener: (d: Delivery) => void): () => void;
+  /**
+   * Calls `listener` between batches after the tables were written other than through `control`
+   * (strata serve's control commands and reloads), with the tables and what is installed; returns the unsubscribe.
+   */
+  onTablesWritten?(listener: (tables: Tables, installed: Installed) => void): () => void;
   /** Packets carried per link index and delivered per member index since the start. */
   counters(): Promise<{ links: number[]; delivered: number[] }>;
   close(): void;

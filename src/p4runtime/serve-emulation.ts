@@ -9,6 +9,7 @@
 
 import type { CompiledSpec } from "../control/compiled.js";
 import type { Emulation, EmulationOptions } from "../serve/emulation.js";
+import type { Installed } from "../control/install.js";
 import type { Tables } from "../wasm/tables.js";
 import type { ControlledEmulation, Delivery, Injected } from "./emulation.js";
 
@@ -55,6 +56,10 @@ export class ServedEmulation implements ControlledEmulation {
 
   onDeliver(listener: (d: Delivery) => void): () => void {
     return this.#em.onDeliver((member, inLink, data, start, len) => listener({ member, inLink, data: data.slice(start, start + len) }));
+  }
+
+  onTablesWritten(listener: (tables: Tables, installed: Installed) => void): () => void {
+    return this.#em.onTablesWritten((installed) => listener(this.#tables, installed));
   }
 
   counters(): Promise<{ links: number[]; delivered: number[] }> {

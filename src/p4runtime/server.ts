@@ -14,7 +14,13 @@ import type { CompiledSpec } from "../control/compiled.js";
 import type { Injection } from "../control/install.js";
 import { bytestringValue } from "../p4/import.js";
 import { canonical } from "../p4/bytes.js";
+import type { Installed } from "../control/install.js";
+import { type Device, type DeviceTable, devices } from "../p4/device.js";
+import { writeRequest } from "../p4/entries.js";
 import { exportP4 } from "../p4/export.js";
+import { p4info, p4infoIds } from "../p4/p4info.js";
+import type { JsonMessage } from "../p4/schema.js";
+import type { Tables } from "../wasm/tables.js";
 import { Arbiter, toUint128, uint128 } from "./arbitration.js";
 import { DeviceState, type Msg } from "./device-state.js";
 import type { ControlledEmulation, Delivery } from "./emulation.js";
@@ -31,6 +37,8 @@ export interface ServerOptions {
   readonly source: string;
   /** Leave every device without entries (a controller installs them); otherwise each starts with its export's WriteRequest. */
   readonly empty?: boolean;
+  /** Where lines about tables written behind the server that a device cannot follow go (default: stderr). */
+  readonly warn?: (line: string) => void;
 }
 
 type Stream = grpc.ServerDuplexStream<Msg, Msg>;
@@ -41,6 +49,8 @@ interface Served {
   readonly p4info: Msg;
   /** The P4Info in binary, to compare a SetForwardingPipelineConfig's with. */
   readonly p4infoBinary: Buffer;
+  /** The P4Info as the export makes it, to tell whether a reload changed it. */
+  readonly p4infoJson: string;
   cookie: Msg | undefined;
 }
 
@@ -54,6 +64,15 @@ export interface ServerStats {
 const rpcError = (code: number, details: string, metadata?: grpc.Metadata): grpc.ServiceError =>
   Object.assign(new Error(details), { code, details, metadata: metadata ?? new grpc.Metadata() }) as grpc.ServiceError;
 
+/** A WriteRequest in the protobuf JSON mapping, as gRPC decodes it on the wire: its updates. */
+function decodeUpdates(json: JsonMessage): Msg[] {
+  const request = protoRoot().lookupType("p4.v1.WriteRequest");
+  const write = p4runtimeService().Write;
+  if (write === undefined) throw new Error("the P4Runtime definitions have no Write");
+  const message = protojson.fromJson(request, json);
+  return ((write.requestDeserialize(Buffer.from(request.encode(message).finish())) as Msg).updates as Msg[] | undefined) ?? [];
+}
+
 export class P4RuntimeServer {
   readonly #server = new grpc.Server();
   readonly #emulation: ControlledEmulation;
@@ -65,14 +84,52 @@ export class P4RuntimeServer {
   readonly stats: ServerStats = { packetOuts: 0, packetIns: 0, packetInsDropped: 0 };
   port = 0;
 
-  private constructor(emulation: ControlledEmulation) {
+  /** Lines about what a write behind the server left its devices unable to follow (stderr). */
+  readonly #warn: (line: string) => void;
+
+  private constructor(emulation: ControlledEmulation, warn: (line: string) => void) {
     this.#emulation = emulation;
-    this.#unsubscribe = emulation.onDeliver((d) => this.#packetIn(d));
+    this.#warn = warn;
+    const off = emulation.onDeliver((d) => this.#packetIn(d));
+    const offTables = emulation.onTablesWritten?.((tables, installed) => this.#follow(tables, installed));
+    this.#unsubscribe = () => {
+      off();
+      offTables?.();
+    };
+  }
+
+  /**
+   * The tables were written behind the server (a control command, a reload): every device's
+   * entities are rebuilt from what is installed, so Read and the next Write see it.
+   */
+  #follow(tables: Tables, installed: Installed): void {
+    const compiled = installed.compiled;
+    const byId = new Map(devices(compiled).map((dev) => [dev.deviceId, dev]));
+    for (const [id, d] of this.#devices) {
+      const dev = byId.get(id);
+      if (dev === undefined) {
+        this.#warn(`strata: p4runtime: device ${id} (${d.state.machine}) is no longer in the description; its entities are left as they were`);
+        continue;
+      }
+      const ids = p4infoIds(dev);
+      if (JSON.stringify(p4info(dev, ids)) !== d.p4infoJson) {
+        this.#warn(`strata: p4runtime: device ${id} (${d.state.machine}): the reload changed its P4Info; its entities are left as they were (restart strata serve to serve the new one)`);
+        continue;
+      }
+      // The description's rows that are installed now, as the export writes them.
+      const isIn = (t: DeviceTable, row: DeviceTable["entries"][number]): boolean => {
+        const k = t.table.rows.indexOf(row.row);
+        return k >= 0 && (installed.entries.get(t.table.id)?.[k] ?? -1) >= 0;
+      };
+      const shown: Device = { ...dev, tables: dev.tables.map((t) => ({ ...t, entries: t.entries.filter((e) => isIn(t, e)) })) };
+      const updates = decodeUpdates(writeRequest(shown, ids));
+      for (const line of d.state.resync(compiled, installed.entries, updates, tables)) this.#warn(`strata: p4runtime: device ${id} (${d.state.machine}): ${line}`);
+    }
   }
 
   /** Builds every device, installs its entries (unless `empty`) and listens. */
   static async start(emulation: ControlledEmulation, options: ServerOptions): Promise<P4RuntimeServer> {
-    const s = new P4RuntimeServer(emulation);
+    const s = new P4RuntimeServer(emulation, options.warn ?? ((line) => process.stderr.write(`${line}\n`)));
     await s.#load(emulation.compiled, options);
     s.#server.addService(p4runtimeService(), s.#handlers());
     s.port = await new Promise<number>((resolve, reject) =>
@@ -84,11 +141,9 @@ export class P4RuntimeServer {
   async #load(compiled: CompiledSpec, options: ServerOptions): Promise<void> {
     const service = p4runtimeService();
     const get = service.GetForwardingPipelineConfig;
-    const write = service.Write;
-    if (get === undefined || write === undefined) throw new Error("the P4Runtime definitions have no Write or GetForwardingPipelineConfig");
-    const root = protoRoot();
-    const response = root.lookupType("p4.v1.GetForwardingPipelineConfigResponse");
-    const request = root.lookupType("p4.v1.WriteRequest");
+    if (get === undefined) throw new Error("the P4Runtime definitions have no GetForwardingPipelineConfig");
+    const response = protoRoot().lookupType("p4.v1.GetForwardingPipelineConfigResponse");
+    const all = devices(compiled);
     for (const ex of exportP4(compiled, options.source)) {
       const m = ex.manifest;
       const json = JSON.parse(String(ex.files["p4info.json"])) as Msg;
@@ -97,11 +152,11 @@ export class P4RuntimeServer {
       const decoded = get.responseDeserialize(Buffer.from(binary)) as { config: { p4info: Msg } };
       const state = new DeviceState(compiled, { deviceId: m.deviceId, machine: m.machine, p4info: json });
       const p4infoBinary = service.SetForwardingPipelineConfig?.requestSerialize({ config: { p4info: decoded.config.p4info } }) ?? Buffer.alloc(0);
-      this.#devices.set(m.deviceId, { state, p4info: decoded.config.p4info, p4infoBinary, cookie: undefined });
+      const dev = all.find((x) => x.deviceId === m.deviceId);
+      const p4infoJson = dev === undefined ? "" : JSON.stringify(p4info(dev, p4infoIds(dev)));
+      this.#devices.set(m.deviceId, { state, p4info: decoded.config.p4info, p4infoBinary, p4infoJson, cookie: undefined });
       if (options.empty === true) continue;
-      const entries = protojson.fromJson(request, JSON.parse(String(ex.files["entries.json"])));
-      const updates = (write.requestDeserialize(Buffer.from(request.encode(entries).finish())) as Msg).updates as Msg[] | undefined;
-      const staged = state.entitiesFromExport(updates ?? []);
+      const staged = state.entitiesFromExport(decodeUpdates(JSON.parse(String(ex.files["entries.json"])) as JsonMessage));
       const plan = state.plan(staged, state.allTables());
       const result = await this.#emulation.control((t) => t.write(plan.writes));
       if (!result.ok) throw new Error(`machine ${m.machine}: the data plane refused the exported entries (${result.error})`);

@@ -127,6 +127,7 @@ function writeRow(em: Emulation, verb: "delete" | "insert", args: readonly strin
     return bad(`cannot ${verb} ${what}: ${why[result.error] ?? result.error}`, verb === "delete" ? "insert it first" : "delete it first");
   }
   em.installed = withEntry(em.installed, table, k, verb === "delete" ? -1 : (result.entries[0] ?? -1));
+  em.tablesWritten();
   return { ok: true, line: `${verb === "delete" ? "deleted" : "inserted"} ${what}` };
 }
 

@@ -148,6 +148,7 @@ export class Emulation {
   readonly #sink: OutputSink | null;
   readonly #stats: InputStats[];
   readonly #listeners: ExitListener[] = [];
+  readonly #tableListeners: ((installed: Installed) => void)[] = [];
   readonly #deliveryListeners: DeliveryListener[] = [];
   readonly #control: (() => void)[] = [];
   readonly #queue: BatchQueue;
@@ -274,6 +275,23 @@ export class Emulation {
     });
     this.installed = { ...this.installed, entries };
     this.tablesChanged();
+  }
+
+  /**
+   * Calls `listener` (between batches) after a writer other than a P4Runtime controller changed
+   * the tables: a control command's delete or insert, a reload. `installed` says what is there now.
+   */
+  onTablesWritten(listener: (installed: Installed) => void): () => void {
+    this.#tableListeners.push(listener);
+    return () => {
+      const i = this.#tableListeners.indexOf(listener);
+      if (i >= 0) this.#tableListeners.splice(i, 1);
+    };
+  }
+
+  /** Tells the onTablesWritten listeners that `installed` changed; call between batches, after the write. */
+  tablesWritten(): void {
+    for (const f of [...this.#tableListeners]) f(this.installed);
   }
 
   /** Calls `listener` for every delivery, after each batch (only with the option `deliveries`). */

@@ -83,6 +83,7 @@ export class DescriptionReloader {
         const c = this.#rec.apply(compiled, { rebuild: false });
         em.installed = this.#rec.current();
         em.tablesChanged();
+        em.tablesWritten();
         return c;
       });
       return this.#report({ ok: true, lines: [`reloaded ${this.file}: ${describe(change)}`], change });

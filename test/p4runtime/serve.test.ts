@@ -6,7 +6,7 @@
 // installed and their hits. Real gRPC on localhost; the client knows only the
 // official definitions (./client.ts).
 
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -19,7 +19,7 @@ import { Client, type M, statusCode, type Stream } from "./client.js";
 const root = new URL("../..", import.meta.url).pathname;
 const SPEC = join(root, "examples/ip-router/network.yaml");
 const H1_PCAP = join(root, "pcaps/example-router-h1.pcap");
-const OK = 0;
+const OK = 0, NOT_FOUND = 5, ALREADY_EXISTS = 6;
 
 interface Manifest {
   readonly machine: string;
@@ -140,6 +140,104 @@ describe("strata serve --p4runtime --empty: a controller session on the IP route
       expect(served.get("ip.r forward 0")).toBeUndefined();
     } finally {
       for (const s of streams.values()) s.close();
+      client.close();
+      commands.end();
+    }
+  });
+});
+
+describe("strata serve --p4runtime: the server's devices follow table writes made behind it", () => {
+  it("a --commands delete leaves Read and a DELETE NOT_FOUND; a controller's INSERT then writes it; a reload that drops a route is seen by Read", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "strata-p4sync-"));
+    const spec = join(dir, "network.yaml");
+    const text = readFileSync(SPEC, "utf8");
+    const route2 = "            - { match: { dst: 10.0.2.0/24 }, out: 2 }\n";
+    expect(text).toContain(route2);
+    writeFileSync(spec, text);
+
+    const commands = new PassThrough();
+    const io = memoryIo();
+    const done = serve(spec, { port: [], hopLimit: 64, copyLimit: 4096, p4runtime: "127.0.0.1:0", commands: true, json: true }, io, { commands });
+    const said = async (pattern: RegExp, from = 0): Promise<RegExpExecArray> => {
+      for (let i = 0; i < 500; i++) {
+        const m = pattern.exec(io.stderr.text.slice(from));
+        if (m !== null) return m;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      throw new Error(`never said ${pattern}: ${io.stderr.text}`);
+    };
+    const command = async (line: string, answer: RegExp): Promise<RegExpExecArray> => {
+      const from = io.stderr.text.length;
+      commands.write(`${line}\n`);
+      return said(answer, from);
+    };
+    const port = (await said(/P4Runtime server on 127\.0\.0\.1:(\d+): devices 1 h1, 2 r, 3 h2/))[1] ?? "";
+    const client = new Client(`127.0.0.1:${port}`);
+    const R = 2;
+    const stream = client.stream();
+    try {
+      stream.arbitrate(R, 1);
+      expect(statusCode(await stream.next())).toBe(OK);
+      const config = await client.unary("getForwardingPipelineConfig", { deviceId: String(R) });
+      const tables = ((config.config as M).p4info as M).tables as M[];
+      const forward = Number(((tables.find((t) => (t.preamble as M).alias === "ip_r_forward") ?? {}).preamble as M).id);
+      const read = async (): Promise<M[]> => (await client.read({ deviceId: String(R), entities: [{ tableEntry: { tableId: forward } }] })).map((e) => e.tableEntry as M);
+      const prefix = (te: M): string => {
+        const m = (te.match as M[])[0]?.lpm as M;
+        return `${[...(m.value as Buffer)].join(".")}/${String(m.prefixLen)}`;
+      };
+      const routes = async (): Promise<string[]> => (await read()).map(prefix).sort();
+      /** The per-update codes of a one-update Write (0: OK). */
+      const write = async (type: string, tableEntry: M): Promise<number> => {
+        try {
+          await client.unary("write", { deviceId: String(R), electionId: { high: "0", low: "1" }, updates: [{ type, entity: { tableEntry } }] });
+          return OK;
+        } catch (e) {
+          return (e as { errors: { canonicalCode: number }[] }).errors[0]?.canonicalCode ?? -1;
+        }
+      };
+
+      // The export's entries are installed: both routes.
+      expect(await routes()).toEqual(["10.0.1.0/24", "10.0.2.0/24"]);
+      const entry2 = (await read()).find((te) => prefix(te) === "10.0.2.0/24") ?? {};
+      const { counterData: _c, ...key2 } = entry2;
+
+      const steps: { what: string; run: () => Promise<unknown>; routes: string[]; then?: { type: string; code: number } }[] = [
+        { what: "--commands delete", run: () => command("delete ip:r forward 1", /^deleted ip\.r forward row 1 /m), routes: ["10.0.1.0/24"], then: { type: "DELETE", code: NOT_FOUND } },
+        { what: "a controller's INSERT of it", run: () => write("INSERT", key2).then((c) => expect(c).toBe(OK)), routes: ["10.0.1.0/24", "10.0.2.0/24"], then: { type: "INSERT", code: ALREADY_EXISTS } },
+        { what: "--commands delete again", run: () => command("delete ip:r forward 1", /^deleted ip\.r forward row 1 /m), routes: ["10.0.1.0/24"], then: { type: "MODIFY", code: NOT_FOUND } },
+        { what: "--commands insert", run: () => command("insert ip:r forward 1", /^inserted ip\.r forward row 1 /m), routes: ["10.0.1.0/24", "10.0.2.0/24"], then: { type: "INSERT", code: ALREADY_EXISTS } },
+        {
+          what: "a reload without the route",
+          run: async () => {
+            writeFileSync(spec, text.replace(route2, ""));
+            await command("reload", /^reloaded .*: 0 rows inserted, 0 modified, 1 deleted/m);
+          },
+          routes: ["10.0.1.0/24"],
+          then: { type: "DELETE", code: NOT_FOUND },
+        },
+        {
+          what: "a reload with the route again",
+          run: async () => {
+            writeFileSync(spec, text);
+            await command("reload", /^reloaded .*: 1 rows inserted, 0 modified, 0 deleted/m);
+          },
+          routes: ["10.0.1.0/24", "10.0.2.0/24"],
+          then: { type: "DELETE", code: OK },
+        },
+      ];
+      for (const step of steps) {
+        await step.run();
+        expect([step.what, await routes()]).toEqual([step.what, step.routes]);
+        if (step.then !== undefined) expect([step.what, step.then.type, await write(step.then.type, key2)]).toEqual([step.what, step.then.type, step.then.code]);
+      }
+      // The controller's last DELETE took the row out of the data plane: the command cannot delete it again.
+      await command("delete ip:r forward 1", /^strata: cannot delete ip\.r forward row 1 .*: it is not in the table/m);
+      expect(io.stderr.text).not.toMatch(/p4runtime: device/);
+      await command("stop", /^stopping$/m);
+      expect(await done).toBe(0);
+    } finally {
+      stream.close();
       client.close();
       commands.end();
     }

@@ -147,7 +147,7 @@ describe("strata serve --p4runtime --empty: a controller session on the IP route
 });
 
 describe("strata serve --p4runtime: the server's devices follow table writes made behind it", () => {
-  it("a --commands delete leaves Read and a DELETE NOT_FOUND; a controller's INSERT then writes it; a reload that drops a route is seen by Read", async () => {
+  it("a --commands delete leaves Read and a DELETE NOT_FOUND; a controller's INSERT then writes it; a reload that drops a route, or changes it, is seen by Read", async () => {
     const dir = mkdtempSync(join(tmpdir(), "strata-p4sync-"));
     const spec = join(dir, "network.yaml");
     const text = readFileSync(SPEC, "utf8");
@@ -221,6 +221,19 @@ describe("strata serve --p4runtime: the server's devices follow table writes mad
           run: async () => {
             writeFileSync(spec, text);
             await command("reload", /^reloaded .*: 1 rows inserted, 0 modified, 0 deleted/m);
+          },
+          routes: ["10.0.1.0/24", "10.0.2.0/24"],
+        },
+        {
+          what: "a reload that sends the route out of link 1",
+          run: async () => {
+            writeFileSync(spec, text.replace(route2, route2.replace("out: 2", "out: 1")));
+            await command("reload", /^reloaded .*: 0 rows inserted, 1 modified, 0 deleted/m);
+            const now = (await read()).find((te) => prefix(te) === "10.0.2.0/24") ?? {};
+            const route1 = (await read()).find((te) => prefix(te) === "10.0.1.0/24") ?? {};
+            // Read has the new action: route 1's (out 1), not the one the export wrote for route 2.
+            expect(now.action).toEqual(route1.action);
+            expect(now.action).not.toEqual(key2.action);
           },
           routes: ["10.0.1.0/24", "10.0.2.0/24"],
           then: { type: "DELETE", code: OK },

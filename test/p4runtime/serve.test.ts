@@ -247,6 +247,11 @@ describe("strata serve --p4runtime: the server's devices follow table writes mad
       // The controller's last DELETE took the row out of the data plane: the command cannot delete it again.
       await command("delete ip:r forward 1", /^strata: cannot delete ip\.r forward row 1 .*: it is not in the table/m);
       expect(io.stderr.text).not.toMatch(/p4runtime: device/);
+      // A reload that changes a table's match kind changes the device's P4Info: its entities are not followed, and it says so.
+      writeFileSync(spec, text.replace("kind: lpm", "kind: ternary"));
+      await command("reload", /^reloaded .*: .*1 tables built/m);
+      await said(/^strata: p4runtime: device 2 \(r\): the reload changed its P4Info; its entities are left as they were \(restart strata serve to serve the new one\)$/m);
+      expect(io.stderr.text).not.toMatch(/p4runtime: device [13]/);
       await command("stop", /^stopping$/m);
       expect(await done).toBe(0);
     } finally {

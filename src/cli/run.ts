@@ -76,12 +76,13 @@ All exit codes: strata --help.`,
     });
 }
 
-function collect(value: string, previous: string[]): string[] {
+/** Commander's collector for a repeatable option. */
+export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
 /** A parser for a whole number from 1 to `max`; anything else is one line on stderr and exit 2. */
-function limit(flag: string, max: number): (v: string) => number {
+export function limit(flag: string, max: number): (v: string) => number {
   return (v) => {
     if (!/^\d+$/.test(v)) throw new UsageError(`${flag} ${v} is not a whole number (give 1 to ${max})`);
     const n = Number(v);

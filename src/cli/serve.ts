@@ -18,6 +18,7 @@ import { P4RuntimeServer } from "../p4runtime/server.js";
 import { SERVED_OPTIONS, ServedEmulation } from "../p4runtime/serve-emulation.js";
 import { listenAddress } from "./p4runtime.js";
 import type { Io } from "./io.js";
+import { collect, limit } from "./run.js";
 import { type CommandContext, EXIT_OK } from "./main.js";
 
 export interface ServeFlags {
@@ -91,19 +92,6 @@ All exit codes: strata --help.`,
     });
 }
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
-function limit(flag: string, max: number): (v: string) => number {
-  return (v) => {
-    if (!/^\d+$/.test(v)) throw new UsageError(`${flag} ${v} is not a whole number (give 1 to ${max})`);
-    const n = Number(v);
-    if (n < 1) throw new UsageError(`${flag} ${v} is too small (at least 1)`);
-    if (n > max) throw new UsageError(`${flag} ${v} is too large (at most ${max})`);
-    return n;
-  };
-}
 
 /**
  * Runs the emulation until it is stopped; returns the exit code. Everything that can be wrong

@@ -21,10 +21,10 @@ import {
 } from "../abi";
 import { drop } from "./drop";
 import { lookupIn } from "./lookup";
-import { event } from "./output";
+import { event, tracing } from "./output";
 import { keyOf, Packet } from "./packet";
 import { keyFor } from "./parse";
-import { fanBoth } from "./replicate";
+import { fanBoth, replicate } from "./replicate";
 import { memberAt, memberDown } from "./topology";
 
 @inline export function acquire(d: Packet): i32 {
@@ -38,7 +38,7 @@ import { memberAt, memberDown } from "./topology";
   if (code == ACT_RECEIVE) return STAGE_RECEIVE;
   if (code == ACT_BOTH) {
     fanBoth();
-    return STAGE_FORWARD;
+    return replicate(d);
   }
   if (code == ACT_SHARED_ACQUIRE) return handOver(d, <i32>e.arg, STAGE_ACQUIRE);
   return drop(d, STAGE_ACQUIRE, DROP_UNSUPPORTED);
@@ -46,7 +46,7 @@ import { memberAt, memberDown } from "./topology";
 
 /** Subduction: the shared member `to` in the other network takes the packet at `stage`, on the same in-link. */
 export function handOver(d: Packet, to: i32, stage: i32): i32 {
-  event(EV_HANDOFF, stage, 0, 0, d, -1, d.port, -1, <u32>to);
+  if (tracing) event(EV_HANDOFF, stage, 0, 0, d, -1, d.port, -1, <u32>to);
   d.member = to;
   d.keyMember = -1;
   return stage;

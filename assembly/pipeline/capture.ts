@@ -17,7 +17,7 @@
 // Capture c's buffer: captures + c × CAPTURE_LEN (base usize, used i32).
 
 import { CAPTURE_TAG_LEN, PCAP_REC_CAP_LEN, PCAP_REC_LEN, PCAP_REC_ORIG_LEN, PCAP_REC_TS_FRAC, PCAP_REC_TS_SEC } from "../abi";
-import { copyBytes, Packet } from "./packet";
+import { copyRecord, Packet, SLACK } from "./packet";
 
 const CAPTURE_LEN: i32 = 8;
 
@@ -37,7 +37,7 @@ export function capturesInit(n: i32, len: i32): void {
   bufferLen = len;
   captures = heap.alloc(<usize>(n * CAPTURE_LEN) + 8);
   for (let c = 0; c < n; c++) {
-    store<usize>(captures + <usize>(c * CAPTURE_LEN), heap.alloc(<usize>len));
+    store<usize>(captures + <usize>(c * CAPTURE_LEN), heap.alloc(<usize>len + SLACK));
     store<i32>(captures + <usize>(c * CAPTURE_LEN), 0, 4);
   }
   capturing = n > 0;
@@ -76,6 +76,6 @@ export function captureAppend(c: i32, d: Packet, tagged: bool): void {
     store<u32>(r + <usize>PCAP_REC_LEN, d.port);
     head += CAPTURE_TAG_LEN;
   }
-  copyBytes(r + <usize>head, d.data, d.len);
+  copyRecord(r + <usize>head, d.data, d.len);
   store<i32>(slot, used + head + <i32>d.len, 4);
 }

@@ -1,7 +1,7 @@
 // Dropping: every drop has a reason, counted at the member that dropped it.
 
 import { EV_DROP, STAGE_DONE } from "../abi";
-import { event } from "./output";
+import { event, tracing } from "./output";
 import { Packet, release } from "./packet";
 import { memberAt, orphanDrops } from "./topology";
 
@@ -15,7 +15,7 @@ export function countDrop(m: i32, reason: i32): void {
 /** Drops `d` in `stage` for `reason`; returns the next stage: done. */
 export function drop(d: Packet, stage: i32, reason: i32): i32 {
   countDrop(d.member, reason);
-  event(EV_DROP, stage, 0, reason, d, -1, d.port, d.link, 0);
+  if (tracing) event(EV_DROP, stage, 0, reason, d, -1, d.port, d.link, 0);
   release(d);
   return STAGE_DONE;
 }

@@ -26,14 +26,14 @@ import { handOver } from "./acquire";
 import { drop } from "./drop";
 import { lookupIn } from "./lookup";
 import { keyOf, own, OWN_OK, OWN_TOO_LONG, Packet } from "./packet";
-import { keyFor } from "./parse";
-import { fanPorts } from "./replicate";
+import { keyForTable } from "./parse";
+import { fanPorts, replicate } from "./replicate";
 import { MEMBER_TTL, memberAt, memberDown } from "./topology";
 
 @inline export function forward(d: Packet): i32 {
   const m = memberAt(d.member);
   if (memberDown(m)) return drop(d, STAGE_FORWARD, DROP_MEMBER_DOWN);
-  if (!keyFor(d, d.member, m)) return drop(d, STAGE_FORWARD, DROP_BAD_HEADER);
+  if (!keyForTable(d, d.member, m, m.forward)) return drop(d, STAGE_FORWARD, DROP_BAD_HEADER);
   const e = lookupIn(d, m.forward, keyOf(d), STAGE_FORWARD, d.port, DROP_FORWARD_MISS);
   if (e == null) return STAGE_DONE;
   const code = <i32>e.code;
@@ -52,8 +52,8 @@ import { MEMBER_TTL, memberAt, memberDown } from "./topology";
   }
   if (e.count == 1) {
     d.port = e.arg; // the one out-link, kept in the entry by the control plane
-  } else {
-    fanPorts(<usize>e.data, <i32>e.count);
+    return STAGE_TRANSMIT;
   }
-  return STAGE_TRANSMIT;
+  fanPorts(<usize>e.data, <i32>e.count);
+  return replicate(d);
 }

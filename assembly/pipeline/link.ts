@@ -6,6 +6,7 @@
 import {
   DROP_LINK_DOWN,
   DROP_LOOP,
+  DROP_TOO_LONG,
   EV_EXIT,
   EV_LINK,
   MODE_ALLCAST,
@@ -19,9 +20,10 @@ import { hashMasked } from "../tables/tuple-space";
 import { flowMask, keyLen, parse } from "../wire/design";
 import { captureAppend, capturing } from "./capture";
 import { drop } from "./drop";
-import { emitPacket, event } from "./output";
+import { emitPacket, event, tracing } from "./output";
 import { keyOf, Packet, release } from "./packet";
-import { fanReceivers } from "./replicate";
+import { fanReceivers, replicate } from "./replicate";
+import { roomFor, ROOM_LATER, ROOM_NOW, STAGE_WAIT } from "./room";
 import { Link, linkAt } from "./topology";
 import { handToSession } from "./transmit";
 
@@ -33,6 +35,10 @@ export function setHopLimit(n: u32): void {
 
 @inline export function cross(d: Packet): i32 {
   const l = linkAt(d.link);
+  if (l.capture) {
+    const room = roomFor(l.captureId, d.len, false);
+    if (room != ROOM_NOW) return room == ROOM_LATER ? STAGE_WAIT : drop(d, STAGE_LINK, DROP_TOO_LONG);
+  }
   if (d.hops >= hopLimit) return drop(d, STAGE_LINK, DROP_LOOP);
   // A link that is down carries nothing: not counted, not captured.
   if (l.down != 0) return drop(d, STAGE_LINK, DROP_LINK_DOWN);
@@ -43,19 +49,19 @@ export function setHopLimit(n: u32): void {
   l.packets++;
   l.bytes += d.len;
   d.hops++;
-  event(EV_LINK, STAGE_LINK, 0, 0, d, -1, d.port, d.link, d.hops);
+  if (tracing) event(EV_LINK, STAGE_LINK, 0, 0, d, -1, d.port, d.link, d.hops);
   // A virtual link is implemented by a session of an underlay network: its receivers are the underlay's to reach.
   if (d.via >= 0) return handToSession(d);
   const n = l.nReceivers;
   if (n == 0) {
-    event(EV_EXIT, STAGE_LINK, 0, 0, d, -1, d.port, d.link, 0);
+    if (tracing) event(EV_EXIT, STAGE_LINK, 0, 0, d, -1, d.port, d.link, 0);
     release(d);
     return STAGE_DONE;
   }
   let r = 0;
   if (l.mode == MODE_ALLCAST && n > 1) {
     fanReceivers(d.link);
-    return STAGE_ACQUIRE;
+    return replicate(d);
   }
   if (l.mode == MODE_ANYCAST && n > 1) r = <i32>(flowHash(d, l) % <u32>n);
   const at = l.receivers + (<usize>r << 3);

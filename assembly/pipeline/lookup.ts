@@ -3,9 +3,10 @@
 // drop the packet with the stage's reason.
 
 import { EV_LOOKUP } from "../abi";
-import { Entry, entryAt, lookup, Table } from "../tables/table";
+import { hitAction } from "../tables/exact";
+import { Entry, entryAt, lookup, lookupId, Table } from "../tables/table";
 import { drop } from "./drop";
-import { event } from "./output";
+import { event, tracing } from "./output";
 import { Packet } from "./packet";
 
 /**
@@ -15,13 +16,39 @@ import { Packet } from "./packet";
  */
 @inline export function lookupIn(d: Packet, table: usize, key: usize, stage: i32, port: u32, missReason: i32): Entry | null {
   const t = changetype<Table>(table);
-  const row = table == 0 ? -1 : lookup(t, key);
+  return found(d, t, table == 0 ? -1 : lookup(t, key), stage, port, missReason);
+}
+
+/** lookupIn for a one-field key given as a number `bytes` wide: transmit's out-link (2), send's session (4). */
+@inline export function lookupIdIn(d: Packet, table: usize, id: u32, bytes: i32, stage: i32, missReason: i32): Entry | null {
+  const t = changetype<Table>(table);
+  return found(d, t, table == 0 ? -1 : lookupId(t, id, bytes, scratch), stage, id, missReason);
+}
+
+/** A hit's action as the keyed index held it (exact.ts: the action word), for the stages to read as an entry's. */
+const held = changetype<Entry>(memory.data(offsetof<Entry>(), 16));
+
+@inline function unpack(a: u32): Entry {
+  held.code = <u16>((a & 0xff) - 1);
+  held.count = <u16>((a >> 8) & 0xff);
+  held.arg = a >> 16;
+  held.arg2 = 0;
+  held.data = 0;
+  return held;
+}
+
+/** Where lookupIdIn builds a key the direct index cannot take. */
+const scratch = memory.data(8);
+
+@inline function found(d: Packet, t: Table, row: i32, stage: i32, port: u32, missReason: i32): Entry | null {
+  const table = changetype<usize>(t);
   if (row < 0) {
-    event(EV_LOOKUP, stage, 0, 0, d, -1, port, -1, table == 0 ? -1 : <u32>t.id);
+    if (tracing) event(EV_LOOKUP, stage, 0, 0, d, -1, port, -1, table == 0 ? -1 : <u32>t.id);
     drop(d, stage, missReason);
     return null;
   }
-  const e = entryAt(t, row);
-  event(EV_LOOKUP, stage, <i32>e.code, 0, d, row, port, -1, t.id);
+  const a = hitAction;
+  const e = a != 0 ? unpack(a) : entryAt(t, row);
+  if (tracing) event(EV_LOOKUP, stage, <i32>e.code, 0, d, row, port, -1, t.id);
   return e;
 }

@@ -35,7 +35,7 @@ import {
   OUTREC_TS_NSEC,
   OUTREC_TS_SEC,
 } from "../abi";
-import { copyBytes, Packet } from "./packet";
+import { copyRecord, Packet, SLACK } from "./packet";
 
 export let outBase: usize = 0;
 export let outCap: i32 = 0;
@@ -49,7 +49,7 @@ export let tracePos: i32 = 0; // events
 export function outputInit(bytes: i32, events: i32): void {
   if (outBase != 0) heap.free(outBase);
   if (traceBase != 0) heap.free(traceBase);
-  outBase = heap.alloc(<usize>bytes);
+  outBase = heap.alloc(<usize>bytes + SLACK);
   outCap = bytes;
   traceBase = heap.alloc(<usize>(events * EVENT_SIZE) + 8);
   traceCap = events;
@@ -85,7 +85,7 @@ export function emitPacket(kind: i32, target: i32, d: Packet): void {
   store<f64>(r + OUTREC_TS_SEC, d.tsSec);
   store<u32>(r + OUTREC_TS_NSEC, d.tsNsec);
   store<u32>(r + OUTREC_PACKET, d.packet);
-  copyBytes(r + OUTREC_SIZE, d.data, d.len);
+  copyRecord(r + OUTREC_SIZE, d.data, d.len);
   outPos += recordLen(d.len);
 }
 
@@ -93,12 +93,11 @@ export function emitPacket(kind: i32, target: i32, d: Packet): void {
   return !tracing || tracePos + events <= traceCap;
 }
 
-/** Records a trace event, when tracing: inlined so that, off, it costs one branch. */
-@inline export function event(kind: i32, stage: i32, action: i32, reason: i32, d: Packet, row: i32, port: u32, link: i32, arg: u32): void {
-  if (tracing) record(kind, stage, action, reason, d, row, port, link, arg);
-}
-
-function record(kind: i32, stage: i32, action: i32, reason: i32, d: Packet, row: i32, port: u32, link: i32, arg: u32): void {
+/**
+ * Records a trace event. Callers write `if (tracing) event(…)`: the branch comes
+ * before the arguments, so that, off, an event costs one test and no loads.
+ */
+export function event(kind: i32, stage: i32, action: i32, reason: i32, d: Packet, row: i32, port: u32, link: i32, arg: u32): void {
   const e = traceBase + <usize>(tracePos * EVENT_SIZE);
   store<u8>(e + EVENT_KIND, <u8>kind);
   store<u8>(e + EVENT_STAGE, <u8>stage);

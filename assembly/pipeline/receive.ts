@@ -7,6 +7,7 @@ import {
   ACT_DELIVER,
   ACT_EXTERNAL_LINK,
   DROP_RECEIVE_MISS,
+  DROP_TOO_LONG,
   DROP_UNSUPPORTED,
   EV_DELIVER,
   EV_POP,
@@ -20,8 +21,9 @@ import { statedLen } from "../wire/design";
 import { captureAppend, capturing } from "./capture";
 import { drop } from "./drop";
 import { lookupIn } from "./lookup";
-import { emitPacket, event } from "./output";
+import { emitPacket, event, tracing } from "./output";
 import { keyOf, Packet, release } from "./packet";
+import { roomFor, ROOM_LATER, ROOM_NOW, STAGE_WAIT } from "./room";
 import { MEMBER_TAG_DELIVERIES, memberAt } from "./topology";
 
 export function receive(d: Packet): i32 {
@@ -41,7 +43,7 @@ export function receive(d: Packet): i32 {
  */
 function pop(d: Packet, overlay: i32, inLink: u32): i32 {
   const taken = d.hdrLen;
-  event(EV_POP, STAGE_RECEIVE, 0, 0, d, -1, inLink, -1, taken);
+  if (tracing) event(EV_POP, STAGE_RECEIVE, 0, 0, d, -1, inLink, -1, taken);
   d.data += <usize>taken;
   d.len -= taken;
   d.origLen = d.origLen > taken ? d.origLen - taken : 0;
@@ -60,10 +62,13 @@ function pop(d: Packet, overlay: i32, inLink: u32): i32 {
 /** The packet reaches the member's machine. */
 export function deliver(d: Packet): i32 {
   const m = memberAt(d.member);
-  if (capturing) captureAppend(m.captureId, d, (m.flags & MEMBER_TAG_DELIVERIES) != 0);
+  const tagged = (m.flags & MEMBER_TAG_DELIVERIES) != 0;
+  const room = roomFor(m.captureId, d.len, tagged);
+  if (room != ROOM_NOW) return room == ROOM_LATER ? STAGE_WAIT : drop(d, STAGE_DELIVER, DROP_TOO_LONG);
+  if (capturing) captureAppend(m.captureId, d, tagged);
   else emitPacket(OUTPUT_DELIVER, d.member, d);
   m.delivered++;
-  event(EV_DELIVER, STAGE_DELIVER, 0, 0, d, -1, d.port, -1, 0);
+  if (tracing) event(EV_DELIVER, STAGE_DELIVER, 0, 0, d, -1, d.port, -1, 0);
   release(d);
   return STAGE_DONE;
 }

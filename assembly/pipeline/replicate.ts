@@ -13,7 +13,7 @@ import {
   STAGE_TRANSMIT,
 } from "../abi";
 import { countDrop } from "./drop";
-import { event } from "./output";
+import { event, tracing } from "./output";
 import { copyPacket, Packet, PACKET_SIZE, share } from "./packet";
 import { linkAt } from "./topology";
 
@@ -99,7 +99,7 @@ export function replicate(d: Packet): i32 {
   for (let k = fanCount - 1; k >= 1; k--) {
     if (base + <u32>k > copyLimit || sp >= stackCap) {
       countDrop(d.member, DROP_REPLICATION_LIMIT);
-      event(EV_DROP, d.stage, 0, DROP_REPLICATION_LIMIT, d, -1, d.port, d.link, k);
+      if (tracing) event(EV_DROP, d.stage, 0, DROP_REPLICATION_LIMIT, d, -1, d.port, d.link, k);
       continue;
     }
     const c = changetype<Packet>(stack + <usize>(sp * PACKET_SIZE));
@@ -111,7 +111,7 @@ export function replicate(d: Packet): i32 {
   }
   for (let s = sp - 1; s >= bottom; s--) {
     const c = changetype<Packet>(stack + <usize>(s * PACKET_SIZE));
-    event(EV_FORK, d.stage, 0, 0, c, -1, c.port, c.link, d.copy);
+    if (tracing) event(EV_FORK, d.stage, 0, 0, c, -1, c.port, c.link, d.copy);
   }
   copies = base + <u32>(fanCount - 1);
   copiesAsked += <u64>(fanCount - 1);

@@ -10,7 +10,6 @@
 //   inOffset u32[] │ inLen u32[] │ inOrigLen u32[] │ inSec f64[] │ inNsec u32[] │ inEndpoint u32[]
 
 import {
-  DROP_TOO_LONG,
   EV_INJECT,
   INJECT_LINK,
   INJECT_SELF,
@@ -29,13 +28,13 @@ import { acquire } from "./acquire";
 import { drop } from "./drop";
 import { forward } from "./forward";
 import { cross } from "./link";
-import { event, outPos, outRoom, traceRoom, tracing } from "./output";
-import { Packet, PACKET_SIZE } from "./packet";
+import { event, traceRoom, tracing } from "./output";
+import { Packet, PACKET_SIZE, SLACK } from "./packet";
 import { deliver, receive } from "./receive";
-import { FAN_NONE, fanKind, pop, replicate, resetCopies } from "./replicate";
+import { pop, resetCopies } from "./replicate";
+import { STAGE_WAIT } from "./room";
 import { send } from "./send";
-import { captureRoom, captureUsed, capturing } from "./capture";
-import { endpointAt, linkAt, MEMBER_TAG_DELIVERIES, memberAt } from "./topology";
+import { endpointAt, linkAt } from "./topology";
 import { transmit } from "./transmit";
 
 export const STATUS_DONE: i32 = 0;
@@ -78,7 +77,7 @@ export function inputInit(packets: i32, bytes: i32): void {
   inSec = heap.alloc(<usize>packets << 3);
   inNsec = heap.alloc(<usize>packets << 2);
   inEndpoint = heap.alloc(<usize>packets << 2);
-  inData = heap.alloc(<usize>bytes);
+  inData = heap.alloc(<usize>bytes + SLACK);
 }
 
 /** Tracing needs room for a step's events: its own and one fork per copy. */
@@ -121,21 +120,15 @@ export function resume(): i32 {
     }
     let stage = cur.stage;
     while (stage != STAGE_DONE) {
-      // Only steps that write to a ring or a capture can be short of room.
-      if (tracing || stage == STAGE_LINK || stage == STAGE_DELIVER) {
-        const r = room(cur, stage);
-        if (r == ROOM_NEVER) {
-          stage = drop(cur, stage, DROP_TOO_LONG);
-          break;
-        }
-        if (r == ROOM_LATER) {
-          cur.stage = stage;
-          return STATUS_PAUSED;
-        }
+      // A step writes at most 4 + maxFanout trace events.
+      if (tracing && !traceRoom(4 + maxFanout)) {
+        cur.stage = stage;
+        return STATUS_PAUSED;
       }
       cur.stage = stage;
       stage = step(cur, stage);
-      if (fanKind != FAN_NONE) stage = replicate(cur);
+      // The step wants room in a ring or capture: take it again once the TypeScript side has emptied them.
+      if (stage == STAGE_WAIT) return STATUS_PAUSED;
     }
     cur.stage = STAGE_DONE;
     active = false;
@@ -143,49 +136,61 @@ export function resume(): i32 {
   return STATUS_DONE; // not reached: AssemblyScript wants it after an endless loop
 }
 
+/**
+ * Takes the step `stage` of `d`. Without a trace, the steps that follow one
+ * another at a member — receive → acquire → forward → transmit → link — run on
+ * without going back to the loop (d.stage follows them, for a pause in link
+ * and for replication); with one, each step first has room for its events.
+ */
 @inline function step(d: Packet, stage: i32): i32 {
   switch (stage) {
-    case STAGE_ACQUIRE: return acquire(d);
-    case STAGE_FORWARD: return forward(d);
-    case STAGE_TRANSMIT: return transmit(d);
-    case STAGE_LINK: return cross(d);
-    case STAGE_RECEIVE: return receive(d);
+    case STAGE_SEND: {
+      stage = send(d);
+      if (stage != STAGE_FORWARD || tracing) return stage;
+      d.stage = stage;
+      return forwardOn(d);
+    }
     case STAGE_DELIVER: return deliver(d);
-    case STAGE_SEND: return send(d);
+    case STAGE_RECEIVE: {
+      stage = receive(d);
+      if (tracing) return stage;
+      if (stage == STAGE_DELIVER) {
+        d.stage = stage;
+        return deliver(d);
+      }
+      if (stage != STAGE_ACQUIRE) return stage;
+      d.stage = stage;
+    } // then acquire
+    case STAGE_ACQUIRE: {
+      stage = acquire(d);
+      if (stage != STAGE_FORWARD || tracing) return stage;
+      d.stage = stage;
+    } // then forward
+    case STAGE_FORWARD: return forwardOn(d);
+    case STAGE_TRANSMIT: return transmitOn(d);
+    case STAGE_LINK: return cross(d);
   }
   return STAGE_DONE;
 }
 
-const ROOM_NOW: i32 = 0;
-const ROOM_LATER: i32 = 1; // once the TypeScript side has emptied the rings and captures
-const ROOM_NEVER: i32 = 2; // the packet's record is larger than an empty buffer
+/** forward, then (without a trace) transmit and the link. */
+@inline function forwardOn(d: Packet): i32 {
+  const stage = forward(d);
+  if (stage != STAGE_TRANSMIT || tracing) return stage;
+  d.stage = stage;
+  return transmitOn(d);
+}
 
-/** Whether the rings and captures can take everything the step `stage` of `d` may write. */
-function room(d: Packet, stage: i32): i32 {
-  if (!traceRoom(4 + maxFanout)) return ROOM_LATER;
-  let target = -1;
-  let tagged = false;
-  if (stage == STAGE_LINK) {
-    const l = linkAt(d.link);
-    if (l.capture == 0) return ROOM_NOW;
-    target = l.captureId;
-  } else if (stage == STAGE_DELIVER) {
-    const m = memberAt(d.member);
-    target = m.captureId;
-    tagged = (m.flags & MEMBER_TAG_DELIVERIES) != 0;
-  } else {
-    return ROOM_NOW;
-  }
-  if (capturing) {
-    if (captureRoom(target, d.len, tagged)) return ROOM_NOW;
-    return captureUsed(target) == 0 ? ROOM_NEVER : ROOM_LATER;
-  }
-  if (outRoom(d.len)) return ROOM_NOW;
-  return outPos == 0 ? ROOM_NEVER : ROOM_LATER;
+/** transmit, then (without a trace) the link. */
+@inline function transmitOn(d: Packet): i32 {
+  const stage = transmit(d);
+  if (stage != STAGE_LINK || tracing) return stage;
+  d.stage = stage;
+  return cross(d);
 }
 
 /** Loads input packet `i` into `d` at its endpoint. */
-function loadInput(d: Packet, i: i32): void {
+@inline function loadInput(d: Packet, i: i32): void {
   const o = <usize>i << 2;
   d.data = inData + <usize>(load<u32>(inOffset + o) - inBase);
   d.len = load<u32>(inLen + o);
@@ -219,7 +224,7 @@ function loadInput(d: Packet, i: i32): void {
     d.session = ep.arg;
     d.stage = STAGE_SEND;
   }
-  event(EV_INJECT, d.stage, 0, 0, d, -1, d.port, d.link, <u32>(ep.kind));
+  if (tracing) event(EV_INJECT, d.stage, 0, 0, d, -1, d.port, d.link, <u32>(ep.kind));
 }
 
 

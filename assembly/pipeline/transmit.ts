@@ -16,21 +16,16 @@ import {
   STAGE_SEND,
   STAGE_TRANSMIT,
 } from "../abi";
-import { setU16 } from "../wire/bytes";
 import { drop } from "./drop";
-import { lookupIn } from "./lookup";
-import { event } from "./output";
+import { lookupIdIn } from "./lookup";
+import { event, tracing } from "./output";
 import { Packet } from "./packet";
 import { memberAt } from "./topology";
 
-/** The transmit key: the out-link identifier, big-endian, in one zero-padded word. */
-const key = memory.data(8);
-
 @inline export function transmit(d: Packet): i32 {
   const m = memberAt(d.member);
-  store<u64>(key, 0);
-  setU16(key, d.port);
-  const e = lookupIn(d, m.transmit, key, STAGE_TRANSMIT, d.port, DROP_TRANSMIT_MISS);
+  // The key: the out-link identifier, big-endian, in one zero-padded word.
+  const e = lookupIdIn(d, m.transmit, d.port, 2, STAGE_TRANSMIT, DROP_TRANSMIT_MISS);
   if (e == null) return STAGE_DONE;
   const code = <i32>e.code;
   const link = <i32>d.port < m.nPorts ? load<i32>(m.portLinks + (<usize>d.port << 2)) : -1;
@@ -52,7 +47,7 @@ const key = memory.data(8);
 
 /** After its virtual link: the packet, whole, goes to the underlay member's send table (ExternalSession). */
 export function handToSession(d: Packet): i32 {
-  event(EV_HANDOFF, STAGE_SEND, 0, 0, d, -1, d.session, d.link, <u32>d.via);
+  if (tracing) event(EV_HANDOFF, STAGE_SEND, 0, 0, d, -1, d.session, d.link, <u32>d.via);
   d.member = d.via;
   d.via = -1;
   d.keyMember = -1;

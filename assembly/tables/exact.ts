@@ -5,7 +5,8 @@
 //   EXACT_SINGLE  no key fields: the table holds at most one entry, `single`.
 //   EXACT_DIRECT  the key is the first two bytes only (an in-link or out-link
 //                 identifier): entries indexed by that 16-bit value, for values
-//                 below DIRECT_LEN; larger ones go through the hash.
+//                 below DIRECT_LEN and the top DIRECT_TOP (`self`, `shared`);
+//                 others go through the hash.
 //   EXACT_WORD    the key lies within the first 8 bytes: the keyed index with
 //                 16-byte slots.
 //   EXACT_KEYED   the key lies within the first KEYED_MAX_WORDS words (any
@@ -14,20 +15,25 @@
 //   EXACT_HASHED  anything else (IPv6 keys): the general probe.
 //
 // The keyed index is open addressing over slots that hold the masked key
-// itself and the entry index, so a probe reads one slot — one cache line —
-// and compares there; the entry is read only for its action, after the hit:
+// itself, the entry index and, when it fits in a word, the entry's action, so
+// a lookup reads one slot — one cache line — compares there and, for most
+// rows, never reads the entry:
 //
-//   ┌──────────────────────────────┬─────────────────┬─────┐
-//   │ key & mask: u64 × words      │ entry + 1 : u32 │ pad │   16 bytes (1 word) or 32 (2–3 words)
-//   └──────────────────────────────┴─────────────────┴─────┘
+//   ┌──────────────────────────────┬─────────────────┬──────────────────┐
+//   │ key & mask: u64 × words      │ entry + 1 : u32 │ action word: u32 │   16 bytes (1 word) or 32 (2–3 words)
+//   └──────────────────────────────┴─────────────────┴──────────────────┘
+//
+// The action word is `code + 1 | count << 8 | arg << 16` for an action with
+// no arg2 and no data, count < 256 and arg < 65536; else 0 (read the entry).
+// Whatever changes an entry's action calls actionChanged.
 //
 // It has at least twice as many slots (a power of two) as the table has
 // entries with memory, and is re-made when the table grows; deletion shifts
 // back (no tombstones).
 
 import { ERR_BAD_MATCH_KEY, ERR_OK, KIND_EXACT } from "../abi";
-import { getU16 } from "../wire/bytes";
-import { checkCommon, entryAt, FREE, slotsFor, Table, valueOf } from "./table";
+import { getU16, setU16, setU32 } from "../wire/bytes";
+import { checkCommon, Entry, entryAt, FREE, slotsFor, Table, valueOf } from "./table";
 import * as tss from "./tuple-space";
 
 export const EXACT_SINGLE: i32 = 0;
@@ -37,11 +43,31 @@ export const EXACT_HASHED: i32 = 3;
 export const EXACT_KEYED: i32 = 4;
 /** Identifiers below this are direct-indexed: 4 KiB per table. */
 const DIRECT_LEN: i32 = 1024;
+/** And the top identifiers: PORT_SELF, PORT_SHARED, PORT_NONE (abi.ts). */
+const DIRECT_TOP: u32 = 4;
+
+/** Where the direct index keeps identifier `v`'s entry, or 0 if it does not. */
+@inline function directAt(t: Table, v: u32): usize {
+  if (v < <u32>DIRECT_LEN) return t.direct + (<usize>v << 2);
+  if (v >= 0x10000 - DIRECT_TOP && v <= 0xffff) return t.direct + (<usize>(<u32>DIRECT_LEN + v - (0x10000 - DIRECT_TOP)) << 2);
+  return 0;
+}
 /** Keys of up to this many u64 words sit in the keyed index's slots. */
 const KEYED_MAX_WORDS: i32 = 3;
 /** Where a slot keeps its entry: after KEYED_MAX_WORDS words, or after one. */
 const SLOT_ENTRY_WIDE: usize = 24;
 const SLOT_ENTRY_WORD: usize = 8;
+/** The action word follows the entry. */
+const SLOT_ACTION: usize = 4;
+
+/** The action word of the last keyed hit (0: none, or the action does not fit). */
+export let hitAction: u32 = 0;
+
+/** Entry `e`'s action as one word, or 0 when it does not fit. */
+function actionWord(e: Entry): u32 {
+  if (e.arg2 != 0 || e.data != 0 || e.count > 0xff || e.arg > 0xffff || e.code >= 0xff) return 0;
+  return (<u32>e.code + 1) | (<u32>e.count << 8) | (e.arg << 16);
+}
 
 const M1: u64 = 0x9e3779b97f4a7c15;
 const M2: u64 = 0xff51afd7ed558ccd;
@@ -60,9 +86,9 @@ export function prepare(t: Table): void {
     t.exactMode = EXACT_SINGLE;
   } else if (t.words == 1 && (firstWord & ~(<u64>0xffff)) == 0) {
     t.exactMode = EXACT_DIRECT;
-    t.directLen = DIRECT_LEN;
-    t.direct = heap.alloc(<usize>(DIRECT_LEN << 2));
-    memory.fill(t.direct, 0xff, <usize>(DIRECT_LEN << 2)); // −1: no entry
+    const bytes = <usize>(<u32>DIRECT_LEN + DIRECT_TOP) << 2;
+    t.direct = heap.alloc(bytes);
+    memory.fill(t.direct, 0xff, bytes); // −1: no entry
   } else if (t.words <= KEYED_MAX_WORDS) {
     t.exactMode = t.words == 1 ? EXACT_WORD : EXACT_KEYED;
     t.keyedShift = t.words == 1 ? 4 : 5;
@@ -119,8 +145,8 @@ export function placed(t: Table, i: i32): void {
   if (mode == EXACT_SINGLE) {
     t.single = i;
   } else if (mode == EXACT_DIRECT) {
-    const v = <i32>getU16(valueOf(t, entryAt(t, i)));
-    if (v < t.directLen) store<i32>(t.direct + (<usize>v << 2), i);
+    const at = directAt(t, getU16(valueOf(t, entryAt(t, i))));
+    if (at != 0) store<i32>(at, i);
   } else if (mode == EXACT_WORD || mode == EXACT_KEYED) {
     const value = valueOf(t, entryAt(t, i)); // stored masked
     let s = keyedHash(t, value);
@@ -128,7 +154,16 @@ export function placed(t: Table, i: i32): void {
     const slot = slotAt(t, s);
     for (let w = 0; w < t.words; w++) store<u64>(slot + (<usize>w << 3), load<u64>(value + (<usize>w << 3)));
     store<u32>(slotEntry(t, slot), <u32>(i + 1));
+    store<u32>(slotEntry(t, slot) + SLOT_ACTION, actionWord(entryAt(t, i)));
   }
+}
+
+/** Entry `i`'s action was set or restored: its slot's action word follows. */
+export function actionChanged(t: Table, i: i32): void {
+  if (t.exactMode != EXACT_WORD && t.exactMode != EXACT_KEYED) return;
+  let s = keyedHash(t, valueOf(t, entryAt(t, i)));
+  while (load<u32>(slotEntry(t, slotAt(t, s))) != <u32>(i + 1)) s = (s + 1) & t.keyedMask;
+  store<u32>(slotEntry(t, slotAt(t, s)) + SLOT_ACTION, actionWord(entryAt(t, i)));
 }
 
 /** Entry `i` has left the table. */
@@ -137,8 +172,8 @@ export function removed(t: Table, i: i32): void {
   if (mode == EXACT_SINGLE) {
     t.single = -1;
   } else if (mode == EXACT_DIRECT) {
-    const v = <i32>getU16(valueOf(t, entryAt(t, i)));
-    if (v < t.directLen) store<i32>(t.direct + (<usize>v << 2), -1);
+    const at = directAt(t, getU16(valueOf(t, entryAt(t, i))));
+    if (at != 0) store<i32>(at, -1);
   } else if (mode == EXACT_WORD || mode == EXACT_KEYED) {
     let s = keyedHash(t, valueOf(t, entryAt(t, i)));
     while (load<u32>(slotEntry(t, slotAt(t, s))) != <u32>(i + 1)) s = (s + 1) & t.keyedMask;
@@ -181,7 +216,7 @@ export function keyedProbeDistance(t: Table): f64 {
 }
 
 /** EXACT_WORD: one masked word, compared in the slot. */
-@inline function lookupWord(t: Table, key: usize): i32 {
+@inline export function lookupWord(t: Table, key: usize): i32 {
   const x = load<u64>(key) & load<u64>(t.mask);
   let h = (M1 ^ x ^ (x >> 32)) * M1;
   h ^= h >> 29;
@@ -190,7 +225,10 @@ export function keyedProbeDistance(t: Table): f64 {
     const slot = t.keyed + (<usize>s << 4);
     const e = load<u32>(slot, SLOT_ENTRY_WORD);
     if (e == 0) return -1;
-    if (load<u64>(slot) == x) return <i32>e - 1;
+    if (load<u64>(slot) == x) {
+      hitAction = load<u32>(slot, SLOT_ENTRY_WORD + SLOT_ACTION);
+      return <i32>e - 1;
+    }
     s = (s + 1) & t.keyedMask;
   }
 }
@@ -214,20 +252,48 @@ function lookupKeyed(t: Table, key: usize): i32 {
     const slot = t.keyed + (<usize>s << 5);
     const e = load<u32>(slot, SLOT_ENTRY_WIDE);
     if (e == 0) return -1;
-    if (load<u64>(slot) == x0 && load<u64>(slot, 8) == x1 && load<u64>(slot, 16) == x2) return <i32>e - 1;
+    if (load<u64>(slot) == x0 && load<u64>(slot, 8) == x1 && load<u64>(slot, 16) == x2) {
+      hitAction = load<u32>(slot, SLOT_ENTRY_WIDE + SLOT_ACTION);
+      return <i32>e - 1;
+    }
     s = (s + 1) & t.keyedMask;
   }
 }
 
-@inline export function lookup(t: Table, key: usize): i32 {
+/** EXACT_DIRECT: the in-link or out-link identifier indexes the entry, or else the hash. */
+@inline export function lookupDirect(t: Table, key: usize): i32 {
+  const at = directAt(t, getU16(key));
+  return at != 0 ? load<i32>(at) : tss.lookupFirst(t, key);
+}
+
+/** Any exact road (table.ts lookup takes the common ones inline). */
+export function lookup(t: Table, key: usize): i32 {
   const mode = t.exactMode;
   if (mode == EXACT_WORD) return lookupWord(t, key);
   if (mode == EXACT_SINGLE) return t.single;
   if (mode == EXACT_DIRECT) {
-    const v = <i32>getU16(key);
-    if (v < t.directLen) return load<i32>(t.direct + (<usize>v << 2));
+    const at = directAt(t, getU16(key));
+    if (at != 0) return load<i32>(at);
   } else if (mode == EXACT_KEYED) {
     return lookupKeyed(t, key);
   }
   return tss.lookupFirst(t, key);
+}
+
+/**
+ * The entry for a one-field key given as a number (a transmit table's
+ * out-link, a send table's session; `bytes` 2 or 4, big-endian): the direct
+ * index when it holds the value, without building a key; otherwise
+ * the key is built in `scratch` (8 bytes).
+ */
+@inline export function lookupId(t: Table, id: u32, bytes: i32, scratch: usize): i32 {
+  const mode = t.exactMode;
+  if (mode == EXACT_DIRECT) {
+    const at = directAt(t, id);
+    if (at != 0) return load<i32>(at);
+  }
+  store<u64>(scratch, 0);
+  if (bytes == 2) setU16(scratch, id);
+  else setU32(scratch, id);
+  return mode == EXACT_WORD ? lookupWord(t, scratch) : lookup(t, scratch);
 }

@@ -30,6 +30,7 @@ import {
   KIND_RANGE,
   KIND_TERNARY,
 } from "../abi";
+import { setU16, setU32 } from "../wire/bytes";
 import * as exact from "./exact";
 import * as lpm from "./lpm";
 import * as optional from "./optional";
@@ -84,6 +85,8 @@ export const FREE: i32 = -1;
   keyLen: i32;
   /** u64 words of the key that any field touches: hashing and comparing stop there. */
   words: i32;
+  /** No field but the in-link (key bytes 0–1): a lookup needs no parsed header. */
+  inLinkOnly: bool;
   capacity: i32;
   /** Entries with memory now (≤ capacity): see grow(). */
   allocated: i32;
@@ -112,11 +115,12 @@ export const FREE: i32 = -1;
   /** range: entry indices by priority. */
   sorted: usize;
   nSorted: i32;
-  /** exact: how lookups go (exact.ts: EXACT_*), the keyless table's entry, a direct index by a 16-bit key. */
+  /** How lookups go: ROAD_* (chosen at creation from the kind and the fields). */
+  road: i32;
+  /** exact: how lookups go (exact.ts: EXACT_*), the keyless table's entry, a direct index by a 16-bit key (exact.ts directAt). */
   exactMode: i32;
   single: i32;
   direct: usize;
-  directLen: i32;
   /** exact, keys of at most KEYED_MAX_WORDS words: the keyed index (exact.ts), its slot mask and slot size (bytes, log2). */
   keyed: usize;
   keyedBlock: usize;
@@ -244,6 +248,7 @@ export function create(id: i32, role: i32, kind: i32, keyLen: i32, capacity: i32
     if (off + len > last) last = off + len;
   }
   t.words = (last + 7) >> 3;
+  t.inLinkOnly = last == 0 || (t.words == 1 && (load<u64>(t.mask) & ~(<u64>0xffff)) == 0);
   t.entrySize = (ENTRY_HEADER_LEN + keyLen * (kind == KIND_RANGE ? 4 : 2) + ENTRY_ALIGN - 1) & ~(ENTRY_ALIGN - 1);
   t.allocated = 0;
   t.freeHead = -1;
@@ -263,6 +268,7 @@ export function create(id: i32, role: i32, kind: i32, keyLen: i32, capacity: i32
     t.groupFree = -1;
   }
   if (kind == KIND_EXACT) exact.prepare(t);
+  t.road = kind == KIND_EXACT ? t.exactMode : kind == KIND_LPM ? ROAD_LPM : kind == KIND_RANGE ? ROAD_RANGE : ROAD_TUPLES;
   return t;
 }
 
@@ -348,17 +354,51 @@ export function find(t: Table, value: usize, mask: usize, lo: usize, hi: usize, 
   return tss.find(t, value, mask, rank(t, mask, prio));
 }
 
-/** The entry matching `key` best, or -1. Counts a hit. */
-export function lookup(t: Table, key: usize): i32 {
-  let e: i32;
-  switch (t.kind) {
-    case KIND_EXACT: e = exact.lookup(t, key); break;
-    case KIND_LPM: e = lpm.lookup(t, key); break;
-    case KIND_RANGE: e = range.lookup(t, key); break;
-    default: e = tss.lookup(t, key); // ternary, optional
-  }
+// Roads: how a lookup goes. The exact ones are exact.ts's modes; the two most
+// common (a keyless table, a one-word key, an in-link) are taken inline on the packet path.
+export const ROAD_SINGLE: i32 = exact.EXACT_SINGLE;
+export const ROAD_WORD: i32 = exact.EXACT_WORD;
+export const ROAD_DIRECT: i32 = exact.EXACT_DIRECT;
+export const ROAD_LPM: i32 = 8;
+export const ROAD_TUPLES: i32 = 9; // ternary, optional
+export const ROAD_RANGE: i32 = 10;
+
+/**
+ * The entry matching `key` best, or -1. Counts a hit. After a hit through the
+ * keyed index, exact.hitAction holds the entry's action word, or 0 (read the
+ * entry); other roads leave it 0.
+ */
+@inline export function lookup(t: Table, key: usize): i32 {
+  exact.hitAction = 0;
+  const road = t.road;
+  const e = road == ROAD_WORD ? exact.lookupWord(t, key) : road == ROAD_SINGLE ? t.single : road == ROAD_DIRECT ? exact.lookupDirect(t, key) : lookupOther(t, key);
   if (e >= 0) countHit(t, e);
   return e;
+}
+
+/** lookup for a one-field key given as a number, `bytes` wide (transmit: out-link, 2; send: session, 4). */
+@inline export function lookupId(t: Table, id: u32, bytes: i32, scratch: usize): i32 {
+  exact.hitAction = 0;
+  const e = t.kind == KIND_EXACT ? exact.lookupId(t, id, bytes, scratch) : lookupOther(t, idKey(scratch, id, bytes));
+  if (e >= 0) countHit(t, e);
+  return e;
+}
+
+function idKey(scratch: usize, id: u32, bytes: i32): usize {
+  store<u64>(scratch, 0);
+  if (bytes == 2) setU16(scratch, id);
+  else setU32(scratch, id);
+  return scratch;
+}
+
+/** Every road but the inline ones; counts no hit. */
+function lookupOther(t: Table, key: usize): i32 {
+  switch (t.road) {
+    case ROAD_LPM: return lpm.lookup(t, key);
+    case ROAD_RANGE: return range.lookup(t, key);
+    case ROAD_TUPLES: return tss.lookup(t, key);
+  }
+  return exact.lookup(t, key);
 }
 
 /**

@@ -46,6 +46,7 @@ import {
   WRITE_SIZE,
   WRITE_TABLE,
 } from "../abi";
+import { actionChanged } from "./exact";
 import { create, Entry, entryAt, insert, locate, relink, removeAt, Table, takeFree } from "./table";
 
 // ── The table registry: ids chosen by the control plane ────────────────────
@@ -221,11 +222,13 @@ function applyOne(rec: usize, u: usize): i32 {
     i = insert(t, value, mask, lo, hi, prio);
     if (i < 0) return i;
     setAction(entryAt(t, i), rec, data);
+    actionChanged(t, i);
   } else if (op == OP_MODIFY) {
     i = locate(t, value, mask, lo, hi, prio);
     if (i < 0) return i;
     store<usize>(u, saveEntry(t, i), 12);
     setAction(entryAt(t, i), rec, data);
+    actionChanged(t, i);
   } else if (op == OP_DELETE) {
     i = locate(t, value, mask, lo, hi, prio);
     if (i < 0) return i;
@@ -249,6 +252,7 @@ function rollback(u: usize): void {
   } else if (op == OP_MODIFY) {
     freeData(entryAt(t, i));
     memory.copy(changetype<usize>(entryAt(t, i)), saved, <usize>t.entrySize);
+    actionChanged(t, i);
     heap.free(saved);
   } else if (op == OP_DELETE) {
     takeFree(t, i);

@@ -108,12 +108,12 @@ export function flowMask(design: i32): usize {
 }
 
 /**
- * The longest payload a header with fields `key` can state: IPv4's total
- * length and IPv6's payload length are 16 bits.
+ * The longest payload a header of `hlen` bytes (emitLen) can state: IPv4's
+ * total length and IPv6's payload length are 16 bits.
  */
-export function maxPayload(design: i32, key: usize): i32 {
+export function maxPayload(design: i32, hlen: i32): i32 {
   if (design == DESIGN_IPV6) return 0xffff;
-  if (startsWithIpv4(design)) return 0xffff - emitLen(design, key);
+  if (startsWithIpv4(design)) return 0xffff - hlen;
   return i32.MAX_VALUE;
 }
 

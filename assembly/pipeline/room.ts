@@ -1,0 +1,26 @@
+// Room in the rings and capture buffers: the steps that write a record (a link
+// crossing that is captured, a delivery) ask first. Short of room now, the step
+// returns STAGE_WAIT and the batch loop pauses with the packet where it was,
+// to take the same step again once the TypeScript side has emptied the
+// buffers; a record larger than an empty buffer never fits, and the packet is
+// dropped as too long.
+
+import { captureRoom, captureUsed, capturing } from "./capture";
+import { outPos, outRoom } from "./output";
+
+/** Not a stage: the step could not be taken for want of room (run.ts pauses). */
+export const STAGE_WAIT: i32 = -1;
+
+export const ROOM_NOW: i32 = 0;
+export const ROOM_LATER: i32 = 1; // once the TypeScript side has emptied the rings and captures
+export const ROOM_NEVER: i32 = 2; // the packet's record is larger than an empty buffer
+
+/** Whether a record of `len` bytes fits capture `target` (−1: none), or the output ring when not capturing. */
+@inline export function roomFor(target: i32, len: u32, tagged: bool): i32 {
+  if (capturing) {
+    if (captureRoom(target, len, tagged)) return ROOM_NOW;
+    return captureUsed(target) == 0 ? ROOM_NEVER : ROOM_LATER;
+  }
+  if (outRoom(len)) return ROOM_NOW;
+  return outPos == 0 ? ROOM_NEVER : ROOM_LATER;
+}

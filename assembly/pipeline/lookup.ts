@@ -25,15 +25,17 @@ import { Packet } from "./packet";
   return found(d, t, table == 0 ? -1 : lookupId(t, id, bytes, scratch), stage, id, missReason);
 }
 
-/** A hit's action as the keyed index held it (exact.ts: the action word), for the stages to read as an entry's. */
+/**
+ * A hit's action as the keyed index held it (exact.ts: the action word), for
+ * the stages to read as an entry's. Such an action has no arg2 and no data:
+ * those stay 0 here, as the static data starts.
+ */
 const held = changetype<Entry>(memory.data(offsetof<Entry>(), 16));
 
 @inline function unpack(a: u32): Entry {
   held.code = <u16>((a & 0xff) - 1);
   held.count = <u16>((a >> 8) & 0xff);
   held.arg = a >> 16;
-  held.arg2 = 0;
-  held.data = 0;
   return held;
 }
 

@@ -53,7 +53,7 @@ export function keyLen(design: i32): i32 {
  * in-link is the caller's). Returns the header length, or -1 if the packet
  * does not carry a valid header of this design.
  */
-export function parse(design: i32, p: usize, len: i32, key: usize): i32 {
+@inline export function parse(design: i32, p: usize, len: i32, key: usize): i32 {
   switch (design) {
     case DESIGN_ETHERNET: return ethernet.parse(p, len, key);
     case DESIGN_IPV4: return ipv4.parse(p, len, key);

@@ -62,7 +62,7 @@ export function capturesDrained(): void {
 }
 
 /** Appends `d`'s record to capture c; `tagged`: with the in-link it arrived on (d.port) after the header. */
-export function captureAppend(c: i32, d: Packet, tagged: bool): void {
+@inline export function captureAppend(c: i32, d: Packet, tagged: bool): void {
   if (c < 0) return;
   const slot = captures + <usize>(c * CAPTURE_LEN);
   const used = load<i32>(slot, 4);

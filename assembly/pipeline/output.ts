@@ -76,7 +76,7 @@ export function drained(): void {
   return outPos + recordLen(len) <= outCap;
 }
 
-export function emitPacket(kind: i32, target: i32, d: Packet): void {
+@inline export function emitPacket(kind: i32, target: i32, d: Packet): void {
   const r = outBase + <usize>outPos;
   store<u32>(r + OUTREC_KIND, kind);
   store<u32>(r + OUTREC_TARGET, target);

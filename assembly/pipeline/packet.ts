@@ -158,7 +158,9 @@ export function own(d: Packet, room: i32): i32 {
   const s = load<i32>(freeSlots + (<usize>nFree << 2));
   store<u16>(refs + (<usize>s << 1), 1);
   const to = slotBase(s) + <usize>front;
-  copyBytes(to, d.data, d.len);
+  // Whole blocks when the slot has room past the packet for the last one.
+  if (<i32>d.len + front + <i32>SLACK <= slotLen) copyRecord(to, d.data, d.len);
+  else copyBytes(to, d.data, d.len);
   release(d);
   d.slot = s;
   d.data = to;

@@ -31,6 +31,7 @@ export function rank(t: Table, mask: usize): i32 {
   return 0;
 }
 
+/** Groups go longest prefix first: the first hit is the answer (tuple-space.ts lookupFirstHit). */
 export function lookup(t: Table, key: usize): i32 {
-  return tss.lookup(t, key);
+  return tss.lookupFirstHit(t, key);
 }

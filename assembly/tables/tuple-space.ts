@@ -228,6 +228,32 @@ export function lookup(t: Table, key: usize): i32 {
   return best;
 }
 
+/**
+ * LPM tables: groups are prefix lengths, longest first, and a group holds one
+ * entry per masked key, so the first entry that matches is the answer.
+ */
+export function lookupFirstHit(t: Table, key: usize): i32 {
+  const words = t.words;
+  for (let k = 0; k < t.nOrder; k++) {
+    const g = orderAt(t, k);
+    const mask = groupMask(t, g);
+    const h = hashMasked(key, mask, words, g);
+    let s = h & t.slotMask;
+    while (true) {
+      const slot = t.slots + (<usize>s << 3);
+      const occupant = load<u32>(slot);
+      if (occupant == 0) break;
+      if (load<u32>(slot, 4) == h) {
+        const i = <i32>occupant - 1;
+        const e = entryAt(t, i);
+        if (e.group == g && equalMasked(key, mask, valueOf(t, e), words)) return i;
+      }
+      s = (s + 1) & t.slotMask;
+    }
+  }
+  return -1;
+}
+
 /** Exact tables: one group, at most one match, no ranking. */
 export function lookupFirst(t: Table, key: usize): i32 {
   if (t.nOrder == 0) return -1;

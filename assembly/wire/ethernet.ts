@@ -8,7 +8,7 @@
 // 0x9100 service) then a TCI (pcp:3 dei:1 vid:12). The real ethertype follows
 // the last tag. Parsing accepts up to MAX_TAGS tags.
 
-import { getU16, getU48, setU16, setU48 } from "./bytes";
+import { getU16, getU48, setU16 } from "./bytes";
 import {
   KEY_ETHERNET_DST,
   KEY_ETHERNET_IVID,
@@ -89,14 +89,14 @@ export function emitLen(key: usize): i32 {
 
 /** Writes the header described by key vector `key` at `p` (emitLen(key) bytes). */
 export function emit(p: usize, key: usize): void {
-  setU48(p + field.DST, getU48(key + KEY_ETHERNET_DST));
-  setU48(p + field.SRC, getU48(key + KEY_ETHERNET_SRC));
+  // dst and src, big-endian in the key as on the wire: 12 bytes copied as they are.
+  store<u64>(p + field.DST, load<u64>(key + KEY_ETHERNET_DST));
+  store<u32>(p + field.DST + 8, load<u32>(key + KEY_ETHERNET_DST + 8));
   let at = field.TYPE;
-  const len = emitLen(key);
-  if (len > HEADER_LEN) {
-    const vid = getU16(key + KEY_ETHERNET_VID);
-    const pcp = <u32>load<u8>(key + KEY_ETHERNET_PCP);
-    const ivid = getU16(key + KEY_ETHERNET_IVID);
+  const vid = getU16(key + KEY_ETHERNET_VID);
+  const pcp = <u32>load<u8>(key + KEY_ETHERNET_PCP);
+  const ivid = getU16(key + KEY_ETHERNET_IVID);
+  if ((vid | pcp | ivid) != 0) {
     // Double-tagged: a service tag outside, the customer tag inside (802.1ad).
     setU16(p + at + tag.TPID, ivid != 0 ? TPID_SERVICE : TPID_CUSTOMER);
     setU16(p + at + tag.TCI, (pcp << 13) | vid);
@@ -107,5 +107,5 @@ export function emit(p: usize, key: usize): void {
       at += TAG_LEN;
     }
   }
-  setU16(p + at, getU16(key + KEY_ETHERNET_TYPE));
+  store<u16>(p + at, load<u16>(key + KEY_ETHERNET_TYPE)); // big-endian in both
 }

@@ -7,6 +7,8 @@
 //                 identifier): entries indexed by that 16-bit value, for values
 //                 below DIRECT_LEN and the top DIRECT_TOP (`self`, `shared`);
 //                 others go through the hash.
+//   EXACT_DIRECT32 the key is the first four bytes (a send table's session):
+//                 the same direct index by that 32-bit value.
 //   EXACT_WORD    the key lies within the first 8 bytes: the keyed index with
 //                 16-byte slots.
 //   EXACT_KEYED   the key lies within the first KEYED_MAX_WORDS words (any
@@ -32,7 +34,7 @@
 // back (no tombstones).
 
 import { ERR_BAD_MATCH_KEY, ERR_OK, KIND_EXACT } from "../abi";
-import { getU16, setU16, setU32 } from "../wire/bytes";
+import { getU16, getU32, setU16, setU32 } from "../wire/bytes";
 import { checkCommon, Entry, entryAt, FREE, slotsFor, Table, valueOf } from "./table";
 import * as tss from "./tuple-space";
 
@@ -41,13 +43,20 @@ export const EXACT_DIRECT: i32 = 1;
 export const EXACT_WORD: i32 = 2;
 export const EXACT_HASHED: i32 = 3;
 export const EXACT_KEYED: i32 = 4;
+export const EXACT_DIRECT32: i32 = 5;
 /** Identifiers below this are direct-indexed: 4 KiB per table. */
 const DIRECT_LEN: i32 = 1024;
 /** And the top identifiers: PORT_SELF, PORT_SHARED, PORT_NONE (abi.ts). */
 const DIRECT_TOP: u32 = 4;
 
+/** The value a direct index goes by: the key's first two bytes (EXACT_DIRECT) or four (EXACT_DIRECT32), big-endian. */
+@inline function directValue(t: Table, key: usize): u32 {
+  return t.exactMode == EXACT_DIRECT ? getU16(key) : getU32(key);
+}
+
 /** Where the direct index keeps identifier `v`'s entry, or 0 if it does not. */
 @inline function directAt(t: Table, v: u32): usize {
+  // 65532…65535 are the top slots whatever the key's width: an EXACT_DIRECT32 value there is stored and found there alike.
   if (v < <u32>DIRECT_LEN) return t.direct + (<usize>v << 2);
   if (v >= 0x10000 - DIRECT_TOP && v <= 0xffff) return t.direct + (<usize>(<u32>DIRECT_LEN + v - (0x10000 - DIRECT_TOP)) << 2);
   return 0;
@@ -84,8 +93,8 @@ export function prepare(t: Table): void {
   const firstWord = load<u64>(t.mask);
   if (t.words == 0) {
     t.exactMode = EXACT_SINGLE;
-  } else if (t.words == 1 && (firstWord & ~(<u64>0xffff)) == 0) {
-    t.exactMode = EXACT_DIRECT;
+  } else if (t.words == 1 && ((firstWord & ~(<u64>0xffff)) == 0 || firstWord == 0xffffffff)) {
+    t.exactMode = (firstWord & ~(<u64>0xffff)) == 0 ? EXACT_DIRECT : EXACT_DIRECT32;
     const bytes = <usize>(<u32>DIRECT_LEN + DIRECT_TOP) << 2;
     t.direct = heap.alloc(bytes);
     memory.fill(t.direct, 0xff, bytes); // −1: no entry
@@ -144,8 +153,8 @@ export function placed(t: Table, i: i32): void {
   const mode = t.exactMode;
   if (mode == EXACT_SINGLE) {
     t.single = i;
-  } else if (mode == EXACT_DIRECT) {
-    const at = directAt(t, getU16(valueOf(t, entryAt(t, i))));
+  } else if (mode == EXACT_DIRECT || mode == EXACT_DIRECT32) {
+    const at = directAt(t, directValue(t, valueOf(t, entryAt(t, i))));
     if (at != 0) store<i32>(at, i);
   } else if (mode == EXACT_WORD || mode == EXACT_KEYED) {
     const value = valueOf(t, entryAt(t, i)); // stored masked
@@ -171,8 +180,8 @@ export function removed(t: Table, i: i32): void {
   const mode = t.exactMode;
   if (mode == EXACT_SINGLE) {
     t.single = -1;
-  } else if (mode == EXACT_DIRECT) {
-    const at = directAt(t, getU16(valueOf(t, entryAt(t, i))));
+  } else if (mode == EXACT_DIRECT || mode == EXACT_DIRECT32) {
+    const at = directAt(t, directValue(t, valueOf(t, entryAt(t, i))));
     if (at != 0) store<i32>(at, -1);
   } else if (mode == EXACT_WORD || mode == EXACT_KEYED) {
     let s = keyedHash(t, valueOf(t, entryAt(t, i)));
@@ -271,8 +280,8 @@ export function lookup(t: Table, key: usize): i32 {
   const mode = t.exactMode;
   if (mode == EXACT_WORD) return lookupWord(t, key);
   if (mode == EXACT_SINGLE) return t.single;
-  if (mode == EXACT_DIRECT) {
-    const at = directAt(t, getU16(key));
+  if (mode == EXACT_DIRECT || mode == EXACT_DIRECT32) {
+    const at = directAt(t, directValue(t, key));
     if (at != 0) return load<i32>(at);
   } else if (mode == EXACT_KEYED) {
     return lookupKeyed(t, key);
@@ -288,7 +297,7 @@ export function lookup(t: Table, key: usize): i32 {
  */
 @inline export function lookupId(t: Table, id: u32, bytes: i32, scratch: usize): i32 {
   const mode = t.exactMode;
-  if (mode == EXACT_DIRECT) {
+  if (mode == EXACT_DIRECT || mode == EXACT_DIRECT32) {
     const at = directAt(t, id);
     if (at != 0) return load<i32>(at);
   }

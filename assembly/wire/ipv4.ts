@@ -138,17 +138,23 @@ export function emit(p: usize, key: usize, payloadLen: i32, ttlValue: u32): void
  * a fragment, identification 0, the total length and the checksum right.
  */
 export function emitFields(p: usize, src: u32, dst: u32, proto: u32, dscpValue: u32, ttlValue: u32, payloadLen: i32): void {
-  setU8(p + field.VER_IHL, (VERSION << 4) | <u32>(HEADER_LEN >> 2));
-  setU8(p + field.DSCP_ECN, dscpValue << 2);
-  setU16(p + field.TOTAL_LEN, <u32>(HEADER_LEN + payloadLen));
+  const verIhl = (VERSION << 4) | <u32>(HEADER_LEN >> 2);
+  const tos = (dscpValue << 2) & 0xff;
+  const total = <u32>(HEADER_LEN + payloadLen) & 0xffff;
+  const ttlProto = ((ttlValue & 0xff) << 8) | (proto & 0xff);
+  setU8(p + field.VER_IHL, verIhl);
+  setU8(p + field.DSCP_ECN, tos);
+  setU16(p + field.TOTAL_LEN, total);
   setU16(p + field.IDENT, 0);
   setU16(p + field.FLAGS_FRAG, 0);
-  setU8(p + field.TTL, ttlValue);
-  setU8(p + field.PROTOCOL, proto);
+  setU16(p + field.TTL, ttlProto); // TTL, then protocol
   setU32(p + field.SRC, src);
   setU32(p + field.DST, dst);
-  setU16(p + field.CHECKSUM, 0);
-  setU16(p + field.CHECKSUM, headerChecksum(p, HEADER_LEN));
+  // The checksum from the words just written (identification and fragment words are 0).
+  let sum = ((verIhl << 8) | tos) + total + ttlProto + (src >>> 16) + (src & 0xffff) + (dst >>> 16) + (dst & 0xffff);
+  sum = (sum & 0xffff) + (sum >>> 16);
+  sum = (sum & 0xffff) + (sum >>> 16);
+  setU16(p + field.CHECKSUM, ~sum & 0xffff);
 }
 
 /**

@@ -123,6 +123,25 @@ export interface TraceEvent {
   readonly arg: number;
 }
 
+/** The input arrays in linear memory: a byte address for the data, element indices for the rest. */
+interface InputRegions {
+  readonly data: number;
+  readonly offset: number;
+  readonly len: number;
+  readonly origLen: number;
+  readonly nsec: number;
+  readonly sec: number;
+  readonly endpoint: number;
+}
+
+/** The first `n` elements of `a`: `a` itself when that is all of it (no view made). */
+function first<A extends Uint32Array | Float64Array>(a: A, n: number): A {
+  return a.length === n ? a : (a.subarray(0, n) as A);
+}
+
+/** Each data plane's input arrays, as last made by inputInit (every call of which is here, and forgets them). */
+const inputRegions = new WeakMap<DataPlane, InputRegions>();
+
 /** region(R("in-data")) …: the area's index in the ABI. */
 const R = (name: (typeof REGIONS)[number]): number => REGIONS.indexOf(name);
 const O = LAYOUTS.OUTREC;
@@ -146,6 +165,7 @@ export class Runner {
     this.#options = o;
     const x = dp.exports;
     x.inputInit(o.batchPackets, o.batchBytes);
+    inputRegions.delete(dp);
     this.#dataCap = o.batchBytes;
     this.#slotLen = o.slotLen;
     this.#captures = captures;
@@ -155,6 +175,21 @@ export class Runner {
     x.setHopLimit(o.hopLimit);
     x.setMaxFanout(o.maxFanout);
     this.#paused = dp.constant("STATUS_PAUSED");
+  }
+
+  #locateInputs(): InputRegions {
+    const x = this.#dp.exports;
+    const inputs: InputRegions = {
+      data: x.region(R("in-data")),
+      offset: x.region(R("in-offset")) >>> 2,
+      len: x.region(R("in-len")) >>> 2,
+      origLen: x.region(R("in-orig-len")) >>> 2,
+      nsec: x.region(R("in-nsec")) >>> 2,
+      sec: x.region(R("in-sec")) >>> 3,
+      endpoint: x.region(R("in-endpoint")) >>> 2,
+    };
+    inputRegions.set(this.#dp, inputs);
+    return inputs;
   }
 
   /** Bytes per packet buffer now (see slotLenMax). */
@@ -213,18 +248,19 @@ export class Runner {
     if (span > this.#dataCap) {
       this.#dataCap = Math.max(span, 2 * this.#dataCap);
       x.inputInit(this.#options.batchPackets, this.#dataCap);
+      inputRegions.delete(this.#dp);
     }
     const mem = this.#dp.mem;
-    mem.u8.set(batch.data.subarray(base, end), x.region(R("in-data")));
+    const at = inputRegions.get(this.#dp) ?? this.#locateInputs();
+    mem.u8.set(base === 0 && end === batch.data.length ? batch.data : batch.data.subarray(base, end), at.data);
     const u32 = mem.u32;
-    u32.set(batch.offset.subarray(0, n), x.region(R("in-offset")) >>> 2);
-    u32.set(batch.capLen.subarray(0, n), x.region(R("in-len")) >>> 2);
-    u32.set(batch.origLen.subarray(0, n), x.region(R("in-orig-len")) >>> 2);
-    u32.set(batch.tsNsec.subarray(0, n), x.region(R("in-nsec")) >>> 2);
-    mem.f64.set(batch.tsSec.subarray(0, n), x.region(R("in-sec")) >>> 3);
-    const ep = x.region(R("in-endpoint")) >>> 2;
-    if (typeof batch.endpoint === "number") u32.fill(batch.endpoint, ep, ep + n);
-    else u32.set(batch.endpoint.subarray(0, n), ep);
+    u32.set(first(batch.offset, n), at.offset);
+    u32.set(first(batch.capLen, n), at.len);
+    u32.set(first(batch.origLen, n), at.origLen);
+    u32.set(first(batch.tsNsec, n), at.nsec);
+    mem.f64.set(first(batch.tsSec, n), at.sec);
+    if (typeof batch.endpoint === "number") u32.fill(batch.endpoint, at.endpoint, at.endpoint + n);
+    else u32.set(first(batch.endpoint, n), at.endpoint);
     return { count: n, base };
   }
 

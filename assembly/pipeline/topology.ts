@@ -6,13 +6,13 @@
 //   ┌─────────────┬─────────────┬────────────┬───────────┬────────────────────────────────┐
 //   │ network i32 │ machine i32 │ design i32 │ flags u32 │ tables: usize × 5 (ROLE_* order) │
 //   ├─────────────┴─────────────┴────────────┴───────────┴────────────────────────────────┤
-//   │ portLinks usize (i32 link per out-identifier, −1 none) │ nPorts i32 │ drops usize (u64 × DROP_COUNT) │ delivered u64 │ captureId i32 │
+//   │ portLinks usize (i32 link per out-identifier, −1 none) │ nPorts i32 │ drops usize (u64 × DROP_COUNT) │ delivered u64 │ captureId i32 │ pad: to 64 bytes │
 //   └──────────────────────────────────────────────────────────────────────────────────────┘
 //
 // A link (one-way; a two-way link is two of them):
 //
 //   ┌─────────────┬────────────┬────────────────┬──────────┬───────────────┬──────────────────────────────┬─────────────┬────────────┬────────────┬───────────┐
-//   │ network i32 │ sender i32 │ senderPort u32 │ mode i32 │ nReceivers i32│ receivers usize: (member i32,│ capture i32 │ design i32 │ packets u64│ bytes u64 │ captureId │ down u32 │
+//   │ network i32 │ sender i32 │ senderPort u32 │ mode i32 │ nReceivers i32│ receivers usize: (member i32,│ capture i32 │ design i32 │ packets u64│ bytes u64 │ captureId │ down u32 │ pad u64 │
 //   │             │ (−1 = ext) │                │          │ (0 = external)│ port u32) × nReceivers       │             │            │            │           │           │          │
 //   └─────────────┴────────────┴────────────────┴──────────┴───────────────┴──────────────────────────────┴─────────────┴────────────┴────────────┴───────────┴───────────┴──────────┘
 
@@ -40,6 +40,8 @@ export const MEMBER_TAG_DELIVERIES: u32 = 4; // deliveries' capture records carr
   delivered: u64;
   /** The capture buffer its deliveries go to (capture.ts), −1 none. */
   captureId: i32;
+  /** To 64 bytes: a member's address is a shift, not a multiply, on every step. */
+  pad: u32;
 }
 
 @unmanaged export class Link {
@@ -57,6 +59,8 @@ export const MEMBER_TAG_DELIVERIES: u32 = 4; // deliveries' capture records carr
   captureId: i32;
   /** Non-zero while the link is down: what is sent onto it is dropped (linkSetDown). */
   down: u32;
+  /** To 64 bytes, as Member. */
+  pad: u64;
 }
 
 /** Where input packets enter: a link (as if transmitted on it), or a member (sent by it). */

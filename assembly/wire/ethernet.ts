@@ -52,7 +52,7 @@ export const TPID_SERVICE_OLD: u32 = 0x9100;
  * vector at `key`. Returns the header length including tags, or -1 if the
  * frame is too short for its header.
  */
-export function parse(p: usize, len: i32, key: usize): i32 {
+@inline export function parse(p: usize, len: i32, key: usize): i32 {
   if (len < HEADER_LEN) return -1;
   // dst and src sit side by side on the wire and in the key, both big-endian: copy 12 bytes.
   if (KEY_ETHERNET_SRC != KEY_ETHERNET_DST + 6) unreachable(); // folded away: the registry keeps them adjacent

@@ -151,26 +151,49 @@ export function resume(): i32 {
       return forwardOn(d);
     }
     case STAGE_DELIVER: return deliver(d);
-    case STAGE_RECEIVE: {
-      stage = receive(d);
-      if (tracing) return stage;
-      if (stage == STAGE_DELIVER) {
-        d.stage = stage;
-        return deliver(d);
-      }
-      if (stage != STAGE_ACQUIRE) return stage;
-      d.stage = stage;
-    } // then acquire
-    case STAGE_ACQUIRE: {
-      stage = acquire(d);
-      if (stage != STAGE_FORWARD || tracing) return stage;
-      d.stage = stage;
-    } // then forward
+    case STAGE_RECEIVE: return receiveOn(d);
+    case STAGE_ACQUIRE: return acquireOn(d);
     case STAGE_FORWARD: return forwardOn(d);
     case STAGE_TRANSMIT: return transmitOn(d);
-    case STAGE_LINK: return cross(d);
+    case STAGE_LINK: {
+      stage = cross(d);
+      if (stage != STAGE_ACQUIRE || tracing) return stage;
+      d.stage = stage;
+      return acquireOn(d);
+    }
   }
   return STAGE_DONE;
+}
+
+/** receive, then (without a trace) deliver, or acquire at the overlay member. */
+@inline function receiveOn(d: Packet): i32 {
+  const stage = receive(d);
+  if (tracing) return stage;
+  if (stage == STAGE_DELIVER) {
+    d.stage = stage;
+    return deliver(d);
+  }
+  if (stage != STAGE_ACQUIRE) return stage;
+  d.stage = stage;
+  return acquireOn(d);
+}
+
+/** acquire, then (without a trace) forward … or receive (the rest: the loop). */
+@inline function acquireOn(d: Packet): i32 {
+  const stage = acquire(d);
+  if (tracing) return stage;
+  if (stage == STAGE_FORWARD) {
+    d.stage = stage;
+    return forwardOn(d);
+  }
+  if (stage == STAGE_RECEIVE) {
+    d.stage = stage;
+    const next = receive(d);
+    if (next != STAGE_DELIVER) return next;
+    d.stage = next;
+    return deliver(d);
+  }
+  return stage;
 }
 
 /** forward, then (without a trace) transmit and the link. */

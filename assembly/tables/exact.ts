@@ -9,8 +9,9 @@
 //                 others go through the hash.
 //   EXACT_DIRECT32 the key is the first four bytes (a send table's session):
 //                 the same direct index by that 32-bit value.
-//   EXACT_WORD    the key lies within the first 8 bytes: the keyed index with
-//                 16-byte slots.
+//   EXACT_WORD    the fields lie within one 8-byte word of the key (any word:
+//                 a type, a VNI, a destination address): the keyed index with
+//                 16-byte slots, holding that word.
 //   EXACT_KEYED   the key lies within the first KEYED_MAX_WORDS words (any
 //                 Ethernet, IPv4, GRE or VXLAN key): the keyed index with
 //                 32-byte slots.
@@ -98,9 +99,15 @@ export function prepare(t: Table): void {
     const bytes = <usize>(<u32>DIRECT_LEN + DIRECT_TOP) << 2;
     t.direct = heap.alloc(bytes);
     memory.fill(t.direct, 0xff, bytes); // −1: no entry
+  } else if (onlyWord(t) >= 0) {
+    t.exactMode = EXACT_WORD;
+    t.keyedFrom = onlyWord(t) << 3;
+    t.keyedShift = 4;
+    makeKeyed(t);
   } else if (t.words <= KEYED_MAX_WORDS) {
-    t.exactMode = t.words == 1 ? EXACT_WORD : EXACT_KEYED;
-    t.keyedShift = t.words == 1 ? 4 : 5;
+    t.exactMode = EXACT_KEYED;
+    t.keyedFrom = 0;
+    t.keyedShift = 5;
     makeKeyed(t);
   } else {
     t.exactMode = EXACT_HASHED;
@@ -127,13 +134,33 @@ export function resize(t: Table): void {
   for (let i = 0; i < t.allocated; i++) if (entryAt(t, i).group != FREE) placed(t, i);
 }
 
-/** The keyed index's home slot for key words at `key` (masked by the table's mask). */
-@inline function keyedHash(t: Table, key: usize): u32 {
+/** The one word of the key the fields lie in, or −1 when they span several. */
+function onlyWord(t: Table): i32 {
+  let found = -1;
+  for (let w = 0; w < t.words; w++) {
+    if (load<u64>(t.mask + (<usize>w << 3)) == 0) continue;
+    if (found >= 0) return -1;
+    found = w;
+  }
+  return found;
+}
+
+/** Words of the key a keyed slot holds, from byte `keyedFrom` of the key on. */
+@inline function slotWords(t: Table): i32 {
+  return t.exactMode == EXACT_WORD ? 1 : t.words;
+}
+
+/**
+ * The keyed index's home slot for the key words at `words` (a slot's, or a
+ * key's from byte keyedFrom on), masked by the table's mask.
+ */
+@inline function keyedHash(t: Table, words: usize): u32 {
   let h: u64 = M1;
-  const words = t.words;
-  for (let i = 0; i < words; i++) {
+  const n = slotWords(t);
+  const mask = t.mask + <usize>t.keyedFrom;
+  for (let i = 0; i < n; i++) {
     const o = <usize>i << 3;
-    const w = load<u64>(key + o) & load<u64>(t.mask + o);
+    const w = load<u64>(words + o) & load<u64>(mask + o);
     h = (h ^ w ^ (w >> 32)) * M1; // fold, mix: as tuple-space.ts hashMasked
     h ^= h >> 29;
   }
@@ -145,7 +172,7 @@ export function resize(t: Table): void {
 }
 
 @inline function slotEntry(t: Table, slot: usize): usize {
-  return slot + (t.words == 1 ? SLOT_ENTRY_WORD : SLOT_ENTRY_WIDE);
+  return slot + (t.exactMode == EXACT_WORD ? SLOT_ENTRY_WORD : SLOT_ENTRY_WIDE);
 }
 
 /** Entry `i` is now in the table. */
@@ -157,11 +184,11 @@ export function placed(t: Table, i: i32): void {
     const at = directAt(t, directValue(t, valueOf(t, entryAt(t, i))));
     if (at != 0) store<i32>(at, i);
   } else if (mode == EXACT_WORD || mode == EXACT_KEYED) {
-    const value = valueOf(t, entryAt(t, i)); // stored masked
+    const value = valueOf(t, entryAt(t, i)) + <usize>t.keyedFrom; // stored masked
     let s = keyedHash(t, value);
     while (load<u32>(slotEntry(t, slotAt(t, s))) != 0) s = (s + 1) & t.keyedMask;
     const slot = slotAt(t, s);
-    for (let w = 0; w < t.words; w++) store<u64>(slot + (<usize>w << 3), load<u64>(value + (<usize>w << 3)));
+    for (let w = 0; w < slotWords(t); w++) store<u64>(slot + (<usize>w << 3), load<u64>(value + (<usize>w << 3)));
     store<u32>(slotEntry(t, slot), <u32>(i + 1));
     store<u32>(slotEntry(t, slot) + SLOT_ACTION, actionWord(entryAt(t, i)));
   }
@@ -170,7 +197,7 @@ export function placed(t: Table, i: i32): void {
 /** Entry `i`'s action was set or restored: its slot's action word follows. */
 export function actionChanged(t: Table, i: i32): void {
   if (t.exactMode != EXACT_WORD && t.exactMode != EXACT_KEYED) return;
-  let s = keyedHash(t, valueOf(t, entryAt(t, i)));
+  let s = keyedHash(t, valueOf(t, entryAt(t, i)) + <usize>t.keyedFrom);
   while (load<u32>(slotEntry(t, slotAt(t, s))) != <u32>(i + 1)) s = (s + 1) & t.keyedMask;
   store<u32>(slotEntry(t, slotAt(t, s)) + SLOT_ACTION, actionWord(entryAt(t, i)));
 }
@@ -184,7 +211,7 @@ export function removed(t: Table, i: i32): void {
     const at = directAt(t, directValue(t, valueOf(t, entryAt(t, i))));
     if (at != 0) store<i32>(at, -1);
   } else if (mode == EXACT_WORD || mode == EXACT_KEYED) {
-    let s = keyedHash(t, valueOf(t, entryAt(t, i)));
+    let s = keyedHash(t, valueOf(t, entryAt(t, i)) + <usize>t.keyedFrom);
     while (load<u32>(slotEntry(t, slotAt(t, s))) != <u32>(i + 1)) s = (s + 1) & t.keyedMask;
     // Backward-shift deletion: pull later slots of the run over the hole when that keeps them reachable.
     const size = <usize>1 << t.keyedShift;
@@ -224,9 +251,10 @@ export function keyedProbeDistance(t: Table): f64 {
   return n == 0 ? 0 : <f64>total / <f64>n;
 }
 
-/** EXACT_WORD: one masked word, compared in the slot. */
+/** EXACT_WORD: one masked word (at byte keyedFrom), compared in the slot. */
 @inline export function lookupWord(t: Table, key: usize): i32 {
-  const x = load<u64>(key) & load<u64>(t.mask);
+  const from = <usize>t.keyedFrom;
+  const x = load<u64>(key + from) & load<u64>(t.mask + from);
   let h = (M1 ^ x ^ (x >> 32)) * M1;
   h ^= h >> 29;
   let s = <u32>((h * M2) >> 32) & t.keyedMask;

@@ -126,6 +126,8 @@ export const FREE: i32 = -1;
   keyedBlock: usize;
   keyedMask: u32;
   keyedShift: u32;
+  /** The byte of the key the keyed index's words start at: 0, or for EXACT_WORD the one word the fields lie in. */
+  keyedFrom: i32;
 }
 
 @inline export function entryAt(t: Table, i: i32): Entry {

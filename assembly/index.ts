@@ -2,7 +2,8 @@
 // calls (set-up, table writes, counters) are few and not per packet; packets
 // go in and out only through run()/resume() on whole batches.
 
-import { entryAt, hitsAt, lookup as lookupIn } from "./tables/table";
+import { Entry, entryAt, hitsAt, lookup as lookupIn } from "./tables/table";
+import { actionOf } from "./pipeline/lookup";
 import { tableById } from "./tables/write";
 import { memberAt, linkAt, nLinks, nMembers, orphanDrops } from "./pipeline/topology";
 import {
@@ -83,12 +84,30 @@ export function tableEntry(id: i32, i: i32, out: usize): bool {
   if (t == null || i < 0 || i >= t.allocated) return false;
   const e = entryAt(t, i);
   if (e.group < 0) return false;
+  writeAction(e, out);
+  return true;
+}
+
+/**
+ * The entry `key` matches in table `id` (−1: none; counts a hit), with its
+ * action as a packet's lookup reads it — from the keyed slot where that holds
+ * it — written to `out` as tableEntry writes it. For tests: the slot's copy
+ * must follow every change to the entry.
+ */
+export function tableLookupAction(id: i32, key: usize, out: usize): i32 {
+  const t = tableById(id);
+  if (t == null) return -1;
+  const row = lookupIn(t, key);
+  if (row >= 0) writeAction(actionOf(t, row), out);
+  return row;
+}
+
+function writeAction(e: Entry, out: usize): void {
   store<u32>(out, e.code);
   store<u32>(out, e.count, 4);
   store<u32>(out, e.arg, 8);
   store<u32>(out, e.arg2, 12);
   store<u32>(out, e.data, 16);
-  return true;
 }
 
 // ── Topology ───────────────────────────────────────────────────────────────

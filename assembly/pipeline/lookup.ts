@@ -39,6 +39,12 @@ const held = changetype<Entry>(memory.data(offsetof<Entry>(), 16));
   return held;
 }
 
+/** The action of entry `row`, just found in `t`: from the keyed slot when it held one (exact.hitAction), else the entry. */
+@inline export function actionOf(t: Table, row: i32): Entry {
+  const a = hitAction;
+  return a != 0 ? unpack(a) : entryAt(t, row);
+}
+
 /** Where lookupIdIn builds a key the direct index cannot take. */
 const scratch = memory.data(8);
 

@@ -25,6 +25,7 @@ export interface DataPlaneExports extends Record<string, unknown> {
   tableProbeDistance(id: number): number;
   tableHits(id: number, out: number): number;
   tableEntry(id: number, i: number, out: number): number;
+  tableLookupAction(id: number, key: number, out: number): number;
   // topology
   topologyReset(members: number, links: number, endpoints: number): void;
   memberSet(i: number, network: number, machine: number, design: number, flags: number, nPorts: number): void;

@@ -40,6 +40,15 @@ export interface EntryAction {
   readonly data?: Uint8Array;
 }
 
+/** An action as the data plane holds it (data: the bytes asked for; none when it has no data). */
+export interface StoredAction {
+  readonly name: ActionName;
+  readonly count: number;
+  readonly arg: number;
+  readonly arg2: number;
+  readonly data: Uint8Array;
+}
+
 export type WriteOp = "insert" | "modify" | "delete";
 
 export interface TableWrite {
@@ -152,6 +161,25 @@ export class Tables {
     return hit;
   }
 
+  /**
+   * The entry a key matches (−1: none) and its action as a packet's lookup
+   * reads it (from the keyed slot where that holds it); counts a hit.
+   */
+  lookupAction(table: TableLayout, key: Uint8Array, dataLen = 0): { row: number; action?: StoredAction } {
+    const buf = this.#dp.alloc(table.keyLen + 20);
+    this.#dp.mem.u8.set(key, buf);
+    const out = buf + table.keyLen;
+    const row = this.#dp.exports.tableLookupAction(table.id, buf, out);
+    const action = row < 0 ? undefined : this.#readAction(out, dataLen);
+    this.#dp.free(buf);
+    return action === undefined ? { row } : { row, action };
+  }
+
+  #readAction(at: number, dataLen: number): StoredAction {
+    const [code = 0, count = 0, arg = 0, arg2 = 0, data = 0] = this.#dp.mem.u32.slice(at >>> 2, (at >>> 2) + 5);
+    return { name: ACTIONS[code] ?? "none", count, arg, arg2, data: data === 0 ? new Uint8Array(0) : this.#dp.mem.u8.slice(data, data + dataLen) };
+  }
+
   /** Hit counts by entry index. */
   hits(table: TableLayout): Float64Array {
     const buf = this.#dp.alloc(table.capacity * 8);
@@ -170,12 +198,11 @@ export class Tables {
    * for its data: `dataLen` says how many bytes to read (the action's own, e.g. 2 × count for
    * `out`); an entry without data reads as no bytes.
    */
-  action(table: TableLayout, i: number, dataLen = 0): { name: ActionName; count: number; arg: number; arg2: number; data: Uint8Array } | undefined {
+  action(table: TableLayout, i: number, dataLen = 0): StoredAction | undefined {
     const buf = this.#dp.alloc(20);
     const live = this.#dp.exports.tableEntry(table.id, i, buf);
-    const [code = 0, count = 0, arg = 0, arg2 = 0, data = 0] = this.#dp.mem.u32.slice(buf >>> 2, (buf >>> 2) + 5);
+    const action = live ? this.#readAction(buf, dataLen) : undefined;
     this.#dp.free(buf);
-    if (!live) return undefined;
-    return { name: ACTIONS[code] ?? "none", count, arg, arg2, data: data === 0 ? new Uint8Array(0) : this.#dp.mem.u8.slice(data, data + dataLen) };
+    return action;
   }
 }

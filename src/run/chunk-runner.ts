@@ -1,7 +1,9 @@
 // Running a part of a replay's packets on a data plane of its own: each worker
 // thread has one (./worker.ts), and so does the main thread (./workers.ts has
-// the model). It runs its packets of each chunk and hands back every capture
-// record with the number of the input packet it came from, and its trace lines.
+// the model). It reads the inputs itself, as every data plane does, and runs
+// the packets whose flow hash names it; for each chunk of the replay's packets
+// it hands back every capture record with the number of the input packet it
+// came from, and its trace lines.
 //
 // The data plane writes capture records itself (assembly/pipeline/capture.ts)
 // and they name no packet; so each packet enters with its index in the chunk
@@ -16,10 +18,15 @@ import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
 import { R_CAP_LEN, R_TS_FRAC, RECORD_HEADER_LEN } from "../pcap/pcap-layout.js";
 import { DataPlane } from "../wasm/module.js";
 import { type CaptureTargets, DEFAULT_RUNNER, type InputBatch, Runner } from "../wasm/runner.js";
+import { type FlowBytes, flowBytes, flowHash, planeOf } from "./flow.js";
+import { type Inputs, openInputs } from "./inputs.js";
 import { assignCaptures } from "./outputs.js";
 import { type Counters, readCounters } from "./summary.js";
 import { TraceWriter } from "./trace.js";
-import type { ChunkArrays, ChunkMessage, ChunkResult, PartInfo, ResultArea, RunnerSetup } from "./workers.js";
+import type { ChunkResult, PartInfo, ResultArea, RunnerSetup } from "./workers.js";
+
+/** Packets per chunk: many sub-batches per message, few enough that running and writing overlap. */
+export const CHUNK_PACKETS = 8192;
 
 /** One capture's records of the chunk being run; the buffers are kept from chunk to chunk. */
 interface Collected {
@@ -124,23 +131,21 @@ export class ChunkRunner {
   readonly #compiled: CompiledSpec;
   readonly #dp: DataPlane;
   readonly #installed: ReturnType<typeof install>;
+  readonly #endpoints: ReturnType<typeof resolveEndpoint>[];
+  readonly #flow: (FlowBytes | undefined)[];
   readonly #records: Records;
-  readonly #slots: ChunkArrays[];
-  /** Per chunk slot: where this worker's records of the chunk in it go, on memory the main thread reads. */
+  /** Per chunk slot: where this data plane's records of the chunk in it go, on memory the main thread reads. */
   readonly #areas: (ResultArea | undefined)[] = [];
-  #runner: Runner | undefined;
-  #trace: TraceWriter | undefined;
-  #lines: { packets: number[]; texts: string[] } = { packets: [], texts: [] };
-  // One sub-batch of this worker's packets, with the tags in place of nanoseconds.
+  // One sub-batch of this data plane's packets, with the tags in place of nanoseconds.
   readonly #batch: { offset: Uint32Array; capLen: Uint32Array; origLen: Uint32Array; tsSec: Float64Array; tsNsec: Uint32Array; tag: Uint32Array; endpoint: Uint32Array; numbers: Uint32Array };
 
   constructor(setup: RunnerSetup) {
     this.#setup = setup;
     this.#compiled = setup.compiled;
     this.#dp = DataPlane.load();
-    const endpoints = setup.endpoints.map((e) => resolveEndpoint(this.#compiled, e));
-    this.#installed = install(this.#dp, this.#compiled, endpoints);
-    this.#slots = [...setup.slots];
+    this.#endpoints = setup.endpoints.map((e) => resolveEndpoint(this.#compiled, e));
+    this.#flow = this.#endpoints.map((e) => flowBytes(e.network.spec.design, e.kind === "session"));
+    this.#installed = install(this.#dp, this.#compiled, this.#endpoints);
     this.#records = new Records(assignCaptures(this.#compiled, this.#dp).length);
     const n = DEFAULT_RUNNER.batchPackets;
     this.#batch = {
@@ -155,63 +160,96 @@ export class ChunkRunner {
     };
   }
 
-  /** Before the first chunk of a run: counters from zero. */
-  start(): void {
+  /** The replay's inputs, opened as the main thread opens them: every data plane reads the same batches. */
+  openInputs(): Inputs {
+    return openInputs(this.#endpoints, this.#setup.files, DEFAULT_RUNNER.batchPackets);
+  }
+
+  /**
+   * Reads `inputs` to the end and runs this data plane's packets (counters
+   * from zero). After each chunk of CHUNK_PACKETS packets (the last may be
+   * shorter), `ready(id)` is called before its records go to the result area
+   * of slot id % slots, then `done` with them. Returns the packets it ran.
+   */
+  replay(inputs: Inputs, slots: number, ready: (id: number) => void, done: (result: ChunkResult) => void): number {
     const s = this.#setup;
-    this.#dp.exports.countersReset();
-    this.#runner = new Runner(
-      this.#dp,
+    const dp = this.#dp;
+    dp.exports.countersReset();
+    const runner = new Runner(
+      dp,
       { trace: s.trace, maxFanout: this.#compiled.maxFanout, hopLimit: s.hopLimit, copyLimit: s.copyLimit, slotLenMax: MAX_CAP_LEN_DEFAULT + DEFAULT_RUNNER.headroom },
       this.#records,
     );
-    this.#trace = s.trace ? new TraceWriter({ line: (packet, text) => (this.#lines.packets.push(packet), this.#lines.texts.push(text)) }, this.#compiled, this.#installed.entries) : undefined;
-  }
-
-  /** Runs this data plane's packets of a chunk; returns their records and trace lines. */
-  chunk(message: ChunkMessage): ChunkResult {
-    const runner = this.#runner;
-    const slot = this.#slots[message.slot];
-    if (runner === undefined || slot === undefined) throw new Error("chunk before start, or in no slot");
-    const chunk = message.data === undefined ? slot : (this.#slots[message.slot] = { ...slot, data: message.data });
-    const first = message.first;
-    this.#records.chunk = { first, tsNsec: chunk.tsNsec };
+    let lines: { packets: number[]; texts: string[] } = { packets: [], texts: [] };
+    const trace = s.trace ? new TraceWriter({ line: (packet, text) => (lines.packets.push(packet), lines.texts.push(text)) }, this.#compiled, this.#installed.entries) : undefined;
+    const sink = trace === undefined ? null : { packet: () => {}, event: trace.event.bind(trace) };
+    const names = s.endpoints;
+    const me = s.index;
+    const planes = s.planes;
+    const flow = this.#flow;
     const b = this.#batch;
     const max = b.offset.length;
-    const trace = this.#trace;
-    const sink = trace === undefined ? null : { packet: () => {}, event: trace.event.bind(trace) };
-    const names = this.#setup.endpoints;
+    /** The real nanoseconds of the chunk's packets, by index in the chunk. */
+    const nsec = new Uint32Array(CHUNK_PACKETS);
+    const records = this.#records;
+    records.chunk = { first: 0, tsNsec: nsec };
+    let id = 0;
+    let first = 0;
+    let ran = 0;
     let n = 0;
-    const run = (): void => {
-      const staged: InputBatch = { data: chunk.data, count: n, offset: b.offset, capLen: b.capLen, origLen: b.origLen, tsSec: b.tsSec, tsNsec: b.tag, endpoint: b.endpoint };
+    const run = (data: Uint8Array): void => {
+      const staged: InputBatch = { data, count: n, offset: b.offset, capLen: b.capLen, origLen: b.origLen, tsSec: b.tsSec, tsNsec: b.tag, endpoint: b.endpoint };
       trace?.startBatch(0, { ...staged, tsNsec: b.tsNsec }, names, b.numbers);
       runner.run(staged, 0, sink);
       trace?.endLine(); // the next sub-batch numbers its packets from 0 again
+      ran += n;
       n = 0;
     };
-    const { offset, capLen, origLen, tsSec, tsNsec, endpoint, mine } = chunk;
-    for (let k = 0; k < message.count; k++) {
-      const i = mine[k] ?? 0;
-      b.offset[n] = offset[i] ?? 0;
-      b.capLen[n] = capLen[i] ?? 0;
-      b.origLen[n] = origLen[i] ?? 0;
-      b.tsSec[n] = tsSec[i] ?? 0;
-      b.tsNsec[n] = tsNsec[i] ?? 0;
-      b.tag[n] = i;
-      b.endpoint[n] = endpoint[i] ?? 0;
-      b.numbers[n] = first + i;
-      if (++n === max) run();
+    const endChunk = (): void => {
+      runner.flushCaptures();
+      ready(id);
+      const slot = id % slots;
+      const { parts, area, grew } = records.take(this.#areas[slot]);
+      this.#areas[slot] = area;
+      done({ kind: "chunk", id, parts, ...(grew ? { area } : {}), lines });
+      lines = { packets: [], texts: [] };
+      id++;
+      first += CHUNK_PACKETS;
+      records.chunk = { first, tsNsec: nsec };
+    };
+    let number = 0;
+    for (const batch of inputs.batches()) {
+      const { data, count, offset, capLen, origLen, tsSec, tsNsec, endpoint } = batch;
+      for (let i = 0; i < count; i++, number++) {
+        if (number - first === CHUNK_PACKETS) {
+          if (n > 0) run(data);
+          endChunk();
+        }
+        const ep = typeof endpoint === "number" ? endpoint : (endpoint[i] as number);
+        const at = offset[i] as number;
+        const len = capLen[i] as number;
+        if (planeOf(flowHash(data, at, len, ep, flow[ep]), planes) !== me) continue;
+        const tag = number - first;
+        const ns = tsNsec[i] as number;
+        nsec[tag] = ns;
+        b.offset[n] = at;
+        b.capLen[n] = len;
+        b.origLen[n] = origLen[i] as number;
+        b.tsSec[n] = tsSec[i] as number;
+        b.tsNsec[n] = ns;
+        b.tag[n] = tag;
+        b.endpoint[n] = ep;
+        b.numbers[n] = number;
+        if (++n === max) run(data);
+      }
+      if (n > 0) run(data);
     }
-    if (n > 0) run();
-    runner.flushCaptures();
-    this.#records.chunk = undefined;
-    const { parts, area, grew } = this.#records.take(this.#areas[message.slot]);
-    this.#areas[message.slot] = area;
-    const lines = this.#lines;
-    this.#lines = { packets: [], texts: [] };
-    return { kind: "chunk", id: message.id, parts, ...(grew ? { area } : {}), lines };
+    if (number > first) endChunk();
+    records.chunk = undefined;
+    return ran;
   }
 
-  /** The counters since start(). */
+  /** The counters since the last replay() began. */
   counters(): Counters {
     return readCounters(this.#dp, this.#installed);
   }

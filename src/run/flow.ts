@@ -40,17 +40,19 @@ export function flowHash(data: Uint8Array, at: number, len: number, endpoint: nu
   let h = Math.imul(endpoint + 1, FNV_PRIME);
   if (bytes === undefined) return mix(h);
   const last = bytes.end - 1;
+  const lastMask = bytes.lastMask ?? 0xff;
   const stop = Math.min(bytes.end, len);
   let k = bytes.start;
-  // Four bytes a step while the mask cannot apply, then byte by byte.
-  for (; k + 4 <= stop && k + 3 < last; k += 4) {
+  // Four bytes a step (the last one masked when it is the flow's last byte), then byte by byte.
+  for (; k + 4 <= stop; k += 4) {
     const p = at + k;
-    const w = (data[p] ?? 0) | ((data[p + 1] ?? 0) << 8) | ((data[p + 2] ?? 0) << 16) | ((data[p + 3] ?? 0) << 24);
+    let w = (data[p] as number) | ((data[p + 1] as number) << 8) | ((data[p + 2] as number) << 16) | ((data[p + 3] as number) << 24);
+    if (k + 3 === last) w &= (lastMask << 24) | 0xffffff;
     h = Math.imul(h ^ w, FNV_PRIME);
     h = (h << 13) | (h >>> 19);
   }
   for (; k < stop; k++) {
-    const b = (data[at + k] ?? 0) & (k === last ? (bytes.lastMask ?? 0xff) : 0xff);
+    const b = (data[at + k] as number) & (k === last ? lastMask : 0xff);
     h = Math.imul(h ^ b, FNV_PRIME);
   }
   return mix(h);
@@ -66,4 +68,20 @@ function mix(h: number): number {
   h = Math.imul(h, 0xc2b2ae35);
   h ^= h >>> 16;
   return h >>> 0;
+}
+
+/** Hash buckets per worker thread; the main thread's data plane takes one bucket in all (see planeOf()). */
+const BUCKETS_PER_THREAD = 8;
+
+/**
+ * The data plane a flow hash runs on, of `planes`. The main thread's (0) takes
+ * one bucket of BUCKETS_PER_THREAD × threads + 1, for it also merges and
+ * writes; the worker threads (1 ..) share the others.
+ */
+export function planeOf(hash: number, planes: number): number {
+  if (planes === 1) return 0;
+  const threads = planes - 1;
+  // The top 16 bits scaled to the bucket count: integer arithmetic (a % on a 32-bit unsigned hash is a float remainder).
+  const bucket = ((hash >>> 16) * (BUCKETS_PER_THREAD * threads + 1)) >>> 16;
+  return bucket === 0 ? 0 : 1 + ((bucket - 1) % threads);
 }

@@ -6,6 +6,7 @@
 // An input that is damaged part-way (or brings a link type the network cannot
 // take) ends there, after its good packets; the others go on to their end.
 
+import type { ResolvedEndpoint } from "../control/endpoints.js";
 import { InputError } from "../errors.js";
 import { LINKTYPE, linkTypeName, openCapture, PACKET_NO_TIMESTAMP } from "../pcap/index.js";
 import type { CaptureReader, InterfaceInfo, PacketBatch } from "../pcap/index.js";
@@ -237,6 +238,14 @@ class FileStream {
     }
     return n;
   }
+}
+
+/** The captures `files` injected at `endpoints` (input k at endpoints[k]), in batches of `batchSize`. */
+export function openInputs(endpoints: readonly ResolvedEndpoint[], files: readonly string[], batchSize: number): Inputs {
+  return new Inputs(
+    endpoints.map((e, k) => ({ endpoint: e.text, file: files[k] ?? "", injection: k, design: e.network.spec.design, payload: e.kind === "session" })),
+    batchSize,
+  );
 }
 
 /** Every input, as one stream of batches in timestamp order. */

@@ -18,7 +18,7 @@ import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
 import { loadSpec } from "../description/load.js";
 import { DataPlane } from "../wasm/module.js";
 import { checkLimits, DEFAULT_RUNNER, Runner } from "../wasm/runner.js";
-import { Inputs } from "./inputs.js";
+import { type Inputs, openInputs } from "./inputs.js";
 import { CaptureOutputs, OutDir, outputFiles, SUMMARY_FILE, TRACE_FILE } from "./outputs.js";
 import { type Counters, readCounters, type Summary, summarize } from "./summary.js";
 import { TraceWriter } from "./trace.js";
@@ -121,8 +121,9 @@ export class Replay {
     const options = this.#options;
     const compiled = this.#compiled;
     const dp = this.#dp;
-    const inputs = new Inputs(
-      this.#endpoints.map((e, k) => ({ endpoint: e.text, file: options.inputs[k]?.file ?? "", injection: k, design: e.network.spec.design, payload: e.kind === "session" })),
+    const inputs = openInputs(
+      this.#endpoints,
+      options.inputs.map((i) => i.file),
       DEFAULT_RUNNER.batchPackets,
     );
     try {
@@ -203,6 +204,7 @@ export class Replay {
       size,
       this.#compiled,
       this.#endpoints,
+      this.#options.inputs.map((i) => i.file),
       { trace: this.#options.trace === true, hopLimit: this.#options.hopLimit ?? DEFAULT_RUNNER.hopLimit, copyLimit: this.#options.copyLimit ?? DEFAULT_RUNNER.copyLimit },
     );
     return this.#pool;

@@ -1,30 +1,30 @@
 // Replay across worker threads (`strata run --workers N`): N data planes with
 // the same tables, one on the main thread and N − 1 in worker threads
-// (./worker.ts), each a ChunkRunner (./chunk-runner.ts). The main thread reads
-// and merges the inputs as a one-thread replay does, and cuts the packet
-// stream into chunks of whole batches in shared memory; a flow hash
-// (./flow.ts) gives every packet a data plane, so a flow's packets run on one,
-// in order. The main thread, which also reads, merges and writes, takes a small
-// share of the flows. Each data plane runs its packets of each chunk and hands
-// back every capture record and trace line with its input packet's number. The
-// main thread merges them in packet order — the order of a one-thread replay,
-// where each packet and its copies run to the end before the next — and
-// appends them to the files, so every output is the same, byte for byte; the
-// counters are summed.
+// (./worker.ts), each a ChunkRunner (./chunk-runner.ts). Every data plane
+// reads and merges the inputs itself, as a one-thread replay does, so every
+// one sees the same packets with the same numbers; a flow hash (./flow.ts)
+// gives every packet a data plane, which runs it while the others skip it, so
+// a flow's packets run on one, in order. The main thread, which also merges
+// and writes, takes a small share of the flows. For each chunk of packets
+// every data plane hands back every capture record and trace line with its
+// input packet's number. The main thread merges them in packet order — the
+// order of a one-thread replay, where each packet and its copies run to the
+// end before the next — and appends them to the files, so every output is the
+// same, byte for byte; the counters are summed.
 //
 // The main thread never waits on its event loop: it blocks in Atomics.wait on
 // a counter the workers bump after each message and takes messages with
-// receiveMessageOnPort, so a replay stays one synchronous call.
+// receiveMessageOnPort, so a replay stays one synchronous call. A worker runs
+// a whole replay in one call too, and waits (Atomics.wait) before it reuses a
+// result area until the main thread has merged the chunk that was in it.
 
 import { closeSync, openSync, writeSync } from "node:fs";
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
 import type { CompiledSpec } from "../control/compiled.js";
 import type { ResolvedEndpoint } from "../control/endpoints.js";
-import type { InputBatch } from "../wasm/runner.js";
-import { type FlowBytes, flowBytes, flowHash } from "./flow.js";
+import { CHUNK_PACKETS, ChunkRunner } from "./chunk-runner.js";
 import type { Inputs } from "./inputs.js";
 import type { CaptureOutputs } from "./outputs.js";
-import { ChunkRunner } from "./chunk-runner.js";
 import { addCounters, type Counters } from "./summary.js";
 
 /** The most worker threads `--workers` takes. */
@@ -39,63 +39,44 @@ export function defaultWorkers(_totalBytes: number): number {
   return 1;
 }
 
-/** Packets per chunk: many batches per message, few enough that reading, running and writing overlap. */
-const CHUNK_PACKETS = 8192;
-const CHUNK_BYTES = 1 << 20;
-/** Hash buckets per worker thread; the main thread's data plane takes one bucket in all (see owner()). */
-const BUCKETS_PER_THREAD = 8;
-/** Chunks sent and not yet merged: each has a slot of its own. */
+/** Chunks run and not yet merged: each has a result area of its own in every data plane. */
 const IN_FLIGHT = 3;
 
-/** What a ChunkRunner needs: its data plane's index, the chunk slots as it sees them, the description and the run's options. */
+/** Loads of the shared counter before a thread sleeps on it (a few milliseconds). */
+const SPINS = 1 << 22;
+
+/** The shared Int32 words: messages the workers sent, chunks the main thread merged, and whether the run was abandoned. */
+const SENT = 0;
+const MERGED = 1;
+const ABORTED = 2;
+
+/** What a ChunkRunner needs: its data plane's index of how many, the description, the inputs and the run's options. */
 export interface RunnerSetup {
   readonly index: number;
-  readonly slots: readonly ChunkArrays[];
+  readonly planes: number;
   readonly compiled: CompiledSpec;
   /** The --in endpoints as written, in order: injection k is endpoints[k]. */
   readonly endpoints: readonly string[];
+  /** The --in files, in the same order. */
+  readonly files: readonly string[];
   readonly trace: boolean;
   readonly hopLimit: number;
   readonly copyLimit: number;
 }
 
 export interface WorkerSetup extends RunnerSetup {
-  /** Int32 bumped after every message a worker sends. */
+  /** Int32 words SENT, MERGED and ABORTED. */
   readonly signal: SharedArrayBuffer;
   readonly port: MessagePort;
+  /** Result areas per data plane (chunks in flight). */
+  readonly slots: number;
 }
 
-/** A chunk slot's arrays, on shared memory: packet i is data[offset[i] .. + capLen[i]). */
-export interface ChunkArrays {
-  readonly data: Uint8Array;
-  readonly offset: Uint32Array;
-  readonly capLen: Uint32Array;
-  readonly origLen: Uint32Array;
-  readonly tsSec: Float64Array;
-  readonly tsNsec: Uint32Array;
-  readonly endpoint: Uint32Array;
-  /** The indices of the worker's own packets. */
-  readonly mine: Uint32Array;
-}
+export type ToWorker = { readonly kind: "start" };
 
 /**
- * A chunk in a slot, packet i of it packet first+i of the replay; the worker's
- * own are mine[0 .. count) (with the slot's new data buffer when it grew).
- */
-export interface ChunkMessage {
-  readonly kind: "chunk";
-  readonly slot: number;
-  readonly id: number;
-  readonly first: number;
-  readonly count: number;
-  readonly data?: Uint8Array;
-}
-
-export type ToWorker = { readonly kind: "start" } | ChunkMessage | { readonly kind: "finish" };
-
-/**
- * Where a worker puts its records of a chunk, per chunk slot, on shared memory:
- * the main thread reads them before the slot takes another chunk.
+ * Where a data plane puts its records of a chunk, per result slot, on shared
+ * memory: the main thread reads them before the slot takes another chunk.
  */
 export interface ResultArea {
   readonly bytes: Uint8Array;
@@ -126,129 +107,31 @@ export interface ChunkResult {
   readonly kind: "chunk";
   readonly id: number;
   readonly parts: PartInfo[];
-  /** The worker's new result area for this chunk's slot (it grew), or none: the one before. */
+  /** The data plane's new result area for this chunk's slot (it grew), or none: the one before. */
   readonly area?: ResultArea;
   /** Trace lines, each with its packet's number, in order. */
   readonly lines: { readonly packets: number[]; readonly texts: string[] };
 }
 
-export type FromWorker = ChunkResult | { readonly kind: "counters"; readonly counters: Counters } | { readonly kind: "error"; readonly message: string };
+export type FromWorker =
+  | ChunkResult
+  | { readonly kind: "done"; readonly counters: Counters; readonly packets: number }
+  | { readonly kind: "error"; readonly message: string };
 
-/**
- * A chunk slot: the packets of one chunk, on shared memory that every worker
- * holds from the start; a chunk message names the slot (and brings the data
- * buffer only when it grew).
- */
-class Chunk {
-  id = 0;
-  first = 0;
-  count = 0;
-  used = 0;
-  bytesRead = 0;
-  /** The data buffer was replaced since the workers last saw it. */
-  grown = false;
-  readonly slot: number;
-  data: Uint8Array;
-  readonly offset = shared(Uint32Array, CHUNK_PACKETS);
-  readonly capLen = shared(Uint32Array, CHUNK_PACKETS);
-  readonly origLen = shared(Uint32Array, CHUNK_PACKETS);
-  readonly tsSec = shared(Float64Array, CHUNK_PACKETS);
-  readonly tsNsec = shared(Uint32Array, CHUNK_PACKETS);
-  readonly endpoint = shared(Uint32Array, CHUNK_PACKETS);
-  /** Per worker, the chunk indices of its packets, in order, and how many. */
-  readonly mine: Uint32Array[];
-  readonly counts: number[];
-
-  constructor(slot: number, workers: number) {
-    this.slot = slot;
-    this.data = shared(Uint8Array, CHUNK_BYTES);
-    this.mine = Array.from({ length: workers }, () => shared(Uint32Array, CHUNK_PACKETS));
-    this.counts = this.mine.map(() => 0);
-  }
-
-  /** Empty, for packets first.. of the replay. */
-  reset(id: number, first: number): void {
-    this.id = id;
-    this.first = first;
-    this.count = 0;
-    this.used = 0;
-    this.counts.fill(0);
-  }
-
-  /** Adds a whole batch, giving each packet to a worker by its flow; false when it does not fit (a chunk with nothing in it grows to fit it). */
-  add(b: InputBatch, flow: readonly (FlowBytes | undefined)[]): boolean {
-    const n = b.count;
-    if (n === 0) return true;
-    let base = b.offset[0] ?? 0;
-    let end = base;
-    for (let i = 0; i < n; i++) {
-      const at = b.offset[i] ?? 0;
-      if (at < base) base = at;
-      if (at + (b.capLen[i] ?? 0) > end) end = at + (b.capLen[i] ?? 0);
-    }
-    const span = end - base;
-    if (this.count + n > CHUNK_PACKETS || this.used + span > this.data.length) {
-      if (this.count > 0) return false;
-      if (span > this.data.length) {
-        this.data = shared(Uint8Array, span);
-        this.grown = true;
-      }
-    }
-    const at0 = this.count;
-    this.data.set(b.data.subarray(base, end), this.used);
-    this.capLen.set(b.capLen.subarray(0, n), at0);
-    this.origLen.set(b.origLen.subarray(0, n), at0);
-    this.tsSec.set(b.tsSec.subarray(0, n), at0);
-    this.tsNsec.set(b.tsNsec.subarray(0, n), at0);
-    if (typeof b.endpoint === "number") this.endpoint.fill(b.endpoint, at0, at0 + n);
-    else this.endpoint.set(b.endpoint.subarray(0, n), at0);
-    const shift = this.used - base;
-    const data = b.data;
-    for (let i = 0; i < n; i++) {
-      const at = b.offset[i] ?? 0;
-      const k = at0 + i;
-      this.offset[k] = at + shift;
-      const ep = this.endpoint[k] ?? 0;
-      const w = owner(flowHash(data, at, b.capLen[i] ?? 0, ep, flow[ep]), this.mine.length);
-      const c = this.counts[w] ?? 0;
-      const list = this.mine[w];
-      if (list !== undefined) list[c] = k;
-      this.counts[w] = c + 1;
-    }
-    this.count += n;
-    this.used += span;
-    return true;
-  }
-
-  /** The slot's arrays, as worker `w` sees them. */
-  arrays(w: number): ChunkArrays {
-    const { data, offset, capLen, origLen, tsSec, tsNsec, endpoint } = this;
-    return { data, offset, capLen, origLen, tsSec, tsNsec, endpoint, mine: this.mine[w] ?? new Uint32Array(0) };
-  }
-
-  /** The message for the chunk (each data plane's count goes in), with the data buffer if it grew since the last. */
-  message(): ChunkMessage {
-    const m: ChunkMessage = { kind: "chunk", slot: this.slot, id: this.id, first: this.first, count: 0, ...(this.grown ? { data: this.data } : {}) };
-    this.grown = false;
-    return m;
+/** Waits until the main thread has merged chunk `id` − slots, whose result area chunk `id` takes; throws when the run was abandoned. */
+export function awaitSlot(signal: Int32Array, id: number, slots: number): void {
+  for (;;) {
+    if (Atomics.load(signal, ABORTED) !== 0) throw new Error("the replay was abandoned");
+    const merged = Atomics.load(signal, MERGED);
+    if (merged > id - slots) return;
+    Atomics.wait(signal, MERGED, merged, 1000);
   }
 }
 
-/**
- * The data plane a flow hash runs on. The main thread's (0) takes one bucket of
- * BUCKETS_PER_THREAD × threads + 1, for it also reads, merges and writes; the
- * worker threads (1 ..) share the others.
- */
-function owner(hash: number, planes: number): number {
-  if (planes === 1) return 0;
-  const threads = planes - 1;
-  // The top 16 bits scaled to the bucket count: integer arithmetic (a % on a 32-bit unsigned hash is a float remainder).
-  const bucket = ((hash >>> 16) * (BUCKETS_PER_THREAD * threads + 1)) >>> 16;
-  return bucket === 0 ? 0 : 1 + ((bucket - 1) % threads);
-}
-
-function shared<T>(Kind: { new (buffer: SharedArrayBuffer): T; readonly BYTES_PER_ELEMENT: number }, length: number): T {
-  return new Kind(new SharedArrayBuffer(length * Kind.BYTES_PER_ELEMENT));
+/** Tells the main thread a message was sent. */
+export function noteSent(signal: Int32Array): void {
+  Atomics.add(signal, SENT, 1);
+  Atomics.notify(signal, SENT);
 }
 
 interface Thread {
@@ -275,25 +158,21 @@ export class WorkerPool {
   readonly size: number;
   readonly #local: ChunkRunner;
   readonly #threads: Thread[] = [];
-  /** Per data plane, its result area per chunk slot. */
+  /** Per data plane, its result area per slot. */
   readonly #areas: (ResultArea | undefined)[][];
-  readonly #signal = new Int32Array(new SharedArrayBuffer(4));
-  readonly #free: Chunk[] = [];
-  readonly #flow: (FlowBytes | undefined)[];
+  readonly #signal = new Int32Array(new SharedArrayBuffer(3 * 4));
 
-  /** `endpoints`: the --in endpoints as written, in order. */
-  constructor(size: number, compiled: CompiledSpec, endpoints: readonly ResolvedEndpoint[], options: PoolOptions) {
+  /** `endpoints`: the --in endpoints, and `files` their captures, in order. */
+  constructor(size: number, compiled: CompiledSpec, endpoints: readonly ResolvedEndpoint[], files: readonly string[], options: PoolOptions) {
     this.size = size;
-    this.#flow = endpoints.map((e) => flowBytes(e.network.spec.design, e.kind === "session"));
-    for (let slot = 0; slot < IN_FLIGHT; slot++) this.#free.push(new Chunk(slot, size));
     this.#areas = Array.from({ length: size }, () => []);
     const texts = endpoints.map((e) => e.text);
-    const setup = (index: number): RunnerSetup => ({ index, slots: this.#free.map((c) => c.arrays(index)), compiled, endpoints: texts, ...options });
+    const setup = (index: number): RunnerSetup => ({ index, planes: size, compiled, endpoints: texts, files, ...options });
     this.#local = new ChunkRunner(setup(0));
     try {
       for (let index = 1; index < size; index++) {
         const { port1, port2 } = new MessageChannel();
-        const data: WorkerSetup = { ...setup(index), signal: this.#signal.buffer as SharedArrayBuffer, port: port2 };
+        const data: WorkerSetup = { ...setup(index), signal: this.#signal.buffer as SharedArrayBuffer, port: port2, slots: IN_FLIGHT };
         const worker = new Worker(workerUrl(), { workerData: data, transferList: [port2] });
         worker.unref();
         this.#threads.push({ worker, port: port1 });
@@ -305,6 +184,8 @@ export class WorkerPool {
   }
 
   close(): void {
+    Atomics.store(this.#signal, ABORTED, 1);
+    Atomics.notify(this.#signal, MERGED);
     for (const t of this.#threads) {
       t.port.close();
       void t.worker.terminate();
@@ -315,20 +196,24 @@ export class WorkerPool {
   /** The next message from thread `t`, waiting for it; a worker's failure is thrown here. */
   #receive(t: Thread, index: number): FromWorker {
     for (;;) {
-      const seen = Atomics.load(this.#signal, 0);
+      const seen = Atomics.load(this.#signal, SENT);
       const got = receiveMessageOnPort(t.port);
       if (got !== undefined) {
         const message = got.message as FromWorker;
         if (message.kind === "error") throw new Error(`replay worker thread ${index}: ${message.message}`);
         return message;
       }
-      Atomics.wait(this.#signal, 0, seen, 1000);
+      // Spin a while before sleeping: waking a sleeping thread costs the waker about a millisecond on a VM (measured).
+      for (let spin = 0; spin < SPINS && Atomics.load(this.#signal, SENT) === seen; spin++);
+      if (Atomics.load(this.#signal, SENT) === seen) Atomics.wait(this.#signal, SENT, seen, 1000);
     }
   }
 
   /**
-   * Replays every batch of `inputs` across the workers, writing captures to
-   * `outputs` and trace lines to `tracePath`; returns the summed counters.
+   * Replays every batch of `inputs` across the data planes (each worker
+   * thread reads the same files), writing captures to `outputs` and trace
+   * lines to `tracePath`; returns the summed counters and the packets each
+   * data plane ran.
    */
   replay(
     inputs: Inputs,
@@ -337,50 +222,26 @@ export class WorkerPool {
     progress?: (done: number, total: number, packets: number) => void,
   ): { counters: Counters; packets: number[] } {
     const threads = this.#threads;
+    Atomics.store(this.#signal, MERGED, 0);
     for (const t of threads) t.worker.postMessage({ kind: "start" } satisfies ToWorker);
-    this.#local.start();
-    /** The main thread's results, by chunk id. */
-    const local = new Map<number, ChunkResult>();
     const fd = tracePath === undefined ? undefined : openSync(tracePath, "w");
     try {
-      const inFlight: Chunk[] = [];
-      let next = 0;
-      let packets = 0;
-      const perPlane = Array<number>(this.size).fill(0);
-      const take = (): Chunk => {
-        const c = this.#free.pop();
-        if (c === undefined) throw new Error("no free chunk slot");
-        c.reset(next++, packets);
-        return c;
-      };
-      const send = (c: Chunk): void => {
-        c.bytesRead = inputs.bytesRead;
-        const message = c.message();
-        threads.forEach((t, k) => t.worker.postMessage({ ...message, count: c.counts[k + 1] ?? 0 }));
-        c.counts.forEach((n, k) => (perPlane[k] = (perPlane[k] ?? 0) + n));
-        local.set(c.id, this.#local.chunk({ ...message, count: c.counts[0] ?? 0 }));
-        inFlight.push(c);
-        if (this.#free.length === 0) collect();
-      };
-      const collect = (): void => {
-        const c = inFlight.shift();
-        if (c === undefined) return;
-        const mine = local.get(c.id);
-        if (mine === undefined) throw new Error(`no results of chunk ${c.id}`);
-        local.delete(c.id);
+      const merge = (mine: ChunkResult): void => {
+        const id = mine.id;
+        const slot = id % IN_FLIGHT;
         const results = [
           mine,
           ...threads.map((t, k) => {
             const r = this.#receive(t, k + 1);
-            if (r.kind !== "chunk" || r.id !== c.id) throw new Error(`replay worker thread ${k + 1}: expected chunk ${c.id}, got ${r.kind}`);
+            if (r.kind !== "chunk" || r.id !== id) throw new Error(`replay worker thread ${k + 1}: expected chunk ${id}, got ${r.kind}`);
             return r;
           }),
         ];
         const parts = results.flatMap((r, k) => {
           const areas = this.#areas[k];
           if (areas === undefined) return [];
-          if (r.area !== undefined) areas[c.slot] = r.area;
-          const a = areas[c.slot];
+          if (r.area !== undefined) areas[slot] = r.area;
+          const a = areas[slot];
           if (a === undefined) return [];
           return r.parts.map((p) => ({
             capture: p.capture,
@@ -393,29 +254,20 @@ export class WorkerPool {
         });
         writeRecords(parts, outputs);
         if (fd !== undefined) writeLines(results, fd);
-        this.#free.push(c);
-        progress?.(c.bytesRead, inputs.totalBytes, c.first + c.count);
+        Atomics.add(this.#signal, MERGED, 1);
+        Atomics.notify(this.#signal, MERGED);
+        const read = inputs.stats.reduce((n, s) => n + s.packets, 0);
+        progress?.(inputs.bytesRead, inputs.totalBytes, Math.min(read, (id + 1) * CHUNK_PACKETS));
       };
-      let chunk = take();
-      for (const batch of inputs.batches()) {
-        if (!chunk.add(batch, this.#flow)) {
-          send(chunk);
-          chunk = take();
-          chunk.add(batch, this.#flow);
-        }
-        packets += batch.count;
-      }
-      if (chunk.count > 0) send(chunk);
-      else this.#free.push(chunk);
-      while (inFlight.length > 0) collect();
-      for (const t of threads) t.worker.postMessage({ kind: "finish" } satisfies ToWorker);
+      const packets = [this.#local.replay(inputs, IN_FLIGHT, () => {}, merge)];
       const sum = this.#local.counters();
       threads.forEach((t, k) => {
         const r = this.#receive(t, k + 1);
-        if (r.kind !== "counters") throw new Error(`replay worker thread ${k + 1}: expected counters, got ${r.kind}`);
+        if (r.kind !== "done") throw new Error(`replay worker thread ${k + 1}: expected its counters, got ${r.kind}`);
         addCounters(sum, r.counters);
+        packets.push(r.packets);
       });
-      return { counters: sum, packets: perPlane };
+      return { counters: sum, packets };
     } finally {
       if (fd !== undefined) closeSync(fd);
     }

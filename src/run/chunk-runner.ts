@@ -136,6 +136,8 @@ export class ChunkRunner {
   readonly #records: Records;
   /** Per chunk slot: where this data plane's records of the chunk in it go, on memory the main thread reads. */
   readonly #areas: (ResultArea | undefined)[] = [];
+  /** Packets #select() put in the sub-batch. */
+  #selected = 0;
   // One sub-batch of this data plane's packets, with the tags in place of nanoseconds.
   readonly #batch: { offset: Uint32Array; capLen: Uint32Array; origLen: Uint32Array; tsSec: Float64Array; tsNsec: Uint32Array; tag: Uint32Array; endpoint: Uint32Array; numbers: Uint32Array };
 
@@ -184,11 +186,7 @@ export class ChunkRunner {
     const trace = s.trace ? new TraceWriter({ line: (packet, text) => (lines.packets.push(packet), lines.texts.push(text)) }, this.#compiled, this.#installed.entries) : undefined;
     const sink = trace === undefined ? null : { packet: () => {}, event: trace.event.bind(trace) };
     const names = s.endpoints;
-    const me = s.index;
-    const planes = s.planes;
-    const flow = this.#flow;
     const b = this.#batch;
-    const max = b.offset.length;
     /** The real nanoseconds of the chunk's packets, by index in the chunk. */
     const nsec = new Uint32Array(CHUNK_PACKETS);
     const records = this.#records;
@@ -196,14 +194,12 @@ export class ChunkRunner {
     let id = 0;
     let first = 0;
     let ran = 0;
-    let n = 0;
-    const run = (data: Uint8Array): void => {
+    const run = (data: Uint8Array, n: number): void => {
       const staged: InputBatch = { data, count: n, offset: b.offset, capLen: b.capLen, origLen: b.origLen, tsSec: b.tsSec, tsNsec: b.tag, endpoint: b.endpoint };
       trace?.startBatch(0, { ...staged, tsNsec: b.tsNsec }, names, b.numbers);
       runner.run(staged, 0, sink);
       trace?.endLine(); // the next sub-batch numbers its packets from 0 again
       ran += n;
-      n = 0;
     };
     const endChunk = (): void => {
       runner.flushCaptures();
@@ -217,36 +213,59 @@ export class ChunkRunner {
       first += CHUNK_PACKETS;
       records.chunk = { first, tsNsec: nsec };
     };
+    /** The replay's number of the batch's first packet. */
     let number = 0;
     for (const batch of inputs.batches()) {
-      const { data, count, offset, capLen, origLen, tsSec, tsNsec, endpoint } = batch;
-      for (let i = 0; i < count; i++, number++) {
-        if (number - first === CHUNK_PACKETS) {
-          if (n > 0) run(data);
-          endChunk();
-        }
-        const ep = typeof endpoint === "number" ? endpoint : (endpoint[i] as number);
-        const at = offset[i] as number;
-        const len = capLen[i] as number;
-        if (planeOf(flowHash(data, at, len, ep, flow[ep]), planes) !== me) continue;
-        const tag = number - first;
-        const ns = tsNsec[i] as number;
-        nsec[tag] = ns;
-        b.offset[n] = at;
-        b.capLen[n] = len;
-        b.origLen[n] = origLen[i] as number;
-        b.tsSec[n] = tsSec[i] as number;
-        b.tsNsec[n] = ns;
-        b.tag[n] = tag;
-        b.endpoint[n] = ep;
-        b.numbers[n] = number;
-        if (++n === max) run(data);
+      const count = batch.count;
+      for (let i = 0; i < count; ) {
+        if (number + i - first === CHUNK_PACKETS) endChunk();
+        i = this.#select(batch, i, Math.min(count, first + CHUNK_PACKETS - number), number, first, nsec);
+        if (this.#selected > 0) run(batch.data, this.#selected);
       }
-      if (n > 0) run(data);
+      number += count;
     }
     if (number > first) endChunk();
     records.chunk = undefined;
     return ran;
+  }
+
+  /**
+   * Puts this data plane's packets of batch[from .. end) in the sub-batch, up
+   * to its size (#selected of them), tagged by their index in the chunk from
+   * `first`; `number` is the replay's number of the batch's packet 0. Returns
+   * where it stopped. Their real nanoseconds go to nsec[tag].
+   */
+  #select(batch: InputBatch, from: number, end: number, number: number, first: number, nsec: Uint32Array): number {
+    const { data, offset, capLen, origLen, tsSec, tsNsec, endpoint } = batch;
+    const b = this.#batch;
+    const me = this.#setup.index;
+    const planes = this.#setup.planes;
+    const flow = this.#flow;
+    const one = typeof endpoint === "number" ? endpoint : -1;
+    const oneFlow = one >= 0 ? flow[one] : undefined;
+    const max = b.offset.length;
+    let n = 0;
+    let i = from;
+    for (; i < end && n < max; i++) {
+      const ep = one >= 0 ? one : ((endpoint as Uint32Array)[i] as number);
+      const at = offset[i] as number;
+      const len = capLen[i] as number;
+      if (planeOf(flowHash(data, at, len, ep, one >= 0 ? oneFlow : flow[ep]), planes) !== me) continue;
+      const tag = number + i - first;
+      const ns = tsNsec[i] as number;
+      nsec[tag] = ns;
+      b.offset[n] = at;
+      b.capLen[n] = len;
+      b.origLen[n] = origLen[i] as number;
+      b.tsSec[n] = tsSec[i] as number;
+      b.tsNsec[n] = ns;
+      b.tag[n] = tag;
+      b.endpoint[n] = ep;
+      b.numbers[n] = number + i;
+      n++;
+    }
+    this.#selected = n;
+    return i;
   }
 
   /** The counters since the last replay() began. */

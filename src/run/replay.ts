@@ -23,6 +23,7 @@ import { CaptureOutputs, OutDir, outputFiles, SUMMARY_FILE, TRACE_FILE } from ".
 import { type Counters, readCounters, type Summary, summarize } from "./summary.js";
 import { TraceWriter } from "./trace.js";
 import { type AppliedUpdate, loadUpdates, prepareUpdates, UpdateSchedule } from "./updates.js";
+import { CHUNK_PACKETS } from "./chunk-runner.js";
 import { defaultWorkers, WorkerPool, WORKERS_MAX } from "./workers.js";
 
 /** Throws a RangeError unless `workers` is a whole number from 1 to WORKERS_MAX (or not given). */
@@ -52,6 +53,8 @@ export interface ReplayOptions {
    * per core, one per 16 MiB of captures at most.
    */
   readonly workers?: number;
+  /** Packets per chunk a data plane runs whole with workers > 1 (default CHUNK_PACKETS; tests ask for small ones). */
+  readonly chunkPackets?: number;
 }
 
 export interface ReplayResult {
@@ -205,7 +208,12 @@ export class Replay {
       this.#compiled,
       this.#endpoints,
       this.#options.inputs.map((i) => i.file),
-      { trace: this.#options.trace === true, hopLimit: this.#options.hopLimit ?? DEFAULT_RUNNER.hopLimit, copyLimit: this.#options.copyLimit ?? DEFAULT_RUNNER.copyLimit },
+      {
+        trace: this.#options.trace === true,
+        hopLimit: this.#options.hopLimit ?? DEFAULT_RUNNER.hopLimit,
+        copyLimit: this.#options.copyLimit ?? DEFAULT_RUNNER.copyLimit,
+        chunkPackets: this.#options.chunkPackets ?? CHUNK_PACKETS,
+      },
     );
     return this.#pool;
   }

@@ -1,11 +1,11 @@
 // One worker thread of a replay (./workers.ts has the model): a ChunkRunner
 // on a data plane of its own. On "start" it reads the inputs and runs its
-// packets to the end in one call, sending each chunk's records; after each
+// chunks to the end in one call, sending each chunk's records; after each
 // message it sends, it bumps the shared counter the main thread waits on.
 
 import { isMainThread, parentPort, workerData } from "node:worker_threads";
 import { ChunkRunner } from "./chunk-runner.js";
-import { awaitSlot, type FromWorker, noteSent, type ToWorker, type WorkerSetup } from "./workers.js";
+import { awaitWritten, chunkMessage, type FromWorker, noteSent, type ToWorker, type WorkerSetup } from "./workers.js";
 
 if (!isMainThread && parentPort !== null) {
   const setup = workerData as WorkerSetup;
@@ -18,7 +18,7 @@ if (!isMainThread && parentPort !== null) {
   let runner: ChunkRunner | undefined;
   let failure: FromWorker | undefined;
   try {
-    runner = new ChunkRunner(setup);
+    runner = new ChunkRunner(setup, true);
   } catch (err) {
     failure = failed(err);
   }
@@ -31,8 +31,12 @@ if (!isMainThread && parentPort !== null) {
     try {
       const inputs = runner.openInputs();
       try {
-        const packets = runner.replay(inputs, setup.slots, (id) => awaitSlot(signal, id, setup.slots), send);
-        send({ kind: "done", counters: runner.counters(), packets });
+        const { ran } = runner.replay(
+          inputs,
+          (previous) => awaitWritten(signal, previous),
+          (chunk) => send(chunkMessage(chunk)),
+        );
+        send({ kind: "done", counters: runner.counters(), ran });
       } finally {
         inputs.close();
       }

@@ -172,6 +172,12 @@ export class ChunkRunner {
         i = end;
       }
       number += count;
+      // Up to this data plane's next chunk, the packets are only counted: passed over where the input allows it.
+      if (records.slot === undefined) {
+        let next = id + 1;
+        while (chunkPlane(next, s.planes) !== s.index) next++;
+        number += inputs.skip(next * chunkPackets - number);
+      }
     }
     endChunk();
     return { ran, packets: number };

@@ -144,6 +144,24 @@ describe("replay across worker threads", () => {
     expect(two).toEqual([10_000, 20_000]);
   });
 
+  it("one input, passed over where a data plane does not run it, to its damage: same outputs, same error", () => {
+    // A data plane reads past the others' chunks without reading the packets in (PcapReader.skip): the count, and where
+    // the damage is found, must be what reading them says. The last record is cut short; the one before says caplen 0.
+    const frames: PcapRecordSpec[] = Array.from({ length: 5_000 }, (_, i) => ({
+      sec: 1_700_000_000 + i,
+      frac: 0,
+      data: i === 4_000 ? new Uint8Array(0) : concat(Uint8Array.of(2, 0, 0, 0, 0, 1 + (i % 4), 2, 0, 0, 9, (i >> 8) & 0x3f, i & 0xff, 0x08, 0x00), payload(50, i)),
+    }));
+    const whole = pcapFile({}, frames);
+    const path = join(scratch, "cut.pcap");
+    writeFileSync(path, whole.subarray(0, whole.length - 20));
+    const inputs = [{ endpoint: "lan:h1.1", file: path }];
+    const [two] = expectSameOutputs({ spec: HUB, inputs, trace: true }, [2], 700);
+    expect(two?.reduce((a, b) => a + b, 0)).toBe(4_999);
+    const { result } = run({ spec: HUB, inputs, chunkPackets: 700 }, 2);
+    expect(result.errors.map((e) => e.message)).toEqual([expect.stringMatching(/cut\.pcap: byte \d+: record says caplen 64 but only 44 bytes remain/)]);
+  });
+
   it("a damaged input ends at its damage with workers as without: same outputs, same error", () => {
     const inputs = [
       { endpoint: "lan:h1.1", file: join(REAL, "pcapfix_test_damaged.pcap") },

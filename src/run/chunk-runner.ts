@@ -23,18 +23,20 @@ export const CHUNK_PACKETS = 16384;
 export const SLOTS = 4;
 
 /**
- * Which data plane runs chunk `id`, of `planes`: the worker threads (1 ..) in
- * turn, MAIN_EVERY rounds, then the main thread's (0) one chunk, for it also
+ * Which data plane runs chunk `id`, of `planes`: in every WORKER_CHUNKS ×
+ * threads + MAIN_CHUNKS, the worker threads (1 ..) WORKER_CHUNKS each, in
+ * turn, then the main thread's (0) MAIN_CHUNKS: a smaller share, for it also
  * writes every file. The first goes to a worker thread: a replay of one chunk
  * runs there.
  */
 export function chunkPlane(id: number, planes: number): number {
   if (planes === 1) return 0;
   const threads = planes - 1;
-  const k = id % (MAIN_EVERY * threads + 1);
-  return k === MAIN_EVERY * threads ? 0 : 1 + (k % threads);
+  const k = id % (WORKER_CHUNKS * threads + MAIN_CHUNKS);
+  return k >= WORKER_CHUNKS * threads ? 0 : 1 + (k % threads);
 }
-const MAIN_EVERY = 2;
+const WORKER_CHUNKS = Number(process.env.WC ?? 2);
+const MAIN_CHUNKS = Number(process.env.MC ?? 1);
 
 /** A slot's records: per capture, a buffer (on shared memory in a worker thread) and the bytes used. */
 export interface SlotRecords {

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import { replay, type ReplayOptions, type ReplayResult } from "../../src/run/replay.js";
-import { defaultWorkers } from "../../src/run/workers.js";
+import { BYTES_PER_PLANE, defaultWorkers } from "../../src/run/workers.js";
 import { concat, payload, pcapFile, type PcapRecordSpec } from "../pcap/builders.js";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -188,10 +188,14 @@ describe("replay across worker threads", () => {
     expect(io.stdout.text).toMatch(/packet 57\b/);
   });
 
-  it("the default is one data plane, whatever the input's size (more threads were slower where measured)", () => {
-    expect(defaultWorkers(0)).toBe(1);
-    expect(defaultWorkers(1 << 20)).toBe(1);
-    expect(defaultWorkers(Number.MAX_SAFE_INTEGER)).toBe(1);
+  it("the default is one data plane per core, and one per 32 MiB of captures at most", () => {
+    expect(defaultWorkers(0, 2)).toBe(1);
+    expect(defaultWorkers(BYTES_PER_PLANE - 1, 2)).toBe(1);
+    expect(defaultWorkers(2 * BYTES_PER_PLANE, 2)).toBe(2);
+    expect(defaultWorkers(Number.MAX_SAFE_INTEGER, 2)).toBe(2);
+    expect(defaultWorkers(3 * BYTES_PER_PLANE, 8)).toBe(3);
+    expect(defaultWorkers(Number.MAX_SAFE_INTEGER, 1)).toBe(1);
+    expect(defaultWorkers(Number.MAX_SAFE_INTEGER, 1000)).toBe(64);
   });
 });
 

@@ -35,8 +35,8 @@ export function chunkPlane(id: number, planes: number): number {
   const k = id % (WORKER_CHUNKS * threads + MAIN_CHUNKS);
   return k >= WORKER_CHUNKS * threads ? 0 : 1 + (k % threads);
 }
-const WORKER_CHUNKS = Number(process.env.WC ?? 2);
-const MAIN_CHUNKS = Number(process.env.MC ?? 1);
+const WORKER_CHUNKS = 2;
+const MAIN_CHUNKS = 1;
 
 /** A slot's records: per capture, a buffer (on shared memory in a worker thread) and the bytes used. */
 export interface SlotRecords {

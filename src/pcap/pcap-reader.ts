@@ -88,6 +88,7 @@ export class PcapReader extends ReaderBase implements CaptureReader {
   *batches(): Generator<PacketBatch, void, undefined> {
     const c = this.chunks;
     const b = this.batch;
+    // One interface, every packet timed: iface and flags stay 0 (the batch's arrays start so).
     const max = b.offset.length;
     const le = !this.pcapHeader.bigEndian;
     const nsPerFrac = this.pcapHeader.nanosecond ? 1 : 1000;
@@ -115,10 +116,8 @@ export class PcapReader extends ReaderBase implements CaptureReader {
         b.offset[n] = pos + RECORD_HEADER_LEN;
         b.capLen[n] = capLen;
         b.origLen[n] = view.getUint32(pos + R_ORIG_LEN, le);
-        b.iface[n] = 0;
         b.tsSec[n] = sec;
         b.tsNsec[n] = frac * nsPerFrac;
-        b.flags[n] = 0;
         pos += RECORD_HEADER_LEN + capLen;
         n++;
       }

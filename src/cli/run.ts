@@ -38,7 +38,7 @@ export function registerRun(program: Command, ctx: CommandContext): void {
     .addOption(new Option("--hop-limit <n>", `links a packet may cross before it is dropped as a loop (1 to ${HOP_LIMIT_MAX})`).default(64).argParser(limit("--hop-limit", HOP_LIMIT_MAX)))
     .addOption(new Option("--copy-limit <n>", `copies replication may make of one input packet (1 to ${COPY_LIMIT_MAX})`).default(4096).argParser(limit("--copy-limit", COPY_LIMIT_MAX)))
     .addOption(
-      new Option("--workers <n>", `data planes to run packets on, in chunks: this thread's and n − 1 worker threads (1 to ${WORKERS_MAX}; default: one per core, one per 32 MiB of captures at most)`).argParser(
+      new Option("--workers <n>", `data planes to run packets on, in chunks: this thread's and n − 1 worker threads (1 to ${WORKERS_MAX}; default: one per core, one per 64 MiB of captures at most)`).argParser(
         limit("--workers", WORKERS_MAX),
       ),
     )

@@ -50,7 +50,7 @@ export interface ReplayOptions {
   /**
    * Data planes to run the packets on (src/run/workers.ts): this thread's and
    * workers − 1 worker threads; 1 runs them all on this thread. Default: one
-   * per core, one per 32 MiB of captures at most (defaultWorkers()).
+   * per core, one per 64 MiB of captures at most (defaultWorkers()).
    */
   readonly workers?: number;
   /** Packets per chunk a data plane runs whole with workers > 1 (default CHUNK_PACKETS; tests ask for small ones). */

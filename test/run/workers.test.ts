@@ -188,7 +188,7 @@ describe("replay across worker threads", () => {
     expect(io.stdout.text).toMatch(/packet 57\b/);
   });
 
-  it("the default is one data plane per core, and one per 32 MiB of captures at most", () => {
+  it("the default is one data plane per core, and one per 64 MiB of captures at most", () => {
     expect(defaultWorkers(0, 2)).toBe(1);
     expect(defaultWorkers(BYTES_PER_PLANE - 1, 2)).toBe(1);
     expect(defaultWorkers(2 * BYTES_PER_PLANE, 2)).toBe(2);

@@ -498,7 +498,7 @@ export const replayFile: Scenario = replayFileScenario(
   "1,000,000 64-byte frames from a pcap file through the l2-exact switch to per-link pcap files, end to end (the description is loaded once, in set-up)",
 );
 
-export const replayFile2w: Scenario = replayFileScenario("replay-file-2w", 2, "replay-file on 2 worker threads, split by flow: the same files, byte for byte");
+export const replayFile2w: Scenario = replayFileScenario("replay-file-2w", 2, "replay-file on 2 data planes (this thread and a worker thread), in chunks of packets: the same files, byte for byte");
 
 export const vxlan: Scenario = pipelineScenario(
   "vxlan",

@@ -38,7 +38,7 @@ export function registerRun(program: Command, ctx: CommandContext): void {
     .addOption(new Option("--hop-limit <n>", `links a packet may cross before it is dropped as a loop (1 to ${HOP_LIMIT_MAX})`).default(64).argParser(limit("--hop-limit", HOP_LIMIT_MAX)))
     .addOption(new Option("--copy-limit <n>", `copies replication may make of one input packet (1 to ${COPY_LIMIT_MAX})`).default(4096).argParser(limit("--copy-limit", COPY_LIMIT_MAX)))
     .addOption(
-      new Option("--workers <n>", `data planes to run packets on, split by flow: this thread's and n − 1 worker threads (1 to ${WORKERS_MAX}; default 1: more threads pay only when the data plane's share of the work is large, see docs/cli.md)`).argParser(
+      new Option("--workers <n>", `data planes to run packets on, in chunks: this thread's and n − 1 worker threads (1 to ${WORKERS_MAX}; default: one per core, one per 64 MiB of captures at most)`).argParser(
         limit("--workers", WORKERS_MAX),
       ),
     )
@@ -54,7 +54,8 @@ The network may be left out when the description has only one. Several inputs ar
 merged in timestamp order.
 
 With --workers N the packets run on N data planes (this thread's and N − 1 worker
-threads), each flow on one; every output is the same, byte for byte, as with one.
+threads), each chunk of packets on one; every output is the same, byte for byte, as
+with one.
 
 strata deletes or replaces only files it wrote (DIR/.strata-output lists them). It
 refuses an --out that holds an input (the description or a capture), and one with other

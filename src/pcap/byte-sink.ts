@@ -77,9 +77,12 @@ export class OutputBuffer {
     }
   }
 
-  /** Writes `bytes` after what is buffered, without copying them when they are large. */
+  /**
+   * Writes `bytes` after what is buffered, without copying them when they are
+   * large (a quarter of the buffer or more: one write call each is cheap then).
+   */
   append(bytes: Uint8Array): void {
-    if (bytes.length <= this.buf.length - this.pos) {
+    if (bytes.length <= this.buf.length - this.pos && 4 * bytes.length < this.buf.length) {
       this.buf.set(bytes, this.pos);
       this.pos += bytes.length;
       return;

@@ -31,6 +31,8 @@ export class PcapReader extends ReaderBase implements CaptureReader {
   readonly interfaces: readonly InterfaceInfo[];
   readonly pcapHeader: PcapFileHeader;
   readonly sections = 1;
+  /** The number of the next packet. */
+  #index = 0;
 
   /** `chunks` holds at least the 4 magic bytes, which the caller has recognised as pcap. */
   constructor(name: string, chunks: ChunkBuffer, fileSize: number, batchSize: number) {
@@ -86,12 +88,12 @@ export class PcapReader extends ReaderBase implements CaptureReader {
   *batches(): Generator<PacketBatch, void, undefined> {
     const c = this.chunks;
     const b = this.batch;
+    // One interface, every packet timed: iface and flags stay 0 (the batch's arrays start so).
     const max = b.offset.length;
     const le = !this.pcapHeader.bigEndian;
     const nsPerFrac = this.pcapHeader.nanosecond ? 1 : 1000;
     const fracPerSec = this.pcapHeader.nanosecond ? 1e9 : 1e6;
     const capLimit = maxCapLen(this.interfaces[0]?.linkType ?? 0);
-    let index = 0;
     for (;;) {
       const view = c.view;
       const end = c.end;
@@ -114,17 +116,16 @@ export class PcapReader extends ReaderBase implements CaptureReader {
         b.offset[n] = pos + RECORD_HEADER_LEN;
         b.capLen[n] = capLen;
         b.origLen[n] = view.getUint32(pos + R_ORIG_LEN, le);
-        b.iface[n] = 0;
         b.tsSec[n] = sec;
         b.tsNsec[n] = frac * nsPerFrac;
-        b.flags[n] = 0;
         pos += RECORD_HEADER_LEN + capLen;
         n++;
       }
       c.pos = pos;
       if (n > 0) {
-        yield this.publish(n, index);
-        index += n;
+        const first = this.#index;
+        this.#index += n;
+        yield this.publish(n, first);
         continue;
       }
       // The next record is not whole in the buffer: read on, or report what is missing.
@@ -134,6 +135,31 @@ export class PcapReader extends ReaderBase implements CaptureReader {
       if (c.available === 0) return;
       throw this.#truncated();
     }
+  }
+
+  skip(n: number): number {
+    const c = this.chunks;
+    const le = !this.pcapHeader.bigEndian;
+    const capLimit = maxCapLen(this.interfaces[0]?.linkType ?? 0);
+    let done = 0;
+    while (done < n) {
+      const view = c.view;
+      const end = c.end;
+      let pos = c.pos;
+      while (done < n && end - pos >= RECORD_HEADER_LEN) {
+        const capLen = view.getUint32(pos + R_CAP_LEN, le);
+        if (capLen > capLimit || end - pos < RECORD_HEADER_LEN + capLen) break;
+        pos += RECORD_HEADER_LEN + capLen;
+        done++;
+      }
+      c.pos = pos;
+      if (done === n) break;
+      const headerWhole = end - pos >= RECORD_HEADER_LEN;
+      const capLen = headerWhole ? view.getUint32(pos + R_CAP_LEN, le) : 0;
+      if (capLen > capLimit || !c.fill(RECORD_HEADER_LEN + capLen)) break; // batches() says what is wrong
+    }
+    this.#index += done;
+    return done;
   }
 
   #capLenTooLarge(offset: number, capLen: number, limit: number): PcapError {

@@ -99,6 +99,13 @@ export interface CaptureReader {
   readonly fileSize: number;
   /** Every packet, in order; throws PcapError after the last good packet on damage. */
   batches(): Generator<PacketBatch, void, undefined>;
+  /**
+   * Passes over up to `n` whole packets after the last batch (which is then no
+   * longer valid) without reading them into one; returns how many. It stops
+   * early at the end, and before anything batches() would report as damage,
+   * which the next batch then does. Only where the format allows it cheaply.
+   */
+  skip?(n: number): number;
   close(): void;
 }
 

@@ -1,218 +1,206 @@
 // Running a part of a replay's packets on a data plane of its own: each worker
 // thread has one (./worker.ts), and so does the main thread (./workers.ts has
-// the model). It runs its packets of each chunk and hands back every capture
-// record with the number of the input packet it came from, and its trace lines.
-//
-// The data plane writes capture records itself (assembly/pipeline/capture.ts)
-// and they name no packet; so each packet enters with its index in the chunk
-// in place of its timestamp's nanoseconds, which every record of it (copies
-// too) carries in the record header. Reading the records back puts the real
-// nanoseconds in and keeps the index: the packet's number.
+// the model). It reads the inputs itself, as every data plane does, and runs
+// the chunks of the replay's packets that are its own (chunkPlane()); the
+// others it reads past. A chunk's capture records go to a buffer per capture,
+// in the order a one-thread replay writes them, and its trace lines to a text.
 
 import type { CompiledSpec } from "../control/compiled.js";
 import { resolveEndpoint } from "../control/endpoints.js";
 import { install } from "../control/install.js";
 import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
-import { R_CAP_LEN, R_TS_FRAC, RECORD_HEADER_LEN } from "../pcap/pcap-layout.js";
 import { DataPlane } from "../wasm/module.js";
 import { type CaptureTargets, DEFAULT_RUNNER, type InputBatch, Runner } from "../wasm/runner.js";
+import { type Inputs, openInputs } from "./inputs.js";
 import { assignCaptures } from "./outputs.js";
 import { type Counters, readCounters } from "./summary.js";
 import { TraceWriter } from "./trace.js";
-import type { ChunkArrays, ChunkMessage, ChunkResult, PartInfo, ResultArea, RunnerSetup } from "./workers.js";
+import type { RunnerSetup } from "./workers.js";
 
-/** One capture's records of the chunk being run; the buffers are kept from chunk to chunk. */
-interface Collected {
-  bytes: Uint8Array;
-  used: number;
-  packets: Uint32Array;
-  ends: Uint32Array;
-  records: number;
+/** Packets per chunk: few messages per replay, few enough that reading, running and writing overlap. */
+export const CHUNK_PACKETS = 16384;
+/** Chunks of its own a data plane holds and the main thread has not written yet: each has a slot of its own. */
+export const SLOTS = 4;
+
+/**
+ * Which data plane runs chunk `id`, of `planes`: in every WORKER_CHUNKS ×
+ * threads + MAIN_CHUNKS, the worker threads (1 ..) WORKER_CHUNKS each, in
+ * turn, then the main thread's (0) MAIN_CHUNKS: a smaller share, for it also
+ * writes every file. The first goes to a worker thread: a replay of one chunk
+ * runs there.
+ */
+export function chunkPlane(id: number, planes: number): number {
+  if (planes === 1) return 0;
+  const threads = planes - 1;
+  const k = id % (WORKER_CHUNKS * threads + MAIN_CHUNKS);
+  return k >= WORKER_CHUNKS * threads ? 0 : 1 + (k % threads);
+}
+const WORKER_CHUNKS = 2;
+const MAIN_CHUNKS = 1;
+
+/** A slot's records: per capture, a buffer (on shared memory in a worker thread) and the bytes used. */
+export interface SlotRecords {
+  readonly bytes: (Uint8Array | undefined)[];
+  readonly used: number[];
+  /** Buffers made (grown) since the main thread last saw this slot, by capture. */
+  fresh: { capture: number; bytes: Uint8Array }[];
 }
 
+/** Where the data plane's capture buffers are emptied: the records of the chunk being run. */
 class Records implements CaptureTargets {
   readonly count: number;
-  /** The chunk being run: record tags index its packets. */
-  chunk: { readonly first: number; readonly tsNsec: Uint32Array } | undefined;
-  readonly #collected: (Collected | undefined)[] = [];
+  readonly #shared: boolean;
+  slot: SlotRecords | undefined;
 
-  constructor(count: number) {
+  constructor(count: number, shared: boolean) {
     this.count = count;
+    this.#shared = shared;
   }
 
   write(c: number, data: Uint8Array, start: number, len: number): void {
-    const chunk = this.chunk;
-    if (chunk === undefined) throw new Error("capture records outside a chunk");
-    let p = this.#collected[c];
-    if (p === undefined) {
-      p = { bytes: new Uint8Array(Math.max(1 << 16, 2 * len)), used: 0, packets: new Uint32Array(1024), ends: new Uint32Array(1024), records: 0 };
-      this.#collected[c] = p;
+    const s = this.slot;
+    if (s === undefined) throw new Error("capture records outside a chunk");
+    const used = s.used[c] ?? 0;
+    let bytes = s.bytes[c];
+    if (bytes === undefined || used + len > bytes.length) {
+      const size = Math.max(1 << 16, 2 * (used + len), 2 * (bytes?.length ?? 0));
+      const next = this.#shared ? new Uint8Array(new SharedArrayBuffer(size)) : new Uint8Array(size);
+      if (bytes !== undefined) next.set(bytes.subarray(0, used));
+      s.bytes[c] = bytes = next;
+      s.fresh.push({ capture: c, bytes: next });
     }
-    if (p.used + len > p.bytes.length) p.bytes = grown(p.bytes, p.used + len, p.used);
-    const bytes = p.bytes;
-    bytes.set(data.subarray(start, start + len), p.used);
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const nsec = chunk.tsNsec;
-    const first = chunk.first;
-    const end = p.used + len;
-    let packets = p.packets;
-    let ends = p.ends;
-    let k = p.records;
-    for (let r = p.used; r < end; ) {
-      const tag = view.getUint32(r + R_TS_FRAC, true);
-      view.setUint32(r + R_TS_FRAC, nsec[tag] ?? 0, true);
-      r += RECORD_HEADER_LEN + view.getUint32(r + R_CAP_LEN, true);
-      if (k === packets.length) {
-        packets = p.packets = grown(packets, 2 * k, k);
-        ends = p.ends = grown(ends, 2 * k, k);
-      }
-      packets[k] = first + tag;
-      ends[k] = r;
-      k++;
-    }
-    p.records = k;
-    p.used = end;
-  }
-
-  /**
-   * Copies the chunk's records into `area` (one capture after another) and
-   * empties the buffers; returns where each capture's are, and the area, made
-   * larger when they did not fit.
-   */
-  take(area: ResultArea | undefined): { parts: PartInfo[]; area: ResultArea; grew: boolean } {
-    let bytes = 0;
-    let records = 0;
-    for (const p of this.#collected) {
-      bytes += p?.used ?? 0;
-      records += p?.records ?? 0;
-    }
-    let a = area;
-    const grew = a === undefined || a.bytes.length < bytes || a.packets.length < records;
-    if (a === undefined || grew) {
-      const b = Math.max(bytes, 2 * (a?.bytes.length ?? 1 << 18));
-      const n = Math.max(records, 2 * (a?.packets.length ?? 4096));
-      a = { bytes: new Uint8Array(new SharedArrayBuffer(b)), packets: new Uint32Array(new SharedArrayBuffer(4 * n)), ends: new Uint32Array(new SharedArrayBuffer(4 * n)) };
-    }
-    const parts: PartInfo[] = [];
-    let at = 0;
-    let first = 0;
-    this.#collected.forEach((p, capture) => {
-      if (p === undefined || p.records === 0) return;
-      a.bytes.set(p.bytes.subarray(0, p.used), at);
-      a.packets.set(p.packets.subarray(0, p.records), first);
-      a.ends.set(p.ends.subarray(0, p.records), first);
-      parts.push({ capture, at, used: p.used, first, records: p.records });
-      at += p.used;
-      first += p.records;
-      p.used = 0;
-      p.records = 0;
-    });
-    return { parts, area: a, grew };
+    bytes.set(data.subarray(start, start + len), used);
+    s.used[c] = used + len;
   }
 }
 
-/** A copy of `a` with room for `length` elements, keeping the first `keep`. */
-function grown<T extends Uint8Array | Uint32Array>(a: T, length: number, keep: number): T {
-  const b = new (a.constructor as new (n: number) => T)(Math.max(length, 2 * a.length));
-  b.set(a.subarray(0, keep));
-  return b;
+/** A chunk run: where its records are, and its trace lines. */
+export interface ChunkDone {
+  readonly id: number;
+  readonly slot: number;
+  readonly records: SlotRecords;
+  readonly lines: string;
 }
 
-/** Runs its packets of each chunk on a data plane of its own: in a worker thread, or on the main thread. */
+/** Runs its own chunks of a replay on a data plane of its own: in a worker thread, or on the main thread. */
 export class ChunkRunner {
   readonly #setup: RunnerSetup;
   readonly #compiled: CompiledSpec;
   readonly #dp: DataPlane;
   readonly #installed: ReturnType<typeof install>;
+  readonly #endpoints: ReturnType<typeof resolveEndpoint>[];
   readonly #records: Records;
-  readonly #slots: ChunkArrays[];
-  /** Per chunk slot: where this worker's records of the chunk in it go, on memory the main thread reads. */
-  readonly #areas: (ResultArea | undefined)[] = [];
-  #runner: Runner | undefined;
-  #trace: TraceWriter | undefined;
-  #lines: { packets: number[]; texts: string[] } = { packets: [], texts: [] };
-  // One sub-batch of this worker's packets, with the tags in place of nanoseconds.
-  readonly #batch: { offset: Uint32Array; capLen: Uint32Array; origLen: Uint32Array; tsSec: Float64Array; tsNsec: Uint32Array; tag: Uint32Array; endpoint: Uint32Array; numbers: Uint32Array };
+  readonly #slots: SlotRecords[];
 
-  constructor(setup: RunnerSetup) {
+  constructor(setup: RunnerSetup, shared: boolean) {
     this.#setup = setup;
     this.#compiled = setup.compiled;
     this.#dp = DataPlane.load();
-    const endpoints = setup.endpoints.map((e) => resolveEndpoint(this.#compiled, e));
-    this.#installed = install(this.#dp, this.#compiled, endpoints);
-    this.#slots = [...setup.slots];
-    this.#records = new Records(assignCaptures(this.#compiled, this.#dp).length);
-    const n = DEFAULT_RUNNER.batchPackets;
-    this.#batch = {
-      offset: new Uint32Array(n),
-      capLen: new Uint32Array(n),
-      origLen: new Uint32Array(n),
-      tsSec: new Float64Array(n),
-      tsNsec: new Uint32Array(n),
-      tag: new Uint32Array(n),
-      endpoint: new Uint32Array(n),
-      numbers: new Uint32Array(n),
-    };
+    this.#endpoints = setup.endpoints.map((e) => resolveEndpoint(this.#compiled, e));
+    this.#installed = install(this.#dp, this.#compiled, this.#endpoints);
+    const captures = assignCaptures(this.#compiled, this.#dp).length;
+    this.#records = new Records(captures, shared);
+    this.#slots = Array.from({ length: SLOTS }, () => ({ bytes: Array<Uint8Array | undefined>(captures).fill(undefined), used: Array<number>(captures).fill(0), fresh: [] }));
   }
 
-  /** Before the first chunk of a run: counters from zero. */
-  start(): void {
+  /** The replay's inputs, opened as the main thread opens them: every data plane reads the same batches. */
+  openInputs(): Inputs {
+    return openInputs(this.#endpoints, this.#setup.files, DEFAULT_RUNNER.batchPackets);
+  }
+
+  /**
+   * Reads `inputs` to the end and runs this data plane's chunks (counters
+   * from zero). Before a chunk goes to a slot, `free(previous)` is called
+   * with the id of the chunk the slot held (−1: none) and must return once
+   * that one is written; after, `done`. Returns the packets it ran, and how
+   * many the inputs held.
+   */
+  replay(inputs: Inputs, free: (previous: number) => void, done: (chunk: ChunkDone) => void): { ran: number; packets: number } {
     const s = this.#setup;
-    this.#dp.exports.countersReset();
-    this.#runner = new Runner(
-      this.#dp,
+    const dp = this.#dp;
+    dp.exports.countersReset();
+    const runner = new Runner(
+      dp,
       { trace: s.trace, maxFanout: this.#compiled.maxFanout, hopLimit: s.hopLimit, copyLimit: s.copyLimit, slotLenMax: MAX_CAP_LEN_DEFAULT + DEFAULT_RUNNER.headroom },
       this.#records,
     );
-    this.#trace = s.trace ? new TraceWriter({ line: (packet, text) => (this.#lines.packets.push(packet), this.#lines.texts.push(text)) }, this.#compiled, this.#installed.entries) : undefined;
-  }
-
-  /** Runs this data plane's packets of a chunk; returns their records and trace lines. */
-  chunk(message: ChunkMessage): ChunkResult {
-    const runner = this.#runner;
-    const slot = this.#slots[message.slot];
-    if (runner === undefined || slot === undefined) throw new Error("chunk before start, or in no slot");
-    const chunk = message.data === undefined ? slot : (this.#slots[message.slot] = { ...slot, data: message.data });
-    const first = message.first;
-    this.#records.chunk = { first, tsNsec: chunk.tsNsec };
-    const b = this.#batch;
-    const max = b.offset.length;
-    const trace = this.#trace;
+    let lines: string[] = [];
+    const trace = s.trace ? new TraceWriter({ line: (_packet, text) => lines.push(text) }, this.#compiled, this.#installed.entries) : undefined;
     const sink = trace === undefined ? null : { packet: () => {}, event: trace.event.bind(trace) };
-    const names = this.#setup.endpoints;
-    let n = 0;
-    const run = (): void => {
-      const staged: InputBatch = { data: chunk.data, count: n, offset: b.offset, capLen: b.capLen, origLen: b.origLen, tsSec: b.tsSec, tsNsec: b.tag, endpoint: b.endpoint };
-      trace?.startBatch(0, { ...staged, tsNsec: b.tsNsec }, names, b.numbers);
-      runner.run(staged, 0, sink);
-      trace?.endLine(); // the next sub-batch numbers its packets from 0 again
-      n = 0;
+    const names = s.endpoints;
+    const chunkPackets = s.chunkPackets;
+    const records = this.#records;
+    const held = this.#slots.map(() => -1);
+    let own = 0;
+    let id = -1;
+    let slot = -1;
+    let ran = 0;
+    const endChunk = (): void => {
+      runner.flushCaptures();
+      trace?.endLine();
+      const r = records.slot;
+      if (r === undefined) return;
+      done({ id, slot, records: r, lines: lines.join("") });
+      lines = [];
+      records.slot = undefined;
     };
-    const { offset, capLen, origLen, tsSec, tsNsec, endpoint, mine } = chunk;
-    for (let k = 0; k < message.count; k++) {
-      const i = mine[k] ?? 0;
-      b.offset[n] = offset[i] ?? 0;
-      b.capLen[n] = capLen[i] ?? 0;
-      b.origLen[n] = origLen[i] ?? 0;
-      b.tsSec[n] = tsSec[i] ?? 0;
-      b.tsNsec[n] = tsNsec[i] ?? 0;
-      b.tag[n] = i;
-      b.endpoint[n] = endpoint[i] ?? 0;
-      b.numbers[n] = first + i;
-      if (++n === max) run();
+    const startChunk = (next: number): void => {
+      id = next;
+      if (chunkPlane(id, s.planes) !== s.index) return;
+      slot = own++ % SLOTS;
+      free(held[slot] ?? -1);
+      held[slot] = id;
+      const r = this.#slots[slot] as SlotRecords;
+      r.used.fill(0);
+      records.slot = r;
+    };
+    /** The replay's number of the batch's first packet. */
+    let number = 0;
+    for (const batch of inputs.batches()) {
+      const count = batch.count;
+      for (let i = 0; i < count; ) {
+        const chunk = Math.floor((number + i) / chunkPackets);
+        if (chunk !== id) {
+          endChunk();
+          startChunk(chunk);
+        }
+        const end = Math.min(count, (chunk + 1) * chunkPackets - number);
+        if (records.slot !== undefined) {
+          const part = i === 0 && end === count ? batch : slice(batch, i, end);
+          trace?.startBatch(number + i, part, names);
+          runner.run(part, number + i, sink);
+          ran += end - i;
+        }
+        i = end;
+      }
+      number += count;
+      // Up to this data plane's next chunk, the packets are only counted: passed over where the input allows it.
+      if (records.slot === undefined) {
+        let next = id + 1;
+        while (chunkPlane(next, s.planes) !== s.index) next++;
+        number += inputs.skip(next * chunkPackets - number);
+      }
     }
-    if (n > 0) run();
-    runner.flushCaptures();
-    this.#records.chunk = undefined;
-    const { parts, area, grew } = this.#records.take(this.#areas[message.slot]);
-    this.#areas[message.slot] = area;
-    const lines = this.#lines;
-    this.#lines = { packets: [], texts: [] };
-    return { kind: "chunk", id: message.id, parts, ...(grew ? { area } : {}), lines };
+    endChunk();
+    return { ran, packets: number };
   }
 
-  /** The counters since start(). */
+  /** The counters since the last replay() began. */
   counters(): Counters {
     return readCounters(this.#dp, this.#installed);
   }
+}
+
+/** Packets from .. end of a batch. */
+function slice(b: InputBatch, from: number, end: number): InputBatch {
+  return {
+    data: b.data,
+    count: end - from,
+    offset: b.offset.subarray(from),
+    capLen: b.capLen.subarray(from),
+    origLen: b.origLen.subarray(from),
+    tsSec: b.tsSec.subarray(from),
+    tsNsec: b.tsNsec.subarray(from),
+    endpoint: typeof b.endpoint === "number" ? b.endpoint : b.endpoint.subarray(from),
+  };
 }

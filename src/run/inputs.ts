@@ -6,6 +6,7 @@
 // An input that is damaged part-way (or brings a link type the network cannot
 // take) ends there, after its good packets; the others go on to their end.
 
+import type { ResolvedEndpoint } from "../control/endpoints.js";
 import { InputError } from "../errors.js";
 import { LINKTYPE, linkTypeName, openCapture, PACKET_NO_TIMESTAMP } from "../pcap/index.js";
 import type { CaptureReader, InterfaceInfo, PacketBatch } from "../pcap/index.js";
@@ -150,6 +151,22 @@ class FileStream {
   }
 
   /**
+   * Passes over up to `n` packets after the current batch without reading
+   * them (see CaptureReader.skip), once the capture's one interface is
+   * accepted; returns how many (0: read them as batches instead).
+   */
+  skip(n: number): number {
+    const only = this.reader.format === "pcap" ? this.reader.interfaces[0] : undefined;
+    if (only === undefined || this.reader.skip === undefined || this.#pending !== undefined || this.stats.error !== undefined || !this.#adaptations.has(only.index)) return 0;
+    const k = this.reader.skip(n);
+    this.stats.packets += k;
+    this.batch = undefined;
+    this.count = 0;
+    this.cursor = 0;
+    return k;
+  }
+
+  /**
    * Reads and adapts the next batch; false at the end of the input: the end of
    * the file, or bad input (damage, a link type the network cannot take), which
    * is then in `stats.error`. Never throws InputError.
@@ -239,6 +256,14 @@ class FileStream {
   }
 }
 
+/** The captures `files` injected at `endpoints` (input k at endpoints[k]), in batches of `batchSize`. */
+export function openInputs(endpoints: readonly ResolvedEndpoint[], files: readonly string[], batchSize: number): Inputs {
+  return new Inputs(
+    endpoints.map((e, k) => ({ endpoint: e.text, file: files[k] ?? "", injection: k, design: e.network.spec.design, payload: e.kind === "session" })),
+    batchSize,
+  );
+}
+
 /** Every input, as one stream of batches in timestamp order. */
 export class Inputs {
   readonly #streams: FileStream[];
@@ -300,6 +325,17 @@ export class Inputs {
       return;
     }
     yield* this.#merged();
+  }
+
+  /**
+   * Passes over up to `n` packets after the last batch without reading them,
+   * as if their batches had come (counted, not run); returns how many, 0 when
+   * they must be read (several inputs are merged by reading them). For data
+   * planes that run a part of the packets (./workers.ts).
+   */
+  skip(n: number): number {
+    const only = this.#streams.length === 1 ? this.#streams[0] : undefined;
+    return only === undefined ? 0 : only.skip(n);
   }
 
   /** k-way merge by timestamp (ties: the input given first), copying packets into one buffer. */

@@ -18,11 +18,12 @@ import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
 import { loadSpec } from "../description/load.js";
 import { DataPlane } from "../wasm/module.js";
 import { checkLimits, DEFAULT_RUNNER, Runner } from "../wasm/runner.js";
-import { Inputs } from "./inputs.js";
+import { type Inputs, openInputs } from "./inputs.js";
 import { CaptureOutputs, OutDir, outputFiles, SUMMARY_FILE, TRACE_FILE } from "./outputs.js";
 import { type Counters, readCounters, type Summary, summarize } from "./summary.js";
 import { TraceWriter } from "./trace.js";
 import { type AppliedUpdate, loadUpdates, prepareUpdates, UpdateSchedule } from "./updates.js";
+import { CHUNK_PACKETS } from "./chunk-runner.js";
 import { defaultWorkers, WorkerPool, WORKERS_MAX } from "./workers.js";
 
 /** Throws a RangeError unless `workers` is a whole number from 1 to WORKERS_MAX (or not given). */
@@ -49,9 +50,11 @@ export interface ReplayOptions {
   /**
    * Data planes to run the packets on (src/run/workers.ts): this thread's and
    * workers − 1 worker threads; 1 runs them all on this thread. Default: one
-   * per core, one per 16 MiB of captures at most.
+   * per core, one per 64 MiB of captures at most (defaultWorkers()).
    */
   readonly workers?: number;
+  /** Packets per chunk a data plane runs whole with workers > 1 (default CHUNK_PACKETS; tests ask for small ones). */
+  readonly chunkPackets?: number;
 }
 
 export interface ReplayResult {
@@ -121,8 +124,9 @@ export class Replay {
     const options = this.#options;
     const compiled = this.#compiled;
     const dp = this.#dp;
-    const inputs = new Inputs(
-      this.#endpoints.map((e, k) => ({ endpoint: e.text, file: options.inputs[k]?.file ?? "", injection: k, design: e.network.spec.design, payload: e.kind === "session" })),
+    const inputs = openInputs(
+      this.#endpoints,
+      options.inputs.map((i) => i.file),
       DEFAULT_RUNNER.batchPackets,
     );
     try {
@@ -203,7 +207,13 @@ export class Replay {
       size,
       this.#compiled,
       this.#endpoints,
-      { trace: this.#options.trace === true, hopLimit: this.#options.hopLimit ?? DEFAULT_RUNNER.hopLimit, copyLimit: this.#options.copyLimit ?? DEFAULT_RUNNER.copyLimit },
+      this.#options.inputs.map((i) => i.file),
+      {
+        trace: this.#options.trace === true,
+        hopLimit: this.#options.hopLimit ?? DEFAULT_RUNNER.hopLimit,
+        copyLimit: this.#options.copyLimit ?? DEFAULT_RUNNER.copyLimit,
+        chunkPackets: this.#options.chunkPackets ?? CHUNK_PACKETS,
+      },
     );
     return this.#pool;
   }

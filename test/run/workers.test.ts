@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import { replay, type ReplayOptions, type ReplayResult } from "../../src/run/replay.js";
-import { defaultWorkers } from "../../src/run/workers.js";
+import { BYTES_PER_PLANE, defaultWorkers } from "../../src/run/workers.js";
 import { concat, payload, pcapFile, type PcapRecordSpec } from "../pcap/builders.js";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -59,14 +59,18 @@ function run(options: Omit<ReplayOptions, "out">, workers: number): { out: strin
   return { out, result: replay({ ...options, out, workers }) };
 }
 
-/** Runs with 1 and with each of `counts` workers; every output the same. Returns the packets each worker ran. */
-function expectSameOutputs(options: Omit<ReplayOptions, "out">, counts: readonly number[]): number[][] {
+/**
+ * Runs with 1 and with each of `counts` workers (chunks of `chunkPackets`, small so
+ * that a few packets cross every data plane); every output the same. Returns the
+ * packets each data plane ran.
+ */
+function expectSameOutputs(options: Omit<ReplayOptions, "out">, counts: readonly number[], chunkPackets = 3): number[][] {
   const one = run(options, 1);
   expect(one.result.workers).toEqual([]);
   const expected = outputs(one.out);
   expect(expected.has("summary.json")).toBe(true);
   return counts.map((n) => {
-    const many = run(options, n);
+    const many = run({ ...options, chunkPackets }, n);
     const got = outputs(many.out);
     expect([...got.keys()].sort()).toEqual([...expected.keys()].sort());
     for (const [file, bytes] of expected) expect(firstDifference(got.get(file), bytes), `${file} with ${n} workers: first byte that differs`).toBe(-1);
@@ -98,11 +102,11 @@ describe("replay across worker threads", () => {
   });
 
   it("the examples' packets were split: every worker thread ran some", () => {
-    // Per example a thread may get nothing (5 packets of one flow); over all of them each gets some.
-    // Data plane 0 is the main thread's, which takes a small share (one hash bucket in 8 per thread, and one).
+    // Per example a thread may get nothing (a few packets); over all of them each gets some.
+    // Data plane 0 is the main thread's, which takes one chunk in 2 per thread, and one.
     for (const n of [2, 3]) {
       const totals = split.filter((s) => s.length === n).reduce((a, s) => a.map((v, k) => v + (s[k] ?? 0)), Array<number>(n).fill(0));
-      expect(totals.slice(1).every((t) => t > 0), `${n} workers: ${totals.join(", ")}`).toBe(true);
+      expect(totals.every((t) => t > 0), `${n} workers: ${totals.join(", ")}`).toBe(true);
     }
   });
 
@@ -111,13 +115,14 @@ describe("replay across worker threads", () => {
     expect(files.length).toBeGreaterThanOrEqual(10);
     // Four inputs per spoke, merged by timestamp; a capture the LAN cannot take ends with an error, the same either way.
     const inputs = files.map((f, k) => ({ endpoint: `lan:h${(k % 4) + 1}.1`, file: join(REAL, f) }));
-    const [two] = expectSameOutputs({ spec: HUB, inputs, trace: true }, [2]);
+    const [two] = expectSameOutputs({ spec: HUB, inputs, trace: true }, [2], 50);
+    expect(two?.[0]).toBeGreaterThan(0);
     expect(two?.[1]).toBeGreaterThan(0);
   });
 
   it("many chunks: 30,000 packets from two inputs, broadcasts copied, jumbo frames, on 1 and 2 workers", () => {
-    // Past the chunk size (8,192 packets, 1 MiB) more times than there are slots (3), so slots are reused and the
-    // shared buffers grow: 300 jumbo frames make one batch longer than a chunk's buffer.
+    // Past the chunk size (1,000 packets here) more times than there are slots (4), so slots are reused and the
+    // shared record buffers grow: 300 jumbo frames, broadcast, make one chunk's records far larger than the rest.
     const dst = (i: number): number[] => (i % 7 === 0 ? [0xff, 0xff, 0xff, 0xff, 0xff, 0xff] : [2, 0, 0, 0, 0, 1 + (i % 4)]);
     const frames = (k: number, n: number): PcapRecordSpec[] =>
       Array.from({ length: n }, (_, i) => {
@@ -134,10 +139,27 @@ describe("replay across worker threads", () => {
       { endpoint: "lan:h1.1", file: file(1, 20_000) },
       { endpoint: "lan:h2.1", file: file(2, 10_000) },
     ];
-    const [two] = expectSameOutputs({ spec: HUB, inputs }, [2]);
-    // The main thread's data plane takes about 1 in 9, the worker thread the rest.
-    expect(two?.[0], two?.join(", ")).toBeGreaterThan(1000);
-    expect(two?.[1], two?.join(", ")).toBeGreaterThan(20_000);
+    const [two] = expectSameOutputs({ spec: HUB, inputs }, [2], 1000);
+    // The worker thread runs chunks 0 and 1, the main thread's data plane 2, and so on.
+    expect(two).toEqual([10_000, 20_000]);
+  });
+
+  it("one input, passed over where a data plane does not run it, to its damage: same outputs, same error", () => {
+    // A data plane reads past the others' chunks without reading the packets in (PcapReader.skip): the count, and where
+    // the damage is found, must be what reading them says. The last record is cut short; the one before says caplen 0.
+    const frames: PcapRecordSpec[] = Array.from({ length: 5_000 }, (_, i) => ({
+      sec: 1_700_000_000 + i,
+      frac: 0,
+      data: i === 4_000 ? new Uint8Array(0) : concat(Uint8Array.of(2, 0, 0, 0, 0, 1 + (i % 4), 2, 0, 0, 9, (i >> 8) & 0x3f, i & 0xff, 0x08, 0x00), payload(50, i)),
+    }));
+    const whole = pcapFile({}, frames);
+    const path = join(scratch, "cut.pcap");
+    writeFileSync(path, whole.subarray(0, whole.length - 20));
+    const inputs = [{ endpoint: "lan:h1.1", file: path }];
+    const [two] = expectSameOutputs({ spec: HUB, inputs, trace: true }, [2], 700);
+    expect(two?.reduce((a, b) => a + b, 0)).toBe(4_999);
+    const { result } = run({ spec: HUB, inputs, chunkPackets: 700 }, 2);
+    expect(result.errors.map((e) => e.message)).toEqual([expect.stringMatching(/cut\.pcap: byte \d+: record says caplen 64 but only 44 bytes remain/)]);
   });
 
   it("a damaged input ends at its damage with workers as without: same outputs, same error", () => {
@@ -166,10 +188,14 @@ describe("replay across worker threads", () => {
     expect(io.stdout.text).toMatch(/packet 57\b/);
   });
 
-  it("the default is one data plane, whatever the input's size (more threads were slower where measured)", () => {
-    expect(defaultWorkers(0)).toBe(1);
-    expect(defaultWorkers(1 << 20)).toBe(1);
-    expect(defaultWorkers(Number.MAX_SAFE_INTEGER)).toBe(1);
+  it("the default is one data plane per core, and one per 64 MiB of captures at most", () => {
+    expect(defaultWorkers(0, 2)).toBe(1);
+    expect(defaultWorkers(BYTES_PER_PLANE - 1, 2)).toBe(1);
+    expect(defaultWorkers(2 * BYTES_PER_PLANE, 2)).toBe(2);
+    expect(defaultWorkers(Number.MAX_SAFE_INTEGER, 2)).toBe(2);
+    expect(defaultWorkers(3 * BYTES_PER_PLANE, 8)).toBe(3);
+    expect(defaultWorkers(Number.MAX_SAFE_INTEGER, 1)).toBe(1);
+    expect(defaultWorkers(Number.MAX_SAFE_INTEGER, 1000)).toBe(64);
   });
 });
 

@@ -26,7 +26,7 @@ import { keyOf, Packet, release } from "./packet";
 import { roomFor, ROOM_LATER, ROOM_NOW, STAGE_WAIT } from "./room";
 import { MEMBER_TAG_DELIVERIES, memberAt } from "./topology";
 
-export function receive(d: Packet): i32 {
+@inline export function receive(d: Packet): i32 {
   const m = memberAt(d.member);
   // acquire parsed the packet for this member: the key, and hdrLen, are current.
   const e = lookupIn(d, m.receive, keyOf(d), STAGE_RECEIVE, d.port, DROP_RECEIVE_MISS);
@@ -60,7 +60,7 @@ function pop(d: Packet, overlay: i32, inLink: u32): i32 {
 }
 
 /** The packet reaches the member's machine. */
-export function deliver(d: Packet): i32 {
+@inline export function deliver(d: Packet): i32 {
   const m = memberAt(d.member);
   const tagged = (m.flags & MEMBER_TAG_DELIVERIES) != 0;
   const room = roomFor(m.captureId, d.len, tagged);

@@ -23,7 +23,7 @@ import { own, OWN_OK, OWN_TOO_LONG, Packet } from "./packet";
 import { KEY_PUSHED } from "./parse";
 import { memberAt, memberDown } from "./topology";
 
-export function send(d: Packet): i32 {
+@inline export function send(d: Packet): i32 {
   const m = memberAt(d.member);
   if (memberDown(m)) return drop(d, STAGE_SEND, DROP_MEMBER_DOWN);
   // The key: the session identifier, big-endian, in one zero-padded word.

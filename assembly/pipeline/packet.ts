@@ -147,10 +147,15 @@ export const OWN_NO_BUFFER: i32 = 2;
  * free in front of them. Copies only when they are shared, read-only or short
  * of room.
  */
-export function own(d: Packet, room: i32): i32 {
+@inline export function own(d: Packet, room: i32): i32 {
   if (d.slot >= 0 && load<u16>(refs + (<usize>d.slot << 1)) == 1 && <i32>(d.data - slotBase(d.slot)) >= room) {
     return OWN_OK;
   }
+  return ownCopy(d, room);
+}
+
+/** own, when the bytes must be copied into a slot of their own. */
+function ownCopy(d: Packet, room: i32): i32 {
   const front = room > headroom ? room : headroom;
   if (<i32>d.len + front > slotLen) return OWN_TOO_LONG;
   if (nFree == 0) return OWN_NO_BUFFER;

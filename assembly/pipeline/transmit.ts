@@ -46,7 +46,7 @@ import { memberAt } from "./topology";
 }
 
 /** After its virtual link: the packet, whole, goes to the underlay member's send table (ExternalSession). */
-export function handToSession(d: Packet): i32 {
+@inline export function handToSession(d: Packet): i32 {
   if (tracing) event(EV_HANDOFF, STAGE_SEND, 0, 0, d, -1, d.session, d.link, <u32>d.via);
   d.member = d.via;
   d.via = -1;

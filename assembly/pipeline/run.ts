@@ -167,33 +167,26 @@ export function resume(): i32 {
 
 /** receive, then (without a trace) deliver, or acquire at the overlay member. */
 @inline function receiveOn(d: Packet): i32 {
-  const stage = receive(d);
-  if (tracing) return stage;
-  if (stage == STAGE_DELIVER) {
-    d.stage = stage;
-    return deliver(d);
-  }
-  if (stage != STAGE_ACQUIRE) return stage;
+  const stage = receiveToDeliver(d);
+  if (stage != STAGE_ACQUIRE || tracing) return stage;
   d.stage = stage;
   return acquireOn(d);
 }
 
-/** acquire, then (without a trace) forward … or receive (the rest: the loop). */
+/** receive, then (without a trace) deliver; a pop's acquire is the caller's. */
+@inline function receiveToDeliver(d: Packet): i32 {
+  const stage = receive(d);
+  if (stage != STAGE_DELIVER || tracing) return stage;
+  d.stage = stage;
+  return deliver(d);
+}
+
+/** acquire, then (without a trace) forward … or receive and deliver (a pop's acquire: the loop). */
 @inline function acquireOn(d: Packet): i32 {
   const stage = acquire(d);
-  if (tracing) return stage;
-  if (stage == STAGE_FORWARD) {
-    d.stage = stage;
-    return forwardOn(d);
-  }
-  if (stage == STAGE_RECEIVE) {
-    d.stage = stage;
-    const next = receive(d);
-    if (next != STAGE_DELIVER) return next;
-    d.stage = next;
-    return deliver(d);
-  }
-  return stage;
+  if ((stage != STAGE_FORWARD && stage != STAGE_RECEIVE) || tracing) return stage;
+  d.stage = stage;
+  return stage == STAGE_FORWARD ? forwardOn(d) : receiveToDeliver(d);
 }
 
 /** forward, then (without a trace) transmit and the link. */

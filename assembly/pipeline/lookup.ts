@@ -55,8 +55,7 @@ const scratch = memory.data(8);
     drop(d, stage, missReason);
     return null;
   }
-  const a = hitAction;
-  const e = a != 0 ? unpack(a) : entryAt(t, row);
+  const e = actionOf(t, row);
   if (tracing) event(EV_LOOKUP, stage, <i32>e.code, 0, d, row, port, -1, t.id);
   return e;
 }

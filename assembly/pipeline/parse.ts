@@ -9,10 +9,6 @@ import { setU16 } from "../wire/bytes";
 import { Table } from "../tables/table";
 
 /**
- * Makes `d.key` hold member `m`'s view of the packet, with `d.port` as the
- * in-link. Returns false if the packet carries no valid header of m's design.
- */
-/**
  * keyMember after send pushed the member's header: not parsed, but a valid
  * header of the design by construction, so a table that looks at the in-link
  * only needs no parse (forward from `self` after a push).
@@ -28,6 +24,10 @@ export const KEY_PUSHED: i32 = -2;
   return keyFor(d, mi, m);
 }
 
+/**
+ * Makes `d.key` hold member `m`'s view of the packet, with `d.port` as the
+ * in-link. Returns false if the packet carries no valid header of m's design.
+ */
 @inline export function keyFor(d: Packet, mi: i32, m: Member): bool {
   if (d.keyMember != mi && !parseFor(d, mi, m)) return false;
   setU16(keyOf(d), d.port);

@@ -8,7 +8,8 @@
 //                 below DIRECT_LEN and the top DIRECT_TOP (`self`, `shared`);
 //                 others go through the hash.
 //   EXACT_DIRECT32 the key is the first four bytes (a send table's session):
-//                 the same direct index by that 32-bit value.
+//                 the same direct index, by that 32-bit value; others (at
+//                 or above DIRECT_LEN, bar the top ones) go through the hash.
 //   EXACT_WORD    the fields lie within one 8-byte word of the key (any word:
 //                 a type, a VNI, a destination address): the keyed index with
 //                 16-byte slots, holding that word.
@@ -62,6 +63,7 @@ const DIRECT_TOP: u32 = 4;
   if (v >= 0x10000 - DIRECT_TOP && v <= 0xffff) return t.direct + (<usize>(<u32>DIRECT_LEN + v - (0x10000 - DIRECT_TOP)) << 2);
   return 0;
 }
+
 /** Keys of up to this many u64 words sit in the keyed index's slots. */
 const KEYED_MAX_WORDS: i32 = 3;
 /** Where a slot keeps its entry: after KEYED_MAX_WORDS words, or after one. */

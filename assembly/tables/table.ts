@@ -356,8 +356,9 @@ export function find(t: Table, value: usize, mask: usize, lo: usize, hi: usize, 
   return tss.find(t, value, mask, rank(t, mask, prio));
 }
 
-// Roads: how a lookup goes. The exact ones are exact.ts's modes; the two most
-// common (a keyless table, a one-word key, an in-link) are taken inline on the packet path.
+// Roads: how a lookup goes. The exact ones are exact.ts's modes; the most
+// common (a keyless table, a one-word key, an in-link) are taken inline on the
+// packet path.
 export const ROAD_SINGLE: i32 = exact.EXACT_SINGLE;
 export const ROAD_WORD: i32 = exact.EXACT_WORD;
 export const ROAD_DIRECT: i32 = exact.EXACT_DIRECT;
@@ -386,6 +387,7 @@ export const ROAD_RANGE: i32 = 10;
   return e;
 }
 
+/** The one-field key for `id` in `scratch`: big-endian, `bytes` wide, the rest of the word zero. */
 function idKey(scratch: usize, id: u32, bytes: i32): usize {
   store<u64>(scratch, 0);
   if (bytes == 2) setU16(scratch, id);

@@ -6,7 +6,6 @@
 import {
   DROP_LINK_DOWN,
   DROP_LOOP,
-  DROP_TOO_LONG,
   EV_EXIT,
   EV_LINK,
   MODE_ALLCAST,
@@ -23,7 +22,7 @@ import { drop } from "./drop";
 import { emitPacket, event, tracing } from "./output";
 import { keyOf, Packet, release } from "./packet";
 import { fanReceivers, replicate } from "./replicate";
-import { roomFor, ROOM_LATER, ROOM_NOW, STAGE_WAIT } from "./room";
+import { roomFor, ROOM_NOW, shortOfRoom } from "./room";
 import { Link, linkAt } from "./topology";
 import { handToSession } from "./transmit";
 
@@ -37,7 +36,7 @@ export function setHopLimit(n: u32): void {
   const l = linkAt(d.link);
   if (l.capture) {
     const room = roomFor(l.captureId, d.len, false);
-    if (room != ROOM_NOW) return room == ROOM_LATER ? STAGE_WAIT : drop(d, STAGE_LINK, DROP_TOO_LONG);
+    if (room != ROOM_NOW) return shortOfRoom(d, STAGE_LINK, room);
   }
   if (d.hops >= hopLimit) return drop(d, STAGE_LINK, DROP_LOOP);
   // A link that is down carries nothing: not counted, not captured.

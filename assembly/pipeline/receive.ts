@@ -7,7 +7,6 @@ import {
   ACT_DELIVER,
   ACT_EXTERNAL_LINK,
   DROP_RECEIVE_MISS,
-  DROP_TOO_LONG,
   DROP_UNSUPPORTED,
   EV_DELIVER,
   EV_POP,
@@ -23,7 +22,7 @@ import { drop } from "./drop";
 import { lookupIn } from "./lookup";
 import { emitPacket, event, tracing } from "./output";
 import { keyOf, Packet, release } from "./packet";
-import { roomFor, ROOM_LATER, ROOM_NOW, STAGE_WAIT } from "./room";
+import { roomFor, ROOM_NOW, shortOfRoom } from "./room";
 import { MEMBER_TAG_DELIVERIES, memberAt } from "./topology";
 
 @inline export function receive(d: Packet): i32 {
@@ -64,7 +63,7 @@ function pop(d: Packet, overlay: i32, inLink: u32): i32 {
   const m = memberAt(d.member);
   const tagged = (m.flags & MEMBER_TAG_DELIVERIES) != 0;
   const room = roomFor(m.captureId, d.len, tagged);
-  if (room != ROOM_NOW) return room == ROOM_LATER ? STAGE_WAIT : drop(d, STAGE_DELIVER, DROP_TOO_LONG);
+  if (room != ROOM_NOW) return shortOfRoom(d, STAGE_DELIVER, room);
   if (capturing) captureAppend(m.captureId, d, tagged);
   else emitPacket(OUTPUT_DELIVER, d.member, d);
   m.delivered++;

@@ -5,8 +5,11 @@
 // buffers; a record larger than an empty buffer never fits, and the packet is
 // dropped as too long.
 
+import { DROP_TOO_LONG } from "../abi";
 import { captureRoom, captureUsed, capturing } from "./capture";
+import { drop } from "./drop";
 import { outPos, outRoom } from "./output";
+import { Packet } from "./packet";
 
 /** Not a stage: the step could not be taken for want of room (run.ts pauses). */
 export const STAGE_WAIT: i32 = -1;
@@ -23,4 +26,9 @@ export const ROOM_NEVER: i32 = 2; // the packet's record is larger than an empty
   }
   if (outRoom(len)) return ROOM_NOW;
   return outPos == 0 ? ROOM_NEVER : ROOM_LATER;
+}
+
+/** What step `stage` of `d` does short of room (`room`, not ROOM_NOW): wait, or drop the packet as too long. */
+@inline export function shortOfRoom(d: Packet, stage: i32, room: i32): i32 {
+  return room == ROOM_LATER ? STAGE_WAIT : drop(d, stage, DROP_TOO_LONG);
 }

@@ -36,7 +36,7 @@
 // back (no tombstones).
 
 import { ERR_BAD_MATCH_KEY, ERR_OK, KIND_EXACT } from "../abi";
-import { getU16, getU32, setU16, setU32 } from "../wire/bytes";
+import { getU16, getU32 } from "../wire/bytes";
 import { checkCommon, Entry, entryAt, FREE, slotsFor, Table, valueOf } from "./table";
 import * as tss from "./tuple-space";
 
@@ -56,8 +56,8 @@ const DIRECT_TOP: u32 = 4;
   return t.exactMode == EXACT_DIRECT ? getU16(key) : getU32(key);
 }
 
-/** Where the direct index keeps identifier `v`'s entry, or 0 if it does not. */
-@inline function directAt(t: Table, v: u32): usize {
+/** Where the direct index (EXACT_DIRECT, EXACT_DIRECT32) keeps identifier `v`'s entry, or 0 if it does not. */
+@inline export function directAt(t: Table, v: u32): usize {
   // 65532…65535 are the top slots whatever the key's width: an EXACT_DIRECT32 value there is stored and found there alike.
   if (v < <u32>DIRECT_LEN) return t.direct + (<usize>v << 2);
   if (v >= 0x10000 - DIRECT_TOP && v <= 0xffff) return t.direct + (<usize>(<u32>DIRECT_LEN + v - (0x10000 - DIRECT_TOP)) << 2);
@@ -317,22 +317,4 @@ export function lookup(t: Table, key: usize): i32 {
     return lookupKeyed(t, key);
   }
   return tss.lookupFirst(t, key);
-}
-
-/**
- * The entry for a one-field key given as a number (a transmit table's
- * out-link, a send table's session; `bytes` 2 or 4, big-endian): the direct
- * index when it holds the value, without building a key; otherwise
- * the key is built in `scratch` (8 bytes).
- */
-@inline export function lookupId(t: Table, id: u32, bytes: i32, scratch: usize): i32 {
-  const mode = t.exactMode;
-  if (mode == EXACT_DIRECT || mode == EXACT_DIRECT32) {
-    const at = directAt(t, id);
-    if (at != 0) return load<i32>(at);
-  }
-  store<u64>(scratch, 0);
-  if (bytes == 2) setU16(scratch, id);
-  else setU32(scratch, id);
-  return mode == EXACT_WORD ? lookupWord(t, scratch) : lookup(t, scratch);
 }

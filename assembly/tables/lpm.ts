@@ -31,7 +31,7 @@ export function rank(t: Table, mask: usize): i32 {
   return 0;
 }
 
-/** Groups go longest prefix first: the first hit is the answer (tuple-space.ts lookupFirstHit). */
+/** Groups go longest prefix first: the first hit is the answer (tuple-space.ts lookupFirst). */
 export function lookup(t: Table, key: usize): i32 {
-  return tss.lookupFirstHit(t, key);
+  return tss.lookupFirst(t, key);
 }

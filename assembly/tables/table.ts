@@ -362,6 +362,7 @@ export function find(t: Table, value: usize, mask: usize, lo: usize, hi: usize, 
 export const ROAD_SINGLE: i32 = exact.EXACT_SINGLE;
 export const ROAD_WORD: i32 = exact.EXACT_WORD;
 export const ROAD_DIRECT: i32 = exact.EXACT_DIRECT;
+export const ROAD_DIRECT32: i32 = exact.EXACT_DIRECT32;
 export const ROAD_LPM: i32 = 8;
 export const ROAD_TUPLES: i32 = 9; // ternary, optional
 export const ROAD_RANGE: i32 = 10;
@@ -379,10 +380,17 @@ export const ROAD_RANGE: i32 = 10;
   return e;
 }
 
-/** lookup for a one-field key given as a number, `bytes` wide (transmit: out-link, 2; send: session, 4). */
+/**
+ * lookup for a one-field key given as a number, `bytes` wide (transmit:
+ * out-link, 2; send: session, 4): from the direct index without a key when it
+ * holds the value, else by the key built in `scratch`.
+ */
 @inline export function lookupId(t: Table, id: u32, bytes: i32, scratch: usize): i32 {
+  const road = t.road;
+  const at = road == ROAD_DIRECT || road == ROAD_DIRECT32 ? exact.directAt(t, id) : 0;
+  if (at == 0) return lookup(t, idKey(scratch, id, bytes));
   exact.hitAction = 0;
-  const e = t.kind == KIND_EXACT ? exact.lookupId(t, id, bytes, scratch) : lookupOther(t, idKey(scratch, id, bytes));
+  const e = load<i32>(at);
   if (e >= 0) countHit(t, e);
   return e;
 }

@@ -229,10 +229,11 @@ export function lookup(t: Table, key: usize): i32 {
 }
 
 /**
- * LPM tables: groups are prefix lengths, longest first, and a group holds one
- * entry per masked key, so the first entry that matches is the answer.
+ * Exact tables (one group) and LPM tables (groups are prefix lengths, longest
+ * first): a group holds one entry per masked key, so the first entry that
+ * matches is the answer.
  */
-export function lookupFirstHit(t: Table, key: usize): i32 {
+export function lookupFirst(t: Table, key: usize): i32 {
   const words = t.words;
   for (let k = 0; k < t.nOrder; k++) {
     const g = orderAt(t, k);
@@ -254,21 +255,4 @@ export function lookupFirstHit(t: Table, key: usize): i32 {
   return -1;
 }
 
-/** Exact tables: one group, at most one match, no ranking. */
-export function lookupFirst(t: Table, key: usize): i32 {
-  if (t.nOrder == 0) return -1;
-  const g = orderAt(t, 0);
-  const mask = groupMask(t, g);
-  const h = hashMasked(key, mask, t.words, g);
-  let s = h & t.slotMask;
-  while (true) {
-    const occupant = load<u32>(t.slots + (<usize>s << 3));
-    if (occupant == 0) return -1;
-    if (load<u32>(t.slots + (<usize>s << 3), 4) == h) {
-      const i = <i32>occupant - 1;
-      if (equalMasked(key, mask, valueOf(t, entryAt(t, i)), t.words)) return i;
-    }
-    s = (s + 1) & t.slotMask;
-  }
-}
 

@@ -5,7 +5,6 @@ import { Member } from "./topology";
 import { DESIGN_ETHERNET } from "../abi";
 import { parse } from "../wire/design";
 import * as ethernet from "../wire/ethernet";
-import { setU16 } from "../wire/bytes";
 import { Table } from "../tables/table";
 
 /**
@@ -18,7 +17,7 @@ export const KEY_PUSHED: i32 = -2;
 /** keyFor for a lookup in `table`: without a parse when the header was just pushed and the table looks at the in-link only. */
 @inline export function keyForTable(d: Packet, mi: i32, m: Member, table: usize): bool {
   if (d.keyMember == KEY_PUSHED && table != 0 && changetype<Table>(table).inLinkOnly) {
-    setU16(keyOf(d), d.port);
+    setInLink(keyOf(d), d.port);
     return true;
   }
   return keyFor(d, mi, m);
@@ -30,18 +29,38 @@ export const KEY_PUSHED: i32 = -2;
  */
 @inline export function keyFor(d: Packet, mi: i32, m: Member): bool {
   if (d.keyMember != mi && !parseFor(d, mi, m)) return false;
-  setU16(keyOf(d), d.port);
+  setInLink(keyOf(d), d.port);
   return true;
+}
+
+/**
+ * Writes the in-link into the key's first word, as a whole word: the lookup
+ * that follows loads that word, and takes it from this one store (a two-byte
+ * store there would make it wait until both stores reached the cache).
+ */
+@inline export function setInLink(key: usize, port: u32): void {
+  store<u64>(key, (load<u64>(key) & ~(<u64>0xffff)) | <u64>bswap<u16>(<u16>port));
 }
 
 /** Parses the packet into the key vector as member `mi` (of design m.design) sees it. */
 function parseFor(d: Packet, mi: i32, m: Member): bool {
-  const key = keyOf(d);
-  store<u64>(key, 0); // in-link word; parse writes the rest
-  // Ethernet, the most common design, without a call.
-  const hlen = m.design == DESIGN_ETHERNET ? ethernet.parse(d.data, <i32>d.len, key) : parse(m.design, d.data, <i32>d.len, key);
+  const hlen = parseKey(d, m.design);
   if (hlen < 0) return false;
   d.keyMember = mi;
   d.hdrLen = <u32>hlen;
   return true;
+}
+
+/** Parses the packet into its key vector as design `design` sees it, the in-link 0: the header's length, or −1. */
+@inline export function parseKey(d: Packet, design: i32): i32 {
+  const key = keyOf(d);
+  // Ethernet, the most common design, without a call; it writes the in-link word itself.
+  if (design == DESIGN_ETHERNET) return ethernet.parse(d.data, <i32>d.len, key);
+  return parseOther(design, d.data, <i32>d.len, key);
+}
+
+/** parseKey for the designs other than Ethernet: a call, so that the steps that parse stay small. */
+function parseOther(design: i32, p: usize, len: i32, key: usize): i32 {
+  store<u64>(key, 0); // in-link word; parse writes the rest
+  return parse(design, p, len, key);
 }

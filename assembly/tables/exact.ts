@@ -28,14 +28,14 @@
 //   └──────────────────────────────┴─────────────────┴──────────────────┘
 //
 // The action word is `code + 1 | count << 8 | arg << 16` for an action with
-// no arg2 and no data, count < 256 and arg < 65536; else 0 (read the entry).
+// no arg2 and no data (bar a forward's one out-link), count < 256 and arg < 65536; else 0 (read the entry).
 // Whatever changes an entry's action calls actionChanged.
 //
 // It has at least twice as many slots (a power of two) as the table has
 // entries with memory, and is re-made when the table grows; deletion shifts
 // back (no tombstones).
 
-import { ERR_BAD_MATCH_KEY, ERR_OK, KIND_EXACT } from "../abi";
+import { ACT_OUT, ERR_BAD_MATCH_KEY, ERR_OK, KIND_EXACT } from "../abi";
 import { getU16, getU32 } from "../wire/bytes";
 import { checkCommon, Entry, entryAt, FREE, slotsFor, Table, valueOf } from "./table";
 import * as tss from "./tuple-space";
@@ -75,9 +75,14 @@ const SLOT_ACTION: usize = 4;
 /** The action word of the last keyed hit (0: none, or the action does not fit). */
 export let hitAction: u32 = 0;
 
-/** Entry `e`'s action as one word, or 0 when it does not fit. */
+/**
+ * Entry `e`'s action as one word, or 0 when it does not fit. A forward to one
+ * out-link fits though it has data: its list of out-links, whose one element
+ * `arg` repeats (forward.ts reads the list only for several).
+ */
 function actionWord(e: Entry): u32 {
-  if (e.arg2 != 0 || e.data != 0 || e.count > 0xff || e.arg > 0xffff || e.code >= 0xff) return 0;
+  const dataNeeded = e.data != 0 && !(e.code == ACT_OUT && e.count == 1);
+  if (e.arg2 != 0 || dataNeeded || e.count > 0xff || e.arg > 0xffff || e.code >= 0xff) return 0;
   return (<u32>e.code + 1) | (<u32>e.count << 8) | (e.arg << 16);
 }
 

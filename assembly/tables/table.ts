@@ -373,11 +373,16 @@ export const ROAD_RANGE: i32 = 10;
  * entry); other roads leave it 0.
  */
 @inline export function lookup(t: Table, key: usize): i32 {
-  exact.hitAction = 0;
-  const road = t.road;
-  const e = road == ROAD_WORD ? exact.lookupWord(t, key) : road == ROAD_SINGLE ? t.single : road == ROAD_DIRECT ? exact.lookupDirect(t, key) : lookupOther(t, key);
+  const e = lookupUncounted(t, key);
   if (e >= 0) countHit(t, e);
   return e;
+}
+
+/** lookup without counting the hit: for a caller that may yet leave the packet to another path (fast.ts). */
+@inline export function lookupUncounted(t: Table, key: usize): i32 {
+  exact.hitAction = 0;
+  const road = t.road;
+  return road == ROAD_WORD ? exact.lookupWord(t, key) : road == ROAD_SINGLE ? t.single : road == ROAD_DIRECT ? exact.lookupDirect(t, key) : lookupOther(t, key);
 }
 
 /**

@@ -49,19 +49,24 @@ export const TPID_SERVICE_OLD: u32 = 0x9100;
 
 /**
  * Checks the frame at `p` (`len` bytes) and writes its fields into the key
- * vector at `key`. Returns the header length including tags, or -1 if the
- * frame is too short for its header.
+ * vector at `key`, the in-link (the first two bytes) as 0. Returns the header
+ * length including tags, or -1 if the frame is too short for its header.
+ *
+ * The key's words are written whole: a lookup that loads a word right after
+ * then takes it from that one store, where a word put together from several
+ * smaller stores waits for all of them to reach the cache.
  */
 @inline export function parse(p: usize, len: i32, key: usize): i32 {
   if (len < HEADER_LEN) return -1;
-  // dst and src sit side by side on the wire and in the key, both big-endian: copy 12 bytes.
-  if (KEY_ETHERNET_SRC != KEY_ETHERNET_DST + 6) unreachable(); // folded away: the registry keeps them adjacent
-  store<u64>(key + KEY_ETHERNET_DST, load<u64>(p + field.DST));
-  store<u32>(key + KEY_ETHERNET_DST + 8, load<u32>(p + field.DST + 8));
-  // vid, pcp, ivid and the padding after them: zero unless tags say otherwise.
-  store<u64>(key + KEY_ETHERNET_VID, 0);
+  // Word 0: the in-link, then dst; word 1: src, then the type as it follows src on the wire (a tag's TPID
+  // when tagged: put right below); word 2: vid, pcp, ivid and padding, zero unless tags say otherwise.
+  if (KEY_ETHERNET_DST != 2 || KEY_ETHERNET_SRC != 8 || KEY_ETHERNET_TYPE != 14 || KEY_ETHERNET_VID != 16) unreachable();
+  store<u64>(key, load<u64>(p + field.DST) << 16);
+  store<u64>(key, load<u64>(p + field.SRC), 8);
+  store<u64>(key, 0, 16);
   let at = field.TYPE;
   let type = getU16(p + at);
+  if (!isTpid(type)) return HEADER_LEN;
   let tags = 0;
   while (isTpid(type) && tags < MAX_TAGS) {
     if (at + TAG_LEN + 2 > len) return -1;

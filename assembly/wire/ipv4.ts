@@ -102,12 +102,7 @@ export function check(p: usize, len: i32): i32 {
 export function parse(p: usize, len: i32, key: usize): i32 {
   const hlen = check(p, len);
   if (hlen < 0) return -1;
-  store<u32>(key + KEY_IPV4_SRC, load<u32>(p + field.SRC)); // both big-endian: copy as is
-  store<u32>(key + KEY_IPV4_DST, load<u32>(p + field.DST));
   const proto = protocol(p);
-  store<u8>(key + KEY_IPV4_PROTO, <u8>proto);
-  store<u8>(key + KEY_IPV4_TTL, <u8>ttl(p));
-  store<u8>(key + KEY_IPV4_DSCP, <u8>dscp(p));
   let sport: u32 = 0;
   let dport: u32 = 0;
   const firstFragment = (getU16(p + field.FLAGS_FRAG) & FRAG_OFFSET_MASK) == 0;
@@ -115,8 +110,15 @@ export function parse(p: usize, len: i32, key: usize): i32 {
     sport = tcp.srcPort(p + hlen);
     dport = tcp.dstPort(p + hlen);
   }
-  setU16(key + KEY_IPV4_SPORT, sport);
-  setU16(key + KEY_IPV4_DPORT, dport);
+  // The key's words written whole (see ethernet.ts parse): word 0 the in-link (0: keyFor writes it), src and
+  // dst's first half; word 1 dst's second half, proto, ttl, dscp, sport and dport's high byte; word 2 its low byte.
+  if (KEY_IPV4_SRC != 2 || KEY_IPV4_DST != 6 || KEY_IPV4_PROTO != 10 || KEY_IPV4_TTL != 11 || KEY_IPV4_DSCP != 12) unreachable();
+  if (KEY_IPV4_SPORT != 13 || KEY_IPV4_DPORT != 15 || field.DST != field.SRC + 4) unreachable();
+  const addresses = load<u64>(p + field.SRC); // src then dst, big-endian both, as the key holds them
+  store<u64>(key, addresses << 16);
+  const w1 = (addresses >> 48) | (<u64>proto << 16) | (<u64>ttl(p) << 24) | (<u64>dscp(p) << 32) | (<u64>bswap<u16>(<u16>sport) << 40) | (<u64>(dport >> 8) << 56);
+  store<u64>(key, w1, 8);
+  store<u64>(key, <u64>(dport & 0xff), 16);
   return hlen;
 }
 

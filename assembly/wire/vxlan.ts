@@ -45,14 +45,17 @@ export function parse(p: usize, len: i32, key: usize): i32 {
   const u = p + <usize>ip;
   const v = u + <usize>udp.HEADER_LEN;
   if ((<u32>load<u8>(v + field.FLAGS) & FLAG_VNI) == 0) return -1;
-  store<u64>(key + KEY_VXLAN_LEN - 8, 0); // the last word's padding
-  setU32(key + KEY_VXLAN_SRC, ipv4.srcAddr(p));
-  setU32(key + KEY_VXLAN_DST, ipv4.dstAddr(p));
-  setU8(key + KEY_VXLAN_TTL, ipv4.ttl(p));
-  setU8(key + KEY_VXLAN_DSCP, ipv4.dscp(p));
-  store<u16>(key + KEY_VXLAN_SPORT, load<u16>(u + udp.field.SRC_PORT)); // both big-endian: copy as is
-  store<u16>(key + KEY_VXLAN_DPORT, load<u16>(u + udp.field.DST_PORT));
-  setU24(key + KEY_VXLAN_VNI, getU24(v + field.VNI));
+  // The key's words written whole (see ethernet.ts parse): word 0 the in-link (0: keyFor writes it), src and
+  // dst's first half; word 1 dst's second half, ttl, dscp, sport, dport; word 2 the VNI and padding.
+  // Addresses, ports and the VNI are big-endian on the wire and in the key: copied as they are.
+  if (KEY_VXLAN_SRC != 2 || KEY_VXLAN_DST != 6 || KEY_VXLAN_TTL != 10 || KEY_VXLAN_DSCP != 11) unreachable();
+  if (KEY_VXLAN_SPORT != 12 || KEY_VXLAN_DPORT != 14 || KEY_VXLAN_VNI != 16 || KEY_VXLAN_LEN != 24) unreachable();
+  if (ipv4.field.DST != ipv4.field.SRC + 4 || udp.field.DST_PORT != udp.field.SRC_PORT + 2) unreachable();
+  const addresses = load<u64>(p + ipv4.field.SRC);
+  store<u64>(key, addresses << 16);
+  const ports = <u64>load<u32>(u + udp.field.SRC_PORT);
+  store<u64>(key, (addresses >> 48) | (<u64>ipv4.ttl(p) << 16) | (<u64>ipv4.dscp(p) << 24) | (ports << 32), 8);
+  store<u64>(key, <u64>(load<u32>(v + field.VNI) & 0xffffff), 16);
   return hlen;
 }
 

@@ -1,0 +1,276 @@
+// The fast lane: the steps most packets take, with the descriptor in locals.
+//
+// run.ts's steps read and write the descriptor in memory at every step, and
+// all of them live in one large function, where the engine keeps little in
+// registers. This is a small function of its own that takes a packet through
+// the common cases of every step — a link with one receiver or none, an
+// acquire or receive by any table, a forward to one out-link (the TTL side
+// effect included), a transmit onto a link or into a session, a push, a pop, a
+// delivery — until the packet is done, or it meets a case it leaves to run.ts:
+// a miss, a drop, replication, anycast, subduction, a want of room, a trace.
+//
+// It leaves a packet only between steps, before the step that it cannot take
+// has done anything (counted a hit, written a record): the descriptor is
+// written back and run.ts takes that same step from the start. So a packet's
+// fate, bytes and counters are those run.ts alone would give it; only the
+// work is less. (The differential tests hold both to the reference.)
+
+import {
+  ACT_DELIVER,
+  ACT_EXTERNAL_LINK,
+  ACT_EXTERNAL_SESSION,
+  ACT_FORWARD,
+  ACT_OUT,
+  ACT_PHYSICAL,
+  ACT_PUSH,
+  ACT_RECEIVE,
+  ACT_SHARED_ACQUIRE,
+  ACT_SHARED_FORWARD,
+  MODE_ALLCAST,
+  MODE_ANYCAST,
+  OUTPUT_DELIVER,
+  OUTPUT_LINK,
+  PORT_SELF,
+  PORT_SHARED,
+  STAGE_ACQUIRE,
+  STAGE_DELIVER,
+  STAGE_DONE,
+  STAGE_FORWARD,
+  STAGE_LINK,
+  STAGE_RECEIVE,
+  STAGE_SEND,
+  STAGE_TRANSMIT,
+} from "../abi";
+import { directAt, hitAction } from "../tables/exact";
+import { countHit, entryAt, lookupUncounted, ROAD_DIRECT, ROAD_DIRECT32, Table } from "../tables/table";
+import { decrementTtl, emit, emitLen, maxPayload, statedLen } from "../wire/design";
+import { captureAppend, capturing } from "./capture";
+import { hopLimit } from "./link";
+import { emitPacket } from "./output";
+import { keyOf, own, OWN_OK, Packet, release } from "./packet";
+import { KEY_PUSHED, parseKey, setInLink } from "./parse";
+import { roomFor, ROOM_NOW } from "./room";
+import { linkAt, MEMBER_DOWN, MEMBER_TAG_DELIVERIES, MEMBER_TTL, memberAt } from "./topology";
+
+/**
+ * Takes `d` from step `stage` as far as the fast lane goes. Returns STAGE_DONE
+ * when the packet is finished, else the step run.ts is to take (the descriptor
+ * written back for it).
+ *
+ * The steps follow one another in the order a packet mostly takes them (link,
+ * acquire, forward, transmit, link …), each tested in turn, so that a packet
+ * falls through from one to the next without going back to the top.
+ */
+export function fastLane(d: Packet, stage: i32): i32 {
+  let member = d.member;
+  let port = d.port;
+  let link = d.link;
+  let hops = d.hops;
+  let keyMember = d.keyMember;
+  const key = keyOf(d);
+  while (true) {
+    if (stage == STAGE_LINK) {
+      const l = linkAt(link);
+      const n = l.nReceivers;
+      if (hops >= hopLimit || l.down != 0 || (n > 1 && (l.mode == MODE_ALLCAST || l.mode == MODE_ANYCAST))) break;
+      if (l.capture) {
+        if (roomFor(l.captureId, d.len, false) != ROOM_NOW) break;
+        if (capturing) captureAppend(l.captureId, d, false);
+        else emitPacket(OUTPUT_LINK, link, d);
+      }
+      l.packets++;
+      l.bytes += d.len;
+      hops++;
+      if (d.via >= 0) {
+        // A virtual link: the underlay member's send table takes the packet (transmit.ts handToSession).
+        member = d.via;
+        d.via = -1;
+        keyMember = -1;
+        stage = STAGE_SEND;
+      } else if (n == 0) {
+        release(d);
+        return STAGE_DONE;
+      } else {
+        member = load<i32>(l.receivers);
+        port = load<u32>(l.receivers, 4);
+        keyMember = -1;
+        stage = STAGE_ACQUIRE;
+      }
+    }
+    if (stage == STAGE_SEND) {
+      const m = memberAt(member);
+      const t = changetype<Table>(m.send);
+      if (m.flags & MEMBER_DOWN || m.send == 0 || (t.road != ROAD_DIRECT && t.road != ROAD_DIRECT32)) break;
+      const at = directAt(t, d.session);
+      if (at == 0) break;
+      const row = load<i32>(at);
+      if (row < 0) break;
+      const e = entryAt(t, row);
+      if (e.code != ACT_PUSH) break;
+      const fields = <usize>e.data;
+      const hlen = emitLen(m.design, fields);
+      if (<i32>d.origLen > maxPayload(m.design, hlen) || own(d, hlen) != OWN_OK) break;
+      countHit(t, row);
+      d.data -= <usize>hlen;
+      emit(m.design, d.data, fields, <i32>d.origLen);
+      d.len += <u32>hlen;
+      d.origLen += <u32>hlen;
+      port = PORT_SELF;
+      keyMember = KEY_PUSHED;
+      stage = STAGE_FORWARD;
+    }
+    if (stage == STAGE_ACQUIRE) {
+      const m = memberAt(member);
+      if (m.flags & MEMBER_DOWN || m.acquire == 0) break;
+      if (keyMember != member) {
+        const hlen = parseKey(d, m.design);
+        if (hlen < 0) break;
+        keyMember = member;
+        d.hdrLen = <u32>hlen;
+      }
+      setInLink(key, port);
+      const t = changetype<Table>(m.acquire);
+      const row = lookupUncounted(t, key);
+      if (row < 0) break;
+      const code = actionCode(t, row);
+      if (code == ACT_FORWARD) {
+        stage = STAGE_FORWARD;
+      } else if (code == ACT_RECEIVE) {
+        stage = STAGE_RECEIVE;
+      } else if (code == ACT_SHARED_ACQUIRE) {
+        // Subduction (acquire.ts handOver): the overlay's shared member acquires it, on the same in-link.
+        countHit(t, row);
+        member = <i32>entryAt(t, row).arg;
+        keyMember = -1;
+        continue;
+      } else {
+        break;
+      }
+      countHit(t, row);
+    }
+    if (stage == STAGE_RECEIVE) {
+      // acquire parsed the packet for this member: the key and hdrLen are current.
+      const m = memberAt(member);
+      if (m.receive == 0) break;
+      const t = changetype<Table>(m.receive);
+      const row = lookupUncounted(t, key);
+      if (row < 0) break;
+      const e = entryAt(t, row);
+      if (e.code == ACT_DELIVER) {
+        stage = STAGE_DELIVER;
+      } else if (e.code == ACT_EXTERNAL_LINK) {
+        // Decapsulation (receive.ts pop): the packet starts after this member's header.
+        countHit(t, row);
+        const taken = d.hdrLen;
+        const overlay = <i32>e.arg;
+        d.data += <usize>taken;
+        d.len -= taken;
+        d.origLen = d.origLen > taken ? d.origLen - taken : 0;
+        const stated = statedLen(memberAt(overlay).design, d.data, <i32>d.len);
+        if (stated >= 0) {
+          if (<u32>stated < d.len) d.len = <u32>stated;
+          if (<u32>stated < d.origLen) d.origLen = <u32>stated;
+        }
+        member = overlay;
+        port = e.arg2;
+        keyMember = -1;
+        stage = STAGE_ACQUIRE;
+        continue;
+      } else {
+        break;
+      }
+      countHit(t, row);
+    }
+    if (stage == STAGE_DELIVER) {
+      const m = memberAt(member);
+      const tagged = (m.flags & MEMBER_TAG_DELIVERIES) != 0;
+      if (roomFor(m.captureId, d.len, tagged) != ROOM_NOW) break;
+      if (capturing) {
+        d.port = port; // a tagged record carries the in-link
+        captureAppend(m.captureId, d, tagged);
+      } else {
+        emitPacket(OUTPUT_DELIVER, member, d);
+      }
+      m.delivered++;
+      release(d);
+      return STAGE_DONE;
+    }
+    if (stage == STAGE_FORWARD) {
+      const m = memberAt(member);
+      if (m.flags & MEMBER_DOWN || m.forward == 0) break;
+      const t = changetype<Table>(m.forward);
+      if (keyMember != member && !(keyMember == KEY_PUSHED && t.inLinkOnly)) {
+        const hlen = parseKey(d, m.design);
+        if (hlen < 0) break;
+        keyMember = member;
+        d.hdrLen = <u32>hlen;
+      }
+      setInLink(key, port);
+      const row = lookupUncounted(t, key);
+      if (row < 0) break;
+      const code = actionCode(t, row);
+      if (code == ACT_SHARED_FORWARD) {
+        // Subduction (forward.ts): the underlay's shared member forwards it, from in-link `shared`.
+        countHit(t, row);
+        member = <i32>entryAt(t, row).arg;
+        port = PORT_SHARED;
+        keyMember = -1;
+        continue;
+      }
+      // One out-link, as the keyed slot or the entry holds it.
+      const a = hitAction;
+      const count = a != 0 ? (a >> 8) & 0xff : <u32>entryAt(t, row).count;
+      if (code != ACT_OUT || count != 1) break;
+      const out = a != 0 ? a >> 16 : entryAt(t, row).arg;
+      if (m.flags & MEMBER_TTL && port != PORT_SELF) {
+        if (own(d, 0) != OWN_OK || !decrementTtl(m.design, d.data)) break;
+      }
+      countHit(t, row);
+      port = out;
+      stage = STAGE_TRANSMIT;
+    }
+    if (stage == STAGE_TRANSMIT) {
+      const m = memberAt(member);
+      const t = changetype<Table>(m.transmit);
+      if (m.transmit == 0 || (t.road != ROAD_DIRECT && t.road != ROAD_DIRECT32)) break;
+      const at = directAt(t, port);
+      if (at == 0) break;
+      const row = load<i32>(at);
+      if (row < 0) break;
+      const e = entryAt(t, row);
+      const to = port < <u32>m.nPorts ? load<i32>(m.portLinks + (<usize>port << 2)) : -1;
+      if (e.code == ACT_PHYSICAL) {
+        if (to < 0) break;
+        link = to;
+        stage = STAGE_LINK;
+      } else if (e.code == ACT_EXTERNAL_SESSION) {
+        d.session = e.arg2;
+        if (to >= 0) {
+          d.via = <i32>e.arg;
+          link = to;
+          stage = STAGE_LINK;
+        } else {
+          member = <i32>e.arg;
+          keyMember = -1;
+          stage = STAGE_SEND;
+        }
+      } else {
+        break;
+      }
+      countHit(t, row);
+    }
+  }
+  d.member = member;
+  d.port = port;
+  d.link = link;
+  d.hops = hops;
+  d.keyMember = keyMember;
+  d.stage = stage;
+  return stage;
+}
+
+/** The action code of row `row`, just found in `t`: from the keyed slot when it held the action. */
+@inline function actionCode(t: Table, row: i32): i32 {
+  const a = hitAction;
+  return a != 0 ? <i32>(a & 0xff) - 1 : <i32>entryAt(t, row).code;
+}

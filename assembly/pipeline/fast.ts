@@ -26,10 +26,9 @@ import {
   ACT_RECEIVE,
   ACT_SHARED_ACQUIRE,
   ACT_SHARED_FORWARD,
+  DROP_NONE,
   MODE_ALLCAST,
   MODE_ANYCAST,
-  OUTPUT_DELIVER,
-  OUTPUT_LINK,
   PORT_SELF,
   PORT_SHARED,
   STAGE_ACQUIRE,
@@ -43,14 +42,14 @@ import {
 } from "../abi";
 import { directAt, hitAction } from "../tables/exact";
 import { countHit, entryAt, lookupUncounted, ROAD_DIRECT, ROAD_DIRECT32, Table } from "../tables/table";
-import { decrementTtl, emit, emitLen, maxPayload, statedLen } from "../wire/design";
-import { captureAppend, capturing } from "./capture";
-import { hopLimit } from "./link";
-import { emitPacket } from "./output";
-import { keyOf, own, OWN_OK, Packet, release } from "./packet";
+import { ttlEffect } from "./forward";
+import { carry, hopLimit } from "./link";
+import { keyOf, Packet, release } from "./packet";
 import { KEY_PUSHED, parseKey, setInLink } from "./parse";
+import { hand, takeHeaderOff } from "./receive";
 import { roomFor, ROOM_NOW } from "./room";
-import { linkAt, MEMBER_DOWN, MEMBER_TAG_DELIVERIES, MEMBER_TTL, memberAt } from "./topology";
+import { push } from "./send";
+import { linkAt, MEMBER_DOWN, MEMBER_TAG_DELIVERIES, memberAt, outLink } from "./topology";
 
 /**
  * Takes `d` from step `stage` as far as the fast lane goes. Returns STAGE_DONE
@@ -64,23 +63,15 @@ import { linkAt, MEMBER_DOWN, MEMBER_TAG_DELIVERIES, MEMBER_TTL, memberAt } from
 export function fastLane(d: Packet, stage: i32): i32 {
   let member = d.member;
   let port = d.port;
-  let link = d.link;
-  let hops = d.hops;
   let keyMember = d.keyMember;
   const key = keyOf(d);
   while (true) {
     if (stage == STAGE_LINK) {
-      const l = linkAt(link);
+      const l = linkAt(d.link);
       const n = l.nReceivers;
-      if (hops >= hopLimit || l.down != 0 || (n > 1 && (l.mode == MODE_ALLCAST || l.mode == MODE_ANYCAST))) break;
-      if (l.capture) {
-        if (roomFor(l.captureId, d.len, false) != ROOM_NOW) break;
-        if (capturing) captureAppend(l.captureId, d, false);
-        else emitPacket(OUTPUT_LINK, link, d);
-      }
-      l.packets++;
-      l.bytes += d.len;
-      hops++;
+      if (d.hops >= hopLimit || l.down != 0 || (n > 1 && (l.mode == MODE_ALLCAST || l.mode == MODE_ANYCAST))) break;
+      if (l.capture && roomFor(l.captureId, d.len, false) != ROOM_NOW) break;
+      carry(d, l);
       if (d.via >= 0) {
         // A virtual link: the underlay member's send table takes the packet (transmit.ts handToSession).
         member = d.via;
@@ -106,15 +97,8 @@ export function fastLane(d: Packet, stage: i32): i32 {
       const row = load<i32>(at);
       if (row < 0) break;
       const e = entryAt(t, row);
-      if (e.code != ACT_PUSH) break;
-      const fields = <usize>e.data;
-      const hlen = emitLen(m.design, fields);
-      if (<i32>d.origLen > maxPayload(m.design, hlen) || own(d, hlen) != OWN_OK) break;
+      if (e.code != ACT_PUSH || push(d, m.design, <usize>e.data) != DROP_NONE) break;
       countHit(t, row);
-      d.data -= <usize>hlen;
-      emit(m.design, d.data, fields, <i32>d.origLen);
-      d.len += <u32>hlen;
-      d.origLen += <u32>hlen;
       port = PORT_SELF;
       keyMember = KEY_PUSHED;
       stage = STAGE_FORWARD;
@@ -159,18 +143,10 @@ export function fastLane(d: Packet, stage: i32): i32 {
       if (e.code == ACT_DELIVER) {
         stage = STAGE_DELIVER;
       } else if (e.code == ACT_EXTERNAL_LINK) {
-        // Decapsulation (receive.ts pop): the packet starts after this member's header.
+        // Decapsulation (receive.ts pop): the overlay member's acquire takes what follows the header.
         countHit(t, row);
-        const taken = d.hdrLen;
         const overlay = <i32>e.arg;
-        d.data += <usize>taken;
-        d.len -= taken;
-        d.origLen = d.origLen > taken ? d.origLen - taken : 0;
-        const stated = statedLen(memberAt(overlay).design, d.data, <i32>d.len);
-        if (stated >= 0) {
-          if (<u32>stated < d.len) d.len = <u32>stated;
-          if (<u32>stated < d.origLen) d.origLen = <u32>stated;
-        }
+        takeHeaderOff(d, overlay);
         member = overlay;
         port = e.arg2;
         keyMember = -1;
@@ -185,13 +161,9 @@ export function fastLane(d: Packet, stage: i32): i32 {
       const m = memberAt(member);
       const tagged = (m.flags & MEMBER_TAG_DELIVERIES) != 0;
       if (roomFor(m.captureId, d.len, tagged) != ROOM_NOW) break;
-      if (capturing) {
-        d.port = port; // a tagged record carries the in-link
-        captureAppend(m.captureId, d, tagged);
-      } else {
-        emitPacket(OUTPUT_DELIVER, member, d);
-      }
-      m.delivered++;
+      d.member = member;
+      d.port = port; // a tagged record carries the in-link
+      hand(d, m, tagged);
       release(d);
       return STAGE_DONE;
     }
@@ -222,9 +194,7 @@ export function fastLane(d: Packet, stage: i32): i32 {
       const count = a != 0 ? (a >> 8) & 0xff : <u32>entryAt(t, row).count;
       if (code != ACT_OUT || count != 1) break;
       const out = a != 0 ? a >> 16 : entryAt(t, row).arg;
-      if (m.flags & MEMBER_TTL && port != PORT_SELF) {
-        if (own(d, 0) != OWN_OK || !decrementTtl(m.design, d.data)) break;
-      }
+      if (ttlEffect(d, m, port) != DROP_NONE) break;
       countHit(t, row);
       port = out;
       stage = STAGE_TRANSMIT;
@@ -238,16 +208,16 @@ export function fastLane(d: Packet, stage: i32): i32 {
       const row = load<i32>(at);
       if (row < 0) break;
       const e = entryAt(t, row);
-      const to = port < <u32>m.nPorts ? load<i32>(m.portLinks + (<usize>port << 2)) : -1;
+      const to = outLink(m, port);
       if (e.code == ACT_PHYSICAL) {
         if (to < 0) break;
-        link = to;
+        d.link = to;
         stage = STAGE_LINK;
       } else if (e.code == ACT_EXTERNAL_SESSION) {
         d.session = e.arg2;
         if (to >= 0) {
           d.via = <i32>e.arg;
-          link = to;
+          d.link = to;
           stage = STAGE_LINK;
         } else {
           member = <i32>e.arg;
@@ -262,8 +232,6 @@ export function fastLane(d: Packet, stage: i32): i32 {
   }
   d.member = member;
   d.port = port;
-  d.link = link;
-  d.hops = hops;
   d.keyMember = keyMember;
   d.stage = stage;
   return stage;

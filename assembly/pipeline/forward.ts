@@ -12,6 +12,7 @@ import {
   DROP_FORWARD_DROP,
   DROP_FORWARD_MISS,
   DROP_NO_BUFFER,
+  DROP_NONE,
   DROP_TOO_LONG,
   DROP_TTL_EXPIRED,
   DROP_UNSUPPORTED,
@@ -28,7 +29,7 @@ import { lookupIn } from "./lookup";
 import { keyOf, own, OWN_OK, OWN_TOO_LONG, Packet } from "./packet";
 import { keyForTable } from "./parse";
 import { fanPorts, replicate } from "./replicate";
-import { MEMBER_TTL, memberAt, memberDown } from "./topology";
+import { Member, MEMBER_TTL, memberAt, memberDown } from "./topology";
 
 @inline export function forward(d: Packet): i32 {
   const m = memberAt(d.member);
@@ -44,16 +45,25 @@ import { MEMBER_TTL, memberAt, memberDown } from "./topology";
     return handOver(d, <i32>e.arg, STAGE_FORWARD);
   }
   if (code != ACT_OUT) return drop(d, STAGE_FORWARD, DROP_UNSUPPORTED);
-  // A packet the member sent itself has not been forwarded by it: no TTL side effect.
-  if (m.flags & MEMBER_TTL && d.port != PORT_SELF) {
-    const owned = own(d, 0);
-    if (owned != OWN_OK) return drop(d, STAGE_FORWARD, owned == OWN_TOO_LONG ? DROP_TOO_LONG : DROP_NO_BUFFER);
-    if (!decrementTtl(m.design, d.data)) return drop(d, STAGE_FORWARD, DROP_TTL_EXPIRED);
-  }
+  const refused = ttlEffect(d, m, d.port);
+  if (refused != DROP_NONE) return drop(d, STAGE_FORWARD, refused);
   if (e.count == 1) {
     d.port = e.arg; // the one out-link, kept in the entry by the control plane
     return STAGE_TRANSMIT;
   }
   fanPorts(<usize>e.data, <i32>e.count);
   return replicate(d);
+}
+
+/**
+ * The design's side effect of forwarding a packet that came in on `port`
+ * (TTL − 1, in a buffer of the packet's own). Returns DROP_NONE, or why the
+ * packet cannot go on (the TTL would reach zero: the packet is unchanged).
+ */
+@inline export function ttlEffect(d: Packet, m: Member, port: u32): i32 {
+  // A packet the member sent itself has not been forwarded by it: no TTL side effect.
+  if (!(m.flags & MEMBER_TTL) || port == PORT_SELF) return DROP_NONE;
+  const owned = own(d, 0);
+  if (owned != OWN_OK) return owned == OWN_TOO_LONG ? DROP_TOO_LONG : DROP_NO_BUFFER;
+  return decrementTtl(m.design, d.data) ? DROP_NONE : DROP_TTL_EXPIRED;
 }

@@ -41,13 +41,7 @@ export function setHopLimit(n: u32): void {
   if (d.hops >= hopLimit) return drop(d, STAGE_LINK, DROP_LOOP);
   // A link that is down carries nothing: not counted, not captured.
   if (l.down != 0) return drop(d, STAGE_LINK, DROP_LINK_DOWN);
-  if (l.capture) {
-    if (capturing) captureAppend(l.captureId, d, false);
-    else emitPacket(OUTPUT_LINK, d.link, d);
-  }
-  l.packets++;
-  l.bytes += d.len;
-  d.hops++;
+  carry(d, l);
   if (tracing) event(EV_LINK, STAGE_LINK, 0, 0, d, -1, d.port, d.link, d.hops);
   // A virtual link is implemented by a session of an underlay network: its receivers are the underlay's to reach.
   if (d.via >= 0) return handToSession(d);
@@ -68,6 +62,17 @@ export function setHopLimit(n: u32): void {
   d.port = load<u32>(at, 4);
   d.keyMember = -1;
   return STAGE_ACQUIRE;
+}
+
+/** The link carries the packet (its checks passed): captured, counted, one hop more. */
+@inline export function carry(d: Packet, l: Link): void {
+  if (l.capture) {
+    if (capturing) captureAppend(l.captureId, d, false);
+    else emitPacket(OUTPUT_LINK, d.link, d);
+  }
+  l.packets++;
+  l.bytes += d.len;
+  d.hops++;
 }
 
 /** A hash of the fields that identify the packet's flow: one flow, one anycast receiver. */

@@ -23,7 +23,7 @@ import { lookupIn } from "./lookup";
 import { emitPacket, event, tracing } from "./output";
 import { keyOf, Packet, release } from "./packet";
 import { roomFor, ROOM_NOW, shortOfRoom } from "./room";
-import { MEMBER_TAG_DELIVERIES, memberAt } from "./topology";
+import { Member, MEMBER_TAG_DELIVERIES, memberAt } from "./topology";
 
 @inline export function receive(d: Packet): i32 {
   const m = memberAt(d.member);
@@ -41,8 +41,17 @@ import { MEMBER_TAG_DELIVERIES, memberAt } from "./topology";
  * table judges whether they carry a valid header of its design.
  */
 function pop(d: Packet, overlay: i32, inLink: u32): i32 {
+  if (tracing) event(EV_POP, STAGE_RECEIVE, 0, 0, d, -1, inLink, -1, d.hdrLen);
+  takeHeaderOff(d, overlay);
+  d.member = overlay;
+  d.port = inLink;
+  d.keyMember = -1;
+  return STAGE_ACQUIRE;
+}
+
+/** The packet starts after the header the member parsed (hdrLen), as long as `overlay`'s design says it is. */
+@inline export function takeHeaderOff(d: Packet, overlay: i32): void {
   const taken = d.hdrLen;
-  if (tracing) event(EV_POP, STAGE_RECEIVE, 0, 0, d, -1, inLink, -1, taken);
   d.data += <usize>taken;
   d.len -= taken;
   d.origLen = d.origLen > taken ? d.origLen - taken : 0;
@@ -52,10 +61,6 @@ function pop(d: Packet, overlay: i32, inLink: u32): i32 {
     if (<u32>stated < d.len) d.len = <u32>stated;
     if (<u32>stated < d.origLen) d.origLen = <u32>stated;
   }
-  d.member = overlay;
-  d.port = inLink;
-  d.keyMember = -1;
-  return STAGE_ACQUIRE;
 }
 
 /** The packet reaches the member's machine. */
@@ -64,10 +69,15 @@ function pop(d: Packet, overlay: i32, inLink: u32): i32 {
   const tagged = (m.flags & MEMBER_TAG_DELIVERIES) != 0;
   const room = roomFor(m.captureId, d.len, tagged);
   if (room != ROOM_NOW) return shortOfRoom(d, STAGE_DELIVER, room);
-  if (capturing) captureAppend(m.captureId, d, tagged);
-  else emitPacket(OUTPUT_DELIVER, d.member, d);
-  m.delivered++;
+  hand(d, m, tagged);
   if (tracing) event(EV_DELIVER, STAGE_DELIVER, 0, 0, d, -1, d.port, -1, 0);
   release(d);
   return STAGE_DONE;
+}
+
+/** The member `d.member` (m) takes the packet (there is room): recorded, counted; `tagged` with its in-link, d.port. */
+@inline export function hand(d: Packet, m: Member, tagged: bool): void {
+  if (capturing) captureAppend(m.captureId, d, tagged);
+  else emitPacket(OUTPUT_DELIVER, d.member, d);
+  m.delivered++;
 }

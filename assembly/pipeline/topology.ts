@@ -91,6 +91,10 @@ export let orphanDrops: usize = 0;
 @inline export function endpointAt(i: i32): Endpoint {
   return changetype<Endpoint>(endpoints + <usize>i * offsetof<Endpoint>());
 }
+/** The link on member m's out-link identifier `port`, or −1. */
+@inline export function outLink(m: Member, port: u32): i32 {
+  return port < <u32>m.nPorts ? load<i32>(m.portLinks + (<usize>port << 2)) : -1;
+}
 @inline export function tableOf(m: Member, role: i32): Table | null {
   const p = load<usize>(changetype<usize>(m) + offsetof<Member>("acquire") + (<usize>role << alignof<usize>()));
   return p == 0 ? null : changetype<Table>(p);

@@ -20,7 +20,7 @@ import { drop } from "./drop";
 import { lookupIdIn } from "./lookup";
 import { event, tracing } from "./output";
 import { Packet } from "./packet";
-import { memberAt } from "./topology";
+import { memberAt, outLink } from "./topology";
 
 @inline export function transmit(d: Packet): i32 {
   const m = memberAt(d.member);
@@ -28,7 +28,7 @@ import { memberAt } from "./topology";
   const e = lookupIdIn(d, m.transmit, d.port, 2, STAGE_TRANSMIT, DROP_TRANSMIT_MISS);
   if (e == null) return STAGE_DONE;
   const code = <i32>e.code;
-  const link = <i32>d.port < m.nPorts ? load<i32>(m.portLinks + (<usize>d.port << 2)) : -1;
+  const link = outLink(m, d.port);
   if (code == ACT_EXTERNAL_SESSION) {
     // arg: the underlay member on this machine; arg2: the session that implements the link.
     d.via = <i32>e.arg;

@@ -27,6 +27,7 @@ import {
 import { acquire } from "./acquire";
 import { drop } from "./drop";
 import { fastLane } from "./fast";
+import { plansExpire } from "./plan";
 import { forward } from "./forward";
 import { cross } from "./link";
 import { event, traceRoom, tracing } from "./output";
@@ -99,6 +100,7 @@ export function run(n: i32, first: u32, base: u32): i32 {
   inNext = 0;
   firstPacket = first;
   inBase = base;
+  plansExpire();
   return resume();
 }
 

@@ -6,7 +6,7 @@
 //   ┌─────────────┬─────────────┬────────────┬───────────┬────────────────────────────────┐
 //   │ network i32 │ machine i32 │ design i32 │ flags u32 │ tables: usize × 5 (ROLE_* order) │
 //   ├─────────────┴─────────────┴────────────┴───────────┴────────────────────────────────┤
-//   │ portLinks usize (i32 link per out-identifier, −1 none) │ nPorts i32 │ drops usize (u64 × DROP_COUNT) │ delivered u64 │ captureId i32 │ pad: to 64 bytes │
+//   │ portLinks usize (i32 link per out-identifier, −1 none) │ nPorts i32 │ drops usize (u64 × DROP_COUNT) │ delivered u64 │ captureId i32 │ plan u32 │
 //   └──────────────────────────────────────────────────────────────────────────────────────┘
 //
 // A link (one-way; a two-way link is two of them):
@@ -40,8 +40,8 @@ export const MEMBER_TAG_DELIVERIES: u32 = 4; // deliveries' capture records carr
   delivered: u64;
   /** The capture buffer its deliveries go to (capture.ts), −1 none. */
   captureId: i32;
-  /** To 64 bytes: a member's address is a shift, not a multiply, on every step. */
-  pad: u32;
+  /** What its tables make of every packet, for this batch (plan.ts). It brings the record to 64 bytes: an address is a shift. */
+  plan: u32;
 }
 
 @unmanaged export class Link {

@@ -1,19 +1,22 @@
-// The fast lane: the steps most packets take, with the descriptor in locals.
+// The fast lane: the steps most packets take, in one small function.
 //
-// run.ts's steps read and write the descriptor in memory at every step, and
-// all of them live in one large function, where the engine keeps little in
-// registers. This is a small function of its own that takes a packet through
-// the common cases of every step — a link with one receiver or none, an
-// acquire or receive by any table, a forward to one out-link (the TTL side
-// effect included), a transmit onto a link or into a session, a push, a pop, a
-// delivery — until the packet is done, or it meets a case it leaves to run.ts:
-// a miss, a drop, replication, anycast, subduction, a want of room, a trace.
+// run.ts's steps read and write the whole descriptor at every step, and all of
+// them live in one large function, where the engine keeps little in registers.
+// The lane keeps the member, the in-link and the key's owner in locals and
+// takes a packet through the common case of every step — a link with one
+// receiver or none, an acquire or receive by any table, a forward to one
+// out-link (the TTL side effect included), a transmit onto a link or into a
+// session, a push, a pop, a delivery, SharedAcquire and SharedForward — until
+// the packet is done, or it meets a case it leaves to run.ts: a miss, a drop,
+// replication, anycast, a want of room. A member with a plan (plan.ts) has its
+// steps taken in one go, with only the packet's own checks.
 //
 // It leaves a packet only between steps, before the step that it cannot take
 // has done anything (counted a hit, written a record): the descriptor is
 // written back and run.ts takes that same step from the start. So a packet's
 // fate, bytes and counters are those run.ts alone would give it; only the
-// work is less. (The differential tests hold both to the reference.)
+// work is less. (The differential tests hold both to the reference: with a
+// trace, run.ts takes every step.)
 
 import {
   ACT_DELIVER,
@@ -45,7 +48,7 @@ import { countHit, entryAt, lookupUncounted, ROAD_DIRECT, ROAD_DIRECT32, Table }
 import { ttlEffect } from "./forward";
 import { carry, hopLimit } from "./link";
 import { keyOf, Packet, release } from "./packet";
-import { KEY_PUSHED, parseKey, setInLink } from "./parse";
+import { KEY_PUSHED, parseHeader, setInLink } from "./parse";
 import { PLAN_DELIVER, PLAN_FORWARD, PLAN_NONE, planOf } from "./plan";
 import { hand, takeHeaderOff } from "./receive";
 import { roomFor, ROOM_NOW } from "./room";
@@ -109,10 +112,8 @@ export function fastLane(d: Packet, stage: i32): i32 {
       const plan = planOf(m);
       if (plan == PLAN_NONE && (m.flags & MEMBER_DOWN || m.acquire == 0)) break;
       if (keyMember != member) {
-        const hlen = parseKey(d, m.design);
-        if (hlen < 0) break;
+        if (!parseHeader(d, m.design)) break;
         keyMember = member;
-        d.hdrLen = <u32>hlen;
       }
       setInLink(key, port);
       // A planned member (plan.ts): its steps with only the checks that depend on the packet. A packet
@@ -216,10 +217,8 @@ export function fastLane(d: Packet, stage: i32): i32 {
       if (m.flags & MEMBER_DOWN || m.forward == 0) break;
       const t = changetype<Table>(m.forward);
       if (keyMember != member && !(keyMember == KEY_PUSHED && t.inLinkOnly)) {
-        const hlen = parseKey(d, m.design);
-        if (hlen < 0) break;
+        if (!parseHeader(d, m.design)) break;
         keyMember = member;
-        d.hdrLen = <u32>hlen;
       }
       setInLink(key, port);
       const row = lookupUncounted(t, key);

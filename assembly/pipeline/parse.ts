@@ -44,15 +44,21 @@ export const KEY_PUSHED: i32 = -2;
 
 /** Parses the packet into the key vector as member `mi` (of design m.design) sees it. */
 function parseFor(d: Packet, mi: i32, m: Member): bool {
-  const hlen = parseKey(d, m.design);
-  if (hlen < 0) return false;
+  if (!parseHeader(d, m.design)) return false;
   d.keyMember = mi;
+  return true;
+}
+
+/** Parses the packet into its key vector as design `design` sees it, the in-link 0, and keeps the header's length (hdrLen); false if it has no valid header. */
+@inline export function parseHeader(d: Packet, design: i32): bool {
+  const hlen = parseKey(d, design);
+  if (hlen < 0) return false;
   d.hdrLen = <u32>hlen;
   return true;
 }
 
 /** Parses the packet into its key vector as design `design` sees it, the in-link 0: the header's length, or −1. */
-@inline export function parseKey(d: Packet, design: i32): i32 {
+@inline function parseKey(d: Packet, design: i32): i32 {
   const key = keyOf(d);
   // Ethernet, the most common design, without a call; it writes the in-link word itself.
   if (design == DESIGN_ETHERNET) return ethernet.parse(d.data, <i32>d.len, key);

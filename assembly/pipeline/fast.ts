@@ -43,7 +43,7 @@ import {
   STAGE_SEND,
   STAGE_TRANSMIT,
 } from "../abi";
-import { directAt, hitAction } from "../tables/exact";
+import { directRow, hitAction, wordArg, wordCode, wordCount } from "../tables/exact";
 import { countHit, entryAt, lookupUncounted, ROAD_DIRECT, ROAD_DIRECT32, Table } from "../tables/table";
 import { ttlEffect } from "./forward";
 import { carry, hopLimit } from "./link";
@@ -53,7 +53,7 @@ import { PLAN_DELIVER, PLAN_FORWARD, PLAN_NONE, planOf } from "./plan";
 import { hand, takeHeaderOff } from "./receive";
 import { roomFor, ROOM_NOW } from "./room";
 import { push } from "./send";
-import { linkAt, MEMBER_DOWN, MEMBER_TAG_DELIVERIES, memberAt, outLink } from "./topology";
+import { linkAt, MEMBER_DOWN, MEMBER_TAG_DELIVERIES, memberAt, outLink, receiverMember, receiverPort } from "./topology";
 
 /**
  * Takes `d` from step `stage` as far as the fast lane goes. Returns STAGE_DONE
@@ -86,8 +86,8 @@ export function fastLane(d: Packet, stage: i32): i32 {
         release(d);
         return STAGE_DONE;
       } else {
-        member = load<i32>(l.receivers);
-        port = load<u32>(l.receivers, 4);
+        member = receiverMember(l, 0);
+        port = receiverPort(l, 0);
         keyMember = -1;
         stage = STAGE_ACQUIRE;
       }
@@ -96,9 +96,7 @@ export function fastLane(d: Packet, stage: i32): i32 {
       const m = memberAt(member);
       const t = changetype<Table>(m.send);
       if (m.flags & MEMBER_DOWN || m.send == 0 || (t.road != ROAD_DIRECT && t.road != ROAD_DIRECT32)) break;
-      const at = directAt(t, d.session);
-      if (at == 0) break;
-      const row = load<i32>(at);
+      const row = directRow(t, d.session);
       if (row < 0) break;
       const e = entryAt(t, row);
       if (e.code != ACT_PUSH || push(d, m.design, <usize>e.data) != DROP_NONE) break;
@@ -121,26 +119,20 @@ export function fastLane(d: Packet, stage: i32): i32 {
       if (plan == PLAN_FORWARD) {
         // Acquire: its keyless row says forward. Forward: one out-link. Transmit: every row is physical.
         const tf = changetype<Table>(m.forward);
+        const tt = changetype<Table>(m.transmit);
         const rf = lookupUncounted(tf, key);
-        if (rf >= 0) {
-          const a = hitAction;
-          const out = a != 0 ? a >> 16 : entryAt(tf, rf).arg;
-          if (actionCode(tf, rf) == ACT_OUT && (a != 0 ? (a >> 8) & 0xff : <u32>entryAt(tf, rf).count) == 1) {
-            const tt = changetype<Table>(m.transmit);
-            const at = directAt(tt, out);
-            const rt = at != 0 ? load<i32>(at) : -1;
-            const to = outLink(m, out);
-            if (rt >= 0 && to >= 0) {
-              const ta = changetype<Table>(m.acquire);
-              countHit(ta, ta.single);
-              countHit(tf, rf);
-              countHit(tt, rt);
-              port = out;
-              d.link = to;
-              stage = STAGE_LINK;
-              continue;
-            }
-          }
+        const out = rf >= 0 ? oneOutLink(tf, rf) : -1;
+        const rt = out >= 0 ? directRow(tt, <u32>out) : -1;
+        const to = out >= 0 ? outLink(m, <u32>out) : -1;
+        if (rt >= 0 && to >= 0) {
+          const ta = changetype<Table>(m.acquire);
+          countHit(ta, ta.single);
+          countHit(tf, rf);
+          countHit(tt, rt);
+          port = <u32>out;
+          d.link = to;
+          stage = STAGE_LINK;
+          continue;
         }
       } else if (plan == PLAN_DELIVER) {
         // Receive: its keyless row says deliver.
@@ -232,23 +224,17 @@ export function fastLane(d: Packet, stage: i32): i32 {
         keyMember = -1;
         continue;
       }
-      // One out-link, as the keyed slot or the entry holds it.
-      const a = hitAction;
-      const count = a != 0 ? (a >> 8) & 0xff : <u32>entryAt(t, row).count;
-      if (code != ACT_OUT || count != 1) break;
-      const out = a != 0 ? a >> 16 : entryAt(t, row).arg;
-      if (ttlEffect(d, m, port) != DROP_NONE) break;
+      const out = oneOutLink(t, row);
+      if (out < 0 || ttlEffect(d, m, port) != DROP_NONE) break;
       countHit(t, row);
-      port = out;
+      port = <u32>out;
       stage = STAGE_TRANSMIT;
     }
     if (stage == STAGE_TRANSMIT) {
       const m = memberAt(member);
       const t = changetype<Table>(m.transmit);
       if (m.transmit == 0 || (t.road != ROAD_DIRECT && t.road != ROAD_DIRECT32)) break;
-      const at = directAt(t, port);
-      if (at == 0) break;
-      const row = load<i32>(at);
+      const row = directRow(t, port);
       if (row < 0) break;
       const e = entryAt(t, row);
       const to = outLink(m, port);
@@ -283,5 +269,13 @@ export function fastLane(d: Packet, stage: i32): i32 {
 /** The action code of row `row`, just found in `t`: from the keyed slot when it held the action. */
 @inline function actionCode(t: Table, row: i32): i32 {
   const a = hitAction;
-  return a != 0 ? <i32>(a & 0xff) - 1 : <i32>entryAt(t, row).code;
+  return a != 0 ? <i32>wordCode(a) : <i32>entryAt(t, row).code;
+}
+
+/** The out-link of row `row`, just found in forward table `t`, when its action is a forward to one out-link; else −1. */
+@inline function oneOutLink(t: Table, row: i32): i32 {
+  const a = hitAction;
+  if (a != 0) return wordCode(a) == <u32>ACT_OUT && wordCount(a) == 1 ? <i32>wordArg(a) : -1;
+  const e = entryAt(t, row);
+  return e.code == ACT_OUT && e.count == 1 ? <i32>e.arg : -1;
 }

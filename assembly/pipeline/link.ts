@@ -23,7 +23,7 @@ import { emitPacket, event, tracing } from "./output";
 import { keyOf, Packet, release } from "./packet";
 import { fanReceivers, replicate } from "./replicate";
 import { roomFor, ROOM_NOW, shortOfRoom } from "./room";
-import { Link, linkAt } from "./topology";
+import { Link, linkAt, receiverMember, receiverPort } from "./topology";
 import { handToSession } from "./transmit";
 
 export let hopLimit: u32 = 64;
@@ -57,9 +57,8 @@ export function setHopLimit(n: u32): void {
     return replicate(d);
   }
   if (l.mode == MODE_ANYCAST && n > 1) r = <i32>(flowHash(d, l) % <u32>n);
-  const at = l.receivers + (<usize>r << 3);
-  d.member = load<i32>(at);
-  d.port = load<u32>(at, 4);
+  d.member = receiverMember(l, r);
+  d.port = receiverPort(l, r);
   d.keyMember = -1;
   return STAGE_ACQUIRE;
 }

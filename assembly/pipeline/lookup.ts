@@ -3,7 +3,7 @@
 // drop the packet with the stage's reason.
 
 import { EV_LOOKUP } from "../abi";
-import { hitAction } from "../tables/exact";
+import { hitAction, wordArg, wordCode, wordCount } from "../tables/exact";
 import { Entry, entryAt, lookup, lookupId, Table } from "../tables/table";
 import { drop } from "./drop";
 import { event, tracing } from "./output";
@@ -33,9 +33,9 @@ import { Packet } from "./packet";
 const held = changetype<Entry>(memory.data(offsetof<Entry>(), 16));
 
 @inline function unpack(a: u32): Entry {
-  held.code = <u16>((a & 0xff) - 1);
-  held.count = <u16>((a >> 8) & 0xff);
-  held.arg = a >> 16;
+  held.code = <u16>wordCode(a);
+  held.count = <u16>wordCount(a);
+  held.arg = wordArg(a);
   return held;
 }
 

@@ -15,7 +15,7 @@ import {
 import { countDrop } from "./drop";
 import { event, tracing } from "./output";
 import { copyPacket, Packet, PACKET_SIZE, share } from "./packet";
-import { linkAt } from "./topology";
+import { linkAt, receiverMember, receiverPort } from "./topology";
 
 export const FAN_NONE: i32 = 0;
 export const FAN_PORTS: i32 = 1; // forward: u16 identifiers at fanList
@@ -82,9 +82,9 @@ function apply(d: Packet, k: i32): i32 {
     return STAGE_TRANSMIT;
   }
   if (fanKind == FAN_RECEIVERS) {
-    const r = linkAt(fanLink).receivers + (<usize>k << 3);
-    d.member = load<i32>(r);
-    d.port = load<u32>(r, 4);
+    const l = linkAt(fanLink);
+    d.member = receiverMember(l, k);
+    d.port = receiverPort(l, k);
     d.keyMember = -1;
     return STAGE_ACQUIRE;
   }

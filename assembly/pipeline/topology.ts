@@ -91,6 +91,13 @@ export let orphanDrops: usize = 0;
 @inline export function endpointAt(i: i32): Endpoint {
   return changetype<Endpoint>(endpoints + <usize>i * offsetof<Endpoint>());
 }
+/** Link l's receiver `r`: the member, and the in-link it arrives on there. */
+@inline export function receiverMember(l: Link, r: i32): i32 {
+  return load<i32>(l.receivers + (<usize>r << 3));
+}
+@inline export function receiverPort(l: Link, r: i32): u32 {
+  return load<u32>(l.receivers + (<usize>r << 3), 4);
+}
 /** The link on member m's out-link identifier `port`, or −1. */
 @inline export function outLink(m: Member, port: u32): i32 {
   return port < <u32>m.nPorts ? load<i32>(m.portLinks + (<usize>port << 2)) : -1;

@@ -64,6 +64,12 @@ const DIRECT_TOP: u32 = 4;
   return 0;
 }
 
+/** The row the direct index holds for identifier `v`, or −1: no row, or `v` is one the hash holds (directAt). */
+@inline export function directRow(t: Table, v: u32): i32 {
+  const at = directAt(t, v);
+  return at != 0 ? load<i32>(at) : -1;
+}
+
 /** Keys of up to this many u64 words sit in the keyed index's slots. */
 const KEYED_MAX_WORDS: i32 = 3;
 /** Where a slot keeps its entry: after KEYED_MAX_WORDS words, or after one. */
@@ -84,6 +90,17 @@ function actionWord(e: Entry): u32 {
   const dataNeeded = e.data != 0 && !(e.code == ACT_OUT && e.count == 1);
   if (e.arg2 != 0 || dataNeeded || e.count > 0xff || e.arg > 0xffff || e.code >= 0xff) return 0;
   return (<u32>e.code + 1) | (<u32>e.count << 8) | (e.arg << 16);
+}
+
+/** An action word's code, count and arg, as actionWord put them there. */
+@inline export function wordCode(a: u32): u32 {
+  return (a & 0xff) - 1;
+}
+@inline export function wordCount(a: u32): u32 {
+  return (a >> 8) & 0xff;
+}
+@inline export function wordArg(a: u32): u32 {
+  return a >> 16;
 }
 
 const M1: u64 = 0x9e3779b97f4a7c15;

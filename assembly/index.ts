@@ -55,15 +55,18 @@ export function tableLookup(id: i32, key: usize): i32 {
   return t == null ? -1 : lookupIn(t, key);
 }
 
-/** Mean probe distance of a hashed table's entries — the keyed index of an exact table that has one — (−1 for range tables): see tuple-space.ts. */
+/** Mean probe distance of a hashed table's entries — the keyed index of an exact or LPM table that has one — (−1 for range tables): see tuple-space.ts. */
 export function tableProbeDistance(id: i32): f64 {
   const t = tableById(id);
   if (t == null) return -1;
   if (isKeyed(t)) return keyedProbeDistance(t);
+  if (t.kind == KIND_LPM && t.keyed != 0) return lpmProbeDistance(t);
   return t.slots == 0 ? -1 : meanProbeDistance(t);
 }
 import { meanProbeDistance } from "./tables/tuple-space";
 import { isKeyed, keyedProbeDistance } from "./tables/exact";
+import { keyedProbeDistance as lpmProbeDistance } from "./tables/lpm";
+import { KIND_LPM } from "./abi";
 
 export function tableCount(id: i32): i32 {
   const t = tableById(id);

@@ -86,7 +86,7 @@ export let hitAction: u32 = 0;
  * out-link fits though it has data: its list of out-links, whose one element
  * `arg` repeats (forward.ts reads the list only for several).
  */
-function actionWord(e: Entry): u32 {
+export function actionWord(e: Entry): u32 {
   const dataNeeded = e.data != 0 && !(e.code == ACT_OUT && e.count == 1);
   if (e.arg2 != 0 || dataNeeded || e.count > 0xff || e.arg > 0xffff || e.code >= 0xff) return 0;
   return (<u32>e.code + 1) | (<u32>e.count << 8) | (e.arg << 16);
@@ -138,8 +138,8 @@ export function prepare(t: Table): void {
   }
 }
 
-/** A keyed index sized for the entries the table has memory for (empty). */
-function makeKeyed(t: Table): void {
+/** A keyed index sized for the entries the table has memory for (empty), of 1 << t.keyedShift-byte slots: exact's, and LPM's (lpm.ts). */
+export function makeKeyed(t: Table): void {
   const n = slotsFor(t.allocated);
   if (t.keyedBlock != 0) heap.free(t.keyedBlock);
   t.keyedMask = n - 1;

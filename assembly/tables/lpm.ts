@@ -1,10 +1,37 @@
 // Longest-prefix match: one field (the LPM field) takes a prefix mask, every
 // other declared field is exact. An entry ranks by its prefix length, so the
 // tuple-space order visits longer prefixes first and the first hit wins.
+//
+// The tuple-space index (tuple-space.ts) is the authority for writes. A table
+// whose fields lie in the key's first two words (any IPv4 key) is also looked
+// up through a keyed index, as exact tables are (exact.ts): open addressing
+// keyed by (prefix group, key & group mask), each slot holding the masked
+// words, the group, the entry and, when it fits, the entry's action word. A
+// lookup probes it once per prefix length, longest first, and for most rows
+// reads one slot and never the entry (the tuple-space probe reads a slot, then
+// the entry to compare the key: two dependent misses):
+//
+//   ┌──────────┬──────────┬─────────────┬───────┬─────────────┬──────────────────┐
+//   │ w0 u64   │ w1 u64   │ group+1 u32 │ (pad) │ entry+1 u32 │ action word u32  │   32 bytes
+//   └──────────┴──────────┴─────────────┴───────┴─────────────┴──────────────────┘
+//
+// Whatever places, removes or changes an entry calls placed, removed or
+// actionChanged (table.ts, write.ts), as for exact tables.
 
 import { ERR_BAD_MATCH_KEY, ERR_OK, KIND_LPM } from "../abi";
-import { checkCommon, fieldAllOrNothing, fieldKind, fieldLen, fieldOffset, prefixLen, Table } from "./table";
+import * as exact from "./exact";
+import { checkCommon, entryAt, fieldAllOrNothing, fieldKind, fieldLen, fieldOffset, FREE, prefixLen, slotsFor, Table, valueOf } from "./table";
 import * as tss from "./tuple-space";
+
+/** Keys of up to this many u64 words get the keyed index. */
+const KEYED_MAX_WORDS: i32 = 2;
+const SLOT_SHIFT: u32 = 5;
+const SLOT_GROUP: usize = 16;
+const SLOT_ENTRY: usize = 24;
+const SLOT_ACTION: usize = 28;
+
+const M1: u64 = 0x9e3779b97f4a7c15;
+const M2: u64 = 0xff51afd7ed558ccd;
 
 export function check(t: Table, value: usize, mask: usize): i32 {
   const common = checkCommon(t, value, mask);
@@ -31,7 +58,131 @@ export function rank(t: Table, mask: usize): i32 {
   return 0;
 }
 
-/** Groups go longest prefix first: the first hit is the answer (tuple-space.ts lookupFirst). */
+/** Gives the table a keyed index when its key allows (at creation). */
+export function prepare(t: Table): void {
+  if (t.words > KEYED_MAX_WORDS) return;
+  t.keyedShift = SLOT_SHIFT;
+  exact.makeKeyed(t);
+}
+
+/** The table grew (table.ts grow): the keyed index is re-made for its new size, every live entry placed again. */
+export function resize(t: Table): void {
+  if (t.keyed == 0 || slotsFor(t.allocated) <= t.keyedMask + 1) return;
+  exact.makeKeyed(t);
+  for (let i = 0; i < t.allocated; i++) if (entryAt(t, i).group != FREE) placed(t, i);
+}
+
+/** The home slot of masked words (x0, x1) in group `g`. */
+@inline function home(t: Table, g: u32, x0: u64, x1: u64): u32 {
+  let h = (M1 ^ <u64>g ^ x0 ^ (x0 >> 32)) * M1; // fold, mix: as tuple-space.ts hashMasked
+  h ^= h >> 29;
+  h = (h ^ x1 ^ (x1 >> 32)) * M1;
+  h ^= h >> 29;
+  return <u32>((h * M2) >> 32) & t.keyedMask;
+}
+
+@inline function slotAt(t: Table, s: u32): usize {
+  return t.keyed + (<usize>s << SLOT_SHIFT);
+}
+
+/** A slot's home: from the words and group it holds. */
+@inline function slotHome(t: Table, slot: usize): u32 {
+  return home(t, load<u32>(slot, SLOT_GROUP), load<u64>(slot), load<u64>(slot, 8));
+}
+
+/** Entry `i`'s home slot: its value is stored masked, the unused word is zero. */
+function entryHome(t: Table, i: i32): u32 {
+  const e = entryAt(t, i);
+  const v = valueOf(t, e);
+  return home(t, <u32>e.group + 1, load<u64>(v), t.words > 1 ? load<u64>(v, 8) : 0);
+}
+
+/** The slot that holds entry `i`. */
+function slotOf(t: Table, i: i32): u32 {
+  let s = entryHome(t, i);
+  while (load<u32>(slotAt(t, s), SLOT_ENTRY) != <u32>(i + 1)) s = (s + 1) & t.keyedMask;
+  return s;
+}
+
+/** Entry `i` is now in the table (its group set by tuple-space link). */
+export function placed(t: Table, i: i32): void {
+  if (t.keyed == 0) return;
+  let s = entryHome(t, i);
+  while (load<u32>(slotAt(t, s), SLOT_ENTRY) != 0) s = (s + 1) & t.keyedMask;
+  const slot = slotAt(t, s);
+  const e = entryAt(t, i);
+  const v = valueOf(t, e);
+  store<u64>(slot, load<u64>(v));
+  store<u64>(slot, t.words > 1 ? load<u64>(v, 8) : 0, 8);
+  store<u32>(slot, <u32>e.group + 1, SLOT_GROUP);
+  store<u32>(slot, <u32>(i + 1), SLOT_ENTRY);
+  store<u32>(slot, exact.actionWord(e), SLOT_ACTION);
+}
+
+/** Entry `i`'s action was set or restored: its slot's action word follows. */
+export function actionChanged(t: Table, i: i32): void {
+  if (t.keyed == 0) return;
+  store<u32>(slotAt(t, slotOf(t, i)), exact.actionWord(entryAt(t, i)), SLOT_ACTION);
+}
+
+/** Entry `i` is leaving the table (its group still set). Backward-shift deletion, as exact.ts removed. */
+export function removed(t: Table, i: i32): void {
+  if (t.keyed == 0) return;
+  let hole = slotOf(t, i);
+  let j = (hole + 1) & t.keyedMask;
+  while (true) {
+    const slot = slotAt(t, j);
+    if (load<u32>(slot, SLOT_ENTRY) == 0) break;
+    const h = slotHome(t, slot);
+    // Movable iff its home is not cyclically within (hole, j].
+    const inRange = hole <= j ? h > hole && h <= j : h > hole || h <= j;
+    if (!inRange) {
+      memory.copy(slotAt(t, hole), slot, <usize>1 << SLOT_SHIFT);
+      hole = j;
+    }
+    j = (j + 1) & t.keyedMask;
+  }
+  memory.fill(slotAt(t, hole), 0, <usize>1 << SLOT_SHIFT);
+}
+
+/** Mean distance of the keyed index's entries from their home slots (see tuple-space.ts meanProbeDistance). */
+export function keyedProbeDistance(t: Table): f64 {
+  let total: u64 = 0;
+  let n = 0;
+  for (let s: u32 = 0; s <= t.keyedMask; s++) {
+    const slot = slotAt(t, s);
+    if (load<u32>(slot, SLOT_ENTRY) == 0) continue;
+    total += <u64>((s - slotHome(t, slot)) & t.keyedMask);
+    n++;
+  }
+  return n == 0 ? 0 : <f64>total / <f64>n;
+}
+
+/**
+ * The longest prefix matching `key`, or -1: through the keyed index (setting
+ * exact.hitAction on a hit), else the tuple-space groups, longest first.
+ */
 export function lookup(t: Table, key: usize): i32 {
-  return tss.lookupFirst(t, key);
+  if (t.keyed == 0) return tss.lookupFirst(t, key);
+  const k0 = load<u64>(key);
+  const k1 = load<u64>(key, 8);
+  for (let k = 0; k < t.nOrder; k++) {
+    const g = tss.orderAt(t, k);
+    const mask = tss.groupMask(t, g);
+    const x0 = k0 & load<u64>(mask);
+    const x1 = t.words > 1 ? k1 & load<u64>(mask, 8) : 0;
+    const tag = <u32>g + 1;
+    let s = home(t, tag, x0, x1);
+    while (true) {
+      const slot = slotAt(t, s);
+      const e = load<u32>(slot, SLOT_ENTRY);
+      if (e == 0) break;
+      if (load<u64>(slot) == x0 && load<u64>(slot, 8) == x1 && load<u32>(slot, SLOT_GROUP) == tag) {
+        exact.hitAction = load<u32>(slot, SLOT_ACTION);
+        return <i32>e - 1;
+      }
+      s = (s + 1) & t.keyedMask;
+    }
+  }
+  return -1;
 }

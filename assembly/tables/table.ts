@@ -219,6 +219,7 @@ function grow(t: Table): bool {
     for (let i = 0; i < t.allocated; i++) if (entryAt(t, i).group != FREE) tss.place(t, i);
   }
   if (t.kind == KIND_EXACT) exact.resize(t);
+  else if (t.kind == KIND_LPM) lpm.resize(t);
   return true;
 }
 
@@ -270,6 +271,7 @@ export function create(id: i32, role: i32, kind: i32, keyLen: i32, capacity: i32
     t.groupFree = -1;
   }
   if (kind == KIND_EXACT) exact.prepare(t);
+  else if (kind == KIND_LPM) lpm.prepare(t);
   t.road = kind == KIND_EXACT ? t.exactMode : kind == KIND_LPM ? ROAD_LPM : kind == KIND_RANGE ? ROAD_RANGE : ROAD_TUPLES;
   return t;
 }
@@ -453,7 +455,7 @@ export function placeEntry(t: Table, i: i32, value: usize, mask: usize, lo: usiz
   } else {
     tss.link(t, i);
   }
-  if (t.kind == KIND_EXACT) exact.placed(t, i);
+  placed(t, i);
   t.count++;
 }
 
@@ -461,12 +463,25 @@ export function placeEntry(t: Table, i: i32, value: usize, mask: usize, lo: usiz
 export function relink(t: Table, i: i32): void {
   if (t.kind == KIND_RANGE) range.link(t, i);
   else tss.link(t, i);
-  if (t.kind == KIND_EXACT) exact.placed(t, i);
+  placed(t, i);
   t.count++;
+}
+
+/** Entry `i` (linked) goes into the lookup index its kind keeps beside the tuple-space one, if any. */
+function placed(t: Table, i: i32): void {
+  if (t.kind == KIND_EXACT) exact.placed(t, i);
+  else if (t.kind == KIND_LPM) lpm.placed(t, i);
+}
+
+/** Entry `i`'s action was set or restored: an index that holds actions follows (write.ts). */
+export function actionChanged(t: Table, i: i32): void {
+  if (t.kind == KIND_EXACT) exact.actionChanged(t, i);
+  else if (t.kind == KIND_LPM) lpm.actionChanged(t, i);
 }
 
 /** Removes entry `i` from the index and returns it to the free list. */
 export function removeAt(t: Table, i: i32): void {
+  if (t.kind == KIND_LPM) lpm.removed(t, i); // while its group is live
   if (t.kind == KIND_RANGE) range.unlink(t, i);
   else tss.unlink(t, i);
   if (t.kind == KIND_EXACT) exact.removed(t, i);

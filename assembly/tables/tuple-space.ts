@@ -21,13 +21,13 @@ const NO_GROUP: i32 = -1;
 @inline function groupAt(t: Table, g: i32): usize {
   return t.groups + <usize>(g * t.groupSize);
 }
-@inline function groupMask(t: Table, g: i32): usize {
+@inline export function groupMask(t: Table, g: i32): usize {
   return groupAt(t, g) + GROUP_HEADER_LEN;
 }
 @inline function groupMaxPrio(t: Table, g: i32): i32 {
   return load<i32>(groupAt(t, g));
 }
-@inline function orderAt(t: Table, k: i32): i32 {
+@inline export function orderAt(t: Table, k: i32): i32 {
   return load<i32>(t.order + (<usize>k << 2));
 }
 

@@ -46,8 +46,7 @@ import {
   WRITE_SIZE,
   WRITE_TABLE,
 } from "../abi";
-import { actionChanged } from "./exact";
-import { create, Entry, entryAt, insert, locate, relink, removeAt, Table, takeFree } from "./table";
+import { actionChanged, create, Entry, entryAt, insert, locate, relink, removeAt, Table, takeFree } from "./table";
 
 // ── The table registry: ids chosen by the control plane ────────────────────
 

@@ -1,10 +1,12 @@
 // Exact tables take the road their fields allow (assembly/tables/exact.ts):
 // keyless, a direct index (an in-link, `self`, a session), one keyed word at
-// any word of the key, several keyed words, or the general hash. The keyed
-// slots carry the entry's action when it fits in a word, and a packet's lookup
-// reads it there: these cases check, road by road, that what a lookup sees is
-// the entry's action after every kind of change — insert, modify, a batch
-// rolled back, delete, growth past the first allocation.
+// any word of the key, several keyed words, or the general hash; LPM tables
+// (assembly/tables/lpm.ts) a keyed index when their fields lie in two words,
+// else the tuple space. The keyed slots carry the entry's action when it fits
+// in a word, and a packet's lookup reads it there: these cases check, road by
+// road, that what a lookup sees is the entry's action after every kind of
+// change — insert, modify, a batch rolled back, delete, growth past the first
+// allocation.
 
 import { describe, expect, it } from "vitest";
 import { DataPlane } from "../../src/wasm/module.js";
@@ -12,12 +14,20 @@ import { type EntryAction, type EntryMatch, type KeyField, type TableLayout, typ
 
 interface Road {
   readonly road: string;
+  readonly kind?: "lpm";
   readonly keyLen: number;
-  /** Exact fields: (offset, len). */
+  /** Fields: (offset, len); for an LPM table the last is the LPM field, the others exact. */
   readonly fields: readonly (readonly [number, number])[];
   /** Field values of row k (one per field); distinct for distinct k. */
   readonly values: (k: number) => readonly number[];
 }
+
+/**
+ * LPM rows: row k's address has its own first byte and a prefix of 8, 16, 24
+ * or 32 bits (four groups), so the full address is row k's and no other's.
+ */
+const lpmAddress = (k: number): number => (((k + 1) << 24) | ((k * 0x10101) & 0xffffff)) >>> 0;
+const prefixOf = (k: number): number => 8 * (1 + (k % 4));
 
 const ROADS: readonly Road[] = [
   { road: "keyless", keyLen: 8, fields: [], values: () => [] },
@@ -31,6 +41,9 @@ const ROADS: readonly Road[] = [
   { road: "keyed: two words", keyLen: 24, fields: [[0, 2], [14, 2]], values: (k) => [k % 3, 0x0800 + k] },
   { road: "keyed: three words", keyLen: 24, fields: [[6, 4], [16, 3]], values: (k) => [0xc0000200 + k, 100 + (k % 5)] },
   { road: "hashed: past three words", keyLen: 32, fields: [[2, 4], [24, 4]], values: (k) => [0x0a000000 + k, k % 7] },
+  { road: "LPM keyed: one word", kind: "lpm", keyLen: 24, fields: [[2, 4]], values: (k) => [lpmAddress(k)] },
+  { road: "LPM keyed: two words (an in-link and an IPv4 dst)", kind: "lpm", keyLen: 24, fields: [[0, 2], [6, 4]], values: (k) => [k % 3, lpmAddress(k)] },
+  { road: "LPM tuple space: past two words", kind: "lpm", keyLen: 24, fields: [[16, 2], [2, 4]], values: (k) => [k % 5, lpmAddress(k)] },
 ];
 
 function writeField(bytes: Uint8Array, offset: number, len: number, value: number): void {
@@ -46,13 +59,17 @@ function key(r: Road, k: number): Uint8Array {
 
 function match(r: Road, k: number): EntryMatch {
   const mask = new Uint8Array(r.keyLen);
-  for (const [offset, len] of r.fields) mask.fill(0xff, offset, offset + len);
-  return { value: key(r, k), mask, priority: 0 };
+  r.fields.forEach(([offset, len], f) => {
+    const lpm = r.kind === "lpm" && f === r.fields.length - 1;
+    for (let b = 0; b < len; b++) mask[offset + b] = lpm ? 0xff & ~(0xff >> Math.min(8, Math.max(0, prefixOf(k) - 8 * b))) : 0xff;
+  });
+  const value = key(r, k).map((byte, i) => byte & (mask[i] ?? 0));
+  return { value, mask, priority: 0 };
 }
 
 function layout(r: Road): TableLayout {
-  const fields: KeyField[] = r.fields.map(([offset, len], f) => ({ name: `f${f}`, offset, len, kind: "exact" }));
-  return { id: 1, role: "forward", kind: "exact", keyLen: r.keyLen, capacity: 256, fields };
+  const fields: KeyField[] = r.fields.map(([offset, len], f) => ({ name: `f${f}`, offset, len, kind: r.kind === "lpm" && f === r.fields.length - 1 ? "lpm" : "exact" }));
+  return { id: 1, role: "forward", kind: r.kind ?? "exact", keyLen: r.keyLen, capacity: 256, fields };
 }
 
 // One out-link (fits the slot's word: its data repeats arg), several (data: read from the entry), drop, and a hand-over (arg: a member).
@@ -68,7 +85,7 @@ function expected(a: EntryAction): { name: string; count: number; arg: number; a
 }
 
 
-describe.each(ROADS)("exact table, road $road", (r) => {
+describe.each(ROADS)("table road: $road", (r) => {
   const rows = r.fields.length === 0 ? 1 : 40;
 
   function setup(): { tables: Tables; t: TableLayout; actions: Map<number, EntryAction> } {

@@ -302,6 +302,7 @@ describe("hashing", () => {
   it.each([
     { name: "values varying in the key's last bytes (exact, keyed index)", kind: "exact" as const },
     { name: "values varying in the key's last bytes (ternary, tuple space)", kind: "ternary" as const },
+    { name: "values varying in the key's last bytes (LPM, keyed index)", kind: "lpm" as const },
   ])("$name spread over the index", ({ kind }) => {
     const dp = DataPlane.load();
     const tables = new Tables(dp);

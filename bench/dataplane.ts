@@ -9,11 +9,11 @@ import { join } from "node:path";
 import { compile } from "../src/control/compile.js";
 import type { CompiledSpec } from "../src/control/compiled.js";
 import { type ResolvedEndpoint, resolveEndpoint } from "../src/control/endpoints.js";
-import { install } from "../src/control/install.js";
+import { type Installed, install } from "../src/control/install.js";
 import { PcapWriter } from "../src/pcap/index.js";
 import { Replay } from "../src/run/replay.js";
 import { parseSpec } from "../src/description/load.js";
-import { DataPlane } from "../src/wasm/module.js";
+import { type Build, DataPlane } from "../src/wasm/module.js";
 import { type InputBatch, Runner } from "../src/wasm/runner.js";
 import { interpret, type RefInput } from "../src/model/interpreter.js";
 import type { Scenario } from "./scenario.js";
@@ -104,19 +104,20 @@ ${hostTables.join("\n")}
 export interface Loaded {
   readonly dp: DataPlane;
   readonly compiled: CompiledSpec;
+  readonly installed: Installed;
   readonly injections: readonly ResolvedEndpoint[];
   readonly runner: Runner;
   readonly endpoints: readonly number[];
 }
 
-/** Compiles and installs `yaml` with injections at `endpoints` (CLI endpoint syntax). */
-export function load(yaml: string, endpoints: readonly string[]): Loaded {
+/** Compiles and installs `yaml` with injections at `endpoints` (CLI endpoint syntax), on a data plane of build `build`. */
+export function load(yaml: string, endpoints: readonly string[], build: Build = "release"): Loaded {
   const compiled = compile(parseSpec(yaml, "bench.yaml"));
   const resolved = endpoints.map((e) => resolveEndpoint(compiled, e));
-  const dp = DataPlane.load();
-  install(dp, compiled, resolved);
+  const dp = DataPlane.load(build);
+  const installed = install(dp, compiled, resolved);
   const runner = new Runner(dp, { batchPackets: BATCH, maxFanout: compiled.maxFanout });
-  return { dp, compiled, injections: resolved, runner, endpoints: resolved.map((_, i) => i) };
+  return { dp, compiled, installed, injections: resolved, runner, endpoints: resolved.map((_, i) => i) };
 }
 
 /** Random (dst, src) MAC index pairs: dst in 1..n, src ≠ dst. */
@@ -197,12 +198,12 @@ function referenceScenario(name: string, build: () => Built, packets: number): S
 
 /** The tables and packets of each data-plane scenario, for the bench and for the test that checks their fates. */
 export const BUILDS = {
-  "l2-exact": (): Built => {
-    const loaded = load(l2ExactSpec(), ["lan:feed"]);
+  "l2-exact": (build?: Build): Built => {
+    const loaded = load(l2ExactSpec(), ["lan:feed"], build);
     return { loaded, batches: frames(randomPairs(16 * BATCH, 1024), loaded.endpoints) };
   },
-  "hub-and-spoke-8": (): Built => {
-    const loaded = load(hubSpec(8), Array.from({ length: 8 }, (_, i) => `lan:h${i + 1}.1`));
+  "hub-and-spoke-8": (build?: Build): Built => {
+    const loaded = load(hubSpec(8), Array.from({ length: 8 }, (_, i) => `lan:h${i + 1}.1`), build);
     const pairs = randomPairs(16 * BATCH, 8);
     // Each frame enters on its source spoke's link.
     const batches = frames(pairs, loaded.endpoints).map((b, k) => ({
@@ -211,12 +212,12 @@ export const BUILDS = {
     }));
     return { loaded, batches };
   },
-  "router-layered": (): Built => {
-    const loaded = load(routerSpec(), ["lanA:feed"]);
+  "router-layered": (build?: Build): Built => {
+    const loaded = load(routerSpec(), ["lanA:feed"], build);
     return { loaded, batches: routedFrames(16 * BATCH, 1024) };
   },
-  vxlan: (): Built => {
-    const loaded = load(vxlanSpec(), ["tenant:vm3"]);
+  vxlan: (build?: Build): Built => {
+    const loaded = load(vxlanSpec(), ["tenant:vm3"], build);
     const batches = frames(randomPairs(16 * BATCH, 2), loaded.endpoints).map((b) => {
       for (let i = 0; i < b.count; i++) b.data.set([0x02, 0, 0, 0, 0x01, 0x05, 0x02, 0, 0, 0, 0x01, 0x03], i * FRAME_LEN);
       return b;

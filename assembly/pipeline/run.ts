@@ -96,12 +96,18 @@ let active = false;
  * are at inData + inOffset[i] − base.
  */
 export function run(n: i32, first: u32, base: u32): i32 {
+  startBatch(n, first, base);
+  return resume();
+}
+
+/** Takes a batch of `n` input packets, numbered from `first` (see run); returns how many it holds. */
+export function startBatch(n: i32, first: u32, base: u32): i32 {
   inCount = n < inCap ? n : inCap;
   inNext = 0;
   firstPacket = first;
   inBase = base;
   plansExpire();
-  return resume();
+  return inCount;
 }
 
 /**
@@ -214,7 +220,7 @@ export function resume(): i32 {
 }
 
 /** Loads input packet `i` into `d` at its endpoint. */
-@inline function loadInput(d: Packet, i: i32): void {
+@inline export function loadInput(d: Packet, i: i32): void {
   const o = <usize>i << 2;
   d.data = inData + <usize>(load<u32>(inOffset + o) - inBase);
   d.len = load<u32>(inLen + o);

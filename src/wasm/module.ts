@@ -68,7 +68,11 @@ export interface DataPlaneExports extends Record<string, unknown> {
   PACKET_SIZE: WebAssembly.Global;
 }
 
-export type Build = "release" | "debug";
+/**
+ * release and debug: the data plane; bound: the same with the bench's bound
+ * kernels beside it (assembly/bound, for `npm run bench:bound` and its test).
+ */
+export type Build = "release" | "debug" | "bound";
 
 /** build/<name>.wasm, found relative to this file in src/ and in dist/src/. */
 export function wasmPath(build: Build): string {

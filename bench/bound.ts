@@ -1,0 +1,89 @@
+// What interpreting a description costs, and what no specialisation of the same
+// operations can beat: `npm run bench:bound [-- --json]`. For each data-plane
+// scenario with a bound kernel (assembly/bound/kernels.ts: the scenario's one
+// path, its operations called in a row with none of the checks that choose
+// it), one staged batch is run again and again by the data plane and by the
+// kernel, in turns; medians of ns per packet in wasm (staging not included).
+// test/bench/bound.test.ts holds each kernel to the data plane's counters.
+
+import { realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import type { DataPlane } from "../src/wasm/module.js";
+import { BUILDS, type Built } from "./dataplane.js";
+
+/** Scenarios with a kernel, and the kernel's constant in the bound build. */
+export const KERNELS = [
+  { scenario: "l2-exact", kernel: "KERNEL_L2" },
+  { scenario: "hub-and-spoke-8", kernel: "KERNEL_HUB" },
+  { scenario: "router-layered", kernel: "KERNEL_ROUTER" },
+  { scenario: "vxlan", kernel: "KERNEL_VXLAN" },
+] as const;
+
+type Kernel = (typeof KERNELS)[number];
+
+interface BoundExports {
+  boundRun(n: number, first: number, base: number, kernel: number): void;
+}
+
+/** The scenario set up on the bound build. */
+export function boundBuilt(k: Kernel): Built {
+  return BUILDS[k.scenario]("bound");
+}
+
+/** Runs staged batch `staged` through kernel `k` of data plane `dp` (as Runner.go runs it through the data plane). */
+export function runKernel(dp: DataPlane, k: Kernel, staged: { count: number; base: number }, first: number): void {
+  (dp.exports as unknown as BoundExports).boundRun(staged.count, first, staged.base, dp.constant(k.kernel));
+}
+
+export interface BoundResult {
+  scenario: string;
+  /** ns per packet in wasm: the data plane, and the kernel. */
+  dataPlaneNs: number;
+  boundNs: number;
+}
+
+const ROUNDS = 9;
+const PACKETS_PER_ROUND = 2_000_000;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[sorted.length >> 1] ?? 0;
+}
+
+export function measureBound(k: Kernel, packetsPerRound = PACKETS_PER_ROUND, rounds = ROUNDS): BoundResult {
+  const { loaded, batches } = boundBuilt(k);
+  const first = batches[0];
+  if (first === undefined) throw new Error(`${k.scenario}: no batches`);
+  const staged = loaded.runner.stage(first);
+  const reps = Math.max(1, Math.ceil(packetsPerRound / staged.count));
+  const lane: number[] = [];
+  const bound: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    let t0 = process.hrtime.bigint();
+    for (let i = 0; i < reps; i++) loaded.runner.go(staged, 0, null);
+    lane.push(Number(process.hrtime.bigint() - t0) / (reps * staged.count));
+    t0 = process.hrtime.bigint();
+    for (let i = 0; i < reps; i++) runKernel(loaded.dp, k, staged, 0);
+    bound.push(Number(process.hrtime.bigint() - t0) / (reps * staged.count));
+  }
+  return { scenario: k.scenario, dataPlaneNs: median(lane), boundNs: median(bound) };
+}
+
+function table(results: readonly BoundResult[]): string {
+  const rows = [
+    ["scenario", "data plane ns", "bound ns", "interpreting ns"],
+    ...results.map((r) => [r.scenario, r.dataPlaneNs.toFixed(1), r.boundNs.toFixed(1), (r.dataPlaneNs - r.boundNs).toFixed(1)]),
+  ];
+  const widths = rows[0]?.map((_, c) => Math.max(...rows.map((row) => (row[c] ?? "").length))) ?? [];
+  return rows.map((row) => row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0))).join("  ")).join("\n");
+}
+
+if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({ args: process.argv.slice(2), options: { json: { type: "boolean", default: false } } });
+  const results = KERNELS.map((k) => {
+    if (!values.json) process.stderr.write(`bench:bound: ${k.scenario}\n`);
+    return measureBound(k);
+  });
+  process.stdout.write(values.json ? `${JSON.stringify(results)}\n` : `${table(results)}\n`);
+}

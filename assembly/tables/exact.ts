@@ -39,6 +39,7 @@ import { ACT_OUT, ERR_BAD_MATCH_KEY, ERR_OK, KIND_EXACT } from "../abi";
 import { getU16, getU32 } from "../wire/bytes";
 import { checkCommon, Entry, entryAt, FREE, slotsFor, Table, valueOf } from "./table";
 import * as tss from "./tuple-space";
+import { M1, M2 } from "./tuple-space";
 
 export const EXACT_SINGLE: i32 = 0;
 export const EXACT_DIRECT: i32 = 1;
@@ -102,9 +103,6 @@ export function actionWord(e: Entry): u32 {
 @inline export function wordArg(a: u32): u32 {
   return a >> 16;
 }
-
-const M1: u64 = 0x9e3779b97f4a7c15;
-const M2: u64 = 0xff51afd7ed558ccd;
 
 export function check(t: Table, value: usize, mask: usize): i32 {
   const common = checkCommon(t, value, mask);

@@ -22,6 +22,7 @@ import { ERR_BAD_MATCH_KEY, ERR_OK, KIND_LPM } from "../abi";
 import * as exact from "./exact";
 import { checkCommon, entryAt, fieldAllOrNothing, fieldKind, fieldLen, fieldOffset, FREE, prefixLen, slotsFor, Table, valueOf } from "./table";
 import * as tss from "./tuple-space";
+import { M1, M2 } from "./tuple-space";
 
 /** Keys of up to this many u64 words get the keyed index. */
 const KEYED_MAX_WORDS: i32 = 2;
@@ -29,9 +30,6 @@ const SLOT_SHIFT: u32 = 5;
 const SLOT_GROUP: usize = 16;
 const SLOT_ENTRY: usize = 24;
 const SLOT_ACTION: usize = 28;
-
-const M1: u64 = 0x9e3779b97f4a7c15;
-const M2: u64 = 0xff51afd7ed558ccd;
 
 export function check(t: Table, value: usize, mask: usize): i32 {
   const common = checkCommon(t, value, mask);

@@ -31,8 +31,9 @@ const NO_GROUP: i32 = -1;
   return load<i32>(t.order + (<usize>k << 2));
 }
 
-const M1: u64 = 0x9e3779b97f4a7c15;
-const M2: u64 = 0xff51afd7ed558ccd;
+/** The hash's multipliers, shared by every hashed index (exact.ts and lpm.ts keyed ones too). */
+export const M1: u64 = 0x9e3779b97f4a7c15;
+export const M2: u64 = 0xff51afd7ed558ccd;
 
 /**
  * Hash of (key & mask) over `words` u64 words, salted with the group. A

@@ -189,7 +189,8 @@ function onlyWord(t: Table): i32 {
   return <u32>((h * M2) >> 32) & t.keyedMask;
 }
 
-@inline function slotAt(t: Table, s: u32): usize {
+/** Slot `s` of a keyed index (exact's or LPM's: 1 << keyedShift bytes each). */
+@inline export function slotAt(t: Table, s: u32): usize {
   return t.keyed + (<usize>s << t.keyedShift);
 }
 
@@ -235,24 +236,53 @@ export function removed(t: Table, i: i32): void {
   } else if (mode == EXACT_WORD || mode == EXACT_KEYED) {
     let s = keyedHash(t, valueOf(t, entryAt(t, i)) + <usize>t.keyedFrom);
     while (load<u32>(slotEntry(t, slotAt(t, s))) != <u32>(i + 1)) s = (s + 1) & t.keyedMask;
-    // Backward-shift deletion: pull later slots of the run over the hole when that keeps them reachable.
-    const size = <usize>1 << t.keyedShift;
-    let hole = s;
-    let j = (s + 1) & t.keyedMask;
-    while (true) {
-      const slot = slotAt(t, j);
-      const occupant = load<u32>(slotEntry(t, slot));
-      if (occupant == 0) break;
-      const home = keyedHash(t, slot);
-      const inRange = hole <= j ? home > hole && home <= j : home > hole || home <= j;
-      if (!inRange) {
-        memory.copy(slotAt(t, hole), slot, size);
-        hole = j;
-      }
-      j = (j + 1) & t.keyedMask;
-    }
-    memory.fill(slotAt(t, hole), 0, size);
+    shiftBack(t, s, slotEntry(t, 0), slotHome);
   }
+}
+
+/** A keyed slot's home slot, from the key words it holds: exact's here, LPM's in lpm.ts. */
+export type SlotHome = (t: Table, slot: usize) => u32;
+
+function slotHome(t: Table, slot: usize): u32 {
+  return keyedHash(t, slot);
+}
+
+/**
+ * Empties slot `s` of a keyed index (exact's or LPM's) by backward-shift
+ * deletion: later slots of its probe run are pulled back over the hole when
+ * that keeps them reachable, so no tombstones. A slot holds its entry + 1 at
+ * byte `entryOffset` (0: empty).
+ */
+export function shiftBack(t: Table, s: u32, entryOffset: usize, home: SlotHome): void {
+  const size = <usize>1 << t.keyedShift;
+  let hole = s;
+  let j = (s + 1) & t.keyedMask;
+  while (true) {
+    const slot = slotAt(t, j);
+    if (load<u32>(slot + entryOffset) == 0) break;
+    const h = home(t, slot);
+    // Movable iff its home is not cyclically within (hole, j].
+    const inRange = hole <= j ? h > hole && h <= j : h > hole || h <= j;
+    if (!inRange) {
+      memory.copy(slotAt(t, hole), slot, size);
+      hole = j;
+    }
+    j = (j + 1) & t.keyedMask;
+  }
+  memory.fill(slotAt(t, hole), 0, size);
+}
+
+/** Mean distance of a keyed index's entries from their home slots (see tuple-space.ts meanProbeDistance). */
+export function probeDistance(t: Table, entryOffset: usize, home: SlotHome): f64 {
+  let total: u64 = 0;
+  let n = 0;
+  for (let s: u32 = 0; s <= t.keyedMask; s++) {
+    const slot = slotAt(t, s);
+    if (load<u32>(slot + entryOffset) == 0) continue;
+    total += <u64>((s - home(t, slot)) & t.keyedMask);
+    n++;
+  }
+  return n == 0 ? 0 : <f64>total / <f64>n;
 }
 
 /** Whether lookups go through the keyed index. */
@@ -260,17 +290,9 @@ export function isKeyed(t: Table): bool {
   return t.kind == KIND_EXACT && (t.exactMode == EXACT_WORD || t.exactMode == EXACT_KEYED);
 }
 
-/** Mean distance of the keyed index's entries from their home slots (see tuple-space.ts meanProbeDistance). */
+/** Mean distance of the keyed index's entries from their home slots. */
 export function keyedProbeDistance(t: Table): f64 {
-  let total: u64 = 0;
-  let n = 0;
-  for (let s: u32 = 0; s <= t.keyedMask; s++) {
-    const slot = slotAt(t, s);
-    if (load<u32>(slotEntry(t, slot)) == 0) continue;
-    total += <u64>((s - keyedHash(t, slot)) & t.keyedMask);
-    n++;
-  }
-  return n == 0 ? 0 : <f64>total / <f64>n;
+  return probeDistance(t, slotEntry(t, 0), slotHome);
 }
 
 /** EXACT_WORD: one masked word (at byte keyedFrom), compared in the slot. */

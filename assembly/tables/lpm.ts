@@ -79,12 +79,13 @@ export function resize(t: Table): void {
   return <u32>((h * M2) >> 32) & t.keyedMask;
 }
 
+/** Slot `s` (exact.slotAt, with the shift a constant). */
 @inline function slotAt(t: Table, s: u32): usize {
   return t.keyed + (<usize>s << SLOT_SHIFT);
 }
 
 /** A slot's home: from the words and group it holds. */
-@inline function slotHome(t: Table, slot: usize): u32 {
+function slotHome(t: Table, slot: usize): u32 {
   return home(t, load<u32>(slot, SLOT_GROUP), load<u64>(slot), load<u64>(slot, 8));
 }
 
@@ -123,37 +124,15 @@ export function actionChanged(t: Table, i: i32): void {
   store<u32>(slotAt(t, slotOf(t, i)), exact.actionWord(entryAt(t, i)), SLOT_ACTION);
 }
 
-/** Entry `i` is leaving the table (its group still set). Backward-shift deletion, as exact.ts removed. */
+/** Entry `i` is leaving the table (its group still set). */
 export function removed(t: Table, i: i32): void {
   if (t.keyed == 0) return;
-  let hole = slotOf(t, i);
-  let j = (hole + 1) & t.keyedMask;
-  while (true) {
-    const slot = slotAt(t, j);
-    if (load<u32>(slot, SLOT_ENTRY) == 0) break;
-    const h = slotHome(t, slot);
-    // Movable iff its home is not cyclically within (hole, j].
-    const inRange = hole <= j ? h > hole && h <= j : h > hole || h <= j;
-    if (!inRange) {
-      memory.copy(slotAt(t, hole), slot, <usize>1 << SLOT_SHIFT);
-      hole = j;
-    }
-    j = (j + 1) & t.keyedMask;
-  }
-  memory.fill(slotAt(t, hole), 0, <usize>1 << SLOT_SHIFT);
+  exact.shiftBack(t, slotOf(t, i), SLOT_ENTRY, slotHome);
 }
 
-/** Mean distance of the keyed index's entries from their home slots (see tuple-space.ts meanProbeDistance). */
+/** Mean distance of the keyed index's entries from their home slots. */
 export function keyedProbeDistance(t: Table): f64 {
-  let total: u64 = 0;
-  let n = 0;
-  for (let s: u32 = 0; s <= t.keyedMask; s++) {
-    const slot = slotAt(t, s);
-    if (load<u32>(slot, SLOT_ENTRY) == 0) continue;
-    total += <u64>((s - slotHome(t, slot)) & t.keyedMask);
-    n++;
-  }
-  return n == 0 ? 0 : <f64>total / <f64>n;
+  return exact.probeDistance(t, SLOT_ENTRY, slotHome);
 }
 
 /**

@@ -5,15 +5,17 @@
 import type { Command } from "commander";
 import { compile } from "../control/compile.js";
 import { loadSpec } from "../description/load.js";
-import { exportP4, writeExport } from "../p4/export.js";
+import { OutDir } from "../out-dir.js";
+import { exportFiles, exportP4, writeExport } from "../p4/export.js";
 import { checkFit } from "../p4/fit.js";
 import { machineRequirements } from "../p4/requirements.js";
-import { loadProfile } from "../p4/targets.js";
+import { isProfilePath, loadProfile } from "../p4/targets.js";
 import type { CommandContext } from "./main.js";
 import { EXIT_BAD_INPUT, EXIT_OK } from "./main.js";
 
 interface ExportFlags {
   out: string;
+  force?: boolean;
   target?: string;
   json?: boolean;
 }
@@ -25,6 +27,7 @@ export function registerExport(program: Command, ctx: CommandContext): void {
     .description("write, per machine, a P4_16 program for v1model, its P4Info, the rows as a P4Runtime WriteRequest and as simple_switch_CLI commands")
     .argument("<spec>", "network description (YAML or JSON)")
     .requiredOption("--out <dir>", "directory for <machine>/main.p4, p4info.json, p4info.txtpb, entries.json, entries.bin, runtime_cli.txt, manifest.json")
+    .option("--force", "write into a non-empty --out directory strata did not write (never replacing a file there)")
     .option("--target <profile>", "check first that every machine fits a target profile (bmv2, asic-example or a profile file; docs/targets.md)")
     .option("--json", "print the manifests as one JSON object")
     .addHelpText(
@@ -52,7 +55,10 @@ function runExport(spec: string, flags: ExportFlags, ctx: CommandContext): numbe
     }
   }
   const exports = exportP4(compiled, spec);
-  writeExport(flags.out, exports);
+  // The same rules as strata run's --out: nothing written through a link, over an input or over a file strata did not write.
+  const out = OutDir.claim(flags.out, { command: "export p4", inputs: [spec, ...(flags.target !== undefined && isProfilePath(flags.target) ? [flags.target] : [])], force: flags.force === true, files: exportFiles(exports) });
+  writeExport(out, exports);
+  out.seal();
   const manifests = exports.map((e) => e.manifest);
   if (flags.json === true) {
     ctx.io.stdout.write(`${JSON.stringify({ source: spec, out: flags.out, machines: manifests })}\n`);

@@ -3,9 +3,8 @@
 // the same rows as simple_switch_CLI commands, and a manifest saying what is
 // where and what was left out.
 
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { CompiledSpec } from "../control/compiled.js";
+import type { OutDir } from "../out-dir.js";
 import { CPU_PORT, type Device, devices, outOf, RECIRC_PORT } from "./device.js";
 import { writeRequest } from "./entries.js";
 import { qualified } from "./names.js";
@@ -125,11 +124,12 @@ function leftOut(compiled: CompiledSpec, dev: Device): { what: string; why: stri
   return items;
 }
 
-/** Writes DIR/<machine>/ for every machine. */
-export function writeExport(out: string, exports: readonly MachineExport[]): void {
-  for (const ex of exports) {
-    const dir = join(out, ex.manifest.machine);
-    mkdirSync(dir, { recursive: true });
-    for (const f of FILES) writeFileSync(join(dir, f), ex.files[f]);
-  }
+/** The files of every machine, relative to the output directory: <machine>/main.p4, … */
+export function exportFiles(exports: readonly MachineExport[]): string[] {
+  return exports.flatMap((ex) => FILES.map((f) => `${ex.manifest.machine}/${f}`));
+}
+
+/** Writes <machine>/ for every machine into `out`, claimed for exportFiles(exports). */
+export function writeExport(out: OutDir, exports: readonly MachineExport[]): void {
+  for (const ex of exports) for (const f of FILES) out.write(`${ex.manifest.machine}/${f}`, ex.files[f]);
 }

@@ -6,7 +6,6 @@
 // (./updates.ts), batches are cut at update times and the tables change between
 // the parts; prepare() has already tried every update.
 
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { compile } from "../control/compile.js";
 import type { CompiledSpec } from "../control/compiled.js";
@@ -19,7 +18,8 @@ import { loadSpec } from "../description/load.js";
 import { DataPlane } from "../wasm/module.js";
 import { checkLimits, DEFAULT_RUNNER, Runner } from "../wasm/runner.js";
 import { type Inputs, openInputs } from "./inputs.js";
-import { CaptureOutputs, OutDir, outputFiles, SUMMARY_FILE, TRACE_FILE } from "./outputs.js";
+import type { OutDir } from "../out-dir.js";
+import { CaptureOutputs, claimReplayOut, SUMMARY_FILE, TRACE_FILE } from "./outputs.js";
 import { type Counters, readCounters, type Summary, summarize } from "./summary.js";
 import { TraceWriter } from "./trace.js";
 import { type AppliedUpdate, loadUpdates, prepareUpdates, UpdateSchedule } from "./updates.js";
@@ -132,7 +132,7 @@ export class Replay {
     try {
       dp.exports.countersReset();
       const inputFiles = [options.spec, ...options.inputs.map((i) => i.file), ...(options.updates === undefined ? [] : [options.updates]), ...this.#updates.flatMap((u) => (u.update.kind === "description" ? [u.update.file] : []))];
-      const out = OutDir.claim(options.out, { inputs: inputFiles, force: options.force === true, files: outputFiles(compiled, options.trace === true) });
+      const out = claimReplayOut(options.out, compiled, { command: "run", inputs: inputFiles, force: options.force === true, trace: options.trace === true });
       const outputs = new CaptureOutputs(options.out, compiled, dp);
       // Updates cut batches at their times on one data plane: a replay with updates runs on this thread.
       const workers = this.#updates.length > 0 ? 1 : (options.workers ?? defaultWorkers(inputs.totalBytes));
@@ -196,7 +196,7 @@ export class Replay {
     const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
     // Named after the description the replay started with, whatever updates installed since.
     const summary: Summary = { ...summarize(counters, this.#installed, inputs.stats, elapsed), spec: this.#compiled.spec.file, ...(applied === undefined ? {} : { updates: applied }) };
-    writeFileSync(join(this.#options.out, SUMMARY_FILE), `${JSON.stringify(summary, null, 2)}\n`);
+    out.write(SUMMARY_FILE, `${JSON.stringify(summary, null, 2)}\n`);
     out.seal();
     return { summary, compiled: this.#compiled, errors: inputs.errors, workers };
   }

@@ -16,7 +16,6 @@
 // onDeliver listeners (the P4Runtime server's PacketIn): no trace, no wasm call
 // per packet.
 
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { compile } from "../control/compile.js";
 import type { CompiledLink, CompiledNetwork, CompiledSpec } from "../control/compiled.js";
@@ -27,7 +26,8 @@ import { excerpt, UsageError } from "../errors.js";
 import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
 import { RECORD_HEADER_LEN as PCAP_REC_LEN } from "../pcap/pcap-layout.js";
 import type { InputStats } from "../run/inputs.js";
-import { CaptureOutputs, OutDir, outputFiles, SUMMARY_FILE, TRACE_FILE } from "../run/outputs.js";
+import type { OutDir } from "../out-dir.js";
+import { CaptureOutputs, claimReplayOut, SUMMARY_FILE, TRACE_FILE } from "../run/outputs.js";
 import { leaves, readCounters, type Summary, summarize } from "../run/summary.js";
 import { TraceWriter } from "../run/trace.js";
 import { CAPTURE_TAG_LEN, INJECT_KINDS, LINK_MODES } from "../wasm/abi.js";
@@ -183,7 +183,7 @@ export class Emulation {
     this.#out =
       options.out === undefined
         ? undefined
-        : OutDir.claim(options.out, { inputs: [options.spec], force: options.force === true, files: outputFiles(compiled, trace) });
+        : claimReplayOut(options.out, compiled, { command: "serve", inputs: [options.spec], force: options.force === true, trace });
     this.dp.exports.countersReset();
     const emit: Emit = {
       exit: (exit, data, start, len, sec, nsec) => {
@@ -461,8 +461,8 @@ export class Emulation {
     const elapsed = Number(process.hrtime.bigint() - this.#started) / 1e9;
     const summary = summarize(readCounters(this.dp, this.installed), this.installed, this.#stats, elapsed);
     this.#stopped = summary;
-    if (this.options.out !== undefined && this.#out !== undefined) {
-      writeFileSync(join(this.options.out, SUMMARY_FILE), `${JSON.stringify(summary, null, 2)}\n`);
+    if (this.#out !== undefined) {
+      this.#out.write(SUMMARY_FILE, `${JSON.stringify(summary, null, 2)}\n`);
       this.#out.seal();
     }
     return summary;

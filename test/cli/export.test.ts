@@ -29,7 +29,7 @@ describe("strata export p4", () => {
     const { code, stdout, stderr } = await run("p4", ROUTER, "--out", out);
     expect({ code, stderr }).toEqual({ code: EXIT_OK, stderr: "" });
     expect(stdout).toBe(`${out}/h1: 2 members, 9 tables, 1 ports, 9 updates\n${out}/r: 3 members, 14 tables, 2 ports, 17 updates\n${out}/h2: 2 members, 9 tables, 1 ports, 9 updates\n`);
-    expect(readdirSync(out).sort()).toEqual(["h1", "h2", "r"]);
+    expect(readdirSync(out).sort()).toEqual([".strata-output", "h1", "h2", "r"]);
     for (const m of ["h1", "h2", "r"]) expect(readdirSync(join(out, m)).sort()).toEqual([...FILES].sort());
     const manifest = JSON.parse(readFileSync(join(out, "r", "manifest.json"), "utf8")) as MachineManifest;
     expect(manifest.ports).toEqual([
@@ -64,7 +64,7 @@ describe("strata export p4", () => {
     const out = join(dir, "fits");
     const { code, stderr } = await run("p4", ROUTER, "--out", out, "--target", "bmv2");
     expect({ code, stderr }).toEqual({ code: EXIT_OK, stderr: "" });
-    expect(readdirSync(out).sort()).toEqual(["h1", "h2", "r"]);
+    expect(readdirSync(out).sort()).toEqual([".strata-output", "h1", "h2", "r"]);
   });
 
   test("--target that does not fit: one line per violated limit, exit 2, nothing written", async () => {

@@ -163,8 +163,13 @@ export function report(s: Summary, out: string): string {
     const width = Math.max(...links.map(([k]) => k.length));
     for (const [name, l] of links) lines.push(`    ${name.padEnd(width)}  ${count(l.packets).padStart(8)} packets`);
   }
+  lines.push(outputsLine(s, out));
+  return `${lines.map((l) => l.trimEnd()).join("\n")}\n`;
+}
+
+/** What a replay wrote into `out`, for the last line of a report. */
+export function outputsLine(s: Summary, out: string): string {
   const files = (n: number): string => `${n} ${n === 1 ? "capture" : "captures"}`;
   const captures = Object.keys(s.links).filter((k) => s.links[k]?.file !== null).length;
-  lines.push(`outputs in ${out}: summary.json, links/ (${files(captures)}), delivered/ (${files(Object.keys(s.delivered).length)})`);
-  return `${lines.map((l) => l.trimEnd()).join("\n")}\n`;
+  return `outputs in ${out}: summary.json, links/ (${files(captures)}), delivered/ (${files(Object.keys(s.delivered).length)})`;
 }

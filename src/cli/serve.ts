@@ -18,7 +18,7 @@ import { P4RuntimeServer } from "../p4runtime/server.js";
 import { SERVED_OPTIONS, ServedEmulation } from "../p4runtime/serve-emulation.js";
 import { listenAddress } from "./p4runtime.js";
 import type { Io } from "./io.js";
-import { collect, limit } from "./run.js";
+import { collect, limit, outputsLine } from "./run.js";
 import { type CommandContext, EXIT_OK } from "./main.js";
 
 export interface ServeFlags {
@@ -173,7 +173,8 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
   });
   if (flags.watch === true) reloader.watch();
 
-  const summary = await new Promise<Summary>((resolve, reject) => {
+  // The summary, and why the outputs could not be written (then the counts are still reported).
+  const { summary, failed } = await new Promise<{ summary: Summary; failed?: unknown }>((resolve, reject) => {
     let stopping = false;
     const cleanups: (() => void)[] = [];
     const stop = (): void => {
@@ -182,14 +183,14 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
       for (const c of cleanups) c();
       void p4server?.close();
       // The frames the emulation has queued run first, and what they send goes out before the ports close.
-      let summary: Summary;
+      let ended: { summary: Summary; failed?: unknown };
       try {
-        summary = emulation.stop();
+        ended = { summary: emulation.stop() };
       } catch (err) {
-        void live?.close().finally(() => reject(err));
-        return;
+        // A failed final write (--out gone, full, read-only): the counts as they are, then the reason.
+        ended = { summary: emulation.summary(), failed: err };
       }
-      void (live?.close() ?? Promise.resolve()).then(() => resolve(summary), reject);
+      void (live?.close() ?? Promise.resolve()).then(() => resolve(ended), reject);
     };
     // Nothing else may hold the event loop open (no ports, no commands): this timer does until stop.
     const keepAlive = setInterval(() => {}, 1 << 30);
@@ -238,10 +239,11 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
     void io.stderr.flush();
   });
 
-  io.stdout.write(flags.json === true ? `${JSON.stringify(summary, null, 2)}\n` : report(summary, ports, flags.out));
+  io.stdout.write(flags.json === true ? `${JSON.stringify(summary, null, 2)}\n` : report(summary, ports, failed === undefined ? flags.out : undefined));
   for (const p of ports) {
     if (p.lastError !== "") io.stderr.write(`strata: ${p.arg.iface}: the interface refused frames (${excerpt(p.lastError)})\n`);
   }
+  if (failed !== undefined) throw failed;
   return EXIT_OK;
 }
 
@@ -261,7 +263,7 @@ function report(s: Summary, ports: readonly LivePort[], out: string | undefined)
     const unsent = p.unsent > 0 ? `, ${count(p.unsent)} not sent (the port was closed or the interface refused them)` : "";
     lines.push(`  port ${p.arg.text}: ${count(p.received)} received, ${count(p.sent)} sent${cut}${ignored}${unsent}`);
   }
-  if (out !== undefined) lines.push(`outputs in ${out}: summary.json, links/, delivered/`);
+  if (out !== undefined) lines.push(outputsLine(s, out));
   return `${lines.join("\n")}\n`;
 }
 

@@ -1,7 +1,7 @@
 // Where a writer's bytes go, and the large reused buffer that batches small writes.
 
 import { closeSync, openSync, writeSync } from "node:fs";
-import { InputError } from "../errors.js";
+import { describeIoError, InputError } from "../errors.js";
 
 export interface ByteSink {
   write(bytes: Uint8Array): void;
@@ -13,13 +13,16 @@ export function fileSink(path: string): ByteSink {
   try {
     fd = openSync(path, "w");
   } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    throw new InputError(path, "", `cannot create: ${e.code ?? e.message}`);
+    throw new InputError(path, "", `cannot create: ${describeIoError(err)}`);
   }
   let open = true;
   return {
     write(bytes) {
-      for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
+      try {
+        for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
+      } catch (err) {
+        throw new InputError(path, "", `cannot write: ${describeIoError(err)}`);
+      }
     },
     close() {
       if (open) closeSync(fd);

@@ -73,12 +73,15 @@ export function tableCount(id: i32): i32 {
   return t == null ? -1 : t.count;
 }
 
-/** Copies every entry's hit count (f64, by entry index) to `out`; returns the capacity. */
+/**
+ * Copies the hit count (f64, by entry index) of every entry the table has memory for to `out`
+ * (room for its capacity); returns how many: the entries past them never held a row, and have none.
+ */
 export function tableHits(id: i32, out: usize): i32 {
   const t = tableById(id);
   if (t == null) return -1;
-  for (let i = 0; i < t.capacity; i++) store<f64>(out + (<usize>i << 3), i < t.allocated ? <f64>hitsAt(t, i) : 0);
-  return t.capacity;
+  for (let i = 0; i < t.allocated; i++) store<f64>(out + (<usize>i << 3), <f64>hitsAt(t, i));
+  return t.allocated;
 }
 
 /** Entry `i`'s action code, count, arg, arg2 and data address (0: none) written to `out` as 5 × u32; false if the entry is free. */

@@ -2,7 +2,7 @@
 // thread has one (./worker.ts), and so does the main thread (./workers.ts has
 // the model). It reads the inputs itself, as every data plane does, and runs
 // the chunks of the replay's packets that are its own (chunkPlane()); the
-// others it reads past. A chunk's capture records go to a buffer per capture,
+// others it reads past. A chunk's capture records go to a buffer of its slot,
 // in the order a one-thread replay writes them, and its trace lines to a text.
 
 import type { CompiledSpec } from "../control/compiled.js";
@@ -38,15 +38,34 @@ export function chunkPlane(id: number, planes: number): number {
 const WORKER_CHUNKS = 2;
 const MAIN_CHUNKS = 1;
 
-/** A slot's records: per capture, a buffer (on shared memory in a worker thread) and the bytes used. */
+/**
+ * A slot's records: the chunk's capture records as the data plane handed them over, one span of a
+ * capture after another, in one buffer (on shared memory in a worker thread), and where each span
+ * is — memory that follows the records, whatever the number of captures.
+ */
 export interface SlotRecords {
-  readonly bytes: (Uint8Array | undefined)[];
-  readonly used: number[];
-  /** Buffers made (grown) since the main thread last saw this slot, by capture. */
-  fresh: { capture: number; bytes: Uint8Array }[];
+  bytes: Uint8Array;
+  used: number;
+  /** Per span, its capture, start and length in `bytes`: three numbers each, in the order written. */
+  readonly spans: number[];
+  /** Whether `bytes` was made (grown) since the main thread last saw this slot. */
+  fresh: boolean;
 }
 
-/** Where the data plane's capture buffers are emptied: the records of the chunk being run. */
+/** A slot's first buffer: grown, by doubling, to what its chunks need. */
+const SLOT_BYTES = 1 << 16;
+
+/** A slot's records, before its first chunk. */
+export function slotRecords(shared: boolean): SlotRecords {
+  return { bytes: recordBytes(SLOT_BYTES, shared), used: 0, spans: [], fresh: true };
+}
+
+/** A records buffer of `size` bytes: on shared memory for a worker thread's, which the main thread reads. */
+function recordBytes(size: number, shared: boolean): Uint8Array {
+  return shared ? new Uint8Array(new SharedArrayBuffer(size)) : new Uint8Array(size);
+}
+
+/** Where the data plane's capture ring is emptied: the records of the chunk being run. */
 class Records implements CaptureTargets {
   readonly count: number;
   readonly #shared: boolean;
@@ -60,17 +79,17 @@ class Records implements CaptureTargets {
   write(c: number, data: Uint8Array, start: number, len: number): void {
     const s = this.slot;
     if (s === undefined) throw new Error("capture records outside a chunk");
-    const used = s.used[c] ?? 0;
-    let bytes = s.bytes[c];
-    if (bytes === undefined || used + len > bytes.length) {
-      const size = Math.max(1 << 16, 2 * (used + len), 2 * (bytes?.length ?? 0));
-      const next = this.#shared ? new Uint8Array(new SharedArrayBuffer(size)) : new Uint8Array(size);
-      if (bytes !== undefined) next.set(bytes.subarray(0, used));
-      s.bytes[c] = bytes = next;
-      s.fresh.push({ capture: c, bytes: next });
+    const used = s.used;
+    if (used + len > s.bytes.length) {
+      const size = Math.max(2 * s.bytes.length, used + len);
+      const next = recordBytes(size, this.#shared);
+      next.set(s.bytes.subarray(0, used));
+      s.bytes = next;
+      s.fresh = true;
     }
-    bytes.set(data.subarray(start, start + len), used);
-    s.used[c] = used + len;
+    s.bytes.set(data.subarray(start, start + len), used);
+    s.spans.push(c, used, len);
+    s.used = used + len;
   }
 }
 
@@ -98,9 +117,8 @@ export class ChunkRunner {
     this.#dp = DataPlane.load();
     this.#endpoints = setup.endpoints.map((e) => resolveEndpoint(this.#compiled, e));
     this.#installed = install(this.#dp, this.#compiled, this.#endpoints);
-    const captures = assignCaptures(this.#compiled, this.#dp).length;
-    this.#records = new Records(captures, shared);
-    this.#slots = Array.from({ length: SLOTS }, () => ({ bytes: Array<Uint8Array | undefined>(captures).fill(undefined), used: Array<number>(captures).fill(0), fresh: [] }));
+    this.#records = new Records(assignCaptures(this.#compiled, this.#dp).length, shared);
+    this.#slots = Array.from({ length: SLOTS }, () => slotRecords(shared));
   }
 
   /** The replay's inputs, opened as the main thread opens them: every data plane reads the same batches. */
@@ -151,7 +169,8 @@ export class ChunkRunner {
       free(held[slot] ?? -1);
       held[slot] = id;
       const r = this.#slots[slot] as SlotRecords;
-      r.used.fill(0);
+      r.used = 0;
+      r.spans.length = 0;
       records.slot = r;
     };
     /** The replay's number of the batch's first packet. */

@@ -123,11 +123,26 @@ export function capturesGather(): i32 {
     const len = load<u32>(at + CAPREC_LEN);
     const e = spanEnds + (c << 2);
     const to = load<u32>(e);
-    memory.copy(<usize>to, at + <usize>CAPREC_SIZE, <usize>len);
+    copySpan(<usize>to, at + <usize>CAPREC_SIZE, len);
     store<u32>(e, to + len);
     at += <usize>CAPREC_SIZE + <usize>len;
   }
   return nActive;
+}
+
+/**
+ * Copies a record of `len` ≥ 16 bytes (a pcap header at least) in 16-byte moves, the last one
+ * ending at its end: nothing past it is written, where the next capture's span may already be.
+ */
+@inline function copySpan(to: usize, from: usize, len: u32): void {
+  if (len > 256) {
+    memory.copy(to, from, <usize>len);
+    return;
+  }
+  const n = <usize>len;
+  let i: usize = 0;
+  for (; i + 16 <= n; i += 16) v128.store(to + i, v128.load(from + i));
+  if (i < n) v128.store(to + n - 16, v128.load(from + n - 16));
 }
 
 /** The ring is empty again (the TypeScript side has written what capturesGather grouped). */

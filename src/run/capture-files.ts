@@ -14,7 +14,7 @@ import { describeIoError, InputError } from "../errors.js";
 export interface CaptureFileLimits {
   /** Files open at once, at most. */
   readonly openMax: number;
-  /** Bytes a file buffers, at most; a write this long or longer goes to the file at once. */
+  /** Bytes a file buffers, at most; a write of a quarter of it or more goes to the file at once. */
   readonly fileBuffer: number;
   /** Bytes of buffers all files may take together before every one is written and let go. */
   readonly bufferedMax: number;
@@ -66,12 +66,12 @@ export class CaptureFiles {
     return f;
   }
 
-  /** Appends data[start .. start+len) to `f`. */
+  /** Appends data[start .. start+len) to `f`: a quarter of a full buffer or more goes to the file without a copy. */
   append(f: CaptureFile, data: Uint8Array, start: number, len: number): void {
     const max = this.#limits.fileBuffer;
-    if (f.buffered + len > max) {
+    if (4 * len >= max || f.buffered + len > max) {
       this.#write(f);
-      if (len >= max) {
+      if (4 * len >= max) {
         this.#writeOut(f, data.subarray(start, start + len));
         return;
       }

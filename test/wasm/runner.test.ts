@@ -174,8 +174,9 @@ describe("Runner.run", () => {
 });
 
 describe("Runner.flushCaptures: one capture ring for every capture file", () => {
-  /** Frames to h2 (h1 > hub, hub > h2, h2's delivery: three records each) of `len` bytes. */
-  const sized = (n: number, len: number): Uint8Array[] => Array.from({ length: n }, (_, i) => ethernetFrame({ dst: mac(2), src: mac(1), payload: new Uint8Array(len - 14).fill(i) }));
+  /** Frames to h2 (h1 > hub, hub > h2, h2's delivery: three records each) of these lengths. */
+  const sized = (lens: readonly number[]): Uint8Array[] => lens.map((len, i) => ethernetFrame({ dst: mac(2), src: mac(1), payload: Uint8Array.from({ length: len - 14 }, (_, j) => i + j) }));
+  const times = (n: number, len: number): number[] => Array<number>(n).fill(len);
 
   /** What a capture must hold: a pcap record (little-endian, nanoseconds) per frame, as batchOf stamps them. */
   const records = (frames: readonly Uint8Array[]): Uint8Array =>
@@ -229,24 +230,26 @@ describe("Runner.flushCaptures: one capture ring for every capture file", () => 
   // The least ring the runner makes holds one record of the longest packet a packet buffer
   // holds (slotLen 256): 8 (ring record) + 16 (pcap header) + 4 (in-link tag) + 256 = 284 bytes.
   it.each([
-    { name: "a roomy ring: the records stay in it until flushed", numbering: SMALL, captureBytes: 1 << 16, frames: 30, len: 60, pausesAtLeast: 0, tooLong: false },
+    { name: "a roomy ring: the records stay in it until flushed", numbering: SMALL, captureBytes: 1 << 16, lens: times(30, 60), pausesAtLeast: 0, tooLong: false },
     {
       name: "20,000 captures, three with packets: only those are written, in their order",
       numbering: { count: 20_000, toHub: 19_999, toH2: 7, h2: 12_345 },
       captureBytes: 1 << 16,
-      frames: 30,
-      len: 60,
+      lens: times(30, 60),
       pausesAtLeast: 0,
       tooLong: false,
     },
-    { name: "a ring of a few records: the run writes it out each time it pauses", numbering: SMALL, captureBytes: 0, frames: 30, len: 60, pausesAtLeast: 20, tooLong: false },
+    // Grouped by capture, each record is copied whole and nothing past it: short, 16-byte multiples, long.
+    { name: "records of every length from 14 to 269 bytes, grouped whole", numbering: SMALL, captureBytes: 4096, lens: Array.from({ length: 256 }, (_, i) => 14 + i), pausesAtLeast: 20, tooLong: false },
+    { name: "a ring of a few records: the run writes it out each time it pauses", numbering: SMALL, captureBytes: 0, lens: times(30, 60), pausesAtLeast: 20, tooLong: false },
     // 8 + 16 + 214 = 238 bytes: every record but the ring's first waits for a write-out.
-    { name: "records larger than half the ring: one in the ring at a time", numbering: SMALL, captureBytes: 0, frames: 10, len: 214, pausesAtLeast: 29, tooLong: false },
-    { name: "a record the whole ring cannot hold: the packet is dropped as too-long", numbering: SMALL, captureBytes: 0, frames: 3, len: 300, pausesAtLeast: 0, tooLong: true },
-  ])("$name", ({ numbering, captureBytes, frames: n, len, pausesAtLeast, tooLong }) => {
+    { name: "records larger than half the ring: one in the ring at a time", numbering: SMALL, captureBytes: 0, lens: times(10, 214), pausesAtLeast: 29, tooLong: false },
+    { name: "a record the whole ring cannot hold: the packet is dropped as too-long", numbering: SMALL, captureBytes: 0, lens: times(3, 300), pausesAtLeast: 0, tooLong: true },
+  ])("$name", ({ numbering, captureBytes, lens, pausesAtLeast, tooLong }) => {
     const { dp, runner, written, flushes } = setupRing(numbering, captureBytes);
     const resume = vi.spyOn(dp.exports, "resume");
-    const frames = sized(n, len);
+    const frames = sized(lens);
+    const n = frames.length;
     runner.run(batchOf(frames, 0), 0, null);
     expect(resume.mock.calls.length).toBeGreaterThanOrEqual(pausesAtLeast);
     if (pausesAtLeast === 0) expect(written.size).toBe(0);

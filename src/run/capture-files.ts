@@ -20,7 +20,7 @@ export interface CaptureFileLimits {
   readonly bufferedMax: number;
 }
 
-export const CAPTURE_FILE_LIMITS: CaptureFileLimits = { openMax: 128, fileBuffer: 1 << 20, bufferedMax: 64 << 20 };
+export const CAPTURE_FILE_LIMITS: CaptureFileLimits = { openMax: 128, fileBuffer: 256 << 10, bufferedMax: 64 << 20 };
 
 /** A buffer's first size: a file with few records keeps little. */
 const FIRST_BUFFER_LEN = 512;

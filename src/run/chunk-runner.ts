@@ -2,8 +2,9 @@
 // thread has one (./worker.ts), and so does the main thread (./workers.ts has
 // the model). It reads the inputs itself, as every data plane does, and runs
 // the chunks of the replay's packets that are its own (chunkPlane()); the
-// others it reads past. A chunk's capture records go to a buffer of its slot,
-// in the order a one-thread replay writes them, and its trace lines to a text.
+// others it reads past. A chunk's capture records go to a buffer per capture
+// that has some, in the order a one-thread replay writes them, and its trace
+// lines to a text.
 
 import type { CompiledSpec } from "../control/compiled.js";
 import { resolveEndpoint } from "../control/endpoints.js";
@@ -39,30 +40,33 @@ const WORKER_CHUNKS = 2;
 const MAIN_CHUNKS = 1;
 
 /**
- * A slot's records: the chunk's capture records as the data plane handed them over, one span of a
- * capture after another, in one buffer (on shared memory in a worker thread), and where each span
- * is — memory that follows the records, whatever the number of captures.
+ * A slot's records: per capture that has records in the chunk, a buffer (on shared memory in a
+ * worker thread) and the bytes used. A capture's buffer is kept for the slot's next chunk only
+ * if it has records in this one: memory follows the records, whatever the number of captures.
  */
 export interface SlotRecords {
-  bytes: Uint8Array;
-  used: number;
-  /** Per span, its capture, start and length in `bytes`: three numbers each, in the order written. */
-  readonly spans: number[];
-  /** Whether `bytes` was made (grown) since the main thread last saw this slot. */
-  fresh: boolean;
+  /** The captures with records in the chunk, in the order of their first. */
+  readonly active: number[];
+  readonly used: Map<number, number>;
+  readonly bytes: Map<number, Uint8Array>;
+  /** Buffers made (grown) since the main thread last saw this slot, by capture. */
+  fresh: { capture: number; bytes: Uint8Array }[];
 }
 
-/** A slot's first buffer: grown, by doubling, to what its chunks need. */
-const SLOT_BYTES = 1 << 16;
+/** A capture's first buffer in a slot: grown, by doubling, to what its chunks need. */
+const FIRST_BYTES = 4096;
 
 /** A slot's records, before its first chunk. */
-export function slotRecords(shared: boolean): SlotRecords {
-  return { bytes: recordBytes(SLOT_BYTES, shared), used: 0, spans: [], fresh: true };
+export function slotRecords(): SlotRecords {
+  return { active: [], used: new Map(), bytes: new Map(), fresh: [] };
 }
 
-/** A records buffer of `size` bytes: on shared memory for a worker thread's, which the main thread reads. */
-function recordBytes(size: number, shared: boolean): Uint8Array {
-  return shared ? new Uint8Array(new SharedArrayBuffer(size)) : new Uint8Array(size);
+/** A slot starts a chunk: the buffers of captures that had no records in its last chunk go (and the main thread was told of any made since). */
+function startSlot(s: SlotRecords): void {
+  for (const c of s.bytes.keys()) if (!s.used.has(c)) s.bytes.delete(c);
+  s.used.clear();
+  s.active.length = 0;
+  s.fresh = [];
 }
 
 /** Where the data plane's capture ring is emptied: the records of the chunk being run. */
@@ -79,17 +83,22 @@ class Records implements CaptureTargets {
   write(c: number, data: Uint8Array, start: number, len: number): void {
     const s = this.slot;
     if (s === undefined) throw new Error("capture records outside a chunk");
-    const used = s.used;
-    if (used + len > s.bytes.length) {
-      const size = Math.max(2 * s.bytes.length, used + len);
-      const next = recordBytes(size, this.#shared);
-      next.set(s.bytes.subarray(0, used));
-      s.bytes = next;
-      s.fresh = true;
+    let used = s.used.get(c);
+    if (used === undefined) {
+      s.active.push(c);
+      used = 0;
     }
-    s.bytes.set(data.subarray(start, start + len), used);
-    s.spans.push(c, used, len);
-    s.used = used + len;
+    let bytes = s.bytes.get(c);
+    if (bytes === undefined || used + len > bytes.length) {
+      const size = Math.max(FIRST_BYTES, 2 * (used + len), 2 * (bytes?.length ?? 0));
+      const next = this.#shared ? new Uint8Array(new SharedArrayBuffer(size)) : new Uint8Array(size);
+      if (bytes !== undefined) next.set(bytes.subarray(0, used));
+      bytes = next;
+      s.bytes.set(c, bytes);
+      s.fresh.push({ capture: c, bytes });
+    }
+    bytes.set(data.subarray(start, start + len), used);
+    s.used.set(c, used + len);
   }
 }
 
@@ -118,7 +127,7 @@ export class ChunkRunner {
     this.#endpoints = setup.endpoints.map((e) => resolveEndpoint(this.#compiled, e));
     this.#installed = install(this.#dp, this.#compiled, this.#endpoints);
     this.#records = new Records(assignCaptures(this.#compiled, this.#dp).length, shared);
-    this.#slots = Array.from({ length: SLOTS }, () => slotRecords(shared));
+    this.#slots = Array.from({ length: SLOTS }, () => slotRecords());
   }
 
   /** The replay's inputs, opened as the main thread opens them: every data plane reads the same batches. */
@@ -169,8 +178,7 @@ export class ChunkRunner {
       free(held[slot] ?? -1);
       held[slot] = id;
       const r = this.#slots[slot] as SlotRecords;
-      r.used = 0;
-      r.spans.length = 0;
+      startSlot(r);
       records.slot = r;
     };
     /** The replay's number of the batch's first packet. */

@@ -80,13 +80,16 @@ export interface WorkerSetup extends RunnerSetup {
 
 export type ToWorker = { readonly kind: "start" };
 
-/** A worker's chunk: where each capture's records are in its slot's buffer (which comes along when it was made since the last message), its trace lines. */
+/**
+ * A worker's chunk: the captures with records in its slot and the bytes of each (capture, bytes:
+ * two numbers each), the buffers made since the last message, its trace lines.
+ */
 export interface ChunkMessage {
   readonly kind: "chunk";
   readonly id: number;
   readonly slot: number;
-  readonly spans: number[];
-  readonly bytes?: Uint8Array;
+  readonly used: number[];
+  readonly fresh: { capture: number; bytes: Uint8Array }[];
   readonly lines: string;
 }
 
@@ -121,8 +124,8 @@ export function noteSent(signal: Int32Array): void {
 export function chunkMessage(chunk: ChunkDone): ChunkMessage {
   const r = chunk.records;
   const fresh = r.fresh;
-  r.fresh = false;
-  return { kind: "chunk", id: chunk.id, slot: chunk.slot, spans: [...r.spans], ...(fresh ? { bytes: r.bytes } : {}), lines: chunk.lines };
+  r.fresh = [];
+  return { kind: "chunk", id: chunk.id, slot: chunk.slot, used: r.active.flatMap((c) => [c, r.used.get(c) ?? 0]), fresh, lines: chunk.lines };
 }
 
 interface Thread {
@@ -151,8 +154,8 @@ export class WorkerPool {
   readonly #chunkPackets: number;
   readonly #local: ChunkRunner;
   readonly #threads: Thread[] = [];
-  /** Per worker thread, per slot: its records buffer as the main thread holds it. */
-  readonly #buffers: (Uint8Array | undefined)[][];
+  /** Per worker thread, per slot, by capture: its records buffer as the main thread holds it. */
+  readonly #buffers: Map<number, Uint8Array>[][];
   readonly #signal = new Int32Array(new SharedArrayBuffer(3 * 4));
   /** Per worker thread, its "done" message when it came while the main thread was only looking for a chunk. */
   readonly #early: (FromWorker | undefined)[] = [];
@@ -161,7 +164,7 @@ export class WorkerPool {
   constructor(size: number, compiled: CompiledSpec, endpoints: readonly ResolvedEndpoint[], files: readonly string[], options: PoolOptions) {
     this.size = size;
     this.#chunkPackets = options.chunkPackets;
-    this.#buffers = Array.from({ length: size - 1 }, () => Array<Uint8Array | undefined>(SLOTS).fill(undefined));
+    this.#buffers = Array.from({ length: size - 1 }, () => Array.from({ length: SLOTS }, () => new Map<number, Uint8Array>()));
     const texts = endpoints.map((e) => e.text);
     const setup = (index: number): RunnerSetup => ({ index, planes: size, compiled, endpoints: texts, files, ...options });
     this.#local = new ChunkRunner(setup(0), false);
@@ -240,8 +243,14 @@ export class WorkerPool {
       /** The main thread's chunks run and not yet written, by id. */
       const local = new Map<number, ChunkDone>();
       let written = 0;
-      const append = (bytes: Uint8Array, spans: readonly number[], lines: string): void => {
-        for (let k = 0; k + 2 < spans.length; k += 3) outputs.write(spans[k] ?? 0, bytes, spans[k + 1] ?? 0, spans[k + 2] ?? 0);
+      /** Writes a chunk's records: `used` lists its captures and their bytes, two numbers each. */
+      const append = (bytes: ReadonlyMap<number, Uint8Array>, used: readonly number[], lines: string): void => {
+        for (let k = 0; k + 1 < used.length; k += 2) {
+          const c = used[k] ?? 0;
+          const b = bytes.get(c);
+          if (b === undefined) throw new Error(`replay: no records buffer for capture ${c}`);
+          outputs.write(c, b, 0, used[k + 1] ?? 0);
+        }
         if (fd !== undefined && lines.length > 0) writeSync(fd, lines);
       };
       /** Writes the next chunk if it is there (waiting for a worker's when `wait`); whether it did. */
@@ -252,17 +261,23 @@ export class WorkerPool {
           const mine = local.get(id);
           if (mine === undefined) return false;
           local.delete(id);
-          append(mine.records.bytes, mine.records.spans, mine.lines);
+          const r = mine.records;
+          append(
+            r.bytes,
+            r.active.flatMap((c) => [c, r.used.get(c) ?? 0]),
+            mine.lines,
+          );
         } else {
           const m = this.#receive(plane, wait);
           if (m === undefined) return false;
           if (m.kind !== "chunk" || m.id !== id) throw new Error(`replay worker thread ${plane}: expected chunk ${id}, got ${m.kind}`);
-          const slots = this.#buffers[plane - 1];
-          if (slots === undefined || m.slot < 0 || m.slot >= slots.length) throw new Error(`replay worker thread ${plane}: no slot ${m.slot}`);
-          if (m.bytes !== undefined) slots[m.slot] = m.bytes;
-          const bytes = slots[m.slot];
-          if (bytes === undefined) throw new Error(`replay worker thread ${plane}: slot ${m.slot} has no buffer`);
-          append(bytes, m.spans, m.lines);
+          const buffers = this.#buffers[plane - 1]?.[m.slot];
+          if (buffers === undefined) throw new Error(`replay worker thread ${plane}: no slot ${m.slot}`);
+          // The worker keeps only the buffers of the captures in this chunk: so does this thread.
+          const inChunk = new Set(m.used.filter((_, k) => k % 2 === 0));
+          for (const c of buffers.keys()) if (!inChunk.has(c)) buffers.delete(c);
+          for (const f of m.fresh) buffers.set(f.capture, f.bytes);
+          append(buffers, m.used, m.lines);
         }
         written = id + 1;
         Atomics.store(signal, WRITTEN, written);

@@ -191,7 +191,8 @@ export class Runner {
   #locateInputs(): InputRegions {
     const x = this.#dp.exports;
     const inputs: InputRegions = {
-      data: x.region(R("in-data")),
+      // Addresses come back as i32: one past 2 GiB would be negative.
+      data: x.region(R("in-data")) >>> 0,
       offset: x.region(R("in-offset")) >>> 2,
       len: x.region(R("in-len")) >>> 2,
       origLen: x.region(R("in-orig-len")) >>> 2,
@@ -323,7 +324,7 @@ export class Runner {
     const mem = this.#dp.mem;
     const u8 = mem.u8;
     const view = mem.view;
-    const base = x.region(R("out-base"));
+    const base = x.region(R("out-base")) >>> 0;
     const end = base + x.region(R("out-pos"));
     for (let r = base; r < end; ) {
       const len = view.getUint32(r + O.LEN[0], true);
@@ -341,7 +342,7 @@ export class Runner {
       r += O.SIZE[0] + ((len + 7) & ~7);
     }
     if (sink.event !== undefined) {
-      const tb = x.region(R("trace-base"));
+      const tb = x.region(R("trace-base")) >>> 0;
       const count = x.region(R("trace-pos"));
       for (let k = 0; k < count; k++) {
         const e = tb + k * E.SIZE[0];

@@ -11,7 +11,8 @@ import { excerpt, UsageError } from "../errors.js";
 import type { Summary } from "../run/summary.js";
 import { COMMANDS_HELP, runCommand } from "../serve/control.js";
 import { Emulation, resolveExternal } from "../serve/emulation.js";
-import { CAP_INSTALL, checkPorts, type LivePort, LivePorts, loadCap, parsePort } from "../serve/ports.js";
+import { portLine } from "../serve/port-counters.js";
+import { CAP_INSTALL, checkPorts, LivePorts, loadCap, parsePort } from "../serve/ports.js";
 import { DescriptionReloader } from "../serve/watch.js";
 import { COPY_LIMIT_MAX, HOP_LIMIT_MAX } from "../wasm/runner.js";
 import { P4RuntimeServer } from "../p4runtime/server.js";
@@ -70,6 +71,10 @@ Ports: --port lanA:hostA=veth0 plugs the external link hostA of network lanA int
 interface veth0 (libpcap, through the optional npm package cap): frames arriving on
 veth0 enter the network on hostA, and frames the network sends out on hostA leave
 through veth0. The interface must carry the network's header (Ethernet for ethernet).
+Each port has a process of its own: an interface going down closes its port alone, until
+it is up. Per port, the counts (and summary.json's ports) say what was dropped on the way
+in: by the interface, by the capture (its buffer was full: strata fell behind; or the
+port was closed), by strata (it took no frames: starting or stopping).
 
 strata prints "serving …" on stderr once packets flow; Ctrl-C (or SIGTERM, or the
 command stop) stops it cleanly: the last packets are run, --out is written, the counts
@@ -116,7 +121,12 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
   };
   try {
     if (loaded?.cap !== undefined) {
-      const specs = args.map((arg, k) => ({ arg, linkType: externals[k]?.network.spec.design.linkType ?? -1, network: externals[k]?.network.name ?? "" }));
+      const specs = args.map((arg, k) => ({
+        arg,
+        endpoint: externals[k]?.name ?? arg.endpoint,
+        linkType: externals[k]?.network.spec.design.linkType ?? -1,
+        network: externals[k]?.network.name ?? "",
+      }));
       live = await LivePorts.open(loaded.cap, specs, say);
     }
     // Packets enter at the ports' external links that something arrives on.
@@ -131,7 +141,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
         trace: flags.trace === true,
         hopLimit: flags.hopLimit,
         copyLimit: flags.copyLimit,
-        // The port process hands frames over in chunks: a batch is what one chunk brought.
+        // The port processes hand frames over in chunks: a batch is what one turn of the event loop brought.
         flushMs: 0,
         // With --p4runtime the server installs the rows itself (the export's, unless --empty) and sends deliveries as PacketIn.
         ...(p4address !== undefined ? SERVED_OPTIONS : {}),
@@ -144,6 +154,8 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
   }
   const emulation = em;
   const ports = live?.ports ?? [];
+  const livePorts = live;
+  emulation.reportPorts(() => livePorts?.counts() ?? []);
   live?.attach(
     emulation,
     externals.map((e) => emulation.external(e.name)),
@@ -182,15 +194,23 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
       stopping = true;
       for (const c of cleanups) c();
       void p4server?.close();
-      // The frames the emulation has queued run first, and what they send goes out before the ports close.
-      let ended: { summary: Summary; failed?: unknown };
+      // The frames the emulation has queued run first, and what they send goes out before the ports
+      // close; then the emulation stops, its summary holding the ports' final counts. A failed
+      // final write (--out gone, full, read-only) ends it too: the counts as they are, then the reason.
+      const end = (): { summary: Summary; failed?: unknown } => {
+        try {
+          return { summary: emulation.stop() };
+        } catch (err) {
+          return { summary: emulation.summary(), failed: err };
+        }
+      };
+      let flushed: unknown;
       try {
-        ended = { summary: emulation.stop() };
+        emulation.flush();
       } catch (err) {
-        // A failed final write (--out gone, full, read-only): the counts as they are, then the reason.
-        ended = { summary: emulation.summary(), failed: err };
+        flushed = err;
       }
-      void (live?.close() ?? Promise.resolve()).then(() => resolve(ended), reject);
+      void (live?.close() ?? Promise.resolve()).then(() => (flushed === undefined ? resolve(end()) : reject(flushed)), reject);
     };
     // Nothing else may hold the event loop open (no ports, no commands): this timer does until stop.
     const keepAlive = setInterval(() => {}, 1 << 30);
@@ -239,7 +259,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
     void io.stderr.flush();
   });
 
-  io.stdout.write(flags.json === true ? `${JSON.stringify(summary, null, 2)}\n` : report(summary, ports, failed === undefined ? flags.out : undefined));
+  io.stdout.write(flags.json === true ? `${JSON.stringify(summary, null, 2)}\n` : report(summary, failed === undefined ? flags.out : undefined));
   for (const p of ports) {
     if (p.lastError !== "") io.stderr.write(`strata: ${p.arg.iface}: the interface refused frames (${excerpt(p.lastError)})\n`);
   }
@@ -250,19 +270,14 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
 const count = (n: number): string => n.toLocaleString("en-US");
 
 /** The counts at the end, for a person. */
-function report(s: Summary, ports: readonly LivePort[], out: string | undefined): string {
+function report(s: Summary, out: string | undefined): string {
   const { injected, delivered, dropped, exited } = s.packets;
   const lines = [`served ${count(injected)} packets through ${s.spec} in ${s.elapsedSeconds.toFixed(1)} s`];
   lines.push(`  delivered ${count(delivered).padStart(8)}`);
   const drops = Object.entries(s.drops).map(([k, v]) => `${k} ${count(v ?? 0)}`);
   lines.push(`  dropped   ${count(dropped).padStart(8)}${drops.length > 0 ? `   ${drops.join(", ")}` : ""}`);
   lines.push(`  left      ${count(exited).padStart(8)}   on external links`);
-  for (const p of ports) {
-    const cut = p.truncated > 0 ? `, ${count(p.truncated)} cut to the snapshot length` : "";
-    const ignored = p.ignored > 0 ? `, ${count(p.ignored)} ignored (its link only leaves the network)` : "";
-    const unsent = p.unsent > 0 ? `, ${count(p.unsent)} not sent (the port was closed or the interface refused them)` : "";
-    lines.push(`  port ${p.arg.text}: ${count(p.received)} received, ${count(p.sent)} sent${cut}${ignored}${unsent}`);
-  }
+  for (const p of s.ports ?? []) lines.push(`  ${portLine(p)}`);
   if (out !== undefined) lines.push(outputsLine(s, out));
   return `${lines.join("\n")}\n`;
 }

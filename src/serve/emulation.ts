@@ -28,7 +28,7 @@ import { RECORD_HEADER_LEN as PCAP_REC_LEN } from "../pcap/pcap-layout.js";
 import type { InputStats } from "../run/inputs.js";
 import type { OutDir } from "../out-dir.js";
 import { CaptureOutputs, claimReplayOut, SUMMARY_FILE, TRACE_FILE } from "../run/outputs.js";
-import { leaves, readCounters, type Summary, summarize } from "../run/summary.js";
+import { leaves, type PortSummary, readCounters, type Summary, summarize } from "../run/summary.js";
 import { TraceWriter } from "../run/trace.js";
 import { CAPTURE_TAG_LEN, INJECT_KINDS, LINK_MODES } from "../wasm/abi.js";
 import { forEachTagged, tagDeliveries } from "../wasm/deliveries.js";
@@ -156,6 +156,7 @@ export class Emulation {
   #first = 0;
   #running = false;
   #stopped: Summary | undefined;
+  #ports: (() => readonly PortSummary[]) | undefined;
   #timer: NodeJS.Timeout | undefined;
   #immediate: NodeJS.Immediate | undefined;
 
@@ -440,7 +441,17 @@ export class Emulation {
   /** What the emulation has done so far, counted by the data plane (stop() writes the final one). */
   summary(): Summary {
     if (this.#stopped !== undefined) return this.#stopped;
-    return summarize(readCounters(this.dp, this.installed), this.installed, this.#stats, Number(process.hrtime.bigint() - this.#started) / 1e9);
+    return this.#summarize();
+  }
+
+  /** From now on the summary has a `ports` section: what `ports` returns when it is made (strata serve's live ports). */
+  reportPorts(ports: () => readonly PortSummary[]): void {
+    this.#ports = ports;
+  }
+
+  #summarize(): Summary {
+    const summary = summarize(readCounters(this.dp, this.installed), this.installed, this.#stats, Number(process.hrtime.bigint() - this.#started) / 1e9);
+    return this.#ports === undefined ? summary : { ...summary, ports: this.#ports() };
   }
 
   /**
@@ -458,8 +469,7 @@ export class Emulation {
       this.#captures.close();
       this.#trace?.close();
     }
-    const elapsed = Number(process.hrtime.bigint() - this.#started) / 1e9;
-    const summary = summarize(readCounters(this.dp, this.installed), this.installed, this.#stats, elapsed);
+    const summary = this.#summarize();
     this.#stopped = summary;
     if (this.#out !== undefined) {
       this.#out.write(SUMMARY_FILE, `${JSON.stringify(summary, null, 2)}\n`);

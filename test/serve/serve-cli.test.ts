@@ -66,7 +66,7 @@ describe("strata serve --commands", () => {
     };
     await said(/^serving .*network\.yaml \(no ports\); Ctrl-C stops\n/);
     const steps: [string, RegExp][] = [
-      ["counts", /^injected 0, copies 0, delivered 0, dropped 0, left 0, row hits 0 on 0 rows$/m],
+      ["counts", /^injected 0, copies 0, delivered 0, dropped 0, left 0, row hits 0 on 0 rows\n(?!port )/m],
       ["delete ip:r forward 1", /^deleted ip\.r forward row 1 \(dst 10\.0\.2\.0\/24 → out 2\)$/m],
       ["delete ip:r forward 1", /^strata: cannot delete ip\.r forward row 1 \(dst 10\.0\.2\.0\/24 → out 2\): it is not in the table \(insert it first\)$/m],
       ["insert ip:r forward 1", /^inserted ip\.r forward row 1/m],
@@ -84,8 +84,9 @@ describe("strata serve --commands", () => {
     }
     commands.write("stop\n");
     expect(await done).toBe(0);
-    const summary = JSON.parse(io.stdout.text) as { packets: { injected: number } };
+    const summary = JSON.parse(io.stdout.text) as { packets: { injected: number }; ports: unknown[] };
     expect(summary.packets.injected).toBe(0);
+    expect(summary.ports).toEqual([]); // no --port
   });
 
   it("stops on its signal as on Ctrl-C, writing --out", async () => {

@@ -8,9 +8,10 @@ import { compile } from "../control/compile.js";
 import { loadSpec } from "../description/load.js";
 import { UsageError } from "../errors.js";
 import { LocalEmulation } from "../p4runtime/emulation.js";
-import { P4RuntimeServer } from "../p4runtime/server.js";
+import { CLOSE_GRACE_MS, P4RuntimeServer } from "../p4runtime/server.js";
 import type { CommandContext } from "./main.js";
 import { EXIT_OK } from "./main.js";
+import { StopSignals } from "./stop-signals.js";
 
 interface Flags {
   listen: string;
@@ -30,12 +31,13 @@ export function registerP4Runtime(program: Command, ctx: CommandContext): void {
     .command("p4runtime")
     .description("run a description behind a P4Runtime server (gRPC): one device per machine, as strata export p4 numbers them")
     .argument("<spec>", "network description (YAML or JSON)")
-    .requiredOption("--listen <host:port>", "where the gRPC server listens (port 0: any free port)")
+    .requiredOption("--listen <host:port>", "where the gRPC server listens, e.g. 127.0.0.1:9559 (port 0: any free port)")
     .option("--empty", "start every device with no entries (a controller installs them); otherwise each holds its export's WriteRequest")
     .addHelpText(
       "after",
       `
-Runs until Ctrl-C (SIGINT) or SIGTERM, then prints how many packet-outs and packet-ins it carried.
+Runs until Ctrl-C (SIGINT) or SIGTERM, then gives open streams ${CLOSE_GRACE_MS / 1000} s to end, cancels
+them and prints how many packet-outs and packet-ins it carried; a second Ctrl-C stops it at once (exit 130).
 Exit codes: 0 stopped; 2 bad description or flag, or an address it cannot listen on.
 docs/cli.md lists what the server does with Write, Read, StreamChannel and the pipeline config.`,
     )
@@ -47,29 +49,29 @@ docs/cli.md lists what the server does with Write, Read, StreamChannel and the p
 async function runP4Runtime(spec: string, flags: Flags, ctx: CommandContext): Promise<number> {
   const address = listenAddress(flags.listen);
   const compiled = compile(loadSpec(spec));
-  const emulation = new LocalEmulation(compiled);
-  let server: P4RuntimeServer;
+  // Before the server is announced: a signal from then on stops it cleanly.
+  const signals = new StopSignals();
   try {
-    server = await P4RuntimeServer.start(emulation, { address, source: spec, empty: flags.empty === true });
-  } catch (e) {
-    throw new UsageError(`--listen ${address}: cannot listen there (${e instanceof Error ? e.message : String(e)})`);
+    const emulation = new LocalEmulation(compiled);
+    let server: P4RuntimeServer;
+    try {
+      server = await P4RuntimeServer.start(emulation, { address, source: spec, empty: flags.empty === true });
+    } catch (e) {
+      emulation.close();
+      throw new UsageError(`--listen ${address}: cannot listen there (${e instanceof Error ? e.message : String(e)})`);
+    }
+    const devices = compiled.machines.map((m, i) => `${i + 1} ${m}`).join(", ");
+    const host = address.slice(0, address.lastIndexOf(":"));
+    ctx.io.stdout.write(`P4Runtime server on ${host}:${server.port} for ${spec}: devices ${devices}${flags.empty === true ? " (empty)" : ""}; Ctrl-C stops it\n`);
+    await ctx.io.stdout.flush();
+    await signals.stopped;
+    await server.close();
+    emulation.close();
+    const s = server.stats;
+    ctx.io.stdout.write(`stopped: ${s.packetOuts} packet-outs, ${s.packetIns} packet-ins (${s.packetInsDropped} with no primary controller to take them)\n`);
+    await ctx.io.stdout.flush();
+    return EXIT_OK;
+  } finally {
+    signals.dispose();
   }
-  const host = address.slice(0, address.lastIndexOf(":"));
-  const devices = compiled.machines.map((m, i) => `${i + 1} ${m}`).join(", ");
-  ctx.io.stdout.write(`P4Runtime server on ${host}:${server.port} for ${spec}: devices ${devices}${flags.empty === true ? " (empty)" : ""}; Ctrl-C stops it\n`);
-  await ctx.io.stdout.flush();
-  await new Promise<void>((resolve) => {
-    const stop = (): void => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      resolve();
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
-  });
-  await server.close();
-  emulation.close();
-  const s = server.stats;
-  ctx.io.stdout.write(`stopped: ${s.packetOuts} packet-outs, ${s.packetIns} packet-ins (${s.packetInsDropped} with no primary controller to take them)\n`);
-  return EXIT_OK;
 }

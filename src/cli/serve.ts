@@ -14,12 +14,13 @@ import { Emulation, resolveExternal } from "../serve/emulation.js";
 import { CAP_INSTALL, checkPorts, type LivePort, LivePorts, loadCap, parsePort } from "../serve/ports.js";
 import { DescriptionReloader } from "../serve/watch.js";
 import { COPY_LIMIT_MAX, HOP_LIMIT_MAX } from "../wasm/runner.js";
-import { P4RuntimeServer } from "../p4runtime/server.js";
+import { CLOSE_GRACE_MS, P4RuntimeServer } from "../p4runtime/server.js";
 import { SERVED_OPTIONS, ServedEmulation } from "../p4runtime/serve-emulation.js";
 import { listenAddress } from "./p4runtime.js";
 import type { Io } from "./io.js";
 import { collect, limit } from "./run.js";
 import { type CommandContext, EXIT_OK } from "./main.js";
+import { StopSignals } from "./stop-signals.js";
 
 export interface ServeFlags {
   port: string[];
@@ -43,7 +44,7 @@ export interface ServeHooks {
   readonly commands?: Readable;
   /** Stops the emulation when aborted, as Ctrl-C does. */
   readonly signal?: AbortSignal;
-  /** Listen for SIGINT and SIGTERM (the command line does). */
+  /** Listen for SIGINT and SIGTERM (the command line does), and SIGHUP. */
   readonly signals?: boolean;
 }
 
@@ -73,7 +74,8 @@ through veth0. The interface must carry the network's header (Ethernet for ether
 
 strata prints "serving …" on stderr once packets flow; Ctrl-C (or SIGTERM, or the
 command stop) stops it cleanly: the last packets are run, --out is written, the counts
-are printed, and the exit code is 0.
+are printed, and the exit code is 0. A P4Runtime server gives its open streams
+${CLOSE_GRACE_MS / 1000} s to end, then cancels them. A second Ctrl-C stops at once (exit 130).
 
 ${COMMANDS_HELP}
 
@@ -148,6 +150,8 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
     emulation,
     externals.map((e) => emulation.external(e.name)),
   );
+  // Before anything is announced: a signal from then on stops the emulation cleanly.
+  const signals = hooks.signals === true ? new StopSignals() : undefined;
   let p4server: P4RuntimeServer | undefined;
   if (p4address !== undefined) {
     try {
@@ -161,12 +165,14 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
         },
       });
     } catch (err) {
+      signals?.dispose();
       emulation.stop();
       await live?.close();
       throw new UsageError(`--p4runtime ${p4address}: cannot serve there (${err instanceof Error ? err.message : String(err)})`);
     }
     io.stderr.write(`P4Runtime server on ${p4address.slice(0, p4address.lastIndexOf(":"))}:${p4server.port}: devices ${compiled.machines.map((m, i) => `${i + 1} ${m}`).join(", ")}${flags.empty === true ? " (empty)" : ""}\n`);
   }
+  const server = p4server;
   const reloader = new DescriptionReloader(emulation, spec, (r) => {
     for (const line of r.lines) io.stderr.write(r.ok ? `${line}\n` : `strata: ${line}\n`);
     void io.stderr.flush();
@@ -179,39 +185,29 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
     const stop = (): void => {
       if (stopping) return;
       stopping = true;
+      signals?.stop();
       for (const c of cleanups) c();
-      void p4server?.close();
+      // Open P4Runtime streams have their grace period while the last packets run and the ports close.
+      const closed = server?.close() ?? Promise.resolve();
       // The frames the emulation has queued run first, and what they send goes out before the ports close.
       let summary: Summary;
       try {
         summary = emulation.stop();
       } catch (err) {
-        void live?.close().finally(() => reject(err));
+        void Promise.allSettled([live?.close(), closed]).finally(() => reject(err));
         return;
       }
-      void (live?.close() ?? Promise.resolve()).then(() => resolve(summary), reject);
+      void Promise.all([live?.close(), closed]).then(() => resolve(summary), reject);
     };
     // Nothing else may hold the event loop open (no ports, no commands): this timer does until stop.
     const keepAlive = setInterval(() => {}, 1 << 30);
     cleanups.push(() => clearInterval(keepAlive));
     cleanups.push(() => reloader.close());
-    if (hooks.signals === true) {
-      const onSignal = (): void => {
-        if (stopping) process.exit(130); // a second Ctrl-C while stopping: at once
-        stop();
-      };
-      process.on("SIGINT", onSignal);
-      process.on("SIGTERM", onSignal);
+    if (signals !== undefined) {
+      void signals.stopped.then(stop);
       const onHangUp = (): void => void reloader.reload();
       process.on("SIGHUP", onHangUp);
       cleanups.push(() => process.off("SIGHUP", onHangUp));
-      cleanups.push(() => {
-        // Kept until exit, so that a second Ctrl-C during the last writes still ends the process at once.
-        setImmediate(() => {
-          process.off("SIGINT", onSignal);
-          process.off("SIGTERM", onSignal);
-        });
-      });
     }
     if (hooks.signal !== undefined) {
       if (hooks.signal.aborted) setImmediate(stop);
@@ -242,6 +238,10 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
   for (const p of ports) {
     if (p.lastError !== "") io.stderr.write(`strata: ${p.arg.iface}: the interface refused frames (${excerpt(p.lastError)})\n`);
   }
+  // Kept until the last line is out, so that a second Ctrl-C during the last writes still ends the process at once.
+  await io.stdout.flush();
+  await io.stderr.flush();
+  signals?.dispose();
   return EXIT_OK;
 }
 

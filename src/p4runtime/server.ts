@@ -8,7 +8,11 @@
 // Bad input is answered, never thrown: a malformed request gets its status
 // (INVALID_ARGUMENT, NOT_FOUND, …) and leaves the devices as they were; a
 // message that does not even decode is refused by gRPC itself.
+//
+// close() gives open calls CLOSE_GRACE_MS to end, then cancels them: a
+// controller never leaves on its own.
 
+import { format } from "node:util";
 import * as grpc from "@grpc/grpc-js";
 import type { CompiledSpec } from "../control/compiled.js";
 import type { Injection } from "../control/install.js";
@@ -40,6 +44,9 @@ export interface ServerOptions {
   /** Where lines about tables written behind the server that a device cannot follow go (default: stderr). */
   readonly warn?: (line: string) => void;
 }
+
+/** How long open calls and streams have to end when the server stops before they are cancelled (docs/cli.md). */
+export const CLOSE_GRACE_MS = 1000;
 
 type Stream = grpc.ServerDuplexStream<Msg, Msg>;
 
@@ -73,6 +80,32 @@ function decodeUpdates(json: JsonMessage): Msg[] {
   return ((write.requestDeserialize(Buffer.from(request.encode(message).finish())) as Msg).updates as Msg[] | undefined) ?? [];
 }
 
+/** Lines gRPC logs while a server binds: held, then dropped if the bind fails (the caller says why in one line), else printed. */
+let bindLog: string[] | undefined;
+const grpcLogger = (prefix: string) => (message?: unknown, ...rest: unknown[]): void => {
+  const line = `${prefix} ${format(message, ...rest)}`;
+  if (bindLog !== undefined) bindLog.push(line);
+  else console.error(line);
+};
+
+/** `server.bindAsync`, with gRPC's own log lines held until it is known whether it bound. */
+async function bind(server: grpc.Server, address: string, credentials: grpc.ServerCredentials): Promise<number> {
+  grpc.setLogger({ error: grpcLogger("E"), info: grpcLogger("I"), debug: grpcLogger("D") });
+  const held: string[] = [];
+  bindLog = held;
+  try {
+    const port = await new Promise<number>((resolve, reject) => server.bindAsync(address, credentials, (err, p) => (err === null ? resolve(p) : reject(err))));
+    for (const line of held) console.error(line);
+    return port;
+  } catch (e) {
+    // gRPC's "No address added out of total 1 resolved errors: [listen EADDRINUSE: …]": the errors.
+    const message = e instanceof Error ? e.message : String(e);
+    throw new Error(/errors: \[(.+)\]$/s.exec(message)?.[1] ?? message);
+  } finally {
+    if (bindLog === held) bindLog = undefined;
+  }
+}
+
 export class P4RuntimeServer {
   readonly #server = new grpc.Server();
   readonly #emulation: ControlledEmulation;
@@ -81,6 +114,7 @@ export class P4RuntimeServer {
   readonly #pending: { stream: Stream; at: Injection; data: Uint8Array }[] = [];
   #flush: NodeJS.Immediate | undefined;
   readonly #unsubscribe: () => void;
+  #closing = false;
   readonly stats: ServerStats = { packetOuts: 0, packetIns: 0, packetInsDropped: 0 };
   port = 0;
 
@@ -132,9 +166,7 @@ export class P4RuntimeServer {
     const s = new P4RuntimeServer(emulation, options.warn ?? ((line) => process.stderr.write(`${line}\n`)));
     await s.#load(emulation.compiled, options);
     s.#server.addService(p4runtimeService(), s.#handlers());
-    s.port = await new Promise<number>((resolve, reject) =>
-      s.#server.bindAsync(options.address, grpc.ServerCredentials.createInsecure(), (err, port) => (err === null ? resolve(port) : reject(err))),
-    );
+    s.port = await bind(s.#server, options.address, grpc.ServerCredentials.createInsecure());
     return s;
   }
 
@@ -164,11 +196,24 @@ export class P4RuntimeServer {
     }
   }
 
-  /** Stops listening and ends every stream. */
-  async close(): Promise<void> {
+  /**
+   * Stops listening and taking packet-outs; the calls and streams still open have `graceMs` to
+   * end, then they are cancelled.
+   */
+  async close(graceMs = CLOSE_GRACE_MS): Promise<void> {
+    this.#closing = true;
     this.#unsubscribe();
     if (this.#flush !== undefined) clearImmediate(this.#flush);
-    await new Promise<void>((resolve) => this.#server.tryShutdown(() => resolve()));
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.#server.forceShutdown();
+        resolve();
+      }, graceMs);
+      this.#server.tryShutdown(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
     this.#server.forceShutdown();
   }
 
@@ -361,6 +406,7 @@ export class P4RuntimeServer {
 
   #packetOut(stream: Stream, deviceId: number, role: string, p: Msg, streamError: (code: number, message: string, packet?: Msg) => void): void {
     if (this.#arbiter.primary(deviceId, role) !== stream) return streamError(Code.PERMISSION_DENIED, "only the primary controller sends packets", p);
+    if (this.#closing) return streamError(Code.UNAVAILABLE, "the server is stopping", p);
     const d = this.#device(deviceId);
     const payload = p.payload instanceof Uint8Array ? p.payload : undefined;
     if (payload === undefined || payload.length === 0) return streamError(Code.INVALID_ARGUMENT, "a packet-out with no payload", p);

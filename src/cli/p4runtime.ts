@@ -8,7 +8,7 @@ import { compile } from "../control/compile.js";
 import { loadSpec } from "../description/load.js";
 import { UsageError } from "../errors.js";
 import { LocalEmulation } from "../p4runtime/emulation.js";
-import { CLOSE_GRACE_MS, P4RuntimeServer } from "../p4runtime/server.js";
+import { CLOSE_GRACE_MS, describeStats, P4RuntimeServer } from "../p4runtime/server.js";
 import type { CommandContext } from "./main.js";
 import { EXIT_OK } from "./main.js";
 import { StopSignals } from "./stop-signals.js";
@@ -67,8 +67,7 @@ async function runP4Runtime(spec: string, flags: Flags, ctx: CommandContext): Pr
     await signals.stopped;
     await server.close();
     emulation.close();
-    const s = server.stats;
-    ctx.io.stdout.write(`stopped: ${s.packetOuts} packet-outs, ${s.packetIns} packet-ins (${s.packetInsDropped} with no primary controller to take them)\n`);
+    ctx.io.stdout.write(`stopped: ${describeStats(server.stats)}\n`);
     await ctx.io.stdout.flush();
     return EXIT_OK;
   } finally {

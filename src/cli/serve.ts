@@ -14,7 +14,7 @@ import { Emulation, resolveExternal } from "../serve/emulation.js";
 import { CAP_INSTALL, checkPorts, type LivePort, LivePorts, loadCap, parsePort } from "../serve/ports.js";
 import { DescriptionReloader } from "../serve/watch.js";
 import { COPY_LIMIT_MAX, HOP_LIMIT_MAX } from "../wasm/runner.js";
-import { CLOSE_GRACE_MS, P4RuntimeServer } from "../p4runtime/server.js";
+import { CLOSE_GRACE_MS, describeStats, P4RuntimeServer, type ServerStats } from "../p4runtime/server.js";
 import { SERVED_OPTIONS, ServedEmulation } from "../p4runtime/serve-emulation.js";
 import { listenAddress } from "./p4runtime.js";
 import type { Io } from "./io.js";
@@ -234,7 +234,8 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
     void io.stderr.flush();
   });
 
-  io.stdout.write(flags.json === true ? `${JSON.stringify(summary, null, 2)}\n` : report(summary, ports, flags.out));
+  const p4stats = server === undefined ? {} : { p4runtime: { ...server.stats } };
+  io.stdout.write(flags.json === true ? `${JSON.stringify({ ...summary, ...p4stats }, null, 2)}\n` : report(summary, ports, flags.out, server?.stats));
   for (const p of ports) {
     if (p.lastError !== "") io.stderr.write(`strata: ${p.arg.iface}: the interface refused frames (${excerpt(p.lastError)})\n`);
   }
@@ -248,7 +249,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
 const count = (n: number): string => n.toLocaleString("en-US");
 
 /** The counts at the end, for a person. */
-function report(s: Summary, ports: readonly LivePort[], out: string | undefined): string {
+function report(s: Summary, ports: readonly LivePort[], out: string | undefined, p4stats: ServerStats | undefined): string {
   const { injected, delivered, dropped, exited } = s.packets;
   const lines = [`served ${count(injected)} packets through ${s.spec} in ${s.elapsedSeconds.toFixed(1)} s`];
   lines.push(`  delivered ${count(delivered).padStart(8)}`);
@@ -261,6 +262,7 @@ function report(s: Summary, ports: readonly LivePort[], out: string | undefined)
     const unsent = p.unsent > 0 ? `, ${count(p.unsent)} not sent (the port was closed or the interface refused them)` : "";
     lines.push(`  port ${p.arg.text}: ${count(p.received)} received, ${count(p.sent)} sent${cut}${ignored}${unsent}`);
   }
+  if (p4stats !== undefined) lines.push(`  P4Runtime ${describeStats(p4stats)}`);
   if (out !== undefined) lines.push(`outputs in ${out}: summary.json, links/, delivered/`);
   return `${lines.join("\n")}\n`;
 }

@@ -9,8 +9,10 @@
 // (INVALID_ARGUMENT, NOT_FOUND, …) and leaves the devices as they were; a
 // message that does not even decode is refused by gRPC itself.
 //
-// close() gives open calls CLOSE_GRACE_MS to end, then cancels them: a
-// controller never leaves on its own.
+// A controller that does not read its stream costs a bounded amount: each
+// stream holds at most PACKET_IN_QUEUE packet-ins beyond what gRPC buffers, and
+// drops (and counts) the rest. close() gives open calls CLOSE_GRACE_MS to end,
+// then cancels them: a controller never leaves on its own.
 
 import { format } from "node:util";
 import * as grpc from "@grpc/grpc-js";
@@ -45,6 +47,9 @@ export interface ServerOptions {
   readonly warn?: (line: string) => void;
 }
 
+/** Packet-ins a primary's stream holds while its controller does not read them (beyond gRPC's 16); later ones are dropped. */
+export const PACKET_IN_QUEUE = 1024;
+
 /** How long open calls and streams have to end when the server stops before they are cancelled (docs/cli.md). */
 export const CLOSE_GRACE_MS = 1000;
 
@@ -66,7 +71,13 @@ export interface ServerStats {
   packetIns: number;
   /** Deliveries with no primary controller on their device to take them. */
   packetInsDropped: number;
+  /** Deliveries dropped because their primary's stream already held as many unread packet-ins as it may. */
+  packetInsStreamFull: number;
 }
+
+/** The counts in words, as the commands print them when they stop. */
+export const describeStats = (s: ServerStats): string =>
+  `${s.packetOuts} packet-outs, ${s.packetIns} packet-ins (${s.packetInsDropped} with no primary controller to take them, ${s.packetInsStreamFull} dropped while the primary's stream was full)`;
 
 const rpcError = (code: number, details: string, metadata?: grpc.Metadata): grpc.ServiceError =>
   Object.assign(new Error(details), { code, details, metadata: metadata ?? new grpc.Metadata() }) as grpc.ServiceError;
@@ -78,6 +89,45 @@ function decodeUpdates(json: JsonMessage): Msg[] {
   if (write === undefined) throw new Error("the P4Runtime definitions have no Write");
   const message = protojson.fromJson(request, json);
   return ((write.requestDeserialize(Buffer.from(request.encode(message).finish())) as Msg).updates as Msg[] | undefined) ?? [];
+}
+
+/**
+ * A stream's packet-ins on their way to a controller that may read them slower than they come:
+ * written while gRPC takes them, held while its buffer is full (write() said false) until it
+ * drains, and dropped once `limit` are held.
+ */
+class PacketInQueue {
+  readonly #stream: Stream;
+  readonly #limit: number;
+  readonly #held: Msg[] = [];
+  #full = false;
+
+  constructor(stream: Stream, limit: number) {
+    this.#stream = stream;
+    this.#limit = limit;
+    stream.on("drain", () => {
+      this.#full = false;
+      while (!this.#full && this.#held.length > 0) this.#write(this.#held.shift() as Msg);
+    });
+  }
+
+  #write(m: Msg): void {
+    if (this.#stream.writableEnded || this.#stream.destroyed) return;
+    this.#full = !this.#stream.write(m);
+  }
+
+  /** Sends or holds `m`; false when it is dropped (`limit` held already). */
+  offer(m: Msg): boolean {
+    if (!this.#full) this.#write(m);
+    else if (this.#held.length < this.#limit) this.#held.push(m);
+    else return false;
+    return true;
+  }
+
+  /** Packet-ins the server holds for the stream: its own, and those in gRPC's buffer. */
+  get queued(): number {
+    return this.#held.length + this.#stream.writableLength;
+  }
 }
 
 /** Lines gRPC logs while a server binds: held, then dropped if the bind fails (the caller says why in one line), else printed. */
@@ -114,8 +164,9 @@ export class P4RuntimeServer {
   readonly #pending: { stream: Stream; at: Injection; data: Uint8Array }[] = [];
   #flush: NodeJS.Immediate | undefined;
   readonly #unsubscribe: () => void;
+  readonly #queues = new Map<Stream, PacketInQueue>();
   #closing = false;
-  readonly stats: ServerStats = { packetOuts: 0, packetIns: 0, packetInsDropped: 0 };
+  readonly stats: ServerStats = { packetOuts: 0, packetIns: 0, packetInsDropped: 0, packetInsStreamFull: 0 };
   port = 0;
 
   /** Lines about what a write behind the server left its devices unable to follow (stderr). */
@@ -215,6 +266,13 @@ export class P4RuntimeServer {
       });
     });
     this.#server.forceShutdown();
+  }
+
+  /** Packet-ins held for controllers that have not read them yet, over every stream. */
+  get queuedPacketIns(): number {
+    let n = 0;
+    for (const q of this.#queues.values()) n += q.queued;
+    return n;
   }
 
   get deviceIds(): number[] {
@@ -395,13 +453,17 @@ export class P4RuntimeServer {
         streamError(Code.INTERNAL, e instanceof Error ? e.message : String(e));
       }
     });
-    const end = (): void => {
+    this.#queues.set(stream, new PacketInQueue(stream, PACKET_IN_QUEUE));
+    const leave = (): void => {
+      this.#queues.delete(stream);
       tell(this.#arbiter.leave(stream));
-      if (!stream.writableEnded && !stream.destroyed) stream.end();
     };
-    stream.on("end", end);
-    stream.on("error", () => tell(this.#arbiter.leave(stream)));
-    stream.on("cancelled", () => tell(this.#arbiter.leave(stream)));
+    stream.on("end", () => {
+      leave();
+      if (!stream.writableEnded && !stream.destroyed) stream.end();
+    });
+    stream.on("error", leave);
+    stream.on("cancelled", leave);
   }
 
   #packetOut(stream: Stream, deviceId: number, role: string, p: Msg, streamError: (code: number, message: string, packet?: Msg) => void): void {
@@ -442,12 +504,12 @@ export class P4RuntimeServer {
     const served = this.#devices.get(deviceId);
     const primary = this.#arbiter.primary(deviceId, "");
     const number = served?.state.dev.members.find((m) => m.member.index === d.member)?.number;
-    if (primary === undefined || number === undefined || primary.destroyed) {
+    const queue = primary === undefined ? undefined : this.#queues.get(primary);
+    if (primary === undefined || queue === undefined || number === undefined || primary.destroyed) {
       this.stats.packetInsDropped++;
       return;
     }
-    this.stats.packetIns++;
-    primary.write({
+    const packetIn = {
       packet: {
         payload: Buffer.from(d.data),
         metadata: [
@@ -455,6 +517,8 @@ export class P4RuntimeServer {
           { metadataId: 2, value: Buffer.from(canonical(BigInt(d.inLink))) },
         ],
       },
-    });
+    };
+    if (queue.offer(packetIn)) this.stats.packetIns++;
+    else this.stats.packetInsStreamFull++;
   }
 }

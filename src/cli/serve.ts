@@ -16,13 +16,13 @@ import { DescriptionReloader } from "../serve/watch.js";
 import { COPY_LIMIT_MAX, HOP_LIMIT_MAX } from "../wasm/runner.js";
 import { CLOSE_GRACE_MS, describeStats, P4RuntimeServer, type ServerStats } from "../p4runtime/server.js";
 import { SERVED_OPTIONS, ServedEmulation } from "../p4runtime/serve-emulation.js";
-import { listenAddress } from "./p4runtime.js";
+import { exposureWarning, listenAddress, servedAt, type TlsFlags, tlsOf, tlsOptions } from "./p4runtime.js";
 import type { Io } from "./io.js";
 import { collect, limit } from "./run.js";
 import { type CommandContext, EXIT_OK } from "./main.js";
 import { StopSignals } from "./stop-signals.js";
 
-export interface ServeFlags {
+export interface ServeFlags extends TlsFlags {
   port: string[];
   out?: string;
   force?: boolean;
@@ -49,7 +49,7 @@ export interface ServeHooks {
 }
 
 export function registerServe(program: Command, ctx: CommandContext): void {
-  program
+  const command = program
     .command("serve")
     .description("keep an emulation running, its external links plugged into network interfaces")
     .argument("<spec>", "network description (YAML or JSON)")
@@ -62,7 +62,8 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .addOption(new Option("--hop-limit <n>", `links a packet may cross before it is dropped as a loop (1 to ${HOP_LIMIT_MAX})`).default(64).argParser(limit("--hop-limit", HOP_LIMIT_MAX)))
     .addOption(new Option("--copy-limit <n>", `copies replication may make of one input packet (1 to ${COPY_LIMIT_MAX})`).default(4096).argParser(limit("--copy-limit", COPY_LIMIT_MAX)))
     .option("--p4runtime <host:port>", "serve the emulation over P4Runtime (gRPC) too: one device per machine, as strata export p4 numbers them (port 0: any free port)")
-    .option("--empty", "with --p4runtime: start every device with no entries, for a controller to install")
+    .option("--empty", "with --p4runtime: start every device with no entries, for a controller to install");
+  tlsOptions(command, "with --p4runtime: ")
     .option("--watch", "reload the description when its file changes: its tables are reconciled between packet batches (SIGHUP and the reload command reload it too)")
     .addHelpText(
       "after",
@@ -104,7 +105,10 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
   const args = flags.port.map(parsePort);
   if (flags.trace === true && flags.out === undefined) throw new UsageError("--trace writes trace.jsonl into --out: give --out DIR too");
   if (flags.empty === true && flags.p4runtime === undefined) throw new UsageError("--empty starts the P4Runtime devices empty: give --p4runtime HOST:PORT too");
+  const tlsFlag = flags.tlsCert !== undefined ? "--tls-cert" : flags.tlsKey !== undefined ? "--tls-key" : flags.tlsCa !== undefined ? "--tls-ca" : undefined;
+  if (tlsFlag !== undefined && flags.p4runtime === undefined) throw new UsageError(`${tlsFlag} secures the P4Runtime server: give --p4runtime HOST:PORT too`);
   const p4address = flags.p4runtime === undefined ? undefined : listenAddress(flags.p4runtime, "--p4runtime");
+  const tls = tlsOf(flags);
   const compiled = compile(loadSpec(spec));
   checkPorts(compiled, args);
   const loaded = args.length > 0 ? loadCap() : undefined;
@@ -163,6 +167,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
           io.stderr.write(`${line}\n`);
           void io.stderr.flush();
         },
+        ...(tls !== undefined ? { tls } : {}),
       });
     } catch (err) {
       signals?.dispose();
@@ -170,7 +175,9 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
       await live?.close();
       throw new UsageError(`--p4runtime ${p4address}: cannot serve there (${err instanceof Error ? err.message : String(err)})`);
     }
-    io.stderr.write(`P4Runtime server on ${p4address.slice(0, p4address.lastIndexOf(":"))}:${p4server.port}: devices ${compiled.machines.map((m, i) => `${i + 1} ${m}`).join(", ")}${flags.empty === true ? " (empty)" : ""}\n`);
+    const warning = exposureWarning("--p4runtime", p4address, tls);
+    if (warning !== undefined) io.stderr.write(`${warning}\n`);
+    io.stderr.write(`P4Runtime server on ${servedAt(p4address, p4server.port, tls)}: devices ${compiled.machines.map((m, i) => `${i + 1} ${m}`).join(", ")}${flags.empty === true ? " (empty)" : ""}\n`);
   }
   const server = p4server;
   const reloader = new DescriptionReloader(emulation, spec, (r) => {

@@ -32,6 +32,7 @@ import { DeviceState, type Msg } from "./device-state.js";
 import type { ControlledEmulation, Delivery } from "./emulation.js";
 import protojson from "protobufjs/ext/protojson.js";
 import { Code, p4runtimeService, protoRoot, statusDetails, type UpdateError } from "./proto.js";
+import type { Tls } from "./tls.js";
 
 /** The P4Runtime version the server speaks (the official definitions it loads). */
 export const API_VERSION = "1.4.0";
@@ -45,6 +46,8 @@ export interface ServerOptions {
   readonly empty?: boolean;
   /** Where lines about tables written behind the server that a device cannot follow go (default: stderr). */
   readonly warn?: (line: string) => void;
+  /** Serve over TLS (with a CA: only to clients with a certificate it signed); otherwise in plain text. */
+  readonly tls?: Tls;
 }
 
 /** Packet-ins a primary's stream holds while its controller does not read them (beyond gRPC's 16); later ones are dropped. */
@@ -217,7 +220,10 @@ export class P4RuntimeServer {
     const s = new P4RuntimeServer(emulation, options.warn ?? ((line) => process.stderr.write(`${line}\n`)));
     await s.#load(emulation.compiled, options);
     s.#server.addService(p4runtimeService(), s.#handlers());
-    s.port = await bind(s.#server, options.address, grpc.ServerCredentials.createInsecure());
+    const tls = options.tls;
+    const credentials =
+      tls === undefined ? grpc.ServerCredentials.createInsecure() : grpc.ServerCredentials.createSsl(tls.ca ?? null, [{ cert_chain: tls.cert, private_key: tls.key }], tls.ca !== undefined);
+    s.port = await bind(s.#server, options.address, credentials);
     return s;
   }
 

@@ -15,14 +15,15 @@ import { portLine } from "../serve/port-counters.js";
 import { CAP_INSTALL, checkPorts, LivePorts, loadCap, parsePort } from "../serve/ports.js";
 import { DescriptionReloader } from "../serve/watch.js";
 import { COPY_LIMIT_MAX, HOP_LIMIT_MAX } from "../wasm/runner.js";
-import { P4RuntimeServer } from "../p4runtime/server.js";
+import { CLOSE_GRACE_MS, describeStats, P4RuntimeServer, type ServerStats } from "../p4runtime/server.js";
 import { SERVED_OPTIONS, ServedEmulation } from "../p4runtime/serve-emulation.js";
-import { listenAddress } from "./p4runtime.js";
+import { exposureWarning, listenAddress, servedAt, type TlsFlags, tlsOf, tlsOptions } from "./p4runtime.js";
 import type { Io } from "./io.js";
 import { collect, limit, outputsLine } from "./run.js";
 import { type CommandContext, EXIT_OK } from "./main.js";
+import { StopSignals } from "./stop-signals.js";
 
-export interface ServeFlags {
+export interface ServeFlags extends TlsFlags {
   port: string[];
   out?: string;
   force?: boolean;
@@ -44,12 +45,12 @@ export interface ServeHooks {
   readonly commands?: Readable;
   /** Stops the emulation when aborted, as Ctrl-C does. */
   readonly signal?: AbortSignal;
-  /** Listen for SIGINT and SIGTERM (the command line does). */
+  /** Listen for SIGINT and SIGTERM (the command line does), and SIGHUP. */
   readonly signals?: boolean;
 }
 
 export function registerServe(program: Command, ctx: CommandContext): void {
-  program
+  const command = program
     .command("serve")
     .description("keep an emulation running, its external links plugged into network interfaces")
     .argument("<spec>", "network description (YAML or JSON)")
@@ -62,7 +63,8 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .addOption(new Option("--hop-limit <n>", `links a packet may cross before it is dropped as a loop (1 to ${HOP_LIMIT_MAX})`).default(64).argParser(limit("--hop-limit", HOP_LIMIT_MAX)))
     .addOption(new Option("--copy-limit <n>", `copies replication may make of one input packet (1 to ${COPY_LIMIT_MAX})`).default(4096).argParser(limit("--copy-limit", COPY_LIMIT_MAX)))
     .option("--p4runtime <host:port>", "serve the emulation over P4Runtime (gRPC) too: one device per machine, as strata export p4 numbers them (port 0: any free port)")
-    .option("--empty", "with --p4runtime: start every device with no entries, for a controller to install")
+    .option("--empty", "with --p4runtime: start every device with no entries, for a controller to install");
+  tlsOptions(command, "with --p4runtime: ")
     .option("--watch", "reload the description when its file changes: its tables are reconciled between packet batches (SIGHUP and the reload command reload it too)")
     .addHelpText(
       "after",
@@ -78,7 +80,8 @@ port was closed), by strata (it took no frames: starting or stopping).
 
 strata prints "serving …" on stderr once packets flow; Ctrl-C (or SIGTERM, or the
 command stop) stops it cleanly: the last packets are run, --out is written, the counts
-are printed, and the exit code is 0.
+are printed, and the exit code is 0. A P4Runtime server gives its open streams
+${CLOSE_GRACE_MS / 1000} s to end, then cancels them. A second Ctrl-C stops at once (exit 130).
 
 ${COMMANDS_HELP}
 
@@ -107,7 +110,10 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
   const args = flags.port.map(parsePort);
   if (flags.trace === true && flags.out === undefined) throw new UsageError("--trace writes trace.jsonl into --out: give --out DIR too");
   if (flags.empty === true && flags.p4runtime === undefined) throw new UsageError("--empty starts the P4Runtime devices empty: give --p4runtime HOST:PORT too");
+  const tlsFlag = flags.tlsCert !== undefined ? "--tls-cert" : flags.tlsKey !== undefined ? "--tls-key" : flags.tlsCa !== undefined ? "--tls-ca" : undefined;
+  if (tlsFlag !== undefined && flags.p4runtime === undefined) throw new UsageError(`${tlsFlag} secures the P4Runtime server: give --p4runtime HOST:PORT too`);
   const p4address = flags.p4runtime === undefined ? undefined : listenAddress(flags.p4runtime, "--p4runtime");
+  const tls = tlsOf(flags);
   const compiled = compile(loadSpec(spec));
   checkPorts(compiled, args);
   const loaded = args.length > 0 ? loadCap() : undefined;
@@ -160,6 +166,8 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
     emulation,
     externals.map((e) => emulation.external(e.name)),
   );
+  // Before anything is announced: a signal from then on stops the emulation cleanly.
+  const signals = hooks.signals === true ? new StopSignals() : undefined;
   let p4server: P4RuntimeServer | undefined;
   if (p4address !== undefined) {
     try {
@@ -171,14 +179,19 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
           io.stderr.write(`${line}\n`);
           void io.stderr.flush();
         },
+        ...(tls !== undefined ? { tls } : {}),
       });
     } catch (err) {
+      signals?.dispose();
       emulation.stop();
       await live?.close();
       throw new UsageError(`--p4runtime ${p4address}: cannot serve there (${err instanceof Error ? err.message : String(err)})`);
     }
-    io.stderr.write(`P4Runtime server on ${p4address.slice(0, p4address.lastIndexOf(":"))}:${p4server.port}: devices ${compiled.machines.map((m, i) => `${i + 1} ${m}`).join(", ")}${flags.empty === true ? " (empty)" : ""}\n`);
+    const warning = exposureWarning("--p4runtime", p4address, tls);
+    if (warning !== undefined) io.stderr.write(`${warning}\n`);
+    io.stderr.write(`P4Runtime server on ${servedAt(p4address, p4server.port, tls)}: devices ${compiled.machines.map((m, i) => `${i + 1} ${m}`).join(", ")}${flags.empty === true ? " (empty)" : ""}\n`);
   }
+  const server = p4server;
   const reloader = new DescriptionReloader(emulation, spec, (r) => {
     for (const line of r.lines) io.stderr.write(r.ok ? `${line}\n` : `strata: ${line}\n`);
     void io.stderr.flush();
@@ -186,14 +199,16 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
   if (flags.watch === true) reloader.watch();
 
   // The summary, and why the outputs could not be written (then the counts are still reported).
-  const { summary, failed } = await new Promise<{ summary: Summary; failed?: unknown }>((resolve, reject) => {
+  const ending = new Promise<{ summary: Summary; failed?: unknown }>((resolve, reject) => {
     let stopping = false;
     const cleanups: (() => void)[] = [];
     const stop = (): void => {
       if (stopping) return;
       stopping = true;
+      signals?.stop();
       for (const c of cleanups) c();
-      void p4server?.close();
+      // Open P4Runtime streams have their grace period while the last packets run and the ports close.
+      const closed = server?.close() ?? Promise.resolve();
       // The frames the emulation has queued run first, and what they send goes out before the ports
       // close; then the emulation stops, its summary holding the ports' final counts. A failed
       // final write (--out gone, full, read-only) ends it too: the counts as they are, then the reason.
@@ -210,29 +225,17 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
       } catch (err) {
         flushed = err;
       }
-      void (live?.close() ?? Promise.resolve()).then(() => (flushed === undefined ? resolve(end()) : reject(flushed)), reject);
+      void Promise.all([live?.close(), closed]).then(() => (flushed === undefined ? resolve(end()) : reject(flushed)), reject);
     };
     // Nothing else may hold the event loop open (no ports, no commands): this timer does until stop.
     const keepAlive = setInterval(() => {}, 1 << 30);
     cleanups.push(() => clearInterval(keepAlive));
     cleanups.push(() => reloader.close());
-    if (hooks.signals === true) {
-      const onSignal = (): void => {
-        if (stopping) process.exit(130); // a second Ctrl-C while stopping: at once
-        stop();
-      };
-      process.on("SIGINT", onSignal);
-      process.on("SIGTERM", onSignal);
+    if (signals !== undefined) {
+      void signals.stopped.then(stop);
       const onHangUp = (): void => void reloader.reload();
       process.on("SIGHUP", onHangUp);
       cleanups.push(() => process.off("SIGHUP", onHangUp));
-      cleanups.push(() => {
-        // Kept until exit, so that a second Ctrl-C during the last writes still ends the process at once.
-        setImmediate(() => {
-          process.off("SIGINT", onSignal);
-          process.off("SIGTERM", onSignal);
-        });
-      });
     }
     if (hooks.signal !== undefined) {
       if (hooks.signal.aborted) setImmediate(stop);
@@ -258,11 +261,20 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
     io.stderr.write(`serving ${spec}${bound.length > 0 ? ` on ${bound.join(", ")}` : " (no ports)"}; Ctrl-C stops\n`);
     void io.stderr.flush();
   });
+  const { summary, failed } = await ending.catch((err: unknown) => {
+    signals?.dispose();
+    throw err;
+  });
 
-  io.stdout.write(flags.json === true ? `${JSON.stringify(summary, null, 2)}\n` : report(summary, failed === undefined ? flags.out : undefined));
+  const p4stats = server === undefined ? {} : { p4runtime: { ...server.stats } };
+  io.stdout.write(flags.json === true ? `${JSON.stringify({ ...summary, ...p4stats }, null, 2)}\n` : report(summary, failed === undefined ? flags.out : undefined, server?.stats));
   for (const p of ports) {
     if (p.lastError !== "") io.stderr.write(`strata: ${p.arg.iface}: the interface refused frames (${excerpt(p.lastError)})\n`);
   }
+  // Kept until the last line is out, so that a second Ctrl-C during the last writes still ends the process at once.
+  await io.stdout.flush();
+  await io.stderr.flush();
+  signals?.dispose();
   if (failed !== undefined) throw failed;
   return EXIT_OK;
 }
@@ -270,7 +282,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
 const count = (n: number): string => n.toLocaleString("en-US");
 
 /** The counts at the end, for a person. */
-function report(s: Summary, out: string | undefined): string {
+function report(s: Summary, out: string | undefined, p4stats: ServerStats | undefined): string {
   const { injected, delivered, dropped, exited } = s.packets;
   const lines = [`served ${count(injected)} packets through ${s.spec} in ${s.elapsedSeconds.toFixed(1)} s`];
   lines.push(`  delivered ${count(delivered).padStart(8)}`);
@@ -278,6 +290,7 @@ function report(s: Summary, out: string | undefined): string {
   lines.push(`  dropped   ${count(dropped).padStart(8)}${drops.length > 0 ? `   ${drops.join(", ")}` : ""}`);
   lines.push(`  left      ${count(exited).padStart(8)}   on external links`);
   for (const p of s.ports ?? []) lines.push(`  ${portLine(p)}`);
+  if (p4stats !== undefined) lines.push(`  P4Runtime ${describeStats(p4stats)}`);
   if (out !== undefined) lines.push(outputsLine(s, out));
   return `${lines.join("\n")}\n`;
 }

@@ -24,8 +24,8 @@ export interface Unresolved {
 
 /** How rows name links and sessions by name (identifiers strata allocated): ./load.ts resolves them. */
 export interface Elsewhere {
-  /** The identifier of the link named `name` at `network`'s member on `machine` (`do: { link: A.NAME }`). */
-  link(network: string, machine: string, name: string): number | Unresolved;
+  /** The identifier of the link named `name` at `network`'s member on `machine` (`do: { link: A.NAME }`); undefined when that network's links are not all known (a link was refused, and reported). */
+  link(network: string, machine: string, name: string): number | Unresolved | undefined;
   /** The session of the send row named `name` of `network`'s member on `machine` (`via: { session: C.NAME }`). */
   session(network: string, machine: string, name: string): number | Unresolved;
   /** This network's named send rows: member key → name → session id (written or allocated). */
@@ -248,6 +248,7 @@ class MemberTableChecker {
     if (numeric) return { network, id, at };
     // A name: the send row (session) or the link (ExternalLink) of that network's member on this machine.
     const found = what === "session" ? this.#names.session(network, this.#member.machine, rest) : this.#names.link(network, this.#member.machine, rest);
+    if (found === undefined) return undefined;
     if (typeof found !== "number") {
       this.#add(path, found.problem, found.fix);
       return undefined;

@@ -102,7 +102,13 @@ export function parseSpec(text: string, file: string, options: LoadOptions = {})
       });
     }
     if (whole) {
-      checkLayering(problems, networks);
+      const topologies = new Map(read.map((r) => [r.ctx.network, r.topology]));
+      // Where a member receives: its own links, bridging links of other networks that reach it, shared links (the ports joinNetworks filled).
+      const receivesOn = (network: string, member: string): readonly number[] | undefined => {
+        const ins = known(network) ? topologies.get(network)?.ports.get(member)?.ins : undefined;
+        return ins === undefined ? undefined : [...ins.keys()].sort((a, b) => a - b);
+      };
+      checkLayering(problems, networks, receivesOn);
       checkSharedRows(problems, networks, known);
     }
   }

@@ -7,7 +7,7 @@ import { excerpt } from "../errors.js";
 import { PORT_MAX } from "../wasm/abi.js";
 import { DESIGNS, type FieldDef } from "../wire/designs.js";
 import { type NetworkContext, hopLimitField } from "./context.js";
-import { formatValue } from "./notation.js";
+import { formatValue, parseIdentifier } from "./notation.js";
 import { parseExact } from "./patterns.js";
 import type { Path } from "./problems.js";
 import type { RawLink, RawNetwork } from "./raw.js";
@@ -217,7 +217,11 @@ function endpoint(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpec>,
     ctx.problems.add(path, `no member '${excerpt(member)}' in network ${ctx.network}`, `${didYouMean(member, keys)}members: ${keys.join(", ")}`);
     good = false;
   }
-  if (ident > PORT_MAX) {
+  const decimal = written ? parseIdentifier(local.slice(dot + 1)) : undefined;
+  if (decimal?.ok === false) {
+    ctx.problems.add(path, decimal.problem, `write ${endText(network, member)}.${ident}`);
+    good = false;
+  } else if (ident > PORT_MAX) {
     ctx.problems.add(path, `link identifier ${local.slice(dot + 1)} is larger than ${PORT_MAX}`, `use an identifier in 0..${PORT_MAX}, or leave it out (${endText(network, member)}) and strata allocates one`);
     good = false;
   }

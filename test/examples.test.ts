@@ -99,6 +99,18 @@ describe("bridged-lans", () => {
   });
 });
 
+// examples/l2vpn is bridged-lans with the bridging trunk implemented by a GRE session at both
+// ends (seed Figure 8): layering changes how the link is made, not what crosses it or arrives.
+describe("l2vpn", () => {
+  it("delivers what bridged-lans delivers, and its trunk carries the same frames", () => {
+    const expected = (name: string, f: string): Buffer => readFileSync(join(root, "examples", name, "expected", f));
+    const same = ["delivered/lanA.h1.pcap", "delivered/lanA.h2.pcap", "delivered/lanB.h3.pcap", "delivered/lanB.h4.pcap", "links/lanA.trunk.pcap"];
+    for (const f of same) expect(expected("l2vpn", f), f).toEqual(expected("bridged-lans", f));
+    // The trunk's frames went through the tunnel, one GRE packet each.
+    expect(captures(join(root, "examples", "l2vpn", "expected"))).toContain("links/wan.tunnel.pcap");
+  });
+});
+
 // examples/ip-router-auto is examples/ip-router with every identifier left out (strata
 // allocates them): the same packets on the same links, capture for capture, byte for byte.
 describe("ip-router-auto", () => {

@@ -8,6 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import type { Summary } from "../../src/run/summary.js";
@@ -22,6 +23,14 @@ const HUB = readFileSync(join(root, "test/fixtures/specs/hub.yaml"), "utf8");
 const MISROUTED = HUB.replace(`- { match: { dst: "02:00:00:00:00:02" }, out: 2 }`, `- { match: { dst: "02:00:00:00:00:02" }, out: 3 }`);
 /** The hub has a row more: frames to an unknown address go to h1. */
 const WIDER = HUB.replace(`- { match: { dst: "02:00:00:00:00:03" }, out: 3 }`, `- { match: { dst: "02:00:00:00:00:03" }, out: 3 }\n          - { match: { dst: "02:00:00:00:00:09" }, out: 1 }`);
+/** MISROUTED with its members and links written in another order: the same topology, one row's action changed. */
+const REORDERED = (() => {
+  const doc = parseYaml(MISROUTED) as { networks: { lan: { members: Record<string, unknown>; links: unknown[] } } };
+  const lan = doc.networks.lan;
+  lan.members = Object.fromEntries(Object.entries(lan.members).reverse());
+  lan.links = [...lan.links].reverse();
+  return stringifyYaml(doc);
+})();
 /** A member more: the topology changes. */
 const GROWN = HUB.replace(`      hub: { name: "02:00:00:00:00:fe", role: infra }`, `      hub: { name: "02:00:00:00:00:fe", role: infra }\n      h4:  { name: "02:00:00:00:00:04" }`);
 
@@ -42,7 +51,7 @@ let dir = "";
 const at = (name: string): string => join(dir, name);
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "strata-updates-"));
-  for (const [name, text] of Object.entries({ "hub.yaml": HUB, "misrouted.yaml": MISROUTED, "wider.yaml": WIDER, "grown.yaml": GROWN })) writeFileSync(at(name), text);
+  for (const [name, text] of Object.entries({ "hub.yaml": HUB, "misrouted.yaml": MISROUTED, "reordered.yaml": REORDERED, "wider.yaml": WIDER, "grown.yaml": GROWN })) writeFileSync(at(name), text);
   writeFileSync(at("all.pcap"), frames(0, N));
   writeFileSync(at("first.pcap"), frames(0, 301));
   writeFileSync(at("second.pcap"), frames(301, N));
@@ -77,6 +86,8 @@ async function run(spec: string, capture: string, updates?: string): Promise<Run
 describe("strata run --updates: a replay with a description changed in the middle", () => {
   it.each([
     { name: "a row's action modified", next: "misrouted.yaml", change: { inserted: 0, modified: 1, deleted: 0, tablesBuilt: 0, tablesRemoved: 0, rebuilt: false } },
+    // Members and links are known by identity, not by position: the same topology, numbered as it runs.
+    { name: "a row's action modified, members and links written in another order", next: "reordered.yaml", change: { inserted: 0, modified: 1, deleted: 0, tablesBuilt: 0, tablesRemoved: 0, rebuilt: false } },
     // The hub's forward table keeps its written order by priority (n − index): the 3 rows above the new one move up, deleted and inserted again in the same batch.
     { name: "a row inserted", next: "wider.yaml", change: { inserted: 4, modified: 0, deleted: 3, tablesBuilt: 0, tablesRemoved: 0, rebuilt: false } },
   ])("$name: the old description's fates before, the new one's after, as two plain replays of the halves", async ({ next, change }) => {

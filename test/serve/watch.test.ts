@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
+import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { memoryIo } from "../../src/cli/io.js";
 import { serve } from "../../src/cli/serve.js";
 import { openCapture } from "../../src/pcap/index.js";
@@ -22,6 +23,17 @@ const NO_ROUTE = ROUTER.replace(TO_B, "");
 /** r sends netB's traffic back out to netA (out 1): a modified row. */
 const MISROUTED = ROUTER.replace(TO_B, "            - { match: { dst: 10.0.2.0/24 }, out: 1 }\n");
 const BROKEN = ROUTER.replace("header: ipv4", "header: ipv5");
+/** Networks, members and links written in reverse order: the same topology. */
+const REORDERED = (() => {
+  const doc = parseYaml(ROUTER) as { networks: Record<string, { members: Record<string, unknown>; links?: unknown[] }> };
+  const reversed = <T>(r: Record<string, T>): Record<string, T> => Object.fromEntries(Object.entries(r).reverse());
+  doc.networks = reversed(doc.networks);
+  for (const net of Object.values(doc.networks)) {
+    net.members = reversed(net.members);
+    if (net.links !== undefined) net.links = [...net.links].reverse();
+  }
+  return stringifyYaml(doc);
+})();
 /** A member more in lanA: another topology. */
 const GROWN = ROUTER.replace(`      r: { name: "02:00:00:00:0a:fe", role: infra }`, `      r: { name: "02:00:00:00:0a:fe", role: infra }\n      s: { name: "02:00:00:00:0a:fd" }`);
 
@@ -57,6 +69,8 @@ describe("DescriptionReloader.reload", () => {
   it.each([
     { name: "a route removed", text: NO_ROUTE, leaves: [], line: /reloaded .*network\.yaml: 0 rows inserted, 0 modified, 1 deleted/ },
     { name: "a route changed", text: MISROUTED, leaves: ["lanA:hostA"], line: /reloaded .*network\.yaml: 0 rows inserted, 1 modified, 0 deleted/ },
+    // Known by name, not by place: the ports and exits stay bound to the same links.
+    { name: "networks, members and links written in another order", text: REORDERED, leaves: ["lanB:hostB"], line: /reloaded .*network\.yaml: 0 rows inserted, 0 modified, 0 deleted$/ },
   ])("$name: applied between batches, the next packet follows it", async ({ text, leaves, line }) => {
     const { file, em, send } = setup();
     const reloader = new DescriptionReloader(em, file);

@@ -119,6 +119,7 @@ function runReplay(spec: string, flags: RunFlags, io: Io): number {
         copyLimit: flags.copyLimit,
         ...(flags.workers !== undefined ? { workers: flags.workers } : {}),
         ...(flags.updates !== undefined ? { updates: flags.updates } : {}),
+        warn: (line: string) => io.stderr.write(`strata: warning: ${line}\n`),
         ...(bar !== undefined
           ? {
               progress: (done: number, total: number, packets: number) => {

@@ -24,7 +24,7 @@ import { type Counters, readCounters, type Summary, summarize } from "./summary.
 import { TraceWriter } from "./trace.js";
 import { type AppliedUpdate, loadUpdates, prepareUpdates, UpdateSchedule } from "./updates.js";
 import { CHUNK_PACKETS } from "./chunk-runner.js";
-import { defaultWorkers, WorkerPool, WORKERS_MAX } from "./workers.js";
+import { replayWorkers, WorkerPool, WORKERS_MAX } from "./workers.js";
 
 /** Throws a RangeError unless `workers` is a whole number from 1 to WORKERS_MAX (or not given). */
 export function checkWorkers(workers: number | undefined): void {
@@ -47,6 +47,8 @@ export interface ReplayOptions {
   readonly updates?: string;
   /** Called after each batch with bytes read so far and in all. */
   readonly progress?: (done: number, total: number, packets: number) => void;
+  /** Told what the replay does otherwise than asked (one line, e.g. one thread instead of --workers N). */
+  readonly warn?: (line: string) => void;
   /**
    * Data planes to run the packets on (src/run/workers.ts): this thread's and
    * workers − 1 worker threads; 1 runs them all on this thread. Default: one
@@ -134,8 +136,9 @@ export class Replay {
       const inputFiles = [options.spec, ...options.inputs.map((i) => i.file), ...(options.updates === undefined ? [] : [options.updates]), ...this.#updates.flatMap((u) => (u.update.kind === "description" ? [u.update.file] : []))];
       const out = claimReplayOut(options.out, compiled, { command: "run", inputs: inputFiles, force: options.force === true, trace: options.trace === true });
       const outputs = new CaptureOutputs(options.out, compiled, dp);
-      // Updates cut batches at their times on one data plane: a replay with updates runs on this thread.
-      const workers = this.#updates.length > 0 ? 1 : (options.workers ?? defaultWorkers(inputs.totalBytes));
+      // Updates cut batches at their times on one data plane, and an input read once has one reader: then the replay runs on this thread.
+      const { workers, note } = replayWorkers(options.workers, inputs, this.#updates.length > 0);
+      if (note !== undefined) options.warn?.(note);
       if (workers > 1) {
         const started = process.hrtime.bigint();
         let ran: { counters: Counters; packets: number[] };

@@ -48,6 +48,25 @@ export function defaultWorkers(totalBytes: number, cores = availableParallelism(
   return Math.max(1, Math.min(cores, WORKERS_MAX, Math.floor(totalBytes / BYTES_PER_PLANE)));
 }
 
+/**
+ * How many data planes a replay runs on: `asked` (--workers), or defaultWorkers(); one when the
+ * replay has updates (they cut one data plane's batches), or when an input can be read only once
+ * (each data plane reads every input itself) — then `note` says why, if more were asked for or due.
+ */
+export function replayWorkers(
+  asked: number | undefined,
+  inputs: { readonly totalBytes: number; readonly readOnce: readonly string[] },
+  updates: boolean,
+  cores = availableParallelism(),
+): { workers: number; note?: string } {
+  const wanted = asked ?? defaultWorkers(inputs.totalBytes, cores);
+  if (updates || wanted === 1) return { workers: 1 };
+  const once = inputs.readOnce[0];
+  if (once === undefined) return { workers: wanted };
+  const why = asked === undefined ? `${wanted} data planes were due for ${Math.round(inputs.totalBytes / (1 << 20))} MiB of captures` : `--workers ${asked}`;
+  return { workers: 1, note: `${why}, but ${once} is not a regular file (a pipe or a device) and every data plane reads each input itself: it can be read only once, so the replay runs on one thread` };
+}
+
 /** Loads of a shared counter before a thread sleeps on it (a few milliseconds). */
 const SPINS = 1 << 22;
 

@@ -87,6 +87,22 @@ machines:
       want: ["DIR/broken.yaml: 3:9 stages: stages without tablesPerStage (the number of tables is stages × tablesPerStage: add tablesPerStage)"],
     },
     {
+      name: "priorities beyond 2^53 are refused, not rounded",
+      text: `targets:
+  - { name: a, profile: bmv2 }
+defaults: { priority: 9007199254740993 }
+machines:
+  x: { priority: -9007199254740992 }
+  y: { priority: 9007199254740991 }
+  z: { priority: 0x20000000000001 }
+`,
+      want: [
+        "DIR/priorities beyond 2^53 are refused, not rounded.yaml: 3:23 defaults.priority: priority 9007199254740993 is outside ±(2^53 − 1) and would be read rounded (a priority is a whole number from -9007199254740991 to 9007199254740991)",
+        "DIR/priorities beyond 2^53 are refused, not rounded.yaml: 5:18 machines.x.priority: priority -9007199254740992 is outside ±(2^53 − 1) and would be read rounded (a priority is a whole number from -9007199254740991 to 9007199254740991)",
+        "DIR/priorities beyond 2^53 are refused, not rounded.yaml: 7:18 machines.z.priority: priority 0x20000000000001 is outside ±(2^53 − 1) and would be read rounded (a priority is a whole number from -9007199254740991 to 9007199254740991)",
+      ],
+    },
+    {
       name: "a missing profile file",
       text: "targets:\n  - { name: a, profile: ./nope.yaml }\n",
       want: ["DIR/nope.yaml: cannot read target profile: no such file (give a bundled profile's name or the path of a profile file)"],

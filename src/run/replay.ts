@@ -22,7 +22,7 @@ import type { OutDir } from "../out-dir.js";
 import { CaptureOutputs, claimReplayOut, SUMMARY_FILE, TRACE_FILE } from "./outputs.js";
 import { type Counters, readCounters, type Summary, summarize } from "./summary.js";
 import { TraceWriter } from "./trace.js";
-import { type AppliedUpdate, loadUpdates, prepareUpdates, UpdateSchedule } from "./updates.js";
+import { type AppliedUpdate, loadUpdates, PreparedUpdates, prepareUpdates, UpdateSchedule } from "./updates.js";
 import { CHUNK_PACKETS } from "./chunk-runner.js";
 import { replayWorkers, WorkerPool, WORKERS_MAX } from "./workers.js";
 
@@ -86,10 +86,10 @@ export class Replay {
   /** Worker threads, started by the first run() that uses them and kept until close(). */
   #pool: WorkerPool | undefined;
   readonly #reconciler: Reconciler;
-  readonly #updates: ReturnType<typeof prepareUpdates>;
+  readonly #updates: PreparedUpdates;
   #ran = false;
 
-  private constructor(options: ReplayOptions, compiled: CompiledSpec, endpoints: readonly ResolvedEndpoint[], updates: ReturnType<typeof prepareUpdates>) {
+  private constructor(options: ReplayOptions, compiled: CompiledSpec, endpoints: readonly ResolvedEndpoint[], updates: PreparedUpdates) {
     this.#options = options;
     this.#compiled = compiled;
     this.#endpoints = endpoints;
@@ -110,7 +110,7 @@ export class Replay {
     checkLimits(options);
     checkWorkers(options.workers);
     const endpoints = options.inputs.map((i) => resolveEndpoint(compiled, i.endpoint));
-    const updates = options.updates === undefined ? [] : prepareUpdates(loadUpdates(options.updates), compiled, endpoints.map((e) => e.text));
+    const updates = options.updates === undefined ? new PreparedUpdates([], new Map()) : prepareUpdates(loadUpdates(options.updates), compiled, endpoints.map((e) => e.text));
     return new Replay(options, compiled, endpoints, updates);
   }
 
@@ -133,7 +133,7 @@ export class Replay {
     );
     try {
       dp.exports.countersReset();
-      const inputFiles = [options.spec, ...options.inputs.map((i) => i.file), ...(options.updates === undefined ? [] : [options.updates]), ...this.#updates.flatMap((u) => (u.update.kind === "description" ? [u.update.file] : []))];
+      const inputFiles = [options.spec, ...options.inputs.map((i) => i.file), ...(options.updates === undefined ? [] : [options.updates]), ...this.#updates.files];
       const out = claimReplayOut(options.out, compiled, { command: "run", inputs: inputFiles, force: options.force === true, trace: options.trace === true });
       const outputs = new CaptureOutputs(options.out, compiled, dp);
       // Updates cut batches at their times on one data plane, and an input read once has one reader: then the replay runs on this thread.

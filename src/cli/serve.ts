@@ -119,6 +119,8 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
   const loaded = args.length > 0 ? loadCap() : undefined;
   if (loaded !== undefined && loaded.cap === undefined) throw new UsageError(`--port needs the package cap, which is not installed or did not build: ${CAP_INSTALL}`);
   const externals = args.map((a) => resolveExternal(compiled, a.endpoint));
+  // Before anything is opened or announced: a signal from then on stops the emulation cleanly (once it runs).
+  const signals = hooks.signals === true ? new StopSignals() : undefined;
   let live: LivePorts | undefined;
   let em: Emulation | undefined;
   const say = (line: string): void => {
@@ -155,6 +157,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
       compiled,
     );
   } catch (err) {
+    signals?.dispose();
     await live?.close();
     throw err;
   }
@@ -166,8 +169,6 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
     emulation,
     externals.map((e) => emulation.external(e.name)),
   );
-  // Before anything is announced: a signal from then on stops the emulation cleanly.
-  const signals = hooks.signals === true ? new StopSignals() : undefined;
   let p4server: P4RuntimeServer | undefined;
   if (p4address !== undefined) {
     try {

@@ -2,14 +2,14 @@
 // keep an emulation of a description running, its external links plugged into
 // network interfaces, until Ctrl-C (or a `stop` command).
 
-import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { type Command, Option } from "commander";
 import { compile } from "../control/compile.js";
 import { loadSpec } from "../description/load.js";
 import { excerpt, UsageError } from "../errors.js";
 import type { Summary } from "../run/summary.js";
-import { COMMANDS_HELP, runCommand } from "../serve/control.js";
+import { type Line, LineSplitter } from "../lines.js";
+import { COMMAND_LINE_MAX, COMMANDS_HELP, type CommandResult, runCommand } from "../serve/control.js";
 import { Emulation, resolveExternal } from "../serve/emulation.js";
 import { CAP_INSTALL, checkPorts, type LivePort, LivePorts, loadCap, parsePort } from "../serve/ports.js";
 import { DescriptionReloader } from "../serve/watch.js";
@@ -219,19 +219,27 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
     }
     if (flags.commands === true) {
       const input = hooks.commands ?? process.stdin;
-      const lines = createInterface({ input, terminal: false });
+      const split = new LineSplitter(COMMAND_LINE_MAX);
       // One command at a time, in order, each between batches.
       let chain = Promise.resolve();
-      lines.on("line", (line) => {
+      const command = (line: Line): void => {
         chain = chain.then(async () => {
           if (stopping) return;
-          const r = await runCommand(emulation, line);
+          const r: CommandResult = line.ok ? await runCommand(emulation, line.text) : { ok: false, line: `command line ${line.number} is too long: over ${COMMAND_LINE_MAX} bytes, the limit (ignored)` };
           if (r.line !== "") io.stderr.write(r.ok ? `${r.line}\n` : `strata: ${r.line}\n`);
           await io.stderr.flush();
           if (r.stop === true) stop();
         });
+      };
+      const onData = (chunk: Uint8Array | string): void => split.push(chunk).forEach(command);
+      const onEnd = (): void => split.end().forEach(command);
+      input.on("data", onData);
+      input.on("end", onEnd);
+      cleanups.push(() => {
+        input.off("data", onData);
+        input.off("end", onEnd);
+        input.pause();
       });
-      cleanups.push(() => lines.close());
     }
     const bound = args.map((a) => `${externals[args.indexOf(a)]?.name ?? a.endpoint}=${a.iface}`);
     io.stderr.write(`serving ${spec}${bound.length > 0 ? ` on ${bound.join(", ")}` : " (no ports)"}; Ctrl-C stops\n`);

@@ -19,6 +19,9 @@ import { TABLE_ROLES, type TableRole } from "../wasm/abi.js";
 import type { Emulation } from "./emulation.js";
 import { reloaderOf } from "./watch.js";
 
+/** The most bytes of a command line: a longer one is refused whole, never held (src/lines.ts). */
+export const COMMAND_LINE_MAX = 4096;
+
 export const COMMANDS_HELP = `commands, one a line:
   delete NETWORK:MEMBER TABLE ROW   take row ROW (its index in the description's table) out of the table
   insert NETWORK:MEMBER TABLE ROW   put that row back

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import { serve } from "../../src/cli/serve.js";
+import { COMMAND_LINE_MAX } from "../../src/serve/control.js";
 import { loadCap } from "../../src/serve/ports.js";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -86,6 +87,26 @@ describe("strata serve --commands", () => {
     expect(await done).toBe(0);
     const summary = JSON.parse(io.stdout.text) as { packets: { injected: number } };
     expect(summary.packets.injected).toBe(0);
+  });
+
+  it(`a command line over ${COMMAND_LINE_MAX} bytes is one line and ignored; the next one runs`, async () => {
+    const commands = new PassThrough();
+    const io = memoryIo();
+    const done = serve(spec, { port: [], commands: true, json: true, hopLimit: 64, copyLimit: 4096 }, io, { commands });
+    const said = async (pattern: RegExp): Promise<void> => {
+      for (let i = 0; i < 200 && !pattern.test(io.stderr.text); i++) await new Promise((r) => setTimeout(r, 10));
+      expect(io.stderr.text).toMatch(pattern);
+    };
+    await said(/Ctrl-C stops\n/);
+    const counts = "injected 0, copies 0, delivered 0, dropped 0, left 0, row hits 0 on 0 rows";
+    // At the limit (spaces after the command), at the limit + 1, and 16 MiB in pieces: never held whole.
+    commands.write(`counts${" ".repeat(COMMAND_LINE_MAX - 6)}\n`);
+    commands.write(`counts${" ".repeat(COMMAND_LINE_MAX - 5)}\n`);
+    for (let i = 0; i < 256; i++) commands.write(Buffer.alloc(1 << 16, 0x78));
+    commands.write("\ncounts\nstop\n");
+    expect(await done).toBe(0);
+    const tooLong = (n: number): string => `strata: command line ${n} is too long: over ${COMMAND_LINE_MAX} bytes, the limit (ignored)`;
+    expect(io.stderr.text.split("\n").slice(1)).toEqual([counts, tooLong(2), tooLong(3), counts, "stopping", ""]);
   });
 
   it("stops on its signal as on Ctrl-C, writing --out", async () => {

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import type { Summary } from "../../src/run/summary.js";
-import type { TraceLine } from "../../src/run/trace.js";
+import { TRACE_LINE_MAX, type TraceLine } from "../../src/run/trace.js";
 import { pcapFile } from "../pcap/builders.js";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -277,6 +277,20 @@ describe("strata trace: a trace.jsonl cut or edited by hand is one line and exit
       expect(r.stderr.startsWith(`strata: ${file}: ${error}`), r.stderr).toBe(true);
       expect(r.stderr).toMatch(/ \(the file was cut or edited; replay again\)\n$/);
       expect(r.stderr.split("\n")).toHaveLength(2);
+    }
+  });
+
+  // A good line padded with spaces (JSON allows them) to the limit, and to the limit + 1.
+  it.each([
+    { name: "a line of TRACE_LINE_MAX bytes reads", pad: 0, code: 0, stderr: "" },
+    { name: "a line of TRACE_LINE_MAX + 1 bytes is one line naming it and the limit", pad: 1, code: 2, stderr: "line 2: longer than 64 MiB, the most a trace line holds (the file was cut or edited; replay again)" },
+  ])("$name", async ({ pad, code, stderr }) => {
+    const file = join(dir, "trace.jsonl");
+    const text = line({});
+    writeFileSync(file, `${line({ packet: 1 })}\n${text.slice(0, -1)}${" ".repeat(TRACE_LINE_MAX - text.length + pad)}}\n${line({ packet: 2 })}\n`);
+    for (const args of [[], ["--packet", "2"]]) {
+      const r = await strata("trace", dir, ...args);
+      expect({ code: r.code, stderr: r.stderr }).toEqual({ code, stderr: stderr === "" ? "" : `strata: ${file}: ${stderr}\n` });
     }
   });
 

@@ -7,6 +7,7 @@ import { type Command, InvalidArgumentError } from "commander";
 import { describeIoError, InputError } from "../errors.js";
 import { type Line, readLines } from "../lines.js";
 import { TRACE_FILE } from "../run/outputs.js";
+import { readIndexed } from "../run/trace-file.js";
 import { checkTraceLine, TRACE_LINE_MAX, type TraceLine, type TraceStep } from "../run/trace.js";
 import { isoTimeNs } from "./format.js";
 import type { Io } from "./io.js";
@@ -37,26 +38,40 @@ export function registerTrace(program: Command, ctx: CommandContext): void {
 async function showTrace(dir: string, flags: TraceFlags, io: Io): Promise<void> {
   const file = join(dir, TRACE_FILE);
   if (!existsSync(file)) throw new InputError(file, "", "there is no trace here", "replay with `strata run … --trace` first");
-  let n = 0;
-  let found = false;
+  if (flags.packet !== undefined) {
+    const indexed = readIndexed(dir, flags.packet, TRACE_LINE_MAX);
+    if (indexed?.found === false) throw noPacket(file, flags.packet, indexed);
+    const line = indexed === undefined ? undefined : parseTraceLine(indexed.text, file, indexed.line);
+    if (line !== undefined && indexed?.found === true && line.packet === flags.packet) {
+      io.stdout.write(flags.json === true ? `${indexed.text}\n` : formatPath(line));
+      return;
+    }
+  }
+  // Every line in turn: the list, or --packet without an index that is the trace's (a trace from an older strata).
+  const held = { lines: 0, first: 0, last: 0 };
   for await (const line of readable(readLines(createReadStream(file), TRACE_LINE_MAX), file)) {
-    n = line.number;
+    const n = line.number;
     if (!line.ok) throw new InputError(file, `line ${n}`, `longer than ${TRACE_LINE_MAX_TEXT}, the most a trace line holds`, EDITED);
     const text = line.text;
     if (text === "") continue;
     const checked = parseTraceLine(text, file, n);
+    if (held.lines++ === 0) held.first = checked.packet;
+    held.last = checked.packet;
     if (flags.packet !== undefined) {
       if (checked.packet !== flags.packet) continue;
       io.stdout.write(flags.json === true ? `${text}\n` : formatPath(checked));
-      found = true;
-      break;
+      return;
     }
     io.stdout.write(flags.json === true ? `${text}\n` : `${formatHeader(checked)}  ${fateOf(checked)}\n`);
     await io.stdout.flush();
   }
-  if (flags.packet !== undefined && !found) {
-    throw new InputError(file, "", `no packet ${flags.packet} in the trace (it has ${n} packets, numbered from 0)`);
-  }
+  if (flags.packet !== undefined) throw noPacket(file, flags.packet, held);
+}
+
+/** No line for `packet`: what the trace holds instead. */
+function noPacket(file: string, packet: number, held: { readonly lines: number; readonly first: number; readonly last: number }): InputError {
+  const holds = held.lines === 0 ? "it holds none" : held.lines === 1 ? `it holds packet ${held.first} only` : `it holds ${held.lines} packets, numbered ${held.first} to ${held.last}`;
+  return new InputError(file, "", `no packet ${packet} in the trace (${holds})`);
 }
 
 const EDITED = "the file was cut or edited; replay again";

@@ -16,12 +16,14 @@ export const LINKS_DIR = "links";
 export const DELIVERED_DIR = "delivered";
 export const SUMMARY_FILE = "summary.json";
 export const TRACE_FILE = "trace.jsonl";
+/** Beside the trace: where each packet's line starts (src/run/trace-file.ts). */
+export const TRACE_INDEX_FILE = "trace.idx";
 /** Marks a directory as strata's output and lists, one a line, the files strata wrote there. */
 export const MARKER_FILE = ".strata-output";
 
 const MARKER_HEADER = "# strata run wrote the files below; the next run into this directory replaces them, and no other file.";
 /** What a marker may list: strata's own file names, nothing outside DIR. */
-const OUTPUT_NAME = /^(summary\.json|trace\.jsonl|(links|delivered)\/[^/\\]+\.pcap)$/;
+const OUTPUT_NAME = /^(summary\.json|trace\.jsonl|trace\.idx|(links|delivered)\/[^/\\]+\.pcap)$/;
 
 export interface OutDirOptions {
   /** The files the replay reads (description, captures): never inside DIR. */
@@ -191,7 +193,7 @@ function identity(path: string): string {
 /** The files a replay of `compiled` may write, relative to DIR. */
 export function outputFiles(compiled: CompiledSpec, trace: boolean): string[] {
   const captures = planCaptures(compiled).map((c) => `${c.sub}/${c.name}.pcap`);
-  return [...captures, SUMMARY_FILE, ...(trace ? [TRACE_FILE] : [])];
+  return [...captures, SUMMARY_FILE, ...(trace ? [TRACE_FILE, TRACE_INDEX_FILE] : [])];
 }
 
 interface PlannedCapture {

@@ -19,9 +19,10 @@ import { loadSpec } from "../description/load.js";
 import { DataPlane } from "../wasm/module.js";
 import { checkLimits, DEFAULT_RUNNER, Runner } from "../wasm/runner.js";
 import { type Inputs, openInputs } from "./inputs.js";
-import { CaptureOutputs, OutDir, outputFiles, SUMMARY_FILE, TRACE_FILE } from "./outputs.js";
+import { CaptureOutputs, OutDir, outputFiles, SUMMARY_FILE } from "./outputs.js";
 import { type Counters, readCounters, type Summary, summarize } from "./summary.js";
 import { TraceWriter } from "./trace.js";
+import { TraceFile } from "./trace-file.js";
 import { type AppliedUpdate, loadUpdates, prepareUpdates, UpdateSchedule } from "./updates.js";
 import { CHUNK_PACKETS } from "./chunk-runner.js";
 import { defaultWorkers, WorkerPool, WORKERS_MAX } from "./workers.js";
@@ -139,13 +140,15 @@ export class Replay {
       if (workers > 1) {
         const started = process.hrtime.bigint();
         let ran: { counters: Counters; packets: number[] };
+        const file = options.trace === true ? new TraceFile(options.out) : undefined;
         try {
-          ran = this.#workers(workers).replay(inputs, outputs, options.trace === true ? join(options.out, TRACE_FILE) : undefined, options.progress);
+          ran = this.#workers(workers).replay(inputs, outputs, file, options.progress);
         } catch (err) {
           this.close(); // a pool that failed part-way is not used again
           throw err;
         } finally {
           outputs.close();
+          file?.close();
         }
         return this.#finish(out, ran.counters, inputs, started, ran.packets);
       }
@@ -163,7 +166,7 @@ export class Replay {
         },
         outputs,
       );
-      const trace = options.trace === true ? new TraceWriter(join(options.out, TRACE_FILE), compiled, this.#installed.entries) : undefined;
+      const trace = options.trace === true ? new TraceWriter(new TraceFile(options.out), compiled, this.#installed.entries) : undefined;
       // Packets go to the capture buffers; the ring carries only trace events.
       const sink = trace === undefined ? null : { packet: () => {}, event: trace.event.bind(trace) };
       const names = this.#endpoints.map((e) => e.text);

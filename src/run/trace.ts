@@ -1,13 +1,13 @@
 // The hop-by-hop trace: the data plane's events, grouped per input packet and
 // named in the description's words, one JSON line per packet in trace.jsonl.
 
-import { closeSync, openSync, writeSync } from "node:fs";
 import type { CompiledSpec, CompiledTable } from "../control/compiled.js";
 import { ACTIONS, DROP_REASONS, PORT_NONE, PORT_SELF, PORT_SHARED, STAGES, TRACE_KINDS } from "../wasm/abi.js";
 import type { InputBatch, TraceEvent } from "../wasm/runner.js";
 import { tsNs } from "../pcap/index.js";
 import { excerpt } from "../errors.js";
 import { fail, ok, type Result } from "../description/notation.js";
+import type { TraceLines } from "./trace-file.js";
 
 /** One step of a packet's path, as written to trace.jsonl. */
 export interface TraceStep {
@@ -25,8 +25,6 @@ export interface TraceLine {
   /** Steps left out: the line reached TRACE_LINE_MAX. */
   readonly cut?: number;
 }
-
-const FLUSH_AT = 1 << 20;
 
 /** How a step's detail is written: a name or null, a text, a count, a port (number, "self" or null), a row. */
 type Detail = "name" | "text" | "count" | "port" | "row";
@@ -98,10 +96,6 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** Where a TraceWriter's lines go instead of a file: each with its packet's number (worker threads, src/run/workers.ts). */
-export interface TraceLines {
-  line(packet: number, text: string): void;
-}
 
 /**
  * The most bytes of a trace line, its "\n" not counted: `strata trace` reads no longer one, and
@@ -119,14 +113,11 @@ const MEASURE_EVERY = 4096;
 type OpenLine = { -readonly [K in keyof TraceLine]: TraceLine[K] };
 
 export class TraceWriter {
-  readonly #fd: number | undefined;
-  readonly #sink: TraceLines | undefined;
+  readonly #out: TraceLines;
   readonly #compiled: CompiledSpec;
   #tables: ReadonlyMap<number, CompiledTable>;
   /** Entry index → compiled row index, by table id. */
   #rows: ReadonlyMap<number, ReadonlyMap<number, number>>;
-  #pending: string[] = [];
-  #pendingLen = 0;
   #line: OpenLine | undefined;
   /** The data plane's number for the packet of #line. */
   #linePacket = 0;
@@ -142,11 +133,10 @@ export class TraceWriter {
   readonly #lineMax: number;
   lines = 0;
 
-  /** Writes to the file at `out`, or hands each line to `out`. */
-  constructor(out: string | TraceLines, compiled: CompiledSpec, entries: ReadonlyMap<number, readonly number[]>, lineMax = TRACE_LINE_MAX) {
+  /** Hands each line to `out`: a TraceFile (trace.jsonl and trace.idx), or a worker thread's chunk (src/run/chunk-runner.ts). */
+  constructor(out: TraceLines, compiled: CompiledSpec, entries: ReadonlyMap<number, readonly number[]>, lineMax = TRACE_LINE_MAX) {
     this.#lineMax = lineMax;
-    if (typeof out === "string") this.#fd = openSync(out, "w");
-    else this.#sink = out;
+    this.#out = out;
     this.#compiled = compiled;
     this.#tables = new Map(compiled.tables.map((t) => [t.id, t]));
     this.#rows = new Map([...entries].map(([id, list]) => [id, new Map(list.map((entry, row) => [entry, row]))]));
@@ -228,38 +218,27 @@ export class TraceWriter {
     if (line === undefined) return;
     this.#line = undefined;
     let text = `${JSON.stringify(line)}\n`;
-    if (Buffer.byteLength(text) > this.#lineMax + 1) {
+    let bytes = Buffer.byteLength(text);
+    if (bytes > this.#lineMax + 1) {
       // Steps since the last measure, or names whose characters take more than a byte each.
       this.#measure(line);
       for (;;) {
         text = `${JSON.stringify(line)}\n`;
-        if (Buffer.byteLength(text) <= this.#lineMax + 1) break;
+        bytes = Buffer.byteLength(text);
+        if (bytes <= this.#lineMax + 1) break;
         const n = Math.max(1, line.steps.length >> 4);
         line.steps.length -= n;
         line.cut = (line.cut ?? 0) + n;
       }
     }
     this.lines++;
-    if (this.#sink !== undefined) {
-      this.#sink.line(line.packet, text);
-      return;
-    }
-    this.#pending.push(text);
-    this.#pendingLen += text.length;
-    if (this.#pendingLen >= FLUSH_AT) this.#flush();
+    this.#out.line(line.packet, text, bytes);
   }
 
-  #flush(): void {
-    if (this.#pending.length === 0 || this.#fd === undefined) return;
-    writeSync(this.#fd, this.#pending.join(""));
-    this.#pending = [];
-    this.#pendingLen = 0;
-  }
-
+  /** Ends the last line and closes what the lines go to. */
   close(): void {
     this.#finish();
-    this.#flush();
-    if (this.#fd !== undefined) closeSync(this.#fd);
+    this.#out.close?.();
   }
 
   #member(i: number): string | null {

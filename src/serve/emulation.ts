@@ -27,9 +27,10 @@ import { excerpt, UsageError } from "../errors.js";
 import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
 import { RECORD_HEADER_LEN as PCAP_REC_LEN } from "../pcap/pcap-layout.js";
 import type { InputStats } from "../run/inputs.js";
-import { CaptureOutputs, OutDir, outputFiles, SUMMARY_FILE, TRACE_FILE } from "../run/outputs.js";
+import { CaptureOutputs, OutDir, outputFiles, SUMMARY_FILE } from "../run/outputs.js";
 import { leaves, readCounters, type Summary, summarize } from "../run/summary.js";
 import { TraceWriter } from "../run/trace.js";
+import { TraceFile } from "../run/trace-file.js";
 import { CAPTURE_TAG_LEN, INJECT_KINDS, LINK_MODES } from "../wasm/abi.js";
 import { forEachTagged, tagDeliveries } from "../wasm/deliveries.js";
 import { DataPlane } from "../wasm/module.js";
@@ -206,7 +207,7 @@ export class Emulation {
       },
       this.#captures,
     );
-    this.#trace = trace && options.out !== undefined ? new TraceWriter(join(options.out, TRACE_FILE), compiled, this.installed.entries) : undefined;
+    this.#trace = trace && options.out !== undefined ? new TraceWriter(new TraceFile(options.out), compiled, this.installed.entries) : undefined;
     const tw = this.#trace;
     this.#sink = tw === undefined ? null : { packet: () => {}, event: tw.event.bind(tw) };
     this.#stats = endpoints.map((e, k) => ({ endpoint: e.text, file: options.sources?.[k] ?? "", packets: 0, error: undefined, linkTypes: new Set<string>(), adapted: new Set<string>() }));

@@ -443,16 +443,17 @@ describe("strata run --out: strata deletes or replaces only files it wrote", () 
     const marker = readFileSync(join(dir, ".strata-output"), "utf8").split("\n");
     expect(marker[0]).toMatch(/^# strata run wrote the files below/);
     expect(marker.slice(1).filter((l) => l !== "").sort()).toEqual(
-      ["delivered/lan.h2.pcap", "delivered/lan.h3.pcap", "delivered/lan.h4.pcap", ...["h1.1-hub.1", "h2.1-hub.2", "h3.1-hub.3", "h4.1-hub.4"].map((l) => `links/lan.${l}.pcap`), "summary.json", "trace.jsonl"].sort(),
+      ["delivered/lan.h2.pcap", "delivered/lan.h3.pcap", "delivered/lan.h4.pcap", ...["h1.1-hub.1", "h2.1-hub.2", "h3.1-hub.3", "h4.1-hub.4"].map((l) => `links/lan.${l}.pcap`), "summary.json", "trace.idx", "trace.jsonl"].sort(),
     );
     writeFileSync(join(dir, "notes.txt"), "mine");
     writeFileSync(join(dir, "links", "mine.pcap"), "mine");
     // Again without --trace: the old trace goes, the files strata did not write stay.
     expect((await strata(...hub(dir))).code).toBe(0);
     expect(existsSync(join(dir, "trace.jsonl"))).toBe(false);
+    expect(existsSync(join(dir, "trace.idx"))).toBe(false);
     expect(readFileSync(join(dir, "notes.txt"), "utf8")).toBe("mine");
     expect(readFileSync(join(dir, "links", "mine.pcap"), "utf8")).toBe("mine");
-    expect(readFileSync(join(dir, ".strata-output"), "utf8")).not.toContain("trace.jsonl");
+    expect(readFileSync(join(dir, ".strata-output"), "utf8")).not.toMatch(/trace\.(jsonl|idx)/);
   });
 
   it("--force writes beside files strata did not write, and keeps them", async () => {

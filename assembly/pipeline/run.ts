@@ -30,7 +30,7 @@ import { fastLane } from "./fast";
 import { plansExpire } from "./plan";
 import { forward } from "./forward";
 import { cross } from "./link";
-import { event, traceRoom, tracing } from "./output";
+import { event, traceRoom, traceSelect, tracing } from "./output";
 import { Packet, PACKET_SIZE, SLACK } from "./packet";
 import { deliver, receive } from "./receive";
 import { pop, resetCopies } from "./replicate";
@@ -120,6 +120,7 @@ export function resume(): i32 {
       if (pop(cur)) {
         active = true;
       } else if (inNext < inCount) {
+        traceSelect(firstPacket + <u32>inNext);
         if (!traceRoom(1)) return STATUS_PAUSED;
         loadInput(cur, inNext++);
         active = true;

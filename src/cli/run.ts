@@ -1,4 +1,4 @@
-// `strata run SPEC --in ENDPOINT=FILE... --out DIR [--trace]`: replay captures
+// `strata run SPEC --in ENDPOINT=FILE... --out DIR [--trace] [--trace-packets RANGES]`: replay captures
 // through a network and write what every link carried and every member got.
 
 import { type Command, Option } from "commander";
@@ -6,8 +6,9 @@ import cliProgress from "cli-progress";
 import { UsageError } from "../errors.js";
 import { ENDPOINT_FORMS } from "../control/endpoints.js";
 import { replay } from "../run/replay.js";
+import { parsePacketRanges, TRACE_PACKETS_HELP } from "../run/trace-packets.js";
 import { WORKERS_MAX } from "../run/workers.js";
-import { COPY_LIMIT_MAX, HOP_LIMIT_MAX } from "../wasm/runner.js";
+import { COPY_LIMIT_MAX, HOP_LIMIT_MAX, type PacketRanges } from "../wasm/runner.js";
 import type { Summary } from "../run/summary.js";
 import type { Io } from "./io.js";
 import { type CommandContext, EXIT_BAD_INPUT, EXIT_OK } from "./main.js";
@@ -17,6 +18,7 @@ interface RunFlags {
   out: string;
   force?: boolean;
   trace?: boolean;
+  tracePackets?: PacketRanges;
   json?: boolean;
   hopLimit: number;
   copyLimit: number;
@@ -33,6 +35,7 @@ export function registerRun(program: Command, ctx: CommandContext): void {
     .requiredOption("--out <dir>", "directory for links/, delivered/, summary.json (and trace.jsonl): new, empty, or written by strata before")
     .option("--force", "write into a non-empty directory strata did not write (never replacing a file there)")
     .option("--trace", "also write trace.jsonl: every step of every packet")
+    .addOption(new Option("--trace-packets <ranges>", TRACE_PACKETS_HELP).argParser((v: string) => parsePacketRanges(v)))
     .option("--json", "print summary.json on stdout instead of a short report")
     .option("--updates <file>", "apply timed changes at capture times: new descriptions, links and members down and up (docs/updates.md)")
     .addOption(new Option("--hop-limit <n>", `links a packet may cross before it is dropped as a loop (1 to ${HOP_LIMIT_MAX})`).default(64).argParser(limit("--hop-limit", HOP_LIMIT_MAX)))
@@ -115,6 +118,7 @@ function runReplay(spec: string, flags: RunFlags, io: Io): number {
         out: flags.out,
         force: flags.force === true,
         trace: flags.trace === true,
+        ...(flags.tracePackets !== undefined ? { tracePackets: flags.tracePackets } : {}),
         hopLimit: flags.hopLimit,
         copyLimit: flags.copyLimit,
         ...(flags.workers !== undefined ? { workers: flags.workers } : {}),

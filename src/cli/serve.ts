@@ -1,4 +1,4 @@
-// `strata serve SPEC [--port ENDPOINT=IFACE]... [--out DIR] [--trace] [--json] [--commands]`:
+// `strata serve SPEC [--port ENDPOINT=IFACE]... [--out DIR] [--trace] [--trace-packets RANGES] [--json] [--commands]`:
 // keep an emulation of a description running, its external links plugged into
 // network interfaces, until Ctrl-C (or a `stop` command).
 
@@ -13,7 +13,8 @@ import { COMMAND_LINE_MAX, COMMANDS_HELP, type CommandResult, runCommand } from 
 import { Emulation, resolveExternal } from "../serve/emulation.js";
 import { CAP_INSTALL, checkPorts, type LivePort, LivePorts, loadCap, parsePort } from "../serve/ports.js";
 import { DescriptionReloader } from "../serve/watch.js";
-import { COPY_LIMIT_MAX, HOP_LIMIT_MAX } from "../wasm/runner.js";
+import { COPY_LIMIT_MAX, HOP_LIMIT_MAX, type PacketRanges } from "../wasm/runner.js";
+import { parsePacketRanges, TRACE_PACKETS_HELP } from "../run/trace-packets.js";
 import { P4RuntimeServer } from "../p4runtime/server.js";
 import { SERVED_OPTIONS, ServedEmulation } from "../p4runtime/serve-emulation.js";
 import { listenAddress } from "./p4runtime.js";
@@ -26,6 +27,7 @@ export interface ServeFlags {
   out?: string;
   force?: boolean;
   trace?: boolean;
+  tracePackets?: PacketRanges;
   json?: boolean;
   commands?: boolean;
   hopLimit: number;
@@ -56,6 +58,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option("--out <dir>", "at the end, write links/, delivered/, summary.json (and trace.jsonl) here, as strata run does")
     .option("--force", "write into a non-empty --out directory strata did not write (never replacing a file there)")
     .option("--trace", "also write trace.jsonl into --out: every step of every packet")
+    .addOption(new Option("--trace-packets <ranges>", TRACE_PACKETS_HELP).argParser((v: string) => parsePacketRanges(v)))
     .option("--json", "at the end, print the summary as JSON on stdout instead of a short report")
     .option("--commands", "read control commands from stdin, one a line (help lists them)")
     .addOption(new Option("--hop-limit <n>", `links a packet may cross before it is dropped as a loop (1 to ${HOP_LIMIT_MAX})`).default(64).argParser(limit("--hop-limit", HOP_LIMIT_MAX)))
@@ -101,6 +104,7 @@ All exit codes: strata --help.`,
 export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: ServeHooks = {}): Promise<number> {
   const args = flags.port.map(parsePort);
   if (flags.trace === true && flags.out === undefined) throw new UsageError("--trace writes trace.jsonl into --out: give --out DIR too");
+  if (flags.tracePackets !== undefined && flags.out === undefined) throw new UsageError("--trace-packets writes trace.jsonl into --out: give --out DIR too");
   if (flags.empty === true && flags.p4runtime === undefined) throw new UsageError("--empty starts the P4Runtime devices empty: give --p4runtime HOST:PORT too");
   const p4address = flags.p4runtime === undefined ? undefined : listenAddress(flags.p4runtime, "--p4runtime");
   const compiled = compile(loadSpec(spec));
@@ -128,7 +132,8 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
         sources: entering.map((e) => e.source),
         ...(flags.out !== undefined ? { out: flags.out } : {}),
         force: flags.force === true,
-        trace: flags.trace === true,
+        trace: flags.trace === true || flags.tracePackets !== undefined,
+        ...(flags.tracePackets !== undefined ? { tracePackets: flags.tracePackets } : {}),
         hopLimit: flags.hopLimit,
         copyLimit: flags.copyLimit,
         // The port process hands frames over in chunks: a batch is what one chunk brought.

@@ -70,7 +70,7 @@ async function showTrace(dir: string, flags: TraceFlags, io: Io): Promise<void> 
 
 /** No line for `packet`: what the trace holds instead. */
 function noPacket(file: string, packet: number, held: { readonly lines: number; readonly first: number; readonly last: number }): InputError {
-  const holds = held.lines === 0 ? "it holds none" : held.lines === 1 ? `it holds packet ${held.first} only` : `it holds ${held.lines} packets, numbered ${held.first} to ${held.last}`;
+  const holds = held.lines === 0 ? "it holds none" : held.lines === 1 ? `it holds packet ${held.first} only` : `it holds ${held.lines} packets, from ${held.first} to ${held.last}`;
   return new InputError(file, "", `no packet ${packet} in the trace (${holds})`);
 }
 

@@ -128,7 +128,7 @@ export class ChunkRunner {
     dp.exports.countersReset();
     const runner = new Runner(
       dp,
-      { trace: s.trace, maxFanout: this.#compiled.maxFanout, hopLimit: s.hopLimit, copyLimit: s.copyLimit, slotLenMax: MAX_CAP_LEN_DEFAULT + DEFAULT_RUNNER.headroom },
+      { trace: s.trace, ...(s.tracePackets !== undefined ? { tracePackets: s.tracePackets } : {}), maxFanout: this.#compiled.maxFanout, hopLimit: s.hopLimit, copyLimit: s.copyLimit, slotLenMax: MAX_CAP_LEN_DEFAULT + DEFAULT_RUNNER.headroom },
       this.#records,
     );
     let lines: string[] = [];

@@ -17,7 +17,7 @@ import type { InputError } from "../errors.js";
 import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
 import { loadSpec } from "../description/load.js";
 import { DataPlane } from "../wasm/module.js";
-import { checkLimits, DEFAULT_RUNNER, Runner } from "../wasm/runner.js";
+import { checkLimits, DEFAULT_RUNNER, type PacketRanges, Runner } from "../wasm/runner.js";
 import { type Inputs, openInputs } from "./inputs.js";
 import { CaptureOutputs, OutDir, outputFiles, SUMMARY_FILE } from "./outputs.js";
 import { type Counters, readCounters, type Summary, summarize } from "./summary.js";
@@ -42,6 +42,8 @@ export interface ReplayOptions {
   /** Write into a non-empty --out directory strata did not write (never replacing its files). */
   readonly force?: boolean;
   readonly trace?: boolean;
+  /** `--trace-packets`: trace only these packets (and trace, even without `trace`). */
+  readonly tracePackets?: PacketRanges;
   readonly hopLimit?: number;
   readonly copyLimit?: number;
   /** `--updates FILE`: timed changes during the replay (docs/updates.md). */
@@ -65,6 +67,11 @@ export interface ReplayResult {
   readonly errors: readonly InputError[];
   /** Input packets each data plane ran with --workers N > 1: the main thread's, then each worker thread's; else empty. */
   readonly workers: readonly number[];
+}
+
+/** Whether a replay writes a trace: --trace, or --trace-packets. */
+function traces(options: ReplayOptions): boolean {
+  return options.trace === true || options.tracePackets !== undefined;
 }
 
 /** Loads, compiles and installs a description, and runs captures through it. */
@@ -125,6 +132,7 @@ export class Replay {
     const options = this.#options;
     const compiled = this.#compiled;
     const dp = this.#dp;
+    const tracing = traces(options);
     const inputs = openInputs(
       this.#endpoints,
       options.inputs.map((i) => i.file),
@@ -133,14 +141,14 @@ export class Replay {
     try {
       dp.exports.countersReset();
       const inputFiles = [options.spec, ...options.inputs.map((i) => i.file), ...(options.updates === undefined ? [] : [options.updates]), ...this.#updates.flatMap((u) => (u.update.kind === "description" ? [u.update.file] : []))];
-      const out = OutDir.claim(options.out, { inputs: inputFiles, force: options.force === true, files: outputFiles(compiled, options.trace === true) });
+      const out = OutDir.claim(options.out, { inputs: inputFiles, force: options.force === true, files: outputFiles(compiled, tracing) });
       const outputs = new CaptureOutputs(options.out, compiled, dp);
       // Updates cut batches at their times on one data plane: a replay with updates runs on this thread.
       const workers = this.#updates.length > 0 ? 1 : (options.workers ?? defaultWorkers(inputs.totalBytes));
       if (workers > 1) {
         const started = process.hrtime.bigint();
         let ran: { counters: Counters; packets: number[] };
-        const file = options.trace === true ? new TraceFile(options.out) : undefined;
+        const file = tracing ? new TraceFile(options.out) : undefined;
         try {
           ran = this.#workers(workers).replay(inputs, outputs, file, options.progress);
         } catch (err) {
@@ -158,7 +166,8 @@ export class Replay {
       const runner = new Runner(
         dp,
         {
-          trace: options.trace === true,
+          trace: tracing,
+          ...(options.tracePackets !== undefined ? { tracePackets: options.tracePackets } : {}),
           maxFanout: compiled.maxFanout,
           hopLimit: options.hopLimit ?? DEFAULT_RUNNER.hopLimit,
           copyLimit: options.copyLimit ?? DEFAULT_RUNNER.copyLimit,
@@ -166,7 +175,7 @@ export class Replay {
         },
         outputs,
       );
-      const trace = options.trace === true ? new TraceWriter(new TraceFile(options.out), compiled, this.#installed.entries) : undefined;
+      const trace = tracing ? new TraceWriter(new TraceFile(options.out), compiled, this.#installed.entries) : undefined;
       // Packets go to the capture buffers; the ring carries only trace events.
       const sink = trace === undefined ? null : { packet: () => {}, event: trace.event.bind(trace) };
       const names = this.#endpoints.map((e) => e.text);
@@ -212,7 +221,8 @@ export class Replay {
       this.#endpoints,
       this.#options.inputs.map((i) => i.file),
       {
-        trace: this.#options.trace === true,
+        trace: traces(this.#options),
+        ...(this.#options.tracePackets !== undefined ? { tracePackets: this.#options.tracePackets } : {}),
         hopLimit: this.#options.hopLimit ?? DEFAULT_RUNNER.hopLimit,
         copyLimit: this.#options.copyLimit ?? DEFAULT_RUNNER.copyLimit,
         chunkPackets: this.#options.chunkPackets ?? CHUNK_PACKETS,

@@ -29,6 +29,7 @@ import type { Inputs } from "./inputs.js";
 import type { CaptureOutputs } from "./outputs.js";
 import { addCounters, type Counters } from "./summary.js";
 import type { TraceFile } from "./trace-file.js";
+import type { PacketRanges } from "../wasm/runner.js";
 
 /** The most worker threads `--workers` takes. */
 export const WORKERS_MAX = 64;
@@ -66,6 +67,8 @@ export interface RunnerSetup {
   /** The --in files, in the same order. */
   readonly files: readonly string[];
   readonly trace: boolean;
+  /** With trace, only these packets are traced. */
+  readonly tracePackets?: PacketRanges;
   readonly hopLimit: number;
   readonly copyLimit: number;
   /** Packets per chunk (CHUNK_PACKETS unless a test asks for small ones). */
@@ -137,6 +140,7 @@ function workerUrl(): URL {
 
 export interface PoolOptions {
   readonly trace: boolean;
+  readonly tracePackets?: PacketRanges;
   readonly hopLimit: number;
   readonly copyLimit: number;
   readonly chunkPackets: number;

@@ -35,7 +35,7 @@ import { CAPTURE_TAG_LEN, INJECT_KINDS, LINK_MODES } from "../wasm/abi.js";
 import { forEachTagged, tagDeliveries } from "../wasm/deliveries.js";
 import { DataPlane } from "../wasm/module.js";
 import type { TableWrite, WriteResult } from "../wasm/tables.js";
-import { type CaptureTargets, checkLimits, DEFAULT_RUNNER, type InputBatch, type OutputSink, Runner } from "../wasm/runner.js";
+import { type CaptureTargets, checkLimits, DEFAULT_RUNNER, type InputBatch, type OutputSink, type PacketRanges, Runner } from "../wasm/runner.js";
 
 export interface EmulationOptions {
   /** The description's file (for the summary and --out's refusal of inputs). */
@@ -51,6 +51,8 @@ export interface EmulationOptions {
   readonly out?: string;
   readonly force?: boolean;
   readonly trace?: boolean;
+  /** With trace, only these packets (numbered from 0 as they came) are traced. */
+  readonly tracePackets?: PacketRanges;
   readonly hopLimit?: number;
   readonly copyLimit?: number;
   /** Packets per batch (default DEFAULT_RUNNER.batchPackets). */
@@ -199,6 +201,7 @@ export class Emulation {
       this.dp,
       {
         trace,
+        ...(options.tracePackets !== undefined ? { tracePackets: options.tracePackets } : {}),
         maxFanout: compiled.maxFanout,
         hopLimit: options.hopLimit ?? DEFAULT_RUNNER.hopLimit,
         copyLimit: options.copyLimit ?? DEFAULT_RUNNER.copyLimit,

@@ -238,6 +238,24 @@ describe("strata trace", () => {
     expect(one.stdout).toContain("[2] drop     lan.h4: acquire-miss (in acquire)");
   });
 
+  it("--trace-packets traces only the packets named; strata trace shows those, and says which it holds", async () => {
+    const r = await strata("run", HUB, "--in", `lan:h1.1=${H1}`, "--in", `lan:h3.1=${H3}`, "--out", dir, "--trace-packets", "1,4-");
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
+    const list = await strata("trace", dir);
+    expect(list.stdout.split("\n").map((l) => l.split("  ")[0])).toEqual(["packet 1", "packet 4", "packet 5", ""]);
+    expect((await strata("trace", dir, "--packet", "4")).stdout).toMatch(/^packet 4 /);
+    expect((await strata("trace", dir, "--packet", "2")).stderr).toBe(`strata: ${join(dir, "trace.jsonl")}: no packet 2 in the trace (it holds 3 packets, from 1 to 5)\n`);
+  });
+
+  it.each([
+    { args: ["--trace-packets", "5-3"], stderr: "strata: --trace-packets 5-3: 5-3 ends before it starts (write 3-5)\n" },
+    { args: ["--trace-packets", "x"], stderr: "strata: --trace-packets x: 'x' is not a packet number or range (write packet numbers as N, N-M or N-, joined by commas, e.g. 0-999,5000,10000-)\n" },
+  ])("$args: exit 2, nothing written", async ({ args, stderr }) => {
+    const out = join(dir, "out");
+    expect(await strata("run", HUB, "--in", `lan:h1.1=${H1}`, "--out", out, ...args)).toEqual({ code: 2, stdout: "", stderr });
+    expect(existsSync(out)).toBe(false);
+  });
+
   it.each([
     { name: "no trace in the directory", args: (d: string) => ["trace", d], error: /trace\.jsonl: there is no trace here \(replay with `strata run … --trace` first\)/ },
     { name: "a packet beyond the trace", args: (d: string) => ["trace", d, "--packet", "99"], error: /no packet 99 in the trace/, traced: true },

@@ -118,6 +118,20 @@ describe("Emulation", () => {
     expect(readFileSync(join(out, ".strata-output"), "utf8")).toMatch(/summary\.json/);
   });
 
+  it("with tracePackets, traces only those packets (numbered as they came)", () => {
+    const [f] = frames(pcap("example-router-h1.pcap"));
+    if (f === undefined) throw new Error("empty capture");
+    const out = join(tempDir(), "serve");
+    const em = Emulation.open({ spec, endpoints: ["lanA:hostA"], out, trace: true, tracePackets: [[1, 2], [5, 5]], flushMs: 0 });
+    for (let k = 0; k < 8; k++) {
+      em.submit(0, f.data);
+      em.flush();
+    }
+    em.stop();
+    const lines = readFileSync(join(out, "trace.jsonl"), "utf8").trim().split("\n");
+    expect(lines.map((l) => (JSON.parse(l) as { packet: number }).packet)).toEqual([1, 2, 5]);
+  });
+
   it("applies control work between batches: a forward row deleted stops the next packet, not the one before", async () => {
     const { em, left } = open();
     const [f] = frames(pcap("example-router-h1.pcap"));

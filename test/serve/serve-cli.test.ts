@@ -25,6 +25,8 @@ describe("strata serve: bad input is one line, exit 2, nothing running", () => {
     { name: "one link bound twice", args: ["--port", "lanA:hostA=a0", "--port", "lanA:hostA=b0"], line: /lanA:hostA is already bound by --port lanA:hostA=a0 \(one interface per external link\)/ },
     { name: "one interface bound twice", args: ["--port", "lanA:hostA=a0", "--port", "lanB:hostB=a0"], line: /interface a0 is already bound by --port lanA:hostA=a0 \(one external link per interface\)/ },
     { name: "--trace without --out", args: ["--trace"], noOut: true, line: /^strata: --trace writes trace\.jsonl into --out: give --out DIR too\n$/ },
+    { name: "--trace-packets without --out", args: ["--trace-packets", "0-9"], noOut: true, line: /^strata: --trace-packets writes trace\.jsonl into --out: give --out DIR too\n$/ },
+    { name: "a bad --trace-packets", args: ["--trace-packets", "9-0"], line: /^strata: --trace-packets 9-0: 9-0 ends before it starts \(write 0-9\)\n$/ },
     { name: "a bad hop limit", args: ["--hop-limit", "0"], line: /^strata: --hop-limit 0 is too small/ },
   ];
   // cap is optional: without it, a --port that names an interface gets the install line (below).

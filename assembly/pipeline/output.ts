@@ -42,8 +42,10 @@ export let outCap: i32 = 0;
 export let outPos: i32 = 0;
 
 /** A trace was asked for (setTracing): the ring exists. */
-let traceOn: bool = false;
-/** The input packet being run (and its copies) is traced: set by traceSelect() as it is loaded. */
+export let traceOn: bool = false;
+/** The trace holds only the packets of traceRange's ranges: each input packet is looked up as it is loaded (inRanges). */
+export let traceSome: bool = false;
+/** The input packet being run (and its copies) is traced. */
 export let tracing: bool = false;
 export let traceBase: usize = 0;
 export let traceCap: i32 = 0; // events
@@ -64,7 +66,6 @@ export function outputInit(bytes: i32, events: i32): void {
 //   ┌───────────┬──────────┐
 //   │ first u32 │ last u32 │   8 bytes a range, rangeCount of them at rangeBase
 //   └───────────┴──────────┘
-let traceAll: bool = true;
 let rangeBase: usize = 0;
 let rangeCount: i32 = 0;
 let rangeCap: i32 = 0;
@@ -73,13 +74,13 @@ let rangeCap: i32 = 0;
 export function setTracing(on: bool): void {
   traceOn = on;
   tracing = on;
-  traceAll = true;
+  traceSome = false;
   rangeCount = 0;
 }
 
 /** With a trace on, traces only the packets of the ranges traceRange gives next: none until then. */
 export function traceOnly(): void {
-  traceAll = false;
+  traceSome = traceOn;
   rangeCount = 0;
 }
 
@@ -95,9 +96,8 @@ export function traceRange(first: u32, last: u32): void {
   rangeCount++;
 }
 
-/** Decides whether input packet `packet` (and its copies) is traced: a binary search of the ranges. */
-export function traceSelect(packet: u32): void {
-  if (!traceOn || traceAll) return;
+/** Whether `packet` is in a range of traceRange: a binary search. */
+export function inRanges(packet: u32): bool {
   let lo = 0;
   let hi = rangeCount - 1;
   while (lo <= hi) {
@@ -105,12 +105,9 @@ export function traceSelect(packet: u32): void {
     const r = rangeBase + (<usize>mid << 3);
     if (packet < load<u32>(r)) hi = mid - 1;
     else if (packet > load<u32>(r, 4)) lo = mid + 1;
-    else {
-      tracing = true;
-      return;
-    }
+    else return true;
   }
-  tracing = false;
+  return false;
 }
 
 /** Both rings are empty again (the TypeScript side has read them). */

@@ -1,15 +1,19 @@
 // `strata run SPEC --in ENDPOINT=FILE... --out DIR [--trace] [--trace-packets RANGES]`: replay captures
 // through a network and write what every link carried and every member got.
 
+import { join } from "node:path";
 import { type Command, Option } from "commander";
 import cliProgress from "cli-progress";
 import { UsageError } from "../errors.js";
 import { ENDPOINT_FORMS } from "../control/endpoints.js";
 import { replay } from "../run/replay.js";
 import { parsePacketRanges, TRACE_PACKETS_HELP } from "../run/trace-packets.js";
+import { TRACE_LARGE_BYTES } from "../run/trace.js";
+import { TRACE_FILE } from "../run/outputs.js";
 import { WORKERS_MAX } from "../run/workers.js";
 import { COPY_LIMIT_MAX, HOP_LIMIT_MAX, type PacketRanges } from "../wasm/runner.js";
 import type { Summary } from "../run/summary.js";
+import { fileSize } from "./format.js";
 import type { Io } from "./io.js";
 import { type CommandContext, EXIT_BAD_INPUT, EXIT_OK } from "./main.js";
 
@@ -140,11 +144,20 @@ function runReplay(spec: string, flags: RunFlags, io: Io): number {
     }
   })();
   io.stdout.write(flags.json === true ? `${JSON.stringify(result.summary, null, 2)}\n` : report(result.summary, flags.out));
+  const note = result.trace === undefined ? undefined : largeTrace(join(flags.out, TRACE_FILE), result.trace);
+  if (note !== undefined) io.stderr.write(`strata: ${note}\n`);
   for (const error of result.errors) io.stderr.write(`strata: ${error.message}\n`);
   return result.errors.length > 0 ? EXIT_BAD_INPUT : EXIT_OK;
 }
 
 const count = (n: number): string => n.toLocaleString("en-US");
+
+/** For a trace past TRACE_LARGE_BYTES, what it cost and how to make it smaller; else undefined. */
+export function largeTrace(file: string, trace: { readonly bytes: number; readonly packets: number }): string | undefined {
+  if (trace.bytes <= TRACE_LARGE_BYTES) return undefined;
+  const each = trace.packets > 0 ? `, ${count(Math.round(trace.bytes / trace.packets))} bytes a packet` : "";
+  return `${file}: ${fileSize(trace.bytes)} for ${count(trace.packets)} packets${each} (--trace-packets RANGES traces only the packets named, e.g. --trace-packets 0-999)`;
+}
 
 /** A short report for a person: where the packets went. */
 export function report(s: Summary, out: string): string {

@@ -1,16 +1,19 @@
-// `strata serve SPEC [--port ENDPOINT=IFACE]... [--out DIR] [--trace] [--trace-packets RANGES] [--json] [--commands]`:
+// `strata serve SPEC [--port ENDPOINT=IFACE]... [--out DIR] [--trace] [--trace-packets RANGES] [--trace-max MB] [--json] [--commands]`:
 // keep an emulation of a description running, its external links plugged into
 // network interfaces, until Ctrl-C (or a `stop` command).
 
+import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { type Command, Option } from "commander";
 import { compile } from "../control/compile.js";
 import { loadSpec } from "../description/load.js";
 import { excerpt, UsageError } from "../errors.js";
 import type { Summary } from "../run/summary.js";
+import { TRACE_FILE } from "../run/outputs.js";
+import { fileSize } from "./format.js";
 import { type Line, LineSplitter } from "../lines.js";
 import { COMMAND_LINE_MAX, COMMANDS_HELP, type CommandResult, runCommand } from "../serve/control.js";
-import { Emulation, resolveExternal } from "../serve/emulation.js";
+import { Emulation, resolveExternal, TRACE_MAX_BYTES } from "../serve/emulation.js";
 import { CAP_INSTALL, checkPorts, type LivePort, LivePorts, loadCap, parsePort } from "../serve/ports.js";
 import { DescriptionReloader } from "../serve/watch.js";
 import { COPY_LIMIT_MAX, HOP_LIMIT_MAX, type PacketRanges } from "../wasm/runner.js";
@@ -22,12 +25,17 @@ import type { Io } from "./io.js";
 import { collect, limit } from "./run.js";
 import { type CommandContext, EXIT_OK } from "./main.js";
 
+/** The largest --trace-max, in MB: a million megabytes. */
+const TRACE_MAX_MB = 1_000_000;
+
 export interface ServeFlags {
   port: string[];
   out?: string;
   force?: boolean;
   trace?: boolean;
   tracePackets?: PacketRanges;
+  /** Megabytes of trace.jsonl after which tracing stops (default TRACE_MAX_BYTES). */
+  traceMax?: number;
   json?: boolean;
   commands?: boolean;
   hopLimit: number;
@@ -59,6 +67,11 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option("--force", "write into a non-empty --out directory strata did not write (never replacing a file there)")
     .option("--trace", "also write trace.jsonl into --out: every step of every packet")
     .addOption(new Option("--trace-packets <ranges>", TRACE_PACKETS_HELP).argParser((v: string) => parsePacketRanges(v)))
+    .addOption(
+      new Option("--trace-max <mb>", `with a trace: stop tracing once trace.jsonl holds this many megabytes, and say so (1 to ${TRACE_MAX_MB})`)
+        .default(TRACE_MAX_BYTES / 1e6)
+        .argParser(limit("--trace-max", TRACE_MAX_MB)),
+    )
     .option("--json", "at the end, print the summary as JSON on stdout instead of a short report")
     .option("--commands", "read control commands from stdin, one a line (help lists them)")
     .addOption(new Option("--hop-limit <n>", `links a packet may cross before it is dropped as a loop (1 to ${HOP_LIMIT_MAX})`).default(64).argParser(limit("--hop-limit", HOP_LIMIT_MAX)))
@@ -107,6 +120,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
   if (flags.tracePackets !== undefined && flags.out === undefined) throw new UsageError("--trace-packets writes trace.jsonl into --out: give --out DIR too");
   if (flags.empty === true && flags.p4runtime === undefined) throw new UsageError("--empty starts the P4Runtime devices empty: give --p4runtime HOST:PORT too");
   const p4address = flags.p4runtime === undefined ? undefined : listenAddress(flags.p4runtime, "--p4runtime");
+  const traceMax = flags.traceMax ?? TRACE_MAX_BYTES / 1e6;
   const compiled = compile(loadSpec(spec));
   checkPorts(compiled, args);
   const loaded = args.length > 0 ? loadCap() : undefined;
@@ -134,6 +148,8 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
         force: flags.force === true,
         trace: flags.trace === true || flags.tracePackets !== undefined,
         ...(flags.tracePackets !== undefined ? { tracePackets: flags.tracePackets } : {}),
+        traceMaxBytes: traceMax * 1e6,
+        onTraceFull: (trace) => say(`strata: ${join(flags.out ?? "", TRACE_FILE)}: ${fileSize(trace.bytes)} for ${count(trace.packets)} packets: tracing stopped there, at --trace-max ${count(traceMax)} (MB); the emulation goes on`),
         hopLimit: flags.hopLimit,
         copyLimit: flags.copyLimit,
         // The port process hands frames over in chunks: a batch is what one chunk brought.

@@ -67,6 +67,8 @@ export interface ReplayResult {
   readonly errors: readonly InputError[];
   /** Input packets each data plane ran with --workers N > 1: the main thread's, then each worker thread's; else empty. */
   readonly workers: readonly number[];
+  /** With a trace: the bytes of trace.jsonl, and its lines (the packets traced). */
+  readonly trace?: { readonly bytes: number; readonly packets: number };
 }
 
 /** Whether a replay writes a trace: --trace, or --trace-packets. */
@@ -158,7 +160,7 @@ export class Replay {
           outputs.close();
           file?.close();
         }
-        return this.#finish(out, ran.counters, inputs, started, ran.packets);
+        return this.#finish(out, ran.counters, inputs, started, { workers: ran.packets, ...(file !== undefined ? { trace: file } : {}) });
       }
       // Buffers are sized by the packets read, never by a capture's snaplen (a header field
       // readers ignore): they start small and grow to the longest packet a capture of any
@@ -175,7 +177,8 @@ export class Replay {
         },
         outputs,
       );
-      const trace = tracing ? new TraceWriter(new TraceFile(options.out), compiled, this.#installed.entries) : undefined;
+      const file = tracing ? new TraceFile(options.out) : undefined;
+      const trace = file === undefined ? undefined : new TraceWriter(file, compiled, this.#installed.entries);
       // Packets go to the capture buffers; the ring carries only trace events.
       const sink = trace === undefined ? null : { packet: () => {}, event: trace.event.bind(trace) };
       const names = this.#endpoints.map((e) => e.text);
@@ -197,20 +200,21 @@ export class Replay {
         outputs.close();
         trace?.close();
       }
-      return this.#finish(out, readCounters(dp, this.#installed), inputs, started, [], schedule?.applied);
+      return this.#finish(out, readCounters(dp, this.#installed), inputs, started, { ...(schedule !== undefined ? { applied: schedule.applied } : {}), ...(file !== undefined ? { trace: file } : {}) });
     } finally {
       inputs.close();
     }
   }
 
   /** The summary of a run that started at `started`, written; the marker lists what the run wrote. */
-  #finish(out: OutDir, counters: Counters, inputs: Inputs, started: bigint, workers: number[] = [], applied?: AppliedUpdate[]): ReplayResult {
+  #finish(out: OutDir, counters: Counters, inputs: Inputs, started: bigint, more: { workers?: number[]; applied?: AppliedUpdate[]; trace?: TraceFile }): ReplayResult {
+    const { workers = [], applied, trace } = more;
     const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
     // Named after the description the replay started with, whatever updates installed since.
     const summary: Summary = { ...summarize(counters, this.#installed, inputs.stats, elapsed), spec: this.#compiled.spec.file, ...(applied === undefined ? {} : { updates: applied }) };
     writeFileSync(join(this.#options.out, SUMMARY_FILE), `${JSON.stringify(summary, null, 2)}\n`);
     out.seal();
-    return { summary, compiled: this.#compiled, errors: inputs.errors, workers };
+    return { summary, compiled: this.#compiled, errors: inputs.errors, workers, ...(trace !== undefined ? { trace: { bytes: trace.bytes, packets: trace.lines } } : {}) };
   }
 
   #workers(size: number): WorkerPool {

@@ -104,6 +104,9 @@ function isObject(v: unknown): v is Record<string, unknown> {
  */
 export const TRACE_LINE_MAX = 64 << 20;
 
+/** A trace larger than this gets a line after the run saying so, and what --trace-packets would save. */
+export const TRACE_LARGE_BYTES = 100e6;
+
 /** Room kept at a line's end for `,"cut":N}` and its "\n". */
 const LINE_END_ROOM = 32;
 /** Steps of a line between two measures of its length. */

@@ -9,7 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import type { Summary } from "../../src/run/summary.js";
-import { TRACE_LINE_MAX, type TraceLine } from "../../src/run/trace.js";
+import { TRACE_LARGE_BYTES, TRACE_LINE_MAX, type TraceLine } from "../../src/run/trace.js";
+import { largeTrace } from "../../src/cli/run.js";
 import { pcapFile } from "../pcap/builders.js";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -224,6 +225,17 @@ describe("strata run: --hop-limit and --copy-limit are whole numbers within the 
     const r = await strata(...run(flag, value));
     expect({ code: r.code, stderr: r.stderr }).toEqual({ code, stderr: stderr ?? "" });
     if (check !== undefined) check(JSON.parse(r.stdout) as Summary);
+  });
+});
+
+describe("strata run --trace: a large trace gets a line saying what it cost", () => {
+  const fix = "(--trace-packets RANGES traces only the packets named, e.g. --trace-packets 0-999)";
+  it.each([
+    { bytes: TRACE_LARGE_BYTES, packets: 92_421, line: undefined },
+    { bytes: TRACE_LARGE_BYTES + 1, packets: 92_421, line: `out/trace.jsonl: 100 MB for 92,421 packets, 1,082 bytes a packet ${fix}` },
+    { bytes: 1_190_000_000, packets: 1_000_000, line: `out/trace.jsonl: 1.19 GB for 1,000,000 packets, 1,190 bytes a packet ${fix}` },
+  ])("$bytes bytes", ({ bytes, packets, line }) => {
+    expect(largeTrace("out/trace.jsonl", { bytes, packets })).toBe(line);
   });
 });
 

@@ -27,6 +27,8 @@ describe("strata serve: bad input is one line, exit 2, nothing running", () => {
     { name: "--trace without --out", args: ["--trace"], noOut: true, line: /^strata: --trace writes trace\.jsonl into --out: give --out DIR too\n$/ },
     { name: "--trace-packets without --out", args: ["--trace-packets", "0-9"], noOut: true, line: /^strata: --trace-packets writes trace\.jsonl into --out: give --out DIR too\n$/ },
     { name: "a bad --trace-packets", args: ["--trace-packets", "9-0"], line: /^strata: --trace-packets 9-0: 9-0 ends before it starts \(write 0-9\)\n$/ },
+    { name: "a --trace-max of 0", args: ["--trace", "--trace-max", "0"], line: /^strata: --trace-max 0 is too small \(at least 1\)\n$/ },
+    { name: "a --trace-max that is not a number", args: ["--trace", "--trace-max", "1G"], line: /^strata: --trace-max 1G is not a whole number \(give 1 to 1000000\)\n$/ },
     { name: "a bad hop limit", args: ["--hop-limit", "0"], line: /^strata: --hop-limit 0 is too small/ },
   ];
   // cap is optional: without it, a --port that names an interface gets the install line (below).

@@ -61,7 +61,8 @@ describe("strata serve: bad input is one line, exit 2, nothing running", () => {
 });
 
 describe("strata serve --commands", () => {
-  it("runs each command between batches and answers on stderr; stop ends it with exit 0", async () => {
+  /** serve with --commands on a stream of ours; said(pattern) waits until stderr matches. */
+  const serveCommands = (): { commands: PassThrough; io: ReturnType<typeof memoryIo>; done: Promise<number>; said: (pattern: RegExp) => Promise<void> } => {
     const commands = new PassThrough();
     const io = memoryIo();
     const done = serve(spec, { port: [], commands: true, json: true, hopLimit: 64, copyLimit: 4096 }, io, { commands });
@@ -69,6 +70,11 @@ describe("strata serve --commands", () => {
       for (let i = 0; i < 200 && !pattern.test(io.stderr.text); i++) await new Promise((r) => setTimeout(r, 10));
       expect(io.stderr.text).toMatch(pattern);
     };
+    return { commands, io, done, said };
+  };
+
+  it("runs each command between batches and answers on stderr; stop ends it with exit 0", async () => {
+    const { commands, io, done, said } = serveCommands();
     await said(/^serving .*network\.yaml \(no ports\); Ctrl-C stops\n/);
     const steps: [string, RegExp][] = [
       ["counts", /^injected 0, copies 0, delivered 0, dropped 0, left 0, row hits 0 on 0 rows$/m],
@@ -94,13 +100,7 @@ describe("strata serve --commands", () => {
   });
 
   it(`a command line over ${COMMAND_LINE_MAX} bytes is one line and ignored; the next one runs`, async () => {
-    const commands = new PassThrough();
-    const io = memoryIo();
-    const done = serve(spec, { port: [], commands: true, json: true, hopLimit: 64, copyLimit: 4096 }, io, { commands });
-    const said = async (pattern: RegExp): Promise<void> => {
-      for (let i = 0; i < 200 && !pattern.test(io.stderr.text); i++) await new Promise((r) => setTimeout(r, 10));
-      expect(io.stderr.text).toMatch(pattern);
-    };
+    const { commands, io, done, said } = serveCommands();
     await said(/Ctrl-C stops\n/);
     const counts = "injected 0, copies 0, delivered 0, dropped 0, left 0, row hits 0 on 0 rows";
     // At the limit (spaces after the command), at the limit + 1, and 16 MiB in pieces: never held whole.

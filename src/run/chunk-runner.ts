@@ -134,7 +134,13 @@ export class ChunkRunner {
     let lines: string[] = [];
     let packets: number[] = [];
     let bytes: number[] = [];
-    const sink = { line: (packet: number, text: string, len: number): void => void (lines.push(text), packets.push(packet), bytes.push(len)) };
+    const sink = {
+      line: (packet: number, text: string, len: number): void => {
+        lines.push(text);
+        packets.push(packet);
+        bytes.push(len);
+      },
+    };
     const trace = s.trace ? new TraceWriter(sink, this.#compiled, this.#installed.entries) : undefined;
     const events = trace === undefined ? null : { packet: () => {}, event: trace.event.bind(trace) };
     const names = s.endpoints;

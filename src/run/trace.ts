@@ -96,7 +96,6 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-
 /**
  * The most bytes of a trace line, its "\n" not counted: `strata trace` reads no longer one, and
  * TraceWriter writes none — a packet whose steps would pass it keeps the first ones and counts
@@ -228,7 +227,7 @@ export class TraceWriter {
       for (;;) {
         text = `${JSON.stringify(line)}\n`;
         bytes = Buffer.byteLength(text);
-        if (bytes <= this.#lineMax + 1) break;
+        if (bytes <= this.#lineMax + 1 || line.steps.length === 0) break;
         const n = Math.max(1, line.steps.length >> 4);
         line.steps.length -= n;
         line.cut = (line.cut ?? 0) + n;

@@ -1,20 +1,24 @@
-// `strata serve SPEC [--port ENDPOINT=IFACE]... [--out DIR] [--trace] [--json] [--commands]`:
+// `strata serve SPEC [--port ENDPOINT=IFACE]... [--out DIR] [--trace] [--trace-packets RANGES] [--trace-max MB] [--json] [--commands]`:
 // keep an emulation of a description running, its external links plugged into
 // network interfaces, until Ctrl-C (or a `stop` command).
 
-import { createInterface } from "node:readline";
+import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { type Command, Option } from "commander";
 import { compile } from "../control/compile.js";
 import { loadSpec } from "../description/load.js";
 import { excerpt, UsageError } from "../errors.js";
 import type { Summary } from "../run/summary.js";
-import { COMMANDS_HELP, runCommand } from "../serve/control.js";
-import { Emulation, resolveExternal } from "../serve/emulation.js";
+import { TRACE_FILE } from "../run/outputs.js";
+import { fileSize } from "./format.js";
+import { type Line, LineSplitter } from "../lines.js";
+import { COMMAND_LINE_MAX, COMMANDS_HELP, type CommandResult, runCommand } from "../serve/control.js";
+import { Emulation, resolveExternal, TRACE_MAX_BYTES } from "../serve/emulation.js";
 import { portLine } from "../serve/port-counters.js";
 import { CAP_INSTALL, checkPorts, LivePorts, loadCap, parsePort } from "../serve/ports.js";
 import { DescriptionReloader } from "../serve/watch.js";
-import { COPY_LIMIT_MAX, HOP_LIMIT_MAX } from "../wasm/runner.js";
+import { COPY_LIMIT_MAX, HOP_LIMIT_MAX, type PacketRanges } from "../wasm/runner.js";
+import { parsePacketRanges, TRACE_PACKETS_HELP } from "../run/trace-packets.js";
 import { CLOSE_GRACE_MS, describeStats, P4RuntimeServer, type ServerStats } from "../p4runtime/server.js";
 import { SERVED_OPTIONS, ServedEmulation } from "../p4runtime/serve-emulation.js";
 import { exposureWarning, listenAddress, servedAt, type TlsFlags, tlsOf, tlsOptions } from "./p4runtime.js";
@@ -23,11 +27,17 @@ import { collect, limit, outputsLine } from "./run.js";
 import { type CommandContext, EXIT_OK } from "./main.js";
 import { StopSignals } from "./stop-signals.js";
 
+/** The largest --trace-max, in MB: a million megabytes. */
+const TRACE_MAX_MB = 1_000_000;
+
 export interface ServeFlags extends TlsFlags {
   port: string[];
   out?: string;
   force?: boolean;
   trace?: boolean;
+  tracePackets?: PacketRanges;
+  /** Megabytes of trace.jsonl after which tracing stops (default TRACE_MAX_BYTES). */
+  traceMax?: number;
   json?: boolean;
   commands?: boolean;
   hopLimit: number;
@@ -58,6 +68,12 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option("--out <dir>", "at the end, write links/, delivered/, summary.json (and trace.jsonl) here, as strata run does")
     .option("--force", "write into a non-empty --out directory strata did not write (never replacing a file there)")
     .option("--trace", "also write trace.jsonl into --out: every step of every packet")
+    .addOption(new Option("--trace-packets <ranges>", TRACE_PACKETS_HELP).argParser((v: string) => parsePacketRanges(v)))
+    .addOption(
+      new Option("--trace-max <mb>", `with a trace: stop tracing once trace.jsonl holds this many megabytes, and say so (1 to ${TRACE_MAX_MB})`)
+        .default(TRACE_MAX_BYTES / 1e6)
+        .argParser(limit("--trace-max", TRACE_MAX_MB)),
+    )
     .option("--json", "at the end, print the summary as JSON on stdout instead of a short report")
     .option("--commands", "read control commands from stdin, one a line (help lists them)")
     .addOption(new Option("--hop-limit <n>", `links a packet may cross before it is dropped as a loop (1 to ${HOP_LIMIT_MAX})`).default(64).argParser(limit("--hop-limit", HOP_LIMIT_MAX)))
@@ -109,11 +125,13 @@ All exit codes: strata --help.`,
 export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: ServeHooks = {}): Promise<number> {
   const args = flags.port.map(parsePort);
   if (flags.trace === true && flags.out === undefined) throw new UsageError("--trace writes trace.jsonl into --out: give --out DIR too");
+  if (flags.tracePackets !== undefined && flags.out === undefined) throw new UsageError("--trace-packets writes trace.jsonl into --out: give --out DIR too");
   if (flags.empty === true && flags.p4runtime === undefined) throw new UsageError("--empty starts the P4Runtime devices empty: give --p4runtime HOST:PORT too");
   const tlsFlag = flags.tlsCert !== undefined ? "--tls-cert" : flags.tlsKey !== undefined ? "--tls-key" : flags.tlsCa !== undefined ? "--tls-ca" : undefined;
   if (tlsFlag !== undefined && flags.p4runtime === undefined) throw new UsageError(`${tlsFlag} secures the P4Runtime server: give --p4runtime HOST:PORT too`);
   const p4address = flags.p4runtime === undefined ? undefined : listenAddress(flags.p4runtime, "--p4runtime");
   const tls = tlsOf(flags);
+  const traceMax = flags.traceMax ?? TRACE_MAX_BYTES / 1e6;
   const compiled = compile(loadSpec(spec));
   checkPorts(compiled, args);
   const loaded = args.length > 0 ? loadCap() : undefined;
@@ -146,7 +164,10 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
         sources: entering.map((e) => e.source),
         ...(flags.out !== undefined ? { out: flags.out } : {}),
         force: flags.force === true,
-        trace: flags.trace === true,
+        trace: flags.trace === true || flags.tracePackets !== undefined,
+        ...(flags.tracePackets !== undefined ? { tracePackets: flags.tracePackets } : {}),
+        traceMaxBytes: traceMax * 1e6,
+        onTraceFull: (trace) => say(`strata: ${join(flags.out ?? "", TRACE_FILE)}: ${fileSize(trace.bytes)} for ${count(trace.packets)} packets: tracing stopped there, at --trace-max ${count(traceMax)} (MB); the emulation goes on`),
         hopLimit: flags.hopLimit,
         copyLimit: flags.copyLimit,
         // The port processes hand frames over in chunks: a batch is what one turn of the event loop brought.
@@ -244,19 +265,27 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
     }
     if (flags.commands === true) {
       const input = hooks.commands ?? process.stdin;
-      const lines = createInterface({ input, terminal: false });
+      const split = new LineSplitter(COMMAND_LINE_MAX);
       // One command at a time, in order, each between batches.
       let chain = Promise.resolve();
-      lines.on("line", (line) => {
+      const command = (line: Line): void => {
         chain = chain.then(async () => {
           if (stopping) return;
-          const r = await runCommand(emulation, line);
+          const r: CommandResult = line.ok ? await runCommand(emulation, line.text) : { ok: false, line: `command line ${line.number} is too long: over ${COMMAND_LINE_MAX} bytes, the limit (ignored)` };
           if (r.line !== "") io.stderr.write(r.ok ? `${r.line}\n` : `strata: ${r.line}\n`);
           await io.stderr.flush();
           if (r.stop === true) stop();
         });
+      };
+      const onData = (chunk: Uint8Array | string): void => split.push(chunk).forEach(command);
+      const onEnd = (): void => split.end().forEach(command);
+      input.on("data", onData);
+      input.on("end", onEnd);
+      cleanups.push(() => {
+        input.off("data", onData);
+        input.off("end", onEnd);
+        input.pause();
       });
-      cleanups.push(() => lines.close());
     }
     const bound = args.map((a) => `${externals[args.indexOf(a)]?.name ?? a.endpoint}=${a.iface}`);
     io.stderr.write(`serving ${spec}${bound.length > 0 ? ` on ${bound.join(", ")}` : " (no ports)"}; Ctrl-C stops\n`);

@@ -20,15 +20,16 @@
 // they sleep: waking a sleeping thread cost the waker about a millisecond on
 // the 2-vCPU VM measured, more than a chunk's work.
 
-import { closeSync, openSync, writeSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
 import type { CompiledSpec } from "../control/compiled.js";
 import type { ResolvedEndpoint } from "../control/endpoints.js";
-import { type ChunkDone, ChunkRunner, chunkPlane, SLOTS } from "./chunk-runner.js";
+import { type ChunkDone, type ChunkLines, ChunkRunner, chunkPlane, SLOTS } from "./chunk-runner.js";
 import type { Inputs } from "./inputs.js";
 import type { CaptureOutputs } from "./outputs.js";
 import { addCounters, type Counters } from "./summary.js";
+import type { TraceFile } from "./trace-file.js";
+import type { PacketRanges } from "../wasm/runner.js";
 
 /** The most worker threads `--workers` takes. */
 export const WORKERS_MAX = 64;
@@ -85,6 +86,8 @@ export interface RunnerSetup {
   /** The --in files, in the same order. */
   readonly files: readonly string[];
   readonly trace: boolean;
+  /** With trace, only these packets are traced. */
+  readonly tracePackets?: PacketRanges;
   readonly hopLimit: number;
   readonly copyLimit: number;
   /** Packets per chunk (CHUNK_PACKETS unless a test asks for small ones). */
@@ -106,7 +109,7 @@ export interface ChunkMessage {
   readonly slot: number;
   readonly used: number[];
   readonly fresh: { capture: number; bytes: Uint8Array }[];
-  readonly lines: string;
+  readonly lines: ChunkLines;
 }
 
 export type FromWorker =
@@ -156,6 +159,7 @@ function workerUrl(): URL {
 
 export interface PoolOptions {
   readonly trace: boolean;
+  readonly tracePackets?: PacketRanges;
   readonly hopLimit: number;
   readonly copyLimit: number;
   readonly chunkPackets: number;
@@ -239,13 +243,13 @@ export class WorkerPool {
   /**
    * Replays every batch of `inputs` across the data planes (each worker
    * thread reads the same files), writing captures to `outputs` and trace
-   * lines to `tracePath`; returns the summed counters and the packets each
+   * lines to `trace`; returns the summed counters and the packets each
    * data plane ran.
    */
   replay(
     inputs: Inputs,
     outputs: CaptureOutputs,
-    tracePath: string | undefined,
+    trace: TraceFile | undefined,
     progress?: (done: number, total: number, packets: number) => void,
   ): { counters: Counters; packets: number[] } {
     const threads = this.#threads;
@@ -254,67 +258,62 @@ export class WorkerPool {
     Atomics.store(signal, WRITTEN, 0);
     this.#early.length = 0;
     for (const t of threads) t.worker.postMessage({ kind: "start" } satisfies ToWorker);
-    const fd = tracePath === undefined ? undefined : openSync(tracePath, "w");
-    try {
-      /** The main thread's chunks run and not yet written, by id. */
-      const local = new Map<number, ChunkDone>();
-      let written = 0;
-      const append = (bytes: readonly (Uint8Array | undefined)[], used: readonly number[], lines: string): void => {
-        used.forEach((n, c) => {
-          const b = bytes[c];
-          if (n > 0 && b !== undefined) outputs.write(c, b, 0, n);
-        });
-        if (fd !== undefined && lines.length > 0) writeSync(fd, lines);
-      };
-      /** Writes the next chunk if it is there (waiting for a worker's when `wait`); whether it did. */
-      const writeNext = (wait: boolean): boolean => {
-        const id = written;
-        const plane = chunkPlane(id, this.size);
-        if (plane === 0) {
-          const mine = local.get(id);
-          if (mine === undefined) return false;
-          local.delete(id);
-          append(mine.records.bytes, mine.records.used, mine.lines);
-        } else {
-          const m = this.#receive(plane, wait);
-          if (m === undefined) return false;
-          if (m.kind !== "chunk" || m.id !== id) throw new Error(`replay worker thread ${plane}: expected chunk ${id}, got ${m.kind}`);
-          const buffers = this.#buffers[plane - 1]?.[m.slot];
-          if (buffers === undefined) throw new Error(`replay worker thread ${plane}: no slot ${m.slot}`);
-          for (const f of m.fresh) buffers[f.capture] = f.bytes;
-          append(buffers, m.used, m.lines);
-        }
-        written = id + 1;
-        Atomics.store(signal, WRITTEN, written);
-        Atomics.notify(signal, WRITTEN);
-        const read = inputs.stats.reduce((n, s) => n + s.packets, 0);
-        progress?.(inputs.bytesRead, inputs.totalBytes, Math.min(read, written * chunkPackets));
-        return true;
-      };
-      const { ran, packets } = this.#local.replay(
-        inputs,
-        (previous) => {
-          while (written <= previous) writeNext(true);
-        },
-        (chunk) => {
-          local.set(chunk.id, chunk);
-          while (writeNext(false));
-        },
-      );
-      const chunks = Math.ceil(packets / chunkPackets);
-      while (written < chunks) writeNext(true);
-      progress?.(inputs.bytesRead, inputs.totalBytes, packets);
-      const perPlane = [ran];
-      const sum = this.#local.counters();
-      threads.forEach((_, k) => {
-        const r = this.#receive(k + 1, true);
-        if (r?.kind !== "done") throw new Error(`replay worker thread ${k + 1}: expected its counters, got ${r?.kind}`);
-        addCounters(sum, r.counters);
-        perPlane.push(r.ran);
+    /** The main thread's chunks run and not yet written, by id. */
+    const local = new Map<number, ChunkDone>();
+    let written = 0;
+    const append = (bytes: readonly (Uint8Array | undefined)[], used: readonly number[], lines: ChunkLines): void => {
+      used.forEach((n, c) => {
+        const b = bytes[c];
+        if (n > 0 && b !== undefined) outputs.write(c, b, 0, n);
       });
-      return { counters: sum, packets: perPlane };
-    } finally {
-      if (fd !== undefined) closeSync(fd);
-    }
+      if (lines.packets.length > 0) trace?.append(lines.text, lines.packets, lines.bytes);
+    };
+    /** Writes the next chunk if it is there (waiting for a worker's when `wait`); whether it did. */
+    const writeNext = (wait: boolean): boolean => {
+      const id = written;
+      const plane = chunkPlane(id, this.size);
+      if (plane === 0) {
+        const mine = local.get(id);
+        if (mine === undefined) return false;
+        local.delete(id);
+        append(mine.records.bytes, mine.records.used, mine.lines);
+      } else {
+        const m = this.#receive(plane, wait);
+        if (m === undefined) return false;
+        if (m.kind !== "chunk" || m.id !== id) throw new Error(`replay worker thread ${plane}: expected chunk ${id}, got ${m.kind}`);
+        const buffers = this.#buffers[plane - 1]?.[m.slot];
+        if (buffers === undefined) throw new Error(`replay worker thread ${plane}: no slot ${m.slot}`);
+        for (const f of m.fresh) buffers[f.capture] = f.bytes;
+        append(buffers, m.used, m.lines);
+      }
+      written = id + 1;
+      Atomics.store(signal, WRITTEN, written);
+      Atomics.notify(signal, WRITTEN);
+      const read = inputs.stats.reduce((n, s) => n + s.packets, 0);
+      progress?.(inputs.bytesRead, inputs.totalBytes, Math.min(read, written * chunkPackets));
+      return true;
+    };
+    const { ran, packets } = this.#local.replay(
+      inputs,
+      (previous) => {
+        while (written <= previous) writeNext(true);
+      },
+      (chunk) => {
+        local.set(chunk.id, chunk);
+        while (writeNext(false));
+      },
+    );
+    const chunks = Math.ceil(packets / chunkPackets);
+    while (written < chunks) writeNext(true);
+    progress?.(inputs.bytesRead, inputs.totalBytes, packets);
+    const perPlane = [ran];
+    const sum = this.#local.counters();
+    threads.forEach((_, k) => {
+      const r = this.#receive(k + 1, true);
+      if (r?.kind !== "done") throw new Error(`replay worker thread ${k + 1}: expected its counters, got ${r?.kind}`);
+      addCounters(sum, r.counters);
+      perPlane.push(r.ran);
+    });
+    return { counters: sum, packets: perPlane };
   }
 }

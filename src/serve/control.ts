@@ -20,6 +20,9 @@ import type { Emulation } from "./emulation.js";
 import { portLine } from "./port-counters.js";
 import { reloaderOf } from "./watch.js";
 
+/** The most bytes of a command line: a longer one is refused whole, never held (src/lines.ts). */
+export const COMMAND_LINE_MAX = 4096;
+
 export const COMMANDS_HELP = `commands, one a line:
   delete NETWORK:MEMBER TABLE ROW   take row ROW (its index in the description's table) out of the table
   insert NETWORK:MEMBER TABLE ROW   put that row back

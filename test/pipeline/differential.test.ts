@@ -86,6 +86,7 @@ const limits = fc.record({
   outputBytes: fc.constantFrom(1, 1 << 16),
   trace: fc.boolean(),
   traceEvents: fc.constantFrom(1, 1 << 12),
+  traceMask: fc.option(fc.array(fc.boolean(), { minLength: 1, maxLength: 8 }), { nil: undefined }), // --trace-packets
 });
 
 describe("wasm pipeline = reference interpreter", () => {
@@ -193,6 +194,7 @@ describe("wasm pipeline = reference interpreter, composed", () => {
     outputBytes: fc.constantFrom(1, 1 << 16),
     trace: fc.boolean(),
     traceEvents: fc.constantFrom(1, 1 << 12), // 1: the smallest ring, which hand-overs, pushes and pops must fit too
+    traceMask: fc.option(fc.array(fc.boolean(), { minLength: 1, maxLength: 8 }), { nil: undefined }), // --trace-packets
   });
 
   it("on layered, subducted and bridged descriptions", () => {

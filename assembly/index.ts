@@ -166,7 +166,7 @@ export function linkBytes(i: i32): f64 {
 
 // ── Running ────────────────────────────────────────────────────────────────
 export { poolInit } from "./pipeline/packet";
-export { outputInit, setTracing, drained } from "./pipeline/output";
+export { outputInit, setTracing, traceOnly, traceRange, drained } from "./pipeline/output";
 export { stackInit } from "./pipeline/replicate";
 export { setHopLimit } from "./pipeline/link";
 export { inputInit, run, resume, setMaxFanout, STATUS_DONE, STATUS_PAUSED } from "./pipeline/run";

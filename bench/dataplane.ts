@@ -3,7 +3,7 @@
 // output record). The output ring is emptied, not read: a consumer's cost is
 // measured end to end by replay-file.
 
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compile } from "../src/control/compile.js";
@@ -17,6 +17,7 @@ import { type Build, DataPlane } from "../src/wasm/module.js";
 import { type InputBatch, Runner } from "../src/wasm/runner.js";
 import { interpret, type RefInput } from "../src/model/interpreter.js";
 import type { Scenario } from "./scenario.js";
+import { scratchDir } from "./scratch.js";
 
 const FRAME_LEN = 64;
 const BATCH = 256;
@@ -448,12 +449,10 @@ export const routerLayered: Scenario = pipelineScenario(
 
 const FILE_PACKETS = 1_000_000;
 
-/** A `packets`-frame capture for the l2-exact switch, written once and kept in the temp dir. */
+/** A `packets`-frame capture for the l2-exact switch, written once per process in its scratch directory. */
 export function replayCapture(packets = FILE_PACKETS): string {
-  const dir = join(tmpdir(), "strata-bench");
-  const path = join(dir, `replay-${packets}x${FRAME_LEN}.pcap`);
+  const path = join(scratchDir(), `replay-${packets}x${FRAME_LEN}.pcap`);
   if (existsSync(path)) return path;
-  mkdirSync(dir, { recursive: true });
   process.stderr.write(`bench: writing ${path}\n`);
   const partial = `${path}.partial-${process.pid}`;
   const w = new PcapWriter(partial, { linkType: 1, snapLen: 65535 });

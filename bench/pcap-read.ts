@@ -1,23 +1,21 @@
 // Reading captures: 1,000,000 64-byte frames through the reader's batches, no payload copies.
 
-import { existsSync, mkdirSync, renameSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, renameSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { PcapWriter } from "../src/pcap/pcap-writer.js";
 import { PcapngWriter } from "../src/pcap/pcapng-writer.js";
 import { openCapture } from "../src/pcap/reader.js";
 import type { CaptureWriter } from "../src/pcap/types.js";
 import type { Scenario } from "./scenario.js";
+import { scratchDir } from "./scratch.js";
 
 const PACKETS = 1_000_000;
 const FRAME_LEN = 64;
-const CACHE_DIR = join(tmpdir(), "strata-bench");
 
-/** Writes the capture once; later runs reuse it (the name says what is inside). */
+/** Writes the capture once per process, in its scratch directory; later scenarios reuse it (the name says what is inside). */
 function cachedCapture(format: "pcap" | "pcapng"): string {
-  const path = join(CACHE_DIR, `read-${PACKETS}x${FRAME_LEN}.${format}`);
+  const path = join(scratchDir(), `read-${PACKETS}x${FRAME_LEN}.${format}`);
   if (existsSync(path)) return path;
-  mkdirSync(CACHE_DIR, { recursive: true });
   process.stderr.write(`bench: writing ${path}\n`);
   const partial = `${path}.partial-${process.pid}`;
   let writer: CaptureWriter;

@@ -136,7 +136,7 @@ const refusal =
  * file, inside DIR or out of it.
  */
 const OUTPUT_NAMES = [
-  /^(summary\.json|trace\.jsonl)$/,
+  /^(summary\.json|trace\.jsonl|trace\.idx)$/,
   /^(links|delivered)\/[^/\\\0\n]+\.pcap$/,
   /^[^/\\\0\n]+\/(main\.p4|p4info\.json|p4info\.txtpb|entries\.json|entries\.bin|runtime_cli\.txt|manifest\.json)$/,
 ];

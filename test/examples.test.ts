@@ -1,9 +1,10 @@
 // Every example under examples/ is replayed and checked: where each packet
 // went (its fate in the trace), the summary's counts, and every output capture
-// byte for byte against the example's expected/ folder.
-// UPDATE_GOLDENS=1 rewrites expected/ from a run (then read them with tshark).
+// byte for byte against the example's expected/ folder, and what strata trace
+// shows of it against test/fixtures/golden/trace/.
+// UPDATE_GOLDENS=1 rewrites expected/ and those from a run (then read them with tshark).
 
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -49,12 +50,18 @@ describe.each(examples)("example %s", (name) => {
 
       const lines = readFileSync(join(out, "trace.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as TraceLine);
       expect(lines.map((l) => fate(l.steps))).toEqual(example.expect.fates);
-      // strata trace reads back every step the replay wrote, pushes, pops and hand-offs included.
+      // strata trace reads back every step the replay wrote, pushes, pops and hand-offs included:
+      // the list, then each packet (found through trace.idx), as test/fixtures/golden/trace/ has them.
+      let shownAll = "";
       for (const packet of [undefined, ...lines.map((l) => l.packet)]) {
         const shown = memoryIo();
         expect(await main(["trace", out, ...(packet === undefined ? [] : ["--packet", String(packet)])], shown)).toBe(0);
         expect(shown.stderr.text).toBe("");
+        shownAll += shown.stdout.text;
       }
+      const traceGolden = join(root, "test/fixtures/golden/trace", `${name}.txt`);
+      if (process.env.UPDATE_GOLDENS === "1") writeFileSync(traceGolden, shownAll);
+      expect(shownAll).toBe(readFileSync(traceGolden, "utf8"));
 
       const golden = join(dir, "expected");
       if (process.env.UPDATE_GOLDENS === "1") {
@@ -96,6 +103,18 @@ describe("bridged-lans", () => {
       rmSync(bridged, { recursive: true, force: true });
       rmSync(merged, { recursive: true, force: true });
     }
+  });
+});
+
+// examples/l2vpn is bridged-lans with the bridging trunk implemented by a GRE session at both
+// ends (seed Figure 8): layering changes how the link is made, not what crosses it or arrives.
+describe("l2vpn", () => {
+  it("delivers what bridged-lans delivers, and its trunk carries the same frames", () => {
+    const expected = (name: string, f: string): Buffer => readFileSync(join(root, "examples", name, "expected", f));
+    const same = ["delivered/lanA.h1.pcap", "delivered/lanA.h2.pcap", "delivered/lanB.h3.pcap", "delivered/lanB.h4.pcap", "links/lanA.trunk.pcap"];
+    for (const f of same) expect(expected("l2vpn", f), f).toEqual(expected("bridged-lans", f));
+    // The trunk's frames went through the tunnel, one GRE packet each.
+    expect(captures(join(root, "examples", "l2vpn", "expected"))).toContain("links/wan.tunnel.pcap");
   });
 });
 

@@ -41,6 +41,11 @@ export let outBase: usize = 0;
 export let outCap: i32 = 0;
 export let outPos: i32 = 0;
 
+/** A trace was asked for (setTracing): the ring exists. */
+export let traceOn: bool = false;
+/** The trace holds only the packets of traceRange's ranges: each input packet is looked up as it is loaded (inRanges). */
+export let traceSome: bool = false;
+/** The input packet being run (and its copies) is traced. */
 export let tracing: bool = false;
 export let traceBase: usize = 0;
 export let traceCap: i32 = 0; // events
@@ -57,8 +62,52 @@ export function outputInit(bytes: i32, events: i32): void {
   tracePos = 0;
 }
 
+// The packets traced, when not every one (traceOnly, traceRange): ascending, disjoint, inclusive ranges of packet numbers.
+//   ┌───────────┬──────────┐
+//   │ first u32 │ last u32 │   8 bytes a range, rangeCount of them at rangeBase
+//   └───────────┴──────────┘
+let rangeBase: usize = 0;
+let rangeCount: i32 = 0;
+let rangeCap: i32 = 0;
+
+/** Traces every packet, or none; forgets the ranges. */
 export function setTracing(on: bool): void {
+  traceOn = on;
   tracing = on;
+  traceSome = false;
+  rangeCount = 0;
+}
+
+/** With a trace on, traces only the packets of the ranges traceRange gives next: none until then. */
+export function traceOnly(): void {
+  traceSome = traceOn;
+  rangeCount = 0;
+}
+
+/** Traces the packets first..last too (after traceOnly; ranges in ascending order, apart). */
+export function traceRange(first: u32, last: u32): void {
+  if (rangeCount == rangeCap) {
+    rangeCap = rangeCap == 0 ? 16 : rangeCap << 1;
+    rangeBase = rangeBase == 0 ? heap.alloc(<usize>rangeCap << 3) : heap.realloc(rangeBase, <usize>rangeCap << 3);
+  }
+  const r = rangeBase + (<usize>rangeCount << 3);
+  store<u32>(r, first);
+  store<u32>(r, last, 4);
+  rangeCount++;
+}
+
+/** Whether `packet` is in a range of traceRange: a binary search. */
+export function inRanges(packet: u32): bool {
+  let lo = 0;
+  let hi = rangeCount - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const r = rangeBase + (<usize>mid << 3);
+    if (packet < load<u32>(r)) hi = mid - 1;
+    else if (packet > load<u32>(r, 4)) lo = mid + 1;
+    else return true;
+  }
+  return false;
 }
 
 /** Both rings are empty again (the TypeScript side has read them). */

@@ -30,7 +30,7 @@ import { fastLane } from "./fast";
 import { plansExpire } from "./plan";
 import { forward } from "./forward";
 import { cross } from "./link";
-import { event, traceRoom, tracing } from "./output";
+import { event, inRanges, traceCap, traceOn, tracePos, traceRoom, traceSome, tracing } from "./output";
 import { Packet, PACKET_SIZE, SLACK } from "./packet";
 import { deliver, receive } from "./receive";
 import { pop, resetCopies } from "./replicate";
@@ -120,7 +120,8 @@ export function resume(): i32 {
       if (pop(cur)) {
         active = true;
       } else if (inNext < inCount) {
-        if (!traceRoom(1)) return STATUS_PAUSED;
+        // Room for the injection, should the packet be traced.
+        if (traceOn && tracePos >= traceCap) return STATUS_PAUSED;
         loadInput(cur, inNext++);
         active = true;
       } else {
@@ -230,6 +231,8 @@ export function resume(): i32 {
   d.slot = -1;
   d.hops = 0;
   d.packet = firstPacket + <u32>i;
+  // With --trace-packets: this packet and its copies are traced, or not.
+  if (traceSome) tracing = inRanges(d.packet);
   d.copy = 0;
   d.session = 0;
   d.via = -1;

@@ -47,3 +47,10 @@ export function isoTimeNs(sec: number, nsec: number): string {
   // toISOString ends in ".mmmZ"; swap the milliseconds for all nine digits.
   return `${iso.slice(0, -4)}${frac}Z`;
 }
+
+/** A file's size for a person, in decimal units: 931 bytes, 108 MB, 1.19 GB. */
+export function fileSize(bytes: number): string {
+  if (bytes < 1e6) return `${bytes.toLocaleString("en-US")} bytes`;
+  if (bytes < 1e9) return `${Math.round(bytes / 1e6).toLocaleString("en-US")} MB`;
+  return `${(bytes / 1e9).toFixed(2)} GB`;
+}

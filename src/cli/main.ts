@@ -23,6 +23,7 @@ import { SpecError } from "../description/problems.js";
 export const EXIT_OK = 0;
 export const EXIT_PROBLEM = 1;
 export const EXIT_BAD_INPUT = 2;
+export const EXIT_INTERRUPTED = 130;
 
 /** What a command's action reports back to main(). */
 export interface CommandContext {

@@ -1,18 +1,28 @@
-// `strata p4runtime SPEC --listen HOST:PORT [--empty]`: keep an emulation of a
-// description running behind a P4Runtime server (src/p4runtime/), one device
-// per machine, until Ctrl-C. `strata serve` (live ports) can host the same
-// server on its emulation (see docs/cli.md).
+// `strata p4runtime SPEC --listen HOST:PORT [--empty] [--tls-cert FILE --tls-key FILE
+// [--tls-ca FILE]]`: keep an emulation of a description running behind a P4Runtime
+// server (src/p4runtime/), one device per machine, until Ctrl-C. `strata serve` (live
+// ports) can host the same server on its emulation (see docs/cli.md); the flags and
+// lines about where and how it listens are here, for both.
 
 import type { Command } from "commander";
 import { compile } from "../control/compile.js";
 import { loadSpec } from "../description/load.js";
 import { UsageError } from "../errors.js";
 import { LocalEmulation } from "../p4runtime/emulation.js";
-import { P4RuntimeServer } from "../p4runtime/server.js";
+import { CLOSE_GRACE_MS, describeStats, P4RuntimeServer } from "../p4runtime/server.js";
+import { isLoopback, loadTls, type Tls } from "../p4runtime/tls.js";
 import type { CommandContext } from "./main.js";
 import { EXIT_OK } from "./main.js";
+import { StopSignals } from "./stop-signals.js";
 
-interface Flags {
+/** The TLS flags of both commands that serve P4Runtime. */
+export interface TlsFlags {
+  tlsCert?: string;
+  tlsKey?: string;
+  tlsCa?: string;
+}
+
+interface Flags extends TlsFlags {
   listen: string;
   empty?: boolean;
 }
@@ -25,18 +35,57 @@ export function listenAddress(text: string, flag = "--listen"): string {
   return text;
 }
 
+/** The HOST of a HOST:PORT. */
+const hostOf = (address: string): string => address.slice(0, address.lastIndexOf(":"));
+
+/** Adds --tls-cert, --tls-key and --tls-ca to a command that serves P4Runtime (`what`: which flag's server). */
+export function tlsOptions(command: Command, what = ""): Command {
+  return command
+    .option("--tls-cert <file>", `${what}serve over TLS with this certificate (PEM; give --tls-key too)`)
+    .option("--tls-key <file>", `${what}the private key of --tls-cert's certificate (PEM, not encrypted)`)
+    .option("--tls-ca <file>", `${what}admit only clients with a certificate signed by this CA (PEM; needs --tls-cert)`);
+}
+
+/** The TLS flags' files, read and checked; none without --tls-cert. Half a pair is a usage error, a bad file an input error naming it. */
+export function tlsOf(flags: TlsFlags): Tls | undefined {
+  if (flags.tlsCert === undefined && flags.tlsKey === undefined) {
+    if (flags.tlsCa !== undefined) throw new UsageError("--tls-ca checks the clients' certificates over TLS: give --tls-cert and --tls-key too");
+    return undefined;
+  }
+  if (flags.tlsCert === undefined) throw new UsageError("--tls-key is the key of a --tls-cert certificate: give --tls-cert FILE too");
+  if (flags.tlsKey === undefined) throw new UsageError("--tls-cert needs its private key: give --tls-key FILE too");
+  return loadTls({ cert: flags.tlsCert, key: flags.tlsKey, ...(flags.tlsCa !== undefined ? { ca: flags.tlsCa } : {}) });
+}
+
+/** The warning line for a server that listens beyond loopback in plain text, or none. */
+export function exposureWarning(flag: string, address: string, tls: Tls | undefined): string | undefined {
+  if (tls !== undefined || isLoopback(hostOf(address))) return undefined;
+  return `strata: warning: ${flag} ${address}: no TLS beyond loopback: anyone who reaches this address can become primary, write the tables and send packets from the emulated members (give --tls-cert, --tls-key and --tls-ca, or listen on 127.0.0.1)`;
+}
+
+/** "127.0.0.1:9559", with how it is secured: the server's address for the line announcing it. */
+export function servedAt(address: string, port: number, tls: Tls | undefined): string {
+  const secured = tls === undefined ? "" : tls.ca === undefined ? " over TLS" : " over TLS with client certificates";
+  return `${hostOf(address)}:${port}${secured}`;
+}
+
 export function registerP4Runtime(program: Command, ctx: CommandContext): void {
-  program
+  const command = program
     .command("p4runtime")
     .description("run a description behind a P4Runtime server (gRPC): one device per machine, as strata export p4 numbers them")
     .argument("<spec>", "network description (YAML or JSON)")
-    .requiredOption("--listen <host:port>", "where the gRPC server listens (port 0: any free port)")
-    .option("--empty", "start every device with no entries (a controller installs them); otherwise each holds its export's WriteRequest")
+    .requiredOption("--listen <host:port>", "where the gRPC server listens, e.g. 127.0.0.1:9559 (port 0: any free port)")
+    .option("--empty", "start every device with no entries (a controller installs them); otherwise each holds its export's WriteRequest");
+  tlsOptions(command)
     .addHelpText(
       "after",
       `
-Runs until Ctrl-C (SIGINT) or SIGTERM, then prints how many packet-outs and packet-ins it carried.
-Exit codes: 0 stopped; 2 bad description or flag, or an address it cannot listen on.
+Runs until Ctrl-C (SIGINT) or SIGTERM, then gives open streams ${CLOSE_GRACE_MS / 1000} s to end, cancels
+them and prints how many packet-outs and packet-ins it carried; a second Ctrl-C
+stops it at once (exit 130).
+Any client that reaches the server can become primary: listen on loopback, or use TLS with
+--tls-ca (a line on stderr warns of a server beyond loopback without TLS).
+Exit codes: 0 stopped; 2 bad description, flag or TLS file, or an address it cannot listen on.
 docs/cli.md lists what the server does with Write, Read, StreamChannel and the pipeline config.`,
     )
     .action(async (spec: string, flags: Flags) => {
@@ -46,30 +95,32 @@ docs/cli.md lists what the server does with Write, Read, StreamChannel and the p
 
 async function runP4Runtime(spec: string, flags: Flags, ctx: CommandContext): Promise<number> {
   const address = listenAddress(flags.listen);
+  const tls = tlsOf(flags);
   const compiled = compile(loadSpec(spec));
-  const emulation = new LocalEmulation(compiled);
-  let server: P4RuntimeServer;
+  // Before the server is announced: a signal from then on stops it cleanly.
+  const signals = new StopSignals();
   try {
-    server = await P4RuntimeServer.start(emulation, { address, source: spec, empty: flags.empty === true });
-  } catch (e) {
-    throw new UsageError(`--listen ${address}: cannot listen there (${e instanceof Error ? e.message : String(e)})`);
+    const emulation = new LocalEmulation(compiled);
+    let server: P4RuntimeServer;
+    try {
+      server = await P4RuntimeServer.start(emulation, { address, source: spec, empty: flags.empty === true, ...(tls !== undefined ? { tls } : {}) });
+    } catch (e) {
+      emulation.close();
+      throw new UsageError(`--listen ${address}: cannot listen there (${e instanceof Error ? e.message : String(e)})`);
+    }
+    const warning = exposureWarning("--listen", address, tls);
+    if (warning !== undefined) ctx.io.stderr.write(`${warning}\n`);
+    await ctx.io.stderr.flush();
+    const devices = compiled.machines.map((m, i) => `${i + 1} ${m}`).join(", ");
+    ctx.io.stdout.write(`P4Runtime server on ${servedAt(address, server.port, tls)} for ${spec}: devices ${devices}${flags.empty === true ? " (empty)" : ""}; Ctrl-C stops it\n`);
+    await ctx.io.stdout.flush();
+    await signals.stopped;
+    await server.close();
+    emulation.close();
+    ctx.io.stdout.write(`stopped: ${describeStats(server.stats)}\n`);
+    await ctx.io.stdout.flush();
+    return EXIT_OK;
+  } finally {
+    signals.dispose();
   }
-  const host = address.slice(0, address.lastIndexOf(":"));
-  const devices = compiled.machines.map((m, i) => `${i + 1} ${m}`).join(", ");
-  ctx.io.stdout.write(`P4Runtime server on ${host}:${server.port} for ${spec}: devices ${devices}${flags.empty === true ? " (empty)" : ""}; Ctrl-C stops it\n`);
-  await ctx.io.stdout.flush();
-  await new Promise<void>((resolve) => {
-    const stop = (): void => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      resolve();
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
-  });
-  await server.close();
-  emulation.close();
-  const s = server.stats;
-  ctx.io.stdout.write(`stopped: ${s.packetOuts} packet-outs, ${s.packetIns} packet-ins (${s.packetInsDropped} with no primary controller to take them)\n`);
-  return EXIT_OK;
 }

@@ -1,14 +1,19 @@
-// `strata run SPEC --in ENDPOINT=FILE... --out DIR [--trace]`: replay captures
+// `strata run SPEC --in ENDPOINT=FILE... --out DIR [--trace] [--trace-packets RANGES]`: replay captures
 // through a network and write what every link carried and every member got.
 
+import { join } from "node:path";
 import { type Command, Option } from "commander";
 import cliProgress from "cli-progress";
 import { UsageError } from "../errors.js";
 import { ENDPOINT_FORMS } from "../control/endpoints.js";
 import { replay } from "../run/replay.js";
+import { parsePacketRanges, TRACE_PACKETS_HELP } from "../run/trace-packets.js";
+import { TRACE_LARGE_BYTES } from "../run/trace.js";
+import { TRACE_FILE } from "../run/outputs.js";
 import { WORKERS_MAX } from "../run/workers.js";
-import { COPY_LIMIT_MAX, HOP_LIMIT_MAX } from "../wasm/runner.js";
+import { COPY_LIMIT_MAX, HOP_LIMIT_MAX, type PacketRanges } from "../wasm/runner.js";
 import type { Summary } from "../run/summary.js";
+import { fileSize } from "./format.js";
 import type { Io } from "./io.js";
 import { type CommandContext, EXIT_BAD_INPUT, EXIT_OK } from "./main.js";
 
@@ -17,6 +22,7 @@ interface RunFlags {
   out: string;
   force?: boolean;
   trace?: boolean;
+  tracePackets?: PacketRanges;
   json?: boolean;
   hopLimit: number;
   copyLimit: number;
@@ -33,6 +39,7 @@ export function registerRun(program: Command, ctx: CommandContext): void {
     .requiredOption("--out <dir>", "directory for links/, delivered/, summary.json (and trace.jsonl): new, empty, or written by strata before")
     .option("--force", "write into a non-empty directory strata did not write (never replacing a file there)")
     .option("--trace", "also write trace.jsonl: every step of every packet")
+    .addOption(new Option("--trace-packets <ranges>", TRACE_PACKETS_HELP).argParser((v: string) => parsePacketRanges(v)))
     .option("--json", "print summary.json on stdout instead of a short report")
     .option("--updates <file>", "apply timed changes at capture times: new descriptions, links and members down and up (docs/updates.md)")
     .addOption(new Option("--hop-limit <n>", `links a packet may cross before it is dropped as a loop (1 to ${HOP_LIMIT_MAX})`).default(64).argParser(limit("--hop-limit", HOP_LIMIT_MAX)))
@@ -115,10 +122,12 @@ function runReplay(spec: string, flags: RunFlags, io: Io): number {
         out: flags.out,
         force: flags.force === true,
         trace: flags.trace === true,
+        ...(flags.tracePackets !== undefined ? { tracePackets: flags.tracePackets } : {}),
         hopLimit: flags.hopLimit,
         copyLimit: flags.copyLimit,
         ...(flags.workers !== undefined ? { workers: flags.workers } : {}),
         ...(flags.updates !== undefined ? { updates: flags.updates } : {}),
+        warn: (line: string) => io.stderr.write(`strata: warning: ${line}\n`),
         ...(bar !== undefined
           ? {
               progress: (done: number, total: number, packets: number) => {
@@ -136,11 +145,20 @@ function runReplay(spec: string, flags: RunFlags, io: Io): number {
     }
   })();
   io.stdout.write(flags.json === true ? `${JSON.stringify(result.summary, null, 2)}\n` : report(result.summary, flags.out));
+  const note = result.trace === undefined ? undefined : largeTrace(join(flags.out, TRACE_FILE), result.trace);
+  if (note !== undefined) io.stderr.write(`strata: ${note}\n`);
   for (const error of result.errors) io.stderr.write(`strata: ${error.message}\n`);
   return result.errors.length > 0 ? EXIT_BAD_INPUT : EXIT_OK;
 }
 
 const count = (n: number): string => n.toLocaleString("en-US");
+
+/** For a trace past TRACE_LARGE_BYTES, what it cost and how to make it smaller; else undefined. */
+export function largeTrace(file: string, trace: { readonly bytes: number; readonly packets: number }): string | undefined {
+  if (trace.bytes <= TRACE_LARGE_BYTES) return undefined;
+  const each = trace.packets > 0 ? `, ${count(Math.round(trace.bytes / trace.packets))} bytes a packet` : "";
+  return `${file}: ${fileSize(trace.bytes)} for ${count(trace.packets)} packets${each} (--trace-packets RANGES traces only the packets named, e.g. --trace-packets 0-999)`;
+}
 
 /** A short report for a person: where the packets went. */
 export function report(s: Summary, out: string): string {

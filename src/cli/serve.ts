@@ -1,31 +1,43 @@
-// `strata serve SPEC [--port ENDPOINT=IFACE]... [--out DIR] [--trace] [--json] [--commands]`:
+// `strata serve SPEC [--port ENDPOINT=IFACE]... [--out DIR] [--trace] [--trace-packets RANGES] [--trace-max MB] [--json] [--commands]`:
 // keep an emulation of a description running, its external links plugged into
 // network interfaces, until Ctrl-C (or a `stop` command).
 
-import { createInterface } from "node:readline";
+import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { type Command, Option } from "commander";
 import { compile } from "../control/compile.js";
 import { loadSpec } from "../description/load.js";
 import { excerpt, UsageError } from "../errors.js";
 import type { Summary } from "../run/summary.js";
-import { COMMANDS_HELP, runCommand } from "../serve/control.js";
-import { Emulation, resolveExternal } from "../serve/emulation.js";
-import { CAP_INSTALL, checkPorts, type LivePort, LivePorts, loadCap, parsePort } from "../serve/ports.js";
+import { TRACE_FILE } from "../run/outputs.js";
+import { fileSize } from "./format.js";
+import { type Line, LineSplitter } from "../lines.js";
+import { COMMAND_LINE_MAX, COMMANDS_HELP, type CommandResult, runCommand } from "../serve/control.js";
+import { Emulation, resolveExternal, TRACE_MAX_BYTES } from "../serve/emulation.js";
+import { portLine } from "../serve/port-counters.js";
+import { CAP_INSTALL, checkPorts, LivePorts, loadCap, parsePort } from "../serve/ports.js";
 import { DescriptionReloader } from "../serve/watch.js";
-import { COPY_LIMIT_MAX, HOP_LIMIT_MAX } from "../wasm/runner.js";
-import { P4RuntimeServer } from "../p4runtime/server.js";
+import { COPY_LIMIT_MAX, HOP_LIMIT_MAX, type PacketRanges } from "../wasm/runner.js";
+import { parsePacketRanges, TRACE_PACKETS_HELP } from "../run/trace-packets.js";
+import { CLOSE_GRACE_MS, describeStats, P4RuntimeServer, type ServerStats } from "../p4runtime/server.js";
 import { SERVED_OPTIONS, ServedEmulation } from "../p4runtime/serve-emulation.js";
-import { listenAddress } from "./p4runtime.js";
+import { exposureWarning, listenAddress, servedAt, type TlsFlags, tlsOf, tlsOptions } from "./p4runtime.js";
 import type { Io } from "./io.js";
 import { collect, limit, outputsLine } from "./run.js";
 import { type CommandContext, EXIT_OK } from "./main.js";
+import { StopSignals } from "./stop-signals.js";
 
-export interface ServeFlags {
+/** The largest --trace-max, in MB: a million megabytes. */
+const TRACE_MAX_MB = 1_000_000;
+
+export interface ServeFlags extends TlsFlags {
   port: string[];
   out?: string;
   force?: boolean;
   trace?: boolean;
+  tracePackets?: PacketRanges;
+  /** Megabytes of trace.jsonl after which tracing stops (default TRACE_MAX_BYTES). */
+  traceMax?: number;
   json?: boolean;
   commands?: boolean;
   hopLimit: number;
@@ -43,12 +55,12 @@ export interface ServeHooks {
   readonly commands?: Readable;
   /** Stops the emulation when aborted, as Ctrl-C does. */
   readonly signal?: AbortSignal;
-  /** Listen for SIGINT and SIGTERM (the command line does). */
+  /** Listen for SIGINT and SIGTERM (the command line does), and SIGHUP. */
   readonly signals?: boolean;
 }
 
 export function registerServe(program: Command, ctx: CommandContext): void {
-  program
+  const command = program
     .command("serve")
     .description("keep an emulation running, its external links plugged into network interfaces")
     .argument("<spec>", "network description (YAML or JSON)")
@@ -56,12 +68,19 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option("--out <dir>", "at the end, write links/, delivered/, summary.json (and trace.jsonl) here, as strata run does")
     .option("--force", "write into a non-empty --out directory strata did not write (never replacing a file there)")
     .option("--trace", "also write trace.jsonl into --out: every step of every packet")
+    .addOption(new Option("--trace-packets <ranges>", TRACE_PACKETS_HELP).argParser((v: string) => parsePacketRanges(v)))
+    .addOption(
+      new Option("--trace-max <mb>", `with a trace: stop tracing once trace.jsonl holds this many megabytes, and say so (1 to ${TRACE_MAX_MB})`)
+        .default(TRACE_MAX_BYTES / 1e6)
+        .argParser(limit("--trace-max", TRACE_MAX_MB)),
+    )
     .option("--json", "at the end, print the summary as JSON on stdout instead of a short report")
     .option("--commands", "read control commands from stdin, one a line (help lists them)")
     .addOption(new Option("--hop-limit <n>", `links a packet may cross before it is dropped as a loop (1 to ${HOP_LIMIT_MAX})`).default(64).argParser(limit("--hop-limit", HOP_LIMIT_MAX)))
     .addOption(new Option("--copy-limit <n>", `copies replication may make of one input packet (1 to ${COPY_LIMIT_MAX})`).default(4096).argParser(limit("--copy-limit", COPY_LIMIT_MAX)))
     .option("--p4runtime <host:port>", "serve the emulation over P4Runtime (gRPC) too: one device per machine, as strata export p4 numbers them (port 0: any free port)")
-    .option("--empty", "with --p4runtime: start every device with no entries, for a controller to install")
+    .option("--empty", "with --p4runtime: start every device with no entries, for a controller to install");
+  tlsOptions(command, "with --p4runtime: ")
     .option("--watch", "reload the description when its file changes: its tables are reconciled between packet batches (SIGHUP and the reload command reload it too)")
     .addHelpText(
       "after",
@@ -70,10 +89,15 @@ Ports: --port lanA:hostA=veth0 plugs the external link hostA of network lanA int
 interface veth0 (libpcap, through the optional npm package cap): frames arriving on
 veth0 enter the network on hostA, and frames the network sends out on hostA leave
 through veth0. The interface must carry the network's header (Ethernet for ethernet).
+Each port has a process of its own: an interface going down closes its port alone, until
+it is up. Per port, the counts (and summary.json's ports) say what was dropped on the way
+in: by the interface, by the capture (its buffer was full: strata fell behind; or the
+port was closed), by strata (it took no frames: starting or stopping).
 
 strata prints "serving …" on stderr once packets flow; Ctrl-C (or SIGTERM, or the
 command stop) stops it cleanly: the last packets are run, --out is written, the counts
-are printed, and the exit code is 0.
+are printed, and the exit code is 0. A P4Runtime server gives its open streams
+${CLOSE_GRACE_MS / 1000} s to end, then cancels them. A second Ctrl-C stops at once (exit 130).
 
 ${COMMANDS_HELP}
 
@@ -101,13 +125,20 @@ All exit codes: strata --help.`,
 export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: ServeHooks = {}): Promise<number> {
   const args = flags.port.map(parsePort);
   if (flags.trace === true && flags.out === undefined) throw new UsageError("--trace writes trace.jsonl into --out: give --out DIR too");
+  if (flags.tracePackets !== undefined && flags.out === undefined) throw new UsageError("--trace-packets writes trace.jsonl into --out: give --out DIR too");
   if (flags.empty === true && flags.p4runtime === undefined) throw new UsageError("--empty starts the P4Runtime devices empty: give --p4runtime HOST:PORT too");
+  const tlsFlag = flags.tlsCert !== undefined ? "--tls-cert" : flags.tlsKey !== undefined ? "--tls-key" : flags.tlsCa !== undefined ? "--tls-ca" : undefined;
+  if (tlsFlag !== undefined && flags.p4runtime === undefined) throw new UsageError(`${tlsFlag} secures the P4Runtime server: give --p4runtime HOST:PORT too`);
   const p4address = flags.p4runtime === undefined ? undefined : listenAddress(flags.p4runtime, "--p4runtime");
+  const tls = tlsOf(flags);
+  const traceMax = flags.traceMax ?? TRACE_MAX_BYTES / 1e6;
   const compiled = compile(loadSpec(spec));
   checkPorts(compiled, args);
   const loaded = args.length > 0 ? loadCap() : undefined;
   if (loaded !== undefined && loaded.cap === undefined) throw new UsageError(`--port needs the package cap, which is not installed or did not build: ${CAP_INSTALL}`);
   const externals = args.map((a) => resolveExternal(compiled, a.endpoint));
+  // Before anything is opened or announced: a signal from then on stops the emulation cleanly (once it runs).
+  const signals = hooks.signals === true ? new StopSignals() : undefined;
   let live: LivePorts | undefined;
   let em: Emulation | undefined;
   const say = (line: string): void => {
@@ -116,7 +147,12 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
   };
   try {
     if (loaded?.cap !== undefined) {
-      const specs = args.map((arg, k) => ({ arg, linkType: externals[k]?.network.spec.design.linkType ?? -1, network: externals[k]?.network.name ?? "" }));
+      const specs = args.map((arg, k) => ({
+        arg,
+        endpoint: externals[k]?.name ?? arg.endpoint,
+        linkType: externals[k]?.network.spec.design.linkType ?? -1,
+        network: externals[k]?.network.name ?? "",
+      }));
       live = await LivePorts.open(loaded.cap, specs, say);
     }
     // Packets enter at the ports' external links that something arrives on.
@@ -128,10 +164,13 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
         sources: entering.map((e) => e.source),
         ...(flags.out !== undefined ? { out: flags.out } : {}),
         force: flags.force === true,
-        trace: flags.trace === true,
+        trace: flags.trace === true || flags.tracePackets !== undefined,
+        ...(flags.tracePackets !== undefined ? { tracePackets: flags.tracePackets } : {}),
+        traceMaxBytes: traceMax * 1e6,
+        onTraceFull: (trace) => say(`strata: ${join(flags.out ?? "", TRACE_FILE)}: ${fileSize(trace.bytes)} for ${count(trace.packets)} packets: tracing stopped there, at --trace-max ${count(traceMax)} (MB); the emulation goes on`),
         hopLimit: flags.hopLimit,
         copyLimit: flags.copyLimit,
-        // The port process hands frames over in chunks: a batch is what one chunk brought.
+        // The port processes hand frames over in chunks: a batch is what one turn of the event loop brought.
         flushMs: 0,
         // With --p4runtime the server installs the rows itself (the export's, unless --empty) and sends deliveries as PacketIn.
         ...(p4address !== undefined ? SERVED_OPTIONS : {}),
@@ -139,11 +178,14 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
       compiled,
     );
   } catch (err) {
+    signals?.dispose();
     await live?.close();
     throw err;
   }
   const emulation = em;
   const ports = live?.ports ?? [];
+  const livePorts = live;
+  emulation.reportPorts(() => livePorts?.counts() ?? []);
   live?.attach(
     emulation,
     externals.map((e) => emulation.external(e.name)),
@@ -159,14 +201,19 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
           io.stderr.write(`${line}\n`);
           void io.stderr.flush();
         },
+        ...(tls !== undefined ? { tls } : {}),
       });
     } catch (err) {
+      signals?.dispose();
       emulation.stop();
       await live?.close();
       throw new UsageError(`--p4runtime ${p4address}: cannot serve there (${err instanceof Error ? err.message : String(err)})`);
     }
-    io.stderr.write(`P4Runtime server on ${p4address.slice(0, p4address.lastIndexOf(":"))}:${p4server.port}: devices ${compiled.machines.map((m, i) => `${i + 1} ${m}`).join(", ")}${flags.empty === true ? " (empty)" : ""}\n`);
+    const warning = exposureWarning("--p4runtime", p4address, tls);
+    if (warning !== undefined) io.stderr.write(`${warning}\n`);
+    io.stderr.write(`P4Runtime server on ${servedAt(p4address, p4server.port, tls)}: devices ${compiled.machines.map((m, i) => `${i + 1} ${m}`).join(", ")}${flags.empty === true ? " (empty)" : ""}\n`);
   }
+  const server = p4server;
   const reloader = new DescriptionReloader(emulation, spec, (r) => {
     for (const line of r.lines) io.stderr.write(r.ok ? `${line}\n` : `strata: ${line}\n`);
     void io.stderr.flush();
@@ -174,45 +221,43 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
   if (flags.watch === true) reloader.watch();
 
   // The summary, and why the outputs could not be written (then the counts are still reported).
-  const { summary, failed } = await new Promise<{ summary: Summary; failed?: unknown }>((resolve, reject) => {
+  const ending = new Promise<{ summary: Summary; failed?: unknown }>((resolve, reject) => {
     let stopping = false;
     const cleanups: (() => void)[] = [];
     const stop = (): void => {
       if (stopping) return;
       stopping = true;
+      signals?.stop();
       for (const c of cleanups) c();
-      void p4server?.close();
-      // The frames the emulation has queued run first, and what they send goes out before the ports close.
-      let ended: { summary: Summary; failed?: unknown };
+      // Open P4Runtime streams have their grace period while the last packets run and the ports close.
+      const closed = server?.close() ?? Promise.resolve();
+      // The frames the emulation has queued run first, and what they send goes out before the ports
+      // close; then the emulation stops, its summary holding the ports' final counts. A failed
+      // final write (--out gone, full, read-only) ends it too: the counts as they are, then the reason.
+      const end = (): { summary: Summary; failed?: unknown } => {
+        try {
+          return { summary: emulation.stop() };
+        } catch (err) {
+          return { summary: emulation.summary(), failed: err };
+        }
+      };
+      let flushed: unknown;
       try {
-        ended = { summary: emulation.stop() };
+        emulation.flush();
       } catch (err) {
-        // A failed final write (--out gone, full, read-only): the counts as they are, then the reason.
-        ended = { summary: emulation.summary(), failed: err };
+        flushed = err;
       }
-      void (live?.close() ?? Promise.resolve()).then(() => resolve(ended), reject);
+      void Promise.all([live?.close(), closed]).then(() => (flushed === undefined ? resolve(end()) : reject(flushed)), reject);
     };
     // Nothing else may hold the event loop open (no ports, no commands): this timer does until stop.
     const keepAlive = setInterval(() => {}, 1 << 30);
     cleanups.push(() => clearInterval(keepAlive));
     cleanups.push(() => reloader.close());
-    if (hooks.signals === true) {
-      const onSignal = (): void => {
-        if (stopping) process.exit(130); // a second Ctrl-C while stopping: at once
-        stop();
-      };
-      process.on("SIGINT", onSignal);
-      process.on("SIGTERM", onSignal);
+    if (signals !== undefined) {
+      void signals.stopped.then(stop);
       const onHangUp = (): void => void reloader.reload();
       process.on("SIGHUP", onHangUp);
       cleanups.push(() => process.off("SIGHUP", onHangUp));
-      cleanups.push(() => {
-        // Kept until exit, so that a second Ctrl-C during the last writes still ends the process at once.
-        setImmediate(() => {
-          process.off("SIGINT", onSignal);
-          process.off("SIGTERM", onSignal);
-        });
-      });
     }
     if (hooks.signal !== undefined) {
       if (hooks.signal.aborted) setImmediate(stop);
@@ -220,29 +265,46 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
     }
     if (flags.commands === true) {
       const input = hooks.commands ?? process.stdin;
-      const lines = createInterface({ input, terminal: false });
+      const split = new LineSplitter(COMMAND_LINE_MAX);
       // One command at a time, in order, each between batches.
       let chain = Promise.resolve();
-      lines.on("line", (line) => {
+      const command = (line: Line): void => {
         chain = chain.then(async () => {
           if (stopping) return;
-          const r = await runCommand(emulation, line);
+          const r: CommandResult = line.ok ? await runCommand(emulation, line.text) : { ok: false, line: `command line ${line.number} is too long: over ${COMMAND_LINE_MAX} bytes, the limit (ignored)` };
           if (r.line !== "") io.stderr.write(r.ok ? `${r.line}\n` : `strata: ${r.line}\n`);
           await io.stderr.flush();
           if (r.stop === true) stop();
         });
+      };
+      const onData = (chunk: Uint8Array | string): void => split.push(chunk).forEach(command);
+      const onEnd = (): void => split.end().forEach(command);
+      input.on("data", onData);
+      input.on("end", onEnd);
+      cleanups.push(() => {
+        input.off("data", onData);
+        input.off("end", onEnd);
+        input.pause();
       });
-      cleanups.push(() => lines.close());
     }
     const bound = args.map((a) => `${externals[args.indexOf(a)]?.name ?? a.endpoint}=${a.iface}`);
     io.stderr.write(`serving ${spec}${bound.length > 0 ? ` on ${bound.join(", ")}` : " (no ports)"}; Ctrl-C stops\n`);
     void io.stderr.flush();
   });
+  const { summary, failed } = await ending.catch((err: unknown) => {
+    signals?.dispose();
+    throw err;
+  });
 
-  io.stdout.write(flags.json === true ? `${JSON.stringify(summary, null, 2)}\n` : report(summary, ports, failed === undefined ? flags.out : undefined));
+  const p4stats = server === undefined ? {} : { p4runtime: { ...server.stats } };
+  io.stdout.write(flags.json === true ? `${JSON.stringify({ ...summary, ...p4stats }, null, 2)}\n` : report(summary, failed === undefined ? flags.out : undefined, server?.stats));
   for (const p of ports) {
     if (p.lastError !== "") io.stderr.write(`strata: ${p.arg.iface}: the interface refused frames (${excerpt(p.lastError)})\n`);
   }
+  // Kept until the last line is out, so that a second Ctrl-C during the last writes still ends the process at once.
+  await io.stdout.flush();
+  await io.stderr.flush();
+  signals?.dispose();
   if (failed !== undefined) throw failed;
   return EXIT_OK;
 }
@@ -250,19 +312,15 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
 const count = (n: number): string => n.toLocaleString("en-US");
 
 /** The counts at the end, for a person. */
-function report(s: Summary, ports: readonly LivePort[], out: string | undefined): string {
+function report(s: Summary, out: string | undefined, p4stats: ServerStats | undefined): string {
   const { injected, delivered, dropped, exited } = s.packets;
   const lines = [`served ${count(injected)} packets through ${s.spec} in ${s.elapsedSeconds.toFixed(1)} s`];
   lines.push(`  delivered ${count(delivered).padStart(8)}`);
   const drops = Object.entries(s.drops).map(([k, v]) => `${k} ${count(v ?? 0)}`);
   lines.push(`  dropped   ${count(dropped).padStart(8)}${drops.length > 0 ? `   ${drops.join(", ")}` : ""}`);
   lines.push(`  left      ${count(exited).padStart(8)}   on external links`);
-  for (const p of ports) {
-    const cut = p.truncated > 0 ? `, ${count(p.truncated)} cut to the snapshot length` : "";
-    const ignored = p.ignored > 0 ? `, ${count(p.ignored)} ignored (its link only leaves the network)` : "";
-    const unsent = p.unsent > 0 ? `, ${count(p.unsent)} not sent (the port was closed or the interface refused them)` : "";
-    lines.push(`  port ${p.arg.text}: ${count(p.received)} received, ${count(p.sent)} sent${cut}${ignored}${unsent}`);
-  }
+  for (const p of s.ports ?? []) lines.push(`  ${portLine(p)}`);
+  if (p4stats !== undefined) lines.push(`  P4Runtime ${describeStats(p4stats)}`);
   if (out !== undefined) lines.push(outputsLine(s, out));
   return `${lines.join("\n")}\n`;
 }

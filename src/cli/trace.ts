@@ -3,10 +3,12 @@
 
 import { createReadStream, existsSync } from "node:fs";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { type Command, InvalidArgumentError } from "commander";
 import { describeIoError, InputError } from "../errors.js";
-import { checkTraceLine, type TraceLine, type TraceStep } from "../run/trace.js";
+import { type Line, readLines } from "../lines.js";
+import { TRACE_FILE } from "../run/outputs.js";
+import { readIndexed } from "../run/trace-file.js";
+import { checkTraceLine, TRACE_LINE_MAX, type TraceLine, type TraceStep } from "../run/trace.js";
 import { isoTimeNs } from "./format.js";
 import type { Io } from "./io.js";
 import type { CommandContext } from "./main.js";
@@ -34,41 +36,62 @@ export function registerTrace(program: Command, ctx: CommandContext): void {
 }
 
 async function showTrace(dir: string, flags: TraceFlags, io: Io): Promise<void> {
-  const file = join(dir, "trace.jsonl");
+  const file = join(dir, TRACE_FILE);
   if (!existsSync(file)) throw new InputError(file, "", "there is no trace here", "replay with `strata run … --trace` first");
-  const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
-  let n = 0;
-  let found = false;
-  const edited = "the file was cut or edited; replay again";
-  for await (const text of readable(lines, file)) {
-    n++;
+  if (flags.packet !== undefined) {
+    const indexed = readIndexed(dir, flags.packet, TRACE_LINE_MAX);
+    if (indexed?.found === false) throw noPacket(file, flags.packet, indexed);
+    const line = indexed === undefined ? undefined : parseTraceLine(indexed.text, file, indexed.line);
+    if (line !== undefined && indexed?.found === true && line.packet === flags.packet) {
+      io.stdout.write(flags.json === true ? `${indexed.text}\n` : formatPath(line));
+      return;
+    }
+  }
+  // Every line in turn: the list, or --packet without an index that is the trace's (a trace from an older strata).
+  const held = { lines: 0, first: 0, last: 0 };
+  for await (const line of readable(readLines(createReadStream(file), TRACE_LINE_MAX), file)) {
+    const n = line.number;
+    if (!line.ok) throw new InputError(file, `line ${n}`, `longer than ${TRACE_LINE_MAX_TEXT}, the most a trace line holds`, EDITED);
+    const text = line.text;
     if (text === "") continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      throw new InputError(file, `line ${n}`, "not a JSON trace line", edited);
-    }
-    const checked = checkTraceLine(value);
-    if (!checked.ok) throw new InputError(file, `line ${n}`, checked.problem, edited);
-    const line = checked.value;
+    const checked = parseTraceLine(text, file, n);
+    if (held.lines++ === 0) held.first = checked.packet;
+    held.last = checked.packet;
     if (flags.packet !== undefined) {
-      if (line.packet !== flags.packet) continue;
-      io.stdout.write(flags.json === true ? `${text}\n` : formatPath(line));
-      found = true;
-      break;
+      if (checked.packet !== flags.packet) continue;
+      io.stdout.write(flags.json === true ? `${text}\n` : formatPath(checked));
+      return;
     }
-    io.stdout.write(flags.json === true ? `${text}\n` : `${formatHeader(line)}  ${fate(line.steps)}\n`);
+    io.stdout.write(flags.json === true ? `${text}\n` : `${formatHeader(checked)}  ${fateOf(checked)}\n`);
     await io.stdout.flush();
   }
-  lines.close();
-  if (flags.packet !== undefined && !found) {
-    throw new InputError(file, "", `no packet ${flags.packet} in the trace (it has ${n} packets, numbered from 0)`);
+  if (flags.packet !== undefined) throw noPacket(file, flags.packet, held);
+}
+
+/** No line for `packet`: what the trace holds instead. */
+function noPacket(file: string, packet: number, held: { readonly lines: number; readonly first: number; readonly last: number }): InputError {
+  const holds = held.lines === 0 ? "it holds none" : held.lines === 1 ? `it holds packet ${held.first} only` : `it holds ${held.lines} packets, from ${held.first} to ${held.last}`;
+  return new InputError(file, "", `no packet ${packet} in the trace (${holds})`);
+}
+
+const EDITED = "the file was cut or edited; replay again";
+const TRACE_LINE_MAX_TEXT = `${TRACE_LINE_MAX >> 20} MiB`;
+
+/** Line `n` of the trace `file`, checked: InputError when it is not a trace line. */
+function parseTraceLine(text: string, file: string, n: number): TraceLine {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new InputError(file, `line ${n}`, "not a JSON trace line", EDITED);
   }
+  const checked = checkTraceLine(value);
+  if (!checked.ok) throw new InputError(file, `line ${n}`, checked.problem, EDITED);
+  return checked.value;
 }
 
 /** The lines of the trace; a file that cannot be read (a directory, no permission) is bad input. */
-async function* readable(lines: AsyncIterable<string>, file: string): AsyncGenerator<string> {
+async function* readable(lines: AsyncIterable<Line>, file: string): AsyncGenerator<Line> {
   try {
     yield* lines;
   } catch (err) {
@@ -93,10 +116,16 @@ export function fate(steps: readonly TraceStep[]): string {
   return ends.length === 0 ? "(no end recorded)" : ends.join("; ");
 }
 
+/** A line's fate, and how many of its steps were not kept (a line stops at TRACE_LINE_MAX). */
+function fateOf(line: TraceLine): string {
+  const cut = line.cut ?? 0;
+  return `${fate(line.steps)}${cut > 0 ? `; ${cut} more steps not kept (the line reached ${TRACE_LINE_MAX_TEXT})` : ""}`;
+}
+
 function formatPath(line: TraceLine): string {
   const out = [formatHeader(line)];
   for (const s of line.steps) out.push(`  [${s.copy}] ${describe(s)}`);
-  out.push(`  → ${fate(line.steps)}`);
+  out.push(`  → ${fateOf(line)}`);
   return `${out.join("\n")}\n`;
 }
 

@@ -9,7 +9,9 @@
 //     aside under fresh ids, filled, then swapped in with memberSetTable.
 //   - A topology that changed (members, links, machines, endpoints): every table
 //     built aside, then the topology is replaced in one series of calls that
-//     cannot fail. Counters of members and links start again from zero.
+//     cannot fail. Counters of members and links start again from zero. The
+//     same topology written in another order is not a change: it is numbered
+//     as the one running (./numbering.ts), by identity, not by position.
 //
 // Anything refused (a row the data plane will not hold, an endpoint the new
 // description lacks) throws a SpecError before the first thing that packets
@@ -27,6 +29,7 @@ import { Tables } from "../wasm/tables.js";
 import type { CompiledMember, CompiledSpec, CompiledTable } from "./compiled.js";
 import { type ResolvedEndpoint, resolveEndpoint } from "./endpoints.js";
 import { type Installed, install, installTopology, rowError } from "./install.js";
+import { keepNumbering } from "./numbering.js";
 
 /** What one reconciliation did. */
 export interface Change {
@@ -123,8 +126,10 @@ export class Reconciler {
    * Converges to `next`: all of it, or (SpecError) none of it. Call only between batches:
    * packets already processed followed the tables before, every later one follows `next`.
    */
-  apply(next: CompiledSpec, options: { readonly rebuild?: boolean } = {}): Change {
+  apply(given: CompiledSpec, options: { readonly rebuild?: boolean } = {}): Change {
     const before = this.#installed;
+    // The same topology written in another order keeps the numbering running: only tables change.
+    const next = keepNumbering(before.compiled, given);
     const endpoints = this.#resolveEndpoints(next);
     const topology = topologyChanges(before.compiled, next, this.#endpoints, endpoints);
     const rebuild = topology.length > 0;
@@ -393,7 +398,8 @@ export function topologyChanges(a: CompiledSpec, b: CompiledSpec, ea: readonly R
       out.push(`link ${l.capture} (${describeDirection(a, l)}) changed`);
     }
   });
-  if (JSON.stringify(a.sharedPorts) !== JSON.stringify(b.sharedPorts)) out.push("shared links changed");
+  const shared = (c: CompiledSpec): string => c.sharedPorts.map((p) => `${p.member}.${p.port}@${p.link}`).sort().join(" "); // a set: its order is the compiler's
+  if (shared(a) !== shared(b)) out.push("shared links changed");
   const inj = (e: readonly ResolvedEndpoint[]): string => JSON.stringify(e.map((x) => [x.kind, x.member, x.session, x.link]));
   if (inj(ea) !== inj(eb)) out.push("input endpoints moved");
   return out;

@@ -14,6 +14,10 @@
 // of overlay A with the same name (the shared members). That member of A uses
 // the link with the same identifier; no member is shared among three or more
 // networks.
+//
+// A link refused here is reported once: the networks it would have given
+// identifiers are returned, and their rows are not checked against links that
+// are only partly known (./load.ts).
 
 import type { DesignDef } from "../wire/designs.js";
 import type { Path, Problems } from "./problems.js";
@@ -30,11 +34,15 @@ export interface NetworkRead {
   readonly topology: Topology;
 }
 
-export function joinNetworks(problems: Problems, networks: readonly NetworkRead[]): void {
+/** Joins the networks; returns those whose links are not all known, because a link between networks was refused. */
+export function joinNetworks(problems: Problems, networks: readonly NetworkRead[]): ReadonlySet<string> {
   const byName = new Map(networks.map((n) => [n.name, n]));
+  const unjoined = new Set<string>();
+  const refuse = (...names: string[]): void => names.forEach((n) => unjoined.add(n));
   const other = (name: string, from: NetworkRead, link: LinkSpec, what: string): NetworkRead | undefined => {
     const net = byName.get(name);
     if (net === undefined) {
+      refuse(...byName.keys()); // the network meant may be any of them
       const names = networks.map((n) => n.name);
       problems.addRef(link.at, `${what}: there is no network '${name}'`, `${didYouMean(name, names)}networks: ${names.join(", ")}`);
       return undefined;
@@ -57,14 +65,15 @@ export function joinNetworks(problems: Problems, networks: readonly NetworkRead[
       for (const { end, sends, receives } of ends(link)) {
         if (end.network === undefined) continue;
         const far = other(end.network, net, link, `link ${link.name} reaches ${endName(end)}`);
-        if (far === undefined) continue;
-        const m = far.topology.members.find((x) => x.key === end.member);
-        if (m === undefined) {
+        const m = far?.topology.members.find((x) => x.key === end.member);
+        if (far !== undefined && m === undefined) {
           const keys = far.topology.members.map((x) => x.key);
           problems.addRef(link.at, `link ${link.name}: no member '${end.member}' in network ${far.name}`, `${didYouMean(end.member, keys)}members of ${far.name}: ${keys.join(", ")}`);
+        }
+        if (far === undefined || m === undefined || !usePort(problems, far, m, end.ident, link, sends, receives, `${net.name} link ${link.name}`)) {
+          refuse(net.name, end.network);
           continue;
         }
-        usePort(problems, far, m, end.ident, link, sends, receives, `${net.name} link ${link.name}`);
         bridges.push([net.name, far.name]);
       }
     }
@@ -73,46 +82,52 @@ export function joinNetworks(problems: Problems, networks: readonly NetworkRead[
 
   // Shared links: the overlay's shared member uses the link too, with the same identifier.
   const sharedWith = new Map<string, string>(); // "net.member" → the other network it is shared with
+  /** Whether shared link `link` (links[i] of `net`) joins its overlay's shared member; why it does not is reported. */
+  const joinShared = (link: LinkSpec, i: number, net: NetworkRead, shared: string): boolean => {
+    const overlay = other(shared, net, link, `shared link ${link.name}`);
+    if (overlay === undefined) return false;
+    if (overlay === net) {
+      problems.addRef(link.at, `link ${link.name} is shared with its own network`, "shared names the overlay network whose member shares the link");
+      return false;
+    }
+    const candidates = ends(link).flatMap((e) => {
+      const m = net.topology.members.find((x) => x.key === e.end.member);
+      const partner = m === undefined ? undefined : overlay.topology.members.find((x) => x.machine === m.machine && x.nameValue === m.nameValue);
+      return m === undefined || partner === undefined ? [] : [{ ...e, m, partner }];
+    });
+    const at = candidates[0];
+    if (at === undefined || candidates.length > 1) {
+      problems.addRef(
+        link.at,
+        at === undefined
+          ? `no member of ${overlay.name} has the name and machine of an end of shared link ${link.name}`
+          : `both ends of shared link ${link.name} have a member of ${overlay.name} with their name and machine`,
+        `the shared members are one member of ${net.name} and one of ${overlay.name} with the same name on the same machine, at exactly one end of the link`,
+      );
+      return false;
+    }
+    const pairs = [
+      [`${net.name}.${at.m.key}`, overlay.name, `${overlay.name}.${at.partner.key}`],
+      [`${overlay.name}.${at.partner.key}`, net.name, `${net.name}.${at.m.key}`],
+    ] as const;
+    for (const [member, network, partner] of pairs) {
+      const earlier = sharedWith.get(member);
+      if (earlier !== undefined && earlier !== network) {
+        problems.addRef(link.at, `${member} is already shared with ${earlier}; with ${partner} it would be shared among three networks`, "a member is shared with at most one other network (seed §5.3.2)");
+        return false;
+      }
+    }
+    for (const [member, network] of pairs) sharedWith.set(member, network);
+    if (!usePort(problems, overlay, at.partner, at.end.ident, link, at.sends, at.receives, `${net.name} shared link ${link.name}`)) return false;
+    (net.topology.links as LinkSpec[])[i] = { ...link, sharedAt: { member: at.m.key, partner: at.partner.key } };
+    return true;
+  };
   for (const net of networks) {
     net.topology.links.forEach((link, i) => {
-      if (link.shared === undefined) return;
-      const overlay = other(link.shared, net, link, `shared link ${link.name}`);
-      if (overlay === undefined) return;
-      if (overlay === net) {
-        problems.addRef(link.at, `link ${link.name} is shared with its own network`, "shared names the overlay network whose member shares the link");
-        return;
-      }
-      const candidates = ends(link).flatMap((e) => {
-        const m = net.topology.members.find((x) => x.key === e.end.member);
-        const partner = m === undefined ? undefined : overlay.topology.members.find((x) => x.machine === m.machine && x.nameValue === m.nameValue);
-        return m === undefined || partner === undefined ? [] : [{ ...e, m, partner }];
-      });
-      const at = candidates[0];
-      if (at === undefined || candidates.length > 1) {
-        problems.addRef(
-          link.at,
-          at === undefined
-            ? `no member of ${overlay.name} has the name and machine of an end of shared link ${link.name}`
-            : `both ends of shared link ${link.name} have a member of ${overlay.name} with their name and machine`,
-          `the shared members are one member of ${net.name} and one of ${overlay.name} with the same name on the same machine, at exactly one end of the link`,
-        );
-        return;
-      }
-      for (const [member, network, partner] of [
-        [`${net.name}.${at.m.key}`, overlay.name, `${overlay.name}.${at.partner.key}`],
-        [`${overlay.name}.${at.partner.key}`, net.name, `${net.name}.${at.m.key}`],
-      ] as const) {
-        const earlier = sharedWith.get(member);
-        if (earlier !== undefined && earlier !== network) {
-          problems.addRef(link.at, `${member} is already shared with ${earlier}; with ${partner} it would be shared among three networks`, "a member is shared with at most one other network (seed §5.3.2)");
-          return;
-        }
-        sharedWith.set(member, network);
-      }
-      usePort(problems, overlay, at.partner, at.end.ident, link, at.sends, at.receives, `${net.name} shared link ${link.name}`);
-      (net.topology.links as LinkSpec[])[i] = { ...link, sharedAt: { member: at.m.key, partner: at.partner.key } };
+      if (link.shared !== undefined && !joinShared(link, i, net, link.shared)) refuse(net.name, link.shared);
     });
   }
+  return unjoined;
 }
 
 /** The ends of a link inside networks, and whether each sends and receives on it. */
@@ -124,17 +139,18 @@ function ends(link: LinkSpec): { end: Endpoint; sends: boolean; receives: boolea
   return out;
 }
 
-/** Gives member `m` of `net` identifier `ident` for `link`, unless it names another of its links there. */
-function usePort(problems: Problems, net: NetworkRead, m: MemberSpec, ident: number, link: LinkSpec, sends: boolean, receives: boolean, what: string): void {
+/** Gives member `m` of `net` identifier `ident` for `link`, unless it names another of its links there (reported: false). */
+function usePort(problems: Problems, net: NetworkRead, m: MemberSpec, ident: number, link: LinkSpec, sends: boolean, receives: boolean, what: string): boolean {
   const ports: Ports | undefined = net.topology.ports.get(m.key);
-  if (ports === undefined) return;
+  if (ports === undefined) return false;
   const taken = ports.outs.get(ident) ?? ports.ins.get(ident);
   if (taken !== undefined && taken !== link) {
     problems.addRef(link.at, `${what}: ${net.name}.${m.key} already uses identifier ${ident} for link ${taken.name}`, `give this link an identifier that ${m.key} does not use yet`);
-    return;
+    return false;
   }
   if (sends) ports.outs.set(ident, link);
   if (receives) ports.ins.set(ident, link);
+  return true;
 }
 
 /** Seed §5.1.1: across networks bridged together, names are unique and groups are local or nonlocal. */

@@ -13,7 +13,9 @@
 //   network;
 // - one session implements one overlay link: a session is named by at most one
 //   transmit row; it must be one the underlay member has a send row for;
-// - ExternalLink names a link on which the overlay member receives;
+// - ExternalLink names a link on which the overlay member receives: one of its
+//   network's, or a bridging link another network declares to it (seed Figure 8:
+//   a bridging link implemented by a session, at either end);
 // - layering is a hierarchy: no network depends on itself, directly or not.
 
 import type { Problems } from "./problems.js";
@@ -26,7 +28,11 @@ export function memberOnMachine(net: NetworkSpec, machine: string): MemberSpec |
   return on.length === 1 ? on[0] : undefined;
 }
 
-export function checkLayering(problems: Problems, networks: readonly NetworkSpec[]): void {
+/**
+ * `receivesOn(network, member)`: the identifiers on which the member receives, every link that
+ * reaches it counted; undefined when the network's links are not all known (one was refused).
+ */
+export function checkLayering(problems: Problems, networks: readonly NetworkSpec[], receivesOn: (network: string, member: string) => readonly number[] | undefined): void {
   const byName = new Map(networks.map((n) => [n.name, n]));
   /** Overlay network → underlay networks, each with the first row that made the edge. */
   const dependsOn = new Map<string, Map<string, SourceRef>>();
@@ -124,8 +130,8 @@ export function checkLayering(problems: Problems, networks: readonly NetworkSpec
         const o = attachment(overlay, m, a.at, "overlay");
         if (o === undefined) continue;
         attach(net, m, overlay, o, a.at);
-        const ins = inLinks(overlay, o);
-        if (!ins.includes(a.ident)) {
+        const ins = receivesOn(overlay.name, o.key);
+        if (ins !== undefined && !ins.includes(a.ident)) {
           problems.addRef(
             a.at,
             `${overlay.name}.${o.key} receives on no link ${a.ident}: the packet would arrive on a link it does not have`,
@@ -140,16 +146,6 @@ export function checkLayering(problems: Problems, networks: readonly NetworkSpec
 
 function sessionsOf(net: NetworkSpec, m: MemberSpec): number[] {
   return (net.tables.get(m.key)?.send?.rows ?? []).flatMap((r: RowSpec) => (r.session === undefined ? [] : [r.session]));
-}
-
-/** Identifiers on which `m` receives in `net`. */
-export function inLinks(net: NetworkSpec, m: MemberSpec): number[] {
-  const ids = new Set<number>();
-  for (const l of net.links) {
-    if (Array.isArray(l.to)) for (const e of l.to as readonly { member: string; ident: number }[]) if (e.member === m.key) ids.add(e.ident);
-    if (l.mode === "two-way" && !("external" in l.from) && l.from.member === m.key) ids.add(l.from.ident);
-  }
-  return [...ids].sort((a, b) => a - b);
 }
 
 /** Layering_is_hierarchical: the overlay → underlay graph has no cycle. */

@@ -70,16 +70,23 @@ export function parseSpec(text: string, file: string, options: LoadOptions = {})
     const read = drafted.map((d) => ({ ...d, topology: finishNetwork(d.ctx, d.raw, d.draft) }));
     const whole = read.length === Object.keys(raw.networks).length && read.every((r) => r.ctx.design !== undefined);
     // Composition names other networks: it is checked only once every network could be read.
-    const before = problems.count;
-    if (whole) {
-      const nets = read.map((r) => ({ name: r.ctx.network, design: r.ctx.design, path: r.ctx.path, topology: r.topology, nonlocal: new Set(r.raw.nonlocal ?? []) }));
-      joinNetworks(problems, nets);
-    }
-    // A link between networks that is wrong leaves identifiers unknown: rows are then not checked against them.
-    const joined = whole && problems.count === before;
-    const elsewhere = resolver(read, sessions.byMember);
+    const unjoined = whole
+      ? joinNetworks(
+          problems,
+          read.map((r) => ({ name: r.ctx.network, design: r.ctx.design, path: r.ctx.path, topology: r.topology, nonlocal: new Set(r.raw.nonlocal ?? []) })),
+        )
+      : undefined;
+    // A refused link leaves identifiers unknown, in its network and those it reaches (any of them,
+    // when it names one that does not exist): rows there are not checked against the links left,
+    // so that one wrong link is one error.
+    const names = new Set(read.map((r) => r.ctx.network));
+    const reach = drafted.flatMap((d) => [...d.draft.refusedReach]);
+    const refusedReach = reach.some((n) => !names.has(n)) ? names : new Set(reach);
+    const complete = new Map(read.map((r) => [r.ctx.network, r.topology.complete && unjoined?.has(r.ctx.network) === false && !refusedReach.has(r.ctx.network)]));
+    const known = (network: string): boolean => complete.get(network) === true;
+    const elsewhere = resolver(read, sessions.byMember, known);
     for (const { ctx, raw: net, topology: read1 } of read) {
-      const topology = joined ? read1 : { ...read1, complete: false };
+      const topology = known(ctx.network) ? read1 : { ...read1, complete: false };
       // Without a design, fields and values in tables cannot be checked; the header error says why.
       const design = ctx.design;
       if (design === undefined) continue;
@@ -95,8 +102,14 @@ export function parseSpec(text: string, file: string, options: LoadOptions = {})
       });
     }
     if (whole) {
-      checkLayering(problems, networks);
-      checkSharedRows(problems, networks);
+      const topologies = new Map(read.map((r) => [r.ctx.network, r.topology]));
+      // Where a member receives: its own links, bridging links of other networks that reach it, shared links (the ports joinNetworks filled).
+      const receivesOn = (network: string, member: string): readonly number[] | undefined => {
+        const ins = known(network) ? topologies.get(network)?.ports.get(member)?.ins : undefined;
+        return ins === undefined ? undefined : [...ins.keys()].sort((a, b) => a - b);
+      };
+      checkLayering(problems, networks, receivesOn);
+      checkSharedRows(problems, networks, known);
     }
   }
   problems.throwIfAny();
@@ -144,7 +157,11 @@ function finishNetwork(ctx: NetworkContext, raw: RawNetwork, draft: TopologyDraf
 }
 
 /** Names of links and sessions of other networks' members on a machine, for `do: { link: A.NAME }` and `via: { session: C.NAME }`. */
-function resolver(read: readonly { ctx: NetworkContext; topology: Topology }[], sessions: ReadonlyMap<string, ReadonlyMap<string, ReadonlyMap<string, number>>>): Omit<Elsewhere, "sessions"> {
+function resolver(
+  read: readonly { ctx: NetworkContext; topology: Topology }[],
+  sessions: ReadonlyMap<string, ReadonlyMap<string, ReadonlyMap<string, number>>>,
+  known: (network: string) => boolean,
+): Omit<Elsewhere, "sessions"> {
   const byName = new Map(read.map((r) => [r.ctx.network, r.topology]));
   const on = (network: string, machine: string): { topology: Topology; key: string } | string => {
     const t = byName.get(network);
@@ -158,6 +175,7 @@ function resolver(read: readonly { ctx: NetworkContext; topology: Topology }[], 
     link(network, machine, name) {
       const at = on(network, machine);
       if (typeof at === "string") return { problem: `cannot find link '${name}' of ${network}: ${at}`, fix: "layering hands packets between members on one machine" };
+      if (!known(network)) return undefined;
       const p = at.topology.ports.get(at.key);
       const idents = p === undefined ? [] : identsNamed(p, name);
       const [ident, ...more] = idents;

@@ -1,7 +1,9 @@
 // Writing and reading header values in a description: each name kind of the
 // design registry (mac, ipv4, ipv6, uint) has its usual text notation, and every
 // kind also accepts a plain unsigned integer (decimal, 0x, 0b, 0o), because YAML
-// turns an unquoted 0x0800 into a number before we see it.
+// turns an unquoted 0x0800 into a number before we see it. Link identifiers and
+// session ids are decimal. Nowhere is a decimal written with leading zeros read:
+// `010` is 8 to some tools (C, YAML 1.1, inet_aton) and 10 to others.
 
 import { excerpt } from "../errors.js";
 import type { NameKind } from "../wire/designs.js";
@@ -22,10 +24,31 @@ export interface UintStyle {
 
 const DECIMAL: UintStyle = { radix: 10, digits: 0 };
 
-/** Reads an unsigned integer literal: decimal, 0x…, 0b…, 0o… */
+/** Why a decimal with leading zeros is refused wherever a description writes one. */
+export const LEADING_ZEROS = "leading zeros are ambiguous (octal to some tools)";
+
+/** Decimal digits that start with a 0 and go on: `00001`, `0800`. */
+export function hasLeadingZeros(text: string): boolean {
+  return /^0\d+$/.test(text.trim());
+}
+
+/** Reads an unsigned integer literal: decimal without leading zeros, 0x…, 0b…, 0o… */
 export function parseUint(text: string): bigint | undefined {
-  if (!/^(0x[0-9a-f]+|0b[01]+|0o[0-7]+|[0-9]+)$/i.test(text)) return undefined;
-  return BigInt(text.toLowerCase().replace(/^0+(?=\d)/, ""));
+  if (!/^(0x[0-9a-f]+|0b[01]+|0o[0-7]+|0|[1-9][0-9]*)$/i.test(text)) return undefined;
+  return BigInt(text.toLowerCase());
+}
+
+/**
+ * A link identifier or session id as written (an endpoint's `h1.1`, `in`, `out`, `session`,
+ * `ip.1`): decimal without leading zeros. Any other way of writing a number (`00001`, `0x1`,
+ * `1e0`, which YAML reads as 1) is refused with the decimal to write. Ranges are the caller's.
+ */
+export function parseIdentifier(text: string): Result<number> {
+  const t = text.trim();
+  if (/^(0|[1-9][0-9]*)$/.test(t)) return ok(Number(t));
+  const value = t === "" ? Number.NaN : Number(t);
+  const fix = Number.isSafeInteger(value) && value >= 0 ? `write ${value}` : "write it in decimal, like 1";
+  return fail(hasLeadingZeros(t) ? `identifier '${excerpt(t)}': ${LEADING_ZEROS}` : `identifier '${excerpt(t)}' is not written in decimal`, fix);
 }
 
 export function uintStyle(text: string): UintStyle {
@@ -45,6 +68,7 @@ const NOTATION: Record<NameKind, { readonly what: string; readonly example: stri
 /** Reads one value in the kind's notation (or as an integer literal). Width is checked by the caller. */
 export function parseValue(text: string, kind: NameKind): Result<bigint> {
   const t = text.trim();
+  if (hasLeadingZeros(t)) return fail(`'${excerpt(t)}': ${LEADING_ZEROS}`, `write ${BigInt(t)} in decimal, or give the base: 0x…, 0o…, 0b…`);
   const asUint = parseUint(t);
   if (asUint !== undefined) return ok(asUint);
   const value = kind === "mac" ? parseMac(t) : kind === "ipv4" ? parseIpv4(t) : kind === "ipv6" ? parseIpv6(t) : undefined;
@@ -88,7 +112,7 @@ function formatMac(value: bigint): string {
 function parseIpv4(text: string): bigint | string | undefined {
   const parts = text.split(".");
   if (parts.length !== 4 || !parts.every((p) => /^\d{1,3}$/.test(p))) return undefined;
-  if (parts.some((p) => p.length > 1 && p.startsWith("0"))) return "leading zeros are ambiguous (octal to some tools)";
+  if (parts.some(hasLeadingZeros)) return LEADING_ZEROS;
   const bytes = parts.map(Number);
   if (bytes.some((b) => b > 255)) return "each part is 0..255";
   return bytes.reduce((acc, b) => (acc << 8n) | BigInt(b), 0n);

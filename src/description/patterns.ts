@@ -7,7 +7,7 @@
 
 import { excerpt } from "../errors.js";
 import type { FieldDef } from "../wire/designs.js";
-import { fail, formatValue, ok, parseValue, type Result, uintStyle } from "./notation.js";
+import { fail, formatValue, hasLeadingZeros, LEADING_ZEROS, ok, parseValue, type Result, uintStyle } from "./notation.js";
 import type { Pattern } from "./types.js";
 
 /** A value as it comes from the document: text, or an integer YAML/JSON already read (bigint when too large for a number). */
@@ -81,6 +81,7 @@ function prefix(text: string, field: FieldDef): Result<Pattern> {
   const value = valueOf(valueText, field);
   if (!value.ok) return value;
   if (!/^\d+$/.test(lenText)) return fail(`'${excerpt(lenText)}' after '/' is not a prefix length`, `write VALUE/LEN with LEN in 0..${field.bits}`);
+  if (hasLeadingZeros(lenText)) return fail(`prefix length '${excerpt(lenText)}': ${LEADING_ZEROS}`, `write ${valueText}/${Number(lenText)}`);
   const len = Number(lenText);
   if (len > field.bits) return fail(`prefix length ${len} is longer than ${field.name} (${field.bits} bits)`, `use a length in 0..${field.bits}`);
   const mask = prefixMask(len, field.bits);

@@ -114,6 +114,13 @@ function describe(err: ErrorObject, path: Path, problems: Problems): Path | unde
     case "minProperties":
       problems.add(path, `must not be empty`, expected === undefined ? "" : `expected ${expected}`);
       return path;
+    case "maxItems":
+    case "maxProperties": {
+      const count = Array.isArray(err.data) ? err.data.length : typeof err.data === "object" && err.data !== null ? Object.keys(err.data).length : 0;
+      const what = err.keyword === "maxItems" ? "items" : "keys";
+      problems.add(path, `has ${count.toLocaleString("en-US")} ${what}: at most ${Number(params["limit"]).toLocaleString("en-US")} are taken`, expected === undefined ? "" : `expected ${expected}`);
+      return path;
+    }
     case "uniqueItems": {
       const items = Array.isArray(err.data) ? err.data : [];
       problems.add(path, `lists ${show(items[Number(params["i"])])} twice`, "list each value once");

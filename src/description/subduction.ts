@@ -10,11 +10,15 @@
 //   onto shared links, as the overlay could have done itself; so the underlay's
 //   shared member names the in-link of every forward row (a row for any in-link
 //   would take handed-over packets too).
+//
+// In a network whose links are not all known (a shared link was refused, and
+// reported), which members share a link is not known either: only what is
+// wrong whatever the links are is reported there.
 
 import type { Problems } from "./problems.js";
 import type { NetworkSpec, RowSpec } from "./types.js";
 
-export function checkSharedRows(problems: Problems, networks: readonly NetworkSpec[]): void {
+export function checkSharedRows(problems: Problems, networks: readonly NetworkSpec[], known: (network: string) => boolean): void {
   /** "net.member" → the identifiers of its shared links, for the underlay's and the overlay's shared member. */
   const underlay = new Map<string, Set<number>>();
   const overlay = new Map<string, Set<number>>();
@@ -36,9 +40,10 @@ export function checkSharedRows(problems: Problems, networks: readonly NetworkSp
       const who = `${net.name}.${key}`;
       const sharedIn = underlay.get(who);
       const list = (ids: ReadonlySet<number> | undefined): string => [...(ids ?? [])].sort((a, b) => a - b).join(", ");
+      const sure = known(net.name);
       for (const row of tables.acquire?.rows ?? []) {
         if (row.in === "shared") problems.addRef(row.at, "in: shared is for forward rows: packets a shared member hands over (SharedForward)", "in an acquire row, name the link the packet arrives on");
-        if (row.action.kind !== "shared-acquire") continue;
+        if (row.action.kind !== "shared-acquire" || !sure) continue;
         if (sharedIn === undefined) {
           problems.addRef(row.at, `${who} shares no link: do: shared hands a packet to the overlay's shared member`, "declare the link in this network with shared: OVERLAY, or acquire the packet here");
         } else if (typeof row.in !== "number" || !sharedIn.has(row.in)) {
@@ -46,10 +51,10 @@ export function checkSharedRows(problems: Problems, networks: readonly NetworkSp
         }
       }
       for (const row of tables.forward?.rows ?? []) {
-        if (row.action.kind === "shared-forward" && !overlay.has(who)) {
+        if (row.action.kind === "shared-forward" && sure && !overlay.has(who)) {
           problems.addRef(row.at, `${who} is not the overlay's shared member of any shared link: out: shared hands the packet to the underlay's shared member`, "only the overlay member of a shared pair writes out: shared");
         }
-        if (row.in === "shared") checkHandedOver(problems, row, who, sharedIn, list(sharedIn));
+        if (row.in === "shared" && sure) checkHandedOver(problems, row, who, sharedIn, list(sharedIn));
         // Without `in`, the row would also take handed-over packets and could send them anywhere.
         if (row.in === undefined && sharedIn !== undefined) {
           problems.addRef(

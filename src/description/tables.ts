@@ -6,6 +6,7 @@ import { excerpt } from "../errors.js";
 import { type MatchKind, PORT_MAX, TABLE_ROLES, type TableRole } from "../wasm/abi.js";
 import type { DesignDef, FieldDef } from "../wire/designs.js";
 import { DEFAULT_HOP_LIMIT, hopLimitField, type NetworkContext } from "./context.js";
+import { hasLeadingZeros, LEADING_ZEROS, parseIdentifier } from "./notation.js";
 import { parseExact, parsePattern } from "./patterns.js";
 import type { Path } from "./problems.js";
 import type { RawAcquireRow, RawForwardRow, RawLinkRef, RawMemberTables, RawReceiveRow, RawSendRow, RawTable, RawTransmitRow, RawValues } from "./raw.js";
@@ -24,8 +25,8 @@ export interface Unresolved {
 
 /** How rows name links and sessions by name (identifiers strata allocated): ./load.ts resolves them. */
 export interface Elsewhere {
-  /** The identifier of the link named `name` at `network`'s member on `machine` (`do: { link: A.NAME }`). */
-  link(network: string, machine: string, name: string): number | Unresolved;
+  /** The identifier of the link named `name` at `network`'s member on `machine` (`do: { link: A.NAME }`); undefined when that network's links are not all known (a link was refused, and reported). */
+  link(network: string, machine: string, name: string): number | Unresolved | undefined;
   /** The session of the send row named `name` of `network`'s member on `machine` (`via: { session: C.NAME }`). */
   session(network: string, machine: string, name: string): number | Unresolved;
   /** This network's named send rows: member key → name → session id (written or allocated). */
@@ -172,6 +173,7 @@ class MemberTableChecker {
           if (r.name === undefined) this.#add(path, "a send row needs a session id or a name", "write session: ID, or name: NAME and strata allocates the id (transmit rows then write via: { session: NETWORK.NAME })");
           return undefined;
         }
+        if (r.session !== undefined) this.#identifier(r.session, [...path, "session"]);
         let good = true;
         const twice = seen.get(session);
         if (twice !== undefined) {
@@ -198,7 +200,7 @@ class MemberTableChecker {
    * a name names none (reported), or when not every link is known (nothing to check against).
    */
   #ref(ref: RawLinkRef, path: Path): number | undefined {
-    if (typeof ref === "number") return ref;
+    if (typeof ref === "number") return this.#identifier(ref, path);
     const ports = this.#ports;
     if (ports === undefined) return undefined;
     const idents = identsNamed(ports, ref);
@@ -212,6 +214,14 @@ class MemberTableChecker {
       this.#add(path, `${member} has ${idents.length} links named '${excerpt(ref)}' (identifiers ${idents.join(", ")})`, "write the identifier instead of the name");
     }
     return undefined;
+  }
+
+  /** A link identifier or session id YAML read as a number; one not written in decimal, or with leading zeros, is reported (and read on, so that it is one error). */
+  #identifier(value: number, path: Path): number {
+    const written = this.#ctx.value(path, value);
+    const parsed = typeof written === "string" ? parseIdentifier(written) : undefined;
+    if (parsed?.ok === false) this.#add(path, parsed.problem, parsed.fix);
+    return value;
   }
 
   /** An acquire, forward or receive row: optional in-link, patterns, action. */
@@ -234,6 +244,10 @@ class MemberTableChecker {
     const rest = m?.[2] ?? "";
     const numeric = /^\d+$/.test(rest);
     const id = numeric ? Number(rest) : Number.NaN;
+    if (numeric && hasLeadingZeros(rest)) {
+      this.#add(path, `${what} identifier '${excerpt(rest)}': ${LEADING_ZEROS}`, `write ${network ?? ""}.${id}`);
+      return undefined;
+    }
     const max = what === "session" ? 0xffffffff : PORT_MAX;
     const nameOk = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/.test(rest); // a link name, or a default one with a bridging end (sw1-lanB:sw2)
     if (network === undefined || (numeric ? !Number.isSafeInteger(id) || id > max : !nameOk)) {
@@ -248,6 +262,7 @@ class MemberTableChecker {
     if (numeric) return { network, id, at };
     // A name: the send row (session) or the link (ExternalLink) of that network's member on this machine.
     const found = what === "session" ? this.#names.session(network, this.#member.machine, rest) : this.#names.link(network, this.#member.machine, rest);
+    if (found === undefined) return undefined;
     if (typeof found !== "number") {
       this.#add(path, found.problem, found.fix);
       return undefined;

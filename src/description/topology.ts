@@ -7,7 +7,7 @@ import { excerpt } from "../errors.js";
 import { PORT_MAX } from "../wasm/abi.js";
 import { DESIGNS, type FieldDef } from "../wire/designs.js";
 import { type NetworkContext, hopLimitField } from "./context.js";
-import { formatValue } from "./notation.js";
+import { formatValue, parseIdentifier } from "./notation.js";
 import { parseExact } from "./patterns.js";
 import type { Path } from "./problems.js";
 import type { RawLink, RawNetwork } from "./raw.js";
@@ -25,7 +25,7 @@ export interface Ports {
 export interface Topology {
   readonly members: readonly MemberSpec[];
   readonly links: readonly LinkSpec[];
-  /** False when some links were left out for schema errors: ports are then not known in full. */
+  /** False when some links were left out (a schema error, or a link refused): ports are then not known in full. */
   readonly complete: boolean;
   /** By member key. */
   readonly ports: ReadonlyMap<string, Ports>;
@@ -36,6 +36,8 @@ export interface TopologyDraft {
   readonly members: readonly MemberSpec[];
   readonly drafts: readonly Draft[];
   readonly complete: boolean;
+  /** Other networks that links refused here would have given identifiers (bridging ends, `shared:` overlays): theirs are not known in full either. */
+  readonly refusedReach: ReadonlySet<string>;
 }
 
 export function readTopology(ctx: NetworkContext, raw: RawNetwork): TopologyDraft {
@@ -43,14 +45,31 @@ export function readTopology(ctx: NetworkContext, raw: RawNetwork): TopologyDraf
   const members = checkMembers(ctx, raw);
   const byKey = new Map(members.map((m) => [m.key, m]));
   const drafts: Draft[] = [];
-  const complete = !ctx.schemaError(["links"]);
+  let complete = !ctx.schemaError(["links"]);
+  const refusedReach = new Set<string>();
   const rawLinks = ctx.schemaError(["links"], true) ? [] : (raw.links ?? []);
   for (const [i, link] of rawLinks.entries()) {
     if (ctx.schemaError(["links", i])) continue;
     const draft = draftLink(ctx, byKey, link, [...ctx.path, "links", i], i);
-    if (draft !== undefined) drafts.push(draft);
+    if (draft !== undefined) {
+      drafts.push(draft);
+      continue;
+    }
+    // A refused link is reported once: rows that name its identifiers are not checked against the links left.
+    complete = false;
+    for (const net of networksReached(ctx.network, link)) refusedReach.add(net);
   }
-  return { members, drafts, complete };
+  return { members, drafts, complete, refusedReach };
+}
+
+/** The other networks a link names: bridging ends (`lanB:sw.9`) and the overlay it is shared with. */
+function networksReached(network: string, link: RawLink): string[] {
+  const ends = [link.from, ...(typeof link.to === "string" ? [link.to] : (link.to ?? []))];
+  const bridged = ends.flatMap((e) => {
+    const colon = e?.indexOf(":") ?? -1;
+    return e === undefined || colon < 0 ? [] : [e.slice(0, colon)];
+  });
+  return [...bridged, ...(link.shared === undefined ? [] : [link.shared])].filter((n) => n !== network);
 }
 
 /** Names, groups and identifiers of the links, once every end has its identifier (written or allocated). */
@@ -198,7 +217,11 @@ function endpoint(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpec>,
     ctx.problems.add(path, `no member '${excerpt(member)}' in network ${ctx.network}`, `${didYouMean(member, keys)}members: ${keys.join(", ")}`);
     good = false;
   }
-  if (ident > PORT_MAX) {
+  const decimal = written ? parseIdentifier(local.slice(dot + 1)) : undefined;
+  if (decimal?.ok === false) {
+    ctx.problems.add(path, decimal.problem, `write ${endText(network, member)}.${ident}`);
+    good = false;
+  } else if (ident > PORT_MAX) {
     ctx.problems.add(path, `link identifier ${local.slice(dot + 1)} is larger than ${PORT_MAX}`, `use an identifier in 0..${PORT_MAX}, or leave it out (${endText(network, member)}) and strata allocates one`);
     good = false;
   }

@@ -117,10 +117,17 @@ export function limits(profile: TargetProfile): Usage {
   };
 }
 
+/** How to read each resource from a usage: placement reads them in its inner loops. */
+const READ = {
+  tables: (u: Usage) => u.tables,
+  ...(Object.fromEntries(MATCH_KINDS.map((k) => [`entries.${k}`, (u: Usage) => u.entries[k]])) as Record<`entries.${MatchKind}`, (u: Usage) => number>),
+  multicastGroups: (u: Usage) => u.multicastGroups,
+  selectorGroups: (u: Usage) => u.selectorGroups,
+} satisfies Record<Resource, (u: Usage) => number>;
+
 /** A resource's amount in a usage. */
 export function amount(u: Usage, r: Resource): number {
-  if (r.startsWith("entries.")) return u.entries[r.slice("entries.".length) as MatchKind];
-  return u[r as "tables" | "multicastGroups" | "selectorGroups"];
+  return READ[r](u);
 }
 
 /** A resource's limit on a target (Infinity: unlimited). */

@@ -9,6 +9,7 @@ import { readDocument, readText } from "../description/document.js";
 import { type Path, SpecError, type SpecIssue } from "../description/problems.js";
 import { didYouMean } from "../description/suggest.js";
 import type { SourceRef } from "../description/types.js";
+import { excerpt } from "../errors.js";
 import { loadProfile, resolveProfile, type TargetProfile } from "./targets.js";
 
 export const FLEET_SCHEMA_FILE = "schema/fleet.schema.json";
@@ -90,7 +91,15 @@ export function parseFleet(text: string, file: string, profileOf: (ref: string) 
       if ("problem" in found) problems.add(["targets", i, "profile"], found.problem, found.fix);
     }
   });
-  for (const [name, m] of Object.entries(isRecord(data["machines"]) ? data["machines"] : {})) {
+  const listed = Object.entries(isRecord(data["machines"]) ? data["machines"] : {});
+  // Beyond 2^53 a YAML integer is rounded on reading, and two priorities could compare equal that do not.
+  for (const [path, p] of [[["defaults"], data["defaults"]], ...listed.map(([name, m]) => [["machines", name], m])] as [Path, unknown][]) {
+    const priority = isRecord(p) ? p["priority"] : undefined;
+    if (typeof priority !== "number" || !Number.isInteger(priority) || Number.isSafeInteger(priority)) continue;
+    const written = source.sourceText([...path, "priority"]) ?? String(priority);
+    problems.add([...path, "priority"], `priority ${excerpt(written)} is outside ±(2^53 − 1) and would be read rounded`, `a priority is a whole number from ${-Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}`);
+  }
+  for (const [name, m] of listed) {
     const on = isRecord(m) ? m["placedOn"] : undefined;
     if (typeof on === "string" && !names.has(on)) {
       problems.add(["machines", name, "placedOn"], `no target '${on}' in the fleet`, `${didYouMean(on, names.keys())}targets: ${[...names.keys()].join(", ")}`);

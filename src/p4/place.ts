@@ -14,18 +14,22 @@
 //   weights of the machine's preferences whose labels the target has. Highest
 //   wins; ties by target name.
 // - No feasible target: preemption. On each target that passes the first two
-//   filters, the smallest set of machines of strictly lower priority whose
-//   removal lets the machine in (fewest, then the lowest priorities, then
-//   names); the target with the smallest such set wins (then score, name).
-//   The displaced go back into the queue. (A machine left unplaceable earlier
-//   is never helped by a later displacement: it came first, so its priority is
-//   at least the displacer's, and it could have displaced the same machines.)
+//   filters, a set of machines of strictly lower priority whose removal lets
+//   the machine in (chooseVictims): the best one (fewest, then the lowest
+//   priorities, then names) where there are few sets to try, else a greedy
+//   one, spared and exchanged until no single step improves it (polynomial;
+//   docs/targets.md, Choosing victims, says what it guarantees). The target
+//   with the best set wins (then score, name). The displaced go back into the
+//   queue. (A machine left unplaceable earlier is never helped by a later
+//   displacement: it came first, so its priority is at least the displacer's,
+//   and it could have displaced the same machines.)
 
 import { SpecError, SpecIssue } from "../description/problems.js";
 import { didYouMean } from "../description/suggest.js";
-import { addUsage, amount, checkFit, limits, NO_USAGE, offered, RESOURCES, type Resource, resourceName, type Usage, usage } from "./fit.js";
+import { addUsage, amount, checkFit, type FitViolation, limits, NO_USAGE, offered, RESOURCES, type Resource, resourceName, type Usage, usage } from "./fit.js";
 import { type Fleet, type FleetTarget, type Labels, type MachinePolicy } from "./fleet.js";
 import type { MachineRequirements } from "./requirements.js";
+import type { TargetProfile } from "./targets.js";
 
 /** Weights of the headroom score: entries are what runs out first on a switch. */
 export const SCORE_WEIGHTS: Readonly<Record<Resource, number>> = {
@@ -39,8 +43,26 @@ export const SCORE_WEIGHTS: Readonly<Record<Resource, number>> = {
   selectorGroups: 1,
 };
 
-/** Beyond this many lower-priority machines on one target, victims are chosen greedily, not by trying every set. */
-export const MAX_EXACT_VICTIMS = 16;
+/** The most sets of victims tried one by one on a target; beyond, the greedy set stands (docs/targets.md, Choosing victims). */
+export const MAX_EXACT_SETS = 256;
+
+/** Work place() did, for tests and benchmarks: its fit checks, each of a machine against a target as it is or with some machines gone. */
+export interface PlaceWork {
+  evaluations: number;
+}
+
+/** A machine of lower priority on a target, and what its leaving frees there. */
+export interface Occupant {
+  readonly machine: string;
+  readonly priority: number;
+  readonly frees: Usage;
+}
+
+/** What keeps a machine out of a target: machines beyond maxMachines, and how much more of each counted resource it needs than is left (≤ 0: enough). */
+export interface Shortfall {
+  readonly slots: number;
+  readonly amounts: Readonly<Record<Resource, number>>;
+}
 
 export interface PlacedMachine {
   readonly machine: string;
@@ -93,7 +115,7 @@ export interface Placement {
 
 type Verdict = { readonly ok: true } | Rejection;
 
-export function place(reqs: readonly MachineRequirements[], fleet: Fleet): Placement {
+export function place(reqs: readonly MachineRequirements[], fleet: Fleet, work: PlaceWork = { evaluations: 0 }): Placement {
   checkPolicies(reqs, fleet);
   const byName = new Map(reqs.map((r) => [r.machine, r]));
   const need = new Map(reqs.map((r) => [r.machine, usage(r)]));
@@ -113,27 +135,53 @@ export function place(reqs: readonly MachineRequirements[], fleet: Fleet): Place
     return r;
   };
   const load = (machines: readonly string[]): Usage => machines.reduce((sum, m) => addUsage(sum, need.get(m) ?? NO_USAGE), NO_USAGE);
+  // What each target's machines take, summed again only when they change.
+  const loads = new Map<string, Usage>();
+  const loadOn = (t: FleetTarget): Usage => {
+    const known = loads.get(t.name);
+    if (known !== undefined) return known;
+    const sum = load(hostedOn(t));
+    loads.set(t.name, sum);
+    return sum;
+  };
+  const setHosted = (t: FleetTarget, machines: string[]): void => {
+    hosted.set(t.name, machines.sort(order));
+    loads.delete(t.name);
+  };
 
-  const filter = (m: string, t: FleetTarget, there: readonly string[]): Verdict => {
+  // A machine alone on a profile: the same answer each time it is asked.
+  const fitsAlone = new Map<string, Map<TargetProfile, readonly FitViolation[]>>();
+  const aloneOn = (m: string, p: TargetProfile): readonly FitViolation[] => {
+    const known = fitsAlone.get(m) ?? new Map<TargetProfile, readonly FitViolation[]>();
+    fitsAlone.set(m, known);
+    const violations = known.get(p) ?? checkFit(req(m), p);
+    known.set(p, violations);
+    return violations;
+  };
+
+  const filter = (m: string, t: FleetTarget): Verdict => {
+    work.evaluations++;
     const wanted = Object.entries(policy(m).requires).filter(([k, v]) => t.labels[k] !== v);
     if (wanted.length > 0) {
       const has = (k: string): string => (t.labels[k] === undefined ? `no label ${k}` : `${k}=${t.labels[k]}`);
       return { target: t.name, filter: "labels", reason: wanted.map(([k, v]) => `requires ${k}=${v}, the target has ${has(k)}`).join("; ") };
     }
-    const alone = checkFit(req(m), t.profile);
+    const alone = aloneOn(m, t.profile);
     const first = alone[0];
     if (first !== undefined) {
       const more = alone.length > 1 ? ` (and ${alone.length - 1} more: strata fit lists them)` : "";
       return { target: t.name, filter: "profile", reason: `does not fit ${t.profile.name}: ${first.text}${more}` };
     }
+    const there = hostedOn(t);
     if (there.length >= t.maxMachines) {
       return { target: t.name, filter: "slots", reason: `hosts ${there.length} machine${there.length === 1 ? "" : "s"} (${there.join(", ")}), maxMachines ${t.maxMachines}` };
     }
     const mine = need.get(m) ?? NO_USAGE;
-    const taken = load(there);
-    const short = RESOURCES.filter((r) => amount(mine, r) + amount(taken, r) > offered(t.profile, r));
+    const taken = loadOn(t);
+    const room = limits(t.profile);
+    const short = RESOURCES.filter((r) => amount(mine, r) + amount(taken, r) > amount(room, r));
     if (short.length > 0) {
-      const parts = short.map((r) => `${resourceName(r)}: needs ${amount(mine, r)}, ${offered(t.profile, r) - amount(taken, r)} left`);
+      const parts = short.map((r) => `${resourceName(r)}: needs ${amount(mine, r)}, ${amount(room, r) - amount(taken, r)} left`);
       return { target: t.name, filter: "capacity", reason: `with ${there.join(", ")} there: ${parts.join("; ")}` };
     }
     return { ok: true };
@@ -149,44 +197,26 @@ export function place(reqs: readonly MachineRequirements[], fleet: Fleet): Place
 
   const assign = (m: string, t: FleetTarget): void => {
     scores.set(m, score(m, t, hostedOn(t)));
-    hostedOn(t).push(m);
-    hostedOn(t).sort(order);
+    setHosted(t, [...hostedOn(t), m]);
   };
 
-  /** The fewest, lowest-priority machines on `t` whose leaving lets `m` in; undefined when none do. */
+  /** The machines on `t` of lower priority than `m` whose leaving lets it in (chooseVictims); undefined when none do. */
   const victimsOn = (m: string, t: FleetTarget): string[] | undefined => {
     const there = hostedOn(t);
-    const jeopardy = there.filter((h) => priority(h) < priority(m)).sort((a, b) => priority(a) - priority(b) || compareNames(a, b));
-    const fitsWithout = (gone: readonly string[]): boolean => "ok" in filter(m, t, there.filter((h) => !gone.includes(h)));
-    if (jeopardy.length > MAX_EXACT_VICTIMS) {
-      // Greedy: the lowest priorities go first until m fits; then the highest are spared if m still fits.
-      const gone: string[] = [];
-      for (const h of jeopardy) {
-        gone.push(h);
-        if (fitsWithout(gone)) break;
-      }
-      if (!fitsWithout(gone)) return undefined;
-      for (const h of [...gone].reverse()) {
-        const without = gone.filter((g) => g !== h);
-        if (fitsWithout(without)) gone.splice(gone.indexOf(h), 1);
-      }
-      return gone;
-    }
-    for (let k = 1; k <= jeopardy.length; k++) {
-      let best: string[] | undefined;
-      for (const set of combinations(jeopardy, k)) {
-        if (fitsWithout(set) && (best === undefined || compareCasualties(set, best, priority) < 0)) best = set;
-      }
-      if (best !== undefined) return best;
-    }
-    return undefined;
+    const jeopardy = there.filter((h) => priority(h) < priority(m)).map((h) => ({ machine: h, priority: priority(h), frees: need.get(h) ?? NO_USAGE }));
+    if (jeopardy.length === 0) return undefined;
+    const mine = need.get(m) ?? NO_USAGE;
+    const taken = loadOn(t);
+    const room = limits(t.profile);
+    const amounts = Object.fromEntries(RESOURCES.map((r) => [r, amount(mine, r) + amount(taken, r) - amount(room, r)])) as Record<Resource, number>;
+    return chooseVictims({ slots: there.length + 1 - t.maxMachines, amounts }, jeopardy, work);
   };
 
   // Machines placed before stay where they are, highest priority first, as long as they pass every filter there.
   const queue: string[] = [];
   for (const m of reqs.map((r) => r.machine).sort(order)) {
     const t = targets.find((x) => x.name === policy(m).placedOn);
-    if (t !== undefined && "ok" in filter(m, t, hostedOn(t))) assign(m, t);
+    if (t !== undefined && "ok" in filter(m, t)) assign(m, t);
     else queue.push(m);
   }
   // Each preemption strictly raises the placed priorities (as a multiset), so the loop ends; this only guards a bug.
@@ -196,7 +226,7 @@ export function place(reqs: readonly MachineRequirements[], fleet: Fleet): Place
     if (++steps > maxSteps) throw new Error("placement did not settle");
     const m = queue.shift();
     if (m === undefined) break;
-    const verdicts = targets.map((t) => ({ t, v: filter(m, t, hostedOn(t)) }));
+    const verdicts = targets.map((t) => ({ t, v: filter(m, t) }));
     const feasible = verdicts.filter(({ v }) => "ok" in v).map(({ t }) => ({ t, s: score(m, t, hostedOn(t)) }));
     const chosen = feasible.sort((a, b) => b.s - a.s || compareNames(a.t.name, b.t.name))[0];
     if (chosen !== undefined) {
@@ -210,7 +240,7 @@ export function place(reqs: readonly MachineRequirements[], fleet: Fleet): Place
     });
     const best = options.sort((a, b) => compareCasualties(a.victims, b.victims, priority) || b.s - a.s || compareNames(a.t.name, b.t.name))[0];
     if (best !== undefined) {
-      hosted.set(best.t.name, hostedOn(best.t).filter((h) => !best.victims.includes(h)));
+      setHosted(best.t, hostedOn(best.t).filter((h) => !best.victims.includes(h)));
       for (const v of best.victims) {
         scores.delete(v);
         displaced.push({ machine: v, priority: priority(v), target: best.t.name, by: m, byPriority: priority(m) });
@@ -246,7 +276,7 @@ export function place(reqs: readonly MachineRequirements[], fleet: Fleet): Place
     displaced,
     targets: fleet.targets.map((t) => {
       const machines = hostedOn(t);
-      return { name: t.name, profile: t.profile.name, machines, used: load(machines), offered: limits(t.profile) };
+      return { name: t.name, profile: t.profile.name, machines, used: loadOn(t), offered: limits(t.profile) };
     }),
   };
 }
@@ -274,6 +304,99 @@ export function compareCasualties(a: readonly string[], b: readonly string[], pr
     if (d !== 0) return d;
   }
   return compareNames([...a].sort(compareNames).join(","), [...b].sort(compareNames).join(","));
+}
+
+/**
+ * Which occupants must leave so that a machine `short` keeps out gets in: undefined when even all
+ * of them leaving is not enough. Greedy, then tried one set at a time where that is cheap
+ * (docs/targets.md, Choosing victims, says what each guarantees):
+ * - all leave, then each is spared in turn, those that free least of what is short first (then
+ *   the highest priorities), while the rest still make room; then each victim, highest priority
+ *   first, is exchanged for a spared occupant of lower priority (or equal, earlier by name) that
+ *   makes room as well; both again until neither changes anything;
+ * - when the sets whose size lies between a lower bound (what the largest occupants of each short
+ *   resource free) and the greedy set's size number at most `exactSets`, every one of them is
+ *   tried and the best by compareCasualties wins.
+ * Victims come in priority order, then by name.
+ */
+export function chooseVictims(short: Shortfall, jeopardy: readonly Occupant[], work: PlaceWork = { evaluations: 0 }, exactSets = MAX_EXACT_SETS): string[] | undefined {
+  // Amounts as vectors: slots first (each occupant frees one), then RESOURCES in order.
+  const needed = [short.slots, ...RESOURCES.map((r) => short.amounts[r])];
+  const frees = new Map(jeopardy.map((o) => [o, [1, ...RESOURCES.map((r) => amount(o.frees, r))]]));
+  const of = (o: Occupant): readonly number[] => frees.get(o) ?? [];
+  const plus = (a: readonly number[], b: readonly number[]): number[] => a.map((x, i) => x + (b[i] ?? 0));
+  const minus = (a: readonly number[], b: readonly number[]): number[] => a.map((x, i) => x - (b[i] ?? 0));
+  const total = (set: Iterable<Occupant>): number[] => [...set].reduce((sum, o) => plus(sum, of(o)), needed.map(() => 0));
+  const lets = (freed: readonly number[]): boolean => {
+    work.evaluations++;
+    return needed.every((n, i) => n <= (freed[i] ?? 0));
+  };
+  /** Below 0 when `a` is the lesser casualty: lower priority, then earlier name. */
+  const rank = (a: Occupant, b: Occupant): number => a.priority - b.priority || compareNames(a.machine, b.machine);
+  const names = (set: Iterable<Occupant>): string[] => [...set].sort(rank).map((o) => o.machine);
+
+  const gone = new Set(jeopardy);
+  let freed = total(gone);
+  if (!lets(freed)) return undefined;
+  // The share of what is short an occupant frees, each short resource counting 1: the least first, then the highest ranks.
+  const cover = new Map(jeopardy.map((o) => [o, needed.reduce((c, n, i) => (n > 0 ? c + Math.min(of(o)[i] ?? 0, n) / n : c), 0)]));
+  const spareOrder = [...jeopardy].sort((a, b) => (cover.get(a) ?? 0) - (cover.get(b) ?? 0) || rank(b, a));
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const o of spareOrder) {
+      if (!gone.has(o) || !lets(minus(freed, of(o)))) continue;
+      gone.delete(o);
+      freed = minus(freed, of(o));
+      changed = true;
+    }
+    const spared = jeopardy.filter((o) => !gone.has(o)).sort(rank);
+    for (const v of [...gone].sort((a, b) => rank(b, a))) {
+      const instead = spared.find((o) => !gone.has(o) && rank(o, v) < 0 && lets(plus(minus(freed, of(v)), of(o))));
+      if (instead === undefined) continue;
+      gone.delete(v);
+      gone.add(instead);
+      freed = plus(minus(freed, of(v)), of(instead));
+      changed = true;
+    }
+  }
+
+  const fewest = Math.max(...needed.map((n, i) => fewestFreeing(n, jeopardy.map((o) => of(o)[i] ?? 0))));
+  if (setsBetween(jeopardy.length, fewest, gone.size, exactSets) > exactSets) return names(gone);
+  const priority = new Map(jeopardy.map((o) => [o.machine, o.priority]));
+  const priorityOf = (m: string): number => priority.get(m) ?? 0;
+  for (let k = fewest; k <= gone.size; k++) {
+    let best: string[] | undefined;
+    for (const set of combinations(jeopardy, k)) {
+      if (!lets(total(set))) continue;
+      const candidate = names(set);
+      if (best === undefined || compareCasualties(candidate, best, priorityOf) < 0) best = candidate;
+    }
+    if (best !== undefined) return best;
+  }
+  return names(gone);
+}
+
+/** The fewest of `amounts` (largest first) whose sum reaches `needed`; 0 when nothing is needed. */
+function fewestFreeing(needed: number, amounts: readonly number[]): number {
+  if (needed <= 0) return 0;
+  const largest = [...amounts].sort((a, b) => b - a);
+  let freed = 0;
+  for (const [i, a] of largest.entries()) {
+    freed += a;
+    if (freed >= needed) return i + 1;
+  }
+  return largest.length;
+}
+
+/** How many subsets of n items have a size from `low` to `high` (counting stops past `enough`). */
+function setsBetween(n: number, low: number, high: number, enough: number): number {
+  let choose = 1; // C(n, k), from k = 0
+  let total = 0;
+  for (let k = 0; k <= high && total <= enough; k++) {
+    if (k >= low) total += choose;
+    choose = (choose * (n - k)) / (k + 1);
+  }
+  return total;
 }
 
 function hasLabels(target: Labels, wanted: Labels): boolean {

@@ -5,7 +5,7 @@
 
 import { readdirSync } from "node:fs";
 import { basename, extname, isAbsolute, join, resolve } from "node:path";
-import { readDocument, readText } from "../description/document.js";
+import { checkNamedKind, readDocument, readText } from "../description/document.js";
 import { SpecError, SpecIssue } from "../description/problems.js";
 import { shippedPath } from "../description/schema.js";
 import { didYouMean } from "../description/suggest.js";
@@ -68,7 +68,10 @@ export function resolveProfile(ref: string, baseDir: string): { file: string } |
 export function loadProfile(ref: string, baseDir = "."): TargetProfile {
   const found = resolveProfile(ref, baseDir);
   if ("problem" in found) throw new SpecError([new SpecIssue({ file: ref, path: "", line: 0, column: 0 }, found.problem, found.fix)]);
-  const text = readText(found.file, "target profile", "give a bundled profile's name or the path of a profile file");
+  const fix = "give a bundled profile's name or the path of a profile file";
+  const text = readText(found.file, "target profile", fix);
+  // A path may lead to any file: one that is no profile gets one line, quoting at most its first.
+  checkNamedKind(text, isProfilePath(ref) ? found.file : displayPath(found.file, ref), "target profile", ["architecture", "matchKinds"], fix);
   return parseProfile(text, isProfilePath(ref) ? found.file : displayPath(found.file, ref), isProfilePath(ref) ? undefined : ref);
 }
 

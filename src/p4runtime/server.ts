@@ -8,7 +8,13 @@
 // Bad input is answered, never thrown: a malformed request gets its status
 // (INVALID_ARGUMENT, NOT_FOUND, …) and leaves the devices as they were; a
 // message that does not even decode is refused by gRPC itself.
+//
+// A controller that does not read its stream costs a bounded amount: each
+// stream holds at most PACKET_IN_QUEUE packet-ins beyond what gRPC buffers, and
+// drops (and counts) the rest. close() gives open calls CLOSE_GRACE_MS to end,
+// then cancels them: a controller never leaves on its own.
 
+import { format } from "node:util";
 import * as grpc from "@grpc/grpc-js";
 import type { CompiledSpec } from "../control/compiled.js";
 import type { Injection } from "../control/install.js";
@@ -26,6 +32,7 @@ import { DeviceState, type Msg } from "./device-state.js";
 import type { ControlledEmulation, Delivery } from "./emulation.js";
 import protojson from "protobufjs/ext/protojson.js";
 import { Code, p4runtimeService, protoRoot, statusDetails, type UpdateError } from "./proto.js";
+import type { Tls } from "./tls.js";
 
 /** The P4Runtime version the server speaks (the official definitions it loads). */
 export const API_VERSION = "1.4.0";
@@ -39,7 +46,15 @@ export interface ServerOptions {
   readonly empty?: boolean;
   /** Where lines about tables written behind the server that a device cannot follow go (default: stderr). */
   readonly warn?: (line: string) => void;
+  /** Serve over TLS (with a CA: only to clients with a certificate it signed); otherwise in plain text. */
+  readonly tls?: Tls;
 }
+
+/** Packet-ins a primary's stream holds while its controller does not read them (beyond gRPC's 16); later ones are dropped. */
+export const PACKET_IN_QUEUE = 1024;
+
+/** How long open calls and streams have to end when the server stops before they are cancelled (docs/cli.md). */
+export const CLOSE_GRACE_MS = 1000;
 
 type Stream = grpc.ServerDuplexStream<Msg, Msg>;
 
@@ -59,7 +74,13 @@ export interface ServerStats {
   packetIns: number;
   /** Deliveries with no primary controller on their device to take them. */
   packetInsDropped: number;
+  /** Deliveries dropped because their primary's stream already held as many unread packet-ins as it may. */
+  packetInsStreamFull: number;
 }
+
+/** The counts in words, as the commands print them when they stop. */
+export const describeStats = (s: ServerStats): string =>
+  `${s.packetOuts} packet-outs, ${s.packetIns} packet-ins (${s.packetInsDropped} with no primary controller to take them, ${s.packetInsStreamFull} dropped while the primary's stream was full)`;
 
 const rpcError = (code: number, details: string, metadata?: grpc.Metadata): grpc.ServiceError =>
   Object.assign(new Error(details), { code, details, metadata: metadata ?? new grpc.Metadata() }) as grpc.ServiceError;
@@ -73,6 +94,71 @@ function decodeUpdates(json: JsonMessage): Msg[] {
   return ((write.requestDeserialize(Buffer.from(request.encode(message).finish())) as Msg).updates as Msg[] | undefined) ?? [];
 }
 
+/**
+ * A stream's packet-ins on their way to a controller that may read them slower than they come:
+ * written while gRPC takes them, held while its buffer is full (write() said false) until it
+ * drains, and dropped once `limit` are held.
+ */
+class PacketInQueue {
+  readonly #stream: Stream;
+  readonly #limit: number;
+  readonly #held: Msg[] = [];
+  #full = false;
+
+  constructor(stream: Stream, limit: number) {
+    this.#stream = stream;
+    this.#limit = limit;
+    stream.on("drain", () => {
+      this.#full = false;
+      while (!this.#full && this.#held.length > 0) this.#write(this.#held.shift() as Msg);
+    });
+  }
+
+  #write(m: Msg): void {
+    if (this.#stream.writableEnded || this.#stream.destroyed) return;
+    this.#full = !this.#stream.write(m);
+  }
+
+  /** Sends or holds `m`; false when it is dropped (`limit` held already). */
+  offer(m: Msg): boolean {
+    if (!this.#full) this.#write(m);
+    else if (this.#held.length < this.#limit) this.#held.push(m);
+    else return false;
+    return true;
+  }
+
+  /** Packet-ins the server holds for the stream: its own, and those in gRPC's buffer. */
+  get queued(): number {
+    return this.#held.length + this.#stream.writableLength;
+  }
+}
+
+/** Lines gRPC logs while a server binds: held, then dropped if the bind fails (the caller says why in one line), else printed. */
+let bindLog: string[] | undefined;
+const grpcLogger = (prefix: string) => (message?: unknown, ...rest: unknown[]): void => {
+  const line = `${prefix} ${format(message, ...rest)}`;
+  if (bindLog !== undefined) bindLog.push(line);
+  else console.error(line);
+};
+
+/** `server.bindAsync`, with gRPC's own log lines held until it is known whether it bound. */
+async function bind(server: grpc.Server, address: string, credentials: grpc.ServerCredentials): Promise<number> {
+  grpc.setLogger({ error: grpcLogger("E"), info: grpcLogger("I"), debug: grpcLogger("D") });
+  const held: string[] = [];
+  bindLog = held;
+  try {
+    const port = await new Promise<number>((resolve, reject) => server.bindAsync(address, credentials, (err, p) => (err === null ? resolve(p) : reject(err))));
+    for (const line of held) console.error(line);
+    return port;
+  } catch (e) {
+    // gRPC's "No address added out of total 1 resolved errors: [listen EADDRINUSE: …]": the errors.
+    const message = e instanceof Error ? e.message : String(e);
+    throw new Error(/errors: \[(.+)\]$/s.exec(message)?.[1] ?? message);
+  } finally {
+    if (bindLog === held) bindLog = undefined;
+  }
+}
+
 export class P4RuntimeServer {
   readonly #server = new grpc.Server();
   readonly #emulation: ControlledEmulation;
@@ -81,7 +167,9 @@ export class P4RuntimeServer {
   readonly #pending: { stream: Stream; at: Injection; data: Uint8Array }[] = [];
   #flush: NodeJS.Immediate | undefined;
   readonly #unsubscribe: () => void;
-  readonly stats: ServerStats = { packetOuts: 0, packetIns: 0, packetInsDropped: 0 };
+  readonly #queues = new Map<Stream, PacketInQueue>();
+  #closing = false;
+  readonly stats: ServerStats = { packetOuts: 0, packetIns: 0, packetInsDropped: 0, packetInsStreamFull: 0 };
   port = 0;
 
   /** Lines about what a write behind the server left its devices unable to follow (stderr). */
@@ -132,9 +220,10 @@ export class P4RuntimeServer {
     const s = new P4RuntimeServer(emulation, options.warn ?? ((line) => process.stderr.write(`${line}\n`)));
     await s.#load(emulation.compiled, options);
     s.#server.addService(p4runtimeService(), s.#handlers());
-    s.port = await new Promise<number>((resolve, reject) =>
-      s.#server.bindAsync(options.address, grpc.ServerCredentials.createInsecure(), (err, port) => (err === null ? resolve(port) : reject(err))),
-    );
+    const tls = options.tls;
+    const credentials =
+      tls === undefined ? grpc.ServerCredentials.createInsecure() : grpc.ServerCredentials.createSsl(tls.ca ?? null, [{ cert_chain: tls.cert, private_key: tls.key }], tls.ca !== undefined);
+    s.port = await bind(s.#server, options.address, credentials);
     return s;
   }
 
@@ -164,12 +253,32 @@ export class P4RuntimeServer {
     }
   }
 
-  /** Stops listening and ends every stream. */
-  async close(): Promise<void> {
+  /**
+   * Stops listening and taking packet-outs; the calls and streams still open have `graceMs` to
+   * end, then they are cancelled.
+   */
+  async close(graceMs = CLOSE_GRACE_MS): Promise<void> {
+    this.#closing = true;
     this.#unsubscribe();
     if (this.#flush !== undefined) clearImmediate(this.#flush);
-    await new Promise<void>((resolve) => this.#server.tryShutdown(() => resolve()));
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.#server.forceShutdown();
+        resolve();
+      }, graceMs);
+      this.#server.tryShutdown(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
     this.#server.forceShutdown();
+  }
+
+  /** Packet-ins held for controllers that have not read them yet, over every stream. */
+  get queuedPacketIns(): number {
+    let n = 0;
+    for (const q of this.#queues.values()) n += q.queued;
+    return n;
   }
 
   get deviceIds(): number[] {
@@ -350,17 +459,22 @@ export class P4RuntimeServer {
         streamError(Code.INTERNAL, e instanceof Error ? e.message : String(e));
       }
     });
-    const end = (): void => {
+    this.#queues.set(stream, new PacketInQueue(stream, PACKET_IN_QUEUE));
+    const leave = (): void => {
+      this.#queues.delete(stream);
       tell(this.#arbiter.leave(stream));
-      if (!stream.writableEnded && !stream.destroyed) stream.end();
     };
-    stream.on("end", end);
-    stream.on("error", () => tell(this.#arbiter.leave(stream)));
-    stream.on("cancelled", () => tell(this.#arbiter.leave(stream)));
+    stream.on("end", () => {
+      leave();
+      if (!stream.writableEnded && !stream.destroyed) stream.end();
+    });
+    stream.on("error", leave);
+    stream.on("cancelled", leave);
   }
 
   #packetOut(stream: Stream, deviceId: number, role: string, p: Msg, streamError: (code: number, message: string, packet?: Msg) => void): void {
     if (this.#arbiter.primary(deviceId, role) !== stream) return streamError(Code.PERMISSION_DENIED, "only the primary controller sends packets", p);
+    if (this.#closing) return streamError(Code.UNAVAILABLE, "the server is stopping", p);
     const d = this.#device(deviceId);
     const payload = p.payload instanceof Uint8Array ? p.payload : undefined;
     if (payload === undefined || payload.length === 0) return streamError(Code.INVALID_ARGUMENT, "a packet-out with no payload", p);
@@ -396,12 +510,12 @@ export class P4RuntimeServer {
     const served = this.#devices.get(deviceId);
     const primary = this.#arbiter.primary(deviceId, "");
     const number = served?.state.dev.members.find((m) => m.member.index === d.member)?.number;
-    if (primary === undefined || number === undefined || primary.destroyed) {
+    const queue = primary === undefined ? undefined : this.#queues.get(primary);
+    if (primary === undefined || queue === undefined || number === undefined || primary.destroyed) {
       this.stats.packetInsDropped++;
       return;
     }
-    this.stats.packetIns++;
-    primary.write({
+    const packetIn = {
       packet: {
         payload: Buffer.from(d.data),
         metadata: [
@@ -409,6 +523,8 @@ export class P4RuntimeServer {
           { metadataId: 2, value: Buffer.from(canonical(BigInt(d.inLink))) },
         ],
       },
-    });
+    };
+    if (queue.offer(packetIn)) this.stats.packetIns++;
+    else this.stats.packetInsStreamFull++;
   }
 }

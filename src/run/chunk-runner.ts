@@ -102,12 +102,19 @@ class Records implements CaptureTargets {
   }
 }
 
+/** A chunk's trace lines: their text, and each line's packet and length in bytes (for trace.idx). */
+export interface ChunkLines {
+  readonly text: string;
+  readonly packets: number[];
+  readonly bytes: number[];
+}
+
 /** A chunk run: where its records are, and its trace lines. */
 export interface ChunkDone {
   readonly id: number;
   readonly slot: number;
   readonly records: SlotRecords;
-  readonly lines: string;
+  readonly lines: ChunkLines;
 }
 
 /** Runs its own chunks of a replay on a data plane of its own: in a worker thread, or on the main thread. */
@@ -148,12 +155,21 @@ export class ChunkRunner {
     dp.exports.countersReset();
     const runner = new Runner(
       dp,
-      { trace: s.trace, maxFanout: this.#compiled.maxFanout, hopLimit: s.hopLimit, copyLimit: s.copyLimit, slotLenMax: MAX_CAP_LEN_DEFAULT + DEFAULT_RUNNER.headroom },
+      { trace: s.trace, ...(s.tracePackets !== undefined ? { tracePackets: s.tracePackets } : {}), maxFanout: this.#compiled.maxFanout, hopLimit: s.hopLimit, copyLimit: s.copyLimit, slotLenMax: MAX_CAP_LEN_DEFAULT + DEFAULT_RUNNER.headroom },
       this.#records,
     );
     let lines: string[] = [];
-    const trace = s.trace ? new TraceWriter({ line: (_packet, text) => lines.push(text) }, this.#compiled, this.#installed.entries) : undefined;
-    const sink = trace === undefined ? null : { packet: () => {}, event: trace.event.bind(trace) };
+    let packets: number[] = [];
+    let bytes: number[] = [];
+    const sink = {
+      line: (packet: number, text: string, len: number): void => {
+        lines.push(text);
+        packets.push(packet);
+        bytes.push(len);
+      },
+    };
+    const trace = s.trace ? new TraceWriter(sink, this.#compiled, this.#installed.entries) : undefined;
+    const events = trace === undefined ? null : { packet: () => {}, event: trace.event.bind(trace) };
     const names = s.endpoints;
     const chunkPackets = s.chunkPackets;
     const records = this.#records;
@@ -167,8 +183,10 @@ export class ChunkRunner {
       trace?.endLine();
       const r = records.slot;
       if (r === undefined) return;
-      done({ id, slot, records: r, lines: lines.join("") });
+      done({ id, slot, records: r, lines: { text: lines.join(""), packets, bytes } });
       lines = [];
+      packets = [];
+      bytes = [];
       records.slot = undefined;
     };
     const startChunk = (next: number): void => {
@@ -195,7 +213,7 @@ export class ChunkRunner {
         if (records.slot !== undefined) {
           const part = i === 0 && end === count ? batch : slice(batch, i, end);
           trace?.startBatch(number + i, part, names);
-          runner.run(part, number + i, sink);
+          runner.run(part, number + i, events);
           ran += end - i;
         }
         i = end;

@@ -293,6 +293,10 @@ export class Inputs {
   get totalBytes(): number {
     return this.#streams.reduce((n, s) => n + Math.max(0, s.reader.fileSize), 0);
   }
+  /** The inputs that can be read only once, in order (pipes, /dev/stdin, devices: no size, no positions). */
+  get readOnce(): string[] {
+    return this.#streams.filter((s) => s.reader.fileSize < 0).map((s) => s.stats.file);
+  }
 
   close(): void {
     for (const s of this.#streams) s.reader.close();

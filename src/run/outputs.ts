@@ -17,6 +17,8 @@ export const LINKS_DIR = "links";
 export const DELIVERED_DIR = "delivered";
 export const SUMMARY_FILE = "summary.json";
 export const TRACE_FILE = "trace.jsonl";
+/** Beside the trace: where each packet's line starts (src/run/trace-file.ts). */
+export const TRACE_INDEX_FILE = "trace.idx";
 /** Claims DIR for a replay (strata run, strata serve) of `compiled` that reads `inputs`. */
 export function claimReplayOut(dir: string, compiled: CompiledSpec, options: { command: string; inputs: readonly string[]; force: boolean; trace: boolean }): OutDir {
   return OutDir.claim(dir, { command: options.command, inputs: options.inputs, force: options.force, files: outputFiles(compiled, options.trace), dirs: [LINKS_DIR, DELIVERED_DIR] });
@@ -25,7 +27,7 @@ export function claimReplayOut(dir: string, compiled: CompiledSpec, options: { c
 /** The files a replay of `compiled` may write, relative to DIR. */
 export function outputFiles(compiled: CompiledSpec, trace: boolean): string[] {
   const captures = planCaptures(compiled).map((c) => `${c.sub}/${c.name}.pcap`);
-  return [...captures, SUMMARY_FILE, ...(trace ? [TRACE_FILE] : [])];
+  return [...captures, SUMMARY_FILE, ...(trace ? [TRACE_FILE, TRACE_INDEX_FILE] : [])];
 }
 
 interface PlannedCapture {

@@ -16,15 +16,16 @@ import type { InputError } from "../errors.js";
 import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
 import { loadSpec } from "../description/load.js";
 import { DataPlane } from "../wasm/module.js";
-import { checkLimits, DEFAULT_RUNNER, Runner } from "../wasm/runner.js";
+import { checkLimits, DEFAULT_RUNNER, type PacketRanges, Runner } from "../wasm/runner.js";
 import { type Inputs, openInputs } from "./inputs.js";
 import type { OutDir } from "../out-dir.js";
-import { CaptureOutputs, claimReplayOut, SUMMARY_FILE, TRACE_FILE } from "./outputs.js";
+import { CaptureOutputs, claimReplayOut, SUMMARY_FILE } from "./outputs.js";
 import { type Counters, readCounters, type Summary, summarize } from "./summary.js";
 import { TraceWriter } from "./trace.js";
-import { type AppliedUpdate, loadUpdates, prepareUpdates, UpdateSchedule } from "./updates.js";
+import { TraceFile } from "./trace-file.js";
+import { type AppliedUpdate, loadUpdates, PreparedUpdates, prepareUpdates, UpdateSchedule } from "./updates.js";
 import { CHUNK_PACKETS } from "./chunk-runner.js";
-import { defaultWorkers, WorkerPool, WORKERS_MAX } from "./workers.js";
+import { replayWorkers, WorkerPool, WORKERS_MAX } from "./workers.js";
 
 /** Throws a RangeError unless `workers` is a whole number from 1 to WORKERS_MAX (or not given). */
 export function checkWorkers(workers: number | undefined): void {
@@ -41,12 +42,16 @@ export interface ReplayOptions {
   /** Write into a non-empty --out directory strata did not write (never replacing its files). */
   readonly force?: boolean;
   readonly trace?: boolean;
+  /** `--trace-packets`: trace only these packets (and trace, even without `trace`). */
+  readonly tracePackets?: PacketRanges;
   readonly hopLimit?: number;
   readonly copyLimit?: number;
   /** `--updates FILE`: timed changes during the replay (docs/updates.md). */
   readonly updates?: string;
   /** Called after each batch with bytes read so far and in all. */
   readonly progress?: (done: number, total: number, packets: number) => void;
+  /** Told what the replay does otherwise than asked (one line, e.g. one thread instead of --workers N). */
+  readonly warn?: (line: string) => void;
   /**
    * Data planes to run the packets on (src/run/workers.ts): this thread's and
    * workers − 1 worker threads; 1 runs them all on this thread. Default: one
@@ -64,6 +69,13 @@ export interface ReplayResult {
   readonly errors: readonly InputError[];
   /** Input packets each data plane ran with --workers N > 1: the main thread's, then each worker thread's; else empty. */
   readonly workers: readonly number[];
+  /** With a trace: the bytes of trace.jsonl, and its lines (the packets traced). */
+  readonly trace?: { readonly bytes: number; readonly packets: number };
+}
+
+/** Whether a replay writes a trace: --trace, or --trace-packets. */
+function traces(options: ReplayOptions): boolean {
+  return options.trace === true || options.tracePackets !== undefined;
 }
 
 /** Loads, compiles and installs a description, and runs captures through it. */
@@ -84,10 +96,10 @@ export class Replay {
   /** Worker threads, started by the first run() that uses them and kept until close(). */
   #pool: WorkerPool | undefined;
   readonly #reconciler: Reconciler;
-  readonly #updates: ReturnType<typeof prepareUpdates>;
+  readonly #updates: PreparedUpdates;
   #ran = false;
 
-  private constructor(options: ReplayOptions, compiled: CompiledSpec, endpoints: readonly ResolvedEndpoint[], updates: ReturnType<typeof prepareUpdates>) {
+  private constructor(options: ReplayOptions, compiled: CompiledSpec, endpoints: readonly ResolvedEndpoint[], updates: PreparedUpdates) {
     this.#options = options;
     this.#compiled = compiled;
     this.#endpoints = endpoints;
@@ -108,7 +120,7 @@ export class Replay {
     checkLimits(options);
     checkWorkers(options.workers);
     const endpoints = options.inputs.map((i) => resolveEndpoint(compiled, i.endpoint));
-    const updates = options.updates === undefined ? [] : prepareUpdates(loadUpdates(options.updates), compiled, endpoints.map((e) => e.text));
+    const updates = options.updates === undefined ? new PreparedUpdates([], new Map()) : prepareUpdates(loadUpdates(options.updates), compiled, endpoints.map((e) => e.text));
     return new Replay(options, compiled, endpoints, updates);
   }
 
@@ -124,6 +136,7 @@ export class Replay {
     const options = this.#options;
     const compiled = this.#compiled;
     const dp = this.#dp;
+    const tracing = traces(options);
     const inputs = openInputs(
       this.#endpoints,
       options.inputs.map((i) => i.file),
@@ -131,23 +144,26 @@ export class Replay {
     );
     try {
       dp.exports.countersReset();
-      const inputFiles = [options.spec, ...options.inputs.map((i) => i.file), ...(options.updates === undefined ? [] : [options.updates]), ...this.#updates.flatMap((u) => (u.update.kind === "description" ? [u.update.file] : []))];
-      const out = claimReplayOut(options.out, compiled, { command: "run", inputs: inputFiles, force: options.force === true, trace: options.trace === true });
+      const inputFiles = [options.spec, ...options.inputs.map((i) => i.file), ...(options.updates === undefined ? [] : [options.updates]), ...this.#updates.files];
+      const out = claimReplayOut(options.out, compiled, { command: "run", inputs: inputFiles, force: options.force === true, trace: tracing });
       const outputs = new CaptureOutputs(options.out, compiled, dp);
-      // Updates cut batches at their times on one data plane: a replay with updates runs on this thread.
-      const workers = this.#updates.length > 0 ? 1 : (options.workers ?? defaultWorkers(inputs.totalBytes));
+      // Updates cut batches at their times on one data plane, and an input read once has one reader: then the replay runs on this thread.
+      const { workers, note } = replayWorkers(options.workers, inputs, this.#updates.length > 0);
+      if (note !== undefined) options.warn?.(note);
       if (workers > 1) {
         const started = process.hrtime.bigint();
         let ran: { counters: Counters; packets: number[] };
+        const file = tracing ? new TraceFile(options.out) : undefined;
         try {
-          ran = this.#workers(workers).replay(inputs, outputs, options.trace === true ? join(options.out, TRACE_FILE) : undefined, options.progress);
+          ran = this.#workers(workers).replay(inputs, outputs, file, options.progress);
         } catch (err) {
           this.close(); // a pool that failed part-way is not used again
           throw err;
         } finally {
           outputs.close();
+          file?.close();
         }
-        return this.#finish(out, ran.counters, inputs, started, ran.packets);
+        return this.#finish(out, ran.counters, inputs, started, { workers: ran.packets, ...(file !== undefined ? { trace: file } : {}) });
       }
       // Buffers are sized by the packets read, never by a capture's snaplen (a header field
       // readers ignore): they start small and grow to the longest packet a capture of any
@@ -155,7 +171,8 @@ export class Replay {
       const runner = new Runner(
         dp,
         {
-          trace: options.trace === true,
+          trace: tracing,
+          ...(options.tracePackets !== undefined ? { tracePackets: options.tracePackets } : {}),
           maxFanout: compiled.maxFanout,
           hopLimit: options.hopLimit ?? DEFAULT_RUNNER.hopLimit,
           copyLimit: options.copyLimit ?? DEFAULT_RUNNER.copyLimit,
@@ -163,7 +180,8 @@ export class Replay {
         },
         outputs,
       );
-      const trace = options.trace === true ? new TraceWriter(join(options.out, TRACE_FILE), compiled, this.#installed.entries) : undefined;
+      const file = tracing ? new TraceFile(options.out) : undefined;
+      const trace = file === undefined ? undefined : new TraceWriter(file, compiled, this.#installed.entries);
       // Packets go to the capture buffers; the ring carries only trace events.
       const sink = trace === undefined ? null : { packet: () => {}, event: trace.event.bind(trace) };
       const names = this.#endpoints.map((e) => e.text);
@@ -185,20 +203,21 @@ export class Replay {
         outputs.close();
         trace?.close();
       }
-      return this.#finish(out, readCounters(dp, this.#installed), inputs, started, [], schedule?.applied);
+      return this.#finish(out, readCounters(dp, this.#installed), inputs, started, { ...(schedule !== undefined ? { applied: schedule.applied } : {}), ...(file !== undefined ? { trace: file } : {}) });
     } finally {
       inputs.close();
     }
   }
 
   /** The summary of a run that started at `started`, written; the marker lists what the run wrote. */
-  #finish(out: OutDir, counters: Counters, inputs: Inputs, started: bigint, workers: number[] = [], applied?: AppliedUpdate[]): ReplayResult {
+  #finish(out: OutDir, counters: Counters, inputs: Inputs, started: bigint, more: { workers?: number[]; applied?: AppliedUpdate[]; trace?: TraceFile }): ReplayResult {
+    const { workers = [], applied, trace } = more;
     const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
     // Named after the description the replay started with, whatever updates installed since.
     const summary: Summary = { ...summarize(counters, this.#installed, inputs.stats, elapsed), spec: this.#compiled.spec.file, ...(applied === undefined ? {} : { updates: applied }) };
     out.write(SUMMARY_FILE, `${JSON.stringify(summary, null, 2)}\n`);
     out.seal();
-    return { summary, compiled: this.#compiled, errors: inputs.errors, workers };
+    return { summary, compiled: this.#compiled, errors: inputs.errors, workers, ...(trace !== undefined ? { trace: { bytes: trace.bytes, packets: trace.lines } } : {}) };
   }
 
   #workers(size: number): WorkerPool {
@@ -209,7 +228,8 @@ export class Replay {
       this.#endpoints,
       this.#options.inputs.map((i) => i.file),
       {
-        trace: this.#options.trace === true,
+        trace: traces(this.#options),
+        ...(this.#options.tracePackets !== undefined ? { tracePackets: this.#options.tracePackets } : {}),
         hopLimit: this.#options.hopLimit ?? DEFAULT_RUNNER.hopLimit,
         copyLimit: this.#options.copyLimit ?? DEFAULT_RUNNER.copyLimit,
         chunkPackets: this.#options.chunkPackets ?? CHUNK_PACKETS,

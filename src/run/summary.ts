@@ -34,8 +34,36 @@ export interface Summary {
   readonly packetsPerSecond: number;
   /** With --updates: each update, and the first packet processed after it (src/run/updates.ts). */
   readonly updates?: readonly AppliedUpdate[];
+  /** strata serve: each --port, what went through it and what was lost on the way in (src/serve/port-counters.ts). */
+  readonly ports?: readonly PortSummary[];
   /** Set when bad input ended an input early: the first such input's error (each is in `inputs` too). */
   readonly error?: string;
+}
+
+/**
+ * A live port of strata serve: frames received and sent, and frames that arrived on its interface
+ * and never reached the emulation, by where they were dropped (null: this system does not count it).
+ */
+export interface PortSummary {
+  /** The --port flag: ENDPOINT=IFACE. */
+  readonly port: string;
+  /** NETWORK:EXTERNAL. */
+  readonly endpoint: string;
+  readonly interface: string;
+  readonly received: number;
+  readonly sent: number;
+  /** Received frames cut to the snapshot length. */
+  readonly truncated: number;
+  /** Received frames on an external link that only leaves the network (not injected). */
+  readonly ignored: number;
+  /** Frames the emulation sent out of the port that did not go: the port was closed, its queue full, or the interface refused them. */
+  readonly unsent: number;
+  /** Dropped by the interface before any capture (its rx_dropped counter, libpcap's ps_ifdrop). */
+  readonly droppedByInterface: number | null;
+  /** Received by the interface and never passed on by the port process: the capture buffer was full (libpcap's ps_drop), or the port was closed. */
+  readonly droppedByCapture: number | null;
+  /** Passed on by the port process while the emulation took no frames (starting or stopping). */
+  readonly droppedByStrata: number;
 }
 
 /**

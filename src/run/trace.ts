@@ -1,13 +1,13 @@
 // The hop-by-hop trace: the data plane's events, grouped per input packet and
 // named in the description's words, one JSON line per packet in trace.jsonl.
 
-import { closeSync, openSync, writeSync } from "node:fs";
 import type { CompiledSpec, CompiledTable } from "../control/compiled.js";
 import { ACTIONS, DROP_REASONS, PORT_NONE, PORT_SELF, PORT_SHARED, STAGES, TRACE_KINDS } from "../wasm/abi.js";
 import type { InputBatch, TraceEvent } from "../wasm/runner.js";
 import { tsNs } from "../pcap/index.js";
 import { excerpt } from "../errors.js";
 import { fail, ok, type Result } from "../description/notation.js";
+import type { TraceLines } from "./trace-file.js";
 
 /** One step of a packet's path, as written to trace.jsonl. */
 export interface TraceStep {
@@ -22,9 +22,9 @@ export interface TraceLine {
   readonly tsNs: string;
   readonly len: number;
   readonly steps: TraceStep[];
+  /** Steps left out: the line reached TRACE_LINE_MAX. */
+  readonly cut?: number;
 }
-
-const FLUSH_AT = 1 << 20;
 
 /** How a step's detail is written: a name or null, a text, a count, a port (number, "self" or null), a row. */
 type Detail = "name" | "text" | "count" | "port" | "row";
@@ -77,6 +77,7 @@ export function checkTraceLine(value: unknown): Result<TraceLine> {
     if (!Object.hasOwn(value, key)) return fail(`missing key '${key}'`);
     if (!test(value[key])) return fail(`${key} must be ${what}, got ${got(value[key])}`);
   }
+  if (Object.hasOwn(value, "cut") && !isCount(value["cut"])) return fail(`cut must be a count of steps, got ${got(value["cut"])}`);
   for (const [i, step] of (value["steps"] as unknown[]).entries()) {
     const at = `steps[${i}]`;
     if (!isObject(step)) return fail(`${at} must be an object {"copy", "step", …}, got ${got(step)}`);
@@ -95,34 +96,49 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** Where a TraceWriter's lines go instead of a file: each with its packet's number (worker threads, src/run/workers.ts). */
-export interface TraceLines {
-  line(packet: number, text: string): void;
-}
+/**
+ * The most bytes of a trace line, its "\n" not counted: `strata trace` reads no longer one, and
+ * TraceWriter writes none — a packet whose steps would pass it keeps the first ones and counts
+ * the others in the line's "cut".
+ */
+export const TRACE_LINE_MAX = 64 << 20;
+
+/** A trace larger than this gets a line after the run saying so, and what --trace-packets would save. */
+export const TRACE_LARGE_BYTES = 100e6;
+
+/** Room kept at a line's end for `,"cut":N}` and its "\n". */
+const LINE_END_ROOM = 32;
+/** Steps of a line between two measures of its length. */
+const MEASURE_EVERY = 4096;
+
+/** A line being written: cut is added (last) when steps are left out. */
+type OpenLine = { -readonly [K in keyof TraceLine]: TraceLine[K] };
 
 export class TraceWriter {
-  readonly #fd: number | undefined;
-  readonly #sink: TraceLines | undefined;
+  readonly #out: TraceLines;
   readonly #compiled: CompiledSpec;
   #tables: ReadonlyMap<number, CompiledTable>;
   /** Entry index → compiled row index, by table id. */
   #rows: ReadonlyMap<number, ReadonlyMap<number, number>>;
-  #pending: string[] = [];
-  #pendingLen = 0;
-  #line: TraceLine | undefined;
+  #line: OpenLine | undefined;
   /** The data plane's number for the packet of #line. */
   #linePacket = 0;
+  /** Steps of #line measured, and their length with the head's (−1: none measured yet). */
+  #measured = 0;
+  #chars = -1;
   // The batch being run: its first packet number, the packets' lengths, times and endpoints.
   #first = 0;
   #batch: InputBatch | undefined;
   #numbers: Uint32Array | undefined;
   #endpoints: readonly string[] = [];
+  /** The most bytes of a line (TRACE_LINE_MAX; tests ask for less). */
+  readonly #lineMax: number;
   lines = 0;
 
-  /** Writes to the file at `out`, or hands each line to `out`. */
-  constructor(out: string | TraceLines, compiled: CompiledSpec, entries: ReadonlyMap<number, readonly number[]>) {
-    if (typeof out === "string") this.#fd = openSync(out, "w");
-    else this.#sink = out;
+  /** Hands each line to `out`: a TraceFile (trace.jsonl and trace.idx), or a worker thread's chunk (src/run/chunk-runner.ts). */
+  constructor(out: TraceLines, compiled: CompiledSpec, entries: ReadonlyMap<number, readonly number[]>, lineMax = TRACE_LINE_MAX) {
+    this.#lineMax = lineMax;
+    this.#out = out;
     this.#compiled = compiled;
     this.#tables = new Map(compiled.tables.map((t) => [t.id, t]));
     this.#rows = new Map([...entries].map(([id, list]) => [id, new Map(list.map((entry, row) => [entry, row]))]));
@@ -152,8 +168,15 @@ export class TraceWriter {
 
   event(e: TraceEvent): void {
     if (this.#line === undefined || this.#linePacket !== e.packet) this.#open(e.packet);
+    const line = this.#line as OpenLine;
+    if (line.cut !== undefined) {
+      line.cut++;
+      return;
+    }
     const step = this.#step(e);
-    if (step !== undefined) this.#line?.steps.push(step);
+    if (step === undefined) return;
+    line.steps.push(step);
+    if (line.steps.length - this.#measured >= MEASURE_EVERY) this.#measure(line);
   }
 
   #open(packet: number): void {
@@ -169,34 +192,55 @@ export class TraceWriter {
       len: b?.capLen[i] ?? 0,
       steps: [],
     };
+    this.#measured = 0;
+    this.#chars = -1;
+  }
+
+  /**
+   * Adds the steps not measured yet to the line's length, in characters; the steps from the
+   * one that passes lineMax on are left out. (Most lines are never measured: a line of fewer
+   * than MEASURE_EVERY steps is only checked once written, in #finish.)
+   */
+  #measure(line: OpenLine): void {
+    const steps = line.steps;
+    if (this.#chars < 0) this.#chars = JSON.stringify({ ...line, steps: [] }).length + LINE_END_ROOM;
+    for (let k = this.#measured; k < steps.length; k++) {
+      this.#chars += JSON.stringify(steps[k]).length + 1;
+      if (this.#chars > this.#lineMax) {
+        line.cut = (line.cut ?? 0) + steps.length - k;
+        steps.length = k;
+        break;
+      }
+    }
+    this.#measured = steps.length;
   }
 
   #finish(): void {
-    if (this.#line === undefined) return;
     const line = this.#line;
-    const text = `${JSON.stringify(line)}\n`;
+    if (line === undefined) return;
     this.#line = undefined;
-    this.lines++;
-    if (this.#sink !== undefined) {
-      this.#sink.line(line.packet, text);
-      return;
+    let text = `${JSON.stringify(line)}\n`;
+    let bytes = Buffer.byteLength(text);
+    if (bytes > this.#lineMax + 1) {
+      // Steps since the last measure, or names whose characters take more than a byte each.
+      this.#measure(line);
+      for (;;) {
+        text = `${JSON.stringify(line)}\n`;
+        bytes = Buffer.byteLength(text);
+        if (bytes <= this.#lineMax + 1 || line.steps.length === 0) break;
+        const n = Math.max(1, line.steps.length >> 4);
+        line.steps.length -= n;
+        line.cut = (line.cut ?? 0) + n;
+      }
     }
-    this.#pending.push(text);
-    this.#pendingLen += text.length;
-    if (this.#pendingLen >= FLUSH_AT) this.#flush();
+    this.lines++;
+    this.#out.line(line.packet, text, bytes);
   }
 
-  #flush(): void {
-    if (this.#pending.length === 0 || this.#fd === undefined) return;
-    writeSync(this.#fd, this.#pending.join(""));
-    this.#pending = [];
-    this.#pendingLen = 0;
-  }
-
+  /** Ends the last line and closes what the lines go to. */
   close(): void {
     this.#finish();
-    this.#flush();
-    if (this.#fd !== undefined) closeSync(this.#fd);
+    this.#out.close?.();
   }
 
   #member(i: number): string | null {

@@ -9,14 +9,16 @@
 // Batches are cut at update times: a packet whose timestamp is at or after an
 // update's time is processed after it, every earlier packet before it.
 
+import { createHash } from "node:crypto";
 import { dirname, resolve } from "node:path";
 import { compile } from "../control/compile.js";
 import type { CompiledSpec } from "../control/compiled.js";
 import type { Installed } from "../control/install.js";
-import { type Change, EMPTY_CHANGE, Reconciler, resolveTarget, type Target } from "../control/reconcile.js";
-import { readDocument, readText } from "../description/document.js";
+import { type Change, Reconciler, resolveTarget, type Target } from "../control/reconcile.js";
+import { checkNamedKind, readDocument, readText } from "../description/document.js";
 import { recoverAllocation } from "../description/allocate.js";
-import { loadSpec } from "../description/load.js";
+import { parseSpec } from "../description/load.js";
+import { readDescription } from "../description/read.js";
 import { type Path, SpecError, SpecIssue } from "../description/problems.js";
 import type { SourceRef } from "../description/types.js";
 import { DataPlane } from "../wasm/module.js";
@@ -158,11 +160,51 @@ export function formatTime(t: Time): string {
   return `${t.sec}.${String(t.nsec).padStart(9, "0")}`;
 }
 
-/** An update ready to apply: descriptions compiled. */
-interface Prepared {
+/** An update ready to apply: a description's text is kept once for all updates that read it (`text`: its digest). */
+export interface Prepared {
   readonly update: Update;
-  readonly compiled?: CompiledSpec;
+  readonly text?: string;
 }
+
+/**
+ * The updates of a replay, each checked: prepareUpdates() made them. A description's text is
+ * kept once however many updates read it, and compiled again when the update is applied (the
+ * last few compiled are kept: a description that comes back, as in a flapping route, is not
+ * parsed again). So memory grows with the distinct descriptions, not with the updates.
+ */
+export class PreparedUpdates {
+  readonly list: readonly Prepared[];
+  readonly #texts: ReadonlyMap<string, string>;
+  /** Compiled descriptions by text and allocation, the most recently used last. */
+  readonly #compiled = new Map<string, CompiledSpec>();
+
+  constructor(list: readonly Prepared[], texts: ReadonlyMap<string, string>) {
+    this.list = list;
+    this.#texts = texts;
+  }
+
+  get length(): number {
+    return this.list.length;
+  }
+
+  /** How many description texts are kept: one per distinct text, however many updates read it. */
+  get texts(): number {
+    return this.#texts.size;
+  }
+
+  /** The description files the updates read (inputs of the replay: never written over). */
+  get files(): string[] {
+    return this.list.flatMap((p) => (p.update.kind === "description" ? [p.update.file] : []));
+  }
+
+  /** What description update `p` compiles to on top of `before` (identifiers it leaves out keep those of `before`). */
+  compile(p: Prepared & { update: { kind: "description" } }, before: CompiledSpec): CompiledSpec {
+    return compileText(p.update, this.#texts.get(p.text ?? "") ?? "", before, this.#compiled);
+  }
+}
+
+/** Compiled descriptions kept (a few: a flapping route alternates two). */
+const COMPILED_KEPT = 4;
 
 /**
  * Checks every update in order on a scratch data plane holding `compiled` and the input
@@ -170,11 +212,16 @@ interface Prepared {
  * description in force at that time. A replay's topology (members, links) stays: its
  * captures are written per link. Throws SpecError for the first update that cannot be applied.
  */
-export function prepareUpdates(updates: readonly Update[], compiled: CompiledSpec, endpoints: readonly string[]): Prepared[] {
+export function prepareUpdates(updates: readonly Update[], compiled: CompiledSpec, endpoints: readonly string[]): PreparedUpdates {
   const scratch = Reconciler.install(DataPlane.load(), compiled, endpoints);
-  return updates.map((update) => {
+  const texts = new Map<string, string>();
+  const kept = new Map<string, CompiledSpec>();
+  const list = updates.map((update): Prepared => {
     if (update.kind === "description") {
-      const next = compileAt(update, scratch.current().compiled);
+      const text = readAt(update);
+      const digest = createHash("sha256").update(text).digest("hex");
+      texts.set(digest, text);
+      const next = compileText(update, text, scratch.current().compiled, kept);
       let change: Change;
       try {
         change = scratch.apply(next);
@@ -191,30 +238,65 @@ export function prepareUpdates(updates: readonly Update[], compiled: CompiledSpe
           ),
         ]);
       }
-      return { update, compiled: next };
+      return { update, text: digest };
     }
     const found = resolveTarget(scratch.current().compiled, update.target);
     if ("problem" in found) throw new SpecError([new SpecIssue(update.targetRef, found.problem, found.fix)]);
     scratch.setDown(update.target, update.kind === "down");
     return { update };
   });
+  return new PreparedUpdates(list, texts);
 }
 
 /**
- * Loads and compiles an update's description; a file that cannot be read is an error at the
- * update. Identifiers it leaves out keep those of the description in force before it.
+ * The text of an update's description; a file that cannot be read is an error at the update. The
+ * path may lead to any file: one with no `networks` key is refused without quoting what it holds.
  */
-function compileAt(update: Update & { kind: "description" }, before: CompiledSpec): CompiledSpec {
+function readAt(update: Update & { kind: "description" }): string {
   try {
-    return compile(loadSpec(update.file, { previous: recoverAllocation(before) }));
+    const text = readDescription(update.file);
+    checkNamedKind(text, update.file, "description", ["networks"], "give the path of a network description, as docs/spec.md describes");
+    return text;
   } catch (err) {
-    if (!(err instanceof SpecError)) throw err;
-    const first = err.errors[0];
-    if (err.errors.length === 1 && first !== undefined && first.line === 0 && first.path === "") {
-      throw new SpecError([new SpecIssue(update.fileRef, `${update.written}: ${first.problem}`, first.fix)]);
-    }
-    throw err;
+    throw atUpdate(update, err);
   }
+}
+
+/**
+ * Compiles an update's description (its text) on top of `before`: identifiers it leaves out keep
+ * those of the description in force before it. `kept` holds the last few, by text and allocation.
+ */
+function compileText(update: Update & { kind: "description" }, text: string, before: CompiledSpec, kept: Map<string, CompiledSpec>): CompiledSpec {
+  const previous = recoverAllocation(before);
+  const key = createHash("sha256").update(text).update("\0").update(JSON.stringify(previous)).digest("hex");
+  const hit = kept.get(key);
+  if (hit !== undefined) {
+    kept.delete(key);
+    kept.set(key, hit);
+    return hit;
+  }
+  let compiled: CompiledSpec;
+  try {
+    compiled = compile(parseSpec(text, update.file, { previous }));
+  } catch (err) {
+    throw atUpdate(update, err);
+  }
+  kept.set(key, compiled);
+  for (const k of kept.keys()) {
+    if (kept.size <= COMPILED_KEPT) break;
+    kept.delete(k);
+  }
+  return compiled;
+}
+
+/** A problem with a whole description file (it cannot be read, it is empty) is said at the update naming it. */
+function atUpdate(update: Update & { kind: "description" }, err: unknown): unknown {
+  if (!(err instanceof SpecError)) return err;
+  const first = err.errors[0];
+  if (err.errors.length === 1 && first !== undefined && first.line === 0 && first.path === "") {
+    return new SpecError([new SpecIssue(update.fileRef, `${update.written}: ${first.problem}`, first.fix)]);
+  }
+  return err;
 }
 
 /**
@@ -222,13 +304,15 @@ function compileAt(update: Update & { kind: "description" }, before: CompiledSpe
  * batch at update times and applies the updates due before handing on the next part.
  */
 export class UpdateSchedule {
+  readonly #prepared: PreparedUpdates;
   readonly #pending: Prepared[];
   readonly #rec: Reconciler;
   readonly #onChange: (installed: Installed) => void;
   readonly #applied: AppliedUpdate[] = [];
 
-  constructor(prepared: readonly Prepared[], rec: Reconciler, onChange: (installed: Installed) => void = () => {}) {
-    this.#pending = [...prepared];
+  constructor(prepared: PreparedUpdates, rec: Reconciler, onChange: (installed: Installed) => void = () => {}) {
+    this.#prepared = prepared;
+    this.#pending = [...prepared.list];
     this.#rec = rec;
     this.#onChange = onChange;
   }
@@ -269,7 +353,7 @@ export class UpdateSchedule {
     const u = p.update;
     if (u.kind === "description") {
       // Checked on the scratch data plane: the same steps from the same state cannot be refused here.
-      const { topology: _, ...change } = p.compiled === undefined ? EMPTY_CHANGE : this.#rec.apply(p.compiled);
+      const { topology: _, ...change } = this.#rec.apply(this.#prepared.compile({ ...p, update: u }, this.#rec.current().compiled));
       this.#applied.push({ ...record(u, packet), change });
       this.#onChange(this.#rec.current());
       return;

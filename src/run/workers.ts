@@ -20,15 +20,16 @@
 // they sleep: waking a sleeping thread cost the waker about a millisecond on
 // the 2-vCPU VM measured, more than a chunk's work.
 
-import { closeSync, openSync, writeSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
 import type { CompiledSpec } from "../control/compiled.js";
 import type { ResolvedEndpoint } from "../control/endpoints.js";
-import { type ChunkDone, ChunkRunner, chunkPlane, SLOTS } from "./chunk-runner.js";
+import { type ChunkDone, type ChunkLines, ChunkRunner, chunkPlane, SLOTS } from "./chunk-runner.js";
 import type { Inputs } from "./inputs.js";
 import type { CaptureOutputs } from "./outputs.js";
 import { addCounters, type Counters } from "./summary.js";
+import type { TraceFile } from "./trace-file.js";
+import type { PacketRanges } from "../wasm/runner.js";
 
 /** The most worker threads `--workers` takes. */
 export const WORKERS_MAX = 64;
@@ -46,6 +47,25 @@ export const BYTES_PER_PLANE = 64 << 20;
  */
 export function defaultWorkers(totalBytes: number, cores = availableParallelism()): number {
   return Math.max(1, Math.min(cores, WORKERS_MAX, Math.floor(totalBytes / BYTES_PER_PLANE)));
+}
+
+/**
+ * How many data planes a replay runs on: `asked` (--workers), or defaultWorkers(); one when the
+ * replay has updates (they cut one data plane's batches), or when an input can be read only once
+ * (each data plane reads every input itself) — then `note` says why, if more were asked for or due.
+ */
+export function replayWorkers(
+  asked: number | undefined,
+  inputs: { readonly totalBytes: number; readonly readOnce: readonly string[] },
+  updates: boolean,
+  cores = availableParallelism(),
+): { workers: number; note?: string } {
+  const wanted = asked ?? defaultWorkers(inputs.totalBytes, cores);
+  if (updates || wanted === 1) return { workers: 1 };
+  const once = inputs.readOnce[0];
+  if (once === undefined) return { workers: wanted };
+  const why = asked === undefined ? `${wanted} data planes were due for ${Math.round(inputs.totalBytes / (1 << 20))} MiB of captures` : `--workers ${asked}`;
+  return { workers: 1, note: `${why}, but ${once} is not a regular file (a pipe or a device) and every data plane reads each input itself: it can be read only once, so the replay runs on one thread` };
 }
 
 /** Loads of a shared counter before a thread sleeps on it (a few milliseconds). */
@@ -66,6 +86,8 @@ export interface RunnerSetup {
   /** The --in files, in the same order. */
   readonly files: readonly string[];
   readonly trace: boolean;
+  /** With trace, only these packets are traced. */
+  readonly tracePackets?: PacketRanges;
   readonly hopLimit: number;
   readonly copyLimit: number;
   /** Packets per chunk (CHUNK_PACKETS unless a test asks for small ones). */
@@ -90,7 +112,7 @@ export interface ChunkMessage {
   readonly slot: number;
   readonly used: number[];
   readonly fresh: { capture: number; bytes: Uint8Array }[];
-  readonly lines: string;
+  readonly lines: ChunkLines;
 }
 
 export type FromWorker =
@@ -140,6 +162,7 @@ function workerUrl(): URL {
 
 export interface PoolOptions {
   readonly trace: boolean;
+  readonly tracePackets?: PacketRanges;
   readonly hopLimit: number;
   readonly copyLimit: number;
   readonly chunkPackets: number;
@@ -223,13 +246,13 @@ export class WorkerPool {
   /**
    * Replays every batch of `inputs` across the data planes (each worker
    * thread reads the same files), writing captures to `outputs` and trace
-   * lines to `tracePath`; returns the summed counters and the packets each
+   * lines to `trace`; returns the summed counters and the packets each
    * data plane ran.
    */
   replay(
     inputs: Inputs,
     outputs: CaptureOutputs,
-    tracePath: string | undefined,
+    trace: TraceFile | undefined,
     progress?: (done: number, total: number, packets: number) => void,
   ): { counters: Counters; packets: number[] } {
     const threads = this.#threads;
@@ -238,78 +261,73 @@ export class WorkerPool {
     Atomics.store(signal, WRITTEN, 0);
     this.#early.length = 0;
     for (const t of threads) t.worker.postMessage({ kind: "start" } satisfies ToWorker);
-    const fd = tracePath === undefined ? undefined : openSync(tracePath, "w");
-    try {
-      /** The main thread's chunks run and not yet written, by id. */
-      const local = new Map<number, ChunkDone>();
-      let written = 0;
-      /** Writes a chunk's records: `used` lists its captures and their bytes, two numbers each. */
-      const append = (bytes: ReadonlyMap<number, Uint8Array>, used: readonly number[], lines: string): void => {
-        for (let k = 0; k + 1 < used.length; k += 2) {
-          const c = used[k] ?? 0;
-          const b = bytes.get(c);
-          if (b === undefined) throw new Error(`replay: no records buffer for capture ${c}`);
-          outputs.write(c, b, 0, used[k + 1] ?? 0);
-        }
-        if (fd !== undefined && lines.length > 0) writeSync(fd, lines);
-      };
-      /** Writes the next chunk if it is there (waiting for a worker's when `wait`); whether it did. */
-      const writeNext = (wait: boolean): boolean => {
-        const id = written;
-        const plane = chunkPlane(id, this.size);
-        if (plane === 0) {
-          const mine = local.get(id);
-          if (mine === undefined) return false;
-          local.delete(id);
-          const r = mine.records;
-          append(
-            r.bytes,
-            r.active.flatMap((c) => [c, r.used.get(c) ?? 0]),
-            mine.lines,
-          );
-        } else {
-          const m = this.#receive(plane, wait);
-          if (m === undefined) return false;
-          if (m.kind !== "chunk" || m.id !== id) throw new Error(`replay worker thread ${plane}: expected chunk ${id}, got ${m.kind}`);
-          const buffers = this.#buffers[plane - 1]?.[m.slot];
-          if (buffers === undefined) throw new Error(`replay worker thread ${plane}: no slot ${m.slot}`);
-          // The worker keeps only the buffers of the captures in this chunk: so does this thread.
-          const inChunk = new Set(m.used.filter((_, k) => k % 2 === 0));
-          for (const c of buffers.keys()) if (!inChunk.has(c)) buffers.delete(c);
-          for (const f of m.fresh) buffers.set(f.capture, f.bytes);
-          append(buffers, m.used, m.lines);
-        }
-        written = id + 1;
-        Atomics.store(signal, WRITTEN, written);
-        Atomics.notify(signal, WRITTEN);
-        const read = inputs.stats.reduce((n, s) => n + s.packets, 0);
-        progress?.(inputs.bytesRead, inputs.totalBytes, Math.min(read, written * chunkPackets));
-        return true;
-      };
-      const { ran, packets } = this.#local.replay(
-        inputs,
-        (previous) => {
-          while (written <= previous) writeNext(true);
-        },
-        (chunk) => {
-          local.set(chunk.id, chunk);
-          while (writeNext(false));
-        },
-      );
-      const chunks = Math.ceil(packets / chunkPackets);
-      while (written < chunks) writeNext(true);
-      progress?.(inputs.bytesRead, inputs.totalBytes, packets);
-      const perPlane = [ran];
-      const sum = this.#local.counters();
-      threads.forEach((_, k) => {
-        const r = this.#receive(k + 1, true);
-        if (r?.kind !== "done") throw new Error(`replay worker thread ${k + 1}: expected its counters, got ${r?.kind}`);
-        addCounters(sum, r.counters);
-        perPlane.push(r.ran);
-      });
-      return { counters: sum, packets: perPlane };
-    } finally {
-      if (fd !== undefined) closeSync(fd);
-    }
+    /** The main thread's chunks run and not yet written, by id. */
+    const local = new Map<number, ChunkDone>();
+    let written = 0;
+    /** Writes a chunk's records (`used` lists its captures and their bytes, two numbers each) and trace lines. */
+    const append = (bytes: ReadonlyMap<number, Uint8Array>, used: readonly number[], lines: ChunkLines): void => {
+      for (let k = 0; k + 1 < used.length; k += 2) {
+        const c = used[k] ?? 0;
+        const b = bytes.get(c);
+        if (b === undefined) throw new Error(`replay: no records buffer for capture ${c}`);
+        outputs.write(c, b, 0, used[k + 1] ?? 0);
+      }
+      if (lines.packets.length > 0) trace?.append(lines.text, lines.packets, lines.bytes);
+    };
+    /** Writes the next chunk if it is there (waiting for a worker's when `wait`); whether it did. */
+    const writeNext = (wait: boolean): boolean => {
+      const id = written;
+      const plane = chunkPlane(id, this.size);
+      if (plane === 0) {
+        const mine = local.get(id);
+        if (mine === undefined) return false;
+        local.delete(id);
+        const r = mine.records;
+        append(
+          r.bytes,
+          r.active.flatMap((c) => [c, r.used.get(c) ?? 0]),
+          mine.lines,
+        );
+      } else {
+        const m = this.#receive(plane, wait);
+        if (m === undefined) return false;
+        if (m.kind !== "chunk" || m.id !== id) throw new Error(`replay worker thread ${plane}: expected chunk ${id}, got ${m.kind}`);
+        const buffers = this.#buffers[plane - 1]?.[m.slot];
+        if (buffers === undefined) throw new Error(`replay worker thread ${plane}: no slot ${m.slot}`);
+        // The worker keeps only the buffers of the captures in this chunk: so does this thread.
+        const inChunk = new Set(m.used.filter((_, k) => k % 2 === 0));
+        for (const c of buffers.keys()) if (!inChunk.has(c)) buffers.delete(c);
+        for (const f of m.fresh) buffers.set(f.capture, f.bytes);
+        append(buffers, m.used, m.lines);
+      }
+      written = id + 1;
+      Atomics.store(signal, WRITTEN, written);
+      Atomics.notify(signal, WRITTEN);
+      const read = inputs.stats.reduce((n, s) => n + s.packets, 0);
+      progress?.(inputs.bytesRead, inputs.totalBytes, Math.min(read, written * chunkPackets));
+      return true;
+    };
+    const { ran, packets } = this.#local.replay(
+      inputs,
+      (previous) => {
+        while (written <= previous) writeNext(true);
+      },
+      (chunk) => {
+        local.set(chunk.id, chunk);
+        while (writeNext(false));
+      },
+    );
+    const chunks = Math.ceil(packets / chunkPackets);
+    while (written < chunks) writeNext(true);
+    progress?.(inputs.bytesRead, inputs.totalBytes, packets);
+    const perPlane = [ran];
+    const sum = this.#local.counters();
+    threads.forEach((_, k) => {
+      const r = this.#receive(k + 1, true);
+      if (r?.kind !== "done") throw new Error(`replay worker thread ${k + 1}: expected its counters, got ${r?.kind}`);
+      addCounters(sum, r.counters);
+      perPlane.push(r.ran);
+    });
+    return { counters: sum, packets: perPlane };
   }
 }

@@ -7,7 +7,7 @@
 //   insert NETWORK:MEMBER TABLE ROW   put it back
 //   reload                            read the description file again and reconcile to it (src/serve/watch.ts)
 //   down|up link|member|machine NAME  take a link, member or machine down, or bring it up
-//   counts                            packets so far, and hits on the description's rows
+//   counts                            packets so far, hits on the description's rows, and each live port's counts
 //   stop                              stop as Ctrl-C does
 //   help                              these lines
 
@@ -17,7 +17,11 @@ import type { Target } from "../control/reconcile.js";
 import { excerpt, UsageError } from "../errors.js";
 import { TABLE_ROLES, type TableRole } from "../wasm/abi.js";
 import type { Emulation } from "./emulation.js";
+import { portLine } from "./port-counters.js";
 import { reloaderOf } from "./watch.js";
+
+/** The most bytes of a command line: a longer one is refused whole, never held (src/lines.ts). */
+export const COMMAND_LINE_MAX = 4096;
 
 export const COMMANDS_HELP = `commands, one a line:
   delete NETWORK:MEMBER TABLE ROW   take row ROW (its index in the description's table) out of the table
@@ -25,7 +29,8 @@ export const COMMANDS_HELP = `commands, one a line:
   reload                            read the description again: its table changes applied at once, or errors
   down link|member|machine NAME     take it down: what crosses or reaches it is dropped (link-down, member-down)
   up link|member|machine NAME       bring it up again
-  counts                            packets injected, delivered, dropped and left, and row hits, so far
+  counts                            packets injected, delivered, dropped and left, row hits, and per port
+                                    frames received, sent and dropped on the way in, so far
   stop                              stop (as Ctrl-C does)
   help                              this list`;
 
@@ -93,7 +98,8 @@ function counts(em: Emulation): string {
   const s = em.summary();
   const p = s.packets;
   const hits = s.rows.reduce((n, r) => n + r.hits, 0);
-  return `injected ${p.injected}, copies ${p.copies}, delivered ${p.delivered}, dropped ${p.dropped}, left ${p.exited}, row hits ${hits} on ${s.rows.length} rows`;
+  const ports = (s.ports ?? []).map((port) => `\n${portLine(port)}`).join("");
+  return `injected ${p.injected}, copies ${p.copies}, delivered ${p.delivered}, dropped ${p.dropped}, left ${p.exited}, row hits ${hits} on ${s.rows.length} rows${ports}`;
 }
 
 /** delete / insert a description row, as one all-or-nothing table write. */

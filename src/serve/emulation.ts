@@ -27,14 +27,15 @@ import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
 import { RECORD_HEADER_LEN as PCAP_REC_LEN } from "../pcap/pcap-layout.js";
 import type { InputStats } from "../run/inputs.js";
 import type { OutDir } from "../out-dir.js";
-import { CaptureOutputs, claimReplayOut, SUMMARY_FILE, TRACE_FILE } from "../run/outputs.js";
-import { leaves, readCounters, type Summary, summarize } from "../run/summary.js";
+import { CaptureOutputs, claimReplayOut, SUMMARY_FILE } from "../run/outputs.js";
+import { leaves, type PortSummary, readCounters, type Summary, summarize } from "../run/summary.js";
 import { TraceWriter } from "../run/trace.js";
+import { TraceFile } from "../run/trace-file.js";
 import { CAPTURE_TAG_LEN, INJECT_KINDS, LINK_MODES } from "../wasm/abi.js";
 import { forEachTagged, tagDeliveries } from "../wasm/deliveries.js";
 import { DataPlane } from "../wasm/module.js";
 import type { TableWrite, WriteResult } from "../wasm/tables.js";
-import { type CaptureTargets, checkLimits, DEFAULT_RUNNER, type InputBatch, type OutputSink, Runner } from "../wasm/runner.js";
+import { type CaptureTargets, checkLimits, DEFAULT_RUNNER, type InputBatch, type OutputSink, type PacketRanges, Runner } from "../wasm/runner.js";
 
 export interface EmulationOptions {
   /** The description's file (for the summary and --out's refusal of inputs). */
@@ -50,6 +51,12 @@ export interface EmulationOptions {
   readonly out?: string;
   readonly force?: boolean;
   readonly trace?: boolean;
+  /** With trace, only these packets (numbered from 0 as they came) are traced. */
+  readonly tracePackets?: PacketRanges;
+  /** With trace: once trace.jsonl holds this many bytes, tracing stops (default TRACE_MAX_BYTES). */
+  readonly traceMaxBytes?: number;
+  /** Called once, between batches, when tracing stops at traceMaxBytes: the trace's bytes and lines (packets). */
+  readonly onTraceFull?: (trace: { readonly bytes: number; readonly packets: number }) => void;
   readonly hopLimit?: number;
   readonly copyLimit?: number;
   /** Packets per batch (default DEFAULT_RUNNER.batchPackets). */
@@ -128,6 +135,9 @@ export function resolveExternal(compiled: CompiledSpec, text: string, label = `'
   return { name: `${network.name}:${name}`, network, ...(inbound !== undefined ? { inbound } : {}), ...(outbound !== undefined ? { outbound } : {}) };
 }
 
+/** Bytes of trace.jsonl after which a serve's trace stops, unless told otherwise (--trace-max). */
+export const TRACE_MAX_BYTES = 1e9;
+
 /** Bytes a batch's data may hold before it runs (a frame longer than this runs alone). */
 const BATCH_BYTES = 1 << 20;
 
@@ -144,8 +154,9 @@ export class Emulation {
   readonly #runner: Runner;
   readonly #captures: EmulationCaptures;
   readonly #out: OutDir | undefined;
-  readonly #trace: TraceWriter | undefined;
-  readonly #sink: OutputSink | null;
+  #trace: TraceWriter | undefined;
+  readonly #traceFile: TraceFile | undefined;
+  #sink: OutputSink | null;
   readonly #stats: InputStats[];
   readonly #listeners: ExitListener[] = [];
   readonly #tableListeners: ((installed: Installed) => void)[] = [];
@@ -156,6 +167,7 @@ export class Emulation {
   #first = 0;
   #running = false;
   #stopped: Summary | undefined;
+  #ports: (() => readonly PortSummary[]) | undefined;
   #timer: NodeJS.Timeout | undefined;
   #immediate: NodeJS.Immediate | undefined;
 
@@ -198,6 +210,7 @@ export class Emulation {
       this.dp,
       {
         trace,
+        ...(options.tracePackets !== undefined ? { tracePackets: options.tracePackets } : {}),
         maxFanout: compiled.maxFanout,
         hopLimit: options.hopLimit ?? DEFAULT_RUNNER.hopLimit,
         copyLimit: options.copyLimit ?? DEFAULT_RUNNER.copyLimit,
@@ -206,7 +219,8 @@ export class Emulation {
       },
       this.#captures,
     );
-    this.#trace = trace && options.out !== undefined ? new TraceWriter(join(options.out, TRACE_FILE), compiled, this.installed.entries) : undefined;
+    this.#traceFile = trace && options.out !== undefined ? new TraceFile(options.out) : undefined;
+    this.#trace = this.#traceFile === undefined ? undefined : new TraceWriter(this.#traceFile, compiled, this.installed.entries);
     const tw = this.#trace;
     this.#sink = tw === undefined ? null : { packet: () => {}, event: tw.event.bind(tw) };
     this.#stats = endpoints.map((e, k) => ({ endpoint: e.text, file: options.sources?.[k] ?? "", packets: 0, error: undefined, linkTypes: new Set<string>(), adapted: new Set<string>() }));
@@ -344,6 +358,9 @@ export class Emulation {
       this.#trace?.startBatch(this.#first, batch, names);
       this.#runner.run(batch, this.#first, this.#sink);
       this.#runner.flushCaptures();
+      // The batch's packets are done: their lines are whole, and counted in the trace's bytes.
+      this.#trace?.endLine();
+      if (this.#traceFile !== undefined && this.#traceFile.bytes >= (this.options.traceMaxBytes ?? TRACE_MAX_BYTES)) this.#stopTracing();
       this.#captures.settle();
       const ep = batch.endpoint;
       for (let i = 0; i < batch.count; i++) {
@@ -432,6 +449,17 @@ export class Emulation {
     while (this.#control.length > 0) this.#control.shift()?.();
   }
 
+  /** Ends the trace with the batch just run (its packets' lines are whole) and runs on untraced. */
+  #stopTracing(): void {
+    const file = this.#traceFile;
+    if (this.#trace === undefined || file === undefined) return;
+    this.#trace.close();
+    this.#trace = undefined;
+    this.#sink = null;
+    this.#runner.stopTracing();
+    this.options.onTraceFull?.({ bytes: file.bytes, packets: file.lines });
+  }
+
   /** Tells the trace (--trace) that `installed` changed (a reconciliation): rows are named by the tables in force. */
   tablesChanged(): void {
     this.#trace?.retable(this.installed.compiled, this.installed.entries);
@@ -440,7 +468,17 @@ export class Emulation {
   /** What the emulation has done so far, counted by the data plane (stop() writes the final one). */
   summary(): Summary {
     if (this.#stopped !== undefined) return this.#stopped;
-    return summarize(readCounters(this.dp, this.installed), this.installed, this.#stats, Number(process.hrtime.bigint() - this.#started) / 1e9);
+    return this.#summarize();
+  }
+
+  /** From now on the summary has a `ports` section: what `ports` returns when it is made (strata serve's live ports). */
+  reportPorts(ports: () => readonly PortSummary[]): void {
+    this.#ports = ports;
+  }
+
+  #summarize(): Summary {
+    const summary = summarize(readCounters(this.dp, this.installed), this.installed, this.#stats, Number(process.hrtime.bigint() - this.#started) / 1e9);
+    return this.#ports === undefined ? summary : { ...summary, ports: this.#ports() };
   }
 
   /**
@@ -458,8 +496,7 @@ export class Emulation {
       this.#captures.close();
       this.#trace?.close();
     }
-    const elapsed = Number(process.hrtime.bigint() - this.#started) / 1e9;
-    const summary = summarize(readCounters(this.dp, this.installed), this.installed, this.#stats, elapsed);
+    const summary = this.#summarize();
     this.#stopped = summary;
     if (this.#out !== undefined) {
       this.#out.write(SUMMARY_FILE, `${JSON.stringify(summary, null, 2)}\n`);

@@ -1,10 +1,15 @@
-// The process that holds strata serve's live interfaces (src/serve/ports.ts
-// starts it): it opens each interface with cap and relays frames over its
-// stdin and stdout. It is a process of its own because cap ends the process it
-// runs in (an assertion in its binding) when an interface it captures on goes
-// down or away; strata serve then keeps running and opens the ports again.
+// The process that holds one of strata serve's live interfaces (src/serve/ports.ts
+// starts one per port): it opens the interface with cap and relays frames over
+// its stdin and stdout. It is a process of its own because cap ends the process
+// it runs in (an assertion in its binding) when an interface it captures on goes
+// down or away; strata serve and its other ports then go on, and the port opens
+// again. Its stdout is a pipe, written synchronously: when strata falls behind,
+// this process waits and the kernel's capture buffer fills (what it then drops,
+// strata counts from the interface's counters). Frames wait here only until the
+// end of the event loop's turn; those of a process that ends then never reach
+// strata, and are counted with the capture's drops.
 //
-// Arguments: INDEX=IFACE ... (the port's index in strata serve, and its interface).
+// Arguments: INDEX=IFACE ... (the port's index in strata serve, and its interface; strata gives one).
 // Records both ways: kind u8, port u8, 2 bytes zero, length u32 (little-endian), then the bytes.
 //   to strata:   FRAME (received on the port), OPENED (JSON: the ports' link types, in
 //                argument order), FAILED (a one-line reason; then the process ends), SEND_ERROR

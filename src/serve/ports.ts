@@ -13,7 +13,9 @@ import { fileURLToPath } from "node:url";
 import type { CompiledSpec } from "../control/compiled.js";
 import { excerpt, UsageError } from "../errors.js";
 import { linkTypeName } from "../pcap/index.js";
+import type { PortSummary } from "../run/summary.js";
 import { type Emulation, type ExternalEnd, resolveExternal } from "./emulation.js";
+import { InterfaceTally, portSummary, readInterface } from "./port-counters.js";
 import { FLAG_CUT, RECORD, RecordReader, record } from "./port-records.js";
 
 /** The part of cap's API strata uses (cap has no type definitions). */
@@ -81,22 +83,40 @@ export function checkPorts(compiled: CompiledSpec, ports: readonly PortArg[]): v
 const FRAME_MAX = 65535;
 /** How often strata looks whether the interfaces of closed ports are back (ms). */
 const REOPEN_MS = 500;
+/** Bytes of frames waiting for a port process to take them: past this (the process is stalled), frames for it are not sent. */
+const SEND_QUEUE_MAX = 4 << 20;
 
-/** A port: its --port, the link type its network takes, and what went through it. */
+/** A port: its --port, the external link it binds (NETWORK:EXTERNAL), the link type its network takes, and what went through it. */
 export interface LivePort {
   readonly arg: PortArg;
+  readonly endpoint: string;
   readonly linkType: number;
   readonly network: string;
   /**
-   * Frames received, sent, cut to the snapshot length on arrival, received on a link that only
-   * leaves the network (not injected), and not sent (the port closed, or the interface refused).
+   * Frames the port process passed on; of those, received (taken by strata), received on a link
+   * that only leaves the network (not injected), cut to the snapshot length on arrival; frames
+   * sent, and not sent (the port closed, its queue was full, or the interface refused them).
    */
+  relayed: number;
   received: number;
   ignored: number;
-  sent: number;
   truncated: number;
+  sent: number;
   unsent: number;
   lastError: string;
+  /** The interface's own counters since strata opened the port. */
+  readonly tally: InterfaceTally;
+}
+
+/** A port process while it runs; `closed` settles once it has ended and its last records are read. */
+interface PortProcess {
+  readonly child: ChildProcess;
+  readonly closed: Promise<void>;
+  /** Its interface is open and carries the port's link type. */
+  open: boolean;
+  /** Frames for it, gathered during a batch and written after it, and their bytes. */
+  pending: Buffer[];
+  pendingBytes: number;
 }
 
 /** Where the port process's script is: beside this file once built (dist/), or the built copy when run from src/ (tests). */
@@ -118,10 +138,12 @@ function isUp(cap: CapModule, name: string): boolean {
 }
 
 /**
- * The live ports of a running emulation. The interfaces are held by a process of their own
+ * The live ports of a running emulation. Each port's interface is held by a process of its own
  * (port-helper.ts), which relays frames over a pipe: cap ends the process it runs in when an
- * interface goes down or away, and this way strata serve keeps running, says so, and opens the
- * ports again once their interfaces are up (frames for a closed port are counted as unsent).
+ * interface goes down or away (an assertion in its binding, which nothing in the process can
+ * catch), so one process per port is what lets the other ports go on untouched. strata serve keeps
+ * running, says so, and opens the port again once its interface is up (frames for a closed port
+ * are counted as unsent, frames arriving on it as dropped by the capture).
  *
  * What strata sends out of an interface is never captured back: Linux does not hand a packet
  * socket the frames it sent itself. Frames other programs send out of it would be, so give
@@ -133,68 +155,70 @@ export class LivePorts {
   readonly ports: readonly LivePort[];
   readonly #cap: CapModule;
   readonly #say: (line: string) => void;
-  #child: ChildProcess | undefined;
-  /** The ports the running port process holds. */
-  #open = new Set<number>();
+  /** Per port: its running process, if any. */
+  readonly #procs: (PortProcess | undefined)[];
+  readonly #starting: boolean[];
   #closing = false;
-  #starting = false;
-  /** A port process stopped on purpose, to be restarted on more ports. */
-  #replacing: ChildProcess | undefined;
+  /** The counts once the ports are closed: they change no more. */
+  #final: PortSummary[] | undefined;
   #timer: NodeJS.Timeout | undefined;
   #endpoints: (number | undefined)[] = [];
   #em: Emulation | undefined;
-  /** Frames to send, gathered during a batch and written to the port process after it. */
-  #pending: Buffer[] = [];
   #scheduled = false;
 
   private constructor(cap: CapModule, ports: LivePort[], say: (line: string) => void) {
     this.#cap = cap;
     this.ports = ports;
     this.#say = say;
+    this.#procs = ports.map(() => undefined);
+    this.#starting = ports.map(() => false);
   }
 
   /**
    * Opens every port's interface and checks it carries the frames its network does; UsageError
    * (nothing left open) when an interface does not exist, cannot be opened or carries other frames.
-   * `say` gets a line when ports close because an interface went down, and when they open again.
+   * `say` gets a line when a port closes because its interface went down, and when it opens again.
    */
-  static async open(cap: CapModule, specs: readonly { arg: PortArg; linkType: number; network: string }[], say: (line: string) => void): Promise<LivePorts> {
+  static async open(cap: CapModule, specs: readonly { arg: PortArg; endpoint: string; linkType: number; network: string }[], say: (line: string) => void): Promise<LivePorts> {
     const names = cap.Cap.deviceList().map((d) => d.name);
     for (const { arg } of specs) {
       if (!names.includes(arg.iface)) throw new UsageError(`--port ${excerpt(arg.text)}: there is no interface '${excerpt(arg.iface)}' (interfaces: ${names.join(", ")})`);
     }
-    const ports = specs.map((p) => ({ ...p, received: 0, ignored: 0, sent: 0, truncated: 0, unsent: 0, lastError: "" }));
+    const ports = specs.map((p) => ({ ...p, relayed: 0, received: 0, ignored: 0, truncated: 0, sent: 0, unsent: 0, lastError: "", tally: new InterfaceTally() }));
     const live = new LivePorts(cap, ports, say);
-    if (ports.length === 0) return live;
-    const got = await live.#start(ports.map((_, k) => k));
-    if (typeof got === "string" || got === undefined) {
-      const failed = typeof got === "string" ? got : "the port process ended before it opened the interfaces";
+    // Counting starts before the capture does: a frame arriving in between is one the capture missed.
+    for (const p of ports) p.tally.add(readInterface(p.arg.iface));
+    const failed = (await Promise.all(ports.map((_, k) => live.#start(k)))).find((why) => why !== undefined);
+    if (failed !== undefined) {
+      await live.close();
       throw new UsageError(failed);
     }
     return live;
   }
 
   /**
-   * Starts the port process on ports `which`; resolves with their link types once open, or a
-   * one-line reason (UsageError text) when one cannot be opened or carries other frames.
+   * Starts port k's process; resolves once its interface is open, or with a one-line reason
+   * (UsageError text) when it cannot be opened or carries other frames.
    */
-  #start(which: readonly number[]): Promise<string[] | string | undefined> {
-    const args = which.map((k) => `${k}=${this.ports[k]?.arg.iface ?? ""}`);
+  #start(k: number): Promise<string | undefined> {
+    const p = this.ports[k];
+    if (p === undefined) return Promise.resolve(`--port: no port ${k}`);
     // Its own process group: a Ctrl-C at the terminal is strata serve's to handle, not the port process's.
-    const child = spawn(process.execPath, [helperScript(), ...args], { stdio: ["pipe", "pipe", "pipe"], detached: true });
-    this.#child = child;
+    const child = spawn(process.execPath, [helperScript(), `${k}=${p.arg.iface}`], { stdio: ["pipe", "pipe", "pipe"], detached: true });
+    const closed = new Promise<void>((resolve) => child.on("close", () => resolve()));
+    const proc: PortProcess = { child, closed, open: false, pending: [], pendingBytes: 0 };
+    this.#procs[k] = proc;
     let stderr = "";
     // cap writes "Warning: IFACE: no IPv4 address assigned - This may not actually work" for
     // interfaces without an IPv4 address, which is all strata's usually are: kept only to explain a failure.
     child.stderr?.on("data", (b: Buffer) => (stderr = (stderr + b.toString()).slice(-2000)));
     child.stdin?.on("error", () => {}); // the process ended: its exit says why
     return new Promise((resolve) => {
-      let opened = false;
-      const reader = new RecordReader((kind, port, flags, body) => {
-        const p = this.ports[port];
-        if (kind === RECORD.FRAME && p !== undefined) {
-          const endpoint = this.#endpoints[port];
-          if (this.#em === undefined || this.#closing) return;
+      const reader = new RecordReader((kind, _port, flags, body) => {
+        if (kind === RECORD.FRAME) {
+          p.relayed++;
+          const endpoint = this.#endpoints[k];
+          if (this.#em === undefined || this.#closing) return; // dropped by strata: it takes no frames now
           p.received++;
           if (endpoint === undefined) {
             p.ignored++; // the port's external link only leaves the network: nothing enters on it
@@ -202,50 +226,45 @@ export class LivePorts {
           }
           if ((flags & FLAG_CUT) !== 0) p.truncated++;
           this.#em.submit(endpoint, body, body.length);
-        } else if (kind === RECORD.SEND_ERROR && p !== undefined) {
+        } else if (kind === RECORD.SEND_ERROR) {
           p.sent--;
           p.unsent++;
           p.lastError = body.toString();
         } else if (kind === RECORD.OPENED) {
-          const types = JSON.parse(body.toString()) as string[];
-          const wrong = which.map((k, i) => ({ p: this.ports[k], got: types[i] ?? "" })).find(({ p, got }) => p !== undefined && CAP_LINK_TYPES[got] !== p.linkType);
-          if (wrong?.p !== undefined) {
-            const { p: w, got } = wrong;
+          const got = (JSON.parse(body.toString()) as string[])[0] ?? "";
+          if (CAP_LINK_TYPES[got] !== p.linkType) {
             resolve(
-              `--port ${excerpt(w.arg.text)}: interface '${excerpt(w.arg.iface)}' carries ${got} frames and network ${w.network} takes link type ${w.linkType} (bind an external link of a network whose header the interface carries)`,
+              `--port ${excerpt(p.arg.text)}: interface '${excerpt(p.arg.iface)}' carries ${got} frames and network ${p.network} takes link type ${p.linkType} (bind an external link of a network whose header the interface carries)`,
             );
             this.#stop(child);
             return;
           }
-          opened = true;
-          this.#open = new Set(which);
-          resolve(types);
+          proc.open = true;
+          resolve(undefined);
         } else if (kind === RECORD.FAILED) {
-          const q = this.ports[port];
-          resolve(
-            q === undefined
-              ? `--port: ${body.toString()}`
-              : `--port ${excerpt(q.arg.text)}: cannot capture on '${excerpt(q.arg.iface)}': ${excerpt(body.toString())} (run strata as root, or give node CAP_NET_RAW and CAP_NET_ADMIN)`,
-          );
+          resolve(`--port ${excerpt(p.arg.text)}: cannot capture on '${excerpt(p.arg.iface)}': ${excerpt(body.toString())} (run strata as root, or give node CAP_NET_RAW and CAP_NET_ADMIN)`);
         }
       });
       child.stdout?.on("data", (chunk: Buffer) => reader.feed(chunk));
-      child.on("exit", () => {
-        if (this.#child === child) {
-          this.#child = undefined;
-          this.#open = new Set();
-        }
+      // Once the process has ended and every record it wrote is read.
+      void closed.then(() => {
+        const opened = proc.open;
+        proc.open = false;
+        if (this.#procs[k] === proc) this.#procs[k] = undefined;
+        // Frames it was never given.
+        p.sent -= proc.pending.length;
+        p.unsent += proc.pending.length;
+        proc.pending = [];
+        proc.pendingBytes = 0;
         if (!opened) {
-          resolve(stderr.includes("Assertion") || stderr === "" ? undefined : `--port: the port process ended: ${excerpt(stderr.trim().split("\n").at(-1) ?? "")}`);
+          const last = stderr.includes("Assertion") ? "" : (stderr.trim().split("\n").at(-1) ?? "");
+          resolve(`--port ${excerpt(p.arg.text)}: the port process ended before it opened the interface${last === "" ? "" : `: ${excerpt(last)}`}`);
           return;
         }
         if (this.#closing) return;
-        if (this.#replacing === child) {
-          this.#replacing = undefined;
-          return;
-        }
-        const down = which.filter((k) => !isUp(this.#cap, this.ports[k]?.arg.iface ?? "")).map((k) => this.ports[k]?.arg.iface ?? "");
-        this.#say(`strata: ${down.length > 0 ? `interface ${down.join(", ")} is down or gone` : "the port process ended"}: the ports are closed until their interfaces are up`);
+        p.tally.add(readInterface(p.arg.iface));
+        const why = isUp(this.#cap, p.arg.iface) ? "its process ended" : `interface ${p.arg.iface} is down or gone`;
+        this.#say(`strata: port ${p.arg.text}: ${why}: the port is closed until its interface is up`);
         this.#watch();
       });
     });
@@ -256,7 +275,7 @@ export class LivePorts {
     child.kill("SIGTERM");
   }
 
-  /** Until every port is open again: now and then, (re)starts the port process on the ports whose interfaces are up. */
+  /** Until every port is open again: now and then, starts the process of each closed port whose interface is up. */
   #watch(): void {
     if (this.#timer !== undefined || this.#closing) return;
     this.#timer = setInterval(() => this.#tick(), REOPEN_MS);
@@ -264,27 +283,23 @@ export class LivePorts {
   }
 
   #tick(): void {
-    if (this.#closing || this.#starting) return;
-    const up = this.ports.map((p, k) => (isUp(this.#cap, p.arg.iface) ? k : -1)).filter((k) => k >= 0);
-    const child = this.#child;
-    if (child !== undefined) {
-      // Open on some ports, and others are back: restarted on all that are up (its exit says nothing).
-      if (up.every((k) => this.#open.has(k))) return;
-      this.#replacing = child;
-      this.#stop(child);
-      return;
-    }
-    if (up.length === 0) return;
-    this.#starting = true;
-    void this.#start(up).then((got) => {
-      this.#starting = false;
-      if (!Array.isArray(got)) return; // tried again at the next tick
-      this.#say(`ports open again: ${up.map((k) => this.ports[k]?.arg.text ?? "").join(", ")}`);
-      if (up.length === this.ports.length && this.#timer !== undefined) {
-        clearInterval(this.#timer);
-        this.#timer = undefined;
-      }
+    if (this.#closing) return;
+    let closed = 0;
+    this.ports.forEach((p, k) => {
+      if (this.#procs[k]?.open === true) return;
+      closed++;
+      if (this.#procs[k] !== undefined || this.#starting[k] === true || !isUp(this.#cap, p.arg.iface)) return;
+      this.#starting[k] = true;
+      void this.#start(k).then((why) => {
+        this.#starting[k] = false;
+        // Not open (the interface went down again, or carries other frames now): tried again at the next tick.
+        if (why === undefined && !this.#closing) this.#say(`port ${p.arg.text} is open again`);
+      });
     });
+    if (closed === 0 && this.#timer !== undefined) {
+      clearInterval(this.#timer);
+      this.#timer = undefined;
+    }
   }
 
   /** From now on, frames received on port k go into `em` at `ends[k]`, and frames leaving on `ends[k]` go out of it. */
@@ -303,11 +318,14 @@ export class LivePorts {
       const k = byExit.get(x.index);
       const p = k === undefined ? undefined : this.ports[k];
       if (k === undefined || p === undefined) return;
-      if (!this.#open.has(k) || this.#child === undefined) {
+      const proc = this.#procs[k];
+      const frame = Math.min(len, FRAME_MAX);
+      if (proc?.open !== true || proc.pendingBytes + (proc.child.stdin?.writableLength ?? 0) + frame > SEND_QUEUE_MAX) {
         p.unsent++;
         return;
       }
-      this.#pending.push(record(RECORD.FRAME, k, data.subarray(start, start + Math.min(len, FRAME_MAX))));
+      proc.pending.push(record(RECORD.FRAME, k, data.subarray(start, start + frame)));
+      proc.pendingBytes += frame;
       p.sent++;
       if (!this.#scheduled) {
         this.#scheduled = true;
@@ -318,25 +336,39 @@ export class LivePorts {
 
   #flush(): void {
     this.#scheduled = false;
-    if (this.#pending.length === 0) return;
-    const out = Buffer.concat(this.#pending);
-    this.#pending = [];
-    this.#child?.stdin?.write(out);
+    for (const proc of this.#procs) {
+      if (proc === undefined || proc.pending.length === 0) continue;
+      proc.child.stdin?.write(Buffer.concat(proc.pending));
+      proc.pending = [];
+      proc.pendingBytes = 0;
+    }
   }
 
-  /** Sends what is queued and closes the interfaces. */
+  /** Each port's summary: what went through it, and what was dropped on the way in, counted until now (or until the ports closed). */
+  counts(): PortSummary[] {
+    if (this.#final !== undefined) return this.#final;
+    return this.ports.map((p) => {
+      p.tally.add(readInterface(p.arg.iface));
+      return portSummary({ ...p, port: p.arg.text, iface: p.arg.iface }, p.tally);
+    });
+  }
+
+  /** Sends what is queued and closes the interfaces; the counts are final from then on. */
   async close(): Promise<void> {
     if (this.#closing) return;
     this.#flush();
     this.#closing = true;
     if (this.#timer !== undefined) clearInterval(this.#timer);
-    const child = this.#child;
-    if (child === undefined || child.exitCode !== null) return;
-    const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-    // The port process sends what it was given, then ends when its stdin does.
-    child.stdin?.end();
-    const late = setTimeout(() => child.kill("SIGKILL"), 2000);
-    await exited;
-    clearTimeout(late);
+    // Each port process sends what it was given, then ends when its stdin does.
+    await Promise.all(
+      this.#procs.map(async (proc) => {
+        if (proc === undefined) return;
+        proc.child.stdin?.end();
+        const late = setTimeout(() => proc.child.kill("SIGKILL"), 2000);
+        await proc.closed;
+        clearTimeout(late);
+      }),
+    );
+    this.#final = this.counts();
   }
 }

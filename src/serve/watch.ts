@@ -3,15 +3,17 @@
 // plane to it (src/control/reconcile.ts) between packet batches, as one atomic
 // step; a description with errors is reported line by line and changes nothing.
 // With --watch the file is watched (fs.watch on its directory, since editors
-// replace a file by renaming a new one over it) and reloaded a moment after it
-// stops changing; SIGHUP and the `reload` command reload it too.
+// replace a file by renaming a new one over it, and on the directory of every
+// symbolic link on the way to the file it names, since a link may be edited
+// through or swapped, as Kubernetes swaps a ConfigMap's ..data link) and reloaded
+// a moment after it stops changing; SIGHUP and the `reload` command reload it too.
 //
 // While serving, only tables change: the emulation's ports, exits and captures
 // are bound to its members and links, so a description that changes them is
 // refused (restart strata serve for that).
 
-import { type FSWatcher, readFileSync, watch } from "node:fs";
-import { basename, dirname } from "node:path";
+import { type FSWatcher, readFileSync, readlinkSync, realpathSync, watch } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { compile } from "../control/compile.js";
 import type { CompiledSpec } from "../control/compiled.js";
 import { type Change, Reconciler, type Resolved, type Target } from "../control/reconcile.js";
@@ -43,7 +45,9 @@ export class DescriptionReloader {
   readonly #em: Emulation;
   readonly #rec: Reconciler;
   readonly #log: (r: ReloadResult) => void;
-  #watcher: FSWatcher | undefined;
+  /** A watcher per directory that can change what the file reads (watchedDirs). */
+  readonly #watchers = new Map<string, FSWatcher>();
+  #watching = false;
   #timer: NodeJS.Timeout | undefined;
   /** Reloads run one after another. */
   #chain: Promise<unknown> = Promise.resolve();
@@ -102,29 +106,94 @@ export class DescriptionReloader {
     return r;
   }
 
-  /** Watches the file: a change reloads it once the file has been quiet for `debounceMs`. */
+  /**
+   * Watches the file: a change reloads it once the file has been quiet for `debounceMs`. Any
+   * change in a watched directory is a reason to read the file again; only new text reloads it.
+   */
   watch(debounceMs = DEBOUNCE_MS): void {
-    if (this.#watcher !== undefined) return;
-    const name = basename(this.file);
-    this.#watcher = watch(dirname(this.file), { persistent: false }, (_event, changed) => {
-      if (changed !== null && changed !== name) return;
+    if (this.#watching) return;
+    this.#watching = true;
+    const changed = (): void => {
       if (this.#timer !== undefined) clearTimeout(this.#timer);
       this.#timer = setTimeout(() => {
         this.#timer = undefined;
+        // A link swapped or repointed: watch where the file leads now.
+        this.#watchDirs(changed);
         const text = readOrUndefined(this.file);
         // Half-written (or gone for a moment while an editor replaces it), or saved unchanged: wait for the next event.
         if (text === undefined || text === this.#lastText) return;
         void this.reload();
       }, debounceMs);
-    });
+    };
+    this.#watchDirs(changed);
+  }
+
+  #watchDirs(changed: () => void): void {
+    if (!this.#watching) return;
+    const dirs = watchedDirs(this.file);
+    for (const [dir, w] of this.#watchers) {
+      if (dirs.includes(dir)) continue;
+      w.close();
+      this.#watchers.delete(dir);
+    }
+    for (const dir of dirs) {
+      if (this.#watchers.has(dir)) continue;
+      try {
+        const w = watch(dir, { persistent: false }, changed);
+        // A directory that goes away (a swapped ConfigMap's old data) ends its watcher; the next change re-resolves.
+        w.on("error", () => {
+          w.close();
+          if (this.#watchers.get(dir) === w) this.#watchers.delete(dir);
+        });
+        this.#watchers.set(dir, w);
+      } catch {
+        // Gone already: the directories that remain say when it is back.
+      }
+    }
   }
 
   close(): void {
-    this.#watcher?.close();
-    this.#watcher = undefined;
+    this.#watching = false;
+    for (const w of this.#watchers.values()) w.close();
+    this.#watchers.clear();
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     reloaders.delete(this.#em);
+  }
+}
+
+/**
+ * The directories where a change can change what `file` reads: the one it is named in, and,
+ * for every symbolic link on the way (the file a link to a link …, or a linked directory in
+ * a link's target), the directory each link is in and the real file's.
+ */
+export function watchedDirs(file: string): string[] {
+  const dirs = new Set<string>();
+  let path = resolve(file);
+  for (let hop = 0; hop < MAX_LINK_HOPS; hop++) {
+    // The directory the name is in, as it really is (a link's entry lives there; a watch on a linked directory would stay on its old target).
+    dirs.add(realOrUndefined(dirname(path)) ?? dirname(path));
+    let target: string;
+    try {
+      target = readlinkSync(path);
+    } catch {
+      break; // not a link (or not there): the end of the chain
+    }
+    path = resolve(dirname(path), target);
+  }
+  const real = realOrUndefined(file);
+  if (real !== undefined) dirs.add(dirname(real));
+  return [...dirs];
+}
+
+/** Links followed before giving up (the kernel's own limit is 40). */
+const MAX_LINK_HOPS = 40;
+
+function realOrUndefined(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
   }
 }
 

@@ -54,6 +54,8 @@ export interface DataPlaneExports extends Record<string, unknown> {
   poolInit(count: number, len: number, headroom: number): void;
   outputInit(bytes: number, events: number): void;
   setTracing(on: number): void;
+  traceOnly(): void;
+  traceRange(first: number, last: number): void;
   drained(): void;
   stackInit(capacity: number, copyLimit: number): void;
   setHopLimit(n: number): void;

@@ -7,6 +7,9 @@ import { RECORD_HEADER_LEN } from "../pcap/pcap-layout.js";
 import { CAPTURE_TAG_LEN, LAYOUTS, REGIONS } from "./abi.js";
 import type { DataPlane } from "./module.js";
 
+/** Packet numbers: ascending, disjoint ranges [first, last], both in (`--trace-packets`, src/run/trace-packets.ts). */
+export type PacketRanges = readonly (readonly [number, number])[];
+
 export interface RunnerOptions {
   /** Input packets per batch, and bytes of their data (grown on demand). */
   readonly batchPackets: number;
@@ -32,6 +35,8 @@ export interface RunnerOptions {
   readonly hopLimit: number;
   readonly copyLimit: number;
   readonly trace: boolean;
+  /** With `trace`, only these packets are traced; all when not given. */
+  readonly tracePackets?: PacketRanges;
   /** The most copies one step can make (CompiledSpec.maxFanout). */
   readonly maxFanout: number;
 }
@@ -182,6 +187,10 @@ export class Runner {
     this.#captures = captures;
     this.#buffers();
     x.setTracing(o.trace ? 1 : 0);
+    if (o.trace && o.tracePackets !== undefined) {
+      x.traceOnly();
+      for (const [first, last] of o.tracePackets) x.traceRange(first, last);
+    }
     x.stackInit(Math.max(64, o.copyLimit + 1), o.copyLimit);
     x.setHopLimit(o.hopLimit);
     x.setMaxFanout(o.maxFanout);
@@ -229,6 +238,11 @@ export class Runner {
     this.#slotLen = Math.min(max, Math.max(2 * this.#slotLen, len + o.headroom));
     this.flushCaptures(); // what the capture ring holds goes to the files before it is re-made
     this.#buffers();
+  }
+
+  /** Traces no more packets from the next one on (the rings stay as they are). */
+  stopTracing(): void {
+    this.#dp.exports.setTracing(0);
   }
 
   get options(): RunnerOptions {

@@ -230,3 +230,93 @@ describe("strata check: what is not a description is one short line, exit 2, wit
     for (const name of ["50mb.yaml", "over.yaml", "at.yaml", "under.yaml"]) rmSync(join(dir, name), { force: true });
   });
 });
+
+// A link that is refused is one line: rows that name it, in its network and in those it reaches,
+// are not checked against the links left (which would call its identifiers unknown, falsely).
+describe("strata check: one refused shared link, one line", () => {
+  /**
+   * A tenant LAN whose gw shares core's link gw.2 ↔ mb.1 (examples/subduction), with `link` in
+   * its place, tenant.gw named `gwName`, tenant of design `tenantHeader`, and `more` networks.
+   * Both gw's rows use the shared link: in: 2, out: 2, do: shared, out: shared, in: shared.
+   */
+  const subducted = (link: string, { gwName = '"02:00:00:00:00:fe"', tenantHeader = "ethernet", t1Name = '"02:00:00:00:00:01"', more = "" } = {}): string => `networks:
+  tenant:
+    header: ${tenantHeader}
+    members:
+      t1: { name: ${t1Name} }
+      gw: { name: ${gwName} }
+    links: [ { from: t1.1, to: gw.1, mode: two-way } ]
+    tables:
+      gw:
+        acquire: [ { in: 2, do: forward }, { in: 1, do: forward } ]
+        forward: [ { in: 1, out: shared }, { in: 2, out: 1 } ]
+  core:
+    header: ethernet
+    members:
+      gw: { name: "02:00:00:00:00:fe" }
+      mb: { name: "02:00:00:00:00:fd" }
+      h2: { name: "02:00:00:00:00:02" }
+    links: [ ${link}, { from: gw.3, to: h2.1, mode: two-way } ]
+    tables:
+      gw:
+        acquire: [ { in: 2, do: shared }, { in: 3, do: forward } ]
+        forward: [ { in: shared, out: 2 }, { in: 3, out: 2 } ]
+${more}`;
+  const SHARED = "{ from: gw.2, to: mb.1, mode: two-way, shared: tenant }";
+  const third = `  third:
+    header: ethernet
+    members:
+      gw: { name: "02:00:00:00:00:fe" }
+      x: { name: "02:00:00:00:00:09" }
+    links: [ { from: gw.7, to: x.1, mode: two-way, shared: tenant } ]
+    tables:
+      gw:
+        acquire: [ { in: 7, do: shared } ]
+        forward: [ { in: shared, out: 7 } ]
+`;
+
+  test.each([
+    { name: "a valid shared link", text: subducted(SHARED), lines: [] },
+    {
+      name: "a shared group link",
+      text: subducted("{ from: gw.2, to: [mb.1, h2.2], mode: allcast, group: g, shared: tenant }"),
+      lines: [
+        "18:79 networks.core.links[0].shared: a shared link is a point-to-point link between two members of this network (a shared link cannot be a group link, external or bridging (seed §5.3.1); remove shared, or make it one-way or two-way inside the network)",
+      ],
+    },
+    {
+      name: "shared members whose names differ",
+      text: subducted(SHARED, { gwName: '"02:00:00:00:00:fc"' }),
+      lines: [
+        "18:14 networks.core.links[0]: no member of tenant has the name and machine of an end of shared link gw.2-mb.1 (the shared members are one member of core and one of tenant with the same name on the same machine, at exactly one end of the link)",
+      ],
+    },
+    {
+      name: "networks of two designs",
+      text: subducted(SHARED, { tenantHeader: "cna", gwName: "254", t1Name: "1" }),
+      lines: [
+        "18:14 networks.core.links[0]: shared link gw.2-mb.1: core is ethernet and tenant is cna; bridged and subducted networks have one header design (join networks of one design, or layer one on the other)",
+      ],
+    },
+    {
+      name: "a member shared three ways",
+      text: subducted(SHARED, { more: third }),
+      lines: [
+        "28:14 networks.third.links[0]: tenant.gw is already shared with core; with third.gw it would be shared among three networks (a member is shared with at most one other network (seed §5.3.2))",
+      ],
+    },
+    {
+      name: "shared with a network that does not exist",
+      text: subducted("{ from: gw.2, to: mb.1, mode: two-way, shared: tenat }"),
+      lines: [
+        "18:14 networks.core.links[0]: shared link gw.2-mb.1: there is no network 'tenat' (did you mean 'tenant'? networks: tenant, core)",
+      ],
+    },
+  ])("$name", async ({ text, lines }) => {
+    const path = join(dir, "refused.yaml");
+    writeFileSync(path, text);
+    const { code, stderr } = await run(path);
+    expect(stderr.split("\n").slice(0, -1)).toEqual(lines.map((l) => `strata: ${path}: ${l}`));
+    expect(code).toBe(lines.length === 0 ? EXIT_OK : EXIT_BAD_INPUT);
+  });
+});

@@ -126,6 +126,11 @@ describe("bad input: one strata: line each, exit 2", () => {
       want: /^strata: .*unknown\.yaml: 4:3 machines\.h3: no machine 'h3' in the description \(did you mean 'h1'\? machines: h1, r, h2\)\n$/,
     },
     { name: "place: a bad description", argv: ["place", "README.md", "--targets", ROUTER_FLEET], want: /^strata: README\.md: / },
+    {
+      name: "fit: a profile path to a file that is no profile: one line, quoting the start of its first line and no more",
+      argv: ["fit", ROUTER, "--target", fleet("notes.txt", "user: alice\ntoken: s3cret\n")],
+      want: /^strata: .*notes\.txt: this is not a target profile: it has no key architecture or matchKinds; its first line begins 'user…' \(give a bundled profile's name or the path of a profile file\)\n$/,
+    },
   ])("$name", async ({ argv, want }) => {
     const { code, stdout, stderr } = await run(...argv);
     expect(code).toBe(EXIT_BAD_INPUT);

@@ -8,7 +8,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import type { Summary } from "../../src/run/summary.js";
-import type { TraceLine } from "../../src/run/trace.js";
+import { TRACE_LARGE_BYTES, TRACE_LINE_MAX, type TraceLine } from "../../src/run/trace.js";
+import { largeTrace } from "../../src/cli/run.js";
 import { pcapFile } from "../pcap/builders.js";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -226,6 +227,17 @@ describe("strata run: --hop-limit and --copy-limit are whole numbers within the 
   });
 });
 
+describe("strata run --trace: a large trace gets a line saying what it cost", () => {
+  const fix = "(--trace-packets RANGES traces only the packets named, e.g. --trace-packets 0-999)";
+  it.each([
+    { bytes: TRACE_LARGE_BYTES, packets: 92_421, line: undefined },
+    { bytes: TRACE_LARGE_BYTES + 1, packets: 92_421, line: `out/trace.jsonl: 100 MB for 92,421 packets, 1,082 bytes a packet ${fix}` },
+    { bytes: 1_190_000_000, packets: 1_000_000, line: `out/trace.jsonl: 1.19 GB for 1,000,000 packets, 1,190 bytes a packet ${fix}` },
+  ])("$bytes bytes", ({ bytes, packets, line }) => {
+    expect(largeTrace("out/trace.jsonl", { bytes, packets })).toBe(line);
+  });
+});
+
 describe("strata trace", () => {
   it("lists every packet's fate, and one packet's every step", async () => {
     await strata("run", HUB, "--in", `lan:h1.1=${H1}`, "--out", dir, "--trace");
@@ -235,6 +247,24 @@ describe("strata trace", () => {
     expect(one.stdout).toContain("[0] forward  lan.hub  in 1     row 4: in 1, dst ff:ff:ff:ff:ff:ff → out 2, 3, 4");
     expect(one.stdout).toContain("[2] fork     lan.hub: copy of [0] to out 4");
     expect(one.stdout).toContain("[2] drop     lan.h4: acquire-miss (in acquire)");
+  });
+
+  it("--trace-packets traces only the packets named; strata trace shows those, and says which it holds", async () => {
+    const r = await strata("run", HUB, "--in", `lan:h1.1=${H1}`, "--in", `lan:h3.1=${H3}`, "--out", dir, "--trace-packets", "1,4-");
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
+    const list = await strata("trace", dir);
+    expect(list.stdout.split("\n").map((l) => l.split("  ")[0])).toEqual(["packet 1", "packet 4", "packet 5", ""]);
+    expect((await strata("trace", dir, "--packet", "4")).stdout).toMatch(/^packet 4 /);
+    expect((await strata("trace", dir, "--packet", "2")).stderr).toBe(`strata: ${join(dir, "trace.jsonl")}: no packet 2 in the trace (it holds 3 packets, from 1 to 5)\n`);
+  });
+
+  it.each([
+    { args: ["--trace-packets", "5-3"], stderr: "strata: --trace-packets 5-3: 5-3 ends before it starts (write 3-5)\n" },
+    { args: ["--trace-packets", "x"], stderr: "strata: --trace-packets x: 'x' is not a packet number or range (write packet numbers as N, N-M or N-, joined by commas, e.g. 0-999,5000,10000-)\n" },
+  ])("$args: exit 2, nothing written", async ({ args, stderr }) => {
+    const out = join(dir, "out");
+    expect(await strata("run", HUB, "--in", `lan:h1.1=${H1}`, "--out", out, ...args)).toEqual({ code: 2, stdout: "", stderr });
+    expect(existsSync(out)).toBe(false);
   });
 
   it.each([
@@ -279,6 +309,20 @@ describe("strata trace: a trace.jsonl cut or edited by hand is one line and exit
     }
   });
 
+  // A good line padded with spaces (JSON allows them) to the limit, and to the limit + 1.
+  it.each([
+    { name: "a line of TRACE_LINE_MAX bytes reads", pad: 0, code: 0, stderr: "" },
+    { name: "a line of TRACE_LINE_MAX + 1 bytes is one line naming it and the limit", pad: 1, code: 2, stderr: "line 2: longer than 64 MiB, the most a trace line holds (the file was cut or edited; replay again)" },
+  ])("$name", async ({ pad, code, stderr }) => {
+    const file = join(dir, "trace.jsonl");
+    const text = line({});
+    writeFileSync(file, `${line({ packet: 1 })}\n${text.slice(0, -1)}${" ".repeat(TRACE_LINE_MAX - text.length + pad)}}\n${line({ packet: 2 })}\n`);
+    for (const args of [[], ["--packet", "2"]]) {
+      const r = await strata("trace", dir, ...args);
+      expect({ code: r.code, stderr: r.stderr }).toEqual({ code, stderr: stderr === "" ? "" : `strata: ${file}: ${stderr}\n` });
+    }
+  });
+
   it("a trace.jsonl that is a directory", async () => {
     mkdirSync(join(dir, "trace.jsonl"));
     const r = await strata("trace", dir);
@@ -308,16 +352,17 @@ describe("strata run --out: strata deletes or replaces only files it wrote", () 
     const marker = readFileSync(join(dir, ".strata-output"), "utf8").split("\n");
     expect(marker[0]).toMatch(/^# strata run wrote the files below/);
     expect(marker.slice(1).filter((l) => l !== "").sort()).toEqual(
-      ["delivered/lan.h2.pcap", "delivered/lan.h3.pcap", "delivered/lan.h4.pcap", ...["h1.1-hub.1", "h2.1-hub.2", "h3.1-hub.3", "h4.1-hub.4"].map((l) => `links/lan.${l}.pcap`), "summary.json", "trace.jsonl"].sort(),
+      ["delivered/lan.h2.pcap", "delivered/lan.h3.pcap", "delivered/lan.h4.pcap", ...["h1.1-hub.1", "h2.1-hub.2", "h3.1-hub.3", "h4.1-hub.4"].map((l) => `links/lan.${l}.pcap`), "summary.json", "trace.idx", "trace.jsonl"].sort(),
     );
     writeFileSync(join(dir, "notes.txt"), "mine");
     writeFileSync(join(dir, "links", "mine.pcap"), "mine");
     // Again without --trace: the old trace goes, the files strata did not write stay.
     expect((await strata(...hub(dir))).code).toBe(0);
     expect(existsSync(join(dir, "trace.jsonl"))).toBe(false);
+    expect(existsSync(join(dir, "trace.idx"))).toBe(false);
     expect(readFileSync(join(dir, "notes.txt"), "utf8")).toBe("mine");
     expect(readFileSync(join(dir, "links", "mine.pcap"), "utf8")).toBe("mine");
-    expect(readFileSync(join(dir, ".strata-output"), "utf8")).not.toContain("trace.jsonl");
+    expect(readFileSync(join(dir, ".strata-output"), "utf8")).not.toMatch(/trace\.(jsonl|idx)/);
   });
 
   it("--force writes beside files strata did not write, and keeps them", async () => {

@@ -5,8 +5,11 @@
 // through it), equals a fresh compile + install of the description; after
 // each rejected change it equals what it was before.
 
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { compile } from "../../src/control/compile.js";
 import type { CompiledSpec } from "../../src/control/compiled.js";
 import { resolveEndpoint } from "../../src/control/endpoints.js";
@@ -14,6 +17,7 @@ import { type Installed, install } from "../../src/control/install.js";
 import { Reconciler, resolveTarget } from "../../src/control/reconcile.js";
 import { SpecError } from "../../src/description/problems.js";
 import { parseSpec } from "../../src/description/load.js";
+import { openCapture } from "../../src/pcap/reader.js";
 import { DROP_REASONS } from "../../src/wasm/abi.js";
 import { DataPlane } from "../../src/wasm/module.js";
 import { type InputBatch, Runner } from "../../src/wasm/runner.js";
@@ -412,6 +416,83 @@ describe("Reconciler.apply", () => {
     // Back and forth between two topologies: every table is rebuilt each time, the ids stay few.
     for (let i = 0; i < 6; i++) rec.apply(compileText(render(i % 2 === 0 ? { ...BASE, members: [0, 1, 2] } : BASE)));
     expect(ids()).toEqual(start);
+  });
+});
+
+// The data plane numbers networks, members and links by position; a description that writes the
+// same ones in another order is the same topology, numbered as the one running (src/control/numbering.ts).
+describe("Reconciler.apply: the same topology written in another order", () => {
+  const root = new URL("../..", import.meta.url).pathname;
+  interface Doc {
+    networks: Record<string, { members: Record<string, unknown>; links?: unknown[] }>;
+  }
+  const reversed = <T>(record: Record<string, T>): Record<string, T> => Object.fromEntries(Object.entries(record).reverse());
+  /** Networks, every network's members and links in reverse order; `also` changes the document further. */
+  const reorder = (text: string, also: (d: Doc) => void = () => {}): string => {
+    const doc = parseYaml(text, { merge: true }) as Doc;
+    doc.networks = reversed(doc.networks);
+    for (const net of Object.values(doc.networks)) {
+      net.members = reversed(net.members);
+      if (net.links !== undefined) net.links = [...net.links].reverse();
+    }
+    also(doc);
+    return stringifyYaml(doc);
+  };
+  /** Every output of the example's captures on `dp`, by name: link crossed or member delivered to, and the bytes. */
+  const replay = (dp: DataPlane, c: CompiledSpec, inputs: readonly string[]): string[] => {
+    const out: string[] = [];
+    const runner = new Runner(dp, { maxFanout: c.maxFanout, slotLen: 2048 });
+    inputs.forEach((input, endpoint) => {
+      const reader = openCapture(join(root, input.slice(input.indexOf("=") + 1)));
+      try {
+        for (const b of reader.batches()) {
+          runner.run({ ...b, endpoint }, 0, {
+            packet(kind, target, data, start, len, _origLen, _sec, _nsec, packet): void {
+              const name = kind === "link" ? c.links[target]?.capture : c.members[target]?.qualified;
+              out.push(`${endpoint}#${packet} ${kind} ${name} ${Buffer.from(data.subarray(start, start + len)).toString("hex")}`);
+            },
+          });
+        }
+      } finally {
+        reader.close();
+      }
+    });
+    return out.sort();
+  };
+
+  it.each(["ip-router", "subduction", "l2vpn"])("%s: no topology change, no row written, the numbering kept; it runs as a fresh install", (example) => {
+    const text = readFileSync(join(root, "examples", example, "network.yaml"), "utf8");
+    const { inputs } = JSON.parse(readFileSync(join(root, "examples", example, "example.json"), "utf8")) as { inputs: string[] };
+    const endpoints = inputs.map((i) => i.slice(0, i.indexOf("=")));
+    const dp = DataPlane.load();
+    const first = compileText(text);
+    const rec = Reconciler.install(dp, first, endpoints);
+    const next = compileText(reorder(text));
+    expect(next.members.map((m) => m.qualified)).not.toEqual(first.members.map((m) => m.qualified));
+    // As a reload of strata serve (rebuild: false) and an update of strata run --updates (no rebuild) need it.
+    expect(rec.apply(next, { rebuild: false })).toEqual({ inserted: 0, modified: 0, deleted: 0, tablesBuilt: 0, tablesRemoved: 0, rebuilt: false, topology: [] });
+    const now = rec.current().compiled;
+    expect(now.members.map((m) => m.qualified)).toEqual(first.members.map((m) => m.qualified));
+    expect(now.links.map((l) => l.capture)).toEqual(first.links.map((l) => l.capture));
+    expect(now.networks.map((n) => n.name)).toEqual(first.networks.map((n) => n.name));
+    const fresh = DataPlane.load();
+    Reconciler.install(fresh, next, endpoints);
+    const outputs = replay(dp, now, inputs);
+    expect(outputs.length).toBeGreaterThan(0);
+    expect(outputs).toEqual(replay(fresh, next, inputs));
+  });
+
+  it("a member renamed is still a topology change", () => {
+    const text = readFileSync(join(root, "examples", "ip-router", "network.yaml"), "utf8");
+    const rec = Reconciler.install(DataPlane.load(), compileText(text), []);
+    // lanB.h2 becomes h9, on the same machine (where ip.h2 attaches to it).
+    const renamed = reorder(text, (d) => {
+      const lanB = d.networks["lanB"] as { members: Record<string, object>; links: { from: string; to: string }[]; tables: Record<string, unknown> };
+      lanB.members = Object.fromEntries(Object.entries(lanB.members).map(([k, v]) => (k === "h2" ? ["h9", { ...v, machine: "h2" }] : [k, v])));
+      lanB.links = lanB.links.map((l) => ({ ...l, from: l.from.replace("h2.", "h9."), to: l.to.replace("h2.", "h9.") }));
+      lanB.tables = Object.fromEntries(Object.entries(lanB.tables).map(([k, v]) => [k === "h2" ? "h9" : k, v]));
+    });
+    expect(() => rec.apply(compileText(renamed), { rebuild: false })).toThrow(/this change needs another topology \(member lanB\.h9 added, member lanB\.h2 removed/);
   });
 });
 

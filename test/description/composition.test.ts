@@ -215,6 +215,46 @@ ${eth("lanB", { h3: [3], sw2: [0xf2] }, `    links: [ { from: h3.1, to: sw2.1, m
 `;
 }
 
+/**
+ * lanA and lanB bridged by lanA's link sw1.9 ↔ lanB:sw2.9 (mode `mode`), implemented by sessions
+ * of the GRE network wan between the switches' machines (seed Figure 8); `receiveA` and
+ * `receiveB` are wan's receive rows at each end, `transmitB` lanB.sw2's transmit rows.
+ */
+function bridgedOverGre(receiveA: string, receiveB: string, transmitB = "[ { out: 9, via: { session: wan.1 } } ]", mode = "two-way"): string {
+  return `networks:
+${eth("lanA", { h1: [1], sw1: [0xf1] }, `    links: [ { from: h1.1, to: sw1.1, mode: two-way }, { from: sw1.9, to: "lanB:sw2.9", mode: ${mode}, name: trunk } ]
+    tables:
+      sw1: { transmit: [ { out: 1 }, { out: 9, via: { session: wan.1 } } ] }
+`)}
+${eth("lanB", { h3: [3], sw2: [0xf2] }, `    links: [ { from: h3.1, to: sw2.1, mode: two-way } ]
+    tables:
+      sw2: { acquire: [ { in: 9, do: forward } ], forward: [ { in: 9, out: 1 } ], transmit: ${transmitB} }
+`)}
+  wan:
+    header: gre
+    members: { sw1: { name: 192.0.2.1 }, sw2: { name: 192.0.2.2 } }
+    links: [ { from: sw1.1, to: sw2.1, mode: two-way } ]
+    tables:
+      sw1: { send: [ { session: 1, header: { dst: 192.0.2.2, type: 0x6558 } } ], receive: [ ${receiveA} ] }
+      sw2: { send: [ { session: 1, header: { dst: 192.0.2.1, type: 0x6558 } } ], receive: [ ${receiveB} ] }
+`;
+}
+
+const BRIDGING_LAYERED: Case[] = [
+  ["a bridging link implemented by a session, at both ends", bridgedOverGre("{ do: { link: lanA.9 } }", "{ do: { link: lanB.9 } }"), []],
+  ["the same, the link named", bridgedOverGre("{ do: { link: lanA.trunk } }", "{ do: { link: lanB.trunk } }"), []],
+  [
+    "the session pops into the link at the far end only",
+    bridgedOverGre("{ do: deliver }", "{ do: { link: lanB.9 } }", "[ { out: 9, via: { session: wan.1 } } ]"),
+    [],
+  ],
+  [
+    "ExternalLink onto a one-way bridging link at its sender",
+    bridgedOverGre("{ do: { link: lanA.9 } }", "{ do: deliver }", "[ ]", "one-way"),
+    [["networks.wan.tables.sw1.receive[0].do.link", "lanA.sw1 receives on no link 9: the packet would arrive on a link it does not have (sw1 receives on 1)"]],
+  ],
+];
+
 const BRIDGING: Case[] = [
   ["a valid bridging", bridged(), []],
   [
@@ -263,6 +303,7 @@ describe.each([
   ["layering", LAYERING],
   ["subduction", SUBDUCTION],
   ["bridging", BRIDGING],
+  ["bridging links implemented by layering", BRIDGING_LAYERED],
 ] as const)("%s", (_, cases) => {
   test.each(cases)("%s", (_name, text, expected) => {
     const errors = errorsOf(text).map((e) => {

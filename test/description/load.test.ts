@@ -325,6 +325,58 @@ const BAD: [string, string, [string, string][]][] = [
   ],
 ];
 
+/**
+ * A number written `n` in one place of a small layered description, every other place plain:
+ * `at` names the place (endpoint, in, out, out-list, transmit, session, via, link, value, prefix).
+ */
+function numbered(at: string, n: string): string {
+  const w = (place: string, plain: string): string => (place === at ? n : plain);
+  return `networks:
+  lan:
+    header: ethernet
+    members: { a: { name: "02:00:00:00:00:01" }, b: { name: "02:00:00:00:00:02" } }
+    links: [ { from: a.${w("endpoint", "1")}, to: b.1, mode: two-way } ]
+    tables:
+      a:
+        send: [ { session: ${w("session", "1")}, header: { type: 0x0800 } } ]
+        forward: [ { in: self, out: ${w("out", "1")} }, { in: ${w("in", "1")}, out: [${w("out-list", "1")}] } ]
+        transmit: [ { out: ${w("transmit", "1")} } ]
+      b:
+        acquire: [ { match: { type: ${w("value", "0x0800")} }, do: receive } ]
+        receive: [ { do: { link: ip.${w("link", "1")} } } ]
+  ip:
+    header: ipv4
+    members: { a: { name: 10.0.0.1 }, b: { name: 10.0.0.2 } }
+    links: [ { from: a.1, to: b.1, mode: two-way } ]
+    tables:
+      a: { transmit: [ { out: 1, via: { session: lan.${w("via", "1")} } } ] }
+      b: { acquire: [ { match: { dst: 10.0.0.0/${w("prefix", "8")} }, do: receive } ] }
+`;
+}
+
+// Identifiers are decimal, and no decimal has leading zeros, wherever a description writes one.
+describe("numbers as written", () => {
+  const LEADING = "leading zeros are ambiguous (octal to some tools)";
+  test.each([
+    ["endpoint", "01", "5:22 networks.lan.links[0].from", `identifier '01': ${LEADING} (write a.1)`],
+    ["in", "00001", "9:48 networks.lan.tables.a.forward[1].in", `identifier '00001': ${LEADING} (write 1)`],
+    ["in", "0x1", "9:48 networks.lan.tables.a.forward[1].in", "identifier '0x1' is not written in decimal (write 1)"],
+    ["in", "1e0", "9:48 networks.lan.tables.a.forward[1].in", "identifier '1e0' is not written in decimal (write 1)"],
+    ["out", "00001", "9:37 networks.lan.tables.a.forward[0].out", `identifier '00001': ${LEADING} (write 1)`],
+    ["out-list", "0x1", "9:57 networks.lan.tables.a.forward[1].out[0]", "identifier '0x1' is not written in decimal (write 1)"],
+    ["transmit", "01", "10:28 networks.lan.tables.a.transmit[0].out", `identifier '01': ${LEADING} (write 1)`],
+    ["session", "001", "8:28 networks.lan.tables.a.send[0].session", `identifier '001': ${LEADING} (write 1)`],
+    ["session", "1.0", "8:28 networks.lan.tables.a.send[0].session", "identifier '1.0' is not written in decimal (write 1)"],
+    ["via", "01", "19:50 networks.ip.tables.a.transmit[0].via.session", `session identifier '01': ${LEADING} (write lan.1)`],
+    ["link", "00001", "13:34 networks.lan.tables.b.receive[0].do.link", `link identifier '00001': ${LEADING} (write ip.1)`],
+    ["value", "0800", "12:37 networks.lan.tables.b.acquire[0].match.type", `'0800': ${LEADING} (write 800 in decimal, or give the base: 0x…, 0o…, 0b…)`],
+    ["prefix", "08", "20:39 networks.ip.tables.b.acquire[0].match.dst", `prefix length '08': ${LEADING} (write 10.0.0.0/8)`],
+  ])("%s written %s", (at, n, where, problem) => {
+    expect(errorsOf(numbered("none", ""))).toEqual([]);
+    expect(errorsOf(numbered(at, n))).toEqual([`${where}: ${problem}`]);
+  });
+});
+
 describe("a bad description", () => {
   test.each(BAD)("%s", (_name, text, expected) => {
     const got = errorsOf(text);

@@ -13,6 +13,11 @@ import { SpecError } from "../../src/description/problems.js";
 const dir = mkdtempSync(join(tmpdir(), "strata-fleet-"));
 writeFileSync(join(dir, "lab.yaml"), "architecture: v1model\nmatchKinds: [exact]\ntables: 3\n");
 writeFileSync(join(dir, "broken.yaml"), "architecture: v1model\nmatchKinds: [exact]\nstages: 3\n");
+writeFileSync(join(dir, "lab.json"), '{"architecture": "v1model", "matchKinds": ["exact"], "tables": 3}\n');
+// Files a profile path may lead to that are no profile: their errors would quote them.
+writeFileSync(join(dir, "shadow"), "root:$6$salt$hash:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n");
+writeFileSync(join(dir, "env"), "\nKEY=secret\nOTHER: secret\n");
+writeFileSync(join(dir, "image.bin"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x73, 0x65, 0x63, 0x72, 0x65, 0x74]));
 
 function write(name: string, text: string): string {
   const file = join(dir, name);
@@ -85,6 +90,42 @@ machines:
       name: "a bad profile: its errors in its own file, once however many targets use it",
       text: "targets:\n  - { name: a, profile: broken.yaml }\n  - { name: b, profile: broken.yaml }\n",
       want: ["DIR/broken.yaml: 3:9 stages: stages without tablesPerStage (the number of tables is stages × tablesPerStage: add tablesPerStage)"],
+    },
+    {
+      name: "priorities beyond 2^53 are refused, not rounded",
+      text: `targets:
+  - { name: a, profile: bmv2 }
+defaults: { priority: 9007199254740993 }
+machines:
+  x: { priority: -9007199254740992 }
+  y: { priority: 9007199254740991 }
+  z: { priority: 0x20000000000001 }
+`,
+      want: [
+        "DIR/priorities beyond 2^53 are refused, not rounded.yaml: 3:23 defaults.priority: priority 9007199254740993 is outside ±(2^53 − 1) and would be read rounded (a priority is a whole number from -9007199254740991 to 9007199254740991)",
+        "DIR/priorities beyond 2^53 are refused, not rounded.yaml: 5:18 machines.x.priority: priority -9007199254740992 is outside ±(2^53 − 1) and would be read rounded (a priority is a whole number from -9007199254740991 to 9007199254740991)",
+        "DIR/priorities beyond 2^53 are refused, not rounded.yaml: 7:18 machines.z.priority: priority 0x20000000000001 is outside ±(2^53 − 1) and would be read rounded (a priority is a whole number from -9007199254740991 to 9007199254740991)",
+      ],
+    },
+    {
+      name: "a JSON profile, keys quoted, is a profile",
+      text: "targets:\n  - { name: a, profile: lab.json }\n",
+      want: [],
+    },
+    {
+      name: "a profile path to a text file that is no profile: one line, quoting the start of its first line only, never a value",
+      text: "targets:\n  - { name: a, profile: ./shadow }\n",
+      want: ["DIR/shadow: this is not a target profile: it has no key architecture or matchKinds; its first line begins 'root…' (give a bundled profile's name or the path of a profile file)"],
+    },
+    {
+      name: "a first line that is blank is not quoted, nor the lines after it",
+      text: "targets:\n  - { name: a, profile: ./env }\n",
+      want: ["DIR/env: this is not a target profile: it has no key architecture or matchKinds (give a bundled profile's name or the path of a profile file)"],
+    },
+    {
+      name: "a binary profile file: said so, nothing quoted",
+      text: "targets:\n  - { name: a, profile: ./image.bin }\n",
+      want: ["DIR/image.bin: this is not a text file: it looks like a PNG image (give a bundled profile's name or the path of a profile file)"],
     },
     {
       name: "a missing profile file",

@@ -2,9 +2,12 @@
 // profile, slots, capacity), headroom scores plus preferences, ties by name,
 // priority order, and preemption of the fewest, lowest-priority machines.
 
+import fc from "fast-check";
 import { describe, expect, test } from "vitest";
+import { DISPLACED_PER_HIGH, preemptionFleet } from "../../bench/place.js";
+import { amount, NO_USAGE, RESOURCES, type Resource } from "../../src/p4/fit.js";
 import type { Fleet, MachinePolicy } from "../../src/p4/fleet.js";
-import { compareCasualties, headroom, MAX_EXACT_VICTIMS, type Placement, place } from "../../src/p4/place.js";
+import { chooseVictims, compareCasualties, headroom, MAX_EXACT_SETS, type Occupant, type Placement, type PlaceWork, place, type Shortfall } from "../../src/p4/place.js";
 import type { MachineRequirements } from "../../src/p4/requirements.js";
 import type { TargetProfile } from "../../src/p4/targets.js";
 import { SpecError } from "../../src/description/problems.js";
@@ -304,13 +307,110 @@ describe("displacement", () => {
   });
 });
 
-test("beyond MAX_EXACT_VICTIMS lower-priority machines, victims are chosen greedily: lowest first, the rest spared", () => {
-  const names = Array.from({ length: MAX_EXACT_VICTIMS + 4 }, (_, i) => `v${String(i).padStart(2, "0")}`);
+test("beyond MAX_EXACT_SETS sets to try, victims are chosen greedily: lowest first, the rest spared", () => {
+  const names = Array.from({ length: 20 }, (_, i) => `v${String(i).padStart(2, "0")}`);
   const machines: Record<string, Partial<MachinePolicy>> = { n: { priority: 9 } };
-  // 20 × 200 entries: 96 left; n needs 500, so three must go: the lowest priorities (v00 has 0, v01 and v02 have 1), v03 is spared.
+  // 20 × 200 entries: 96 left; n needs 500, so three must go (C(20, 3) = 1140 sets): the lowest priorities (v00 has 0, v01 and v02 have 1), v03 is spared.
   names.forEach((v, i) => (machines[v] = { priority: i < 1 ? 0 : i < 4 ? 1 : 2, placedOn: "t" }));
-  const p = place([...names.map((v) => m(v, 200)), m("n", 500)], fleet([{ name: "t", profile: { tables: INF } }], machines));
+  const work: PlaceWork = { evaluations: 0 };
+  const p = place([...names.map((v) => m(v, 200)), m("n", 500)], fleet([{ name: "t", profile: { tables: INF } }], machines), work);
   expect(p.displaced.filter((d) => d.by === "n").map((d) => d.machine)).toEqual(["v00", "v01", "v02"]);
+  expect(work.evaluations).toBeLessThan(1140);
+});
+
+describe("chooseVictims", () => {
+  /** Occupants m00, m01, … with a priority and the exact and lpm entries they free. */
+  const occupants = (rows: readonly (readonly [number, number, number])[]): Occupant[] =>
+    rows.map(([priority, exact, lpm], i) => ({ machine: `m${String(i).padStart(2, "0")}`, priority, frees: { ...NO_USAGE, entries: { ...NO_USAGE.entries, exact, lpm } } }));
+  /** Short by `slots` machines, `exact` and `lpm` entries; nothing else. */
+  const shortfall = (slots: number, exact: number, lpm: number): Shortfall => ({ slots, amounts: { ...(Object.fromEntries(RESOURCES.map((r) => [r, -1])) as Record<Resource, number>), "entries.exact": exact, "entries.lpm": lpm } });
+  const makesRoom = (short: Shortfall, set: readonly Occupant[]): boolean =>
+    set.length >= short.slots && RESOURCES.every((r) => set.reduce((sum, o) => sum + amount(o.frees, r), 0) >= short.amounts[r]);
+  /** Every subset, by brute force: the best by compareCasualties, undefined when none makes room. */
+  const bestSet = (short: Shortfall, all: readonly Occupant[]): string[] | undefined => {
+    const priority = (name: string): number => all.find((o) => o.machine === name)?.priority ?? 0;
+    let best: string[] | undefined;
+    for (let mask = 0; mask < 1 << all.length; mask++) {
+      const set = all.filter((_, i) => (mask >> i) & 1);
+      const names = set.map((o) => o.machine);
+      if (makesRoom(short, set) && (best === undefined || compareCasualties(names, best, priority) < 0)) best = names;
+    }
+    return best;
+  };
+  const rank = (a: Occupant, b: Occupant): number => a.priority - b.priority || (a.machine < b.machine ? -1 : 1);
+  const arbitraryCase = (maxOccupants: number) =>
+    fc.record({
+      rows: fc.array(fc.tuple(fc.nat(3), fc.nat(10), fc.nat(10)), { minLength: 1, maxLength: maxOccupants }),
+      short: fc.tuple(fc.integer({ min: -1, max: 3 }), fc.integer({ min: -5, max: 40 }), fc.integer({ min: -5, max: 40 })),
+    });
+
+  test("greedy alone: the set makes room, none of it can be spared, and none exchanged for a lesser casualty; undefined only when all leaving is not enough", () => {
+    fc.assert(
+      fc.property(arbitraryCase(12), ({ rows, short: [slots, exact, lpm] }) => {
+        const short = shortfall(slots, exact, lpm);
+        const all = occupants(rows);
+        const got = chooseVictims(short, all, { evaluations: 0 }, 0);
+        expect(got === undefined).toBe(!makesRoom(short, all));
+        if (got === undefined) return;
+        const gone = all.filter((o) => got.includes(o.machine));
+        const spared = all.filter((o) => !got.includes(o.machine));
+        expect(makesRoom(short, gone)).toBe(true);
+        for (const v of gone) {
+          const others = gone.filter((o) => o !== v);
+          expect(makesRoom(short, others), `${v.machine} could be spared`).toBe(false);
+          for (const s of spared.filter((o) => rank(o, v) < 0)) expect(makesRoom(short, [...others, s]), `${v.machine} could be exchanged for ${s.machine}`).toBe(false);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test("greedy alone, one limit short: the fewest machines; maxMachines alone: the best set", () => {
+    fc.assert(
+      fc.property(arbitraryCase(12), fc.boolean(), ({ rows, short: [slots, exact] }, slotsOnly) => {
+        const short = slotsOnly ? shortfall(Math.max(slots, 1), -1, -1) : shortfall(-1, Math.max(exact, 1), -1);
+        const all = occupants(rows);
+        const got = chooseVictims(short, all, { evaluations: 0 }, 0);
+        const best = bestSet(short, all);
+        if (slotsOnly) expect(got?.sort()).toEqual(best?.sort());
+        else expect(got?.length).toBe(best?.length);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test(`up to 8 occupants (${2 ** 8 - 1} sets at most): the best set, every set tried`, () => {
+    expect(2 ** 8 - 1).toBeLessThanOrEqual(MAX_EXACT_SETS);
+    fc.assert(
+      fc.property(arbitraryCase(8), ({ rows, short: [slots, exact, lpm] }) => {
+        const short = shortfall(slots, exact, lpm);
+        const all = occupants(rows);
+        const got = chooseVictims(short, all);
+        const best = bestSet(short, all);
+        expect(got?.sort()).toEqual(best?.sort());
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test("two short resources: the greedy set can be larger than the best (docs/targets.md); trying every set finds the best", () => {
+    // Exact 25 and lpm 3 short. Greedy spares the occupants that free least of both first (m05, then m02 cannot be), and keeps five; m02, m03, m04, m05 free 26 and 12.
+    const all = occupants([[0, 4, 6], [0, 4, 4], [0, 6, 0], [0, 8, 4], [0, 6, 8], [0, 6, 0]]);
+    expect(chooseVictims(shortfall(-1, 25, 3), all, { evaluations: 0 }, 0)).toEqual(["m00", "m01", "m02", "m03", "m04"]);
+    expect(chooseVictims(shortfall(-1, 25, 3), all)).toEqual(["m02", "m03", "m04", "m05"]);
+  });
+});
+
+test("preemption grows polynomially: 50 targets of 16 low-priority machines, 50 high-priority machines displacing 8 each", () => {
+  // Trying every set of victims took over 600 s here, some 70 million fit checks (bench/place.ts; npm run bench:place).
+  const { reqs, fleet: f } = preemptionFleet(50);
+  const work: PlaceWork = { evaluations: 0 };
+  const p = place(reqs, f, work);
+  expect(p.placed.filter((x) => x.priority > 0)).toHaveLength(50);
+  expect(p.displaced).toHaveLength(50 * DISPLACED_PER_HIGH);
+  expect(new Set(p.displaced.map((d) => d.by)).size).toBe(50);
+  expect(work.evaluations).toBeGreaterThan(0);
+  expect(work.evaluations).toBeLessThanOrEqual(4 * reqs.length * f.targets.length);
 });
 
 describe("bad input", () => {

@@ -1,14 +1,18 @@
 // The P4Runtime server from the command line: `strata serve --p4runtime` (on
 // serve's long-running emulation, table writes between its batches) and
 // `strata p4runtime` (a process stopped with Ctrl-C); bad flags are one line, exit 2.
+// Both as processes: Ctrl-C while a controller holds its stream open, SIGTERM right
+// after the server is announced, and an address in use each end as documented.
 
 import { spawn } from "node:child_process";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import { serve } from "../../src/cli/serve.js";
-import { Client, type M, statusCode } from "./client.js";
+import { CLOSE_GRACE_MS } from "../../src/p4runtime/server.js";
+import { Client, type M, statusCode, type Stream } from "./client.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const SPEC = join(root, "examples/ip-router/network.yaml");
@@ -98,5 +102,95 @@ describe("strata p4runtime", () => {
     }
     expect(await exited).toBe(0);
     expect(out).toMatch(/stopped: 0 packet-outs, 0 packet-ins/);
+  });
+});
+
+/** The built command line, as a process: everything it printed so far, and how it ended; `printed` sees the text as each piece arrives. */
+function strata(
+  args: readonly string[],
+  printed: (text: string) => void = () => {},
+): { text: () => string; exited: Promise<{ code: number | null; signal: string | null }>; kill: (signal: NodeJS.Signals) => void } {
+  const child = spawn(process.execPath, [join(root, "dist/src/cli/main.js"), ...args], { cwd: root });
+  let text = "";
+  const add = (d: Buffer): void => {
+    text += d.toString();
+    printed(text);
+  };
+  child.stdout.on("data", add);
+  child.stderr.on("data", add);
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  return { text: () => text, exited, kill: (signal) => child.kill(signal) };
+}
+
+const within = <T>(p: Promise<T>, ms: number): Promise<T | "still running"> => Promise.race([p, new Promise<"still running">((r) => setTimeout(() => r("still running"), ms))]);
+
+const ANNOUNCED = /P4Runtime server on 127\.0\.0\.1:(\d+)/;
+
+describe.each([
+  { command: "strata p4runtime", args: (at: string) => ["p4runtime", SPEC, "--listen", at], counts: /stopped: 0 packet-outs, 0 packet-ins \(0 with no primary controller to take them, 0 dropped while the primary's stream was full\)\n/ },
+  { command: "strata serve --p4runtime", args: (at: string) => ["serve", SPEC, "--p4runtime", at], counts: /served 0 packets through .*\n(.*\n)*  P4Runtime 0 packet-outs, 0 packet-ins \(0 with no primary controller to take them, 0 dropped while the primary's stream was full\)\n/ },
+])("$command stops cleanly", ({ args, counts }) => {
+  /** Runs `fn` on the command with a controller that holds device 1's stream open as primary; ends both after. */
+  const withController = async (fn: (p: ReturnType<typeof strata>, stream: Stream) => Promise<void>): Promise<void> => {
+    const p = strata(args("127.0.0.1:0"));
+    const client = new Client(`127.0.0.1:${(await until(p.text, ANNOUNCED))[1] ?? ""}`);
+    try {
+      const stream = client.stream();
+      stream.arbitrate(1, 1);
+      expect(statusCode(await stream.next())).toBe(0);
+      await fn(p, stream);
+    } finally {
+      client.close();
+      p.kill("SIGKILL");
+    }
+  };
+
+  it("on SIGINT while a controller holds its stream open: the stream is cancelled after the grace period, exit 0 with the counts", async () => {
+    await withController(async (p, stream) => {
+      const sent = Date.now();
+      p.kill("SIGINT");
+      expect(await within(p.exited, CLOSE_GRACE_MS + 5000)).toEqual({ code: 0, signal: null });
+      expect(Date.now() - sent).toBeGreaterThanOrEqual(CLOSE_GRACE_MS - 50);
+      expect(p.text()).toMatch(counts);
+      // The controller hears its stream end.
+      expect((await stream.next()).streamError).toBeDefined();
+    });
+  });
+
+  it("on a second SIGINT while it waits for the stream to end: exit 130 at once", async () => {
+    await withController(async (p) => {
+      p.kill("SIGINT");
+      await new Promise((r) => setTimeout(r, CLOSE_GRACE_MS / 4));
+      p.kill("SIGINT");
+      // Within the grace period (after it, the exit would be 0).
+      expect(await within(p.exited, 5000)).toEqual({ code: 130, signal: null });
+    });
+  });
+
+  it("on SIGTERM at once after the line announcing the server, every time: exit 0 with the counts", async () => {
+    for (let i = 0; i < 5; i++) {
+      let sent = false;
+      const p = strata(args("127.0.0.1:0"), (text) => {
+        if (sent || !ANNOUNCED.test(text)) return;
+        sent = true;
+        p.kill("SIGTERM");
+      });
+      expect(await within(p.exited, 10000)).toEqual({ code: 0, signal: null });
+      expect(p.text()).toMatch(counts);
+    }
+  });
+
+  it("on an address in use: strata's one line, exit 2", async () => {
+    const taken = createServer().listen(0, "127.0.0.1");
+    await new Promise((r) => taken.once("listening", r));
+    const address = taken.address();
+    const port = typeof address === "object" && address !== null ? address.port : 0;
+    try {
+      const p = strata(args(`127.0.0.1:${port}`));
+      expect(await within(p.exited, 10000)).toEqual({ code: 2, signal: null });
+      expect(p.text()).toMatch(new RegExp(`^strata: --[a-z0-9]+ 127\\.0\\.0\\.1:${port}: cannot (listen|serve) there \\(listen EADDRINUSE: address already in use 127\\.0\\.0\\.1:${port}\\)\\n$`));
+    } finally {
+      taken.close();
+    }
   });
 });

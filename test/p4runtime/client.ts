@@ -35,8 +35,9 @@ export class Client {
   readonly raw: grpc.Client;
   readonly #stub: Record<string, (...args: unknown[]) => unknown>;
 
-  constructor(address: string) {
-    this.#stub = new pkg.p4.v1.P4Runtime(address, grpc.credentials.createInsecure()) as unknown as Record<string, (...args: unknown[]) => unknown>;
+  /** Plain text, unless `credentials` says otherwise (TLS). */
+  constructor(address: string, credentials = grpc.credentials.createInsecure()) {
+    this.#stub = new pkg.p4.v1.P4Runtime(address, credentials) as unknown as Record<string, (...args: unknown[]) => unknown>;
     this.raw = this.#stub as unknown as grpc.Client;
   }
 

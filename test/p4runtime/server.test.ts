@@ -14,7 +14,7 @@ import { compile } from "../../src/control/compile.js";
 import { loadSpec } from "../../src/description/load.js";
 import { exportP4, type MachineExport } from "../../src/p4/export.js";
 import { LocalEmulation } from "../../src/p4runtime/emulation.js";
-import { P4RuntimeServer } from "../../src/p4runtime/server.js";
+import { P4RuntimeServer, PACKET_IN_QUEUE } from "../../src/p4runtime/server.js";
 import { replay } from "../../src/run/replay.js";
 import { Client, type M, ROOT, statusCode, type Stream } from "./client.js";
 
@@ -424,6 +424,59 @@ describe("action profiles (an anycast selector)", () => {
       stream.close();
       client.close();
       await server.close();
+    }
+  });
+});
+
+describe("a primary that does not read its stream", () => {
+  test("holds a bounded number of packet-ins, drops and counts the rest, and delivers the ones it held once the controller reads", async () => {
+    const s = await serve(false);
+    const client = new Client(s.address);
+    const h2 = machine("h2").manifest;
+    // h2's primary: a raw stream that reads its arbitration answer and then nothing.
+    const call = client.raw.makeBidiStreamRequest(
+      "/p4.v1.P4Runtime/StreamChannel",
+      (m: M) => Buffer.from(ROOT.lookupType("p4.v1.StreamMessageRequest").encode(ROOT.lookupType("p4.v1.StreamMessageRequest").fromObject(m)).finish()),
+      (b: Buffer) => ROOT.lookupType("p4.v1.StreamMessageResponse").toObject(ROOT.lookupType("p4.v1.StreamMessageResponse").decode(b)) as M,
+    );
+    const received: M[] = [];
+    call.on("data", (m: M) => received.push(m));
+    call.write({ arbitration: { deviceId: h2.deviceId, electionId: { high: 0, low: 1 } } });
+    try {
+      const until = async (ok: () => boolean, what: string): Promise<void> => {
+        for (const end = Date.now() + 10000; !ok(); await new Promise((r) => setTimeout(r, 10))) if (Date.now() > end) throw new Error(`never ${what}`);
+      };
+      await until(() => received.length === 1, "primary");
+      call.pause();
+      // ip.h1 sends h1's IPv4 packet to h2, over and over: each is a packet-in on h2's stream.
+      const frame = pcapPackets("pcaps/example-router-h1.pcap")[0] ?? Buffer.alloc(0);
+      const ipH1 = s.emulation.compiled.members.find((m) => m.qualified === "ip.h1")?.index ?? -1;
+      const packets = Array.from({ length: 500 }, () => ({ at: { kind: "self" as const, member: ipH1, session: 0, link: -1 }, data: frame.subarray(14) }));
+      const ROUNDS = 20, SENT = ROUNDS * packets.length;
+      const GRPC_BUFFER = 16; // the server stream's own highWaterMark (object mode)
+      let most = 0;
+      for (let round = 0; round < ROUNDS; round++) {
+        await s.emulation.inject(packets);
+        await new Promise((r) => setImmediate(r));
+        most = Math.max(most, s.server.queuedPacketIns);
+      }
+      const { packetIns, packetInsStreamFull, packetInsDropped } = s.server.stats;
+      expect(packetIns + packetInsStreamFull + packetInsDropped).toBe(SENT);
+      expect(packetInsDropped).toBe(0);
+      expect(most).toBeGreaterThanOrEqual(PACKET_IN_QUEUE);
+      expect(most).toBeLessThanOrEqual(PACKET_IN_QUEUE + GRPC_BUFFER);
+      // Besides what the server holds, the client's HTTP/2 window (64 KiB) took a few.
+      expect(packetIns - s.server.queuedPacketIns).toBeLessThan(1000);
+      expect(packetInsStreamFull).toBeGreaterThan(SENT - PACKET_IN_QUEUE - GRPC_BUFFER - 1000);
+      // The controller reads again: every packet-in the server took arrives, the held ones after the others.
+      call.resume();
+      await until(() => received.length === 1 + packetIns, `${packetIns} packet-ins (got ${received.length - 1})`);
+      expect(received.slice(1).every((m) => m.packet !== undefined)).toBe(true);
+      expect(s.server.queuedPacketIns).toBe(0);
+    } finally {
+      call.end();
+      client.close();
+      await s.server.close();
     }
   });
 });

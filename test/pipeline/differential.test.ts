@@ -86,6 +86,7 @@ const limits = fc.record({
   outputBytes: fc.constantFrom(1, 1 << 16),
   trace: fc.boolean(),
   traceEvents: fc.constantFrom(1, 1 << 12),
+  traceMask: fc.option(fc.array(fc.boolean(), { minLength: 1, maxLength: 8 }), { nil: undefined }), // --trace-packets
 });
 
 describe("wasm pipeline = reference interpreter", () => {
@@ -150,7 +151,7 @@ describe("wasm pipeline = reference interpreter", () => {
 /** Composed cases per run of the main property's: STRATA_DIFF_RUNS scales both. */
 const COMPOSED_RUNS = Math.ceil(RUNS / 3);
 
-/** What a composed case exercised: rows of each composition action that hit, and bridging links crossed. */
+/** What a composed case exercised: rows of each composition action that hit, bridging links crossed, and layered at their far end. */
 function exercised(c: CompiledSpec, r: RefResult, seen: Map<string, number>): void {
   const count = (what: string, n: number): void => {
     if (n > 0) seen.set(what, (seen.get(what) ?? 0) + n);
@@ -161,6 +162,9 @@ function exercised(c: CompiledSpec, r: RefResult, seen: Map<string, number>): vo
       if (row === undefined) return;
       if (row.action.kind === "session" || row.action.kind === "link" || row.action.kind === "shared-acquire" || row.action.kind === "shared-forward") count(row.action.kind, n);
       if (row.in === "shared") count("in: shared", n);
+      // Seed Figure 8: a bridging link implemented by a session, at the end whose network does not declare it.
+      const sent = c.links.find((l) => l.sender === t.member && l.senderPort === row.out);
+      if (row.action.kind === "session" && sent !== undefined && c.members[t.member]?.network !== sent.network) count("session on a bridging link at its far end", n);
     });
   }
   c.links.forEach((l, i) => {
@@ -190,6 +194,7 @@ describe("wasm pipeline = reference interpreter, composed", () => {
     outputBytes: fc.constantFrom(1, 1 << 16),
     trace: fc.boolean(),
     traceEvents: fc.constantFrom(1, 1 << 12), // 1: the smallest ring, which hand-overs, pushes and pops must fit too
+    traceMask: fc.option(fc.array(fc.boolean(), { minLength: 1, maxLength: 8 }), { nil: undefined }), // --trace-packets
   });
 
   it("on layered, subducted and bridged descriptions", () => {
@@ -214,7 +219,7 @@ describe("wasm pipeline = reference interpreter, composed", () => {
     for (const kind of ["layered", "subducted", "bridged"]) expect(skipped.get(kind) ?? 0, kind).toBeLessThan((ran.get(kind) ?? 0) / 5);
     // Every step of composition ran, and packets reached the top of three-level stacks.
     expect([...seen.keys()].filter((k) => !k.startsWith("delivered")).sort()).toEqual(
-      ["session", "link", "shared-acquire", "shared-forward", "in: shared", "bridging link", "overlay out on a shared link"].sort(),
+      ["session", "link", "shared-acquire", "shared-forward", "in: shared", "bridging link", "overlay out on a shared link", "session on a bridging link at its far end"].sort(),
     );
     expect(seen.get("delivered in n2") ?? 0).toBeGreaterThan(0);
   }, Math.max(60_000, COMPOSED_RUNS * 60));

@@ -48,9 +48,9 @@ describe("allocation across changes of a description", () => {
       const b = write("b.yaml", SPARE_FIRST);
       const updates = write("u.yaml", `- { at: 1700000000, description: ${b} }\n`);
       const prepared = prepareUpdates(parseUpdates(readFileSync(updates, "utf8"), updates), first, []);
-      const next = prepared[0]?.compiled;
-      if (next === undefined) throw new Error("no compiled update");
-      return recoverAllocation(next);
+      const p = prepared.list[0];
+      if (p?.update.kind !== "description") throw new Error("no description update");
+      return recoverAllocation(prepared.compile({ ...p, update: p.update }, first));
     } },
   ])("$via keeps to-h2's session and gives the new row a free one", ({ run }) => {
     const alloc = run();

@@ -8,11 +8,14 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import type { Summary } from "../../src/run/summary.js";
 import { loadSchema } from "../../src/description/schema.js";
-import { parseTime, parseUpdates, UPDATES_SCHEMA_FILE } from "../../src/run/updates.js";
+import { compile } from "../../src/control/compile.js";
+import { loadSpec } from "../../src/description/load.js";
+import { loadUpdates, parseTime, parseUpdates, prepareUpdates, UPDATES_SCHEMA_FILE } from "../../src/run/updates.js";
 import { pcapFile } from "../pcap/builders.js";
 import { ethernetFrame } from "../pipeline/helpers/packets.js";
 
@@ -22,6 +25,14 @@ const HUB = readFileSync(join(root, "test/fixtures/specs/hub.yaml"), "utf8");
 const MISROUTED = HUB.replace(`- { match: { dst: "02:00:00:00:00:02" }, out: 2 }`, `- { match: { dst: "02:00:00:00:00:02" }, out: 3 }`);
 /** The hub has a row more: frames to an unknown address go to h1. */
 const WIDER = HUB.replace(`- { match: { dst: "02:00:00:00:00:03" }, out: 3 }`, `- { match: { dst: "02:00:00:00:00:03" }, out: 3 }\n          - { match: { dst: "02:00:00:00:00:09" }, out: 1 }`);
+/** MISROUTED with its members and links written in another order: the same topology, one row's action changed. */
+const REORDERED = (() => {
+  const doc = parseYaml(MISROUTED) as { networks: { lan: { members: Record<string, unknown>; links: unknown[] } } };
+  const lan = doc.networks.lan;
+  lan.members = Object.fromEntries(Object.entries(lan.members).reverse());
+  lan.links = [...lan.links].reverse();
+  return stringifyYaml(doc);
+})();
 /** A member more: the topology changes. */
 const GROWN = HUB.replace(`      hub: { name: "02:00:00:00:00:fe", role: infra }`, `      hub: { name: "02:00:00:00:00:fe", role: infra }\n      h4:  { name: "02:00:00:00:00:04" }`);
 
@@ -42,7 +53,7 @@ let dir = "";
 const at = (name: string): string => join(dir, name);
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "strata-updates-"));
-  for (const [name, text] of Object.entries({ "hub.yaml": HUB, "misrouted.yaml": MISROUTED, "wider.yaml": WIDER, "grown.yaml": GROWN })) writeFileSync(at(name), text);
+  for (const [name, text] of Object.entries({ "hub.yaml": HUB, "misrouted.yaml": MISROUTED, "reordered.yaml": REORDERED, "wider.yaml": WIDER, "grown.yaml": GROWN })) writeFileSync(at(name), text);
   writeFileSync(at("all.pcap"), frames(0, N));
   writeFileSync(at("first.pcap"), frames(0, 301));
   writeFileSync(at("second.pcap"), frames(301, N));
@@ -77,6 +88,8 @@ async function run(spec: string, capture: string, updates?: string): Promise<Run
 describe("strata run --updates: a replay with a description changed in the middle", () => {
   it.each([
     { name: "a row's action modified", next: "misrouted.yaml", change: { inserted: 0, modified: 1, deleted: 0, tablesBuilt: 0, tablesRemoved: 0, rebuilt: false } },
+    // Members and links are known by identity, not by position: the same topology, numbered as it runs.
+    { name: "a row's action modified, members and links written in another order", next: "reordered.yaml", change: { inserted: 0, modified: 1, deleted: 0, tablesBuilt: 0, tablesRemoved: 0, rebuilt: false } },
     // The hub's forward table keeps its written order by priority (n − index): the 3 rows above the new one move up, deleted and inserted again in the same batch.
     { name: "a row inserted", next: "wider.yaml", change: { inserted: 4, modified: 0, deleted: 3, tablesBuilt: 0, tablesRemoved: 0, rebuilt: false } },
   ])("$name: the old description's fates before, the new one's after, as two plain replays of the halves", async ({ next, change }) => {
@@ -154,7 +167,13 @@ describe("strata run --updates: a replay with a description changed in the middl
 describe("strata run --updates: a bad updates file is refused before any packet (exit 2)", () => {
   it.each([
     { name: "empty", text: "", error: /^strata: \S*\/u\.yaml: the updates file is empty/ },
-    { name: "not a list", text: "at: 1\n", error: /^strata: \S*\/u\.yaml: 1:1: must be a list of updates, each a map with at and one of description, down, up, got a map$/ },
+    { name: "not a list", text: "at: 1\n", error: /^strata: \S*\/u\.yaml: 1:1: must be a list of at most 10,000 updates, each a map with at and one of description, down, up, got a map$/ },
+    { name: "more than 10,000 updates", text: Array.from({ length: 10_001 }, (_, i) => `- { at: ${T0 + i}, down: { member: lan:h2 } }\n`).join(""), error: /^strata: \S*\/u\.yaml: 1:1: has 10,001 items: at most 10,000 are taken \(expected a list of at most 10,000 updates, / },
+    {
+      name: "a description path to a file that is no description: the start of its first line, no secret",
+      text: "- { at: 1, description: shadow }\n",
+      error: /^strata: \S*\/u\.yaml: 1:25 \[0\]\.description: shadow: this is not a description: it has no key networks; its first line begins 'root…' \(give the path of a network description, as docs\/spec\.md describes\)$/,
+    },
     { name: "no change", text: "- { at: 1 }\n", error: /^strata: \S*\/u\.yaml: 1:3 \[0\]: an update needs what happens: description, down or up/ },
     { name: "two changes", text: "- { at: 1, description: misrouted.yaml, down: { member: lan:h2 } }\n", error: /^strata: \S*\/u\.yaml: 1:3 \[0\]: one update, one change: this one has description and down/ },
     { name: "an unknown key", text: "- { at: 1, dwon: { member: lan:h2 } }\n", error: /^strata: \S*\/u\.yaml: 1:12 \[0\]\.dwon: / },
@@ -171,11 +190,31 @@ describe("strata run --updates: a bad updates file is refused before any packet 
     { name: "a link of a member a later description took away", text: `- { at: 1, description: misrouted.yaml }\n- { at: 2, down: { link: lan:h3.4 } }\n`, error: /^strata: \S*\/u\.yaml: 2:26 \[1\]\.down\.link: lan\.h3 has no link with identifier 4/ },
   ])("$name", async ({ text, error }) => {
     writeFileSync(at("broken.yaml"), HUB.replace("header: ethernet", "header: ethernt"));
+    writeFileSync(at("shadow"), "root:$6$salt$hash:19000:0:99999:7:::\nalice:$6$pepper$hash2:19000:0:99999:7:::\n");
     writeFileSync(at("u.yaml"), text);
     const r = await run("hub.yaml", "all.pcap", "u.yaml");
     expect(r.code).toBe(2);
     expect(r.stderr.split("\n")[0]).toMatch(error);
+    expect(r.stderr).not.toMatch(/\$6\$/);
     expect(r.summary).toBeUndefined();
+  });
+});
+
+describe("strata run --updates: memory grows with the distinct descriptions, not with the updates", () => {
+  it("400 updates flapping between two descriptions keep two texts, and replay as the two would", async () => {
+    const flaps = 400;
+    const lines = Array.from({ length: flaps }, (_, i) => `- { at: ${T0 + i}.5, description: ${i % 2 === 0 ? "misrouted.yaml" : "hub.yaml"} }\n`);
+    writeFileSync(at("flaps.yaml"), lines.join(""));
+    const compiled = compile(loadSpec(at("hub.yaml")));
+    const prepared = prepareUpdates(loadUpdates(at("flaps.yaml")), compiled, ["lan:h1.1"]);
+    expect(prepared.length).toBe(flaps);
+    expect(prepared.texts).toBe(2);
+    const r = await run("hub.yaml", "all.pcap", "flaps.yaml");
+    expect([r.code, r.stderr]).toEqual([0, ""]);
+    // Frame i (at T0 + i) runs after update i − 1: misrouted for odd i < 400, as written for even ones and those after the last update.
+    expect(r.summary?.updates?.filter((u) => u.packet !== null)).toHaveLength(flaps);
+    expect(r.summary?.updates?.[0]?.change).toEqual({ inserted: 0, modified: 1, deleted: 0, tablesBuilt: 0, tablesRemoved: 0, rebuilt: false });
+    expect(r.summary?.updates?.[1]?.change).toEqual({ inserted: 0, modified: 1, deleted: 0, tablesBuilt: 0, tablesRemoved: 0, rebuilt: false });
   });
 });
 

@@ -4,6 +4,7 @@
 // input; and --workers takes only a whole number in range.
 // The threads run the built worker (dist/src/run/worker.js): npm test builds first.
 
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -11,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import { replay, type ReplayOptions, type ReplayResult } from "../../src/run/replay.js";
-import { BYTES_PER_PLANE, defaultWorkers } from "../../src/run/workers.js";
+import { BYTES_PER_PLANE, defaultWorkers, replayWorkers } from "../../src/run/workers.js";
 import { concat, payload, pcapFile, type PcapRecordSpec } from "../pcap/builders.js";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -196,6 +197,39 @@ describe("replay across worker threads", () => {
     expect(defaultWorkers(3 * BYTES_PER_PLANE, 8)).toBe(3);
     expect(defaultWorkers(Number.MAX_SAFE_INTEGER, 1)).toBe(1);
     expect(defaultWorkers(Number.MAX_SAFE_INTEGER, 1000)).toBe(64);
+  });
+});
+
+describe("inputs that can be read only once (pipes, /dev/stdin) run on one thread, saying so", () => {
+  const big = 3 * BYTES_PER_PLANE;
+  it.each([
+    { name: "--workers 2, a pipe", asked: 2, inputs: { totalBytes: 100, readOnce: ["/dev/stdin"] }, workers: 1, note: /^--workers 2, but \/dev\/stdin is not a regular file .* so the replay runs on one thread$/ },
+    { name: "the default for large captures, and a pipe", asked: undefined, inputs: { totalBytes: big, readOnce: ["/dev/fd/63"] }, workers: 1, note: /^2 data planes were due for 192 MiB of captures, but \/dev\/fd\/63 is not a regular file/ },
+    { name: "--workers 2, regular files", asked: 2, inputs: { totalBytes: 100, readOnce: [] }, workers: 2, note: undefined },
+    { name: "--workers 1, a pipe: nothing to say", asked: 1, inputs: { totalBytes: 100, readOnce: ["/dev/stdin"] }, workers: 1, note: undefined },
+    { name: "the default for small captures, a pipe: nothing to say", asked: undefined, inputs: { totalBytes: 100, readOnce: ["/dev/stdin"] }, workers: 1, note: undefined },
+  ])("$name", ({ asked, inputs, workers, note }) => {
+    const r = replayWorkers(asked, inputs, false, 2);
+    expect(r.workers).toBe(workers);
+    if (note === undefined) expect(r.note).toBeUndefined();
+    else expect(r.note).toMatch(note);
+  });
+
+  it("strata run --workers 2 with its capture on stdin: exit 0, one warning, the outputs of a run from the file", async () => {
+    const file = join(root, "pcaps/example-hub-h1.pcap");
+    const fromFile = join(scratch, "stdin-file");
+    const fromPipe = join(scratch, "stdin-pipe");
+    expect(await main(["run", HUB, "--in", `lan:h1.1=${file}`, "--out", fromFile], memoryIo())).toBe(0);
+    // Through a shell's pipe: Node gives a child's stdin as a socket, which /dev/stdin cannot open.
+    const command = `cat "$1" | "$2" "$3" run "$4" --in lan:h1.1=/dev/stdin --out "$5" --workers 2`;
+    const child = spawnSync("sh", ["-c", command, "sh", file, process.execPath, join(root, "dist/src/cli/main.js"), HUB, fromPipe], { encoding: "utf8" });
+    expect(child.stderr).toMatch(/^strata: warning: --workers 2, but \/dev\/stdin is not a regular file \(a pipe or a device\) and every data plane reads each input itself: it can be read only once, so the replay runs on one thread\n$/);
+    expect(child.status).toBe(0);
+    const a = outputs(fromFile);
+    const b = outputs(fromPipe);
+    a.set("summary.json", String(a.get("summary.json")).replace(file, "/dev/stdin"));
+    expect([...b.keys()].sort()).toEqual([...a.keys()].sort());
+    for (const [k, v] of a) expect([k, firstDifference(b.get(k), v)]).toEqual([k, -1]);
   });
 });
 

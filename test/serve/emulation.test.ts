@@ -12,6 +12,8 @@ import { memoryIo } from "../../src/cli/io.js";
 import { openCapture } from "../../src/pcap/index.js";
 import { Emulation } from "../../src/serve/emulation.js";
 import type { Summary } from "../../src/run/summary.js";
+import { readIndexed } from "../../src/run/trace-file.js";
+import { TRACE_LINE_MAX } from "../../src/run/trace.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const spec = join(root, "examples/live-router/network.yaml");
@@ -116,6 +118,43 @@ describe("Emulation", () => {
     expect(existsSync(join(out, "summary.json"))).toBe(true);
     expect(readFileSync(join(out, "trace.jsonl"), "utf8").trim().split("\n")).toHaveLength(2);
     expect(readFileSync(join(out, ".strata-output"), "utf8")).toMatch(/summary\.json/);
+  });
+
+  it("with tracePackets, traces only those packets (numbered as they came)", () => {
+    const [f] = frames(pcap("example-router-h1.pcap"));
+    if (f === undefined) throw new Error("empty capture");
+    const out = join(tempDir(), "serve");
+    const em = Emulation.open({ spec, endpoints: ["lanA:hostA"], out, trace: true, tracePackets: [[1, 2], [5, 5]], flushMs: 0 });
+    for (let k = 0; k < 8; k++) {
+      em.submit(0, f.data);
+      em.flush();
+    }
+    em.stop();
+    const lines = readFileSync(join(out, "trace.jsonl"), "utf8").trim().split("\n");
+    expect(lines.map((l) => (JSON.parse(l) as { packet: number }).packet)).toEqual([1, 2, 5]);
+  });
+
+  it("traceMaxBytes: tracing stops after the batch that reaches it, and says so once; the trace and its index stay whole", () => {
+    const [f] = frames(pcap("example-router-h1.pcap"));
+    if (f === undefined) throw new Error("empty capture");
+    const serve = (cap: number): { said: { bytes: number; packets: number }[]; trace: string; out: string } => {
+      const out = join(tempDir(), "serve");
+      const said: { bytes: number; packets: number }[] = [];
+      const em = Emulation.open({ spec, endpoints: ["lanA:hostA"], out, trace: true, traceMaxBytes: cap, onTraceFull: (t) => said.push(t), flushMs: 0 });
+      for (let k = 0; k < 6; k++) {
+        em.submit(0, f.data, f.data.length, f.data.length, 1, k); // one batch each, lines of one length
+        em.flush();
+      }
+      expect(em.stop().packets.injected).toBe(6);
+      return { said, trace: readFileSync(join(out, "trace.jsonl"), "utf8"), out };
+    };
+    const all = serve(1e9);
+    expect(all.said).toEqual([]);
+    const line = Buffer.byteLength(all.trace) / 6;
+    const capped = serve(Math.round(1.5 * line));
+    expect(capped.said).toEqual([{ bytes: 2 * line, packets: 2 }]);
+    expect(capped.trace).toBe(all.trace.split("\n").slice(0, 2).map((l) => `${l}\n`).join(""));
+    expect(readIndexed(capped.out, 1, TRACE_LINE_MAX)).toMatchObject({ found: true, line: 2 });
   });
 
   it("applies control work between batches: a forward row deleted stops the next packet, not the one before", async () => {

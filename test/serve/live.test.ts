@@ -4,14 +4,17 @@
 // ping and a UDP exchange between A and B cross the emulated router (TTL − 1,
 // new Ethernet headers); a forward row deleted at run time stops them, and put
 // back lets them through again; an interface going down and up closes and
-// reopens its port without stopping strata; Ctrl-C writes the captures and the summary.
+// reopens its port alone, without stopping strata; Ctrl-C writes the captures and
+// the summary. An interface flapping leaves the other port's frames untouched;
+// frames the capture drops (its port process stalled) are counted, in the command
+// counts, the report and summary.json.
 //
 // It needs root (namespaces, raw sockets), iproute2, ping, ethtool and the optional
 // package cap (libpcap): without them it is skipped and says why. .ci/run
 // installs them, so in CI it runs.
 
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -56,6 +59,69 @@ interface Served {
   stderr: string;
   stdout: string;
   readonly exited: Promise<number | null>;
+}
+
+/** Every strata serve a test started (killed at the end if still running). */
+const served: Served[] = [];
+
+/** strata serve in namespace E with `args`; waits until it serves. */
+async function startServe(args: string[]): Promise<Served> {
+  const child = spawn("ip", ["netns", "exec", ns.e, process.execPath, cli, "serve", spec, "--port", "lanA:hostA=eA", "--port", "lanB:hostB=eB", ...args], {
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const s: Served = { child, stderr: "", stdout: "", exited };
+  served.push(s);
+  child.stderr?.on("data", (b: Buffer) => (s.stderr += b.toString()));
+  child.stdout?.on("data", (b: Buffer) => (s.stdout += b.toString()));
+  await waitFor(s, /^serving .* on lanA:hostA=eA, lanB:hostB=eB; Ctrl-C stops$/m);
+  return s;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** The port process of strata serve (pid `parent`) that holds `iface`. */
+function portProcess(parent: number, iface: string): number {
+  for (const dir of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const ppid = Number(readFileSync(`/proc/${dir}/stat`, "utf8").replace(/^.*\) /s, "").split(" ")[1]);
+      const args = readFileSync(`/proc/${dir}/cmdline`, "utf8").split("\0");
+      if (ppid === parent && args.some((a) => a.endsWith("port-helper.js")) && args.some((a) => a.endsWith(`=${iface}`))) return Number(dir);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  throw new Error(`no port process for ${iface} under ${parent}`);
+}
+
+/**
+ * Host A sends `count` UDP datagrams to r's own address (10.0.1.254: delivered to ip.r), `perMs` a
+ * millisecond; resolves with how many the kernel took.
+ */
+async function sendToR(count: number, perMs: number): Promise<number> {
+  const sender = spawn("ip", [
+    "netns", "exec", ns.a, process.execPath, "-e",
+    `const d = require("dgram").createSocket("udp4");
+     let sent = 0, done = 0, failed = 0;
+     const tick = () => {
+       for (let i = 0; i < ${perMs} && sent < ${count}; i++, sent++)
+         d.send(Buffer.alloc(18), 9, "10.0.1.254", (err) => { if (err) failed++; if (++done === ${count}) { console.log(${count} - failed); process.exit(0); } });
+       if (sent < ${count}) setTimeout(tick, 1);
+     };
+     tick();`,
+  ]);
+  let said = "";
+  sender.stdout.on("data", (b: Buffer) => (said += b.toString()));
+  await new Promise((resolve) => sender.on("exit", resolve));
+  return Number(said.trim());
+}
+
+interface PortCounts {
+  port: string;
+  received: number;
+  droppedByInterface: number | null;
+  droppedByCapture: number | null;
+  droppedByStrata: number;
 }
 
 async function waitFor(s: Served, pattern: RegExp, ms = 20_000): Promise<void> {
@@ -119,7 +185,6 @@ function ttlsBySource(file: string): Map<string, number[]> {
 }
 
 describe.skipIf(reason !== undefined)(`strata serve on live interfaces${reason !== undefined ? ` (skipped: ${reason})` : ""}`, () => {
-  let served: Served | undefined;
   const out = mkdtempSync(join(tmpdir(), "strata-live-"));
 
   beforeAll(() => {
@@ -149,7 +214,7 @@ describe.skipIf(reason !== undefined)(`strata serve on live interfaces${reason !
   });
 
   afterAll(() => {
-    if (served?.child.exitCode === null) served.child.kill("SIGKILL");
+    for (const s of served) if (s.child.exitCode === null) s.child.kill("SIGKILL");
     for (const n of Object.values(ns)) spawnSync("ip", ["netns", "del", n], { stdio: "ignore" });
     rmSync(out, { recursive: true, force: true });
   });
@@ -167,15 +232,8 @@ describe.skipIf(reason !== undefined)(`strata serve on live interfaces${reason !
   });
 
   it("serves: ping and UDP cross the router with TTL − 1; a deleted forward row stops them; a port survives its interface going down; Ctrl-C writes the outputs", async () => {
-    const child = spawn("ip", ["netns", "exec", ns.e, process.execPath, cli, "serve", spec, "--port", "lanA:hostA=eA", "--port", "lanB:hostB=eB", "--commands", "--out", join(out, "serve"), "--json"], {
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-    const s: Served = { child, stderr: "", stdout: "", exited };
-    served = s;
-    child.stderr?.on("data", (b: Buffer) => (s.stderr += b.toString()));
-    child.stdout?.on("data", (b: Buffer) => (s.stdout += b.toString()));
-    await waitFor(s, /^serving .* on lanA:hostA=eA, lanB:hostB=eB; Ctrl-C stops$/m);
+    const s = await startServe(["--commands", "--out", join(out, "serve"), "--json"]);
+    const { child, exited } = s;
 
     // A → B and B → A: every echo answered, the answer's TTL one less than the host's 64.
     const there = inNs(ns.a, ["ping", "-c", "3", "-i", "0.2", "-W", "2", "10.0.2.2"]);
@@ -198,14 +256,14 @@ describe.skipIf(reason !== undefined)(`strata serve on live interfaces${reason !
     await waitFor(s, /^inserted ip\.r forward row 1/m);
     expect(inNs(ns.a, ["ping", "-c", "1", "-W", "2", "10.0.2.2"]).out).toMatch(/1 packets transmitted, 1 received/);
 
-    // B's interface goes down: strata keeps running, says so, and opens the port again once it is up.
+    // B's interface goes down: strata keeps running, says so, and opens that port again once it is up; A's port stays open.
     ip("-n", ns.e, "link", "set", "eB", "down");
-    await waitFor(s, /^strata: interface eB is down or gone: the ports are closed until their interfaces are up$/m);
-    await waitFor(s, /^ports open again: lanA:hostA=eA$/m);
+    await waitFor(s, /^strata: port lanB:hostB=eB: interface eB is down or gone: the port is closed until its interface is up$/m);
     expect(inNs(ns.a, ["ping", "-c", "1", "-W", "1", "10.0.2.2"]).out).toMatch(/1 packets transmitted, 0 received/);
     ip("-n", ns.e, "link", "set", "eB", "up");
-    await waitFor(s, /^ports open again: lanA:hostA=eA, lanB:hostB=eB$/m);
+    await waitFor(s, /^port lanB:hostB=eB is open again$/m);
     expect(inNs(ns.a, ["ping", "-c", "1", "-W", "2", "10.0.2.2"]).out).toMatch(/1 packets transmitted, 1 received/);
+    expect(s.stderr).not.toMatch(/lanA:hostA=eA.*(closed|open again)/);
 
     // Ctrl-C: a clean stop, exit 0, the summary on stdout and in --out.
     child.kill("SIGINT");
@@ -214,6 +272,7 @@ describe.skipIf(reason !== undefined)(`strata serve on live interfaces${reason !
       inputs: { endpoint: string; file: string; packets: number; linkTypes: string[] }[];
       packets: { injected: number; dropped: number; exited: number };
       drops: Record<string, number>;
+      ports: PortCounts[];
     };
     expect(summary.inputs.map((i) => [i.endpoint, i.file, i.linkTypes])).toEqual([
       ["lanA:hostA", "eA", ["ETHERNET"]],
@@ -222,6 +281,11 @@ describe.skipIf(reason !== undefined)(`strata serve on live interfaces${reason !
     // Echo requests dropped while the row was out (2 pings, 3 UDP tries): a forward miss each.
     expect(summary.drops["forward-miss"]).toBe(5);
     expect(summary.packets.injected).toBe(summary.packets.dropped + summary.packets.exited);
+    // Nothing was lost on the way in; what each port received is what entered there.
+    expect(summary.ports.map((p) => [p.port, p.received, p.droppedByInterface, p.droppedByCapture, p.droppedByStrata])).toEqual([
+      ["lanA:hostA=eA", summary.inputs[0]?.packets, 0, 0, 0],
+      ["lanB:hostB=eB", summary.inputs[1]?.packets, 0, 0, 0],
+    ]);
     expect(JSON.parse(readFileSync(join(out, "serve", "summary.json"), "utf8"))).toEqual(summary);
     // The captures strata wrote: frames from A left toward B with TTL 63, and arrived from A with 64.
     const lanA = ttlsBySource(join(out, "serve", "links", "lanA.hostA.pcap"));
@@ -231,4 +295,63 @@ describe.skipIf(reason !== undefined)(`strata serve on live interfaces${reason !
     expect(new Set(lanB.get("02:00:00:00:0b:02"))).toEqual(new Set([64]));
     expect(new Set(lanA.get("02:00:00:00:0a:fe"))).toEqual(new Set([63]));
   }, 90_000);
+  it("ports fail alone and count their losses: one interface flapping leaves the other port's frames untouched; what the capture drops while a port process is stalled is in counts, the report and summary.json", async () => {
+    const dir = join(out, "independent");
+    const s = await startServe(["--commands", "--out", dir]);
+    const portA = /^ *port lanA:hostA=eA: ([\d,]+) received, 0 sent; dropped on the way in: ([\d,]+) by the interface, ([\d,]+) by the capture, 0 by strata$/gm;
+    const numbers = (text: string): number[] => [...text.matchAll(portA)].at(-1)?.slice(1).map((n) => Number(n.replaceAll(",", ""))) ?? [];
+    const answers = /^injected \d+, copies \d+, delivered (\d+),/gm;
+    /** The command counts: packets delivered so far (to r: all that entered), and eA's port line's numbers. */
+    const counts = async (): Promise<{ delivered: number; portA: number[] }> => {
+      const before = [...s.stderr.matchAll(answers)].length;
+      s.child.stdin?.write("counts\n");
+      for (let i = 0; i < 500 && [...s.stderr.matchAll(answers)].length === before; i++) await sleep(10);
+      await sleep(20); // the port lines follow
+      return { delivered: Number([...s.stderr.matchAll(answers)].at(-1)?.[1]), portA: numbers(s.stderr) };
+    };
+
+    // eB goes down and up every 0.5 s while A sends to r over eA: eA's port never closes, and takes every frame.
+    let sending = true;
+    const flapping = (async () => {
+      let flaps = 0;
+      while (sending || flaps === 0) {
+        ip("-n", ns.e, "link", "set", "eB", "down");
+        await sleep(500);
+        ip("-n", ns.e, "link", "set", "eB", "up");
+        await sleep(500);
+        flaps++;
+      }
+      return flaps;
+    })();
+    const first = await sendToR(1000, 1);
+    sending = false;
+    expect(await flapping).toBeGreaterThanOrEqual(1);
+    expect(first).toBe(1000);
+    expect(await counts()).toEqual({ delivered: first, portA: [first, 0, 0] });
+    await waitFor(s, /^port lanB:hostB=eB is open again$/m);
+    expect(s.stderr).toMatch(/^strata: port lanB:hostB=eB: interface eB is down or gone: the port is closed until its interface is up$/m);
+    expect(s.stderr).not.toMatch(/lanA:hostA=eA.*(closed|open again)/);
+
+    // eA's port process stopped: it reads nothing, the kernel's capture buffer fills and drops the rest.
+    const helper = portProcess(s.child.pid ?? -1, "eA");
+    process.kill(helper, "SIGSTOP");
+    let second: number;
+    try {
+      second = await sendToR(1000, 50);
+    } finally {
+      process.kill(helper, "SIGCONT");
+    }
+    await sleep(300);
+    const [received = 0, byInterface = 0, byCapture = 0] = (await counts()).portA;
+    expect(byCapture).toBeGreaterThan(0);
+    expect(received + byInterface + byCapture).toBe(first + second);
+
+    // The report at the end says the same, and so does summary.json.
+    s.child.kill("SIGINT");
+    expect(await s.exited).toBe(0);
+    expect(numbers(s.stdout)).toEqual([received, byInterface, byCapture]);
+    const summary = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as { delivered: Record<string, { packets: number }>; ports: PortCounts[] };
+    expect(summary.ports[0]).toMatchObject({ port: "lanA:hostA=eA", received, droppedByInterface: byInterface, droppedByCapture: byCapture, droppedByStrata: 0 });
+    expect(summary.delivered["ip.r"]?.packets).toBe(received);
+  }, 30_000);
 });

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import { serve } from "../../src/cli/serve.js";
+import { COMMAND_LINE_MAX } from "../../src/serve/control.js";
 import { loadCap } from "../../src/serve/ports.js";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -24,6 +25,10 @@ describe("strata serve: bad input is one line, exit 2, nothing running", () => {
     { name: "one link bound twice", args: ["--port", "lanA:hostA=a0", "--port", "lanA:hostA=b0"], line: /lanA:hostA is already bound by --port lanA:hostA=a0 \(one interface per external link\)/ },
     { name: "one interface bound twice", args: ["--port", "lanA:hostA=a0", "--port", "lanB:hostB=a0"], line: /interface a0 is already bound by --port lanA:hostA=a0 \(one external link per interface\)/ },
     { name: "--trace without --out", args: ["--trace"], noOut: true, line: /^strata: --trace writes trace\.jsonl into --out: give --out DIR too\n$/ },
+    { name: "--trace-packets without --out", args: ["--trace-packets", "0-9"], noOut: true, line: /^strata: --trace-packets writes trace\.jsonl into --out: give --out DIR too\n$/ },
+    { name: "a bad --trace-packets", args: ["--trace-packets", "9-0"], line: /^strata: --trace-packets 9-0: 9-0 ends before it starts \(write 0-9\)\n$/ },
+    { name: "a --trace-max of 0", args: ["--trace", "--trace-max", "0"], line: /^strata: --trace-max 0 is too small \(at least 1\)\n$/ },
+    { name: "a --trace-max that is not a number", args: ["--trace", "--trace-max", "1G"], line: /^strata: --trace-max 1G is not a whole number \(give 1 to 1000000\)\n$/ },
     { name: "a bad hop limit", args: ["--hop-limit", "0"], line: /^strata: --hop-limit 0 is too small/ },
   ];
   // cap is optional: without it, a --port that names an interface gets the install line (below).
@@ -56,7 +61,8 @@ describe("strata serve: bad input is one line, exit 2, nothing running", () => {
 });
 
 describe("strata serve --commands", () => {
-  it("runs each command between batches and answers on stderr; stop ends it with exit 0", async () => {
+  /** serve with --commands on a stream of ours; said(pattern) waits until stderr matches. */
+  const serveCommands = (): { commands: PassThrough; io: ReturnType<typeof memoryIo>; done: Promise<number>; said: (pattern: RegExp) => Promise<void> } => {
     const commands = new PassThrough();
     const io = memoryIo();
     const done = serve(spec, { port: [], commands: true, json: true, hopLimit: 64, copyLimit: 4096 }, io, { commands });
@@ -64,9 +70,14 @@ describe("strata serve --commands", () => {
       for (let i = 0; i < 200 && !pattern.test(io.stderr.text); i++) await new Promise((r) => setTimeout(r, 10));
       expect(io.stderr.text).toMatch(pattern);
     };
+    return { commands, io, done, said };
+  };
+
+  it("runs each command between batches and answers on stderr; stop ends it with exit 0", async () => {
+    const { commands, io, done, said } = serveCommands();
     await said(/^serving .*network\.yaml \(no ports\); Ctrl-C stops\n/);
     const steps: [string, RegExp][] = [
-      ["counts", /^injected 0, copies 0, delivered 0, dropped 0, left 0, row hits 0 on 0 rows$/m],
+      ["counts", /^injected 0, copies 0, delivered 0, dropped 0, left 0, row hits 0 on 0 rows\n(?!port )/m],
       ["delete ip:r forward 1", /^deleted ip\.r forward row 1 \(dst 10\.0\.2\.0\/24 → out 2\)$/m],
       ["delete ip:r forward 1", /^strata: cannot delete ip\.r forward row 1 \(dst 10\.0\.2\.0\/24 → out 2\): it is not in the table \(insert it first\)$/m],
       ["insert ip:r forward 1", /^inserted ip\.r forward row 1/m],
@@ -84,8 +95,23 @@ describe("strata serve --commands", () => {
     }
     commands.write("stop\n");
     expect(await done).toBe(0);
-    const summary = JSON.parse(io.stdout.text) as { packets: { injected: number } };
+    const summary = JSON.parse(io.stdout.text) as { packets: { injected: number }; ports: unknown[] };
     expect(summary.packets.injected).toBe(0);
+    expect(summary.ports).toEqual([]); // no --port
+  });
+
+  it(`a command line over ${COMMAND_LINE_MAX} bytes is one line and ignored; the next one runs`, async () => {
+    const { commands, io, done, said } = serveCommands();
+    await said(/Ctrl-C stops\n/);
+    const counts = "injected 0, copies 0, delivered 0, dropped 0, left 0, row hits 0 on 0 rows";
+    // At the limit (spaces after the command), at the limit + 1, and 16 MiB in pieces: never held whole.
+    commands.write(`counts${" ".repeat(COMMAND_LINE_MAX - 6)}\n`);
+    commands.write(`counts${" ".repeat(COMMAND_LINE_MAX - 5)}\n`);
+    for (let i = 0; i < 256; i++) commands.write(Buffer.alloc(1 << 16, 0x78));
+    commands.write("\ncounts\nstop\n");
+    expect(await done).toBe(0);
+    const tooLong = (n: number): string => `strata: command line ${n} is too long: over ${COMMAND_LINE_MAX} bytes, the limit (ignored)`;
+    expect(io.stderr.text.split("\n").slice(1)).toEqual([counts, tooLong(2), tooLong(3), counts, "stopping", ""]);
   });
 
   it("stops on its signal as on Ctrl-C, writing --out", async () => {

@@ -3,11 +3,12 @@
 // with errors, or one that changes members or links, is reported and leaves the
 // emulation as it was. --watch reloads on its own; `reload` and SIGHUP on demand.
 
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
+import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { memoryIo } from "../../src/cli/io.js";
 import { serve } from "../../src/cli/serve.js";
 import { openCapture } from "../../src/pcap/index.js";
@@ -22,6 +23,17 @@ const NO_ROUTE = ROUTER.replace(TO_B, "");
 /** r sends netB's traffic back out to netA (out 1): a modified row. */
 const MISROUTED = ROUTER.replace(TO_B, "            - { match: { dst: 10.0.2.0/24 }, out: 1 }\n");
 const BROKEN = ROUTER.replace("header: ipv4", "header: ipv5");
+/** Networks, members and links written in reverse order: the same topology. */
+const REORDERED = (() => {
+  const doc = parseYaml(ROUTER) as { networks: Record<string, { members: Record<string, unknown>; links?: unknown[] }> };
+  const reversed = <T>(r: Record<string, T>): Record<string, T> => Object.fromEntries(Object.entries(r).reverse());
+  doc.networks = reversed(doc.networks);
+  for (const net of Object.values(doc.networks)) {
+    net.members = reversed(net.members);
+    if (net.links !== undefined) net.links = [...net.links].reverse();
+  }
+  return stringifyYaml(doc);
+})();
 /** A member more in lanA: another topology. */
 const GROWN = ROUTER.replace(`      r: { name: "02:00:00:00:0a:fe", role: infra }`, `      r: { name: "02:00:00:00:0a:fe", role: infra }\n      s: { name: "02:00:00:00:0a:fd" }`);
 
@@ -30,11 +42,13 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-function setup(): { file: string; em: Emulation; left: string[]; send: () => string[] } {
+/** The description at DIR/network.yaml, or at the path `arrange` makes in DIR (and writes ROUTER to). */
+function setup(arrange?: (dir: string) => string): { file: string; em: Emulation; left: string[]; send: () => string[] } {
   const dir = mkdtempSync(join(tmpdir(), "strata-watch-"));
   dirs.push(dir);
-  const file = join(dir, "network.yaml");
-  writeFileSync(file, ROUTER);
+  let file = join(dir, "network.yaml");
+  if (arrange === undefined) writeFileSync(file, ROUTER);
+  else file = arrange(dir);
   const em = Emulation.open({ spec: file, endpoints: ["lanA:hostA"], flushMs: 0 });
   const left: string[] = [];
   em.onExit((exit) => left.push(exit.name));
@@ -57,6 +71,8 @@ describe("DescriptionReloader.reload", () => {
   it.each([
     { name: "a route removed", text: NO_ROUTE, leaves: [], line: /reloaded .*network\.yaml: 0 rows inserted, 0 modified, 1 deleted/ },
     { name: "a route changed", text: MISROUTED, leaves: ["lanA:hostA"], line: /reloaded .*network\.yaml: 0 rows inserted, 1 modified, 0 deleted/ },
+    // Known by name, not by place: the ports and exits stay bound to the same links.
+    { name: "networks, members and links written in another order", text: REORDERED, leaves: ["lanB:hostB"], line: /reloaded .*network\.yaml: 0 rows inserted, 0 modified, 0 deleted$/ },
   ])("$name: applied between batches, the next packet follows it", async ({ text, leaves, line }) => {
     const { file, em, send } = setup();
     const reloader = new DescriptionReloader(em, file);
@@ -184,6 +200,83 @@ describe("DescriptionReloader.watch", () => {
     await until(3);
     expect(results.map((r) => r.ok)).toEqual([true, false, true]);
     expect(send()).toEqual(["lanB:hostB"]);
+    reloader.close();
+    em.stop();
+  });
+});
+
+describe("DescriptionReloader.watch: a description that is a symbolic link", () => {
+  /** Writes `text` to `path`, making its directory. */
+  const put = (path: string, text: string): void => {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+  };
+  /** Points link `path` at `target` in one step, as `ln -sfn` and Kubernetes do: a new link renamed over the old. */
+  const repoint = (path: string, target: string): void => {
+    symlinkSync(target, `${path}.new`);
+    renameSync(`${path}.new`, path);
+  };
+  it.each([
+    {
+      name: "a link to a file elsewhere, the file edited in place",
+      arrange: (dir: string) => {
+        put(join(dir, "real", "router.yaml"), ROUTER);
+        symlinkSync(join(dir, "real", "router.yaml"), join(dir, "network.yaml"));
+        return join(dir, "network.yaml");
+      },
+      change: (dir: string) => writeFileSync(join(dir, "real", "router.yaml"), NO_ROUTE),
+    },
+    {
+      name: "a link pointed at another file",
+      arrange: (dir: string) => {
+        put(join(dir, "v1", "router.yaml"), ROUTER);
+        put(join(dir, "v2", "router.yaml"), NO_ROUTE);
+        symlinkSync(join(dir, "v1", "router.yaml"), join(dir, "network.yaml"));
+        return join(dir, "network.yaml");
+      },
+      change: (dir: string) => repoint(join(dir, "network.yaml"), join(dir, "v2", "router.yaml")),
+    },
+    {
+      name: "a link to a link to a file, the file edited in place",
+      arrange: (dir: string) => {
+        put(join(dir, "c", "router.yaml"), ROUTER);
+        mkdirSync(join(dir, "b"));
+        symlinkSync(join(dir, "c", "router.yaml"), join(dir, "b", "router.yaml"));
+        symlinkSync(join(dir, "b", "router.yaml"), join(dir, "network.yaml"));
+        return join(dir, "network.yaml");
+      },
+      change: (dir: string) => writeFileSync(join(dir, "c", "router.yaml"), NO_ROUTE),
+    },
+    {
+      name: "a ConfigMap: network.yaml → ..data/network.yaml, its ..data link swapped to new data",
+      arrange: (dir: string) => {
+        const cm = join(dir, "cm");
+        put(join(cm, "..2026_11_26_v1", "network.yaml"), ROUTER);
+        symlinkSync("..2026_11_26_v1", join(cm, "..data"));
+        symlinkSync("..data/network.yaml", join(cm, "network.yaml"));
+        return join(cm, "network.yaml");
+      },
+      change: (dir: string) => {
+        const cm = join(dir, "cm");
+        put(join(cm, "..2026_11_26_v2", "network.yaml"), NO_ROUTE);
+        repoint(join(cm, "..data"), "..2026_11_26_v2");
+        rmSync(join(cm, "..2026_11_26_v1"), { recursive: true });
+      },
+    },
+  ])("$name: reloaded", async ({ arrange, change }) => {
+    let dir = "";
+    const { file, em, send } = setup((d) => {
+      dir = d;
+      return arrange(d);
+    });
+    const results: ReloadResult[] = [];
+    const reloader = new DescriptionReloader(em, file, (r) => results.push(r));
+    reloader.watch(30);
+    expect(send()).toEqual(["lanB:hostB"]);
+    change(dir);
+    for (let i = 0; i < 200 && results.length < 1; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(results.map((r) => [r.ok, r.lines[0]])).toEqual([[true, `reloaded ${file}: 0 rows inserted, 0 modified, 1 deleted`]]);
+    expect(send()).toEqual([]);
     reloader.close();
     em.stop();
   });

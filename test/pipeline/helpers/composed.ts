@@ -1,7 +1,7 @@
 // Random composed descriptions for the differential tests (seed §5): networks
 // layered two or three deep, subducted (a shared link, with do: shared,
 // out: shared and in: shared rows) and bridged (links between networks of one
-// design). As in ./cases.ts, a case is a recipe of small numbers resolved by
+// design, some implemented by sessions of an underlay at both ends). As in ./cases.ts, a case is a recipe of small numbers resolved by
 // plain functions, so that every recipe gives a description and fast-check can
 // shrink any part of it alone.
 //
@@ -233,6 +233,36 @@ function link(net: Net, a: Member, b: Member, twoWay: boolean, lp: LinkPlan, hop
   return { ia, ib };
 }
 
+/**
+ * Layering's plan for one overlay link: `implement(from, s, sOut, to, t, tIn, under)` makes the
+ * link s.sOut → t.tIn (s of network `from`, t of `to`: the same network, or two bridged ones) a
+ * virtual link, implemented by a session of `under` between the members on their machines
+ * (ExternalSession at s, ExternalLink at t's end); false when no tag is left to tell it apart.
+ */
+function implementer(r: ComposedRecipe): (from: Net, s: Member, sOut: number, to: Net, t: Member, tIn: number, under: Net) => boolean {
+  /** Virtual links already implemented between two members of an underlay: a tag each. */
+  const pairs = new Map<string, number>();
+  const sessions = new Map<string, number>();
+  return (from, s, sOut, to, t, tIn, under) => {
+    const us = under.onMachine(machineOf(s));
+    const ut = under.onMachine(machineOf(t));
+    if (us === undefined || ut === undefined) return false;
+    const field = TAG_FIELD[under.design.name] ?? "";
+    const pair = `${under.name}:${us.key}>${ut.key}`;
+    const n = pairs.get(pair) ?? 0;
+    const tags = pool(under.design, field, []);
+    if (n >= tags.length) return false;
+    pairs.set(pair, n + 1);
+    const tag = at(tags, n + (r.picks[3] ?? 0));
+    const session = 10 + (sessions.get(`${under.name}:${us.key}`) ?? 0);
+    sessions.set(`${under.name}:${us.key}`, session - 9);
+    under.plan(us.key).send.push({ session, header: { [under.design.dstField]: under.text(ut.name), [field]: Number(tag) } });
+    from.plan(s.key).transmit.set(sOut, { out: sOut, via: { session: `${under.name}.${session}` } });
+    under.plan(ut.key).receive.push({ match: new Map([[under.design.srcField ?? under.design.dstField, us.name], [field, tag]]), action: { do: { link: `${to.name}.${tIn}` } } });
+    return true;
+  };
+}
+
 // ── Layering: level 0 at the bottom, on every machine; each level above on some ──
 
 function layered(r: ComposedRecipe): Built {
@@ -243,31 +273,7 @@ function layered(r: ComposedRecipe): Built {
     const on = machines.filter((_, i) => (bits >> i) & 1);
     for (const x of on.length >= 2 ? on : machines.slice(0, 2)) net.add({ key: `m${x.slice(1)}`, name: memberName(net.design, Number(x.slice(1))), machine: x });
   });
-  /** Virtual links of each underlay already implemented between two of its members: a tag each. */
-  const pairs = new Map<string, number>();
-  const sessions = new Map<string, number>();
-
-  /** Overlay link s.sOut → t.tIn of level k implemented by a session of level j (ExternalSession, ExternalLink); false when no tag is left. */
-  const implement = (k: number, s: Member, sOut: number, t: Member, tIn: number, j: number): boolean => {
-    const overlay = nets[k];
-    const under = nets[j];
-    const us = under?.onMachine(machineOf(s));
-    const ut = under?.onMachine(machineOf(t));
-    if (overlay === undefined || under === undefined || us === undefined || ut === undefined) return false;
-    const field = TAG_FIELD[under.design.name] ?? "";
-    const pair = `${us.key}>${ut.key}`;
-    const n = pairs.get(`${j}:${pair}`) ?? 0;
-    const tags = pool(under.design, field, []);
-    if (n >= tags.length) return false;
-    pairs.set(`${j}:${pair}`, n + 1);
-    const tag = at(tags, n + (r.picks[3] ?? 0));
-    const session = 10 + (sessions.get(`${j}:${us.key}`) ?? 0);
-    sessions.set(`${j}:${us.key}`, session - 9);
-    under.plan(us.key).send.push({ session, header: { [under.design.dstField]: under.text(ut.name), [field]: Number(tag) } });
-    overlay.plan(s.key).transmit.set(sOut, { out: sOut, via: { session: `${under.name}.${session}` } });
-    under.plan(ut.key).receive.push({ match: new Map([[under.design.srcField ?? under.design.dstField, us.name], [field, tag]]), action: { do: { link: `${overlay.name}.${tIn}` } } });
-    return true;
-  };
+  const implement = implementer(r);
 
   nets.forEach((net, k) => {
     const hops: Hop[] = [];
@@ -286,9 +292,10 @@ function layered(r: ComposedRecipe): Built {
       // A virtual link, implemented by an underlay with members on both machines; or a physical one.
       const unders = nets.slice(0, k).flatMap((u, j) => (u.onMachine(machineOf(a)) !== undefined && u.onMachine(machineOf(b)) !== undefined ? [j] : []));
       if (lp.under === 0 || unders.length === 0) continue;
-      const j = at(unders, lp.under - 1);
-      implement(k, a, ia, b, ib, j);
-      if (twoWay) implement(k, b, ib, a, ia, j);
+      const under = nets[at(unders, lp.under - 1)];
+      if (under === undefined) continue;
+      implement(net, a, ia, net, b, ib, under);
+      if (twoWay) implement(net, b, ib, net, a, ia, under);
     }
     route([net], hops);
   });
@@ -400,6 +407,11 @@ function subducted(r: ComposedRecipe): Built {
 }
 
 // ── Bridging: two or three networks of one design joined by links across them ──
+//
+// Some bridging links are implemented by sessions of an underlay `u` of any design, at both
+// ends (seed Figure 8): the far end, whose network does not declare the link, transmits on it
+// through a session too. Members m0, m1, … of every network run on machines m0, m1, …; so
+// does u's member of each.
 
 function bridged(r: ComposedRecipe): Built {
   const choice = at(DESIGN_CHOICES, r.designs[0] ?? 0);
@@ -409,6 +421,10 @@ function bridged(r: ComposedRecipe): Built {
     const count = 2 + ((r.hosts[k] ?? 0) % 3);
     for (let i = 0; i < count; i++) net.add({ key: `m${i}`, name: memberName(net.design, 16 * k + i) });
   });
+  const under = new Net("u", at(DESIGN_CHOICES, r.designs[1] ?? 0));
+  for (let i = 0; i < Math.max(...nets.map((n) => n.members.length)); i++) under.add({ key: `m${i}`, name: memberName(under.design, i) });
+  const implement = implementer(r);
+  const underHops: Hop[] = [];
   const hops: Hop[] = [];
   nets.forEach((net, k) => {
     for (const [li, lp] of (r.links[k] ?? []).entries()) {
@@ -443,10 +459,18 @@ function bridged(r: ComposedRecipe): Built {
         hops.push({ from: `${far.name}.${b.key}`, out: ib, to: `${net.name}.${a.key}` });
       }
       net.links.push({ from: `${a.key}.${ia}`, to: `${far.name}:${b.key}.${ib}`, ...(twoWay ? { mode: "two-way" } : {}), ...capture(lp) });
+      // Implemented by a session of u between the two machines, over a link of u of its own.
+      const [ua, ub] = [under.onMachine(machineOf(a)), under.onMachine(machineOf(b))];
+      if (lp.under === 0 || ua === undefined || ub === undefined || ua === ub) continue;
+      link(under, ua, ub, true, lp, underHops);
+      implement(net, a, ia, far, b, ib, under);
+      if (twoWay) implement(far, b, ib, net, a, ia, under);
     }
   });
-  // Routes across the whole set: bridging makes one network of them (seed §5.1.3).
+  // Routes across the whole set: bridging makes one network of them (seed §5.1.3); and u's own.
   route(nets, hops);
-  for (const net of nets) for (const m of net.members) net.plan(m.key).receive.push({ match: new Map(), action: { do: "deliver" } });
-  return { all: nets, names: () => nets.flatMap((n) => n.members.map((m) => m.name)) };
+  route([under], underHops);
+  for (const net of [...nets, under]) for (const m of net.members) net.plan(m.key).receive.push({ match: new Map(), action: { do: "deliver" } });
+  const all = under.links.length > 0 ? [...nets, under] : nets;
+  return { all, names: (net) => (net === under ? under.members : nets.flatMap((n) => n.members)).map((m) => m.name) };
 }

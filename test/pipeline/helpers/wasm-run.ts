@@ -4,18 +4,25 @@
 
 import type { CompiledSpec } from "../../../src/control/compiled.js";
 import { type Injection, install } from "../../../src/control/install.js";
-import { DROP_REASONS } from "../../../src/wasm/abi.js";
+import { DROP_REASONS, TRACE_KINDS } from "../../../src/wasm/abi.js";
 import { DataPlane } from "../../../src/wasm/module.js";
-import { type InputBatch, Runner, type RunnerOptions } from "../../../src/wasm/runner.js";
+import { type InputBatch, Runner, type RunnerOptions, type TraceEvent } from "../../../src/wasm/runner.js";
 import type { RefInput, RefOutput, RefResult } from "../../../src/model/interpreter.js";
 
-/** Runner settings a case may vary: limits, and ring sizes small enough that runs pause and resume. */
-export type WasmOptions = Pick<RunnerOptions, "hopLimit" | "copyLimit"> & Partial<Pick<RunnerOptions, "slots" | "slotLen" | "outputBytes" | "batchPackets" | "batchBytes" | "trace" | "traceEvents">>;
+/**
+ * Runner settings a case may vary: limits, and ring sizes small enough that runs pause and resume.
+ * With trace, `traceMask` traces input packet k when traceMask[k % its length] (--trace-packets).
+ */
+export type WasmOptions = Pick<RunnerOptions, "hopLimit" | "copyLimit"> &
+  Partial<Pick<RunnerOptions, "slots" | "slotLen" | "outputBytes" | "batchPackets" | "batchBytes" | "trace" | "traceEvents">> & { readonly traceMask?: readonly boolean[] | undefined };
 
 /** Installs `compiled` in a fresh data plane (throws the installer's InputError) and runs `inputs` as batches. */
 export function runWasm(compiled: CompiledSpec, injections: readonly Injection[], inputs: readonly RefInput[], first: number, options: WasmOptions): RefResult {
   const dp = DataPlane.load();
   const installed = install(dp, compiled, injections);
+  const { traceMask, ...runnerOptions } = options;
+  const traced = inputs.map((_, k) => options.trace === true && (traceMask === undefined || traceMask[k % traceMask.length] === true));
+  const tracePackets = traceMask === undefined ? [] : traced.flatMap((t, k) => (t ? [[first + k, first + k] as const] : []));
   const runner = new Runner(dp, {
     maxFanout: compiled.maxFanout,
     trace: false,
@@ -23,11 +30,20 @@ export function runWasm(compiled: CompiledSpec, injections: readonly Injection[]
     slots: 64,
     slotLen: 4096,
     outputBytes: 1 << 16,
-    ...options,
+    ...runnerOptions,
+    ...(traceMask === undefined ? {} : { tracePackets }),
   });
   const outputs: RefOutput[] = [];
+  // Every traced packet's events, and no other's: it begins with its injection.
+  const events = inputs.map(() => 0);
   const sink = {
-    event(): void {}, // tracing changes when a run pauses, never what it does
+    // Tracing changes when a run pauses, never what it does.
+    event(e: TraceEvent): void {
+      const k = e.packet - first;
+      if (traced[k] !== true) throw new Error(`a trace event for packet ${e.packet}, which is not traced`);
+      if ((events[k] ?? 0) === 0 && TRACE_KINDS[e.kind] !== "inject") throw new Error(`packet ${e.packet}'s trace begins with ${TRACE_KINDS[e.kind]}`);
+      events[k] = (events[k] ?? 0) + 1;
+    },
     packet(kind: "link" | "deliver", target: number, data: Uint8Array, start: number, len: number, origLen: number, tsSec: number, tsNsec: number, packet: number): void {
       outputs.push({ kind, target, bytes: data.slice(start, start + len), origLen, tsSec, tsNsec, packet });
     },
@@ -36,6 +52,8 @@ export function runWasm(compiled: CompiledSpec, injections: readonly Injection[]
   for (let at = 0; at < inputs.length; at += per) {
     runner.run(batchOf(inputs.slice(at, at + per)), first + at, sink);
   }
+  const untraced = traced.findIndex((t, k) => t && events[k] === 0);
+  if (untraced >= 0) throw new Error(`packet ${first + untraced} is traced but has no events`);
 
   const x = dp.exports;
   const drops = new Map<number, number[]>();

@@ -292,9 +292,10 @@ export class P4RuntimeServer {
     return d;
   }
 
-  /** PERMISSION_DENIED unless the request carries the election id of the device's (role's) primary. */
+  /** NOT_FOUND for a role the device does not have (§12); PERMISSION_DENIED unless the request carries the election id of the device's (role's) primary. */
   #checkPrimary(deviceId: number, role: unknown, electionId: unknown): void {
     const r = typeof role === "string" ? role : "";
+    if (!this.#arbiter.knows(deviceId, r)) throw rpcError(Code.NOT_FOUND, `device ${deviceId} has no role ${r}: a role is one a controller has arbitrated for on a StreamChannel`);
     const primary = this.#arbiter.primaryElectionId(deviceId, r);
     const given = uint128(electionId);
     if (primary === undefined) throw rpcError(Code.PERMISSION_DENIED, `device ${deviceId} has no primary controller: open a StreamChannel and send an arbitration update first`);
@@ -447,6 +448,11 @@ export class P4RuntimeServer {
           const deviceId = Number(a.deviceId ?? 0);
           if (!this.#devices.has(deviceId)) return fail(Code.NOT_FOUND, `no device ${deviceId} (devices: ${this.deviceIds.join(", ")})`);
           const role = typeof (a.role as Msg | undefined)?.name === "string" ? String((a.role as Msg).name) : "";
+          const config = (a.role as Msg | undefined)?.config as Msg | undefined;
+          if (config !== undefined && (String(config.type_url ?? config.typeUrl ?? "") !== "" || ((config.value as Uint8Array | undefined)?.length ?? 0) > 0)) {
+            // §5.3: strata agrees on no role configuration scheme with anyone: every role has the whole pipeline.
+            return fail(Code.INVALID_ARGUMENT, `role.config of type ${String(config.type_url ?? config.typeUrl ?? "(none)")}: strata knows no role configuration; leave it unset (every role has the whole pipeline)`);
+          }
           const result = this.#arbiter.update(stream, { deviceId, role, electionId: uint128(a.electionId) });
           if ("code" in result) return fail(result.code, result.message);
           return tell(result.verdicts);

@@ -23,6 +23,19 @@ export function valueOf(bytes: Uint8Array): bigint {
   return v;
 }
 
+/**
+ * A bytestring's canonical form (a copy, leading zero bytes dropped), or undefined when it is
+ * empty or its value needs more than `bits` bits: the check a server makes of every value it takes.
+ */
+export function canonicalOf(bytes: Uint8Array, bits: number): Uint8Array | undefined {
+  let start = 0;
+  while (start < bytes.length - 1 && bytes[start] === 0) start++;
+  if (bytes.length === 0) return undefined;
+  const lead = bytes[start] ?? 0;
+  const used = (bytes.length - start - 1) * 8 + (lead === 0 ? 0 : 32 - Math.clz32(lead));
+  return used > bits ? undefined : new Uint8Array(bytes.subarray(start));
+}
+
 /** Whether a bytestring is canonical: not empty, and no leading zero byte unless it is the single byte of 0. */
 export function isCanonical(bytes: Uint8Array): boolean {
   return bytes.length === 1 || (bytes.length > 1 && bytes[0] !== 0);

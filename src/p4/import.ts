@@ -142,9 +142,10 @@ export function importMatch(t: DeviceTable, fields: readonly FieldMatchJson[], n
   const len = t.table.keyLen;
   const value = new Uint8Array(len);
   const mask = new Uint8Array(len);
-  const lo = new Uint8Array(len);
-  const hi = new Uint8Array(len);
+  // Bounds only for a range table (a server translates every entry it takes: no bytes to spare).
   const range = t.table.kind === "range";
+  const lo = range ? new Uint8Array(len) : undefined;
+  const hi = range ? new Uint8Array(len) : undefined;
   const given = new Map(fields.map((f) => [names.get(f.fieldId), f]));
   for (const k of t.keys) {
     const f = given.get(k.name);
@@ -178,12 +179,13 @@ export function importMatch(t: DeviceTable, fields: readonly FieldMatchJson[], n
         }
         break;
       case "range":
+        if (lo === undefined || hi === undefined) throw new Error(`${t.name}: a range field in a ${t.table.kind} table`);
         put(lo, f?.range !== undefined ? read(f.range.low) : 0n);
         put(hi, f?.range !== undefined ? read(f.range.high) : ones(k.bits));
         break;
     }
   }
-  return range ? { value, mask, lo, hi, priority } : { value, mask, priority };
+  return lo !== undefined && hi !== undefined ? { value, mask, lo, hi, priority } : { value, mask, priority };
 }
 
 /** An action call (with its P4Info parameters) as the data plane's action; `groups`: multicast group → out-links. */

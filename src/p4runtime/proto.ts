@@ -51,6 +51,93 @@ export function protoRoot(): protobuf.Root {
   return root;
 }
 
+/**
+ * The service as strata's server serves it: Read's responses go out as the bytes
+ * readResponses() made, so the server sizes each message itself.
+ */
+export function servedDefinition(): grpc.ServiceDefinition {
+  const s = p4runtimeService();
+  const read = s.Read;
+  if (read === undefined) throw new Error("the P4Runtime definitions have no Read");
+  return { ...s, Read: { ...read, responseSerialize: (b: Buffer) => b } };
+}
+
+/** The largest ReadResponse the server sends: what a gRPC client takes by default (4 MiB), less room for gRPC's own framing. */
+export const READ_RESPONSE_MAX = 4 * 1024 * 1024 - 1024;
+
+/** The messages the server encodes itself, and the field numbers it frames them with. */
+let codec: { entity: protobuf.Type; tableEntry: protobuf.Type; tableEntryField: number; entitiesField: number } | undefined;
+function entityCodec(): NonNullable<typeof codec> {
+  if (codec === undefined) {
+    const r = protoRoot();
+    const entity = r.lookupType("p4.v1.Entity");
+    const field = (t: protobuf.Type, name: string): number => {
+      const f = t.fields[name];
+      if (f === undefined) throw new Error(`${t.fullName} has no field ${name}`);
+      return f.id;
+    };
+    codec = { entity, tableEntry: r.lookupType("p4.v1.TableEntry"), tableEntryField: field(entity, "tableEntry"), entitiesField: field(r.lookupType("p4.v1.ReadResponse"), "entities") };
+  }
+  return codec;
+}
+
+type Message = { readonly [key: string]: unknown };
+
+/** A p4.v1.Entity (as the handlers hold messages), encoded. */
+export function encodeEntity(m: Message): Uint8Array {
+  const { entity } = entityCodec();
+  return entity.encode(entity.fromObject(m)).finish();
+}
+
+/** A p4.v1.TableEntry, encoded: what a server keeps to answer reads of the entry without encoding it again. */
+export function encodeTableEntry(m: Message): Uint8Array {
+  const { tableEntry } = entityCodec();
+  return tableEntry.encode(tableEntry.fromObject(m)).finish();
+}
+
+/**
+ * An Entity holding an encoded TableEntry, with `more` of its fields (counter data) after it:
+ * the fields of a message may come in any order, and these are not among the first.
+ */
+export function tableEntryEntity(tableEntry: Uint8Array, more?: Message): Uint8Array {
+  const c = entityCodec();
+  const tail = more === undefined ? undefined : c.tableEntry.encode(c.tableEntry.fromObject(more)).finish();
+  const len = tableEntry.length + (tail?.length ?? 0);
+  const head = protobuf.Writer.create().uint32((c.tableEntryField << 3) | 2).uint32(len).finish();
+  const out = new Uint8Array(head.length + len);
+  out.set(head, 0);
+  out.set(tableEntry, head.length);
+  if (tail !== undefined) out.set(tail, head.length + tableEntry.length);
+  return out;
+}
+
+/**
+ * Encoded entities in ReadResponse messages of at most `max` bytes each (§13.3: a server may
+ * split a Read's entities across responses); an entity larger than `max` goes alone. Always at
+ * least one response.
+ */
+export function readResponses(entities: readonly Uint8Array[], max: number): Buffer[] {
+  const tag = (entityCodec().entitiesField << 3) | 2;
+  const out: Buffer[] = [];
+  let w = protobuf.Writer.create();
+  let size = 0;
+  for (const bytes of entities) {
+    const framed = 1 + varintLen(bytes.length) + bytes.length;
+    if (size > 0 && size + framed > max) {
+      out.push(asBuffer(w.finish()));
+      w = protobuf.Writer.create();
+      size = 0;
+    }
+    w.uint32(tag).bytes(bytes);
+    size += framed;
+  }
+  out.push(asBuffer(w.finish()));
+  return out;
+}
+
+const asBuffer = (b: Uint8Array): Buffer => (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+const varintLen = (n: number): number => (n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : n < 0x10000000 ? 4 : 5);
+
 export const ERROR_TYPE_URL = "type.googleapis.com/p4.v1.Error";
 
 /** gRPC canonical codes, by name, as numbers. */

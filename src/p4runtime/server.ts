@@ -121,7 +121,7 @@ function packetOutMetadata(fields: ReadonlyMap<number, { readonly name: string; 
     out.set(f.name, bytestringValue(value));
   }
   const missing = [...fields].filter(([, f]) => !out.has(f.name));
-  if (missing.length > 0) return `packet-out metadata ${missing.map(([i, f]) => `${i} (${f.name})`).join(", ")} missing: a packet-out carries every field of packet_out`;
+  if (missing.length > 0) return `packet-out metadata ${missing.map(([i, f]) => `${i} (${f.name})`).join(", ")} missing (a packet-out carries every field of packet_out)`;
   return out;
 }
 
@@ -526,7 +526,7 @@ export class P4RuntimeServer {
     const payload = p.payload instanceof Uint8Array ? p.payload : undefined;
     if (payload === undefined || payload.length === 0) return streamError(Code.INVALID_ARGUMENT, "a packet-out with no payload", p);
     const meta = packetOutMetadata(d.state.packetOut, (p.metadata ?? []) as Msg[]);
-    if (typeof meta === "string") return streamError(Code.INVALID_ARGUMENT, `${meta}: the packet-out is dropped (§16.1)`, p);
+    if (typeof meta === "string") return streamError(Code.INVALID_ARGUMENT, `${meta}; the packet-out is dropped (§16.1)`, p);
     // packet_out (src/p4/p4info.ts PACKET_OUT): member, kind (1 self, 2 session), session.
     const number = meta.get("member");
     const member = d.state.dev.members.find((x) => BigInt(x.number) === number);

@@ -20,7 +20,7 @@ const ENTRIES = 10_000;
 const BATCH = 1_000;
 const WARM_ROUNDS = 2;
 const TIMED_ROUNDS = 3;
-const SINGLE_WRITES = Number(process.env.STRATA_BENCH_SINGLE ?? 1_000);
+const SINGLE_WRITES = 1_000;
 const READS_ALL = 20;
 const READS_ONE = 1_000;
 

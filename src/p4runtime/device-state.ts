@@ -168,20 +168,17 @@ interface Installed {
  * and a batch the data plane refuses leave the entities as they were.
  */
 class Journal {
-  readonly #undo: (() => void)[] = [];
+  /** Per change, flat (a batch of thousands makes no closures): the map, the key, whether it held the key, and what. */
+  readonly #undo: unknown[] = [];
 
   set<K, V>(m: Map<K, V>, k: K, v: V): void {
-    if (m.has(k)) {
-      const old = m.get(k) as V;
-      this.#undo.push(() => m.set(k, old));
-    } else this.#undo.push(() => m.delete(k));
+    this.#undo.push(m, k, m.has(k), m.get(k));
     m.set(k, v);
   }
 
   delete<K, V>(m: Map<K, V>, k: K): void {
     if (!m.has(k)) return;
-    const old = m.get(k) as V;
-    this.#undo.push(() => m.set(k, old));
+    this.#undo.push(m, k, true, m.get(k));
     m.delete(k);
   }
 
@@ -191,7 +188,15 @@ class Journal {
 
   /** Undoes the changes made since the journal was `mark` long. */
   undo(mark = 0): void {
-    while (this.#undo.length > mark) this.#undo.pop()?.();
+    const u = this.#undo;
+    while (u.length > mark) {
+      const old = u.pop();
+      const had = u.pop() as boolean;
+      const k = u.pop();
+      const m = u.pop() as Map<unknown, unknown>;
+      if (had) m.set(k, old);
+      else m.delete(k);
+    }
   }
 }
 
@@ -485,16 +490,20 @@ export class DeviceState {
     if (!t.allowed.has(id)) {
       return refuse(Code.PERMISSION_DENIED, scope === "entry" ? `${where}: action ${info.name} is the table's default action only (@defaultonly)` : `${where}: action ${info.name} is for entries only (@tableonly), not the default entry`);
     }
-    const given = new Map<number, Uint8Array>();
+    const params: { paramId: number; value: Uint8Array }[] = [];
     for (const p of (a.params ?? []) as Msg[]) {
       const pid = num(p.paramId);
       const spec = info.params.get(pid);
       if (spec === undefined) return invalid(`${where}: action ${info.name} has no parameter id ${pid}`);
-      if (given.has(pid)) return invalid(`${where}: action ${info.name} parameter ${spec.name} given twice`);
-      given.set(pid, field(p.value, spec.bits, `${where}: ${info.name}(${spec.name})`));
+      if (params.some((x) => x.paramId === pid)) return invalid(`${where}: action ${info.name} parameter ${spec.name} given twice`);
+      params.push({ paramId: pid, value: field(p.value, spec.bits, `${where}: ${info.name}(${spec.name})`) });
     }
-    for (const [pid, spec] of info.params) if (!given.has(pid)) return invalid(`${where}: action ${info.name} needs parameter ${spec.name}`);
-    return { actionId: id, params: [...given].sort(([a1], [b1]) => a1 - b1).map(([paramId, value]) => ({ paramId, value })) };
+    // Each id is the action's and none twice: as many as it has means all of them.
+    if (params.length < info.params.size) {
+      const missing = [...info.params].filter(([pid]) => !params.some((x) => x.paramId === pid)).map(([, spec]) => spec.name);
+      return invalid(`${where}: action ${info.name} needs parameter ${missing.join(", ")}`);
+    }
+    return { actionId: id, params: params.length < 2 ? params : params.sort((x, y) => x.paramId - y.paramId) };
   }
 
   /**
@@ -614,22 +623,22 @@ export class DeviceState {
   }
 
   #match(t: InfoTable, given: readonly Msg[]): FieldMatchJson[] {
-    const out = new Map<number, FieldMatchJson>();
+    const out: FieldMatchJson[] = [];
     for (const m of given) {
       const id = num(m.fieldId);
       const f = t.fields.get(id);
       if (f === undefined) return invalid(`${t.name}: no match field with id ${id}`);
-      if (out.has(id)) return invalid(`${t.name}: match field ${f.name} given twice`);
+      if (out.some((x) => x.fieldId === id)) return invalid(`${t.name}: match field ${f.name} given twice`);
       const kind = m.fieldMatchType as string | undefined;
       if (kind !== f.kind) return invalid(`${t.name}: field ${f.name} is matched ${f.matchType}, not ${kind ?? "with nothing"}`);
       const body = m[kind] as Msg;
       const w = `${t.name}: field ${f.name}`;
       switch (kind) {
         case "exact":
-          out.set(id, { fieldId: id, exact: { value: field(body.value, f.bits, w) } });
+          out.push({ fieldId: id, exact: { value: field(body.value, f.bits, w) } });
           break;
         case "optional":
-          out.set(id, { fieldId: id, optional: { value: field(body.value, f.bits, w) } });
+          out.push({ fieldId: id, optional: { value: field(body.value, f.bits, w) } });
           break;
         case "ternary": {
           const value = field(body.value, f.bits, w);
@@ -638,7 +647,7 @@ export class DeviceState {
           const k = bytestringValue(mask);
           if (k === 0n) return invalid(`${w}: a ternary mask of 0 matches anything; leave the field out`);
           if ((v & ~k) !== 0n) return invalid(`${w}: value 0x${v.toString(16)} has bits outside mask 0x${k.toString(16)}`);
-          out.set(id, { fieldId: id, ternary: { value, mask } });
+          out.push({ fieldId: id, ternary: { value, mask } });
           break;
         }
         case "lpm": {
@@ -646,7 +655,7 @@ export class DeviceState {
           const len = num(body.prefixLen);
           if (len <= 0 || len > f.bits) return invalid(`${w}: prefix length ${len} (1 to ${f.bits}; a prefix of 0 is left out)`);
           if (!lowBitsClear(value, f.bits - len)) return invalid(`${w}: value has bits set beyond its /${len} prefix`);
-          out.set(id, { fieldId: id, lpm: { value, prefixLen: len } });
+          out.push({ fieldId: id, lpm: { value, prefixLen: len } });
           break;
         }
         case "range": {
@@ -656,14 +665,13 @@ export class DeviceState {
           const hi = bytestringValue(high);
           if (lo > hi) return invalid(`${w}: range low 0x${lo.toString(16)} is above high 0x${hi.toString(16)}`);
           if (lo === 0n && hi === ones(f.bits)) return invalid(`${w}: a range over every value matches anything; leave the field out`);
-          out.set(id, { fieldId: id, range: { low, high } });
+          out.push({ fieldId: id, range: { low, high } });
           break;
         }
       }
     }
-    for (const f of t.fields.values()) if (f.matchType === "EXACT" && !out.has(f.id)) return invalid(`${t.name}: exact field ${f.name} is missing`);
-    const fields = [...out.values()];
-    return fields.length < 2 ? fields : fields.sort((a, b) => a.fieldId - b.fieldId);
+    for (const f of t.fields.values()) if (f.matchType === "EXACT" && !out.some((x) => x.fieldId === f.id)) return invalid(`${t.name}: exact field ${f.name} is missing`);
+    return out.length < 2 ? out : out.sort((a, b) => a.fieldId - b.fieldId);
   }
 
   #pre(s: Entities, j: Journal, touched: Touched, type: string, pre: Msg): void {

@@ -23,7 +23,7 @@ import { bytestringValue, type FieldMatchJson, importAction, importMatch, type P
 import { canonical, canonicalOf, ones } from "../p4/bytes.js";
 import { type Device, type DeviceTable, device } from "../p4/device.js";
 import type { EntryAction, EntryMatch, TableLayout, TableWrite, Tables } from "../wasm/tables.js";
-import { Code, encodeEntity, encodeTableEntry, tableEntryEntity, type UpdateError } from "./proto.js";
+import { Code, encodeEntity, encodeTableEntry, tableEntryEntity, tableEntryOf, type UpdateError } from "./proto.js";
 
 /** A decoded message as @grpc/proto-loader hands it over (see LOADER_OPTIONS). */
 export type Msg = { readonly [key: string]: unknown };
@@ -316,7 +316,7 @@ export class DeviceState {
   /** Rows in the data plane, by strata table id, by entry key. */
   readonly #installed = new Map<number, Map<string, Installed>>();
   #lives = 0;
-  /** Entries' TableEntry messages as encoded for reads. */
+  /** Entries as encoded for reads (Entity messages holding their TableEntry). */
   readonly #encodings = new WeakMap<StoredEntry, Uint8Array>();
 
   constructor(compiled: CompiledSpec, info: DeviceInfo) {
@@ -973,16 +973,18 @@ export class DeviceState {
   read(entity: Msg, tables: Tables): Uint8Array[] {
     const kind = entity.entity as string | undefined;
     if (kind === "tableEntry") {
-      return this.#readTableEntries(entity.tableEntry as Msg, tables).map(({ entry, counter }) => tableEntryEntity(this.#encoded(entry), counter === undefined ? undefined : { counterData: counter }));
+      return this.#readTableEntries(entity.tableEntry as Msg, tables).map(({ entry, counter }) =>
+        counter === undefined ? this.#encoded(entry) : tableEntryEntity(tableEntryOf(this.#encoded(entry)), { counterData: counter }),
+      );
     }
     return this.#readOthers(entity, kind, tables).map(encodeEntity);
   }
 
-  /** An entry's TableEntry (without counter data), encoded once: the entry does not change, a write makes another. */
+  /** An entry as an Entity (without counter data), encoded once: the entry does not change, a write makes another. */
   #encoded(e: StoredEntry): Uint8Array {
     let bytes = this.#encodings.get(e);
     if (bytes === undefined) {
-      bytes = encodeTableEntry(this.#entryMsg(e));
+      bytes = tableEntryEntity(encodeTableEntry(this.#entryMsg(e)));
       this.#encodings.set(e, bytes);
     }
     return bytes;

@@ -103,12 +103,23 @@ export function tableEntryEntity(tableEntry: Uint8Array, more?: Message): Uint8A
   const c = entityCodec();
   const tail = more === undefined ? undefined : c.tableEntry.encode(c.tableEntry.fromObject(more)).finish();
   const len = tableEntry.length + (tail?.length ?? 0);
-  const head = protobuf.Writer.create().uint32((c.tableEntryField << 3) | 2).uint32(len).finish();
-  const out = new Uint8Array(head.length + len);
-  out.set(head, 0);
-  out.set(tableEntry, head.length);
-  if (tail !== undefined) out.set(tail, head.length + tableEntry.length);
+  const out = new Uint8Array(fieldHeaderLen(c.tableEntryField, len) + len);
+  let at = writeFieldHeader(out, 0, c.tableEntryField, len);
+  out.set(tableEntry, at);
+  at += tableEntry.length;
+  if (tail !== undefined) out.set(tail, at);
   return out;
+}
+
+/** An encoded Entity holding a TableEntry: the TableEntry's bytes (a view into it). */
+export function tableEntryOf(entity: Uint8Array): Uint8Array {
+  let at = 0;
+  // Past two varints: the field's tag and its length.
+  for (let varint = 0; varint < 2; varint++) {
+    while ((entity[at] ?? 0) & 0x80) at++;
+    at++;
+  }
+  return entity.subarray(at);
 }
 
 /**
@@ -117,26 +128,48 @@ export function tableEntryEntity(tableEntry: Uint8Array, more?: Message): Uint8A
  * least one response.
  */
 export function readResponses(entities: readonly Uint8Array[], max: number): Buffer[] {
-  const tag = (entityCodec().entitiesField << 3) | 2;
+  const field = entityCodec().entitiesField;
   const out: Buffer[] = [];
-  let w = protobuf.Writer.create();
+  let first = 0;
   let size = 0;
-  for (const bytes of entities) {
-    const framed = 1 + varintLen(bytes.length) + bytes.length;
+  const flush = (end: number): void => {
+    const b = Buffer.allocUnsafe(size);
+    let at = 0;
+    for (let i = first; i < end; i++) {
+      const e = entities[i] as Uint8Array;
+      at = writeFieldHeader(b, at, field, e.length);
+      b.set(e, at);
+      at += e.length;
+    }
+    out.push(b);
+  };
+  entities.forEach((e, i) => {
+    const framed = fieldHeaderLen(field, e.length) + e.length;
     if (size > 0 && size + framed > max) {
-      out.push(asBuffer(w.finish()));
-      w = protobuf.Writer.create();
+      flush(i);
+      first = i;
       size = 0;
     }
-    w.uint32(tag).bytes(bytes);
     size += framed;
-  }
-  out.push(asBuffer(w.finish()));
+  });
+  flush(entities.length);
   return out;
 }
 
-const asBuffer = (b: Uint8Array): Buffer => (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+// A length-delimited field's header: its tag (field number, wire type 2) and the length, as varints.
 const varintLen = (n: number): number => (n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : n < 0x10000000 ? 4 : 5);
+const fieldHeaderLen = (field: number, len: number): number => varintLen((field << 3) | 2) + varintLen(len);
+function writeFieldHeader(into: Uint8Array, at: number, field: number, len: number): number {
+  let p = at;
+  for (let v of [(field << 3) | 2, len]) {
+    while (v >= 0x80) {
+      into[p++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    into[p++] = v;
+  }
+  return p;
+}
 
 export const ERROR_TYPE_URL = "type.googleapis.com/p4.v1.Error";
 

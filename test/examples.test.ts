@@ -11,8 +11,8 @@ import { describe, expect, it } from "vitest";
 import { fate } from "../src/cli/trace.js";
 import { main } from "../src/cli/main.js";
 import { memoryIo } from "../src/cli/io.js";
-import type { Summary } from "../src/run/summary.js";
-import type { TraceLine } from "../src/run/trace.js";
+import type { Summary } from "../src/engine/summary.js";
+import type { TraceLine } from "../src/engine/trace.js";
 
 interface Example {
   summary: string;

@@ -147,7 +147,7 @@ export class LocalEmulation implements ControlledEmulation {
       endpoint: Uint32Array.from(places),
     };
     this.#runner.run(batch, this.#packets, null);
-    this.#runner.flushCaptures();
+    this.#runner.flushRecordings();
     this.#packets += n;
   }
 

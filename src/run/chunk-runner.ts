@@ -11,11 +11,11 @@ import { resolveEndpoint } from "../control/endpoints.js";
 import { install } from "../control/install.js";
 import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
 import { DataPlane } from "../wasm/module.js";
-import { type CaptureTargets, DEFAULT_RUNNER, type InputBatch, Runner } from "../wasm/runner.js";
+import { type RecordingTargets, DEFAULT_RUNNER, type InputBatch, Runner } from "../wasm/runner.js";
 import { type Inputs, openInputs } from "./inputs.js";
-import { assignCaptures } from "./outputs.js";
-import { type Counters, readCounters } from "./summary.js";
-import { TraceWriter } from "./trace.js";
+import { assignRecordings } from "../engine/outputs.js";
+import { type Counters, readCounters } from "../engine/summary.js";
+import { TraceWriter } from "../engine/trace.js";
 import type { RunnerSetup } from "./workers.js";
 
 /** Packets per chunk: few messages per replay, few enough that reading, running and writing overlap. */
@@ -70,7 +70,7 @@ function startSlot(s: SlotRecords): void {
 }
 
 /** Where the data plane's capture ring is emptied: the records of the chunk being run. */
-class Records implements CaptureTargets {
+class Records implements RecordingTargets {
   readonly count: number;
   readonly #shared: boolean;
   slot: SlotRecords | undefined;
@@ -133,7 +133,7 @@ export class ChunkRunner {
     this.#dp = DataPlane.load();
     this.#endpoints = setup.endpoints.map((e) => resolveEndpoint(this.#compiled, e));
     this.#installed = install(this.#dp, this.#compiled, this.#endpoints);
-    this.#records = new Records(assignCaptures(this.#compiled, this.#dp).length, shared);
+    this.#records = new Records(assignRecordings(this.#compiled, this.#dp).length, shared);
     this.#slots = Array.from({ length: SLOTS }, () => slotRecords());
   }
 
@@ -179,7 +179,7 @@ export class ChunkRunner {
     let slot = -1;
     let ran = 0;
     const endChunk = (): void => {
-      runner.flushCaptures();
+      runner.flushRecordings();
       trace?.endLine();
       const r = records.slot;
       if (r === undefined) return;

@@ -7,6 +7,7 @@
 // take) ends there, after its good packets; the others go on to their end.
 
 import type { ResolvedEndpoint } from "../control/endpoints.js";
+import type { InputStats } from "../engine/summary.js";
 import { InputError } from "../errors.js";
 import { LINKTYPE, linkTypeName, openCapture, PACKET_NO_TIMESTAMP } from "../pcap/index.js";
 import type { CaptureReader, InterfaceInfo, PacketBatch } from "../pcap/index.js";
@@ -22,18 +23,6 @@ export interface InputFile {
   readonly design: DesignDef;
   /** Sent in a session: the packets are payload, the send table adds the header; any link type will do. */
   readonly payload: boolean;
-}
-
-export interface InputStats {
-  readonly endpoint: string;
-  readonly file: string;
-  /** Packets handed to the data plane. */
-  packets: number;
-  /** What ended the input before its end, after the packets before it. */
-  error: InputError | undefined;
-  readonly linkTypes: Set<string>;
-  /** What was taken off packets before they entered, e.g. "Linux cooked header". */
-  readonly adapted: Set<string>;
 }
 
 /** How a capture's frames become packets of a design. */

@@ -19,11 +19,11 @@ import { DataPlane } from "../wasm/module.js";
 import { checkLimits, DEFAULT_RUNNER, type PacketRanges, Runner } from "../wasm/runner.js";
 import { type Inputs, openInputs } from "./inputs.js";
 import type { OutDir } from "../out-dir.js";
-import { CaptureOutputs, claimReplayOut, SUMMARY_FILE } from "./outputs.js";
-import { type Counters, readCounters, type Summary, summarize } from "./summary.js";
-import { TraceWriter } from "./trace.js";
-import { TraceFile } from "./trace-file.js";
-import { type AppliedUpdate, loadUpdates, PreparedUpdates, prepareUpdates, UpdateSchedule } from "./updates.js";
+import { assignRecordings, claimOut, RecordingFiles, SUMMARY_FILE } from "../engine/outputs.js";
+import { type AppliedUpdate, type Counters, readCounters, type Summary, summarize } from "../engine/summary.js";
+import { TraceWriter } from "../engine/trace.js";
+import { TraceFile } from "../engine/trace-file.js";
+import { loadUpdates, PreparedUpdates, prepareUpdates, UpdateSchedule } from "./updates.js";
 import { CHUNK_PACKETS } from "./chunk-runner.js";
 import { replayWorkers, WorkerPool, WORKERS_MAX } from "./workers.js";
 
@@ -145,8 +145,9 @@ export class Replay {
     try {
       dp.exports.countersReset();
       const inputFiles = [options.spec, ...options.inputs.map((i) => i.file), ...(options.updates === undefined ? [] : [options.updates]), ...this.#updates.files];
-      const out = claimReplayOut(options.out, compiled, { command: "run", inputs: inputFiles, force: options.force === true, trace: tracing });
-      const outputs = new CaptureOutputs(options.out, compiled, dp);
+      const out = claimOut(options.out, compiled, { command: "run", inputs: inputFiles, force: options.force === true, trace: tracing });
+      assignRecordings(compiled, dp);
+      const outputs = new RecordingFiles(options.out, compiled);
       // Updates cut batches at their times on one data plane, and an input read once has one reader: then the replay runs on this thread.
       const { workers, note } = replayWorkers(options.workers, inputs, this.#updates.length > 0);
       if (note !== undefined) options.warn?.(note);
@@ -199,7 +200,7 @@ export class Replay {
           options.progress?.(inputs.bytesRead, inputs.totalBytes, first);
         }
       } finally {
-        runner.flushCaptures();
+        runner.flushRecordings();
         outputs.close();
         trace?.close();
       }

@@ -15,6 +15,7 @@ import { compile } from "../control/compile.js";
 import type { CompiledSpec } from "../control/compiled.js";
 import type { Installed } from "../control/install.js";
 import { type Change, Reconciler, resolveTarget, type Target } from "../control/reconcile.js";
+import type { AppliedUpdate } from "../engine/summary.js";
 import { checkNamedKind, readDocument, readText } from "../description/document.js";
 import { recoverAllocation } from "../description/allocate.js";
 import { parseSpec } from "../description/load.js";
@@ -43,22 +44,6 @@ interface Base {
 export type Update =
   | (Base & { readonly kind: "description"; readonly file: string; readonly written: string; readonly fileRef: SourceRef })
   | (Base & { readonly kind: "down" | "up"; readonly target: Target; readonly targetRef: SourceRef });
-
-/** An update as summary.json records it. */
-export interface AppliedUpdate {
-  readonly at: string;
-  /** The capture time, "seconds.nanoseconds". */
-  readonly time: string;
-  readonly description?: string;
-  readonly down?: Target;
-  readonly up?: Target;
-  /** The first input packet processed after it (numbered from 0, as in trace.jsonl); null: no packet came after it, and it was not applied. */
-  readonly packet: number | null;
-  /** What changed in the tables (descriptions), or which links and members went down or up. */
-  readonly change?: Omit<Change, "topology">;
-  readonly links?: readonly string[];
-  readonly members?: readonly string[];
-}
 
 interface RawUpdate {
   at: number | string;

@@ -26,9 +26,9 @@ import type { CompiledSpec } from "../control/compiled.js";
 import type { ResolvedEndpoint } from "../control/endpoints.js";
 import { type ChunkDone, type ChunkLines, ChunkRunner, chunkPlane, SLOTS } from "./chunk-runner.js";
 import type { Inputs } from "./inputs.js";
-import type { CaptureOutputs } from "./outputs.js";
-import { addCounters, type Counters } from "./summary.js";
-import type { TraceFile } from "./trace-file.js";
+import type { RecordingFiles } from "../engine/outputs.js";
+import { addCounters, type Counters } from "../engine/summary.js";
+import type { TraceFile } from "../engine/trace-file.js";
 import type { PacketRanges } from "../wasm/runner.js";
 
 /** The most worker threads `--workers` takes. */
@@ -251,7 +251,7 @@ export class WorkerPool {
    */
   replay(
     inputs: Inputs,
-    outputs: CaptureOutputs,
+    outputs: RecordingFiles,
     trace: TraceFile | undefined,
     progress?: (done: number, total: number, packets: number) => void,
   ): { counters: Counters; packets: number[] } {

@@ -25,17 +25,17 @@ import { loadSpec } from "../description/load.js";
 import { excerpt, UsageError } from "../errors.js";
 import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
 import { RECORD_HEADER_LEN as PCAP_REC_LEN } from "../pcap/pcap-layout.js";
-import type { InputStats } from "../run/inputs.js";
+import type { InputStats } from "../engine/summary.js";
 import type { OutDir } from "../out-dir.js";
-import { CaptureOutputs, claimReplayOut, SUMMARY_FILE } from "../run/outputs.js";
-import { leaves, type PortSummary, readCounters, type Summary, summarize } from "../run/summary.js";
-import { TraceWriter } from "../run/trace.js";
-import { TraceFile } from "../run/trace-file.js";
+import { assignRecordings, claimOut, RecordingFiles, SUMMARY_FILE } from "../engine/outputs.js";
+import { leaves, type PortSummary, readCounters, type Summary, summarize } from "../engine/summary.js";
+import { TraceWriter } from "../engine/trace.js";
+import { TraceFile } from "../engine/trace-file.js";
 import { CAPTURE_TAG_LEN, INJECT_KINDS, LINK_MODES } from "../wasm/abi.js";
 import { forEachTagged, tagDeliveries } from "../wasm/deliveries.js";
 import { DataPlane } from "../wasm/module.js";
 import type { TableWrite, WriteResult } from "../wasm/tables.js";
-import { type CaptureTargets, checkLimits, DEFAULT_RUNNER, type InputBatch, type OutputSink, type PacketRanges, Runner } from "../wasm/runner.js";
+import { type RecordingTargets, checkLimits, DEFAULT_RUNNER, type InputBatch, type OutputSink, type PacketRanges, Runner } from "../wasm/runner.js";
 
 export interface EmulationOptions {
   /** The description's file (for the summary and --out's refusal of inputs). */
@@ -195,7 +195,7 @@ export class Emulation {
     this.#out =
       options.out === undefined
         ? undefined
-        : claimReplayOut(options.out, compiled, { command: "serve", inputs: [options.spec], force: options.force === true, trace });
+        : claimOut(options.out, compiled, { command: "serve", inputs: [options.spec], force: options.force === true, trace });
     this.dp.exports.countersReset();
     const emit: Emit = {
       exit: (exit, data, start, len, sec, nsec) => {
@@ -357,7 +357,7 @@ export class Emulation {
       const names = this.endpoints.map((e) => e.text);
       this.#trace?.startBatch(this.#first, batch, names);
       this.#runner.run(batch, this.#first, this.#sink);
-      this.#runner.flushCaptures();
+      this.#runner.flushRecordings();
       // The batch's packets are done: their lines are whole, and counted in the trace's bytes.
       this.#trace?.endLine();
       if (this.#traceFile !== undefined && this.#traceFile.bytes >= (this.options.traceMaxBytes ?? TRACE_MAX_BYTES)) this.#stopTracing();
@@ -490,7 +490,7 @@ export class Emulation {
     this.flush();
     this.#drainControl();
     try {
-      this.#runner.flushCaptures();
+      this.#runner.flushRecordings();
       this.#captures.settle();
     } finally {
       this.#captures.close();
@@ -599,15 +599,15 @@ interface Emit {
 
 /**
  * The capture buffers of an emulation: with an --out directory, those of a replay
- * (CaptureOutputs: one per captured link name and per delivering member), then one per exit,
+ * (RecordingFiles: one per captured link name and per delivering member), then one per exit,
  * then (with `deliveries`) one per receiving member, in tagged records.
  * An exit's records go to the listeners, and to its link's file too: a two-way external link's
  * file holds both directions, merged in timestamp order after each batch. A member's tagged
  * deliveries go to the delivery listeners, and, without their tags, to its delivered/ file.
  */
-class EmulationCaptures implements CaptureTargets {
+class EmulationCaptures implements RecordingTargets {
   readonly count: number;
-  readonly #files: CaptureOutputs | undefined;
+  readonly #files: RecordingFiles | undefined;
   readonly #fileCount: number;
   readonly #exits: readonly Exit[];
   /** Per exit: the capture file its records also go to (−1 none). */
@@ -620,7 +620,8 @@ class EmulationCaptures implements CaptureTargets {
   readonly #deliveries: { member: number; file: number }[] = [];
 
   constructor(dp: DataPlane, compiled: CompiledSpec, exits: readonly Exit[], out: string | undefined, deliveries: boolean, emit: Emit) {
-    this.#files = out === undefined ? undefined : new CaptureOutputs(out, compiled, dp);
+    const plan = out === undefined ? [] : assignRecordings(compiled, dp);
+    this.#files = out === undefined ? undefined : new RecordingFiles(out, compiled);
     this.#fileCount = this.#files?.count ?? 0;
     this.#exits = exits;
     this.#emit = emit;
@@ -646,7 +647,7 @@ class EmulationCaptures implements CaptureTargets {
       for (const m of compiled.members) {
         if (m.tables.receive === undefined) continue;
         const c = this.#fileCount + exits.length + this.#deliveries.length;
-        this.#deliveries.push({ member: m.index, file: this.#files?.memberCapture(m.index) ?? -1 });
+        this.#deliveries.push({ member: m.index, file: plan.findIndex((p) => p.member === m.index) });
         tagDeliveries(dp, m.index, c);
       }
     }

@@ -10,7 +10,7 @@
 // passed on. Every frame the interface took is then received or counted dropped.
 
 import { readFileSync } from "node:fs";
-import type { PortSummary } from "../run/summary.js";
+import type { PortSummary } from "../engine/summary.js";
 
 /** An interface's kernel counters at one moment. */
 export interface InterfaceSample {

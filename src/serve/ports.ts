@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import type { CompiledSpec } from "../control/compiled.js";
 import { excerpt, UsageError } from "../errors.js";
 import { linkTypeName } from "../pcap/index.js";
-import type { PortSummary } from "../run/summary.js";
+import type { PortSummary } from "../engine/summary.js";
 import { type Emulation, type ExternalEnd, resolveExternal } from "./emulation.js";
 import { InterfaceTally, portSummary, readInterface } from "./port-counters.js";
 import { FLAG_CUT, RECORD, RecordReader, record } from "./port-records.js";

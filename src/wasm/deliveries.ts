@@ -9,7 +9,7 @@ import type { CompiledSpec } from "../control/compiled.js";
 import { RECORD_HEADER_LEN } from "../pcap/pcap-layout.js";
 import { CAPTURE_TAG_LEN } from "./abi.js";
 import type { DataPlane } from "./module.js";
-import type { CaptureTargets } from "./runner.js";
+import type { RecordingTargets } from "./runner.js";
 
 /** A delivery: `data[start .. start+len)` is a view on linear memory, valid only during the call. */
 export type TaggedRecord = (inLink: number, data: Uint8Array, start: number, len: number, tsSec: number, tsNsec: number) => void;
@@ -37,7 +37,7 @@ export function tagDeliveries(dp: DataPlane, member: number, c: number): void {
  * Capture targets that are only deliveries: one tagged buffer per receiving member, each record
  * handed to `emit` with its member. For a Runner with no capture files (LocalEmulation).
  */
-export class DeliveryCaptures implements CaptureTargets {
+export class DeliveryCaptures implements RecordingTargets {
   readonly count: number;
   readonly #members: number[] = [];
   readonly #emit: (member: number, ...record: Parameters<TaggedRecord>) => void;

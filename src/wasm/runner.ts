@@ -18,7 +18,7 @@ export interface RunnerOptions {
   readonly slots: number;
   readonly slotLen: number;
   /**
-   * With it, packet buffers (and the capture ring) grow, up to this many bytes,
+   * With it, packet buffers (and the recording ring) grow, up to this many bytes,
    * before a batch holding a packet longer than slotLen − headroom; without it
    * they keep slotLen.
    */
@@ -26,11 +26,11 @@ export interface RunnerOptions {
   readonly headroom: number;
   readonly outputBytes: number;
   /**
-   * Bytes of the capture ring at least, shared by every capture file (room for many records
+   * Bytes of the recording ring at least, shared by every recording (room for many records
    * between writes); always room for the largest record. It is allocated twice: the ring, and
-   * its records grouped by capture when it is written out.
+   * its records grouped by recording when it is written out.
    */
-  readonly captureBytes: number;
+  readonly recordingBytes: number;
   readonly traceEvents: number;
   readonly hopLimit: number;
   readonly copyLimit: number;
@@ -48,7 +48,7 @@ export const DEFAULT_RUNNER: RunnerOptions = {
   slotLen: 16384 + 256,
   headroom: 256,
   outputBytes: 4 << 20,
-  captureBytes: 2 << 20,
+  recordingBytes: 2 << 20,
   traceEvents: 1 << 15,
   hopLimit: 64,
   copyLimit: 4096,
@@ -101,17 +101,17 @@ export interface Staged {
 }
 
 /**
- * Capture files the data plane writes itself (assembly/pipeline/capture.ts):
- * the records of every capture c — pcap records, nanosecond timestamps,
- * little-endian — go to one ring, which is handed to `write` a capture at a time
- * when the pipeline needs room, and at flushCaptures(). The runner sizes the
- * ring to hold a record of the longest packet a packet buffer holds.
+ * Recordings the data plane writes itself (what a link carried, what a member got; the wasm
+ * side calls them captures: assembly/pipeline/capture.ts): the records of every recording c —
+ * pcap records, nanosecond timestamps, little-endian — go to one ring, which is handed to
+ * `write` a recording at a time when the pipeline needs room, and at flushRecordings(). The
+ * runner sizes the ring to hold a record of the longest packet a packet buffer holds.
  */
-export interface CaptureTargets {
+export interface RecordingTargets {
   readonly count: number;
   /**
-   * Records of capture c, in their order: data[start .. start+len), a view on linear memory.
-   * Called for the captures that have records, in the order of their numbers.
+   * Records of recording c, in their order: data[start .. start+len), a view on linear memory.
+   * Called for the recordings that have records, in the order of their numbers.
    */
   write(c: number, data: Uint8Array, start: number, len: number): void;
 }
@@ -169,12 +169,12 @@ export class Runner {
   /** Bytes per packet buffer now: slotLen, or more once grown. */
   #slotLen: number;
   readonly #paused: number;
-  readonly #captures: CaptureTargets | undefined;
-  /** The captures with records, sorted, at each flush (grown as needed). */
+  readonly #recordings: RecordingTargets | undefined;
+  /** The recordings with records, sorted, at each flush (grown as needed). */
   #active = new Uint32Array(0);
 
-  /** With `captures`, link and delivery packets go to the capture ring instead of the record ring. */
-  constructor(dp: DataPlane, options: Partial<RunnerOptions> = {}, captures?: CaptureTargets) {
+  /** With `recordings`, link and delivery packets go to the recording ring instead of the record ring. */
+  constructor(dp: DataPlane, options: Partial<RunnerOptions> = {}, recordings?: RecordingTargets) {
     this.#dp = dp;
     const o = { ...DEFAULT_RUNNER, ...options };
     checkLimits(o);
@@ -184,7 +184,7 @@ export class Runner {
     inputRegions.delete(dp);
     this.#dataCap = o.batchBytes;
     this.#slotLen = o.slotLen;
-    this.#captures = captures;
+    this.#recordings = recordings;
     this.#buffers();
     x.setTracing(o.trace ? 1 : 0);
     if (o.trace && o.tracePackets !== undefined) {
@@ -218,16 +218,16 @@ export class Runner {
     return this.#slotLen;
   }
 
-  /** (Re)makes the packet buffers and the rings (the capture ring too) for #slotLen: only while no packet is in flight. */
+  /** (Re)makes the packet buffers and the rings (the recording ring too) for #slotLen: only while no packet is in flight. */
   #buffers(): void {
     const o = this.#options;
     const x = this.#dp.exports;
     const slotLen = this.#slotLen;
     x.poolInit(o.slots, slotLen, o.headroom);
-    // The output ring and the capture ring must hold the largest record: a full buffer's packet (tagged, CAPTURE_TAG_LEN more).
+    // The output ring and the recording ring must hold the largest record: a full buffer's packet (tagged, CAPTURE_TAG_LEN more).
     x.outputInit(Math.max(o.outputBytes, 2 * (slotLen + O.SIZE[0])), o.trace ? Math.max(o.traceEvents, 4 * (o.maxFanout + 8)) : 1);
-    const captures = this.#captures;
-    if (captures !== undefined) x.capturesInit(captures.count, Math.max(o.captureBytes, C.SIZE[0] + RECORD_HEADER_LEN + CAPTURE_TAG_LEN + slotLen));
+    const recordings = this.#recordings;
+    if (recordings !== undefined) x.capturesInit(recordings.count, Math.max(o.recordingBytes, C.SIZE[0] + RECORD_HEADER_LEN + CAPTURE_TAG_LEN + slotLen));
   }
 
   /** Grows the buffers, between batches, for a packet of `len` bytes; at slotLenMax they stay. */
@@ -236,7 +236,7 @@ export class Runner {
     const max = o.slotLenMax ?? o.slotLen;
     if (this.#slotLen >= max) return;
     this.#slotLen = Math.min(max, Math.max(2 * this.#slotLen, len + o.headroom));
-    this.flushCaptures(); // what the capture ring holds goes to the files before it is re-made
+    this.flushRecordings(); // what the recording ring holds goes to the files before it is re-made
     this.#buffers();
   }
 
@@ -301,17 +301,17 @@ export class Runner {
     while (status === this.#paused) {
       if (sink === null) x.drained();
       else this.#drain(sink);
-      this.flushCaptures();
+      this.flushRecordings();
       status = x.resume();
     }
     if (sink === null) x.drained();
     else this.#drain(sink);
   }
 
-  /** Hands the capture ring's records to their targets, a capture at a time, and empties it; call at the end. */
-  flushCaptures(): void {
-    const captures = this.#captures;
-    if (captures === undefined) return;
+  /** Hands the recording ring's records to their targets, a recording at a time, and empties it; call at the end. */
+  flushRecordings(): void {
+    const recordings = this.#recordings;
+    if (recordings === undefined) return;
     const x = this.#dp.exports;
     const n = x.capturesGather();
     if (n > 0) {
@@ -327,7 +327,7 @@ export class Runner {
         // Views taken again for each: a target may call into the data plane, which may grow its memory.
         const u32 = mem.u32;
         const len = u32[lens + c] ?? 0;
-        captures.write(c, mem.u8, (u32[ends + c] ?? 0) - len, len);
+        recordings.write(c, mem.u8, (u32[ends + c] ?? 0) - len, len);
       }
     }
     x.capturesDrained();

@@ -7,7 +7,7 @@
 
 import { describe, expect, it } from "vitest";
 import { boundBuilt, KERNELS, runKernel } from "../../bench/bound.js";
-import { readCounters } from "../../src/run/summary.js";
+import { readCounters } from "../../src/engine/summary.js";
 
 describe.each(KERNELS)("bound kernel for $scenario", (k) => {
   it("does what the data plane does: the same counters, hits and bytes", () => {

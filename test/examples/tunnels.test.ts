@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import { openCaptureBytes } from "../../src/pcap/reader.js";
-import type { Summary } from "../../src/run/summary.js";
+import type { Summary } from "../../src/engine/summary.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 

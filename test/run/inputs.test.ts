@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import { openCapture } from "../../src/pcap/index.js";
-import type { Summary } from "../../src/run/summary.js";
+import type { Summary } from "../../src/engine/summary.js";
 import { concat, drain, epb, idb, payload, pcapFile, pcapRecord, type PcapRecordSpec, shb } from "../pcap/builders.js";
 
 const root = new URL("../..", import.meta.url).pathname;

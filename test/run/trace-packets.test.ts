@@ -8,9 +8,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UsageError } from "../../src/errors.js";
 import { replay, type ReplayOptions } from "../../src/run/replay.js";
-import { readIndexed } from "../../src/run/trace-file.js";
+import { readIndexed } from "../../src/engine/trace-file.js";
 import { inRanges, PACKET_NUMBER_MAX, parsePacketRanges } from "../../src/run/trace-packets.js";
-import { TRACE_LINE_MAX } from "../../src/run/trace.js";
+import { TRACE_LINE_MAX } from "../../src/engine/trace.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 

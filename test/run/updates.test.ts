@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
-import type { Summary } from "../../src/run/summary.js";
+import type { Summary } from "../../src/engine/summary.js";
 import { loadSchema } from "../../src/description/schema.js";
 import { compile } from "../../src/control/compile.js";
 import { loadSpec } from "../../src/description/load.js";

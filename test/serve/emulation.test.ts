@@ -11,9 +11,9 @@ import { main } from "../../src/cli/main.js";
 import { memoryIo } from "../../src/cli/io.js";
 import { openCapture } from "../../src/pcap/index.js";
 import { Emulation } from "../../src/serve/emulation.js";
-import type { Summary } from "../../src/run/summary.js";
-import { readIndexed } from "../../src/run/trace-file.js";
-import { TRACE_LINE_MAX } from "../../src/run/trace.js";
+import type { Summary } from "../../src/engine/summary.js";
+import { readIndexed } from "../../src/engine/trace-file.js";
+import { TRACE_LINE_MAX } from "../../src/engine/trace.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const spec = join(root, "examples/live-router/network.yaml");

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { PortSummary } from "../../src/run/summary.js";
+import type { PortSummary } from "../../src/engine/summary.js";
 import { runCommand } from "../../src/serve/control.js";
 import { Emulation } from "../../src/serve/emulation.js";
 import { type InterfaceSample, InterfaceTally, portLine, portSummary, type PortTraffic, readInterface } from "../../src/serve/port-counters.js";

@@ -1,7 +1,7 @@
 // Runner (src/wasm/runner.ts), the TypeScript half of a run: stage() copies a
 // batch into linear memory, go() runs it and empties the output ring each time
-// the data plane pauses for room, flushCaptures() hands the capture ring over,
-// a capture at a time.
+// the data plane pauses for room, flushRecordings() hands the recording ring over,
+// a recording at a time.
 // Packets cross the hub-and-spoke fixture: h1 → hub → h2, three outputs each.
 
 import { readFileSync } from "node:fs";
@@ -173,7 +173,7 @@ describe("Runner.run", () => {
   });
 });
 
-describe("Runner.flushCaptures: one capture ring for every capture file", () => {
+describe("Runner.flushRecordings: one recording ring for every recording", () => {
   /** Frames to h2 (h1 > hub, hub > h2, h2's delivery: three records each) of these lengths. */
   const sized = (lens: readonly number[]): Uint8Array[] => lens.map((len, i) => ethernetFrame({ dst: mac(2), src: mac(1), payload: Uint8Array.from({ length: len - 14 }, (_, j) => i + j) }));
   const times = (n: number, len: number): number[] => Array<number>(n).fill(len);
@@ -197,7 +197,7 @@ describe("Runner.flushCaptures: one capture ring for every capture file", () => 
   }
   const SMALL: Numbering = { count: c.links.length + 1, toHub: linkOf("h1", "hub"), toH2: linkOf("hub", "h2"), h2: c.links.length };
 
-  function setupRing(n: Numbering, captureBytes: number): { dp: DataPlane; runner: Runner; written: Map<number, Uint8Array>; flushes: number[][] } {
+  function setupRing(n: Numbering, recordingBytes: number): { dp: DataPlane; runner: Runner; written: Map<number, Uint8Array>; flushes: number[][] } {
     const dp = DataPlane.load();
     install(dp, c, injections);
     const special = new Map([
@@ -211,7 +211,7 @@ describe("Runner.flushCaptures: one capture ring for every capture file", () => 
     /** The captures each write-out handed over, in the order it did. */
     const flushes: number[][] = [];
     let current: number[] = [];
-    const runner = new Runner(dp, { maxFanout: c.maxFanout, slotLen: 256, captureBytes }, {
+    const runner = new Runner(dp, { maxFanout: c.maxFanout, slotLen: 256, recordingBytes }, {
       count: n.count,
       write(k, data, start, len): void {
         written.set(k, concat(written.get(k) ?? new Uint8Array(0), data.slice(start, start + len)));
@@ -230,30 +230,30 @@ describe("Runner.flushCaptures: one capture ring for every capture file", () => 
   // The least ring the runner makes holds one record of the longest packet a packet buffer
   // holds (slotLen 256): 8 (ring record) + 16 (pcap header) + 4 (in-link tag) + 256 = 284 bytes.
   it.each([
-    { name: "a roomy ring: the records stay in it until flushed", numbering: SMALL, captureBytes: 1 << 16, lens: times(30, 60), pausesAtLeast: 0, tooLong: false },
+    { name: "a roomy ring: the records stay in it until flushed", numbering: SMALL, recordingBytes: 1 << 16, lens: times(30, 60), pausesAtLeast: 0, tooLong: false },
     {
       name: "20,000 captures, three with packets: only those are written, in their order",
       numbering: { count: 20_000, toHub: 19_999, toH2: 7, h2: 12_345 },
-      captureBytes: 1 << 16,
+      recordingBytes: 1 << 16,
       lens: times(30, 60),
       pausesAtLeast: 0,
       tooLong: false,
     },
     // Grouped by capture, each record is copied whole and nothing past it: short, 16-byte multiples, long.
-    { name: "records of every length from 14 to 269 bytes, grouped whole", numbering: SMALL, captureBytes: 4096, lens: Array.from({ length: 256 }, (_, i) => 14 + i), pausesAtLeast: 20, tooLong: false },
-    { name: "a ring of a few records: the run writes it out each time it pauses", numbering: SMALL, captureBytes: 0, lens: times(30, 60), pausesAtLeast: 20, tooLong: false },
+    { name: "records of every length from 14 to 269 bytes, grouped whole", numbering: SMALL, recordingBytes: 4096, lens: Array.from({ length: 256 }, (_, i) => 14 + i), pausesAtLeast: 20, tooLong: false },
+    { name: "a ring of a few records: the run writes it out each time it pauses", numbering: SMALL, recordingBytes: 0, lens: times(30, 60), pausesAtLeast: 20, tooLong: false },
     // 8 + 16 + 214 = 238 bytes: every record but the ring's first waits for a write-out.
-    { name: "records larger than half the ring: one in the ring at a time", numbering: SMALL, captureBytes: 0, lens: times(10, 214), pausesAtLeast: 29, tooLong: false },
-    { name: "a record the whole ring cannot hold: the packet is dropped as too-long", numbering: SMALL, captureBytes: 0, lens: times(3, 300), pausesAtLeast: 0, tooLong: true },
-  ])("$name", ({ numbering, captureBytes, lens, pausesAtLeast, tooLong }) => {
-    const { dp, runner, written, flushes } = setupRing(numbering, captureBytes);
+    { name: "records larger than half the ring: one in the ring at a time", numbering: SMALL, recordingBytes: 0, lens: times(10, 214), pausesAtLeast: 29, tooLong: false },
+    { name: "a record the whole ring cannot hold: the packet is dropped as too-long", numbering: SMALL, recordingBytes: 0, lens: times(3, 300), pausesAtLeast: 0, tooLong: true },
+  ])("$name", ({ numbering, recordingBytes, lens, pausesAtLeast, tooLong }) => {
+    const { dp, runner, written, flushes } = setupRing(numbering, recordingBytes);
     const resume = vi.spyOn(dp.exports, "resume");
     const frames = sized(lens);
     const n = frames.length;
     runner.run(batchOf(frames, 0), 0, null);
     expect(resume.mock.calls.length).toBeGreaterThanOrEqual(pausesAtLeast);
     if (pausesAtLeast === 0) expect(written.size).toBe(0);
-    runner.flushCaptures();
+    runner.flushRecordings();
     const want = tooLong ? new Map() : new Map([numbering.toHub, numbering.toH2, numbering.h2].map((k) => [k, records(frames)]));
     expect(written).toEqual(want);
     // Each write-out hands over each capture that has records once, in the order of their numbers.
@@ -262,12 +262,12 @@ describe("Runner.flushCaptures: one capture ring for every capture file", () => 
     expect(Number(drops[DROP_REASONS.indexOf("too-long")])).toBe(tooLong ? n : 0);
     // Emptied: a second flush has nothing to hand over.
     written.clear();
-    runner.flushCaptures();
+    runner.flushRecordings();
     expect(written.size).toBe(0);
   });
 
   it("does nothing without captures", () => {
     const { runner } = setup();
-    expect(() => runner.flushCaptures()).not.toThrow();
+    expect(() => runner.flushRecordings()).not.toThrow();
   });
 });

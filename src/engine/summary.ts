@@ -1,12 +1,41 @@
-// summary.json: what a replay did, counted by the data plane.
+// summary.json: what a run did, counted by the data plane.
 
 import type { CompiledLink, CompiledSpec } from "../control/compiled.js";
 import type { Installed } from "../control/install.js";
 import { DROP_REASONS, type DropReason } from "../wasm/abi.js";
 import type { DataPlane } from "../wasm/module.js";
-import type { InputStats } from "./inputs.js";
-import type { AppliedUpdate } from "./updates.js";
+import type { Change, Target } from "../control/reconcile.js";
+import type { InputError } from "../errors.js";
 import { DELIVERED_DIR, LINKS_DIR } from "./outputs.js";
+
+/** What one input (a capture, a live port) brought: the summary's `inputs[]`. */
+export interface InputStats {
+  readonly endpoint: string;
+  readonly file: string;
+  /** Packets handed to the data plane. */
+  packets: number;
+  /** What ended the input before its end, after the packets before it. */
+  error: InputError | undefined;
+  readonly linkTypes: Set<string>;
+  /** What was taken off packets before they entered, e.g. "Linux cooked header". */
+  readonly adapted: Set<string>;
+}
+
+/** An update as summary.json records it. */
+export interface AppliedUpdate {
+  readonly at: string;
+  /** The capture time, "seconds.nanoseconds". */
+  readonly time: string;
+  readonly description?: string;
+  readonly down?: Target;
+  readonly up?: Target;
+  /** The first input packet processed after it (numbered from 0, as in trace.jsonl); null: no packet came after it, and it was not applied. */
+  readonly packet: number | null;
+  /** What changed in the tables (descriptions), or which links and members went down or up. */
+  readonly change?: Omit<Change, "topology">;
+  readonly links?: readonly string[];
+  readonly members?: readonly string[];
+}
 
 export interface Summary {
   readonly spec: string;
@@ -23,7 +52,7 @@ export interface Summary {
     readonly dropped: number;
     readonly exited: number;
   };
-  /** Per declared link (both directions together): packets, bytes, and the capture file if one was written. */
+  /** Per declared link (both directions together): packets, bytes, and the file of its recording if one was written. */
   readonly links: Record<string, { packets: number; bytes: number; file: string | null }>;
   readonly delivered: Record<string, { packets: number; file: string }>;
   /** Per member that delivered or dropped anything, with the machine it runs on. */

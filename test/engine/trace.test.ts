@@ -10,7 +10,7 @@ import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import { compile } from "../../src/control/compile.js";
 import { loadSpec } from "../../src/description/load.js";
-import { checkTraceLine, TRACE_LINE_MAX, TraceWriter } from "../../src/run/trace.js";
+import { checkTraceLine, TRACE_LINE_MAX, TraceWriter } from "../../src/engine/trace.js";
 import { STAGES, TRACE_KINDS } from "../../src/wasm/abi.js";
 import type { InputBatch, TraceEvent } from "../../src/wasm/runner.js";
 

@@ -1,4 +1,4 @@
-// CaptureFiles (src/run/capture-files.ts): many capture files written with few
+// BufferedFiles (src/engine/buffered-files.ts): many recording files written with few
 // descriptors and bounded buffers. Each case appends chunks to files in turn
 // and checks, after every append, the limits — and at the end every file, byte
 // for byte.
@@ -8,12 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { InputError } from "../../src/errors.js";
-import { type CaptureFile, type CaptureFileLimits, CaptureFiles } from "../../src/run/capture-files.js";
+import { type BufferedFile, type FileLimits, BufferedFiles } from "../../src/engine/buffered-files.js";
 import { concat } from "../pcap/builders.js";
 
 let dir = "";
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "strata-capture-files-"));
+  dir = mkdtempSync(join(tmpdir(), "strata-buffered-files-"));
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -21,8 +21,8 @@ const header = (k: number): Uint8Array => new Uint8Array(24).fill(0x80 + (k % 64
 /** The bytes of the i-th write, `len` of them. */
 const chunk = (i: number, len: number): Uint8Array => Uint8Array.from({ length: len }, (_, j) => (i * 31 + j) & 0xff);
 
-describe("CaptureFiles", () => {
-  it.each<{ name: string; files: number; writes: { file: number; len: number }[]; limits: CaptureFileLimits }>([
+describe("BufferedFiles", () => {
+  it.each<{ name: string; files: number; writes: { file: number; len: number }[]; limits: FileLimits }>([
     { name: "one file, small writes: kept in its buffer, written at close", files: 1, writes: Array.from({ length: 50 }, () => ({ file: 0, len: 40 })), limits: { openMax: 4, fileBuffer: 4096, bufferedMax: 1 << 20 } },
     {
       name: "300 files in turn, 4 open at most: each opened again to append",
@@ -44,8 +44,8 @@ describe("CaptureFiles", () => {
     },
     { name: "one descriptor for many files", files: 10, writes: Array.from({ length: 100 }, (_, i) => ({ file: (i * 3) % 10, len: 9 })), limits: { openMax: 1, fileBuffer: 64, bufferedMax: 256 } },
   ])("$name", ({ files: n, writes, limits }) => {
-    const files = new CaptureFiles(limits);
-    const made: (CaptureFile | undefined)[] = [];
+    const files = new BufferedFiles(limits);
+    const made: (BufferedFile | undefined)[] = [];
     const want: Uint8Array[][] = Array.from({ length: n }, (_, k) => [header(k)]);
     const path = (k: number): string => join(dir, `f${k}.pcap`);
     writes.forEach(({ file: k, len }, i) => {
@@ -74,13 +74,13 @@ describe("CaptureFiles", () => {
   it.each([
     {
       name: "a directory that is not there: cannot create",
-      act: (files: CaptureFiles): void => void files.file(join(dir, "none", "f.pcap"), header(0)),
+      act: (files: BufferedFiles): void => void files.file(join(dir, "none", "f.pcap"), header(0)),
       problem: /cannot create: .*(no such file|ENOENT)/i,
     },
     {
       // Closed to make room for another, then replaced by a symbolic link: never written through.
       name: "a file replaced by a symbolic link while closed: cannot write, nothing written through it",
-      act: (files: CaptureFiles): void => {
+      act: (files: BufferedFiles): void => {
         const a = files.file(join(dir, "a.pcap"), header(0));
         files.append(a, chunk(0, 600), 0, 600);
         files.file(join(dir, "b.pcap"), header(1));
@@ -92,7 +92,7 @@ describe("CaptureFiles", () => {
       problem: /cannot write: /,
     },
   ])("refuses $name, one line", ({ act, problem }) => {
-    const files = new CaptureFiles({ openMax: 1, fileBuffer: 512, bufferedMax: 4096 });
+    const files = new BufferedFiles({ openMax: 1, fileBuffer: 512, bufferedMax: 4096 });
     let error: unknown;
     try {
       act(files);

@@ -10,8 +10,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import { replay } from "../../src/run/replay.js";
-import { INDEX_ENTRY_LEN, INDEX_HEADER_LEN, readIndexed, TraceFile } from "../../src/run/trace-file.js";
-import { TRACE_LINE_MAX } from "../../src/run/trace.js";
+import { INDEX_ENTRY_LEN, INDEX_HEADER_LEN, readIndexed, TraceFile } from "../../src/engine/trace-file.js";
+import { TRACE_LINE_MAX } from "../../src/engine/trace.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const HUB = join(root, "examples/hub-and-spoke/network.yaml");

@@ -1,6 +1,6 @@
-// The files a run's captures are written to, in memory and descriptors that
+// The files a run's recordings are written to, in memory and descriptors that
 // follow the packets, not the number of files: a description of 20,000
-// captured links may give 20,000 files packets. A file is created on its first
+// recorded links may give 20,000 files packets. A file is created on its first
 // bytes, and keeps what it is given in a buffer of its own (small at first,
 // growing to `fileBuffer`), written out when full. When the buffers together
 // take `bufferedMax` bytes, every one is written and let go; close() writes
@@ -11,7 +11,7 @@
 import { closeSync, constants, openSync, writeSync } from "node:fs";
 import { describeIoError, InputError } from "../errors.js";
 
-export interface CaptureFileLimits {
+export interface FileLimits {
   /** Files open at once, at most. */
   readonly openMax: number;
   /** Bytes a file buffers, at most; a write of a quarter of it or more goes to the file at once. */
@@ -20,13 +20,13 @@ export interface CaptureFileLimits {
   readonly bufferedMax: number;
 }
 
-export const CAPTURE_FILE_LIMITS: CaptureFileLimits = { openMax: 128, fileBuffer: 256 << 10, bufferedMax: 64 << 20 };
+export const FILE_LIMITS: FileLimits = { openMax: 128, fileBuffer: 256 << 10, bufferedMax: 64 << 20 };
 
 /** A buffer's first size: a file with few records keeps little. */
 const FIRST_BUFFER_LEN = 512;
 
-/** One capture file: where it is, its descriptor while open, and the bytes not written yet. */
-export interface CaptureFile {
+/** One file: where it is, its descriptor while open, and the bytes not written yet. */
+export interface BufferedFile {
   readonly path: string;
   fd: number;
   /** Whether the file exists: it is created (truncated) the first time it is opened, and appended to after. */
@@ -35,16 +35,16 @@ export interface CaptureFile {
   buffered: number;
 }
 
-/** The capture files of one run, sharing a budget of descriptors and buffer bytes. */
-export class CaptureFiles {
-  readonly #limits: CaptureFileLimits;
+/** The recording files of one run, sharing a budget of descriptors and buffer bytes. */
+export class BufferedFiles {
+  readonly #limits: FileLimits;
   /** The open files, least recently written first. */
-  readonly #open = new Set<CaptureFile>();
+  readonly #open = new Set<BufferedFile>();
   /** The files that hold a buffer, and the bytes the buffers take. */
-  readonly #holding = new Set<CaptureFile>();
+  readonly #holding = new Set<BufferedFile>();
   #held = 0;
 
-  constructor(limits: CaptureFileLimits = CAPTURE_FILE_LIMITS) {
+  constructor(limits: FileLimits = FILE_LIMITS) {
     this.#limits = limits;
   }
 
@@ -59,15 +59,15 @@ export class CaptureFiles {
   }
 
   /** A file at `path`, created now (it exists from its first bytes), which starts with `header`. */
-  file(path: string, header: Uint8Array): CaptureFile {
-    const f: CaptureFile = { path, fd: -1, created: false, buffer: undefined, buffered: 0 };
+  file(path: string, header: Uint8Array): BufferedFile {
+    const f: BufferedFile = { path, fd: -1, created: false, buffer: undefined, buffered: 0 };
     this.#use(f);
     this.append(f, header, 0, header.length);
     return f;
   }
 
   /** Appends data[start .. start+len) to `f`: a quarter of a full buffer or more goes to the file without a copy. */
-  append(f: CaptureFile, data: Uint8Array, start: number, len: number): void {
+  append(f: BufferedFile, data: Uint8Array, start: number, len: number): void {
     const max = this.#limits.fileBuffer;
     if (4 * len >= max || f.buffered + len > max) {
       this.#write(f);
@@ -109,7 +109,7 @@ export class CaptureFiles {
   }
 
   /** Opens `f` if it is not open (created the first time, appended to after), closing the least recently written file if too many are; `f` is then the most recent. */
-  #use(f: CaptureFile): void {
+  #use(f: BufferedFile): void {
     if (f.fd >= 0) {
       this.#open.delete(f);
       this.#open.add(f);
@@ -120,7 +120,7 @@ export class CaptureFiles {
       if (least !== undefined) this.#close(least);
     }
     try {
-      // Made as any capture file is; opened again only to append to the file it is, never through a link.
+      // Made as any recording file is; opened again only to append to the file it is, never through a link.
       f.fd = openSync(f.path, f.created ? constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW : "w");
     } catch (err) {
       throw new InputError(f.path, "", `cannot ${f.created ? "write" : "create"}: ${describeIoError(err)}`);
@@ -129,7 +129,7 @@ export class CaptureFiles {
     this.#open.add(f);
   }
 
-  #close(f: CaptureFile): void {
+  #close(f: BufferedFile): void {
     this.#open.delete(f);
     const fd = f.fd;
     f.fd = -1;
@@ -137,13 +137,13 @@ export class CaptureFiles {
   }
 
   /** Writes `f`'s buffered bytes; its buffer stays for what comes next. */
-  #write(f: CaptureFile): void {
+  #write(f: BufferedFile): void {
     if (f.buffered === 0 || f.buffer === undefined) return;
     this.#writeOut(f, f.buffer.subarray(0, f.buffered));
     f.buffered = 0;
   }
 
-  #writeOut(f: CaptureFile, bytes: Uint8Array): void {
+  #writeOut(f: BufferedFile, bytes: Uint8Array): void {
     this.#use(f);
     try {
       for (let done = 0; done < bytes.length; ) done += writeSync(f.fd, bytes, done, bytes.length - done);

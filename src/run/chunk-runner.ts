@@ -11,12 +11,29 @@ import { resolveEndpoint } from "../control/endpoints.js";
 import { install } from "../control/install.js";
 import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
 import { DataPlane } from "../wasm/module.js";
-import { type RecordingTargets, DEFAULT_RUNNER, type InputBatch, Runner } from "../wasm/runner.js";
+import { type RecordingTargets, DEFAULT_RUNNER, type InputBatch, type PacketRanges, Runner } from "../wasm/runner.js";
 import { type Inputs, openInputs } from "./inputs.js";
 import { assignRecordings } from "../engine/outputs.js";
 import { type Counters, readCounters } from "../engine/summary.js";
 import { TraceWriter } from "../engine/trace.js";
-import type { RunnerSetup } from "./workers.js";
+
+/** What a ChunkRunner needs: its data plane's index of how many, the description, the inputs and the run's options. */
+export interface RunnerSetup {
+  readonly index: number;
+  readonly planes: number;
+  readonly compiled: CompiledSpec;
+  /** The --in endpoints as written, in order: injection k is endpoints[k]. */
+  readonly endpoints: readonly string[];
+  /** The --in files, in the same order. */
+  readonly files: readonly string[];
+  readonly trace: boolean;
+  /** With trace, only these packets are traced. */
+  readonly tracePackets?: PacketRanges;
+  readonly hopLimit: number;
+  readonly copyLimit: number;
+  /** Packets per chunk (CHUNK_PACKETS unless a test asks for small ones). */
+  readonly chunkPackets: number;
+}
 
 /** Packets per chunk: few messages per replay, few enough that reading, running and writing overlap. */
 export const CHUNK_PACKETS = 16384;

@@ -24,7 +24,7 @@ import { availableParallelism } from "node:os";
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
 import type { CompiledSpec } from "../control/compiled.js";
 import type { ResolvedEndpoint } from "../control/endpoints.js";
-import { type ChunkDone, type ChunkLines, ChunkRunner, chunkPlane, SLOTS } from "./chunk-runner.js";
+import { type ChunkDone, type ChunkLines, ChunkRunner, chunkPlane, type RunnerSetup, SLOTS } from "./chunk-runner.js";
 import type { Inputs } from "./inputs.js";
 import type { RecordingFiles } from "../engine/outputs.js";
 import { addCounters, type Counters } from "../engine/summary.js";
@@ -75,24 +75,6 @@ const SPINS = 1 << 22;
 const SENT = 0;
 const WRITTEN = 1;
 const ABORTED = 2;
-
-/** What a ChunkRunner needs: its data plane's index of how many, the description, the inputs and the run's options. */
-export interface RunnerSetup {
-  readonly index: number;
-  readonly planes: number;
-  readonly compiled: CompiledSpec;
-  /** The --in endpoints as written, in order: injection k is endpoints[k]. */
-  readonly endpoints: readonly string[];
-  /** The --in files, in the same order. */
-  readonly files: readonly string[];
-  readonly trace: boolean;
-  /** With trace, only these packets are traced. */
-  readonly tracePackets?: PacketRanges;
-  readonly hopLimit: number;
-  readonly copyLimit: number;
-  /** Packets per chunk (CHUNK_PACKETS unless a test asks for small ones). */
-  readonly chunkPackets: number;
-}
 
 export interface WorkerSetup extends RunnerSetup {
   /** Int32 words SENT, WRITTEN and ABORTED. */

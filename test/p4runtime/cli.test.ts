@@ -9,7 +9,7 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
-import { main } from "../../src/cli/main.js";
+import { main } from "../..//src/cli/main.js";
 import { serve } from "../../src/cli/serve.js";
 import { CLOSE_GRACE_MS } from "../../src/p4runtime/server.js";
 import { Client, type M, statusCode, type Stream } from "./client.js";

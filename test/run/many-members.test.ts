@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
-import { main } from "../../src/cli/main.js";
+import { main } from "../..//src/cli/main.js";
 import { LINKTYPE, MAX_CAP_LEN_DEFAULT } from "../../src/pcap/index.js";
 import type { Summary } from "../../src/engine/summary.js";
 import { pcapFile, type PcapRecordSpec } from "../pcap/builders.js";

@@ -1,6 +1,6 @@
 // The P4Runtime server's own speed, as a controller sees it: a gRPC client in
 // this process against strata's server (plain text on loopback) over a
-// LocalEmulation of the IP router, whose `ip.r` forward table (LPM) is made to
+// EngineEmulation.local of the IP router, whose `ip.r` forward table (LPM) is made to
 // hold 16,384 entries (the server starts it empty). The requests are encoded
 // once, in set-up, and Read responses are taken as bytes (decoded once, to
 // check them), so what is timed is the server and gRPC, not this client's
@@ -10,7 +10,7 @@ import * as grpc from "@grpc/grpc-js";
 import { compile } from "../src/control/compile.js";
 import { parseSpec } from "../src/description/load.js";
 import { exportP4 } from "../src/p4/export.js";
-import { LocalEmulation } from "../src/p4runtime/emulation.js";
+import { EngineEmulation } from "../src/p4runtime/emulation.js";
 import { protoRoot } from "../src/p4runtime/proto.js";
 import { P4RuntimeServer } from "../src/p4runtime/server.js";
 import type { Figure, FigureScenario } from "./scenario.js";
@@ -119,7 +119,7 @@ async function start(): Promise<Setup> {
   const info = JSON.parse(String(ex.files["p4info.json"])) as { tables: { preamble: { id: number; alias: string } }[]; actions: { preamble: { id: number; alias: string } }[] };
   const tableId = info.tables.find((t) => t.preamble.alias === "ip_r_forward")?.preamble.id ?? 0;
   const actionId = info.actions.find((a) => a.preamble.alias === "forward_out")?.preamble.id ?? 0;
-  const server = await P4RuntimeServer.start(new LocalEmulation(compiled), { address: "127.0.0.1:0", source: SOURCE, empty: true, warn: () => undefined });
+  const server = await P4RuntimeServer.start(EngineEmulation.local(compiled), { address: "127.0.0.1:0", source: SOURCE, empty: true, warn: () => undefined });
   const client = new grpc.Client(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure(), { "grpc.max_receive_message_length": -1 });
   const stream = client.makeBidiStreamRequest("/p4.v1.P4Runtime/StreamChannel", (b: Buffer) => b, (b: Buffer) => b);
   const s: Setup = { server, client, stream, deviceId: ex.manifest.deviceId, tableId, actionId };

@@ -8,7 +8,7 @@ import type { Command } from "commander";
 import { compile } from "../control/compile.js";
 import { loadSpec } from "../description/load.js";
 import { UsageError } from "../errors.js";
-import { LocalEmulation } from "../p4runtime/emulation.js";
+import { EngineEmulation } from "../p4runtime/emulation.js";
 import { CLOSE_GRACE_MS, describeStats, P4RuntimeServer } from "../p4runtime/server.js";
 import { isLoopback, loadTls, type Tls } from "../p4runtime/tls.js";
 import type { CommandContext } from "./command.js";
@@ -100,7 +100,7 @@ async function runP4Runtime(spec: string, flags: Flags, ctx: CommandContext): Pr
   // Before the server is announced: a signal from then on stops it cleanly.
   const signals = new StopSignals();
   try {
-    const emulation = new LocalEmulation(compiled);
+    const emulation = EngineEmulation.local(compiled);
     let server: P4RuntimeServer;
     try {
       server = await P4RuntimeServer.start(emulation, { address, source: spec, empty: flags.empty === true, ...(tls !== undefined ? { tls } : {}) });

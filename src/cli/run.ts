@@ -9,7 +9,7 @@ import { ENDPOINT_FORMS } from "../control/endpoints.js";
 import { replay } from "../run/replay.js";
 import { parsePacketRanges, TRACE_PACKETS_HELP } from "../run/trace-packets.js";
 import { TRACE_LARGE_BYTES } from "../engine/trace.js";
-import { TRACE_FILE } from "../engine/outputs.js";
+import { TRACE_FILE } from "../engine/trace-file.js";
 import { WORKERS_MAX } from "../run/workers.js";
 import { COPY_LIMIT_MAX, HOP_LIMIT_MAX, type PacketRanges } from "../wasm/runner.js";
 import type { Summary } from "../engine/summary.js";

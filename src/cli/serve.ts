@@ -9,24 +9,28 @@ import { compile } from "../control/compile.js";
 import { loadSpec } from "../description/load.js";
 import { excerpt, UsageError } from "../errors.js";
 import type { Summary } from "../engine/summary.js";
-import { TRACE_FILE } from "../engine/outputs.js";
+import { TRACE_FILE } from "../engine/trace-file.js";
 import { fileSize } from "./format.js";
 import { type Line, LineSplitter } from "../lines.js";
 import { COMMAND_LINE_MAX, COMMANDS_HELP, type CommandResult, runCommand } from "../serve/control.js";
-import { Emulation, resolveExternal, TRACE_MAX_BYTES } from "../serve/emulation.js";
 import { portLine } from "../serve/port-counters.js";
 import { CAP_INSTALL, checkPorts, LivePorts, loadCap, parsePort } from "../serve/ports.js";
 import { DescriptionReloader } from "../serve/watch.js";
 import { COPY_LIMIT_MAX, HOP_LIMIT_MAX, type PacketRanges } from "../wasm/runner.js";
 import { parsePacketRanges, TRACE_PACKETS_HELP } from "../run/trace-packets.js";
 import { CLOSE_GRACE_MS, describeStats, P4RuntimeServer, type ServerStats } from "../p4runtime/server.js";
-import { SERVED_OPTIONS, ServedEmulation } from "../p4runtime/serve-emulation.js";
+import { EngineEmulation, P4RUNTIME_ENGINE, P4RUNTIME_OUTPUTS } from "../p4runtime/emulation.js";
+import { Engine } from "../engine/engine.js";
+import { Outputs } from "../engine/outputs.js";
+import { resolveExternal } from "../engine/sinks.js";
 import { exposureWarning, listenAddress, servedAt, type TlsFlags, tlsOf, tlsOptions } from "./p4runtime.js";
 import type { Io } from "./io.js";
 import { collect, limit, outputsLine } from "./run.js";
 import { type CommandContext, EXIT_OK } from "./command.js";
 import { StopSignals } from "./stop-signals.js";
 
+/** Bytes of trace.jsonl after which a serve's trace stops, unless told otherwise (--trace-max). */
+export const TRACE_MAX_BYTES = 1e9;
 /** The largest --trace-max, in MB: a million megabytes. */
 const TRACE_MAX_MB = 1_000_000;
 
@@ -140,7 +144,8 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
   // Before anything is opened or announced: a signal from then on stops the emulation cleanly (once it runs).
   const signals = hooks.signals === true ? new StopSignals() : undefined;
   let live: LivePorts | undefined;
-  let em: Emulation | undefined;
+  let em: Engine | undefined;
+  let out: Outputs | undefined;
   const say = (line: string): void => {
     io.stderr.write(`${line}\n`);
     void io.stderr.flush();
@@ -157,32 +162,58 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
     }
     // Packets enter at the ports' external links that something arrives on.
     const entering = args.flatMap((a, k) => (externals[k]?.inbound !== undefined ? [{ endpoint: externals[k]?.name ?? "", source: a.iface }] : []));
-    em = Emulation.open(
-      {
-        spec,
-        endpoints: entering.map((e) => e.endpoint),
-        sources: entering.map((e) => e.source),
-        ...(flags.out !== undefined ? { out: flags.out } : {}),
-        force: flags.force === true,
-        trace: flags.trace === true || flags.tracePackets !== undefined,
-        ...(flags.tracePackets !== undefined ? { tracePackets: flags.tracePackets } : {}),
-        traceMaxBytes: traceMax * 1e6,
-        onTraceFull: (trace) => say(`strata: ${join(flags.out ?? "", TRACE_FILE)}: ${fileSize(trace.bytes)} for ${count(trace.packets)} packets: tracing stopped there, at --trace-max ${count(traceMax)} (MB); the emulation goes on`),
-        hopLimit: flags.hopLimit,
-        copyLimit: flags.copyLimit,
-        // The port processes hand frames over in chunks: a batch is what one turn of the event loop brought.
-        flushMs: 0,
-        // With --p4runtime the server installs the rows itself (the export's, unless --empty) and sends deliveries as PacketIn.
-        ...(p4address !== undefined ? SERVED_OPTIONS : {}),
-      },
+    em = Engine.open({
       compiled,
-    );
+      endpoints: entering.map((e) => e.endpoint),
+      sources: entering.map((e) => e.source),
+      hopLimit: flags.hopLimit,
+      copyLimit: flags.copyLimit,
+      // The port processes hand frames over in chunks: a batch is what one turn of the event loop brought.
+      flushMs: 0,
+      // With --p4runtime the server installs the rows itself (the export's, unless --empty).
+      ...(p4address !== undefined ? P4RUNTIME_ENGINE : {}),
+    });
+    const tracing = flags.trace === true || flags.tracePackets !== undefined;
+    out = flags.out === undefined ? undefined : Outputs.open(flags.out, compiled, { command: "serve", inputs: [spec], force: flags.force === true, trace: tracing });
+    const trace = out?.trace;
+    em.connect({
+      ...(out !== undefined ? { recordings: out.recordings } : {}),
+      exits: true,
+      // With --p4runtime deliveries go to the server, as PacketIn.
+      ...(p4address !== undefined ? P4RUNTIME_OUTPUTS : {}),
+      ...(trace !== undefined
+        ? {
+            trace: {
+              lines: trace,
+              ...(flags.tracePackets !== undefined ? { packets: flags.tracePackets } : {}),
+              full: () => trace.bytes >= traceMax * 1e6,
+              onFull: () => say(`strata: ${join(flags.out ?? "", TRACE_FILE)}: ${fileSize(trace.bytes)} for ${count(trace.lines)} packets: tracing stopped there, at --trace-max ${count(traceMax)} (MB); the emulation goes on`),
+            },
+          }
+        : {}),
+    });
   } catch (err) {
     signals?.dispose();
     await live?.close();
     throw err;
   }
   const emulation = em;
+  const outputs = out;
+  /** Stops the emulation and writes --out: the summary, and why the outputs could not be written (then the counts are still reported). */
+  const end = (): { summary: Summary; failed?: unknown } => {
+    try {
+      const summary = emulation.stop();
+      outputs?.finish(summary);
+      return { summary };
+    } catch (err) {
+      try {
+        outputs?.close();
+      } catch {
+        // The first failure is the one reported.
+      }
+      return { summary: emulation.summary(), failed: err };
+    }
+  };
   const ports = live?.ports ?? [];
   const livePorts = live;
   emulation.reportPorts(() => livePorts?.counts() ?? []);
@@ -193,7 +224,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
   let p4server: P4RuntimeServer | undefined;
   if (p4address !== undefined) {
     try {
-      p4server = await P4RuntimeServer.start(new ServedEmulation(emulation), {
+      p4server = await P4RuntimeServer.start(new EngineEmulation(emulation), {
         address: p4address,
         source: spec,
         empty: flags.empty === true,
@@ -205,7 +236,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
       });
     } catch (err) {
       signals?.dispose();
-      emulation.stop();
+      end();
       await live?.close();
       throw new UsageError(`--p4runtime ${p4address}: cannot serve there (${err instanceof Error ? err.message : String(err)})`);
     }
@@ -234,13 +265,6 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
       // The frames the emulation has queued run first, and what they send goes out before the ports
       // close; then the emulation stops, its summary holding the ports' final counts. A failed
       // final write (--out gone, full, read-only) ends it too: the counts as they are, then the reason.
-      const end = (): { summary: Summary; failed?: unknown } => {
-        try {
-          return { summary: emulation.stop() };
-        } catch (err) {
-          return { summary: emulation.summary(), failed: err };
-        }
-      };
       let flushed: unknown;
       try {
         emulation.flush();

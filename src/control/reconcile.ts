@@ -90,14 +90,6 @@ export class Reconciler {
   }
 
   /**
-   * Takes over a data plane someone else installed (`installed`, with the endpoints it was
-   * given). Writers that change its rows afterwards tell the reconciler with sync().
-   */
-  static adopt(dp: DataPlane, installed: Installed, endpoints: readonly ResolvedEndpoint[]): Reconciler {
-    return new Reconciler(dp, installed, endpoints.map((e) => e.text), endpoints);
-  }
-
-  /**
    * What is installed now, as another writer left it (the same tables, rows deleted or put back:
    * entry −1 for a row not in its table). The next apply() diffs against it.
    */

@@ -1,29 +1,26 @@
-// What strata writes into --out. Its inputs are captures; what it writes are
-// recordings: DIR/links/<network>.<link>.pcap for every recorded link that
-// carried traffic (both directions of a two-way link in one file, like a tap on
-// the wire) and DIR/delivered/<network>.<member>.pcap for every member that
-// received packets, made on their first packet; then summary.json, and with a
-// trace trace.jsonl and trace.idx. DIR/.strata-output lists what strata wrote:
-// the only files a later run deletes (src/out-dir.ts, the guard every command
-// that writes files goes through).
+// What a run writes into --out (strata run, strata serve): the recordings
+// (./recordings.ts), summary.json at the end, and with a trace trace.jsonl and
+// trace.idx (./trace-file.ts). The directory is claimed by the rules every
+// command that writes files goes through (src/out-dir.ts): DIR/.strata-output
+// lists what strata wrote, the only files a later run deletes.
 
-import { join } from "node:path";
 import type { CompiledSpec } from "../control/compiled.js";
 import { OutDir } from "../out-dir.js";
-import { pcapFileHeader } from "../pcap/index.js";
-import type { DataPlane } from "../wasm/module.js";
-import type { RecordingTargets } from "../wasm/runner.js";
-import { type BufferedFile, BufferedFiles } from "./buffered-files.js";
+import { DELIVERED_DIR, LINKS_DIR, planRecordings, RecordingFiles } from "./recordings.js";
+import type { Summary } from "./summary.js";
+import { TRACE_FILE, TRACE_INDEX_FILE, TraceFile } from "./trace-file.js";
 
-export const LINKS_DIR = "links";
-export const DELIVERED_DIR = "delivered";
 export const SUMMARY_FILE = "summary.json";
-export const TRACE_FILE = "trace.jsonl";
-/** Beside the trace: where each packet's line starts (./trace-file.ts). */
-export const TRACE_INDEX_FILE = "trace.idx";
-/** Claims DIR for a run (strata run, strata serve) of `compiled` that reads `inputs`. */
-export function claimOut(dir: string, compiled: CompiledSpec, options: { command: string; inputs: readonly string[]; force: boolean; trace: boolean }): OutDir {
-  return OutDir.claim(dir, { command: options.command, inputs: options.inputs, force: options.force, files: outputFiles(compiled, options.trace), dirs: [LINKS_DIR, DELIVERED_DIR] });
+
+export interface OutputsOptions {
+  /** The command that writes ("run", "serve"): named in the marker. */
+  readonly command: string;
+  /** The files the run reads: never inside DIR. */
+  readonly inputs: readonly string[];
+  /** Write into a non-empty directory strata did not write (never replacing its files). */
+  readonly force: boolean;
+  /** Write trace.jsonl and trace.idx too. */
+  readonly trace: boolean;
 }
 
 /** The files a run of `compiled` may write, relative to DIR. */
@@ -32,90 +29,37 @@ export function outputFiles(compiled: CompiledSpec, trace: boolean): string[] {
   return [...recordings, SUMMARY_FILE, ...(trace ? [TRACE_FILE, TRACE_INDEX_FILE] : [])];
 }
 
-/** A recording: its file (DIR/sub/name.pcap), and what it records. */
-export interface PlannedRecording {
-  readonly sub: string;
-  readonly name: string;
-  readonly network: number;
-  /** The links it taps (both directions of a two-way link share a recording), or the member whose deliveries it holds. */
-  readonly links: number[];
-  readonly member?: number;
-}
+/** The --out directory of a run: claimed when opened, its recording files and trace written as the packets run, summary.json at finish(). */
+export class Outputs {
+  readonly dir: OutDir;
+  readonly recordings: RecordingFiles;
+  readonly trace: TraceFile | undefined;
 
-/**
- * The recordings of `compiled`, numbered as the data plane numbers them: one per recorded link
- * name, then one per member with a receive table (only a receive table delivers).
- */
-export function planRecordings(compiled: CompiledSpec): PlannedRecording[] {
-  const plan: PlannedRecording[] = [];
-  const byName = new Map<string, PlannedRecording>();
-  for (const l of compiled.links) {
-    if (!l.captured) continue;
-    let r = byName.get(l.capture);
-    if (r === undefined) {
-      r = { sub: LINKS_DIR, name: l.capture, network: l.network, links: [] };
-      byName.set(l.capture, r);
-      plan.push(r);
-    }
-    r.links.push(l.index);
-  }
-  for (const m of compiled.members) {
-    if (m.tables.receive !== undefined) plan.push({ sub: DELIVERED_DIR, name: m.qualified, network: m.network, links: [], member: m.index });
-  }
-  return plan;
-}
-
-/** Numbers the recordings of `compiled` in the data plane `dp` (recording c fills buffer c); returns them in that order. */
-export function assignRecordings(compiled: CompiledSpec, dp: DataPlane): PlannedRecording[] {
-  const x = dp.exports;
-  const plan = planRecordings(compiled);
-  for (const [c, planned] of plan.entries()) {
-    for (const l of planned.links) x.linkSetCapture(l, c);
-    if (planned.member !== undefined) x.memberSetCapture(planned.member, c);
-  }
-  return plan;
-}
-
-/**
- * The recording files of a run. Each link recording (both directions of a
- * two-way link share one) and each member's deliveries is a recording of the
- * data plane's ring; this class makes a recording's file when it first has
- * records (its header first, then the records), and appends the rest. Files
- * are written through BufferedFiles: buffers and descriptors follow the files
- * that have packets, within bounds, whatever the number of recordings.
- */
-export class RecordingFiles implements RecordingTargets {
-  readonly count: number;
-  readonly #dir: string;
-  readonly #compiled: CompiledSpec;
-  /** Per recording: its file (relative to `sub`) and network. */
-  readonly #plan: readonly PlannedRecording[];
-  /** Per recording, its file once it has records. */
-  readonly #files: (BufferedFile | undefined)[] = [];
-  readonly #written = new BufferedFiles();
-
-  constructor(dir: string, compiled: CompiledSpec) {
-    this.#dir = dir;
-    this.#compiled = compiled;
-    this.#plan = planRecordings(compiled);
-    this.count = this.#plan.length;
+  private constructor(dir: OutDir, recordings: RecordingFiles, trace: TraceFile | undefined) {
+    this.dir = dir;
+    this.recordings = recordings;
+    this.trace = trace;
   }
 
-  write(c: number, data: Uint8Array, start: number, len: number): void {
-    let f = this.#files[c];
-    if (f === undefined) {
-      const p = this.#plan[c];
-      if (p === undefined) return;
-      const design = this.#compiled.networks[p.network]?.spec.design;
-      // The data plane writes nanosecond, little-endian records: the header must say so.
-      const header = pcapFileHeader({ linkType: design?.linkType ?? 1, nanosecond: true, snapLen: 262144 });
-      f = this.#written.file(join(this.#dir, p.sub, `${p.name}.pcap`), header);
-      this.#files[c] = f;
-    }
-    this.#written.append(f, data, start, len);
+  /** Claims DIR for a run of `compiled` (InputError if it is not strata's to write); the trace's files are made now, the recordings' on their first records. */
+  static open(dir: string, compiled: CompiledSpec, options: OutputsOptions): Outputs {
+    const claimed = OutDir.claim(dir, { command: options.command, inputs: options.inputs, force: options.force, files: outputFiles(compiled, options.trace), dirs: [LINKS_DIR, DELIVERED_DIR] });
+    return new Outputs(claimed, new RecordingFiles(dir, compiled), options.trace ? new TraceFile(dir) : undefined);
   }
 
+  /** Writes what the recordings and the trace hold and closes their files (again: nothing). */
   close(): void {
-    this.#written.close();
+    try {
+      this.recordings.close();
+    } finally {
+      this.trace?.close();
+    }
+  }
+
+  /** Closes the files, writes summary.json, and lists in the marker what the run wrote. */
+  finish(summary: Summary): void {
+    this.close();
+    this.dir.write(SUMMARY_FILE, `${JSON.stringify(summary, null, 2)}\n`);
+    this.dir.seal();
   }
 }

@@ -6,7 +6,7 @@ import { DROP_REASONS, type DropReason } from "../wasm/abi.js";
 import type { DataPlane } from "../wasm/module.js";
 import type { Change, Target } from "../control/reconcile.js";
 import type { InputError } from "../errors.js";
-import { DELIVERED_DIR, LINKS_DIR } from "./outputs.js";
+import { DELIVERED_DIR, LINKS_DIR } from "./recordings.js";
 
 /** What one input (a capture, a live port) brought: the summary's `inputs[]`. */
 export interface InputStats {

@@ -14,7 +14,10 @@
 
 import { closeSync, fstatSync, openSync, readSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { TRACE_FILE, TRACE_INDEX_FILE } from "./outputs.js";
+
+export const TRACE_FILE = "trace.jsonl";
+/** Beside the trace: where each packet's line starts. */
+export const TRACE_INDEX_FILE = "trace.idx";
 
 const MAGIC = Buffer.from("STRATIX1", "latin1");
 export const INDEX_HEADER_LEN = 24;

@@ -1,21 +1,18 @@
 // What the P4Runtime server needs from a running emulation, behind one small
 // interface: table work between packet batches, packets from the controller
-// run through the data plane, and the packets it delivers. LocalEmulation is
-// the plain implementation — a data plane, its tables installed from the
-// description (or left empty), and a FIFO of jobs run one after another on
-// the event loop, so a control job never runs while a batch is in the data
-// plane and a PacketOut sent after a Write sees that Write's tables. Its
-// tables start empty: the server installs rows itself. Deliveries come back in
-// tagged capture records (src/wasm/deliveries.ts: member, in-link, bytes), read
-// once per batch. `strata serve`'s long-running emulation stands behind the
-// same interface (./serve-emulation.ts).
+// run through the data plane, and the packets it delivers. EngineEmulation is
+// that interface on an engine (src/engine/engine.ts): one of its own for
+// `strata p4runtime` (local()), or `strata serve --p4runtime`'s. Table work runs
+// between batches (Engine.between), so a PacketOut sent after a Write sees that
+// Write's tables; every write is noted in what the engine has installed (the
+// summary's row hits and the control commands read it). Packet-outs enter
+// where their member sends, or in its session (an endpoint the engine adds the
+// first time one is needed). Deliveries come back in tagged recording records
+// (src/wasm/deliveries.ts: member, in-link, bytes), read once per batch.
 
 import type { CompiledSpec } from "../control/compiled.js";
-import { type Injection, type Installed, install, withoutRows } from "../control/install.js";
-import { INJECT_KINDS } from "../wasm/abi.js";
-import { DeliveryCaptures } from "../wasm/deliveries.js";
-import { DataPlane } from "../wasm/module.js";
-import { DEFAULT_RUNNER, type InputBatch, Runner } from "../wasm/runner.js";
+import type { Injection, Installed } from "../control/install.js";
+import { Engine, type EngineOptions, type EngineOutputs, type TablesListener } from "../engine/engine.js";
 import type { Tables } from "../wasm/tables.js";
 
 /** A packet for the data plane: where it enters and its bytes. */
@@ -49,124 +46,70 @@ export interface ControlledEmulation {
   close(): void;
 }
 
-/** The description with every table empty: the server installs the rows (the export's, or a controller's). */
-export { withoutRows } from "../control/install.js";
+/** What an engine behind a P4Runtime server is opened with: tables that start empty (the server installs the rows). */
+export const P4RUNTIME_ENGINE = { emptyTables: true } as const satisfies Partial<EngineOptions>;
+/** …and connected with: deliveries reported (PacketIn). */
+export const P4RUNTIME_OUTPUTS = { deliveries: true } as const satisfies EngineOutputs;
 
-/** Injection endpoints set aside for a batch: packets entering at more distinct places take more batches. */
-const ENDPOINT_SLOTS = 64;
-
-export class LocalEmulation implements ControlledEmulation {
+export class EngineEmulation implements ControlledEmulation {
   readonly compiled: CompiledSpec;
-  readonly #dp: DataPlane;
+  readonly #engine: Engine;
+  /** Whether close() stops the engine: it is this emulation's own. */
+  readonly #owned: boolean;
+  /** The engine's tables, every write through the engine: noted, and told to every table listener but this one's. */
   readonly #tables: Tables;
-  readonly #runner: Runner;
-  readonly #listeners = new Set<(d: Delivery) => void>();
-  #queue: Promise<unknown> = Promise.resolve();
-  #packets = 0;
+  readonly #tableListeners = new Set<(tables: Tables, installed: Installed) => void>();
+  readonly #told: TablesListener = (installed) => {
+    for (const f of this.#tableListeners) f(this.#tables, installed);
+  };
 
-  /** The description's topology with every table created empty: the server installs the rows. */
-  constructor(compiled: CompiledSpec) {
-    const start = withoutRows(compiled);
-    this.compiled = compiled;
-    this.#dp = DataPlane.load();
-    const slots: Injection[] = Array.from({ length: ENDPOINT_SLOTS }, () => ({ kind: "self", member: 0, session: 0, link: -1 }));
-    this.#tables = install(this.#dp, start, slots).tables;
-    // Deliveries come back in tagged capture records (member, in-link, bytes), read once per batch.
-    const captures = new DeliveryCaptures(this.#dp, compiled, (member, inLink, data, start, len) => {
-      for (const l of this.#listeners) l({ member, inLink, data: data.slice(start, start + len) });
-    });
-    this.#runner = new Runner(this.#dp, { trace: false, maxFanout: compiled.maxFanout, slotLenMax: 65535 + DEFAULT_RUNNER.headroom }, captures);
-    this.#dp.exports.countersReset();
+  /** `engine` opened with P4RUNTIME_ENGINE on the whole description (the P4Info is made from it) and connected with P4RUNTIME_OUTPUTS. */
+  constructor(engine: Engine, owned = false) {
+    this.#engine = engine;
+    this.#owned = owned;
+    this.compiled = engine.compiled;
+    this.#tables = engine.tables(this.#told);
+    engine.onTablesWritten(this.#told);
   }
 
-  #job<T>(fn: () => T): Promise<T> {
-    const next = this.#queue.then(fn);
-    this.#queue = next.catch(() => undefined);
-    return next;
+  /** `strata p4runtime`'s: the description's topology on an engine of its own, every table empty. */
+  static local(compiled: CompiledSpec): EngineEmulation {
+    const engine = Engine.open({ compiled, ...P4RUNTIME_ENGINE });
+    engine.connect(P4RUNTIME_OUTPUTS);
+    return new EngineEmulation(engine, true);
   }
 
   control<T>(fn: (tables: Tables) => T): Promise<T> {
-    return this.#job(() => fn(this.#tables));
+    return this.#engine.between(() => fn(this.#tables));
   }
 
   inject(packets: readonly Injected[]): Promise<void> {
-    return this.#job(() => {
-      for (let i = 0; i < packets.length; ) {
-        const batch = this.#batch(packets, i);
-        this.#run(batch.packets, batch.places);
-        i += batch.packets.length;
-      }
+    const em = this.#engine;
+    // between(): endpoints are added between batches; the packets then run in batches of their own.
+    return em.between(() => {
+      for (const p of packets) em.submit(em.endpointAt(p.at, "p4runtime"), p.data);
+      em.flush();
     });
-  }
-
-  /** The longest run of packets from `from` that fits one batch: its packets, and its endpoints set. */
-  #batch(packets: readonly Injected[], from: number): { packets: Injected[]; places: number[] } {
-    const keys = new Map<string, number>();
-    const out: Injected[] = [];
-    const places: number[] = [];
-    const x = this.#dp.exports;
-    for (let i = from; i < packets.length && out.length < DEFAULT_RUNNER.batchPackets; i++) {
-      const p = packets[i];
-      if (p === undefined) break;
-      const key = `${p.at.kind}:${p.at.member}:${p.at.session}:${p.at.link}`;
-      let slot = keys.get(key);
-      if (slot === undefined) {
-        if (keys.size === ENDPOINT_SLOTS) break;
-        slot = keys.size;
-        keys.set(key, slot);
-        x.endpointSet(slot, INJECT_KINDS.indexOf(p.at.kind), p.at.member, p.at.session, p.at.link);
-      }
-      out.push(p);
-      places.push(slot);
-    }
-    return { packets: out, places };
-  }
-
-  #run(packets: readonly Injected[], places: readonly number[]): void {
-    const n = packets.length;
-    const total = packets.reduce((a, p) => a + p.data.length, 0);
-    const data = new Uint8Array(Math.max(total, 1));
-    const offset = new Uint32Array(n);
-    const capLen = new Uint32Array(n);
-    let at = 0;
-    packets.forEach((p, i) => {
-      data.set(p.data, at);
-      offset[i] = at;
-      capLen[i] = p.data.length;
-      at += p.data.length;
-    });
-    const now = Date.now();
-    const batch: InputBatch = {
-      data,
-      count: n,
-      offset,
-      capLen,
-      origLen: capLen.slice(),
-      tsSec: new Float64Array(n).fill(Math.floor(now / 1000)),
-      tsNsec: new Uint32Array(n).fill((now % 1000) * 1e6),
-      endpoint: Uint32Array.from(places),
-    };
-    this.#runner.run(batch, this.#packets, null);
-    this.#runner.flushRecordings();
-    this.#packets += n;
   }
 
   onDeliver(listener: (d: Delivery) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#engine.onDeliver((member, inLink, data, start, len) => listener({ member, inLink, data: data.slice(start, start + len) }));
+  }
+
+  onTablesWritten(listener: (tables: Tables, installed: Installed) => void): () => void {
+    this.#tableListeners.add(listener);
+    return () => this.#tableListeners.delete(listener);
   }
 
   counters(): Promise<{ links: number[]; delivered: number[] }> {
-    return this.#job(() => {
-      const x = this.#dp.exports;
-      return {
-        links: this.compiled.links.map((l) => x.linkPackets(l.index)),
-        delivered: this.compiled.members.map((m) => x.memberDelivered(m.index)),
-      };
+    return this.#engine.between(() => {
+      const c = this.#engine.counters();
+      return { links: c.linkPackets, delivered: c.delivered };
     });
   }
 
   close(): void {
-    this.#listeners.clear();
+    this.#tableListeners.clear();
+    if (this.#owned) this.#engine.stop();
   }
 }

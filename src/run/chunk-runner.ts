@@ -1,21 +1,19 @@
-// Running a part of a replay's packets on a data plane of its own: each worker
-// thread has one (./worker.ts), and so does the main thread (./workers.ts has
-// the model). It reads the inputs itself, as every data plane does, and runs
-// the chunks of the replay's packets that are its own (chunkPlane()); the
-// others it reads past. A chunk's capture records go to a buffer per capture
-// that has some, in the order a one-thread replay writes them, and its trace
-// lines to a text.
+// Running a part of a replay's packets on an engine of its own
+// (src/engine/engine.ts): each worker thread has one (./worker.ts), and so does
+// the main thread (./workers.ts has the model). It reads the inputs itself, as
+// every data plane does, and runs the chunks of the replay's packets that are
+// its own (chunkPlane()); the others it reads past. A chunk's recordings go to
+// a buffer per recording that has records, in the order a one-thread replay
+// writes them, and its trace lines to a text.
 
 import type { CompiledSpec } from "../control/compiled.js";
-import { resolveEndpoint } from "../control/endpoints.js";
-import { install } from "../control/install.js";
-import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
-import { DataPlane } from "../wasm/module.js";
-import { type RecordingTargets, DEFAULT_RUNNER, type InputBatch, type PacketRanges, Runner } from "../wasm/runner.js";
+import { sliceBatch } from "../engine/batches.js";
+import { Engine } from "../engine/engine.js";
+import type { RecordingSink } from "../engine/sinks.js";
+import type { Counters } from "../engine/summary.js";
+import type { TraceLines } from "../engine/trace-file.js";
+import { DEFAULT_RUNNER, type PacketRanges } from "../wasm/runner.js";
 import { type Inputs, openInputs } from "./inputs.js";
-import { assignRecordings } from "../engine/outputs.js";
-import { type Counters, readCounters } from "../engine/summary.js";
-import { TraceWriter } from "../engine/trace.js";
 
 /** What a ChunkRunner needs: its data plane's index of how many, the description, the inputs and the run's options. */
 export interface RunnerSetup {
@@ -57,20 +55,20 @@ const WORKER_CHUNKS = 2;
 const MAIN_CHUNKS = 1;
 
 /**
- * A slot's records: per capture that has records in the chunk, a buffer (on shared memory in a
- * worker thread) and the bytes used. A capture's buffer is kept for the slot's next chunk only
- * if it has records in this one: memory follows the records, whatever the number of captures.
+ * A slot's records: per recording that has records in the chunk, a buffer (on shared memory in a
+ * worker thread) and the bytes used. A recording's buffer is kept for the slot's next chunk only
+ * if it has records in this one: memory follows the records, whatever the number of recordings.
  */
 export interface SlotRecords {
-  /** The captures with records in the chunk, in the order of their first. */
+  /** The recordings with records in the chunk, in the order of their first. */
   readonly active: number[];
   readonly used: Map<number, number>;
   readonly bytes: Map<number, Uint8Array>;
-  /** Buffers made (grown) since the main thread last saw this slot, by capture. */
-  fresh: { capture: number; bytes: Uint8Array }[];
+  /** Buffers made (grown) since the main thread last saw this slot, by recording. */
+  fresh: { recording: number; bytes: Uint8Array }[];
 }
 
-/** A capture's first buffer in a slot: grown, by doubling, to what its chunks need. */
+/** A recording's first buffer in a slot: grown, by doubling, to what its chunks need. */
 const FIRST_BYTES = 4096;
 
 /** A slot's records, before its first chunk. */
@@ -78,7 +76,7 @@ export function slotRecords(): SlotRecords {
   return { active: [], used: new Map(), bytes: new Map(), fresh: [] };
 }
 
-/** A slot starts a chunk: the buffers of captures that had no records in its last chunk go (and the main thread was told of any made since). */
+/** A slot starts a chunk: the buffers of recordings that had no records in its last chunk go (and the main thread was told of any made since). */
 function startSlot(s: SlotRecords): void {
   for (const c of s.bytes.keys()) if (!s.used.has(c)) s.bytes.delete(c);
   s.used.clear();
@@ -86,20 +84,18 @@ function startSlot(s: SlotRecords): void {
   s.fresh = [];
 }
 
-/** Where the data plane's capture ring is emptied: the records of the chunk being run. */
-class Records implements RecordingTargets {
-  readonly count: number;
+/** Where the engine's recordings go: the records of the chunk being run. */
+class Records implements RecordingSink {
   readonly #shared: boolean;
   slot: SlotRecords | undefined;
 
-  constructor(count: number, shared: boolean) {
-    this.count = count;
+  constructor(shared: boolean) {
     this.#shared = shared;
   }
 
   write(c: number, data: Uint8Array, start: number, len: number): void {
     const s = this.slot;
-    if (s === undefined) throw new Error("capture records outside a chunk");
+    if (s === undefined) throw new Error("records outside a chunk");
     let used = s.used.get(c);
     if (used === undefined) {
       s.active.push(c);
@@ -112,7 +108,7 @@ class Records implements RecordingTargets {
       if (bytes !== undefined) next.set(bytes.subarray(0, used));
       bytes = next;
       s.bytes.set(c, bytes);
-      s.fresh.push({ capture: c, bytes });
+      s.fresh.push({ recording: c, bytes });
     }
     bytes.set(data.subarray(start, start + len), used);
     s.used.set(c, used + len);
@@ -134,29 +130,23 @@ export interface ChunkDone {
   readonly lines: ChunkLines;
 }
 
-/** Runs its own chunks of a replay on a data plane of its own: in a worker thread, or on the main thread. */
+/** Runs its own chunks of a replay on an engine of its own: in a worker thread, or on the main thread. */
 export class ChunkRunner {
   readonly #setup: RunnerSetup;
-  readonly #compiled: CompiledSpec;
-  readonly #dp: DataPlane;
-  readonly #installed: ReturnType<typeof install>;
-  readonly #endpoints: ReturnType<typeof resolveEndpoint>[];
+  readonly #engine: Engine;
   readonly #records: Records;
   readonly #slots: SlotRecords[];
 
   constructor(setup: RunnerSetup, shared: boolean) {
     this.#setup = setup;
-    this.#compiled = setup.compiled;
-    this.#dp = DataPlane.load();
-    this.#endpoints = setup.endpoints.map((e) => resolveEndpoint(this.#compiled, e));
-    this.#installed = install(this.#dp, this.#compiled, this.#endpoints);
-    this.#records = new Records(assignRecordings(this.#compiled, this.#dp).length, shared);
+    this.#engine = Engine.open({ compiled: setup.compiled, endpoints: setup.endpoints, hopLimit: setup.hopLimit, copyLimit: setup.copyLimit });
+    this.#records = new Records(shared);
     this.#slots = Array.from({ length: SLOTS }, () => slotRecords());
   }
 
   /** The replay's inputs, opened as the main thread opens them: every data plane reads the same batches. */
   openInputs(): Inputs {
-    return openInputs(this.#endpoints, this.#setup.files, DEFAULT_RUNNER.batchPackets);
+    return openInputs(this.#engine.endpoints, this.#setup.files, DEFAULT_RUNNER.batchPackets);
   }
 
   /**
@@ -168,26 +158,18 @@ export class ChunkRunner {
    */
   replay(inputs: Inputs, free: (previous: number) => void, done: (chunk: ChunkDone) => void): { ran: number; packets: number } {
     const s = this.#setup;
-    const dp = this.#dp;
-    dp.exports.countersReset();
-    const runner = new Runner(
-      dp,
-      { trace: s.trace, ...(s.tracePackets !== undefined ? { tracePackets: s.tracePackets } : {}), maxFanout: this.#compiled.maxFanout, hopLimit: s.hopLimit, copyLimit: s.copyLimit, slotLenMax: MAX_CAP_LEN_DEFAULT + DEFAULT_RUNNER.headroom },
-      this.#records,
-    );
+    const engine = this.#engine;
     let lines: string[] = [];
     let packets: number[] = [];
     let bytes: number[] = [];
-    const sink = {
+    const sink: TraceLines = {
       line: (packet: number, text: string, len: number): void => {
         lines.push(text);
         packets.push(packet);
         bytes.push(len);
       },
     };
-    const trace = s.trace ? new TraceWriter(sink, this.#compiled, this.#installed.entries) : undefined;
-    const events = trace === undefined ? null : { packet: () => {}, event: trace.event.bind(trace) };
-    const names = s.endpoints;
+    engine.connect({ recordings: this.#records, ...(s.trace ? { trace: { lines: sink, ...(s.tracePackets !== undefined ? { packets: s.tracePackets } : {}) } } : {}) });
     const chunkPackets = s.chunkPackets;
     const records = this.#records;
     const held = this.#slots.map(() => -1);
@@ -196,8 +178,7 @@ export class ChunkRunner {
     let slot = -1;
     let ran = 0;
     const endChunk = (): void => {
-      runner.flushRecordings();
-      trace?.endLine();
+      engine.settle();
       const r = records.slot;
       if (r === undefined) return;
       done({ id, slot, records: r, lines: { text: lines.join(""), packets, bytes } });
@@ -228,9 +209,7 @@ export class ChunkRunner {
         }
         const end = Math.min(count, (chunk + 1) * chunkPackets - number);
         if (records.slot !== undefined) {
-          const part = i === 0 && end === count ? batch : slice(batch, i, end);
-          trace?.startBatch(number + i, part, names);
-          runner.run(part, number + i, events);
+          engine.run(i === 0 && end === count ? batch : sliceBatch(batch, i, end), number + i);
           ran += end - i;
         }
         i = end;
@@ -244,25 +223,12 @@ export class ChunkRunner {
       }
     }
     endChunk();
+    engine.disconnect();
     return { ran, packets: number };
   }
 
   /** The counters since the last replay() began. */
   counters(): Counters {
-    return readCounters(this.#dp, this.#installed);
+    return this.#engine.counters();
   }
-}
-
-/** Packets from .. end of a batch. */
-function slice(b: InputBatch, from: number, end: number): InputBatch {
-  return {
-    data: b.data,
-    count: end - from,
-    offset: b.offset.subarray(from),
-    capLen: b.capLen.subarray(from),
-    origLen: b.origLen.subarray(from),
-    tsSec: b.tsSec.subarray(from),
-    tsNsec: b.tsNsec.subarray(from),
-    endpoint: typeof b.endpoint === "number" ? b.endpoint : b.endpoint.subarray(from),
-  };
 }

@@ -1,27 +1,23 @@
-// A replay: a description, captures injected at endpoints, and an output
-// directory. Everything per packet happens in the data plane — it even writes
-// the capture files' records — so this file only moves batches in and buffers
-// out. prepare() loads, compiles and installs once; run() may be called again
-// on the same tables (its counters start from zero each time). With --updates
+// A replay (`strata run`): a description, captures injected at endpoints, and an
+// output directory — a front end of the engine (src/engine/engine.ts), which
+// owns the data plane and writes the recordings. This file reads the captures
+// into batches and hands them to it (or to worker threads, ./workers.ts).
+// prepare() loads, compiles and installs once; run() may be called again on the
+// same tables (its counters start from zero each time). With --updates
 // (./updates.ts), batches are cut at update times and the tables change between
 // the parts; prepare() has already tried every update.
 
 import { compile } from "../control/compile.js";
 import type { CompiledSpec } from "../control/compiled.js";
-import { type ResolvedEndpoint, resolveEndpoint } from "../control/endpoints.js";
-import type { Installed } from "../control/install.js";
-import { Reconciler } from "../control/reconcile.js";
+import { resolveEndpoint } from "../control/endpoints.js";
 import type { InputError } from "../errors.js";
-import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
 import { loadSpec } from "../description/load.js";
-import { DataPlane } from "../wasm/module.js";
-import { checkLimits, DEFAULT_RUNNER, type PacketRanges, Runner } from "../wasm/runner.js";
+import { Engine } from "../engine/engine.js";
+import { Outputs } from "../engine/outputs.js";
+import { type AppliedUpdate, type Counters, type Summary, summarize } from "../engine/summary.js";
+import type { TraceFile } from "../engine/trace-file.js";
+import { checkLimits, DEFAULT_RUNNER, type PacketRanges } from "../wasm/runner.js";
 import { type Inputs, openInputs } from "./inputs.js";
-import type { OutDir } from "../out-dir.js";
-import { assignRecordings, claimOut, RecordingFiles, SUMMARY_FILE } from "../engine/outputs.js";
-import { type AppliedUpdate, type Counters, readCounters, type Summary, summarize } from "../engine/summary.js";
-import { TraceWriter } from "../engine/trace.js";
-import { TraceFile } from "../engine/trace-file.js";
 import { loadUpdates, PreparedUpdates, prepareUpdates, UpdateSchedule } from "./updates.js";
 import { CHUNK_PACKETS } from "./chunk-runner.js";
 import { replayWorkers, WorkerPool, WORKERS_MAX } from "./workers.js";
@@ -90,25 +86,22 @@ export function replay(options: ReplayOptions): ReplayResult {
 export class Replay {
   readonly #options: ReplayOptions;
   readonly #compiled: CompiledSpec;
-  readonly #endpoints: readonly ResolvedEndpoint[];
-  readonly #dp: DataPlane;
+  readonly #engine: Engine;
   /** Worker threads, started by the first run() that uses them and kept until close(). */
   #pool: WorkerPool | undefined;
-  readonly #reconciler: Reconciler;
   readonly #updates: PreparedUpdates;
   #ran = false;
 
-  private constructor(options: ReplayOptions, compiled: CompiledSpec, endpoints: readonly ResolvedEndpoint[], updates: PreparedUpdates) {
+  private constructor(options: ReplayOptions, compiled: CompiledSpec, updates: PreparedUpdates) {
     this.#options = options;
     this.#compiled = compiled;
-    this.#endpoints = endpoints;
-    this.#dp = DataPlane.load();
-    this.#reconciler = Reconciler.install(this.#dp, compiled, endpoints.map((e) => e.text));
+    this.#engine = Engine.open({
+      compiled,
+      endpoints: options.inputs.map((i) => i.endpoint),
+      ...(options.hopLimit !== undefined ? { hopLimit: options.hopLimit } : {}),
+      ...(options.copyLimit !== undefined ? { copyLimit: options.copyLimit } : {}),
+    });
     this.#updates = updates;
-  }
-
-  get #installed(): Installed {
-    return this.#reconciler.current();
   }
 
   /**
@@ -118,9 +111,9 @@ export class Replay {
   static prepare(options: ReplayOptions, compiled: CompiledSpec = compile(loadSpec(options.spec))): Replay {
     checkLimits(options);
     checkWorkers(options.workers);
-    const endpoints = options.inputs.map((i) => resolveEndpoint(compiled, i.endpoint));
-    const updates = options.updates === undefined ? new PreparedUpdates([], new Map()) : prepareUpdates(loadUpdates(options.updates), compiled, endpoints.map((e) => e.text));
-    return new Replay(options, compiled, endpoints, updates);
+    const endpoints = options.inputs.map((i) => resolveEndpoint(compiled, i.endpoint).text);
+    const updates = options.updates === undefined ? new PreparedUpdates([], new Map()) : prepareUpdates(loadUpdates(options.updates), compiled, endpoints);
+    return new Replay(options, compiled, updates);
   }
 
   /** Stops the worker threads, if any ran (a later run() starts them again). */
@@ -133,90 +126,69 @@ export class Replay {
     if (this.#ran && this.#updates.length > 0) throw new Error("a replay with updates runs once: its tables have changed");
     this.#ran = true;
     const options = this.#options;
-    const compiled = this.#compiled;
-    const dp = this.#dp;
+    const engine = this.#engine;
     const tracing = traces(options);
     const inputs = openInputs(
-      this.#endpoints,
+      engine.endpoints,
       options.inputs.map((i) => i.file),
       DEFAULT_RUNNER.batchPackets,
     );
     try {
-      dp.exports.countersReset();
       const inputFiles = [options.spec, ...options.inputs.map((i) => i.file), ...(options.updates === undefined ? [] : [options.updates]), ...this.#updates.files];
-      const out = claimOut(options.out, compiled, { command: "run", inputs: inputFiles, force: options.force === true, trace: tracing });
-      assignRecordings(compiled, dp);
-      const outputs = new RecordingFiles(options.out, compiled);
+      const out = Outputs.open(options.out, this.#compiled, { command: "run", inputs: inputFiles, force: options.force === true, trace: tracing });
       // Updates cut batches at their times on one data plane, and an input read once has one reader: then the replay runs on this thread.
       const { workers, note } = replayWorkers(options.workers, inputs, this.#updates.length > 0);
       if (note !== undefined) options.warn?.(note);
       if (workers > 1) {
         const started = process.hrtime.bigint();
         let ran: { counters: Counters; packets: number[] };
-        const file = tracing ? new TraceFile(options.out) : undefined;
         try {
-          ran = this.#workers(workers).replay(inputs, outputs, file, options.progress);
+          ran = this.#workers(workers).replay(inputs, out.recordings, out.trace, options.progress);
         } catch (err) {
           this.close(); // a pool that failed part-way is not used again
           throw err;
         } finally {
-          outputs.close();
-          file?.close();
+          out.close();
         }
-        return this.#finish(out, ran.counters, inputs, started, { workers: ran.packets, ...(file !== undefined ? { trace: file } : {}) });
+        return this.#finish(out, ran.counters, inputs, started, { workers: ran.packets });
       }
-      // Buffers are sized by the packets read, never by a capture's snaplen (a header field
-      // readers ignore): they start small and grow to the longest packet a capture of any
-      // link type a network takes may hold (libpcap's limit). A longer one is dropped as too-long.
-      const runner = new Runner(
-        dp,
-        {
-          trace: tracing,
-          ...(options.tracePackets !== undefined ? { tracePackets: options.tracePackets } : {}),
-          maxFanout: compiled.maxFanout,
-          hopLimit: options.hopLimit ?? DEFAULT_RUNNER.hopLimit,
-          copyLimit: options.copyLimit ?? DEFAULT_RUNNER.copyLimit,
-          slotLenMax: MAX_CAP_LEN_DEFAULT + DEFAULT_RUNNER.headroom,
-        },
-        outputs,
-      );
-      const file = tracing ? new TraceFile(options.out) : undefined;
-      const trace = file === undefined ? undefined : new TraceWriter(file, compiled, this.#installed.entries);
-      // Packets go to the capture buffers; the ring carries only trace events.
-      const sink = trace === undefined ? null : { packet: () => {}, event: trace.event.bind(trace) };
-      const names = this.#endpoints.map((e) => e.text);
-      const schedule = options.updates === undefined ? undefined : new UpdateSchedule(this.#updates, this.#reconciler, (now) => trace?.retable(now.compiled, now.entries));
+      engine.connect({
+        recordings: out.recordings,
+        ...(out.trace !== undefined ? { trace: { lines: out.trace, ...(options.tracePackets !== undefined ? { packets: options.tracePackets } : {}) } } : {}),
+      });
+      const schedule = options.updates === undefined ? undefined : new UpdateSchedule(this.#updates, engine);
       let first = 0;
       const started = process.hrtime.bigint();
       try {
         // A damaged input ends at its damage; the others are replayed to their end.
         for (const batch of inputs.batches()) {
           for (const part of schedule === undefined ? [batch] : schedule.cut(batch, first)) {
-            trace?.startBatch(first, part, names);
-            runner.run(part, first, sink);
+            engine.run(part, first);
             first += part.count;
           }
           options.progress?.(inputs.bytesRead, inputs.totalBytes, first);
         }
       } finally {
-        runner.flushRecordings();
-        outputs.close();
-        trace?.close();
+        try {
+          engine.disconnect();
+        } finally {
+          out.close();
+        }
       }
-      return this.#finish(out, readCounters(dp, this.#installed), inputs, started, { ...(schedule !== undefined ? { applied: schedule.applied } : {}), ...(file !== undefined ? { trace: file } : {}) });
+      return this.#finish(out, engine.counters(), inputs, started, schedule !== undefined ? { applied: schedule.applied } : {});
     } finally {
       inputs.close();
     }
   }
 
   /** The summary of a run that started at `started`, written; the marker lists what the run wrote. */
-  #finish(out: OutDir, counters: Counters, inputs: Inputs, started: bigint, more: { workers?: number[]; applied?: AppliedUpdate[]; trace?: TraceFile }): ReplayResult {
-    const { workers = [], applied, trace } = more;
+  #finish(out: Outputs, counters: Counters, inputs: Inputs, started: bigint, more: { workers?: number[]; applied?: AppliedUpdate[] }): ReplayResult {
+    const { workers = [], applied } = more;
     const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
     // Named after the description the replay started with, whatever updates installed since.
-    const summary: Summary = { ...summarize(counters, this.#installed, inputs.stats, elapsed), spec: this.#compiled.spec.file, ...(applied === undefined ? {} : { updates: applied }) };
-    out.write(SUMMARY_FILE, `${JSON.stringify(summary, null, 2)}\n`);
-    out.seal();
+    const summary: Summary = { ...summarize(counters, this.#engine.installed, inputs.stats, elapsed), spec: this.#compiled.spec.file, ...(applied === undefined ? {} : { updates: applied }) };
+    out.finish(summary);
+    const trace: TraceFile | undefined = out.trace;
     return { summary, compiled: this.#compiled, errors: inputs.errors, workers, ...(trace !== undefined ? { trace: { bytes: trace.bytes, packets: trace.lines } } : {}) };
   }
 
@@ -225,7 +197,7 @@ export class Replay {
     this.#pool ??= new WorkerPool(
       size,
       this.#compiled,
-      this.#endpoints,
+      this.#engine.endpoints,
       this.#options.inputs.map((i) => i.file),
       {
         trace: traces(this.#options),

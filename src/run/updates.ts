@@ -3,7 +3,7 @@
 // description (reconciled into the tables, src/control/reconcile.ts), or a
 // link, member or machine going down or coming up. The file is read like a
 // description (bounded, text only, its JSON Schema, errors at file:line:col),
-// and every update is tried in order on a scratch data plane before the first
+// and every update is tried in order on a scratch engine before the first
 // packet, so a replay never stops half-way on a bad update.
 //
 // Batches are cut at update times: a packet whose timestamp is at or after an
@@ -13,8 +13,9 @@ import { createHash } from "node:crypto";
 import { dirname, resolve } from "node:path";
 import { compile } from "../control/compile.js";
 import type { CompiledSpec } from "../control/compiled.js";
-import type { Installed } from "../control/install.js";
-import { type Change, Reconciler, resolveTarget, type Target } from "../control/reconcile.js";
+import { type Change, resolveTarget, type Target } from "../control/reconcile.js";
+import { sliceBatch } from "../engine/batches.js";
+import { Engine } from "../engine/engine.js";
 import type { AppliedUpdate } from "../engine/summary.js";
 import { checkNamedKind, readDocument, readText } from "../description/document.js";
 import { recoverAllocation } from "../control/allocation.js";
@@ -22,7 +23,6 @@ import { parseSpec } from "../description/load.js";
 import { readDescription } from "../description/read.js";
 import { type Path, SpecError, SpecIssue } from "../description/problems.js";
 import type { SourceRef } from "../description/types.js";
-import { DataPlane } from "../wasm/module.js";
 import type { InputBatch } from "../wasm/runner.js";
 
 export const UPDATES_SCHEMA_FILE = "schema/updates.schema.json";
@@ -192,13 +192,13 @@ export class PreparedUpdates {
 const COMPILED_KEPT = 4;
 
 /**
- * Checks every update in order on a scratch data plane holding `compiled` and the input
+ * Checks every update in order on a scratch engine holding `compiled` and the input
  * endpoints: descriptions load, compile and install; links and members exist in the
  * description in force at that time. A replay's topology (members, links) stays: its
  * captures are written per link. Throws SpecError for the first update that cannot be applied.
  */
 export function prepareUpdates(updates: readonly Update[], compiled: CompiledSpec, endpoints: readonly string[]): PreparedUpdates {
-  const scratch = Reconciler.install(DataPlane.load(), compiled, endpoints);
+  const scratch = Engine.open({ compiled, endpoints });
   const texts = new Map<string, string>();
   const kept = new Map<string, CompiledSpec>();
   const list = updates.map((update): Prepared => {
@@ -206,10 +206,10 @@ export function prepareUpdates(updates: readonly Update[], compiled: CompiledSpe
       const text = readAt(update);
       const digest = createHash("sha256").update(text).digest("hex");
       texts.set(digest, text);
-      const next = compileText(update, text, scratch.current().compiled, kept);
+      const next = compileText(update, text, scratch.installed.compiled, kept);
       let change: Change;
       try {
-        change = scratch.apply(next);
+        change = scratch.reconcile(next);
       } catch (err) {
         if (err instanceof SpecError) throw new SpecError(err.errors.map((e) => (e.line === 0 && e.path === "" ? new SpecIssue(update.fileRef, e.problem, e.fix) : e)));
         throw err;
@@ -225,7 +225,7 @@ export function prepareUpdates(updates: readonly Update[], compiled: CompiledSpe
       }
       return { update, text: digest };
     }
-    const found = resolveTarget(scratch.current().compiled, update.target);
+    const found = resolveTarget(scratch.installed.compiled, update.target);
     if ("problem" in found) throw new SpecError([new SpecIssue(update.targetRef, found.problem, found.fix)]);
     scratch.setDown(update.target, update.kind === "down");
     return { update };
@@ -291,15 +291,14 @@ function atUpdate(update: Update & { kind: "description" }, err: unknown): unkno
 export class UpdateSchedule {
   readonly #prepared: PreparedUpdates;
   readonly #pending: Prepared[];
-  readonly #rec: Reconciler;
-  readonly #onChange: (installed: Installed) => void;
+  readonly #engine: Engine;
   readonly #applied: AppliedUpdate[] = [];
 
-  constructor(prepared: PreparedUpdates, rec: Reconciler, onChange: (installed: Installed) => void = () => {}) {
+  /** Applies `prepared` on `engine` (which names the trace's rows by the tables in force). */
+  constructor(prepared: PreparedUpdates, engine: Engine) {
     this.#prepared = prepared;
     this.#pending = [...prepared.list];
-    this.#rec = rec;
-    this.#onChange = onChange;
+    this.#engine = engine;
   }
 
   /** Every update, in order: those applied with the packet they came before, then those no packet reached. */
@@ -322,7 +321,7 @@ export class UpdateSchedule {
           }
         }
       }
-      yield start === 0 && end === batch.count ? batch : slice(batch, start, end);
+      yield start === 0 && end === batch.count ? batch : sliceBatch(batch, start, end);
       start = end;
     }
   }
@@ -337,13 +336,12 @@ export class UpdateSchedule {
     if (p === undefined) return;
     const u = p.update;
     if (u.kind === "description") {
-      // Checked on the scratch data plane: the same steps from the same state cannot be refused here.
-      const { topology: _, ...change } = this.#rec.apply(this.#prepared.compile({ ...p, update: u }, this.#rec.current().compiled));
+      // Checked on the scratch engine: the same steps from the same state cannot be refused here.
+      const { topology: _, ...change } = this.#engine.reconcile(this.#prepared.compile({ ...p, update: u }, this.#engine.installed.compiled));
       this.#applied.push({ ...record(u, packet), change });
-      this.#onChange(this.#rec.current());
       return;
     }
-    const found = this.#rec.setDown(u.target, u.kind === "down");
+    const found = this.#engine.setDown(u.target, u.kind === "down");
     this.#applied.push({ ...record(u, packet), ...(found.links.length > 0 ? { links: found.links } : {}), ...(found.members.length > 0 ? { members: found.members } : {}) });
   }
 }
@@ -357,18 +355,4 @@ function record(u: Update, packet: number | null): AppliedUpdate {
 function earlier(batch: InputBatch, i: number, t: Time): boolean {
   const sec = batch.tsSec[i] ?? 0;
   return sec < t.sec || (sec === t.sec && (batch.tsNsec[i] ?? 0) < t.nsec);
-}
-
-/** Packets [from, to) of `batch`, sharing its data. */
-function slice(b: InputBatch, from: number, to: number): InputBatch {
-  return {
-    data: b.data,
-    count: to - from,
-    offset: b.offset.subarray(from, to),
-    capLen: b.capLen.subarray(from, to),
-    origLen: b.origLen.subarray(from, to),
-    tsSec: b.tsSec.subarray(from, to),
-    tsNsec: b.tsNsec.subarray(from, to),
-    endpoint: typeof b.endpoint === "number" ? b.endpoint : b.endpoint.subarray(from, to),
-  };
 }

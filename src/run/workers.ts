@@ -26,7 +26,7 @@ import type { CompiledSpec } from "../control/compiled.js";
 import type { ResolvedEndpoint } from "../control/endpoints.js";
 import { type ChunkDone, type ChunkLines, ChunkRunner, chunkPlane, type RunnerSetup, SLOTS } from "./chunk-runner.js";
 import type { Inputs } from "./inputs.js";
-import type { RecordingFiles } from "../engine/outputs.js";
+import type { RecordingFiles } from "../engine/recordings.js";
 import { addCounters, type Counters } from "../engine/summary.js";
 import type { TraceFile } from "../engine/trace-file.js";
 import type { PacketRanges } from "../wasm/runner.js";
@@ -85,7 +85,7 @@ export interface WorkerSetup extends RunnerSetup {
 export type ToWorker = { readonly kind: "start" };
 
 /**
- * A worker's chunk: the captures with records in its slot and the bytes of each (capture, bytes:
+ * A worker's chunk: the recordings with records in its slot and the bytes of each (recording, bytes:
  * two numbers each), the buffers made since the last message, its trace lines.
  */
 export interface ChunkMessage {
@@ -93,7 +93,7 @@ export interface ChunkMessage {
   readonly id: number;
   readonly slot: number;
   readonly used: number[];
-  readonly fresh: { capture: number; bytes: Uint8Array }[];
+  readonly fresh: { recording: number; bytes: Uint8Array }[];
   readonly lines: ChunkLines;
 }
 
@@ -159,7 +159,7 @@ export class WorkerPool {
   readonly #chunkPackets: number;
   readonly #local: ChunkRunner;
   readonly #threads: Thread[] = [];
-  /** Per worker thread, per slot, by capture: its records buffer as the main thread holds it. */
+  /** Per worker thread, per slot, by recording: its records buffer as the main thread holds it. */
   readonly #buffers: Map<number, Uint8Array>[][];
   readonly #signal = new Int32Array(new SharedArrayBuffer(3 * 4));
   /** Per worker thread, its "done" message when it came while the main thread was only looking for a chunk. */
@@ -227,7 +227,7 @@ export class WorkerPool {
 
   /**
    * Replays every batch of `inputs` across the data planes (each worker
-   * thread reads the same files), writing captures to `outputs` and trace
+   * thread reads the same files), writing recordings to `outputs` and trace
    * lines to `trace`; returns the summed counters and the packets each
    * data plane ran.
    */
@@ -246,12 +246,12 @@ export class WorkerPool {
     /** The main thread's chunks run and not yet written, by id. */
     const local = new Map<number, ChunkDone>();
     let written = 0;
-    /** Writes a chunk's records (`used` lists its captures and their bytes, two numbers each) and trace lines. */
+    /** Writes a chunk's records (`used` lists its recordings and their bytes, two numbers each) and trace lines. */
     const append = (bytes: ReadonlyMap<number, Uint8Array>, used: readonly number[], lines: ChunkLines): void => {
       for (let k = 0; k + 1 < used.length; k += 2) {
         const c = used[k] ?? 0;
         const b = bytes.get(c);
-        if (b === undefined) throw new Error(`replay: no records buffer for capture ${c}`);
+        if (b === undefined) throw new Error(`replay: no records buffer for recording ${c}`);
         outputs.write(c, b, 0, used[k + 1] ?? 0);
       }
       if (lines.packets.length > 0) trace?.append(lines.text, lines.packets, lines.bytes);
@@ -276,10 +276,10 @@ export class WorkerPool {
         if (m.kind !== "chunk" || m.id !== id) throw new Error(`replay worker thread ${plane}: expected chunk ${id}, got ${m.kind}`);
         const buffers = this.#buffers[plane - 1]?.[m.slot];
         if (buffers === undefined) throw new Error(`replay worker thread ${plane}: no slot ${m.slot}`);
-        // The worker keeps only the buffers of the captures in this chunk: so does this thread.
+        // The worker keeps only the buffers of the recordings in this chunk: so does this thread.
         const inChunk = new Set(m.used.filter((_, k) => k % 2 === 0));
         for (const c of buffers.keys()) if (!inChunk.has(c)) buffers.delete(c);
-        for (const f of m.fresh) buffers.set(f.capture, f.bytes);
+        for (const f of m.fresh) buffers.set(f.recording, f.bytes);
         append(buffers, m.used, m.lines);
       }
       written = id + 1;

@@ -11,12 +11,10 @@
 //   stop                              stop as Ctrl-C does
 //   help                              these lines
 
-import type { CompiledTable } from "../control/compiled.js";
-import type { Installed } from "../control/install.js";
 import type { Target } from "../control/reconcile.js";
 import { excerpt, UsageError } from "../errors.js";
 import { TABLE_ROLES, type TableRole } from "../wasm/abi.js";
-import type { Emulation } from "./emulation.js";
+import type { Engine } from "../engine/engine.js";
 import { portLine } from "./port-counters.js";
 import { reloaderOf } from "./watch.js";
 
@@ -42,7 +40,7 @@ export interface CommandResult {
 }
 
 /** Runs one command line on `em`, between batches. Never throws for bad input: the result says what was wrong. */
-export async function runCommand(em: Emulation, line: string): Promise<CommandResult> {
+export async function runCommand(em: Engine, line: string): Promise<CommandResult> {
   const words = line.trim().split(/\s+/).filter((w) => w !== "");
   const [verb, ...args] = words;
   switch (verb) {
@@ -73,7 +71,7 @@ export async function runCommand(em: Emulation, line: string): Promise<CommandRe
 }
 
 /** down / up link|member|machine NAME. */
-async function setDown(em: Emulation, verb: "down" | "up", args: readonly string[]): Promise<CommandResult> {
+async function setDown(em: Engine, verb: "down" | "up", args: readonly string[]): Promise<CommandResult> {
   const usage = `write ${verb} link NETWORK:MEMBER.ID, ${verb} member NETWORK:MEMBER or ${verb} machine NAME`;
   const [kind, name, ...extra] = args;
   if (kind === undefined || name === undefined || extra.length > 0) return bad(`${verb} takes two words`, usage);
@@ -94,7 +92,7 @@ function bad(problem: string, fix: string): CommandResult {
   return { ok: false, line: `${problem} (${fix})` };
 }
 
-function counts(em: Emulation): string {
+function counts(em: Engine): string {
   const s = em.summary();
   const p = s.packets;
   const hits = s.rows.reduce((n, r) => n + r.hits, 0);
@@ -103,7 +101,7 @@ function counts(em: Emulation): string {
 }
 
 /** delete / insert a description row, as one all-or-nothing table write. */
-function writeRow(em: Emulation, verb: "delete" | "insert", args: readonly string[]): CommandResult {
+function writeRow(em: Engine, verb: "delete" | "insert", args: readonly string[]): CommandResult {
   const usage = `write ${verb} NETWORK:MEMBER TABLE ROW, e.g. ${verb} ip:r forward 1`;
   const [who, role, rowText, ...extra] = args;
   if (who === undefined || role === undefined || rowText === undefined || extra.length > 0) return bad(`${verb} takes three words`, usage);
@@ -122,27 +120,11 @@ function writeRow(em: Emulation, verb: "delete" | "insert", args: readonly strin
   const row = table.rows.find((r) => r.row === index && index >= 0);
   const rows = table.rows.filter((r) => r.row >= 0).map((r) => r.row);
   if (row === undefined) return bad(`${member.qualified}'s ${role} table has no row '${excerpt(rowText)}'`, rows.length === 0 ? "it has no rows from the description" : `rows: ${rows.join(", ")}`);
-  const k = table.rows.indexOf(row);
-  const result =
-    verb === "delete"
-      ? em.installed.tables.write([{ op: "delete", table, match: row.match }])
-      : em.installed.tables.write([{ op: "insert", table, match: row.match, action: row.action }]);
+  const result = em.write(verb === "delete" ? [{ op: "delete", table, match: row.match }] : [{ op: "insert", table, match: row.match, action: row.action }]);
   const what = `${member.qualified} ${role} row ${row.row} (${row.text})`;
   if (!result.ok) {
     const why: Record<string, string> = { NotFound: "it is not in the table", DuplicateEntry: "it is in the table already", TableFull: "the table is full" };
     return bad(`cannot ${verb} ${what}: ${why[result.error] ?? result.error}`, verb === "delete" ? "insert it first" : "delete it first");
   }
-  em.installed = withEntry(em.installed, table, k, verb === "delete" ? -1 : (result.entries[0] ?? -1));
-  em.tablesWritten();
   return { ok: true, line: `${verb === "delete" ? "deleted" : "inserted"} ${what}` };
 }
-
-/** `installed` with row k of `table` now at entry `entry` (−1: not installed). */
-function withEntry(installed: Installed, table: CompiledTable, k: number, entry: number): Installed {
-  const entries = new Map(installed.entries);
-  const list = [...(entries.get(table.id) ?? [])];
-  list[k] = entry;
-  entries.set(table.id, list);
-  return { ...installed, entries };
-}
-

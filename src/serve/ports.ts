@@ -2,8 +2,9 @@
 // interface with libpcap, through the npm package `cap` (an optional
 // dependency: it builds against libpcap's headers, so strata runs without it
 // and only --port needs it). Frames arriving on the interface are submitted to
-// the emulation, which gathers them into batches; frames the emulation sends
-// out of the external link are written to the interface.
+// the emulation's engine (src/engine/engine.ts), which gathers them into
+// batches; frames it sends out of the external link are written to the
+// interface.
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -14,7 +15,8 @@ import type { CompiledSpec } from "../control/compiled.js";
 import { excerpt, UsageError } from "../errors.js";
 import { linkTypeName } from "../pcap/index.js";
 import type { PortSummary } from "../engine/summary.js";
-import { type Emulation, type ExternalEnd, resolveExternal } from "./emulation.js";
+import type { Engine } from "../engine/engine.js";
+import { type ExternalEnd, resolveExternal } from "../engine/sinks.js";
 import { InterfaceTally, portSummary, readInterface } from "./port-counters.js";
 import { FLAG_CUT, RECORD, RecordReader, record } from "./port-records.js";
 
@@ -163,7 +165,7 @@ export class LivePorts {
   #final: PortSummary[] | undefined;
   #timer: NodeJS.Timeout | undefined;
   #endpoints: (number | undefined)[] = [];
-  #em: Emulation | undefined;
+  #em: Engine | undefined;
   #scheduled = false;
 
   private constructor(cap: CapModule, ports: LivePort[], say: (line: string) => void) {
@@ -303,7 +305,7 @@ export class LivePorts {
   }
 
   /** From now on, frames received on port k go into `em` at `ends[k]`, and frames leaving on `ends[k]` go out of it. */
-  attach(em: Emulation, ends: readonly ExternalEnd[]): void {
+  attach(em: Engine, ends: readonly ExternalEnd[]): void {
     this.#em = em;
     this.#endpoints = ends.map((e) => e.endpoint);
     ends.forEach((e, k) => {

@@ -16,12 +16,12 @@ import { type FSWatcher, readFileSync, readlinkSync, realpathSync, watch } from 
 import { dirname, resolve } from "node:path";
 import { compile } from "../control/compile.js";
 import type { CompiledSpec } from "../control/compiled.js";
-import { type Change, Reconciler, type Resolved, type Target } from "../control/reconcile.js";
+import type { Change, Resolved, Target } from "../control/reconcile.js";
 import { SpecError } from "../description/problems.js";
 import { recoverAllocation } from "../control/allocation.js";
 import { loadSpec } from "../description/load.js";
 import { InputError } from "../errors.js";
-import type { Emulation } from "./emulation.js";
+import type { Engine } from "../engine/engine.js";
 
 /** How long the file must stay unchanged before it is read: an editor's save is several events. */
 export const DEBOUNCE_MS = 150;
@@ -33,17 +33,16 @@ export interface ReloadResult {
   readonly change?: Change;
 }
 
-const reloaders = new WeakMap<Emulation, DescriptionReloader>();
+const reloaders = new WeakMap<Engine, DescriptionReloader>();
 
 /** The reloader attached to `em`, if any (the `reload` control command uses it). */
-export function reloaderOf(em: Emulation): DescriptionReloader | undefined {
+export function reloaderOf(em: Engine): DescriptionReloader | undefined {
   return reloaders.get(em);
 }
 
 export class DescriptionReloader {
   readonly file: string;
-  readonly #em: Emulation;
-  readonly #rec: Reconciler;
+  readonly #em: Engine;
   readonly #log: (r: ReloadResult) => void;
   /** A watcher per directory that can change what the file reads (watchedDirs). */
   readonly #watchers = new Map<string, FSWatcher>();
@@ -54,10 +53,9 @@ export class DescriptionReloader {
   /** The text last applied (or refused): a save that changes nothing is not reported. */
   #lastText: string | undefined;
 
-  constructor(em: Emulation, file: string, log: (r: ReloadResult) => void = () => {}) {
+  constructor(em: Engine, file: string, log: (r: ReloadResult) => void = () => {}) {
     this.#em = em;
     this.file = file;
-    this.#rec = Reconciler.adopt(em.dp, em.installed, em.endpoints);
     this.#log = log;
     this.#lastText = readOrUndefined(file);
     reloaders.set(em, this);
@@ -81,15 +79,8 @@ export class DescriptionReloader {
     }
     const em = this.#em;
     try {
-      const change = await em.between(() => {
-        // Other writers (control commands, a controller) may have changed rows since: diff against that.
-        this.#rec.sync(em.installed);
-        const c = this.#rec.apply(compiled, { rebuild: false });
-        em.installed = this.#rec.current();
-        em.tablesChanged();
-        em.tablesWritten();
-        return c;
-      });
+      // Against what is installed now, other writers' changes (control commands, a controller) included.
+      const change = await em.between(() => em.reconcile(compiled, { rebuild: false }));
       return this.#report({ ok: true, lines: [`reloaded ${this.file}: ${describe(change)}`], change });
     } catch (err) {
       return this.#report(refused(err));
@@ -98,7 +89,7 @@ export class DescriptionReloader {
 
   /** Takes a link, member or machine down (or brings it up) between batches; it stays so across reloads. A UsageError names what is not there. */
   setDown(target: Target, down: boolean): Promise<Resolved> {
-    return this.#em.between(() => this.#rec.setDown(target, down));
+    return this.#em.between(() => this.#em.setDown(target, down));
   }
 
   #report(r: ReloadResult): ReloadResult {

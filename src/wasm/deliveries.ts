@@ -1,15 +1,13 @@
 // Deliveries with the in-link each came on, read from the data plane's tagged
-// capture records (assembly/pipeline/capture.ts): a member whose deliveries are
-// tagged writes, after each record's pcap header, the in-link identifier the
-// packet arrived on. Read once per batch, so a listener (the P4Runtime
+// records in the recording ring (assembly/pipeline/capture.ts): a member whose
+// deliveries are tagged writes, after each record's pcap header, the in-link
+// identifier the packet arrived on. Read once per batch, so a listener (the P4Runtime
 // server's PacketIn) learns member, in-link and bytes without tracing and
 // without a wasm call per packet.
 
-import type { CompiledSpec } from "../control/compiled.js";
 import { RECORD_HEADER_LEN } from "../pcap/pcap-layout.js";
 import { CAPTURE_TAG_LEN } from "./abi.js";
 import type { DataPlane } from "./module.js";
-import type { RecordingTargets } from "./runner.js";
 
 /** A delivery: `data[start .. start+len)` is a view on linear memory, valid only during the call. */
 export type TaggedRecord = (inLink: number, data: Uint8Array, start: number, len: number, tsSec: number, tsNsec: number) => void;
@@ -27,35 +25,8 @@ export function forEachTagged(data: Uint8Array, start: number, len: number, fn: 
   return n;
 }
 
-/** Tags member `member`'s deliveries and sends them to capture buffer `c`. */
+/** Tags member `member`'s deliveries and sends them to recording `c` of the ring. */
 export function tagDeliveries(dp: DataPlane, member: number, c: number): void {
   dp.exports.memberSetCapture(member, c);
   dp.exports.memberTagDeliveries(member, 1);
-}
-
-/**
- * Capture targets that are only deliveries: one tagged buffer per receiving member, each record
- * handed to `emit` with its member. For a Runner with no capture files (LocalEmulation).
- */
-export class DeliveryCaptures implements RecordingTargets {
-  readonly count: number;
-  readonly #members: number[] = [];
-  readonly #emit: (member: number, ...record: Parameters<TaggedRecord>) => void;
-
-  constructor(dp: DataPlane, compiled: CompiledSpec, emit: (member: number, ...record: Parameters<TaggedRecord>) => void) {
-    this.#emit = emit;
-    for (const m of compiled.members) {
-      if (m.tables.receive === undefined) continue;
-      tagDeliveries(dp, m.index, this.#members.length);
-      this.#members.push(m.index);
-    }
-    // At least one buffer: with none, the data plane would hand link packets to the record ring.
-    this.count = Math.max(1, this.#members.length);
-  }
-
-  write(c: number, data: Uint8Array, start: number, len: number): void {
-    const member = this.#members[c];
-    if (member === undefined) return;
-    forEachTagged(data, start, len, (...record) => this.#emit(member, ...record));
-  }
 }

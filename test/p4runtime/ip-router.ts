@@ -6,7 +6,7 @@ import { expect } from "vitest";
 import { compile } from "../../src/control/compile.js";
 import { loadSpec } from "../../src/description/load.js";
 import { exportP4, type MachineExport } from "../../src/p4/export.js";
-import { LocalEmulation } from "../../src/p4runtime/emulation.js";
+import { EngineEmulation } from "../../src/p4runtime/emulation.js";
 import { P4RuntimeServer } from "../../src/p4runtime/server.js";
 import { type Client, type M, statusCode, type Stream } from "./client.js";
 
@@ -38,8 +38,8 @@ export const route = (dst: number[], len: number, out: number, extra: M = {}): M
 export const election = (low: number): M => ({ high: "0", low: String(low) });
 
 /** A server on a free port over a fresh emulation of the example. */
-export async function serve(empty: boolean): Promise<{ server: P4RuntimeServer; emulation: LocalEmulation; address: string }> {
-  const emulation = new LocalEmulation(compile(loadSpec(SPEC)));
+export async function serve(empty: boolean): Promise<{ server: P4RuntimeServer; emulation: EngineEmulation; address: string }> {
+  const emulation = EngineEmulation.local(compile(loadSpec(SPEC)));
   const server = await P4RuntimeServer.start(emulation, { address: "127.0.0.1:0", source: SPEC, empty });
   return { server, emulation, address: `127.0.0.1:${server.port}` };
 }

@@ -15,6 +15,7 @@ import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../..//src/cli/main.js";
 import { serve } from "../../src/cli/serve.js";
 import { Client, type M, statusCode, type Stream } from "./client.js";
+import { pcapPackets } from "../pcap/builders.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const SPEC = join(root, "examples/ip-router/network.yaml");
@@ -25,18 +26,6 @@ interface Manifest {
   readonly machine: string;
   readonly deviceId: number;
   readonly members: readonly { readonly number: number; readonly member: string }[];
-}
-
-/** The packets of a pcap file, read here (not with strata's reader). */
-function pcapPackets(file: string): Buffer[] {
-  const b = readFileSync(file);
-  const out: Buffer[] = [];
-  for (let at = 24; at + 16 <= b.length; ) {
-    const len = b.readUInt32LE(at + 8);
-    out.push(b.subarray(at + 16, at + 16 + len));
-    at += 16 + len;
-  }
-  return out;
 }
 
 /** Runs strata's command line in-process; its exit code must be 0. */

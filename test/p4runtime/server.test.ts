@@ -4,7 +4,7 @@
 // requests, and a controller session that installs the IP router example's
 // entries on empty devices and then passes traffic, compared with a replay.
 
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type protobuf from "protobufjs";
@@ -13,10 +13,11 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { compile } from "../../src/control/compile.js";
 import { loadSpec } from "../../src/description/load.js";
 import { exportP4, type MachineExport } from "../../src/p4/export.js";
-import { LocalEmulation } from "../../src/p4runtime/emulation.js";
+import { EngineEmulation } from "../../src/p4runtime/emulation.js";
 import { P4RuntimeServer, PACKET_IN_QUEUE } from "../../src/p4runtime/server.js";
 import { replay } from "../../src/run/replay.js";
 import { Client, type M, ROOT, statusCode, type Stream } from "./client.js";
+import { pcapPackets } from "../pcap/builders.js";
 import {
   ABORTED,
   ALREADY_EXISTS,
@@ -241,18 +242,6 @@ describe("Write and Read", () => {
   });
 });
 
-/** The packets of a pcap file (little-endian, as strata writes them). */
-function pcapPackets(file: string): Buffer[] {
-  const b = readFileSync(file);
-  const out: Buffer[] = [];
-  for (let at = 24; at + 16 <= b.length; ) {
-    const len = b.readUInt32LE(at + 8);
-    out.push(b.subarray(at + 16, at + 16 + len));
-    at += 16 + len;
-  }
-  return out;
-}
-
 describe("a controller session on the IP router", () => {
   test("installs the exported entries on empty devices, then a packet-out crosses the router like a replay's packet", async () => {
     const s = await serve(true);
@@ -333,7 +322,7 @@ describe("every example's entries, written by a controller, read back as written
   /** An entity's canonical bytes. */
   const key = (e: protobuf.Message): string => Buffer.from(Entity.encode(e).finish()).toString("hex");
   test.each(specs)("%s", async (spec) => {
-    const emulation = new LocalEmulation(compile(loadSpec(spec)));
+    const emulation = EngineEmulation.local(compile(loadSpec(spec)));
     const server = await P4RuntimeServer.start(emulation, { address: "127.0.0.1:0", source: spec, empty: true });
     const client = new Client(`127.0.0.1:${server.port}`);
     try {
@@ -385,7 +374,7 @@ describe("action profiles (an anycast selector)", () => {
     const entityOf = (u: M): M => Entity.toObject(protojson.fromJson(Entity, u.entity), { longs: String, enums: String, bytes: String }) as M;
     const member = updatesOf(ex).find((u) => (u.entity as M).actionProfileMember !== undefined) as M;
     const group = updatesOf(ex).find((u) => (u.entity as M).actionProfileGroup !== undefined) as M;
-    const emulation = new LocalEmulation(compile(loadSpec(spec)));
+    const emulation = EngineEmulation.local(compile(loadSpec(spec)));
     const server = await P4RuntimeServer.start(emulation, { address: "127.0.0.1:0", source: spec, empty: false });
     const client = new Client(`127.0.0.1:${server.port}`);
     const stream = await primary(client, ex.manifest.deviceId, 1);

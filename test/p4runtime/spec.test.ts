@@ -8,7 +8,7 @@ import { routesSpec } from "../../bench/p4runtime.js";
 import { compile } from "../../src/control/compile.js";
 import { parseSpec } from "../../src/description/load.js";
 import { exportP4 } from "../../src/p4/export.js";
-import { LocalEmulation } from "../../src/p4runtime/emulation.js";
+import { EngineEmulation } from "../../src/p4runtime/emulation.js";
 import { P4RuntimeServer } from "../../src/p4runtime/server.js";
 import { Client, type M, ROOT, type RpcError, statusCode, type Stream } from "./client.js";
 import {
@@ -315,7 +315,7 @@ describe("§9.1.6 a read of one entry by its key", () => {
     const ex = exportP4(compiled, source).find((e) => e.manifest.machine === "r");
     const info = JSON.parse(String(ex?.files["p4info.json"])) as M;
     const forward = Number((((info.tables as M[]).find((t) => (t.preamble as M).alias === "ip_r_forward") ?? {}).preamble as M).id);
-    const server = await P4RuntimeServer.start(new LocalEmulation(compiled), { address: "127.0.0.1:0", source, empty: true });
+    const server = await P4RuntimeServer.start(EngineEmulation.local(compiled), { address: "127.0.0.1:0", source, empty: true });
     const client = new Client(`127.0.0.1:${server.port}`);
     const deviceId = ex?.manifest.deviceId ?? 0;
     const stream = await primary(client, deviceId, 1);

@@ -14,7 +14,7 @@ import { main } from "../..//src/cli/main.js";
 import { serve } from "../../src/cli/serve.js";
 import { compile } from "../../src/control/compile.js";
 import { loadSpec } from "../../src/description/load.js";
-import { LocalEmulation } from "../../src/p4runtime/emulation.js";
+import { EngineEmulation } from "../../src/p4runtime/emulation.js";
 import { P4RuntimeServer } from "../../src/p4runtime/server.js";
 import { isLoopback, loadTls } from "../../src/p4runtime/tls.js";
 import { Client } from "./client.js";
@@ -78,7 +78,7 @@ describe.skipIf(noOpenssl !== undefined)(`TLS, with certificates made by openssl
 
   const start = async (withCa: boolean): Promise<string> => {
     const tls = loadTls({ cert: at("server.pem"), key: at("server.key"), ...(withCa ? { ca: at("ca.pem") } : {}) });
-    const server = await P4RuntimeServer.start(new LocalEmulation(compile(loadSpec(SPEC))), { address: "127.0.0.1:0", source: SPEC, empty: true, tls });
+    const server = await P4RuntimeServer.start(EngineEmulation.local(compile(loadSpec(SPEC))), { address: "127.0.0.1:0", source: SPEC, empty: true, tls });
     servers.push(server);
     return `127.0.0.1:${server.port}`;
   };

@@ -2,6 +2,7 @@
 // so a reader test never trusts the code it is checking. Each builder takes the
 // fields a case cares about and defaults the rest.
 
+import { existsSync, readFileSync } from "node:fs";
 import { openCaptureBytes } from "../../src/pcap/reader.js";
 import type { CaptureReader, ReaderOptions } from "../../src/pcap/types.js";
 
@@ -231,6 +232,19 @@ export interface ReadResult {
 
 export function hex(b: Uint8Array): string {
   return Buffer.from(b.buffer, b.byteOffset, b.length).toString("hex");
+}
+
+/** The packets of a pcap file as strata writes them (little-endian), read here, not with strata's reader; none if there is no file. */
+export function pcapPackets(file: string): Buffer[] {
+  if (!existsSync(file)) return [];
+  const b = readFileSync(file);
+  const out: Buffer[] = [];
+  for (let at = 24; at + 16 <= b.length; ) {
+    const len = b.readUInt32LE(at + 8);
+    out.push(b.subarray(at + 16, at + 16 + len));
+    at += 16 + len;
+  }
+  return out;
 }
 
 /** Reads everything a reader yields, then the error it ends with (if any). */

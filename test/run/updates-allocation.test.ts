@@ -9,7 +9,7 @@ import { compile } from "../../src/control/compile.js";
 import { recoverAllocation } from "../../src/control/allocation.js";
 import { loadSpec } from "../../src/description/load.js";
 import { prepareUpdates, parseUpdates } from "../../src/run/updates.js";
-import { Emulation } from "../../src/serve/emulation.js";
+import { openServed } from "../engine/served.js";
 import { DescriptionReloader } from "../../src/serve/watch.js";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -60,7 +60,7 @@ describe("allocation across changes of a description", () => {
 
   it("a reload (--watch, SIGHUP, reload) keeps to-h2's session and gives the new row a free one", async () => {
     const file = write("serve.yaml", AUTO);
-    const em = Emulation.open({ spec: file, endpoints: [], flushMs: 0 });
+    const { em } = openServed({ spec: file, endpoints: [], flushMs: 0 });
     try {
       const reloader = new DescriptionReloader(em, file);
       writeFileSync(file, SPARE_FIRST);

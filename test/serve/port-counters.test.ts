@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { PortSummary } from "../../src/engine/summary.js";
 import { runCommand } from "../../src/serve/control.js";
-import { Emulation } from "../../src/serve/emulation.js";
+import { openServed } from "../engine/served.js";
 import { type InterfaceSample, InterfaceTally, portLine, portSummary, type PortTraffic, readInterface } from "../../src/serve/port-counters.js";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -106,13 +106,13 @@ describe("the summary's ports", () => {
   it("are in summary(), the command counts and summary.json once an emulation reports them", async () => {
     const dir = mkdtempSync(join(tmpdir(), "strata-ports-"));
     try {
-      const em = Emulation.open({ spec, endpoints: ["lanA:hostA"], out: join(dir, "out") });
+      const { em, stop } = openServed({ spec, endpoints: ["lanA:hostA"], out: join(dir, "out") });
       expect(em.summary().ports).toBeUndefined();
       em.reportPorts(() => ports);
       expect(em.summary().ports).toEqual(ports);
       const r = await runCommand(em, "counts");
       expect(r.line.split("\n")).toEqual(["injected 0, copies 0, delivered 0, dropped 0, left 0, row hits 0 on 0 rows", ...ports.map(portLine)]);
-      em.stop();
+      stop();
       expect((JSON.parse(readFileSync(join(dir, "out", "summary.json"), "utf8")) as { ports: PortSummary[] }).ports).toEqual(ports);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -120,7 +120,6 @@ describe("the summary's ports", () => {
   });
 
   it("are not in a summary nobody reports ports for (strata run's)", () => {
-    const em = Emulation.open({ spec, endpoints: [] });
-    expect(Object.keys(em.stop())).not.toContain("ports");
+    expect(Object.keys(openServed({ spec, endpoints: [] }).stop())).not.toContain("ports");
   });
 });

@@ -12,7 +12,8 @@ import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { memoryIo } from "../../src/cli/io.js";
 import { serve } from "../../src/cli/serve.js";
 import { openCapture } from "../../src/pcap/index.js";
-import { Emulation } from "../../src/serve/emulation.js";
+import type { Engine } from "../../src/engine/engine.js";
+import { openServed } from "../engine/served.js";
 import { DescriptionReloader, type ReloadResult } from "../../src/serve/watch.js";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -43,13 +44,13 @@ afterEach(() => {
 });
 
 /** The description at DIR/network.yaml, or at the path `arrange` makes in DIR (and writes ROUTER to). */
-function setup(arrange?: (dir: string) => string): { file: string; em: Emulation; left: string[]; send: () => string[] } {
+function setup(arrange?: (dir: string) => string): { file: string; em: Engine; left: string[]; send: () => string[] } {
   const dir = mkdtempSync(join(tmpdir(), "strata-watch-"));
   dirs.push(dir);
   let file = join(dir, "network.yaml");
   if (arrange === undefined) writeFileSync(file, ROUTER);
   else file = arrange(dir);
-  const em = Emulation.open({ spec: file, endpoints: ["lanA:hostA"], flushMs: 0 });
+  const { em } = openServed({ spec: file, endpoints: ["lanA:hostA"], flushMs: 0 });
   const left: string[] = [];
   em.onExit((exit) => left.push(exit.name));
   const r = openCapture(join(root, "pcaps/example-router-h1.pcap"));
@@ -156,7 +157,7 @@ describe("DescriptionReloader and --trace", () => {
     const file = join(dir, "network.yaml");
     writeFileSync(file, ROUTER);
     const out = join(dir, "out");
-    const em = Emulation.open({ spec: file, endpoints: ["lanA:hostA"], flushMs: 0, out, trace: true });
+    const { em, stop } = openServed({ spec: file, endpoints: ["lanA:hostA"], flushMs: 0, out, trace: true });
     const r = openCapture(join(root, "pcaps/example-router-h1.pcap"));
     const b = r.batches().next().value;
     r.close();
@@ -169,7 +170,7 @@ describe("DescriptionReloader and --trace", () => {
     expect((await reloader.reload()).ok).toBe(true);
     em.submit(0, frame);
     em.flush();
-    em.stop();
+    stop();
     const rules = readFileSync(join(out, "trace.jsonl"), "utf8")
       .split("\n")
       .filter((l) => l !== "")

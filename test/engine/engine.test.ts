@@ -1,7 +1,8 @@
-// The emulation behind `strata serve`, without live interfaces: packets submitted
-// at external endpoints come out of the other external link (to the listeners),
-// with the router's work done on them; --out holds what `strata run` would write
-// for the same packets; control work between batches takes effect for the next one.
+// The engine (src/engine/engine.ts) as `strata serve` runs it, without live
+// interfaces: packets submitted at external endpoints come out of the other
+// external link (to the listeners), with the router's work done on them; --out
+// holds what `strata run` would write for the same packets; control work between
+// batches takes effect for the next one; deliveries reach their listeners.
 
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,10 +11,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import { main } from "../..//src/cli/main.js";
 import { memoryIo } from "../../src/cli/io.js";
 import { openCapture } from "../../src/pcap/index.js";
-import { Emulation } from "../../src/serve/emulation.js";
 import type { Summary } from "../../src/engine/summary.js";
 import { readIndexed } from "../../src/engine/trace-file.js";
 import { TRACE_LINE_MAX } from "../../src/engine/trace.js";
+import type { Engine } from "../../src/engine/engine.js";
+import { runCommand } from "../../src/serve/control.js";
+import { openServed } from "./served.js";
+import { pcapPackets } from "../pcap/builders.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const spec = join(root, "examples/live-router/network.yaml");
@@ -50,14 +54,14 @@ interface Left {
   data: Uint8Array;
 }
 
-function open(out?: string): { em: Emulation; left: Left[] } {
-  const em = Emulation.open({ spec, endpoints: ["lanA:hostA", "lanB:hostB"], ...(out !== undefined ? { out, trace: true } : {}), flushMs: 0 });
+function open(out?: string): { em: Engine; left: Left[]; stop: () => Summary } {
+  const { em, stop } = openServed({ spec, endpoints: ["lanA:hostA", "lanB:hostB"], ...(out !== undefined ? { out, trace: true } : {}), flushMs: 0 });
   const left: Left[] = [];
   em.onExit((exit, data, start, len) => left.push({ exit: exit.name, data: data.slice(start, start + len) }));
-  return { em, left };
+  return { em, left, stop };
 }
 
-describe("Emulation", () => {
+describe("Engine, as strata serve runs it", () => {
   it("names its exits and external ends", () => {
     const { em } = open();
     expect(em.exits.map((x) => x.name)).toEqual(["lanA:hostA", "lanB:hostB"]);
@@ -96,13 +100,13 @@ describe("Emulation", () => {
     const a = frames(pcap("example-router-h1.pcap"));
     const b = frames(pcap("example-router-h2.pcap"));
     const out = join(tempDir(), "serve");
-    const { em } = open(out);
+    const { em, stop } = open(out);
     // In timestamp order, as strata run merges its inputs, one batch each.
     for (const [ep, f] of [...a.map((f) => [0, f] as const), ...b.map((f) => [1, f] as const)].sort((x, y) => x[1].sec - y[1].sec || x[1].nsec - y[1].nsec)) {
       em.submit(ep, f.data, f.data.length, f.data.length, f.sec, f.nsec);
       em.flush();
     }
-    const s = em.stop();
+    const s = stop();
     const ref = join(tempDir(), "run");
     const io = memoryIo();
     expect(await main(["run", spec, "--in", `lanA:hostA=${pcap("example-router-h1.pcap")}`, "--in", `lanB:hostB=${pcap("example-router-h2.pcap")}`, "--out", ref, "--trace"], io)).toBe(0);
@@ -124,12 +128,12 @@ describe("Emulation", () => {
     const [f] = frames(pcap("example-router-h1.pcap"));
     if (f === undefined) throw new Error("empty capture");
     const out = join(tempDir(), "serve");
-    const em = Emulation.open({ spec, endpoints: ["lanA:hostA"], out, trace: true, tracePackets: [[1, 2], [5, 5]], flushMs: 0 });
+    const { em, stop } = openServed({ spec, endpoints: ["lanA:hostA"], out, trace: true, tracePackets: [[1, 2], [5, 5]], flushMs: 0 });
     for (let k = 0; k < 8; k++) {
       em.submit(0, f.data);
       em.flush();
     }
-    em.stop();
+    stop();
     const lines = readFileSync(join(out, "trace.jsonl"), "utf8").trim().split("\n");
     expect(lines.map((l) => (JSON.parse(l) as { packet: number }).packet)).toEqual([1, 2, 5]);
   });
@@ -140,12 +144,12 @@ describe("Emulation", () => {
     const serve = (cap: number): { said: { bytes: number; packets: number }[]; trace: string; out: string } => {
       const out = join(tempDir(), "serve");
       const said: { bytes: number; packets: number }[] = [];
-      const em = Emulation.open({ spec, endpoints: ["lanA:hostA"], out, trace: true, traceMaxBytes: cap, onTraceFull: (t) => said.push(t), flushMs: 0 });
+      const { em, stop } = openServed({ spec, endpoints: ["lanA:hostA"], out, trace: true, traceMaxBytes: cap, onTraceFull: (t) => said.push(t), flushMs: 0 });
       for (let k = 0; k < 6; k++) {
         em.submit(0, f.data, f.data.length, f.data.length, 1, k); // one batch each, lines of one length
         em.flush();
       }
-      expect(em.stop().packets.injected).toBe(6);
+      expect(stop().packets.injected).toBe(6);
       return { said, trace: readFileSync(join(out, "trace.jsonl"), "utf8"), out };
     };
     const all = serve(1e9);
@@ -167,7 +171,7 @@ describe("Emulation", () => {
     const row = forward?.rows.find((x) => x.text.includes("10.0.2.0/24"));
     if (forward === undefined || row === undefined) throw new Error("no forward row");
     // Submitted before the delete: routed with the row in force.
-    const result = await em.between(() => em.installed.tables.write([{ op: "delete", table: forward, match: row.match }]));
+    const result = await em.between(() => em.write([{ op: "delete", table: forward, match: row.match }]));
     expect(result.ok).toBe(true);
     em.submit(0, f.data);
     em.flush();
@@ -175,6 +179,20 @@ describe("Emulation", () => {
     const s = em.stop();
     expect(s.packets).toEqual({ injected: 2, copies: 0, delivered: 0, dropped: 1, exited: 1 });
     expect(s.drops).toEqual({ "forward-miss": 1 });
+  });
+
+  it("a control command's write renames the trace's rows: a row put back at another entry is named as itself", async () => {
+    const [f] = frames(pcap("example-router-h1.pcap"));
+    if (f === undefined) throw new Error("empty capture");
+    const out = join(tempDir(), "serve");
+    const { em, stop } = openServed({ spec, endpoints: ["lanA:hostA"], out, trace: true, flushMs: 0 });
+    // Row 1 leaves its entry, row 0 too; row 1 comes back in the entry row 0 left.
+    for (const line of ["delete ip:r forward 1", "delete ip:r forward 0", "insert ip:r forward 1"]) expect((await runCommand(em, line)).line).toMatch(/^(deleted|inserted) /);
+    em.submit(0, f.data);
+    em.flush();
+    expect(stop().rows.map((r) => [r.member, r.table, r.row])).toContainEqual(["ip.r", "forward", 1]);
+    const steps = (JSON.parse(readFileSync(join(out, "trace.jsonl"), "utf8")) as { steps: { step: string; member?: string; row?: unknown; rule?: unknown }[] }).steps;
+    expect(steps.filter((x) => x.step === "forward" && x.member === "ip.r").map((x) => [x.row, x.rule])).toEqual([[1, "dst 10.0.2.0/24 → out 2"]]);
   });
 
   it("control work asked for during a batch runs after the whole batch", async () => {
@@ -199,27 +217,13 @@ describe("Emulation", () => {
 
   it("refuses an --out it did not write, before anything runs", () => {
     const out = tempDir();
-    const { em } = open(join(out, "x"));
-    em.stop();
+    open(join(out, "x")).stop();
     const other = tempDir();
     rmSync(join(out, "x", ".strata-output"));
     expect(() => open(join(out, "x"))).toThrow(/has no \.strata-output/);
     expect(readdirSync(other)).toEqual([]);
   });
 });
-
-/** The packets of a pcap file, read here (not with strata's reader). */
-function pcapPackets(file: string): Buffer[] {
-  if (!existsSync(file)) return [];
-  const b = readFileSync(file);
-  const out: Buffer[] = [];
-  for (let at = 24; at + 16 <= b.length; ) {
-    const len = b.readUInt32LE(at + 8);
-    out.push(b.subarray(at + 16, at + 16 + len));
-    at += 16 + len;
-  }
-  return out;
-}
 
 describe("deliveries reported to listeners (what serve --p4runtime sends as PacketIn)", () => {
   const examples = readdirSync(join(root, "examples"), { withFileTypes: true })
@@ -244,7 +248,7 @@ describe("deliveries reported to listeners (what serve --p4runtime sends as Pack
     }
 
     const out = join(tempDir(), "serve");
-    const em = Emulation.open({ spec: netSpec, endpoints: split.map((s) => s.endpoint), out, deliveries: true });
+    const { em, stop } = openServed({ spec: netSpec, endpoints: split.map((s) => s.endpoint), out, deliveries: true });
     const got = new Map<string, Buffer[]>();
     const gotIn: string[] = [];
     em.onDeliver((member, inLink, data, start, len) => {
@@ -255,7 +259,7 @@ describe("deliveries reported to listeners (what serve --p4runtime sends as Pack
     const all = split.flatMap((s, ep) => frames(s.file).map((f) => ({ ep, f }))).sort((x, y) => x.f.sec - y.f.sec || x.f.nsec - y.f.nsec);
     for (const { ep, f } of all) em.submit(ep, f.data, f.data.length, f.data.length, f.sec, f.nsec);
     em.flush();
-    const s = em.stop();
+    const s = stop();
     expect(s.packets.delivered).toBe(gotIn.length);
     expect(gotIn.sort()).toEqual(wantIn.sort());
     for (const m of em.compiled.members) {
@@ -270,13 +274,13 @@ describe("deliveries reported to listeners (what serve --p4runtime sends as Pack
   it("tables that start empty: a row counts (summary, trace, commands) once a write puts its match and action in, not before or after", async () => {
     const ipSpec = join(root, "examples/ip-router/network.yaml");
     const out = join(tempDir(), "empty");
-    const em = Emulation.open({ spec: ipSpec, endpoints: ["lanA:h1.1"], emptyTables: true, out, trace: true });
+    const { em, stop } = openServed({ spec: ipSpec, endpoints: ["lanA:h1.1"], emptyTables: true, out, trace: true });
     const [f] = frames(pcap("example-router-h1.pcap"));
     if (f === undefined) throw new Error("empty capture");
     const fullOut = join(tempDir(), "full");
-    const full = Emulation.open({ spec: ipSpec, endpoints: ["lanA:h1.1"], out: fullOut, trace: true });
-    full.submit(0, f.data);
-    full.flush();
+    const full = openServed({ spec: ipSpec, endpoints: ["lanA:h1.1"], out: fullOut, trace: true });
+    full.em.submit(0, f.data);
+    full.em.flush();
     const want = full.stop().rows;
     expect(want.length).toBeGreaterThan(0);
     // Empty: the packet is dropped, no row counted.
@@ -286,10 +290,8 @@ describe("deliveries reported to listeners (what serve --p4runtime sends as Pack
     // Every row written as a controller would (one write per table), noted: the same packet hits what it hits in `full`.
     await em.between(() => {
       for (const t of em.compiled.tables) {
-        const writes = t.rows.map((r) => ({ op: "insert" as const, table: t, match: r.match, action: r.action }));
-        const result = em.installed.tables.write(writes);
+        const result = em.write(t.rows.map((r) => ({ op: "insert" as const, table: t, match: r.match, action: r.action })));
         expect(result.ok).toBe(true);
-        em.noteWrites(writes, result);
       }
     });
     em.submit(0, f.data);
@@ -299,23 +301,14 @@ describe("deliveries reported to listeners (what serve --p4runtime sends as Pack
     const forward = em.compiled.members.find((m) => m.qualified === "ip.r")?.tables.forward;
     const row = forward?.rows.find((r) => r.text.includes("10.0.2.0/24"));
     if (forward === undefined || row === undefined) throw new Error("no forward row");
-    await em.between(() => {
-      const writes = [{ op: "modify" as const, table: forward, match: row.match, action: { ...row.action, arg: 1 } }];
-      em.noteWrites(writes, em.installed.tables.write(writes));
-    });
+    await em.between(() => em.write([{ op: "modify", table: forward, match: row.match, action: { ...row.action, arg: 1 } }]));
     const k = forward.rows.indexOf(row);
     expect(em.installed.entries.get(forward.id)?.[k]).toBe(-1);
-    await em.between(() => {
-      const writes = [{ op: "modify" as const, table: forward, match: row.match, action: row.action }];
-      em.noteWrites(writes, em.installed.tables.write(writes));
-    });
+    await em.between(() => em.write([{ op: "modify", table: forward, match: row.match, action: row.action }]));
     expect(em.installed.entries.get(forward.id)?.[k]).toBeGreaterThanOrEqual(0);
-    await em.between(() => {
-      const writes = [{ op: "delete" as const, table: forward, match: row.match }];
-      em.noteWrites(writes, em.installed.tables.write(writes));
-    });
+    await em.between(() => em.write([{ op: "delete", table: forward, match: row.match }]));
     expect(em.installed.entries.get(forward.id)?.[k]).toBe(-1);
-    em.stop();
+    stop();
     // The trace names the rows of the packet that ran after the writes as a fully installed emulation's trace does.
     const steps = (file: string, line: number): unknown[] =>
       (JSON.parse(readFileSync(file, "utf8").trim().split("\n")[line] ?? "{}") as { steps: { row?: unknown; rule?: unknown }[] }).steps.map((x) => [x.row, x.rule]);
@@ -324,7 +317,7 @@ describe("deliveries reported to listeners (what serve --p4runtime sends as Pack
 
   it("adds an endpoint where a member sends in a session the first time one is asked for, once", () => {
     const ipSpec = join(root, "examples/ip-router/network.yaml");
-    const em = Emulation.open({ spec: ipSpec, endpoints: ["lanA:h1.1"], deliveries: true });
+    const { em } = openServed({ spec: ipSpec, endpoints: ["lanA:h1.1"], deliveries: true });
     const h1 = em.compiled.members.find((m) => m.qualified === "lanA.h1")?.index ?? -1;
     const at = { kind: "session" as const, member: h1, session: 1, link: -1 };
     const k = em.endpointAt(at, "p4runtime");

@@ -70,7 +70,7 @@ export class OutDir {
       const stat = lstatOrUndefined(join(dir, d));
       if (stat !== undefined && !stat.isDirectory()) throw refuse(`${d} is already there and strata did not write it`, "strata replaces only files it wrote: move it away or choose another --out");
     }
-    // Only what is there is looked at closer: a description of 20,000 captured links may write 40,000 files.
+    // Only what is there is looked at closer: a description of 20,000 recorded links may write 40,000 files.
     const there = target.exists ? listed(dir, [...dirs, ...(previous ?? []).flatMap(parentOf)]) : new Set<string>();
     for (const f of files) {
       const stat = there.has(f) ? lstatOrUndefined(join(dir, f)) : undefined;

@@ -80,7 +80,7 @@ export function compile(spec: Spec): CompiledSpec {
           network: net.index,
           name: l.name,
           capture: `${net.name}.${l.name}`,
-          captured: l.capture,
+          recorded: l.capture,
           sender,
           senderPort,
           mode: l.mode,

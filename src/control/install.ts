@@ -52,7 +52,7 @@ export function installTopology(dp: DataPlane, compiled: CompiledSpec, injection
   }
   for (const l of compiled.links) {
     const design = compiled.networks[l.network]?.spec.design.id ?? 0;
-    x.linkSet(l.index, l.network, design, l.sender, l.senderPort, LINK_MODES.indexOf(l.mode), l.receivers.length, l.captured ? 1 : 0);
+    x.linkSet(l.index, l.network, design, l.sender, l.senderPort, LINK_MODES.indexOf(l.mode), l.receivers.length, l.recorded ? 1 : 0);
     l.receivers.forEach((r, k) => x.linkSetReceiver(l.index, k, r.member, r.port));
   }
   for (const p of compiled.sharedPorts) x.memberSetPortLink(p.member, p.port, p.link);

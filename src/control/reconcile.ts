@@ -380,7 +380,7 @@ export function topologyChanges(a: CompiledSpec, b: CompiledSpec, ea: readonly R
       k === undefined ||
       k.capture !== l.capture ||
       k.network !== l.network ||
-      k.captured !== l.captured ||
+      k.recorded !== l.recorded ||
       k.sender !== l.sender ||
       k.senderPort !== l.senderPort ||
       k.mode !== l.mode ||

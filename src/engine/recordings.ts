@@ -34,7 +34,7 @@ export function planRecordings(compiled: CompiledSpec): PlannedRecording[] {
   const plan: PlannedRecording[] = [];
   const byName = new Map<string, PlannedRecording>();
   for (const l of compiled.links) {
-    if (!l.captured) continue;
+    if (!l.recorded) continue;
     let r = byName.get(l.capture);
     if (r === undefined) {
       r = { sub: LINKS_DIR, name: l.capture, network: l.network, links: [] };

@@ -146,7 +146,7 @@ export class Sinks implements RecordingTargets {
     for (const e of options.exits) {
       const l = e.link;
       // The data plane writes a link's packets only when it is recorded: an exit always is.
-      if (!l.captured) x.linkSet(l.index, l.network, e.network.spec.design.id, l.sender, l.senderPort, LINK_MODES.indexOf(l.mode), 0, 1);
+      if (!l.recorded) x.linkSet(l.index, l.network, e.network.spec.design.id, l.sender, l.senderPort, LINK_MODES.indexOf(l.mode), 0, 1);
       x.linkSetCapture(l.index, this.#recordingCount + e.index);
     }
     if (options.deliveries) {

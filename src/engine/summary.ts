@@ -173,7 +173,7 @@ export function summarize(
     const entry = (links[l.capture] ??= { packets: 0, bytes: 0, file: null });
     entry.packets += packets;
     entry.bytes += counters.linkBytes[l.index] ?? 0;
-    if (l.captured && entry.packets > 0) entry.file = `${LINKS_DIR}/${l.capture}.pcap`;
+    if (l.recorded && entry.packets > 0) entry.file = `${LINKS_DIR}/${l.capture}.pcap`;
     if (leaves(compiled, l)) exited += packets;
   }
   for (const [name, l] of Object.entries(links)) if (l.packets === 0) delete links[name];

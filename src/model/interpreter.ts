@@ -162,13 +162,13 @@ class Reference {
 
   /**
    * Crossing link `li`, transmitted by member `from` (−1: from outside): one
-   * hop, counted and captured. A virtual link (`via`) is implemented by an
+   * hop, counted and recorded. A virtual link (`via`) is implemented by an
    * underlay session: the packet, as it crossed, goes to that send table.
    */
   #cross(p: Pkt, li: number, from: number, via?: Via): void {
     const l = this.#t.link(li);
     if (p.hops >= this.#options.hopLimit) return this.#drop(from, "loop");
-    if (l.captured) this.#output("link", li, p);
+    if (l.recorded) this.#output("link", li, p);
     this.#result.linkPackets[li] = (this.#result.linkPackets[li] ?? 0) + 1;
     const q = { ...p, hops: p.hops + 1 };
     if (via !== undefined) return this.#send(q, via.member, via.session);

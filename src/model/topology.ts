@@ -36,7 +36,8 @@ export interface Link {
   /** Empty when the link leaves the network. */
   readonly receivers: readonly Receiver[];
   readonly mode: LinkMode;
-  readonly captured: boolean;
+  /** Whether its packets are recorded (the description's `capture`). */
+  readonly recorded: boolean;
 }
 
 export class Topology {
@@ -86,7 +87,7 @@ export class Topology {
             senderPort: from?.ident ?? 0,
             receivers: to.map((e) => ({ member: number(net, e), port: e.ident })),
             mode: l.mode,
-            captured: l.capture,
+            recorded: l.capture,
           };
           links[link.index] = link;
           if (sender >= 0) this.#addSend(sender, link);

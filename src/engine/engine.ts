@@ -521,34 +521,55 @@ class EngineTables extends Tables {
   }
 }
 
-/** Per description table: its rows by match (matchKey), for noteWrites. */
-const rowsByMatch = new WeakMap<CompiledTable, Map<string, number[]>>();
+/** Per description table: its rows by a hash of their key (matchHash), for noteWrites. */
+const rowsByHash = new WeakMap<CompiledTable, Map<number, number[]>>();
 /** Per description: its tables by id. */
 const tablesById = new WeakMap<CompiledSpec, Map<number, CompiledTable>>();
 
-const hex = (b: Uint8Array | undefined): string => (b === undefined || b.length === 0 ? "" : Buffer.from(b).toString("hex"));
+const prioritised = (kind: string): boolean => kind === "ternary" || kind === "range" || kind === "optional";
 
-/** Two entries of a table of `kind` have the same match when their keys are equal (priority counts where the kind has one). */
-function matchKey(kind: string, m: EntryMatch): string {
-  const prioritised = kind === "ternary" || kind === "range" || kind === "optional";
-  return `${hex(m.value)}/${hex(m.mask)}/${hex(m.lo)}/${hex(m.hi)}/${prioritised ? m.priority : ""}`;
+/**
+ * A hash of an entry's key value (FNV-1a over its bytes; a range's low bound, when it has no
+ * value): entries with the same match have the same one. No string per write.
+ */
+function matchHash(m: EntryMatch): number {
+  const b = m.value !== undefined && m.value.length > 0 ? m.value : m.lo;
+  let h = 2166136261;
+  if (b !== undefined) for (let k = 0; k < b.length; k++) h = Math.imul(h ^ (b[k] ?? 0), 16777619);
+  return h;
 }
 
-function rowsOf(table: CompiledTable): Map<string, number[]> {
-  let rows = rowsByMatch.get(table);
-  if (rows === undefined) {
-    rows = new Map();
-    for (const [k, r] of table.rows.entries()) {
-      const key = matchKey(table.kind, r.match);
-      rows.set(key, [...(rows.get(key) ?? []), k]);
-    }
-    rowsByMatch.set(table, rows);
-  }
-  return rows;
+const bytesEqual = (a: Uint8Array | undefined, b: Uint8Array | undefined): boolean =>
+  (a === undefined || a.length === 0) === (b === undefined || b.length === 0) && (a === undefined || b === undefined || a.length === 0 || Buffer.compare(a, b) === 0);
+
+/** Whether two entries of a table of `kind` have the same match (priority counts where the kind has one). */
+function sameMatch(kind: string, a: EntryMatch, b: EntryMatch): boolean {
+  return bytesEqual(a.value, b.value) && bytesEqual(a.mask, b.mask) && bytesEqual(a.lo, b.lo) && bytesEqual(a.hi, b.hi) && (!prioritised(kind) || a.priority === b.priority);
 }
 
 function sameAction(a: NonNullable<TableWrite["action"]>, b: NonNullable<TableWrite["action"]>): boolean {
-  return a.name === b.name && (a.count ?? 0) === (b.count ?? 0) && (a.arg ?? 0) === (b.arg ?? 0) && (a.arg2 ?? 0) === (b.arg2 ?? 0) && hex(a.data) === hex(b.data);
+  return a.name === b.name && (a.count ?? 0) === (b.count ?? 0) && (a.arg ?? 0) === (b.arg ?? 0) && (a.arg2 ?? 0) === (b.arg2 ?? 0) && bytesEqual(a.data, b.data);
+}
+
+/** The rows of the description's `table` whose match is `match`. */
+function rowsMatching(table: CompiledTable, match: EntryMatch): number[] {
+  let index = rowsByHash.get(table);
+  if (index === undefined) {
+    index = new Map();
+    for (const [k, r] of table.rows.entries()) {
+      const h = matchHash(r.match);
+      const bucket = index.get(h);
+      if (bucket === undefined) index.set(h, [k]);
+      else bucket.push(k);
+    }
+    rowsByHash.set(table, index);
+  }
+  const candidates = index.get(matchHash(match));
+  if (candidates === undefined) return [];
+  return candidates.filter((k) => {
+    const row = table.rows[k];
+    return row !== undefined && sameMatch(table.kind, row.match, match);
+  });
 }
 
 /**
@@ -565,8 +586,9 @@ function noteWrites(installed: Installed, writes: readonly TableWrite[], entries
   const changed = new Map<number, number[]>();
   writes.forEach((w, i) => {
     const table = byId.get(w.table.id);
-    const rows = table === undefined ? undefined : rowsOf(table).get(matchKey(table.kind, w.match));
-    if (table === undefined || rows === undefined) return;
+    if (table === undefined || table.rows.length === 0) return;
+    const rows = rowsMatching(table, w.match);
+    if (rows.length === 0) return;
     let list = changed.get(table.id);
     if (list === undefined) {
       list = [...(installed.entries.get(table.id) ?? table.rows.map(() => -1))];

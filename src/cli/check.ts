@@ -11,7 +11,8 @@ import { loadSpec } from "../description/load.js";
 import type { Spec } from "../description/types.js";
 import { TABLE_ROLES, type TableRole } from "../wasm/abi.js";
 import type { Io } from "./io.js";
-import { type CommandContext, EXIT_BAD_INPUT, EXIT_OK } from "./command.js";
+import type { CommandContext } from "./command.js";
+import { EXIT_BAD_INPUT, EXIT_OK } from "./exit-codes.js";
 
 export interface NetworkSummary {
   readonly name: string;

@@ -11,7 +11,7 @@ import { checkFit } from "../p4/fit.js";
 import { machineRequirements } from "../p4/requirements.js";
 import { isProfilePath, loadProfile } from "../p4/targets.js";
 import type { CommandContext } from "./command.js";
-import { EXIT_BAD_INPUT, EXIT_OK } from "./command.js";
+import { EXIT_BAD_INPUT, EXIT_OK } from "./exit-codes.js";
 
 interface ExportFlags {
   out: string;

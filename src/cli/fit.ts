@@ -9,7 +9,8 @@ import { machineRequirements } from "../p4/requirements.js";
 import { loadProfile, type TargetProfile } from "../p4/targets.js";
 import { loadSpec } from "../description/load.js";
 import type { Io } from "./io.js";
-import { type CommandContext, EXIT_BAD_INPUT, EXIT_OK } from "./command.js";
+import type { CommandContext } from "./command.js";
+import { EXIT_BAD_INPUT, EXIT_OK } from "./exit-codes.js";
 
 export interface FitReport {
   readonly file: string;

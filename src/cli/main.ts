@@ -18,7 +18,8 @@ import { registerPlace } from "./place.js";
 import { registerServe } from "./serve.js";
 import { registerP4Runtime } from "./p4runtime.js";
 import { SpecError } from "../description/problems.js";
-import { type CommandContext, EXIT_BAD_INPUT, EXIT_CODES_HELP, EXIT_OK } from "./command.js";
+import type { CommandContext } from "./command.js";
+import { EXIT_BAD_INPUT, EXIT_CODES_HELP, EXIT_INTERNAL, EXIT_OK } from "./exit-codes.js";
 
 export function buildProgram(ctx: CommandContext): Command {
   const program = new Command("strata")
@@ -131,7 +132,7 @@ if (isEntryPoint()) {
     },
     (err: unknown) => {
       process.stderr.write(`strata: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-      process.exitCode = 70;
+      process.exitCode = EXIT_INTERNAL;
     },
   );
 }

@@ -12,7 +12,7 @@ import { EngineEmulation } from "../p4runtime/emulation.js";
 import { CLOSE_GRACE_MS, describeStats, P4RuntimeServer } from "../p4runtime/server.js";
 import { isLoopback, loadTls, type Tls } from "../p4runtime/tls.js";
 import type { CommandContext } from "./command.js";
-import { EXIT_OK } from "./command.js";
+import { EXIT_OK } from "./exit-codes.js";
 import { StopSignals } from "./stop-signals.js";
 
 /** The TLS flags of both commands that serve P4Runtime. */

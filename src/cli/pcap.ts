@@ -6,7 +6,8 @@ import { openCapture } from "../pcap/reader.js";
 import { type CaptureReader, PACKET_NO_TIMESTAMP, type PacketBatch, tsNs } from "../pcap/types.js";
 import { TextTable, isoTimeNs } from "./format.js";
 import type { Io } from "./io.js";
-import { type CommandContext, EXIT_BAD_INPUT } from "./command.js";
+import type { CommandContext } from "./command.js";
+import { EXIT_BAD_INPUT } from "./exit-codes.js";
 
 export function registerPcap(program: Command, ctx: CommandContext): void {
   const pcap = program.command("pcap").description("capture utilities (pcap and pcapng)");

@@ -11,7 +11,8 @@ import { machineRequirements } from "../p4/requirements.js";
 import { loadSpec } from "../description/load.js";
 import { TextTable } from "./format.js";
 import type { Io } from "./io.js";
-import { type CommandContext, EXIT_OK, EXIT_PROBLEM } from "./command.js";
+import type { CommandContext } from "./command.js";
+import { EXIT_OK, EXIT_PROBLEM } from "./exit-codes.js";
 
 export interface PlaceReport extends Placement {
   readonly file: string;

@@ -15,7 +15,8 @@ import { COPY_LIMIT_MAX, HOP_LIMIT_MAX, type PacketRanges } from "../wasm/runner
 import type { Summary } from "../engine/summary.js";
 import { fileSize } from "./format.js";
 import type { Io } from "./io.js";
-import { type CommandContext, EXIT_BAD_INPUT, EXIT_OK } from "./command.js";
+import type { CommandContext } from "./command.js";
+import { EXIT_BAD_INPUT, EXIT_OK } from "./exit-codes.js";
 
 interface RunFlags {
   in: string[];

@@ -26,7 +26,8 @@ import { resolveExternal } from "../engine/sinks.js";
 import { exposureWarning, listenAddress, servedAt, type TlsFlags, tlsOf, tlsOptions } from "./p4runtime.js";
 import type { Io } from "./io.js";
 import { collect, limit, outputsLine } from "./run.js";
-import { type CommandContext, EXIT_OK } from "./command.js";
+import type { CommandContext } from "./command.js";
+import { EXIT_OK } from "./exit-codes.js";
 import { StopSignals } from "./stop-signals.js";
 
 /** Bytes of trace.jsonl after which a serve's trace stops, unless told otherwise (--trace-max). */

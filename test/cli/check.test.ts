@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../..//src/cli/main.js";
-import { EXIT_BAD_INPUT, EXIT_OK } from "../..//src/cli/command.js";
+import { EXIT_BAD_INPUT, EXIT_OK } from "../..//src/cli/exit-codes.js";
 
 const HUB = "test/fixtures/specs/hub.yaml";
 

@@ -9,7 +9,7 @@ import { describe, expect, test } from "vitest";
 import type { FitReport } from "../../src/cli/fit.js";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../..//src/cli/main.js";
-import { EXIT_BAD_INPUT, EXIT_OK, EXIT_PROBLEM } from "../..//src/cli/command.js";
+import { EXIT_BAD_INPUT, EXIT_OK, EXIT_PROBLEM } from "../..//src/cli/exit-codes.js";
 import type { PlaceReport } from "../../src/cli/place.js";
 import { bundledProfiles } from "../../src/p4/targets.js";
 

@@ -1,5 +1,5 @@
 // The one guard for every command that writes files into a directory (`--out`): strata run
-// and serve (captures, summary, trace), strata export p4 (a directory per machine).
+// and serve (recordings, summary, trace), strata export p4 (a directory per machine).
 //
 // strata deletes or replaces only files it wrote, which DIR/.strata-output lists. It refuses,
 // before it changes anything: a DIR that holds an input (compared as real paths and as
@@ -131,7 +131,7 @@ const refusal =
 
 /**
  * The names of the files strata writes in an output directory: strata run's and serve's
- * (summary, trace, a capture per link and per member) and strata export p4's (a directory per
+ * (summary, trace, a recording per link and per member) and strata export p4's (a directory per
  * machine). A marker lists only such names, so a forged one cannot make strata remove another
  * file, inside DIR or out of it.
  */

@@ -79,7 +79,7 @@ export function compile(spec: Spec): CompiledSpec {
           index: links.length,
           network: net.index,
           name: l.name,
-          capture: `${net.name}.${l.name}`,
+          qualified: `${net.name}.${l.name}`,
           recorded: l.capture,
           sender,
           senderPort,

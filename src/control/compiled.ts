@@ -59,8 +59,8 @@ export interface CompiledLink {
   readonly network: number;
   /** The declared link's name; both directions of a two-way link share it. */
   readonly name: string;
-  /** "network.name", the link's name across networks (its recording is links/<capture>.pcap). */
-  readonly capture: string;
+  /** "network.name", the link's name across networks (its recording is links/<qualified>.pcap). */
+  readonly qualified: string;
   /** Whether its packets are recorded (the description's `capture`, default true). */
   readonly recorded: boolean;
   /** Member index, or −1 when the sender is outside the network. */

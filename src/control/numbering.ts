@@ -6,7 +6,7 @@
 // everything a running emulation holds by index stay where they were.
 //
 // Identities: a network by its name, a member by network and key, a machine by
-// its name, a direction of a link by its capture name and its sender (a member,
+// its name, a direction of a link by its qualified name and its sender (a member,
 // or the external end it comes from).
 
 import type { CompiledLink, CompiledMember, CompiledNetwork, CompiledRow, CompiledSpec, CompiledTable } from "./compiled.js";
@@ -62,10 +62,10 @@ function placesIn(running: readonly string[], next: readonly string[]): number[]
   return places.every((p): p is number => p !== undefined) ? places : undefined;
 }
 
-/** A direction of a link: its capture name and where it is sent from. */
+/** A direction of a link: its qualified name ("network.link") and where it is sent from. */
 function linkIdentity(c: CompiledSpec, l: CompiledLink): string {
   const from = l.sender < 0 ? `outside ${l.external ?? ""}` : (c.members[l.sender]?.qualified ?? String(l.sender));
-  return `${l.capture} from ${from}`;
+  return `${l.qualified} from ${from}`;
 }
 
 function withMemberArg(r: CompiledRow, member: (i: number) => number): CompiledRow {

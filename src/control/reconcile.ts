@@ -49,7 +49,7 @@ export interface Change {
 /** What an update takes down or brings up: a declared link, a member, or every member of a machine. */
 export type Target = { readonly link: string } | { readonly member: string } | { readonly machine: string };
 
-/** A target resolved against a compiled description: link capture names and qualified member names. */
+/** A target resolved against a compiled description: qualified link and member names. */
 export interface Resolved {
   readonly links: readonly string[];
   readonly members: readonly string[];
@@ -222,7 +222,7 @@ export class Reconciler {
   #applyDown(): void {
     const x = this.#dp.exports;
     const c = this.#installed.compiled;
-    for (const l of c.links) x.linkSetDown(l.index, this.#downLinks.has(l.capture) ? 1 : 0);
+    for (const l of c.links) x.linkSetDown(l.index, this.#downLinks.has(l.qualified) ? 1 : 0);
     for (const m of c.members) x.memberSetDown(m.index, this.#downMembers.has(m.qualified) ? 1 : 0);
   }
 
@@ -360,7 +360,7 @@ export function topologyChanges(a: CompiledSpec, b: CompiledSpec, ea: readonly R
   };
   diffSets("network", names(a.networks, (n) => n.name), names(b.networks, (n) => n.name));
   diffSets("member", names(a.members, (m) => m.qualified), names(b.members, (m) => m.qualified));
-  const linkName = (c: CompiledSpec, l: CompiledSpec["links"][number]): string => `${l.capture} (${describeDirection(c, l)})`;
+  const linkName = (c: CompiledSpec, l: CompiledSpec["links"][number]): string => `${l.qualified} (${describeDirection(c, l)})`;
   diffSets("link", names(a.links, (l) => linkName(a, l)), names(b.links, (l) => linkName(b, l)));
   if (out.length > 0) return out;
   // Same names: the same numbering and the same attributes, or it is rebuilt.
@@ -378,7 +378,7 @@ export function topologyChanges(a: CompiledSpec, b: CompiledSpec, ea: readonly R
     const k = b.links[i];
     if (
       k === undefined ||
-      k.capture !== l.capture ||
+      k.qualified !== l.qualified ||
       k.network !== l.network ||
       k.recorded !== l.recorded ||
       k.sender !== l.sender ||
@@ -387,7 +387,7 @@ export function topologyChanges(a: CompiledSpec, b: CompiledSpec, ea: readonly R
       k.external !== l.external ||
       JSON.stringify(k.receivers) !== JSON.stringify(l.receivers)
     ) {
-      out.push(`link ${l.capture} (${describeDirection(a, l)}) changed`);
+      out.push(`link ${l.qualified} (${describeDirection(a, l)}) changed`);
     }
   });
   const shared = (c: CompiledSpec): string => c.sharedPorts.map((p) => `${p.member}.${p.port}@${p.link}`).sort().join(" "); // a set: its order is the compiler's
@@ -429,17 +429,17 @@ export function resolveTarget(c: CompiledSpec, target: Target): Resolved | { pro
     return { links: [], members: [m.qualified] };
   }
   const text = target.link;
-  const byName = c.links.filter((l) => l.capture === text);
+  const byName = c.links.filter((l) => l.qualified === text);
   if (byName.length > 0) return { links: [text], members: [] };
   const [net, rest] = splitNetwork(text, single, c);
   const dot = rest.lastIndexOf(".");
   const member = c.members.find((x) => c.networks[x.network]?.name === net && x.key === rest.slice(0, dot));
   const ident = Number(rest.slice(dot + 1));
-  const fix = `write NETWORK:MEMBER.ID or a link name; links: ${[...new Set(c.links.map((l) => l.capture))].join(", ")}`;
+  const fix = `write NETWORK:MEMBER.ID or a link name; links: ${[...new Set(c.links.map((l) => l.qualified))].join(", ")}`;
   if (dot <= 0 || member === undefined || !Number.isInteger(ident)) return { problem: `no link '${text}'`, fix };
   const found = c.links.filter((l) => (l.sender === member.index && l.senderPort === ident) || l.receivers.some((r) => r.member === member.index && r.port === ident));
   if (found.length === 0) return { problem: `${member.qualified} has no link with identifier ${ident}`, fix };
-  return { links: [...new Set(found.map((l) => l.capture))], members: [] };
+  return { links: [...new Set(found.map((l) => l.qualified))], members: [] };
 }
 
 /** "net:rest" or "net.rest" (a member's qualified name), or "rest" in the only network. */

@@ -60,7 +60,7 @@ export interface Endpoint {
 export type LinkMode = "one-way" | "two-way" | "allcast" | "anycast";
 
 export interface LinkSpec {
-  /** Unique in the network; names the capture file links/<network>.<name>.pcap. */
+  /** Unique in the network; names its recording links/<network>.<name>.pcap. */
   readonly name: string;
   readonly mode: LinkMode;
   /** The sender, or an external end (outside the network) by name. */
@@ -68,7 +68,7 @@ export interface LinkSpec {
   /** The receivers (several for allcast/anycast), or an external end. */
   readonly to: readonly Endpoint[] | { readonly external: string };
   readonly group?: string;
-  /** Write this link's traffic to a capture (default true). */
+  /** Record this link's packets in links/ (the description's `capture`, default true). */
   readonly capture: boolean;
   /** Subduction: the overlay network whose shared member (same name, same machine) shares this link. */
   readonly shared?: string;

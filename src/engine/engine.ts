@@ -346,7 +346,7 @@ export class Engine {
     if (network === undefined) throw new Error("the description has no network");
     const link = this.compiled.links[at.link];
     const where =
-      at.kind === "session" ? `${member?.key ?? ""}@${at.session}` : at.kind === "self" ? (member?.key ?? "") : (link?.external ?? `${link?.capture ?? ""}`);
+      at.kind === "session" ? `${member?.key ?? ""}@${at.session}` : at.kind === "self" ? (member?.key ?? "") : (link?.external ?? `${link?.qualified ?? ""}`);
     const k = this.#endpoints.length;
     const text = `${network.name}:${where}`;
     this.#endpoints.push({ ...at, text, network });

@@ -35,10 +35,10 @@ export function planRecordings(compiled: CompiledSpec): PlannedRecording[] {
   const byName = new Map<string, PlannedRecording>();
   for (const l of compiled.links) {
     if (!l.recorded) continue;
-    let r = byName.get(l.capture);
+    let r = byName.get(l.qualified);
     if (r === undefined) {
-      r = { sub: LINKS_DIR, name: l.capture, network: l.network, links: [] };
-      byName.set(l.capture, r);
+      r = { sub: LINKS_DIR, name: l.qualified, network: l.network, links: [] };
+      byName.set(l.qualified, r);
       plan.push(r);
     }
     r.links.push(l.index);

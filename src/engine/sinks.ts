@@ -141,7 +141,7 @@ export class Sinks implements RecordingTargets {
     plan.forEach((p, c) => {
       if (p.member === undefined) byName.set(p.name, c);
     });
-    this.#exitRecording = options.exits.map((e) => byName.get(e.link.capture) ?? -1);
+    this.#exitRecording = options.exits.map((e) => byName.get(e.link.qualified) ?? -1);
     for (const r of this.#exitRecording) if (r >= 0) this.#shared.add(r);
     for (const e of options.exits) {
       const l = e.link;

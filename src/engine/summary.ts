@@ -170,10 +170,10 @@ export function summarize(
   let exited = 0;
   for (const l of compiled.links) {
     const packets = counters.linkPackets[l.index] ?? 0;
-    const entry = (links[l.capture] ??= { packets: 0, bytes: 0, file: null });
+    const entry = (links[l.qualified] ??= { packets: 0, bytes: 0, file: null });
     entry.packets += packets;
     entry.bytes += counters.linkBytes[l.index] ?? 0;
-    if (l.recorded && entry.packets > 0) entry.file = `${LINKS_DIR}/${l.capture}.pcap`;
+    if (l.recorded && entry.packets > 0) entry.file = `${LINKS_DIR}/${l.qualified}.pcap`;
     if (leaves(compiled, l)) exited += packets;
   }
   for (const [name, l] of Object.entries(links)) if (l.packets === 0) delete links[name];

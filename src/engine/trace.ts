@@ -261,7 +261,7 @@ export class TraceWriter {
     const stage = STAGES[e.stage] ?? "done";
     const copy = e.copy;
     const member = this.#member(e.member);
-    const link = (i: number): string | null => (i < 0 ? null : (this.#compiled.links[i]?.capture ?? null));
+    const link = (i: number): string | null => (i < 0 ? null : (this.#compiled.links[i]?.qualified ?? null));
     switch (kind) {
       case "inject":
         return { copy, step: "inject", member, at: stage === "link" ? link(e.link) : stage === "send" ? "send" : "self" };

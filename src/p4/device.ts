@@ -46,7 +46,7 @@ export interface DevicePort {
   /** The member receiving (and usually sending) on it, qualified ("lanA.r"). */
   readonly member: string;
   readonly ident: number;
-  /** Capture names of the links on this port. */
+  /** Qualified names of the links on this port. */
   readonly links: readonly string[];
   /** What is at the other end: members ("lanB.sw2.9") or an external end. */
   readonly peers: readonly string[];
@@ -332,7 +332,7 @@ function portMap(
   const endName = (member: number, ident: number): string => `${compiled.members[member]?.qualified ?? "?"}.${ident}`;
   const add = (key: string, member: number, ident: number, order: [number, number, number], l: CompiledLink, peers: string[], receives: boolean): void => {
     const p = pending.get(key) ?? { order, member, ident, links: new Set(), peers: new Set(), alsoSentBy: new Set(), receives };
-    p.links.add(l.capture);
+    p.links.add(l.qualified);
     for (const peer of peers) p.peers.add(peer);
     pending.set(key, receives && !p.receives ? { ...p, receives } : p);
   };
@@ -345,7 +345,7 @@ function portMap(
     const localReceivers = l.receivers.filter((r) => r.member >= 0 && here(r.member));
     const external = l.external !== undefined ? [`external ${l.external}`] : [];
     if (senderHere) {
-      const at = `${l.capture} (${endName(l.sender, l.senderPort)})`;
+      const at = `${l.qualified} (${endName(l.sender, l.senderPort)})`;
       if (l.receivers.length > 0 && localReceivers.length === l.receivers.length) {
         const r = localReceivers[0];
         if (localReceivers.length > 1 || r === undefined) {

@@ -107,7 +107,7 @@ function leftOut(compiled: CompiledSpec, dev: Device): { what: string; why: stri
     const sender = compiled.members[l.sender];
     const row = sender?.tables.transmit?.rows.find((r) => outOf(r) === l.senderPort);
     if (row?.action.name === "external-session") {
-      items.push({ what: `link ${l.capture} (from ${sender?.qualified ?? "?"}.${l.senderPort})`, why: `implemented by layering (a session of an underlay): no port; its packets leave inside the underlay's header, and no switch captures it` });
+      items.push({ what: `link ${l.qualified} (from ${sender?.qualified ?? "?"}.${l.senderPort})`, why: `implemented by layering (a session of an underlay): no port; its packets leave inside the underlay's header, and no switch captures it` });
     }
   }
   items.push(

@@ -45,7 +45,7 @@ export interface MulticastRequirement {
   /** Copies one packet makes: out-links of the row, or receivers of the allcast link. */
   readonly replicas: number;
   readonly source: "forward" | "allcast";
-  /** The allcast link's capture name ("network.link"). */
+  /** The allcast link's qualified name ("network.link"). */
   readonly link?: string;
 }
 
@@ -94,9 +94,9 @@ export function machineRequirements(compiled: CompiledSpec): MachineRequirements
       const sender = compiled.members[l.sender];
       if (sender === undefined || !hosted.has(sender.index)) continue;
       if (l.mode === "allcast") {
-        multicastGroups.push({ member: sender.qualified, ports: [l.senderPort], replicas: l.receivers.length, source: "allcast", link: l.capture });
+        multicastGroups.push({ member: sender.qualified, ports: [l.senderPort], replicas: l.receivers.length, source: "allcast", link: l.qualified });
       } else if (l.mode === "anycast") {
-        actionSelectors.push({ member: sender.qualified, link: l.capture, groupSize: l.receivers.length });
+        actionSelectors.push({ member: sender.qualified, link: l.qualified, groupSize: l.receivers.length });
       }
     }
     return { machine, members: members.map((m) => m.qualified), tables, tableCount: tables.length, multicastGroups, actionSelectors };

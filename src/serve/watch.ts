@@ -8,7 +8,7 @@
 // through or swapped, as Kubernetes swaps a ConfigMap's ..data link) and reloaded
 // a moment after it stops changing; SIGHUP and the `reload` command reload it too.
 //
-// While serving, only tables change: the emulation's ports, exits and captures
+// While serving, only tables change: the emulation's ports, exits and recordings
 // are bound to its members and links, so a description that changes them is
 // refused (restart strata serve for that).
 

@@ -262,7 +262,7 @@ function observe(dp: DataPlane, installed: Installed): unknown {
   const runner = new Runner(dp, { maxFanout: c.maxFanout, slotLen: 512 });
   runner.run(probe(), 0, {
     packet(kind, target, _data, _start, len, _o, _s, _n, packet): void {
-      const name = kind === "link" ? c.links[target]?.capture : c.members[target]?.qualified;
+      const name = kind === "link" ? c.links[target]?.qualified : c.members[target]?.qualified;
       fates.push(`${packet} ${kind} ${name} ${len}`);
     },
   });
@@ -448,7 +448,7 @@ describe("Reconciler.apply: the same topology written in another order", () => {
         for (const b of reader.batches()) {
           runner.run({ ...b, endpoint }, 0, {
             packet(kind, target, data, start, len, _origLen, _sec, _nsec, packet): void {
-              const name = kind === "link" ? c.links[target]?.capture : c.members[target]?.qualified;
+              const name = kind === "link" ? c.links[target]?.qualified : c.members[target]?.qualified;
               out.push(`${endpoint}#${packet} ${kind} ${name} ${Buffer.from(data.subarray(start, start + len)).toString("hex")}`);
             },
           });
@@ -473,7 +473,7 @@ describe("Reconciler.apply: the same topology written in another order", () => {
     expect(rec.apply(next, { rebuild: false })).toEqual({ inserted: 0, modified: 0, deleted: 0, tablesBuilt: 0, tablesRemoved: 0, rebuilt: false, topology: [] });
     const now = rec.current().compiled;
     expect(now.members.map((m) => m.qualified)).toEqual(first.members.map((m) => m.qualified));
-    expect(now.links.map((l) => l.capture)).toEqual(first.links.map((l) => l.capture));
+    expect(now.links.map((l) => l.qualified)).toEqual(first.links.map((l) => l.qualified));
     expect(now.networks.map((n) => n.name)).toEqual(first.networks.map((n) => n.name));
     const fresh = DataPlane.load();
     Reconciler.install(fresh, next, endpoints);

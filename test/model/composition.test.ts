@@ -20,7 +20,7 @@ const example = (name: string): CompiledSpec => compile(parseSpec(readFileSync(n
 /** Runs one packet from `at`; what it did, in the order it did it: "link CAPTURE HEX" and "deliver MEMBER HEX", then the drops. */
 function run(c: CompiledSpec, at: string, bytes: Uint8Array, options = { hopLimit: 16, copyLimit: 8 }): { out: string[]; drops: Record<string, string>; r: RefResult } {
   const r = interpret(c, [resolveEndpoint(c, at)], [{ bytes, origLen: bytes.length, tsSec: 0, tsNsec: 0, endpoint: 0 }], 0, options);
-  const out = r.outputs.map((o) => `${o.kind} ${o.kind === "link" ? (c.links[o.target]?.capture ?? "?") : (c.members[o.target]?.qualified ?? "?")} ${hex(o.bytes)}`);
+  const out = r.outputs.map((o) => `${o.kind} ${o.kind === "link" ? (c.links[o.target]?.qualified ?? "?") : (c.members[o.target]?.qualified ?? "?")} ${hex(o.bytes)}`);
   const drops = Object.fromEntries([...r.drops].flatMap(([m, counts]) => counts.flatMap((n, k) => (n > 0 ? [[c.members[m]?.qualified ?? "outside", `${DROP_REASONS[k] ?? "?"} ×${n}`]] : []))));
   return { out, drops, r };
 }

@@ -281,7 +281,7 @@ describe("a controller session on the IP router", () => {
       // The links carried it as in the replay.
       const counts = await s.emulation.counters();
       const compiled = s.emulation.compiled;
-      const byName = Object.fromEntries(compiled.links.filter((l) => (counts.links[l.index] ?? 0) > 0).map((l) => [`${l.capture}:${compiled.members[l.sender]?.qualified ?? ""}`, counts.links[l.index]]));
+      const byName = Object.fromEntries(compiled.links.filter((l) => (counts.links[l.index] ?? 0) > 0).map((l) => [`${l.qualified}:${compiled.members[l.sender]?.qualified ?? ""}`, counts.links[l.index]]));
       expect(byName).toEqual({ "lanA.h1.1-r.1:lanA.h1": 1, "lanB.r.1-h2.1:lanB.r": 1, "ip.h1.1-r.1:ip.h1": 1, "ip.r.2-h2.1:ip.r": 1 });
       // Read: r's forward entries count the packet on the route it took (their direct counters).
       const rId = machine("r").manifest.deviceId;

@@ -27,7 +27,7 @@ import { runWasm, type WasmOptions } from "./helpers/wasm-run.js";
 /** A result in names people read, so a failing comparison shows where the two sides part. */
 function view(c: CompiledSpec, r: RefResult): Record<string, unknown> {
   const member = (i: number): string => c.members[i]?.qualified ?? "(outside)";
-  const link = (i: number): string => c.links[i]?.capture ?? `link ${i}`;
+  const link = (i: number): string => c.links[i]?.qualified ?? `link ${i}`;
   const drops: Record<string, Record<string, number>> = {};
   for (const [m, counts] of [...r.drops.entries()].sort((a, b) => a[0] - b[0])) {
     const nonzero = counts.flatMap((n, k) => (n > 0 ? [[DROP_REASONS[k] ?? `reason ${k}`, n] as const] : []));
@@ -44,7 +44,7 @@ function view(c: CompiledSpec, r: RefResult): Record<string, unknown> {
 
 function describeCase(text: string, c: CompiledSpec, injections: readonly Injection[], inputs: readonly RefInput[], options: WasmOptions): string {
   const where = (inj: Injection | undefined): string =>
-    inj === undefined ? "?" : inj.kind === "link" ? `link ${c.links[inj.link]?.capture ?? inj.link}` : `${inj.kind} ${c.members[inj.member]?.qualified ?? inj.member}${inj.kind === "session" ? ` @${inj.session}` : ""}`;
+    inj === undefined ? "?" : inj.kind === "link" ? `link ${c.links[inj.link]?.qualified ?? inj.link}` : `${inj.kind} ${c.members[inj.member]?.qualified ?? inj.member}${inj.kind === "session" ? ` @${inj.session}` : ""}`;
   const packets = inputs.map((p, i) => `  #${i} at ${where(injections[p.endpoint])}, orig ${p.origLen}: ${hex(p.bytes)}`);
   return `options ${JSON.stringify(options)}\npackets:\n${packets.join("\n")}\nspec:\n${text}`;
 }

@@ -73,7 +73,7 @@ function fates(dp: DataPlane, installed: Installed): string[] {
     0,
     {
       packet(kind, target): void {
-        out.push(`${kind} ${kind === "link" ? c.links[target]?.capture : c.members[target]?.qualified}`);
+        out.push(`${kind} ${kind === "link" ? c.links[target]?.qualified : c.members[target]?.qualified}`);
       },
     },
   );

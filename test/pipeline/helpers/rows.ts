@@ -37,7 +37,7 @@ export function run(spec: string, endpoint: string, packet: Uint8Array): Ran {
     0,
     {
       packet(kind, target, data, start, len) {
-        const at = kind === "link" ? (compiled.links[target]?.capture ?? "?") : `deliver:${compiled.members[target]?.qualified ?? "?"}`;
+        const at = kind === "link" ? (compiled.links[target]?.qualified ?? "?") : `deliver:${compiled.members[target]?.qualified ?? "?"}`;
         out.push({ at, packet: data.slice(start, start + len) });
       },
     },
@@ -55,7 +55,7 @@ export function run(spec: string, endpoint: string, packet: Uint8Array): Ran {
     });
   }
   // The link the packet was injected on is where it starts, not an output.
-  const injected = ep.kind === "link" ? compiled.links[ep.link]?.capture : undefined;
+  const injected = ep.kind === "link" ? compiled.links[ep.link]?.qualified : undefined;
   return { out: out.filter((o, i) => !(i === 0 && o.at === injected)), drops, dropsAt };
 }
 

@@ -109,9 +109,9 @@ export const REGION_OUT_BASE: i32 = 7;
 export const REGION_OUT_POS: i32 = 8;
 export const REGION_TRACE_BASE: i32 = 9;
 export const REGION_TRACE_POS: i32 = 10;
-export const REGION_CAPTURE_ACTIVE: i32 = 11;
-export const REGION_CAPTURE_SPAN_ENDS: i32 = 12;
-export const REGION_CAPTURE_SPAN_LENS: i32 = 13;
+export const REGION_RECORDING_ACTIVE: i32 = 11;
+export const REGION_RECORDING_SPAN_ENDS: i32 = 12;
+export const REGION_RECORDING_SPAN_LENS: i32 = 13;
 export const REGION_COUNT: i32 = 14;
 
 export const OP_NONE: i32 = 0;
@@ -134,9 +134,9 @@ export const OUTREC_TS_NSEC: i32 = 24;
 export const OUTREC_PACKET: i32 = 28;
 export const OUTREC_SIZE: i32 = 32;
 
-export const CAPREC_CAPTURE: i32 = 0;
-export const CAPREC_LEN: i32 = 4;
-export const CAPREC_SIZE: i32 = 8;
+export const RINGREC_RECORDING: i32 = 0;
+export const RINGREC_LEN: i32 = 4;
+export const RINGREC_SIZE: i32 = 8;
 
 export const EVENT_KIND: i32 = 0;
 export const EVENT_STAGE: i32 = 1;
@@ -162,13 +162,13 @@ export const WRITE_DATA_LEN: i32 = 24;
 export const WRITE_ENTRY: i32 = 28;
 export const WRITE_SIZE: i32 = 32;
 
-// A pcap record header (src/pcap/pcap-layout.ts): what the data plane writes into capture buffers.
+// A pcap record header (src/pcap/pcap-layout.ts): what the data plane writes into recordings.
 export const PCAP_REC_TS_SEC: i32 = 0;
 export const PCAP_REC_TS_FRAC: i32 = 4;
 export const PCAP_REC_CAP_LEN: i32 = 8;
 export const PCAP_REC_ORIG_LEN: i32 = 12;
 export const PCAP_REC_LEN: i32 = 16;
-export const CAPTURE_TAG_LEN: i32 = 4;
+export const RECORDING_TAG_LEN: i32 = 4;
 
 // Header designs and their key vectors: the in-link, then each field big-endian.
 export const DESIGN_ETHERNET: i32 = 1;

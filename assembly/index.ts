@@ -8,9 +8,9 @@ import { tableById } from "./tables/write";
 import { memberAt, linkAt, nLinks, nMembers, orphanDrops } from "./pipeline/topology";
 import {
   DROP_COUNT,
-  REGION_CAPTURE_ACTIVE,
-  REGION_CAPTURE_SPAN_ENDS,
-  REGION_CAPTURE_SPAN_LENS,
+  REGION_RECORDING_ACTIVE,
+  REGION_RECORDING_SPAN_ENDS,
+  REGION_RECORDING_SPAN_LENS,
   REGION_IN_DATA,
   REGION_IN_ENDPOINT,
   REGION_IN_LEN,
@@ -26,7 +26,7 @@ import {
 import { Table } from "./tables/table";
 import { forEachTable } from "./tables/write";
 import { outBase, outPos, traceBase, tracePos } from "./pipeline/output";
-import { active as captureActive, spanEnds as captureSpanEnds, spanLens as captureSpanLens } from "./pipeline/capture";
+import { active as recordingActive, spanEnds as recordingSpanEnds, spanLens as recordingSpanLens } from "./pipeline/recording";
 import { inData, inEndpoint, inLen, inNsec, inOffset, inOrigLen, inSec, injected, injectedReset } from "./pipeline/run";
 import { copiesAsked, copiesAskedReset } from "./pipeline/replicate";
 
@@ -121,8 +121,8 @@ function writeAction(e: Entry, out: usize): void {
 }
 
 // ── Topology ───────────────────────────────────────────────────────────────
-export { topologyReset, memberSet, memberSetTable, memberSetPortLink, linkSet, linkSetReceiver, endpointSet, linkSetCapture, memberSetCapture, linkSetDown, memberSetDown, memberTagDeliveries, endpointsGrow } from "./pipeline/topology";
-export { capturesInit, capturesGather, capturesDrained } from "./pipeline/capture";
+export { topologyReset, memberSet, memberSetTable, memberSetPortLink, linkSet, linkSetReceiver, endpointSet, linkSetRecording, memberSetRecording, linkSetDown, memberSetDown, memberTagDeliveries, endpointsGrow } from "./pipeline/topology";
+export { recordingsInit, recordingsGather, recordingsDrained } from "./pipeline/recording";
 
 /** Zeroes every counter — members, links, table rows — for a new run on the same tables. */
 export function countersReset(): void {
@@ -186,9 +186,9 @@ export function region(which: i32): usize {
     case REGION_OUT_POS: return <usize>outPos;
     case REGION_TRACE_BASE: return traceBase;
     case REGION_TRACE_POS: return <usize>tracePos;
-    case REGION_CAPTURE_ACTIVE: return captureActive;
-    case REGION_CAPTURE_SPAN_ENDS: return captureSpanEnds;
-    case REGION_CAPTURE_SPAN_LENS: return captureSpanLens;
+    case REGION_RECORDING_ACTIVE: return recordingActive;
+    case REGION_RECORDING_SPAN_ENDS: return recordingSpanEnds;
+    case REGION_RECORDING_SPAN_LENS: return recordingSpanLens;
   }
   return 0;
 }

@@ -45,13 +45,13 @@ export function generateAbi(): string {
     }
     out.push("");
   }
-  out.push("// A pcap record header (src/pcap/pcap-layout.ts): what the data plane writes into capture buffers.");
+  out.push("// A pcap record header (src/pcap/pcap-layout.ts): what the data plane writes into recordings.");
   out.push(`export const PCAP_REC_TS_SEC: i32 = ${pcap.R_TS_SEC};`);
   out.push(`export const PCAP_REC_TS_FRAC: i32 = ${pcap.R_TS_FRAC};`);
   out.push(`export const PCAP_REC_CAP_LEN: i32 = ${pcap.R_CAP_LEN};`);
   out.push(`export const PCAP_REC_ORIG_LEN: i32 = ${pcap.R_ORIG_LEN};`);
   out.push(`export const PCAP_REC_LEN: i32 = ${pcap.RECORD_HEADER_LEN};`);
-  out.push(`export const CAPTURE_TAG_LEN: i32 = ${abi.CAPTURE_TAG_LEN};`, "");
+  out.push(`export const RECORDING_TAG_LEN: i32 = ${abi.RECORDING_TAG_LEN};`, "");
   out.push("// Header designs and their key vectors: the in-link, then each field big-endian.");
   for (const design of DESIGNS) {
     const layout = keyLayout(design);

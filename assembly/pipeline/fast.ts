@@ -74,7 +74,7 @@ export function fastLane(d: Packet, stage: i32): i32 {
       const l = linkAt(d.link);
       const n = l.nReceivers;
       if (d.hops >= hopLimit || l.down != 0 || (n > 1 && (l.mode == MODE_ALLCAST || l.mode == MODE_ANYCAST))) break;
-      if (l.capture && roomFor(l.captureId, d.len, false) != ROOM_NOW) break;
+      if (l.recorded && roomFor(l.recordingId, d.len, false) != ROOM_NOW) break;
       carry(d, l);
       if (d.via >= 0) {
         // A virtual link: the underlay member's send table takes the packet (transmit.ts handToSession).
@@ -139,7 +139,7 @@ export function fastLane(d: Packet, stage: i32): i32 {
         const ta = changetype<Table>(m.acquire);
         const ra = lookupUncounted(ta, key);
         const tagged = (m.flags & MEMBER_TAG_DELIVERIES) != 0;
-        if (ra >= 0 && actionCode(ta, ra) == ACT_RECEIVE && roomFor(m.captureId, d.len, tagged) == ROOM_NOW) {
+        if (ra >= 0 && actionCode(ta, ra) == ACT_RECEIVE && roomFor(m.recordingId, d.len, tagged) == ROOM_NOW) {
           const tr = changetype<Table>(m.receive);
           countHit(ta, ra);
           countHit(tr, tr.single);
@@ -197,7 +197,7 @@ export function fastLane(d: Packet, stage: i32): i32 {
     if (stage == STAGE_DELIVER) {
       const m = memberAt(member);
       const tagged = (m.flags & MEMBER_TAG_DELIVERIES) != 0;
-      if (roomFor(m.captureId, d.len, tagged) != ROOM_NOW) break;
+      if (roomFor(m.recordingId, d.len, tagged) != ROOM_NOW) break;
       d.member = member;
       d.port = port; // a tagged record carries the in-link
       hand(d, m, tagged);

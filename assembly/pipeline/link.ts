@@ -17,7 +17,7 @@ import {
 } from "../abi";
 import { hashMasked } from "../tables/tuple-space";
 import { flowMask, keyLen, parse } from "../wire/design";
-import { captureAppend, capturing } from "./capture";
+import { recordingAppend, recordingsOn } from "./recording";
 import { drop } from "./drop";
 import { emitPacket, event, tracing } from "./output";
 import { keyOf, Packet, release } from "./packet";
@@ -34,12 +34,12 @@ export function setHopLimit(n: u32): void {
 
 @inline export function cross(d: Packet): i32 {
   const l = linkAt(d.link);
-  if (l.capture) {
-    const room = roomFor(l.captureId, d.len, false);
+  if (l.recorded) {
+    const room = roomFor(l.recordingId, d.len, false);
     if (room != ROOM_NOW) return shortOfRoom(d, STAGE_LINK, room);
   }
   if (d.hops >= hopLimit) return drop(d, STAGE_LINK, DROP_LOOP);
-  // A link that is down carries nothing: not counted, not captured.
+  // A link that is down carries nothing: not counted, not recorded.
   if (l.down != 0) return drop(d, STAGE_LINK, DROP_LINK_DOWN);
   carry(d, l);
   if (tracing) event(EV_LINK, STAGE_LINK, 0, 0, d, -1, d.port, d.link, d.hops);
@@ -63,10 +63,10 @@ export function setHopLimit(n: u32): void {
   return STAGE_ACQUIRE;
 }
 
-/** The link carries the packet (its checks passed): captured, counted, one hop more. */
+/** The link carries the packet (its checks passed): recorded, counted, one hop more. */
 @inline export function carry(d: Packet, l: Link): void {
-  if (l.capture) {
-    if (capturing) captureAppend(l.captureId, d, false);
+  if (l.recorded) {
+    if (recordingsOn) recordingAppend(l.recordingId, d, false);
     else emitPacket(OUTPUT_LINK, d.link, d);
   }
   l.packets++;

@@ -17,7 +17,7 @@ import {
   STAGE_RECEIVE,
 } from "../abi";
 import { statedLen } from "../wire/design";
-import { captureAppend, capturing } from "./capture";
+import { recordingAppend, recordingsOn } from "./recording";
 import { drop } from "./drop";
 import { lookupIn } from "./lookup";
 import { emitPacket, event, tracing } from "./output";
@@ -67,7 +67,7 @@ function pop(d: Packet, overlay: i32, inLink: u32): i32 {
 @inline export function deliver(d: Packet): i32 {
   const m = memberAt(d.member);
   const tagged = (m.flags & MEMBER_TAG_DELIVERIES) != 0;
-  const room = roomFor(m.captureId, d.len, tagged);
+  const room = roomFor(m.recordingId, d.len, tagged);
   if (room != ROOM_NOW) return shortOfRoom(d, STAGE_DELIVER, room);
   hand(d, m, tagged);
   if (tracing) event(EV_DELIVER, STAGE_DELIVER, 0, 0, d, -1, d.port, -1, 0);
@@ -77,7 +77,7 @@ function pop(d: Packet, overlay: i32, inLink: u32): i32 {
 
 /** The member `d.member` (m) takes the packet (there is room): recorded, counted; `tagged` with its in-link, d.port. */
 @inline export function hand(d: Packet, m: Member, tagged: bool): void {
-  if (capturing) captureAppend(m.captureId, d, tagged);
+  if (recordingsOn) recordingAppend(m.recordingId, d, tagged);
   else emitPacket(OUTPUT_DELIVER, d.member, d);
   m.delivered++;
 }

@@ -1,12 +1,12 @@
-// Room in the rings (output, trace, capture): the steps that write a record (a link
-// crossing that is captured, a delivery) ask first. Short of room now, the step
+// Room in the rings (output, trace, recording): the steps that write a record (a link
+// crossing that is recorded, a delivery) ask first. Short of room now, the step
 // returns STAGE_WAIT and the batch loop pauses with the packet where it was,
 // to take the same step again once the TypeScript side has emptied the
 // buffers; a record larger than an empty buffer never fits, and the packet is
 // dropped as too long.
 
 import { DROP_TOO_LONG } from "../abi";
-import { captureRoom, capturing, ringUsed } from "./capture";
+import { recordingRoom, recordingsOn, ringUsed } from "./recording";
 import { drop } from "./drop";
 import { outPos, outRoom } from "./output";
 import { Packet } from "./packet";
@@ -15,13 +15,13 @@ import { Packet } from "./packet";
 export const STAGE_WAIT: i32 = -1;
 
 export const ROOM_NOW: i32 = 0;
-export const ROOM_LATER: i32 = 1; // once the TypeScript side has emptied the rings and captures
+export const ROOM_LATER: i32 = 1; // once the TypeScript side has emptied the rings
 export const ROOM_NEVER: i32 = 2; // the packet's record is larger than an empty buffer
 
-/** Whether a record of `len` bytes for capture `target` (−1: none) fits the capture ring, or the output ring when not capturing. */
+/** Whether a record of `len` bytes for recording `target` (−1: none) fits the recording ring, or the output ring when recordings are off. */
 @inline export function roomFor(target: i32, len: u32, tagged: bool): i32 {
-  if (capturing) {
-    if (captureRoom(target, len, tagged)) return ROOM_NOW;
+  if (recordingsOn) {
+    if (recordingRoom(target, len, tagged)) return ROOM_NOW;
     return ringUsed == 0 ? ROOM_NEVER : ROOM_LATER;
   }
   if (outRoom(len)) return ROOM_NOW;

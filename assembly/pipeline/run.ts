@@ -142,7 +142,7 @@ export function resume(): i32 {
       }
       cur.stage = stage;
       stage = step(cur, stage);
-      // The step wants room in a ring or capture: take it again once the TypeScript side has emptied them.
+      // The step wants room in a ring: take it again once the TypeScript side has emptied them.
       if (stage == STAGE_WAIT) return STATUS_PAUSED;
     }
     cur.stage = STAGE_DONE;

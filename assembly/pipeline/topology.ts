@@ -6,13 +6,13 @@
 //   ┌─────────────┬─────────────┬────────────┬───────────┬────────────────────────────────┐
 //   │ network i32 │ machine i32 │ design i32 │ flags u32 │ tables: usize × 5 (ROLE_* order) │
 //   ├─────────────┴─────────────┴────────────┴───────────┴────────────────────────────────┤
-//   │ portLinks usize (i32 link per out-identifier, −1 none) │ nPorts i32 │ drops usize (u64 × DROP_COUNT) │ delivered u64 │ captureId i32 │ plan u32 │
+//   │ portLinks usize (i32 link per out-identifier, −1 none) │ nPorts i32 │ drops usize (u64 × DROP_COUNT) │ delivered u64 │ recordingId i32 │ plan u32 │
 //   └──────────────────────────────────────────────────────────────────────────────────────┘
 //
 // A link (one-way; a two-way link is two of them):
 //
 //   ┌─────────────┬────────────┬────────────────┬──────────┬───────────────┬──────────────────────────────┬─────────────┬────────────┬────────────┬───────────┐
-//   │ network i32 │ sender i32 │ senderPort u32 │ mode i32 │ nReceivers i32│ receivers usize: (member i32,│ capture i32 │ design i32 │ packets u64│ bytes u64 │ captureId │ down u32 │ pad u64 │
+//   │ network i32 │ sender i32 │ senderPort u32 │ mode i32 │ nReceivers i32│ receivers usize: (member i32,│ recorded i32│ design i32 │ packets u64│ bytes u64 │ recordingId │ down u32 │ pad u64 │
 //   │             │ (−1 = ext) │                │          │ (0 = external)│ port u32) × nReceivers       │             │            │            │           │           │          │
 //   └─────────────┴────────────┴────────────────┴──────────┴───────────────┴──────────────────────────────┴─────────────┴────────────┴────────────┴───────────┴───────────┴──────────┘
 
@@ -22,7 +22,7 @@ import { tableById } from "../tables/write";
 
 export const MEMBER_TTL: u32 = 1; // forwarding decrements TTL / hop limit
 export const MEMBER_DOWN: u32 = 2; // down: drops what reaches it and what it would send (memberSetDown)
-export const MEMBER_TAG_DELIVERIES: u32 = 4; // deliveries' capture records carry the in-link (capture.ts)
+export const MEMBER_TAG_DELIVERIES: u32 = 4; // deliveries' records carry the in-link (recording.ts)
 
 @unmanaged export class Member {
   network: i32;
@@ -38,8 +38,8 @@ export const MEMBER_TAG_DELIVERIES: u32 = 4; // deliveries' capture records carr
   nPorts: i32;
   drops: usize;
   delivered: u64;
-  /** The capture buffer its deliveries go to (capture.ts), −1 none. */
-  captureId: i32;
+  /** The recording its deliveries go to (recording.ts), −1 none. */
+  recordingId: i32;
   /** What its tables make of every packet, for this batch (plan.ts). It brings the record to 64 bytes: an address is a shift. */
   plan: u32;
 }
@@ -51,12 +51,12 @@ export const MEMBER_TAG_DELIVERIES: u32 = 4; // deliveries' capture records carr
   mode: i32;
   nReceivers: i32;
   receivers: usize;
-  capture: i32;
+  recorded: i32;
   design: i32;
   packets: u64;
   bytes: u64;
-  /** The capture buffer its packets go to (capture.ts), −1 none. */
-  captureId: i32;
+  /** The recording its packets go to (recording.ts), −1 none. */
+  recordingId: i32;
   /** Non-zero while the link is down: what is sent onto it is dropped (linkSetDown). */
   down: u32;
   /** To 64 bytes, as Member. */
@@ -149,7 +149,7 @@ export function memberSet(i: i32, network: i32, machine: i32, design: i32, flags
   m.portLinks = zeroed(<usize>nPorts << 2);
   for (let p = 0; p < nPorts; p++) store<i32>(m.portLinks + (<usize>p << 2), -1);
   m.drops = zeroed(<usize>DROP_COUNT << 3);
-  m.captureId = -1;
+  m.recordingId = -1;
 }
 
 /** Gives member `i` the table with id `table` in `role` (−1 = none). */
@@ -165,7 +165,7 @@ export function memberSetTable(i: i32, role: i32, table: i32): bool {
 }
 
 /** Link `i` from `sender` (−1 = outside) on its out-identifier `port`, with `nReceivers` receivers (0 = leaves the network). */
-export function linkSet(i: i32, network: i32, design: i32, sender: i32, port: u32, mode: i32, nReceivers: i32, capture: i32): void {
+export function linkSet(i: i32, network: i32, design: i32, sender: i32, port: u32, mode: i32, nReceivers: i32, recorded: i32): void {
   const l = linkAt(i);
   l.network = network;
   l.design = design;
@@ -174,8 +174,8 @@ export function linkSet(i: i32, network: i32, design: i32, sender: i32, port: u3
   l.mode = mode;
   l.nReceivers = nReceivers;
   l.receivers = zeroed(<usize>nReceivers << 3);
-  l.capture = capture;
-  l.captureId = -1;
+  l.recorded = recorded;
+  l.recordingId = -1;
   l.down = 0;
   if (sender >= 0) {
     const m = memberAt(sender);
@@ -195,17 +195,17 @@ export function linkSetReceiver(i: i32, r: i32, member: i32, port: u32): void {
   store<u32>(p, port, 4);
 }
 
-/** Link `i`'s packets go to capture buffer `c` (−1: none). */
-export function linkSetCapture(i: i32, c: i32): void {
-  linkAt(i).captureId = c;
+/** Link `i`'s packets go to recording `c` (−1: none). */
+export function linkSetRecording(i: i32, c: i32): void {
+  linkAt(i).recordingId = c;
 }
 
-/** Member `i`'s deliveries go to capture buffer `c` (−1: none). */
-export function memberSetCapture(i: i32, c: i32): void {
-  memberAt(i).captureId = c;
+/** Member `i`'s deliveries go to recording `c` (−1: none). */
+export function memberSetRecording(i: i32, c: i32): void {
+  memberAt(i).recordingId = c;
 }
 
-/** Member `i`'s delivery records carry the in-link each packet arrived on (capture.ts, tagged records), or not. */
+/** Member `i`'s delivery records carry the in-link each packet arrived on (recording.ts, tagged records), or not. */
 export function memberTagDeliveries(i: i32, on: bool): void {
   const m = memberAt(i);
   m.flags = on ? m.flags | MEMBER_TAG_DELIVERIES : m.flags & ~MEMBER_TAG_DELIVERIES;

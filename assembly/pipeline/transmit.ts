@@ -1,6 +1,6 @@
 // transmit: how does the packet leave on out-link `port` — onto the physical
 // link, or (layering, seed §5.2) into an underlay network's session? Either
-// way it crosses the link (counted, captured: a virtual link's capture holds
+// way it crosses the link (counted, recorded: a virtual link's recording holds
 // the overlay packet as it crossed); a virtual link then hands the packet,
 // unchanged, to the send table of the underlay member on the same machine.
 

@@ -54,8 +54,8 @@ export function assignRecordings(compiled: CompiledSpec, dp: DataPlane): Planned
   const x = dp.exports;
   const plan = planRecordings(compiled);
   for (const [c, planned] of plan.entries()) {
-    for (const l of planned.links) x.linkSetCapture(l, c);
-    if (planned.member !== undefined) x.memberSetCapture(planned.member, c);
+    for (const l of planned.links) x.linkSetRecording(l, c);
+    if (planned.member !== undefined) x.memberSetRecording(planned.member, c);
   }
   return plan;
 }

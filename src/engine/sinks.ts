@@ -16,7 +16,7 @@
 import type { CompiledLink, CompiledNetwork, CompiledSpec } from "../control/compiled.js";
 import { excerpt, UsageError } from "../errors.js";
 import { RECORD_HEADER_LEN as PCAP_REC_LEN } from "../pcap/pcap-layout.js";
-import { CAPTURE_TAG_LEN, LINK_MODES } from "../wasm/abi.js";
+import { RECORDING_TAG_LEN, LINK_MODES } from "../wasm/abi.js";
 import { forEachTagged, tagDeliveries } from "../wasm/deliveries.js";
 import type { DataPlane } from "../wasm/module.js";
 import type { RecordingTargets } from "../wasm/runner.js";
@@ -147,7 +147,7 @@ export class Sinks implements RecordingTargets {
       const l = e.link;
       // The data plane writes a link's packets only when it is recorded: an exit always is.
       if (!l.recorded) x.linkSet(l.index, l.network, e.network.spec.design.id, l.sender, l.senderPort, LINK_MODES.indexOf(l.mode), 0, 1);
-      x.linkSetCapture(l.index, this.#recordingCount + e.index);
+      x.linkSetRecording(l.index, this.#recordingCount + e.index);
     }
     if (options.deliveries) {
       for (const m of compiled.members) {
@@ -191,11 +191,11 @@ export class Sinks implements RecordingTargets {
     const records = forEachTagged(data, start, len, (inLink, bytes, at, n, sec, nsec) => this.#emit.deliver(d.member, inLink, bytes, at, n, sec, nsec));
     const sink = this.#recordings;
     if (d.recording < 0 || sink === undefined || records === 0) return;
-    const plain = new Uint8Array(len - records * CAPTURE_TAG_LEN);
+    const plain = new Uint8Array(len - records * RECORDING_TAG_LEN);
     let at = 0;
     forEachTagged(data, start, len, (_inLink, bytes, from, n) => {
       // The record header sits just before the tag.
-      const head = from - CAPTURE_TAG_LEN - PCAP_REC_LEN;
+      const head = from - RECORDING_TAG_LEN - PCAP_REC_LEN;
       plain.set(bytes.subarray(head, head + PCAP_REC_LEN), at);
       plain.set(bytes.subarray(from, from + n), at + PCAP_REC_LEN);
       at += PCAP_REC_LEN + n;

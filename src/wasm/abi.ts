@@ -94,10 +94,10 @@ export const REGIONS = [
   "out-pos",
   "trace-base",
   "trace-pos",
-  // The capture ring, once capturesGather() has grouped it (assembly/pipeline/capture.ts): the captures with records (u32 each), and per capture its span's end and length (u32).
-  "capture-active",
-  "capture-span-ends",
-  "capture-span-lens",
+  // The recording ring, once recordingsGather() has grouped it (assembly/pipeline/recording.ts): the recordings with records (u32 each), and per recording its span's end and length (u32).
+  "recording-active",
+  "recording-span-ends",
+  "recording-span-lens",
 ] as const;
 
 /** Injection kinds: where an input packet enters. */
@@ -111,11 +111,11 @@ export const PORT_NONE = 0xfffd;
 export const PORT_MAX = 0xfff0;
 
 /**
- * A tagged capture buffer (assembly/pipeline/capture.ts): after each record's pcap header, the
+ * A tagged recording (assembly/pipeline/recording.ts): after each record's pcap header, the
  * in-link identifier the packet arrived on (u32, little-endian), then its bytes. Deliveries that
  * a listener wants to see by in-link (P4Runtime PacketIn) go to tagged buffers.
  */
-export const CAPTURE_TAG_LEN = 4;
+export const RECORDING_TAG_LEN = 4;
 
 /** Table write operations in the command buffer. */
 export const WRITE_OPS = ["none", "insert", "modify", "delete"] as const;
@@ -136,9 +136,9 @@ export const LAYOUTS = {
     PACKET: [28, "u32"], // input packet number
     SIZE: [32, ""],
   },
-  /** One record in the capture ring, followed by LEN bytes: a pcap record (tagged: the in-link after its header). */
-  CAPREC: {
-    CAPTURE: [0, "u32"], // the capture file's number
+  /** One record in the recording ring, followed by LEN bytes: a pcap record (tagged: the in-link after its header). */
+  RINGREC: {
+    RECORDING: [0, "u32"], // the recording's number
     LEN: [4, "u32"],
     SIZE: [8, ""],
   },

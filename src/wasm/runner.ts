@@ -4,7 +4,7 @@
 // records come back as views on linear memory, valid until the next call.
 
 import { RECORD_HEADER_LEN } from "../pcap/pcap-layout.js";
-import { CAPTURE_TAG_LEN, LAYOUTS, REGIONS } from "./abi.js";
+import { RECORDING_TAG_LEN, LAYOUTS, REGIONS } from "./abi.js";
 import type { DataPlane } from "./module.js";
 
 /** Packet numbers: ascending, disjoint ranges [first, last], both in (`--trace-packets`, src/run/trace-packets.ts). */
@@ -101,8 +101,8 @@ export interface Staged {
 }
 
 /**
- * Recordings the data plane writes itself (what a link carried, what a member got; the wasm
- * side calls them captures: assembly/pipeline/capture.ts): the records of every recording c —
+ * Recordings the data plane writes itself (what a link carried, what a member got:
+ * assembly/pipeline/recording.ts): the records of every recording c —
  * pcap records, nanosecond timestamps, little-endian — go to one ring, which is handed to
  * `write` a recording at a time when the pipeline needs room, and at flushRecordings(). The
  * runner sizes the ring to hold a record of the longest packet a packet buffer holds.
@@ -158,7 +158,7 @@ const inputRegions = new WeakMap<DataPlane, InputRegions>();
 /** region(R("in-data")) …: the area's index in the ABI. */
 const R = (name: (typeof REGIONS)[number]): number => REGIONS.indexOf(name);
 const O = LAYOUTS.OUTREC;
-const C = LAYOUTS.CAPREC;
+const C = LAYOUTS.RINGREC;
 const E = LAYOUTS.EVENT;
 const OUTPUT_KIND: Record<number, "link" | "deliver"> = { 1: "link", 2: "deliver" };
 
@@ -224,10 +224,10 @@ export class Runner {
     const x = this.#dp.exports;
     const slotLen = this.#slotLen;
     x.poolInit(o.slots, slotLen, o.headroom);
-    // The output ring and the recording ring must hold the largest record: a full buffer's packet (tagged, CAPTURE_TAG_LEN more).
+    // The output ring and the recording ring must hold the largest record: a full buffer's packet (tagged, RECORDING_TAG_LEN more).
     x.outputInit(Math.max(o.outputBytes, 2 * (slotLen + O.SIZE[0])), o.trace ? Math.max(o.traceEvents, 4 * (o.maxFanout + 8)) : 1);
     const recordings = this.#recordings;
-    if (recordings !== undefined) x.capturesInit(recordings.count, Math.max(o.recordingBytes, C.SIZE[0] + RECORD_HEADER_LEN + CAPTURE_TAG_LEN + slotLen));
+    if (recordings !== undefined) x.recordingsInit(recordings.count, Math.max(o.recordingBytes, C.SIZE[0] + RECORD_HEADER_LEN + RECORDING_TAG_LEN + slotLen));
   }
 
   /** Grows the buffers, between batches, for a packet of `len` bytes; at slotLenMax they stay. */
@@ -313,16 +313,16 @@ export class Runner {
     const recordings = this.#recordings;
     if (recordings === undefined) return;
     const x = this.#dp.exports;
-    const n = x.capturesGather();
+    const n = x.recordingsGather();
     if (n > 0) {
       const mem = this.#dp.mem;
       if (this.#active.length < n) this.#active = new Uint32Array(Math.max(n, 2 * this.#active.length));
       const active = this.#active.subarray(0, n);
-      const from = x.region(R("capture-active")) >>> 2;
+      const from = x.region(R("recording-active")) >>> 2;
       active.set(mem.u32.subarray(from, from + n));
       active.sort();
-      const ends = x.region(R("capture-span-ends")) >>> 2;
-      const lens = x.region(R("capture-span-lens")) >>> 2;
+      const ends = x.region(R("recording-span-ends")) >>> 2;
+      const lens = x.region(R("recording-span-lens")) >>> 2;
       for (const c of active) {
         // Views taken again for each: a target may call into the data plane, which may grow its memory.
         const u32 = mem.u32;
@@ -330,7 +330,7 @@ export class Runner {
         recordings.write(c, mem.u8, (u32[ends + c] ?? 0) - len, len);
       }
     }
-    x.capturesDrained();
+    x.recordingsDrained();
   }
 
   #drain(sink: OutputSink): void {

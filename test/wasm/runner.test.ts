@@ -178,7 +178,7 @@ describe("Runner.flushRecordings: one recording ring for every recording", () =>
   const sized = (lens: readonly number[]): Uint8Array[] => lens.map((len, i) => ethernetFrame({ dst: mac(2), src: mac(1), payload: Uint8Array.from({ length: len - 14 }, (_, j) => i + j) }));
   const times = (n: number, len: number): number[] => Array<number>(n).fill(len);
 
-  /** What a capture must hold: a pcap record (little-endian, nanoseconds) per frame, as batchOf stamps them. */
+  /** What a recording must hold: a pcap record (little-endian, nanoseconds) per frame, as batchOf stamps them. */
   const records = (frames: readonly Uint8Array[]): Uint8Array =>
     concat(
       ...frames.flatMap((f, i) => {
@@ -188,7 +188,7 @@ describe("Runner.flushRecordings: one recording ring for every recording", () =>
       }),
     );
 
-  /** Capture numbers: h1 > hub, hub > h2 and h2's deliveries get the given ones, every other link one of its own. */
+  /** Recording numbers: h1 > hub, hub > h2 and h2's deliveries get the given ones, every other link one of its own. */
   interface Numbering {
     readonly count: number;
     readonly toHub: number;
@@ -205,10 +205,10 @@ describe("Runner.flushRecordings: one recording ring for every recording", () =>
       [linkOf("hub", "h2"), n.toH2],
     ]);
     const others = [...Array(n.count).keys()].filter((k) => k !== n.toHub && k !== n.toH2 && k !== n.h2);
-    c.links.forEach((l) => dp.exports.linkSetCapture(l.index, special.get(l.index) ?? others[l.index] ?? -1));
-    dp.exports.memberSetCapture(memberOf("h2"), n.h2);
+    c.links.forEach((l) => dp.exports.linkSetRecording(l.index, special.get(l.index) ?? others[l.index] ?? -1));
+    dp.exports.memberSetRecording(memberOf("h2"), n.h2);
     const written = new Map<number, Uint8Array>();
-    /** The captures each write-out handed over, in the order it did. */
+    /** The recordings each write-out handed over, in the order it did. */
     const flushes: number[][] = [];
     let current: number[] = [];
     const runner = new Runner(dp, { maxFanout: c.maxFanout, slotLen: 256, recordingBytes }, {
@@ -218,8 +218,8 @@ describe("Runner.flushRecordings: one recording ring for every recording", () =>
         current.push(k);
       },
     });
-    const gather = dp.exports.capturesGather;
-    vi.spyOn(dp.exports, "capturesGather").mockImplementation(() => {
+    const gather = dp.exports.recordingsGather;
+    vi.spyOn(dp.exports, "recordingsGather").mockImplementation(() => {
       current = [];
       flushes.push(current);
       return gather();
@@ -232,14 +232,14 @@ describe("Runner.flushRecordings: one recording ring for every recording", () =>
   it.each([
     { name: "a roomy ring: the records stay in it until flushed", numbering: SMALL, recordingBytes: 1 << 16, lens: times(30, 60), pausesAtLeast: 0, tooLong: false },
     {
-      name: "20,000 captures, three with packets: only those are written, in their order",
+      name: "20,000 recordings, three with packets: only those are written, in their order",
       numbering: { count: 20_000, toHub: 19_999, toH2: 7, h2: 12_345 },
       recordingBytes: 1 << 16,
       lens: times(30, 60),
       pausesAtLeast: 0,
       tooLong: false,
     },
-    // Grouped by capture, each record is copied whole and nothing past it: short, 16-byte multiples, long.
+    // Grouped by recording, each record is copied whole and nothing past it: short, 16-byte multiples, long.
     { name: "records of every length from 14 to 269 bytes, grouped whole", numbering: SMALL, recordingBytes: 4096, lens: Array.from({ length: 256 }, (_, i) => 14 + i), pausesAtLeast: 20, tooLong: false },
     { name: "a ring of a few records: the run writes it out each time it pauses", numbering: SMALL, recordingBytes: 0, lens: times(30, 60), pausesAtLeast: 20, tooLong: false },
     // 8 + 16 + 214 = 238 bytes: every record but the ring's first waits for a write-out.
@@ -256,7 +256,7 @@ describe("Runner.flushRecordings: one recording ring for every recording", () =>
     runner.flushRecordings();
     const want = tooLong ? new Map() : new Map([numbering.toHub, numbering.toH2, numbering.h2].map((k) => [k, records(frames)]));
     expect(written).toEqual(want);
-    // Each write-out hands over each capture that has records once, in the order of their numbers.
+    // Each write-out hands over each recording that has records once, in the order of their numbers.
     for (const f of flushes) expect(f).toEqual([...new Set(f)].sort((a, b) => a - b));
     const drops = new BigUint64Array(dp.mem.u8.buffer, dp.exports.memberDrops(memberOf("h1")), DROP_REASONS.length);
     expect(Number(drops[DROP_REASONS.indexOf("too-long")])).toBe(tooLong ? n : 0);
@@ -266,7 +266,7 @@ describe("Runner.flushRecordings: one recording ring for every recording", () =>
     expect(written.size).toBe(0);
   });
 
-  it("does nothing without captures", () => {
+  it("does nothing without recordings", () => {
     const { runner } = setup();
     expect(() => runner.flushRecordings()).not.toThrow();
   });

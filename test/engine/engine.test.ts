@@ -4,7 +4,7 @@
 // holds what `strata run` would write for the same packets; control work between
 // batches takes effect for the next one; deliveries reach their listeners.
 
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -60,6 +60,23 @@ function open(out?: string): { em: Engine; left: Left[]; stop: () => Summary } {
   em.onExit((exit, data, start, len) => left.push({ exit: exit.name, data: data.slice(start, start + len) }));
   return { em, left, stop };
 }
+
+/** Two acquire rows with one value and action under two masks: a write of one is not the other. */
+const SAME_VALUE_SPEC = `networks:
+  lan:
+    header: ethernet
+    members:
+      s: { name: "02:00:00:00:00:01", role: infra }
+      h: { name: "02:00:00:00:00:02" }
+    links:
+      - { from: h.1, to: s.1, mode: two-way }
+    tables:
+      s:
+        acquire:
+          - { match: { dst: "02:00:00:00:00:00 &&& ff:ff:ff:00:00:00" }, do: forward }
+          - { match: { dst: "02:00:00:00:00:00 &&& ff:ff:00:00:00:00" }, do: forward }
+        forward: [ { out: 1 } ]
+`;
 
 describe("Engine, as strata serve runs it", () => {
   it("names its exits and external ends", () => {
@@ -313,6 +330,35 @@ describe("deliveries reported to listeners (what serve --p4runtime sends as Pack
     const steps = (file: string, line: number): unknown[] =>
       (JSON.parse(readFileSync(file, "utf8").trim().split("\n")[line] ?? "{}") as { steps: { row?: unknown; rule?: unknown }[] }).steps.map((x) => [x.row, x.rule]);
     expect(steps(join(out, "trace.jsonl"), 1)).toEqual(steps(join(fullOut, "trace.jsonl"), 0));
+  });
+
+  it.each([
+    { name: "p4-features (exact, LPM, ternary, range, optional, keyless, send)", spec: join(root, "test/fixtures/specs/p4-features.yaml"), endpoint: "lan:s.3" },
+    { name: "ip-router (LPM routes)", spec: join(root, "examples/ip-router/network.yaml"), endpoint: "lanA:h1.1" },
+    { name: "rows with one value under two masks, one action", spec: SAME_VALUE_SPEC, endpoint: "lan:h.1" },
+  ])("$name: a write installs the rows with its match and action, and only those; a delete takes them out", ({ spec: text, endpoint }) => {
+    let file = text;
+    if (text.includes("\n")) {
+      file = join(tempDir(), "network.yaml");
+      writeFileSync(file, text);
+    }
+    const { em, stop } = openServed({ spec: file, endpoints: [endpoint], emptyTables: true });
+    const bytes = (_: string, v: unknown): unknown => (v instanceof Uint8Array ? Buffer.from(v).toString("hex") : v);
+    const same = (a: { match: unknown; action: unknown }, b: { match: unknown; action: unknown }): boolean =>
+      JSON.stringify([a.match, a.action], bytes) === JSON.stringify([b.match, b.action], bytes);
+    let written = 0;
+    for (const t of em.compiled.tables) {
+      t.rows.forEach((row, k) => {
+        expect(em.write([{ op: "insert", table: t, match: row.match, action: row.action }]).ok).toBe(true);
+        const entries = em.installed.entries.get(t.id) ?? [];
+        t.rows.forEach((other, j) => expect([t.kind, k, j, (entries[j] ?? -1) >= 0]).toEqual([t.kind, k, j, j === k || same(row, other)]));
+        expect(em.write([{ op: "delete", table: t, match: row.match }]).ok).toBe(true);
+        expect(em.installed.entries.get(t.id)?.every((e) => e === -1)).toBe(true);
+        written++;
+      });
+    }
+    expect(written).toBe(em.compiled.tables.reduce((n, t) => n + t.rows.length, 0));
+    stop();
   });
 
   it("adds an endpoint where a member sends in a session the first time one is asked for, once", () => {

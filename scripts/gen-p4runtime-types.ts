@@ -34,7 +34,7 @@ const SCALARS: Readonly<Record<string, string>> = {
 const refName = (t: protobuf.ReflectionObject): string => t.fullName.replace(/^\./, "");
 
 /** What one field holds, as a TypeScript type (one value: the field's repetition is added by the caller). */
-function valueType(f: protobuf.Field): string {
+export function valueType(f: protobuf.Field): string {
   const scalar = SCALARS[f.type];
   if (scalar !== undefined) return scalar;
   const t = f.resolvedType;

@@ -257,13 +257,12 @@ function matchSig(t: TableLayout, m: EntryMatch): string {
 /** Canonical field matches (sorted by field id) as one string: an entry's key with its priority. */
 function matchKey(match: readonly StoredMatch[]): string {
   let s = "";
-  const b = hex;
   for (const f of match) {
-    if (f.exact !== undefined) s += `${f.fieldId}=${b(f.exact.value)};`;
-    else if (f.lpm !== undefined) s += `${f.fieldId}=${b(f.lpm.value)}/${f.lpm.prefixLen};`;
-    else if (f.ternary !== undefined) s += `${f.fieldId}=${b(f.ternary.value)}&${b(f.ternary.mask)};`;
-    else if (f.range !== undefined) s += `${f.fieldId}=${b(f.range.low)}-${b(f.range.high)};`;
-    else if (f.optional !== undefined) s += `${f.fieldId}=${b(f.optional.value)}?;`;
+    if (f.exact !== undefined) s += `${f.fieldId}=${hex(f.exact.value)};`;
+    else if (f.lpm !== undefined) s += `${f.fieldId}=${hex(f.lpm.value)}/${f.lpm.prefixLen};`;
+    else if (f.ternary !== undefined) s += `${f.fieldId}=${hex(f.ternary.value)}&${hex(f.ternary.mask)};`;
+    else if (f.range !== undefined) s += `${f.fieldId}=${hex(f.range.low)}-${hex(f.range.high)};`;
+    else if (f.optional !== undefined) s += `${f.fieldId}=${hex(f.optional.value)}?;`;
   }
   return s;
 }

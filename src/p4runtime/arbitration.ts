@@ -7,6 +7,7 @@
 // that makes or keeps its sender primary, or that takes a primary down;
 // otherwise only the sender hears it.
 
+import type { p4 } from "./messages.js";
 import { Code } from "./proto.js";
 
 export interface Contender {
@@ -106,14 +107,12 @@ export class Arbiter<S> {
   }
 }
 
-/** A p4.v1.Uint128 (64-bit halves as decimal strings or numbers) as one number. */
-export function uint128(v: unknown): bigint | undefined {
-  if (v === undefined || v === null || typeof v !== "object") return undefined;
-  const o = v as { high?: unknown; low?: unknown };
-  const half = (x: unknown): bigint => (typeof x === "string" || typeof x === "number" ? BigInt(x) : 0n);
-  return (half(o.high) << 64n) | half(o.low);
+/** A p4.v1.Uint128 (64-bit halves as decimal strings, as decoded) as one number. */
+export function uint128(v: p4.v1.Uint128 | undefined): bigint | undefined {
+  if (v === undefined) return undefined;
+  return (BigInt(v.high ?? 0) << 64n) | BigInt(v.low ?? 0);
 }
 
-export function toUint128(v: bigint): { high: string; low: string } {
+export function toUint128(v: bigint): p4.v1.Uint128 {
   return { high: String(v >> 64n), low: String(v & ((1n << 64n) - 1n)) };
 }

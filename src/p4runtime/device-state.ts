@@ -19,14 +19,21 @@
 // for writes and for reads.
 
 import type { CompiledSpec } from "../control/compiled.js";
-import { bytestringValue, type FieldMatchJson, importAction, importMatch, type P4InfoJson } from "../p4/import.js";
+import { bytestringValue, importAction, importMatch } from "../p4/import.js";
 import { canonical, canonicalOf, ones } from "../p4/bytes.js";
 import { type Device, type DeviceTable, device } from "../p4/device.js";
 import type { EntryAction, EntryMatch, TableLayout, TableWrite, Tables } from "../wasm/tables.js";
+import type { Encodable, p4 } from "./messages.js";
 import { Code, encodeEntity, encodeTableEntry, tableEntryEntity, tableEntryOf, type UpdateError } from "./proto.js";
 
-/** A decoded message as @grpc/proto-loader hands it over (see LOADER_OPTIONS). */
-export type Msg = { readonly [key: string]: unknown };
+// The messages as @grpc/proto-loader hands them over (src/p4runtime/messages.ts, LOADER_OPTIONS).
+type Update = p4.v1.Update;
+type TableEntry = p4.v1.TableEntry;
+type FieldMatch = p4.v1.FieldMatch;
+type Replica = p4.v1.Replica;
+type P4Info = p4.config.v1.P4Info;
+/** An update's type once checked. */
+type WriteType = "INSERT" | "MODIFY" | "DELETE";
 
 /** An update refused: its gRPC canonical code and why. */
 export class Refusal extends Error {
@@ -86,6 +93,16 @@ interface InfoProfile {
 
 // ── Entities ───────────────────────────────────────────────────────────────
 
+/** A field match as stored: canonical bytes (what the importer and an encoded TableEntry both take). */
+interface StoredMatch {
+  readonly fieldId: number;
+  readonly exact?: { readonly value: Uint8Array };
+  readonly ternary?: { readonly value: Uint8Array; readonly mask: Uint8Array };
+  readonly lpm?: { readonly value: Uint8Array; readonly prefixLen: number };
+  readonly range?: { readonly low: Uint8Array; readonly high: Uint8Array };
+  readonly optional?: { readonly value: Uint8Array };
+}
+
 interface Call {
   readonly actionId: number;
   /** Canonical parameter values, by parameter id order. */
@@ -103,7 +120,7 @@ interface Row {
 interface StoredEntry {
   readonly tableId: number;
   /** Canonical field matches, by field id. */
-  readonly match: readonly FieldMatchJson[];
+  readonly match: readonly StoredMatch[];
   readonly priority: number;
   readonly action: EntryAct;
   readonly isDefault: boolean;
@@ -119,7 +136,7 @@ interface StoredEntry {
    */
   readonly life: number;
 }
-interface Replica {
+interface StoredReplica {
   readonly port: Uint8Array;
   readonly instance: number;
 }
@@ -132,8 +149,8 @@ interface Entities {
   readonly tables: Map<number, Map<string, StoredEntry>>;
   /** tableId → its default entry: every table has one. */
   readonly defaults: Map<number, StoredEntry>;
-  readonly multicast: Map<number, readonly Replica[]>;
-  readonly clone: Map<number, Msg>;
+  readonly multicast: Map<number, readonly StoredReplica[]>;
+  readonly clone: Map<number, p4.v1.CloneSessionEntry>;
   /** profileId → memberId → call. */
   readonly members: Map<number, Map<number, Call>>;
   /** profileId → groupId → members (with weights). */
@@ -189,6 +206,7 @@ class Journal {
   /** Undoes the changes made since the journal was `mark` long. */
   undo(mark = 0): void {
     const u = this.#undo;
+    // The stack holds its four values per change untyped (no record per change); they were pushed by set() and delete() above.
     while (u.length > mark) {
       const old = u.pop();
       const had = u.pop() as boolean;
@@ -222,8 +240,8 @@ const hex = (b: Uint8Array): string => {
   for (let i = 0; i < b.length; i++) s += HEX[b[i] ?? 0];
   return s;
 };
-const bytesOf = (v: unknown): Uint8Array | undefined => (v instanceof Uint8Array ? v : undefined);
-const num = (v: unknown): number => (typeof v === "number" ? v : typeof v === "string" && /^\d+$/.test(v) ? Number(v) : 0);
+/** A 32-bit field's number, or a 64-bit one's (a decimal string as decoded); 0 when unset. */
+const num = (v: number | string | undefined): number => (typeof v === "number" ? v : typeof v === "string" && /^\d+$/.test(v) ? Number(v) : 0);
 const EMPTY = new Uint8Array(0);
 
 /** An action as one string: two rows run the same action when their strings are equal. */
@@ -237,15 +255,14 @@ function matchSig(t: TableLayout, m: EntryMatch): string {
 }
 
 /** Canonical field matches (sorted by field id) as one string: an entry's key with its priority. */
-function matchKey(match: readonly FieldMatchJson[]): string {
+function matchKey(match: readonly StoredMatch[]): string {
   let s = "";
-  const b = hex as (x: unknown) => string; // the stored matches are canonical bytes
   for (const f of match) {
-    if (f.exact !== undefined) s += `${f.fieldId}=${b(f.exact.value)};`;
-    else if (f.lpm !== undefined) s += `${f.fieldId}=${b(f.lpm.value)}/${f.lpm.prefixLen ?? 0};`;
-    else if (f.ternary !== undefined) s += `${f.fieldId}=${b(f.ternary.value)}&${b(f.ternary.mask)};`;
-    else if (f.range !== undefined) s += `${f.fieldId}=${b(f.range.low)}-${b(f.range.high)};`;
-    else if (f.optional !== undefined) s += `${f.fieldId}=${b(f.optional.value)}?;`;
+    if (f.exact !== undefined) s += `${f.fieldId}=${hex(f.exact.value)};`;
+    else if (f.lpm !== undefined) s += `${f.fieldId}=${hex(f.lpm.value)}/${f.lpm.prefixLen};`;
+    else if (f.ternary !== undefined) s += `${f.fieldId}=${hex(f.ternary.value)}&${hex(f.ternary.mask)};`;
+    else if (f.range !== undefined) s += `${f.fieldId}=${hex(f.range.low)}-${hex(f.range.high)};`;
+    else if (f.optional !== undefined) s += `${f.fieldId}=${hex(f.optional.value)}?;`;
   }
   return s;
 }
@@ -259,33 +276,49 @@ function lowBitsClear(value: Uint8Array, hostBits: number): boolean {
   }
   return true;
 }
-const entryKey = (priority: number, match: readonly FieldMatchJson[]): string => `${priority}|${matchKey(match)}`;
+const entryKey = (priority: number, match: readonly StoredMatch[]): string => `${priority}|${matchKey(match)}`;
 
 /** A bytestring that must hold a value of `bits` bits, made canonical. */
-function field(v: unknown, bits: number, what: string): Uint8Array {
-  const b = bytesOf(v);
+function field(b: Uint8Array | undefined, bits: number, what: string): Uint8Array {
   if (b === undefined || b.length === 0) return invalid(`${what}: empty bytestring (0 is one zero byte)`);
   const c = canonicalOf(b, bits);
   if (c === undefined) return invalid(`${what}: value 0x${bytestringValue(b).toString(16)} does not fit in ${bits} bits`);
   return c;
 }
 
-/** A TableEntry's controller_metadata (uint64, a decimal string as decoded; "0": none). */
-const cookieOf = (te: Msg): string => (typeof te.controllerMetadata === "string" || typeof te.controllerMetadata === "number" ? String(te.controllerMetadata) : "0");
-/** A TableEntry's metadata, copied out of the request (empty: none). */
-const metadataOf = (te: Msg): Uint8Array => {
-  const m = bytesOf(te.metadata);
-  return m === undefined || m.length === 0 ? EMPTY : new Uint8Array(m);
+/** What a read of table entries filters by: a TableEntry's fields (absent or undefined: no filter). */
+type EntryQuery = {
+  readonly [K in "tableId" | "match" | "priority" | "isDefaultAction" | "controllerMetadata" | "metadata" | "action" | "counterData"]?: TableEntry[K] | undefined;
 };
 
+/** A TableEntry's controller_metadata (uint64, a decimal string as decoded; "0": none). */
+const cookieOf = (te: EntryQuery): string => te.controllerMetadata ?? "0";
+/** A TableEntry's metadata, copied out of the request (empty: none). */
+const metadataOf = (te: EntryQuery): Uint8Array => (te.metadata === undefined || te.metadata.length === 0 ? EMPTY : new Uint8Array(te.metadata));
+
 /** A CounterData's packet count (the exported counters count packets; a byte count is not kept). */
-const packets = (data: unknown): number => num((data as Msg | undefined)?.packetCount);
+const packets = (data: p4.v1.CounterData | undefined): number => num(data?.packetCount);
+
+/** A P4Info object's preamble (every object the export writes has one). */
+function preambleOf(o: { readonly preamble?: p4.config.v1.Preamble }, what: string): { readonly id: number; readonly name: string; readonly alias: string } {
+  const p = o.preamble;
+  if (p === undefined) throw new Error(`a P4Info ${what} without a preamble`);
+  const name = p.name ?? "";
+  return { id: p.id ?? 0, name, alias: p.alias ?? name.slice(name.lastIndexOf(".") + 1) };
+}
+
+/** A map's value that the device's own bookkeeping guarantees (every table and profile has its maps from the start). */
+function held<K, V>(m: ReadonlyMap<K, V>, k: K): V {
+  const v = m.get(k);
+  if (v === undefined) throw new Error(`internal: no entry ${String(k)}`);
+  return v;
+}
 
 export interface DeviceInfo {
   readonly deviceId: number;
   readonly machine: string;
-  /** The exported p4info.json, parsed. */
-  readonly p4info: P4InfoJson & Msg;
+  /** The P4Info the export writes for the device, as gRPC decodes it. */
+  readonly p4info: P4Info;
 }
 
 /** A batch of updates applied to the entities: its errors, and what the data plane must do for it. */
@@ -301,7 +334,7 @@ export interface Staged {
 export class DeviceState {
   readonly deviceId: number;
   readonly machine: string;
-  readonly p4info: P4InfoJson & Msg;
+  readonly p4info: P4Info;
   /** The P4Info's packet_out header fields, by metadata id. */
   readonly packetOut: ReadonlyMap<number, { readonly name: string; readonly bits: number }>;
   dev: Device;
@@ -325,26 +358,25 @@ export class DeviceState {
     this.p4info = info.p4info;
     this.#compiled = compiled;
     this.dev = device(compiled, info.deviceId - 1);
-    const alias = (p: { alias?: string; name: string }): string => p.alias ?? p.name.slice(p.name.lastIndexOf(".") + 1);
-    const p4 = info.p4info as Msg;
-    const counted = new Set(((p4.directCounters ?? []) as Msg[]).map((c) => num(c.directTableId)));
-    for (const a of (p4.actions ?? []) as Msg[]) {
-      const pre = a.preamble as { id: number; name: string; alias?: string };
-      const params = new Map(((a.params ?? []) as Msg[]).map((p) => [num(p.id), { name: String(p.name), bits: num(p.bitwidth) }]));
-      this.#actions.set(pre.id, { id: pre.id, name: alias(pre), params });
-      this.#calls.set(pre.id, { name: alias(pre), params: [...params.keys()] });
+    const pi = info.p4info;
+    const counted = new Set((pi.directCounters ?? []).map((c) => num(c.directTableId)));
+    for (const a of pi.actions ?? []) {
+      const pre = preambleOf(a, "action");
+      const params = new Map((a.params ?? []).map((p) => [num(p.id), { name: String(p.name), bits: num(p.bitwidth) }]));
+      this.#actions.set(pre.id, { id: pre.id, name: pre.alias, params });
+      this.#calls.set(pre.id, { name: pre.alias, params: [...params.keys()] });
     }
-    for (const t of (p4.tables ?? []) as Msg[]) {
-      const pre = t.preamble as { id: number; name: string; alias?: string };
-      const dev = this.dev.tables.find((x) => x.name === alias(pre));
+    for (const t of pi.tables ?? []) {
+      const pre = preambleOf(t, "table");
+      const dev = this.dev.tables.find((x) => x.name === pre.alias);
       if (dev === undefined) throw new Error(`P4Info table ${pre.name} is not on machine ${this.machine}`);
-      const refs = (t.actionRefs ?? []) as Msg[];
-      const fields = new Map(((t.matchFields ?? []) as Msg[]).map((f) => [num(f.id), { id: num(f.id), name: String(f.name), bits: num(f.bitwidth), matchType: String(f.matchType), kind: String(f.matchType).toLowerCase() }]));
+      const refs = t.actionRefs ?? [];
+      const fields = new Map((t.matchFields ?? []).map((f) => [num(f.id), { id: num(f.id), name: String(f.name), bits: num(f.bitwidth), matchType: String(f.matchType), kind: String(f.matchType).toLowerCase() }]));
       const initialDefault = [...this.#actions.values()].find((a) => a.name === dev.miss)?.id;
       if (initialDefault === undefined) throw new Error(`P4Info has no action ${dev.miss} for table ${pre.name}`);
       this.#tables.set(pre.id, {
         id: pre.id,
-        name: alias(pre),
+        name: pre.alias,
         fields,
         fieldNames: new Map([...fields.values()].map((f) => [f.id, f.name])),
         actions: new Set(refs.map((r) => num(r.id))),
@@ -359,13 +391,13 @@ export class DeviceState {
         hasCounter: counted.has(pre.id),
       });
     }
-    for (const p of (p4.actionProfiles ?? []) as Msg[]) {
-      const pre = p.preamble as { id: number };
-      this.#profiles.set(pre.id, { id: pre.id, tables: ((p.tableIds ?? []) as number[]).map(num), size: num(p.size), maxGroupSize: num(p.maxGroupSize) });
+    for (const p of pi.actionProfiles ?? []) {
+      const pre = preambleOf(p, "action profile");
+      this.#profiles.set(pre.id, { id: pre.id, tables: [...(p.tableIds ?? [])], size: num(p.size), maxGroupSize: num(p.maxGroupSize) });
     }
     this.#ports = new Set([...this.dev.ports.map((p) => p.port), 254]);
-    const header = ((p4.controllerPacketMetadata ?? []) as Msg[]).find((h) => (h.preamble as Msg | undefined)?.name === "packet_out");
-    this.packetOut = new Map(((header?.metadata ?? []) as Msg[]).map((m) => [num(m.id), { name: String(m.name), bits: num(m.bitwidth) }]));
+    const header = (pi.controllerPacketMetadata ?? []).find((h) => h.preamble?.name === "packet_out");
+    this.packetOut = new Map((header?.metadata ?? []).map((m) => [num(m.id), { name: String(m.name), bits: num(m.bitwidth) }]));
     this.#entities = this.#initial();
   }
 
@@ -391,7 +423,7 @@ export class DeviceState {
    * Applies a batch of updates to the entities, update by update (one that fails changes
    * nothing); `tables` gives the counters a counter write starts from.
    */
-  stage(updates: readonly Msg[], tables: Tables): Staged {
+  stage(updates: readonly Update[], tables: Tables): Staged {
     const journal = new Journal();
     const touched: Touched = new Map();
     const hits = this.#hitsReader(tables);
@@ -454,25 +486,24 @@ export class DeviceState {
     };
   }
 
-  #apply(s: Entities, j: Journal, touched: Touched, u: Msg, hits: (t: InfoTable, key: string, life: number) => number): void {
-    const type = u.type as string | undefined;
+  #apply(s: Entities, j: Journal, touched: Touched, u: Update, hits: (t: InfoTable, key: string, life: number) => number): void {
+    const type = u.type;
     if (type !== "INSERT" && type !== "MODIFY" && type !== "DELETE") return invalid(`update type ${type ?? "UNSPECIFIED"} (INSERT, MODIFY or DELETE)`);
-    const entity = u.entity as Msg | undefined;
-    const kind = entity?.entity as string | undefined;
-    if (entity === undefined || kind === undefined) return invalid("update without an entity");
-    switch (kind) {
+    const entity = u.entity;
+    if (entity?.entity === undefined) return invalid("update without an entity");
+    switch (entity.entity) {
       case "tableEntry":
-        return this.#tableEntry(s, j, touched, type, entity.tableEntry as Msg, hits);
+        return this.#tableEntry(s, j, touched, type, entity.tableEntry, hits);
       case "directCounterEntry":
-        return this.#directCounter(s, j, type, entity.directCounterEntry as Msg, hits);
+        return this.#directCounter(s, j, type, entity.directCounterEntry, hits);
       case "packetReplicationEngineEntry":
-        return this.#pre(s, j, touched, type, entity.packetReplicationEngineEntry as Msg);
+        return this.#pre(s, j, touched, type, entity.packetReplicationEngineEntry);
       case "actionProfileMember":
-        return this.#profileMember(s, j, touched, type, entity.actionProfileMember as Msg);
+        return this.#profileMember(s, j, touched, type, entity.actionProfileMember);
       case "actionProfileGroup":
-        return this.#profileGroup(s, j, touched, type, entity.actionProfileGroup as Msg);
+        return this.#profileGroup(s, j, touched, type, entity.actionProfileGroup);
       default:
-        return refuse(Code.UNIMPLEMENTED, `${kind} entities are not written by strata's server (table entries, direct counters, multicast groups, clone sessions, action profile members and groups are)`);
+        return refuse(Code.UNIMPLEMENTED, `${entity.entity} entities are not written by strata's server (table entries, direct counters, multicast groups, clone sessions, action profile members and groups are)`);
     }
   }
 
@@ -481,7 +512,7 @@ export class DeviceState {
    * INVALID_ARGUMENT; one it names for the other scope (an @defaultonly action in an entry, a
    * @tableonly one as the default) is PERMISSION_DENIED.
    */
-  #call(a: Msg | undefined, t: { readonly actions: ReadonlySet<number>; readonly allowed: ReadonlySet<number> }, scope: "entry" | "default", where: string): Call {
+  #call(a: p4.v1.Action | undefined, t: { readonly actions: ReadonlySet<number>; readonly allowed: ReadonlySet<number> }, scope: "entry" | "default", where: string): Call {
     if (a === undefined) return invalid(`${where}: no action`);
     const id = num(a.actionId);
     const info = this.#actions.get(id);
@@ -491,7 +522,7 @@ export class DeviceState {
       return refuse(Code.PERMISSION_DENIED, scope === "entry" ? `${where}: action ${info.name} is the table's default action only (@defaultonly)` : `${where}: action ${info.name} is for entries only (@tableonly), not the default entry`);
     }
     const params: { paramId: number; value: Uint8Array }[] = [];
-    for (const p of (a.params ?? []) as Msg[]) {
+    for (const p of a.params ?? []) {
       const pid = num(p.paramId);
       const spec = info.params.get(pid);
       if (spec === undefined) return invalid(`${where}: action ${info.name} has no parameter id ${pid}`);
@@ -510,7 +541,7 @@ export class DeviceState {
    * What no table entry may carry on a write (§9.1, §9.1.7, §9.1.8): the server's own flag, and
    * (but for a DELETE, which reads only the key) idle timeouts and meters the tables lack.
    */
-  #checkWritable(t: InfoTable, type: string, te: Msg): void {
+  #checkWritable(t: InfoTable, type: WriteType, te: TableEntry): void {
     if (te.isConst === true) invalid(`${t.name}: is_const is the server's to set on a read, never a write's (§9.1)`);
     if (type === "DELETE") return;
     if (num(te.idleTimeoutNs) !== 0 || te.timeSinceLastHit !== undefined) invalid(`${t.name}: the table has no idle timeout (P4Info idle_timeout_behavior NO_TIMEOUT)`);
@@ -518,18 +549,18 @@ export class DeviceState {
     if (te.counterData !== undefined && !t.hasCounter) invalid(`${t.name}: the table has no direct counter`);
   }
 
-  #tableEntry(s: Entities, j: Journal, touched: Touched, type: string, te: Msg, hits: (t: InfoTable, key: string, life: number) => number): void {
+  #tableEntry(s: Entities, j: Journal, touched: Touched, type: WriteType, te: TableEntry, hits: (t: InfoTable, key: string, life: number) => number): void {
     const t = this.#table(num(te.tableId));
     const where = t.name;
     this.#checkWritable(t, type, te);
     if (te.isDefaultAction === true) return this.#defaultEntry(s, j, touched, type, t, te, hits);
     if (t.fields.size === 0) return invalid(`${where} matches no field: it takes no entries; MODIFY its default entry (is_default_action)`);
-    const match = this.#match(t, (te.match ?? []) as Msg[]);
+    const match = this.#match(t, te.match ?? []);
     const priority = num(te.priority);
     if (t.priority && priority <= 0) return invalid(`${where}: entries of a table with ternary, range or optional fields need a priority above 0`);
     if (!t.priority && priority !== 0) return invalid(`${where}: entries of a table with only exact and LPM fields take no priority (got ${priority})`);
     const key = entryKey(priority, match);
-    const entries = s.tables.get(t.id) as Map<string, StoredEntry>;
+    const entries = held(s.tables, t.id);
     const old = entries.get(key);
     if (type === "INSERT" && old !== undefined) return refuse(Code.ALREADY_EXISTS, `${where}: an entry with this match and priority exists`);
     if (old === undefined && type !== "INSERT") return refuse(Code.NOT_FOUND, `${where}: no entry with this match and priority`);
@@ -539,7 +570,7 @@ export class DeviceState {
       return;
     }
     if (type === "INSERT" && t.size > 0 && entries.size >= t.size) return refuse(Code.RESOURCE_EXHAUSTED, `${where} holds ${t.size} entries`);
-    const a = te.action as Msg | undefined;
+    const a = te.action;
     if (old !== undefined && a === undefined) {
       // §9.1.2: a MODIFY without an action keeps the entry as it is; only its counter may change.
       if (te.counterData !== undefined) j.set(entries, key, { ...old, counterBase: packets(te.counterData) - hits(t, key, old.life) });
@@ -554,21 +585,21 @@ export class DeviceState {
   }
 
   /** §9.1.3: the default entry is only MODIFYed: to an action, or (no action) back to the program's. */
-  #defaultEntry(s: Entities, j: Journal, touched: Touched, type: string, t: InfoTable, te: Msg, hits: (t: InfoTable, key: string, life: number) => number): void {
+  #defaultEntry(s: Entities, j: Journal, touched: Touched, type: WriteType, t: InfoTable, te: TableEntry, hits: (t: InfoTable, key: string, life: number) => number): void {
     const where = `${t.name} default entry`;
     if (type !== "MODIFY") return invalid(`${where}: the default entry is always there: it is only MODIFYed (§9.1.3)`);
-    if (((te.match ?? []) as unknown[]).length > 0) return invalid(`${where}: the default entry has no match`);
+    if ((te.match ?? []).length > 0) return invalid(`${where}: the default entry has no match`);
     if (num(te.priority) !== 0) return invalid(`${where}: the default entry has no priority`);
     if (t.constDefault) return refuse(Code.PERMISSION_DENIED, `${where}: the table's default action is constant`);
     const old = s.defaults.get(t.id) ?? this.#initialDefault(t);
-    const action = te.action as Msg | undefined;
+    const action = te.action;
     let entry: StoredEntry;
     if (action === undefined) {
       // A reset: the program's action, no cookies, the counter from 0 (or from the value given).
       entry = this.#initialDefault(t, packets(te.counterData));
     } else {
       if (action.type !== "action") return invalid(`${where}: a default entry names an action, not a profile member or group`);
-      const call = this.#call(action.action as Msg, { actions: t.actions, allowed: t.defaultActions }, "default", where);
+      const call = this.#call(action.action, { actions: t.actions, allowed: t.defaultActions }, "default", where);
       const counterBase = te.counterData !== undefined ? packets(te.counterData) - hits(t, DEFAULT_KEY, old.life) : old.counterBase;
       entry = { tableId: t.id, match: [], priority: 0, action: { call }, isDefault: true, controllerMetadata: cookieOf(te), metadata: metadataOf(te), counterBase, life: old.life };
     }
@@ -584,29 +615,29 @@ export class DeviceState {
   }
 
   /** §9.3.1: a DirectCounterEntry is only MODIFYed, and sets the counter of an entry that is there. */
-  #directCounter(s: Entities, j: Journal, type: string, dc: Msg, hits: (t: InfoTable, key: string, life: number) => number): void {
+  #directCounter(s: Entities, j: Journal, type: WriteType, dc: p4.v1.DirectCounterEntry, hits: (t: InfoTable, key: string, life: number) => number): void {
     if (type !== "MODIFY") return invalid(`a direct counter entry is only MODIFYed: it comes and goes with its table entry (§9.3.1)`);
-    const te = (dc.tableEntry ?? {}) as Msg;
+    const te: TableEntry = dc.tableEntry ?? {};
     const t = this.#table(num(te.tableId));
     if (!t.hasCounter) return invalid(`${t.name}: the table has no direct counter`);
     if (dc.data === undefined) return;
     if (te.isDefaultAction === true) {
-      const d = s.defaults.get(t.id) as StoredEntry;
+      const d = held(s.defaults, t.id);
       j.set(s.defaults, t.id, { ...d, counterBase: packets(dc.data) - hits(t, DEFAULT_KEY, d.life) });
       return;
     }
-    const key = entryKey(num(te.priority), this.#match(t, (te.match ?? []) as Msg[]));
-    const entries = s.tables.get(t.id) as Map<string, StoredEntry>;
+    const key = entryKey(num(te.priority), this.#match(t, te.match ?? []));
+    const entries = held(s.tables, t.id);
     const e = entries.get(key);
     if (e === undefined) return refuse(Code.NOT_FOUND, `${t.name}: no entry with this match and priority`);
     j.set(entries, key, { ...e, counterBase: packets(dc.data) - hits(t, key, e.life) });
   }
 
-  #entryAction(s: Entities, t: InfoTable, a: Msg | undefined): EntryAct {
+  #entryAction(s: Entities, t: InfoTable, a: p4.v1.TableAction | undefined): EntryAct {
     if (a === undefined || a.type === undefined) return invalid(`${t.name}: the entry has no action`);
     if (a.type === "action") {
       if (t.profile !== 0) return invalid(`${t.name} is implemented by an action selector: its entries name a profile member or group`);
-      return { call: this.#call(a.action as Msg, { actions: t.actions, allowed: t.entryActions }, "entry", t.name) };
+      return { call: this.#call(a.action, { actions: t.actions, allowed: t.entryActions }, "entry", t.name) };
     }
     if (t.profile === 0) return invalid(`${t.name} has no action profile: its entries name an action`);
     if (a.type === "actionProfileMemberId") {
@@ -619,30 +650,28 @@ export class DeviceState {
       if (s.groups.get(t.profile)?.has(group) !== true) return refuse(Code.NOT_FOUND, `${t.name}: action profile group ${group} is not written`);
       return { group };
     }
-    return refuse(Code.UNIMPLEMENTED, `${t.name}: action ${String(a.type)} is not supported`);
+    return refuse(Code.UNIMPLEMENTED, `${t.name}: action ${a.type} is not supported`);
   }
 
-  #match(t: InfoTable, given: readonly Msg[]): FieldMatchJson[] {
-    const out: FieldMatchJson[] = [];
+  #match(t: InfoTable, given: readonly FieldMatch[]): StoredMatch[] {
+    const out: StoredMatch[] = [];
     for (const m of given) {
       const id = num(m.fieldId);
       const f = t.fields.get(id);
       if (f === undefined) return invalid(`${t.name}: no match field with id ${id}`);
       if (out.some((x) => x.fieldId === id)) return invalid(`${t.name}: match field ${f.name} given twice`);
-      const kind = m.fieldMatchType as string | undefined;
-      if (kind !== f.kind) return invalid(`${t.name}: field ${f.name} is matched ${f.matchType}, not ${kind ?? "with nothing"}`);
-      const body = m[kind] as Msg;
+      if (m.fieldMatchType !== f.kind) return invalid(`${t.name}: field ${f.name} is matched ${f.matchType}, not ${m.fieldMatchType ?? "with nothing"}`);
       const w = `${t.name}: field ${f.name}`;
-      switch (kind) {
+      switch (m.fieldMatchType) {
         case "exact":
-          out.push({ fieldId: id, exact: { value: field(body.value, f.bits, w) } });
+          out.push({ fieldId: id, exact: { value: field(m.exact.value, f.bits, w) } });
           break;
         case "optional":
-          out.push({ fieldId: id, optional: { value: field(body.value, f.bits, w) } });
+          out.push({ fieldId: id, optional: { value: field(m.optional.value, f.bits, w) } });
           break;
         case "ternary": {
-          const value = field(body.value, f.bits, w);
-          const mask = field(body.mask, f.bits, `${w} mask`);
+          const value = field(m.ternary.value, f.bits, w);
+          const mask = field(m.ternary.mask, f.bits, `${w} mask`);
           const v = bytestringValue(value);
           const k = bytestringValue(mask);
           if (k === 0n) return invalid(`${w}: a ternary mask of 0 matches anything; leave the field out`);
@@ -651,16 +680,16 @@ export class DeviceState {
           break;
         }
         case "lpm": {
-          const value = field(body.value, f.bits, w);
-          const len = num(body.prefixLen);
+          const value = field(m.lpm.value, f.bits, w);
+          const len = num(m.lpm.prefixLen);
           if (len <= 0 || len > f.bits) return invalid(`${w}: prefix length ${len} (1 to ${f.bits}; a prefix of 0 is left out)`);
           if (!lowBitsClear(value, f.bits - len)) return invalid(`${w}: value has bits set beyond its /${len} prefix`);
           out.push({ fieldId: id, lpm: { value, prefixLen: len } });
           break;
         }
         case "range": {
-          const low = field(body.low, f.bits, `${w} low`);
-          const high = field(body.high, f.bits, `${w} high`);
+          const low = field(m.range.low, f.bits, `${w} low`);
+          const high = field(m.range.high, f.bits, `${w} high`);
           const lo = bytestringValue(low);
           const hi = bytestringValue(high);
           if (lo > hi) return invalid(`${w}: range low 0x${lo.toString(16)} is above high 0x${hi.toString(16)}`);
@@ -674,22 +703,22 @@ export class DeviceState {
     return out.length < 2 ? out : out.sort((a, b) => a.fieldId - b.fieldId);
   }
 
-  #pre(s: Entities, j: Journal, touched: Touched, type: string, pre: Msg): void {
+  #pre(s: Entities, j: Journal, touched: Touched, type: WriteType, pre: p4.v1.PacketReplicationEngineEntry): void {
     if (pre.type === "multicastGroupEntry") {
-      const g = pre.multicastGroupEntry as Msg;
+      const g = pre.multicastGroupEntry;
       const id = num(g.multicastGroupId);
       if (id === 0) return invalid("multicast group id 0");
       const exists = s.multicast.has(id);
       if (type === "INSERT" && exists) return refuse(Code.ALREADY_EXISTS, `multicast group ${id} exists`);
       if (type !== "INSERT" && !exists) return refuse(Code.NOT_FOUND, `no multicast group ${id}`);
       if (type === "DELETE") j.delete(s.multicast, id);
-      else j.set(s.multicast, id, this.#replicas((g.replicas ?? []) as Msg[], `multicast group ${id}`));
+      else j.set(s.multicast, id, this.#replicas(g.replicas ?? [], `multicast group ${id}`));
       // Every forward row that replicates reads its group's out-links.
       for (const t of this.#tables.values()) if (t.dev.role === "forward") touchAll(touched, t.id);
       return;
     }
     if (pre.type === "cloneSessionEntry") {
-      const c = pre.cloneSessionEntry as Msg;
+      const c = pre.cloneSessionEntry;
       const id = num(c.sessionId);
       if (id === 0) return invalid("clone session id 0");
       const exists = s.clone.has(id);
@@ -697,7 +726,7 @@ export class DeviceState {
       if (type !== "INSERT" && !exists) return refuse(Code.NOT_FOUND, `no clone session ${id}`);
       if (type === "DELETE") j.delete(s.clone, id);
       else {
-        this.#replicas((c.replicas ?? []) as Msg[], `clone session ${id}`);
+        this.#replicas(c.replicas ?? [], `clone session ${id}`);
         j.set(s.clone, id, c);
       }
       return;
@@ -705,7 +734,7 @@ export class DeviceState {
     return invalid("a packet replication engine entry with neither a multicast group nor a clone session");
   }
 
-  #replicas(replicas: readonly Msg[], where: string): Replica[] {
+  #replicas(replicas: readonly Replica[], where: string): StoredReplica[] {
     const seen = new Set<string>();
     return replicas.map((r) => {
       const port = r.port !== undefined ? field(r.port, 32, `${where} replica port`) : canonical(BigInt(num(r.egressPort)));
@@ -725,10 +754,10 @@ export class DeviceState {
     return p;
   }
 
-  #profileMember(s: Entities, j: Journal, touched: Touched, type: string, m: Msg): void {
+  #profileMember(s: Entities, j: Journal, touched: Touched, type: WriteType, m: p4.v1.ActionProfileMember): void {
     const p = this.#profile(num(m.actionProfileId));
     const id = num(m.memberId);
-    const members = s.members.get(p.id) as Map<number, Call>;
+    const members = held(s.members, p.id);
     const exists = members.has(id);
     if (type === "INSERT" && exists) return refuse(Code.ALREADY_EXISTS, `action profile member ${id} exists`);
     if (type !== "INSERT" && !exists) return refuse(Code.NOT_FOUND, `no action profile member ${id}`);
@@ -743,17 +772,17 @@ export class DeviceState {
         const t = this.#tables.get(tid);
         return t === undefined ? [] : [t];
       });
-      const call = this.#call(m.action as Msg, { actions: new Set(tables.flatMap((t) => [...t.actions])), allowed: new Set(tables.flatMap((t) => [...t.entryActions])) }, "entry", `action profile member ${id}`);
+      const call = this.#call(m.action, { actions: new Set(tables.flatMap((t) => [...t.actions])), allowed: new Set(tables.flatMap((t) => [...t.entryActions])) }, "entry", `action profile member ${id}`);
       for (const t of tables) this.#translate(s, t, { match: [], priority: 0, action: { call } });
       j.set(members, id, call);
     }
     for (const t of p.tables) touchAll(touched, t);
   }
 
-  #profileGroup(s: Entities, j: Journal, touched: Touched, type: string, g: Msg): void {
+  #profileGroup(s: Entities, j: Journal, touched: Touched, type: WriteType, g: p4.v1.ActionProfileGroup): void {
     const p = this.#profile(num(g.actionProfileId));
     const id = num(g.groupId);
-    const groups = s.groups.get(p.id) as Map<number, readonly GroupMember[]>;
+    const groups = held(s.groups, p.id);
     const exists = groups.has(id);
     if (type === "INSERT" && exists) return refuse(Code.ALREADY_EXISTS, `action profile group ${id} exists`);
     if (type !== "INSERT" && !exists) return refuse(Code.NOT_FOUND, `no action profile group ${id}`);
@@ -763,7 +792,7 @@ export class DeviceState {
       }
       j.delete(groups, id);
     } else {
-      const members = ((g.members ?? []) as Msg[]).map((x) => ({ memberId: num(x.memberId), weight: x.weight === undefined ? 1 : num(x.weight) }));
+      const members = (g.members ?? []).map((x) => ({ memberId: num(x.memberId), weight: x.weight === undefined ? 1 : num(x.weight) }));
       for (const x of members) {
         if (s.members.get(p.id)?.has(x.memberId) !== true) return refuse(Code.NOT_FOUND, `action profile group ${id}: member ${x.memberId} is not written`);
         if (x.weight < 1) return invalid(`action profile group ${id}: member ${x.memberId} has weight ${x.weight} (at least 1)`);
@@ -799,11 +828,12 @@ export class DeviceState {
         rows = new Map();
         this.#installed.set(layout.id, rows);
       }
-      const wanted = keys === "all" ? this.#rows(s, t) : undefined;
+      // Every row of the table, or the rows of the keys touched.
+      const wanted = keys === "all" ? this.#rows(s, t) : keys;
       const entries = s.tables.get(t.id);
-      for (const key of wanted !== undefined ? new Set([...rows.keys(), ...wanted.keys()]) : (keys as Map<string, Row | undefined>).keys()) {
+      for (const key of keys === "all" ? new Set([...rows.keys(), ...wanted.keys()]) : keys.keys()) {
         const e = key === DEFAULT_KEY ? s.defaults.get(t.id) : entries?.get(key);
-        const row = wanted !== undefined ? wanted.get(key) : (keys as Map<string, Row | undefined>).get(key);
+        const row = wanted.get(key);
         const life = e?.life ?? 0;
         const old = rows.get(key);
         const replaced = old !== undefined && old.life !== life;
@@ -890,7 +920,7 @@ export class DeviceState {
    * members and groups are inserted or modified to the description's and otherwise kept.
    * Returns the lines of what could not be taken over (empty: the state follows the tables).
    */
-  resync(compiled: CompiledSpec, entries: ReadonlyMap<number, readonly number[]>, updates: readonly Msg[], tables: Tables): string[] {
+  resync(compiled: CompiledSpec, entries: ReadonlyMap<number, readonly number[]>, updates: readonly Update[], tables: Tables): string[] {
     const problems: string[] = [];
     const oldLayouts = new Map([...this.#tables].map(([id, t]) => [id, t.dev.table]));
     if (compiled !== this.#compiled) {
@@ -928,7 +958,7 @@ export class DeviceState {
     const touched: Touched = new Map();
     const hits = this.#hitsReader(undefined);
     for (const u of updates) {
-      for (const type of ["INSERT", "MODIFY"]) {
+      for (const type of ["INSERT", "MODIFY"] as const) {
         try {
           this.#apply(s, journal, touched, { ...u, type: u.type === "MODIFY" ? "MODIFY" : type }, hits);
           break;
@@ -970,14 +1000,13 @@ export class DeviceState {
   // ── Read ─────────────────────────────────────────────────────────────────
 
   /** The entities a Read asks for (wildcards: a 0 id or an absent field reads all), encoded as p4.v1.Entity. */
-  read(entity: Msg, tables: Tables): Uint8Array[] {
-    const kind = entity.entity as string | undefined;
-    if (kind === "tableEntry") {
-      return this.#readTableEntries(entity.tableEntry as Msg, tables).map(({ entry, counter }) =>
+  read(entity: p4.v1.Entity, tables: Tables): Uint8Array[] {
+    if (entity.entity === "tableEntry") {
+      return this.#readTableEntries(entity.tableEntry, tables).map(({ entry, counter }) =>
         counter === undefined ? this.#encoded(entry) : tableEntryEntity(tableEntryOf(this.#encoded(entry)), { counterData: counter }),
       );
     }
-    return this.#readOthers(entity, kind, tables).map(encodeEntity);
+    return this.#readOthers(entity, tables).map(encodeEntity);
   }
 
   /** An entry as an Entity (without counter data), encoded once: the entry does not change, a write makes another. */
@@ -990,34 +1019,34 @@ export class DeviceState {
     return bytes;
   }
 
-  #readOthers(entity: Msg, kind: string | undefined, tables: Tables): Msg[] {
+  #readOthers(entity: p4.v1.Entity, tables: Tables): p4.v1.Entity<Encodable>[] {
     const e = this.#entities;
-    switch (kind) {
+    switch (entity.entity) {
       case undefined:
         return invalid("an empty Entity: name the kind of entity to read (a wildcard read of everything is one Entity per kind, §13.2)");
       case "directCounterEntry": {
         // The counters alone: each entry's key and counter data.
-        const q = ((entity.directCounterEntry as Msg).tableEntry as Msg | undefined) ?? {};
+        const q: TableEntry = entity.directCounterEntry.tableEntry ?? {};
         const id = num(q.tableId);
         if (id !== 0 && !this.#table(id).hasCounter) return invalid(`${this.#table(id).name}: the table has no direct counter`);
         const read = this.#readTableEntries({ tableId: id, match: q.match, priority: q.priority, isDefaultAction: q.isDefaultAction, counterData: {} }, tables);
         // §9.3.1: the counter of one entry, by its match, is NOT_FOUND when the entry is not there.
-        if (read.length === 0 && ((q.match ?? []) as unknown[]).length > 0) return refuse(Code.NOT_FOUND, `${this.#table(id).name}: no entry with this match and priority`);
+        if (read.length === 0 && (q.match ?? []).length > 0) return refuse(Code.NOT_FOUND, `${this.#table(id).name}: no entry with this match and priority`);
         return read.flatMap(({ entry, counter }) => (counter === undefined ? [] : [{ directCounterEntry: { tableEntry: this.#keyMsg(entry), data: counter } }]));
       }
       case "packetReplicationEngineEntry": {
-        const q = entity.packetReplicationEngineEntry as Msg;
+        const q = entity.packetReplicationEngineEntry;
         if (q.type === "cloneSessionEntry") {
-          const id = num((q.cloneSessionEntry as Msg).sessionId);
+          const id = num(q.cloneSessionEntry.sessionId);
           return [...e.clone].filter(([k]) => id === 0 || k === id).map(([, c]) => ({ packetReplicationEngineEntry: { cloneSessionEntry: c } }));
         }
-        const id = num((q.multicastGroupEntry as Msg | undefined)?.multicastGroupId);
+        const id = num(q.multicastGroupEntry?.multicastGroupId);
         return [...e.multicast]
           .filter(([k]) => id === 0 || k === id)
           .map(([k, rs]) => ({ packetReplicationEngineEntry: { multicastGroupEntry: { multicastGroupId: k, replicas: rs.map((r) => ({ port: r.port, instance: r.instance })) } } }));
       }
       case "actionProfileMember": {
-        const q = entity.actionProfileMember as Msg;
+        const q = entity.actionProfileMember;
         const pid = num(q.actionProfileId);
         const mid = num(q.memberId);
         return [...e.members].filter(([p]) => pid === 0 || p === pid).flatMap(([p, ms]) =>
@@ -1025,7 +1054,7 @@ export class DeviceState {
         );
       }
       case "actionProfileGroup": {
-        const q = entity.actionProfileGroup as Msg;
+        const q = entity.actionProfileGroup;
         const pid = num(q.actionProfileId);
         const gid = num(q.groupId);
         return [...e.groups].filter(([p]) => pid === 0 || p === pid).flatMap(([p, gs]) =>
@@ -1033,7 +1062,7 @@ export class DeviceState {
         );
       }
       default:
-        return refuse(Code.UNIMPLEMENTED, `reading ${kind} is not supported (table entries, direct counter entries, packet replication engine entries, action profile members and groups are)`);
+        return refuse(Code.UNIMPLEMENTED, `reading ${entity.entity} is not supported (table entries, direct counter entries, packet replication engine entries, action profile members and groups are)`);
     }
   }
 
@@ -1045,17 +1074,17 @@ export class DeviceState {
    * in a table with priorities, the entries with that match at any priority); the action id,
    * priority, controller_metadata and metadata filter.
    */
-  #readTableEntries(q: Msg, tables: Tables): { entry: StoredEntry; counter: Msg | undefined }[] {
+  #readTableEntries(q: EntryQuery, tables: Tables): { entry: StoredEntry; counter: p4.v1.CounterData<Encodable> | undefined }[] {
     const id = num(q.tableId);
-    const given = (q.match ?? []) as Msg[];
+    const given = q.match ?? [];
     const priority = num(q.priority);
     const cookie = cookieOf(q);
     const metadata = metadataOf(q);
-    const action = q.action as Msg | undefined;
+    const action = q.action;
     if (id === 0 && (given.length > 0 || priority !== 0 || cookie !== "0" || metadata.length > 0 || action !== undefined)) {
       return invalid("a read of every table (table_id 0) takes no other filter than is_default_action (§9.1.6)");
     }
-    const actionId = action?.type === "action" ? num((action.action as Msg | undefined)?.actionId) : undefined;
+    const actionId = action?.type === "action" ? num(action.action.actionId) : undefined;
     const member = action?.type === "actionProfileMemberId" ? num(action.actionProfileMemberId) : undefined;
     const group = action?.type === "actionProfileGroupId" ? num(action.actionProfileGroupId) : undefined;
     const wanted = (e: StoredEntry): boolean =>
@@ -1066,10 +1095,10 @@ export class DeviceState {
       (member === undefined || ("member" in e.action && e.action.member === member)) &&
       (group === undefined || ("group" in e.action && e.action.group === group));
     const counters = q.counterData !== undefined;
-    const out: { entry: StoredEntry; counter: Msg | undefined }[] = [];
+    const out: { entry: StoredEntry; counter: p4.v1.CounterData<Encodable> | undefined }[] = [];
     for (const t of id === 0 ? this.#tables.values() : [this.#table(id)]) {
       const hits = counters && t.hasCounter ? this.#hitsReader(tables) : undefined;
-      const counter = (key: string, e: StoredEntry): Msg | undefined => (hits === undefined ? undefined : { packetCount: String(e.counterBase + hits(t, key, e.life)) });
+      const counter = (key: string, e: StoredEntry): p4.v1.CounterData<Encodable> | undefined => (hits === undefined ? undefined : { packetCount: String(e.counterBase + hits(t, key, e.life)) });
       if (q.isDefaultAction === true) {
         const d = this.#entities.defaults.get(t.id);
         if (d !== undefined && wanted(d)) out.push({ entry: d, counter: counter(DEFAULT_KEY, d) });
@@ -1094,12 +1123,12 @@ export class DeviceState {
   }
 
   /** What identifies an entry: its table, match, priority, and whether it is the default. */
-  #keyMsg(e: StoredEntry): Msg {
+  #keyMsg(e: StoredEntry): p4.v1.TableEntry<Encodable> {
     return { tableId: e.tableId, match: e.match, ...(e.priority !== 0 ? { priority: e.priority } : {}), ...(e.isDefault ? { isDefaultAction: true } : {}) };
   }
 
   /** An entry as a TableEntry, without counter data (§8.2: what was written reads back, cookies included). */
-  #entryMsg(e: StoredEntry): Msg {
+  #entryMsg(e: StoredEntry): p4.v1.TableEntry<Encodable> {
     const action = "call" in e.action ? { action: e.action.call } : "member" in e.action ? { actionProfileMemberId: e.action.member } : { actionProfileGroupId: e.action.group };
     return {
       ...this.#keyMsg(e),

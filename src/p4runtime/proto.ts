@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
 import * as loader from "@grpc/proto-loader";
 import protobuf from "protobufjs";
+import type { Encodable, p4 } from "./messages.js";
 
 /** proto/p4runtime/, found relative to this file in src/ and in dist/src/. */
 export function protoDir(): string {
@@ -24,13 +25,21 @@ export function protoDir(): string {
  */
 export const LOADER_OPTIONS: loader.Options = { keepCase: false, longs: String, enums: String, bytes: Buffer, defaults: false, oneofs: true };
 
-let service: grpc.ServiceDefinition | undefined;
+/** The p4.v1.P4Runtime service, each method with the types of its messages as LOADER_OPTIONS decodes them (src/p4runtime/messages.ts). */
+export type P4RuntimeDefinition = {
+  readonly [M in keyof p4.v1.P4Runtime]: grpc.MethodDefinition<p4.v1.P4Runtime[M]["request"], p4.v1.P4Runtime[M]["response"]>;
+};
+
+let service: P4RuntimeDefinition | undefined;
 
 /** The p4.v1.P4Runtime service definition. */
-export function p4runtimeService(): grpc.ServiceDefinition {
+export function p4runtimeService(): P4RuntimeDefinition {
   if (service === undefined) {
     const definition = loader.loadSync("p4/v1/p4runtime.proto", { ...LOADER_OPTIONS, includeDirs: [protoDir()] });
-    const pkg = grpc.loadPackageDefinition(definition) as unknown as { p4: { v1: { P4Runtime: { service: grpc.ServiceDefinition } } } };
+    // The one boundary where the messages get their types: proto-loader's definitions are untyped;
+    // messages.ts is generated from the same .proto files for these options, and
+    // test/p4runtime/messages.test.ts decodes every message through this service to check it.
+    const pkg = grpc.loadPackageDefinition(definition) as unknown as { p4: { v1: { P4Runtime: { service: P4RuntimeDefinition } } } };
     service = pkg.p4.v1.P4Runtime.service;
   }
   return service;
@@ -57,9 +66,7 @@ export function protoRoot(): protobuf.Root {
  */
 export function servedDefinition(): grpc.ServiceDefinition {
   const s = p4runtimeService();
-  const read = s.Read;
-  if (read === undefined) throw new Error("the P4Runtime definitions have no Read");
-  return { ...s, Read: { ...read, responseSerialize: (b: Buffer) => b } };
+  return { ...s, Read: { ...s.Read, responseSerialize: (b: Buffer) => b } };
 }
 
 /** The largest ReadResponse the server sends: what a gRPC client takes by default (4 MiB), less room for gRPC's own framing. */
@@ -81,16 +88,14 @@ function entityCodec(): NonNullable<typeof codec> {
   return codec;
 }
 
-type Message = { readonly [key: string]: unknown };
-
-/** A p4.v1.Entity (as the handlers hold messages), encoded. */
-export function encodeEntity(m: Message): Uint8Array {
+/** A p4.v1.Entity, encoded. */
+export function encodeEntity(m: p4.v1.Entity<Encodable>): Uint8Array {
   const { entity } = entityCodec();
   return entity.encode(entity.fromObject(m)).finish();
 }
 
 /** A p4.v1.TableEntry, encoded: what a server keeps to answer reads of the entry without encoding it again. */
-export function encodeTableEntry(m: Message): Uint8Array {
+export function encodeTableEntry(m: p4.v1.TableEntry<Encodable>): Uint8Array {
   const { tableEntry } = entityCodec();
   return tableEntry.encode(tableEntry.fromObject(m)).finish();
 }
@@ -99,7 +104,7 @@ export function encodeTableEntry(m: Message): Uint8Array {
  * An Entity holding an encoded TableEntry, with `more` of its fields (counter data) after it:
  * the fields of a message may come in any order, and these are not among the first.
  */
-export function tableEntryEntity(tableEntry: Uint8Array, more?: Message): Uint8Array {
+export function tableEntryEntity(tableEntry: Uint8Array, more?: p4.v1.TableEntry<Encodable>): Uint8Array {
   const c = entityCodec();
   const tail = more === undefined ? undefined : c.tableEntry.encode(c.tableEntry.fromObject(more)).finish();
   const len = tableEntry.length + (tail?.length ?? 0);
@@ -136,7 +141,7 @@ export function readResponses(entities: readonly Uint8Array[], max: number): Buf
     const b = Buffer.allocUnsafe(size);
     let at = 0;
     for (let i = first; i < end; i++) {
-      const e = entities[i] as Uint8Array;
+      const e = entities[i] as Uint8Array; // i < end ≤ entities.length
       at = writeFieldHeader(b, at, field, e.length);
       b.set(e, at);
       at += e.length;

@@ -30,8 +30,9 @@ import { p4info, p4infoIds } from "../p4/p4info.js";
 import type { JsonMessage } from "../p4/schema.js";
 import type { Tables } from "../wasm/tables.js";
 import { Arbiter, toUint128, uint128 } from "./arbitration.js";
-import { DeviceState, type Msg, type Staged } from "./device-state.js";
+import { DeviceState, type Staged } from "./device-state.js";
 import type { ControlledEmulation, Delivery } from "./emulation.js";
+import type { Encodable, p4 } from "./messages.js";
 import protojson from "protobufjs/ext/protojson.js";
 import { Code, p4runtimeService, protoRoot, READ_RESPONSE_MAX, readResponses, servedDefinition, statusDetails, type UpdateError } from "./proto.js";
 import type { Tls } from "./tls.js";
@@ -61,17 +62,22 @@ export const MAX_REQUEST_BYTES = 256 * 1024 * 1024;
 /** How long open calls and streams have to end when the server stops before they are cancelled (docs/cli.md). */
 export const CLOSE_GRACE_MS = 1000;
 
-type Stream = grpc.ServerDuplexStream<Msg, Msg>;
+/** A method's request, as gRPC hands it to the handler (decoded with LOADER_OPTIONS). */
+type Request<M extends keyof p4.v1.P4Runtime> = p4.v1.P4Runtime[M]["request"];
+/** A method's response, as the handler gives it to gRPC to encode. */
+type Response<M extends keyof p4.v1.P4Runtime> = p4.v1.P4Runtime<Encodable>[M]["response"];
+
+type Stream = grpc.ServerDuplexStream<Request<"StreamChannel">, Response<"StreamChannel">>;
 
 interface Served {
   readonly state: DeviceState;
   /** GetForwardingPipelineConfig's P4Info, decoded as gRPC decodes messages. */
-  readonly p4info: Msg;
+  readonly p4info: p4.config.v1.P4Info;
   /** The P4Info in binary, to compare a SetForwardingPipelineConfig's with. */
   readonly p4infoBinary: Buffer;
   /** The P4Info as the export makes it, to tell whether a reload changed it. */
   readonly p4infoJson: string;
-  cookie: Msg | undefined;
+  cookie: p4.v1.ForwardingPipelineConfig.Cookie | undefined;
 }
 
 export interface ServerStats {
@@ -88,7 +94,10 @@ export const describeStats = (s: ServerStats): string =>
   `${s.packetOuts} packet-outs, ${s.packetIns} packet-ins (${s.packetInsDropped} with no primary controller to take them, ${s.packetInsStreamFull} dropped while the primary's stream was full)`;
 
 const rpcError = (code: number, details: string, metadata?: grpc.Metadata): grpc.ServiceError =>
-  Object.assign(new Error(details), { code, details, metadata: metadata ?? new grpc.Metadata() }) as grpc.ServiceError;
+  Object.assign(new Error(details), { code, details, metadata: metadata ?? new grpc.Metadata() });
+
+/** An error that carries its gRPC status code: one rpcError made, or a Refusal. */
+const hasCode = (e: unknown): e is Error & { readonly code: number } => e instanceof Error && "code" in e && typeof e.code === "number";
 
 /**
  * Sends a staged batch's writes to the data plane as one all-or-nothing write and records where
@@ -109,14 +118,14 @@ function commit(staged: Staged, tables: Tables): string | undefined {
  * A PacketOut's metadata by name, checked against the P4Info's packet_out header (§16.1):
  * every field exactly once, each value a bytestring of its bit width; or what is wrong.
  */
-function packetOutMetadata(fields: ReadonlyMap<number, { readonly name: string; readonly bits: number }>, given: readonly Msg[]): Map<string, bigint> | string {
+function packetOutMetadata(fields: ReadonlyMap<number, { readonly name: string; readonly bits: number }>, given: readonly p4.v1.PacketMetadata[]): Map<string, bigint> | string {
   const out = new Map<string, bigint>();
   for (const m of given) {
     const id = Number(m.metadataId ?? 0);
     const f = fields.get(id);
     if (f === undefined) return `packet-out metadata id ${id} is not in the P4Info's packet_out (${[...fields].map(([i, x]) => `${i} ${x.name}`).join(", ")})`;
     if (out.has(f.name)) return `packet-out metadata ${id} (${f.name}) given twice`;
-    const value = m.value instanceof Uint8Array ? canonicalOf(m.value, f.bits) : undefined;
+    const value = m.value === undefined ? undefined : canonicalOf(m.value, f.bits);
     if (value === undefined) return `packet-out metadata ${id} (${f.name}) is not a bytestring of ${f.bits} bits`;
     out.set(f.name, bytestringValue(value));
   }
@@ -126,12 +135,10 @@ function packetOutMetadata(fields: ReadonlyMap<number, { readonly name: string; 
 }
 
 /** A WriteRequest in the protobuf JSON mapping, as gRPC decodes it on the wire: its updates. */
-function decodeUpdates(json: JsonMessage): Msg[] {
+function decodeUpdates(json: JsonMessage): readonly p4.v1.Update[] {
   const request = protoRoot().lookupType("p4.v1.WriteRequest");
-  const write = p4runtimeService().Write;
-  if (write === undefined) throw new Error("the P4Runtime definitions have no Write");
   const message = protojson.fromJson(request, json);
-  return ((write.requestDeserialize(Buffer.from(request.encode(message).finish())) as Msg).updates as Msg[] | undefined) ?? [];
+  return p4runtimeService().Write.requestDeserialize(Buffer.from(request.encode(message).finish())).updates ?? [];
 }
 
 /**
@@ -142,7 +149,7 @@ function decodeUpdates(json: JsonMessage): Msg[] {
 class PacketInQueue {
   readonly #stream: Stream;
   readonly #limit: number;
-  readonly #held: Msg[] = [];
+  readonly #held: Response<"StreamChannel">[] = [];
   #full = false;
 
   constructor(stream: Stream, limit: number) {
@@ -150,17 +157,21 @@ class PacketInQueue {
     this.#limit = limit;
     stream.on("drain", () => {
       this.#full = false;
-      while (!this.#full && this.#held.length > 0) this.#write(this.#held.shift() as Msg);
+      while (!this.#full) {
+        const m = this.#held.shift();
+        if (m === undefined) break;
+        this.#write(m);
+      }
     });
   }
 
-  #write(m: Msg): void {
+  #write(m: Response<"StreamChannel">): void {
     if (this.#stream.writableEnded || this.#stream.destroyed) return;
     this.#full = !this.#stream.write(m);
   }
 
   /** Sends or holds `m`; false when it is dropped (`limit` held already). */
-  offer(m: Msg): boolean {
+  offer(m: Response<"StreamChannel">): boolean {
     if (!this.#full) this.#write(m);
     else if (this.#held.length < this.#limit) this.#held.push(m);
     else return false;
@@ -269,22 +280,22 @@ export class P4RuntimeServer {
 
   async #load(compiled: CompiledSpec, options: ServerOptions): Promise<void> {
     const service = p4runtimeService();
-    const get = service.GetForwardingPipelineConfig;
-    if (get === undefined) throw new Error("the P4Runtime definitions have no GetForwardingPipelineConfig");
     const response = protoRoot().lookupType("p4.v1.GetForwardingPipelineConfigResponse");
     const all = devices(compiled);
     for (const ex of exportP4(compiled, options.source)) {
       const m = ex.manifest;
-      const json = JSON.parse(String(ex.files["p4info.json"])) as Msg;
+      const json: unknown = JSON.parse(String(ex.files["p4info.json"]));
       // The exported JSON through the official definitions, then decoded as gRPC will encode it back.
       const binary = response.encode(protojson.fromJson(response, { config: { p4info: json } })).finish();
-      const decoded = get.responseDeserialize(Buffer.from(binary)) as { config: { p4info: Msg } };
-      const state = new DeviceState(compiled, { deviceId: m.deviceId, machine: m.machine, p4info: json });
-      const p4infoBinary = service.SetForwardingPipelineConfig?.requestSerialize({ config: { p4info: decoded.config.p4info } }) ?? Buffer.alloc(0);
+      const decoded = service.GetForwardingPipelineConfig.responseDeserialize(Buffer.from(binary)).config?.p4info;
+      if (decoded === undefined) throw new Error(`machine ${m.machine}: the export wrote no P4Info`);
+      const state = new DeviceState(compiled, { deviceId: m.deviceId, machine: m.machine, p4info: decoded });
+      const p4infoBinary = service.SetForwardingPipelineConfig.requestSerialize({ config: { p4info: decoded } });
       const dev = all.find((x) => x.deviceId === m.deviceId);
       const p4infoJson = dev === undefined ? "" : JSON.stringify(p4info(dev, p4infoIds(dev)));
-      this.#devices.set(m.deviceId, { state, p4info: decoded.config.p4info, p4infoBinary, p4infoJson, cookie: undefined });
+      this.#devices.set(m.deviceId, { state, p4info: decoded, p4infoBinary, p4infoJson, cookie: undefined });
       if (options.empty === true) continue;
+      // entries.json is the export's own, written just now as the protobuf JSON mapping of a WriteRequest.
       const updates = decodeUpdates(JSON.parse(String(ex.files["entries.json"])) as JsonMessage);
       const error = await this.#emulation.control((tables) => {
         const staged = state.stage(updates, tables);
@@ -331,16 +342,16 @@ export class P4RuntimeServer {
     return [...this.#devices.keys()];
   }
 
-  #device(id: unknown): Served {
+  #device(id: string | number | undefined): Served {
     const n = Number(id ?? 0);
     const d = this.#devices.get(n);
-    if (d === undefined) throw rpcError(Code.NOT_FOUND, `no device ${String(id ?? 0)} (devices: ${this.deviceIds.join(", ")}, one per machine, as strata export p4 numbers them)`);
+    if (d === undefined) throw rpcError(Code.NOT_FOUND, `no device ${id ?? 0} (devices: ${this.deviceIds.join(", ")}, one per machine, as strata export p4 numbers them)`);
     return d;
   }
 
   /** NOT_FOUND for a role the device does not have (§12); PERMISSION_DENIED unless the request carries the election id of the device's (role's) primary. */
-  #checkPrimary(deviceId: number, role: unknown, electionId: unknown): void {
-    const r = typeof role === "string" ? role : "";
+  #checkPrimary(deviceId: number, role: string | undefined, electionId: p4.v1.Uint128 | undefined): void {
+    const r = role ?? "";
     if (!this.#arbiter.knows(deviceId, r)) throw rpcError(Code.NOT_FOUND, `device ${deviceId} has no role ${r}: a role is one a controller has arbitrated for on a StreamChannel`);
     const primary = this.#arbiter.primaryElectionId(deviceId, r);
     const given = uint128(electionId);
@@ -350,34 +361,37 @@ export class P4RuntimeServer {
 
   #handlers(): grpc.UntypedServiceImplementation {
     const unary =
-      (fn: (req: Msg) => Promise<Msg>): grpc.handleUnaryCall<Msg, Msg> =>
+      <M extends "Capabilities" | "GetForwardingPipelineConfig" | "SetForwardingPipelineConfig" | "Write">(
+        fn: (req: Request<M>) => Promise<Response<M>>,
+      ): grpc.handleUnaryCall<Request<M>, Response<M>> =>
       (call, callback) => {
         fn(call.request).then(
           (res) => callback(null, res),
-          (err: unknown) => callback(err instanceof Error && "code" in err ? (err as grpc.ServiceError) : rpcError(Code.INTERNAL, err instanceof Error ? err.message : String(err))),
+          (err: unknown) => callback(hasCode(err) ? err : rpcError(Code.INTERNAL, err instanceof Error ? err.message : String(err))),
         );
       };
     return {
-      Capabilities: unary(async () => ({ p4runtimeApiVersion: API_VERSION })),
-      GetForwardingPipelineConfig: unary(async (req) => this.#getConfig(req)),
-      SetForwardingPipelineConfig: unary(async (req) => this.#setConfig(req)),
-      Write: unary(async (req) => this.#write(req)),
-      Read: (call: grpc.ServerWritableStream<Msg, Buffer>) => {
+      Capabilities: unary<"Capabilities">(async () => ({ p4runtimeApiVersion: API_VERSION })),
+      GetForwardingPipelineConfig: unary<"GetForwardingPipelineConfig">(async (req) => this.#getConfig(req)),
+      SetForwardingPipelineConfig: unary<"SetForwardingPipelineConfig">(async (req) => this.#setConfig(req)),
+      Write: unary<"Write">(async (req) => this.#write(req)),
+      // Read's responses are the bytes readResponses() framed (servedDefinition()).
+      Read: (call: grpc.ServerWritableStream<Request<"Read">, Buffer>) => {
         this.#read(call.request).then(
           (entities) => {
             for (const response of readResponses(entities, READ_RESPONSE_MAX)) call.write(response);
             call.end();
           },
-          (err: unknown) => call.emit("error", err instanceof Error && "code" in err ? err : rpcError(Code.INTERNAL, String(err))),
+          (err: unknown) => call.emit("error", hasCode(err) ? err : rpcError(Code.INTERNAL, String(err))),
         );
       },
       StreamChannel: (stream: Stream) => this.#stream(stream),
     };
   }
 
-  async #getConfig(req: Msg): Promise<Msg> {
+  async #getConfig(req: Request<"GetForwardingPipelineConfig">): Promise<Response<"GetForwardingPipelineConfig">> {
     const d = this.#device(req.deviceId);
-    const type = (req.responseType as string | undefined) ?? "ALL";
+    const type = req.responseType ?? "ALL";
     const cookie = d.cookie === undefined ? {} : { cookie: d.cookie };
     switch (type) {
       case "ALL":
@@ -391,18 +405,18 @@ export class P4RuntimeServer {
     }
   }
 
-  async #setConfig(req: Msg): Promise<Msg> {
+  async #setConfig(req: Request<"SetForwardingPipelineConfig">): Promise<Response<"SetForwardingPipelineConfig">> {
     const d = this.#device(req.deviceId);
     const id = d.state.deviceId;
     this.#checkPrimary(id, req.role, req.electionId);
-    const action = (req.action as string | undefined) ?? "UNSPECIFIED";
-    const config = req.config as Msg | undefined;
+    const action = req.action ?? "UNSPECIFIED";
+    const config = req.config;
     if (action !== "VERIFY" && action !== "VERIFY_AND_COMMIT" && action !== "RECONCILE_AND_COMMIT") {
       throw rpcError(Code.UNIMPLEMENTED, `action ${action}: strata's devices run the program of their machine; they take VERIFY, VERIFY_AND_COMMIT and RECONCILE_AND_COMMIT of its P4Info`);
     }
-    const p4info = config?.p4info as Msg | undefined;
+    const p4info = config?.p4info;
     if (p4info === undefined) throw rpcError(Code.INVALID_ARGUMENT, `${action} needs a config with a P4Info`);
-    const given = p4runtimeService().SetForwardingPipelineConfig?.requestSerialize({ config: { p4info } }) ?? Buffer.alloc(0);
+    const given = p4runtimeService().SetForwardingPipelineConfig.requestSerialize({ config: { p4info } });
     if (Buffer.compare(given, d.p4infoBinary) !== 0) {
       throw rpcError(
         Code.INVALID_ARGUMENT,
@@ -410,7 +424,7 @@ export class P4RuntimeServer {
       );
     }
     if (action === "VERIFY") return {};
-    d.cookie = (config?.cookie as Msg | undefined) ?? undefined;
+    d.cookie = config?.cookie;
     if (action === "VERIFY_AND_COMMIT") {
       // A committed pipeline starts with no forwarding state.
       const error = await this.#emulation.control((tables) => commit(d.state.clear(), tables));
@@ -419,14 +433,14 @@ export class P4RuntimeServer {
     return {};
   }
 
-  async #write(req: Msg): Promise<Msg> {
+  async #write(req: Request<"Write">): Promise<Response<"Write">> {
     const d = this.#device(req.deviceId);
     this.#checkPrimary(d.state.deviceId, req.role, req.electionId);
-    const atomicity = (req.atomicity as string | undefined) ?? "CONTINUE_ON_ERROR";
+    const atomicity = req.atomicity ?? "CONTINUE_ON_ERROR";
     if (atomicity !== "CONTINUE_ON_ERROR" && atomicity !== "ROLLBACK_ON_ERROR" && atomicity !== "DATAPLANE_ATOMIC") {
       throw rpcError(Code.INVALID_ARGUMENT, `atomicity ${atomicity}`);
     }
-    const updates = (req.updates ?? []) as Msg[];
+    const updates = req.updates ?? [];
     const errors = await this.#emulation.control((tables): readonly UpdateError[] => {
       const staged = d.state.stage(updates, tables);
       const errors = staged.errors;
@@ -448,14 +462,14 @@ export class P4RuntimeServer {
   }
 
   /** The entities a Read asks for, encoded; the first request that fails fails the Read with its code. */
-  async #read(req: Msg): Promise<Uint8Array[]> {
+  async #read(req: Request<"Read">): Promise<Uint8Array[]> {
     const d = this.#device(req.deviceId);
-    const entities = (req.entities ?? []) as Msg[];
+    const entities = req.entities ?? [];
     return this.#emulation.control((tables) => {
       try {
         return entities.flatMap((e) => d.state.read(e, tables));
       } catch (e) {
-        const code = typeof (e as { code?: unknown }).code === "number" ? (e as { code: number }).code : Code.INVALID_ARGUMENT;
+        const code = hasCode(e) ? e.code : Code.INVALID_ARGUMENT;
         throw rpcError(code, e instanceof Error ? e.message : String(e));
       }
     });
@@ -464,7 +478,7 @@ export class P4RuntimeServer {
   // ── StreamChannel ────────────────────────────────────────────────────────
 
   #stream(stream: Stream): void {
-    const send = (m: Msg): void => {
+    const send = (m: Response<"StreamChannel">): void => {
       if (!stream.writableEnded && !stream.destroyed) stream.write(m);
     };
     const tell = (verdicts: ReturnType<Arbiter<Stream>["leave"]>): void => {
@@ -480,28 +494,28 @@ export class P4RuntimeServer {
       tell(this.#arbiter.leave(stream));
       stream.emit("error", rpcError(code, message));
     };
-    const streamError = (code: number, message: string, packet?: Msg): void =>
+    const streamError = (code: number, message: string, packet?: p4.v1.PacketOut): void =>
       send({ error: { canonicalCode: code, message, ...(packet !== undefined ? { packetOut: { packetOut: packet } } : { other: {} }) } });
-    stream.on("data", (m: Msg) => {
+    stream.on("data", (m: Request<"StreamChannel">) => {
       try {
         if (m.update === "arbitration") {
-          const a = m.arbitration as Msg;
+          const a = m.arbitration;
           const deviceId = Number(a.deviceId ?? 0);
           if (!this.#devices.has(deviceId)) return fail(Code.NOT_FOUND, `no device ${deviceId} (devices: ${this.deviceIds.join(", ")})`);
-          const role = typeof (a.role as Msg | undefined)?.name === "string" ? String((a.role as Msg).name) : "";
-          const config = (a.role as Msg | undefined)?.config as Msg | undefined;
-          if (config !== undefined && (String(config.type_url ?? config.typeUrl ?? "") !== "" || ((config.value as Uint8Array | undefined)?.length ?? 0) > 0)) {
+          const role = a.role?.name ?? "";
+          const config = a.role?.config;
+          if (config !== undefined && ((config.type_url ?? "") !== "" || (config.value?.length ?? 0) > 0)) {
             // §5.3: strata agrees on no role configuration scheme with anyone: every role has the whole pipeline.
-            return fail(Code.INVALID_ARGUMENT, `role.config of type ${String(config.type_url ?? config.typeUrl ?? "(none)")}: strata knows no role configuration; leave it unset (every role has the whole pipeline)`);
+            return fail(Code.INVALID_ARGUMENT, `role.config of type ${config.type_url ?? "(none)"}: strata knows no role configuration; leave it unset (every role has the whole pipeline)`);
           }
           const result = this.#arbiter.update(stream, { deviceId, role, electionId: uint128(a.electionId) });
           if ("code" in result) return fail(result.code, result.message);
           return tell(result.verdicts);
         }
         const c = this.#arbiter.contender(stream);
-        if (c === undefined) return streamError(Code.FAILED_PRECONDITION, "send an arbitration update first", m.update === "packet" ? (m.packet as Msg) : undefined);
-        if (m.update === "packet") return this.#packetOut(stream, c.deviceId, c.role, m.packet as Msg, streamError);
-        return streamError(Code.UNIMPLEMENTED, `stream messages of kind ${String(m.update ?? "none")} are not handled (arbitration and packet are)`);
+        if (c === undefined) return streamError(Code.FAILED_PRECONDITION, "send an arbitration update first", m.update === "packet" ? m.packet : undefined);
+        if (m.update === "packet") return this.#packetOut(stream, c.deviceId, c.role, m.packet, streamError);
+        return streamError(Code.UNIMPLEMENTED, `stream messages of kind ${m.update ?? "none"} are not handled (arbitration and packet are)`);
       } catch (e) {
         streamError(Code.INTERNAL, e instanceof Error ? e.message : String(e));
       }
@@ -519,13 +533,13 @@ export class P4RuntimeServer {
     stream.on("cancelled", leave);
   }
 
-  #packetOut(stream: Stream, deviceId: number, role: string, p: Msg, streamError: (code: number, message: string, packet?: Msg) => void): void {
+  #packetOut(stream: Stream, deviceId: number, role: string, p: p4.v1.PacketOut, streamError: (code: number, message: string, packet?: p4.v1.PacketOut) => void): void {
     if (this.#arbiter.primary(deviceId, role) !== stream) return streamError(Code.PERMISSION_DENIED, "only the primary controller sends packets", p);
     if (this.#closing) return streamError(Code.UNAVAILABLE, "the server is stopping", p);
     const d = this.#device(deviceId);
-    const payload = p.payload instanceof Uint8Array ? p.payload : undefined;
+    const payload = p.payload;
     if (payload === undefined || payload.length === 0) return streamError(Code.INVALID_ARGUMENT, "a packet-out with no payload", p);
-    const meta = packetOutMetadata(d.state.packetOut, (p.metadata ?? []) as Msg[]);
+    const meta = packetOutMetadata(d.state.packetOut, p.metadata ?? []);
     if (typeof meta === "string") return streamError(Code.INVALID_ARGUMENT, `${meta}; the packet-out is dropped (§16.1)`, p);
     // packet_out (src/p4/p4info.ts PACKET_OUT): member, kind (1 self, 2 session), session.
     const number = meta.get("member");

@@ -1,38 +1,55 @@
-// `strata view SPEC --out PAGE`: the description as a picture — one self-contained HTML page.
+// `strata view SPEC [--run DIR] --out PAGE [--bytes RANGES]`: the description as a picture —
+// one self-contained HTML page — and, with a replay's outputs, where its packets went.
 
 import { closeSync, lstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { compile } from "../control/compile.js";
 import { loadSpec } from "../description/load.js";
 import { describeIoError, InputError } from "../errors.js";
 import { realOrResolved } from "../out-dir.js";
+import { DELIVERED_DIR, LINKS_DIR, SUMMARY_FILE, TRACE_FILE, TRACE_INDEX_FILE } from "../run/outputs.js";
+import { parsePacketRanges } from "../run/trace-packets.js";
+import type { PacketRanges } from "../wasm/runner.js";
 import { viewGraph } from "../view/graph.js";
 import { layOut } from "../view/layout.js";
 import { pageData, renderPage, WRITTEN_BY } from "../view/page.js";
-import { linkLabel, renderSvg } from "../view/svg.js";
+import { readRun } from "../view/run-data.js";
+import { type Counts, linkLabel, renderSvg } from "../view/svg.js";
 import { fileSize } from "./format.js";
 import type { CommandContext } from "./command.js";
 
 interface ViewFlags {
+  run?: string;
   out: string;
+  bytes: PacketRanges;
 }
+
+/** The packets whose bytes a page keeps unless --bytes says otherwise. */
+export const BYTES_DEFAULT = "0-999";
 
 export function registerView(program: Command, ctx: CommandContext): void {
   program
     .command("view")
-    .description("draw a description as one HTML page")
+    .description("draw a description (and, with --run, where a replay's packets went) as one HTML page")
     .argument("<spec>", "network description (YAML or JSON)")
+    .option("--run <dir>", "the output directory of `strata run`: counts, drops, and with --trace every packet's path and bytes")
     .requiredOption("--out <page.html>", "write the page: one self-contained HTML file")
+    .addOption(
+      new Option("--bytes <ranges>", "packets whose bytes at each hop the page keeps: N, N-M, N-, joined by commas").default(parsePacketRanges(BYTES_DEFAULT, "--bytes"), BYTES_DEFAULT).argParser((v: string) => parsePacketRanges(v, "--bytes")),
+    )
     .addHelpText(
       "after",
       `
 The page needs no network: its script, styles and data are inside it. Members of one machine
 stand in one column; each network is a band, overlays above the networks they are layered on.
+With --run, a link's width grows with the packets it carried, members show what they delivered
+and dropped, and, when the run wrote a trace, any packet's path can be drawn step by step, with
+its bytes at each hop for the packets --bytes names (default ${BYTES_DEFAULT}).
 
-strata view replaces only a file it wrote (never the description).
+strata view replaces only a file it wrote (never the description or a run's own files).
 
-Exit codes: 0 done; 2 a bad description, flag or output file.
+Exit codes: 0 done; 2 a bad description, run directory, trace, flag or output file.
 All exit codes: strata --help.`,
     )
     .action(async (spec: string, flags: ViewFlags) => {
@@ -41,17 +58,35 @@ All exit codes: strata --help.`,
 }
 
 async function view(specFile: string, flags: ViewFlags, ctx: CommandContext): Promise<void> {
-  // The output is checked before anything is read or written.
-  checkOutput("--out", flags.out, [specFile]);
+  const inputs = [specFile, ...(flags.run === undefined ? [] : [SUMMARY_FILE, TRACE_FILE, TRACE_INDEX_FILE, LINKS_DIR, DELIVERED_DIR].map((f) => join(flags.run as string, f)))];
+  // Every output is checked before anything is read or written.
+  checkOutput("--out", flags.out, inputs);
+
   const compiled = compile(loadSpec(specFile));
   const graph = viewGraph(compiled);
-  const layout = await layOut(graph, new Map(graph.links.map((l) => [l.capture, linkLabel(l, undefined)])));
+  const run = flags.run === undefined ? undefined : await readRun(flags.run, graph, { bytes: flags.bytes, bytesText: bytesText(flags.bytes) });
+  const counts: Counts | undefined =
+    run === undefined
+      ? undefined
+      : {
+          links: Object.fromEntries(Object.entries(run.links).map(([k, v]) => [k, v.packets])),
+          members: Object.fromEntries(
+            Object.entries(run.members).map(([k, v]) => [k, { delivered: v.delivered, dropped: Object.values(v.drops).reduce((a, b) => a + b, 0) }]),
+          ),
+        };
+  const layout = await layOut(graph, new Map(graph.links.map((l) => [l.capture, linkLabel(l, counts)])));
   const members = graph.nodes.filter((n) => n.kind === "member").length;
-  const what = `${graph.networks.length} networks, ${members} members, ${graph.links.length} links`;
-  const page = renderPage(pageData(graph, undefined), renderSvg(graph, layout));
+  const what = `${graph.networks.length} networks, ${members} members, ${graph.links.length} links${run?.trace === undefined ? "" : `, ${run.trace.count.toLocaleString("en-US")} packets`}`;
+  const page = renderPage(pageData(graph, run), renderSvg(graph, layout, counts === undefined ? {} : { counts }));
   writeOwn(flags.out, page);
   ctx.io.stdout.write(`wrote ${flags.out} (${fileSize(Buffer.byteLength(page))}): ${what}\n`);
+  for (const note of run?.notes ?? []) ctx.io.stdout.write(`note: ${note}\n`);
 }
+
+function bytesText(ranges: PacketRanges): string {
+  return ranges.map(([a, b]) => (a === b ? String(a) : b >= 2 ** 32 - 1 ? `${a}-` : `${a}-${b}`)).join(",");
+}
+
 /** Bytes at the top of a file in which strata view looks for its mark. */
 const MARK_WITHIN = 512;
 

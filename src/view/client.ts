@@ -486,6 +486,7 @@ function clearPath(): void {
   svg.classList.remove("tracing");
   current = undefined;
   pathBox.replaceChildren();
+  delete document.documentElement.dataset["shownPacket"];
 }
 
 function mark(e: Element | undefined, ...classes: string[]): void {

@@ -1,27 +1,29 @@
-// `strata view SPEC [--run DIR] --out PAGE [--bytes RANGES]`: the description as a picture —
-// one self-contained HTML page — and, with a replay's outputs, where its packets went.
+// `strata view SPEC [--run DIR] [--out PAGE] [--svg FILE] [--bytes RANGES]`: the description as
+// a picture — one self-contained HTML page, or a standalone SVG for papers — and, with a
+// replay's outputs, where its packets went.
 
 import { closeSync, lstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
 import { type Command, Option } from "commander";
 import { compile } from "../control/compile.js";
 import { loadSpec } from "../description/load.js";
-import { describeIoError, InputError } from "../errors.js";
+import { describeIoError, InputError, UsageError } from "../errors.js";
 import { realOrResolved } from "../out-dir.js";
 import { DELIVERED_DIR, LINKS_DIR, SUMMARY_FILE, TRACE_FILE, TRACE_INDEX_FILE } from "../run/outputs.js";
 import { parsePacketRanges } from "../run/trace-packets.js";
 import type { PacketRanges } from "../wasm/runner.js";
 import { viewGraph } from "../view/graph.js";
 import { layOut } from "../view/layout.js";
-import { pageData, renderPage, WRITTEN_BY } from "../view/page.js";
+import { pageData, renderPage } from "../view/page.js";
 import { readRun } from "../view/run-data.js";
-import { type Counts, linkLabel, renderSvg } from "../view/svg.js";
+import { type Counts, linkLabel, renderSvg, WRITTEN_BY } from "../view/svg.js";
 import { fileSize } from "./format.js";
 import type { CommandContext } from "./command.js";
 
 interface ViewFlags {
   run?: string;
-  out: string;
+  out?: string;
+  svg?: string;
   bytes: PacketRanges;
 }
 
@@ -34,7 +36,8 @@ export function registerView(program: Command, ctx: CommandContext): void {
     .description("draw a description (and, with --run, where a replay's packets went) as one HTML page")
     .argument("<spec>", "network description (YAML or JSON)")
     .option("--run <dir>", "the output directory of `strata run`: counts, drops, and with --trace every packet's path and bytes")
-    .requiredOption("--out <page.html>", "write the page: one self-contained HTML file")
+    .option("--out <page.html>", "write the page: one self-contained HTML file")
+    .option("--svg <file.svg>", "write the topology alone as a standalone SVG (for papers and slides), with --run's counts")
     .addOption(
       new Option("--bytes <ranges>", "packets whose bytes at each hop the page keeps: N, N-M, N-, joined by commas").default(parsePacketRanges(BYTES_DEFAULT, "--bytes"), BYTES_DEFAULT).argParser((v: string) => parsePacketRanges(v, "--bytes")),
     )
@@ -46,6 +49,9 @@ stand in one column; each network is a band, overlays above the networks they ar
 With --run, a link's width grows with the packets it carried, members show what they delivered
 and dropped, and, when the run wrote a trace, any packet's path can be drawn step by step, with
 its bytes at each hop for the packets --bytes names (default ${BYTES_DEFAULT}).
+
+Give --out, --svg or both. --svg draws what the page draws, without the page's script: link
+widths and member badges with --run, no packet browser.
 
 strata view replaces only a file it wrote (never the description or a run's own files).
 
@@ -59,8 +65,13 @@ All exit codes: strata --help.`,
 
 async function view(specFile: string, flags: ViewFlags, ctx: CommandContext): Promise<void> {
   const inputs = [specFile, ...(flags.run === undefined ? [] : [SUMMARY_FILE, TRACE_FILE, TRACE_INDEX_FILE, LINKS_DIR, DELIVERED_DIR].map((f) => join(flags.run as string, f)))];
+  const outputs = [...(flags.out === undefined ? [] : [["--out", flags.out] as const]), ...(flags.svg === undefined ? [] : [["--svg", flags.svg] as const])];
+  if (outputs.length === 0) throw new UsageError("give --out PAGE.html for the page, --svg FILE.svg for the topology alone, or both");
+  if (flags.out !== undefined && flags.svg !== undefined && realOrResolved(flags.out) === realOrResolved(flags.svg)) {
+    throw new UsageError(`--out and --svg name one file, ${flags.svg}: give each its own`);
+  }
   // Every output is checked before anything is read or written.
-  checkOutput("--out", flags.out, inputs);
+  for (const [flag, file] of outputs) checkOutput(flag, file, inputs);
 
   const compiled = compile(loadSpec(specFile));
   const graph = viewGraph(compiled);
@@ -77,9 +88,17 @@ async function view(specFile: string, flags: ViewFlags, ctx: CommandContext): Pr
   const layout = await layOut(graph, new Map(graph.links.map((l) => [l.capture, linkLabel(l, counts)])));
   const members = graph.nodes.filter((n) => n.kind === "member").length;
   const what = `${graph.networks.length} networks, ${members} members, ${graph.links.length} links${run?.trace === undefined ? "" : `, ${run.trace.count.toLocaleString("en-US")} packets`}`;
-  const page = renderPage(pageData(graph, run), renderSvg(graph, layout, counts === undefined ? {} : { counts }));
-  writeOwn(flags.out, page);
-  ctx.io.stdout.write(`wrote ${flags.out} (${fileSize(Buffer.byteLength(page))}): ${what}\n`);
+  const drawn = counts === undefined ? {} : { counts };
+  if (flags.out !== undefined) {
+    const page = renderPage(pageData(graph, run), renderSvg(graph, layout, drawn));
+    writeOwn(flags.out, page);
+    ctx.io.stdout.write(`wrote ${flags.out} (${fileSize(Buffer.byteLength(page))}): ${what}\n`);
+  }
+  if (flags.svg !== undefined) {
+    const svg = renderSvg(graph, layout, { ...drawn, standalone: true });
+    writeOwn(flags.svg, svg);
+    ctx.io.stdout.write(`wrote ${flags.svg} (${fileSize(Buffer.byteLength(svg))}): ${what}\n`);
+  }
   for (const note of run?.notes ?? []) ctx.io.stdout.write(`note: ${note}\n`);
 }
 

@@ -162,7 +162,12 @@ for (const b of document.querySelectorAll<HTMLButtonElement>("[data-zoom]")) {
     else fit();
   });
 }
-window.addEventListener("beforeprint", fit);
+// Printed, the whole drawing at its own shape (the print style gives it the page's width); on screen again, fitted.
+window.addEventListener("beforeprint", () => {
+  Object.assign(view, full);
+  applyView();
+});
+window.addEventListener("afterprint", fit);
 
 // ── Details of a member or a link ────────────────────────────────────────
 

@@ -7,11 +7,8 @@ import { fileURLToPath } from "node:url";
 import { isoTimeNs } from "../cli/format.js";
 import type { ViewGraph } from "./graph.js";
 import type { PageData, RunData } from "./page-data.js";
-import { esc } from "./svg.js";
+import { esc, WRITTEN_BY } from "./svg.js";
 import { DESIGNS } from "../wire/designs.js";
-
-/** Near the top of every file strata view writes: how it knows a file it may replace. */
-export const WRITTEN_BY = "written by strata view";
 
 export function pageData(graph: ViewGraph, run: RunData | undefined): PageData {
   const networkName = (i: number): string => graph.networks[i]?.name ?? "";
@@ -197,9 +194,21 @@ kbd { border: 1px solid #b8bfcf; border-radius: 3px; padding: 0 3px; font-size: 
 .strata-topology .node:focus { outline: none; }
 .strata-topology .node:focus-visible rect.box { stroke: #2a62c9; stroke-width: 3; }
 .strata-topology .node, .strata-topology .link { cursor: pointer; }
+/* Printed: the drawing across the page (fitted before printing), the legend under the title,
+   then what is selected — a member's or link's details, the chosen packet's steps — in full;
+   nothing that only works on screen (buttons, the search, the packet list, hints). */
 @media print {
-  header .tools, #side, #help { display: none !important; }
-  #canvas { overflow: visible; }
-  #canvas > svg { position: static; width: 100%; height: auto; }
+  @page { size: landscape; margin: 12mm; }
+  html, body { height: auto; font-size: 10pt; }
+  body, main { display: block; }
+  header { border: none; background: none; padding: 0 0 4pt; }
+  header .tools, #help, #packets .filter, #filter-help, #match-count, #packet-list, .hint, #side button { display: none !important; }
+  #canvas { overflow: visible; border: 1px solid #d5d9e3; }
+  #canvas > svg { position: static; display: block; width: 100%; height: auto; max-height: 170mm; }
+  #side { width: auto; max-width: none; overflow: visible; border: none; padding: 6pt 0 0; background: none; }
+  #packets:not(:has(#path ol)), #details:not(:has(h2)) { display: none !important; }
+  .steps li { break-inside: avoid; }
+  .steps li.has-bytes::after { content: none; }
+  #packet-list li[aria-selected="true"], .steps li.current { background: none; }
 }
 `;

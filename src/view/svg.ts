@@ -8,6 +8,9 @@
 import type { ViewGraph, ViewLink, ViewNode } from "./graph.js";
 import type { Box, Layout, Point } from "./layout.js";
 
+/** Near the top of every file strata view writes (page or SVG): how it knows a file it may replace. */
+export const WRITTEN_BY = "written by strata view";
+
 /** What a run counted, as summary.json has it. */
 export interface Counts {
   /** Packets per link, by capture name. */
@@ -57,7 +60,7 @@ export interface SvgOptions {
 export function renderSvg(graph: ViewGraph, layout: Layout, options: SvgOptions = {}): string {
   const { counts } = options;
   const out: string[] = [];
-  if (options.standalone === true) out.push('<?xml version="1.0" encoding="UTF-8"?>');
+  if (options.standalone === true) out.push('<?xml version="1.0" encoding="UTF-8"?>', `<!-- ${WRITTEN_BY} from ${esc(graph.file).replace(/--/g, "- -")} -->`);
   out.push(
     `<svg xmlns="http://www.w3.org/2000/svg" class="strata-topology" viewBox="0 0 ${layout.width} ${layout.height}" width="${layout.width}" height="${layout.height}" font-family="DejaVu Sans, Verdana, Arial, sans-serif">`,
     `<title>${esc(graph.file)}: networks, members and links (strata view)</title>`,

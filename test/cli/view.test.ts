@@ -68,6 +68,31 @@ describe("strata view: the page and the SVG", () => {
   });
 });
 
+describe("strata view --svg: the topology alone, for papers", () => {
+  const cases: { name: string; args: () => string[]; widths: boolean; page: boolean }[] = [
+    { name: "--svg alone: the description", args: () => ["view", VXLAN, "--svg", join(out, "t.svg")], widths: false, page: false },
+    { name: "--svg with --run: links as wide as the packets they carried", args: () => ["view", VXLAN, "--run", vxlanRun, "--svg", join(out, "t.svg")], widths: true, page: false },
+    { name: "--svg beside --out: both written from one layout", args: () => ["view", VXLAN, "--run", vxlanRun, "--out", join(out, "p.html"), "--svg", join(out, "t.svg")], widths: true, page: true },
+  ];
+  it.each(cases)("$name", async ({ args, widths, page }) => {
+    const r = await strata(...args());
+    expect(r).toMatchObject({ code: 0, stderr: "" });
+    expect(r.stdout).toMatch(/wrote .*t\.svg \([\d,]+ bytes\): 3 networks, 7 members, 5 links/);
+    const svg = readFileSync(join(out, "t.svg"), "utf8");
+    expect(svg).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n<!-- written by strata view from .*vxlan\/network\.yaml -->\n<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    expect(svg).not.toMatch(/<script|<html/);
+    const compiled = compile(loadSpec(VXLAN));
+    const drawn = (attr: string): string[] => [...new Set([...svg.matchAll(new RegExp(`<g class="[^"]*" ${attr}="([^"]+)"`, "g"))].map((m) => m[1] ?? ""))].sort();
+    expect(drawn("data-network")).toEqual(compiled.networks.map((n) => n.name).sort());
+    expect(drawn("data-link")).toEqual([...new Set(compiled.links.map((l) => l.capture))].sort());
+    expect(svg.includes('stroke-width="')).toBe(widths);
+    expect(existsSync(join(out, "p.html"))).toBe(page);
+    if (page) expect(readFileSync(join(out, "p.html"), "utf8")).toContain(svg.slice(svg.indexOf("<svg "), svg.indexOf("</svg>")));
+    // Written again over itself: strata view replaces an SVG it wrote.
+    expect((await strata(...args())).code).toBe(0);
+  });
+});
+
 describe("strata view --run: a replay's packets, as strata trace shows them", () => {
   it("holds every packet's path, line for line what `strata trace --packet N` prints", async () => {
     const page = join(out, "page.html");
@@ -134,7 +159,15 @@ describe("strata view --run: a replay's packets, as strata trace shows them", ()
 
 describe("strata view: bad input is one line and exit 2, and nothing is written", () => {
   const cases: { name: string; args: () => string[]; error: RegExp; setup?: () => void }[] = [
-    { name: "no --out", args: () => ["view", VXLAN], error: /^strata: required option '--out <page\.html>' not specified/ },
+    { name: "neither --out nor --svg", args: () => ["view", VXLAN], error: /^strata: give --out PAGE\.html for the page, --svg FILE\.svg for the topology alone, or both/ },
+    { name: "--out and --svg name one file", args: () => ["view", VXLAN, "--out", join(out, "p.html"), "--svg", join(out, "p.html")], error: /--out and --svg name one file, .*p\.html: give each its own/ },
+    {
+      name: "--svg is a file strata view did not write",
+      setup: () => writeFileSync(join(out, "figure.svg"), "<svg/>"),
+      args: () => ["view", VXLAN, "--out", join(out, "p.html"), "--svg", join(out, "figure.svg")],
+      error: /figure\.svg: --svg is already there and strata view did not write it/,
+    },
+    { name: "--svg is a directory", args: () => ["view", VXLAN, "--svg", out], error: /--svg is a directory \(name a file in it, e\.g\. .*topology\.svg\)/ },
     { name: "--out is the description", args: () => ["view", VXLAN, "--out", VXLAN], error: /--out names an input of strata view/ },
     { name: "--out is a run's own file", args: () => ["view", VXLAN, "--run", vxlanRun, "--out", join(vxlanRun, "summary.json")], error: /--out names an input of strata view, .*summary\.json/ },
     { name: "--out is a directory", args: () => ["view", VXLAN, "--out", out], error: /--out is a directory \(name a file in it, e\.g\. .*page\.html\)/ },
@@ -190,5 +223,6 @@ describe("strata view: bad input is one line and exit 2, and nothing is written"
     expect(r.stderr).toMatch(error);
     expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
     expect(existsSync(join(out, "p.html"))).toBe(false);
+    expect(existsSync(join(out, "p.svg"))).toBe(false);
   });
 });

@@ -173,6 +173,66 @@ describe.skipIf("missing" in found)(`strata view's pages in chromium${"missing" 
   });
 });
 
+describe.skipIf("missing" in found)(`printing and --svg, in chromium${"missing" in found ? ` (skipped: ${found.missing})` : ""}`, () => {
+  let browser: Awaited<ReturnType<typeof launch>> | undefined;
+  let page: Page;
+  let built: { spec: string; run: string; page: string };
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    built = await buildPage("vxlan");
+    browser = await launch((found as { executable: string }).executable);
+    page = await browser.browser.newPage();
+    await page.setViewport(VIEWPORT);
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it("prints the whole drawing across the page and the chosen packet's steps, nothing that works only on screen", async () => {
+    await open(page, built.page);
+    await page.click('#packet-list li[data-packet="1"]');
+    await page.emulateMediaType("print");
+    try {
+      const printed = await page.evaluate(() => {
+        const shown = (selector: string): boolean => [...document.querySelectorAll(selector)].some((e) => getComputedStyle(e).display !== "none" && e.getBoundingClientRect().height > 0);
+        const svg = (document.querySelector("#canvas > svg") as SVGSVGElement).getBoundingClientRect();
+        return {
+          drawing: shown("#canvas > svg") && svg.width >= document.body.getBoundingClientRect().width - 4,
+          legend: shown(".legend"),
+          steps: shown("#path ol.steps"),
+          onScreenOnly: ["header .tools", "#filter", "#packet-list", "#match-count", ".hint"].filter(shown),
+        };
+      });
+      expect(printed).toEqual({ drawing: true, legend: true, steps: true, onScreenOnly: [] });
+      const pdf = await page.pdf({ path: join(ARTIFACTS, "vxlan.pdf"), landscape: true, printBackground: true });
+      expect(pdf.length).toBeGreaterThan(10_000);
+    } finally {
+      await page.emulateMediaType("screen");
+    }
+  });
+
+  it("--svg's file opens on its own and draws every network, member and link", async () => {
+    const file = join(ARTIFACTS, "vxlan.svg");
+    const r = await strata("view", built.spec, "--run", built.run, "--svg", file);
+    expect(r).toMatchObject({ code: 0, stderr: "" });
+    await page.goto(pathToFileURL(file).href);
+    const drawn = await page.evaluate(() => {
+      const sized = (e: Element): boolean => {
+        const r = e.getBoundingClientRect();
+        return r.width > 0 || r.height > 0;
+      };
+      const names = (selector: string, attr: string): string[] => [...new Set([...document.querySelectorAll(selector)].filter(sized).map((e) => e.getAttribute(attr) ?? ""))].sort();
+      return { networks: names("g.band", "data-network"), members: names("g.node.member", "data-member"), links: names("g.link", "data-link") };
+    });
+    const compiled = compile(loadSpec(built.spec));
+    expect(drawn).toEqual({
+      networks: compiled.networks.map((n) => n.name).sort(),
+      members: compiled.members.map((m) => m.qualified).sort(),
+      links: [...new Set(compiled.links.map((l) => l.capture))].sort(),
+    });
+  });
+});
+
 /** A key pressed, text typed, or Tab pressed until the focus is on an element `selector` matches. */
 type Key = { readonly press: KeyInput } | { readonly type: string } | { readonly tabTo: string };
 

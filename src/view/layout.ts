@@ -141,7 +141,9 @@ export async function layOut(graph: ViewGraph, labels: ReadonlyMap<string, strin
       "elk.layered.spacing.edgeNodeBetweenLayers": "14",
       "elk.layered.nodePlacement.strategy": large ? "BRANDES_KOEPF" : "NETWORK_SIMPLEX",
       "elk.layered.thoroughness": large ? "1" : "10",
-      "elk.layered.considerModelOrder.strategy": "NODES_AND_EDGES",
+      // Keeping the description's order costs ELK time that grows far faster than the graph: a
+      // fat-tree of 585 members took 83 s with it, 4.7 s without. Large graphs go without.
+      "elk.layered.considerModelOrder.strategy": large ? "NONE" : "NODES_AND_EDGES",
       "elk.separateConnectedComponents": "false",
       "elk.edgeLabels.inline": "false",
       "elk.spacing.edgeLabel": "3",

@@ -18,7 +18,7 @@ import { main } from "../../src/cli/main.js";
 import { compile } from "../../src/control/compile.js";
 import { loadSpec } from "../../src/description/load.js";
 import type { TraceLine } from "../../src/run/trace.js";
-import { BROWSER_REQUIRED, findBrowser, launch } from "./helpers/browser.js";
+import { BROWSER_REQUIRED, findBrowser, launch } from "../../bench/browser.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const ARTIFACTS = join(root, "test-artifacts", "view");

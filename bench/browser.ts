@@ -1,6 +1,7 @@
-// A real browser for the page's tests: Debian's chromium, driven by puppeteer-core (which
-// downloads nothing). .ci/run installs it and sets STRATA_REQUIRE_BROWSER=1, so that there a
-// missing browser fails the tests; elsewhere they are skipped, saying why.
+// A real browser for strata view's page, for its tests (test/view/browser.test.ts) and its
+// timing (./view.ts): Debian's chromium, driven by puppeteer-core (which downloads nothing).
+// .ci/run installs it and sets STRATA_REQUIRE_BROWSER=1, so that there a missing browser
+// fails the tests; elsewhere they are skipped, saying why.
 
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";

@@ -16,11 +16,17 @@ const LIST_ROWS = 400;
 const PACKET_FIELD_COUNT = 6;
 const ZOOM_STEP = 1.25;
 
-const data = JSON.parse(byId("strata-data").textContent ?? "{}") as PageData;
+const data = await unpack(byId("strata-data").textContent ?? "");
 const canvas = byId("canvas");
 const svg = canvas.querySelector("svg") as SVGSVGElement;
 const full = { x: 0, y: 0, w: svg.viewBox.baseVal.width, h: svg.viewBox.baseVal.height };
 const view = { ...full };
+
+/** The page's data: JSON, gzipped, in base64 (./page.ts packData). */
+async function unpack(text: string): Promise<PageData> {
+  const json = new Blob([decode64(text)]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return JSON.parse(await new Response(json).text()) as PageData;
+}
 
 function byId(id: string): HTMLElement {
   return document.getElementById(id) as HTMLElement;

@@ -49,7 +49,11 @@ export interface Layout {
   readonly names: boolean;
 }
 
-/** Above this many members a node shows its key only (its name is in its tooltip and panel). */
+/**
+ * Above this many members a node shows its key only (its name is in its tooltip and panel),
+ * and links carry no labels (their counts and sessions are in their tooltips and panels): at
+ * that size they could not be read, and they would cost ELK and the browser time.
+ */
 export const NAMES_UP_TO = 200;
 /** Above this many nodes ELK's cheaper settings are used: a fat-tree of a thousand members lays out in seconds, not minutes. */
 const LARGE = 300;
@@ -81,10 +85,11 @@ export function nodeSize(n: ViewNode, names: boolean): { width: number; height: 
 const LABEL_CHAR = 6.2;
 const LABEL_H = 12;
 
-/** Lays the graph out; `labels` holds each link's label text, placed by ELK beside the link (or over an arc). */
-export async function layOut(graph: ViewGraph, labels: ReadonlyMap<string, string> = new Map()): Promise<Layout> {
+/** Lays the graph out; `linkLabels` holds each link's label text, placed by ELK beside the link (or over an arc). */
+export async function layOut(graph: ViewGraph, linkLabels: ReadonlyMap<string, string> = new Map()): Promise<Layout> {
   const members = graph.nodes.filter((n) => n.kind === "member").length;
   const names = members <= NAMES_UP_TO;
+  const labels = names ? linkLabels : new Map<string, string>();
   const large = graph.nodes.length > LARGE;
   const bandOf = new Map(graph.networks.map((n) => [n.index, n.band]));
   const nodeBand = new Map(graph.nodes.map((n) => [n.id, bandOf.get(n.network) ?? 0]));

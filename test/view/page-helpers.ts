@@ -1,13 +1,14 @@
 // Reading a page strata view wrote, in Node: its data, and a packet's lines as the page
 // shows them (header, steps, fate), for comparing with `strata trace --packet N`.
 
+import { gunzipSync } from "node:zlib";
 import { isoTimeNs } from "../../src/cli/format.js";
 import { PACKET_FIELDS, type PageData, type StepData } from "../../src/view/page-data.js";
 
 export function pageDataOf(html: string): PageData {
-  const m = /<script type="application\/json" id="strata-data">([\s\S]*?)<\/script>/.exec(html);
+  const m = /<script type="application\/json\+gzip\+base64" id="strata-data">([\s\S]*?)<\/script>/.exec(html);
   if (m === null) throw new Error("no strata-data in the page");
-  return JSON.parse(m[1] ?? "") as PageData;
+  return JSON.parse(gunzipSync(Buffer.from(m[1] ?? "", "base64")).toString("utf8")) as PageData;
 }
 
 const u32 = (b64: string): Uint32Array => {

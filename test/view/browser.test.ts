@@ -33,6 +33,18 @@ const examples = readdirSync(join(root, "examples"), { withFileTypes: true })
   .map((d) => d.name)
   .sort();
 
+/** One browser for the whole file, started on first use; each group of tests opens its own page in it. */
+let started: Promise<Awaited<ReturnType<typeof launch>>> | undefined;
+async function newPage(): Promise<Page> {
+  started ??= launch((found as { executable: string }).executable);
+  const page = await (await started).browser.newPage();
+  await page.setViewport(VIEWPORT);
+  return page;
+}
+afterAll(async () => {
+  await (await started)?.close();
+});
+
 async function strata(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const io = memoryIo();
   const code = await main(argv, io);
@@ -109,13 +121,10 @@ describe("strata view in a real browser", () => {
 });
 
 describe.skipIf("missing" in found)(`strata view's pages in chromium${"missing" in found ? ` (skipped: ${found.missing})` : ""}`, () => {
-  let browser: Awaited<ReturnType<typeof launch>> | undefined;
   let page: Page;
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    browser = await launch((found as { executable: string }).executable);
-    page = await browser.browser.newPage();
-    await page.setViewport(VIEWPORT);
+    page = await newPage();
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(String(e)));
     page.on("console", (m) => {
@@ -124,7 +133,7 @@ describe.skipIf("missing" in found)(`strata view's pages in chromium${"missing" 
     afterAll(() => expect(errors).toEqual([]));
   }, 60_000);
   afterAll(async () => {
-    await browser?.close();
+    await page.close();
   });
 
   it.each(examples)("example %s: every network, member and link drawn, and packets' paths as strata trace shows them", async (name) => {
@@ -174,18 +183,15 @@ describe.skipIf("missing" in found)(`strata view's pages in chromium${"missing" 
 });
 
 describe.skipIf("missing" in found)(`printing and --svg, in chromium${"missing" in found ? ` (skipped: ${found.missing})` : ""}`, () => {
-  let browser: Awaited<ReturnType<typeof launch>> | undefined;
   let page: Page;
   let built: { spec: string; run: string; page: string };
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     built = await buildPage("vxlan");
-    browser = await launch((found as { executable: string }).executable);
-    page = await browser.browser.newPage();
-    await page.setViewport(VIEWPORT);
+    page = await newPage();
   }, 60_000);
   afterAll(async () => {
-    await browser?.close();
+    await page.close();
   });
 
   it("prints the whole drawing across the page and the chosen packet's steps, nothing that works only on screen", async () => {
@@ -237,18 +243,15 @@ describe.skipIf("missing" in found)(`printing and --svg, in chromium${"missing" 
 type Key = { readonly press: KeyInput } | { readonly type: string } | { readonly tabTo: string };
 
 describe.skipIf("missing" in found)(`choosing a packet by keyboard, in chromium${"missing" in found ? ` (skipped: ${found.missing})` : ""}`, () => {
-  let browser: Awaited<ReturnType<typeof launch>> | undefined;
   let page: Page;
   let built: { run: string; page: string };
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     built = await buildPage("vxlan");
-    browser = await launch((found as { executable: string }).executable);
-    page = await browser.browser.newPage();
-    await page.setViewport(VIEWPORT);
+    page = await newPage();
   }, 60_000);
   afterAll(async () => {
-    await browser?.close();
+    await page.close();
   });
 
   const cases: { name: string; keys: Key[]; packet: number | undefined; step?: number; focus?: string }[] = [

@@ -121,6 +121,7 @@ export async function layOut(graph: ViewGraph, linkLabels: ReadonlyMap<string, s
       edges.push({ id, sources: [down ? s.from : s.to], targets: [down ? s.to : s.from], ...label });
     });
   }
+  if (large) edges.push(...stackedLeaves(graph));
   const columnEdges = new Map<string, string>();
   for (const m of graph.machines) {
     for (let i = 1; i < m.nodes.length; i++) {
@@ -235,6 +236,41 @@ function arc(from: Box, to: Box): Point[] {
 }
 
 const round = (v: number): number => Math.round(v * 10) / 10;
+
+/**
+ * In a large graph, the leaves hanging off one node (a switch's hosts) stand in columns under
+ * it rather than side by side in one long row: ELK is given an edge from each leaf to the next
+ * of its column, which it lays out but strata does not draw. A column holds at most √(all the
+ * leaves) of them, so that a star of many leaves is not a tower either: a fat-tree of 1,024
+ * hosts, 8 under each edge switch, is 128 columns of 8 rather than one row of 1,024.
+ */
+function stackedLeaves(graph: ViewGraph): ElkExtendedEdge[] {
+  const next = new Map<string, Set<string>>(graph.nodes.map((n) => [n.id, new Set<string>()]));
+  const network = new Map(graph.nodes.map((n) => [n.id, n.network]));
+  for (const l of graph.links) {
+    for (const s of l.segments) {
+      if (network.get(s.from) !== network.get(s.to)) continue;
+      next.get(s.from)?.add(s.to);
+      next.get(s.to)?.add(s.from);
+    }
+  }
+  const leavesOf = new Map<string, string[]>();
+  for (const n of graph.nodes) {
+    const [only, ...more] = next.get(n.id) ?? [];
+    if (n.kind !== "member" || only === undefined || more.length > 0 || (next.get(only)?.size ?? 0) <= 1) continue;
+    const leaves = leavesOf.get(only);
+    if (leaves === undefined) leavesOf.set(only, [n.id]);
+    else leaves.push(n.id);
+  }
+  const tall = Math.ceil(Math.sqrt([...leavesOf.values()].reduce((sum, leaves) => sum + leaves.length, 0)));
+  const edges: ElkExtendedEdge[] = [];
+  for (const leaves of leavesOf.values()) {
+    for (let i = 1; i < leaves.length; i++) {
+      if (i % tall !== 0) edges.push({ id: `k${edges.length}`, sources: [leaves[i - 1] as string], targets: [leaves[i] as string] });
+    }
+  }
+  return edges;
+}
 
 /**
  * Each node's row inside its band, 0 on top: the network's graph (links as undirected edges,

@@ -193,7 +193,8 @@ kbd { border: 1px solid #b8bfcf; border-radius: 3px; padding: 0 3px; font-size: 
 .strata-topology .node.selected rect.box { stroke: #e0a000; stroke-width: 3; }
 .strata-topology .link.selected path.seg { stroke: #e0a000; }
 .strata-topology.tracing .link path.seg, .strata-topology.tracing .node { opacity: 0.25; }
-.strata-topology.tracing .link.hop path.seg.hop { opacity: 1; stroke: #d2691e; stroke-dasharray: none; }
+/* A path stays 4 pixels wide however far the drawing is zoomed out (a fat-tree fitted to the window). */
+.strata-topology.tracing .link.hop path.seg.hop { opacity: 1; stroke: #d2691e; stroke-dasharray: none; vector-effect: non-scaling-stroke; stroke-width: 4px; }
 .strata-topology.tracing .node.hop { opacity: 1; }
 .strata-topology.tracing .node.hop rect.box { stroke: #d2691e; stroke-width: 2.5; }
 .strata-topology.tracing .node.dropped-here rect.box { stroke: #c0392b; fill: #fde2de; }

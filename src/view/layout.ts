@@ -244,7 +244,7 @@ const round = (v: number): number => Math.round(v * 10) / 10;
  * leaves) of them, so that a star of many leaves is not a tower either: a fat-tree of 1,024
  * hosts, 8 under each edge switch, is 128 columns of 8 rather than one row of 1,024.
  */
-function stackedLeaves(graph: ViewGraph): ElkExtendedEdge[] {
+export function stackedLeaves(graph: ViewGraph): ElkExtendedEdge[] {
   const next = new Map<string, Set<string>>(graph.nodes.map((n) => [n.id, new Set<string>()]));
   const network = new Map(graph.nodes.map((n) => [n.id, n.network]));
   for (const l of graph.links) {

@@ -7,7 +7,8 @@ import { describe, expect, it } from "vitest";
 import { compile } from "../../src/control/compile.js";
 import { loadSpec, parseSpec } from "../../src/description/load.js";
 import { type ViewGraph, viewGraph } from "../../src/view/graph.js";
-import { rowsInBands } from "../../src/view/layout.js";
+import { rowsInBands, stackedLeaves } from "../../src/view/layout.js";
+import { fatTreeSpec, hubSpec } from "../../bench/dataplane.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const example = (name: string): ViewGraph => viewGraph(compile(loadSpec(join(root, "examples", name, "network.yaml"))));
@@ -100,5 +101,32 @@ describe("rows inside a band: leaves peeled, what is left last on top", () => {
     { example: "vxlan", want: { "tenant.vm3": 0, "tenant.vm5": 0, "lan.sw": 0, "lan.a": 1, "lan.b": 1, tap: 1 } },
   ])("$example", ({ example: name, want }) => {
     expect(rows(name)).toMatchObject(want);
+  });
+});
+
+describe("large graphs: the leaves under one node stand in columns, at most √(all leaves) tall", () => {
+  const described = (yaml: string): ViewGraph => viewGraph(compile(parseSpec(yaml, "large.yaml")));
+  /** The columns ELK is asked to make: chains of leaves, by member name. */
+  const columns = (g: ViewGraph): string[] => {
+    const name = (id: string): string => g.nodes.find((n) => n.id === id)?.member ?? id;
+    const chains: string[][] = [];
+    for (const e of stackedLeaves(g)) {
+      const [from, to] = [name(e.sources[0] ?? ""), name(e.targets[0] ?? "")];
+      const chain = chains.find((c) => c.at(-1) === from);
+      if (chain === undefined) chains.push([from, to]);
+      else chain.push(to);
+    }
+    return chains.map((c) => c.join(" "));
+  };
+  it.each([
+    // 16 hosts, 4 under each edge switch: √16 = 4, so each switch's hosts are one column.
+    { name: "a fat-tree of 2 pods, 2 edge switches each, 4 hosts each", graph: () => described(fatTreeSpec(2, 2, 4).yaml), want: ["lan.h1 lan.h2 lan.h3 lan.h4", "lan.h5 lan.h6 lan.h7 lan.h8", "lan.h9 lan.h10 lan.h11 lan.h12", "lan.h13 lan.h14 lan.h15 lan.h16"] },
+    // 9 spokes on one hub: not a tower of 9, three columns of 3.
+    { name: "a hub with 9 spokes", graph: () => described(hubSpec(9)), want: ["lan.h1 lan.h2 lan.h3", "lan.h4 lan.h5 lan.h6", "lan.h7 lan.h8 lan.h9"] },
+    // A ring has no leaves; a chain's two ends hang off different nodes.
+    { name: "a ring", graph: () => example("one-way-ring"), want: [] },
+    { name: "a chain", graph: () => example("filter-chain"), want: [] },
+  ])("$name", ({ graph, want }) => {
+    expect(columns(graph())).toEqual(want);
   });
 });

@@ -246,7 +246,8 @@ function statOrUndefined(path: string): Stats | undefined {
   }
 }
 
-function realOrResolved(path: string): string {
+/** The real path of `path`, or, when it does not exist, the path resolved. */
+export function realOrResolved(path: string): string {
   try {
     return realpathSync(path);
   } catch {

@@ -11,6 +11,7 @@ import { registerPcap } from "./pcap.js";
 import { registerCheck } from "./check.js";
 import { registerRun } from "./run.js";
 import { registerTrace } from "./trace.js";
+import { registerView } from "./view.js";
 import { registerBench } from "./bench.js";
 import { registerExport } from "./export.js";
 import { registerFit } from "./fit.js";
@@ -31,6 +32,7 @@ export function buildProgram(ctx: CommandContext): Command {
   registerCheck(program, ctx);
   registerRun(program, ctx);
   registerTrace(program, ctx);
+  registerView(program, ctx);
   registerBench(program, ctx);
   registerExport(program, ctx);
   registerFit(program, ctx);

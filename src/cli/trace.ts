@@ -48,12 +48,7 @@ async function showTrace(dir: string, flags: TraceFlags, io: Io): Promise<void> 
   }
   // Every line in turn: the list, or --packet without an index that is the trace's (a trace from an older strata).
   const held = { lines: 0, first: 0, last: 0 };
-  for await (const line of readable(readLines(createReadStream(file), TRACE_LINE_MAX), file)) {
-    const n = line.number;
-    if (!line.ok) throw new InputError(file, `line ${n}`, `longer than ${TRACE_LINE_MAX_TEXT}, the most a trace line holds`, EDITED);
-    const text = line.text;
-    if (text === "") continue;
-    const checked = parseTraceLine(text, file, n);
+  for await (const { text, line: checked } of readTrace(file)) {
     if (held.lines++ === 0) held.first = checked.packet;
     held.last = checked.packet;
     if (flags.packet !== undefined) {
@@ -75,6 +70,19 @@ function noPacket(file: string, packet: number, held: { readonly lines: number; 
 
 const EDITED = "the file was cut or edited; replay again";
 const TRACE_LINE_MAX_TEXT = `${TRACE_LINE_MAX >> 20} MiB`;
+
+/**
+ * Every line of the trace `file` (empty lines passed over), checked: InputError for a line that is
+ * not a trace line as `strata run --trace` writes it, or longer than TRACE_LINE_MAX, and for a file that cannot be read.
+ */
+export async function* readTrace(file: string): AsyncGenerator<{ readonly text: string; readonly line: TraceLine }> {
+  for await (const line of readable(readLines(createReadStream(file), TRACE_LINE_MAX), file)) {
+    const n = line.number;
+    if (!line.ok) throw new InputError(file, `line ${n}`, `longer than ${TRACE_LINE_MAX_TEXT}, the most a trace line holds`, EDITED);
+    if (line.text === "") continue;
+    yield { text: line.text, line: parseTraceLine(line.text, file, n) };
+  }
+}
 
 /** Line `n` of the trace `file`, checked: InputError when it is not a trace line. */
 function parseTraceLine(text: string, file: string, n: number): TraceLine {
@@ -99,24 +107,30 @@ async function* readable(lines: AsyncIterable<Line>, file: string): AsyncGenerat
   }
 }
 
-function formatHeader(line: TraceLine): string {
+/** A packet's first line: its number, endpoint, time and length. */
+export function formatHeader(line: Pick<TraceLine, "packet" | "endpoint" | "tsNs" | "len">): string {
   const ns = BigInt(line.tsNs);
   return `packet ${line.packet}  ${line.endpoint}  ${isoTimeNs(Number(ns / 1_000_000_000n), Number(ns % 1_000_000_000n))}  ${line.len} bytes`;
 }
 
 /** Where every copy ended: delivered, dropped (and why), or left the network. */
 export function fate(steps: readonly TraceStep[]): string {
-  const ends = steps.flatMap((s) => {
+  const ends = fates(steps);
+  return ends.length === 0 ? "(no end recorded)" : ends.join("; ");
+}
+
+/** Each copy's end, in the order they came: "delivered to lan.h2", "dropped at lan.h4 (acquire-miss)", "left on lan.up". */
+export function fates(steps: readonly TraceStep[]): string[] {
+  return steps.flatMap((s) => {
     if (s.step === "deliver") return [`delivered to ${s.member}`];
     if (s.step === "drop") return [`dropped at ${s.member ?? "the edge"} (${s.reason})`];
     if (s.step === "exit") return [`left on ${s.link}`];
     return [];
   });
-  return ends.length === 0 ? "(no end recorded)" : ends.join("; ");
 }
 
 /** A line's fate, and how many of its steps were not kept (a line stops at TRACE_LINE_MAX). */
-function fateOf(line: TraceLine): string {
+export function fateOf(line: TraceLine): string {
   const cut = line.cut ?? 0;
   return `${fate(line.steps)}${cut > 0 ? `; ${cut} more steps not kept (the line reached ${TRACE_LINE_MAX_TEXT})` : ""}`;
 }
@@ -128,7 +142,8 @@ function formatPath(line: TraceLine): string {
   return `${out.join("\n")}\n`;
 }
 
-function describe(s: TraceStep): string {
+/** One step, as `strata trace --packet N` shows it after its copy's `[k]`. */
+export function describe(s: TraceStep): string {
   const pad = (t: string): string => t.padEnd(9);
   switch (s.step) {
     case "inject":

@@ -1,0 +1,163 @@
+// `strata view SPEC [--run DIR] [--out PAGE] [--svg FILE] [--bytes RANGES]`: the description as
+// a picture — one self-contained HTML page, or a standalone SVG for papers — and, with a
+// replay's outputs, where its packets went.
+
+import { closeSync, lstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, sep } from "node:path";
+import { type Command, Option } from "commander";
+import { compile } from "../control/compile.js";
+import { loadSpec } from "../description/load.js";
+import { describeIoError, InputError, UsageError } from "../errors.js";
+import { realOrResolved } from "../out-dir.js";
+import { DELIVERED_DIR, LINKS_DIR, SUMMARY_FILE, TRACE_FILE, TRACE_INDEX_FILE } from "../run/outputs.js";
+import { parsePacketRanges } from "../run/trace-packets.js";
+import type { PacketRanges } from "../wasm/runner.js";
+import { viewGraph } from "../view/graph.js";
+import { layOut } from "../view/layout.js";
+import { pageData, renderPage } from "../view/page.js";
+import { readRun } from "../view/run-data.js";
+import { type Counts, linkLabel, renderSvg, WRITTEN_BY } from "../view/svg.js";
+import { fileSize } from "./format.js";
+import type { CommandContext } from "./command.js";
+
+interface ViewFlags {
+  run?: string;
+  out?: string;
+  svg?: string;
+  bytes: PacketRanges;
+}
+
+/** The packets whose bytes a page keeps unless --bytes says otherwise. */
+export const BYTES_DEFAULT = "0-999";
+
+export function registerView(program: Command, ctx: CommandContext): void {
+  program
+    .command("view")
+    .description("draw a description (and, with --run, where a replay's packets went) as one HTML page")
+    .argument("<spec>", "network description (YAML or JSON)")
+    .option("--run <dir>", "the output directory of `strata run`: counts, drops, and with --trace every packet's path and bytes")
+    .option("--out <page.html>", "write the page: one self-contained HTML file")
+    .option("--svg <file.svg>", "write the topology alone as a standalone SVG (for papers and slides), with --run's counts")
+    .addOption(
+      new Option("--bytes <ranges>", "packets whose bytes at each hop the page keeps: N, N-M, N-, joined by commas").default(parsePacketRanges(BYTES_DEFAULT, "--bytes"), BYTES_DEFAULT).argParser((v: string) => parsePacketRanges(v, "--bytes")),
+    )
+    .addHelpText(
+      "after",
+      `
+The page needs no network: its script, styles and data are inside it. Members of one machine
+stand in one column; each network is a band, overlays above the networks they are layered on.
+With --run, a link's width grows with the packets it carried, members show what they delivered
+and dropped, and, when the run wrote a trace, any packet's path can be drawn step by step, with
+its bytes at each hop for the packets --bytes names (default ${BYTES_DEFAULT}).
+
+Give --out, --svg or both. --svg draws what the page draws, without the page's script: link
+widths and member badges with --run, no packet browser.
+
+strata view replaces only a file it wrote (never the description or a run's own files).
+
+Exit codes: 0 done; 2 a bad description, run directory, trace, flag or output file.
+All exit codes: strata --help.`,
+    )
+    .action(async (spec: string, flags: ViewFlags) => {
+      await view(spec, flags, ctx);
+    });
+}
+
+async function view(specFile: string, flags: ViewFlags, ctx: CommandContext): Promise<void> {
+  const inputs = [specFile, ...(flags.run === undefined ? [] : [SUMMARY_FILE, TRACE_FILE, TRACE_INDEX_FILE, LINKS_DIR, DELIVERED_DIR].map((f) => join(flags.run as string, f)))];
+  const outputs = [...(flags.out === undefined ? [] : [["--out", flags.out] as const]), ...(flags.svg === undefined ? [] : [["--svg", flags.svg] as const])];
+  if (outputs.length === 0) throw new UsageError("give --out PAGE.html for the page, --svg FILE.svg for the topology alone, or both");
+  if (flags.out !== undefined && flags.svg !== undefined && realOrResolved(flags.out) === realOrResolved(flags.svg)) {
+    throw new UsageError(`--out and --svg name one file, ${flags.svg}: give each its own`);
+  }
+  // Every output is checked before anything is read or written.
+  for (const [flag, file] of outputs) checkOutput(flag, file, inputs);
+
+  const compiled = compile(loadSpec(specFile));
+  const graph = viewGraph(compiled);
+  const run = flags.run === undefined ? undefined : await readRun(flags.run, graph, { bytes: flags.bytes, bytesText: bytesText(flags.bytes) });
+  const counts: Counts | undefined =
+    run === undefined
+      ? undefined
+      : {
+          links: Object.fromEntries(Object.entries(run.links).map(([k, v]) => [k, v.packets])),
+          members: Object.fromEntries(
+            Object.entries(run.members).map(([k, v]) => [k, { delivered: v.delivered, dropped: Object.values(v.drops).reduce((a, b) => a + b, 0) }]),
+          ),
+        };
+  const layout = await layOut(graph, new Map(graph.links.map((l) => [l.capture, linkLabel(l, counts)])));
+  const members = graph.nodes.filter((n) => n.kind === "member").length;
+  const what = `${graph.networks.length} networks, ${members} members, ${graph.links.length} links${run?.trace === undefined ? "" : `, ${run.trace.count.toLocaleString("en-US")} packets`}`;
+  const drawn = counts === undefined ? {} : { counts };
+  if (flags.out !== undefined) {
+    const page = renderPage(pageData(graph, run), renderSvg(graph, layout, drawn));
+    writeOwn(flags.out, page);
+    ctx.io.stdout.write(`wrote ${flags.out} (${fileSize(Buffer.byteLength(page))}): ${what}\n`);
+  }
+  if (flags.svg !== undefined) {
+    const svg = renderSvg(graph, layout, { ...drawn, standalone: true });
+    writeOwn(flags.svg, svg);
+    ctx.io.stdout.write(`wrote ${flags.svg} (${fileSize(Buffer.byteLength(svg))}): ${what}\n`);
+  }
+  for (const note of run?.notes ?? []) ctx.io.stdout.write(`note: ${note}\n`);
+}
+
+function bytesText(ranges: PacketRanges): string {
+  return ranges.map(([a, b]) => (a === b ? String(a) : b >= 2 ** 32 - 1 ? `${a}-` : `${a}-${b}`)).join(",");
+}
+
+/** Bytes at the top of a file in which strata view looks for its mark. */
+const MARK_WITHIN = 512;
+
+/**
+ * Refuses an output that strata view may not write: a directory, a symbolic link, an input
+ * (the description, a run's files), or a file it did not write itself.
+ */
+function checkOutput(flag: string, file: string, inputs: readonly string[]): void {
+  const real = realOrResolved(file);
+  for (const input of inputs) {
+    const inside = realOrResolved(input);
+    if (real === inside || real.startsWith(inside + sep)) {
+      throw new InputError(file, "", `${flag} names an input of strata view, ${input}`, "write the page somewhere else");
+    }
+  }
+  let stat;
+  try {
+    stat = lstatSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw new InputError(file, "", `${flag} cannot be written: ${describeIoError(err)}`);
+  }
+  if (stat.isSymbolicLink()) throw new InputError(file, "", `${flag} is a symbolic link and strata never writes through one`, "name the file itself");
+  if (stat.isDirectory()) throw new InputError(file, "", `${flag} is a directory`, `name a file in it, e.g. ${join(file, flag === "--svg" ? "topology.svg" : "page.html")}`);
+  if (!stat.isFile() || !writtenByView(file)) {
+    throw new InputError(file, "", `${flag} is already there and strata view did not write it`, "strata replaces only files it wrote: move it away or choose another name");
+  }
+}
+
+function writtenByView(file: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, "r");
+    const head = Buffer.alloc(MARK_WITHIN);
+    const n = readSync(fd, head, 0, MARK_WITHIN, 0);
+    return head.subarray(0, n).toString("utf8").includes(WRITTEN_BY);
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** Writes `text` to `file` through a new file beside it, renamed over it: never through a link, never half a page. */
+function writeOwn(file: string, text: string): void {
+  const temp = join(dirname(file), `.${process.pid}.strata-view.tmp`);
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(temp, text, { flag: "wx" });
+    renameSync(temp, file);
+  } catch (err) {
+    rmSync(temp, { force: true });
+    throw new InputError(file, "", `cannot write it: ${describeIoError(err)}`);
+  }
+}

@@ -1,0 +1,122 @@
+// What the page carries besides its SVG: one JSON object, written by strata view in Node
+// and read by the page's script (./client.ts). Types only: both sides import them.
+//
+// A replay's trace can hold 100,000 packets and more, so the packets travel in a compact
+// form: every distinct step once (with the line `strata trace --packet N` prints for it),
+// every distinct path once (a list of steps), and per packet a few numbers in typed
+// arrays, base64-encoded. Bytes of each hop are kept for a chosen range of packets only.
+
+export interface PageData {
+  /** The description, as given to strata view. */
+  readonly spec: string;
+  readonly networks: readonly { readonly name: string; readonly design: string; readonly underlays: readonly string[] }[];
+  /** What each design the page names is: the registry's summary (src/wire/designs.ts). */
+  readonly designs: Readonly<Record<string, string>>;
+  /** By node id (data-node in the SVG). */
+  readonly nodes: Readonly<Record<string, NodeData>>;
+  /** By capture name (data-link in the SVG). */
+  readonly links: Readonly<Record<string, LinkData>>;
+  readonly run?: RunData;
+}
+
+export interface NodeData {
+  readonly kind: "member" | "external" | "junction";
+  readonly label: string;
+  readonly network: string;
+  readonly member?: string;
+  readonly name?: string;
+  readonly role?: string;
+  readonly machine?: string;
+}
+
+export interface LinkData {
+  readonly name: string;
+  readonly network: string;
+  readonly mode: string;
+  readonly kind: string;
+  readonly sessions: readonly string[];
+  readonly bridging: boolean;
+  readonly shared?: string;
+  readonly group?: string;
+  readonly external?: string;
+}
+
+export interface RunData {
+  /** The output directory of `strata run`, as given. */
+  readonly dir: string;
+  readonly packets: { readonly injected: number; readonly copies: number; readonly delivered: number; readonly dropped: number; readonly exited: number };
+  /** By capture name. */
+  readonly links: Readonly<Record<string, { readonly packets: number; readonly bytes: number }>>;
+  /** By member ("network.key"), and "(outside)" for drops before any member held the packet. */
+  readonly members: Readonly<Record<string, { readonly delivered: number; readonly drops: Readonly<Record<string, number>> }>>;
+  /** Table rows that matched packets. */
+  readonly rows: readonly { readonly member: string; readonly table: string; readonly row: number | "default"; readonly rule: string; readonly hits: number }[];
+  readonly trace?: TraceData;
+  /** What the page could not show, and why (no trace; a link whose bytes could not be matched to packets). */
+  readonly notes: readonly string[];
+}
+
+/** Per packet, in PACKET_FIELDS order, in `packets` (u32 each). */
+export const PACKET_FIELDS = ["number", "endpoint", "path", "len", "fates", "nsec"] as const;
+
+export interface TraceData {
+  /** Packets in the trace. */
+  readonly count: number;
+  /** u32 × PACKET_FIELDS.length per packet, base64. */
+  readonly packets: string;
+  /** f64 per packet: the capture time's whole seconds, base64. */
+  readonly seconds: string;
+  readonly endpoints: readonly string[];
+  /** Where packets ended: "delivered to tenant.vm5", "dropped at lan.h4 (acquire-miss)", "left on lan.uplink". */
+  readonly fates: readonly string[];
+  /** Each packet's fates: indexes into `fates`. */
+  readonly fateSets: readonly (readonly number[])[];
+  readonly steps: readonly StepData[];
+  /** Every distinct path's steps, as indexes into `steps`: u16 (or u32 when `wide`), base64. */
+  readonly paths: string;
+  readonly wide: boolean;
+  /** Where each path starts in `paths`, and one past the last: u32, base64. */
+  readonly pathStarts: string;
+  /** Packets whose line reached its size limit: steps not kept, by packet number. */
+  readonly cut: Readonly<Record<string, number>>;
+  readonly bytes?: BytesData;
+}
+
+export interface StepData {
+  readonly copy: number;
+  readonly step: string;
+  /** The step as `strata trace --packet N` shows it, after `[copy] `. */
+  readonly text: string;
+  /** Node ids the step is at: the member, a hand-off's two members, a link's sender. */
+  readonly nodes: readonly string[];
+  /** A link step: the link's capture name. */
+  readonly link?: string;
+}
+
+export interface BytesData {
+  /** The packets whose bytes the page holds, as --bytes wrote them. */
+  readonly packets: string;
+  /** Every distinct record's bytes, hex. */
+  readonly records: readonly string[];
+  readonly views: readonly ByteView[];
+  /** By packet number: for each of its steps, an index into `views`, or −1. */
+  readonly steps: Readonly<Record<string, readonly number[]>>;
+}
+
+/** Bytes at a step: a record, where the step's part starts, and the headers decoded from there. */
+export interface ByteView {
+  readonly record: number;
+  readonly at: number;
+  /** What the bytes are: "crossed lan.a.1-sw.1", "popped by lan.b", "pushed by overlay.a", "delivered to tenant.vm5". */
+  readonly what: string;
+  /** Only the first layer is the step's (a header pushed or popped); the rest is shown for context. */
+  readonly only: boolean;
+  readonly layers: readonly LayerData[];
+}
+
+export interface LayerData {
+  readonly design: string;
+  readonly at: number;
+  readonly len: number;
+  readonly fields: readonly (readonly [string, string, string])[];
+}

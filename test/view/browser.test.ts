@@ -1,0 +1,310 @@
+// strata view's page in a real browser (Debian's chromium through puppeteer-core, one browser
+// for the file, pages opened in turn): for every example under examples/, its page — built from
+// a `strata run --trace` of the example's own inputs — draws every network, member and link of
+// the description, and a packet clicked in the list is drawn along the links and members its
+// trace names, step by step with the lines `strata trace --packet N` prints. A packet can be
+// chosen by keyboard too. A screenshot of each example's page (its longest path drawn) is kept
+// in test-artifacts/view/; UPDATE_GOLDENS=1 also rewrites the README's docs/img/vxlan-view.png.
+// Without a browser the tests are skipped, saying why; with STRATA_REQUIRE_BROWSER=1 (.ci/run)
+// they fail instead.
+
+import { copyFileSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { KeyInput, Page } from "puppeteer-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { memoryIo } from "../../src/cli/io.js";
+import { main } from "../../src/cli/main.js";
+import { compile } from "../../src/control/compile.js";
+import { loadSpec } from "../../src/description/load.js";
+import type { TraceLine } from "../../src/run/trace.js";
+import { BROWSER_REQUIRED, findBrowser, launch } from "../../bench/browser.js";
+
+const root = new URL("../..", import.meta.url).pathname;
+const ARTIFACTS = join(root, "test-artifacts", "view");
+const README_IMAGE = join(root, "docs", "img", "vxlan-view.png");
+/** Packets clicked per example: all of a small example's, an even sample of a larger one's. */
+const PACKETS_PER_EXAMPLE = 12;
+const VIEWPORT = { width: 1440, height: 900 };
+
+const found = findBrowser();
+const examples = readdirSync(join(root, "examples"), { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name)
+  .sort();
+
+/** One browser for the whole file, started on first use; each group of tests opens its own page in it. */
+let started: Promise<Awaited<ReturnType<typeof launch>>> | undefined;
+async function newPage(): Promise<Page> {
+  started ??= launch((found as { executable: string }).executable);
+  const page = await (await started).browser.newPage();
+  await page.setViewport(VIEWPORT);
+  return page;
+}
+afterAll(async () => {
+  await (await started)?.close();
+});
+
+async function strata(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const io = memoryIo();
+  const code = await main(argv, io);
+  return { code, stdout: io.stdout.text, stderr: io.stderr.text };
+}
+
+/** A path as short as it can be said from here: the page's title shows the files it was made from. */
+const near = (file: string): string => (file.startsWith(process.cwd()) ? relative(process.cwd(), file) : file);
+
+/**
+ * Replays an example's bundled inputs with a trace and writes its page, both kept in
+ * test-artifacts/view/ beside the screenshot: the run's directory and the page.
+ */
+async function buildPage(name: string): Promise<{ spec: string; run: string; page: string }> {
+  const dir = join(root, "examples", name);
+  const example = JSON.parse(readFileSync(join(dir, "example.json"), "utf8")) as { inputs: string[] };
+  const spec = near(join(dir, "network.yaml"));
+  const run = near(join(ARTIFACTS, `${name}-run`));
+  const page = join(ARTIFACTS, `${name}.html`);
+  const inputs = example.inputs.flatMap((i) => ["--in", i.replace("=pcaps/", `=${near(join(root, "pcaps"))}/`)]);
+  const replay = await strata("run", spec, ...inputs, "--out", run, "--trace");
+  expect(replay.stderr).toBe("");
+  expect(replay.code).toBe(0);
+  const view = await strata("view", spec, "--run", run, "--out", page);
+  expect(view.stderr).toBe("");
+  expect(view.code).toBe(0);
+  return { spec, run, page };
+}
+
+async function open(page: Page, file: string): Promise<void> {
+  await page.goto(pathToFileURL(file).href);
+  await page.waitForSelector("html[data-ready]");
+}
+
+/** What the page shows of the packet it draws: its lines, and the links and members marked on the drawing. */
+async function drawnPath(page: Page): Promise<{ packet: string | null; lines: string[]; links: string[]; members: string[] }> {
+  return page.evaluate(() => {
+    const attrs = (selector: string, attr: string): string[] => [...new Set([...document.querySelectorAll(selector)].map((e) => e.getAttribute(attr) ?? ""))].sort();
+    return {
+      packet: document.documentElement.dataset["shownPacket"] ?? null,
+      lines: [...document.querySelectorAll("#path ol.steps > li")].map((li) => li.textContent ?? ""),
+      // A link is drawn as part of the path when at least one of its segments is.
+      links: attrs(".strata-topology.tracing g.link.hop:has(path.seg.hop)", "data-link"),
+      members: attrs(".strata-topology.tracing g.node.member.hop", "data-member"),
+    };
+  });
+}
+
+/** The links and members a packet's trace line names: what its drawn path must cover, no more, no less. */
+function pathOf(line: TraceLine): { links: string[]; members: string[] } {
+  const links = new Set<string>();
+  const members = new Set<string>();
+  for (const s of line.steps) {
+    const step = s as unknown as Record<string, unknown>;
+    if ((s.step === "link" || s.step === "exit") && typeof step["link"] === "string") links.add(step["link"]);
+    for (const key of ["member", "from", ...(s.step === "handoff" ? ["to"] : [])]) {
+      const v = step[key];
+      if (typeof v === "string") members.add(v);
+    }
+  }
+  return { links: [...links].sort(), members: [...members].sort() };
+}
+
+/** Up to `n` packets spread evenly over the trace. */
+function sample(lines: readonly TraceLine[], n: number): TraceLine[] {
+  if (lines.length <= n) return [...lines];
+  return Array.from({ length: n }, (_, k) => lines[Math.round((k * (lines.length - 1)) / (n - 1))] as TraceLine);
+}
+
+describe("strata view in a real browser", () => {
+  it.skipIf(!BROWSER_REQUIRED && "missing" in found)(`a browser is there${"missing" in found ? ` (${BROWSER_REQUIRED ? "required, missing" : "skipped"}: ${found.missing})` : ""}`, () => {
+    expect("missing" in found ? found.missing : "").toBe("");
+  });
+});
+
+describe.skipIf("missing" in found)(`strata view's pages in chromium${"missing" in found ? ` (skipped: ${found.missing})` : ""}`, () => {
+  let page: Page;
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    page = await newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(String(e)));
+    page.on("console", (m) => {
+      if (m.type() === "error") errors.push(m.text());
+    });
+    afterAll(() => expect(errors).toEqual([]));
+  }, 60_000);
+  afterAll(async () => {
+    await page.close();
+  });
+
+  it.each(examples)("example %s: every network, member and link drawn, and packets' paths as strata trace shows them", async (name) => {
+    const { spec, run, page: file } = await buildPage(name);
+    await open(page, file);
+
+    // Drawn: each element of the description is there, has a size, and lies inside the canvas once fitted.
+    const compiled = compile(loadSpec(spec));
+    const drawn = await page.evaluate(() => {
+      const canvas = (document.getElementById("canvas") as HTMLElement).getBoundingClientRect();
+      // A straight line has no width or no height, not neither.
+      const inside = (e: Element): boolean => {
+        const r = e.getBoundingClientRect();
+        return (r.width > 0 || r.height > 0) && r.left >= canvas.left - 1 && r.right <= canvas.right + 1 && r.top >= canvas.top - 1 && r.bottom <= canvas.bottom + 1;
+      };
+      const shown = (selector: string, attr: string): string[] =>
+        [...new Set([...document.querySelectorAll(selector)].filter(inside).map((e) => e.getAttribute(attr) ?? ""))].sort();
+      return {
+        networks: shown("g.band", "data-network"),
+        members: shown("g.node.member", "data-member"),
+        links: [...new Set([...document.querySelectorAll<SVGGElement>("g.link")].filter((g) => [...g.querySelectorAll<SVGPathElement>("path.seg")].some((p) => p.getTotalLength() > 0 && inside(p))).map((g) => g.dataset["link"] ?? ""))].sort(),
+      };
+    });
+    expect(drawn.networks).toEqual(compiled.networks.map((n) => n.name).sort());
+    expect(drawn.members).toEqual(compiled.members.map((m) => m.qualified).sort());
+    expect(drawn.links).toEqual([...new Set(compiled.links.map((l) => l.capture))].sort());
+
+    // Clicked in the list, a packet's path is drawn: the lines strata trace prints, its links and members marked.
+    const lines = readFileSync(join(run, "trace.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as TraceLine);
+    const clicked = sample(lines, PACKETS_PER_EXAMPLE);
+    // The screenshot's packet: the one crossing the most links (the first of them), clicked last.
+    const longest = lines.reduce((a, b) => (pathOf(b).links.length > pathOf(a).links.length ? b : a));
+    for (const line of [...clicked.filter((l) => l !== longest), longest]) {
+      await page.click(`#packet-list li[data-packet="${line.packet}"]`);
+      const shown = await drawnPath(page);
+      const traced = await strata("trace", run, "--packet", String(line.packet));
+      expect(traced.code).toBe(0);
+      expect(shown).toEqual({ packet: String(line.packet), lines: traced.stdout.trimEnd().split("\n"), ...pathOf(line) });
+    }
+    const shot = join(ARTIFACTS, `${name}.png`);
+    await page.screenshot({ path: shot });
+    if (name === "vxlan" && process.env["UPDATE_GOLDENS"] === "1") {
+      mkdirSync(join(root, "docs", "img"), { recursive: true });
+      copyFileSync(shot, README_IMAGE);
+    }
+  });
+});
+
+describe.skipIf("missing" in found)(`printing and --svg, in chromium${"missing" in found ? ` (skipped: ${found.missing})` : ""}`, () => {
+  let page: Page;
+  let built: { spec: string; run: string; page: string };
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    built = await buildPage("vxlan");
+    page = await newPage();
+  }, 60_000);
+  afterAll(async () => {
+    await page.close();
+  });
+
+  it("prints the whole drawing across the page and the chosen packet's steps, nothing that works only on screen", async () => {
+    await open(page, built.page);
+    await page.click('#packet-list li[data-packet="1"]');
+    await page.emulateMediaType("print");
+    try {
+      const printed = await page.evaluate(() => {
+        const shown = (selector: string): boolean => [...document.querySelectorAll(selector)].some((e) => getComputedStyle(e).display !== "none" && e.getBoundingClientRect().height > 0);
+        const svg = (document.querySelector("#canvas > svg") as SVGSVGElement).getBoundingClientRect();
+        return {
+          drawing: shown("#canvas > svg") && svg.width >= document.body.getBoundingClientRect().width - 4,
+          legend: shown(".legend"),
+          steps: shown("#path ol.steps"),
+          onScreenOnly: ["header .tools", "#filter", "#packet-list", "#match-count", ".hint"].filter(shown),
+        };
+      });
+      expect(printed).toEqual({ drawing: true, legend: true, steps: true, onScreenOnly: [] });
+      const pdf = await page.pdf({ path: join(ARTIFACTS, "vxlan.pdf"), landscape: true, printBackground: true });
+      expect(pdf.length).toBeGreaterThan(10_000);
+    } finally {
+      await page.emulateMediaType("screen");
+    }
+  });
+
+  it("--svg's file opens on its own and draws every network, member and link", async () => {
+    const file = join(ARTIFACTS, "vxlan.svg");
+    const r = await strata("view", built.spec, "--run", built.run, "--svg", file);
+    expect(r).toMatchObject({ code: 0, stderr: "" });
+    await page.goto(pathToFileURL(file).href);
+    const drawn = await page.evaluate(() => {
+      const sized = (e: Element): boolean => {
+        const r = e.getBoundingClientRect();
+        return r.width > 0 || r.height > 0;
+      };
+      const names = (selector: string, attr: string): string[] => [...new Set([...document.querySelectorAll(selector)].filter(sized).map((e) => e.getAttribute(attr) ?? ""))].sort();
+      return { networks: names("g.band", "data-network"), members: names("g.node.member", "data-member"), links: names("g.link", "data-link") };
+    });
+    const compiled = compile(loadSpec(built.spec));
+    expect(drawn).toEqual({
+      networks: compiled.networks.map((n) => n.name).sort(),
+      members: compiled.members.map((m) => m.qualified).sort(),
+      links: [...new Set(compiled.links.map((l) => l.capture))].sort(),
+    });
+  });
+});
+
+/** A key pressed, text typed, or Tab pressed until the focus is on an element `selector` matches. */
+type Key = { readonly press: KeyInput } | { readonly type: string } | { readonly tabTo: string };
+
+describe.skipIf("missing" in found)(`choosing a packet by keyboard, in chromium${"missing" in found ? ` (skipped: ${found.missing})` : ""}`, () => {
+  let page: Page;
+  let built: { run: string; page: string };
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    built = await buildPage("vxlan");
+    page = await newPage();
+  }, 60_000);
+  afterAll(async () => {
+    await page.close();
+  });
+
+  const cases: { name: string; keys: Key[]; packet: number | undefined; step?: number; focus?: string }[] = [
+    { name: "/ goes to the search; a number and Enter choose that packet", keys: [{ press: "/" }, { type: "10" }, { press: "Enter" }], packet: 10, focus: "#packet-list" },
+    { name: "a search by fate, then ↓ from the search box chooses its first packet", keys: [{ press: "/" }, { type: "delivered to tenant.vm3" }, { press: "ArrowDown" }], packet: 2, focus: "#packet-list" },
+    { name: "↓ chooses the first packet, and ↓ again the next", keys: [{ press: "ArrowDown" }, { press: "ArrowDown" }], packet: 1 },
+    { name: "↑ goes back to the packet before", keys: [{ press: "ArrowDown" }, { press: "ArrowDown" }, { press: "ArrowDown" }, { press: "ArrowUp" }], packet: 1 },
+    { name: "→ walks the chosen packet's path a step at a time, ← back", keys: [{ press: "ArrowDown" }, { press: "ArrowRight" }, { press: "ArrowRight" }, { press: "ArrowRight" }, { press: "ArrowLeft" }], packet: 0, step: 1 },
+    { name: "Esc clears the path", keys: [{ press: "/" }, { type: "3" }, { press: "Enter" }, { press: "Escape" }], packet: undefined },
+    { name: "Tab reaches a packet in the list, ↓ chooses", keys: [{ tabTo: "#packet-list" }, { press: "ArrowDown" }], packet: 0, focus: "#packet-list" },
+  ];
+  it.each(cases)("$name", async ({ keys, packet, step, focus }) => {
+    await page.goto(pathToFileURL(built.page).href);
+    await page.waitForSelector("html[data-ready]");
+    for (const key of keys) {
+      if ("press" in key) await page.keyboard.press(key.press);
+      else if ("type" in key) await page.keyboard.type(key.type);
+      else {
+        for (let tabs = 0; !(await page.evaluate((s) => document.activeElement?.matches(s) === true, key.tabTo)); tabs++) {
+          expect(tabs, `Tab never reached ${key.tabTo}`).toBeLessThan(100);
+          await page.keyboard.press("Tab");
+        }
+      }
+    }
+    const shown = await drawnPath(page);
+    if (packet === undefined) {
+      expect(shown).toEqual({ packet: null, lines: [], links: [], members: [] });
+    } else {
+      const traced = await strata("trace", built.run, "--packet", String(packet));
+      expect(shown.packet).toBe(String(packet));
+      expect(shown.lines).toEqual(traced.stdout.trimEnd().split("\n"));
+    }
+    if (step !== undefined) {
+      const now = await page.evaluate(() => ({
+        step: document.querySelector("#path li.current")?.getAttribute("data-step"),
+        marked: document.querySelectorAll(".strata-topology .now").length,
+      }));
+      expect(now.step).toBe(String(step));
+      expect(now.marked).toBeGreaterThan(0);
+    }
+    if (focus !== undefined) expect(await page.evaluate((s) => document.activeElement?.matches(s) === true, focus)).toBe(true);
+  });
+
+  it("Tab reaches a member on the drawing, and Enter shows its details", async () => {
+    await page.goto(pathToFileURL(built.page).href);
+    await page.waitForSelector("html[data-ready]");
+    for (let tabs = 0; !(await page.evaluate(() => document.activeElement?.matches("g.node.member") === true)); tabs++) {
+      expect(tabs, "Tab never reached a member").toBeLessThan(100);
+      await page.keyboard.press("Tab");
+    }
+    const member = await page.evaluate(() => document.activeElement?.getAttribute("data-member"));
+    await page.keyboard.press("Enter");
+    expect(await page.evaluate(() => document.querySelector("#details h2")?.textContent)).toBe(member);
+    expect(await page.evaluate(() => document.querySelector("g.node.member.selected")?.getAttribute("data-member"))).toBe(member);
+  });
+});

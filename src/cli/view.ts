@@ -9,7 +9,9 @@ import { compile } from "../control/compile.js";
 import { loadSpec } from "../description/load.js";
 import { describeIoError, InputError, UsageError } from "../errors.js";
 import { realOrResolved } from "../out-dir.js";
-import { DELIVERED_DIR, LINKS_DIR, SUMMARY_FILE, TRACE_FILE, TRACE_INDEX_FILE } from "../run/outputs.js";
+import { DELIVERED_DIR, LINKS_DIR } from "../engine/recordings.js";
+import { TRACE_FILE, TRACE_INDEX_FILE } from "../engine/trace-file.js";
+import { SUMMARY_FILE } from "../engine/outputs.js";
 import { parsePacketRanges } from "../run/trace-packets.js";
 import type { PacketRanges } from "../wasm/runner.js";
 import { viewGraph } from "../view/graph.js";
@@ -85,7 +87,7 @@ async function view(specFile: string, flags: ViewFlags, ctx: CommandContext): Pr
             Object.entries(run.members).map(([k, v]) => [k, { delivered: v.delivered, dropped: Object.values(v.drops).reduce((a, b) => a + b, 0) }]),
           ),
         };
-  const layout = await layOut(graph, new Map(graph.links.map((l) => [l.capture, linkLabel(l, counts)])));
+  const layout = await layOut(graph, new Map(graph.links.map((l) => [l.qualified, linkLabel(l, counts)])));
   const members = graph.nodes.filter((n) => n.kind === "member").length;
   const what = `${graph.networks.length} networks, ${members} members, ${graph.links.length} links${run?.trace === undefined ? "" : `, ${run.trace.count.toLocaleString("en-US")} packets`}`;
   const drawn = counts === undefined ? {} : { counts };

@@ -1,9 +1,9 @@
 // A compiled description as strata view draws it: each network a band, overlays above
 // the networks they are layered on; each member a node in its network's band, placed in
 // its machine's column; each declared link one edge (both directions of a two-way link
-// together, as they share one capture); an external end and a group's junction as small
+// together, as they share one recording); an external end and a group's junction as small
 // nodes of their own. Everything is named as traces and summaries name it: a member as
-// "network.key", a link by its capture name "network.link".
+// "network.key", a link by its qualified name "network.link".
 
 import type { CompiledLink, CompiledSpec } from "../control/compiled.js";
 import type { LinkMode } from "../description/types.js";
@@ -37,8 +37,8 @@ export interface ViewSegment {
 }
 
 export interface ViewLink {
-  /** "network.name": the capture links/<capture>.pcap, summary.json's key, the trace's name for it. */
-  readonly capture: string;
+  /** "network.name": the recording links/<name>.pcap, summary.json's key, the trace's name for it. */
+  readonly qualified: string;
   readonly name: string;
   readonly network: number;
   readonly mode: LinkMode;
@@ -93,14 +93,14 @@ export function viewGraph(compiled: CompiledSpec): ViewGraph {
     role: m.spec.role,
     machine: compiled.machines[m.machine] ?? "",
   }));
-  const byCapture = new Map<string, CompiledLink[]>();
+  const byName = new Map<string, CompiledLink[]>();
   for (const l of compiled.links) {
-    const same = byCapture.get(l.capture);
-    if (same === undefined) byCapture.set(l.capture, [l]);
+    const same = byName.get(l.qualified);
+    if (same === undefined) byName.set(l.qualified, [l]);
     else same.push(l);
   }
   const links: ViewLink[] = [];
-  for (const [capture, directions] of byCapture) {
+  for (const [qualified, directions] of byName) {
     const first = directions[0] as CompiledLink;
     const spec = first.spec;
     const sessions = [...new Set(directions.flatMap((l) => sessionOf(compiled, l)))];
@@ -122,7 +122,7 @@ export function viewGraph(compiled: CompiledSpec): ViewGraph {
     }
     const ends = "external" in spec.from ? [] : [spec.from, ...(Array.isArray(spec.to) ? spec.to : [])];
     links.push({
-      capture,
+      qualified,
       name: first.name,
       network: first.network,
       mode: first.mode,

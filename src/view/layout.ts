@@ -109,14 +109,14 @@ export async function layOut(graph: ViewGraph, linkLabels: ReadonlyMap<string, s
       const [ra, rb] = [rank.get(s.from) ?? 0, rank.get(s.to) ?? 0];
       const sameBand = nodeBand.get(s.from) === nodeBand.get(s.to);
       if (sameBand && ra === rb) {
-        arcs.push({ link: l.capture, segment: k, from: s.from, to: s.to });
+        arcs.push({ link: l.qualified, segment: k, from: s.from, to: s.to });
         return;
       }
       // Downwards: from the upper band, or the upper row of one band.
       const down = sameBand ? ra < rb : (nodeBand.get(s.from) ?? 0) < (nodeBand.get(s.to) ?? 0);
       const id = `s${segmentOf.size}`;
-      segmentOf.set(id, { link: l.capture, segment: k, reversed: !down });
-      const text = k === 0 ? labels.get(l.capture) : undefined;
+      segmentOf.set(id, { link: l.qualified, segment: k, reversed: !down });
+      const text = k === 0 ? labels.get(l.qualified) : undefined;
       const label = text === undefined || text === "" ? {} : { labels: [{ id: `l${id}`, text, width: text.length * LABEL_CHAR + 4, height: LABEL_H }] };
       edges.push({ id, sources: [down ? s.from : s.to], targets: [down ? s.to : s.from], ...label });
     });

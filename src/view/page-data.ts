@@ -14,7 +14,7 @@ export interface PageData {
   readonly designs: Readonly<Record<string, string>>;
   /** By node id (data-node in the SVG). */
   readonly nodes: Readonly<Record<string, NodeData>>;
-  /** By capture name (data-link in the SVG). */
+  /** By qualified name (data-link in the SVG). */
   readonly links: Readonly<Record<string, LinkData>>;
   readonly run?: RunData;
 }
@@ -45,7 +45,7 @@ export interface RunData {
   /** The output directory of `strata run`, as given. */
   readonly dir: string;
   readonly packets: { readonly injected: number; readonly copies: number; readonly delivered: number; readonly dropped: number; readonly exited: number };
-  /** By capture name. */
+  /** By qualified name. */
   readonly links: Readonly<Record<string, { readonly packets: number; readonly bytes: number }>>;
   /** By member ("network.key"), and "(outside)" for drops before any member held the packet. */
   readonly members: Readonly<Record<string, { readonly delivered: number; readonly drops: Readonly<Record<string, number>> }>>;
@@ -89,7 +89,7 @@ export interface StepData {
   readonly text: string;
   /** Node ids the step is at: the member, a hand-off's two members, a link's sender. */
   readonly nodes: readonly string[];
-  /** A link step: the link's capture name. */
+  /** A link step: the link's qualified name. */
   readonly link?: string;
 }
 

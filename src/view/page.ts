@@ -33,7 +33,7 @@ export function pageData(graph: ViewGraph, run: RunData | undefined): PageData {
     ),
     links: Object.fromEntries(
       graph.links.map((l) => [
-        l.capture,
+        l.qualified,
         {
           name: l.name,
           network: networkName(l.network),

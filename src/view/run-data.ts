@@ -14,9 +14,11 @@ import { join } from "node:path";
 import { describe, fates, readTrace } from "../cli/trace.js";
 import { describeIoError, InputError } from "../errors.js";
 import { openCapture, PcapError } from "../pcap/index.js";
-import { DELIVERED_DIR, LINKS_DIR, SUMMARY_FILE, TRACE_FILE } from "../run/outputs.js";
-import type { Summary } from "../run/summary.js";
-import type { TraceStep } from "../run/trace.js";
+import { DELIVERED_DIR, LINKS_DIR } from "../engine/recordings.js";
+import { TRACE_FILE } from "../engine/trace-file.js";
+import { SUMMARY_FILE } from "../engine/outputs.js";
+import type { Summary } from "../engine/summary.js";
+import type { TraceStep } from "../engine/trace.js";
 import type { PacketRanges } from "../wasm/runner.js";
 import { decodeLayers } from "./decode.js";
 import type { ViewGraph } from "./graph.js";
@@ -55,7 +57,7 @@ export async function readRun(dir: string, graph: ViewGraph, options: RunOptions
   };
 }
 
-/** summary.json's name for drops before any member held the packet (src/run/summary.ts). */
+/** summary.json's name for drops before any member held the packet (src/engine/summary.ts). */
 const OUTSIDE = "(outside)";
 
 /** The parts of summary.json the page uses, checked: a file cut or edited by hand is bad input, not a crash. */
@@ -101,7 +103,7 @@ interface Names {
 function namesOf(graph: ViewGraph): Names {
   const design = (network: number): string => graph.networks[network]?.design ?? "";
   return {
-    links: new Map(graph.links.map((l) => [l.capture, { design: design(l.network) }])),
+    links: new Map(graph.links.map((l) => [l.qualified, { design: design(l.network) }])),
     members: new Map(graph.nodes.flatMap((n) => (n.member === undefined ? [] : [[n.member, { node: n.id, design: design(n.network) }] as const]))),
   };
 }

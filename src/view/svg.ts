@@ -97,7 +97,7 @@ export function renderSvg(graph: ViewGraph, layout: Layout, options: SvgOptions 
   }
   out.push("</g>");
 
-  const links = new Map(graph.links.map((l) => [l.capture, l]));
+  const links = new Map(graph.links.map((l) => [l.qualified, l]));
   const most = counts === undefined ? 0 : Math.max(0, ...Object.values(counts.links));
   const width = (packets: number): number => (most === 0 ? WIDTH_MIN : WIDTH_MIN + ((WIDTH_MAX - WIDTH_MIN) * Math.log1p(packets)) / Math.log1p(most));
   const labels: string[] = [];
@@ -174,11 +174,11 @@ function renderNode(n: ViewNode, box: Box, names: boolean, counts: Counts | unde
 
 /** A link's label: the packets it carried (with a run's counts), and the sessions implementing it. */
 export function linkLabel(l: ViewLink, counts: Counts | undefined): string {
-  return [...(counts === undefined ? [] : [String(counts.links[l.capture] ?? 0)]), ...l.sessions.map((s) => `via ${s}`)].join(" · ");
+  return [...(counts === undefined ? [] : [String(counts.links[l.qualified] ?? 0)]), ...l.sessions.map((s) => `via ${s}`)].join(" · ");
 }
 
 function linkTitle(l: ViewLink, packets: number | undefined): string {
-  const parts = [`${l.capture} (${l.mode}${l.group === undefined ? "" : `, group ${l.group}`})`];
+  const parts = [`${l.qualified} (${l.mode}${l.group === undefined ? "" : `, group ${l.group}`})`];
   if (l.sessions.length > 0) parts.push(`virtual: implemented by session ${l.sessions.join(", ")}`);
   if (l.bridging) parts.push("bridging");
   if (l.shared !== undefined) parts.push(`shared with ${l.shared}`);

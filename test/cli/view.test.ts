@@ -51,7 +51,7 @@ describe("strata view: the page and the SVG", () => {
     for (const text of [readFileSync(page, "utf8")]) {
       const drawn = (attr: string): string[] => [...new Set([...text.matchAll(new RegExp(`<g class="[^"]*" ${attr}="([^"]+)"`, "g"))].map((m) => m[1] ?? ""))].sort();
       expect(drawn("data-network")).toEqual(compiled.networks.map((n) => n.name).sort());
-      expect(drawn("data-link")).toEqual([...new Set(compiled.links.map((l) => l.capture))].sort());
+      expect(drawn("data-link")).toEqual([...new Set(compiled.links.map((l) => l.qualified))].sort());
       expect([...text.matchAll(/data-member="([^"]+)"/g)].map((m) => m[1]).sort()).toEqual(compiled.members.map((m) => m.qualified).sort());
     }
     // Self-contained: nothing is fetched.
@@ -84,7 +84,7 @@ describe("strata view --svg: the topology alone, for papers", () => {
     const compiled = compile(loadSpec(VXLAN));
     const drawn = (attr: string): string[] => [...new Set([...svg.matchAll(new RegExp(`<g class="[^"]*" ${attr}="([^"]+)"`, "g"))].map((m) => m[1] ?? ""))].sort();
     expect(drawn("data-network")).toEqual(compiled.networks.map((n) => n.name).sort());
-    expect(drawn("data-link")).toEqual([...new Set(compiled.links.map((l) => l.capture))].sort());
+    expect(drawn("data-link")).toEqual([...new Set(compiled.links.map((l) => l.qualified))].sort());
     expect(svg.includes('stroke-width="')).toBe(widths);
     expect(existsSync(join(out, "p.html"))).toBe(page);
     if (page) expect(readFileSync(join(out, "p.html"), "utf8")).toContain(svg.slice(svg.indexOf("<svg "), svg.indexOf("</svg>")));

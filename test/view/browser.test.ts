@@ -17,7 +17,7 @@ import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import { compile } from "../../src/control/compile.js";
 import { loadSpec } from "../../src/description/load.js";
-import type { TraceLine } from "../../src/run/trace.js";
+import type { TraceLine } from "../../src/engine/trace.js";
 import { BROWSER_REQUIRED, findBrowser, launch } from "../../bench/browser.js";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -159,7 +159,7 @@ describe.skipIf("missing" in found)(`strata view's pages in chromium${"missing" 
     });
     expect(drawn.networks).toEqual(compiled.networks.map((n) => n.name).sort());
     expect(drawn.members).toEqual(compiled.members.map((m) => m.qualified).sort());
-    expect(drawn.links).toEqual([...new Set(compiled.links.map((l) => l.capture))].sort());
+    expect(drawn.links).toEqual([...new Set(compiled.links.map((l) => l.qualified))].sort());
 
     // Clicked in the list, a packet's path is drawn: the lines strata trace prints, its links and members marked.
     const lines = readFileSync(join(run, "trace.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as TraceLine);
@@ -234,7 +234,7 @@ describe.skipIf("missing" in found)(`printing and --svg, in chromium${"missing" 
     expect(drawn).toEqual({
       networks: compiled.networks.map((n) => n.name).sort(),
       members: compiled.members.map((m) => m.qualified).sort(),
-      links: [...new Set(compiled.links.map((l) => l.capture))].sort(),
+      links: [...new Set(compiled.links.map((l) => l.qualified))].sort(),
     });
   });
 });

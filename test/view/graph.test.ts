@@ -13,7 +13,7 @@ import { fatTreeSpec, hubSpec } from "../../bench/dataplane.js";
 const root = new URL("../..", import.meta.url).pathname;
 const example = (name: string): ViewGraph => viewGraph(compile(loadSpec(join(root, "examples", name, "network.yaml"))));
 const bandsOf = (g: ViewGraph): string[] => [...g.networks].sort((a, b) => a.band - b.band).map((n) => n.name);
-const link = (g: ViewGraph, capture: string) => g.links.find((l) => l.capture === capture);
+const link = (g: ViewGraph, qualified: string) => g.links.find((l) => l.qualified === qualified);
 
 describe("bands: overlays above the networks they are layered on", () => {
   it.each([

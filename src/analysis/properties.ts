@@ -200,20 +200,21 @@ function authentic(a: Analysis, c: Component, traffic: TrafficRelation, w: Words
   return result("Only_authentic_traffic_delivered", [...new Set(lines)]);
 }
 
+/**
+ * Seed §3.4: "holds if and only if all the effective sessions are two-way": whoever a member
+ * reaches effectively reaches it back, with some header (a reply need not mirror every field:
+ * a VXLAN sender picks its own UDP source port).
+ */
 function symmetric(traffic: TrafficRelation, w: Words): PropertyResult {
   const space = traffic.component.space;
-  const d = space.design;
-  const others = d.fields.filter((f) => f.readOnly !== true && f.name !== d.dstField && f.name !== d.srcField && f.name !== d.hopLimitField).map((f) => f.name);
-  const reverses = (h: ReadonlyMap<string, bigint>, back: ReadonlyMap<string, bigint>): boolean =>
-    (d.srcField === undefined || (back.get(d.srcField) === h.get(d.dstField) && back.get(d.dstField) === h.get(d.srcField))) && others.every((f) => back.get(f) === h.get(f));
+  const reached = new Set(traffic.deliveries.map((d) => `${d.session.member}>${d.member}`));
   const lines: string[] = [];
   const seen = new Set<string>();
   for (const x of traffic.deliveries) {
-    const key = `${x.session.member}>${x.member}/${x.session.row}`;
-    if (seen.has(key)) continue;
+    const key = `${x.session.member}>${x.member}`;
+    if (seen.has(key) || x.session.member === x.member) continue;
     seen.add(key);
-    const back = traffic.deliveries.some((y) => y.session.member === x.member && y.member === x.session.member && reverses(x.session.header, y.session.header));
-    if (!back) lines.push(`${w.member(x.session.member)} reaches ${w.member(x.member)} with ${w.header(space, x.atom, x.session.hops)} (session ${x.session.session}), and nothing with the reverse header comes back`);
+    if (!reached.has(`${x.member}>${x.session.member}`)) lines.push(`${w.member(x.session.member)} reaches ${w.member(x.member)} with ${w.header(space, x.atom, x.session.hops)} (session ${x.session.session}), and no session of ${w.member(x.member)} reaches ${w.member(x.session.member)}`);
   }
   return result("Effective_reachability_is_symmetric", lines, traffic.deliveries.length === 0 ? "no session reaches a receiver" : undefined);
 }

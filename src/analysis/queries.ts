@@ -9,7 +9,8 @@ import { formatValue } from "../description/notation.js";
 import type { Analysis, Component } from "./analysis.js";
 import { explore, type PathEvent, type Start, type StartLevel } from "./explore.js";
 import type { Relations } from "./properties.js";
-import { sessionsOf } from "./traffic.js";
+import { ComponentRelation } from "./relations.js";
+import { sessionsOf, type TrafficRelation, trafficRelation } from "./traffic.js";
 import { Walker } from "./walk.js";
 import { Words } from "./words.js";
 
@@ -106,15 +107,34 @@ export function blackHoles(a: Analysis, r: Relations): Finding[] {
       seen.add(key);
       out.push({ component: c.name, header: w.header(c.space, h.atom, h.hole.hops), at: holeAt(w, h.hole.member, h.hole.table, h.hole.port), path: w.path(h.path) });
     }
-    for (const m of r.traffic.get(c)?.mishaps ?? []) {
-      if (m.kind !== "hole" || m.hole === undefined) continue;
-      const key = `${m.hole.member}/${m.hole.table}/${String(m.hole.port)}/${m.atom}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      out.push({ component: c.name, header: `${w.header(c.space, m.atom, m.session.hops)} (session ${m.session.session})`, at: holeAt(w, m.hole.member, m.hole.table, m.hole.port), path: w.path(m.path) });
-    }
+    out.push(...sessionHoles(a, c, r.traffic.get(c), w, seen));
   }
   return out;
+}
+
+/** The black holes the traffic model's sessions fall into: a header a send row attaches, dropped by a miss. */
+function sessionHoles(a: Analysis, c: Component, traffic: TrafficRelation | undefined, w: Words, seen = new Set<string>()): Finding[] {
+  const out: Finding[] = [];
+  for (const m of traffic?.mishaps ?? []) {
+    if (m.kind !== "hole" || m.hole === undefined) continue;
+    const key = `${m.hole.member}/${m.hole.table}/${String(m.hole.port)}/${m.atom}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ component: c.name, header: `${w.header(c.space, m.atom, m.session.hops)} (${w.member(m.session.member)} session ${m.session.session})`, at: holeAt(w, m.hole.member, m.hole.table, m.hole.port), path: w.path(m.path) });
+  }
+  return out;
+}
+
+/**
+ * What `strata check` warns of (the cheap properties): the classes that loop, and the black holes
+ * of the traffic model's sessions, in each network's largest composition.
+ */
+export function cheapFindings(a: Analysis): { readonly loops: Finding[]; readonly sessionHoles: Finding[] } {
+  const w = new Words(a);
+  const comps = largest(a);
+  const relation = new Map(comps.map((c) => [c, new ComponentRelation(a, c)]));
+  const traffic = new Map(comps.map((c) => [c, trafficRelation(a, c)]));
+  return { loops: loops(a, { relation, traffic }), sessionHoles: comps.flatMap((c) => sessionHoles(a, c, traffic.get(c), w)) };
 }
 
 function holeAt(w: Words, member: number, table: string, port: unknown): string {

@@ -253,7 +253,7 @@ class Explorer {
     let action: { kind: string; network?: string; session?: number };
     let step: Step | undefined;
     if (t === undefined) {
-      if (!topo.outLinks(member).includes(outLink)) return this.#step({ kind: "miss", member, role: "transmit" }, () => this.#drop(p, member, "transmit-miss"));
+      if (topo.sends(member, outLink).length === 0) return this.#step({ kind: "miss", member, role: "transmit" }, () => this.#drop(p, member, "transmit-miss"));
       action = { kind: "physical" };
     } else {
       const i = t.spec.rows.findIndex((r, k) => r.out === outLink && t.active[k] === true);

@@ -248,7 +248,7 @@ export class Walker {
     let physical: boolean;
     if (t === undefined) {
       // No transmit table written: every out-link is physical (docs/spec.md).
-      if (!this.#a.topology.outLinks(v.index).includes(port)) return this.#miss(v.index, "transmit", { member: v.index, table: "transmit", port, hops: undecrement(hops, d) });
+      if (this.#a.topology.sends(v.index, port).length === 0) return this.#miss(v.index, "transmit", { member: v.index, table: "transmit", port, hops: undecrement(hops, d) });
       physical = true;
     } else {
       const i = t.spec.rows.findIndex((r, k) => r.out === port && t.active[k] === true);

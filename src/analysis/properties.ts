@@ -83,6 +83,16 @@ export function report(a: Analysis, r: Relations = computeRelations(a)): Analysi
   return { file: a.compiled.spec.file, ok, classes, components, layering, inclusions };
 }
 
+/**
+ * The properties a running emulation keeps (`strata serve --analyze`): every component's and the
+ * layering demand; Figure 9's inclusions, theorems that hold of any tables, are left to the report.
+ */
+export function currentProperties(a: Analysis, r: Relations): PropertyResult[] {
+  const w = new Words(a);
+  const components = a.components.flatMap((c) => componentReport(a, c, r, w).properties.map((p) => ({ ...p, name: `${p.name} (${c.name})` })));
+  return [...components, layeringProperty(a, w)];
+}
+
 function result(name: string, lines: readonly string[], note?: string): PropertyResult {
   return { name, holds: lines.length === 0, ...(note === undefined ? {} : { note }), counterexamples: lines.slice(0, SHOWN), more: Math.max(0, lines.length - SHOWN) };
 }

@@ -73,6 +73,11 @@ export class ComponentRelation {
     for (const atom of c.space.atoms()) this.#add(atom);
   }
 
+  /** Whether update() can follow a change (a component small enough for per-pair counts); otherwise compute it afresh. */
+  get updatable(): boolean {
+    return this.#counts !== undefined;
+  }
+
   /** Walks again the classes a change may have changed (after Analysis.apply or replaceTables). */
   update(affected: Affected): void {
     if (this.#counts === undefined) throw new Error(`component ${this.component.name} has ${this.#n} members: it is analysed once, not updated`);

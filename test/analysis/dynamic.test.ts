@@ -21,6 +21,7 @@ import type { Injection } from "../../src/control/install.js";
 import type { RefInput } from "../../src/model/interpreter.js";
 import { Analysis } from "../../src/analysis/analysis.js";
 import { explore, type PathEvent } from "../../src/analysis/explore.js";
+import { computeRelations, type Relations } from "../../src/analysis/properties.js";
 import { compileText, packetsRecipe, resolvePackets, specRecipe, specText } from "../pipeline/helpers/cases.js";
 import { composedRecipe, composedText } from "../pipeline/helpers/composed.js";
 import { differ, emulate, type Observation, packetOf, predict, record, startOf } from "./helpers/observe.js";
@@ -33,16 +34,35 @@ interface Tally {
   compared: number;
   witnesses: number;
   witnessesRun: number;
+  /** Packets a member sent itself and the data plane delivered, held to the relations. */
+  inRelation: number;
   skipped: Map<string, number>;
 }
 
-const tally = (): Tally => ({ cases: 0, packets: 0, compared: 0, witnesses: 0, witnessesRun: 0, skipped: new Map() });
+const tally = (): Tally => ({ cases: 0, packets: 0, compared: 0, witnesses: 0, witnessesRun: 0, inRelation: 0, skipped: new Map() });
 const skip = (t: Tally, why: string): void => {
   t.skipped.set(why, (t.skipped.get(why) ?? 0) + 1);
 };
 
-/** Packet to class: each packet's trace against the analysis of its classes. */
+/**
+ * A packet a member sends itself and the data plane delivers to another member: the pair is in the
+ * relation of a component that holds both (`reachable`, or with bridging or subduction), or says why not.
+ */
+function inRelation(a: Analysis, r: Relations, inj: Injection, o: Observation): string {
+  if (inj.kind !== "self") return "";
+  for (const name of o.delivered) {
+    const v = a.memberNamed(name);
+    if (v === undefined || v.index === inj.member) continue;
+    const comps = a.componentsOf(inj.member).filter((k) => k.has[v.index] === 1);
+    if (comps.length === 0) continue; // delivered in another network: popped into it, no pair of one relation
+    if (!comps.some((k) => r.relation.get(k)?.reaches(inj.member, v.index) === true)) return `delivered to ${name}, but ${a.member(inj.member).member.qualified} → ${name} is in no relation of ${comps.map((k) => k.name).join(", ")}`;
+  }
+  return "";
+}
+
+/** Packet to class: each packet's trace against the analysis of its classes, and its delivery against the relations. */
 function packetsAgree(text: string, c: CompiledSpec, a: Analysis, injections: readonly Injection[], inputs: readonly RefInput[], hopLimit: number, t: Tally): void {
+  const r = computeRelations(a);
   const seen = emulate(c, injections, inputs, hopLimit);
   if (seen === undefined) return skip(t, "not installed");
   inputs.forEach((p, i) => {
@@ -51,6 +71,9 @@ function packetsAgree(text: string, c: CompiledSpec, a: Analysis, injections: re
     const inj = injections[p.endpoint];
     if (w === undefined || inj === undefined) return;
     if ("skip" in w) return skip(t, w.skip);
+    const missing = inRelation(a, r, inj, w);
+    if (missing !== "") throw new Error(`packet ${i} (${Buffer.from(p.bytes).toString("hex")}) at ${JSON.stringify(inj)}: ${missing}\nspec:\n${text}`);
+    if (inj.kind === "self" && w.delivered.size > 0) t.inRelation++;
     const x = predict(a, inj, p.bytes, hopLimit);
     if ("skip" in x) return skip(t, x.skip);
     const d = differ(w, x);
@@ -134,7 +157,7 @@ function classesAgree(text: string, c: CompiledSpec, a: Analysis, pick: number, 
 
 function report(name: string, t: Tally): void {
   const skipped = [...t.skipped].map(([k, v]) => `${k} ${v}`).join(", ");
-  console.log(`${name}: ${t.cases} descriptions, ${t.compared}/${t.packets} packets compared, ${t.witnessesRun}/${t.witnesses} class witnesses run${skipped === "" ? "" : ` (skipped: ${skipped})`}`);
+  console.log(`${name}: ${t.cases} descriptions, ${t.compared}/${t.packets} packets compared, ${t.witnessesRun}/${t.witnesses} class witnesses run, ${t.inRelation} deliveries in the relations${skipped === "" ? "" : ` (skipped: ${skipped})`}`);
 }
 
 const hopLimits = fc.constantFrom(3, 8, 64);

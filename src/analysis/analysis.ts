@@ -81,6 +81,8 @@ export interface AnalysisOptions {
   readonly spaces?: HeaderSpaces;
   /** Patterns to tell classes apart by, besides the rows' (a query's `--header`), by design name. */
   readonly patterns?: ReadonlyMap<string, readonly ReadonlyMap<string, Pattern>[]>;
+  /** The most classes per design before the analysis gives up with TooManyClasses (the tests bound their time so). */
+  readonly maxClasses?: number;
 }
 
 export class Analysis {
@@ -95,7 +97,7 @@ export class Analysis {
   constructor(compiled: CompiledSpec, options: AnalysisOptions = {}) {
     this.compiled = compiled;
     this.topology = new Topology(compiled);
-    this.spaces = options.spaces ?? new HeaderSpaces();
+    this.spaces = options.spaces ?? new HeaderSpaces(options.maxClasses);
     const partners = sharedPartners(compiled);
     const inPorts = receivedPorts(this.topology, partners, compiled);
     this.members = this.topology.members.map((m): MemberView => {

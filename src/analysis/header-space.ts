@@ -67,9 +67,12 @@ export class HeaderSpace {
   readonly #predAtoms: number[][] = [];
   readonly #witness = new Map<number, ReadonlyMap<string, bigint>>();
   readonly #listeners: SpaceListener[] = [];
+  readonly #maxClasses: number;
 
-  constructor(design: DesignDef) {
+  /** `maxClasses`: the most leaves (classes, dead ones included) the partition may make before it gives up (TooManyClasses). */
+  constructor(design: DesignDef, maxClasses = Number.POSITIVE_INFINITY) {
     this.design = design;
+    this.#maxClasses = maxClasses;
     this.hopField = design.fields.find((f) => f.name === design.hopLimitField);
     let v = 0;
     const fields: SpaceField[] = [];
@@ -358,6 +361,7 @@ export class HeaderSpace {
     const key = sig.join(",");
     const found = this.#leafByKey.get(key);
     if (found !== undefined) return found;
+    if (this.#leafByKey.size >= this.#maxClasses) throw new TooManyClasses(this.design.name, this.#maxClasses);
     const n = this.bdd.terminal();
     this.#leafByKey.set(key, n);
     this.#leafSig.set(n, sig);
@@ -493,13 +497,27 @@ function patternKey(p: Pattern): string {
 }
 
 /** One header space per design, shared by every network of that design (bridged and subducted networks have one). */
+/** The rows cut a design's headers into more classes than the analysis was allowed to make. */
+export class TooManyClasses extends Error {
+  constructor(design: string, max: number) {
+    super(`the rows cut the ${design} headers into more than ${max} classes`);
+    this.name = "TooManyClasses";
+  }
+}
+
 export class HeaderSpaces {
   readonly #spaces = new Map<string, HeaderSpace>();
+  readonly #maxClasses: number;
+
+  /** `maxClasses`: per design (HeaderSpace). */
+  constructor(maxClasses = Number.POSITIVE_INFINITY) {
+    this.#maxClasses = maxClasses;
+  }
 
   of(design: DesignDef): HeaderSpace {
     let s = this.#spaces.get(design.name);
     if (s === undefined) {
-      s = new HeaderSpace(design);
+      s = new HeaderSpace(design, this.#maxClasses);
       this.#spaces.set(design.name, s);
     }
     return s;

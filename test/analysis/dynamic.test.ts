@@ -19,11 +19,12 @@ import { describe, expect, it } from "vitest";
 import type { CompiledSpec } from "../../src/control/compiled.js";
 import type { Injection } from "../../src/control/install.js";
 import type { RefInput } from "../../src/model/interpreter.js";
-import { Analysis } from "../../src/analysis/analysis.js";
+import type { Analysis } from "../../src/analysis/analysis.js";
 import { explore, type PathEvent } from "../../src/analysis/explore.js";
 import { computeRelations, type Relations } from "../../src/analysis/properties.js";
 import { compileText, packetsRecipe, resolvePackets, specRecipe, specText } from "../pipeline/helpers/cases.js";
 import { composedRecipe, composedText } from "../pipeline/helpers/composed.js";
+import { boundedAnalysis, MAX_CLASSES } from "./helpers/bounded.js";
 import { differ, emulate, type Observation, packetOf, predict, record, startOf } from "./helpers/observe.js";
 
 const RUNS = Number(process.env["STRATA_ANALYZE_RUNS"] ?? 10);
@@ -125,7 +126,8 @@ function classesAgree(text: string, c: CompiledSpec, a: Analysis, pick: number, 
       if (e === undefined) continue;
       t.witnesses++;
       const ex = expectation(a, e);
-      const bytes = ex === undefined ? undefined : packetOf(a, inj, e.start);
+      // A path that ends in bad-header pops a payload no header of the overlay's design can be read from: none.
+      const bytes = ex === undefined ? undefined : packetOf(a, inj, e.start, e.kind === "drop" && e.reason === "bad-header" ? new Uint8Array(0) : undefined);
       if (ex === undefined || bytes === undefined) {
         skip(t, "no packet of the classes");
         continue;
@@ -171,8 +173,9 @@ describe("static = dynamic: the analysis against the wasm data plane", () => {
         const text = specText(spec);
         const c = compileText(text);
         if (c === undefined) return;
+        const a = boundedAnalysis(c);
+        if (a === undefined) return skip(t, `over ${MAX_CLASSES} classes`);
         t.cases++;
-        const a = new Analysis(c);
         const { injections, inputs } = resolvePackets(c, packets);
         packetsAgree(text, c, a, injections, inputs, hopLimit, t);
         classesAgree(text, c, a, pick, hopLimit, t);
@@ -191,8 +194,9 @@ describe("static = dynamic: the analysis against the wasm data plane", () => {
         const text = composedText(recipe);
         const c = compileText(text);
         if (c === undefined) return;
+        const a = boundedAnalysis(c);
+        if (a === undefined) return skip(t, `over ${MAX_CLASSES} classes`);
         t.cases++;
-        const a = new Analysis(c);
         const { injections, inputs } = resolvePackets(c, packets);
         packetsAgree(text, c, a, injections, inputs, hopLimit, t);
         classesAgree(text, c, a, pick, hopLimit, t);

@@ -11,6 +11,7 @@ import { Analysis, type RowChange } from "../../src/analysis/analysis.js";
 import { ComponentRelation } from "../../src/analysis/relations.js";
 import type { CompiledSpec } from "../../src/control/compiled.js";
 import { TABLE_ROLES } from "../../src/wasm/abi.js";
+import { boundedAnalysis } from "./helpers/bounded.js";
 import { compileText, specRecipe, specText } from "../pipeline/helpers/cases.js";
 import { composedRecipe, composedText } from "../pipeline/helpers/composed.js";
 
@@ -46,7 +47,8 @@ function agrees(text: string, plan: readonly { rows: readonly number[]; installe
   if (c === undefined) return false;
   const all = rowsOf(c);
   if (all.length === 0) return false;
-  const live = new Analysis(c);
+  const live = boundedAnalysis(c);
+  if (live === undefined) return false;
   const relations = new Map(live.components.map((k) => [k.name, new ComponentRelation(live, k)]));
   const state = new Map<string, RowChange>();
   for (const [n, step] of plan.entries()) {

@@ -17,6 +17,7 @@ import { computeRelations, report } from "../../src/analysis/properties.js";
 import { equivalence } from "../../src/analysis/queries.js";
 import { compile } from "../../src/control/compile.js";
 import { loadSpec } from "../../src/description/load.js";
+import { boundedAnalysis } from "./helpers/bounded.js";
 import { compileText, specRecipe, specText } from "../pipeline/helpers/cases.js";
 import { composedRecipe, composedText } from "../pipeline/helpers/composed.js";
 
@@ -26,7 +27,9 @@ const RUNS = Number(process.env["STRATA_ANALYZE_RUNS"] ?? 10);
 function failedInclusions(text: string): string[] | undefined {
   const c = compileText(text);
   if (c === undefined) return undefined;
-  const rep = report(new Analysis(c));
+  const a = boundedAnalysis(c);
+  if (a === undefined) return undefined;
+  const rep = report(a);
   return rep.inclusions.filter((p) => !p.holds).map((p) => `${p.name}: ${p.counterexamples.join("; ")}`);
 }
 

@@ -191,9 +191,9 @@ function buildHeader(space: HeaderSpace, fields: ReadonlyMap<string, bigint>, ho
  * A packet of the start's classes: each level's witness header, over a payload. Undefined when the
  * built packet is not in those classes (an IPv4 header's ports are its payload's first bytes).
  */
-export function packetOf(a: Analysis, inj: Injection, start: readonly (StartLevel | undefined)[]): Uint8Array | undefined {
+export function packetOf(a: Analysis, inj: Injection, start: readonly (StartLevel | undefined)[], payload: Uint8Array = Uint8Array.of(0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8)): Uint8Array | undefined {
   const levels = [...start];
-  let bytes: Uint8Array = Uint8Array.of(0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8);
+  let bytes: Uint8Array = payload;
   for (let k = levels.length - 1; k >= 0; k--) {
     const l = levels[k];
     if (l === undefined) return undefined;

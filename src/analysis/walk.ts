@@ -73,8 +73,9 @@ export class Walker {
   #visited = new Map<number, bigint>();
   /** Links on the current path, with the hop values they carried. */
   readonly #onStack = new Map<number, bigint>();
-  /** The current path, three numbers a step. */
-  readonly #path: number[] = [];
+  /** The current path, three numbers a step, in the first #pathLen (a typed array: no array shrinking per step). */
+  #path = new Int32Array(3 * 64);
+  #pathLen = 0;
 
   constructor(a: Analysis) {
     this.#a = a;
@@ -118,7 +119,7 @@ export class Walker {
   #pathThunk = (): Step[] => {
     const out: Step[] = [];
     const p = this.#path;
-    for (let i = 0; i < p.length; i += 3) {
+    for (let i = 0; i < this.#pathLen; i += 3) {
       const kind = p[i];
       const a = p[i + 1] ?? 0;
       const b = p[i + 2] ?? 0;
@@ -130,11 +131,19 @@ export class Walker {
   };
 
   #push(kind: number, a: number, b: number): void {
-    this.#path.push(kind, a, b);
+    if (this.#pathLen + 3 > this.#path.length) {
+      const grown = new Int32Array(this.#path.length * 2);
+      grown.set(this.#path);
+      this.#path = grown;
+    }
+    this.#path[this.#pathLen] = kind;
+    this.#path[this.#pathLen + 1] = a;
+    this.#path[this.#pathLen + 2] = b;
+    this.#pathLen += 3;
   }
 
   #pop(): void {
-    this.#path.length -= 3;
+    this.#pathLen -= 3;
   }
 
   #row(member: number, role: TableRole, row: number): void {

@@ -1,9 +1,14 @@
 // `strata check SPEC [--json]`: load and compile a description, and summarise it.
-// The report is a value (CheckReport) so that later checks — reachability, loops —
-// add sections to it without changing how it is printed or exit codes are set.
+// The report is a value (CheckReport) so that later checks add sections to it
+// without changing how it is printed or exit codes are set. The cheap properties
+// of the analysis (docs/analysis.md) are warnings: header classes that loop, and
+// black holes of the traffic model's sessions, each with a path of rows.
 
 import type { Command } from "commander";
+import { Analysis } from "../analysis/analysis.js";
+import { cheapFindings, type Finding } from "../analysis/queries.js";
 import { compile } from "../control/compile.js";
+import type { CompiledSpec } from "../control/compiled.js";
 import { recoverAllocation } from "../control/allocation.js";
 import { type Allocation, EMPTY_ALLOCATION } from "../description/types.js";
 import { SpecError } from "../description/problems.js";
@@ -30,7 +35,17 @@ export interface CheckReport {
   readonly networks: readonly NetworkSummary[];
   /** Every link end's identifier and named send row's session, with `allocated: true` where strata chose it. */
   readonly allocation: Allocation;
+  /** The cheap properties that fail (none with --no-analyze). */
+  readonly warnings: readonly Warning[];
 }
+
+/** A property of the analysis that fails: a warning, not an error (the description is valid). */
+export interface Warning extends Finding {
+  readonly property: "No_routing_loops" | "session black hole";
+}
+
+/** Warnings printed as text; --json and `strata analyze` have them all. */
+const WARNED = 5;
 
 export function registerCheck(program: Command, ctx: CommandContext): void {
   program
@@ -39,15 +54,17 @@ export function registerCheck(program: Command, ctx: CommandContext): void {
     .argument("<spec>", "network description (YAML or JSON)")
     .option("--json", "print the summary (or the errors) as one JSON object")
     .option("--previous <spec>", "an earlier version of the description, as if installed: identifiers SPEC leaves out keep the values they had there")
-    .addHelpText("after", "\nExit codes: 0 valid; 2 a bad description (every error, one line each) or flag. All exit codes: strata --help.")
-    .action((file: string, opts: { json?: boolean; previous?: string }) => {
-      ctx.exitCode = runCheck(file, opts.json === true, ctx.io, opts.previous);
+    .option("--no-analyze", "skip the warnings of the analysis (header classes that loop, sessions that fall into black holes)")
+    .addHelpText("after", "\nExit codes: 0 valid (with or without warnings); 2 a bad description (every error, one line each) or flag. All exit codes: strata --help.")
+    .action((file: string, opts: { json?: boolean; previous?: string; analyze: boolean }) => {
+      ctx.exitCode = runCheck(file, opts.json === true, ctx.io, opts.previous, opts.analyze);
     });
 }
 
 /** Runs the check, prints, and returns the exit code. */
-export function runCheck(file: string, json: boolean, io: Io, previousFile?: string): number {
+export function runCheck(file: string, json: boolean, io: Io, previousFile?: string, analyze = true): number {
   let spec: Spec;
+  let compiled: CompiledSpec;
   let at = file;
   try {
     // The earlier version is compiled as it would be installed, and its allocation recovered from that.
@@ -55,14 +72,14 @@ export function runCheck(file: string, json: boolean, io: Io, previousFile?: str
     at = file;
     spec = loadSpec(file, previous === undefined ? {} : { previous });
     // The compiler's own checks (match kinds against rows) belong to a complete check.
-    compile(spec);
+    compiled = compile(spec);
   } catch (err) {
     if (!(err instanceof SpecError)) throw err;
     printSpecError(err, io);
     if (json) io.stdout.write(`${JSON.stringify(errorReport(at, err))}\n`);
     return EXIT_BAD_INPUT;
   }
-  const report = summarize(spec);
+  const report = { ...summarize(spec), warnings: analyze ? warningsOf(compiled) : [] };
   io.stdout.write(json ? `${JSON.stringify(report)}\n` : formatReport(report));
   return EXIT_OK;
 }
@@ -70,6 +87,11 @@ export function runCheck(file: string, json: boolean, io: Io, previousFile?: str
 /** Every error of a description on its own line, as main() prints a single InputError. */
 export function printSpecError(err: SpecError, io: Io): void {
   for (const line of err.lines()) io.stderr.write(`strata: ${line}\n`);
+}
+
+function warningsOf(compiled: CompiledSpec): Warning[] {
+  const found = cheapFindings(new Analysis(compiled));
+  return [...found.loops.map((f): Warning => ({ property: "No_routing_loops", ...f })), ...found.sessionHoles.map((f): Warning => ({ property: "session black hole", ...f }))];
 }
 
 export function summarize(spec: Spec): CheckReport {
@@ -89,6 +111,7 @@ export function summarize(spec: Spec): CheckReport {
       return { name: n.name, header: n.design.name, decrementTtl: n.decrementTtl, members: n.members.length, links: n.links.length, tables };
     }),
     allocation: spec.allocation ?? EMPTY_ALLOCATION,
+    warnings: [],
   };
 }
 
@@ -107,6 +130,14 @@ export function formatReport(report: CheckReport): string {
     const sessions = report.allocation.sessions.filter((s) => s.allocated && s.network === n.name).map((s) => `${s.member}@${s.session} (${s.name})`);
     if (links.length > 0) lines.push(`  allocated link identifiers: ${links.join(", ")}`);
     if (sessions.length > 0) lines.push(`  allocated sessions: ${sessions.join(", ")}`);
+  }
+  for (const property of ["No_routing_loops", "session black hole"] as const) {
+    const list = report.warnings.filter((w) => w.property === property);
+    for (const w of list.slice(0, WARNED)) {
+      const what = property === "No_routing_loops" ? `${w.header} comes back to ${w.at}` : `${w.header} → ${w.at}`;
+      lines.push(`warning: ${property}: ${w.component}: ${what}`, `  ${w.path}`);
+    }
+    if (list.length > WARNED) lines.push(`warning: ${property}: ${list.length - WARNED} more (strata analyze ${report.file} ${property === "No_routing_loops" ? "--loops" : "--black-holes"})`);
   }
   return `${lines.join("\n")}\n`;
 }

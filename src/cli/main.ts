@@ -9,6 +9,7 @@ import { excerpt, InputError, UsageError } from "../errors.js";
 import { type Io, StreamSink } from "./io.js";
 import { registerPcap } from "./pcap.js";
 import { registerCheck } from "./check.js";
+import { registerAnalyze } from "./analyze.js";
 import { registerRun } from "./run.js";
 import { registerTrace } from "./trace.js";
 import { registerView } from "./view.js";
@@ -30,6 +31,7 @@ export function buildProgram(ctx: CommandContext): Command {
     .exitOverride();
   registerPcap(program, ctx);
   registerCheck(program, ctx);
+  registerAnalyze(program, ctx);
   registerRun(program, ctx);
   registerTrace(program, ctx);
   registerView(program, ctx);

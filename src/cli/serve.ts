@@ -15,6 +15,7 @@ import { type Line, LineSplitter } from "../lines.js";
 import { COMMAND_LINE_MAX, COMMANDS_HELP, type CommandResult, runCommand } from "../serve/control.js";
 import { portLine } from "../serve/port-counters.js";
 import { CAP_INSTALL, checkPorts, LivePorts, loadCap, parsePort } from "../serve/ports.js";
+import { attachAnalysis } from "../serve/analysis.js";
 import { DescriptionReloader } from "../serve/watch.js";
 import { COPY_LIMIT_MAX, HOP_LIMIT_MAX, type PacketRanges } from "../wasm/runner.js";
 import { parsePacketRanges, TRACE_PACKETS_HELP } from "../run/trace-packets.js";
@@ -52,6 +53,8 @@ export interface ServeFlags extends TlsFlags {
   /** With --p4runtime: the devices start with no entries. */
   empty?: boolean;
   watch?: boolean;
+  /** Keep the analysis of docs/analysis.md current as the tables change; `counts` shows it. */
+  analyze?: boolean;
 }
 
 /** What a caller other than the command line (a test) gives serve() instead of the process's stdin and signals. */
@@ -87,6 +90,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option("--empty", "with --p4runtime: start every device with no entries, for a controller to install");
   tlsOptions(command, "with --p4runtime: ")
     .option("--watch", "reload the description when its file changes: its tables are reconciled between packet batches (SIGHUP and the reload command reload it too)")
+    .option("--analyze", "keep strata analyze's relations current as the tables change (updated from the rows written); the counts command shows which properties fail")
     .addHelpText(
       "after",
       `
@@ -199,6 +203,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
     throw err;
   }
   const emulation = em;
+  if (flags.analyze === true) io.stderr.write(`${attachAnalysis(emulation).line()}\n`);
   const outputs = out;
   /** Stops the emulation and writes --out: the summary, and why the outputs could not be written (then the counts are still reported). */
   const end = (): { summary: Summary; failed?: unknown } => {

@@ -41,17 +41,21 @@ export function rowMatches(design: HeaderDesign, row: RowSpec, inLink: Arrival, 
 }
 
 /** The length of the prefix a row gives `field`: a prefix its length, an exact value every bit, no pattern none. */
-function prefixLen(design: HeaderDesign, row: RowSpec, field: string): number {
+export function prefixLen(design: HeaderDesign, row: RowSpec, field: string): number {
   const p = row.match.get(field);
   return p === undefined ? 0 : p.kind === "prefix" ? p.len : p.kind === "exact" ? width(design, field) : -1;
+}
+
+/** The field an LPM table matches by prefix (the compiler refuses `kind: lpm` otherwise): the first one a row matches so. */
+export function lpmField(t: TableSpec): string | undefined {
+  return t.rows.flatMap((r) => [...r.match].filter(([, p]) => p.kind === "prefix").map(([name]) => name))[0];
 }
 
 /** The index of the description row that wins for a packet in table `t`, or −1 (no row matches). */
 export function winner(design: HeaderDesign, t: TableSpec, inLink: Arrival, f: Fields): number {
   const matching = t.rows.flatMap((r, i) => (rowMatches(design, r, inLink, f) ? [i] : []));
   if (t.kind !== "lpm") return matching[0] ?? -1;
-  // An LPM table has one field matched by prefix (the compiler refuses `kind: lpm` otherwise).
-  const lpm = t.rows.flatMap((r) => [...r.match].filter(([, p]) => p.kind === "prefix").map(([name]) => name))[0];
+  const lpm = lpmField(t);
   let best = -1;
   for (const i of matching) {
     const r = t.rows[i];

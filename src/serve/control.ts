@@ -8,6 +8,7 @@
 //   reload                            read the description file again and reconcile to it (src/serve/watch.ts)
 //   down|up link|member|machine NAME  take a link, member or machine down, or bring it up
 //   counts                            packets so far, hits on the description's rows, and each live port's counts
+//                                     (with --analyze, the properties of the analysis as the tables are now)
 //   stop                              stop as Ctrl-C does
 //   help                              these lines
 
@@ -15,6 +16,7 @@ import type { Target } from "../control/reconcile.js";
 import { excerpt, UsageError } from "../errors.js";
 import { TABLE_ROLES, type TableRole } from "../wasm/abi.js";
 import type { Engine } from "../engine/engine.js";
+import { analysisOf } from "./analysis.js";
 import { portLine } from "./port-counters.js";
 import { reloaderOf } from "./watch.js";
 
@@ -29,6 +31,7 @@ export const COMMANDS_HELP = `commands, one a line:
   up link|member|machine NAME       bring it up again
   counts                            packets injected, delivered, dropped and left, row hits, and per port
                                     frames received, sent and dropped on the way in, so far
+                                    (with --analyze: which properties of the analysis fail now)
   stop                              stop (as Ctrl-C does)
   help                              this list`;
 
@@ -97,7 +100,9 @@ function counts(em: Engine): string {
   const p = s.packets;
   const hits = s.rows.reduce((n, r) => n + r.hits, 0);
   const ports = (s.ports ?? []).map((port) => `\n${portLine(port)}`).join("");
-  return `injected ${p.injected}, copies ${p.copies}, delivered ${p.delivered}, dropped ${p.dropped}, left ${p.exited}, row hits ${hits} on ${s.rows.length} rows${ports}`;
+  const live = analysisOf(em);
+  const analysis = live === undefined ? "" : `\n${live.line()}`;
+  return `injected ${p.injected}, copies ${p.copies}, delivered ${p.delivered}, dropped ${p.dropped}, left ${p.exited}, row hits ${hits} on ${s.rows.length} rows${ports}${analysis}`;
 }
 
 /** delete / insert a description row, as one all-or-nothing table write. */

@@ -76,7 +76,40 @@ network lan: header ethernet, 4 members, 3 links
         ],
         sessions: [],
       },
+      warnings: [],
     });
+  });
+
+  /** The cheap properties of the analysis: warnings with a path of rows; the description is valid all the same. */
+  const WARNINGS: readonly { name: string; argv: readonly string[]; warnings: readonly string[] }[] = [
+    {
+      name: "a loop",
+      argv: ["test/fixtures/analysis/loop.yaml"],
+      warnings: [
+        "warning: No_routing_loops: lan: dst=02:00:00:00:00:03 comes back to lan.s1.9-s2.9",
+        "  lan.h1 forward row 0 → lan.h1.1-s1.1 → lan.s1 acquire row 0 → lan.s1 forward row 2 → lan.s1.9-s2.9 → lan.s2 acquire row 0 → lan.s2 forward row 2 → lan.s1.9-s2.9 → lan.s1 acquire row 0 → lan.s1 forward row 2 → lan.s1.9-s2.9",
+      ],
+    },
+    {
+      name: "a session's header dropped by a miss",
+      argv: ["test/fixtures/analysis/layering-unmet.yaml"],
+      warnings: [
+        "warning: session black hole: lanB: type=0x0800 except dst=02:00:00:00:0a:01, dst=02:00:00:00:0a:fe, dst=02:00:00:00:0b:02 (+1 more) (lanB.r session 1) → lanB.h2: no acquire row (in-link 1)",
+        "  lanB.r forward row 0 → lanB.r.1-h2.1 → lanB.h2 acquire miss",
+      ],
+    },
+    { name: "--no-analyze: none", argv: ["test/fixtures/analysis/loop.yaml", "--no-analyze"], warnings: [] },
+    { name: "none in the router", argv: ["examples/ip-router/network.yaml"], warnings: [] },
+  ];
+
+  test.each(WARNINGS)("warnings: $name", async ({ argv, warnings }) => {
+    const { code, stdout, stderr } = await run(...argv);
+    expect({ code, stderr }).toEqual({ code: EXIT_OK, stderr: "" });
+    const lines = stdout.trimEnd().split("\n");
+    const first = lines.findIndex((l) => l.startsWith("warning: "));
+    expect(first < 0 ? [] : lines.slice(first)).toEqual(warnings);
+    const json = JSON.parse((await run(...argv, "--json")).stdout) as { warnings: unknown[] };
+    expect(json.warnings).toHaveLength(warnings.length / 2);
   });
 
   const AUTO = "examples/ip-router-auto/network.yaml";

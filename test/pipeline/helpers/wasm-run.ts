@@ -16,8 +16,18 @@ import type { RefInput, RefOutput, RefResult } from "../../../src/model/interpre
 export type WasmOptions = Pick<RunnerOptions, "hopLimit" | "copyLimit"> &
   Partial<Pick<RunnerOptions, "slots" | "slotLen" | "outputBytes" | "batchPackets" | "batchBytes" | "trace" | "traceEvents">> & { readonly traceMask?: readonly boolean[] | undefined };
 
-/** Installs `compiled` in a fresh data plane (throws the installer's InputError) and runs `inputs` as batches. */
-export function runWasm(compiled: CompiledSpec, injections: readonly Injection[], inputs: readonly RefInput[], first: number, options: WasmOptions): RefResult {
+/**
+ * Installs `compiled` in a fresh data plane (throws the installer's InputError) and runs `inputs` as batches.
+ * With `onEvent` (and `trace`), every trace event goes to it too, with the entries that tell each table's rows.
+ */
+export function runWasm(
+  compiled: CompiledSpec,
+  injections: readonly Injection[],
+  inputs: readonly RefInput[],
+  first: number,
+  options: WasmOptions,
+  onEvent?: (e: TraceEvent, entries: ReadonlyMap<number, readonly number[]>) => void,
+): RefResult {
   const dp = DataPlane.load();
   const installed = install(dp, compiled, injections);
   const { traceMask, ...runnerOptions } = options;
@@ -43,6 +53,7 @@ export function runWasm(compiled: CompiledSpec, injections: readonly Injection[]
       if (traced[k] !== true) throw new Error(`a trace event for packet ${e.packet}, which is not traced`);
       if ((events[k] ?? 0) === 0 && TRACE_KINDS[e.kind] !== "inject") throw new Error(`packet ${e.packet}'s trace begins with ${TRACE_KINDS[e.kind]}`);
       events[k] = (events[k] ?? 0) + 1;
+      onEvent?.(e, installed.entries);
     },
     packet(kind: "link" | "deliver", target: number, data: Uint8Array, start: number, len: number, origLen: number, tsSec: number, tsNsec: number, packet: number): void {
       outputs.push({ kind, target, bytes: data.slice(start, start + len), origLen, tsSec, tsNsec, packet });

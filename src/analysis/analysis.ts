@@ -1,0 +1,342 @@
+// A description as the analysis reads it: the reference's topology (src/model/
+// topology.ts: one-way links, attachments of layering, shared members), one
+// header space per design (./header-space.ts), each member's header tables
+// indexed by class (./tables.ts), and the groups of members the model's
+// relations range over (seed §2.6, §5.1, §5.3):
+//
+//   network     one network's members: `reachable`
+//   bridged     networks joined by bridging links: `reachableWithBridging`
+//   subduction  bridged sets joined by shared links, hand-overs between the
+//               shared members followed: `reachabilityWithSubduction`
+//
+// Layering adds no relation (seed §5.2.1): an overlay link is a link, and the
+// underlay's part is checked as a demand (./properties.ts).
+//
+// Rows can be taken out and put back (a table write) or a table replaced (a
+// reload): the change says which classes' fates may change, and the relations
+// are walked again for those only (./relations.ts).
+
+import type { CompiledSpec } from "../control/compiled.js";
+import type { Installed } from "../control/install.js";
+import type { Pattern, TableSpec } from "../description/types.js";
+import { type Member, Topology } from "../model/topology.js";
+import type { TableRole } from "../wasm/abi.js";
+import type { HeaderSpace } from "./header-space.js";
+import { HeaderSpaces } from "./header-space.js";
+import { type Affected, TableIndex } from "./tables.js";
+
+export type HeaderRole = "acquire" | "forward" | "receive";
+export const HEADER_ROLES: readonly HeaderRole[] = ["acquire", "forward", "receive"];
+
+/** A table keyed by an identifier (transmit: out-link; send: session): its rows, and which are in. */
+export interface KeyedTable {
+  spec: TableSpec;
+  active: boolean[];
+}
+
+export interface MemberView {
+  readonly index: number;
+  readonly member: Member;
+  readonly space: HeaderSpace;
+  /** Forwarding lowers the hop limit (`ttl: decrement`). */
+  readonly decrements: boolean;
+  readonly tables: Partial<Record<HeaderRole, TableIndex>>;
+  readonly transmit: KeyedTable | undefined;
+  readonly send: KeyedTable | undefined;
+  /** Identifiers the member receives on: its links' and, at a shared member, the shared links its partner receives on. */
+  readonly inPorts: readonly number[];
+  /** Subduction: the shared member of the same name in the other network. */
+  readonly partner: number | undefined;
+}
+
+export type ComponentKind = "network" | "bridged" | "subduction";
+
+export interface Component {
+  readonly kind: ComponentKind;
+  /** "lan", "lanA+lanB", "core+tenant". */
+  readonly name: string;
+  readonly networks: readonly string[];
+  readonly members: readonly number[];
+  /** Member index → 1 when in the component. */
+  readonly has: Uint8Array;
+  /** Hand-overs between shared members are steps (subduction). */
+  readonly shared: boolean;
+  readonly space: HeaderSpace;
+  /** Some member lowers the hop limit when forwarding. */
+  readonly decrements: boolean;
+}
+
+/** A description row taken out of its table or put back (a table write). */
+export interface RowChange {
+  /** "network.member". */
+  readonly member: string;
+  readonly role: TableRole;
+  /** The row's index in the description's table. */
+  readonly row: number;
+  readonly installed: boolean;
+}
+
+export interface AnalysisOptions {
+  /** Header spaces shared with another analysis (`--equivalent`): classes then mean the same in both. */
+  readonly spaces?: HeaderSpaces;
+  /** Patterns to tell classes apart by, besides the rows' (a query's `--header`), by design name. */
+  readonly patterns?: ReadonlyMap<string, readonly ReadonlyMap<string, Pattern>[]>;
+  /** The most classes per design before the analysis gives up with TooManyClasses (the tests bound their time so). */
+  readonly maxClasses?: number;
+}
+
+export class Analysis {
+  readonly compiled: CompiledSpec;
+  readonly topology: Topology;
+  readonly spaces: HeaderSpaces;
+  readonly members: readonly MemberView[];
+  readonly components: readonly Component[];
+  /** Which networks a change touches: the components to walk again. */
+  readonly #componentsOf: ReadonlyMap<number, readonly Component[]>;
+
+  constructor(compiled: CompiledSpec, options: AnalysisOptions = {}) {
+    this.compiled = compiled;
+    this.topology = new Topology(compiled);
+    this.spaces = options.spaces ?? new HeaderSpaces(options.maxClasses);
+    const partners = sharedPartners(compiled);
+    const inPorts = receivedPorts(this.topology, partners, compiled);
+    this.members = this.topology.members.map((m): MemberView => {
+      const space = this.spaces.of(m.network.design);
+      const tables: Partial<Record<HeaderRole, TableIndex>> = {};
+      for (const role of HEADER_ROLES) {
+        const t = m.tables[role];
+        if (t !== undefined) tables[role] = new TableIndex(space, t);
+      }
+      const keyed = (t: TableSpec | undefined): KeyedTable | undefined => (t === undefined ? undefined : { spec: t, active: t.rows.map(() => true) });
+      return {
+        index: m.index,
+        member: m,
+        space,
+        decrements: m.network.decrementTtl && space.hopField !== undefined,
+        tables,
+        transmit: keyed(m.tables.transmit),
+        send: keyed(m.tables.send),
+        inPorts: [...(inPorts.get(m.index) ?? [])].sort((a, b) => a - b),
+        partner: partners.get(m.index),
+      };
+    });
+    for (const [design, list] of options.patterns ?? []) {
+      const space = this.spaces.all().find((s) => s.design.name === design);
+      for (const p of list) space?.predicate(p);
+    }
+    this.spaces.build();
+    for (const v of this.members) for (const t of Object.values(v.tables)) t.index();
+    for (const space of this.spaces.all()) {
+      const tables = this.members.filter((v) => v.space === space).flatMap((v) => Object.values(v.tables));
+      space.listen({
+        split: (from, born) => {
+          for (const t of tables) t.split(from, born);
+        },
+        died: (atom) => {
+          for (const t of tables) t.died(atom);
+        },
+      });
+    }
+    this.components = groupComponents(compiled, this.topology, this.members);
+    const byMember = new Map<number, Component[]>();
+    for (const c of this.components) for (const m of c.members) byMember.set(m, [...(byMember.get(m) ?? []), c]);
+    this.#componentsOf = byMember;
+  }
+
+  member(i: number): MemberView {
+    const v = this.members[i];
+    if (v === undefined) throw new Error(`no member ${i}`);
+    return v;
+  }
+
+  /** The member named "network.key" (or "network:key"). */
+  memberNamed(name: string): MemberView | undefined {
+    const q = name.replace(":", ".");
+    return this.members.find((v) => v.member.qualified === q);
+  }
+
+  /** The components a member is in. */
+  componentsOf(member: number): readonly Component[] {
+    return this.#componentsOf.get(member) ?? [];
+  }
+
+  /**
+   * Takes rows out or puts them back. Returns, per component touched, the classes whose fate may
+   * have changed ("all" for a row without patterns); changes that change nothing are left out.
+   */
+  apply(changes: readonly RowChange[]): Map<Component, Affected> {
+    const out = new Map<Component, Affected>();
+    for (const ch of changes) {
+      const v = this.memberNamed(ch.member);
+      if (v === undefined) throw new Error(`no member ${ch.member}`);
+      let affected: Affected;
+      if (ch.role === "transmit" || ch.role === "send") {
+        const t = ch.role === "transmit" ? v.transmit : v.send;
+        if (t === undefined || t.active[ch.row] === undefined || t.active[ch.row] === ch.installed) continue;
+        t.active[ch.row] = ch.installed;
+        affected = "all"; // an out-link or a session for every class
+      } else {
+        const t = v.tables[ch.role];
+        if (t === undefined) continue;
+        affected = t.setActive(ch.row, ch.installed);
+      }
+      if (affected !== "all" && affected.length === 0) continue;
+      for (const c of this.componentsOf(v.index)) out.set(c, merge(out.get(c), affected));
+    }
+    return out;
+  }
+
+  /** The rows a data plane holds now, against what the analysis has: the changes to apply (serve's table writes). */
+  changesFrom(installed: Installed): RowChange[] {
+    const out: RowChange[] = [];
+    for (const t of installed.compiled.tables) {
+      const m = installed.compiled.members[t.member];
+      const v = m === undefined ? undefined : this.memberNamed(m.qualified);
+      if (v === undefined) continue;
+      const entries = installed.entries.get(t.id) ?? [];
+      t.rows.forEach((r, k) => {
+        if (r.row < 0) return; // a row the compiler added: no description row stands for it
+        const now = (entries[k] ?? -1) >= 0;
+        const role = t.role;
+        const was = role === "transmit" ? v.transmit?.active[r.row] : role === "send" ? v.send?.active[r.row] : v.tables[role as HeaderRole]?.isActive(r.row);
+        if (was !== undefined && was !== now) out.push({ member: m?.qualified ?? "", role, row: r.row, installed: now });
+      });
+    }
+    return out;
+  }
+
+  /**
+   * A new description with the same topology (a reload that changed rows only): each table that
+   * changed is replaced. Returns the classes whose fate may have changed, per component.
+   */
+  replaceTables(compiled: CompiledSpec): Map<Component, Affected> {
+    const out = new Map<Component, Affected>();
+    const next = new Topology(compiled);
+    for (const m of next.members) {
+      const v = this.memberNamed(m.qualified);
+      if (v === undefined) throw new Error(`the new description has member ${m.qualified}, which the analysed one lacks: analyse it afresh`);
+      for (const role of HEADER_ROLES) {
+        const spec = m.tables[role];
+        const t = v.tables[role];
+        if (spec === t?.spec) continue;
+        if (spec === undefined || t === undefined) throw new Error(`${m.qualified} gained or lost its ${role} table: analyse it afresh`);
+        const affected = t.replace(spec);
+        for (const c of this.componentsOf(v.index)) out.set(c, merge(out.get(c), affected));
+      }
+      for (const role of ["transmit", "send"] as const) {
+        const spec = m.tables[role];
+        const t = role === "transmit" ? v.transmit : v.send;
+        if (spec === t?.spec) continue;
+        if (spec === undefined || t === undefined) throw new Error(`${m.qualified} gained or lost its ${role} table: analyse it afresh`);
+        t.spec = spec;
+        t.active = spec.rows.map(() => true);
+        for (const c of this.componentsOf(v.index)) out.set(c, "all");
+      }
+    }
+    return out;
+  }
+}
+
+function merge(a: Affected | undefined, b: Affected): Affected {
+  if (a === undefined) return b;
+  if (a === "all" || b === "all") return "all";
+  return [...new Set([...a, ...b])].sort((x, y) => x - y);
+}
+
+/** Subduction's shared members, both ways: the underlay's member at a shared link's end and its partner in the overlay. */
+function sharedPartners(compiled: CompiledSpec): Map<number, number> {
+  const index = new Map(compiled.members.map((m) => [m.qualified, m.index]));
+  const out = new Map<number, number>();
+  for (const net of compiled.spec.networks) {
+    for (const l of net.links) {
+      if (l.shared === undefined || l.sharedAt === undefined) continue;
+      const here = index.get(`${net.name}.${l.sharedAt.member}`);
+      const there = index.get(`${l.shared}.${l.sharedAt.partner}`);
+      if (here === undefined || there === undefined) continue;
+      out.set(here, there);
+      out.set(there, here);
+    }
+  }
+  return out;
+}
+
+/** The identifiers each member receives on; a shared link's end counts for both shared members. */
+function receivedPorts(t: Topology, partners: ReadonlyMap<number, number>, compiled: CompiledSpec): Map<number, Set<number>> {
+  const out = new Map<number, Set<number>>();
+  const add = (m: number, port: number): void => {
+    const s = out.get(m) ?? new Set<number>();
+    s.add(port);
+    out.set(m, s);
+  };
+  const sharedLinks = new Set(compiled.links.filter((l) => l.spec.shared !== undefined).map((l) => l.index));
+  for (const l of t.links) {
+    if (l === undefined) continue;
+    for (const r of l.receivers) {
+      add(r.member, r.port);
+      const p = partners.get(r.member);
+      if (p !== undefined && sharedLinks.has(l.index)) add(p, r.port);
+    }
+  }
+  return out;
+}
+
+/** Networks, bridged sets (two networks or more) and subduction groups (with a shared link). */
+function groupComponents(compiled: CompiledSpec, t: Topology, members: readonly MemberView[]): Component[] {
+  const nets = compiled.spec.networks.map((n) => n.name);
+  const netOf = (m: number): string => t.member(m).network.name;
+  const find = (parent: Map<string, string>, x: string): string => {
+    let r = x;
+    while (parent.get(r) !== r) r = parent.get(r) ?? r;
+    return r;
+  };
+  const union = (parent: Map<string, string>, a: string, b: string): void => {
+    const ra = find(parent, a);
+    const rb = find(parent, b);
+    if (ra !== rb) parent.set(ra < rb ? rb : ra, ra < rb ? ra : rb);
+  };
+  const bridged = new Map(nets.map((n) => [n, n]));
+  for (const l of t.links) {
+    if (l === undefined) continue;
+    const ends = [l.sender, ...l.receivers.map((r) => r.member)].filter((m) => m >= 0).map(netOf);
+    for (const n of ends) union(bridged, ends[0] ?? n, n);
+  }
+  const sub = new Map(bridged);
+  let shared = false;
+  for (const net of compiled.spec.networks) {
+    for (const l of net.links) {
+      if (l.shared === undefined) continue;
+      shared = true;
+      union(sub, find(bridged, net.name), find(bridged, l.shared));
+    }
+  }
+  const make = (kind: ComponentKind, networks: readonly string[]): Component => {
+    const set = new Set(networks);
+    const ms = members.filter((v) => set.has(v.member.network.name));
+    const has = new Uint8Array(members.length);
+    for (const v of ms) has[v.index] = 1;
+    const first = ms[0];
+    if (first === undefined) throw new Error(`no members in ${networks.join("+")}`);
+    return {
+      kind,
+      name: networks.join("+"),
+      networks,
+      members: ms.map((v) => v.index),
+      has,
+      shared: kind === "subduction",
+      space: first.space,
+      decrements: ms.some((v) => v.decrements),
+    };
+  };
+  const groups = (parent: Map<string, string>): string[][] => {
+    const by = new Map<string, string[]>();
+    for (const n of nets) {
+      const r = find(parent, n);
+      by.set(r, [...(by.get(r) ?? []), n]);
+    }
+    return [...by.values()];
+  };
+  const out = nets.map((n) => make("network", [n]));
+  for (const g of groups(bridged)) if (g.length > 1) out.push(make("bridged", g));
+  if (shared) for (const g of groups(sub)) if (g.some((n) => compiled.spec.networks.find((x) => x.name === n)?.links.some((l) => l.shared !== undefined))) out.push(make("subduction", g));
+  return out;
+}

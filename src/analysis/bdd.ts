@@ -1,0 +1,146 @@
+// Binary decision diagrams over header bits, the set representation behind
+// header classes (./header-space.ts). One store holds reduced, ordered nodes
+// (hash-consed: equal sets are equal node ids) and terminals. Two terminals are
+// the booleans; the others are the leaves of a multi-terminal diagram, each
+// leaf standing for one header class. Node ids are plain numbers indexing
+// parallel arrays, so nothing here allocates per node beyond the arrays'
+// growth; a node id is below 2^22, which keys caches as exact integers.
+
+export const FALSE = 0;
+export const TRUE = 1;
+
+/** The variable of a terminal: after every real variable. */
+const TERMINAL = 0x7fffffff;
+const MAX_NODES = 1 << 22;
+const ID = 2 ** 22;
+
+export class Bdd {
+  #var: Int32Array<ArrayBuffer> = new Int32Array(1 << 12);
+  #lo: Int32Array<ArrayBuffer> = new Int32Array(1 << 12);
+  #hi: Int32Array<ArrayBuffer> = new Int32Array(1 << 12);
+  #n = 0;
+  readonly #unique = new Map<number, number>();
+  readonly #andCache = new Map<number, number>();
+  readonly #orCache = new Map<number, number>();
+  readonly #notCache = new Map<number, number>();
+
+  constructor() {
+    this.terminal(); // FALSE
+    this.terminal(); // TRUE
+  }
+
+  get size(): number {
+    return this.#n;
+  }
+
+  /** A new terminal (a leaf of a multi-terminal diagram). */
+  terminal(): number {
+    return this.#push(TERMINAL, -1, -1);
+  }
+
+  isTerminal(n: number): boolean {
+    return this.#var[n] === TERMINAL;
+  }
+
+  /** The variable a node tests (a terminal's is after every variable). */
+  variable(n: number): number {
+    return this.#var[n] ?? TERMINAL;
+  }
+
+  low(n: number): number {
+    return this.#lo[n] ?? FALSE;
+  }
+
+  high(n: number): number {
+    return this.#hi[n] ?? FALSE;
+  }
+
+  /** The node testing `v`: `lo` when the bit is 0, `hi` when 1 (reduced: no node when they agree). */
+  mk(v: number, lo: number, hi: number): number {
+    if (lo === hi) return lo;
+    const key = v * ID * ID + lo * ID + hi;
+    const found = this.#unique.get(key);
+    if (found !== undefined) return found;
+    const n = this.#push(v, lo, hi);
+    this.#unique.set(key, n);
+    return n;
+  }
+
+  #push(v: number, lo: number, hi: number): number {
+    if (this.#n === this.#var.length) {
+      if (this.#n >= MAX_NODES) throw new Error(`the header-class diagram grew past ${MAX_NODES} nodes`);
+      const grow = (a: Int32Array): Int32Array<ArrayBuffer> => {
+        const b = new Int32Array(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      this.#var = grow(this.#var);
+      this.#lo = grow(this.#lo);
+      this.#hi = grow(this.#hi);
+    }
+    const n = this.#n++;
+    this.#var[n] = v;
+    this.#lo[n] = lo;
+    this.#hi[n] = hi;
+    return n;
+  }
+
+  /** Both cofactors of `n` with respect to `v` (which is at or above n's variable). */
+  cofactors(n: number, v: number): [number, number] {
+    return this.#var[n] === v ? [this.#lo[n] ?? FALSE, this.#hi[n] ?? FALSE] : [n, n];
+  }
+
+  // ── Boolean operations (on diagrams whose terminals are FALSE and TRUE) ──
+
+  and(a: number, b: number): number {
+    if (a === FALSE || b === FALSE) return FALSE;
+    if (a === TRUE) return b;
+    if (b === TRUE || a === b) return a;
+    const key = a < b ? a * ID + b : b * ID + a;
+    const found = this.#andCache.get(key);
+    if (found !== undefined) return found;
+    const v = Math.min(this.variable(a), this.variable(b));
+    const [a0, a1] = this.cofactors(a, v);
+    const [b0, b1] = this.cofactors(b, v);
+    const r = this.mk(v, this.and(a0, b0), this.and(a1, b1));
+    this.#andCache.set(key, r);
+    return r;
+  }
+
+  or(a: number, b: number): number {
+    if (a === TRUE || b === TRUE) return TRUE;
+    if (a === FALSE) return b;
+    if (b === FALSE || a === b) return a;
+    const key = a < b ? a * ID + b : b * ID + a;
+    const found = this.#orCache.get(key);
+    if (found !== undefined) return found;
+    const v = Math.min(this.variable(a), this.variable(b));
+    const [a0, a1] = this.cofactors(a, v);
+    const [b0, b1] = this.cofactors(b, v);
+    const r = this.mk(v, this.or(a0, b0), this.or(a1, b1));
+    this.#orCache.set(key, r);
+    return r;
+  }
+
+  not(a: number): number {
+    if (a === FALSE) return TRUE;
+    if (a === TRUE) return FALSE;
+    const found = this.#notCache.get(a);
+    if (found !== undefined) return found;
+    const r = this.mk(this.variable(a), this.not(this.low(a)), this.not(this.high(a)));
+    this.#notCache.set(a, r);
+    return r;
+  }
+
+  /** `a` without `b`. */
+  minus(a: number, b: number): number {
+    return this.and(a, this.not(b));
+  }
+
+  /** Forgets the boolean caches (they only grow): call between large independent jobs. */
+  clearCaches(): void {
+    this.#andCache.clear();
+    this.#orCache.clear();
+    this.#notCache.clear();
+  }
+}

@@ -1,0 +1,98 @@
+// The analysis of a running emulation (`strata serve --analyze`): the relations
+// of docs/analysis.md, kept current as the tables change. After a table write
+// (a control command, a reload, a P4Runtime controller's write of a
+// description row) the rows that changed are found by comparing the installed
+// entries with what the analysis has (Analysis.changesFrom), and only the
+// header classes they match are walked again (ComponentRelation.update), as
+// NetPlumber and APKeep do; the traffic model's relation, small, is walked
+// afresh for the components touched.
+
+import type { CompiledSpec } from "../control/compiled.js";
+import type { Installed } from "../control/install.js";
+import { Analysis, type Component } from "./analysis.js";
+import { currentProperties, type PropertyResult, type Relations } from "./properties.js";
+import { ComponentRelation } from "./relations.js";
+import type { Affected } from "./tables.js";
+import { type TrafficRelation, trafficRelation } from "./traffic.js";
+
+/** What one update did. */
+export interface LiveUpdate {
+  /** Description rows taken out or put back, or tables replaced (a reload). */
+  readonly rows: number;
+  /** Header classes walked again (every class of a component a row without patterns touches). */
+  readonly classes: number;
+  readonly ms: number;
+}
+
+export class LiveAnalysis {
+  readonly analysis: Analysis;
+  #compiled: CompiledSpec;
+  readonly #relation = new Map<Component, ComponentRelation>();
+  readonly #traffic = new Map<Component, TrafficRelation>();
+  #last: LiveUpdate | undefined;
+
+  constructor(compiled: CompiledSpec) {
+    this.analysis = new Analysis(compiled);
+    this.#compiled = compiled;
+    for (const c of this.analysis.components) {
+      this.#relation.set(c, new ComponentRelation(this.analysis, c));
+      this.#traffic.set(c, trafficRelation(this.analysis, c));
+    }
+  }
+
+  get relations(): Relations {
+    return { relation: this.#relation, traffic: this.#traffic };
+  }
+
+  /** The last update that changed something. */
+  get last(): LiveUpdate | undefined {
+    return this.#last;
+  }
+
+  /** Brings the relations to the tables `installed` holds; does nothing when they are the same. */
+  update(installed: Installed): LiveUpdate {
+    const t0 = performance.now();
+    const a = this.analysis;
+    const affected = new Map<Component, Affected>();
+    let rows = 0;
+    if (installed.compiled !== this.#compiled) {
+      // A reload: the same members and links (serve refuses others), new tables.
+      for (const [c, x] of a.replaceTables(installed.compiled)) affected.set(c, merge(affected.get(c), x));
+      this.#compiled = installed.compiled;
+      rows += affected.size;
+    }
+    const changes = a.changesFrom(installed);
+    rows += changes.length;
+    for (const [c, x] of a.apply(changes)) affected.set(c, merge(affected.get(c), x));
+    let classes = 0;
+    for (const [c, x] of affected) {
+      const rel = this.#relation.get(c);
+      if (rel?.updatable === true) rel.update(x);
+      else this.#relation.set(c, new ComponentRelation(a, c));
+      classes += x === "all" ? c.space.atoms().length : x.length;
+      this.#traffic.set(c, trafficRelation(a, c));
+    }
+    const done = { rows, classes, ms: performance.now() - t0 };
+    if (affected.size > 0 || rows > 0) this.#last = done;
+    return done;
+  }
+
+  properties(): PropertyResult[] {
+    return currentProperties(this.analysis, this.relations);
+  }
+
+  /** One line for `counts`: which properties fail now, and what the last update cost. */
+  line(): string {
+    const ps = this.properties();
+    const failing = ps.filter((p) => !p.holds).map((p) => p.name);
+    const verdict = failing.length === 0 ? `every property holds (${ps.length})` : `${failing.length} of ${ps.length} properties fail: ${failing.join(", ")}`;
+    const last = this.#last === undefined ? "" : `; last update: ${this.#last.rows} row${this.#last.rows === 1 ? "" : "s"}, ${this.#last.classes} header class${this.#last.classes === 1 ? "" : "es"} walked again in ${this.#last.ms.toFixed(2)} ms`;
+    return `analysis: ${verdict}${last}`;
+  }
+}
+
+function merge(a: Affected | undefined, b: Affected): Affected {
+  if (a === undefined) return b;
+  if (a === "all" || b === "all") return "all";
+  return [...new Set([...a, ...b])].sort((x, y) => x - y);
+}

@@ -1,0 +1,221 @@
+// The relations of the model over a component (./analysis.ts), kept per header
+// class so that a table write walks again only the classes it touches (as
+// APKeep and NetPlumber do): for each class, the (origin, member) pairs it
+// contributes to `reachable` (seed §2.6.2; with bridging §5.1, with subduction
+// §5.3), the black holes and the loops it meets. Across classes: how many
+// classes reach each pair, so that "fully reachable" and "members no header
+// reaches" are counts, not walks.
+//
+// The traffic model's relation, `effectivelyReachable` (seed §3.3), starts
+// only from the headers members' send rows attach and ends only where a
+// member receives: it is small, and walked whole (./traffic.ts).
+
+import type { Analysis, Component } from "./analysis.js";
+import type { Affected } from "./tables.js";
+import { type Hole, type Step, Walker } from "./walk.js";
+
+/** A black hole met by one class: where, and one path that leads there. */
+export interface HoleAt {
+  readonly atom: number;
+  readonly hole: Hole;
+  readonly origin: number;
+  readonly path: readonly Step[];
+}
+
+/** A loop met by one class. */
+export interface LoopAt {
+  readonly atom: number;
+  readonly link: number;
+  readonly hops: bigint;
+  /** The TTL ends it: the class comes back with lower hop limits. */
+  readonly bounded: boolean;
+  readonly origin: number;
+  readonly path: readonly Step[];
+}
+
+interface AtomState {
+  /** Local pair indices (origin × n + member), ascending, distinct. */
+  readonly pairs: Int32Array;
+  /** Local indices of members reached from outside (an inbound external link). */
+  readonly outside: Int32Array;
+  readonly holes: readonly HoleAt[];
+  readonly loop: LoopAt | undefined;
+}
+
+/** The most members a component may have for per-pair counts (n² of them); larger ones keep one bit a pair and are not updated in place. */
+const COUNTED_MEMBERS = 4096;
+
+export class ComponentRelation {
+  readonly component: Component;
+  readonly #a: Analysis;
+  readonly #walker: Walker;
+  /** Member index → local index. */
+  readonly #local = new Map<number, number>();
+  readonly #n: number;
+  /** Per pair: classes that reach it (small components), or one bit (large ones). */
+  readonly #counts: Uint32Array | undefined;
+  readonly #bits: Uint8Array | undefined;
+  readonly #outside: Uint32Array;
+  #pairsReached = 0;
+  readonly #state = new Map<number, AtomState>();
+  #tuples = 0;
+
+  constructor(a: Analysis, c: Component) {
+    this.#a = a;
+    this.component = c;
+    this.#walker = new Walker(a);
+    c.members.forEach((m, i) => this.#local.set(m, i));
+    const n = (this.#n = c.members.length);
+    if (n <= COUNTED_MEMBERS) this.#counts = new Uint32Array(n * n);
+    else this.#bits = new Uint8Array(Math.ceil((n * n) / 8));
+    this.#outside = new Uint32Array(n);
+    c.space.listen({ split: () => undefined, died: (atom) => this.#forget(atom) });
+    for (const atom of c.space.atoms()) this.#add(atom);
+  }
+
+  /** Whether update() can follow a change (a component small enough for per-pair counts); otherwise compute it afresh. */
+  get updatable(): boolean {
+    return this.#counts !== undefined;
+  }
+
+  /** Walks again the classes a change may have changed (after Analysis.apply or replaceTables). */
+  update(affected: Affected): void {
+    if (this.#counts === undefined) throw new Error(`component ${this.component.name} has ${this.#n} members: it is analysed once, not updated`);
+    const atoms = affected === "all" ? this.component.space.atoms() : affected;
+    for (const atom of atoms) {
+      if (this.component.space.isDead(atom)) continue;
+      this.#forget(atom);
+      this.#add(atom);
+    }
+  }
+
+  /** Header classes walked, tuples (class, origin, member) found. */
+  get tuples(): number {
+    return this.#tuples;
+  }
+
+  /** Pairs (origin, member) of distinct members that some class reaches, and how many pairs there are. */
+  get pairs(): { readonly reached: number; readonly all: number } {
+    let self = 0;
+    for (let i = 0; i < this.#n; i++) if (this.#has(i * this.#n + i)) self++;
+    return { reached: this.#pairsReached - self, all: this.#n * (this.#n - 1) };
+  }
+
+  /** Whether some class goes from `m0` to `m1` (member indices). */
+  reaches(m0: number, m1: number): boolean {
+    const i = this.#local.get(m0);
+    const j = this.#local.get(m1);
+    return i !== undefined && j !== undefined && this.#has(i * this.#n + j);
+  }
+
+  /** The pairs of distinct members no class goes between (origins `skip` says to leave out aside): the first `max`, and how many. */
+  missingPairs(max: number, skip: (origin: number) => boolean = () => false): { readonly pairs: [number, number][]; readonly count: number } {
+    const pairs: [number, number][] = [];
+    let count = 0;
+    const ms = this.component.members;
+    for (let i = 0; i < this.#n; i++) {
+      if (skip(ms[i] ?? -1)) continue;
+      for (let j = 0; j < this.#n; j++) {
+        if (i === j || this.#has(i * this.#n + j)) continue;
+        count++;
+        if (pairs.length < max) pairs.push([ms[i] ?? -1, ms[j] ?? -1]);
+      }
+    }
+    return { pairs, count };
+  }
+
+  /** Members that no other member and nothing from outside reaches. */
+  unreachable(): number[] {
+    const ms = this.component.members;
+    const out: number[] = [];
+    for (let j = 0; j < this.#n; j++) {
+      if ((this.#outside[j] ?? 0) > 0) continue;
+      let reached = false;
+      for (let i = 0; i < this.#n && !reached; i++) reached = i !== j && this.#has(i * this.#n + j);
+      if (!reached) out.push(ms[j] ?? -1);
+    }
+    return out;
+  }
+
+  /** Members that reach no other member (they transmit nothing that is acquired). */
+  silent(): number[] {
+    const ms = this.component.members;
+    const out: number[] = [];
+    for (let i = 0; i < this.#n; i++) {
+      let reaches = false;
+      for (let j = 0; j < this.#n && !reaches; j++) reaches = i !== j && this.#has(i * this.#n + j);
+      if (!reaches) out.push(ms[i] ?? -1);
+    }
+    return out;
+  }
+
+  holes(): HoleAt[] {
+    return [...this.#state.values()].flatMap((s) => s.holes);
+  }
+
+  loops(): LoopAt[] {
+    return [...this.#state.values()].flatMap((s) => (s.loop === undefined ? [] : [s.loop]));
+  }
+
+  #has(k: number): boolean {
+    if (this.#counts !== undefined) return (this.#counts[k] ?? 0) > 0;
+    return (((this.#bits?.[k >> 3] ?? 0) >> (k & 7)) & 1) === 1;
+  }
+
+  #add(atom: number): void {
+    const n = this.#n;
+    const pairs = new Set<number>();
+    const outside = new Set<number>();
+    const holes = new Map<string, HoleAt>();
+    let loop: LoopAt | undefined;
+    this.#walker.relation(this.component, atom, {
+      acquired: (origin, member) => {
+        const j = this.#local.get(member) ?? -1;
+        if (origin < 0) outside.add(j);
+        else pairs.add((this.#local.get(origin) ?? 0) * n + j);
+      },
+      hole: (origin, hole, path) => {
+        const key = `${hole.member}/${hole.table}/${String(hole.port)}`;
+        const was = holes.get(key);
+        if (was === undefined) holes.set(key, { atom, hole, origin, path: path() });
+        else if ((was.hole.hops | hole.hops) !== was.hole.hops) holes.set(key, { ...was, hole: { ...was.hole, hops: was.hole.hops | hole.hops } });
+      },
+      loop: (origin, link, hops, bounded, path) => {
+        if (loop === undefined) loop = { atom, link, hops, bounded, origin, path: path() };
+      },
+    });
+    const list = Int32Array.from(pairs).sort();
+    const out = Int32Array.from(outside).sort();
+    for (const k of list) this.#count(k, 1);
+    for (const j of out) this.#outside[j] = (this.#outside[j] ?? 0) + 1;
+    this.#tuples += list.length;
+    if (this.#counts === undefined && holes.size === 0 && loop === undefined) return; // large: nothing to keep per class
+    this.#state.set(atom, { pairs: this.#counts === undefined ? new Int32Array(0) : list, outside: out, holes: [...holes.values()], loop });
+  }
+
+  #forget(atom: number): void {
+    const s = this.#state.get(atom);
+    if (s === undefined) return;
+    for (const k of s.pairs) this.#count(k, -1);
+    for (const j of s.outside) this.#outside[j] = (this.#outside[j] ?? 0) - 1;
+    this.#tuples -= s.pairs.length;
+    this.#state.delete(atom);
+  }
+
+  #count(k: number, by: 1 | -1): void {
+    if (this.#counts !== undefined) {
+      const was = this.#counts[k] ?? 0;
+      this.#counts[k] = was + by;
+      if (was === 0 && by === 1) this.#pairsReached++;
+      if (was === 1 && by === -1) this.#pairsReached--;
+      return;
+    }
+    const bits = this.#bits;
+    if (bits === undefined || by === -1) return;
+    const byte = bits[k >> 3] ?? 0;
+    if (((byte >> (k & 7)) & 1) === 0) {
+      bits[k >> 3] = byte | (1 << (k & 7));
+      this.#pairsReached++;
+    }
+  }
+}

@@ -1,0 +1,205 @@
+// The traffic model (seed §3): what members are expected to send — the headers
+// their send rows attach — and to receive — what their acquire table takes
+// with `receive` and their receive table has a row for. `effectivelyReachable`
+// (§3.3) is `reachable` narrowed to paths that start with an effective send
+// (the forward table takes the header from the member itself) and end with an
+// effective receive. Layering's demand on an underlay (§5.2.3) is the same
+// walk for the session that implements each overlay link: the session's
+// header must reach the far end's attachment and be popped into the overlay
+// on the link's identifier there.
+
+import type { Arrival } from "../model/rows.js";
+import type { Analysis, Component, MemberView } from "./analysis.js";
+import { NO_HOPS, oneHop } from "./hops.js";
+import type { Hit, IndexedRow } from "./tables.js";
+import { type Drop, type Hole, type Step, Walker } from "./walk.js";
+
+/** A header a member's send row attaches: the traffic model's `sendTable` entry. */
+export interface Session {
+  readonly member: number;
+  /** The send row's index. */
+  readonly row: number;
+  readonly session: number;
+  /** Every field the row writes; read-only ones (IPv4 ports) are whatever the payload holds. */
+  readonly header: ReadonlyMap<string, bigint>;
+  /** The header classes the header is in (several when read-only fields matter to some row). */
+  readonly atoms: readonly number[];
+  readonly hops: bigint;
+}
+
+/** A tuple of `effectivelyReachable`: the session's header, in class `atom`, received by `member`. */
+export interface Delivery {
+  readonly session: Session;
+  readonly atom: number;
+  readonly hops: bigint;
+  readonly member: number;
+  readonly row: IndexedRow;
+  readonly path: readonly Step[];
+}
+
+/** What else a session's header met: a black hole, a drop or a loop, with the path there. */
+export interface Mishap {
+  readonly session: Session;
+  readonly atom: number;
+  readonly kind: "hole" | "drop" | "loop";
+  readonly hole?: Hole;
+  readonly drop?: Drop;
+  readonly link?: number;
+  readonly path: readonly Step[];
+}
+
+export interface TrafficRelation {
+  readonly component: Component;
+  readonly sessions: readonly Session[];
+  readonly deliveries: readonly Delivery[];
+  readonly mishaps: readonly Mishap[];
+}
+
+/** Every active send row of the component's members. */
+export function sessionsOf(a: Analysis, members: readonly number[]): Session[] {
+  const out: Session[] = [];
+  for (const m of members) {
+    const v = a.member(m);
+    const t = v.send;
+    if (t === undefined) continue;
+    t.spec.rows.forEach((row, i) => {
+      if (t.active[i] !== true || row.action.kind !== "push" || row.session === undefined) return;
+      out.push(sessionOf(v, i, row.session, row.action.header));
+    });
+  }
+  return out;
+}
+
+function sessionOf(v: MemberView, row: number, session: number, header: ReadonlyMap<string, bigint>): Session {
+  const hop = v.space.hopField === undefined ? undefined : header.get(v.space.hopField.name);
+  return { member: v.index, row, session, header, atoms: v.space.classesWhere(header), hops: hop === undefined ? NO_HOPS : oneHop(hop) };
+}
+
+/** `effectivelyReachable` over a component: each session's header walked from its sender. */
+export function trafficRelation(a: Analysis, c: Component): TrafficRelation {
+  const sessions = sessionsOf(a, c.members);
+  const deliveries: Delivery[] = [];
+  const mishaps: Mishap[] = [];
+  const walker = new Walker(a);
+  for (const s of sessions) {
+    for (const atom of s.atoms) {
+      walker.from(c, atom, s.member, "self", s.hops, {
+        received: (_, member, hops, row, path) => deliveries.push({ session: s, atom, hops, member, row, path: path() }),
+        hole: (_, hole, path) => mishaps.push({ session: s, atom, kind: "hole", hole, path: path() }),
+        drop: (_, drop, path) => mishaps.push({ session: s, atom, kind: "drop", drop, path: path() }),
+        loop: (_, link, _hops, _bounded, path) => mishaps.push({ session: s, atom, kind: "loop", link, path: path() }),
+      });
+    }
+  }
+  return { component: c, sessions, deliveries, mishaps };
+}
+
+/** Whether `v` effectively sends class `atom` from itself: its forward table puts it on some out-link. */
+export function sendsEffectively(v: MemberView, atom: number, hops: bigint): boolean {
+  return winsOut(v, "self", atom, hops);
+}
+
+function winsOut(v: MemberView, arrival: Arrival, atom: number, hops: bigint): boolean {
+  const hits: Hit[] = [];
+  v.tables.forward?.lookup(arrival, atom, hops, hits);
+  return hits.some((h) => h.row.row.action.kind === "out" && h.row.row.action.ports.length > 0);
+}
+
+/** Whether `v` effectively receives class `atom` (seed §3.3 effectiveReceive): some in-link's acquire row says receive, and a receive row takes it. */
+export function receivesEffectively(v: MemberView, atom: number, hops: bigint): boolean {
+  const hits: Hit[] = [];
+  const acquires = v.inPorts.some((port) => {
+    hits.length = 0;
+    v.tables.acquire?.lookup(port, atom, hops, hits);
+    return hits.some((h) => h.row.row.action.kind === "receive" || h.row.row.action.kind === "both");
+  });
+  if (!acquires) return false;
+  hits.length = 0;
+  v.tables.receive?.lookup(undefined, atom, hops, hits);
+  return hits.length > 0;
+}
+
+/** One overlay link (one direction) implemented by an underlay session, and whether the underlay carries it. */
+export interface LayeringDemand {
+  /** The overlay link (one direction). */
+  readonly link: number;
+  /** The overlay member that transmits on it, and the underlay. */
+  readonly sender: number;
+  readonly underlay: string;
+  readonly session: number;
+  /** Why it cannot even start (no attached member, no send row), or undefined. */
+  readonly problem?: string;
+  /** Per receiver of the link: met, or what happened to the session's header instead. */
+  readonly receivers: readonly { readonly member: number; readonly met: boolean; readonly expected: string; readonly instead: readonly string[]; readonly path?: readonly Step[] }[];
+}
+
+/**
+ * Underlay_satisfies_layering_demands (seed §5.2.3): for each overlay link a transmit row
+ * implements by a session, the session's header, sent by the sender's attachment in the underlay,
+ * is received by each receiver's attachment, whose receive row hands it to the overlay on the
+ * link's identifier there. The underlay is walked as the largest composition it is part of.
+ */
+export function layeringDemands(a: Analysis, describe: (step: Mishap | Delivery) => string): LayeringDemand[] {
+  const out: LayeringDemand[] = [];
+  const walker = new Walker(a);
+  const largest = (m: number): Component | undefined => {
+    const cs = a.componentsOf(m);
+    return cs.find((c) => c.kind === "subduction") ?? cs.find((c) => c.kind === "bridged") ?? cs[0];
+  };
+  for (const l of a.topology.links) {
+    if (l === undefined || l.sender < 0 || l.receivers.length === 0) continue;
+    const v = a.member(l.sender);
+    const t = v.transmit;
+    const i = t === undefined ? -1 : t.spec.rows.findIndex((r, k) => r.out === l.senderPort && t.active[k] === true);
+    const row = t?.spec.rows[i];
+    if (row === undefined || row.action.kind !== "session") continue;
+    const { network: underlay, session } = row.action;
+    const base = { link: l.index, sender: l.sender, underlay, session };
+    let u0: number;
+    try {
+      u0 = a.topology.attachment(underlay, l.sender);
+    } catch {
+      out.push({ ...base, problem: `${underlay} has no member on ${v.member.qualified}'s machine`, receivers: [] });
+      continue;
+    }
+    const u = a.member(u0);
+    const sendRow = u.send?.spec.rows.findIndex((r, k) => r.session === session && u.send?.active[k] === true) ?? -1;
+    const send = u.send?.spec.rows[sendRow];
+    if (send === undefined || send.action.kind !== "push") {
+      out.push({ ...base, problem: `${u.member.qualified} has no send row for session ${session}`, receivers: [] });
+      continue;
+    }
+    const s = sessionOf(u, sendRow, session, send.action.header);
+    const c = largest(u0);
+    const deliveries: Delivery[] = [];
+    const mishaps: Mishap[] = [];
+    if (c !== undefined) {
+      for (const atom of s.atoms) {
+        walker.from(c, atom, u0, "self", s.hops, {
+          received: (_, member, hops, r, path) => deliveries.push({ session: s, atom, hops, member, row: r, path: path() }),
+          hole: (_, hole, path) => mishaps.push({ session: s, atom, kind: "hole", hole, path: path() }),
+          drop: (_, drop, path) => mishaps.push({ session: s, atom, kind: "drop", drop, path: path() }),
+          loop: (_, link, _h, _b, path) => mishaps.push({ session: s, atom, kind: "loop", link, path: path() }),
+        });
+      }
+    }
+    const receivers = l.receivers.map((r) => {
+      const overlay = a.member(r.member).member.network.name;
+      const expected = `${overlay}.${r.port}`;
+      let u1: number | undefined;
+      try {
+        u1 = a.topology.attachment(underlay, r.member);
+      } catch {
+        u1 = undefined;
+      }
+      const popsHere = (d: Delivery): boolean => d.member === u1 && d.row.row.action.kind === "link" && d.row.row.action.network === overlay && d.row.row.action.ident === r.port;
+      // Met when every class of the session's header is popped there (the hop value it was sent with is one).
+      const met = u1 !== undefined && s.atoms.every((atom) => deliveries.some((d) => d.atom === atom && popsHere(d)));
+      const instead = met ? [] : [...deliveries.filter((d) => !popsHere(d)), ...mishaps].map(describe);
+      const first = met ? undefined : (mishaps[0]?.path ?? deliveries.find((d) => !popsHere(d))?.path);
+      return { member: r.member, met, expected: u1 === undefined ? `a member of ${underlay} on ${a.member(r.member).member.qualified}'s machine` : `${a.member(u1).member.qualified} receive → link ${expected}`, instead, ...(first === undefined ? {} : { path: first }) };
+    });
+    out.push({ ...base, receivers });
+  }
+  return out;
+}

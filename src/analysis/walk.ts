@@ -1,0 +1,277 @@
+// The model's one-step relation, walked for one header class inside one
+// component (./analysis.ts): seed §2.6.2's `reachable` — a member transmits a
+// header on an out-link (its forward table maps it there from some in-link or
+// from itself), and every member that acquires it after zero or more steps
+// (acquire `forward`, forward table, transmit) is reached — with §5.3's
+// hand-overs in a subduction group (`do: shared`, `out: shared`, in-link
+// `shared`). A virtual link is a link here, as in the model: how the underlay
+// carries it is the layering demand's business.
+//
+// What the walk meets is reported as events: acquisitions (the relation's
+// tuples), receptions (the traffic model's end), misses (black holes), drops,
+// replication and loops. The hop-limit values travel with the class as a set
+// (./hops.ts): forwarding in a `ttl: decrement` network lowers them, and the
+// relation's tuples give them as the origin transmitted them.
+
+import type { Arrival } from "../model/rows.js";
+import type { TableRole } from "../wasm/abi.js";
+import type { Analysis, Component, MemberView } from "./analysis.js";
+import { decrement, undecrement } from "./hops.js";
+import type { Hit, IndexedRow } from "./tables.js";
+
+/** One step of a path: a row that matched (or a table that missed), or a link crossed. */
+export type Step =
+  | { readonly kind: "row"; readonly member: number; readonly role: TableRole; readonly row: number }
+  | { readonly kind: "miss"; readonly member: number; readonly role: TableRole }
+  | { readonly kind: "link"; readonly link: number };
+
+export type HoleTable = "acquire" | "forward" | "receive" | "transmit";
+
+/** A class dropped because a table has no row for it: a black hole. */
+export interface Hole {
+  readonly member: number;
+  readonly table: HoleTable;
+  /** The in-link it arrived on (acquire, forward), or the out-link it was to leave on (transmit). */
+  readonly port: Arrival;
+  readonly hops: bigint;
+}
+
+export type DropReason = "forward-drop" | "ttl-expired" | "no-link";
+
+export interface Drop {
+  readonly member: number;
+  readonly reason: DropReason;
+  readonly row: number;
+  readonly hops: bigint;
+}
+
+export interface WalkEvents {
+  /** `member` acquires the class (any acquire row): a tuple of the relation; `hops` as the origin transmitted them. */
+  acquired?(origin: number, member: number, hops: bigint): void;
+  /** `member` receives it: acquire `receive` or `both`, and a receive row (the traffic model's end). */
+  received?(origin: number, member: number, hops: bigint, row: IndexedRow, path: () => Step[]): void;
+  hole?(origin: number, hole: Hole, path: () => Step[]): void;
+  drop?(origin: number, drop: Drop, path: () => Step[]): void;
+  /** A forward row sends the class on several out-links. */
+  replicated?(member: number, row: IndexedRow): void;
+  /** The class comes back to `link` (`bounded`: with lower hop limits, so the TTL ends it). */
+  loop?(origin: number, link: number, hops: bigint, bounded: boolean, path: () => Step[]): void;
+}
+
+const ROW = 1;
+const MISS = 2;
+const LINK = 3;
+const ROLES: readonly TableRole[] = ["acquire", "forward", "transmit", "send", "receive"];
+
+export class Walker {
+  readonly #a: Analysis;
+  #c!: Component;
+  #atom = 0;
+  #ev: WalkEvents = {};
+  #origin = -1;
+  /** Per (link, decrements so far): the hop values already walked from it, for this origin. */
+  #visited = new Map<number, bigint>();
+  /** Links on the current path, with the hop values they carried. */
+  readonly #onStack = new Map<number, bigint>();
+  /** The current path, three numbers a step, in the first #pathLen (a typed array: no array shrinking per step). */
+  #path = new Int32Array(3 * 64);
+  #pathLen = 0;
+
+  constructor(a: Analysis) {
+    this.#a = a;
+  }
+
+  /** Every origin of the relation for one class: each member from each in-link and itself, then each inbound external link (origin −1). */
+  relation(c: Component, atom: number, ev: WalkEvents): void {
+    this.#begin(c, atom, ev);
+    for (const m of c.members) {
+      const v = this.#a.member(m);
+      if (v.tables.forward === undefined) continue;
+      this.#from(m);
+      for (const port of v.inPorts) this.#forward(v, port, c.space.allHops, 0, true);
+      this.#forward(v, "self", c.space.allHops, 0, true);
+    }
+    for (const l of this.#a.topology.links) {
+      if (l === undefined || l.sender >= 0 || !l.receivers.some((r) => c.has[r.member] === 1)) continue;
+      this.#from(-1);
+      this.#cross(l.index, c.space.allHops, 0);
+    }
+  }
+
+  /** One origin: `member` forwards the class from `arrival` (itself: `self`), with these hop values. */
+  from(c: Component, atom: number, member: number, arrival: Arrival, hops: bigint, ev: WalkEvents): void {
+    this.#begin(c, atom, ev);
+    this.#from(member);
+    this.#forward(this.#a.member(member), arrival, hops, 0, true);
+  }
+
+  #begin(c: Component, atom: number, ev: WalkEvents): void {
+    this.#c = c;
+    this.#atom = atom;
+    this.#ev = ev;
+  }
+
+  #from(origin: number): void {
+    this.#origin = origin;
+    this.#visited = new Map();
+  }
+
+  #pathThunk = (): Step[] => {
+    const out: Step[] = [];
+    const p = this.#path;
+    for (let i = 0; i < this.#pathLen; i += 3) {
+      const kind = p[i];
+      const a = p[i + 1] ?? 0;
+      const b = p[i + 2] ?? 0;
+      if (kind === LINK) out.push({ kind: "link", link: a });
+      else if (kind === MISS) out.push({ kind: "miss", member: a, role: ROLES[b] ?? "acquire" });
+      else out.push({ kind: "row", member: a, role: ROLES[b % 8] ?? "acquire", row: Math.floor(b / 8) });
+    }
+    return out;
+  };
+
+  #push(kind: number, a: number, b: number): void {
+    if (this.#pathLen + 3 > this.#path.length) {
+      const grown = new Int32Array(this.#path.length * 2);
+      grown.set(this.#path);
+      this.#path = grown;
+    }
+    this.#path[this.#pathLen] = kind;
+    this.#path[this.#pathLen + 1] = a;
+    this.#path[this.#pathLen + 2] = b;
+    this.#pathLen += 3;
+  }
+
+  #pop(): void {
+    this.#pathLen -= 3;
+  }
+
+  #row(member: number, role: TableRole, row: number): void {
+    this.#push(ROW, member, row * 8 + ROLES.indexOf(role));
+  }
+
+  #miss(member: number, role: TableRole, hole: Hole): void {
+    if (this.#ev.hole === undefined) return;
+    this.#push(MISS, member, ROLES.indexOf(role));
+    this.#ev.hole(this.#origin, hole, this.#pathThunk);
+    this.#pop();
+  }
+
+  #cross(link: number, hops: bigint, d: number): void {
+    const c = this.#c;
+    const stacked = this.#onStack.get(link);
+    if (stacked !== undefined) {
+      // Back on a link of the path: the same values go round for ever; lower ones (a TTL decrement) until they expire.
+      const same = stacked & hops;
+      if (same !== 0n || c.decrements) {
+        if (this.#ev.loop !== undefined) {
+          this.#push(LINK, link, 0);
+          this.#ev.loop(this.#origin, link, undecrement(hops, d), same === 0n, this.#pathThunk);
+          this.#pop();
+        }
+      }
+    }
+    const key = link * 512 + d;
+    const seen = this.#visited.get(key) ?? 0n;
+    const fresh = hops & ~seen;
+    if (fresh === 0n) return;
+    this.#visited.set(key, seen | fresh);
+    this.#onStack.set(link, (stacked ?? 0n) | fresh);
+    this.#push(LINK, link, 0);
+    const l = this.#a.topology.link(link);
+    for (const r of l.receivers) if (c.has[r.member] === 1) this.#acquire(this.#a.member(r.member), r.port, fresh, d);
+    this.#pop();
+    if (stacked === undefined) this.#onStack.delete(link);
+    else this.#onStack.set(link, stacked);
+  }
+
+  #acquire(v: MemberView, port: number, hops: bigint, d: number): void {
+    const hits: Hit[] = [];
+    const t = v.tables.acquire;
+    const miss = t === undefined ? hops : t.lookup(port, this.#atom, hops, hits);
+    if (miss !== 0n) this.#miss(v.index, "acquire", { member: v.index, table: "acquire", port, hops: undecrement(miss, d) });
+    for (const h of hits) {
+      this.#ev.acquired?.(this.#origin, v.index, undecrement(h.hops, d));
+      this.#row(v.index, "acquire", h.row.index);
+      const a = h.row.row.action;
+      if (a.kind === "forward" || a.kind === "both") this.#forward(v, port, h.hops, d, false);
+      if (a.kind === "receive" || a.kind === "both") this.#receive(v, h.hops, d);
+      if (a.kind === "shared-acquire" && v.partner !== undefined && this.#c.shared && this.#c.has[v.partner] === 1) {
+        // SharedAcquire (seed §5.3.2): as if it arrived at the overlay's end of the shared link.
+        this.#acquire(this.#a.member(v.partner), port, h.hops, d);
+      }
+      this.#pop();
+    }
+  }
+
+  #receive(v: MemberView, hops: bigint, d: number): void {
+    const hits: Hit[] = [];
+    const t = v.tables.receive;
+    const miss = t === undefined ? hops : t.lookup(undefined, this.#atom, hops, hits);
+    if (miss !== 0n) this.#miss(v.index, "receive", { member: v.index, table: "receive", port: undefined, hops: undecrement(miss, d) });
+    if (this.#ev.received === undefined) return;
+    for (const h of hits) {
+      this.#row(v.index, "receive", h.row.index);
+      this.#ev.received(this.#origin, v.index, undecrement(h.hops, d), h.row, this.#pathThunk);
+      this.#pop();
+    }
+  }
+
+  /** Forwarding at `v` from `arrival`; at an origin a miss is no black hole (the origin never had the packet). */
+  #forward(v: MemberView, arrival: Arrival, hops: bigint, d: number, origin: boolean): void {
+    const hits: Hit[] = [];
+    const t = v.tables.forward;
+    const miss = t === undefined ? hops : t.lookup(arrival, this.#atom, hops, hits);
+    if (miss !== 0n && !origin) this.#miss(v.index, "forward", { member: v.index, table: "forward", port: arrival, hops: undecrement(miss, d) });
+    for (const h of hits) {
+      this.#row(v.index, "forward", h.row.index);
+      const a = h.row.row.action;
+      if (a.kind === "shared-forward") {
+        // SharedForward: the underlay's shared member forwards it, marked as handed over.
+        if (v.partner !== undefined && this.#c.shared && this.#c.has[v.partner] === 1) this.#forward(this.#a.member(v.partner), "shared", h.hops, d, origin);
+      } else if (a.kind === "drop" || (a.kind === "out" && a.ports.length === 0)) {
+        this.#drop(v, "forward-drop", h.row.index, h.hops, d);
+      } else if (a.kind === "out") {
+        let go = h.hops;
+        let dd = d;
+        if (v.decrements && arrival !== "self") {
+          const { next, expired } = decrement(go);
+          if (expired !== 0n) this.#drop(v, "ttl-expired", h.row.index, expired, d);
+          go = next;
+          // The relation's header is what the origin transmits: its own decrement comes before.
+          if (!origin) dd = d + 1;
+        }
+        if (a.ports.length > 1) this.#ev.replicated?.(v.index, h.row);
+        if (go !== 0n) for (const port of a.ports) this.#transmit(v, port, go, dd);
+      }
+      this.#pop();
+    }
+  }
+
+  #drop(v: MemberView, reason: DropReason, row: number, hops: bigint, d: number): void {
+    this.#ev.drop?.(this.#origin, { member: v.index, reason, row, hops: undecrement(hops, d) }, this.#pathThunk);
+  }
+
+  #transmit(v: MemberView, port: number, hops: bigint, d: number): void {
+    const t = v.transmit;
+    let physical: boolean;
+    if (t === undefined) {
+      // No transmit table written: every out-link is physical (docs/spec.md).
+      if (this.#a.topology.sends(v.index, port).length === 0) return this.#miss(v.index, "transmit", { member: v.index, table: "transmit", port, hops: undecrement(hops, d) });
+      physical = true;
+    } else {
+      const i = t.spec.rows.findIndex((r, k) => r.out === port && t.active[k] === true);
+      const row = t.spec.rows[i];
+      if (row === undefined) return this.#miss(v.index, "transmit", { member: v.index, table: "transmit", port, hops: undecrement(hops, d) });
+      physical = row.action.kind === "physical";
+      this.#row(v.index, "transmit", i);
+    }
+    const [link] = this.#a.topology.sends(v.index, port);
+    if (link === undefined) {
+      if (physical) this.#drop(v, "no-link", -1, hops, d);
+    } else {
+      this.#cross(link.index, hops, d);
+    }
+    if (t !== undefined) this.#pop();
+  }
+}

@@ -1,0 +1,168 @@
+// strata analyze from the command line: every example analysed (its verdict
+// and its last line), the queries, and one `strata:` line with exit 2 for bad
+// input. The analysis itself is checked against the data plane in
+// test/analysis/dynamic.test.ts and against the model's theorems in
+// test/analysis/theorems.test.ts.
+
+import { readdirSync } from "node:fs";
+import { describe, expect, test } from "vitest";
+import { memoryIo } from "../../src/cli/io.js";
+import { main } from "../../src/cli/main.js";
+import { EXIT_BAD_INPUT, EXIT_OK, EXIT_PROBLEM } from "../../src/cli/exit-codes.js";
+
+async function analyze(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const io = memoryIo();
+  const code = await main(["analyze", ...argv], io);
+  return { code, stdout: io.stdout.text, stderr: io.stderr.text };
+}
+
+const lastLine = (text: string): string => text.trimEnd().split("\n").at(-1) ?? "";
+
+/** Every description under examples/ and what the analysis concludes about it. */
+const EXAMPLES: readonly { file: string; code: number; last: string }[] = [
+  { file: "examples/bridged-lans/merged.yaml", code: EXIT_PROBLEM, last: "1 of 7 properties fail" },
+  { file: "examples/bridged-lans/network.yaml", code: EXIT_PROBLEM, last: "2 of 20 properties fail" },
+  { file: "examples/filter-chain/network.yaml", code: EXIT_PROBLEM, last: "1 of 7 properties fail" },
+  { file: "examples/gre/network.yaml", code: EXIT_PROBLEM, last: "2 of 21 properties fail" },
+  { file: "examples/hub-and-spoke/network.yaml", code: EXIT_PROBLEM, last: "2 of 7 properties fail" },
+  { file: "examples/ip-router-auto/network.yaml", code: EXIT_OK, last: "every property holds (21)" },
+  { file: "examples/ip-router/network.yaml", code: EXIT_OK, last: "every property holds (21)" },
+  { file: "examples/l2vpn/network.yaml", code: EXIT_PROBLEM, last: "2 of 27 properties fail" },
+  { file: "examples/live-router/network.yaml", code: EXIT_PROBLEM, last: "3 of 19 properties fail" },
+  { file: "examples/one-way-ring/network.yaml", code: EXIT_PROBLEM, last: "1 of 7 properties fail" },
+  { file: "examples/subduction/network.yaml", code: EXIT_OK, last: "every property holds (20)" },
+  // Each sender picks its own UDP source port: the sessions are two-way all the same.
+  { file: "examples/vxlan/network.yaml", code: EXIT_OK, last: "every property holds (21)" },
+  { file: "test/fixtures/analysis/black-hole.yaml", code: EXIT_PROBLEM, last: "1 of 7 properties fail" },
+  { file: "test/fixtures/analysis/layering-unmet.yaml", code: EXIT_PROBLEM, last: "2 of 21 properties fail" },
+  { file: "test/fixtures/analysis/loop.yaml", code: EXIT_PROBLEM, last: "2 of 7 properties fail" },
+];
+
+describe("strata analyze: every example", () => {
+  test("the table lists every network description under examples/ (fleet.yaml places them on machines)", () => {
+    const files = readdirSync("examples", { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .flatMap((d) => readdirSync(`examples/${d.name}`).filter((f) => /\.(ya?ml|json)$/.test(f) && f !== "example.json" && f !== "fleet.yaml").map((f) => `examples/${d.name}/${f}`));
+    expect(EXAMPLES.map((e) => e.file).filter((f) => f.startsWith("examples/")).sort()).toEqual(files.sort());
+  });
+
+  test.each(EXAMPLES)("$file: exit $code, '$last'", async ({ file, code, last }) => {
+    const r = await analyze(file);
+    expect(r.stderr).toBe("");
+    expect(r.stdout.startsWith(`${file}: header classes: `)).toBe(true);
+    expect(lastLine(r.stdout)).toBe(last);
+    expect(r.code).toBe(code);
+    const json = await analyze(file, "--json");
+    const rep = JSON.parse(json.stdout) as { ok: boolean; components: unknown[] };
+    expect(rep.ok).toBe(code === EXIT_OK);
+    expect(json.code).toBe(code);
+  });
+});
+
+const ROUTER = "examples/ip-router/network.yaml";
+
+/** Queries: the exit code, and lines the answer must hold. */
+const QUERIES: readonly { name: string; argv: readonly string[]; code: number; has: readonly string[] }[] = [
+  {
+    name: "--from/--to: the classes that get there, with their paths",
+    argv: [ROUTER, "--from", "ip:h1", "--to", "ip:h2"],
+    code: EXIT_OK,
+    has: [
+      "from ip:h1 to ip.h2: 1 header class gets there, 1 delivered",
+      "  ipv4 dst=10.0.2.2 ttl=2..255: delivered",
+      "    ip.h1 forward row 0 → ip.h1 transmit row 0 → ip.h1.1-r.1 → lanA.h1 send row 0 → lanA.h1 forward row 0 → lanA.h1.1-r.1 → lanA.r acquire row 0 → lanA.r receive row 0 → ip.r acquire row 1 → ip.r forward row 1 → ip.r transmit row 1 → ip.r.2-h2.1 → lanB.r send row 0 → lanB.r forward row 0 → lanB.r.1-h2.1 → lanB.h2 acquire row 0 → lanB.h2 receive row 0 → ip.h2 acquire row 0",
+      "  ipv4 dst=10.0.2.2 ttl=0..1: dropped at ip.r (ttl-expired)",
+    ],
+  },
+  {
+    name: "--header narrows the classes that enter",
+    argv: [ROUTER, "--from", "ip:h1", "--to", "ip:h2", "--header", "dst=10.0.2.0/24"],
+    code: EXIT_OK,
+    has: ["from ip:h1 to ip.h2: 1 header class gets there, 1 delivered", "3 header classes do not get there:", "  ipv4 dst=10.0.2.0/24 except dst=10.0.2.2 ttl=2..255: dropped at ip.h2 (acquire-miss)"],
+  },
+  {
+    name: "--header that no delivered class meets: exit 1",
+    argv: [ROUTER, "--from", "ip:h1", "--to", "ip:h2", "--header", "dst=10.0.3.0/24"],
+    code: EXIT_PROBLEM,
+    has: ["from ip:h1 to ip.h2: no header class gets there", "  ipv4 dst=10.0.3.0/24: dropped at ip.r (forward-miss)"],
+  },
+  {
+    name: "--loops: none",
+    argv: [ROUTER, "--loops"],
+    code: EXIT_OK,
+    has: ["loops: none (no header class loops)"],
+  },
+  {
+    name: "--loops: the class, the link it comes back to, the path",
+    argv: ["test/fixtures/analysis/loop.yaml", "--loops"],
+    code: EXIT_PROBLEM,
+    has: ["loops: 1", "  lan: dst=02:00:00:00:00:03 comes back to lan.s1.9-s2.9"],
+  },
+  {
+    name: "--black-holes: the switch without a row for h3",
+    argv: ["test/fixtures/analysis/black-hole.yaml", "--black-holes"],
+    code: EXIT_PROBLEM,
+    has: ["black holes: 6", "  lan: dst=02:00:00:00:00:03 → lan.sw: no forward row (in-link 1)", "    lan.h1 forward row 0 → lan.h1.1-sw.1 → lan.sw acquire row 0 → lan.sw forward miss"],
+  },
+  {
+    name: "--unreachable: none in the router",
+    argv: [ROUTER, "--unreachable"],
+    code: EXIT_OK,
+    has: ["unreachable: none (every member is reached by some header)"],
+  },
+  {
+    name: "--unreachable: filter-chain's m0, which nothing forwards to",
+    argv: ["examples/filter-chain/network.yaml", "--unreachable"],
+    code: EXIT_PROBLEM,
+    has: ["unreachable:", "  chain: chain.m0"],
+  },
+  {
+    name: "--equivalent: Bridging Closure, the bridged LANs against their merged network",
+    argv: ["examples/bridged-lans/network.yaml", "--equivalent", "examples/bridged-lans/merged.yaml"],
+    code: EXIT_OK,
+    has: ["examples/bridged-lans/network.yaml and examples/bridged-lans/merged.yaml are equivalent: the same reachable and effectivelyReachable relations"],
+  },
+  {
+    name: "--equivalent: a network with a black hole is not its repaired self",
+    argv: ["test/fixtures/analysis/black-hole.yaml", "--equivalent", "examples/hub-and-spoke/network.yaml"],
+    code: EXIT_PROBLEM,
+    has: ["test/fixtures/analysis/black-hole.yaml and examples/hub-and-spoke/network.yaml are not equivalent:"],
+  },
+];
+
+describe("strata analyze: queries", () => {
+  test.each(QUERIES)("$name", async ({ argv, code, has }) => {
+    const r = await analyze(...argv);
+    expect(r.stderr).toBe("");
+    const lines = r.stdout.split("\n");
+    for (const line of has) expect(lines).toContain(line);
+    expect(r.code).toBe(code);
+    const json = await analyze(...argv, "--json");
+    expect((JSON.parse(json.stdout) as { ok: boolean }).ok).toBe(code === EXIT_OK);
+  });
+});
+
+/** Bad input: one `strata:` line, exit 2. */
+const ERRORS: readonly { name: string; argv: readonly string[]; stderr: string }[] = [
+  { name: "no such file", argv: ["nope.yaml"], stderr: "strata: nope.yaml: cannot read file: no such file (give the path of a .yaml or .json network description)" },
+  { name: "an unknown --from member", argv: [ROUTER, "--from", "lanA:nope", "--to", "lanB:h2"], stderr: "strata: endpoint 'lanA:nope': network lanA has no member or external link 'nope' (members: h1, r)" },
+  { name: "an unknown --to member", argv: [ROUTER, "--from", "lanA:h1", "--to", "lanB:zz"], stderr: "strata: --to: there is no member 'lanB:zz' (write NETWORK:MEMBER; members: lanA:h1, lanA:r, lanB:h2, lanB:r, ip:h1, ip:r, ip:h2)" },
+  { name: "--to without --from", argv: [ROUTER, "--to", "ip:h2"], stderr: "strata: --to needs --from: where the packets enter (run 'strata analyze --help' for usage)" },
+  { name: "--from without --to", argv: [ROUTER, "--from", "ip:h1"], stderr: "strata: --from needs --to: the member they should reach (run 'strata analyze --help' for usage)" },
+  { name: "--header without --from", argv: [ROUTER, "--header", "dst=10.0.0.0/8"], stderr: "strata: --header needs --from and --to: it narrows the headers that enter at --from (run 'strata analyze --help' for usage)" },
+  { name: "--header: a field the design lacks", argv: [ROUTER, "--from", "ip:h1", "--to", "ip:h2", "--header", "foo=1"], stderr: "strata: --header: 'foo=1' is not FIELD=PATTERN of ipv4 (fields: src, dst, proto, ttl, dscp, sport, dport)" },
+  { name: "--header: a value of the wrong kind", argv: [ROUTER, "--from", "lanA:h1", "--to", "lanB:h2", "--header", "dst=10.0.2.0/24"], stderr: "strata: --header: dst: '10.0.2.0' is not a MAC address (write six hex pairs separated by ':' or '-', like 02:00:00:00:0a:01)" },
+  { name: "--hop-limit out of range", argv: [ROUTER, "--loops", "--hop-limit", "0"], stderr: "" },
+];
+
+describe("strata analyze: bad input", () => {
+  test.each(ERRORS)("$name", async ({ argv, stderr }) => {
+    const r = await analyze(...argv);
+    expect(r.code).toBe(EXIT_BAD_INPUT);
+    expect(r.stdout).toBe("");
+    const lines = r.stderr.trimEnd().split("\n");
+    expect(lines).toHaveLength(1);
+    if (stderr !== "") expect(lines[0]).toBe(stderr);
+    else expect(lines[0]?.startsWith("strata: ")).toBe(true);
+  });
+});

@@ -26,6 +26,12 @@ const MATCH_TYPE: Record<MatchKind, string> = { exact: "EXACT", lpm: "LPM", tern
 export const PACKET_IN = { name: "packet_in", metadata: [{ name: "member", bits: MEMBER_BITS }, { name: "in_link", bits: LINK_BITS }] };
 export const PACKET_OUT = { name: "packet_out", metadata: [{ name: "member", bits: MEMBER_BITS }, { name: "kind", bits: 8 }, { name: "session", bits: SESSION_BITS }] };
 
+/**
+ * The size p4c states for a table whose program states none: a keyless table (it holds no
+ * entries, only its default action; a `size` on it draws a warning from p4c).
+ */
+export const P4_DEFAULT_TABLE_SIZE = 1024;
+
 export function p4infoIds(dev: Device): P4InfoIds {
   const taken = new Set<number>();
   return {
@@ -61,7 +67,7 @@ export function p4info(dev: Device, ids: P4InfoIds): JsonMessage {
       ...(t.keyless ? {} : { constDefaultActionId: idOf(ids.actions, t.miss) }),
       ...(t.selector !== undefined ? { implementationId: idOf(ids.profiles, t.selector.name) } : {}),
       directResourceIds: [idOf(ids.counters, counterName(t.name))],
-      size: String(t.table.capacity),
+      size: String(t.keyless ? P4_DEFAULT_TABLE_SIZE : t.table.capacity),
     })),
     actions: dev.actions.map((a) => ({
       preamble: preamble(idOf(ids.actions, a.name), a.name),

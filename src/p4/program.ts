@@ -167,7 +167,7 @@ export function program(dev: Device, source: string): string {
     "        packet.extract(hdr.packet_out);",
     "        transition select(hdr.packet_out.kind, hdr.packet_out.member) {",
     "            (KIND_SESSION, _): accept;",
-    ...dev.members.map((m) => `            (_, M_${m.ident}): ${parseState(m.design)};`),
+    ...dev.members.map((m) => `            (KIND_SELF, M_${m.ident}): ${parseState(m.design)};`),
     "            default: accept;",
     "        }",
     "    }",
@@ -197,11 +197,11 @@ export function program(dev: Device, source: string): string {
     ...dev.designs.filter((x) => dev.actions.some((a) => a.name === pushAction(x.name))).map((x) => `    ${pascal(x.name)}Push() ${x.name}_push;`),
     "",
     "    // Ends the pass: the packet is recirculated for another member of this machine.",
-    "    action hand_off() {",
+    "    @hidden action hand_off() {",
     "        meta.recirculate = 1;",
     "        standard_metadata.egress_spec = RECIRC_PORT;",
     "    }",
-    "    action drop_packet(bit<8> reason) {",
+    "    @hidden action drop_packet(bit<8> reason) {",
     "        meta.drop_reason = reason;",
     "        meta.stage = STAGE_DONE;",
     "        mark_to_drop(standard_metadata);",
@@ -217,9 +217,11 @@ export function program(dev: Device, source: string): string {
     "                if (hdr.packet_out.kind == KIND_SESSION) {",
     "                    meta.stage = STAGE_SEND;",
     "                    meta.session = hdr.packet_out.session;",
-    "                } else {",
+    "                } else if (hdr.packet_out.kind == KIND_SELF) {",
     "                    meta.stage = STAGE_FORWARD;",
     "                    meta.in_link = IN_SELF;",
+    "                } else {",
+    "                    drop_packet(DROP_BAD_HEADER);  // a kind strata does not send",
     "                }",
     "                hdr.packet_out.setInvalid();",
     ...portDispatch(dev).map((l) => `            ${l}`),
@@ -290,7 +292,38 @@ export function program(dev: Device, source: string): string {
     "",
     `V1Switch(StrataParser(), StrataVerifyChecksum(), ${INGRESS}(), ${EGRESS}(), StrataComputeChecksum(), StrataDeparser()) main;`,
   );
-  return `${out.join("\n")}\n`;
+  return `${withoutUnusedConstants(out).join("\n")}\n`;
+}
+
+/**
+ * The program without the constants it never names (p4c warns of each), and
+ * without a comment heading a block of constants none of which is left.
+ */
+function withoutUnusedConstants(lines: readonly string[]): string[] {
+  const declared = /^const bit<\d+> (\w+) = /;
+  const text = lines.filter((l) => !declared.test(l)).join("\n");
+  const used = (l: string): boolean => {
+    const name = declared.exec(l)?.[1];
+    return name === undefined || new RegExp(`\\b${name}\\b`).test(text);
+  };
+  const kept: string[] = [];
+  let block: string[] = [];
+  const flush = (): void => {
+    const constants = block.filter((l) => declared.test(l));
+    const left = block.filter(used);
+    // A block of comments and constants whose constants all went goes whole.
+    const onlyConstants = block.every((l) => declared.test(l) || l.startsWith("//"));
+    kept.push(...(constants.length > 0 && onlyConstants && !left.some((l) => declared.test(l)) ? [] : left));
+    block = [];
+  };
+  for (const l of lines) {
+    if (l === "") {
+      flush();
+      kept.push(l);
+    } else block.push(l);
+  }
+  flush();
+  return kept.filter((l, i) => !(l === "" && kept[i - 1] === ""));
 }
 
 const pascal = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
@@ -621,6 +654,8 @@ function tableDeclaration(t: DeviceTable): string[] {
     `// ${t.role} of ${t.member.member.qualified}${t.table.spec !== undefined ? ` (the description's line ${t.table.spec.at.line})` : " (the compiler's default rows)"}`,
     ...(t.keyless ? ["// It matches no field: its row is the default action, set by the controller."] : []),
     `direct_counter(CounterType.packets) ${counterName(t.name)};  // packets each entry matched (P4Runtime: the entry's counter_data)`,
+    // A named instance: p4c would name an anonymous one action_profile_0, which no controller knows.
+    ...(t.selector !== undefined ? [`action_selector(HashAlgorithm.crc16, ${t.selector.size}, 16) ${t.selector.name};  // anycast: the flow fields pick the receiver`] : []),
     `table ${t.name} {`,
     ...(t.keyless ? [] : ["    key = {", ...keys.map((k) => `        ${k}`), "    }"]),
     "    actions = {",
@@ -628,9 +663,10 @@ function tableDeclaration(t: DeviceTable): string[] {
     `        @defaultonly ${t.miss};`,
     "    }",
     t.keyless ? `    default_action = ${t.miss}();` : `    const default_action = ${t.miss}();`,
-    ...(t.selector !== undefined ? [`    implementation = action_selector(HashAlgorithm.crc16, ${t.selector.size}, 16);`] : []),
+    ...(t.selector !== undefined ? [`    implementation = ${t.selector.name};`] : []),
     `    counters = ${counterName(t.name)};`,
-    `    size = ${t.table.capacity};`,
+    // A keyless table holds no entries, only its default action: a size would mean nothing (p4c warns).
+    ...(t.keyless ? [] : [`    size = ${t.table.capacity};`]),
     "}",
   ];
 }
@@ -649,7 +685,10 @@ function memberBlocks(dev: Device): string[] {
     const table = (role: string): DeviceTable | undefined => dev.tables.find((t) => t.member === m && t.role === role);
     const stage = (s: string, role: string, after: string[] = []): string[] => {
       const t = table(role);
-      const run = t !== undefined ? [`${t.name}.apply();`, ...after] : [`drop_packet(DROP_${role.toUpperCase()}_MISS);  // no ${role} table`];
+      const miss = `drop_packet(DROP_${role.toUpperCase()}_MISS);`;
+      // bmv2 runs no default action in a table with an action profile: a miss drops here.
+      const apply = t?.selector !== undefined ? [`if (!${t.name}.apply().hit) { ${miss} }`] : [`${t?.name ?? ""}.apply();`];
+      const run = t !== undefined ? [...apply, ...after] : [`${miss}  // no ${role} table`];
       return [`if (meta.stage == STAGE_${s} && meta.recirculate == 0) {`, ...run.map((l) => `    ${l}`), "}"];
     };
     const design = m.design.name;

@@ -87,7 +87,7 @@ function exportDevice(compiled: CompiledSpec, dev: Device, source: string): Mach
   return {
     manifest,
     files: {
-      "main.p4": program(dev, source),
+      "main.p4": program(dev, source, ids),
       "p4info.json": `${JSON.stringify(info.json, null, 2)}\n`,
       "p4info.txtpb": info.text,
       "entries.json": `${JSON.stringify(entries.json, null, 2)}\n`,

@@ -19,7 +19,7 @@
 import type { DesignDef } from "../wire/designs.js";
 import { DROP_REASONS, PORT_SELF, PORT_SHARED, TABLE_ROLES } from "../wasm/abi.js";
 import { CLONE_SESSION_BOTH, CPU_PORT, type Device, type DeviceMember, type DeviceTable, pushParams, RECIRC_PORT } from "./device.js";
-import { counterName } from "./p4info.js";
+import { BRIEF, counterName, idOf, type P4InfoIds } from "./p4info.js";
 import { ACTION_NAMES as A, EGRESS, INGRESS, LINK_BITS, MEMBER_BITS, missAction, p4Ident, PORT_BITS, pushAction, SESSION_BITS } from "./names.js";
 
 /** How many passes (one per member a packet visits on the machine) before a packet is dropped as a loop. */
@@ -34,7 +34,11 @@ const STAGES = ["NONE", "ACQUIRE", "FORWARD", "TRANSMIT", "SEND", "RECEIVE", "DO
 /** Designs whose header starts with IPv4: one set of IPv4 header instances serves them all. */
 const IPV4_LED = new Set(["ipv4", "gre", "vxlan"]);
 
-export function program(dev: Device, source: string): string {
+/**
+ * The program; `ids` are P4Info's (p4info.ts), stated with @id on every object P4Info lists, so
+ * the P4Info p4c writes for it has strata's ids and a controller can use either.
+ */
+export function program(dev: Device, source: string, ids: P4InfoIds): string {
   const d = new Set(dev.designs.map((x) => x.name));
   const has = (name: string): boolean => d.has(name);
   const ipv4Led = dev.designs.some((x) => IPV4_LED.has(x.name));
@@ -85,9 +89,9 @@ export function program(dev: Device, source: string): string {
 
   // ── Headers ──
   w(
-    '@controller_header("packet_in")',
+    `${idAnnotation(ids.headers.get("packet_in"))} @controller_header("packet_in")`,
     `header packet_in_t { bit<${MEMBER_BITS}> member; bit<${LINK_BITS}> in_link; }`,
-    '@controller_header("packet_out")',
+    `${idAnnotation(ids.headers.get("packet_out"))} @controller_header("packet_out")`,
     `header packet_out_t { bit<${MEMBER_BITS}> member; bit<8> kind; bit<${SESSION_BITS}> session; }`,
   );
   if (has("ethernet")) {
@@ -207,9 +211,9 @@ export function program(dev: Device, source: string): string {
     "        mark_to_drop(standard_metadata);",
     "    }",
     "",
-    ...actionDefinitions(dev).map((l) => (l === "" ? "" : `    ${l}`)),
+    ...actionDefinitions(dev, ids).map((l) => (l === "" ? "" : `    ${l}`)),
     "",
-    ...dev.tables.flatMap((t) => [...tableDeclaration(t).map((l) => `    ${l}`), ""]),
+    ...dev.tables.flatMap((t) => [...tableDeclaration(t, ids).map((l) => `    ${l}`), ""]),
     "    apply {",
     "        if (meta.stage == STAGE_NONE) {",
     "            if (hdr.packet_out.isValid()) {",
@@ -594,7 +598,16 @@ function pushControl(design: DesignDef): string[] {
   return [...head, ...body.map((l) => `        ${l}`), "    }", "}"];
 }
 
-function actionDefinitions(dev: Device): string[] {
+/** `@id(0x…)`: a P4Info id as p4c takes it (the resource type in the top byte, kept as written). */
+function idAnnotation(id: number | undefined): string {
+  if (id === undefined) throw new Error("an object without a P4Info id");
+  return `@id(0x${id.toString(16).padStart(8, "0")})`;
+}
+
+/** A P4 string literal. */
+const quoted = (s: string): string => JSON.stringify(s);
+
+function actionDefinitions(dev: Device, ids: P4InfoIds): string[] {
   const pops = dev.designs.flatMap(designHeaders);
   const popped = [...new Set(pops)];
   const body: Record<string, string[]> = {
@@ -642,20 +655,28 @@ function actionDefinitions(dev: Device): string[] {
             "meta.stage = STAGE_FORWARD;",
           ]
         : (body[a.name] ?? []);
-    lines.push(`action ${a.name}(${params}) {`, ...statements.map((s) => `    ${s}`), "}");
+    lines.push(`${idAnnotation(idOf(ids.actions, a.name))} action ${a.name}(${params}) {`, ...statements.map((s) => `    ${s}`), "}");
   }
   return lines;
 }
 
-function tableDeclaration(t: DeviceTable): string[] {
+function tableDeclaration(t: DeviceTable, ids: P4InfoIds): string[] {
   const keys = t.keys.map((k) => `${k.expr}: ${k.kind} @name("${k.name}");`);
   if (t.selector !== undefined) keys.push(...t.selector.flowKeys.map((k) => `${k}: selector;  // the flow fields: one flow, one receiver`));
   return [
     `// ${t.role} of ${t.member.member.qualified}${t.table.spec !== undefined ? ` (the description's line ${t.table.spec.at.line})` : " (the compiler's default rows)"}`,
     ...(t.keyless ? ["// It matches no field: its row is the default action, set by the controller."] : []),
-    `direct_counter(CounterType.packets) ${counterName(t.name)};  // packets each entry matched (P4Runtime: the entry's counter_data)`,
+    "// P4Runtime: the entry's counter_data",
+    `${idAnnotation(idOf(ids.counters, counterName(t.name)))} @brief(${quoted(BRIEF.counter(t))})`,
+    `direct_counter(CounterType.packets) ${counterName(t.name)};`,
     // A named instance: p4c would name an anonymous one action_profile_0, which no controller knows.
-    ...(t.selector !== undefined ? [`action_selector(HashAlgorithm.crc16, ${t.selector.size}, 16) ${t.selector.name};  // anycast: the flow fields pick the receiver`] : []),
+    ...(t.selector !== undefined
+      ? [
+          `${idAnnotation(idOf(ids.profiles, t.selector.name))} @brief(${quoted(BRIEF.selector(t))}) @max_group_size(${t.selector.maxGroupSize})`,
+          `action_selector(HashAlgorithm.crc16, ${t.selector.size}, 16) ${t.selector.name};`,
+        ]
+      : []),
+    `${idAnnotation(idOf(ids.tables, t.name))} @brief(${quoted(BRIEF.table(t))})`,
     `table ${t.name} {`,
     ...(t.keyless ? [] : ["    key = {", ...keys.map((k) => `        ${k}`), "    }"]),
     "    actions = {",

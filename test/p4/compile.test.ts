@@ -3,12 +3,10 @@
 // front and mid end), with no error and no warning but those docs/p4-export.md lists and
 // justifies ("What p4c says"). All programs are compiled at once, one compiler per core.
 
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { InputError } from "../../src/errors.js";
-import type { MachineExport } from "../../src/p4/export.js";
-import { EXAMPLE_SPECS, exportSpec, ROOT } from "./helpers/examples.js";
+import { ALL_MACHINES, EXAMPLE_SPECS, EXPORTING_FIXTURES, ROOT } from "./helpers/examples.js";
 import { type Compiled, compileAll, diagnostics } from "./helpers/p4c.js";
 import { findP4Tools, P4_REQUIRED } from "./helpers/toolchain.js";
 
@@ -16,19 +14,7 @@ const tools = findP4Tools();
 const skip = !P4_REQUIRED && "missing" in tools;
 const why = "missing" in tools ? ` (skipped: ${tools.missing})` : "";
 
-/** Fixture descriptions that export (the others are there to be refused). */
-const FIXTURES = readdirSync(join(ROOT, "test/fixtures/specs"))
-  .map((f) => `test/fixtures/specs/${f}`)
-  .filter((spec) => {
-    try {
-      return exportSpec(spec).length > 0;
-    } catch (err) {
-      if (err instanceof InputError) return false;
-      throw err;
-    }
-  });
-
-const MACHINES: { spec: string; ex: MachineExport }[] = [...EXAMPLE_SPECS, ...FIXTURES].flatMap((spec) => exportSpec(spec).map((ex) => ({ spec, ex })));
+const MACHINES = ALL_MACHINES;
 
 /**
  * The warnings p4c gives that docs/p4-export.md justifies: the message (the table's name left
@@ -51,8 +37,8 @@ describe.skipIf(skip)(`every export compiles with p4c${why}`, () => {
   }, 600_000);
 
   it("covers the examples and the fixtures that export", () => {
-    expect(FIXTURES).toContain("test/fixtures/specs/p4-features.yaml");
-    expect(new Set(MACHINES.map((m) => m.spec)).size).toBe(EXAMPLE_SPECS.length + FIXTURES.length);
+    expect(EXPORTING_FIXTURES).toContain("test/fixtures/specs/p4-features.yaml");
+    expect(new Set(MACHINES.map((m) => m.spec)).size).toBe(EXAMPLE_SPECS.length + EXPORTING_FIXTURES.length);
   });
 
   it.each(MACHINES.map((m, i) => [`${m.spec} machine ${m.ex.manifest.machine}`, i] as const))("%s: p4c-bm2-ss and p4test, no error, no unjustified warning", (_, i) => {

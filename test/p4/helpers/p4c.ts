@@ -2,7 +2,8 @@
 // p4test, each program compiled once per toolchain. Results are kept in a cache under the
 // system's temporary directory, keyed by the program's text and the compiler's version, so the
 // test files that need the same program (compile, P4Info, the bmv2 runs) share one compilation,
-// also across vitest's worker processes; compilations run in parallel, one per core.
+// also across vitest's worker processes (a lock per program and compiler); compilations run in
+// parallel, one per core.
 
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -12,7 +13,7 @@ import { join } from "node:path";
 import type { P4Tools } from "./toolchain.js";
 
 export interface Compiled {
-  /** The program's cache directory: main.p4, main.json, p4info.txtpb. */
+  /** Where p4c-bm2-ss wrote its files: main.p4, main.json, p4info.txtpb. */
   readonly dir: string;
   /** bmv2's JSON (p4c-bm2-ss -o), or undefined when p4c-bm2-ss failed. */
   readonly json: string | undefined;
@@ -68,30 +69,50 @@ function run(tools: P4Tools, command: string, args: readonly string[], cwd: stri
 
 const read = (path: string): string | undefined => (existsSync(path) ? readFileSync(path, "utf8") : undefined);
 
-function load(dir: string, compilers: Compilers): Compiled | undefined {
-  const bm2 = read(join(dir, "bm2.result"));
-  const p4test = read(join(dir, "p4test.result"));
-  if (bm2 === undefined || (compilers === "both" && p4test === undefined)) return undefined;
-  const parse = (text: string | undefined): { status: number; stderr: string } => (text === undefined ? { status: -1, stderr: "(not run)" } : (JSON.parse(text) as { status: number; stderr: string }));
-  return { dir, json: read(join(dir, "main.json")), p4info: read(join(dir, "p4info.txtpb")), bm2: parse(bm2), p4test: parse(p4test) };
-}
+type Compiler = "bm2" | "p4test";
+type Result = { readonly status: number; readonly stderr: string };
+const NOT_RUN: Result = { status: -1, stderr: "(not run)" };
+
+const ARGS: Record<Compiler, (tools: P4Tools) => [string, string[]]> = {
+  bm2: (tools) => [tools.p4cBm2Ss, ["--arch", "v1model", "-o", "main.json", "--p4runtime-files", "p4info.txtpb", "main.p4"]],
+  p4test: (tools) => [tools.p4test, ["main.p4"]],
+};
 
 /** Compiles a program (or finds it compiled): `p4c-bm2-ss --arch v1model` and, with "both", `p4test`. */
 export async function compileP4(tools: P4Tools, program: string, compilers: Compilers = "both"): Promise<Compiled> {
   const dir = cacheDir(tools, program);
-  const cached = load(dir, compilers);
+  const [bm2, p4test] = await Promise.all([compileWith(tools, program, dir, "bm2"), compilers === "both" ? compileWith(tools, program, dir, "p4test") : Promise.resolve(NOT_RUN)]);
+  return { dir: join(dir, "bm2"), json: read(join(dir, "bm2", "main.json")), p4info: read(join(dir, "bm2", "p4info.txtpb")), bm2, p4test };
+}
+
+/** One compiler's result, in <dir>/<compiler>/: from the cache, or compiled now. */
+async function compileWith(tools: P4Tools, program: string, dir: string, compiler: Compiler): Promise<Result> {
+  const place = join(dir, compiler);
+  const result = (): Result | undefined => {
+    const text = read(join(place, "result.json"));
+    return text === undefined ? undefined : (JSON.parse(text) as Result);
+  };
+  const cached = result();
   if (cached !== undefined) return cached;
-  mkdirSync(CACHE, { recursive: true });
+  mkdirSync(dir, { recursive: true });
   // Another test process compiling the same program: wait for its result rather than compile it twice.
-  const lock = `${dir}.lock`;
+  const lock = `${place}.lock`;
   if (!claim(lock)) {
     for (const started = Date.now(); existsSync(lock) && Date.now() - started < LOCK_STALE_MS; ) await sleep(50);
-    const theirs = load(dir, compilers);
+    const theirs = result();
     if (theirs !== undefined) return theirs;
     claim(lock, true);
   }
   try {
-    return await compileAside(tools, program, dir, compilers);
+    // Compile aside, then move into place: a reader never sees half a result.
+    const work = mkdtempSync(join(dir, `${compiler}-`));
+    writeFileSync(join(work, "main.p4"), program);
+    const [command, args] = ARGS[compiler](tools);
+    const r = await run(tools, command, args, work);
+    writeFileSync(join(work, "result.json"), JSON.stringify(r));
+    rmSync(place, { recursive: true, force: true });
+    renameSync(work, place);
+    return r;
   } finally {
     rmSync(lock, { recursive: true, force: true });
   }
@@ -108,31 +129,6 @@ function claim(lock: string, force = false): boolean {
     return true;
   } catch {
     return force;
-  }
-}
-
-async function compileAside(tools: P4Tools, program: string, dir: string, compilers: Compilers): Promise<Compiled> {
-  // Compile aside, then move into place: a reader never sees half a result.
-  const work = mkdtempSync(join(CACHE, "work-"));
-  try {
-    writeFileSync(join(work, "main.p4"), program);
-    const [bm2, p4test] = await Promise.all([
-      run(tools, tools.p4cBm2Ss, ["--arch", "v1model", "-o", "main.json", "--p4runtime-files", "p4info.txtpb", "main.p4"], work),
-      compilers === "both" ? run(tools, tools.p4test, ["main.p4"], work) : Promise.resolve(undefined),
-    ]);
-    writeFileSync(join(work, "bm2.result"), JSON.stringify(bm2));
-    if (p4test !== undefined) writeFileSync(join(work, "p4test.result"), JSON.stringify(p4test));
-    const done = load(dir, compilers);
-    if (done !== undefined) return done; // another process finished first
-    rmSync(dir, { recursive: true, force: true });
-    try {
-      renameSync(work, dir);
-    } catch {
-      // another process moved its result into place between the two calls
-    }
-    return load(dir, compilers) ?? load(work, compilers) ?? { dir: work, json: undefined, p4info: undefined, bm2, p4test: p4test ?? { status: -1, stderr: "(not run)" } };
-  } finally {
-    if (existsSync(work)) rmSync(work, { recursive: true, force: true });
   }
 }
 

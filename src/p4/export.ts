@@ -92,7 +92,7 @@ function exportDevice(compiled: CompiledSpec, dev: Device, source: string): Mach
       "p4info.txtpb": info.text,
       "entries.json": `${JSON.stringify(entries.json, null, 2)}\n`,
       "entries.bin": entries.binary,
-      "runtime_cli.txt": runtimeCli(dev, source),
+      "runtime_cli.txt": runtimeCli(dev),
       "manifest.json": `${JSON.stringify(manifest, null, 2)}\n`,
     },
   };

@@ -16,7 +16,7 @@
 
 import type { CompiledLink, CompiledSpec } from "../../../src/control/compiled.js";
 import type { Injection } from "../../../src/control/install.js";
-import { CPU_PORT } from "../../../src/p4/device.js";
+import { CPU_PORT, isPhysical } from "../../../src/p4/device.js";
 import type { MachineExport, MachineManifest } from "../../../src/p4/export.js";
 import { LINK_BITS, MEMBER_BITS, SESSION_BITS } from "../../../src/p4/names.js";
 import { Switch } from "./bmv2.js";
@@ -110,6 +110,8 @@ export class Wiring {
   observable(li: number): boolean {
     const l = this.#c.links[li];
     if (l === undefined) return false;
+    // A sender that sends it in an underlay's session has no port for it (a port for the other direction may carry its name).
+    if (!isPhysical(this.#c, l)) return false;
     if (l.sender >= 0 && this.#portsFor(this.machineOf(l.sender), this.qualified(l.sender), l.senderPort, l).length === 0) return false;
     return this.arrivals(li).every((a) => a !== undefined);
   }
@@ -126,7 +128,7 @@ export class Wiring {
     const p = this.#manifests.get(machine)?.ports.find((x) => x.port === port);
     if (p === undefined) return undefined;
     const sender = this.#c.members.find((m) => m.qualified === p.member);
-    const l = this.#c.links.find((x) => x.sender === sender?.index && x.senderPort === p.link && p.links.includes(x.capture));
+    const l = this.#c.links.find((x) => x.sender === sender?.index && x.senderPort === p.link && p.links.includes(x.capture) && isPhysical(this.#c, x));
     if (l === undefined) return undefined;
     // An anycast receiver's own port: the sender's selector picked it.
     const anycast = l.mode === "anycast" && l.receivers.length > 1;

@@ -63,6 +63,8 @@ export function program(dev: Device, source: string, ids: P4InfoIds): string {
     `const bit<${PORT_BITS}> RECIRC_PORT = ${RECIRC_PORT};`,
     `const bit<8> MAX_PASSES = ${MAX_PASSES};`,
     `const bit<32> CLONE_SESSION_BOTH = ${CLONE_SESSION_BOTH};`,
+    `const bit<32> PACKET_IN_LEN = ${(MEMBER_BITS + LINK_BITS) / 8};    // bytes of packet_in_t`,
+    `const bit<32> PACKET_OUT_LEN = ${(MEMBER_BITS + 8 + SESSION_BITS) / 8};   // bytes of packet_out_t`,
     "// standard_metadata.instance_type, as bmv2 simple_switch numbers it (v1model does not define them)",
     "const bit<32> INSTANCE_INGRESS_CLONE = 1;",
     "",
@@ -136,7 +138,10 @@ export function program(dev: Device, source: string, ids: P4InfoIds): string {
     `    @field_list(1) bit<${LINK_BITS}> out_link;`,
     `    @field_list(1) bit<${SESSION_BITS}> session;`,
     "    @field_list(1, 2) bit<8> passes;",
-    "    @field_list(1) bit<1> popped;       // the previous pass took a header off: trim to the stated length",
+    "    @field_list(1) bit<1> popped;       // the previous pass took a header off: the rest may state its length",
+    "    // Bytes at the end of the buffer that are not the packet's (an Ethernet frame's padding behind an IPv4 packet's",
+    "    // stated length, after a pop): cut as the packet leaves, since bmv2 keeps no cut across a recirculation.",
+    "    @field_list(1, 2) bit<32> trail;",
     `    @field_list(2) bit<${MEMBER_BITS}> both_member;`,
     `    @field_list(2) bit<${LINK_BITS}> both_in_link;`,
     "    // This pass only.",
@@ -144,6 +149,9 @@ export function program(dev: Device, source: string, ids: P4InfoIds): string {
     "    bit<1> replicated;",
     "    bit<1> forwarded;",
     "    bit<1> pushed;",
+    "    bit<32> pass_len;                   // the packet as this pass received it (bmv2 changes standard_metadata.packet_length as headers come and go)",
+    "    bit<32> packet_out_len;             // the packet_out header in front (a packet-out's first pass): not deparsed",
+    "    bit<32> pushed_len;                 // the header a push put in front",
     "    bit<8> drop_reason;",
     ...dev.designs.map((x) => `    ${x.name}_key_t ${x.name};`),
     "}",
@@ -215,6 +223,7 @@ export function program(dev: Device, source: string, ids: P4InfoIds): string {
     "",
     ...dev.tables.flatMap((t) => [...tableDeclaration(t, ids).map((l) => `    ${l}`), ""]),
     "    apply {",
+    "        meta.pass_len = standard_metadata.packet_length;",
     "        if (meta.stage == STAGE_NONE) {",
     "            if (hdr.packet_out.isValid()) {",
     "                meta.member = hdr.packet_out.member;",
@@ -228,6 +237,7 @@ export function program(dev: Device, source: string, ids: P4InfoIds): string {
     "                    drop_packet(DROP_BAD_HEADER);  // a kind strata does not send",
     "                }",
     "                hdr.packet_out.setInvalid();",
+    "                meta.packet_out_len = PACKET_OUT_LEN;",
     ...portDispatch(dev).map((l) => `            ${l}`),
     "        }",
     "        meta.passes = meta.passes + 1;",
@@ -265,10 +275,16 @@ export function program(dev: Device, source: string, ids: P4InfoIds): string {
     "        }",
     "        if (meta.recirculate == 1) {",
     "            recirculate_preserving_field_list(1);",
-    "        } else if (standard_metadata.egress_port == CPU_PORT) {",
-    "            hdr.packet_in.setValid();",
-    "            hdr.packet_in.member = meta.member;",
-    "            hdr.packet_in.in_link = meta.in_link;",
+    "        } else {",
+    "            // The packet leaves: as long as it is, less the bytes behind it that are not its own.",
+    "            bit<32> len = meta.pass_len - meta.packet_out_len + meta.pushed_len;",
+    "            if (standard_metadata.egress_port == CPU_PORT) {",
+    "                hdr.packet_in.setValid();",
+    "                hdr.packet_in.member = meta.member;",
+    "                hdr.packet_in.in_link = meta.in_link;",
+    "                len = len + PACKET_IN_LEN;",
+    "            }",
+    "            if (meta.trail != 0) { truncate(len - meta.trail); }",
     "        }",
     "    }",
     "}",
@@ -514,7 +530,7 @@ function keysControl(design: DesignDef): string[] {
 /** A control putting a design's header in front of the payload from a send row's fields (lengths from the payload). */
 function pushControl(design: DesignDef): string[] {
   const name = `${pascal(design.name)}Push`;
-  const head = [`control ${name}(inout headers_t hdr, in ${design.name}_key_t k, in bit<32> payload_len) {`, "    apply {"];
+  const head = [`control ${name}(inout headers_t hdr, in ${design.name}_key_t k, in bit<32> payload_len, out bit<32> header_len) {`, "    apply {"];
   const ipv4 = (proto: string, extra: string): string[] => [
     "hdr.ipv4.setValid();",
     "hdr.ipv4.version = 4;",
@@ -595,7 +611,9 @@ function pushControl(design: DesignDef): string[] {
         return [];
     }
   })();
-  return [...head, ...body.map((l) => `        ${l}`), "    }", "}"];
+  // What it put in front: the design's headers now valid (a pass that pushes parses none).
+  const length = ["header_len = 0;", ...designHeaders(design).map((h) => `if (hdr.${h}.isValid()) { header_len = header_len + (bit<32>) hdr.${h}.minSizeInBytes(); }`)];
+  return [...head, ...[...body, ...length].map((l) => `        ${l}`), "    }", "}"];
 }
 
 /** `@id(0x…)`: a P4Info id as p4c takes it (the resource type in the top byte, kept as written). */
@@ -720,7 +738,7 @@ function memberBlocks(dev: Device): string[] {
       ...[
         "if (meta.stage == STAGE_SEND) {",
         ...(table("send") !== undefined && hasPush
-          ? [`    ${table("send")?.name ?? ""}.apply();`, `    if (meta.pushed == 1) { ${design}_push.apply(hdr, meta.${design}, standard_metadata.packet_length); }`]
+          ? [`    ${table("send")?.name ?? ""}.apply();`, `    if (meta.pushed == 1) { ${design}_push.apply(hdr, meta.${design}, meta.pass_len - meta.packet_out_len - meta.trail, meta.pushed_len); }`]
           : ["    drop_packet(DROP_SEND_MISS);  // no send table"]),
         "} else {",
         `    ${design}_keys.apply(hdr, meta.${design});`,
@@ -737,11 +755,19 @@ function memberBlocks(dev: Device): string[] {
   return lines;
 }
 
-/** After a pop: bytes past the length the design states (an Ethernet frame's padding) are not the packet's. */
+/**
+ * After a pop: bytes past the length the design states (an Ethernet frame's padding) are not the
+ * packet's, as strata cuts them (src/model/interpreter.ts #receive); meta.trail counts them.
+ */
 function trimLines(design: DesignDef): string[] {
-  if (IPV4_LED.has(design.name)) return ["if (meta.popped == 1) { truncate((bit<32>) hdr.ipv4.total_len); }", "meta.popped = 0;"];
-  if (design.name === "ipv6") return ["if (meta.popped == 1) { truncate((bit<32>) hdr.ipv6.payload_len + 40); }", "meta.popped = 0;"];
-  return ["meta.popped = 0;"];
+  const stated = IPV4_LED.has(design.name) ? "(bit<32>) hdr.ipv4.total_len" : design.name === "ipv6" ? "(bit<32>) hdr.ipv6.payload_len + 40" : undefined;
+  if (stated === undefined) return ["meta.popped = 0;"];
+  return [
+    `if (meta.popped == 1 && ${stated} < meta.pass_len - meta.trail) {`,
+    `    meta.trail = meta.pass_len - (${stated});`,
+    "}",
+    "meta.popped = 0;",
+  ];
 }
 
 /** Forwarding's side effect: TTL − 1 on packets the member did not send itself (incremental checksum, RFC 1624). */

@@ -9,11 +9,14 @@ import { memoryIo } from "../../../src/cli/io.js";
 import { main } from "../../../src/cli/main.js";
 import type { CompiledSpec } from "../../../src/control/compiled.js";
 import { resolveEndpoint } from "../../../src/control/endpoints.js";
-import type { RefResult } from "../../../src/model/interpreter.js";
+import type { Injection } from "../../../src/control/install.js";
+import type { RefInput, RefResult } from "../../../src/model/interpreter.js";
+import { runWasm } from "../../pipeline/helpers/wasm-run.js";
 import { openCapture } from "../../../src/pcap/reader.js";
 import { openInputs } from "../../../src/run/inputs.js";
 import type { Summary } from "../../../src/run/summary.js";
 import { DROP_REASONS } from "../../../src/wasm/abi.js";
+import { DEFAULT_RUNNER } from "../../../src/wasm/runner.js";
 import type { Input, Outputs } from "./on-bmv2.js";
 
 export interface StrataRun extends Outputs {
@@ -76,6 +79,21 @@ export async function strataRun(spec: string, inputs: readonly { endpoint: strin
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
+}
+
+/**
+ * `inputs` through strata's data plane as `strata run` drives it (test/pipeline/helpers/wasm-run.ts,
+ * its default limits: hop limit 64, copy limit 4096), for inputs made in a test rather than read
+ * from captures.
+ */
+export function strataOutputs(compiled: CompiledSpec, inputs: readonly Input[]): Outputs & { readonly loops: number } {
+  const injections: Injection[] = [];
+  const refInputs: RefInput[] = inputs.map((i, k) => {
+    const same = injections.findIndex((j) => j === i.injection);
+    const endpoint = same >= 0 ? same : injections.push(i.injection) - 1;
+    return { bytes: i.bytes, origLen: i.bytes.length, tsSec: 1, tsNsec: k, endpoint };
+  });
+  return outputsOf(compiled, runWasm(compiled, injections, refInputs, 0, { hopLimit: DEFAULT_RUNNER.hopLimit, copyLimit: DEFAULT_RUNNER.copyLimit }));
 }
 
 /** The same outputs from a data plane run in the tests (test/pipeline/helpers/wasm-run.ts). */

@@ -11,11 +11,11 @@ import type { CompiledSpec } from "../../../src/control/compiled.js";
 import { resolveEndpoint } from "../../../src/control/endpoints.js";
 import type { Injection } from "../../../src/control/install.js";
 import type { RefInput, RefResult } from "../../../src/model/interpreter.js";
-import { runWasm } from "../../pipeline/helpers/wasm-run.js";
+import { runWasm, type WasmOptions } from "../../pipeline/helpers/wasm-run.js";
 import { openCapture } from "../../../src/pcap/reader.js";
 import { openInputs } from "../../../src/run/inputs.js";
 import type { Summary } from "../../../src/run/summary.js";
-import { DROP_REASONS } from "../../../src/wasm/abi.js";
+import { DROP_REASONS, type DropReason } from "../../../src/wasm/abi.js";
 import { DEFAULT_RUNNER } from "../../../src/wasm/runner.js";
 import type { Input, Outputs } from "./on-bmv2.js";
 
@@ -81,23 +81,40 @@ export async function strataRun(spec: string, inputs: readonly { endpoint: strin
   }
 }
 
+/** The data plane's limits and buffers as `strata run` has them, with a hop limit. */
+export function strataRunOptions(hopLimit: number): WasmOptions {
+  const { copyLimit, slots, slotLen, batchPackets, outputBytes } = DEFAULT_RUNNER;
+  return { hopLimit, copyLimit, slots, slotLen, batchPackets, outputBytes };
+}
+
 /**
  * `inputs` through strata's data plane as `strata run` drives it (test/pipeline/helpers/wasm-run.ts,
- * its default limits: hop limit 64, copy limit 4096), for inputs made in a test rather than read
+ * with strata run's limits and buffers), for inputs made in a test rather than read
  * from captures.
  */
-export function strataOutputs(compiled: CompiledSpec, inputs: readonly Input[]): Outputs & { readonly loops: number } {
+export function strataOutputs(compiled: CompiledSpec, inputs: readonly Input[]): Outputs & { readonly cutShort: number } {
   const injections: Injection[] = [];
   const refInputs: RefInput[] = inputs.map((i, k) => {
     const same = injections.findIndex((j) => j === i.injection);
     const endpoint = same >= 0 ? same : injections.push(i.injection) - 1;
     return { bytes: i.bytes, origLen: i.bytes.length, tsSec: 1, tsNsec: k, endpoint };
   });
-  return outputsOf(compiled, runWasm(compiled, injections, refInputs, 0, { hopLimit: DEFAULT_RUNNER.hopLimit, copyLimit: DEFAULT_RUNNER.copyLimit }));
+  return outputsOf(compiled, runWasm(compiled, injections, refInputs, 0, strataRunOptions(DEFAULT_RUNNER.hopLimit)));
+}
+
+/**
+ * Drops at strata's own bounds, which a switch does not have: the hop limit (a loop), the copy
+ * limit, and packet buffers all held by copies of one packet (a deep loop that replicates).
+ */
+export const STRATA_BOUNDS: readonly DropReason[] = ["loop", "replication-limit", "no-buffer"];
+
+/** How many packets strata dropped at its own bounds, from summary.json's drops by reason. */
+export function cutShortIn(drops: Readonly<Record<string, number>>): number {
+  return STRATA_BOUNDS.reduce((n, reason) => n + (drops[reason] ?? 0), 0);
 }
 
 /** The same outputs from a data plane run in the tests (test/pipeline/helpers/wasm-run.ts). */
-export function outputsOf(compiled: CompiledSpec, r: RefResult): Outputs & { readonly loops: number } {
+export function outputsOf(compiled: CompiledSpec, r: RefResult): Outputs & { readonly cutShort: number } {
   const links = new Map<string, Uint8Array[]>();
   const delivered = new Map<string, Uint8Array[]>();
   for (const o of r.outputs) {
@@ -105,8 +122,7 @@ export function outputsOf(compiled: CompiledSpec, r: RefResult): Outputs & { rea
     const m = o.kind === "link" ? links : delivered;
     m.set(key, [...(m.get(key) ?? []), o.bytes]);
   }
-  let loops = 0;
-  const loop = DROP_REASONS.indexOf("loop");
-  for (const counts of r.drops.values()) loops += counts[loop] ?? 0;
-  return { links, delivered, loops };
+  let cutShort = 0;
+  for (const counts of r.drops.values()) for (const reason of STRATA_BOUNDS) cutShort += counts[DROP_REASONS.indexOf(reason)] ?? 0;
+  return { links, delivered, cutShort };
 }

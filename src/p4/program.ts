@@ -732,13 +732,17 @@ function memberBlocks(dev: Device): string[] {
     };
     const design = m.design.name;
     const hasPush = dev.actions.some((a) => a.name === pushAction(design));
+    // A forward row that reads a field from the payload (IPv4's transport ports) needs the packet
+    // parsed with the pushed header in front: the push hands off, the next pass forwards.
+    const fromPayload = new Set(m.design.fields.filter((f) => f.readOnly === true).map((f) => f.name));
+    const reparse = table("forward")?.keys.some((k) => fromPayload.has(k.name)) === true;
     lines.push(
       `${i === 0 ? "if" : "} else if"} (meta.stage != STAGE_DONE && meta.member == M_${m.ident}) {`,
       `    // ${m.member.qualified}: ${design}${m.network.spec.decrementTtl ? ", forwarding decrements the TTL" : ""}`,
       ...[
         "if (meta.stage == STAGE_SEND) {",
         ...(table("send") !== undefined && hasPush
-          ? [`    ${table("send")?.name ?? ""}.apply();`, `    if (meta.pushed == 1) { ${design}_push.apply(hdr, meta.${design}, meta.pass_len - meta.packet_out_len - meta.trail, meta.pushed_len); }`]
+          ? [`    ${table("send")?.name ?? ""}.apply();`, `    if (meta.pushed == 1) { ${design}_push.apply(hdr, meta.${design}, meta.pass_len - meta.packet_out_len - meta.trail, meta.pushed_len);${reparse ? " hand_off(); }  // forward rows read the payload's ports: parsed in the next pass" : " }"}`]
           : ["    drop_packet(DROP_SEND_MISS);  // no send table"]),
         "} else {",
         `    ${design}_keys.apply(hdr, meta.${design});`,

@@ -17,7 +17,7 @@ import { compileAll } from "./helpers/p4c.js";
 import { cutShortIn, readInputs, strataOutputs, strataRun } from "./helpers/strata-side.js";
 import { findP4Tools, P4_REQUIRED } from "./helpers/toolchain.js";
 import { HOP_LIMIT_MAX } from "../../src/wasm/runner.js";
-import { ethernetFrame, ipv4Packet } from "../pipeline/helpers/packets.js";
+import { cnaPacket, ethernetFrame, ipv4Packet } from "../pipeline/helpers/packets.js";
 
 const tools = findP4Tools();
 const skip = !P4_REQUIRED && "missing" in tools;
@@ -101,6 +101,22 @@ const CASES: readonly Case[] = [
         ["lan:h.1", ethernetFrame({ dst: mac("02:00:00:00:00:01"), src: mac("02:00:00:00:00:10"), tags: [{ vid: 9 }], payload: icmp })],
       ]),
     limits: { sameReceiver: [["lan.r1", "lan.r2"]] },
+  },
+  {
+    name: "a push whose forward rows read the payload (p4-push-ports m@1): the datagram's destination port picks the out-link, as in strata (the switch forwards in the pass after the push)",
+    spec: "test/fixtures/specs/p4-push-ports.yaml",
+    packets: (c) =>
+      made(c, [
+        ["ip:m@1", Uint8Array.from([0x04, 0xd2, 0x00, 53, 0, 12, 0, 0, 1, 2, 3, 4])],
+        ["ip:m@1", Uint8Array.from([0x04, 0xd2, 0x00, 80, 0, 12, 0, 0, 1, 2, 3, 4])],
+      ]),
+    strata: { capture: "ip.m.1-a.1", lengths: [20 + 12] },
+  },
+  {
+    name: "a loop inside one machine (p4-local-loop s) — target limit: the switch drops it after MAX_PASSES passes, strata at its hop limit; c gets the same packet, fewer times",
+    spec: "test/fixtures/specs/p4-local-loop.yaml",
+    packets: (c) => made(c, [["ring:a", cnaPacket({ src: 1n, dst: 9n, payload: icmp })]]),
+    limits: { cutShort: true },
   },
 ];
 

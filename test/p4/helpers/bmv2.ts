@@ -63,13 +63,30 @@ export class Switch {
     });
   }
 
-  /** Starts simple_switch on `json` (the compiled program's bmv2 JSON) and loads `commands` (runtime_cli.txt). */
+  /**
+   * Starts simple_switch on `json` (the compiled program's bmv2 JSON) and loads `commands`
+   * (runtime_cli.txt). A switch that exits while starting (its Thrift port taken by another
+   * process between our look and its bind) is started again, on another port.
+   */
   static async start(tools: P4Tools, json: string, commands: string, deviceId = 0): Promise<Switch> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await Switch.#start(tools, json, commands, deviceId);
+      } catch (err) {
+        if (!(err instanceof ExitedEarly) || attempt === 3) throw err;
+      }
+    }
+  }
+
+  static async #start(tools: P4Tools, json: string, commands: string, deviceId: number): Promise<Switch> {
     const dir = mkdtempSync(join(tmpdir(), "strata-bmv2-"));
     writeFileSync(join(dir, "main.json"), json);
     const ipc = join(dir, "ports.ipc");
     const thrift = await freePort();
-    const child = spawn(tools.simpleSwitch, ["--packet-in", `ipc://${ipc}`, "--thrift-port", String(thrift), "--device-id", String(deviceId), join(dir, "main.json")], {
+    // Its own notifications socket: the default (/tmp/bmv2-<device id>-notifications.ipc) is one per device id, machine-wide.
+    const notifications = `ipc://${join(dir, "notifications.ipc")}`;
+    const args = ["--packet-in", `ipc://${ipc}`, "--notifications-addr", notifications, "--thrift-port", String(thrift), "--device-id", String(deviceId), join(dir, "main.json")];
+    const child = spawn(tools.simpleSwitch, args, {
       env: tools.env,
       stdio: ["ignore", "ignore", "pipe"],
     });
@@ -125,6 +142,8 @@ export class Switch {
   }
 }
 
+class ExitedEarly extends Error {}
+
 function open(target: string | number): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const s = typeof target === "number" ? connect(target, "127.0.0.1") : connect(target);
@@ -142,7 +161,7 @@ async function retry<T>(attempt: () => Promise<T>, what: string, child: ChildPro
     try {
       return await attempt();
     } catch (err) {
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`simple_switch exited (${child.exitCode ?? child.signalCode}) before ${what} opened: ${stderr()}`);
+      if (child.exitCode !== null || child.signalCode !== null) throw new ExitedEarly(`simple_switch exited (${child.exitCode ?? child.signalCode}) before ${what} opened: ${stderr()}`);
       if (Date.now() - started > START_MS) throw new Error(`${what} did not open in ${START_MS} ms: ${(err as Error).message}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }

@@ -13,7 +13,7 @@ import { resolveEndpoint } from "../../src/control/endpoints.js";
 import { loadSpec } from "../../src/description/load.js";
 import { EXAMPLE_SPECS, exampleInputs, exportSpec, ROOT } from "./helpers/examples.js";
 import { compare, countOf, type Input, type Limits, runOnBmv2, Wiring } from "./helpers/on-bmv2.js";
-import { compileAll } from "./helpers/p4c.js";
+import { compileAll } from "../../bench/p4/p4c.js";
 import { cutShortIn, readInputs, strataOutputs, strataRun } from "./helpers/strata-side.js";
 import { findP4Tools, P4_REQUIRED } from "./helpers/toolchain.js";
 import { HOP_LIMIT_MAX } from "../../src/wasm/runner.js";

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ALL_MACHINES, EXAMPLE_SPECS, EXPORTING_FIXTURES, ROOT } from "./helpers/examples.js";
-import { type Compiled, compileAll, diagnostics } from "./helpers/p4c.js";
+import { type Compiled, compileAll, diagnostics } from "../../bench/p4/p4c.js";
 import { findP4Tools, P4_REQUIRED } from "./helpers/toolchain.js";
 
 const tools = findP4Tools();

@@ -11,7 +11,7 @@ import protojson from "protobufjs/ext/protojson.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ALL_MACHINES, exportFiles } from "./helpers/examples.js";
 import { P4Info, strictJson } from "./helpers/official.js";
-import { type Compiled, compileAll } from "./helpers/p4c.js";
+import { type Compiled, compileAll } from "../../bench/p4/p4c.js";
 import { findP4Tools, P4_REQUIRED } from "./helpers/toolchain.js";
 
 const tools = findP4Tools();

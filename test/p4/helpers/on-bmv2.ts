@@ -1,30 +1,16 @@
-// A description's export run on bmv2, beside `strata run`: one simple_switch per machine
-// (helpers/bmv2.ts), each with its runtime_cli.txt, chained along the description's links
-// between machines as the manifests number their ports; the packets go in where the inputs
-// say (a link: the receivers' ports; a member sending: port 255 with the packet_out header),
-// and every packet a switch sends is recorded on its link (a tap on the wire, as strata's link
-// captures are) and passed to the receivers' switches, or, on port 255, recorded as a delivery
-// (the packet_in header says to which member). compare() then holds both sides to each other,
-// link by link and member by member, packet by packet (in any order: a switch's threads may
-// reorder packets of different flows; strata's tables keep no state, so order changes nothing
-// else).
-//
-// What cannot be compared is said, not skipped silently: a link with no port at either end (two
-// members of one machine; a virtual link, whose packets travel inside an underlay's frames) is
-// not observable on a switch; an input the target cannot take (on such a link, or on an anycast
-// link, whose receiver the sender's selector picks) is refused with the reason.
+// A description's export run on bmv2 (bench/p4/fleet.ts: one simple_switch per machine,
+// chained along the links between machines), every packet on a link and every delivery
+// recorded; compare() then holds it to `strata run`'s outputs, link by link and member by
+// member, packet by packet (in any order: a switch's threads may reorder packets of different
+// flows; strata's tables keep no state, so order changes nothing else), loosened only for a
+// target limit a test names (Limits).
 
-import type { CompiledLink, CompiledSpec } from "../../../src/control/compiled.js";
-import type { Injection } from "../../../src/control/install.js";
-import { CPU_PORT, isPhysical } from "../../../src/p4/device.js";
-import type { MachineExport, MachineManifest } from "../../../src/p4/export.js";
-import { LINK_BITS, MEMBER_BITS, SESSION_BITS } from "../../../src/p4/names.js";
-import { Switch } from "./bmv2.js";
-import { compileAll } from "./p4c.js";
+import type { CompiledSpec } from "../../../src/control/compiled.js";
+import type { MachineExport } from "../../../src/p4/export.js";
+import { Fleet, type Input } from "../../../bench/p4/fleet.js";
 import type { P4Tools } from "./toolchain.js";
 
-/** packet_out.kind (src/p4/program.ts). */
-const KIND = { self: 1, session: 2 } as const;
+export { type Input, Wiring } from "../../../bench/p4/fleet.js";
 
 /** What both sides are compared on. */
 export interface Outputs {
@@ -32,11 +18,6 @@ export interface Outputs {
   readonly links: ReadonlyMap<string, readonly Uint8Array[]>;
   /** Packets each member delivered, by qualified name ("ip.h2"). */
   readonly delivered: ReadonlyMap<string, readonly Uint8Array[]>;
-}
-
-export interface Input {
-  readonly injection: Injection;
-  readonly bytes: Uint8Array;
 }
 
 export interface Bmv2Run extends Outputs {
@@ -56,96 +37,6 @@ const push = <K, V>(m: Map<K, V[]>, k: K, v: V): void => {
   else list.push(v);
 };
 
-/** The manifests' port maps, and where each link's packets go between them. */
-export class Wiring {
-  readonly #c: CompiledSpec;
-  readonly #manifests: ReadonlyMap<string, MachineManifest>;
-
-  constructor(compiled: CompiledSpec, exports: readonly MachineExport[]) {
-    this.#c = compiled;
-    this.#manifests = new Map(exports.map((ex) => [ex.manifest.machine, ex.manifest]));
-  }
-
-  machineOf(member: number): string {
-    const m = this.#c.members[member];
-    return this.#c.machines[m?.machine ?? -1] ?? "?";
-  }
-
-  qualified(member: number): string {
-    return this.#c.members[member]?.qualified ?? "?";
-  }
-
-  /** The member number a machine's program gives `member` (meta.member, packet_out.member). */
-  memberNumber(member: number): number {
-    const q = this.qualified(member);
-    const n = this.#manifests.get(this.machineOf(member))?.members.find((m) => m.member === q)?.number;
-    if (n === undefined) throw new Error(`no member ${q} in machine ${this.machineOf(member)}'s manifest`);
-    return n;
-  }
-
-  /** The member a packet_in's member number names on `machine`. */
-  memberNamed(machine: string, number: number): string | undefined {
-    return this.#manifests.get(machine)?.members.find((m) => m.number === number)?.member;
-  }
-
-  /** The ports of `machine` where `member` (qualified) sends or receives link `l` on identifier `ident`. */
-  #portsFor(machine: string, member: string, ident: number, l: CompiledLink): MachineManifest["ports"] {
-    return this.#manifests.get(machine)?.ports.filter((p) => p.member === member && p.link === ident && p.links.includes(l.capture)) ?? [];
-  }
-
-  /** Where a packet crossing link `li` arrives: each receiver's machine and port (undefined: a receiver with no port). */
-  arrivals(li: number, onlyPeer?: string): ({ machine: string; port: number } | undefined)[] {
-    const l = this.#c.links[li];
-    if (l === undefined) return [];
-    return l.receivers
-      .filter((r) => onlyPeer === undefined || `${this.qualified(r.member)}.${r.port}` === onlyPeer)
-      .map((r) => {
-        const machine = this.machineOf(r.member);
-        const port = this.#portsFor(machine, this.qualified(r.member), r.port, l)[0]?.port;
-        return port === undefined ? undefined : { machine, port };
-      });
-  }
-
-  /** Whether a switch sends link `li`'s packets out of a port (and every receiver takes them in on one). */
-  observable(li: number): boolean {
-    const l = this.#c.links[li];
-    if (l === undefined) return false;
-    // A sender that sends it in an underlay's session has no port for it (a port for the other direction may carry its name).
-    if (!isPhysical(this.#c, l)) return false;
-    if (l.sender >= 0 && this.#portsFor(this.machineOf(l.sender), this.qualified(l.sender), l.senderPort, l).length === 0) return false;
-    return this.arrivals(li).every((a) => a !== undefined);
-  }
-
-  /** Captures strata writes (`capture: false` turns one off) every direction of which a switch port carries: those a test can hold to strata's. */
-  observableCaptures(): Set<string> {
-    const byCapture = new Map<string, number[]>();
-    for (const l of this.#c.links) push(byCapture, l.capture, l.index);
-    return new Set([...byCapture].filter(([, links]) => links.every((li) => this.#c.links[li]?.captured === true && this.observable(li))).map(([capture]) => capture));
-  }
-
-  /** What a packet a switch sent on `port` is: a delivery, a link's packet (with where it goes), or nothing the manifest names. */
-  departure(machine: string, port: number): { link: number; onlyPeer?: string } | undefined {
-    const p = this.#manifests.get(machine)?.ports.find((x) => x.port === port);
-    if (p === undefined) return undefined;
-    const sender = this.#c.members.find((m) => m.qualified === p.member);
-    const l = this.#c.links.find((x) => x.sender === sender?.index && x.senderPort === p.link && p.links.includes(x.capture) && isPhysical(this.#c, x));
-    if (l === undefined) return undefined;
-    // An anycast receiver's own port: the sender's selector picked it.
-    const anycast = l.mode === "anycast" && l.receivers.length > 1;
-    return anycast ? { link: l.index, ...(p.peers[0] !== undefined ? { onlyPeer: p.peers[0] } : {}) } : { link: l.index };
-  }
-
-  /** Why an input cannot go into the switches, or undefined when it can. */
-  refusal(inj: Injection): string | undefined {
-    if (inj.kind !== "link") return undefined;
-    const l = this.#c.links[inj.link];
-    if (l === undefined) return "no such link";
-    if (!this.observable(inj.link)) return `link ${l.capture} has no port on a switch (a link between members of one machine, or a virtual link)`;
-    if (l.mode === "anycast" && l.receivers.length > 1) return `link ${l.capture} is anycast: on a switch its sender's selector picks the receiver`;
-    return undefined;
-  }
-}
-
 export interface RunOptions {
   /** Stop waiting once this many packets (links and deliveries: what strata had) are seen and the switches are quiet. */
   readonly expected: number;
@@ -157,89 +48,28 @@ export interface RunOptions {
   readonly maxRelays?: number;
 }
 
-/** The packet_out header in front of a packet the member sends (kind self) or sends in a session. */
-function packetOut(member: number, inj: Injection, bytes: Uint8Array): Uint8Array {
-  const header = (MEMBER_BITS + 8 + SESSION_BITS) / 8;
-  const b = Buffer.alloc(header + bytes.length);
-  b.writeUInt8(member, 0);
-  b.writeUInt8(inj.kind === "session" ? KIND.session : KIND.self, 1);
-  b.writeUInt32BE(inj.kind === "session" ? inj.session : 0, 2);
-  b.set(bytes, header);
-  return new Uint8Array(b);
-}
-
 /**
- * Runs `inputs` through one simple_switch per machine of `exports` (compiled with p4c-bm2-ss),
- * chained as the wiring says. Throws for an input `refusal` names.
+ * Runs `inputs` through one switch per machine (a Fleet), records every packet on a link and
+ * every delivery, and stops when the switches have been quiet long enough.
  */
 export async function runOnBmv2(tools: P4Tools, compiled: CompiledSpec, exports: readonly MachineExport[], inputs: readonly Input[], options: RunOptions): Promise<Bmv2Run> {
-  const wiring = new Wiring(compiled, exports);
-  for (const i of inputs) {
-    const why = wiring.refusal(i.injection);
-    if (why !== undefined) throw new Error(`an input the switches cannot take: ${why}`);
-  }
-  const programs = await compileAll(tools, exports.map((ex) => ex.files["main.p4"] as string), "bm2");
-  const failed = programs.findIndex((p) => p.json === undefined);
-  if (failed >= 0) throw new Error(`p4c-bm2-ss failed on ${exports[failed]?.manifest.machine}: ${programs[failed]?.bm2.stderr}`);
-  const switches = new Map<string, Switch>();
+  const fleet = await Fleet.start(tools, compiled, exports);
   try {
-    const started = await Promise.all(
-      exports.map((ex, k) => Switch.start(tools, programs[k]?.json ?? "", ex.files["runtime_cli.txt"] as string, ex.manifest.deviceId)),
-    );
-    exports.forEach((ex, k) => {
-      const sw = started[k];
-      if (sw !== undefined) switches.set(ex.manifest.machine, sw);
-    });
-
     const links = new Map<string, Uint8Array[]>();
     const delivered = new Map<string, Uint8Array[]>();
     const unexpected: string[] = [];
-    const observable = wiring.observableCaptures();
+    const observable = fleet.wiring.observableCaptures();
     let seen = 0;
-    let relayed = 0;
-    let bounded = false;
     let last = Date.now();
-    const maxRelays = options.maxRelays ?? 2 * options.expected + 2_000;
-
-    const cross = (li: number, bytes: Uint8Array, onlyPeer?: string): void => {
-      const capture = compiled.links[li]?.capture ?? "?";
-      push(links, capture, bytes);
-      if (observable.has(capture)) seen++;
-      for (const a of wiring.arrivals(li, onlyPeer)) {
-        if (a === undefined) continue;
-        if (relayed >= maxRelays) {
-          bounded = true;
-          return;
-        }
-        relayed++;
-        switches.get(a.machine)?.send(a.port, bytes);
-      }
+    fleet.maxRelays = options.maxRelays ?? 2 * options.expected + 2_000;
+    fleet.departures = (d) => {
+      last = Date.now();
+      if (d.kind === "delivered") push(delivered, d.member, d.bytes);
+      else if (d.kind === "unexpected") unexpected.push(d.what);
+      else push(links, fleet.capture(d.link), d.bytes);
+      if (d.kind !== "link" || observable.has(fleet.capture(d.link))) seen++;
     };
-    for (const [machine, sw] of switches) {
-      sw.onPacket((port, bytes) => {
-        last = Date.now();
-        if (port === CPU_PORT) {
-          const header = (MEMBER_BITS + LINK_BITS) / 8;
-          const member = wiring.memberNamed(machine, bytes[0] ?? 0) ?? `machine ${machine} member ${bytes[0] ?? 0}`;
-          push(delivered, member, bytes.slice(header));
-          seen++;
-          return;
-        }
-        const d = wiring.departure(machine, port);
-        if (d === undefined) {
-          unexpected.push(`machine ${machine} port ${port}: ${Buffer.from(bytes).toString("hex")}`);
-          seen++;
-          return;
-        }
-        cross(d.link, bytes, d.onlyPeer);
-      });
-    }
-
-    for (const i of inputs) {
-      const inj = i.injection;
-      if (inj.kind === "link") cross(inj.link, i.bytes);
-      else switches.get(wiring.machineOf(inj.member))?.send(CPU_PORT, packetOut(wiring.memberNumber(inj.member), inj, i.bytes));
-    }
+    for (const i of inputs) fleet.inject(i);
     last = Date.now();
     const settle = options.settleMs ?? 150;
     const timeout = options.timeoutMs ?? 3_000;
@@ -248,10 +78,9 @@ export async function runOnBmv2(tools: P4Tools, compiled: CompiledSpec, exports:
       const quiet = Date.now() - last;
       if ((seen >= options.expected && quiet >= settle) || quiet >= timeout) break;
     }
-    const cliErrors = [...switches].flatMap(([machine, sw]) => sw.cliErrors.map((e) => `${machine}: ${e}`));
-    return { links, delivered, unexpected, cliErrors, relayed, bounded };
+    return { links, delivered, unexpected, cliErrors: fleet.cliErrors, relayed: fleet.relayed, bounded: fleet.bounded };
   } finally {
-    await Promise.all([...switches.values()].map((s) => s.stop()));
+    await fleet.stop();
   }
 }
 

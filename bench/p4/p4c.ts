@@ -1,4 +1,4 @@
-// p4c on exported programs, for the tests: p4c-bm2-ss (bmv2's JSON and p4c's own P4Info) and
+// p4c on exported programs, for the tests and the bench: p4c-bm2-ss (bmv2's JSON and p4c's own P4Info) and
 // p4test, each program compiled once per toolchain. Results are kept in a cache under the
 // system's temporary directory, keyed by the program's text and the compiler's version, so the
 // test files that need the same program (compile, P4Info, the bmv2 runs) share one compilation,

@@ -1,4 +1,4 @@
-// One bmv2 simple_switch for the tests: started on a compiled program (p4c-bm2-ss's JSON), its
+// One bmv2 simple_switch, for the tests and the bench: started on a compiled program (p4c-bm2-ss's JSON), its
 // entries loaded with simple_switch_CLI from runtime_cli.txt, and its ports on one nanomsg PAIR
 // socket (`--packet-in ipc://…`, the interface bmv2's own PTF tests use): every packet in or out
 // is a message naming its port, so any port number works — the CPU port 255 too — without

@@ -90,6 +90,8 @@ export class Switch {
       env: tools.env,
       stdio: ["ignore", "ignore", "pipe"],
     });
+    running.add(child);
+    child.once("exit", () => running.delete(child));
     let stderr = "";
     child.stderr?.setEncoding("utf8").on("data", (s: string) => (stderr += s));
     try {
@@ -143,6 +145,12 @@ export class Switch {
 }
 
 class ExitedEarly extends Error {}
+
+/** Switches running in this process: killed when it exits (its work done, process.exit, or an uncaught error), so none outlives it. */
+const running = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
 
 function open(target: string | number): Promise<Socket> {
   return new Promise((resolve, reject) => {

@@ -109,7 +109,10 @@ export const REGION_OUT_BASE: i32 = 7;
 export const REGION_OUT_POS: i32 = 8;
 export const REGION_TRACE_BASE: i32 = 9;
 export const REGION_TRACE_POS: i32 = 10;
-export const REGION_COUNT: i32 = 11;
+export const REGION_CAPTURE_ACTIVE: i32 = 11;
+export const REGION_CAPTURE_SPAN_ENDS: i32 = 12;
+export const REGION_CAPTURE_SPAN_LENS: i32 = 13;
+export const REGION_COUNT: i32 = 14;
 
 export const OP_NONE: i32 = 0;
 export const OP_INSERT: i32 = 1;
@@ -130,6 +133,10 @@ export const OUTREC_TS_SEC: i32 = 16;
 export const OUTREC_TS_NSEC: i32 = 24;
 export const OUTREC_PACKET: i32 = 28;
 export const OUTREC_SIZE: i32 = 32;
+
+export const CAPREC_CAPTURE: i32 = 0;
+export const CAPREC_LEN: i32 = 4;
+export const CAPREC_SIZE: i32 = 8;
 
 export const EVENT_KIND: i32 = 0;
 export const EVENT_STAGE: i32 = 1;

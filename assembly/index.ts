@@ -8,6 +8,9 @@ import { tableById } from "./tables/write";
 import { memberAt, linkAt, nLinks, nMembers, orphanDrops } from "./pipeline/topology";
 import {
   DROP_COUNT,
+  REGION_CAPTURE_ACTIVE,
+  REGION_CAPTURE_SPAN_ENDS,
+  REGION_CAPTURE_SPAN_LENS,
   REGION_IN_DATA,
   REGION_IN_ENDPOINT,
   REGION_IN_LEN,
@@ -23,6 +26,7 @@ import {
 import { Table } from "./tables/table";
 import { forEachTable } from "./tables/write";
 import { outBase, outPos, traceBase, tracePos } from "./pipeline/output";
+import { active as captureActive, spanEnds as captureSpanEnds, spanLens as captureSpanLens } from "./pipeline/capture";
 import { inData, inEndpoint, inLen, inNsec, inOffset, inOrigLen, inSec, injected, injectedReset } from "./pipeline/run";
 import { copiesAsked, copiesAskedReset } from "./pipeline/replicate";
 
@@ -73,12 +77,15 @@ export function tableCount(id: i32): i32 {
   return t == null ? -1 : t.count;
 }
 
-/** Copies every entry's hit count (f64, by entry index) to `out`; returns the capacity. */
+/**
+ * Copies the hit count (f64, by entry index) of every entry the table has memory for to `out`
+ * (room for its capacity); returns how many: the entries past them never held a row, and have none.
+ */
 export function tableHits(id: i32, out: usize): i32 {
   const t = tableById(id);
   if (t == null) return -1;
-  for (let i = 0; i < t.capacity; i++) store<f64>(out + (<usize>i << 3), i < t.allocated ? <f64>hitsAt(t, i) : 0);
-  return t.capacity;
+  for (let i = 0; i < t.allocated; i++) store<f64>(out + (<usize>i << 3), <f64>hitsAt(t, i));
+  return t.allocated;
 }
 
 /** Entry `i`'s action code, count, arg, arg2 and data address (0: none) written to `out` as 5 × u32; false if the entry is free. */
@@ -115,7 +122,7 @@ function writeAction(e: Entry, out: usize): void {
 
 // ── Topology ───────────────────────────────────────────────────────────────
 export { topologyReset, memberSet, memberSetTable, memberSetPortLink, linkSet, linkSetReceiver, endpointSet, linkSetCapture, memberSetCapture, linkSetDown, memberSetDown, memberTagDeliveries, endpointsGrow } from "./pipeline/topology";
-export { capturesInit, captureBase, captureUsed, capturesDrained } from "./pipeline/capture";
+export { capturesInit, capturesGather, capturesDrained } from "./pipeline/capture";
 
 /** Zeroes every counter — members, links, table rows — for a new run on the same tables. */
 export function countersReset(): void {
@@ -179,6 +186,9 @@ export function region(which: i32): usize {
     case REGION_OUT_POS: return <usize>outPos;
     case REGION_TRACE_BASE: return traceBase;
     case REGION_TRACE_POS: return <usize>tracePos;
+    case REGION_CAPTURE_ACTIVE: return captureActive;
+    case REGION_CAPTURE_SPAN_ENDS: return captureSpanEnds;
+    case REGION_CAPTURE_SPAN_LENS: return captureSpanLens;
   }
   return 0;
 }

@@ -5,7 +5,7 @@ import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import Benchmark from "benchmark";
-import type { Scenario } from "./scenario.js";
+import type { Figure, FigureScenario, Scenario } from "./scenario.js";
 import { SCENARIOS } from "./scenarios.js";
 
 export interface Result {
@@ -63,6 +63,43 @@ export async function measure(scenario: Scenario, maxTimeSec: number): Promise<R
   }
 }
 
+/** A figure scenario's figures, each with whether it met its goal. */
+export interface FigureResult {
+  scenario: string;
+  figures: (Figure & { met?: boolean })[];
+}
+
+const isFigures = (s: Scenario | FigureScenario): s is FigureScenario => "figures" in s;
+
+async function measureFigures(scenario: FigureScenario): Promise<FigureResult> {
+  const figures = await scenario.figures();
+  return {
+    scenario: scenario.name,
+    figures: figures.map((f) => (f.goal === undefined ? f : { ...f, met: f.goal.better === "lower" ? f.value <= f.goal.value : f.value >= f.goal.value })),
+  };
+}
+
+function aligned(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0]?.map((_, c) => Math.max(...rows.map((row) => (row[c] ?? "").length))) ?? [];
+  return rows.map((row) => row.map((cell, c) => (c <= 1 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0))).join("  ").trimEnd()).join("\n");
+}
+
+function figureTable(results: readonly FigureResult[]): string {
+  const number = (v: number): string => (v >= 1000 ? Math.round(v).toLocaleString("en-US") : v >= 10 ? v.toFixed(1) : v.toFixed(3));
+  return aligned([
+    ["scenario", "figure", "value", "unit", "goal"],
+    ...results.flatMap((r) =>
+      r.figures.map((f) => [
+        r.scenario,
+        f.name,
+        number(f.value),
+        f.unit,
+        f.goal === undefined ? "" : `${f.goal.better === "lower" ? "≤" : "≥"} ${number(f.goal.value)} ${f.met === true ? "met" : "MISSED"}`,
+      ]),
+    ),
+  ]);
+}
+
 function table(results: readonly Result[]): string {
   const rows = [
     ["scenario", "Mpps", "ns/packet", "MB/s", "vs reference", "vs bmv2", "samples"],
@@ -115,13 +152,18 @@ export async function runBench(argv: string[], out: BenchOutput = processOutput)
   const maxTime = Number(values["max-time"]);
   const chosen = only.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => only.includes(s.name));
   const results: Result[] = [];
+  const figures: FigureResult[] = [];
   for (const scenario of chosen) {
-    const missing = scenario.unavailable?.();
+    const missing = isFigures(scenario) ? undefined : scenario.unavailable?.();
     if (missing !== undefined) {
       out.stderr(`bench: ${scenario.name}: left out: ${missing}\n`);
       continue;
     }
     if (!values.json) out.stderr(`bench: ${scenario.name}: ${scenario.description}\n`);
+    if (isFigures(scenario)) {
+      figures.push(await measureFigures(scenario));
+      continue;
+    }
     const result = await measure(scenario, maxTime);
     if (scenario.reference !== undefined) {
       const ref = await measure(scenario.reference, maxTime);
@@ -135,7 +177,8 @@ export async function runBench(argv: string[], out: BenchOutput = processOutput)
     }
     results.push(result);
   }
-  out.stdout(values.json ? `${JSON.stringify(results)}\n` : `${table(results)}\n`);
+  if (values.json) out.stdout(`${JSON.stringify([...results, ...figures])}\n`);
+  else out.stdout([...(results.length > 0 ? [table(results)] : []), ...(figures.length > 0 ? [figureTable(figures)] : [])].join("\n\n") + "\n");
   return 0;
 }
 

@@ -32,3 +32,22 @@ export interface Scenario {
    */
   readonly reference?: Scenario;
 }
+
+/** A figure a FigureScenario measured, with the goal it is held to (if any). */
+export interface Figure {
+  readonly name: string;
+  readonly value: number;
+  readonly unit: string;
+  readonly goal?: { readonly value: number; readonly better: "lower" | "higher" };
+}
+
+/**
+ * A scenario that times its own work and reports figures of its own (latencies, rates):
+ * work that is not packets through a synchronous run(), such as a server and its client in
+ * this process, talking through the event loop.
+ */
+export interface FigureScenario {
+  readonly name: string;
+  readonly description: string;
+  figures(): Promise<Figure[]>;
+}

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fate } from "../src/cli/trace.js";
-import { main } from "../src/cli/main.js";
+import { main } from "..//src/cli/main.js";
 import { memoryIo } from "../src/cli/io.js";
 import type { Summary } from "../src/run/summary.js";
 import type { TraceLine } from "../src/run/trace.js";

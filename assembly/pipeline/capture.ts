@@ -1,72 +1,78 @@
-// Captures the data plane writes itself: one buffer per capture file, filled
-// with pcap records (nanosecond timestamps, little-endian — the file header
-// the TypeScript side writes says so). The TypeScript side writes a buffer to
-// its file when the pipeline pauses for room, and at the end: no work per
-// packet outside wasm.
+// Captures the data plane writes itself: pcap records (nanosecond timestamps,
+// little-endian — the file header the TypeScript side writes says so) for every
+// capture file, all in ONE ring, each record marked with its capture's number.
+// Memory follows the packets captured, not the number of capture files: a
+// description of 20,000 captured links has one ring like a description of one.
+// When the ring is full the pipeline pauses (room.ts); the TypeScript side then
+// has the records grouped by capture (capturesGather: each capture's records
+// one after the other, in their order) and writes each capture's span to its
+// file with one call — no work per packet outside wasm — and empties the ring.
 //
-// A record, then `len` packet bytes (no padding):
-//   ┌─────────────┬──────────────┬──────────────┬───────────────┐
-//   │ ts_sec u32  │ ts_nsec u32  │ incl_len u32 │ orig_len u32  │   PCAP_REC_LEN = 16
-//   └─────────────┴──────────────┴──────────────┴───────────────┘
+// A record in the ring, then `len` bytes: a pcap record
+//   ┌─────────────┬─────────┐┌─────────────┬──────────────┬──────────────┬───────────────┬───────┐
+//   │ capture u32 │ len u32 ││ ts_sec u32  │ ts_nsec u32  │ incl_len u32 │ orig_len u32  │ bytes │
+//   └─────────────┴─────────┘└─────────────┴──────────────┴──────────────┴───────────────┴───────┘
+//    CAPREC_SIZE = 8           PCAP_REC_LEN = 16                                      len = 16 + incl_len
 //
 // A tagged record (a member's deliveries, when the TypeScript side asks which
 // link each came in on: topology.ts memberTagDeliveries) has the in-link
-// identifier between the header and the bytes: u32 at +16, bytes at +20
+// identifier between the pcap header and the bytes: u32 at +16, bytes at +20
 // (CAPTURE_TAG_LEN); incl_len still counts the packet's bytes only.
 //
-// Capture c's buffer: captures + c × CAPTURE_LEN (base usize, used i32).
+// Per capture, two u32 (spanLen, spanEnd) for the gathering, and a place in the
+// list of captures that have records: 12 bytes per capture file, whatever it holds.
 
-import { CAPTURE_TAG_LEN, PCAP_REC_CAP_LEN, PCAP_REC_LEN, PCAP_REC_ORIG_LEN, PCAP_REC_TS_FRAC, PCAP_REC_TS_SEC } from "../abi";
+import { CAPREC_CAPTURE, CAPREC_LEN, CAPREC_SIZE, CAPTURE_TAG_LEN, PCAP_REC_CAP_LEN, PCAP_REC_LEN, PCAP_REC_ORIG_LEN, PCAP_REC_TS_FRAC, PCAP_REC_TS_SEC } from "../abi";
 import { copyRecord, Packet, SLACK } from "./packet";
 
-const CAPTURE_LEN: i32 = 8;
-
-let captures: usize = 0;
-let nCaptures: i32 = 0;
-let bufferLen: i32 = 0;
-/** Whether link and delivery outputs go to capture buffers (else to the record ring). */
+/** The ring: records as drawn above, from ring to ring + ringUsed. */
+let ring: usize = 0;
+let ringLen: i32 = 0;
+export let ringUsed: i32 = 0;
+/** The ring's pcap records again, grouped by capture (capturesGather). */
+let gathered: usize = 0;
+/** u32 per capture: bytes of its records in the ring (while gathering). */
+export let spanLens: usize = 0;
+/** u32 per capture: where its span in `gathered` ends, once gathered. */
+export let spanEnds: usize = 0;
+/** u32 per capture that has records, in the order of their first record. */
+export let active: usize = 0;
+let nActive: i32 = 0;
+/** Whether link and delivery outputs go to the capture ring (else to the record ring). */
 export let capturing: bool = false;
 
-/** `n` capture buffers of `len` bytes each; packets then go to captures, not the ring. */
+/** `n` captures sharing a ring of `len` bytes; packets then go to captures, not the record ring. */
 export function capturesInit(n: i32, len: i32): void {
-  if (captures != 0) {
-    for (let c = 0; c < nCaptures; c++) heap.free(captureBase(c));
-    heap.free(captures);
+  if (ring != 0) {
+    heap.free(ring);
+    heap.free(gathered);
+    heap.free(spanLens);
+    heap.free(spanEnds);
+    heap.free(active);
   }
-  nCaptures = n;
-  bufferLen = len;
-  captures = heap.alloc(<usize>(n * CAPTURE_LEN) + 8);
-  for (let c = 0; c < n; c++) {
-    store<usize>(captures + <usize>(c * CAPTURE_LEN), heap.alloc(<usize>len + SLACK));
-    store<i32>(captures + <usize>(c * CAPTURE_LEN), 0, 4);
-  }
+  ringLen = len;
+  ring = heap.alloc(<usize>len + SLACK);
+  gathered = heap.alloc(<usize>len + SLACK);
+  const perCapture = <usize>n << 2;
+  spanLens = heap.alloc(perCapture + 8);
+  memory.fill(spanLens, 0, perCapture);
+  spanEnds = heap.alloc(perCapture + 8);
+  active = heap.alloc(perCapture + 8);
+  ringUsed = 0;
+  nActive = 0;
   capturing = n > 0;
 }
 
-export function captureBase(c: i32): usize {
-  return load<usize>(captures + <usize>(c * CAPTURE_LEN));
-}
-
-export function captureUsed(c: i32): i32 {
-  return load<i32>(captures + <usize>(c * CAPTURE_LEN), 4);
-}
-
-/** Every capture buffer is empty again (the TypeScript side has written them out). */
-export function capturesDrained(): void {
-  for (let c = 0; c < nCaptures; c++) store<i32>(captures + <usize>(c * CAPTURE_LEN), 0, 4);
-}
-
-/** Whether capture c can take a record of `len` bytes (tagged: with the in-link); one larger than a whole buffer never can. */
+/** Whether the ring can take a record of `len` bytes for capture c (tagged: with the in-link); one larger than the whole ring never can. */
 @inline export function captureRoom(c: i32, len: u32, tagged: bool): bool {
-  return c < 0 || captureUsed(c) + PCAP_REC_LEN + (tagged ? CAPTURE_TAG_LEN : 0) + <i32>len <= bufferLen;
+  return c < 0 || ringUsed + CAPREC_SIZE + PCAP_REC_LEN + (tagged ? CAPTURE_TAG_LEN : 0) + <i32>len <= ringLen;
 }
 
-/** Appends `d`'s record to capture c; `tagged`: with the in-link it arrived on (d.port) after the header. */
+/** Appends `d`'s record for capture c; `tagged`: with the in-link it arrived on (d.port) after the pcap header. */
 @inline export function captureAppend(c: i32, d: Packet, tagged: bool): void {
   if (c < 0) return;
-  const slot = captures + <usize>(c * CAPTURE_LEN);
-  const used = load<i32>(slot, 4);
-  const r = load<usize>(slot) + <usize>used;
+  const at = ring + <usize>ringUsed;
+  const r = at + <usize>CAPREC_SIZE;
   store<u32>(r + PCAP_REC_TS_SEC, <u32>d.tsSec);
   store<u32>(r + PCAP_REC_TS_FRAC, d.tsNsec);
   store<u32>(r + PCAP_REC_CAP_LEN, d.len);
@@ -77,5 +83,76 @@ export function capturesDrained(): void {
     head += CAPTURE_TAG_LEN;
   }
   copyRecord(r + <usize>head, d.data, d.len);
-  store<i32>(slot, used + head + <i32>d.len, 4);
+  const len = head + <i32>d.len;
+  store<u32>(at + CAPREC_CAPTURE, <u32>c);
+  store<u32>(at + CAPREC_LEN, <u32>len);
+  ringUsed += CAPREC_SIZE + len;
+}
+
+/**
+ * Groups the ring's records by capture, each capture's in their order, into one
+ * span per capture; returns how many captures have records. The TypeScript side
+ * reads the list (region capture-active) and each one's span (capture-span-ends,
+ * capture-span-lens: it starts at its end less its length), writes them, then
+ * calls capturesDrained.
+ */
+export function capturesGather(): i32 {
+  forgetSpans();
+  const end = ring + <usize>ringUsed;
+  for (let at = ring; at < end; ) {
+    const c = <usize>load<u32>(at + CAPREC_CAPTURE);
+    const len = load<u32>(at + CAPREC_LEN);
+    const s = spanLens + (c << 2);
+    const before = load<u32>(s);
+    if (before == 0) {
+      store<u32>(active + (<usize>nActive << 2), <u32>c);
+      nActive++;
+    }
+    store<u32>(s, before + len);
+    at += <usize>CAPREC_SIZE + <usize>len;
+  }
+  // Each capture's span starts where the one before it in the list ends; spanEnds is its next record's place until all are in.
+  let start: u32 = <u32>gathered;
+  for (let k = 0; k < nActive; k++) {
+    const c = <usize>load<u32>(active + (<usize>k << 2));
+    store<u32>(spanEnds + (c << 2), start);
+    start += load<u32>(spanLens + (c << 2));
+  }
+  for (let at = ring; at < end; ) {
+    const c = <usize>load<u32>(at + CAPREC_CAPTURE);
+    const len = load<u32>(at + CAPREC_LEN);
+    const e = spanEnds + (c << 2);
+    const to = load<u32>(e);
+    copySpan(<usize>to, at + <usize>CAPREC_SIZE, len);
+    store<u32>(e, to + len);
+    at += <usize>CAPREC_SIZE + <usize>len;
+  }
+  return nActive;
+}
+
+/**
+ * Copies a record of `len` ≥ 16 bytes (a pcap header at least) in 16-byte moves, the last one
+ * ending at its end: nothing past it is written, where the next capture's span may already be.
+ */
+@inline function copySpan(to: usize, from: usize, len: u32): void {
+  if (len > 256) {
+    memory.copy(to, from, <usize>len);
+    return;
+  }
+  const n = <usize>len;
+  let i: usize = 0;
+  for (; i + 16 <= n; i += 16) v128.store(to + i, v128.load(from + i));
+  if (i < n) v128.store(to + n - 16, v128.load(from + n - 16));
+}
+
+/** The ring is empty again (the TypeScript side has written what capturesGather grouped). */
+export function capturesDrained(): void {
+  forgetSpans();
+  ringUsed = 0;
+}
+
+/** No capture has a span: spanLens back to 0 for those that had one. */
+function forgetSpans(): void {
+  for (let k = 0; k < nActive; k++) store<u32>(spanLens + (<usize>load<u32>(active + (<usize>k << 2)) << 2), 0);
+  nActive = 0;
 }

@@ -20,6 +20,7 @@
 
 import { ACT_DELIVER, ACT_FORWARD, ACT_PHYSICAL } from "../abi";
 import { entryAt, FREE, ROAD_DIRECT, ROAD_DIRECT32, ROAD_SINGLE, Table } from "../tables/table";
+import { tableWrites } from "../tables/write";
 import { Member, MEMBER_DOWN, MEMBER_TTL, memberAt, nMembers } from "./topology";
 
 /** No plan: the lane's steps, each with all its checks. */
@@ -63,13 +64,25 @@ function planFor(m: Member): u32 {
     if (m.flags & MEMBER_TTL || m.forward == 0 || m.transmit == 0) return PLAN_NONE;
     const t = changetype<Table>(m.transmit);
     if (t.road != ROAD_DIRECT && t.road != ROAD_DIRECT32) return PLAN_NONE;
-    for (let i = 0; i < t.allocated; i++) {
-      const e = entryAt(t, i);
-      if (e.group != FREE && e.code != ACT_PHYSICAL) return PLAN_NONE;
-    }
-    return PLAN_FORWARD;
+    return allPhysical(t) ? PLAN_FORWARD : PLAN_NONE;
   }
   return m.receive != 0 && keylessRow(m.receive) == ACT_DELIVER ? PLAN_DELIVER : PLAN_NONE;
+}
+
+/**
+ * Whether every row of transmit table t is physical: looked at once after each table write,
+ * not in every batch (a hub's transmit table has a row per spoke).
+ */
+function allPhysical(t: Table): bool {
+  if (t.physicalAt == tableWrites) return t.allPhysical;
+  let all = true;
+  for (let i = 0; i < t.allocated && all; i++) {
+    const e = entryAt(t, i);
+    if (e.group != FREE && e.code != ACT_PHYSICAL) all = false;
+  }
+  t.physicalAt = tableWrites;
+  t.allPhysical = all;
+  return all;
 }
 
 /** The action of keyless table `table`'s one row, or −1 when the table has keys or no row. */

@@ -1,4 +1,4 @@
-// Room in the rings and capture buffers: the steps that write a record (a link
+// Room in the rings (output, trace, capture): the steps that write a record (a link
 // crossing that is captured, a delivery) ask first. Short of room now, the step
 // returns STAGE_WAIT and the batch loop pauses with the packet where it was,
 // to take the same step again once the TypeScript side has emptied the
@@ -6,7 +6,7 @@
 // dropped as too long.
 
 import { DROP_TOO_LONG } from "../abi";
-import { captureRoom, captureUsed, capturing } from "./capture";
+import { captureRoom, capturing, ringUsed } from "./capture";
 import { drop } from "./drop";
 import { outPos, outRoom } from "./output";
 import { Packet } from "./packet";
@@ -18,11 +18,11 @@ export const ROOM_NOW: i32 = 0;
 export const ROOM_LATER: i32 = 1; // once the TypeScript side has emptied the rings and captures
 export const ROOM_NEVER: i32 = 2; // the packet's record is larger than an empty buffer
 
-/** Whether a record of `len` bytes fits capture `target` (−1: none), or the output ring when not capturing. */
+/** Whether a record of `len` bytes for capture `target` (−1: none) fits the capture ring, or the output ring when not capturing. */
 @inline export function roomFor(target: i32, len: u32, tagged: bool): i32 {
   if (capturing) {
     if (captureRoom(target, len, tagged)) return ROOM_NOW;
-    return captureUsed(target) == 0 ? ROOM_NEVER : ROOM_LATER;
+    return ringUsed == 0 ? ROOM_NEVER : ROOM_LATER;
   }
   if (outRoom(len)) return ROOM_NOW;
   return outPos == 0 ? ROOM_NEVER : ROOM_LATER;

@@ -128,6 +128,9 @@ export const FREE: i32 = -1;
   keyedShift: u32;
   /** The byte of the key the keyed index's words start at: 0, or for EXACT_WORD the one word the fields lie in. */
   keyedFrom: i32;
+  /** plan.ts: whether every row is physical (a transmit table), as found after table write `physicalAt` (write.ts tableWrites; 0: not looked at). */
+  physicalAt: u32;
+  allPhysical: bool;
 }
 
 @inline export function entryAt(t: Table, i: i32): Entry {

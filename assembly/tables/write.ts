@@ -52,6 +52,11 @@ import { actionChanged, create, Entry, entryAt, insert, locate, relink, removeAt
 
 let registry: usize = 0;
 let registrySize: i32 = 0;
+/**
+ * Table writes so far (applyWrites calls, applied or not; never 0): what is known of a table's
+ * rows as of one count holds until the next. A new table is zeroed, so nothing is known of it.
+ */
+export let tableWrites: u32 = 1;
 
 export function tableById(id: i32): Table | null {
   if (id < 0 || id >= registrySize) return null;
@@ -178,6 +183,7 @@ function freeData(e: Entry): void {
  * undoing every earlier one.
  */
 export function applyWrites(buf: usize, n: i32): i32 {
+  tableWrites = tableWrites == u32.MAX_VALUE ? 1 : tableWrites + 1;
   const undo = heap.alloc(<usize>(n * UNDO_LEN) + 1);
   let done = 0;
   let failed = -1;

@@ -1,7 +1,7 @@
 // `strata bench [--json] [--only NAME]...`: the benchmarks of bench/ (also `npm run bench`).
 
 import type { Command } from "commander";
-import type { CommandContext } from "./main.js";
+import type { CommandContext } from "./command.js";
 
 interface BenchFlags {
   json?: boolean;

@@ -4,13 +4,14 @@
 
 import type { Command } from "commander";
 import { compile } from "../control/compile.js";
-import { type Allocation, EMPTY_ALLOCATION, recoverAllocation } from "../description/allocate.js";
+import { recoverAllocation } from "../control/allocation.js";
+import { type Allocation, EMPTY_ALLOCATION } from "../description/types.js";
 import { SpecError } from "../description/problems.js";
 import { loadSpec } from "../description/load.js";
 import type { Spec } from "../description/types.js";
 import { TABLE_ROLES, type TableRole } from "../wasm/abi.js";
 import type { Io } from "./io.js";
-import { type CommandContext, EXIT_BAD_INPUT, EXIT_OK } from "./main.js";
+import { type CommandContext, EXIT_BAD_INPUT, EXIT_OK } from "./command.js";
 
 export interface NetworkSummary {
   readonly name: string;

@@ -10,8 +10,8 @@ import { exportFiles, exportP4, writeExport } from "../p4/export.js";
 import { checkFit } from "../p4/fit.js";
 import { machineRequirements } from "../p4/requirements.js";
 import { isProfilePath, loadProfile } from "../p4/targets.js";
-import type { CommandContext } from "./main.js";
-import { EXIT_BAD_INPUT, EXIT_OK } from "./main.js";
+import type { CommandContext } from "./command.js";
+import { EXIT_BAD_INPUT, EXIT_OK } from "./command.js";
 
 interface ExportFlags {
   out: string;

@@ -9,7 +9,7 @@ import { machineRequirements } from "../p4/requirements.js";
 import { loadProfile, type TargetProfile } from "../p4/targets.js";
 import { loadSpec } from "../description/load.js";
 import type { Io } from "./io.js";
-import { type CommandContext, EXIT_BAD_INPUT, EXIT_OK } from "./main.js";
+import { type CommandContext, EXIT_BAD_INPUT, EXIT_OK } from "./command.js";
 
 export interface FitReport {
   readonly file: string;

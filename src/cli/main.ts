@@ -18,18 +18,7 @@ import { registerPlace } from "./place.js";
 import { registerServe } from "./serve.js";
 import { registerP4Runtime } from "./p4runtime.js";
 import { SpecError } from "../description/problems.js";
-
-/** Exit codes (DESIGN.md §5). */
-export const EXIT_OK = 0;
-export const EXIT_PROBLEM = 1;
-export const EXIT_BAD_INPUT = 2;
-export const EXIT_INTERRUPTED = 130;
-
-/** What a command's action reports back to main(). */
-export interface CommandContext {
-  io: Io;
-  exitCode: number;
-}
+import { type CommandContext, EXIT_BAD_INPUT, EXIT_CODES_HELP, EXIT_OK } from "./command.js";
 
 export function buildProgram(ctx: CommandContext): Command {
   const program = new Command("strata")
@@ -60,14 +49,6 @@ export function buildProgram(ctx: CommandContext): Command {
   configure(program);
   return program;
 }
-
-/** The exit codes, for `strata --help` (docs/cli.md has the same table). */
-export const EXIT_CODES_HELP = `Exit codes:
-  0    done
-  1    a check found the problem it looks for (strata place: a machine could not be placed)
-  2    bad input: a description, capture, endpoint, flag or --out directory (one line on stderr)
-  70   internal error: a bug in strata (a stack trace on stderr; please report it)
-  130  interrupted (Ctrl-C)`;
 
 /** "strata pcap inspect" for the inspect command. */
 function commandPath(cmd: Command): string {

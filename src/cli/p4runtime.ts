@@ -11,8 +11,8 @@ import { UsageError } from "../errors.js";
 import { LocalEmulation } from "../p4runtime/emulation.js";
 import { CLOSE_GRACE_MS, describeStats, P4RuntimeServer } from "../p4runtime/server.js";
 import { isLoopback, loadTls, type Tls } from "../p4runtime/tls.js";
-import type { CommandContext } from "./main.js";
-import { EXIT_OK } from "./main.js";
+import type { CommandContext } from "./command.js";
+import { EXIT_OK } from "./command.js";
 import { StopSignals } from "./stop-signals.js";
 
 /** The TLS flags of both commands that serve P4Runtime. */

@@ -6,7 +6,7 @@ import { openCapture } from "../pcap/reader.js";
 import { type CaptureReader, PACKET_NO_TIMESTAMP, type PacketBatch, tsNs } from "../pcap/types.js";
 import { TextTable, isoTimeNs } from "./format.js";
 import type { Io } from "./io.js";
-import { type CommandContext, EXIT_BAD_INPUT } from "./main.js";
+import { type CommandContext, EXIT_BAD_INPUT } from "./command.js";
 
 export function registerPcap(program: Command, ctx: CommandContext): void {
   const pcap = program.command("pcap").description("capture utilities (pcap and pcapng)");

@@ -11,7 +11,7 @@ import { machineRequirements } from "../p4/requirements.js";
 import { loadSpec } from "../description/load.js";
 import { TextTable } from "./format.js";
 import type { Io } from "./io.js";
-import { type CommandContext, EXIT_OK, EXIT_PROBLEM } from "./main.js";
+import { type CommandContext, EXIT_OK, EXIT_PROBLEM } from "./command.js";
 
 export interface PlaceReport extends Placement {
   readonly file: string;

@@ -15,7 +15,7 @@ import { COPY_LIMIT_MAX, HOP_LIMIT_MAX, type PacketRanges } from "../wasm/runner
 import type { Summary } from "../run/summary.js";
 import { fileSize } from "./format.js";
 import type { Io } from "./io.js";
-import { type CommandContext, EXIT_BAD_INPUT, EXIT_OK } from "./main.js";
+import { type CommandContext, EXIT_BAD_INPUT, EXIT_OK } from "./command.js";
 
 interface RunFlags {
   in: string[];

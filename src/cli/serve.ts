@@ -24,7 +24,7 @@ import { SERVED_OPTIONS, ServedEmulation } from "../p4runtime/serve-emulation.js
 import { exposureWarning, listenAddress, servedAt, type TlsFlags, tlsOf, tlsOptions } from "./p4runtime.js";
 import type { Io } from "./io.js";
 import { collect, limit, outputsLine } from "./run.js";
-import { type CommandContext, EXIT_OK } from "./main.js";
+import { type CommandContext, EXIT_OK } from "./command.js";
 import { StopSignals } from "./stop-signals.js";
 
 /** The largest --trace-max, in MB: a million megabytes. */

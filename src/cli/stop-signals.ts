@@ -3,7 +3,7 @@
 // the process at once with 130. A command installs them before it says it is up, so that a
 // signal right after that line is never Node's default (death by the signal, no summary).
 
-import { EXIT_INTERRUPTED } from "./main.js";
+import { EXIT_INTERRUPTED } from "./command.js";
 
 export class StopSignals {
   /** Resolves at the first SIGINT or SIGTERM, or at stop(). */

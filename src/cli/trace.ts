@@ -11,7 +11,7 @@ import { readIndexed } from "../run/trace-file.js";
 import { checkTraceLine, TRACE_LINE_MAX, type TraceLine, type TraceStep } from "../run/trace.js";
 import { isoTimeNs } from "./format.js";
 import type { Io } from "./io.js";
-import type { CommandContext } from "./main.js";
+import type { CommandContext } from "./command.js";
 
 interface TraceFlags {
   packet?: number;

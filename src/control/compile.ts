@@ -25,14 +25,24 @@ export function compile(spec: Spec): CompiledSpec {
   const problems: SpecIssue[] = [];
   const networks: CompiledNetwork[] = spec.networks.map((n, index) => ({ index, name: n.name, spec: n, layout: keyLayout(n.design) }));
   const machines: string[] = [];
+  const machineIndexes = new Map<string, number>();
   const machineIndex = (name: string): number => {
-    const i = machines.indexOf(name);
-    return i >= 0 ? i : machines.push(name) - 1;
+    let i = machineIndexes.get(name);
+    if (i === undefined) {
+      i = machines.push(name) - 1;
+      machineIndexes.set(name, i);
+    }
+    return i;
   };
 
   // Members, and the identifiers each sends on (its out-links).
   const members: CompiledMember[] = [];
   const outPorts = new Map<number, number[]>();
+  const addOutPort = (member: number, port: number): void => {
+    const ports = outPorts.get(member);
+    if (ports === undefined) outPorts.set(member, [port]);
+    else ports.push(port);
+  };
   for (const net of networks) {
     for (const m of net.spec.members) {
       members.push({
@@ -58,10 +68,10 @@ export function compile(spec: Spec): CompiledSpec {
       for (const dir of directions(l)) {
         const sender = dir.from === undefined ? -1 : across.member(net, dir.from);
         const senderPort = dir.from?.ident ?? 0;
-        if (sender >= 0) outPorts.set(sender, [...(outPorts.get(sender) ?? []), senderPort]);
+        if (sender >= 0) addOutPort(sender, senderPort);
         // The overlay's shared member sends on the link with the same identifier.
         if (shared !== undefined && sender === shared.here) {
-          outPorts.set(shared.there, [...(outPorts.get(shared.there) ?? []), senderPort]);
+          addOutPort(shared.there, senderPort);
           sharedPorts.push({ member: shared.there, port: senderPort, link: links.length });
         }
         const receivers: Receiver[] = dir.to.map((e) => ({ member: across.member(net, e), port: e.ident }));

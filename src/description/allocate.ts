@@ -49,43 +49,12 @@
 // near exhaustion (tens of thousands of links at one member) a cleverer choice
 // could fit where this one reports no free identifier.
 
-import type { CompiledSpec } from "../control/compiled.js";
 import { PORT_MAX } from "../wasm/abi.js";
 import type { NetworkContext } from "./context.js";
 import type { Path, Problems } from "./problems.js";
 import type { RawNetwork, RawSendRow, RawTable } from "./raw.js";
 import { type EndpointAt, endName, linkName, type TopologyDraft } from "./topology.js";
-import type { Spec } from "./types.js";
-
-/** A link end's identifier: written in the description, or allocated by strata. */
-export interface LinkEndAllocation {
-  /** The network that declares the link. */
-  readonly network: string;
-  /** The link's name in that network. */
-  readonly link: string;
-  /** The member at this end: its key, or "net:key" for a member of another network (bridging). */
-  readonly member: string;
-  readonly ident: number;
-  /** True when strata chose it; false when the description writes it. */
-  readonly allocated: boolean;
-}
-
-/** A named send row's session id: written, or allocated by strata. */
-export interface SessionAllocation {
-  readonly network: string;
-  readonly member: string;
-  /** The send row's `name`. */
-  readonly name: string;
-  readonly session: number;
-  readonly allocated: boolean;
-}
-
-export interface Allocation {
-  readonly links: readonly LinkEndAllocation[];
-  readonly sessions: readonly SessionAllocation[];
-}
-
-export const EMPTY_ALLOCATION: Allocation = { links: [], sessions: [] };
+import type { Allocation, LinkEndAllocation, SessionAllocation } from "./types.js";
 
 /** The largest session id (the send table's key is 32 bits). */
 export const SESSION_MAX = 0xffffffff;
@@ -338,52 +307,4 @@ export function previousMap(previous: Allocation | undefined): Map<string, numbe
   for (const l of previous?.links ?? []) map.set(linkEndKey(l.network, l.link, l.member), l.ident);
   for (const s of previous?.sessions ?? []) map.set(sessionKey(s.network, s.member, s.name), s.session);
   return map;
-}
-
-
-/**
- * The allocation that is installed: every link end's identifier from the
- * compiled links (what the data plane holds), and the named sessions from the
- * send tables. Whether an identifier was allocated is not installed, so every
- * one reads as written (`allocated: false`); as the previous allocation of a
- * changed description that makes no difference.
- */
-export function recoverAllocation(compiled: CompiledSpec): Allocation {
-  const links: LinkEndAllocation[] = [];
-  const seen = new Set<string>();
-  const push = (network: string, link: string, member: string, ident: number): void => {
-    const key = linkEndKey(network, link, member);
-    if (seen.has(key)) return; // the two directions of a two-way link
-    seen.add(key);
-    links.push({ network, link, member, ident, allocated: false });
-  };
-  const endName = (linkNet: number, member: number): string | undefined => {
-    const m = compiled.members[member];
-    if (m === undefined) return undefined;
-    return m.network === linkNet ? m.key : `${compiled.networks[m.network]?.name ?? "?"}:${m.key}`;
-  };
-  for (const l of compiled.links) {
-    const net = compiled.networks[l.network]?.name;
-    if (net === undefined) continue;
-    const sender = l.sender < 0 ? undefined : endName(l.network, l.sender);
-    if (sender !== undefined) push(net, l.name, sender, l.senderPort);
-    for (const r of l.receivers) {
-      const name = endName(l.network, r.member);
-      if (name !== undefined) push(net, l.name, name, r.port);
-    }
-  }
-  return { links, sessions: sessionsOf(compiled.spec) };
-}
-
-/** The named sessions of a loaded description. */
-function sessionsOf(spec: Spec): SessionAllocation[] {
-  const out: SessionAllocation[] = [];
-  for (const net of spec.networks) {
-    for (const [member, tables] of net.tables) {
-      for (const row of tables.send?.rows ?? []) {
-        if (row.name !== undefined && row.session !== undefined) out.push({ network: net.name, member, name: row.name, session: row.session, allocated: false });
-      }
-    }
-  }
-  return out;
 }

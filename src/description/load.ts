@@ -12,7 +12,7 @@ import { designNamed, DESIGNS } from "../wire/designs.js";
 import type { NetworkContext } from "./context.js";
 import { type Path, Problems } from "./problems.js";
 import type { RawNetwork, RawSpec } from "./raw.js";
-import { allocateLinks, allocateSessions, type Allocation, previousMap } from "./allocate.js";
+import { allocateLinks, allocateSessions, previousMap } from "./allocate.js";
 import { joinNetworks } from "./bridging.js";
 import { checkLayering } from "./layering.js";
 import { checkSharedRows } from "./subduction.js";
@@ -22,7 +22,7 @@ import { SCHEMA_FILE } from "./schema.js";
 import { didYouMean } from "./suggest.js";
 import { checkTables, type Elsewhere } from "./tables.js";
 import { finishTopology, identsNamed, readTopology, type Topology, type TopologyDraft } from "./topology.js";
-import type { NetworkSpec, Spec } from "./types.js";
+import type { Allocation, NetworkSpec, Spec } from "./types.js";
 
 export interface LoadOptions {
   /**

@@ -15,9 +15,15 @@ export interface ParsedSource {
 
 /** The syntax tree with positions; the locator for a file that failed to parse knows no positions. */
 export function parseSource(text: string, problems: Problems): ParsedSource | undefined {
-  const lines = new LineCounter();
+  let lines = new LineCounter();
   // merge: `<<: *defaults` is common in hand-written tables; prettyErrors off keeps messages on one line.
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, merge: true });
+  // The library's own check of unique keys compares each key with every key before it (20,000 members: seconds);
+  // a document that may have a duplicate, or has another error, is parsed again with it, for its errors.
+  let doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: false, merge: true });
+  if (doc.errors.length > 0 || mayRepeatKeys(doc)) {
+    lines = new LineCounter();
+    doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, merge: true });
+  }
   const pos = (offset: number): { line: number; column: number } => {
     const lp = lines.linePos(offset);
     return { line: lp.line, column: lp.col };
@@ -112,6 +118,26 @@ function asNode(value: unknown): Node | undefined {
 function resolve(doc: Document, node: Node | undefined): Node | undefined {
   if (isAlias(node)) return asNode(node.resolve(doc));
   return node;
+}
+
+/** Whether some map has two scalar keys of the same value: what the library's unique-key check refuses, and more. */
+function mayRepeatKeys(doc: Document): boolean {
+  let repeats = false;
+  visit(doc, {
+    Map(_key, map) {
+      const seen = new Set<unknown>();
+      for (const p of map.items) {
+        if (!isScalar(p.key)) continue;
+        if (seen.has(p.key.value)) {
+          repeats = true;
+          return visit.BREAK;
+        }
+        seen.add(p.key.value);
+      }
+      return undefined;
+    },
+  });
+  return repeats;
 }
 
 function findUnresolvedAlias(doc: Document): { name: string; offset: number } | undefined {

@@ -3,7 +3,6 @@
 // later stage (compile, install) can still point a user at the line to fix.
 
 import type { MatchKind, TableRole } from "../wasm/abi.js";
-import type { Allocation } from "./allocate.js";
 import type { DesignDef } from "../wire/designs.js";
 
 /** A place in the description: the file, a path inside it, and line:column when known. */
@@ -125,3 +124,35 @@ export interface TableSpec {
 }
 
 export type MemberTables = Partial<Record<TableRole, TableSpec>>;
+
+// The identifiers of a description, written or allocated (./allocate.ts decides them).
+
+/** A link end's identifier: written in the description, or allocated by strata. */
+export interface LinkEndAllocation {
+  /** The network that declares the link. */
+  readonly network: string;
+  /** The link's name in that network. */
+  readonly link: string;
+  /** The member at this end: its key, or "net:key" for a member of another network (bridging). */
+  readonly member: string;
+  readonly ident: number;
+  /** True when strata chose it; false when the description writes it. */
+  readonly allocated: boolean;
+}
+
+/** A named send row's session id: written, or allocated by strata. */
+export interface SessionAllocation {
+  readonly network: string;
+  readonly member: string;
+  /** The send row's `name`. */
+  readonly name: string;
+  readonly session: number;
+  readonly allocated: boolean;
+}
+
+export interface Allocation {
+  readonly links: readonly LinkEndAllocation[];
+  readonly sessions: readonly SessionAllocation[];
+}
+
+export const EMPTY_ALLOCATION: Allocation = { links: [], sessions: [] };

@@ -23,6 +23,19 @@ export function valueOf(bytes: Uint8Array): bigint {
   return v;
 }
 
+/**
+ * A bytestring's canonical form (a copy, leading zero bytes dropped), or undefined when it is
+ * empty or its value needs more than `bits` bits: the check a server makes of every value it takes.
+ */
+export function canonicalOf(bytes: Uint8Array, bits: number): Uint8Array | undefined {
+  let start = 0;
+  while (start < bytes.length - 1 && bytes[start] === 0) start++;
+  if (bytes.length === 0) return undefined;
+  const lead = bytes[start] ?? 0;
+  const used = (bytes.length - start - 1) * 8 + (lead === 0 ? 0 : 32 - Math.clz32(lead));
+  return used > bits ? undefined : new Uint8Array(bytes.subarray(start));
+}
+
 /** Whether a bytestring is canonical: not empty, and no leading zero byte unless it is the single byte of 0. */
 export function isCanonical(bytes: Uint8Array): boolean {
   return bytes.length === 1 || (bytes.length > 1 && bytes[0] !== 0);
@@ -47,3 +60,29 @@ export function writeBig(bytes: Uint8Array, offset: number, len: number, value: 
 }
 
 export const ones = (bits: number): bigint => (1n << BigInt(bits)) - 1n;
+
+// Key vectors byte by byte (no bigint: a P4Runtime server translates every entry it takes).
+
+/** ORs a bytestring's value, right-aligned, into the `len` bytes at `offset` (its leading bytes past `len` are dropped, as writeBig drops them). */
+export function orBytes(into: Uint8Array, offset: number, len: number, bytes: Uint8Array): void {
+  const n = Math.min(bytes.length, len);
+  const from = bytes.length - n;
+  const at = offset + len - n;
+  for (let i = 0; i < n; i++) into[at + i] = (into[at + i] ?? 0) | (bytes[from + i] ?? 0);
+}
+
+/** Sets the top `count` bits of the `len` big-endian bytes at `offset`. */
+export function setHighBits(into: Uint8Array, offset: number, len: number, count: number): void {
+  for (let i = 0; i < len; i++) {
+    const here = Math.max(0, Math.min(8, count - 8 * i));
+    into[offset + i] = (into[offset + i] ?? 0) | ((0xff << (8 - here)) & 0xff);
+  }
+}
+
+/** Sets the low `count` bits of the `len` big-endian bytes at `offset`. */
+export function setLowBits(into: Uint8Array, offset: number, len: number, count: number): void {
+  for (let i = 0; i < len; i++) {
+    const here = Math.max(0, Math.min(8, count - 8 * (len - 1 - i)));
+    into[offset + i] = (into[offset + i] ?? 0) | ((1 << here) - 1);
+  }
+}

@@ -10,7 +10,7 @@
 import type { CompiledRow, CompiledSpec, CompiledTable } from "../control/compiled.js";
 import type { EntryAction, EntryMatch } from "../wasm/tables.js";
 import { IN_LINK_FIELD, keyLayout } from "../wire/designs.js";
-import { fromBase64, ones, valueOf, writeBig } from "./bytes.js";
+import { fromBase64, orBytes, setHighBits, setLowBits, valueOf, writeBig } from "./bytes.js";
 import { type Device, type DeviceTable, device } from "./device.js";
 import { ACTION_NAMES as A, pushAction } from "./names.js";
 
@@ -142,48 +142,54 @@ export function importMatch(t: DeviceTable, fields: readonly FieldMatchJson[], n
   const len = t.table.keyLen;
   const value = new Uint8Array(len);
   const mask = new Uint8Array(len);
-  const lo = new Uint8Array(len);
-  const hi = new Uint8Array(len);
+  // Bounds only for a range table (a server translates every entry it takes: no bytes to spare).
   const range = t.table.kind === "range";
+  const lo = range ? new Uint8Array(len) : undefined;
+  const hi = range ? new Uint8Array(len) : undefined;
   const given = new Map(fields.map((f) => [names.get(f.fieldId), f]));
   for (const k of t.keys) {
     const f = given.get(k.name);
-    const width = k.field.len * 8;
+    const { offset, len: bytes } = k.field;
+    const width = bytes * 8;
+    const put = (into: Uint8Array, s: Bytestring | undefined): void => {
+      if (s !== undefined) orBytes(into, offset, bytes, typeof s === "string" ? fromBase64(s) : s);
+    };
     // Key bytes' bits above the field are always 0 in keys; masks of matched fields cover them, as the compiler writes them.
-    const pad = ones(width) ^ ones(k.bits);
-    const put = (b: Uint8Array, v: bigint): void => writeBig(b, k.field.offset, k.field.len, v);
-    const read = bytestringValue;
+    const pad = width - k.bits;
     switch (k.kind) {
       case "exact":
-        put(value, read(f?.exact?.value));
-        put(mask, ones(width));
+        put(value, f?.exact?.value);
+        setHighBits(mask, offset, bytes, width);
         break;
       case "optional":
         if (f?.optional !== undefined) {
-          put(value, read(f.optional.value));
-          put(mask, ones(width));
+          put(value, f.optional.value);
+          setHighBits(mask, offset, bytes, width);
         }
         break;
       case "ternary":
         if (f?.ternary !== undefined) {
-          put(value, read(f.ternary.value));
-          put(mask, pad | read(f.ternary.mask));
+          put(value, f.ternary.value);
+          setHighBits(mask, offset, bytes, pad);
+          put(mask, f.ternary.mask);
         }
         break;
       case "lpm":
         if (f?.lpm !== undefined) {
-          const n = f.lpm.prefixLen ?? 0;
-          put(value, read(f.lpm.value));
-          put(mask, pad | (ones(k.bits) ^ ones(k.bits - n)));
+          put(value, f.lpm.value);
+          setHighBits(mask, offset, bytes, pad + (f.lpm.prefixLen ?? 0));
         }
         break;
       case "range":
-        put(lo, f?.range !== undefined ? read(f.range.low) : 0n);
-        put(hi, f?.range !== undefined ? read(f.range.high) : ones(k.bits));
+        if (lo === undefined || hi === undefined) throw new Error(`${t.name}: a range field in a ${t.table.kind} table`);
+        if (f?.range !== undefined) {
+          put(lo, f.range.low);
+          put(hi, f.range.high);
+        } else setLowBits(hi, offset, bytes, k.bits);
         break;
     }
   }
-  return range ? { value, mask, lo, hi, priority } : { value, mask, priority };
+  return lo !== undefined && hi !== undefined ? { value, mask, lo, hi, priority } : { value, mask, priority };
 }
 
 /** An action call (with its P4Info parameters) as the data plane's action; `groups`: multicast group → out-links. */

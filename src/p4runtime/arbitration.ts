@@ -2,8 +2,10 @@
 // stream with the highest election id the server has seen is the primary.
 // The highest id is remembered after its stream ends, so a backup with a lower
 // id does not become primary by itself: a controller must come back with an
-// id at least as high. When the primary changes, every stream of the device
-// and role hears it; otherwise only the one that sent the update.
+// id at least as high. A stream keeps the device and role of its first update
+// (§5.3: another ends it). Every stream of the device and role hears an update
+// that makes or keeps its sender primary, or that takes a primary down;
+// otherwise only the sender hears it.
 
 import { Code } from "./proto.js";
 
@@ -44,15 +46,24 @@ export class Arbiter<S> {
     return s === undefined ? undefined : this.#streams.get(s)?.electionId;
   }
 
+  /** Whether a role is one the device has: the default role, or one a stream has arbitrated for (strata has no role configuration to declare others). */
+  knows(deviceId: number, role: string): boolean {
+    return role === "" || this.#highest.has(this.#group({ deviceId, role, electionId: undefined })) || [...this.#streams.values()].some((c) => c.deviceId === deviceId && c.role === role);
+  }
+
   /**
    * A stream's (first or later) arbitration update. Returns the verdicts to send, or an
    * error that ends the stream (INVALID_ARGUMENT: the id is another stream's; FAILED_PRECONDITION:
-   * a stream does not change device).
+   * a stream changes neither device nor role, §5.3).
    */
   update(stream: S, c: Contender): { readonly verdicts: Verdict<S>[] } | { readonly code: number; readonly message: string } {
     const before = this.#streams.get(stream);
     if (before !== undefined && before.deviceId !== c.deviceId) {
       return { code: Code.FAILED_PRECONDITION, message: `this stream arbitrates for device ${before.deviceId}, not ${c.deviceId}` };
+    }
+    if (before !== undefined && before.role !== c.role) {
+      const name = (r: string): string => (r === "" ? "the default role" : `role ${r}`);
+      return { code: Code.FAILED_PRECONDITION, message: `this stream arbitrates for ${name(before.role)}, not ${name(c.role)}: open another stream to change role (§5.3)` };
     }
     const key = this.#group(c);
     if (c.electionId !== undefined) {
@@ -63,13 +74,11 @@ export class Arbiter<S> {
       }
     }
     const oldPrimary = this.primary(c.deviceId, c.role);
-    const oldGroupPrimary = before === undefined || this.#group(before) === key ? undefined : this.primary(before.deviceId, before.role);
     this.#streams.set(stream, c);
     if (c.electionId !== undefined && c.electionId > (this.#highest.get(key) ?? -1n)) this.#highest.set(key, c.electionId);
     const newPrimary = this.primary(c.deviceId, c.role);
-    const verdicts = newPrimary !== oldPrimary ? this.#all(c.deviceId, c.role) : [this.#verdict(stream, c)];
-    if (before !== undefined && oldGroupPrimary !== undefined && oldGroupPrimary === stream) verdicts.push(...this.#all(before.deviceId, before.role));
-    return { verdicts };
+    // §5.3: a primary that stays primary (its own id again) is announced to every controller, as a new one is.
+    return { verdicts: newPrimary === stream || newPrimary !== oldPrimary ? this.#all(c.deviceId, c.role) : [this.#verdict(stream, c)] };
   }
 
   /** A stream ended; the verdicts to send if it was the primary. */

@@ -1,26 +1,29 @@
 // One P4Runtime device: a machine of the description, with the P4Info that
 // `strata export p4` writes for it, the entities a controller has written
-// (table entries, default entries of keyless tables, multicast groups, clone
+// (table entries, every table's default entry, multicast groups, clone
 // sessions, action-profile members and groups) and the rows they become in
 // the data plane's tables.
 //
-// A Write batch is checked update by update against a copy of the entities, as
-// the P4Runtime spec asks (§12: ALREADY_EXISTS on a second INSERT, NOT_FOUND on
-// a MODIFY or DELETE of nothing, INVALID_ARGUMENT for an entry the P4Info does
-// not allow, RESOURCE_EXHAUSTED past a table's size). The tables the surviving
-// updates touch are then translated again into rows (src/p4/import.ts, the
-// same mapping that reads an export back) and the difference from what is
-// installed goes to the data plane as one all-or-nothing Tables.write, between
-// packet batches. So every batch is data-plane atomic: packets see the tables
-// before it or after it, never half of it — what DATAPLANE_ATOMIC promises and
-// more than CONTINUE_ON_ERROR and ROLLBACK_ON_ERROR need.
+// A Write batch is applied update by update to the entities, as the P4Runtime
+// spec asks (§12: ALREADY_EXISTS on a second INSERT, NOT_FOUND on a MODIFY or
+// DELETE of nothing, INVALID_ARGUMENT for an entry the P4Info does not allow,
+// RESOURCE_EXHAUSTED past a table's size), each change noted in a journal so
+// that a refused update, a rolled-back batch or a batch the data plane refuses
+// is undone. Each entry becomes its row when it is written (src/p4/import.ts,
+// the same mapping that reads an export back); the rows of the entries the
+// batch touched, compared with what is installed, go to the data plane as one
+// all-or-nothing Tables.write, between packet batches. So every batch is
+// data-plane atomic — packets see the tables before it or after it, never half
+// of it — and its cost follows the entries it writes, not the tables' sizes:
+// entries are found by their match key (priority and canonical field matches),
+// for writes and for reads.
 
 import type { CompiledSpec } from "../control/compiled.js";
 import { bytestringValue, type FieldMatchJson, importAction, importMatch, type P4InfoJson } from "../p4/import.js";
-import { canonical, ones } from "../p4/bytes.js";
+import { canonical, canonicalOf, ones } from "../p4/bytes.js";
 import { type Device, type DeviceTable, device } from "../p4/device.js";
 import type { EntryAction, EntryMatch, TableLayout, TableWrite, Tables } from "../wasm/tables.js";
-import { Code, type UpdateError } from "./proto.js";
+import { Code, encodeEntity, encodeTableEntry, tableEntryEntity, tableEntryOf, type UpdateError } from "./proto.js";
 
 /** A decoded message as @grpc/proto-loader hands it over (see LOADER_OPTIONS). */
 export type Msg = { readonly [key: string]: unknown };
@@ -45,16 +48,24 @@ interface InfoField {
   readonly name: string;
   readonly bits: number;
   readonly matchType: string;
+  /** The FieldMatch oneof case for it: "exact", "lpm", … */
+  readonly kind: string;
 }
 interface InfoTable {
   readonly id: number;
   readonly name: string;
   readonly fields: ReadonlyMap<number, InfoField>;
+  /** Field names by id, as the importer takes them. */
+  readonly fieldNames: ReadonlyMap<number, string>;
+  /** Every action the table names, whatever its scope. */
+  readonly actions: ReadonlySet<number>;
   /** Actions an entry may name (not @defaultonly). */
   readonly entryActions: ReadonlySet<number>;
-  /** Actions the default entry may name. */
+  /** Actions the default entry may name (not @tableonly). */
   readonly defaultActions: ReadonlySet<number>;
   readonly constDefault: boolean;
+  /** The default action the program gives the table (its miss: a drop), with no parameters. */
+  readonly initialDefault: number;
   readonly profile: number;
   readonly size: number;
   readonly dev: DeviceTable;
@@ -81,6 +92,14 @@ interface Call {
   readonly params: readonly { readonly paramId: number; readonly value: Uint8Array }[];
 }
 type EntryAct = { readonly call: Call } | { readonly member: number } | { readonly group: number };
+
+/** A data-plane row: its match, its action, and the action as one string (equal strings, same action). */
+interface Row {
+  readonly match: EntryMatch;
+  readonly action: EntryAction;
+  readonly sig: string;
+}
+
 interface StoredEntry {
   readonly tableId: number;
   /** Canonical field matches, by field id. */
@@ -88,25 +107,37 @@ interface StoredEntry {
   readonly priority: number;
   readonly action: EntryAct;
   readonly isDefault: boolean;
+  /** The entry's 64-bit cookie, as a decimal string ("0": none). */
+  readonly controllerMetadata: string;
+  /** The entry's opaque metadata (empty: none). */
+  readonly metadata: Uint8Array;
+  /** Added to the packets its row has matched: the counter value written, less the row's hits then. */
+  readonly counterBase: number;
+  /**
+   * Which life of the entry this is (a new number on each INSERT and on a default entry's
+   * reset): a row installed for an earlier life is replaced, so its hit count starts again.
+   */
+  readonly life: number;
 }
 interface Replica {
   readonly port: Uint8Array;
   readonly instance: number;
 }
+interface GroupMember {
+  readonly memberId: number;
+  readonly weight: number;
+}
 interface Entities {
-  /** tableId → key → entry, in insertion order. */
+  /** tableId → match key → entry, in insertion order. */
   readonly tables: Map<number, Map<string, StoredEntry>>;
-  /** Keyless tables' default entries. */
+  /** tableId → its default entry: every table has one. */
   readonly defaults: Map<number, StoredEntry>;
   readonly multicast: Map<number, readonly Replica[]>;
   readonly clone: Map<number, Msg>;
   /** profileId → memberId → call. */
   readonly members: Map<number, Map<number, Call>>;
   /** profileId → groupId → members (with weights). */
-  readonly groups: Map<number, Map<number, readonly { readonly memberId: number; readonly weight: number }[]>>;
-}
-function emptyEntities(): Entities {
-  return { tables: new Map(), defaults: new Map(), multicast: new Map(), clone: new Map(), members: new Map(), groups: new Map() };
+  readonly groups: Map<number, Map<number, readonly GroupMember[]>>;
 }
 function cloneEntities(e: Entities): Entities {
   return {
@@ -119,20 +150,84 @@ function cloneEntities(e: Entities): Entities {
   };
 }
 
-/** A row installed in the data plane for an entry: where it is, and what it does. */
+/** The key a table's default entry (its one row, in a keyless table) has among its entries' rows. */
+const DEFAULT_KEY = "default";
+
+/** A row installed in the data plane for an entry: its match and action string, the entry's life it was made for, and where it is (−1: unknown). */
 interface Installed {
   readonly match: EntryMatch;
-  readonly action: EntryAction;
   readonly sig: string;
+  /** Bytes of the action's data (the data plane keeps no length: reading the action back needs it). */
+  readonly dataLen: number;
+  readonly life: number;
   entry: number;
 }
 
-const hex = (b: Uint8Array): string => Buffer.from(b).toString("hex");
+/**
+ * Changes to the entities, each with its undo: an update that is refused, a batch rolled back
+ * and a batch the data plane refuses leave the entities as they were.
+ */
+class Journal {
+  /** Per change, flat (a batch of thousands makes no closures): the map, the key, whether it held the key, and what. */
+  readonly #undo: unknown[] = [];
+
+  set<K, V>(m: Map<K, V>, k: K, v: V): void {
+    this.#undo.push(m, k, m.has(k), m.get(k));
+    m.set(k, v);
+  }
+
+  delete<K, V>(m: Map<K, V>, k: K): void {
+    if (!m.has(k)) return;
+    this.#undo.push(m, k, true, m.get(k));
+    m.delete(k);
+  }
+
+  get length(): number {
+    return this.#undo.length;
+  }
+
+  /** Undoes the changes made since the journal was `mark` long. */
+  undo(mark = 0): void {
+    const u = this.#undo;
+    while (u.length > mark) {
+      const old = u.pop();
+      const had = u.pop() as boolean;
+      const k = u.pop();
+      const m = u.pop() as Map<unknown, unknown>;
+      if (had) m.set(k, old);
+      else m.delete(k);
+    }
+  }
+}
+
+/**
+ * Entries of tables a batch changed, by table: the rows of some match keys (undefined: no row
+ * any more), or all of them (a multicast group or profile member their rows read changed).
+ */
+type Touched = Map<number, Map<string, Row | undefined> | "all">;
+const touch = (touched: Touched, table: number, key: string, row: Row | undefined): void => {
+  const keys = touched.get(table);
+  if (keys === "all") return;
+  if (keys === undefined) touched.set(table, new Map([[key, row]]));
+  else keys.set(key, row);
+};
+const touchAll = (touched: Touched, table: number): void => {
+  touched.set(table, "all");
+};
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+/** Bytes in hex; short keys and action data are the common case (faster than a Buffer view's toString). */
+const hex = (b: Uint8Array): string => {
+  let s = "";
+  for (let i = 0; i < b.length; i++) s += HEX[b[i] ?? 0];
+  return s;
+};
 const bytesOf = (v: unknown): Uint8Array | undefined => (v instanceof Uint8Array ? v : undefined);
 const num = (v: unknown): number => (typeof v === "number" ? v : typeof v === "string" && /^\d+$/.test(v) ? Number(v) : 0);
+const EMPTY = new Uint8Array(0);
 
 /** An action as one string: two rows run the same action when their strings are equal. */
-const actionSig = (a: EntryAction): string => JSON.stringify([a.name, a.count ?? 0, a.arg ?? 0, a.arg2 ?? 0, hex(a.data ?? new Uint8Array(0))]);
+const actionSig = (a: EntryAction): string => `${a.name} ${a.count ?? 0} ${a.arg ?? 0} ${a.arg2 ?? 0} ${a.data === undefined ? "" : hex(a.data)}`;
 
 /** A row's match as one string: two rows of a table have the same match when their strings are equal (priority counts where the kind has one). */
 function matchSig(t: TableLayout, m: EntryMatch): string {
@@ -141,14 +236,50 @@ function matchSig(t: TableLayout, m: EntryMatch): string {
   return `${b(m.value)}/${b(m.mask)}/${b(m.lo)}/${b(m.hi)}/${prioritised ? m.priority : 0}`;
 }
 
+/** Canonical field matches (sorted by field id) as one string: an entry's key with its priority. */
+function matchKey(match: readonly FieldMatchJson[]): string {
+  let s = "";
+  const b = hex as (x: unknown) => string; // the stored matches are canonical bytes
+  for (const f of match) {
+    if (f.exact !== undefined) s += `${f.fieldId}=${b(f.exact.value)};`;
+    else if (f.lpm !== undefined) s += `${f.fieldId}=${b(f.lpm.value)}/${f.lpm.prefixLen ?? 0};`;
+    else if (f.ternary !== undefined) s += `${f.fieldId}=${b(f.ternary.value)}&${b(f.ternary.mask)};`;
+    else if (f.range !== undefined) s += `${f.fieldId}=${b(f.range.low)}-${b(f.range.high)};`;
+    else if (f.optional !== undefined) s += `${f.fieldId}=${b(f.optional.value)}?;`;
+  }
+  return s;
+}
+
+/** Whether the low `hostBits` bits of a big-endian value are all 0 (an LPM value has no bits past its prefix). */
+function lowBitsClear(value: Uint8Array, hostBits: number): boolean {
+  let left = hostBits;
+  for (let i = value.length - 1; i >= 0 && left > 0; i--, left -= 8) {
+    const byte = value[i] ?? 0;
+    if ((left >= 8 ? byte : byte & ((1 << left) - 1)) !== 0) return false;
+  }
+  return true;
+}
+const entryKey = (priority: number, match: readonly FieldMatchJson[]): string => `${priority}|${matchKey(match)}`;
+
 /** A bytestring that must hold a value of `bits` bits, made canonical. */
 function field(v: unknown, bits: number, what: string): Uint8Array {
   const b = bytesOf(v);
   if (b === undefined || b.length === 0) return invalid(`${what}: empty bytestring (0 is one zero byte)`);
-  const value = bytestringValue(b);
-  if (value > ones(bits)) return invalid(`${what}: value 0x${value.toString(16)} does not fit in ${bits} bits`);
-  return canonical(value);
+  const c = canonicalOf(b, bits);
+  if (c === undefined) return invalid(`${what}: value 0x${bytestringValue(b).toString(16)} does not fit in ${bits} bits`);
+  return c;
 }
+
+/** A TableEntry's controller_metadata (uint64, a decimal string as decoded; "0": none). */
+const cookieOf = (te: Msg): string => (typeof te.controllerMetadata === "string" || typeof te.controllerMetadata === "number" ? String(te.controllerMetadata) : "0");
+/** A TableEntry's metadata, copied out of the request (empty: none). */
+const metadataOf = (te: Msg): Uint8Array => {
+  const m = bytesOf(te.metadata);
+  return m === undefined || m.length === 0 ? EMPTY : new Uint8Array(m);
+};
+
+/** A CounterData's packet count (the exported counters count packets; a byte count is not kept). */
+const packets = (data: unknown): number => num((data as Msg | undefined)?.packetCount);
 
 export interface DeviceInfo {
   readonly deviceId: number;
@@ -157,19 +288,36 @@ export interface DeviceInfo {
   readonly p4info: P4InfoJson & Msg;
 }
 
+/** A batch of updates applied to the entities: its errors, and what the data plane must do for it. */
+export interface Staged {
+  /** One error (code 0 = OK) per update, in order. */
+  readonly errors: readonly UpdateError[];
+  /** The data-plane writes that take the installed rows to the entities; commit() records them once the data plane took them. */
+  plan(): { readonly writes: readonly TableWrite[]; commit(entries: readonly number[]): void };
+  /** Undoes every update of the batch (none reaches the data plane). */
+  rollback(): void;
+}
+
 export class DeviceState {
   readonly deviceId: number;
   readonly machine: string;
   readonly p4info: P4InfoJson & Msg;
+  /** The P4Info's packet_out header fields, by metadata id. */
+  readonly packetOut: ReadonlyMap<number, { readonly name: string; readonly bits: number }>;
   dev: Device;
   #compiled: CompiledSpec;
   readonly #tables = new Map<number, InfoTable>();
   readonly #actions = new Map<number, InfoAction>();
+  /** The actions as the importer takes them: name and parameter ids. */
+  readonly #calls = new Map<number, { name: string; params: readonly number[] }>();
   readonly #profiles = new Map<number, InfoProfile>();
   readonly #ports: ReadonlySet<number>;
-  #entities = emptyEntities();
+  #entities: Entities;
   /** Rows in the data plane, by strata table id, by entry key. */
   readonly #installed = new Map<number, Map<string, Installed>>();
+  #lives = 0;
+  /** Entries as encoded for reads (Entity messages holding their TableEntry). */
+  readonly #encodings = new WeakMap<StoredEntry, Uint8Array>();
 
   constructor(compiled: CompiledSpec, info: DeviceInfo) {
     this.deviceId = info.deviceId;
@@ -184,20 +332,26 @@ export class DeviceState {
       const pre = a.preamble as { id: number; name: string; alias?: string };
       const params = new Map(((a.params ?? []) as Msg[]).map((p) => [num(p.id), { name: String(p.name), bits: num(p.bitwidth) }]));
       this.#actions.set(pre.id, { id: pre.id, name: alias(pre), params });
+      this.#calls.set(pre.id, { name: alias(pre), params: [...params.keys()] });
     }
     for (const t of (p4.tables ?? []) as Msg[]) {
       const pre = t.preamble as { id: number; name: string; alias?: string };
       const dev = this.dev.tables.find((x) => x.name === alias(pre));
       if (dev === undefined) throw new Error(`P4Info table ${pre.name} is not on machine ${this.machine}`);
       const refs = (t.actionRefs ?? []) as Msg[];
-      const fields = new Map(((t.matchFields ?? []) as Msg[]).map((f) => [num(f.id), { id: num(f.id), name: String(f.name), bits: num(f.bitwidth), matchType: String(f.matchType) }]));
+      const fields = new Map(((t.matchFields ?? []) as Msg[]).map((f) => [num(f.id), { id: num(f.id), name: String(f.name), bits: num(f.bitwidth), matchType: String(f.matchType), kind: String(f.matchType).toLowerCase() }]));
+      const initialDefault = [...this.#actions.values()].find((a) => a.name === dev.miss)?.id;
+      if (initialDefault === undefined) throw new Error(`P4Info has no action ${dev.miss} for table ${pre.name}`);
       this.#tables.set(pre.id, {
         id: pre.id,
         name: alias(pre),
         fields,
+        fieldNames: new Map([...fields.values()].map((f) => [f.id, f.name])),
+        actions: new Set(refs.map((r) => num(r.id))),
         entryActions: new Set(refs.filter((r) => r.scope !== "DEFAULT_ONLY").map((r) => num(r.id))),
         defaultActions: new Set(refs.filter((r) => r.scope !== "TABLE_ONLY").map((r) => num(r.id))),
         constDefault: t.constDefaultActionId !== undefined,
+        initialDefault,
         profile: num(t.implementationId),
         size: num(t.size),
         dev,
@@ -210,104 +364,97 @@ export class DeviceState {
       this.#profiles.set(pre.id, { id: pre.id, tables: ((p.tableIds ?? []) as number[]).map(num), size: num(p.size), maxGroupSize: num(p.maxGroupSize) });
     }
     this.#ports = new Set([...this.dev.ports.map((p) => p.port), 254]);
+    const header = ((p4.controllerPacketMetadata ?? []) as Msg[]).find((h) => (h.preamble as Msg | undefined)?.name === "packet_out");
+    this.packetOut = new Map(((header?.metadata ?? []) as Msg[]).map((m) => [num(m.id), { name: String(m.name), bits: num(m.bitwidth) }]));
+    this.#entities = this.#initial();
   }
 
-  /** The P4Info table of a strata table, if the device has it. */
-  tableIdOf(strataTableId: number): number | undefined {
-    return [...this.#tables.values()].find((t) => t.dev.table.id === strataTableId)?.id;
+  /** What a device holds before anyone writes: no entries, every table's default entry as the program sets it. */
+  #initial(): Entities {
+    return {
+      tables: new Map([...this.#tables.keys()].map((id) => [id, new Map()])),
+      defaults: new Map([...this.#tables.values()].map((t) => [t.id, this.#initialDefault(t)])),
+      multicast: new Map(),
+      clone: new Map(),
+      members: new Map([...this.#profiles.keys()].map((id) => [id, new Map()])),
+      groups: new Map([...this.#profiles.keys()].map((id) => [id, new Map()])),
+    };
+  }
+
+  #initialDefault(t: InfoTable, counterBase = 0): StoredEntry {
+    return { tableId: t.id, match: [], priority: 0, action: { call: { actionId: t.initialDefault, params: [] } }, isDefault: true, controllerMetadata: "0", metadata: EMPTY, counterBase, life: ++this.#lives };
   }
 
   // ── Write ────────────────────────────────────────────────────────────────
 
   /**
-   * Checks a batch of updates against a copy of the entities; returns the copy with the
-   * good ones applied and one error (code 0 = OK) per update.
+   * Applies a batch of updates to the entities, update by update (one that fails changes
+   * nothing); `tables` gives the counters a counter write starts from.
    */
-  stage(updates: readonly Msg[]): { staged: Entities; errors: UpdateError[]; touched: Set<number> } {
-    const staged = cloneEntities(this.#entities);
-    const touched = new Set<number>();
+  stage(updates: readonly Msg[], tables: Tables): Staged {
+    const journal = new Journal();
+    const touched: Touched = new Map();
+    const hits = this.#hitsReader(tables);
     const errors = updates.map((u, i): UpdateError => {
+      const mark = journal.length;
       try {
-        this.#apply(staged, u, touched);
+        this.#apply(this.#entities, journal, touched, u, hits);
         return { code: Code.OK, message: "" };
       } catch (e) {
+        journal.undo(mark);
         if (e instanceof Refusal) return { code: e.code, message: `update ${i}: ${e.message}` };
         return { code: Code.INVALID_ARGUMENT, message: `update ${i}: ${e instanceof Error ? e.message : String(e)}` };
       }
     });
-    return { staged, errors, touched };
-  }
-
-  /**
-   * The data-plane writes that take the installed rows of `touched` tables to those of
-   * `staged`; commit() records them once the data plane took them.
-   */
-  plan(staged: Entities, touched: ReadonlySet<number>): { writes: TableWrite[]; commit: (entries: readonly number[]) => void } {
-    const deletes: TableWrite[] = [];
-    const modifies: TableWrite[] = [];
-    const inserts: TableWrite[] = [];
-    const after = new Map<number, Map<string, Installed>>();
-    const order: { table: number; key: string; write: TableWrite }[] = [];
-    for (const id of touched) {
-      const t = this.#tables.get(id);
-      if (t === undefined) continue;
-      const layout = t.dev.table;
-      const rows = this.#rows(staged, t);
-      const before = this.#installed.get(layout.id) ?? new Map<string, Installed>();
-      const next = new Map<string, Installed>();
-      for (const [key, row] of rows) {
-        const old = before.get(key);
-        if (old === undefined) {
-          const write: TableWrite = { op: "insert", table: layout, match: row.match, action: row.action };
-          inserts.push(write);
-          order.push({ table: layout.id, key, write });
-          next.set(key, { ...row, entry: -1 });
-        } else if (old.sig !== row.sig) {
-          const write: TableWrite = { op: "modify", table: layout, match: row.match, action: row.action };
-          modifies.push(write);
-          order.push({ table: layout.id, key, write });
-          next.set(key, { ...row, entry: old.entry });
-        } else next.set(key, old);
-      }
-      for (const [key, old] of before) {
-        if (!rows.has(key)) deletes.push({ op: "delete", table: layout, match: old.match });
-      }
-      after.set(layout.id, next);
-    }
-    const writes = [...deletes, ...modifies, ...inserts];
     return {
-      writes,
-      commit: (entries) => {
-        const indexOf = new Map(writes.map((w, k) => [w, entries[k] ?? -1]));
-        for (const o of order) {
-          const row = after.get(o.table)?.get(o.key);
-          if (row !== undefined) row.entry = indexOf.get(o.write) ?? row.entry;
-        }
-        for (const [table, rows] of after) this.#installed.set(table, rows);
-        this.#entities = staged;
-      },
+      errors,
+      plan: () => this.#plan(touched),
+      rollback: () => journal.undo(),
     };
   }
 
-  /** Every table of the device, for a plan that clears or rebuilds all of them. */
-  allTables(): Set<number> {
-    return new Set(this.#tables.keys());
+  /** Every entity removed and every default entry reset, as a new pipeline starts (VERIFY_AND_COMMIT). */
+  clear(): Staged {
+    const journal = new Journal();
+    const touched: Touched = new Map();
+    const s = this.#entities;
+    for (const [id, entries] of s.tables) {
+      for (const key of [...entries.keys()]) journal.delete(entries, key);
+      journal.set(s.defaults, id, this.#initialDefault(this.#table(id)));
+      touchAll(touched, id);
+    }
+    const empty = <V>(m: Map<number, V>): void => {
+      for (const k of [...m.keys()]) journal.delete(m, k);
+    };
+    empty(s.multicast);
+    empty(s.clone);
+    for (const m of s.members.values()) empty(m);
+    for (const m of s.groups.values()) empty(m);
+    return { errors: [], plan: () => this.#plan(touched), rollback: () => journal.undo() };
   }
 
-  /** No entities at all: what VERIFY_AND_COMMIT leaves. */
-  static empty(): Entities {
-    return emptyEntities();
+  #table(id: number): InfoTable {
+    const t = this.#tables.get(id);
+    if (t === undefined) return invalid(`no table with id ${id} on device ${this.deviceId}`);
+    return t;
   }
 
-  /** The compiled rows of the description as entities: what a device that is not started empty holds. */
-  entitiesFromExport(updates: readonly Msg[]): Entities {
-    const { staged, errors } = this.stage(updates);
-    const bad = errors.find((e) => e.code !== Code.OK);
-    if (bad !== undefined) throw new Error(`machine ${this.machine}: the exported entries do not load: ${bad.message}`);
-    return staged;
+  /** Reads each table's hit counts once per batch (no packet runs while a batch is applied). */
+  #hitsReader(tables: Tables | undefined): (t: InfoTable, key: string, life: number) => number {
+    const cache = new Map<number, Float64Array>();
+    return (t, key, life) => {
+      const row = this.#installed.get(t.dev.table.id)?.get(key);
+      if (tables === undefined || row === undefined || row.entry < 0 || row.life !== life) return 0;
+      let hits = cache.get(t.id);
+      if (hits === undefined) {
+        hits = tables.hits(t.dev.table);
+        cache.set(t.id, hits);
+      }
+      return hits[row.entry] ?? 0;
+    };
   }
 
-  #apply(s: Entities, u: Msg, touched: Set<number>): void {
+  #apply(s: Entities, j: Journal, touched: Touched, u: Msg, hits: (t: InfoTable, key: string, life: number) => number): void {
     const type = u.type as string | undefined;
     if (type !== "INSERT" && type !== "MODIFY" && type !== "DELETE") return invalid(`update type ${type ?? "UNSPECIFIED"} (INSERT, MODIFY or DELETE)`);
     const entity = u.entity as Msg | undefined;
@@ -315,83 +462,151 @@ export class DeviceState {
     if (entity === undefined || kind === undefined) return invalid("update without an entity");
     switch (kind) {
       case "tableEntry":
-        return this.#tableEntry(s, type, entity.tableEntry as Msg, touched);
+        return this.#tableEntry(s, j, touched, type, entity.tableEntry as Msg, hits);
+      case "directCounterEntry":
+        return this.#directCounter(s, j, type, entity.directCounterEntry as Msg, hits);
       case "packetReplicationEngineEntry":
-        return this.#pre(s, type, entity.packetReplicationEngineEntry as Msg, touched);
+        return this.#pre(s, j, touched, type, entity.packetReplicationEngineEntry as Msg);
       case "actionProfileMember":
-        return this.#profileMember(s, type, entity.actionProfileMember as Msg, touched);
+        return this.#profileMember(s, j, touched, type, entity.actionProfileMember as Msg);
       case "actionProfileGroup":
-        return this.#profileGroup(s, type, entity.actionProfileGroup as Msg, touched);
+        return this.#profileGroup(s, j, touched, type, entity.actionProfileGroup as Msg);
       default:
-        return refuse(Code.UNIMPLEMENTED, `${kind} entities are not written by strata's server (table entries, multicast groups, clone sessions, action profile members and groups are)`);
+        return refuse(Code.UNIMPLEMENTED, `${kind} entities are not written by strata's server (table entries, direct counters, multicast groups, clone sessions, action profile members and groups are)`);
     }
   }
 
-  #call(a: Msg | undefined, allowed: ReadonlySet<number>, where: string): Call {
+  /**
+   * An action call checked against the P4Info (§9.1.2): an action the table does not name is
+   * INVALID_ARGUMENT; one it names for the other scope (an @defaultonly action in an entry, a
+   * @tableonly one as the default) is PERMISSION_DENIED.
+   */
+  #call(a: Msg | undefined, t: { readonly actions: ReadonlySet<number>; readonly allowed: ReadonlySet<number> }, scope: "entry" | "default", where: string): Call {
     if (a === undefined) return invalid(`${where}: no action`);
     const id = num(a.actionId);
     const info = this.#actions.get(id);
     if (info === undefined) return invalid(`${where}: unknown action id ${id}`);
-    if (!allowed.has(id)) return invalid(`${where}: action ${info.name} is not one this table's entries may name`);
-    const given = new Map<number, Uint8Array>();
+    if (!t.actions.has(id)) return invalid(`${where}: action ${info.name} is not one this table names`);
+    if (!t.allowed.has(id)) {
+      return refuse(Code.PERMISSION_DENIED, scope === "entry" ? `${where}: action ${info.name} is the table's default action only (@defaultonly)` : `${where}: action ${info.name} is for entries only (@tableonly), not the default entry`);
+    }
+    const params: { paramId: number; value: Uint8Array }[] = [];
     for (const p of (a.params ?? []) as Msg[]) {
       const pid = num(p.paramId);
       const spec = info.params.get(pid);
       if (spec === undefined) return invalid(`${where}: action ${info.name} has no parameter id ${pid}`);
-      if (given.has(pid)) return invalid(`${where}: action ${info.name} parameter ${spec.name} given twice`);
-      given.set(pid, field(p.value, spec.bits, `${where}: ${info.name}(${spec.name})`));
+      if (params.some((x) => x.paramId === pid)) return invalid(`${where}: action ${info.name} parameter ${spec.name} given twice`);
+      params.push({ paramId: pid, value: field(p.value, spec.bits, `${where}: ${info.name}(${spec.name})`) });
     }
-    for (const [pid, spec] of info.params) if (!given.has(pid)) return invalid(`${where}: action ${info.name} needs parameter ${spec.name}`);
-    return { actionId: id, params: [...given].sort(([a1], [b1]) => a1 - b1).map(([paramId, value]) => ({ paramId, value })) };
+    // Each id is the action's and none twice: as many as it has means all of them.
+    if (params.length < info.params.size) {
+      const missing = [...info.params].filter(([pid]) => !params.some((x) => x.paramId === pid)).map(([, spec]) => spec.name);
+      return invalid(`${where}: action ${info.name} needs parameter ${missing.join(", ")}`);
+    }
+    return { actionId: id, params: params.length < 2 ? params : params.sort((x, y) => x.paramId - y.paramId) };
   }
 
-  #tableEntry(s: Entities, type: string, te: Msg, touched: Set<number>): void {
-    const tableId = num(te.tableId);
-    const t = this.#tables.get(tableId);
-    if (t === undefined) return invalid(`no table with id ${tableId} on device ${this.deviceId}`);
+  /**
+   * What no table entry may carry on a write (§9.1, §9.1.7, §9.1.8): the server's own flag, and
+   * (but for a DELETE, which reads only the key) idle timeouts and meters the tables lack.
+   */
+  #checkWritable(t: InfoTable, type: string, te: Msg): void {
+    if (te.isConst === true) invalid(`${t.name}: is_const is the server's to set on a read, never a write's (§9.1)`);
+    if (type === "DELETE") return;
+    if (num(te.idleTimeoutNs) !== 0 || te.timeSinceLastHit !== undefined) invalid(`${t.name}: the table has no idle timeout (P4Info idle_timeout_behavior NO_TIMEOUT)`);
+    if (te.meterConfig !== undefined || te.meterCounterData !== undefined) invalid(`${t.name}: the table has no direct meter`);
+    if (te.counterData !== undefined && !t.hasCounter) invalid(`${t.name}: the table has no direct counter`);
+  }
+
+  #tableEntry(s: Entities, j: Journal, touched: Touched, type: string, te: Msg, hits: (t: InfoTable, key: string, life: number) => number): void {
+    const t = this.#table(num(te.tableId));
     const where = t.name;
-    if (te.isDefaultAction === true) {
-      if (type !== "MODIFY") return invalid(`${where}: the default entry is only MODIFYed`);
-      if (((te.match ?? []) as unknown[]).length > 0) return invalid(`${where}: the default entry has no match`);
-      if (t.constDefault) return refuse(Code.PERMISSION_DENIED, `${where}: its default action is constant`);
-      const action = te.action as Msg | undefined;
-      if (action === undefined) s.defaults.delete(tableId);
-      else {
-        if (action.type !== "action") return invalid(`${where}: a default entry names an action, not a profile member or group`);
-        const call = this.#call(action.action as Msg, t.defaultActions, where);
-        const entry: StoredEntry = { tableId, match: [], priority: 0, action: { call }, isDefault: true };
-        if (this.#actions.get(call.actionId)?.name !== t.dev.miss) this.#translate(s, t, entry);
-        s.defaults.set(tableId, entry);
-      }
-      touched.add(tableId);
-      return;
-    }
+    this.#checkWritable(t, type, te);
+    if (te.isDefaultAction === true) return this.#defaultEntry(s, j, touched, type, t, te, hits);
     if (t.fields.size === 0) return invalid(`${where} matches no field: it takes no entries; MODIFY its default entry (is_default_action)`);
     const match = this.#match(t, (te.match ?? []) as Msg[]);
     const priority = num(te.priority);
     if (t.priority && priority <= 0) return invalid(`${where}: entries of a table with ternary, range or optional fields need a priority above 0`);
     if (!t.priority && priority !== 0) return invalid(`${where}: entries of a table with only exact and LPM fields take no priority (got ${priority})`);
-    const key = `${priority}|${match.map((f) => JSON.stringify(f, (_k, v: unknown) => (v instanceof Uint8Array ? hex(v) : v))).join(",")}`;
-    const entries = s.tables.get(tableId) ?? new Map<string, StoredEntry>();
-    const exists = entries.has(key);
-    if (type === "INSERT" && exists) return refuse(Code.ALREADY_EXISTS, `${where}: an entry with this match and priority exists`);
-    if (type !== "INSERT" && !exists) return refuse(Code.NOT_FOUND, `${where}: no entry with this match and priority`);
-    if (type === "DELETE") entries.delete(key);
-    else {
-      if (type === "INSERT" && t.size > 0 && entries.size >= t.size) return refuse(Code.RESOURCE_EXHAUSTED, `${where} holds ${t.size} entries`);
-      const entry: StoredEntry = { tableId, match, priority, action: this.#entryAction(s, t, te.action as Msg | undefined), isDefault: false };
-      this.#translate(s, t, entry);
-      entries.set(key, entry);
+    const key = entryKey(priority, match);
+    const entries = s.tables.get(t.id) as Map<string, StoredEntry>;
+    const old = entries.get(key);
+    if (type === "INSERT" && old !== undefined) return refuse(Code.ALREADY_EXISTS, `${where}: an entry with this match and priority exists`);
+    if (old === undefined && type !== "INSERT") return refuse(Code.NOT_FOUND, `${where}: no entry with this match and priority`);
+    if (type === "DELETE") {
+      j.delete(entries, key);
+      touch(touched, t.id, key, undefined);
+      return;
     }
-    s.tables.set(tableId, entries);
-    touched.add(tableId);
+    if (type === "INSERT" && t.size > 0 && entries.size >= t.size) return refuse(Code.RESOURCE_EXHAUSTED, `${where} holds ${t.size} entries`);
+    const a = te.action as Msg | undefined;
+    if (old !== undefined && a === undefined) {
+      // §9.1.2: a MODIFY without an action keeps the entry as it is; only its counter may change.
+      if (te.counterData !== undefined) j.set(entries, key, { ...old, counterBase: packets(te.counterData) - hits(t, key, old.life) });
+      return;
+    }
+    const action = this.#entryAction(s, t, a);
+    const life = old?.life ?? ++this.#lives;
+    const counterBase = te.counterData !== undefined ? packets(te.counterData) - (old === undefined ? 0 : hits(t, key, life)) : (old?.counterBase ?? 0);
+    const row = this.#translate(s, t, { match, priority, action });
+    j.set(entries, key, { tableId: t.id, match, priority, action, isDefault: false, controllerMetadata: cookieOf(te), metadata: metadataOf(te), counterBase, life });
+    touch(touched, t.id, key, row);
+  }
+
+  /** §9.1.3: the default entry is only MODIFYed: to an action, or (no action) back to the program's. */
+  #defaultEntry(s: Entities, j: Journal, touched: Touched, type: string, t: InfoTable, te: Msg, hits: (t: InfoTable, key: string, life: number) => number): void {
+    const where = `${t.name} default entry`;
+    if (type !== "MODIFY") return invalid(`${where}: the default entry is always there: it is only MODIFYed (§9.1.3)`);
+    if (((te.match ?? []) as unknown[]).length > 0) return invalid(`${where}: the default entry has no match`);
+    if (num(te.priority) !== 0) return invalid(`${where}: the default entry has no priority`);
+    if (t.constDefault) return refuse(Code.PERMISSION_DENIED, `${where}: the table's default action is constant`);
+    const old = s.defaults.get(t.id) ?? this.#initialDefault(t);
+    const action = te.action as Msg | undefined;
+    let entry: StoredEntry;
+    if (action === undefined) {
+      // A reset: the program's action, no cookies, the counter from 0 (or from the value given).
+      entry = this.#initialDefault(t, packets(te.counterData));
+    } else {
+      if (action.type !== "action") return invalid(`${where}: a default entry names an action, not a profile member or group`);
+      const call = this.#call(action.action as Msg, { actions: t.actions, allowed: t.defaultActions }, "default", where);
+      const counterBase = te.counterData !== undefined ? packets(te.counterData) - hits(t, DEFAULT_KEY, old.life) : old.counterBase;
+      entry = { tableId: t.id, match: [], priority: 0, action: { call }, isDefault: true, controllerMetadata: cookieOf(te), metadata: metadataOf(te), counterBase, life: old.life };
+    }
+    const row = this.#defaultRow(s, t, entry);
+    j.set(s.defaults, t.id, entry);
+    touch(touched, t.id, DEFAULT_KEY, row);
+  }
+
+  /** A keyless table's default entry is its one row; its miss action (the drop) is no row at all, nor is any other table's default. */
+  #defaultRow(s: Entities, t: InfoTable, d: StoredEntry): Row | undefined {
+    if (t.fields.size > 0 || !("call" in d.action) || d.action.call.actionId === t.initialDefault) return undefined;
+    return this.#translate(s, t, d);
+  }
+
+  /** §9.3.1: a DirectCounterEntry is only MODIFYed, and sets the counter of an entry that is there. */
+  #directCounter(s: Entities, j: Journal, type: string, dc: Msg, hits: (t: InfoTable, key: string, life: number) => number): void {
+    if (type !== "MODIFY") return invalid(`a direct counter entry is only MODIFYed: it comes and goes with its table entry (§9.3.1)`);
+    const te = (dc.tableEntry ?? {}) as Msg;
+    const t = this.#table(num(te.tableId));
+    if (!t.hasCounter) return invalid(`${t.name}: the table has no direct counter`);
+    if (dc.data === undefined) return;
+    if (te.isDefaultAction === true) {
+      const d = s.defaults.get(t.id) as StoredEntry;
+      j.set(s.defaults, t.id, { ...d, counterBase: packets(dc.data) - hits(t, DEFAULT_KEY, d.life) });
+      return;
+    }
+    const key = entryKey(num(te.priority), this.#match(t, (te.match ?? []) as Msg[]));
+    const entries = s.tables.get(t.id) as Map<string, StoredEntry>;
+    const e = entries.get(key);
+    if (e === undefined) return refuse(Code.NOT_FOUND, `${t.name}: no entry with this match and priority`);
+    j.set(entries, key, { ...e, counterBase: packets(dc.data) - hits(t, key, e.life) });
   }
 
   #entryAction(s: Entities, t: InfoTable, a: Msg | undefined): EntryAct {
     if (a === undefined || a.type === undefined) return invalid(`${t.name}: the entry has no action`);
     if (a.type === "action") {
       if (t.profile !== 0) return invalid(`${t.name} is implemented by an action selector: its entries name a profile member or group`);
-      return { call: this.#call(a.action as Msg, t.entryActions, t.name) };
+      return { call: this.#call(a.action as Msg, { actions: t.actions, allowed: t.entryActions }, "entry", t.name) };
     }
     if (t.profile === 0) return invalid(`${t.name} has no action profile: its entries name an action`);
     if (a.type === "actionProfileMemberId") {
@@ -408,23 +623,22 @@ export class DeviceState {
   }
 
   #match(t: InfoTable, given: readonly Msg[]): FieldMatchJson[] {
-    const out = new Map<number, FieldMatchJson>();
+    const out: FieldMatchJson[] = [];
     for (const m of given) {
       const id = num(m.fieldId);
       const f = t.fields.get(id);
       if (f === undefined) return invalid(`${t.name}: no match field with id ${id}`);
-      if (out.has(id)) return invalid(`${t.name}: match field ${f.name} given twice`);
+      if (out.some((x) => x.fieldId === id)) return invalid(`${t.name}: match field ${f.name} given twice`);
       const kind = m.fieldMatchType as string | undefined;
-      const want = f.matchType.toLowerCase();
-      if (kind !== want) return invalid(`${t.name}: field ${f.name} is matched ${f.matchType}, not ${kind ?? "with nothing"}`);
+      if (kind !== f.kind) return invalid(`${t.name}: field ${f.name} is matched ${f.matchType}, not ${kind ?? "with nothing"}`);
       const body = m[kind] as Msg;
       const w = `${t.name}: field ${f.name}`;
       switch (kind) {
         case "exact":
-          out.set(id, { fieldId: id, exact: { value: field(body.value, f.bits, w) } });
+          out.push({ fieldId: id, exact: { value: field(body.value, f.bits, w) } });
           break;
         case "optional":
-          out.set(id, { fieldId: id, optional: { value: field(body.value, f.bits, w) } });
+          out.push({ fieldId: id, optional: { value: field(body.value, f.bits, w) } });
           break;
         case "ternary": {
           const value = field(body.value, f.bits, w);
@@ -433,16 +647,15 @@ export class DeviceState {
           const k = bytestringValue(mask);
           if (k === 0n) return invalid(`${w}: a ternary mask of 0 matches anything; leave the field out`);
           if ((v & ~k) !== 0n) return invalid(`${w}: value 0x${v.toString(16)} has bits outside mask 0x${k.toString(16)}`);
-          out.set(id, { fieldId: id, ternary: { value, mask } });
+          out.push({ fieldId: id, ternary: { value, mask } });
           break;
         }
         case "lpm": {
           const value = field(body.value, f.bits, w);
           const len = num(body.prefixLen);
           if (len <= 0 || len > f.bits) return invalid(`${w}: prefix length ${len} (1 to ${f.bits}; a prefix of 0 is left out)`);
-          const host = ones(f.bits - len);
-          if ((bytestringValue(value) & host) !== 0n) return invalid(`${w}: value has bits set beyond its /${len} prefix`);
-          out.set(id, { fieldId: id, lpm: { value, prefixLen: len } });
+          if (!lowBitsClear(value, f.bits - len)) return invalid(`${w}: value has bits set beyond its /${len} prefix`);
+          out.push({ fieldId: id, lpm: { value, prefixLen: len } });
           break;
         }
         case "range": {
@@ -452,16 +665,16 @@ export class DeviceState {
           const hi = bytestringValue(high);
           if (lo > hi) return invalid(`${w}: range low 0x${lo.toString(16)} is above high 0x${hi.toString(16)}`);
           if (lo === 0n && hi === ones(f.bits)) return invalid(`${w}: a range over every value matches anything; leave the field out`);
-          out.set(id, { fieldId: id, range: { low, high } });
+          out.push({ fieldId: id, range: { low, high } });
           break;
         }
       }
     }
-    for (const f of t.fields.values()) if (f.matchType === "EXACT" && !out.has(f.id)) return invalid(`${t.name}: exact field ${f.name} is missing`);
-    return [...out.values()].sort((a, b) => a.fieldId - b.fieldId);
+    for (const f of t.fields.values()) if (f.matchType === "EXACT" && !out.some((x) => x.fieldId === f.id)) return invalid(`${t.name}: exact field ${f.name} is missing`);
+    return out.length < 2 ? out : out.sort((a, b) => a.fieldId - b.fieldId);
   }
 
-  #pre(s: Entities, type: string, pre: Msg, touched: Set<number>): void {
+  #pre(s: Entities, j: Journal, touched: Touched, type: string, pre: Msg): void {
     if (pre.type === "multicastGroupEntry") {
       const g = pre.multicastGroupEntry as Msg;
       const id = num(g.multicastGroupId);
@@ -469,10 +682,10 @@ export class DeviceState {
       const exists = s.multicast.has(id);
       if (type === "INSERT" && exists) return refuse(Code.ALREADY_EXISTS, `multicast group ${id} exists`);
       if (type !== "INSERT" && !exists) return refuse(Code.NOT_FOUND, `no multicast group ${id}`);
-      if (type === "DELETE") s.multicast.delete(id);
-      else s.multicast.set(id, this.#replicas((g.replicas ?? []) as Msg[], `multicast group ${id}`));
+      if (type === "DELETE") j.delete(s.multicast, id);
+      else j.set(s.multicast, id, this.#replicas((g.replicas ?? []) as Msg[], `multicast group ${id}`));
       // Every forward row that replicates reads its group's out-links.
-      for (const t of this.#tables.values()) if (t.dev.role === "forward") touched.add(t.id);
+      for (const t of this.#tables.values()) if (t.dev.role === "forward") touchAll(touched, t.id);
       return;
     }
     if (pre.type === "cloneSessionEntry") {
@@ -482,10 +695,10 @@ export class DeviceState {
       const exists = s.clone.has(id);
       if (type === "INSERT" && exists) return refuse(Code.ALREADY_EXISTS, `clone session ${id} exists`);
       if (type !== "INSERT" && !exists) return refuse(Code.NOT_FOUND, `no clone session ${id}`);
-      if (type === "DELETE") s.clone.delete(id);
+      if (type === "DELETE") j.delete(s.clone, id);
       else {
         this.#replicas((c.replicas ?? []) as Msg[], `clone session ${id}`);
-        s.clone.set(id, c);
+        j.set(s.clone, id, c);
       }
       return;
     }
@@ -512,10 +725,10 @@ export class DeviceState {
     return p;
   }
 
-  #profileMember(s: Entities, type: string, m: Msg, touched: Set<number>): void {
+  #profileMember(s: Entities, j: Journal, touched: Touched, type: string, m: Msg): void {
     const p = this.#profile(num(m.actionProfileId));
     const id = num(m.memberId);
-    const members = s.members.get(p.id) ?? new Map<number, Call>();
+    const members = s.members.get(p.id) as Map<number, Call>;
     const exists = members.has(id);
     if (type === "INSERT" && exists) return refuse(Code.ALREADY_EXISTS, `action profile member ${id} exists`);
     if (type !== "INSERT" && !exists) return refuse(Code.NOT_FOUND, `no action profile member ${id}`);
@@ -523,25 +736,24 @@ export class DeviceState {
       const inGroup = [...(s.groups.get(p.id)?.values() ?? [])].some((g) => g.some((x) => x.memberId === id));
       const inEntry = p.tables.some((t) => [...(s.tables.get(t)?.values() ?? [])].some((e) => "member" in e.action && e.action.member === id));
       if (inGroup || inEntry) return refuse(Code.FAILED_PRECONDITION, `action profile member ${id} is in use by ${inGroup ? "a group" : "a table entry"}`);
-      members.delete(id);
+      j.delete(members, id);
     } else {
       if (type === "INSERT" && p.size > 0 && members.size >= p.size) return refuse(Code.RESOURCE_EXHAUSTED, `the action profile holds ${p.size} members`);
-      const allowed = new Set(p.tables.flatMap((t) => [...(this.#tables.get(t)?.entryActions ?? [])]));
-      const call = this.#call(m.action as Msg, allowed, `action profile member ${id}`);
-      for (const tid of p.tables) {
+      const tables = p.tables.flatMap((tid) => {
         const t = this.#tables.get(tid);
-        if (t !== undefined) this.#translate(s, t, { tableId: tid, match: [], priority: 0, action: { call }, isDefault: false });
-      }
-      members.set(id, call);
+        return t === undefined ? [] : [t];
+      });
+      const call = this.#call(m.action as Msg, { actions: new Set(tables.flatMap((t) => [...t.actions])), allowed: new Set(tables.flatMap((t) => [...t.entryActions])) }, "entry", `action profile member ${id}`);
+      for (const t of tables) this.#translate(s, t, { match: [], priority: 0, action: { call } });
+      j.set(members, id, call);
     }
-    s.members.set(p.id, members);
-    for (const t of p.tables) touched.add(t);
+    for (const t of p.tables) touchAll(touched, t);
   }
 
-  #profileGroup(s: Entities, type: string, g: Msg, touched: Set<number>): void {
+  #profileGroup(s: Entities, j: Journal, touched: Touched, type: string, g: Msg): void {
     const p = this.#profile(num(g.actionProfileId));
     const id = num(g.groupId);
-    const groups = s.groups.get(p.id) ?? new Map<number, readonly { memberId: number; weight: number }[]>();
+    const groups = s.groups.get(p.id) as Map<number, readonly GroupMember[]>;
     const exists = groups.has(id);
     if (type === "INSERT" && exists) return refuse(Code.ALREADY_EXISTS, `action profile group ${id} exists`);
     if (type !== "INSERT" && !exists) return refuse(Code.NOT_FOUND, `no action profile group ${id}`);
@@ -549,7 +761,7 @@ export class DeviceState {
       if (p.tables.some((t) => [...(s.tables.get(t)?.values() ?? [])].some((e) => "group" in e.action && e.action.group === id))) {
         return refuse(Code.FAILED_PRECONDITION, `action profile group ${id} is in use by a table entry`);
       }
-      groups.delete(id);
+      j.delete(groups, id);
     } else {
       const members = ((g.members ?? []) as Msg[]).map((x) => ({ memberId: num(x.memberId), weight: x.weight === undefined ? 1 : num(x.weight) }));
       for (const x of members) {
@@ -558,44 +770,109 @@ export class DeviceState {
       }
       if (new Set(members.map((x) => x.memberId)).size !== members.length) return invalid(`action profile group ${id}: a member twice`);
       if (p.maxGroupSize > 0 && members.length > p.maxGroupSize) return refuse(Code.RESOURCE_EXHAUSTED, `action profile group ${id}: ${members.length} members, at most ${p.maxGroupSize}`);
-      groups.set(id, members);
+      j.set(groups, id, members);
     }
-    s.groups.set(p.id, groups);
-    for (const t of p.tables) touched.add(t);
+    for (const t of p.tables) touchAll(touched, t);
   }
 
   // ── Rows ─────────────────────────────────────────────────────────────────
 
-  /** The data-plane rows of a table's entries, by entry key. */
-  #rows(s: Entities, t: InfoTable): Map<string, { match: EntryMatch; action: EntryAction; sig: string }> {
-    const out = new Map<string, { match: EntryMatch; action: EntryAction; sig: string }>();
-    const add = (key: string, e: StoredEntry): void => {
-      out.set(key, this.#translate(s, t, e));
+  /**
+   * The data-plane writes that take the installed rows of the touched entries to the entities
+   * (deletes, then modifies, then inserts: a row of an entry's earlier life is deleted and
+   * inserted again, so its hit count starts from 0).
+   */
+  #plan(touched: Touched): { writes: TableWrite[]; commit: (entries: readonly number[]) => void } {
+    const deletes: TableWrite[] = [];
+    const modifies: TableWrite[] = [];
+    const inserts: TableWrite[] = [];
+    // What each write does to the installed rows: a row gone, or a row (now) at the entry the write returns.
+    const gone: { rows: Map<string, Installed>; key: string }[] = [];
+    const placed: { rows: Map<string, Installed>; key: string; next: Installed; list: TableWrite[]; at: number }[] = [];
+    const s = this.#entities;
+    for (const [id, keys] of touched) {
+      const t = this.#tables.get(id);
+      if (t === undefined) continue;
+      const layout = t.dev.table;
+      let rows = this.#installed.get(layout.id);
+      if (rows === undefined) {
+        rows = new Map();
+        this.#installed.set(layout.id, rows);
+      }
+      const wanted = keys === "all" ? this.#rows(s, t) : undefined;
+      const entries = s.tables.get(t.id);
+      for (const key of wanted !== undefined ? new Set([...rows.keys(), ...wanted.keys()]) : (keys as Map<string, Row | undefined>).keys()) {
+        const e = key === DEFAULT_KEY ? s.defaults.get(t.id) : entries?.get(key);
+        const row = wanted !== undefined ? wanted.get(key) : (keys as Map<string, Row | undefined>).get(key);
+        const life = e?.life ?? 0;
+        const old = rows.get(key);
+        const replaced = old !== undefined && old.life !== life;
+        if (old !== undefined && (row === undefined || replaced)) {
+          deletes.push({ op: "delete", table: layout, match: old.match });
+          gone.push({ rows, key });
+        }
+        if (row === undefined) continue;
+        const next: Installed = { match: row.match, sig: row.sig, dataLen: row.action.data?.length ?? 0, life, entry: -1 };
+        if (old === undefined || replaced) {
+          placed.push({ rows, key, next, list: inserts, at: inserts.length });
+          inserts.push({ op: "insert", table: layout, match: row.match, action: row.action });
+        } else if (old.sig !== row.sig) {
+          placed.push({ rows, key, next, list: modifies, at: modifies.length });
+          modifies.push({ op: "modify", table: layout, match: row.match, action: row.action });
+        }
+      }
+    }
+    const writes = [...deletes, ...modifies, ...inserts];
+    return {
+      writes,
+      commit: (entries) => {
+        for (const g of gone) g.rows.delete(g.key);
+        for (const p of placed) {
+          p.next.entry = entries[deletes.length + (p.list === inserts ? modifies.length : 0) + p.at] ?? -1;
+          p.rows.set(p.key, p.next);
+        }
+      },
     };
+  }
+
+  /** The data-plane rows of a table's entries, by entry key, translated afresh (with each entry's life as `life`). */
+  #rows(s: Entities, t: InfoTable): Map<string, Row & { life: number }> {
+    const out = new Map<string, Row & { life: number }>();
     const d = s.defaults.get(t.id);
-    // A keyless table's default entry is its one row; its miss action (the drop) is no row at all.
-    if (d !== undefined && "call" in d.action && this.#actions.get(d.action.call.actionId)?.name !== t.dev.miss) add("default", d);
-    for (const [key, e] of s.tables.get(t.id) ?? []) add(key, e);
+    const dr = d === undefined ? undefined : this.#defaultRow(s, t, d);
+    if (d !== undefined && dr !== undefined) out.set(DEFAULT_KEY, { ...dr, life: d.life });
+    for (const [key, e] of s.tables.get(t.id) ?? []) {
+      const row = this.#translate(s, t, e);
+      if (row !== undefined) out.set(key, { ...row, life: e.life });
+    }
     return out;
   }
 
-  /** One entry as a data-plane row (src/p4/import.ts); throws a Refusal for what the data plane cannot run. */
-  #translate(s: Entities, t: InfoTable, e: StoredEntry): { match: EntryMatch; action: EntryAction; sig: string } {
-    const names = new Map([...t.fields.values()].map((f) => [f.id, f.name]));
-    const actions = new Map([...this.#actions.values()].map((a) => [a.id, { name: a.name, params: [...a.params.keys()] }]));
+  /**
+   * One entry as a data-plane row (src/p4/import.ts); throws a Refusal for what the data plane
+   * cannot run. An action parameter naming a member number the device lacks fits its bit width
+   * and is taken (docs/p4-export.md): in a forward table the row drops; elsewhere the entry has
+   * no row, so what it matches misses.
+   */
+  #translate(s: Entities, t: InfoTable, e: Pick<StoredEntry, "match" | "priority" | "action">): Row | undefined {
     const groups = { get: (id: number): readonly number[] => (s.multicast.get(id) ?? []).map((r) => r.instance) };
+    let absent = false;
     const memberIndex = (n: bigint): number => {
       const m = this.dev.members.find((x) => BigInt(x.number) === n);
-      if (m === undefined) throw new Refusal(Code.INVALID_ARGUMENT, `${t.name}: no member ${n} on device ${this.deviceId}`);
-      return m.member.index;
+      if (m === undefined) absent = true;
+      return m?.member.index ?? 0;
     };
-    const match = importMatch(t.dev, e.match, names, e.priority);
+    const match = importMatch(t.dev, e.match, t.fieldNames, e.priority);
     let action: EntryAction;
     if ("group" in e.action) action = { name: "physical" }; // anycast: the link picks the receiver
     else {
       const call = "call" in e.action ? e.action.call : s.members.get(t.profile)?.get(e.action.member);
       if (call === undefined) throw new Refusal(Code.NOT_FOUND, `${t.name}: action profile member ${"member" in e.action ? e.action.member : "?"} is not written`);
-      action = importAction(t.dev, call, actions, groups, memberIndex);
+      action = importAction(t.dev, call, this.#calls, groups, memberIndex);
+    }
+    if (absent) {
+      if (t.dev.role !== "forward") return undefined;
+      action = { name: "drop" };
     }
     return { match, action, sig: actionSig(action) };
   }
@@ -635,23 +912,25 @@ export class DeviceState {
       if (oldLayouts.get(t.id)?.id !== layout.id) return undefined;
       const row = this.#installed.get(layout.id)?.get(key);
       if (row === undefined || row.entry < 0) return undefined;
-      const a = tables.action(layout, row.entry, row.action.data?.length ?? 0);
+      const a = tables.action(layout, row.entry, row.dataLen);
       return a !== undefined && actionSig(a) === row.sig ? row : undefined;
     };
     for (const t of this.#tables.values()) {
       const es = s.tables.get(t.id);
-      for (const key of [...(es?.keys() ?? [])]) if (live(t, key) === undefined) es?.delete(key);
-      const d = s.defaults.get(t.id);
-      if (d !== undefined && "call" in d.action && this.#actions.get(d.action.call.actionId)?.name !== t.dev.miss && live(t, "default") === undefined) s.defaults.delete(t.id);
+      // (An entry that never had a row — its action names a member the device lacks — stays.)
+      const had = (key: string): boolean => this.#installed.get(oldLayouts.get(t.id)?.id ?? -1)?.has(key) === true;
+      for (const key of [...(es?.keys() ?? [])]) if (had(key) && live(t, key) === undefined) es?.delete(key);
+      if (had(DEFAULT_KEY) && live(t, DEFAULT_KEY) === undefined) s.defaults.set(t.id, this.#initialDefault(t));
     }
-    for (const t of [...s.tables.keys()]) if (!this.#tables.has(t)) s.tables.delete(t);
-    for (const t of [...s.defaults.keys()]) if (!this.#tables.has(t)) s.defaults.delete(t);
+    for (const m of [s.tables, s.defaults]) for (const t of [...m.keys()]) if (!this.#tables.has(t)) m.delete(t);
     // The description's rows that are installed, and its replication and profiles.
-    const touched = new Set<number>();
+    const journal = new Journal();
+    const touched: Touched = new Map();
+    const hits = this.#hitsReader(undefined);
     for (const u of updates) {
       for (const type of ["INSERT", "MODIFY"]) {
         try {
-          this.#apply(s, { ...u, type: u.type === "MODIFY" ? "MODIFY" : type }, touched);
+          this.#apply(s, journal, touched, { ...u, type: u.type === "MODIFY" ? "MODIFY" : type }, hits);
           break;
         } catch (e) {
           if (e instanceof Refusal && (e.code === Code.ALREADY_EXISTS || e.code === Code.NOT_FOUND) && type === "INSERT") continue;
@@ -667,7 +946,7 @@ export class DeviceState {
       const rowsOf = compiled.tables.find((x) => x.id === layout.id);
       const at = entries.get(layout.id) ?? [];
       const next = new Map<string, Installed>();
-      let rows: Map<string, { match: EntryMatch; action: EntryAction; sig: string }>;
+      let rows: Map<string, Row & { life: number }>;
       try {
         rows = this.#rows(s, t);
       } catch (e) {
@@ -678,7 +957,7 @@ export class DeviceState {
       for (const [key, row] of rows) {
         const k = described.get(`${matchSig(layout, row.match)} ${row.sig}`) ?? -1;
         const entry = k >= 0 && (at[k] ?? -1) >= 0 ? (at[k] ?? -1) : (live(t, key)?.entry ?? -1);
-        next.set(key, { ...row, entry });
+        next.set(key, { match: row.match, sig: row.sig, dataLen: row.action.data?.length ?? 0, life: row.life, entry });
       }
       installed.set(layout.id, next);
     }
@@ -690,86 +969,143 @@ export class DeviceState {
 
   // ── Read ─────────────────────────────────────────────────────────────────
 
-  /** Entities a Read asks for (wildcards: a 0 id or an absent field reads all). */
-  read(entity: Msg, tables: Tables): Msg[] {
+  /** The entities a Read asks for (wildcards: a 0 id or an absent field reads all), encoded as p4.v1.Entity. */
+  read(entity: Msg, tables: Tables): Uint8Array[] {
     const kind = entity.entity as string | undefined;
-    const e = this.#entities;
     if (kind === "tableEntry") {
-      const q = entity.tableEntry as Msg;
-      const id = num(q.tableId);
-      if (id !== 0 && !this.#tables.has(id)) return invalid(`no table with id ${id} on device ${this.deviceId}`);
-      const out: Msg[] = [];
-      for (const t of this.#tables.values()) {
-        if (id !== 0 && t.id !== id) continue;
-        const installed = this.#installed.get(t.dev.table.id);
-        const hits = t.hasCounter ? tables.hits(t.dev.table as TableLayout) : undefined;
-        const counter = (key: string): Msg | undefined => (hits === undefined ? undefined : { packetCount: String(hits[installed?.get(key)?.entry ?? -1] ?? 0) });
-        const wanted = id !== 0 && ((q.match ?? []) as unknown[]).length > 0 ? this.#match(t, (q.match ?? []) as Msg[]) : undefined;
-        if (q.isDefaultAction === true) {
-          const d = e.defaults.get(t.id);
-          if (d !== undefined) out.push(this.#entryMsg(d, counter("default")));
-          continue;
-        }
-        for (const [key, entry] of e.tables.get(t.id) ?? []) {
-          if (wanted !== undefined && key !== `${entry.priority}|${wanted.map((f) => JSON.stringify(f, (_k, v: unknown) => (v instanceof Uint8Array ? hex(v) : v))).join(",")}`) continue;
-          out.push(this.#entryMsg(entry, counter(key)));
-        }
-        const d = e.defaults.get(t.id);
-        if (d !== undefined && wanted === undefined) out.push(this.#entryMsg(d, counter("default")));
-      }
-      return out;
-    }
-    if (kind === "directCounterEntry") {
-      // The counters alone: the entries' counter_data, as DirectCounterEntry messages.
-      const q = ((entity.directCounterEntry as Msg).tableEntry as Msg | undefined) ?? {};
-      return this.read({ entity: "tableEntry", tableEntry: q }, tables).flatMap((m) => {
-        const te = m.tableEntry as Msg;
-        if (te.counterData === undefined) return [];
-        const { counterData, action: _action, ...key } = te;
-        return [{ directCounterEntry: { tableEntry: key, data: counterData } }];
-      });
-    }
-    if (kind === "packetReplicationEngineEntry") {
-      const q = entity.packetReplicationEngineEntry as Msg;
-      if (q.type === "cloneSessionEntry") {
-        const id = num((q.cloneSessionEntry as Msg).sessionId);
-        return [...e.clone].filter(([k]) => id === 0 || k === id).map(([, c]) => ({ packetReplicationEngineEntry: { cloneSessionEntry: c } }));
-      }
-      const id = num((q.multicastGroupEntry as Msg | undefined)?.multicastGroupId);
-      return [...e.multicast]
-        .filter(([k]) => id === 0 || k === id)
-        .map(([k, rs]) => ({ packetReplicationEngineEntry: { multicastGroupEntry: { multicastGroupId: k, replicas: rs.map((r) => ({ port: r.port, instance: r.instance })) } } }));
-    }
-    if (kind === "actionProfileMember") {
-      const q = entity.actionProfileMember as Msg;
-      const pid = num(q.actionProfileId);
-      const mid = num(q.memberId);
-      return [...e.members].filter(([p]) => pid === 0 || p === pid).flatMap(([p, ms]) =>
-        [...ms].filter(([m]) => mid === 0 || m === mid).map(([m, call]) => ({ actionProfileMember: { actionProfileId: p, memberId: m, action: call } })),
+      return this.#readTableEntries(entity.tableEntry as Msg, tables).map(({ entry, counter }) =>
+        counter === undefined ? this.#encoded(entry) : tableEntryEntity(tableEntryOf(this.#encoded(entry)), { counterData: counter }),
       );
     }
-    if (kind === "actionProfileGroup") {
-      const q = entity.actionProfileGroup as Msg;
-      const pid = num(q.actionProfileId);
-      const gid = num(q.groupId);
-      return [...e.groups].filter(([p]) => pid === 0 || p === pid).flatMap(([p, gs]) =>
-        [...gs].filter(([g]) => gid === 0 || g === gid).map(([g, members]) => ({ actionProfileGroup: { actionProfileId: p, groupId: g, members } })),
-      );
-    }
-    return refuse(Code.UNIMPLEMENTED, `reading ${kind ?? "an empty entity"} is not supported (table entries, direct counter entries, packet replication engine entries, action profile members and groups are)`);
+    return this.#readOthers(entity, kind, tables).map(encodeEntity);
   }
 
-  #entryMsg(e: StoredEntry, counter: Msg | undefined): Msg {
+  /** An entry as an Entity (without counter data), encoded once: the entry does not change, a write makes another. */
+  #encoded(e: StoredEntry): Uint8Array {
+    let bytes = this.#encodings.get(e);
+    if (bytes === undefined) {
+      bytes = tableEntryEntity(encodeTableEntry(this.#entryMsg(e)));
+      this.#encodings.set(e, bytes);
+    }
+    return bytes;
+  }
+
+  #readOthers(entity: Msg, kind: string | undefined, tables: Tables): Msg[] {
+    const e = this.#entities;
+    switch (kind) {
+      case undefined:
+        return invalid("an empty Entity: name the kind of entity to read (a wildcard read of everything is one Entity per kind, §13.2)");
+      case "directCounterEntry": {
+        // The counters alone: each entry's key and counter data.
+        const q = ((entity.directCounterEntry as Msg).tableEntry as Msg | undefined) ?? {};
+        const id = num(q.tableId);
+        if (id !== 0 && !this.#table(id).hasCounter) return invalid(`${this.#table(id).name}: the table has no direct counter`);
+        const read = this.#readTableEntries({ tableId: id, match: q.match, priority: q.priority, isDefaultAction: q.isDefaultAction, counterData: {} }, tables);
+        // §9.3.1: the counter of one entry, by its match, is NOT_FOUND when the entry is not there.
+        if (read.length === 0 && ((q.match ?? []) as unknown[]).length > 0) return refuse(Code.NOT_FOUND, `${this.#table(id).name}: no entry with this match and priority`);
+        return read.flatMap(({ entry, counter }) => (counter === undefined ? [] : [{ directCounterEntry: { tableEntry: this.#keyMsg(entry), data: counter } }]));
+      }
+      case "packetReplicationEngineEntry": {
+        const q = entity.packetReplicationEngineEntry as Msg;
+        if (q.type === "cloneSessionEntry") {
+          const id = num((q.cloneSessionEntry as Msg).sessionId);
+          return [...e.clone].filter(([k]) => id === 0 || k === id).map(([, c]) => ({ packetReplicationEngineEntry: { cloneSessionEntry: c } }));
+        }
+        const id = num((q.multicastGroupEntry as Msg | undefined)?.multicastGroupId);
+        return [...e.multicast]
+          .filter(([k]) => id === 0 || k === id)
+          .map(([k, rs]) => ({ packetReplicationEngineEntry: { multicastGroupEntry: { multicastGroupId: k, replicas: rs.map((r) => ({ port: r.port, instance: r.instance })) } } }));
+      }
+      case "actionProfileMember": {
+        const q = entity.actionProfileMember as Msg;
+        const pid = num(q.actionProfileId);
+        const mid = num(q.memberId);
+        return [...e.members].filter(([p]) => pid === 0 || p === pid).flatMap(([p, ms]) =>
+          [...ms].filter(([m]) => mid === 0 || m === mid).map(([m, call]) => ({ actionProfileMember: { actionProfileId: p, memberId: m, action: call } })),
+        );
+      }
+      case "actionProfileGroup": {
+        const q = entity.actionProfileGroup as Msg;
+        const pid = num(q.actionProfileId);
+        const gid = num(q.groupId);
+        return [...e.groups].filter(([p]) => pid === 0 || p === pid).flatMap(([p, gs]) =>
+          [...gs].filter(([g]) => gid === 0 || g === gid).map(([g, members]) => ({ actionProfileGroup: { actionProfileId: p, groupId: g, members } })),
+        );
+      }
+      default:
+        return refuse(Code.UNIMPLEMENTED, `reading ${kind} is not supported (table entries, direct counter entries, packet replication engine entries, action profile members and groups are)`);
+    }
+  }
+
+  /**
+   * The table entries a query selects (§9.1.6), each with its counter data when the query
+   * asks for it (counter_data set). A table id of 0 reads every table and takes no other
+   * filter; `is_default_action` reads the default entries alone, and otherwise they are not
+   * read; a match reads the one entry with that key (with the priority given; without one,
+   * in a table with priorities, the entries with that match at any priority); the action id,
+   * priority, controller_metadata and metadata filter.
+   */
+  #readTableEntries(q: Msg, tables: Tables): { entry: StoredEntry; counter: Msg | undefined }[] {
+    const id = num(q.tableId);
+    const given = (q.match ?? []) as Msg[];
+    const priority = num(q.priority);
+    const cookie = cookieOf(q);
+    const metadata = metadataOf(q);
+    const action = q.action as Msg | undefined;
+    if (id === 0 && (given.length > 0 || priority !== 0 || cookie !== "0" || metadata.length > 0 || action !== undefined)) {
+      return invalid("a read of every table (table_id 0) takes no other filter than is_default_action (§9.1.6)");
+    }
+    const actionId = action?.type === "action" ? num((action.action as Msg | undefined)?.actionId) : undefined;
+    const member = action?.type === "actionProfileMemberId" ? num(action.actionProfileMemberId) : undefined;
+    const group = action?.type === "actionProfileGroupId" ? num(action.actionProfileGroupId) : undefined;
+    const wanted = (e: StoredEntry): boolean =>
+      (priority === 0 || e.priority === priority) &&
+      (cookie === "0" || e.controllerMetadata === cookie) &&
+      (metadata.length === 0 || Buffer.compare(metadata, e.metadata) === 0) &&
+      (actionId === undefined || ("call" in e.action && e.action.call.actionId === actionId)) &&
+      (member === undefined || ("member" in e.action && e.action.member === member)) &&
+      (group === undefined || ("group" in e.action && e.action.group === group));
+    const counters = q.counterData !== undefined;
+    const out: { entry: StoredEntry; counter: Msg | undefined }[] = [];
+    for (const t of id === 0 ? this.#tables.values() : [this.#table(id)]) {
+      const hits = counters && t.hasCounter ? this.#hitsReader(tables) : undefined;
+      const counter = (key: string, e: StoredEntry): Msg | undefined => (hits === undefined ? undefined : { packetCount: String(e.counterBase + hits(t, key, e.life)) });
+      if (q.isDefaultAction === true) {
+        const d = this.#entities.defaults.get(t.id);
+        if (d !== undefined && wanted(d)) out.push({ entry: d, counter: counter(DEFAULT_KEY, d) });
+        continue;
+      }
+      const entries = this.#entities.tables.get(t.id) ?? new Map<string, StoredEntry>();
+      if (given.length > 0) {
+        const match = this.#match(t, given);
+        if (priority !== 0 || !t.priority) {
+          const key = entryKey(priority, match);
+          const e = entries.get(key);
+          if (e !== undefined && wanted(e)) out.push({ entry: e, counter: counter(key, e) });
+        } else {
+          const suffix = `|${matchKey(match)}`;
+          for (const [key, e] of entries) if (key.endsWith(suffix) && wanted(e)) out.push({ entry: e, counter: counter(key, e) });
+        }
+        continue;
+      }
+      for (const [key, e] of entries) if (wanted(e)) out.push({ entry: e, counter: counter(key, e) });
+    }
+    return out;
+  }
+
+  /** What identifies an entry: its table, match, priority, and whether it is the default. */
+  #keyMsg(e: StoredEntry): Msg {
+    return { tableId: e.tableId, match: e.match, ...(e.priority !== 0 ? { priority: e.priority } : {}), ...(e.isDefault ? { isDefaultAction: true } : {}) };
+  }
+
+  /** An entry as a TableEntry, without counter data (§8.2: what was written reads back, cookies included). */
+  #entryMsg(e: StoredEntry): Msg {
     const action = "call" in e.action ? { action: e.action.call } : "member" in e.action ? { actionProfileMemberId: e.action.member } : { actionProfileGroupId: e.action.group };
     return {
-      tableEntry: {
-        tableId: e.tableId,
-        match: e.match,
-        action,
-        ...(e.priority !== 0 ? { priority: e.priority } : {}),
-        ...(e.isDefault ? { isDefaultAction: true } : {}),
-        ...(counter !== undefined ? { counterData: counter } : {}),
-      },
+      ...this.#keyMsg(e),
+      action,
+      ...(e.controllerMetadata !== "0" ? { controllerMetadata: e.controllerMetadata } : {}),
+      ...(e.metadata.length > 0 ? { metadata: e.metadata } : {}),
     };
   }
 
@@ -778,5 +1114,3 @@ export class DeviceState {
     return this.#compiled;
   }
 }
-
-export type { Entities };

@@ -51,6 +51,126 @@ export function protoRoot(): protobuf.Root {
   return root;
 }
 
+/**
+ * The service as strata's server serves it: Read's responses go out as the bytes
+ * readResponses() made, so the server sizes each message itself.
+ */
+export function servedDefinition(): grpc.ServiceDefinition {
+  const s = p4runtimeService();
+  const read = s.Read;
+  if (read === undefined) throw new Error("the P4Runtime definitions have no Read");
+  return { ...s, Read: { ...read, responseSerialize: (b: Buffer) => b } };
+}
+
+/** The largest ReadResponse the server sends: what a gRPC client takes by default (4 MiB), less room for gRPC's own framing. */
+export const READ_RESPONSE_MAX = 4 * 1024 * 1024 - 1024;
+
+/** The messages the server encodes itself, and the field numbers it frames them with. */
+let codec: { entity: protobuf.Type; tableEntry: protobuf.Type; tableEntryField: number; entitiesField: number } | undefined;
+function entityCodec(): NonNullable<typeof codec> {
+  if (codec === undefined) {
+    const r = protoRoot();
+    const entity = r.lookupType("p4.v1.Entity");
+    const field = (t: protobuf.Type, name: string): number => {
+      const f = t.fields[name];
+      if (f === undefined) throw new Error(`${t.fullName} has no field ${name}`);
+      return f.id;
+    };
+    codec = { entity, tableEntry: r.lookupType("p4.v1.TableEntry"), tableEntryField: field(entity, "tableEntry"), entitiesField: field(r.lookupType("p4.v1.ReadResponse"), "entities") };
+  }
+  return codec;
+}
+
+type Message = { readonly [key: string]: unknown };
+
+/** A p4.v1.Entity (as the handlers hold messages), encoded. */
+export function encodeEntity(m: Message): Uint8Array {
+  const { entity } = entityCodec();
+  return entity.encode(entity.fromObject(m)).finish();
+}
+
+/** A p4.v1.TableEntry, encoded: what a server keeps to answer reads of the entry without encoding it again. */
+export function encodeTableEntry(m: Message): Uint8Array {
+  const { tableEntry } = entityCodec();
+  return tableEntry.encode(tableEntry.fromObject(m)).finish();
+}
+
+/**
+ * An Entity holding an encoded TableEntry, with `more` of its fields (counter data) after it:
+ * the fields of a message may come in any order, and these are not among the first.
+ */
+export function tableEntryEntity(tableEntry: Uint8Array, more?: Message): Uint8Array {
+  const c = entityCodec();
+  const tail = more === undefined ? undefined : c.tableEntry.encode(c.tableEntry.fromObject(more)).finish();
+  const len = tableEntry.length + (tail?.length ?? 0);
+  const out = new Uint8Array(fieldHeaderLen(c.tableEntryField, len) + len);
+  let at = writeFieldHeader(out, 0, c.tableEntryField, len);
+  out.set(tableEntry, at);
+  at += tableEntry.length;
+  if (tail !== undefined) out.set(tail, at);
+  return out;
+}
+
+/** An encoded Entity holding a TableEntry: the TableEntry's bytes (a view into it). */
+export function tableEntryOf(entity: Uint8Array): Uint8Array {
+  let at = 0;
+  // Past two varints: the field's tag and its length.
+  for (let varint = 0; varint < 2; varint++) {
+    while ((entity[at] ?? 0) & 0x80) at++;
+    at++;
+  }
+  return entity.subarray(at);
+}
+
+/**
+ * Encoded entities in ReadResponse messages of at most `max` bytes each (§13.3: a server may
+ * split a Read's entities across responses); an entity larger than `max` goes alone. Always at
+ * least one response.
+ */
+export function readResponses(entities: readonly Uint8Array[], max: number): Buffer[] {
+  const field = entityCodec().entitiesField;
+  const out: Buffer[] = [];
+  let first = 0;
+  let size = 0;
+  const flush = (end: number): void => {
+    const b = Buffer.allocUnsafe(size);
+    let at = 0;
+    for (let i = first; i < end; i++) {
+      const e = entities[i] as Uint8Array;
+      at = writeFieldHeader(b, at, field, e.length);
+      b.set(e, at);
+      at += e.length;
+    }
+    out.push(b);
+  };
+  entities.forEach((e, i) => {
+    const framed = fieldHeaderLen(field, e.length) + e.length;
+    if (size > 0 && size + framed > max) {
+      flush(i);
+      first = i;
+      size = 0;
+    }
+    size += framed;
+  });
+  flush(entities.length);
+  return out;
+}
+
+// A length-delimited field's header: its tag (field number, wire type 2) and the length, as varints.
+const varintLen = (n: number): number => (n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : n < 0x10000000 ? 4 : 5);
+const fieldHeaderLen = (field: number, len: number): number => varintLen((field << 3) | 2) + varintLen(len);
+function writeFieldHeader(into: Uint8Array, at: number, field: number, len: number): number {
+  let p = at;
+  for (let v of [(field << 3) | 2, len]) {
+    while (v >= 0x80) {
+      into[p++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    into[p++] = v;
+  }
+  return p;
+}
+
 export const ERROR_TYPE_URL = "type.googleapis.com/p4.v1.Error";
 
 /** gRPC canonical codes, by name, as numbers. */

@@ -7,7 +7,9 @@
 //
 // Bad input is answered, never thrown: a malformed request gets its status
 // (INVALID_ARGUMENT, NOT_FOUND, …) and leaves the devices as they were; a
-// message that does not even decode is refused by gRPC itself.
+// message that does not even decode is refused by gRPC itself. Requests may be
+// as large as MAX_REQUEST_BYTES (a large Write batch); a Read's answer is split
+// into responses a client takes by default (READ_RESPONSE_MAX, §13.3).
 //
 // A controller that does not read its stream costs a bounded amount: each
 // stream holds at most PACKET_IN_QUEUE packet-ins beyond what gRPC buffers, and
@@ -19,7 +21,7 @@ import * as grpc from "@grpc/grpc-js";
 import type { CompiledSpec } from "../control/compiled.js";
 import type { Injection } from "../control/install.js";
 import { bytestringValue } from "../p4/import.js";
-import { canonical } from "../p4/bytes.js";
+import { canonical, canonicalOf } from "../p4/bytes.js";
 import type { Installed } from "../control/install.js";
 import { type Device, type DeviceTable, devices } from "../p4/device.js";
 import { writeRequest } from "../p4/entries.js";
@@ -28,10 +30,10 @@ import { p4info, p4infoIds } from "../p4/p4info.js";
 import type { JsonMessage } from "../p4/schema.js";
 import type { Tables } from "../wasm/tables.js";
 import { Arbiter, toUint128, uint128 } from "./arbitration.js";
-import { DeviceState, type Msg } from "./device-state.js";
+import { DeviceState, type Msg, type Staged } from "./device-state.js";
 import type { ControlledEmulation, Delivery } from "./emulation.js";
 import protojson from "protobufjs/ext/protojson.js";
-import { Code, p4runtimeService, protoRoot, statusDetails, type UpdateError } from "./proto.js";
+import { Code, p4runtimeService, protoRoot, READ_RESPONSE_MAX, readResponses, servedDefinition, statusDetails, type UpdateError } from "./proto.js";
 import type { Tls } from "./tls.js";
 
 /** The P4Runtime version the server speaks (the official definitions it loads). */
@@ -52,6 +54,9 @@ export interface ServerOptions {
 
 /** Packet-ins a primary's stream holds while its controller does not read them (beyond gRPC's 16); later ones are dropped. */
 export const PACKET_IN_QUEUE = 1024;
+
+/** The largest request the server takes, as p4lang/PI's server (gRPC's default, 4 MiB, is too small for a large Write batch or pipeline). */
+export const MAX_REQUEST_BYTES = 256 * 1024 * 1024;
 
 /** How long open calls and streams have to end when the server stops before they are cancelled (docs/cli.md). */
 export const CLOSE_GRACE_MS = 1000;
@@ -84,6 +89,41 @@ export const describeStats = (s: ServerStats): string =>
 
 const rpcError = (code: number, details: string, metadata?: grpc.Metadata): grpc.ServiceError =>
   Object.assign(new Error(details), { code, details, metadata: metadata ?? new grpc.Metadata() }) as grpc.ServiceError;
+
+/**
+ * Sends a staged batch's writes to the data plane as one all-or-nothing write and records where
+ * the rows went; if the data plane refuses it, the batch is undone. Returns why it refused.
+ */
+function commit(staged: Staged, tables: Tables): string | undefined {
+  const plan = staged.plan();
+  const result = tables.write(plan.writes);
+  if (!result.ok) {
+    staged.rollback();
+    return result.error;
+  }
+  plan.commit(result.entries);
+  return undefined;
+}
+
+/**
+ * A PacketOut's metadata by name, checked against the P4Info's packet_out header (§16.1):
+ * every field exactly once, each value a bytestring of its bit width; or what is wrong.
+ */
+function packetOutMetadata(fields: ReadonlyMap<number, { readonly name: string; readonly bits: number }>, given: readonly Msg[]): Map<string, bigint> | string {
+  const out = new Map<string, bigint>();
+  for (const m of given) {
+    const id = Number(m.metadataId ?? 0);
+    const f = fields.get(id);
+    if (f === undefined) return `packet-out metadata id ${id} is not in the P4Info's packet_out (${[...fields].map(([i, x]) => `${i} ${x.name}`).join(", ")})`;
+    if (out.has(f.name)) return `packet-out metadata ${id} (${f.name}) given twice`;
+    const value = m.value instanceof Uint8Array ? canonicalOf(m.value, f.bits) : undefined;
+    if (value === undefined) return `packet-out metadata ${id} (${f.name}) is not a bytestring of ${f.bits} bits`;
+    out.set(f.name, bytestringValue(value));
+  }
+  const missing = [...fields].filter(([, f]) => !out.has(f.name));
+  if (missing.length > 0) return `packet-out metadata ${missing.map(([i, f]) => `${i} (${f.name})`).join(", ")} missing (a packet-out carries every field of packet_out)`;
+  return out;
+}
 
 /** A WriteRequest in the protobuf JSON mapping, as gRPC decodes it on the wire: its updates. */
 function decodeUpdates(json: JsonMessage): Msg[] {
@@ -160,7 +200,7 @@ async function bind(server: grpc.Server, address: string, credentials: grpc.Serv
 }
 
 export class P4RuntimeServer {
-  readonly #server = new grpc.Server();
+  readonly #server = new grpc.Server({ "grpc.max_receive_message_length": MAX_REQUEST_BYTES });
   readonly #emulation: ControlledEmulation;
   readonly #devices = new Map<number, Served>();
   readonly #arbiter = new Arbiter<Stream>();
@@ -219,7 +259,7 @@ export class P4RuntimeServer {
   static async start(emulation: ControlledEmulation, options: ServerOptions): Promise<P4RuntimeServer> {
     const s = new P4RuntimeServer(emulation, options.warn ?? ((line) => process.stderr.write(`${line}\n`)));
     await s.#load(emulation.compiled, options);
-    s.#server.addService(p4runtimeService(), s.#handlers());
+    s.#server.addService(servedDefinition(), s.#handlers());
     const tls = options.tls;
     const credentials =
       tls === undefined ? grpc.ServerCredentials.createInsecure() : grpc.ServerCredentials.createSsl(tls.ca ?? null, [{ cert_chain: tls.cert, private_key: tls.key }], tls.ca !== undefined);
@@ -245,11 +285,17 @@ export class P4RuntimeServer {
       const p4infoJson = dev === undefined ? "" : JSON.stringify(p4info(dev, p4infoIds(dev)));
       this.#devices.set(m.deviceId, { state, p4info: decoded.config.p4info, p4infoBinary, p4infoJson, cookie: undefined });
       if (options.empty === true) continue;
-      const staged = state.entitiesFromExport(decodeUpdates(JSON.parse(String(ex.files["entries.json"])) as JsonMessage));
-      const plan = state.plan(staged, state.allTables());
-      const result = await this.#emulation.control((t) => t.write(plan.writes));
-      if (!result.ok) throw new Error(`machine ${m.machine}: the data plane refused the exported entries (${result.error})`);
-      plan.commit(result.entries);
+      const updates = decodeUpdates(JSON.parse(String(ex.files["entries.json"])) as JsonMessage);
+      const error = await this.#emulation.control((tables) => {
+        const staged = state.stage(updates, tables);
+        const bad = staged.errors.find((e) => e.code !== Code.OK);
+        if (bad !== undefined) {
+          staged.rollback();
+          return `the exported entries do not load: ${bad.message}`;
+        }
+        return commit(staged, tables);
+      });
+      if (error !== undefined) throw new Error(`machine ${m.machine}: ${error}`);
     }
   }
 
@@ -292,9 +338,10 @@ export class P4RuntimeServer {
     return d;
   }
 
-  /** PERMISSION_DENIED unless the request carries the election id of the device's (role's) primary. */
+  /** NOT_FOUND for a role the device does not have (§12); PERMISSION_DENIED unless the request carries the election id of the device's (role's) primary. */
   #checkPrimary(deviceId: number, role: unknown, electionId: unknown): void {
     const r = typeof role === "string" ? role : "";
+    if (!this.#arbiter.knows(deviceId, r)) throw rpcError(Code.NOT_FOUND, `device ${deviceId} has no role ${r}: a role is one a controller has arbitrated for on a StreamChannel`);
     const primary = this.#arbiter.primaryElectionId(deviceId, r);
     const given = uint128(electionId);
     if (primary === undefined) throw rpcError(Code.PERMISSION_DENIED, `device ${deviceId} has no primary controller: open a StreamChannel and send an arbitration update first`);
@@ -315,10 +362,10 @@ export class P4RuntimeServer {
       GetForwardingPipelineConfig: unary(async (req) => this.#getConfig(req)),
       SetForwardingPipelineConfig: unary(async (req) => this.#setConfig(req)),
       Write: unary(async (req) => this.#write(req)),
-      Read: (call: grpc.ServerWritableStream<Msg, Msg>) => {
+      Read: (call: grpc.ServerWritableStream<Msg, Buffer>) => {
         this.#read(call.request).then(
           (entities) => {
-            call.write({ entities });
+            for (const response of readResponses(entities, READ_RESPONSE_MAX)) call.write(response);
             call.end();
           },
           (err: unknown) => call.emit("error", err instanceof Error && "code" in err ? err : rpcError(Code.INTERNAL, String(err))),
@@ -366,12 +413,8 @@ export class P4RuntimeServer {
     d.cookie = (config?.cookie as Msg | undefined) ?? undefined;
     if (action === "VERIFY_AND_COMMIT") {
       // A committed pipeline starts with no forwarding state.
-      await this.#emulation.control((tables) => {
-        const plan = d.state.plan(DeviceState.empty(), d.state.allTables());
-        const result = tables.write(plan.writes);
-        if (!result.ok) throw rpcError(Code.INTERNAL, `the data plane refused to clear device ${id}: ${result.error}`);
-        plan.commit(result.entries);
-      });
+      const error = await this.#emulation.control((tables) => commit(d.state.clear(), tables));
+      if (error !== undefined) throw rpcError(Code.INTERNAL, `the data plane refused to clear device ${id}: ${error}`);
     }
     return {};
   }
@@ -384,18 +427,16 @@ export class P4RuntimeServer {
       throw rpcError(Code.INVALID_ARGUMENT, `atomicity ${atomicity}`);
     }
     const updates = (req.updates ?? []) as Msg[];
-    const errors = await this.#emulation.control((tables): UpdateError[] => {
-      const { staged, errors, touched } = d.state.stage(updates);
+    const errors = await this.#emulation.control((tables): readonly UpdateError[] => {
+      const staged = d.state.stage(updates, tables);
+      const errors = staged.errors;
       const failed = errors.findIndex((e) => e.code !== Code.OK);
       if (failed >= 0 && atomicity !== "CONTINUE_ON_ERROR") {
+        staged.rollback();
         return errors.map((e) => (e.code === Code.OK ? { code: Code.ABORTED, message: `not applied: update ${failed} failed and the batch (${atomicity}) was rolled back` } : e));
       }
-      const plan = d.state.plan(staged, touched);
-      const result = tables.write(plan.writes);
-      if (!result.ok) {
-        return errors.map(() => ({ code: Code.INTERNAL, message: `the data plane refused the batch (${result.error}); nothing was applied` }));
-      }
-      plan.commit(result.entries);
+      const refused = commit(staged, tables);
+      if (refused !== undefined) return errors.map(() => ({ code: Code.INTERNAL, message: `the data plane refused the batch (${refused}); nothing was applied` }));
       return errors;
     });
     if (errors.every((e) => e.code === Code.OK)) return {};
@@ -406,7 +447,8 @@ export class P4RuntimeServer {
     throw rpcError(Code.UNKNOWN, message, metadata);
   }
 
-  async #read(req: Msg): Promise<Msg[]> {
+  /** The entities a Read asks for, encoded; the first request that fails fails the Read with its code. */
+  async #read(req: Msg): Promise<Uint8Array[]> {
     const d = this.#device(req.deviceId);
     const entities = (req.entities ?? []) as Msg[];
     return this.#emulation.control((tables) => {
@@ -447,6 +489,11 @@ export class P4RuntimeServer {
           const deviceId = Number(a.deviceId ?? 0);
           if (!this.#devices.has(deviceId)) return fail(Code.NOT_FOUND, `no device ${deviceId} (devices: ${this.deviceIds.join(", ")})`);
           const role = typeof (a.role as Msg | undefined)?.name === "string" ? String((a.role as Msg).name) : "";
+          const config = (a.role as Msg | undefined)?.config as Msg | undefined;
+          if (config !== undefined && (String(config.type_url ?? config.typeUrl ?? "") !== "" || ((config.value as Uint8Array | undefined)?.length ?? 0) > 0)) {
+            // §5.3: strata agrees on no role configuration scheme with anyone: every role has the whole pipeline.
+            return fail(Code.INVALID_ARGUMENT, `role.config of type ${String(config.type_url ?? config.typeUrl ?? "(none)")}: strata knows no role configuration; leave it unset (every role has the whole pipeline)`);
+          }
           const result = this.#arbiter.update(stream, { deviceId, role, electionId: uint128(a.electionId) });
           if ("code" in result) return fail(result.code, result.message);
           return tell(result.verdicts);
@@ -478,16 +525,16 @@ export class P4RuntimeServer {
     const d = this.#device(deviceId);
     const payload = p.payload instanceof Uint8Array ? p.payload : undefined;
     if (payload === undefined || payload.length === 0) return streamError(Code.INVALID_ARGUMENT, "a packet-out with no payload", p);
-    const meta = new Map<number, bigint>();
-    for (const m of (p.metadata ?? []) as Msg[]) meta.set(Number(m.metadataId ?? 0), m.value instanceof Uint8Array ? bytestringValue(m.value) : 0n);
-    // packet_out (src/p4/p4info.ts PACKET_OUT): 1 member, 2 kind (1 self, 2 session), 3 session.
-    const number = meta.get(1);
+    const meta = packetOutMetadata(d.state.packetOut, (p.metadata ?? []) as Msg[]);
+    if (typeof meta === "string") return streamError(Code.INVALID_ARGUMENT, `${meta}; the packet-out is dropped (§16.1)`, p);
+    // packet_out (src/p4/p4info.ts PACKET_OUT): member, kind (1 self, 2 session), session.
+    const number = meta.get("member");
     const member = d.state.dev.members.find((x) => BigInt(x.number) === number);
     if (member === undefined) {
       return streamError(Code.INVALID_ARGUMENT, `packet_out.member ${number ?? "(missing)"} is no member of device ${deviceId} (${d.state.dev.members.map((x) => `${x.number} ${x.member.qualified}`).join(", ")})`, p);
     }
-    const kind = meta.get(2) ?? 0n;
-    const session = Number(meta.get(3) ?? 0n);
+    const kind = meta.get("kind") ?? 0n;
+    const session = Number(meta.get("session") ?? 0n);
     if (kind !== 1n && kind !== 2n) return streamError(Code.INVALID_ARGUMENT, `packet_out.kind ${kind} (1: the member sends it, 2: in the session packet_out.session)`, p);
     if (kind === 2n && member.member.tables.send === undefined) return streamError(Code.INVALID_ARGUMENT, `${member.member.qualified} has no send table: it sends in no session`, p);
     const at: Injection = kind === 1n ? { kind: "self", member: member.member.index, session: 0, link: -1 } : { kind: "session", member: member.member.index, session, link: -1 };

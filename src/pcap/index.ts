@@ -2,7 +2,7 @@
 
 export * from "./types.js";
 export { openCapture, openCaptureBytes } from "./reader.js";
-export { PcapWriter, pcapWriterOptionsFrom, type PcapWriterOptions } from "./pcap-writer.js";
+export { PcapWriter, pcapFileHeader, pcapWriterOptionsFrom, type PcapWriterOptions } from "./pcap-writer.js";
 export {
   PcapngWriter,
   pcapngInterfaceOptionsFrom,

@@ -62,6 +62,21 @@ export function pcapWriterOptionsFrom(header: PcapFileHeader): PcapWriterOptions
 
 const MAX_U32 = 0xffff_ffff;
 
+/** The file header a writer with `options` starts its file with. */
+export function pcapFileHeader(options: PcapWriterOptions): Uint8Array {
+  const header = new Uint8Array(FILE_HEADER_LEN);
+  const view = new DataView(header.buffer);
+  const le = options.bigEndian !== true;
+  view.setUint32(F_MAGIC, options.nanosecond === true ? MAGIC_NANO : MAGIC_MICRO, le);
+  view.setUint16(F_VERSION_MAJOR, options.versionMajor ?? VERSION_MAJOR, le);
+  view.setUint16(F_VERSION_MINOR, options.versionMinor ?? VERSION_MINOR, le);
+  view.setInt32(F_THIS_ZONE, options.thisZone ?? 0, le);
+  view.setUint32(F_SIG_FIGS, options.sigFigs ?? 0, le);
+  view.setUint32(F_SNAP_LEN, options.snapLen ?? MAX_CAP_LEN_DEFAULT, le);
+  view.setUint32(F_LINK_TYPE, options.linkTypeField ?? ltField(options.linkType, options.fcsLen ?? 0), le);
+  return header;
+}
+
 export class PcapWriter implements CaptureWriter {
   readonly #out: OutputBuffer;
   readonly #le: boolean;
@@ -72,15 +87,8 @@ export class PcapWriter implements CaptureWriter {
     this.#le = options.bigEndian !== true;
     this.#nanosecond = options.nanosecond === true;
     const o = this.#out;
-    const le = this.#le;
     o.reserve(FILE_HEADER_LEN);
-    o.view.setUint32(F_MAGIC, this.#nanosecond ? MAGIC_NANO : MAGIC_MICRO, le);
-    o.view.setUint16(F_VERSION_MAJOR, options.versionMajor ?? VERSION_MAJOR, le);
-    o.view.setUint16(F_VERSION_MINOR, options.versionMinor ?? VERSION_MINOR, le);
-    o.view.setInt32(F_THIS_ZONE, options.thisZone ?? 0, le);
-    o.view.setUint32(F_SIG_FIGS, options.sigFigs ?? 0, le);
-    o.view.setUint32(F_SNAP_LEN, options.snapLen ?? MAX_CAP_LEN_DEFAULT, le);
-    o.view.setUint32(F_LINK_TYPE, options.linkTypeField ?? ltField(options.linkType, options.fcsLen ?? 0), le);
+    o.buf.set(pcapFileHeader(options), 0);
     o.pos = FILE_HEADER_LEN;
   }
 

@@ -2,22 +2,40 @@
 // thread has one (./worker.ts), and so does the main thread (./workers.ts has
 // the model). It reads the inputs itself, as every data plane does, and runs
 // the chunks of the replay's packets that are its own (chunkPlane()); the
-// others it reads past. A chunk's capture records go to a buffer per capture,
-// in the order a one-thread replay writes them, and its trace lines to a text.
+// others it reads past. A chunk's capture records go to a buffer per capture
+// that has some, in the order a one-thread replay writes them, and its trace
+// lines to a text.
 
 import type { CompiledSpec } from "../control/compiled.js";
 import { resolveEndpoint } from "../control/endpoints.js";
 import { install } from "../control/install.js";
 import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
 import { DataPlane } from "../wasm/module.js";
-import { type CaptureTargets, DEFAULT_RUNNER, type InputBatch, Runner } from "../wasm/runner.js";
+import { type CaptureTargets, DEFAULT_RUNNER, type InputBatch, type PacketRanges, Runner } from "../wasm/runner.js";
 import { type Inputs, openInputs } from "./inputs.js";
 import { assignCaptures } from "./outputs.js";
 import { type Counters, readCounters } from "./summary.js";
 import { TraceWriter } from "./trace.js";
-import type { RunnerSetup } from "./workers.js";
 
 /** Packets per chunk: few messages per replay, few enough that reading, running and writing overlap. */
+/** What a ChunkRunner needs: its data plane's index of how many, the description, the inputs and the run's options. */
+export interface RunnerSetup {
+  readonly index: number;
+  readonly planes: number;
+  readonly compiled: CompiledSpec;
+  /** The --in endpoints as written, in order: injection k is endpoints[k]. */
+  readonly endpoints: readonly string[];
+  /** The --in files, in the same order. */
+  readonly files: readonly string[];
+  readonly trace: boolean;
+  /** With trace, only these packets are traced. */
+  readonly tracePackets?: PacketRanges;
+  readonly hopLimit: number;
+  readonly copyLimit: number;
+  /** Packets per chunk (CHUNK_PACKETS unless a test asks for small ones). */
+  readonly chunkPackets: number;
+}
+
 export const CHUNK_PACKETS = 16384;
 /** Chunks of its own a data plane holds and the main thread has not written yet: each has a slot of its own. */
 export const SLOTS = 4;
@@ -38,15 +56,37 @@ export function chunkPlane(id: number, planes: number): number {
 const WORKER_CHUNKS = 2;
 const MAIN_CHUNKS = 1;
 
-/** A slot's records: per capture, a buffer (on shared memory in a worker thread) and the bytes used. */
+/**
+ * A slot's records: per capture that has records in the chunk, a buffer (on shared memory in a
+ * worker thread) and the bytes used. A capture's buffer is kept for the slot's next chunk only
+ * if it has records in this one: memory follows the records, whatever the number of captures.
+ */
 export interface SlotRecords {
-  readonly bytes: (Uint8Array | undefined)[];
-  readonly used: number[];
+  /** The captures with records in the chunk, in the order of their first. */
+  readonly active: number[];
+  readonly used: Map<number, number>;
+  readonly bytes: Map<number, Uint8Array>;
   /** Buffers made (grown) since the main thread last saw this slot, by capture. */
   fresh: { capture: number; bytes: Uint8Array }[];
 }
 
-/** Where the data plane's capture buffers are emptied: the records of the chunk being run. */
+/** A capture's first buffer in a slot: grown, by doubling, to what its chunks need. */
+const FIRST_BYTES = 4096;
+
+/** A slot's records, before its first chunk. */
+export function slotRecords(): SlotRecords {
+  return { active: [], used: new Map(), bytes: new Map(), fresh: [] };
+}
+
+/** A slot starts a chunk: the buffers of captures that had no records in its last chunk go (and the main thread was told of any made since). */
+function startSlot(s: SlotRecords): void {
+  for (const c of s.bytes.keys()) if (!s.used.has(c)) s.bytes.delete(c);
+  s.used.clear();
+  s.active.length = 0;
+  s.fresh = [];
+}
+
+/** Where the data plane's capture ring is emptied: the records of the chunk being run. */
 class Records implements CaptureTargets {
   readonly count: number;
   readonly #shared: boolean;
@@ -60,17 +100,22 @@ class Records implements CaptureTargets {
   write(c: number, data: Uint8Array, start: number, len: number): void {
     const s = this.slot;
     if (s === undefined) throw new Error("capture records outside a chunk");
-    const used = s.used[c] ?? 0;
-    let bytes = s.bytes[c];
+    let used = s.used.get(c);
+    if (used === undefined) {
+      s.active.push(c);
+      used = 0;
+    }
+    let bytes = s.bytes.get(c);
     if (bytes === undefined || used + len > bytes.length) {
-      const size = Math.max(1 << 16, 2 * (used + len), 2 * (bytes?.length ?? 0));
+      const size = Math.max(FIRST_BYTES, 2 * (used + len), 2 * (bytes?.length ?? 0));
       const next = this.#shared ? new Uint8Array(new SharedArrayBuffer(size)) : new Uint8Array(size);
       if (bytes !== undefined) next.set(bytes.subarray(0, used));
-      s.bytes[c] = bytes = next;
-      s.fresh.push({ capture: c, bytes: next });
+      bytes = next;
+      s.bytes.set(c, bytes);
+      s.fresh.push({ capture: c, bytes });
     }
     bytes.set(data.subarray(start, start + len), used);
-    s.used[c] = used + len;
+    s.used.set(c, used + len);
   }
 }
 
@@ -105,9 +150,8 @@ export class ChunkRunner {
     this.#dp = DataPlane.load();
     this.#endpoints = setup.endpoints.map((e) => resolveEndpoint(this.#compiled, e));
     this.#installed = install(this.#dp, this.#compiled, this.#endpoints);
-    const captures = assignCaptures(this.#compiled, this.#dp).length;
-    this.#records = new Records(captures, shared);
-    this.#slots = Array.from({ length: SLOTS }, () => ({ bytes: Array<Uint8Array | undefined>(captures).fill(undefined), used: Array<number>(captures).fill(0), fresh: [] }));
+    this.#records = new Records(assignCaptures(this.#compiled, this.#dp).length, shared);
+    this.#slots = Array.from({ length: SLOTS }, () => slotRecords());
   }
 
   /** The replay's inputs, opened as the main thread opens them: every data plane reads the same batches. */
@@ -169,7 +213,7 @@ export class ChunkRunner {
       free(held[slot] ?? -1);
       held[slot] = id;
       const r = this.#slots[slot] as SlotRecords;
-      r.used.fill(0);
+      startSlot(r);
       records.slot = r;
     };
     /** The replay's number of the batch's first packet. */

@@ -1,16 +1,17 @@
 // Where a replay's packets are written: DIR/links/<network>.<link>.pcap for
 // every link that carried traffic (both directions of a two-way link in one
 // file, like a tap on the wire) and DIR/delivered/<network>.<member>.pcap for
-// every member that received packets. Files open on their first packet.
+// every member that received packets. Files are made on their first packet.
 // DIR/.strata-output lists what strata wrote: the only files a later run deletes
 // (src/out-dir.ts, the guard every command that writes files goes through).
 
 import { join } from "node:path";
 import type { CompiledSpec } from "../control/compiled.js";
 import { OutDir } from "../out-dir.js";
-import { PcapWriter } from "../pcap/index.js";
+import { pcapFileHeader } from "../pcap/index.js";
 import type { DataPlane } from "../wasm/module.js";
 import type { CaptureTargets } from "../wasm/runner.js";
+import { type CaptureFile, CaptureFiles } from "./capture-files.js";
 
 export const LINKS_DIR = "links";
 export const DELIVERED_DIR = "delivered";
@@ -71,28 +72,31 @@ export function assignCaptures(compiled: CompiledSpec, dp: DataPlane): PlannedCa
 
 /**
  * The capture files of a replay. Each link capture (both directions of a
- * two-way link share one) and each member's deliveries get a capture buffer in
- * the data plane, which fills it with pcap records; this class writes the
- * file header when a buffer first has something, then appends the records.
+ * two-way link share one) and each member's deliveries is a capture of the
+ * data plane's ring; this class makes a capture's file when it first has
+ * records (its header first, then the records), and appends the rest. Files
+ * are written through CaptureFiles: buffers and descriptors follow the files
+ * that have packets, within bounds, whatever the number of captures.
  */
 export class CaptureOutputs implements CaptureTargets {
   readonly count: number;
   readonly #dir: string;
   readonly #compiled: CompiledSpec;
-  /** Per capture: its file (relative to `sub`) and network, and its writer once open. */
-  readonly #files: { sub: string; name: string; network: number }[] = [];
-  readonly #writers: (PcapWriter | undefined)[] = [];
+  /** Per capture: its file (relative to `sub`) and network. */
+  readonly #plan: readonly PlannedCapture[];
+  /** Per capture, its file once it has records. */
+  readonly #files: (CaptureFile | undefined)[] = [];
+  readonly #written = new CaptureFiles();
   readonly #members = new Map<number, number>();
 
   constructor(dir: string, compiled: CompiledSpec, dp: DataPlane) {
     this.#dir = dir;
     this.#compiled = compiled;
-    const plan = assignCaptures(compiled, dp);
-    this.#files.push(...plan);
-    plan.forEach((p, c) => {
+    this.#plan = assignCaptures(compiled, dp);
+    this.#plan.forEach((p, c) => {
       if (p.member !== undefined) this.#members.set(p.member, c);
     });
-    this.count = this.#files.length;
+    this.count = this.#plan.length;
   }
 
   /** The capture that writes member `member`'s deliveries (−1: none). */
@@ -101,19 +105,20 @@ export class CaptureOutputs implements CaptureTargets {
   }
 
   write(c: number, data: Uint8Array, start: number, len: number): void {
-    let w = this.#writers[c];
-    if (w === undefined) {
-      const f = this.#files[c];
-      if (f === undefined) return;
-      const design = this.#compiled.networks[f.network]?.spec.design;
+    let f = this.#files[c];
+    if (f === undefined) {
+      const p = this.#plan[c];
+      if (p === undefined) return;
+      const design = this.#compiled.networks[p.network]?.spec.design;
       // The data plane writes nanosecond, little-endian records: the header must say so.
-      w = new PcapWriter(join(this.#dir, f.sub, `${f.name}.pcap`), { linkType: design?.linkType ?? 1, nanosecond: true, snapLen: 262144 });
-      this.#writers[c] = w;
+      const header = pcapFileHeader({ linkType: design?.linkType ?? 1, nanosecond: true, snapLen: 262144 });
+      f = this.#written.file(join(this.#dir, p.sub, `${p.name}.pcap`), header);
+      this.#files[c] = f;
     }
-    w.appendRecords(data, start, len);
+    this.#written.append(f, data, start, len);
   }
 
   close(): void {
-    for (const w of this.#writers) w?.close();
+    this.#written.close();
   }
 }

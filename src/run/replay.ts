@@ -6,7 +6,6 @@
 // (./updates.ts), batches are cut at update times and the tables change between
 // the parts; prepare() has already tried every update.
 
-import { join } from "node:path";
 import { compile } from "../control/compile.js";
 import type { CompiledSpec } from "../control/compiled.js";
 import { type ResolvedEndpoint, resolveEndpoint } from "../control/endpoints.js";

@@ -101,7 +101,8 @@ export interface Counters {
 export function readCounters(dp: DataPlane, installed: Installed): Counters {
   const compiled = installed.compiled;
   const x = dp.exports;
-  const drops = (i: number): number[] => [...new BigUint64Array(dp.mem.u8.buffer, x.memberDrops(i), DROP_REASONS.length)].map(Number);
+  // Addresses come back as i32: one past 2 GiB (a description of many members) would be negative.
+  const drops = (i: number): number[] => Array.from(new BigUint64Array(dp.mem.u8.buffer, x.memberDrops(i) >>> 0, DROP_REASONS.length), Number);
   return {
     injected: x.packetsInjected(),
     copied: x.packetsCopied(),

@@ -16,7 +16,7 @@ import type { CompiledSpec } from "../control/compiled.js";
 import type { Installed } from "../control/install.js";
 import { type Change, Reconciler, resolveTarget, type Target } from "../control/reconcile.js";
 import { checkNamedKind, readDocument, readText } from "../description/document.js";
-import { recoverAllocation } from "../description/allocate.js";
+import { recoverAllocation } from "../control/allocation.js";
 import { parseSpec } from "../description/load.js";
 import { readDescription } from "../description/read.js";
 import { type Path, SpecError, SpecIssue } from "../description/problems.js";

@@ -24,7 +24,7 @@ import { availableParallelism } from "node:os";
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
 import type { CompiledSpec } from "../control/compiled.js";
 import type { ResolvedEndpoint } from "../control/endpoints.js";
-import { type ChunkDone, type ChunkLines, ChunkRunner, chunkPlane, SLOTS } from "./chunk-runner.js";
+import { type ChunkDone, type ChunkLines, ChunkRunner, chunkPlane, type RunnerSetup, SLOTS } from "./chunk-runner.js";
 import type { Inputs } from "./inputs.js";
 import type { CaptureOutputs } from "./outputs.js";
 import { addCounters, type Counters } from "./summary.js";
@@ -76,24 +76,6 @@ const SENT = 0;
 const WRITTEN = 1;
 const ABORTED = 2;
 
-/** What a ChunkRunner needs: its data plane's index of how many, the description, the inputs and the run's options. */
-export interface RunnerSetup {
-  readonly index: number;
-  readonly planes: number;
-  readonly compiled: CompiledSpec;
-  /** The --in endpoints as written, in order: injection k is endpoints[k]. */
-  readonly endpoints: readonly string[];
-  /** The --in files, in the same order. */
-  readonly files: readonly string[];
-  readonly trace: boolean;
-  /** With trace, only these packets are traced. */
-  readonly tracePackets?: PacketRanges;
-  readonly hopLimit: number;
-  readonly copyLimit: number;
-  /** Packets per chunk (CHUNK_PACKETS unless a test asks for small ones). */
-  readonly chunkPackets: number;
-}
-
 export interface WorkerSetup extends RunnerSetup {
   /** Int32 words SENT, WRITTEN and ABORTED. */
   readonly signal: SharedArrayBuffer;
@@ -102,7 +84,10 @@ export interface WorkerSetup extends RunnerSetup {
 
 export type ToWorker = { readonly kind: "start" };
 
-/** A worker's chunk: the bytes of each capture's records in its slot (buffers made since the last message come along), its trace lines. */
+/**
+ * A worker's chunk: the captures with records in its slot and the bytes of each (capture, bytes:
+ * two numbers each), the buffers made since the last message, its trace lines.
+ */
 export interface ChunkMessage {
   readonly kind: "chunk";
   readonly id: number;
@@ -144,7 +129,7 @@ export function chunkMessage(chunk: ChunkDone): ChunkMessage {
   const r = chunk.records;
   const fresh = r.fresh;
   r.fresh = [];
-  return { kind: "chunk", id: chunk.id, slot: chunk.slot, used: [...r.used], fresh, lines: chunk.lines };
+  return { kind: "chunk", id: chunk.id, slot: chunk.slot, used: r.active.flatMap((c) => [c, r.used.get(c) ?? 0]), fresh, lines: chunk.lines };
 }
 
 interface Thread {
@@ -174,8 +159,8 @@ export class WorkerPool {
   readonly #chunkPackets: number;
   readonly #local: ChunkRunner;
   readonly #threads: Thread[] = [];
-  /** Per worker thread, per slot, per capture: its records buffer as the main thread holds it. */
-  readonly #buffers: (Uint8Array | undefined)[][][];
+  /** Per worker thread, per slot, by capture: its records buffer as the main thread holds it. */
+  readonly #buffers: Map<number, Uint8Array>[][];
   readonly #signal = new Int32Array(new SharedArrayBuffer(3 * 4));
   /** Per worker thread, its "done" message when it came while the main thread was only looking for a chunk. */
   readonly #early: (FromWorker | undefined)[] = [];
@@ -184,7 +169,7 @@ export class WorkerPool {
   constructor(size: number, compiled: CompiledSpec, endpoints: readonly ResolvedEndpoint[], files: readonly string[], options: PoolOptions) {
     this.size = size;
     this.#chunkPackets = options.chunkPackets;
-    this.#buffers = Array.from({ length: size - 1 }, () => Array.from({ length: SLOTS }, () => []));
+    this.#buffers = Array.from({ length: size - 1 }, () => Array.from({ length: SLOTS }, () => new Map<number, Uint8Array>()));
     const texts = endpoints.map((e) => e.text);
     const setup = (index: number): RunnerSetup => ({ index, planes: size, compiled, endpoints: texts, files, ...options });
     this.#local = new ChunkRunner(setup(0), false);
@@ -261,11 +246,14 @@ export class WorkerPool {
     /** The main thread's chunks run and not yet written, by id. */
     const local = new Map<number, ChunkDone>();
     let written = 0;
-    const append = (bytes: readonly (Uint8Array | undefined)[], used: readonly number[], lines: ChunkLines): void => {
-      used.forEach((n, c) => {
-        const b = bytes[c];
-        if (n > 0 && b !== undefined) outputs.write(c, b, 0, n);
-      });
+    /** Writes a chunk's records (`used` lists its captures and their bytes, two numbers each) and trace lines. */
+    const append = (bytes: ReadonlyMap<number, Uint8Array>, used: readonly number[], lines: ChunkLines): void => {
+      for (let k = 0; k + 1 < used.length; k += 2) {
+        const c = used[k] ?? 0;
+        const b = bytes.get(c);
+        if (b === undefined) throw new Error(`replay: no records buffer for capture ${c}`);
+        outputs.write(c, b, 0, used[k + 1] ?? 0);
+      }
       if (lines.packets.length > 0) trace?.append(lines.text, lines.packets, lines.bytes);
     };
     /** Writes the next chunk if it is there (waiting for a worker's when `wait`); whether it did. */
@@ -276,14 +264,22 @@ export class WorkerPool {
         const mine = local.get(id);
         if (mine === undefined) return false;
         local.delete(id);
-        append(mine.records.bytes, mine.records.used, mine.lines);
+        const r = mine.records;
+        append(
+          r.bytes,
+          r.active.flatMap((c) => [c, r.used.get(c) ?? 0]),
+          mine.lines,
+        );
       } else {
         const m = this.#receive(plane, wait);
         if (m === undefined) return false;
         if (m.kind !== "chunk" || m.id !== id) throw new Error(`replay worker thread ${plane}: expected chunk ${id}, got ${m.kind}`);
         const buffers = this.#buffers[plane - 1]?.[m.slot];
         if (buffers === undefined) throw new Error(`replay worker thread ${plane}: no slot ${m.slot}`);
-        for (const f of m.fresh) buffers[f.capture] = f.bytes;
+        // The worker keeps only the buffers of the captures in this chunk: so does this thread.
+        const inChunk = new Set(m.used.filter((_, k) => k % 2 === 0));
+        for (const c of buffers.keys()) if (!inChunk.has(c)) buffers.delete(c);
+        for (const f of m.fresh) buffers.set(f.capture, f.bytes);
         append(buffers, m.used, m.lines);
       }
       written = id + 1;

@@ -16,7 +16,6 @@
 // onDeliver listeners (the P4Runtime server's PacketIn): no trace, no wasm call
 // per packet.
 
-import { join } from "node:path";
 import { compile } from "../control/compile.js";
 import type { CompiledLink, CompiledNetwork, CompiledSpec } from "../control/compiled.js";
 import { type ResolvedEndpoint, resolveEndpoint } from "../control/endpoints.js";

@@ -18,7 +18,7 @@ import { compile } from "../control/compile.js";
 import type { CompiledSpec } from "../control/compiled.js";
 import { type Change, Reconciler, type Resolved, type Target } from "../control/reconcile.js";
 import { SpecError } from "../description/problems.js";
-import { recoverAllocation } from "../description/allocate.js";
+import { recoverAllocation } from "../control/allocation.js";
 import { loadSpec } from "../description/load.js";
 import { InputError } from "../errors.js";
 import type { Emulation } from "./emulation.js";

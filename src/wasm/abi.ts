@@ -82,7 +82,23 @@ export const TRACE_KINDS = [
 export const LINK_MODES = ["one-way", "two-way", "allcast", "anycast"] as const;
 
 /** Areas of linear memory the TypeScript side reads or fills, for `region(REGION_x)`. */
-export const REGIONS = ["in-data", "in-offset", "in-len", "in-orig-len", "in-sec", "in-nsec", "in-endpoint", "out-base", "out-pos", "trace-base", "trace-pos"] as const;
+export const REGIONS = [
+  "in-data",
+  "in-offset",
+  "in-len",
+  "in-orig-len",
+  "in-sec",
+  "in-nsec",
+  "in-endpoint",
+  "out-base",
+  "out-pos",
+  "trace-base",
+  "trace-pos",
+  // The capture ring, once capturesGather() has grouped it (assembly/pipeline/capture.ts): the captures with records (u32 each), and per capture its span's end and length (u32).
+  "capture-active",
+  "capture-span-ends",
+  "capture-span-lens",
+] as const;
 
 /** Injection kinds: where an input packet enters. */
 export const INJECT_KINDS = ["link", "self", "session"] as const;
@@ -119,6 +135,12 @@ export const LAYOUTS = {
     TS_NSEC: [24, "u32"],
     PACKET: [28, "u32"], // input packet number
     SIZE: [32, ""],
+  },
+  /** One record in the capture ring, followed by LEN bytes: a pcap record (tagged: the in-link after its header). */
+  CAPREC: {
+    CAPTURE: [0, "u32"], // the capture file's number
+    LEN: [4, "u32"],
+    SIZE: [8, ""],
   },
   /** One trace event. */
   EVENT: {

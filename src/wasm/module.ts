@@ -41,8 +41,7 @@ export interface DataPlaneExports extends Record<string, unknown> {
   memberTagDeliveries(i: number, on: number): void;
   endpointsGrow(e: number): void;
   capturesInit(n: number, len: number): void;
-  captureBase(c: number): number;
-  captureUsed(c: number): number;
+  capturesGather(): number;
   capturesDrained(): void;
   countersReset(): void;
   memberDrops(i: number): number;

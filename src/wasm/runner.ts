@@ -18,14 +18,18 @@ export interface RunnerOptions {
   readonly slots: number;
   readonly slotLen: number;
   /**
-   * With it, packet buffers (and capture buffers) grow, up to this many bytes,
+   * With it, packet buffers (and the capture ring) grow, up to this many bytes,
    * before a batch holding a packet longer than slotLen − headroom; without it
    * they keep slotLen.
    */
   readonly slotLenMax?: number;
   readonly headroom: number;
   readonly outputBytes: number;
-  /** Bytes per capture buffer at least (room for many records between writes); always room for two of the largest. */
+  /**
+   * Bytes of the capture ring at least, shared by every capture file (room for many records
+   * between writes); always room for the largest record. It is allocated twice: the ring, and
+   * its records grouped by capture when it is written out.
+   */
   readonly captureBytes: number;
   readonly traceEvents: number;
   readonly hopLimit: number;
@@ -44,7 +48,7 @@ export const DEFAULT_RUNNER: RunnerOptions = {
   slotLen: 16384 + 256,
   headroom: 256,
   outputBytes: 4 << 20,
-  captureBytes: 256 * 1024,
+  captureBytes: 2 << 20,
   traceEvents: 1 << 15,
   hopLimit: 64,
   copyLimit: 4096,
@@ -98,13 +102,17 @@ export interface Staged {
 
 /**
  * Capture files the data plane writes itself (assembly/pipeline/capture.ts):
- * buffer c fills with pcap records — nanosecond timestamps, little-endian —
- * and is handed to `write` when the pipeline needs room, and at finish().
- * The runner sizes the buffers to hold a record of the longest packet a packet buffer holds.
+ * the records of every capture c — pcap records, nanosecond timestamps,
+ * little-endian — go to one ring, which is handed to `write` a capture at a time
+ * when the pipeline needs room, and at flushCaptures(). The runner sizes the
+ * ring to hold a record of the longest packet a packet buffer holds.
  */
 export interface CaptureTargets {
   readonly count: number;
-  /** Records of capture c: data[start .. start+len), a view on linear memory. */
+  /**
+   * Records of capture c, in their order: data[start .. start+len), a view on linear memory.
+   * Called for the captures that have records, in the order of their numbers.
+   */
   write(c: number, data: Uint8Array, start: number, len: number): void;
 }
 
@@ -150,6 +158,7 @@ const inputRegions = new WeakMap<DataPlane, InputRegions>();
 /** region(R("in-data")) …: the area's index in the ABI. */
 const R = (name: (typeof REGIONS)[number]): number => REGIONS.indexOf(name);
 const O = LAYOUTS.OUTREC;
+const C = LAYOUTS.CAPREC;
 const E = LAYOUTS.EVENT;
 const OUTPUT_KIND: Record<number, "link" | "deliver"> = { 1: "link", 2: "deliver" };
 
@@ -161,8 +170,10 @@ export class Runner {
   #slotLen: number;
   readonly #paused: number;
   readonly #captures: CaptureTargets | undefined;
+  /** The captures with records, sorted, at each flush (grown as needed). */
+  #active = new Uint32Array(0);
 
-  /** With `captures`, link and delivery packets go to capture buffers instead of the record ring. */
+  /** With `captures`, link and delivery packets go to the capture ring instead of the record ring. */
   constructor(dp: DataPlane, options: Partial<RunnerOptions> = {}, captures?: CaptureTargets) {
     this.#dp = dp;
     const o = { ...DEFAULT_RUNNER, ...options };
@@ -189,7 +200,8 @@ export class Runner {
   #locateInputs(): InputRegions {
     const x = this.#dp.exports;
     const inputs: InputRegions = {
-      data: x.region(R("in-data")),
+      // Addresses come back as i32: one past 2 GiB would be negative.
+      data: x.region(R("in-data")) >>> 0,
       offset: x.region(R("in-offset")) >>> 2,
       len: x.region(R("in-len")) >>> 2,
       origLen: x.region(R("in-orig-len")) >>> 2,
@@ -206,16 +218,16 @@ export class Runner {
     return this.#slotLen;
   }
 
-  /** (Re)makes the packet buffers, the rings and the capture buffers for #slotLen: only while no packet is in flight. */
+  /** (Re)makes the packet buffers and the rings (the capture ring too) for #slotLen: only while no packet is in flight. */
   #buffers(): void {
     const o = this.#options;
     const x = this.#dp.exports;
     const slotLen = this.#slotLen;
     x.poolInit(o.slots, slotLen, o.headroom);
-    // The output ring and every capture buffer must hold the largest record: a full buffer's packet (tagged, CAPTURE_TAG_LEN more).
+    // The output ring and the capture ring must hold the largest record: a full buffer's packet (tagged, CAPTURE_TAG_LEN more).
     x.outputInit(Math.max(o.outputBytes, 2 * (slotLen + O.SIZE[0])), o.trace ? Math.max(o.traceEvents, 4 * (o.maxFanout + 8)) : 1);
     const captures = this.#captures;
-    if (captures !== undefined) x.capturesInit(captures.count, Math.max(o.captureBytes, 2 * (slotLen + RECORD_HEADER_LEN + CAPTURE_TAG_LEN)));
+    if (captures !== undefined) x.capturesInit(captures.count, Math.max(o.captureBytes, C.SIZE[0] + RECORD_HEADER_LEN + CAPTURE_TAG_LEN + slotLen));
   }
 
   /** Grows the buffers, between batches, for a packet of `len` bytes; at slotLenMax they stay. */
@@ -224,7 +236,7 @@ export class Runner {
     const max = o.slotLenMax ?? o.slotLen;
     if (this.#slotLen >= max) return;
     this.#slotLen = Math.min(max, Math.max(2 * this.#slotLen, len + o.headroom));
-    this.flushCaptures(); // what the capture buffers hold goes to the files before they are re-made
+    this.flushCaptures(); // what the capture ring holds goes to the files before it is re-made
     this.#buffers();
   }
 
@@ -296,14 +308,27 @@ export class Runner {
     else this.#drain(sink);
   }
 
-  /** Hands every non-empty capture buffer to its target and empties them; call at the end. */
+  /** Hands the capture ring's records to their targets, a capture at a time, and empties it; call at the end. */
   flushCaptures(): void {
     const captures = this.#captures;
     if (captures === undefined) return;
     const x = this.#dp.exports;
-    for (let c = 0; c < captures.count; c++) {
-      const used = x.captureUsed(c);
-      if (used > 0) captures.write(c, this.#dp.mem.u8, x.captureBase(c), used);
+    const n = x.capturesGather();
+    if (n > 0) {
+      const mem = this.#dp.mem;
+      if (this.#active.length < n) this.#active = new Uint32Array(Math.max(n, 2 * this.#active.length));
+      const active = this.#active.subarray(0, n);
+      const from = x.region(R("capture-active")) >>> 2;
+      active.set(mem.u32.subarray(from, from + n));
+      active.sort();
+      const ends = x.region(R("capture-span-ends")) >>> 2;
+      const lens = x.region(R("capture-span-lens")) >>> 2;
+      for (const c of active) {
+        // Views taken again for each: a target may call into the data plane, which may grow its memory.
+        const u32 = mem.u32;
+        const len = u32[lens + c] ?? 0;
+        captures.write(c, mem.u8, (u32[ends + c] ?? 0) - len, len);
+      }
     }
     x.capturesDrained();
   }
@@ -313,7 +338,7 @@ export class Runner {
     const mem = this.#dp.mem;
     const u8 = mem.u8;
     const view = mem.view;
-    const base = x.region(R("out-base"));
+    const base = x.region(R("out-base")) >>> 0;
     const end = base + x.region(R("out-pos"));
     for (let r = base; r < end; ) {
       const len = view.getUint32(r + O.LEN[0], true);
@@ -331,7 +356,7 @@ export class Runner {
       r += O.SIZE[0] + ((len + 7) & ~7);
     }
     if (sink.event !== undefined) {
-      const tb = x.region(R("trace-base"));
+      const tb = x.region(R("trace-base")) >>> 0;
       const count = x.region(R("trace-pos"));
       for (let k = 0; k < count; k++) {
         const e = tb + k * E.SIZE[0];

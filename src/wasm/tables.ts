@@ -67,6 +67,9 @@ const pad8 = (n: number): number => (n + 7) & ~7;
 
 export class Tables {
   readonly #dp: DataPlane;
+  /** Where hits() has the data plane write a table's counts (kept: a summary reads every table's), and its size in counts. */
+  #hitsAt = 0;
+  #hitsRoom = 0;
 
   constructor(dp: DataPlane) {
     this.#dp = dp;
@@ -180,13 +183,15 @@ export class Tables {
     return { name: ACTIONS[code] ?? "none", count, arg, arg2, data: data === 0 ? new Uint8Array(0) : this.#dp.mem.u8.slice(data, data + dataLen) };
   }
 
-  /** Hit counts by entry index. */
+  /** Hit counts by entry index, for the entries the table has memory for (those past them have none). */
   hits(table: TableLayout): Float64Array {
-    const buf = this.#dp.alloc(table.capacity * 8);
-    const n = this.#dp.exports.tableHits(table.id, buf);
-    const out = this.#dp.mem.f64.slice(buf >>> 3, (buf >>> 3) + n);
-    this.#dp.free(buf);
-    return out;
+    if (this.#hitsRoom < table.capacity) {
+      if (this.#hitsAt !== 0) this.#dp.free(this.#hitsAt);
+      this.#hitsRoom = Math.max(table.capacity, 2 * this.#hitsRoom);
+      this.#hitsAt = this.#dp.alloc(this.#hitsRoom * 8);
+    }
+    const n = this.#dp.exports.tableHits(table.id, this.#hitsAt);
+    return this.#dp.mem.f64.slice(this.#hitsAt >>> 3, (this.#hitsAt >>> 3) + Math.max(0, n));
   }
 
   count(table: TableLayout): number {

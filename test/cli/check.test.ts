@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
-import { EXIT_BAD_INPUT, EXIT_OK, main } from "../../src/cli/main.js";
+import { main } from "../..//src/cli/main.js";
+import { EXIT_BAD_INPUT, EXIT_OK } from "../..//src/cli/command.js";
 
 const HUB = "test/fixtures/specs/hub.yaml";
 

@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
-import { EXIT_BAD_INPUT, EXIT_OK, main } from "../../src/cli/main.js";
+import { main } from "../..//src/cli/main.js";
+import { EXIT_BAD_INPUT, EXIT_OK } from "../..//src/cli/command.js";
 import { FILES, type MachineManifest } from "../../src/p4/export.js";
 
 const ROUTER = "examples/ip-router/network.yaml";

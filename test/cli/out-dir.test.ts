@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join, relative } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
-import { main } from "../../src/cli/main.js";
+import { main } from "../..//src/cli/main.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const HUB = join(root, "examples/hub-and-spoke/network.yaml");

@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
-import { main } from "../../src/cli/main.js";
+import { main } from "../..//src/cli/main.js";
 import { openCapture } from "../../src/pcap/reader.js";
 import { DAMAGED_FILE, REAL_DIR, REAL_FILES, REPO_ROOT, type RealFile } from "../pcap/real-files.js";
 

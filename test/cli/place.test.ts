@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import type { FitReport } from "../../src/cli/fit.js";
 import { memoryIo } from "../../src/cli/io.js";
-import { EXIT_BAD_INPUT, EXIT_OK, EXIT_PROBLEM, main } from "../../src/cli/main.js";
+import { main } from "../..//src/cli/main.js";
+import { EXIT_BAD_INPUT, EXIT_OK, EXIT_PROBLEM } from "../..//src/cli/command.js";
 import type { PlaceReport } from "../../src/cli/place.js";
 import { bundledProfiles } from "../../src/p4/targets.js";
 

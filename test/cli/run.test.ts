@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
-import { main } from "../../src/cli/main.js";
+import { main } from "../..//src/cli/main.js";
 import type { Summary } from "../../src/run/summary.js";
 import { TRACE_LARGE_BYTES, TRACE_LINE_MAX, type TraceLine } from "../../src/run/trace.js";
 import { largeTrace } from "../../src/cli/run.js";

@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
-import { main } from "../../src/cli/main.js";
+import { main } from "../..//src/cli/main.js";
 import { parseSpec } from "../../src/description/load.js";
 import { loadSchema } from "../../src/description/schema.js";
 import { DESIGNS } from "../../src/wire/designs.js";

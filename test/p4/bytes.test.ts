@@ -1,7 +1,7 @@
 // Canonical bytestrings (P4Runtime spec §8.4), LPM prefix lengths and id allocation.
 
 import { describe, expect, it } from "vitest";
-import { canonical, isCanonical, valueOf } from "../../src/p4/bytes.js";
+import { canonical, canonicalOf, isCanonical, ones, orBytes, readBig, setHighBits, setLowBits, valueOf } from "../../src/p4/bytes.js";
 import { prefixLength } from "../../src/p4/entries.js";
 import { allocateIds, idKind } from "../../src/p4/ids.js";
 
@@ -31,6 +31,48 @@ describe("canonical bytestrings", () => {
     ["8000", true, ""],
   ])("%s canonical: %s (%s)", (hex, ok) => {
     expect(isCanonical(Uint8Array.from(Buffer.from(hex, "hex")))).toBe(ok);
+  });
+});
+
+describe("a server's check of a bytestring (canonicalOf)", () => {
+  it.each([
+    ["00", 1, "00"],
+    ["0000", 9, "00"],
+    ["0063", 16, "63"],
+    ["01ff", 9, "01ff"],
+    ["01ff", 8, undefined],
+    ["0200", 9, undefined],
+    ["000000ff", 8, "ff"],
+    ["", 8, undefined],
+  ])("%s as bit<%s>: %s", (hex, bits, want) => {
+    const got = canonicalOf(Uint8Array.from(Buffer.from(hex, "hex")), bits);
+    expect(got === undefined ? undefined : Buffer.from(got).toString("hex")).toBe(want);
+  });
+});
+
+describe("key vectors byte by byte", () => {
+  // Each against the bigint it replaces, in a 4-byte field at offset 2 of an 8-byte key; the bytes around the field (0xa5) do not change.
+  const field = (fn: (b: Uint8Array) => void): Uint8Array => {
+    const b = new Uint8Array(8);
+    fn(b);
+    return b;
+  };
+  it.each([0, 1, 7, 8, 9, 20, 31, 32])("setHighBits(%s) and setLowBits(%s) of 32 bits", (n) => {
+    expect(readBig(field((b) => setHighBits(b, 2, 4, n)), 2, 4)).toBe(ones(32) ^ ones(32 - n));
+    expect(readBig(field((b) => setLowBits(b, 2, 4, n)), 2, 4)).toBe(ones(n));
+    const around = field((b) => {
+      b.fill(0xa5);
+      b.fill(0, 2, 6);
+      setHighBits(b, 2, 4, n);
+    });
+    expect([around[0], around[1], around[6], around[7]]).toEqual([0xa5, 0xa5, 0xa5, 0xa5]);
+  });
+  it.each([
+    ["0a01", "00000a01"],
+    ["0a000001", "0a000001"],
+    ["000a000001", "0a000001"],
+  ])("orBytes(%s) right-aligned: %s", (hex, want) => {
+    expect(Buffer.from(field((b) => orBytes(b, 2, 4, Uint8Array.from(Buffer.from(hex, "hex")))).subarray(2, 6)).toString("hex")).toBe(want);
   });
 });
 

@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
-import { main } from "../../src/cli/main.js";
+import { main } from "../..//src/cli/main.js";
 import { loadFleet } from "../../src/p4/fleet.js";
 import { loadProfile, parseProfile } from "../../src/p4/targets.js";
 

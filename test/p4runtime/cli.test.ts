@@ -9,7 +9,7 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
-import { main } from "../../src/cli/main.js";
+import { main } from "../..//src/cli/main.js";
 import { serve } from "../../src/cli/serve.js";
 import { CLOSE_GRACE_MS } from "../../src/p4runtime/server.js";
 import { Client, type M, statusCode, type Stream } from "./client.js";
@@ -58,16 +58,18 @@ describe("strata serve --p4runtime", () => {
       const entries = await client.read({ deviceId: String(r), entities: [{ tableEntry: {} }] });
       if (empty) expect(entries).toEqual([]);
       else {
-        // r's rows as exported: 17 entries (keyless tables' default entries included).
-        expect(entries.length).toBe(17);
+        // r's rows as exported: 16 entries, and (§9.1.6: read apart) the default entries of its 14 tables, one of them set by the export (a keyless table's row).
+        expect(entries.length).toBe(16);
+        const defaults = await client.read({ deviceId: String(r), entities: [{ tableEntry: { isDefaultAction: true } }] });
+        expect(defaults.length).toBe(14);
         const h1 = client.stream();
         h1.arbitrate(ids.h1 ?? 0, 1);
         expect(statusCode(await h1.next())).toBe(0);
         // ip.h1 (member 2 of machine h1) sends an IPv4 packet to h2.
         const ip = Buffer.from("45000054000040004001244f0a0001010a000202" + "00".repeat(64), "hex");
-        h1.send({ packet: { payload: ip, metadata: [{ metadataId: 1, value: Buffer.from([2]) }, { metadataId: 2, value: Buffer.from([1]) }] } });
+        h1.send({ packet: { payload: ip, metadata: [{ metadataId: 1, value: Buffer.from([2]) }, { metadataId: 2, value: Buffer.from([1]) }, { metadataId: 3, value: Buffer.from([0]) }] } });
         const counted = async (): Promise<string[]> =>
-          (await client.read({ deviceId: String(r), entities: [{ directCounterEntry: { tableEntry: { tableId: 0 } } }] })).map((e) => String(((e.directCounterEntry as M).data as M).packetCount ?? "0"));
+          (await client.read({ deviceId: String(r), entities: [{ directCounterEntry: { tableEntry: { tableId: 0 } } }, { directCounterEntry: { tableEntry: { tableId: 0, isDefaultAction: true } } }] })).map((e) => String(((e.directCounterEntry as M).data as M).packetCount ?? "0"));
         const end = Date.now() + 5000;
         while ((await counted()).every((c) => c === "0") && Date.now() < end) await new Promise((res) => setTimeout(res, 20));
         // lanA.r acquire, receive; ip.r acquire, forward, transmit; lanB.r send, forward, transmit: 8 entries hit once.

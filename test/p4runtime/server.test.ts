@@ -17,44 +17,28 @@ import { LocalEmulation } from "../../src/p4runtime/emulation.js";
 import { P4RuntimeServer, PACKET_IN_QUEUE } from "../../src/p4runtime/server.js";
 import { replay } from "../../src/run/replay.js";
 import { Client, type M, ROOT, statusCode, type Stream } from "./client.js";
-
-const SPEC = "examples/ip-router/network.yaml";
-const OK = 0, ABORTED = 10, ALREADY_EXISTS = 6, NOT_FOUND = 5, INVALID_ARGUMENT = 3, PERMISSION_DENIED = 7, FAILED_PRECONDITION = 9, UNKNOWN = 2;
-
-const exports = exportP4(compile(loadSpec(SPEC)), SPEC);
-const machine = (name: string): MachineExport => {
-  const ex = exports.find((e) => e.manifest.machine === name);
-  if (ex === undefined) throw new Error(`no machine ${name}`);
-  return ex;
-};
-const p4info = (name: string): M => JSON.parse(String(machine(name).files["p4info.json"])) as M;
-const R = machine("r").manifest.deviceId;
-const rInfo = p4info("r");
-const table = (alias: string): M => ((rInfo.tables as M[]).find((t) => (t.preamble as M).alias === alias) ?? {}) as M;
-const actionId = (alias: string): number => Number((((rInfo.actions as M[]).find((a) => (a.preamble as M).alias === alias) ?? {}).preamble as M).id);
-const FORWARD = Number((table("ip_r_forward").preamble as M).id);
-const OUT = actionId("forward_out");
-
-/** An ip.r forward entry: dst a.b.c.d/len → out-link. */
-const route = (dst: number[], len: number, out: number, extra: M = {}): M => ({
-  tableEntry: { tableId: FORWARD, match: [{ fieldId: 1, lpm: { value: Buffer.from(dst), prefixLen: len } }], action: { action: { actionId: OUT, params: [{ paramId: 1, value: Buffer.from([out]) }] } }, ...extra },
-});
-const election = (low: number): M => ({ high: "0", low: String(low) });
-
-/** A server on a free port over a fresh emulation of the example. */
-async function serve(empty: boolean): Promise<{ server: P4RuntimeServer; emulation: LocalEmulation; address: string }> {
-  const emulation = new LocalEmulation(compile(loadSpec(SPEC)));
-  const server = await P4RuntimeServer.start(emulation, { address: "127.0.0.1:0", source: SPEC, empty });
-  return { server, emulation, address: `127.0.0.1:${server.port}` };
-}
-
-async function primary(client: Client, deviceId: number, low: number): Promise<Stream> {
-  const s = client.stream();
-  s.arbitrate(deviceId, low);
-  const m = await s.next();
-  expect(statusCode(m)).toBe(OK);
-  return s;
-}
+import {
+  ABORTED,
+  ALREADY_EXISTS,
+  actionId,
+  election,
+  exports,
+  FAILED_PRECONDITION,
+  FORWARD,
+  INVALID_ARGUMENT,
+  machine,
+  NOT_FOUND,
+  OK,
+  OUT,
+  p4info,
+  PERMISSION_DENIED,
+  primary,
+  R,
+  route,
+  SPEC,
+  serve,
+  UNKNOWN,
+} from "./ip-router.js";
 
 describe("arbitration", () => {
   let s: Awaited<ReturnType<typeof serve>>;
@@ -283,7 +267,7 @@ describe("a controller session on the IP router", () => {
       const ipPacket = frame.subarray(14); // h1's own IPv4 packet, as ip.h1 sends it
       const ipH1 = h1.members.find((m) => m.member === "ip.h1")?.number ?? 0;
       const packetOut = (): void =>
-        streams.get("h1")?.send({ packet: { payload: ipPacket, metadata: [{ metadataId: 1, value: Buffer.from([ipH1]) }, { metadataId: 2, value: Buffer.from([1]) }] } });
+        streams.get("h1")?.send({ packet: { payload: ipPacket, metadata: [{ metadataId: 1, value: Buffer.from([ipH1]) }, { metadataId: 2, value: Buffer.from([1]) }, { metadataId: 3, value: Buffer.from([0]) }] } });
       // Empty devices: the packet goes nowhere.
       packetOut();
       expect(await streams.get("h2")?.drain(300)).toEqual([]);
@@ -321,7 +305,7 @@ describe("a controller session on the IP router", () => {
             return [`${[...(lpm.value as Buffer)].join(".")}/${String(lpm.prefixLen)}`, String(data.packetCount ?? "0")];
           }),
         );
-      expect(await hits({ tableEntry: { tableId: FORWARD } })).toEqual({ "10.0.1.0/24": "0", "10.0.2.0/24": "1" });
+      expect(await hits({ tableEntry: { tableId: FORWARD, counterData: {} } })).toEqual({ "10.0.1.0/24": "0", "10.0.2.0/24": "1" });
       expect(await hits({ directCounterEntry: { tableEntry: { tableId: FORWARD } } })).toEqual({ "10.0.1.0/24": "0", "10.0.2.0/24": "1" });
       // A backup's packet-out is refused on its stream; a bad member number too.
       const backup = client.stream();
@@ -329,7 +313,7 @@ describe("a controller session on the IP router", () => {
       expect(statusCode(await backup.next())).toBe(ALREADY_EXISTS);
       backup.send({ packet: { payload: ipPacket, metadata: [] } });
       expect(((await backup.next()).error as M).canonicalCode).toBe(PERMISSION_DENIED);
-      streams.get("h1")?.send({ packet: { payload: ipPacket, metadata: [{ metadataId: 1, value: Buffer.from([99]) }, { metadataId: 2, value: Buffer.from([1]) }] } });
+      streams.get("h1")?.send({ packet: { payload: ipPacket, metadata: [{ metadataId: 1, value: Buffer.from([99]) }, { metadataId: 2, value: Buffer.from([1]) }, { metadataId: 3, value: Buffer.from([0]) }] } });
       expect(((await streams.get("h1")?.next())?.error as M).canonicalCode).toBe(INVALID_ARGUMENT);
       expect(s.server.stats.packetIns).toBe(1);
       backup.close();
@@ -346,12 +330,8 @@ describe("every example's entries, written by a controller, read back as written
   const Entity = ROOT.lookupType("p4.v1.Entity");
   const ReadRequest = ROOT.lookupType("p4.v1.ReadRequest");
   const ReadResponse = ROOT.lookupType("p4.v1.ReadResponse");
-  /** An entity's canonical bytes (without counter data, which the export has not). */
-  const key = (e: protobuf.Message): string => {
-    const o = Entity.toObject(e) as { tableEntry?: { counterData?: unknown } };
-    delete o.tableEntry?.counterData;
-    return Buffer.from(Entity.encode(Entity.fromObject(o)).finish()).toString("hex");
-  };
+  /** An entity's canonical bytes. */
+  const key = (e: protobuf.Message): string => Buffer.from(Entity.encode(e).finish()).toString("hex");
   test.each(specs)("%s", async (spec) => {
     const emulation = new LocalEmulation(compile(loadSpec(spec)));
     const server = await P4RuntimeServer.start(emulation, { address: "127.0.0.1:0", source: spec, empty: true });
@@ -361,7 +341,8 @@ describe("every example's entries, written by a controller, read back as written
         const id = ex.manifest.deviceId;
         const stream = await primary(client, id, 1);
         await client.unaryRaw("Write", ex.files["entries.bin"] as Uint8Array);
-        const wildcard = [{ tableEntry: {} }, { packetReplicationEngineEntry: { multicastGroupEntry: {} } }, { packetReplicationEngineEntry: { cloneSessionEntry: {} } }, { actionProfileMember: {} }, { actionProfileGroup: {} }];
+        // §9.1.6: the ordinary entries of every table, then (is_default_action) every table's default entry.
+        const wildcard = [{ tableEntry: {} }, { tableEntry: { isDefaultAction: true } }, { packetReplicationEngineEntry: { multicastGroupEntry: {} } }, { packetReplicationEngineEntry: { cloneSessionEntry: {} } }, { actionProfileMember: {} }, { actionProfileGroup: {} }];
         const raw = await new Promise<Buffer[]>((resolve, reject) => {
           const got: Buffer[] = [];
           const call = client.raw.makeServerStreamRequest(
@@ -375,7 +356,13 @@ describe("every example's entries, written by a controller, read back as written
           call.on("end", () => resolve(got));
         });
         const read = raw.flatMap((b) => (ReadResponse.decode(b) as unknown as { entities: protobuf.Message[] }).entities).map(key).sort();
-        const written = ((JSON.parse(String(ex.files["entries.json"])) as M).updates as M[]).map((u) => key(protojson.fromJson(Entity, u.entity))).sort();
+        const updates = (JSON.parse(String(ex.files["entries.json"])) as M).updates as M[];
+        // §9.1.3: every table has its default entry; those the export did not set are the program's (the table's @defaultonly miss).
+        const set = new Set(updates.flatMap((u) => (((u.entity as M).tableEntry as M | undefined)?.isDefaultAction === true ? [((u.entity as M).tableEntry as M).tableId] : [])));
+        const programs = ((JSON.parse(String(ex.files["p4info.json"])) as M).tables as M[])
+          .filter((t) => !set.has((t.preamble as M).id))
+          .map((t) => ({ tableEntry: { tableId: (t.preamble as M).id, action: { action: { actionId: ((t.actionRefs as M[]).find((r) => r.scope === "DEFAULT_ONLY") as M).id } }, isDefaultAction: true } }));
+        const written = [...updates.map((u) => u.entity as M), ...programs].map((e) => key(protojson.fromJson(Entity, e))).sort();
         expect(read).toEqual(written);
         stream.close();
       }

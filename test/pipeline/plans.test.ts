@@ -19,8 +19,12 @@ import { ethernetFrame } from "./helpers/packets.js";
 const SW = 0x02000000000an;
 const H = 0x02000000000bn;
 
-/** A switch sw that forwards every frame (keyless acquire) to host h, which delivers every frame it receives. */
-function spec(o: { sw?: string; h?: string } = {}): string {
+/**
+ * A switch sw that forwards every frame (keyless acquire) to host h, which delivers every frame it receives.
+ * With `transmit`, sw's transmit rows as written, and beside it on its machine sw of network core,
+ * which sends session 1 out of an external link.
+ */
+function spec(o: { sw?: string; h?: string; transmit?: string } = {}): string {
   return `networks:
   lan:
     header: ethernet
@@ -35,10 +39,24 @@ function spec(o: { sw?: string; h?: string } = {}): string {
 ${o.sw ?? `        acquire: [ { do: forward } ]
         forward: [ { out: 2 } ]
         receive: [ { do: deliver } ]`}
-      h:
+${o.transmit === undefined ? "" : `        transmit: [ ${o.transmit} ]\n`}      h:
 ${o.h ?? `        acquire: [ { match: { dst: "02:00:00:00:00:0b" }, do: receive } ]
         receive: [ { do: deliver } ]`}
-`;
+${
+  o.transmit === undefined
+    ? ""
+    : `  core:
+    header: ethernet
+    members:
+      sw: { name: "02:00:00:00:01:0a" }
+    links:
+      - { from: sw.1, external: up }
+    tables:
+      sw:
+        send: [ { session: 1, header: { dst: "02:00:00:00:01:0b", type: 0x0800 } } ]
+        forward: [ { in: self, out: 1 } ]
+`
+}`;
 }
 
 const compiled = (text: string): CompiledSpec => compile(parseSpec(text, "plans.yaml"));
@@ -77,7 +95,7 @@ function fresh(text: string): string[] {
 type Change = { readonly text: string } | { readonly down: Target };
 
 describe("plans last one batch", () => {
-  it.each<{ name: string; change: Change; after: string[] }>([
+  it.each<{ name: string; base?: string; change: Change; after: string[] }>([
     {
       name: "the switch's keyless acquire row turns from forward to receive",
       change: { text: spec({ sw: "        acquire: [ { do: receive } ]\n        forward: [ { out: 2 } ]\n        receive: [ { do: deliver } ]" }) },
@@ -95,9 +113,16 @@ describe("plans last one batch", () => {
     },
     { name: "the switch goes down", change: { down: { member: "lan:sw" } }, after: ["link lan.feed", "drop lan.sw member-down"] },
     { name: "the host goes down", change: { down: { member: "lan:h" } }, after: ["link lan.feed", "link lan.sw.2-h.1", "drop lan.h member-down"] },
-  ])("$name", ({ change, after }) => {
+    {
+      // The same transmit table, its row modified in place: what the plan knew of its rows is out of date.
+      name: "the switch's physical transmit row turns into a session of core",
+      base: spec({ transmit: "{ out: 2 }" }),
+      change: { text: spec({ transmit: "{ out: 2, via: { session: core.1 } }" }) },
+      after: ["link lan.feed", "link lan.sw.2-h.1", "link core.up"],
+    },
+  ])("$name", ({ base, change, after }) => {
     const dp = DataPlane.load();
-    const rec = Reconciler.install(dp, compiled(spec()), ["lan:feed"]);
+    const rec = Reconciler.install(dp, compiled(base ?? spec()), ["lan:feed"]);
     const before = fates(dp, rec.current());
     expect(before).toEqual(["link lan.feed", "link lan.sw.2-h.1", "deliver lan.h"]);
     if ("text" in change) rec.apply(compiled(change.text));

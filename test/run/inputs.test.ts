@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
-import { main } from "../../src/cli/main.js";
+import { main } from "../..//src/cli/main.js";
 import { openCapture } from "../../src/pcap/index.js";
 import type { Summary } from "../../src/run/summary.js";
 import { concat, drain, epb, idb, payload, pcapFile, pcapRecord, type PcapRecordSpec, shb } from "../pcap/builders.js";

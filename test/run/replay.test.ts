@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
-import { main } from "../../src/cli/main.js";
+import { main } from "../..//src/cli/main.js";
 import { LINKTYPE, MAX_CAP_LEN_DEFAULT, openCapture } from "../../src/pcap/index.js";
 import type { Summary } from "../../src/run/summary.js";
 import { concat, drain, payload, pcapFile } from "../pcap/builders.js";

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
-import { main } from "../../src/cli/main.js";
+import { main } from "../..//src/cli/main.js";
 import { replay } from "../../src/run/replay.js";
 import { INDEX_ENTRY_LEN, INDEX_HEADER_LEN, readIndexed, TraceFile } from "../../src/run/trace-file.js";
 import { TRACE_LINE_MAX } from "../../src/run/trace.js";

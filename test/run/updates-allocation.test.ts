@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { compile } from "../../src/control/compile.js";
-import { recoverAllocation } from "../../src/description/allocate.js";
+import { recoverAllocation } from "../../src/control/allocation.js";
 import { loadSpec } from "../../src/description/load.js";
 import { prepareUpdates, parseUpdates } from "../../src/run/updates.js";
 import { Emulation } from "../../src/serve/emulation.js";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { memoryIo } from "../../src/cli/io.js";
-import { main } from "../../src/cli/main.js";
+import { main } from "../..//src/cli/main.js";
 import type { Summary } from "../../src/run/summary.js";
 import { loadSchema } from "../../src/description/schema.js";
 import { compile } from "../../src/control/compile.js";

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
-import { main } from "../../src/cli/main.js";
+import { main } from "../..//src/cli/main.js";
 import { replay, type ReplayOptions, type ReplayResult } from "../../src/run/replay.js";
 import { BYTES_PER_PLANE, defaultWorkers, replayWorkers } from "../../src/run/workers.js";
 import { concat, payload, pcapFile, type PcapRecordSpec } from "../pcap/builders.js";

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main.js";
+import { main } from "../..//src/cli/main.js";
 import { memoryIo } from "../../src/cli/io.js";
 import { openCapture } from "../../src/pcap/index.js";
 import { Emulation } from "../../src/serve/emulation.js";

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
-import { main } from "../../src/cli/main.js";
+import { main } from "../..//src/cli/main.js";
 import { serve } from "../../src/cli/serve.js";
 import { COMMAND_LINE_MAX } from "../../src/serve/control.js";
 import { loadCap } from "../../src/serve/ports.js";

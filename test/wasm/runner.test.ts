@@ -1,6 +1,7 @@
 // Runner (src/wasm/runner.ts), the TypeScript half of a run: stage() copies a
 // batch into linear memory, go() runs it and empties the output ring each time
-// the data plane pauses for room, flushCaptures() hands capture buffers over.
+// the data plane pauses for room, flushCaptures() hands the capture ring over,
+// a capture at a time.
 // Packets cross the hub-and-spoke fixture: h1 → hub → h2, three outputs each.
 
 import { readFileSync } from "node:fs";
@@ -9,7 +10,7 @@ import { compile } from "../../src/control/compile.js";
 import { resolveEndpoint } from "../../src/control/endpoints.js";
 import { install } from "../../src/control/install.js";
 import { parseSpec } from "../../src/description/load.js";
-import { REGIONS } from "../../src/wasm/abi.js";
+import { DROP_REASONS, REGIONS } from "../../src/wasm/abi.js";
 import { DataPlane } from "../../src/wasm/module.js";
 import { type InputBatch, type OutputSink, Runner, type RunnerOptions } from "../../src/wasm/runner.js";
 import { concat } from "../pcap/builders.js";
@@ -172,11 +173,12 @@ describe("Runner.run", () => {
   });
 });
 
-describe("Runner.flushCaptures", () => {
-  /** One capture per link (by link index), then h2's deliveries. */
-  const H2 = c.links.length;
+describe("Runner.flushCaptures: one capture ring for every capture file", () => {
+  /** Frames to h2 (h1 > hub, hub > h2, h2's delivery: three records each) of these lengths. */
+  const sized = (lens: readonly number[]): Uint8Array[] => lens.map((len, i) => ethernetFrame({ dst: mac(2), src: mac(1), payload: Uint8Array.from({ length: len - 14 }, (_, j) => i + j) }));
+  const times = (n: number, len: number): number[] => Array<number>(n).fill(len);
 
-  /** What capture `target` must hold: a pcap record (little-endian, nanoseconds) per frame. */
+  /** What a capture must hold: a pcap record (little-endian, nanoseconds) per frame, as batchOf stamps them. */
   const records = (frames: readonly Uint8Array[]): Uint8Array =>
     concat(
       ...frames.flatMap((f, i) => {
@@ -186,41 +188,82 @@ describe("Runner.flushCaptures", () => {
       }),
     );
 
-  function setupCaptures(bufferLen: number): { dp: DataPlane; runner: Runner; written: Uint8Array[]; writes: () => number } {
+  /** Capture numbers: h1 > hub, hub > h2 and h2's deliveries get the given ones, every other link one of its own. */
+  interface Numbering {
+    readonly count: number;
+    readonly toHub: number;
+    readonly toH2: number;
+    readonly h2: number;
+  }
+  const SMALL: Numbering = { count: c.links.length + 1, toHub: linkOf("h1", "hub"), toH2: linkOf("hub", "h2"), h2: c.links.length };
+
+  function setupRing(n: Numbering, captureBytes: number): { dp: DataPlane; runner: Runner; written: Map<number, Uint8Array>; flushes: number[][] } {
     const dp = DataPlane.load();
     install(dp, c, injections);
-    c.links.forEach((l) => dp.exports.linkSetCapture(l.index, l.index));
-    dp.exports.memberSetCapture(memberOf("h2"), H2);
-    const written: Uint8Array[] = Array.from({ length: H2 + 1 }, () => new Uint8Array(0));
-    let writes = 0;
-    const runner = new Runner(dp, { maxFanout: c.maxFanout, slotLen: 256, captureBytes: bufferLen }, {
-      count: H2 + 1,
+    const special = new Map([
+      [linkOf("h1", "hub"), n.toHub],
+      [linkOf("hub", "h2"), n.toH2],
+    ]);
+    const others = [...Array(n.count).keys()].filter((k) => k !== n.toHub && k !== n.toH2 && k !== n.h2);
+    c.links.forEach((l) => dp.exports.linkSetCapture(l.index, special.get(l.index) ?? others[l.index] ?? -1));
+    dp.exports.memberSetCapture(memberOf("h2"), n.h2);
+    const written = new Map<number, Uint8Array>();
+    /** The captures each write-out handed over, in the order it did. */
+    const flushes: number[][] = [];
+    let current: number[] = [];
+    const runner = new Runner(dp, { maxFanout: c.maxFanout, slotLen: 256, captureBytes }, {
+      count: n.count,
       write(k, data, start, len): void {
-        written[k] = concat(written[k] ?? new Uint8Array(0), data.slice(start, start + len));
-        writes++;
+        written.set(k, concat(written.get(k) ?? new Uint8Array(0), data.slice(start, start + len)));
+        current.push(k);
       },
     });
-    return { dp, runner, written, writes: () => writes };
+    const gather = dp.exports.capturesGather;
+    vi.spyOn(dp.exports, "capturesGather").mockImplementation(() => {
+      current = [];
+      flushes.push(current);
+      return gather();
+    });
+    return { dp, runner, written, flushes };
   }
 
+  // The least ring the runner makes holds one record of the longest packet a packet buffer
+  // holds (slotLen 256): 8 (ring record) + 16 (pcap header) + 4 (in-link tag) + 256 = 284 bytes.
   it.each([
-    { name: "roomy buffers: everything stays in them until flushed", bufferLen: 1 << 16, pausesInRun: false },
-    { name: "buffers of a few records: the run flushes them as it pauses", bufferLen: 256, pausesInRun: true },
-  ])("hands over every record, $name", ({ bufferLen, pausesInRun }) => {
-    const { runner, written, writes } = setupCaptures(bufferLen);
-    const frames = Array.from({ length: 30 }, (_, i) => frame(i));
+    { name: "a roomy ring: the records stay in it until flushed", numbering: SMALL, captureBytes: 1 << 16, lens: times(30, 60), pausesAtLeast: 0, tooLong: false },
+    {
+      name: "20,000 captures, three with packets: only those are written, in their order",
+      numbering: { count: 20_000, toHub: 19_999, toH2: 7, h2: 12_345 },
+      captureBytes: 1 << 16,
+      lens: times(30, 60),
+      pausesAtLeast: 0,
+      tooLong: false,
+    },
+    // Grouped by capture, each record is copied whole and nothing past it: short, 16-byte multiples, long.
+    { name: "records of every length from 14 to 269 bytes, grouped whole", numbering: SMALL, captureBytes: 4096, lens: Array.from({ length: 256 }, (_, i) => 14 + i), pausesAtLeast: 20, tooLong: false },
+    { name: "a ring of a few records: the run writes it out each time it pauses", numbering: SMALL, captureBytes: 0, lens: times(30, 60), pausesAtLeast: 20, tooLong: false },
+    // 8 + 16 + 214 = 238 bytes: every record but the ring's first waits for a write-out.
+    { name: "records larger than half the ring: one in the ring at a time", numbering: SMALL, captureBytes: 0, lens: times(10, 214), pausesAtLeast: 29, tooLong: false },
+    { name: "a record the whole ring cannot hold: the packet is dropped as too-long", numbering: SMALL, captureBytes: 0, lens: times(3, 300), pausesAtLeast: 0, tooLong: true },
+  ])("$name", ({ numbering, captureBytes, lens, pausesAtLeast, tooLong }) => {
+    const { dp, runner, written, flushes } = setupRing(numbering, captureBytes);
+    const resume = vi.spyOn(dp.exports, "resume");
+    const frames = sized(lens);
+    const n = frames.length;
     runner.run(batchOf(frames, 0), 0, null);
-    expect(writes() > 0).toBe(pausesInRun);
-    const before = writes();
+    expect(resume.mock.calls.length).toBeGreaterThanOrEqual(pausesAtLeast);
+    if (pausesAtLeast === 0) expect(written.size).toBe(0);
     runner.flushCaptures();
-    expect(writes()).toBeGreaterThan(before);
-    const want = records(frames);
-    const full = new Set([linkOf("h1", "hub"), linkOf("hub", "h2"), H2]);
-    expect(written).toEqual(written.map((_, k) => (full.has(k) ? want : new Uint8Array(0))));
+    const want = tooLong ? new Map() : new Map([numbering.toHub, numbering.toH2, numbering.h2].map((k) => [k, records(frames)]));
+    expect(written).toEqual(want);
+    // Each write-out hands over each capture that has records once, in the order of their numbers.
+    for (const f of flushes) expect(f).toEqual([...new Set(f)].sort((a, b) => a - b));
+    const drops = new BigUint64Array(dp.mem.u8.buffer, dp.exports.memberDrops(memberOf("h1")), DROP_REASONS.length);
+    expect(Number(drops[DROP_REASONS.indexOf("too-long")])).toBe(tooLong ? n : 0);
     // Emptied: a second flush has nothing to hand over.
-    const after = writes();
+    written.clear();
     runner.flushCaptures();
-    expect(writes()).toBe(after);
+    expect(written.size).toBe(0);
   });
 
   it("does nothing without captures", () => {

@@ -1,0 +1,154 @@
+// The files a run's captures are written to, in memory and descriptors that
+// follow the packets, not the number of files: a description of 20,000
+// captured links may give 20,000 files packets. A file is created on its first
+// bytes, and keeps what it is given in a buffer of its own (small at first,
+// growing to `fileBuffer`), written out when full. When the buffers together
+// take `bufferedMax` bytes, every one is written and let go; close() writes
+// the rest. At most `openMax` files are open at once: writing to another
+// closes the one written to least recently, opened again, to append, when
+// its turn comes.
+
+import { closeSync, constants, openSync, writeSync } from "node:fs";
+import { describeIoError, InputError } from "../errors.js";
+
+export interface CaptureFileLimits {
+  /** Files open at once, at most. */
+  readonly openMax: number;
+  /** Bytes a file buffers, at most; a write of a quarter of it or more goes to the file at once. */
+  readonly fileBuffer: number;
+  /** Bytes of buffers all files may take together before every one is written and let go. */
+  readonly bufferedMax: number;
+}
+
+export const CAPTURE_FILE_LIMITS: CaptureFileLimits = { openMax: 128, fileBuffer: 256 << 10, bufferedMax: 64 << 20 };
+
+/** A buffer's first size: a file with few records keeps little. */
+const FIRST_BUFFER_LEN = 512;
+
+/** One capture file: where it is, its descriptor while open, and the bytes not written yet. */
+export interface CaptureFile {
+  readonly path: string;
+  fd: number;
+  /** Whether the file exists: it is created (truncated) the first time it is opened, and appended to after. */
+  created: boolean;
+  buffer: Uint8Array | undefined;
+  buffered: number;
+}
+
+/** The capture files of one run, sharing a budget of descriptors and buffer bytes. */
+export class CaptureFiles {
+  readonly #limits: CaptureFileLimits;
+  /** The open files, least recently written first. */
+  readonly #open = new Set<CaptureFile>();
+  /** The files that hold a buffer, and the bytes the buffers take. */
+  readonly #holding = new Set<CaptureFile>();
+  #held = 0;
+
+  constructor(limits: CaptureFileLimits = CAPTURE_FILE_LIMITS) {
+    this.#limits = limits;
+  }
+
+  /** Files open now (never more than openMax). */
+  get openCount(): number {
+    return this.#open.size;
+  }
+
+  /** Bytes the buffers take now (about bufferedMax at most). */
+  get held(): number {
+    return this.#held;
+  }
+
+  /** A file at `path`, created now (it exists from its first bytes), which starts with `header`. */
+  file(path: string, header: Uint8Array): CaptureFile {
+    const f: CaptureFile = { path, fd: -1, created: false, buffer: undefined, buffered: 0 };
+    this.#use(f);
+    this.append(f, header, 0, header.length);
+    return f;
+  }
+
+  /** Appends data[start .. start+len) to `f`: a quarter of a full buffer or more goes to the file without a copy. */
+  append(f: CaptureFile, data: Uint8Array, start: number, len: number): void {
+    const max = this.#limits.fileBuffer;
+    if (4 * len >= max || f.buffered + len > max) {
+      this.#write(f);
+      if (4 * len >= max) {
+        this.#writeOut(f, data.subarray(start, start + len));
+        return;
+      }
+    }
+    let buffer = f.buffer;
+    if (buffer === undefined || f.buffered + len > buffer.length) {
+      const grown = new Uint8Array(Math.min(max, Math.max(FIRST_BUFFER_LEN, 2 * (buffer?.length ?? 0), f.buffered + len)));
+      if (buffer !== undefined) grown.set(buffer.subarray(0, f.buffered));
+      this.#held += grown.length - (buffer?.length ?? 0);
+      f.buffer = buffer = grown;
+      this.#holding.add(f);
+    }
+    buffer.set(data.subarray(start, start + len), f.buffered);
+    f.buffered += len;
+    if (this.#held >= this.#limits.bufferedMax) this.flush();
+  }
+
+  /** Writes every file's buffered bytes, and lets the buffers go. */
+  flush(): void {
+    for (const f of this.#holding) {
+      this.#write(f);
+      this.#held -= f.buffer?.length ?? 0;
+      f.buffer = undefined;
+    }
+    this.#holding.clear();
+  }
+
+  /** Writes everything and closes every file. */
+  close(): void {
+    try {
+      this.flush();
+    } finally {
+      for (const f of this.#open) this.#close(f);
+    }
+  }
+
+  /** Opens `f` if it is not open (created the first time, appended to after), closing the least recently written file if too many are; `f` is then the most recent. */
+  #use(f: CaptureFile): void {
+    if (f.fd >= 0) {
+      this.#open.delete(f);
+      this.#open.add(f);
+      return;
+    }
+    if (this.#open.size >= this.#limits.openMax) {
+      const least = this.#open.values().next().value;
+      if (least !== undefined) this.#close(least);
+    }
+    try {
+      // Made as any capture file is; opened again only to append to the file it is, never through a link.
+      f.fd = openSync(f.path, f.created ? constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW : "w");
+    } catch (err) {
+      throw new InputError(f.path, "", `cannot ${f.created ? "write" : "create"}: ${describeIoError(err)}`);
+    }
+    f.created = true;
+    this.#open.add(f);
+  }
+
+  #close(f: CaptureFile): void {
+    this.#open.delete(f);
+    const fd = f.fd;
+    f.fd = -1;
+    if (fd >= 0) closeSync(fd);
+  }
+
+  /** Writes `f`'s buffered bytes; its buffer stays for what comes next. */
+  #write(f: CaptureFile): void {
+    if (f.buffered === 0 || f.buffer === undefined) return;
+    this.#writeOut(f, f.buffer.subarray(0, f.buffered));
+    f.buffered = 0;
+  }
+
+  #writeOut(f: CaptureFile, bytes: Uint8Array): void {
+    this.#use(f);
+    try {
+      for (let done = 0; done < bytes.length; ) done += writeSync(f.fd, bytes, done, bytes.length - done);
+    } catch (err) {
+      throw new InputError(f.path, "", `cannot write: ${describeIoError(err)}`);
+    }
+  }
+}

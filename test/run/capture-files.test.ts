@@ -1,0 +1,108 @@
+// CaptureFiles (src/run/capture-files.ts): many capture files written with few
+// descriptors and bounded buffers. Each case appends chunks to files in turn
+// and checks, after every append, the limits — and at the end every file, byte
+// for byte.
+
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { InputError } from "../../src/errors.js";
+import { type CaptureFile, type CaptureFileLimits, CaptureFiles } from "../../src/run/capture-files.js";
+import { concat } from "../pcap/builders.js";
+
+let dir = "";
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "strata-capture-files-"));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const header = (k: number): Uint8Array => new Uint8Array(24).fill(0x80 + (k % 64));
+/** The bytes of the i-th write, `len` of them. */
+const chunk = (i: number, len: number): Uint8Array => Uint8Array.from({ length: len }, (_, j) => (i * 31 + j) & 0xff);
+
+describe("CaptureFiles", () => {
+  it.each<{ name: string; files: number; writes: { file: number; len: number }[]; limits: CaptureFileLimits }>([
+    { name: "one file, small writes: kept in its buffer, written at close", files: 1, writes: Array.from({ length: 50 }, () => ({ file: 0, len: 40 })), limits: { openMax: 4, fileBuffer: 4096, bufferedMax: 1 << 20 } },
+    {
+      name: "300 files in turn, 4 open at most: each opened again to append",
+      files: 300,
+      writes: Array.from({ length: 1500 }, (_, i) => ({ file: (i * 7) % 300, len: 20 + (i % 50) })),
+      limits: { openMax: 4, fileBuffer: 256, bufferedMax: 4096 },
+    },
+    {
+      name: "writes as long as a file's buffer: straight to the file, after what it buffered",
+      files: 3,
+      writes: [0, 1, 2, 0, 1, 2, 0].map((file, i) => ({ file, len: i % 2 === 0 ? 300 : 17 })),
+      limits: { openMax: 2, fileBuffer: 256, bufferedMax: 1 << 20 },
+    },
+    {
+      name: "buffers over the budget together: every one written and let go",
+      files: 40,
+      writes: Array.from({ length: 400 }, (_, i) => ({ file: i % 40, len: 33 })),
+      limits: { openMax: 128, fileBuffer: 1024, bufferedMax: 2048 },
+    },
+    { name: "one descriptor for many files", files: 10, writes: Array.from({ length: 100 }, (_, i) => ({ file: (i * 3) % 10, len: 9 })), limits: { openMax: 1, fileBuffer: 64, bufferedMax: 256 } },
+  ])("$name", ({ files: n, writes, limits }) => {
+    const files = new CaptureFiles(limits);
+    const made: (CaptureFile | undefined)[] = [];
+    const want: Uint8Array[][] = Array.from({ length: n }, (_, k) => [header(k)]);
+    const path = (k: number): string => join(dir, `f${k}.pcap`);
+    writes.forEach(({ file: k, len }, i) => {
+      let f = made[k];
+      if (f === undefined) {
+        f = files.file(path(k), header(k));
+        made[k] = f;
+        // Made on its first bytes.
+        expect(existsSync(path(k))).toBe(true);
+      }
+      const bytes = chunk(i, len);
+      const memory = concat(new Uint8Array(5).fill(0xa5), bytes, new Uint8Array(3).fill(0xa5));
+      files.append(f, memory, 5, len);
+      want[k]?.push(bytes);
+      expect(files.openCount).toBeLessThanOrEqual(limits.openMax);
+      expect(files.held).toBeLessThanOrEqual(limits.bufferedMax + limits.fileBuffer);
+    });
+    files.close();
+    expect(files.openCount).toBe(0);
+    for (let k = 0; k < n; k++) {
+      if (made[k] === undefined) expect(existsSync(path(k))).toBe(false);
+      else expect(readFileSync(path(k)).equals(concat(...(want[k] ?? [])))).toBe(true);
+    }
+  });
+
+  it.each([
+    {
+      name: "a directory that is not there: cannot create",
+      act: (files: CaptureFiles): void => void files.file(join(dir, "none", "f.pcap"), header(0)),
+      problem: /cannot create: .*(no such file|ENOENT)/i,
+    },
+    {
+      // Closed to make room for another, then replaced by a symbolic link: never written through.
+      name: "a file replaced by a symbolic link while closed: cannot write, nothing written through it",
+      act: (files: CaptureFiles): void => {
+        const a = files.file(join(dir, "a.pcap"), header(0));
+        files.append(a, chunk(0, 600), 0, 600);
+        files.file(join(dir, "b.pcap"), header(1));
+        unlinkSync(join(dir, "a.pcap"));
+        writeFileSync(join(dir, "elsewhere"), "kept");
+        symlinkSync(join(dir, "elsewhere"), join(dir, "a.pcap"));
+        files.append(a, chunk(1, 600), 0, 600);
+      },
+      problem: /cannot write: /,
+    },
+  ])("refuses $name, one line", ({ act, problem }) => {
+    const files = new CaptureFiles({ openMax: 1, fileBuffer: 512, bufferedMax: 4096 });
+    let error: unknown;
+    try {
+      act(files);
+    } catch (err) {
+      error = err;
+    } finally {
+      files.close();
+    }
+    expect(error).toBeInstanceOf(InputError);
+    expect((error as InputError).message).toMatch(problem);
+    if (existsSync(join(dir, "elsewhere"))) expect(readFileSync(join(dir, "elsewhere"), "utf8")).toBe("kept");
+  });
+});

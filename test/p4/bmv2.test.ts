@@ -12,7 +12,7 @@ import type { CompiledSpec } from "../../src/control/compiled.js";
 import { resolveEndpoint } from "../../src/control/endpoints.js";
 import { loadSpec } from "../../src/description/load.js";
 import { EXAMPLE_SPECS, exampleInputs, exportSpec, ROOT } from "./helpers/examples.js";
-import { compare, countOf, type Input, type Limits, runOnBmv2, Wiring } from "./helpers/on-bmv2.js";
+import { allowing, compare, countOf, type Input, type Limits, runOnBmv2, Wiring } from "./helpers/on-bmv2.js";
 import { compileAll } from "../../bench/p4/p4c.js";
 import { cutShortIn, readInputs, strataOutputs, strataRun } from "./helpers/strata-side.js";
 import { findP4Tools, P4_REQUIRED } from "./helpers/toolchain.js";
@@ -23,14 +23,14 @@ const tools = findP4Tools();
 const skip = !P4_REQUIRED && "missing" in tools;
 const why = "missing" in tools ? ` (skipped: ${tools.missing})` : "";
 
-describe.skipIf(skip)(`every example on bmv2 is strata run${why}`, () => {
+describe.skipIf(skip)(`every example on bmv2 is strata run (${allowing("order")})${why}`, () => {
   beforeAll(async () => {
     if ("missing" in tools) throw new Error(tools.missing);
     // Every machine of every example at once, one compiler per core (the tests below find them compiled).
     await compileAll(tools, EXAMPLE_SPECS.flatMap((spec) => exportSpec(spec).map((ex) => ex.files["main.p4"] as string)), "bm2");
   }, 600_000);
 
-  it.each(EXAMPLE_SPECS.map((spec) => [LOOPING[spec] === undefined ? spec : `${spec} — target limit: ${LOOPING[spec]}`, spec] as const))("%s", async (_, spec) => {
+  it.each(EXAMPLE_SPECS.map((spec) => [LOOPING[spec] === undefined ? spec : `${spec} — ${allowing("hopLimit")}: ${LOOPING[spec]}`, spec] as const))("%s", async (_, spec) => {
     if ("missing" in tools) throw new Error(tools.missing);
     const compiled = compile(loadSpec(join(ROOT, spec)));
     const exports = exportSpec(spec);
@@ -52,7 +52,7 @@ describe.skipIf(skip)(`every example on bmv2 is strata run${why}`, () => {
 
 /** Examples with a packet in a loop between machines, which the export does not bound (docs/p4-export.md, Its limits). */
 const LOOPING: Record<string, string> = {
-  "examples/one-way-ring/network.yaml": "no hop limit between machines: the packet to nobody circles the switches, where strata drops it after --hop-limit links",
+  "examples/one-way-ring/network.yaml": "the packet to nobody circles the switches, where strata drops it after --hop-limit links",
 };
 
 /** Packets from the test, not from a capture, each at an endpoint as the command line names it. */
@@ -93,7 +93,7 @@ const CASES: readonly Case[] = [
     strata: { capture: "lan.r6.1-sw.1", lengths: [18 + 24 + 4 + 28] },
   },
   {
-    name: "anycast (p4-anycast s): the selector's entries load, every flow reaches one receiver, and a miss in the table with the selector drops — target limit: which receiver a flow reaches is the target's hash",
+    name: `anycast (p4-anycast s): the selector's entries load, every flow reaches one receiver, and a miss in the table with the selector drops — ${allowing("anycast")}: which receiver a flow reaches is the target's hash`,
     spec: "test/fixtures/specs/p4-anycast.yaml",
     packets: (c) =>
       made(c, [
@@ -113,14 +113,14 @@ const CASES: readonly Case[] = [
     strata: { capture: "ip.m.1-a.1", lengths: [20 + 12] },
   },
   {
-    name: "a loop inside one machine (p4-local-loop s) — target limit: the switch drops it after MAX_PASSES passes, strata at its hop limit; c gets the same packet, fewer times",
+    name: `a loop inside one machine (p4-local-loop s) — ${allowing("passes")}: the switch drops it after 32 passes, strata at its hop limit; c gets the same packet, fewer times`,
     spec: "test/fixtures/specs/p4-local-loop.yaml",
     packets: (c) => made(c, [["ring:a", cnaPacket({ src: 1n, dst: 9n, payload: icmp })]]),
     limits: { cutShort: true },
   },
 ];
 
-describe.skipIf(skip)(`the differences bmv2 showed, and the target limits, each a case${why}`, () => {
+describe.skipIf(skip)(`the differences bmv2 showed, and the target limits, each a case (${allowing("order")})${why}`, () => {
   it.each(CASES.map((c) => [c.name, c] as const))("%s", async (_, c) => {
     if ("missing" in tools) throw new Error(tools.missing);
     const compiled = compile(loadSpec(join(ROOT, c.spec)));

@@ -86,6 +86,26 @@ export async function runOnBmv2(tools: P4Tools, compiled: CompiledSpec, exports:
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString("hex");
 
+/**
+ * Every difference between a switch running the export and `strata run` that the bmv2 tests
+ * allow, by the name docs/p4-export.md gives it (Target limits): a test that allows one names it.
+ */
+export const TARGET_LIMITS = {
+  /** compare() takes every link's and member's packets as a set (always). */
+  order: "packet order",
+  /** Limits.sameReceiver. */
+  anycast: "anycast receiver choice",
+  /** Limits.cutShort: a loop inside one machine. */
+  passes: "MAX_PASSES",
+  /** Limits.cutShort: a loop through several machines. */
+  hopLimit: "no hop limit between machines",
+  /** Limits.cutShort: strata's copy limit, packet buffers, hop limit. */
+  strataBounds: "strata's own bounds",
+} as const;
+
+/** A test's title naming the target limits it allows. */
+export const allowing = (...limits: (keyof typeof TARGET_LIMITS)[]): string => `target limit: ${limits.map((l) => TARGET_LIMITS[l]).join(", ")}`;
+
 /** How compare() loosens for a target limit (docs/p4-export.md), each asked for by name in a test. */
 export interface Limits {
   /** Anycast: which receiver takes a flow is the target's hash: these members' deliveries are compared as one. */

@@ -424,8 +424,19 @@ function parserStates(design: DesignDef): string[] {
         ...ipv4States(
           "parse_ipv4",
           "",
-          "transition select(hdr.ipv4.frag_offset, hdr.ipv4.protocol) {\n    (0, 6): parse_ports; (0, 17): parse_ports; (0, 132): parse_ports; (0, 136): parse_ports;\n    default: accept;\n}",
+          "transition select(hdr.ipv4.frag_offset, hdr.ipv4.protocol) {\n    (0, 6): parse_ports_room; (0, 17): parse_ports_room; (0, 132): parse_ports_room; (0, 136): parse_ports_room;\n    default: accept;\n}",
         ),
+        // strata reads the ports only where 4 bytes follow the header (src/model/headers.ts ipv4), in
+        // the bytes the member's pass has: this pass's, less a packet-out's header and the bytes to cut
+        // behind earlier passes' packets (meta.trail), and after a pop no more than the length the
+        // header states (the rest is padding: src/model/interpreter.ts #receive). A packet too short for
+        // them is forwarded with ports 0, as in strata, not dropped as a parser error.
+        "state parse_ports_room {",
+        "    bit<32> room = standard_metadata.packet_length - meta.trail - (hdr.packet_out.isValid() ? PACKET_OUT_LEN : 0);",
+        "    bit<32> stated = (bit<32>) hdr.ipv4.total_len;",
+        "    bit<32> have = meta.popped == 1 && stated < room ? stated : room;",
+        "    transition select(have >= (bit<32>) hdr.ipv4.ihl * 4 + 4) { true: parse_ports; default: accept; }",
+        "}",
         "state parse_ports {",
         "    packet.extract(hdr.ports);",
         "    transition accept;",

@@ -113,6 +113,16 @@ const CASES: readonly Case[] = [
     strata: { capture: "ip.m.1-a.1", lengths: [20 + 12] },
   },
   {
+    name: "IPv4 packets too short for their ports (p4-push-ports m: a UDP datagram of 2 bytes, pushed in session 1 and sent by m itself): strata forwards them with ports 0 (out-link 2, to b); the switch dropped them as a parser error",
+    spec: "test/fixtures/specs/p4-push-ports.yaml",
+    packets: (c) =>
+      made(c, [
+        ["ip:m@1", Uint8Array.from([0x04, 0xd2])],
+        ["ip:m", ipv4Packet({ src: ip("10.0.0.1"), dst: ip("10.0.0.2"), proto: 17, ttl: 64, payload: Uint8Array.from([0x04, 0xd2]) })],
+      ]),
+    strata: { capture: "ip.m.2-b.1", lengths: [20 + 2, 20 + 2] },
+  },
+  {
     name: `a loop inside one machine (p4-local-loop s) — ${allowing("passes")}: the switch drops it after 32 passes, strata at its hop limit; c gets the same packet, fewer times`,
     spec: "test/fixtures/specs/p4-local-loop.yaml",
     packets: (c) => made(c, [["ring:a", cnaPacket({ src: 1n, dst: 9n, payload: icmp })]]),

@@ -7,10 +7,10 @@
 // What a switch cannot take is left out and counted, by reason: a description the export
 // refuses (what v1model cannot express), an input on a link no port carries. A packet its
 // capture cut short goes in as the bytes it has, on both sides (a switch gets whole packets). A case strata cuts short at one of its own
-// bounds (a loop at the hop limit, the copy limit, packet buffers) is run again with strata's
-// largest hop limit (1024), so that a loop a TTL ends is followed to its end on both sides; one
-// still cut short there is held to "every packet strata has, the switches have"
-// (docs/p4-export.md: no hop limit between machines).
+// bounds (a loop at the hop limit, the copy limit, packet buffers) is held to "every packet
+// strata has, the switches have" (docs/p4-export.md, Target limits); one cut short by loops alone
+// is first run again with strata's largest hop limit (1024), so that a loop a TTL ends is followed
+// to its end on both sides.
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -63,8 +63,10 @@ describe.skipIf(skip)(`random composed descriptions on bmv2 are strata${why}`, (
         let strata;
         try {
           strata = onStrata(DEFAULT_RUNNER.hopLimit);
-          // A loop: with the largest hop limit strata follows it as far as a TTL takes it, as the switches do.
-          if (strata.cutShort > 0) strata = onStrata(HOP_LIMIT_MAX);
+          // A loop: with the largest hop limit strata follows it as far as a TTL takes it, as the switches do —
+          // not one that replicates, which strata cuts short at its copy limit or buffers at any hop limit
+          // (run to 1,024 hops, its copies cost minutes and show nothing more).
+          if (strata.cutShort > 0 && strata.cutShort === strata.loops) strata = onStrata(HOP_LIMIT_MAX);
         } catch (err) {
           if (err instanceof InputError) return count(left, "description the installer refuses");
           throw err;

@@ -129,13 +129,16 @@ export function compare(strata: Outputs, bmv2: Bmv2Run, observable: ReadonlySet<
     return limits.cutShort === true ? [...new Set(all)] : all;
   };
   const differ = (what: string, a: string[], b: string[]): void => {
-    const onlyA = [...a];
+    // Counted, not searched: a loop that replicates puts tens of thousands of packets on a link.
+    const left = new Map<string, number>();
+    for (const x of a) left.set(x, (left.get(x) ?? 0) + 1);
     const onlyB: string[] = [];
     for (const x of b) {
-      const k = onlyA.indexOf(x);
-      if (k >= 0) onlyA.splice(k, 1);
+      const n = left.get(x) ?? 0;
+      if (n > 0) left.set(x, n - 1);
       else onlyB.push(x);
     }
+    const onlyA = [...left].flatMap(([x, n]) => Array.from({ length: n }, () => x));
     if (onlyA.length > 0 || (onlyB.length > 0 && limits.cutShort !== true)) out[what] = { strata: onlyA, bmv2: onlyB };
   };
   for (const capture of [...observable].sort()) differ(`link ${capture}`, side(strata.links, capture), side(bmv2.links, capture));

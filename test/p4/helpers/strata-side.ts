@@ -113,16 +113,22 @@ export function cutShortIn(drops: Readonly<Record<string, number>>): number {
   return STRATA_BOUNDS.reduce((n, reason) => n + (drops[reason] ?? 0), 0);
 }
 
-/** The same outputs from a data plane run in the tests (test/pipeline/helpers/wasm-run.ts). */
-export function outputsOf(compiled: CompiledSpec, r: RefResult): Outputs & { readonly cutShort: number } {
+/** The same outputs from a data plane run in the tests (test/pipeline/helpers/wasm-run.ts); `cutShort` counts drops at strata's own bounds, `loops` those at the hop limit. */
+export function outputsOf(compiled: CompiledSpec, r: RefResult): Outputs & { readonly cutShort: number; readonly loops: number } {
   const links = new Map<string, Uint8Array[]>();
   const delivered = new Map<string, Uint8Array[]>();
   for (const o of r.outputs) {
     const key = o.kind === "link" ? (compiled.links[o.target]?.capture ?? "?") : (compiled.members[o.target]?.qualified ?? "?");
     const m = o.kind === "link" ? links : delivered;
-    m.set(key, [...(m.get(key) ?? []), o.bytes]);
+    const list = m.get(key);
+    if (list === undefined) m.set(key, [o.bytes]);
+    else list.push(o.bytes); // in place: a loop that replicates puts tens of thousands of packets on a link
   }
   let cutShort = 0;
-  for (const counts of r.drops.values()) for (const reason of STRATA_BOUNDS) cutShort += counts[DROP_REASONS.indexOf(reason)] ?? 0;
-  return { links, delivered, cutShort };
+  let loops = 0;
+  for (const counts of r.drops.values()) {
+    for (const reason of STRATA_BOUNDS) cutShort += counts[DROP_REASONS.indexOf(reason)] ?? 0;
+    loops += counts[DROP_REASONS.indexOf("loop")] ?? 0;
+  }
+  return { links, delivered, cutShort, loops };
 }

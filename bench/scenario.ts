@@ -13,7 +13,19 @@ export interface Scenario {
   setup(): void | Promise<void>;
   /** The timed work: must handle `packets` packets, synchronously. */
   run(): void;
-  teardown?(): void;
+  teardown?(): void | Promise<void>;
+  /** Why the scenario cannot run here (a tool it needs is missing): it is left out, saying so. */
+  unavailable?(): string | undefined;
+  /**
+   * Work benchmark.js cannot time (it runs in other processes): one run of `packets` packets,
+   * timed by the scenario itself, in seconds. Such a scenario's `run` is not called.
+   */
+  timedRun?(): Promise<number>;
+  /**
+   * The same program, entries and packets on bmv2's simple_switch: reported as `vsBmv2`, this
+   * scenario's speed over its.
+   */
+  readonly bmv2?: Scenario;
   /**
    * The same work done by the plain TypeScript interpreter of the model
    * (src/model): reported as `vsReference`, this scenario's speed over its.

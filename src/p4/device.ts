@@ -305,7 +305,8 @@ function transmitRow(t: CompiledTable | undefined, out: number): CompiledRow | u
   return t?.rows.find((r) => outOf(r) === out);
 }
 
-function isPhysical(compiled: CompiledSpec, l: CompiledLink): boolean {
+/** Whether a link's packets leave its sender as they are (a port), not inside an underlay's frames (a session): a link from outside always. */
+export function isPhysical(compiled: CompiledSpec, l: CompiledLink): boolean {
   if (l.sender < 0) return true;
   const sender = compiled.members[l.sender];
   return transmitRow(sender?.tables.transmit, l.senderPort)?.action.name === "physical";

@@ -87,12 +87,12 @@ function exportDevice(compiled: CompiledSpec, dev: Device, source: string): Mach
   return {
     manifest,
     files: {
-      "main.p4": program(dev, source),
+      "main.p4": program(dev, source, ids),
       "p4info.json": `${JSON.stringify(info.json, null, 2)}\n`,
       "p4info.txtpb": info.text,
       "entries.json": `${JSON.stringify(entries.json, null, 2)}\n`,
       "entries.bin": entries.binary,
-      "runtime_cli.txt": runtimeCli(dev, source),
+      "runtime_cli.txt": runtimeCli(dev),
       "manifest.json": `${JSON.stringify(manifest, null, 2)}\n`,
     },
   };
@@ -117,9 +117,6 @@ function leftOut(compiled: CompiledSpec, dev: Device): { what: string; why: stri
   );
   if (dev.tables.some((t) => t.selector !== undefined)) {
     items.push({ what: "strata's anycast hash", why: "the action selector hashes the flow fields with crc16: one flow keeps one receiver, as in strata, but which receiver may differ" });
-  }
-  if (dev.designs.some((d) => d.name === "ipv4") && dev.actions.some((a) => a.name === "push_ipv4")) {
-    items.push({ what: "transport ports of a pushed IPv4 header", why: "in the pass that pushes it the payload is not parsed: forward rows matching sport/dport see 0 there" });
   }
   return items;
 }

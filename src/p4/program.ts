@@ -19,7 +19,7 @@
 import type { DesignDef } from "../wire/designs.js";
 import { DROP_REASONS, PORT_SELF, PORT_SHARED, TABLE_ROLES } from "../wasm/abi.js";
 import { CLONE_SESSION_BOTH, CPU_PORT, type Device, type DeviceMember, type DeviceTable, pushParams, RECIRC_PORT } from "./device.js";
-import { counterName } from "./p4info.js";
+import { BRIEF, counterName, idOf, type P4InfoIds } from "./p4info.js";
 import { ACTION_NAMES as A, EGRESS, INGRESS, LINK_BITS, MEMBER_BITS, missAction, p4Ident, PORT_BITS, pushAction, SESSION_BITS } from "./names.js";
 
 /** How many passes (one per member a packet visits on the machine) before a packet is dropped as a loop. */
@@ -34,7 +34,11 @@ const STAGES = ["NONE", "ACQUIRE", "FORWARD", "TRANSMIT", "SEND", "RECEIVE", "DO
 /** Designs whose header starts with IPv4: one set of IPv4 header instances serves them all. */
 const IPV4_LED = new Set(["ipv4", "gre", "vxlan"]);
 
-export function program(dev: Device, source: string): string {
+/**
+ * The program; `ids` are P4Info's (p4info.ts), stated with @id on every object P4Info lists, so
+ * the P4Info p4c writes for it has strata's ids and a controller can use either.
+ */
+export function program(dev: Device, source: string, ids: P4InfoIds): string {
   const d = new Set(dev.designs.map((x) => x.name));
   const has = (name: string): boolean => d.has(name);
   const ipv4Led = dev.designs.some((x) => IPV4_LED.has(x.name));
@@ -59,6 +63,8 @@ export function program(dev: Device, source: string): string {
     `const bit<${PORT_BITS}> RECIRC_PORT = ${RECIRC_PORT};`,
     `const bit<8> MAX_PASSES = ${MAX_PASSES};`,
     `const bit<32> CLONE_SESSION_BOTH = ${CLONE_SESSION_BOTH};`,
+    `const bit<32> PACKET_IN_LEN = ${(MEMBER_BITS + LINK_BITS) / 8};    // bytes of packet_in_t`,
+    `const bit<32> PACKET_OUT_LEN = ${(MEMBER_BITS + 8 + SESSION_BITS) / 8};   // bytes of packet_out_t`,
     "// standard_metadata.instance_type, as bmv2 simple_switch numbers it (v1model does not define them)",
     "const bit<32> INSTANCE_INGRESS_CLONE = 1;",
     "",
@@ -85,9 +91,9 @@ export function program(dev: Device, source: string): string {
 
   // ── Headers ──
   w(
-    '@controller_header("packet_in")',
+    `${idAnnotation(ids.headers.get("packet_in"))} @controller_header("packet_in")`,
     `header packet_in_t { bit<${MEMBER_BITS}> member; bit<${LINK_BITS}> in_link; }`,
-    '@controller_header("packet_out")',
+    `${idAnnotation(ids.headers.get("packet_out"))} @controller_header("packet_out")`,
     `header packet_out_t { bit<${MEMBER_BITS}> member; bit<8> kind; bit<${SESSION_BITS}> session; }`,
   );
   if (has("ethernet")) {
@@ -132,7 +138,10 @@ export function program(dev: Device, source: string): string {
     `    @field_list(1) bit<${LINK_BITS}> out_link;`,
     `    @field_list(1) bit<${SESSION_BITS}> session;`,
     "    @field_list(1, 2) bit<8> passes;",
-    "    @field_list(1) bit<1> popped;       // the previous pass took a header off: trim to the stated length",
+    "    @field_list(1) bit<1> popped;       // the previous pass took a header off: the rest may state its length",
+    "    // Bytes at the end of the buffer that are not the packet's (an Ethernet frame's padding behind an IPv4 packet's",
+    "    // stated length, after a pop): cut as the packet leaves, since bmv2 keeps no cut across a recirculation.",
+    "    @field_list(1, 2) bit<32> trail;",
     `    @field_list(2) bit<${MEMBER_BITS}> both_member;`,
     `    @field_list(2) bit<${LINK_BITS}> both_in_link;`,
     "    // This pass only.",
@@ -140,6 +149,9 @@ export function program(dev: Device, source: string): string {
     "    bit<1> replicated;",
     "    bit<1> forwarded;",
     "    bit<1> pushed;",
+    "    bit<32> pass_len;                   // the packet as this pass received it (bmv2 changes standard_metadata.packet_length as headers come and go)",
+    "    bit<32> packet_out_len;             // the packet_out header in front (a packet-out's first pass): not deparsed",
+    "    bit<32> pushed_len;                 // the header a push put in front",
     "    bit<8> drop_reason;",
     ...dev.designs.map((x) => `    ${x.name}_key_t ${x.name};`),
     "}",
@@ -167,7 +179,7 @@ export function program(dev: Device, source: string): string {
     "        packet.extract(hdr.packet_out);",
     "        transition select(hdr.packet_out.kind, hdr.packet_out.member) {",
     "            (KIND_SESSION, _): accept;",
-    ...dev.members.map((m) => `            (_, M_${m.ident}): ${parseState(m.design)};`),
+    ...dev.members.map((m) => `            (KIND_SELF, M_${m.ident}): ${parseState(m.design)};`),
     "            default: accept;",
     "        }",
     "    }",
@@ -197,31 +209,35 @@ export function program(dev: Device, source: string): string {
     ...dev.designs.filter((x) => dev.actions.some((a) => a.name === pushAction(x.name))).map((x) => `    ${pascal(x.name)}Push() ${x.name}_push;`),
     "",
     "    // Ends the pass: the packet is recirculated for another member of this machine.",
-    "    action hand_off() {",
+    "    @hidden action hand_off() {",
     "        meta.recirculate = 1;",
     "        standard_metadata.egress_spec = RECIRC_PORT;",
     "    }",
-    "    action drop_packet(bit<8> reason) {",
+    "    @hidden action drop_packet(bit<8> reason) {",
     "        meta.drop_reason = reason;",
     "        meta.stage = STAGE_DONE;",
     "        mark_to_drop(standard_metadata);",
     "    }",
     "",
-    ...actionDefinitions(dev).map((l) => (l === "" ? "" : `    ${l}`)),
+    ...actionDefinitions(dev, ids).map((l) => (l === "" ? "" : `    ${l}`)),
     "",
-    ...dev.tables.flatMap((t) => [...tableDeclaration(t).map((l) => `    ${l}`), ""]),
+    ...dev.tables.flatMap((t) => [...tableDeclaration(t, ids).map((l) => `    ${l}`), ""]),
     "    apply {",
+    "        meta.pass_len = standard_metadata.packet_length;",
     "        if (meta.stage == STAGE_NONE) {",
     "            if (hdr.packet_out.isValid()) {",
     "                meta.member = hdr.packet_out.member;",
     "                if (hdr.packet_out.kind == KIND_SESSION) {",
     "                    meta.stage = STAGE_SEND;",
     "                    meta.session = hdr.packet_out.session;",
-    "                } else {",
+    "                } else if (hdr.packet_out.kind == KIND_SELF) {",
     "                    meta.stage = STAGE_FORWARD;",
     "                    meta.in_link = IN_SELF;",
+    "                } else {",
+    "                    drop_packet(DROP_BAD_HEADER);  // a kind strata does not send",
     "                }",
     "                hdr.packet_out.setInvalid();",
+    "                meta.packet_out_len = PACKET_OUT_LEN;",
     ...portDispatch(dev).map((l) => `            ${l}`),
     "        }",
     "        meta.passes = meta.passes + 1;",
@@ -259,10 +275,16 @@ export function program(dev: Device, source: string): string {
     "        }",
     "        if (meta.recirculate == 1) {",
     "            recirculate_preserving_field_list(1);",
-    "        } else if (standard_metadata.egress_port == CPU_PORT) {",
-    "            hdr.packet_in.setValid();",
-    "            hdr.packet_in.member = meta.member;",
-    "            hdr.packet_in.in_link = meta.in_link;",
+    "        } else {",
+    "            // The packet leaves: as long as it is, less the bytes behind it that are not its own.",
+    "            bit<32> len = meta.pass_len - meta.packet_out_len + meta.pushed_len;",
+    "            if (standard_metadata.egress_port == CPU_PORT) {",
+    "                hdr.packet_in.setValid();",
+    "                hdr.packet_in.member = meta.member;",
+    "                hdr.packet_in.in_link = meta.in_link;",
+    "                len = len + PACKET_IN_LEN;",
+    "            }",
+    "            if (meta.trail != 0) { truncate(len - meta.trail); }",
     "        }",
     "    }",
     "}",
@@ -290,7 +312,38 @@ export function program(dev: Device, source: string): string {
     "",
     `V1Switch(StrataParser(), StrataVerifyChecksum(), ${INGRESS}(), ${EGRESS}(), StrataComputeChecksum(), StrataDeparser()) main;`,
   );
-  return `${out.join("\n")}\n`;
+  return `${withoutUnusedConstants(out).join("\n")}\n`;
+}
+
+/**
+ * The program without the constants it never names (p4c warns of each), and
+ * without a comment heading a block of constants none of which is left.
+ */
+function withoutUnusedConstants(lines: readonly string[]): string[] {
+  const declared = /^const bit<\d+> (\w+) = /;
+  const text = lines.filter((l) => !declared.test(l)).join("\n");
+  const used = (l: string): boolean => {
+    const name = declared.exec(l)?.[1];
+    return name === undefined || new RegExp(`\\b${name}\\b`).test(text);
+  };
+  const kept: string[] = [];
+  let block: string[] = [];
+  const flush = (): void => {
+    const constants = block.filter((l) => declared.test(l));
+    const left = block.filter(used);
+    // A block of comments and constants whose constants all went goes whole.
+    const onlyConstants = block.every((l) => declared.test(l) || l.startsWith("//"));
+    kept.push(...(constants.length > 0 && onlyConstants && !left.some((l) => declared.test(l)) ? [] : left));
+    block = [];
+  };
+  for (const l of lines) {
+    if (l === "") {
+      flush();
+      kept.push(l);
+    } else block.push(l);
+  }
+  flush();
+  return kept.filter((l, i) => !(l === "" && kept[i - 1] === ""));
 }
 
 const pascal = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
@@ -371,8 +424,19 @@ function parserStates(design: DesignDef): string[] {
         ...ipv4States(
           "parse_ipv4",
           "",
-          "transition select(hdr.ipv4.frag_offset, hdr.ipv4.protocol) {\n    (0, 6): parse_ports; (0, 17): parse_ports; (0, 132): parse_ports; (0, 136): parse_ports;\n    default: accept;\n}",
+          "transition select(hdr.ipv4.frag_offset, hdr.ipv4.protocol) {\n    (0, 6): parse_ports_room; (0, 17): parse_ports_room; (0, 132): parse_ports_room; (0, 136): parse_ports_room;\n    default: accept;\n}",
         ),
+        // strata reads the ports only where 4 bytes follow the header (src/model/headers.ts ipv4), in
+        // the bytes the member's pass has: this pass's, less a packet-out's header and the bytes to cut
+        // behind earlier passes' packets (meta.trail), and after a pop no more than the length the
+        // header states (the rest is padding: src/model/interpreter.ts #receive). A packet too short for
+        // them is forwarded with ports 0, as in strata, not dropped as a parser error.
+        "state parse_ports_room {",
+        "    bit<32> room = standard_metadata.packet_length - meta.trail - (hdr.packet_out.isValid() ? PACKET_OUT_LEN : 0);",
+        "    bit<32> stated = (bit<32>) hdr.ipv4.total_len;",
+        "    bit<32> have = meta.popped == 1 && stated < room ? stated : room;",
+        "    transition select(have >= (bit<32>) hdr.ipv4.ihl * 4 + 4) { true: parse_ports; default: accept; }",
+        "}",
         "state parse_ports {",
         "    packet.extract(hdr.ports);",
         "    transition accept;",
@@ -477,7 +541,7 @@ function keysControl(design: DesignDef): string[] {
 /** A control putting a design's header in front of the payload from a send row's fields (lengths from the payload). */
 function pushControl(design: DesignDef): string[] {
   const name = `${pascal(design.name)}Push`;
-  const head = [`control ${name}(inout headers_t hdr, in ${design.name}_key_t k, in bit<32> payload_len) {`, "    apply {"];
+  const head = [`control ${name}(inout headers_t hdr, in ${design.name}_key_t k, in bit<32> payload_len, out bit<32> header_len) {`, "    apply {"];
   const ipv4 = (proto: string, extra: string): string[] => [
     "hdr.ipv4.setValid();",
     "hdr.ipv4.version = 4;",
@@ -558,10 +622,21 @@ function pushControl(design: DesignDef): string[] {
         return [];
     }
   })();
-  return [...head, ...body.map((l) => `        ${l}`), "    }", "}"];
+  // What it put in front: the design's headers now valid (a pass that pushes parses none).
+  const length = ["header_len = 0;", ...designHeaders(design).map((h) => `if (hdr.${h}.isValid()) { header_len = header_len + (bit<32>) hdr.${h}.minSizeInBytes(); }`)];
+  return [...head, ...[...body, ...length].map((l) => `        ${l}`), "    }", "}"];
 }
 
-function actionDefinitions(dev: Device): string[] {
+/** `@id(0x…)`: a P4Info id as p4c takes it (the resource type in the top byte, kept as written). */
+function idAnnotation(id: number | undefined): string {
+  if (id === undefined) throw new Error("an object without a P4Info id");
+  return `@id(0x${id.toString(16).padStart(8, "0")})`;
+}
+
+/** A P4 string literal. */
+const quoted = (s: string): string => JSON.stringify(s);
+
+function actionDefinitions(dev: Device, ids: P4InfoIds): string[] {
   const pops = dev.designs.flatMap(designHeaders);
   const popped = [...new Set(pops)];
   const body: Record<string, string[]> = {
@@ -609,18 +684,28 @@ function actionDefinitions(dev: Device): string[] {
             "meta.stage = STAGE_FORWARD;",
           ]
         : (body[a.name] ?? []);
-    lines.push(`action ${a.name}(${params}) {`, ...statements.map((s) => `    ${s}`), "}");
+    lines.push(`${idAnnotation(idOf(ids.actions, a.name))} action ${a.name}(${params}) {`, ...statements.map((s) => `    ${s}`), "}");
   }
   return lines;
 }
 
-function tableDeclaration(t: DeviceTable): string[] {
+function tableDeclaration(t: DeviceTable, ids: P4InfoIds): string[] {
   const keys = t.keys.map((k) => `${k.expr}: ${k.kind} @name("${k.name}");`);
   if (t.selector !== undefined) keys.push(...t.selector.flowKeys.map((k) => `${k}: selector;  // the flow fields: one flow, one receiver`));
   return [
     `// ${t.role} of ${t.member.member.qualified}${t.table.spec !== undefined ? ` (the description's line ${t.table.spec.at.line})` : " (the compiler's default rows)"}`,
     ...(t.keyless ? ["// It matches no field: its row is the default action, set by the controller."] : []),
-    `direct_counter(CounterType.packets) ${counterName(t.name)};  // packets each entry matched (P4Runtime: the entry's counter_data)`,
+    "// P4Runtime: the entry's counter_data",
+    `${idAnnotation(idOf(ids.counters, counterName(t.name)))} @brief(${quoted(BRIEF.counter(t))})`,
+    `direct_counter(CounterType.packets) ${counterName(t.name)};`,
+    // A named instance: p4c would name an anonymous one action_profile_0, which no controller knows.
+    ...(t.selector !== undefined
+      ? [
+          `${idAnnotation(idOf(ids.profiles, t.selector.name))} @brief(${quoted(BRIEF.selector(t))}) @max_group_size(${t.selector.maxGroupSize})`,
+          `action_selector(HashAlgorithm.crc16, ${t.selector.size}, 16) ${t.selector.name};`,
+        ]
+      : []),
+    `${idAnnotation(idOf(ids.tables, t.name))} @brief(${quoted(BRIEF.table(t))})`,
     `table ${t.name} {`,
     ...(t.keyless ? [] : ["    key = {", ...keys.map((k) => `        ${k}`), "    }"]),
     "    actions = {",
@@ -628,9 +713,10 @@ function tableDeclaration(t: DeviceTable): string[] {
     `        @defaultonly ${t.miss};`,
     "    }",
     t.keyless ? `    default_action = ${t.miss}();` : `    const default_action = ${t.miss}();`,
-    ...(t.selector !== undefined ? [`    implementation = action_selector(HashAlgorithm.crc16, ${t.selector.size}, 16);`] : []),
+    ...(t.selector !== undefined ? [`    implementation = ${t.selector.name};`] : []),
     `    counters = ${counterName(t.name)};`,
-    `    size = ${t.table.capacity};`,
+    // A keyless table holds no entries, only its default action: a size would mean nothing (p4c warns).
+    ...(t.keyless ? [] : [`    size = ${t.table.capacity};`]),
     "}",
   ];
 }
@@ -649,18 +735,25 @@ function memberBlocks(dev: Device): string[] {
     const table = (role: string): DeviceTable | undefined => dev.tables.find((t) => t.member === m && t.role === role);
     const stage = (s: string, role: string, after: string[] = []): string[] => {
       const t = table(role);
-      const run = t !== undefined ? [`${t.name}.apply();`, ...after] : [`drop_packet(DROP_${role.toUpperCase()}_MISS);  // no ${role} table`];
+      const miss = `drop_packet(DROP_${role.toUpperCase()}_MISS);`;
+      // bmv2 runs no default action in a table with an action profile: a miss drops here.
+      const apply = t?.selector !== undefined ? [`if (!${t.name}.apply().hit) { ${miss} }`] : [`${t?.name ?? ""}.apply();`];
+      const run = t !== undefined ? [...apply, ...after] : [`${miss}  // no ${role} table`];
       return [`if (meta.stage == STAGE_${s} && meta.recirculate == 0) {`, ...run.map((l) => `    ${l}`), "}"];
     };
     const design = m.design.name;
     const hasPush = dev.actions.some((a) => a.name === pushAction(design));
+    // A forward row that reads a field from the payload (IPv4's transport ports) needs the packet
+    // parsed with the pushed header in front: the push hands off, the next pass forwards.
+    const fromPayload = new Set(m.design.fields.filter((f) => f.readOnly === true).map((f) => f.name));
+    const reparse = table("forward")?.keys.some((k) => fromPayload.has(k.name)) === true;
     lines.push(
       `${i === 0 ? "if" : "} else if"} (meta.stage != STAGE_DONE && meta.member == M_${m.ident}) {`,
       `    // ${m.member.qualified}: ${design}${m.network.spec.decrementTtl ? ", forwarding decrements the TTL" : ""}`,
       ...[
         "if (meta.stage == STAGE_SEND) {",
         ...(table("send") !== undefined && hasPush
-          ? [`    ${table("send")?.name ?? ""}.apply();`, `    if (meta.pushed == 1) { ${design}_push.apply(hdr, meta.${design}, standard_metadata.packet_length); }`]
+          ? [`    ${table("send")?.name ?? ""}.apply();`, `    if (meta.pushed == 1) { ${design}_push.apply(hdr, meta.${design}, meta.pass_len - meta.packet_out_len - meta.trail, meta.pushed_len);${reparse ? " hand_off(); }  // forward rows read the payload's ports: parsed in the next pass" : " }"}`]
           : ["    drop_packet(DROP_SEND_MISS);  // no send table"]),
         "} else {",
         `    ${design}_keys.apply(hdr, meta.${design});`,
@@ -677,11 +770,19 @@ function memberBlocks(dev: Device): string[] {
   return lines;
 }
 
-/** After a pop: bytes past the length the design states (an Ethernet frame's padding) are not the packet's. */
+/**
+ * After a pop: bytes past the length the design states (an Ethernet frame's padding) are not the
+ * packet's, as strata cuts them (src/model/interpreter.ts #receive); meta.trail counts them.
+ */
 function trimLines(design: DesignDef): string[] {
-  if (IPV4_LED.has(design.name)) return ["if (meta.popped == 1) { truncate((bit<32>) hdr.ipv4.total_len); }", "meta.popped = 0;"];
-  if (design.name === "ipv6") return ["if (meta.popped == 1) { truncate((bit<32>) hdr.ipv6.payload_len + 40); }", "meta.popped = 0;"];
-  return ["meta.popped = 0;"];
+  const stated = IPV4_LED.has(design.name) ? "(bit<32>) hdr.ipv4.total_len" : design.name === "ipv6" ? "(bit<32>) hdr.ipv6.payload_len + 40" : undefined;
+  if (stated === undefined) return ["meta.popped = 0;"];
+  return [
+    `if (meta.popped == 1 && ${stated} < meta.pass_len - meta.trail) {`,
+    `    meta.trail = meta.pass_len - (${stated});`,
+    "}",
+    "meta.popped = 0;",
+  ];
 }
 
 /** Forwarding's side effect: TTL − 1 on packets the member did not send itself (incremental checksum, RFC 1624). */

@@ -1,5 +1,8 @@
 // The same entries as simple_switch_CLI commands (bmv2's runtime_CLI), for a
-// switch started with the compiled main.p4 and no P4Runtime server.
+// switch started with the compiled main.p4 and no P4Runtime server: one command
+// a line, nothing else. simple_switch_CLI has no comments (a `#` line is
+// "Unknown syntax") and runs the previous command again on an empty line (its
+// Python cmd loop's emptyline), which re-added the last entry of every block.
 //
 // Two differences from P4Runtime, from behavioral-model docs/runtime_CLI.md:
 // - priority: "one with the smallest numeric priority value will be the
@@ -51,14 +54,10 @@ function cliMatch(k: DeviceKey, e: DeviceEntry, kind: NameKind): string {
   }
 }
 
-export function runtimeCli(dev: Device, source: string): string {
-  const lines: string[] = [
-    `# strata export p4: machine ${dev.machine} of ${source}, as simple_switch_CLI commands`,
-    "# (the same entries as entries.json; run against a fresh simple_switch loaded with main.p4 compiled by p4c).",
-    "# Priorities are bmv2's: the smallest number wins (P4Runtime: the largest).",
-  ];
+export function runtimeCli(dev: Device): string {
+  const lines: string[] = [];
   let node = 0;
-  if (dev.multicast.length > 0) lines.push("", "# Replication: one multicast group per set of out-links; a node per copy, its rid the out-link");
+  // Replication: one multicast group per set of out-links; a node per copy, its rid the out-link.
   for (const g of dev.multicast) {
     lines.push(`mc_mgrp_create ${g.id}`);
     for (const r of g.replicas) {
@@ -66,11 +65,12 @@ export function runtimeCli(dev: Device, source: string): string {
       node++;
     }
   }
-  if (dev.cloneBoth) lines.push("", "# `both`: the clone that comes back for the receive table", `mirroring_add ${CLONE_SESSION_BOTH} ${RECIRC_PORT}`);
+  // `both`: the clone that comes back for the receive table.
+  if (dev.cloneBoth) lines.push(`mirroring_add ${CLONE_SESSION_BOTH} ${RECIRC_PORT}`);
   for (const t of dev.tables) {
     if (t.selector === undefined) continue;
     const profile = qualified(t.selector.name);
-    lines.push("", `# ${t.selector.name}: anycast, one receiver (port) per flow`);
+    // Anycast: one profile member per receiver (port), one group per anycast out-link.
     for (const call of t.selector.members) lines.push(`act_prof_create_member ${profile} ${qualified(call.action)} ${call.args.join(" ")}`.trimEnd());
     for (const g of t.selector.groups) {
       lines.push(`act_prof_create_group ${profile}`);
@@ -85,8 +85,6 @@ export function runtimeCli(dev: Device, source: string): string {
     return e.call.args.map((v, i) => value(v, push ? (fields[i]?.kind ?? "uint") : "uint")).join(" ");
   };
   for (const t of dev.tables) {
-    const key = t.keyless ? "no key: the row is the default action" : `key ${t.keys.map((k) => `${k.name} (${k.kind})`).join(", ")}`;
-    lines.push("", `# ${t.name}: ${t.role} of ${t.member.member.qualified}; ${key}`);
     const priority = needsPriority(t);
     const top = Math.max(0, ...t.entries.map((e) => e.row.match.priority));
     for (const e of t.entries) {
@@ -101,5 +99,5 @@ export function runtimeCli(dev: Device, source: string): string {
       else lines.push(`table_add ${qualified(t.name)} ${qualified(e.call.action)} ${match} => ${[args(e), prio.trim()].filter((x) => x !== "").join(" ")}`.trimEnd());
     }
   }
-  return `${lines.join("\n")}\n`;
+  return lines.map((l) => `${l}\n`).join("");
 }

@@ -54,10 +54,15 @@ const P4INFO = {
     match_fields: { type: "MatchField", id: 2, rule: "repeated" },
     action_refs: { type: "ActionRef", id: 3, rule: "repeated" },
     const_default_action_id: { type: "uint32", id: 4 },
+    initial_default_action: { type: "TableActionCall", id: 5 },
     implementation_id: { type: "uint32", id: 6 },
     direct_resource_ids: { type: "uint32", id: 7, rule: "repeated" },
     size: { type: "int64", id: 8 },
   }),
+  TableActionCall: msg(
+    { action_id: { type: "uint32", id: 1 }, arguments: { type: "Argument", id: 4, rule: "repeated" } },
+    { nested: { Argument: msg({ param_id: { type: "uint32", id: 2 }, value: { type: "bytes", id: 3 } }) } },
+  ),
   ActionRef: msg(
     { id: { type: "uint32", id: 1 }, scope: { type: "Scope", id: 3 }, annotations: { type: "string", id: 2, rule: "repeated" } },
     { nested: { Scope: { values: { TABLE_AND_DEFAULT: 0, TABLE_ONLY: 1, DEFAULT_ONLY: 2 } } } },

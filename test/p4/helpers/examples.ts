@@ -7,6 +7,7 @@ import { exportP4, type MachineExport } from "../../../src/p4/export.js";
 import type { DeviceExport, P4InfoJson, WriteRequestJson } from "../../../src/p4/import.js";
 import { P4Info, strictJson, WriteRequest } from "./official.js";
 import { loadSpec } from "../../../src/description/load.js";
+import { InputError } from "../../../src/errors.js";
 
 export const ROOT = new URL("../../..", import.meta.url).pathname;
 
@@ -14,6 +15,23 @@ export const ROOT = new URL("../../..", import.meta.url).pathname;
 export const EXAMPLE_SPECS = readdirSync(join(ROOT, "examples"), { withFileTypes: true })
   .filter((d) => d.isDirectory())
   .map((d) => `examples/${d.name}/network.yaml`);
+
+/** Fixture descriptions that export (the others are there to be refused). */
+export const EXPORTING_FIXTURES = readdirSync(join(ROOT, "test/fixtures/specs"))
+  .map((f) => `test/fixtures/specs/${f}`)
+  .filter((spec) => {
+    try {
+      return exportSpec(spec).length > 0;
+    } catch (err) {
+      if (err instanceof InputError) return false;
+      throw err;
+    }
+  });
+
+/** Every machine of every example and of every fixture that exports. */
+export const ALL_MACHINES: readonly { readonly spec: string; readonly ex: MachineExport }[] = [...EXAMPLE_SPECS, ...EXPORTING_FIXTURES].flatMap((spec) =>
+  exportSpec(spec).map((ex) => ({ spec, ex })),
+);
 
 /** A description's export, in memory; `spec` relative to the repository. */
 export function exportSpec(spec: string): MachineExport[] {

@@ -15,10 +15,15 @@
 // Replication is the PRE's multicast (a replica's egress_rid is its out-link);
 // `both` is an ingress-to-egress clone whose copy comes back for the receive
 // table; deliveries go to the controller (packet-in).
+//
+// What is a header design's — its headers, parser states, key fill, push, the length it states,
+// its hop limit — is in ./designs/, one module a design; this writer composes the modules of the
+// designs the machine uses and names none of them.
 
 import type { DesignDef } from "../wire/designs.js";
 import { DROP_REASONS, PORT_SELF, PORT_SHARED, TABLE_ROLES } from "../wasm/abi.js";
 import { CLONE_SESSION_BOTH, CPU_PORT, type Device, type DeviceMember, type DeviceTable, pushParams, RECIRC_PORT } from "./device.js";
+import { declaredGroups, headerInstances, headerNames, p4Of } from "./designs/index.js";
 import { BRIEF, counterName, idOf, type P4InfoIds } from "./p4info.js";
 import { ACTION_NAMES as A, EGRESS, INGRESS, LINK_BITS, MEMBER_BITS, missAction, p4Ident, PORT_BITS, pushAction, SESSION_BITS } from "./names.js";
 
@@ -31,17 +36,13 @@ const KIND_SESSION = 2;
 
 const STAGES = ["NONE", "ACQUIRE", "FORWARD", "TRANSMIT", "SEND", "RECEIVE", "DONE"] as const;
 
-/** Designs whose header starts with IPv4: one set of IPv4 header instances serves them all. */
-const IPV4_LED = new Set(["ipv4", "gre", "vxlan"]);
-
 /**
  * The program; `ids` are P4Info's (p4info.ts), stated with @id on every object P4Info lists, so
  * the P4Info p4c writes for it has strata's ids and a controller can use either.
  */
 export function program(dev: Device, source: string, ids: P4InfoIds): string {
-  const d = new Set(dev.designs.map((x) => x.name));
-  const has = (name: string): boolean => d.has(name);
-  const ipv4Led = dev.designs.some((x) => IPV4_LED.has(x.name));
+  const groups = declaredGroups(dev.designs);
+  const instances = headerInstances(dev.designs);
   const out: string[] = [];
   const w = (...lines: string[]): void => {
     out.push(...lines);
@@ -95,33 +96,9 @@ export function program(dev: Device, source: string, ids: P4InfoIds): string {
     `header packet_in_t { bit<${MEMBER_BITS}> member; bit<${LINK_BITS}> in_link; }`,
     `${idAnnotation(ids.headers.get("packet_out"))} @controller_header("packet_out")`,
     `header packet_out_t { bit<${MEMBER_BITS}> member; bit<8> kind; bit<${SESSION_BITS}> session; }`,
+    ...groups.flatMap((g) => g.types),
   );
-  if (has("ethernet")) {
-    w("header ethernet_t { bit<48> dst; bit<48> src; bit<16> ether_type; }", "header vlan_t { bit<3> pcp; bit<1> dei; bit<12> vid; bit<16> ether_type; }");
-  }
-  if (ipv4Led) {
-    w(
-      "header ipv4_t {",
-      "    bit<4> version; bit<4> ihl; bit<6> dscp; bit<2> ecn; bit<16> total_len;",
-      "    bit<16> identification; bit<3> flags; bit<13> frag_offset;",
-      "    bit<8> ttl; bit<8> protocol; bit<16> checksum; bit<32> src; bit<32> dst;",
-      "}",
-      "header ipv4_options_t { varbit<320> options; }",
-    );
-  }
-  if (has("ipv4")) w("header ports_t { bit<16> sport; bit<16> dport; }  // TCP/UDP/SCTP ports of a first fragment: payload, read only");
-  if (has("ipv6")) w("header ipv6_t { bit<4> version; bit<8> traffic_class; bit<20> flow; bit<16> payload_len; bit<8> next; bit<8> hlim; bit<128> src; bit<128> dst; }");
-  if (has("cna")) w("header cna_t { bit<32> src; bit<32> dst; bit<32> session; bit<16> overlay; bit<16> reserved; }");
-  if (has("gre")) {
-    w(
-      "header gre_t { bit<1> c; bit<1> r; bit<1> k; bit<1> s; bit<1> ssr; bit<3> recur; bit<5> flags; bit<3> version; bit<16> protocol; }",
-      "header gre_word_t { bit<32> value; }",
-      "header cmd_t { bit<16> ether_type; bit<8> version; bit<8> length; bit<16> option_type; bit<16> sgt; }  // Cisco MetaData shim",
-    );
-  }
-  if (has("vxlan")) w("header udp_t { bit<16> sport; bit<16> dport; bit<16> len; bit<16> checksum; }", "header vxlan_t { bit<8> flags; bit<24> reserved; bit<24> vni; bit<8> reserved2; }");
-  if (has("mpls")) w("header mpls_t { bit<20> label; bit<3> tc; bit<1> s; bit<8> ttl; }");
-  w("", "struct headers_t {", "    packet_in_t packet_in;", "    packet_out_t packet_out;", ...headerInstances(dev).map((h) => `    ${h.type} ${h.name};`), "}", "");
+  w("", "struct headers_t {", "    packet_in_t packet_in;", "    packet_out_t packet_out;", ...instances.map((h) => `    ${h.type} ${h.name};`), "}", "");
 
   // ── Metadata: the pass, and one key struct per design (the fields its tables match) ──
   w("// The fields tables match, per design: the design registry's (src/wire/designs.ts), in its widths.");
@@ -171,7 +148,7 @@ export function program(dev: Device, source: string, ids: P4InfoIds): string {
     "    state from_port {",
     "        transition select(standard_metadata.ingress_port) {",
     "            CPU_PORT: parse_packet_out;",
-    ...dev.ingress.map((p) => `            ${p.port}: ${parseState(memberOf(dev, p.member).design)};`),
+    ...dev.ingress.map((p) => `            ${p.port}: ${p4Of(memberOf(dev, p.member).design).start};`),
     "            default: accept;",
     "        }",
     "    }",
@@ -179,17 +156,17 @@ export function program(dev: Device, source: string, ids: P4InfoIds): string {
     "        packet.extract(hdr.packet_out);",
     "        transition select(hdr.packet_out.kind, hdr.packet_out.member) {",
     "            (KIND_SESSION, _): accept;",
-    ...dev.members.map((m) => `            (KIND_SELF, M_${m.ident}): ${parseState(m.design)};`),
+    ...dev.members.map((m) => `            (KIND_SELF, M_${m.ident}): ${p4Of(m.design).start};`),
     "            default: accept;",
     "        }",
     "    }",
     "    state by_member {",
     "        transition select(meta.member) {",
-    ...dev.members.map((m) => `            M_${m.ident}: ${parseState(m.design)};`),
+    ...dev.members.map((m) => `            M_${m.ident}: ${p4Of(m.design).start};`),
     "            default: accept;",
     "        }",
     "    }",
-    ...dev.designs.flatMap((x) => parserStates(x).map((l) => `    ${l}`)),
+    ...dev.designs.flatMap((x) => p4Of(x).states.map((l) => `    ${l}`)),
     "}",
     "",
     "control StrataVerifyChecksum(inout headers_t hdr, inout metadata_t meta) {",
@@ -291,22 +268,14 @@ export function program(dev: Device, source: string, ids: P4InfoIds): string {
     "",
     "control StrataComputeChecksum(inout headers_t hdr, inout metadata_t meta) {",
     "    apply {",
-    ...(ipv4Led
-      ? [
-          "        // A pushed IPv4 header (20 bytes, no options) gets its checksum; a forwarded one was updated incrementally.",
-          "        update_checksum(meta.pushed == 1 && hdr.ipv4.isValid(),",
-          "            { hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.dscp, hdr.ipv4.ecn, hdr.ipv4.total_len, hdr.ipv4.identification,",
-          "              hdr.ipv4.flags, hdr.ipv4.frag_offset, hdr.ipv4.ttl, hdr.ipv4.protocol, hdr.ipv4.src, hdr.ipv4.dst },",
-          "            hdr.ipv4.checksum, HashAlgorithm.csum16);",
-        ]
-      : []),
+    ...groups.flatMap((g) => (g.checksum ?? []).map((l) => `        ${l}`)),
     "    }",
     "}",
     "",
     "control StrataDeparser(packet_out packet, in headers_t hdr) {",
     "    apply {",
     "        packet.emit(hdr.packet_in);",
-    ...headerInstances(dev).map((h) => `        packet.emit(hdr.${h.name});`),
+    ...instances.map((h) => `        packet.emit(hdr.${h.name});`),
     "    }",
     "}",
     "",
@@ -354,277 +323,19 @@ function memberOf(dev: Device, number: number): DeviceMember {
   return m;
 }
 
-/** Header instances in the order the deparser emits them (at most one design's are valid at a time). */
-function headerInstances(dev: Device): { type: string; name: string }[] {
-  const has = (n: string): boolean => dev.designs.some((x) => x.name === n);
-  const h: { type: string; name: string }[] = [];
-  if (has("ethernet")) h.push({ type: "ethernet_t", name: "ethernet" }, { type: "vlan_t", name: "vlan0" }, { type: "vlan_t", name: "vlan1" });
-  if (has("mpls")) h.push({ type: "mpls_t", name: "mpls" });
-  if (has("cna")) h.push({ type: "cna_t", name: "cna" });
-  if (has("ipv6")) h.push({ type: "ipv6_t", name: "ipv6" });
-  if (dev.designs.some((x) => IPV4_LED.has(x.name))) h.push({ type: "ipv4_t", name: "ipv4" }, { type: "ipv4_options_t", name: "ipv4_options" });
-  if (has("gre")) {
-    h.push({ type: "gre_t", name: "gre" }, { type: "gre_word_t", name: "gre_checksum" }, { type: "gre_word_t", name: "gre_key" }, { type: "gre_word_t", name: "gre_seq" }, { type: "cmd_t", name: "cmd" });
-  }
-  if (has("vxlan")) h.push({ type: "udp_t", name: "udp" }, { type: "vxlan_t", name: "vxlan" });
-  if (has("ipv4")) h.push({ type: "ports_t", name: "ports" });
-  return h;
-}
-
-/** The headers a design's header is made of: what a pop takes off. */
-function designHeaders(design: DesignDef): string[] {
-  switch (design.name) {
-    case "ethernet": return ["ethernet", "vlan0", "vlan1"];
-    case "ipv4": return ["ipv4", "ipv4_options"];
-    case "ipv6": return ["ipv6"];
-    case "cna": return ["cna"];
-    case "gre": return ["ipv4", "ipv4_options", "gre", "gre_checksum", "gre_key", "gre_seq", "cmd"];
-    case "vxlan": return ["ipv4", "ipv4_options", "udp", "vxlan"];
-    case "mpls": return ["mpls"];
-    default: return [];
-  }
-}
-
-const parseState = (design: DesignDef): string => (design.name === "gre" || design.name === "vxlan" ? `parse_${design.name}_ipv4` : `parse_${design.name}`);
-
-function ipv4States(state: string, check: string, next: string): string[] {
-  return [
-    `state ${state} {`,
-    "    packet.extract(hdr.ipv4);",
-    "    verify(hdr.ipv4.version == 4 && hdr.ipv4.ihl >= 5, error.StrataBadHeader);",
-    "    packet.extract(hdr.ipv4_options, ((bit<32>) hdr.ipv4.ihl - 5) * 32);  // options are skipped, never read",
-    "    verify(hdr.ipv4.total_len >= (bit<16>) hdr.ipv4.ihl * 4, error.StrataBadHeader);",
-    ...(check === "" ? [] : [`    verify(${check}, error.StrataBadHeader);`]),
-    ...next.split("\n").map((l) => `    ${l}`),
-    "}",
-  ];
-}
-
-const NOT_FRAGMENT = "hdr.ipv4.frag_offset == 0 && hdr.ipv4.flags[0:0] == 0";
-
-function parserStates(design: DesignDef): string[] {
-  switch (design.name) {
-    case "ethernet":
-      return [
-        "state parse_ethernet {",
-        "    packet.extract(hdr.ethernet);",
-        "    transition select(hdr.ethernet.ether_type) { 0x8100: parse_vlan0; 0x88a8: parse_vlan0; 0x9100: parse_vlan0; default: accept; }",
-        "}",
-        "state parse_vlan0 {",
-        "    packet.extract(hdr.vlan0);",
-        "    transition select(hdr.vlan0.ether_type) { 0x8100: parse_vlan1; 0x88a8: parse_vlan1; 0x9100: parse_vlan1; default: accept; }",
-        "}",
-        "state parse_vlan1 {",
-        "    packet.extract(hdr.vlan1);",
-        "    transition accept;",
-        "}",
-      ];
-    case "ipv4":
-      return [
-        ...ipv4States(
-          "parse_ipv4",
-          "",
-          "transition select(hdr.ipv4.frag_offset, hdr.ipv4.protocol) {\n    (0, 6): parse_ports_room; (0, 17): parse_ports_room; (0, 132): parse_ports_room; (0, 136): parse_ports_room;\n    default: accept;\n}",
-        ),
-        // strata reads the ports only where 4 bytes follow the header (src/model/headers.ts ipv4), in
-        // the bytes the member's pass has: this pass's, less a packet-out's header and the bytes to cut
-        // behind earlier passes' packets (meta.trail), and after a pop no more than the length the
-        // header states (the rest is padding: src/model/interpreter.ts #receive). A packet too short for
-        // them is forwarded with ports 0, as in strata, not dropped as a parser error.
-        "state parse_ports_room {",
-        "    bit<32> room = standard_metadata.packet_length - meta.trail - (hdr.packet_out.isValid() ? PACKET_OUT_LEN : 0);",
-        "    bit<32> stated = (bit<32>) hdr.ipv4.total_len;",
-        "    bit<32> have = meta.popped == 1 && stated < room ? stated : room;",
-        "    transition select(have >= (bit<32>) hdr.ipv4.ihl * 4 + 4) { true: parse_ports; default: accept; }",
-        "}",
-        "state parse_ports {",
-        "    packet.extract(hdr.ports);",
-        "    transition accept;",
-        "}",
-      ];
-    case "ipv6":
-      return ["state parse_ipv6 {", "    packet.extract(hdr.ipv6);", "    verify(hdr.ipv6.version == 6, error.StrataBadHeader);", "    transition accept;", "}"];
-    case "cna":
-      return ["state parse_cna {", "    packet.extract(hdr.cna);", "    transition accept;", "}"];
-    case "mpls":
-      return ["state parse_mpls {", "    packet.extract(hdr.mpls);", "    transition accept;", "}"];
-    case "gre":
-      return [
-        ...ipv4States("parse_gre_ipv4", `hdr.ipv4.protocol == 47 && ${NOT_FRAGMENT}`, "transition parse_gre;"),
-        "state parse_gre {",
-        "    packet.extract(hdr.gre);",
-        "    // RFC 2784: version 0; routing, strict source route and recursion >= 4 are discarded",
-        "    verify(hdr.gre.version == 0 && hdr.gre.r == 0 && hdr.gre.ssr == 0 && hdr.gre.recur[2:2] == 0, error.StrataBadHeader);",
-        "    transition select(hdr.gre.c) { 1: parse_gre_checksum; default: parse_gre_key_present; }",
-        "}",
-        "state parse_gre_checksum { packet.extract(hdr.gre_checksum); transition parse_gre_key_present; }",
-        "state parse_gre_key_present { transition select(hdr.gre.k) { 1: parse_gre_key; default: parse_gre_seq_present; } }",
-        "state parse_gre_key { packet.extract(hdr.gre_key); transition parse_gre_seq_present; }",
-        "state parse_gre_seq_present { transition select(hdr.gre.s) { 1: parse_gre_seq; default: parse_gre_shim; } }",
-        "state parse_gre_seq { packet.extract(hdr.gre_seq); transition parse_gre_shim; }",
-        "state parse_gre_shim { transition select(hdr.gre.protocol) { 0x8909: parse_cmd; default: accept; } }",
-        "state parse_cmd {",
-        "    packet.extract(hdr.cmd);",
-        "    verify(hdr.cmd.version == 1 && hdr.cmd.length == 1, error.StrataBadHeader);",
-        "    transition accept;",
-        "}",
-      ];
-    case "vxlan":
-      return [
-        ...ipv4States("parse_vxlan_ipv4", `hdr.ipv4.protocol == 17 && ${NOT_FRAGMENT}`, "transition parse_udp;"),
-        "state parse_udp { packet.extract(hdr.udp); transition parse_vxlan; }",
-        "state parse_vxlan {",
-        "    packet.extract(hdr.vxlan);",
-        "    verify(hdr.vxlan.flags[3:3] == 1, error.StrataBadHeader);  // the I flag (any UDP port: rows match dport)",
-        "    transition accept;",
-        "}",
-      ];
-    default:
-      return [];
-  }
-}
-
 /** A control filling a design's key struct from the parsed headers (absent tags and ports read as 0). */
 function keysControl(design: DesignDef): string[] {
-  const name = `${pascal(design.name)}Keys`;
-  const head = [`control ${name}(in headers_t hdr, out ${design.name}_key_t k) {`, "    apply {"];
-  const tail = ["    }", "}"];
-  const ipv4Outer = ["k.src = hdr.ipv4.src;", "k.dst = hdr.ipv4.dst;", "k.ttl = hdr.ipv4.ttl;", "k.dscp = hdr.ipv4.dscp;"];
-  const body: string[] = (() => {
-    switch (design.name) {
-      case "ethernet":
-        return [
-          "k.dst = hdr.ethernet.dst;",
-          "k.src = hdr.ethernet.src;",
-          "k.type_ = hdr.ethernet.ether_type;",
-          "k.vid = 0;",
-          "k.pcp = 0;",
-          "k.ivid = 0;",
-          "if (hdr.vlan0.isValid()) { k.type_ = hdr.vlan0.ether_type; k.vid = hdr.vlan0.vid; k.pcp = hdr.vlan0.pcp; }",
-          "if (hdr.vlan1.isValid()) { k.type_ = hdr.vlan1.ether_type; k.ivid = hdr.vlan1.vid; }",
-        ];
-      case "ipv4":
-        return [
-          "k.src = hdr.ipv4.src;",
-          "k.dst = hdr.ipv4.dst;",
-          "k.proto = hdr.ipv4.protocol;",
-          "k.ttl = hdr.ipv4.ttl;",
-          "k.dscp = hdr.ipv4.dscp;",
-          "k.sport = 0;",
-          "k.dport = 0;",
-          "if (hdr.ports.isValid()) { k.sport = hdr.ports.sport; k.dport = hdr.ports.dport; }",
-        ];
-      case "ipv6":
-        return ["k.src = hdr.ipv6.src;", "k.dst = hdr.ipv6.dst;", "k.next = hdr.ipv6.next;", "k.hlim = hdr.ipv6.hlim;", "k.flow = hdr.ipv6.flow;"];
-      case "cna":
-        return ["k.src = hdr.cna.src;", "k.dst = hdr.cna.dst;", "k.session = hdr.cna.session;", "k.overlay = hdr.cna.overlay;"];
-      case "gre":
-        return [
-          ...ipv4Outer,
-          "k.type_ = hdr.gre.protocol;",
-          "if (hdr.cmd.isValid()) { k.type_ = hdr.cmd.ether_type; }",
-          "k.key_ = 0;",
-          "if (hdr.gre_key.isValid()) { k.key_ = hdr.gre_key.value; }",
-          "k.keyed = hdr.gre.k;",
-        ];
-      case "vxlan":
-        return [...ipv4Outer, "k.sport = hdr.udp.sport;", "k.dport = hdr.udp.dport;", "k.vni = hdr.vxlan.vni;"];
-      case "mpls":
-        return ["k.label = hdr.mpls.label;", "k.tc = hdr.mpls.tc;", "k.s = hdr.mpls.s;", "k.ttl = hdr.mpls.ttl;"];
-      default:
-        return [];
-    }
-  })();
-  return [...head, ...body.map((l) => `        ${l}`), ...tail];
+  const head = [`control ${pascal(design.name)}Keys(in headers_t hdr, out ${design.name}_key_t k) {`, "    apply {"];
+  return [...head, ...p4Of(design).keys.map((l) => `        ${l}`), "    }", "}"];
 }
 
 /** A control putting a design's header in front of the payload from a send row's fields (lengths from the payload). */
 function pushControl(design: DesignDef): string[] {
   const name = `${pascal(design.name)}Push`;
   const head = [`control ${name}(inout headers_t hdr, in ${design.name}_key_t k, in bit<32> payload_len, out bit<32> header_len) {`, "    apply {"];
-  const ipv4 = (proto: string, extra: string): string[] => [
-    "hdr.ipv4.setValid();",
-    "hdr.ipv4.version = 4;",
-    "hdr.ipv4.ihl = 5;",
-    "hdr.ipv4.dscp = k.dscp;",
-    "hdr.ipv4.ecn = 0;",
-    `hdr.ipv4.total_len = (bit<16>) payload_len + ${extra};`,
-    "hdr.ipv4.identification = 0;",
-    "hdr.ipv4.flags = 0;",
-    "hdr.ipv4.frag_offset = 0;",
-    "hdr.ipv4.ttl = k.ttl;",
-    `hdr.ipv4.protocol = ${proto};`,
-    "hdr.ipv4.src = k.src;",
-    "hdr.ipv4.dst = k.dst;",
-  ];
-  const body: string[] = (() => {
-    switch (design.name) {
-      case "ethernet":
-        return [
-          "hdr.ethernet.setValid();",
-          "hdr.ethernet.dst = k.dst;",
-          "hdr.ethernet.src = k.src;",
-          "if (k.ivid != 0) {",
-          "    // double-tagged: a service tag outside, the customer tag inside (802.1ad)",
-          "    hdr.ethernet.ether_type = 0x88a8;",
-          "    hdr.vlan0.setValid(); hdr.vlan0.pcp = k.pcp; hdr.vlan0.dei = 0; hdr.vlan0.vid = k.vid; hdr.vlan0.ether_type = 0x8100;",
-          "    hdr.vlan1.setValid(); hdr.vlan1.pcp = 0; hdr.vlan1.dei = 0; hdr.vlan1.vid = k.ivid; hdr.vlan1.ether_type = k.type_;",
-          "} else if (k.vid != 0 || k.pcp != 0) {",
-          "    hdr.ethernet.ether_type = 0x8100;",
-          "    hdr.vlan0.setValid(); hdr.vlan0.pcp = k.pcp; hdr.vlan0.dei = 0; hdr.vlan0.vid = k.vid; hdr.vlan0.ether_type = k.type_;",
-          "} else {",
-          "    hdr.ethernet.ether_type = k.type_;",
-          "}",
-        ];
-      case "ipv4":
-        return [...ipv4("k.proto", "20")];
-      case "ipv6":
-        return [
-          "hdr.ipv6.setValid();",
-          "hdr.ipv6.version = 6;",
-          "hdr.ipv6.traffic_class = 0;",
-          "hdr.ipv6.flow = k.flow;",
-          "hdr.ipv6.payload_len = (bit<16>) payload_len;",
-          "hdr.ipv6.next = k.next;",
-          "hdr.ipv6.hlim = k.hlim;",
-          "hdr.ipv6.src = k.src;",
-          "hdr.ipv6.dst = k.dst;",
-        ];
-      case "cna":
-        return ["hdr.cna.setValid();", "hdr.cna.src = k.src;", "hdr.cna.dst = k.dst;", "hdr.cna.session = k.session;", "hdr.cna.overlay = k.overlay;", "hdr.cna.reserved = 0;"];
-      case "gre":
-        return [
-          "bit<16> key_len = 0;",
-          "if (k.keyed == 1) { key_len = 4; }",
-          ...ipv4("47", "24 + key_len"),
-          "hdr.gre.setValid();",
-          "hdr.gre.c = 0; hdr.gre.r = 0; hdr.gre.k = k.keyed; hdr.gre.s = 0; hdr.gre.ssr = 0; hdr.gre.recur = 0; hdr.gre.flags = 0; hdr.gre.version = 0;",
-          "hdr.gre.protocol = k.type_;",
-          "if (k.keyed == 1) { hdr.gre_key.setValid(); hdr.gre_key.value = k.key_; }",
-        ];
-      case "vxlan":
-        return [
-          ...ipv4("17", "36"),
-          "hdr.udp.setValid();",
-          "hdr.udp.sport = k.sport;",
-          "hdr.udp.dport = k.dport;",
-          "hdr.udp.len = (bit<16>) payload_len + 16;",
-          "hdr.udp.checksum = 0;  // allowed for IPv4, recommended by RFC 7348",
-          "hdr.vxlan.setValid();",
-          "hdr.vxlan.flags = 0x08;",
-          "hdr.vxlan.reserved = 0;",
-          "hdr.vxlan.vni = k.vni;",
-          "hdr.vxlan.reserved2 = 0;",
-        ];
-      case "mpls":
-        return ["hdr.mpls.setValid();", "hdr.mpls.label = k.label;", "hdr.mpls.tc = k.tc;", "hdr.mpls.s = k.s;", "hdr.mpls.ttl = k.ttl;"];
-      default:
-        return [];
-    }
-  })();
   // What it put in front: the design's headers now valid (a pass that pushes parses none).
-  const length = ["header_len = 0;", ...designHeaders(design).map((h) => `if (hdr.${h}.isValid()) { header_len = header_len + (bit<32>) hdr.${h}.minSizeInBytes(); }`)];
-  return [...head, ...[...body, ...length].map((l) => `        ${l}`), "    }", "}"];
+  const length = ["header_len = 0;", ...headerNames(design).map((h) => `if (hdr.${h}.isValid()) { header_len = header_len + (bit<32>) hdr.${h}.minSizeInBytes(); }`)];
+  return [...head, ...[...p4Of(design).push, ...length].map((l) => `        ${l}`), "    }", "}"];
 }
 
 /** `@id(0x…)`: a P4Info id as p4c takes it (the resource type in the top byte, kept as written). */
@@ -637,7 +348,7 @@ function idAnnotation(id: number | undefined): string {
 const quoted = (s: string): string => JSON.stringify(s);
 
 function actionDefinitions(dev: Device, ids: P4InfoIds): string[] {
-  const pops = dev.designs.flatMap(designHeaders);
+  const pops = dev.designs.flatMap(headerNames);
   const popped = [...new Set(pops)];
   const body: Record<string, string[]> = {
     [A.acquireForward]: ["meta.stage = STAGE_FORWARD;"],
@@ -775,7 +486,7 @@ function memberBlocks(dev: Device): string[] {
  * packet's, as strata cuts them (src/model/interpreter.ts #receive); meta.trail counts them.
  */
 function trimLines(design: DesignDef): string[] {
-  const stated = IPV4_LED.has(design.name) ? "(bit<32>) hdr.ipv4.total_len" : design.name === "ipv6" ? "(bit<32>) hdr.ipv6.payload_len + 40" : undefined;
+  const stated = p4Of(design).statedLen;
   if (stated === undefined) return ["meta.popped = 0;"];
   return [
     `if (meta.popped == 1 && ${stated} < meta.pass_len - meta.trail) {`,
@@ -785,26 +496,9 @@ function trimLines(design: DesignDef): string[] {
   ];
 }
 
-/** Forwarding's side effect: TTL − 1 on packets the member did not send itself (incremental checksum, RFC 1624). */
+/** Forwarding's side effect: TTL − 1 on packets the member did not send itself. */
 function ttlLines(design: DesignDef): string[] {
-  const guard = "if (meta.forwarded == 1 && meta.in_link != IN_SELF) {";
-  if (IPV4_LED.has(design.name)) {
-    return [
-      guard,
-      "    if (hdr.ipv4.ttl <= 1) {",
-      "        drop_packet(DROP_TTL_EXPIRED);",
-      "    } else {",
-      "        bit<32> sum = (bit<32>) ~hdr.ipv4.checksum + (bit<32>) ~(hdr.ipv4.ttl ++ hdr.ipv4.protocol) + (bit<32>) ((hdr.ipv4.ttl - 1) ++ hdr.ipv4.protocol);",
-      "        sum = (sum & 0xffff) + (sum >> 16);",
-      "        sum = (sum & 0xffff) + (sum >> 16);",
-      "        hdr.ipv4.ttl = hdr.ipv4.ttl - 1;",
-      "        hdr.ipv4.checksum = ~((bit<16>) sum);",
-      "    }",
-      "}",
-    ];
-  }
-  const field = design.name === "ipv6" ? "hdr.ipv6.hlim" : design.name === "mpls" ? "hdr.mpls.ttl" : undefined;
-  if (field === undefined) return [];
-  return [guard, `    if (${field} <= 1) { drop_packet(DROP_TTL_EXPIRED); } else { ${field} = ${field} - 1; }`, "}"];
+  const decrement = p4Of(design).decrement;
+  if (decrement === undefined) return [];
+  return ["if (meta.forwarded == 1 && meta.in_link != IN_SELF) {", ...decrement.map((l) => `    ${l}`), "}"];
 }
-

@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { EXAMPLE_SPECS, exportFiles, exportSpec } from "./helpers/examples.js";
 
-const SPECS = [...EXAMPLE_SPECS, "test/fixtures/specs/p4-features.yaml"];
+const SPECS = [...EXAMPLE_SPECS, "test/fixtures/specs/p4-features.yaml", "test/fixtures/specs/p4-designs.yaml"];
 const KEYWORDS = ["key", "type", "in", "out", "table", "action", "state", "default", "priority", "entries"];
 
 const all = (text: string, re: RegExp): string[] => [...text.matchAll(re)].map((m) => m[1] ?? "");

@@ -38,8 +38,8 @@
 import { ACT_OUT, ERR_BAD_MATCH_KEY, ERR_OK, KIND_EXACT } from "../abi";
 import { getU16, getU32 } from "../wire/bytes";
 import { checkCommon, Entry, entryAt, FREE, slotsFor, Table, valueOf } from "./table";
+import { finish, hashMasked, round, seed } from "./hash";
 import * as tss from "./tuple-space";
-import { M1, M2 } from "./tuple-space";
 
 export const EXACT_SINGLE: i32 = 0;
 export const EXACT_DIRECT: i32 = 1;
@@ -177,16 +177,7 @@ function onlyWord(t: Table): i32 {
  * key's from byte keyedFrom on), masked by the table's mask.
  */
 @inline function keyedHash(t: Table, words: usize): u32 {
-  let h: u64 = M1;
-  const n = slotWords(t);
-  const mask = t.mask + <usize>t.keyedFrom;
-  for (let i = 0; i < n; i++) {
-    const o = <usize>i << 3;
-    const w = load<u64>(words + o) & load<u64>(mask + o);
-    h = (h ^ w ^ (w >> 32)) * M1; // fold, mix: as tuple-space.ts hashMasked
-    h ^= h >> 29;
-  }
-  return <u32>((h * M2) >> 32) & t.keyedMask;
+  return hashMasked(words, t.mask + <usize>t.keyedFrom, slotWords(t), 0) & t.keyedMask;
 }
 
 /** Slot `s` of a keyed index (exact's or LPM's: 1 << keyedShift bytes each). */
@@ -299,9 +290,7 @@ export function keyedProbeDistance(t: Table): f64 {
 @inline export function lookupWord(t: Table, key: usize): i32 {
   const from = <usize>t.keyedFrom;
   const x = load<u64>(key + from) & load<u64>(t.mask + from);
-  let h = (M1 ^ x ^ (x >> 32)) * M1;
-  h ^= h >> 29;
-  let s = <u32>((h * M2) >> 32) & t.keyedMask;
+  let s = finish(round(seed(0), x)) & t.keyedMask;
   while (true) {
     const slot = t.keyed + (<usize>s << 4);
     const e = load<u32>(slot, SLOT_ENTRY_WORD);
@@ -320,15 +309,9 @@ function lookupKeyed(t: Table, key: usize): i32 {
   const x0 = load<u64>(key) & load<u64>(m);
   const x1 = load<u64>(key, 8) & load<u64>(m, 8);
   const x2 = t.words > 2 ? load<u64>(key, 16) & load<u64>(m, 16) : 0;
-  let h = (M1 ^ x0 ^ (x0 >> 32)) * M1;
-  h ^= h >> 29;
-  h = (h ^ x1 ^ (x1 >> 32)) * M1;
-  h ^= h >> 29;
-  if (t.words > 2) {
-    h = (h ^ x2 ^ (x2 >> 32)) * M1;
-    h ^= h >> 29;
-  }
-  let s = <u32>((h * M2) >> 32) & t.keyedMask;
+  let h = round(round(seed(0), x0), x1);
+  if (t.words > 2) h = round(h, x2);
+  let s = finish(h) & t.keyedMask;
   while (true) {
     const slot = t.keyed + (<usize>s << 5);
     const e = load<u32>(slot, SLOT_ENTRY_WIDE);

@@ -21,8 +21,8 @@
 import { ERR_BAD_MATCH_KEY, ERR_OK, KIND_LPM } from "../abi";
 import * as exact from "./exact";
 import { checkCommon, entryAt, fieldAllOrNothing, fieldKind, fieldLen, fieldOffset, FREE, prefixLen, slotsFor, Table, valueOf } from "./table";
+import { finish, round, seed } from "./hash";
 import * as tss from "./tuple-space";
-import { M1, M2 } from "./tuple-space";
 
 /** Keys of up to this many u64 words get the keyed index. */
 const KEYED_MAX_WORDS: i32 = 2;
@@ -71,12 +71,8 @@ export function resize(t: Table): void {
 }
 
 /** The home slot of masked words (x0, x1) in group `g`. */
-@inline function home(t: Table, g: u32, x0: u64, x1: u64): u32 {
-  let h = (M1 ^ <u64>g ^ x0 ^ (x0 >> 32)) * M1; // fold, mix: as tuple-space.ts hashMasked
-  h ^= h >> 29;
-  h = (h ^ x1 ^ (x1 >> 32)) * M1;
-  h ^= h >> 29;
-  return <u32>((h * M2) >> 32) & t.keyedMask;
+@inline function home(t: Table, g: i32, x0: u64, x1: u64): u32 {
+  return finish(round(round(seed(g), x0), x1)) & t.keyedMask;
 }
 
 /** Slot `s` (exact.slotAt, with the shift a constant). */
@@ -86,14 +82,14 @@ export function resize(t: Table): void {
 
 /** A slot's home: from the words and group it holds. */
 function slotHome(t: Table, slot: usize): u32 {
-  return home(t, load<u32>(slot, SLOT_GROUP), load<u64>(slot), load<u64>(slot, 8));
+  return home(t, <i32>load<u32>(slot, SLOT_GROUP) - 1, load<u64>(slot), load<u64>(slot, 8));
 }
 
 /** Entry `i`'s home slot: its value is stored masked, the unused word is zero. */
 function entryHome(t: Table, i: i32): u32 {
   const e = entryAt(t, i);
   const v = valueOf(t, e);
-  return home(t, <u32>e.group + 1, load<u64>(v), t.words > 1 ? load<u64>(v, 8) : 0);
+  return home(t, e.group, load<u64>(v), t.words > 1 ? load<u64>(v, 8) : 0);
 }
 
 /** The slot that holds entry `i`. */
@@ -149,7 +145,7 @@ export function lookup(t: Table, key: usize): i32 {
     const x0 = k0 & load<u64>(mask);
     const x1 = t.words > 1 ? k1 & load<u64>(mask, 8) : 0;
     const tag = <u32>g + 1;
-    let s = home(t, tag, x0, x1);
+    let s = home(t, g, x0, x1);
     while (true) {
       const slot = slotAt(t, s);
       const e = load<u32>(slot, SLOT_ENTRY);

@@ -13,6 +13,7 @@
 // `maxPrio` only ever rises while the group lives: it stays an upper bound
 // after removals, which is all the early stop needs.
 
+import { hashMasked } from "./hash";
 import { entryAt, Table, valueOf } from "./table";
 
 export const GROUP_HEADER_LEN: i32 = 16;
@@ -29,30 +30,6 @@ const NO_GROUP: i32 = -1;
 }
 @inline export function orderAt(t: Table, k: i32): i32 {
   return load<i32>(t.order + (<usize>k << 2));
-}
-
-/** The hash's multipliers, shared by every hashed index (exact.ts and lpm.ts keyed ones too). */
-export const M1: u64 = 0x9e3779b97f4a7c15;
-export const M2: u64 = 0xff51afd7ed558ccd;
-
-/**
- * Hash of (key & mask) over `words` u64 words, salted with the group. A
- * multiply only carries entropy upward, and keys often vary in their high bytes
- * only (a MAC's last bytes sit at the top of a little-endian word): each word's
- * high half is folded onto its low half (an invertible step) before the
- * multiply, each product is folded down before the next, and the slot comes
- * from the well-mixed high half. (Without the first fold, 1,024 MACs that
- * differ in their last two bytes probed 11.7 slots past home on average.)
- */
-@inline export function hashMasked(key: usize, mask: usize, words: i32, group: i32): u32 {
-  let h: u64 = <u64>(group + 1) * M1;
-  for (let i = 0; i < words; i++) {
-    const o = <usize>i << 3;
-    const w = load<u64>(key + o) & load<u64>(mask + o);
-    h = (h ^ w ^ (w >> 32)) * M1;
-    h ^= h >> 29;
-  }
-  return <u32>((h * M2) >> 32);
 }
 
 /** Whether key & mask equals `value` (stored masked) over `words` words. */

@@ -2,8 +2,7 @@
 // calls (set-up, table writes, counters) are few and not per packet; packets
 // go in and out only through run()/resume() on whole batches.
 
-import { Entry, entryAt, hitsAt, lookup as lookupIn } from "./tables/table";
-import { actionOf } from "./pipeline/lookup";
+import { actionOf, Entry, entryAt, hitsAt, lookup as lookupIn, rowOf } from "./tables/table";
 import { tableById } from "./tables/write";
 import { memberAt, linkAt, nLinks, nMembers, orphanDrops } from "./pipeline/topology";
 import {
@@ -56,7 +55,7 @@ export { FIELD_LEN } from "./tables/table";
 /** The best entry for the key at `key` in table `id` (−1: none); counts a hit. For tests and tools. */
 export function tableLookup(id: i32, key: usize): i32 {
   const t = tableById(id);
-  return t == null ? -1 : lookupIn(t, key);
+  return t == null ? -1 : rowOf(lookupIn(t, key));
 }
 
 /** Mean probe distance of a hashed table's entries — the keyed index of an exact or LPM table that has one — (−1 for range tables): see tuple-space.ts. */
@@ -107,8 +106,9 @@ export function tableEntry(id: i32, i: i32, out: usize): bool {
 export function tableLookupAction(id: i32, key: usize, out: usize): i32 {
   const t = tableById(id);
   if (t == null) return -1;
-  const row = lookupIn(t, key);
-  if (row >= 0) writeAction(actionOf(t, row), out);
+  const h = lookupIn(t, key);
+  const row = rowOf(h);
+  if (row >= 0) writeAction(actionOf(t, h), out);
   return row;
 }
 

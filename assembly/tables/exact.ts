@@ -27,17 +27,17 @@
 //   │ key & mask: u64 × words      │ entry + 1 : u32 │ action word: u32 │   16 bytes (1 word) or 32 (2–3 words)
 //   └──────────────────────────────┴─────────────────┴──────────────────┘
 //
-// The action word is `code + 1 | count << 8 | arg << 16` for an action with
-// no arg2 and no data (bar a forward's one out-link), count < 256 and arg < 65536; else 0 (read the entry).
+// The action word is action.ts's; a lookup returns it with the row (a Hit).
 // Whatever changes an entry's action calls actionChanged.
 //
 // It has at least twice as many slots (a power of two) as the table has
 // entries with memory, and is re-made when the table grows; deletion shifts
 // back (no tombstones).
 
-import { ACT_OUT, ERR_BAD_MATCH_KEY, ERR_OK, KIND_EXACT } from "../abi";
+import { ERR_BAD_MATCH_KEY, ERR_OK, KIND_EXACT } from "../abi";
+import { actionWord, hit, Hit, MISS } from "./action";
 import { getU16, getU32 } from "../wire/bytes";
-import { checkCommon, Entry, entryAt, FREE, slotsFor, Table, valueOf } from "./table";
+import { checkCommon, entryAt, FREE, slotsFor, Table, valueOf } from "./table";
 import { finish, hashMasked, round, seed } from "./hash";
 import * as tss from "./tuple-space";
 
@@ -78,31 +78,6 @@ const SLOT_ENTRY_WIDE: usize = 24;
 const SLOT_ENTRY_WORD: usize = 8;
 /** The action word follows the entry. */
 const SLOT_ACTION: usize = 4;
-
-/** The action word of the last keyed hit (0: none, or the action does not fit). */
-export let hitAction: u32 = 0;
-
-/**
- * Entry `e`'s action as one word, or 0 when it does not fit. A forward to one
- * out-link fits though it has data: its list of out-links, whose one element
- * `arg` repeats (forward.ts reads the list only for several).
- */
-export function actionWord(e: Entry): u32 {
-  const dataNeeded = e.data != 0 && !(e.code == ACT_OUT && e.count == 1);
-  if (e.arg2 != 0 || dataNeeded || e.count > 0xff || e.arg > 0xffff || e.code >= 0xff) return 0;
-  return (<u32>e.code + 1) | (<u32>e.count << 8) | (e.arg << 16);
-}
-
-/** An action word's code, count and arg, as actionWord put them there. */
-@inline export function wordCode(a: u32): u32 {
-  return (a & 0xff) - 1;
-}
-@inline export function wordCount(a: u32): u32 {
-  return (a >> 8) & 0xff;
-}
-@inline export function wordArg(a: u32): u32 {
-  return a >> 16;
-}
 
 export function check(t: Table, value: usize, mask: usize): i32 {
   const common = checkCommon(t, value, mask);
@@ -287,24 +262,21 @@ export function keyedProbeDistance(t: Table): f64 {
 }
 
 /** EXACT_WORD: one masked word (at byte keyedFrom), compared in the slot. */
-@inline export function lookupWord(t: Table, key: usize): i32 {
+@inline export function lookupWord(t: Table, key: usize): Hit {
   const from = <usize>t.keyedFrom;
   const x = load<u64>(key + from) & load<u64>(t.mask + from);
   let s = finish(round(seed(0), x)) & t.keyedMask;
   while (true) {
     const slot = t.keyed + (<usize>s << 4);
     const e = load<u32>(slot, SLOT_ENTRY_WORD);
-    if (e == 0) return -1;
-    if (load<u64>(slot) == x) {
-      hitAction = load<u32>(slot, SLOT_ENTRY_WORD + SLOT_ACTION);
-      return <i32>e - 1;
-    }
+    if (e == 0) return MISS;
+    if (load<u64>(slot) == x) return hit(<i32>e - 1, load<u32>(slot, SLOT_ENTRY_WORD + SLOT_ACTION));
     s = (s + 1) & t.keyedMask;
   }
 }
 
 /** EXACT_KEYED: two or three masked words, compared in the slot (unused words are zero on both sides). */
-function lookupKeyed(t: Table, key: usize): i32 {
+function lookupKeyed(t: Table, key: usize): Hit {
   const m = t.mask;
   const x0 = load<u64>(key) & load<u64>(m);
   const x1 = load<u64>(key, 8) & load<u64>(m, 8);
@@ -315,31 +287,30 @@ function lookupKeyed(t: Table, key: usize): i32 {
   while (true) {
     const slot = t.keyed + (<usize>s << 5);
     const e = load<u32>(slot, SLOT_ENTRY_WIDE);
-    if (e == 0) return -1;
+    if (e == 0) return MISS;
     if (load<u64>(slot) == x0 && load<u64>(slot, 8) == x1 && load<u64>(slot, 16) == x2) {
-      hitAction = load<u32>(slot, SLOT_ENTRY_WIDE + SLOT_ACTION);
-      return <i32>e - 1;
+      return hit(<i32>e - 1, load<u32>(slot, SLOT_ENTRY_WIDE + SLOT_ACTION));
     }
     s = (s + 1) & t.keyedMask;
   }
 }
 
 /** EXACT_DIRECT: the in-link or out-link identifier indexes the entry, or else the hash. */
-@inline export function lookupDirect(t: Table, key: usize): i32 {
+@inline export function lookupDirect(t: Table, key: usize): Hit {
   const at = directAt(t, getU16(key));
-  return at != 0 ? load<i32>(at) : tss.lookupFirst(t, key);
+  return hit(at != 0 ? load<i32>(at) : tss.lookupFirst(t, key), 0);
 }
 
 /** Any exact road (table.ts lookup takes the common ones inline). */
-export function lookup(t: Table, key: usize): i32 {
+export function lookup(t: Table, key: usize): Hit {
   const mode = t.exactMode;
   if (mode == EXACT_WORD) return lookupWord(t, key);
-  if (mode == EXACT_SINGLE) return t.single;
+  if (mode == EXACT_SINGLE) return hit(t.single, 0);
   if (mode == EXACT_DIRECT || mode == EXACT_DIRECT32) {
     const at = directAt(t, directValue(t, key));
-    if (at != 0) return load<i32>(at);
+    if (at != 0) return hit(load<i32>(at), 0);
   } else if (mode == EXACT_KEYED) {
     return lookupKeyed(t, key);
   }
-  return tss.lookupFirst(t, key);
+  return hit(tss.lookupFirst(t, key), 0);
 }

@@ -19,6 +19,7 @@
 // actionChanged (table.ts, write.ts), as for exact tables.
 
 import { ERR_BAD_MATCH_KEY, ERR_OK, KIND_LPM } from "../abi";
+import { actionWord, hit, Hit, MISS } from "./action";
 import * as exact from "./exact";
 import { checkCommon, entryAt, fieldAllOrNothing, fieldKind, fieldLen, fieldOffset, FREE, prefixLen, slotsFor, Table, valueOf } from "./table";
 import { finish, round, seed } from "./hash";
@@ -111,13 +112,13 @@ export function placed(t: Table, i: i32): void {
   store<u64>(slot, t.words > 1 ? load<u64>(v, 8) : 0, 8);
   store<u32>(slot, <u32>e.group + 1, SLOT_GROUP);
   store<u32>(slot, <u32>(i + 1), SLOT_ENTRY);
-  store<u32>(slot, exact.actionWord(e), SLOT_ACTION);
+  store<u32>(slot, actionWord(e), SLOT_ACTION);
 }
 
 /** Entry `i`'s action was set or restored: its slot's action word follows. */
 export function actionChanged(t: Table, i: i32): void {
   if (t.keyed == 0) return;
-  store<u32>(slotAt(t, slotOf(t, i)), exact.actionWord(entryAt(t, i)), SLOT_ACTION);
+  store<u32>(slotAt(t, slotOf(t, i)), actionWord(entryAt(t, i)), SLOT_ACTION);
 }
 
 /** Entry `i` is leaving the table (its group still set). */
@@ -132,11 +133,12 @@ export function keyedProbeDistance(t: Table): f64 {
 }
 
 /**
- * The longest prefix matching `key`, or -1: through the keyed index (setting
- * exact.hitAction on a hit), else the tuple-space groups, longest first.
+ * The longest prefix matching `key` (with its action word when the keyed
+ * index holds it), or a miss: through the keyed index, else the tuple-space
+ * groups, longest first.
  */
-export function lookup(t: Table, key: usize): i32 {
-  if (t.keyed == 0) return tss.lookupFirst(t, key);
+export function lookup(t: Table, key: usize): Hit {
+  if (t.keyed == 0) return hit(tss.lookupFirst(t, key), 0);
   const k0 = load<u64>(key);
   const k1 = load<u64>(key, 8);
   for (let k = 0; k < t.nOrder; k++) {
@@ -151,11 +153,10 @@ export function lookup(t: Table, key: usize): i32 {
       const e = load<u32>(slot, SLOT_ENTRY);
       if (e == 0) break;
       if (load<u64>(slot) == x0 && load<u64>(slot, 8) == x1 && load<u32>(slot, SLOT_GROUP) == tag) {
-        exact.hitAction = load<u32>(slot, SLOT_ACTION);
-        return <i32>e - 1;
+        return hit(<i32>e - 1, load<u32>(slot, SLOT_ACTION));
       }
       s = (s + 1) & t.keyedMask;
     }
   }
-  return -1;
+  return MISS;
 }

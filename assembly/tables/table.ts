@@ -31,12 +31,16 @@ import {
   KIND_TERNARY,
 } from "../abi";
 import { setU16, setU32 } from "../wire/bytes";
+import { hit, Hit, rowOf } from "./action";
 import * as exact from "./exact";
 import * as lpm from "./lpm";
 import * as optional from "./optional";
 import * as range from "./range";
 import * as ternary from "./ternary";
 import * as tss from "./tuple-space";
+
+export { actionOf, Hit, MISS, rowOf, wordArg, wordCode, wordCount, wordOf } from "./action";
+export { directRow } from "./exact";
 
 /**
  * One declared key field.
@@ -373,21 +377,20 @@ export const ROAD_TUPLES: i32 = 9; // ternary, optional
 export const ROAD_RANGE: i32 = 10;
 
 /**
- * The entry matching `key` best, or -1. Counts a hit. After a hit through the
- * keyed index, exact.hitAction holds the entry's action word, or 0 (read the
- * entry); other roads leave it 0.
+ * The entry matching `key` best, with its action word where the index holds
+ * it (action.ts: a Hit), or a miss. Counts a hit.
  */
-@inline export function lookup(t: Table, key: usize): i32 {
-  const e = lookupUncounted(t, key);
-  if (e >= 0) countHit(t, e);
-  return e;
+@inline export function lookup(t: Table, key: usize): Hit {
+  const h = lookupUncounted(t, key);
+  const row = rowOf(h);
+  if (row >= 0) countHit(t, row);
+  return h;
 }
 
 /** lookup without counting the hit: for a caller that may yet leave the packet to another path (fast.ts). */
-@inline export function lookupUncounted(t: Table, key: usize): i32 {
-  exact.hitAction = 0;
+@inline export function lookupUncounted(t: Table, key: usize): Hit {
   const road = t.road;
-  return road == ROAD_WORD ? exact.lookupWord(t, key) : road == ROAD_SINGLE ? t.single : road == ROAD_DIRECT ? exact.lookupDirect(t, key) : lookupOther(t, key);
+  return road == ROAD_WORD ? exact.lookupWord(t, key) : road == ROAD_SINGLE ? hit(t.single, 0) : road == ROAD_DIRECT ? exact.lookupDirect(t, key) : lookupOther(t, key);
 }
 
 /**
@@ -395,14 +398,13 @@ export const ROAD_RANGE: i32 = 10;
  * out-link, 2; send: session, 4): from the direct index without a key when it
  * holds the value, else by the key built in `scratch`.
  */
-@inline export function lookupId(t: Table, id: u32, bytes: i32, scratch: usize): i32 {
+@inline export function lookupId(t: Table, id: u32, bytes: i32, scratch: usize): Hit {
   const road = t.road;
   const at = road == ROAD_DIRECT || road == ROAD_DIRECT32 ? exact.directAt(t, id) : 0;
   if (at == 0) return lookup(t, idKey(scratch, id, bytes));
-  exact.hitAction = 0;
   const e = load<i32>(at);
   if (e >= 0) countHit(t, e);
-  return e;
+  return hit(e, 0);
 }
 
 /** The one-field key for `id` in `scratch`: big-endian, `bytes` wide, the rest of the word zero. */
@@ -414,11 +416,11 @@ function idKey(scratch: usize, id: u32, bytes: i32): usize {
 }
 
 /** Every road but the inline ones; counts no hit. */
-function lookupOther(t: Table, key: usize): i32 {
+function lookupOther(t: Table, key: usize): Hit {
   switch (t.road) {
     case ROAD_LPM: return lpm.lookup(t, key);
-    case ROAD_RANGE: return range.lookup(t, key);
-    case ROAD_TUPLES: return tss.lookup(t, key);
+    case ROAD_RANGE: return hit(range.lookup(t, key), 0);
+    case ROAD_TUPLES: return hit(tss.lookup(t, key), 0);
   }
   return exact.lookup(t, key);
 }

@@ -9,7 +9,7 @@
 // the lane's counters, hits and bytes.
 
 import { PORT_SELF } from "../abi";
-import { countHit, directRow, Entry, entryAt, Hit, lookupUncounted, rowOf, Table, wordArg, wordOf } from "../tables/table";
+import { countHit, directRow, Entry, entryAt, Hit, lookupUncounted, rowOf, singleRow, Table, wordArg, wordOf } from "../tables/table";
 import { ttlEffect } from "../pipeline/forward";
 import { carry } from "../pipeline/link";
 import { drained } from "../pipeline/output";
@@ -76,7 +76,7 @@ export function boundRun(n: i32, first: u32, base: u32, kernel: i32): void {
   parseHeader(d, m.design);
   setInLink(keyOf(d), d.port);
   const t = changetype<Table>(m.acquire);
-  countHit(t, t.single);
+  countHit(t, singleRow(t));
   return forwardTransmit(d, m, ttl);
 }
 

@@ -43,7 +43,7 @@ import {
   STAGE_SEND,
   STAGE_TRANSMIT,
 } from "../abi";
-import { countHit, directRow, entryAt, Hit, lookupUncounted, ROAD_DIRECT, ROAD_DIRECT32, rowOf, Table, wordArg, wordCode, wordCount, wordOf } from "../tables/table";
+import { countHit, directRow, entryAt, Hit, lookupUncounted, ROAD_DIRECT, ROAD_DIRECT32, rowOf, singleRow, Table, wordArg, wordCode, wordCount, wordOf } from "../tables/table";
 import { ttlEffect } from "./forward";
 import { carry, hopLimit } from "./link";
 import { keyOf, Packet, release } from "./packet";
@@ -126,7 +126,7 @@ export function fastLane(d: Packet, stage: i32): i32 {
         const to = out >= 0 ? outLink(m, <u32>out) : -1;
         if (rt >= 0 && to >= 0) {
           const ta = changetype<Table>(m.acquire);
-          countHit(ta, ta.single);
+          countHit(ta, singleRow(ta));
           countHit(tf, rf);
           countHit(tt, rt);
           port = <u32>out;
@@ -143,7 +143,7 @@ export function fastLane(d: Packet, stage: i32): i32 {
         if (ra >= 0 && actionCode(ta, ha) == ACT_RECEIVE && roomFor(m.captureId, d.len, tagged) == ROOM_NOW) {
           const tr = changetype<Table>(m.receive);
           countHit(ta, ra);
-          countHit(tr, tr.single);
+          countHit(tr, singleRow(tr));
           d.member = member;
           d.port = port;
           hand(d, m, tagged);

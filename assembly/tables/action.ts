@@ -17,7 +17,7 @@
 //   └──────────────────────────────┴─────────────────────────────────────┘
 
 import { ACT_OUT } from "../abi";
-import { Entry, entryAt, Table } from "./table";
+import { Entry, entryAt, Table } from "./storage";
 
 /** Entry `e`'s action as one word, or 0 when it does not fit. */
 export function actionWord(e: Entry): u32 {
@@ -45,6 +45,10 @@ export const MISS: Hit = 0xffffffff;
 
 @inline export function hit(row: i32, word: u32): Hit {
   return (<u64>word << 32) | <u64><u32>row;
+}
+/** The Hit of an index slot that holds entry + 1 (u32), then the action word: the two read as one u64 (not 0). */
+@inline export function heldHit(held: u64): Hit {
+  return held - 1;
 }
 /** The row a lookup found, or −1. */
 @inline export function rowOf(h: Hit): i32 {

@@ -100,7 +100,7 @@ export function probeDistance(t: Table): f64 {
   const tag = <u32>g + 1;
   let s = home(r, g, x0, x1);
   while (true) {
-    const slot = slotAt(r, s);
+    const slot = r.at + (<usize>s << SLOT_SHIFT); // slotAt, with the shift a constant: one load fewer a probe
     const held = load<u64>(slot, ENTRY);
     if (<u32>held == 0) return MISS;
     if (load<u64>(slot) == x0 && load<u64>(slot, 8) == x1 && load<u32>(slot, GROUP) == tag) return heldHit(held);

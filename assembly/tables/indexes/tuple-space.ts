@@ -106,7 +106,7 @@ export function find(t: Table, value: usize, mask: usize, lo: usize, hi: usize, 
   const h = hashMasked(key, mask, t.words, g);
   let s = h & r.mask;
   while (true) {
-    const slot = slotAt(r, s);
+    const slot = r.at + (<usize>s << SLOT_SHIFT); // slotAt, with the shift a constant
     const occupant = load<u32>(slot);
     if (occupant == 0) return best;
     if (load<u32>(slot, SLOT_HASH) == h) {

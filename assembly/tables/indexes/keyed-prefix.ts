@@ -95,17 +95,29 @@ export function probeDistance(t: Table): f64 {
   return meanDistance(t, groupedOf(t), ENTRY, slotHome);
 }
 
-/** The entry of group `g` whose masked words are (x0, x1), or a miss. */
-@inline function probe(r: Grouped, g: i32, x0: u64, x1: u64): Hit {
-  const tag = <u32>g + 1;
-  let s = home(r, g, x0, x1);
-  while (true) {
-    const slot = r.at + (<usize>s << SLOT_SHIFT); // slotAt, with the shift a constant: one load fewer a probe
-    const held = load<u64>(slot, ENTRY);
-    if (<u32>held == 0) return MISS;
-    if (load<u64>(slot) == x0 && load<u64>(slot, 8) == x1 && load<u32>(slot, GROUP) == tag) return heldHit(held);
-    s = (s + 1) & r.mask;
+/**
+ * The first of the groups at positions k … end − 1 of the order (longest
+ * prefix first) that holds key words (k0, k1), masked by the group's mask,
+ * with its action word when it fits; or a miss. One loop inside the other, as
+ * the packet path wants it: a group's miss goes straight on to the next group.
+ */
+@inline function search(t: Table, r: Grouped, k0: u64, k1: u64, k: i32, end: i32): Hit {
+  for (; k < end; k++) {
+    const g = orderAt(r, k);
+    const mask = groupMask(r, g);
+    const x0 = k0 & load<u64>(mask);
+    const x1 = t.words > 1 ? k1 & load<u64>(mask, 8) : 0;
+    const tag = <u32>g + 1;
+    let s = home(r, g, x0, x1);
+    while (true) {
+      const slot = r.at + (<usize>s << SLOT_SHIFT); // slotAt, with the shift a constant
+      const held = load<u64>(slot, ENTRY);
+      if (<u32>held == 0) break;
+      if (load<u64>(slot) == x0 && load<u64>(slot, 8) == x1 && load<u32>(slot, GROUP) == tag) return heldHit(held);
+      s = (s + 1) & r.mask;
+    }
   }
+  return MISS;
 }
 
 /** The entry with exactly this value and mask (the rank follows from the mask), or −1. */
@@ -113,22 +125,15 @@ export function find(t: Table, value: usize, mask: usize, lo: usize, hi: usize, 
   const r = groupedOf(t);
   const g = findGroup(t, r, mask);
   if (g == NO_GROUP) return -1;
-  const m = groupMask(r, g);
-  return rowOf(probe(r, g, load<u64>(value) & load<u64>(m), t.words > 1 ? load<u64>(value, 8) & load<u64>(m, 8) : 0));
+  let k = 0;
+  while (orderAt(r, k) != g) k++;
+  return rowOf(search(t, r, load<u64>(value), t.words > 1 ? load<u64>(value, 8) : 0, k, k + 1));
 }
 
 /** The longest prefix matching `key`, with its action word when it fits, or a miss. */
 export function lookup(t: Table, key: usize): Hit {
   const r = groupedOf(t);
-  const k0 = load<u64>(key);
-  const k1 = load<u64>(key, 8);
-  for (let k = 0; k < r.nOrder; k++) {
-    const g = orderAt(r, k);
-    const mask = groupMask(r, g);
-    const h = probe(r, g, k0 & load<u64>(mask), t.words > 1 ? k1 & load<u64>(mask, 8) : 0);
-    if (rowOf(h) >= 0) return h;
-  }
-  return MISS;
+  return search(t, r, load<u64>(key), load<u64>(key, 8), 0, r.nOrder);
 }
 
 export const index = new Index(RECORD_LEN, make, groups.free, grown, place, unplace, actionSet, find, lookup, probeDistance);

@@ -2,8 +2,7 @@
 // calls (set-up, table writes, counters) are few and not per packet; packets
 // go in and out only through run()/resume() on whole batches.
 
-import { Entry, entryAt, hitsAt, lookup as lookupIn } from "./tables/table";
-import { actionOf } from "./pipeline/lookup";
+import { actionOf, Entry, entryAt, hitsAt, lookup as lookupIn, probeDistance, rowOf } from "./tables/table";
 import { tableById } from "./tables/write";
 import { memberAt, linkAt, nLinks, nMembers, orphanDrops } from "./pipeline/topology";
 import {
@@ -56,21 +55,14 @@ export { FIELD_LEN } from "./tables/table";
 /** The best entry for the key at `key` in table `id` (−1: none); counts a hit. For tests and tools. */
 export function tableLookup(id: i32, key: usize): i32 {
   const t = tableById(id);
-  return t == null ? -1 : lookupIn(t, key);
+  return t == null ? -1 : rowOf(lookupIn(t, key));
 }
 
-/** Mean probe distance of a hashed table's entries — the keyed index of an exact or LPM table that has one — (−1 for range tables): see tuple-space.ts. */
+/** Mean probe distance of the entries of the hashed index a table's lookups use (−1 for range tables): see tables/indexes/slots.ts. */
 export function tableProbeDistance(id: i32): f64 {
   const t = tableById(id);
-  if (t == null) return -1;
-  if (isKeyed(t)) return keyedProbeDistance(t);
-  if (t.kind == KIND_LPM && t.keyed != 0) return lpmProbeDistance(t);
-  return t.slots == 0 ? -1 : meanProbeDistance(t);
+  return t == null ? -1 : probeDistance(t);
 }
-import { meanProbeDistance } from "./tables/tuple-space";
-import { isKeyed, keyedProbeDistance } from "./tables/exact";
-import { keyedProbeDistance as lpmProbeDistance } from "./tables/lpm";
-import { KIND_LPM } from "./abi";
 
 export function tableCount(id: i32): i32 {
   const t = tableById(id);
@@ -107,8 +99,9 @@ export function tableEntry(id: i32, i: i32, out: usize): bool {
 export function tableLookupAction(id: i32, key: usize, out: usize): i32 {
   const t = tableById(id);
   if (t == null) return -1;
-  const row = lookupIn(t, key);
-  if (row >= 0) writeAction(actionOf(t, row), out);
+  const h = lookupIn(t, key);
+  const row = rowOf(h);
+  if (row >= 0) writeAction(actionOf(t, h), out);
   return row;
 }
 

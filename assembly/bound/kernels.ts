@@ -9,8 +9,7 @@
 // the lane's counters, hits and bytes.
 
 import { PORT_SELF } from "../abi";
-import { directRow, hitAction, wordArg } from "../tables/exact";
-import { countHit, Entry, entryAt, lookupUncounted, Table } from "../tables/table";
+import { countHit, directRow, Entry, entryAt, Hit, lookupUncounted, rowOf, singleRow, Table, wordArg, wordOf } from "../tables/table";
 import { ttlEffect } from "../pipeline/forward";
 import { carry } from "../pipeline/link";
 import { drained } from "../pipeline/output";
@@ -41,10 +40,10 @@ export function boundRun(n: i32, first: u32, base: u32, kernel: i32): void {
   drained();
 }
 
-/** The out-link of forward row `row` (one out-link): from the keyed slot when it held the action. */
-@inline function outOf(t: Table, row: i32): u32 {
-  const a = hitAction;
-  return a != 0 ? wordArg(a) : entryAt(t, row).arg;
+/** The out-link of forward hit `h` (one out-link): from the keyed slot when it held the action. */
+@inline function outOf(t: Table, h: Hit): u32 {
+  const a = wordOf(h);
+  return a != 0 ? wordArg(a) : entryAt(t, rowOf(h)).arg;
 }
 
 /** Crosses the packet's link; returns the link's first receiver (the caller's next member), its port in d.port. */
@@ -61,12 +60,12 @@ export function boundRun(n: i32, first: u32, base: u32, kernel: i32): void {
  */
 @inline function forwardTransmit(d: Packet, m: Member, ttl: bool): Entry {
   let t = changetype<Table>(m.forward);
-  let r = lookupUncounted(t, keyOf(d));
-  const out = outOf(t, r);
+  const h = lookupUncounted(t, keyOf(d));
+  const out = outOf(t, h);
   if (ttl) ttlEffect(d, m, d.port);
-  countHit(t, r);
+  countHit(t, rowOf(h));
   t = changetype<Table>(m.transmit);
-  r = directRow(t, out);
+  const r = directRow(t, out);
   countHit(t, r);
   d.link = outLink(m, out);
   return entryAt(t, r);
@@ -77,7 +76,7 @@ export function boundRun(n: i32, first: u32, base: u32, kernel: i32): void {
   parseHeader(d, m.design);
   setInLink(keyOf(d), d.port);
   const t = changetype<Table>(m.acquire);
-  countHit(t, t.single);
+  countHit(t, singleRow(t));
   return forwardTransmit(d, m, ttl);
 }
 
@@ -87,10 +86,9 @@ export function boundRun(n: i32, first: u32, base: u32, kernel: i32): void {
   parseHeader(d, m.design);
   setInLink(key, d.port);
   let t = changetype<Table>(m.acquire);
-  let r = lookupUncounted(t, key);
-  countHit(t, r);
+  countHit(t, rowOf(lookupUncounted(t, key)));
   t = changetype<Table>(m.receive);
-  r = lookupUncounted(t, key);
+  const r = rowOf(lookupUncounted(t, key));
   countHit(t, r);
   return entryAt(t, r);
 }

@@ -43,8 +43,7 @@ import {
   STAGE_SEND,
   STAGE_TRANSMIT,
 } from "../abi";
-import { directRow, hitAction, wordArg, wordCode, wordCount } from "../tables/exact";
-import { countHit, entryAt, lookupUncounted, ROAD_DIRECT, ROAD_DIRECT32, Table } from "../tables/table";
+import { countHit, directRow, entryAt, Hit, lookupUncounted, ROAD_DIRECT, ROAD_DIRECT32, rowOf, singleRow, Table, wordArg, wordCode, wordCount, wordOf } from "../tables/table";
 import { ttlEffect } from "./forward";
 import { carry, hopLimit } from "./link";
 import { keyOf, Packet, release } from "./packet";
@@ -120,13 +119,14 @@ export function fastLane(d: Packet, stage: i32): i32 {
         // Acquire: its keyless row says forward. Forward: one out-link. Transmit: every row is physical.
         const tf = changetype<Table>(m.forward);
         const tt = changetype<Table>(m.transmit);
-        const rf = lookupUncounted(tf, key);
-        const out = rf >= 0 ? oneOutLink(tf, rf) : -1;
+        const hf = lookupUncounted(tf, key);
+        const rf = rowOf(hf);
+        const out = rf >= 0 ? oneOutLink(tf, hf) : -1;
         const rt = out >= 0 ? directRow(tt, <u32>out) : -1;
         const to = out >= 0 ? outLink(m, <u32>out) : -1;
         if (rt >= 0 && to >= 0) {
           const ta = changetype<Table>(m.acquire);
-          countHit(ta, ta.single);
+          countHit(ta, singleRow(ta));
           countHit(tf, rf);
           countHit(tt, rt);
           port = <u32>out;
@@ -137,12 +137,13 @@ export function fastLane(d: Packet, stage: i32): i32 {
       } else if (plan == PLAN_DELIVER) {
         // Receive: its keyless row says deliver.
         const ta = changetype<Table>(m.acquire);
-        const ra = lookupUncounted(ta, key);
+        const ha = lookupUncounted(ta, key);
+        const ra = rowOf(ha);
         const tagged = (m.flags & MEMBER_TAG_DELIVERIES) != 0;
-        if (ra >= 0 && actionCode(ta, ra) == ACT_RECEIVE && roomFor(m.recordingId, d.len, tagged) == ROOM_NOW) {
+        if (ra >= 0 && actionCode(ta, ha) == ACT_RECEIVE && roomFor(m.recordingId, d.len, tagged) == ROOM_NOW) {
           const tr = changetype<Table>(m.receive);
           countHit(ta, ra);
-          countHit(tr, tr.single);
+          countHit(tr, singleRow(tr));
           d.member = member;
           d.port = port;
           hand(d, m, tagged);
@@ -151,9 +152,10 @@ export function fastLane(d: Packet, stage: i32): i32 {
         }
       }
       const t = changetype<Table>(m.acquire);
-      const row = lookupUncounted(t, key);
+      const h = lookupUncounted(t, key);
+      const row = rowOf(h);
       if (row < 0) break;
-      const code = actionCode(t, row);
+      const code = actionCode(t, h);
       if (code == ACT_FORWARD) {
         stage = STAGE_FORWARD;
       } else if (code == ACT_RECEIVE) {
@@ -174,7 +176,7 @@ export function fastLane(d: Packet, stage: i32): i32 {
       const m = memberAt(member);
       if (m.receive == 0) break;
       const t = changetype<Table>(m.receive);
-      const row = lookupUncounted(t, key);
+      const row = rowOf(lookupUncounted(t, key));
       if (row < 0) break;
       const e = entryAt(t, row);
       if (e.code == ACT_DELIVER) {
@@ -213,9 +215,10 @@ export function fastLane(d: Packet, stage: i32): i32 {
         keyMember = member;
       }
       setInLink(key, port);
-      const row = lookupUncounted(t, key);
+      const h = lookupUncounted(t, key);
+      const row = rowOf(h);
       if (row < 0) break;
-      const code = actionCode(t, row);
+      const code = actionCode(t, h);
       if (code == ACT_SHARED_FORWARD) {
         // Subduction (forward.ts): the underlay's shared member forwards it, from in-link `shared`.
         countHit(t, row);
@@ -224,7 +227,7 @@ export function fastLane(d: Packet, stage: i32): i32 {
         keyMember = -1;
         continue;
       }
-      const out = oneOutLink(t, row);
+      const out = oneOutLink(t, h);
       if (out < 0 || ttlEffect(d, m, port) != DROP_NONE) break;
       countHit(t, row);
       port = <u32>out;
@@ -266,16 +269,16 @@ export function fastLane(d: Packet, stage: i32): i32 {
   return stage;
 }
 
-/** The action code of row `row`, just found in `t`: from the keyed slot when it held the action. */
-@inline function actionCode(t: Table, row: i32): i32 {
-  const a = hitAction;
-  return a != 0 ? <i32>wordCode(a) : <i32>entryAt(t, row).code;
+/** The action code of hit `h` (a row), just found in `t`: from the keyed slot when it held the action. */
+@inline function actionCode(t: Table, h: Hit): i32 {
+  const a = wordOf(h);
+  return a != 0 ? <i32>wordCode(a) : <i32>entryAt(t, rowOf(h)).code;
 }
 
-/** The out-link of row `row`, just found in forward table `t`, when its action is a forward to one out-link; else −1. */
-@inline function oneOutLink(t: Table, row: i32): i32 {
-  const a = hitAction;
+/** The out-link of hit `h` (a row), just found in forward table `t`, when its action is a forward to one out-link; else −1. */
+@inline function oneOutLink(t: Table, h: Hit): i32 {
+  const a = wordOf(h);
   if (a != 0) return wordCode(a) == <u32>ACT_OUT && wordCount(a) == 1 ? <i32>wordArg(a) : -1;
-  const e = entryAt(t, row);
+  const e = entryAt(t, rowOf(h));
   return e.code == ACT_OUT && e.count == 1 ? <i32>e.arg : -1;
 }

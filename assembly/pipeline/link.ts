@@ -15,7 +15,7 @@ import {
   STAGE_DONE,
   STAGE_LINK,
 } from "../abi";
-import { hashMasked } from "../tables/tuple-space";
+import { hashMasked } from "../tables/hash";
 import { flowMask, keyLen, parse } from "../wire/design";
 import { recordingAppend, recordingsOn } from "./recording";
 import { drop } from "./drop";

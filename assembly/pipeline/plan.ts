@@ -19,7 +19,7 @@
 //                 └────────────────────┴─────────┘
 
 import { ACT_DELIVER, ACT_FORWARD, ACT_PHYSICAL } from "../abi";
-import { entryAt, FREE, ROAD_DIRECT, ROAD_DIRECT32, ROAD_SINGLE, Table } from "../tables/table";
+import { entryAt, FREE, ROAD_DIRECT, ROAD_DIRECT32, ROAD_SINGLE, singleRow, Table } from "../tables/table";
 import { tableWrites } from "../tables/write";
 import { Member, MEMBER_DOWN, MEMBER_TTL, memberAt, nMembers } from "./topology";
 
@@ -88,5 +88,5 @@ function allPhysical(t: Table): bool {
 /** The action of keyless table `table`'s one row, or −1 when the table has keys or no row. */
 function keylessRow(table: usize): i32 {
   const t = changetype<Table>(table);
-  return t.road == ROAD_SINGLE && t.single >= 0 ? <i32>entryAt(t, t.single).code : -1;
+  return t.road == ROAD_SINGLE && singleRow(t) >= 0 ? <i32>entryAt(t, singleRow(t)).code : -1;
 }

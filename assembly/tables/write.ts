@@ -46,7 +46,7 @@ import {
   WRITE_SIZE,
   WRITE_TABLE,
 } from "../abi";
-import { actionChanged, create, Entry, entryAt, insert, locate, relink, removeAt, Table, takeFree } from "./table";
+import { create, destroy, Entry, entryAt, insert, locate, remove, restoreAction, restoreEntry, save, setAction, Table } from "./table";
 
 // ── The table registry: ids chosen by the control plane ────────────────────
 
@@ -100,28 +100,9 @@ export function createTable(id: i32, role: i32, kind: i32, keyLen: i32, capacity
 export function destroyTable(id: i32): bool {
   const t = tableById(id);
   if (t == null) return false;
-  // Entries exist up to `allocated` (a table grows to its capacity as it fills).
-  for (let i = 0; i < t.allocated; i++) {
-    const e = entryAt(t, i);
-    if (e.group >= 0 && e.data != 0) heap.free(<usize>e.data);
-  }
-  freeIf(t.fields);
-  freeIf(t.mask);
-  freeIf(t.entriesBlock); // `entries` is an aligned pointer into it
-  freeIf(t.hits);
-  freeIf(t.sorted);
-  freeIf(t.slots);
-  freeIf(t.groups);
-  freeIf(t.order);
-  freeIf(t.direct);
-  freeIf(t.keyedBlock); // `keyed` likewise
-  heap.free(changetype<usize>(t));
+  destroy(t);
   store<usize>(registry + (<usize>id << alignof<usize>()), 0);
   return true;
-}
-
-function freeIf(p: usize): void {
-  if (p != 0) heap.free(p);
 }
 
 // ── Actions ────────────────────────────────────────────────────────────────
@@ -138,18 +119,15 @@ function actionFits(role: i32, code: i32): bool {
   return false;
 }
 
-function setAction(e: Entry, rec: usize, data: usize): void {
-  e.code = load<u16>(rec + WRITE_ACTION);
-  e.count = load<u16>(rec + WRITE_COUNT);
-  e.arg = load<u32>(rec + WRITE_ARG);
-  e.arg2 = load<u32>(rec + WRITE_ARG2);
+/** Gives entry `i` the record's action, its data copied. */
+function actionFrom(t: Table, i: i32, rec: usize, data: usize): void {
   const len = load<u32>(rec + WRITE_DATA_LEN);
-  e.data = 0;
+  let copy: usize = 0;
   if (len > 0) {
-    const copy = heap.alloc(<usize>len);
+    copy = heap.alloc(<usize>len);
     memory.copy(copy, data, <usize>len);
-    e.data = <u32>copy;
   }
+  setAction(t, i, load<u16>(rec + WRITE_ACTION), load<u16>(rec + WRITE_COUNT), load<u32>(rec + WRITE_ARG), load<u32>(rec + WRITE_ARG2), copy);
 }
 
 // ── Undo log ───────────────────────────────────────────────────────────────
@@ -165,12 +143,6 @@ function recordSize(t: Table, rec: usize): i32 {
   const keys = t.kind == KIND_RANGE ? 4 : 2;
   const data = <i32>load<u32>(rec + WRITE_DATA_LEN);
   return WRITE_SIZE + keys * t.keyLen + ((data + 7) & ~7);
-}
-
-function saveEntry(t: Table, i: i32): usize {
-  const copy = heap.alloc(<usize>t.entrySize);
-  memory.copy(copy, changetype<usize>(entryAt(t, i)), <usize>t.entrySize);
-  return copy;
 }
 
 function freeData(e: Entry): void {
@@ -226,19 +198,17 @@ function applyOne(rec: usize, u: usize): i32 {
   if (op == OP_INSERT) {
     i = insert(t, value, mask, lo, hi, prio);
     if (i < 0) return i;
-    setAction(entryAt(t, i), rec, data);
-    actionChanged(t, i);
+    actionFrom(t, i, rec, data);
   } else if (op == OP_MODIFY) {
     i = locate(t, value, mask, lo, hi, prio);
     if (i < 0) return i;
-    store<usize>(u, saveEntry(t, i), 12);
-    setAction(entryAt(t, i), rec, data);
-    actionChanged(t, i);
+    store<usize>(u, save(t, i), 12);
+    actionFrom(t, i, rec, data);
   } else if (op == OP_DELETE) {
     i = locate(t, value, mask, lo, hi, prio);
     if (i < 0) return i;
-    store<usize>(u, saveEntry(t, i), 12);
-    removeAt(t, i);
+    store<usize>(u, save(t, i), 12);
+    remove(t, i);
   } else {
     return -ERR_BAD_ACTION;
   }
@@ -253,16 +223,13 @@ function rollback(u: usize): void {
   const saved = load<usize>(u, 12);
   if (op == OP_INSERT) {
     freeData(entryAt(t, i));
-    removeAt(t, i);
+    remove(t, i);
   } else if (op == OP_MODIFY) {
     freeData(entryAt(t, i));
-    memory.copy(changetype<usize>(entryAt(t, i)), saved, <usize>t.entrySize);
-    actionChanged(t, i);
+    restoreAction(t, i, saved);
     heap.free(saved);
   } else if (op == OP_DELETE) {
-    takeFree(t, i);
-    memory.copy(changetype<usize>(entryAt(t, i)), saved, <usize>t.entrySize);
-    relink(t, i);
+    restoreEntry(t, i, saved);
     heap.free(saved);
   }
 }

@@ -1,8 +1,8 @@
-// Exact tables take the road their fields allow (assembly/tables/exact.ts):
-// keyless, a direct index (an in-link, `self`, a session), one keyed word at
-// any word of the key, several keyed words, or the general hash; LPM tables
-// (assembly/tables/lpm.ts) a keyed index when their fields lie in two words,
-// else the tuple space. The keyed slots carry the entry's action when it fits
+// Exact tables take the road their fields allow (assembly/tables/table.ts
+// roadFor, the indexes in assembly/tables/indexes/): keyless, a direct index
+// (an in-link, `self`, a session), one keyed word at any word of the key,
+// several keyed words, or the tuple space; LPM tables a keyed index by prefix
+// when their fields lie in two words, else the tuple space. The keyed slots carry the entry's action when it fits
 // in a word, and a packet's lookup reads it there: these cases check, road by
 // road, that what a lookup sees is the entry's action after every kind of
 // change — insert, modify, a batch rolled back, delete, growth past the first

@@ -1,12 +1,11 @@
 // Optional match (P4Runtime): each optional field is either given exactly or
 // left out; exact fields are always given; the highest priority wins.
 
-import { ERR_BAD_MATCH_KEY, ERR_OK, KIND_EXACT } from "../abi";
-import { checkCommon, fieldAllOrNothing, fieldKind, fieldLen, fieldOffset, Table } from "./table";
+import { ERR_BAD_MATCH_KEY, ERR_OK, KIND_EXACT } from "../../abi";
+import { fieldAllOrNothing } from "../keys";
+import { fieldKind, fieldLen, fieldOffset, Table } from "../storage";
 
 export function check(t: Table, value: usize, mask: usize): i32 {
-  const common = checkCommon(t, value, mask);
-  if (common != ERR_OK) return common;
   for (let f = 0; f < t.nFields; f++) {
     const given = fieldAllOrNothing(mask, fieldOffset(t, f), fieldLen(t, f));
     if (given < 0 || (given == 0 && fieldKind(t, f) == KIND_EXACT)) return ERR_BAD_MATCH_KEY;

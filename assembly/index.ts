@@ -25,7 +25,11 @@ import {
 import { Table } from "./tables/table";
 import { forEachTable } from "./tables/write";
 import { outBase, outPos, traceBase, tracePos } from "./pipeline/output";
-import { active as recordingActive, spanEnds as recordingSpanEnds, spanLens as recordingSpanLens } from "./pipeline/recording";
+import {
+  active as recordingActive,
+  spanEnds as recordingSpanEnds,
+  spanLens as recordingSpanLens,
+} from "./pipeline/recording";
 import { inData, inEndpoint, inLen, inNsec, inOffset, inOrigLen, inSec, injected, injectedReset } from "./pipeline/run";
 import { copiesAsked, copiesAskedReset } from "./pipeline/replicate";
 
@@ -58,7 +62,8 @@ export function tableLookup(id: i32, key: usize): i32 {
   return t == null ? -1 : rowOf(lookupIn(t, key));
 }
 
-/** Mean probe distance of the entries of the hashed index a table's lookups use (−1 for range tables): see tables/indexes/slots.ts. */
+/** Mean probe distance of the entries of the hashed index a table's lookups use (−1 for range tables): see
+ * tables/indexes/slots.ts. */
 export function tableProbeDistance(id: i32): f64 {
   const t = tableById(id);
   return t == null ? -1 : probeDistance(t);
@@ -76,11 +81,12 @@ export function tableCount(id: i32): i32 {
 export function tableHits(id: i32, out: usize): i32 {
   const t = tableById(id);
   if (t == null) return -1;
-  for (let i = 0; i < t.allocated; i++) store<f64>(out + (<usize>i << 3), <f64>hitsAt(t, i));
+  for (let i = 0; i < t.allocated; i++) store<f64>(out + ((<usize>i) << 3), <f64>hitsAt(t, i));
   return t.allocated;
 }
 
-/** Entry `i`'s action code, count, arg, arg2 and data address (0: none) written to `out` as 5 × u32; false if the entry is free. */
+/** Entry `i`'s action code, count, arg, arg2 and data address (0: none) written to `out` as 5 × u32; false if the entry
+ * is free. */
 export function tableEntry(id: i32, i: i32, out: usize): bool {
   const t = tableById(id);
   if (t == null || i < 0 || i >= t.allocated) return false;
@@ -114,7 +120,21 @@ function writeAction(e: Entry, out: usize): void {
 }
 
 // ── Topology ───────────────────────────────────────────────────────────────
-export { topologyReset, memberSet, memberSetTable, memberSetPortLink, linkSet, linkSetReceiver, endpointSet, linkSetRecording, memberSetRecording, linkSetDown, memberSetDown, memberTagDeliveries, endpointsGrow } from "./pipeline/topology";
+export {
+  topologyReset,
+  memberSet,
+  memberSetTable,
+  memberSetPortLink,
+  linkSet,
+  linkSetReceiver,
+  endpointSet,
+  linkSetRecording,
+  memberSetRecording,
+  linkSetDown,
+  memberSetDown,
+  memberTagDeliveries,
+  endpointsGrow,
+} from "./pipeline/topology";
 export { recordingsInit, recordingsGather, recordingsDrained } from "./pipeline/recording";
 
 /** Zeroes every counter — members, links, table rows — for a new run on the same tables. */
@@ -132,7 +152,7 @@ export function countersReset(): void {
     linkAt(i).bytes = 0;
   }
   forEachTable((t: Table): void => {
-    memory.fill(t.hits, 0, <usize>t.allocated << 3);
+    memory.fill(t.hits, 0, (<usize>t.allocated) << 3);
   });
 }
 
@@ -168,22 +188,34 @@ export { PACKET_SIZE } from "./pipeline/packet";
 /** Where the TypeScript side writes inputs and reads outputs (REGION_* in abi.ts). */
 export function region(which: i32): usize {
   switch (which) {
-    case REGION_IN_DATA: return inData;
-    case REGION_IN_OFFSET: return inOffset;
-    case REGION_IN_LEN: return inLen;
-    case REGION_IN_ORIG_LEN: return inOrigLen;
-    case REGION_IN_SEC: return inSec;
-    case REGION_IN_NSEC: return inNsec;
-    case REGION_IN_ENDPOINT: return inEndpoint;
-    case REGION_OUT_BASE: return outBase;
-    case REGION_OUT_POS: return <usize>outPos;
-    case REGION_TRACE_BASE: return traceBase;
-    case REGION_TRACE_POS: return <usize>tracePos;
-    case REGION_RECORDING_ACTIVE: return recordingActive;
-    case REGION_RECORDING_SPAN_ENDS: return recordingSpanEnds;
-    case REGION_RECORDING_SPAN_LENS: return recordingSpanLens;
+    case REGION_IN_DATA:
+      return inData;
+    case REGION_IN_OFFSET:
+      return inOffset;
+    case REGION_IN_LEN:
+      return inLen;
+    case REGION_IN_ORIG_LEN:
+      return inOrigLen;
+    case REGION_IN_SEC:
+      return inSec;
+    case REGION_IN_NSEC:
+      return inNsec;
+    case REGION_IN_ENDPOINT:
+      return inEndpoint;
+    case REGION_OUT_BASE:
+      return outBase;
+    case REGION_OUT_POS:
+      return <usize>outPos;
+    case REGION_TRACE_BASE:
+      return traceBase;
+    case REGION_TRACE_POS:
+      return <usize>tracePos;
+    case REGION_RECORDING_ACTIVE:
+      return recordingActive;
+    case REGION_RECORDING_SPAN_ENDS:
+      return recordingSpanEnds;
+    case REGION_RECORDING_SPAN_LENS:
+      return recordingSpanLens;
   }
   return 0;
 }
-
-

@@ -49,14 +49,20 @@ function allPairs(c: CompiledSpec): { a: Analysis; pairs: number; classes: numbe
   return { a, pairs, classes: a.spaces.all().reduce((n, s) => n + s.atoms().length, 0) };
 }
 
-const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? Number.NaN;
+const percentile = (sorted: readonly number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? Number.NaN;
 
 async function fatTreeFigures(): Promise<Figure[]> {
   const c = fatTree(16, 8, 8);
   allPairs(c); // warm
   const m = measure(() => allPairs(c));
   return [
-    { name: `all-pairs reachability, ${c.members.length} members, ${m.value.classes} header classes (CPU)`, value: m.cpu, unit: "ms", goal: { value: 5000, better: "lower" } },
+    {
+      name: `all-pairs reachability, ${c.members.length} members, ${m.value.classes} header classes (CPU)`,
+      value: m.cpu,
+      unit: "ms",
+      goal: { value: 5000, better: "lower" },
+    },
     { name: "the same, wall clock", value: m.wall, unit: "ms" },
     { name: `member pairs reached`, value: m.value.pairs, unit: "pairs" },
   ];
@@ -68,7 +74,10 @@ async function growthFigures(): Promise<Figure[]> {
     const c = fatTree(p, e, h);
     const m = measure(() => allPairs(c));
     const n = c.members.length;
-    out.push({ name: `${n} members, ${m.value.classes} classes: all-pairs (CPU)`, value: m.cpu, unit: "ms" }, { name: `${n} members: heap kept`, value: m.heap, unit: "MiB" });
+    out.push(
+      { name: `${n} members, ${m.value.classes} classes: all-pairs (CPU)`, value: m.cpu, unit: "ms" },
+      { name: `${n} members: heap kept`, value: m.heap, unit: "MiB" },
+    );
   }
   return out;
 }
@@ -78,7 +87,13 @@ async function updateFigures(): Promise<Figure[]> {
   const a = new Analysis(c);
   const r = computeRelations(a);
   // Edge switches' rows for their hosts: one out, then back in.
-  const rows: RowChange[] = c.members.filter((m) => /^e\d+$/.test(m.key)).flatMap((m) => (m.tables.forward?.spec?.rows ?? []).slice(0, -1).map((_, row) => ({ member: m.qualified, role: "forward" as const, row, installed: false })));
+  const rows: RowChange[] = c.members
+    .filter((m) => /^e\d+$/.test(m.key))
+    .flatMap((m) =>
+      (m.tables.forward?.spec?.rows ?? [])
+        .slice(0, -1)
+        .map((_, row) => ({ member: m.qualified, role: "forward" as const, row, installed: false })),
+    );
   const times: number[] = [];
   const cpuTimes: number[] = [];
   for (let i = 0; i < UPDATES; i++) {
@@ -96,8 +111,18 @@ async function updateFigures(): Promise<Figure[]> {
   times.sort((x, y) => x - y);
   cpuTimes.sort((x, y) => x - y);
   return [
-    { name: `one forward row out or in, ${c.members.length} members: median (CPU)`, value: percentile(cpuTimes, 0.5), unit: "ms", goal: { value: 1, better: "lower" } },
-    { name: "the same, p99 (CPU)", value: percentile(cpuTimes, 0.99), unit: "ms", goal: { value: 10, better: "lower" } },
+    {
+      name: `one forward row out or in, ${c.members.length} members: median (CPU)`,
+      value: percentile(cpuTimes, 0.5),
+      unit: "ms",
+      goal: { value: 1, better: "lower" },
+    },
+    {
+      name: "the same, p99 (CPU)",
+      value: percentile(cpuTimes, 0.99),
+      unit: "ms",
+      goal: { value: 10, better: "lower" },
+    },
     { name: "median, wall clock", value: percentile(times, 0.5), unit: "ms" },
     { name: "p99, wall clock", value: percentile(times, 0.99), unit: "ms" },
   ];
@@ -105,7 +130,8 @@ async function updateFigures(): Promise<Figure[]> {
 
 export const analyzeFatTree: FigureScenario = {
   name: "analyze-fat-tree",
-  description: "strata analyze's relations on the fat-tree (1,169 members): reachable over every header class, all pairs",
+  description:
+    "strata analyze's relations on the fat-tree (1,169 members): reachable over every header class, all pairs",
   figures: fatTreeFigures,
 };
 

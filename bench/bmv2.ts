@@ -45,7 +45,8 @@ interface Workload {
 
 const bytesOf = (hex: string): number[] => hex.match(/../g)?.map((b) => Number.parseInt(b, 16)) ?? [];
 
-/** An Ethernet frame of FRAME_LEN bytes: dst, src, type 0x0800, an IPv4 header (UDP) to `ipDst` from `ipSrc`, zeros after. */
+/** An Ethernet frame of FRAME_LEN bytes: dst, src, type 0x0800, an IPv4 header (UDP) to `ipDst` from `ipSrc`, zeros
+ * after. */
 function ipv4Frame(dst: string, src: string, ipSrc: number, ipDst: number): Uint8Array {
   const f = new Uint8Array(FRAME_LEN);
   f.set(bytesOf(dst), 0);
@@ -64,7 +65,10 @@ function ipv4Frame(dst: string, src: string, ipSrc: number, ipDst: number): Uint
 const WORKLOADS: readonly Workload[] = [
   {
     name: "live-router",
-    description: "examples/live-router's r (ip-router's r on its own): frames from hostA to 256 hosts behind lanB — pop Ethernet, LPM, TTL − 1, push Ethernet (bmv2: three passes)",
+    description:
+      "examples/live-router's r (ip-router's r on its own): frames from hostA " +
+      "to 256 hosts behind lanB — pop Ethernet, LPM, TTL − 1, push Ethernet " +
+      "(bmv2: three passes)",
     spec: "examples/live-router/network.yaml",
     endpoint: "lanA:hostA",
     frame: (i) => ipv4Frame("020000000afe", "020000000a01", 0x0a000101, 0x0a000200 | (i & 0xff)),
@@ -72,7 +76,10 @@ const WORKLOADS: readonly Workload[] = [
   },
   {
     name: "vxlan",
-    description: "examples/vxlan: frames vm3 sends to vm5 — VTEP a pushes VXLAN and Ethernet, the switch forwards, VTEP b pops both and delivers (bmv2: three switches)",
+    description:
+      "examples/vxlan: frames vm3 sends to vm5 — VTEP a pushes VXLAN and " +
+      "Ethernet, the switch forwards, VTEP b pops both and delivers (bmv2: " +
+      "three switches)",
     spec: "examples/vxlan/network.yaml",
     endpoint: "tenant:vm3",
     frame: (i) => ipv4Frame("003088010002", "00163e37f604", 0x0a000001, 0x0a000002 + (i & 0xff)),
@@ -102,7 +109,12 @@ function strataScenario(w: Workload): Scenario {
       dir = mkdtempSync(join(tmpdir(), "strata-bench-bmv2-"));
       const capture = join(dir, "frames.pcap");
       writeCapture(capture, w);
-      prepared = Replay.prepare({ spec: join(root, w.spec), inputs: [{ endpoint: w.endpoint, file: capture }], out: join(dir, "run"), workers: 1 });
+      prepared = Replay.prepare({
+        spec: join(root, w.spec),
+        inputs: [{ endpoint: w.endpoint, file: capture }],
+        out: join(dir, "run"),
+        workers: 1,
+      });
     },
     run() {
       const r = prepared?.run();
@@ -150,7 +162,11 @@ function bmv2Scenario(w: Workload): Scenario {
         const stall = setInterval(() => {
           if (done === seen) {
             clearInterval(stall);
-            reject(new Error(`${w.name} on bmv2: ${PACKETS - done} of ${PACKETS} packets not out after ${STALL_MS} ms without one`));
+            reject(
+              new Error(
+                `${w.name} on bmv2: ${PACKETS - done} of ${PACKETS} packets not out after ${STALL_MS} ms without one`,
+              ),
+            );
           }
           seen = done;
         }, STALL_MS);
@@ -158,7 +174,10 @@ function bmv2Scenario(w: Workload): Scenario {
           while (sent < PACKETS && sent - done < WINDOW) f.inject({ injection, bytes: w.frame(sent++) });
         };
         f.departures = (d) => {
-          const last = w.fate === "delivered" ? d.kind === "delivered" : d.kind === "link" && compiled?.links[d.link]?.receivers.length === 0;
+          const last =
+            w.fate === "delivered"
+              ? d.kind === "delivered"
+              : d.kind === "link" && compiled?.links[d.link]?.receivers.length === 0;
           if (d.kind === "unexpected") wrong = d.what;
           if (!last) return;
           done++;

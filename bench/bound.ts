@@ -73,10 +73,19 @@ export function measureBound(k: Kernel, packetsPerRound = PACKETS_PER_ROUND, rou
 function table(results: readonly BoundResult[]): string {
   const rows = [
     ["scenario", "data plane ns", "bound ns", "interpreting ns"],
-    ...results.map((r) => [r.scenario, r.dataPlaneNs.toFixed(1), r.boundNs.toFixed(1), (r.dataPlaneNs - r.boundNs).toFixed(1)]),
+    ...results.map((r) => [
+      r.scenario,
+      r.dataPlaneNs.toFixed(1),
+      r.boundNs.toFixed(1),
+      (r.dataPlaneNs - r.boundNs).toFixed(1),
+    ]),
   ];
   const widths = rows[0]?.map((_, c) => Math.max(...rows.map((row) => (row[c] ?? "").length))) ?? [];
-  return rows.map((row) => row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0))).join("  ")).join("\n");
+  return rows
+    .map((row) =>
+      row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0))).join("  "),
+    )
+    .join("\n");
 }
 
 if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -25,7 +25,9 @@ const BATCH = 256;
 const PACKETS = 1 << 20;
 
 export const mac = (i: number): string =>
-  ["02", "00", (i >>> 24) & 0xff, (i >>> 16) & 0xff, (i >>> 8) & 0xff, i & 0xff].map((b) => (typeof b === "string" ? b : b.toString(16).padStart(2, "0"))).join(":");
+  ["02", "00", (i >>> 24) & 0xff, (i >>> 16) & 0xff, (i >>> 8) & 0xff, i & 0xff]
+    .map((b) => (typeof b === "string" ? b : b.toString(16).padStart(2, "0")))
+    .join(":");
 
 /** 64-byte Ethernet frames, dst/src given as MAC indices; batches of BATCH packets. */
 export function frames(pairs: readonly (readonly [number, number])[], endpoints: readonly number[]): InputBatch[] {
@@ -58,7 +60,10 @@ export function frames(pairs: readonly (readonly [number, number])[], endpoints:
 
 /** A switch `sw` with 1,024 exact dst rows spread over 4 external out-links, fed from outside. */
 export function l2ExactSpec(entries = 1024, ports = 4): string {
-  const rows = Array.from({ length: entries }, (_, i) => `          - { match: { dst: "${mac(i + 1)}" }, out: ${(i % ports) + 1} }`);
+  const rows = Array.from(
+    { length: entries },
+    (_, i) => `          - { match: { dst: "${mac(i + 1)}" }, out: ${(i % ports) + 1} }`,
+  );
   const out = Array.from({ length: ports }, (_, p) => `      - { from: sw.${p + 1}, external: out${p + 1} }`);
   return `networks:
   lan:
@@ -83,7 +88,8 @@ export function hubSpec(n: number): string {
   const fwd = Array.from({ length: n }, (_, i) => `          - { match: { dst: "${mac(i + 1)}" }, out: ${i + 1} }`);
   const hostTables = Array.from(
     { length: n },
-    (_, i) => `      h${i + 1}:\n        acquire: [ { match: { dst: "${mac(i + 1)}" }, do: receive } ]\n        receive: [ { do: deliver } ]`,
+    (_, i) =>
+      `      h${i + 1}:\n        acquire: [ { match: { dst: "${mac(i + 1)}" }, do: receive } ]\n        receive: [ { do: deliver } ]`,
   );
   return `networks:
   lan:
@@ -111,7 +117,8 @@ export interface Loaded {
   readonly endpoints: readonly number[];
 }
 
-/** Compiles and installs `yaml` with injections at `endpoints` (CLI endpoint syntax), on a data plane of build `build`. */
+/** Compiles and installs `yaml` with injections at `endpoints` (CLI endpoint syntax), on a data plane of build `build`.
+ * */
 export function load(yaml: string, endpoints: readonly string[], build: Build = "release"): Loaded {
   const compiled = compile(parseSpec(yaml, "bench.yaml"));
   const resolved = endpoints.map((e) => resolveEndpoint(compiled, e));
@@ -141,7 +148,12 @@ export interface Built {
 }
 
 /** Times the data plane over staged batches; the batches cycle to make PACKETS per run. */
-function pipelineScenario(name: string, description: string, build: () => Built, referencePackets = REFERENCE_PACKETS): Scenario {
+function pipelineScenario(
+  name: string,
+  description: string,
+  build: () => Built,
+  referencePackets = REFERENCE_PACKETS,
+): Scenario {
   let built: Built | undefined;
   return {
     name,
@@ -204,7 +216,11 @@ export const BUILDS = {
     return { loaded, batches: frames(randomPairs(16 * BATCH, 1024), loaded.endpoints) };
   },
   "hub-and-spoke-8": (build?: Build): Built => {
-    const loaded = load(hubSpec(8), Array.from({ length: 8 }, (_, i) => `lan:h${i + 1}.1`), build);
+    const loaded = load(
+      hubSpec(8),
+      Array.from({ length: 8 }, (_, i) => `lan:h${i + 1}.1`),
+      build,
+    );
     const pairs = randomPairs(16 * BATCH, 8);
     // Each frame enters on its source spoke's link.
     const batches = frames(pairs, loaded.endpoints).map((b, k) => ({
@@ -220,7 +236,8 @@ export const BUILDS = {
   vxlan: (build?: Build): Built => {
     const loaded = load(vxlanSpec(), ["tenant:vm3"], build);
     const batches = frames(randomPairs(16 * BATCH, 2), loaded.endpoints).map((b) => {
-      for (let i = 0; i < b.count; i++) b.data.set([0x02, 0, 0, 0, 0x01, 0x05, 0x02, 0, 0, 0, 0x01, 0x03], i * FRAME_LEN);
+      for (let i = 0; i < b.count; i++)
+        b.data.set([0x02, 0, 0, 0, 0x01, 0x05, 0x02, 0, 0, 0, 0x01, 0x03], i * FRAME_LEN);
       return b;
     });
     return { loaded, batches };
@@ -231,7 +248,10 @@ export const BUILDS = {
   },
   "fat-tree": (): Built => {
     const { yaml, hosts, hostsPerPod } = fatTreeSpec();
-    const loaded = load(yaml, Array.from({ length: hosts }, (_, i) => `lan:h${i + 1}.1`));
+    const loaded = load(
+      yaml,
+      Array.from({ length: hosts }, (_, i) => `lan:h${i + 1}.1`),
+    );
     // Every frame goes to a host in another pod: host, edge, aggregation, core, aggregation, edge, host (6 links).
     const pairs = randomPairs(64 * BATCH, hosts, 9).map(([dst, src]): [number, number] => {
       const podOf = (h: number): number => Math.floor((h - 1) / hostsPerPod);
@@ -274,7 +294,9 @@ export function fatTreeSpec(pods = 16, edges = 8, hosts = 8): { yaml: string; ho
         const n = ge * hosts + h + 1;
         members.push(`      h${n}: { name: "${mac(n)}" }`);
         links.push(`      - { from: h${n}.1, to: e${ge + 1}.${h + 1}, mode: two-way }`);
-        tables.push(`      h${n}:\n        acquire: [ { match: { dst: "${mac(n)}" }, do: receive } ]\n        receive: [ { do: deliver } ]`);
+        tables.push(
+          `      h${n}:\n        acquire: [ { match: { dst: "${mac(n)}" }, do: receive } ]\n        receive: [ { do: deliver } ]`,
+        );
         edgeRows.push(`          - { match: { dst: "${mac(n)}" }, out: ${h + 1} }`);
         aggRows.push(`          - { match: { dst: "${mac(n)}" }, out: ${e + 1} }`);
         coreRows.push(`          - { match: { dst: "${mac(n)}" }, out: ${p + 1} }`);
@@ -299,7 +321,11 @@ ${tables.join("\n")}
   return { yaml, hosts: nHosts, hostsPerPod: hostPerPod };
 }
 
-export const l2Exact: Scenario = pipelineScenario("l2-exact", "one member, exact match on dst, 1,024 entries; 64-byte frames already in memory", BUILDS["l2-exact"]);
+export const l2Exact: Scenario = pipelineScenario(
+  "l2-exact",
+  "one member, exact match on dst, 1,024 entries; 64-byte frames already in memory",
+  BUILDS["l2-exact"],
+);
 
 export const l2Exact64k: Scenario = pipelineScenario(
   "l2-exact-64k",
@@ -311,7 +337,9 @@ export const l2Exact64k: Scenario = pipelineScenario(
 
 export const fatTree: Scenario = pipelineScenario(
   "fat-tree",
-  "1,169 members (1 core, 16 aggregation, 128 edge switches, 1,024 hosts); every frame crosses 6 links to a host in another pod and is delivered",
+  "1,169 members (1 core, 16 aggregation, 128 edge switches, 1,024 " +
+    "hosts); every frame crosses 6 links to a host in another pod and is " +
+    "delivered",
   BUILDS["fat-tree"],
 );
 
@@ -329,7 +357,10 @@ export const hubAndSpoke8: Scenario = pipelineScenario(
  * leaves on lanB's external link.
  */
 export function routerSpec(prefixes = 1024): string {
-  const routes = Array.from({ length: prefixes }, (_, i) => `            - { match: { dst: 10.${(i >>> 8) & 0xff}.${i & 0xff}.0/24 }, out: 2 }`);
+  const routes = Array.from(
+    { length: prefixes },
+    (_, i) => `            - { match: { dst: 10.${(i >>> 8) & 0xff}.${i & 0xff}.0/24 }, out: 2 }`,
+  );
   return `networks:
   lanA:
     header: ethernet
@@ -378,7 +409,28 @@ function routedFrames(count: number, prefixes: number): InputBatch[] {
       f.set([0x02, 0, 0, 0, 0x0a, 0xfe], 0);
       const ip = f.subarray(14);
       const route = (pairs[k * BATCH + i]?.[0] ?? 1) - 1;
-      ip.set([0x45, 0, 0, FRAME_LEN - 14, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 1, 1, 10, (route >>> 8) & 0xff, route & 0xff, 1]);
+      ip.set([
+        0x45,
+        0,
+        0,
+        FRAME_LEN - 14,
+        0,
+        0,
+        0,
+        0,
+        64,
+        17,
+        0,
+        0,
+        10,
+        0,
+        1,
+        1,
+        10,
+        (route >>> 8) & 0xff,
+        route & 0xff,
+        1,
+      ]);
       let sum = 0;
       for (let j = 0; j < 20; j += 2) sum += ((ip[j] ?? 0) << 8) | (ip[j + 1] ?? 0);
       while (sum > 0xffff) sum = (sum & 0xffff) + (sum >>> 16);
@@ -441,7 +493,8 @@ export function vxlanSpec(): string {
 
 export const routerLayered: Scenario = pipelineScenario(
   "router-layered",
-  "IPv4 router between two Ethernet LANs: pop Ethernet, LPM over 1,024 prefixes, TTL − 1, push Ethernet; 64-byte frames",
+  "IPv4 router between two Ethernet LANs: pop Ethernet, LPM over 1,024 " +
+    "prefixes, TTL − 1, push Ethernet; 64-byte frames",
   BUILDS["router-layered"],
 );
 
@@ -458,7 +511,15 @@ export function replayCapture(packets = FILE_PACKETS): string {
   const w = new PcapWriter(partial, { linkType: 1, snapLen: 65535 });
   const pairs = randomPairs(packets, 1024, 7);
   for (const b of frames(pairs, [0])) {
-    for (let i = 0; i < b.count; i++) w.write(b.data, i * FRAME_LEN, FRAME_LEN, FRAME_LEN, 1_700_000_000 + Math.floor((b.tsNsec[i] ?? 0) / 1e6), ((b.tsNsec[i] ?? 0) % 1e6) * 1000);
+    for (let i = 0; i < b.count; i++)
+      w.write(
+        b.data,
+        i * FRAME_LEN,
+        FRAME_LEN,
+        FRAME_LEN,
+        1_700_000_000 + Math.floor((b.tsNsec[i] ?? 0) / 1e6),
+        ((b.tsNsec[i] ?? 0) % 1e6) * 1000,
+      );
   }
   w.close();
   renameSync(partial, path);
@@ -478,12 +539,18 @@ function replayFileScenario(name: string, workers: number, description: string):
       out = mkdtempSync(join(tmpdir(), "strata-bench-out-"));
       const spec = join(out, "l2.yaml");
       writeFileSync(spec, l2ExactSpec());
-      prepared = Replay.prepare({ spec, inputs: [{ endpoint: "lan:feed", file: capture }], out: join(out, "run"), workers });
+      prepared = Replay.prepare({
+        spec,
+        inputs: [{ endpoint: "lan:feed", file: capture }],
+        out: join(out, "run"),
+        workers,
+      });
       if (workers > 1) prepared.run(); // starts the threads, outside the timed runs
     },
     run() {
       const r = prepared?.run();
-      if (r?.summary.packets.injected !== FILE_PACKETS) throw new Error(`replayed ${r?.summary.packets.injected} packets`);
+      if (r?.summary.packets.injected !== FILE_PACKETS)
+        throw new Error(`replayed ${r?.summary.packets.injected} packets`);
     },
     teardown() {
       prepared?.close();
@@ -495,13 +562,20 @@ function replayFileScenario(name: string, workers: number, description: string):
 export const replayFile: Scenario = replayFileScenario(
   "replay-file",
   1,
-  "1,000,000 64-byte frames from a pcap file through the l2-exact switch to per-link pcap files, end to end (the description is loaded once, in set-up)",
+  "1,000,000 64-byte frames from a pcap file through the l2-exact switch " +
+    "to per-link pcap files, end to end (the description is loaded once, in " +
+    "set-up)",
 );
 
-export const replayFile2w: Scenario = replayFileScenario("replay-file-2w", 2, "replay-file on 2 data planes (this thread and a worker thread), in chunks of packets: the same files, byte for byte");
+export const replayFile2w: Scenario = replayFileScenario(
+  "replay-file-2w",
+  2,
+  "replay-file on 2 data planes (this thread and a worker thread), in chunks of packets: the same files, byte for byte",
+);
 
 export const vxlan: Scenario = pipelineScenario(
   "vxlan",
-  "tenant Ethernet over VXLAN over Ethernet: push VXLAN and Ethernet at one VTEP, pop both at the other, deliver; 64-byte tenant frames",
+  "tenant Ethernet over VXLAN over Ethernet: push VXLAN and Ethernet at " +
+    "one VTEP, pop both at the other, deliver; 64-byte tenant frames",
   BUILDS.vxlan,
 );

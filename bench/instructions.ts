@@ -126,7 +126,9 @@ function main(argv: readonly string[]): void {
     const one = collect(name, N);
     const three = collect(name, 3 * N);
     const perPacket = (f: (c: Counted) => number): string => ((f(three) - f(one)) / (2 * N)).toFixed(0);
-    process.stdout.write(`${name}\t${perPacket((c) => c.wasm)} wasm instructions/packet\t${perPacket((c) => c.total)} in all\n`);
+    process.stdout.write(
+      `${name}\t${perPacket((c) => c.wasm)} wasm instructions/packet\t${perPacket((c) => c.total)} in all\n`,
+    );
   }
 }
 

@@ -20,7 +20,8 @@ export interface Result {
   vsReference?: number;
   /** The reference's own speed. */
   referenceMpps?: number;
-  /** Times faster than the export on simple_switch with the same program, entries and packets (when the scenario has a bmv2 twin). */
+  /** Times faster than the export on simple_switch with the same program, entries and packets (when the scenario has a
+   * bmv2 twin). */
   vsBmv2?: number;
   /** simple_switch's own speed. */
   bmv2Mpps?: number;
@@ -43,10 +44,19 @@ export async function measure(scenario: Scenario, maxTimeSec: number): Promise<R
       const seconds: number[] = [];
       for (let i = 0; i < TIMED_RUNS; i++) seconds.push(await timedRun());
       const secPerRun = median(seconds);
-      return { scenario: scenario.name, mpps: scenario.packets / secPerRun / 1e6, nsPerPacket: (secPerRun * 1e9) / scenario.packets, samples: seconds.length };
+      return {
+        scenario: scenario.name,
+        mpps: scenario.packets / secPerRun / 1e6,
+        nsPerPacket: (secPerRun * 1e9) / scenario.packets,
+        samples: seconds.length,
+      };
     }
     // Called through a closure: benchmark.js cannot inline a function that uses outer variables.
-    const bench = new Benchmark(scenario.name, () => scenario.run(), { minSamples: 5, maxTime: maxTimeSec, async: false });
+    const bench = new Benchmark(scenario.name, () => scenario.run(), {
+      minSamples: 5,
+      maxTime: maxTimeSec,
+      async: false,
+    });
     bench.run();
     if (bench.error !== undefined) throw bench.error;
     const secPerRun = median(bench.stats.sample);
@@ -75,17 +85,29 @@ async function measureFigures(scenario: FigureScenario): Promise<FigureResult> {
   const figures = await scenario.figures();
   return {
     scenario: scenario.name,
-    figures: figures.map((f) => (f.goal === undefined ? f : { ...f, met: f.goal.better === "lower" ? f.value <= f.goal.value : f.value >= f.goal.value })),
+    figures: figures.map((f) =>
+      f.goal === undefined
+        ? f
+        : { ...f, met: f.goal.better === "lower" ? f.value <= f.goal.value : f.value >= f.goal.value },
+    ),
   };
 }
 
 function aligned(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]?.map((_, c) => Math.max(...rows.map((row) => (row[c] ?? "").length))) ?? [];
-  return rows.map((row) => row.map((cell, c) => (c <= 1 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0))).join("  ").trimEnd()).join("\n");
+  return rows
+    .map((row) =>
+      row
+        .map((cell, c) => (c <= 1 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0)))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
 }
 
 function figureTable(results: readonly FigureResult[]): string {
-  const number = (v: number): string => (v >= 1000 ? Math.round(v).toLocaleString("en-US") : v >= 10 ? v.toFixed(1) : v.toFixed(3));
+  const number = (v: number): string =>
+    v >= 1000 ? Math.round(v).toLocaleString("en-US") : v >= 10 ? v.toFixed(1) : v.toFixed(3);
   return aligned([
     ["scenario", "figure", "value", "unit", "goal"],
     ...results.flatMap((r) =>
@@ -94,7 +116,9 @@ function figureTable(results: readonly FigureResult[]): string {
         f.name,
         number(f.value),
         f.unit,
-        f.goal === undefined ? "" : `${f.goal.better === "lower" ? "≤" : "≥"} ${number(f.goal.value)} ${f.met === true ? "met" : "MISSED"}`,
+        f.goal === undefined
+          ? ""
+          : `${f.goal.better === "lower" ? "≤" : "≥"} ${number(f.goal.value)} ${f.met === true ? "met" : "MISSED"}`,
       ]),
     ),
   ]);
@@ -114,7 +138,11 @@ function table(results: readonly Result[]): string {
     ]),
   ];
   const widths = rows[0]?.map((_, c) => Math.max(...rows.map((row) => (row[c] ?? "").length))) ?? [];
-  return rows.map((row) => row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0))).join("  ")).join("\n");
+  return rows
+    .map((row) =>
+      row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0))).join("  "),
+    )
+    .join("\n");
 }
 
 /** Where the bench writes: stdout gets the results only, stderr the progress. */
@@ -178,7 +206,12 @@ export async function runBench(argv: string[], out: BenchOutput = processOutput)
     results.push(result);
   }
   if (values.json) out.stdout(`${JSON.stringify([...results, ...figures])}\n`);
-  else out.stdout([...(results.length > 0 ? [table(results)] : []), ...(figures.length > 0 ? [figureTable(figures)] : [])].join("\n\n") + "\n");
+  else
+    out.stdout(
+      [...(results.length > 0 ? [table(results)] : []), ...(figures.length > 0 ? [figureTable(figures)] : [])].join(
+        "\n\n",
+      ) + "\n",
+    );
   return 0;
 }
 

@@ -24,7 +24,8 @@ const SINGLE_WRITES = 1_000;
 const READS_ALL = 20;
 const READS_ONE = 1_000;
 
-/** examples/ip-router with room for 16,384 routes in ip.r's forward table (its one row is not installed: the server starts empty). */
+/** examples/ip-router with room for 16,384 routes in ip.r's forward table (its one row is not installed: the server
+ * starts empty). */
 export function routesSpec(): string {
   return `networks:
   lanA:
@@ -68,8 +69,13 @@ interface Setup {
   actionId: number;
 }
 
-const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
-const median = (values: readonly number[]): number => percentile([...values].sort((a, b) => a - b), 0.5);
+const percentile = (sorted: readonly number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
+const median = (values: readonly number[]): number =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
 
 /** Route `i` (0 ≤ i < 65,536): 10.(i >> 8).(i & 255).0/24 out on link 2. */
 function route(s: Setup, i: number): M {
@@ -92,8 +98,15 @@ const writeRequest = (s: Setup, updates: M[]): Buffer =>
 
 function unary(s: Setup, method: string, request: Buffer): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    s.client.makeUnaryRequest(`/p4.v1.P4Runtime/${method}`, (b: Buffer) => b, (b: Buffer) => b, request, (err, res) =>
-      err === null || err === undefined ? resolve(res ?? Buffer.alloc(0)) : reject(new Error(`${method}: ${err.details}`)),
+    s.client.makeUnaryRequest(
+      `/p4.v1.P4Runtime/${method}`,
+      (b: Buffer) => b,
+      (b: Buffer) => b,
+      request,
+      (err, res) =>
+        err === null || err === undefined
+          ? resolve(res ?? Buffer.alloc(0))
+          : reject(new Error(`${method}: ${err.details}`)),
     );
   });
 }
@@ -102,7 +115,12 @@ function unary(s: Setup, method: string, request: Buffer): Promise<Buffer> {
 function read(s: Setup, request: Buffer): Promise<Buffer[]> {
   return new Promise((resolve, reject) => {
     const got: Buffer[] = [];
-    const call = s.client.makeServerStreamRequest("/p4.v1.P4Runtime/Read", (b: Buffer) => b, (b: Buffer) => b, request);
+    const call = s.client.makeServerStreamRequest(
+      "/p4.v1.P4Runtime/Read",
+      (b: Buffer) => b,
+      (b: Buffer) => b,
+      request,
+    );
     call.on("data", (b: Buffer) => got.push(b));
     call.on("error", reject);
     call.on("end", () => resolve(got));
@@ -110,23 +128,41 @@ function read(s: Setup, request: Buffer): Promise<Buffer[]> {
 }
 
 const entitiesIn = (responses: readonly Buffer[]): M[] =>
-  responses.flatMap((b) => ((protoRoot().lookupType("p4.v1.ReadResponse").decode(b) as unknown as { entities: M[] }).entities ?? []));
+  responses.flatMap(
+    (b) => (protoRoot().lookupType("p4.v1.ReadResponse").decode(b) as unknown as { entities: M[] }).entities ?? [],
+  );
 
 async function start(): Promise<Setup> {
   const compiled = compile(parseSpec(routesSpec(), SOURCE));
   const ex = exportP4(compiled, SOURCE).find((e) => e.manifest.machine === "r");
   if (ex === undefined) throw new Error("no machine r");
-  const info = JSON.parse(String(ex.files["p4info.json"])) as { tables: { preamble: { id: number; alias: string } }[]; actions: { preamble: { id: number; alias: string } }[] };
+  const info = JSON.parse(String(ex.files["p4info.json"])) as {
+    tables: { preamble: { id: number; alias: string } }[];
+    actions: { preamble: { id: number; alias: string } }[];
+  };
   const tableId = info.tables.find((t) => t.preamble.alias === "ip_r_forward")?.preamble.id ?? 0;
   const actionId = info.actions.find((a) => a.preamble.alias === "forward_out")?.preamble.id ?? 0;
-  const server = await P4RuntimeServer.start(EngineEmulation.local(compiled), { address: "127.0.0.1:0", source: SOURCE, empty: true, warn: () => undefined });
-  const client = new grpc.Client(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure(), { "grpc.max_receive_message_length": -1 });
-  const stream = client.makeBidiStreamRequest("/p4.v1.P4Runtime/StreamChannel", (b: Buffer) => b, (b: Buffer) => b);
+  const server = await P4RuntimeServer.start(EngineEmulation.local(compiled), {
+    address: "127.0.0.1:0",
+    source: SOURCE,
+    empty: true,
+    warn: () => undefined,
+  });
+  const client = new grpc.Client(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure(), {
+    "grpc.max_receive_message_length": -1,
+  });
+  const stream = client.makeBidiStreamRequest(
+    "/p4.v1.P4Runtime/StreamChannel",
+    (b: Buffer) => b,
+    (b: Buffer) => b,
+  );
   const s: Setup = { server, client, stream, deviceId: ex.manifest.deviceId, tableId, actionId };
   await new Promise<void>((resolve, reject) => {
     stream.once("data", () => resolve());
     stream.once("error", reject);
-    stream.write(encode("p4.v1.StreamMessageRequest", { arbitration: { deviceId: s.deviceId, electionId: { high: 0, low: 1 } } }));
+    stream.write(
+      encode("p4.v1.StreamMessageRequest", { arbitration: { deviceId: s.deviceId, electionId: { high: 0, low: 1 } } }),
+    );
   });
   return s;
 }
@@ -143,7 +179,13 @@ async function figures(): Promise<Figure[]> {
     // Batched writes: ENTRIES routes in batches of BATCH into the empty table, and deleted again;
     // WARM_ROUNDS untimed (a switch's agent runs warm), then TIMED_ROUNDS timed (the inserts),
     // the last one left in place.
-    const batches = (type: string): Buffer[] => Array.from({ length: ENTRIES / BATCH }, (_, b) => writeRequest(s, Array.from({ length: BATCH }, (_, i) => ({ type, entity: route(s, b * BATCH + i) }))));
+    const batches = (type: string): Buffer[] =>
+      Array.from({ length: ENTRIES / BATCH }, (_, b) =>
+        writeRequest(
+          s,
+          Array.from({ length: BATCH }, (_, i) => ({ type, entity: route(s, b * BATCH + i) })),
+        ),
+      );
     const inserts = batches("INSERT");
     const deletes = batches("DELETE");
     const rates: number[] = [];
@@ -161,8 +203,12 @@ async function figures(): Promise<Figure[]> {
     }
 
     // Single-entry writes among ENTRIES: insert one route, then delete it, SINGLE_WRITES times each.
-    const insertOne = Array.from({ length: SINGLE_WRITES }, (_, i) => writeRequest(s, [{ type: "INSERT", entity: route(s, ENTRIES + i) }]));
-    const deleteOne = Array.from({ length: SINGLE_WRITES }, (_, i) => writeRequest(s, [{ type: "DELETE", entity: route(s, ENTRIES + i) }]));
+    const insertOne = Array.from({ length: SINGLE_WRITES }, (_, i) =>
+      writeRequest(s, [{ type: "INSERT", entity: route(s, ENTRIES + i) }]),
+    );
+    const deleteOne = Array.from({ length: SINGLE_WRITES }, (_, i) =>
+      writeRequest(s, [{ type: "DELETE", entity: route(s, ENTRIES + i) }]),
+    );
     const single: number[] = [];
     for (let i = 0; i < SINGLE_WRITES; i++) {
       for (const request of [insertOne[i], deleteOne[i]]) {
@@ -174,7 +220,10 @@ async function figures(): Promise<Figure[]> {
     single.sort((a, b) => a - b);
 
     // Read every entry of the table.
-    const readAll = encode("p4.v1.ReadRequest", { deviceId: s.deviceId, entities: [{ tableEntry: { tableId: s.tableId } }] });
+    const readAll = encode("p4.v1.ReadRequest", {
+      deviceId: s.deviceId,
+      entities: [{ tableEntry: { tableId: s.tableId } }],
+    });
     const got = entitiesIn(await read(s, readAll)).length;
     if (got !== ENTRIES) throw new Error(`read ${got} entries, expected ${ENTRIES}`);
     const all: number[] = [];
@@ -187,9 +236,13 @@ async function figures(): Promise<Figure[]> {
     // Read one entry by its match key.
     const keyed = Array.from({ length: READS_ONE }, (_, i) => {
       const te = route(s, (i * 7919) % ENTRIES).tableEntry as M;
-      return encode("p4.v1.ReadRequest", { deviceId: s.deviceId, entities: [{ tableEntry: { tableId: te.tableId, match: te.match } }] });
+      return encode("p4.v1.ReadRequest", {
+        deviceId: s.deviceId,
+        entities: [{ tableEntry: { tableId: te.tableId, match: te.match } }],
+      });
     });
-    if (entitiesIn(await read(s, keyed[0] ?? Buffer.alloc(0))).length !== 1) throw new Error("a read by key did not return one entry");
+    if (entitiesIn(await read(s, keyed[0] ?? Buffer.alloc(0))).length !== 1)
+      throw new Error("a read by key did not return one entry");
     const one: number[] = [];
     for (const request of keyed) {
       const at = performance.now();
@@ -200,11 +253,22 @@ async function figures(): Promise<Figure[]> {
     return [
       { name: "write one entry, p50", value: percentile(single, 0.5), unit: "ms", goal: { value: 1, better: "lower" } },
       { name: "write one entry, p99", value: percentile(single, 0.99), unit: "ms" },
-      { name: `write batches of ${BATCH} (median of ${TIMED_ROUNDS})`, value: median(rates), unit: "entries/s", goal: { value: 50_000, better: "higher" } },
-      // The same per second of this process's CPU (server, client and V8's threads): what other processes on the machine do not change.
+      {
+        name: `write batches of ${BATCH} (median of ${TIMED_ROUNDS})`,
+        value: median(rates),
+        unit: "entries/s",
+        goal: { value: 50_000, better: "higher" },
+      },
+      // The same per second of this process's CPU (server, client and V8's threads): what other processes on the
+      // machine do not change.
       { name: `write batches of ${BATCH}, per CPU second`, value: median(cpuRates), unit: "entries/s" },
       { name: `read ${ENTRIES} entries`, value: median(all), unit: "ms", goal: { value: 50, better: "lower" } },
-      { name: `read one entry by key among ${ENTRIES}`, value: median(one), unit: "ms", goal: { value: 1, better: "lower" } },
+      {
+        name: `read one entry by key among ${ENTRIES}`,
+        value: median(one),
+        unit: "ms",
+        goal: { value: 1, better: "lower" },
+      },
     ];
   } finally {
     await stop(s);

@@ -12,7 +12,8 @@ import { scratchDir } from "./scratch.js";
 const PACKETS = 1_000_000;
 const FRAME_LEN = 64;
 
-/** Writes the capture once per process, in its scratch directory; later scenarios reuse it (the name says what is inside). */
+/** Writes the capture once per process, in its scratch directory; later scenarios reuse it (the name says what is
+ * inside). */
 function cachedCapture(format: "pcap" | "pcapng"): string {
   const path = join(scratchDir(), `read-${PACKETS}x${FRAME_LEN}.${format}`);
   if (existsSync(path)) return path;

@@ -33,13 +33,31 @@ const PROFILE: TargetProfile = {
 };
 
 function machine(name: string, size: number): MachineRequirements {
-  const table = { name: `${name}_acquire`, network: "n", member: name, role: "acquire", kind: "exact", fields: [{ name: "dst", bits: 48, kind: "exact" }], keyBits: 48, size, entries: 1 } as const;
-  return { machine: name, members: [`n.${name}`], tables: [table], tableCount: 1, multicastGroups: [], actionSelectors: [] };
+  const table = {
+    name: `${name}_acquire`,
+    network: "n",
+    member: name,
+    role: "acquire",
+    kind: "exact",
+    fields: [{ name: "dst", bits: 48, kind: "exact" }],
+    keyBits: 48,
+    size,
+    entries: 1,
+  } as const;
+  return {
+    machine: name,
+    members: [`n.${name}`],
+    tables: [table],
+    tableCount: 1,
+    multicastGroups: [],
+    actionSelectors: [],
+  };
 }
 
 const pad = (i: number): string => String(i).padStart(3, "0");
 
-/** T targets t000…, each hosting 16 machines of priority 0 (placedOn) that fill its exact entries; T machines of priority 10, each needing the room of 8. */
+/** T targets t000…, each hosting 16 machines of priority 0 (placedOn) that fill its exact entries; T machines of
+ * priority 10, each needing the room of 8. */
 export function preemptionFleet(targets: number): { reqs: MachineRequirements[]; fleet: Fleet } {
   const reqs: MachineRequirements[] = [];
   const machines = new Map<string, MachinePolicy>();
@@ -55,7 +73,13 @@ export function preemptionFleet(targets: number): { reqs: MachineRequirements[];
   }
   const fleet: Fleet = {
     file: "bench-fleet.yaml",
-    targets: Array.from({ length: targets }, (_, t) => ({ name: `t${pad(t)}`, profile: PROFILE, labels: {}, maxMachines: Number.POSITIVE_INFINITY, at: { file: "bench-fleet.yaml", path: `targets[${t}]`, line: 0, column: 0 } })),
+    targets: Array.from({ length: targets }, (_, t) => ({
+      name: `t${pad(t)}`,
+      profile: PROFILE,
+      labels: {},
+      maxMachines: Number.POSITIVE_INFINITY,
+      at: { file: "bench-fleet.yaml", path: `targets[${t}]`, line: 0, column: 0 },
+    })),
     machines,
     defaults: { priority: 0, requires: {}, prefers: [] },
   };
@@ -81,7 +105,15 @@ export function benchPlace(targets: number): PlaceBenchRow {
   const p: Placement = place(reqs, fleet, work);
   const used = process.cpuUsage(cpu);
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  return { targets, machines: reqs.length, seconds, cpuSeconds: (used.user + used.system) / 1e6, evaluations: work.evaluations, placed: p.placed.length, displaced: p.displaced.length };
+  return {
+    targets,
+    machines: reqs.length,
+    seconds,
+    cpuSeconds: (used.user + used.system) / 1e6,
+    evaluations: work.evaluations,
+    placed: p.placed.length,
+    displaced: p.displaced.length,
+  };
 }
 
 function main(): void {
@@ -92,7 +124,9 @@ function main(): void {
     const row = benchPlace(t);
     rows.push(row);
     if (values.json !== true) {
-      console.log(`T=${String(t).padStart(3)}  ${String(row.machines).padStart(5)} machines  ${row.seconds.toFixed(3).padStart(8)} s (CPU ${row.cpuSeconds.toFixed(3).padStart(8)} s)  ${String(row.evaluations).padStart(9)} fit checks  ${row.placed} placed, ${row.displaced} displaced`);
+      console.log(
+        `T=${String(t).padStart(3)}  ${String(row.machines).padStart(5)} machines  ${row.seconds.toFixed(3).padStart(8)} s (CPU ${row.cpuSeconds.toFixed(3).padStart(8)} s)  ${String(row.evaluations).padStart(9)} fit checks  ${row.placed} placed, ${row.displaced} displaced`,
+      );
     }
   }
   if (values.json === true) console.log(JSON.stringify(rows));

@@ -1,10 +1,35 @@
 // Every benchmark scenario, in the order `npm run bench` runs them. Add new ones here.
 
 import { analyzeFatTree, analyzeGrowth, analyzeUpdate } from "./analysis.js";
-import { fatTree, hubAndSpoke8, l2Exact, l2Exact64k, replayFile, replayFile2w, routerLayered, vxlan } from "./dataplane.js";
+import {
+  fatTree,
+  hubAndSpoke8,
+  l2Exact,
+  l2Exact64k,
+  replayFile,
+  replayFile2w,
+  routerLayered,
+  vxlan,
+} from "./dataplane.js";
 import { p4runtime } from "./p4runtime.js";
 import { pcapRead, pcapngRead } from "./pcap-read.js";
 import { BMV2_SCENARIOS } from "./bmv2.js";
 import type { FigureScenario, Scenario } from "./scenario.js";
 
-export const SCENARIOS: readonly (Scenario | FigureScenario)[] = [pcapRead, pcapngRead, l2Exact, l2Exact64k, hubAndSpoke8, routerLayered, vxlan, fatTree, replayFile, replayFile2w, p4runtime, ...BMV2_SCENARIOS, analyzeFatTree, analyzeGrowth, analyzeUpdate];
+export const SCENARIOS: readonly (Scenario | FigureScenario)[] = [
+  pcapRead,
+  pcapngRead,
+  l2Exact,
+  l2Exact64k,
+  hubAndSpoke8,
+  routerLayered,
+  vxlan,
+  fatTree,
+  replayFile,
+  replayFile2w,
+  p4runtime,
+  ...BMV2_SCENARIOS,
+  analyzeFatTree,
+  analyzeGrowth,
+  analyzeUpdate,
+];

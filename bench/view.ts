@@ -4,7 +4,8 @@
 // replays them with a trace, writes the page, and opens it in chromium: how long strata run
 // and strata view take, and in the browser the first paint, the page's script ready, and a
 // packet's path drawn (clicked in the list; found by number, then drawn), each the median of
-// five openings of the page. The goal is under a second for each figure in the browser. The files stay in DIR (a new one under the
+// five openings of the page. The goal is under a second for each figure in the browser. The files stay in DIR (a new
+// one under the
 // system's temporary directory by default) to be opened by hand.
 
 import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -41,7 +42,12 @@ function writeInputs(dir: string, packets: number): { spec: string; inputs: stri
     for (let i = pod; i < packets; i += PODS) {
       const [picked] = pairs[i] ?? [1];
       // Another pod's host, or nobody.
-      const dst = i % 100 === 99 ? NOBODY : Math.floor((picked - 1) / hostsPerPod) === pod ? ((picked - 1 + hostsPerPod) % hosts) + 1 : picked;
+      const dst =
+        i % 100 === 99
+          ? NOBODY
+          : Math.floor((picked - 1) / hostsPerPod) === pod
+            ? ((picked - 1 + hostsPerPod) % hosts) + 1
+            : picked;
       frame.fill(0);
       frame.set(macBytes(dst), 0);
       frame.set(macBytes(src), 6);
@@ -92,8 +98,15 @@ async function inBrowser(page: string, packets: number): Promise<BrowserFigures>
   try {
     const runs: BrowserFigures[] = [];
     for (let k = 0; k < OPENINGS; k++) runs.push(await openedOnce(browser, page, packets));
-    const median = (key: keyof BrowserFigures): number => [...runs.map((r) => r[key])].sort((a, b) => a - b)[Math.floor(OPENINGS / 2)] ?? NaN;
-    return { firstPaint: median("firstPaint"), ready: median("ready"), pathClicked: median("pathClicked"), pathFound: median("pathFound"), searchDropped: median("searchDropped") };
+    const median = (key: keyof BrowserFigures): number =>
+      [...runs.map((r) => r[key])].sort((a, b) => a - b)[Math.floor(OPENINGS / 2)] ?? NaN;
+    return {
+      firstPaint: median("firstPaint"),
+      ready: median("ready"),
+      pathClicked: median("pathClicked"),
+      pathFound: median("pathFound"),
+      searchDropped: median("searchDropped"),
+    };
   } finally {
     await close();
   }
@@ -113,7 +126,8 @@ async function openedOnce(browser: Browser, page: string, packets: number): Prom
     const timed = (what: string, arg: string): Promise<number> =>
       tab.evaluate(
         async (what, arg) => {
-          const painted = (): Promise<void> => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())));
+          const painted = (): Promise<void> =>
+            new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())));
           const search = (text: string): void => {
             const input = document.getElementById("filter") as HTMLInputElement;
             input.value = text;
@@ -121,7 +135,8 @@ async function openedOnce(browser: Browser, page: string, packets: number): Prom
           };
           await painted();
           const t0 = performance.now();
-          if (what === "click") (document.querySelector(`#packet-list li[data-packet="${arg}"]`) as HTMLElement).click();
+          if (what === "click")
+            (document.querySelector(`#packet-list li[data-packet="${arg}"]`) as HTMLElement).click();
           else if (what === "find") {
             search(arg);
             (document.querySelector("#packet-list li") as HTMLElement).click();
@@ -144,7 +159,9 @@ async function openedOnce(browser: Browser, page: string, packets: number): Prom
 }
 
 async function benchView(): Promise<void> {
-  const { values } = parseArgs({ options: { dir: { type: "string" }, packets: { type: "string", default: "100000" } } });
+  const { values } = parseArgs({
+    options: { dir: { type: "string" }, packets: { type: "string", default: "100000" } },
+  });
   const packets = Number(values.packets);
   const dir = values.dir ?? mkdtempSync(join(tmpdir(), "strata-bench-view-"));
   mkdirSync(dir, { recursive: true });
@@ -153,13 +170,30 @@ async function benchView(): Promise<void> {
   const page = join(dir, "fat-tree.html");
   const cpu = /model name\s*:\s*(.*)/.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? "unknown CPU";
   const say = (s: string): boolean => process.stdout.write(`${s}\n`);
-  say(`strata view at scale: a fat-tree of ${members.toLocaleString("en-US")} members, ${packets.toLocaleString("en-US")} packets; files in ${dir}`);
-  say(`CPU: ${cpu}; load average ${loadavg().map((l) => l.toFixed(2)).join(", ")} at the start`);
+  say(
+    `strata view at scale: a fat-tree of ${members.toLocaleString("en-US")} members, ${packets.toLocaleString("en-US")} packets; files in ${dir}`,
+  );
+  say(
+    `CPU: ${cpu}; load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(", ")} at the start`,
+  );
 
   const replayed = await strata("run", spec, ...inputs, "--out", run, "--trace");
-  say(`strata run --trace:          ${(replayed.ms / 1000).toFixed(1)} s (trace.jsonl ${(statSync(join(run, "trace.jsonl")).size / 1e6).toFixed(0)} MB)`);
-  const alone = await strata("view", spec, "--out", join(dir, "fat-tree-alone.html"), "--svg", join(dir, "fat-tree.svg"));
-  say(`strata view (no run):        ${(alone.ms / 1000).toFixed(1)} s, layout included (${alone.stdout.split("\n")[0] ?? ""})`);
+  say(
+    `strata run --trace:          ${(replayed.ms / 1000).toFixed(1)} s (trace.jsonl ${(statSync(join(run, "trace.jsonl")).size / 1e6).toFixed(0)} MB)`,
+  );
+  const alone = await strata(
+    "view",
+    spec,
+    "--out",
+    join(dir, "fat-tree-alone.html"),
+    "--svg",
+    join(dir, "fat-tree.svg"),
+  );
+  say(
+    `strata view (no run):        ${(alone.ms / 1000).toFixed(1)} s, layout included (${alone.stdout.split("\n")[0] ?? ""})`,
+  );
   const viewed = await strata("view", spec, "--run", run, "--out", page);
   say(`strata view --run:           ${(viewed.ms / 1000).toFixed(1)} s (${viewed.stdout.split("\n")[0] ?? ""})`);
 
@@ -170,7 +204,11 @@ async function benchView(): Promise<void> {
   say(`chromium, a packet's path:   ${ms(f.pathClicked)} (clicked in the list)`);
   say(`chromium, find and draw:     ${ms(f.pathFound)} (packet ${packets - 1} typed into the search)`);
   say(`chromium, search 'dropped':  ${ms(f.searchDropped)}`);
-  say(`load average ${loadavg().map((l) => l.toFixed(2)).join(", ")} at the end`);
+  say(
+    `load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(", ")} at the end`,
+  );
 }
 
 await benchView();

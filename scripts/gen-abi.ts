@@ -57,7 +57,8 @@ export function generateAbi(): string {
     const layout = keyLayout(design);
     const d = constName(design.name);
     out.push(`export const DESIGN_${d}: i32 = ${design.id};`);
-    for (const slot of layout.slots) out.push(`export const KEY_${d}_${constName(slot.field.name)}: i32 = ${slot.offset};`);
+    for (const slot of layout.slots)
+      out.push(`export const KEY_${d}_${constName(slot.field.name)}: i32 = ${slot.offset};`);
     out.push(`export const KEY_${d}_LEN: i32 = ${layout.len};`);
     // The bytes of the key vector that identify a flow (anycast affinity).
     const mask = new Array<number>(layout.len).fill(0);

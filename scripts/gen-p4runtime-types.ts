@@ -58,7 +58,8 @@ function message(t: protobuf.Type, indent: string): string[] {
   });
   // Type aliases, not interfaces: an object type takes an index signature, as protobufjs's fromObject asks.
   const head = `${indent}export type ${t.name}<W extends Wire = Decoded> =`;
-  const fields = body.length === 0 && oneofs.length > 0 ? [] : [`{${body.length === 0 ? "" : `\n${body.join("\n")}\n${indent}`}}`];
+  const fields =
+    body.length === 0 && oneofs.length > 0 ? [] : [`{${body.length === 0 ? "" : `\n${body.join("\n")}\n${indent}`}}`];
   return [`${head} ${[...fields, ...oneofs].join(" & ")};`];
 }
 
@@ -67,7 +68,10 @@ function enumType(e: protobuf.Enum, indent: string): string[] {
   const values = [...Object.keys(e.values).map((n) => JSON.stringify(n)), "number"];
   const one = `${indent}export type ${e.name} = ${values.join(" | ")};`;
   if (one.length <= 120) return [one];
-  return [`${indent}export type ${e.name} =`, ...values.map((v, i) => `${indent}  | ${v}${i === values.length - 1 ? ";" : ""}`)];
+  return [
+    `${indent}export type ${e.name} =`,
+    ...values.map((v, i) => `${indent}  | ${v}${i === values.length - 1 ? ";" : ""}`),
+  ];
 }
 
 function service(s: protobuf.Service, indent: string): string[] {
@@ -75,9 +79,19 @@ function service(s: protobuf.Service, indent: string): string[] {
     const req = m.resolvedRequestType;
     const res = m.resolvedResponseType;
     if (req === null || res === null) throw new Error(`${m.fullName}: types not resolved`);
-    return [`${indent}  readonly ${m.name}: {`, `${indent}    readonly request: ${refName(req)}<W>;`, `${indent}    readonly response: ${refName(res)}<W>;`, `${indent}  };`];
+    return [
+      `${indent}  readonly ${m.name}: {`,
+      `${indent}    readonly request: ${refName(req)}<W>;`,
+      `${indent}    readonly response: ${refName(res)}<W>;`,
+      `${indent}  };`,
+    ];
   });
-  return [`${indent}/** The ${s.name} service: each method's request and response. */`, `${indent}export interface ${s.name}<W extends Wire = Decoded> {`, ...methods.flat(), `${indent}}`];
+  return [
+    `${indent}/** The ${s.name} service: each method's request and response. */`,
+    `${indent}export interface ${s.name}<W extends Wire = Decoded> {`,
+    ...methods.flat(),
+    `${indent}}`,
+  ];
 }
 
 /** A namespace's members: messages (with a namespace of their nested types), enums, services and nested namespaces. */
@@ -87,7 +101,8 @@ function members(ns: protobuf.NamespaceBase, indent: string): string[] {
     if (o instanceof protobuf.Type) out.push(...message(o, indent));
     else if (o instanceof protobuf.Enum) out.push(...enumType(o, indent));
     else if (o instanceof protobuf.Service) out.push(...service(o, indent));
-    const isPackage = o instanceof protobuf.Namespace && !(o instanceof protobuf.Type) && !(o instanceof protobuf.Service);
+    const isPackage =
+      o instanceof protobuf.Namespace && !(o instanceof protobuf.Type) && !(o instanceof protobuf.Service);
     if ((isPackage || o instanceof protobuf.Type) && o.nestedArray.length > 0) {
       out.push(`${indent}export namespace ${o.name} {`, ...members(o, `${indent}  `), `${indent}}`);
     }

@@ -56,12 +56,16 @@ export const EXAMPLE_CAPTURES: readonly ExampleCapture[] = [
   {
     file: "example-router-h1.pcap",
     from: "dns_udp.pcap",
-    rewrites: [{ packet: 0, ethSrc: "02:00:00:00:0a:01", ethDst: "02:00:00:00:0a:fe", ipSrc: "10.0.1.1", ipDst: "10.0.2.2" }],
+    rewrites: [
+      { packet: 0, ethSrc: "02:00:00:00:0a:01", ethDst: "02:00:00:00:0a:fe", ipSrc: "10.0.1.1", ipDst: "10.0.2.2" },
+    ],
   },
   {
     file: "example-router-h2.pcap",
     from: "dns_udp.pcap",
-    rewrites: [{ packet: 1, ethSrc: "02:00:00:00:0b:02", ethDst: "02:00:00:00:0b:fe", ipSrc: "10.0.2.2", ipDst: "10.0.1.1" }],
+    rewrites: [
+      { packet: 1, ethSrc: "02:00:00:00:0b:02", ethDst: "02:00:00:00:0b:fe", ipSrc: "10.0.2.2", ipDst: "10.0.1.1" },
+    ],
   },
   // vxlan: what the tenant host 00:16:3e:37:f6:04 sent through its VTEP in tcpdump's vxlan.pcap (ARP reply, pings).
   { file: "example-vxlan-vm3.pcap", from: "vxlan.pcap", vxlanInner: [0, 2, 4, 6, 8] },
@@ -125,7 +129,12 @@ export function makeExampleCapture(c: ExampleCapture, realDir: string): Uint8Arr
       const off = batch.offset[i] ?? 0;
       const captured = batch.data.subarray(off, off + (batch.capLen[i] ?? 0));
       const r = c.rewrites?.find((w) => w.packet === index);
-      const frame = r !== undefined ? rewriteFrame(captured, r) : c.vxlanInner?.includes(index) === true ? vxlanInnerFrame(captured) : undefined;
+      const frame =
+        r !== undefined
+          ? rewriteFrame(captured, r)
+          : c.vxlanInner?.includes(index) === true
+            ? vxlanInnerFrame(captured)
+            : undefined;
       if (frame === undefined) continue;
       const origLen = (batch.origLen[i] ?? captured.length) - (captured.length - frame.length);
       out.write(frame, 0, frame.length, origLen, batch.tsSec[i] ?? 0, batch.tsNsec[i] ?? 0);
@@ -139,7 +148,10 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
   const root = fileURLToPath(new URL("../../", import.meta.url));
   const { writeFileSync } = await import("node:fs");
   for (const c of EXAMPLE_CAPTURES) {
-    writeFileSync(`${root}pcaps/${c.file}`, makeExampleCapture(c, `${process.env.STRATA_REAL_PCAPS ?? `${root}test/fixtures/pcaps-real`}`));
+    writeFileSync(
+      `${root}pcaps/${c.file}`,
+      makeExampleCapture(c, `${process.env.STRATA_REAL_PCAPS ?? `${root}test/fixtures/pcaps-real`}`),
+    );
     console.log(`pcaps/${c.file}`);
   }
 }

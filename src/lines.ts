@@ -5,8 +5,11 @@
 // arrived in), whatever the input. Used by every reader of lines a person or
 // another program gives strata: `serve --commands` (stdin), `strata trace`.
 
-/** A line read: its text (without "\n" or "\r\n"), or, when it was longer than the limit, only that. Numbered from 1. */
-export type Line = { readonly ok: true; readonly number: number; readonly text: string } | { readonly ok: false; readonly number: number };
+/** A line read: its text (without "\n" or "\r\n"), or, when it was longer than the limit, only that. Numbered from 1.
+ * */
+export type Line =
+  | { readonly ok: true; readonly number: number; readonly text: string }
+  | { readonly ok: false; readonly number: number };
 
 /** Splits bytes into Lines: push() each chunk as it comes, then end(). */
 export class LineSplitter {
@@ -31,9 +34,14 @@ export class LineSplitter {
 
   /** The lines that `chunk` ends (a line may span chunks). */
   push(chunk: Uint8Array | string): Line[] {
-    const bytes = typeof chunk === "string" ? Buffer.from(chunk) : Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const bytes =
+      typeof chunk === "string"
+        ? Buffer.from(chunk)
+        : Buffer.isBuffer(chunk)
+          ? chunk
+          : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const lines: Line[] = [];
-    for (let start = 0; ; ) {
+    for (let start = 0; ;) {
       const newline = bytes.indexOf(10, start);
       this.#take(bytes, start, newline < 0 ? bytes.length : newline);
       if (newline < 0) return lines;
@@ -79,4 +87,3 @@ export async function* readLines(input: AsyncIterable<Uint8Array | string>, limi
   for await (const chunk of input) yield* split.push(chunk);
   yield* split.end();
 }
-

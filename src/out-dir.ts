@@ -8,7 +8,18 @@
 // or lies under one, and a DIR it cannot make or write in. Files are created exclusively, so
 // a name that appears between the check and the write is never written through either.
 
-import { lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmdirSync, type Stats, statSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmdirSync,
+  type Stats,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import { describeIoError, InputError } from "./errors.js";
 
@@ -16,8 +27,10 @@ import { describeIoError, InputError } from "./errors.js";
 export const MARKER_FILE = ".strata-output";
 
 /** The marker's first line: the command that wrote it, then the promise it keeps. */
-const markerHeader = (command: string): string => `# strata ${command} wrote the files below; the next run into this directory replaces them, and no other file.`;
-const MARKER_HEADER = /^# strata [a-z0-9 ]+ wrote the files below; the next run into this directory replaces them, and no other file\.$/;
+const markerHeader = (command: string): string =>
+  `# strata ${command} wrote the files below; the next run into this directory replaces them, and no other file.`;
+const MARKER_HEADER =
+  /^# strata [a-z0-9 ]+ wrote the files below; the next run into this directory replaces them, and no other file\.$/;
 
 export interface OutDirOptions {
   /** The command that writes ("run", "export p4"): named in the marker. */
@@ -47,44 +60,68 @@ export class OutDir {
     this.#files = files;
   }
 
-  /** Checks DIR, removes the files the previous command listed and marks DIR for this one; InputError if DIR is not strata's to write. */
+  /** Checks DIR, removes the files the previous command listed and marks DIR for this one; InputError if DIR is not
+   * strata's to write. */
   static claim(dir: string, options: OutDirOptions): OutDir {
     const refuse = refusal(dir);
-    for (const f of options.files) if (!isOutputName(f)) throw new Error(`${f}: not a file name strata may write in --out`);
+    for (const f of options.files)
+      if (!isOutputName(f)) throw new Error(`${f}: not a file name strata may write in --out`);
     const target = realTarget(dir, refuse);
     for (const input of options.inputs) {
       const real = realOrResolved(input);
       if (real === target.real || real.startsWith(target.real.endsWith(sep) ? target.real : target.real + sep)) {
-        throw refuse(`--out holds an input, ${input}`, "strata writes and removes files in --out: choose a directory that holds none of the inputs");
+        throw refuse(
+          `--out holds an input, ${input}`,
+          "strata writes and removes files in --out: choose a directory that holds none of the inputs",
+        );
       }
     }
     const files = [...new Set([...options.files, MARKER_FILE])];
     const dirs = [...new Set([...(options.dirs ?? []), ...files.flatMap(parentOf)])];
     const previous = target.exists ? guard(() => readMarker(dir), refuse) : undefined;
-    if (target.exists && previous === undefined && guard(() => readdirSync(dir), refuse).length > 0 && options.force !== true) {
-      throw refuse(`--out is not empty and has no ${MARKER_FILE}: strata did not write it`, "choose a new or empty directory, or add --force to write beside its files");
+    if (
+      target.exists &&
+      previous === undefined &&
+      guard(() => readdirSync(dir), refuse).length > 0 &&
+      options.force !== true
+    ) {
+      throw refuse(
+        `--out is not empty and has no ${MARKER_FILE}: strata did not write it`,
+        "choose a new or empty directory, or add --force to write beside its files",
+      );
     }
     // Every check comes before the first change: a refused command leaves DIR as it was.
     const ours = new Set(previous === undefined ? [] : [...previous, MARKER_FILE]);
     for (const d of dirs) {
       const stat = lstatOrUndefined(join(dir, d));
-      if (stat !== undefined && !stat.isDirectory()) throw refuse(`${d} is already there and strata did not write it`, "strata replaces only files it wrote: move it away or choose another --out");
+      if (stat !== undefined && !stat.isDirectory())
+        throw refuse(
+          `${d} is already there and strata did not write it`,
+          "strata replaces only files it wrote: move it away or choose another --out",
+        );
     }
     // Only what is there is looked at closer: a description of 20,000 recorded links may write 40,000 files.
     const there = target.exists ? listed(dir, [...dirs, ...(previous ?? []).flatMap(parentOf)]) : new Set<string>();
     for (const f of files) {
       const stat = there.has(f) ? lstatOrUndefined(join(dir, f)) : undefined;
       if (stat !== undefined && (!ours.has(f) || !stat.isFile())) {
-        throw refuse(`${f} is already there and strata did not write it`, "strata replaces only files it wrote: move it away or choose another --out");
+        throw refuse(
+          `${f} is already there and strata did not write it`,
+          "strata replaces only files it wrote: move it away or choose another --out",
+        );
       }
     }
     // A listed file is removed only where it is a file in a real directory of DIR's: never through a link.
     const stale = (previous ?? []).filter(
-      (f) => there.has(f) && parentOf(f).every((d) => lstatOrUndefined(join(dir, d))?.isDirectory() === true) && lstatOrUndefined(join(dir, f))?.isFile() === true,
+      (f) =>
+        there.has(f) &&
+        parentOf(f).every((d) => lstatOrUndefined(join(dir, d))?.isDirectory() === true) &&
+        lstatOrUndefined(join(dir, f))?.isFile() === true,
     );
     const inputs = new Set(options.inputs.map(identity).filter((id) => id !== ""));
     for (const f of stale) {
-      if (inputs.has(identity(join(dir, f)))) throw refuse(`${f} is an input (the same file)`, "choose an --out directory that holds none of the inputs");
+      if (inputs.has(identity(join(dir, f))))
+        throw refuse(`${f} is an input (the same file)`, "choose an --out directory that holds none of the inputs");
     }
     const out = new OutDir(dir, options.command, files);
     guard(() => {
@@ -120,7 +157,9 @@ export class OutDir {
     const path = join(this.dir, MARKER_FILE);
     // Unlinked first and created exclusively: a marker that is a symbolic link is never written through.
     if (lstatOrUndefined(path) !== undefined) unlinkSync(path);
-    writeFileSync(path, `${[markerHeader(this.#command), ...files.filter((f) => f !== MARKER_FILE)].join("\n")}\n`, { flag: "wx" });
+    writeFileSync(path, `${[markerHeader(this.#command), ...files.filter((f) => f !== MARKER_FILE)].join("\n")}\n`, {
+      flag: "wx",
+    });
   }
 }
 
@@ -177,7 +216,10 @@ function readMarker(dir: string): string[] | undefined {
 }
 
 /** DIR's real path (through symbolic links, from the deepest part that exists), and whether it exists. */
-function realTarget(dir: string, refuse: (problem: string, fix: string) => InputError): { real: string; exists: boolean } {
+function realTarget(
+  dir: string,
+  refuse: (problem: string, fix: string) => InputError,
+): { real: string; exists: boolean } {
   const fix = "choose a new or empty directory for --out";
   let head = resolve(dir);
   const tail: string[] = [];
@@ -187,19 +229,23 @@ function realTarget(dir: string, refuse: (problem: string, fix: string) => Input
       real = realpathSync(head);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if ((code !== "ENOENT" && code !== "ENOTDIR") || dirname(head) === head) throw refuse(`cannot use --out: ${describeIoError(err)}`, fix);
+      if ((code !== "ENOENT" && code !== "ENOTDIR") || dirname(head) === head)
+        throw refuse(`cannot use --out: ${describeIoError(err)}`, fix);
       tail.unshift(basename(head));
       head = dirname(head);
       continue;
     }
     if (!statSync(real).isDirectory()) {
-      throw tail.length === 0 ? refuse("--out must be a directory, and this is a file", fix) : refuse(`--out cannot be made: ${head} is a file`, fix);
+      throw tail.length === 0
+        ? refuse("--out must be a directory, and this is a file", fix)
+        : refuse(`--out cannot be made: ${head} is a file`, fix);
     }
     return { real: join(real, ...tail), exists: tail.length === 0 };
   }
 }
 
-/** mkdir -p one level at a time: Node's recursive mkdir never returns under /proc (ENOENT from a parent that exists). */
+/** mkdir -p one level at a time: Node's recursive mkdir never returns under /proc (ENOENT from a parent that exists).
+ * */
 function makeDir(path: string): void {
   try {
     mkdirSync(path);

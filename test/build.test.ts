@@ -8,7 +8,9 @@ import { describe, expect, it } from "vitest";
 
 const root = new URL("..", import.meta.url).pathname;
 const tsc = join(root, "node_modules/typescript/bin/tsc");
-const listed = execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json"), "--listFilesOnly"], { encoding: "utf8" })
+const listed = execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json"), "--listFilesOnly"], {
+  encoding: "utf8",
+})
   .split("\n")
   .filter((f) => f.startsWith(root))
   .map((f) => f.slice(root.length));

@@ -26,7 +26,9 @@ const examples = readdirSync(join(root, "examples"), { withFileTypes: true })
   .map((d) => d.name);
 
 function captures(dir: string): string[] {
-  return ["links", "delivered"].flatMap((sub) => (existsSync(join(dir, sub)) ? readdirSync(join(dir, sub)).map((f) => `${sub}/${f}`) : [])).sort();
+  return ["links", "delivered"]
+    .flatMap((sub) => (existsSync(join(dir, sub)) ? readdirSync(join(dir, sub)).map((f) => `${sub}/${f}`) : []))
+    .sort();
 }
 
 describe.each(examples)("example %s", (name) => {
@@ -37,7 +39,14 @@ describe.each(examples)("example %s", (name) => {
     const out = mkdtempSync(join(tmpdir(), `strata-${name}-`));
     try {
       const io = memoryIo();
-      const args = ["run", join(dir, "network.yaml"), ...example.inputs.flatMap((i) => ["--in", i.replace("=pcaps/", `=${root}pcaps/`)]), "--out", out, "--trace"];
+      const args = [
+        "run",
+        join(dir, "network.yaml"),
+        ...example.inputs.flatMap((i) => ["--in", i.replace("=pcaps/", `=${root}pcaps/`)]),
+        "--out",
+        out,
+        "--trace",
+      ];
       const code = await main(args, io);
       expect(io.stderr.text).toBe("");
       expect(code).toBe(0);
@@ -46,16 +55,23 @@ describe.each(examples)("example %s", (name) => {
       expect(summary.packets).toEqual(example.expect.packets);
       const { injected, copies, delivered, dropped, exited } = summary.packets;
       expect(delivered + dropped + exited).toBe(injected + copies); // every packet and copy has one fate
-      expect(Object.fromEntries(Object.entries(summary.links).map(([k, v]) => [k, v.packets]))).toEqual(example.expect.links);
+      expect(Object.fromEntries(Object.entries(summary.links).map(([k, v]) => [k, v.packets]))).toEqual(
+        example.expect.links,
+      );
 
-      const lines = readFileSync(join(out, "trace.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as TraceLine);
+      const lines = readFileSync(join(out, "trace.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as TraceLine);
       expect(lines.map((l) => fate(l.steps))).toEqual(example.expect.fates);
       // strata trace reads back every step the replay wrote, pushes, pops and hand-offs included:
       // the list, then each packet (found through trace.idx), as test/fixtures/golden/trace/ has them.
       let shownAll = "";
       for (const packet of [undefined, ...lines.map((l) => l.packet)]) {
         const shown = memoryIo();
-        expect(await main(["trace", out, ...(packet === undefined ? [] : ["--packet", String(packet)])], shown)).toBe(0);
+        expect(await main(["trace", out, ...(packet === undefined ? [] : ["--packet", String(packet)])], shown)).toBe(
+          0,
+        );
         expect(shown.stderr.text).toBe("");
         shownAll += shown.stdout.text;
       }
@@ -91,12 +107,20 @@ describe("bridged-lans", () => {
   };
 
   it("delivers what the merged single LAN delivers", async () => {
-    const bridged = await runOnce("network.yaml", [`lanA:h1.1=${pcap("example-hub-h1.pcap")}`, `lanB:h3.1=${pcap("example-hub-h3.pcap")}`]);
-    const merged = await runOnce("merged.yaml", [`lan:h1.1=${pcap("example-hub-h1.pcap")}`, `lan:h3.1=${pcap("example-hub-h3.pcap")}`]);
+    const bridged = await runOnce("network.yaml", [
+      `lanA:h1.1=${pcap("example-hub-h1.pcap")}`,
+      `lanB:h3.1=${pcap("example-hub-h3.pcap")}`,
+    ]);
+    const merged = await runOnce("merged.yaml", [
+      `lan:h1.1=${pcap("example-hub-h1.pcap")}`,
+      `lan:h3.1=${pcap("example-hub-h3.pcap")}`,
+    ]);
     try {
       const hosts = { h1: "lanA", h2: "lanA", h3: "lanB", h4: "lanB" };
       for (const [host, net] of Object.entries(hosts)) {
-        expect(readFileSync(join(bridged, "delivered", `${net}.${host}.pcap`)), host).toEqual(readFileSync(join(merged, "delivered", `lan.${host}.pcap`)));
+        expect(readFileSync(join(bridged, "delivered", `${net}.${host}.pcap`)), host).toEqual(
+          readFileSync(join(merged, "delivered", `lan.${host}.pcap`)),
+        );
       }
       expect(readdirSync(join(bridged, "delivered")).length).toBe(readdirSync(join(merged, "delivered")).length);
     } finally {
@@ -111,7 +135,13 @@ describe("bridged-lans", () => {
 describe("l2vpn", () => {
   it("delivers what bridged-lans delivers, and its trunk carries the same frames", () => {
     const expected = (name: string, f: string): Buffer => readFileSync(join(root, "examples", name, "expected", f));
-    const same = ["delivered/lanA.h1.pcap", "delivered/lanA.h2.pcap", "delivered/lanB.h3.pcap", "delivered/lanB.h4.pcap", "links/lanA.trunk.pcap"];
+    const same = [
+      "delivered/lanA.h1.pcap",
+      "delivered/lanA.h2.pcap",
+      "delivered/lanB.h3.pcap",
+      "delivered/lanB.h4.pcap",
+      "links/lanA.trunk.pcap",
+    ];
     for (const f of same) expect(expected("l2vpn", f), f).toEqual(expected("bridged-lans", f));
     // The trunk's frames went through the tunnel, one GRE packet each.
     expect(captures(join(root, "examples", "l2vpn", "expected"))).toContain("links/wan.tunnel.pcap");
@@ -134,7 +164,9 @@ describe("ip-router-auto", () => {
     expect(captures(expected("ip-router-auto"))).toEqual(Object.keys(renamed).sort());
     expect(captures(expected("ip-router"))).toEqual(Object.values(renamed).sort());
     for (const [auto, plain] of Object.entries(renamed)) {
-      expect(readFileSync(join(expected("ip-router-auto"), auto)), auto).toEqual(readFileSync(join(expected("ip-router"), plain)));
+      expect(readFileSync(join(expected("ip-router-auto"), auto)), auto).toEqual(
+        readFileSync(join(expected("ip-router"), plain)),
+      );
     }
   });
 });

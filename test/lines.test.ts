@@ -18,7 +18,11 @@ describe("LineSplitter", () => {
     { name: "\\r\\n ends a line", chunks: ["a\r\nb\r\n"], lines: [ok(1, "a"), ok(2, "b")] },
     { name: "a lone \\r is the line's", chunks: ["a\rb\n"], lines: [ok(1, "a\rb")] },
     { name: "a line across chunks", chunks: ["ab", "c", "d\ne", "f"], lines: [ok(1, "abcd"), ok(2, "ef")] },
-    { name: "a character across chunks", chunks: [Buffer.from("é\n").subarray(0, 1), Buffer.from("é\n").subarray(1)], lines: [ok(1, "é")] },
+    {
+      name: "a character across chunks",
+      chunks: [Buffer.from("é\n").subarray(0, 1), Buffer.from("é\n").subarray(1)],
+      lines: [ok(1, "é")],
+    },
     { name: "at the limit", limit: 4, chunks: ["abcd\n"], lines: [ok(1, "abcd")] },
     { name: "at the limit, with \\r\\n", limit: 4, chunks: ["abcd\r\n"], lines: [ok(1, "abcd")] },
     { name: "limit + 1, then a good line", limit: 4, chunks: ["abcde\nok\n"], lines: [long(1), ok(2, "ok")] },

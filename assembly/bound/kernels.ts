@@ -9,7 +9,19 @@
 // the lane's counters, hits and bytes.
 
 import { PORT_SELF } from "../abi";
-import { countHit, directRow, Entry, entryAt, Hit, lookupUncounted, rowOf, singleRow, Table, wordArg, wordOf } from "../tables/table";
+import {
+  countHit,
+  directRow,
+  Entry,
+  entryAt,
+  Hit,
+  lookupUncounted,
+  rowOf,
+  singleRow,
+  Table,
+  wordArg,
+  wordOf,
+} from "../tables/table";
 import { ttlEffect } from "../pipeline/forward";
 import { carry } from "../pipeline/link";
 import { drained } from "../pipeline/output";

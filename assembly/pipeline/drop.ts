@@ -8,7 +8,7 @@ import { memberAt, orphanDrops } from "./topology";
 /** Counts `reason` against member `m` (−1: no member had the packet yet). */
 export function countDrop(m: i32, reason: i32): void {
   const counters = m >= 0 ? memberAt(m).drops : orphanDrops;
-  const c = counters + (<usize>reason << 3);
+  const c = counters + ((<usize>reason) << 3);
   store<u64>(c, load<u64>(c) + 1);
 }
 

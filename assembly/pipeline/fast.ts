@@ -43,7 +43,22 @@ import {
   STAGE_SEND,
   STAGE_TRANSMIT,
 } from "../abi";
-import { countHit, directRow, entryAt, Hit, lookupUncounted, ROAD_DIRECT, ROAD_DIRECT32, rowOf, singleRow, Table, wordArg, wordCode, wordCount, wordOf } from "../tables/table";
+import {
+  countHit,
+  directRow,
+  entryAt,
+  Hit,
+  lookupUncounted,
+  ROAD_DIRECT,
+  ROAD_DIRECT32,
+  rowOf,
+  singleRow,
+  Table,
+  wordArg,
+  wordCode,
+  wordCount,
+  wordOf,
+} from "../tables/table";
 import { ttlEffect } from "./forward";
 import { carry, hopLimit } from "./link";
 import { keyOf, Packet, release } from "./packet";
@@ -52,7 +67,15 @@ import { PLAN_DELIVER, PLAN_FORWARD, PLAN_NONE, planOf } from "./plan";
 import { hand, takeHeaderOff } from "./receive";
 import { roomFor, ROOM_NOW } from "./room";
 import { push } from "./send";
-import { linkAt, MEMBER_DOWN, MEMBER_TAG_DELIVERIES, memberAt, outLink, receiverMember, receiverPort } from "./topology";
+import {
+  linkAt,
+  MEMBER_DOWN,
+  MEMBER_TAG_DELIVERIES,
+  memberAt,
+  outLink,
+  receiverMember,
+  receiverPort,
+} from "./topology";
 
 /**
  * Takes `d` from step `stage` as far as the fast lane goes. Returns STAGE_DONE
@@ -275,7 +298,8 @@ export function fastLane(d: Packet, stage: i32): i32 {
   return a != 0 ? <i32>wordCode(a) : <i32>entryAt(t, rowOf(h)).code;
 }
 
-/** The out-link of hit `h` (a row), just found in forward table `t`, when its action is a forward to one out-link; else −1. */
+/** The out-link of hit `h` (a row), just found in forward table `t`, when its action is a forward to one out-link; else
+ * −1. */
 @inline function oneOutLink(t: Table, h: Hit): i32 {
   const a = wordOf(h);
   if (a != 0) return wordCode(a) == <u32>ACT_OUT && wordCount(a) == 1 ? <i32>wordArg(a) : -1;

@@ -13,13 +13,27 @@ import { Packet } from "./packet";
  * none), or null when the packet was dropped for `missReason`. Inlined: it is
  * on every stage of every packet.
  */
-@inline export function lookupIn(d: Packet, table: usize, key: usize, stage: i32, port: u32, missReason: i32): Entry | null {
+@inline export function lookupIn(
+  d: Packet,
+  table: usize,
+  key: usize,
+  stage: i32,
+  port: u32,
+  missReason: i32,
+): Entry | null {
   const t = changetype<Table>(table);
   return found(d, t, table == 0 ? MISS : lookup(t, key), stage, port, missReason);
 }
 
 /** lookupIn for a one-field key given as a number `bytes` wide: transmit's out-link (2), send's session (4). */
-@inline export function lookupIdIn(d: Packet, table: usize, id: u32, bytes: i32, stage: i32, missReason: i32): Entry | null {
+@inline export function lookupIdIn(
+  d: Packet,
+  table: usize,
+  id: u32,
+  bytes: i32,
+  stage: i32,
+  missReason: i32,
+): Entry | null {
   const t = changetype<Table>(table);
   return found(d, t, table == 0 ? MISS : lookupId(t, id, bytes, scratch), stage, id, missReason);
 }

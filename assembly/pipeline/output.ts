@@ -10,7 +10,8 @@
 //
 // A trace event:
 //   ┌─────────┬──────────┬───────────┬───────────┬────────────┬──────────┬────────────┬─────────┬──────────┬──────────┬─────────┐
-//   │ kind u8 │ stage u8 │ action u8 │ reason u8 │ packet u32 │ copy u32 │ member i32 │ row i32 │ port u32 │ link i32 │ arg u32 │   EVENT_SIZE = 32
+//   │ kind u8 │ stage u8 │ action u8 │ reason u8 │ packet u32 │ copy u32 │ member i32 │ row i32 │ port u32 │ link i32 │
+// arg u32 │   EVENT_SIZE = 32
 //   └─────────┴──────────┴───────────┴───────────┴────────────┴──────────┴────────────┴─────────┴──────────┴──────────┴─────────┘
 
 import {
@@ -43,7 +44,8 @@ export let outPos: i32 = 0;
 
 /** A trace was asked for (setTracing): the ring exists. */
 export let traceOn: bool = false;
-/** The trace holds only the packets of traceRange's ranges: each input packet is looked up as it is loaded (inRanges). */
+/** The trace holds only the packets of traceRange's ranges: each input packet is looked up as it is loaded (inRanges).
+ * */
 export let traceSome: bool = false;
 /** The input packet being run (and its copies) is traced. */
 export let tracing: bool = false;
@@ -62,7 +64,8 @@ export function outputInit(bytes: i32, events: i32): void {
   tracePos = 0;
 }
 
-// The packets traced, when not every one (traceOnly, traceRange): ascending, disjoint, inclusive ranges of packet numbers.
+// The packets traced, when not every one (traceOnly, traceRange): ascending, disjoint, inclusive ranges of packet
+// numbers.
 //   ┌───────────┬──────────┐
 //   │ first u32 │ last u32 │   8 bytes a range, rangeCount of them at rangeBase
 //   └───────────┴──────────┘
@@ -88,9 +91,9 @@ export function traceOnly(): void {
 export function traceRange(first: u32, last: u32): void {
   if (rangeCount == rangeCap) {
     rangeCap = rangeCap == 0 ? 16 : rangeCap << 1;
-    rangeBase = rangeBase == 0 ? heap.alloc(<usize>rangeCap << 3) : heap.realloc(rangeBase, <usize>rangeCap << 3);
+    rangeBase = rangeBase == 0 ? heap.alloc((<usize>rangeCap) << 3) : heap.realloc(rangeBase, (<usize>rangeCap) << 3);
   }
-  const r = rangeBase + (<usize>rangeCount << 3);
+  const r = rangeBase + ((<usize>rangeCount) << 3);
   store<u32>(r, first);
   store<u32>(r, last, 4);
   rangeCount++;
@@ -102,7 +105,7 @@ export function inRanges(packet: u32): bool {
   let hi = rangeCount - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
-    const r = rangeBase + (<usize>mid << 3);
+    const r = rangeBase + ((<usize>mid) << 3);
     if (packet < load<u32>(r)) hi = mid - 1;
     else if (packet > load<u32>(r, 4)) lo = mid + 1;
     else return true;
@@ -146,7 +149,17 @@ export function drained(): void {
  * Records a trace event. Callers write `if (tracing) event(…)`: the branch comes
  * before the arguments, so that, off, an event costs one test and no loads.
  */
-export function event(kind: i32, stage: i32, action: i32, reason: i32, d: Packet, row: i32, port: u32, link: i32, arg: u32): void {
+export function event(
+  kind: i32,
+  stage: i32,
+  action: i32,
+  reason: i32,
+  d: Packet,
+  row: i32,
+  port: u32,
+  link: i32,
+  arg: u32,
+): void {
   const e = traceBase + <usize>(tracePos * EVENT_SIZE);
   store<u8>(e + EVENT_KIND, <u8>kind);
   store<u8>(e + EVENT_STAGE, <u8>stage);

@@ -17,7 +17,8 @@
 
 import { KEY_MAX_LEN } from "../abi";
 
-@unmanaged export class Packet {
+@unmanaged
+export class Packet {
   data: usize;
   len: u32;
   origLen: u32;
@@ -112,7 +113,7 @@ export function poolInit(count: i32, len: i32, room: i32): void {
   freeSlots = heap.alloc(<usize>(count * 4) + 4);
   memory.fill(refs, 0, <usize>(count * 2));
   nFree = count;
-  for (let i = 0; i < count; i++) store<i32>(freeSlots + (<usize>i << 2), count - 1 - i);
+  for (let i = 0; i < count; i++) store<i32>(freeSlots + ((<usize>i) << 2), count - 1 - i);
 }
 
 @inline function slotBase(s: i32): usize {
@@ -121,17 +122,17 @@ export function poolInit(count: i32, len: i32, room: i32): void {
 
 /** One more descriptor shares the packet's bytes. */
 @inline export function share(d: Packet): void {
-  if (d.slot >= 0) store<u16>(refs + (<usize>d.slot << 1), load<u16>(refs + (<usize>d.slot << 1)) + 1);
+  if (d.slot >= 0) store<u16>(refs + ((<usize>d.slot) << 1), load<u16>(refs + ((<usize>d.slot) << 1)) + 1);
 }
 
 /** The descriptor no longer needs its bytes. */
 export function release(d: Packet): void {
   if (d.slot < 0) return;
-  const r = refs + (<usize>d.slot << 1);
+  const r = refs + ((<usize>d.slot) << 1);
   const n = load<u16>(r) - 1;
   store<u16>(r, n);
   if (n == 0) {
-    store<i32>(freeSlots + (<usize>nFree << 2), d.slot);
+    store<i32>(freeSlots + ((<usize>nFree) << 2), d.slot);
     nFree++;
   }
   d.slot = -1;
@@ -148,7 +149,7 @@ export const OWN_NO_BUFFER: i32 = 2;
  * of room.
  */
 @inline export function own(d: Packet, room: i32): i32 {
-  if (d.slot >= 0 && load<u16>(refs + (<usize>d.slot << 1)) == 1 && <i32>(d.data - slotBase(d.slot)) >= room) {
+  if (d.slot >= 0 && load<u16>(refs + ((<usize>d.slot) << 1)) == 1 && <i32>(d.data - slotBase(d.slot)) >= room) {
     return OWN_OK;
   }
   return ownCopy(d, room);
@@ -160,8 +161,8 @@ function ownCopy(d: Packet, room: i32): i32 {
   if (<i32>d.len + front > slotLen) return OWN_TOO_LONG;
   if (nFree == 0) return OWN_NO_BUFFER;
   nFree--;
-  const s = load<i32>(freeSlots + (<usize>nFree << 2));
-  store<u16>(refs + (<usize>s << 1), 1);
+  const s = load<i32>(freeSlots + ((<usize>nFree) << 2));
+  store<u16>(refs + ((<usize>s) << 1), 1);
   const to = slotBase(s) + <usize>front;
   // Whole blocks when the slot has room past the packet for the last one.
   if (<i32>d.len + front + <i32>SLACK <= slotLen) copyRecord(to, d.data, d.len);

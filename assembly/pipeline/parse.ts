@@ -14,7 +14,8 @@ import { Table } from "../tables/table";
  */
 export const KEY_PUSHED: i32 = -2;
 
-/** keyFor for a lookup in `table`: without a parse when the header was just pushed and the table looks at the in-link only. */
+/** keyFor for a lookup in `table`: without a parse when the header was just pushed and the table looks at the in-link
+ * only. */
 @inline export function keyForTable(d: Packet, mi: i32, m: Member, table: usize): bool {
   if (d.keyMember == KEY_PUSHED && table != 0 && changetype<Table>(table).inLinkOnly) {
     setInLink(keyOf(d), d.port);
@@ -39,7 +40,7 @@ export const KEY_PUSHED: i32 = -2;
  * store there would make it wait until both stores reached the cache).
  */
 @inline export function setInLink(key: usize, port: u32): void {
-  store<u64>(key, (load<u64>(key) & ~(<u64>0xffff)) | <u64>bswap<u16>(<u16>port));
+  store<u64>(key, (load<u64>(key) & ~(<u64>0xffff)) | (<u64>bswap<u16>(<u16>port)));
 }
 
 /** Parses the packet into the key vector as member `mi` (of design m.design) sees it. */
@@ -49,7 +50,8 @@ function parseFor(d: Packet, mi: i32, m: Member): bool {
   return true;
 }
 
-/** Parses the packet into its key vector as design `design` sees it, the in-link 0, and keeps the header's length (hdrLen); false if it has no valid header. */
+/** Parses the packet into its key vector as design `design` sees it, the in-link 0, and keeps the header's length
+ * (hdrLen); false if it has no valid header. */
 @inline export function parseHeader(d: Packet, design: i32): bool {
   const hlen = parseKey(d, design);
   if (hlen < 0) return false;

@@ -22,7 +22,17 @@
 // Per recording, two u32 (spanLen, spanEnd) for the gathering, and a place in the
 // list of recordings that have records: 12 bytes per recording, whatever it holds.
 
-import { RINGREC_RECORDING, RINGREC_LEN, RINGREC_SIZE, RECORDING_TAG_LEN, PCAP_REC_CAP_LEN, PCAP_REC_LEN, PCAP_REC_ORIG_LEN, PCAP_REC_TS_FRAC, PCAP_REC_TS_SEC } from "../abi";
+import {
+  RINGREC_RECORDING,
+  RINGREC_LEN,
+  RINGREC_SIZE,
+  RECORDING_TAG_LEN,
+  PCAP_REC_CAP_LEN,
+  PCAP_REC_LEN,
+  PCAP_REC_ORIG_LEN,
+  PCAP_REC_TS_FRAC,
+  PCAP_REC_TS_SEC,
+} from "../abi";
 import { copyRecord, Packet, SLACK } from "./packet";
 
 /** The ring: records as drawn above, from ring to ring + ringUsed. */
@@ -53,7 +63,7 @@ export function recordingsInit(n: i32, len: i32): void {
   ringLen = len;
   ring = heap.alloc(<usize>len + SLACK);
   gathered = heap.alloc(<usize>len + SLACK);
-  const perRecording = <usize>n << 2;
+  const perRecording = (<usize>n) << 2;
   spanLens = heap.alloc(perRecording + 8);
   memory.fill(spanLens, 0, perRecording);
   spanEnds = heap.alloc(perRecording + 8);
@@ -63,7 +73,8 @@ export function recordingsInit(n: i32, len: i32): void {
   recordingsOn = n > 0;
 }
 
-/** Whether the ring can take a record of `len` bytes for recording c (tagged: with the in-link); one larger than the whole ring never can. */
+/** Whether the ring can take a record of `len` bytes for recording c (tagged: with the in-link); one larger than the
+ * whole ring never can. */
 @inline export function recordingRoom(c: i32, len: u32, tagged: bool): bool {
   return c < 0 || ringUsed + RINGREC_SIZE + PCAP_REC_LEN + (tagged ? RECORDING_TAG_LEN : 0) + <i32>len <= ringLen;
 }
@@ -99,26 +110,27 @@ export function recordingsInit(n: i32, len: i32): void {
 export function recordingsGather(): i32 {
   forgetSpans();
   const end = ring + <usize>ringUsed;
-  for (let at = ring; at < end; ) {
+  for (let at = ring; at < end;) {
     const c = <usize>load<u32>(at + RINGREC_RECORDING);
     const len = load<u32>(at + RINGREC_LEN);
     const s = spanLens + (c << 2);
     const before = load<u32>(s);
     if (before == 0) {
-      store<u32>(active + (<usize>nActive << 2), <u32>c);
+      store<u32>(active + ((<usize>nActive) << 2), <u32>c);
       nActive++;
     }
     store<u32>(s, before + len);
     at += <usize>RINGREC_SIZE + <usize>len;
   }
-  // Each recording's span starts where the one before it in the list ends; spanEnds is its next record's place until all are in.
+  // Each recording's span starts where the one before it in the list ends; spanEnds is its next record's place until
+  // all are in.
   let start: u32 = <u32>gathered;
   for (let k = 0; k < nActive; k++) {
-    const c = <usize>load<u32>(active + (<usize>k << 2));
+    const c = <usize>load<u32>(active + ((<usize>k) << 2));
     store<u32>(spanEnds + (c << 2), start);
     start += load<u32>(spanLens + (c << 2));
   }
-  for (let at = ring; at < end; ) {
+  for (let at = ring; at < end;) {
     const c = <usize>load<u32>(at + RINGREC_RECORDING);
     const len = load<u32>(at + RINGREC_LEN);
     const e = spanEnds + (c << 2);
@@ -153,6 +165,6 @@ export function recordingsDrained(): void {
 
 /** No recording has a span: spanLens back to 0 for those that had one. */
 function forgetSpans(): void {
-  for (let k = 0; k < nActive; k++) store<u32>(spanLens + (<usize>load<u32>(active + (<usize>k << 2)) << 2), 0);
+  for (let k = 0; k < nActive; k++) store<u32>(spanLens + ((<usize>load<u32>(active + ((<usize>k) << 2))) << 2), 0);
   nActive = 0;
 }

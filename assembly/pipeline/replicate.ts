@@ -78,7 +78,7 @@ export function resetCopies(): void {
 /** Applies fan element `k` to `d`; returns the stage it continues in. */
 function apply(d: Packet, k: i32): i32 {
   if (fanKind == FAN_PORTS) {
-    d.port = <u32>load<u16>(fanList + (<usize>k << 1));
+    d.port = <u32>load<u16>(fanList + ((<usize>k) << 1));
     return STAGE_TRANSMIT;
   }
   if (fanKind == FAN_RECEIVERS) {

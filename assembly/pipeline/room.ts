@@ -18,7 +18,8 @@ export const ROOM_NOW: i32 = 0;
 export const ROOM_LATER: i32 = 1; // once the TypeScript side has emptied the rings
 export const ROOM_NEVER: i32 = 2; // the packet's record is larger than an empty buffer
 
-/** Whether a record of `len` bytes for recording `target` (−1: none) fits the recording ring, or the output ring when recordings are off. */
+/** Whether a record of `len` bytes for recording `target` (−1: none) fits the recording ring, or the output ring when
+ * recordings are off. */
 @inline export function roomFor(target: i32, len: u32, tagged: bool): i32 {
   if (recordingsOn) {
     if (recordingRoom(target, len, tagged)) return ROOM_NOW;

@@ -73,12 +73,12 @@ export function inputInit(packets: i32, bytes: i32): void {
     heap.free(inData);
   }
   inCap = packets;
-  inOffset = heap.alloc(<usize>packets << 2);
-  inLen = heap.alloc(<usize>packets << 2);
-  inOrigLen = heap.alloc(<usize>packets << 2);
-  inSec = heap.alloc(<usize>packets << 3);
-  inNsec = heap.alloc(<usize>packets << 2);
-  inEndpoint = heap.alloc(<usize>packets << 2);
+  inOffset = heap.alloc((<usize>packets) << 2);
+  inLen = heap.alloc((<usize>packets) << 2);
+  inOrigLen = heap.alloc((<usize>packets) << 2);
+  inSec = heap.alloc((<usize>packets) << 3);
+  inNsec = heap.alloc((<usize>packets) << 2);
+  inEndpoint = heap.alloc((<usize>packets) << 2);
   inData = heap.alloc(<usize>bytes + SLACK);
 }
 
@@ -165,11 +165,16 @@ export function resume(): i32 {
       d.stage = stage;
       return forwardOn(d);
     }
-    case STAGE_DELIVER: return deliver(d);
-    case STAGE_RECEIVE: return receiveOn(d);
-    case STAGE_ACQUIRE: return acquireOn(d);
-    case STAGE_FORWARD: return forwardOn(d);
-    case STAGE_TRANSMIT: return transmitOn(d);
+    case STAGE_DELIVER:
+      return deliver(d);
+    case STAGE_RECEIVE:
+      return receiveOn(d);
+    case STAGE_ACQUIRE:
+      return acquireOn(d);
+    case STAGE_FORWARD:
+      return forwardOn(d);
+    case STAGE_TRANSMIT:
+      return transmitOn(d);
     case STAGE_LINK: {
       stage = cross(d);
       if (stage != STAGE_ACQUIRE || tracing) return stage;
@@ -222,11 +227,11 @@ export function resume(): i32 {
 
 /** Loads input packet `i` into `d` at its endpoint. */
 @inline export function loadInput(d: Packet, i: i32): void {
-  const o = <usize>i << 2;
+  const o = (<usize>i) << 2;
   d.data = inData + <usize>(load<u32>(inOffset + o) - inBase);
   d.len = load<u32>(inLen + o);
   d.origLen = load<u32>(inOrigLen + o);
-  d.tsSec = load<f64>(inSec + (<usize>i << 3));
+  d.tsSec = load<f64>(inSec + ((<usize>i) << 3));
   d.tsNsec = load<u32>(inNsec + o);
   d.slot = -1;
   d.hops = 0;
@@ -257,7 +262,5 @@ export function resume(): i32 {
     d.session = ep.arg;
     d.stage = STAGE_SEND;
   }
-  if (tracing) event(EV_INJECT, d.stage, 0, 0, d, -1, d.port, d.link, <u32>(ep.kind));
+  if (tracing) event(EV_INJECT, d.stage, 0, 0, d, -1, d.port, d.link, <u32>ep.kind);
 }
-
-

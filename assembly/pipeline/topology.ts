@@ -6,14 +6,17 @@
 //   ┌─────────────┬─────────────┬────────────┬───────────┬────────────────────────────────┐
 //   │ network i32 │ machine i32 │ design i32 │ flags u32 │ tables: usize × 5 (ROLE_* order) │
 //   ├─────────────┴─────────────┴────────────┴───────────┴────────────────────────────────┤
-//   │ portLinks usize (i32 link per out-identifier, −1 none) │ nPorts i32 │ drops usize (u64 × DROP_COUNT) │ delivered u64 │ recordingId i32 │ plan u32 │
+//   │ portLinks usize (i32 link per out-identifier, −1 none) │ nPorts i32 │ drops usize (u64 × DROP_COUNT) │ delivered
+// u64 │ recordingId i32 │ plan u32 │
 //   └──────────────────────────────────────────────────────────────────────────────────────┘
 //
 // A link (one-way; a two-way link is two of them):
 //
 //   ┌─────────────┬────────────┬────────────────┬──────────┬───────────────┬──────────────────────────────┬─────────────┬────────────┬────────────┬───────────┐
-//   │ network i32 │ sender i32 │ senderPort u32 │ mode i32 │ nReceivers i32│ receivers usize: (member i32,│ recorded i32│ design i32 │ packets u64│ bytes u64 │ recordingId │ down u32 │ pad u64 │
-//   │             │ (−1 = ext) │                │          │ (0 = external)│ port u32) × nReceivers       │             │            │            │           │           │          │
+//   │ network i32 │ sender i32 │ senderPort u32 │ mode i32 │ nReceivers i32│ receivers usize: (member i32,│ recorded
+// i32│ design i32 │ packets u64│ bytes u64 │ recordingId │ down u32 │ pad u64 │
+//   │             │ (−1 = ext) │                │          │ (0 = external)│ port u32) × nReceivers       │
+// │            │            │           │           │          │
 //   └─────────────┴────────────┴────────────────┴──────────┴───────────────┴──────────────────────────────┴─────────────┴────────────┴────────────┴───────────┴───────────┴──────────┘
 
 import { DROP_COUNT, INJECT_LINK, ROLE_COUNT } from "../abi";
@@ -24,7 +27,8 @@ export const MEMBER_TTL: u32 = 1; // forwarding decrements TTL / hop limit
 export const MEMBER_DOWN: u32 = 2; // down: drops what reaches it and what it would send (memberSetDown)
 export const MEMBER_TAG_DELIVERIES: u32 = 4; // deliveries' records carry the in-link (recording.ts)
 
-@unmanaged export class Member {
+@unmanaged
+export class Member {
   network: i32;
   machine: i32;
   design: i32;
@@ -40,11 +44,13 @@ export const MEMBER_TAG_DELIVERIES: u32 = 4; // deliveries' records carry the in
   delivered: u64;
   /** The recording its deliveries go to (recording.ts), −1 none. */
   recordingId: i32;
-  /** What its tables make of every packet, for this batch (plan.ts). It brings the record to 64 bytes: an address is a shift. */
+  /** What its tables make of every packet, for this batch (plan.ts). It brings the record to 64 bytes: an address is a
+   * shift. */
   plan: u32;
 }
 
-@unmanaged export class Link {
+@unmanaged
+export class Link {
   network: i32;
   sender: i32;
   senderPort: u32;
@@ -64,7 +70,8 @@ export const MEMBER_TAG_DELIVERIES: u32 = 4; // deliveries' records carry the in
 }
 
 /** Where input packets enter: a link (as if transmitted on it), or a member (sent by it). */
-@unmanaged export class Endpoint {
+@unmanaged
+export class Endpoint {
   kind: i32;
   member: i32;
   /** The session (kind session). */
@@ -93,17 +100,17 @@ export let orphanDrops: usize = 0;
 }
 /** Link l's receiver `r`: the member, and the in-link it arrives on there. */
 @inline export function receiverMember(l: Link, r: i32): i32 {
-  return load<i32>(l.receivers + (<usize>r << 3));
+  return load<i32>(l.receivers + ((<usize>r) << 3));
 }
 @inline export function receiverPort(l: Link, r: i32): u32 {
-  return load<u32>(l.receivers + (<usize>r << 3), 4);
+  return load<u32>(l.receivers + ((<usize>r) << 3), 4);
 }
 /** The link on member m's out-link identifier `port`, or −1. */
 @inline export function outLink(m: Member, port: u32): i32 {
-  return port < <u32>m.nPorts ? load<i32>(m.portLinks + (<usize>port << 2)) : -1;
+  return port < <u32>m.nPorts ? load<i32>(m.portLinks + ((<usize>port) << 2)) : -1;
 }
 @inline export function tableOf(m: Member, role: i32): Table | null {
-  const p = load<usize>(changetype<usize>(m) + offsetof<Member>("acquire") + (<usize>role << alignof<usize>()));
+  const p = load<usize>(changetype<usize>(m) + offsetof<Member>("acquire") + ((<usize>role) << alignof<usize>()));
   return p == 0 ? null : changetype<Table>(p);
 }
 
@@ -135,7 +142,7 @@ export function topologyReset(m: i32, l: i32, e: i32): void {
   nLinks = l;
   endpoints = zeroed(<usize>e * offsetof<Endpoint>());
   nEndpoints = e;
-  orphanDrops = zeroed(<usize>DROP_COUNT << 3);
+  orphanDrops = zeroed((<usize>DROP_COUNT) << 3);
 }
 
 /** Member `i`: its network, machine and design, and `nPorts` out-identifiers (0 … nPorts−1). */
@@ -146,9 +153,9 @@ export function memberSet(i: i32, network: i32, machine: i32, design: i32, flags
   m.design = design;
   m.flags = flags;
   m.nPorts = nPorts;
-  m.portLinks = zeroed(<usize>nPorts << 2);
-  for (let p = 0; p < nPorts; p++) store<i32>(m.portLinks + (<usize>p << 2), -1);
-  m.drops = zeroed(<usize>DROP_COUNT << 3);
+  m.portLinks = zeroed((<usize>nPorts) << 2);
+  for (let p = 0; p < nPorts; p++) store<i32>(m.portLinks + ((<usize>p) << 2), -1);
+  m.drops = zeroed((<usize>DROP_COUNT) << 3);
   m.recordingId = -1;
 }
 
@@ -158,14 +165,24 @@ export function memberSetTable(i: i32, role: i32, table: i32): bool {
   const t: Table | null = table < 0 ? null : tableById(table);
   if (table >= 0 && t == null) return false;
   store<usize>(
-    changetype<usize>(memberAt(i)) + offsetof<Member>("acquire") + (<usize>role << alignof<usize>()),
+    changetype<usize>(memberAt(i)) + offsetof<Member>("acquire") + ((<usize>role) << alignof<usize>()),
     t == null ? 0 : changetype<usize>(t),
   );
   return true;
 }
 
-/** Link `i` from `sender` (−1 = outside) on its out-identifier `port`, with `nReceivers` receivers (0 = leaves the network). */
-export function linkSet(i: i32, network: i32, design: i32, sender: i32, port: u32, mode: i32, nReceivers: i32, recorded: i32): void {
+/** Link `i` from `sender` (−1 = outside) on its out-identifier `port`, with `nReceivers` receivers (0 = leaves the
+ * network). */
+export function linkSet(
+  i: i32,
+  network: i32,
+  design: i32,
+  sender: i32,
+  port: u32,
+  mode: i32,
+  nReceivers: i32,
+  recorded: i32,
+): void {
   const l = linkAt(i);
   l.network = network;
   l.design = design;
@@ -173,24 +190,24 @@ export function linkSet(i: i32, network: i32, design: i32, sender: i32, port: u3
   l.senderPort = port;
   l.mode = mode;
   l.nReceivers = nReceivers;
-  l.receivers = zeroed(<usize>nReceivers << 3);
+  l.receivers = zeroed((<usize>nReceivers) << 3);
   l.recorded = recorded;
   l.recordingId = -1;
   l.down = 0;
   if (sender >= 0) {
     const m = memberAt(sender);
-    if (<i32>port < m.nPorts) store<i32>(m.portLinks + (<usize>port << 2), i);
+    if (<i32>port < m.nPorts) store<i32>(m.portLinks + ((<usize>port) << 2), i);
   }
 }
 
 /** Member `i` transmits on link `link` with identifier `port` too (the overlay's shared member, subduction). */
 export function memberSetPortLink(i: i32, port: u32, link: i32): void {
   const m = memberAt(i);
-  if (<i32>port < m.nPorts) store<i32>(m.portLinks + (<usize>port << 2), link);
+  if (<i32>port < m.nPorts) store<i32>(m.portLinks + ((<usize>port) << 2), link);
 }
 
 export function linkSetReceiver(i: i32, r: i32, member: i32, port: u32): void {
-  const p = linkAt(i).receivers + (<usize>r << 3);
+  const p = linkAt(i).receivers + ((<usize>r) << 3);
   store<i32>(p, member);
   store<u32>(p, port, 4);
 }
@@ -234,7 +251,8 @@ export function linkSetDown(i: i32, down: bool): void {
   linkAt(i).down = down ? 1 : 0;
 }
 
-/** Takes member `i` down or up: a member that is down drops what reaches it and what it would send (DROP_MEMBER_DOWN). */
+/** Takes member `i` down or up: a member that is down drops what reaches it and what it would send (DROP_MEMBER_DOWN).
+ * */
 export function memberSetDown(i: i32, down: bool): void {
   const m = memberAt(i);
   m.flags = down ? m.flags | MEMBER_DOWN : m.flags & ~MEMBER_DOWN;

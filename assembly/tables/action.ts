@@ -23,7 +23,7 @@ import { Entry, entryAt, Table } from "./storage";
 export function actionWord(e: Entry): u32 {
   const dataNeeded = e.data != 0 && !(e.code == ACT_OUT && e.count == 1);
   if (e.arg2 != 0 || dataNeeded || e.count > 0xff || e.arg > 0xffff || e.code >= 0xff) return 0;
-  return (<u32>e.code + 1) | (<u32>e.count << 8) | (e.arg << 16);
+  return (<u32>e.code + 1) | ((<u32>e.count) << 8) | (e.arg << 16);
 }
 
 /** An action word's code, count and arg, as actionWord put them there. */
@@ -44,7 +44,7 @@ export type Hit = u64;
 export const MISS: Hit = 0xffffffff;
 
 @inline export function hit(row: i32, word: u32): Hit {
-  return (<u64>word << 32) | <u64><u32>row;
+  return ((<u64>word) << 32) | (<u64>(<u32>row));
 }
 /** The Hit of an index slot that holds entry + 1 (u32), then the action word: the two read as one u64 (not 0). */
 @inline export function heldHit(held: u64): Hit {

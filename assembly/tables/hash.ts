@@ -31,7 +31,7 @@ const M2: u64 = 0xff51afd7ed558ccd;
 @inline export function hashMasked(key: usize, mask: usize, words: i32, salt: i32): u32 {
   let h = seed(salt);
   for (let i = 0; i < words; i++) {
-    const o = <usize>i << 3;
+    const o = (<usize>i) << 3;
     h = round(h, load<u64>(key + o) & load<u64>(mask + o));
   }
   return finish(h);

@@ -15,7 +15,7 @@ export function maskWithin(a: usize, b: usize, keyLen: i32): bool {
 /** Whether key & mask equals `value` (stored masked) over `words` words. */
 @inline export function equalMasked(key: usize, mask: usize, value: usize, words: i32): bool {
   for (let i = 0; i < words; i++) {
-    const o = <usize>i << 3;
+    const o = (<usize>i) << 3;
     if ((load<u64>(key + o) & load<u64>(mask + o)) != load<u64>(value + o)) return false;
   }
   return true;

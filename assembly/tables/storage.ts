@@ -42,7 +42,8 @@ export const FIELD_LEN: i32 = 8;
  * separate u64 array (`hits`, by entry index): a lookup writes there and only
  * reads the entries.
  */
-@unmanaged export class Entry {
+@unmanaged
+export class Entry {
   prio: i32;
   group: i32;
   hash: u32;
@@ -67,7 +68,8 @@ export const FREE: i32 = -1;
  *   │ the index's record (indexAt)                                                                          │
  *   └───────────────────────────────────────────────────────────────────────────────────────────────────────┘
  */
-@unmanaged export class Table {
+@unmanaged
+export class Table {
   /** How lookups go: table.ts's ROAD_*, chosen at creation from the kind and the fields. */
   road: i32;
   /** u64 words of the key that any field touches: hashing and comparing stop there. */
@@ -95,7 +97,8 @@ export const FREE: i32 = -1;
   entriesBlock: usize;
   fields: usize;
   nFields: i32;
-  /** plan.ts: whether every row is physical (a transmit table), as found after table write `physicalAt` (write.ts tableWrites; 0: not looked at). */
+  /** plan.ts: whether every row is physical (a transmit table), as found after table write `physicalAt` (write.ts
+   * tableWrites; 0: not looked at). */
   physicalAt: u32;
   allPhysical: bool;
 }
@@ -109,10 +112,10 @@ const TABLE_LEN: usize = (offsetof<Table>() + 7) & ~(<usize>7);
   return changetype<Entry>(t.entries + <usize>(i * t.entrySize));
 }
 @inline export function hitsAt(t: Table, i: i32): u64 {
-  return load<u64>(t.hits + (<usize>i << 3));
+  return load<u64>(t.hits + ((<usize>i) << 3));
 }
 @inline export function countHit(t: Table, i: i32): void {
-  const p = t.hits + (<usize>i << 3);
+  const p = t.hits + ((<usize>i) << 3);
   store<u64>(p, load<u64>(p) + 1);
 }
 @inline export function isLive(t: Table, i: i32): bool {
@@ -149,7 +152,16 @@ export const INITIAL_ENTRIES: i32 = 16;
  * holds `nFields` FIELD_LEN records, copied. Null if the layout is
  * inconsistent (a programmer error).
  */
-export function create(id: i32, role: i32, kind: i32, keyLen: i32, capacity: i32, fields: usize, nFields: i32, indexLen: usize): Table | null {
+export function create(
+  id: i32,
+  role: i32,
+  kind: i32,
+  keyLen: i32,
+  capacity: i32,
+  fields: usize,
+  nFields: i32,
+  indexLen: usize,
+): Table | null {
   if (keyLen <= 0 || keyLen & 7 || capacity <= 0 || nFields < 0) return null;
   const t = changetype<Table>(heap.alloc(TABLE_LEN + indexLen));
   memory.fill(changetype<usize>(t), 0, TABLE_LEN + indexLen);
@@ -182,7 +194,8 @@ export function create(id: i32, role: i32, kind: i32, keyLen: i32, capacity: i32
   return t;
 }
 
-/** Frees the table's storage — its record, entries, counters and every entry's action data — once its index has let go. */
+/** Frees the table's storage — its record, entries, counters and every entry's action data — once its index has let go.
+ * */
 export function destroy(t: Table): void {
   for (let i = 0; i < t.allocated; i++) {
     const e = entryAt(t, i);
@@ -204,13 +217,13 @@ export function destroy(t: Table): void {
 function allocateEntries(t: Table, n: i32): void {
   const old = t.allocated;
   const block = heap.alloc(<usize>(n * t.entrySize + ENTRY_ALIGN));
-  const entries = (block + <usize>(ENTRY_ALIGN - 1)) & ~<usize>(ENTRY_ALIGN - 1);
+  const entries = (block + <usize>(ENTRY_ALIGN - 1)) & ~(<usize>(ENTRY_ALIGN - 1));
   memory.fill(entries, 0, <usize>(n * t.entrySize));
-  const hits = heap.alloc(<usize>n << 3);
-  memory.fill(hits, 0, <usize>n << 3);
+  const hits = heap.alloc((<usize>n) << 3);
+  memory.fill(hits, 0, (<usize>n) << 3);
   if (old > 0) {
     memory.copy(entries, t.entries, <usize>(old * t.entrySize));
-    memory.copy(hits, t.hits, <usize>old << 3);
+    memory.copy(hits, t.hits, (<usize>old) << 3);
     heap.free(t.entriesBlock);
     heap.free(t.hits);
   }
@@ -240,7 +253,7 @@ export function grow(t: Table): bool {
 export function writeMatch(t: Table, i: i32, value: usize, mask: usize, lo: usize, hi: usize, rank: i32): void {
   const e = entryAt(t, i);
   e.prio = rank;
-  store<u64>(t.hits + (<usize>i << 3), 0);
+  store<u64>(t.hits + ((<usize>i) << 3), 0);
   e.code = 0;
   e.count = 0;
   e.arg = 0;
@@ -254,7 +267,8 @@ export function writeMatch(t: Table, i: i32, value: usize, mask: usize, lo: usiz
   }
 }
 
-/** Takes entry `i` off the free list (the head after an insert's grow or an undo, but it need not be); it is live from now. */
+/** Takes entry `i` off the free list (the head after an insert's grow or an undo, but it need not be); it is live from
+ * now. */
 export function takeFree(t: Table, i: i32): bool {
   if (t.freeHead == i) {
     t.freeHead = entryAt(t, i).next;

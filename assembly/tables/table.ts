@@ -20,7 +20,18 @@
 // capacity is fixed at creation: TableFull. Nothing allocates on the lookup
 // path.
 
-import { ERR_BAD_MATCH_KEY, ERR_DUPLICATE_ENTRY, ERR_NOT_FOUND, ERR_OK, ERR_TABLE_FULL, KIND_EXACT, KIND_LPM, KIND_OPTIONAL, KIND_RANGE, KIND_TERNARY } from "../abi";
+import {
+  ERR_BAD_MATCH_KEY,
+  ERR_DUPLICATE_ENTRY,
+  ERR_NOT_FOUND,
+  ERR_OK,
+  ERR_TABLE_FULL,
+  KIND_EXACT,
+  KIND_LPM,
+  KIND_OPTIONAL,
+  KIND_RANGE,
+  KIND_TERNARY,
+} from "../abi";
 import { setU16, setU32 } from "../wire/bytes";
 import { Hit, hit, rowOf } from "./action";
 import * as direct from "./indexes/direct";
@@ -65,7 +76,17 @@ export const ROAD_BEST: i32 = 7;
 export const ROAD_RANGE: i32 = 8;
 
 /** Each road's index, by road. */
-const INDEXES: StaticArray<Index> = [direct.index, direct.index, direct.index, keyed.index, keyed.index, prefix.index, tss.first, tss.best, rangeIndex.index];
+const INDEXES: StaticArray<Index> = [
+  direct.index,
+  direct.index,
+  direct.index,
+  keyed.index,
+  keyed.index,
+  prefix.index,
+  tss.first,
+  tss.best,
+  rangeIndex.index,
+];
 
 @inline function indexOf(t: Table): Index {
   return unchecked(INDEXES[t.road]);
@@ -88,8 +109,10 @@ function roadFor(t: Table): i32 {
       if (keyed.oneWord(t) >= 0) return ROAD_WORD;
       return t.words <= keyed.MAX_WORDS ? ROAD_KEYED : ROAD_FIRST;
     }
-    case KIND_LPM: return t.words <= prefix.MAX_WORDS ? ROAD_PREFIX : ROAD_FIRST;
-    case KIND_RANGE: return ROAD_RANGE;
+    case KIND_LPM:
+      return t.words <= prefix.MAX_WORDS ? ROAD_PREFIX : ROAD_FIRST;
+    case KIND_RANGE:
+      return ROAD_RANGE;
   }
   return ROAD_BEST;
 }
@@ -99,7 +122,15 @@ function roadFor(t: Table): i32 {
  * and room for `capacity` entries; `fields` holds `nFields` FIELD_LEN records,
  * copied. Returns null if the layout is inconsistent (a programmer error).
  */
-export function create(id: i32, role: i32, kind: i32, keyLen: i32, capacity: i32, fields: usize, nFields: i32): Table | null {
+export function create(
+  id: i32,
+  role: i32,
+  kind: i32,
+  keyLen: i32,
+  capacity: i32,
+  fields: usize,
+  nFields: i32,
+): Table | null {
   const t = storage.create(id, role, kind, keyLen, capacity, fields, nFields, indexRoom());
   if (t == null) return null;
   t.road = roadFor(t);
@@ -119,11 +150,16 @@ export function destroy(t: Table): void {
 function check(t: Table, value: usize, mask: usize, lo: usize, hi: usize): i32 {
   if (!withinFields(t, value, mask)) return ERR_BAD_MATCH_KEY;
   switch (t.kind) {
-    case KIND_EXACT: return exact.check(t, value, mask);
-    case KIND_LPM: return lpm.check(t, value, mask);
-    case KIND_TERNARY: return ternary.check(t, value, mask);
-    case KIND_OPTIONAL: return optional.check(t, value, mask);
-    case KIND_RANGE: return range.check(t, value, mask, lo, hi);
+    case KIND_EXACT:
+      return exact.check(t, value, mask);
+    case KIND_LPM:
+      return lpm.check(t, value, mask);
+    case KIND_TERNARY:
+      return ternary.check(t, value, mask);
+    case KIND_OPTIONAL:
+      return optional.check(t, value, mask);
+    case KIND_RANGE:
+      return range.check(t, value, mask, lo, hi);
   }
   return ERR_BAD_MATCH_KEY;
 }
@@ -155,14 +191,22 @@ function rank(t: Table, mask: usize, prio: i32): i32 {
  */
 @inline export function lookupUncounted(t: Table, key: usize): Hit {
   const road = t.road;
-  return road == ROAD_WORD ? keyed.lookupWord(t, key) : road == ROAD_SINGLE ? hit(singleRow(t), 0) : road == ROAD_DIRECT ? direct.lookup16(t, key) : lookupOther(t, key);
+  return road == ROAD_WORD
+    ? keyed.lookupWord(t, key)
+    : road == ROAD_SINGLE
+      ? hit(singleRow(t), 0)
+      : road == ROAD_DIRECT
+        ? direct.lookup16(t, key)
+        : lookupOther(t, key);
 }
 
 /** Every road but the inline ones; counts no hit. */
 function lookupOther(t: Table, key: usize): Hit {
   switch (t.road) {
-    case ROAD_PREFIX: return prefix.lookup(t, key);
-    case ROAD_KEYED: return keyed.lookupWide(t, key);
+    case ROAD_PREFIX:
+      return prefix.lookup(t, key);
+    case ROAD_KEYED:
+      return keyed.lookupWide(t, key);
   }
   return indexOf(t).lookup(t, key);
 }

@@ -5,7 +5,8 @@
 //
 // A WRITE record (layout in abi.ts):
 //   ┌───────┬──────────┬─────────────┬───────────┬──────────┬─────────┬──────────┬──────────────┬───────────┐
-//   │ op    │ table    │ priority    │ action u16│ count u16│ arg u32 │ arg2 u32 │ dataLen u32  │ entry i32 │  WRITE_SIZE = 32
+//   │ op    │ table    │ priority    │ action u16│ count u16│ arg u32 │ arg2 u32 │ dataLen u32  │ entry i32 │
+// WRITE_SIZE = 32
 //   ├───────┴──────────┴─────────────┴───────────┴──────────┴─────────┴──────────┴──────────────┴───────────┤
 //   │ value[keyLen] │ mask[keyLen] │ (range: lo[keyLen] │ hi[keyLen]) │ data[dataLen], padded to 8          │
 //   └───────────────────────────────────────────────────────────────────────────────────────────────────────┘
@@ -46,7 +47,20 @@ import {
   WRITE_SIZE,
   WRITE_TABLE,
 } from "../abi";
-import { create, destroy, Entry, entryAt, insert, locate, remove, restoreAction, restoreEntry, save, setAction, Table } from "./table";
+import {
+  create,
+  destroy,
+  Entry,
+  entryAt,
+  insert,
+  locate,
+  remove,
+  restoreAction,
+  restoreEntry,
+  save,
+  setAction,
+  Table,
+} from "./table";
 
 // ── The table registry: ids chosen by the control plane ────────────────────
 
@@ -60,7 +74,7 @@ export let tableWrites: u32 = 1;
 
 export function tableById(id: i32): Table | null {
   if (id < 0 || id >= registrySize) return null;
-  const p = load<usize>(registry + (<usize>id << alignof<usize>()));
+  const p = load<usize>(registry + ((<usize>id) << alignof<usize>()));
   return p == 0 ? null : changetype<Table>(p);
 }
 
@@ -73,15 +87,23 @@ export function forEachTable(f: (t: Table) => void): void {
 }
 
 /** Creates table `id` (see table.create); false if the id is taken or the layout is bad. */
-export function createTable(id: i32, role: i32, kind: i32, keyLen: i32, capacity: i32, fields: usize, nFields: i32): bool {
+export function createTable(
+  id: i32,
+  role: i32,
+  kind: i32,
+  keyLen: i32,
+  capacity: i32,
+  fields: usize,
+  nFields: i32,
+): bool {
   if (id < 0 || tableById(id) != null) return false;
   if (id >= registrySize) {
     let size = registrySize == 0 ? 64 : registrySize;
     while (size <= id) size <<= 1;
-    const grown = heap.alloc(<usize>size << alignof<usize>());
-    memory.fill(grown, 0, <usize>size << alignof<usize>());
+    const grown = heap.alloc((<usize>size) << alignof<usize>());
+    memory.fill(grown, 0, (<usize>size) << alignof<usize>());
     if (registry != 0) {
-      memory.copy(grown, registry, <usize>registrySize << alignof<usize>());
+      memory.copy(grown, registry, (<usize>registrySize) << alignof<usize>());
       heap.free(registry);
     }
     registry = grown;
@@ -89,7 +111,7 @@ export function createTable(id: i32, role: i32, kind: i32, keyLen: i32, capacity
   }
   const t = create(id, role, kind, keyLen, capacity, fields, nFields);
   if (t == null) return false;
-  store<usize>(registry + (<usize>id << alignof<usize>()), changetype<usize>(t));
+  store<usize>(registry + ((<usize>id) << alignof<usize>()), changetype<usize>(t));
   return true;
 }
 
@@ -101,7 +123,7 @@ export function destroyTable(id: i32): bool {
   const t = tableById(id);
   if (t == null) return false;
   destroy(t);
-  store<usize>(registry + (<usize>id << alignof<usize>()), 0);
+  store<usize>(registry + ((<usize>id) << alignof<usize>()), 0);
   return true;
 }
 
@@ -110,11 +132,16 @@ export function destroyTable(id: i32): bool {
 /** Whether `code` is an action a `role` table may hold. */
 function actionFits(role: i32, code: i32): bool {
   switch (role) {
-    case ROLE_ACQUIRE: return code == ACT_FORWARD || code == ACT_RECEIVE || code == ACT_BOTH || code == ACT_SHARED_ACQUIRE;
-    case ROLE_FORWARD: return code == ACT_OUT || code == ACT_DROP || code == ACT_SHARED_FORWARD;
-    case ROLE_TRANSMIT: return code == ACT_PHYSICAL || code == ACT_EXTERNAL_SESSION;
-    case ROLE_SEND: return code == ACT_PUSH;
-    case ROLE_RECEIVE: return code == ACT_DELIVER || code == ACT_EXTERNAL_LINK;
+    case ROLE_ACQUIRE:
+      return code == ACT_FORWARD || code == ACT_RECEIVE || code == ACT_BOTH || code == ACT_SHARED_ACQUIRE;
+    case ROLE_FORWARD:
+      return code == ACT_OUT || code == ACT_DROP || code == ACT_SHARED_FORWARD;
+    case ROLE_TRANSMIT:
+      return code == ACT_PHYSICAL || code == ACT_EXTERNAL_SESSION;
+    case ROLE_SEND:
+      return code == ACT_PUSH;
+    case ROLE_RECEIVE:
+      return code == ACT_DELIVER || code == ACT_EXTERNAL_LINK;
   }
   return false;
 }
@@ -127,7 +154,15 @@ function actionFrom(t: Table, i: i32, rec: usize, data: usize): void {
     copy = heap.alloc(<usize>len);
     memory.copy(copy, data, <usize>len);
   }
-  setAction(t, i, load<u16>(rec + WRITE_ACTION), load<u16>(rec + WRITE_COUNT), load<u32>(rec + WRITE_ARG), load<u32>(rec + WRITE_ARG2), copy);
+  setAction(
+    t,
+    i,
+    load<u16>(rec + WRITE_ACTION),
+    load<u16>(rec + WRITE_COUNT),
+    load<u32>(rec + WRITE_ARG),
+    load<u32>(rec + WRITE_ARG2),
+    copy,
+  );
 }
 
 // ── Undo log ───────────────────────────────────────────────────────────────
@@ -243,4 +278,3 @@ function commit(u: usize): void {
     heap.free(saved);
   }
 }
-

@@ -25,7 +25,7 @@
 
 /** A 48-bit field (a MAC address) as the low bits of a u64. */
 @inline export function getU48(p: usize): u64 {
-  return (<u64>getU16(p) << 32) | <u64>getU32(p + 2);
+  return ((<u64>getU16(p)) << 32) | (<u64>getU32(p + 2));
 }
 
 @inline export function setU8(p: usize, v: u32): void {

@@ -13,7 +13,7 @@ export function onesSum(p: usize, len: i32, initial: u32): u32 {
     sum += <u64>getU16(p + i);
     i += 2;
   }
-  if (i < len) sum += <u64>getU8(p + i) << 8;
+  if (i < len) sum += (<u64>getU8(p + i)) << 8;
   // Fold to 16 bits: 2^16 ≡ 1 (mod 0xffff), so a word's position in the sum does not matter.
   sum = (sum & 0xffffffff) + (sum >> 32);
   sum = (sum & 0xffffffff) + (sum >> 32);

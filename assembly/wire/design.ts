@@ -37,13 +37,20 @@ import {
 /** Bytes of a design's key vector (a multiple of 8), or 0 for an unknown design. */
 export function keyLen(design: i32): i32 {
   switch (design) {
-    case DESIGN_ETHERNET: return KEY_ETHERNET_LEN;
-    case DESIGN_IPV4: return KEY_IPV4_LEN;
-    case DESIGN_IPV6: return KEY_IPV6_LEN;
-    case DESIGN_CNA: return KEY_CNA_LEN;
-    case DESIGN_GRE: return KEY_GRE_LEN;
-    case DESIGN_VXLAN: return KEY_VXLAN_LEN;
-    case DESIGN_MPLS: return KEY_MPLS_LEN;
+    case DESIGN_ETHERNET:
+      return KEY_ETHERNET_LEN;
+    case DESIGN_IPV4:
+      return KEY_IPV4_LEN;
+    case DESIGN_IPV6:
+      return KEY_IPV6_LEN;
+    case DESIGN_CNA:
+      return KEY_CNA_LEN;
+    case DESIGN_GRE:
+      return KEY_GRE_LEN;
+    case DESIGN_VXLAN:
+      return KEY_VXLAN_LEN;
+    case DESIGN_MPLS:
+      return KEY_MPLS_LEN;
   }
   return 0;
 }
@@ -55,13 +62,20 @@ export function keyLen(design: i32): i32 {
  */
 @inline export function parse(design: i32, p: usize, len: i32, key: usize): i32 {
   switch (design) {
-    case DESIGN_ETHERNET: return ethernet.parse(p, len, key);
-    case DESIGN_IPV4: return ipv4.parse(p, len, key);
-    case DESIGN_IPV6: return ipv6.parse(p, len, key);
-    case DESIGN_CNA: return cna.parse(p, len, key);
-    case DESIGN_GRE: return gre.parse(p, len, key);
-    case DESIGN_VXLAN: return vxlan.parse(p, len, key);
-    case DESIGN_MPLS: return mpls.parse(p, len, key);
+    case DESIGN_ETHERNET:
+      return ethernet.parse(p, len, key);
+    case DESIGN_IPV4:
+      return ipv4.parse(p, len, key);
+    case DESIGN_IPV6:
+      return ipv6.parse(p, len, key);
+    case DESIGN_CNA:
+      return cna.parse(p, len, key);
+    case DESIGN_GRE:
+      return gre.parse(p, len, key);
+    case DESIGN_VXLAN:
+      return vxlan.parse(p, len, key);
+    case DESIGN_MPLS:
+      return mpls.parse(p, len, key);
   }
   return -1;
 }
@@ -69,13 +83,20 @@ export function keyLen(design: i32): i32 {
 /** Bytes `emit` will write for header fields `key`. */
 export function emitLen(design: i32, key: usize): i32 {
   switch (design) {
-    case DESIGN_ETHERNET: return ethernet.emitLen(key);
-    case DESIGN_IPV4: return ipv4.HEADER_LEN;
-    case DESIGN_IPV6: return ipv6.HEADER_LEN;
-    case DESIGN_CNA: return cna.HEADER_LEN;
-    case DESIGN_GRE: return gre.emitLen(key);
-    case DESIGN_VXLAN: return vxlan.EMIT_LEN;
-    case DESIGN_MPLS: return mpls.HEADER_LEN;
+    case DESIGN_ETHERNET:
+      return ethernet.emitLen(key);
+    case DESIGN_IPV4:
+      return ipv4.HEADER_LEN;
+    case DESIGN_IPV6:
+      return ipv6.HEADER_LEN;
+    case DESIGN_CNA:
+      return cna.HEADER_LEN;
+    case DESIGN_GRE:
+      return gre.emitLen(key);
+    case DESIGN_VXLAN:
+      return vxlan.EMIT_LEN;
+    case DESIGN_MPLS:
+      return mpls.HEADER_LEN;
   }
   return 0;
 }
@@ -83,26 +104,47 @@ export function emitLen(design: i32, key: usize): i32 {
 /** Writes the header for fields `key` at `p`, in front of `payloadLen` bytes. */
 export function emit(design: i32, p: usize, key: usize, payloadLen: i32): void {
   switch (design) {
-    case DESIGN_ETHERNET: ethernet.emit(p, key); break;
-    case DESIGN_IPV4: ipv4.emit(p, key, payloadLen, <u32>load<u8>(key + KEY_IPV4_TTL)); break;
-    case DESIGN_IPV6: ipv6.emit(p, key, payloadLen, <u32>load<u8>(key + KEY_IPV6_HLIM)); break;
-    case DESIGN_CNA: cna.emit(p, key); break;
-    case DESIGN_GRE: gre.emit(p, key, payloadLen); break;
-    case DESIGN_VXLAN: vxlan.emit(p, key, payloadLen); break;
-    case DESIGN_MPLS: mpls.emit(p, key); break;
+    case DESIGN_ETHERNET:
+      ethernet.emit(p, key);
+      break;
+    case DESIGN_IPV4:
+      ipv4.emit(p, key, payloadLen, <u32>load<u8>(key + KEY_IPV4_TTL));
+      break;
+    case DESIGN_IPV6:
+      ipv6.emit(p, key, payloadLen, <u32>load<u8>(key + KEY_IPV6_HLIM));
+      break;
+    case DESIGN_CNA:
+      cna.emit(p, key);
+      break;
+    case DESIGN_GRE:
+      gre.emit(p, key, payloadLen);
+      break;
+    case DESIGN_VXLAN:
+      vxlan.emit(p, key, payloadLen);
+      break;
+    case DESIGN_MPLS:
+      mpls.emit(p, key);
+      break;
   }
 }
 
 /** The key-vector bytes that identify a flow: anycast hashes only these. */
 export function flowMask(design: i32): usize {
   switch (design) {
-    case DESIGN_ETHERNET: return FLOW_ETHERNET;
-    case DESIGN_IPV4: return FLOW_IPV4;
-    case DESIGN_IPV6: return FLOW_IPV6;
-    case DESIGN_CNA: return FLOW_CNA;
-    case DESIGN_GRE: return FLOW_GRE;
-    case DESIGN_VXLAN: return FLOW_VXLAN;
-    case DESIGN_MPLS: return FLOW_MPLS;
+    case DESIGN_ETHERNET:
+      return FLOW_ETHERNET;
+    case DESIGN_IPV4:
+      return FLOW_IPV4;
+    case DESIGN_IPV6:
+      return FLOW_IPV6;
+    case DESIGN_CNA:
+      return FLOW_CNA;
+    case DESIGN_GRE:
+      return FLOW_GRE;
+    case DESIGN_VXLAN:
+      return FLOW_VXLAN;
+    case DESIGN_MPLS:
+      return FLOW_MPLS;
   }
   return 0;
 }
@@ -133,7 +175,8 @@ export function statedLen(design: i32, p: usize, len: i32): i32 {
   return -1;
 }
 
-/** Decrements TTL / hop limit in place (the outer IPv4 header's, for tunnels); false (unchanged) if it would reach zero. */
+/** Decrements TTL / hop limit in place (the outer IPv4 header's, for tunnels); false (unchanged) if it would reach
+ * zero. */
 export function decrementTtl(design: i32, p: usize): bool {
   if (startsWithIpv4(design)) return ipv4.decrementTtl(p);
   if (design == DESIGN_IPV6) return ipv6.decrementHopLimit(p);

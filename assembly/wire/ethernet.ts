@@ -60,7 +60,8 @@ export const TPID_SERVICE_OLD: u32 = 0x9100;
   if (len < HEADER_LEN) return -1;
   // Word 0: the in-link, then dst; word 1: src, then the type as it follows src on the wire (a tag's TPID
   // when tagged: put right below); word 2: vid, pcp, ivid and padding, zero unless tags say otherwise.
-  if (KEY_ETHERNET_DST != 2 || KEY_ETHERNET_SRC != 8 || KEY_ETHERNET_TYPE != 14 || KEY_ETHERNET_VID != 16) unreachable();
+  if (KEY_ETHERNET_DST != 2 || KEY_ETHERNET_SRC != 8 || KEY_ETHERNET_TYPE != 14 || KEY_ETHERNET_VID != 16)
+    unreachable();
   store<u64>(key, load<u64>(p + field.DST) << 16);
   store<u64>(key, load<u64>(p + field.SRC), 8);
   store<u64>(key, 0, 16);

@@ -22,7 +22,16 @@
 import { getU16, getU32, setU16, setU32, setU8 } from "./bytes";
 import * as cmd from "./cmd";
 import * as ipv4 from "./ipv4";
-import { KEY_GRE_DSCP, KEY_GRE_DST, KEY_GRE_KEY, KEY_GRE_KEYED, KEY_GRE_LEN, KEY_GRE_SRC, KEY_GRE_TTL, KEY_GRE_TYPE } from "../abi";
+import {
+  KEY_GRE_DSCP,
+  KEY_GRE_DST,
+  KEY_GRE_KEY,
+  KEY_GRE_KEYED,
+  KEY_GRE_LEN,
+  KEY_GRE_SRC,
+  KEY_GRE_TTL,
+  KEY_GRE_TYPE,
+} from "../abi";
 
 export namespace field {
   export const FLAGS_VERSION: i32 = 0;
@@ -89,7 +98,15 @@ export function emitLen(key: usize): i32 {
 /** Writes the IPv4 and GRE headers for fields `key` at `p`, in front of `payloadLen` bytes. */
 export function emit(p: usize, key: usize, payloadLen: i32): void {
   const greLen = emitLen(key) - ipv4.HEADER_LEN;
-  ipv4.emitFields(p, getU32(key + KEY_GRE_SRC), getU32(key + KEY_GRE_DST), PROTOCOL, <u32>load<u8>(key + KEY_GRE_DSCP), <u32>load<u8>(key + KEY_GRE_TTL), greLen + payloadLen);
+  ipv4.emitFields(
+    p,
+    getU32(key + KEY_GRE_SRC),
+    getU32(key + KEY_GRE_DST),
+    PROTOCOL,
+    <u32>load<u8>(key + KEY_GRE_DSCP),
+    <u32>load<u8>(key + KEY_GRE_TTL),
+    greLen + payloadLen,
+  );
   const g = p + <usize>ipv4.HEADER_LEN;
   setU16(g + field.FLAGS_VERSION, (keyed(key) ? FLAG_KEY : 0) | VERSION);
   setU16(g + field.PROTOCOL_TYPE, getU16(key + KEY_GRE_TYPE));

@@ -44,7 +44,7 @@ const UDP_LITE: u32 = 136;
 }
 /** Header length in bytes, options included. */
 @inline export function headerLen(p: usize): i32 {
-  return <i32>(getU8(p + field.VER_IHL) & 0xf) << 2;
+  return (<i32>(getU8(p + field.VER_IHL) & 0xf)) << 2;
 }
 @inline export function totalLen(p: usize): u32 {
   return getU16(p + field.TOTAL_LEN);
@@ -112,11 +112,18 @@ export function parse(p: usize, len: i32, key: usize): i32 {
   }
   // The key's words written whole (see ethernet.ts parse): word 0 the in-link (0: keyFor writes it), src and
   // dst's first half; word 1 dst's second half, proto, ttl, dscp, sport and dport's high byte; word 2 its low byte.
-  if (KEY_IPV4_SRC != 2 || KEY_IPV4_DST != 6 || KEY_IPV4_PROTO != 10 || KEY_IPV4_TTL != 11 || KEY_IPV4_DSCP != 12) unreachable();
+  if (KEY_IPV4_SRC != 2 || KEY_IPV4_DST != 6 || KEY_IPV4_PROTO != 10 || KEY_IPV4_TTL != 11 || KEY_IPV4_DSCP != 12)
+    unreachable();
   if (KEY_IPV4_SPORT != 13 || KEY_IPV4_DPORT != 15 || field.DST != field.SRC + 4) unreachable();
   const addresses = load<u64>(p + field.SRC); // src then dst, big-endian both, as the key holds them
   store<u64>(key, addresses << 16);
-  const w1 = (addresses >> 48) | (<u64>proto << 16) | (<u64>ttl(p) << 24) | (<u64>dscp(p) << 32) | (<u64>bswap<u16>(<u16>sport) << 40) | (<u64>(dport >> 8) << 56);
+  const w1 =
+    (addresses >> 48) |
+    ((<u64>proto) << 16) |
+    ((<u64>ttl(p)) << 24) |
+    ((<u64>dscp(p)) << 32) |
+    ((<u64>bswap<u16>(<u16>sport)) << 40) |
+    ((<u64>(dport >> 8)) << 56);
   store<u64>(key, w1, 8);
   store<u64>(key, <u64>(dport & 0xff), 16);
   return hlen;
@@ -132,17 +139,33 @@ export function headerChecksum(p: usize, hlen: i32): u32 {
 
 /** Writes a 20-byte header from key vector `key` at `p`, for a payload of `payloadLen` bytes. */
 export function emit(p: usize, key: usize, payloadLen: i32, ttlValue: u32): void {
-  emitFields(p, getU32(key + KEY_IPV4_SRC), getU32(key + KEY_IPV4_DST), <u32>load<u8>(key + KEY_IPV4_PROTO), <u32>load<u8>(key + KEY_IPV4_DSCP), ttlValue, payloadLen);
+  emitFields(
+    p,
+    getU32(key + KEY_IPV4_SRC),
+    getU32(key + KEY_IPV4_DST),
+    <u32>load<u8>(key + KEY_IPV4_PROTO),
+    <u32>load<u8>(key + KEY_IPV4_DSCP),
+    ttlValue,
+    payloadLen,
+  );
 }
 
 /**
  * Writes a 20-byte header at `p` in front of `payloadLen` bytes: no options, not
  * a fragment, identification 0, the total length and the checksum right.
  */
-export function emitFields(p: usize, src: u32, dst: u32, proto: u32, dscpValue: u32, ttlValue: u32, payloadLen: i32): void {
-  const verIhl = (VERSION << 4) | <u32>(HEADER_LEN >> 2);
+export function emitFields(
+  p: usize,
+  src: u32,
+  dst: u32,
+  proto: u32,
+  dscpValue: u32,
+  ttlValue: u32,
+  payloadLen: i32,
+): void {
+  const verIhl = (VERSION << 4) | (<u32>(HEADER_LEN >> 2));
   const tos = (dscpValue << 2) & 0xff;
-  const total = <u32>(HEADER_LEN + payloadLen) & 0xffff;
+  const total = (<u32>(HEADER_LEN + payloadLen)) & 0xffff;
   const ttlProto = ((ttlValue & 0xff) << 8) | (proto & 0xff);
   setU8(p + field.VER_IHL, verIhl);
   setU8(p + field.DSCP_ECN, tos);
@@ -175,4 +198,3 @@ export function decrementTtl(p: usize): bool {
   setU16(p + field.CHECKSUM, ~sum & 0xffff);
   return true;
 }
-

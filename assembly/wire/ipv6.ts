@@ -50,7 +50,7 @@ export function parse(p: usize, len: i32, key: usize): i32 {
 
 /** Writes a header from key vector `key` at `p`, for a payload of `payloadLen` bytes. */
 export function emit(p: usize, key: usize, payloadLen: i32, hlim: u32): void {
-  const flow = (getU16(key + KEY_IPV6_FLOW) << 8) | <u32>load<u8>(key + KEY_IPV6_FLOW + 2);
+  const flow = (getU16(key + KEY_IPV6_FLOW) << 8) | (<u32>load<u8>(key + KEY_IPV6_FLOW + 2));
   setU32(p + field.VER_TC_FLOW, (VERSION << 28) | (flow & FLOW_MASK));
   setU16(p + field.PAYLOAD_LEN, <u32>payloadLen);
   setU8(p + field.NEXT, <u32>load<u8>(key + KEY_IPV6_NEXT));

@@ -40,9 +40,12 @@ export function parse(p: usize, len: i32, key: usize): i32 {
 /** Writes the entry for fields `key` at `p`. */
 export function emit(p: usize, key: usize): void {
   const label = getU24(key + KEY_MPLS_LABEL) & LABEL_MASK;
-  const tc = <u32>load<u8>(key + KEY_MPLS_TC) & TC_MASK;
-  const s = <u32>load<u8>(key + KEY_MPLS_S) & 1;
-  setU32(p + field.ENTRY, (label << LABEL_SHIFT) | (tc << TC_SHIFT) | (s << S_SHIFT) | <u32>load<u8>(key + KEY_MPLS_TTL));
+  const tc = (<u32>load<u8>(key + KEY_MPLS_TC)) & TC_MASK;
+  const s = (<u32>load<u8>(key + KEY_MPLS_S)) & 1;
+  setU32(
+    p + field.ENTRY,
+    (label << LABEL_SHIFT) | (tc << TC_SHIFT) | (s << S_SHIFT) | (<u32>load<u8>(key + KEY_MPLS_TTL)),
+  );
 }
 
 /** Forwarding's side effect: TTL − 1 (no checksum to fix). False, changing nothing, if it would reach 0. */

@@ -17,7 +17,16 @@
 import { getU16, getU24, getU32, setU24, setU32, setU8 } from "./bytes";
 import * as ipv4 from "./ipv4";
 import * as udp from "./udp";
-import { KEY_VXLAN_DPORT, KEY_VXLAN_DSCP, KEY_VXLAN_DST, KEY_VXLAN_LEN, KEY_VXLAN_SPORT, KEY_VXLAN_SRC, KEY_VXLAN_TTL, KEY_VXLAN_VNI } from "../abi";
+import {
+  KEY_VXLAN_DPORT,
+  KEY_VXLAN_DSCP,
+  KEY_VXLAN_DST,
+  KEY_VXLAN_LEN,
+  KEY_VXLAN_SPORT,
+  KEY_VXLAN_SRC,
+  KEY_VXLAN_TTL,
+  KEY_VXLAN_VNI,
+} from "../abi";
 
 export namespace field {
   export const FLAGS: i32 = 0;
@@ -44,7 +53,7 @@ export function parse(p: usize, len: i32, key: usize): i32 {
   if (hlen > len) return -1;
   const u = p + <usize>ip;
   const v = u + <usize>udp.HEADER_LEN;
-  if ((<u32>load<u8>(v + field.FLAGS) & FLAG_VNI) == 0) return -1;
+  if (((<u32>load<u8>(v + field.FLAGS)) & FLAG_VNI) == 0) return -1;
   // The key's words written whole (see ethernet.ts parse): word 0 the in-link (0: keyFor writes it), src and
   // dst's first half; word 1 dst's second half, ttl, dscp, sport, dport; word 2 the VNI and padding.
   // Addresses, ports and the VNI are big-endian on the wire and in the key: copied as they are.
@@ -54,7 +63,7 @@ export function parse(p: usize, len: i32, key: usize): i32 {
   const addresses = load<u64>(p + ipv4.field.SRC);
   store<u64>(key, addresses << 16);
   const ports = <u64>load<u32>(u + udp.field.SRC_PORT);
-  store<u64>(key, (addresses >> 48) | (<u64>ipv4.ttl(p) << 16) | (<u64>ipv4.dscp(p) << 24) | (ports << 32), 8);
+  store<u64>(key, (addresses >> 48) | ((<u64>ipv4.ttl(p)) << 16) | ((<u64>ipv4.dscp(p)) << 24) | (ports << 32), 8);
   store<u64>(key, <u64>(load<u32>(v + field.VNI) & 0xffffff), 16);
   return hlen;
 }
@@ -62,7 +71,15 @@ export function parse(p: usize, len: i32, key: usize): i32 {
 /** Writes the IPv4, UDP and VXLAN headers for fields `key` at `p` (EMIT_LEN bytes), in front of `payloadLen` bytes. */
 export function emit(p: usize, key: usize, payloadLen: i32): void {
   const tunnelled = HEADER_LEN + payloadLen;
-  ipv4.emitFields(p, getU32(key + KEY_VXLAN_SRC), getU32(key + KEY_VXLAN_DST), udp.PROTOCOL, <u32>load<u8>(key + KEY_VXLAN_DSCP), <u32>load<u8>(key + KEY_VXLAN_TTL), udp.HEADER_LEN + tunnelled);
+  ipv4.emitFields(
+    p,
+    getU32(key + KEY_VXLAN_SRC),
+    getU32(key + KEY_VXLAN_DST),
+    udp.PROTOCOL,
+    <u32>load<u8>(key + KEY_VXLAN_DSCP),
+    <u32>load<u8>(key + KEY_VXLAN_TTL),
+    udp.HEADER_LEN + tunnelled,
+  );
   const u = p + <usize>ipv4.HEADER_LEN;
   udp.emit(u, getU16(key + KEY_VXLAN_SPORT), getU16(key + KEY_VXLAN_DPORT), tunnelled);
   const v = u + <usize>udp.HEADER_LEN;

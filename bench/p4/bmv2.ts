@@ -34,7 +34,8 @@ export class Switch {
   readonly #dir: string;
   #listener: PacketListener = () => undefined;
   #stderr: () => string = () => "";
-  /** Lines of simple_switch_CLI's output that report an error ("Invalid table operation (…)", "Error: …", "*** Unknown syntax: …"). */
+  /** Lines of simple_switch_CLI's output that report an error ("Invalid table operation (…)", "Error: …", "*** Unknown
+   * syntax: …"). */
   cliErrors: string[] = [];
   cliOutput = "";
 
@@ -58,7 +59,8 @@ export class Switch {
         if (pending.length < FRAME_HEADER + len) return;
         const msg = pending.subarray(FRAME_HEADER, FRAME_HEADER + len);
         pending = pending.subarray(FRAME_HEADER + len);
-        if (msg.readInt32LE(0) === PACKET_OUT) this.#listener(msg.readInt32LE(4), new Uint8Array(msg.subarray(BM_HEADER, BM_HEADER + msg.readInt32LE(8))));
+        if (msg.readInt32LE(0) === PACKET_OUT)
+          this.#listener(msg.readInt32LE(4), new Uint8Array(msg.subarray(BM_HEADER, BM_HEADER + msg.readInt32LE(8))));
       }
     });
   }
@@ -83,9 +85,20 @@ export class Switch {
     writeFileSync(join(dir, "main.json"), json);
     const ipc = join(dir, "ports.ipc");
     const thrift = await freePort();
-    // Its own notifications socket: the default (/tmp/bmv2-<device id>-notifications.ipc) is one per device id, machine-wide.
+    // Its own notifications socket: the default (/tmp/bmv2-<device id>-notifications.ipc) is one per device id,
+    // machine-wide.
     const notifications = `ipc://${join(dir, "notifications.ipc")}`;
-    const args = ["--packet-in", `ipc://${ipc}`, "--notifications-addr", notifications, "--thrift-port", String(thrift), "--device-id", String(deviceId), join(dir, "main.json")];
+    const args = [
+      "--packet-in",
+      `ipc://${ipc}`,
+      "--notifications-addr",
+      notifications,
+      "--thrift-port",
+      String(thrift),
+      "--device-id",
+      String(deviceId),
+      join(dir, "main.json"),
+    ];
     const child = spawn(tools.simpleSwitch, args, {
       env: tools.env,
       stdio: ["ignore", "ignore", "pipe"],
@@ -95,14 +108,27 @@ export class Switch {
     let stderr = "";
     child.stderr?.setEncoding("utf8").on("data", (s: string) => (stderr += s));
     try {
-      const socket = await retry(() => open(ipc), `simple_switch's ports (ipc://${ipc})`, child, () => stderr);
+      const socket = await retry(
+        () => open(ipc),
+        `simple_switch's ports (ipc://${ipc})`,
+        child,
+        () => stderr,
+      );
       const sw = new Switch(child, socket, dir);
       sw.#stderr = () => stderr;
       socket.write(GREETING);
-      await retry(() => open(thrift).then((s) => s.destroy()), `simple_switch's Thrift port ${thrift}`, child, () => stderr);
+      await retry(
+        () => open(thrift).then((s) => s.destroy()),
+        `simple_switch's Thrift port ${thrift}`,
+        child,
+        () => stderr,
+      );
       const cli = await runCli(tools, thrift, commands);
       sw.cliOutput = cli;
-      sw.cliErrors = cli.split("\n").map((l) => l.replace(/^(RuntimeCmd: )+/, "")).filter((l) => /^(Invalid |Error|\*\*\* |Traceback)/.test(l) || /Exception/.test(l));
+      sw.cliErrors = cli
+        .split("\n")
+        .map((l) => l.replace(/^(RuntimeCmd: )+/, ""))
+        .filter((l) => /^(Invalid |Error|\*\*\* |Traceback)/.test(l) || /Exception/.test(l));
       return sw;
     } catch (err) {
       child.kill("SIGKILL");
@@ -146,7 +172,8 @@ export class Switch {
 
 class ExitedEarly extends Error {}
 
-/** Switches running in this process: killed when it exits (its work done, process.exit, or an uncaught error), so none outlives it. */
+/** Switches running in this process: killed when it exits (its work done, process.exit, or an uncaught error), so none
+ * outlives it. */
 const running = new Set<ChildProcess>();
 process.once("exit", () => {
   for (const child of running) child.kill("SIGKILL");
@@ -163,14 +190,23 @@ function open(target: string | number): Promise<Socket> {
   });
 }
 
-async function retry<T>(attempt: () => Promise<T>, what: string, child: ChildProcess, stderr: () => string): Promise<T> {
+async function retry<T>(
+  attempt: () => Promise<T>,
+  what: string,
+  child: ChildProcess,
+  stderr: () => string,
+): Promise<T> {
   const started = Date.now();
   for (;;) {
     try {
       return await attempt();
     } catch (err) {
-      if (child.exitCode !== null || child.signalCode !== null) throw new ExitedEarly(`simple_switch exited (${child.exitCode ?? child.signalCode}) before ${what} opened: ${stderr()}`);
-      if (Date.now() - started > START_MS) throw new Error(`${what} did not open in ${START_MS} ms: ${(err as Error).message}`);
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new ExitedEarly(
+          `simple_switch exited (${child.exitCode ?? child.signalCode}) before ${what} opened: ${stderr()}`,
+        );
+      if (Date.now() - started > START_MS)
+        throw new Error(`${what} did not open in ${START_MS} ms: ${(err as Error).message}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
@@ -189,15 +225,21 @@ function freePort(): Promise<number> {
   });
 }
 
-/** simple_switch_CLI with `commands` on stdin, under Debian's python3 (its python3-thrift), as ../shared/p4-toolchain/README.md says. */
+/** simple_switch_CLI with `commands` on stdin, under Debian's python3 (its python3-thrift), as
+ * ../shared/p4-toolchain/README.md says. */
 function runCli(tools: P4Tools, thrift: number, commands: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn("/usr/bin/python3", [tools.simpleSwitchCli, "--thrift-port", String(thrift)], { env: tools.env, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn("/usr/bin/python3", [tools.simpleSwitchCli, "--thrift-port", String(thrift)], {
+      env: tools.env,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let out = "";
     child.stdout.setEncoding("utf8").on("data", (s: string) => (out += s));
     child.stderr.setEncoding("utf8").on("data", (s: string) => (out += s));
     child.on("error", reject);
-    child.on("close", (status) => (status === 0 ? resolve(out) : reject(new Error(`simple_switch_CLI exited ${String(status)}: ${out}`))));
+    child.on("close", (status) =>
+      status === 0 ? resolve(out) : reject(new Error(`simple_switch_CLI exited ${String(status)}: ${out}`)),
+    );
     child.stdin.end(commands);
   });
 }

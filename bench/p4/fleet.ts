@@ -36,7 +36,6 @@ export interface Input {
   readonly bytes: Uint8Array;
 }
 
-
 /** The manifests' port maps, and where each link's packets go between them. */
 export class Wiring {
   readonly #c: CompiledSpec;
@@ -71,10 +70,15 @@ export class Wiring {
 
   /** The ports of `machine` where `member` (qualified) sends or receives link `l` on identifier `ident`. */
   #portsFor(machine: string, member: string, ident: number, l: CompiledLink): MachineManifest["ports"] {
-    return this.#manifests.get(machine)?.ports.filter((p) => p.member === member && p.link === ident && p.links.includes(l.qualified)) ?? [];
+    return (
+      this.#manifests
+        .get(machine)
+        ?.ports.filter((p) => p.member === member && p.link === ident && p.links.includes(l.qualified)) ?? []
+    );
   }
 
-  /** Where a packet crossing link `li` arrives: each receiver's machine and port (undefined: a receiver with no port). */
+  /** Where a packet crossing link `li` arrives: each receiver's machine and port (undefined: a receiver with no port).
+   * */
   arrivals(li: number, onlyPeer?: string): ({ machine: string; port: number } | undefined)[] {
     const l = this.#c.links[li];
     if (l === undefined) return [];
@@ -91,29 +95,48 @@ export class Wiring {
   observable(li: number): boolean {
     const l = this.#c.links[li];
     if (l === undefined) return false;
-    // A sender that sends it in an underlay's session has no port for it (a port for the other direction may carry its name).
+    // A sender that sends it in an underlay's session has no port for it (a port for the other direction may carry its
+    // name).
     if (!isPhysical(this.#c, l)) return false;
-    if (l.sender >= 0 && this.#portsFor(this.machineOf(l.sender), this.qualified(l.sender), l.senderPort, l).length === 0) return false;
+    if (
+      l.sender >= 0 &&
+      this.#portsFor(this.machineOf(l.sender), this.qualified(l.sender), l.senderPort, l).length === 0
+    )
+      return false;
     return this.arrivals(li).every((a) => a !== undefined);
   }
 
-  /** Captures strata writes (`capture: false` turns one off) every direction of which a switch port carries: those a test can hold to strata's. */
+  /** Captures strata writes (`capture: false` turns one off) every direction of which a switch port carries: those a
+   * test can hold to strata's. */
   observableCaptures(): Set<string> {
     const byName = new Map<string, number[]>();
     for (const l of this.#c.links) push(byName, l.qualified, l.index);
-    return new Set([...byName].filter(([, links]) => links.every((li) => this.#c.links[li]?.recorded === true && this.observable(li))).map(([name]) => name));
+    return new Set(
+      [...byName]
+        .filter(([, links]) => links.every((li) => this.#c.links[li]?.recorded === true && this.observable(li)))
+        .map(([name]) => name),
+    );
   }
 
-  /** What a packet a switch sent on `port` is: a delivery, a link's packet (with where it goes), or nothing the manifest names. */
+  /** What a packet a switch sent on `port` is: a delivery, a link's packet (with where it goes), or nothing the
+   * manifest names. */
   departure(machine: string, port: number): { link: number; onlyPeer?: string } | undefined {
     const p = this.#manifests.get(machine)?.ports.find((x) => x.port === port);
     if (p === undefined) return undefined;
     const sender = this.#c.members.find((m) => m.qualified === p.member);
-    const l = this.#c.links.find((x) => x.sender === sender?.index && x.senderPort === p.link && p.links.includes(x.qualified) && isPhysical(this.#c, x));
+    const l = this.#c.links.find(
+      (x) =>
+        x.sender === sender?.index &&
+        x.senderPort === p.link &&
+        p.links.includes(x.qualified) &&
+        isPhysical(this.#c, x),
+    );
     if (l === undefined) return undefined;
     // An anycast receiver's own port: the sender's selector picked it.
     const anycast = l.mode === "anycast" && l.receivers.length > 1;
-    return anycast ? { link: l.index, ...(p.peers[0] !== undefined ? { onlyPeer: p.peers[0] } : {}) } : { link: l.index };
+    return anycast
+      ? { link: l.index, ...(p.peers[0] !== undefined ? { onlyPeer: p.peers[0] } : {}) }
+      : { link: l.index };
   }
 
   /** Why an input cannot go into the switches, or undefined when it can. */
@@ -121,8 +144,10 @@ export class Wiring {
     if (inj.kind !== "link") return undefined;
     const l = this.#c.links[inj.link];
     if (l === undefined) return "no such link";
-    if (!this.observable(inj.link)) return `link ${l.qualified} has no port on a switch (a link between members of one machine, or a virtual link)`;
-    if (l.mode === "anycast" && l.receivers.length > 1) return `link ${l.qualified} is anycast: on a switch its sender's selector picks the receiver`;
+    if (!this.observable(inj.link))
+      return `link ${l.qualified} has no port on a switch (a link between members of one machine, or a virtual link)`;
+    if (l.mode === "anycast" && l.receivers.length > 1)
+      return `link ${l.qualified} is anycast: on a switch its sender's selector picks the receiver`;
     return undefined;
   }
 }
@@ -167,10 +192,19 @@ export class Fleet {
   }
 
   static async start(tools: P4Tools, compiled: CompiledSpec, exports: readonly MachineExport[]): Promise<Fleet> {
-    const programs = await compileAll(tools, exports.map((ex) => ex.files["main.p4"] as string), "bm2");
+    const programs = await compileAll(
+      tools,
+      exports.map((ex) => ex.files["main.p4"] as string),
+      "bm2",
+    );
     const failed = programs.findIndex((p) => p.json === undefined);
-    if (failed >= 0) throw new Error(`p4c-bm2-ss failed on ${exports[failed]?.manifest.machine}: ${programs[failed]?.bm2.stderr}`);
-    const started = await Promise.allSettled(exports.map((ex, k) => Switch.start(tools, programs[k]?.json ?? "", ex.files["runtime_cli.txt"] as string, ex.manifest.deviceId)));
+    if (failed >= 0)
+      throw new Error(`p4c-bm2-ss failed on ${exports[failed]?.manifest.machine}: ${programs[failed]?.bm2.stderr}`);
+    const started = await Promise.allSettled(
+      exports.map((ex, k) =>
+        Switch.start(tools, programs[k]?.json ?? "", ex.files["runtime_cli.txt"] as string, ex.manifest.deviceId),
+      ),
+    );
     const switches = new Map<string, Switch>();
     started.forEach((r, k) => {
       if (r.status === "fulfilled") switches.set(exports[k]?.manifest.machine ?? "?", r.value);
@@ -188,7 +222,8 @@ export class Fleet {
     return [...this.#switches].flatMap(([machine, sw]) => sw.cliErrors.map((e) => `${machine}: ${e}`));
   }
 
-  /** An input: onto its link (the receivers' ports), or from the member (port 255, packet_out). Throws for one `refusal` names. */
+  /** An input: onto its link (the receivers' ports), or from the member (port 255, packet_out). Throws for one
+   * `refusal` names. */
   inject(i: Input): void {
     const inj = i.injection;
     if (inj.kind === "link") {
@@ -196,7 +231,9 @@ export class Fleet {
       if (why !== undefined) throw new Error(`an input the switches cannot take: ${why}`);
       this.#cross(inj.link, i.bytes);
     } else {
-      this.#switches.get(this.wiring.machineOf(inj.member))?.send(CPU_PORT, packetOut(this.wiring.memberNumber(inj.member), inj, i.bytes));
+      this.#switches
+        .get(this.wiring.machineOf(inj.member))
+        ?.send(CPU_PORT, packetOut(this.wiring.memberNumber(inj.member), inj, i.bytes));
     }
   }
 
@@ -213,7 +250,10 @@ export class Fleet {
     }
     const d = this.wiring.departure(machine, port);
     if (d === undefined) {
-      this.departures({ kind: "unexpected", what: `machine ${machine} port ${port}: ${Buffer.from(bytes).toString("hex")}` });
+      this.departures({
+        kind: "unexpected",
+        what: `machine ${machine} port ${port}: ${Buffer.from(bytes).toString("hex")}`,
+      });
       return;
     }
     this.#cross(d.link, bytes, d.onlyPeer);
@@ -238,4 +278,3 @@ export class Fleet {
     return this.#compiled.links[li]?.qualified ?? "?";
   }
 }
-

@@ -37,7 +37,10 @@ function compilerVersion(tools: P4Tools): string {
 
 /** The program's directory in the cache. */
 export function cacheDir(tools: P4Tools, program: string): string {
-  return join(CACHE, createHash("sha256").update(compilerVersion(tools)).update("\0").update(program).digest("hex").slice(0, 32));
+  return join(
+    CACHE,
+    createHash("sha256").update(compilerVersion(tools)).update("\0").update(program).digest("hex").slice(0, 32),
+  );
 }
 
 /** Runs at most one compiler per core at a time, in this process. */
@@ -54,7 +57,12 @@ async function limited<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-function run(tools: P4Tools, command: string, args: readonly string[], cwd: string): Promise<{ status: number; stderr: string }> {
+function run(
+  tools: P4Tools,
+  command: string,
+  args: readonly string[],
+  cwd: string,
+): Promise<{ status: number; stderr: string }> {
   return limited(
     () =>
       new Promise((resolve, reject) => {
@@ -74,15 +82,27 @@ type Result = { readonly status: number; readonly stderr: string };
 const NOT_RUN: Result = { status: -1, stderr: "(not run)" };
 
 const ARGS: Record<Compiler, (tools: P4Tools) => [string, string[]]> = {
-  bm2: (tools) => [tools.p4cBm2Ss, ["--arch", "v1model", "-o", "main.json", "--p4runtime-files", "p4info.txtpb", "main.p4"]],
+  bm2: (tools) => [
+    tools.p4cBm2Ss,
+    ["--arch", "v1model", "-o", "main.json", "--p4runtime-files", "p4info.txtpb", "main.p4"],
+  ],
   p4test: (tools) => [tools.p4test, ["main.p4"]],
 };
 
 /** Compiles a program (or finds it compiled): `p4c-bm2-ss --arch v1model` and, with "both", `p4test`. */
 export async function compileP4(tools: P4Tools, program: string, compilers: Compilers = "both"): Promise<Compiled> {
   const dir = cacheDir(tools, program);
-  const [bm2, p4test] = await Promise.all([compileWith(tools, program, dir, "bm2"), compilers === "both" ? compileWith(tools, program, dir, "p4test") : Promise.resolve(NOT_RUN)]);
-  return { dir: join(dir, "bm2"), json: read(join(dir, "bm2", "main.json")), p4info: read(join(dir, "bm2", "p4info.txtpb")), bm2, p4test };
+  const [bm2, p4test] = await Promise.all([
+    compileWith(tools, program, dir, "bm2"),
+    compilers === "both" ? compileWith(tools, program, dir, "p4test") : Promise.resolve(NOT_RUN),
+  ]);
+  return {
+    dir: join(dir, "bm2"),
+    json: read(join(dir, "bm2", "main.json")),
+    p4info: read(join(dir, "bm2", "p4info.txtpb")),
+    bm2,
+    p4test,
+  };
 }
 
 /** One compiler's result, in <dir>/<compiler>/: from the cache, or compiled now. */
@@ -98,7 +118,7 @@ async function compileWith(tools: P4Tools, program: string, dir: string, compile
   // Another test process compiling the same program: wait for its result rather than compile it twice.
   const lock = `${place}.lock`;
   if (!claim(lock)) {
-    for (const started = Date.now(); existsSync(lock) && Date.now() - started < LOCK_STALE_MS; ) await sleep(50);
+    for (const started = Date.now(); existsSync(lock) && Date.now() - started < LOCK_STALE_MS;) await sleep(50);
     const theirs = result();
     if (theirs !== undefined) return theirs;
     claim(lock, true);
@@ -133,11 +153,16 @@ function claim(lock: string, force = false): boolean {
 }
 
 /** Compiles many programs, as many at a time as there are cores. */
-export function compileAll(tools: P4Tools, programs: readonly string[], compilers: Compilers = "both"): Promise<Compiled[]> {
+export function compileAll(
+  tools: P4Tools,
+  programs: readonly string[],
+  compilers: Compilers = "both",
+): Promise<Compiled[]> {
   return Promise.all(programs.map((p) => compileP4(tools, p, compilers)));
 }
 
-/** The warnings and errors of a compiler's stderr, one line each ("main.p4(33): [--Wwarn=unused] warning: 'X' is unused"). */
+/** The warnings and errors of a compiler's stderr, one line each ("main.p4(33): [--Wwarn=unused] warning: 'X' is
+ * unused"). */
 export function diagnostics(stderr: string): string[] {
   return stderr.split("\n").filter((l) => /\b(warning|error)\b/.test(l));
 }

@@ -26,7 +26,9 @@ const PLACES = [process.env["STRATA_P4TOOLS"], "/opt/strata-p4/p4", "/opt/p4/p4"
 export function findP4Tools(): P4Tools | { readonly missing: string } {
   const root = PLACES.find((p): p is string => p !== undefined && p !== "" && existsSync(join(p, "bin", "p4c-bm2-ss")));
   if (root === undefined) {
-    return { missing: `no P4 toolchain (p4c-bm2-ss) in ${PLACES.filter((p) => p !== undefined && p !== "").join(" or ")}: unpack ../shared/p4-toolchain/p4-toolchain.tar.xz there and set STRATA_P4TOOLS (.ci/run does)` };
+    return {
+      missing: `no P4 toolchain (p4c-bm2-ss) in ${PLACES.filter((p) => p !== undefined && p !== "").join(" or ")}: unpack ../shared/p4-toolchain/p4-toolchain.tar.xz there and set STRATA_P4TOOLS (.ci/run does)`,
+    };
   }
   const lib = join(root, "lib");
   const python = existsSync(lib)
@@ -52,12 +54,21 @@ export function findP4Tools(): P4Tools | { readonly missing: string } {
   };
   // Present is not enough: the run-time libraries must load (.ci/run installs them from Debian).
   const probe = spawnSync(tools.p4cBm2Ss, ["--version"], { env, encoding: "utf8" });
-  if (probe.status !== 0) return { missing: `${tools.p4cBm2Ss} does not run (${firstLine(probe)}): install the run-time packages ../shared/p4-toolchain/README.md lists` };
+  if (probe.status !== 0)
+    return {
+      missing: `${tools.p4cBm2Ss} does not run (${firstLine(probe)}): install the run-time packages ../shared/p4-toolchain/README.md lists`,
+    };
   const sw = spawnSync(tools.simpleSwitch, ["--version"], { env, encoding: "utf8" });
-  if (sw.status !== 0) return { missing: `${tools.simpleSwitch} does not run (${firstLine(sw)}): install the run-time packages ../shared/p4-toolchain/README.md lists` };
+  if (sw.status !== 0)
+    return {
+      missing: `${tools.simpleSwitch} does not run (${firstLine(sw)}): install the run-time packages ../shared/p4-toolchain/README.md lists`,
+    };
   return tools;
 }
 
 function firstLine(r: SpawnSyncReturns<string>): string {
-  return (r.error?.message ?? `${r.stderr}${r.stdout}`).split("\n").find((l) => l.trim() !== "") ?? `exit ${String(r.status)}`;
+  return (
+    (r.error?.message ?? `${r.stderr}${r.stdout}`).split("\n").find((l) => l.trim() !== "") ??
+    `exit ${String(r.status)}`
+  );
 }

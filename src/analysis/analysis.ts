@@ -43,7 +43,8 @@ export interface MemberView {
   readonly tables: Partial<Record<HeaderRole, TableIndex>>;
   readonly transmit: KeyedTable | undefined;
   readonly send: KeyedTable | undefined;
-  /** Identifiers the member receives on: its links' and, at a shared member, the shared links its partner receives on. */
+  /** Identifiers the member receives on: its links' and, at a shared member, the shared links its partner receives on.
+   * */
   readonly inPorts: readonly number[];
   /** Subduction: the shared member of the same name in the other network. */
   readonly partner: number | undefined;
@@ -107,7 +108,8 @@ export class Analysis {
         const t = m.tables[role];
         if (t !== undefined) tables[role] = new TableIndex(space, t);
       }
-      const keyed = (t: TableSpec | undefined): KeyedTable | undefined => (t === undefined ? undefined : { spec: t, active: t.rows.map(() => true) });
+      const keyed = (t: TableSpec | undefined): KeyedTable | undefined =>
+        t === undefined ? undefined : { spec: t, active: t.rows.map(() => true) };
       return {
         index: m.index,
         member: m,
@@ -198,8 +200,14 @@ export class Analysis {
         if (r.row < 0) return; // a row the compiler added: no description row stands for it
         const now = (entries[k] ?? -1) >= 0;
         const role = t.role;
-        const was = role === "transmit" ? v.transmit?.active[r.row] : role === "send" ? v.send?.active[r.row] : v.tables[role as HeaderRole]?.isActive(r.row);
-        if (was !== undefined && was !== now) out.push({ member: m?.qualified ?? "", role, row: r.row, installed: now });
+        const was =
+          role === "transmit"
+            ? v.transmit?.active[r.row]
+            : role === "send"
+              ? v.send?.active[r.row]
+              : v.tables[role as HeaderRole]?.isActive(r.row);
+        if (was !== undefined && was !== now)
+          out.push({ member: m?.qualified ?? "", role, row: r.row, installed: now });
       });
     }
     return out;
@@ -214,12 +222,16 @@ export class Analysis {
     const next = new Topology(compiled);
     for (const m of next.members) {
       const v = this.memberNamed(m.qualified);
-      if (v === undefined) throw new Error(`the new description has member ${m.qualified}, which the analysed one lacks: analyse it afresh`);
+      if (v === undefined)
+        throw new Error(
+          `the new description has member ${m.qualified}, which the analysed one lacks: analyse it afresh`,
+        );
       for (const role of HEADER_ROLES) {
         const spec = m.tables[role];
         const t = v.tables[role];
         if (spec === t?.spec) continue;
-        if (spec === undefined || t === undefined) throw new Error(`${m.qualified} gained or lost its ${role} table: analyse it afresh`);
+        if (spec === undefined || t === undefined)
+          throw new Error(`${m.qualified} gained or lost its ${role} table: analyse it afresh`);
         const affected = t.replace(spec);
         for (const c of this.componentsOf(v.index)) out.set(c, merge(out.get(c), affected));
       }
@@ -227,7 +239,8 @@ export class Analysis {
         const spec = m.tables[role];
         const t = role === "transmit" ? v.transmit : v.send;
         if (spec === t?.spec) continue;
-        if (spec === undefined || t === undefined) throw new Error(`${m.qualified} gained or lost its ${role} table: analyse it afresh`);
+        if (spec === undefined || t === undefined)
+          throw new Error(`${m.qualified} gained or lost its ${role} table: analyse it afresh`);
         t.spec = spec;
         t.active = spec.rows.map(() => true);
         for (const c of this.componentsOf(v.index)) out.set(c, "all");
@@ -243,7 +256,8 @@ function merge(a: Affected | undefined, b: Affected): Affected {
   return [...new Set([...a, ...b])].sort((x, y) => x - y);
 }
 
-/** Subduction's shared members, both ways: the underlay's member at a shared link's end and its partner in the overlay. */
+/** Subduction's shared members, both ways: the underlay's member at a shared link's end and its partner in the overlay.
+ * */
 function sharedPartners(compiled: CompiledSpec): Map<number, number> {
   const index = new Map(compiled.members.map((m) => [m.qualified, m.index]));
   const out = new Map<number, number>();
@@ -261,7 +275,11 @@ function sharedPartners(compiled: CompiledSpec): Map<number, number> {
 }
 
 /** The identifiers each member receives on; a shared link's end counts for both shared members. */
-function receivedPorts(t: Topology, partners: ReadonlyMap<number, number>, compiled: CompiledSpec): Map<number, Set<number>> {
+function receivedPorts(
+  t: Topology,
+  partners: ReadonlyMap<number, number>,
+  compiled: CompiledSpec,
+): Map<number, Set<number>> {
   const out = new Map<number, Set<number>>();
   const add = (m: number, port: number): void => {
     const s = out.get(m) ?? new Set<number>();
@@ -337,6 +355,9 @@ function groupComponents(compiled: CompiledSpec, t: Topology, members: readonly 
   };
   const out = nets.map((n) => make("network", [n]));
   for (const g of groups(bridged)) if (g.length > 1) out.push(make("bridged", g));
-  if (shared) for (const g of groups(sub)) if (g.some((n) => compiled.spec.networks.find((x) => x.name === n)?.links.some((l) => l.shared !== undefined))) out.push(make("subduction", g));
+  if (shared)
+    for (const g of groups(sub))
+      if (g.some((n) => compiled.spec.networks.find((x) => x.name === n)?.links.some((l) => l.shared !== undefined)))
+        out.push(make("subduction", g));
   return out;
 }

@@ -51,7 +51,8 @@ export interface PathEvent {
   /** The class at the top of the stack when it happened. */
   readonly now: StartLevel | undefined;
   readonly path: readonly Step[];
-  /** A send row pushed a header whose class depends on the payload (IPv4 ports of a port protocol): the path may or may not be taken. */
+  /** A send row pushed a header whose class depends on the payload (IPv4 ports of a port protocol): the path may or may
+   * not be taken. */
   readonly approximate: boolean;
 }
 
@@ -59,7 +60,10 @@ export interface PathEvent {
  * What a concrete injected packet holds: the class of its header at level `designs.length − 1`,
  * read as the last design named, the levels above it read as the others — or "bad" (not a valid header).
  */
-export type PayloadOracle = (designs: readonly string[], space: HeaderSpace) => { readonly atom: number; readonly hops: bigint } | "bad";
+export type PayloadOracle = (
+  designs: readonly string[],
+  space: HeaderSpace,
+) => { readonly atom: number; readonly hops: bigint } | "bad";
 
 export interface ExploreOptions {
   /** Links a packet may cross; crossing one more is a loop (as the data plane's hop limit). */
@@ -90,7 +94,8 @@ interface Level {
 interface Pkt {
   /** Outermost first. */
   readonly stack: readonly Level[];
-  /** Injected headers below the stack not read yet: how many have been read, or −1 when the payload is not the injected one's. */
+  /** Injected headers below the stack not read yet: how many have been read, or −1 when the payload is not the injected
+   * one's. */
   readonly next: number;
   readonly start: readonly (StartLevel | undefined)[];
   readonly hops: number;
@@ -98,7 +103,12 @@ interface Pkt {
 }
 
 /** Walks every path from `start`, telling `emit` each event; `emit` returns false to stop. */
-export function explore(a: Analysis, start: Start, options: ExploreOptions, emit: (e: PathEvent) => boolean | void): void {
+export function explore(
+  a: Analysis,
+  start: Start,
+  options: ExploreOptions,
+  emit: (e: PathEvent) => boolean | void,
+): void {
   try {
     new Explorer(a, options, emit).run(start);
   } catch (err) {
@@ -126,7 +136,12 @@ class Explorer {
       // A session's packet is payload: the send row attaches the header.
       return this.#send({ stack: [], next: 0, start: [], hops: 0, approximate: false }, start.member, start.session);
     }
-    const space = start.kind === "link" ? this.#a.member(t.link(start.link).sender >= 0 ? t.link(start.link).sender : (t.link(start.link).receivers[0]?.member ?? 0)).space : this.#a.member(start.member).space;
+    const space =
+      start.kind === "link"
+        ? this.#a.member(
+            t.link(start.link).sender >= 0 ? t.link(start.link).sender : (t.link(start.link).receivers[0]?.member ?? 0),
+          ).space
+        : this.#a.member(start.member).space;
     const hops = this.#o.hops ?? space.allHops;
     for (const atom of this.#o.atoms ?? space.atoms()) {
       const level: Level = { space, atom, hops, orig: 0, dec: 0 };
@@ -161,7 +176,10 @@ class Explorer {
   #narrow(p: Pkt, hops: bigint): Pkt {
     const [top, ...rest] = p.stack;
     if (top === undefined || top.hops === hops) return p;
-    const start = top.orig < 0 ? p.start : p.start.map((s, i) => (i === top.orig && s !== undefined ? { ...s, hops: undecrement(hops, top.dec) } : s));
+    const start =
+      top.orig < 0
+        ? p.start
+        : p.start.map((s, i) => (i === top.orig && s !== undefined ? { ...s, hops: undecrement(hops, top.dec) } : s));
     return { ...p, stack: [{ ...top, hops }, ...rest], start };
   }
 
@@ -172,7 +190,12 @@ class Explorer {
   }
 
   /** The winning rows of a header table for the top header (undefined table: a miss for all). */
-  #lookup(v: MemberView, role: "acquire" | "forward" | "receive", arrival: Arrival, p: Pkt): { hits: Hit[]; miss: bigint } {
+  #lookup(
+    v: MemberView,
+    role: "acquire" | "forward" | "receive",
+    arrival: Arrival,
+    p: Pkt,
+  ): { hits: Hit[]; miss: bigint } {
     const top = p.stack[0];
     if (top === undefined) throw new Error("a header table looked at a packet without a header");
     const hits: Hit[] = [];
@@ -205,7 +228,10 @@ class Explorer {
   #acquire(p: Pkt, member: number, inLink: number): void {
     const v = this.#a.member(member);
     const { hits, miss } = this.#lookup(v, "acquire", inLink, p);
-    if (miss !== 0n) this.#step({ kind: "miss", member, role: "acquire" }, () => this.#drop(this.#narrow(p, miss), member, "acquire-miss"));
+    if (miss !== 0n)
+      this.#step({ kind: "miss", member, role: "acquire" }, () =>
+        this.#drop(this.#narrow(p, miss), member, "acquire-miss"),
+      );
     for (const h of hits) {
       const q = this.#narrow(p, h.hops);
       this.#step({ kind: "row", member, role: "acquire", row: h.row.index }, () => {
@@ -221,13 +247,17 @@ class Explorer {
   #forward(p: Pkt, member: number, inLink: Arrival): void {
     const v = this.#a.member(member);
     const { hits, miss } = this.#lookup(v, "forward", inLink, p);
-    if (miss !== 0n) this.#step({ kind: "miss", member, role: "forward" }, () => this.#drop(this.#narrow(p, miss), member, "forward-miss"));
+    if (miss !== 0n)
+      this.#step({ kind: "miss", member, role: "forward" }, () =>
+        this.#drop(this.#narrow(p, miss), member, "forward-miss"),
+      );
     for (const h of hits) {
       const q = this.#narrow(p, h.hops);
       const step: Step = { kind: "row", member, role: "forward", row: h.row.index };
       this.#step(step, () => {
         const a = h.row.row.action;
-        if (a.kind === "drop" || (a.kind === "out" && a.ports.length === 0)) return this.#drop(q, member, "forward-drop", step);
+        if (a.kind === "drop" || (a.kind === "out" && a.ports.length === 0))
+          return this.#drop(q, member, "forward-drop", step);
         if (a.kind === "shared-forward") return this.#forward(q, this.#a.topology.partner(member), "shared");
         if (a.kind !== "out") return;
         let r = q;
@@ -239,7 +269,10 @@ class Explorer {
           if (next === 0n) return;
           const [alive, ...rest] = this.#narrow(q, top.hops ^ expired).stack;
           if (alive === undefined) return;
-          r = { ...this.#narrow(q, top.hops ^ expired), stack: [{ ...alive, hops: next, dec: alive.dec + 1 }, ...rest] };
+          r = {
+            ...this.#narrow(q, top.hops ^ expired),
+            stack: [{ ...alive, hops: next, dec: alive.dec + 1 }, ...rest],
+          };
         }
         for (const port of a.ports) this.#transmit(r, member, port);
       });
@@ -253,12 +286,14 @@ class Explorer {
     let action: { kind: string; network?: string; session?: number };
     let step: Step | undefined;
     if (t === undefined) {
-      if (topo.sends(member, outLink).length === 0) return this.#step({ kind: "miss", member, role: "transmit" }, () => this.#drop(p, member, "transmit-miss"));
+      if (topo.sends(member, outLink).length === 0)
+        return this.#step({ kind: "miss", member, role: "transmit" }, () => this.#drop(p, member, "transmit-miss"));
       action = { kind: "physical" };
     } else {
       const i = t.spec.rows.findIndex((r, k) => r.out === outLink && t.active[k] === true);
       const row = t.spec.rows[i];
-      if (row === undefined) return this.#step({ kind: "miss", member, role: "transmit" }, () => this.#drop(p, member, "transmit-miss"));
+      if (row === undefined)
+        return this.#step({ kind: "miss", member, role: "transmit" }, () => this.#drop(p, member, "transmit-miss"));
       action = row.action;
       step = { kind: "row", member, role: "transmit", row: i };
     }
@@ -280,7 +315,10 @@ class Explorer {
   #receive(p: Pkt, member: number): void {
     const v = this.#a.member(member);
     const { hits, miss } = this.#lookup(v, "receive", undefined, p);
-    if (miss !== 0n) this.#step({ kind: "miss", member, role: "receive" }, () => this.#drop(this.#narrow(p, miss), member, "receive-miss"));
+    if (miss !== 0n)
+      this.#step({ kind: "miss", member, role: "receive" }, () =>
+        this.#drop(this.#narrow(p, miss), member, "receive-miss"),
+      );
     for (const h of hits) {
       const q = this.#narrow(p, h.hops);
       this.#step({ kind: "row", member, role: "receive", row: h.row.index }, () => {
@@ -305,7 +343,15 @@ class Explorer {
     if (below !== undefined && below.space === space) return [{ ...p, stack: rest }];
     if (below !== undefined || p.next < 0) {
       // Another design's bytes read as this one (a session popped into the wrong overlay): the class is not known.
-      return [...space.atoms().map((atom) => ({ ...p, stack: [{ space, atom, hops: space.allHops, orig: -1, dec: 0 }, ...rest], next: -1, approximate: true })), "bad" as const];
+      return [
+        ...space.atoms().map((atom) => ({
+          ...p,
+          stack: [{ space, atom, hops: space.allHops, orig: -1, dec: 0 }, ...rest],
+          next: -1,
+          approximate: true,
+        })),
+        "bad" as const,
+      ];
     }
     // The injected packet's payload: its next header, read now.
     const level = p.next;
@@ -316,7 +362,12 @@ class Explorer {
       s[level] = { space, atom, hops };
       return s;
     };
-    const pkt = (atom: number, hops: bigint): Pkt => ({ ...p, stack: [{ space, atom, hops, orig: level, dec: 0 }], next: level + 1, start: start(atom, hops) });
+    const pkt = (atom: number, hops: bigint): Pkt => ({
+      ...p,
+      stack: [{ space, atom, hops, orig: level, dec: 0 }],
+      next: level + 1,
+      start: start(atom, hops),
+    });
     if (known === "bad") return ["bad"];
     if (known !== undefined) return [pkt(known.atom, known.hops)];
     return [...space.atoms().map((atom) => pkt(atom, space.allHops)), "bad" as const];
@@ -328,7 +379,8 @@ class Explorer {
     const t = v.send;
     const i = t === undefined ? -1 : t.spec.rows.findIndex((r, k) => r.session === session && t.active[k] === true);
     const row = t?.spec.rows[i];
-    if (row === undefined || row.action.kind !== "push") return this.#step({ kind: "miss", member, role: "send" }, () => this.#drop(p, member, "send-miss"));
+    if (row === undefined || row.action.kind !== "push")
+      return this.#step({ kind: "miss", member, role: "send" }, () => this.#drop(p, member, "send-miss"));
     const header = row.action.header;
     this.#step({ kind: "row", member, role: "send", row: i }, () => {
       const space = v.space;
@@ -337,7 +389,11 @@ class Explorer {
       // Read-only fields (IPv4 ports) come from the payload: a class for each they can be in.
       const atoms = space.classesWhere(header);
       for (const atom of atoms) {
-        const q: Pkt = { ...p, stack: [{ space, atom, hops, orig: -1, dec: 0 }, ...p.stack], approximate: p.approximate || atoms.length > 1 };
+        const q: Pkt = {
+          ...p,
+          stack: [{ space, atom, hops, orig: -1, dec: 0 }, ...p.stack],
+          approximate: p.approximate || atoms.length > 1,
+        };
         this.#forward(q, member, "self");
       }
     });

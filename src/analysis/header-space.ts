@@ -69,7 +69,8 @@ export class HeaderSpace {
   readonly #listeners: SpaceListener[] = [];
   readonly #maxClasses: number;
 
-  /** `maxClasses`: the most leaves (classes, dead ones included) the partition may make before it gives up (TooManyClasses). */
+  /** `maxClasses`: the most leaves (classes, dead ones included) the partition may make before it gives up
+   * (TooManyClasses). */
   constructor(design: DesignDef, maxClasses = Number.POSITIVE_INFINITY) {
     this.design = design;
     this.#maxClasses = maxClasses;
@@ -140,7 +141,8 @@ export class HeaderSpace {
     let root = this.#mapBoolean(this.#domain, empty);
     for (let id = 0; id < this.#preds.length; id++) root = this.#addPred(root, id, undefined);
     this.#root = root;
-    // Classes numbered in the order a walk meets their leaves (low branch first): the same description, the same numbers.
+    // Classes numbered in the order a walk meets their leaves (low branch first): the same description, the same
+    // numbers.
     const seen = new Set<number>();
     const walk = (n: number): void => {
       if (seen.has(n)) return;
@@ -190,12 +192,14 @@ export class HeaderSpace {
     return p.match;
   }
 
-  /** The class of a header given by its field values (absent fields: 0), or −1 when no header has them (./bdd.ts domain). */
+  /** The class of a header given by its field values (absent fields: 0), or −1 when no header has them (./bdd.ts
+   * domain). */
   classify(values: ReadonlyMap<string, bigint>): number {
     return this.#leafAtom.get(this.#walk(values)) ?? -1;
   }
 
-  /** The classes of the headers with these field values and any value in the fields left out (read-only fields a send row cannot write). */
+  /** The classes of the headers with these field values and any value in the fields left out (read-only fields a send
+   * row cannot write). */
   classesWhere(values: ReadonlyMap<string, bigint>): number[] {
     const out = new Set<number>();
     const b = this.bdd;
@@ -234,7 +238,8 @@ export class HeaderSpace {
     for (const [v, bit] of path) {
       if (bit === 0) continue;
       const f = this.fields[this.#varField[v] ?? 0];
-      if (f !== undefined) values.set(f.def.name, (values.get(f.def.name) ?? 0n) | (1n << BigInt(this.#varShift[v] ?? 0)));
+      if (f !== undefined)
+        values.set(f.def.name, (values.get(f.def.name) ?? 0n) | (1n << BigInt(this.#varShift[v] ?? 0)));
     }
     this.#witness.set(atom, values);
     return values;
@@ -253,14 +258,20 @@ export class HeaderSpace {
       const pred = this.#preds[p];
       if (pred === undefined) continue;
       node = this.bdd.and(node, pred.node);
-      for (const [name, pattern] of pred.match) if (this.#byName.has(name)) held.set(name, [...(held.get(name) ?? []), pattern]);
+      for (const [name, pattern] of pred.match)
+        if (this.#byName.has(name)) held.set(name, [...(held.get(name) ?? []), pattern]);
     }
     // On one field, an exact value says it all, and the longest of nested prefixes.
     const parts = this.fields.flatMap((f) => {
       const ps = held.get(f.def.name) ?? [];
       const exact = ps.find((p) => p.kind === "exact");
-      const prefixes = ps.filter((p) => p.kind === "prefix").sort((x, y) => (y.kind === "prefix" && x.kind === "prefix" ? y.len - x.len : 0));
-      const keep = exact !== undefined ? [exact] : [...(prefixes[0] === undefined ? [] : [prefixes[0]]), ...ps.filter((p) => p.kind !== "prefix")];
+      const prefixes = ps
+        .filter((p) => p.kind === "prefix")
+        .sort((x, y) => (y.kind === "prefix" && x.kind === "prefix" ? y.len - x.len : 0));
+      const keep =
+        exact !== undefined
+          ? [exact]
+          : [...(prefixes[0] === undefined ? [] : [prefixes[0]]), ...ps.filter((p) => p.kind !== "prefix")];
       return [...new Set(keep.map((p) => this.formatMatch(new Map([[f.def.name, p]]))))];
     });
     const except: string[] = [];
@@ -282,7 +293,14 @@ export class HeaderSpace {
         const kind = this.design.fields.find((f) => f.name === name)?.kind ?? "uint";
         // An ethertype reads best in hex (0x0800).
         const v = (x: bigint): string => formatValue(x, kind, name === "type" ? { radix: 16, digits: 4 } : undefined);
-        const text = p.kind === "exact" ? v(p.value) : p.kind === "prefix" ? `${v(p.value)}/${p.len}` : p.kind === "ternary" ? `${v(p.value)}&&&${v(p.mask)}` : `${v(p.lo)}..${v(p.hi)}`;
+        const text =
+          p.kind === "exact"
+            ? v(p.value)
+            : p.kind === "prefix"
+              ? `${v(p.value)}/${p.len}`
+              : p.kind === "ternary"
+                ? `${v(p.value)}&&&${v(p.mask)}`
+                : `${v(p.lo)}..${v(p.hi)}`;
         return `${name}=${text}`;
       })
       .join(" ");
@@ -346,9 +364,11 @@ export class HeaderSpace {
     // Exact, prefix and ternary: a chain over the bits they fix.
     const all = (1n << BigInt(f.bits)) - 1n;
     const [value, mask] =
-      p.kind === "exact" ? [p.value, all]
-      : p.kind === "prefix" ? [p.value, p.len === 0 ? 0n : all ^ ((1n << BigInt(f.bits - p.len)) - 1n)]
-      : [p.value, p.mask];
+      p.kind === "exact"
+        ? [p.value, all]
+        : p.kind === "prefix"
+          ? [p.value, p.len === 0 ? 0n : all ^ ((1n << BigInt(f.bits - p.len)) - 1n)]
+          : [p.value, p.mask];
     let node = then;
     for (let k = f.bits - 1; k >= 0; k--) {
       if (bitOf(mask, k) === 0) continue;
@@ -489,10 +509,14 @@ export class HeaderSpace {
 /** A pattern's identity, for telling registered predicates apart. */
 function patternKey(p: Pattern): string {
   switch (p.kind) {
-    case "exact": return `=${p.value}`;
-    case "prefix": return `${p.value}/${p.len}`;
-    case "ternary": return `${p.value}&${p.mask}`;
-    case "range": return `${p.lo}..${p.hi}`;
+    case "exact":
+      return `=${p.value}`;
+    case "prefix":
+      return `${p.value}/${p.len}`;
+    case "ternary":
+      return `${p.value}&${p.mask}`;
+    case "range":
+      return `${p.lo}..${p.hi}`;
   }
 }
 

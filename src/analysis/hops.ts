@@ -21,10 +21,13 @@ export function hopsOf(p: Pattern | undefined, bits = 8): bigint {
   const width = BigInt(bits);
   for (let v = 0n; v < 1n << width; v++) {
     const holds =
-      p.kind === "exact" ? v === p.value
-      : p.kind === "prefix" ? v >> (width - BigInt(p.len)) === p.value >> (width - BigInt(p.len))
-      : p.kind === "ternary" ? (v & p.mask) === p.value
-      : p.lo <= v && v <= p.hi;
+      p.kind === "exact"
+        ? v === p.value
+        : p.kind === "prefix"
+          ? v >> (width - BigInt(p.len)) === p.value >> (width - BigInt(p.len))
+          : p.kind === "ternary"
+            ? (v & p.mask) === p.value
+            : p.lo <= v && v <= p.hi;
     if (holds) mask |= 1n << v;
   }
   return mask;

@@ -85,8 +85,14 @@ export class LiveAnalysis {
   line(): string {
     const ps = this.properties();
     const failing = ps.filter((p) => !p.holds).map((p) => p.name);
-    const verdict = failing.length === 0 ? `every property holds (${ps.length})` : `${failing.length} of ${ps.length} properties fail: ${failing.join(", ")}`;
-    const last = this.#last === undefined ? "" : `; last update: ${this.#last.rows} row${this.#last.rows === 1 ? "" : "s"}, ${this.#last.classes} header class${this.#last.classes === 1 ? "" : "es"} walked again in ${this.#last.ms.toFixed(2)} ms`;
+    const verdict =
+      failing.length === 0
+        ? `every property holds (${ps.length})`
+        : `${failing.length} of ${ps.length} properties fail: ${failing.join(", ")}`;
+    const last =
+      this.#last === undefined
+        ? ""
+        : `; last update: ${this.#last.rows} row${this.#last.rows === 1 ? "" : "s"}, ${this.#last.classes} header class${this.#last.classes === 1 ? "" : "es"} walked again in ${this.#last.ms.toFixed(2)} ms`;
     return `analysis: ${verdict}${last}`;
   }
 }

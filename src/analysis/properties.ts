@@ -17,7 +17,15 @@
 import type { Analysis, Component, ComponentKind } from "./analysis.js";
 import { ComponentRelation } from "./relations.js";
 import type { Hit } from "./tables.js";
-import { type Delivery, layeringDemands, type Mishap, receivesEffectively, sendsEffectively, type TrafficRelation, trafficRelation } from "./traffic.js";
+import {
+  type Delivery,
+  layeringDemands,
+  type Mishap,
+  receivesEffectively,
+  sendsEffectively,
+  type TrafficRelation,
+  trafficRelation,
+} from "./traffic.js";
 import { Walker } from "./walk.js";
 import { Words } from "./words.js";
 
@@ -89,12 +97,20 @@ export function report(a: Analysis, r: Relations = computeRelations(a)): Analysi
  */
 export function currentProperties(a: Analysis, r: Relations): PropertyResult[] {
   const w = new Words(a);
-  const components = a.components.flatMap((c) => componentReport(a, c, r, w).properties.map((p) => ({ ...p, name: `${p.name} (${c.name})` })));
+  const components = a.components.flatMap((c) =>
+    componentReport(a, c, r, w).properties.map((p) => ({ ...p, name: `${p.name} (${c.name})` })),
+  );
   return [...components, layeringProperty(a, w)];
 }
 
 function result(name: string, lines: readonly string[], note?: string): PropertyResult {
-  return { name, holds: lines.length === 0, ...(note === undefined ? {} : { note }), counterexamples: lines.slice(0, SHOWN), more: Math.max(0, lines.length - SHOWN) };
+  return {
+    name,
+    holds: lines.length === 0,
+    ...(note === undefined ? {} : { note }),
+    counterexamples: lines.slice(0, SHOWN),
+    more: Math.max(0, lines.length - SHOWN),
+  };
 }
 
 function componentReport(a: Analysis, c: Component, r: Relations, w: Words): ComponentReport {
@@ -119,23 +135,38 @@ function componentReport(a: Analysis, c: Component, r: Relations, w: Words): Com
 
 function noRoutingLoops(rel: ComponentRelation, w: Words): PropertyResult {
   const space = rel.component.space;
-  const lines = rel.loops().map((l) => `${w.header(space, l.atom, l.hops)}${l.bounded ? " (until the TTL runs out)" : ""}: ${w.path(l.path)} again`);
+  const lines = rel
+    .loops()
+    .map(
+      (l) =>
+        `${w.header(space, l.atom, l.hops)}${l.bounded ? " (until the TTL runs out)" : ""}: ${w.path(l.path)} again`,
+    );
   return result("No_routing_loops", lines);
 }
 
 function fullyReachable(a: Analysis, rel: ComponentRelation, w: Words): PropertyResult {
   const silent = new Set(rel.silent());
-  const lines = [...silent].map((m) => `${w.member(m)} reaches no other member${sendsOnNoLink(a, m) ? " (no forward row of it puts a header on a link)" : ""}`);
+  const lines = [...silent].map(
+    (m) =>
+      `${w.member(m)} reaches no other member${sendsOnNoLink(a, m) ? " (no forward row of it puts a header on a link)" : ""}`,
+  );
   const missing = rel.missingPairs(SHOWN, (m0) => silent.has(m0));
   for (const [m0, m1] of missing.pairs) lines.push(`no header goes from ${w.member(m0)} to ${w.member(m1)}`);
   const shown = result("Fully_reachable", lines);
-  return { ...shown, holds: silent.size === 0 && missing.count === 0, more: shown.more + missing.count - missing.pairs.length };
+  return {
+    ...shown,
+    holds: silent.size === 0 && missing.count === 0,
+    more: shown.more + missing.count - missing.pairs.length,
+  };
 }
 
 /** Whether a member's forward table has no active row that sends on an out-link. */
 function sendsOnNoLink(a: Analysis, m: number): boolean {
   const t = a.member(m).tables.forward;
-  return t === undefined || !t.rows.some((r) => t.isActive(r.index) && r.row.action.kind === "out" && r.row.action.ports.length > 0);
+  return (
+    t === undefined ||
+    !t.rows.some((r) => t.isActive(r.index) && r.row.action.kind === "out" && r.row.action.ports.length > 0)
+  );
 }
 
 function onlyUnicast(a: Analysis, c: Component, w: Words): PropertyResult {
@@ -158,7 +189,10 @@ function onlyUnicast(a: Analysis, c: Component, w: Words): PropertyResult {
           return hits.some((h) => h.row === r);
         }),
       );
-      if (wins) lines.push(`${w.member(m)} forward row ${r.index} (${rowText(a, m, r.index)}) copies to out-links ${act.ports.join(", ")}`);
+      if (wins)
+        lines.push(
+          `${w.member(m)} forward row ${r.index} (${rowText(a, m, r.index)}) copies to out-links ${act.ports.join(", ")}`,
+        );
     }
   }
   return result("Only_unicast_forwarding", lines);
@@ -175,13 +209,16 @@ export function mishapText(w: Words, x: Mishap | Delivery): string {
     return `received by ${w.member(x.member)} (receive row ${x.row.index}${act.kind === "link" ? `: into ${act.network} link ${act.ident}` : ""})`;
   }
   const m = x as Mishap;
-  if (m.kind === "hole" && m.hole !== undefined) return `dropped at ${w.member(m.hole.member)}: no ${m.hole.table} row for it${m.hole.port === undefined ? "" : ` (${m.hole.table === "transmit" ? "out" : "in"}-link ${String(m.hole.port)})`}: ${w.path(m.path)}`;
-  if (m.kind === "drop" && m.drop !== undefined) return `dropped at ${w.member(m.drop.member)} (${m.drop.reason}): ${w.path(m.path)}`;
+  if (m.kind === "hole" && m.hole !== undefined)
+    return `dropped at ${w.member(m.hole.member)}: no ${m.hole.table} row for it${m.hole.port === undefined ? "" : ` (${m.hole.table === "transmit" ? "out" : "in"}-link ${String(m.hole.port)})`}: ${w.path(m.path)}`;
+  if (m.kind === "drop" && m.drop !== undefined)
+    return `dropped at ${w.member(m.drop.member)} (${m.drop.reason}): ${w.path(m.path)}`;
   return `loops: ${w.path(m.path)}`;
 }
 
 function communicationDemands(a: Analysis, c: Component, traffic: TrafficRelation, w: Words): PropertyResult {
-  if (traffic.sessions.length === 0) return result("Network_satisfies_communication_demands", [], "no send rows: no demands");
+  if (traffic.sessions.length === 0)
+    return result("Network_satisfies_communication_demands", [], "no send rows: no demands");
   const lines: string[] = [];
   for (const s of traffic.sessions) {
     const sender = a.member(s.member);
@@ -190,8 +227,13 @@ function communicationDemands(a: Analysis, c: Component, traffic: TrafficRelatio
       for (const m1 of c.members) {
         if (m1 === s.member || !receivesEffectively(a.member(m1), atom, s.hops)) continue;
         if (traffic.deliveries.some((d) => d.session === s && d.atom === atom && d.member === m1)) continue;
-        const instead = [...traffic.mishaps.filter((x) => x.session === s && x.atom === atom), ...traffic.deliveries.filter((d) => d.session === s && d.atom === atom)].map((x) => mishapText(w, x));
-        lines.push(`${w.member(s.member)} sends ${w.header(c.space, atom, s.hops)} (session ${s.session}) and ${w.member(m1)} receives it, but it does not get there: ${instead[0] ?? "it is sent on no link"}`);
+        const instead = [
+          ...traffic.mishaps.filter((x) => x.session === s && x.atom === atom),
+          ...traffic.deliveries.filter((d) => d.session === s && d.atom === atom),
+        ].map((x) => mishapText(w, x));
+        lines.push(
+          `${w.member(s.member)} sends ${w.header(c.space, atom, s.hops)} (session ${s.session}) and ${w.member(m1)} receives it, but it does not get there: ${instead[0] ?? "it is sent on no link"}`,
+        );
       }
     }
   }
@@ -200,12 +242,15 @@ function communicationDemands(a: Analysis, c: Component, traffic: TrafficRelatio
 
 function authentic(a: Analysis, c: Component, traffic: TrafficRelation, w: Words): PropertyResult {
   const src = c.space.design.srcField;
-  if (src === undefined) return result("Only_authentic_traffic_delivered", [], `${c.space.design.name} headers name no sender`);
+  if (src === undefined)
+    return result("Only_authentic_traffic_delivered", [], `${c.space.design.name} headers name no sender`);
   const lines = traffic.deliveries.flatMap((d) => {
     const sender = a.member(d.session.member).member.spec;
     const written = d.session.header.get(src);
     if (written === sender.nameValue) return [];
-    return [`${w.member(d.session.member)} (${sender.name}) sends session ${d.session.session} with ${c.space.formatMatch(new Map([[src, { kind: "exact" as const, value: written ?? 0n }]]))}, and ${w.member(d.member)} receives it`];
+    return [
+      `${w.member(d.session.member)} (${sender.name}) sends session ${d.session.session} with ${c.space.formatMatch(new Map([[src, { kind: "exact" as const, value: written ?? 0n }]]))}, and ${w.member(d.member)} receives it`,
+    ];
   });
   return result("Only_authentic_traffic_delivered", [...new Set(lines)]);
 }
@@ -224,9 +269,16 @@ function symmetric(traffic: TrafficRelation, w: Words): PropertyResult {
     const key = `${x.session.member}>${x.member}`;
     if (seen.has(key) || x.session.member === x.member) continue;
     seen.add(key);
-    if (!reached.has(`${x.member}>${x.session.member}`)) lines.push(`${w.member(x.session.member)} reaches ${w.member(x.member)} with ${w.header(space, x.atom, x.session.hops)} (session ${x.session.session}), and no session of ${w.member(x.member)} reaches ${w.member(x.session.member)}`);
+    if (!reached.has(`${x.member}>${x.session.member}`))
+      lines.push(
+        `${w.member(x.session.member)} reaches ${w.member(x.member)} with ${w.header(space, x.atom, x.session.hops)} (session ${x.session.session}), and no session of ${w.member(x.member)} reaches ${w.member(x.session.member)}`,
+      );
   }
-  return result("Effective_reachability_is_symmetric", lines, traffic.deliveries.length === 0 ? "no session reaches a receiver" : undefined);
+  return result(
+    "Effective_reachability_is_symmetric",
+    lines,
+    traffic.deliveries.length === 0 ? "no session reaches a receiver" : undefined,
+  );
 }
 
 function layeringProperty(a: Analysis, w: Words): PropertyResult {
@@ -239,9 +291,19 @@ function layeringProperty(a: Analysis, w: Words): PropertyResult {
       lines.push(`${what}: ${d.problem}`);
       continue;
     }
-    for (const r of d.receivers) if (!r.met) lines.push(`${what}: expected ${r.expected}; instead ${r.instead.length === 0 ? "it is sent on no link" : r.instead.join("; ")}`);
+    for (const r of d.receivers)
+      if (!r.met)
+        lines.push(
+          `${what}: expected ${r.expected}; instead ${r.instead.length === 0 ? "it is sent on no link" : r.instead.join("; ")}`,
+        );
   }
-  return result("Underlay_satisfies_layering_demands", lines, demands.length === 0 ? "no overlay link is implemented by a session" : `${demands.length} overlay links implemented by sessions`);
+  return result(
+    "Underlay_satisfies_layering_demands",
+    lines,
+    demands.length === 0
+      ? "no overlay link is implemented by a session"
+      : `${demands.length} overlay links implemented by sessions`,
+  );
 }
 
 /** The relation's tuples for one class: "origin>member" → hop values (origin −1 left out). */
@@ -261,7 +323,8 @@ const deliveryKey = (d: Delivery): string => `${d.session.member}/${d.session.ro
 
 function inclusionProperties(a: Analysis, r: Relations, w: Words): PropertyResult[] {
   const out: PropertyResult[] = [];
-  const relName = (c: Component): string => (c.kind === "network" ? "reachable" : c.kind === "bridged" ? "reachableWithBridging" : "reachabilityWithSubduction");
+  const relName = (c: Component): string =>
+    c.kind === "network" ? "reachable" : c.kind === "bridged" ? "reachableWithBridging" : "reachabilityWithSubduction";
   // effectivelyReachable ⊆ reachable, in every component.
   for (const c of a.components) {
     const traffic = r.traffic.get(c);
@@ -271,14 +334,25 @@ function inclusionProperties(a: Analysis, r: Relations, w: Words): PropertyResul
       const t = cache.get(d.atom) ?? tuples(a, c, d.atom);
       cache.set(d.atom, t);
       const have = t.get(`${d.session.member}>${d.member}`) ?? 0n;
-      return (have & d.hops) === d.hops ? [] : [`${w.member(d.session.member)} → ${w.member(d.member)} with ${w.header(c.space, d.atom, d.hops)}`];
+      return (have & d.hops) === d.hops
+        ? []
+        : [`${w.member(d.session.member)} → ${w.member(d.member)} with ${w.header(c.space, d.atom, d.hops)}`];
     });
     out.push(result(`effective ${relName(c)} ⊆ ${relName(c)} (${c.name})`, lines));
   }
   // A part's relation ⊆ its composition's (seed Figure 6 and Figure 9).
   for (const c of a.components) {
     if (c.kind === "network") continue;
-    const parts = a.components.filter((p) => p !== c && p.networks.every((n) => c.networks.includes(n)) && (c.kind === "bridged" ? p.kind === "network" : p.kind === "bridged" || (p.kind === "network" && !a.components.some((b) => b.kind === "bridged" && b.networks.includes(p.networks[0] ?? "")))));
+    const parts = a.components.filter(
+      (p) =>
+        p !== c &&
+        p.networks.every((n) => c.networks.includes(n)) &&
+        (c.kind === "bridged"
+          ? p.kind === "network"
+          : p.kind === "bridged" ||
+            (p.kind === "network" &&
+              !a.components.some((b) => b.kind === "bridged" && b.networks.includes(p.networks[0] ?? "")))),
+    );
     const lines: string[] = [];
     for (const atom of c.space.atoms()) {
       const whole = tuples(a, c, atom);
@@ -286,13 +360,22 @@ function inclusionProperties(a: Analysis, r: Relations, w: Words): PropertyResul
         for (const [k, hops] of tuples(a, p, atom)) {
           if (((whole.get(k) ?? 0n) & hops) === hops) continue;
           const [m0, m1] = k.split(">").map(Number);
-          lines.push(`${w.member(m0 ?? -1)} → ${w.member(m1 ?? -1)} with ${w.header(c.space, atom, hops)} is in ${relName(p)} (${p.name}), not in ${relName(c)} (${c.name})`);
+          lines.push(
+            `${w.member(m0 ?? -1)} → ${w.member(m1 ?? -1)} with ${w.header(c.space, atom, hops)} is in ${relName(p)} (${p.name}), not in ${relName(c)} (${c.name})`,
+          );
         }
       }
     }
     out.push(result(`${parts.map((p) => `${relName(p)} (${p.name})`).join(" ∪ ")} ⊆ ${relName(c)} (${c.name})`, lines));
     const whole = new Set((r.traffic.get(c)?.deliveries ?? []).map(deliveryKey));
-    const effLines = parts.flatMap((p) => (r.traffic.get(p)?.deliveries ?? []).filter((d) => !whole.has(deliveryKey(d))).map((d) => `${w.member(d.session.member)} → ${w.member(d.member)} (session ${d.session.session}) in ${p.name}, not in ${c.name}`));
+    const effLines = parts.flatMap((p) =>
+      (r.traffic.get(p)?.deliveries ?? [])
+        .filter((d) => !whole.has(deliveryKey(d)))
+        .map(
+          (d) =>
+            `${w.member(d.session.member)} → ${w.member(d.member)} (session ${d.session.session}) in ${p.name}, not in ${c.name}`,
+        ),
+    );
     out.push(result(`effective: ${parts.map((p) => p.name).join(" ∪ ")} ⊆ ${c.name}`, effLines));
   }
   return out;

@@ -34,35 +34,66 @@ export interface RouteAnswer {
   readonly miss: readonly Route[];
 }
 
-const startKey = (levels: readonly (StartLevel | undefined)[]): string => levels.map((l) => (l === undefined ? "*" : `${l.space.design.name}:${l.atom}:${l.hops}`)).join("|");
+const startKey = (levels: readonly (StartLevel | undefined)[]): string =>
+  levels.map((l) => (l === undefined ? "*" : `${l.space.design.name}:${l.atom}:${l.hops}`)).join("|");
 
-/** The classes that go from `start` to member `to`, and those that do not, with their paths (the data plane's hop limit bounds loops). */
-export function routes(a: Analysis, start: Start, from: string, to: number, options: { hopLimit: number; atoms?: readonly number[]; hops?: bigint }): RouteAnswer {
+/** The classes that go from `start` to member `to`, and those that do not, with their paths (the data plane's hop limit
+ * bounds loops). */
+export function routes(
+  a: Analysis,
+  start: Start,
+  from: string,
+  to: number,
+  options: { hopLimit: number; atoms?: readonly number[]; hops?: bigint },
+): RouteAnswer {
   const w = new Words(a);
   const reach = new Map<string, { e: PathEvent; delivered: boolean }>();
   const ends = new Map<string, PathEvent[]>();
-  explore(a, start, { hopLimit: options.hopLimit, ...(options.atoms === undefined ? {} : { atoms: options.atoms }), ...(options.hops === undefined ? {} : { hops: options.hops }) }, (e) => {
-    const key = startKey(e.start);
-    if (e.member === to && (e.kind === "acquire" || e.kind === "deliver")) {
-      const was = reach.get(key);
-      if (was === undefined) reach.set(key, { e, delivered: e.kind === "deliver" });
-      else if (e.kind === "deliver") reach.set(key, { e: was.e, delivered: true });
-    } else if (e.kind === "drop" || e.kind === "exit" || e.kind === "loop" || e.kind === "deliver") {
-      ends.set(key, [...(ends.get(key) ?? []), e]);
-    }
-  });
+  explore(
+    a,
+    start,
+    {
+      hopLimit: options.hopLimit,
+      ...(options.atoms === undefined ? {} : { atoms: options.atoms }),
+      ...(options.hops === undefined ? {} : { hops: options.hops }),
+    },
+    (e) => {
+      const key = startKey(e.start);
+      if (e.member === to && (e.kind === "acquire" || e.kind === "deliver")) {
+        const was = reach.get(key);
+        if (was === undefined) reach.set(key, { e, delivered: e.kind === "deliver" });
+        else if (e.kind === "deliver") reach.set(key, { e: was.e, delivered: true });
+      } else if (e.kind === "drop" || e.kind === "exit" || e.kind === "loop" || e.kind === "deliver") {
+        ends.set(key, [...(ends.get(key) ?? []), e]);
+      }
+    },
+  );
   const endText = (e: PathEvent): string =>
-    e.kind === "drop" ? `dropped at ${w.member(e.member)} (${e.reason ?? "?"})`
-    : e.kind === "exit" ? `leaves on ${w.link(e.link)}`
-    : e.kind === "loop" ? `loops back to ${w.link(e.link)}`
-    : `delivered to ${w.member(e.member)}`;
-  const reached: Route[] = [...reach.values()].map(({ e, delivered }) => ({ start: w.start(e.start), delivered, path: w.path(e.path), approximate: e.approximate }));
+    e.kind === "drop"
+      ? `dropped at ${w.member(e.member)} (${e.reason ?? "?"})`
+      : e.kind === "exit"
+        ? `leaves on ${w.link(e.link)}`
+        : e.kind === "loop"
+          ? `loops back to ${w.link(e.link)}`
+          : `delivered to ${w.member(e.member)}`;
+  const reached: Route[] = [...reach.values()].map(({ e, delivered }) => ({
+    start: w.start(e.start),
+    delivered,
+    path: w.path(e.path),
+    approximate: e.approximate,
+  }));
   const missed: Route[] = [];
   for (const [key, list] of ends) {
     if (reach.has(key) || [...reach.keys()].some((k) => k.startsWith(`${key}|`))) continue;
     const e = list[0];
     if (e === undefined) continue;
-    missed.push({ start: w.start(e.start), delivered: false, path: w.path(e.path), end: [...new Set(list.map(endText))].join("; "), approximate: e.approximate });
+    missed.push({
+      start: w.start(e.start),
+      delivered: false,
+      path: w.path(e.path),
+      end: [...new Set(list.map(endText))].join("; "),
+      approximate: e.approximate,
+    });
   }
   return { from, to: w.member(to), reach: reached, miss: missed };
 }
@@ -70,7 +101,8 @@ export function routes(a: Analysis, start: Start, from: string, to: number, opti
 /** The component each network is analysed in for queries: its largest composition. */
 export function largest(a: Analysis): Component[] {
   const out: Component[] = [];
-  for (const c of [...a.components].sort((x, y) => rank(y) - rank(x))) if (!c.networks.every((n) => out.some((o) => o.networks.includes(n)))) out.push(c);
+  for (const c of [...a.components].sort((x, y) => rank(y) - rank(x)))
+    if (!c.networks.every((n) => out.some((o) => o.networks.includes(n)))) out.push(c);
   return out.sort((x, y) => a.components.indexOf(x) - a.components.indexOf(y));
 }
 
@@ -95,7 +127,8 @@ export function loops(a: Analysis, r: Relations): Finding[] {
   );
 }
 
-/** Classes that enter a member and are dropped by a miss: from forwarding, from outside, and in the traffic model's sessions. */
+/** Classes that enter a member and are dropped by a miss: from forwarding, from outside, and in the traffic model's
+ * sessions. */
 export function blackHoles(a: Analysis, r: Relations): Finding[] {
   const w = new Words(a);
   const out: Finding[] = [];
@@ -105,7 +138,12 @@ export function blackHoles(a: Analysis, r: Relations): Finding[] {
       const key = `${h.hole.member}/${h.hole.table}/${String(h.hole.port)}/${h.atom}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      out.push({ component: c.name, header: w.header(c.space, h.atom, h.hole.hops), at: holeAt(w, h.hole.member, h.hole.table, h.hole.port), path: w.path(h.path) });
+      out.push({
+        component: c.name,
+        header: w.header(c.space, h.atom, h.hole.hops),
+        at: holeAt(w, h.hole.member, h.hole.table, h.hole.port),
+        path: w.path(h.path),
+      });
     }
     out.push(...sessionHoles(a, c, r.traffic.get(c), w, seen));
   }
@@ -113,14 +151,25 @@ export function blackHoles(a: Analysis, r: Relations): Finding[] {
 }
 
 /** The black holes the traffic model's sessions fall into: a header a send row attaches, dropped by a miss. */
-function sessionHoles(a: Analysis, c: Component, traffic: TrafficRelation | undefined, w: Words, seen = new Set<string>()): Finding[] {
+function sessionHoles(
+  a: Analysis,
+  c: Component,
+  traffic: TrafficRelation | undefined,
+  w: Words,
+  seen = new Set<string>(),
+): Finding[] {
   const out: Finding[] = [];
   for (const m of traffic?.mishaps ?? []) {
     if (m.kind !== "hole" || m.hole === undefined) continue;
     const key = `${m.hole.member}/${m.hole.table}/${String(m.hole.port)}/${m.atom}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    out.push({ component: c.name, header: `${w.header(c.space, m.atom, m.session.hops)} (${w.member(m.session.member)} session ${m.session.session})`, at: holeAt(w, m.hole.member, m.hole.table, m.hole.port), path: w.path(m.path) });
+    out.push({
+      component: c.name,
+      header: `${w.header(c.space, m.atom, m.session.hops)} (${w.member(m.session.member)} session ${m.session.session})`,
+      at: holeAt(w, m.hole.member, m.hole.table, m.hole.port),
+      path: w.path(m.path),
+    });
   }
   return out;
 }
@@ -134,7 +183,10 @@ export function cheapFindings(a: Analysis): { readonly loops: Finding[]; readonl
   const comps = largest(a);
   const relation = new Map(comps.map((c) => [c, new ComponentRelation(a, c)]));
   const traffic = new Map(comps.map((c) => [c, trafficRelation(a, c)]));
-  return { loops: loops(a, { relation, traffic }), sessionHoles: comps.flatMap((c) => sessionHoles(a, c, traffic.get(c), w)) };
+  return {
+    loops: loops(a, { relation, traffic }),
+    sessionHoles: comps.flatMap((c) => sessionHoles(a, c, traffic.get(c), w)),
+  };
 }
 
 function holeAt(w: Words, member: number, table: string, port: unknown): string {
@@ -142,7 +194,10 @@ function holeAt(w: Words, member: number, table: string, port: unknown): string 
 }
 
 /** Members no other member and nothing from outside reaches. */
-export function unreachable(a: Analysis, r: Relations): { readonly component: string; readonly members: readonly string[] }[] {
+export function unreachable(
+  a: Analysis,
+  r: Relations,
+): { readonly component: string; readonly members: readonly string[] }[] {
   const w = new Words(a);
   return largest(a).flatMap((c) => {
     const ms = r.relation.get(c)?.unreachable() ?? [];
@@ -183,7 +238,10 @@ export function equivalence(a: Analysis, b: Analysis, shown = 5): Equivalence {
             acquired: (origin, member, hops) => {
               if (origin < 0) return;
               const k = `${name(x, origin)}>${name(x, member)}`;
-              out.set(k, { hops: (out.get(k)?.hops ?? 0n) | hops, text: `${x.member(origin).member.qualified} → ${x.member(member).member.qualified}` });
+              out.set(k, {
+                hops: (out.get(k)?.hops ?? 0n) | hops,
+                text: `${x.member(origin).member.qualified} → ${x.member(member).member.qualified}`,
+              });
             },
           });
         }
@@ -192,8 +250,16 @@ export function equivalence(a: Analysis, b: Analysis, shown = 5): Equivalence {
       const [ma, mb] = maps;
       if (ma === undefined || mb === undefined) continue;
       const files = [a.compiled.spec.file, b.compiled.spec.file];
-      for (const [k, v] of ma) if (mb.get(k)?.hops !== v.hops) lines.push(`${v.text} with ${sides[0]?.w.header(space, atom, v.hops & ~(mb.get(k)?.hops ?? 0n))}: in ${files[0]}, not in ${files[1]}`);
-      for (const [k, v] of mb) if (ma.get(k)?.hops !== v.hops) lines.push(`${v.text} with ${sides[1]?.w.header(space, atom, v.hops & ~(ma.get(k)?.hops ?? 0n))}: in ${files[1]}, not in ${files[0]}`);
+      for (const [k, v] of ma)
+        if (mb.get(k)?.hops !== v.hops)
+          lines.push(
+            `${v.text} with ${sides[0]?.w.header(space, atom, v.hops & ~(mb.get(k)?.hops ?? 0n))}: in ${files[0]}, not in ${files[1]}`,
+          );
+      for (const [k, v] of mb)
+        if (ma.get(k)?.hops !== v.hops)
+          lines.push(
+            `${v.text} with ${sides[1]?.w.header(space, atom, v.hops & ~(ma.get(k)?.hops ?? 0n))}: in ${files[1]}, not in ${files[0]}`,
+          );
     }
   }
   // The traffic model: deliveries of each session's header, by the members' names.
@@ -205,7 +271,10 @@ export function equivalence(a: Analysis, b: Analysis, shown = 5): Equivalence {
         for (const atom of session.atoms) {
           walker.from(c, atom, session.member, "self", session.hops, {
             received: (_, member) =>
-              out.set(`${name(x, session.member)}>${name(x, member)}/${c.space.design.name}:${atom}`, `${x.member(session.member).member.qualified} → ${x.member(member).member.qualified} (session ${session.session})`),
+              out.set(
+                `${name(x, session.member)}>${name(x, member)}/${c.space.design.name}:${atom}`,
+                `${x.member(session.member).member.qualified} → ${x.member(member).member.qualified} (session ${session.session})`,
+              ),
           });
         }
       }
@@ -217,6 +286,10 @@ export function equivalence(a: Analysis, b: Analysis, shown = 5): Equivalence {
     for (const [k, v] of ea) if (!eb.has(k)) effLines.push(`${v}: in ${a.compiled.spec.file} only`);
     for (const [k, v] of eb) if (!ea.has(k)) effLines.push(`${v}: in ${b.compiled.spec.file} only`);
   }
-  return { holds: lines.length + effLines.length === 0, reachable: lines.slice(0, shown), effective: effLines.slice(0, shown), more: Math.max(0, lines.length - shown) + Math.max(0, effLines.length - shown) };
+  return {
+    holds: lines.length + effLines.length === 0,
+    reachable: lines.slice(0, shown),
+    effective: effLines.slice(0, shown),
+    more: Math.max(0, lines.length - shown) + Math.max(0, effLines.length - shown),
+  };
 }
-

@@ -42,7 +42,8 @@ interface AtomState {
   readonly loop: LoopAt | undefined;
 }
 
-/** The most members a component may have for per-pair counts (n² of them); larger ones keep one bit a pair and are not updated in place. */
+/** The most members a component may have for per-pair counts (n² of them); larger ones keep one bit a pair and are not
+ * updated in place. */
 const COUNTED_MEMBERS = 4096;
 
 export class ComponentRelation {
@@ -73,14 +74,16 @@ export class ComponentRelation {
     for (const atom of c.space.atoms()) this.#add(atom);
   }
 
-  /** Whether update() can follow a change (a component small enough for per-pair counts); otherwise compute it afresh. */
+  /** Whether update() can follow a change (a component small enough for per-pair counts); otherwise compute it afresh.
+   * */
   get updatable(): boolean {
     return this.#counts !== undefined;
   }
 
   /** Walks again the classes a change may have changed (after Analysis.apply or replaceTables). */
   update(affected: Affected): void {
-    if (this.#counts === undefined) throw new Error(`component ${this.component.name} has ${this.#n} members: it is analysed once, not updated`);
+    if (this.#counts === undefined)
+      throw new Error(`component ${this.component.name} has ${this.#n} members: it is analysed once, not updated`);
     const atoms = affected === "all" ? this.component.space.atoms() : affected;
     for (const atom of atoms) {
       if (this.component.space.isDead(atom)) continue;
@@ -108,8 +111,12 @@ export class ComponentRelation {
     return i !== undefined && j !== undefined && this.#has(i * this.#n + j);
   }
 
-  /** The pairs of distinct members no class goes between (origins `skip` says to leave out aside): the first `max`, and how many. */
-  missingPairs(max: number, skip: (origin: number) => boolean = () => false): { readonly pairs: [number, number][]; readonly count: number } {
+  /** The pairs of distinct members no class goes between (origins `skip` says to leave out aside): the first `max`, and
+   * how many. */
+  missingPairs(
+    max: number,
+    skip: (origin: number) => boolean = () => false,
+  ): { readonly pairs: [number, number][]; readonly count: number } {
     const pairs: [number, number][] = [];
     let count = 0;
     const ms = this.component.members;
@@ -178,7 +185,8 @@ export class ComponentRelation {
         const key = `${hole.member}/${hole.table}/${String(hole.port)}`;
         const was = holes.get(key);
         if (was === undefined) holes.set(key, { atom, hole, origin, path: path() });
-        else if ((was.hole.hops | hole.hops) !== was.hole.hops) holes.set(key, { ...was, hole: { ...was.hole, hops: was.hole.hops | hole.hops } });
+        else if ((was.hole.hops | hole.hops) !== was.hole.hops)
+          holes.set(key, { ...was, hole: { ...was.hole, hops: was.hole.hops | hole.hops } });
       },
       loop: (origin, link, hops, bounded, path) => {
         if (loop === undefined) loop = { atom, link, hops, bounded, origin, path: path() };
@@ -190,7 +198,12 @@ export class ComponentRelation {
     for (const j of out) this.#outside[j] = (this.#outside[j] ?? 0) + 1;
     this.#tuples += list.length;
     if (this.#counts === undefined && holes.size === 0 && loop === undefined) return; // large: nothing to keep per class
-    this.#state.set(atom, { pairs: this.#counts === undefined ? new Int32Array(0) : list, outside: out, holes: [...holes.values()], loop });
+    this.#state.set(atom, {
+      pairs: this.#counts === undefined ? new Int32Array(0) : list,
+      outside: out,
+      holes: [...holes.values()],
+      loop,
+    });
   }
 
   #forget(atom: number): void {

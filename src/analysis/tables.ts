@@ -180,17 +180,27 @@ function indexRows(space: HeaderSpace, spec: TableSpec): IndexedRow[] {
   return spec.rows.map((row, index) => {
     // First written wins; in an LPM table the longest prefix, then the first written (src/model/rows.ts winner).
     const len = lpm === undefined || design === undefined ? 0 : prefixLen(design, row, lpm);
-    return { index, row, pred: space.predicate(row.match), hops: space.hops(row.match), prio: (200 - len) * 2 ** 21 + index };
+    return {
+      index,
+      row,
+      pred: space.predicate(row.match),
+      hops: space.hops(row.match),
+      prio: (200 - len) * 2 ** 21 + index,
+    };
   });
 }
 
 /** What a header table's row does, without where it is written. */
 function actionKey(a: RowSpec["action"]): string {
   switch (a.kind) {
-    case "out": return `out ${a.ports.join(",")}`;
-    case "link": return `link ${a.network}.${a.ident}`;
-    case "session": return `session ${a.network}.${a.session}`;
-    default: return a.kind;
+    case "out":
+      return `out ${a.ports.join(",")}`;
+    case "link":
+      return `link ${a.network}.${a.ident}`;
+    case "session":
+      return `session ${a.network}.${a.session}`;
+    default:
+      return a.kind;
   }
 }
 
@@ -222,7 +232,10 @@ function lcs(a: readonly string[], b: readonly string[]): { a: Set<number>; b: S
     for (let i = n - 1; i >= 0; i--) {
       for (let j = m - 1; j >= 0; j--) {
         const row = dp[i] as Int32Array;
-        row[j] = a[start + i] === b[start + j] ? (dp[i + 1]?.[j + 1] ?? 0) + 1 : Math.max(dp[i + 1]?.[j] ?? 0, row[j + 1] ?? 0);
+        row[j] =
+          a[start + i] === b[start + j]
+            ? (dp[i + 1]?.[j + 1] ?? 0) + 1
+            : Math.max(dp[i + 1]?.[j] ?? 0, row[j + 1] ?? 0);
       }
     }
     let i = 0;

@@ -72,7 +72,14 @@ export function sessionsOf(a: Analysis, members: readonly number[]): Session[] {
 
 function sessionOf(v: MemberView, row: number, session: number, header: ReadonlyMap<string, bigint>): Session {
   const hop = v.space.hopField === undefined ? undefined : header.get(v.space.hopField.name);
-  return { member: v.index, row, session, header, atoms: v.space.classesWhere(header), hops: hop === undefined ? NO_HOPS : oneHop(hop) };
+  return {
+    member: v.index,
+    row,
+    session,
+    header,
+    atoms: v.space.classesWhere(header),
+    hops: hop === undefined ? NO_HOPS : oneHop(hop),
+  };
 }
 
 /** `effectivelyReachable` over a component: each session's header walked from its sender. */
@@ -84,7 +91,8 @@ export function trafficRelation(a: Analysis, c: Component): TrafficRelation {
   for (const s of sessions) {
     for (const atom of s.atoms) {
       walker.from(c, atom, s.member, "self", s.hops, {
-        received: (_, member, hops, row, path) => deliveries.push({ session: s, atom, hops, member, row, path: path() }),
+        received: (_, member, hops, row, path) =>
+          deliveries.push({ session: s, atom, hops, member, row, path: path() }),
         hole: (_, hole, path) => mishaps.push({ session: s, atom, kind: "hole", hole, path: path() }),
         drop: (_, drop, path) => mishaps.push({ session: s, atom, kind: "drop", drop, path: path() }),
         loop: (_, link, _hops, _bounded, path) => mishaps.push({ session: s, atom, kind: "loop", link, path: path() }),
@@ -105,7 +113,8 @@ function winsOut(v: MemberView, arrival: Arrival, atom: number, hops: bigint): b
   return hits.some((h) => h.row.row.action.kind === "out" && h.row.row.action.ports.length > 0);
 }
 
-/** Whether `v` effectively receives class `atom` (seed §3.3 effectiveReceive): some in-link's acquire row says receive, and a receive row takes it. */
+/** Whether `v` effectively receives class `atom` (seed §3.3 effectiveReceive): some in-link's acquire row says receive,
+ * and a receive row takes it. */
 export function receivesEffectively(v: MemberView, atom: number, hops: bigint): boolean {
   const hits: Hit[] = [];
   const acquires = v.inPorts.some((port) => {
@@ -130,7 +139,13 @@ export interface LayeringDemand {
   /** Why it cannot even start (no attached member, no send row), or undefined. */
   readonly problem?: string;
   /** Per receiver of the link: met, or what happened to the session's header instead. */
-  readonly receivers: readonly { readonly member: number; readonly met: boolean; readonly expected: string; readonly instead: readonly string[]; readonly path?: readonly Step[] }[];
+  readonly receivers: readonly {
+    readonly member: number;
+    readonly met: boolean;
+    readonly expected: string;
+    readonly instead: readonly string[];
+    readonly path?: readonly Step[];
+  }[];
 }
 
 /**
@@ -176,7 +191,8 @@ export function layeringDemands(a: Analysis, describe: (step: Mishap | Delivery)
     if (c !== undefined) {
       for (const atom of s.atoms) {
         walker.from(c, atom, u0, "self", s.hops, {
-          received: (_, member, hops, r, path) => deliveries.push({ session: s, atom, hops, member, row: r, path: path() }),
+          received: (_, member, hops, r, path) =>
+            deliveries.push({ session: s, atom, hops, member, row: r, path: path() }),
           hole: (_, hole, path) => mishaps.push({ session: s, atom, kind: "hole", hole, path: path() }),
           drop: (_, drop, path) => mishaps.push({ session: s, atom, kind: "drop", drop, path: path() }),
           loop: (_, link, _h, _b, path) => mishaps.push({ session: s, atom, kind: "loop", link, path: path() }),
@@ -192,12 +208,25 @@ export function layeringDemands(a: Analysis, describe: (step: Mishap | Delivery)
       } catch {
         u1 = undefined;
       }
-      const popsHere = (d: Delivery): boolean => d.member === u1 && d.row.row.action.kind === "link" && d.row.row.action.network === overlay && d.row.row.action.ident === r.port;
+      const popsHere = (d: Delivery): boolean =>
+        d.member === u1 &&
+        d.row.row.action.kind === "link" &&
+        d.row.row.action.network === overlay &&
+        d.row.row.action.ident === r.port;
       // Met when every class of the session's header is popped there (the hop value it was sent with is one).
       const met = u1 !== undefined && s.atoms.every((atom) => deliveries.some((d) => d.atom === atom && popsHere(d)));
       const instead = met ? [] : [...deliveries.filter((d) => !popsHere(d)), ...mishaps].map(describe);
       const first = met ? undefined : (mishaps[0]?.path ?? deliveries.find((d) => !popsHere(d))?.path);
-      return { member: r.member, met, expected: u1 === undefined ? `a member of ${underlay} on ${a.member(r.member).member.qualified}'s machine` : `${a.member(u1).member.qualified} receive → link ${expected}`, instead, ...(first === undefined ? {} : { path: first }) };
+      return {
+        member: r.member,
+        met,
+        expected:
+          u1 === undefined
+            ? `a member of ${underlay} on ${a.member(r.member).member.qualified}'s machine`
+            : `${a.member(u1).member.qualified} receive → link ${expected}`,
+        instead,
+        ...(first === undefined ? {} : { path: first }),
+      };
     });
     out.push({ ...base, receivers });
   }

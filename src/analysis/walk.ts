@@ -81,7 +81,8 @@ export class Walker {
     this.#a = a;
   }
 
-  /** Every origin of the relation for one class: each member from each in-link and itself, then each inbound external link (origin −1). */
+  /** Every origin of the relation for one class: each member from each in-link and itself, then each inbound external
+   * link (origin −1). */
   relation(c: Component, atom: number, ev: WalkEvents): void {
     this.#begin(c, atom, ev);
     for (const m of c.members) {
@@ -189,7 +190,8 @@ export class Walker {
     const hits: Hit[] = [];
     const t = v.tables.acquire;
     const miss = t === undefined ? hops : t.lookup(port, this.#atom, hops, hits);
-    if (miss !== 0n) this.#miss(v.index, "acquire", { member: v.index, table: "acquire", port, hops: undecrement(miss, d) });
+    if (miss !== 0n)
+      this.#miss(v.index, "acquire", { member: v.index, table: "acquire", port, hops: undecrement(miss, d) });
     for (const h of hits) {
       this.#ev.acquired?.(this.#origin, v.index, undecrement(h.hops, d));
       this.#row(v.index, "acquire", h.row.index);
@@ -208,7 +210,13 @@ export class Walker {
     const hits: Hit[] = [];
     const t = v.tables.receive;
     const miss = t === undefined ? hops : t.lookup(undefined, this.#atom, hops, hits);
-    if (miss !== 0n) this.#miss(v.index, "receive", { member: v.index, table: "receive", port: undefined, hops: undecrement(miss, d) });
+    if (miss !== 0n)
+      this.#miss(v.index, "receive", {
+        member: v.index,
+        table: "receive",
+        port: undefined,
+        hops: undecrement(miss, d),
+      });
     if (this.#ev.received === undefined) return;
     for (const h of hits) {
       this.#row(v.index, "receive", h.row.index);
@@ -222,13 +230,15 @@ export class Walker {
     const hits: Hit[] = [];
     const t = v.tables.forward;
     const miss = t === undefined ? hops : t.lookup(arrival, this.#atom, hops, hits);
-    if (miss !== 0n && !origin) this.#miss(v.index, "forward", { member: v.index, table: "forward", port: arrival, hops: undecrement(miss, d) });
+    if (miss !== 0n && !origin)
+      this.#miss(v.index, "forward", { member: v.index, table: "forward", port: arrival, hops: undecrement(miss, d) });
     for (const h of hits) {
       this.#row(v.index, "forward", h.row.index);
       const a = h.row.row.action;
       if (a.kind === "shared-forward") {
         // SharedForward: the underlay's shared member forwards it, marked as handed over.
-        if (v.partner !== undefined && this.#c.shared && this.#c.has[v.partner] === 1) this.#forward(this.#a.member(v.partner), "shared", h.hops, d, origin);
+        if (v.partner !== undefined && this.#c.shared && this.#c.has[v.partner] === 1)
+          this.#forward(this.#a.member(v.partner), "shared", h.hops, d, origin);
       } else if (a.kind === "drop" || (a.kind === "out" && a.ports.length === 0)) {
         this.#drop(v, "forward-drop", h.row.index, h.hops, d);
       } else if (a.kind === "out") {
@@ -257,12 +267,24 @@ export class Walker {
     let physical: boolean;
     if (t === undefined) {
       // No transmit table written: every out-link is physical (docs/spec.md).
-      if (this.#a.topology.sends(v.index, port).length === 0) return this.#miss(v.index, "transmit", { member: v.index, table: "transmit", port, hops: undecrement(hops, d) });
+      if (this.#a.topology.sends(v.index, port).length === 0)
+        return this.#miss(v.index, "transmit", {
+          member: v.index,
+          table: "transmit",
+          port,
+          hops: undecrement(hops, d),
+        });
       physical = true;
     } else {
       const i = t.spec.rows.findIndex((r, k) => r.out === port && t.active[k] === true);
       const row = t.spec.rows[i];
-      if (row === undefined) return this.#miss(v.index, "transmit", { member: v.index, table: "transmit", port, hops: undecrement(hops, d) });
+      if (row === undefined)
+        return this.#miss(v.index, "transmit", {
+          member: v.index,
+          table: "transmit",
+          port,
+          hops: undecrement(hops, d),
+        });
       physical = row.action.kind === "physical";
       this.#row(v.index, "transmit", i);
     }

@@ -33,7 +33,9 @@ export class Words {
   /** A path's start: the header classes of the packet that enters, outermost first (then "any payload"). */
   start(levels: readonly (StartLevel | undefined)[]): string {
     if (levels.length === 0) return "any payload";
-    return levels.map((l) => (l === undefined ? "any header" : `${l.space.design.name} ${this.header(l.space, l.atom, l.hops)}`)).join(" | inside: ");
+    return levels
+      .map((l) => (l === undefined ? "any header" : `${l.space.design.name} ${this.header(l.space, l.atom, l.hops)}`))
+      .join(" | inside: ");
   }
 
   step(s: Step): string {

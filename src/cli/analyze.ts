@@ -17,7 +17,16 @@ import { HOP_LIMIT_MAX } from "../wasm/runner.js";
 import { Analysis } from "../analysis/analysis.js";
 import type { Start } from "../analysis/explore.js";
 import { type AnalysisReport, computeRelations, type PropertyResult, report } from "../analysis/properties.js";
-import { blackHoles, type Equivalence, equivalence, type Finding, loops, type RouteAnswer, routes, unreachable } from "../analysis/queries.js";
+import {
+  blackHoles,
+  type Equivalence,
+  equivalence,
+  type Finding,
+  loops,
+  type RouteAnswer,
+  routes,
+  unreachable,
+} from "../analysis/queries.js";
 import type { Io } from "./io.js";
 import type { CommandContext } from "./command.js";
 import { EXIT_OK, EXIT_PROBLEM } from "./exit-codes.js";
@@ -43,15 +52,28 @@ export function registerAnalyze(program: Command, ctx: CommandContext): void {
     .description("compute the model's reachability relations over header classes and check its properties")
     .argument("<spec>", "network description (YAML or JSON)")
     .option("--json", "print the report (or the answers) as one JSON object")
-    .option("--from <endpoint>", "where packets enter, as --in says it: NETWORK:MEMBER, NETWORK:MEMBER.LINK, NETWORK:MEMBER@SESSION or NETWORK:EXTERNAL")
+    .option(
+      "--from <endpoint>",
+      "where packets enter, as --in says it: NETWORK:MEMBER, " +
+        "NETWORK:MEMBER.LINK, NETWORK:MEMBER@SESSION or NETWORK:EXTERNAL",
+    )
     .option("--to <member>", "the member they should reach: NETWORK:MEMBER")
-    .option("--header <patterns>", "only headers matching these patterns of the --from network's design: 'dst=10.0.2.0/24 proto=17'")
+    .option(
+      "--header <patterns>",
+      "only headers matching these patterns of the --from network's design: 'dst=10.0.2.0/24 proto=17'",
+    )
     .option("--loops", "list the header classes that loop, and where")
     .option("--black-holes", "list the header classes that enter a member and are dropped by a miss")
     .option("--unreachable", "list the members no header reaches")
     .option("--equivalent <spec>", "whether another description has the same reachable relation (seed §2.8)")
     .option("--hop-limit <n>", "links a packet may cross on a --from path before it counts as a loop", hopLimit, 64)
-    .addHelpText("after", "\nExit codes: 0 every property holds (a query: the answer is the good one — some class reaches --to, no loop, no black hole, none unreachable, equivalent); 1 otherwise; 2 a bad description or flag. All exit codes: strata --help.")
+    .addHelpText(
+      "after",
+      "\nExit codes: 0 every property holds (a query: the answer is the good " +
+        "one — some class reaches --to, no loop, no black hole, none " +
+        "unreachable, equivalent); 1 otherwise; 2 a bad description or flag. " +
+        "All exit codes: strata --help.",
+    )
     .action((file: string, flags: AnalyzeFlags) => {
       ctx.exitCode = runAnalyze(file, flags, ctx.io);
     });
@@ -59,20 +81,38 @@ export function registerAnalyze(program: Command, ctx: CommandContext): void {
 
 function hopLimit(v: string): number {
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 1 || n > HOP_LIMIT_MAX) throw new InvalidArgumentError(`it must be a whole number from 1 to ${HOP_LIMIT_MAX}.`);
+  if (!Number.isInteger(n) || n < 1 || n > HOP_LIMIT_MAX)
+    throw new InvalidArgumentError(`it must be a whole number from 1 to ${HOP_LIMIT_MAX}.`);
   return n;
 }
 
 export function runAnalyze(file: string, flags: AnalyzeFlags, io: Io): number {
-  if (flags.to !== undefined && flags.from === undefined) throw new UsageError("--to needs --from: where the packets enter (run 'strata analyze --help' for usage)");
-  if (flags.from !== undefined && flags.to === undefined) throw new UsageError("--from needs --to: the member they should reach (run 'strata analyze --help' for usage)");
-  if (flags.header !== undefined && flags.from === undefined) throw new UsageError("--header needs --from and --to: it narrows the headers that enter at --from (run 'strata analyze --help' for usage)");
+  if (flags.to !== undefined && flags.from === undefined)
+    throw new UsageError("--to needs --from: where the packets enter (run 'strata analyze --help' for usage)");
+  if (flags.from !== undefined && flags.to === undefined)
+    throw new UsageError("--from needs --to: the member they should reach (run 'strata analyze --help' for usage)");
+  if (flags.header !== undefined && flags.from === undefined)
+    throw new UsageError(
+      "--header needs --from and --to: it narrows the headers that enter at " +
+        "--from (run 'strata analyze --help' for usage)",
+    );
   const compiled = compile(loadSpec(file));
   const query = flags.from === undefined ? undefined : routeQuery(compiled, flags);
-  const a = new Analysis(compiled, query?.header === undefined ? {} : { patterns: new Map([[query.design, [query.header]]]) });
-  const other = flags.equivalent === undefined ? undefined : new Analysis(compile(loadSpec(flags.equivalent)), { spaces: a.spaces });
+  const a = new Analysis(
+    compiled,
+    query?.header === undefined ? {} : { patterns: new Map([[query.design, [query.header]]]) },
+  );
+  const other =
+    flags.equivalent === undefined
+      ? undefined
+      : new Analysis(compile(loadSpec(flags.equivalent)), { spaces: a.spaces });
   const r = computeRelations(a);
-  const asked = query !== undefined || flags.loops === true || flags.blackHoles === true || flags.unreachable === true || other !== undefined;
+  const asked =
+    query !== undefined ||
+    flags.loops === true ||
+    flags.blackHoles === true ||
+    flags.unreachable === true ||
+    other !== undefined;
   if (!asked) {
     const rep = report(a, r);
     io.stdout.write(flags.json === true ? `${JSON.stringify(rep)}\n` : formatReport(rep));
@@ -86,7 +126,11 @@ export function runAnalyze(file: string, flags: AnalyzeFlags, io: Io): number {
     const pred = query.header === undefined ? -1 : space.predicate(query.header);
     const atoms = pred < 0 ? undefined : space.atomsOf(pred).filter((x) => !space.isDead(x));
     const hops = query.header === undefined ? undefined : space.hops(query.header);
-    const answer = routes(a, query.start, query.from, query.to, { hopLimit: flags.hopLimit, ...(atoms === undefined ? {} : { atoms }), ...(hops === undefined ? {} : { hops }) });
+    const answer = routes(a, query.start, query.from, query.to, {
+      hopLimit: flags.hopLimit,
+      ...(atoms === undefined ? {} : { atoms }),
+      ...(hops === undefined ? {} : { hops }),
+    });
     out["route"] = answer;
     text.push(formatRoutes(answer));
     good &&= answer.reach.length > 0;
@@ -94,19 +138,37 @@ export function runAnalyze(file: string, flags: AnalyzeFlags, io: Io): number {
   if (flags.loops === true) {
     const found = loops(a, r);
     out["loops"] = found;
-    text.push(formatFindings("loops", "no header class loops", found, (f) => `${f.component}: ${f.header} comes back to ${f.at}`));
+    text.push(
+      formatFindings(
+        "loops",
+        "no header class loops",
+        found,
+        (f) => `${f.component}: ${f.header} comes back to ${f.at}`,
+      ),
+    );
     good &&= found.length === 0;
   }
   if (flags.blackHoles === true) {
     const found = blackHoles(a, r);
     out["blackHoles"] = found;
-    text.push(formatFindings("black holes", "no header class that enters a member is dropped by a miss", found, (f) => `${f.component}: ${f.header} → ${f.at}`));
+    text.push(
+      formatFindings(
+        "black holes",
+        "no header class that enters a member is dropped by a miss",
+        found,
+        (f) => `${f.component}: ${f.header} → ${f.at}`,
+      ),
+    );
     good &&= found.length === 0;
   }
   if (flags.unreachable === true) {
     const found = unreachable(a, r);
     out["unreachable"] = found;
-    text.push(found.length === 0 ? "unreachable: none (every member is reached by some header)\n" : `unreachable:\n${found.map((f) => `  ${f.component}: ${f.members.join(", ")}\n`).join("")}`);
+    text.push(
+      found.length === 0
+        ? "unreachable: none (every member is reached by some header)\n"
+        : `unreachable:\n${found.map((f) => `  ${f.component}: ${f.members.join(", ")}\n`).join("")}`,
+    );
     good &&= found.length === 0;
   }
   if (other !== undefined) {
@@ -116,7 +178,11 @@ export function runAnalyze(file: string, flags: AnalyzeFlags, io: Io): number {
     good &&= eq.holds;
   }
   out["ok"] = good;
-  io.stdout.write(flags.json === true ? `${JSON.stringify(out, (_, v: unknown) => (typeof v === "bigint" ? String(v) : v))}\n` : text.join(""));
+  io.stdout.write(
+    flags.json === true
+      ? `${JSON.stringify(out, (_, v: unknown) => (typeof v === "bigint" ? String(v) : v))}\n`
+      : text.join(""),
+  );
   return good ? EXIT_OK : EXIT_PROBLEM;
 }
 
@@ -132,33 +198,56 @@ interface RouteQuery {
 
 function routeQuery(c: CompiledSpec, flags: AnalyzeFlags): RouteQuery {
   const e = resolveEndpoint(c, flags.from ?? "");
-  const start: Start = e.kind === "link" ? { kind: "link", link: e.link } : e.kind === "self" ? { kind: "self", member: e.member } : { kind: "session", member: e.member, session: e.session };
+  const start: Start =
+    e.kind === "link"
+      ? { kind: "link", link: e.link }
+      : e.kind === "self"
+        ? { kind: "self", member: e.member }
+        : { kind: "session", member: e.member, session: e.session };
   const design = e.network.spec.design;
   const to = memberNamed(c, flags.to ?? "");
-  if (e.kind === "session" && flags.header !== undefined) throw new UsageError(`--header: a session's packet (${e.text}) is payload, with no ${design.name} header of its own to match (give --from as NETWORK:MEMBER)`);
+  if (e.kind === "session" && flags.header !== undefined)
+    throw new UsageError(
+      `--header: a session's packet (${e.text}) is payload, with no ${design.name} header of its own to match (give --from as NETWORK:MEMBER)`,
+    );
   const member = e.kind === "link" ? (c.links[e.link]?.sender ?? -1) : e.member;
   const link = e.kind === "link" ? c.links[e.link] : undefined;
   const entering = member >= 0 ? member : (link?.receivers[0]?.member ?? 0);
-  return { start, from: e.text, to, member: entering, design: design.name, header: flags.header === undefined ? undefined : headerPatterns(flags.header, design) };
+  return {
+    start,
+    from: e.text,
+    to,
+    member: entering,
+    design: design.name,
+    header: flags.header === undefined ? undefined : headerPatterns(flags.header, design),
+  };
 }
 
 function memberNamed(c: CompiledSpec, text: string): number {
   const single = c.networks.length === 1 ? c.networks[0]?.name : undefined;
   const q = text.includes(":") ? text.replace(":", ".") : text.includes(".") ? text : `${single ?? ""}.${text}`;
   const m = c.members.find((x) => x.qualified === q);
-  if (m === undefined) throw new UsageError(`--to: there is no member '${excerpt(text)}' (write NETWORK:MEMBER; members: ${c.members.map((x) => x.qualified.replace(".", ":")).join(", ")})`);
+  if (m === undefined)
+    throw new UsageError(
+      `--to: there is no member '${excerpt(text)}' (write NETWORK:MEMBER; members: ${c.members.map((x) => x.qualified.replace(".", ":")).join(", ")})`,
+    );
   return m.index;
 }
 
 /** `--header 'dst=10.0.2.0/24 proto=17'`: patterns written as a row's match writes them. */
-function headerPatterns(text: string, design: CompiledSpec["networks"][number]["spec"]["design"]): Map<string, Pattern> {
+function headerPatterns(
+  text: string,
+  design: CompiledSpec["networks"][number]["spec"]["design"],
+): Map<string, Pattern> {
   const out = new Map<string, Pattern>();
   for (const part of text.split(/[\s,]+/).filter((p) => p !== "")) {
     const eq = part.indexOf("=");
     const name = eq < 0 ? part : part.slice(0, eq);
     const field = design.fields.find((f) => f.name === name);
     if (eq < 0 || field === undefined) {
-      throw new UsageError(`--header: '${excerpt(part)}' is not FIELD=PATTERN of ${design.name} (fields: ${design.fields.map((f) => f.name).join(", ")})`);
+      throw new UsageError(
+        `--header: '${excerpt(part)}' is not FIELD=PATTERN of ${design.name} (fields: ${design.fields.map((f) => f.name).join(", ")})`,
+      );
     }
     const p = parsePattern(part.slice(eq + 1), field);
     if (!p.ok) throw new UsageError(`--header: ${name}: ${p.problem}${p.fix === "" ? "" : ` (${p.fix})`}`);
@@ -177,12 +266,21 @@ function formatProperty(p: PropertyResult): string {
 
 export function formatReport(r: AnalysisReport): string {
   const count = (n: number, what: string): string => `${n} ${what}${n === 1 ? "" : "s"}`;
-  const classes = Object.entries(r.classes).map(([d, n]) => `${d} ${n}`).join(", ");
+  const classes = Object.entries(r.classes)
+    .map(([d, n]) => `${d} ${n}`)
+    .join(", ");
   const out = [`${r.file}: header classes: ${classes}\n`];
   for (const c of r.components) {
     const kind = c.kind === "network" ? "network" : c.kind === "bridged" ? "bridged set" : "subduction";
-    const rel = c.kind === "network" ? "reachable" : c.kind === "bridged" ? "reachableWithBridging" : "reachabilityWithSubduction";
-    out.push(`${kind} ${c.name} (${c.design}, ${count(c.members, "member")}): ${rel} ${count(c.reachable.tuples, "tuple")}, ${c.reachable.pairs} of ${c.reachable.of} member pairs; traffic model ${count(c.effective.sessions, "session")}, ${count(c.effective.deliveries, "delivery").replace("deliverys", "deliveries")}\n`);
+    const rel =
+      c.kind === "network"
+        ? "reachable"
+        : c.kind === "bridged"
+          ? "reachableWithBridging"
+          : "reachabilityWithSubduction";
+    out.push(
+      `${kind} ${c.name} (${c.design}, ${count(c.members, "member")}): ${rel} ${count(c.reachable.tuples, "tuple")}, ${c.reachable.pairs} of ${c.reachable.of} member pairs; traffic model ${count(c.effective.sessions, "session")}, ${count(c.effective.deliveries, "delivery").replace("deliverys", "deliveries")}\n`,
+    );
     for (const p of c.properties) out.push(formatProperty(p));
   }
   out.push("layering\n", formatProperty(r.layering));
@@ -199,8 +297,13 @@ export function formatReport(r: AnalysisReport): string {
 function formatRoutes(x: RouteAnswer): string {
   const out: string[] = [];
   const delivered = x.reach.filter((r) => r.delivered).length;
-  out.push(`from ${x.from} to ${x.to}: ${x.reach.length === 0 ? "no header class gets there" : `${x.reach.length === 1 ? "1 header class gets" : `${x.reach.length} header classes get`} there, ${delivered} delivered`}\n`);
-  for (const r of x.reach.slice(0, LISTED)) out.push(`  ${r.start}: ${r.delivered ? "delivered" : "acquired"}${r.approximate ? " (may: a header's class depends on its payload)" : ""}\n    ${r.path}\n`);
+  out.push(
+    `from ${x.from} to ${x.to}: ${x.reach.length === 0 ? "no header class gets there" : `${x.reach.length === 1 ? "1 header class gets" : `${x.reach.length} header classes get`} there, ${delivered} delivered`}\n`,
+  );
+  for (const r of x.reach.slice(0, LISTED))
+    out.push(
+      `  ${r.start}: ${r.delivered ? "delivered" : "acquired"}${r.approximate ? " (may: a header's class depends on its payload)" : ""}\n    ${r.path}\n`,
+    );
   if (x.reach.length > LISTED) out.push(`  … and ${x.reach.length - LISTED} more (--json lists them all)\n`);
   if (x.miss.length > 0) {
     out.push(`${x.miss.length === 1 ? "1 header class does" : `${x.miss.length} header classes do`} not get there:\n`);

@@ -13,7 +13,9 @@ interface BenchFlags {
 export function registerBench(program: Command, ctx: CommandContext): void {
   program
     .command("bench")
-    .description("measure throughput in packets per second (medians), against the TypeScript reference where there is one")
+    .description(
+      "measure throughput in packets per second (medians), against the TypeScript reference where there is one",
+    )
     .option("--json", "print only a JSON array of {scenario, mpps, nsPerPacket, vsReference?}")
     .option("--only <name>", "run this scenario (repeatable)", (v: string, prev: string[] = []) => [...prev, v])
     .option("--list", "list the scenarios")
@@ -28,6 +30,9 @@ export function registerBench(program: Command, ctx: CommandContext): void {
         "--max-time",
         flags.maxTime ?? "3",
       ];
-      ctx.exitCode = await runBench(argv, { stdout: (t) => ctx.io.stdout.write(t), stderr: (t) => ctx.io.stderr.write(t) });
+      ctx.exitCode = await runBench(argv, {
+        stdout: (t) => ctx.io.stdout.write(t),
+        stderr: (t) => ctx.io.stderr.write(t),
+      });
     });
 }

@@ -53,9 +53,20 @@ export function registerCheck(program: Command, ctx: CommandContext): void {
     .description("validate a network description and print a summary")
     .argument("<spec>", "network description (YAML or JSON)")
     .option("--json", "print the summary (or the errors) as one JSON object")
-    .option("--previous <spec>", "an earlier version of the description, as if installed: identifiers SPEC leaves out keep the values they had there")
-    .option("--no-analyze", "skip the warnings of the analysis (header classes that loop, sessions that fall into black holes)")
-    .addHelpText("after", "\nExit codes: 0 valid (with or without warnings); 2 a bad description (every error, one line each) or flag. All exit codes: strata --help.")
+    .option(
+      "--previous <spec>",
+      "an earlier version of the description, as if installed: identifiers " +
+        "SPEC leaves out keep the values they had there",
+    )
+    .option(
+      "--no-analyze",
+      "skip the warnings of the analysis (header classes that loop, sessions that fall into black holes)",
+    )
+    .addHelpText(
+      "after",
+      "\nExit codes: 0 valid (with or without warnings); 2 a bad description " +
+        "(every error, one line each) or flag. All exit codes: strata --help.",
+    )
     .action((file: string, opts: { json?: boolean; previous?: string; analyze: boolean }) => {
       ctx.exitCode = runCheck(file, opts.json === true, ctx.io, opts.previous, opts.analyze);
     });
@@ -91,7 +102,10 @@ export function printSpecError(err: SpecError, io: Io): void {
 
 function warningsOf(compiled: CompiledSpec): Warning[] {
   const found = cheapFindings(new Analysis(compiled));
-  return [...found.loops.map((f): Warning => ({ property: "No_routing_loops", ...f })), ...found.sessionHoles.map((f): Warning => ({ property: "session black hole", ...f }))];
+  return [
+    ...found.loops.map((f): Warning => ({ property: "No_routing_loops", ...f })),
+    ...found.sessionHoles.map((f): Warning => ({ property: "session black hole", ...f })),
+  ];
 }
 
 export function summarize(spec: Spec): CheckReport {
@@ -108,7 +122,14 @@ export function summarize(spec: Spec): CheckReport {
         }
         tables[member] = counts;
       }
-      return { name: n.name, header: n.design.name, decrementTtl: n.decrementTtl, members: n.members.length, links: n.links.length, tables };
+      return {
+        name: n.name,
+        header: n.design.name,
+        decrementTtl: n.decrementTtl,
+        members: n.members.length,
+        links: n.links.length,
+        tables,
+      };
     }),
     allocation: spec.allocation ?? EMPTY_ALLOCATION,
     warnings: [],
@@ -126,8 +147,12 @@ export function formatReport(report: CheckReport): string {
       lines.push(`  ${member}: ${rows.length === 0 ? "no tables" : rows.join(", ")}`);
     }
     // Only what strata chose: a description that writes every identifier prints as before.
-    const links = report.allocation.links.filter((l) => l.allocated && l.network === n.name).map((l) => `${l.member}.${l.ident} (${l.link})`);
-    const sessions = report.allocation.sessions.filter((s) => s.allocated && s.network === n.name).map((s) => `${s.member}@${s.session} (${s.name})`);
+    const links = report.allocation.links
+      .filter((l) => l.allocated && l.network === n.name)
+      .map((l) => `${l.member}.${l.ident} (${l.link})`);
+    const sessions = report.allocation.sessions
+      .filter((s) => s.allocated && s.network === n.name)
+      .map((s) => `${s.member}@${s.session} (${s.name})`);
     if (links.length > 0) lines.push(`  allocated link identifiers: ${links.join(", ")}`);
     if (sessions.length > 0) lines.push(`  allocated sessions: ${sessions.join(", ")}`);
   }
@@ -137,7 +162,10 @@ export function formatReport(report: CheckReport): string {
       const what = property === "No_routing_loops" ? `${w.header} comes back to ${w.at}` : `${w.header} → ${w.at}`;
       lines.push(`warning: ${property}: ${w.component}: ${what}`, `  ${w.path}`);
     }
-    if (list.length > WARNED) lines.push(`warning: ${property}: ${list.length - WARNED} more (strata analyze ${report.file} ${property === "No_routing_loops" ? "--loops" : "--black-holes"})`);
+    if (list.length > WARNED)
+      lines.push(
+        `warning: ${property}: ${list.length - WARNED} more (strata analyze ${report.file} ${property === "No_routing_loops" ? "--loops" : "--black-holes"})`,
+      );
   }
   return `${lines.join("\n")}\n`;
 }
@@ -146,7 +174,14 @@ function errorReport(file: string, err: SpecError): object {
   return {
     file,
     ok: false,
-    errors: err.errors.map((e) => ({ file: e.file, line: e.line, column: e.column, path: e.path, problem: e.problem, fix: e.fix })),
+    errors: err.errors.map((e) => ({
+      file: e.file,
+      line: e.line,
+      column: e.column,
+      path: e.path,
+      problem: e.problem,
+      fix: e.fix,
+    })),
     omitted: err.omitted,
   };
 }

@@ -24,11 +24,21 @@ export function registerExport(program: Command, ctx: CommandContext): void {
   const exp = program.command("export").description("export a description's tables for other tools");
   exp
     .command("p4")
-    .description("write, per machine, a P4_16 program for v1model, its P4Info, the rows as a P4Runtime WriteRequest and as simple_switch_CLI commands")
+    .description(
+      "write, per machine, a P4_16 program for v1model, its P4Info, the rows " +
+        "as a P4Runtime WriteRequest and as simple_switch_CLI commands",
+    )
     .argument("<spec>", "network description (YAML or JSON)")
-    .requiredOption("--out <dir>", "directory for <machine>/main.p4, p4info.json, p4info.txtpb, entries.json, entries.bin, runtime_cli.txt, manifest.json")
+    .requiredOption(
+      "--out <dir>",
+      "directory for <machine>/main.p4, p4info.json, p4info.txtpb, " +
+        "entries.json, entries.bin, runtime_cli.txt, manifest.json",
+    )
     .option("--force", "write into a non-empty --out directory strata did not write (never replacing a file there)")
-    .option("--target <profile>", "check first that every machine fits a target profile (bmv2, asic-example or a profile file; docs/targets.md)")
+    .option(
+      "--target <profile>",
+      "check first that every machine fits a target profile (bmv2, asic-example or a profile file; docs/targets.md)",
+    )
     .option("--json", "print the manifests as one JSON object")
     .addHelpText(
       "after",
@@ -48,15 +58,23 @@ function runExport(spec: string, flags: ExportFlags, ctx: CommandContext): numbe
   if (flags.target !== undefined) {
     // Before anything is written: every machine must fit (src/p4/fit.ts).
     const profile = loadProfile(flags.target);
-    const violations = machineRequirements(compiled).flatMap((r) => checkFit(r, profile).map((v) => `${spec}: machine ${r.machine} does not fit ${profile.name}: ${v.text}`));
+    const violations = machineRequirements(compiled).flatMap((r) =>
+      checkFit(r, profile).map((v) => `${spec}: machine ${r.machine} does not fit ${profile.name}: ${v.text}`),
+    );
     if (violations.length > 0) {
       for (const v of violations) ctx.io.stderr.write(`strata: ${v}\n`);
       return EXIT_BAD_INPUT;
     }
   }
   const exports = exportP4(compiled, spec);
-  // The same rules as strata run's --out: nothing written through a link, over an input or over a file strata did not write.
-  const out = OutDir.claim(flags.out, { command: "export p4", inputs: [spec, ...(flags.target !== undefined && isProfilePath(flags.target) ? [flags.target] : [])], force: flags.force === true, files: exportFiles(exports) });
+  // The same rules as strata run's --out: nothing written through a link, over an input or over a file strata did not
+  // write.
+  const out = OutDir.claim(flags.out, {
+    command: "export p4",
+    inputs: [spec, ...(flags.target !== undefined && isProfilePath(flags.target) ? [flags.target] : [])],
+    force: flags.force === true,
+    files: exportFiles(exports),
+  });
   writeExport(out, exports);
   out.seal();
   const manifests = exports.map((e) => e.manifest);
@@ -65,9 +83,10 @@ function runExport(spec: string, flags: ExportFlags, ctx: CommandContext): numbe
   } else {
     for (const m of manifests) {
       const tables = m.members.reduce((n, x) => n + x.tables.length, 0);
-      ctx.io.stdout.write(`${flags.out}/${m.machine}: ${m.members.length} member${m.members.length === 1 ? "" : "s"}, ${tables} tables, ${m.ports.length} ports, ${m.updates} updates\n`);
+      ctx.io.stdout.write(
+        `${flags.out}/${m.machine}: ${m.members.length} member${m.members.length === 1 ? "" : "s"}, ${tables} tables, ${m.ports.length} ports, ${m.updates} updates\n`,
+      );
     }
   }
   return EXIT_OK;
 }
-

@@ -16,7 +16,11 @@ export interface FitReport {
   readonly file: string;
   readonly target: { readonly name: string; readonly file: string };
   readonly fits: boolean;
-  readonly machines: readonly { readonly machine: string; readonly fits: boolean; readonly violations: readonly FitViolation[] }[];
+  readonly machines: readonly {
+    readonly machine: string;
+    readonly fits: boolean;
+    readonly violations: readonly FitViolation[];
+  }[];
 }
 
 export function registerFit(program: Command, ctx: CommandContext): void {
@@ -43,15 +47,31 @@ export function runFit(file: string, target: string, json: boolean, io: Io): num
   const report: FitReport = { file, target: { name: profile.name, file: profile.file }, fits, machines };
   if (json) io.stdout.write(`${JSON.stringify(report)}\n`);
   if (!fits) {
-    for (const m of machines) for (const v of m.violations) io.stderr.write(`strata: ${file}: machine ${m.machine} does not fit ${profile.name}: ${v.text}\n`);
+    for (const m of machines)
+      for (const v of m.violations)
+        io.stderr.write(`strata: ${file}: machine ${m.machine} does not fit ${profile.name}: ${v.text}\n`);
     return EXIT_BAD_INPUT;
   }
-  if (!json) io.stdout.write(formatFit(file, profile, reqs.map((r) => ({ machine: r.machine, text: describeUsage(usage(r), profile) }))));
+  if (!json)
+    io.stdout.write(
+      formatFit(
+        file,
+        profile,
+        reqs.map((r) => ({ machine: r.machine, text: describeUsage(usage(r), profile) })),
+      ),
+    );
   return EXIT_OK;
 }
 
-function formatFit(file: string, profile: TargetProfile, machines: readonly { machine: string; text: string }[]): string {
+function formatFit(
+  file: string,
+  profile: TargetProfile,
+  machines: readonly { machine: string; text: string }[],
+): string {
   const count = machines.length === 1 ? "1 machine" : `${machines.length} machines`;
-  const lines = [`${file}: ${count} fit ${profile.name} (${profile.file})`, ...machines.map((m) => `  ${m.machine}: ${m.text}`)];
+  const lines = [
+    `${file}: ${count} fit ${profile.name} (${profile.file})`,
+    ...machines.map((m) => `  ${m.machine}: ${m.text}`),
+  ];
   return `${lines.join("\n")}\n`;
 }

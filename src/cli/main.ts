@@ -135,7 +135,9 @@ if (isEntryPoint()) {
       process.exitCode = code;
     },
     (err: unknown) => {
-      process.stderr.write(`strata: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.stderr.write(
+        `strata: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+      );
       process.exitCode = EXIT_INTERNAL;
     },
   );

@@ -31,7 +31,8 @@ interface Flags extends TlsFlags {
 export function listenAddress(text: string, flag = "--listen"): string {
   const m = /^(.+):(\d{1,5})$/.exec(text);
   const port = m === null ? -1 : Number(m[2]);
-  if (m === null || port > 65535) throw new UsageError(`${flag} '${text}': write HOST:PORT, e.g. 127.0.0.1:9559 (port 0: any free port)`);
+  if (m === null || port > 65535)
+    throw new UsageError(`${flag} '${text}': write HOST:PORT, e.g. 127.0.0.1:9559 (port 0: any free port)`);
   return text;
 }
 
@@ -43,16 +44,22 @@ export function tlsOptions(command: Command, what = ""): Command {
   return command
     .option("--tls-cert <file>", `${what}serve over TLS with this certificate (PEM; give --tls-key too)`)
     .option("--tls-key <file>", `${what}the private key of --tls-cert's certificate (PEM, not encrypted)`)
-    .option("--tls-ca <file>", `${what}admit only clients with a certificate signed by this CA (PEM; needs --tls-cert)`);
+    .option(
+      "--tls-ca <file>",
+      `${what}admit only clients with a certificate signed by this CA (PEM; needs --tls-cert)`,
+    );
 }
 
-/** The TLS flags' files, read and checked; none without --tls-cert. Half a pair is a usage error, a bad file an input error naming it. */
+/** The TLS flags' files, read and checked; none without --tls-cert. Half a pair is a usage error, a bad file an input
+ * error naming it. */
 export function tlsOf(flags: TlsFlags): Tls | undefined {
   if (flags.tlsCert === undefined && flags.tlsKey === undefined) {
-    if (flags.tlsCa !== undefined) throw new UsageError("--tls-ca checks the clients' certificates over TLS: give --tls-cert and --tls-key too");
+    if (flags.tlsCa !== undefined)
+      throw new UsageError("--tls-ca checks the clients' certificates over TLS: give --tls-cert and --tls-key too");
     return undefined;
   }
-  if (flags.tlsCert === undefined) throw new UsageError("--tls-key is the key of a --tls-cert certificate: give --tls-cert FILE too");
+  if (flags.tlsCert === undefined)
+    throw new UsageError("--tls-key is the key of a --tls-cert certificate: give --tls-cert FILE too");
   if (flags.tlsKey === undefined) throw new UsageError("--tls-cert needs its private key: give --tls-key FILE too");
   return loadTls({ cert: flags.tlsCert, key: flags.tlsKey, ...(flags.tlsCa !== undefined ? { ca: flags.tlsCa } : {}) });
 }
@@ -72,10 +79,18 @@ export function servedAt(address: string, port: number, tls: Tls | undefined): s
 export function registerP4Runtime(program: Command, ctx: CommandContext): void {
   const command = program
     .command("p4runtime")
-    .description("run a description behind a P4Runtime server (gRPC): one device per machine, as strata export p4 numbers them")
+    .description(
+      "run a description behind a P4Runtime server (gRPC): one device per machine, as strata export p4 numbers them",
+    )
     .argument("<spec>", "network description (YAML or JSON)")
-    .requiredOption("--listen <host:port>", "where the gRPC server listens, e.g. 127.0.0.1:9559 (port 0: any free port)")
-    .option("--empty", "start every device with no entries (a controller installs them); otherwise each holds its export's WriteRequest");
+    .requiredOption(
+      "--listen <host:port>",
+      "where the gRPC server listens, e.g. 127.0.0.1:9559 (port 0: any free port)",
+    )
+    .option(
+      "--empty",
+      "start every device with no entries (a controller installs them); otherwise each holds its export's WriteRequest",
+    );
   tlsOptions(command)
     .addHelpText(
       "after",
@@ -103,7 +118,12 @@ async function runP4Runtime(spec: string, flags: Flags, ctx: CommandContext): Pr
     const emulation = EngineEmulation.local(compiled);
     let server: P4RuntimeServer;
     try {
-      server = await P4RuntimeServer.start(emulation, { address, source: spec, empty: flags.empty === true, ...(tls !== undefined ? { tls } : {}) });
+      server = await P4RuntimeServer.start(emulation, {
+        address,
+        source: spec,
+        empty: flags.empty === true,
+        ...(tls !== undefined ? { tls } : {}),
+      });
     } catch (e) {
       emulation.close();
       throw new UsageError(`--listen ${address}: cannot listen there (${e instanceof Error ? e.message : String(e)})`);
@@ -112,7 +132,9 @@ async function runP4Runtime(spec: string, flags: Flags, ctx: CommandContext): Pr
     if (warning !== undefined) ctx.io.stderr.write(`${warning}\n`);
     await ctx.io.stderr.flush();
     const devices = compiled.machines.map((m, i) => `${i + 1} ${m}`).join(", ");
-    ctx.io.stdout.write(`P4Runtime server on ${servedAt(address, server.port, tls)} for ${spec}: devices ${devices}${flags.empty === true ? " (empty)" : ""}; Ctrl-C stops it\n`);
+    ctx.io.stdout.write(
+      `P4Runtime server on ${servedAt(address, server.port, tls)} for ${spec}: devices ${devices}${flags.empty === true ? " (empty)" : ""}; Ctrl-C stops it\n`,
+    );
     await ctx.io.stdout.flush();
     await signals.stopped;
     await server.close();

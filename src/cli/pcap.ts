@@ -106,10 +106,19 @@ async function inspectTable(reader: CaptureReader, io: Io): Promise<void> {
       ],
       "  ",
     );
-    io.stdout.write(`${reader.sections} ${reader.sections === 1 ? "section" : "sections"}, interfaces:\n${ifaces.header()}`);
+    io.stdout.write(
+      `${reader.sections} ${reader.sections === 1 ? "section" : "sections"}, interfaces:\n${ifaces.header()}`,
+    );
     for (const info of reader.interfaces) {
       io.stdout.write(
-        ifaces.row([String(info.section), String(info.idInSection), `${info.linkTypeName} (${info.linkType})`, String(info.snapLen), String(info.tsUnitsPerSec), info.name ?? ""]),
+        ifaces.row([
+          String(info.section),
+          String(info.idInSection),
+          `${info.linkTypeName} (${info.linkType})`,
+          String(info.snapLen),
+          String(info.tsUnitsPerSec),
+          info.name ?? "",
+        ]),
       );
     }
   }

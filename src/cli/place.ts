@@ -25,7 +25,10 @@ export function registerPlace(program: Command, ctx: CommandContext): void {
     .command("place")
     .description("place the machines of a description on a fleet of P4 targets")
     .argument("<spec>", "network description (YAML or JSON)")
-    .requiredOption("--targets <fleet>", "fleet file: the targets, their profiles and labels, and the machines' priorities")
+    .requiredOption(
+      "--targets <fleet>",
+      "fleet file: the targets, their profiles and labels, and the machines' priorities",
+    )
     .option("--json", "print the placement as one JSON object")
     .action((file: string, opts: { targets: string; json?: boolean }) => {
       ctx.exitCode = runPlace(file, opts.targets, opts.json === true, ctx.io);
@@ -38,7 +41,11 @@ export function runPlace(file: string, fleetFile: string, json: boolean, io: Io)
   const placement = place(machineRequirements(compiled), fleet);
   const report: PlaceReport = { file, fleet: fleetFile, ok: placement.unplaceable.length === 0, ...placement };
   // Unlimited is Infinity in memory and "unlimited" in JSON (which has no Infinity).
-  io.stdout.write(json ? `${JSON.stringify(report, (_k, v: unknown) => (v === Number.POSITIVE_INFINITY ? "unlimited" : v))}\n` : formatPlacement(report, fleet));
+  io.stdout.write(
+    json
+      ? `${JSON.stringify(report, (_k, v: unknown) => (v === Number.POSITIVE_INFINITY ? "unlimited" : v))}\n`
+      : formatPlacement(report, fleet),
+  );
   return report.ok ? EXIT_OK : EXIT_PROBLEM;
 }
 
@@ -82,7 +89,10 @@ export function formatPlacement(report: PlaceReport, fleet: Fleet): string {
   out += "targets:\n";
   for (const t of report.targets) {
     const profile = fleet.targets.find((f) => f.name === t.name)?.profile;
-    const load = t.machines.length === 0 || profile === undefined ? "empty" : `${t.machines.join(", ")}; ${describeUsage(t.used, profile)}`;
+    const load =
+      t.machines.length === 0 || profile === undefined
+        ? "empty"
+        : `${t.machines.join(", ")}; ${describeUsage(t.used, profile)}`;
     out += `  ${t.name} (${t.profile}): ${load}\n`;
   }
   return out;

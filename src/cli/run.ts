@@ -36,19 +36,41 @@ export function registerRun(program: Command, ctx: CommandContext): void {
     .command("run")
     .description("replay captures through the networks of a description")
     .argument("<spec>", "network description (YAML or JSON)")
-    .requiredOption("--in <endpoint=file>", `inject a capture at an endpoint (${ENDPOINT_FORMS}); repeatable`, collect, [])
-    .requiredOption("--out <dir>", "directory for links/, delivered/, summary.json (and trace.jsonl): new, empty, or written by strata before")
+    .requiredOption(
+      "--in <endpoint=file>",
+      `inject a capture at an endpoint (${ENDPOINT_FORMS}); repeatable`,
+      collect,
+      [],
+    )
+    .requiredOption(
+      "--out <dir>",
+      "directory for links/, delivered/, summary.json (and trace.jsonl): new, empty, or written by strata before",
+    )
     .option("--force", "write into a non-empty directory strata did not write (never replacing a file there)")
     .option("--trace", "also write trace.jsonl: every step of every packet")
-    .addOption(new Option("--trace-packets <ranges>", TRACE_PACKETS_HELP).argParser((v: string) => parsePacketRanges(v)))
-    .option("--json", "print summary.json on stdout instead of a short report")
-    .option("--updates <file>", "apply timed changes at capture times: new descriptions, links and members down and up (docs/updates.md)")
-    .addOption(new Option("--hop-limit <n>", `links a packet may cross before it is dropped as a loop (1 to ${HOP_LIMIT_MAX})`).default(64).argParser(limit("--hop-limit", HOP_LIMIT_MAX)))
-    .addOption(new Option("--copy-limit <n>", `copies replication may make of one input packet (1 to ${COPY_LIMIT_MAX})`).default(4096).argParser(limit("--copy-limit", COPY_LIMIT_MAX)))
     .addOption(
-      new Option("--workers <n>", `data planes to run packets on, in chunks: this thread's and n − 1 worker threads (1 to ${WORKERS_MAX}; default: one per core, one per 64 MiB of captures at most)`).argParser(
-        limit("--workers", WORKERS_MAX),
-      ),
+      new Option("--trace-packets <ranges>", TRACE_PACKETS_HELP).argParser((v: string) => parsePacketRanges(v)),
+    )
+    .option("--json", "print summary.json on stdout instead of a short report")
+    .option(
+      "--updates <file>",
+      "apply timed changes at capture times: new descriptions, links and members down and up (docs/updates.md)",
+    )
+    .addOption(
+      new Option("--hop-limit <n>", `links a packet may cross before it is dropped as a loop (1 to ${HOP_LIMIT_MAX})`)
+        .default(64)
+        .argParser(limit("--hop-limit", HOP_LIMIT_MAX)),
+    )
+    .addOption(
+      new Option("--copy-limit <n>", `copies replication may make of one input packet (1 to ${COPY_LIMIT_MAX})`)
+        .default(4096)
+        .argParser(limit("--copy-limit", COPY_LIMIT_MAX)),
+    )
+    .addOption(
+      new Option(
+        "--workers <n>",
+        `data planes to run packets on, in chunks: this thread's and n − 1 worker threads (1 to ${WORKERS_MAX}; default: one per core, one per 64 MiB of captures at most)`,
+      ).argParser(limit("--workers", WORKERS_MAX)),
     )
     .addHelpText(
       "after",
@@ -104,7 +126,8 @@ export function limit(flag: string, max: number): (v: string) => number {
 function parseInputs(list: readonly string[]): { endpoint: string; file: string }[] {
   return list.map((arg) => {
     const eq = arg.indexOf("=");
-    if (eq <= 0 || eq === arg.length - 1) throw new UsageError(`--in '${arg}' must be ENDPOINT=FILE, e.g. --in lan:h1.1=pcaps/h1.pcap`);
+    if (eq <= 0 || eq === arg.length - 1)
+      throw new UsageError(`--in '${arg}' must be ENDPOINT=FILE, e.g. --in lan:h1.1=pcaps/h1.pcap`);
     return { endpoint: arg.slice(0, eq), file: arg.slice(eq + 1) };
   });
 }
@@ -112,7 +135,10 @@ function parseInputs(list: readonly string[]): { endpoint: string; file: string 
 function runReplay(spec: string, flags: RunFlags, io: Io): number {
   const inputs = parseInputs(flags.in);
   const bar = io.stderrIsTTY
-    ? new cliProgress.SingleBar({ format: "replaying [{bar}] {percentage}% | {packets} packets", stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic)
+    ? new cliProgress.SingleBar(
+        { format: "replaying [{bar}] {percentage}% | {packets} packets", stream: process.stderr, hideCursor: true },
+        cliProgress.Presets.shades_classic,
+      )
     : undefined;
   let barStarted = false;
   const result = (() => {
@@ -145,7 +171,9 @@ function runReplay(spec: string, flags: RunFlags, io: Io): number {
       if (barStarted) bar?.stop();
     }
   })();
-  io.stdout.write(flags.json === true ? `${JSON.stringify(result.summary, null, 2)}\n` : report(result.summary, flags.out));
+  io.stdout.write(
+    flags.json === true ? `${JSON.stringify(result.summary, null, 2)}\n` : report(result.summary, flags.out),
+  );
   const note = result.trace === undefined ? undefined : largeTrace(join(flags.out, TRACE_FILE), result.trace);
   if (note !== undefined) io.stderr.write(`strata: ${note}\n`);
   for (const error of result.errors) io.stderr.write(`strata: ${error.message}\n`);
@@ -155,7 +183,10 @@ function runReplay(spec: string, flags: RunFlags, io: Io): number {
 const count = (n: number): string => n.toLocaleString("en-US");
 
 /** For a trace past TRACE_LARGE_BYTES, what it cost and how to make it smaller; else undefined. */
-export function largeTrace(file: string, trace: { readonly bytes: number; readonly packets: number }): string | undefined {
+export function largeTrace(
+  file: string,
+  trace: { readonly bytes: number; readonly packets: number },
+): string | undefined {
   if (trace.bytes <= TRACE_LARGE_BYTES) return undefined;
   const each = trace.packets > 0 ? `, ${count(Math.round(trace.bytes / trace.packets))} bytes a packet` : "";
   return `${file}: ${fileSize(trace.bytes)} for ${count(trace.packets)} packets${each} (--trace-packets RANGES traces only the packets named, e.g. --trace-packets 0-999)`;
@@ -166,15 +197,21 @@ export function report(s: Summary, out: string): string {
   const lines: string[] = [];
   const { injected, delivered, dropped, exited } = s.packets;
   const rate = s.packetsPerSecond > 0 ? ` (${count(s.packetsPerSecond)} packets/s)` : "";
-  lines.push(`replayed ${count(injected)} packets through ${s.spec} in ${(s.elapsedSeconds * 1000).toFixed(1)} ms${rate}`);
+  lines.push(
+    `replayed ${count(injected)} packets through ${s.spec} in ${(s.elapsedSeconds * 1000).toFixed(1)} ms${rate}`,
+  );
   const top = (entries: [string, number][]): string =>
     entries
       .sort((a, b) => b[1] - a[1])
       .slice(0, 6)
       .map(([k, v]) => `${k} ${count(v)}`)
       .join(", ") + (entries.length > 6 ? ", …" : "");
-  lines.push(`  delivered ${count(delivered).padStart(8)}   ${top(Object.entries(s.delivered).map(([k, v]) => [k, v.packets]))}`);
-  lines.push(`  dropped   ${count(dropped).padStart(8)}   ${top(Object.entries(s.drops).map(([k, v]) => [k, v ?? 0]))}`);
+  lines.push(
+    `  delivered ${count(delivered).padStart(8)}   ${top(Object.entries(s.delivered).map(([k, v]) => [k, v.packets]))}`,
+  );
+  lines.push(
+    `  dropped   ${count(dropped).padStart(8)}   ${top(Object.entries(s.drops).map(([k, v]) => [k, v ?? 0]))}`,
+  );
   if (exited > 0) lines.push(`  left      ${count(exited).padStart(8)}   on external links`);
   const links = Object.entries(s.links);
   if (links.length > 0) {

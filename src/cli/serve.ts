@@ -1,4 +1,5 @@
-// `strata serve SPEC [--port ENDPOINT=IFACE]... [--out DIR] [--trace] [--trace-packets RANGES] [--trace-max MB] [--json] [--commands]`:
+// `strata serve SPEC [--port ENDPOINT=IFACE]... [--out DIR] [--trace] [--trace-packets RANGES] [--trace-max MB]
+// [--json] [--commands]`:
 // keep an emulation of a description running, its external links plugged into
 // network interfaces, until Ctrl-C (or a `stop` command).
 
@@ -72,25 +73,59 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .command("serve")
     .description("keep an emulation running, its external links plugged into network interfaces")
     .argument("<spec>", "network description (YAML or JSON)")
-    .option("--port <endpoint=iface>", "bind an external link (NETWORK:EXTERNAL) to a network interface; repeatable", collect, [])
-    .option("--out <dir>", "at the end, write links/, delivered/, summary.json (and trace.jsonl) here, as strata run does")
+    .option(
+      "--port <endpoint=iface>",
+      "bind an external link (NETWORK:EXTERNAL) to a network interface; repeatable",
+      collect,
+      [],
+    )
+    .option(
+      "--out <dir>",
+      "at the end, write links/, delivered/, summary.json (and trace.jsonl) here, as strata run does",
+    )
     .option("--force", "write into a non-empty --out directory strata did not write (never replacing a file there)")
     .option("--trace", "also write trace.jsonl into --out: every step of every packet")
-    .addOption(new Option("--trace-packets <ranges>", TRACE_PACKETS_HELP).argParser((v: string) => parsePacketRanges(v)))
     .addOption(
-      new Option("--trace-max <mb>", `with a trace: stop tracing once trace.jsonl holds this many megabytes, and say so (1 to ${TRACE_MAX_MB})`)
+      new Option("--trace-packets <ranges>", TRACE_PACKETS_HELP).argParser((v: string) => parsePacketRanges(v)),
+    )
+    .addOption(
+      new Option(
+        "--trace-max <mb>",
+        `with a trace: stop tracing once trace.jsonl holds this many megabytes, and say so (1 to ${TRACE_MAX_MB})`,
+      )
         .default(TRACE_MAX_BYTES / 1e6)
         .argParser(limit("--trace-max", TRACE_MAX_MB)),
     )
     .option("--json", "at the end, print the summary as JSON on stdout instead of a short report")
     .option("--commands", "read control commands from stdin, one a line (help lists them)")
-    .addOption(new Option("--hop-limit <n>", `links a packet may cross before it is dropped as a loop (1 to ${HOP_LIMIT_MAX})`).default(64).argParser(limit("--hop-limit", HOP_LIMIT_MAX)))
-    .addOption(new Option("--copy-limit <n>", `copies replication may make of one input packet (1 to ${COPY_LIMIT_MAX})`).default(4096).argParser(limit("--copy-limit", COPY_LIMIT_MAX)))
-    .option("--p4runtime <host:port>", "serve the emulation over P4Runtime (gRPC) too: one device per machine, as strata export p4 numbers them (port 0: any free port)")
+    .addOption(
+      new Option("--hop-limit <n>", `links a packet may cross before it is dropped as a loop (1 to ${HOP_LIMIT_MAX})`)
+        .default(64)
+        .argParser(limit("--hop-limit", HOP_LIMIT_MAX)),
+    )
+    .addOption(
+      new Option("--copy-limit <n>", `copies replication may make of one input packet (1 to ${COPY_LIMIT_MAX})`)
+        .default(4096)
+        .argParser(limit("--copy-limit", COPY_LIMIT_MAX)),
+    )
+    .option(
+      "--p4runtime <host:port>",
+      "serve the emulation over P4Runtime (gRPC) too: one device per machine, " +
+        "as strata export p4 numbers them (port 0: any free port)",
+    )
     .option("--empty", "with --p4runtime: start every device with no entries, for a controller to install");
   tlsOptions(command, "with --p4runtime: ")
-    .option("--watch", "reload the description when its file changes: its tables are reconciled between packet batches (SIGHUP and the reload command reload it too)")
-    .option("--analyze", "keep strata analyze's relations current as the tables change (updated from the rows written); the counts command shows which properties fail")
+    .option(
+      "--watch",
+      "reload the description when its file changes: its tables are " +
+        "reconciled between packet batches (SIGHUP and the reload command " +
+        "reload it too)",
+    )
+    .option(
+      "--analyze",
+      "keep strata analyze's relations current as the tables change (updated " +
+        "from the rows written); the counts command shows which properties fail",
+    )
     .addHelpText(
       "after",
       `
@@ -125,7 +160,6 @@ All exit codes: strata --help.`,
     });
 }
 
-
 /**
  * Runs the emulation until it is stopped; returns the exit code. Everything that can be wrong
  * with the input is found before the first packet: a bad description, port or interface
@@ -133,18 +167,30 @@ All exit codes: strata --help.`,
  */
 export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: ServeHooks = {}): Promise<number> {
   const args = flags.port.map(parsePort);
-  if (flags.trace === true && flags.out === undefined) throw new UsageError("--trace writes trace.jsonl into --out: give --out DIR too");
-  if (flags.tracePackets !== undefined && flags.out === undefined) throw new UsageError("--trace-packets writes trace.jsonl into --out: give --out DIR too");
-  if (flags.empty === true && flags.p4runtime === undefined) throw new UsageError("--empty starts the P4Runtime devices empty: give --p4runtime HOST:PORT too");
-  const tlsFlag = flags.tlsCert !== undefined ? "--tls-cert" : flags.tlsKey !== undefined ? "--tls-key" : flags.tlsCa !== undefined ? "--tls-ca" : undefined;
-  if (tlsFlag !== undefined && flags.p4runtime === undefined) throw new UsageError(`${tlsFlag} secures the P4Runtime server: give --p4runtime HOST:PORT too`);
+  if (flags.trace === true && flags.out === undefined)
+    throw new UsageError("--trace writes trace.jsonl into --out: give --out DIR too");
+  if (flags.tracePackets !== undefined && flags.out === undefined)
+    throw new UsageError("--trace-packets writes trace.jsonl into --out: give --out DIR too");
+  if (flags.empty === true && flags.p4runtime === undefined)
+    throw new UsageError("--empty starts the P4Runtime devices empty: give --p4runtime HOST:PORT too");
+  const tlsFlag =
+    flags.tlsCert !== undefined
+      ? "--tls-cert"
+      : flags.tlsKey !== undefined
+        ? "--tls-key"
+        : flags.tlsCa !== undefined
+          ? "--tls-ca"
+          : undefined;
+  if (tlsFlag !== undefined && flags.p4runtime === undefined)
+    throw new UsageError(`${tlsFlag} secures the P4Runtime server: give --p4runtime HOST:PORT too`);
   const p4address = flags.p4runtime === undefined ? undefined : listenAddress(flags.p4runtime, "--p4runtime");
   const tls = tlsOf(flags);
   const traceMax = flags.traceMax ?? TRACE_MAX_BYTES / 1e6;
   const compiled = compile(loadSpec(spec));
   checkPorts(compiled, args);
   const loaded = args.length > 0 ? loadCap() : undefined;
-  if (loaded !== undefined && loaded.cap === undefined) throw new UsageError(`--port needs the package cap, which is not installed or did not build: ${CAP_INSTALL}`);
+  if (loaded !== undefined && loaded.cap === undefined)
+    throw new UsageError(`--port needs the package cap, which is not installed or did not build: ${CAP_INSTALL}`);
   const externals = args.map((a) => resolveExternal(compiled, a.endpoint));
   // Before anything is opened or announced: a signal from then on stops the emulation cleanly (once it runs).
   const signals = hooks.signals === true ? new StopSignals() : undefined;
@@ -166,7 +212,9 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
       live = await LivePorts.open(loaded.cap, specs, say);
     }
     // Packets enter at the ports' external links that something arrives on.
-    const entering = args.flatMap((a, k) => (externals[k]?.inbound !== undefined ? [{ endpoint: externals[k]?.name ?? "", source: a.iface }] : []));
+    const entering = args.flatMap((a, k) =>
+      externals[k]?.inbound !== undefined ? [{ endpoint: externals[k]?.name ?? "", source: a.iface }] : [],
+    );
     em = Engine.open({
       compiled,
       endpoints: entering.map((e) => e.endpoint),
@@ -179,7 +227,15 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
       ...(p4address !== undefined ? P4RUNTIME_ENGINE : {}),
     });
     const tracing = flags.trace === true || flags.tracePackets !== undefined;
-    out = flags.out === undefined ? undefined : Outputs.open(flags.out, compiled, { command: "serve", inputs: [spec], force: flags.force === true, trace: tracing });
+    out =
+      flags.out === undefined
+        ? undefined
+        : Outputs.open(flags.out, compiled, {
+            command: "serve",
+            inputs: [spec],
+            force: flags.force === true,
+            trace: tracing,
+          });
     const trace = out?.trace;
     em.connect({
       ...(out !== undefined ? { recordings: out.recordings } : {}),
@@ -192,7 +248,10 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
               lines: trace,
               ...(flags.tracePackets !== undefined ? { packets: flags.tracePackets } : {}),
               full: () => trace.bytes >= traceMax * 1e6,
-              onFull: () => say(`strata: ${join(flags.out ?? "", TRACE_FILE)}: ${fileSize(trace.bytes)} for ${count(trace.lines)} packets: tracing stopped there, at --trace-max ${count(traceMax)} (MB); the emulation goes on`),
+              onFull: () =>
+                say(
+                  `strata: ${join(flags.out ?? "", TRACE_FILE)}: ${fileSize(trace.bytes)} for ${count(trace.lines)} packets: tracing stopped there, at --trace-max ${count(traceMax)} (MB); the emulation goes on`,
+                ),
             },
           }
         : {}),
@@ -205,7 +264,8 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
   const emulation = em;
   if (flags.analyze === true) io.stderr.write(`${attachAnalysis(emulation).line()}\n`);
   const outputs = out;
-  /** Stops the emulation and writes --out: the summary, and why the outputs could not be written (then the counts are still reported). */
+  /** Stops the emulation and writes --out: the summary, and why the outputs could not be written (then the counts are
+   * still reported). */
   const end = (): { summary: Summary; failed?: unknown } => {
     try {
       const summary = emulation.stop();
@@ -244,11 +304,15 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
       signals?.dispose();
       end();
       await live?.close();
-      throw new UsageError(`--p4runtime ${p4address}: cannot serve there (${err instanceof Error ? err.message : String(err)})`);
+      throw new UsageError(
+        `--p4runtime ${p4address}: cannot serve there (${err instanceof Error ? err.message : String(err)})`,
+      );
     }
     const warning = exposureWarning("--p4runtime", p4address, tls);
     if (warning !== undefined) io.stderr.write(`${warning}\n`);
-    io.stderr.write(`P4Runtime server on ${servedAt(p4address, p4server.port, tls)}: devices ${compiled.machines.map((m, i) => `${i + 1} ${m}`).join(", ")}${flags.empty === true ? " (empty)" : ""}\n`);
+    io.stderr.write(
+      `P4Runtime server on ${servedAt(p4address, p4server.port, tls)}: devices ${compiled.machines.map((m, i) => `${i + 1} ${m}`).join(", ")}${flags.empty === true ? " (empty)" : ""}\n`,
+    );
   }
   const server = p4server;
   const reloader = new DescriptionReloader(emulation, spec, (r) => {
@@ -277,7 +341,10 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
       } catch (err) {
         flushed = err;
       }
-      void Promise.all([live?.close(), closed]).then(() => (flushed === undefined ? resolve(end()) : reject(flushed)), reject);
+      void Promise.all([live?.close(), closed]).then(
+        () => (flushed === undefined ? resolve(end()) : reject(flushed)),
+        reject,
+      );
     };
     // Nothing else may hold the event loop open (no ports, no commands): this timer does until stop.
     const keepAlive = setInterval(() => {}, 1 << 30);
@@ -301,7 +368,12 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
       const command = (line: Line): void => {
         chain = chain.then(async () => {
           if (stopping) return;
-          const r: CommandResult = line.ok ? await runCommand(emulation, line.text) : { ok: false, line: `command line ${line.number} is too long: over ${COMMAND_LINE_MAX} bytes, the limit (ignored)` };
+          const r: CommandResult = line.ok
+            ? await runCommand(emulation, line.text)
+            : {
+                ok: false,
+                line: `command line ${line.number} is too long: over ${COMMAND_LINE_MAX} bytes, the limit (ignored)`,
+              };
           if (r.line !== "") io.stderr.write(r.ok ? `${r.line}\n` : `strata: ${r.line}\n`);
           await io.stderr.flush();
           if (r.stop === true) stop();
@@ -327,9 +399,14 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
   });
 
   const p4stats = server === undefined ? {} : { p4runtime: { ...server.stats } };
-  io.stdout.write(flags.json === true ? `${JSON.stringify({ ...summary, ...p4stats }, null, 2)}\n` : report(summary, failed === undefined ? flags.out : undefined, server?.stats));
+  io.stdout.write(
+    flags.json === true
+      ? `${JSON.stringify({ ...summary, ...p4stats }, null, 2)}\n`
+      : report(summary, failed === undefined ? flags.out : undefined, server?.stats),
+  );
   for (const p of ports) {
-    if (p.lastError !== "") io.stderr.write(`strata: ${p.arg.iface}: the interface refused frames (${excerpt(p.lastError)})\n`);
+    if (p.lastError !== "")
+      io.stderr.write(`strata: ${p.arg.iface}: the interface refused frames (${excerpt(p.lastError)})\n`);
   }
   // Kept until the last line is out, so that a second Ctrl-C during the last writes still ends the process at once.
   await io.stdout.flush();
@@ -354,4 +431,3 @@ function report(s: Summary, out: string | undefined, p4stats: ServerStats | unde
   if (out !== undefined) lines.push(outputsLine(s, out));
   return `${lines.join("\n")}\n`;
 }
-

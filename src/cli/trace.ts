@@ -28,7 +28,11 @@ export function registerTrace(program: Command, ctx: CommandContext): void {
       return n;
     })
     .option("--json", "print the trace lines themselves")
-    .addHelpText("after", "\nExit codes: 0 done; 2 no trace in DIR, no such packet, a bad trace line or a bad flag.\nAll exit codes: strata --help.")
+    .addHelpText(
+      "after",
+      "\nExit codes: 0 done; 2 no trace in DIR, no such packet, a bad trace " +
+        "line or a bad flag.\nAll exit codes: strata --help.",
+    )
     .action(async (dir: string, flags: TraceFlags) => {
       await showTrace(dir, flags, ctx.io);
     });
@@ -36,7 +40,8 @@ export function registerTrace(program: Command, ctx: CommandContext): void {
 
 async function showTrace(dir: string, flags: TraceFlags, io: Io): Promise<void> {
   const file = join(dir, TRACE_FILE);
-  if (!existsSync(file)) throw new InputError(file, "", "there is no trace here", "replay with `strata run … --trace` first");
+  if (!existsSync(file))
+    throw new InputError(file, "", "there is no trace here", "replay with `strata run … --trace` first");
   if (flags.packet !== undefined) {
     const indexed = readIndexed(dir, flags.packet, TRACE_LINE_MAX);
     if (indexed?.found === false) throw noPacket(file, flags.packet, indexed);
@@ -63,8 +68,17 @@ async function showTrace(dir: string, flags: TraceFlags, io: Io): Promise<void> 
 }
 
 /** No line for `packet`: what the trace holds instead. */
-function noPacket(file: string, packet: number, held: { readonly lines: number; readonly first: number; readonly last: number }): InputError {
-  const holds = held.lines === 0 ? "it holds none" : held.lines === 1 ? `it holds packet ${held.first} only` : `it holds ${held.lines} packets, from ${held.first} to ${held.last}`;
+function noPacket(
+  file: string,
+  packet: number,
+  held: { readonly lines: number; readonly first: number; readonly last: number },
+): InputError {
+  const holds =
+    held.lines === 0
+      ? "it holds none"
+      : held.lines === 1
+        ? `it holds packet ${held.first} only`
+        : `it holds ${held.lines} packets, from ${held.first} to ${held.last}`;
   return new InputError(file, "", `no packet ${packet} in the trace (${holds})`);
 }
 
@@ -73,12 +87,19 @@ const TRACE_LINE_MAX_TEXT = `${TRACE_LINE_MAX >> 20} MiB`;
 
 /**
  * Every line of the trace `file` (empty lines passed over), checked: InputError for a line that is
- * not a trace line as `strata run --trace` writes it, or longer than TRACE_LINE_MAX, and for a file that cannot be read.
+ * not a trace line as `strata run --trace` writes it, or longer than TRACE_LINE_MAX, and for a file that cannot be
+ * read.
  */
 export async function* readTrace(file: string): AsyncGenerator<{ readonly text: string; readonly line: TraceLine }> {
   for await (const line of readable(readLines(createReadStream(file), TRACE_LINE_MAX), file)) {
     const n = line.number;
-    if (!line.ok) throw new InputError(file, `line ${n}`, `longer than ${TRACE_LINE_MAX_TEXT}, the most a trace line holds`, EDITED);
+    if (!line.ok)
+      throw new InputError(
+        file,
+        `line ${n}`,
+        `longer than ${TRACE_LINE_MAX_TEXT}, the most a trace line holds`,
+        EDITED,
+      );
     if (line.text === "") continue;
     yield { text: line.text, line: parseTraceLine(line.text, file, n) };
   }
@@ -103,7 +124,12 @@ async function* readable(lines: AsyncIterable<Line>, file: string): AsyncGenerat
     yield* lines;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === undefined) throw err;
-    throw new InputError(file, "", `cannot read the trace: ${describeIoError(err)}`, "replay with `strata run … --trace` to write it again");
+    throw new InputError(
+      file,
+      "",
+      `cannot read the trace: ${describeIoError(err)}`,
+      "replay with `strata run … --trace` to write it again",
+    );
   }
 }
 
@@ -119,7 +145,8 @@ export function fate(steps: readonly TraceStep[]): string {
   return ends.length === 0 ? "(no end recorded)" : ends.join("; ");
 }
 
-/** Each copy's end, in the order they came: "delivered to lan.h2", "dropped at lan.h4 (acquire-miss)", "left on lan.up". */
+/** Each copy's end, in the order they came: "delivered to lan.h2", "dropped at lan.h4 (acquire-miss)", "left on
+ * lan.up". */
 export function fates(steps: readonly TraceStep[]): string[] {
   return steps.flatMap((s) => {
     if (s.step === "deliver") return [`delivered to ${s.member}`];

@@ -37,11 +37,19 @@ export function registerView(program: Command, ctx: CommandContext): void {
     .command("view")
     .description("draw a description (and, with --run, where a replay's packets went) as one HTML page")
     .argument("<spec>", "network description (YAML or JSON)")
-    .option("--run <dir>", "the output directory of `strata run`: counts, drops, and with --trace every packet's path and bytes")
+    .option(
+      "--run <dir>",
+      "the output directory of `strata run`: counts, drops, and with --trace every packet's path and bytes",
+    )
     .option("--out <page.html>", "write the page: one self-contained HTML file")
-    .option("--svg <file.svg>", "write the topology alone as a standalone SVG (for papers and slides), with --run's counts")
+    .option(
+      "--svg <file.svg>",
+      "write the topology alone as a standalone SVG (for papers and slides), with --run's counts",
+    )
     .addOption(
-      new Option("--bytes <ranges>", "packets whose bytes at each hop the page keeps: N, N-M, N-, joined by commas").default(parsePacketRanges(BYTES_DEFAULT, "--bytes"), BYTES_DEFAULT).argParser((v: string) => parsePacketRanges(v, "--bytes")),
+      new Option("--bytes <ranges>", "packets whose bytes at each hop the page keeps: N, N-M, N-, joined by commas")
+        .default(parsePacketRanges(BYTES_DEFAULT, "--bytes"), BYTES_DEFAULT)
+        .argParser((v: string) => parsePacketRanges(v, "--bytes")),
     )
     .addHelpText(
       "after",
@@ -66,9 +74,20 @@ All exit codes: strata --help.`,
 }
 
 async function view(specFile: string, flags: ViewFlags, ctx: CommandContext): Promise<void> {
-  const inputs = [specFile, ...(flags.run === undefined ? [] : [SUMMARY_FILE, TRACE_FILE, TRACE_INDEX_FILE, LINKS_DIR, DELIVERED_DIR].map((f) => join(flags.run as string, f)))];
-  const outputs = [...(flags.out === undefined ? [] : [["--out", flags.out] as const]), ...(flags.svg === undefined ? [] : [["--svg", flags.svg] as const])];
-  if (outputs.length === 0) throw new UsageError("give --out PAGE.html for the page, --svg FILE.svg for the topology alone, or both");
+  const inputs = [
+    specFile,
+    ...(flags.run === undefined
+      ? []
+      : [SUMMARY_FILE, TRACE_FILE, TRACE_INDEX_FILE, LINKS_DIR, DELIVERED_DIR].map((f) =>
+          join(flags.run as string, f),
+        )),
+  ];
+  const outputs = [
+    ...(flags.out === undefined ? [] : [["--out", flags.out] as const]),
+    ...(flags.svg === undefined ? [] : [["--svg", flags.svg] as const]),
+  ];
+  if (outputs.length === 0)
+    throw new UsageError("give --out PAGE.html for the page, --svg FILE.svg for the topology alone, or both");
   if (flags.out !== undefined && flags.svg !== undefined && realOrResolved(flags.out) === realOrResolved(flags.svg)) {
     throw new UsageError(`--out and --svg name one file, ${flags.svg}: give each its own`);
   }
@@ -77,14 +96,20 @@ async function view(specFile: string, flags: ViewFlags, ctx: CommandContext): Pr
 
   const compiled = compile(loadSpec(specFile));
   const graph = viewGraph(compiled);
-  const run = flags.run === undefined ? undefined : await readRun(flags.run, graph, { bytes: flags.bytes, bytesText: bytesText(flags.bytes) });
+  const run =
+    flags.run === undefined
+      ? undefined
+      : await readRun(flags.run, graph, { bytes: flags.bytes, bytesText: bytesText(flags.bytes) });
   const counts: Counts | undefined =
     run === undefined
       ? undefined
       : {
           links: Object.fromEntries(Object.entries(run.links).map(([k, v]) => [k, v.packets])),
           members: Object.fromEntries(
-            Object.entries(run.members).map(([k, v]) => [k, { delivered: v.delivered, dropped: Object.values(v.drops).reduce((a, b) => a + b, 0) }]),
+            Object.entries(run.members).map(([k, v]) => [
+              k,
+              { delivered: v.delivered, dropped: Object.values(v.drops).reduce((a, b) => a + b, 0) },
+            ]),
           ),
         };
   const layout = await layOut(graph, new Map(graph.links.map((l) => [l.qualified, linkLabel(l, counts)])));
@@ -120,7 +145,12 @@ function checkOutput(flag: string, file: string, inputs: readonly string[]): voi
   for (const input of inputs) {
     const inside = realOrResolved(input);
     if (real === inside || real.startsWith(inside + sep)) {
-      throw new InputError(file, "", `${flag} names an input of strata view, ${input}`, "write the page somewhere else");
+      throw new InputError(
+        file,
+        "",
+        `${flag} names an input of strata view, ${input}`,
+        "write the page somewhere else",
+      );
     }
   }
   let stat;
@@ -130,10 +160,27 @@ function checkOutput(flag: string, file: string, inputs: readonly string[]): voi
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
     throw new InputError(file, "", `${flag} cannot be written: ${describeIoError(err)}`);
   }
-  if (stat.isSymbolicLink()) throw new InputError(file, "", `${flag} is a symbolic link and strata never writes through one`, "name the file itself");
-  if (stat.isDirectory()) throw new InputError(file, "", `${flag} is a directory`, `name a file in it, e.g. ${join(file, flag === "--svg" ? "topology.svg" : "page.html")}`);
+  if (stat.isSymbolicLink())
+    throw new InputError(
+      file,
+      "",
+      `${flag} is a symbolic link and strata never writes through one`,
+      "name the file itself",
+    );
+  if (stat.isDirectory())
+    throw new InputError(
+      file,
+      "",
+      `${flag} is a directory`,
+      `name a file in it, e.g. ${join(file, flag === "--svg" ? "topology.svg" : "page.html")}`,
+    );
   if (!stat.isFile() || !writtenByView(file)) {
-    throw new InputError(file, "", `${flag} is already there and strata view did not write it`, "strata replaces only files it wrote: move it away or choose another name");
+    throw new InputError(
+      file,
+      "",
+      `${flag} is already there and strata view did not write it`,
+      "strata replaces only files it wrote: move it away or choose another name",
+    );
   }
 }
 

@@ -46,7 +46,8 @@ function sessionsOf(spec: Spec): SessionAllocation[] {
   for (const net of spec.networks) {
     for (const [member, tables] of net.tables) {
       for (const row of tables.send?.rows ?? []) {
-        if (row.name !== undefined && row.session !== undefined) out.push({ network: net.name, member, name: row.name, session: row.session, allocated: false });
+        if (row.name !== undefined && row.session !== undefined)
+          out.push({ network: net.name, member, name: row.name, session: row.session, allocated: false });
       }
     }
   }

@@ -17,13 +17,27 @@ import type { EntryAction, EntryMatch, KeyField } from "../wasm/tables.js";
 import { type FieldSlot, type KeyLayout, keyLayout } from "../wire/designs.js";
 import { formatValue } from "../description/notation.js";
 import { Composition } from "./composition.js";
-import type { CompiledLink, CompiledMember, CompiledNetwork, CompiledRow, CompiledSpec, CompiledTable, Receiver, SharedPort } from "./compiled.js";
+import type {
+  CompiledLink,
+  CompiledMember,
+  CompiledNetwork,
+  CompiledRow,
+  CompiledSpec,
+  CompiledTable,
+  Receiver,
+  SharedPort,
+} from "./compiled.js";
 
 export const DEFAULT_CAPACITY = 1024;
 
 export function compile(spec: Spec): CompiledSpec {
   const problems: SpecIssue[] = [];
-  const networks: CompiledNetwork[] = spec.networks.map((n, index) => ({ index, name: n.name, spec: n, layout: keyLayout(n.design) }));
+  const networks: CompiledNetwork[] = spec.networks.map((n, index) => ({
+    index,
+    name: n.name,
+    spec: n,
+    layout: keyLayout(n.design),
+  }));
   const machines: string[] = [];
   const machineIndexes = new Map<string, number>();
   const machineIndex = (name: string): number => {
@@ -105,12 +119,26 @@ export function compile(spec: Spec): CompiledSpec {
     for (const role of ["acquire", "forward", "receive"] as const) {
       const t = own[role];
       if (t === undefined) continue;
-      const compiled = compileHeaderTable(nextTable++, m.index, net, t, attachment, () => across.partner(m.index), problems);
+      const compiled = compileHeaderTable(
+        nextTable++,
+        m.index,
+        net,
+        t,
+        attachment,
+        () => across.partner(m.index),
+        problems,
+      );
       mut.tables[role] = compiled;
       tables.push(compiled);
       for (const r of compiled.rows) maxFanout = Math.max(maxFanout, r.ports.length);
     }
-    const transmit = compileTransmit(nextTable++, m.index, own.transmit, [...new Set(ports)].sort((a, b) => a - b), attachment);
+    const transmit = compileTransmit(
+      nextTable++,
+      m.index,
+      own.transmit,
+      [...new Set(ports)].sort((a, b) => a - b),
+      attachment,
+    );
     mut.tables.transmit = transmit;
     tables.push(transmit);
     if (own.send !== undefined) {
@@ -198,18 +226,45 @@ function compileHeaderTable(
     fieldKinds.push(fieldKind(kinds, patterns.includes(undefined)));
   }
   let inferred = tableKind(fieldKinds);
-  if (inferred === "lpm" && t.kind === undefined && !firstMatchIsLongest(t.rows, used, fieldKinds)) inferred = "ternary";
+  if (inferred === "lpm" && t.kind === undefined && !firstMatchIsLongest(t.rows, used, fieldKinds))
+    inferred = "ternary";
   let kind = inferred;
   if (t.kind !== undefined) {
-    const fits = t.kind === inferred || (GENERALITY[t.kind] > GENERALITY[inferred] && t.kind !== "lpm" && !(t.kind === "optional" && inferred === "lpm"));
+    const fits =
+      t.kind === inferred ||
+      (GENERALITY[t.kind] > GENERALITY[inferred] && t.kind !== "lpm" && !(t.kind === "optional" && inferred === "lpm"));
     if (fits) kind = t.kind;
     else {
-      problems.push(new SpecIssue(t.at, `kind ${t.kind} cannot hold these rows: their patterns need ${inferred}`, `write kind: ${inferred}, or leave kind out`));
+      problems.push(
+        new SpecIssue(
+          t.at,
+          `kind ${t.kind} cannot hold these rows: their patterns need ${inferred}`,
+          `write kind: ${inferred}, or leave kind out`,
+        ),
+      );
     }
   }
-  const fields: KeyField[] = used.map((s, i) => ({ name: s.field.name, offset: s.offset, len: s.len, kind: settle(kind, fieldKinds[i] ?? "exact") }));
+  const fields: KeyField[] = used.map((s, i) => ({
+    name: s.field.name,
+    offset: s.offset,
+    len: s.len,
+    kind: settle(kind, fieldKinds[i] ?? "exact"),
+  }));
   const capacity = t.capacity ?? Math.max(DEFAULT_CAPACITY, t.rows.length);
-  const rows = t.rows.map((r, i) => headerRow(r, i, t.rows.length, kind, layout, used, fields, problems, (network) => attachment(network, memberIndex), sharedWith));
+  const rows = t.rows.map((r, i) =>
+    headerRow(
+      r,
+      i,
+      t.rows.length,
+      kind,
+      layout,
+      used,
+      fields,
+      problems,
+      (network) => attachment(network, memberIndex),
+      sharedWith,
+    ),
+  );
   return { id, role: t.role, kind, keyLen: layout.len, capacity, fields, member: memberIndex, rows, spec: t };
 }
 
@@ -219,7 +274,11 @@ function compileHeaderTable(
  * (with the same values in the other fields). Then an LPM table and the
  * written order agree.
  */
-function firstMatchIsLongest(rows: readonly RowSpec[], used: readonly FieldSlot[], kinds: readonly MatchKind[]): boolean {
+function firstMatchIsLongest(
+  rows: readonly RowSpec[],
+  used: readonly FieldSlot[],
+  kinds: readonly MatchKind[],
+): boolean {
   const lpmAt = kinds.indexOf("lpm");
   const slot = used[lpmAt];
   if (slot === undefined) return true;
@@ -314,10 +373,13 @@ function headerRow(
     }
     if (p === undefined) return;
     const m =
-      p.kind === "exact" ? ones(width)
-      : p.kind === "prefix" ? pad | (ones(slot.field.bits) ^ ones(slot.field.bits - p.len))
-      : p.kind === "ternary" ? pad | p.mask
-      : 0n;
+      p.kind === "exact"
+        ? ones(width)
+        : p.kind === "prefix"
+          ? pad | (ones(slot.field.bits) ^ ones(slot.field.bits - p.len))
+          : p.kind === "ternary"
+            ? pad | p.mask
+            : 0n;
     const v = p.kind === "range" ? 0n : p.value;
     putBig(value, slot, v & m);
     putBig(mask, slot, m);
@@ -325,16 +387,26 @@ function headerRow(
   const priority = kind === "exact" || kind === "lpm" ? 0 : n - index;
   const match: EntryMatch = kind === "range" ? { value, mask, lo, hi, priority } : { value, mask, priority };
   const { action, ports, text } = headerAction(r, attached, sharedWith);
-  return { row: index, match, action, ports, at: r.at, text: `${parts.length === 0 ? "any" : parts.join(", ")} → ${text}` };
+  return {
+    row: index,
+    match,
+    action,
+    ports,
+    at: r.at,
+    text: `${parts.length === 0 ? "any" : parts.join(", ")} → ${text}`,
+  };
 }
 
 /** A pattern as the range of values it matches; undefined for a mask with holes (no single range). */
 function asRange(p: Pattern | undefined, bits: number): [bigint, bigint] | undefined {
   if (p === undefined) return [0n, ones(bits)];
   switch (p.kind) {
-    case "range": return [p.lo, p.hi];
-    case "exact": return [p.value, p.value];
-    case "prefix": return [p.value, p.value | ones(bits - p.len)];
+    case "range":
+      return [p.lo, p.hi];
+    case "exact":
+      return [p.value, p.value];
+    case "prefix":
+      return [p.value, p.value | ones(bits - p.len)];
     case "ternary": {
       const host = ~p.mask & ones(bits);
       // A prefix mask: the bits it leaves out are all below the bits it keeps.
@@ -350,14 +422,22 @@ function inValue(i: InLink): number {
 function describePattern(p: Pattern, slot: FieldSlot): string {
   const f = (v: bigint): string => formatValue(v, slot.field.kind);
   switch (p.kind) {
-    case "exact": return f(p.value);
-    case "prefix": return `${f(p.value)}/${p.len}`;
-    case "ternary": return `${f(p.value)} &&& ${f(p.mask)}`;
-    case "range": return `${f(p.lo)}..${f(p.hi)}`;
+    case "exact":
+      return f(p.value);
+    case "prefix":
+      return `${f(p.value)}/${p.len}`;
+    case "ternary":
+      return `${f(p.value)} &&& ${f(p.mask)}`;
+    case "range":
+      return `${f(p.lo)}..${f(p.hi)}`;
   }
 }
 
-function headerAction(r: RowSpec, attached: (network: string) => number, shared: () => number): { action: EntryAction; ports: number[]; text: string } {
+function headerAction(
+  r: RowSpec,
+  attached: (network: string) => number,
+  shared: () => number,
+): { action: EntryAction; ports: number[]; text: string } {
   const a = r.action;
   switch (a.kind) {
     case "forward":
@@ -369,7 +449,11 @@ function headerAction(r: RowSpec, attached: (network: string) => number, shared:
       const view = new DataView(data.buffer);
       a.ports.forEach((p, i) => view.setUint16(i * 2, p, true)); // read natively (little-endian) by wasm
       // The first out-link also rides in `arg`: the common single out-link needs no second load.
-      return { action: { name: "out", count: a.ports.length, arg: a.ports[0] ?? 0, data }, ports: [...a.ports], text: `out ${a.ports.join(", ")}` };
+      return {
+        action: { name: "out", count: a.ports.length, arg: a.ports[0] ?? 0, data },
+        ports: [...a.ports],
+        text: `out ${a.ports.join(", ")}`,
+      };
     }
     case "drop":
       return { action: { name: "drop" }, ports: [], text: "drop" };
@@ -378,10 +462,21 @@ function headerAction(r: RowSpec, attached: (network: string) => number, shared:
     case "shared-acquire":
     case "shared-forward":
       // Subduction: arg is the shared member of the other network on this machine.
-      return { action: { name: a.kind, arg: shared() }, ports: [], text: a.kind === "shared-acquire" ? "shared (to the overlay's shared member)" : "out shared (to the underlay's shared member)" };
+      return {
+        action: { name: a.kind, arg: shared() },
+        ports: [],
+        text:
+          a.kind === "shared-acquire"
+            ? "shared (to the overlay's shared member)"
+            : "out shared (to the underlay's shared member)",
+      };
     case "link":
       // ExternalLink: arg is the overlay member on this machine, arg2 the link it arrives on.
-      return { action: { name: "external-link", arg: attached(a.network), arg2: a.ident }, ports: [], text: `pop, to ${a.network} in ${a.ident}` };
+      return {
+        action: { name: "external-link", arg: attached(a.network), arg2: a.ident },
+        ports: [],
+        text: `pop, to ${a.network} in ${a.ident}`,
+      };
     case "physical":
     case "session":
     case "push":
@@ -393,7 +488,13 @@ function headerAction(r: RowSpec, attached: (network: string) => number, shared:
 
 const ONE_FIELD_KEY_LEN = 8;
 
-function compileTransmit(id: number, memberIndex: number, t: TableSpec | undefined, ports: readonly number[], attachment: Attachment): CompiledTable {
+function compileTransmit(
+  id: number,
+  memberIndex: number,
+  t: TableSpec | undefined,
+  ports: readonly number[],
+  attachment: Attachment,
+): CompiledTable {
   const field: KeyField = { name: "out", offset: 0, len: 2, kind: "exact" };
   const transmitRow = (r: RowSpec, i: number): CompiledRow => {
     const out = r.out ?? 0;
@@ -405,9 +506,21 @@ function compileTransmit(id: number, memberIndex: number, t: TableSpec | undefin
   };
   // No transmit table written: every out-link is physical (the description's default).
   const rows: CompiledRow[] =
-    t === undefined ? ports.map((p) => identRow(-1, p, 2, { name: "physical" }, null, `out ${p} → physical (default)`)) : t.rows.map(transmitRow);
+    t === undefined
+      ? ports.map((p) => identRow(-1, p, 2, { name: "physical" }, null, `out ${p} → physical (default)`))
+      : t.rows.map(transmitRow);
   const capacity = t?.capacity ?? Math.max(DEFAULT_CAPACITY, rows.length);
-  return { id, role: "transmit", kind: "exact", keyLen: ONE_FIELD_KEY_LEN, capacity, fields: [field], member: memberIndex, rows, ...(t !== undefined ? { spec: t } : {}) };
+  return {
+    id,
+    role: "transmit",
+    kind: "exact",
+    keyLen: ONE_FIELD_KEY_LEN,
+    capacity,
+    fields: [field],
+    member: memberIndex,
+    rows,
+    ...(t !== undefined ? { spec: t } : {}),
+  };
 }
 
 function compileSend(id: number, memberIndex: number, layout: KeyLayout, t: TableSpec): CompiledTable {
@@ -427,14 +540,30 @@ function compileSend(id: number, memberIndex: number, layout: KeyLayout, t: Tabl
     return identRow(i, r.session ?? 0, 4, action, r.at, `session ${r.session ?? 0} → push ${parts.join(", ")}`);
   });
   const capacity = t.capacity ?? Math.max(DEFAULT_CAPACITY, rows.length);
-  return { id, role: "send", kind: "exact", keyLen: ONE_FIELD_KEY_LEN, capacity, fields: [field], member: memberIndex, rows, spec: t };
+  return {
+    id,
+    role: "send",
+    kind: "exact",
+    keyLen: ONE_FIELD_KEY_LEN,
+    capacity,
+    fields: [field],
+    member: memberIndex,
+    rows,
+    spec: t,
+  };
 }
 
-function identRow(row: number, ident: number, len: number, action: EntryAction, at: SourceRef | null, text: string): CompiledRow {
+function identRow(
+  row: number,
+  ident: number,
+  len: number,
+  action: EntryAction,
+  at: SourceRef | null,
+  text: string,
+): CompiledRow {
   const value = new Uint8Array(ONE_FIELD_KEY_LEN);
   const mask = new Uint8Array(ONE_FIELD_KEY_LEN);
   putBig(value, { offset: 0, len }, BigInt(ident));
   mask.fill(0xff, 0, len);
   return { row, match: { value, mask, priority: 0 }, action, ports: [], at, text };
 }
-

@@ -32,7 +32,8 @@ export class Composition {
     }
   }
 
-  /** The member an end of a link of `net` names: in `net`, or in the network written before `:` (bridging). −1 if none. */
+  /** The member an end of a link of `net` names: in `net`, or in the network written before `:` (bridging). −1 if none.
+   * */
   member(net: CompiledNetwork, end: Pick<Endpoint, "member" | "network">): number {
     return this.#index.get(`${end.network ?? net.name}.${end.member}`) ?? -1;
   }
@@ -50,6 +51,9 @@ export class Composition {
   /** Subduction: a shared link's shared member in `net` (here) and in the overlay (there). */
   shared(net: CompiledNetwork, l: LinkSpec): { here: number; there: number } | undefined {
     if (l.sharedAt === undefined || l.shared === undefined) return undefined;
-    return { here: this.member(net, { member: l.sharedAt.member }), there: this.#index.get(`${l.shared}.${l.sharedAt.partner}`) ?? -1 };
+    return {
+      here: this.member(net, { member: l.sharedAt.member }),
+      there: this.#index.get(`${l.shared}.${l.sharedAt.partner}`) ?? -1,
+    };
   }
 }

@@ -18,7 +18,8 @@ export interface ResolvedEndpoint extends Injection {
   readonly network: CompiledNetwork;
 }
 
-const FORMS = "NETWORK:MEMBER.LINK (an identifier or a link's name), NETWORK:MEMBER, NETWORK:MEMBER@SESSION or NETWORK:EXTERNAL";
+const FORMS =
+  "NETWORK:MEMBER.LINK (an identifier or a link's name), NETWORK:MEMBER, NETWORK:MEMBER@SESSION or NETWORK:EXTERNAL";
 
 export function resolveEndpoint(compiled: CompiledSpec, text: string): ResolvedEndpoint {
   const colon = text.indexOf(":");
@@ -31,17 +32,24 @@ export function resolveEndpoint(compiled: CompiledSpec, text: string): ResolvedE
     netName = compiled.networks[0].name;
     rest = text;
   } else {
-    throw new UsageError(`endpoint '${text}' names no network; write ${FORMS} (networks: ${compiled.networks.map((n) => n.name).join(", ")})`);
+    throw new UsageError(
+      `endpoint '${text}' names no network; write ${FORMS} (networks: ${compiled.networks.map((n) => n.name).join(", ")})`,
+    );
   }
   const network = compiled.networks.find((n) => n.name === netName);
   if (network === undefined) {
-    throw new UsageError(`endpoint '${text}': there is no network '${netName}' (networks: ${compiled.networks.map((n) => n.name).join(", ")})`);
+    throw new UsageError(
+      `endpoint '${text}': there is no network '${netName}' (networks: ${compiled.networks.map((n) => n.name).join(", ")})`,
+    );
   }
   const members = compiled.members.filter((m) => m.network === network.index);
   const normal = `${netName}:${rest}`;
   const findMember = (key: string): CompiledMember => {
     const m = members.find((x) => x.key === key);
-    if (m === undefined) throw new UsageError(`endpoint '${text}': network ${netName} has no member or external link '${key}' (members: ${members.map((x) => x.key).join(", ")})`);
+    if (m === undefined)
+      throw new UsageError(
+        `endpoint '${text}': network ${netName} has no member or external link '${key}' (members: ${members.map((x) => x.key).join(", ")})`,
+      );
     return m;
   };
 
@@ -50,7 +58,8 @@ export function resolveEndpoint(compiled: CompiledSpec, text: string): ResolvedE
     const m = findMember(rest.slice(0, at));
     const session = Number(rest.slice(at + 1));
     const send = m.tables.send;
-    const sessions = send?.rows.map((r) => Number(new DataView(r.match.value.buffer, r.match.value.byteOffset).getUint32(0))) ?? [];
+    const sessions =
+      send?.rows.map((r) => Number(new DataView(r.match.value.buffer, r.match.value.byteOffset).getUint32(0))) ?? [];
     if (!Number.isInteger(session) || !sessions.includes(session)) {
       throw new UsageError(
         `endpoint '${text}': ${m.qualified} has no send row for session '${rest.slice(at + 1)}' (${sessions.length === 0 ? "it has no send table" : `sessions: ${sessions.join(", ")}`})`,
@@ -60,9 +69,12 @@ export function resolveEndpoint(compiled: CompiledSpec, text: string): ResolvedE
   }
 
   const external = compiled.links.find((l) => l.network === network.index && l.sender < 0 && l.external === rest);
-  if (external !== undefined) return { text: normal, network, kind: "link", member: -1, session: 0, link: external.index };
+  if (external !== undefined)
+    return { text: normal, network, kind: "link", member: -1, session: 0, link: external.index };
   if (compiled.links.some((l) => l.network === network.index && l.external === rest)) {
-    throw new UsageError(`endpoint '${text}': external link '${rest}' only leaves network ${netName}; nothing arrives on it`);
+    throw new UsageError(
+      `endpoint '${text}': external link '${rest}' only leaves network ${netName}; nothing arrives on it`,
+    );
   }
 
   // Member keys have no dot: what follows the first is a link identifier, or a link's name (which may hold dots).
@@ -74,7 +86,9 @@ export function resolveEndpoint(compiled: CompiledSpec, text: string): ResolvedE
   const m = findMember(rest.slice(0, dot));
   const which = rest.slice(dot + 1);
   const ident = /^\d+$/.test(which) ? Number(which) : Number.NaN;
-  const link = compiled.links.find((l) => l.sender === m.index && (Number.isNaN(ident) ? l.name === which : l.senderPort === ident));
+  const link = compiled.links.find(
+    (l) => l.sender === m.index && (Number.isNaN(ident) ? l.name === which : l.senderPort === ident),
+  );
   if (link === undefined) {
     const sends = compiled.links.filter((l) => l.sender === m.index).map((l) => `${l.senderPort} (${l.name})`);
     throw new UsageError(

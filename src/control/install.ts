@@ -29,7 +29,9 @@ export function install(dp: DataPlane, compiled: CompiledSpec, injections: reado
   const entries = new Map<number, readonly number[]>();
   for (const t of compiled.tables) {
     tables.create(t);
-    const result = tables.write(t.rows.map((r) => ({ op: "insert" as const, table: t, match: r.match, action: r.action })));
+    const result = tables.write(
+      t.rows.map((r) => ({ op: "insert" as const, table: t, match: r.match, action: r.action })),
+    );
     if (!result.ok) throw rowError(t, result.index, result.error);
     entries.set(t.id, result.entries);
   }
@@ -37,7 +39,8 @@ export function install(dp: DataPlane, compiled: CompiledSpec, injections: reado
   return { compiled, tables, entries };
 }
 
-/** Members, links and endpoints, pointing at tables already created with the ids `compiled` gives them. Replaces any topology before. */
+/** Members, links and endpoints, pointing at tables already created with the ids `compiled` gives them. Replaces any
+ * topology before. */
 export function installTopology(dp: DataPlane, compiled: CompiledSpec, injections: readonly Injection[]): void {
   const x = dp.exports;
   x.topologyReset(compiled.members.length, compiled.links.length, injections.length);
@@ -52,7 +55,16 @@ export function installTopology(dp: DataPlane, compiled: CompiledSpec, injection
   }
   for (const l of compiled.links) {
     const design = compiled.networks[l.network]?.spec.design.id ?? 0;
-    x.linkSet(l.index, l.network, design, l.sender, l.senderPort, LINK_MODES.indexOf(l.mode), l.receivers.length, l.recorded ? 1 : 0);
+    x.linkSet(
+      l.index,
+      l.network,
+      design,
+      l.sender,
+      l.senderPort,
+      LINK_MODES.indexOf(l.mode),
+      l.receivers.length,
+      l.recorded ? 1 : 0,
+    );
     l.receivers.forEach((r, k) => x.linkSetReceiver(l.index, k, r.member, r.port));
   }
   for (const p of compiled.sharedPorts) x.memberSetPortLink(p.member, p.port, p.link);
@@ -65,7 +77,9 @@ export function withoutRows(compiled: CompiledSpec): CompiledSpec {
   const byId = new Map(tables.map((t) => [t.id, t]));
   const members = compiled.members.map((m) => ({
     ...m,
-    tables: Object.fromEntries(Object.entries(m.tables).map(([role, t]) => [role, byId.get(t.id) ?? t])) as typeof m.tables,
+    tables: Object.fromEntries(
+      Object.entries(m.tables).map(([role, t]) => [role, byId.get(t.id) ?? t]),
+    ) as typeof m.tables,
   }));
   return { ...compiled, tables, members };
 }
@@ -78,18 +92,29 @@ export function rowError(t: CompiledTable, index: number, error: string): SpecIs
     case "DuplicateEntry": {
       const earlier = t.rows.findIndex((r, k) => k < index && sameMatch(r.match, row?.match));
       const first = earlier >= 0 ? `row ${earlier} (${t.rows[earlier]?.at?.path ?? ""})` : "an earlier row";
-      return new SpecIssue(at, `this ${t.role} row matches exactly what ${first} matches`, t.role === "forward" ? "put every out-link in one row: out: [1, 2]" : "remove one of the two rows");
+      return new SpecIssue(
+        at,
+        `this ${t.role} row matches exactly what ${first} matches`,
+        t.role === "forward" ? "put every out-link in one row: out: [1, 2]" : "remove one of the two rows",
+      );
     }
     case "TableFull":
-      return new SpecIssue(at, `the ${t.role} table holds ${t.capacity} rows and this is one more`, `raise capacity to at least ${t.rows.length}`);
+      return new SpecIssue(
+        at,
+        `the ${t.role} table holds ${t.capacity} rows and this is one more`,
+        `raise capacity to at least ${t.rows.length}`,
+      );
     default:
       return new SpecIssue(at, `the data plane refused this ${t.role} row: ${error}`, "");
   }
 }
 
-function sameMatch(a: CompiledTable["rows"][number]["match"] | undefined, b: CompiledTable["rows"][number]["match"] | undefined): boolean {
+function sameMatch(
+  a: CompiledTable["rows"][number]["match"] | undefined,
+  b: CompiledTable["rows"][number]["match"] | undefined,
+): boolean {
   if (a === undefined || b === undefined) return false;
-  const eq = (x: Uint8Array | undefined, y: Uint8Array | undefined): boolean => (x === undefined) === (y === undefined) && (x === undefined || y === undefined || Buffer.compare(x, y) === 0);
+  const eq = (x: Uint8Array | undefined, y: Uint8Array | undefined): boolean =>
+    (x === undefined) === (y === undefined) && (x === undefined || y === undefined || Buffer.compare(x, y) === 0);
   return eq(a.value, b.value) && eq(a.mask, b.mask) && eq(a.lo, b.lo) && eq(a.hi, b.hi);
 }
-

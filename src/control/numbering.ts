@@ -9,7 +9,14 @@
 // its name, a direction of a link by its qualified name and its sender (a member,
 // or the external end it comes from).
 
-import type { CompiledLink, CompiledMember, CompiledNetwork, CompiledRow, CompiledSpec, CompiledTable } from "./compiled.js";
+import type {
+  CompiledLink,
+  CompiledMember,
+  CompiledNetwork,
+  CompiledRow,
+  CompiledSpec,
+  CompiledTable,
+} from "./compiled.js";
 
 /** Actions whose `arg` is a member's number: layering's attachments, subduction's partner. */
 const MEMBER_ARG = new Set(["external-session", "external-link", "shared-acquire", "shared-forward"]);
@@ -19,27 +26,50 @@ const MEMBER_ARG = new Set(["external-session", "external-link", "shared-acquire
  * directions (in any order); otherwise `next` as it is (its topology differs anyway).
  */
 export function keepNumbering(running: CompiledSpec, next: CompiledSpec): CompiledSpec {
-  const nets = placesIn(running.networks.map((n) => n.name), next.networks.map((n) => n.name));
-  const members = placesIn(running.members.map((m) => m.qualified), next.members.map((m) => m.qualified));
-  const links = placesIn(running.links.map((l) => linkIdentity(running, l)), next.links.map((l) => linkIdentity(next, l)));
+  const nets = placesIn(
+    running.networks.map((n) => n.name),
+    next.networks.map((n) => n.name),
+  );
+  const members = placesIn(
+    running.members.map((m) => m.qualified),
+    next.members.map((m) => m.qualified),
+  );
+  const links = placesIn(
+    running.links.map((l) => linkIdentity(running, l)),
+    next.links.map((l) => linkIdentity(next, l)),
+  );
   if (nets === undefined || members === undefined || links === undefined) return next;
   // Machines keep their numbers too when the same ones are used; else a member moved, which is a topology change.
   const machines = placesIn(running.machines, next.machines) ?? next.machines.map((_, i) => i);
   if ([nets, members, links, machines].every((p) => p.every((to, from) => to === from))) return next;
 
   const member = (i: number): number => (i < 0 ? i : (members[i] ?? i));
-  const tables = new Map<CompiledTable, CompiledTable>(next.tables.map((t) => [t, { ...t, member: member(t.member), rows: t.rows.map((r) => withMemberArg(r, member)) }]));
+  const tables = new Map<CompiledTable, CompiledTable>(
+    next.tables.map((t) => [t, { ...t, member: member(t.member), rows: t.rows.map((r) => withMemberArg(r, member)) }]),
+  );
   const networks: CompiledNetwork[] = [];
   next.networks.forEach((n, i) => (networks[nets[i] ?? i] = { ...n, index: nets[i] ?? i }));
   const membersOut: CompiledMember[] = [];
   next.members.forEach((m, i) => {
     const roles = Object.entries(m.tables).map(([role, t]) => [role, tables.get(t) ?? t]);
-    membersOut[member(i)] = { ...m, index: member(i), network: nets[m.network] ?? m.network, machine: machines[m.machine] ?? m.machine, tables: Object.fromEntries(roles) as CompiledMember["tables"] };
+    membersOut[member(i)] = {
+      ...m,
+      index: member(i),
+      network: nets[m.network] ?? m.network,
+      machine: machines[m.machine] ?? m.machine,
+      tables: Object.fromEntries(roles) as CompiledMember["tables"],
+    };
   });
   const linksOut: CompiledLink[] = [];
   next.links.forEach((l, i) => {
     const index = links[i] ?? i;
-    linksOut[index] = { ...l, index, network: nets[l.network] ?? l.network, sender: member(l.sender), receivers: l.receivers.map((r) => ({ member: member(r.member), port: r.port })) };
+    linksOut[index] = {
+      ...l,
+      index,
+      network: nets[l.network] ?? l.network,
+      sender: member(l.sender),
+      receivers: l.receivers.map((r) => ({ member: member(r.member), port: r.port })),
+    };
   });
   const machineNames: string[] = [];
   next.machines.forEach((name, i) => (machineNames[machines[i] ?? i] = name));
@@ -50,14 +80,19 @@ export function keepNumbering(running: CompiledSpec, next: CompiledSpec): Compil
     links: linksOut,
     tables: next.tables.map((t) => tables.get(t) ?? t),
     machines: machineNames,
-    sharedPorts: next.sharedPorts.map((p) => ({ member: member(p.member), port: p.port, link: links[p.link] ?? p.link })),
+    sharedPorts: next.sharedPorts.map((p) => ({
+      member: member(p.member),
+      port: p.port,
+      link: links[p.link] ?? p.link,
+    })),
   };
 }
 
 /** For each of `next`'s identities, its position in `running`; undefined unless both hold the same ones, each once. */
 function placesIn(running: readonly string[], next: readonly string[]): number[] | undefined {
   const at = new Map(running.map((id, i) => [id, i]));
-  if (at.size !== running.length || new Set(next).size !== next.length || next.length !== running.length) return undefined;
+  if (at.size !== running.length || new Set(next).size !== next.length || next.length !== running.length)
+    return undefined;
   const places = next.map((id) => at.get(id));
   return places.every((p): p is number => p !== undefined) ? places : undefined;
 }

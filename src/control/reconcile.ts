@@ -56,7 +56,15 @@ export interface Resolved {
 }
 
 /** A change that changed no table (a link or member down or up). */
-export const EMPTY_CHANGE: Change = { inserted: 0, modified: 0, deleted: 0, tablesBuilt: 0, tablesRemoved: 0, rebuilt: false, topology: [] };
+export const EMPTY_CHANGE: Change = {
+  inserted: 0,
+  modified: 0,
+  deleted: 0,
+  tablesBuilt: 0,
+  tablesRemoved: 0,
+  rebuilt: false,
+  topology: [],
+};
 
 export class Reconciler {
   readonly #dp: DataPlane;
@@ -70,7 +78,12 @@ export class Reconciler {
   readonly #downLinks = new Set<string>();
   readonly #downMembers = new Set<string>();
 
-  private constructor(dp: DataPlane, installed: Installed, endpointTexts: readonly string[], endpoints: readonly ResolvedEndpoint[]) {
+  private constructor(
+    dp: DataPlane,
+    installed: Installed,
+    endpointTexts: readonly string[],
+    endpoints: readonly ResolvedEndpoint[],
+  ) {
     this.#dp = dp;
     this.#tables = installed.tables;
     this.#installed = installed;
@@ -142,7 +155,7 @@ export class Reconciler {
     const kept: { old: CompiledTable; next: CompiledTable }[] = [];
     const taken: number[] = [];
     const takeId = (): number => {
-      const id = this.#freeIds.length > 0 ? this.#freeIds.shift() ?? this.#nextId++ : this.#nextId++;
+      const id = this.#freeIds.length > 0 ? (this.#freeIds.shift() ?? this.#nextId++) : this.#nextId++;
       taken.push(id);
       return id;
     };
@@ -171,11 +184,18 @@ export class Reconciler {
         if (r === undefined) continue;
         this.#tables.create(r);
         created.push(r);
-        const result = this.#tables.write(r.rows.map((row) => ({ op: "insert" as const, table: r, match: row.match, action: row.action })));
+        const result = this.#tables.write(
+          r.rows.map((row) => ({ op: "insert" as const, table: r, match: row.match, action: row.action })),
+        );
         if (!result.ok) throw new SpecError([rowError(r, result.index, result.error)]);
         entries.set(r.id, result.entries);
       }
-      if (!rebuild) counts = this.#writeDiff(kept.map((k) => ({ old: k.old, next: remapped.tables[next.tables.indexOf(k.next)] ?? k.next })), before, entries);
+      if (!rebuild)
+        counts = this.#writeDiff(
+          kept.map((k) => ({ old: k.old, next: remapped.tables[next.tables.indexOf(k.next)] ?? k.next })),
+          before,
+          entries,
+        );
     } catch (err) {
       for (const t of created) this.#tables.destroy(t);
       this.#freeIds.push(...taken);
@@ -192,7 +212,8 @@ export class Reconciler {
         for (const role of TABLE_ROLES) {
           const was = before.compiled.members[m.index]?.tables[role];
           const now = m.tables[role];
-          if (was?.id !== now?.id) x.memberSetTable(m.index, TABLE_ROLES.indexOf(role), now === undefined ? -1 : now.id);
+          if (was?.id !== now?.id)
+            x.memberSetTable(m.index, TABLE_ROLES.indexOf(role), now === undefined ? -1 : now.id);
         }
       }
     }
@@ -208,12 +229,13 @@ export class Reconciler {
     return { ...counts, tablesBuilt: aside.length, tablesRemoved: removed.length, rebuilt: rebuild, topology };
   }
 
-  /** Takes a link, member or machine down (or up), by name; a UsageError when the description installed now has no such thing. */
+  /** Takes a link, member or machine down (or up), by name; a UsageError when the description installed now has no such
+   * thing. */
   setDown(target: Target, down: boolean): Resolved {
     const found = resolveTarget(this.#installed.compiled, target);
     if ("problem" in found) throw new UsageError(`${found.problem} (${found.fix})`);
-    for (const l of found.links) (down ? this.#downLinks.add(l) : this.#downLinks.delete(l));
-    for (const m of found.members) (down ? this.#downMembers.add(m) : this.#downMembers.delete(m));
+    for (const l of found.links) down ? this.#downLinks.add(l) : this.#downLinks.delete(l);
+    for (const m of found.members) down ? this.#downMembers.add(m) : this.#downMembers.delete(m);
     this.#applyDown();
     return found;
   }
@@ -234,12 +256,22 @@ export class Reconciler {
         e = resolveEndpoint(next, text);
       } catch (err) {
         if (!(err instanceof UsageError)) throw err;
-        throw new SpecError([new SpecIssue(at, `the input endpoint ${text} is not in this description: ${err.message}`, "keep every endpoint captures are injected at")]);
+        throw new SpecError([
+          new SpecIssue(
+            at,
+            `the input endpoint ${text} is not in this description: ${err.message}`,
+            "keep every endpoint captures are injected at",
+          ),
+        ]);
       }
       const was = this.#endpoints[k];
       if (was !== undefined && (was.kind !== e.kind || was.network.spec.design.id !== e.network.spec.design.id)) {
         throw new SpecError([
-          new SpecIssue(at, `the input endpoint ${text} would take ${e.network.spec.design.name} packets (${e.kind}) instead of ${was.network.spec.design.name} (${was.kind})`, "keep the network's header design and the endpoint's kind"),
+          new SpecIssue(
+            at,
+            `the input endpoint ${text} would take ${e.network.spec.design.name} packets (${e.kind}) instead of ${was.network.spec.design.name} (${was.kind})`,
+            "keep the network's header design and the endpoint's kind",
+          ),
         ]);
       }
       return e;
@@ -247,7 +279,11 @@ export class Reconciler {
   }
 
   /** One command buffer for every row that changed in the tables that stay; fills `entries` for them. */
-  #writeDiff(pairs: readonly { old: CompiledTable; next: CompiledTable }[], before: Installed, entries: Map<number, readonly number[]>): { inserted: number; modified: number; deleted: number } {
+  #writeDiff(
+    pairs: readonly { old: CompiledTable; next: CompiledTable }[],
+    before: Installed,
+    entries: Map<number, readonly number[]>,
+  ): { inserted: number; modified: number; deleted: number } {
     const deletes: TableWrite[] = [];
     const modifies: TableWrite[] = [];
     const inserts: TableWrite[] = [];
@@ -272,7 +308,8 @@ export class Reconciler {
         }
         byKey.delete(key);
         list.push(was.entry);
-        if (!sameAction(was.action, r.action)) modifies.push({ op: "modify", table: next, match: r.match, action: r.action });
+        if (!sameAction(was.action, r.action))
+          modifies.push({ op: "modify", table: next, match: r.match, action: r.action });
       });
       for (const k of byKey.keys()) {
         const row = old.rows.find((r) => matchKey(r.match) === k);
@@ -325,7 +362,8 @@ function sameLayout(a: CompiledTable, b: CompiledTable): boolean {
   );
 }
 
-const hex = (b: Uint8Array | undefined): string => (b === undefined ? "-" : Buffer.from(b.buffer, b.byteOffset, b.length).toString("hex"));
+const hex = (b: Uint8Array | undefined): string =>
+  b === undefined ? "-" : Buffer.from(b.buffer, b.byteOffset, b.length).toString("hex");
 
 /** What identifies an entry in its table: the key's value, mask, range bounds and priority. */
 export function matchKey(m: EntryMatch): string {
@@ -333,7 +371,13 @@ export function matchKey(m: EntryMatch): string {
 }
 
 function sameAction(a: EntryAction, b: EntryAction): boolean {
-  return a.name === b.name && (a.count ?? 0) === (b.count ?? 0) && (a.arg ?? 0) === (b.arg ?? 0) && (a.arg2 ?? 0) === (b.arg2 ?? 0) && hex(a.data ?? new Uint8Array(0)) === hex(b.data ?? new Uint8Array(0));
+  return (
+    a.name === b.name &&
+    (a.count ?? 0) === (b.count ?? 0) &&
+    (a.arg ?? 0) === (b.arg ?? 0) &&
+    (a.arg2 ?? 0) === (b.arg2 ?? 0) &&
+    hex(a.data ?? new Uint8Array(0)) === hex(b.data ?? new Uint8Array(0))
+  );
 }
 
 /** `c` with the table ids in `ids`, members pointing at the renumbered tables. */
@@ -351,26 +395,57 @@ function withIds(c: CompiledSpec, ids: ReadonlyMap<CompiledTable, number>): Comp
 }
 
 /** How the topology of `b` differs from `a`'s, in words; empty when the same tables can be rewired in place. */
-export function topologyChanges(a: CompiledSpec, b: CompiledSpec, ea: readonly ResolvedEndpoint[] = [], eb: readonly ResolvedEndpoint[] = []): string[] {
+export function topologyChanges(
+  a: CompiledSpec,
+  b: CompiledSpec,
+  ea: readonly ResolvedEndpoint[] = [],
+  eb: readonly ResolvedEndpoint[] = [],
+): string[] {
   const out: string[] = [];
   const names = <T>(list: readonly T[], name: (x: T) => string): Set<string> => new Set(list.map(name));
   const diffSets = (what: string, x: Set<string>, y: Set<string>): void => {
     for (const n of y) if (!x.has(n)) out.push(`${what} ${n} added`);
     for (const n of x) if (!y.has(n)) out.push(`${what} ${n} removed`);
   };
-  diffSets("network", names(a.networks, (n) => n.name), names(b.networks, (n) => n.name));
-  diffSets("member", names(a.members, (m) => m.qualified), names(b.members, (m) => m.qualified));
-  const linkName = (c: CompiledSpec, l: CompiledSpec["links"][number]): string => `${l.qualified} (${describeDirection(c, l)})`;
-  diffSets("link", names(a.links, (l) => linkName(a, l)), names(b.links, (l) => linkName(b, l)));
+  diffSets(
+    "network",
+    names(a.networks, (n) => n.name),
+    names(b.networks, (n) => n.name),
+  );
+  diffSets(
+    "member",
+    names(a.members, (m) => m.qualified),
+    names(b.members, (m) => m.qualified),
+  );
+  const linkName = (c: CompiledSpec, l: CompiledSpec["links"][number]): string =>
+    `${l.qualified} (${describeDirection(c, l)})`;
+  diffSets(
+    "link",
+    names(a.links, (l) => linkName(a, l)),
+    names(b.links, (l) => linkName(b, l)),
+  );
   if (out.length > 0) return out;
   // Same names: the same numbering and the same attributes, or it is rebuilt.
   a.networks.forEach((n, i) => {
     const m = b.networks[i];
-    if (m === undefined || m.name !== n.name || m.spec.design.id !== n.spec.design.id || m.spec.decrementTtl !== n.spec.decrementTtl) out.push(`network ${n.name} changed`);
+    if (
+      m === undefined ||
+      m.name !== n.name ||
+      m.spec.design.id !== n.spec.design.id ||
+      m.spec.decrementTtl !== n.spec.decrementTtl
+    )
+      out.push(`network ${n.name} changed`);
   });
   a.members.forEach((m, i) => {
     const n = b.members[i];
-    if (n === undefined || n.qualified !== m.qualified || n.network !== m.network || b.machines[n.machine] !== a.machines[m.machine] || n.machine !== m.machine || n.ports !== m.ports) {
+    if (
+      n === undefined ||
+      n.qualified !== m.qualified ||
+      n.network !== m.network ||
+      b.machines[n.machine] !== a.machines[m.machine] ||
+      n.machine !== m.machine ||
+      n.ports !== m.ports
+    ) {
       out.push(`member ${m.qualified} changed`);
     }
   });
@@ -390,16 +465,24 @@ export function topologyChanges(a: CompiledSpec, b: CompiledSpec, ea: readonly R
       out.push(`link ${l.qualified} (${describeDirection(a, l)}) changed`);
     }
   });
-  const shared = (c: CompiledSpec): string => c.sharedPorts.map((p) => `${p.member}.${p.port}@${p.link}`).sort().join(" "); // a set: its order is the compiler's
+  const shared = (c: CompiledSpec): string =>
+    c.sharedPorts
+      .map((p) => `${p.member}.${p.port}@${p.link}`)
+      .sort()
+      .join(" "); // a set: its order is the compiler's
   if (shared(a) !== shared(b)) out.push("shared links changed");
-  const inj = (e: readonly ResolvedEndpoint[]): string => JSON.stringify(e.map((x) => [x.kind, x.member, x.session, x.link]));
+  const inj = (e: readonly ResolvedEndpoint[]): string =>
+    JSON.stringify(e.map((x) => [x.kind, x.member, x.session, x.link]));
   if (inj(ea) !== inj(eb)) out.push("input endpoints moved");
   return out;
 }
 
 function describeDirection(c: CompiledSpec, l: CompiledSpec["links"][number]): string {
   const from = l.sender < 0 ? (l.external ?? "outside") : (c.members[l.sender]?.key ?? "?");
-  const to = l.receivers.length === 0 ? (l.external ?? "outside") : l.receivers.map((r) => c.members[r.member]?.key ?? "?").join("+");
+  const to =
+    l.receivers.length === 0
+      ? (l.external ?? "outside")
+      : l.receivers.map((r) => c.members[r.member]?.key ?? "?").join("+");
   return `${from}→${to}`;
 }
 
@@ -425,7 +508,11 @@ export function resolveTarget(c: CompiledSpec, target: Target): Resolved | { pro
     const text = target.member;
     const [net, key] = splitNetwork(text, single, c);
     const m = c.members.find((x) => c.networks[x.network]?.name === net && x.key === key);
-    if (m === undefined) return { problem: `no member '${text}'`, fix: `write NETWORK:MEMBER; members: ${c.members.map((x) => x.qualified.replace(".", ":")).join(", ")}` };
+    if (m === undefined)
+      return {
+        problem: `no member '${text}'`,
+        fix: `write NETWORK:MEMBER; members: ${c.members.map((x) => x.qualified.replace(".", ":")).join(", ")}`,
+      };
     return { links: [], members: [m.qualified] };
   }
   const text = target.link;
@@ -437,7 +524,11 @@ export function resolveTarget(c: CompiledSpec, target: Target): Resolved | { pro
   const ident = Number(rest.slice(dot + 1));
   const fix = `write NETWORK:MEMBER.ID or a link name; links: ${[...new Set(c.links.map((l) => l.qualified))].join(", ")}`;
   if (dot <= 0 || member === undefined || !Number.isInteger(ident)) return { problem: `no link '${text}'`, fix };
-  const found = c.links.filter((l) => (l.sender === member.index && l.senderPort === ident) || l.receivers.some((r) => r.member === member.index && r.port === ident));
+  const found = c.links.filter(
+    (l) =>
+      (l.sender === member.index && l.senderPort === ident) ||
+      l.receivers.some((r) => r.member === member.index && r.port === ident),
+  );
   if (found.length === 0) return { problem: `${member.qualified} has no link with identifier ${ident}`, fix };
   return { links: [...new Set(found.map((l) => l.qualified))], members: [] };
 }
@@ -447,7 +538,7 @@ function splitNetwork(text: string, single: string | undefined, c: CompiledSpec)
   const colon = text.indexOf(":");
   if (colon >= 0) return [text.slice(0, colon), text.slice(colon + 1)];
   const dot = text.indexOf(".");
-  if (dot > 0 && c.networks.some((n) => n.name === text.slice(0, dot))) return [text.slice(0, dot), text.slice(dot + 1)];
+  if (dot > 0 && c.networks.some((n) => n.name === text.slice(0, dot)))
+    return [text.slice(0, dot), text.slice(dot + 1)];
   return [single ?? "", text];
 }
-

@@ -89,7 +89,13 @@ export interface Decided {
  * (1, 2, …, max, then 0). Returns undefined for a demand that cannot be
  * satisfied, after reporting it to `problems`.
  */
-export function decide(demands: readonly Demand[], previous: ReadonlyMap<string, number>, max: number, problems: Problems | undefined, kind: string): (Decided | undefined)[] {
+export function decide(
+  demands: readonly Demand[],
+  previous: ReadonlyMap<string, number>,
+  max: number,
+  problems: Problems | undefined,
+  kind: string,
+): (Decided | undefined)[] {
   /** space → identifiers used there (written, then chosen). */
   const used = new Map<string, Set<number>>();
   const usedIn = (space: string): Set<number> => {
@@ -106,12 +112,15 @@ export function decide(demands: readonly Demand[], previous: ReadonlyMap<string,
     for (const s of d.spaces) usedIn(s).add(d.written);
     if (d.slot !== undefined && !slotWritten.has(d.slot)) slotWritten.set(d.slot, d.written);
   }
-  const free = (spaces: readonly string[], ident: number): boolean => spaces.every((s) => used.get(s)?.has(ident) !== true);
+  const free = (spaces: readonly string[], ident: number): boolean =>
+    spaces.every((s) => used.get(s)?.has(ident) !== true);
   const take = (spaces: readonly string[], ident: number): void => {
     for (const s of spaces) usedIn(s).add(ident);
   };
 
-  const result: (Decided | undefined)[] = demands.map((d) => (d.written === undefined ? undefined : { ident: d.written, allocated: false }));
+  const result: (Decided | undefined)[] = demands.map((d) =>
+    d.written === undefined ? undefined : { ident: d.written, allocated: false },
+  );
   // Omitted ones, grouped by slot (one identifier for the slot), in the order of the description.
   const slots = new Map<string, number[]>();
   demands.forEach((d, i) => {
@@ -176,7 +185,12 @@ function spacesOf(demands: readonly Demand[], members: readonly number[]): strin
  * only grow while identifiers are chosen, so the search resumes there (linear in all, not
  * quadratic, for a member with many links).
  */
-function lowestFree(spaces: readonly string[], used: ReadonlyMap<string, ReadonlySet<number>>, cursors: Map<string, number>, max: number): number | undefined {
+function lowestFree(
+  spaces: readonly string[],
+  used: ReadonlyMap<string, ReadonlySet<number>>,
+  cursors: Map<string, number>,
+  max: number,
+): number | undefined {
   const sets = spaces.map((s) => used.get(s));
   let ident = Math.max(1, ...spaces.map((s) => cursors.get(s) ?? 1));
   while (ident <= max && sets.some((set) => set?.has(ident) === true)) ident++;
@@ -199,7 +213,11 @@ const GROUP_MODES = new Set(["allcast", "anycast"]);
  * members ("net.member"): a bridging end is in the far network's space; the end of a shared
  * link where the shared members are is in both members' spaces (seed §5.3: same identifier).
  */
-export function allocateLinks(problems: Problems, drafted: readonly { ctx: NetworkContext; draft: TopologyDraft; raw: RawNetwork }[], previous: ReadonlyMap<string, number>): LinkEndAllocation[] {
+export function allocateLinks(
+  problems: Problems,
+  drafted: readonly { ctx: NetworkContext; draft: TopologyDraft; raw: RawNetwork }[],
+  previous: ReadonlyMap<string, number>,
+): LinkEndAllocation[] {
   const membersOf = new Map(drafted.map((d) => [d.ctx.network, d.draft.members]));
   const demands: Demand[] = [];
   const ends: { end: EndpointAt; network: string; link: string }[] = [];
@@ -214,7 +232,8 @@ export function allocateLinks(problems: Problems, drafted: readonly { ctx: Netwo
         const overlay = membersOf.get(d.raw.shared) ?? [];
         const found = all.flatMap((e) => {
           const m = e.network === undefined ? draft.members.find((x) => x.key === e.member) : undefined;
-          const partner = m === undefined ? undefined : overlay.find((x) => x.machine === m.machine && x.nameValue === m.nameValue);
+          const partner =
+            m === undefined ? undefined : overlay.find((x) => x.machine === m.machine && x.nameValue === m.nameValue);
           return partner === undefined ? [] : [{ end: e, space: `${d.raw.shared}.${partner.key}` }];
         });
         if (found.length === 1) shared = found[0];
@@ -265,7 +284,10 @@ export function allocateSessions(
       rows.forEach((r, i) => {
         if (r.session === undefined && r.name === undefined) return; // reported with the table (./tables.ts)
         demands.push({
-          key: r.name === undefined ? `row\u0000${ctx.network}\u0000${member}\u0000${i}` : sessionKey(ctx.network, member, r.name),
+          key:
+            r.name === undefined
+              ? `row\u0000${ctx.network}\u0000${member}\u0000${i}`
+              : sessionKey(ctx.network, member, r.name),
           spaces: [`${ctx.network}.${member}`],
           path: [...rowsPath, i],
           what: `send row ${r.name ?? i} of ${ctx.network}.${member}`,

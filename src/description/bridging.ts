@@ -44,7 +44,11 @@ export function joinNetworks(problems: Problems, networks: readonly NetworkRead[
     if (net === undefined) {
       refuse(...byName.keys()); // the network meant may be any of them
       const names = networks.map((n) => n.name);
-      problems.addRef(link.at, `${what}: there is no network '${name}'`, `${didYouMean(name, names)}networks: ${names.join(", ")}`);
+      problems.addRef(
+        link.at,
+        `${what}: there is no network '${name}'`,
+        `${didYouMean(name, names)}networks: ${names.join(", ")}`,
+      );
       return undefined;
     }
     if (net.design?.name !== from.design?.name) {
@@ -68,9 +72,17 @@ export function joinNetworks(problems: Problems, networks: readonly NetworkRead[
         const m = far?.topology.members.find((x) => x.key === end.member);
         if (far !== undefined && m === undefined) {
           const keys = far.topology.members.map((x) => x.key);
-          problems.addRef(link.at, `link ${link.name}: no member '${end.member}' in network ${far.name}`, `${didYouMean(end.member, keys)}members of ${far.name}: ${keys.join(", ")}`);
+          problems.addRef(
+            link.at,
+            `link ${link.name}: no member '${end.member}' in network ${far.name}`,
+            `${didYouMean(end.member, keys)}members of ${far.name}: ${keys.join(", ")}`,
+          );
         }
-        if (far === undefined || m === undefined || !usePort(problems, far, m, end.ident, link, sends, receives, `${net.name} link ${link.name}`)) {
+        if (
+          far === undefined ||
+          m === undefined ||
+          !usePort(problems, far, m, end.ident, link, sends, receives, `${net.name} link ${link.name}`)
+        ) {
           refuse(net.name, end.network);
           continue;
         }
@@ -87,12 +99,19 @@ export function joinNetworks(problems: Problems, networks: readonly NetworkRead[
     const overlay = other(shared, net, link, `shared link ${link.name}`);
     if (overlay === undefined) return false;
     if (overlay === net) {
-      problems.addRef(link.at, `link ${link.name} is shared with its own network`, "shared names the overlay network whose member shares the link");
+      problems.addRef(
+        link.at,
+        `link ${link.name} is shared with its own network`,
+        "shared names the overlay network whose member shares the link",
+      );
       return false;
     }
     const candidates = ends(link).flatMap((e) => {
       const m = net.topology.members.find((x) => x.key === e.end.member);
-      const partner = m === undefined ? undefined : overlay.topology.members.find((x) => x.machine === m.machine && x.nameValue === m.nameValue);
+      const partner =
+        m === undefined
+          ? undefined
+          : overlay.topology.members.find((x) => x.machine === m.machine && x.nameValue === m.nameValue);
       return m === undefined || partner === undefined ? [] : [{ ...e, m, partner }];
     });
     const at = candidates[0];
@@ -113,12 +132,28 @@ export function joinNetworks(problems: Problems, networks: readonly NetworkRead[
     for (const [member, network, partner] of pairs) {
       const earlier = sharedWith.get(member);
       if (earlier !== undefined && earlier !== network) {
-        problems.addRef(link.at, `${member} is already shared with ${earlier}; with ${partner} it would be shared among three networks`, "a member is shared with at most one other network (seed §5.3.2)");
+        problems.addRef(
+          link.at,
+          `${member} is already shared with ${earlier}; with ${partner} it would be shared among three networks`,
+          "a member is shared with at most one other network (seed §5.3.2)",
+        );
         return false;
       }
     }
     for (const [member, network] of pairs) sharedWith.set(member, network);
-    if (!usePort(problems, overlay, at.partner, at.end.ident, link, at.sends, at.receives, `${net.name} shared link ${link.name}`)) return false;
+    if (
+      !usePort(
+        problems,
+        overlay,
+        at.partner,
+        at.end.ident,
+        link,
+        at.sends,
+        at.receives,
+        `${net.name} shared link ${link.name}`,
+      )
+    )
+      return false;
     (net.topology.links as LinkSpec[])[i] = { ...link, sharedAt: { member: at.m.key, partner: at.partner.key } };
     return true;
   };
@@ -135,17 +170,32 @@ function ends(link: LinkSpec): { end: Endpoint; sends: boolean; receives: boolea
   const twoWay = link.mode === "two-way";
   const out: { end: Endpoint; sends: boolean; receives: boolean }[] = [];
   if (!("external" in link.from)) out.push({ end: link.from, sends: true, receives: twoWay });
-  if (Array.isArray(link.to)) for (const r of link.to as readonly Endpoint[]) out.push({ end: r, sends: twoWay, receives: true });
+  if (Array.isArray(link.to))
+    for (const r of link.to as readonly Endpoint[]) out.push({ end: r, sends: twoWay, receives: true });
   return out;
 }
 
-/** Gives member `m` of `net` identifier `ident` for `link`, unless it names another of its links there (reported: false). */
-function usePort(problems: Problems, net: NetworkRead, m: MemberSpec, ident: number, link: LinkSpec, sends: boolean, receives: boolean, what: string): boolean {
+/** Gives member `m` of `net` identifier `ident` for `link`, unless it names another of its links there (reported:
+ * false). */
+function usePort(
+  problems: Problems,
+  net: NetworkRead,
+  m: MemberSpec,
+  ident: number,
+  link: LinkSpec,
+  sends: boolean,
+  receives: boolean,
+  what: string,
+): boolean {
   const ports: Ports | undefined = net.topology.ports.get(m.key);
   if (ports === undefined) return false;
   const taken = ports.outs.get(ident) ?? ports.ins.get(ident);
   if (taken !== undefined && taken !== link) {
-    problems.addRef(link.at, `${what}: ${net.name}.${m.key} already uses identifier ${ident} for link ${taken.name}`, `give this link an identifier that ${m.key} does not use yet`);
+    problems.addRef(
+      link.at,
+      `${what}: ${net.name}.${m.key} already uses identifier ${ident} for link ${taken.name}`,
+      `give this link an identifier that ${m.key} does not use yet`,
+    );
     return false;
   }
   if (sends) ports.outs.set(ident, link);
@@ -154,7 +204,11 @@ function usePort(problems: Problems, net: NetworkRead, m: MemberSpec, ident: num
 }
 
 /** Seed §5.1.1: across networks bridged together, names are unique and groups are local or nonlocal. */
-function checkBridgedSets(problems: Problems, networks: readonly NetworkRead[], bridges: readonly [string, string][]): void {
+function checkBridgedSets(
+  problems: Problems,
+  networks: readonly NetworkRead[],
+  bridges: readonly [string, string][],
+): void {
   const parent = new Map(networks.map((n) => [n.name, n.name]));
   const root = (n: string): string => {
     let r = n;
@@ -174,7 +228,11 @@ function checkBridgedSets(problems: Problems, networks: readonly NetworkRead[], 
         keys.add(m.key);
         const owner = names.get(m.nameValue);
         if (owner !== undefined) {
-          problems.addRef(m.at, `${m.name} is already the name of ${owner}: networks bridged together (${together}) have disjoint names`, "give this member another name, or do not bridge the networks");
+          problems.addRef(
+            m.at,
+            `${m.name} is already the name of ${owner}: networks bridged together (${together}) have disjoint names`,
+            "give this member another name, or do not bridge the networks",
+          );
         } else {
           names.set(m.nameValue, `${net.name}.${m.key}`);
         }
@@ -192,15 +250,29 @@ function checkBridgedSets(problems: Problems, networks: readonly NetworkRead[], 
     for (const [group, uses] of groups) {
       const first = uses[0];
       if (first === undefined) continue;
-      if (keys.has(group)) problems.addRef(first.at, `group '${group}' has the name of a member of the bridged networks (${together})`, "group names and member names do not overlap across bridged networks");
+      if (keys.has(group))
+        problems.addRef(
+          first.at,
+          `group '${group}' has the name of a member of the bridged networks (${together})`,
+          "group names and member names do not overlap across bridged networks",
+        );
       const nonlocal = uses.find((u) => u.nonlocal);
       if (nonlocal === undefined) continue; // local groups of different networks may share a name
       // A local group stays in one network: a group that reaches another network is declared nonlocal.
       if (!set.some((n) => n.nonlocal.has(group))) {
-        problems.addRef(nonlocal.at, `group '${group}' reaches another network, so it is not local to ${nonlocal.network}`, `declare it nonlocal: \`nonlocal: [${group}]\` in network ${nonlocal.network} (a local group's members are all in one network)`);
+        problems.addRef(
+          nonlocal.at,
+          `group '${group}' reaches another network, so it is not local to ${nonlocal.network}`,
+          `declare it nonlocal: \`nonlocal: [${group}]\` in network ${nonlocal.network} (a local group's members are all in one network)`,
+        );
       }
       for (const u of uses) {
-        if (u.mode !== nonlocal.mode) problems.addRef(u.at, `group '${group}' is ${nonlocal.mode} in ${nonlocal.network}`, `every link of a nonlocal group has its mode: ${nonlocal.mode}`);
+        if (u.mode !== nonlocal.mode)
+          problems.addRef(
+            u.at,
+            `group '${group}' is ${nonlocal.mode} in ${nonlocal.network}`,
+            `every link of a nonlocal group has its mode: ${nonlocal.mode}`,
+          );
       }
     }
   }

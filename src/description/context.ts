@@ -16,7 +16,8 @@ export interface NetworkContext {
   value(path: Path, v: string | number): RawValue;
   /**
    * Whether the schema reported an error at `rel` (a path inside the network), or under it unless `exact`.
-   * Such parts are not checked again: their shape is not what the checks rely on, and the user already has an error there.
+   * Such parts are not checked again: their shape is not what the checks rely on, and the user already has an error
+   * there.
    */
   schemaError(rel: Path, exact?: boolean): boolean;
 }

@@ -22,7 +22,8 @@ export interface FileProblem {
   readonly fix: string;
 }
 
-/** The text of `file`, read as a description is (bounded, UTF-8 text only); a SpecError saying why it cannot be (`what`: "fleet", …). */
+/** The text of `file`, read as a description is (bounded, UTF-8 text only); a SpecError saying why it cannot be
+ * (`what`: "fleet", …). */
 export function readText(file: string, what: string, fix: string): string {
   return readTextFile(file, { what, noun: what, fix });
 }
@@ -42,7 +43,8 @@ export function checkNamedKind(text: string, file: string, what: string, keys: r
   if (new RegExp(`(^|[\\s{,])["']?(${keys.join("|")})["']?\\s*:`, "m").test(text)) return;
   const first = (text.split(/\r?\n/, 1)[0] ?? "").trim();
   const start = /^[A-Za-z0-9_./#-]{1,40}/.exec(first)?.[0] ?? "";
-  const quote = start === "" ? "" : start === first ? `; its first line is '${start}'` : `; its first line begins '${start}…'`;
+  const quote =
+    start === "" ? "" : start === first ? `; its first line is '${start}'` : `; its first line begins '${start}…'`;
   const problem = `this is not a ${what}: it has no key ${keys.join(" or ")}${quote}`;
   throw new SpecError([new SpecIssue({ file, path: "", line: 0, column: 0 }, problem, fix)]);
 }

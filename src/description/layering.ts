@@ -32,7 +32,11 @@ export function memberOnMachine(net: NetworkSpec, machine: string): MemberSpec |
  * `receivesOn(network, member)`: the identifiers on which the member receives, every link that
  * reaches it counted; undefined when the network's links are not all known (one was refused).
  */
-export function checkLayering(problems: Problems, networks: readonly NetworkSpec[], receivesOn: (network: string, member: string) => readonly number[] | undefined): void {
+export function checkLayering(
+  problems: Problems,
+  networks: readonly NetworkSpec[],
+  receivesOn: (network: string, member: string) => readonly number[] | undefined,
+): void {
   const byName = new Map(networks.map((n) => [n.name, n]));
   /** Overlay network → underlay networks, each with the first row that made the edge. */
   const dependsOn = new Map<string, Map<string, SourceRef>>();
@@ -50,11 +54,20 @@ export function checkLayering(problems: Problems, networks: readonly NetworkSpec
     const net = byName.get(name);
     if (net === undefined) {
       const names = networks.map((n) => n.name);
-      problems.addRef(at, `there is no network '${name}'`, `${didYouMean(name, names)}the ${role} must be one of the description's networks: ${names.join(", ")}`);
+      problems.addRef(
+        at,
+        `there is no network '${name}'`,
+        `${didYouMean(name, names)}the ${role} must be one of the description's networks: ${names.join(", ")}`,
+      );
     }
     return net;
   };
-  const attachment = (net: NetworkSpec, m: MemberSpec, at: SourceRef, role: "underlay" | "overlay"): MemberSpec | undefined => {
+  const attachment = (
+    net: NetworkSpec,
+    m: MemberSpec,
+    at: SourceRef,
+    role: "underlay" | "overlay",
+  ): MemberSpec | undefined => {
     const on = net.members.filter((x) => x.machine === m.machine);
     if (on.length === 1) return on[0];
     if (on.length === 0) {
@@ -66,7 +79,7 @@ export function checkLayering(problems: Problems, networks: readonly NetworkSpec
     } else {
       problems.addRef(
         at,
-        `${on.length} members of ${net.name} run on machine ${m.machine} (${on.map((x) => x.key).join(", ")}): an ${role === "underlay" ? "overlay member attaches to at most one member of each underlay network" : "underlay member is the attachment of at most one member of each overlay network"}`,
+        `${on.length} members of ${net.name} run on machine ${m.machine} (${on.map((x) => x.key).join(", ")}): an ${role === "underlay" ? "overlay member attaches to at most one member of each underlay network" : "underlay member is the attachment of at most one member of each " + "overlay network"}`,
         `put one of them on another machine`,
       );
     }
@@ -96,9 +109,16 @@ export function checkLayering(problems: Problems, networks: readonly NetworkSpec
         const underlay = other(a.network, a.at, "underlay");
         if (underlay === undefined) continue;
         // Only links of nonlocal groups are implemented by layering (seed §5.2.4).
-        const group = net.links.find((l) => l.group !== undefined && !("external" in l.from) && l.from.member === m.key && l.from.ident === row.out)?.group;
+        const group = net.links.find(
+          (l) =>
+            l.group !== undefined && !("external" in l.from) && l.from.member === m.key && l.from.ident === row.out,
+        )?.group;
         if (group !== undefined && !net.nonlocal.has(group)) {
-          problems.addRef(a.at, `link ${row.out ?? 0} of ${m.key} implements group '${group}', which is local: only links of nonlocal groups are implemented by layering`, `declare it nonlocal: \`nonlocal: [${group}]\` in network ${net.name}`);
+          problems.addRef(
+            a.at,
+            `link ${row.out ?? 0} of ${m.key} implements group '${group}', which is local: only links of nonlocal groups are implemented by layering`,
+            `declare it nonlocal: \`nonlocal: [${group}]\` in network ${net.name}`,
+          );
         }
         depend(net.name, underlay.name, a.at);
         const u = attachment(underlay, m, a.at, "underlay");
@@ -109,14 +129,20 @@ export function checkLayering(problems: Problems, networks: readonly NetworkSpec
           problems.addRef(
             a.at,
             `${underlay.name}.${u.key} has no send row for session ${a.session}: its send table puts ${underlay.name}'s header on the packet`,
-            sessions.length === 0 ? `give ${underlay.name}.${u.key} a send row { session: ${a.session}, header: { … } }` : `sessions of ${underlay.name}.${u.key}: ${sessions.join(", ")}`,
+            sessions.length === 0
+              ? `give ${underlay.name}.${u.key} a send row { session: ${a.session}, header: { … } }`
+              : `sessions of ${underlay.name}.${u.key}: ${sessions.join(", ")}`,
           );
         }
         const key = `${underlay.name}.${u.key}@${a.session}`;
         const user = sessionUsers.get(key);
         const here = `${net.name}.${m.key} out ${row.out ?? 0}`;
         if (user !== undefined) {
-          problems.addRef(a.at, `session ${a.session} of ${underlay.name}.${u.key} already implements ${user}: one session implements one overlay link`, `give this link a session of its own`);
+          problems.addRef(
+            a.at,
+            `session ${a.session} of ${underlay.name}.${u.key} already implements ${user}: one session implements one overlay link`,
+            `give this link a session of its own`,
+          );
         } else {
           sessionUsers.set(key, here);
         }
@@ -135,7 +161,9 @@ export function checkLayering(problems: Problems, networks: readonly NetworkSpec
           problems.addRef(
             a.at,
             `${overlay.name}.${o.key} receives on no link ${a.ident}: the packet would arrive on a link it does not have`,
-            ins.length === 0 ? `declare a link to ${o.key}.${a.ident} in ${overlay.name}` : `${o.key} receives on ${ins.join(", ")}`,
+            ins.length === 0
+              ? `declare a link to ${o.key}.${a.ident} in ${overlay.name}`
+              : `${o.key} receives on ${ins.join(", ")}`,
           );
         }
       }
@@ -145,7 +173,9 @@ export function checkLayering(problems: Problems, networks: readonly NetworkSpec
 }
 
 function sessionsOf(net: NetworkSpec, m: MemberSpec): number[] {
-  return (net.tables.get(m.key)?.send?.rows ?? []).flatMap((r: RowSpec) => (r.session === undefined ? [] : [r.session]));
+  return (net.tables.get(m.key)?.send?.rows ?? []).flatMap((r: RowSpec) =>
+    r.session === undefined ? [] : [r.session],
+  );
 }
 
 /** Layering_is_hierarchical: the overlay → underlay graph has no cycle. */
@@ -160,7 +190,12 @@ function checkHierarchy(problems: Problems, dependsOn: ReadonlyMap<string, Reado
         const key = [...cycle].sort().join(",");
         if (!reported.has(key)) {
           reported.add(key);
-          problems.addRef(at, `layering is not a hierarchy: ${cycle.join(" is layered on ")}`, "a network cannot depend on itself, directly or through others; implement one of these links physically or by another network");
+          problems.addRef(
+            at,
+            `layering is not a hierarchy: ${cycle.join(" is layered on ")}`,
+            "a network cannot depend on itself, directly or through others; " +
+              "implement one of these links physically or by another network",
+          );
         }
       } else if (state.get(under) === undefined) {
         visit(under, [...path, net]);

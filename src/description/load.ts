@@ -33,7 +33,8 @@ export interface LoadOptions {
   readonly previous?: Allocation;
 }
 
-/** Reads and validates a description; throws SpecError (an InputError) for anything wrong with it, and nothing else for bad input. */
+/** Reads and validates a description; throws SpecError (an InputError) for anything wrong with it, and nothing else for
+ * bad input. */
 export function loadSpec(file: string, options: LoadOptions = {}): Spec {
   return parseSpec(readDescription(file), file, options);
 }
@@ -48,7 +49,10 @@ export function allocate(text: string, file: string, previous?: Allocation): All
 
 /** Validates the text of a description; `file` is used in messages and kept in the Spec. */
 export function parseSpec(text: string, file: string, options: LoadOptions = {}): Spec {
-  const empty = { problem: "the description is empty; it needs a top-level `networks:` map", fix: "see docs/spec.md for the format" };
+  const empty = {
+    problem: "the description is empty; it needs a top-level `networks:` map",
+    fix: "see docs/spec.md for the format",
+  };
   const { source, problems, schemaErrors: bad } = readDocument(text, file, SCHEMA_FILE, empty);
   const networks: NetworkSpec[] = [];
   let allocation: Allocation | undefined;
@@ -73,7 +77,13 @@ export function parseSpec(text: string, file: string, options: LoadOptions = {})
     const unjoined = whole
       ? joinNetworks(
           problems,
-          read.map((r) => ({ name: r.ctx.network, design: r.ctx.design, path: r.ctx.path, topology: r.topology, nonlocal: new Set(r.raw.nonlocal ?? []) })),
+          read.map((r) => ({
+            name: r.ctx.network,
+            design: r.ctx.design,
+            path: r.ctx.path,
+            topology: r.topology,
+            nonlocal: new Set(r.raw.nonlocal ?? []),
+          })),
         )
       : undefined;
     // A refused link leaves identifiers unknown, in its network and those it reaches (any of them,
@@ -82,7 +92,12 @@ export function parseSpec(text: string, file: string, options: LoadOptions = {})
     const names = new Set(read.map((r) => r.ctx.network));
     const reach = drafted.flatMap((d) => [...d.draft.refusedReach]);
     const refusedReach = reach.some((n) => !names.has(n)) ? names : new Set(reach);
-    const complete = new Map(read.map((r) => [r.ctx.network, r.topology.complete && unjoined?.has(r.ctx.network) === false && !refusedReach.has(r.ctx.network)]));
+    const complete = new Map(
+      read.map((r) => [
+        r.ctx.network,
+        r.topology.complete && unjoined?.has(r.ctx.network) === false && !refusedReach.has(r.ctx.network),
+      ]),
+    );
     const known = (network: string): boolean => complete.get(network) === true;
     const elsewhere = resolver(read, sessions.byMember, known);
     for (const { ctx, raw: net, topology: read1 } of read) {
@@ -97,13 +112,17 @@ export function parseSpec(text: string, file: string, options: LoadOptions = {})
         members: topology.members,
         links: topology.links,
         nonlocal: new Set(net.nonlocal ?? []),
-        tables: checkTables(ctx, design, net.tables ?? {}, topology, { ...elsewhere, sessions: sessions.byMember.get(ctx.network) ?? new Map() }),
+        tables: checkTables(ctx, design, net.tables ?? {}, topology, {
+          ...elsewhere,
+          sessions: sessions.byMember.get(ctx.network) ?? new Map(),
+        }),
         at: problems.ref(ctx.path),
       });
     }
     if (whole) {
       const topologies = new Map(read.map((r) => [r.ctx.network, r.topology]));
-      // Where a member receives: its own links, bridging links of other networks that reach it, shared links (the ports joinNetworks filled).
+      // Where a member receives: its own links, bridging links of other networks that reach it, shared links (the ports
+      // joinNetworks filled).
       const receivesOn = (network: string, member: string): readonly number[] | undefined => {
         const ins = known(network) ? topologies.get(network)?.ports.get(member)?.ins : undefined;
         return ins === undefined ? undefined : [...ins.keys()].sort((a, b) => a - b);
@@ -132,7 +151,11 @@ function readNetwork(
   const design = schemaError(["header"]) ? undefined : designNamed(raw.header);
   if (design === undefined && !schemaError(["header"])) {
     const names = DESIGNS.map((d) => d.name);
-    problems.add([...path, "header"], `unknown header design '${excerpt(raw.header)}'`, `${didYouMean(raw.header, names)}designs: ${names.join(", ")}`);
+    problems.add(
+      [...path, "header"],
+      `unknown header design '${excerpt(raw.header)}'`,
+      `${didYouMean(raw.header, names)}designs: ${names.join(", ")}`,
+    );
   }
   const ctx: NetworkContext = {
     problems,
@@ -151,12 +174,20 @@ function finishNetwork(ctx: NetworkContext, raw: RawNetwork, draft: TopologyDraf
   const name = ctx.network;
   const groups = new Set(topology.links.flatMap((l) => (l.group === undefined ? [] : [l.group])));
   (raw.nonlocal ?? []).forEach((g, i) => {
-    if (!groups.has(g) && topology.complete) ctx.problems.add([...ctx.path, "nonlocal", i], `no link of ${name} implements group '${g}'`, groups.size === 0 ? "remove it: the network has no group links" : `groups of ${name}: ${[...groups].join(", ")}`);
+    if (!groups.has(g) && topology.complete)
+      ctx.problems.add(
+        [...ctx.path, "nonlocal", i],
+        `no link of ${name} implements group '${g}'`,
+        groups.size === 0
+          ? "remove it: the network has no group links"
+          : `groups of ${name}: ${[...groups].join(", ")}`,
+      );
   });
   return topology;
 }
 
-/** Names of links and sessions of other networks' members on a machine, for `do: { link: A.NAME }` and `via: { session: C.NAME }`. */
+/** Names of links and sessions of other networks' members on a machine, for `do: { link: A.NAME }` and `via: { session:
+ * C.NAME }`. */
 function resolver(
   read: readonly { ctx: NetworkContext; topology: Topology }[],
   sessions: ReadonlyMap<string, ReadonlyMap<string, ReadonlyMap<string, number>>>,
@@ -168,13 +199,18 @@ function resolver(
     if (t === undefined) return `there is no network '${network}'`;
     const ms = t.members.filter((m) => m.machine === machine);
     const m = ms[0];
-    if (m === undefined || ms.length > 1) return `${ms.length === 0 ? "no member" : `${ms.length} members`} of ${network} run${ms.length === 1 ? "s" : ""} on machine ${machine}`;
+    if (m === undefined || ms.length > 1)
+      return `${ms.length === 0 ? "no member" : `${ms.length} members`} of ${network} run${ms.length === 1 ? "s" : ""} on machine ${machine}`;
     return { topology: t, key: m.key };
   };
   return {
     link(network, machine, name) {
       const at = on(network, machine);
-      if (typeof at === "string") return { problem: `cannot find link '${name}' of ${network}: ${at}`, fix: "layering hands packets between members on one machine" };
+      if (typeof at === "string")
+        return {
+          problem: `cannot find link '${name}' of ${network}: ${at}`,
+          fix: "layering hands packets between members on one machine",
+        };
       if (!known(network)) return undefined;
       const p = at.topology.ports.get(at.key);
       const idents = p === undefined ? [] : identsNamed(p, name);
@@ -182,17 +218,33 @@ function resolver(
       if (ident !== undefined && more.length === 0) return ident;
       const names = [...new Set([...(p?.ins.values() ?? [])].map((l) => l.name))];
       return ident === undefined
-        ? { problem: `${network}.${at.key} has no link named '${name}'`, fix: names.length === 0 ? `${at.key} receives on no link` : `${at.key} receives on ${names.join(", ")}` }
-        : { problem: `${network}.${at.key} has ${idents.length} links named '${name}' (identifiers ${idents.join(", ")})`, fix: "write the identifier instead of the name" };
+        ? {
+            problem: `${network}.${at.key} has no link named '${name}'`,
+            fix: names.length === 0 ? `${at.key} receives on no link` : `${at.key} receives on ${names.join(", ")}`,
+          }
+        : {
+            problem: `${network}.${at.key} has ${idents.length} links named '${name}' (identifiers ${idents.join(", ")})`,
+            fix: "write the identifier instead of the name",
+          };
     },
     session(network, machine, name) {
       const at = on(network, machine);
-      if (typeof at === "string") return { problem: `cannot find session '${name}' of ${network}: ${at}`, fix: "layering hands packets between members on one machine" };
+      if (typeof at === "string")
+        return {
+          problem: `cannot find session '${name}' of ${network}: ${at}`,
+          fix: "layering hands packets between members on one machine",
+        };
       const named = sessions.get(network)?.get(at.key);
       const id = named?.get(name);
       if (id !== undefined) return id;
       const names = [...(named?.keys() ?? [])];
-      return { problem: `${network}.${at.key} has no send row named '${name}'`, fix: names.length === 0 ? `give ${network}.${at.key} a send row { name: ${name}, header: { … } }` : `named send rows of ${network}.${at.key}: ${names.join(", ")}` };
+      return {
+        problem: `${network}.${at.key} has no send row named '${name}'`,
+        fix:
+          names.length === 0
+            ? `give ${network}.${at.key} a send row { name: ${name}, header: { … } }`
+            : `named send rows of ${network}.${at.key}: ${names.join(", ")}`,
+      };
     },
   };
 }

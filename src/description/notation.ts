@@ -9,8 +9,7 @@ import { excerpt } from "../errors.js";
 import type { NameKind } from "../wire/designs.js";
 
 export type Result<T> =
-  | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly problem: string; readonly fix: string };
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problem: string; readonly fix: string };
 
 export const ok = <T>(value: T): Result<T> => ({ ok: true, value });
 export const fail = <T>(problem: string, fix = ""): Result<T> => ({ ok: false, problem, fix });
@@ -48,7 +47,12 @@ export function parseIdentifier(text: string): Result<number> {
   if (/^(0|[1-9][0-9]*)$/.test(t)) return ok(Number(t));
   const value = t === "" ? Number.NaN : Number(t);
   const fix = Number.isSafeInteger(value) && value >= 0 ? `write ${value}` : "write it in decimal, like 1";
-  return fail(hasLeadingZeros(t) ? `identifier '${excerpt(t)}': ${LEADING_ZEROS}` : `identifier '${excerpt(t)}' is not written in decimal`, fix);
+  return fail(
+    hasLeadingZeros(t)
+      ? `identifier '${excerpt(t)}': ${LEADING_ZEROS}`
+      : `identifier '${excerpt(t)}' is not written in decimal`,
+    fix,
+  );
 }
 
 export function uintStyle(text: string): UintStyle {
@@ -68,10 +72,12 @@ const NOTATION: Record<NameKind, { readonly what: string; readonly example: stri
 /** Reads one value in the kind's notation (or as an integer literal). Width is checked by the caller. */
 export function parseValue(text: string, kind: NameKind): Result<bigint> {
   const t = text.trim();
-  if (hasLeadingZeros(t)) return fail(`'${excerpt(t)}': ${LEADING_ZEROS}`, `write ${BigInt(t)} in decimal, or give the base: 0x…, 0o…, 0b…`);
+  if (hasLeadingZeros(t))
+    return fail(`'${excerpt(t)}': ${LEADING_ZEROS}`, `write ${BigInt(t)} in decimal, or give the base: 0x…, 0o…, 0b…`);
   const asUint = parseUint(t);
   if (asUint !== undefined) return ok(asUint);
-  const value = kind === "mac" ? parseMac(t) : kind === "ipv4" ? parseIpv4(t) : kind === "ipv6" ? parseIpv6(t) : undefined;
+  const value =
+    kind === "mac" ? parseMac(t) : kind === "ipv4" ? parseIpv4(t) : kind === "ipv6" ? parseIpv6(t) : undefined;
   if (typeof value === "bigint") return ok(value);
   const note = typeof value === "string" ? ` (${value})` : "";
   return fail(`'${excerpt(t)}' is not ${NOTATION[kind].what}${note}`, `write ${NOTATION[kind].example}`);
@@ -100,7 +106,9 @@ function formatUint(value: bigint, style: UintStyle = DECIMAL): string {
 // A failed parse returns undefined, or a string saying what in particular is wrong.
 
 function parseMac(text: string): bigint | string | undefined {
-  const m = /^([0-9a-f]{2})([:-])([0-9a-f]{2})\2([0-9a-f]{2})\2([0-9a-f]{2})\2([0-9a-f]{2})\2([0-9a-f]{2})$/i.exec(text);
+  const m = /^([0-9a-f]{2})([:-])([0-9a-f]{2})\2([0-9a-f]{2})\2([0-9a-f]{2})\2([0-9a-f]{2})\2([0-9a-f]{2})$/i.exec(
+    text,
+  );
   if (m === null) return undefined;
   return BigInt(`0x${[1, 3, 4, 5, 6, 7].map((i) => m[i] ?? "").join("")}`);
 }
@@ -132,7 +140,8 @@ function parseIpv6(text: string): bigint | string | undefined {
   const tail = halves.length === 2 ? groupsOf(halves[1] ?? "", true) : [];
   if (head === undefined || tail === undefined) return undefined;
   const count = head.length + tail.length;
-  if (halves.length === 1 ? count !== 8 : count > 7) return halves.length === 1 ? "it needs eight groups, or '::'" : "too many groups";
+  if (halves.length === 1 ? count !== 8 : count > 7)
+    return halves.length === 1 ? "it needs eight groups, or '::'" : "too many groups";
   const groups = [...head, ...new Array<number>(8 - count).fill(0), ...tail];
   return groups.reduce((acc, g) => (acc << 16n) | BigInt(g), 0n);
 }
@@ -161,7 +170,7 @@ function formatIpv6(value: bigint): string {
   const groups = Array.from({ length: 8 }, (_, i) => Number((value >> BigInt(112 - 16 * i)) & 0xffffn));
   let bestStart = -1;
   let bestLen = 1;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== 0) {
       i++;
       continue;

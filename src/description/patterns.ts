@@ -7,10 +7,20 @@
 
 import { excerpt } from "../errors.js";
 import type { FieldDef } from "../wire/designs.js";
-import { fail, formatValue, hasLeadingZeros, LEADING_ZEROS, ok, parseValue, type Result, uintStyle } from "./notation.js";
+import {
+  fail,
+  formatValue,
+  hasLeadingZeros,
+  LEADING_ZEROS,
+  ok,
+  parseValue,
+  type Result,
+  uintStyle,
+} from "./notation.js";
 import type { Pattern } from "./types.js";
 
-/** A value as it comes from the document: text, or an integer YAML/JSON already read (bigint when too large for a number). */
+/** A value as it comes from the document: text, or an integer YAML/JSON already read (bigint when too large for a
+ * number). */
 export type RawValue = string | number | bigint;
 
 /** The pattern, or undefined for the wildcard "*" (the field is left out of the row's match). */
@@ -31,7 +41,10 @@ export function parsePattern(input: RawValue, field: FieldDef): Result<Pattern |
 /** One exact value (member names, send headers): a pattern syntax here is an error. */
 export function parseExact(input: RawValue, field: FieldDef): Result<bigint> {
   if (typeof input === "string" && /^\s*\*\s*$|&&&|\.\.|\//.test(input)) {
-    return fail(`'${excerpt(input.trim())}' is a pattern; ${field.name} takes one exact value here`, `write a single value, like ${example(field)}`);
+    return fail(
+      `'${excerpt(input.trim())}' is a pattern; ${field.name} takes one exact value here`,
+      `write a single value, like ${example(field)}`,
+    );
   }
   const pattern = parsePattern(input, field);
   if (!pattern.ok) return pattern;
@@ -50,15 +63,20 @@ function example(field: FieldDef): string {
 }
 
 function integerValue(input: number | bigint): Result<bigint> {
-  if (typeof input === "bigint") return input >= 0n ? ok(input) : fail(`${excerpt(String(input))} is negative`, "values are unsigned");
-  if (!Number.isInteger(input)) return fail(`${input} is not an integer`, "write a whole number, or quote the value if it is an address");
+  if (typeof input === "bigint")
+    return input >= 0n ? ok(input) : fail(`${excerpt(String(input))} is negative`, "values are unsigned");
+  if (!Number.isInteger(input))
+    return fail(`${input} is not an integer`, "write a whole number, or quote the value if it is an address");
   if (input < 0) return fail(`${input} is negative`, "values are unsigned");
   return ok(BigInt(input));
 }
 
 function withinWidth<T>(value: bigint, written: string, field: FieldDef, then: (v: bigint) => Result<T>): Result<T> {
   if (value >> BigInt(field.bits) !== 0n) {
-    return fail(`${excerpt(written)} does not fit in ${field.name} (${field.bits} bits)`, `the largest value is ${largestValue(field)}`);
+    return fail(
+      `${excerpt(written)} does not fit in ${field.name} (${field.bits} bits)`,
+      `the largest value is ${largestValue(field)}`,
+    );
   }
   return then(value);
 }
@@ -80,10 +98,19 @@ function prefix(text: string, field: FieldDef): Result<Pattern> {
   const lenText = text.slice(slash + 1).trim();
   const value = valueOf(valueText, field);
   if (!value.ok) return value;
-  if (!/^\d+$/.test(lenText)) return fail(`'${excerpt(lenText)}' after '/' is not a prefix length`, `write VALUE/LEN with LEN in 0..${field.bits}`);
-  if (hasLeadingZeros(lenText)) return fail(`prefix length '${excerpt(lenText)}': ${LEADING_ZEROS}`, `write ${valueText}/${Number(lenText)}`);
+  if (!/^\d+$/.test(lenText))
+    return fail(
+      `'${excerpt(lenText)}' after '/' is not a prefix length`,
+      `write VALUE/LEN with LEN in 0..${field.bits}`,
+    );
+  if (hasLeadingZeros(lenText))
+    return fail(`prefix length '${excerpt(lenText)}': ${LEADING_ZEROS}`, `write ${valueText}/${Number(lenText)}`);
   const len = Number(lenText);
-  if (len > field.bits) return fail(`prefix length ${len} is longer than ${field.name} (${field.bits} bits)`, `use a length in 0..${field.bits}`);
+  if (len > field.bits)
+    return fail(
+      `prefix length ${len} is longer than ${field.name} (${field.bits} bits)`,
+      `use a length in 0..${field.bits}`,
+    );
   const mask = prefixMask(len, field.bits);
   if ((value.value & ~mask) !== 0n) {
     const canonical = `${formatValue(value.value & mask, field.kind, uintStyle(valueText))}/${len}`;
@@ -115,7 +142,11 @@ function range(text: string, field: FieldDef): Result<Pattern> {
   if (!lo.ok) return lo;
   const hi = valueOf(hiText, field);
   if (!hi.ok) return hi;
-  if (lo.value > hi.value) return fail(`range ${excerpt(text)} is empty (${excerpt(loText)} > ${excerpt(hiText)})`, `write the smaller bound first: ${excerpt(hiText)}..${excerpt(loText)}`);
+  if (lo.value > hi.value)
+    return fail(
+      `range ${excerpt(text)} is empty (${excerpt(loText)} > ${excerpt(hiText)})`,
+      `write the smaller bound first: ${excerpt(hiText)}..${excerpt(loText)}`,
+    );
   return ok({ kind: "range", lo: lo.value, hi: hi.value });
 }
 

@@ -49,7 +49,8 @@ export class SpecError extends InputError {
   /** One line per error, as the CLI prints them (without the "strata: " prefix). */
   lines(): string[] {
     const lines = this.errors.map((e) => e.message);
-    if (this.omitted > 0) lines.push(`${this.file}: ${this.omitted} more error${this.omitted === 1 ? "" : "s"} not shown`);
+    if (this.omitted > 0)
+      lines.push(`${this.file}: ${this.omitted} more error${this.omitted === 1 ? "" : "s"} not shown`);
     return lines;
   }
 }

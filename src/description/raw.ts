@@ -36,7 +36,8 @@ export interface RawLink {
 }
 
 /** A table is a list of rows, or the explicit form with a match kind and a capacity. */
-export type RawTable<Row> = readonly Row[] | { readonly kind?: MatchKind; readonly capacity?: number; readonly rows: readonly Row[] };
+export type RawTable<Row> =
+  readonly Row[] | { readonly kind?: MatchKind; readonly capacity?: number; readonly rows: readonly Row[] };
 
 export type RawValues = Readonly<Record<string, string | number>>;
 

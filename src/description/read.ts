@@ -1,4 +1,5 @@
-// Reading a description's bytes (and a target profile's or fleet's): at most MAX_DESCRIPTION_BYTES (so /dev/zero, a pipe
+// Reading a description's bytes (and a target profile's or fleet's): at most MAX_DESCRIPTION_BYTES (so /dev/zero, a
+// pipe
 // or a huge file costs a bounded read, not all memory), and only UTF-8 text, so that a
 // capture or an image given by mistake is named as such instead of parsed as YAML.
 
@@ -23,9 +24,14 @@ export function readDescription(file: string, limit = MAX_DESCRIPTION_BYTES): st
  * The text of a YAML/JSON file strata checks. `what` names it in "cannot read …", `noun` in the
  * size limit, `fix` says what to give instead.
  */
-export function readTextFile(file: string, words: { what: string; noun: string; fix: string }, limit = MAX_DESCRIPTION_BYTES): string {
+export function readTextFile(
+  file: string,
+  words: { what: string; noun: string; fix: string },
+  limit = MAX_DESCRIPTION_BYTES,
+): string {
   const FIX = words.fix;
-  const fail = (problem: string, fix = FIX): SpecError => new SpecError([new SpecIssue({ file, path: "", line: 0, column: 0 }, problem, fix)]);
+  const fail = (problem: string, fix = FIX): SpecError =>
+    new SpecError([new SpecIssue({ file, path: "", line: 0, column: 0 }, problem, fix)]);
   let fd: number;
   try {
     fd = openSync(file, "r");
@@ -53,10 +59,12 @@ export function readTextFile(file: string, words: { what: string; noun: string; 
   }
   const kind = binaryKind(bytes);
   if (kind !== undefined) throw fail(`this is not a text file: it looks like ${kind}`);
-  if (startsWith(bytes, 0xff, 0xfe) || startsWith(bytes, 0xfe, 0xff)) throw fail("this is UTF-16 text", `save the ${words.noun} as UTF-8`);
+  if (startsWith(bytes, 0xff, 0xfe) || startsWith(bytes, 0xfe, 0xff))
+    throw fail("this is UTF-16 text", `save the ${words.noun} as UTF-8`);
   const nul = bytes.indexOf(0);
   if (nul >= 0) throw fail(`this is not a text file: byte ${nul} is a NUL`);
-  if (bytes.length > limit) throw fail(`the file is larger than ${mib(limit)}, the most a ${words.noun} may be`, `${FIX}; see docs/spec.md`);
+  if (bytes.length > limit)
+    throw fail(`the file is larger than ${mib(limit)}, the most a ${words.noun} may be`, `${FIX}; see docs/spec.md`);
   if (!isUtf8(bytes)) throw fail("this is not a text file: it is not UTF-8", `save the ${words.noun} as UTF-8`);
   return bytes.toString("utf8");
 }
@@ -64,7 +72,8 @@ export function readTextFile(file: string, words: { what: string; noun: string; 
 /** What a file that starts with these bytes probably is, when it is a common binary format. */
 function binaryKind(bytes: Buffer): string | undefined {
   const magic = bytes.length >= 4 ? bytes.readUInt32BE(0) : undefined;
-  if (magic === MAGIC_MICRO || magic === MAGIC_NANO || magic === MAGIC_MICRO_SWAPPED || magic === MAGIC_NANO_SWAPPED) return "a pcap capture";
+  if (magic === MAGIC_MICRO || magic === MAGIC_NANO || magic === MAGIC_MICRO_SWAPPED || magic === MAGIC_NANO_SWAPPED)
+    return "a pcap capture";
   if (magic === BT_SHB) return "a pcapng capture";
   const known: [string, number[]][] = [
     ["a PNG image", [0x89, 0x50, 0x4e, 0x47]],

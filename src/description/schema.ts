@@ -41,13 +41,16 @@ function validator(file: string): ValidateFunction {
   let validate = compiled.get(file);
   if (validate === undefined) {
     // verbose: errors carry the schema node and data, which the messages below are made from.
-    validate = new Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true }).compile(loadSchema(file));
+    validate = new Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true }).compile(
+      loadSchema(file),
+    );
     compiled.set(file, validate);
   }
   return validate;
 }
 
-/** Validates `data` against a shipped schema, adds one error per problem found, and returns the paths of those errors. */
+/** Validates `data` against a shipped schema, adds one error per problem found, and returns the paths of those errors.
+ * */
 export function checkSchema(data: unknown, problems: Problems, file = SCHEMA_FILE): Path[] {
   const validate = validator(file);
   if (validate(data)) return [];
@@ -73,7 +76,12 @@ function describe(err: ErrorObject, path: Path, problems: Problems): Path | unde
   // The inner error of a propertyNames check names the bad key itself.
   if (err.propertyName !== undefined) {
     const at = [...path, err.propertyName];
-    problems.add(at, `'${excerpt(err.propertyName)}' is not allowed as a key here`, `a key must be ${expected ?? "a name"}`, true);
+    problems.add(
+      at,
+      `'${excerpt(err.propertyName)}' is not allowed as a key here`,
+      `a key must be ${expected ?? "a name"}`,
+      true,
+    );
     return at;
   }
   switch (err.keyword) {
@@ -89,14 +97,20 @@ function describe(err: ErrorObject, path: Path, problems: Problems): Path | unde
       return [...path, key];
     }
     case "required":
-      problems.add(path, `missing key '${String(params["missingProperty"])}'`, expected === undefined ? "" : `expected ${expected}`);
+      problems.add(
+        path,
+        `missing key '${String(params["missingProperty"])}'`,
+        expected === undefined ? "" : `expected ${expected}`,
+      );
       return path;
     case "type":
       problems.add(path, `must be ${expected ?? typeWords(String(params["type"]))}, got ${got}`);
       return path;
     case "enum":
     case "const": {
-      const allowed = (err.keyword === "enum" ? (params["allowedValues"] as unknown[]) : [params["allowedValue"]]).map(String);
+      const allowed = (err.keyword === "enum" ? (params["allowedValues"] as unknown[]) : [params["allowedValue"]]).map(
+        String,
+      );
       const hint = typeof err.data === "string" ? didYouMean(err.data, allowed).trim() : "";
       problems.add(path, `must be ${expected ?? listOr(allowed)}, got ${got}`, hint);
       return path;
@@ -107,7 +121,11 @@ function describe(err: ErrorObject, path: Path, problems: Problems): Path | unde
     case "minimum":
     case "maximum": {
       const bound = `${err.keyword === "minimum" ? "at least" : "at most"} ${String(params["limit"])}`;
-      problems.add(path, `must be ${expected ?? bound}, got ${got}`, expected === undefined ? "" : `it must be ${bound}`);
+      problems.add(
+        path,
+        `must be ${expected ?? bound}, got ${got}`,
+        expected === undefined ? "" : `it must be ${bound}`,
+      );
       return path;
     }
     case "minItems":
@@ -116,9 +134,17 @@ function describe(err: ErrorObject, path: Path, problems: Problems): Path | unde
       return path;
     case "maxItems":
     case "maxProperties": {
-      const count = Array.isArray(err.data) ? err.data.length : typeof err.data === "object" && err.data !== null ? Object.keys(err.data).length : 0;
+      const count = Array.isArray(err.data)
+        ? err.data.length
+        : typeof err.data === "object" && err.data !== null
+          ? Object.keys(err.data).length
+          : 0;
       const what = err.keyword === "maxItems" ? "items" : "keys";
-      problems.add(path, `has ${count.toLocaleString("en-US")} ${what}: at most ${Number(params["limit"]).toLocaleString("en-US")} are taken`, expected === undefined ? "" : `expected ${expected}`);
+      problems.add(
+        path,
+        `has ${count.toLocaleString("en-US")} ${what}: at most ${Number(params["limit"]).toLocaleString("en-US")} are taken`,
+        expected === undefined ? "" : `expected ${expected}`,
+      );
       return path;
     }
     case "uniqueItems": {

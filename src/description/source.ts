@@ -3,7 +3,19 @@
 // the same positions and duplicate-key errors.
 
 import { excerpt } from "../errors.js";
-import { type Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, visit, type YAMLMap } from "yaml";
+import {
+  type Document,
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  parseDocument,
+  visit,
+  type YAMLMap,
+} from "yaml";
 import type { Locator, Path, Problems } from "./problems.js";
 
 export interface ParsedSource {
@@ -37,7 +49,12 @@ export function parseSource(text: string, problems: Problems): ParsedSource | un
   const unresolved = findUnresolvedAlias(doc);
   if (unresolved !== undefined) {
     const { line, column } = pos(unresolved.offset);
-    problems.addAt(line, column, `alias *${excerpt(unresolved.name)} has no anchor &${excerpt(unresolved.name)} before it`, "define the anchor first");
+    problems.addAt(
+      line,
+      column,
+      `alias *${excerpt(unresolved.name)} has no anchor &${excerpt(unresolved.name)} before it`,
+      "define the anchor first",
+    );
     return undefined;
   }
 
@@ -171,7 +188,7 @@ function syntaxFix(code: string): string {
     case "UNEXPECTED_TOKEN":
       return "check the indentation and the closing brackets above this point";
     case "BAD_ALIAS":
-      return "a wildcard is written \"*\" with quotes: a bare * starts a YAML alias";
+      return 'a wildcard is written "*" with quotes: a bare * starts a YAML alias';
     case "TAG_RESOLVE_FAILED":
       return "remove the tag; descriptions use plain YAML values";
     default:

@@ -18,7 +18,11 @@
 import type { Problems } from "./problems.js";
 import type { NetworkSpec, RowSpec } from "./types.js";
 
-export function checkSharedRows(problems: Problems, networks: readonly NetworkSpec[], known: (network: string) => boolean): void {
+export function checkSharedRows(
+  problems: Problems,
+  networks: readonly NetworkSpec[],
+  known: (network: string) => boolean,
+): void {
   /** "net.member" → the identifiers of its shared links, for the underlay's and the overlay's shared member. */
   const underlay = new Map<string, Set<number>>();
   const overlay = new Map<string, Set<number>>();
@@ -42,17 +46,34 @@ export function checkSharedRows(problems: Problems, networks: readonly NetworkSp
       const list = (ids: ReadonlySet<number> | undefined): string => [...(ids ?? [])].sort((a, b) => a - b).join(", ");
       const sure = known(net.name);
       for (const row of tables.acquire?.rows ?? []) {
-        if (row.in === "shared") problems.addRef(row.at, "in: shared is for forward rows: packets a shared member hands over (SharedForward)", "in an acquire row, name the link the packet arrives on");
+        if (row.in === "shared")
+          problems.addRef(
+            row.at,
+            "in: shared is for forward rows: packets a shared member hands over (SharedForward)",
+            "in an acquire row, name the link the packet arrives on",
+          );
         if (row.action.kind !== "shared-acquire" || !sure) continue;
         if (sharedIn === undefined) {
-          problems.addRef(row.at, `${who} shares no link: do: shared hands a packet to the overlay's shared member`, "declare the link in this network with shared: OVERLAY, or acquire the packet here");
+          problems.addRef(
+            row.at,
+            `${who} shares no link: do: shared hands a packet to the overlay's shared member`,
+            "declare the link in this network with shared: OVERLAY, or acquire the packet here",
+          );
         } else if (typeof row.in !== "number" || !sharedIn.has(row.in)) {
-          problems.addRef(row.at, "do: shared applies to packets arriving on a shared link", `write in: ${list(sharedIn)} (the shared links of ${key})`);
+          problems.addRef(
+            row.at,
+            "do: shared applies to packets arriving on a shared link",
+            `write in: ${list(sharedIn)} (the shared links of ${key})`,
+          );
         }
       }
       for (const row of tables.forward?.rows ?? []) {
         if (row.action.kind === "shared-forward" && sure && !overlay.has(who)) {
-          problems.addRef(row.at, `${who} is not the overlay's shared member of any shared link: out: shared hands the packet to the underlay's shared member`, "only the overlay member of a shared pair writes out: shared");
+          problems.addRef(
+            row.at,
+            `${who} is not the overlay's shared member of any shared link: out: shared hands the packet to the underlay's shared member`,
+            "only the overlay member of a shared pair writes out: shared",
+          );
         }
         if (row.in === "shared" && sure) checkHandedOver(problems, row, who, sharedIn, list(sharedIn));
         // Without `in`, the row would also take handed-over packets and could send them anywhere.
@@ -69,14 +90,28 @@ export function checkSharedRows(problems: Problems, networks: readonly NetworkSp
 }
 
 /** A forward row for packets handed over by the overlay: it must send them onto shared links. */
-function checkHandedOver(problems: Problems, row: RowSpec, who: string, shared: ReadonlySet<number> | undefined, list: string): void {
+function checkHandedOver(
+  problems: Problems,
+  row: RowSpec,
+  who: string,
+  shared: ReadonlySet<number> | undefined,
+  list: string,
+): void {
   if (shared === undefined) {
-    problems.addRef(row.at, `${who} shares no link: nothing is handed to it with in: shared`, "remove the row, or declare a shared link");
+    problems.addRef(
+      row.at,
+      `${who} shares no link: nothing is handed to it with in: shared`,
+      "remove the row, or declare a shared link",
+    );
     return;
   }
   const a = row.action;
   if (a.kind === "out" && a.ports.some((p) => !shared.has(p))) {
-    problems.addRef(row.at, "a packet handed over by the overlay (in: shared) must leave on a shared link, as the overlay could have sent it", `out: ${list}`);
+    problems.addRef(
+      row.at,
+      "a packet handed over by the overlay (in: shared) must leave on a shared link, as the overlay could have sent it",
+      `out: ${list}`,
+    );
   }
   if (a.kind === "shared-forward") problems.addRef(row.at, "out: shared would hand the packet back", `out: ${list}`);
 }

@@ -9,7 +9,17 @@ import { DEFAULT_HOP_LIMIT, hopLimitField, type NetworkContext } from "./context
 import { hasLeadingZeros, LEADING_ZEROS, parseIdentifier } from "./notation.js";
 import { parseExact, parsePattern } from "./patterns.js";
 import type { Path } from "./problems.js";
-import type { RawAcquireRow, RawForwardRow, RawLinkRef, RawMemberTables, RawReceiveRow, RawSendRow, RawTable, RawTransmitRow, RawValues } from "./raw.js";
+import type {
+  RawAcquireRow,
+  RawForwardRow,
+  RawLinkRef,
+  RawMemberTables,
+  RawReceiveRow,
+  RawSendRow,
+  RawTable,
+  RawTransmitRow,
+  RawValues,
+} from "./raw.js";
 import { didYouMean } from "./suggest.js";
 import { describePorts, identsNamed, type Ports, type Topology } from "./topology.js";
 import type { Action, InLink, MemberSpec, MemberTables, Pattern, RowSpec, TableSpec } from "./types.js";
@@ -25,7 +35,8 @@ export interface Unresolved {
 
 /** How rows name links and sessions by name (identifiers strata allocated): ./load.ts resolves them. */
 export interface Elsewhere {
-  /** The identifier of the link named `name` at `network`'s member on `machine` (`do: { link: A.NAME }`); undefined when that network's links are not all known (a link was refused, and reported). */
+  /** The identifier of the link named `name` at `network`'s member on `machine` (`do: { link: A.NAME }`); undefined
+   * when that network's links are not all known (a link was refused, and reported). */
   link(network: string, machine: string, name: string): number | Unresolved | undefined;
   /** The session of the send row named `name` of `network`'s member on `machine` (`via: { session: C.NAME }`). */
   session(network: string, machine: string, name: string): number | Unresolved;
@@ -50,7 +61,12 @@ export function checkTables(
     const ports = topology.ports.get(key);
     if (member === undefined || ports === undefined) {
       const keys = [...members.keys()];
-      ctx.problems.add(path, `no member '${excerpt(key)}' in network ${ctx.network}`, `${didYouMean(key, keys)}tables are keyed by member; members: ${keys.join(", ")}`, true);
+      ctx.problems.add(
+        path,
+        `no member '${excerpt(key)}' in network ${ctx.network}`,
+        `${didYouMean(key, keys)}tables are keyed by member; members: ${keys.join(", ")}`,
+        true,
+      );
       continue;
     }
     // With links left out, an unknown identifier may be one of theirs: leave in/out unchecked rather than guess.
@@ -58,7 +74,8 @@ export function checkTables(
     const out: MemberTables = {};
     for (const role of TABLE_ROLES) {
       const table = raw[role];
-      if (table !== undefined && !ctx.schemaError(["tables", key, role])) out[role] = t.table(role, table as RawTable<unknown>, [...path, role]);
+      if (table !== undefined && !ctx.schemaError(["tables", key, role]))
+        out[role] = t.table(role, table as RawTable<unknown>, [...path, role]);
     }
     result.set(key, out);
   }
@@ -73,7 +90,13 @@ class MemberTableChecker {
   readonly #ports: Ports | undefined;
   readonly #names: Elsewhere;
 
-  constructor(ctx: NetworkContext, design: DesignDef, member: MemberSpec, ports: Ports | undefined, elsewhere: Elsewhere) {
+  constructor(
+    ctx: NetworkContext,
+    design: DesignDef,
+    member: MemberSpec,
+    ports: Ports | undefined,
+    elsewhere: Elsewhere,
+  ) {
     this.#ctx = ctx;
     this.#design = design;
     this.#member = member;
@@ -102,7 +125,11 @@ class MemberTableChecker {
     const capacity = explicit ? form.capacity : undefined;
     if (kind !== undefined) this.#checkKind(role, kind, [...path, "kind"]);
     if (capacity !== undefined && rawRows.length > capacity) {
-      this.#add([...path, "capacity"], `${rawRows.length} rows do not fit in capacity ${capacity}`, `raise capacity to at least ${rawRows.length}`);
+      this.#add(
+        [...path, "capacity"],
+        `${rawRows.length} rows do not fit in capacity ${capacity}`,
+        `raise capacity to at least ${rawRows.length}`,
+      );
     }
     return {
       role,
@@ -113,14 +140,27 @@ class MemberTableChecker {
     };
   }
 
-  #row(role: TableRole, raw: unknown, path: Path, seen: Map<number, number>, index: number, names: Map<string, number>): RowSpec | undefined {
+  #row(
+    role: TableRole,
+    raw: unknown,
+    path: Path,
+    seen: Map<number, number>,
+    index: number,
+    names: Map<string, number>,
+  ): RowSpec | undefined {
     const at = this.#ctx.problems.ref(path);
     switch (role) {
       case "acquire": {
         const r = raw as RawAcquireRow;
         const inLink = this.#inLink(r.in, [...path, "in"]);
         if (inLink === null) return undefined;
-        return this.#matchRow(inLink, r.match, path, r.do === "shared" ? { kind: "shared-acquire" } : { kind: r.do }, at);
+        return this.#matchRow(
+          inLink,
+          r.match,
+          path,
+          r.do === "shared" ? { kind: "shared-acquire" } : { kind: r.do },
+          at,
+        );
       }
       case "forward": {
         const r = raw as RawForwardRow;
@@ -131,8 +171,19 @@ class MemberTableChecker {
       case "receive": {
         const r = raw as RawReceiveRow;
         if (typeof r.do === "object") {
-          const to = this.#elsewhere(r.do.link, [...path, "do", "link"], "link", "an overlay network and the identifier of the link the packet arrives on there, like ip.1");
-          return this.#matchRow(undefined, r.match, path, to === undefined ? undefined : { kind: "link", network: to.network, ident: to.id, at: to.at }, at);
+          const to = this.#elsewhere(
+            r.do.link,
+            [...path, "do", "link"],
+            "link",
+            "an overlay network and the identifier of the link the packet arrives on there, like ip.1",
+          );
+          return this.#matchRow(
+            undefined,
+            r.match,
+            path,
+            to === undefined ? undefined : { kind: "link", network: to.network, ident: to.id, at: to.at },
+            at,
+          );
         }
         return this.#matchRow(undefined, r.match, path, { kind: "deliver" }, at);
       }
@@ -143,14 +194,24 @@ class MemberTableChecker {
         let good = this.#sends(out, [...path, "out"]);
         const twice = seen.get(out);
         if (twice !== undefined) {
-          this.#add([...path, "out"], `link ${out} already has a transmit row (row ${twice})`, "one transmit row per out-link");
+          this.#add(
+            [...path, "out"],
+            `link ${out} already has a transmit row (row ${twice})`,
+            "one transmit row per out-link",
+          );
           good = false;
         } else {
           seen.set(out, index);
         }
         let action: Action = { kind: "physical" };
         if (typeof r.via === "object") {
-          const via = this.#elsewhere(r.via.session, [...path, "via", "session"], "session", "an underlay network and a session of its member on this machine, like lanA.1 (or lanA.NAME for a send row with a name)");
+          const via = this.#elsewhere(
+            r.via.session,
+            [...path, "via", "session"],
+            "session",
+            "an underlay network and a session of its member on this machine, like " +
+              "lanA.1 (or lanA.NAME for a send row with a name)",
+          );
           if (via === undefined) good = false;
           else action = { kind: "session", network: via.network, session: via.id, at: via.at };
         }
@@ -161,34 +222,59 @@ class MemberTableChecker {
         if (r.name !== undefined) {
           const other = names.get(r.name);
           if (other !== undefined) {
-            this.#add([...path, "name"], `send row name '${excerpt(r.name)}' is already used by row ${other}`, "send row names are unique in a member's send table");
+            this.#add(
+              [...path, "name"],
+              `send row name '${excerpt(r.name)}' is already used by row ${other}`,
+              "send row names are unique in a member's send table",
+            );
             return undefined; // its session would be the other row's
           } else {
             names.set(r.name, index);
           }
         }
-        const session = r.session ?? (r.name === undefined ? undefined : this.#names.sessions.get(this.#member.key)?.get(r.name));
+        const session =
+          r.session ?? (r.name === undefined ? undefined : this.#names.sessions.get(this.#member.key)?.get(r.name));
         if (session === undefined) {
-          // Without a name the row could not be named by a transmit row; with one, the allocator reported why it has no id.
-          if (r.name === undefined) this.#add(path, "a send row needs a session id or a name", "write session: ID, or name: NAME and strata allocates the id (transmit rows then write via: { session: NETWORK.NAME })");
+          // Without a name the row could not be named by a transmit row; with one, the allocator reported why it has no
+          // id.
+          if (r.name === undefined)
+            this.#add(
+              path,
+              "a send row needs a session id or a name",
+              "write session: ID, or name: NAME and strata allocates the id (transmit " +
+                "rows then write via: { session: NETWORK.NAME })",
+            );
           return undefined;
         }
         if (r.session !== undefined) this.#identifier(r.session, [...path, "session"]);
         let good = true;
         const twice = seen.get(session);
         if (twice !== undefined) {
-          this.#add([...path, "session"], `session ${session} already has a send row (row ${twice})`, "one send row per session; use another session id");
+          this.#add(
+            [...path, "session"],
+            `session ${session} already has a send row (row ${twice})`,
+            "one send row per session; use another session id",
+          );
           good = false;
         } else {
           seen.set(session, index);
         }
         const header = this.#sendHeader(r.header ?? {}, [...path, "header"]);
-        return good && header !== undefined ? { session, match: new Map(), action: { kind: "push", header }, at, ...(r.name === undefined ? {} : { name: r.name }) } : undefined;
+        return good && header !== undefined
+          ? {
+              session,
+              match: new Map(),
+              action: { kind: "push", header },
+              at,
+              ...(r.name === undefined ? {} : { name: r.name }),
+            }
+          : undefined;
       }
     }
   }
 
-  /** `in:` as written: self, shared, an identifier, or a link's name (null: a name that names no link here, reported). */
+  /** `in:` as written: self, shared, an identifier, or a link's name (null: a name that names no link here, reported).
+   * */
   #inLink(raw: RawLinkRef | undefined, path: Path): InLink | undefined | null {
     if (raw === undefined || raw === "self" || raw === "shared") return raw;
     return this.#ref(raw, path) ?? null;
@@ -209,14 +295,23 @@ class MemberTableChecker {
     const member = this.#member.key;
     if (ident === undefined) {
       const all = new Map([...ports.ins, ...ports.outs]);
-      this.#add(path, `${member} has no link named '${excerpt(ref)}'`, all.size === 0 ? `${member} has no links` : `links of ${member}: ${describePorts(all)}`);
+      this.#add(
+        path,
+        `${member} has no link named '${excerpt(ref)}'`,
+        all.size === 0 ? `${member} has no links` : `links of ${member}: ${describePorts(all)}`,
+      );
     } else {
-      this.#add(path, `${member} has ${idents.length} links named '${excerpt(ref)}' (identifiers ${idents.join(", ")})`, "write the identifier instead of the name");
+      this.#add(
+        path,
+        `${member} has ${idents.length} links named '${excerpt(ref)}' (identifiers ${idents.join(", ")})`,
+        "write the identifier instead of the name",
+      );
     }
     return undefined;
   }
 
-  /** A link identifier or session id YAML read as a number; one not written in decimal, or with leading zeros, is reported (and read on, so that it is one error). */
+  /** A link identifier or session id YAML read as a number; one not written in decimal, or with leading zeros, is
+   * reported (and read on, so that it is one error). */
   #identifier(value: number, path: Path): number {
     const written = this.#ctx.value(path, value);
     const parsed = typeof written === "string" ? parseIdentifier(written) : undefined;
@@ -225,7 +320,13 @@ class MemberTableChecker {
   }
 
   /** An acquire, forward or receive row: optional in-link, patterns, action. */
-  #matchRow(inLink: InLink | undefined, match: RawValues | undefined, path: Path, action: Action | undefined, at: RowSpec["at"]): RowSpec | undefined {
+  #matchRow(
+    inLink: InLink | undefined,
+    match: RawValues | undefined,
+    path: Path,
+    action: Action | undefined,
+    at: RowSpec["at"],
+  ): RowSpec | undefined {
     const inOk = inLink === undefined || typeof inLink === "string" || this.#receives(inLink, [...path, "in"]);
     const patterns = this.#patterns(match ?? {}, [...path, "match"]);
     if (!inOk || patterns === undefined || action === undefined) return undefined;
@@ -238,7 +339,12 @@ class MemberTableChecker {
    * this machine. Whether that network and member exist is checked once every
    * network is known (./layering.ts).
    */
-  #elsewhere(text: string, path: Path, what: "session" | "link", fix: string): { network: string; id: number; at: RowSpec["at"] } | undefined {
+  #elsewhere(
+    text: string,
+    path: Path,
+    what: "session" | "link",
+    fix: string,
+  ): { network: string; id: number; at: RowSpec["at"] } | undefined {
     const m = /^([A-Za-z][A-Za-z0-9_-]*)\.(.+)$/.exec(String(text).trim());
     const network = m?.[1];
     const rest = m?.[2] ?? "";
@@ -251,17 +357,28 @@ class MemberTableChecker {
     const max = what === "session" ? 0xffffffff : PORT_MAX;
     const nameOk = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/.test(rest); // a link name, or a default one with a bridging end (sw1-lanB:sw2)
     if (network === undefined || (numeric ? !Number.isSafeInteger(id) || id > max : !nameOk)) {
-      this.#add(path, `'${excerpt(String(text))}' is not NETWORK.${what === "session" ? "SESSION" : "LINK"}`, `write ${fix}${numeric && id > max ? `; the identifier is at most ${max}` : ""}`);
+      this.#add(
+        path,
+        `'${excerpt(String(text))}' is not NETWORK.${what === "session" ? "SESSION" : "LINK"}`,
+        `write ${fix}${numeric && id > max ? `; the identifier is at most ${max}` : ""}`,
+      );
       return undefined;
     }
     if (network === this.#ctx.network) {
-      this.#add(path, `${what === "session" ? "a session" : "a link"} of ${network} itself: layering joins two different networks`, `name the ${what === "session" ? "underlay" : "overlay"} network, not ${network}`);
+      this.#add(
+        path,
+        `${what === "session" ? "a session" : "a link"} of ${network} itself: layering joins two different networks`,
+        `name the ${what === "session" ? "underlay" : "overlay"} network, not ${network}`,
+      );
       return undefined;
     }
     const at = this.#ctx.problems.ref(path);
     if (numeric) return { network, id, at };
     // A name: the send row (session) or the link (ExternalLink) of that network's member on this machine.
-    const found = what === "session" ? this.#names.session(network, this.#member.machine, rest) : this.#names.link(network, this.#member.machine, rest);
+    const found =
+      what === "session"
+        ? this.#names.session(network, this.#member.machine, rest)
+        : this.#names.link(network, this.#member.machine, rest);
     if (found === undefined) return undefined;
     if (typeof found !== "number") {
       this.#add(path, found.problem, found.fix);
@@ -285,7 +402,11 @@ class MemberTableChecker {
     });
     // A name and an identifier may name one link: it is sent on once.
     if (good && new Set(ports).size !== ports.length) {
-      this.#add(path, `out names link ${ports.find((p, i) => ports.indexOf(p) !== i) ?? 0} twice`, "list each out-link once");
+      this.#add(
+        path,
+        `out names link ${ports.find((p, i) => ports.indexOf(p) !== i) ?? 0} twice`,
+        "list each out-link once",
+      );
       return undefined;
     }
     return good ? { kind: "out", ports } : undefined;
@@ -321,7 +442,12 @@ class MemberTableChecker {
     const field = this.#design.fields.find((f) => f.name === name);
     if (field === undefined) {
       const names = this.#design.fields.map((f) => f.name);
-      this.#add(path, `${this.#design.name} has no field '${excerpt(name)}'`, `${didYouMean(name, names)}fields: ${names.join(", ")}`, true);
+      this.#add(
+        path,
+        `${this.#design.name} has no field '${excerpt(name)}'`,
+        `${didYouMean(name, names)}fields: ${names.join(", ")}`,
+        true,
+      );
     }
     return field;
   }
@@ -339,7 +465,12 @@ class MemberTableChecker {
         continue;
       }
       if (field.readOnly === true) {
-        this.#add(at, `${name} is read-only in ${this.#design.name}: send cannot write it`, `writable fields: ${writable.map((f) => f.name).join(", ")}`, true);
+        this.#add(
+          at,
+          `${name} is read-only in ${this.#design.name}: send cannot write it`,
+          `writable fields: ${writable.map((f) => f.name).join(", ")}`,
+          true,
+        );
         good = false;
         continue;
       }
@@ -357,7 +488,8 @@ class MemberTableChecker {
     return header;
   }
 
-  /** What a send row leaves out: the member's own name as source, the default hop limit, the registry's default, a presence bit set by what it marks, or 0. */
+  /** What a send row leaves out: the member's own name as source, the default hop limit, the registry's default, a
+   * presence bit set by what it marks, or 0. */
   #fallback(f: FieldDef, given: ReadonlyMap<string, bigint>): bigint {
     if (f.name === this.#design.srcField) return this.#member.nameValue;
     if (f.name === hopLimitField(this.#design)) return DEFAULT_HOP_LIMIT;
@@ -383,15 +515,27 @@ class MemberTableChecker {
     const member = this.#member.key;
     const [does, doesNot] = key === "in" ? ["receives", "sends"] : ["sends", "receives"];
     const wrongWay = other.get(ident);
-    const problem = wrongWay !== undefined ? `${member} only ${doesNot} on link ${ident} (${wrongWay.name}); \`${key}\` names a link it ${does} on` : `${member} has no link ${ident}`;
-    this.#add(path, problem, wanted.size === 0 ? `${member} ${does} on no link` : `${member} ${does} on ${describePorts(wanted)}`);
+    const problem =
+      wrongWay !== undefined
+        ? `${member} only ${doesNot} on link ${ident} (${wrongWay.name}); \`${key}\` names a link it ${does} on`
+        : `${member} has no link ${ident}`;
+    this.#add(
+      path,
+      problem,
+      wanted.size === 0 ? `${member} ${does} on no link` : `${member} ${does} on ${describePorts(wanted)}`,
+    );
     return false;
   }
 
-  /** The kind of a header table is the compiler's to check against its rows (src/control/compile.ts); identifier tables are exact. */
+  /** The kind of a header table is the compiler's to check against its rows (src/control/compile.ts); identifier tables
+   * are exact. */
   #checkKind(role: TableRole, kind: MatchKind, path: Path): void {
     if (KEYED_BY_ID.has(role) && kind !== "exact") {
-      this.#add(path, `a ${role} table matches its ${role === "send" ? "session" : "out-link"} exactly`, "use kind: exact, or leave kind out");
+      this.#add(
+        path,
+        `a ${role} table matches its ${role === "send" ? "session" : "out-link"} exactly`,
+        "use kind: exact, or leave kind out",
+      );
     }
   }
 }

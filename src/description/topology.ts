@@ -36,7 +36,8 @@ export interface TopologyDraft {
   readonly members: readonly MemberSpec[];
   readonly drafts: readonly Draft[];
   readonly complete: boolean;
-  /** Other networks that links refused here would have given identifiers (bridging ends, `shared:` overlays): theirs are not known in full either. */
+  /** Other networks that links refused here would have given identifiers (bridging ends, `shared:` overlays): theirs
+   * are not known in full either. */
   readonly refusedReach: ReadonlySet<string>;
 }
 
@@ -85,7 +86,11 @@ export function finishTopology(ctx: NetworkContext, read: TopologyDraft): Topolo
 function checkTtl(ctx: NetworkContext, raw: RawNetwork): void {
   if (raw.ttl !== "decrement" || ctx.design === undefined || hopLimitField(ctx.design) !== undefined) return;
   const withTtl = DESIGNS.filter((d) => hopLimitField(d) !== undefined).map((d) => d.name);
-  ctx.problems.add([...ctx.path, "ttl"], `ttl: decrement needs a design with a TTL or hop limit; ${ctx.design.name} has none`, `remove ttl, or use header: ${listOr(withTtl)}`);
+  ctx.problems.add(
+    [...ctx.path, "ttl"],
+    `ttl: decrement needs a design with a TTL or hop limit; ${ctx.design.name} has none`,
+    `remove ttl, or use header: ${listOr(withTtl)}`,
+  );
 }
 
 function checkMembers(ctx: NetworkContext, raw: RawNetwork): MemberSpec[] {
@@ -106,13 +111,24 @@ function checkMembers(ctx: NetworkContext, raw: RawNetwork): MemberSpec[] {
         if (typeof m.name === "number") name = formatValue(nameValue, nameField.kind);
         const owner = taken.get(nameValue);
         if (owner !== undefined) {
-          ctx.problems.add([...path, "name"], `${name} is already the name of ${owner}`, "member names (addresses) are unique in a network");
+          ctx.problems.add(
+            [...path, "name"],
+            `${name} is already the name of ${owner}`,
+            "member names (addresses) are unique in a network",
+          );
         } else {
           taken.set(nameValue, key);
         }
       }
     }
-    members.push({ key, name, nameValue, role: m.role ?? "user", machine: m.machine ?? key, at: ctx.problems.ref(path) });
+    members.push({
+      key,
+      name,
+      nameValue,
+      role: m.role ?? "user",
+      machine: m.machine ?? key,
+      at: ctx.problems.ref(path),
+    });
   }
   return members;
 }
@@ -137,40 +153,77 @@ export interface EndpointAt extends Endpoint {
 
 const GROUP_MODES = new Set(["allcast", "anycast"]);
 
-function draftLink(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpec>, link: RawLink, path: Path, index: number): Draft | undefined {
+function draftLink(
+  ctx: NetworkContext,
+  members: ReadonlyMap<string, MemberSpec>,
+  link: RawLink,
+  path: Path,
+  index: number,
+): Draft | undefined {
   const add = ctx.problems.add.bind(ctx.problems);
   const { from, to, external } = link;
   if (from !== undefined && to !== undefined && external !== undefined) {
-    add([...path, "external"], "a link with `from` and `to` inside the network has no external end", "remove external, or replace from or to by it");
+    add(
+      [...path, "external"],
+      "a link with `from` and `to` inside the network has no external end",
+      "remove external, or replace from or to by it",
+    );
     return undefined;
   }
   if (from === undefined && to === undefined) {
-    add(path, "a link needs `from` and `to`", "write from: MEMBER.ID and to: MEMBER.ID; for an end outside the network use external: NAME instead of one of them");
+    add(
+      path,
+      "a link needs `from` and `to`",
+      "write from: MEMBER.ID and to: MEMBER.ID; for an end outside the " +
+        "network use external: NAME instead of one of them",
+    );
     return undefined;
   }
   if (external === undefined && (from === undefined || to === undefined)) {
     const missing = from === undefined ? "from" : "to";
-    add(path, `missing key '${missing}'`, `add ${missing}: MEMBER.ID, or external: NAME if that end is outside the network`);
+    add(
+      path,
+      `missing key '${missing}'`,
+      `add ${missing}: MEMBER.ID, or external: NAME if that end is outside the network`,
+    );
     return undefined;
   }
 
   const mode = link.mode ?? "one-way";
   const isGroup = GROUP_MODES.has(mode);
-  const toTexts = to === undefined ? [] : typeof to === "string" ? [{ text: to, path: [...path, "to"] }] : to.map((text, j) => ({ text, path: [...path, "to", j] }));
+  const toTexts =
+    to === undefined
+      ? []
+      : typeof to === "string"
+        ? [{ text: to, path: [...path, "to"] }]
+        : to.map((text, j) => ({ text, path: [...path, "to", j] }));
   let shapeOk = true;
   if (isGroup && link.group === undefined) {
     add([...path, "mode"], `an ${mode} link needs a group`, "add group: NAME, the group the link implements");
   }
   if (!isGroup && link.group !== undefined) {
-    add([...path, "group"], "`group` is only for allcast and anycast links", "add mode: allcast or mode: anycast, or remove group");
+    add(
+      [...path, "group"],
+      "`group` is only for allcast and anycast links",
+      "add mode: allcast or mode: anycast, or remove group",
+    );
   }
   if (!isGroup && toTexts.length > 1) {
-    const problem = mode === "two-way" ? "a two-way link cannot be a group link" : `a ${mode} link has exactly one receiver`;
-    add([...path, "to"], `${problem}; this one lists ${toTexts.length}`, "for several receivers use mode: allcast or anycast with a group");
+    const problem =
+      mode === "two-way" ? "a two-way link cannot be a group link" : `a ${mode} link has exactly one receiver`;
+    add(
+      [...path, "to"],
+      `${problem}; this one lists ${toTexts.length}`,
+      "for several receivers use mode: allcast or anycast with a group",
+    );
     shapeOk = false;
   }
   if (isGroup && to === undefined) {
-    add([...path, "external"], `the receivers of an ${mode} link are members; an external end can only be its sender`, "write external: NAME with to: [MEMBER.ID, …]");
+    add(
+      [...path, "external"],
+      `the receivers of an ${mode} link are members; an external end can only be its sender`,
+      "write external: NAME with to: [MEMBER.ID, …]",
+    );
     shapeOk = false;
   }
 
@@ -183,7 +236,11 @@ function draftLink(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpec>
   const seen = new Set<string>();
   for (const r of receivers) {
     if (fromAt !== undefined && endName(r) === endName(fromAt)) {
-      add(r.path, `${endName(r)} is the sender of this link and cannot also be its receiver`, "a link joins different members");
+      add(
+        r.path,
+        `${endName(r)} is the sender of this link and cannot also be its receiver`,
+        "a link joins different members",
+      );
       endsOk = false;
     } else if (seen.has(endName(r))) {
       add(r.path, `${endName(r)} is already a receiver of this link`, "list each receiver once");
@@ -191,8 +248,17 @@ function draftLink(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpec>
     }
     seen.add(endName(r));
   }
-  if (link.shared !== undefined && (isGroup || external !== undefined || [fromAt, ...receivers].some((e) => e?.network !== undefined))) {
-    add([...path, "shared"], "a shared link is a point-to-point link between two members of this network", "a shared link cannot be a group link, external or bridging (seed §5.3.1); remove shared, or make it one-way or two-way inside the network");
+  if (
+    link.shared !== undefined &&
+    (isGroup || external !== undefined || [fromAt, ...receivers].some((e) => e?.network !== undefined))
+  ) {
+    add(
+      [...path, "shared"],
+      "a shared link is a point-to-point link between two members of this network",
+      "a shared link cannot be a group link, external or bridging (seed " +
+        "§5.3.1); remove shared, or make it one-way or two-way inside the " +
+        "network",
+    );
     endsOk = false;
   }
   return endsOk ? { index, path, raw: link, mode, from: fromAt, to: receivers, external } : undefined;
@@ -203,7 +269,12 @@ function draftLink(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpec>
  * network. "lanB:sw.5" names a member of another network (a bridging link):
  * that member is checked once every network is known (./bridging.ts).
  */
-function endpoint(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpec>, text: string, path: Path): EndpointAt | undefined {
+function endpoint(
+  ctx: NetworkContext,
+  members: ReadonlyMap<string, MemberSpec>,
+  text: string,
+  path: Path,
+): EndpointAt | undefined {
   const colon = text.indexOf(":");
   const network = colon < 0 || text.slice(0, colon) === ctx.network ? undefined : text.slice(0, colon);
   const local = text.slice(colon + 1);
@@ -214,7 +285,11 @@ function endpoint(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpec>,
   let good = true;
   if (network === undefined && !members.has(member)) {
     const keys = [...members.keys()];
-    ctx.problems.add(path, `no member '${excerpt(member)}' in network ${ctx.network}`, `${didYouMean(member, keys)}members: ${keys.join(", ")}`);
+    ctx.problems.add(
+      path,
+      `no member '${excerpt(member)}' in network ${ctx.network}`,
+      `${didYouMean(member, keys)}members: ${keys.join(", ")}`,
+    );
     good = false;
   }
   const decimal = written ? parseIdentifier(local.slice(dot + 1)) : undefined;
@@ -222,7 +297,11 @@ function endpoint(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpec>,
     ctx.problems.add(path, decimal.problem, `write ${endText(network, member)}.${ident}`);
     good = false;
   } else if (ident > PORT_MAX) {
-    ctx.problems.add(path, `link identifier ${local.slice(dot + 1)} is larger than ${PORT_MAX}`, `use an identifier in 0..${PORT_MAX}, or leave it out (${endText(network, member)}) and strata allocates one`);
+    ctx.problems.add(
+      path,
+      `link identifier ${local.slice(dot + 1)} is larger than ${PORT_MAX}`,
+      `use an identifier in 0..${PORT_MAX}, or leave it out (${endText(network, member)}) and strata allocates one`,
+    );
     good = false;
   }
   return good ? { member, ident, path, written, ...(network === undefined ? {} : { network }) } : undefined;
@@ -252,7 +331,11 @@ export function linkName(d: Draft): string {
 }
 
 /** The links, one per draft and in the same order. */
-function nameLinks(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpec>, drafts: readonly Draft[]): LinkSpec[] {
+function nameLinks(
+  ctx: NetworkContext,
+  members: ReadonlyMap<string, MemberSpec>,
+  drafts: readonly Draft[],
+): LinkSpec[] {
   const names = new Map<string, number>();
   const externals = new Map<string, number>();
   const links: LinkSpec[] = [];
@@ -262,8 +345,13 @@ function nameLinks(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpec>
     // A reused external end is reported below; its default name would only repeat that.
     const repeatsExternal = d.raw.name === undefined && d.external !== undefined && externals.has(d.external);
     if (other !== undefined && !repeatsExternal) {
-      const fix = d.raw.name === undefined ? "give one of them its own name: NAME" : "link names are unique in a network";
-      ctx.problems.add(d.raw.name === undefined ? d.path : [...d.path, "name"], `link name '${excerpt(name)}' is already used by links[${other}]`, fix);
+      const fix =
+        d.raw.name === undefined ? "give one of them its own name: NAME" : "link names are unique in a network";
+      ctx.problems.add(
+        d.raw.name === undefined ? d.path : [...d.path, "name"],
+        `link name '${excerpt(name)}' is already used by links[${other}]`,
+        fix,
+      );
     } else {
       names.set(name, d.index);
     }
@@ -271,16 +359,28 @@ function nameLinks(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpec>
       const extPath = [...d.path, "external"];
       const twice = externals.get(d.external);
       if (twice !== undefined) {
-        ctx.problems.add(extPath, `external end '${excerpt(d.external)}' is already used by links[${twice}]`, "each external end belongs to one link; a two-way link covers both directions");
+        ctx.problems.add(
+          extPath,
+          `external end '${excerpt(d.external)}' is already used by links[${twice}]`,
+          "each external end belongs to one link; a two-way link covers both directions",
+        );
       } else {
         externals.set(d.external, d.index);
       }
       if (members.has(d.external)) {
-        ctx.problems.add(extPath, `'${excerpt(d.external)}' is a member of ${ctx.network}; an external end is outside the network`, "choose a name that is not a member key");
+        ctx.problems.add(
+          extPath,
+          `'${excerpt(d.external)}' is a member of ${ctx.network}; an external end is outside the network`,
+          "choose a name that is not a member key",
+        );
       }
     }
     const external = d.external === undefined ? undefined : { external: d.external };
-    const plain = ({ member, ident, network }: EndpointAt): Endpoint => ({ member, ident, ...(network === undefined ? {} : { network }) });
+    const plain = ({ member, ident, network }: EndpointAt): Endpoint => ({
+      member,
+      ident,
+      ...(network === undefined ? {} : { network }),
+    });
     const to = d.to.map(plain);
     const from = d.from === undefined ? external : plain(d.from);
     if (from === undefined) throw new Error("a link draft has from or external");
@@ -301,18 +401,30 @@ function nameLinks(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpec>
 
 /** Seed §4.1: group names are not member names, a group has one mode, anycast senders are not its receivers. */
 function checkGroups(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpec>, drafts: readonly Draft[]): void {
-  const groups = new Map<string, { mode: string; first: number; senders: Map<string, number>; receivers: Map<string, number> }>();
+  const groups = new Map<
+    string,
+    { mode: string; first: number; senders: Map<string, number>; receivers: Map<string, number> }
+  >();
   for (const d of drafts) {
     const name = d.raw.group;
     if (name === undefined || !GROUP_MODES.has(d.mode)) continue;
     const path = [...d.path, "group"];
-    if (members.has(name)) ctx.problems.add(path, `group '${excerpt(name)}' has the name of a member`, "group names and member keys are distinct; rename the group");
+    if (members.has(name))
+      ctx.problems.add(
+        path,
+        `group '${excerpt(name)}' has the name of a member`,
+        "group names and member keys are distinct; rename the group",
+      );
     let g = groups.get(name);
     if (g === undefined) {
       g = { mode: d.mode, first: d.index, senders: new Map(), receivers: new Map() };
       groups.set(name, g);
     } else if (g.mode !== d.mode) {
-      ctx.problems.add([...d.path, "mode"], `group '${excerpt(name)}' is ${g.mode} in links[${g.first}]`, `every link of a group has the group's mode: ${g.mode}`);
+      ctx.problems.add(
+        [...d.path, "mode"],
+        `group '${excerpt(name)}' is ${g.mode} in links[${g.first}]`,
+        `every link of a group has the group's mode: ${g.mode}`,
+      );
     }
     if (g.mode !== "anycast") continue;
     if (d.from !== undefined) {
@@ -342,10 +454,17 @@ interface Use {
   readonly name: string;
 }
 
-function assignIdentifiers(ctx: NetworkContext, members: readonly MemberSpec[], drafts: readonly Draft[], links: readonly LinkSpec[]): Map<string, Ports> {
+function assignIdentifiers(
+  ctx: NetworkContext,
+  members: readonly MemberSpec[],
+  drafts: readonly Draft[],
+  links: readonly LinkSpec[],
+): Map<string, Ports> {
   const ports = new Map<string, Ports>(members.map((m) => [m.key, { ins: new Map(), outs: new Map() }]));
   const used = new Map<string, Set<number>>(members.map((m) => [m.key, new Set()]));
-  for (const d of drafts) for (const e of [...(d.from === undefined ? [] : [d.from]), ...d.to]) if (e.network === undefined) used.get(e.member)?.add(e.ident);
+  for (const d of drafts)
+    for (const e of [...(d.from === undefined ? [] : [d.from]), ...d.to])
+      if (e.network === undefined) used.get(e.member)?.add(e.ident);
 
   const uses = new Map<string, Map<number, Use>>();
   for (const [i, d] of drafts.entries()) {

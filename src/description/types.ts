@@ -84,7 +84,8 @@ export type Pattern =
   | { readonly kind: "ternary"; readonly value: bigint; readonly mask: bigint }
   | { readonly kind: "range"; readonly lo: bigint; readonly hi: bigint };
 
-/** `in:` of a row: a link identifier, "self" (sent by the member itself) or "shared" (handed over by the shared member of the overlay, SharedForward). */
+/** `in:` of a row: a link identifier, "self" (sent by the member itself) or "shared" (handed over by the shared member
+ * of the overlay, SharedForward). */
 export type InLink = number | "self" | "shared";
 
 export type Action =

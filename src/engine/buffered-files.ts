@@ -78,7 +78,9 @@ export class BufferedFiles {
     }
     let buffer = f.buffer;
     if (buffer === undefined || f.buffered + len > buffer.length) {
-      const grown = new Uint8Array(Math.min(max, Math.max(FIRST_BUFFER_LEN, 2 * (buffer?.length ?? 0), f.buffered + len)));
+      const grown = new Uint8Array(
+        Math.min(max, Math.max(FIRST_BUFFER_LEN, 2 * (buffer?.length ?? 0), f.buffered + len)),
+      );
       if (buffer !== undefined) grown.set(buffer.subarray(0, f.buffered));
       this.#held += grown.length - (buffer?.length ?? 0);
       f.buffer = buffer = grown;
@@ -108,7 +110,8 @@ export class BufferedFiles {
     }
   }
 
-  /** Opens `f` if it is not open (created the first time, appended to after), closing the least recently written file if too many are; `f` is then the most recent. */
+  /** Opens `f` if it is not open (created the first time, appended to after), closing the least recently written file
+   * if too many are; `f` is then the most recent. */
   #use(f: BufferedFile): void {
     if (f.fd >= 0) {
       this.#open.delete(f);
@@ -146,7 +149,7 @@ export class BufferedFiles {
   #writeOut(f: BufferedFile, bytes: Uint8Array): void {
     this.#use(f);
     try {
-      for (let done = 0; done < bytes.length; ) done += writeSync(f.fd, bytes, done, bytes.length - done);
+      for (let done = 0; done < bytes.length;) done += writeSync(f.fd, bytes, done, bytes.length - done);
     } catch (err) {
       throw new InputError(f.path, "", `cannot write: ${describeIoError(err)}`);
     }

@@ -24,10 +24,26 @@ import { type Change, Reconciler, type Resolved, type Target } from "../control/
 import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
 import { INJECT_KINDS } from "../wasm/abi.js";
 import { DataPlane } from "../wasm/module.js";
-import { checkLimits, DEFAULT_RUNNER, type InputBatch, type OutputSink, type PacketRanges, Runner } from "../wasm/runner.js";
+import {
+  checkLimits,
+  DEFAULT_RUNNER,
+  type InputBatch,
+  type OutputSink,
+  type PacketRanges,
+  Runner,
+} from "../wasm/runner.js";
 import { type EntryMatch, type TableWrite, Tables, type WriteResult } from "../wasm/tables.js";
 import { BatchQueue } from "./batches.js";
-import { type DeliveryListener, type Exit, type ExitListener, type ExternalEnd, exitsOf, type RecordingSink, resolveExternal, Sinks } from "./sinks.js";
+import {
+  type DeliveryListener,
+  type Exit,
+  type ExitListener,
+  type ExternalEnd,
+  exitsOf,
+  type RecordingSink,
+  resolveExternal,
+  Sinks,
+} from "./sinks.js";
 import { type Counters, type InputStats, type PortSummary, readCounters, type Summary, summarize } from "./summary.js";
 import { TraceWriter } from "./trace.js";
 import type { TraceLines } from "./trace-file.js";
@@ -51,7 +67,8 @@ export interface EngineOptions {
   readonly copyLimit?: number;
   /** Packets per batch (default DEFAULT_RUNNER.batchPackets). */
   readonly batchPackets?: number;
-  /** How long submit() holds a partial batch before running it, in ms (default 1; 0: until the frames that arrived in the same turn of the event loop are in). */
+  /** How long submit() holds a partial batch before running it, in ms (default 1; 0: until the frames that arrived in
+   * the same turn of the event loop are in). */
   readonly flushMs?: number;
 }
 
@@ -71,7 +88,8 @@ export interface EngineTrace {
   readonly lines: TraceLines;
   /** Only these packets (numbered as they came) are traced; all when not given. */
   readonly packets?: PacketRanges;
-  /** Asked after each batch: true ends the trace there (its lines whole), the engine runs on untraced, and `onFull` is called. */
+  /** Asked after each batch: true ends the trace there (its lines whole), the engine runs on untraced, and `onFull` is
+   * called. */
   readonly full?: () => boolean;
   readonly onFull?: () => void;
 }
@@ -124,7 +142,11 @@ export class Engine {
     this.#dp = DataPlane.load();
     if (options.emptyTables === true) {
       this.#rec = Reconciler.install(this.#dp, withoutRows(compiled), texts);
-      this.#rec.sync({ compiled, tables: this.#rec.current().tables, entries: new Map(compiled.tables.map((t) => [t.id, t.rows.map(() => -1)])) });
+      this.#rec.sync({
+        compiled,
+        tables: this.#rec.current().tables,
+        entries: new Map(compiled.tables.map((t) => [t.id, t.rows.map(() => -1)])),
+      });
     } else {
       this.#rec = Reconciler.install(this.#dp, compiled, texts);
     }
@@ -160,7 +182,15 @@ export class Engine {
       exit: (exit: Exit, data: Uint8Array, start: number, len: number, sec: number, nsec: number): void => {
         for (const f of this.#exitListeners) f(exit, data, start, len, sec, nsec);
       },
-      deliver: (member: number, inLink: number, data: Uint8Array, start: number, len: number, sec: number, nsec: number): void => {
+      deliver: (
+        member: number,
+        inLink: number,
+        data: Uint8Array,
+        start: number,
+        len: number,
+        sec: number,
+        nsec: number,
+      ): void => {
         for (const f of this.#deliveryListeners) f(member, inLink, data, start, len, sec, nsec);
       },
     };
@@ -189,7 +219,8 @@ export class Engine {
     );
     this.#sinks = sinks;
     this.#traceOptions = trace;
-    this.#trace = trace === undefined ? undefined : new TraceWriter(trace.lines, this.installed.compiled, this.installed.entries);
+    this.#trace =
+      trace === undefined ? undefined : new TraceWriter(trace.lines, this.installed.compiled, this.installed.entries);
     const writer = this.#trace;
     // Packets go to the recordings; the output ring carries only trace events.
     this.#events = writer === undefined ? null : { packet: () => {}, event: writer.event.bind(writer) };
@@ -337,16 +368,23 @@ export class Engine {
    * its packets come from in the summary. Only between batches. Throws past ADDED_ENDPOINTS_MAX.
    */
   endpointAt(at: Injection, source: string): number {
-    const same = this.#endpoints.findIndex((e) => e.kind === at.kind && e.member === at.member && e.session === at.session && e.link === at.link);
+    const same = this.#endpoints.findIndex(
+      (e) => e.kind === at.kind && e.member === at.member && e.session === at.session && e.link === at.link,
+    );
     if (same >= 0) return same;
     this.#betweenOnly("endpointAt()");
-    if (this.#endpoints.length - this.#opened >= ADDED_ENDPOINTS_MAX) throw new Error(`the emulation has taken ${ADDED_ENDPOINTS_MAX} new places for packets to enter, its limit`);
+    if (this.#endpoints.length - this.#opened >= ADDED_ENDPOINTS_MAX)
+      throw new Error(`the emulation has taken ${ADDED_ENDPOINTS_MAX} new places for packets to enter, its limit`);
     const member = this.compiled.members[at.member];
     const network = this.compiled.networks[member?.network ?? -1] ?? this.compiled.networks[0];
     if (network === undefined) throw new Error("the description has no network");
     const link = this.compiled.links[at.link];
     const where =
-      at.kind === "session" ? `${member?.key ?? ""}@${at.session}` : at.kind === "self" ? (member?.key ?? "") : (link?.external ?? `${link?.qualified ?? ""}`);
+      at.kind === "session"
+        ? `${member?.key ?? ""}@${at.session}`
+        : at.kind === "self"
+          ? (member?.key ?? "")
+          : (link?.external ?? `${link?.qualified ?? ""}`);
     const k = this.#endpoints.length;
     const text = `${network.name}:${where}`;
     this.#endpoints.push({ ...at, text, network });
@@ -358,12 +396,20 @@ export class Engine {
     return k;
   }
 
-  /** The external link named `text` ("network:external", the network optional with one network): both its directions. */
+  /** The external link named `text` ("network:external", the network optional with one network): both its directions.
+   * */
   external(text: string): ExternalEnd {
     const ext = resolveExternal(this.compiled, text);
-    const endpoint = this.#endpoints.findIndex((e) => e.kind === "link" && e.member < 0 && e.link === ext.inbound?.index);
+    const endpoint = this.#endpoints.findIndex(
+      (e) => e.kind === "link" && e.member < 0 && e.link === ext.inbound?.index,
+    );
     const exit = this.exits.find((x) => x.link.index === ext.outbound?.index);
-    return { name: ext.name, network: ext.network, ...(endpoint >= 0 ? { endpoint } : {}), ...(exit !== undefined ? { exit } : {}) };
+    return {
+      name: ext.name,
+      network: ext.network,
+      ...(endpoint >= 0 ? { endpoint } : {}),
+      ...(exit !== undefined ? { exit } : {}),
+    };
   }
 
   /** Calls `listener` for every packet leaving on an exit, after each batch (connected with `exits`). */
@@ -430,7 +476,8 @@ export class Engine {
     for (const f of [...this.#tableListeners]) if (f !== from) f(now);
   }
 
-  /** Everything run so far is in the sinks: the ring read out, records held for a merge written, the trace's last line ended. */
+  /** Everything run so far is in the sinks: the ring read out, records held for a merge written, the trace's last line
+   * ended. */
   settle(): void {
     this.#runner?.flushRecordings();
     this.#sinks?.settle();
@@ -463,7 +510,8 @@ export class Engine {
     return readCounters(this.#dp, this.installed);
   }
 
-  /** From now on the summary has a `ports` section: what `ports` returns when it is made (strata serve's live ports). */
+  /** From now on the summary has a `ports` section: what `ports` returns when it is made (strata serve's live ports).
+   * */
   reportPorts(ports: () => readonly PortSummary[]): void {
     this.#ports = ports;
   }
@@ -476,7 +524,12 @@ export class Engine {
   /** What the engine has done since connect(), counted by the data plane (after stop(), the final one). */
   summary(): Summary {
     if (this.#stopped !== undefined) return this.#stopped;
-    const summary = summarize(this.counters(), this.installed, this.#stats, Number(process.hrtime.bigint() - this.#started) / 1e9);
+    const summary = summarize(
+      this.counters(),
+      this.installed,
+      this.#stats,
+      Number(process.hrtime.bigint() - this.#started) / 1e9,
+    );
     return this.#ports === undefined ? summary : { ...summary, ports: this.#ports() };
   }
 
@@ -540,15 +593,28 @@ function matchHash(m: EntryMatch): number {
 }
 
 const bytesEqual = (a: Uint8Array | undefined, b: Uint8Array | undefined): boolean =>
-  (a === undefined || a.length === 0) === (b === undefined || b.length === 0) && (a === undefined || b === undefined || a.length === 0 || Buffer.compare(a, b) === 0);
+  (a === undefined || a.length === 0) === (b === undefined || b.length === 0) &&
+  (a === undefined || b === undefined || a.length === 0 || Buffer.compare(a, b) === 0);
 
 /** Whether two entries of a table of `kind` have the same match (priority counts where the kind has one). */
 function sameMatch(kind: string, a: EntryMatch, b: EntryMatch): boolean {
-  return bytesEqual(a.value, b.value) && bytesEqual(a.mask, b.mask) && bytesEqual(a.lo, b.lo) && bytesEqual(a.hi, b.hi) && (!prioritised(kind) || a.priority === b.priority);
+  return (
+    bytesEqual(a.value, b.value) &&
+    bytesEqual(a.mask, b.mask) &&
+    bytesEqual(a.lo, b.lo) &&
+    bytesEqual(a.hi, b.hi) &&
+    (!prioritised(kind) || a.priority === b.priority)
+  );
 }
 
 function sameAction(a: NonNullable<TableWrite["action"]>, b: NonNullable<TableWrite["action"]>): boolean {
-  return a.name === b.name && (a.count ?? 0) === (b.count ?? 0) && (a.arg ?? 0) === (b.arg ?? 0) && (a.arg2 ?? 0) === (b.arg2 ?? 0) && bytesEqual(a.data, b.data);
+  return (
+    a.name === b.name &&
+    (a.count ?? 0) === (b.count ?? 0) &&
+    (a.arg ?? 0) === (b.arg ?? 0) &&
+    (a.arg2 ?? 0) === (b.arg2 ?? 0) &&
+    bytesEqual(a.data, b.data)
+  );
 }
 
 /** The rows of the description's `table` whose match is `match`. */
@@ -596,7 +662,10 @@ function noteWrites(installed: Installed, writes: readonly TableWrite[], entries
     }
     for (const k of rows) {
       const row = table.rows[k];
-      list[k] = w.op !== "delete" && w.action !== undefined && row !== undefined && sameAction(row.action, w.action) ? (entries[i] ?? -1) : -1;
+      list[k] =
+        w.op !== "delete" && w.action !== undefined && row !== undefined && sameAction(row.action, w.action)
+          ? (entries[i] ?? -1)
+          : -1;
     }
   });
   if (changed.size === 0) return installed;

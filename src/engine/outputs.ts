@@ -29,7 +29,8 @@ export function outputFiles(compiled: CompiledSpec, trace: boolean): string[] {
   return [...recordings, SUMMARY_FILE, ...(trace ? [TRACE_FILE, TRACE_INDEX_FILE] : [])];
 }
 
-/** The --out directory of a run: claimed when opened, its recording files and trace written as the packets run, summary.json at finish(). */
+/** The --out directory of a run: claimed when opened, its recording files and trace written as the packets run,
+ * summary.json at finish(). */
 export class Outputs {
   readonly dir: OutDir;
   readonly recordings: RecordingFiles;
@@ -41,9 +42,16 @@ export class Outputs {
     this.trace = trace;
   }
 
-  /** Claims DIR for a run of `compiled` (InputError if it is not strata's to write); the trace's files are made now, the recordings' on their first records. */
+  /** Claims DIR for a run of `compiled` (InputError if it is not strata's to write); the trace's files are made now,
+   * the recordings' on their first records. */
   static open(dir: string, compiled: CompiledSpec, options: OutputsOptions): Outputs {
-    const claimed = OutDir.claim(dir, { command: options.command, inputs: options.inputs, force: options.force, files: outputFiles(compiled, options.trace), dirs: [LINKS_DIR, DELIVERED_DIR] });
+    const claimed = OutDir.claim(dir, {
+      command: options.command,
+      inputs: options.inputs,
+      force: options.force,
+      files: outputFiles(compiled, options.trace),
+      dirs: [LINKS_DIR, DELIVERED_DIR],
+    });
     return new Outputs(claimed, new RecordingFiles(dir, compiled), options.trace ? new TraceFile(dir) : undefined);
   }
 

@@ -21,7 +21,8 @@ export interface PlannedRecording {
   readonly sub: string;
   readonly name: string;
   readonly network: number;
-  /** The links it taps (both directions of a two-way link share a recording), or the member whose deliveries it holds. */
+  /** The links it taps (both directions of a two-way link share a recording), or the member whose deliveries it holds.
+   * */
   readonly links: number[];
   readonly member?: number;
 }
@@ -44,12 +45,14 @@ export function planRecordings(compiled: CompiledSpec): PlannedRecording[] {
     r.links.push(l.index);
   }
   for (const m of compiled.members) {
-    if (m.tables.receive !== undefined) plan.push({ sub: DELIVERED_DIR, name: m.qualified, network: m.network, links: [], member: m.index });
+    if (m.tables.receive !== undefined)
+      plan.push({ sub: DELIVERED_DIR, name: m.qualified, network: m.network, links: [], member: m.index });
   }
   return plan;
 }
 
-/** Numbers the recordings of `compiled` in the data plane `dp` (recording c fills buffer c); returns them in that order. */
+/** Numbers the recordings of `compiled` in the data plane `dp` (recording c fills buffer c); returns them in that
+ * order. */
 export function assignRecordings(compiled: CompiledSpec, dp: DataPlane): PlannedRecording[] {
   const x = dp.exports;
   const plan = planRecordings(compiled);

@@ -40,13 +40,28 @@ export interface Exit {
  * A packet leaving on `exit`: `data[start .. start+len)` is a view on linear memory, valid only
  * during the call (copy what you keep). Timestamps are those of the input packet it came from.
  */
-export type ExitListener = (exit: Exit, data: Uint8Array, start: number, len: number, tsSec: number, tsNsec: number) => void;
+export type ExitListener = (
+  exit: Exit,
+  data: Uint8Array,
+  start: number,
+  len: number,
+  tsSec: number,
+  tsNsec: number,
+) => void;
 
 /**
  * A packet delivered to `member` (its index) on in-link identifier `inLink`: `data[start .. start+len)`
  * is a view on linear memory, valid only during the call (copy what you keep).
  */
-export type DeliveryListener = (member: number, inLink: number, data: Uint8Array, start: number, len: number, tsSec: number, tsNsec: number) => void;
+export type DeliveryListener = (
+  member: number,
+  inLink: number,
+  data: Uint8Array,
+  start: number,
+  len: number,
+  tsSec: number,
+  tsNsec: number,
+) => void;
 
 /** Where an external link's two directions are: packets arriving (its endpoint number) and leaving. */
 export interface ExternalEnd {
@@ -67,23 +82,39 @@ export interface ExternalLink {
   readonly outbound?: CompiledLink;
 }
 
-/** The external link `text` names ("network:external"; the network may be left out when there is one); UsageError if none. */
+/** The external link `text` names ("network:external"; the network may be left out when there is one); UsageError if
+ * none. */
 export function resolveExternal(compiled: CompiledSpec, text: string, label = `'${excerpt(text)}'`): ExternalLink {
   const colon = text.indexOf(":");
   const networks = compiled.networks;
-  const network = colon < 0 ? (networks.length === 1 ? networks[0] : undefined) : networks.find((n) => n.name === text.slice(0, colon));
+  const network =
+    colon < 0
+      ? networks.length === 1
+        ? networks[0]
+        : undefined
+      : networks.find((n) => n.name === text.slice(0, colon));
   const name = colon < 0 ? text : text.slice(colon + 1);
-  const externals = [...new Set(compiled.links.filter((l) => l.external !== undefined).map((l) => `${networks[l.network]?.name}:${l.external}`))];
+  const externals = [
+    ...new Set(
+      compiled.links.filter((l) => l.external !== undefined).map((l) => `${networks[l.network]?.name}:${l.external}`),
+    ),
+  ];
   const list = externals.length === 0 ? "the description has none" : `external links: ${externals.join(", ")}`;
   if (network === undefined) {
     const why = colon < 0 ? "names no network" : `names no network of the description`;
     throw new UsageError(`${label} ${why}: write NETWORK:EXTERNAL (${list})`);
   }
   const links = compiled.links.filter((l) => l.network === network.index && l.external === name);
-  if (links.length === 0) throw new UsageError(`${label}: network ${network.name} has no external link '${excerpt(name)}' (${list})`);
+  if (links.length === 0)
+    throw new UsageError(`${label}: network ${network.name} has no external link '${excerpt(name)}' (${list})`);
   const inbound = links.find((l) => l.sender < 0);
   const outbound = links.find((l) => l.sender >= 0);
-  return { name: `${network.name}:${name}`, network, ...(inbound !== undefined ? { inbound } : {}), ...(outbound !== undefined ? { outbound } : {}) };
+  return {
+    name: `${network.name}:${name}`,
+    network,
+    ...(inbound !== undefined ? { inbound } : {}),
+    ...(outbound !== undefined ? { outbound } : {}),
+  };
 }
 
 /** The exits of `compiled`: every external link's outbound direction on which packets leave. */
@@ -146,7 +177,17 @@ export class Sinks implements RecordingTargets {
     for (const e of options.exits) {
       const l = e.link;
       // The data plane writes a link's packets only when it is recorded: an exit always is.
-      if (!l.recorded) x.linkSet(l.index, l.network, e.network.spec.design.id, l.sender, l.senderPort, LINK_MODES.indexOf(l.mode), 0, 1);
+      if (!l.recorded)
+        x.linkSet(
+          l.index,
+          l.network,
+          e.network.spec.design.id,
+          l.sender,
+          l.senderPort,
+          LINK_MODES.indexOf(l.mode),
+          0,
+          1,
+        );
       x.linkSetRecording(l.index, this.#recordingCount + e.index);
     }
     if (options.deliveries) {
@@ -177,7 +218,7 @@ export class Sinks implements RecordingTargets {
     const exit = this.#exits[c - this.#recordingCount];
     if (exit === undefined) return;
     const view = new DataView(data.buffer, data.byteOffset);
-    for (let r = start; r + PCAP_REC_LEN <= start + len; ) {
+    for (let r = start; r + PCAP_REC_LEN <= start + len;) {
       const capLen = view.getUint32(r + 8, true);
       this.#emit.exit(exit, data, r + PCAP_REC_LEN, capLen, view.getUint32(r, true), view.getUint32(r + 4, true));
       r += PCAP_REC_LEN + capLen;
@@ -188,7 +229,9 @@ export class Sinks implements RecordingTargets {
 
   /** Tagged delivery records: to the listeners, and untagged (plain pcap records) to the member's recording. */
   #delivered(d: { member: number; recording: number }, data: Uint8Array, start: number, len: number): void {
-    const records = forEachTagged(data, start, len, (inLink, bytes, at, n, sec, nsec) => this.#emit.deliver(d.member, inLink, bytes, at, n, sec, nsec));
+    const records = forEachTagged(data, start, len, (inLink, bytes, at, n, sec, nsec) =>
+      this.#emit.deliver(d.member, inLink, bytes, at, n, sec, nsec),
+    );
     const sink = this.#recordings;
     if (d.recording < 0 || sink === undefined || records === 0) return;
     const plain = new Uint8Array(len - records * RECORDING_TAG_LEN);
@@ -212,16 +255,23 @@ export class Sinks implements RecordingTargets {
     list.push(data.slice(start, start + len));
   }
 
-  /** Writes the records held back for recordings shared with an exit, merged by timestamp (stable: arrival order on ties). */
+  /** Writes the records held back for recordings shared with an exit, merged by timestamp (stable: arrival order on
+   * ties). */
   settle(): void {
     for (const [c, chunks] of this.#pending) {
       if (chunks.length === 0) continue;
       const records: { ts: bigint; order: number; chunk: Uint8Array; at: number; len: number }[] = [];
       for (const chunk of chunks) {
         const view = new DataView(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-        for (let r = 0; r + PCAP_REC_LEN <= chunk.length; ) {
+        for (let r = 0; r + PCAP_REC_LEN <= chunk.length;) {
           const len = PCAP_REC_LEN + view.getUint32(r + 8, true);
-          records.push({ ts: BigInt(view.getUint32(r, true)) * 1_000_000_000n + BigInt(view.getUint32(r + 4, true)), order: records.length, chunk, at: r, len });
+          records.push({
+            ts: BigInt(view.getUint32(r, true)) * 1_000_000_000n + BigInt(view.getUint32(r + 4, true)),
+            order: records.length,
+            chunk,
+            at: r,
+            len,
+          });
           r += len;
         }
       }

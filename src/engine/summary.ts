@@ -29,7 +29,8 @@ export interface AppliedUpdate {
   readonly description?: string;
   readonly down?: Target;
   readonly up?: Target;
-  /** The first input packet processed after it (numbered from 0, as in trace.jsonl); null: no packet came after it, and it was not applied. */
+  /** The first input packet processed after it (numbered from 0, as in trace.jsonl); null: no packet came after it, and
+   * it was not applied. */
   readonly packet: number | null;
   /** What changed in the tables (descriptions), or which links and members went down or up. */
   readonly change?: Omit<Change, "topology">;
@@ -40,7 +41,14 @@ export interface AppliedUpdate {
 export interface Summary {
   readonly spec: string;
   /** Per input: packets injected, and `error` when bad input ended it early (after those packets). */
-  readonly inputs: readonly { endpoint: string; file: string; packets: number; linkTypes: string[]; adapted: string[]; error?: string }[];
+  readonly inputs: readonly {
+    endpoint: string;
+    file: string;
+    packets: number;
+    linkTypes: string[];
+    adapted: string[];
+    error?: string;
+  }[];
   /**
    * Every input packet and every copy replication asked for has exactly one fate:
    * injected + copies = delivered + dropped + exited (a refused copy is a replication-limit drop).
@@ -56,9 +64,19 @@ export interface Summary {
   readonly links: Record<string, { packets: number; bytes: number; file: string | null }>;
   readonly delivered: Record<string, { packets: number; file: string }>;
   /** Per member that delivered or dropped anything, with the machine it runs on. */
-  readonly members: Record<string, { machine: string | null; delivered: number; drops: Partial<Record<DropReason, number>> }>;
+  readonly members: Record<
+    string,
+    { machine: string | null; delivered: number; drops: Partial<Record<DropReason, number>> }
+  >;
   readonly drops: Partial<Record<DropReason, number>>;
-  readonly rows: readonly { member: string; table: string; row: number | "default"; at: string | null; rule: string; hits: number }[];
+  readonly rows: readonly {
+    member: string;
+    table: string;
+    row: number | "default";
+    at: string | null;
+    rule: string;
+    hits: number;
+  }[];
   readonly elapsedSeconds: number;
   readonly packetsPerSecond: number;
   /** With --updates: each update, and the first packet processed after it (src/run/updates.ts). */
@@ -85,11 +103,13 @@ export interface PortSummary {
   readonly truncated: number;
   /** Received frames on an external link that only leaves the network (not injected). */
   readonly ignored: number;
-  /** Frames the emulation sent out of the port that did not go: the port was closed, its queue full, or the interface refused them. */
+  /** Frames the emulation sent out of the port that did not go: the port was closed, its queue full, or the interface
+   * refused them. */
   readonly unsent: number;
   /** Dropped by the interface before any capture (its rx_dropped counter, libpcap's ps_ifdrop). */
   readonly droppedByInterface: number | null;
-  /** Received by the interface and never passed on by the port process: the capture buffer was full (libpcap's ps_drop), or the port was closed. */
+  /** Received by the interface and never passed on by the port process: the capture buffer was full (libpcap's
+   * ps_drop), or the port was closed. */
   readonly droppedByCapture: number | null;
   /** Passed on by the port process while the emulation took no frames (starting or stopping). */
   readonly droppedByStrata: number;
@@ -102,7 +122,11 @@ export interface PortSummary {
 export function leaves(compiled: CompiledSpec, l: CompiledLink): boolean {
   if (l.receivers.length > 0) return false;
   const rows = l.sender >= 0 ? (compiled.members[l.sender]?.tables.transmit?.rows ?? []) : [];
-  return !rows.some((r) => r.action.name === "external-session" && (((r.match.value[0] ?? 0) << 8) | (r.match.value[1] ?? 0)) === l.senderPort);
+  return !rows.some(
+    (r) =>
+      r.action.name === "external-session" &&
+      (((r.match.value[0] ?? 0) << 8) | (r.match.value[1] ?? 0)) === l.senderPort,
+  );
 }
 
 /** Name for drops that happened before any member held the packet. */
@@ -131,7 +155,8 @@ export function readCounters(dp: DataPlane, installed: Installed): Counters {
   const compiled = installed.compiled;
   const x = dp.exports;
   // Addresses come back as i32: one past 2 GiB (a description of many members) would be negative.
-  const drops = (i: number): number[] => Array.from(new BigUint64Array(dp.mem.u8.buffer, x.memberDrops(i) >>> 0, DROP_REASONS.length), Number);
+  const drops = (i: number): number[] =>
+    Array.from(new BigUint64Array(dp.mem.u8.buffer, x.memberDrops(i) >>> 0, DROP_REASONS.length), Number);
   return {
     injected: x.packetsInjected(),
     copied: x.packetsCopied(),
@@ -200,7 +225,8 @@ export function summarize(
     const memberDrops = readDrops(m.index);
     deliveredTotal += d;
     if (d > 0) delivered[m.qualified] = { packets: d, file: `${DELIVERED_DIR}/${m.qualified}.pcap` };
-    if (d > 0 || Object.keys(memberDrops).length > 0) members[m.qualified] = { machine: compiled.machines[m.machine] ?? "", delivered: d, drops: memberDrops };
+    if (d > 0 || Object.keys(memberDrops).length > 0)
+      members[m.qualified] = { machine: compiled.machines[m.machine] ?? "", delivered: d, drops: memberDrops };
   }
   const outside = readDrops(-1);
   if (Object.keys(outside).length > 0) members[OUTSIDE] = { machine: null, delivered: 0, drops: outside };

@@ -139,7 +139,8 @@ export class TraceFile implements TraceLines {
   }
 }
 
-/** What trace.idx says of a packet: its line (text without "\n", number from 1), or, when it is not in the trace, what the trace holds. */
+/** What trace.idx says of a packet: its line (text without "\n", number from 1), or, when it is not in the trace, what
+ * the trace holds. */
 export type Indexed =
   | { readonly found: true; readonly text: string; readonly line: number }
   | { readonly found: false; readonly lines: number; readonly first: number; readonly last: number };
@@ -175,10 +176,13 @@ export function readIndexed(dir: string, packet: number, lineMax: number): Index
     if (header === undefined || !header.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
     const lines = getU64(view(header), 16);
     const traceBytes = getU64(view(header), 8);
-    if (traceBytes !== fstatSync(trace).size || fstatSync(index).size !== INDEX_HEADER_LEN + lines * INDEX_ENTRY_LEN) return undefined;
+    if (traceBytes !== fstatSync(trace).size || fstatSync(index).size !== INDEX_HEADER_LEN + lines * INDEX_ENTRY_LEN)
+      return undefined;
     const entry = (k: number): { packet: number; offset: number } => {
       const b = read(index, INDEX_HEADER_LEN + k * INDEX_ENTRY_LEN, INDEX_ENTRY_LEN);
-      return b === undefined ? { packet: Number.NaN, offset: Number.NaN } : { packet: getU64(view(b), 0), offset: getU64(view(b), 8) };
+      return b === undefined
+        ? { packet: Number.NaN, offset: Number.NaN }
+        : { packet: getU64(view(b), 0), offset: getU64(view(b), 8) };
     };
     let lo = 0;
     let hi = lines - 1;
@@ -196,7 +200,12 @@ export function readIndexed(dir: string, packet: number, lineMax: number): Index
         return { found: true, text: bytes.toString("utf8", 0, len), line: mid + 1 };
       } else return undefined;
     }
-    return { found: false, lines, first: lines > 0 ? entry(0).packet : 0, last: lines > 0 ? entry(lines - 1).packet : 0 };
+    return {
+      found: false,
+      lines,
+      first: lines > 0 ? entry(0).packet : 0,
+      last: lines > 0 ? entry(lines - 1).packet : 0,
+    };
   } finally {
     closeSync(index);
     closeSync(trace);

@@ -65,7 +65,10 @@ const DETAIL_IS: Readonly<Record<Detail, { readonly test: (v: unknown) => boolea
  */
 export function checkTraceLine(value: unknown): Result<TraceLine> {
   const got = (v: unknown): string => excerpt(JSON.stringify(v) ?? String(v));
-  if (!isObject(value)) return fail(`${got(value)} is not a trace line: a line is an object {"packet", "endpoint", "tsNs", "len", "steps"}`);
+  if (!isObject(value))
+    return fail(
+      `${got(value)} is not a trace line: a line is an object {"packet", "endpoint", "tsNs", "len", "steps"}`,
+    );
   const top: [string, (v: unknown) => boolean, string][] = [
     ["packet", isCount, "a packet number, 0 or more"],
     ["endpoint", (v) => typeof v === "string", "a string"],
@@ -77,16 +80,19 @@ export function checkTraceLine(value: unknown): Result<TraceLine> {
     if (!Object.hasOwn(value, key)) return fail(`missing key '${key}'`);
     if (!test(value[key])) return fail(`${key} must be ${what}, got ${got(value[key])}`);
   }
-  if (Object.hasOwn(value, "cut") && !isCount(value["cut"])) return fail(`cut must be a count of steps, got ${got(value["cut"])}`);
+  if (Object.hasOwn(value, "cut") && !isCount(value["cut"]))
+    return fail(`cut must be a count of steps, got ${got(value["cut"])}`);
   for (const [i, step] of (value["steps"] as unknown[]).entries()) {
     const at = `steps[${i}]`;
     if (!isObject(step)) return fail(`${at} must be an object {"copy", "step", …}, got ${got(step)}`);
     if (!isCount(step["copy"])) return fail(`${at}.copy must be a copy number, 0 or more, got ${got(step["copy"])}`);
     const details = typeof step["step"] === "string" ? STEP_DETAILS[step["step"]] : undefined;
-    if (details === undefined) return fail(`${at}.step must be one of ${Object.keys(STEP_DETAILS).join(", ")}, got ${got(step["step"])}`);
+    if (details === undefined)
+      return fail(`${at}.step must be one of ${Object.keys(STEP_DETAILS).join(", ")}, got ${got(step["step"])}`);
     for (const [key, kind] of Object.entries(details)) {
       if (!Object.hasOwn(step, key)) return fail(`${at} (${step["step"]}) is missing key '${key}'`);
-      if (!DETAIL_IS[kind].test(step[key])) return fail(`${at}.${key} must be ${DETAIL_IS[kind].what}, got ${got(step[key])}`);
+      if (!DETAIL_IS[kind].test(step[key]))
+        return fail(`${at}.${key} must be ${DETAIL_IS[kind].what}, got ${got(step[key])}`);
     }
   }
   return ok(value as unknown as TraceLine);
@@ -135,8 +141,14 @@ export class TraceWriter {
   readonly #lineMax: number;
   lines = 0;
 
-  /** Hands each line to `out`: a TraceFile (trace.jsonl and trace.idx), or a worker thread's chunk (src/run/chunk-runner.ts). */
-  constructor(out: TraceLines, compiled: CompiledSpec, entries: ReadonlyMap<number, readonly number[]>, lineMax = TRACE_LINE_MAX) {
+  /** Hands each line to `out`: a TraceFile (trace.jsonl and trace.idx), or a worker thread's chunk
+   * (src/run/chunk-runner.ts). */
+  constructor(
+    out: TraceLines,
+    compiled: CompiledSpec,
+    entries: ReadonlyMap<number, readonly number[]>,
+    lineMax = TRACE_LINE_MAX,
+  ) {
     this.#lineMax = lineMax;
     this.#out = out;
     this.#compiled = compiled;
@@ -264,7 +276,12 @@ export class TraceWriter {
     const link = (i: number): string | null => (i < 0 ? null : (this.#compiled.links[i]?.qualified ?? null));
     switch (kind) {
       case "inject":
-        return { copy, step: "inject", member, at: stage === "link" ? link(e.link) : stage === "send" ? "send" : "self" };
+        return {
+          copy,
+          step: "inject",
+          member,
+          at: stage === "link" ? link(e.link) : stage === "send" ? "send" : "self",
+        };
       case "link":
         return { copy, step: "link", link: link(e.link), from: member, hops: e.arg };
       case "exit":

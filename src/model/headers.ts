@@ -4,7 +4,8 @@
 // length where the header has a length field, and applies forwarding's side
 // effect. Plain TypeScript over Uint8Array and bigint, written from the
 // formats' documents (IEEE 802.1Q, RFC 791, RFC 1071, RFC 1624, RFC 8200, the
-// cna box in DESIGN.md, RFC 2784/2890 GRE, RFC 7348 VXLAN, RFC 3032 MPLS) — not from assembly/wire, the compiler or the design
+// cna box in DESIGN.md, RFC 2784/2890 GRE, RFC 7348 VXLAN, RFC 3032 MPLS) — not from assembly/wire, the compiler or the
+// design
 // registry's key layouts. A design is one entry: add a design by adding one.
 
 /** A header's matchable fields by name, as unsigned values of the field's width. */
@@ -22,11 +23,13 @@ export interface HeaderDesign {
   readonly bits: Readonly<Record<string, number>>;
   /** The header at the front of `b`, or undefined when `b` does not start with a valid one. */
   parse(b: Uint8Array): Parsed | undefined;
-  /** The header `send` pushes, from the row's field values, in front of a payload of `payloadLen` bytes (its original length). */
+  /** The header `send` pushes, from the row's field values, in front of a payload of `payloadLen` bytes (its original
+   * length). */
   build(f: Fields, payloadLen: number): Uint8Array;
   /** The longest payload the header built from `f` can state (a 16-bit length field); Infinity without one. */
   maxPayload(f: Fields): number;
-  /** The packet's length as its own header states it, when `b` holds the length field; undefined for a design without one. */
+  /** The packet's length as its own header states it, when `b` holds the length field; undefined for a design without
+   * one. */
   statedLen?(b: Uint8Array): number | undefined;
   /**
    * Forwarding's side effect (`ttl: decrement`): a copy with the hop limit lowered by
@@ -104,7 +107,15 @@ const ethernet: HeaderDesign = {
     const pcp = value(f, "pcp");
     const ivid = value(f, "ivid");
     // A tag only when a tag field is set; with an inner VLAN, an 802.1ad service tag outside it.
-    const tags: [number, bigint][] = ivid !== 0n ? [[TPID_SERVICE, (pcp << 13n) | vid], [TPID_CUSTOMER, ivid]] : vid !== 0n || pcp !== 0n ? [[TPID_CUSTOMER, (pcp << 13n) | vid]] : [];
+    const tags: [number, bigint][] =
+      ivid !== 0n
+        ? [
+            [TPID_SERVICE, (pcp << 13n) | vid],
+            [TPID_CUSTOMER, ivid],
+          ]
+        : vid !== 0n || pcp !== 0n
+          ? [[TPID_CUSTOMER, (pcp << 13n) | vid]]
+          : [];
     const h = new Uint8Array(14 + 4 * tags.length);
     put(h, 0, 6, value(f, "dst"));
     put(h, 6, 6, value(f, "src"));
@@ -305,7 +316,12 @@ const gre: HeaderDesign = {
       at += CMD_LEN;
     }
     const keyed = (flags & GRE_K) !== 0;
-    const fields = new Map([...outerFields(b), ["type", BigInt(type)], ["key", keyed ? uint(b, keyAt, 4) : 0n], ["keyed", keyed ? 1n : 0n]]);
+    const fields = new Map([
+      ...outerFields(b),
+      ["type", BigInt(type)],
+      ["key", keyed ? uint(b, keyAt, 4) : 0n],
+      ["keyed", keyed ? 1n : 0n],
+    ]);
     return { fields, len: at };
   },
   build(f, payloadLen) {
@@ -333,7 +349,12 @@ const vxlan: HeaderDesign = {
     const ihl = outerIpv4(b, UDP_PROTO);
     if (ihl === undefined || ihl + 16 > b.length) return undefined;
     if (((b[ihl + 8] ?? 0) & VXLAN_I) === 0) return undefined; // the VNI is valid only with I
-    const fields = new Map([...outerFields(b), ["sport", BigInt(u16(b, ihl))], ["dport", BigInt(u16(b, ihl + 2))], ["vni", uint(b, ihl + 12, 3)]]);
+    const fields = new Map([
+      ...outerFields(b),
+      ["sport", BigInt(u16(b, ihl))],
+      ["dport", BigInt(u16(b, ihl + 2))],
+      ["vni", uint(b, ihl + 12, 3)],
+    ]);
     return { fields, len: ihl + 16 };
   },
   build(f, payloadLen) {
@@ -388,13 +409,17 @@ function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
 }
 
 /** The designs the reference knows, by name. */
-export const HEADERS: ReadonlyMap<string, HeaderDesign> = new Map([ethernet, ipv4, ipv6, cna, gre, vxlan, mpls].map((d) => [d.name, d]));
+export const HEADERS: ReadonlyMap<string, HeaderDesign> = new Map(
+  [ethernet, ipv4, ipv6, cna, gre, vxlan, mpls].map((d) => [d.name, d]),
+);
 
 /** The reference's entry for design `name`; a design it does not know is a programmer error. */
 export function headerDesign(name: string): HeaderDesign {
   const d = HEADERS.get(name);
   if (d === undefined) {
-    throw new Error(`the reference (src/model/headers.ts) knows no header design '${name}': add its entry to HEADERS (it knows ${[...HEADERS.keys()].join(", ")})`);
+    throw new Error(
+      `the reference (src/model/headers.ts) knows no header design '${name}': add its entry to HEADERS (it knows ${[...HEADERS.keys()].join(", ")})`,
+    );
   }
   return d;
 }

@@ -68,7 +68,13 @@ interface Via {
   readonly session: number;
 }
 
-export function interpret(compiled: CompiledSpec, injections: readonly Injection[], inputs: readonly RefInput[], first: number, options: RefOptions): RefResult {
+export function interpret(
+  compiled: CompiledSpec,
+  injections: readonly Injection[],
+  inputs: readonly RefInput[],
+  first: number,
+  options: RefOptions,
+): RefResult {
   return new Reference(compiled, injections, options).run(inputs, first);
 }
 
@@ -118,7 +124,15 @@ class Reference {
   }
 
   #output(kind: RefOutput["kind"], target: number, p: Pkt): void {
-    this.#result.outputs.push({ kind, target, bytes: p.bytes, origLen: p.origLen, tsSec: p.input.tsSec, tsNsec: p.input.tsNsec, packet: p.number });
+    this.#result.outputs.push({
+      kind,
+      target,
+      bytes: p.bytes,
+      origLen: p.origLen,
+      tsSec: p.input.tsSec,
+      tsNsec: p.input.tsNsec,
+      packet: p.number,
+    });
   }
 
   /**
@@ -131,7 +145,10 @@ class Reference {
     const made = t?.rows.flatMap((r, i) => (r.row === row ? [i] : [])) ?? [];
     const i = row >= 0 ? made[0] : made[defaultRow];
     const hits = t === undefined ? undefined : this.#result.hits.get(t.id);
-    if (i === undefined || hits === undefined) throw new Error(`the compiled spec has no row for ${m.qualified}.${role}[${row >= 0 ? row : `default ${defaultRow}`}]`);
+    if (i === undefined || hits === undefined)
+      throw new Error(
+        `the compiled spec has no row for ${m.qualified}.${role}[${row >= 0 ? row : `default ${defaultRow}`}]`,
+      );
     hits[i] = (hits[i] ?? 0) + 1;
   }
 
@@ -172,7 +189,8 @@ class Reference {
     this.#result.linkPackets[li] = (this.#result.linkPackets[li] ?? 0) + 1;
     const q = { ...p, hops: p.hops + 1 };
     if (via !== undefined) return this.#send(q, via.member, via.session);
-    if (l.mode === "anycast" && l.receivers.length > 1) throw new Error("anycast chooses a receiver by hash: the reference does not model it");
+    if (l.mode === "anycast" && l.receivers.length > 1)
+      throw new Error("anycast chooses a receiver by hash: the reference does not model it");
     // Allcast (seed §4.3): a copy for every receiver, in list order.
     const go = l.receivers.length > 1 ? this.#fan(from, l.receivers.length) : [true];
     l.receivers.forEach((r, k) => {
@@ -218,7 +236,8 @@ class Reference {
     if (a.kind === "shared-forward") return this.#forward(p, this.#t.partner(member), "shared");
     if (a.kind !== "out") throw new Error(`a forward row does ${a.kind}`);
     let q = p;
-    // The design's forwarding side effect, once before replication; a packet the member sent itself was not forwarded by it.
+    // The design's forwarding side effect, once before replication; a packet the member sent itself was not forwarded
+    // by it.
     if (m.network.decrementTtl && inLink !== "self" && m.design.decrementHopLimit !== undefined) {
       const bytes = m.design.decrementHopLimit(p.bytes);
       if (bytes === undefined) return this.#drop(member, "ttl-expired");
@@ -247,7 +266,10 @@ class Reference {
       action = row.action;
     }
     const links = this.#t.sends(member, outLink);
-    if (links.length > 1) throw new Error(`${m.qualified} sends ${links.length} links on identifier ${outLink}: the model does not say which`);
+    if (links.length > 1)
+      throw new Error(
+        `${m.qualified} sends ${links.length} links on identifier ${outLink}: the model does not say which`,
+      );
     const [link] = links;
     switch (action.kind) {
       case "physical":
@@ -278,7 +300,8 @@ class Reference {
         this.#result.delivered[member] = (this.#result.delivered[member] ?? 0) + 1;
         return;
       case "link": {
-        // ExternalLink (seed §5.2.1): this network's header comes off; what is inside arrives at the overlay member on link `ident`.
+        // ExternalLink (seed §5.2.1): this network's header comes off; what is inside arrives at the overlay member on
+        // link `ident`.
         const overlay = this.#t.member(this.#t.attachment(a.network, member));
         let bytes = p.bytes.subarray(h.len);
         let origLen = Math.max(p.origLen - h.len, 0);
@@ -295,7 +318,8 @@ class Reference {
     }
   }
 
-  /** The machine sends in session `session`: attach the session's header as its send row writes it (seed Figure 4), then forward from self. */
+  /** The machine sends in session `session`: attach the session's header as its send row writes it (seed Figure 4),
+   * then forward from self. */
   #send(p: Pkt, member: number, session: number): void {
     const m = this.#t.member(member);
     const rows = m.tables.send?.rows ?? [];

@@ -9,27 +9,34 @@
 import type { InLink, Pattern, RowSpec, TableSpec } from "../description/types.js";
 import type { Fields, HeaderDesign } from "./headers.js";
 
-/** The in-link a packet arrives on: an identifier, `self` (sent by the member), `shared` (handed over); undefined at receive. */
+/** The in-link a packet arrives on: an identifier, `self` (sent by the member), `shared` (handed over); undefined at
+ * receive. */
 export type Arrival = InLink | undefined;
 
 function holds(p: Pattern, v: bigint, bits: number): boolean {
   switch (p.kind) {
-    case "exact": return v === p.value;
-    case "prefix": return v >> BigInt(bits - p.len) === p.value >> BigInt(bits - p.len);
-    case "ternary": return (v & p.mask) === p.value;
-    case "range": return p.lo <= v && v <= p.hi;
+    case "exact":
+      return v === p.value;
+    case "prefix":
+      return v >> BigInt(bits - p.len) === p.value >> BigInt(bits - p.len);
+    case "ternary":
+      return (v & p.mask) === p.value;
+    case "range":
+      return p.lo <= v && v <= p.hi;
   }
 }
 
 function width(design: HeaderDesign, field: string): number {
   const bits = design.bits[field];
-  if (bits === undefined) throw new Error(`the reference's ${design.name} has no field '${field}' (src/model/headers.ts)`);
+  if (bits === undefined)
+    throw new Error(`the reference's ${design.name} has no field '${field}' (src/model/headers.ts)`);
   return bits;
 }
 
 function fieldValue(design: HeaderDesign, f: Fields, field: string): bigint {
   const v = f.get(field);
-  if (v === undefined) throw new Error(`the reference's ${design.name} parser gives no field '${field}' (src/model/headers.ts)`);
+  if (v === undefined)
+    throw new Error(`the reference's ${design.name} parser gives no field '${field}' (src/model/headers.ts)`);
   return v;
 }
 
@@ -46,7 +53,8 @@ export function prefixLen(design: HeaderDesign, row: RowSpec, field: string): nu
   return p === undefined ? 0 : p.kind === "prefix" ? p.len : p.kind === "exact" ? width(design, field) : -1;
 }
 
-/** The field an LPM table matches by prefix (the compiler refuses `kind: lpm` otherwise): the first one a row matches so. */
+/** The field an LPM table matches by prefix (the compiler refuses `kind: lpm` otherwise): the first one a row matches
+ * so. */
 export function lpmField(t: TableSpec): string | undefined {
   return t.rows.flatMap((r) => [...r.match].filter(([, p]) => p.kind === "prefix").map(([name]) => name))[0];
 }

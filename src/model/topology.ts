@@ -74,7 +74,13 @@ export class Topology {
     for (const net of spec.networks) {
       for (const l of net.links) {
         // A shared link (subduction): the underlay's member at its shared end, and the overlay's partner there.
-        const shared = l.shared === undefined || l.sharedAt === undefined ? undefined : { here: byName.get(`${net.name}.${l.sharedAt.member}`)?.index ?? -1, there: byName.get(`${l.shared}.${l.sharedAt.partner}`)?.index ?? -1 };
+        const shared =
+          l.shared === undefined || l.sharedAt === undefined
+            ? undefined
+            : {
+                here: byName.get(`${net.name}.${l.sharedAt.member}`)?.index ?? -1,
+                there: byName.get(`${l.shared}.${l.sharedAt.partner}`)?.index ?? -1,
+              };
         if (shared !== undefined) {
           this.#partner.set(shared.here, shared.there);
           this.#partner.set(shared.there, shared.here);
@@ -127,19 +133,24 @@ export class Topology {
     return [...(this.#sends.get(member)?.keys() ?? [])].sort((a, b) => a - b);
   }
 
-  /** Layering's attachment: the member of network `network` on the machine of `member` (the description's checks make it one). */
+  /** Layering's attachment: the member of network `network` on the machine of `member` (the description's checks make
+   * it one). */
   attachment(network: string, member: number): number {
     const machine = this.member(member).spec.machine;
     const on = this.members.filter((m) => m.network.name === network && m.spec.machine === machine);
     const [m] = on;
-    if (m === undefined || on.length > 1) throw new Error(`${on.length} members of ${network} on machine ${machine}: a checked description has one`);
+    if (m === undefined || on.length > 1)
+      throw new Error(`${on.length} members of ${network} on machine ${machine}: a checked description has one`);
     return m.index;
   }
 
   /** Subduction: the shared member of the same name in the other network, on this machine. */
   partner(member: number): number {
     const p = this.#partner.get(member);
-    if (p === undefined || p < 0) throw new Error(`${this.member(member).qualified} shares no link: a checked description hands nothing over from it`);
+    if (p === undefined || p < 0)
+      throw new Error(
+        `${this.member(member).qualified} shares no link: a checked description hands nothing over from it`,
+      );
     return p;
   }
 }
@@ -152,7 +163,12 @@ function directions(l: LinkSpec): { from?: Endpoint; to: readonly Endpoint[] }[]
   if (l.mode !== "two-way") return [forward];
   // The reverse: the receiver sends, the sender receives, each with its identifier.
   const [back] = to;
-  return [forward, back === undefined ? { to: from === undefined ? [] : [from] } : { from: back, to: from === undefined ? [] : [from] }];
+  return [
+    forward,
+    back === undefined
+      ? { to: from === undefined ? [] : [from] }
+      : { from: back, to: from === undefined ? [] : [from] },
+  ];
 }
 
 /** The compiled spec's number for one direction of link `l` of `net`: the one with its name and sender. */
@@ -160,6 +176,9 @@ function compiledLink(compiled: CompiledSpec, net: NetworkSpec, l: LinkSpec, sen
   const n = compiled.networks.findIndex((c) => c.name === net.name);
   const found = compiled.links.filter((c) => c.network === n && c.name === l.name && c.sender === sender);
   const [c] = found;
-  if (c === undefined || found.length > 1) throw new Error(`the compiled spec numbers ${found.length} directions of link ${net.name}.${l.name} sent by member ${sender}`);
+  if (c === undefined || found.length > 1)
+    throw new Error(
+      `the compiled spec numbers ${found.length} directions of link ${net.name}.${l.name} sent by member ${sender}`,
+    );
   return c.index;
 }

@@ -63,7 +63,8 @@ export const ones = (bits: number): bigint => (1n << BigInt(bits)) - 1n;
 
 // Key vectors byte by byte (no bigint: a P4Runtime server translates every entry it takes).
 
-/** ORs a bytestring's value, right-aligned, into the `len` bytes at `offset` (its leading bytes past `len` are dropped, as writeBig drops them). */
+/** ORs a bytestring's value, right-aligned, into the `len` bytes at `offset` (its leading bytes past `len` are dropped,
+ * as writeBig drops them). */
 export function orBytes(into: Uint8Array, offset: number, len: number, bytes: Uint8Array): void {
   const n = Math.min(bytes.length, len);
   const from = bytes.length - n;

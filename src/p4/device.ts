@@ -14,11 +14,28 @@
 // either: their packets leave in the underlay's frames.
 
 import { InputError } from "../errors.js";
-import type { CompiledLink, CompiledMember, CompiledNetwork, CompiledRow, CompiledSpec, CompiledTable } from "../control/compiled.js";
+import type {
+  CompiledLink,
+  CompiledMember,
+  CompiledNetwork,
+  CompiledRow,
+  CompiledSpec,
+  CompiledTable,
+} from "../control/compiled.js";
 import { type MatchKind, PORT_SELF, PORT_SHARED, TABLE_ROLES, type TableRole } from "../wasm/abi.js";
 import type { KeyField } from "../wasm/tables.js";
 import { type DesignDef, IN_LINK_FIELD, keyLayout } from "../wire/designs.js";
-import { ACTION_NAMES as A, GROUP_BITS, LINK_BITS, MEMBER_BITS, missAction, p4Ident, PORT_BITS, pushAction, SESSION_BITS } from "./names.js";
+import {
+  ACTION_NAMES as A,
+  GROUP_BITS,
+  LINK_BITS,
+  MEMBER_BITS,
+  missAction,
+  p4Ident,
+  PORT_BITS,
+  pushAction,
+  SESSION_BITS,
+} from "./names.js";
 
 /** Reserved P4 ports: packets to and from the controller, and the port replicas that need another pass are sent to. */
 export const CPU_PORT = 255;
@@ -169,7 +186,12 @@ export function device(compiled: CompiledSpec, machineIndex: number): Device {
   const file = compiled.spec.file;
   const members = machineMembers(compiled, machineIndex);
   if (members.length > MAX_MEMBERS) {
-    throw new InputError(file, `machine ${machine}`, `${members.length} members on one machine; the P4 program numbers them in 8 bits (at most ${MAX_MEMBERS})`, "spread the members over more machines");
+    throw new InputError(
+      file,
+      `machine ${machine}`,
+      `${members.length} members on one machine; the P4 program numbers them in 8 bits (at most ${MAX_MEMBERS})`,
+      "spread the members over more machines",
+    );
   }
   const byIndex = new Map(members.map((m) => [m.member.index, m]));
   const here = (memberIndex: number): boolean => byIndex.has(memberIndex);
@@ -208,7 +230,10 @@ export function device(compiled: CompiledSpec, machineIndex: number): Device {
       const keys = tableKeys(m, t);
       const entries: DeviceEntry[] = [];
       let selector: DeviceSelector | undefined;
-      const anycastLinks = role === "transmit" ? t.rows.filter((r) => r.action.name === "physical" && targetOf(m.member.index, outOf(r)).kind === "anycast") : [];
+      const anycastLinks =
+        role === "transmit"
+          ? t.rows.filter((r) => r.action.name === "physical" && targetOf(m.member.index, outOf(r)).kind === "anycast")
+          : [];
       const profile: ActionCall[] = [];
       const groups: SelectorGroup[] = [];
       const memberId = (call: ActionCall): number => {
@@ -218,7 +243,16 @@ export function device(compiled: CompiledSpec, machineIndex: number): Device {
       const keyless = keys.length === 0;
       // Keyless: rows after the first are never reached (first match wins, and the first matches everything).
       for (const r of keyless ? t.rows.slice(0, 1) : t.rows) {
-        const call = rowCall(role, m, r, (o) => groupFor(m, o), (i) => numberOf(i, `${at}: hand-off`), targetOf, file, at);
+        const call = rowCall(
+          role,
+          m,
+          r,
+          (o) => groupFor(m, o),
+          (i) => numberOf(i, `${at}: hand-off`),
+          targetOf,
+          file,
+          at,
+        );
         if (anycastLinks.length === 0) {
           entries.push({ row: r, call });
           continue;
@@ -240,7 +274,9 @@ export function device(compiled: CompiledSpec, machineIndex: number): Device {
           groups,
           size: Math.max(profile.length, t.capacity),
           maxGroupSize: Math.max(...groups.map((g) => g.members.length)),
-          flowKeys: m.design.fields.filter((f) => f.flow === true).map((f) => `meta.${m.design.name}.${p4Ident(f.name)}`),
+          flowKeys: m.design.fields
+            .filter((f) => f.flow === true)
+            .map((f) => `meta.${m.design.name}.${p4Ident(f.name)}`),
         };
       }
       if (role === "acquire" && t.rows.some((r) => r.action.name === "both")) cloneBoth = true;
@@ -305,7 +341,8 @@ function transmitRow(t: CompiledTable | undefined, out: number): CompiledRow | u
   return t?.rows.find((r) => outOf(r) === out);
 }
 
-/** Whether a link's packets leave its sender as they are (a port), not inside an underlay's frames (a session): a link from outside always. */
+/** Whether a link's packets leave its sender as they are (a port), not inside an underlay's frames (a session): a link
+ * from outside always. */
 export function isPhysical(compiled: CompiledSpec, l: CompiledLink): boolean {
   if (l.sender < 0) return true;
   const sender = compiled.members[l.sender];
@@ -331,8 +368,24 @@ function portMap(
   }
   const pending = new Map<string, Pending>();
   const endName = (member: number, ident: number): string => `${compiled.members[member]?.qualified ?? "?"}.${ident}`;
-  const add = (key: string, member: number, ident: number, order: [number, number, number], l: CompiledLink, peers: string[], receives: boolean): void => {
-    const p = pending.get(key) ?? { order, member, ident, links: new Set(), peers: new Set(), alsoSentBy: new Set(), receives };
+  const add = (
+    key: string,
+    member: number,
+    ident: number,
+    order: [number, number, number],
+    l: CompiledLink,
+    peers: string[],
+    receives: boolean,
+  ): void => {
+    const p = pending.get(key) ?? {
+      order,
+      member,
+      ident,
+      links: new Set(),
+      peers: new Set(),
+      alsoSentBy: new Set(),
+      receives,
+    };
     p.links.add(l.qualified);
     for (const peer of peers) p.peers.add(peer);
     pending.set(key, receives && !p.receives ? { ...p, receives } : p);
@@ -350,13 +403,23 @@ function portMap(
       if (l.receivers.length > 0 && localReceivers.length === l.receivers.length) {
         const r = localReceivers[0];
         if (localReceivers.length > 1 || r === undefined) {
-          throw new InputError(file, `link ${at}`, `a group link with several receivers on machine ${machine}, its sender's machine, cannot be exported to P4`, "put the receivers on other machines");
+          throw new InputError(
+            file,
+            `link ${at}`,
+            `a group link with several receivers on machine ${machine}, its sender's machine, cannot be exported to P4`,
+            "put the receivers on other machines",
+          );
         }
         locals.set(`${l.sender}:${l.senderPort}`, { kind: "local", member: numberOf(r.member), inLink: r.port });
         continue;
       }
       if (localReceivers.length > 0) {
-        throw new InputError(file, `link ${at}`, `receivers both on machine ${machine} (the sender's) and on other machines cannot be exported to P4`, "put all receivers of the link on other machines");
+        throw new InputError(
+          file,
+          `link ${at}`,
+          `receivers both on machine ${machine} (the sender's) and on other machines cannot be exported to P4`,
+          "put all receivers of the link on other machines",
+        );
       }
       if (l.mode === "anycast" && l.receivers.length > 1) {
         const keys = l.receivers.map((r) => {
@@ -366,16 +429,32 @@ function portMap(
         });
         anycast.set(`${l.sender}:${l.senderPort}`, keys);
       } else {
-        add(`${l.sender}:${l.senderPort}`, l.sender, l.senderPort, [l.sender, l.senderPort, -1], l, [...l.receivers.map((r) => endName(r.member, r.port)), ...external], false);
+        add(
+          `${l.sender}:${l.senderPort}`,
+          l.sender,
+          l.senderPort,
+          [l.sender, l.senderPort, -1],
+          l,
+          [...l.receivers.map((r) => endName(r.member, r.port)), ...external],
+          false,
+        );
       }
     } else {
       const from = l.sender >= 0 ? [endName(l.sender, l.senderPort)] : external;
-      for (const r of localReceivers) add(`${r.member}:${r.port}`, r.member, r.port, [r.member, r.port, -1], l, from, true);
+      for (const r of localReceivers)
+        add(`${r.member}:${r.port}`, r.member, r.port, [r.member, r.port, -1], l, from, true);
     }
   }
-  const sorted = [...pending.entries()].sort(([, a], [, b]) => a.order[0] - b.order[0] || a.order[1] - b.order[1] || a.order[2] - b.order[2]);
+  const sorted = [...pending.entries()].sort(
+    ([, a], [, b]) => a.order[0] - b.order[0] || a.order[1] - b.order[1] || a.order[2] - b.order[2],
+  );
   if (sorted.length > MAX_PORTS) {
-    throw new InputError(file, `machine ${machine}`, `${sorted.length} physical ports; the P4 program numbers them 1..${MAX_PORTS} (254 and 255 are reserved)`, "spread the members over more machines");
+    throw new InputError(
+      file,
+      `machine ${machine}`,
+      `${sorted.length} physical ports; the P4 program numbers them 1..${MAX_PORTS} (254 and 255 are reserved)`,
+      "spread the members over more machines",
+    );
   }
   const portOf = new Map(sorted.map(([key], i) => [key, i + 1]));
   const targets = new Map<string, Target>(locals);
@@ -402,30 +481,46 @@ function portMap(
     peers: [...p.peers],
     alsoSentBy: [...p.alsoSentBy],
   }));
-  const ingress = sorted.filter(([, p]) => p.receives).map(([key, p]) => ({ port: portOf.get(key) ?? 0, member: numberOf(p.member), inLink: p.ident }));
+  const ingress = sorted
+    .filter(([, p]) => p.receives)
+    .map(([key, p]) => ({ port: portOf.get(key) ?? 0, member: numberOf(p.member), inLink: p.ident }));
   return { ports, ingress, targets };
 }
 
 function tableKeys(m: DeviceMember, t: CompiledTable): DeviceKey[] {
   const layout = keyLayout(m.design);
   return t.fields.map((field): DeviceKey => {
-    if (t.role === "transmit") return { name: field.name, bits: LINK_BITS, kind: field.kind, field, expr: "meta.out_link" };
-    if (t.role === "send") return { name: field.name, bits: SESSION_BITS, kind: field.kind, field, expr: "meta.session" };
-    if (field.name === IN_LINK_FIELD.name) return { name: field.name, bits: IN_LINK_FIELD.bits, kind: field.kind, field, expr: "meta.in_link" };
+    if (t.role === "transmit")
+      return { name: field.name, bits: LINK_BITS, kind: field.kind, field, expr: "meta.out_link" };
+    if (t.role === "send")
+      return { name: field.name, bits: SESSION_BITS, kind: field.kind, field, expr: "meta.session" };
+    if (field.name === IN_LINK_FIELD.name)
+      return { name: field.name, bits: IN_LINK_FIELD.bits, kind: field.kind, field, expr: "meta.in_link" };
     const slot = layout.slots.find((s) => s.field.name === field.name);
     if (slot === undefined) throw new Error(`${m.design.name} has no field ${field.name}`);
-    return { name: field.name, bits: slot.field.bits, kind: field.kind, field, expr: `meta.${m.design.name}.${p4Ident(field.name)}` };
+    return {
+      name: field.name,
+      bits: slot.field.bits,
+      kind: field.kind,
+      field,
+      expr: `meta.${m.design.name}.${p4Ident(field.name)}`,
+    };
   });
 }
 
 function tableActions(role: TableRole, m: DeviceMember): string[] {
   const shared = m.partner !== undefined;
   switch (role) {
-    case "acquire": return [A.acquireForward, A.acquireReceive, A.acquireBoth, ...(shared ? [A.acquireShared] : [])];
-    case "forward": return [A.forwardOut, A.forwardReplicate, A.forwardDrop, ...(shared ? [A.forwardShared] : [])];
-    case "transmit": return [A.transmitPhysical, A.transmitLocal, A.transmitSession, A.transmitNoLink];
-    case "send": return [pushAction(m.design.name)];
-    case "receive": return [A.receiveDeliver, A.receivePop];
+    case "acquire":
+      return [A.acquireForward, A.acquireReceive, A.acquireBoth, ...(shared ? [A.acquireShared] : [])];
+    case "forward":
+      return [A.forwardOut, A.forwardReplicate, A.forwardDrop, ...(shared ? [A.forwardShared] : [])];
+    case "transmit":
+      return [A.transmitPhysical, A.transmitLocal, A.transmitSession, A.transmitNoLink];
+    case "send":
+      return [pushAction(m.design.name)];
+    case "receive":
+      return [A.receiveDeliver, A.receivePop];
   }
 }
 
@@ -452,11 +547,20 @@ function deviceActions(members: readonly DeviceMember[], designs: readonly Desig
     { name: A.transmitNoLink, params: [] },
     { name: A.receiveDeliver, params: [] },
     { name: A.receivePop, params: [member, inLink] },
-    ...designs.filter((d) => members.some((m) => m.design === d && m.member.tables.send !== undefined)).map((d) => ({ name: pushAction(d.name), params: pushParams(d) })),
+    ...designs
+      .filter((d) => members.some((m) => m.design === d && m.member.tables.send !== undefined))
+      .map((d) => ({ name: pushAction(d.name), params: pushParams(d) })),
     ...TABLE_ROLES.map((role) => ({ name: missAction(role), params: [] })),
   ];
   // Only what some table names: a device without subduction has no shared actions.
-  const named = new Set(members.flatMap((m) => TABLE_ROLES.filter((r) => m.member.tables[r] !== undefined).flatMap((r) => [...tableActions(r, m), missAction(r)])));
+  const named = new Set(
+    members.flatMap((m) =>
+      TABLE_ROLES.filter((r) => m.member.tables[r] !== undefined).flatMap((r) => [
+        ...tableActions(r, m),
+        missAction(r),
+      ]),
+    ),
+  );
   return actions.filter((a) => named.has(a.name));
 }
 
@@ -471,34 +575,52 @@ function rowCall(
   at: string,
 ): ActionCall {
   const a = r.action;
-  const call = (action: string, ...args: (number | bigint)[]): ActionCall => ({ action, args: args.map((x) => BigInt(x)) });
+  const call = (action: string, ...args: (number | bigint)[]): ActionCall => ({
+    action,
+    args: args.map((x) => BigInt(x)),
+  });
   switch (a.name) {
-    case "forward": return call(A.acquireForward);
-    case "receive": return call(A.acquireReceive);
-    case "both": return call(A.acquireBoth);
-    case "shared-acquire": return call(A.acquireShared, numberOf(a.arg ?? -1));
+    case "forward":
+      return call(A.acquireForward);
+    case "receive":
+      return call(A.acquireReceive);
+    case "both":
+      return call(A.acquireBoth);
+    case "shared-acquire":
+      return call(A.acquireShared, numberOf(a.arg ?? -1));
     case "out": {
       if (r.ports.length === 0) return call(A.forwardDrop);
       if (r.ports.length === 1) return call(A.forwardOut, r.ports[0] ?? 0);
       return call(A.forwardReplicate, group(r.ports));
     }
-    case "drop": return call(A.forwardDrop);
-    case "shared-forward": return call(A.forwardShared, numberOf(a.arg ?? -1));
+    case "drop":
+      return call(A.forwardDrop);
+    case "shared-forward":
+      return call(A.forwardShared, numberOf(a.arg ?? -1));
     case "physical": {
       const t = targetOf(m.member.index, outOf(r));
       switch (t.kind) {
-        case "port": return call(A.transmitPhysical, t.port);
-        case "local": return call(A.transmitLocal, t.member, t.inLink);
-        case "anycast": return call(A.transmitPhysical, t.ports[0] ?? 0);
-        case "none": return call(A.transmitNoLink);
+        case "port":
+          return call(A.transmitPhysical, t.port);
+        case "local":
+          return call(A.transmitLocal, t.member, t.inLink);
+        case "anycast":
+          return call(A.transmitPhysical, t.ports[0] ?? 0);
+        case "none":
+          return call(A.transmitNoLink);
       }
       break;
     }
-    case "external-session": return call(A.transmitSession, numberOf(a.arg ?? -1), a.arg2 ?? 0);
-    case "push": return { action: pushAction(m.design.name), args: pushArgs(m.design, a.data ?? new Uint8Array(0)) };
-    case "deliver": return call(A.receiveDeliver);
-    case "external-link": return call(A.receivePop, numberOf(a.arg ?? -1), a.arg2 ?? 0);
-    case "none": break;
+    case "external-session":
+      return call(A.transmitSession, numberOf(a.arg ?? -1), a.arg2 ?? 0);
+    case "push":
+      return { action: pushAction(m.design.name), args: pushArgs(m.design, a.data ?? new Uint8Array(0)) };
+    case "deliver":
+      return call(A.receiveDeliver);
+    case "external-link":
+      return call(A.receivePop, numberOf(a.arg ?? -1), a.arg2 ?? 0);
+    case "none":
+      break;
   }
   throw new InputError(file, at, `a ${role} row whose action is ${a.name} has no P4 action`, "");
 }

@@ -12,7 +12,15 @@
 // number wins and the first row written has the largest — and the others none.
 
 import { base64, canonical, ones, readBig } from "./bytes.js";
-import { type ActionCall, CLONE_SESSION_BOTH, type Device, type DeviceEntry, type DeviceKey, type DeviceTable, RECIRC_PORT } from "./device.js";
+import {
+  type ActionCall,
+  CLONE_SESSION_BOTH,
+  type Device,
+  type DeviceEntry,
+  type DeviceKey,
+  type DeviceTable,
+  RECIRC_PORT,
+} from "./device.js";
 import { qualified } from "./names.js";
 import type { P4InfoIds } from "./p4info.js";
 import type { JsonMessage } from "./schema.js";
@@ -37,7 +45,8 @@ export function prefixLength(mask: bigint, bits: number): number {
 /** One field of a row, as P4Runtime matches it; undefined for "don't care". */
 export function fieldMatch(k: DeviceKey, e: DeviceEntry, fieldId: number): JsonMessage | undefined {
   const m = e.row.match;
-  const at = (b: Uint8Array | undefined): bigint => (b === undefined ? 0n : readBig(b, k.field.offset, k.field.len) & ones(k.bits));
+  const at = (b: Uint8Array | undefined): bigint =>
+    b === undefined ? 0n : readBig(b, k.field.offset, k.field.len) & ones(k.bits);
   switch (k.kind) {
     case "exact":
       return { fieldId, exact: { value: bytes(at(m.value)) } };
@@ -74,20 +83,44 @@ export function writeRequest(dev: Device, ids: P4InfoIds): JsonMessage {
     updates.push(
       insert({
         packetReplicationEngineEntry: {
-          multicastGroupEntry: { multicastGroupId: g.id, replicas: g.replicas.map((r) => ({ port: bytes(BigInt(r.port)), instance: r.instance })) },
+          multicastGroupEntry: {
+            multicastGroupId: g.id,
+            replicas: g.replicas.map((r) => ({ port: bytes(BigInt(r.port)), instance: r.instance })),
+          },
         },
       }),
     );
   }
   if (dev.cloneBoth) {
-    updates.push(insert({ packetReplicationEngineEntry: { cloneSessionEntry: { sessionId: CLONE_SESSION_BOTH, replicas: [{ port: bytes(BigInt(RECIRC_PORT)), instance: 0 }] } } }));
+    updates.push(
+      insert({
+        packetReplicationEngineEntry: {
+          cloneSessionEntry: {
+            sessionId: CLONE_SESSION_BOTH,
+            replicas: [{ port: bytes(BigInt(RECIRC_PORT)), instance: 0 }],
+          },
+        },
+      }),
+    );
   }
   for (const t of dev.tables) {
     if (t.selector === undefined) continue;
     const actionProfileId = ids.profiles.get(qualified(t.selector.name));
-    t.selector.members.forEach((call, i) => updates.push(insert({ actionProfileMember: { actionProfileId, memberId: i + 1, action: actionJson(call, ids) } })));
+    t.selector.members.forEach((call, i) =>
+      updates.push(
+        insert({ actionProfileMember: { actionProfileId, memberId: i + 1, action: actionJson(call, ids) } }),
+      ),
+    );
     for (const g of t.selector.groups) {
-      updates.push(insert({ actionProfileGroup: { actionProfileId, groupId: g.id, members: g.members.map((memberId) => ({ memberId, weight: 1 })) } }));
+      updates.push(
+        insert({
+          actionProfileGroup: {
+            actionProfileId,
+            groupId: g.id,
+            members: g.members.map((memberId) => ({ memberId, weight: 1 })),
+          },
+        }),
+      );
     }
   }
   for (const t of dev.tables) {
@@ -96,16 +129,27 @@ export function writeRequest(dev: Device, ids: P4InfoIds): JsonMessage {
     for (const e of t.entries) {
       if (t.keyless) {
         // P4Runtime §9.1: a keyless table takes no INSERT; its default entry is MODIFYed.
-        updates.push({ type: "MODIFY", entity: { tableEntry: { tableId, action: { action: actionJson(e.call, ids) }, isDefaultAction: true } } });
+        updates.push({
+          type: "MODIFY",
+          entity: { tableEntry: { tableId, action: { action: actionJson(e.call, ids) }, isDefaultAction: true } },
+        });
         continue;
       }
       const match = t.keys.flatMap((k, i) => fieldMatch(k, e, i + 1) ?? []);
       const action =
-        e.profileGroup !== undefined ? { actionProfileGroupId: e.profileGroup }
-        : e.profileMember !== undefined ? { actionProfileMemberId: e.profileMember }
-        : { action: actionJson(e.call, ids) };
-      updates.push(insert({ tableEntry: { tableId, match, action, ...(priority ? { priority: e.row.match.priority } : {}) } }));
+        e.profileGroup !== undefined
+          ? { actionProfileGroupId: e.profileGroup }
+          : e.profileMember !== undefined
+            ? { actionProfileMemberId: e.profileMember }
+            : { action: actionJson(e.call, ids) };
+      updates.push(
+        insert({ tableEntry: { tableId, match, action, ...(priority ? { priority: e.row.match.priority } : {}) } }),
+      );
     }
   }
-  return { deviceId: String(dev.deviceId), electionId: { high: String(ELECTION_ID.high), low: String(ELECTION_ID.low) }, updates };
+  return {
+    deviceId: String(dev.deviceId),
+    electionId: { high: String(ELECTION_ID.high), low: String(ELECTION_ID.low) },
+    updates,
+  };
 }

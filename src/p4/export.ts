@@ -13,7 +13,15 @@ import { MAX_PASSES, program } from "./program.js";
 import { runtimeCli } from "./runtime-cli.js";
 import { encodings, P4INFO_TYPE, WRITE_REQUEST_TYPE } from "./schema.js";
 
-export const FILES = ["main.p4", "p4info.json", "p4info.txtpb", "entries.json", "entries.bin", "runtime_cli.txt", "manifest.json"] as const;
+export const FILES = [
+  "main.p4",
+  "p4info.json",
+  "p4info.txtpb",
+  "entries.json",
+  "entries.bin",
+  "runtime_cli.txt",
+  "manifest.json",
+] as const;
 export type ExportFile = (typeof FILES)[number];
 
 export interface MachineManifest {
@@ -27,12 +35,36 @@ export interface MachineManifest {
     readonly p4: string;
     readonly member: string;
     readonly design: string;
-    readonly tables: readonly { readonly role: string; readonly table: string; readonly id: number; readonly kind: string; readonly size: number; readonly entries: number }[];
+    readonly tables: readonly {
+      readonly role: string;
+      readonly table: string;
+      readonly id: number;
+      readonly kind: string;
+      readonly size: number;
+      readonly entries: number;
+    }[];
   }[];
-  readonly ports: readonly { readonly port: number; readonly member: string; readonly link: number; readonly links: readonly string[]; readonly peers: readonly string[]; readonly alsoSentBy: readonly string[] }[];
+  readonly ports: readonly {
+    readonly port: number;
+    readonly member: string;
+    readonly link: number;
+    readonly links: readonly string[];
+    readonly peers: readonly string[];
+    readonly alsoSentBy: readonly string[];
+  }[];
   readonly reservedPorts: { readonly cpu: number; readonly recirculation: number };
-  readonly multicastGroups: readonly { readonly id: number; readonly member: string; readonly outLinks: readonly number[]; readonly replicas: readonly { readonly port: number; readonly instance: number }[] }[];
-  readonly actionSelectors: readonly { readonly name: string; readonly table: string; readonly members: number; readonly groups: readonly { readonly id: number; readonly outLink: number; readonly members: readonly number[] }[] }[];
+  readonly multicastGroups: readonly {
+    readonly id: number;
+    readonly member: string;
+    readonly outLinks: readonly number[];
+    readonly replicas: readonly { readonly port: number; readonly instance: number }[];
+  }[];
+  readonly actionSelectors: readonly {
+    readonly name: string;
+    readonly table: string;
+    readonly members: number;
+    readonly groups: readonly { readonly id: number; readonly outLink: number; readonly members: readonly number[] }[];
+  }[];
   readonly updates: number;
   readonly leftOut: readonly { readonly what: string; readonly why: string }[];
 }
@@ -75,12 +107,35 @@ function exportDevice(compiled: CompiledSpec, dev: Device, source: string): Mach
       design: m.design.name,
       tables: dev.tables
         .filter((t) => t.member === m)
-        .map((t) => ({ role: t.role, table: t.name, id: ids.tables.get(qualified(t.name)) ?? 0, kind: t.table.kind, size: t.table.capacity, entries: t.entries.length })),
+        .map((t) => ({
+          role: t.role,
+          table: t.name,
+          id: ids.tables.get(qualified(t.name)) ?? 0,
+          kind: t.table.kind,
+          size: t.table.capacity,
+          entries: t.entries.length,
+        })),
     })),
-    ports: dev.ports.map((p) => ({ port: p.port, member: p.member, link: p.ident, links: p.links, peers: p.peers, alsoSentBy: p.alsoSentBy })),
+    ports: dev.ports.map((p) => ({
+      port: p.port,
+      member: p.member,
+      link: p.ident,
+      links: p.links,
+      peers: p.peers,
+      alsoSentBy: p.alsoSentBy,
+    })),
     reservedPorts: { cpu: CPU_PORT, recirculation: RECIRC_PORT },
-    multicastGroups: dev.multicast.map((g) => ({ id: g.id, member: g.member.member.qualified, outLinks: g.outLinks, replicas: g.replicas })),
-    actionSelectors: dev.tables.flatMap((t) => (t.selector === undefined ? [] : [{ name: t.selector.name, table: t.name, members: t.selector.members.length, groups: t.selector.groups }])),
+    multicastGroups: dev.multicast.map((g) => ({
+      id: g.id,
+      member: g.member.member.qualified,
+      outLinks: g.outLinks,
+      replicas: g.replicas,
+    })),
+    actionSelectors: dev.tables.flatMap((t) =>
+      t.selector === undefined
+        ? []
+        : [{ name: t.selector.name, table: t.name, members: t.selector.members.length, groups: t.selector.groups }],
+    ),
     updates,
     leftOut: leftOut(compiled, dev),
   };
@@ -107,16 +162,38 @@ function leftOut(compiled: CompiledSpec, dev: Device): { what: string; why: stri
     const sender = compiled.members[l.sender];
     const row = sender?.tables.transmit?.rows.find((r) => outOf(r) === l.senderPort);
     if (row?.action.name === "external-session") {
-      items.push({ what: `link ${l.qualified} (from ${sender?.qualified ?? "?"}.${l.senderPort})`, why: `implemented by layering (a session of an underlay): no port; its packets leave inside the underlay's header, and no switch captures it` });
+      items.push({
+        what: `link ${l.qualified} (from ${sender?.qualified ?? "?"}.${l.senderPort})`,
+        why:
+          `implemented by layering (a session of an underlay): no port; its ` +
+          `packets leave inside the underlay's header, and no switch captures it`,
+      });
     }
   }
   items.push(
-    { what: "per-link captures, per-member drop counters and traces", why: "a switch has none; the program records why it drops a packet in meta.drop_reason (strata's drop reasons) for a debugger or counters you add" },
-    { what: "strata's hop limit", why: `a packet's passes through this machine are bounded by MAX_PASSES (${MAX_PASSES}); hops between machines are the network's (TTL), as on real switches` },
-    { what: "deliveries", why: `a delivered packet goes to the controller (port ${CPU_PORT}) as a packet-in with the member number and in-link; what the machine sends comes back as a packet-out (member, kind self or session, session)` },
+    {
+      what: "per-link captures, per-member drop counters and traces",
+      why:
+        "a switch has none; the program records why it drops a packet in " +
+        "meta.drop_reason (strata's drop reasons) for a debugger or counters " +
+        "you add",
+    },
+    {
+      what: "strata's hop limit",
+      why: `a packet's passes through this machine are bounded by MAX_PASSES (${MAX_PASSES}); hops between machines are the network's (TTL), as on real switches`,
+    },
+    {
+      what: "deliveries",
+      why: `a delivered packet goes to the controller (port ${CPU_PORT}) as a packet-in with the member number and in-link; what the machine sends comes back as a packet-out (member, kind self or session, session)`,
+    },
   );
   if (dev.tables.some((t) => t.selector !== undefined)) {
-    items.push({ what: "strata's anycast hash", why: "the action selector hashes the flow fields with crc16: one flow keeps one receiver, as in strata, but which receiver may differ" });
+    items.push({
+      what: "strata's anycast hash",
+      why:
+        "the action selector hashes the flow fields with crc16: one flow keeps " +
+        "one receiver, as in strata, but which receiver may differ",
+    });
   }
   return items;
 }

@@ -15,7 +15,15 @@ import { formatLimit, type TargetProfile } from "./targets.js";
 /** The architecture the P4 export writes. */
 export const EXPORT_ARCHITECTURE = "v1model";
 
-export type FitLimit = "architecture" | "match-kind" | "key-width" | "tables" | "capacity" | "multicast-groups" | "selector-groups" | "selector-group-size";
+export type FitLimit =
+  | "architecture"
+  | "match-kind"
+  | "key-width"
+  | "tables"
+  | "capacity"
+  | "multicast-groups"
+  | "selector-groups"
+  | "selector-group-size";
 
 export interface FitViolation {
   readonly limit: FitLimit;
@@ -40,7 +48,12 @@ export interface Usage {
 /** Counted resources by key, for sums and headroom. */
 export type Resource = "tables" | `entries.${MatchKind}` | "multicastGroups" | "selectorGroups";
 
-export const RESOURCES: readonly Resource[] = ["tables", ...MATCH_KINDS.map((k) => `entries.${k}` as const), "multicastGroups", "selectorGroups"];
+export const RESOURCES: readonly Resource[] = [
+  "tables",
+  ...MATCH_KINDS.map((k) => `entries.${k}` as const),
+  "multicastGroups",
+  "selectorGroups",
+];
 
 export function checkFit(req: MachineRequirements, profile: TargetProfile): FitViolation[] {
   return [...itemViolations(req, profile), ...countViolations(usage(req), profile)];
@@ -94,17 +107,35 @@ function itemViolations(req: MachineRequirements, profile: TargetProfile): FitVi
   return out;
 }
 
-export const NO_USAGE: Usage = { tables: 0, entries: Object.fromEntries(MATCH_KINDS.map((k) => [k, 0])) as Record<MatchKind, number>, multicastGroups: 0, selectorGroups: 0 };
+export const NO_USAGE: Usage = {
+  tables: 0,
+  entries: Object.fromEntries(MATCH_KINDS.map((k) => [k, 0])) as Record<MatchKind, number>,
+  multicastGroups: 0,
+  selectorGroups: 0,
+};
 
 export function usage(req: MachineRequirements): Usage {
   const entries = { ...NO_USAGE.entries };
   for (const t of req.tables) entries[t.kind] += t.size;
-  return { tables: req.tableCount, entries, multicastGroups: req.multicastGroups.length, selectorGroups: req.actionSelectors.length };
+  return {
+    tables: req.tableCount,
+    entries,
+    multicastGroups: req.multicastGroups.length,
+    selectorGroups: req.actionSelectors.length,
+  };
 }
 
 export function addUsage(a: Usage, b: Usage): Usage {
-  const entries = Object.fromEntries(MATCH_KINDS.map((k) => [k, a.entries[k] + b.entries[k]])) as Record<MatchKind, number>;
-  return { tables: a.tables + b.tables, entries, multicastGroups: a.multicastGroups + b.multicastGroups, selectorGroups: a.selectorGroups + b.selectorGroups };
+  const entries = Object.fromEntries(MATCH_KINDS.map((k) => [k, a.entries[k] + b.entries[k]])) as Record<
+    MatchKind,
+    number
+  >;
+  return {
+    tables: a.tables + b.tables,
+    entries,
+    multicastGroups: a.multicastGroups + b.multicastGroups,
+    selectorGroups: a.selectorGroups + b.selectorGroups,
+  };
 }
 
 /** A target's counted limits, in the shape of a usage (Infinity: unlimited). */
@@ -120,7 +151,10 @@ export function limits(profile: TargetProfile): Usage {
 /** How to read each resource from a usage: placement reads them in its inner loops. */
 const READ = {
   tables: (u: Usage) => u.tables,
-  ...(Object.fromEntries(MATCH_KINDS.map((k) => [`entries.${k}`, (u: Usage) => u.entries[k]])) as Record<`entries.${MatchKind}`, (u: Usage) => number>),
+  ...(Object.fromEntries(MATCH_KINDS.map((k) => [`entries.${k}`, (u: Usage) => u.entries[k]])) as Record<
+    `entries.${MatchKind}`,
+    (u: Usage) => number
+  >),
   multicastGroups: (u: Usage) => u.multicastGroups,
   selectorGroups: (u: Usage) => u.selectorGroups,
 } satisfies Record<Resource, (u: Usage) => number>;
@@ -141,7 +175,11 @@ export function resourceName(r: Resource): string {
   return r === "tables" ? "tables" : r === "multicastGroups" ? "multicast groups" : "action selector groups";
 }
 
-const COUNT_LIMIT: Record<"tables" | "multicastGroups" | "selectorGroups", FitLimit> = { tables: "tables", multicastGroups: "multicast-groups", selectorGroups: "selector-groups" };
+const COUNT_LIMIT: Record<"tables" | "multicastGroups" | "selectorGroups", FitLimit> = {
+  tables: "tables",
+  multicastGroups: "multicast-groups",
+  selectorGroups: "selector-groups",
+};
 
 /** The counted limits `u` exceeds. A match kind the target lacks is an item violation already, not counted again. */
 function countViolations(u: Usage, profile: TargetProfile): FitViolation[] {
@@ -153,10 +191,25 @@ function countViolations(u: Usage, profile: TargetProfile): FitViolation[] {
     if (r.startsWith("entries.")) {
       const kind = r.slice("entries.".length) as MatchKind;
       if (!profile.matchKinds.includes(kind)) continue;
-      out.push({ limit: "capacity", subject: resourceName(r), needs: need, offers: have, text: `${resourceName(r)}: needs ${need}, the target holds ${have}` });
+      out.push({
+        limit: "capacity",
+        subject: resourceName(r),
+        needs: need,
+        offers: have,
+        text: `${resourceName(r)}: needs ${need}, the target holds ${have}`,
+      });
     } else {
-      const stages = r === "tables" && profile.stages !== undefined ? ` (${formatLimit(profile.stages.count)} stages × ${formatLimit(profile.stages.tablesPerStage)})` : "";
-      out.push({ limit: COUNT_LIMIT[r as keyof typeof COUNT_LIMIT], subject: resourceName(r), needs: need, offers: have, text: `${resourceName(r)}: needs ${need}, the target has ${have}${stages}` });
+      const stages =
+        r === "tables" && profile.stages !== undefined
+          ? ` (${formatLimit(profile.stages.count)} stages × ${formatLimit(profile.stages.tablesPerStage)})`
+          : "";
+      out.push({
+        limit: COUNT_LIMIT[r as keyof typeof COUNT_LIMIT],
+        subject: resourceName(r),
+        needs: need,
+        offers: have,
+        text: `${resourceName(r)}: needs ${need}, the target has ${have}${stages}`,
+      });
     }
   }
   return out;
@@ -164,6 +217,8 @@ function countViolations(u: Usage, profile: TargetProfile): FitViolation[] {
 
 /** "tables 14/48, exact entries 11264/32768, …": the counted resources in use, against the target's limits. */
 export function describeUsage(u: Usage, profile: TargetProfile): string {
-  const parts = RESOURCES.filter((r) => amount(u, r) > 0 || r === "tables").map((r) => `${resourceName(r)} ${amount(u, r)}/${formatLimit(offered(profile, r))}`);
+  const parts = RESOURCES.filter((r) => amount(u, r) > 0 || r === "tables").map(
+    (r) => `${resourceName(r)} ${amount(u, r)}/${formatLimit(offered(profile, r))}`,
+  );
   return parts.join(", ");
 }

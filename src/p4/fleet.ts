@@ -73,7 +73,10 @@ export function loadFleet(file: string): Fleet {
 
 /** Validates a fleet's text; `profileOf` loads a target's profile (and throws SpecError for a bad one). */
 export function parseFleet(text: string, file: string, profileOf: (ref: string) => TargetProfile): Fleet {
-  const empty = { problem: "the fleet is empty; it needs a list of targets", fix: "see docs/targets.md for the format" };
+  const empty = {
+    problem: "the fleet is empty; it needs a list of targets",
+    fix: "see docs/targets.md for the format",
+  };
   const { source, problems } = readDocument(text, file, FLEET_SCHEMA_FILE, empty);
   // The rules the schema cannot state, on every part whose shape allows them, so one run shows every error.
   const data = source.data as Partial<Record<string, unknown>>;
@@ -83,7 +86,12 @@ export function parseFleet(text: string, file: string, profileOf: (ref: string) 
     const { name, profile } = t;
     if (typeof name === "string") {
       const first = names.get(name);
-      if (first !== undefined) problems.add(["targets", i, "name"], `target '${name}' is already targets[${first}]`, "give each target its own name");
+      if (first !== undefined)
+        problems.add(
+          ["targets", i, "name"],
+          `target '${name}' is already targets[${first}]`,
+          "give each target its own name",
+        );
       else names.set(name, i);
     }
     if (typeof profile === "string" && profile !== "") {
@@ -93,16 +101,27 @@ export function parseFleet(text: string, file: string, profileOf: (ref: string) 
   });
   const listed = Object.entries(isRecord(data["machines"]) ? data["machines"] : {});
   // Beyond 2^53 a YAML integer is rounded on reading, and two priorities could compare equal that do not.
-  for (const [path, p] of [[["defaults"], data["defaults"]], ...listed.map(([name, m]) => [["machines", name], m])] as [Path, unknown][]) {
+  for (const [path, p] of [[["defaults"], data["defaults"]], ...listed.map(([name, m]) => [["machines", name], m])] as [
+    Path,
+    unknown,
+  ][]) {
     const priority = isRecord(p) ? p["priority"] : undefined;
     if (typeof priority !== "number" || !Number.isInteger(priority) || Number.isSafeInteger(priority)) continue;
     const written = source.sourceText([...path, "priority"]) ?? String(priority);
-    problems.add([...path, "priority"], `priority ${excerpt(written)} is outside ±(2^53 − 1) and would be read rounded`, `a priority is a whole number from ${-Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}`);
+    problems.add(
+      [...path, "priority"],
+      `priority ${excerpt(written)} is outside ±(2^53 − 1) and would be read rounded`,
+      `a priority is a whole number from ${-Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}`,
+    );
   }
   for (const [name, m] of listed) {
     const on = isRecord(m) ? m["placedOn"] : undefined;
     if (typeof on === "string" && !names.has(on)) {
-      problems.add(["machines", name, "placedOn"], `no target '${on}' in the fleet`, `${didYouMean(on, names.keys())}targets: ${[...names.keys()].join(", ")}`);
+      problems.add(
+        ["machines", name, "placedOn"],
+        `no target '${on}' in the fleet`,
+        `${didYouMean(on, names.keys())}targets: ${[...names.keys()].join(", ")}`,
+      );
     }
   }
   problems.throwIfAny();
@@ -125,13 +144,23 @@ export function parseFleet(text: string, file: string, profileOf: (ref: string) 
   const targets = raw.targets.map((t, i): FleetTarget => {
     const profile = profiles.get(t.profile);
     if (profile === undefined) throw new Error(`profile ${t.profile} not loaded`);
-    return { name: t.name, profile, labels: labels(t.labels), maxMachines: t.maxMachines ?? Number.POSITIVE_INFINITY, at: problems.ref(["targets", i]) };
+    return {
+      name: t.name,
+      profile,
+      labels: labels(t.labels),
+      maxMachines: t.maxMachines ?? Number.POSITIVE_INFINITY,
+      at: problems.ref(["targets", i]),
+    };
   });
   const defaults = policy(raw.defaults ?? {}, DEFAULT_POLICY);
   const machines = new Map<string, MachinePolicy>();
   for (const [name, m] of Object.entries(raw.machines ?? {})) {
     const path: Path = ["machines", name];
-    machines.set(name, { ...policy(m, defaults), ...(m.placedOn !== undefined ? { placedOn: m.placedOn } : {}), at: problems.ref(path, true) });
+    machines.set(name, {
+      ...policy(m, defaults),
+      ...(m.placedOn !== undefined ? { placedOn: m.placedOn } : {}),
+      at: problems.ref(path, true),
+    });
   }
   return { file, targets, machines, defaults };
 }
@@ -141,7 +170,10 @@ function policy(raw: RawPolicy, base: MachinePolicy): MachinePolicy {
   return {
     priority: raw.priority ?? base.priority,
     requires: raw.requires !== undefined ? labels(raw.requires) : base.requires,
-    prefers: raw.prefers !== undefined ? raw.prefers.map((p) => ({ weight: p.weight, labels: labels(p.labels) })) : base.prefers,
+    prefers:
+      raw.prefers !== undefined
+        ? raw.prefers.map((p) => ({ weight: p.weight, labels: labels(p.labels) }))
+        : base.prefers,
   };
 }
 

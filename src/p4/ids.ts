@@ -20,7 +20,11 @@ export type IdKind = keyof typeof ID_PREFIX;
 const LOW = 0xffffff;
 
 /** Ids for `names` (fully qualified), unique among themselves and never 0 in the low bits. */
-export function allocateIds(kind: IdKind, names: readonly string[], taken: Set<number> = new Set()): Map<string, number> {
+export function allocateIds(
+  kind: IdKind,
+  names: readonly string[],
+  taken: Set<number> = new Set(),
+): Map<string, number> {
   const prefix = ID_PREFIX[kind] << 24;
   const ids = new Map<string, number>();
   for (const name of [...new Set(names)].sort()) {

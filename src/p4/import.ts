@@ -42,24 +42,49 @@ export interface ActionJson {
 }
 
 /** A bytestring's value as an unsigned number. */
-export const bytestringValue = (s: Bytestring | undefined): bigint => (s === undefined ? 0n : valueOf(typeof s === "string" ? fromBase64(s) : s));
+export const bytestringValue = (s: Bytestring | undefined): bigint =>
+  s === undefined ? 0n : valueOf(typeof s === "string" ? fromBase64(s) : s);
 interface EntityJson {
   readonly tableEntry?: {
     readonly tableId: number;
     readonly match?: readonly FieldMatchJson[];
-    readonly action?: { readonly action?: ActionJson; readonly actionProfileMemberId?: number; readonly actionProfileGroupId?: number };
+    readonly action?: {
+      readonly action?: ActionJson;
+      readonly actionProfileMemberId?: number;
+      readonly actionProfileGroupId?: number;
+    };
     readonly priority?: number;
   };
-  readonly actionProfileMember?: { readonly actionProfileId: number; readonly memberId: number; readonly action: ActionJson };
-  readonly actionProfileGroup?: { readonly actionProfileId: number; readonly groupId: number; readonly members?: readonly { readonly memberId: number }[] };
-  readonly packetReplicationEngineEntry?: { readonly multicastGroupEntry?: { readonly multicastGroupId: number; readonly replicas?: readonly { readonly instance?: number }[] } };
+  readonly actionProfileMember?: {
+    readonly actionProfileId: number;
+    readonly memberId: number;
+    readonly action: ActionJson;
+  };
+  readonly actionProfileGroup?: {
+    readonly actionProfileId: number;
+    readonly groupId: number;
+    readonly members?: readonly { readonly memberId: number }[];
+  };
+  readonly packetReplicationEngineEntry?: {
+    readonly multicastGroupEntry?: {
+      readonly multicastGroupId: number;
+      readonly replicas?: readonly { readonly instance?: number }[];
+    };
+  };
 }
 export interface WriteRequestJson {
   readonly updates?: readonly { readonly type?: string; readonly entity?: EntityJson }[];
 }
 export interface P4InfoJson {
-  readonly tables?: readonly { readonly preamble: { readonly id: number; readonly alias?: string; readonly name: string }; readonly matchFields?: readonly { readonly id: number; readonly name: string }[]; readonly implementationId?: number }[];
-  readonly actions?: readonly { readonly preamble: { readonly id: number; readonly alias?: string; readonly name: string }; readonly params?: readonly { readonly id: number; readonly name: string }[] }[];
+  readonly tables?: readonly {
+    readonly preamble: { readonly id: number; readonly alias?: string; readonly name: string };
+    readonly matchFields?: readonly { readonly id: number; readonly name: string }[];
+    readonly implementationId?: number;
+  }[];
+  readonly actions?: readonly {
+    readonly preamble: { readonly id: number; readonly alias?: string; readonly name: string };
+    readonly params?: readonly { readonly id: number; readonly name: string }[];
+  }[];
 }
 
 export interface DeviceExport {
@@ -80,7 +105,9 @@ export function importEntries(compiled: CompiledSpec, exports: readonly DeviceEx
   const byId = new Map(tables.map((t) => [t.id, t]));
   const members = compiled.members.map((m) => ({
     ...m,
-    tables: Object.fromEntries(Object.entries(m.tables).map(([role, t]) => [role, byId.get(t.id) ?? t])) as typeof m.tables,
+    tables: Object.fromEntries(
+      Object.entries(m.tables).map(([role, t]) => [role, byId.get(t.id) ?? t]),
+    ) as typeof m.tables,
   }));
   return { ...compiled, tables, members };
 }
@@ -88,16 +115,34 @@ export function importEntries(compiled: CompiledSpec, exports: readonly DeviceEx
 function importDevice(compiled: CompiledSpec, dev: Device, ex: DeviceExport): Map<number, CompiledRow[]> {
   const alias = (p: { alias?: string; name: string }): string => p.alias ?? p.name.slice(p.name.lastIndexOf(".") + 1);
   const tableNames = new Map(
-    (ex.p4info.tables ?? []).map((t) => [t.preamble.id, { name: alias(t.preamble), profile: t.implementationId ?? 0, fields: new Map((t.matchFields ?? []).map((f) => [f.id, f.name])) }]),
+    (ex.p4info.tables ?? []).map((t) => [
+      t.preamble.id,
+      {
+        name: alias(t.preamble),
+        profile: t.implementationId ?? 0,
+        fields: new Map((t.matchFields ?? []).map((f) => [f.id, f.name])),
+      },
+    ]),
   );
-  const actionNames = new Map((ex.p4info.actions ?? []).map((a) => [a.preamble.id, { name: alias(a.preamble), params: (a.params ?? []).map((p) => p.id) }]));
+  const actionNames = new Map(
+    (ex.p4info.actions ?? []).map((a) => [
+      a.preamble.id,
+      { name: alias(a.preamble), params: (a.params ?? []).map((p) => p.id) },
+    ]),
+  );
   // INSERTs, and the MODIFY that sets a keyless table's default action.
-  const entities = (ex.entries.updates ?? []).filter((u) => u.type === "INSERT" || u.type === "MODIFY").flatMap((u) => (u.entity === undefined ? [] : [u.entity]));
+  const entities = (ex.entries.updates ?? [])
+    .filter((u) => u.type === "INSERT" || u.type === "MODIFY")
+    .flatMap((u) => (u.entity === undefined ? [] : [u.entity]));
   const groups = new Map<number, number[]>();
   const profileMembers = new Map<string, ActionJson>();
   for (const e of entities) {
     const g = e.packetReplicationEngineEntry?.multicastGroupEntry;
-    if (g !== undefined) groups.set(g.multicastGroupId, (g.replicas ?? []).map((r) => r.instance ?? 0));
+    if (g !== undefined)
+      groups.set(
+        g.multicastGroupId,
+        (g.replicas ?? []).map((r) => r.instance ?? 0),
+      );
     const pm = e.actionProfileMember;
     if (pm !== undefined) profileMembers.set(`${pm.actionProfileId}:${pm.memberId}`, pm.action);
   }
@@ -113,16 +158,22 @@ function importDevice(compiled: CompiledSpec, dev: Device, ex: DeviceExport): Ma
     if (te === undefined) continue;
     const named = tableNames.get(te.tableId);
     const t = dev.tables.find((x) => x.name === named?.name);
-    if (named === undefined || t === undefined) throw new Error(`${dev.machine}: entry for unknown table ${te.tableId}`);
+    if (named === undefined || t === undefined)
+      throw new Error(`${dev.machine}: entry for unknown table ${te.tableId}`);
     const match = importMatch(t, te.match ?? [], named.fields, te.priority ?? 0);
     let call: ActionJson | undefined = te.action?.action;
     const memberId = te.action?.actionProfileMemberId;
-    if (te.action?.actionProfileGroupId !== undefined) call = undefined; // an anycast group: physical, the link picks the receiver
+    if (te.action?.actionProfileGroupId !== undefined)
+      call = undefined; // an anycast group: physical, the link picks the receiver
     else if (memberId !== undefined) {
       call = profileMembers.get(`${named.profile}:${memberId}`);
-      if (call === undefined) throw new Error(`${dev.machine}: ${t.name} names action profile member ${memberId}, which is not written`);
+      if (call === undefined)
+        throw new Error(`${dev.machine}: ${t.name} names action profile member ${memberId}, which is not written`);
     }
-    const action = call === undefined ? ({ name: "physical" } as EntryAction) : importAction(t, call, actionNames, groups, memberIndex);
+    const action =
+      call === undefined
+        ? ({ name: "physical" } as EntryAction)
+        : importAction(t, call, actionNames, groups, memberIndex);
     const ports = action.name === "out" ? outPorts(action) : [];
     const rows = out.get(t.table.id) ?? [];
     rows.push({ row: rows.length, match, action, ports, at: null, text: `imported ${t.name} entry ${rows.length}` });
@@ -138,7 +189,12 @@ export function outPorts(a: EntryAction): number[] {
 }
 
 /** A table entry's field matches (by field id, names from the P4Info) as the key vectors of a row. */
-export function importMatch(t: DeviceTable, fields: readonly FieldMatchJson[], names: ReadonlyMap<number, string>, priority: number): EntryMatch {
+export function importMatch(
+  t: DeviceTable,
+  fields: readonly FieldMatchJson[],
+  names: ReadonlyMap<number, string>,
+  priority: number,
+): EntryMatch {
   const len = t.table.keyLen;
   const value = new Uint8Array(len);
   const mask = new Uint8Array(len);
@@ -154,7 +210,8 @@ export function importMatch(t: DeviceTable, fields: readonly FieldMatchJson[], n
     const put = (into: Uint8Array, s: Bytestring | undefined): void => {
       if (s !== undefined) orBytes(into, offset, bytes, typeof s === "string" ? fromBase64(s) : s);
     };
-    // Key bytes' bits above the field are always 0 in keys; masks of matched fields cover them, as the compiler writes them.
+    // Key bytes' bits above the field are always 0 in keys; masks of matched fields cover them, as the compiler writes
+    // them.
     const pad = width - k.bits;
     switch (k.kind) {
       case "exact":
@@ -181,7 +238,8 @@ export function importMatch(t: DeviceTable, fields: readonly FieldMatchJson[], n
         }
         break;
       case "range":
-        if (lo === undefined || hi === undefined) throw new Error(`${t.name}: a range field in a ${t.table.kind} table`);
+        if (lo === undefined || hi === undefined)
+          throw new Error(`${t.name}: a range field in a ${t.table.kind} table`);
         if (f?.range !== undefined) {
           put(lo, f.range.low);
           put(hi, f.range.high);
@@ -212,35 +270,49 @@ export function importAction(
     return { name: "out", count: ports.length, arg: ports[0] ?? 0, data };
   };
   switch (a.name) {
-    case A.acquireForward: return { name: "forward" };
-    case A.acquireReceive: return { name: "receive" };
-    case A.acquireBoth: return { name: "both" };
-    case A.acquireShared: return { name: "shared-acquire", arg: memberIndex(arg(0)) };
-    case A.forwardOut: return out([Number(arg(0))]);
+    case A.acquireForward:
+      return { name: "forward" };
+    case A.acquireReceive:
+      return { name: "receive" };
+    case A.acquireBoth:
+      return { name: "both" };
+    case A.acquireShared:
+      return { name: "shared-acquire", arg: memberIndex(arg(0)) };
+    case A.forwardOut:
+      return out([Number(arg(0))]);
     case A.forwardReplicate: {
       const ports = groups.get(Number(arg(0)));
       if (ports === undefined) throw new Error(`${t.name}: no multicast group ${arg(0)}`);
       return out(ports);
     }
-    case A.forwardDrop: return { name: "drop" };
-    case A.forwardShared: return { name: "shared-forward", arg: memberIndex(arg(0)) };
+    case A.forwardDrop:
+      return { name: "drop" };
+    case A.forwardShared:
+      return { name: "shared-forward", arg: memberIndex(arg(0)) };
     case A.transmitPhysical:
     case A.transmitLocal:
     case A.transmitNoLink:
       return { name: "physical" };
-    case A.transmitSession: return { name: "external-session", arg: memberIndex(arg(0)), arg2: Number(arg(1)) };
-    case A.receiveDeliver: return { name: "deliver" };
-    case A.receivePop: return { name: "external-link", arg: memberIndex(arg(0)), arg2: Number(arg(1)) };
+    case A.transmitSession:
+      return { name: "external-session", arg: memberIndex(arg(0)), arg2: Number(arg(1)) };
+    case A.receiveDeliver:
+      return { name: "deliver" };
+    case A.receivePop:
+      return { name: "external-link", arg: memberIndex(arg(0)), arg2: Number(arg(1)) };
   }
   if (a.name === pushAction(t.member.design.name)) return { name: "push", ...pushVector(t.member.design, args) };
   throw new Error(`${t.name}: action ${a.name} is not one strata exports`);
 }
 
 /** A push action's arguments back into the key vector of the design that send rows carry. */
-function pushVector(design: DeviceTable["member"]["design"], args: readonly bigint[]): { count: number; data: Uint8Array } {
+function pushVector(
+  design: DeviceTable["member"]["design"],
+  args: readonly bigint[],
+): { count: number; data: Uint8Array } {
   const layout = keyLayout(design);
   const vector = new Uint8Array(layout.len);
-  layout.slots.filter((s) => s.field !== IN_LINK_FIELD && s.field.readOnly !== true).forEach((s, i) => writeBig(vector, s.offset, s.len, args[i] ?? 0n));
+  layout.slots
+    .filter((s) => s.field !== IN_LINK_FIELD && s.field.readOnly !== true)
+    .forEach((s, i) => writeBig(vector, s.offset, s.len, args[i] ?? 0n));
   return { count: vector.length, data: vector };
 }
-

@@ -20,7 +20,8 @@ export interface P4InfoIds {
   readonly headers: ReadonlyMap<string, number>;
 }
 
-/** What P4Info's preambles say of each object (doc.brief); the program states the same with @brief, so p4c writes it too. */
+/** What P4Info's preambles say of each object (doc.brief); the program states the same with @brief, so p4c writes it
+ * too. */
 export const BRIEF = {
   table: (t: DeviceTable): string => `${t.role} table of ${t.member.member.qualified}`,
   selector: (t: DeviceTable): string => `anycast: one receiver per flow for ${t.member.member.qualified}`,
@@ -30,10 +31,29 @@ export const BRIEF = {
 /** The direct counter of a table: `<table>_counter`, counting the packets each entry matched. */
 export const counterName = (table: string): string => `${table}_counter`;
 
-const MATCH_TYPE: Record<MatchKind, string> = { exact: "EXACT", lpm: "LPM", ternary: "TERNARY", range: "RANGE", optional: "OPTIONAL" };
+const MATCH_TYPE: Record<MatchKind, string> = {
+  exact: "EXACT",
+  lpm: "LPM",
+  ternary: "TERNARY",
+  range: "RANGE",
+  optional: "OPTIONAL",
+};
 
-export const PACKET_IN = { name: "packet_in", metadata: [{ name: "member", bits: MEMBER_BITS }, { name: "in_link", bits: LINK_BITS }] };
-export const PACKET_OUT = { name: "packet_out", metadata: [{ name: "member", bits: MEMBER_BITS }, { name: "kind", bits: 8 }, { name: "session", bits: SESSION_BITS }] };
+export const PACKET_IN = {
+  name: "packet_in",
+  metadata: [
+    { name: "member", bits: MEMBER_BITS },
+    { name: "in_link", bits: LINK_BITS },
+  ],
+};
+export const PACKET_OUT = {
+  name: "packet_out",
+  metadata: [
+    { name: "member", bits: MEMBER_BITS },
+    { name: "kind", bits: 8 },
+    { name: "session", bits: SESSION_BITS },
+  ],
+};
 
 /**
  * The size p4c states for a table whose program states none: a keyless table (it holds no
@@ -44,10 +64,26 @@ export const P4_DEFAULT_TABLE_SIZE = 1024;
 export function p4infoIds(dev: Device): P4InfoIds {
   const taken = new Set<number>();
   return {
-    tables: allocateIds("table", dev.tables.map((t) => qualified(t.name)), taken),
-    actions: allocateIds("action", dev.actions.map((a) => qualified(a.name)), taken),
-    profiles: allocateIds("actionProfile", dev.tables.flatMap((t) => (t.selector !== undefined ? [qualified(t.selector.name)] : [])), taken),
-    counters: allocateIds("directCounter", dev.tables.map((t) => qualified(counterName(t.name))), taken),
+    tables: allocateIds(
+      "table",
+      dev.tables.map((t) => qualified(t.name)),
+      taken,
+    ),
+    actions: allocateIds(
+      "action",
+      dev.actions.map((a) => qualified(a.name)),
+      taken,
+    ),
+    profiles: allocateIds(
+      "actionProfile",
+      dev.tables.flatMap((t) => (t.selector !== undefined ? [qualified(t.selector.name)] : [])),
+      taken,
+    ),
+    counters: allocateIds(
+      "directCounter",
+      dev.tables.map((t) => qualified(counterName(t.name))),
+      taken,
+    ),
     headers: allocateIds("controllerHeader", [PACKET_IN.name, PACKET_OUT.name]),
   };
 }
@@ -59,19 +95,32 @@ export const idOf = (ids: ReadonlyMap<string, number>, name: string): number => 
 };
 
 export function p4info(dev: Device, ids: P4InfoIds): JsonMessage {
-  const preamble = (id: number, name: string, brief?: string): JsonMessage => ({ id, name: qualified(name), alias: name, ...(brief !== undefined ? { doc: { brief } } : {}) });
+  const preamble = (id: number, name: string, brief?: string): JsonMessage => ({
+    id,
+    name: qualified(name),
+    alias: name,
+    ...(brief !== undefined ? { doc: { brief } } : {}),
+  });
   const headers = [PACKET_IN, PACKET_OUT];
   return {
     pkgInfo: {
       name: `strata-${dev.machine}`,
       version: "1",
-      doc: { brief: `strata: the members of machine ${dev.machine}`, description: dev.members.map((m) => `${m.number} ${m.ident}: ${m.member.qualified} (${m.design.name})`).join("\n") },
+      doc: {
+        brief: `strata: the members of machine ${dev.machine}`,
+        description: dev.members
+          .map((m) => `${m.number} ${m.ident}: ${m.member.qualified} (${m.design.name})`)
+          .join("\n"),
+      },
       arch: "v1model",
     },
     tables: dev.tables.map((t) => ({
       preamble: preamble(idOf(ids.tables, t.name), t.name, BRIEF.table(t)),
       matchFields: t.keys.map((k, i) => ({ id: i + 1, name: k.name, bitwidth: k.bits, matchType: MATCH_TYPE[k.kind] })),
-      actionRefs: [...t.actions.map((a) => ({ id: idOf(ids.actions, a) })), { id: idOf(ids.actions, t.miss), annotations: ["@defaultonly"], scope: "DEFAULT_ONLY" }],
+      actionRefs: [
+        ...t.actions.map((a) => ({ id: idOf(ids.actions, a) })),
+        { id: idOf(ids.actions, t.miss), annotations: ["@defaultonly"], scope: "DEFAULT_ONLY" },
+      ],
       // A keyless table's row is its default action, set at run time; the others miss into a drop.
       ...(t.keyless ? {} : { constDefaultActionId: idOf(ids.actions, t.miss) }),
       // The program's default_action (P4Runtime 1.4): the miss, until a keyless table's entry replaces it.
@@ -103,7 +152,12 @@ export function p4info(dev: Device, ids: P4InfoIds): JsonMessage {
       directTableId: idOf(ids.tables, t.name),
     })),
     controllerPacketMetadata: headers.map((h) => ({
-      preamble: { id: ids.headers.get(h.name) ?? 0, name: h.name, alias: h.name, annotations: [`@controller_header("${h.name}")`] },
+      preamble: {
+        id: ids.headers.get(h.name) ?? 0,
+        name: h.name,
+        alias: h.name,
+        annotations: [`@controller_header("${h.name}")`],
+      },
       metadata: h.metadata.map((m, i) => ({ id: i + 1, name: m.name, bitwidth: m.bits })),
     })),
   };

@@ -26,7 +26,20 @@
 
 import { SpecError, SpecIssue } from "../description/problems.js";
 import { didYouMean } from "../description/suggest.js";
-import { addUsage, amount, checkFit, type FitViolation, limits, NO_USAGE, offered, RESOURCES, type Resource, resourceName, type Usage, usage } from "./fit.js";
+import {
+  addUsage,
+  amount,
+  checkFit,
+  type FitViolation,
+  limits,
+  NO_USAGE,
+  offered,
+  RESOURCES,
+  type Resource,
+  resourceName,
+  type Usage,
+  usage,
+} from "./fit.js";
 import { type Fleet, type FleetTarget, type Labels, type MachinePolicy } from "./fleet.js";
 import type { MachineRequirements } from "./requirements.js";
 import type { TargetProfile } from "./targets.js";
@@ -43,10 +56,12 @@ export const SCORE_WEIGHTS: Readonly<Record<Resource, number>> = {
   selectorGroups: 1,
 };
 
-/** The most sets of victims tried one by one on a target; beyond, the greedy set stands (docs/targets.md, Choosing victims). */
+/** The most sets of victims tried one by one on a target; beyond, the greedy set stands (docs/targets.md, Choosing
+ * victims). */
 export const MAX_EXACT_SETS = 256;
 
-/** Work place() did, for tests and benchmarks: its fit checks, each of a machine against a target as it is or with some machines gone. */
+/** Work place() did, for tests and benchmarks: its fit checks, each of a machine against a target as it is or with some
+ * machines gone. */
 export interface PlaceWork {
   evaluations: number;
 }
@@ -58,7 +73,8 @@ export interface Occupant {
   readonly frees: Usage;
 }
 
-/** What keeps a machine out of a target: machines beyond maxMachines, and how much more of each counted resource it needs than is left (≤ 0: enough). */
+/** What keeps a machine out of a target: machines beyond maxMachines, and how much more of each counted resource it
+ * needs than is left (≤ 0: enough). */
 export interface Shortfall {
   readonly slots: number;
   readonly amounts: Readonly<Record<Resource, number>>;
@@ -115,7 +131,11 @@ export interface Placement {
 
 type Verdict = { readonly ok: true } | Rejection;
 
-export function place(reqs: readonly MachineRequirements[], fleet: Fleet, work: PlaceWork = { evaluations: 0 }): Placement {
+export function place(
+  reqs: readonly MachineRequirements[],
+  fleet: Fleet,
+  work: PlaceWork = { evaluations: 0 },
+): Placement {
   checkPolicies(reqs, fleet);
   const byName = new Map(reqs.map((r) => [r.machine, r]));
   const need = new Map(reqs.map((r) => [r.machine, usage(r)]));
@@ -134,7 +154,8 @@ export function place(reqs: readonly MachineRequirements[], fleet: Fleet, work: 
     if (r === undefined) throw new Error(`no requirements for machine ${m}`);
     return r;
   };
-  const load = (machines: readonly string[]): Usage => machines.reduce((sum, m) => addUsage(sum, need.get(m) ?? NO_USAGE), NO_USAGE);
+  const load = (machines: readonly string[]): Usage =>
+    machines.reduce((sum, m) => addUsage(sum, need.get(m) ?? NO_USAGE), NO_USAGE);
   // What each target's machines take, summed again only when they change.
   const loads = new Map<string, Usage>();
   const loadOn = (t: FleetTarget): Usage => {
@@ -164,7 +185,11 @@ export function place(reqs: readonly MachineRequirements[], fleet: Fleet, work: 
     const wanted = Object.entries(policy(m).requires).filter(([k, v]) => t.labels[k] !== v);
     if (wanted.length > 0) {
       const has = (k: string): string => (t.labels[k] === undefined ? `no label ${k}` : `${k}=${t.labels[k]}`);
-      return { target: t.name, filter: "labels", reason: wanted.map(([k, v]) => `requires ${k}=${v}, the target has ${has(k)}`).join("; ") };
+      return {
+        target: t.name,
+        filter: "labels",
+        reason: wanted.map(([k, v]) => `requires ${k}=${v}, the target has ${has(k)}`).join("; "),
+      };
     }
     const alone = aloneOn(m, t.profile);
     const first = alone[0];
@@ -174,14 +199,20 @@ export function place(reqs: readonly MachineRequirements[], fleet: Fleet, work: 
     }
     const there = hostedOn(t);
     if (there.length >= t.maxMachines) {
-      return { target: t.name, filter: "slots", reason: `hosts ${there.length} machine${there.length === 1 ? "" : "s"} (${there.join(", ")}), maxMachines ${t.maxMachines}` };
+      return {
+        target: t.name,
+        filter: "slots",
+        reason: `hosts ${there.length} machine${there.length === 1 ? "" : "s"} (${there.join(", ")}), maxMachines ${t.maxMachines}`,
+      };
     }
     const mine = need.get(m) ?? NO_USAGE;
     const taken = loadOn(t);
     const room = limits(t.profile);
     const short = RESOURCES.filter((r) => amount(mine, r) + amount(taken, r) > amount(room, r));
     if (short.length > 0) {
-      const parts = short.map((r) => `${resourceName(r)}: needs ${amount(mine, r)}, ${amount(room, r) - amount(taken, r)} left`);
+      const parts = short.map(
+        (r) => `${resourceName(r)}: needs ${amount(mine, r)}, ${amount(room, r) - amount(taken, r)} left`,
+      );
       return { target: t.name, filter: "capacity", reason: `with ${there.join(", ")} there: ${parts.join("; ")}` };
     }
     return { ok: true };
@@ -200,15 +231,20 @@ export function place(reqs: readonly MachineRequirements[], fleet: Fleet, work: 
     setHosted(t, [...hostedOn(t), m]);
   };
 
-  /** The machines on `t` of lower priority than `m` whose leaving lets it in (chooseVictims); undefined when none do. */
+  /** The machines on `t` of lower priority than `m` whose leaving lets it in (chooseVictims); undefined when none do.
+   * */
   const victimsOn = (m: string, t: FleetTarget): string[] | undefined => {
     const there = hostedOn(t);
-    const jeopardy = there.filter((h) => priority(h) < priority(m)).map((h) => ({ machine: h, priority: priority(h), frees: need.get(h) ?? NO_USAGE }));
+    const jeopardy = there
+      .filter((h) => priority(h) < priority(m))
+      .map((h) => ({ machine: h, priority: priority(h), frees: need.get(h) ?? NO_USAGE }));
     if (jeopardy.length === 0) return undefined;
     const mine = need.get(m) ?? NO_USAGE;
     const taken = loadOn(t);
     const room = limits(t.profile);
-    const amounts = Object.fromEntries(RESOURCES.map((r) => [r, amount(mine, r) + amount(taken, r) - amount(room, r)])) as Record<Resource, number>;
+    const amounts = Object.fromEntries(
+      RESOURCES.map((r) => [r, amount(mine, r) + amount(taken, r) - amount(room, r)]),
+    ) as Record<Resource, number>;
     return chooseVictims({ slots: there.length + 1 - t.maxMachines, amounts }, jeopardy, work);
   };
 
@@ -236,11 +272,28 @@ export function place(reqs: readonly MachineRequirements[], fleet: Fleet, work: 
     const preemptable = verdicts.filter(({ v }) => "filter" in v && (v.filter === "slots" || v.filter === "capacity"));
     const options = preemptable.flatMap(({ t }) => {
       const victims = victimsOn(m, t);
-      return victims === undefined ? [] : [{ t, victims, s: score(m, t, hostedOn(t).filter((h) => !victims.includes(h))) }];
+      return victims === undefined
+        ? []
+        : [
+            {
+              t,
+              victims,
+              s: score(
+                m,
+                t,
+                hostedOn(t).filter((h) => !victims.includes(h)),
+              ),
+            },
+          ];
     });
-    const best = options.sort((a, b) => compareCasualties(a.victims, b.victims, priority) || b.s - a.s || compareNames(a.t.name, b.t.name))[0];
+    const best = options.sort(
+      (a, b) => compareCasualties(a.victims, b.victims, priority) || b.s - a.s || compareNames(a.t.name, b.t.name),
+    )[0];
     if (best !== undefined) {
-      setHosted(best.t, hostedOn(best.t).filter((h) => !best.victims.includes(h)));
+      setHosted(
+        best.t,
+        hostedOn(best.t).filter((h) => !best.victims.includes(h)),
+      );
       for (const v of best.victims) {
         scores.delete(v);
         displaced.push({ machine: v, priority: priority(v), target: best.t.name, by: m, byPriority: priority(m) });
@@ -254,7 +307,10 @@ export function place(reqs: readonly MachineRequirements[], fleet: Fleet, work: 
       if ("ok" in v) throw new Error("a feasible target was not chosen");
       if (v.filter !== "slots" && v.filter !== "capacity") return v;
       const lower = hostedOn(t).filter((h) => priority(h) < priority(m));
-      const why = lower.length === 0 ? `nothing there has a priority below ${priority(m)}` : `displacing ${lower.join(", ")} (lower priority) would not make room`;
+      const why =
+        lower.length === 0
+          ? `nothing there has a priority below ${priority(m)}`
+          : `displacing ${lower.join(", ")} (lower priority) would not make room`;
       return { ...v, reason: `${v.reason}; ${why}` };
     });
     unplaceable.set(m, { machine: m, priority: priority(m), reasons });
@@ -267,7 +323,17 @@ export function place(reqs: readonly MachineRequirements[], fleet: Fleet, work: 
     placed: all.flatMap((m) => {
       const t = where.get(m);
       const before = policy(m).placedOn;
-      return t === undefined ? [] : [{ machine: m, priority: priority(m), target: t, score: scores.get(m) ?? 0, ...(before !== undefined ? { placedOn: before } : {}) }];
+      return t === undefined
+        ? []
+        : [
+            {
+              machine: m,
+              priority: priority(m),
+              target: t,
+              score: scores.get(m) ?? 0,
+              ...(before !== undefined ? { placedOn: before } : {}),
+            },
+          ];
     }),
     unplaceable: all.flatMap((m) => {
       const u = unplaceable.get(m);
@@ -281,7 +347,8 @@ export function place(reqs: readonly MachineRequirements[], fleet: Fleet, work: 
   };
 }
 
-/** Headroom left on `t` with `after` placed: 100 × the weighted mean of (limit − used) / limit over its finite, non-zero limits. */
+/** Headroom left on `t` with `after` placed: 100 × the weighted mean of (limit − used) / limit over its finite,
+ * non-zero limits. */
 export function headroom(after: Usage, t: FleetTarget): number {
   let sum = 0;
   let weights = 0;
@@ -319,14 +386,23 @@ export function compareCasualties(a: readonly string[], b: readonly string[], pr
  *   tried and the best by compareCasualties wins.
  * Victims come in priority order, then by name.
  */
-export function chooseVictims(short: Shortfall, jeopardy: readonly Occupant[], work: PlaceWork = { evaluations: 0 }, exactSets = MAX_EXACT_SETS): string[] | undefined {
+export function chooseVictims(
+  short: Shortfall,
+  jeopardy: readonly Occupant[],
+  work: PlaceWork = { evaluations: 0 },
+  exactSets = MAX_EXACT_SETS,
+): string[] | undefined {
   // Amounts as vectors: slots first (each occupant frees one), then RESOURCES in order.
   const needed = [short.slots, ...RESOURCES.map((r) => short.amounts[r])];
   const frees = new Map(jeopardy.map((o) => [o, [1, ...RESOURCES.map((r) => amount(o.frees, r))]]));
   const of = (o: Occupant): readonly number[] => frees.get(o) ?? [];
   const plus = (a: readonly number[], b: readonly number[]): number[] => a.map((x, i) => x + (b[i] ?? 0));
   const minus = (a: readonly number[], b: readonly number[]): number[] => a.map((x, i) => x - (b[i] ?? 0));
-  const total = (set: Iterable<Occupant>): number[] => [...set].reduce((sum, o) => plus(sum, of(o)), needed.map(() => 0));
+  const total = (set: Iterable<Occupant>): number[] =>
+    [...set].reduce(
+      (sum, o) => plus(sum, of(o)),
+      needed.map(() => 0),
+    );
   const lets = (freed: readonly number[]): boolean => {
     work.evaluations++;
     return needed.every((n, i) => n <= (freed[i] ?? 0));
@@ -338,10 +414,13 @@ export function chooseVictims(short: Shortfall, jeopardy: readonly Occupant[], w
   const gone = new Set(jeopardy);
   let freed = total(gone);
   if (!lets(freed)) return undefined;
-  // The share of what is short an occupant frees, each short resource counting 1: the least first, then the highest ranks.
-  const cover = new Map(jeopardy.map((o) => [o, needed.reduce((c, n, i) => (n > 0 ? c + Math.min(of(o)[i] ?? 0, n) / n : c), 0)]));
+  // The share of what is short an occupant frees, each short resource counting 1: the least first, then the highest
+  // ranks.
+  const cover = new Map(
+    jeopardy.map((o) => [o, needed.reduce((c, n, i) => (n > 0 ? c + Math.min(of(o)[i] ?? 0, n) / n : c), 0)]),
+  );
   const spareOrder = [...jeopardy].sort((a, b) => (cover.get(a) ?? 0) - (cover.get(b) ?? 0) || rank(b, a));
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const o of spareOrder) {
       if (!gone.has(o) || !lets(minus(freed, of(o)))) continue;
@@ -360,7 +439,14 @@ export function chooseVictims(short: Shortfall, jeopardy: readonly Occupant[], w
     }
   }
 
-  const fewest = Math.max(...needed.map((n, i) => fewestFreeing(n, jeopardy.map((o) => of(o)[i] ?? 0))));
+  const fewest = Math.max(
+    ...needed.map((n, i) =>
+      fewestFreeing(
+        n,
+        jeopardy.map((o) => of(o)[i] ?? 0),
+      ),
+    ),
+  );
   if (setsBetween(jeopardy.length, fewest, gone.size, exactSets) > exactSets) return names(gone);
   const priority = new Map(jeopardy.map((o) => [o.machine, o.priority]));
   const priorityOf = (m: string): number => priority.get(m) ?? 0;
@@ -426,7 +512,13 @@ function checkPolicies(reqs: readonly MachineRequirements[], fleet: Fleet): void
   for (const [name, p] of fleet.machines) {
     if (known.includes(name)) continue;
     const at = p.at ?? { file: fleet.file, path: `machines.${name}`, line: 0, column: 0 };
-    issues.push(new SpecIssue(at, `no machine '${name}' in the description`, `${didYouMean(name, known)}machines: ${known.join(", ")}`));
+    issues.push(
+      new SpecIssue(
+        at,
+        `no machine '${name}' in the description`,
+        `${didYouMean(name, known)}machines: ${known.join(", ")}`,
+      ),
+    );
   }
   if (issues.length > 0) throw new SpecError(issues);
 }

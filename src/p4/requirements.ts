@@ -75,7 +75,9 @@ export function machineRequirements(compiled: CompiledSpec): MachineRequirements
   return compiled.machines.map((machine, index) => {
     const members = compiled.members.filter((m) => m.machine === index);
     const hosted = new Set(members.map((m) => m.index));
-    const tables = uniqueNames(compiled.tables.filter((t) => hosted.has(t.member)).map((t) => tableRequirement(compiled, t)));
+    const tables = uniqueNames(
+      compiled.tables.filter((t) => hosted.has(t.member)).map((t) => tableRequirement(compiled, t)),
+    );
     const multicastGroups: MulticastRequirement[] = [];
     for (const m of members) {
       // One group per distinct set of out-links: rows that replicate alike share it.
@@ -94,12 +96,25 @@ export function machineRequirements(compiled: CompiledSpec): MachineRequirements
       const sender = compiled.members[l.sender];
       if (sender === undefined || !hosted.has(sender.index)) continue;
       if (l.mode === "allcast") {
-        multicastGroups.push({ member: sender.qualified, ports: [l.senderPort], replicas: l.receivers.length, source: "allcast", link: l.qualified });
+        multicastGroups.push({
+          member: sender.qualified,
+          ports: [l.senderPort],
+          replicas: l.receivers.length,
+          source: "allcast",
+          link: l.qualified,
+        });
       } else if (l.mode === "anycast") {
         actionSelectors.push({ member: sender.qualified, link: l.qualified, groupSize: l.receivers.length });
       }
     }
-    return { machine, members: members.map((m) => m.qualified), tables, tableCount: tables.length, multicastGroups, actionSelectors };
+    return {
+      machine,
+      members: members.map((m) => m.qualified),
+      tables,
+      tableCount: tables.length,
+      multicastGroups,
+      actionSelectors,
+    };
   });
 }
 
@@ -122,7 +137,11 @@ function tableRequirement(compiled: CompiledSpec, t: CompiledTable): TableRequir
   const member = compiled.members[t.member];
   const network = member === undefined ? undefined : compiled.networks[member.network];
   if (member === undefined || network === undefined) throw new Error(`table ${t.id} names no member`);
-  const fields = t.fields.map((f) => ({ name: f.name, bits: fieldBits(t.role, f.name, network.layout.design.fields), kind: f.kind }));
+  const fields = t.fields.map((f) => ({
+    name: f.name,
+    bits: fieldBits(t.role, f.name, network.layout.design.fields),
+    kind: f.kind,
+  }));
   return {
     name: p4TableName(network.name, member.key, t.role),
     network: network.name,

@@ -36,7 +36,8 @@ function value(v: bigint, kind: NameKind): string {
 
 function cliMatch(k: DeviceKey, e: DeviceEntry, kind: NameKind): string {
   const m = e.row.match;
-  const at = (b: Uint8Array | undefined): bigint => (b === undefined ? 0n : readBig(b, k.field.offset, k.field.len) & ones(k.bits));
+  const at = (b: Uint8Array | undefined): bigint =>
+    b === undefined ? 0n : readBig(b, k.field.offset, k.field.len) & ones(k.bits);
   switch (k.kind) {
     case "exact":
       return value(at(m.value), kind);
@@ -71,7 +72,8 @@ export function runtimeCli(dev: Device): string {
     if (t.selector === undefined) continue;
     const profile = qualified(t.selector.name);
     // Anycast: one profile member per receiver (port), one group per anycast out-link.
-    for (const call of t.selector.members) lines.push(`act_prof_create_member ${profile} ${qualified(call.action)} ${call.args.join(" ")}`.trimEnd());
+    for (const call of t.selector.members)
+      lines.push(`act_prof_create_member ${profile} ${qualified(call.action)} ${call.args.join(" ")}`.trimEnd());
     for (const g of t.selector.groups) {
       lines.push(`act_prof_create_group ${profile}`);
       for (const m of g.members) lines.push(`act_prof_add_member_to_group ${profile} ${m - 1} ${g.id - 1}`);
@@ -94,9 +96,14 @@ export function runtimeCli(dev: Device): string {
       }
       const match = t.keys.map((k) => cliMatch(k, e, kindOf(k, dev, e))).join(" ");
       const prio = priority ? ` ${top + 1 - e.row.match.priority}` : "";
-      if (e.profileGroup !== undefined) lines.push(`table_indirect_add_with_group ${qualified(t.name)} ${match} => ${e.profileGroup - 1}${prio}`);
-      else if (e.profileMember !== undefined) lines.push(`table_indirect_add ${qualified(t.name)} ${match} => ${e.profileMember - 1}${prio}`);
-      else lines.push(`table_add ${qualified(t.name)} ${qualified(e.call.action)} ${match} => ${[args(e), prio.trim()].filter((x) => x !== "").join(" ")}`.trimEnd());
+      if (e.profileGroup !== undefined)
+        lines.push(`table_indirect_add_with_group ${qualified(t.name)} ${match} => ${e.profileGroup - 1}${prio}`);
+      else if (e.profileMember !== undefined)
+        lines.push(`table_indirect_add ${qualified(t.name)} ${match} => ${e.profileMember - 1}${prio}`);
+      else
+        lines.push(
+          `table_add ${qualified(t.name)} ${qualified(e.call.action)} ${match} => ${[args(e), prio.trim()].filter((x) => x !== "").join(" ")}`.trimEnd(),
+        );
     }
   }
   return lines.map((l) => `${l}\n`).join("");

@@ -11,7 +11,9 @@ import textformat from "protobufjs/ext/textformat.js";
 
 type Fields = Record<string, { type: string; id: number; rule?: "repeated" }>;
 const msg = (fields: Fields, extra: Record<string, unknown> = {}): Record<string, unknown> => ({ fields, ...extra });
-const oneof = (name: string, members: string[]): Record<string, unknown> => ({ oneofs: { [name]: { oneof: members } } });
+const oneof = (name: string, members: string[]): Record<string, unknown> => ({
+  oneofs: { [name]: { oneof: members } },
+});
 
 const P4INFO = {
   P4Info: msg({
@@ -47,7 +49,10 @@ const P4INFO = {
       match_type: { type: "MatchType", id: 5 },
       doc: { type: "Documentation", id: 6 },
     },
-    { ...oneof("match", ["match_type"]), nested: { MatchType: { values: { UNSPECIFIED: 0, EXACT: 2, LPM: 3, TERNARY: 4, RANGE: 5, OPTIONAL: 6 } } } },
+    {
+      ...oneof("match", ["match_type"]),
+      nested: { MatchType: { values: { UNSPECIFIED: 0, EXACT: 2, LPM: 3, TERNARY: 4, RANGE: 5, OPTIONAL: 6 } } },
+    },
   ),
   Table: msg({
     preamble: { type: "Preamble", id: 1 },
@@ -64,12 +69,25 @@ const P4INFO = {
     { nested: { Argument: msg({ param_id: { type: "uint32", id: 2 }, value: { type: "bytes", id: 3 } }) } },
   ),
   ActionRef: msg(
-    { id: { type: "uint32", id: 1 }, scope: { type: "Scope", id: 3 }, annotations: { type: "string", id: 2, rule: "repeated" } },
+    {
+      id: { type: "uint32", id: 1 },
+      scope: { type: "Scope", id: 3 },
+      annotations: { type: "string", id: 2, rule: "repeated" },
+    },
     { nested: { Scope: { values: { TABLE_AND_DEFAULT: 0, TABLE_ONLY: 1, DEFAULT_ONLY: 2 } } } },
   ),
   Action: msg(
     { preamble: { type: "Preamble", id: 1 }, params: { type: "Param", id: 2, rule: "repeated" } },
-    { nested: { Param: msg({ id: { type: "uint32", id: 1 }, name: { type: "string", id: 2 }, bitwidth: { type: "int32", id: 4 }, doc: { type: "Documentation", id: 5 } }) } },
+    {
+      nested: {
+        Param: msg({
+          id: { type: "uint32", id: 1 },
+          name: { type: "string", id: 2 },
+          bitwidth: { type: "int32", id: 4 },
+          doc: { type: "Documentation", id: 5 },
+        }),
+      },
+    },
   ),
   ActionProfile: msg({
     preamble: { type: "Preamble", id: 1 },
@@ -78,11 +96,26 @@ const P4INFO = {
     size: { type: "int64", id: 4 },
     max_group_size: { type: "int32", id: 5 },
   }),
-  CounterSpec: msg({ unit: { type: "Unit", id: 1 } }, { nested: { Unit: { values: { UNSPECIFIED: 0, BYTES: 1, PACKETS: 2, BOTH: 3 } } } }),
-  DirectCounter: msg({ preamble: { type: "Preamble", id: 1 }, spec: { type: "CounterSpec", id: 2 }, direct_table_id: { type: "uint32", id: 3 } }),
+  CounterSpec: msg(
+    { unit: { type: "Unit", id: 1 } },
+    { nested: { Unit: { values: { UNSPECIFIED: 0, BYTES: 1, PACKETS: 2, BOTH: 3 } } } },
+  ),
+  DirectCounter: msg({
+    preamble: { type: "Preamble", id: 1 },
+    spec: { type: "CounterSpec", id: 2 },
+    direct_table_id: { type: "uint32", id: 3 },
+  }),
   ControllerPacketMetadata: msg(
     { preamble: { type: "Preamble", id: 1 }, metadata: { type: "Metadata", id: 2, rule: "repeated" } },
-    { nested: { Metadata: msg({ id: { type: "uint32", id: 1 }, name: { type: "string", id: 2 }, bitwidth: { type: "int32", id: 4 } }) } },
+    {
+      nested: {
+        Metadata: msg({
+          id: { type: "uint32", id: 1 },
+          name: { type: "string", id: 2 },
+          bitwidth: { type: "int32", id: 4 },
+        }),
+      },
+    },
   ),
 };
 
@@ -93,7 +126,10 @@ const RUNTIME = {
     updates: { type: "Update", id: 4, rule: "repeated" },
   }),
   Uint128: msg({ high: { type: "uint64", id: 1 }, low: { type: "uint64", id: 2 } }),
-  Update: msg({ type: { type: "Type", id: 1 }, entity: { type: "Entity", id: 2 } }, { nested: { Type: { values: { UNSPECIFIED: 0, INSERT: 1, MODIFY: 2, DELETE: 3 } } } }),
+  Update: msg(
+    { type: { type: "Type", id: 1 }, entity: { type: "Entity", id: 2 } },
+    { nested: { Type: { values: { UNSPECIFIED: 0, INSERT: 1, MODIFY: 2, DELETE: 3 } } } },
+  ),
   Entity: msg(
     {
       table_entry: { type: "TableEntry", id: 2 },
@@ -101,7 +137,12 @@ const RUNTIME = {
       action_profile_group: { type: "ActionProfileGroup", id: 4 },
       packet_replication_engine_entry: { type: "PacketReplicationEngineEntry", id: 9 },
     },
-    oneof("entity", ["table_entry", "action_profile_member", "action_profile_group", "packet_replication_engine_entry"]),
+    oneof("entity", [
+      "table_entry",
+      "action_profile_member",
+      "action_profile_group",
+      "packet_replication_engine_entry",
+    ]),
   ),
   TableEntry: msg({
     table_id: { type: "uint32", id: 1 },
@@ -131,14 +172,22 @@ const RUNTIME = {
     },
   ),
   TableAction: msg(
-    { action: { type: "Action", id: 1 }, action_profile_member_id: { type: "uint32", id: 2 }, action_profile_group_id: { type: "uint32", id: 3 } },
+    {
+      action: { type: "Action", id: 1 },
+      action_profile_member_id: { type: "uint32", id: 2 },
+      action_profile_group_id: { type: "uint32", id: 3 },
+    },
     oneof("type", ["action", "action_profile_member_id", "action_profile_group_id"]),
   ),
   Action: msg(
     { action_id: { type: "uint32", id: 1 }, params: { type: "Param", id: 4, rule: "repeated" } },
     { nested: { Param: msg({ param_id: { type: "uint32", id: 2 }, value: { type: "bytes", id: 3 } }) } },
   ),
-  ActionProfileMember: msg({ action_profile_id: { type: "uint32", id: 1 }, member_id: { type: "uint32", id: 2 }, action: { type: "Action", id: 3 } }),
+  ActionProfileMember: msg({
+    action_profile_id: { type: "uint32", id: 1 },
+    member_id: { type: "uint32", id: 2 },
+    action: { type: "Action", id: 3 },
+  }),
   ActionProfileGroup: msg(
     {
       action_profile_id: { type: "uint32", id: 1 },
@@ -149,11 +198,17 @@ const RUNTIME = {
     { nested: { Member: msg({ member_id: { type: "uint32", id: 1 }, weight: { type: "int32", id: 2 } }) } },
   ),
   PacketReplicationEngineEntry: msg(
-    { multicast_group_entry: { type: "MulticastGroupEntry", id: 1 }, clone_session_entry: { type: "CloneSessionEntry", id: 2 } },
+    {
+      multicast_group_entry: { type: "MulticastGroupEntry", id: 1 },
+      clone_session_entry: { type: "CloneSessionEntry", id: 2 },
+    },
     oneof("type", ["multicast_group_entry", "clone_session_entry"]),
   ),
   Replica: msg({ port: { type: "bytes", id: 3 }, instance: { type: "uint32", id: 2 } }, oneof("port_kind", ["port"])),
-  MulticastGroupEntry: msg({ multicast_group_id: { type: "uint32", id: 1 }, replicas: { type: "Replica", id: 2, rule: "repeated" } }),
+  MulticastGroupEntry: msg({
+    multicast_group_id: { type: "uint32", id: 1 },
+    replicas: { type: "Replica", id: 2, rule: "repeated" },
+  }),
   CloneSessionEntry: msg({
     session_id: { type: "uint32", id: 1 },
     replicas: { type: "Replica", id: 2, rule: "repeated" },
@@ -174,7 +229,10 @@ export const WRITE_REQUEST_TYPE = SCHEMA.lookupType("p4.v1.WriteRequest");
 export type JsonMessage = { readonly [key: string]: unknown };
 
 /** The three forms of one message: JSON (canonical field order, defaults omitted), binary, text. */
-export function encodings(type: protobuf.Type, json: JsonMessage): { json: JsonMessage; binary: Uint8Array; text: string } {
+export function encodings(
+  type: protobuf.Type,
+  json: JsonMessage,
+): { json: JsonMessage; binary: Uint8Array; text: string } {
   const message = protojson.fromJson(type, json);
   return {
     json: protojson.toJson(type, message) as JsonMessage,

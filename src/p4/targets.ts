@@ -67,35 +67,68 @@ export function resolveProfile(ref: string, baseDir: string): { file: string } |
 /** Reads the profile `ref` names (see resolveProfile); throws SpecError for anything wrong with it. */
 export function loadProfile(ref: string, baseDir = "."): TargetProfile {
   const found = resolveProfile(ref, baseDir);
-  if ("problem" in found) throw new SpecError([new SpecIssue({ file: ref, path: "", line: 0, column: 0 }, found.problem, found.fix)]);
+  if ("problem" in found)
+    throw new SpecError([new SpecIssue({ file: ref, path: "", line: 0, column: 0 }, found.problem, found.fix)]);
   const fix = "give a bundled profile's name or the path of a profile file";
   const text = readText(found.file, "target profile", fix);
   // A path may lead to any file: one that is no profile gets one line, quoting at most its first.
-  checkNamedKind(text, isProfilePath(ref) ? found.file : displayPath(found.file, ref), "target profile", ["architecture", "matchKinds"], fix);
-  return parseProfile(text, isProfilePath(ref) ? found.file : displayPath(found.file, ref), isProfilePath(ref) ? undefined : ref);
+  checkNamedKind(
+    text,
+    isProfilePath(ref) ? found.file : displayPath(found.file, ref),
+    "target profile",
+    ["architecture", "matchKinds"],
+    fix,
+  );
+  return parseProfile(
+    text,
+    isProfilePath(ref) ? found.file : displayPath(found.file, ref),
+    isProfilePath(ref) ? undefined : ref,
+  );
 }
 
 /** Validates the text of a profile; `file` is for messages, `defaultName` when the file has no `name`. */
 export function parseProfile(text: string, file: string, defaultName?: string): TargetProfile {
-  const empty = { problem: "the target profile is empty; it needs architecture and matchKinds", fix: "see docs/targets.md for the format" };
+  const empty = {
+    problem: "the target profile is empty; it needs architecture and matchKinds",
+    fix: "see docs/targets.md for the format",
+  };
   const { source, problems } = readDocument(text, file, TARGET_SCHEMA_FILE, empty);
   problems.throwIfAny();
   const raw = source.data as RawProfile;
   // The two ways of giving the table count: one of them, and both halves of the second.
   if (raw.tables !== undefined && (raw.stages !== undefined || raw.tablesPerStage !== undefined)) {
-    problems.add([raw.stages !== undefined ? "stages" : "tablesPerStage"], "tables and stages × tablesPerStage both give the number of tables", "write tables, or stages and tablesPerStage");
+    problems.add(
+      [raw.stages !== undefined ? "stages" : "tablesPerStage"],
+      "tables and stages × tablesPerStage both give the number of tables",
+      "write tables, or stages and tablesPerStage",
+    );
   }
   if ((raw.stages === undefined) !== (raw.tablesPerStage === undefined)) {
     const [given, missing] = raw.stages !== undefined ? ["stages", "tablesPerStage"] : ["tablesPerStage", "stages"];
-    problems.add([given], `${given} without ${missing}`, `the number of tables is stages × tablesPerStage: add ${missing}`);
+    problems.add(
+      [given],
+      `${given} without ${missing}`,
+      `the number of tables is stages × tablesPerStage: add ${missing}`,
+    );
   }
   (Object.keys(raw.capacity ?? {}) as MatchKind[]).forEach((kind) => {
-    if (!raw.matchKinds.includes(kind)) problems.add(["capacity", kind], `capacity for ${kind}, which matchKinds does not list`, `add ${kind} to matchKinds, or remove this line`, true);
+    if (!raw.matchKinds.includes(kind))
+      problems.add(
+        ["capacity", kind],
+        `capacity for ${kind}, which matchKinds does not list`,
+        `add ${kind} to matchKinds, or remove this line`,
+        true,
+      );
   });
   problems.throwIfAny();
 
-  const stages = raw.stages !== undefined && raw.tablesPerStage !== undefined ? { count: limit(raw.stages), tablesPerStage: limit(raw.tablesPerStage) } : undefined;
-  const capacity = Object.fromEntries(MATCH_KINDS.map((k) => [k, raw.matchKinds.includes(k) ? limit(raw.capacity?.[k]) : 0])) as Record<MatchKind, number>;
+  const stages =
+    raw.stages !== undefined && raw.tablesPerStage !== undefined
+      ? { count: limit(raw.stages), tablesPerStage: limit(raw.tablesPerStage) }
+      : undefined;
+  const capacity = Object.fromEntries(
+    MATCH_KINDS.map((k) => [k, raw.matchKinds.includes(k) ? limit(raw.capacity?.[k]) : 0]),
+  ) as Record<MatchKind, number>;
   return {
     name: raw.name ?? defaultName ?? basename(file, extname(file)),
     file,
@@ -138,7 +171,8 @@ export function formatLimit(n: number): string {
   return Number.isFinite(n) ? String(n) : "unlimited";
 }
 
-/** Bundled files are named in messages as targets/NAME.yaml when they sit under the working directory, else by full path. */
+/** Bundled files are named in messages as targets/NAME.yaml when they sit under the working directory, else by full
+ * path. */
 function displayPath(file: string, name: string): string {
   const relative = join(BUNDLED_DIR, `${name}.yaml`);
   return resolve(relative) === resolve(file) ? relative : file;

@@ -47,9 +47,14 @@ export class Arbiter<S> {
     return s === undefined ? undefined : this.#streams.get(s)?.electionId;
   }
 
-  /** Whether a role is one the device has: the default role, or one a stream has arbitrated for (strata has no role configuration to declare others). */
+  /** Whether a role is one the device has: the default role, or one a stream has arbitrated for (strata has no role
+   * configuration to declare others). */
   knows(deviceId: number, role: string): boolean {
-    return role === "" || this.#highest.has(this.#group({ deviceId, role, electionId: undefined })) || [...this.#streams.values()].some((c) => c.deviceId === deviceId && c.role === role);
+    return (
+      role === "" ||
+      this.#highest.has(this.#group({ deviceId, role, electionId: undefined })) ||
+      [...this.#streams.values()].some((c) => c.deviceId === deviceId && c.role === role)
+    );
   }
 
   /**
@@ -57,29 +62,45 @@ export class Arbiter<S> {
    * error that ends the stream (INVALID_ARGUMENT: the id is another stream's; FAILED_PRECONDITION:
    * a stream changes neither device nor role, §5.3).
    */
-  update(stream: S, c: Contender): { readonly verdicts: Verdict<S>[] } | { readonly code: number; readonly message: string } {
+  update(
+    stream: S,
+    c: Contender,
+  ): { readonly verdicts: Verdict<S>[] } | { readonly code: number; readonly message: string } {
     const before = this.#streams.get(stream);
     if (before !== undefined && before.deviceId !== c.deviceId) {
-      return { code: Code.FAILED_PRECONDITION, message: `this stream arbitrates for device ${before.deviceId}, not ${c.deviceId}` };
+      return {
+        code: Code.FAILED_PRECONDITION,
+        message: `this stream arbitrates for device ${before.deviceId}, not ${c.deviceId}`,
+      };
     }
     if (before !== undefined && before.role !== c.role) {
       const name = (r: string): string => (r === "" ? "the default role" : `role ${r}`);
-      return { code: Code.FAILED_PRECONDITION, message: `this stream arbitrates for ${name(before.role)}, not ${name(c.role)}: open another stream to change role (§5.3)` };
+      return {
+        code: Code.FAILED_PRECONDITION,
+        message: `this stream arbitrates for ${name(before.role)}, not ${name(c.role)}: open another stream to change role (§5.3)`,
+      };
     }
     const key = this.#group(c);
     if (c.electionId !== undefined) {
       for (const [s, o] of this.#streams) {
         if (s !== stream && this.#group(o) === key && o.electionId === c.electionId) {
-          return { code: Code.INVALID_ARGUMENT, message: `election id ${c.electionId} is used by another controller of device ${c.deviceId}${c.role === "" ? "" : ` role ${c.role}`}` };
+          return {
+            code: Code.INVALID_ARGUMENT,
+            message: `election id ${c.electionId} is used by another controller of device ${c.deviceId}${c.role === "" ? "" : ` role ${c.role}`}`,
+          };
         }
       }
     }
     const oldPrimary = this.primary(c.deviceId, c.role);
     this.#streams.set(stream, c);
-    if (c.electionId !== undefined && c.electionId > (this.#highest.get(key) ?? -1n)) this.#highest.set(key, c.electionId);
+    if (c.electionId !== undefined && c.electionId > (this.#highest.get(key) ?? -1n))
+      this.#highest.set(key, c.electionId);
     const newPrimary = this.primary(c.deviceId, c.role);
     // §5.3: a primary that stays primary (its own id again) is announced to every controller, as a new one is.
-    return { verdicts: newPrimary === stream || newPrimary !== oldPrimary ? this.#all(c.deviceId, c.role) : [this.#verdict(stream, c)] };
+    return {
+      verdicts:
+        newPrimary === stream || newPrimary !== oldPrimary ? this.#all(c.deviceId, c.role) : [this.#verdict(stream, c)],
+    };
   }
 
   /** A stream ended; the verdicts to send if it was the primary. */

@@ -170,7 +170,8 @@ function cloneEntities(e: Entities): Entities {
 /** The key a table's default entry (its one row, in a keyless table) has among its entries' rows. */
 const DEFAULT_KEY = "default";
 
-/** A row installed in the data plane for an entry: its match and action string, the entry's life it was made for, and where it is (−1: unknown). */
+/** A row installed in the data plane for an entry: its match and action string, the entry's life it was made for, and
+ * where it is (−1: unknown). */
 interface Installed {
   readonly match: EntryMatch;
   readonly sig: string;
@@ -206,7 +207,8 @@ class Journal {
   /** Undoes the changes made since the journal was `mark` long. */
   undo(mark = 0): void {
     const u = this.#undo;
-    // The stack holds its four values per change untyped (no record per change); they were pushed by set() and delete() above.
+    // The stack holds its four values per change untyped (no record per change); they were pushed by set() and delete()
+    // above.
     while (u.length > mark) {
       const old = u.pop();
       const had = u.pop() as boolean;
@@ -241,13 +243,16 @@ const hex = (b: Uint8Array): string => {
   return s;
 };
 /** A 32-bit field's number, or a 64-bit one's (a decimal string as decoded); 0 when unset. */
-const num = (v: number | string | undefined): number => (typeof v === "number" ? v : typeof v === "string" && /^\d+$/.test(v) ? Number(v) : 0);
+const num = (v: number | string | undefined): number =>
+  typeof v === "number" ? v : typeof v === "string" && /^\d+$/.test(v) ? Number(v) : 0;
 const EMPTY = new Uint8Array(0);
 
 /** An action as one string: two rows run the same action when their strings are equal. */
-const actionSig = (a: EntryAction): string => `${a.name} ${a.count ?? 0} ${a.arg ?? 0} ${a.arg2 ?? 0} ${a.data === undefined ? "" : hex(a.data)}`;
+const actionSig = (a: EntryAction): string =>
+  `${a.name} ${a.count ?? 0} ${a.arg ?? 0} ${a.arg2 ?? 0} ${a.data === undefined ? "" : hex(a.data)}`;
 
-/** A row's match as one string: two rows of a table have the same match when their strings are equal (priority counts where the kind has one). */
+/** A row's match as one string: two rows of a table have the same match when their strings are equal (priority counts
+ * where the kind has one). */
 function matchSig(t: TableLayout, m: EntryMatch): string {
   const prioritised = t.kind === "ternary" || t.kind === "range" || t.kind === "optional";
   const b = (x: Uint8Array | undefined): string => (x === undefined ? "" : hex(x));
@@ -282,25 +287,40 @@ const entryKey = (priority: number, match: readonly StoredMatch[]): string => `$
 function field(b: Uint8Array | undefined, bits: number, what: string): Uint8Array {
   if (b === undefined || b.length === 0) return invalid(`${what}: empty bytestring (0 is one zero byte)`);
   const c = canonicalOf(b, bits);
-  if (c === undefined) return invalid(`${what}: value 0x${bytestringValue(b).toString(16)} does not fit in ${bits} bits`);
+  if (c === undefined)
+    return invalid(`${what}: value 0x${bytestringValue(b).toString(16)} does not fit in ${bits} bits`);
   return c;
 }
 
 /** What a read of table entries filters by: a TableEntry's fields (absent or undefined: no filter). */
 type EntryQuery = {
-  readonly [K in "tableId" | "match" | "priority" | "isDefaultAction" | "controllerMetadata" | "metadata" | "action" | "counterData"]?: TableEntry[K] | undefined;
+  readonly [
+    K in
+      | "tableId"
+      | "match"
+      | "priority"
+      | "isDefaultAction"
+      | "controllerMetadata"
+      | "metadata"
+      | "action"
+      | "counterData"
+  ]?: TableEntry[K] | undefined;
 };
 
 /** A TableEntry's controller_metadata (uint64, a decimal string as decoded; "0": none). */
 const cookieOf = (te: EntryQuery): string => te.controllerMetadata ?? "0";
 /** A TableEntry's metadata, copied out of the request (empty: none). */
-const metadataOf = (te: EntryQuery): Uint8Array => (te.metadata === undefined || te.metadata.length === 0 ? EMPTY : new Uint8Array(te.metadata));
+const metadataOf = (te: EntryQuery): Uint8Array =>
+  te.metadata === undefined || te.metadata.length === 0 ? EMPTY : new Uint8Array(te.metadata);
 
 /** A CounterData's packet count (the exported counters count packets; a byte count is not kept). */
 const packets = (data: p4.v1.CounterData | undefined): number => num(data?.packetCount);
 
 /** A P4Info object's preamble (every object the export writes has one). */
-function preambleOf(o: { readonly preamble?: p4.config.v1.Preamble }, what: string): { readonly id: number; readonly name: string; readonly alias: string } {
+function preambleOf(
+  o: { readonly preamble?: p4.config.v1.Preamble },
+  what: string,
+): { readonly id: number; readonly name: string; readonly alias: string } {
   const p = o.preamble;
   if (p === undefined) throw new Error(`a P4Info ${what} without a preamble`);
   const name = p.name ?? "";
@@ -325,7 +345,8 @@ export interface DeviceInfo {
 export interface Staged {
   /** One error (code 0 = OK) per update, in order. */
   readonly errors: readonly UpdateError[];
-  /** The data-plane writes that take the installed rows to the entities; commit() records them once the data plane took them. */
+  /** The data-plane writes that take the installed rows to the entities; commit() records them once the data plane took
+   * them. */
   plan(): { readonly writes: readonly TableWrite[]; commit(entries: readonly number[]): void };
   /** Undoes every update of the batch (none reaches the data plane). */
   rollback(): void;
@@ -371,7 +392,18 @@ export class DeviceState {
       const dev = this.dev.tables.find((x) => x.name === pre.alias);
       if (dev === undefined) throw new Error(`P4Info table ${pre.name} is not on machine ${this.machine}`);
       const refs = t.actionRefs ?? [];
-      const fields = new Map((t.matchFields ?? []).map((f) => [num(f.id), { id: num(f.id), name: String(f.name), bits: num(f.bitwidth), matchType: String(f.matchType), kind: String(f.matchType).toLowerCase() }]));
+      const fields = new Map(
+        (t.matchFields ?? []).map((f) => [
+          num(f.id),
+          {
+            id: num(f.id),
+            name: String(f.name),
+            bits: num(f.bitwidth),
+            matchType: String(f.matchType),
+            kind: String(f.matchType).toLowerCase(),
+          },
+        ]),
+      );
       const initialDefault = [...this.#actions.values()].find((a) => a.name === dev.miss)?.id;
       if (initialDefault === undefined) throw new Error(`P4Info has no action ${dev.miss} for table ${pre.name}`);
       this.#tables.set(pre.id, {
@@ -387,17 +419,26 @@ export class DeviceState {
         profile: num(t.implementationId),
         size: num(t.size),
         dev,
-        priority: [...fields.values()].some((f) => f.matchType === "TERNARY" || f.matchType === "RANGE" || f.matchType === "OPTIONAL"),
+        priority: [...fields.values()].some(
+          (f) => f.matchType === "TERNARY" || f.matchType === "RANGE" || f.matchType === "OPTIONAL",
+        ),
         hasCounter: counted.has(pre.id),
       });
     }
     for (const p of pi.actionProfiles ?? []) {
       const pre = preambleOf(p, "action profile");
-      this.#profiles.set(pre.id, { id: pre.id, tables: [...(p.tableIds ?? [])], size: num(p.size), maxGroupSize: num(p.maxGroupSize) });
+      this.#profiles.set(pre.id, {
+        id: pre.id,
+        tables: [...(p.tableIds ?? [])],
+        size: num(p.size),
+        maxGroupSize: num(p.maxGroupSize),
+      });
     }
     this.#ports = new Set([...this.dev.ports.map((p) => p.port), 254]);
     const header = (pi.controllerPacketMetadata ?? []).find((h) => h.preamble?.name === "packet_out");
-    this.packetOut = new Map((header?.metadata ?? []).map((m) => [num(m.id), { name: String(m.name), bits: num(m.bitwidth) }]));
+    this.packetOut = new Map(
+      (header?.metadata ?? []).map((m) => [num(m.id), { name: String(m.name), bits: num(m.bitwidth) }]),
+    );
     this.#entities = this.#initial();
   }
 
@@ -414,7 +455,17 @@ export class DeviceState {
   }
 
   #initialDefault(t: InfoTable, counterBase = 0): StoredEntry {
-    return { tableId: t.id, match: [], priority: 0, action: { call: { actionId: t.initialDefault, params: [] } }, isDefault: true, controllerMetadata: "0", metadata: EMPTY, counterBase, life: ++this.#lives };
+    return {
+      tableId: t.id,
+      match: [],
+      priority: 0,
+      action: { call: { actionId: t.initialDefault, params: [] } },
+      isDefault: true,
+      controllerMetadata: "0",
+      metadata: EMPTY,
+      counterBase,
+      life: ++this.#lives,
+    };
   }
 
   // ── Write ────────────────────────────────────────────────────────────────
@@ -486,9 +537,16 @@ export class DeviceState {
     };
   }
 
-  #apply(s: Entities, j: Journal, touched: Touched, u: Update, hits: (t: InfoTable, key: string, life: number) => number): void {
+  #apply(
+    s: Entities,
+    j: Journal,
+    touched: Touched,
+    u: Update,
+    hits: (t: InfoTable, key: string, life: number) => number,
+  ): void {
     const type = u.type;
-    if (type !== "INSERT" && type !== "MODIFY" && type !== "DELETE") return invalid(`update type ${type ?? "UNSPECIFIED"} (INSERT, MODIFY or DELETE)`);
+    if (type !== "INSERT" && type !== "MODIFY" && type !== "DELETE")
+      return invalid(`update type ${type ?? "UNSPECIFIED"} (INSERT, MODIFY or DELETE)`);
     const entity = u.entity;
     if (entity?.entity === undefined) return invalid("update without an entity");
     switch (entity.entity) {
@@ -503,7 +561,10 @@ export class DeviceState {
       case "actionProfileGroup":
         return this.#profileGroup(s, j, touched, type, entity.actionProfileGroup);
       default:
-        return refuse(Code.UNIMPLEMENTED, `${entity.entity} entities are not written by strata's server (table entries, direct counters, multicast groups, clone sessions, action profile members and groups are)`);
+        return refuse(
+          Code.UNIMPLEMENTED,
+          `${entity.entity} entities are not written by strata's server (table entries, direct counters, multicast groups, clone sessions, action profile members and groups are)`,
+        );
     }
   }
 
@@ -512,26 +573,39 @@ export class DeviceState {
    * INVALID_ARGUMENT; one it names for the other scope (an @defaultonly action in an entry, a
    * @tableonly one as the default) is PERMISSION_DENIED.
    */
-  #call(a: p4.v1.Action | undefined, t: { readonly actions: ReadonlySet<number>; readonly allowed: ReadonlySet<number> }, scope: "entry" | "default", where: string): Call {
+  #call(
+    a: p4.v1.Action | undefined,
+    t: { readonly actions: ReadonlySet<number>; readonly allowed: ReadonlySet<number> },
+    scope: "entry" | "default",
+    where: string,
+  ): Call {
     if (a === undefined) return invalid(`${where}: no action`);
     const id = num(a.actionId);
     const info = this.#actions.get(id);
     if (info === undefined) return invalid(`${where}: unknown action id ${id}`);
     if (!t.actions.has(id)) return invalid(`${where}: action ${info.name} is not one this table names`);
     if (!t.allowed.has(id)) {
-      return refuse(Code.PERMISSION_DENIED, scope === "entry" ? `${where}: action ${info.name} is the table's default action only (@defaultonly)` : `${where}: action ${info.name} is for entries only (@tableonly), not the default entry`);
+      return refuse(
+        Code.PERMISSION_DENIED,
+        scope === "entry"
+          ? `${where}: action ${info.name} is the table's default action only (@defaultonly)`
+          : `${where}: action ${info.name} is for entries only (@tableonly), not the default entry`,
+      );
     }
     const params: { paramId: number; value: Uint8Array }[] = [];
     for (const p of a.params ?? []) {
       const pid = num(p.paramId);
       const spec = info.params.get(pid);
       if (spec === undefined) return invalid(`${where}: action ${info.name} has no parameter id ${pid}`);
-      if (params.some((x) => x.paramId === pid)) return invalid(`${where}: action ${info.name} parameter ${spec.name} given twice`);
+      if (params.some((x) => x.paramId === pid))
+        return invalid(`${where}: action ${info.name} parameter ${spec.name} given twice`);
       params.push({ paramId: pid, value: field(p.value, spec.bits, `${where}: ${info.name}(${spec.name})`) });
     }
     // Each id is the action's and none twice: as many as it has means all of them.
     if (params.length < info.params.size) {
-      const missing = [...info.params].filter(([pid]) => !params.some((x) => x.paramId === pid)).map(([, spec]) => spec.name);
+      const missing = [...info.params]
+        .filter(([pid]) => !params.some((x) => x.paramId === pid))
+        .map(([, spec]) => spec.name);
       return invalid(`${where}: action ${info.name} needs parameter ${missing.join(", ")}`);
     }
     return { actionId: id, params: params.length < 2 ? params : params.sort((x, y) => x.paramId - y.paramId) };
@@ -544,48 +618,85 @@ export class DeviceState {
   #checkWritable(t: InfoTable, type: WriteType, te: TableEntry): void {
     if (te.isConst === true) invalid(`${t.name}: is_const is the server's to set on a read, never a write's (§9.1)`);
     if (type === "DELETE") return;
-    if (num(te.idleTimeoutNs) !== 0 || te.timeSinceLastHit !== undefined) invalid(`${t.name}: the table has no idle timeout (P4Info idle_timeout_behavior NO_TIMEOUT)`);
-    if (te.meterConfig !== undefined || te.meterCounterData !== undefined) invalid(`${t.name}: the table has no direct meter`);
+    if (num(te.idleTimeoutNs) !== 0 || te.timeSinceLastHit !== undefined)
+      invalid(`${t.name}: the table has no idle timeout (P4Info idle_timeout_behavior NO_TIMEOUT)`);
+    if (te.meterConfig !== undefined || te.meterCounterData !== undefined)
+      invalid(`${t.name}: the table has no direct meter`);
     if (te.counterData !== undefined && !t.hasCounter) invalid(`${t.name}: the table has no direct counter`);
   }
 
-  #tableEntry(s: Entities, j: Journal, touched: Touched, type: WriteType, te: TableEntry, hits: (t: InfoTable, key: string, life: number) => number): void {
+  #tableEntry(
+    s: Entities,
+    j: Journal,
+    touched: Touched,
+    type: WriteType,
+    te: TableEntry,
+    hits: (t: InfoTable, key: string, life: number) => number,
+  ): void {
     const t = this.#table(num(te.tableId));
     const where = t.name;
     this.#checkWritable(t, type, te);
     if (te.isDefaultAction === true) return this.#defaultEntry(s, j, touched, type, t, te, hits);
-    if (t.fields.size === 0) return invalid(`${where} matches no field: it takes no entries; MODIFY its default entry (is_default_action)`);
+    if (t.fields.size === 0)
+      return invalid(`${where} matches no field: it takes no entries; MODIFY its default entry (is_default_action)`);
     const match = this.#match(t, te.match ?? []);
     const priority = num(te.priority);
-    if (t.priority && priority <= 0) return invalid(`${where}: entries of a table with ternary, range or optional fields need a priority above 0`);
-    if (!t.priority && priority !== 0) return invalid(`${where}: entries of a table with only exact and LPM fields take no priority (got ${priority})`);
+    if (t.priority && priority <= 0)
+      return invalid(`${where}: entries of a table with ternary, range or optional fields need a priority above 0`);
+    if (!t.priority && priority !== 0)
+      return invalid(`${where}: entries of a table with only exact and LPM fields take no priority (got ${priority})`);
     const key = entryKey(priority, match);
     const entries = held(s.tables, t.id);
     const old = entries.get(key);
-    if (type === "INSERT" && old !== undefined) return refuse(Code.ALREADY_EXISTS, `${where}: an entry with this match and priority exists`);
-    if (old === undefined && type !== "INSERT") return refuse(Code.NOT_FOUND, `${where}: no entry with this match and priority`);
+    if (type === "INSERT" && old !== undefined)
+      return refuse(Code.ALREADY_EXISTS, `${where}: an entry with this match and priority exists`);
+    if (old === undefined && type !== "INSERT")
+      return refuse(Code.NOT_FOUND, `${where}: no entry with this match and priority`);
     if (type === "DELETE") {
       j.delete(entries, key);
       touch(touched, t.id, key, undefined);
       return;
     }
-    if (type === "INSERT" && t.size > 0 && entries.size >= t.size) return refuse(Code.RESOURCE_EXHAUSTED, `${where} holds ${t.size} entries`);
+    if (type === "INSERT" && t.size > 0 && entries.size >= t.size)
+      return refuse(Code.RESOURCE_EXHAUSTED, `${where} holds ${t.size} entries`);
     const a = te.action;
     if (old !== undefined && a === undefined) {
       // §9.1.2: a MODIFY without an action keeps the entry as it is; only its counter may change.
-      if (te.counterData !== undefined) j.set(entries, key, { ...old, counterBase: packets(te.counterData) - hits(t, key, old.life) });
+      if (te.counterData !== undefined)
+        j.set(entries, key, { ...old, counterBase: packets(te.counterData) - hits(t, key, old.life) });
       return;
     }
     const action = this.#entryAction(s, t, a);
     const life = old?.life ?? ++this.#lives;
-    const counterBase = te.counterData !== undefined ? packets(te.counterData) - (old === undefined ? 0 : hits(t, key, life)) : (old?.counterBase ?? 0);
+    const counterBase =
+      te.counterData !== undefined
+        ? packets(te.counterData) - (old === undefined ? 0 : hits(t, key, life))
+        : (old?.counterBase ?? 0);
     const row = this.#translate(s, t, { match, priority, action });
-    j.set(entries, key, { tableId: t.id, match, priority, action, isDefault: false, controllerMetadata: cookieOf(te), metadata: metadataOf(te), counterBase, life });
+    j.set(entries, key, {
+      tableId: t.id,
+      match,
+      priority,
+      action,
+      isDefault: false,
+      controllerMetadata: cookieOf(te),
+      metadata: metadataOf(te),
+      counterBase,
+      life,
+    });
     touch(touched, t.id, key, row);
   }
 
   /** §9.1.3: the default entry is only MODIFYed: to an action, or (no action) back to the program's. */
-  #defaultEntry(s: Entities, j: Journal, touched: Touched, type: WriteType, t: InfoTable, te: TableEntry, hits: (t: InfoTable, key: string, life: number) => number): void {
+  #defaultEntry(
+    s: Entities,
+    j: Journal,
+    touched: Touched,
+    type: WriteType,
+    t: InfoTable,
+    te: TableEntry,
+    hits: (t: InfoTable, key: string, life: number) => number,
+  ): void {
     const where = `${t.name} default entry`;
     if (type !== "MODIFY") return invalid(`${where}: the default entry is always there: it is only MODIFYed (§9.1.3)`);
     if ((te.match ?? []).length > 0) return invalid(`${where}: the default entry has no match`);
@@ -598,25 +709,45 @@ export class DeviceState {
       // A reset: the program's action, no cookies, the counter from 0 (or from the value given).
       entry = this.#initialDefault(t, packets(te.counterData));
     } else {
-      if (action.type !== "action") return invalid(`${where}: a default entry names an action, not a profile member or group`);
+      if (action.type !== "action")
+        return invalid(`${where}: a default entry names an action, not a profile member or group`);
       const call = this.#call(action.action, { actions: t.actions, allowed: t.defaultActions }, "default", where);
-      const counterBase = te.counterData !== undefined ? packets(te.counterData) - hits(t, DEFAULT_KEY, old.life) : old.counterBase;
-      entry = { tableId: t.id, match: [], priority: 0, action: { call }, isDefault: true, controllerMetadata: cookieOf(te), metadata: metadataOf(te), counterBase, life: old.life };
+      const counterBase =
+        te.counterData !== undefined ? packets(te.counterData) - hits(t, DEFAULT_KEY, old.life) : old.counterBase;
+      entry = {
+        tableId: t.id,
+        match: [],
+        priority: 0,
+        action: { call },
+        isDefault: true,
+        controllerMetadata: cookieOf(te),
+        metadata: metadataOf(te),
+        counterBase,
+        life: old.life,
+      };
     }
     const row = this.#defaultRow(s, t, entry);
     j.set(s.defaults, t.id, entry);
     touch(touched, t.id, DEFAULT_KEY, row);
   }
 
-  /** A keyless table's default entry is its one row; its miss action (the drop) is no row at all, nor is any other table's default. */
+  /** A keyless table's default entry is its one row; its miss action (the drop) is no row at all, nor is any other
+   * table's default. */
   #defaultRow(s: Entities, t: InfoTable, d: StoredEntry): Row | undefined {
     if (t.fields.size > 0 || !("call" in d.action) || d.action.call.actionId === t.initialDefault) return undefined;
     return this.#translate(s, t, d);
   }
 
   /** §9.3.1: a DirectCounterEntry is only MODIFYed, and sets the counter of an entry that is there. */
-  #directCounter(s: Entities, j: Journal, type: WriteType, dc: p4.v1.DirectCounterEntry, hits: (t: InfoTable, key: string, life: number) => number): void {
-    if (type !== "MODIFY") return invalid(`a direct counter entry is only MODIFYed: it comes and goes with its table entry (§9.3.1)`);
+  #directCounter(
+    s: Entities,
+    j: Journal,
+    type: WriteType,
+    dc: p4.v1.DirectCounterEntry,
+    hits: (t: InfoTable, key: string, life: number) => number,
+  ): void {
+    if (type !== "MODIFY")
+      return invalid(`a direct counter entry is only MODIFYed: it comes and goes with its table entry (§9.3.1)`);
     const te: TableEntry = dc.tableEntry ?? {};
     const t = this.#table(num(te.tableId));
     if (!t.hasCounter) return invalid(`${t.name}: the table has no direct counter`);
@@ -636,18 +767,21 @@ export class DeviceState {
   #entryAction(s: Entities, t: InfoTable, a: p4.v1.TableAction | undefined): EntryAct {
     if (a === undefined || a.type === undefined) return invalid(`${t.name}: the entry has no action`);
     if (a.type === "action") {
-      if (t.profile !== 0) return invalid(`${t.name} is implemented by an action selector: its entries name a profile member or group`);
+      if (t.profile !== 0)
+        return invalid(`${t.name} is implemented by an action selector: its entries name a profile member or group`);
       return { call: this.#call(a.action, { actions: t.actions, allowed: t.entryActions }, "entry", t.name) };
     }
     if (t.profile === 0) return invalid(`${t.name} has no action profile: its entries name an action`);
     if (a.type === "actionProfileMemberId") {
       const member = num(a.actionProfileMemberId);
-      if (s.members.get(t.profile)?.has(member) !== true) return refuse(Code.NOT_FOUND, `${t.name}: action profile member ${member} is not written`);
+      if (s.members.get(t.profile)?.has(member) !== true)
+        return refuse(Code.NOT_FOUND, `${t.name}: action profile member ${member} is not written`);
       return { member };
     }
     if (a.type === "actionProfileGroupId") {
       const group = num(a.actionProfileGroupId);
-      if (s.groups.get(t.profile)?.has(group) !== true) return refuse(Code.NOT_FOUND, `${t.name}: action profile group ${group} is not written`);
+      if (s.groups.get(t.profile)?.has(group) !== true)
+        return refuse(Code.NOT_FOUND, `${t.name}: action profile group ${group} is not written`);
       return { group };
     }
     return refuse(Code.UNIMPLEMENTED, `${t.name}: action ${a.type} is not supported`);
@@ -660,7 +794,10 @@ export class DeviceState {
       const f = t.fields.get(id);
       if (f === undefined) return invalid(`${t.name}: no match field with id ${id}`);
       if (out.some((x) => x.fieldId === id)) return invalid(`${t.name}: match field ${f.name} given twice`);
-      if (m.fieldMatchType !== f.kind) return invalid(`${t.name}: field ${f.name} is matched ${f.matchType}, not ${m.fieldMatchType ?? "with nothing"}`);
+      if (m.fieldMatchType !== f.kind)
+        return invalid(
+          `${t.name}: field ${f.name} is matched ${f.matchType}, not ${m.fieldMatchType ?? "with nothing"}`,
+        );
       const w = `${t.name}: field ${f.name}`;
       switch (m.fieldMatchType) {
         case "exact":
@@ -675,14 +812,16 @@ export class DeviceState {
           const v = bytestringValue(value);
           const k = bytestringValue(mask);
           if (k === 0n) return invalid(`${w}: a ternary mask of 0 matches anything; leave the field out`);
-          if ((v & ~k) !== 0n) return invalid(`${w}: value 0x${v.toString(16)} has bits outside mask 0x${k.toString(16)}`);
+          if ((v & ~k) !== 0n)
+            return invalid(`${w}: value 0x${v.toString(16)} has bits outside mask 0x${k.toString(16)}`);
           out.push({ fieldId: id, ternary: { value, mask } });
           break;
         }
         case "lpm": {
           const value = field(m.lpm.value, f.bits, w);
           const len = num(m.lpm.prefixLen);
-          if (len <= 0 || len > f.bits) return invalid(`${w}: prefix length ${len} (1 to ${f.bits}; a prefix of 0 is left out)`);
+          if (len <= 0 || len > f.bits)
+            return invalid(`${w}: prefix length ${len} (1 to ${f.bits}; a prefix of 0 is left out)`);
           if (!lowBitsClear(value, f.bits - len)) return invalid(`${w}: value has bits set beyond its /${len} prefix`);
           out.push({ fieldId: id, lpm: { value, prefixLen: len } });
           break;
@@ -693,13 +832,16 @@ export class DeviceState {
           const lo = bytestringValue(low);
           const hi = bytestringValue(high);
           if (lo > hi) return invalid(`${w}: range low 0x${lo.toString(16)} is above high 0x${hi.toString(16)}`);
-          if (lo === 0n && hi === ones(f.bits)) return invalid(`${w}: a range over every value matches anything; leave the field out`);
+          if (lo === 0n && hi === ones(f.bits))
+            return invalid(`${w}: a range over every value matches anything; leave the field out`);
           out.push({ fieldId: id, range: { low, high } });
           break;
         }
       }
     }
-    for (const f of t.fields.values()) if (f.matchType === "EXACT" && !out.some((x) => x.fieldId === f.id)) return invalid(`${t.name}: exact field ${f.name} is missing`);
+    for (const f of t.fields.values())
+      if (f.matchType === "EXACT" && !out.some((x) => x.fieldId === f.id))
+        return invalid(`${t.name}: exact field ${f.name} is missing`);
     return out.length < 2 ? out : out.sort((a, b) => a.fieldId - b.fieldId);
   }
 
@@ -737,9 +879,13 @@ export class DeviceState {
   #replicas(replicas: readonly Replica[], where: string): StoredReplica[] {
     const seen = new Set<string>();
     return replicas.map((r) => {
-      const port = r.port !== undefined ? field(r.port, 32, `${where} replica port`) : canonical(BigInt(num(r.egressPort)));
+      const port =
+        r.port !== undefined ? field(r.port, 32, `${where} replica port`) : canonical(BigInt(num(r.egressPort)));
       const p = Number(bytestringValue(port));
-      if (!this.#ports.has(p)) return invalid(`${where}: port ${p} is not a port of device ${this.deviceId} (ports: ${[...this.#ports].join(", ")})`);
+      if (!this.#ports.has(p))
+        return invalid(
+          `${where}: port ${p} is not a port of device ${this.deviceId} (ports: ${[...this.#ports].join(", ")})`,
+        );
       const instance = num(r.instance);
       const key = `${p}:${instance}`;
       if (seen.has(key)) return invalid(`${where}: replica (port ${p}, instance ${instance}) twice`);
@@ -763,16 +909,31 @@ export class DeviceState {
     if (type !== "INSERT" && !exists) return refuse(Code.NOT_FOUND, `no action profile member ${id}`);
     if (type === "DELETE") {
       const inGroup = [...(s.groups.get(p.id)?.values() ?? [])].some((g) => g.some((x) => x.memberId === id));
-      const inEntry = p.tables.some((t) => [...(s.tables.get(t)?.values() ?? [])].some((e) => "member" in e.action && e.action.member === id));
-      if (inGroup || inEntry) return refuse(Code.FAILED_PRECONDITION, `action profile member ${id} is in use by ${inGroup ? "a group" : "a table entry"}`);
+      const inEntry = p.tables.some((t) =>
+        [...(s.tables.get(t)?.values() ?? [])].some((e) => "member" in e.action && e.action.member === id),
+      );
+      if (inGroup || inEntry)
+        return refuse(
+          Code.FAILED_PRECONDITION,
+          `action profile member ${id} is in use by ${inGroup ? "a group" : "a table entry"}`,
+        );
       j.delete(members, id);
     } else {
-      if (type === "INSERT" && p.size > 0 && members.size >= p.size) return refuse(Code.RESOURCE_EXHAUSTED, `the action profile holds ${p.size} members`);
+      if (type === "INSERT" && p.size > 0 && members.size >= p.size)
+        return refuse(Code.RESOURCE_EXHAUSTED, `the action profile holds ${p.size} members`);
       const tables = p.tables.flatMap((tid) => {
         const t = this.#tables.get(tid);
         return t === undefined ? [] : [t];
       });
-      const call = this.#call(m.action, { actions: new Set(tables.flatMap((t) => [...t.actions])), allowed: new Set(tables.flatMap((t) => [...t.entryActions])) }, "entry", `action profile member ${id}`);
+      const call = this.#call(
+        m.action,
+        {
+          actions: new Set(tables.flatMap((t) => [...t.actions])),
+          allowed: new Set(tables.flatMap((t) => [...t.entryActions])),
+        },
+        "entry",
+        `action profile member ${id}`,
+      );
       for (const t of tables) this.#translate(s, t, { match: [], priority: 0, action: { call } });
       j.set(members, id, call);
     }
@@ -787,18 +948,32 @@ export class DeviceState {
     if (type === "INSERT" && exists) return refuse(Code.ALREADY_EXISTS, `action profile group ${id} exists`);
     if (type !== "INSERT" && !exists) return refuse(Code.NOT_FOUND, `no action profile group ${id}`);
     if (type === "DELETE") {
-      if (p.tables.some((t) => [...(s.tables.get(t)?.values() ?? [])].some((e) => "group" in e.action && e.action.group === id))) {
+      if (
+        p.tables.some((t) =>
+          [...(s.tables.get(t)?.values() ?? [])].some((e) => "group" in e.action && e.action.group === id),
+        )
+      ) {
         return refuse(Code.FAILED_PRECONDITION, `action profile group ${id} is in use by a table entry`);
       }
       j.delete(groups, id);
     } else {
-      const members = (g.members ?? []).map((x) => ({ memberId: num(x.memberId), weight: x.weight === undefined ? 1 : num(x.weight) }));
+      const members = (g.members ?? []).map((x) => ({
+        memberId: num(x.memberId),
+        weight: x.weight === undefined ? 1 : num(x.weight),
+      }));
       for (const x of members) {
-        if (s.members.get(p.id)?.has(x.memberId) !== true) return refuse(Code.NOT_FOUND, `action profile group ${id}: member ${x.memberId} is not written`);
-        if (x.weight < 1) return invalid(`action profile group ${id}: member ${x.memberId} has weight ${x.weight} (at least 1)`);
+        if (s.members.get(p.id)?.has(x.memberId) !== true)
+          return refuse(Code.NOT_FOUND, `action profile group ${id}: member ${x.memberId} is not written`);
+        if (x.weight < 1)
+          return invalid(`action profile group ${id}: member ${x.memberId} has weight ${x.weight} (at least 1)`);
       }
-      if (new Set(members.map((x) => x.memberId)).size !== members.length) return invalid(`action profile group ${id}: a member twice`);
-      if (p.maxGroupSize > 0 && members.length > p.maxGroupSize) return refuse(Code.RESOURCE_EXHAUSTED, `action profile group ${id}: ${members.length} members, at most ${p.maxGroupSize}`);
+      if (new Set(members.map((x) => x.memberId)).size !== members.length)
+        return invalid(`action profile group ${id}: a member twice`);
+      if (p.maxGroupSize > 0 && members.length > p.maxGroupSize)
+        return refuse(
+          Code.RESOURCE_EXHAUSTED,
+          `action profile group ${id}: ${members.length} members, at most ${p.maxGroupSize}`,
+        );
       j.set(groups, id, members);
     }
     for (const t of p.tables) touchAll(touched, t);
@@ -842,7 +1017,13 @@ export class DeviceState {
           gone.push({ rows, key });
         }
         if (row === undefined) continue;
-        const next: Installed = { match: row.match, sig: row.sig, dataLen: row.action.data?.length ?? 0, life, entry: -1 };
+        const next: Installed = {
+          match: row.match,
+          sig: row.sig,
+          dataLen: row.action.data?.length ?? 0,
+          life,
+          entry: -1,
+        };
         if (old === undefined || replaced) {
           placed.push({ rows, key, next, list: inserts, at: inserts.length });
           inserts.push({ op: "insert", table: layout, match: row.match, action: row.action });
@@ -894,10 +1075,15 @@ export class DeviceState {
     };
     const match = importMatch(t.dev, e.match, t.fieldNames, e.priority);
     let action: EntryAction;
-    if ("group" in e.action) action = { name: "physical" }; // anycast: the link picks the receiver
+    if ("group" in e.action)
+      action = { name: "physical" }; // anycast: the link picks the receiver
     else {
       const call = "call" in e.action ? e.action.call : s.members.get(t.profile)?.get(e.action.member);
-      if (call === undefined) throw new Refusal(Code.NOT_FOUND, `${t.name}: action profile member ${"member" in e.action ? e.action.member : "?"} is not written`);
+      if (call === undefined)
+        throw new Refusal(
+          Code.NOT_FOUND,
+          `${t.name}: action profile member ${"member" in e.action ? e.action.member : "?"} is not written`,
+        );
       action = importAction(t.dev, call, this.#calls, groups, memberIndex);
     }
     if (absent) {
@@ -920,7 +1106,12 @@ export class DeviceState {
    * members and groups are inserted or modified to the description's and otherwise kept.
    * Returns the lines of what could not be taken over (empty: the state follows the tables).
    */
-  resync(compiled: CompiledSpec, entries: ReadonlyMap<number, readonly number[]>, updates: readonly Update[], tables: Tables): string[] {
+  resync(
+    compiled: CompiledSpec,
+    entries: ReadonlyMap<number, readonly number[]>,
+    updates: readonly Update[],
+    tables: Tables,
+  ): string[] {
     const problems: string[] = [];
     const oldLayouts = new Map([...this.#tables].map(([id, t]) => [id, t.dev.table]));
     if (compiled !== this.#compiled) {
@@ -963,8 +1154,15 @@ export class DeviceState {
           this.#apply(s, journal, touched, { ...u, type: u.type === "MODIFY" ? "MODIFY" : type }, hits);
           break;
         } catch (e) {
-          if (e instanceof Refusal && (e.code === Code.ALREADY_EXISTS || e.code === Code.NOT_FOUND) && type === "INSERT") continue;
-          problems.push(`an installed row of the description is not taken over: ${e instanceof Error ? e.message : String(e)}`);
+          if (
+            e instanceof Refusal &&
+            (e.code === Code.ALREADY_EXISTS || e.code === Code.NOT_FOUND) &&
+            type === "INSERT"
+          )
+            continue;
+          problems.push(
+            `an installed row of the description is not taken over: ${e instanceof Error ? e.message : String(e)}`,
+          );
           break;
         }
       }
@@ -983,7 +1181,9 @@ export class DeviceState {
         problems.push(`${t.name}: ${e instanceof Error ? e.message : String(e)}`);
         continue;
       }
-      const described = new Map((rowsOf?.rows ?? []).map((r, k) => [`${matchSig(layout, r.match)} ${actionSig(r.action)}`, k]));
+      const described = new Map(
+        (rowsOf?.rows ?? []).map((r, k) => [`${matchSig(layout, r.match)} ${actionSig(r.action)}`, k]),
+      );
       for (const [key, row] of rows) {
         const k = described.get(`${matchSig(layout, row.match)} ${row.sig}`) ?? -1;
         const entry = k >= 0 && (at[k] ?? -1) >= 0 ? (at[k] ?? -1) : (live(t, key)?.entry ?? -1);
@@ -1003,7 +1203,9 @@ export class DeviceState {
   read(entity: p4.v1.Entity, tables: Tables): Uint8Array[] {
     if (entity.entity === "tableEntry") {
       return this.#readTableEntries(entity.tableEntry, tables).map(({ entry, counter }) =>
-        counter === undefined ? this.#encoded(entry) : tableEntryEntity(tableEntryOf(this.#encoded(entry)), { counterData: counter }),
+        counter === undefined
+          ? this.#encoded(entry)
+          : tableEntryEntity(tableEntryOf(this.#encoded(entry)), { counterData: counter }),
       );
     }
     return this.#readOthers(entity, tables).map(encodeEntity);
@@ -1023,46 +1225,76 @@ export class DeviceState {
     const e = this.#entities;
     switch (entity.entity) {
       case undefined:
-        return invalid("an empty Entity: name the kind of entity to read (a wildcard read of everything is one Entity per kind, §13.2)");
+        return invalid(
+          "an empty Entity: name the kind of entity to read (a wildcard read of " +
+            "everything is one Entity per kind, §13.2)",
+        );
       case "directCounterEntry": {
         // The counters alone: each entry's key and counter data.
         const q: TableEntry = entity.directCounterEntry.tableEntry ?? {};
         const id = num(q.tableId);
-        if (id !== 0 && !this.#table(id).hasCounter) return invalid(`${this.#table(id).name}: the table has no direct counter`);
-        const read = this.#readTableEntries({ tableId: id, match: q.match, priority: q.priority, isDefaultAction: q.isDefaultAction, counterData: {} }, tables);
+        if (id !== 0 && !this.#table(id).hasCounter)
+          return invalid(`${this.#table(id).name}: the table has no direct counter`);
+        const read = this.#readTableEntries(
+          { tableId: id, match: q.match, priority: q.priority, isDefaultAction: q.isDefaultAction, counterData: {} },
+          tables,
+        );
         // §9.3.1: the counter of one entry, by its match, is NOT_FOUND when the entry is not there.
-        if (read.length === 0 && (q.match ?? []).length > 0) return refuse(Code.NOT_FOUND, `${this.#table(id).name}: no entry with this match and priority`);
-        return read.flatMap(({ entry, counter }) => (counter === undefined ? [] : [{ directCounterEntry: { tableEntry: this.#keyMsg(entry), data: counter } }]));
+        if (read.length === 0 && (q.match ?? []).length > 0)
+          return refuse(Code.NOT_FOUND, `${this.#table(id).name}: no entry with this match and priority`);
+        return read.flatMap(({ entry, counter }) =>
+          counter === undefined ? [] : [{ directCounterEntry: { tableEntry: this.#keyMsg(entry), data: counter } }],
+        );
       }
       case "packetReplicationEngineEntry": {
         const q = entity.packetReplicationEngineEntry;
         if (q.type === "cloneSessionEntry") {
           const id = num(q.cloneSessionEntry.sessionId);
-          return [...e.clone].filter(([k]) => id === 0 || k === id).map(([, c]) => ({ packetReplicationEngineEntry: { cloneSessionEntry: c } }));
+          return [...e.clone]
+            .filter(([k]) => id === 0 || k === id)
+            .map(([, c]) => ({ packetReplicationEngineEntry: { cloneSessionEntry: c } }));
         }
         const id = num(q.multicastGroupEntry?.multicastGroupId);
         return [...e.multicast]
           .filter(([k]) => id === 0 || k === id)
-          .map(([k, rs]) => ({ packetReplicationEngineEntry: { multicastGroupEntry: { multicastGroupId: k, replicas: rs.map((r) => ({ port: r.port, instance: r.instance })) } } }));
+          .map(([k, rs]) => ({
+            packetReplicationEngineEntry: {
+              multicastGroupEntry: {
+                multicastGroupId: k,
+                replicas: rs.map((r) => ({ port: r.port, instance: r.instance })),
+              },
+            },
+          }));
       }
       case "actionProfileMember": {
         const q = entity.actionProfileMember;
         const pid = num(q.actionProfileId);
         const mid = num(q.memberId);
-        return [...e.members].filter(([p]) => pid === 0 || p === pid).flatMap(([p, ms]) =>
-          [...ms].filter(([m]) => mid === 0 || m === mid).map(([m, call]) => ({ actionProfileMember: { actionProfileId: p, memberId: m, action: call } })),
-        );
+        return [...e.members]
+          .filter(([p]) => pid === 0 || p === pid)
+          .flatMap(([p, ms]) =>
+            [...ms]
+              .filter(([m]) => mid === 0 || m === mid)
+              .map(([m, call]) => ({ actionProfileMember: { actionProfileId: p, memberId: m, action: call } })),
+          );
       }
       case "actionProfileGroup": {
         const q = entity.actionProfileGroup;
         const pid = num(q.actionProfileId);
         const gid = num(q.groupId);
-        return [...e.groups].filter(([p]) => pid === 0 || p === pid).flatMap(([p, gs]) =>
-          [...gs].filter(([g]) => gid === 0 || g === gid).map(([g, members]) => ({ actionProfileGroup: { actionProfileId: p, groupId: g, members } })),
-        );
+        return [...e.groups]
+          .filter(([p]) => pid === 0 || p === pid)
+          .flatMap(([p, gs]) =>
+            [...gs]
+              .filter(([g]) => gid === 0 || g === gid)
+              .map(([g, members]) => ({ actionProfileGroup: { actionProfileId: p, groupId: g, members } })),
+          );
       }
       default:
-        return refuse(Code.UNIMPLEMENTED, `reading ${entity.entity} is not supported (table entries, direct counter entries, packet replication engine entries, action profile members and groups are)`);
+        return refuse(
+          Code.UNIMPLEMENTED,
+          `reading ${entity.entity} is not supported (table entries, direct counter entries, packet replication engine entries, action profile members and groups are)`,
+        );
     }
   }
 
@@ -1074,14 +1306,20 @@ export class DeviceState {
    * in a table with priorities, the entries with that match at any priority); the action id,
    * priority, controller_metadata and metadata filter.
    */
-  #readTableEntries(q: EntryQuery, tables: Tables): { entry: StoredEntry; counter: p4.v1.CounterData<Encodable> | undefined }[] {
+  #readTableEntries(
+    q: EntryQuery,
+    tables: Tables,
+  ): { entry: StoredEntry; counter: p4.v1.CounterData<Encodable> | undefined }[] {
     const id = num(q.tableId);
     const given = q.match ?? [];
     const priority = num(q.priority);
     const cookie = cookieOf(q);
     const metadata = metadataOf(q);
     const action = q.action;
-    if (id === 0 && (given.length > 0 || priority !== 0 || cookie !== "0" || metadata.length > 0 || action !== undefined)) {
+    if (
+      id === 0 &&
+      (given.length > 0 || priority !== 0 || cookie !== "0" || metadata.length > 0 || action !== undefined)
+    ) {
       return invalid("a read of every table (table_id 0) takes no other filter than is_default_action (§9.1.6)");
     }
     const actionId = action?.type === "action" ? num(action.action.actionId) : undefined;
@@ -1098,7 +1336,8 @@ export class DeviceState {
     const out: { entry: StoredEntry; counter: p4.v1.CounterData<Encodable> | undefined }[] = [];
     for (const t of id === 0 ? this.#tables.values() : [this.#table(id)]) {
       const hits = counters && t.hasCounter ? this.#hitsReader(tables) : undefined;
-      const counter = (key: string, e: StoredEntry): p4.v1.CounterData<Encodable> | undefined => (hits === undefined ? undefined : { packetCount: String(e.counterBase + hits(t, key, e.life)) });
+      const counter = (key: string, e: StoredEntry): p4.v1.CounterData<Encodable> | undefined =>
+        hits === undefined ? undefined : { packetCount: String(e.counterBase + hits(t, key, e.life)) };
       if (q.isDefaultAction === true) {
         const d = this.#entities.defaults.get(t.id);
         if (d !== undefined && wanted(d)) out.push({ entry: d, counter: counter(DEFAULT_KEY, d) });
@@ -1113,7 +1352,8 @@ export class DeviceState {
           if (e !== undefined && wanted(e)) out.push({ entry: e, counter: counter(key, e) });
         } else {
           const suffix = `|${matchKey(match)}`;
-          for (const [key, e] of entries) if (key.endsWith(suffix) && wanted(e)) out.push({ entry: e, counter: counter(key, e) });
+          for (const [key, e] of entries)
+            if (key.endsWith(suffix) && wanted(e)) out.push({ entry: e, counter: counter(key, e) });
         }
         continue;
       }
@@ -1124,12 +1364,22 @@ export class DeviceState {
 
   /** What identifies an entry: its table, match, priority, and whether it is the default. */
   #keyMsg(e: StoredEntry): p4.v1.TableEntry<Encodable> {
-    return { tableId: e.tableId, match: e.match, ...(e.priority !== 0 ? { priority: e.priority } : {}), ...(e.isDefault ? { isDefaultAction: true } : {}) };
+    return {
+      tableId: e.tableId,
+      match: e.match,
+      ...(e.priority !== 0 ? { priority: e.priority } : {}),
+      ...(e.isDefault ? { isDefaultAction: true } : {}),
+    };
   }
 
   /** An entry as a TableEntry, without counter data (§8.2: what was written reads back, cookies included). */
   #entryMsg(e: StoredEntry): p4.v1.TableEntry<Encodable> {
-    const action = "call" in e.action ? { action: e.action.call } : "member" in e.action ? { actionProfileMemberId: e.action.member } : { actionProfileGroupId: e.action.group };
+    const action =
+      "call" in e.action
+        ? { action: e.action.call }
+        : "member" in e.action
+          ? { actionProfileMemberId: e.action.member }
+          : { actionProfileGroupId: e.action.group };
     return {
       ...this.#keyMsg(e),
       action,

@@ -63,7 +63,8 @@ export class EngineEmulation implements ControlledEmulation {
     for (const f of this.#tableListeners) f(this.#tables, installed);
   };
 
-  /** `engine` opened with P4RUNTIME_ENGINE on the whole description (the P4Info is made from it) and connected with P4RUNTIME_OUTPUTS. */
+  /** `engine` opened with P4RUNTIME_ENGINE on the whole description (the P4Info is made from it) and connected with
+   * P4RUNTIME_OUTPUTS. */
   constructor(engine: Engine, owned = false) {
     this.#engine = engine;
     this.#owned = owned;
@@ -93,7 +94,9 @@ export class EngineEmulation implements ControlledEmulation {
   }
 
   onDeliver(listener: (d: Delivery) => void): () => void {
-    return this.#engine.onDeliver((member, inLink, data, start, len) => listener({ member, inLink, data: data.slice(start, start + len) }));
+    return this.#engine.onDeliver((member, inLink, data, start, len) =>
+      listener({ member, inLink, data: data.slice(start, start + len) }),
+    );
   }
 
   onTablesWritten(listener: (tables: Tables, installed: Installed) => void): () => void {

@@ -14,7 +14,9 @@ import type { Encodable, p4 } from "./messages.js";
 /** proto/p4runtime/, found relative to this file in src/ and in dist/src/. */
 export function protoDir(): string {
   const here = fileURLToPath(import.meta.url);
-  const root = here.includes("/dist/") ? here.slice(0, here.lastIndexOf("/dist/")) : here.slice(0, here.lastIndexOf("/src/"));
+  const root = here.includes("/dist/")
+    ? here.slice(0, here.lastIndexOf("/dist/"))
+    : here.slice(0, here.lastIndexOf("/src/"));
   return join(root, "proto", "p4runtime");
 }
 
@@ -23,11 +25,22 @@ export function protoDir(): string {
  * and entries.json), 64-bit integers as decimal strings, enums by name, bytes as Buffers,
  * a `oneof` named by a field of its own, and unset fields absent.
  */
-export const LOADER_OPTIONS: loader.Options = { keepCase: false, longs: String, enums: String, bytes: Buffer, defaults: false, oneofs: true };
+export const LOADER_OPTIONS: loader.Options = {
+  keepCase: false,
+  longs: String,
+  enums: String,
+  bytes: Buffer,
+  defaults: false,
+  oneofs: true,
+};
 
-/** The p4.v1.P4Runtime service, each method with the types of its messages as LOADER_OPTIONS decodes them (src/p4runtime/messages.ts). */
+/** The p4.v1.P4Runtime service, each method with the types of its messages as LOADER_OPTIONS decodes them
+ * (src/p4runtime/messages.ts). */
 export type P4RuntimeDefinition = {
-  readonly [M in keyof p4.v1.P4Runtime]: grpc.MethodDefinition<p4.v1.P4Runtime[M]["request"], p4.v1.P4Runtime[M]["response"]>;
+  readonly [M in keyof p4.v1.P4Runtime]: grpc.MethodDefinition<
+    p4.v1.P4Runtime[M]["request"],
+    p4.v1.P4Runtime[M]["response"]
+  >;
 };
 
 let service: P4RuntimeDefinition | undefined;
@@ -39,7 +52,9 @@ export function p4runtimeService(): P4RuntimeDefinition {
     // The one boundary where the messages get their types: proto-loader's definitions are untyped;
     // messages.ts is generated from the same .proto files for these options, and
     // test/p4runtime/messages.test.ts decodes every message through this service to check it.
-    const pkg = grpc.loadPackageDefinition(definition) as unknown as { p4: { v1: { P4Runtime: { service: P4RuntimeDefinition } } } };
+    const pkg = grpc.loadPackageDefinition(definition) as unknown as {
+      p4: { v1: { P4Runtime: { service: P4RuntimeDefinition } } };
+    };
     service = pkg.p4.v1.P4Runtime.service;
   }
   return service;
@@ -69,11 +84,13 @@ export function servedDefinition(): grpc.ServiceDefinition {
   return { ...s, Read: { ...s.Read, responseSerialize: (b: Buffer) => b } };
 }
 
-/** The largest ReadResponse the server sends: what a gRPC client takes by default (4 MiB), less room for gRPC's own framing. */
+/** The largest ReadResponse the server sends: what a gRPC client takes by default (4 MiB), less room for gRPC's own
+ * framing. */
 export const READ_RESPONSE_MAX = 4 * 1024 * 1024 - 1024;
 
 /** The messages the server encodes itself, and the field numbers it frames them with. */
-let codec: { entity: protobuf.Type; tableEntry: protobuf.Type; tableEntryField: number; entitiesField: number } | undefined;
+let codec:
+  { entity: protobuf.Type; tableEntry: protobuf.Type; tableEntryField: number; entitiesField: number } | undefined;
 function entityCodec(): NonNullable<typeof codec> {
   if (codec === undefined) {
     const r = protoRoot();
@@ -83,7 +100,12 @@ function entityCodec(): NonNullable<typeof codec> {
       if (f === undefined) throw new Error(`${t.fullName} has no field ${name}`);
       return f.id;
     };
-    codec = { entity, tableEntry: r.lookupType("p4.v1.TableEntry"), tableEntryField: field(entity, "tableEntry"), entitiesField: field(r.lookupType("p4.v1.ReadResponse"), "entities") };
+    codec = {
+      entity,
+      tableEntry: r.lookupType("p4.v1.TableEntry"),
+      tableEntryField: field(entity, "tableEntry"),
+      entitiesField: field(r.lookupType("p4.v1.ReadResponse"), "entities"),
+    };
   }
   return codec;
 }
@@ -194,7 +216,9 @@ export function statusDetails(code: number, message: string, errors: readonly Up
   const status = r.lookupType("google.rpc.Status");
   const details = errors.map((e) => ({
     type_url: ERROR_TYPE_URL, // protobufjs's own google.protobuf.Any keeps the proto field name
-    value: error.encode(error.fromObject({ canonicalCode: e.code, message: e.message, space: e.code === 0 ? "" : "strata" })).finish(),
+    value: error
+      .encode(error.fromObject({ canonicalCode: e.code, message: e.message, space: e.code === 0 ? "" : "strata" }))
+      .finish(),
   }));
   return Buffer.from(status.encode(status.fromObject({ code, message, details })).finish());
 }

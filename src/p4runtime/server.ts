@@ -34,7 +34,16 @@ import { DeviceState, type Staged } from "./device-state.js";
 import type { ControlledEmulation, Delivery } from "./emulation.js";
 import type { Encodable, p4 } from "./messages.js";
 import protojson from "protobufjs/ext/protojson.js";
-import { Code, p4runtimeService, protoRoot, READ_RESPONSE_MAX, readResponses, servedDefinition, statusDetails, type UpdateError } from "./proto.js";
+import {
+  Code,
+  p4runtimeService,
+  protoRoot,
+  READ_RESPONSE_MAX,
+  readResponses,
+  servedDefinition,
+  statusDetails,
+  type UpdateError,
+} from "./proto.js";
 import type { Tls } from "./tls.js";
 
 /** The P4Runtime version the server speaks (the official definitions it loads). */
@@ -45,7 +54,8 @@ export interface ServerOptions {
   readonly address: string;
   /** The description's file name, as the export names it in the P4Info. */
   readonly source: string;
-  /** Leave every device without entries (a controller installs them); otherwise each starts with its export's WriteRequest. */
+  /** Leave every device without entries (a controller installs them); otherwise each starts with its export's
+   * WriteRequest. */
   readonly empty?: boolean;
   /** Where lines about tables written behind the server that a device cannot follow go (default: stderr). */
   readonly warn?: (line: string) => void;
@@ -53,10 +63,12 @@ export interface ServerOptions {
   readonly tls?: Tls;
 }
 
-/** Packet-ins a primary's stream holds while its controller does not read them (beyond gRPC's 16); later ones are dropped. */
+/** Packet-ins a primary's stream holds while its controller does not read them (beyond gRPC's 16); later ones are
+ * dropped. */
 export const PACKET_IN_QUEUE = 1024;
 
-/** The largest request the server takes, as p4lang/PI's server (gRPC's default, 4 MiB, is too small for a large Write batch or pipeline). */
+/** The largest request the server takes, as p4lang/PI's server (gRPC's default, 4 MiB, is too small for a large Write
+ * batch or pipeline). */
 export const MAX_REQUEST_BYTES = 256 * 1024 * 1024;
 
 /** How long open calls and streams have to end when the server stops before they are cancelled (docs/cli.md). */
@@ -97,7 +109,8 @@ const rpcError = (code: number, details: string, metadata?: grpc.Metadata): grpc
   Object.assign(new Error(details), { code, details, metadata: metadata ?? new grpc.Metadata() });
 
 /** An error that carries its gRPC status code: one rpcError made, or a Refusal. */
-const hasCode = (e: unknown): e is Error & { readonly code: number } => e instanceof Error && "code" in e && typeof e.code === "number";
+const hasCode = (e: unknown): e is Error & { readonly code: number } =>
+  e instanceof Error && "code" in e && typeof e.code === "number";
 
 /**
  * Sends a staged batch's writes to the data plane as one all-or-nothing write and records where
@@ -118,19 +131,24 @@ function commit(staged: Staged, tables: Tables): string | undefined {
  * A PacketOut's metadata by name, checked against the P4Info's packet_out header (§16.1):
  * every field exactly once, each value a bytestring of its bit width; or what is wrong.
  */
-function packetOutMetadata(fields: ReadonlyMap<number, { readonly name: string; readonly bits: number }>, given: readonly p4.v1.PacketMetadata[]): Map<string, bigint> | string {
+function packetOutMetadata(
+  fields: ReadonlyMap<number, { readonly name: string; readonly bits: number }>,
+  given: readonly p4.v1.PacketMetadata[],
+): Map<string, bigint> | string {
   const out = new Map<string, bigint>();
   for (const m of given) {
     const id = Number(m.metadataId ?? 0);
     const f = fields.get(id);
-    if (f === undefined) return `packet-out metadata id ${id} is not in the P4Info's packet_out (${[...fields].map(([i, x]) => `${i} ${x.name}`).join(", ")})`;
+    if (f === undefined)
+      return `packet-out metadata id ${id} is not in the P4Info's packet_out (${[...fields].map(([i, x]) => `${i} ${x.name}`).join(", ")})`;
     if (out.has(f.name)) return `packet-out metadata ${id} (${f.name}) given twice`;
     const value = m.value === undefined ? undefined : canonicalOf(m.value, f.bits);
     if (value === undefined) return `packet-out metadata ${id} (${f.name}) is not a bytestring of ${f.bits} bits`;
     out.set(f.name, bytestringValue(value));
   }
   const missing = [...fields].filter(([, f]) => !out.has(f.name));
-  if (missing.length > 0) return `packet-out metadata ${missing.map(([i, f]) => `${i} (${f.name})`).join(", ")} missing (a packet-out carries every field of packet_out)`;
+  if (missing.length > 0)
+    return `packet-out metadata ${missing.map(([i, f]) => `${i} (${f.name})`).join(", ")} missing (a packet-out carries every field of packet_out)`;
   return out;
 }
 
@@ -184,13 +202,16 @@ class PacketInQueue {
   }
 }
 
-/** Lines gRPC logs while a server binds: held, then dropped if the bind fails (the caller says why in one line), else printed. */
+/** Lines gRPC logs while a server binds: held, then dropped if the bind fails (the caller says why in one line), else
+ * printed. */
 let bindLog: string[] | undefined;
-const grpcLogger = (prefix: string) => (message?: unknown, ...rest: unknown[]): void => {
-  const line = `${prefix} ${format(message, ...rest)}`;
-  if (bindLog !== undefined) bindLog.push(line);
-  else console.error(line);
-};
+const grpcLogger =
+  (prefix: string) =>
+  (message?: unknown, ...rest: unknown[]): void => {
+    const line = `${prefix} ${format(message, ...rest)}`;
+    if (bindLog !== undefined) bindLog.push(line);
+    else console.error(line);
+  };
 
 /** `server.bindAsync`, with gRPC's own log lines held until it is known whether it bound. */
 async function bind(server: grpc.Server, address: string, credentials: grpc.ServerCredentials): Promise<number> {
@@ -198,7 +219,9 @@ async function bind(server: grpc.Server, address: string, credentials: grpc.Serv
   const held: string[] = [];
   bindLog = held;
   try {
-    const port = await new Promise<number>((resolve, reject) => server.bindAsync(address, credentials, (err, p) => (err === null ? resolve(p) : reject(err))));
+    const port = await new Promise<number>((resolve, reject) =>
+      server.bindAsync(address, credentials, (err, p) => (err === null ? resolve(p) : reject(err))),
+    );
     for (const line of held) console.error(line);
     return port;
   } catch (e) {
@@ -247,12 +270,16 @@ export class P4RuntimeServer {
     for (const [id, d] of this.#devices) {
       const dev = byId.get(id);
       if (dev === undefined) {
-        this.#warn(`strata: p4runtime: device ${id} (${d.state.machine}) is no longer in the description; its entities are left as they were`);
+        this.#warn(
+          `strata: p4runtime: device ${id} (${d.state.machine}) is no longer in the description; its entities are left as they were`,
+        );
         continue;
       }
       const ids = p4infoIds(dev);
       if (JSON.stringify(p4info(dev, ids)) !== d.p4infoJson) {
-        this.#warn(`strata: p4runtime: device ${id} (${d.state.machine}): the reload changed its P4Info; its entities are left as they were (restart strata serve to serve the new one)`);
+        this.#warn(
+          `strata: p4runtime: device ${id} (${d.state.machine}): the reload changed its P4Info; its entities are left as they were (restart strata serve to serve the new one)`,
+        );
         continue;
       }
       // The description's rows that are installed now, as the export writes them.
@@ -260,9 +287,13 @@ export class P4RuntimeServer {
         const k = t.table.rows.indexOf(row.row);
         return k >= 0 && (installed.entries.get(t.table.id)?.[k] ?? -1) >= 0;
       };
-      const shown: Device = { ...dev, tables: dev.tables.map((t) => ({ ...t, entries: t.entries.filter((e) => isIn(t, e)) })) };
+      const shown: Device = {
+        ...dev,
+        tables: dev.tables.map((t) => ({ ...t, entries: t.entries.filter((e) => isIn(t, e)) })),
+      };
       const updates = decodeUpdates(writeRequest(shown, ids));
-      for (const line of d.state.resync(compiled, installed.entries, updates, tables)) this.#warn(`strata: p4runtime: device ${id} (${d.state.machine}): ${line}`);
+      for (const line of d.state.resync(compiled, installed.entries, updates, tables))
+        this.#warn(`strata: p4runtime: device ${id} (${d.state.machine}): ${line}`);
     }
   }
 
@@ -273,7 +304,13 @@ export class P4RuntimeServer {
     s.#server.addService(servedDefinition(), s.#handlers());
     const tls = options.tls;
     const credentials =
-      tls === undefined ? grpc.ServerCredentials.createInsecure() : grpc.ServerCredentials.createSsl(tls.ca ?? null, [{ cert_chain: tls.cert, private_key: tls.key }], tls.ca !== undefined);
+      tls === undefined
+        ? grpc.ServerCredentials.createInsecure()
+        : grpc.ServerCredentials.createSsl(
+            tls.ca ?? null,
+            [{ cert_chain: tls.cert, private_key: tls.key }],
+            tls.ca !== undefined,
+          );
     s.port = await bind(s.#server, options.address, credentials);
     return s;
   }
@@ -345,18 +382,35 @@ export class P4RuntimeServer {
   #device(id: string | number | undefined): Served {
     const n = Number(id ?? 0);
     const d = this.#devices.get(n);
-    if (d === undefined) throw rpcError(Code.NOT_FOUND, `no device ${id ?? 0} (devices: ${this.deviceIds.join(", ")}, one per machine, as strata export p4 numbers them)`);
+    if (d === undefined)
+      throw rpcError(
+        Code.NOT_FOUND,
+        `no device ${id ?? 0} (devices: ${this.deviceIds.join(", ")}, one per machine, as strata export p4 numbers them)`,
+      );
     return d;
   }
 
-  /** NOT_FOUND for a role the device does not have (§12); PERMISSION_DENIED unless the request carries the election id of the device's (role's) primary. */
+  /** NOT_FOUND for a role the device does not have (§12); PERMISSION_DENIED unless the request carries the election id
+   * of the device's (role's) primary. */
   #checkPrimary(deviceId: number, role: string | undefined, electionId: p4.v1.Uint128 | undefined): void {
     const r = role ?? "";
-    if (!this.#arbiter.knows(deviceId, r)) throw rpcError(Code.NOT_FOUND, `device ${deviceId} has no role ${r}: a role is one a controller has arbitrated for on a StreamChannel`);
+    if (!this.#arbiter.knows(deviceId, r))
+      throw rpcError(
+        Code.NOT_FOUND,
+        `device ${deviceId} has no role ${r}: a role is one a controller has arbitrated for on a StreamChannel`,
+      );
     const primary = this.#arbiter.primaryElectionId(deviceId, r);
     const given = uint128(electionId);
-    if (primary === undefined) throw rpcError(Code.PERMISSION_DENIED, `device ${deviceId} has no primary controller: open a StreamChannel and send an arbitration update first`);
-    if (given !== primary) throw rpcError(Code.PERMISSION_DENIED, `election id ${given ?? "(none)"} is not the primary's (${primary}) on device ${deviceId}`);
+    if (primary === undefined)
+      throw rpcError(
+        Code.PERMISSION_DENIED,
+        `device ${deviceId} has no primary controller: open a StreamChannel and send an arbitration update first`,
+      );
+    if (given !== primary)
+      throw rpcError(
+        Code.PERMISSION_DENIED,
+        `election id ${given ?? "(none)"} is not the primary's (${primary}) on device ${deviceId}`,
+      );
   }
 
   #handlers(): grpc.UntypedServiceImplementation {
@@ -367,7 +421,8 @@ export class P4RuntimeServer {
       (call, callback) => {
         fn(call.request).then(
           (res) => callback(null, res),
-          (err: unknown) => callback(hasCode(err) ? err : rpcError(Code.INTERNAL, err instanceof Error ? err.message : String(err))),
+          (err: unknown) =>
+            callback(hasCode(err) ? err : rpcError(Code.INTERNAL, err instanceof Error ? err.message : String(err))),
         );
       };
     return {
@@ -412,7 +467,10 @@ export class P4RuntimeServer {
     const action = req.action ?? "UNSPECIFIED";
     const config = req.config;
     if (action !== "VERIFY" && action !== "VERIFY_AND_COMMIT" && action !== "RECONCILE_AND_COMMIT") {
-      throw rpcError(Code.UNIMPLEMENTED, `action ${action}: strata's devices run the program of their machine; they take VERIFY, VERIFY_AND_COMMIT and RECONCILE_AND_COMMIT of its P4Info`);
+      throw rpcError(
+        Code.UNIMPLEMENTED,
+        `action ${action}: strata's devices run the program of their machine; they take VERIFY, VERIFY_AND_COMMIT and RECONCILE_AND_COMMIT of its P4Info`,
+      );
     }
     const p4info = config?.p4info;
     if (p4info === undefined) throw rpcError(Code.INVALID_ARGUMENT, `${action} needs a config with a P4Info`);
@@ -447,10 +505,21 @@ export class P4RuntimeServer {
       const failed = errors.findIndex((e) => e.code !== Code.OK);
       if (failed >= 0 && atomicity !== "CONTINUE_ON_ERROR") {
         staged.rollback();
-        return errors.map((e) => (e.code === Code.OK ? { code: Code.ABORTED, message: `not applied: update ${failed} failed and the batch (${atomicity}) was rolled back` } : e));
+        return errors.map((e) =>
+          e.code === Code.OK
+            ? {
+                code: Code.ABORTED,
+                message: `not applied: update ${failed} failed and the batch (${atomicity}) was rolled back`,
+              }
+            : e,
+        );
       }
       const refused = commit(staged, tables);
-      if (refused !== undefined) return errors.map(() => ({ code: Code.INTERNAL, message: `the data plane refused the batch (${refused}); nothing was applied` }));
+      if (refused !== undefined)
+        return errors.map(() => ({
+          code: Code.INTERNAL,
+          message: `the data plane refused the batch (${refused}); nothing was applied`,
+        }));
       return errors;
     });
     if (errors.every((e) => e.code === Code.OK)) return {};
@@ -485,8 +554,18 @@ export class P4RuntimeServer {
       for (const v of verdicts) {
         const c = this.#arbiter.contender(v.stream);
         if (c === undefined) continue;
-        const status = v.code === Code.OK ? { code: Code.OK, message: "primary" } : v.code === Code.ALREADY_EXISTS ? { code: v.code, message: "backup: another controller is primary" } : { code: v.code, message: "backup: there is no primary" };
-        const arbitration = { deviceId: String(c.deviceId), ...(c.role === "" ? {} : { role: { name: c.role } }), ...(v.highest !== undefined ? { electionId: toUint128(v.highest) } : {}), status };
+        const status =
+          v.code === Code.OK
+            ? { code: Code.OK, message: "primary" }
+            : v.code === Code.ALREADY_EXISTS
+              ? { code: v.code, message: "backup: another controller is primary" }
+              : { code: v.code, message: "backup: there is no primary" };
+        const arbitration = {
+          deviceId: String(c.deviceId),
+          ...(c.role === "" ? {} : { role: { name: c.role } }),
+          ...(v.highest !== undefined ? { electionId: toUint128(v.highest) } : {}),
+          status,
+        };
         if (!v.stream.writableEnded && !v.stream.destroyed) v.stream.write({ arbitration });
       }
     };
@@ -495,27 +574,45 @@ export class P4RuntimeServer {
       stream.emit("error", rpcError(code, message));
     };
     const streamError = (code: number, message: string, packet?: p4.v1.PacketOut): void =>
-      send({ error: { canonicalCode: code, message, ...(packet !== undefined ? { packetOut: { packetOut: packet } } : { other: {} }) } });
+      send({
+        error: {
+          canonicalCode: code,
+          message,
+          ...(packet !== undefined ? { packetOut: { packetOut: packet } } : { other: {} }),
+        },
+      });
     stream.on("data", (m: Request<"StreamChannel">) => {
       try {
         if (m.update === "arbitration") {
           const a = m.arbitration;
           const deviceId = Number(a.deviceId ?? 0);
-          if (!this.#devices.has(deviceId)) return fail(Code.NOT_FOUND, `no device ${deviceId} (devices: ${this.deviceIds.join(", ")})`);
+          if (!this.#devices.has(deviceId))
+            return fail(Code.NOT_FOUND, `no device ${deviceId} (devices: ${this.deviceIds.join(", ")})`);
           const role = a.role?.name ?? "";
           const config = a.role?.config;
           if (config !== undefined && ((config.type_url ?? "") !== "" || (config.value?.length ?? 0) > 0)) {
             // §5.3: strata agrees on no role configuration scheme with anyone: every role has the whole pipeline.
-            return fail(Code.INVALID_ARGUMENT, `role.config of type ${config.type_url ?? "(none)"}: strata knows no role configuration; leave it unset (every role has the whole pipeline)`);
+            return fail(
+              Code.INVALID_ARGUMENT,
+              `role.config of type ${config.type_url ?? "(none)"}: strata knows no role configuration; leave it unset (every role has the whole pipeline)`,
+            );
           }
           const result = this.#arbiter.update(stream, { deviceId, role, electionId: uint128(a.electionId) });
           if ("code" in result) return fail(result.code, result.message);
           return tell(result.verdicts);
         }
         const c = this.#arbiter.contender(stream);
-        if (c === undefined) return streamError(Code.FAILED_PRECONDITION, "send an arbitration update first", m.update === "packet" ? m.packet : undefined);
+        if (c === undefined)
+          return streamError(
+            Code.FAILED_PRECONDITION,
+            "send an arbitration update first",
+            m.update === "packet" ? m.packet : undefined,
+          );
         if (m.update === "packet") return this.#packetOut(stream, c.deviceId, c.role, m.packet, streamError);
-        return streamError(Code.UNIMPLEMENTED, `stream messages of kind ${m.update ?? "none"} are not handled (arbitration and packet are)`);
+        return streamError(
+          Code.UNIMPLEMENTED,
+          `stream messages of kind ${m.update ?? "none"} are not handled (arbitration and packet are)`,
+        );
       } catch (e) {
         streamError(Code.INTERNAL, e instanceof Error ? e.message : String(e));
       }
@@ -533,25 +630,51 @@ export class P4RuntimeServer {
     stream.on("cancelled", leave);
   }
 
-  #packetOut(stream: Stream, deviceId: number, role: string, p: p4.v1.PacketOut, streamError: (code: number, message: string, packet?: p4.v1.PacketOut) => void): void {
-    if (this.#arbiter.primary(deviceId, role) !== stream) return streamError(Code.PERMISSION_DENIED, "only the primary controller sends packets", p);
+  #packetOut(
+    stream: Stream,
+    deviceId: number,
+    role: string,
+    p: p4.v1.PacketOut,
+    streamError: (code: number, message: string, packet?: p4.v1.PacketOut) => void,
+  ): void {
+    if (this.#arbiter.primary(deviceId, role) !== stream)
+      return streamError(Code.PERMISSION_DENIED, "only the primary controller sends packets", p);
     if (this.#closing) return streamError(Code.UNAVAILABLE, "the server is stopping", p);
     const d = this.#device(deviceId);
     const payload = p.payload;
-    if (payload === undefined || payload.length === 0) return streamError(Code.INVALID_ARGUMENT, "a packet-out with no payload", p);
+    if (payload === undefined || payload.length === 0)
+      return streamError(Code.INVALID_ARGUMENT, "a packet-out with no payload", p);
     const meta = packetOutMetadata(d.state.packetOut, p.metadata ?? []);
-    if (typeof meta === "string") return streamError(Code.INVALID_ARGUMENT, `${meta}; the packet-out is dropped (§16.1)`, p);
+    if (typeof meta === "string")
+      return streamError(Code.INVALID_ARGUMENT, `${meta}; the packet-out is dropped (§16.1)`, p);
     // packet_out (src/p4/p4info.ts PACKET_OUT): member, kind (1 self, 2 session), session.
     const number = meta.get("member");
     const member = d.state.dev.members.find((x) => BigInt(x.number) === number);
     if (member === undefined) {
-      return streamError(Code.INVALID_ARGUMENT, `packet_out.member ${number ?? "(missing)"} is no member of device ${deviceId} (${d.state.dev.members.map((x) => `${x.number} ${x.member.qualified}`).join(", ")})`, p);
+      return streamError(
+        Code.INVALID_ARGUMENT,
+        `packet_out.member ${number ?? "(missing)"} is no member of device ${deviceId} (${d.state.dev.members.map((x) => `${x.number} ${x.member.qualified}`).join(", ")})`,
+        p,
+      );
     }
     const kind = meta.get("kind") ?? 0n;
     const session = Number(meta.get("session") ?? 0n);
-    if (kind !== 1n && kind !== 2n) return streamError(Code.INVALID_ARGUMENT, `packet_out.kind ${kind} (1: the member sends it, 2: in the session packet_out.session)`, p);
-    if (kind === 2n && member.member.tables.send === undefined) return streamError(Code.INVALID_ARGUMENT, `${member.member.qualified} has no send table: it sends in no session`, p);
-    const at: Injection = kind === 1n ? { kind: "self", member: member.member.index, session: 0, link: -1 } : { kind: "session", member: member.member.index, session, link: -1 };
+    if (kind !== 1n && kind !== 2n)
+      return streamError(
+        Code.INVALID_ARGUMENT,
+        `packet_out.kind ${kind} (1: the member sends it, 2: in the session packet_out.session)`,
+        p,
+      );
+    if (kind === 2n && member.member.tables.send === undefined)
+      return streamError(
+        Code.INVALID_ARGUMENT,
+        `${member.member.qualified} has no send table: it sends in no session`,
+        p,
+      );
+    const at: Injection =
+      kind === 1n
+        ? { kind: "self", member: member.member.index, session: 0, link: -1 }
+        : { kind: "session", member: member.member.index, session, link: -1 };
     this.stats.packetOuts++;
     this.#pending.push({ stream, at, data: new Uint8Array(payload) });
     // Packet-outs that arrive together run as one batch.
@@ -559,7 +682,9 @@ export class P4RuntimeServer {
       this.#flush = undefined;
       const batch = this.#pending.splice(0);
       this.#emulation.inject(batch.map((x) => ({ at: x.at, data: x.data }))).catch((e: unknown) => {
-        for (const x of batch) if (!x.stream.destroyed) x.stream.write({ error: { canonicalCode: Code.INTERNAL, message: String(e), other: {} } });
+        for (const x of batch)
+          if (!x.stream.destroyed)
+            x.stream.write({ error: { canonicalCode: Code.INTERNAL, message: String(e), other: {} } });
       });
     });
   }

@@ -8,7 +8,8 @@ import { readFileSync } from "node:fs";
 import { BlockList, isIPv4, isIPv6 } from "node:net";
 import { describeIoError, excerpt, InputError } from "../errors.js";
 
-/** The server's certificate and key, and the CA that signs the clients' certificates (with it, a client must present one). */
+/** The server's certificate and key, and the CA that signs the clients' certificates (with it, a client must present
+ * one). */
 export interface Tls {
   readonly cert: Buffer;
   readonly key: Buffer;
@@ -37,12 +38,23 @@ function read(file: string, flag: string): Buffer {
 /** The certificates of a PEM file, each parsed; none, or one that does not parse, is an InputError naming the file. */
 function certificates(file: string, pem: Buffer, flag: string, what: string): X509Certificate[] {
   const blocks = pem.toString("latin1").match(CERTIFICATE) ?? [];
-  if (blocks.length === 0) throw new InputError(file, "", "no PEM certificate in it", `${flag} takes ${what} in PEM: -----BEGIN CERTIFICATE----- …`);
+  if (blocks.length === 0)
+    throw new InputError(
+      file,
+      "",
+      "no PEM certificate in it",
+      `${flag} takes ${what} in PEM: -----BEGIN CERTIFICATE----- …`,
+    );
   return blocks.map((block, k) => {
     try {
       return new X509Certificate(block);
     } catch (e) {
-      throw new InputError(file, `certificate ${k + 1}`, `it does not parse: ${excerpt(e instanceof Error ? e.message : String(e))}`, `${flag} takes ${what} in PEM`);
+      throw new InputError(
+        file,
+        `certificate ${k + 1}`,
+        `it does not parse: ${excerpt(e instanceof Error ? e.message : String(e))}`,
+        `${flag} takes ${what} in PEM`,
+      );
     }
   });
 }
@@ -51,11 +63,22 @@ function certificates(file: string, pem: Buffer, flag: string, what: string): X5
 const ENCRYPTED = /-----BEGIN ENCRYPTED PRIVATE KEY-----|Proc-Type: 4,ENCRYPTED/;
 
 function privateKey(file: string, pem: Buffer): KeyObject {
-  if (ENCRYPTED.test(pem.toString("latin1"))) throw new InputError(file, "", "the key is encrypted", "give it unencrypted, e.g. openssl pkey -in KEY -out PLAIN, and keep PLAIN readable by strata alone");
+  if (ENCRYPTED.test(pem.toString("latin1")))
+    throw new InputError(
+      file,
+      "",
+      "the key is encrypted",
+      "give it unencrypted, e.g. openssl pkey -in KEY -out PLAIN, and keep PLAIN readable by strata alone",
+    );
   try {
     return createPrivateKey(pem);
   } catch (e) {
-    throw new InputError(file, "", `not a PEM private key: ${excerpt(e instanceof Error ? e.message : String(e))}`, "--tls-key takes the private key of --tls-cert's certificate, PEM");
+    throw new InputError(
+      file,
+      "",
+      `not a PEM private key: ${excerpt(e instanceof Error ? e.message : String(e))}`,
+      "--tls-key takes the private key of --tls-cert's certificate, PEM",
+    );
   }
 }
 
@@ -67,9 +90,15 @@ export function loadTls(files: TlsFiles): Tls {
   const [own] = certificates(files.cert, cert, "--tls-cert", "the server's certificate, and its chain if any,");
   const k = privateKey(files.key, key);
   if (own !== undefined && !own.checkPrivateKey(k)) {
-    throw new InputError(files.key, "", `not the key of the certificate in ${files.cert} (${excerpt(own.subject.replace(/\n/g, ", "))})`, "give the key the certificate was made for");
+    throw new InputError(
+      files.key,
+      "",
+      `not the key of the certificate in ${files.cert} (${excerpt(own.subject.replace(/\n/g, ", "))})`,
+      "give the key the certificate was made for",
+    );
   }
-  if (files.ca !== undefined && ca !== undefined) certificates(files.ca, ca, "--tls-ca", "the certificates of the CAs that sign the clients' certificates");
+  if (files.ca !== undefined && ca !== undefined)
+    certificates(files.ca, ca, "--tls-ca", "the certificates of the CAs that sign the clients' certificates");
   return { cert, key, ...(ca !== undefined ? { ca } : {}) };
 }
 
@@ -77,7 +106,8 @@ const LOOPBACK = new BlockList();
 LOOPBACK.addSubnet("127.0.0.0", 8, "ipv4");
 LOOPBACK.addAddress("::1", "ipv6");
 
-/** Whether HOST (of a HOST:PORT listen address) is this machine's loopback: 127.0.0.0/8, ::1 (IPv4-mapped too), localhost. */
+/** Whether HOST (of a HOST:PORT listen address) is this machine's loopback: 127.0.0.0/8, ::1 (IPv4-mapped too),
+ * localhost. */
 export function isLoopback(host: string): boolean {
   const h = host.replace(/^\[(.*)\]$/, "$1");
   if (h.toLowerCase() === "localhost") return true;

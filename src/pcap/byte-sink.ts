@@ -19,7 +19,7 @@ export function fileSink(path: string): ByteSink {
   return {
     write(bytes) {
       try {
-        for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
+        for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
       } catch (err) {
         throw new InputError(path, "", `cannot write: ${describeIoError(err)}`);
       }
@@ -126,5 +126,6 @@ export function checkSpan(data: Uint8Array, start: number, len: number, origLen:
   if (!(start >= 0 && len >= 0 && start + len <= data.length)) {
     throw new RangeError(`packet bytes ${start}..${start + len} are outside data of ${data.length} bytes`);
   }
-  if (!(origLen >= 0 && origLen <= 0xffffffff)) throw new RangeError(`original length ${origLen} does not fit in 32 bits`);
+  if (!(origLen >= 0 && origLen <= 0xffffffff))
+    throw new RangeError(`original length ${origLen} does not fit in 32 bits`);
 }

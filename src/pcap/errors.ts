@@ -53,7 +53,13 @@ export function truncatedHeader(file: string, offset: number, what: string, have
 }
 
 /** A captured length above libpcap's limit for the link type (see maxCapLen). */
-export function capLenOverLimit(file: string, offset: number, what: string, limit: number, linkTypeName: string): PcapError {
+export function capLenOverLimit(
+  file: string,
+  offset: number,
+  what: string,
+  limit: number,
+  linkTypeName: string,
+): PcapError {
   return new PcapError(
     file,
     offset,

@@ -10,7 +10,14 @@ export {
   type PcapngWriterOptions,
 } from "./pcapng-writer.js";
 export { type ByteSink, MemoryByteSink, fileSink } from "./byte-sink.js";
-export { LINKTYPE, type LinkTypeName, linkTypeByName, linkTypeName, maxCapLen, MAX_CAP_LEN_DEFAULT } from "./link-types.js";
+export {
+  LINKTYPE,
+  type LinkTypeName,
+  linkTypeByName,
+  linkTypeName,
+  maxCapLen,
+  MAX_CAP_LEN_DEFAULT,
+} from "./link-types.js";
 export { PcapError, type PcapErrorKind } from "./errors.js";
 export { DEFAULT_BATCH_SIZE } from "./batch.js";
 export { DEFAULT_CHUNK_LEN } from "./byte-source.js";

@@ -54,6 +54,7 @@ export function ltFcsLen(field: number): number {
 /** The link-type field for a LINKTYPE_* and an FCS length in bytes (even, ≤ 30). */
 export function ltField(linkType: number, fcsLen: number): number {
   if (fcsLen === 0) return linkType & LT_LINKTYPE_MASK;
-  if (fcsLen % 2 !== 0 || fcsLen > 30) throw new RangeError(`FCS length ${fcsLen} is not an even number of bytes up to 30`);
+  if (fcsLen % 2 !== 0 || fcsLen > 30)
+    throw new RangeError(`FCS length ${fcsLen} is not an even number of bytes up to 30`);
   return ((linkType & LT_LINKTYPE_MASK) | LT_FCS_LENGTH_PRESENT | ((fcsLen / 2) << LT_FCS_LENGTH_SHIFT)) >>> 0;
 }

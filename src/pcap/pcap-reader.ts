@@ -163,7 +163,13 @@ export class PcapReader extends ReaderBase implements CaptureReader {
   }
 
   #capLenTooLarge(offset: number, capLen: number, limit: number): PcapError {
-    return capLenOverLimit(this.name, offset, `record says caplen ${capLen}`, limit, this.interfaces[0]?.linkTypeName ?? "?");
+    return capLenOverLimit(
+      this.name,
+      offset,
+      `record says caplen ${capLen}`,
+      limit,
+      this.interfaces[0]?.linkTypeName ?? "?",
+    );
   }
 
   #truncated(): PcapError {

@@ -98,7 +98,8 @@ export class PcapWriter implements CaptureWriter {
 
   write(data: Uint8Array, start: number, len: number, origLen: number, tsSec: number, tsNsec: number): void {
     checkSpan(data, start, len, origLen);
-    if (!(tsSec >= 0 && tsSec <= MAX_U32)) throw new RangeError(`timestamp ${tsSec} s does not fit in pcap's 32-bit seconds`);
+    if (!(tsSec >= 0 && tsSec <= MAX_U32))
+      throw new RangeError(`timestamp ${tsSec} s does not fit in pcap's 32-bit seconds`);
     const o = this.#out;
     const le = this.#le;
     o.reserve(RECORD_HEADER_LEN + len);

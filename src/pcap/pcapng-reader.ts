@@ -213,7 +213,13 @@ export class PcapngReader extends ReaderBase implements CaptureReader {
     else if (len < min) problem = `is below the ${min}-byte minimum for its type`;
     else if (len > BLOCK_MAX_LEN) problem = `is more than the ${BLOCK_MAX_LEN} bytes any block may have`;
     if (problem === "") return;
-    throw new PcapError(this.name, offset, "bad-block-length", `${blockName(type)} total length ${len} ${problem}`, "the block header is damaged");
+    throw new PcapError(
+      this.name,
+      offset,
+      "bad-block-length",
+      `${blockName(type)} total length ${len} ${problem}`,
+      "the block header is damaged",
+    );
   }
 
   #checkTrailer(view: DataView, pos: number, len: number, le: boolean): void {
@@ -268,7 +274,7 @@ export class PcapngReader extends ReaderBase implements CaptureReader {
     let fcsLen = 0;
     let name: string | undefined;
     const optEnd = pos + len - BLOCK_TRAILER_LEN;
-    for (let o = pos + IDB_OPTIONS; o + OPT_VALUE <= optEnd; ) {
+    for (let o = pos + IDB_OPTIONS; o + OPT_VALUE <= optEnd;) {
       const code = view.getUint16(o, le);
       const optLen = view.getUint16(o + OPT_LEN, le);
       if (code === OPT_ENDOFOPT) break;

@@ -37,7 +37,15 @@ import {
   SHB_VERSION_MINOR,
   pad4,
 } from "./pcapng-layout.js";
-import { TSRESOL_DEFAULT, type TsResolution, tsResolCode, tsResolution, unitsFromTs, unitsHi, unitsLo } from "./timestamp.js";
+import {
+  TSRESOL_DEFAULT,
+  type TsResolution,
+  tsResolCode,
+  tsResolution,
+  unitsFromTs,
+  unitsHi,
+  unitsLo,
+} from "./timestamp.js";
 import type { CaptureWriter, InterfaceInfo, PacketBatch } from "./types.js";
 
 export interface PcapngWriterOptions {

@@ -33,7 +33,9 @@ function openSource(source: ByteSource, name: string, options: ReaderOptions): C
         name,
         0,
         "truncated-file-header",
-        chunks.available === 0 ? "the file is empty" : `the file has only ${chunks.available} bytes, too few for a capture`,
+        chunks.available === 0
+          ? "the file is empty"
+          : `the file has only ${chunks.available} bytes, too few for a capture`,
         "expected a pcap or pcapng file",
       );
     }

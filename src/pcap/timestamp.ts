@@ -185,7 +185,8 @@ export let unitsLo = 0;
 export function unitsFromTs(sec: number, nsec: number, res: TsResolution): void {
   let frac: number;
   if (res.decimalExp >= 0) {
-    if (res.decimalExp > 9) throw new RangeError(`if_tsresol 10^-${res.decimalExp} is finer than the 1 ns a timestamp holds`);
+    if (res.decimalExp > 9)
+      throw new RangeError(`if_tsresol 10^-${res.decimalExp} is finer than the 1 ns a timestamp holds`);
     frac = Math.floor(nsec / 10 ** (9 - res.decimalExp));
   } else {
     const n = res.binaryExp;

@@ -115,7 +115,15 @@ export interface CaptureWriter {
    * Appends one packet: data[start .. start+len) captured of origLen bytes on the wire,
    * at (tsSec, tsNsec). `iface` is the writer's interface index (pcap: ignored).
    */
-  write(data: Uint8Array, start: number, len: number, origLen: number, tsSec: number, tsNsec: number, iface?: number): void;
+  write(
+    data: Uint8Array,
+    start: number,
+    len: number,
+    origLen: number,
+    tsSec: number,
+    tsNsec: number,
+    iface?: number,
+  ): void;
   /** Appends every packet of a batch, keeping each packet's interface index. */
   writeBatch(batch: PacketBatch): void;
   /** Bytes handed to the file so far, including what is still buffered. */

@@ -76,7 +76,8 @@ export function slotRecords(): SlotRecords {
   return { active: [], used: new Map(), bytes: new Map(), fresh: [] };
 }
 
-/** A slot starts a chunk: the buffers of recordings that had no records in its last chunk go (and the main thread was told of any made since). */
+/** A slot starts a chunk: the buffers of recordings that had no records in its last chunk go (and the main thread was
+ * told of any made since). */
 function startSlot(s: SlotRecords): void {
   for (const c of s.bytes.keys()) if (!s.used.has(c)) s.bytes.delete(c);
   s.used.clear();
@@ -139,7 +140,12 @@ export class ChunkRunner {
 
   constructor(setup: RunnerSetup, shared: boolean) {
     this.#setup = setup;
-    this.#engine = Engine.open({ compiled: setup.compiled, endpoints: setup.endpoints, hopLimit: setup.hopLimit, copyLimit: setup.copyLimit });
+    this.#engine = Engine.open({
+      compiled: setup.compiled,
+      endpoints: setup.endpoints,
+      hopLimit: setup.hopLimit,
+      copyLimit: setup.copyLimit,
+    });
     this.#records = new Records(shared);
     this.#slots = Array.from({ length: SLOTS }, () => slotRecords());
   }
@@ -156,7 +162,11 @@ export class ChunkRunner {
    * that one is written; after, `done`. Returns the packets it ran, and how
    * many the inputs held.
    */
-  replay(inputs: Inputs, free: (previous: number) => void, done: (chunk: ChunkDone) => void): { ran: number; packets: number } {
+  replay(
+    inputs: Inputs,
+    free: (previous: number) => void,
+    done: (chunk: ChunkDone) => void,
+  ): { ran: number; packets: number } {
     const s = this.#setup;
     const engine = this.#engine;
     let lines: string[] = [];
@@ -169,7 +179,12 @@ export class ChunkRunner {
         bytes.push(len);
       },
     };
-    engine.connect({ recordings: this.#records, ...(s.trace ? { trace: { lines: sink, ...(s.tracePackets !== undefined ? { packets: s.tracePackets } : {}) } } : {}) });
+    engine.connect({
+      recordings: this.#records,
+      ...(s.trace
+        ? { trace: { lines: sink, ...(s.tracePackets !== undefined ? { packets: s.tracePackets } : {}) } }
+        : {}),
+    });
     const chunkPackets = s.chunkPackets;
     const records = this.#records;
     const held = this.#slots.map(() => -1);
@@ -201,7 +216,7 @@ export class ChunkRunner {
     let number = 0;
     for (const batch of inputs.batches()) {
       const count = batch.count;
-      for (let i = 0; i < count; ) {
+      for (let i = 0; i < count;) {
         const chunk = Math.floor((number + i) / chunkPackets);
         if (chunk !== id) {
           endChunk();

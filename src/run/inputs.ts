@@ -61,7 +61,9 @@ function adaptation(design: DesignDef, linkType: number): Adaptation | undefined
 
 function accepted(design: DesignDef): string {
   if (design.linkType === LINKTYPE.RAW) return "raw IP, Linux cooked, BSD loopback or Ethernet";
-  return [design.linkType, ...(design.alsoLinkTypes ?? [])].map((t) => `${linkTypeName(t)} (link type ${t})`).join(" or ");
+  return [design.linkType, ...(design.alsoLinkTypes ?? [])]
+    .map((t) => `${linkTypeName(t)} (link type ${t})`)
+    .join(" or ");
 }
 
 /** Bytes of Ethernet (and tags) in front of an IP packet at `p`, or 0 if IP does not follow. */
@@ -103,7 +105,14 @@ class FileStream {
     this.#input = input;
     this.injection = input.injection;
     this.reader = openCapture(input.file);
-    this.stats = { endpoint: input.endpoint, file: input.file, packets: 0, error: undefined, linkTypes: new Set(), adapted: new Set() };
+    this.stats = {
+      endpoint: input.endpoint,
+      file: input.file,
+      packets: 0,
+      error: undefined,
+      linkTypes: new Set(),
+      adapted: new Set(),
+    };
     this.#batches = this.reader.batches();
   }
 
@@ -146,7 +155,14 @@ class FileStream {
    */
   skip(n: number): number {
     const only = this.reader.format === "pcap" ? this.reader.interfaces[0] : undefined;
-    if (only === undefined || this.reader.skip === undefined || this.#pending !== undefined || this.stats.error !== undefined || !this.#adaptations.has(only.index)) return 0;
+    if (
+      only === undefined ||
+      this.reader.skip === undefined ||
+      this.#pending !== undefined ||
+      this.stats.error !== undefined ||
+      !this.#adaptations.has(only.index)
+    )
+      return 0;
     const k = this.reader.skip(n);
     this.stats.packets += k;
     this.batch = undefined;
@@ -246,9 +262,19 @@ class FileStream {
 }
 
 /** The captures `files` injected at `endpoints` (input k at endpoints[k]), in batches of `batchSize`. */
-export function openInputs(endpoints: readonly ResolvedEndpoint[], files: readonly string[], batchSize: number): Inputs {
+export function openInputs(
+  endpoints: readonly ResolvedEndpoint[],
+  files: readonly string[],
+  batchSize: number,
+): Inputs {
   return new Inputs(
-    endpoints.map((e, k) => ({ endpoint: e.text, file: files[k] ?? "", injection: k, design: e.network.spec.design, payload: e.kind === "session" })),
+    endpoints.map((e, k) => ({
+      endpoint: e.text,
+      file: files[k] ?? "",
+      injection: k,
+      design: e.network.spec.design,
+      payload: e.kind === "session",
+    })),
     batchSize,
   );
 }

@@ -62,7 +62,8 @@ export interface ReplayResult {
   readonly compiled: CompiledSpec;
   /** Bad input that ended inputs early (each after its good packets), in the order the inputs were given. */
   readonly errors: readonly InputError[];
-  /** Input packets each data plane ran with --workers N > 1: the main thread's, then each worker thread's; else empty. */
+  /** Input packets each data plane ran with --workers N > 1: the main thread's, then each worker thread's; else empty.
+   * */
   readonly workers: readonly number[];
   /** With a trace: the bytes of trace.jsonl, and its lines (the packets traced). */
   readonly trace?: { readonly bytes: number; readonly packets: number };
@@ -112,7 +113,10 @@ export class Replay {
     checkLimits(options);
     checkWorkers(options.workers);
     const endpoints = options.inputs.map((i) => resolveEndpoint(compiled, i.endpoint).text);
-    const updates = options.updates === undefined ? new PreparedUpdates([], new Map()) : prepareUpdates(loadUpdates(options.updates), compiled, endpoints);
+    const updates =
+      options.updates === undefined
+        ? new PreparedUpdates([], new Map())
+        : prepareUpdates(loadUpdates(options.updates), compiled, endpoints);
     return new Replay(options, compiled, updates);
   }
 
@@ -123,7 +127,8 @@ export class Replay {
   }
 
   run(): ReplayResult {
-    if (this.#ran && this.#updates.length > 0) throw new Error("a replay with updates runs once: its tables have changed");
+    if (this.#ran && this.#updates.length > 0)
+      throw new Error("a replay with updates runs once: its tables have changed");
     this.#ran = true;
     const options = this.#options;
     const engine = this.#engine;
@@ -134,9 +139,20 @@ export class Replay {
       DEFAULT_RUNNER.batchPackets,
     );
     try {
-      const inputFiles = [options.spec, ...options.inputs.map((i) => i.file), ...(options.updates === undefined ? [] : [options.updates]), ...this.#updates.files];
-      const out = Outputs.open(options.out, this.#compiled, { command: "run", inputs: inputFiles, force: options.force === true, trace: tracing });
-      // Updates cut batches at their times on one data plane, and an input read once has one reader: then the replay runs on this thread.
+      const inputFiles = [
+        options.spec,
+        ...options.inputs.map((i) => i.file),
+        ...(options.updates === undefined ? [] : [options.updates]),
+        ...this.#updates.files,
+      ];
+      const out = Outputs.open(options.out, this.#compiled, {
+        command: "run",
+        inputs: inputFiles,
+        force: options.force === true,
+        trace: tracing,
+      });
+      // Updates cut batches at their times on one data plane, and an input read once has one reader: then the replay
+      // runs on this thread.
       const { workers, note } = replayWorkers(options.workers, inputs, this.#updates.length > 0);
       if (note !== undefined) options.warn?.(note);
       if (workers > 1) {
@@ -154,7 +170,14 @@ export class Replay {
       }
       engine.connect({
         recordings: out.recordings,
-        ...(out.trace !== undefined ? { trace: { lines: out.trace, ...(options.tracePackets !== undefined ? { packets: options.tracePackets } : {}) } } : {}),
+        ...(out.trace !== undefined
+          ? {
+              trace: {
+                lines: out.trace,
+                ...(options.tracePackets !== undefined ? { packets: options.tracePackets } : {}),
+              },
+            }
+          : {}),
       });
       const schedule = options.updates === undefined ? undefined : new UpdateSchedule(this.#updates, engine);
       let first = 0;
@@ -175,21 +198,43 @@ export class Replay {
           out.close();
         }
       }
-      return this.#finish(out, engine.counters(), inputs, started, schedule !== undefined ? { applied: schedule.applied } : {});
+      return this.#finish(
+        out,
+        engine.counters(),
+        inputs,
+        started,
+        schedule !== undefined ? { applied: schedule.applied } : {},
+      );
     } finally {
       inputs.close();
     }
   }
 
   /** The summary of a run that started at `started`, written; the marker lists what the run wrote. */
-  #finish(out: Outputs, counters: Counters, inputs: Inputs, started: bigint, more: { workers?: number[]; applied?: AppliedUpdate[] }): ReplayResult {
+  #finish(
+    out: Outputs,
+    counters: Counters,
+    inputs: Inputs,
+    started: bigint,
+    more: { workers?: number[]; applied?: AppliedUpdate[] },
+  ): ReplayResult {
     const { workers = [], applied } = more;
     const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
     // Named after the description the replay started with, whatever updates installed since.
-    const summary: Summary = { ...summarize(counters, this.#engine.installed, inputs.stats, elapsed), spec: this.#compiled.spec.file, ...(applied === undefined ? {} : { updates: applied }) };
+    const summary: Summary = {
+      ...summarize(counters, this.#engine.installed, inputs.stats, elapsed),
+      spec: this.#compiled.spec.file,
+      ...(applied === undefined ? {} : { updates: applied }),
+    };
     out.finish(summary);
     const trace: TraceFile | undefined = out.trace;
-    return { summary, compiled: this.#compiled, errors: inputs.errors, workers, ...(trace !== undefined ? { trace: { bytes: trace.bytes, packets: trace.lines } } : {}) };
+    return {
+      summary,
+      compiled: this.#compiled,
+      errors: inputs.errors,
+      workers,
+      ...(trace !== undefined ? { trace: { bytes: trace.bytes, packets: trace.lines } } : {}),
+    };
   }
 
   #workers(size: number): WorkerPool {

@@ -12,21 +12,29 @@ import type { PacketRanges } from "../wasm/runner.js";
 export const PACKET_NUMBER_MAX = 2 ** 32 - 1;
 
 /** The flag's help, for strata run and strata serve. */
-export const TRACE_PACKETS_HELP = "trace only these packets, numbered from 0: N, N-M or N- (to the end), joined by commas, e.g. 0-999,5000 (implies --trace)";
+export const TRACE_PACKETS_HELP =
+  "trace only these packets, numbered from 0: N, N-M or N- (to the end), " +
+  "joined by commas, e.g. 0-999,5000 (implies --trace)";
 
 const SYNTAX = "write packet numbers as N, N-M or N-, joined by commas, e.g. 0-999,5000,10000-";
 
 /** The ranges RANGES names, merged and in order; UsageError for anything else. */
 export function parsePacketRanges(text: string, flag = "--trace-packets"): PacketRanges {
-  const bad = (problem: string, fix = SYNTAX): UsageError => new UsageError(`${flag} ${excerpt(text)}: ${problem} (${fix})`);
+  const bad = (problem: string, fix = SYNTAX): UsageError =>
+    new UsageError(`${flag} ${excerpt(text)}: ${problem} (${fix})`);
   const number = (digits: string): number => {
     const n = Number(digits);
-    if (n > PACKET_NUMBER_MAX) throw bad(`${excerpt(digits)} is past the last packet number, ${PACKET_NUMBER_MAX}`, "packets are numbered in 32 bits");
+    if (n > PACKET_NUMBER_MAX)
+      throw bad(
+        `${excerpt(digits)} is past the last packet number, ${PACKET_NUMBER_MAX}`,
+        "packets are numbered in 32 bits",
+      );
     return n;
   };
   const ranges = text.split(",").map((item): [number, number] => {
     const m = /^\s*(\d+)\s*(?:(-)\s*(\d+)?)?\s*$/.exec(item);
-    if (m === null) throw bad(item.trim() === "" ? "an empty item" : `'${excerpt(item.trim())}' is not a packet number or range`);
+    if (m === null)
+      throw bad(item.trim() === "" ? "an empty item" : `'${excerpt(item.trim())}' is not a packet number or range`);
     const first = number(m[1] ?? "");
     const last = m[2] === undefined ? first : m[3] === undefined ? PACKET_NUMBER_MAX : number(m[3]);
     if (last < first) throw bad(`${first}-${last} ends before it starts`, `write ${last}-${first}`);

@@ -42,7 +42,12 @@ interface Base {
 }
 
 export type Update =
-  | (Base & { readonly kind: "description"; readonly file: string; readonly written: string; readonly fileRef: SourceRef })
+  | (Base & {
+      readonly kind: "description";
+      readonly file: string;
+      readonly written: string;
+      readonly fileRef: SourceRef;
+    })
   | (Base & { readonly kind: "down" | "up"; readonly target: Target; readonly targetRef: SourceRef });
 
 interface RawUpdate {
@@ -52,9 +57,13 @@ interface RawUpdate {
   up?: Record<string, string>;
 }
 
-/** Reads and checks an updates file; SpecError (file:line:col) for anything wrong with its text. Descriptions are not read here. */
+/** Reads and checks an updates file; SpecError (file:line:col) for anything wrong with its text. Descriptions are not
+ * read here. */
 export function parseUpdates(text: string, file: string): Update[] {
-  const empty = { problem: "the updates file is empty; it needs a list of updates", fix: "write - { at: 1700000000.5, down: { link: lan:h1.1 } }; see docs/updates.md" };
+  const empty = {
+    problem: "the updates file is empty; it needs a list of updates",
+    fix: "write - { at: 1700000000.5, down: { link: lan:h1.1 } }; see docs/updates.md",
+  };
   const { source, problems, schemaErrors } = readDocument(text, file, UPDATES_SCHEMA_FILE, empty);
   problems.throwIfAny();
   const raw = source.data as RawUpdate[];
@@ -65,29 +74,60 @@ export function parseUpdates(text: string, file: string): Update[] {
     if (schemaErrors.some((p) => p[0] === index)) return;
     const kinds = (["description", "down", "up"] as const).filter((k) => u[k] !== undefined);
     if (kinds.length !== 1) {
-      problems.add(path, kinds.length === 0 ? "an update needs what happens: description, down or up" : `one update, one change: this one has ${kinds.join(" and ")}`, "write one of description: FILE, down: { link: … }, up: { member: … }; several changes at one time are several updates");
+      problems.add(
+        path,
+        kinds.length === 0
+          ? "an update needs what happens: description, down or up"
+          : `one update, one change: this one has ${kinds.join(" and ")}`,
+        "write one of description: FILE, down: { link: … }, up: { member: … }; " +
+          "several changes at one time are several updates",
+      );
       return;
     }
     const at = parseTime(u.at);
     if (typeof at === "string") {
-      problems.add([...path, "at"], at, "write seconds since the epoch (1700000000.25, or \"1700000000.123456789\" for nanoseconds) or an ISO time with a zone (2023-11-14T22:13:20.25Z)");
+      problems.add(
+        [...path, "at"],
+        at,
+        "write seconds since the epoch (1700000000.25, or " +
+          '"1700000000.123456789" for nanoseconds) or an ISO time with a zone ' +
+          "(2023-11-14T22:13:20.25Z)",
+      );
       return;
     }
     if (previous !== undefined && before(at, previous)) {
-      problems.add([...path, "at"], `updates go in time order: ${at.text} is before the update above it (${previous.text})`, "sort the updates by at");
+      problems.add(
+        [...path, "at"],
+        `updates go in time order: ${at.text} is before the update above it (${previous.text})`,
+        "sort the updates by at",
+      );
     }
     previous = at;
     const ref = problems.ref(path);
     const kind = kinds[0] ?? "description";
     if (kind === "description") {
       const written = u.description ?? "";
-      out.push({ index, at, ref, kind, file: resolve(dirname(file), written), written, fileRef: problems.ref([...path, "description"]) });
+      out.push({
+        index,
+        at,
+        ref,
+        kind,
+        file: resolve(dirname(file), written),
+        written,
+        fileRef: problems.ref([...path, "description"]),
+      });
       return;
     }
     const t = u[kind] ?? {};
     const keys = Object.keys(t);
     if (keys.length !== 1) {
-      problems.add([...path, kind], keys.length === 0 ? `${kind} needs what: link, member or machine` : `${kind} names one thing: this names ${keys.join(" and ")}`, "several things at one time are several updates");
+      problems.add(
+        [...path, kind],
+        keys.length === 0
+          ? `${kind} needs what: link, member or machine`
+          : `${kind} names one thing: this names ${keys.join(" and ")}`,
+        "several things at one time are several updates",
+      );
       return;
     }
     const key = keys[0] as "link" | "member" | "machine";
@@ -100,7 +140,10 @@ export function parseUpdates(text: string, file: string): Update[] {
 
 /** Reads an updates file (bounded, UTF-8 text only, as a description is). */
 export function loadUpdates(file: string): Update[] {
-  return parseUpdates(readText(file, "updates file", "give the path of a YAML or JSON list of updates (docs/updates.md)"), file);
+  return parseUpdates(
+    readText(file, "updates file", "give the path of a YAML or JSON list of updates (docs/updates.md)"),
+    file,
+  );
 }
 
 const ISO = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|z|[+-]\d{2}:\d{2})?$/;
@@ -111,7 +154,8 @@ export function parseTime(v: number | string): Time | string {
     if (!Number.isFinite(v) || v < 0) return `${v} is not a time`;
     // The shortest decimal that reads back as v is what was written (1591780794.8): read it exactly.
     const exact = /^(\d{1,15})(?:\.(\d{1,9}))?$/.exec(String(v));
-    if (exact !== null) return { sec: Number(exact[1]), nsec: Number((exact[2] ?? "").padEnd(9, "0")), text: String(v) };
+    if (exact !== null)
+      return { sec: Number(exact[1]), nsec: Number((exact[2] ?? "").padEnd(9, "0")), text: String(v) };
     let sec = Math.floor(v);
     let nsec = Math.round((v - sec) * 1e9);
     if (nsec >= 1e9) {
@@ -130,8 +174,12 @@ export function parseTime(v: number | string): Time | string {
   const fields = [y, mo, d, h, mi, s].map(Number) as [number, number, number, number, number, number];
   const [Y, M, D, H, Mi, S] = fields;
   const ms = Date.UTC(Y, M - 1, D, H, Mi, S);
-  if (M < 1 || M > 12 || new Date(ms).getUTCDate() !== D || H > 23 || Mi > 59 || S > 59) return `${text} is not a date and time`;
-  const offset = zone === "Z" || zone === "z" ? 0 : (zone.startsWith("-") ? -1 : 1) * (Number(zone.slice(1, 3)) * 3600 + Number(zone.slice(4, 6)) * 60);
+  if (M < 1 || M > 12 || new Date(ms).getUTCDate() !== D || H > 23 || Mi > 59 || S > 59)
+    return `${text} is not a date and time`;
+  const offset =
+    zone === "Z" || zone === "z"
+      ? 0
+      : (zone.startsWith("-") ? -1 : 1) * (Number(zone.slice(1, 3)) * 3600 + Number(zone.slice(4, 6)) * 60);
   const sec = ms / 1000 - offset;
   if (sec < 0) return `${text} is before 1970`;
   return { sec, nsec: Number((frac ?? "").padEnd(9, "0")), text: v };
@@ -197,7 +245,11 @@ const COMPILED_KEPT = 4;
  * description in force at that time. A replay's topology (members, links) stays: its
  * captures are written per link. Throws SpecError for the first update that cannot be applied.
  */
-export function prepareUpdates(updates: readonly Update[], compiled: CompiledSpec, endpoints: readonly string[]): PreparedUpdates {
+export function prepareUpdates(
+  updates: readonly Update[],
+  compiled: CompiledSpec,
+  endpoints: readonly string[],
+): PreparedUpdates {
   const scratch = Engine.open({ compiled, endpoints });
   const texts = new Map<string, string>();
   const kept = new Map<string, CompiledSpec>();
@@ -211,7 +263,12 @@ export function prepareUpdates(updates: readonly Update[], compiled: CompiledSpe
       try {
         change = scratch.reconcile(next);
       } catch (err) {
-        if (err instanceof SpecError) throw new SpecError(err.errors.map((e) => (e.line === 0 && e.path === "" ? new SpecIssue(update.fileRef, e.problem, e.fix) : e)));
+        if (err instanceof SpecError)
+          throw new SpecError(
+            err.errors.map((e) =>
+              e.line === 0 && e.path === "" ? new SpecIssue(update.fileRef, e.problem, e.fix) : e,
+            ),
+          );
         throw err;
       }
       if (change.rebuilt) {
@@ -219,7 +276,8 @@ export function prepareUpdates(updates: readonly Update[], compiled: CompiledSpe
           new SpecIssue(
             update.fileRef,
             `this description changes what a replay writes its captures for: ${change.topology.slice(0, 3).join(", ")}${change.topology.length > 3 ? ", …" : ""}`,
-            "in a replay an update changes tables only (the same networks, members and links); take links and members down and up with down: and up:",
+            "in a replay an update changes tables only (the same networks, members " +
+              "and links); take links and members down and up with down: and up:",
           ),
         ]);
       }
@@ -240,7 +298,13 @@ export function prepareUpdates(updates: readonly Update[], compiled: CompiledSpe
 function readAt(update: Update & { kind: "description" }): string {
   try {
     const text = readDescription(update.file);
-    checkNamedKind(text, update.file, "description", ["networks"], "give the path of a network description, as docs/spec.md describes");
+    checkNamedKind(
+      text,
+      update.file,
+      "description",
+      ["networks"],
+      "give the path of a network description, as docs/spec.md describes",
+    );
     return text;
   } catch (err) {
     throw atUpdate(update, err);
@@ -251,7 +315,12 @@ function readAt(update: Update & { kind: "description" }): string {
  * Compiles an update's description (its text) on top of `before`: identifiers it leaves out keep
  * those of the description in force before it. `kept` holds the last few, by text and allocation.
  */
-function compileText(update: Update & { kind: "description" }, text: string, before: CompiledSpec, kept: Map<string, CompiledSpec>): CompiledSpec {
+function compileText(
+  update: Update & { kind: "description" },
+  text: string,
+  before: CompiledSpec,
+  kept: Map<string, CompiledSpec>,
+): CompiledSpec {
   const previous = recoverAllocation(before);
   const key = createHash("sha256").update(text).update("\0").update(JSON.stringify(previous)).digest("hex");
   const hit = kept.get(key);
@@ -306,7 +375,8 @@ export class UpdateSchedule {
     return [...this.#applied, ...this.#pending.map((p) => record(p.update, null))];
   }
 
-  /** `batch` (its first packet numbered `first`) in parts; the updates due are applied before each part is handed on. */
+  /** `batch` (its first packet numbered `first`) in parts; the updates due are applied before each part is handed on.
+   * */
   *cut(batch: InputBatch, first: number): Generator<InputBatch, void, undefined> {
     let start = 0;
     while (start < batch.count) {
@@ -337,17 +407,24 @@ export class UpdateSchedule {
     const u = p.update;
     if (u.kind === "description") {
       // Checked on the scratch engine: the same steps from the same state cannot be refused here.
-      const { topology: _, ...change } = this.#engine.reconcile(this.#prepared.compile({ ...p, update: u }, this.#engine.installed.compiled));
+      const { topology: _, ...change } = this.#engine.reconcile(
+        this.#prepared.compile({ ...p, update: u }, this.#engine.installed.compiled),
+      );
       this.#applied.push({ ...record(u, packet), change });
       return;
     }
     const found = this.#engine.setDown(u.target, u.kind === "down");
-    this.#applied.push({ ...record(u, packet), ...(found.links.length > 0 ? { links: found.links } : {}), ...(found.members.length > 0 ? { members: found.members } : {}) });
+    this.#applied.push({
+      ...record(u, packet),
+      ...(found.links.length > 0 ? { links: found.links } : {}),
+      ...(found.members.length > 0 ? { members: found.members } : {}),
+    });
   }
 }
 
 function record(u: Update, packet: number | null): AppliedUpdate {
-  const what = u.kind === "description" ? { description: u.written } : u.kind === "down" ? { down: u.target } : { up: u.target };
+  const what =
+    u.kind === "description" ? { description: u.written } : u.kind === "down" ? { down: u.target } : { up: u.target };
   return { at: u.at.text, time: formatTime(u.at), ...what, packet };
 }
 

@@ -14,7 +14,10 @@ if (!isMainThread && parentPort !== null) {
     setup.port.postMessage(message);
     noteSent(signal);
   };
-  const failed = (err: unknown): FromWorker => ({ kind: "error", message: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+  const failed = (err: unknown): FromWorker => ({
+    kind: "error",
+    message: err instanceof Error ? (err.stack ?? err.message) : String(err),
+  });
   let runner: ChunkRunner | undefined;
   let failure: FromWorker | undefined;
   try {

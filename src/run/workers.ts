@@ -64,14 +64,21 @@ export function replayWorkers(
   if (updates || wanted === 1) return { workers: 1 };
   const once = inputs.readOnce[0];
   if (once === undefined) return { workers: wanted };
-  const why = asked === undefined ? `${wanted} data planes were due for ${Math.round(inputs.totalBytes / (1 << 20))} MiB of captures` : `--workers ${asked}`;
-  return { workers: 1, note: `${why}, but ${once} is not a regular file (a pipe or a device) and every data plane reads each input itself: it can be read only once, so the replay runs on one thread` };
+  const why =
+    asked === undefined
+      ? `${wanted} data planes were due for ${Math.round(inputs.totalBytes / (1 << 20))} MiB of captures`
+      : `--workers ${asked}`;
+  return {
+    workers: 1,
+    note: `${why}, but ${once} is not a regular file (a pipe or a device) and every data plane reads each input itself: it can be read only once, so the replay runs on one thread`,
+  };
 }
 
 /** Loads of a shared counter before a thread sleeps on it (a few milliseconds). */
 const SPINS = 1 << 22;
 
-/** The shared Int32 words: messages the workers sent, chunks the main thread wrote, and whether the run was abandoned. */
+/** The shared Int32 words: messages the workers sent, chunks the main thread wrote, and whether the run was abandoned.
+ * */
 const SENT = 0;
 const WRITTEN = 1;
 const ABORTED = 2;
@@ -129,7 +136,14 @@ export function chunkMessage(chunk: ChunkDone): ChunkMessage {
   const r = chunk.records;
   const fresh = r.fresh;
   r.fresh = [];
-  return { kind: "chunk", id: chunk.id, slot: chunk.slot, used: r.active.flatMap((c) => [c, r.used.get(c) ?? 0]), fresh, lines: chunk.lines };
+  return {
+    kind: "chunk",
+    id: chunk.id,
+    slot: chunk.slot,
+    used: r.active.flatMap((c) => [c, r.used.get(c) ?? 0]),
+    fresh,
+    lines: chunk.lines,
+  };
 }
 
 interface Thread {
@@ -139,7 +153,9 @@ interface Thread {
 
 /** Under vitest this module is the TypeScript source; the thread runs the built file (npm run build). */
 function workerUrl(): URL {
-  return import.meta.url.endsWith(".ts") ? new URL("../../dist/src/run/worker.js", import.meta.url) : new URL("./worker.js", import.meta.url);
+  return import.meta.url.endsWith(".ts")
+    ? new URL("../../dist/src/run/worker.js", import.meta.url)
+    : new URL("./worker.js", import.meta.url);
 }
 
 export interface PoolOptions {
@@ -166,12 +182,27 @@ export class WorkerPool {
   readonly #early: (FromWorker | undefined)[] = [];
 
   /** `endpoints`: the --in endpoints, and `files` their captures, in order. */
-  constructor(size: number, compiled: CompiledSpec, endpoints: readonly ResolvedEndpoint[], files: readonly string[], options: PoolOptions) {
+  constructor(
+    size: number,
+    compiled: CompiledSpec,
+    endpoints: readonly ResolvedEndpoint[],
+    files: readonly string[],
+    options: PoolOptions,
+  ) {
     this.size = size;
     this.#chunkPackets = options.chunkPackets;
-    this.#buffers = Array.from({ length: size - 1 }, () => Array.from({ length: SLOTS }, () => new Map<number, Uint8Array>()));
+    this.#buffers = Array.from({ length: size - 1 }, () =>
+      Array.from({ length: SLOTS }, () => new Map<number, Uint8Array>()),
+    );
     const texts = endpoints.map((e) => e.text);
-    const setup = (index: number): RunnerSetup => ({ index, planes: size, compiled, endpoints: texts, files, ...options });
+    const setup = (index: number): RunnerSetup => ({
+      index,
+      planes: size,
+      compiled,
+      endpoints: texts,
+      files,
+      ...options,
+    });
     this.#local = new ChunkRunner(setup(0), false);
     try {
       for (let index = 1; index < size; index++) {
@@ -197,7 +228,8 @@ export class WorkerPool {
     this.#threads.length = 0;
   }
 
-  /** The next message from worker thread `index` (data plane index), waiting for it when `wait`; a worker's failure is thrown here. */
+  /** The next message from worker thread `index` (data plane index), waiting for it when `wait`; a worker's failure is
+   * thrown here. */
   #receive(index: number, wait: boolean): FromWorker | undefined {
     const t = this.#threads[index - 1];
     if (t === undefined) throw new Error(`no worker thread ${index}`);
@@ -213,7 +245,8 @@ export class WorkerPool {
       if (got !== undefined) {
         const message = got.message as FromWorker;
         if (message.kind === "error") throw new Error(`replay worker thread ${index}: ${message.message}`);
-        // Looking for a next chunk that is not there (the main thread does not know yet where the inputs end): keep the worker's last word.
+        // Looking for a next chunk that is not there (the main thread does not know yet where the inputs end): keep the
+        // worker's last word.
         if (message.kind === "done" && !wait) {
           this.#early[index - 1] = message;
           return undefined;
@@ -273,7 +306,8 @@ export class WorkerPool {
       } else {
         const m = this.#receive(plane, wait);
         if (m === undefined) return false;
-        if (m.kind !== "chunk" || m.id !== id) throw new Error(`replay worker thread ${plane}: expected chunk ${id}, got ${m.kind}`);
+        if (m.kind !== "chunk" || m.id !== id)
+          throw new Error(`replay worker thread ${plane}: expected chunk ${id}, got ${m.kind}`);
         const buffers = this.#buffers[plane - 1]?.[m.slot];
         if (buffers === undefined) throw new Error(`replay worker thread ${plane}: no slot ${m.slot}`);
         // The worker keeps only the buffers of the recordings in this chunk: so does this thread.

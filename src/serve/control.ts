@@ -44,7 +44,10 @@ export interface CommandResult {
 
 /** Runs one command line on `em`, between batches. Never throws for bad input: the result says what was wrong. */
 export async function runCommand(em: Engine, line: string): Promise<CommandResult> {
-  const words = line.trim().split(/\s+/).filter((w) => w !== "");
+  const words = line
+    .trim()
+    .split(/\s+/)
+    .filter((w) => w !== "");
   const [verb, ...args] = words;
   switch (verb) {
     case undefined:
@@ -55,7 +58,8 @@ export async function runCommand(em: Engine, line: string): Promise<CommandResul
       return { ok: true, line: "stopping", stop: true };
     case "reload": {
       const reloader = reloaderOf(em);
-      if (reloader === undefined) return bad("this emulation has no description file to reload", "start it with strata serve");
+      if (reloader === undefined)
+        return bad("this emulation has no description file to reload", "start it with strata serve");
       const r = await reloader.reload();
       // The reloader reports what it did (or the description's errors) itself.
       return { ok: r.ok, line: "" };
@@ -69,7 +73,10 @@ export async function runCommand(em: Engine, line: string): Promise<CommandResul
     case "insert":
       return em.between(() => writeRow(em, verb, args));
     default:
-      return bad(`unknown command '${excerpt(verb)}'`, "commands: delete, insert, reload, down, up, counts, stop, help");
+      return bad(
+        `unknown command '${excerpt(verb)}'`,
+        "commands: delete, insert, reload, down, up, counts, stop, help",
+      );
   }
 }
 
@@ -78,7 +85,8 @@ async function setDown(em: Engine, verb: "down" | "up", args: readonly string[])
   const usage = `write ${verb} link NETWORK:MEMBER.ID, ${verb} member NETWORK:MEMBER or ${verb} machine NAME`;
   const [kind, name, ...extra] = args;
   if (kind === undefined || name === undefined || extra.length > 0) return bad(`${verb} takes two words`, usage);
-  if (kind !== "link" && kind !== "member" && kind !== "machine") return bad(`'${excerpt(kind)}' is not a link, member or machine`, usage);
+  if (kind !== "link" && kind !== "member" && kind !== "machine")
+    return bad(`'${excerpt(kind)}' is not a link, member or machine`, usage);
   const reloader = reloaderOf(em);
   if (reloader === undefined) return bad("this emulation cannot take things down", "start it with strata serve");
   const target = { [kind]: name } as Target;
@@ -109,27 +117,48 @@ function counts(em: Engine): string {
 function writeRow(em: Engine, verb: "delete" | "insert", args: readonly string[]): CommandResult {
   const usage = `write ${verb} NETWORK:MEMBER TABLE ROW, e.g. ${verb} ip:r forward 1`;
   const [who, role, rowText, ...extra] = args;
-  if (who === undefined || role === undefined || rowText === undefined || extra.length > 0) return bad(`${verb} takes three words`, usage);
+  if (who === undefined || role === undefined || rowText === undefined || extra.length > 0)
+    return bad(`${verb} takes three words`, usage);
   const colon = who.indexOf(":");
   const networks = em.installed.compiled.networks;
   const netName = colon < 0 ? (networks.length === 1 ? networks[0]?.name : undefined) : who.slice(0, colon);
   const key = colon < 0 ? who : who.slice(colon + 1);
   const member = em.installed.compiled.members.find((m) => networks[m.network]?.name === netName && m.key === key);
   if (member === undefined) {
-    return bad(`there is no member '${excerpt(who)}'`, `members: ${em.installed.compiled.members.map((m) => `${networks[m.network]?.name}:${m.key}`).join(", ")}`);
+    return bad(
+      `there is no member '${excerpt(who)}'`,
+      `members: ${em.installed.compiled.members.map((m) => `${networks[m.network]?.name}:${m.key}`).join(", ")}`,
+    );
   }
-  if (!(TABLE_ROLES as readonly string[]).includes(role)) return bad(`'${excerpt(role)}' is not a table`, `tables: ${TABLE_ROLES.join(", ")}`);
+  if (!(TABLE_ROLES as readonly string[]).includes(role))
+    return bad(`'${excerpt(role)}' is not a table`, `tables: ${TABLE_ROLES.join(", ")}`);
   const table = member.tables[role as TableRole];
-  if (table === undefined) return bad(`${member.qualified} has no ${role} table`, `its tables: ${Object.keys(member.tables).join(", ")}`);
+  if (table === undefined)
+    return bad(`${member.qualified} has no ${role} table`, `its tables: ${Object.keys(member.tables).join(", ")}`);
   const index = /^\d+$/.test(rowText) ? Number(rowText) : -1;
   const row = table.rows.find((r) => r.row === index && index >= 0);
   const rows = table.rows.filter((r) => r.row >= 0).map((r) => r.row);
-  if (row === undefined) return bad(`${member.qualified}'s ${role} table has no row '${excerpt(rowText)}'`, rows.length === 0 ? "it has no rows from the description" : `rows: ${rows.join(", ")}`);
-  const result = em.write(verb === "delete" ? [{ op: "delete", table, match: row.match }] : [{ op: "insert", table, match: row.match, action: row.action }]);
+  if (row === undefined)
+    return bad(
+      `${member.qualified}'s ${role} table has no row '${excerpt(rowText)}'`,
+      rows.length === 0 ? "it has no rows from the description" : `rows: ${rows.join(", ")}`,
+    );
+  const result = em.write(
+    verb === "delete"
+      ? [{ op: "delete", table, match: row.match }]
+      : [{ op: "insert", table, match: row.match, action: row.action }],
+  );
   const what = `${member.qualified} ${role} row ${row.row} (${row.text})`;
   if (!result.ok) {
-    const why: Record<string, string> = { NotFound: "it is not in the table", DuplicateEntry: "it is in the table already", TableFull: "the table is full" };
-    return bad(`cannot ${verb} ${what}: ${why[result.error] ?? result.error}`, verb === "delete" ? "insert it first" : "delete it first");
+    const why: Record<string, string> = {
+      NotFound: "it is not in the table",
+      DuplicateEntry: "it is in the table already",
+      TableFull: "the table is full",
+    };
+    return bad(
+      `cannot ${verb} ${what}: ${why[result.error] ?? result.error}`,
+      verb === "delete" ? "insert it first" : "delete it first",
+    );
   }
   return { ok: true, line: `${verb === "delete" ? "deleted" : "inserted"} ${what}` };
 }

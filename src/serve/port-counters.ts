@@ -21,12 +21,18 @@ export interface InterfaceSample {
   readonly txPackets: number;
 }
 
-/** The counters of interface `name` now (Linux: /sys/class/net), or undefined where there are none (another system, or the interface is gone). */
+/** The counters of interface `name` now (Linux: /sys/class/net), or undefined where there are none (another system, or
+ * the interface is gone). */
 export function readInterface(name: string): InterfaceSample | undefined {
   const dir = `/sys/class/net/${name}`;
   try {
     const read = (file: string): number => Number.parseInt(readFileSync(`${dir}/${file}`, "utf8"), 10);
-    const s = { ifindex: read("ifindex"), rxPackets: read("statistics/rx_packets"), rxDropped: read("statistics/rx_dropped"), txPackets: read("statistics/tx_packets") };
+    const s = {
+      ifindex: read("ifindex"),
+      rxPackets: read("statistics/rx_packets"),
+      rxDropped: read("statistics/rx_dropped"),
+      txPackets: read("statistics/tx_packets"),
+    };
     return Object.values(s).every(Number.isSafeInteger) ? s : undefined;
   } catch {
     return undefined;
@@ -54,7 +60,8 @@ export class InterfaceTally {
     const last = this.#last;
     this.#last = s;
     if (last === undefined) return; // the first sample is where counting starts
-    const since = (now: number, before: number): number => (s.ifindex !== last.ifindex || now < before ? now : now - before);
+    const since = (now: number, before: number): number =>
+      s.ifindex !== last.ifindex || now < before ? now : now - before;
     this.rxPackets += since(s.rxPackets, last.rxPackets);
     this.rxDropped += since(s.rxDropped, last.rxDropped);
     this.txPackets += since(s.txPackets, last.txPackets);
@@ -101,11 +108,13 @@ export function portSummary(t: PortTraffic, tally: InterfaceTally): PortSummary 
 
 const count = (n: number): string => n.toLocaleString("en-US");
 
-/** A port's counts on one line (the report at the end, the command counts): what went through it, and what was dropped before it reached the emulation, by where. */
+/** A port's counts on one line (the report at the end, the command counts): what went through it, and what was dropped
+ * before it reached the emulation, by where. */
 export function portLine(p: PortSummary): string {
   const cut = p.truncated > 0 ? `, ${count(p.truncated)} cut to the snapshot length` : "";
   const ignored = p.ignored > 0 ? `, ${count(p.ignored)} ignored (its link only leaves the network)` : "";
-  const unsent = p.unsent > 0 ? `, ${count(p.unsent)} not sent (the port was closed or stalled, or the interface refused them)` : "";
+  const unsent =
+    p.unsent > 0 ? `, ${count(p.unsent)} not sent (the port was closed or stalled, or the interface refused them)` : "";
   const known = (n: number | null): string => (n === null ? "unknown" : count(n));
   const dropped = `dropped on the way in: ${known(p.droppedByInterface)} by the interface, ${known(p.droppedByCapture)} by the capture, ${count(p.droppedByStrata)} by strata`;
   return `port ${p.port}: ${count(p.received)} received, ${count(p.sent)} sent${cut}${ignored}${unsent}; ${dropped}`;

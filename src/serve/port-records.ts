@@ -35,7 +35,12 @@ export class RecordReader {
     while (at + RECORD_HEADER <= buf.length) {
       const len = buf.readUInt32LE(at + 4);
       if (at + RECORD_HEADER + len > buf.length) break;
-      this.#each(buf.readUInt8(at), buf.readUInt8(at + 1), buf.readUInt16LE(at + 2), buf.subarray(at + RECORD_HEADER, at + RECORD_HEADER + len));
+      this.#each(
+        buf.readUInt8(at),
+        buf.readUInt8(at + 1),
+        buf.readUInt16LE(at + 2),
+        buf.subarray(at + RECORD_HEADER, at + RECORD_HEADER + len),
+      );
       at += RECORD_HEADER + len;
     }
     this.#held = at === buf.length ? Buffer.alloc(0) : Buffer.from(buf.subarray(at));

@@ -34,7 +34,8 @@ export interface CapModule {
 }
 
 /** How to get cap, for the one line --port prints without it. */
-export const CAP_INSTALL = "install libpcap's headers and the optional package cap: apt-get install libpcap-dev (Debian) and npm install cap";
+export const CAP_INSTALL =
+  "install libpcap's headers and the optional package cap: apt-get install libpcap-dev (Debian) and npm install cap";
 
 /** cap, or undefined when it is not installed or did not build (then its error). */
 export function loadCap(): { cap: CapModule } | { cap: undefined; error: string } {
@@ -47,7 +48,13 @@ export function loadCap(): { cap: CapModule } | { cap: undefined; error: string 
 }
 
 /** libpcap's link types as cap names them, and their numbers in a capture file (LINKTYPE_*). */
-const CAP_LINK_TYPES: Readonly<Record<string, number>> = { NULL: 0, ETHERNET: 1, RAW: 101, LINKTYPE_LINUX_SLL: 113, IEEE802_11_RADIO: 127 };
+const CAP_LINK_TYPES: Readonly<Record<string, number>> = {
+  NULL: 0,
+  ETHERNET: 1,
+  RAW: 101,
+  LINKTYPE_LINUX_SLL: 113,
+  IEEE802_11_RADIO: 127,
+};
 
 /** Ports one strata serve takes (the port process numbers them in a byte). */
 export const MAX_PORTS = 255;
@@ -61,22 +68,32 @@ export interface PortArg {
 
 export function parsePort(text: string): PortArg {
   const eq = text.lastIndexOf("=");
-  if (eq <= 0 || eq === text.length - 1) throw new UsageError(`--port '${excerpt(text)}' must be ENDPOINT=IFACE, e.g. --port lanA:hostA=veth0`);
+  if (eq <= 0 || eq === text.length - 1)
+    throw new UsageError(`--port '${excerpt(text)}' must be ENDPOINT=IFACE, e.g. --port lanA:hostA=veth0`);
   return { text, endpoint: text.slice(0, eq), iface: text.slice(eq + 1) };
 }
 
 /** Checks the ports against the description and each other: every one names a different external link and interface. */
 export function checkPorts(compiled: CompiledSpec, ports: readonly PortArg[]): void {
-  if (ports.length > MAX_PORTS) throw new UsageError(`${ports.length} --port flags: strata serves at most ${MAX_PORTS} (run another strata serve for more)`);
+  if (ports.length > MAX_PORTS)
+    throw new UsageError(
+      `${ports.length} --port flags: strata serves at most ${MAX_PORTS} (run another strata serve for more)`,
+    );
   const seen = new Map<string, string>();
   const ifaces = new Map<string, string>();
   for (const p of ports) {
     const ext = resolveExternal(compiled, p.endpoint, `--port ${excerpt(p.text)}`);
     const earlier = seen.get(ext.name);
-    if (earlier !== undefined) throw new UsageError(`--port ${excerpt(p.text)}: ${ext.name} is already bound by --port ${excerpt(earlier)} (one interface per external link)`);
+    if (earlier !== undefined)
+      throw new UsageError(
+        `--port ${excerpt(p.text)}: ${ext.name} is already bound by --port ${excerpt(earlier)} (one interface per external link)`,
+      );
     seen.set(ext.name, p.text);
     const other = ifaces.get(p.iface);
-    if (other !== undefined) throw new UsageError(`--port ${excerpt(p.text)}: interface ${excerpt(p.iface)} is already bound by --port ${excerpt(other)} (one external link per interface)`);
+    if (other !== undefined)
+      throw new UsageError(
+        `--port ${excerpt(p.text)}: interface ${excerpt(p.iface)} is already bound by --port ${excerpt(other)} (one external link per interface)`,
+      );
     ifaces.set(p.iface, p.text);
   }
 }
@@ -85,10 +102,12 @@ export function checkPorts(compiled: CompiledSpec, ports: readonly PortArg[]): v
 const FRAME_MAX = 65535;
 /** How often strata looks whether the interfaces of closed ports are back (ms). */
 const REOPEN_MS = 500;
-/** Bytes of frames waiting for a port process to take them: past this (the process is stalled), frames for it are not sent. */
+/** Bytes of frames waiting for a port process to take them: past this (the process is stalled), frames for it are not
+ * sent. */
 const SEND_QUEUE_MAX = 4 << 20;
 
-/** A port: its --port, the external link it binds (NETWORK:EXTERNAL), the link type its network takes, and what went through it. */
+/** A port: its --port, the external link it binds (NETWORK:EXTERNAL), the link type its network takes, and what went
+ * through it. */
 export interface LivePort {
   readonly arg: PortArg;
   readonly endpoint: string;
@@ -121,7 +140,8 @@ interface PortProcess {
   pendingBytes: number;
 }
 
-/** Where the port process's script is: beside this file once built (dist/), or the built copy when run from src/ (tests). */
+/** Where the port process's script is: beside this file once built (dist/), or the built copy when run from src/
+ * (tests). */
 function helperScript(): string {
   const here = fileURLToPath(new URL("./port-helper.js", import.meta.url));
   if (existsSync(here)) return here;
@@ -181,12 +201,29 @@ export class LivePorts {
    * (nothing left open) when an interface does not exist, cannot be opened or carries other frames.
    * `say` gets a line when a port closes because its interface went down, and when it opens again.
    */
-  static async open(cap: CapModule, specs: readonly { arg: PortArg; endpoint: string; linkType: number; network: string }[], say: (line: string) => void): Promise<LivePorts> {
+  static async open(
+    cap: CapModule,
+    specs: readonly { arg: PortArg; endpoint: string; linkType: number; network: string }[],
+    say: (line: string) => void,
+  ): Promise<LivePorts> {
     const names = cap.Cap.deviceList().map((d) => d.name);
     for (const { arg } of specs) {
-      if (!names.includes(arg.iface)) throw new UsageError(`--port ${excerpt(arg.text)}: there is no interface '${excerpt(arg.iface)}' (interfaces: ${names.join(", ")})`);
+      if (!names.includes(arg.iface))
+        throw new UsageError(
+          `--port ${excerpt(arg.text)}: there is no interface '${excerpt(arg.iface)}' (interfaces: ${names.join(", ")})`,
+        );
     }
-    const ports = specs.map((p) => ({ ...p, relayed: 0, received: 0, ignored: 0, truncated: 0, sent: 0, unsent: 0, lastError: "", tally: new InterfaceTally() }));
+    const ports = specs.map((p) => ({
+      ...p,
+      relayed: 0,
+      received: 0,
+      ignored: 0,
+      truncated: 0,
+      sent: 0,
+      unsent: 0,
+      lastError: "",
+      tally: new InterfaceTally(),
+    }));
     const live = new LivePorts(cap, ports, say);
     // Counting starts before the capture does: a frame arriving in between is one the capture missed.
     for (const p of ports) p.tally.add(readInterface(p.arg.iface));
@@ -206,7 +243,10 @@ export class LivePorts {
     const p = this.ports[k];
     if (p === undefined) return Promise.resolve(`--port: no port ${k}`);
     // Its own process group: a Ctrl-C at the terminal is strata serve's to handle, not the port process's.
-    const child = spawn(process.execPath, [helperScript(), `${k}=${p.arg.iface}`], { stdio: ["pipe", "pipe", "pipe"], detached: true });
+    const child = spawn(process.execPath, [helperScript(), `${k}=${p.arg.iface}`], {
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: true,
+    });
     const closed = new Promise<void>((resolve) => child.on("close", () => resolve()));
     const proc: PortProcess = { child, closed, open: false, pending: [], pendingBytes: 0 };
     this.#procs[k] = proc;
@@ -244,7 +284,9 @@ export class LivePorts {
           proc.open = true;
           resolve(undefined);
         } else if (kind === RECORD.FAILED) {
-          resolve(`--port ${excerpt(p.arg.text)}: cannot capture on '${excerpt(p.arg.iface)}': ${excerpt(body.toString())} (run strata as root, or give node CAP_NET_RAW and CAP_NET_ADMIN)`);
+          resolve(
+            `--port ${excerpt(p.arg.text)}: cannot capture on '${excerpt(p.arg.iface)}': ${excerpt(body.toString())} (run strata as root, or give node CAP_NET_RAW and CAP_NET_ADMIN)`,
+          );
         }
       });
       child.stdout?.on("data", (chunk: Buffer) => reader.feed(chunk));
@@ -260,7 +302,9 @@ export class LivePorts {
         proc.pendingBytes = 0;
         if (!opened) {
           const last = stderr.includes("Assertion") ? "" : (stderr.trim().split("\n").at(-1) ?? "");
-          resolve(`--port ${excerpt(p.arg.text)}: the port process ended before it opened the interface${last === "" ? "" : `: ${excerpt(last)}`}`);
+          resolve(
+            `--port ${excerpt(p.arg.text)}: the port process ended before it opened the interface${last === "" ? "" : `: ${excerpt(last)}`}`,
+          );
           return;
         }
         if (this.#closing) return;
@@ -346,7 +390,8 @@ export class LivePorts {
     }
   }
 
-  /** Each port's summary: what went through it, and what was dropped on the way in, counted until now (or until the ports closed). */
+  /** Each port's summary: what went through it, and what was dropped on the way in, counted until now (or until the
+   * ports closed). */
   counts(): PortSummary[] {
     if (this.#final !== undefined) return this.#final;
     return this.ports.map((p) => {

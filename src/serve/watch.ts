@@ -87,7 +87,8 @@ export class DescriptionReloader {
     }
   }
 
-  /** Takes a link, member or machine down (or brings it up) between batches; it stays so across reloads. A UsageError names what is not there. */
+  /** Takes a link, member or machine down (or brings it up) between batches; it stays so across reloads. A UsageError
+   * names what is not there. */
   setDown(target: Target, down: boolean): Promise<Resolved> {
     return this.#em.between(() => this.#em.setDown(target, down));
   }
@@ -162,7 +163,8 @@ export function watchedDirs(file: string): string[] {
   const dirs = new Set<string>();
   let path = resolve(file);
   for (let hop = 0; hop < MAX_LINK_HOPS; hop++) {
-    // The directory the name is in, as it really is (a link's entry lives there; a watch on a linked directory would stay on its old target).
+    // The directory the name is in, as it really is (a link's entry lives there; a watch on a linked directory would
+    // stay on its old target).
     dirs.add(realOrUndefined(dirname(path)) ?? dirname(path));
     let target: string;
     try {
@@ -189,8 +191,10 @@ function realOrUndefined(path: string): string | undefined {
 }
 
 function refused(err: unknown): ReloadResult {
-  if (err instanceof SpecError) return { ok: false, lines: [...err.lines(), "the emulation goes on with the description it had"] };
-  if (err instanceof InputError) return { ok: false, lines: [err.message, "the emulation goes on with the description it had"] };
+  if (err instanceof SpecError)
+    return { ok: false, lines: [...err.lines(), "the emulation goes on with the description it had"] };
+  if (err instanceof InputError)
+    return { ok: false, lines: [err.message, "the emulation goes on with the description it had"] };
   throw err;
 }
 

@@ -32,7 +32,11 @@ function byId(id: string): HTMLElement {
   return document.getElementById(id) as HTMLElement;
 }
 
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<Record<string, string>> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Partial<Record<string, string>> = {},
+  ...children: (Node | string)[]
+): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(props)) if (v !== undefined) e.setAttribute(k, v);
   e.append(...children);
@@ -199,18 +203,26 @@ function showNode(id: string): void {
   select(g);
   details.replaceChildren();
   if (n.kind !== "member") {
-    details.append(el("h2", {}, n.kind === "external" ? `external end ${n.label}` : `group ${n.label}`), facts([["network", n.network]]));
+    details.append(
+      el("h2", {}, n.kind === "external" ? `external end ${n.label}` : `group ${n.label}`),
+      facts([["network", n.network]]),
+    );
     return;
   }
   const member = n.member ?? "";
-  const sameMachine = Object.values(data.nodes).filter((o) => o.kind === "member" && o.machine === n.machine && o.member !== member);
+  const sameMachine = Object.values(data.nodes).filter(
+    (o) => o.kind === "member" && o.machine === n.machine && o.member !== member,
+  );
   details.append(
     el("h2", {}, member),
     facts([
       ["network", `${n.network} (${data.networks.find((w) => w.name === n.network)?.design ?? ""})`],
       ["name", n.name ?? ""],
       ["role", n.role ?? ""],
-      ["machine", `${n.machine ?? ""}${sameMachine.length === 0 ? "" : `, with ${sameMachine.map((o) => o.member).join(", ")}`}`],
+      [
+        "machine",
+        `${n.machine ?? ""}${sameMachine.length === 0 ? "" : `, with ${sameMachine.map((o) => o.member).join(", ")}`}`,
+      ],
     ]),
   );
   const run = data.run;
@@ -226,7 +238,17 @@ function showNode(id: string): void {
   const rows = run.rows.filter((r) => r.member === member);
   if (rows.length > 0) {
     const table = el("table", { class: "rows" });
-    for (const r of rows) table.append(el("tr", {}, el("td", {}, r.table), el("td", {}, `row ${r.row}`), el("td", {}, r.rule), el("td", {}, `${r.hits} hits`)));
+    for (const r of rows)
+      table.append(
+        el(
+          "tr",
+          {},
+          el("td", {}, r.table),
+          el("td", {}, `row ${r.row}`),
+          el("td", {}, r.rule),
+          el("td", {}, `${r.hits} hits`),
+        ),
+      );
     details.append(el("h2", {}, "rows that matched"), table);
   }
   if (trace !== undefined) {
@@ -258,7 +280,14 @@ function showLink(capture: string): void {
   const run = data.run;
   if (run === undefined) return;
   const got = run.links[capture];
-  details.append(facts([["carried", got === undefined ? "nothing" : `${got.packets} packets, ${got.bytes} bytes (${run.dir}/links/${capture}.pcap)`]]));
+  details.append(
+    facts([
+      [
+        "carried",
+        got === undefined ? "nothing" : `${got.packets} packets, ${got.bytes} bytes (${run.dir}/links/${capture}.pcap)`,
+      ],
+    ]),
+  );
   if (trace !== undefined) {
     const find = el("button", { type: "button" }, `find packets via ${capture}`);
     find.addEventListener("click", () => search(`via ${capture}`));
@@ -334,7 +363,8 @@ const numberOf = (p: Packets, i: number): number => field(p, i, 0);
 function stepsOf(p: Packets, i: number): StepData[] {
   const path = field(p, i, 2);
   const out: StepData[] = [];
-  for (let k = p.starts[path] ?? 0; k < (p.starts[path + 1] ?? 0); k++) out.push(p.trace.steps[p.paths[k] ?? 0] as StepData);
+  for (let k = p.starts[path] ?? 0; k < (p.starts[path + 1] ?? 0); k++)
+    out.push(p.trace.steps[p.paths[k] ?? 0] as StepData);
   return out;
 }
 
@@ -377,18 +407,25 @@ function clause(p: Packets, text: string): Test | string {
   if ((m = /^dropped(?:\s+at\s+(\S+))?(?:\s+\(?([a-z-]+)\)?)?$/.exec(t)) !== null) {
     const who = m[1] === undefined ? undefined : member(m[1]);
     const reason = m[2];
-    return fateTest((f) => f.startsWith(`dropped at ${who ?? ""}`) && (who === undefined || f.startsWith(`dropped at ${who} (`)) && (reason === undefined || f.endsWith(`(${reason})`)));
+    return fateTest(
+      (f) =>
+        f.startsWith(`dropped at ${who ?? ""}`) &&
+        (who === undefined || f.startsWith(`dropped at ${who} (`)) &&
+        (reason === undefined || f.endsWith(`(${reason})`)),
+    );
   }
   if ((m = /^left(?:\s+on\s+(\S+))?$/.exec(t)) !== null) {
     const link = m[1];
     return fateTest((f) => (link === undefined ? f.startsWith("left on ") : f === `left on ${link}`));
   }
   if ((m = /^(via|at)\s+(\S+)$/.exec(t)) !== null) {
-    const what = m[1] === "via" ? m[2] ?? "" : member(m[2] ?? "");
+    const what = m[1] === "via" ? (m[2] ?? "") : member(m[2] ?? "");
     const node = m[1] === "at" ? memberEls.get(what)?.dataset["node"] : undefined;
     if (m[1] === "via" && data.links[what] === undefined) return `no link ${what}`;
     if (m[1] === "at" && node === undefined) return `no member ${what}`;
-    const stepHits = p.trace.steps.map((s) => (m?.[1] === "via" ? s.step === "link" && s.link === what : s.nodes.includes(node ?? "")));
+    const stepHits = p.trace.steps.map((s) =>
+      m?.[1] === "via" ? s.step === "link" && s.link === what : s.nodes.includes(node ?? ""),
+    );
     const pathHits = new Uint8Array(p.starts.length);
     for (let path = 0; path + 1 < p.starts.length; path++) {
       for (let k = p.starts[path] ?? 0; k < (p.starts[path + 1] ?? 0); k++) {
@@ -447,7 +484,9 @@ function renderList(): void {
   if (p === undefined) return;
   const shown = Math.min(LIST_ROWS, matches.length - first);
   matchCount.textContent =
-    matches.length > LIST_ROWS ? `${matches.length.toLocaleString("en-US")} packets; ${first + 1}–${first + shown} listed (↑ ↓ move on)` : `${matches.length.toLocaleString("en-US")} packets`;
+    matches.length > LIST_ROWS
+      ? `${matches.length.toLocaleString("en-US")} packets; ${first + 1}–${first + shown} listed (↑ ↓ move on)`
+      : `${matches.length.toLocaleString("en-US")} packets`;
   const items: HTMLLIElement[] = [];
   for (let k = first; k < first + shown; k++) {
     const i = matches[k] ?? 0;
@@ -535,7 +574,11 @@ function drawPath(i: number): void {
   const ol = el("ol", { class: "steps", "aria-label": `steps of packet ${packet}` });
   ol.append(el("li", { class: "head" }, headerOf(p, i)));
   steps.forEach((s, k) => {
-    const li = el("li", { "data-step": String(k), "data-copy": String(s.copy), "data-kind": s.step }, `  [${s.copy}] ${s.text}`);
+    const li = el(
+      "li",
+      { "data-step": String(k), "data-copy": String(s.copy), "data-kind": s.step },
+      `  [${s.copy}] ${s.text}`,
+    );
     if ((views?.[k] ?? -1) >= 0) li.classList.add("has-bytes");
     li.addEventListener("click", () => goToStep(k));
     ol.append(li);
@@ -566,7 +609,8 @@ function goToStep(k: number): void {
   const link = s.link === undefined ? undefined : linkEls.get(s.link);
   if (link !== undefined) now.push(link);
   for (const e of now) e.classList.add("now");
-  for (const li of pathBox.querySelectorAll("li[data-step]")) li.classList.toggle("current", li.getAttribute("data-step") === String(c.at));
+  for (const li of pathBox.querySelectorAll("li[data-step]"))
+    li.classList.toggle("current", li.getAttribute("data-step") === String(c.at));
   pathBox.querySelector(`li[data-step="${c.at}"]`)?.scrollIntoView({ block: "nearest" });
   showBytes(c.packet, c.at);
 }
@@ -584,7 +628,11 @@ function showBytes(packet: number, k: number): void {
 
 function renderBytes(v: ByteView, hex: string): HTMLElement {
   const len = hex.length / 2;
-  const wrap = el("div", { class: "decoded" }, el("div", {}, `${v.what}: ${len - v.at} bytes${v.at > 0 ? ` (after ${v.at} bytes taken off before)` : ""}`));
+  const wrap = el(
+    "div",
+    { class: "decoded" },
+    el("div", {}, `${v.what}: ${len - v.at} bytes${v.at > 0 ? ` (after ${v.at} bytes taken off before)` : ""}`),
+  );
   const dump = el("pre", { class: "hex" });
   v.layers.forEach((layer, n) => {
     const context = v.only && n > 0;
@@ -592,7 +640,8 @@ function renderBytes(v: ByteView, hex: string): HTMLElement {
     if (!context) d.setAttribute("open", "");
     const title = `${layer.design}: ${data.designs[layer.design] ?? ""}, bytes ${layer.at}–${layer.at + layer.len - 1}${context ? " (carried inside)" : ""}`;
     const table = el("table");
-    for (const [name, value, where] of layer.fields) table.append(el("tr", {}, el("td", {}, name), el("td", {}, value), el("td", { class: "where" }, where)));
+    for (const [name, value, where] of layer.fields)
+      table.append(el("tr", {}, el("td", {}, name), el("td", {}, value), el("td", { class: "where" }, where)));
     d.append(el("summary", {}, title), table);
     d.addEventListener("mouseenter", () => highlight(dump, hex, v.at, layer.at, layer.at + layer.len));
     d.addEventListener("mouseleave", () => highlight(dump, hex, v.at, -1, -1));
@@ -681,7 +730,10 @@ window.addEventListener("keydown", (e) => {
   }
   if (e.shiftKey && e.key.startsWith("Arrow")) {
     e.preventDefault();
-    pan(e.key === "ArrowLeft" ? -1 : e.key === "ArrowRight" ? 1 : 0, e.key === "ArrowUp" ? -1 : e.key === "ArrowDown" ? 1 : 0);
+    pan(
+      e.key === "ArrowLeft" ? -1 : e.key === "ArrowRight" ? 1 : 0,
+      e.key === "ArrowUp" ? -1 : e.key === "ArrowDown" ? 1 : 0,
+    );
     return;
   }
   if (trace === undefined) return;

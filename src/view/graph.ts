@@ -160,7 +160,9 @@ function sessionOf(compiled: CompiledSpec, l: CompiledLink): string[] {
   const sender = compiled.members[l.sender];
   if (sender === undefined) return [];
   const rows = compiled.networks[sender.network]?.spec.tables.get(sender.key)?.transmit?.rows ?? [];
-  return rows.flatMap((r) => (r.out === l.senderPort && r.action.kind === "session" ? [`${r.action.network}.${r.action.session}`] : []));
+  return rows.flatMap((r) =>
+    r.out === l.senderPort && r.action.kind === "session" ? [`${r.action.network}.${r.action.session}`] : [],
+  );
 }
 
 /**
@@ -190,7 +192,9 @@ function bands(compiled: CompiledSpec): ViewNetwork[] {
     level.set(name, v);
     return v;
   };
-  const order = [...compiled.networks].sort((a, b) => levelOf(b.name, new Set()) - levelOf(a.name, new Set()) || a.index - b.index);
+  const order = [...compiled.networks].sort(
+    (a, b) => levelOf(b.name, new Set()) - levelOf(a.name, new Set()) || a.index - b.index,
+  );
   const band = new Map(order.map((n, i) => [n.index, i]));
   return compiled.networks.map((n) => ({
     index: n.index,

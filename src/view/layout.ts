@@ -55,7 +55,8 @@ export interface Layout {
  * that size they could not be read, and they would cost ELK and the browser time.
  */
 export const NAMES_UP_TO = 200;
-/** Above this many nodes ELK's cheaper settings are used: a fat-tree of a thousand members lays out in seconds, not minutes. */
+/** Above this many nodes ELK's cheaper settings are used: a fat-tree of a thousand members lays out in seconds, not
+ * minutes. */
 const LARGE = 300;
 
 // Sizes, in SVG user units (px): text widths are estimated from character counts.
@@ -117,7 +118,10 @@ export async function layOut(graph: ViewGraph, linkLabels: ReadonlyMap<string, s
       const id = `s${segmentOf.size}`;
       segmentOf.set(id, { link: l.qualified, segment: k, reversed: !down });
       const text = k === 0 ? labels.get(l.qualified) : undefined;
-      const label = text === undefined || text === "" ? {} : { labels: [{ id: `l${id}`, text, width: text.length * LABEL_CHAR + 4, height: LABEL_H }] };
+      const label =
+        text === undefined || text === ""
+          ? {}
+          : { labels: [{ id: `l${id}`, text, width: text.length * LABEL_CHAR + 4, height: LABEL_H }] };
       edges.push({ id, sources: [down ? s.from : s.to], targets: [down ? s.to : s.from], ...label });
     });
   }
@@ -171,8 +175,14 @@ interface Edges {
   readonly labels: ReadonlyMap<string, string>;
 }
 
-function finish(graph: ViewGraph, placed: ElkNode, { segmentOf, arcs, columnEdges, labels: labelTexts }: Edges, names: boolean): Layout {
-  const gutter = Math.max(...graph.networks.map((n) => Math.max(n.name.length, n.design.length + 2) * BAND_LABEL_CHAR)) + 2 * MARGIN;
+function finish(
+  graph: ViewGraph,
+  placed: ElkNode,
+  { segmentOf, arcs, columnEdges, labels: labelTexts }: Edges,
+  names: boolean,
+): Layout {
+  const gutter =
+    Math.max(...graph.networks.map((n) => Math.max(n.name.length, n.design.length + 2) * BAND_LABEL_CHAR)) + 2 * MARGIN;
   const dx = gutter;
   const dy = MARGIN + BAND_TOP;
   const at = (p: { x: number; y: number }): Point => ({ x: round(p.x + dx), y: round(p.y + dy) });
@@ -209,7 +219,10 @@ function finish(graph: ViewGraph, placed: ElkNode, { segmentOf, arcs, columnEdge
     const text = a.segment === 0 ? labelTexts.get(a.link) : undefined;
     if (text !== undefined && text !== "") {
       const [p0, p1, p2, p3] = points as [Point, Point, Point, Point];
-      labels.set(a.link, { x: round((p0.x + p3.x) / 2 - (text.length * LABEL_CHAR) / 2), y: round((p0.y + 3 * p1.y + 3 * p2.y + p3.y) / 8 - 4) });
+      labels.set(a.link, {
+        x: round((p0.x + p3.x) / 2 - (text.length * LABEL_CHAR) / 2),
+        y: round((p0.y + 3 * p1.y + 3 * p2.y + p3.y) / 8 - 4),
+      });
     }
   }
   segments.sort((a, b) => (a.link < b.link ? -1 : a.link > b.link ? 1 : a.segment - b.segment));
@@ -266,7 +279,8 @@ export function stackedLeaves(graph: ViewGraph): ElkExtendedEdge[] {
   const edges: ElkExtendedEdge[] = [];
   for (const leaves of leavesOf.values()) {
     for (let i = 1; i < leaves.length; i++) {
-      if (i % tall !== 0) edges.push({ id: `k${edges.length}`, sources: [leaves[i - 1] as string], targets: [leaves[i] as string] });
+      if (i % tall !== 0)
+        edges.push({ id: `k${edges.length}`, sources: [leaves[i - 1] as string], targets: [leaves[i] as string] });
     }
   }
   return edges;

@@ -9,7 +9,11 @@
 export interface PageData {
   /** The description, as given to strata view. */
   readonly spec: string;
-  readonly networks: readonly { readonly name: string; readonly design: string; readonly underlays: readonly string[] }[];
+  readonly networks: readonly {
+    readonly name: string;
+    readonly design: string;
+    readonly underlays: readonly string[];
+  }[];
   /** What each design the page names is: the registry's summary (src/wire/designs.ts). */
   readonly designs: Readonly<Record<string, string>>;
   /** By node id (data-node in the SVG). */
@@ -44,13 +48,27 @@ export interface LinkData {
 export interface RunData {
   /** The output directory of `strata run`, as given. */
   readonly dir: string;
-  readonly packets: { readonly injected: number; readonly copies: number; readonly delivered: number; readonly dropped: number; readonly exited: number };
+  readonly packets: {
+    readonly injected: number;
+    readonly copies: number;
+    readonly delivered: number;
+    readonly dropped: number;
+    readonly exited: number;
+  };
   /** By qualified name. */
   readonly links: Readonly<Record<string, { readonly packets: number; readonly bytes: number }>>;
   /** By member ("network.key"), and "(outside)" for drops before any member held the packet. */
-  readonly members: Readonly<Record<string, { readonly delivered: number; readonly drops: Readonly<Record<string, number>> }>>;
+  readonly members: Readonly<
+    Record<string, { readonly delivered: number; readonly drops: Readonly<Record<string, number>> }>
+  >;
   /** Table rows that matched packets. */
-  readonly rows: readonly { readonly member: string; readonly table: string; readonly row: number | "default"; readonly rule: string; readonly hits: number }[];
+  readonly rows: readonly {
+    readonly member: string;
+    readonly table: string;
+    readonly row: number | "default";
+    readonly rule: string;
+    readonly hits: number;
+  }[];
   readonly trace?: TraceData;
   /** What the page could not show, and why (no trace; a link whose bytes could not be matched to packets). */
   readonly notes: readonly string[];
@@ -107,7 +125,8 @@ export interface BytesData {
 export interface ByteView {
   readonly record: number;
   readonly at: number;
-  /** What the bytes are: "crossed lan.a.1-sw.1", "popped by lan.b", "pushed by overlay.a", "delivered to tenant.vm5". */
+  /** What the bytes are: "crossed lan.a.1-sw.1", "popped by lan.b", "pushed by overlay.a", "delivered to tenant.vm5".
+   * */
   readonly what: string;
   /** Only the first layer is the step's (a header pushed or popped); the rest is shown for context. */
   readonly only: boolean;

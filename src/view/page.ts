@@ -124,7 +124,9 @@ export function packData(data: PageData): string {
 /** The page's script: ./client.ts as tsc compiled it (dist/src/view/client.js), found from src/ in tests too. */
 function clientScript(): string {
   const here = fileURLToPath(import.meta.url);
-  const root = here.includes("/dist/") ? here.slice(0, here.lastIndexOf("/dist/")) : here.slice(0, here.lastIndexOf("/src/"));
+  const root = here.includes("/dist/")
+    ? here.slice(0, here.lastIndexOf("/dist/"))
+    : here.slice(0, here.lastIndexOf("/src/"));
   const file = `${root}/dist/src/view/client.js`;
   if (!existsSync(file)) throw new Error(`${file} is missing: build strata first (npm run build:ts)`);
   return readFileSync(file, "utf8")

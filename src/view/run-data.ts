@@ -22,7 +22,14 @@ import type { TraceStep } from "../engine/trace.js";
 import type { PacketRanges } from "../wasm/runner.js";
 import { decodeLayers } from "./decode.js";
 import type { ViewGraph } from "./graph.js";
-import { type BytesData, type ByteView, PACKET_FIELDS, type RunData, type StepData, type TraceData } from "./page-data.js";
+import {
+  type BytesData,
+  type ByteView,
+  PACKET_FIELDS,
+  type RunData,
+  type StepData,
+  type TraceData,
+} from "./page-data.js";
 
 export interface RunOptions {
   /** The packets whose bytes the page keeps, and the flag's text for the page. */
@@ -37,9 +44,11 @@ export async function readRun(dir: string, graph: ViewGraph, options: RunOptions
   const summary = readSummary(summaryFile);
   const names = namesOf(graph);
   const other = `the run was made with another description: view it with the one \`strata run\` was given (summary.json says ${summary.spec})`;
-  for (const link of Object.keys(summary.links)) if (!names.links.has(link)) throw new InputError(summaryFile, `links`, `no link ${link} in ${graph.file}`, other);
+  for (const link of Object.keys(summary.links))
+    if (!names.links.has(link)) throw new InputError(summaryFile, `links`, `no link ${link} in ${graph.file}`, other);
   for (const member of Object.keys(summary.members)) {
-    if (member !== OUTSIDE && !names.members.has(member)) throw new InputError(summaryFile, `members`, `no member ${member} in ${graph.file}`, other);
+    if (member !== OUTSIDE && !names.members.has(member))
+      throw new InputError(summaryFile, `members`, `no member ${member} in ${graph.file}`, other);
   }
   const notes: string[] = [];
   const traceFile = join(dir, TRACE_FILE);
@@ -49,8 +58,15 @@ export async function readRun(dir: string, graph: ViewGraph, options: RunOptions
   return {
     dir,
     packets: summary.packets,
-    links: Object.fromEntries(Object.entries(summary.links).map(([k, v]) => [k, { packets: v.packets, bytes: v.bytes }])),
-    members: Object.fromEntries(Object.entries(summary.members).map(([k, v]) => [k, { delivered: v.delivered, drops: v.drops as Record<string, number> }])),
+    links: Object.fromEntries(
+      Object.entries(summary.links).map(([k, v]) => [k, { packets: v.packets, bytes: v.bytes }]),
+    ),
+    members: Object.fromEntries(
+      Object.entries(summary.members).map(([k, v]) => [
+        k,
+        { delivered: v.delivered, drops: v.drops as Record<string, number> },
+      ]),
+    ),
     rows: summary.rows.map((r) => ({ member: r.member, table: r.table, row: r.row, rule: r.rule, hits: r.hits })),
     ...(trace !== undefined ? { trace } : {}),
     notes,
@@ -74,23 +90,39 @@ function readSummary(file: string): Summary {
   } catch {
     throw new InputError(file, "", "not JSON", "the file was cut or edited; replay again");
   }
-  const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+  const isRecord = (v: unknown): v is Record<string, unknown> =>
+    typeof v === "object" && v !== null && !Array.isArray(v);
   const count = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) >= 0;
-  const bad = (where: string, what: string): InputError => new InputError(file, where, `${where} must be ${what}`, "the file was cut or edited; replay again");
+  const bad = (where: string, what: string): InputError =>
+    new InputError(file, where, `${where} must be ${what}`, "the file was cut or edited; replay again");
   if (!isRecord(value)) throw bad("the file", "an object, as strata run writes it");
   if (typeof value["spec"] !== "string") throw bad("spec", "the description's file name");
   const packets = value["packets"];
-  if (!isRecord(packets) || !["injected", "copies", "delivered", "dropped", "exited"].every((k) => count(packets[k]))) throw bad("packets", "counts of packets injected, copies, delivered, dropped, exited");
+  if (!isRecord(packets) || !["injected", "copies", "delivered", "dropped", "exited"].every((k) => count(packets[k])))
+    throw bad("packets", "counts of packets injected, copies, delivered, dropped, exited");
   const links = value["links"];
-  if (!isRecord(links) || !Object.values(links).every((l) => isRecord(l) && count(l["packets"]) && count(l["bytes"]))) throw bad("links", "packets and bytes per link");
+  if (!isRecord(links) || !Object.values(links).every((l) => isRecord(l) && count(l["packets"]) && count(l["bytes"])))
+    throw bad("links", "packets and bytes per link");
   const members = value["members"];
-  if (!isRecord(members) || !Object.values(members).every((m) => isRecord(m) && count(m["delivered"]) && isRecord(m["drops"]) && Object.values(m["drops"]).every(count))) {
+  if (
+    !isRecord(members) ||
+    !Object.values(members).every(
+      (m) => isRecord(m) && count(m["delivered"]) && isRecord(m["drops"]) && Object.values(m["drops"]).every(count),
+    )
+  ) {
     throw bad("members", "deliveries and drops per member");
   }
   const delivered = value["delivered"];
-  if (!isRecord(delivered) || !Object.values(delivered).every((d) => isRecord(d) && count(d["packets"]))) throw bad("delivered", "packets per member");
+  if (!isRecord(delivered) || !Object.values(delivered).every((d) => isRecord(d) && count(d["packets"])))
+    throw bad("delivered", "packets per member");
   const rows = value["rows"];
-  if (!Array.isArray(rows) || !rows.every((r) => isRecord(r) && typeof r["member"] === "string" && typeof r["rule"] === "string" && count(r["hits"]))) throw bad("rows", "a list of rows with their hits");
+  if (
+    !Array.isArray(rows) ||
+    !rows.every(
+      (r) => isRecord(r) && typeof r["member"] === "string" && typeof r["rule"] === "string" && count(r["hits"]),
+    )
+  )
+    throw bad("rows", "a list of rows with their hits");
   return value as unknown as Summary;
 }
 
@@ -104,14 +136,25 @@ function namesOf(graph: ViewGraph): Names {
   const design = (network: number): string => graph.networks[network]?.design ?? "";
   return {
     links: new Map(graph.links.map((l) => [l.qualified, { design: design(l.network) }])),
-    members: new Map(graph.nodes.flatMap((n) => (n.member === undefined ? [] : [[n.member, { node: n.id, design: design(n.network) }] as const]))),
+    members: new Map(
+      graph.nodes.flatMap((n) =>
+        n.member === undefined ? [] : [[n.member, { node: n.id, design: design(n.network) }] as const],
+      ),
+    ),
   };
 }
 
 /** Keys of a step whose value names a member: where the step is. */
 const MEMBER_KEYS = ["member", "from", "to"] as const;
 
-async function readTraceData(dir: string, file: string, summary: Summary, names: Names, options: RunOptions, notes: string[]): Promise<TraceData> {
+async function readTraceData(
+  dir: string,
+  file: string,
+  summary: Summary,
+  names: Names,
+  options: RunOptions,
+  notes: string[],
+): Promise<TraceData> {
   const steps: StepData[] = [];
   const stepIds = new Map<string, number>();
   const pathIds = new Map<string, number>();
@@ -141,7 +184,9 @@ async function readTraceData(dir: string, file: string, summary: Summary, names:
   let n = 0;
   for await (const { line } of readTrace(file)) {
     n++;
-    const ids = line.steps.map((s) => intern(stepIds, steps, JSON.stringify(s), () => stepData(s, names, file, n, other)));
+    const ids = line.steps.map((s) =>
+      intern(stepIds, steps, JSON.stringify(s), () => stepData(s, names, file, n, other)),
+    );
     let path = pathIds.get(ids.join(","));
     if (path === undefined) {
       path = pathStarts.length - 1;
@@ -156,9 +201,16 @@ async function readTraceData(dir: string, file: string, summary: Summary, names:
     fields.push(line.packet, endpoint, path, line.len, fateSet, Number(ns % 1_000_000_000n));
     seconds.push(Number(ns / 1_000_000_000n));
     if (line.cut !== undefined) cut[String(line.packet)] = line.cut;
-    const keep = inRanges(options.bytes, line.packet) ? { packet: line.packet, steps: line.steps, records: [] as (Capture | undefined)[] } : undefined;
+    const keep = inRanges(options.bytes, line.packet)
+      ? { packet: line.packet, steps: line.steps, records: [] as (Capture | undefined)[] }
+      : undefined;
     for (const s of line.steps) {
-      const capture = s.step === "link" && typeof s["link"] === "string" ? `${LINKS_DIR}/${s["link"]}` : s.step === "deliver" && typeof s["member"] === "string" ? `${DELIVERED_DIR}/${s["member"]}` : undefined;
+      const capture =
+        s.step === "link" && typeof s["link"] === "string"
+          ? `${LINKS_DIR}/${s["link"]}`
+          : s.step === "deliver" && typeof s["member"] === "string"
+            ? `${DELIVERED_DIR}/${s["member"]}`
+            : undefined;
       if (capture === undefined) {
         keep?.records.push(undefined);
         continue;
@@ -171,7 +223,8 @@ async function readTraceData(dir: string, file: string, summary: Summary, names:
   }
   const count = fields.length / PACKET_FIELDS.length;
   const wide = steps.length > 0xffff;
-  const bytes = wanted.length === 0 ? undefined : readBytes(dir, summary, names, records, wanted, options.bytesText, notes);
+  const bytes =
+    wanted.length === 0 ? undefined : readBytes(dir, summary, names, records, wanted, options.bytesText, notes);
   if (count === 0) notes.push(`${file} holds no packet.`);
   return {
     count,
@@ -200,7 +253,8 @@ function stepData(s: TraceStep, names: Names, file: string, line: number, other:
     if (!nodes.includes(member.node)) nodes.push(member.node);
   }
   const link = s.step === "link" || s.step === "exit" ? s["link"] : undefined;
-  if (typeof link === "string" && !names.links.has(link)) throw new InputError(file, `line ${line}`, `no link ${link} in the description`, other);
+  if (typeof link === "string" && !names.links.has(link))
+    throw new InputError(file, `line ${line}`, `no link ${link} in the description`, other);
   return { copy: s.copy, step: s.step, text: describe(s), nodes, ...(typeof link === "string" ? { link } : {}) };
 }
 
@@ -230,19 +284,36 @@ interface WantedPacket {
  * network's design; each push the header at the front of the copy's next record, each pop the
  * header at the front of what the copy holds, as the member's design.
  */
-function readBytes(dir: string, summary: Summary, names: Names, seen: ReadonlyMap<string, number>, wanted: readonly WantedPacket[], text: string, notes: string[]): BytesData {
+function readBytes(
+  dir: string,
+  summary: Summary,
+  names: Names,
+  seen: ReadonlyMap<string, number>,
+  wanted: readonly WantedPacket[],
+  text: string,
+  notes: string[],
+): BytesData {
   // Captures whose records are the trace's steps one for one; the others' bytes are not shown.
   const usable = new Set<string>();
   for (const [capture, steps] of seen) {
     const [sub, name] = splitCapture(capture);
     const counted = sub === LINKS_DIR ? summary.links[name]?.packets : summary.delivered[name]?.packets;
     const file = join(dir, `${capture}.pcap`);
-    if (counted !== steps) notes.push(`Bytes at ${name} are not shown: the trace has ${steps} of its ${counted ?? 0} packets (a run with --trace-packets, or a trace line cut short), so its capture's records cannot be matched to them.`);
-    else if (!existsSync(file)) notes.push(`Bytes at ${name} are not shown: ${file} is missing${sub === LINKS_DIR ? " (a link written capture: false is not captured)" : ""}.`);
+    if (counted !== steps)
+      notes.push(
+        `Bytes at ${name} are not shown: the trace has ${steps} of its ${counted ?? 0} packets (a run with --trace-packets, or a trace line cut short), so its capture's records cannot be matched to them.`,
+      );
+    else if (!existsSync(file))
+      notes.push(
+        `Bytes at ${name} are not shown: ${file} is missing${sub === LINKS_DIR ? " (a link written capture: false is not captured)" : ""}.`,
+      );
     else usable.add(capture);
   }
   const need = new Map<string, Set<number>>();
-  for (const w of wanted) for (const r of w.records) if (r !== undefined && usable.has(r.file)) (need.get(r.file) ?? need.set(r.file, new Set()).get(r.file))?.add(r.index);
+  for (const w of wanted)
+    for (const r of w.records)
+      if (r !== undefined && usable.has(r.file))
+        (need.get(r.file) ?? need.set(r.file, new Set()).get(r.file))?.add(r.index);
   const got = readRecords(dir, need, notes);
 
   const recordHex: string[] = [];
@@ -260,11 +331,22 @@ function readBytes(dir: string, summary: Summary, names: Names, seen: ReadonlyMa
     }
     return { id, bytes };
   };
-  const view = (record: { id: number; bytes: Uint8Array }, at: number, design: string, what: string, only: boolean): number => {
+  const view = (
+    record: { id: number; bytes: Uint8Array },
+    at: number,
+    design: string,
+    what: string,
+    only: boolean,
+  ): number => {
     const key = `${record.id}:${at}:${design}:${what}:${only}`;
     let id = viewIds.get(key);
     if (id === undefined) {
-      const layers = decodeLayers(record.bytes, design, at).map((l) => ({ design: l.design, at: l.at, len: l.len, fields: l.fields }));
+      const layers = decodeLayers(record.bytes, design, at).map((l) => ({
+        design: l.design,
+        at: l.at,
+        len: l.len,
+        fields: l.fields,
+      }));
       id = views.push({ record: record.id, at, what, only, layers }) - 1;
       viewIds.set(key, id);
     }
@@ -287,7 +369,9 @@ function readBytes(dir: string, summary: Summary, names: Names, seen: ReadonlyMa
           holds.set(s.copy, { record, at: 0 });
           const link = typeof s["link"] === "string" ? s["link"] : "";
           const design = s.step === "link" ? names.links.get(link)?.design : member?.design;
-          return design === undefined ? -1 : view(record, 0, design, s.step === "link" ? `crossed ${link}` : `delivered to ${s["member"]}`, false);
+          return design === undefined
+            ? -1
+            : view(record, 0, design, s.step === "link" ? `crossed ${link}` : `delivered to ${s["member"]}`, false);
         }
         case "fork": {
           const from = holds.get(Number(s["from"]));
@@ -305,7 +389,9 @@ function readBytes(dir: string, summary: Summary, names: Names, seen: ReadonlyMa
           // The header pushed leads the copy's next record.
           const next = w.steps.findIndex((t, j) => j > k && t.copy === s.copy && t.step === "link");
           const record = next < 0 ? undefined : recordOf(w.records[next]);
-          return record === undefined || member === undefined ? -1 : view(record, 0, member.design, `pushed by ${s["member"]}`, true);
+          return record === undefined || member === undefined
+            ? -1
+            : view(record, 0, member.design, `pushed by ${s["member"]}`, true);
         }
         default:
           return -1;
@@ -321,7 +407,11 @@ function splitCapture(capture: string): [string, string] {
 }
 
 /** The records asked for, by capture and index: each capture read from its start to the last one needed. */
-function readRecords(dir: string, need: ReadonlyMap<string, ReadonlySet<number>>, notes: string[]): Map<string, Map<number, Uint8Array>> {
+function readRecords(
+  dir: string,
+  need: ReadonlyMap<string, ReadonlySet<number>>,
+  notes: string[],
+): Map<string, Map<number, Uint8Array>> {
   const out = new Map<string, Map<number, Uint8Array>>();
   for (const [capture, indexes] of need) {
     const file = join(dir, `${capture}.pcap`);
@@ -332,7 +422,9 @@ function readRecords(dir: string, need: ReadonlyMap<string, ReadonlySet<number>>
     try {
       reader = openCapture(file);
     } catch (err) {
-      notes.push(`Bytes at ${splitCapture(capture)[1]} are not shown: ${err instanceof Error ? err.message : String(err)}.`);
+      notes.push(
+        `Bytes at ${splitCapture(capture)[1]} are not shown: ${err instanceof Error ? err.message : String(err)}.`,
+      );
       continue;
     }
     try {

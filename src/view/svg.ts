@@ -60,12 +60,19 @@ export interface SvgOptions {
 export function renderSvg(graph: ViewGraph, layout: Layout, options: SvgOptions = {}): string {
   const { counts } = options;
   const out: string[] = [];
-  if (options.standalone === true) out.push('<?xml version="1.0" encoding="UTF-8"?>', `<!-- ${WRITTEN_BY} from ${esc(graph.file).replace(/--/g, "- -")} -->`);
+  if (options.standalone === true)
+    out.push(
+      '<?xml version="1.0" encoding="UTF-8"?>',
+      `<!-- ${WRITTEN_BY} from ${esc(graph.file).replace(/--/g, "- -")} -->`,
+    );
   out.push(
     `<svg xmlns="http://www.w3.org/2000/svg" class="strata-topology" viewBox="0 0 ${layout.width} ${layout.height}" width="${layout.width}" height="${layout.height}" font-family="DejaVu Sans, Verdana, Arial, sans-serif">`,
     `<title>${esc(graph.file)}: networks, members and links (strata view)</title>`,
     `<style>${SVG_STYLE}</style>`,
-    '<defs><marker id="strata-arrow" viewBox="0 0 8 8" refX="7" refY="4" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto-start-reverse"><path d="M0,0 L8,4 L0,8 z" fill="#4a4a4a"/></marker></defs>',
+    '<defs><marker id="strata-arrow" viewBox="0 0 8 8" refX="7" refY="4" ' +
+      'markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" ' +
+      'orient="auto-start-reverse"><path d="M0,0 L8,4 L0,8 z" ' +
+      'fill="#4a4a4a"/></marker></defs>',
   );
 
   out.push('<g class="bands">');
@@ -89,7 +96,10 @@ export function renderSvg(graph: ViewGraph, layout: Layout, options: SvgOptions 
     const members = ids.map((id) => nodes.get(id)?.member ?? id);
     // The machine's name under its lowest member.
     const low = layout.nodes.get(ids.at(-1) ?? "");
-    const name = low === undefined ? "" : `<text class="machine-name" x="${round(low.x + low.width / 2)}" y="${round(low.y + low.height + 11)}">machine ${esc(m.name)}</text>`;
+    const name =
+      low === undefined
+        ? ""
+        : `<text class="machine-name" x="${round(low.x + low.width / 2)}" y="${round(low.y + low.height + 11)}">machine ${esc(m.name)}</text>`;
     out.push(
       `<g class="machine" data-machine="${esc(m.name)}"><polyline points="${m.points.map((p) => `${p.x},${p.y}`).join(" ")}"/>${name}` +
         `<title>machine ${esc(m.name)}: ${esc(members.join(", "))}</title></g>`,
@@ -99,7 +109,8 @@ export function renderSvg(graph: ViewGraph, layout: Layout, options: SvgOptions 
 
   const links = new Map(graph.links.map((l) => [l.qualified, l]));
   const most = counts === undefined ? 0 : Math.max(0, ...Object.values(counts.links));
-  const width = (packets: number): number => (most === 0 ? WIDTH_MIN : WIDTH_MIN + ((WIDTH_MAX - WIDTH_MIN) * Math.log1p(packets)) / Math.log1p(most));
+  const width = (packets: number): number =>
+    most === 0 ? WIDTH_MIN : WIDTH_MIN + ((WIDTH_MAX - WIDTH_MIN) * Math.log1p(packets)) / Math.log1p(most);
   const labels: string[] = [];
   out.push('<g class="links">');
   const routes = groupBy(layout.segments, (s) => s.link);
@@ -107,9 +118,17 @@ export function renderSvg(graph: ViewGraph, layout: Layout, options: SvgOptions 
     const l = links.get(capture);
     if (l === undefined) continue;
     const packets = counts?.links[capture] ?? 0;
-    const classes = ["link", l.kind, l.mode, ...(l.bridging ? ["bridging"] : []), ...(l.shared !== undefined ? ["shared"] : []), ...(counts !== undefined && packets === 0 ? ["idle"] : [])];
+    const classes = [
+      "link",
+      l.kind,
+      l.mode,
+      ...(l.bridging ? ["bridging"] : []),
+      ...(l.shared !== undefined ? ["shared"] : []),
+      ...(counts !== undefined && packets === 0 ? ["idle"] : []),
+    ];
     const stroke = counts === undefined ? "" : ` stroke-width="${round(width(packets))}"`;
-    const arrow = l.mode === "one-way" || l.mode === "allcast" || l.mode === "anycast" ? ' marker-end="url(#strata-arrow)"' : "";
+    const arrow =
+      l.mode === "one-way" || l.mode === "allcast" || l.mode === "anycast" ? ' marker-end="url(#strata-arrow)"' : "";
     const paths = segs.map((s) => {
       const d = pathOf(s.points, s.arc);
       const seg = l.segments[s.segment];
@@ -118,10 +137,13 @@ export function renderSvg(graph: ViewGraph, layout: Layout, options: SvgOptions 
       const head = seg !== undefined && nodes.get(seg.to)?.kind === "junction" ? "" : arrow;
       return `<path class="seg" data-seg="${s.segment}"${receiver} d="${d}"${stroke}${head}/><path class="hit" d="${d}"/>`;
     });
-    out.push(`<g class="${classes.join(" ")}" data-link="${esc(capture)}">${paths.join("")}<title>${esc(linkTitle(l, counts === undefined ? undefined : packets))}</title></g>`);
+    out.push(
+      `<g class="${classes.join(" ")}" data-link="${esc(capture)}">${paths.join("")}<title>${esc(linkTitle(l, counts === undefined ? undefined : packets))}</title></g>`,
+    );
     const text = linkLabel(l, counts);
     const at = layout.labels.get(capture);
-    if (text !== "" && at !== undefined) labels.push(`<text class="link-label" data-link="${esc(capture)}" x="${at.x}" y="${at.y}">${esc(text)}</text>`);
+    if (text !== "" && at !== undefined)
+      labels.push(`<text class="link-label" data-link="${esc(capture)}" x="${at.x}" y="${at.y}">${esc(text)}</text>`);
   }
   out.push("</g>");
   out.push(`<g class="link-labels">${labels.join("")}</g>`);
@@ -156,12 +178,17 @@ function renderNode(n: ViewNode, box: Box, names: boolean, counts: Counts | unde
   const badges: string[] = [];
   if (got !== undefined) {
     let right = box.width;
-    for (const [kind, value] of [["dropped", got.dropped], ["delivered", got.delivered]] as const) {
+    for (const [kind, value] of [
+      ["dropped", got.dropped],
+      ["delivered", got.delivered],
+    ] as const) {
       if (value === 0) continue;
       const label = compact(value);
       const w = 8 + label.length * 5.6;
       right -= w;
-      badges.push(`<g class="badge ${kind}" transform="translate(${round(right)},-7)"><rect width="${round(w)}" height="12" rx="6"/><text x="${round(w / 2)}" y="9">${label}</text></g>`);
+      badges.push(
+        `<g class="badge ${kind}" transform="translate(${round(right)},-7)"><rect width="${round(w)}" height="12" rx="6"/><text x="${round(w / 2)}" y="9">${label}</text></g>`,
+      );
       right -= 2;
     }
   }
@@ -174,7 +201,10 @@ function renderNode(n: ViewNode, box: Box, names: boolean, counts: Counts | unde
 
 /** A link's label: the packets it carried (with a run's counts), and the sessions implementing it. */
 export function linkLabel(l: ViewLink, counts: Counts | undefined): string {
-  return [...(counts === undefined ? [] : [String(counts.links[l.qualified] ?? 0)]), ...l.sessions.map((s) => `via ${s}`)].join(" · ");
+  return [
+    ...(counts === undefined ? [] : [String(counts.links[l.qualified] ?? 0)]),
+    ...l.sessions.map((s) => `via ${s}`),
+  ].join(" · ");
 }
 
 function linkTitle(l: ViewLink, packets: number | undefined): string {

@@ -13,7 +13,15 @@ export const MATCH_KINDS = ["exact", "lpm", "ternary", "range", "optional"] as c
 export type MatchKind = (typeof MATCH_KINDS)[number];
 
 /** Results of table writes. */
-export const TABLE_ERRORS = ["ok", "DuplicateEntry", "TableFull", "BadMatchKey", "NotFound", "BadAction", "NoSuchTable"] as const;
+export const TABLE_ERRORS = [
+  "ok",
+  "DuplicateEntry",
+  "TableFull",
+  "BadMatchKey",
+  "NotFound",
+  "BadAction",
+  "NoSuchTable",
+] as const;
 export type TableError = (typeof TABLE_ERRORS)[number];
 
 /** Actions a table row yields, across all five roles. */
@@ -94,7 +102,8 @@ export const REGIONS = [
   "out-pos",
   "trace-base",
   "trace-pos",
-  // The recording ring, once recordingsGather() has grouped it (assembly/pipeline/recording.ts): the recordings with records (u32 each), and per recording its span's end and length (u32).
+  // The recording ring, once recordingsGather() has grouped it (assembly/pipeline/recording.ts): the recordings with
+  // records (u32 each), and per recording its span's end and length (u32).
   "recording-active",
   "recording-span-ends",
   "recording-span-lens",
@@ -157,7 +166,8 @@ export const LAYOUTS = {
     ARG: [28, "u32"], // fork: the parent copy; lookup: the table id
     SIZE: [32, ""],
   },
-  /** One table write, followed by value[keyLen], mask[keyLen], (range tables: lo[keyLen], hi[keyLen]), data[dataLen] padded to 8. */
+  /** One table write, followed by value[keyLen], mask[keyLen], (range tables: lo[keyLen], hi[keyLen]), data[dataLen]
+   * padded to 8. */
   WRITE: {
     OP: [0, "u32"],
     TABLE: [4, "u32"],

@@ -10,7 +10,14 @@ import { RECORDING_TAG_LEN } from "./abi.js";
 import type { DataPlane } from "./module.js";
 
 /** A delivery: `data[start .. start+len)` is a view on linear memory, valid only during the call. */
-export type TaggedRecord = (inLink: number, data: Uint8Array, start: number, len: number, tsSec: number, tsNsec: number) => void;
+export type TaggedRecord = (
+  inLink: number,
+  data: Uint8Array,
+  start: number,
+  len: number,
+  tsSec: number,
+  tsNsec: number,
+) => void;
 
 /** Calls `fn` for each tagged record in `data[start .. start+len)`; returns how many there were. */
 export function forEachTagged(data: Uint8Array, start: number, len: number, fn: TaggedRecord): number {
@@ -19,7 +26,14 @@ export function forEachTagged(data: Uint8Array, start: number, len: number, fn: 
   let n = 0;
   for (let r = start; r + head <= start + len; n++) {
     const capLen = view.getUint32(r + 8, true);
-    fn(view.getUint32(r + RECORD_HEADER_LEN, true), data, r + head, capLen, view.getUint32(r, true), view.getUint32(r + 4, true));
+    fn(
+      view.getUint32(r + RECORD_HEADER_LEN, true),
+      data,
+      r + head,
+      capLen,
+      view.getUint32(r, true),
+      view.getUint32(r + 4, true),
+    );
     r += head + capLen;
   }
   return n;

@@ -17,7 +17,15 @@ export interface DataPlaneExports extends Record<string, unknown> {
   designDecrementTtl(design: number, p: number): number;
   // tables
   FIELD_LEN: WebAssembly.Global;
-  createTable(id: number, role: number, kind: number, keyLen: number, capacity: number, fields: number, nFields: number): number;
+  createTable(
+    id: number,
+    role: number,
+    kind: number,
+    keyLen: number,
+    capacity: number,
+    fields: number,
+    nFields: number,
+  ): number;
   applyWrites(buf: number, n: number): number;
   destroyTable(id: number): number;
   tableLookup(id: number, key: number): number;
@@ -30,7 +38,16 @@ export interface DataPlaneExports extends Record<string, unknown> {
   topologyReset(members: number, links: number, endpoints: number): void;
   memberSet(i: number, network: number, machine: number, design: number, flags: number, nPorts: number): void;
   memberSetTable(i: number, role: number, table: number): number;
-  linkSet(i: number, network: number, design: number, sender: number, port: number, mode: number, nReceivers: number, recorded: number): void;
+  linkSet(
+    i: number,
+    network: number,
+    design: number,
+    sender: number,
+    port: number,
+    mode: number,
+    nReceivers: number,
+    recorded: number,
+  ): void;
   memberSetPortLink(i: number, port: number, link: number): void;
   linkSetReceiver(i: number, r: number, member: number, port: number): void;
   endpointSet(i: number, kind: number, member: number, arg: number, link: number): void;
@@ -78,7 +95,9 @@ export type Build = "release" | "debug" | "bound";
 /** build/<name>.wasm, found relative to this file in src/ and in dist/src/. */
 export function wasmPath(build: Build): string {
   const here = fileURLToPath(import.meta.url);
-  const root = here.includes("/dist/") ? here.slice(0, here.lastIndexOf("/dist/")) : here.slice(0, here.lastIndexOf("/src/"));
+  const root = here.includes("/dist/")
+    ? here.slice(0, here.lastIndexOf("/dist/"))
+    : here.slice(0, here.lastIndexOf("/src/"));
   return `${root}/build/${build}.wasm`;
 }
 

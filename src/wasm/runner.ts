@@ -68,7 +68,10 @@ export const HOP_LIMIT_MAX = 1024;
 export const COPY_LIMIT_MAX = 65534;
 
 /** Throws a RangeError unless the limits are whole numbers the data plane can hold (0 allowed). */
-export function checkLimits(options: { readonly hopLimit?: number | undefined; readonly copyLimit?: number | undefined }): void {
+export function checkLimits(options: {
+  readonly hopLimit?: number | undefined;
+  readonly copyLimit?: number | undefined;
+}): void {
   const bounds = [
     ["hopLimit", options.hopLimit, HOP_LIMIT_MAX],
     ["copyLimit", options.copyLimit, COPY_LIMIT_MAX],
@@ -118,7 +121,17 @@ export interface RecordingTargets {
 
 /** Where a run's outputs go. `data` is a view on linear memory: copy what you keep. */
 export interface OutputSink {
-  packet(kind: "link" | "deliver", target: number, data: Uint8Array, start: number, len: number, origLen: number, tsSec: number, tsNsec: number, packet: number): void;
+  packet(
+    kind: "link" | "deliver",
+    target: number,
+    data: Uint8Array,
+    start: number,
+    len: number,
+    origLen: number,
+    tsSec: number,
+    tsNsec: number,
+    packet: number,
+  ): void;
   event?(e: TraceEvent): void;
 }
 
@@ -218,16 +231,25 @@ export class Runner {
     return this.#slotLen;
   }
 
-  /** (Re)makes the packet buffers and the rings (the recording ring too) for #slotLen: only while no packet is in flight. */
+  /** (Re)makes the packet buffers and the rings (the recording ring too) for #slotLen: only while no packet is in
+   * flight. */
   #buffers(): void {
     const o = this.#options;
     const x = this.#dp.exports;
     const slotLen = this.#slotLen;
     x.poolInit(o.slots, slotLen, o.headroom);
-    // The output ring and the recording ring must hold the largest record: a full buffer's packet (tagged, RECORDING_TAG_LEN more).
-    x.outputInit(Math.max(o.outputBytes, 2 * (slotLen + O.SIZE[0])), o.trace ? Math.max(o.traceEvents, 4 * (o.maxFanout + 8)) : 1);
+    // The output ring and the recording ring must hold the largest record: a full buffer's packet (tagged,
+    // RECORDING_TAG_LEN more).
+    x.outputInit(
+      Math.max(o.outputBytes, 2 * (slotLen + O.SIZE[0])),
+      o.trace ? Math.max(o.traceEvents, 4 * (o.maxFanout + 8)) : 1,
+    );
     const recordings = this.#recordings;
-    if (recordings !== undefined) x.recordingsInit(recordings.count, Math.max(o.recordingBytes, C.SIZE[0] + RECORD_HEADER_LEN + RECORDING_TAG_LEN + slotLen));
+    if (recordings !== undefined)
+      x.recordingsInit(
+        recordings.count,
+        Math.max(o.recordingBytes, C.SIZE[0] + RECORD_HEADER_LEN + RECORDING_TAG_LEN + slotLen),
+      );
   }
 
   /** Grows the buffers, between batches, for a packet of `len` bytes; at slotLenMax they stay. */
@@ -257,7 +279,8 @@ export class Runner {
   /** Copies a batch into linear memory: one set() per array. Returns what go() needs. */
   stage(batch: InputBatch): Staged {
     const n = batch.count;
-    if (n > this.#options.batchPackets) throw new Error(`batch of ${n} packets; the runner takes ${this.#options.batchPackets}`);
+    if (n > this.#options.batchPackets)
+      throw new Error(`batch of ${n} packets; the runner takes ${this.#options.batchPackets}`);
     let base = n === 0 ? 0 : (batch.offset[0] ?? 0);
     let end = base;
     let longest = 0;
@@ -340,7 +363,7 @@ export class Runner {
     const view = mem.view;
     const base = x.region(R("out-base")) >>> 0;
     const end = base + x.region(R("out-pos"));
-    for (let r = base; r < end; ) {
+    for (let r = base; r < end;) {
       const len = view.getUint32(r + O.LEN[0], true);
       sink.packet(
         OUTPUT_KIND[view.getUint32(r + O.KIND[0], true)] ?? "link",

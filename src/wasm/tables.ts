@@ -1,7 +1,18 @@
 // Tables from the TypeScript side: create them, write entries in all-or-nothing
 // batches through the command buffer (assembly/tables/write.ts), read counters.
 
-import { ACTIONS, type ActionName, LAYOUTS, MATCH_KINDS, type MatchKind, TABLE_ERRORS, TABLE_ROLES, type TableError, type TableRole, WRITE_OPS } from "./abi.js";
+import {
+  ACTIONS,
+  type ActionName,
+  LAYOUTS,
+  MATCH_KINDS,
+  type MatchKind,
+  TABLE_ERRORS,
+  TABLE_ROLES,
+  type TableError,
+  type TableRole,
+  WRITE_OPS,
+} from "./abi.js";
 import type { DataPlane } from "./module.js";
 
 /** One field of a table's key: where it sits in the key and how it matches. */
@@ -67,7 +78,8 @@ const pad8 = (n: number): number => (n + 7) & ~7;
 
 export class Tables {
   readonly #dp: DataPlane;
-  /** Where hits() has the data plane write a table's counts (kept: a summary reads every table's), and its size in counts. */
+  /** Where hits() has the data plane write a table's counts (kept: a summary reads every table's), and its size in
+   * counts. */
   #hitsAt = 0;
   #hitsRoom = 0;
 
@@ -94,7 +106,10 @@ export class Tables {
       layout.fields.length,
     );
     this.#dp.free(buf);
-    if (!ok) throw new Error(`data plane refused table ${layout.id} (${layout.role}, ${layout.kind}, key ${layout.keyLen} bytes)`);
+    if (!ok)
+      throw new Error(
+        `data plane refused table ${layout.id} (${layout.role}, ${layout.kind}, key ${layout.keyLen} bytes)`,
+      );
   }
 
   /** Frees a table no member points to any more; its id may be created again. */
@@ -125,7 +140,8 @@ export class Tables {
       view.setUint32(at + W.DATA_LEN[0], w.action?.data?.length ?? 0, true);
       let p = at + W.SIZE[0];
       const put = (bytes: Uint8Array | undefined): void => {
-        if (bytes !== undefined && bytes.length !== keyLen) throw new Error(`key part of ${bytes.length} bytes for a ${keyLen}-byte key`);
+        if (bytes !== undefined && bytes.length !== keyLen)
+          throw new Error(`key part of ${bytes.length} bytes for a ${keyLen}-byte key`);
         u8.fill(0, p, p + keyLen);
         if (bytes !== undefined) u8.set(bytes, p);
         p += keyLen;
@@ -180,7 +196,13 @@ export class Tables {
 
   #readAction(at: number, dataLen: number): StoredAction {
     const [code = 0, count = 0, arg = 0, arg2 = 0, data = 0] = this.#dp.mem.u32.slice(at >>> 2, (at >>> 2) + 5);
-    return { name: ACTIONS[code] ?? "none", count, arg, arg2, data: data === 0 ? new Uint8Array(0) : this.#dp.mem.u8.slice(data, data + dataLen) };
+    return {
+      name: ACTIONS[code] ?? "none",
+      count,
+      arg,
+      arg2,
+      data: data === 0 ? new Uint8Array(0) : this.#dp.mem.u8.slice(data, data + dataLen),
+    };
   }
 
   /** Hit counts by entry index, for the entries the table has memory for (those past them have none). */

@@ -54,7 +54,12 @@ export interface DesignDef {
   readonly hopLimitField?: string;
 }
 
-export const IN_LINK_FIELD: FieldDef = { name: "in", bits: 16, kind: "uint", where: "metadata: the in-link's identifier at this member" };
+export const IN_LINK_FIELD: FieldDef = {
+  name: "in",
+  bits: 16,
+  kind: "uint",
+  where: "metadata: the in-link's identifier at this member",
+};
 
 /** The fields of the IPv4 header a tunnel design (gre, vxlan) starts with. */
 const OUTER_IPV4: readonly FieldDef[] = [
@@ -77,9 +82,23 @@ export const DESIGNS: readonly DesignDef[] = [
       { name: "dst", bits: 48, kind: "mac", where: "bytes 0-5", flow: true },
       { name: "src", bits: 48, kind: "mac", where: "bytes 6-11", flow: true },
       { name: "type", bits: 16, kind: "uint", where: "the ethertype after all tags", flow: true },
-      { name: "vid", bits: 12, kind: "uint", where: "VLAN id of the outer tag (0 when untagged)", flow: true, session: true },
+      {
+        name: "vid",
+        bits: 12,
+        kind: "uint",
+        where: "VLAN id of the outer tag (0 when untagged)",
+        flow: true,
+        session: true,
+      },
       { name: "pcp", bits: 3, kind: "uint", where: "priority of the outer tag (0 when untagged)" },
-      { name: "ivid", bits: 12, kind: "uint", where: "VLAN id of the inner tag of a double-tagged frame (0 otherwise)", flow: true, session: true },
+      {
+        name: "ivid",
+        bits: 12,
+        kind: "uint",
+        where: "VLAN id of the inner tag of a double-tagged frame (0 otherwise)",
+        flow: true,
+        session: true,
+      },
     ],
   },
   {
@@ -97,8 +116,22 @@ export const DESIGNS: readonly DesignDef[] = [
       { name: "proto", bits: 8, kind: "uint", where: "byte 9", flow: true },
       { name: "ttl", bits: 8, kind: "uint", where: "byte 8" },
       { name: "dscp", bits: 6, kind: "uint", where: "byte 1, high 6 bits" },
-      { name: "sport", bits: 16, kind: "uint", where: "TCP/UDP/SCTP source port of a first fragment (0 otherwise)", readOnly: true, flow: true },
-      { name: "dport", bits: 16, kind: "uint", where: "TCP/UDP/SCTP destination port of a first fragment (0 otherwise)", readOnly: true, flow: true },
+      {
+        name: "sport",
+        bits: 16,
+        kind: "uint",
+        where: "TCP/UDP/SCTP source port of a first fragment (0 otherwise)",
+        readOnly: true,
+        flow: true,
+      },
+      {
+        name: "dport",
+        bits: 16,
+        kind: "uint",
+        where: "TCP/UDP/SCTP destination port of a first fragment (0 otherwise)",
+        readOnly: true,
+        flow: true,
+      },
     ],
   },
   {
@@ -136,7 +169,8 @@ export const DESIGNS: readonly DesignDef[] = [
   {
     name: "gre",
     id: 5,
-    summary: "IPv4 (protocol 47) and GRE (RFC 2784, key and sequence number of RFC 2890), pushed and popped as one header",
+    summary:
+      "IPv4 (protocol 47) and GRE (RFC 2784, key and sequence number of RFC 2890), pushed and popped as one header",
     nameKind: "ipv4",
     dstField: "dst",
     srcField: "src",
@@ -144,9 +178,22 @@ export const DESIGNS: readonly DesignDef[] = [
     hopLimitField: "ttl",
     fields: [
       ...OUTER_IPV4,
-      { name: "type", bits: 16, kind: "uint", where: "GRE protocol type (an ethertype; after a Cisco MetaData shim, the type it carries)", flow: true },
+      {
+        name: "type",
+        bits: 16,
+        kind: "uint",
+        where: "GRE protocol type (an ethertype; after a Cisco MetaData shim, the type it carries)",
+        flow: true,
+      },
       { name: "key", bits: 32, kind: "uint", where: "GRE key (0 when absent)", flow: true, session: true },
-      { name: "keyed", bits: 1, kind: "uint", where: "GRE K bit: 1 when the key is present", session: true, presenceOf: "key" },
+      {
+        name: "keyed",
+        bits: 1,
+        kind: "uint",
+        where: "GRE K bit: 1 when the key is present",
+        session: true,
+        presenceOf: "key",
+      },
     ],
   },
   {
@@ -160,8 +207,23 @@ export const DESIGNS: readonly DesignDef[] = [
     hopLimitField: "ttl",
     fields: [
       ...OUTER_IPV4,
-      { name: "sport", bits: 16, kind: "uint", where: "UDP source port (senders usually derive it from the inner flow)", flow: true, session: true },
-      { name: "dport", bits: 16, kind: "uint", where: "UDP destination port", flow: true, session: true, default: 4789n },
+      {
+        name: "sport",
+        bits: 16,
+        kind: "uint",
+        where: "UDP source port (senders usually derive it from the inner flow)",
+        flow: true,
+        session: true,
+      },
+      {
+        name: "dport",
+        bits: 16,
+        kind: "uint",
+        where: "UDP destination port",
+        flow: true,
+        session: true,
+        default: 4789n,
+      },
       { name: "vni", bits: 24, kind: "uint", where: "VXLAN network identifier", flow: true, session: true },
     ],
   },

@@ -7,7 +7,10 @@ import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 
 const DOC = readFileSync("docs/analysis.md", "utf8");
-const shown = [...DOC.matchAll(/```text\n(\$ strata [^\n]*)\n([\s\S]*?)```/g)].map((m) => ({ command: m[1] ?? "", output: m[2] ?? "" }));
+const shown = [...DOC.matchAll(/```text\n(\$ strata [^\n]*)\n([\s\S]*?)```/g)].map((m) => ({
+  command: m[1] ?? "",
+  output: m[2] ?? "",
+}));
 
 describe("docs/analysis.md", () => {
   test.each(shown)("$command prints what is shown", async ({ command, output }) => {
@@ -17,7 +20,11 @@ describe("docs/analysis.md", () => {
   });
 
   test("every example is analysed there", () => {
-    const examples = readdirSync("examples").flatMap((d) => readdirSync(`examples/${d}`).filter((f) => f === "network.yaml" || f === "merged.yaml").map((f) => `examples/${d}/${f}`));
+    const examples = readdirSync("examples").flatMap((d) =>
+      readdirSync(`examples/${d}`)
+        .filter((f) => f === "network.yaml" || f === "merged.yaml")
+        .map((f) => `examples/${d}/${f}`),
+    );
     const analysed = new Set(shown.map((s) => s.command.split(" ")[3]));
     expect(examples.filter((e) => !analysed.has(e))).toEqual([]);
   });

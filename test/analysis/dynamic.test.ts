@@ -40,7 +40,15 @@ interface Tally {
   skipped: Map<string, number>;
 }
 
-const tally = (): Tally => ({ cases: 0, packets: 0, compared: 0, witnesses: 0, witnessesRun: 0, inRelation: 0, skipped: new Map() });
+const tally = (): Tally => ({
+  cases: 0,
+  packets: 0,
+  compared: 0,
+  witnesses: 0,
+  witnessesRun: 0,
+  inRelation: 0,
+  skipped: new Map(),
+});
 const skip = (t: Tally, why: string): void => {
   t.skipped.set(why, (t.skipped.get(why) ?? 0) + 1);
 };
@@ -56,13 +64,22 @@ function inRelation(a: Analysis, r: Relations, inj: Injection, o: Observation): 
     if (v === undefined || v.index === inj.member) continue;
     const comps = a.componentsOf(inj.member).filter((k) => k.has[v.index] === 1);
     if (comps.length === 0) continue; // delivered in another network: popped into it, no pair of one relation
-    if (!comps.some((k) => r.relation.get(k)?.reaches(inj.member, v.index) === true)) return `delivered to ${name}, but ${a.member(inj.member).member.qualified} → ${name} is in no relation of ${comps.map((k) => k.name).join(", ")}`;
+    if (!comps.some((k) => r.relation.get(k)?.reaches(inj.member, v.index) === true))
+      return `delivered to ${name}, but ${a.member(inj.member).member.qualified} → ${name} is in no relation of ${comps.map((k) => k.name).join(", ")}`;
   }
   return "";
 }
 
 /** Packet to class: each packet's trace against the analysis of its classes, and its delivery against the relations. */
-function packetsAgree(text: string, c: CompiledSpec, a: Analysis, injections: readonly Injection[], inputs: readonly RefInput[], hopLimit: number, t: Tally): void {
+function packetsAgree(
+  text: string,
+  c: CompiledSpec,
+  a: Analysis,
+  injections: readonly Injection[],
+  inputs: readonly RefInput[],
+  hopLimit: number,
+  t: Tally,
+): void {
   const r = computeRelations(a);
   const seen = emulate(c, injections, inputs, hopLimit);
   if (seen === undefined) return skip(t, "not installed");
@@ -73,12 +90,18 @@ function packetsAgree(text: string, c: CompiledSpec, a: Analysis, injections: re
     if (w === undefined || inj === undefined) return;
     if ("skip" in w) return skip(t, w.skip);
     const missing = inRelation(a, r, inj, w);
-    if (missing !== "") throw new Error(`packet ${i} (${Buffer.from(p.bytes).toString("hex")}) at ${JSON.stringify(inj)}: ${missing}\nspec:\n${text}`);
+    if (missing !== "")
+      throw new Error(
+        `packet ${i} (${Buffer.from(p.bytes).toString("hex")}) at ${JSON.stringify(inj)}: ${missing}\nspec:\n${text}`,
+      );
     if (inj.kind === "self" && w.delivered.size > 0) t.inRelation++;
     const x = predict(a, inj, p.bytes, hopLimit);
     if ("skip" in x) return skip(t, x.skip);
     const d = differ(w, x);
-    if (d !== "") throw new Error(`packet ${i} (${Buffer.from(p.bytes).toString("hex")}) at ${JSON.stringify(inj)}, hop limit ${hopLimit}:\n${d}\nspec:\n${text}`);
+    if (d !== "")
+      throw new Error(
+        `packet ${i} (${Buffer.from(p.bytes).toString("hex")}) at ${JSON.stringify(inj)}, hop limit ${hopLimit}:\n${d}\nspec:\n${text}`,
+      );
     t.compared++;
   });
 }
@@ -86,10 +109,13 @@ function packetsAgree(text: string, c: CompiledSpec, a: Analysis, injections: re
 /** The endpoints packets may enter at: links members send on, inbound external links, members, sessions. */
 function endpoints(c: CompiledSpec): Injection[] {
   const out: Injection[] = [];
-  for (const l of c.links) if (l.sender >= 0 || l.receivers.length > 0) out.push({ kind: "link", member: l.sender, session: 0, link: l.index });
+  for (const l of c.links)
+    if (l.sender >= 0 || l.receivers.length > 0)
+      out.push({ kind: "link", member: l.sender, session: 0, link: l.index });
   for (const m of c.members) {
     out.push({ kind: "self", member: m.index, session: 0, link: -1 });
-    for (const r of m.tables.send?.spec?.rows ?? []) if (r.session !== undefined) out.push({ kind: "session", member: m.index, session: r.session, link: -1 });
+    for (const r of m.tables.send?.spec?.rows ?? [])
+      if (r.session !== undefined) out.push({ kind: "session", member: m.index, session: r.session, link: -1 });
   }
   return out;
 }
@@ -99,17 +125,40 @@ function expectation(a: Analysis, e: PathEvent): { what: string; holds: (o: Obse
   const member = a.compiled.members[e.member]?.qualified ?? "?";
   const last = e.path.at(-1);
   const row = e.row ?? (last?.kind === "row" ? last : undefined);
-  const rowName = row?.kind === "row" ? `${a.compiled.members[row.member]?.qualified ?? "?"} ${row.role} ${row.row}` : undefined;
-  if (e.kind === "deliver") return { what: `delivered to ${member}`, holds: (o) => o.delivered.has(member) && (rowName === undefined || o.rows.has(rowName)) };
-  if (e.kind === "drop" && e.reason !== "loop") return { what: `dropped at ${member} (${e.reason ?? "?"}${rowName === undefined ? "" : `, ${rowName}`})`, holds: (o) => o.drops.has(`${member} ${e.reason ?? "?"}`) && (rowName === undefined || o.rows.has(rowName)) };
-  if (e.kind === "exit") return { what: `left on ${a.compiled.links[e.link]?.qualified ?? "?"}`, holds: (o) => o.links.has(a.compiled.links[e.link]?.qualified ?? "?") };
+  const rowName =
+    row?.kind === "row" ? `${a.compiled.members[row.member]?.qualified ?? "?"} ${row.role} ${row.row}` : undefined;
+  if (e.kind === "deliver")
+    return {
+      what: `delivered to ${member}`,
+      holds: (o) => o.delivered.has(member) && (rowName === undefined || o.rows.has(rowName)),
+    };
+  if (e.kind === "drop" && e.reason !== "loop")
+    return {
+      what: `dropped at ${member} (${e.reason ?? "?"}${rowName === undefined ? "" : `, ${rowName}`})`,
+      holds: (o) => o.drops.has(`${member} ${e.reason ?? "?"}`) && (rowName === undefined || o.rows.has(rowName)),
+    };
+  if (e.kind === "exit")
+    return {
+      what: `left on ${a.compiled.links[e.link]?.qualified ?? "?"}`,
+      holds: (o) => o.links.has(a.compiled.links[e.link]?.qualified ?? "?"),
+    };
   return undefined;
 }
 
 /** Class to packet: a packet built from each path's classes does what the path says. */
-function classesAgree(text: string, c: CompiledSpec, a: Analysis, pick: number, hopLimit: number, t: Tally, perEndpoint = 12): void {
+function classesAgree(
+  text: string,
+  c: CompiledSpec,
+  a: Analysis,
+  pick: number,
+  hopLimit: number,
+  t: Tally,
+  perEndpoint = 12,
+): void {
   const all = endpoints(c);
-  const chosen = [all[pick % Math.max(all.length, 1)], all[(pick * 7 + 3) % Math.max(all.length, 1)]].filter((x): x is Injection => x !== undefined);
+  const chosen = [all[pick % Math.max(all.length, 1)], all[(pick * 7 + 3) % Math.max(all.length, 1)]].filter(
+    (x): x is Injection => x !== undefined,
+  );
   const injections: Injection[] = [];
   const inputs: RefInput[] = [];
   const expected: { what: string; holds: (o: Observation) => boolean }[] = [];
@@ -127,13 +176,24 @@ function classesAgree(text: string, c: CompiledSpec, a: Analysis, pick: number, 
       t.witnesses++;
       const ex = expectation(a, e);
       // A path that ends in bad-header pops a payload no header of the overlay's design can be read from: none.
-      const bytes = ex === undefined ? undefined : packetOf(a, inj, e.start, e.kind === "drop" && e.reason === "bad-header" ? new Uint8Array(0) : undefined);
+      const bytes =
+        ex === undefined
+          ? undefined
+          : packetOf(a, inj, e.start, e.kind === "drop" && e.reason === "bad-header" ? new Uint8Array(0) : undefined);
       if (ex === undefined || bytes === undefined) {
         skip(t, "no packet of the classes");
         continue;
       }
-      const at = injections.findIndex((j) => j.kind === inj.kind && j.member === inj.member && j.link === inj.link && j.session === inj.session);
-      inputs.push({ bytes, origLen: bytes.length, tsSec: 0, tsNsec: 0, endpoint: at >= 0 ? at : injections.push(inj) - 1 });
+      const at = injections.findIndex(
+        (j) => j.kind === inj.kind && j.member === inj.member && j.link === inj.link && j.session === inj.session,
+      );
+      inputs.push({
+        bytes,
+        origLen: bytes.length,
+        tsSec: 0,
+        tsNsec: 0,
+        endpoint: at >= 0 ? at : injections.push(inj) - 1,
+      });
       expected.push(ex);
     }
   }
@@ -146,8 +206,12 @@ function classesAgree(text: string, c: CompiledSpec, a: Analysis, pick: number, 
     const inj = injections[p.endpoint];
     if (w === undefined || ex === undefined || inj === undefined) return;
     if ("skip" in w) return skip(t, w.skip);
-    const describe = (): string => `packet ${Buffer.from(p.bytes).toString("hex")} at ${JSON.stringify(inj)}, hop limit ${hopLimit}\nspec:\n${text}`;
-    if (!ex.holds(w)) throw new Error(`the analysis says ${ex.what}; the data plane: ${JSON.stringify({ ...w, links: [...w.links], delivered: [...w.delivered], drops: [...w.drops], rows: [...w.rows] })}\n${describe()}`);
+    const describe = (): string =>
+      `packet ${Buffer.from(p.bytes).toString("hex")} at ${JSON.stringify(inj)}, hop limit ${hopLimit}\nspec:\n${text}`;
+    if (!ex.holds(w))
+      throw new Error(
+        `the analysis says ${ex.what}; the data plane: ${JSON.stringify({ ...w, links: [...w.links], delivered: [...w.delivered], drops: [...w.drops], rows: [...w.rows] })}\n${describe()}`,
+      );
     const x = predict(a, inj, p.bytes, hopLimit);
     if (!("skip" in x)) {
       const d = differ(w, x);
@@ -159,7 +223,9 @@ function classesAgree(text: string, c: CompiledSpec, a: Analysis, pick: number, 
 
 function report(name: string, t: Tally): void {
   const skipped = [...t.skipped].map(([k, v]) => `${k} ${v}`).join(", ");
-  console.log(`${name}: ${t.cases} descriptions, ${t.compared}/${t.packets} packets compared, ${t.witnessesRun}/${t.witnesses} class witnesses run, ${t.inRelation} deliveries in the relations${skipped === "" ? "" : ` (skipped: ${skipped})`}`);
+  console.log(
+    `${name}: ${t.cases} descriptions, ${t.compared}/${t.packets} packets compared, ${t.witnessesRun}/${t.witnesses} class witnesses run, ${t.inRelation} deliveries in the relations${skipped === "" ? "" : ` (skipped: ${skipped})`}`,
+  );
 }
 
 const hopLimits = fc.constantFrom(3, 8, 64);

@@ -33,14 +33,32 @@ function rowsOf(c: CompiledSpec): RowChange[] {
 function view(a: Analysis, rel: ComponentRelation): object {
   const ms = rel.component.members;
   const reaches = ms.flatMap((m0) => ms.filter((m1) => rel.reaches(m0, m1)).map((m1) => `${m0}>${m1}`));
-  const holes = [...new Set(rel.holes().map((h) => `${h.atom}:${h.hole.member}/${h.hole.table}/${String(h.hole.port)}`))].sort();
-  const loops = rel.loops().map((l) => l.atom).sort((x, y) => x - y);
+  const holes = [
+    ...new Set(rel.holes().map((h) => `${h.atom}:${h.hole.member}/${h.hole.table}/${String(h.hole.port)}`)),
+  ].sort();
+  const loops = rel
+    .loops()
+    .map((l) => l.atom)
+    .sort((x, y) => x - y);
   const live = rel.component.space.atoms().filter((x) => !rel.component.space.isDead(x)).length;
-  return { component: rel.component.name, tuples: rel.tuples, pairs: rel.pairs, reaches, holes, loops, unreachable: rel.unreachable(), classes: live, members: a.members.length };
+  return {
+    component: rel.component.name,
+    tuples: rel.tuples,
+    pairs: rel.pairs,
+    reaches,
+    holes,
+    loops,
+    unreachable: rel.unreachable(),
+    classes: live,
+    members: a.members.length,
+  };
 }
 
 /** Steps: each takes some rows out or puts some back (indices into the description's rows). */
-const steps = fc.array(fc.record({ rows: fc.array(fc.nat(1000), { minLength: 1, maxLength: 3 }), installed: fc.boolean() }), { minLength: 1, maxLength: 5 });
+const steps = fc.array(
+  fc.record({ rows: fc.array(fc.nat(1000), { minLength: 1, maxLength: 3 }), installed: fc.boolean() }),
+  { minLength: 1, maxLength: 5 },
+);
 
 function agrees(text: string, plan: readonly { rows: readonly number[]; installed: boolean }[]): boolean {
   const c = compileText(text);
@@ -65,7 +83,9 @@ function agrees(text: string, plan: readonly { rows: readonly number[]; installe
     for (const k of fresh.components) {
       const updated = relations.get(k.name);
       if (updated === undefined) throw new Error(`no relation for ${k.name}`);
-      expect(view(live, updated), `${text}\nafter ${JSON.stringify([...state.values()])}`).toEqual(view(fresh, new ComponentRelation(fresh, k)));
+      expect(view(live, updated), `${text}\nafter ${JSON.stringify([...state.values()])}`).toEqual(
+        view(fresh, new ComponentRelation(fresh, k)),
+      );
     }
   }
   return true;
@@ -76,15 +96,19 @@ describe("incremental: relations updated from changed rows = computed afresh", (
     { name: "random descriptions", text: specRecipe.map((r) => specText(r)) },
     { name: "layered, subducted and bridged descriptions", text: composedRecipe.map((r) => composedText(r)) },
   ];
-  it.each(cases)("$name", ({ text }) => {
-    let checked = 0;
-    fc.assert(
-      fc.property(text, steps, (t, plan) => {
-        if (agrees(t, plan)) checked++;
-      }),
-      { numRuns: RUNS },
-    );
-    console.log(`incremental: ${checked} descriptions`);
-    expect(checked).toBeGreaterThan(0);
-  }, 600_000);
+  it.each(cases)(
+    "$name",
+    ({ text }) => {
+      let checked = 0;
+      fc.assert(
+        fc.property(text, steps, (t, plan) => {
+          if (agrees(t, plan)) checked++;
+        }),
+        { numRuns: RUNS },
+      );
+      console.log(`incremental: ${checked} descriptions`);
+      expect(checked).toBeGreaterThan(0);
+    },
+    600_000,
+  );
 });

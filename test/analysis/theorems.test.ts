@@ -38,19 +38,23 @@ describe("inclusions: effective ⊆ reachable, a part ⊆ its composition (seed 
     { name: "random descriptions", text: specRecipe.map((r) => specText(r)) },
     { name: "layered, subducted and bridged descriptions", text: composedRecipe.map((r) => composedText(r)) },
   ];
-  it.each(cases)("$name", ({ text }) => {
-    let analysed = 0;
-    fc.assert(
-      fc.property(text, (t) => {
-        const failed = failedInclusions(t);
-        if (failed === undefined) return;
-        analysed++;
-        expect(failed, t).toEqual([]);
-      }),
-      { numRuns: RUNS },
-    );
-    expect(analysed).toBeGreaterThan(0);
-  }, 600_000);
+  it.each(cases)(
+    "$name",
+    ({ text }) => {
+      let analysed = 0;
+      fc.assert(
+        fc.property(text, (t) => {
+          const failed = failedInclusions(t);
+          if (failed === undefined) return;
+          analysed++;
+          expect(failed, t).toEqual([]);
+        }),
+        { numRuns: RUNS },
+      );
+      expect(analysed).toBeGreaterThan(0);
+    },
+    600_000,
+  );
 });
 
 describe("Bridging Closure (seed §5.1): a bridged set ≡ the network that merges it", () => {
@@ -62,7 +66,8 @@ describe("Bridging Closure (seed §5.1): a bridged set ≡ the network that merg
   });
 });
 
-/** A hub and `n` spokes in network `star` of the cna design: spokes send every header to the hub; the hub forwards none. */
+/** A hub and `n` spokes in network `star` of the cna design: spokes send every header to the hub; the hub forwards
+ * none. */
 function hubAndSpoke(n: number, spokeRows: readonly number[]): string {
   const spokes = Array.from({ length: n }, (_, i) => `s${i + 1}`);
   const members = [`      hub: { name: 100 }`, ...spokes.map((s, i) => `      ${s}: { name: ${i + 1} }`)];
@@ -84,7 +89,10 @@ function oneWayRing(n: number): string {
   const ms = Array.from({ length: n }, (_, i) => `m${i}`);
   const members = ms.map((m, i) => `      ${m}: { name: ${i + 1} }`);
   const links = ms.map((m, i) => `      - { from: ${m}.1, to: m${(i + 1) % n}.0 }`);
-  const tables = ms.map((m, i) => `      ${m}:\n        acquire: [ { match: { dst: ${i + 1} }, do: receive }, { do: forward } ]\n        forward: [ { out: 1 } ]\n        receive: [ { do: deliver } ]`);
+  const tables = ms.map(
+    (m, i) =>
+      `      ${m}:\n        acquire: [ { match: { dst: ${i + 1} }, do: receive }, { do: forward } ]\n        forward: [ { out: 1 } ]\n        receive: [ { do: deliver } ]`,
+  );
   return `networks:\n  ring:\n    header: cna\n    members:\n${members.join("\n")}\n    links:\n${links.join("\n")}\n    tables:\n${tables.join("\n")}\n`;
 }
 
@@ -103,13 +111,17 @@ function relationOf(text: string): { a: Analysis; reaches: (m0: string, m1: stri
 describe("the model's sanity theorems (seed §2.7)", () => {
   it("hub and spoke: spokes do not reach each other; each reaches the hub", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 2, max: 12 }), fc.array(fc.nat(20), { minLength: 12, maxLength: 12 }), (n, rows) => {
-        const { reaches } = relationOf(hubAndSpoke(n, rows));
-        for (let i = 1; i <= n; i++) {
-          expect(reaches(`star.s${i}`, "star.hub")).toBe(true);
-          for (let j = 1; j <= n; j++) if (i !== j) expect(reaches(`star.s${i}`, `star.s${j}`)).toBe(false);
-        }
-      }),
+      fc.property(
+        fc.integer({ min: 2, max: 12 }),
+        fc.array(fc.nat(20), { minLength: 12, maxLength: 12 }),
+        (n, rows) => {
+          const { reaches } = relationOf(hubAndSpoke(n, rows));
+          for (let i = 1; i <= n; i++) {
+            expect(reaches(`star.s${i}`, "star.hub")).toBe(true);
+            for (let j = 1; j <= n; j++) if (i !== j) expect(reaches(`star.s${i}`, `star.s${j}`)).toBe(false);
+          }
+        },
+      ),
       { numRuns: RUNS * 2 },
     );
   });
@@ -126,8 +138,18 @@ describe("the model's sanity theorems (seed §2.7)", () => {
   });
 
   it.each([
-    { name: "examples/one-way-ring is fully reachable", file: "examples/one-way-ring/network.yaml", property: "Fully_reachable", holds: true },
-    { name: "examples/hub-and-spoke's spokes, which forward nothing, reach no one", file: "examples/hub-and-spoke/network.yaml", property: "Fully_reachable", holds: false },
+    {
+      name: "examples/one-way-ring is fully reachable",
+      file: "examples/one-way-ring/network.yaml",
+      property: "Fully_reachable",
+      holds: true,
+    },
+    {
+      name: "examples/hub-and-spoke's spokes, which forward nothing, reach no one",
+      file: "examples/hub-and-spoke/network.yaml",
+      property: "Fully_reachable",
+      holds: false,
+    },
   ])("$name", ({ file, property, holds }) => {
     const rep = report(new Analysis(compile(loadSpec(file))));
     expect(rep.components[0]?.properties.find((p) => p.name === property)?.holds).toBe(holds);

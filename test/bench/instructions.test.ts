@@ -23,8 +23,16 @@ describe("wasmAddresses", () => {
 
 describe.each([
   { case: "absolute addresses", profile: "fn=(1) 0x1000\n0x1000 0 5\n0x1001 0 5\n0x3000 0 9\n", want: 10 },
-  { case: "relative addresses (+n, -n, *) in decimal and hex", profile: "fn=(1)\n0x1000 0 2\n+1 0 3\n+0x3 0 4\n-3 0 1\n* 0 1\n", want: 11 },
-  { case: "a call's inclusive cost is not the caller's", profile: "0x1000 0 1\ncalls=1 0x5000 0\n+4 0 1000\n0x2000 0 7\n", want: 8 },
+  {
+    case: "relative addresses (+n, -n, *) in decimal and hex",
+    profile: "fn=(1)\n0x1000 0 2\n+1 0 3\n+0x3 0 4\n-3 0 1\n* 0 1\n",
+    want: 11,
+  },
+  {
+    case: "a call's inclusive cost is not the caller's",
+    profile: "0x1000 0 1\ncalls=1 0x5000 0\n+4 0 1000\n0x2000 0 7\n",
+    want: 8,
+  },
   { case: "code outside the listing", profile: "0x5000 0 100\n+1 0 100\n", want: 0 },
 ])("wasmCount: $case", ({ profile, want }) => {
   it(`counts ${want}`, () => {

@@ -39,7 +39,9 @@ describe.each(Object.keys(BUILDS) as (keyof typeof BUILDS)[])("bench scenario %s
     const c = loaded.compiled;
     const drops = [-1, ...c.members.map((m) => m.index)].flatMap((m) => {
       const counts = new BigUint64Array(loaded.dp.mem.u8.buffer, x.memberDrops(m), DROP_REASONS.length);
-      return [...counts].flatMap((n, k) => (n > 0n ? [`${c.members[m]?.qualified ?? "(outside)"}: ${DROP_REASONS[k]} ${n}`] : []));
+      return [...counts].flatMap((n, k) =>
+        n > 0n ? [`${c.members[m]?.qualified ?? "(outside)"}: ${DROP_REASONS[k]} ${n}`] : [],
+      );
     });
     expect(drops).toEqual([]);
     const exited = c.links.filter((l) => l.receivers.length === 0).reduce((n, l) => n + x.linkPackets(l.index), 0);
@@ -65,7 +67,9 @@ describe("bench scenarios replay-file and replay-file-2w", () => {
         const { summary } = replay({ spec, inputs, out, workers });
         expect(summary.drops).toEqual({});
         expect(summary.packets.exited).toBe(20_000);
-        return readdirSync(join(out, "links")).sort().map((f) => readFileSync(join(out, "links", f)));
+        return readdirSync(join(out, "links"))
+          .sort()
+          .map((f) => readFileSync(join(out, "links", f)));
       });
       expect(files[0]).toHaveLength(4);
       expect(files[1]?.every((f, k) => f.equals(files[0]?.[k] ?? Buffer.alloc(0)))).toBe(true);

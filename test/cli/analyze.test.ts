@@ -42,8 +42,16 @@ describe("strata analyze: every example", () => {
   test("the table lists every network description under examples/ (fleet.yaml places them on machines)", () => {
     const files = readdirSync("examples", { withFileTypes: true })
       .filter((d) => d.isDirectory())
-      .flatMap((d) => readdirSync(`examples/${d.name}`).filter((f) => /\.(ya?ml|json)$/.test(f) && f !== "example.json" && f !== "fleet.yaml").map((f) => `examples/${d.name}/${f}`));
-    expect(EXAMPLES.map((e) => e.file).filter((f) => f.startsWith("examples/")).sort()).toEqual(files.sort());
+      .flatMap((d) =>
+        readdirSync(`examples/${d.name}`)
+          .filter((f) => /\.(ya?ml|json)$/.test(f) && f !== "example.json" && f !== "fleet.yaml")
+          .map((f) => `examples/${d.name}/${f}`),
+      );
+    expect(
+      EXAMPLES.map((e) => e.file)
+        .filter((f) => f.startsWith("examples/"))
+        .sort(),
+    ).toEqual(files.sort());
   });
 
   test.each(EXAMPLES)("$file: exit $code, '$last'", async ({ file, code, last }) => {
@@ -70,7 +78,12 @@ const QUERIES: readonly { name: string; argv: readonly string[]; code: number; h
     has: [
       "from ip:h1 to ip.h2: 1 header class gets there, 1 delivered",
       "  ipv4 dst=10.0.2.2 ttl=2..255: delivered",
-      "    ip.h1 forward row 0 → ip.h1 transmit row 0 → ip.h1.1-r.1 → lanA.h1 send row 0 → lanA.h1 forward row 0 → lanA.h1.1-r.1 → lanA.r acquire row 0 → lanA.r receive row 0 → ip.r acquire row 1 → ip.r forward row 1 → ip.r transmit row 1 → ip.r.2-h2.1 → lanB.r send row 0 → lanB.r forward row 0 → lanB.r.1-h2.1 → lanB.h2 acquire row 0 → lanB.h2 receive row 0 → ip.h2 acquire row 0",
+      "    ip.h1 forward row 0 → ip.h1 transmit row 0 → ip.h1.1-r.1 → lanA.h1 " +
+        "send row 0 → lanA.h1 forward row 0 → lanA.h1.1-r.1 → lanA.r acquire " +
+        "row 0 → lanA.r receive row 0 → ip.r acquire row 1 → ip.r forward row 1 " +
+        "→ ip.r transmit row 1 → ip.r.2-h2.1 → lanB.r send row 0 → lanB.r " +
+        "forward row 0 → lanB.r.1-h2.1 → lanB.h2 acquire row 0 → lanB.h2 " +
+        "receive row 0 → ip.h2 acquire row 0",
       "  ipv4 dst=10.0.2.2 ttl=0..1: dropped at ip.r (ttl-expired)",
     ],
   },
@@ -78,7 +91,11 @@ const QUERIES: readonly { name: string; argv: readonly string[]; code: number; h
     name: "--header narrows the classes that enter",
     argv: [ROUTER, "--from", "ip:h1", "--to", "ip:h2", "--header", "dst=10.0.2.0/24"],
     code: EXIT_OK,
-    has: ["from ip:h1 to ip.h2: 1 header class gets there, 1 delivered", "3 header classes do not get there:", "  ipv4 dst=10.0.2.0/24 except dst=10.0.2.2 ttl=2..255: dropped at ip.h2 (acquire-miss)"],
+    has: [
+      "from ip:h1 to ip.h2: 1 header class gets there, 1 delivered",
+      "3 header classes do not get there:",
+      "  ipv4 dst=10.0.2.0/24 except dst=10.0.2.2 ttl=2..255: dropped at ip.h2 (acquire-miss)",
+    ],
   },
   {
     name: "--header that no delivered class meets: exit 1",
@@ -102,7 +119,11 @@ const QUERIES: readonly { name: string; argv: readonly string[]; code: number; h
     name: "--black-holes: the switch without a row for h3",
     argv: ["test/fixtures/analysis/black-hole.yaml", "--black-holes"],
     code: EXIT_PROBLEM,
-    has: ["black holes: 6", "  lan: dst=02:00:00:00:00:03 → lan.sw: no forward row (in-link 1)", "    lan.h1 forward row 0 → lan.h1.1-sw.1 → lan.sw acquire row 0 → lan.sw forward miss"],
+    has: [
+      "black holes: 6",
+      "  lan: dst=02:00:00:00:00:03 → lan.sw: no forward row (in-link 1)",
+      "    lan.h1 forward row 0 → lan.h1.1-sw.1 → lan.sw acquire row 0 → lan.sw forward miss",
+    ],
   },
   {
     name: "--unreachable: none in the router",
@@ -120,7 +141,11 @@ const QUERIES: readonly { name: string; argv: readonly string[]; code: number; h
     name: "--equivalent: Bridging Closure, the bridged LANs against their merged network",
     argv: ["examples/bridged-lans/network.yaml", "--equivalent", "examples/bridged-lans/merged.yaml"],
     code: EXIT_OK,
-    has: ["examples/bridged-lans/network.yaml and examples/bridged-lans/merged.yaml are equivalent: the same reachable and effectivelyReachable relations"],
+    has: [
+      "examples/bridged-lans/network.yaml and " +
+        "examples/bridged-lans/merged.yaml are equivalent: the same reachable " +
+        "and effectivelyReachable relations",
+    ],
   },
   {
     name: "--equivalent: a network with a black hole is not its repaired self",
@@ -144,14 +169,52 @@ describe("strata analyze: queries", () => {
 
 /** Bad input: one `strata:` line, exit 2. */
 const ERRORS: readonly { name: string; argv: readonly string[]; stderr: string }[] = [
-  { name: "no such file", argv: ["nope.yaml"], stderr: "strata: nope.yaml: cannot read file: no such file (give the path of a .yaml or .json network description)" },
-  { name: "an unknown --from member", argv: [ROUTER, "--from", "lanA:nope", "--to", "lanB:h2"], stderr: "strata: endpoint 'lanA:nope': network lanA has no member or external link 'nope' (members: h1, r)" },
-  { name: "an unknown --to member", argv: [ROUTER, "--from", "lanA:h1", "--to", "lanB:zz"], stderr: "strata: --to: there is no member 'lanB:zz' (write NETWORK:MEMBER; members: lanA:h1, lanA:r, lanB:h2, lanB:r, ip:h1, ip:r, ip:h2)" },
-  { name: "--to without --from", argv: [ROUTER, "--to", "ip:h2"], stderr: "strata: --to needs --from: where the packets enter (run 'strata analyze --help' for usage)" },
-  { name: "--from without --to", argv: [ROUTER, "--from", "ip:h1"], stderr: "strata: --from needs --to: the member they should reach (run 'strata analyze --help' for usage)" },
-  { name: "--header without --from", argv: [ROUTER, "--header", "dst=10.0.0.0/8"], stderr: "strata: --header needs --from and --to: it narrows the headers that enter at --from (run 'strata analyze --help' for usage)" },
-  { name: "--header: a field the design lacks", argv: [ROUTER, "--from", "ip:h1", "--to", "ip:h2", "--header", "foo=1"], stderr: "strata: --header: 'foo=1' is not FIELD=PATTERN of ipv4 (fields: src, dst, proto, ttl, dscp, sport, dport)" },
-  { name: "--header: a value of the wrong kind", argv: [ROUTER, "--from", "lanA:h1", "--to", "lanB:h2", "--header", "dst=10.0.2.0/24"], stderr: "strata: --header: dst: '10.0.2.0' is not a MAC address (write six hex pairs separated by ':' or '-', like 02:00:00:00:0a:01)" },
+  {
+    name: "no such file",
+    argv: ["nope.yaml"],
+    stderr: "strata: nope.yaml: cannot read file: no such file (give the path of a .yaml or .json network description)",
+  },
+  {
+    name: "an unknown --from member",
+    argv: [ROUTER, "--from", "lanA:nope", "--to", "lanB:h2"],
+    stderr: "strata: endpoint 'lanA:nope': network lanA has no member or external link 'nope' (members: h1, r)",
+  },
+  {
+    name: "an unknown --to member",
+    argv: [ROUTER, "--from", "lanA:h1", "--to", "lanB:zz"],
+    stderr:
+      "strata: --to: there is no member 'lanB:zz' (write NETWORK:MEMBER; " +
+      "members: lanA:h1, lanA:r, lanB:h2, lanB:r, ip:h1, ip:r, ip:h2)",
+  },
+  {
+    name: "--to without --from",
+    argv: [ROUTER, "--to", "ip:h2"],
+    stderr: "strata: --to needs --from: where the packets enter (run 'strata analyze --help' for usage)",
+  },
+  {
+    name: "--from without --to",
+    argv: [ROUTER, "--from", "ip:h1"],
+    stderr: "strata: --from needs --to: the member they should reach (run 'strata analyze --help' for usage)",
+  },
+  {
+    name: "--header without --from",
+    argv: [ROUTER, "--header", "dst=10.0.0.0/8"],
+    stderr:
+      "strata: --header needs --from and --to: it narrows the headers that " +
+      "enter at --from (run 'strata analyze --help' for usage)",
+  },
+  {
+    name: "--header: a field the design lacks",
+    argv: [ROUTER, "--from", "ip:h1", "--to", "ip:h2", "--header", "foo=1"],
+    stderr: "strata: --header: 'foo=1' is not FIELD=PATTERN of ipv4 (fields: src, dst, proto, ttl, dscp, sport, dport)",
+  },
+  {
+    name: "--header: a value of the wrong kind",
+    argv: [ROUTER, "--from", "lanA:h1", "--to", "lanB:h2", "--header", "dst=10.0.2.0/24"],
+    stderr:
+      "strata: --header: dst: '10.0.2.0' is not a MAC address (write six hex " +
+      "pairs separated by ':' or '-', like 02:00:00:00:0a:01)",
+  },
   { name: "--hop-limit out of range", argv: [ROUTER, "--loops", "--hop-limit", "0"], stderr: "" },
 ];
 

@@ -87,14 +87,19 @@ network lan: header ethernet, 4 members, 3 links
       argv: ["test/fixtures/analysis/loop.yaml"],
       warnings: [
         "warning: No_routing_loops: lan: dst=02:00:00:00:00:03 comes back to lan.s1.9-s2.9",
-        "  lan.h1 forward row 0 → lan.h1.1-s1.1 → lan.s1 acquire row 0 → lan.s1 forward row 2 → lan.s1.9-s2.9 → lan.s2 acquire row 0 → lan.s2 forward row 2 → lan.s1.9-s2.9 → lan.s1 acquire row 0 → lan.s1 forward row 2 → lan.s1.9-s2.9",
+        "  lan.h1 forward row 0 → lan.h1.1-s1.1 → lan.s1 acquire row 0 → lan.s1 " +
+          "forward row 2 → lan.s1.9-s2.9 → lan.s2 acquire row 0 → lan.s2 forward " +
+          "row 2 → lan.s1.9-s2.9 → lan.s1 acquire row 0 → lan.s1 forward row 2 → " +
+          "lan.s1.9-s2.9",
       ],
     },
     {
       name: "a session's header dropped by a miss",
       argv: ["test/fixtures/analysis/layering-unmet.yaml"],
       warnings: [
-        "warning: session black hole: lanB: type=0x0800 except dst=02:00:00:00:0a:01, dst=02:00:00:00:0a:fe, dst=02:00:00:00:0b:02 (+1 more) (lanB.r session 1) → lanB.h2: no acquire row (in-link 1)",
+        "warning: session black hole: lanB: type=0x0800 except " +
+          "dst=02:00:00:00:0a:01, dst=02:00:00:00:0a:fe, dst=02:00:00:00:0b:02 " +
+          "(+1 more) (lanB.r session 1) → lanB.h2: no acquire row (in-link 1)",
         "  lanB.r forward row 0 → lanB.r.1-h2.1 → lanB.h2 acquire miss",
       ],
     },
@@ -129,15 +134,24 @@ network lan: header ethernet, 4 members, 3 links
   test("--previous: identifiers left out keep the values they had in the earlier version", async () => {
     const v1 = join(dir, "v1.yaml");
     const v2 = join(dir, "v2.yaml");
-    const members = '    header: ethernet\n    members:\n' + [1, 2, 3].map((i) => `      h${i}: { name: "02:00:00:00:00:0${i}" }\n`).join("") + '      sw: { name: "02:00:00:00:00:fe" }\n    links:\n';
+    const members =
+      "    header: ethernet\n    members:\n" +
+      [1, 2, 3].map((i) => `      h${i}: { name: "02:00:00:00:00:0${i}" }\n`).join("") +
+      '      sw: { name: "02:00:00:00:00:fe" }\n    links:\n';
     const link = (h: string): string => `      - { from: ${h}, to: sw, mode: two-way }\n`;
     writeFileSync(v1, `networks:\n  lan:\n${members}${link("h1")}${link("h2")}`);
     writeFileSync(v2, `networks:\n  lan:\n${members}${link("h3")}${link("h2")}${link("h1")}`);
     const at = (stdout: string): string | undefined => stdout.split("\n").find((l) => l.includes("allocated"));
-    expect(at((await run(v2)).stdout)).toBe("  allocated link identifiers: h3.1 (h3-sw), sw.1 (h3-sw), h2.1 (h2-sw), sw.2 (h2-sw), h1.1 (h1-sw), sw.3 (h1-sw)");
+    expect(at((await run(v2)).stdout)).toBe(
+      "  allocated link identifiers: h3.1 (h3-sw), sw.1 (h3-sw), h2.1 " +
+        "(h2-sw), sw.2 (h2-sw), h1.1 (h1-sw), sw.3 (h1-sw)",
+    );
     const kept = await run(v2, "--previous", v1);
     expect(kept.code).toBe(EXIT_OK);
-    expect(at(kept.stdout)).toBe("  allocated link identifiers: h3.1 (h3-sw), sw.3 (h3-sw), h2.1 (h2-sw), sw.2 (h2-sw), h1.1 (h1-sw), sw.1 (h1-sw)");
+    expect(at(kept.stdout)).toBe(
+      "  allocated link identifiers: h3.1 (h3-sw), sw.3 (h3-sw), h2.1 " +
+        "(h2-sw), sw.2 (h2-sw), h1.1 (h1-sw), sw.1 (h1-sw)",
+    );
     // A bad earlier version is a bad description: its errors, exit 2.
     const bad = await run(v2, "--previous", BAD);
     expect(bad.code).toBe(EXIT_BAD_INPUT);
@@ -148,7 +162,13 @@ network lan: header ethernet, 4 members, 3 links
     const { code, stdout } = await run(AUTO, "--json");
     expect(code).toBe(EXIT_OK);
     const report = JSON.parse(stdout) as { allocation: { links: unknown[]; sessions: unknown[] } };
-    expect(report.allocation.links).toContainEqual({ network: "ip", link: "r-h2", member: "r", ident: 2, allocated: true });
+    expect(report.allocation.links).toContainEqual({
+      network: "ip",
+      link: "r-h2",
+      member: "r",
+      ident: 2,
+      allocated: true,
+    });
     expect(report.allocation.links).toHaveLength(8);
     expect(report.allocation.sessions).toEqual([
       { network: "lanA", member: "h1", name: "to-r", session: 1, allocated: true },
@@ -177,7 +197,14 @@ network lan: header ethernet, 4 members, 3 links
       omitted: 0,
       errors: [
         { file: BAD, line: 6, column: 19, path: "networks.lan.members.h2.name" },
-        { file: BAD, line: 8, column: 33, path: "networks.lan.links[0].mdoe", problem: "unknown key 'mdoe'", fix: "did you mean 'mode'?" },
+        {
+          file: BAD,
+          line: 8,
+          column: 33,
+          path: "networks.lan.links[0].mdoe",
+          problem: "unknown key 'mdoe'",
+          fix: "did you mean 'mode'?",
+        },
       ],
     });
   });
@@ -198,7 +225,9 @@ network lan: header ethernet, 4 members, 3 links
     const { code, stdout, stderr } = await run(path);
     expect(code).toBe(EXIT_BAD_INPUT);
     expect(stdout).toBe("");
-    expect(stderr).toBe(`strata: ${path}: 7:21 networks.lan.tables.a.forward: kind exact cannot hold these rows: their patterns need lpm (write kind: lpm, or leave kind out)\n`);
+    expect(stderr).toBe(
+      `strata: ${path}: 7:21 networks.lan.tables.a.forward: kind exact cannot hold these rows: their patterns need lpm (write kind: lpm, or leave kind out)\n`,
+    );
   });
 
   test("a missing file: one line, exit 2", async () => {
@@ -225,24 +254,75 @@ describe("strata check: what is not a description is one short line, exit 2, wit
     return path;
   };
   // A one-line description of `len` bytes: a key whose value is one long scalar.
-  const oneLine = (name: string, len: number): string => file(name, `networks: ${"a".repeat(len - "networks: ".length)}`);
+  const oneLine = (name: string, len: number): string =>
+    file(name, `networks: ${"a".repeat(len - "networks: ".length)}`);
   const longValue = /networks: must be a map from network name to network, got 'a{59}…'$/;
 
   test.each([
-    { name: "/dev/zero", path: () => "/dev/zero", problem: /: this is not a text file: byte 0 is a NUL \(give the path of a \.yaml or \.json network description\)$/ },
-    { name: "a pcap capture", path: () => "pcaps/example-hub-h1.pcap", problem: /: this is not a text file: it looks like a pcap capture \(/ },
-    { name: "a pcapng capture", path: () => "pcaps/pcapngtg_le_test202.pcapng", problem: /: this is not a text file: it looks like a pcapng capture \(/ },
-    { name: "a PNG image", path: () => file("x.png", Buffer.from("89504e470d0a1a0a0000000d49484452", "hex")), problem: /: this is not a text file: it looks like a PNG image \(/ },
-    { name: "a NUL in text", path: () => file("nul.yaml", "networks:\n  a\0b: {}\n"), problem: /: this is not a text file: byte 13 is a NUL \(/ },
-    { name: "text that is not UTF-8", path: () => file("latin1.yaml", Buffer.from("networks:\n  caf\xe9: {}\n", "latin1")), problem: /: this is not a text file: it is not UTF-8 \(save the description as UTF-8\)$/ },
-    { name: "UTF-16 text", path: () => file("utf16.yaml", Buffer.from("\ufeffnetworks: {}\n", "utf16le")), problem: /: this is UTF-16 text \(save the description as UTF-8\)$/ },
-    { name: "a 50 MB single line", path: () => oneLine("50mb.yaml", 50 * MIB), problem: /: the file is larger than 16 MiB, the most a description may be \(.*see docs\/spec\.md\)$/ },
-    { name: "one byte over the limit", path: () => oneLine("over.yaml", 16 * MIB + 1), problem: /: the file is larger than 16 MiB/ },
-    { name: "exactly the limit: read, and its value quoted short", path: () => oneLine("at.yaml", 16 * MIB), problem: longValue },
+    {
+      name: "/dev/zero",
+      path: () => "/dev/zero",
+      problem:
+        /: this is not a text file: byte 0 is a NUL \(give the path of a \.yaml or \.json network description\)$/,
+    },
+    {
+      name: "a pcap capture",
+      path: () => "pcaps/example-hub-h1.pcap",
+      problem: /: this is not a text file: it looks like a pcap capture \(/,
+    },
+    {
+      name: "a pcapng capture",
+      path: () => "pcaps/pcapngtg_le_test202.pcapng",
+      problem: /: this is not a text file: it looks like a pcapng capture \(/,
+    },
+    {
+      name: "a PNG image",
+      path: () => file("x.png", Buffer.from("89504e470d0a1a0a0000000d49484452", "hex")),
+      problem: /: this is not a text file: it looks like a PNG image \(/,
+    },
+    {
+      name: "a NUL in text",
+      path: () => file("nul.yaml", "networks:\n  a\0b: {}\n"),
+      problem: /: this is not a text file: byte 13 is a NUL \(/,
+    },
+    {
+      name: "text that is not UTF-8",
+      path: () => file("latin1.yaml", Buffer.from("networks:\n  caf\xe9: {}\n", "latin1")),
+      problem: /: this is not a text file: it is not UTF-8 \(save the description as UTF-8\)$/,
+    },
+    {
+      name: "UTF-16 text",
+      path: () => file("utf16.yaml", Buffer.from("\ufeffnetworks: {}\n", "utf16le")),
+      problem: /: this is UTF-16 text \(save the description as UTF-8\)$/,
+    },
+    {
+      name: "a 50 MB single line",
+      path: () => oneLine("50mb.yaml", 50 * MIB),
+      problem: /: the file is larger than 16 MiB, the most a description may be \(.*see docs\/spec\.md\)$/,
+    },
+    {
+      name: "one byte over the limit",
+      path: () => oneLine("over.yaml", 16 * MIB + 1),
+      problem: /: the file is larger than 16 MiB/,
+    },
+    {
+      name: "exactly the limit: read, and its value quoted short",
+      path: () => oneLine("at.yaml", 16 * MIB),
+      problem: longValue,
+    },
     { name: "one byte under the limit", path: () => oneLine("under.yaml", 16 * MIB - 1), problem: longValue },
     {
       name: "long keys and values",
-      path: () => file("long.json", JSON.stringify({ networks: { [`n\n${"k".repeat(5000)}`]: { header: "h".repeat(5000), members: {} }, ["x".repeat(5000)]: { header: "ethernet", members: { a: { name: 1 } }, [`bogus${"y".repeat(5000)}`]: 1 } } })),
+      path: () =>
+        file(
+          "long.json",
+          JSON.stringify({
+            networks: {
+              [`n\n${"k".repeat(5000)}`]: { header: "h".repeat(5000), members: {} },
+              ["x".repeat(5000)]: { header: "ethernet", members: { a: { name: 1 } }, [`bogus${"y".repeat(5000)}`]: 1 },
+            },
+          }),
+        ),
       problem: /networks\["n\\nk{29}…"\]: 'n\\nk{57}…' is not allowed as a key here/,
     },
   ])("$name", async ({ path, problem }) => {
@@ -273,7 +353,10 @@ describe("strata check: one refused shared link, one line", () => {
    * its place, tenant.gw named `gwName`, tenant of design `tenantHeader`, and `more` networks.
    * Both gw's rows use the shared link: in: 2, out: 2, do: shared, out: shared, in: shared.
    */
-  const subducted = (link: string, { gwName = '"02:00:00:00:00:fe"', tenantHeader = "ethernet", t1Name = '"02:00:00:00:00:01"', more = "" } = {}): string => `networks:
+  const subducted = (
+    link: string,
+    { gwName = '"02:00:00:00:00:fe"', tenantHeader = "ethernet", t1Name = '"02:00:00:00:00:01"', more = "" } = {},
+  ): string => `networks:
   tenant:
     header: ${tenantHeader}
     members:
@@ -315,35 +398,46 @@ ${more}`;
       name: "a shared group link",
       text: subducted("{ from: gw.2, to: [mb.1, h2.2], mode: allcast, group: g, shared: tenant }"),
       lines: [
-        "18:79 networks.core.links[0].shared: a shared link is a point-to-point link between two members of this network (a shared link cannot be a group link, external or bridging (seed §5.3.1); remove shared, or make it one-way or two-way inside the network)",
+        "18:79 networks.core.links[0].shared: a shared link is a point-to-point " +
+          "link between two members of this network (a shared link cannot be a " +
+          "group link, external or bridging (seed §5.3.1); remove shared, or make " +
+          "it one-way or two-way inside the network)",
       ],
     },
     {
       name: "shared members whose names differ",
       text: subducted(SHARED, { gwName: '"02:00:00:00:00:fc"' }),
       lines: [
-        "18:14 networks.core.links[0]: no member of tenant has the name and machine of an end of shared link gw.2-mb.1 (the shared members are one member of core and one of tenant with the same name on the same machine, at exactly one end of the link)",
+        "18:14 networks.core.links[0]: no member of tenant has the name and " +
+          "machine of an end of shared link gw.2-mb.1 (the shared members are one " +
+          "member of core and one of tenant with the same name on the same " +
+          "machine, at exactly one end of the link)",
       ],
     },
     {
       name: "networks of two designs",
       text: subducted(SHARED, { tenantHeader: "cna", gwName: "254", t1Name: "1" }),
       lines: [
-        "18:14 networks.core.links[0]: shared link gw.2-mb.1: core is ethernet and tenant is cna; bridged and subducted networks have one header design (join networks of one design, or layer one on the other)",
+        "18:14 networks.core.links[0]: shared link gw.2-mb.1: core is ethernet " +
+          "and tenant is cna; bridged and subducted networks have one header " +
+          "design (join networks of one design, or layer one on the other)",
       ],
     },
     {
       name: "a member shared three ways",
       text: subducted(SHARED, { more: third }),
       lines: [
-        "28:14 networks.third.links[0]: tenant.gw is already shared with core; with third.gw it would be shared among three networks (a member is shared with at most one other network (seed §5.3.2))",
+        "28:14 networks.third.links[0]: tenant.gw is already shared with core; " +
+          "with third.gw it would be shared among three networks (a member is " +
+          "shared with at most one other network (seed §5.3.2))",
       ],
     },
     {
       name: "shared with a network that does not exist",
       text: subducted("{ from: gw.2, to: mb.1, mode: two-way, shared: tenat }"),
       lines: [
-        "18:14 networks.core.links[0]: shared link gw.2-mb.1: there is no network 'tenat' (did you mean 'tenant'? networks: tenant, core)",
+        "18:14 networks.core.links[0]: shared link gw.2-mb.1: there is no " +
+          "network 'tenat' (did you mean 'tenant'? networks: tenant, core)",
       ],
     },
   ])("$name", async ({ text, lines }) => {

@@ -29,7 +29,9 @@ describe("strata export p4", () => {
     const out = join(dir, "router");
     const { code, stdout, stderr } = await run("p4", ROUTER, "--out", out);
     expect({ code, stderr }).toEqual({ code: EXIT_OK, stderr: "" });
-    expect(stdout).toBe(`${out}/h1: 2 members, 9 tables, 1 ports, 9 updates\n${out}/r: 3 members, 14 tables, 2 ports, 17 updates\n${out}/h2: 2 members, 9 tables, 1 ports, 9 updates\n`);
+    expect(stdout).toBe(
+      `${out}/h1: 2 members, 9 tables, 1 ports, 9 updates\n${out}/r: 3 members, 14 tables, 2 ports, 17 updates\n${out}/h2: 2 members, 9 tables, 1 ports, 9 updates\n`,
+    );
     expect(readdirSync(out).sort()).toEqual([".strata-output", "h1", "h2", "r"]);
     for (const m of ["h1", "h2", "r"]) expect(readdirSync(join(out, m)).sort()).toEqual([...FILES].sort());
     const manifest = JSON.parse(readFileSync(join(out, "r", "manifest.json"), "utf8")) as MachineManifest;
@@ -46,13 +48,25 @@ describe("strata export p4", () => {
     expect(code).toBe(EXIT_OK);
     const printed = JSON.parse(stdout) as { source: string; out: string; machines: MachineManifest[] };
     expect(printed.source).toBe(ROUTER);
-    expect(printed.machines.map((m) => [m.machine, m.deviceId])).toEqual([["h1", 1], ["r", 2], ["h2", 3]]);
+    expect(printed.machines.map((m) => [m.machine, m.deviceId])).toEqual([
+      ["h1", 1],
+      ["r", 2],
+      ["h2", 3],
+    ]);
     expect(printed.machines[1]).toEqual(JSON.parse(readFileSync(join(out, "r", "manifest.json"), "utf8")));
   });
 
   test.each([
-    ["what v1model cannot run: the link and the reason", [SPLIT, "--out", join(dir, "split")], `strata: ${SPLIT}: link lan.s.1-all (lan.s.1): receivers both on machine s (the sender's) and on other machines cannot be exported to P4 (put all receivers of the link on other machines)\n`],
-    ["a description that is not there", ["nope.yaml", "--out", join(dir, "nope")], "strata: nope.yaml: cannot read file: no such file"],
+    [
+      "what v1model cannot run: the link and the reason",
+      [SPLIT, "--out", join(dir, "split")],
+      `strata: ${SPLIT}: link lan.s.1-all (lan.s.1): receivers both on machine s (the sender's) and on other machines cannot be exported to P4 (put all receivers of the link on other machines)\n`,
+    ],
+    [
+      "a description that is not there",
+      ["nope.yaml", "--out", join(dir, "nope")],
+      "strata: nope.yaml: cannot read file: no such file",
+    ],
     ["no --out", [ROUTER], "strata: required option '--out <dir>' not specified"],
   ])("%s: exit 2", async (_, argv, message) => {
     const { code, stderr } = await run("p4", ...argv);
@@ -75,7 +89,8 @@ describe("strata export p4", () => {
     expect(code).toBe(EXIT_BAD_INPUT);
     const lines = stderr.trim().split("\n");
     expect(lines.length).toBeGreaterThan(0);
-    for (const l of lines) expect(l).toMatch(/^strata: examples\/filter-chain\/network\.yaml: machine \S+ does not fit asic-example: /);
+    for (const l of lines)
+      expect(l).toMatch(/^strata: examples\/filter-chain\/network\.yaml: machine \S+ does not fit asic-example: /);
     expect(stderr).toContain("range");
     expect(existsSync(out)).toBe(false);
   });

@@ -4,7 +4,20 @@
 // exactly that.
 
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -41,9 +54,27 @@ interface Writer {
 }
 
 const WRITERS: readonly Writer[] = [
-  { name: "run", argv: (out, input, ...more) => ["run", HUB, "--in", `lan:h1.1=${input ?? H1}`, "--out", out, ...more], input: H1, file: "links/lan.h1.1-hub.1.pcap", subdir: "links" },
-  { name: "export p4", argv: (out, input, ...more) => ["export", "p4", input ?? HUB, "--out", out, ...more], input: HUB, file: "h1/main.p4", subdir: "h1" },
-  { name: "serve", argv: (out, input, ...more) => ["serve", input ?? HUB, "--out", out, ...more], input: HUB, file: "summary.json", subdir: "links" },
+  {
+    name: "run",
+    argv: (out, input, ...more) => ["run", HUB, "--in", `lan:h1.1=${input ?? H1}`, "--out", out, ...more],
+    input: H1,
+    file: "links/lan.h1.1-hub.1.pcap",
+    subdir: "links",
+  },
+  {
+    name: "export p4",
+    argv: (out, input, ...more) => ["export", "p4", input ?? HUB, "--out", out, ...more],
+    input: HUB,
+    file: "h1/main.p4",
+    subdir: "h1",
+  },
+  {
+    name: "serve",
+    argv: (out, input, ...more) => ["serve", input ?? HUB, "--out", out, ...more],
+    input: HUB,
+    file: "summary.json",
+    subdir: "links",
+  },
 ];
 
 /** Runs strata in this process; a serve that starts is stopped as by Ctrl-C once it says it is serving. */
@@ -70,7 +101,11 @@ function snapshot(path: string): Record<string, string> {
   for (const f of readdirSync(path, { recursive: true, encoding: "utf8" }).sort()) {
     const p = join(path, f);
     const stat = lstatSync(p);
-    out[f] = stat.isSymbolicLink() ? `-> ${readlinkSync(p)}` : stat.isFile() ? createHash("sha256").update(readFileSync(p)).digest("hex") : "dir";
+    out[f] = stat.isSymbolicLink()
+      ? `-> ${readlinkSync(p)}`
+      : stat.isFile()
+        ? createHash("sha256").update(readFileSync(p)).digest("hex")
+        : "dir";
   }
   return out;
 }
@@ -96,9 +131,16 @@ const CASES: readonly Case[] = [
     name: "an input inside --out",
     argv: (w) => w.argv(dir, copy(w.input, join(dir, "inputs", basename(w.input)))),
     watch: () => dir,
-    error: () => /: --out holds an input, .*inputs\/[^/]+ \(strata writes and removes files in --out: choose a directory that holds none of the inputs\)\n$/,
+    error: () =>
+      /: --out holds an input, .*inputs\/[^/]+ \(strata writes and removes files in --out: choose a directory that holds none of the inputs\)\n$/,
   },
-  { name: "an input in --out, paths relative", argv: (w) => w.argv(relative(process.cwd(), dir), relative(process.cwd(), copy(w.input, join(dir, basename(w.input))))), watch: () => dir, error: () => /: --out holds an input, / },
+  {
+    name: "an input in --out, paths relative",
+    argv: (w) =>
+      w.argv(relative(process.cwd(), dir), relative(process.cwd(), copy(w.input, join(dir, basename(w.input))))),
+    watch: () => dir,
+    error: () => /: --out holds an input, /,
+  },
   {
     name: "--out a symbolic link to the input's directory",
     argv: (w) => {
@@ -108,15 +150,32 @@ const CASES: readonly Case[] = [
     watch: () => dir,
     error: () => /alias: --out holds an input, /,
   },
-  { name: "--out the directory of the description", argv: (w) => w.argv(EXAMPLE, undefined), watch: () => EXAMPLE, error: () => /hub-and-spoke: --out holds an input, .*network\.yaml/ },
-  { name: "--out a parent of the description, relative", argv: (w) => w.argv(relative(process.cwd(), join(root, "examples")), undefined), watch: () => join(root, "examples"), error: () => /^strata: [^ ]*examples: --out holds an input, / },
+  {
+    name: "--out the directory of the description",
+    argv: (w) => w.argv(EXAMPLE, undefined),
+    watch: () => EXAMPLE,
+    error: () => /hub-and-spoke: --out holds an input, .*network\.yaml/,
+  },
+  {
+    name: "--out a parent of the description, relative",
+    argv: (w) => w.argv(relative(process.cwd(), join(root, "examples")), undefined),
+    watch: () => join(root, "examples"),
+    error: () => /^strata: [^ ]*examples: --out holds an input, /,
+  },
   {
     name: "--out the golden outputs of an example",
     argv: (w) => w.argv(EXPECTED, undefined),
     watch: () => EXPECTED,
-    error: () => /expected: --out is not empty and has no \.strata-output: strata did not write it \(choose a new or empty directory, or add --force to write beside its files\)\n$/,
+    error: () =>
+      /expected: --out is not empty and has no \.strata-output: strata did not write it \(choose a new or empty directory, or add --force to write beside its files\)\n$/,
   },
-  { name: "--out the golden outputs, with --force", only: ["run", "serve"], argv: (w) => w.argv(EXPECTED, undefined, "--force"), watch: () => EXPECTED, error: () => /expected: links\/lan\.h1\.1-hub\.1\.pcap is already there and strata did not write it/ },
+  {
+    name: "--out the golden outputs, with --force",
+    only: ["run", "serve"],
+    argv: (w) => w.argv(EXPECTED, undefined, "--force"),
+    watch: () => EXPECTED,
+    error: () => /expected: links\/lan\.h1\.1-hub\.1\.pcap is already there and strata did not write it/,
+  },
   {
     name: "a directory with other files",
     argv: (w) => {
@@ -134,7 +193,10 @@ const CASES: readonly Case[] = [
       return w.argv(dir, undefined, "--force");
     },
     watch: () => dir,
-    error: (w) => new RegExp(`: ${w.file.replace(/\./g, "\\.")} is already there and strata did not write it \\(strata replaces only files it wrote: move it away or choose another --out\\)\\n$`),
+    error: (w) =>
+      new RegExp(
+        `: ${w.file.replace(/\./g, "\\.")} is already there and strata did not write it \\(strata replaces only files it wrote: move it away or choose another --out\\)\\n$`,
+      ),
   },
   {
     name: "a marker strata did not write",
@@ -189,14 +251,42 @@ const CASES: readonly Case[] = [
     watch: () => specs,
     error: (w) => new RegExp(`: ${w.subdir} is already there and strata did not write it`),
   },
-  { name: "--out an existing file", argv: (w) => w.argv(copy(H1, join(specs, "file.pcap")), undefined), watch: () => specs, error: () => /file\.pcap: --out must be a directory, and this is a file \(choose a new or empty directory for --out\)\n$/ },
-  { name: "--out under a file", argv: (w) => w.argv(join(copy(H1, join(specs, "file.pcap")), "x"), undefined), watch: () => specs, error: () => /file\.pcap\/x: --out cannot be made: .*file\.pcap is a file \(/ },
-  { name: "--out where even root may not write (/sys)", argv: (w) => w.argv("/sys/strata-out", undefined), watch: () => specs, error: () => /^strata: \/sys\/strata-out: cannot write in --out: permission denied \(choose a directory you can write to\)\n$/ },
-  { name: "--out where no directory can be made (/proc)", argv: (w) => w.argv("/proc/strata-out/x", undefined), watch: () => specs, error: () => /^strata: \/proc\/strata-out\/x: cannot write in --out: no such file \(/ },
+  {
+    name: "--out an existing file",
+    argv: (w) => w.argv(copy(H1, join(specs, "file.pcap")), undefined),
+    watch: () => specs,
+    error: () =>
+      /file\.pcap: --out must be a directory, and this is a file \(choose a new or empty directory for --out\)\n$/,
+  },
+  {
+    name: "--out under a file",
+    argv: (w) => w.argv(join(copy(H1, join(specs, "file.pcap")), "x"), undefined),
+    watch: () => specs,
+    error: () => /file\.pcap\/x: --out cannot be made: .*file\.pcap is a file \(/,
+  },
+  {
+    name: "--out where even root may not write (/sys)",
+    argv: (w) => w.argv("/sys/strata-out", undefined),
+    watch: () => specs,
+    error: () =>
+      /^strata: \/sys\/strata-out: cannot write in --out: permission denied \(choose a directory you can write to\)\n$/,
+  },
+  {
+    name: "--out where no directory can be made (/proc)",
+    argv: (w) => w.argv("/proc/strata-out/x", undefined),
+    watch: () => specs,
+    error: () => /^strata: \/proc\/strata-out\/x: cannot write in --out: no such file \(/,
+  },
 ];
 
 describe("--out: every command that writes files refuses the same things, one line, exit 2, nothing touched", () => {
-  const table = WRITERS.flatMap((writer) => CASES.filter((c) => c.only === undefined || c.only.includes(writer.name)).map((c) => ({ ...c, writer, label: `${writer.name}: ${c.name}` })));
+  const table = WRITERS.flatMap((writer) =>
+    CASES.filter((c) => c.only === undefined || c.only.includes(writer.name)).map((c) => ({
+      ...c,
+      writer,
+      label: `${writer.name}: ${c.name}`,
+    })),
+  );
   it.each(table)("$label", async ({ writer, setup, argv, watch, error }) => {
     await setup?.(writer);
     const args = argv(writer);
@@ -214,7 +304,9 @@ describe("--out: what each command writes is marked, and the next command replac
   it.each(WRITERS)("$name", async (w) => {
     expect((await strata(...w.argv(dir, undefined))).code).toBe(0);
     const marker = readFileSync(join(dir, ".strata-output"), "utf8").split("\n");
-    expect(marker[0]).toBe(`# strata ${w.name} wrote the files below; the next run into this directory replaces them, and no other file.`);
+    expect(marker[0]).toBe(
+      `# strata ${w.name} wrote the files below; the next run into this directory replaces them, and no other file.`,
+    );
     expect(marker).toContain(w.file);
     writeFileSync(join(dir, "notes.txt"), "mine");
     writeFileSync(join(dir, w.subdir, "mine.pcap"), "mine");
@@ -249,7 +341,12 @@ describe("strata serve: a final write that fails is one line and exit 2, the cou
     expect(await done).toBe(2);
     expect(io.stdout.text).toMatch(/^served 0 packets through /);
     expect(io.stdout.text).not.toMatch(/outputs in/);
-    expect(io.stderr.text).toMatch(new RegExp(`^strata: ${out}: cannot write in --out: no such file \\(choose a directory you can write to\\)\\n$`, "m"));
+    expect(io.stderr.text).toMatch(
+      new RegExp(
+        `^strata: ${out}: cannot write in --out: no such file \\(choose a directory you can write to\\)\\n$`,
+        "m",
+      ),
+    );
     expect(io.stderr.text.split("\n").filter((l) => l.startsWith("strata:"))).toHaveLength(1);
   });
 });

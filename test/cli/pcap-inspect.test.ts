@@ -58,7 +58,10 @@ describe("strata pcap inspect --json", () => {
     { name: "pcapngtg_le_test202.pcapng", interfaces: [0, 0, 1, 0, 0, 0, 0, 1], linkTypes: [1, 1, 0, 1, 1, 1, 1, 0] },
   ])("gives each packet its interface id and link type: $name", async ({ name, interfaces, linkTypes }) => {
     const { stdout } = await run("pcap", "inspect", "--json", REAL_DIR + name);
-    const rows = stdout.trim().split("\n").map((line) => JSON.parse(line) as { interface: number; linkType: number });
+    const rows = stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { interface: number; linkType: number });
     expect(rows.map((r) => r.interface)).toEqual(interfaces);
     expect(rows.map((r) => r.linkType)).toEqual(linkTypes);
   });
@@ -75,7 +78,15 @@ describe("strata pcap inspect --json", () => {
 
   it("goes on past a damaged or missing file and exits 2 at the end", async () => {
     const good = REAL_DIR + "dns_udp.pcap";
-    const { code, stdout, stderr } = await run("pcap", "inspect", "--json", good, REAL_DIR + DAMAGED_FILE, "no/such.pcap", good);
+    const { code, stdout, stderr } = await run(
+      "pcap",
+      "inspect",
+      "--json",
+      good,
+      REAL_DIR + DAMAGED_FILE,
+      "no/such.pcap",
+      good,
+    );
     expect(stdout.trim().split("\n")).toHaveLength(2 + 1 + 2);
     expect(stderr.trim().split("\n")).toEqual([
       expect.stringContaining(`${DAMAGED_FILE}: byte 114: `),
@@ -87,7 +98,9 @@ describe("strata pcap inspect --json", () => {
   it("says a file that is not a capture is not one", async () => {
     const { code, stdout, stderr } = await run("pcap", "inspect", "--json", REAL_DIR + "README.md");
     expect([code, stdout]).toEqual([2, ""]);
-    expect(stderr).toMatch(/^strata: .*README\.md: byte 0: not a pcap or pcapng file: it starts with 23 20 52 65 \(expected pcap magic/);
+    expect(stderr).toMatch(
+      /^strata: .*README\.md: byte 0: not a pcap or pcapng file: it starts with 23 20 52 65 \(expected pcap magic/,
+    );
   });
 });
 
@@ -126,12 +139,18 @@ describe("the built bin", () => {
   const bin = `${REPO_ROOT}dist/src/cli/main.js`;
 
   it.runIf(existsSync(bin))("runs pcap inspect as a process", () => {
-    const ok = spawnSync(process.execPath, [bin, "pcap", "inspect", "--json", "pcaps/dns_udp.pcap"], { cwd: REPO_ROOT, encoding: "utf8" });
+    const ok = spawnSync(process.execPath, [bin, "pcap", "inspect", "--json", "pcaps/dns_udp.pcap"], {
+      cwd: REPO_ROOT,
+      encoding: "utf8",
+    });
     expect([ok.status, ok.stderr]).toEqual([0, ""]);
     const dns = REAL_FILES.find((f) => f.name === "dns_udp.pcap");
     expect(ok.stdout).toBe(dns === undefined ? "" : expectedJson(dns, "pcaps/dns_udp.pcap"));
 
-    const bad = spawnSync(process.execPath, [bin, "pcap", "inspect", `pcaps/${DAMAGED_FILE}`], { cwd: REPO_ROOT, encoding: "utf8" });
+    const bad = spawnSync(process.execPath, [bin, "pcap", "inspect", `pcaps/${DAMAGED_FILE}`], {
+      cwd: REPO_ROOT,
+      encoding: "utf8",
+    });
     expect(bad.status).toBe(2);
     expect(bad.stderr.trim().split("\n")).toHaveLength(1);
     expect(bad.stderr).toContain("byte 114");

@@ -44,7 +44,12 @@ writeFileSync(HARDWARE_ONLY, "targets:\n  - { name: tor1, profile: asic-example 
 
 /** Examples whose machines do not all fit a bundled profile, and the violations (the rest fit). */
 const MISFITS: Record<string, Record<string, string[]>> = {
-  "asic-example": { "filter-chain": ["machine m3 does not fit asic-example: table chain_m3_receive: match kind range, the target has exact, lpm, ternary, optional"] },
+  "asic-example": {
+    "filter-chain": [
+      "machine m3 does not fit asic-example: table chain_m3_receive: match " +
+        "kind range, the target has exact, lpm, ternary, optional",
+    ],
+  },
 };
 
 function golden(name: string, text: string): string {
@@ -54,7 +59,9 @@ function golden(name: string, text: string): string {
 }
 
 describe("strata fit: every example on every bundled profile", () => {
-  const cases = EXAMPLES.flatMap((example) => bundledProfiles().map((target) => ({ example, target, misfit: MISFITS[target]?.[example] })));
+  const cases = EXAMPLES.flatMap((example) =>
+    bundledProfiles().map((target) => ({ example, target, misfit: MISFITS[target]?.[example] })),
+  );
   test.each(cases)("$example on $target", async ({ example, target, misfit }) => {
     const spec = `examples/${example}/network.yaml`;
     const { code, stdout, stderr } = await run("fit", spec, "--target", target);
@@ -87,7 +94,9 @@ describe("strata place: every example on a mixed fleet", () => {
     const soft = report.placed.filter((p) => p.target === "soft").map((p) => p.machine);
     expect(soft).toEqual(Object.keys(MISFITS["asic-example"]?.[example] === undefined ? {} : { m3: 1 }));
     const text = await run("place", spec, "--targets", MIXED);
-    expect(text.stdout.split("\n")[0]).toBe(`${spec} on ${MIXED}: ${report.placed.length} of ${report.placed.length} machine${report.placed.length === 1 ? "" : "s"} placed`);
+    expect(text.stdout.split("\n")[0]).toBe(
+      `${spec} on ${MIXED}: ${report.placed.length} of ${report.placed.length} machine${report.placed.length === 1 ? "" : "s"} placed`,
+    );
   });
 
   test("the router's own fleet: r displaces h1 (golden text and JSON)", async () => {
@@ -103,7 +112,11 @@ describe("strata place: every example on a mixed fleet", () => {
     const spec = "examples/filter-chain/network.yaml";
     const { code, stdout, stderr } = await run("place", spec, "--targets", HARDWARE_ONLY);
     expect({ code, stderr }).toEqual({ code: EXIT_PROBLEM, stderr: "" });
-    expect(stdout).toContain("unplaceable:\n  m3 (priority 0):\n    tor1: does not fit asic-example: table chain_m3_receive: match kind range, the target has exact, lpm, ternary, optional\n");
+    expect(stdout).toContain(
+      "unplaceable:\n  m3 (priority 0):\n    tor1: does not fit asic-example: " +
+        "table chain_m3_receive: match kind range, the target has exact, lpm, " +
+        "ternary, optional\n",
+    );
     const json = JSON.parse((await run("place", spec, "--targets", HARDWARE_ONLY, "--json")).stdout) as PlaceReport;
     expect(json.ok).toBe(false);
     expect(json.targets[0]?.offered.entries.range).toBe(0);
@@ -117,18 +130,45 @@ describe("bad input: one strata: line each, exit 2", () => {
     return file;
   };
   test.each([
-    { name: "place without --targets", argv: ["place", ROUTER], want: /^strata: required option '--targets <fleet>' not specified \(run 'strata place --help' for usage\)\n$/ },
-    { name: "fit without --target", argv: ["fit", ROUTER], want: /^strata: required option '--target <profile>' not specified \(run 'strata fit --help' for usage\)\n$/ },
-    { name: "fit: no such profile", argv: ["fit", ROUTER, "--target", "tofino"], want: /^strata: tofino: no bundled target profile 'tofino' \(bundled: asic-example, bmv2; .*\)\n$/ },
-    { name: "place: no such fleet", argv: ["place", ROUTER, "--targets", join(dir, "none.yaml")], want: /^strata: .*none\.yaml: cannot read fleet: no such file .*\n$/ },
+    {
+      name: "place without --targets",
+      argv: ["place", ROUTER],
+      want: /^strata: required option '--targets <fleet>' not specified \(run 'strata place --help' for usage\)\n$/,
+    },
+    {
+      name: "fit without --target",
+      argv: ["fit", ROUTER],
+      want: /^strata: required option '--target <profile>' not specified \(run 'strata fit --help' for usage\)\n$/,
+    },
+    {
+      name: "fit: no such profile",
+      argv: ["fit", ROUTER, "--target", "tofino"],
+      want: /^strata: tofino: no bundled target profile 'tofino' \(bundled: asic-example, bmv2; .*\)\n$/,
+    },
+    {
+      name: "place: no such fleet",
+      argv: ["place", ROUTER, "--targets", join(dir, "none.yaml")],
+      want: /^strata: .*none\.yaml: cannot read fleet: no such file .*\n$/,
+    },
     {
       name: "place: the fleet names a machine the description lacks",
-      argv: ["place", ROUTER, "--targets", fleet("unknown.yaml", "targets:\n  - { name: t, profile: bmv2 }\nmachines:\n  h3: { priority: 1 }\n")],
+      argv: [
+        "place",
+        ROUTER,
+        "--targets",
+        fleet("unknown.yaml", "targets:\n  - { name: t, profile: bmv2 }\nmachines:\n  h3: { priority: 1 }\n"),
+      ],
       want: /^strata: .*unknown\.yaml: 4:3 machines\.h3: no machine 'h3' in the description \(did you mean 'h1'\? machines: h1, r, h2\)\n$/,
     },
-    { name: "place: a bad description", argv: ["place", "README.md", "--targets", ROUTER_FLEET], want: /^strata: README\.md: / },
     {
-      name: "fit: a profile path to a file that is no profile: one line, quoting the start of its first line and no more",
+      name: "place: a bad description",
+      argv: ["place", "README.md", "--targets", ROUTER_FLEET],
+      want: /^strata: README\.md: /,
+    },
+    {
+      name:
+        "fit: a profile path to a file that is no profile: one line, quoting " +
+        "the start of its first line and no more",
       argv: ["fit", ROUTER, "--target", fleet("notes.txt", "user: alice\ntoken: s3cret\n")],
       want: /^strata: .*notes\.txt: this is not a target profile: it has no key architecture or matchKinds; its first line begins 'user…' \(give a bundled profile's name or the path of a profile file\)\n$/,
     },

@@ -47,18 +47,74 @@ function spec(text: string): string {
 
 describe("strata run: bad input is one line and exit 2", () => {
   it.each([
-    { name: "an endpoint with no network and several networks", args: () => ["run", twoNets(), "--in", "h1.1=x.pcap", "--out", dir], error: /endpoint 'h1.1' names no network/ },
-    { name: "an unknown network", args: () => ["run", HUB, "--in", "wan:h1.1=" + H1, "--out", dir], error: /there is no network 'wan' \(networks: lan\)/ },
-    { name: "an unknown member", args: () => ["run", HUB, "--in", "lan:h9.1=" + H1, "--out", dir], error: /network lan has no member or external link 'h9'/ },
-    { name: "a link the member does not send on", args: () => ["run", HUB, "--in", "lan:h1.7=" + H1, "--out", dir], error: /lan\.h1 sends on no link '7' \(it sends on 1 \(h1\.1-hub\.1\)\)/ },
-    { name: "a link name the member does not send on", args: () => ["run", HUB, "--in", "lan:h1.h1-hub=" + H1, "--out", dir], error: /lan\.h1 sends on no link 'h1-hub' \(it sends on 1 \(h1\.1-hub\.1\)\)/ },
-    { name: "a session without a send row", args: () => ["run", HUB, "--in", "lan:h1@3=" + H1, "--out", dir], error: /lan\.h1 has no send row for session '3' \(it has no send table\)/ },
-    { name: "--in without a file", args: () => ["run", HUB, "--in", "lan:h1.1", "--out", dir], error: /--in 'lan:h1.1' must be ENDPOINT=FILE/ },
-    { name: "a missing capture", args: () => ["run", HUB, "--in", "lan:h1.1=" + join(dir, "none.pcap"), "--out", dir], error: /none\.pcap/ },
-    { name: "a capture of the wrong link type", args: () => ["run", HUB, "--in", `lan:h1.1=${join(REAL, "tcp-handshake-nano.pcap")}`, "--out", dir], error: /link type LINUX_SLL \(113\) cannot enter lan:h1.1: that network's header is ethernet \(give it a capture of ETHERNET/ },
-    { name: "a bad hop limit", args: () => ["run", HUB, "--in", "lan:h1.1=" + H1, "--out", dir, "--hop-limit", "0"], error: /--hop-limit/ },
-    { name: "a description with an error", args: () => ["run", spec("networks:\n  lan:\n    header: ethernet\n    members:\n      h1: { name: nope }\n"), "--in", "lan:h1=" + H1, "--out", dir], error: /net\.yaml: 5:\d+ networks\.lan\.members\.h1\.name/ },
-    { name: "a missing --out", args: () => ["run", HUB, "--in", "lan:h1.1=" + H1], error: /required option '--out <dir>'/ },
+    {
+      name: "an endpoint with no network and several networks",
+      args: () => ["run", twoNets(), "--in", "h1.1=x.pcap", "--out", dir],
+      error: /endpoint 'h1.1' names no network/,
+    },
+    {
+      name: "an unknown network",
+      args: () => ["run", HUB, "--in", "wan:h1.1=" + H1, "--out", dir],
+      error: /there is no network 'wan' \(networks: lan\)/,
+    },
+    {
+      name: "an unknown member",
+      args: () => ["run", HUB, "--in", "lan:h9.1=" + H1, "--out", dir],
+      error: /network lan has no member or external link 'h9'/,
+    },
+    {
+      name: "a link the member does not send on",
+      args: () => ["run", HUB, "--in", "lan:h1.7=" + H1, "--out", dir],
+      error: /lan\.h1 sends on no link '7' \(it sends on 1 \(h1\.1-hub\.1\)\)/,
+    },
+    {
+      name: "a link name the member does not send on",
+      args: () => ["run", HUB, "--in", "lan:h1.h1-hub=" + H1, "--out", dir],
+      error: /lan\.h1 sends on no link 'h1-hub' \(it sends on 1 \(h1\.1-hub\.1\)\)/,
+    },
+    {
+      name: "a session without a send row",
+      args: () => ["run", HUB, "--in", "lan:h1@3=" + H1, "--out", dir],
+      error: /lan\.h1 has no send row for session '3' \(it has no send table\)/,
+    },
+    {
+      name: "--in without a file",
+      args: () => ["run", HUB, "--in", "lan:h1.1", "--out", dir],
+      error: /--in 'lan:h1.1' must be ENDPOINT=FILE/,
+    },
+    {
+      name: "a missing capture",
+      args: () => ["run", HUB, "--in", "lan:h1.1=" + join(dir, "none.pcap"), "--out", dir],
+      error: /none\.pcap/,
+    },
+    {
+      name: "a capture of the wrong link type",
+      args: () => ["run", HUB, "--in", `lan:h1.1=${join(REAL, "tcp-handshake-nano.pcap")}`, "--out", dir],
+      error:
+        /link type LINUX_SLL \(113\) cannot enter lan:h1.1: that network's header is ethernet \(give it a capture of ETHERNET/,
+    },
+    {
+      name: "a bad hop limit",
+      args: () => ["run", HUB, "--in", "lan:h1.1=" + H1, "--out", dir, "--hop-limit", "0"],
+      error: /--hop-limit/,
+    },
+    {
+      name: "a description with an error",
+      args: () => [
+        "run",
+        spec("networks:\n  lan:\n    header: ethernet\n    members:\n      h1: { name: nope }\n"),
+        "--in",
+        "lan:h1=" + H1,
+        "--out",
+        dir,
+      ],
+      error: /net\.yaml: 5:\d+ networks\.lan\.members\.h1\.name/,
+    },
+    {
+      name: "a missing --out",
+      args: () => ["run", HUB, "--in", "lan:h1.1=" + H1],
+      error: /required option '--out <dir>'/,
+    },
   ])("$name", async ({ args, error }) => {
     const r = await strata(...args());
     expect(r.code).toBe(2);
@@ -92,7 +148,9 @@ describe("strata run", () => {
 `);
     const r = await strata("run", net, "--in", `lan:a.1=${damaged}`, "--out", dir);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^strata: .*pcapfix_test_damaged\.pcap: byte 114: record says caplen 16896 but only 8756 bytes remain/);
+    expect(r.stderr).toMatch(
+      /^strata: .*pcapfix_test_damaged\.pcap: byte 114: record says caplen 16896 but only 8756 bytes remain/,
+    );
     const summary = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as Summary;
     expect(summary.packets.injected).toBe(1);
     expect(summary.delivered["lan.b"]?.packets).toBe(1);
@@ -103,8 +161,18 @@ describe("strata run", () => {
   it("merges several inputs in timestamp order", async () => {
     const r = await strata("run", HUB, "--in", `lan:h1.1=${H1}`, "--in", `lan:h3.1=${H3}`, "--out", dir, "--trace");
     expect(r.code).toBe(0);
-    const lines = readFileSync(join(dir, "trace.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as TraceLine);
-    expect(lines.map((l) => l.endpoint)).toEqual(["lan:h1.1", "lan:h1.1", "lan:h3.1", "lan:h1.1", "lan:h3.1", "lan:h1.1"]);
+    const lines = readFileSync(join(dir, "trace.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as TraceLine);
+    expect(lines.map((l) => l.endpoint)).toEqual([
+      "lan:h1.1",
+      "lan:h1.1",
+      "lan:h3.1",
+      "lan:h1.1",
+      "lan:h3.1",
+      "lan:h1.1",
+    ]);
     const times = lines.map((l) => BigInt(l.tsNs));
     expect([...times].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))).toEqual(times);
   });
@@ -118,7 +186,15 @@ describe("strata run", () => {
     tables:
       b: { acquire: [ { match: { proto: 6 }, do: receive } ], receive: [ { do: deliver } ] }
 `);
-    const r = await strata("run", net, "--in", `ip:a.1=${join(REAL, "tcp-handshake-nano.pcap")}`, "--out", dir, "--json");
+    const r = await strata(
+      "run",
+      net,
+      "--in",
+      `ip:a.1=${join(REAL, "tcp-handshake-nano.pcap")}`,
+      "--out",
+      dir,
+      "--json",
+    );
     expect(r.code).toBe(0);
     const summary = JSON.parse(r.stdout) as Summary;
     expect(summary.inputs[0]).toMatchObject({ packets: 3, linkTypes: ["LINUX_SLL"], adapted: ["Linux cooked header"] });
@@ -159,7 +235,10 @@ describe("strata run", () => {
       b: { acquire: [ { match: { label: 16002 }, do: receive } ], receive: [ { do: deliver } ] }
 `);
     const capture = join(specs, "mpls.pcap");
-    writeFileSync(capture, pcapFile({ linkTypeField: linkType }, [{ data: Uint8Array.of(0x03, 0xe8, 0x21, 0x40, 0x45, 0, 0, 20) }]));
+    writeFileSync(
+      capture,
+      pcapFile({ linkTypeField: linkType }, [{ data: Uint8Array.of(0x03, 0xe8, 0x21, 0x40, 0x45, 0, 0, 20) }]),
+    );
     const r = await strata("run", net, "--in", `mp:a.1=${capture}`, "--out", dir, "--json");
     expect(r.stderr).toBe("");
     expect((JSON.parse(r.stdout) as Summary).packets.delivered).toBe(1);
@@ -178,7 +257,15 @@ describe("strata run", () => {
         forward: [ { in: self, out: 1 } ]
       b: { acquire: [ { match: { dst: "02:00:00:00:00:02", type: 0x0800 }, do: receive } ], receive: [ { do: deliver } ] }
 `);
-    const r = await strata("run", net, "--in", `lan:a@5=${join(REAL, "LINKTYPE_RAW_ipv4.pcap")}`, "--out", dir, "--json");
+    const r = await strata(
+      "run",
+      net,
+      "--in",
+      `lan:a@5=${join(REAL, "LINKTYPE_RAW_ipv4.pcap")}`,
+      "--out",
+      dir,
+      "--json",
+    );
     expect(r.stderr).toBe("");
     expect((JSON.parse(r.stdout) as Summary).packets.delivered).toBe(1);
     const frame = readFileSync(join(dir, "delivered/lan.b.pcap")).subarray(24 + 16);
@@ -187,7 +274,14 @@ describe("strata run", () => {
   });
 
   it("prints a short report by default", async () => {
-    const r = await strata("run", CHAIN, "--in", `chain:m0.1=${join(root, "pcaps/example-chain-m0.pcap")}`, "--out", dir);
+    const r = await strata(
+      "run",
+      CHAIN,
+      "--in",
+      `chain:m0.1=${join(root, "pcaps/example-chain-m0.pcap")}`,
+      "--out",
+      dir,
+    );
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^replayed 5 packets through .*filter-chain\/network\.yaml in [\d.]+ ms/);
     expect(r.stdout).toMatch(/delivered +1 +chain\.m3 1/);
@@ -208,18 +302,68 @@ describe("strata run: --hop-limit and --copy-limit are whole numbers within the 
     { flag: "--hop-limit", value: "1", code: 0, check: (s: Summary) => expect(crossings(s)).toBe(5) },
     { flag: "--hop-limit", value: "1024", code: 0, check: (s: Summary) => expect(crossings(s)).toBe(10 + 1024) },
     { flag: "--hop-limit", value: "1025", code: 2, stderr: "strata: --hop-limit 1025 is too large (at most 1024)\n" },
-    { flag: "--hop-limit", value: "2147483648", code: 2, stderr: "strata: --hop-limit 2147483648 is too large (at most 1024)\n" },
-    { flag: "--hop-limit", value: "4294967297", code: 2, stderr: "strata: --hop-limit 4294967297 is too large (at most 1024)\n" },
-    { flag: "--hop-limit", value: "1.5", code: 2, stderr: "strata: --hop-limit 1.5 is not a whole number (give 1 to 1024)\n" },
-    { flag: "--hop-limit", value: "abc", code: 2, stderr: "strata: --hop-limit abc is not a whole number (give 1 to 1024)\n" },
+    {
+      flag: "--hop-limit",
+      value: "2147483648",
+      code: 2,
+      stderr: "strata: --hop-limit 2147483648 is too large (at most 1024)\n",
+    },
+    {
+      flag: "--hop-limit",
+      value: "4294967297",
+      code: 2,
+      stderr: "strata: --hop-limit 4294967297 is too large (at most 1024)\n",
+    },
+    {
+      flag: "--hop-limit",
+      value: "1.5",
+      code: 2,
+      stderr: "strata: --hop-limit 1.5 is not a whole number (give 1 to 1024)\n",
+    },
+    {
+      flag: "--hop-limit",
+      value: "abc",
+      code: 2,
+      stderr: "strata: --hop-limit abc is not a whole number (give 1 to 1024)\n",
+    },
     { flag: "--copy-limit", value: "0", code: 2, stderr: "strata: --copy-limit 0 is too small (at least 1)\n" },
     { flag: "--copy-limit", value: "1", code: 0, check: (s: Summary) => expect(s.drops["replication-limit"]).toBe(1) },
-    { flag: "--copy-limit", value: "65534", code: 0, check: (s: Summary) => expect(s.drops["replication-limit"]).toBeUndefined() },
-    { flag: "--copy-limit", value: "65535", code: 2, stderr: "strata: --copy-limit 65535 is too large (at most 65534)\n" },
-    { flag: "--copy-limit", value: "2147483648", code: 2, stderr: "strata: --copy-limit 2147483648 is too large (at most 65534)\n" },
-    { flag: "--copy-limit", value: "4294967297", code: 2, stderr: "strata: --copy-limit 4294967297 is too large (at most 65534)\n" },
-    { flag: "--copy-limit", value: "1.5", code: 2, stderr: "strata: --copy-limit 1.5 is not a whole number (give 1 to 65534)\n" },
-    { flag: "--copy-limit", value: "abc", code: 2, stderr: "strata: --copy-limit abc is not a whole number (give 1 to 65534)\n" },
+    {
+      flag: "--copy-limit",
+      value: "65534",
+      code: 0,
+      check: (s: Summary) => expect(s.drops["replication-limit"]).toBeUndefined(),
+    },
+    {
+      flag: "--copy-limit",
+      value: "65535",
+      code: 2,
+      stderr: "strata: --copy-limit 65535 is too large (at most 65534)\n",
+    },
+    {
+      flag: "--copy-limit",
+      value: "2147483648",
+      code: 2,
+      stderr: "strata: --copy-limit 2147483648 is too large (at most 65534)\n",
+    },
+    {
+      flag: "--copy-limit",
+      value: "4294967297",
+      code: 2,
+      stderr: "strata: --copy-limit 4294967297 is too large (at most 65534)\n",
+    },
+    {
+      flag: "--copy-limit",
+      value: "1.5",
+      code: 2,
+      stderr: "strata: --copy-limit 1.5 is not a whole number (give 1 to 65534)\n",
+    },
+    {
+      flag: "--copy-limit",
+      value: "abc",
+      code: 2,
+      stderr: "strata: --copy-limit abc is not a whole number (give 1 to 65534)\n",
+    },
   ])("$flag $value: exit $code", async ({ flag, value, code, stderr, check }) => {
     const r = await strata(...run(flag, value));
     expect({ code: r.code, stderr: r.stderr }).toEqual({ code, stderr: stderr ?? "" });
@@ -231,8 +375,16 @@ describe("strata run --trace: a large trace gets a line saying what it cost", ()
   const fix = "(--trace-packets RANGES traces only the packets named, e.g. --trace-packets 0-999)";
   it.each([
     { bytes: TRACE_LARGE_BYTES, packets: 92_421, line: undefined },
-    { bytes: TRACE_LARGE_BYTES + 1, packets: 92_421, line: `out/trace.jsonl: 100 MB for 92,421 packets, 1,082 bytes a packet ${fix}` },
-    { bytes: 1_190_000_000, packets: 1_000_000, line: `out/trace.jsonl: 1.19 GB for 1,000,000 packets, 1,190 bytes a packet ${fix}` },
+    {
+      bytes: TRACE_LARGE_BYTES + 1,
+      packets: 92_421,
+      line: `out/trace.jsonl: 100 MB for 92,421 packets, 1,082 bytes a packet ${fix}`,
+    },
+    {
+      bytes: 1_190_000_000,
+      packets: 1_000_000,
+      line: `out/trace.jsonl: 1.19 GB for 1,000,000 packets, 1,190 bytes a packet ${fix}`,
+    },
   ])("$bytes bytes", ({ bytes, packets, line }) => {
     expect(largeTrace("out/trace.jsonl", { bytes, packets })).toBe(line);
   });
@@ -242,7 +394,11 @@ describe("strata trace", () => {
   it("lists every packet's fate, and one packet's every step", async () => {
     await strata("run", HUB, "--in", `lan:h1.1=${H1}`, "--out", dir, "--trace");
     const list = await strata("trace", dir);
-    expect(list.stdout.split("\n")[1]).toBe("packet 1  lan:h1.1  2025-06-15T15:06:40.001000000Z  42 bytes  delivered to lan.h2; delivered to lan.h3; dropped at lan.h4 (acquire-miss)");
+    expect(list.stdout.split("\n")[1]).toBe(
+      "packet 1  lan:h1.1  2025-06-15T15:06:40.001000000Z  42 bytes  " +
+        "delivered to lan.h2; delivered to lan.h3; dropped at lan.h4 " +
+        "(acquire-miss)",
+    );
     const one = await strata("trace", dir, "--packet", "1");
     expect(one.stdout).toContain("[0] forward  lan.hub  in 1     row 4: in 1, dst ff:ff:ff:ff:ff:ff → out 2, 3, 4");
     expect(one.stdout).toContain("[2] fork     lan.hub: copy of [0] to out 4");
@@ -250,26 +406,61 @@ describe("strata trace", () => {
   });
 
   it("--trace-packets traces only the packets named; strata trace shows those, and says which it holds", async () => {
-    const r = await strata("run", HUB, "--in", `lan:h1.1=${H1}`, "--in", `lan:h3.1=${H3}`, "--out", dir, "--trace-packets", "1,4-");
+    const r = await strata(
+      "run",
+      HUB,
+      "--in",
+      `lan:h1.1=${H1}`,
+      "--in",
+      `lan:h3.1=${H3}`,
+      "--out",
+      dir,
+      "--trace-packets",
+      "1,4-",
+    );
     expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
     const list = await strata("trace", dir);
     expect(list.stdout.split("\n").map((l) => l.split("  ")[0])).toEqual(["packet 1", "packet 4", "packet 5", ""]);
     expect((await strata("trace", dir, "--packet", "4")).stdout).toMatch(/^packet 4 /);
-    expect((await strata("trace", dir, "--packet", "2")).stderr).toBe(`strata: ${join(dir, "trace.jsonl")}: no packet 2 in the trace (it holds 3 packets, from 1 to 5)\n`);
+    expect((await strata("trace", dir, "--packet", "2")).stderr).toBe(
+      `strata: ${join(dir, "trace.jsonl")}: no packet 2 in the trace (it holds 3 packets, from 1 to 5)\n`,
+    );
   });
 
   it.each([
-    { args: ["--trace-packets", "5-3"], stderr: "strata: --trace-packets 5-3: 5-3 ends before it starts (write 3-5)\n" },
-    { args: ["--trace-packets", "x"], stderr: "strata: --trace-packets x: 'x' is not a packet number or range (write packet numbers as N, N-M or N-, joined by commas, e.g. 0-999,5000,10000-)\n" },
+    {
+      args: ["--trace-packets", "5-3"],
+      stderr: "strata: --trace-packets 5-3: 5-3 ends before it starts (write 3-5)\n",
+    },
+    {
+      args: ["--trace-packets", "x"],
+      stderr:
+        "strata: --trace-packets x: 'x' is not a packet number or range (write " +
+        "packet numbers as N, N-M or N-, joined by commas, e.g. " +
+        "0-999,5000,10000-)\n",
+    },
   ])("$args: exit 2, nothing written", async ({ args, stderr }) => {
     const out = join(dir, "out");
-    expect(await strata("run", HUB, "--in", `lan:h1.1=${H1}`, "--out", out, ...args)).toEqual({ code: 2, stdout: "", stderr });
+    expect(await strata("run", HUB, "--in", `lan:h1.1=${H1}`, "--out", out, ...args)).toEqual({
+      code: 2,
+      stdout: "",
+      stderr,
+    });
     expect(existsSync(out)).toBe(false);
   });
 
   it.each([
-    { name: "no trace in the directory", args: (d: string) => ["trace", d], error: /trace\.jsonl: there is no trace here \(replay with `strata run … --trace` first\)/ },
-    { name: "a packet beyond the trace", args: (d: string) => ["trace", d, "--packet", "99"], error: /no packet 99 in the trace/, traced: true },
+    {
+      name: "no trace in the directory",
+      args: (d: string) => ["trace", d],
+      error: /trace\.jsonl: there is no trace here \(replay with `strata run … --trace` first\)/,
+    },
+    {
+      name: "a packet beyond the trace",
+      args: (d: string) => ["trace", d, "--packet", "99"],
+      error: /no packet 99 in the trace/,
+      traced: true,
+    },
     { name: "a bad packet number", args: (d: string) => ["trace", d, "--packet", "-1"], error: /--packet/ },
   ])("$name: exit 2", async ({ args, error, traced }) => {
     if (traced === true) await strata("run", HUB, "--in", `lan:h1.1=${H1}`, "--out", dir, "--trace");
@@ -280,23 +471,69 @@ describe("strata trace", () => {
 });
 
 describe("strata trace: a trace.jsonl cut or edited by hand is one line and exit 2", () => {
-  const good = { packet: 0, endpoint: "lan:h1.1", tsNs: "1750000000001000000", len: 42, steps: [{ copy: 0, step: "deliver", member: "lan.h2" }] };
+  const good = {
+    packet: 0,
+    endpoint: "lan:h1.1",
+    tsNs: "1750000000001000000",
+    len: 42,
+    steps: [{ copy: 0, step: "deliver", member: "lan.h2" }],
+  };
   const line = (change: object): string => JSON.stringify({ ...good, ...change });
-  const step = (change: object): string => line({ steps: [{ copy: 0, step: "link", link: "lan.h1.1-hub.1", from: "lan.h1", hops: 1, ...change }] });
+  const step = (change: object): string =>
+    line({ steps: [{ copy: 0, step: "link", link: "lan.h1.1-hub.1", from: "lan.h1", hops: 1, ...change }] });
   it.each([
     { name: "steps is a number", text: line({ steps: 5 }), error: "line 1: steps must be a list of steps, got 5" },
     { name: "a null line", text: `${line({})}\nnull`, error: "line 2: null is not a trace line" },
     { name: "a list for a line", text: "[1,2]", error: "line 1: [1,2] is not a trace line" },
-    { name: "a missing key", text: JSON.stringify({ packet: 0, endpoint: "lan:h1.1" }), error: "line 1: missing key 'tsNs'" },
-    { name: "a packet number in a string", text: line({ packet: "0" }), error: `line 1: packet must be a packet number, 0 or more, got "0"` },
-    { name: "a time that is not digits", text: line({ tsNs: "soon" }), error: `line 1: tsNs must be nanoseconds as a string of digits, got "soon"` },
+    {
+      name: "a missing key",
+      text: JSON.stringify({ packet: 0, endpoint: "lan:h1.1" }),
+      error: "line 1: missing key 'tsNs'",
+    },
+    {
+      name: "a packet number in a string",
+      text: line({ packet: "0" }),
+      error: `line 1: packet must be a packet number, 0 or more, got "0"`,
+    },
+    {
+      name: "a time that is not digits",
+      text: line({ tsNs: "soon" }),
+      error: `line 1: tsNs must be nanoseconds as a string of digits, got "soon"`,
+    },
     { name: "a null step", text: line({ steps: [null] }), error: "line 1: steps[0] must be an object" },
-    { name: "a step without a copy", text: line({ steps: [{ step: "deliver", member: "lan.h2" }] }), error: "line 1: steps[0].copy must be a copy number, 0 or more, got undefined" },
-    { name: "an unknown step", text: step({ step: "teleport" }), error: `line 1: steps[0].step must be one of inject, link, exit, fork, deliver, drop, acquire, forward, transmit, receive, send, push, pop, handoff, got "teleport"` },
-    { name: "a step missing a detail", text: line({ steps: [{ copy: 0, step: "drop", member: "lan.h4", stage: "acquire" }] }), error: "line 1: steps[0] (drop) is missing key 'reason'" },
-    { name: "a detail of the wrong type", text: step({ hops: "two" }), error: `line 1: steps[0].hops must be a whole number, 0 or more, got "two"` },
-    { name: "a long bad value", text: line({ endpoint: 7, len: "x".repeat(100_000) }), error: "line 1: endpoint must be a string, got 7" },
-    { name: "a long bad value, cut", text: line({ len: "x".repeat(100_000) }), error: `line 1: len must be a length in bytes, got "${"x".repeat(58)}…` },
+    {
+      name: "a step without a copy",
+      text: line({ steps: [{ step: "deliver", member: "lan.h2" }] }),
+      error: "line 1: steps[0].copy must be a copy number, 0 or more, got undefined",
+    },
+    {
+      name: "an unknown step",
+      text: step({ step: "teleport" }),
+      error:
+        `line 1: steps[0].step must be one of inject, link, exit, fork, ` +
+        `deliver, drop, acquire, forward, transmit, receive, send, push, pop, ` +
+        `handoff, got "teleport"`,
+    },
+    {
+      name: "a step missing a detail",
+      text: line({ steps: [{ copy: 0, step: "drop", member: "lan.h4", stage: "acquire" }] }),
+      error: "line 1: steps[0] (drop) is missing key 'reason'",
+    },
+    {
+      name: "a detail of the wrong type",
+      text: step({ hops: "two" }),
+      error: `line 1: steps[0].hops must be a whole number, 0 or more, got "two"`,
+    },
+    {
+      name: "a long bad value",
+      text: line({ endpoint: 7, len: "x".repeat(100_000) }),
+      error: "line 1: endpoint must be a string, got 7",
+    },
+    {
+      name: "a long bad value, cut",
+      text: line({ len: "x".repeat(100_000) }),
+      error: `line 1: len must be a length in bytes, got "${"x".repeat(58)}…`,
+    },
   ])("$name", async ({ text, error }) => {
     const file = join(dir, "trace.jsonl");
     writeFileSync(file, `${text}\n`);
@@ -312,47 +549,92 @@ describe("strata trace: a trace.jsonl cut or edited by hand is one line and exit
   // A good line padded with spaces (JSON allows them) to the limit, and to the limit + 1.
   it.each([
     { name: "a line of TRACE_LINE_MAX bytes reads", pad: 0, code: 0, stderr: "" },
-    { name: "a line of TRACE_LINE_MAX + 1 bytes is one line naming it and the limit", pad: 1, code: 2, stderr: "line 2: longer than 64 MiB, the most a trace line holds (the file was cut or edited; replay again)" },
+    {
+      name: "a line of TRACE_LINE_MAX + 1 bytes is one line naming it and the limit",
+      pad: 1,
+      code: 2,
+      stderr: "line 2: longer than 64 MiB, the most a trace line holds (the file was cut or edited; replay again)",
+    },
   ])("$name", async ({ pad, code, stderr }) => {
     const file = join(dir, "trace.jsonl");
     const text = line({});
-    writeFileSync(file, `${line({ packet: 1 })}\n${text.slice(0, -1)}${" ".repeat(TRACE_LINE_MAX - text.length + pad)}}\n${line({ packet: 2 })}\n`);
+    writeFileSync(
+      file,
+      `${line({ packet: 1 })}\n${text.slice(0, -1)}${" ".repeat(TRACE_LINE_MAX - text.length + pad)}}\n${line({ packet: 2 })}\n`,
+    );
     for (const args of [[], ["--packet", "2"]]) {
       const r = await strata("trace", dir, ...args);
-      expect({ code: r.code, stderr: r.stderr }).toEqual({ code, stderr: stderr === "" ? "" : `strata: ${file}: ${stderr}\n` });
+      expect({ code: r.code, stderr: r.stderr }).toEqual({
+        code,
+        stderr: stderr === "" ? "" : `strata: ${file}: ${stderr}\n`,
+      });
     }
   });
 
   it("a trace.jsonl that is a directory", async () => {
     mkdirSync(join(dir, "trace.jsonl"));
     const r = await strata("trace", dir);
-    expect(r).toEqual({ code: 2, stdout: "", stderr: `strata: ${join(dir, "trace.jsonl")}: cannot read the trace: it is a directory (replay with \`strata run … --trace\` to write it again)\n` });
+    expect(r).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: `strata: ${join(dir, "trace.jsonl")}: cannot read the trace: it is a directory (replay with \`strata run … --trace\` to write it again)\n`,
+    });
   });
 
   it("a good line still reads", async () => {
     writeFileSync(join(dir, "trace.jsonl"), `${line({})}\n`);
-    expect(await strata("trace", dir)).toEqual({ code: 0, stderr: "", stdout: "packet 0  lan:h1.1  2025-06-15T15:06:40.001000000Z  42 bytes  delivered to lan.h2\n" });
+    expect(await strata("trace", dir)).toEqual({
+      code: 0,
+      stderr: "",
+      stdout: "packet 0  lan:h1.1  2025-06-15T15:06:40.001000000Z  42 bytes  delivered to lan.h2\n",
+    });
   });
 });
 
 describe("strata run --out: strata deletes or replaces only files it wrote", () => {
-  const hub = (out: string, input = H1, ...more: string[]): string[] => ["run", HUB, "--in", `lan:h1.1=${input}`, "--out", out, ...more];
+  const hub = (out: string, input = H1, ...more: string[]): string[] => [
+    "run",
+    HUB,
+    "--in",
+    `lan:h1.1=${input}`,
+    "--out",
+    out,
+    ...more,
+  ];
 
   // The refusals every writer shares are in out-dir.test.ts.
-  it.skipIf(process.getuid?.() === 0)("a directory without write permission (root may write anywhere: skipped as root)", async () => {
-    const locked = join(dir, "locked");
-    mkdirSync(locked, { mode: 0o500 });
-    const r = await strata(...hub(join(locked, "out")));
-    expect(r).toMatchObject({ code: 2, stdout: "" });
-    expect(r.stderr).toMatch(/locked\/out: cannot write in --out: permission denied \(choose a directory you can write to\)\n$/);
-  });
+  it.skipIf(process.getuid?.() === 0)(
+    "a directory without write permission (root may write anywhere: skipped as root)",
+    async () => {
+      const locked = join(dir, "locked");
+      mkdirSync(locked, { mode: 0o500 });
+      const r = await strata(...hub(join(locked, "out")));
+      expect(r).toMatchObject({ code: 2, stdout: "" });
+      expect(r.stderr).toMatch(
+        /locked\/out: cannot write in --out: permission denied \(choose a directory you can write to\)\n$/,
+      );
+    },
+  );
 
   it("marks its outputs, and a later run replaces exactly those", async () => {
     expect((await strata(...hub(dir, H1, "--trace"))).code).toBe(0);
     const marker = readFileSync(join(dir, ".strata-output"), "utf8").split("\n");
     expect(marker[0]).toMatch(/^# strata run wrote the files below/);
-    expect(marker.slice(1).filter((l) => l !== "").sort()).toEqual(
-      ["delivered/lan.h2.pcap", "delivered/lan.h3.pcap", "delivered/lan.h4.pcap", ...["h1.1-hub.1", "h2.1-hub.2", "h3.1-hub.3", "h4.1-hub.4"].map((l) => `links/lan.${l}.pcap`), "summary.json", "trace.idx", "trace.jsonl"].sort(),
+    expect(
+      marker
+        .slice(1)
+        .filter((l) => l !== "")
+        .sort(),
+    ).toEqual(
+      [
+        "delivered/lan.h2.pcap",
+        "delivered/lan.h3.pcap",
+        "delivered/lan.h4.pcap",
+        ...["h1.1-hub.1", "h2.1-hub.2", "h3.1-hub.3", "h4.1-hub.4"].map((l) => `links/lan.${l}.pcap`),
+        "summary.json",
+        "trace.idx",
+        "trace.jsonl",
+      ].sort(),
     );
     writeFileSync(join(dir, "notes.txt"), "mine");
     writeFileSync(join(dir, "links", "mine.pcap"), "mine");

@@ -15,8 +15,18 @@ import { packetLines, pageDataOf } from "../view/page-helpers.js";
 const root = new URL("../..", import.meta.url).pathname;
 const VXLAN = join(root, "examples/vxlan/network.yaml");
 const HUB = join(root, "examples/hub-and-spoke/network.yaml");
-const VXLAN_IN = ["--in", `lan:tap=${join(root, "pcaps/vxlan.pcap")}`, "--in", `tenant:vm3=${join(root, "pcaps/example-vxlan-vm3.pcap")}`];
-const HUB_IN = ["--in", `lan:h1.1=${join(root, "pcaps/example-hub-h1.pcap")}`, "--in", `lan:h3.1=${join(root, "pcaps/example-hub-h3.pcap")}`];
+const VXLAN_IN = [
+  "--in",
+  `lan:tap=${join(root, "pcaps/vxlan.pcap")}`,
+  "--in",
+  `tenant:vm3=${join(root, "pcaps/example-vxlan-vm3.pcap")}`,
+];
+const HUB_IN = [
+  "--in",
+  `lan:h1.1=${join(root, "pcaps/example-hub-h1.pcap")}`,
+  "--in",
+  `lan:h3.1=${join(root, "pcaps/example-hub-h3.pcap")}`,
+];
 
 async function strata(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const io = memoryIo();
@@ -49,10 +59,15 @@ describe("strata view: the page and the SVG", () => {
     expect(r.stdout).toMatch(/^wrote .*page\.html \([\d,]+ bytes\): 3 networks, 7 members, 5 links\n$/);
     const compiled = compile(loadSpec(VXLAN));
     for (const text of [readFileSync(page, "utf8")]) {
-      const drawn = (attr: string): string[] => [...new Set([...text.matchAll(new RegExp(`<g class="[^"]*" ${attr}="([^"]+)"`, "g"))].map((m) => m[1] ?? ""))].sort();
+      const drawn = (attr: string): string[] =>
+        [
+          ...new Set([...text.matchAll(new RegExp(`<g class="[^"]*" ${attr}="([^"]+)"`, "g"))].map((m) => m[1] ?? "")),
+        ].sort();
       expect(drawn("data-network")).toEqual(compiled.networks.map((n) => n.name).sort());
       expect(drawn("data-link")).toEqual([...new Set(compiled.links.map((l) => l.qualified))].sort());
-      expect([...text.matchAll(/data-member="([^"]+)"/g)].map((m) => m[1]).sort()).toEqual(compiled.members.map((m) => m.qualified).sort());
+      expect([...text.matchAll(/data-member="([^"]+)"/g)].map((m) => m[1]).sort()).toEqual(
+        compiled.members.map((m) => m.qualified).sort(),
+      );
     }
     // Self-contained: nothing is fetched.
     const html = readFileSync(page, "utf8");
@@ -70,24 +85,47 @@ describe("strata view: the page and the SVG", () => {
 
 describe("strata view --svg: the topology alone, for papers", () => {
   const cases: { name: string; args: () => string[]; widths: boolean; page: boolean }[] = [
-    { name: "--svg alone: the description", args: () => ["view", VXLAN, "--svg", join(out, "t.svg")], widths: false, page: false },
-    { name: "--svg with --run: links as wide as the packets they carried", args: () => ["view", VXLAN, "--run", vxlanRun, "--svg", join(out, "t.svg")], widths: true, page: false },
-    { name: "--svg beside --out: both written from one layout", args: () => ["view", VXLAN, "--run", vxlanRun, "--out", join(out, "p.html"), "--svg", join(out, "t.svg")], widths: true, page: true },
+    {
+      name: "--svg alone: the description",
+      args: () => ["view", VXLAN, "--svg", join(out, "t.svg")],
+      widths: false,
+      page: false,
+    },
+    {
+      name: "--svg with --run: links as wide as the packets they carried",
+      args: () => ["view", VXLAN, "--run", vxlanRun, "--svg", join(out, "t.svg")],
+      widths: true,
+      page: false,
+    },
+    {
+      name: "--svg beside --out: both written from one layout",
+      args: () => ["view", VXLAN, "--run", vxlanRun, "--out", join(out, "p.html"), "--svg", join(out, "t.svg")],
+      widths: true,
+      page: true,
+    },
   ];
   it.each(cases)("$name", async ({ args, widths, page }) => {
     const r = await strata(...args());
     expect(r).toMatchObject({ code: 0, stderr: "" });
     expect(r.stdout).toMatch(/wrote .*t\.svg \([\d,]+ bytes\): 3 networks, 7 members, 5 links/);
     const svg = readFileSync(join(out, "t.svg"), "utf8");
-    expect(svg).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n<!-- written by strata view from .*vxlan\/network\.yaml -->\n<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    expect(svg).toMatch(
+      /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<!-- written by strata view from .*vxlan\/network\.yaml -->\n<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/,
+    );
     expect(svg).not.toMatch(/<script|<html/);
     const compiled = compile(loadSpec(VXLAN));
-    const drawn = (attr: string): string[] => [...new Set([...svg.matchAll(new RegExp(`<g class="[^"]*" ${attr}="([^"]+)"`, "g"))].map((m) => m[1] ?? ""))].sort();
+    const drawn = (attr: string): string[] =>
+      [
+        ...new Set([...svg.matchAll(new RegExp(`<g class="[^"]*" ${attr}="([^"]+)"`, "g"))].map((m) => m[1] ?? "")),
+      ].sort();
     expect(drawn("data-network")).toEqual(compiled.networks.map((n) => n.name).sort());
     expect(drawn("data-link")).toEqual([...new Set(compiled.links.map((l) => l.qualified))].sort());
     expect(svg.includes('stroke-width="')).toBe(widths);
     expect(existsSync(join(out, "p.html"))).toBe(page);
-    if (page) expect(readFileSync(join(out, "p.html"), "utf8")).toContain(svg.slice(svg.indexOf("<svg "), svg.indexOf("</svg>")));
+    if (page)
+      expect(readFileSync(join(out, "p.html"), "utf8")).toContain(
+        svg.slice(svg.indexOf("<svg "), svg.indexOf("</svg>")),
+      );
     // Written again over itself: strata view replaces an SVG it wrote.
     expect((await strata(...args())).code).toBe(0);
   });
@@ -119,7 +157,11 @@ describe("strata view --run: a replay's packets, as strata trace shows them", ()
     // Packet 10: vm3's frame crosses the tenant link, overlay.a pushes VXLAN, lan.a pushes Ethernet; b pops both.
     const shown = (bytes?.steps["10"] ?? []).flatMap((v, k) => {
       const view = bytes?.views[v];
-      return view === undefined ? [] : [`${lines[k]?.step} ${view.what}: ${view.layers.map((l) => l.design).join(" ")}${view.only ? " (first)" : ""}`];
+      return view === undefined
+        ? []
+        : [
+            `${lines[k]?.step} ${view.what}: ${view.layers.map((l) => l.design).join(" ")}${view.only ? " (first)" : ""}`,
+          ];
     });
     expect(shown).toEqual([
       "link crossed tenant.vm3.1-vm5.1: ethernet ipv4",
@@ -142,7 +184,9 @@ describe("strata view --run: a replay's packets, as strata trace shows them", ()
     expect(r.stdout).toMatch(/note: Bytes at lan\.h1\.1-hub\.1 are not shown: the trace has 1 of its 6 packets/);
     const data = pageDataOf(readFileSync(page, "utf8"));
     expect(data.run?.trace?.count).toBe(1);
-    expect(packetLines(data, 1)?.lines.join("\n")).toBe((await strata("trace", hubPartRun, "--packet", "1")).stdout.trimEnd());
+    expect(packetLines(data, 1)?.lines.join("\n")).toBe(
+      (await strata("trace", hubPartRun, "--packet", "1")).stdout.trimEnd(),
+    );
   });
 
   it("without a trace, draws the counts and says how to browse packets", async () => {
@@ -152,25 +196,51 @@ describe("strata view --run: a replay's packets, as strata trace shows them", ()
     const r = await strata("view", HUB, "--run", run, "--out", page);
     expect(r.stdout).toMatch(/note: .*has no trace: replay with `strata run … --trace` to browse its packets here/);
     const html = readFileSync(page, "utf8");
-    expect(html).toMatch(/<g class="link physical two-way" data-link="lan\.h1\.1-hub\.1"><path class="seg" data-seg="0" d="[^"]+" stroke-width="7"/);
+    expect(html).toMatch(
+      /<g class="link physical two-way" data-link="lan\.h1\.1-hub\.1"><path class="seg" data-seg="0" d="[^"]+" stroke-width="7"/,
+    );
     expect(pageDataOf(html).run?.trace).toBeUndefined();
   });
 });
 
 describe("strata view: bad input is one line and exit 2, and nothing is written", () => {
   const cases: { name: string; args: () => string[]; error: RegExp; setup?: () => void }[] = [
-    { name: "neither --out nor --svg", args: () => ["view", VXLAN], error: /^strata: give --out PAGE\.html for the page, --svg FILE\.svg for the topology alone, or both/ },
-    { name: "--out and --svg name one file", args: () => ["view", VXLAN, "--out", join(out, "p.html"), "--svg", join(out, "p.html")], error: /--out and --svg name one file, .*p\.html: give each its own/ },
+    {
+      name: "neither --out nor --svg",
+      args: () => ["view", VXLAN],
+      error: /^strata: give --out PAGE\.html for the page, --svg FILE\.svg for the topology alone, or both/,
+    },
+    {
+      name: "--out and --svg name one file",
+      args: () => ["view", VXLAN, "--out", join(out, "p.html"), "--svg", join(out, "p.html")],
+      error: /--out and --svg name one file, .*p\.html: give each its own/,
+    },
     {
       name: "--svg is a file strata view did not write",
       setup: () => writeFileSync(join(out, "figure.svg"), "<svg/>"),
       args: () => ["view", VXLAN, "--out", join(out, "p.html"), "--svg", join(out, "figure.svg")],
       error: /figure\.svg: --svg is already there and strata view did not write it/,
     },
-    { name: "--svg is a directory", args: () => ["view", VXLAN, "--svg", out], error: /--svg is a directory \(name a file in it, e\.g\. .*topology\.svg\)/ },
-    { name: "--out is the description", args: () => ["view", VXLAN, "--out", VXLAN], error: /--out names an input of strata view/ },
-    { name: "--out is a run's own file", args: () => ["view", VXLAN, "--run", vxlanRun, "--out", join(vxlanRun, "summary.json")], error: /--out names an input of strata view, .*summary\.json/ },
-    { name: "--out is a directory", args: () => ["view", VXLAN, "--out", out], error: /--out is a directory \(name a file in it, e\.g\. .*page\.html\)/ },
+    {
+      name: "--svg is a directory",
+      args: () => ["view", VXLAN, "--svg", out],
+      error: /--svg is a directory \(name a file in it, e\.g\. .*topology\.svg\)/,
+    },
+    {
+      name: "--out is the description",
+      args: () => ["view", VXLAN, "--out", VXLAN],
+      error: /--out names an input of strata view/,
+    },
+    {
+      name: "--out is a run's own file",
+      args: () => ["view", VXLAN, "--run", vxlanRun, "--out", join(vxlanRun, "summary.json")],
+      error: /--out names an input of strata view, .*summary\.json/,
+    },
+    {
+      name: "--out is a directory",
+      args: () => ["view", VXLAN, "--out", out],
+      error: /--out is a directory \(name a file in it, e\.g\. .*page\.html\)/,
+    },
     {
       name: "--out is a file strata view did not write",
       setup: () => writeFileSync(join(out, "notes.html"), "<p>mine</p>"),
@@ -183,12 +253,21 @@ describe("strata view: bad input is one line and exit 2, and nothing is written"
       args: () => ["view", VXLAN, "--out", join(out, "link.html")],
       error: /--out is a symbolic link and strata never writes through one/,
     },
-    { name: "a bad --bytes", args: () => ["view", VXLAN, "--out", join(out, "p.html"), "--bytes", "5-3"], error: /--bytes 5-3: 5-3 ends before it starts/ },
-    { name: "--run with no summary", args: () => ["view", VXLAN, "--run", out, "--out", join(out, "p.html")], error: /summary\.json: cannot read it: no such file \(give the output directory of `strata run`/ },
+    {
+      name: "a bad --bytes",
+      args: () => ["view", VXLAN, "--out", join(out, "p.html"), "--bytes", "5-3"],
+      error: /--bytes 5-3: 5-3 ends before it starts/,
+    },
+    {
+      name: "--run with no summary",
+      args: () => ["view", VXLAN, "--run", out, "--out", join(out, "p.html")],
+      error: /summary\.json: cannot read it: no such file \(give the output directory of `strata run`/,
+    },
     {
       name: "--run of another description",
       args: () => ["view", HUB, "--run", vxlanRun, "--out", join(out, "p.html")],
-      error: /summary\.json: links: no link lan\.a\.1-sw\.1 in .*hub-and-spoke\/network\.yaml \(the run was made with another description/,
+      error:
+        /summary\.json: links: no link lan\.a\.1-sw\.1 in .*hub-and-spoke\/network\.yaml \(the run was made with another description/,
     },
     {
       name: "a summary edited by hand",
@@ -211,7 +290,11 @@ describe("strata view: bad input is one line and exit 2, and nothing is written"
     },
     {
       name: "a description with an error",
-      setup: () => writeFileSync(join(out, "bad.yaml"), "networks:\n  lan:\n    header: ethernet\n    members:\n      h1: { name: nope }\n"),
+      setup: () =>
+        writeFileSync(
+          join(out, "bad.yaml"),
+          "networks:\n  lan:\n    header: ethernet\n    members:\n      h1: { name: nope }\n",
+        ),
       args: () => ["view", join(out, "bad.yaml"), "--out", join(out, "p.html")],
       error: /bad\.yaml: 5:\d+ networks\.lan\.members\.h1\.name/,
     },

@@ -68,7 +68,9 @@ function render(m: Model): string {
   lines.push("    tables:");
   for (const k of m.members) {
     lines.push(`      m${k}:`);
-    lines.push(`        acquire: [ { match: { dst: "${mac(k)}" }, do: receive }${m.forwards.has(k) ? ", { do: forward }" : ""} ]`);
+    lines.push(
+      `        acquire: [ { match: { dst: "${mac(k)}" }, do: receive }${m.forwards.has(k) ? ", { do: forward }" : ""} ]`,
+    );
     lines.push("        receive: [ { do: deliver } ]");
     const rows = m.rows.get(k) ?? [];
     if (rows.length > 0) {
@@ -110,9 +112,26 @@ type Op =
 
 const member = fc.integer({ min: 0, max: 4 });
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ op: fc.constant("addRow" as const), member, dst: fc.integer({ min: 0, max: 5 }), prefix: fc.boolean(), out: fc.integer({ min: 0, max: 4 }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      op: fc.constant("addRow" as const),
+      member,
+      dst: fc.integer({ min: 0, max: 5 }),
+      prefix: fc.boolean(),
+      out: fc.integer({ min: 0, max: 4 }),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ op: fc.constant("removeRow" as const), member, at: fc.nat(5) }) },
-  { weight: 3, arbitrary: fc.record({ op: fc.constant("modifyRow" as const), member, at: fc.nat(5), out: fc.integer({ min: 0, max: 4 }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      op: fc.constant("modifyRow" as const),
+      member,
+      at: fc.nat(5),
+      out: fc.integer({ min: 0, max: 4 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("duplicateRow" as const), member, at: fc.nat(5) }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant("addMember" as const), member }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("removeMember" as const), member, clean: fc.boolean() }) },
@@ -123,7 +142,11 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     weight: 1,
     arbitrary: fc.record({
       op: fc.constant("broken" as const),
-      text: fc.constantFrom("        send: [ { session: 1, header: { nosuch: 1 } } ]", "        transmit: [ { out: 77, via: physical } ]", "        forward: oops"),
+      text: fc.constantFrom(
+        "        send: [ { session: 1, header: { nosuch: 1 } } ]",
+        "        transmit: [ { out: 77, via: physical } ]",
+        "        forward: oops",
+      ),
     }),
   },
 );
@@ -163,7 +186,10 @@ function step(m: Model, o: Op): Model {
       if (r === undefined) return m;
       const links = m.links.flatMap((l, i) => (l.a === o.member || l.b === o.member ? [i] : []));
       // 0: drop; else one of the member's links.
-      list[o.at % list.length] = { ...r, out: o.out === 0 || links.length === 0 ? [] : [links[o.out % links.length] ?? 0] };
+      list[o.at % list.length] = {
+        ...r,
+        out: o.out === 0 || links.length === 0 ? [] : [links[o.out % links.length] ?? 0],
+      };
       return { ...m, rows };
     }
     case "duplicateRow": {
@@ -180,7 +206,8 @@ function step(m: Model, o: Op): Model {
       let next: Model = { ...m, members: m.members.filter((k) => k !== o.member) };
       for (let i = next.links.length - 1; i >= 0; i--) {
         const l = next.links[i];
-        if (l !== undefined && (l.a === o.member || l.b === o.member)) next = { ...next, links: next.links.filter((_, j) => j !== i), rows: withoutLink(next, i, o.clean) };
+        if (l !== undefined && (l.a === o.member || l.b === o.member))
+          next = { ...next, links: next.links.filter((_, j) => j !== i), rows: withoutLink(next, i, o.clean) };
       }
       const r = new Map(next.rows);
       r.delete(o.member);
@@ -190,7 +217,8 @@ function step(m: Model, o: Op): Model {
     }
     case "addLink": {
       if (o.a === o.b || !present(o.a) || !present(o.b)) return m;
-      const next = (k: number): number => 1 + Math.max(0, ...m.links.flatMap((l) => [l.a === k ? l.ai : 0, l.b === k ? l.bi : 0]));
+      const next = (k: number): number =>
+        1 + Math.max(0, ...m.links.flatMap((l) => [l.a === k ? l.ai : 0, l.b === k ? l.bi : 0]));
       return { ...m, links: [...m.links, { a: o.a, ai: next(o.a), b: o.b, bi: next(o.b) }] };
     }
     case "removeLink": {
@@ -214,7 +242,9 @@ function step(m: Model, o: Op): Model {
 
 /** Packets m0 sends itself (in-link self), to every address and one nobody has. */
 function probe(): InputBatch {
-  const frames = [0, 1, 2, 3, 4, 5, 9].map((k) => ethernetFrame({ dst: macBig(k), src: macBig(0), payload: new Uint8Array(30).fill(k) }));
+  const frames = [0, 1, 2, 3, 4, 5, 9].map((k) =>
+    ethernetFrame({ dst: macBig(k), src: macBig(0), payload: new Uint8Array(30).fill(k) }),
+  );
   const offset = new Uint32Array(frames.length);
   let at = 0;
   frames.forEach((f, i) => {
@@ -278,7 +308,14 @@ function observe(dp: DataPlane, installed: Installed): unknown {
 
 function fresh(compiled: CompiledSpec, endpoints: readonly string[]): unknown {
   const dp = DataPlane.load();
-  return observe(dp, install(dp, compiled, endpoints.map((e) => resolveEndpoint(compiled, e))));
+  return observe(
+    dp,
+    install(
+      dp,
+      compiled,
+      endpoints.map((e) => resolveEndpoint(compiled, e)),
+    ),
+  );
 }
 
 function compileText(text: string): CompiledSpec {
@@ -323,7 +360,12 @@ describe("Reconciler.apply", () => {
       { numRuns: 120, seed: 9 },
     );
     // The generator reaches every path: row diffs, rebuilt topologies and rejections.
-    expect({ accepted: accepted > 100, rejected: rejected > 30, rebuilt: rebuilt > 20, diffs: diffs > 40 }).toEqual({ accepted: true, rejected: true, rebuilt: true, diffs: true });
+    expect({ accepted: accepted > 100, rejected: rejected > 30, rebuilt: rebuilt > 20, diffs: diffs > 40 }).toEqual({
+      accepted: true,
+      rejected: true,
+      rebuilt: true,
+      diffs: true,
+    });
   }, 120_000);
 
   it.each([
@@ -342,7 +384,19 @@ describe("Reconciler.apply", () => {
     {
       name: "a prefix row: the forward table changes kind, built aside",
       change: (m: Model): Model => m,
-      then: (m: Model): Model => ({ ...m, rows: new Map([...m.rows, [0, [{ dst: 1, prefix: false, out: [0] }, { dst: 2, prefix: true, out: [0] }]]]) }),
+      then: (m: Model): Model => ({
+        ...m,
+        rows: new Map([
+          ...m.rows,
+          [
+            0,
+            [
+              { dst: 1, prefix: false, out: [0] },
+              { dst: 2, prefix: true, out: [0] },
+            ],
+          ],
+        ]),
+      }),
       expected: { inserted: 0, modified: 0, deleted: 0, tablesBuilt: 1, tablesRemoved: 1, rebuilt: false },
     },
     {
@@ -363,7 +417,11 @@ describe("Reconciler.apply", () => {
   });
 
   it.each([
-    { name: "a member added", then: (m: Model): Model => ({ ...m, members: [0, 1, 2] }), topology: ["member lan.m2 added"] },
+    {
+      name: "a member added",
+      then: (m: Model): Model => ({ ...m, members: [0, 1, 2] }),
+      topology: ["member lan.m2 added"],
+    },
     {
       name: "a link added",
       then: (m: Model): Model => ({ ...m, links: [...m.links, { a: 0, ai: 2, b: 1, bi: 2 }] }),
@@ -380,8 +438,29 @@ describe("Reconciler.apply", () => {
   });
 
   it.each([
-    { name: "a duplicate row", then: (m: Model): Model => ({ ...m, rows: new Map([...m.rows, [1, [{ dst: 0, prefix: false, out: [0] }, { dst: 0, prefix: false, out: [0] }]]]) }), message: /^update\.yaml: \d+:\d+ networks\.lan\.tables\.m1\.forward\[1\]: this forward row matches exactly what row 0/ },
-    { name: "the input endpoint's member removed", then: (m: Model): Model => ({ ...m, members: [1], links: [], rows: new Map([[1, []]]) }), message: /update\.yaml: the input endpoint lan:m0 is not in this description/ },
+    {
+      name: "a duplicate row",
+      then: (m: Model): Model => ({
+        ...m,
+        rows: new Map([
+          ...m.rows,
+          [
+            1,
+            [
+              { dst: 0, prefix: false, out: [0] },
+              { dst: 0, prefix: false, out: [0] },
+            ],
+          ],
+        ]),
+      }),
+      message:
+        /^update\.yaml: \d+:\d+ networks\.lan\.tables\.m1\.forward\[1\]: this forward row matches exactly what row 0/,
+    },
+    {
+      name: "the input endpoint's member removed",
+      then: (m: Model): Model => ({ ...m, members: [1], links: [], rows: new Map([[1, []]]) }),
+      message: /update\.yaml: the input endpoint lan:m0 is not in this description/,
+    },
   ])("refuses $name and keeps what was installed", ({ then, message }) => {
     const dp = DataPlane.load();
     const rec = Reconciler.install(dp, compileText(render(BASE)), ENDPOINTS);
@@ -395,7 +474,11 @@ describe("Reconciler.apply", () => {
   it("frees what it replaces: many changes back and forth leave linear memory as it was", () => {
     const dp = DataPlane.load();
     const rec = Reconciler.install(dp, compileText(render(BASE)), ENDPOINTS);
-    const models = [BASE, { ...BASE, members: [0, 1, 2] }, { ...BASE, rows: new Map([...BASE.rows, [0, [{ dst: 1, prefix: true, out: [0] }]]]) }];
+    const models = [
+      BASE,
+      { ...BASE, members: [0, 1, 2] },
+      { ...BASE, rows: new Map([...BASE.rows, [0, [{ dst: 1, prefix: true, out: [0] }]]]) },
+    ];
     const compiled = models.map((m) => compileText(render(m)));
     const cycle = (): void => {
       for (const c of [...compiled, compiled[0] as CompiledSpec]) rec.apply(c);
@@ -411,7 +494,11 @@ describe("Reconciler.apply", () => {
   it("frees the tables it replaces: their ids are used again", () => {
     const dp = DataPlane.load();
     const rec = Reconciler.install(dp, compileText(render(BASE)), ENDPOINTS);
-    const ids = (): number[] => rec.current().compiled.tables.map((t) => t.id).sort((a, b) => a - b);
+    const ids = (): number[] =>
+      rec
+        .current()
+        .compiled.tables.map((t) => t.id)
+        .sort((a, b) => a - b);
     const start = ids();
     // Back and forth between two topologies: every table is rebuilt each time, the ids stay few.
     for (let i = 0; i < 6; i++) rec.apply(compileText(render(i % 2 === 0 ? { ...BASE, members: [0, 1, 2] } : BASE)));
@@ -426,7 +513,8 @@ describe("Reconciler.apply: the same topology written in another order", () => {
   interface Doc {
     networks: Record<string, { members: Record<string, unknown>; links?: unknown[] }>;
   }
-  const reversed = <T>(record: Record<string, T>): Record<string, T> => Object.fromEntries(Object.entries(record).reverse());
+  const reversed = <T>(record: Record<string, T>): Record<string, T> =>
+    Object.fromEntries(Object.entries(record).reverse());
   /** Networks, every network's members and links in reverse order; `also` changes the document further. */
   const reorder = (text: string, also: (d: Doc) => void = () => {}): string => {
     const doc = parseYaml(text, { merge: true }) as Doc;
@@ -449,7 +537,9 @@ describe("Reconciler.apply: the same topology written in another order", () => {
           runner.run({ ...b, endpoint }, 0, {
             packet(kind, target, data, start, len, _origLen, _sec, _nsec, packet): void {
               const name = kind === "link" ? c.links[target]?.qualified : c.members[target]?.qualified;
-              out.push(`${endpoint}#${packet} ${kind} ${name} ${Buffer.from(data.subarray(start, start + len)).toString("hex")}`);
+              out.push(
+                `${endpoint}#${packet} ${kind} ${name} ${Buffer.from(data.subarray(start, start + len)).toString("hex")}`,
+              );
             },
           });
         }
@@ -460,44 +550,70 @@ describe("Reconciler.apply: the same topology written in another order", () => {
     return out.sort();
   };
 
-  it.each(["ip-router", "subduction", "l2vpn"])("%s: no topology change, no row written, the numbering kept; it runs as a fresh install", (example) => {
-    const text = readFileSync(join(root, "examples", example, "network.yaml"), "utf8");
-    const { inputs } = JSON.parse(readFileSync(join(root, "examples", example, "example.json"), "utf8")) as { inputs: string[] };
-    const endpoints = inputs.map((i) => i.slice(0, i.indexOf("=")));
-    const dp = DataPlane.load();
-    const first = compileText(text);
-    const rec = Reconciler.install(dp, first, endpoints);
-    const next = compileText(reorder(text));
-    expect(next.members.map((m) => m.qualified)).not.toEqual(first.members.map((m) => m.qualified));
-    // As a reload of strata serve (rebuild: false) and an update of strata run --updates (no rebuild) need it.
-    expect(rec.apply(next, { rebuild: false })).toEqual({ inserted: 0, modified: 0, deleted: 0, tablesBuilt: 0, tablesRemoved: 0, rebuilt: false, topology: [] });
-    const now = rec.current().compiled;
-    expect(now.members.map((m) => m.qualified)).toEqual(first.members.map((m) => m.qualified));
-    expect(now.links.map((l) => l.qualified)).toEqual(first.links.map((l) => l.qualified));
-    expect(now.networks.map((n) => n.name)).toEqual(first.networks.map((n) => n.name));
-    const fresh = DataPlane.load();
-    Reconciler.install(fresh, next, endpoints);
-    const outputs = replay(dp, now, inputs);
-    expect(outputs.length).toBeGreaterThan(0);
-    expect(outputs).toEqual(replay(fresh, next, inputs));
-  });
+  it.each(["ip-router", "subduction", "l2vpn"])(
+    "%s: no topology change, no row written, the numbering kept; it runs as a fresh install",
+    (example) => {
+      const text = readFileSync(join(root, "examples", example, "network.yaml"), "utf8");
+      const { inputs } = JSON.parse(readFileSync(join(root, "examples", example, "example.json"), "utf8")) as {
+        inputs: string[];
+      };
+      const endpoints = inputs.map((i) => i.slice(0, i.indexOf("=")));
+      const dp = DataPlane.load();
+      const first = compileText(text);
+      const rec = Reconciler.install(dp, first, endpoints);
+      const next = compileText(reorder(text));
+      expect(next.members.map((m) => m.qualified)).not.toEqual(first.members.map((m) => m.qualified));
+      // As a reload of strata serve (rebuild: false) and an update of strata run --updates (no rebuild) need it.
+      expect(rec.apply(next, { rebuild: false })).toEqual({
+        inserted: 0,
+        modified: 0,
+        deleted: 0,
+        tablesBuilt: 0,
+        tablesRemoved: 0,
+        rebuilt: false,
+        topology: [],
+      });
+      const now = rec.current().compiled;
+      expect(now.members.map((m) => m.qualified)).toEqual(first.members.map((m) => m.qualified));
+      expect(now.links.map((l) => l.qualified)).toEqual(first.links.map((l) => l.qualified));
+      expect(now.networks.map((n) => n.name)).toEqual(first.networks.map((n) => n.name));
+      const fresh = DataPlane.load();
+      Reconciler.install(fresh, next, endpoints);
+      const outputs = replay(dp, now, inputs);
+      expect(outputs.length).toBeGreaterThan(0);
+      expect(outputs).toEqual(replay(fresh, next, inputs));
+    },
+  );
 
   it("a member renamed is still a topology change", () => {
     const text = readFileSync(join(root, "examples", "ip-router", "network.yaml"), "utf8");
     const rec = Reconciler.install(DataPlane.load(), compileText(text), []);
     // lanB.h2 becomes h9, on the same machine (where ip.h2 attaches to it).
     const renamed = reorder(text, (d) => {
-      const lanB = d.networks["lanB"] as { members: Record<string, object>; links: { from: string; to: string }[]; tables: Record<string, unknown> };
-      lanB.members = Object.fromEntries(Object.entries(lanB.members).map(([k, v]) => (k === "h2" ? ["h9", { ...v, machine: "h2" }] : [k, v])));
-      lanB.links = lanB.links.map((l) => ({ ...l, from: l.from.replace("h2.", "h9."), to: l.to.replace("h2.", "h9.") }));
+      const lanB = d.networks["lanB"] as {
+        members: Record<string, object>;
+        links: { from: string; to: string }[];
+        tables: Record<string, unknown>;
+      };
+      lanB.members = Object.fromEntries(
+        Object.entries(lanB.members).map(([k, v]) => (k === "h2" ? ["h9", { ...v, machine: "h2" }] : [k, v])),
+      );
+      lanB.links = lanB.links.map((l) => ({
+        ...l,
+        from: l.from.replace("h2.", "h9."),
+        to: l.to.replace("h2.", "h9."),
+      }));
       lanB.tables = Object.fromEntries(Object.entries(lanB.tables).map(([k, v]) => [k === "h2" ? "h9" : k, v]));
     });
-    expect(() => rec.apply(compileText(renamed), { rebuild: false })).toThrow(/this change needs another topology \(member lanB\.h9 added, member lanB\.h2 removed/);
+    expect(() => rec.apply(compileText(renamed), { rebuild: false })).toThrow(
+      /this change needs another topology \(member lanB\.h9 added, member lanB\.h2 removed/,
+    );
   });
 });
 
 describe("Reconciler.setDown", () => {
-  const fatesOf = (dp: DataPlane, rec: Reconciler): string[] => (observe(dp, rec.current()) as { fates: string[] }).fates;
+  const fatesOf = (dp: DataPlane, rec: Reconciler): string[] =>
+    (observe(dp, rec.current()) as { fates: string[] }).fates;
   it.each([
     { name: "a link by endpoint", target: { link: "lan:m0.1" }, drops: ["drop lan.m0 link-down 1"] },
     { name: "a link by its name", target: { link: "lan.m0.1-m1.1" }, drops: ["drop lan.m0 link-down 1"] },

@@ -17,7 +17,8 @@ import { SpecError } from "../../src/description/problems.js";
 
 const MACS = ["01", "02", "03", "04", "05", "06", "07", "08"];
 
-/** One Ethernet network `lan` with members h1, h2, h3, sw and the links given (YAML flow maps), plus extra YAML under the network. */
+/** One Ethernet network `lan` with members h1, h2, h3, sw and the links given (YAML flow maps), plus extra YAML under
+ * the network. */
 function lan(links: readonly string[], extra = ""): string {
   return [
     "networks:",
@@ -33,7 +34,9 @@ function lan(links: readonly string[], extra = ""): string {
 
 /** "h1-sw@h1=1" for each link end of network `lan` (member as written in the allocation). */
 function ends(a: Allocation, network = "lan"): string[] {
-  return a.links.filter((l) => l.network === network).map((l) => `${l.link}@${l.member}=${l.ident}${l.allocated ? "" : "!"}`);
+  return a.links
+    .filter((l) => l.network === network)
+    .map((l) => `${l.link}@${l.member}=${l.ident}${l.allocated ? "" : "!"}`);
 }
 
 function errorsOf(text: string, previous?: Allocation): string[] {
@@ -49,23 +52,58 @@ function errorsOf(text: string, previous?: Allocation): string[] {
 describe("allocation of link identifiers", () => {
   // [name, links, expected ends: link@member=ident, "!" = written]
   test.each<[string, string[], string[]]>([
-    ["all left out: the lowest free identifier at each member", ["{ from: h1, to: sw }", "{ from: h2, to: sw }"], ["h1-sw@h1=1", "h1-sw@sw=1", "h2-sw@h2=1", "h2-sw@sw=2"]],
-    ["written ones are kept", ["{ from: h1, to: sw.5 }", "{ from: h2, to: sw }"], ["h1-sw.5@h1=1", "h1-sw.5@sw=5!", "h2-sw@sw=1", "h2-sw@h2=1"].sort()],
-    ["an omitted one avoids one written later in the file", ["{ from: h1, to: sw }", "{ from: h2.1, to: sw.1 }"], ["h1-sw@h1=1", "h1-sw@sw=2", "h2.1-sw.1@h2=1!", "h2.1-sw.1@sw=1!"]],
-    ["a two-way link has one identifier at each end", ["{ from: h1, to: sw, mode: two-way }", "{ from: sw, to: h2, mode: two-way }"], ["h1-sw@h1=1", "h1-sw@sw=1", "sw-h2@sw=2", "sw-h2@h2=1"]],
-    ["parallel links with names", ["{ from: h1, to: sw, name: a }", "{ from: h1, to: sw, name: b }"], ["a@h1=1", "a@sw=1", "b@h1=2", "b@sw=2"]],
+    [
+      "all left out: the lowest free identifier at each member",
+      ["{ from: h1, to: sw }", "{ from: h2, to: sw }"],
+      ["h1-sw@h1=1", "h1-sw@sw=1", "h2-sw@h2=1", "h2-sw@sw=2"],
+    ],
+    [
+      "written ones are kept",
+      ["{ from: h1, to: sw.5 }", "{ from: h2, to: sw }"],
+      ["h1-sw.5@h1=1", "h1-sw.5@sw=5!", "h2-sw@sw=1", "h2-sw@h2=1"].sort(),
+    ],
+    [
+      "an omitted one avoids one written later in the file",
+      ["{ from: h1, to: sw }", "{ from: h2.1, to: sw.1 }"],
+      ["h1-sw@h1=1", "h1-sw@sw=2", "h2.1-sw.1@h2=1!", "h2.1-sw.1@sw=1!"],
+    ],
+    [
+      "a two-way link has one identifier at each end",
+      ["{ from: h1, to: sw, mode: two-way }", "{ from: sw, to: h2, mode: two-way }"],
+      ["h1-sw@h1=1", "h1-sw@sw=1", "sw-h2@sw=2", "sw-h2@h2=1"],
+    ],
+    [
+      "parallel links with names",
+      ["{ from: h1, to: sw, name: a }", "{ from: h1, to: sw, name: b }"],
+      ["a@h1=1", "a@sw=1", "b@h1=2", "b@sw=2"],
+    ],
     [
       "the links of one group share one identifier where they arrive (seed §4.3)",
-      ["{ from: sw, to: [h1, h2], mode: allcast, group: g }", "{ from: h3, to: [h1, h2], mode: allcast, group: g, name: more }", "{ from: h1, to: h3 }"],
+      [
+        "{ from: sw, to: [h1, h2], mode: allcast, group: g }",
+        "{ from: h3, to: [h1, h2], mode: allcast, group: g, name: more }",
+        "{ from: h1, to: h3 }",
+      ],
       ["sw-g@sw=1", "sw-g@h1=1", "sw-g@h2=1", "more@h3=1", "more@h1=1", "more@h2=1", "h1-h3@h1=2", "h1-h3@h3=2"],
     ],
     [
       "a group's written identifier at a member is taken by its omitted links there",
-      ["{ from: sw.5, to: [h1.7, h2], mode: allcast, group: g }", "{ from: h3, to: [h1], mode: allcast, group: g, name: more }"],
+      [
+        "{ from: sw.5, to: [h1.7, h2], mode: allcast, group: g }",
+        "{ from: h3, to: [h1], mode: allcast, group: g, name: more }",
+      ],
       ["sw.5-g@sw=5!", "sw.5-g@h1=7!", "sw.5-g@h2=1", "more@h3=1", "more@h1=7"],
     ],
-    ["an external link has one end", ["{ from: sw, external: up, mode: two-way }", "{ external: feed, to: sw }"], ["up@sw=1", "feed@sw=2"]],
-    ["identifier 0 and large ones stay as written", ["{ from: h1.0, to: sw.65520 }", "{ from: h1, to: sw }"], ["h1.0-sw.65520@h1=0!", "h1.0-sw.65520@sw=65520!", "h1-sw@h1=1", "h1-sw@sw=1"]],
+    [
+      "an external link has one end",
+      ["{ from: sw, external: up, mode: two-way }", "{ external: feed, to: sw }"],
+      ["up@sw=1", "feed@sw=2"],
+    ],
+    [
+      "identifier 0 and large ones stay as written",
+      ["{ from: h1.0, to: sw.65520 }", "{ from: h1, to: sw }"],
+      ["h1.0-sw.65520@h1=0!", "h1.0-sw.65520@sw=65520!", "h1-sw@h1=1", "h1-sw@sw=1"],
+    ],
   ])("%s", (_name, links, expected) => {
     const got = ends(allocate(lan(links), "t.yaml"));
     expect([...got].sort()).toEqual([...expected].sort());
@@ -77,7 +115,7 @@ describe("allocation of link identifiers", () => {
       "  lanA:",
       "    header: ethernet",
       '    members: { sw1: { name: "02:00:00:00:0a:01" } }',
-      "    links: [ { from: sw1, to: \"lanB:sw2\", mode: two-way, name: trunk } ]",
+      '    links: [ { from: sw1, to: "lanB:sw2", mode: two-way, name: trunk } ]',
       "  lanB:",
       "    header: ethernet",
       '    members: { sw2: { name: "02:00:00:00:0b:01" }, h: { name: "02:00:00:00:0b:02" } }',
@@ -106,7 +144,10 @@ describe("allocation of link identifiers", () => {
       "    tables: { sw2: { acquire: [ { in: sw1-lanB:sw2, do: forward } ] } }",
     ].join("\n");
     const spec = parseSpec(text, "t.yaml");
-    expect(ends(spec.allocation ?? { links: [], sessions: [] }, "lanA")).toEqual(["sw1-lanB:sw2@sw1=1", "sw1-lanB:sw2@lanB:sw2=1"]);
+    expect(ends(spec.allocation ?? { links: [], sessions: [] }, "lanA")).toEqual([
+      "sw1-lanB:sw2@sw1=1",
+      "sw1-lanB:sw2@lanB:sw2=1",
+    ]);
     expect(spec.networks[1]?.tables.get("sw2")?.acquire?.rows[0]?.in).toBe(1);
   });
 
@@ -141,7 +182,9 @@ describe("allocation of session ids", () => {
       "    links: [ { from: a, to: b, mode: two-way } ]",
       "    tables:",
       "      a:",
-      '        send: [ { name: to-b, header: { dst: "02:00:00:00:00:0b", type: 0x0800 } }, { session: 1, header: { type: 0x0806 } }, { name: other, session: 9 } ]',
+      '        send: [ { name: to-b, header: { dst: "02:00:00:00:00:0b", ' +
+        "type: 0x0800 } }, { session: 1, header: { type: 0x0806 } }, { name: " +
+        "other, session: 9 } ]",
       "  ip:",
       "    header: ipv4",
       "    members: { a: { name: 10.0.0.1 }, b: { name: 10.0.0.2 } }",
@@ -165,28 +208,53 @@ describe("references and rejections", () => {
     [
       "two written identifiers at one member: which one conflicts with what",
       lan(["{ from: h1.1, to: sw.1 }", "{ from: h2.1, to: sw.1 }"]),
-      ["t.yaml: 11:27 networks.lan.links[1].to: sw already uses identifier 1 for link h1.1-sw.1 (links[0]) (at a member only the two directions of a two-way link, or links of one group, share an identifier; the first free one at sw is 2)"],
+      [
+        "t.yaml: 11:27 networks.lan.links[1].to: sw already uses identifier 1 " +
+          "for link h1.1-sw.1 (links[0]) (at a member only the two directions of " +
+          "a two-way link, or links of one group, share an identifier; the first " +
+          "free one at sw is 2)",
+      ],
     ],
     [
       "parallel links without names cannot be told apart",
       lan(["{ from: h1, to: sw }", "{ from: h1, to: sw }"]),
-      ["t.yaml: 11:9 networks.lan.links[1]: link name 'h1-sw' is already used by links[0] (give one of them its own name: NAME)"],
+      [
+        "t.yaml: 11:9 networks.lan.links[1]: link name 'h1-sw' is already used " +
+          "by links[0] (give one of them its own name: NAME)",
+      ],
     ],
-    ["a name that names no link of the member", lan(["{ from: h1, to: sw }"], `${SW}        forward: [ { out: nope } ]`), ["t.yaml: 14:27 networks.lan.tables.sw.forward[0].out: sw has no link named 'nope' (links of sw: 1 (h1-sw))"]],
+    [
+      "a name that names no link of the member",
+      lan(["{ from: h1, to: sw }"], `${SW}        forward: [ { out: nope } ]`),
+      ["t.yaml: 14:27 networks.lan.tables.sw.forward[0].out: sw has no link named 'nope' (links of sw: 1 (h1-sw))"],
+    ],
     [
       "a name for a link the member only receives on, in out",
       lan(["{ from: h1, to: sw }"], `${SW}        transmit: [ { out: h1-sw } ]`),
-      ["t.yaml: 14:28 networks.lan.tables.sw.transmit[0].out: sw only receives on link 1 (h1-sw); `out` names a link it sends on (sw sends on no link)"],
+      [
+        "t.yaml: 14:28 networks.lan.tables.sw.transmit[0].out: sw only receives " +
+          "on link 1 (h1-sw); `out` names a link it sends on (sw sends on no " +
+          "link)",
+      ],
     ],
     [
       "a send row with neither session nor name",
       lan(["{ from: h1, to: sw }"], `${SW}        send: [ { header: { type: 0x0800 } } ]`),
-      ["t.yaml: 14:17 networks.lan.tables.sw.send[0]: a send row needs a session id or a name (write session: ID, or name: NAME and strata allocates the id (transmit rows then write via: { session: NETWORK.NAME }))"],
+      [
+        "t.yaml: 14:17 networks.lan.tables.sw.send[0]: a send row needs a " +
+          "session id or a name (write session: ID, or name: NAME and strata " +
+          "allocates the id (transmit rows then write via: { session: " +
+          "NETWORK.NAME }))",
+      ],
     ],
     [
       "two send rows with one name",
       lan(["{ from: h1, to: sw }"], `${SW}        send: [ { name: x }, { name: x } ]`),
-      ["t.yaml: 14:38 networks.lan.tables.sw.send[1].name: send row name 'x' is already used by row 0 (send row names are unique in a member's send table)"],
+      [
+        "t.yaml: 14:38 networks.lan.tables.sw.send[1].name: send row name 'x' " +
+          "is already used by row 0 (send row names are unique in a member's send " +
+          "table)",
+      ],
     ],
   ])("%s", (_name, text, expected) => {
     expect(errorsOf(text)).toEqual(expected);
@@ -205,7 +273,11 @@ describe("references and rejections", () => {
       "    links: [ { from: h, to: sw2, name: x } ]",
       "    tables: { sw2: { acquire: [ { in: x, do: forward } ] } }",
     ].join("\n");
-    expect(errorsOf(text)).toEqual(["t.yaml: 10:39 networks.lanB.tables.sw2.acquire[0].in: sw2 has 2 links named 'x' (identifiers 1, 2) (write the identifier instead of the name)"]);
+    expect(errorsOf(text)).toEqual([
+      "t.yaml: 10:39 networks.lanB.tables.sw2.acquire[0].in: sw2 has 2 links " +
+        "named 'x' (identifiers 1, 2) (write the identifier instead of the " +
+        "name)",
+    ]);
   });
 
   test("a previous identifier now written for another link moves, it is not rejected (XXX 1)", () => {
@@ -224,25 +296,49 @@ describe("references and rejections", () => {
   test("a member with every identifier used rejects only the omitted one that does not fit", () => {
     // The allocator itself, with a space of 3 identifiers (0..2): the fourth omitted one has none.
     const problems: string[] = [];
-    const sink = { add: (_p: unknown, problem: string) => problems.push(problem) } as unknown as Parameters<typeof decide>[3];
-    const d = (key: string, written?: number): Demand => ({ key, spaces: ["n.m"], path: [], what: `link ${key} at m`, ...(written === undefined ? {} : { written }) });
+    const sink = { add: (_p: unknown, problem: string) => problems.push(problem) } as unknown as Parameters<
+      typeof decide
+    >[3];
+    const d = (key: string, written?: number): Demand => ({
+      key,
+      spaces: ["n.m"],
+      path: [],
+      what: `link ${key} at m`,
+      ...(written === undefined ? {} : { written }),
+    });
     const got = decide([d("a"), d("b", 0), d("c"), d("e")], new Map(), 2, sink, "link identifier");
     expect(got.map((x) => x?.ident)).toEqual([1, 0, 2, undefined]);
     expect(problems).toEqual(["no free link identifier for link e at m: every identifier 0..2 is already used at n.m"]);
   });
 
   test("the allocation is recovered from the installed (compiled) description", () => {
-    const d1 = lan(["{ from: h1, to: sw, mode: two-way }", "{ from: h2, to: sw }", "{ from: sw, to: [h1, h3], mode: allcast, group: g }"]);
+    const d1 = lan([
+      "{ from: h1, to: sw, mode: two-way }",
+      "{ from: h2, to: sw }",
+      "{ from: sw, to: [h1, h3], mode: allcast, group: g }",
+    ]);
     const spec = parseSpec(d1, "t.yaml");
     const recovered = recoverAllocation(compile(spec));
     const idents = (a: Allocation): string[] => a.links.map((l) => `${l.link}@${l.member}=${l.ident}`).sort();
     expect(idents(recovered)).toEqual(idents(spec.allocation ?? { links: [], sessions: [] }));
     // Used as the previous allocation of a changed description, it keeps what remains.
-    const d2 = lan(["{ from: h3, to: sw }", "{ from: sw, to: [h1, h3], mode: allcast, group: g }", "{ from: h1, to: sw, mode: two-way }"]);
+    const d2 = lan([
+      "{ from: h3, to: sw }",
+      "{ from: sw, to: [h1, h3], mode: allcast, group: g }",
+      "{ from: h1, to: sw, mode: two-way }",
+    ]);
     const fresh = allocate(d2, "t.yaml");
     const kept = allocate(d2, "t.yaml", recovered);
     expect(ends(fresh)).not.toEqual(ends(kept));
-    expect(ends(kept)).toEqual(["h3-sw@h3=2", "h3-sw@sw=2", "sw-g@sw=3", "sw-g@h1=2", "sw-g@h3=1", "h1-sw@h1=1", "h1-sw@sw=1"]);
+    expect(ends(kept)).toEqual([
+      "h3-sw@h3=2",
+      "h3-sw@sw=2",
+      "sw-g@sw=3",
+      "sw-g@h1=2",
+      "sw-g@h3=1",
+      "h1-sw@h1=1",
+      "h1-sw@sw=1",
+    ]);
   });
 });
 
@@ -265,10 +361,15 @@ interface ModelLink {
 }
 
 const MEMBERS: Record<"A" | "B", string[]> = { A: ["a0", "a1", "a2", "a3"], B: ["b0", "b1", "b2"] };
-const ALL = [...MEMBERS.A.map((m) => ({ net: "A" as const, member: m })), ...MEMBERS.B.map((m) => ({ net: "B" as const, member: m }))];
+const ALL = [
+  ...MEMBERS.A.map((m) => ({ net: "A" as const, member: m })),
+  ...MEMBERS.B.map((m) => ({ net: "B" as const, member: m })),
+];
 
 function endArb(written: fc.Arbitrary<number>): fc.Arbitrary<End> {
-  return fc.record({ at: fc.constantFrom(...ALL), written: fc.option(written, { nil: undefined }) }).map(({ at, written: w }) => ({ ...at, ...(w === undefined ? {} : { written: w }) }));
+  return fc
+    .record({ at: fc.constantFrom(...ALL), written: fc.option(written, { nil: undefined }) })
+    .map(({ at, written: w }) => ({ ...at, ...(w === undefined ? {} : { written: w }) }));
 }
 
 function linkArb(written: fc.Arbitrary<number>): fc.Arbitrary<Omit<ModelLink, "name">> {
@@ -279,7 +380,8 @@ function linkArb(written: fc.Arbitrary<number>): fc.Arbitrary<Omit<ModelLink, "n
 }
 
 function describeModel(links: readonly ModelLink[], removed: ReadonlySet<string> = new Set()): string {
-  const end = (declaring: "A" | "B", e: End): string => `"${e.net === declaring ? "" : `${e.net}:`}${e.member}${e.written === undefined ? "" : `.${e.written}`}"`;
+  const end = (declaring: "A" | "B", e: End): string =>
+    `"${e.net === declaring ? "" : `${e.net}:`}${e.member}${e.written === undefined ? "" : `.${e.written}`}"`;
   const lines = ["networks:"];
   for (const net of ["A", "B"] as const) {
     lines.push(`  ${net}:`, "    header: ethernet", "    members:");
@@ -288,7 +390,10 @@ function describeModel(links: readonly ModelLink[], removed: ReadonlySet<string>
     });
     const mine = links.filter((l) => l.net === net);
     lines.push(mine.length === 0 ? "    links: []" : "    links:");
-    for (const l of mine) lines.push(`      - { from: ${end(net, l.from)}, to: ${end(net, l.to)}, name: ${l.name}${l.twoWay ? ", mode: two-way" : ""} }`);
+    for (const l of mine)
+      lines.push(
+        `      - { from: ${end(net, l.from)}, to: ${end(net, l.to)}, name: ${l.name}${l.twoWay ? ", mode: two-way" : ""} }`,
+      );
   }
   return lines.join("\n");
 }
@@ -300,7 +405,9 @@ function named(links: readonly Omit<ModelLink, "name">[], first = 0): ModelLink[
 
 /** link@member (qualified by network) → identifier. */
 function identsOf(a: Allocation): Map<string, number> {
-  return new Map(a.links.map((l) => [`${l.link}@${l.member.includes(":") ? l.member.split(":")[1] : l.member}`, l.ident]));
+  return new Map(
+    a.links.map((l) => [`${l.link}@${l.member.includes(":") ? l.member.split(":")[1] : l.member}`, l.ident]),
+  );
 }
 
 /** The reference for "unsatisfiable" in this model: two different links write one identifier at one member. */
@@ -365,14 +472,26 @@ describe("properties (seed 000's invariants)", () => {
     const change = fc.record({
       keep: fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }),
       added: fc.array(linkArb(fc.constant(0)), { maxLength: 6 }),
-      removed: fc.subarray(ALL.map((a) => a.member), { maxLength: 2 }),
+      removed: fc.subarray(
+        ALL.map((a) => a.member),
+        { maxLength: 2 },
+      ),
     });
     fc.assert(
       fc.property(links, change, (before, { keep, added, removed }) => {
         const gone = new Set(removed);
         // New links leave their identifiers out (written ones would be honoured first: XXX 1).
-        const fresh = named(added.map((l) => ({ ...l, from: { net: l.from.net, member: l.from.member }, to: { net: l.to.net, member: l.to.member } })), 100);
-        const after = [...before.filter((_, i) => keep[i] !== false), ...fresh].filter((l) => !gone.has(l.from.member) && !gone.has(l.to.member));
+        const fresh = named(
+          added.map((l) => ({
+            ...l,
+            from: { net: l.from.net, member: l.from.member },
+            to: { net: l.to.net, member: l.to.member },
+          })),
+          100,
+        );
+        const after = [...before.filter((_, i) => keep[i] !== false), ...fresh].filter(
+          (l) => !gone.has(l.from.member) && !gone.has(l.to.member),
+        );
         const a1 = identsOf(allocate(describeModel(before), "p.yaml"));
         const a2 = identsOf(allocate(describeModel(after, gone), "p.yaml", allocate(describeModel(before), "p.yaml")));
         for (const l of after) {
@@ -395,7 +514,10 @@ describe("properties (seed 000's invariants)", () => {
         } else {
           expect(errors.length).toBeGreaterThan(0);
           // file:line:col, the link, and which identifier is already used by which other link.
-          for (const line of errors) expect(line).toMatch(/^t\.yaml: \d+:\d+ networks\.[AB]\.links\[\d+\](\.from|\.to)?: .*already uses identifier \d+ for link L\d+/);
+          for (const line of errors)
+            expect(line).toMatch(
+              /^t\.yaml: \d+:\d+ networks\.[AB]\.links\[\d+\](\.from|\.to)?: .*already uses identifier \d+ for link L\d+/,
+            );
         }
       }),
       { numRuns: 200 },
@@ -403,10 +525,19 @@ describe("properties (seed 000's invariants)", () => {
   });
 
   test("the allocator core: it rejects only when a space has fewer free identifiers than omitted ones need", () => {
-    const demand = fc.record({ space: fc.constantFrom("s0", "s1", "s2"), written: fc.option(fc.nat({ max: 4 }), { nil: undefined }) });
+    const demand = fc.record({
+      space: fc.constantFrom("s0", "s1", "s2"),
+      written: fc.option(fc.nat({ max: 4 }), { nil: undefined }),
+    });
     fc.assert(
       fc.property(fc.array(demand, { maxLength: 12 }), fc.array(fc.nat({ max: 4 }), { maxLength: 12 }), (ds, prev) => {
-        const demands: Demand[] = ds.map((d, i) => ({ key: `k${i}`, spaces: [d.space], path: [], what: `k${i}`, ...(d.written === undefined ? {} : { written: d.written }) }));
+        const demands: Demand[] = ds.map((d, i) => ({
+          key: `k${i}`,
+          spaces: [d.space],
+          path: [],
+          what: `k${i}`,
+          ...(d.written === undefined ? {} : { written: d.written }),
+        }));
         const previous = new Map(prev.map((p, i) => [`k${i}`, p]));
         const got = decide(demands, previous, 4, undefined, "id");
         for (const space of ["s0", "s1", "s2"]) {
@@ -438,18 +569,30 @@ describe("properties (seed 000's invariants)", () => {
       ].join("\n");
     const row = fc.record({ written: fc.boolean() });
     fc.assert(
-      fc.property(fc.array(row, { maxLength: 10 }), fc.array(fc.boolean(), { minLength: 10, maxLength: 10 }), fc.nat({ max: 5 }), (gen, keep, added) => {
-        const before: { name: string; session?: number }[] = gen.map((r, i) => ({ name: `s${i}`, ...(r.written ? { session: 100 + i } : {}) }));
-        const after: { name: string; session?: number }[] = [...before.filter((_, i) => keep[i] !== false), ...Array.from({ length: added }, (_, i) => ({ name: `new${i}` }))];
-        const a1 = allocate(rows(before), "p.yaml");
-        const a2 = allocate(rows(after), "p.yaml", a1);
-        const id = (a: Allocation, name: string): number | undefined => a.sessions.find((x) => x.name === name)?.session;
-        for (const r of after) {
-          if (r.session !== undefined) expect(id(a2, r.name)).toBe(r.session);
-          else if (before.some((b) => b.name === r.name)) expect(id(a2, r.name)).toBe(id(a1, r.name));
-        }
-        expect(new Set(a2.sessions.map((x) => x.session)).size).toBe(after.length);
-      }),
+      fc.property(
+        fc.array(row, { maxLength: 10 }),
+        fc.array(fc.boolean(), { minLength: 10, maxLength: 10 }),
+        fc.nat({ max: 5 }),
+        (gen, keep, added) => {
+          const before: { name: string; session?: number }[] = gen.map((r, i) => ({
+            name: `s${i}`,
+            ...(r.written ? { session: 100 + i } : {}),
+          }));
+          const after: { name: string; session?: number }[] = [
+            ...before.filter((_, i) => keep[i] !== false),
+            ...Array.from({ length: added }, (_, i) => ({ name: `new${i}` })),
+          ];
+          const a1 = allocate(rows(before), "p.yaml");
+          const a2 = allocate(rows(after), "p.yaml", a1);
+          const id = (a: Allocation, name: string): number | undefined =>
+            a.sessions.find((x) => x.name === name)?.session;
+          for (const r of after) {
+            if (r.session !== undefined) expect(id(a2, r.name)).toBe(r.session);
+            else if (before.some((b) => b.name === r.name)) expect(id(a2, r.name)).toBe(id(a1, r.name));
+          }
+          expect(new Set(a2.sessions.map((x) => x.session)).size).toBe(after.length);
+        },
+      ),
       { numRuns: 100 },
     );
   });
@@ -459,12 +602,31 @@ describe("properties (seed 000's invariants)", () => {
     const mutate = (value: unknown, picks: readonly number[], r: unknown): unknown => {
       const [pick, ...rest] = picks;
       if (pick === undefined || typeof value !== "object" || value === null) return r;
-      if (Array.isArray(value)) return value.length === 0 ? r : value.map((v, j) => (j === pick % value.length ? mutate(v, rest, r) : v));
+      if (Array.isArray(value))
+        return value.length === 0 ? r : value.map((v, j) => (j === pick % value.length ? mutate(v, rest, r) : v));
       const keys = Object.keys(value);
       const key = keys[pick % Math.max(1, keys.length)];
       return key === undefined ? r : { ...value, [key]: mutate((value as Record<string, unknown>)[key], rest, r) };
     };
-    const replacement = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom("h1", "r", "h1-r", "r-h2", "ip.h1-r", "lanA.to-r", "lanA.nope", "lanB:h2", "nope", "self", "shared", 0, 65521, null));
+    const replacement = fc.oneof(
+      fc.jsonValue({ maxDepth: 2 }),
+      fc.constantFrom(
+        "h1",
+        "r",
+        "h1-r",
+        "r-h2",
+        "ip.h1-r",
+        "lanA.to-r",
+        "lanA.nope",
+        "lanB:h2",
+        "nope",
+        "self",
+        "shared",
+        0,
+        65521,
+        null,
+      ),
+    );
     fc.assert(
       fc.property(fc.array(fc.nat(), { minLength: 1, maxLength: 9 }), replacement, (picks, r) => {
         try {

@@ -20,7 +20,11 @@ function blocks(lang: string): string[] {
 function withoutDescriptions(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutDescriptions);
   if (typeof value !== "object" || value === null) return value;
-  return Object.fromEntries(Object.entries(value).filter(([k]) => k !== "description").map(([k, v]) => [k, withoutDescriptions(v)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([k]) => k !== "description")
+      .map(([k, v]) => [k, withoutDescriptions(v)]),
+  );
 }
 
 describe("docs/spec.md", () => {
@@ -43,15 +47,20 @@ describe("docs/spec.md", () => {
     expect(shown).toBe(`$ strata check ${HUB}\n${io.stdout.text}`);
   });
 
-  test.each(DESIGNS.map((d) => [d.name, d] as const))("the design table lists the fields of %s, read-only and session ones", (name, design) => {
-    const row = DOC.slice(DOC.indexOf("### Designs")).split("\n").find((line) => line.startsWith(`| \`${name}\` |`));
-    const cells = row?.split("|").map((c) => c.trim()) ?? [];
-    expect(cells[3]).toBe(design.fields.map((f) => `${f.name} ${f.bits}`).join(", "));
-    const readOnly = design.fields.filter((f) => f.readOnly === true).map((f) => f.name);
-    expect(cells[4]).toBe(readOnly.length === 0 ? "—" : readOnly.join(", "));
-    const session = design.fields.filter((f) => f.session === true).map((f) => f.name);
-    expect(cells[5]).toBe(session.length === 0 ? "—" : session.join(", "));
-  });
+  test.each(DESIGNS.map((d) => [d.name, d] as const))(
+    "the design table lists the fields of %s, read-only and session ones",
+    (name, design) => {
+      const row = DOC.slice(DOC.indexOf("### Designs"))
+        .split("\n")
+        .find((line) => line.startsWith(`| \`${name}\` |`));
+      const cells = row?.split("|").map((c) => c.trim()) ?? [];
+      expect(cells[3]).toBe(design.fields.map((f) => `${f.name} ${f.bits}`).join(", "));
+      const readOnly = design.fields.filter((f) => f.readOnly === true).map((f) => f.name);
+      expect(cells[4]).toBe(readOnly.length === 0 ? "—" : readOnly.join(", "));
+      const session = design.fields.filter((f) => f.session === true).map((f) => f.name);
+      expect(cells[5]).toBe(session.length === 0 ? "—" : session.join(", "));
+    },
+  );
 
   test("the schema excerpt is the schema's link", () => {
     const excerpt = blocks("json").find((b) => b.startsWith('"link": {'));

@@ -27,7 +27,11 @@ function network(spec: Spec, name: string): NetworkSpec {
   return n;
 }
 
-function rows(n: NetworkSpec, member: string, role: "acquire" | "forward" | "transmit" | "send" | "receive"): readonly RowSpec[] {
+function rows(
+  n: NetworkSpec,
+  member: string,
+  role: "acquire" | "forward" | "transmit" | "send" | "receive",
+): readonly RowSpec[] {
   return n.tables.get(member)?.[role]?.rows ?? [];
 }
 
@@ -115,7 +119,17 @@ networks:
       ["h1.1-r.1", "two-way", { member: "h1", ident: 1 }, [{ member: "r", ident: 1 }], undefined, true],
       ["r-h2", "two-way", { member: "r", ident: 2 }, [{ member: "h2", ident: 1 }], undefined, false],
       ["uplink", "two-way", { member: "r", ident: 9 }, { external: "uplink" }, undefined, true],
-      ["feed", "allcast", { external: "feed" }, [{ member: "r", ident: 7 }, { member: "h2", ident: 7 }], "feeds", true],
+      [
+        "feed",
+        "allcast",
+        { external: "feed" },
+        [
+          { member: "r", ident: 7 },
+          { member: "h2", ident: 7 },
+        ],
+        "feeds",
+        true,
+      ],
     ]);
     const r = ip.tables.get("r");
     expect(r?.acquire).toMatchObject({ role: "acquire", kind: "ternary", capacity: 16 });
@@ -150,12 +164,21 @@ networks:
   test("JSON gives the same Spec as YAML", () => {
     const yaml = parseSpec(ROUTER, "router.yaml");
     const json = parseSpec(JSON.stringify(parseYaml(ROUTER), null, 2), "router.json");
-    const strip = (s: Spec): unknown => JSON.parse(JSON.stringify(s, (k, v: unknown) => (k === "at" ? undefined : typeof v === "bigint" ? v.toString() : v instanceof Map ? [...v] : v)));
+    const strip = (s: Spec): unknown =>
+      JSON.parse(
+        JSON.stringify(s, (k, v: unknown) =>
+          k === "at" ? undefined : typeof v === "bigint" ? v.toString() : v instanceof Map ? [...v] : v,
+        ),
+      );
     expect(strip(json)).toEqual(strip({ ...yaml, file: "router.json" }));
   });
 
   test("x- keys hold anchors that networks merge in", () => {
-    const spec = parseSpec(`x-lan: &lan\n  header: cna\n  members: { a: { name: 1 } }\nnetworks:\n  one: { <<: *lan }\n  two:\n    <<: *lan\n    ttl: keep\n`, "x.yaml");
+    const spec = parseSpec(
+      `x-lan: &lan\n  header: cna\n  members: { a: { name: 1 } }\nnetworks:\n ` +
+        ` one: { <<: *lan }\n  two:\n    <<: *lan\n    ttl: keep\n`,
+      "x.yaml",
+    );
     expect(spec.networks.map((n) => [n.name, n.design.name, n.members.length])).toEqual([
       ["one", "cna", 1],
       ["two", "cna", 1],
@@ -201,49 +224,195 @@ const LINKS = `
 
 /** [case, description, expected errors: [where, text] in order]. */
 const BAD: [string, string, [string, string][]][] = [
-  ["YAML syntax", `networks:\n  lan: [1,\n`, [["3:1", "syntax error: flow sequence in block collection must be sufficiently indented"]]],
-  ["YAML duplicate key", `${BASE}\n      h1: { name: "02:00:00:00:00:09" }\n`, [["8:7", "syntax error: map keys must be unique (each key may appear once"]]],
-  ["JSON duplicate key", `{"networks": {"a": {"header": "cna", "members": {}}, "a": {}}}`, [["1:54", "map keys must be unique"]]],
+  [
+    "YAML syntax",
+    `networks:\n  lan: [1,\n`,
+    [["3:1", "syntax error: flow sequence in block collection must be sufficiently indented"]],
+  ],
+  [
+    "YAML duplicate key",
+    `${BASE}\n      h1: { name: "02:00:00:00:00:09" }\n`,
+    [["8:7", "syntax error: map keys must be unique (each key may appear once"]],
+  ],
+  [
+    "JSON duplicate key",
+    `{"networks": {"a": {"header": "cna", "members": {}}, "a": {}}}`,
+    [["1:54", "map keys must be unique"]],
+  ],
   ["JSON syntax", `{"networks": {"a": }`, [["1:", "syntax error:"]]],
   ["two documents", `networks: {}\n---\nx: 1\n`, [["2:1", "a description is a single YAML document"]]],
-  ["bare wildcard", `${BASE}\n    tables: { sw: { acquire: [ { match: { dst: * }, do: receive } ] } }\n`, [["8:48", 'syntax error: alias cannot be an empty string (a wildcard is written "*" with quotes']]],
+  [
+    "bare wildcard",
+    `${BASE}\n    tables: { sw: { acquire: [ { match: { dst: * }, do: receive } ] } }\n`,
+    [["8:48", 'syntax error: alias cannot be an empty string (a wildcard is written "*" with quotes']],
+  ],
   ["alias without anchor", `networks: *nets\n`, [["1:11", "alias *nets has no anchor &nets before it"]]],
   ["empty", ``, [["", "the description is empty; it needs a top-level `networks:` map"]]],
   ["comments only", `# nothing yet\n`, [["", "the description is empty"]]],
   ["not a map", `- a\n- b\n`, [["1:1", "must be a map with the key networks, got a list"]]],
-  ["no networks", `networks: {}\n`, [["1:11 networks", "must not be empty (expected a map from network name to network)"]]],
-  ["unknown top-level key", `netwroks: {}\n`, [["1:1:", "missing key 'networks'"], ["1:1 netwroks", "unknown key 'netwroks' (did you mean 'networks'?)"]]],
-  ["unknown key with suggestion", `${BASE}\n    links: [ { from: h1.1, to: sw.1, mdoe: two-way } ]\n`, [["8:38 networks.lan.links[0].mdoe", "unknown key 'mdoe' (did you mean 'mode'?)"]]],
-  ["unknown key without suggestion", `${BASE}\n    colour: blue\n`, [["8:5 networks.lan.colour", "unknown key 'colour' (valid keys here: header, ttl, members, links, nonlocal, tables)"]]],
-  ["bad role", `${BASE}\n      h3: { name: "02:00:00:00:00:03", role: host }\n`, [["8:46 networks.lan.members.h3.role", "must be user or infra, got 'host'"]]],
-  ["bad network name", `networks:\n  1lan: { header: cna, members: { a: { name: 1 } } }\n`, [["2:3 networks.1lan", "'1lan' is not allowed as a key here (a key must be a name: a letter"]]],
-  ["bad header name", `${BASE.replace("ethernet", "ethernt")}\n`, [["3:13 networks.lan.header", "unknown header design 'ethernt' (did you mean 'ethernet'? designs: ethernet, ipv4, ipv6, cna, gre, vxlan, mpls)"]]],
-  ["ttl without a hop limit", `${BASE.replace("ethernet", "ethernet\n    ttl: decrement")}\n`, [["4:10 networks.lan.ttl", "ttl: decrement needs a design with a TTL or hop limit; ethernet has none"]]],
-  ["bad member name", `${BASE}\n      h3: { name: "02:00:00:00:03" }\n`, [["8:19 networks.lan.members.h3.name", "'02:00:00:00:03' is not a MAC address"]]],
-  ["member name is a pattern", `${BASE}\n      h3: { name: "02:00:00:00:00:00/8" }\n`, [["8:19", "is a pattern; dst takes one exact value here"]]],
-  ["duplicate member name", `${BASE}\n      h3: { name: "02-00-00-00-00-01" }\n`, [["8:19 networks.lan.members.h3.name", "02-00-00-00-00-01 is already the name of h1 (member names (addresses) are unique in a network)"]]],
+  [
+    "no networks",
+    `networks: {}\n`,
+    [["1:11 networks", "must not be empty (expected a map from network name to network)"]],
+  ],
+  [
+    "unknown top-level key",
+    `netwroks: {}\n`,
+    [
+      ["1:1:", "missing key 'networks'"],
+      ["1:1 netwroks", "unknown key 'netwroks' (did you mean 'networks'?)"],
+    ],
+  ],
+  [
+    "unknown key with suggestion",
+    `${BASE}\n    links: [ { from: h1.1, to: sw.1, mdoe: two-way } ]\n`,
+    [["8:38 networks.lan.links[0].mdoe", "unknown key 'mdoe' (did you mean 'mode'?)"]],
+  ],
+  [
+    "unknown key without suggestion",
+    `${BASE}\n    colour: blue\n`,
+    [
+      [
+        "8:5 networks.lan.colour",
+        "unknown key 'colour' (valid keys here: header, ttl, members, links, nonlocal, tables)",
+      ],
+    ],
+  ],
+  [
+    "bad role",
+    `${BASE}\n      h3: { name: "02:00:00:00:00:03", role: host }\n`,
+    [["8:46 networks.lan.members.h3.role", "must be user or infra, got 'host'"]],
+  ],
+  [
+    "bad network name",
+    `networks:\n  1lan: { header: cna, members: { a: { name: 1 } } }\n`,
+    [["2:3 networks.1lan", "'1lan' is not allowed as a key here (a key must be a name: a letter"]],
+  ],
+  [
+    "bad header name",
+    `${BASE.replace("ethernet", "ethernt")}\n`,
+    [
+      [
+        "3:13 networks.lan.header",
+        "unknown header design 'ethernt' (did you mean 'ethernet'? designs: " +
+          "ethernet, ipv4, ipv6, cna, gre, vxlan, mpls)",
+      ],
+    ],
+  ],
+  [
+    "ttl without a hop limit",
+    `${BASE.replace("ethernet", "ethernet\n    ttl: decrement")}\n`,
+    [["4:10 networks.lan.ttl", "ttl: decrement needs a design with a TTL or hop limit; ethernet has none"]],
+  ],
+  [
+    "bad member name",
+    `${BASE}\n      h3: { name: "02:00:00:00:03" }\n`,
+    [["8:19 networks.lan.members.h3.name", "'02:00:00:00:03' is not a MAC address"]],
+  ],
+  [
+    "member name is a pattern",
+    `${BASE}\n      h3: { name: "02:00:00:00:00:00/8" }\n`,
+    [["8:19", "is a pattern; dst takes one exact value here"]],
+  ],
+  [
+    "duplicate member name",
+    `${BASE}\n      h3: { name: "02-00-00-00-00-01" }\n`,
+    [
+      [
+        "8:19 networks.lan.members.h3.name",
+        "02-00-00-00-00-01 is already the name of h1 (member names (addresses) are unique in a network)",
+      ],
+    ],
+  ],
   [
     "duplicate link identifier at a member",
     `${BASE}${LINKS}\n      - { from: h2.2, to: sw.1 }\n`,
-    [["11:27 networks.lan.links[2].to", "sw already uses identifier 1 for link h1.1-sw.1 (links[0]) (at a member only the two directions of a two-way link, or links of one group, share an identifier; the first free one at sw is 3)"]],
+    [
+      [
+        "11:27 networks.lan.links[2].to",
+        "sw already uses identifier 1 for link h1.1-sw.1 (links[0]) (at a " +
+          "member only the two directions of a two-way link, or links of one " +
+          "group, share an identifier; the first free one at sw is 3)",
+      ],
+    ],
   ],
-  ["identifier reused by another direction", `${BASE}${LINKS}\n      - { from: h2.1, to: sw.3 }\n`, [["11:17 networks.lan.links[2].from", "h2 already uses identifier 1 for link sw.2-h2.1 (links[1])"]]],
-  ["identifier too large", `${BASE}\n    links: [ { from: h1.65521, to: sw.1 } ]\n`, [["8:22 networks.lan.links[0].from", "link identifier 65521 is larger than 65520"]]],
-  ["endpoint names no member", `${BASE}\n    links: [ { from: h1.1, to: sv.1 } ]\n`, [["8:32 networks.lan.links[0].to", "no member 'sv' in network lan (did you mean 'sw'? members: h1, h2, sw)"]]],
-  ["endpoint syntax", `${BASE}\n    links: [ { from: h1.x, to: sw.1 } ]\n`, [["8:22 networks.lan.links[0].from", "must be an endpoint memberKey.identifier, like h1.1, or memberKey to have the identifier allocated, like h1; lanB:sw.5 or lanB:sw for a member of another network, got 'h1.x'"]]],
-  ["link to itself", `${BASE}\n    links: [ { from: h1.1, to: h1.2 } ]\n`, [["8:32 networks.lan.links[0].to", "h1 is the sender of this link and cannot also be its receiver"]]],
-  ["link without to", `${BASE}\n    links: [ { from: h1.1 } ]\n`, [["8:14 networks.lan.links[0]", "missing key 'to' (add to: MEMBER.ID, or external: NAME"]]],
-  ["group link without group", `${BASE}\n    links: [ { from: sw.5, to: [h1.2, h2.2], mode: allcast } ]\n`, [["8:52 networks.lan.links[0].mode", "an allcast link needs a group"]]],
-  ["group on a one-way link", `${BASE}\n    links: [ { from: sw.5, to: h1.2, group: g } ]\n`, [["8:45 networks.lan.links[0].group", "`group` is only for allcast and anycast links"]]],
-  ["one-way link with two receivers", `${BASE}\n    links: [ { from: sw.5, to: [h1.2, h2.2] } ]\n`, [["8:32 networks.lan.links[0].to", "a one-way link has exactly one receiver; this one lists 2"]]],
-  ["two-way group link", `${BASE}\n    links: [ { from: sw.5, to: [h1.2, h2.2], mode: two-way } ]\n`, [["8:32", "a two-way link cannot be a group link"]]],
+  [
+    "identifier reused by another direction",
+    `${BASE}${LINKS}\n      - { from: h2.1, to: sw.3 }\n`,
+    [["11:17 networks.lan.links[2].from", "h2 already uses identifier 1 for link sw.2-h2.1 (links[1])"]],
+  ],
+  [
+    "identifier too large",
+    `${BASE}\n    links: [ { from: h1.65521, to: sw.1 } ]\n`,
+    [["8:22 networks.lan.links[0].from", "link identifier 65521 is larger than 65520"]],
+  ],
+  [
+    "endpoint names no member",
+    `${BASE}\n    links: [ { from: h1.1, to: sv.1 } ]\n`,
+    [["8:32 networks.lan.links[0].to", "no member 'sv' in network lan (did you mean 'sw'? members: h1, h2, sw)"]],
+  ],
+  [
+    "endpoint syntax",
+    `${BASE}\n    links: [ { from: h1.x, to: sw.1 } ]\n`,
+    [
+      [
+        "8:22 networks.lan.links[0].from",
+        "must be an endpoint memberKey.identifier, like h1.1, or memberKey to " +
+          "have the identifier allocated, like h1; lanB:sw.5 or lanB:sw for a " +
+          "member of another network, got 'h1.x'",
+      ],
+    ],
+  ],
+  [
+    "link to itself",
+    `${BASE}\n    links: [ { from: h1.1, to: h1.2 } ]\n`,
+    [["8:32 networks.lan.links[0].to", "h1 is the sender of this link and cannot also be its receiver"]],
+  ],
+  [
+    "link without to",
+    `${BASE}\n    links: [ { from: h1.1 } ]\n`,
+    [["8:14 networks.lan.links[0]", "missing key 'to' (add to: MEMBER.ID, or external: NAME"]],
+  ],
+  [
+    "group link without group",
+    `${BASE}\n    links: [ { from: sw.5, to: [h1.2, h2.2], mode: allcast } ]\n`,
+    [["8:52 networks.lan.links[0].mode", "an allcast link needs a group"]],
+  ],
+  [
+    "group on a one-way link",
+    `${BASE}\n    links: [ { from: sw.5, to: h1.2, group: g } ]\n`,
+    [["8:45 networks.lan.links[0].group", "`group` is only for allcast and anycast links"]],
+  ],
+  [
+    "one-way link with two receivers",
+    `${BASE}\n    links: [ { from: sw.5, to: [h1.2, h2.2] } ]\n`,
+    [["8:32 networks.lan.links[0].to", "a one-way link has exactly one receiver; this one lists 2"]],
+  ],
+  [
+    "two-way group link",
+    `${BASE}\n    links: [ { from: sw.5, to: [h1.2, h2.2], mode: two-way } ]\n`,
+    [["8:32", "a two-way link cannot be a group link"]],
+  ],
   [
     "two links of one group sent on one identifier",
     `${BASE}\n    links:\n      - { from: sw.5, to: [h1.2], mode: allcast, group: g }\n      - { from: sw.5, to: [h2.2], mode: allcast, group: g, name: again }\n`,
-    [["10:17 networks.lan.links[1].from", "sw already sends on identifier 5 (link sw.5-g); a member has one link per group to send on"]],
+    [
+      [
+        "10:17 networks.lan.links[1].from",
+        "sw already sends on identifier 5 (link sw.5-g); a member has one link per group to send on",
+      ],
+    ],
   ],
-  ["receiver twice", `${BASE}\n    links: [ { from: sw.5, to: [h1.2, h1.3], mode: allcast, group: g } ]\n`, [["8:39 networks.lan.links[0].to[1]", "h1 is already a receiver of this link"]]],
-  ["group named like a member", `${BASE}\n    links: [ { from: sw.5, to: [h1.2], mode: allcast, group: h2 } ]\n`, [["8:62 networks.lan.links[0].group", "group 'h2' has the name of a member"]]],
+  [
+    "receiver twice",
+    `${BASE}\n    links: [ { from: sw.5, to: [h1.2, h1.3], mode: allcast, group: g } ]\n`,
+    [["8:39 networks.lan.links[0].to[1]", "h1 is already a receiver of this link"]],
+  ],
+  [
+    "group named like a member",
+    `${BASE}\n    links: [ { from: sw.5, to: [h1.2], mode: allcast, group: h2 } ]\n`,
+    [["8:62 networks.lan.links[0].group", "group 'h2' has the name of a member"]],
+  ],
   [
     "anycast sender is a receiver",
     `${BASE}\n    links:\n      - { from: sw.5, to: [h1.2], mode: anycast, group: g }\n      - { from: h1.2, to: [sw.5], mode: anycast, group: g }\n`,
@@ -252,39 +421,208 @@ const BAD: [string, string, [string, string][]][] = [
       ["10:28 networks.lan.links[1].to[0]", "sw would both send to and receive from anycast group 'g' (see links[0])"],
     ],
   ],
-  ["group with two modes", `${BASE}\n    links:\n      - { from: sw.5, to: [h1.2], mode: anycast, group: g }\n      - { from: sw.6, to: [h2.2], mode: allcast, group: g }\n`, [["10:41 networks.lan.links[1].mode", "group 'g' is anycast in links[0]"]]],
-  ["external name is a member", `${BASE}\n    links: [ { from: sw.9, external: h1 } ]\n`, [["8:38 networks.lan.links[0].external", "'h1' is a member of lan; an external end is outside the network"]]],
-  ["external name twice", `${BASE}\n    links:\n      - { from: sw.9, external: up }\n      - { external: up, to: sw.8 }\n`, [["10:21 networks.lan.links[1].external", "external end 'up' is already used by links[0]"]]],
-  ["external with from and to", `${BASE}\n    links: [ { from: sw.9, to: h1.1, external: up } ]\n`, [["8:48 networks.lan.links[0].external", "a link with `from` and `to` inside the network has no external end"]]],
-  ["link name twice", `${BASE}\n    links:\n      - { from: sw.1, to: h1.1, name: a }\n      - { from: sw.2, to: h2.1, name: a }\n`, [["10:39 networks.lan.links[1].name", "link name 'a' is already used by links[0]"]]],
-  ["table for no member", `${BASE}${LINKS}\n    tables:\n      sx: { acquire: [ { do: forward } ] }\n`, [["12:7 networks.lan.tables.sx", "no member 'sx' in network lan (did you mean 'sw'?"]]],
-  ["row naming another member's link", `${BASE}${LINKS}\n    tables:\n      sw: { forward: [ { out: 7 } ] }\n`, [["12:31 networks.lan.tables.sw.forward[0].out", "sw has no link 7 (sw sends on 1 (h1.1-sw.1) or 2 (sw.2-h2.1))"]]],
-  ["in on a link the member only sends on", `${BASE}${LINKS}\n    tables:\n      sw: { acquire: [ { in: 2, do: forward } ] }\n`, [["12:30 networks.lan.tables.sw.acquire[0].in", "sw only sends on link 2 (sw.2-h2.1); `in` names a link it receives on (sw receives on 1 (h1.1-sw.1))"]]],
-  ["out on a link the member only receives on", `${BASE}${LINKS}\n    tables:\n      h2: { forward: [ { out: 1 } ] }\n`, [["12:31 networks.lan.tables.h2.forward[0].out", "h2 only receives on link 1 (sw.2-h2.1); `out` names a link it sends on (h2 sends on no link)"]]],
-  ["out list with a bad port", `${BASE}${LINKS}\n    tables:\n      sw: { forward: [ { out: [1, 3] } ] }\n`, [["12:35 networks.lan.tables.sw.forward[0].out[1]", "sw has no link 3"]]],
-  ["out list twice", `${BASE}${LINKS}\n    tables:\n      sw: { forward: [ { out: [1, 1] } ] }\n`, [["12:31 networks.lan.tables.sw.forward[0].out", "lists 1 twice"]]],
-  ["bad field name", `${BASE}${LINKS}\n    tables:\n      sw: { acquire: [ { match: { dest: "02:00:00:00:00:01" }, do: receive } ] }\n`, [["12:35 networks.lan.tables.sw.acquire[0].match.dest", "ethernet has no field 'dest' (did you mean 'dst'? fields: dst, src, type, vid, pcp, ivid)"]]],
-  ["in inside match", `${BASE}${LINKS}\n    tables:\n      sw: { acquire: [ { match: { in: 1 }, do: receive } ] }\n`, [["12:35 networks.lan.tables.sw.acquire[0].match.in", "`in` is not a header field (write in: beside match:, not inside it)"]]],
-  ["value too wide", `${BASE}${LINKS}\n    tables:\n      sw: { acquire: [ { match: { type: 0x10000 }, do: receive } ] }\n`, [["12:41 networks.lan.tables.sw.acquire[0].match.type", "0x10000 does not fit in type (16 bits) (the largest value is 65535 (0xffff))"]]],
-  ["non-canonical prefix", `${BASE}${LINKS}\n    tables:\n      sw: { forward: [ { match: { dst: "02:00:00:00:00:01/40" }, out: 1 } ] }\n`, [["12:40 networks.lan.tables.sw.forward[0].match.dst", "did you mean 02:00:00:00:00:00/40?"]]],
-  ["bad acquire action", `${BASE}${LINKS}\n    tables:\n      sw: { acquire: [ { do: deliver } ] }\n`, [["12:30 networks.lan.tables.sw.acquire[0].do", "must be forward, receive, both or shared, got 'deliver'"]]],
-  ["in in a receive row", `${BASE}${LINKS}\n    tables:\n      sw: { receive: [ { in: 1, do: deliver } ] }\n`, [["12:30 networks.lan.tables.sw.receive[0].in", "receive rows have no in: the model keys receive on the header only (remove it)"]]],
-  ["receive into another network", `${BASE}${LINKS}\n    tables:\n      sw: { receive: [ { do: { link: ip.1 } } ] }\n`, [["12:38 networks.lan.tables.sw.receive[0].do.link", "there is no network 'ip' (the overlay must be one of the description's networks: lan)"]]],
-  ["transmit via a session", `${BASE}${LINKS}\n    tables:\n      sw: { transmit: [ { out: 1, via: { session: lanB.1 } } ] }\n`, [["12:51 networks.lan.tables.sw.transmit[0].via.session", "there is no network 'lanB' (did you mean 'lan'? the underlay must be one of the description's networks: lan)"]]],
-  ["transmit out twice", `${BASE}${LINKS}\n    tables:\n      sw: { transmit: [ { out: 1 }, { out: 1 } ] }\n`, [["12:44 networks.lan.tables.sw.transmit[1].out", "link 1 already has a transmit row (row 0)"]]],
-  ["send session twice", `${BASE}${LINKS}\n    tables:\n      sw: { send: [ { session: 1 }, { session: 1 } ] }\n`, [["12:48 networks.lan.tables.sw.send[1].session", "session 1 already has a send row (row 0)"]]],
-  ["send with a pattern", `${BASE}${LINKS}\n    tables:\n      sw: { send: [ { session: 1, header: { type: "0x0800/8" } } ] }\n`, [["12:51 networks.lan.tables.sw.send[0].header.type", "'0x0800/8' is a pattern; type takes one exact value here"]]],
+  [
+    "group with two modes",
+    `${BASE}\n    links:\n      - { from: sw.5, to: [h1.2], mode: anycast, group: g }\n      - { from: sw.6, to: [h2.2], mode: allcast, group: g }\n`,
+    [["10:41 networks.lan.links[1].mode", "group 'g' is anycast in links[0]"]],
+  ],
+  [
+    "external name is a member",
+    `${BASE}\n    links: [ { from: sw.9, external: h1 } ]\n`,
+    [["8:38 networks.lan.links[0].external", "'h1' is a member of lan; an external end is outside the network"]],
+  ],
+  [
+    "external name twice",
+    `${BASE}\n    links:\n      - { from: sw.9, external: up }\n      - { external: up, to: sw.8 }\n`,
+    [["10:21 networks.lan.links[1].external", "external end 'up' is already used by links[0]"]],
+  ],
+  [
+    "external with from and to",
+    `${BASE}\n    links: [ { from: sw.9, to: h1.1, external: up } ]\n`,
+    [["8:48 networks.lan.links[0].external", "a link with `from` and `to` inside the network has no external end"]],
+  ],
+  [
+    "link name twice",
+    `${BASE}\n    links:\n      - { from: sw.1, to: h1.1, name: a }\n      - { from: sw.2, to: h2.1, name: a }\n`,
+    [["10:39 networks.lan.links[1].name", "link name 'a' is already used by links[0]"]],
+  ],
+  [
+    "table for no member",
+    `${BASE}${LINKS}\n    tables:\n      sx: { acquire: [ { do: forward } ] }\n`,
+    [["12:7 networks.lan.tables.sx", "no member 'sx' in network lan (did you mean 'sw'?"]],
+  ],
+  [
+    "row naming another member's link",
+    `${BASE}${LINKS}\n    tables:\n      sw: { forward: [ { out: 7 } ] }\n`,
+    [["12:31 networks.lan.tables.sw.forward[0].out", "sw has no link 7 (sw sends on 1 (h1.1-sw.1) or 2 (sw.2-h2.1))"]],
+  ],
+  [
+    "in on a link the member only sends on",
+    `${BASE}${LINKS}\n    tables:\n      sw: { acquire: [ { in: 2, do: forward } ] }\n`,
+    [
+      [
+        "12:30 networks.lan.tables.sw.acquire[0].in",
+        "sw only sends on link 2 (sw.2-h2.1); `in` names a link it receives on (sw receives on 1 (h1.1-sw.1))",
+      ],
+    ],
+  ],
+  [
+    "out on a link the member only receives on",
+    `${BASE}${LINKS}\n    tables:\n      h2: { forward: [ { out: 1 } ] }\n`,
+    [
+      [
+        "12:31 networks.lan.tables.h2.forward[0].out",
+        "h2 only receives on link 1 (sw.2-h2.1); `out` names a link it sends on (h2 sends on no link)",
+      ],
+    ],
+  ],
+  [
+    "out list with a bad port",
+    `${BASE}${LINKS}\n    tables:\n      sw: { forward: [ { out: [1, 3] } ] }\n`,
+    [["12:35 networks.lan.tables.sw.forward[0].out[1]", "sw has no link 3"]],
+  ],
+  [
+    "out list twice",
+    `${BASE}${LINKS}\n    tables:\n      sw: { forward: [ { out: [1, 1] } ] }\n`,
+    [["12:31 networks.lan.tables.sw.forward[0].out", "lists 1 twice"]],
+  ],
+  [
+    "bad field name",
+    `${BASE}${LINKS}\n    tables:\n      sw: { acquire: [ { match: { dest: "02:00:00:00:00:01" }, do: receive } ] }\n`,
+    [
+      [
+        "12:35 networks.lan.tables.sw.acquire[0].match.dest",
+        "ethernet has no field 'dest' (did you mean 'dst'? fields: dst, src, type, vid, pcp, ivid)",
+      ],
+    ],
+  ],
+  [
+    "in inside match",
+    `${BASE}${LINKS}\n    tables:\n      sw: { acquire: [ { match: { in: 1 }, do: receive } ] }\n`,
+    [
+      [
+        "12:35 networks.lan.tables.sw.acquire[0].match.in",
+        "`in` is not a header field (write in: beside match:, not inside it)",
+      ],
+    ],
+  ],
+  [
+    "value too wide",
+    `${BASE}${LINKS}\n    tables:\n      sw: { acquire: [ { match: { type: 0x10000 }, do: receive } ] }\n`,
+    [
+      [
+        "12:41 networks.lan.tables.sw.acquire[0].match.type",
+        "0x10000 does not fit in type (16 bits) (the largest value is 65535 (0xffff))",
+      ],
+    ],
+  ],
+  [
+    "non-canonical prefix",
+    `${BASE}${LINKS}\n    tables:\n      sw: { forward: [ { match: { dst: "02:00:00:00:00:01/40" }, out: 1 } ] }\n`,
+    [["12:40 networks.lan.tables.sw.forward[0].match.dst", "did you mean 02:00:00:00:00:00/40?"]],
+  ],
+  [
+    "bad acquire action",
+    `${BASE}${LINKS}\n    tables:\n      sw: { acquire: [ { do: deliver } ] }\n`,
+    [["12:30 networks.lan.tables.sw.acquire[0].do", "must be forward, receive, both or shared, got 'deliver'"]],
+  ],
+  [
+    "in in a receive row",
+    `${BASE}${LINKS}\n    tables:\n      sw: { receive: [ { in: 1, do: deliver } ] }\n`,
+    [
+      [
+        "12:30 networks.lan.tables.sw.receive[0].in",
+        "receive rows have no in: the model keys receive on the header only (remove it)",
+      ],
+    ],
+  ],
+  [
+    "receive into another network",
+    `${BASE}${LINKS}\n    tables:\n      sw: { receive: [ { do: { link: ip.1 } } ] }\n`,
+    [
+      [
+        "12:38 networks.lan.tables.sw.receive[0].do.link",
+        "there is no network 'ip' (the overlay must be one of the description's networks: lan)",
+      ],
+    ],
+  ],
+  [
+    "transmit via a session",
+    `${BASE}${LINKS}\n    tables:\n      sw: { transmit: [ { out: 1, via: { session: lanB.1 } } ] }\n`,
+    [
+      [
+        "12:51 networks.lan.tables.sw.transmit[0].via.session",
+        "there is no network 'lanB' (did you mean 'lan'? the underlay must be one of the description's networks: lan)",
+      ],
+    ],
+  ],
+  [
+    "transmit out twice",
+    `${BASE}${LINKS}\n    tables:\n      sw: { transmit: [ { out: 1 }, { out: 1 } ] }\n`,
+    [["12:44 networks.lan.tables.sw.transmit[1].out", "link 1 already has a transmit row (row 0)"]],
+  ],
+  [
+    "send session twice",
+    `${BASE}${LINKS}\n    tables:\n      sw: { send: [ { session: 1 }, { session: 1 } ] }\n`,
+    [["12:48 networks.lan.tables.sw.send[1].session", "session 1 already has a send row (row 0)"]],
+  ],
+  [
+    "send with a pattern",
+    `${BASE}${LINKS}\n    tables:\n      sw: { send: [ { session: 1, header: { type: "0x0800/8" } } ] }\n`,
+    [["12:51 networks.lan.tables.sw.send[0].header.type", "'0x0800/8' is a pattern; type takes one exact value here"]],
+  ],
   [
     "send naming a read-only field",
-    `networks:\n  ip:\n    header: ipv4\n    members: { a: { name: 10.0.0.1 } }\n    tables:\n      a: { send: [ { session: 1, header: { dport: 53 } } ] }\n`,
-    [["6:44 networks.ip.tables.a.send[0].header.dport", "dport is read-only in ipv4: send cannot write it (writable fields: src, dst, proto, ttl, dscp)"]],
+    `networks:\n  ip:\n    header: ipv4\n    members: { a: { name: 10.0.0.1 ` +
+      `} }\n    tables:\n      a: { send: [ { session: 1, header: { dport: 53 ` +
+      `} } ] }\n`,
+    [
+      [
+        "6:44 networks.ip.tables.a.send[0].header.dport",
+        "dport is read-only in ipv4: send cannot write it (writable fields: src, dst, proto, ttl, dscp)",
+      ],
+    ],
   ],
-  ["session out of range", `${BASE}${LINKS}\n    tables:\n      sw: { send: [ { session: 4294967296 } ] }\n`, [["12:32 networks.lan.tables.sw.send[0].session", "must be a session identifier in 0..4294967295, got 4294967296"]]],
-  ["capacity too small", `${BASE}${LINKS}\n    tables:\n      sw: { acquire: { capacity: 1, rows: [ { do: forward }, { do: receive } ] } }\n`, [["12:34 networks.lan.tables.sw.acquire.capacity", "2 rows do not fit in capacity 1"]]],
-  ["capacity too large", `${BASE}${LINKS}\n    tables:\n      sw: { acquire: { capacity: 2000000, rows: [] } }\n`, [["12:34 networks.lan.tables.sw.acquire.capacity", "must be a row count in 1..1048576, got 2000000 (it must be at most 1048576)"]]],
-  ["kind on a transmit table", `${BASE}${LINKS}\n    tables:\n      sw: { transmit: { kind: lpm, rows: [] } }\n`, [["12:31 networks.lan.tables.sw.transmit.kind", "a transmit table matches its out-link exactly"]]],
-  ["a table that is neither", `${BASE}${LINKS}\n    tables:\n      sw: { acquire: forward }\n`, [["12:22 networks.lan.tables.sw.acquire", "must be a list of rows, or a map with kind, capacity and rows, got 'forward'"]]],
-  ["unknown table", `${BASE}${LINKS}\n    tables:\n      sw: { acqiure: [] }\n`, [["12:13 networks.lan.tables.sw.acqiure", "unknown key 'acqiure' (did you mean 'acquire'?)"]]],
+  [
+    "session out of range",
+    `${BASE}${LINKS}\n    tables:\n      sw: { send: [ { session: 4294967296 } ] }\n`,
+    [["12:32 networks.lan.tables.sw.send[0].session", "must be a session identifier in 0..4294967295, got 4294967296"]],
+  ],
+  [
+    "capacity too small",
+    `${BASE}${LINKS}\n    tables:\n      sw: { acquire: { capacity: 1, rows: [ { do: forward }, { do: receive } ] } }\n`,
+    [["12:34 networks.lan.tables.sw.acquire.capacity", "2 rows do not fit in capacity 1"]],
+  ],
+  [
+    "capacity too large",
+    `${BASE}${LINKS}\n    tables:\n      sw: { acquire: { capacity: 2000000, rows: [] } }\n`,
+    [
+      [
+        "12:34 networks.lan.tables.sw.acquire.capacity",
+        "must be a row count in 1..1048576, got 2000000 (it must be at most 1048576)",
+      ],
+    ],
+  ],
+  [
+    "kind on a transmit table",
+    `${BASE}${LINKS}\n    tables:\n      sw: { transmit: { kind: lpm, rows: [] } }\n`,
+    [["12:31 networks.lan.tables.sw.transmit.kind", "a transmit table matches its out-link exactly"]],
+  ],
+  [
+    "a table that is neither",
+    `${BASE}${LINKS}\n    tables:\n      sw: { acquire: forward }\n`,
+    [
+      [
+        "12:22 networks.lan.tables.sw.acquire",
+        "must be a list of rows, or a map with kind, capacity and rows, got 'forward'",
+      ],
+    ],
+  ],
+  [
+    "unknown table",
+    `${BASE}${LINKS}\n    tables:\n      sw: { acqiure: [] }\n`,
+    [["12:13 networks.lan.tables.sw.acqiure", "unknown key 'acqiure' (did you mean 'acquire'?)"]],
+  ],
   [
     "schema and model errors together; rows are not checked against links left out",
     `${BASE}\n      h3: { name: "02:00:00:00:00:01" }\n    links: [ { from: h1.1, to: sw.1, mdoe: two-way } ]\n    tables:\n      sw: { forward: [ { out: 9 } ], acquire: [ { do: x } ] }\n`,
@@ -363,14 +701,44 @@ describe("numbers as written", () => {
     ["in", "0x1", "9:48 networks.lan.tables.a.forward[1].in", "identifier '0x1' is not written in decimal (write 1)"],
     ["in", "1e0", "9:48 networks.lan.tables.a.forward[1].in", "identifier '1e0' is not written in decimal (write 1)"],
     ["out", "00001", "9:37 networks.lan.tables.a.forward[0].out", `identifier '00001': ${LEADING} (write 1)`],
-    ["out-list", "0x1", "9:57 networks.lan.tables.a.forward[1].out[0]", "identifier '0x1' is not written in decimal (write 1)"],
+    [
+      "out-list",
+      "0x1",
+      "9:57 networks.lan.tables.a.forward[1].out[0]",
+      "identifier '0x1' is not written in decimal (write 1)",
+    ],
     ["transmit", "01", "10:28 networks.lan.tables.a.transmit[0].out", `identifier '01': ${LEADING} (write 1)`],
     ["session", "001", "8:28 networks.lan.tables.a.send[0].session", `identifier '001': ${LEADING} (write 1)`],
-    ["session", "1.0", "8:28 networks.lan.tables.a.send[0].session", "identifier '1.0' is not written in decimal (write 1)"],
-    ["via", "01", "19:50 networks.ip.tables.a.transmit[0].via.session", `session identifier '01': ${LEADING} (write lan.1)`],
-    ["link", "00001", "13:34 networks.lan.tables.b.receive[0].do.link", `link identifier '00001': ${LEADING} (write ip.1)`],
-    ["value", "0800", "12:37 networks.lan.tables.b.acquire[0].match.type", `'0800': ${LEADING} (write 800 in decimal, or give the base: 0x…, 0o…, 0b…)`],
-    ["prefix", "08", "20:39 networks.ip.tables.b.acquire[0].match.dst", `prefix length '08': ${LEADING} (write 10.0.0.0/8)`],
+    [
+      "session",
+      "1.0",
+      "8:28 networks.lan.tables.a.send[0].session",
+      "identifier '1.0' is not written in decimal (write 1)",
+    ],
+    [
+      "via",
+      "01",
+      "19:50 networks.ip.tables.a.transmit[0].via.session",
+      `session identifier '01': ${LEADING} (write lan.1)`,
+    ],
+    [
+      "link",
+      "00001",
+      "13:34 networks.lan.tables.b.receive[0].do.link",
+      `link identifier '00001': ${LEADING} (write ip.1)`,
+    ],
+    [
+      "value",
+      "0800",
+      "12:37 networks.lan.tables.b.acquire[0].match.type",
+      `'0800': ${LEADING} (write 800 in decimal, or give the base: 0x…, 0o…, 0b…)`,
+    ],
+    [
+      "prefix",
+      "08",
+      "20:39 networks.ip.tables.b.acquire[0].match.dst",
+      `prefix length '08': ${LEADING} (write 10.0.0.0/8)`,
+    ],
   ])("%s written %s", (at, n, where, problem) => {
     expect(errorsOf(numbered("none", ""))).toEqual([]);
     expect(errorsOf(numbered(at, n))).toEqual([`${where}: ${problem}`]);
@@ -401,7 +769,9 @@ describe("a bad description", () => {
     expect(err.omitted).toBe(10);
     expect(err.lines().at(-1)).toBe("many.yaml: 10 more errors not shown");
     expect(err.message).toBe(err.errors[0]?.message);
-    expect(err.errors[0]?.message).toMatch(/^many\.yaml: 5:19 networks\.lan\.members\.m0\.name: 'not-a-mac' is not a MAC address/);
+    expect(err.errors[0]?.message).toMatch(
+      /^many\.yaml: 5:19 networks\.lan\.members\.m0\.name: 'not-a-mac' is not a MAC address/,
+    );
   });
 
   test("a SpecError is an InputError whose parts are the first error's", () => {
@@ -412,7 +782,11 @@ describe("a bad description", () => {
       caught = err;
     }
     expect(caught).toBeInstanceOf(InputError);
-    expect(caught).toMatchObject({ file: "d.yaml", where: "8:19 networks.lan.members.h3.name", problem: "02:00:00:00:00:01 is already the name of h1" });
+    expect(caught).toMatchObject({
+      file: "d.yaml",
+      where: "8:19 networks.lan.members.h3.name",
+      problem: "02:00:00:00:00:01 is already the name of h1",
+    });
   });
 });
 
@@ -424,13 +798,20 @@ describe("files", () => {
     ["directory", dir],
   ])("%s → cannot read file", (_name, path) => {
     expect(() => loadSpec(path)).toThrow(SpecError);
-    expect(() => loadSpec(path)).toThrow(/cannot read file: (no such file|it is a directory) \(give the path of a \.yaml or \.json network description\)/);
+    expect(() => loadSpec(path)).toThrow(
+      /cannot read file: (no such file|it is a directory) \(give the path of a \.yaml or \.json network description\)/,
+    );
   });
 
   test("a JSON file reports JSON positions", () => {
     const path = join(dir, "bad.json");
-    writeFileSync(path, `{\n  "networks": {\n    "a": { "header": "cna", "members": { "x": { "name": 1, "rol": "user" } } }\n  }\n}\n`);
-    expect(() => loadSpec(path)).toThrow(`${path}: 3:60 networks.a.members.x.rol: unknown key 'rol' (did you mean 'role'?)`);
+    writeFileSync(
+      path,
+      `{\n  "networks": {\n    "a": { "header": "cna", "members": { "x": { "name": 1, "rol": "user" } } }\n  }\n}\n`,
+    );
+    expect(() => loadSpec(path)).toThrow(
+      `${path}: 3:60 networks.a.members.x.rol: unknown key 'rol' (did you mean 'role'?)`,
+    );
   });
 
   test("the example loads in well under the test budget", () => {

@@ -72,10 +72,22 @@ const CASES: Case[] = [
   [TYPE, "abc", { error: "'abc' is not an unsigned integer" }],
   // A decimal with leading zeros is read nowhere: 010 is 8 to some tools and 10 to others.
   [TYPE, "0", exact(0n)],
-  [TYPE, "0800", { error: "'0800': leading zeros are ambiguous (octal to some tools) (write 800 in decimal, or give the base: 0x…, 0o…, 0b…)" }],
+  [
+    TYPE,
+    "0800",
+    {
+      error:
+        "'0800': leading zeros are ambiguous (octal to some tools) (write 800 " +
+        "in decimal, or give the base: 0x…, 0o…, 0b…)",
+    },
+  ],
   [TYPE, "00001", { error: "'00001': leading zeros are ambiguous" }],
   [TYPE, "0800..0x0900", { error: "'0800': leading zeros are ambiguous" }],
-  [TYPE, "0x0800/08", { error: "prefix length '08': leading zeros are ambiguous (octal to some tools) (write 0x0800/8)" }],
+  [
+    TYPE,
+    "0x0800/08",
+    { error: "prefix length '08': leading zeros are ambiguous (octal to some tools) (write 0x0800/8)" },
+  ],
   [TYPE, "0o4000", exact(0x0800n)],
   [TYPE, "0b0001", exact(1n)],
   [TYPE, "", { error: "is not an unsigned integer" }],
@@ -123,7 +135,11 @@ const CASES: Case[] = [
   [V6, "::1.2.3", { error: "is not an IPv6 address" }],
   [V6, ALL_ONES_128, exact(ALL_ONES_128)],
   [V6, `0x${"f".repeat(32)}`, exact(ALL_ONES_128)],
-  [V6, `0x1${"0".repeat(32)}`, { error: "does not fit in dst (128 bits) (the largest value is ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff)" }],
+  [
+    V6,
+    `0x1${"0".repeat(32)}`,
+    { error: "does not fit in dst (128 bits) (the largest value is ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff)" },
+  ],
 ];
 
 describe("parsePattern", () => {

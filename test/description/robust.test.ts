@@ -38,16 +38,36 @@ describe("parseSpec never throws anything but SpecError", () => {
   });
 
   test("arbitrary JSON", () => {
-    fc.assert(fc.property(fc.jsonValue(), (v) => loadsOrSpecError(JSON.stringify(v))), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => loadsOrSpecError(JSON.stringify(v))),
+      { numRuns: 300 },
+    );
   });
 
   test("the hub example with one part replaced", () => {
     const replacement = fc.oneof(
       fc.jsonValue({ maxDepth: 2 }),
-      fc.constantFrom("h1.1", "hub.9", "self", "drop", "*", "10.0.0.0/8", "02:00:00:00:00:01", "0x0800 &&& 0xff00", "1..0", 65521, -1, 1.5, "two-way", "allcast"),
+      fc.constantFrom(
+        "h1.1",
+        "hub.9",
+        "self",
+        "drop",
+        "*",
+        "10.0.0.0/8",
+        "02:00:00:00:00:01",
+        "0x0800 &&& 0xff00",
+        "1..0",
+        65521,
+        -1,
+        1.5,
+        "two-way",
+        "allcast",
+      ),
     );
     fc.assert(
-      fc.property(fc.array(fc.nat(), { minLength: 1, maxLength: 8 }), replacement, (picks, r) => loadsOrSpecError(JSON.stringify(mutate(HUB, picks, r)))),
+      fc.property(fc.array(fc.nat(), { minLength: 1, maxLength: 8 }), replacement, (picks, r) =>
+        loadsOrSpecError(JSON.stringify(mutate(HUB, picks, r))),
+      ),
       { numRuns: 1000 },
     );
   });

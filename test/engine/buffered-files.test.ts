@@ -23,7 +23,12 @@ const chunk = (i: number, len: number): Uint8Array => Uint8Array.from({ length: 
 
 describe("BufferedFiles", () => {
   it.each<{ name: string; files: number; writes: { file: number; len: number }[]; limits: FileLimits }>([
-    { name: "one file, small writes: kept in its buffer, written at close", files: 1, writes: Array.from({ length: 50 }, () => ({ file: 0, len: 40 })), limits: { openMax: 4, fileBuffer: 4096, bufferedMax: 1 << 20 } },
+    {
+      name: "one file, small writes: kept in its buffer, written at close",
+      files: 1,
+      writes: Array.from({ length: 50 }, () => ({ file: 0, len: 40 })),
+      limits: { openMax: 4, fileBuffer: 4096, bufferedMax: 1 << 20 },
+    },
     {
       name: "300 files in turn, 4 open at most: each opened again to append",
       files: 300,
@@ -42,7 +47,12 @@ describe("BufferedFiles", () => {
       writes: Array.from({ length: 400 }, (_, i) => ({ file: i % 40, len: 33 })),
       limits: { openMax: 128, fileBuffer: 1024, bufferedMax: 2048 },
     },
-    { name: "one descriptor for many files", files: 10, writes: Array.from({ length: 100 }, (_, i) => ({ file: (i * 3) % 10, len: 9 })), limits: { openMax: 1, fileBuffer: 64, bufferedMax: 256 } },
+    {
+      name: "one descriptor for many files",
+      files: 10,
+      writes: Array.from({ length: 100 }, (_, i) => ({ file: (i * 3) % 10, len: 9 })),
+      limits: { openMax: 1, fileBuffer: 64, bufferedMax: 256 },
+    },
   ])("$name", ({ files: n, writes, limits }) => {
     const files = new BufferedFiles(limits);
     const made: (BufferedFile | undefined)[] = [];

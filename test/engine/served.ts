@@ -31,8 +31,16 @@ export interface Served {
 
 export function openServed(o: ServedOptions): Served {
   const compiled = compile(loadSpec(o.spec));
-  const em = Engine.open({ compiled, endpoints: o.endpoints, ...(o.emptyTables === true ? { emptyTables: true } : {}), ...(o.flushMs !== undefined ? { flushMs: o.flushMs } : {}) });
-  const out = o.out === undefined ? undefined : Outputs.open(o.out, compiled, { command: "serve", inputs: [o.spec], force: false, trace: o.trace === true });
+  const em = Engine.open({
+    compiled,
+    endpoints: o.endpoints,
+    ...(o.emptyTables === true ? { emptyTables: true } : {}),
+    ...(o.flushMs !== undefined ? { flushMs: o.flushMs } : {}),
+  });
+  const out =
+    o.out === undefined
+      ? undefined
+      : Outputs.open(o.out, compiled, { command: "serve", inputs: [o.spec], force: false, trace: o.trace === true });
   const trace = out?.trace;
   const max = o.traceMaxBytes;
   em.connect({
@@ -44,7 +52,12 @@ export function openServed(o: ServedOptions): Served {
           trace: {
             lines: trace,
             ...(o.tracePackets !== undefined ? { packets: o.tracePackets } : {}),
-            ...(max !== undefined ? { full: () => trace.bytes >= max, onFull: () => o.onTraceFull?.({ bytes: trace.bytes, packets: trace.lines }) } : {}),
+            ...(max !== undefined
+              ? {
+                  full: () => trace.bytes >= max,
+                  onFull: () => o.onTraceFull?.({ bytes: trace.bytes, packets: trace.lines }),
+                }
+              : {}),
           },
         }
       : {}),

@@ -27,13 +27,15 @@ afterEach(() => {
 });
 
 /** A trace line for `packet`. */
-const text = (packet: number, endpoint = "lan:h1.1"): string => `${JSON.stringify({ packet, endpoint, tsNs: "0", len: 42, steps: [] })}\n`;
+const text = (packet: number, endpoint = "lan:h1.1"): string =>
+  `${JSON.stringify({ packet, endpoint, tsNs: "0", len: 42, steps: [] })}\n`;
 
 /** The index's entries: [packet, offset]. */
 function entries(): [number, number][] {
   const b = readFileSync(join(dir, "trace.idx"));
   const out: [number, number][] = [];
-  for (let at = INDEX_HEADER_LEN; at < b.length; at += INDEX_ENTRY_LEN) out.push([Number(b.readBigUInt64LE(at)), Number(b.readBigUInt64LE(at + 8))]);
+  for (let at = INDEX_HEADER_LEN; at < b.length; at += INDEX_ENTRY_LEN)
+    out.push([Number(b.readBigUInt64LE(at)), Number(b.readBigUInt64LE(at + 8))]);
   return out;
 }
 
@@ -41,7 +43,7 @@ function entries(): [number, number][] {
 function scan(): [number, number][] {
   const b = readFileSync(join(dir, "trace.jsonl"));
   const out: [number, number][] = [];
-  for (let at = 0; at < b.length; ) {
+  for (let at = 0; at < b.length;) {
     const end = b.indexOf(10, at);
     out.push([(JSON.parse(b.toString("utf8", at, end)) as { packet: number }).packet, at]);
     at = end + 1;
@@ -49,7 +51,8 @@ function scan(): [number, number][] {
   return out;
 }
 
-/** How a case writes its lines: one at a time (line) or chunks at once (append), as a replay on one thread or on workers does. */
+/** How a case writes its lines: one at a time (line) or chunks at once (append), as a replay on one thread or on
+ * workers does. */
 type Write = { packets: number[]; endpoint?: string } | { chunk: number[] };
 
 describe("trace.idx against a scan of trace.jsonl", () => {
@@ -84,7 +87,11 @@ describe("trace.idx against a scan of trace.jsonl", () => {
         { packet: 5, found: true },
       ],
     },
-    { name: "names of several bytes a character", writes: [{ packets: [0, 1, 2], endpoint: "lan:é€😀" }], look: [{ packet: 2, found: true }] },
+    {
+      name: "names of several bytes a character",
+      writes: [{ packets: [0, 1, 2], endpoint: "lan:é€😀" }],
+      look: [{ packet: 2, found: true }],
+    },
     { name: "no line at all", writes: [], look: [{ packet: 0, found: false }] },
   ];
   it.each(cases)("$name", ({ writes, look }) => {
@@ -92,7 +99,11 @@ describe("trace.idx against a scan of trace.jsonl", () => {
     for (const w of writes) {
       if ("chunk" in w) {
         const lines = w.chunk.map((p) => text(p));
-        file.append(lines.join(""), w.chunk, lines.map((l) => Buffer.byteLength(l)));
+        file.append(
+          lines.join(""),
+          w.chunk,
+          lines.map((l) => Buffer.byteLength(l)),
+        );
       } else {
         for (const p of w.packets) {
           const line = text(p, w.endpoint);
@@ -107,9 +118,18 @@ describe("trace.idx against a scan of trace.jsonl", () => {
       const got = readIndexed(dir, packet, TRACE_LINE_MAX);
       if (found) {
         const k = lines.findIndex(([p]) => p === packet);
-        expect(got).toEqual({ found: true, text: readFileSync(join(dir, "trace.jsonl"), "utf8").split("\n")[k], line: k + 1 });
+        expect(got).toEqual({
+          found: true,
+          text: readFileSync(join(dir, "trace.jsonl"), "utf8").split("\n")[k],
+          line: k + 1,
+        });
       } else {
-        expect(got).toEqual({ found: false, lines: lines.length, first: lines[0]?.[0] ?? 0, last: lines.at(-1)?.[0] ?? 0 });
+        expect(got).toEqual({
+          found: false,
+          lines: lines.length,
+          first: lines[0]?.[0] ?? 0,
+          last: lines.at(-1)?.[0] ?? 0,
+        });
       }
     }
   });
@@ -122,13 +142,46 @@ describe("an index that is not the trace's is not used: strata trace reads the t
   };
   const cases: { name: string; spoil: () => void; stale: number[] }[] = [
     { name: "no index (a trace from an older strata)", spoil: () => rmSync(join(dir, "trace.idx")), stale: [0, 3, 5] },
-    { name: "an index without its header (the run did not finish)", spoil: () => writeFileSync(join(dir, "trace.idx"), Buffer.concat([Buffer.alloc(INDEX_HEADER_LEN), readFileSync(join(dir, "trace.idx")).subarray(INDEX_HEADER_LEN)])), stale: [0, 3, 5] },
-    { name: "an index cut short", spoil: () => truncateSync(join(dir, "trace.idx"), INDEX_HEADER_LEN + INDEX_ENTRY_LEN), stale: [0, 3, 5] },
-    { name: "a trace of another length (a line added)", spoil: () => writeFileSync(join(dir, "trace.jsonl"), `\n${readFileSync(join(dir, "trace.jsonl"), "utf8")}`), stale: [0, 3, 5] },
-    { name: "a trace of the same length, lines moved", spoil: () => writeFileSync(join(dir, "trace.jsonl"), swapFirstTwo(readFileSync(join(dir, "trace.jsonl"), "utf8"))), stale: [0, 1] },
+    {
+      name: "an index without its header (the run did not finish)",
+      spoil: () =>
+        writeFileSync(
+          join(dir, "trace.idx"),
+          Buffer.concat([
+            Buffer.alloc(INDEX_HEADER_LEN),
+            readFileSync(join(dir, "trace.idx")).subarray(INDEX_HEADER_LEN),
+          ]),
+        ),
+      stale: [0, 3, 5],
+    },
+    {
+      name: "an index cut short",
+      spoil: () => truncateSync(join(dir, "trace.idx"), INDEX_HEADER_LEN + INDEX_ENTRY_LEN),
+      stale: [0, 3, 5],
+    },
+    {
+      name: "a trace of another length (a line added)",
+      spoil: () => writeFileSync(join(dir, "trace.jsonl"), `\n${readFileSync(join(dir, "trace.jsonl"), "utf8")}`),
+      stale: [0, 3, 5],
+    },
+    {
+      name: "a trace of the same length, lines moved",
+      spoil: () =>
+        writeFileSync(join(dir, "trace.jsonl"), swapFirstTwo(readFileSync(join(dir, "trace.jsonl"), "utf8"))),
+      stale: [0, 1],
+    },
   ];
   it.each(cases)("$name", async ({ spoil, stale }) => {
-    replay({ spec: HUB, inputs: [{ endpoint: "lan:h1.1", file: H1 }, { endpoint: "lan:h3.1", file: H3 }], out: dir, trace: true, workers: 1 });
+    replay({
+      spec: HUB,
+      inputs: [
+        { endpoint: "lan:h1.1", file: H1 },
+        { endpoint: "lan:h3.1", file: H3 },
+      ],
+      out: dir,
+      trace: true,
+      workers: 1,
+    });
     const packets = [0, 1, 2, 3, 4, 5];
     const shown = async (): Promise<string[]> =>
       Promise.all(
@@ -149,7 +202,16 @@ describe("an index that is not the trace's is not used: strata trace reads the t
   });
 
   it("an index that is the trace's: --packet reads only that packet's line", async () => {
-    replay({ spec: HUB, inputs: [{ endpoint: "lan:h1.1", file: H1 }, { endpoint: "lan:h3.1", file: H3 }], out: dir, trace: true, workers: 1 });
+    replay({
+      spec: HUB,
+      inputs: [
+        { endpoint: "lan:h1.1", file: H1 },
+        { endpoint: "lan:h3.1", file: H3 },
+      ],
+      out: dir,
+      trace: true,
+      workers: 1,
+    });
     // Line 1 spoilt, its length kept: a scan stops there, the index goes past it.
     const trace = readFileSync(join(dir, "trace.jsonl"));
     trace.fill(0x78, 0, trace.indexOf(10));

@@ -31,11 +31,27 @@ const batch: InputBatch = {
 
 /** A delivery of packet `packet`, copy `copy`, at lan.h2. */
 function deliver(packet: number, copy: number): TraceEvent {
-  return { kind: TRACE_KINDS.indexOf("deliver"), stage: STAGES.indexOf("deliver"), action: 0, reason: 0, packet, copy, member, row: -1, port: 0, link: -1, arg: 0 };
+  return {
+    kind: TRACE_KINDS.indexOf("deliver"),
+    stage: STAGES.indexOf("deliver"),
+    action: 0,
+    reason: 0,
+    packet,
+    copy,
+    member,
+    row: -1,
+    port: 0,
+    link: -1,
+    arg: 0,
+  };
 }
 
 /** The lines a writer gives for `events`. */
-function write(events: Iterable<TraceEvent>, lineMax?: number, endpoint = "lan:h1.1"): { packet: number; text: string }[] {
+function write(
+  events: Iterable<TraceEvent>,
+  lineMax?: number,
+  endpoint = "lan:h1.1",
+): { packet: number; text: string }[] {
   const lines: { packet: number; text: string }[] = [];
   const w = new TraceWriter({ line: (packet, text) => lines.push({ packet, text }) }, compiled, new Map(), lineMax);
   w.startBatch(10, batch, [endpoint]);
@@ -49,8 +65,14 @@ describe("TraceWriter", () => {
     const lines = write([deliver(10, 0), deliver(10, 1), deliver(11, 0)]);
     const step = (copy: number): object => ({ copy, step: "deliver", member: "lan.h2" });
     expect(lines).toEqual([
-      { packet: 10, text: `${JSON.stringify({ packet: 10, endpoint: "lan:h1.1", tsNs: "1750000000001000000", len: 42, steps: [step(0), step(1)] })}\n` },
-      { packet: 11, text: `${JSON.stringify({ packet: 11, endpoint: "lan:h1.1", tsNs: "1750000001000000000", len: 60, steps: [step(0)] })}\n` },
+      {
+        packet: 10,
+        text: `${JSON.stringify({ packet: 10, endpoint: "lan:h1.1", tsNs: "1750000000001000000", len: 42, steps: [step(0), step(1)] })}\n`,
+      },
+      {
+        packet: 11,
+        text: `${JSON.stringify({ packet: 11, endpoint: "lan:h1.1", tsNs: "1750000001000000000", len: 60, steps: [step(0)] })}\n`,
+      },
     ]);
   });
 
@@ -60,7 +82,13 @@ describe("TraceWriter", () => {
     { name: "steps past the limit", lineMax: 4096, steps: 200, cut: true },
     { name: "steps past the limit, measured as they come", lineMax: 100_000, steps: 10_000, cut: true },
     { name: "the default limit, far from it", lineMax: undefined, steps: 10_000, cut: false },
-    { name: "a head of 2-byte characters: cut by bytes, not characters", lineMax: 4096, steps: 80, cut: true, endpoint: "é".repeat(600) },
+    {
+      name: "a head of 2-byte characters: cut by bytes, not characters",
+      lineMax: 4096,
+      steps: 80,
+      cut: true,
+      endpoint: "é".repeat(600),
+    },
   ])("$name", ({ lineMax, steps, cut, endpoint }) => {
     const events = Array.from({ length: steps }, (_, k) => deliver(10, k));
     const lines = write([...events, deliver(11, 0)], lineMax, endpoint);
@@ -80,11 +108,27 @@ describe("strata trace: a line that was cut", () => {
   it("says how many steps were not kept", async () => {
     const dir = mkdtempSync(join(tmpdir(), "strata-trace-"));
     try {
-      const line = { packet: 0, endpoint: "lan:h1.1", tsNs: "1750000000001000000", len: 42, steps: [{ copy: 0, step: "deliver", member: "lan.h2" }], cut: 5 };
+      const line = {
+        packet: 0,
+        endpoint: "lan:h1.1",
+        tsNs: "1750000000001000000",
+        len: 42,
+        steps: [{ copy: 0, step: "deliver", member: "lan.h2" }],
+        cut: 5,
+      };
       writeFileSync(join(dir, "trace.jsonl"), `${JSON.stringify(line)}\n`);
       for (const [args, shown] of [
-        [[], "packet 0  lan:h1.1  2025-06-15T15:06:40.001000000Z  42 bytes  delivered to lan.h2; 5 more steps not kept (the line reached 64 MiB)\n"],
-        [["--packet", "0"], "packet 0  lan:h1.1  2025-06-15T15:06:40.001000000Z  42 bytes\n  [0] deliver  to lan.h2\n  → delivered to lan.h2; 5 more steps not kept (the line reached 64 MiB)\n"],
+        [
+          [],
+          "packet 0  lan:h1.1  2025-06-15T15:06:40.001000000Z  42 bytes  " +
+            "delivered to lan.h2; 5 more steps not kept (the line reached 64 MiB)\n",
+        ],
+        [
+          ["--packet", "0"],
+          "packet 0  lan:h1.1  2025-06-15T15:06:40.001000000Z  42 bytes\n  [0] " +
+            "deliver  to lan.h2\n  → delivered to lan.h2; 5 more steps not kept " +
+            "(the line reached 64 MiB)\n",
+        ],
       ] as const) {
         const io = memoryIo();
         expect(await main(["trace", dir, ...args], io)).toBe(0);

@@ -39,7 +39,16 @@ const ihl = (b: Uint8Array, at: number): number => ((b[at] ?? 0) & 0x0f) * 4;
 async function replay(example: string, inputs: readonly string[]): Promise<{ out: string; summary: Summary }> {
   const out = mkdtempSync(join(tmpdir(), `strata-${example}-`));
   const io = memoryIo();
-  const code = await main(["run", join(root, "examples", example, "network.yaml"), ...inputs.flatMap((i) => ["--in", i.replace("=", `=${root}`)]), "--out", out], io);
+  const code = await main(
+    [
+      "run",
+      join(root, "examples", example, "network.yaml"),
+      ...inputs.flatMap((i) => ["--in", i.replace("=", `=${root}`)]),
+      "--out",
+      out,
+    ],
+    io,
+  );
   expect(io.stderr.text).toBe("");
   expect(code).toBe(0);
   return { out, summary: JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as Summary };
@@ -53,7 +62,11 @@ describe("example vxlan, the real vxlan.pcap replayed into the underlay", () => 
   /** The tenant frame inside each captured packet, and whether it went to b's VTEP. */
   const inner = captured.map(({ bytes, origLen }) => {
     const at = ETHERNET + ihl(bytes, ETHERNET) + UDP_AND_VXLAN;
-    return { bytes: bytes.slice(at), origLen: origLen - at, toB: hex(bytes.subarray(ETHERNET + 16, ETHERNET + 20)) === VTEP_B };
+    return {
+      bytes: bytes.slice(at),
+      origLen: origLen - at,
+      toB: hex(bytes.subarray(ETHERNET + 16, ETHERNET + 20)) === VTEP_B,
+    };
   });
   let run: { out: string; summary: Summary };
   beforeAll(async () => {
@@ -79,7 +92,8 @@ describe("example gre, the real various_gre.pcap replayed into the routers' swit
   const R6 = "aabbcc000100";
   const R7 = "aabbcc000200";
   const captured = frames(join(root, "pcaps/various_gre.pcap"));
-  const isGre = (b: Uint8Array): boolean => u16(b, 12) === 0x8100 && u16(b, 16) === 0x0800 && b[ETHERNET_TAGGED + 9] === 47;
+  const isGre = (b: Uint8Array): boolean =>
+    u16(b, 12) === 0x8100 && u16(b, 16) === 0x0800 && b[ETHERNET_TAGGED + 9] === 47;
   /** The IPv4 packet under GRE and the Cisco MetaData shim. */
   const underCmd = (b: Uint8Array): Uint8Array => b.slice(ETHERNET_TAGGED + ihl(b, ETHERNET_TAGGED) + GRE_KEYED + CMD);
   const greType = (b: Uint8Array): number => u16(b, ETHERNET_TAGGED + ihl(b, ETHERNET_TAGGED) + 2);
@@ -90,7 +104,10 @@ describe("example gre, the real various_gre.pcap replayed into the routers' swit
   afterAll(() => rmSync(run.out, { recursive: true, force: true }));
 
   it("delivers the IPv4 packets inside the tunnel (pings, PIM) to the router they were sent to", () => {
-    for (const [member, mac] of [["r6", R6], ["r7", R7]] as const) {
+    for (const [member, mac] of [
+      ["r6", R6],
+      ["r7", R7],
+    ] as const) {
       const want = captured
         .map((f) => f.bytes)
         .filter((b) => isGre(b) && greType(b) === 0x8909 && hex(b.subarray(0, 6)) === mac && underCmd(b)[9] !== 47)
@@ -101,9 +118,14 @@ describe("example gre, the real various_gre.pcap replayed into the routers' swit
   });
 
   it("forwards each keepalive's inner packet back natively: the frame the capture shows next, byte for byte", () => {
-    for (const [member, mac] of [["r6", R6], ["r7", R7]] as const) {
+    for (const [member, mac] of [
+      ["r6", R6],
+      ["r7", R7],
+    ] as const) {
       // Keepalive replies the router sent: GRE type 0 from its MAC (frames 12, 42, 65, 88 for r6).
-      const replies = captured.map((f) => f.bytes).filter((b) => isGre(b) && greType(b) === 0 && hex(b.subarray(6, 12)) === mac);
+      const replies = captured
+        .map((f) => f.bytes)
+        .filter((b) => isGre(b) && greType(b) === 0 && hex(b.subarray(6, 12)) === mac);
       expect(replies.length).toBe(4);
       const link = frames(join(run.out, "links", `lan.${member}.1-sw.${member === "r6" ? 1 : 2}.pcap`));
       const sent = link.map((f) => f.bytes).filter((b) => hex(b.subarray(6, 12)) === mac);

@@ -13,7 +13,10 @@ const files = readdirSync(dir).filter((f) => f.endsWith(".ts"));
 function imports(text: string): { from: string; typeOnly: boolean; names: string }[] {
   return [...text.matchAll(/^import\s+(type\s+)?\{([^}]*)\}\s+from\s+"([^"]+)";/gm)].map((m) => {
     const names = m[2] ?? "";
-    const values = names.split(",").map((n) => n.trim()).filter((n) => n !== "" && !n.startsWith("type "));
+    const values = names
+      .split(",")
+      .map((n) => n.trim())
+      .filter((n) => n !== "" && !n.startsWith("type "));
     return { from: m[3] ?? "", typeOnly: m[1] !== undefined || values.length === 0, names: values.join(", ") };
   });
 }

@@ -70,23 +70,44 @@ describe("reference interpreter on the hub", () => {
     },
   ])("$name", ({ at, packet, out, drops }) => {
     const injections = [resolveEndpoint(c, at)];
-    const r = interpret(c, injections, [{ bytes: packet, origLen: packet.length, tsSec: 0, tsNsec: 0, endpoint: 0 }], 0, { hopLimit: 8, copyLimit: 8 });
+    const r = interpret(
+      c,
+      injections,
+      [{ bytes: packet, origLen: packet.length, tsSec: 0, tsNsec: 0, endpoint: 0 }],
+      0,
+      { hopLimit: 8, copyLimit: 8 },
+    );
     expect(r.outputs.map((o) => describeOutput(o.kind, o.target))).toEqual(out);
     const counted = Object.fromEntries(
-      [...r.drops].map(([m, counts]) => [c.members[m]?.qualified ?? "outside", Object.fromEntries(counts.flatMap((n, k) => (n > 0 ? [[DROP_REASONS[k], n]] : [])))]),
+      [...r.drops].map(([m, counts]) => [
+        c.members[m]?.qualified ?? "outside",
+        Object.fromEntries(counts.flatMap((n, k) => (n > 0 ? [[DROP_REASONS[k], n]] : []))),
+      ]),
     );
     expect(counted).toEqual(drops);
   });
 
   it("counts send-miss for a session with no send row", () => {
     const h1 = c.members.find((m) => m.qualified === "lan.h1")?.index ?? -1;
-    const r = interpret(c, [{ kind: "session", member: h1, session: 9, link: -1 }], [{ bytes: payload, origLen: 4, tsSec: 0, tsNsec: 0, endpoint: 0 }], 0, { hopLimit: 8, copyLimit: 8 });
+    const r = interpret(
+      c,
+      [{ kind: "session", member: h1, session: 9, link: -1 }],
+      [{ bytes: payload, origLen: 4, tsSec: 0, tsNsec: 0, endpoint: 0 }],
+      0,
+      { hopLimit: 8, copyLimit: 8 },
+    );
     expect(r.outputs).toEqual([]);
     expect(r.drops.get(h1)?.[DROP_REASONS.indexOf("send-miss")]).toBe(1);
   });
 
   it("pushes the session's header in front of the payload, source defaulting to the member's name", () => {
-    const r = interpret(c, [resolveEndpoint(c, "lan:h1@2")], [{ bytes: payload, origLen: 60, tsSec: 0, tsNsec: 0, endpoint: 0 }], 0, { hopLimit: 8, copyLimit: 8 });
+    const r = interpret(
+      c,
+      [resolveEndpoint(c, "lan:h1@2")],
+      [{ bytes: payload, origLen: 60, tsSec: 0, tsNsec: 0, endpoint: 0 }],
+      0,
+      { hopLimit: 8, copyLimit: 8 },
+    );
     const delivered = r.outputs.find((o) => o.kind === "deliver");
     expect(delivered?.bytes).toEqual(ethernetFrame({ dst: mac(2), src: mac(1), type: 0x0800, payload }));
     expect(delivered?.origLen).toBe(60 + 14);

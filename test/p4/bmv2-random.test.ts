@@ -7,7 +7,8 @@
 //
 // What a switch cannot take is left out and counted, by reason: a description the export
 // refuses (what v1model cannot express), an input on a link no port carries. A packet its
-// capture cut short goes in as the bytes it has, on both sides (a switch gets whole packets). A case strata cuts short at one of its own
+// capture cut short goes in as the bytes it has, on both sides (a switch gets whole packets). A case strata cuts short
+// at one of its own
 // bounds (a loop at the hop limit, the copy limit, packet buffers) is held to "every packet
 // strata has, the switches have" (docs/p4-export.md, Target limits); one cut short by loops alone
 // is first run again with strata's largest hop limit (1024), so that a loop a TTL ends is followed
@@ -33,67 +34,86 @@ const RUNS = Number(process.env["STRATA_P4_RANDOM_RUNS"] ?? 12);
 const SEED = process.env["STRATA_P4_SEED"];
 
 describe.skipIf(skip)(`random composed descriptions on bmv2 are strata${why}`, () => {
-  it(`${RUNS} descriptions, every link between machines and every delivery (${allowing("order", "hopLimit", "strataBounds")})`, async () => {
-    if ("missing" in tools) throw new Error(tools.missing);
-    const ran = new Map<string, number>();
-    const left = new Map<string, number>();
-    const count = (m: Map<string, number>, k: string, n = 1): void => void m.set(k, (m.get(k) ?? 0) + n);
-    await fc.assert(
-      fc.asyncProperty(composedRecipe, packetsRecipe(2, 12), async (recipe, packets) => {
-        const text = composedText(recipe);
-        const c = compileText(text);
-        if (c === undefined) return count(left, "description refused by strata");
-        let exports: MachineExport[];
-        try {
-          exports = exportP4(c, "random.yaml");
-        } catch (err) {
-          if (err instanceof InputError) return count(left, "export refused (what v1model cannot express)");
-          throw err;
-        }
-        const { injections, inputs } = resolvePackets(c, packets);
-        const wiring = new Wiring(c, exports);
-        // A switch gets whole packets: one a capture cut short goes in as the bytes it has, on both sides.
-        const kept = inputs.flatMap((i) => {
-          const inj = injections[i.endpoint];
-          const refusal = inj === undefined ? "no endpoint" : wiring.refusal(inj);
-          if (refusal !== undefined) count(left, `input: ${refusal.replace(/link \S+/, "link")}`);
-          return refusal === undefined ? [{ ...i, origLen: i.bytes.length }] : [];
-        });
-        if (kept.length === 0) return count(left, "description with no input a switch can take");
-        const onStrata = (hopLimit: number): ReturnType<typeof outputsOf> => outputsOf(c, runWasm(c, injections, kept, 0, strataRunOptions(hopLimit)));
-        let strata;
-        try {
-          strata = onStrata(DEFAULT_RUNNER.hopLimit);
-          // A loop: with the largest hop limit strata follows it as far as a TTL takes it, as the switches do —
-          // not one that replicates, which strata cuts short at its copy limit or buffers at any hop limit
-          // (run to 1,024 hops, its copies cost minutes and show nothing more).
-          if (strata.cutShort > 0 && strata.cutShort === strata.loops) strata = onStrata(HOP_LIMIT_MAX);
-        } catch (err) {
-          if (err instanceof InputError) return count(left, "description the installer refuses");
-          throw err;
-        }
-        const observable = wiring.observableCaptures();
-        const bmv2 = await runOnBmv2(
-          tools,
-          c,
-          exports,
-          kept.map((i) => ({ injection: injections[i.endpoint] ?? { kind: "self", member: 0, session: 0, link: -1 }, bytes: i.bytes })),
-          { expected: countOf(strata, observable) },
-        );
-        const differences = compare(strata, bmv2, observable, { cutShort: strata.cutShort > 0 });
-        if (Object.keys(differences).length > 0) {
-          const where = kept.map((i, k) => `  #${k} at ${JSON.stringify(injections[i.endpoint])}: ${Buffer.from(i.bytes).toString("hex")}`).join("\n");
-          throw new Error(`bmv2 and strata differ:\n${JSON.stringify(differences, null, 2)}\npackets:\n${where}\nspec:\n${text}`);
-        }
-        count(ran, recipe.kind);
-        count(ran, "packets compared", countOf(strata, observable));
-        if (strata.cutShort > 0) count(ran, "cut short by strata's own bounds (its packets all on the switches)");
-      }),
-      { numRuns: RUNS, ...(SEED !== undefined ? { seed: Number(SEED) } : {}), endOnFailure: process.env["STRATA_P4_SHRINK"] !== "1" },
-    );
-    if (process.env["STRATA_DIFF_VERBOSE"] === "1") console.log({ ran, left });
-    // Most descriptions run: what the switches cannot take is the exception.
-    const compared = (ran.get("layered") ?? 0) + (ran.get("subducted") ?? 0) + (ran.get("bridged") ?? 0);
-    expect(compared, JSON.stringify({ ran: [...ran], left: [...left] })).toBeGreaterThanOrEqual(RUNS / 2);
-  }, 60_000 + RUNS * 15_000);
+  it(
+    `${RUNS} descriptions, every link between machines and every delivery (${allowing("order", "hopLimit", "strataBounds")})`,
+    async () => {
+      if ("missing" in tools) throw new Error(tools.missing);
+      const ran = new Map<string, number>();
+      const left = new Map<string, number>();
+      const count = (m: Map<string, number>, k: string, n = 1): void => void m.set(k, (m.get(k) ?? 0) + n);
+      await fc.assert(
+        fc.asyncProperty(composedRecipe, packetsRecipe(2, 12), async (recipe, packets) => {
+          const text = composedText(recipe);
+          const c = compileText(text);
+          if (c === undefined) return count(left, "description refused by strata");
+          let exports: MachineExport[];
+          try {
+            exports = exportP4(c, "random.yaml");
+          } catch (err) {
+            if (err instanceof InputError) return count(left, "export refused (what v1model cannot express)");
+            throw err;
+          }
+          const { injections, inputs } = resolvePackets(c, packets);
+          const wiring = new Wiring(c, exports);
+          // A switch gets whole packets: one a capture cut short goes in as the bytes it has, on both sides.
+          const kept = inputs.flatMap((i) => {
+            const inj = injections[i.endpoint];
+            const refusal = inj === undefined ? "no endpoint" : wiring.refusal(inj);
+            if (refusal !== undefined) count(left, `input: ${refusal.replace(/link \S+/, "link")}`);
+            return refusal === undefined ? [{ ...i, origLen: i.bytes.length }] : [];
+          });
+          if (kept.length === 0) return count(left, "description with no input a switch can take");
+          const onStrata = (hopLimit: number): ReturnType<typeof outputsOf> =>
+            outputsOf(c, runWasm(c, injections, kept, 0, strataRunOptions(hopLimit)));
+          let strata;
+          try {
+            strata = onStrata(DEFAULT_RUNNER.hopLimit);
+            // A loop: with the largest hop limit strata follows it as far as a TTL takes it, as the switches do —
+            // not one that replicates, which strata cuts short at its copy limit or buffers at any hop limit
+            // (run to 1,024 hops, its copies cost minutes and show nothing more).
+            if (strata.cutShort > 0 && strata.cutShort === strata.loops) strata = onStrata(HOP_LIMIT_MAX);
+          } catch (err) {
+            if (err instanceof InputError) return count(left, "description the installer refuses");
+            throw err;
+          }
+          const observable = wiring.observableCaptures();
+          const bmv2 = await runOnBmv2(
+            tools,
+            c,
+            exports,
+            kept.map((i) => ({
+              injection: injections[i.endpoint] ?? { kind: "self", member: 0, session: 0, link: -1 },
+              bytes: i.bytes,
+            })),
+            { expected: countOf(strata, observable) },
+          );
+          const differences = compare(strata, bmv2, observable, { cutShort: strata.cutShort > 0 });
+          if (Object.keys(differences).length > 0) {
+            const where = kept
+              .map(
+                (i, k) =>
+                  `  #${k} at ${JSON.stringify(injections[i.endpoint])}: ${Buffer.from(i.bytes).toString("hex")}`,
+              )
+              .join("\n");
+            throw new Error(
+              `bmv2 and strata differ:\n${JSON.stringify(differences, null, 2)}\npackets:\n${where}\nspec:\n${text}`,
+            );
+          }
+          count(ran, recipe.kind);
+          count(ran, "packets compared", countOf(strata, observable));
+          if (strata.cutShort > 0) count(ran, "cut short by strata's own bounds (its packets all on the switches)");
+        }),
+        {
+          numRuns: RUNS,
+          ...(SEED !== undefined ? { seed: Number(SEED) } : {}),
+          endOnFailure: process.env["STRATA_P4_SHRINK"] !== "1",
+        },
+      );
+      if (process.env["STRATA_DIFF_VERBOSE"] === "1") console.log({ ran, left });
+      // Most descriptions run: what the switches cannot take is the exception.
+      const compared = (ran.get("layered") ?? 0) + (ran.get("subducted") ?? 0) + (ran.get("bridged") ?? 0);
+      expect(compared, JSON.stringify({ ran: [...ran], left: [...left] })).toBeGreaterThanOrEqual(RUNS / 2);
+    },
+    60_000 + RUNS * 15_000,
+  );
 });

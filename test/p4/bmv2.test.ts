@@ -27,19 +27,31 @@ describe.skipIf(skip)(`every example on bmv2 is strata run (${allowing("order")}
   beforeAll(async () => {
     if ("missing" in tools) throw new Error(tools.missing);
     // Every machine of every example at once, one compiler per core (the tests below find them compiled).
-    await compileAll(tools, EXAMPLE_SPECS.flatMap((spec) => exportSpec(spec).map((ex) => ex.files["main.p4"] as string)), "bm2");
+    await compileAll(
+      tools,
+      EXAMPLE_SPECS.flatMap((spec) => exportSpec(spec).map((ex) => ex.files["main.p4"] as string)),
+      "bm2",
+    );
   }, 600_000);
 
-  it.each(EXAMPLE_SPECS.map((spec) => [LOOPING[spec] === undefined ? spec : `${spec} — ${allowing("hopLimit")}: ${LOOPING[spec]}`, spec] as const))("%s", async (_, spec) => {
+  it.each(
+    EXAMPLE_SPECS.map(
+      (spec) =>
+        [LOOPING[spec] === undefined ? spec : `${spec} — ${allowing("hopLimit")}: ${LOOPING[spec]}`, spec] as const,
+    ),
+  )("%s", async (_, spec) => {
     if ("missing" in tools) throw new Error(tools.missing);
     const compiled = compile(loadSpec(join(ROOT, spec)));
     const exports = exportSpec(spec);
     const inputs = exampleInputs(spec);
     let strata = await strataRun(join(ROOT, spec), inputs);
     // A loop: with the largest hop limit strata follows it as far as a TTL takes it, as the switches do.
-    if (cutShortIn(strata.drops) > 0) strata = await strataRun(join(ROOT, spec), inputs, ["--hop-limit", String(HOP_LIMIT_MAX)]);
+    if (cutShortIn(strata.drops) > 0)
+      strata = await strataRun(join(ROOT, spec), inputs, ["--hop-limit", String(HOP_LIMIT_MAX)]);
     const observable = new Wiring(compiled, exports).observableCaptures();
-    const bmv2 = await runOnBmv2(tools, compiled, exports, readInputs(compiled, inputs), { expected: countOf(strata, observable) });
+    const bmv2 = await runOnBmv2(tools, compiled, exports, readInputs(compiled, inputs), {
+      expected: countOf(strata, observable),
+    });
     const cutShort = cutShortIn(strata.drops) > 0;
     expect(cutShort, "strata drops a packet as a loop at its largest hop limit").toBe(LOOPING[spec] !== undefined);
     expect(compare(strata, bmv2, observable, { cutShort })).toEqual({});
@@ -50,9 +62,11 @@ describe.skipIf(skip)(`every example on bmv2 is strata run (${allowing("order")}
   });
 });
 
-/** Examples with a packet in a loop between machines, which the export does not bound (docs/p4-export.md, Its limits). */
+/** Examples with a packet in a loop between machines, which the export does not bound (docs/p4-export.md, Its limits).
+ * */
 const LOOPING: Record<string, string> = {
-  "examples/one-way-ring/network.yaml": "the packet to nobody circles the switches, where strata drops it after --hop-limit links",
+  "examples/one-way-ring/network.yaml":
+    "the packet to nobody circles the switches, where strata drops it after --hop-limit links",
 };
 
 /** Packets from the test, not from a capture, each at an endpoint as the command line names it. */
@@ -62,7 +76,8 @@ function made(compiled: CompiledSpec, packets: readonly [string, Uint8Array][]):
 
 const mac = (s: string): bigint => BigInt(`0x${s.replace(/:/g, "")}`);
 const ip = (s: string): bigint => s.split(".").reduce((v, x) => (v << 8n) | BigInt(x), 0n);
-const pad = (b: Uint8Array, len: number): Uint8Array => Uint8Array.from({ length: Math.max(len, b.length) }, (_, i) => b[i] ?? 0);
+const pad = (b: Uint8Array, len: number): Uint8Array =>
+  Uint8Array.from({ length: Math.max(len, b.length) }, (_, i) => b[i] ?? 0);
 const icmp = Uint8Array.from([8, 0, 0xf7, 0xff, 0, 0, 0, 0]);
 
 interface Case {
@@ -77,19 +92,48 @@ interface Case {
 /** The differences running exports on bmv2 showed, each a case (issue 18), and the target limits, each by name. */
 const CASES: readonly Case[] = [
   {
-    name: "a padded frame through ip-router's r: the Ethernet padding behind the IPv4 packet is cut when the packet leaves, in a later pass (bmv2 keeps no cut across a recirculation), and from a delivery",
+    name:
+      "a padded frame through ip-router's r: the Ethernet padding behind the " +
+      "IPv4 packet is cut when the packet leaves, in a later pass (bmv2 keeps " +
+      "no cut across a recirculation), and from a delivery",
     spec: "examples/ip-router/network.yaml",
     packets: (c) =>
       made(c, [
-        ["lanA:h1.1", pad(ethernetFrame({ dst: mac("02:00:00:00:0a:fe"), src: mac("02:00:00:00:0a:01"), payload: ipv4Packet({ src: ip("10.0.1.1"), dst: ip("10.0.2.2"), proto: 1, ttl: 64, payload: icmp }) }), 60)],
-        ["lanA:h1.1", pad(ethernetFrame({ dst: mac("02:00:00:00:0a:fe"), src: mac("02:00:00:00:0a:01"), payload: ipv4Packet({ src: ip("10.0.1.1"), dst: ip("10.0.1.254"), proto: 1, ttl: 64, payload: icmp }) }), 60)],
+        [
+          "lanA:h1.1",
+          pad(
+            ethernetFrame({
+              dst: mac("02:00:00:00:0a:fe"),
+              src: mac("02:00:00:00:0a:01"),
+              payload: ipv4Packet({ src: ip("10.0.1.1"), dst: ip("10.0.2.2"), proto: 1, ttl: 64, payload: icmp }),
+            }),
+            60,
+          ),
+        ],
+        [
+          "lanA:h1.1",
+          pad(
+            ethernetFrame({
+              dst: mac("02:00:00:00:0a:fe"),
+              src: mac("02:00:00:00:0a:01"),
+              payload: ipv4Packet({ src: ip("10.0.1.1"), dst: ip("10.0.1.254"), proto: 1, ttl: 64, payload: icmp }),
+            }),
+            60,
+          ),
+        ],
       ]),
     strata: { capture: "lanB.r.1-h2.1", lengths: [14 + 28] },
   },
   {
-    name: "a packet-out in a session that pushes IPv4 (gre:r6@1): total_len counts the payload, not the packet_out header in front of it in the first pass",
+    name:
+      "a packet-out in a session that pushes IPv4 (gre:r6@1): total_len " +
+      "counts the payload, not the packet_out header in front of it in the " +
+      "first pass",
     spec: "examples/gre/network.yaml",
-    packets: (c) => made(c, [["gre:r6@1", ipv4Packet({ src: ip("172.17.1.54"), dst: ip("172.17.1.55"), proto: 1, ttl: 64, payload: icmp })]]),
+    packets: (c) =>
+      made(c, [
+        ["gre:r6@1", ipv4Packet({ src: ip("172.17.1.54"), dst: ip("172.17.1.55"), proto: 1, ttl: 64, payload: icmp })],
+      ]),
     strata: { capture: "lan.r6.1-sw.1", lengths: [18 + 24 + 4 + 28] },
   },
   {
@@ -97,13 +141,27 @@ const CASES: readonly Case[] = [
     spec: "test/fixtures/specs/p4-anycast.yaml",
     packets: (c) =>
       made(c, [
-        ...Array.from({ length: 8 }, (_, k): [string, Uint8Array] => ["lan:h.1", ethernetFrame({ dst: mac("02:00:00:00:00:01"), src: mac("02:00:00:00:00:10") + BigInt(k), payload: icmp })]),
-        ["lan:h.1", ethernetFrame({ dst: mac("02:00:00:00:00:01"), src: mac("02:00:00:00:00:10"), tags: [{ vid: 9 }], payload: icmp })],
+        ...Array.from({ length: 8 }, (_, k): [string, Uint8Array] => [
+          "lan:h.1",
+          ethernetFrame({ dst: mac("02:00:00:00:00:01"), src: mac("02:00:00:00:00:10") + BigInt(k), payload: icmp }),
+        ]),
+        [
+          "lan:h.1",
+          ethernetFrame({
+            dst: mac("02:00:00:00:00:01"),
+            src: mac("02:00:00:00:00:10"),
+            tags: [{ vid: 9 }],
+            payload: icmp,
+          }),
+        ],
       ]),
     limits: { sameReceiver: [["lan.r1", "lan.r2"]] },
   },
   {
-    name: "a push whose forward rows read the payload (p4-push-ports m@1): the datagram's destination port picks the out-link, as in strata (the switch forwards in the pass after the push)",
+    name:
+      "a push whose forward rows read the payload (p4-push-ports m@1): the " +
+      "datagram's destination port picks the out-link, as in strata (the " +
+      "switch forwards in the pass after the push)",
     spec: "test/fixtures/specs/p4-push-ports.yaml",
     packets: (c) =>
       made(c, [
@@ -113,12 +171,25 @@ const CASES: readonly Case[] = [
     strata: { capture: "ip.m.1-a.1", lengths: [20 + 12] },
   },
   {
-    name: "IPv4 packets too short for their ports (p4-push-ports m: a UDP datagram of 2 bytes, pushed in session 1 and sent by m itself): strata forwards them with ports 0 (out-link 2, to b); the switch dropped them as a parser error",
+    name:
+      "IPv4 packets too short for their ports (p4-push-ports m: a UDP " +
+      "datagram of 2 bytes, pushed in session 1 and sent by m itself): strata " +
+      "forwards them with ports 0 (out-link 2, to b); the switch dropped them " +
+      "as a parser error",
     spec: "test/fixtures/specs/p4-push-ports.yaml",
     packets: (c) =>
       made(c, [
         ["ip:m@1", Uint8Array.from([0x04, 0xd2])],
-        ["ip:m", ipv4Packet({ src: ip("10.0.0.1"), dst: ip("10.0.0.2"), proto: 17, ttl: 64, payload: Uint8Array.from([0x04, 0xd2]) })],
+        [
+          "ip:m",
+          ipv4Packet({
+            src: ip("10.0.0.1"),
+            dst: ip("10.0.0.2"),
+            proto: 17,
+            ttl: 64,
+            payload: Uint8Array.from([0x04, 0xd2]),
+          }),
+        ],
       ]),
     strata: { capture: "ip.m.2-b.1", lengths: [20 + 2, 20 + 2] },
   },
@@ -130,17 +201,21 @@ const CASES: readonly Case[] = [
   },
 ];
 
-describe.skipIf(skip)(`the differences bmv2 showed, and the target limits, each a case (${allowing("order")})${why}`, () => {
-  it.each(CASES.map((c) => [c.name, c] as const))("%s", async (_, c) => {
-    if ("missing" in tools) throw new Error(tools.missing);
-    const compiled = compile(loadSpec(join(ROOT, c.spec)));
-    const exports = exportSpec(c.spec);
-    const inputs = c.packets(compiled);
-    const strata = strataOutputs(compiled, inputs);
-    if (c.strata !== undefined) expect((strata.links.get(c.strata.capture) ?? []).map((b) => b.length)).toEqual(c.strata.lengths);
-    const observable = new Wiring(compiled, exports).observableCaptures();
-    const bmv2 = await runOnBmv2(tools, compiled, exports, inputs, { expected: countOf(strata, observable) });
-    expect(compare(strata, bmv2, observable, c.limits)).toEqual({});
-    expect(countOf(strata, observable)).toBeGreaterThan(0);
-  });
-});
+describe.skipIf(skip)(
+  `the differences bmv2 showed, and the target limits, each a case (${allowing("order")})${why}`,
+  () => {
+    it.each(CASES.map((c) => [c.name, c] as const))("%s", async (_, c) => {
+      if ("missing" in tools) throw new Error(tools.missing);
+      const compiled = compile(loadSpec(join(ROOT, c.spec)));
+      const exports = exportSpec(c.spec);
+      const inputs = c.packets(compiled);
+      const strata = strataOutputs(compiled, inputs);
+      if (c.strata !== undefined)
+        expect((strata.links.get(c.strata.capture) ?? []).map((b) => b.length)).toEqual(c.strata.lengths);
+      const observable = new Wiring(compiled, exports).observableCaptures();
+      const bmv2 = await runOnBmv2(tools, compiled, exports, inputs, { expected: countOf(strata, observable) });
+      expect(compare(strata, bmv2, observable, c.limits)).toEqual({});
+      expect(countOf(strata, observable)).toBeGreaterThan(0);
+    });
+  },
+);

@@ -1,7 +1,17 @@
 // Canonical bytestrings (P4Runtime spec §8.4), LPM prefix lengths and id allocation.
 
 import { describe, expect, it } from "vitest";
-import { canonical, canonicalOf, isCanonical, ones, orBytes, readBig, setHighBits, setLowBits, valueOf } from "../../src/p4/bytes.js";
+import {
+  canonical,
+  canonicalOf,
+  isCanonical,
+  ones,
+  orBytes,
+  readBig,
+  setHighBits,
+  setLowBits,
+  valueOf,
+} from "../../src/p4/bytes.js";
 import { prefixLength } from "../../src/p4/entries.js";
 import { allocateIds, idKind } from "../../src/p4/ids.js";
 
@@ -51,15 +61,28 @@ describe("a server's check of a bytestring (canonicalOf)", () => {
 });
 
 describe("key vectors byte by byte", () => {
-  // Each against the bigint it replaces, in a 4-byte field at offset 2 of an 8-byte key; the bytes around the field (0xa5) do not change.
+  // Each against the bigint it replaces, in a 4-byte field at offset 2 of an 8-byte key; the bytes around the field
+  // (0xa5) do not change.
   const field = (fn: (b: Uint8Array) => void): Uint8Array => {
     const b = new Uint8Array(8);
     fn(b);
     return b;
   };
   it.each([0, 1, 7, 8, 9, 20, 31, 32])("setHighBits(%s) and setLowBits(%s) of 32 bits", (n) => {
-    expect(readBig(field((b) => setHighBits(b, 2, 4, n)), 2, 4)).toBe(ones(32) ^ ones(32 - n));
-    expect(readBig(field((b) => setLowBits(b, 2, 4, n)), 2, 4)).toBe(ones(n));
+    expect(
+      readBig(
+        field((b) => setHighBits(b, 2, 4, n)),
+        2,
+        4,
+      ),
+    ).toBe(ones(32) ^ ones(32 - n));
+    expect(
+      readBig(
+        field((b) => setLowBits(b, 2, 4, n)),
+        2,
+        4,
+      ),
+    ).toBe(ones(n));
     const around = field((b) => {
       b.fill(0xa5);
       b.fill(0, 2, 6);
@@ -72,7 +95,11 @@ describe("key vectors byte by byte", () => {
     ["0a000001", "0a000001"],
     ["000a000001", "0a000001"],
   ])("orBytes(%s) right-aligned: %s", (hex, want) => {
-    expect(Buffer.from(field((b) => orBytes(b, 2, 4, Uint8Array.from(Buffer.from(hex, "hex")))).subarray(2, 6)).toString("hex")).toBe(want);
+    expect(
+      Buffer.from(field((b) => orBytes(b, 2, 4, Uint8Array.from(Buffer.from(hex, "hex")))).subarray(2, 6)).toString(
+        "hex",
+      ),
+    ).toBe(want);
   });
 });
 

@@ -23,7 +23,8 @@ const MACHINES = ALL_MACHINES;
 export const JUSTIFIED_WARNINGS: readonly { readonly quote: string; readonly pattern: RegExp }[] = [
   {
     quote: "Target does not support default_action for … (due to action profiles)",
-    pattern: /\[--Wwarn=unsupported\] warning: Target does not support default_action for StrataIngress\.\w+_transmit \(due to action profiles\)$/,
+    pattern:
+      /\[--Wwarn=unsupported\] warning: Target does not support default_action for StrataIngress\.\w+_transmit \(due to action profiles\)$/,
   },
 ];
 
@@ -33,7 +34,10 @@ describe.skipIf(skip)(`every export compiles with p4c${why}`, () => {
   let results: Compiled[] = [];
   beforeAll(async () => {
     if ("missing" in tools) throw new Error(tools.missing);
-    results = await compileAll(tools, MACHINES.map((m) => m.ex.files["main.p4"] as string));
+    results = await compileAll(
+      tools,
+      MACHINES.map((m) => m.ex.files["main.p4"] as string),
+    );
   }, 600_000);
 
   it("covers the examples and the fixtures that export", () => {
@@ -41,18 +45,31 @@ describe.skipIf(skip)(`every export compiles with p4c${why}`, () => {
     expect(new Set(MACHINES.map((m) => m.spec)).size).toBe(EXAMPLE_SPECS.length + EXPORTING_FIXTURES.length);
   });
 
-  it.each(MACHINES.map((m, i) => [`${m.spec} machine ${m.ex.manifest.machine}`, i] as const))("%s: p4c-bm2-ss and p4test, no error, no unjustified warning", (_, i) => {
-    const r = results[i];
-    expect(r).toBeDefined();
-    if (r === undefined) return;
-    const unjustified = (stderr: string): string[] => diagnostics(stderr).filter((l) => !JUSTIFIED_WARNINGS.some((w) => w.pattern.test(l)));
-    expect({ status: r.bm2.status, diagnostics: unjustified(r.bm2.stderr) }, r.bm2.stderr).toEqual({ status: 0, diagnostics: [] });
-    expect({ status: r.p4test.status, diagnostics: unjustified(r.p4test.stderr) }, r.p4test.stderr).toEqual({ status: 0, diagnostics: [] });
-    expect(r.json).toBeDefined();
-  });
+  it.each(MACHINES.map((m, i) => [`${m.spec} machine ${m.ex.manifest.machine}`, i] as const))(
+    "%s: p4c-bm2-ss and p4test, no error, no unjustified warning",
+    (_, i) => {
+      const r = results[i];
+      expect(r).toBeDefined();
+      if (r === undefined) return;
+      const unjustified = (stderr: string): string[] =>
+        diagnostics(stderr).filter((l) => !JUSTIFIED_WARNINGS.some((w) => w.pattern.test(l)));
+      expect({ status: r.bm2.status, diagnostics: unjustified(r.bm2.stderr) }, r.bm2.stderr).toEqual({
+        status: 0,
+        diagnostics: [],
+      });
+      expect({ status: r.p4test.status, diagnostics: unjustified(r.p4test.stderr) }, r.p4test.stderr).toEqual({
+        status: 0,
+        diagnostics: [],
+      });
+      expect(r.json).toBeDefined();
+    },
+  );
 
-  it.each(JUSTIFIED_WARNINGS.map((w) => [w.quote, w.pattern] as const))("docs/p4-export.md justifies “%s”, which p4c still gives", (quote, pattern) => {
-    expect(DOC).toContain(quote);
-    expect(results.some((r) => diagnostics(r.bm2.stderr).some((l) => pattern.test(l)))).toBe(true);
-  });
+  it.each(JUSTIFIED_WARNINGS.map((w) => [w.quote, w.pattern] as const))(
+    "docs/p4-export.md justifies “%s”, which p4c still gives",
+    (quote, pattern) => {
+      expect(DOC).toContain(quote);
+      expect(results.some((r) => diagnostics(r.bm2.stderr).some((l) => pattern.test(l)))).toBe(true);
+    },
+  );
 });

@@ -19,7 +19,8 @@ describe("the designs' P4 modules", () => {
 
 describe.each(DESIGNS.map((d) => [d.name, d] as const))("design %s", (_, design) => {
   const x = p4Of(design);
-  const reads = (lines: readonly string[], field: string): boolean => lines.some((l) => new RegExp(`\\bk\\.${p4Ident(field)}\\b`).test(l));
+  const reads = (lines: readonly string[], field: string): boolean =>
+    lines.some((l) => new RegExp(`\\bk\\.${p4Ident(field)}\\b`).test(l));
 
   it("its parser starts in one of its states", () => {
     expect(x.states.some((l) => l.startsWith(`state ${x.start} {`))).toBe(true);
@@ -34,6 +35,7 @@ describe.each(DESIGNS.map((d) => [d.name, d] as const))("design %s", (_, design)
     expect(x.decrement !== undefined).toBe(design.hopLimitField !== undefined);
   });
   it("declares the header types of its instances beside them", () => {
-    for (const g of x.header) for (const h of g.instances) expect(g.types.some((t) => t.startsWith(`header ${h.type} `))).toBe(true);
+    for (const g of x.header)
+      for (const h of g.instances) expect(g.types.some((t) => t.startsWith(`header ${h.type} `))).toBe(true);
   });
 });

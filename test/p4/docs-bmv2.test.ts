@@ -25,7 +25,9 @@ const MARK = "<!-- checked: test/p4/docs-bmv2.test.ts";
 
 /** The shell blocks right after the mark. */
 function checkedBlocks(): string[] {
-  return [...DOC.matchAll(/<!-- checked: test\/p4\/docs-bmv2\.test\.ts[^\n]*-->\n```sh\n([\s\S]*?)```/g)].map((m) => m[1] ?? "");
+  return [...DOC.matchAll(/<!-- checked: test\/p4\/docs-bmv2\.test\.ts[^\n]*-->\n```sh\n([\s\S]*?)```/g)].map(
+    (m) => m[1] ?? "",
+  );
 }
 
 /** The bold names of the bullets of a section, up to the next heading. */
@@ -43,7 +45,9 @@ describe("docs/p4-export.md, Target limits", () => {
   });
 
   it.each(Object.keys(TARGET_LIMITS))("%s is named by a bmv2 test that allows it", (key) => {
-    const tests = ["test/p4/bmv2.test.ts", "test/p4/bmv2-random.test.ts"].map((f) => readFileSync(join(ROOT, f), "utf8")).join("\n");
+    const tests = ["test/p4/bmv2.test.ts", "test/p4/bmv2-random.test.ts"]
+      .map((f) => readFileSync(join(ROOT, f), "utf8"))
+      .join("\n");
     expect(tests).toMatch(new RegExp(`allowing\\([^)]*"${key}"`));
   });
 });
@@ -58,13 +62,21 @@ function freePort(): Promise<number> {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
-      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))));
+      server.close(() =>
+        typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port")),
+      );
     });
   });
 }
 
-/** Runs `script` with bash in `cwd`; its stdout and stderr, and its exit code. Its process group is killed when it is done, or at `timeoutMs`. */
-function bash(script: string, cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | null; out: string }> {
+/** Runs `script` with bash in `cwd`; its stdout and stderr, and its exit code. Its process group is killed when it is
+ * done, or at `timeoutMs`. */
+function bash(
+  script: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
     const child = spawn("bash", ["-c", script], { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
@@ -86,7 +98,8 @@ function bash(script: string, cwd: string, env: NodeJS.ProcessEnv, timeoutMs: nu
   });
 }
 
-/** The packets a switch wrote to a port's _out.pcap: none in a file it never wrote to (bmv2 writes the file header with the first packet). */
+/** The packets a switch wrote to a port's _out.pcap: none in a file it never wrote to (bmv2 writes the file header with
+ * the first packet). */
 const sent = (file: string): Uint8Array[] => (statSync(file).size === 0 ? [] : packetsOf(file));
 const hex = (packets: readonly Uint8Array[]): string[] => packets.map((b) => Buffer.from(b).toString("hex"));
 const errorLines = (log: string): string[] => log.split("\n").filter((l) => /error|invalid|unknown syntax/i.test(l));
@@ -115,7 +128,12 @@ describe.skipIf(skip)(`docs/p4-export.md's bmv2 commands${why}`, () => {
     // Under Debian's python3, which has python3-thrift (../shared/p4-toolchain/README.md).
     tool("simple_switch_CLI", `exec /usr/bin/python3 "${tools.simpleSwitchCli}" "$@"`);
     const thrift = await freePort();
-    const script = block.replaceAll("--thrift-port 9090", `--thrift-port ${thrift}`).replaceAll("simple_switch --device-id", `simple_switch --notifications-addr ipc://${dir}/notifications.ipc --device-id`);
+    const script = block
+      .replaceAll("--thrift-port 9090", `--thrift-port ${thrift}`)
+      .replaceAll(
+        "simple_switch --device-id",
+        `simple_switch --notifications-addr ipc://${dir}/notifications.ipc --device-id`,
+      );
     expect(script).not.toContain("9090");
     const env = { ...tools.env, PATH: `${bin}:${tools.env["PATH"] ?? ""}` };
     const { code, out } = await bash(`set -e\n${script}`, dir, env, 170_000);
@@ -130,13 +148,16 @@ describe.skipIf(skip)(`docs/p4-export.md's bmv2 commands${why}`, () => {
     expect(onLanB).toHaveLength(1);
     expect(hex(sent(join(r, "lanB_out.pcap")))).toEqual(hex(onLanB));
     expect(out).toContain("lanB_out.pcap: pcap");
-    // h2's delivery to ip.h2 on the CPU port: strata's delivered packet behind packet_in (member ip.h2, in-link 1, as the doc says).
+    // h2's delivery to ip.h2 on the CPU port: strata's delivered packet behind packet_in (member ip.h2, in-link 1, as
+    // the doc says).
     const manifest = JSON.parse(readFileSync(join(h2, "manifest.json"), "utf8")) as MachineManifest;
     const member = manifest.members.find((m) => m.member === "ip.h2")?.number;
     expect(member).toBe(2);
     const delivered = packetsOf(join(dir, "out/run/delivered/ip.h2.pcap"));
     expect(delivered).toHaveLength(1);
-    expect(hex(sent(join(h2, "cpu_out.pcap")))).toEqual(hex(delivered.map((p) => Uint8Array.from([member ?? 0, 0, 1, ...p]))));
+    expect(hex(sent(join(h2, "cpu_out.pcap")))).toEqual(
+      hex(delivered.map((p) => Uint8Array.from([member ?? 0, 0, 1, ...p]))),
+    );
     // Nothing else left the switches.
     expect(sent(join(r, "lanA_out.pcap"))).toEqual([]);
     expect(sent(join(r, "cpu_out.pcap"))).toEqual([]);

@@ -24,11 +24,14 @@ const bare = (text: string): string =>
 describe("docs/targets.md", () => {
   const shown = blocks("text").filter((b) => b.startsWith("$ strata "));
 
-  test.each(shown.map((b) => [b.split("\n")[0] ?? "", b] as const))("%s prints what is shown", async (command, block) => {
-    const io = memoryIo();
-    await main(command.slice("$ strata ".length).split(" "), io);
-    expect(block).toBe(`${command}\n${io.stdout.text}${io.stderr.text}`);
-  });
+  test.each(shown.map((b) => [b.split("\n")[0] ?? "", b] as const))(
+    "%s prints what is shown",
+    async (command, block) => {
+      const io = memoryIo();
+      await main(command.slice("$ strata ".length).split(" "), io);
+      expect(block).toBe(`${command}\n${io.stdout.text}${io.stderr.text}`);
+    },
+  );
 
   test("the profile excerpt is targets/asic-example.yaml", () => {
     const excerpt = blocks("yaml").find((b) => b.startsWith("# targets/asic-example.yaml"));

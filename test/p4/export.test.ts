@@ -17,15 +17,26 @@ const SPECS = [...EXAMPLE_SPECS, "test/fixtures/specs/hub.yaml", "test/fixtures/
 describe.each(SPECS)("strata export p4 %s", (spec) => {
   const exports = exportSpec(spec);
 
-  it.each(exports.map((ex) => [ex.manifest.machine, ex] as const))("machine %s: P4Info and WriteRequest pass the official definitions", (_, ex) => {
-    expect(checkExport(exportFiles(ex))).toEqual([]);
-  });
+  it.each(exports.map((ex) => [ex.manifest.machine, ex] as const))(
+    "machine %s: P4Info and WriteRequest pass the official definitions",
+    (_, ex) => {
+      expect(checkExport(exportFiles(ex))).toEqual([]);
+    },
+  );
 
-  it.each(exports.map((ex) => [ex.manifest.machine, ex] as const))("machine %s: runtime_cli.txt is commands alone, one a line (simple_switch_CLI repeats a command on an empty line and has no comments)", (_, ex) => {
-    const text = ex.files["runtime_cli.txt"] as string;
-    for (const line of text.split("\n").slice(0, -1)) expect(line).toMatch(/^(table_add|table_set_default|table_indirect_add|table_indirect_add_with_group|mc_mgrp_create|mc_node_create|mc_node_associate|mirroring_add|act_prof_create_member|act_prof_create_group|act_prof_add_member_to_group) \S/);
-    expect(text === "" || text.endsWith("\n")).toBe(true);
-  });
+  it.each(exports.map((ex) => [ex.manifest.machine, ex] as const))(
+    "machine %s: runtime_cli.txt is commands alone, one a line " +
+      "(simple_switch_CLI repeats a command on an empty line and has no " +
+      "comments)",
+    (_, ex) => {
+      const text = ex.files["runtime_cli.txt"] as string;
+      for (const line of text.split("\n").slice(0, -1))
+        expect(line).toMatch(
+          /^(table_add|table_set_default|table_indirect_add|table_indirect_add_with_group|mc_mgrp_create|mc_node_create|mc_node_associate|mirroring_add|act_prof_create_member|act_prof_create_group|act_prof_add_member_to_group) \S/,
+        );
+      expect(text === "" || text.endsWith("\n")).toBe(true);
+    },
+  );
 
   it("writes the same files on every run (ids derive from names)", () => {
     const again = exportSpec(spec);

@@ -20,7 +20,15 @@ export function table(over: Partial<TableRequirement> = {}): TableRequirement {
 
 export function machine(over: Partial<MachineRequirements> = {}): MachineRequirements {
   const tables = over.tables ?? [table()];
-  return { machine: "m", members: ["n.m"], tables, tableCount: tables.length, multicastGroups: [], actionSelectors: [], ...over };
+  return {
+    machine: "m",
+    members: ["n.m"],
+    tables,
+    tableCount: tables.length,
+    multicastGroups: [],
+    actionSelectors: [],
+    ...over,
+  };
 }
 
 export function profile(over: Partial<TargetProfile> = {}): TargetProfile {

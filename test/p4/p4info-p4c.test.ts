@@ -28,7 +28,9 @@ function parts(info: Json): { pkgArch: unknown; rest: Json } {
 
 /** Objects of one kind by name, for a diff that names the object that differs. */
 function byName(list: unknown): Record<string, unknown> {
-  return Object.fromEntries(((list ?? []) as Json[]).map((o) => [String((o["preamble"] as Json | undefined)?.["name"]), o]));
+  return Object.fromEntries(
+    ((list ?? []) as Json[]).map((o) => [String((o["preamble"] as Json | undefined)?.["name"]), o]),
+  );
 }
 
 describe.skipIf(skip)(`p4c's P4Info is strata's${why}`, () => {
@@ -36,7 +38,10 @@ describe.skipIf(skip)(`p4c's P4Info is strata's${why}`, () => {
   beforeAll(async () => {
     if ("missing" in tools) throw new Error(tools.missing);
     // Both compilers, as compile.test.ts asks: the two files share one compilation.
-    results = await compileAll(tools, ALL_MACHINES.map((m) => m.ex.files["main.p4"] as string));
+    results = await compileAll(
+      tools,
+      ALL_MACHINES.map((m) => m.ex.files["main.p4"] as string),
+    );
   }, 600_000);
 
   it.each(ALL_MACHINES.map((m, i) => [`${m.spec} machine ${m.ex.manifest.machine}`, i] as const))("%s", (_, i) => {

@@ -7,7 +7,17 @@ import { describe, expect, test } from "vitest";
 import { DISPLACED_PER_HIGH, preemptionFleet } from "../../bench/place.js";
 import { amount, NO_USAGE, RESOURCES, type Resource } from "../../src/p4/fit.js";
 import type { Fleet, MachinePolicy } from "../../src/p4/fleet.js";
-import { chooseVictims, compareCasualties, headroom, MAX_EXACT_SETS, type Occupant, type Placement, type PlaceWork, place, type Shortfall } from "../../src/p4/place.js";
+import {
+  chooseVictims,
+  compareCasualties,
+  headroom,
+  MAX_EXACT_SETS,
+  type Occupant,
+  type Placement,
+  type PlaceWork,
+  place,
+  type Shortfall,
+} from "../../src/p4/place.js";
 import type { MachineRequirements } from "../../src/p4/requirements.js";
 import type { TargetProfile } from "../../src/p4/targets.js";
 import { SpecError } from "../../src/description/problems.js";
@@ -25,7 +35,13 @@ const UNLIMITED: Partial<TargetProfile> = {
 };
 
 /** A machine with one exact table of `size` entries (the default profile holds 4096). */
-const m = (name: string, size = 1024, over: Partial<MachineRequirements> = {}): MachineRequirements => machine({ machine: name, members: [`n.${name}`], tables: [table({ name: `n_${name}_acquire`, member: name, size })], ...over });
+const m = (name: string, size = 1024, over: Partial<MachineRequirements> = {}): MachineRequirements =>
+  machine({
+    machine: name,
+    members: [`n.${name}`],
+    tables: [table({ name: `n_${name}_acquire`, member: name, size })],
+    ...over,
+  });
 
 interface TargetCase {
   name: string;
@@ -34,11 +50,21 @@ interface TargetCase {
   maxMachines?: number;
 }
 
-function fleet(targets: readonly TargetCase[], machines: Record<string, Partial<MachinePolicy>> = {}, defaults: Partial<MachinePolicy> = {}): Fleet {
+function fleet(
+  targets: readonly TargetCase[],
+  machines: Record<string, Partial<MachinePolicy>> = {},
+  defaults: Partial<MachinePolicy> = {},
+): Fleet {
   const base: MachinePolicy = { priority: 0, requires: {}, prefers: [], ...defaults };
   return {
     file: "fleet.yaml",
-    targets: targets.map((t, i) => ({ name: t.name, profile: profile({ name: `p-${t.name}`, ...t.profile }), labels: t.labels ?? {}, maxMachines: t.maxMachines ?? INF, at: { file: "fleet.yaml", path: `targets[${i}]`, line: i + 2, column: 5 } })),
+    targets: targets.map((t, i) => ({
+      name: t.name,
+      profile: profile({ name: `p-${t.name}`, ...t.profile }),
+      labels: t.labels ?? {},
+      maxMachines: t.maxMachines ?? INF,
+      at: { file: "fleet.yaml", path: `targets[${i}]`, line: i + 2, column: 5 },
+    })),
     machines: new Map(Object.entries(machines).map(([k, p]) => [k, { ...base, ...p }])),
     defaults: base,
   };
@@ -54,11 +80,20 @@ function brief(p: Placement): string[] {
 }
 
 describe("filters", () => {
-  test.each<{ name: string; reqs: MachineRequirements[]; targets: TargetCase[]; machines?: Record<string, Partial<MachinePolicy>>; want: string[] }>([
+  test.each<{
+    name: string;
+    reqs: MachineRequirements[];
+    targets: TargetCase[];
+    machines?: Record<string, Partial<MachinePolicy>>;
+    want: string[];
+  }>([
     {
       name: "labels: only a target with every required label",
       reqs: [m("a")],
-      targets: [{ name: "t1", labels: { rack: "r2" } }, { name: "t2", labels: { rack: "r1", kind: "hw" } }],
+      targets: [
+        { name: "t1", labels: { rack: "r2" } },
+        { name: "t2", labels: { rack: "r1", kind: "hw" } },
+      ],
       machines: { a: { requires: { rack: "r1", kind: "hw" } } },
       want: ["a → t2"],
     },
@@ -77,9 +112,15 @@ describe("filters", () => {
     },
     {
       name: "profile: the reason is the first violation, and how many more",
-      reqs: [m("a", 5000, { tables: [table({ name: "n_a_receive", kind: "range" }), table({ name: "big", size: 5000 })] })],
+      reqs: [
+        m("a", 5000, { tables: [table({ name: "n_a_receive", kind: "range" }), table({ name: "big", size: 5000 })] }),
+      ],
       targets: [{ name: "hw" }],
-      want: ["a: hw: profile: does not fit p-hw: table n_a_receive: match kind range, the target has exact, lpm, ternary, optional (and 1 more: strata fit lists them)"],
+      want: [
+        "a: hw: profile: does not fit p-hw: table n_a_receive: match kind " +
+          "range, the target has exact, lpm, ternary, optional (and 1 more: " +
+          "strata fit lists them)",
+      ],
     },
     {
       name: "slots: maxMachines",
@@ -89,7 +130,10 @@ describe("filters", () => {
     },
     {
       name: "capacity: combined counts of the machines there",
-      reqs: [m("a", 3000), m("b", 3000, { multicastGroups: [{ member: "n.b", ports: [1, 2], replicas: 2, source: "forward" }] })],
+      reqs: [
+        m("a", 3000),
+        m("b", 3000, { multicastGroups: [{ member: "n.b", ports: [1, 2], replicas: 2, source: "forward" }] }),
+      ],
       targets: [{ name: "t", profile: { multicastGroups: 0 } }],
       want: ["a → t", "b: t: profile: does not fit p-t: multicast groups: needs 1, the target has 0"],
     },
@@ -97,7 +141,10 @@ describe("filters", () => {
       name: "capacity: what is left after the machines there",
       reqs: [m("a", 3000), m("b", 3000)],
       targets: [{ name: "t" }],
-      want: ["a → t", "b: t: capacity: with a there: exact entries: needs 3000, 1096 left; nothing there has a priority below 0"],
+      want: [
+        "a → t",
+        "b: t: capacity: with a there: exact entries: needs 3000, 1096 left; nothing there has a priority below 0",
+      ],
     },
     {
       name: "several machines share a target while their tables fit together",
@@ -114,19 +161,36 @@ describe("scores", () => {
   test("headroom: 100 × the weighted mean of what is left over the finite limits (entries weigh 2)", () => {
     const t = fleet([{ name: "t" }]).targets[0];
     if (t === undefined) throw new Error("no target");
-    // tables 7/8 (w1), exact 3072/4096 (w2), lpm, ternary, optional all left (w2 each), multicast, selectors (w1 each); range 0 is left out.
-    const after = { tables: 1, entries: { exact: 1024, lpm: 0, ternary: 0, range: 0, optional: 0 }, multicastGroups: 0, selectorGroups: 0 };
+    // tables 7/8 (w1), exact 3072/4096 (w2), lpm, ternary, optional all left (w2 each), multicast, selectors (w1 each);
+    // range 0 is left out.
+    const after = {
+      tables: 1,
+      entries: { exact: 1024, lpm: 0, ternary: 0, range: 0, optional: 0 },
+      multicastGroups: 0,
+      selectorGroups: 0,
+    };
     expect(headroom(after, t)).toBe(Math.round((100 * (7 / 8 + 2 * 0.75 + 2 + 2 + 2 + 1 + 1)) / 11));
     const unlimited = fleet([{ name: "u", profile: UNLIMITED }]).targets[0];
     if (unlimited === undefined) throw new Error("no target");
     expect(headroom(after, unlimited)).toBe(100);
   });
 
-  test.each<{ name: string; reqs: MachineRequirements[]; targets: TargetCase[]; machines?: Record<string, Partial<MachinePolicy>>; defaults?: Partial<MachinePolicy>; want: string[]; scores?: number[] }>([
+  test.each<{
+    name: string;
+    reqs: MachineRequirements[];
+    targets: TargetCase[];
+    machines?: Record<string, Partial<MachinePolicy>>;
+    defaults?: Partial<MachinePolicy>;
+    want: string[];
+    scores?: number[];
+  }>([
     {
       name: "the target with more headroom left wins",
       reqs: [m("a", 1024)],
-      targets: [{ name: "small", profile: { capacity: { exact: 2048, lpm: 0, ternary: 0, range: 0, optional: 0 } } }, { name: "big", profile: { capacity: { exact: 65536, lpm: 0, ternary: 0, range: 0, optional: 0 } } }],
+      targets: [
+        { name: "small", profile: { capacity: { exact: 2048, lpm: 0, ternary: 0, range: 0, optional: 0 } } },
+        { name: "big", profile: { capacity: { exact: 65536, lpm: 0, ternary: 0, range: 0, optional: 0 } } },
+      ],
       want: ["a → big"],
     },
     {
@@ -138,7 +202,10 @@ describe("scores", () => {
     {
       name: "a preference adds its weight when the target has its labels",
       reqs: [m("a", 1024)],
-      targets: [{ name: "hw", labels: { kind: "hw" } }, { name: "sw", profile: UNLIMITED }],
+      targets: [
+        { name: "hw", labels: { kind: "hw" } },
+        { name: "sw", profile: UNLIMITED },
+      ],
       defaults: { prefers: [{ weight: 50, labels: { kind: "hw" } }] },
       want: ["a → hw"],
       scores: [94 + 50],
@@ -146,7 +213,10 @@ describe("scores", () => {
     {
       name: "without it, the unlimited target has the most headroom",
       reqs: [m("a", 1024)],
-      targets: [{ name: "hw", labels: { kind: "hw" } }, { name: "sw", profile: UNLIMITED }],
+      targets: [
+        { name: "hw", labels: { kind: "hw" } },
+        { name: "sw", profile: UNLIMITED },
+      ],
       want: ["a → sw"],
       scores: [100],
     },
@@ -158,7 +228,13 @@ describe("scores", () => {
 });
 
 describe("ties and priority order", () => {
-  test.each<{ name: string; reqs: MachineRequirements[]; targets: TargetCase[]; machines?: Record<string, Partial<MachinePolicy>>; want: string[] }>([
+  test.each<{
+    name: string;
+    reqs: MachineRequirements[];
+    targets: TargetCase[];
+    machines?: Record<string, Partial<MachinePolicy>>;
+    want: string[];
+  }>([
     {
       name: "equal scores: the target first by name, whatever the fleet's order",
       reqs: [m("a")],
@@ -183,7 +259,11 @@ describe("ties and priority order", () => {
       reqs: [m("a"), m("b"), m("c")],
       targets: [{ name: "t", maxMachines: 2 }],
       machines: { a: { priority: -1 }, c: { priority: 3 } },
-      want: ["c → t", "b → t", "a: t: slots: hosts 2 machines (c, b), maxMachines 2; nothing there has a priority below -1"],
+      want: [
+        "c → t",
+        "b → t",
+        "a: t: slots: hosts 2 machines (c, b), maxMachines 2; nothing there has a priority below -1",
+      ],
     },
   ])("$name", ({ reqs, targets, machines, want }) => {
     expect(brief(place(reqs, fleet(targets, machines)))).toEqual(want);
@@ -191,7 +271,13 @@ describe("ties and priority order", () => {
 });
 
 describe("displacement", () => {
-  test.each<{ name: string; reqs: MachineRequirements[]; targets: TargetCase[]; machines: Record<string, Partial<MachinePolicy>>; want: string[] }>([
+  test.each<{
+    name: string;
+    reqs: MachineRequirements[];
+    targets: TargetCase[];
+    machines: Record<string, Partial<MachinePolicy>>;
+    want: string[];
+  }>([
     {
       name: "placed machines stay where they are",
       reqs: [m("a"), m("b")],
@@ -202,7 +288,10 @@ describe("displacement", () => {
     {
       name: "a higher-priority machine displaces a lower one, which moves elsewhere",
       reqs: [m("low"), m("high")],
-      targets: [{ name: "hw", labels: { kind: "hw" }, maxMachines: 1 }, { name: "sw", profile: UNLIMITED }],
+      targets: [
+        { name: "hw", labels: { kind: "hw" }, maxMachines: 1 },
+        { name: "sw", profile: UNLIMITED },
+      ],
       machines: { low: { placedOn: "hw" }, high: { priority: 10, requires: { kind: "hw" } } },
       want: ["high → hw", "low → sw", "low displaced from hw by high"],
     },
@@ -210,7 +299,14 @@ describe("displacement", () => {
       name: "the fewest: one machine rather than three of lower priority (which it then displaces in turn)",
       reqs: [m("a1", 500), m("a2", 500), m("a3", 500), m("b", 1500), m("c", 1000), m("n", 1500)],
       targets: [{ name: "t" }],
-      machines: { a1: { priority: 1, placedOn: "t" }, a2: { priority: 1, placedOn: "t" }, a3: { priority: 1, placedOn: "t" }, b: { priority: 4, placedOn: "t" }, c: { priority: 9, placedOn: "t" }, n: { priority: 10 } },
+      machines: {
+        a1: { priority: 1, placedOn: "t" },
+        a2: { priority: 1, placedOn: "t" },
+        a3: { priority: 1, placedOn: "t" },
+        b: { priority: 4, placedOn: "t" },
+        c: { priority: 9, placedOn: "t" },
+        n: { priority: 10 },
+      },
       want: [
         "n → t",
         "c → t",
@@ -228,48 +324,85 @@ describe("displacement", () => {
       name: "then the lowest priority among sets of one",
       reqs: [m("p", 1500), m("q", 1500), m("r", 1000), m("n", 1500)],
       targets: [{ name: "t" }],
-      machines: { p: { priority: 5, placedOn: "t" }, q: { priority: 1, placedOn: "t" }, r: { priority: 7, placedOn: "t" }, n: { priority: 10 } },
-      want: ["n → t", "r → t", "p → t", "q displaced from t by n", "q: t: capacity: with n, r, p there: exact entries: needs 1500, 96 left; nothing there has a priority below 1"],
+      machines: {
+        p: { priority: 5, placedOn: "t" },
+        q: { priority: 1, placedOn: "t" },
+        r: { priority: 7, placedOn: "t" },
+        n: { priority: 10 },
+      },
+      want: [
+        "n → t",
+        "r → t",
+        "p → t",
+        "q displaced from t by n",
+        "q: t: capacity: with n, r, p there: exact entries: needs 1500, 96 left; nothing there has a priority below 1",
+      ],
     },
     {
       name: "then by name among equals",
       reqs: [m("y", 2000), m("x", 2000), m("n", 2000)],
       targets: [{ name: "t" }],
       machines: { x: { placedOn: "t" }, y: { placedOn: "t" }, n: { priority: 1 } },
-      want: ["n → t", "y → t", "x displaced from t by n", "x: t: capacity: with n, y there: exact entries: needs 2000, 96 left; nothing there has a priority below 0"],
+      want: [
+        "n → t",
+        "y → t",
+        "x displaced from t by n",
+        "x: t: capacity: with n, y there: exact entries: needs 2000, 96 left; nothing there has a priority below 0",
+      ],
     },
     {
       name: "the target with the fewest casualties",
       reqs: [m("a1", 2000), m("a2", 2000), m("b1", 3000), m("n", 3500)],
       targets: [{ name: "ta" }, { name: "tb" }],
       machines: { a1: { placedOn: "ta" }, a2: { placedOn: "ta" }, b1: { placedOn: "tb" }, n: { priority: 2 } },
-      want: ["n → tb", "a1 → ta", "a2 → ta", "b1 displaced from tb by n", "b1: ta: capacity: with a1, a2 there: exact entries: needs 3000, 96 left; nothing there has a priority below 0", "b1: tb: capacity: with n there: exact entries: needs 3000, 596 left; nothing there has a priority below 0"],
+      want: [
+        "n → tb",
+        "a1 → ta",
+        "a2 → ta",
+        "b1 displaced from tb by n",
+        "b1: ta: capacity: with a1, a2 there: exact entries: needs 3000, 96 left; nothing there has a priority below 0",
+        "b1: tb: capacity: with n there: exact entries: needs 3000, 596 left; nothing there has a priority below 0",
+      ],
     },
     {
       name: "only strictly lower priorities are displaced",
       reqs: [m("a", 3000), m("b", 3000)],
       targets: [{ name: "t" }],
       machines: { a: { priority: 5, placedOn: "t" }, b: { priority: 5 } },
-      want: ["a → t", "b: t: capacity: with a there: exact entries: needs 3000, 1096 left; nothing there has a priority below 5"],
+      want: [
+        "a → t",
+        "b: t: capacity: with a there: exact entries: needs 3000, 1096 left; nothing there has a priority below 5",
+      ],
     },
     {
       name: "no displacement where even all the lower ones leave too little",
       reqs: [m("a", 2000), m("b", 2000), m("n", 3000)],
       targets: [{ name: "t" }],
       machines: { a: { priority: 9, placedOn: "t" }, b: { placedOn: "t" }, n: { priority: 5 } },
-      want: ["a → t", "b → t", "n: t: capacity: with a, b there: exact entries: needs 3000, 96 left; displacing b (lower priority) would not make room"],
+      want: [
+        "a → t",
+        "b → t",
+        "n: t: capacity: with a, b there: exact entries: needs 3000, 96 left; " +
+          "displacing b (lower priority) would not make room",
+      ],
     },
     {
       name: "no displacement where labels or the profile rule the target out",
       reqs: [m("a", 3000), m("n", 3000, { tables: [table({ name: "n_n_x", kind: "range", size: 3000 })] })],
       targets: [{ name: "t" }],
       machines: { a: { placedOn: "t" }, n: { priority: 5 } },
-      want: ["a → t", "n: t: profile: does not fit p-t: table n_n_x: match kind range, the target has exact, lpm, ternary, optional"],
+      want: [
+        "a → t",
+        "n: t: profile: does not fit p-t: table n_n_x: match kind range, the target has exact, lpm, ternary, optional",
+      ],
     },
     {
       name: "a placed machine that no longer passes the filters there is placed again",
       reqs: [m("a", 3000)],
-      targets: [{ name: "t1", labels: { kind: "sw" } }, { name: "t2", labels: { kind: "hw" } }],
+      targets: [
+        { name: "t1", labels: { kind: "sw" } },
+        { name: "t2", labels: { kind: "hw" } },
+      ],
       machines: { a: { placedOn: "t1", requires: { kind: "hw" } } },
       want: ["a → t2"],
     },
@@ -310,10 +443,15 @@ describe("displacement", () => {
 test("beyond MAX_EXACT_SETS sets to try, victims are chosen greedily: lowest first, the rest spared", () => {
   const names = Array.from({ length: 20 }, (_, i) => `v${String(i).padStart(2, "0")}`);
   const machines: Record<string, Partial<MachinePolicy>> = { n: { priority: 9 } };
-  // 20 × 200 entries: 96 left; n needs 500, so three must go (C(20, 3) = 1140 sets): the lowest priorities (v00 has 0, v01 and v02 have 1), v03 is spared.
+  // 20 × 200 entries: 96 left; n needs 500, so three must go (C(20, 3) = 1140 sets): the lowest priorities (v00 has 0,
+  // v01 and v02 have 1), v03 is spared.
   names.forEach((v, i) => (machines[v] = { priority: i < 1 ? 0 : i < 4 ? 1 : 2, placedOn: "t" }));
   const work: PlaceWork = { evaluations: 0 };
-  const p = place([...names.map((v) => m(v, 200)), m("n", 500)], fleet([{ name: "t", profile: { tables: INF } }], machines), work);
+  const p = place(
+    [...names.map((v) => m(v, 200)), m("n", 500)],
+    fleet([{ name: "t", profile: { tables: INF } }], machines),
+    work,
+  );
   expect(p.displaced.filter((d) => d.by === "n").map((d) => d.machine)).toEqual(["v00", "v01", "v02"]);
   expect(work.evaluations).toBeLessThan(1140);
 });
@@ -321,11 +459,23 @@ test("beyond MAX_EXACT_SETS sets to try, victims are chosen greedily: lowest fir
 describe("chooseVictims", () => {
   /** Occupants m00, m01, … with a priority and the exact and lpm entries they free. */
   const occupants = (rows: readonly (readonly [number, number, number])[]): Occupant[] =>
-    rows.map(([priority, exact, lpm], i) => ({ machine: `m${String(i).padStart(2, "0")}`, priority, frees: { ...NO_USAGE, entries: { ...NO_USAGE.entries, exact, lpm } } }));
+    rows.map(([priority, exact, lpm], i) => ({
+      machine: `m${String(i).padStart(2, "0")}`,
+      priority,
+      frees: { ...NO_USAGE, entries: { ...NO_USAGE.entries, exact, lpm } },
+    }));
   /** Short by `slots` machines, `exact` and `lpm` entries; nothing else. */
-  const shortfall = (slots: number, exact: number, lpm: number): Shortfall => ({ slots, amounts: { ...(Object.fromEntries(RESOURCES.map((r) => [r, -1])) as Record<Resource, number>), "entries.exact": exact, "entries.lpm": lpm } });
+  const shortfall = (slots: number, exact: number, lpm: number): Shortfall => ({
+    slots,
+    amounts: {
+      ...(Object.fromEntries(RESOURCES.map((r) => [r, -1])) as Record<Resource, number>),
+      "entries.exact": exact,
+      "entries.lpm": lpm,
+    },
+  });
   const makesRoom = (short: Shortfall, set: readonly Occupant[]): boolean =>
-    set.length >= short.slots && RESOURCES.every((r) => set.reduce((sum, o) => sum + amount(o.frees, r), 0) >= short.amounts[r]);
+    set.length >= short.slots &&
+    RESOURCES.every((r) => set.reduce((sum, o) => sum + amount(o.frees, r), 0) >= short.amounts[r]);
   /** Every subset, by brute force: the best by compareCasualties, undefined when none makes room. */
   const bestSet = (short: Shortfall, all: readonly Occupant[]): string[] | undefined => {
     const priority = (name: string): number => all.find((o) => o.machine === name)?.priority ?? 0;
@@ -341,29 +491,39 @@ describe("chooseVictims", () => {
   const arbitraryCase = (maxOccupants: number) =>
     fc.record({
       rows: fc.array(fc.tuple(fc.nat(3), fc.nat(10), fc.nat(10)), { minLength: 1, maxLength: maxOccupants }),
-      short: fc.tuple(fc.integer({ min: -1, max: 3 }), fc.integer({ min: -5, max: 40 }), fc.integer({ min: -5, max: 40 })),
+      short: fc.tuple(
+        fc.integer({ min: -1, max: 3 }),
+        fc.integer({ min: -5, max: 40 }),
+        fc.integer({ min: -5, max: 40 }),
+      ),
     });
 
-  test("greedy alone: the set makes room, none of it can be spared, and none exchanged for a lesser casualty; undefined only when all leaving is not enough", () => {
-    fc.assert(
-      fc.property(arbitraryCase(12), ({ rows, short: [slots, exact, lpm] }) => {
-        const short = shortfall(slots, exact, lpm);
-        const all = occupants(rows);
-        const got = chooseVictims(short, all, { evaluations: 0 }, 0);
-        expect(got === undefined).toBe(!makesRoom(short, all));
-        if (got === undefined) return;
-        const gone = all.filter((o) => got.includes(o.machine));
-        const spared = all.filter((o) => !got.includes(o.machine));
-        expect(makesRoom(short, gone)).toBe(true);
-        for (const v of gone) {
-          const others = gone.filter((o) => o !== v);
-          expect(makesRoom(short, others), `${v.machine} could be spared`).toBe(false);
-          for (const s of spared.filter((o) => rank(o, v) < 0)) expect(makesRoom(short, [...others, s]), `${v.machine} could be exchanged for ${s.machine}`).toBe(false);
-        }
-      }),
-      { numRuns: 300 },
-    );
-  });
+  test(
+    "greedy alone: the set makes room, none of it can be spared, and none " +
+      "exchanged for a lesser casualty; undefined only when all leaving is " +
+      "not enough",
+    () => {
+      fc.assert(
+        fc.property(arbitraryCase(12), ({ rows, short: [slots, exact, lpm] }) => {
+          const short = shortfall(slots, exact, lpm);
+          const all = occupants(rows);
+          const got = chooseVictims(short, all, { evaluations: 0 }, 0);
+          expect(got === undefined).toBe(!makesRoom(short, all));
+          if (got === undefined) return;
+          const gone = all.filter((o) => got.includes(o.machine));
+          const spared = all.filter((o) => !got.includes(o.machine));
+          expect(makesRoom(short, gone)).toBe(true);
+          for (const v of gone) {
+            const others = gone.filter((o) => o !== v);
+            expect(makesRoom(short, others), `${v.machine} could be spared`).toBe(false);
+            for (const s of spared.filter((o) => rank(o, v) < 0))
+              expect(makesRoom(short, [...others, s]), `${v.machine} could be exchanged for ${s.machine}`).toBe(false);
+          }
+        }),
+        { numRuns: 300 },
+      );
+    },
+  );
 
   test("greedy alone, one limit short: the fewest machines; maxMachines alone: the best set", () => {
     fc.assert(
@@ -393,34 +553,60 @@ describe("chooseVictims", () => {
     );
   });
 
-  test("two short resources: the greedy set can be larger than the best (docs/targets.md); trying every set finds the best", () => {
-    // Exact 25 and lpm 3 short. Greedy spares the occupants that free least of both first (m05, then m02 cannot be), and keeps five; m02, m03, m04, m05 free 26 and 12.
-    const all = occupants([[0, 4, 6], [0, 4, 4], [0, 6, 0], [0, 8, 4], [0, 6, 8], [0, 6, 0]]);
-    expect(chooseVictims(shortfall(-1, 25, 3), all, { evaluations: 0 }, 0)).toEqual(["m00", "m01", "m02", "m03", "m04"]);
-    expect(chooseVictims(shortfall(-1, 25, 3), all)).toEqual(["m02", "m03", "m04", "m05"]);
-  });
+  test(
+    "two short resources: the greedy set can be larger than the best " +
+      "(docs/targets.md); trying every set finds the best",
+    () => {
+      // Exact 25 and lpm 3 short. Greedy spares the occupants that free least of both first (m05, then m02 cannot be),
+      // and keeps five; m02, m03, m04, m05 free 26 and 12.
+      const all = occupants([
+        [0, 4, 6],
+        [0, 4, 4],
+        [0, 6, 0],
+        [0, 8, 4],
+        [0, 6, 8],
+        [0, 6, 0],
+      ]);
+      expect(chooseVictims(shortfall(-1, 25, 3), all, { evaluations: 0 }, 0)).toEqual([
+        "m00",
+        "m01",
+        "m02",
+        "m03",
+        "m04",
+      ]);
+      expect(chooseVictims(shortfall(-1, 25, 3), all)).toEqual(["m02", "m03", "m04", "m05"]);
+    },
+  );
 });
 
-test("preemption grows polynomially: 50 targets of 16 low-priority machines, 50 high-priority machines displacing 8 each", () => {
-  // Trying every set of victims took over 600 s here, some 70 million fit checks (bench/place.ts; npm run bench:place).
-  const { reqs, fleet: f } = preemptionFleet(50);
-  const work: PlaceWork = { evaluations: 0 };
-  const p = place(reqs, f, work);
-  expect(p.placed.filter((x) => x.priority > 0)).toHaveLength(50);
-  expect(p.displaced).toHaveLength(50 * DISPLACED_PER_HIGH);
-  expect(new Set(p.displaced.map((d) => d.by)).size).toBe(50);
-  expect(work.evaluations).toBeGreaterThan(0);
-  expect(work.evaluations).toBeLessThanOrEqual(4 * reqs.length * f.targets.length);
-});
+test(
+  "preemption grows polynomially: 50 targets of 16 low-priority machines, " +
+    "50 high-priority machines displacing 8 each",
+  () => {
+    // Trying every set of victims took over 600 s here, some 70 million fit checks (bench/place.ts; npm run bench:place).
+    const { reqs, fleet: f } = preemptionFleet(50);
+    const work: PlaceWork = { evaluations: 0 };
+    const p = place(reqs, f, work);
+    expect(p.placed.filter((x) => x.priority > 0)).toHaveLength(50);
+    expect(p.displaced).toHaveLength(50 * DISPLACED_PER_HIGH);
+    expect(new Set(p.displaced.map((d) => d.by)).size).toBe(50);
+    expect(work.evaluations).toBeGreaterThan(0);
+    expect(work.evaluations).toBeLessThanOrEqual(4 * reqs.length * f.targets.length);
+  },
+);
 
 describe("bad input", () => {
   test("a machine the fleet names must be in the description", () => {
-    const f = fleet([{ name: "t" }], { rr: { priority: 1, at: { file: "fleet.yaml", path: "machines.rr", line: 7, column: 3 } } });
+    const f = fleet([{ name: "t" }], {
+      rr: { priority: 1, at: { file: "fleet.yaml", path: "machines.rr", line: 7, column: 3 } },
+    });
     expect(() => place([m("r")], f)).toThrow(SpecError);
     try {
       place([m("r")], f);
     } catch (err) {
-      expect((err as SpecError).lines()).toEqual(["fleet.yaml: 7:3 machines.rr: no machine 'rr' in the description (did you mean 'r'? machines: r)"]);
+      expect((err as SpecError).lines()).toEqual([
+        "fleet.yaml: 7:3 machines.rr: no machine 'rr' in the description (did you mean 'r'? machines: r)",
+      ]);
     }
   });
 });

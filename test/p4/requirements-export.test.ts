@@ -23,9 +23,14 @@ describe.each(EXAMPLE_SPECS)("%s: requirements and export agree", (spec) => {
       const req = reqs.find((r) => r.machine === ex.manifest.machine);
       expect(req, ex.manifest.machine).toBeDefined();
       const { p4info, entries } = exportFiles(ex);
-      const tables = ((p4info as P4InfoTables).tables ?? []).map((t) => [t.preamble.name.replace(/^StrataIngress\./, ""), Number(t.size ?? 0)]);
+      const tables = ((p4info as P4InfoTables).tables ?? []).map((t) => [
+        t.preamble.name.replace(/^StrataIngress\./, ""),
+        Number(t.size ?? 0),
+      ]);
       expect(tables.sort(), ex.manifest.machine).toEqual((req?.tables ?? []).map((t) => [t.name, t.size]).sort());
-      const groups = ((entries as Updates).updates ?? []).filter((u) => u.entity?.packetReplicationEngineEntry?.multicastGroupEntry !== undefined).length;
+      const groups = ((entries as Updates).updates ?? []).filter(
+        (u) => u.entity?.packetReplicationEngineEntry?.multicastGroupEntry !== undefined,
+      ).length;
       expect(groups, ex.manifest.machine).toBe(req?.multicastGroups.length);
     }
   });

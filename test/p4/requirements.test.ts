@@ -13,8 +13,14 @@ function brief(file: string, text?: string): Record<string, string[]> {
   for (const m of machineRequirements(compile(spec))) {
     out[m.machine] = [
       `members ${m.members.join(" ")}`,
-      ...m.tables.map((t) => `${t.name} ${t.kind} ${t.fields.map((f) => `${f.name}:${f.bits}`).join("+") || "-"}=${t.keyBits} ${t.entries}/${t.size}`),
-      ...m.multicastGroups.map((g) => `mcast ${g.source} ${g.member} [${g.ports.join(",")}] x${g.replicas}${g.link === undefined ? "" : ` ${g.link}`}`),
+      ...m.tables.map(
+        (t) =>
+          `${t.name} ${t.kind} ${t.fields.map((f) => `${f.name}:${f.bits}`).join("+") || "-"}=${t.keyBits} ${t.entries}/${t.size}`,
+      ),
+      ...m.multicastGroups.map(
+        (g) =>
+          `mcast ${g.source} ${g.member} [${g.ports.join(",")}] x${g.replicas}${g.link === undefined ? "" : ` ${g.link}`}`,
+      ),
       ...m.actionSelectors.map((s) => `selector ${s.member} ${s.link} ${s.groupSize}`),
     ];
     expect(m.tableCount).toBe(m.tables.length);
@@ -97,7 +103,9 @@ describe("machineRequirements", () => {
       ],
     },
     {
-      name: "groups: allcast → a multicast group, anycast → a selector of its receivers; sets dedup in any order; capacity is the size",
+      name:
+        "groups: allcast → a multicast group, anycast → a selector of its " +
+        "receivers; sets dedup in any order; capacity is the size",
       file: "groups.yaml",
       text: GROUPS,
       machine: "s",

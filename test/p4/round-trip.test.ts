@@ -18,7 +18,9 @@ const scratch = mkdtempSync(join(tmpdir(), "strata-p4-round-trip-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 function captures(dir: string): string[] {
-  return ["links", "delivered"].flatMap((sub) => (existsSync(join(dir, sub)) ? readdirSync(join(dir, sub)).map((f) => `${sub}/${f}`) : [])).sort();
+  return ["links", "delivered"]
+    .flatMap((sub) => (existsSync(join(dir, sub)) ? readdirSync(join(dir, sub)).map((f) => `${sub}/${f}`) : []))
+    .sort();
 }
 
 describe.each(EXAMPLE_SPECS)("round trip through P4Runtime entries: %s", (spec) => {
@@ -47,17 +49,28 @@ describe("the importer", () => {
     const exports = readBack(spec);
     return { compiled, exports, imported: importEntries(compiled, exports) };
   };
-  const plain = (r: { match: object; action: object }) => JSON.parse(JSON.stringify({ match: r.match, action: r.action }, (_, v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString("hex") : v))) as unknown;
+  const plain = (r: { match: object; action: object }) =>
+    JSON.parse(
+      JSON.stringify({ match: r.match, action: r.action }, (_, v: unknown) =>
+        v instanceof Uint8Array ? Buffer.from(v).toString("hex") : v,
+      ),
+    ) as unknown;
 
-  it.each([...EXAMPLE_SPECS, "test/fixtures/specs/p4-features.yaml"])("gives back every row of %s as compiled (a keyless table: its first row)", (spec) => {
-    const { compiled, imported } = load(spec);
-    for (const t of compiled.tables) {
-      const back = imported.tables.find((x) => x.id === t.id);
-      const keyless = t.fields.length === 0;
-      const rows = keyless ? t.rows.slice(0, 1) : t.rows;
-      expect(back?.rows.map(plain), `table ${t.id} (${t.role} of ${compiled.members[t.member]?.qualified ?? "?"})`).toEqual(rows.map(plain));
-    }
-  });
+  it.each([...EXAMPLE_SPECS, "test/fixtures/specs/p4-features.yaml"])(
+    "gives back every row of %s as compiled (a keyless table: its first row)",
+    (spec) => {
+      const { compiled, imported } = load(spec);
+      for (const t of compiled.tables) {
+        const back = imported.tables.find((x) => x.id === t.id);
+        const keyless = t.fields.length === 0;
+        const rows = keyless ? t.rows.slice(0, 1) : t.rows;
+        expect(
+          back?.rows.map(plain),
+          `table ${t.id} (${t.role} of ${compiled.members[t.member]?.qualified ?? "?"})`,
+        ).toEqual(rows.map(plain));
+      }
+    },
+  );
 
   it("is what the replay runs: an entry taken out of entries.json changes the captures", () => {
     const spec = "examples/hub-and-spoke/network.yaml";
@@ -66,8 +79,14 @@ describe("the importer", () => {
     const updates = [...(hub?.entries.updates ?? [])];
     // The hub's first forward entry (unicast to h1): without it, frames for h1 are dropped at the hub.
     const forward = (hub?.p4info.tables ?? []).find((t) => t.preamble.alias === "lan_hub_forward")?.preamble.id;
-    updates.splice(updates.findIndex((u) => u.entity?.tableEntry?.tableId === forward), 1);
-    const broken = importEntries(compiled, exports.map((e) => (e === hub ? { ...e, entries: { ...e.entries, updates } } : e)));
+    updates.splice(
+      updates.findIndex((u) => u.entity?.tableEntry?.tableId === forward),
+      1,
+    );
+    const broken = importEntries(
+      compiled,
+      exports.map((e) => (e === hub ? { ...e, entries: { ...e.entries, updates } } : e)),
+    );
     const inputs = exampleInputs(spec);
     const out = join(scratch, "broken");
     const run = Replay.prepare({ spec: join(ROOT, spec), inputs, out }, broken).run();

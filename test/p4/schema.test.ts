@@ -8,10 +8,16 @@ import { SCHEMA } from "../../src/p4/schema.js";
 import { OFFICIAL } from "./helpers/official.js";
 
 function types(ns: protobuf.NamespaceBase): protobuf.Type[] {
-  return ns.nestedArray.flatMap((n) => [...(n instanceof protobuf.Type ? [n] : []), ...(n instanceof protobuf.Namespace || n instanceof protobuf.Type ? types(n) : [])]);
+  return ns.nestedArray.flatMap((n) => [
+    ...(n instanceof protobuf.Type ? [n] : []),
+    ...(n instanceof protobuf.Namespace || n instanceof protobuf.Type ? types(n) : []),
+  ]);
 }
 function enums(ns: protobuf.NamespaceBase): protobuf.Enum[] {
-  return ns.nestedArray.flatMap((n) => [...(n instanceof protobuf.Enum ? [n] : []), ...(n instanceof protobuf.Namespace || n instanceof protobuf.Type ? enums(n) : [])]);
+  return ns.nestedArray.flatMap((n) => [
+    ...(n instanceof protobuf.Enum ? [n] : []),
+    ...(n instanceof protobuf.Namespace || n instanceof protobuf.Type ? enums(n) : []),
+  ]);
 }
 
 SCHEMA.resolveAll();
@@ -29,7 +35,11 @@ describe("strata's P4Runtime schema", () => {
       const o = official.fields[f.name];
       expect(o, `${name}.${f.name}`).toBeDefined();
       if (o === undefined) continue;
-      expect({ id: f.id, repeated: f.repeated, oneof: f.partOf?.name }, `${name}.${f.name}`).toEqual({ id: o.id, repeated: o.repeated, oneof: o.partOf?.name });
+      expect({ id: f.id, repeated: f.repeated, oneof: f.partOf?.name }, `${name}.${f.name}`).toEqual({
+        id: o.id,
+        repeated: o.repeated,
+        oneof: o.partOf?.name,
+      });
       expect(f.resolvedType?.fullName ?? f.type, `${name}.${f.name} type`).toBe(o.resolvedType?.fullName ?? o.type);
     }
     // Declaration order decides the JSON and text field order: the same subsequence as the official one.

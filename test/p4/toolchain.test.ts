@@ -7,7 +7,10 @@ import { findP4Tools, P4_REQUIRED } from "./helpers/toolchain.js";
 const tools = findP4Tools();
 
 describe("the P4 toolchain", () => {
-  it.skipIf(!P4_REQUIRED && "missing" in tools)(`p4c and bmv2 run${"missing" in tools ? ` (skipped: ${tools.missing})` : ""}`, () => {
-    expect("missing" in tools ? tools.missing : "").toBe("");
-  });
+  it.skipIf(!P4_REQUIRED && "missing" in tools)(
+    `p4c and bmv2 run${"missing" in tools ? ` (skipped: ${tools.missing})` : ""}`,
+    () => {
+      expect("missing" in tools ? tools.missing : "").toBe("");
+    },
+  );
 });

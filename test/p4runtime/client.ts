@@ -10,8 +10,18 @@ import protobuf from "protobufjs";
 
 const dir = new URL("../fixtures/p4runtime/", import.meta.url).pathname;
 
-const definition = loader.loadSync("p4/v1/p4runtime.proto", { includeDirs: [dir], keepCase: false, longs: String, enums: String, bytes: Buffer, defaults: false, oneofs: true });
-const pkg = grpc.loadPackageDefinition(definition) as unknown as { p4: { v1: { P4Runtime: grpc.ServiceClientConstructor } } };
+const definition = loader.loadSync("p4/v1/p4runtime.proto", {
+  includeDirs: [dir],
+  keepCase: false,
+  longs: String,
+  enums: String,
+  bytes: Buffer,
+  defaults: false,
+  oneofs: true,
+});
+const pkg = grpc.loadPackageDefinition(definition) as unknown as {
+  p4: { v1: { P4Runtime: grpc.ServiceClientConstructor } };
+};
 
 function root(): protobuf.Root {
   const r = new protobuf.Root();
@@ -37,7 +47,10 @@ export class Client {
 
   /** Plain text, unless `credentials` says otherwise (TLS). */
   constructor(address: string, credentials = grpc.credentials.createInsecure()) {
-    this.#stub = new pkg.p4.v1.P4Runtime(address, credentials) as unknown as Record<string, (...args: unknown[]) => unknown>;
+    this.#stub = new pkg.p4.v1.P4Runtime(address, credentials) as unknown as Record<
+      string,
+      (...args: unknown[]) => unknown
+    >;
     this.raw = this.#stub as unknown as grpc.Client;
   }
 
@@ -49,7 +62,9 @@ export class Client {
     return new Promise((resolve, reject) => {
       const fn = this.#stub[method];
       if (fn === undefined) throw new Error(`no method ${method}`);
-      fn.call(this.#stub, request, (err: grpc.ServiceError | null, res: M) => (err === null ? resolve(res) : reject(toRpcError(err))));
+      fn.call(this.#stub, request, (err: grpc.ServiceError | null, res: M) =>
+        err === null ? resolve(res) : reject(toRpcError(err)),
+      );
     });
   }
 
@@ -87,12 +102,17 @@ function toRpcError(e: grpc.ServiceError): RpcError {
   const bin = e.metadata?.get("grpc-status-details-bin")[0];
   let errors: { canonicalCode: number; message: string }[] = [];
   if (bin instanceof Buffer) {
-    const status = ROOT.lookupType("google.rpc.Status").toObject(ROOT.lookupType("google.rpc.Status").decode(bin)) as { details?: { type_url?: string; typeUrl?: string; value?: Uint8Array }[] };
+    const status = ROOT.lookupType("google.rpc.Status").toObject(ROOT.lookupType("google.rpc.Status").decode(bin)) as {
+      details?: { type_url?: string; typeUrl?: string; value?: Uint8Array }[];
+    };
     const Error = ROOT.lookupType("p4.v1.Error");
     errors = (status.details ?? []).map((d) => {
       const url = d.type_url ?? d.typeUrl;
       if (url !== "type.googleapis.com/p4.v1.Error") throw new globalThis.Error(`detail of type ${url}`);
-      const o = Error.toObject(Error.decode(d.value ?? new Uint8Array(0)), { defaults: true }) as { canonicalCode: number; message: string };
+      const o = Error.toObject(Error.decode(d.value ?? new Uint8Array(0)), { defaults: true }) as {
+        canonicalCode: number;
+        message: string;
+      };
       return { canonicalCode: o.canonicalCode, message: o.message };
     });
   }
@@ -132,7 +152,13 @@ export class Stream {
   }
 
   arbitrate(deviceId: number, electionLow: number | undefined, role?: string): void {
-    this.send({ arbitration: { deviceId: String(deviceId), ...(electionLow !== undefined ? { electionId: { high: "0", low: String(electionLow) } } : {}), ...(role !== undefined ? { role: { name: role } } : {}) } });
+    this.send({
+      arbitration: {
+        deviceId: String(deviceId),
+        ...(electionLow !== undefined ? { electionId: { high: "0", low: String(electionLow) } } : {}),
+        ...(role !== undefined ? { role: { name: role } } : {}),
+      },
+    });
   }
 
   /** The next message (or { streamError } if the stream failed), within `ms`. */
@@ -164,4 +190,5 @@ export class Stream {
 }
 
 /** The code in an arbitration response's status. */
-export const statusCode = (m: M): number => Number(((m.arbitration as M | undefined)?.status as M | undefined)?.code ?? 0);
+export const statusCode = (m: M): number =>
+  Number(((m.arbitration as M | undefined)?.status as M | undefined)?.code ?? 0);

@@ -12,7 +12,14 @@ import { type Client, type M, statusCode, type Stream } from "./client.js";
 
 export const SPEC = "examples/ip-router/network.yaml";
 /** gRPC canonical codes. */
-export const OK = 0, UNKNOWN = 2, INVALID_ARGUMENT = 3, NOT_FOUND = 5, ALREADY_EXISTS = 6, PERMISSION_DENIED = 7, FAILED_PRECONDITION = 9, ABORTED = 10;
+export const OK = 0,
+  UNKNOWN = 2,
+  INVALID_ARGUMENT = 3,
+  NOT_FOUND = 5,
+  ALREADY_EXISTS = 6,
+  PERMISSION_DENIED = 7,
+  FAILED_PRECONDITION = 9,
+  ABORTED = 10;
 
 export const exports = exportP4(compile(loadSpec(SPEC)), SPEC);
 export const machine = (name: string): MachineExport => {
@@ -24,21 +31,30 @@ export const p4info = (name: string): M => JSON.parse(String(machine(name).files
 export const R = machine("r").manifest.deviceId;
 const rInfo = p4info("r");
 /** One of r's P4Info tables, by alias. */
-export const table = (alias: string): M => ((rInfo.tables as M[]).find((t) => (t.preamble as M).alias === alias) ?? {}) as M;
+export const table = (alias: string): M =>
+  ((rInfo.tables as M[]).find((t) => (t.preamble as M).alias === alias) ?? {}) as M;
 export const tableId = (alias: string): number => Number((table(alias).preamble as M).id);
 /** One of r's P4Info action ids, by alias. */
-export const actionId = (alias: string): number => Number((((rInfo.actions as M[]).find((a) => (a.preamble as M).alias === alias) ?? {}).preamble as M).id);
+export const actionId = (alias: string): number =>
+  Number((((rInfo.actions as M[]).find((a) => (a.preamble as M).alias === alias) ?? {}).preamble as M).id);
 export const FORWARD = tableId("ip_r_forward");
 export const OUT = actionId("forward_out");
 
 /** An ip.r forward entry: dst a.b.c.d/len → out-link. */
 export const route = (dst: number[], len: number, out: number, extra: M = {}): M => ({
-  tableEntry: { tableId: FORWARD, match: [{ fieldId: 1, lpm: { value: Buffer.from(dst), prefixLen: len } }], action: { action: { actionId: OUT, params: [{ paramId: 1, value: Buffer.from([out]) }] } }, ...extra },
+  tableEntry: {
+    tableId: FORWARD,
+    match: [{ fieldId: 1, lpm: { value: Buffer.from(dst), prefixLen: len } }],
+    action: { action: { actionId: OUT, params: [{ paramId: 1, value: Buffer.from([out]) }] } },
+    ...extra,
+  },
 });
 export const election = (low: number): M => ({ high: "0", low: String(low) });
 
 /** A server on a free port over a fresh emulation of the example. */
-export async function serve(empty: boolean): Promise<{ server: P4RuntimeServer; emulation: EngineEmulation; address: string }> {
+export async function serve(
+  empty: boolean,
+): Promise<{ server: P4RuntimeServer; emulation: EngineEmulation; address: string }> {
   const emulation = EngineEmulation.local(compile(loadSpec(SPEC)));
   const server = await P4RuntimeServer.start(emulation, { address: "127.0.0.1:0", source: SPEC, empty });
   return { server, emulation, address: `127.0.0.1:${server.port}` };

@@ -10,13 +10,15 @@ import { p4runtimeService, protoRoot } from "../../src/p4runtime/proto.js";
 
 type Obj = Record<string, unknown>;
 
-/** The message types filled, and each oneof's members in the order they were set (one more each time the oneof is filled). */
+/** The message types filled, and each oneof's members in the order they were set (one more each time the oneof is
+ * filled). */
 interface Filled {
   readonly types: Set<string>;
   readonly members: Map<protobuf.OneOf, string[]>;
 }
 
-/** A value for one field, as fromObject takes it (never the field's default, so that it is encoded); undefined: none to give. */
+/** A value for one field, as fromObject takes it (never the field's default, so that it is encoded); undefined: none to
+ * give. */
 function value(f: protobuf.Field, stack: readonly string[], filled: Filled): unknown {
   const t = f.resolvedType;
   if (t instanceof protobuf.Enum) return Object.entries(t.values).find(([, n]) => n !== 0)?.[0];
@@ -25,7 +27,8 @@ function value(f: protobuf.Field, stack: readonly string[], filled: Filled): unk
   return scalars[f.type] ?? (valueType(f) === 'W["int64"]' ? "12345678901234" : 7);
 }
 
-/** Every field set, and of each oneof the member after the one set last time; a type already being filled (a cycle) is left empty. */
+/** Every field set, and of each oneof the member after the one set last time; a type already being filled (a cycle) is
+ * left empty. */
 function sample(t: protobuf.Type, stack: readonly string[], filled: Filled): Obj {
   filled.types.add(t.fullName);
   const out: Obj = {};
@@ -54,10 +57,12 @@ function problems(t: protobuf.Type, sent: Obj, got: Obj, path: string): string[]
   for (const o of t.oneofsArray) {
     const set = o.fieldsArray.filter((f) => got[f.name] !== undefined).map((f) => f.name);
     const expected = set.length === 1 ? set[0] : undefined;
-    if (set.length > 1 || got[o.name] !== expected) out.push(`${path}.${o.name}: ${String(got[o.name])}, members set: ${set.join(", ") || "none"}`);
+    if (set.length > 1 || got[o.name] !== expected)
+      out.push(`${path}.${o.name}: ${String(got[o.name])}, members set: ${set.join(", ") || "none"}`);
   }
   const fields = Object.keys(got).filter((key) => !oneofNames.has(key));
-  if (fields.sort().join() !== Object.keys(sent).sort().join()) out.push(`${path}: fields ${fields.join(", ")}, sent ${Object.keys(sent).join(", ")}`);
+  if (fields.sort().join() !== Object.keys(sent).sort().join())
+    out.push(`${path}: fields ${fields.join(", ")}, sent ${Object.keys(sent).join(", ")}`);
   for (const key of fields) {
     const f = t.fields[key];
     if (f === undefined) continue;
@@ -93,15 +98,25 @@ function problems(t: protobuf.Type, sent: Obj, got: Obj, path: string): string[]
 
 describe("src/p4runtime/messages.ts", () => {
   it("is what scripts/gen-p4runtime-types.ts writes from proto/p4runtime/ now (npm run build:ts writes it)", () => {
-    expect(readFileSync(new URL("../../src/p4runtime/messages.ts", import.meta.url), "utf8")).toBe(generateMessageTypes());
+    expect(readFileSync(new URL("../../src/p4runtime/messages.ts", import.meta.url), "utf8")).toBe(
+      generateMessageTypes(),
+    );
   });
 
   const root = protoRoot();
   const service = p4runtimeService();
   const method = root.lookupService("p4.v1.P4Runtime").methodsArray;
   const cases = method.flatMap((m) => [
-    { name: `${m.name} request`, type: m.resolvedRequestType, decode: service[m.name as keyof typeof service].requestDeserialize as (b: Buffer) => Obj },
-    { name: `${m.name} response`, type: m.resolvedResponseType, decode: service[m.name as keyof typeof service].responseDeserialize as (b: Buffer) => Obj },
+    {
+      name: `${m.name} request`,
+      type: m.resolvedRequestType,
+      decode: service[m.name as keyof typeof service].requestDeserialize as (b: Buffer) => Obj,
+    },
+    {
+      name: `${m.name} response`,
+      type: m.resolvedResponseType,
+      decode: service[m.name as keyof typeof service].responseDeserialize as (b: Buffer) => Obj,
+    },
   ]);
   const filled: Filled = { types: new Set(), members: new Map() };
 
@@ -114,15 +129,30 @@ describe("src/p4runtime/messages.ts", () => {
     }
   });
 
-  it("covers every member of every oneof the service's messages hold; unset fields are absent; an enum value the definitions do not name is its number", () => {
-    for (const name of ["p4.v1.TableEntry", "p4.v1.Replica", "p4.config.v1.P4Info", "p4.config.v1.P4DataTypeSpec", "google.rpc.Status", "google.protobuf.Any"]) {
-      expect(filled.types, name).toContain(`.${name}`);
-    }
-    const missed = [...filled.members].flatMap(([o, done]) => o.fieldsArray.filter((f) => !done.includes(f.name)).map((f) => `${o.parent?.fullName}.${f.name}`));
-    expect(missed).toEqual([]);
-    const w = root.lookupType("p4.v1.WriteRequest");
-    const decode = (o: Obj): unknown => service.Write.requestDeserialize(Buffer.from(w.encode(w.fromObject(o)).finish()));
-    expect(decode({})).toEqual({});
-    expect(decode({ updates: [{ type: 77, entity: {} }] })).toEqual({ updates: [{ type: 77, entity: {} }] });
-  });
+  it(
+    "covers every member of every oneof the service's messages hold; unset " +
+      "fields are absent; an enum value the definitions do not name is its " +
+      "number",
+    () => {
+      for (const name of [
+        "p4.v1.TableEntry",
+        "p4.v1.Replica",
+        "p4.config.v1.P4Info",
+        "p4.config.v1.P4DataTypeSpec",
+        "google.rpc.Status",
+        "google.protobuf.Any",
+      ]) {
+        expect(filled.types, name).toContain(`.${name}`);
+      }
+      const missed = [...filled.members].flatMap(([o, done]) =>
+        o.fieldsArray.filter((f) => !done.includes(f.name)).map((f) => `${o.parent?.fullName}.${f.name}`),
+      );
+      expect(missed).toEqual([]);
+      const w = root.lookupType("p4.v1.WriteRequest");
+      const decode = (o: Obj): unknown =>
+        service.Write.requestDeserialize(Buffer.from(w.encode(w.fromObject(o)).finish()));
+      expect(decode({})).toEqual({});
+      expect(decode({ updates: [{ type: 77, entity: {} }] })).toEqual({ updates: [{ type: 77, entity: {} }] });
+    },
+  );
 });

@@ -19,7 +19,11 @@ function findPython(): { python: string } | { missing: string } {
     const r = spawnSync(python, ["-c", "import grpc, grpc_tools.protoc, google.protobuf"], { encoding: "utf8" });
     if (r.status === 0) return { python };
   }
-  return { missing: "no python3 with grpcio, grpc_tools and protobuf (apt-get install python3-grpcio python3-grpc-tools python3-protobuf)" };
+  return {
+    missing:
+      "no python3 with grpcio, grpc_tools and protobuf (apt-get install " +
+      "python3-grpcio python3-grpc-tools python3-protobuf)",
+  };
 }
 
 const found = findPython();
@@ -28,30 +32,50 @@ const protos = (dir: string): string[] =>
     .filter((f) => f.endsWith(".proto"))
     .map((f) => relative(dir, join(dir, f)));
 
-describe.skipIf("missing" in found)(`a Python controller (grpcio)${"missing" in found ? ` (skipped: ${found.missing})` : ""}`, () => {
-  test("§5.3, §8.2, §9.1.3, §9.1.6, §9.1.7, §12, §13.2, §13.3, §16.1: every check of python-client.py passes", async () => {
-    if (!("python" in found)) return;
-    const stubs = mkdtempSync(join(tmpdir(), "strata-p4rt-py-"));
-    const s = await serve(true);
-    try {
-      const protoc = spawnSync(found.python, ["-m", "grpc_tools.protoc", `-I${protoDir()}`, `--python_out=${stubs}`, `--grpc_python_out=${stubs}`, ...protos(protoDir())], { encoding: "utf8" });
-      expect(protoc.stderr).toBe("");
-      // Asynchronous: the server answers on this event loop.
-      const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = spawn(found.python, [join(here, "python-client.py"), s.address, String(R)], { env: { ...process.env, PYTHONPATH: stubs } });
-        let stdout = "";
-        let stderr = "";
-        child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-        child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-        child.on("close", (status) => resolve({ status, stdout, stderr }));
-      });
-      expect(run.stderr).toBe("");
-      expect(run.stdout.split("\n").filter((l) => l.startsWith("FAIL"))).toEqual([]);
-      expect(run.stdout).toMatch(/^12\/12 passed$/m);
-      expect(run.status).toBe(0);
-    } finally {
-      await s.server.close();
-      rmSync(stubs, { recursive: true, force: true });
-    }
-  }, 60_000);
-});
+describe.skipIf("missing" in found)(
+  `a Python controller (grpcio)${"missing" in found ? ` (skipped: ${found.missing})` : ""}`,
+  () => {
+    test(
+      "§5.3, §8.2, §9.1.3, §9.1.6, §9.1.7, §12, §13.2, §13.3, §16.1: every " + "check of python-client.py passes",
+      async () => {
+        if (!("python" in found)) return;
+        const stubs = mkdtempSync(join(tmpdir(), "strata-p4rt-py-"));
+        const s = await serve(true);
+        try {
+          const protoc = spawnSync(
+            found.python,
+            [
+              "-m",
+              "grpc_tools.protoc",
+              `-I${protoDir()}`,
+              `--python_out=${stubs}`,
+              `--grpc_python_out=${stubs}`,
+              ...protos(protoDir()),
+            ],
+            { encoding: "utf8" },
+          );
+          expect(protoc.stderr).toBe("");
+          // Asynchronous: the server answers on this event loop.
+          const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+            const child = spawn(found.python, [join(here, "python-client.py"), s.address, String(R)], {
+              env: { ...process.env, PYTHONPATH: stubs },
+            });
+            let stdout = "";
+            let stderr = "";
+            child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+            child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+            child.on("close", (status) => resolve({ status, stdout, stderr }));
+          });
+          expect(run.stderr).toBe("");
+          expect(run.stdout.split("\n").filter((l) => l.startsWith("FAIL"))).toEqual([]);
+          expect(run.stdout).toMatch(/^12\/12 passed$/m);
+          expect(run.status).toBe(0);
+        } finally {
+          await s.server.close();
+          rmSync(stubs, { recursive: true, force: true });
+        }
+      },
+      60_000,
+    );
+  },
+);

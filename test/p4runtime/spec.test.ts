@@ -59,7 +59,13 @@ const RECEIVE_DELIVER = actionId("receive_deliver");
 
 /** An ip.r acquire entry: dst (optional) at a priority → an acquire action. */
 const acquire = (dst: number[], priority: number, action: string, extra: M = {}): M => ({
-  tableEntry: { tableId: ACQUIRE, match: [{ fieldId: 1, optional: { value: Buffer.from(dst) } }], priority, action: { action: { actionId: actionId(action) } }, ...extra },
+  tableEntry: {
+    tableId: ACQUIRE,
+    match: [{ fieldId: 1, optional: { value: Buffer.from(dst) } }],
+    priority,
+    action: { action: { actionId: actionId(action) } },
+    ...extra,
+  },
 });
 const te = (e: M): M => e.tableEntry as M;
 /** h1's own IPv4 packet to h2 (10.0.1.1 → 10.0.2.2), as ip.h1 sends it. */
@@ -87,39 +93,57 @@ describe("§5.3 arbitration updates", () => {
     { from: undefined, to: "ops" },
     { from: "ops", to: undefined },
     { from: "ops", to: "other" },
-  ])("§5.3 (2.2): a live stream's update for another role ($from → $to) ends it with FAILED_PRECONDITION", async ({ from, to }) => {
-    const stream = await primary(client, R, 7, from);
-    stream.arbitrate(R, 7, to);
-    expect(((await stream.next()).streamError as M | undefined)?.code).toBe(FAILED_PRECONDITION);
-  });
+  ])(
+    "§5.3 (2.2): a live stream's update for another role ($from → $to) ends it with FAILED_PRECONDITION",
+    async ({ from, to }) => {
+      const stream = await primary(client, R, 7, from);
+      stream.arbitrate(R, 7, to);
+      expect(((await stream.next()).streamError as M | undefined)?.code).toBe(FAILED_PRECONDITION);
+    },
+  );
 
   test("§5.3 (1.3): a role.config the server does not know is INVALID_ARGUMENT", async () => {
     const stream = client.stream();
-    stream.send({ arbitration: { deviceId: String(R), electionId: election(1), role: { name: "acme", config: { type_url: "type.googleapis.com/acme.RoleConfig", value: Buffer.from([8, 1]) } } } });
+    stream.send({
+      arbitration: {
+        deviceId: String(R),
+        electionId: election(1),
+        role: { name: "acme", config: { type_url: "type.googleapis.com/acme.RoleConfig", value: Buffer.from([8, 1]) } },
+      },
+    });
     expect(((await stream.next()).streamError as M | undefined)?.code).toBe(INVALID_ARGUMENT);
   });
 
-  test("§5.3: when the primary sends its own election id again, every controller of the role is told again", async () => {
-    const a = await primary(client, R, 5, "again");
-    const b = client.stream();
-    b.arbitrate(R, 3, "again");
-    expect(statusCode(await b.next())).toBe(ALREADY_EXISTS);
-    a.arbitrate(R, 5, "again");
-    expect(statusCode(await a.next())).toBe(OK);
-    const told = await b.next();
-    expect(statusCode(told)).toBe(ALREADY_EXISTS);
-    expect((told.arbitration as M).electionId).toEqual(election(5));
-    a.close();
-    b.close();
-  });
+  test(
+    "§5.3: when the primary sends its own election id again, every " + "controller of the role is told again",
+    async () => {
+      const a = await primary(client, R, 5, "again");
+      const b = client.stream();
+      b.arbitrate(R, 3, "again");
+      expect(statusCode(await b.next())).toBe(ALREADY_EXISTS);
+      a.arbitrate(R, 5, "again");
+      expect(statusCode(await a.next())).toBe(OK);
+      const told = await b.next();
+      expect(statusCode(told)).toBe(ALREADY_EXISTS);
+      expect((told.arbitration as M).electionId).toEqual(election(5));
+      a.close();
+      b.close();
+    },
+  );
 
-  test("§12: a Write for a role the device does not have is NOT_FOUND; its primary's Write for a role it has goes through", async () => {
-    expect(await codes(client, [], { role: "nobody" })).toEqual([NOT_FOUND]);
-    const stream = await primary(client, R, 1, "writers");
-    expect(await codes(client, [{ type: "INSERT", entity: route([10, 7, 0, 0], 16, 1) }], { role: "writers" })).toEqual([OK]);
-    expect(await codes(client, [], { role: "writers", electionId: election(2) })).toEqual([PERMISSION_DENIED]);
-    stream.close();
-  });
+  test(
+    "§12: a Write for a role the device does not have is NOT_FOUND; its " +
+      "primary's Write for a role it has goes through",
+    async () => {
+      expect(await codes(client, [], { role: "nobody" })).toEqual([NOT_FOUND]);
+      const stream = await primary(client, R, 1, "writers");
+      expect(
+        await codes(client, [{ type: "INSERT", entity: route([10, 7, 0, 0], 16, 1) }], { role: "writers" }),
+      ).toEqual([OK]);
+      expect(await codes(client, [], { role: "writers", electionId: election(2) })).toEqual([PERMISSION_DENIED]);
+      stream.close();
+    },
+  );
 });
 
 describe("§9.1 table entries", () => {
@@ -138,22 +162,36 @@ describe("§9.1 table entries", () => {
     await s.server.close();
   });
 
-  test("§9.1, §8.2: an entry's metadata and controller_metadata are kept and read back; a MODIFY with an action replaces them", async () => {
-    const cookies = { metadata: Buffer.from("route for tenant 7"), controllerMetadata: "18446744073709551615" };
-    expect(await codes(client, [{ type: "INSERT", entity: route([10, 1, 0, 0], 16, 1, cookies) }])).toEqual([OK]);
-    const [got] = await read({ tableEntry: { tableId: FORWARD, match: te(route([10, 1, 0, 0], 16, 1)).match } });
-    expect(Buffer.from(te(got ?? {}).metadata as Buffer).toString()).toBe("route for tenant 7");
-    expect(te(got ?? {}).controllerMetadata).toBe("18446744073709551615");
-    expect(await codes(client, [{ type: "MODIFY", entity: route([10, 1, 0, 0], 16, 2, { metadata: Buffer.from("moved") }) }])).toEqual([OK]);
-    const [moved] = await read({ tableEntry: { tableId: FORWARD, match: te(route([10, 1, 0, 0], 16, 1)).match } });
-    expect(Buffer.from(te(moved ?? {}).metadata as Buffer).toString()).toBe("moved");
-    expect(te(moved ?? {}).controllerMetadata).toBeUndefined();
-    expect(await codes(client, [{ type: "DELETE", entity: route([10, 1, 0, 0], 16, 1) }])).toEqual([OK]);
-  });
+  test(
+    "§9.1, §8.2: an entry's metadata and controller_metadata are kept and " +
+      "read back; a MODIFY with an action replaces them",
+    async () => {
+      const cookies = { metadata: Buffer.from("route for tenant 7"), controllerMetadata: "18446744073709551615" };
+      expect(await codes(client, [{ type: "INSERT", entity: route([10, 1, 0, 0], 16, 1, cookies) }])).toEqual([OK]);
+      const [got] = await read({ tableEntry: { tableId: FORWARD, match: te(route([10, 1, 0, 0], 16, 1)).match } });
+      expect(Buffer.from(te(got ?? {}).metadata as Buffer).toString()).toBe("route for tenant 7");
+      expect(te(got ?? {}).controllerMetadata).toBe("18446744073709551615");
+      expect(
+        await codes(client, [
+          { type: "MODIFY", entity: route([10, 1, 0, 0], 16, 2, { metadata: Buffer.from("moved") }) },
+        ]),
+      ).toEqual([OK]);
+      const [moved] = await read({ tableEntry: { tableId: FORWARD, match: te(route([10, 1, 0, 0], 16, 1)).match } });
+      expect(Buffer.from(te(moved ?? {}).metadata as Buffer).toString()).toBe("moved");
+      expect(te(moved ?? {}).controllerMetadata).toBeUndefined();
+      expect(await codes(client, [{ type: "DELETE", entity: route([10, 1, 0, 0], 16, 1) }])).toEqual([OK]);
+    },
+  );
 
   test("§9.1.2: a MODIFY without an action changes nothing and succeeds", async () => {
-    expect(await codes(client, [{ type: "INSERT", entity: route([10, 2, 0, 0], 16, 2, { metadata: Buffer.from("kept") }) }])).toEqual([OK]);
-    expect(await codes(client, [{ type: "MODIFY", entity: { tableEntry: { tableId: FORWARD, match: te(route([10, 2, 0, 0], 16, 2)).match } } }])).toEqual([OK]);
+    expect(
+      await codes(client, [{ type: "INSERT", entity: route([10, 2, 0, 0], 16, 2, { metadata: Buffer.from("kept") }) }]),
+    ).toEqual([OK]);
+    expect(
+      await codes(client, [
+        { type: "MODIFY", entity: { tableEntry: { tableId: FORWARD, match: te(route([10, 2, 0, 0], 16, 2)).match } } },
+      ]),
+    ).toEqual([OK]);
     const [got] = await read({ tableEntry: { tableId: FORWARD, match: te(route([10, 2, 0, 0], 16, 2)).match } });
     expect((te(got ?? {}).action as M).action).toEqual((te(route([10, 2, 0, 0], 16, 2)).action as M).action);
     expect(Buffer.from(te(got ?? {}).metadata as Buffer).toString()).toBe("kept");
@@ -161,13 +199,59 @@ describe("§9.1 table entries", () => {
   });
 
   test.each([
-    { name: "§9.1.2: an @defaultonly action in a match entry is PERMISSION_DENIED", entity: route([10, 3, 0, 0], 16, 1, { action: { action: { actionId: actionId("forward_miss") } } }), code: PERMISSION_DENIED },
-    { name: "§9.1: is_const on a write is INVALID_ARGUMENT", entity: route([10, 3, 0, 0], 16, 1, { isConst: true }), code: INVALID_ARGUMENT },
-    { name: "§9.1.8: an idle timeout on a table without one is INVALID_ARGUMENT", entity: route([10, 3, 0, 0], 16, 1, { idleTimeoutNs: "1000" }), code: INVALID_ARGUMENT },
-    { name: "§9.1.3: a default entry with a priority is INVALID_ARGUMENT", entity: { tableEntry: { tableId: RECEIVE, isDefaultAction: true, priority: 3, action: { action: { actionId: RECEIVE_DELIVER } } } }, code: INVALID_ARGUMENT, type: "MODIFY" },
-    { name: "§9.1.3: a default entry with a match is INVALID_ARGUMENT", entity: { tableEntry: { ...te(route([10, 3, 0, 0], 16, 1)), isDefaultAction: true } }, code: INVALID_ARGUMENT, type: "MODIFY" },
-    { name: "§9.1.3: a default entry is not INSERTed", entity: { tableEntry: { tableId: RECEIVE, isDefaultAction: true, action: { action: { actionId: RECEIVE_DELIVER } } } }, code: INVALID_ARGUMENT },
-    { name: "§9.1.3: a constant default entry is PERMISSION_DENIED", entity: { tableEntry: { tableId: FORWARD, isDefaultAction: true, action: { action: { actionId: actionId("forward_drop") } } } }, code: PERMISSION_DENIED, type: "MODIFY" },
+    {
+      name: "§9.1.2: an @defaultonly action in a match entry is PERMISSION_DENIED",
+      entity: route([10, 3, 0, 0], 16, 1, { action: { action: { actionId: actionId("forward_miss") } } }),
+      code: PERMISSION_DENIED,
+    },
+    {
+      name: "§9.1: is_const on a write is INVALID_ARGUMENT",
+      entity: route([10, 3, 0, 0], 16, 1, { isConst: true }),
+      code: INVALID_ARGUMENT,
+    },
+    {
+      name: "§9.1.8: an idle timeout on a table without one is INVALID_ARGUMENT",
+      entity: route([10, 3, 0, 0], 16, 1, { idleTimeoutNs: "1000" }),
+      code: INVALID_ARGUMENT,
+    },
+    {
+      name: "§9.1.3: a default entry with a priority is INVALID_ARGUMENT",
+      entity: {
+        tableEntry: {
+          tableId: RECEIVE,
+          isDefaultAction: true,
+          priority: 3,
+          action: { action: { actionId: RECEIVE_DELIVER } },
+        },
+      },
+      code: INVALID_ARGUMENT,
+      type: "MODIFY",
+    },
+    {
+      name: "§9.1.3: a default entry with a match is INVALID_ARGUMENT",
+      entity: { tableEntry: { ...te(route([10, 3, 0, 0], 16, 1)), isDefaultAction: true } },
+      code: INVALID_ARGUMENT,
+      type: "MODIFY",
+    },
+    {
+      name: "§9.1.3: a default entry is not INSERTed",
+      entity: {
+        tableEntry: { tableId: RECEIVE, isDefaultAction: true, action: { action: { actionId: RECEIVE_DELIVER } } },
+      },
+      code: INVALID_ARGUMENT,
+    },
+    {
+      name: "§9.1.3: a constant default entry is PERMISSION_DENIED",
+      entity: {
+        tableEntry: {
+          tableId: FORWARD,
+          isDefaultAction: true,
+          action: { action: { actionId: actionId("forward_drop") } },
+        },
+      },
+      code: PERMISSION_DENIED,
+      type: "MODIFY",
+    },
   ])("$name", async ({ entity, code, type }) => {
     expect(await codes(client, [{ type: type ?? "INSERT", entity }])).toEqual([code]);
   });
@@ -179,10 +263,18 @@ describe("§9.1 table entries", () => {
       acquire([10, 0, 0, 1], 30, "acquire_forward"),
     ];
     beforeAll(async () => {
-      expect(await codes(client, entries.map((entity) => ({ type: "INSERT", entity })))).toEqual([OK, OK, OK]);
+      expect(
+        await codes(
+          client,
+          entries.map((entity) => ({ type: "INSERT", entity })),
+        ),
+      ).toEqual([OK, OK, OK]);
     });
     afterAll(async () => {
-      await codes(client, entries.map((entity) => ({ type: "DELETE", entity })));
+      await codes(
+        client,
+        entries.map((entity) => ({ type: "DELETE", entity })),
+      );
     });
     const one = te(acquire([10, 0, 0, 1], 10, "acquire_forward")).match;
     test.each([
@@ -192,9 +284,17 @@ describe("§9.1 table entries", () => {
       { by: "metadata", query: { metadata: Buffer.from("x") }, read: ["10.0.0.1/10"] },
       { by: "controller_metadata", query: { controllerMetadata: "7" }, read: ["10.0.0.2/20"] },
       { by: "match and priority: the one entry", query: { match: one, priority: 30 }, read: ["10.0.0.1/30"] },
-      { by: "match with no priority: that match at every priority", query: { match: one }, read: ["10.0.0.1/10", "10.0.0.1/30"] },
+      {
+        by: "match with no priority: that match at every priority",
+        query: { match: one },
+        read: ["10.0.0.1/10", "10.0.0.1/30"],
+      },
       { by: "match and a priority it is not at: nothing", query: { match: one, priority: 20 }, read: [] },
-      { by: "match, priority and another action: nothing", query: { match: one, priority: 30, action: { action: { actionId: actionId("acquire_receive") } } }, read: [] },
+      {
+        by: "match, priority and another action: nothing",
+        query: { match: one, priority: 30, action: { action: { actionId: actionId("acquire_receive") } } },
+        read: [],
+      },
     ])("§9.1.6: by $by", async ({ query, read: want }) => {
       expect((await read({ tableEntry: { tableId: ACQUIRE, ...query } })).map(label)).toEqual(want);
     });
@@ -205,67 +305,116 @@ describe("§9.1 table entries", () => {
   });
 
   describe("§9.1.3 default entries", () => {
-    const defaultOf = async (table: number): Promise<M[]> => read({ tableEntry: { tableId: table, isDefaultAction: true } });
-    const actionOf = (e: M | undefined): unknown => ((te(e ?? {}).action as M | undefined)?.action as M | undefined)?.actionId;
+    const defaultOf = async (table: number): Promise<M[]> =>
+      read({ tableEntry: { tableId: table, isDefaultAction: true } });
+    const actionOf = (e: M | undefined): unknown =>
+      ((te(e ?? {}).action as M | undefined)?.action as M | undefined)?.actionId;
 
-    test("§9.1.3, §9.1.6: every table has its default entry, a constant one too, read with is_default_action", async () => {
-      expect((await defaultOf(FORWARD)).map(actionOf)).toEqual([actionId("forward_miss")]);
-      expect((await defaultOf(RECEIVE)).map(actionOf)).toEqual([actionId("receive_miss")]);
-      const all = await read({ tableEntry: { isDefaultAction: true } });
-      expect(all.map((e) => te(e).tableId).sort()).toEqual(((JSON.parse(String(machine("r").files["p4info.json"])) as M).tables as M[]).map((t) => (t.preamble as M).id).sort());
-      expect(all.every((e) => te(e).isDefaultAction === true)).toBe(true);
-    });
+    test(
+      "§9.1.3, §9.1.6: every table has its default entry, a constant one too, " + "read with is_default_action",
+      async () => {
+        expect((await defaultOf(FORWARD)).map(actionOf)).toEqual([actionId("forward_miss")]);
+        expect((await defaultOf(RECEIVE)).map(actionOf)).toEqual([actionId("receive_miss")]);
+        const all = await read({ tableEntry: { isDefaultAction: true } });
+        expect(all.map((e) => te(e).tableId).sort()).toEqual(
+          ((JSON.parse(String(machine("r").files["p4info.json"])) as M).tables as M[])
+            .map((t) => (t.preamble as M).id)
+            .sort(),
+        );
+        expect(all.every((e) => te(e).isDefaultAction === true)).toBe(true);
+      },
+    );
 
-    test("§9.1.3: a default entry MODIFYed reads back; a MODIFY without an action resets it to the program's, cookies and all", async () => {
-      const deliver = { tableEntry: { tableId: RECEIVE, isDefaultAction: true, action: { action: { actionId: RECEIVE_DELIVER } }, metadata: Buffer.from("d") } };
-      expect(await codes(client, [{ type: "MODIFY", entity: deliver }])).toEqual([OK]);
-      const [set] = await defaultOf(RECEIVE);
-      expect(actionOf(set)).toBe(RECEIVE_DELIVER);
-      expect(Buffer.from(te(set ?? {}).metadata as Buffer).toString()).toBe("d");
-      // §9.1.6: ordinary reads, of the table or of every table, hold no default entry.
-      expect(await read({ tableEntry: { tableId: RECEIVE } })).toEqual([]);
-      expect((await read({ tableEntry: {} })).filter((e) => te(e).isDefaultAction === true)).toEqual([]);
-      expect(await codes(client, [{ type: "MODIFY", entity: { tableEntry: { tableId: RECEIVE, isDefaultAction: true } } }])).toEqual([OK]);
-      const [reset] = await defaultOf(RECEIVE);
-      expect(actionOf(reset)).toBe(actionId("receive_miss"));
-      expect(te(reset ?? {}).metadata).toBeUndefined();
-    });
+    test(
+      "§9.1.3: a default entry MODIFYed reads back; a MODIFY without an " +
+        "action resets it to the program's, cookies and all",
+      async () => {
+        const deliver = {
+          tableEntry: {
+            tableId: RECEIVE,
+            isDefaultAction: true,
+            action: { action: { actionId: RECEIVE_DELIVER } },
+            metadata: Buffer.from("d"),
+          },
+        };
+        expect(await codes(client, [{ type: "MODIFY", entity: deliver }])).toEqual([OK]);
+        const [set] = await defaultOf(RECEIVE);
+        expect(actionOf(set)).toBe(RECEIVE_DELIVER);
+        expect(Buffer.from(te(set ?? {}).metadata as Buffer).toString()).toBe("d");
+        // §9.1.6: ordinary reads, of the table or of every table, hold no default entry.
+        expect(await read({ tableEntry: { tableId: RECEIVE } })).toEqual([]);
+        expect((await read({ tableEntry: {} })).filter((e) => te(e).isDefaultAction === true)).toEqual([]);
+        expect(
+          await codes(client, [
+            { type: "MODIFY", entity: { tableEntry: { tableId: RECEIVE, isDefaultAction: true } } },
+          ]),
+        ).toEqual([OK]);
+        const [reset] = await defaultOf(RECEIVE);
+        expect(actionOf(reset)).toBe(actionId("receive_miss"));
+        expect(te(reset ?? {}).metadata).toBeUndefined();
+      },
+    );
   });
 
   describe("§9.1.7, §9.3.1 direct counters", () => {
     const A = route([10, 9, 0, 0], 16, 1);
     const counterOf = async (entity: M): Promise<unknown> => {
       const [got] = await read(entity);
-      const data = (got?.tableEntry !== undefined ? te(got).counterData : (got?.directCounterEntry as M | undefined)?.data) as M | undefined;
+      const data = (
+        got?.tableEntry !== undefined ? te(got).counterData : (got?.directCounterEntry as M | undefined)?.data
+      ) as M | undefined;
       return data?.packetCount ?? (data === undefined ? undefined : "0");
     };
     const key = { tableId: FORWARD, match: te(A).match };
 
-    test("§9.1.7: an INSERT's counter_data is the counter's starting value; counter_data is read only when asked for", async () => {
-      expect(await codes(client, [{ type: "INSERT", entity: { tableEntry: { ...te(A), counterData: { packetCount: "42" } } } }])).toEqual([OK]);
-      expect(await counterOf({ tableEntry: key })).toBeUndefined();
-      expect(await counterOf({ tableEntry: { ...key, counterData: {} } })).toBe("42");
-    });
+    test(
+      "§9.1.7: an INSERT's counter_data is the counter's starting value; " + "counter_data is read only when asked for",
+      async () => {
+        expect(
+          await codes(client, [
+            { type: "INSERT", entity: { tableEntry: { ...te(A), counterData: { packetCount: "42" } } } },
+          ]),
+        ).toEqual([OK]);
+        expect(await counterOf({ tableEntry: key })).toBeUndefined();
+        expect(await counterOf({ tableEntry: { ...key, counterData: {} } })).toBe("42");
+      },
+    );
 
     test("§9.1.7: a MODIFY with counter_data sets the counter; one without leaves it", async () => {
-      expect(await codes(client, [{ type: "MODIFY", entity: { tableEntry: { ...te(A), counterData: { packetCount: "5" } } } }])).toEqual([OK]);
+      expect(
+        await codes(client, [
+          { type: "MODIFY", entity: { tableEntry: { ...te(A), counterData: { packetCount: "5" } } } },
+        ]),
+      ).toEqual([OK]);
       expect(await counterOf({ tableEntry: { ...key, counterData: {} } })).toBe("5");
       expect(await codes(client, [{ type: "MODIFY", entity: route([10, 9, 0, 0], 16, 2) }])).toEqual([OK]);
       expect(await counterOf({ tableEntry: { ...key, counterData: {} } })).toBe("5");
     });
 
     test("§9.3.1: a DirectCounterEntry MODIFY sets the counter, and reads back", async () => {
-      expect(await codes(client, [{ type: "MODIFY", entity: { directCounterEntry: { tableEntry: key, data: { packetCount: "1000" } } } }])).toEqual([OK]);
+      expect(
+        await codes(client, [
+          { type: "MODIFY", entity: { directCounterEntry: { tableEntry: key, data: { packetCount: "1000" } } } },
+        ]),
+      ).toEqual([OK]);
       expect(await counterOf({ directCounterEntry: { tableEntry: key } })).toBe("1000");
     });
 
     test.each(["INSERT", "DELETE"])("§9.3.1: a DirectCounterEntry %s is INVALID_ARGUMENT", async (type) => {
-      expect(await codes(client, [{ type, entity: { directCounterEntry: { tableEntry: key, data: { packetCount: "1" } } } }])).toEqual([INVALID_ARGUMENT]);
+      expect(
+        await codes(client, [
+          { type, entity: { directCounterEntry: { tableEntry: key, data: { packetCount: "1" } } } },
+        ]),
+      ).toEqual([INVALID_ARGUMENT]);
     });
 
     test("§9.3.1: the counter of an entry that is not there is NOT_FOUND, to write or to read", async () => {
       const absent = { tableId: FORWARD, match: te(route([10, 8, 0, 0], 16, 1)).match };
-      expect(await codes(client, [{ type: "MODIFY", entity: { directCounterEntry: { tableEntry: absent, data: { packetCount: "1" } } } }])).toEqual([NOT_FOUND]);
+      expect(
+        await codes(client, [
+          { type: "MODIFY", entity: { directCounterEntry: { tableEntry: absent, data: { packetCount: "1" } } } },
+        ]),
+      ).toEqual([NOT_FOUND]);
       expect(await codeOf(read({ directCounterEntry: { tableEntry: absent } }))).toBe(NOT_FOUND);
     });
   });
@@ -276,36 +425,50 @@ describe("§9.1 table entries", () => {
 });
 
 describe("message sizes", () => {
-  test("a Write of more than 4 MiB is taken (up to 256 MiB, as p4lang/PI's server); §13.3: a Read's answer past 4 MiB comes in responses a client takes by default", async () => {
-    const s = await serve(true);
-    const client = new Client(s.address);
-    const stream = await primary(client, R, 1);
-    try {
-      const big = (i: number): M => route([10, i, 0, 0], 16, 1, { metadata: Buffer.alloc(2 * 1024 * 1024, i) });
-      expect(await codes(client, [1, 2, 3].map((i) => ({ type: "INSERT", entity: big(i) })))).toEqual([OK, OK, OK]);
-      // The responses as they come, in bytes.
-      const ReadRequest = ROOT.lookupType("p4.v1.ReadRequest");
-      const responses: number[] = [];
-      const got = await new Promise<number>((resolve, reject) => {
-        const c = client.raw.makeServerStreamRequest(
-          "/p4.v1.P4Runtime/Read",
-          (b: Uint8Array) => Buffer.from(b),
-          (b: Buffer) => b,
-          ReadRequest.encode(ReadRequest.fromObject({ deviceId: R, entities: [{ tableEntry: { tableId: FORWARD } }] })).finish(),
-        );
-        c.on("data", (b: Buffer) => responses.push(b.length));
-        c.on("error", reject);
-        c.on("end", () => resolve(responses.length));
-      });
-      expect(got).toBeGreaterThanOrEqual(2);
-      expect(Math.max(...responses)).toBeLessThanOrEqual(4 * 1024 * 1024);
-      expect((await client.read({ deviceId: String(R), entities: [{ tableEntry: { tableId: FORWARD } }] })).map(label)).toEqual(["10.1.0.0/16", "10.2.0.0/16", "10.3.0.0/16"]);
-    } finally {
-      stream.close();
-      client.close();
-      await s.server.close();
-    }
-  });
+  test(
+    "a Write of more than 4 MiB is taken (up to 256 MiB, as p4lang/PI's " +
+      "server); §13.3: a Read's answer past 4 MiB comes in responses a client " +
+      "takes by default",
+    async () => {
+      const s = await serve(true);
+      const client = new Client(s.address);
+      const stream = await primary(client, R, 1);
+      try {
+        const big = (i: number): M => route([10, i, 0, 0], 16, 1, { metadata: Buffer.alloc(2 * 1024 * 1024, i) });
+        expect(
+          await codes(
+            client,
+            [1, 2, 3].map((i) => ({ type: "INSERT", entity: big(i) })),
+          ),
+        ).toEqual([OK, OK, OK]);
+        // The responses as they come, in bytes.
+        const ReadRequest = ROOT.lookupType("p4.v1.ReadRequest");
+        const responses: number[] = [];
+        const got = await new Promise<number>((resolve, reject) => {
+          const c = client.raw.makeServerStreamRequest(
+            "/p4.v1.P4Runtime/Read",
+            (b: Uint8Array) => Buffer.from(b),
+            (b: Buffer) => b,
+            ReadRequest.encode(
+              ReadRequest.fromObject({ deviceId: R, entities: [{ tableEntry: { tableId: FORWARD } }] }),
+            ).finish(),
+          );
+          c.on("data", (b: Buffer) => responses.push(b.length));
+          c.on("error", reject);
+          c.on("end", () => resolve(responses.length));
+        });
+        expect(got).toBeGreaterThanOrEqual(2);
+        expect(Math.max(...responses)).toBeLessThanOrEqual(4 * 1024 * 1024);
+        expect(
+          (await client.read({ deviceId: String(R), entities: [{ tableEntry: { tableId: FORWARD } }] })).map(label),
+        ).toEqual(["10.1.0.0/16", "10.2.0.0/16", "10.3.0.0/16"]);
+      } finally {
+        stream.close();
+        client.close();
+        await s.server.close();
+      }
+    },
+  );
 });
 
 describe("§9.1.6 a read of one entry by its key", () => {
@@ -314,20 +477,36 @@ describe("§9.1.6 a read of one entry by its key", () => {
     const compiled = compile(parseSpec(routesSpec(), source));
     const ex = exportP4(compiled, source).find((e) => e.manifest.machine === "r");
     const info = JSON.parse(String(ex?.files["p4info.json"])) as M;
-    const forward = Number((((info.tables as M[]).find((t) => (t.preamble as M).alias === "ip_r_forward") ?? {}).preamble as M).id);
-    const server = await P4RuntimeServer.start(EngineEmulation.local(compiled), { address: "127.0.0.1:0", source, empty: true });
+    const forward = Number(
+      (((info.tables as M[]).find((t) => (t.preamble as M).alias === "ip_r_forward") ?? {}).preamble as M).id,
+    );
+    const server = await P4RuntimeServer.start(EngineEmulation.local(compiled), {
+      address: "127.0.0.1:0",
+      source,
+      empty: true,
+    });
     const client = new Client(`127.0.0.1:${server.port}`);
     const deviceId = ex?.manifest.deviceId ?? 0;
     const stream = await primary(client, deviceId, 1);
     try {
       const entry = (i: number): M => ({ ...te(route([10, i >> 8, i & 0xff, 0], 24, 2)), tableId: forward });
       for (let b = 0; b < 10; b++) {
-        await client.unary("write", { deviceId: String(deviceId), electionId: election(1), updates: Array.from({ length: 1000 }, (_, i) => ({ type: "INSERT", entity: { tableEntry: entry(b * 1000 + i) } })) });
+        await client.unary("write", {
+          deviceId: String(deviceId),
+          electionId: election(1),
+          updates: Array.from({ length: 1000 }, (_, i) => ({
+            type: "INSERT",
+            entity: { tableEntry: entry(b * 1000 + i) },
+          })),
+        });
       }
       const times: number[] = [];
       for (let i = 0; i < 21; i++) {
         const at = performance.now();
-        const got = await client.read({ deviceId: String(deviceId), entities: [{ tableEntry: { tableId: forward, match: entry(i * 479).match } }] });
+        const got = await client.read({
+          deviceId: String(deviceId),
+          entities: [{ tableEntry: { tableId: forward, match: entry(i * 479).match } }],
+        });
         times.push(performance.now() - at);
         expect(got.map(label)).toEqual([`10.${(i * 479) >> 8}.${(i * 479) & 0xff}.0/24`]);
       }
@@ -384,27 +563,56 @@ describe("§16.1 packet-out metadata", () => {
 });
 
 describe("action parameters naming a member the device lacks (docs/p4-export.md)", () => {
-  test("a member number that fits its parameter is taken and reads back; what the entry would hand over is dropped", async () => {
-    const s = await serve(false);
-    const client = new Client(s.address);
-    const r = await primary(client, R, 1);
-    const h1 = await primary(client, machine("h1").manifest.deviceId, 1);
-    const h2 = await primary(client, machine("h2").manifest.deviceId, 1);
-    try {
-      // ip.r's out-link 2 goes out in lanB.r's session 1: name member 99 (r has 3) instead.
-      const transmit = { tableEntry: { tableId: TRANSMIT, match: [{ fieldId: 1, exact: { value: Buffer.from([2]) } }], action: { action: { actionId: actionId("transmit_session"), params: [{ paramId: 1, value: Buffer.from([99]) }, { paramId: 2, value: Buffer.from([1]) }] } } } };
-      expect(await codes(client, [{ type: "MODIFY", entity: transmit }])).toEqual([OK]);
-      const [got] = await client.read({ deviceId: String(R), entities: [{ tableEntry: { tableId: TRANSMIT, match: te(transmit).match } }] });
-      expect((te(got ?? {}).action as M).action).toEqual((te(transmit).action as M).action);
-      const ipH1 = machine("h1").manifest.members.find((m) => m.member === "ip.h1")?.number ?? 0;
-      const payload = PACKET;
-      h1.send({ packet: { payload, metadata: [{ metadataId: 1, value: Buffer.from([ipH1]) }, { metadataId: 2, value: Buffer.from([1]) }, { metadataId: 3, value: Buffer.from([0]) }] } });
-      expect(await h2.drain(300)).toEqual([]);
-      expect(s.server.stats.packetOuts).toBe(1);
-    } finally {
-      for (const x of [r, h1, h2]) x.close();
-      client.close();
-      await s.server.close();
-    }
-  });
+  test(
+    "a member number that fits its parameter is taken and reads back; what " + "the entry would hand over is dropped",
+    async () => {
+      const s = await serve(false);
+      const client = new Client(s.address);
+      const r = await primary(client, R, 1);
+      const h1 = await primary(client, machine("h1").manifest.deviceId, 1);
+      const h2 = await primary(client, machine("h2").manifest.deviceId, 1);
+      try {
+        // ip.r's out-link 2 goes out in lanB.r's session 1: name member 99 (r has 3) instead.
+        const transmit = {
+          tableEntry: {
+            tableId: TRANSMIT,
+            match: [{ fieldId: 1, exact: { value: Buffer.from([2]) } }],
+            action: {
+              action: {
+                actionId: actionId("transmit_session"),
+                params: [
+                  { paramId: 1, value: Buffer.from([99]) },
+                  { paramId: 2, value: Buffer.from([1]) },
+                ],
+              },
+            },
+          },
+        };
+        expect(await codes(client, [{ type: "MODIFY", entity: transmit }])).toEqual([OK]);
+        const [got] = await client.read({
+          deviceId: String(R),
+          entities: [{ tableEntry: { tableId: TRANSMIT, match: te(transmit).match } }],
+        });
+        expect((te(got ?? {}).action as M).action).toEqual((te(transmit).action as M).action);
+        const ipH1 = machine("h1").manifest.members.find((m) => m.member === "ip.h1")?.number ?? 0;
+        const payload = PACKET;
+        h1.send({
+          packet: {
+            payload,
+            metadata: [
+              { metadataId: 1, value: Buffer.from([ipH1]) },
+              { metadataId: 2, value: Buffer.from([1]) },
+              { metadataId: 3, value: Buffer.from([0]) },
+            ],
+          },
+        });
+        expect(await h2.drain(300)).toEqual([]);
+        expect(s.server.stats.packetOuts).toBe(1);
+      } finally {
+        for (const x of [r, h1, h2]) x.close();
+        client.close();
+        await s.server.close();
+      }
+    },
+  );
 });

@@ -234,12 +234,13 @@ export function hex(b: Uint8Array): string {
   return Buffer.from(b.buffer, b.byteOffset, b.length).toString("hex");
 }
 
-/** The packets of a pcap file as strata writes them (little-endian), read here, not with strata's reader; none if there is no file. */
+/** The packets of a pcap file as strata writes them (little-endian), read here, not with strata's reader; none if there
+ * is no file. */
 export function pcapPackets(file: string): Buffer[] {
   if (!existsSync(file)) return [];
   const b = readFileSync(file);
   const out: Buffer[] = [];
-  for (let at = 24; at + 16 <= b.length; ) {
+  for (let at = 24; at + 16 <= b.length;) {
     const len = b.readUInt32LE(at + 8);
     out.push(b.subarray(at + 16, at + 16 + len));
     at += 16 + len;

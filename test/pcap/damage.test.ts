@@ -4,7 +4,20 @@
 import { describe, expect, it } from "vitest";
 import { InputError } from "../../src/errors.js";
 import { PcapError, type PcapErrorKind } from "../../src/pcap/errors.js";
-import { block, concat, epb, idb, payload, pcapFile, pcapHeader, pcapRecord, readBytes, shb, spb, u8 } from "./builders.js";
+import {
+  block,
+  concat,
+  epb,
+  idb,
+  payload,
+  pcapFile,
+  pcapHeader,
+  pcapRecord,
+  readBytes,
+  shb,
+  spb,
+  u8,
+} from "./builders.js";
 
 interface Case {
   name: string;
@@ -21,7 +34,14 @@ const IDB = 20;
 const EPB = 32 + 60;
 
 const PCAP: Case[] = [
-  { name: "empty file", bytes: new Uint8Array(0), good: 0, kind: "truncated-file-header", offset: 0, says: "the file is empty" },
+  {
+    name: "empty file",
+    bytes: new Uint8Array(0),
+    good: 0,
+    kind: "truncated-file-header",
+    offset: 0,
+    says: "the file is empty",
+  },
   {
     name: "three bytes",
     bytes: Uint8Array.of(0xd4, 0xc3, 0xb2),

@@ -65,7 +65,10 @@ const CASES: Case[] = [
   {
     name: "zero-length packets",
     header: {},
-    records: [{ data: payload(0), origLen: 0 }, { data: payload(0), origLen: 10 }],
+    records: [
+      { data: payload(0), origLen: 0 },
+      { data: payload(0), origLen: 10 },
+    ],
     want: [
       { capLen: 0, origLen: 0, tsNs: "1700000000000000000" },
       { capLen: 0, origLen: 10, tsNs: "1700000000000000000" },

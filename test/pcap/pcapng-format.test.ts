@@ -2,21 +2,7 @@
 
 import { describe, expect, it } from "vitest";
 import { PACKET_NO_TIMESTAMP } from "../../src/pcap/types.js";
-import {
-  block,
-  concat,
-  epb,
-  hex,
-  idb,
-  payload,
-  pb,
-  readBytes,
-  shb,
-  spb,
-  text,
-  u64,
-  u8,
-} from "./builders.js";
+import { block, concat, epb, hex, idb, payload, pb, readBytes, shb, spb, text, u64, u8 } from "./builders.js";
 
 const IF_NAME = 2;
 const IF_DESCRIPTION = 3;
@@ -54,7 +40,18 @@ const CASES: Case[] = [
       { iface: 0, capLen: 60, origLen: 60, tsNs: "1700000000123456000" },
       { iface: 0, capLen: 61, origLen: 1514, tsNs: "1700000000123457000" },
     ],
-    interfaces: [{ index: 0, section: 0, linkType: 1, linkTypeName: "ETHERNET", snapLen: 65535, fcsLen: 0, tsUnitsPerSec: 1e6, tsOffsetSec: 0 }],
+    interfaces: [
+      {
+        index: 0,
+        section: 0,
+        linkType: 1,
+        linkTypeName: "ETHERNET",
+        snapLen: 65535,
+        fcsLen: 0,
+        tsUnitsPerSec: 1e6,
+        tsOffsetSec: 0,
+      },
+    ],
   },
   {
     name: "big-endian section",
@@ -97,13 +94,26 @@ const CASES: Case[] = [
   },
   {
     name: "if_tsoffset may be negative (big-endian)",
-    blocks: [shb({ le: false }), idb({ le: false, opts: [[IF_TSOFFSET, u64(-100n, false)]] }), epb({ le: false, ...ts(T) })],
+    blocks: [
+      shb({ le: false }),
+      idb({ le: false, opts: [[IF_TSOFFSET, u64(-100n, false)]] }),
+      epb({ le: false, ...ts(T) }),
+    ],
     want: [{ iface: 0, capLen: 60, origLen: 60, tsNs: "1699999900123456000" }],
     interfaces: [{ tsOffsetSec: -100 }],
   },
   {
     name: "if_fcslen in bits and if_name",
-    blocks: [shb(), idb({ opts: [[IF_NAME, text("eth0")], [IF_FCSLEN, u8(32)], [IF_DESCRIPTION, text("skipped")]] })],
+    blocks: [
+      shb(),
+      idb({
+        opts: [
+          [IF_NAME, text("eth0")],
+          [IF_FCSLEN, u8(32)],
+          [IF_DESCRIPTION, text("skipped")],
+        ],
+      }),
+    ],
     want: [],
     interfaces: [{ name: "eth0", fcsLen: 4 }],
   },
@@ -228,7 +238,10 @@ describe("pcapng reader", () => {
 
   it("windows each packet's bytes, padding excluded", () => {
     const datas = [payload(1, 1), payload(2, 2), payload(3, 3), payload(4, 4), payload(0)];
-    const { packets } = readBytes(concat(shb(), idb(), ...datas.map((data) => epb({ data }))), { chunkSize: 16, batchSize: 2 });
+    const { packets } = readBytes(concat(shb(), idb(), ...datas.map((data) => epb({ data }))), {
+      chunkSize: 16,
+      batchSize: 2,
+    });
     expect(packets.map((p) => p.hex)).toEqual(datas.map(hex));
   });
 });

@@ -28,7 +28,12 @@ describe.each(REAL_FILES)("$name", (file) => {
     const { packets, error, reader } = drain(openCapture(file.path, options));
     const interfaces = reader?.interfaces ?? [];
     expect(packets.map((p) => ({ iface: p.iface, capLen: p.capLen, origLen: p.origLen, tsNs: p.tsNs }))).toEqual(
-      file.packets.map((p) => ({ iface: fileWideIface(interfaces, p), capLen: p.capLen, origLen: p.origLen, tsNs: p.tsNs })),
+      file.packets.map((p) => ({
+        iface: fileWideIface(interfaces, p),
+        capLen: p.capLen,
+        origLen: p.origLen,
+        tsNs: p.tsNs,
+      })),
     );
     expect(packets.map((p) => p.index)).toEqual(file.packets.map((_, i) => i));
     if (file.tsharkError === undefined) expect(error).toBeUndefined();

@@ -21,13 +21,15 @@ interface Packet {
 }
 
 const packetArb = (ifaces: number): fc.Arbitrary<Packet> =>
-  fc.record({
-    data: fc.uint8Array({ maxLength: 90 }),
-    extra: fc.nat({ max: 2000 }),
-    sec: fc.integer({ min: 0, max: 2 ** 32 - 1 }),
-    nsec: fc.integer({ min: 0, max: 999_999_999 }),
-    iface: fc.nat({ max: ifaces - 1 }),
-  }).map(({ data, extra, sec, nsec, iface }) => ({ data, origLen: data.length + extra, sec, nsec, iface }));
+  fc
+    .record({
+      data: fc.uint8Array({ maxLength: 90 }),
+      extra: fc.nat({ max: 2000 }),
+      sec: fc.integer({ min: 0, max: 2 ** 32 - 1 }),
+      nsec: fc.integer({ min: 0, max: 999_999_999 }),
+      iface: fc.nat({ max: ifaces - 1 }),
+    })
+    .map(({ data, extra, sec, nsec, iface }) => ({ data, origLen: data.length + extra, sec, nsec, iface }));
 
 const ns = (sec: number, nsec: number): bigint => BigInt(sec) * 1_000_000_000n + BigInt(nsec);
 
@@ -41,34 +43,47 @@ describe("PcapWriter", () => {
       fcsLen: fc.constantFrom(0, 2, 4),
     });
     fc.assert(
-      fc.property(config, fc.array(packetArb(1), { maxLength: 20 }), fc.integer({ min: 16, max: 300 }), (options, packets, chunkSize) => {
-        const sink = new MemoryByteSink();
-        const writer = new PcapWriter(sink, { ...options, bufferSize: 64 });
-        for (const p of packets) writer.write(p.data, 0, p.data.length, p.origLen, p.sec, p.nsec);
-        writer.close();
-        const bytes = sink.bytes();
-        expect(writer.bytesWritten).toBe(bytes.length);
-        const { packets: read, error, reader } = readBytes(bytes, { chunkSize, batchSize: 3 });
-        expect(error).toBeUndefined();
-        expect(reader?.interfaces[0]).toMatchObject({ linkType: options.linkType, snapLen: options.snapLen, fcsLen: options.fcsLen });
-        expect(read.map((p) => [p.hex, p.origLen, p.tsNs])).toEqual(
-          packets.map((p) => [hex(p.data), p.origLen, String(ns(p.sec, options.nanosecond ? p.nsec : p.nsec - (p.nsec % 1000)))]),
-        );
-        // And back again: the same bytes.
-        const header = reader?.pcapHeader;
-        if (header === undefined) throw new Error("pcap reader without a header");
-        const again = new MemoryByteSink();
-        const rewriter = new PcapWriter(again, pcapWriterOptionsFrom(header));
-        const r2 = readBytes(bytes);
-        expect(r2.error).toBeUndefined();
-        for (const p of r2.packets) {
-          const data = Buffer.from(p.hex, "hex");
-          const t = BigInt(p.tsNs ?? "0");
-          rewriter.write(data, 0, data.length, p.origLen, Number(t / 1_000_000_000n), Number(t % 1_000_000_000n));
-        }
-        rewriter.close();
-        expect(Buffer.from(again.bytes()).equals(Buffer.from(bytes))).toBe(true);
-      }),
+      fc.property(
+        config,
+        fc.array(packetArb(1), { maxLength: 20 }),
+        fc.integer({ min: 16, max: 300 }),
+        (options, packets, chunkSize) => {
+          const sink = new MemoryByteSink();
+          const writer = new PcapWriter(sink, { ...options, bufferSize: 64 });
+          for (const p of packets) writer.write(p.data, 0, p.data.length, p.origLen, p.sec, p.nsec);
+          writer.close();
+          const bytes = sink.bytes();
+          expect(writer.bytesWritten).toBe(bytes.length);
+          const { packets: read, error, reader } = readBytes(bytes, { chunkSize, batchSize: 3 });
+          expect(error).toBeUndefined();
+          expect(reader?.interfaces[0]).toMatchObject({
+            linkType: options.linkType,
+            snapLen: options.snapLen,
+            fcsLen: options.fcsLen,
+          });
+          expect(read.map((p) => [p.hex, p.origLen, p.tsNs])).toEqual(
+            packets.map((p) => [
+              hex(p.data),
+              p.origLen,
+              String(ns(p.sec, options.nanosecond ? p.nsec : p.nsec - (p.nsec % 1000))),
+            ]),
+          );
+          // And back again: the same bytes.
+          const header = reader?.pcapHeader;
+          if (header === undefined) throw new Error("pcap reader without a header");
+          const again = new MemoryByteSink();
+          const rewriter = new PcapWriter(again, pcapWriterOptionsFrom(header));
+          const r2 = readBytes(bytes);
+          expect(r2.error).toBeUndefined();
+          for (const p of r2.packets) {
+            const data = Buffer.from(p.hex, "hex");
+            const t = BigInt(p.tsNs ?? "0");
+            rewriter.write(data, 0, data.length, p.origLen, Number(t / 1_000_000_000n), Number(t % 1_000_000_000n));
+          }
+          rewriter.close();
+          expect(Buffer.from(again.bytes()).equals(Buffer.from(bytes))).toBe(true);
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -113,7 +128,9 @@ describe("PcapngWriter", () => {
         const bytes = sink.bytes();
         const { packets: read, error, reader } = readBytes(bytes, { chunkSize, batchSize: 2 });
         expect(error).toBeUndefined();
-        expect(read.map((p) => [p.hex, p.origLen, p.iface])).toEqual(packets.map((p) => [hex(p.data), p.origLen, p.iface]));
+        expect(read.map((p) => [p.hex, p.origLen, p.iface])).toEqual(
+          packets.map((p) => [hex(p.data), p.origLen, p.iface]),
+        );
         read.forEach((r, i) => {
           const p = packets[i] as Packet;
           const unitNs = 1e9 / tsResolution(s.ifaces[p.iface]?.tsResol ?? 6).unitsPerSec;
@@ -121,9 +138,11 @@ describe("PcapngWriter", () => {
           // Rounded down, by less than one unit.
           expect(lost >= 0n && Number(lost) < Math.max(1, unitNs)).toBe(true);
         });
-        expect(reader?.interfaces.map(({ index, section, idInSection, linkTypeName, tsUnitsPerSec, tsOffsetSec, ...rest }) => rest)).toEqual(
-          s.ifaces.map(({ tsResol, ...rest }) => ({ snapLen: 0, fcsLen: 0, ...rest })),
-        );
+        expect(
+          reader?.interfaces.map(
+            ({ index, section, idInSection, linkTypeName, tsUnitsPerSec, tsOffsetSec, ...rest }) => rest,
+          ),
+        ).toEqual(s.ifaces.map(({ tsResol, ...rest }) => ({ snapLen: 0, fcsLen: 0, ...rest })));
         // Read → write: the same bytes.
         const again = new MemoryByteSink();
         const rewriter = new PcapngWriter(again, { bigEndian: s.bigEndian });
@@ -132,7 +151,15 @@ describe("PcapngWriter", () => {
         for (const p of r2.packets) {
           const data = Buffer.from(p.hex, "hex");
           const t = BigInt(p.tsNs ?? "0");
-          rewriter.write(data, 0, data.length, p.origLen, Number(t / 1_000_000_000n), Number(t % 1_000_000_000n), p.iface);
+          rewriter.write(
+            data,
+            0,
+            data.length,
+            p.origLen,
+            Number(t / 1_000_000_000n),
+            Number(t % 1_000_000_000n),
+            p.iface,
+          );
         }
         rewriter.close();
         expect(Buffer.from(again.bytes()).equals(Buffer.from(bytes))).toBe(true);
@@ -158,7 +185,10 @@ describe("writing files", () => {
 
   it.each(["pcap", "pcapng"])("%s through a small buffer and back through small chunks", (format) => {
     const path = join(dir, `many.${format}`);
-    const writer = format === "pcap" ? new PcapWriter(path, { linkType: 1, bufferSize: 100 }) : new PcapngWriter(path, { bufferSize: 100 });
+    const writer =
+      format === "pcap"
+        ? new PcapWriter(path, { linkType: 1, bufferSize: 100 })
+        : new PcapngWriter(path, { bufferSize: 100 });
     if (writer instanceof PcapngWriter) writer.addInterface({ linkType: 1 });
     const data = Uint8Array.from({ length: 300 }, (_, i) => i & 0xff);
     for (let i = 0; i < 1000; i++) writer.write(data, i % 50, 10 + (i % 200), 1500, 1_700_000_000 + i, i * 1000);

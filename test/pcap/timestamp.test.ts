@@ -66,7 +66,8 @@ describe("unitsFromTs", () => {
   const WRITABLE = [0, 3, 6, 9, 0x80 | 1, 0x80 | 10, 0x80 | 20, 0x80 | 29];
   it.each(WRITABLE)("inverts TsConverter for if_tsresol 0x%s", (code) => {
     const res = tsResolution(code);
-    const max = code & 0x80 ? 2n ** BigInt(Math.min(64, 53 + (code & 0x7f))) - 1n : 2n ** 53n * BigInt(res.unitsPerSec) - 1n;
+    const max =
+      code & 0x80 ? 2n ** BigInt(Math.min(64, 53 + (code & 0x7f))) - 1n : 2n ** 53n * BigInt(res.unitsPerSec) - 1n;
     fc.assert(
       fc.property(fc.bigInt({ min: 0n, max: max > U64 ? U64 : max }), (ts) => {
         const [s, ns] = split(ts, code);

@@ -32,25 +32,50 @@ const u16 = fc.nat({ max: 0xffff });
 const u8 = fc.nat({ max: 0xff });
 
 /** Per design: the description, and a flow (the header fields) as a packet factory over payloads. */
-const DESIGNS: readonly { header: string; names: readonly string[]; flow: fc.Arbitrary<(payload: Uint8Array) => Uint8Array> }[] = [
+const DESIGNS: readonly {
+  header: string;
+  names: readonly string[];
+  flow: fc.Arbitrary<(payload: Uint8Array) => Uint8Array>;
+}[] = [
   {
     header: "ethernet",
     names: ["02:00:00:00:00:01", "02:00:00:00:00:02", "02:00:00:00:00:03", "02:00:00:00:00:04"],
-    flow: fc.record({ dst: fc.bigInt({ min: 0n, max: (1n << 48n) - 1n }), src: fc.bigInt({ min: 0n, max: (1n << 48n) - 1n }), type: u16, vid: fc.nat({ max: 4095 }) }).map(
-      (f) => (payload) => ethernetFrame({ dst: f.dst, src: f.src, type: f.type === 0x8100 || f.type === 0x88a8 ? 0x0800 : f.type, tags: f.vid === 0 ? [] : [{ vid: f.vid }], payload }),
-    ),
+    flow: fc
+      .record({
+        dst: fc.bigInt({ min: 0n, max: (1n << 48n) - 1n }),
+        src: fc.bigInt({ min: 0n, max: (1n << 48n) - 1n }),
+        type: u16,
+        vid: fc.nat({ max: 4095 }),
+      })
+      .map(
+        (f) => (payload) =>
+          ethernetFrame({
+            dst: f.dst,
+            src: f.src,
+            type: f.type === 0x8100 || f.type === 0x88a8 ? 0x0800 : f.type,
+            tags: f.vid === 0 ? [] : [{ vid: f.vid }],
+            payload,
+          }),
+      ),
   },
   {
     header: "ipv4",
     names: ["10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4"],
-    flow: fc.record({ src: u32, dst: u32, proto: fc.constantFrom(6, 17), ports: fc.tuple(u16, u16), ttl: u8 }).map((f) => (payload) => ipv4Packet({ ...f, payload })),
+    flow: fc
+      .record({ src: u32, dst: u32, proto: fc.constantFrom(6, 17), ports: fc.tuple(u16, u16), ttl: u8 })
+      .map((f) => (payload) => ipv4Packet({ ...f, payload })),
   },
   {
     header: "ipv6",
     names: ["2001:db8::1", "2001:db8::2", "2001:db8::3", "2001:db8::4"],
-    flow: fc.record({ src: fc.bigInt({ min: 0n, max: (1n << 128n) - 1n }), dst: fc.bigInt({ min: 0n, max: (1n << 128n) - 1n }), flow: fc.nat({ max: 0xfffff }), next: u8 }).map(
-      (f) => (payload) => ipv6Packet({ ...f, payload }),
-    ),
+    flow: fc
+      .record({
+        src: fc.bigInt({ min: 0n, max: (1n << 128n) - 1n }),
+        dst: fc.bigInt({ min: 0n, max: (1n << 128n) - 1n }),
+        flow: fc.nat({ max: 0xfffff }),
+        next: u8,
+      })
+      .map((f) => (payload) => ipv6Packet({ ...f, payload })),
   },
   {
     header: "cna",
@@ -77,7 +102,8 @@ describe.each(DESIGNS)("anycast over $header", ({ header, names, flow }) => {
     return delivered.map((o) => c.members[o.target]?.qualified ?? "?");
   }
 
-  const inputsOf = (packets: readonly Uint8Array[]): RefInput[] => packets.map((bytes) => ({ bytes, origLen: bytes.length, tsSec: 0, tsNsec: 0, endpoint: 0 }));
+  const inputsOf = (packets: readonly Uint8Array[]): RefInput[] =>
+    packets.map((bytes) => ({ bytes, origLen: bytes.length, tsSec: 0, tsNsec: 0, endpoint: 0 }));
 
   it("sends every packet of a flow to the same receiver, one of the link's", () => {
     fc.assert(
@@ -105,12 +131,26 @@ describe.each(DESIGNS)("anycast over $header", ({ header, names, flow }) => {
 
 describe("anycast affinity is by flow, not by every header field", () => {
   it.each([
-    { header: "ipv4", names: ["10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4"], vary: (ttl: number) => ipv4Packet({ src: 0x0a000001n, dst: 0x0a090909n, proto: 6, ports: [40000, 443], ttl }) },
-    { header: "ipv6", names: ["2001:db8::1", "2001:db8::2", "2001:db8::3", "2001:db8::4"], vary: (hlim: number) => ipv6Packet({ src: 1n, dst: 2n, flow: 7, next: 6, hlim }) },
+    {
+      header: "ipv4",
+      names: ["10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4"],
+      vary: (ttl: number) => ipv4Packet({ src: 0x0a000001n, dst: 0x0a090909n, proto: 6, ports: [40000, 443], ttl }),
+    },
+    {
+      header: "ipv6",
+      names: ["2001:db8::1", "2001:db8::2", "2001:db8::3", "2001:db8::4"],
+      vary: (hlim: number) => ipv6Packet({ src: 1n, dst: 2n, flow: 7, next: 6, hlim }),
+    },
   ])("$header: one flow at different TTLs keeps its receiver", ({ header, names, vary }) => {
     const c = compile(parseSpec(spec(header, names), "anycast.yaml"));
     const packets = [64, 63, 62, 61, 60, 12, 2].map(vary);
-    const r = runWasm(c, [resolveEndpoint(c, "net:s.1")], packets.map((bytes) => ({ bytes, origLen: bytes.length, tsSec: 0, tsNsec: 0, endpoint: 0 })), 0, { hopLimit: 8, copyLimit: 8 });
+    const r = runWasm(
+      c,
+      [resolveEndpoint(c, "net:s.1")],
+      packets.map((bytes) => ({ bytes, origLen: bytes.length, tsSec: 0, tsNsec: 0, endpoint: 0 })),
+      0,
+      { hopLimit: 8, copyLimit: 8 },
+    );
     const to = r.outputs.filter((o) => o.kind === "deliver").map((o) => o.target);
     expect(to).toHaveLength(packets.length);
     expect(new Set(to).size).toBe(1);

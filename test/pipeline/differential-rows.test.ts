@@ -47,20 +47,26 @@ function entryMatches(t: CompiledTable, m: EntryMatch, key: Uint8Array): boolean
   return t.fields.every((f) => {
     if (f.kind !== "range") return true;
     const k = key.subarray(f.offset, f.offset + f.len);
-    return compare(k, (m.lo ?? new Uint8Array(t.keyLen)).subarray(f.offset, f.offset + f.len)) >= 0 && compare(k, (m.hi ?? new Uint8Array(t.keyLen)).subarray(f.offset, f.offset + f.len)) <= 0;
+    return (
+      compare(k, (m.lo ?? new Uint8Array(t.keyLen)).subarray(f.offset, f.offset + f.len)) >= 0 &&
+      compare(k, (m.hi ?? new Uint8Array(t.keyLen)).subarray(f.offset, f.offset + f.len)) <= 0
+    );
   });
 }
 
-const ones = (mask: Uint8Array): number => mask.reduce((n, byte) => n + [...byte.toString(2)].filter((c) => c === "1").length, 0);
+const ones = (mask: Uint8Array): number =>
+  mask.reduce((n, byte) => n + [...byte.toString(2)].filter((c) => c === "1").length, 0);
 
-/** The winning entry: LPM the longest prefix; ternary, range, optional the highest priority, then the earlier; exact the one. */
+/** The winning entry: LPM the longest prefix; ternary, range, optional the highest priority, then the earlier; exact
+ * the one. */
 function bestEntry(t: CompiledTable, key: Uint8Array): number {
   let best = -1;
   t.rows.forEach((r, i) => {
     if (!entryMatches(t, r.match, key)) return;
     const b = t.rows[best]?.match;
     if (b === undefined) best = i;
-    else if (t.kind === "lpm" ? ones(r.match.mask) > ones(b.mask) : t.kind !== "exact" && r.match.priority > b.priority) best = i;
+    else if (t.kind === "lpm" ? ones(r.match.mask) > ones(b.mask) : t.kind !== "exact" && r.match.priority > b.priority)
+      best = i;
   });
   return best;
 }
@@ -71,39 +77,53 @@ const RUNS = Math.ceil(Number(process.env["STRATA_DIFF_RUNS"] ?? 1200) / 4);
 const keyPicks = fc.array(fc.array(fc.nat(63), { minLength: 12, maxLength: 12 }), { minLength: 24, maxLength: 24 });
 
 describe("compiled rows = the description's rows", () => {
-  it("match the same keys, and the same row wins", () => {
-    fc.assert(
-      fc.property(specRecipe, keyPicks, (recipe, picks) => {
-        const text = specText(recipe);
-        const c = compileText(text);
-        if (c === undefined) return;
-        for (const t of c.tables) {
-          if ((t.role !== "acquire" && t.role !== "forward" && t.role !== "receive")) continue;
-          const m = c.members[t.member];
-          const net = c.networks[m?.network ?? -1];
-          if (m === undefined || net === undefined) continue;
-          const design = headerDesign(net.spec.design.name);
-          const names = c.members.filter((x) => x.network === net.index).map((x) => x.spec.nameValue);
-          const ins = [...new Set(c.links.flatMap((l) => l.receivers.filter((r) => r.member === m.index).map((r) => r.port)))];
-          for (const p of picks) {
-            const registry = net.spec.design;
-            const fields = new Map(registry.fields.map((f, i) => [f.name, pool(registry, f.name, names)[(p[i] ?? 0) % pool(registry, f.name, names).length] ?? 0n]));
-            const port = t.role === "receive" ? 0 : ([...ins, PORT_SELF][(p[11] ?? 0) % (ins.length + 1)] ?? PORT_SELF);
-            const inLink = t.role === "receive" ? undefined : port === PORT_SELF ? "self" : port;
-            const key = keyVector(net.layout, port, fields);
-            const spec = t.spec;
-            if (spec === undefined) continue;
-            const compiled = t.rows.map((r) => entryMatches(t, r.match, key));
-            const written = spec.rows.map((r) => rowMatches(design, r, inLink, fields));
-            const where = `${m.qualified}.${t.role} (${t.kind}), in ${String(inLink)}, ${[...fields].map(([k, v]) => `${k} ${v}`).join(", ")}\n${text}`;
-            expect(compiled, `rows matching in ${where}`).toEqual(written);
-            expect(t.rows[bestEntry(t, key)]?.row ?? -1, `winner in ${where}`).toBe(winner(design, spec, inLink, fields));
+  it(
+    "match the same keys, and the same row wins",
+    () => {
+      fc.assert(
+        fc.property(specRecipe, keyPicks, (recipe, picks) => {
+          const text = specText(recipe);
+          const c = compileText(text);
+          if (c === undefined) return;
+          for (const t of c.tables) {
+            if (t.role !== "acquire" && t.role !== "forward" && t.role !== "receive") continue;
+            const m = c.members[t.member];
+            const net = c.networks[m?.network ?? -1];
+            if (m === undefined || net === undefined) continue;
+            const design = headerDesign(net.spec.design.name);
+            const names = c.members.filter((x) => x.network === net.index).map((x) => x.spec.nameValue);
+            const ins = [
+              ...new Set(c.links.flatMap((l) => l.receivers.filter((r) => r.member === m.index).map((r) => r.port))),
+            ];
+            for (const p of picks) {
+              const registry = net.spec.design;
+              const fields = new Map(
+                registry.fields.map((f, i) => [
+                  f.name,
+                  pool(registry, f.name, names)[(p[i] ?? 0) % pool(registry, f.name, names).length] ?? 0n,
+                ]),
+              );
+              const port =
+                t.role === "receive" ? 0 : ([...ins, PORT_SELF][(p[11] ?? 0) % (ins.length + 1)] ?? PORT_SELF);
+              const inLink = t.role === "receive" ? undefined : port === PORT_SELF ? "self" : port;
+              const key = keyVector(net.layout, port, fields);
+              const spec = t.spec;
+              if (spec === undefined) continue;
+              const compiled = t.rows.map((r) => entryMatches(t, r.match, key));
+              const written = spec.rows.map((r) => rowMatches(design, r, inLink, fields));
+              const where = `${m.qualified}.${t.role} (${t.kind}), in ${String(inLink)}, ${[...fields].map(([k, v]) => `${k} ${v}`).join(", ")}\n${text}`;
+              expect(compiled, `rows matching in ${where}`).toEqual(written);
+              expect(t.rows[bestEntry(t, key)]?.row ?? -1, `winner in ${where}`).toBe(
+                winner(design, spec, inLink, fields),
+              );
+            }
           }
-        }
-      }),
-      { numRuns: RUNS },
-    );
-  }, Math.max(60_000, RUNS * 50));
+        }),
+        { numRuns: RUNS },
+      );
+    },
+    Math.max(60_000, RUNS * 50),
+  );
 });
 
 // Disagreements the tests above once found, each kept as its smallest case.
@@ -127,27 +147,42 @@ networks:
       ),
     );
     const bytes = cnaPacket({ dst });
-    const r = runWasm(c, [resolveEndpoint(c, "n:s.1")], [{ bytes, origLen: bytes.length, tsSec: 0, tsNsec: 0, endpoint: 0 }], 0, { hopLimit: 8, copyLimit: 8 });
+    const r = runWasm(
+      c,
+      [resolveEndpoint(c, "n:s.1")],
+      [{ bytes, origLen: bytes.length, tsSec: 0, tsNsec: 0, endpoint: 0 }],
+      0,
+      { hopLimit: 8, copyLimit: 8 },
+    );
     const forward = c.members.find((m) => m.qualified === "n.r")?.tables.forward;
     return (forward?.rows ?? []).flatMap((row, i) => ((r.hits.get(forward?.id ?? -1)?.[i] ?? 0) > 0 ? [row.text] : []));
   }
 
   it("a prefix on a field another row matches by range is the range it stands for", () => {
     // Row 0 is dst 0/1 (dst < 2^31); 0x80000005 is not in it, nor in 5..9: nothing should match.
-    expect(forwardRowHit(`          - { match: { dst: "0/1" }, out: 2 }\n          - { match: { dst: "5..9" }, out: 3 }`, 0x80000005n)).toEqual([]);
+    expect(
+      forwardRowHit(
+        `          - { match: { dst: "0/1" }, out: 2 }\n          - { match: { dst: "5..9" }, out: 3 }`,
+        0x80000005n,
+      ),
+    ).toEqual([]);
   });
 
   it("which of two rows wins does not depend on a third row that matches neither's packets", () => {
     // The /8 is written first, so it wins for 10.0.0.5 whether or not a ternary row elsewhere
     // makes the table ternary: the compiler keeps LPM only when it agrees with the order.
-    const two = `          - { match: { dst: "0x0a000000/8" }, out: 2 }\n          - { match: { dst: "0x0a000005/32" }, out: 3 }`;
+    const two =
+      `          - { match: { dst: "0x0a000000/8" }, out: 2 }\n          - { ` +
+      `match: { dst: "0x0a000005/32" }, out: 3 }`;
     const three = `${two}\n          - { match: { dst: "0xc0a80000 &&& 0xffff0000" }, out: 2 }`;
     expect(forwardRowHit(three, 0x0a000005n)).toEqual(forwardRowHit(two, 0x0a000005n));
     expect(forwardRowHit(two, 0x0a000005n)).toEqual(["dst 167772160/8 → out 2"]);
   });
 
   it("written `kind: lpm`, the longest prefix wins whatever the order", () => {
-    const rows = `          - { match: { dst: "0x0a000000/8" }, out: 2 }\n          - { match: { dst: "0x0a000005/32" }, out: 3 }`;
+    const rows =
+      `          - { match: { dst: "0x0a000000/8" }, out: 2 }\n          - { ` +
+      `match: { dst: "0x0a000005/32" }, out: 3 }`;
     expect(forwardRowHit(rows, 0x0a000005n, "lpm")).toEqual(["dst 167772165/32 → out 3"]);
   });
 });

@@ -23,7 +23,6 @@ import { composedRecipe, composedText } from "./helpers/composed.js";
 import { cnaPacket, ethernetFrame, hex, ipv4Packet } from "./helpers/packets.js";
 import { runWasm, type WasmOptions } from "./helpers/wasm-run.js";
 
-
 /** A result in names people read, so a failing comparison shows where the two sides part. */
 function view(c: CompiledSpec, r: RefResult): Record<string, unknown> {
   const member = (i: number): string => c.members[i]?.qualified ?? "(outside)";
@@ -34,23 +33,52 @@ function view(c: CompiledSpec, r: RefResult): Record<string, unknown> {
     if (nonzero.length > 0) drops[member(m)] = Object.fromEntries(nonzero);
   }
   return {
-    outputs: r.outputs.map((o) => `#${o.packet} ${o.kind} ${o.kind === "link" ? link(o.target) : member(o.target)} len ${o.bytes.length}/${o.origLen} at ${o.tsSec}.${o.tsNsec} ${hex(o.bytes)}`),
+    outputs: r.outputs.map(
+      (o) =>
+        `#${o.packet} ${o.kind} ${o.kind === "link" ? link(o.target) : member(o.target)} len ${o.bytes.length}/${o.origLen} at ${o.tsSec}.${o.tsNsec} ${hex(o.bytes)}`,
+    ),
     drops,
     delivered: Object.fromEntries(r.delivered.flatMap((n, i) => (n > 0 ? [[member(i), n]] : []))),
     linkPackets: Object.fromEntries(r.linkPackets.flatMap((n, i) => (n > 0 ? [[`${link(i)}[${i}]`, n]] : []))),
-    hits: Object.fromEntries(c.tables.flatMap((t) => (r.hits.get(t.id) ?? []).flatMap((n, row) => (n > 0 ? [[`${member(t.member)}.${t.role}[${row}] ${t.rows[row]?.text ?? ""}`, n]] : [])))),
+    hits: Object.fromEntries(
+      c.tables.flatMap((t) =>
+        (r.hits.get(t.id) ?? []).flatMap((n, row) =>
+          n > 0 ? [[`${member(t.member)}.${t.role}[${row}] ${t.rows[row]?.text ?? ""}`, n]] : [],
+        ),
+      ),
+    ),
   };
 }
 
-function describeCase(text: string, c: CompiledSpec, injections: readonly Injection[], inputs: readonly RefInput[], options: WasmOptions): string {
+function describeCase(
+  text: string,
+  c: CompiledSpec,
+  injections: readonly Injection[],
+  inputs: readonly RefInput[],
+  options: WasmOptions,
+): string {
   const where = (inj: Injection | undefined): string =>
-    inj === undefined ? "?" : inj.kind === "link" ? `link ${c.links[inj.link]?.qualified ?? inj.link}` : `${inj.kind} ${c.members[inj.member]?.qualified ?? inj.member}${inj.kind === "session" ? ` @${inj.session}` : ""}`;
-  const packets = inputs.map((p, i) => `  #${i} at ${where(injections[p.endpoint])}, orig ${p.origLen}: ${hex(p.bytes)}`);
+    inj === undefined
+      ? "?"
+      : inj.kind === "link"
+        ? `link ${c.links[inj.link]?.qualified ?? inj.link}`
+        : `${inj.kind} ${c.members[inj.member]?.qualified ?? inj.member}${inj.kind === "session" ? ` @${inj.session}` : ""}`;
+  const packets = inputs.map(
+    (p, i) => `  #${i} at ${where(injections[p.endpoint])}, orig ${p.origLen}: ${hex(p.bytes)}`,
+  );
   return `options ${JSON.stringify(options)}\npackets:\n${packets.join("\n")}\nspec:\n${text}`;
 }
 
-/** Runs both sides and throws if they differ; returns the reference's result, or undefined when the installer refused the description (a skipped case). */
-function agree(text: string, c: CompiledSpec, injections: readonly Injection[], inputs: readonly RefInput[], options: WasmOptions & RefOptions, first = 0): RefResult | undefined {
+/** Runs both sides and throws if they differ; returns the reference's result, or undefined when the installer refused
+ * the description (a skipped case). */
+function agree(
+  text: string,
+  c: CompiledSpec,
+  injections: readonly Injection[],
+  inputs: readonly RefInput[],
+  options: WasmOptions & RefOptions,
+  first = 0,
+): RefResult | undefined {
   let wasm: RefResult;
   try {
     wasm = runWasm(c, injections, inputs, first, options);
@@ -60,7 +88,10 @@ function agree(text: string, c: CompiledSpec, injections: readonly Injection[], 
   }
   const ref = interpret(c, injections, inputs, first, options);
   const differences = differ(view(c, wasm), view(c, ref));
-  if (differences !== "") throw new Error(`wasm and the reference disagree\n${differences}\n${describeCase(text, c, injections, inputs, options)}`);
+  if (differences !== "")
+    throw new Error(
+      `wasm and the reference disagree\n${differences}\n${describeCase(text, c, injections, inputs, options)}`,
+    );
   return ref;
 }
 
@@ -73,7 +104,8 @@ function differ(wasm: Record<string, unknown>, ref: Record<string, unknown>): st
     .join("\n");
 }
 
-/** Cases of the main property; to search longer: STRATA_DIFF_RUNS=50000 npx vitest run test/pipeline/differential.test.ts */
+/** Cases of the main property; to search longer: STRATA_DIFF_RUNS=50000 npx vitest run
+ * test/pipeline/differential.test.ts */
 const RUNS = Number(process.env["STRATA_DIFF_RUNS"] ?? 1200);
 
 const limits = fc.record({
@@ -90,48 +122,69 @@ const limits = fc.record({
 });
 
 describe("wasm pipeline = reference interpreter", () => {
-  it("on random descriptions and packets", () => {
-    let ran = 0;
-    let skipped = 0;
-    const reasons = new Set<string>();
-    fc.assert(
-      fc.property(specRecipe, packetsRecipe(), limits, fc.nat(1_000_000), (spec, packets, options, first) => {
-        const text = specText(spec);
-        const c = compileText(text);
-        if (c === undefined) {
-          skipped++;
-          return;
-        }
-        const { injections, inputs } = resolvePackets(c, packets);
-        const ref = agree(text, c, injections, inputs, options, first);
-        if (ref === undefined) {
-          skipped++;
-          return;
-        }
-        ran++;
-        for (const counts of ref.drops.values()) counts.forEach((n, k) => n > 0 && reasons.add(DROP_REASONS[k] ?? ""));
-      }),
-      { numRuns: RUNS },
-    );
-    // The cases must mostly run, and reach every kind of drop the model has.
-    expect(skipped).toBeLessThan(ran / 5);
-    expect([...reasons].sort()).toEqual(
-      ["acquire-miss", "bad-header", "forward-drop", "forward-miss", "loop", "receive-miss", "replication-limit", "send-miss", "too-long", "transmit-miss", "ttl-expired"].sort(),
-    );
-  }, Math.max(60_000, RUNS * 25));
+  it(
+    "on random descriptions and packets",
+    () => {
+      let ran = 0;
+      let skipped = 0;
+      const reasons = new Set<string>();
+      fc.assert(
+        fc.property(specRecipe, packetsRecipe(), limits, fc.nat(1_000_000), (spec, packets, options, first) => {
+          const text = specText(spec);
+          const c = compileText(text);
+          if (c === undefined) {
+            skipped++;
+            return;
+          }
+          const { injections, inputs } = resolvePackets(c, packets);
+          const ref = agree(text, c, injections, inputs, options, first);
+          if (ref === undefined) {
+            skipped++;
+            return;
+          }
+          ran++;
+          for (const counts of ref.drops.values())
+            counts.forEach((n, k) => n > 0 && reasons.add(DROP_REASONS[k] ?? ""));
+        }),
+        { numRuns: RUNS },
+      );
+      // The cases must mostly run, and reach every kind of drop the model has.
+      expect(skipped).toBeLessThan(ran / 5);
+      expect([...reasons].sort()).toEqual(
+        [
+          "acquire-miss",
+          "bad-header",
+          "forward-drop",
+          "forward-miss",
+          "loop",
+          "receive-miss",
+          "replication-limit",
+          "send-miss",
+          "too-long",
+          "transmit-miss",
+          "ttl-expired",
+        ].sort(),
+      );
+    },
+    Math.max(60_000, RUNS * 25),
+  );
 
-  it("with tables of up to 60 rows over many distinct addresses", () => {
-    fc.assert(
-      fc.property(bigSpecRecipe, packetsRecipe(10, 40), limits, (spec, packets, options) => {
-        const text = specText(spec, 40);
-        const c = compileText(text);
-        if (c === undefined) return;
-        const { injections, inputs } = resolvePackets(c, packets, 40);
-        agree(text, c, injections, inputs, options);
-      }),
-      { numRuns: Math.ceil(RUNS / 12) },
-    );
-  }, Math.max(60_000, RUNS * 25));
+  it(
+    "with tables of up to 60 rows over many distinct addresses",
+    () => {
+      fc.assert(
+        fc.property(bigSpecRecipe, packetsRecipe(10, 40), limits, (spec, packets, options) => {
+          const text = specText(spec, 40);
+          const c = compileText(text);
+          if (c === undefined) return;
+          const { injections, inputs } = resolvePackets(c, packets, 40);
+          agree(text, c, injections, inputs, options);
+        }),
+        { numRuns: Math.ceil(RUNS / 12) },
+      );
+    },
+    Math.max(60_000, RUNS * 25),
+  );
 
   it("over hundreds of packets in one data plane: no buffer outlives its packet", () => {
     // Live copies never exceed copyLimit + 1, so copyLimit + 2 buffers always suffice — unless one leaks.
@@ -141,7 +194,14 @@ describe("wasm pipeline = reference interpreter", () => {
         const c = compileText(text);
         if (c === undefined) return;
         const { injections, inputs } = resolvePackets(c, packets);
-        agree(text, c, injections, inputs, { hopLimit: 8, copyLimit, slots: copyLimit + 2, slotLen: 1024, outputBytes: 1, batchPackets: 16 });
+        agree(text, c, injections, inputs, {
+          hopLimit: 8,
+          copyLimit,
+          slots: copyLimit + 2,
+          slotLen: 1024,
+          outputBytes: 1,
+          batchPackets: 16,
+        });
       }),
       { numRuns: 60 },
     );
@@ -151,7 +211,8 @@ describe("wasm pipeline = reference interpreter", () => {
 /** Composed cases per run of the main property's: STRATA_DIFF_RUNS scales both. */
 const COMPOSED_RUNS = Math.ceil(RUNS / 3);
 
-/** What a composed case exercised: rows of each composition action that hit, bridging links crossed, and layered at their far end. */
+/** What a composed case exercised: rows of each composition action that hit, bridging links crossed, and layered at
+ * their far end. */
 function exercised(c: CompiledSpec, r: RefResult, seen: Map<string, number>): void {
   const count = (what: string, n: number): void => {
     if (n > 0) seen.set(what, (seen.get(what) ?? 0) + n);
@@ -160,15 +221,24 @@ function exercised(c: CompiledSpec, r: RefResult, seen: Map<string, number>): vo
     (r.hits.get(t.id) ?? []).forEach((n, i) => {
       const row = t.spec?.rows[t.rows[i]?.row ?? -1];
       if (row === undefined) return;
-      if (row.action.kind === "session" || row.action.kind === "link" || row.action.kind === "shared-acquire" || row.action.kind === "shared-forward") count(row.action.kind, n);
+      if (
+        row.action.kind === "session" ||
+        row.action.kind === "link" ||
+        row.action.kind === "shared-acquire" ||
+        row.action.kind === "shared-forward"
+      )
+        count(row.action.kind, n);
       if (row.in === "shared") count("in: shared", n);
       // Seed Figure 8: a bridging link implemented by a session, at the end whose network does not declare it.
       const sent = c.links.find((l) => l.sender === t.member && l.senderPort === row.out);
-      if (row.action.kind === "session" && sent !== undefined && c.members[t.member]?.network !== sent.network) count("session on a bridging link at its far end", n);
+      if (row.action.kind === "session" && sent !== undefined && c.members[t.member]?.network !== sent.network)
+        count("session on a bridging link at its far end", n);
     });
   }
   c.links.forEach((l, i) => {
-    const bridging = [l.sender, ...l.receivers.map((x) => x.member)].some((m) => m >= 0 && c.members[m]?.network !== l.network);
+    const bridging = [l.sender, ...l.receivers.map((x) => x.member)].some(
+      (m) => m >= 0 && c.members[m]?.network !== l.network,
+    );
     if (bridging) count("bridging link", r.linkPackets[i] ?? 0);
   });
   // The overlay's shared member sending straight onto a shared link: a forward row of it naming the link's identifier.
@@ -176,7 +246,8 @@ function exercised(c: CompiledSpec, r: RefResult, seen: Map<string, number>): vo
   for (const t of c.tables.filter((x) => x.role === "forward")) {
     (r.hits.get(t.id) ?? []).forEach((n, i) => {
       const a = t.spec?.rows[t.rows[i]?.row ?? -1]?.action;
-      if (a?.kind === "out" && a.ports.some((p) => sharedOuts.has(`${t.member}:${p}`))) count("overlay out on a shared link", n);
+      if (a?.kind === "out" && a.ports.some((p) => sharedOuts.has(`${t.member}:${p}`)))
+        count("overlay out on a shared link", n);
     });
   }
   r.outputs.forEach((o) => {
@@ -197,32 +268,52 @@ describe("wasm pipeline = reference interpreter, composed", () => {
     traceMask: fc.option(fc.array(fc.boolean(), { minLength: 1, maxLength: 8 }), { nil: undefined }), // --trace-packets
   });
 
-  it("on layered, subducted and bridged descriptions", () => {
-    const ran = new Map<string, number>();
-    const skipped = new Map<string, number>();
-    const seen = new Map<string, number>();
-    const add = (m: Map<string, number>, k: string): void => void m.set(k, (m.get(k) ?? 0) + 1);
-    fc.assert(
-      fc.property(composedRecipe, packetsRecipe(2, 12), composedLimits, fc.nat(1_000_000), (recipe, packets, options, first) => {
-        const text = composedText(recipe);
-        const c = compileText(text);
-        if (c === undefined) return add(skipped, recipe.kind);
-        const { injections, inputs } = resolvePackets(c, packets);
-        const ref = agree(text, c, injections, inputs, options, first);
-        if (ref === undefined) return add(skipped, recipe.kind);
-        add(ran, recipe.kind);
-        exercised(c, ref, seen);
-      }),
-      { numRuns: COMPOSED_RUNS },
-    );
-    if (process.env["STRATA_DIFF_VERBOSE"] === "1") console.log({ ran, skipped, seen });
-    for (const kind of ["layered", "subducted", "bridged"]) expect(skipped.get(kind) ?? 0, kind).toBeLessThan((ran.get(kind) ?? 0) / 5);
-    // Every step of composition ran, and packets reached the top of three-level stacks.
-    expect([...seen.keys()].filter((k) => !k.startsWith("delivered")).sort()).toEqual(
-      ["session", "link", "shared-acquire", "shared-forward", "in: shared", "bridging link", "overlay out on a shared link", "session on a bridging link at its far end"].sort(),
-    );
-    expect(seen.get("delivered in n2") ?? 0).toBeGreaterThan(0);
-  }, Math.max(60_000, COMPOSED_RUNS * 60));
+  it(
+    "on layered, subducted and bridged descriptions",
+    () => {
+      const ran = new Map<string, number>();
+      const skipped = new Map<string, number>();
+      const seen = new Map<string, number>();
+      const add = (m: Map<string, number>, k: string): void => void m.set(k, (m.get(k) ?? 0) + 1);
+      fc.assert(
+        fc.property(
+          composedRecipe,
+          packetsRecipe(2, 12),
+          composedLimits,
+          fc.nat(1_000_000),
+          (recipe, packets, options, first) => {
+            const text = composedText(recipe);
+            const c = compileText(text);
+            if (c === undefined) return add(skipped, recipe.kind);
+            const { injections, inputs } = resolvePackets(c, packets);
+            const ref = agree(text, c, injections, inputs, options, first);
+            if (ref === undefined) return add(skipped, recipe.kind);
+            add(ran, recipe.kind);
+            exercised(c, ref, seen);
+          },
+        ),
+        { numRuns: COMPOSED_RUNS },
+      );
+      if (process.env["STRATA_DIFF_VERBOSE"] === "1") console.log({ ran, skipped, seen });
+      for (const kind of ["layered", "subducted", "bridged"])
+        expect(skipped.get(kind) ?? 0, kind).toBeLessThan((ran.get(kind) ?? 0) / 5);
+      // Every step of composition ran, and packets reached the top of three-level stacks.
+      expect([...seen.keys()].filter((k) => !k.startsWith("delivered")).sort()).toEqual(
+        [
+          "session",
+          "link",
+          "shared-acquire",
+          "shared-forward",
+          "in: shared",
+          "bridging link",
+          "overlay out on a shared link",
+          "session on a bridging link at its far end",
+        ].sort(),
+      );
+      expect(seen.get("delivered in n2") ?? 0).toBeGreaterThan(0);
+    },
+    Math.max(60_000, COMPOSED_RUNS * 60),
+  );
 });
 
 /** A hand-written description, and its endpoints resolved as the command line resolves them. */
@@ -232,18 +323,34 @@ function fixture(text: string, endpoints: readonly string[]): { c: CompiledSpec;
 }
 
 /** agree() on a description that must install. */
-function agreed(text: string, c: CompiledSpec, injections: readonly Injection[], inputs: readonly RefInput[], options: WasmOptions & RefOptions): RefResult {
+function agreed(
+  text: string,
+  c: CompiledSpec,
+  injections: readonly Injection[],
+  inputs: readonly RefInput[],
+  options: WasmOptions & RefOptions,
+): RefResult {
   const r = agree(text, c, injections, inputs, options);
   if (r === undefined) throw new Error(`${text} did not install`);
   return r;
 }
 
-const input = (bytes: Uint8Array, endpoint = 0): RefInput => ({ bytes, origLen: bytes.length, tsSec: 1, tsNsec: 2, endpoint });
+const input = (bytes: Uint8Array, endpoint = 0): RefInput => ({
+  bytes,
+  origLen: bytes.length,
+  tsSec: 1,
+  tsNsec: 2,
+  endpoint,
+});
 
 /** Drop counts of one reason per member, by qualified name (members without any left out). */
 function dropsOf(c: CompiledSpec, r: RefResult, reason: (typeof DROP_REASONS)[number]): Record<string, number> {
   const k = DROP_REASONS.indexOf(reason);
-  return Object.fromEntries([...r.drops.entries()].flatMap(([m, counts]) => ((counts[k] ?? 0) > 0 ? [[c.members[m]?.qualified ?? "(outside)", counts[k] ?? 0]] : [])));
+  return Object.fromEntries(
+    [...r.drops.entries()].flatMap(([m, counts]) =>
+      (counts[k] ?? 0) > 0 ? [[c.members[m]?.qualified ?? "(outside)", counts[k] ?? 0]] : [],
+    ),
+  );
 }
 
 describe("limits, on both sides", () => {
@@ -281,14 +388,21 @@ networks:
   it("a ring of routers that decrement TTL: ttl-expired or loop, whichever comes first", () => {
     const { c, injections } = fixture(ring("ipv4", "decrement"), ["ring:a", "ring:a.1"]);
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 255 }), fc.nat(1), (hopLimit, ttl, endpoint) => {
-        const inputs = [input(ipv4Packet({ ttl }), endpoint)];
-        const r = agreed("(ring with ttl: decrement)", c, injections, inputs, { hopLimit, copyLimit: 0 });
-        // Sent by a itself, the packet is not decremented at a; each member after that decrements it once.
-        const crossings = Math.min(hopLimit, Math.max(ttl, 1));
-        expect(r.outputs).toHaveLength(crossings);
-        expect(dropsOf(c, r, hopLimit < Math.max(ttl, 1) ? "loop" : "ttl-expired")).toEqual({ [["ring.a", "ring.b", "ring.c"][crossings % 3] ?? ""]: 1 });
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 40 }),
+        fc.integer({ min: 0, max: 255 }),
+        fc.nat(1),
+        (hopLimit, ttl, endpoint) => {
+          const inputs = [input(ipv4Packet({ ttl }), endpoint)];
+          const r = agreed("(ring with ttl: decrement)", c, injections, inputs, { hopLimit, copyLimit: 0 });
+          // Sent by a itself, the packet is not decremented at a; each member after that decrements it once.
+          const crossings = Math.min(hopLimit, Math.max(ttl, 1));
+          expect(r.outputs).toHaveLength(crossings);
+          expect(dropsOf(c, r, hopLimit < Math.max(ttl, 1) ? "loop" : "ttl-expired")).toEqual({
+            [["ring.a", "ring.b", "ring.c"][crossings % 3] ?? ""]: 1,
+          });
+        },
+      ),
       { numRuns: 80 },
     );
   });
@@ -316,7 +430,9 @@ ${[1, 2, 3, 4, 5, 6, 7, 8].map((i) => `      r${i}: { acquire: [ { do: receive }
         // Per input packet: the original and min(7, copyLimit) copies are delivered; the other copies are refused.
         const made = Math.min(7, copyLimit);
         expect(r.outputs.filter((o) => o.kind === "deliver")).toHaveLength(2 * (1 + made));
-        expect(dropsOf(c, r, "replication-limit")).toEqual(made === 7 ? {} : { [endpoint === 0 ? "star.s" : "(outside)"]: 2 * (7 - made) });
+        expect(dropsOf(c, r, "replication-limit")).toEqual(
+          made === 7 ? {} : { [endpoint === 0 ? "star.s" : "(outside)"]: 2 * (7 - made) },
+        );
       }),
       { numRuns: 40 },
     );
@@ -325,12 +441,19 @@ ${[1, 2, 3, 4, 5, 6, 7, 8].map((i) => `      r${i}: { acquire: [ { do: receive }
 
 describe("every example's captures, on both sides", () => {
   const root = new URL("../../", import.meta.url);
-  const examples = readdirSync(new URL("examples/", root), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+  const examples = readdirSync(new URL("examples/", root), { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name);
 
   it.each(examples)("%s", (name) => {
     const text = readFileSync(new URL(`examples/${name}/network.yaml`, root), "utf8");
-    const { inputs: files } = JSON.parse(readFileSync(new URL(`examples/${name}/example.json`, root), "utf8")) as { inputs: string[] };
-    const { c, injections } = fixture(text, files.map((f) => f.slice(0, f.indexOf("="))));
+    const { inputs: files } = JSON.parse(readFileSync(new URL(`examples/${name}/example.json`, root), "utf8")) as {
+      inputs: string[];
+    };
+    const { c, injections } = fixture(
+      text,
+      files.map((f) => f.slice(0, f.indexOf("="))),
+    );
     const inputs: RefInput[] = [];
     files.forEach((f, endpoint) => {
       const reader = openCapture(new URL(f.slice(f.indexOf("=") + 1), root).pathname);
@@ -338,7 +461,13 @@ describe("every example's captures, on both sides", () => {
         for (const b of reader.batches()) {
           for (let i = 0; i < b.count; i++) {
             const at = b.offset[i] ?? 0;
-            inputs.push({ bytes: b.data.slice(at, at + (b.capLen[i] ?? 0)), origLen: b.origLen[i] ?? 0, tsSec: b.tsSec[i] ?? 0, tsNsec: b.tsNsec[i] ?? 0, endpoint });
+            inputs.push({
+              bytes: b.data.slice(at, at + (b.capLen[i] ?? 0)),
+              origLen: b.origLen[i] ?? 0,
+              tsSec: b.tsSec[i] ?? 0,
+              tsNsec: b.tsNsec[i] ?? 0,
+              endpoint,
+            });
           }
         }
       } finally {

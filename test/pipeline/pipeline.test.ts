@@ -19,7 +19,13 @@ function checksum(b: number[]): number {
   return ~sum & 0xffff;
 }
 
-interface Eth { dst: string; src: string; type: number; vid?: number; payload: number[] }
+interface Eth {
+  dst: string;
+  src: string;
+  type: number;
+  vid?: number;
+  payload: number[];
+}
 const H1 = "02:00:00:00:00:01";
 const H2 = "02:00:00:00:00:02";
 const H3 = "02:00:00:00:00:03";
@@ -31,7 +37,14 @@ function eth(o: Partial<Eth> = {}): Uint8Array {
   return Uint8Array.from([...macBytes(f.dst), ...macBytes(f.src), ...tag, ...u16(f.type), ...f.payload]);
 }
 
-interface Ip4 { src: string; dst: string; ttl: number; proto: number; sport: number; dport: number }
+interface Ip4 {
+  src: string;
+  dst: string;
+  ttl: number;
+  proto: number;
+  sport: number;
+  dport: number;
+}
 function ipv4(o: Partial<Ip4> = {}): Uint8Array {
   const p: Ip4 = { src: "10.0.0.1", dst: "10.0.2.2", ttl: 64, proto: 17, sport: 5000, dport: 53, ...o };
   const l4 = [...u16(p.sport), ...u16(p.dport), 0, 8, 0, 0];
@@ -145,13 +158,17 @@ const cases: Case[] = [
   },
   {
     name: "ternary: the first row that matches wins",
-    spec: lan(`${EMPTY_SW}\n        forward: [ { match: { type: "0x8800 &&& 0xff00" }, out: 9 }, { match: { dst: "${H2}" }, out: 2 } ]`),
+    spec: lan(
+      `${EMPTY_SW}\n        forward: [ { match: { type: "0x8800 &&& 0xff00" }, out: 9 }, { match: { dst: "${H2}" }, out: 2 } ]`,
+    ),
     in: { endpoint: "lan:h1.1", packet: eth({ type: 0x88b5 }) },
     out: [{ at: "lan.uplink", packet: eth({ type: 0x88b5 }) }],
   },
   {
     name: "acquire both: forwarded on and received",
-    spec: lan(`        acquire: [ { do: both } ]\n        forward: [ { match: { dst: "${H2}" }, out: 2 } ]\n        receive: [ { do: deliver } ]`),
+    spec: lan(
+      `        acquire: [ { do: both } ]\n        forward: [ { match: { dst: "${H2}" }, out: 2 } ]\n        receive: [ { do: deliver } ]`,
+    ),
     in: { endpoint: "lan:h1.1", packet: eth() },
     out: [
       { at: "lan.h2.1-sw.2", packet: eth() },
@@ -175,7 +192,9 @@ const cases: Case[] = [
   },
   {
     name: "send: the session's header is pushed, then forwarded from self",
-    spec: lan(`${EMPTY_SW}\n        forward: [ { in: self, match: { dst: "${H3}" }, out: 3 } ]\n        send: [ { session: 1, header: { dst: "${H3}", type: 0x88b5 } } ]`),
+    spec: lan(
+      `${EMPTY_SW}\n        forward: [ { in: self, match: { dst: "${H3}" }, out: 3 } ]\n        send: [ { session: 1, header: { dst: "${H3}", type: 0x88b5 } } ]`,
+    ),
     in: { endpoint: "lan:sw@1", packet: Uint8Array.of(1, 2, 3, 4) },
     out: [
       { at: "lan.h3.1-sw.3", packet: eth({ dst: H3, src: "02:00:00:00:00:fe", payload: [1, 2, 3, 4] }) },
@@ -184,7 +203,10 @@ const cases: Case[] = [
   },
   {
     name: "IPv4: the first matching row wins, TTL − 1 with a valid checksum",
-    spec: routed(`        acquire: [ { do: forward } ]\n        forward: [ { match: { dst: 10.0.2.0/24 }, out: 2 }, { match: { dst: 10.0.0.0/8 }, out: 3 } ]`),
+    spec: routed(
+      `        acquire: [ { do: forward } ]\n        forward: [ { match: { ` +
+        `dst: 10.0.2.0/24 }, out: 2 }, { match: { dst: 10.0.0.0/8 }, out: 3 } ]`,
+    ),
     in: { endpoint: "ip:a.1", packet: ipv4() },
     out: [
       { at: "ip.r.2-b.1", packet: ipv4({ ttl: 63 }) },
@@ -193,13 +215,20 @@ const cases: Case[] = [
   },
   {
     name: "IPv4: a broader prefix written first wins (first match)",
-    spec: routed(`        acquire: [ { do: forward } ]\n        forward: [ { match: { dst: 10.0.0.0/8 }, out: 3 }, { match: { dst: 10.0.2.0/24 }, out: 2 } ]`),
+    spec: routed(
+      `        acquire: [ { do: forward } ]\n        forward: [ { match: { ` +
+        `dst: 10.0.0.0/8 }, out: 3 }, { match: { dst: 10.0.2.0/24 }, out: 2 } ]`,
+    ),
     in: { endpoint: "ip:a.1", packet: ipv4() },
     out: [{ at: "ip.elsewhere", packet: ipv4({ ttl: 63 }) }],
   },
   {
     name: "IPv4: written kind: lpm, the longest prefix wins whatever the order",
-    spec: routed(`        acquire: [ { do: forward } ]\n        forward: { kind: lpm, rows: [ { match: { dst: 10.0.0.0/8 }, out: 3 }, { match: { dst: 10.0.2.0/24 }, out: 2 } ] }`),
+    spec: routed(
+      `        acquire: [ { do: forward } ]\n        forward: { kind: lpm, ` +
+        `rows: [ { match: { dst: 10.0.0.0/8 }, out: 3 }, { match: { dst: ` +
+        `10.0.2.0/24 }, out: 2 } ] }`,
+    ),
     in: { endpoint: "ip:a.1", packet: ipv4() },
     out: [
       { at: "ip.r.2-b.1", packet: ipv4({ ttl: 63 }) },
@@ -208,7 +237,10 @@ const cases: Case[] = [
   },
   {
     name: "IPv4: without ttl: decrement the packet is left as it is",
-    spec: routed(`        acquire: [ { do: forward } ]\n        forward: [ { match: { dst: 10.0.2.0/24 }, out: 2 } ]`, "keep"),
+    spec: routed(
+      `        acquire: [ { do: forward } ]\n        forward: [ { match: { dst: 10.0.2.0/24 }, out: 2 } ]`,
+      "keep",
+    ),
     in: { endpoint: "ip:a.1", packet: ipv4() },
     out: [
       { at: "ip.r.2-b.1", packet: ipv4() },
@@ -224,7 +256,10 @@ const cases: Case[] = [
   },
   {
     name: "IPv4: a range of destination ports",
-    spec: routed(`        acquire: [ { do: forward } ]\n        forward: [ { match: { proto: 17, dport: 1000..2000 }, out: 3 }, { out: 2 } ]`),
+    spec: routed(
+      `        acquire: [ { do: forward } ]\n        forward: [ { match: { ` +
+        `proto: 17, dport: 1000..2000 }, out: 3 }, { out: 2 } ]`,
+    ),
     in: { endpoint: "ip:a.1", packet: ipv4({ dport: 1500 }) },
     out: [{ at: "ip.elsewhere", packet: ipv4({ dport: 1500, ttl: 63 }) }],
   },

@@ -36,12 +36,18 @@ function spec(o: { sw?: string; h?: string; transmit?: string } = {}): string {
       - { from: sw.2, to: h.1 }
     tables:
       sw:
-${o.sw ?? `        acquire: [ { do: forward } ]
+${
+  o.sw ??
+  `        acquire: [ { do: forward } ]
         forward: [ { out: 2 } ]
-        receive: [ { do: deliver } ]`}
+        receive: [ { do: deliver } ]`
+}
 ${o.transmit === undefined ? "" : `        transmit: [ ${o.transmit} ]\n`}      h:
-${o.h ?? `        acquire: [ { match: { dst: "02:00:00:00:00:0b" }, do: receive } ]
-        receive: [ { do: deliver } ]`}
+${
+  o.h ??
+  `        acquire: [ { match: { dst: "02:00:00:00:00:0b" }, do: receive } ]
+        receive: [ { do: deliver } ]`
+}
 ${
   o.transmit === undefined
     ? ""
@@ -69,7 +75,16 @@ function fates(dp: DataPlane, installed: Installed): string[] {
   const runner = new Runner(dp, { maxFanout: c.maxFanout, slotLen: 512 });
   const frame = ethernetFrame({ dst: H, src: SW, payload: new Uint8Array(46) });
   runner.run(
-    { data: frame, count: 1, offset: Uint32Array.of(0), capLen: Uint32Array.of(frame.length), origLen: Uint32Array.of(frame.length), tsSec: Float64Array.of(1), tsNsec: Uint32Array.of(0), endpoint: 0 },
+    {
+      data: frame,
+      count: 1,
+      offset: Uint32Array.of(0),
+      capLen: Uint32Array.of(frame.length),
+      origLen: Uint32Array.of(frame.length),
+      tsSec: Float64Array.of(1),
+      tsNsec: Uint32Array.of(0),
+      endpoint: 0,
+    },
     0,
     {
       packet(kind, target): void {
@@ -98,12 +113,24 @@ describe("plans last one batch", () => {
   it.each<{ name: string; base?: string; change: Change; after: string[] }>([
     {
       name: "the switch's keyless acquire row turns from forward to receive",
-      change: { text: spec({ sw: "        acquire: [ { do: receive } ]\n        forward: [ { out: 2 } ]\n        receive: [ { do: deliver } ]" }) },
+      change: {
+        text: spec({
+          sw:
+            "        acquire: [ { do: receive } ]\n        forward: [ { out: 2 } " +
+            "]\n        receive: [ { do: deliver } ]",
+        }),
+      },
       after: ["link lan.feed", "deliver lan.sw"],
     },
     {
       name: "the switch's acquire row gets a key",
-      change: { text: spec({ sw: '        acquire: [ { match: { dst: "02:00:00:00:00:0c" }, do: forward } ]\n        forward: [ { out: 2 } ]' }) },
+      change: {
+        text: spec({
+          sw:
+            '        acquire: [ { match: { dst: "02:00:00:00:00:0c" }, do: forward ' +
+            "} ]\n        forward: [ { out: 2 } ]",
+        }),
+      },
       after: ["link lan.feed", "drop lan.sw acquire-miss"],
     },
     {
@@ -111,8 +138,16 @@ describe("plans last one batch", () => {
       change: { text: spec({ h: '        acquire: [ { match: { dst: "02:00:00:00:00:0b" }, do: receive } ]' }) },
       after: ["link lan.feed", "link lan.sw.2-h.1", "drop lan.h receive-miss"],
     },
-    { name: "the switch goes down", change: { down: { member: "lan:sw" } }, after: ["link lan.feed", "drop lan.sw member-down"] },
-    { name: "the host goes down", change: { down: { member: "lan:h" } }, after: ["link lan.feed", "link lan.sw.2-h.1", "drop lan.h member-down"] },
+    {
+      name: "the switch goes down",
+      change: { down: { member: "lan:sw" } },
+      after: ["link lan.feed", "drop lan.sw member-down"],
+    },
+    {
+      name: "the host goes down",
+      change: { down: { member: "lan:h" } },
+      after: ["link lan.feed", "link lan.sw.2-h.1", "drop lan.h member-down"],
+    },
     {
       // The same transmit table, its row modified in place: what the plan knew of its rows is out of date.
       name: "the switch's physical transmit row turns into a session of core",

@@ -29,26 +29,56 @@ function internetChecksum(b: readonly number[]): number {
 }
 
 /** The 20-byte IPv4 header send writes: identification 0, not a fragment, checksum computed here. */
-function outerIpv4(o: { src: string; dst: string; proto: number; ttl?: number; dscp?: number }, inside: Uint8Array): Uint8Array {
-  const h = [0x45, (o.dscp ?? 0) << 2, ...bytes(2, 20 + inside.length), 0, 0, 0, 0, o.ttl ?? 64, o.proto, 0, 0, ...bytes(4, ip(o.src)), ...bytes(4, ip(o.dst))];
+function outerIpv4(
+  o: { src: string; dst: string; proto: number; ttl?: number; dscp?: number },
+  inside: Uint8Array,
+): Uint8Array {
+  const h = [
+    0x45,
+    (o.dscp ?? 0) << 2,
+    ...bytes(2, 20 + inside.length),
+    0,
+    0,
+    0,
+    0,
+    o.ttl ?? 64,
+    o.proto,
+    0,
+    0,
+    ...bytes(4, ip(o.src)),
+    ...bytes(4, ip(o.dst)),
+  ];
   const c = internetChecksum(h);
   h[10] = c >> 8;
   h[11] = c & 0xff;
   return concat(Uint8Array.from(h), inside);
 }
 
-function greOver(o: { src: string; dst: string; ttl?: number }, g: { type: number; key?: number }, inside: Uint8Array): Uint8Array {
-  const gre = [...bytes(2, g.key === undefined ? 0 : 0x2000), ...bytes(2, g.type), ...(g.key === undefined ? [] : bytes(4, g.key))];
+function greOver(
+  o: { src: string; dst: string; ttl?: number },
+  g: { type: number; key?: number },
+  inside: Uint8Array,
+): Uint8Array {
+  const gre = [
+    ...bytes(2, g.key === undefined ? 0 : 0x2000),
+    ...bytes(2, g.type),
+    ...(g.key === undefined ? [] : bytes(4, g.key)),
+  ];
   return outerIpv4({ ...o, proto: 47 }, concat(Uint8Array.from(gre), inside));
 }
 
-function vxlanOver(o: { src: string; dst: string }, v: { sport: number; dport: number; vni: number }, inside: Uint8Array): Uint8Array {
+function vxlanOver(
+  o: { src: string; dst: string },
+  v: { sport: number; dport: number; vni: number },
+  inside: Uint8Array,
+): Uint8Array {
   const vx = [0x08, 0, 0, 0, ...bytes(3, v.vni), 0];
   const udp = [...bytes(2, v.sport), ...bytes(2, v.dport), ...bytes(2, 8 + vx.length + inside.length), 0, 0];
   return outerIpv4({ ...o, proto: 17 }, concat(Uint8Array.from([...udp, ...vx]), inside));
 }
 
-const mplsEntry = (label: number, s: number, ttl = 64, tc = 0): Uint8Array => Uint8Array.from(bytes(4, (label * 4096) + (tc << 9) + (s << 8) + ttl));
+const mplsEntry = (label: number, s: number, ttl = 64, tc = 0): Uint8Array =>
+  Uint8Array.from(bytes(4, label * 4096 + (tc << 9) + (s << 8) + ttl));
 
 // ── Descriptions: two machines, a stack of networks ───────────────────────
 
@@ -82,7 +112,8 @@ function stack(levels: readonly Level[]): string {
     const above = levels[i + 1];
     const via = below === undefined ? "" : `, transmit: [ { out: 1, via: { session: ${below.net}.1 } } ]`;
     const send = l.send === undefined ? "" : `, send: [ { session: 1, header: ${l.send} } ]`;
-    const receive = above === undefined ? "[ { do: deliver } ]" : `[ { match: ${l.pop ?? "{}"}, do: { link: ${above.net}.1 } } ]`;
+    const receive =
+      above === undefined ? "[ { do: deliver } ]" : `[ { match: ${l.pop ?? "{}"}, do: { link: ${above.net}.1 } } ]`;
     out.push(
       `  ${l.net}:`,
       `    header: ${l.header}`,
@@ -97,20 +128,70 @@ function stack(levels: readonly Level[]): string {
   return `${out.join("\n")}\n`;
 }
 
-const lan = (type: number, extra: Partial<Level> = {}): Level => ({ net: "lan", header: "ethernet", names: [MAC_A, MAC_B], send: `{ dst: "${MAC_B}", type: ${type} }`, take: `{ dst: "${MAC_B}" }`, pop: `{ type: ${type} }`, ...extra });
+const lan = (type: number, extra: Partial<Level> = {}): Level => ({
+  net: "lan",
+  header: "ethernet",
+  names: [MAC_A, MAC_B],
+  send: `{ dst: "${MAC_B}", type: ${type} }`,
+  take: `{ dst: "${MAC_B}" }`,
+  pop: `{ type: ${type} }`,
+  ...extra,
+});
 const top4: Level = { net: "ip", header: "ipv4", names: ["10.0.0.1", "10.0.0.2"], take: "{ dst: 10.0.0.2 }" };
-const top6: Level = { net: "ip6", header: "ipv6", names: ["2001:db8::1", "2001:db8::2"], take: `{ dst: "2001:db8::2" }` };
-const tenant: Level = { net: "tenant", header: "ethernet", names: ["02:00:00:00:01:01", "02:00:00:00:01:02"], take: `{ dst: "02:00:00:00:01:02" }` };
+const top6: Level = {
+  net: "ip6",
+  header: "ipv6",
+  names: ["2001:db8::1", "2001:db8::2"],
+  take: `{ dst: "2001:db8::2" }`,
+};
+const tenant: Level = {
+  net: "tenant",
+  header: "ethernet",
+  names: ["02:00:00:00:01:01", "02:00:00:00:01:02"],
+  take: `{ dst: "02:00:00:00:01:02" }`,
+};
 const U_A = "192.0.2.1";
 const U_B = "192.0.2.2";
-const gre = (send: string, pop: string, extra: Partial<Level> = {}): Level => ({ net: "tun", header: "gre", names: [U_A, U_B], send, take: `{ dst: ${U_B} }`, pop, ...extra });
-const vxlan = (send: string, pop: string): Level => ({ net: "overlay", header: "vxlan", names: [U_A, U_B], send, take: `{ dst: ${U_B}, dport: 4789 }`, pop });
+const gre = (send: string, pop: string, extra: Partial<Level> = {}): Level => ({
+  net: "tun",
+  header: "gre",
+  names: [U_A, U_B],
+  send,
+  take: `{ dst: ${U_B} }`,
+  pop,
+  ...extra,
+});
+const vxlan = (send: string, pop: string): Level => ({
+  net: "overlay",
+  header: "vxlan",
+  names: [U_A, U_B],
+  send,
+  take: `{ dst: ${U_B}, dport: 4789 }`,
+  pop,
+});
 
-const eth = (type: number, inside: Uint8Array): Uint8Array => ethernetFrame({ dst: mac(MAC_B), src: mac(MAC_A), type, payload: inside });
+const eth = (type: number, inside: Uint8Array): Uint8Array =>
+  ethernetFrame({ dst: mac(MAC_B), src: mac(MAC_A), type, payload: inside });
 
-const inner4 = ipv4Packet({ src: ip("10.0.0.1"), dst: ip("10.0.0.2"), proto: 17, ports: [5000, 53], payload: payload(12) });
-const inner6 = ipv6Packet({ src: 0x20010db8000000000000000000000001n, dst: 0x20010db8000000000000000000000002n, next: 17, payload: payload(8) });
-const tenantFrame = ethernetFrame({ dst: mac("02:00:00:00:01:02"), src: mac("02:00:00:00:01:01"), type: 0x0800, payload: inner4 });
+const inner4 = ipv4Packet({
+  src: ip("10.0.0.1"),
+  dst: ip("10.0.0.2"),
+  proto: 17,
+  ports: [5000, 53],
+  payload: payload(12),
+});
+const inner6 = ipv6Packet({
+  src: 0x20010db8000000000000000000000001n,
+  dst: 0x20010db8000000000000000000000002n,
+  next: 17,
+  payload: payload(8),
+});
+const tenantFrame = ethernetFrame({
+  dst: mac("02:00:00:00:01:02"),
+  src: mac("02:00:00:00:01:01"),
+  type: 0x0800,
+  payload: inner4,
+});
 
 // ── Cases ─────────────────────────────────────────────────────────────────
 
@@ -126,24 +207,82 @@ interface Case {
 /** What a pushed-and-popped packet leaves behind: the top link, each level's link (top down), delivery at b. */
 function through(levels: readonly Level[], onLinks: readonly Uint8Array[], delivered: Uint8Array): Out[] {
   const nets = levels.map((l) => l.net).reverse();
-  return [...nets.map((net, i) => ({ at: `${net}.a.1-b.1`, packet: onLinks[i] ?? new Uint8Array(0) })), { at: `deliver:${nets[0] ?? "?"}.b`, packet: delivered }];
+  return [
+    ...nets.map((net, i) => ({ at: `${net}.a.1-b.1`, packet: onLinks[i] ?? new Uint8Array(0) })),
+    { at: `deliver:${nets[0] ?? "?"}.b`, packet: delivered },
+  ];
 }
 
-const GRE_KEYED: readonly Level[] = [lan(0x0800), gre("{ dst: 192.0.2.2, type: 0x0800, key: 7 }", "{ keyed: 1, key: 7, type: 0x0800 }"), top4];
-const GRE_PLAIN: readonly Level[] = [lan(0x0800), gre("{ dst: 192.0.2.2, type: 0x0800 }", "{ keyed: 0, type: 0x0800 }"), top4];
-const IPIP: readonly Level[] = [lan(0x0800), { net: "core", header: "ipv4", names: [U_A, U_B], send: "{ dst: 192.0.2.2, proto: 4 }", take: "{ dst: 192.0.2.2 }", pop: "{ proto: 4 }" }, top4];
-const SIXIN4: readonly Level[] = [lan(0x0800), { net: "core", header: "ipv4", names: [U_A, U_B], send: "{ dst: 192.0.2.2, proto: 41 }", take: "{ dst: 192.0.2.2 }", pop: "{ proto: 41 }" }, top6];
-const VXLAN: readonly Level[] = [lan(0x0800), vxlan("{ dst: 192.0.2.2, sport: 49152, vni: 5000 }", "{ vni: 5000 }"), tenant];
+const GRE_KEYED: readonly Level[] = [
+  lan(0x0800),
+  gre("{ dst: 192.0.2.2, type: 0x0800, key: 7 }", "{ keyed: 1, key: 7, type: 0x0800 }"),
+  top4,
+];
+const GRE_PLAIN: readonly Level[] = [
+  lan(0x0800),
+  gre("{ dst: 192.0.2.2, type: 0x0800 }", "{ keyed: 0, type: 0x0800 }"),
+  top4,
+];
+const IPIP: readonly Level[] = [
+  lan(0x0800),
+  {
+    net: "core",
+    header: "ipv4",
+    names: [U_A, U_B],
+    send: "{ dst: 192.0.2.2, proto: 4 }",
+    take: "{ dst: 192.0.2.2 }",
+    pop: "{ proto: 4 }",
+  },
+  top4,
+];
+const SIXIN4: readonly Level[] = [
+  lan(0x0800),
+  {
+    net: "core",
+    header: "ipv4",
+    names: [U_A, U_B],
+    send: "{ dst: 192.0.2.2, proto: 41 }",
+    take: "{ dst: 192.0.2.2 }",
+    pop: "{ proto: 41 }",
+  },
+  top6,
+];
+const VXLAN: readonly Level[] = [
+  lan(0x0800),
+  vxlan("{ dst: 192.0.2.2, sport: 49152, vni: 5000 }", "{ vni: 5000 }"),
+  tenant,
+];
 const MPLS: readonly Level[] = [
   lan(0x8847),
-  { net: "outer", header: "mpls", names: ["16001", "16002"], send: "{ label: 16002, s: 0 }", take: "{ label: 16002 }", pop: "{ s: 0 }" },
-  { net: "inner", header: "mpls", names: ["24001", "24002"], send: "{ label: 24002 }", take: "{ label: 24002 }", pop: "{ s: 1 }" },
+  {
+    net: "outer",
+    header: "mpls",
+    names: ["16001", "16002"],
+    send: "{ label: 16002, s: 0 }",
+    take: "{ label: 16002 }",
+    pop: "{ s: 0 }",
+  },
+  {
+    net: "inner",
+    header: "mpls",
+    names: ["24001", "24002"],
+    send: "{ label: 24002 }",
+    take: "{ label: 24002 }",
+    pop: "{ s: 1 }",
+  },
   top4,
 ];
 const GRE_IN_GRE: readonly Level[] = [
   lan(0x0800),
   gre("{ dst: 192.0.2.2, type: 0x0800, key: 1 }", "{ key: 1 }"),
-  { net: "tun2", header: "gre", names: ["198.51.100.1", "198.51.100.2"], send: "{ dst: 198.51.100.2, type: 0x0800, key: 2 }", take: "{ dst: 198.51.100.2 }", pop: "{ key: 2 }" },
+  {
+    net: "tun2",
+    header: "gre",
+    names: ["198.51.100.1", "198.51.100.2"],
+    send: "{ dst: 198.51.100.2, type: 0x0800, key: 2 }",
+    take: "{ dst: 198.51.100.2 }",
+    pop: "{ key: 2 }",
+  },
   top4,
 ];
 
@@ -158,7 +297,8 @@ const greInner = greOver({ src: "198.51.100.1", dst: "198.51.100.2" }, { type: 0
 const greOuter = greOver({ src: U_A, dst: U_B }, { type: 0x0800, key: 1 }, greInner);
 
 /** A frame padded to Ethernet's 60-byte minimum. */
-const padded = (frame: Uint8Array): Uint8Array => (frame.length >= 60 ? frame : concat(frame, new Uint8Array(60 - frame.length).fill(0xee)));
+const padded = (frame: Uint8Array): Uint8Array =>
+  frame.length >= 60 ? frame : concat(frame, new Uint8Array(60 - frame.length).fill(0xee));
 const small4 = ipv4Packet({ src: ip("10.0.0.1"), dst: ip("10.0.0.2"), proto: 17, ports: [1, 2] });
 
 const cases: Case[] = [
@@ -191,7 +331,13 @@ const cases: Case[] = [
   {
     name: "gre, GRE version 1 (PPTP) is no gre header: bad-header at the gre member",
     spec: stack(GRE_KEYED),
-    in: { endpoint: "lan:a.1", packet: eth(0x0800, outerIpv4({ src: U_A, dst: U_B, proto: 47 }, Uint8Array.of(0x30, 0x01, 0x88, 0x0b, 0, 0, 0, 1, 0, 0, 0, 1))) },
+    in: {
+      endpoint: "lan:a.1",
+      packet: eth(
+        0x0800,
+        outerIpv4({ src: U_A, dst: U_B, proto: 47 }, Uint8Array.of(0x30, 0x01, 0x88, 0x0b, 0, 0, 0, 1, 0, 0, 0, 1)),
+      ),
+    },
     out: [],
     drops: { "tun.b bad-header": 1 },
   },
@@ -234,28 +380,46 @@ const cases: Case[] = [
   {
     name: "vxlan: another VNI is not this tunnel's: receive-miss",
     spec: stack(VXLAN),
-    in: { endpoint: "lan:a.1", packet: eth(0x0800, vxlanOver({ src: U_A, dst: U_B }, { sport: 1, dport: 4789, vni: 5001 }, tenantFrame)) },
+    in: {
+      endpoint: "lan:a.1",
+      packet: eth(0x0800, vxlanOver({ src: U_A, dst: U_B }, { sport: 1, dport: 4789, vni: 5001 }, tenantFrame)),
+    },
     out: [],
     drops: { "overlay.b receive-miss": 1 },
   },
   {
     name: "vxlan: a UDP packet without the I flag is not VXLAN: bad-header",
     spec: stack(VXLAN),
-    in: { endpoint: "lan:a.1", packet: eth(0x0800, outerIpv4({ src: U_A, dst: U_B, proto: 17 }, Uint8Array.of(0, 53, 0, 53, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0x13, 0x88, 0))) },
+    in: {
+      endpoint: "lan:a.1",
+      packet: eth(
+        0x0800,
+        outerIpv4(
+          { src: U_A, dst: U_B, proto: 17 },
+          Uint8Array.of(0, 53, 0, 53, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0x13, 0x88, 0),
+        ),
+      ),
+    },
     out: [],
     drops: { "overlay.b bad-header": 1 },
   },
   {
     name: "vxlan: to another UDP port, acquire misses (the row matches dport 4789)",
     spec: stack(VXLAN),
-    in: { endpoint: "lan:a.1", packet: eth(0x0800, vxlanOver({ src: U_A, dst: U_B }, { sport: 1, dport: 8472, vni: 5000 }, tenantFrame)) },
+    in: {
+      endpoint: "lan:a.1",
+      packet: eth(0x0800, vxlanOver({ src: U_A, dst: U_B }, { sport: 1, dport: 8472, vni: 5000 }, tenantFrame)),
+    },
     out: [],
     drops: { "overlay.b acquire-miss": 1 },
   },
   {
     name: "vxlan: inner bytes too short for Ethernet: bad-header at the tenant member",
     spec: stack(VXLAN),
-    in: { endpoint: "lan:a.1", packet: eth(0x0800, vxlanOver({ src: U_A, dst: U_B }, { sport: 1, dport: 4789, vni: 5000 }, payload(10))) },
+    in: {
+      endpoint: "lan:a.1",
+      packet: eth(0x0800, vxlanOver({ src: U_A, dst: U_B }, { sport: 1, dport: 4789, vni: 5000 }, payload(10))),
+    },
     out: [],
     drops: { "tenant.b bad-header": 1 },
   },
@@ -314,18 +478,33 @@ describe("forwarding through a tunnel network", () => {
   };
 
   it.each([
-    { name: "gre: the outer TTL − 1, its checksum right, GRE and the inside untouched", header: "gre", packet: greKeyed, want: lowered(greKeyed, 63) },
+    {
+      name: "gre: the outer TTL − 1, its checksum right, GRE and the inside untouched",
+      header: "gre",
+      packet: greKeyed,
+      want: lowered(greKeyed, 63),
+    },
     { name: "vxlan: the outer TTL − 1", header: "vxlan", packet: vx, want: lowered(vx, 63) },
   ])("$name", ({ header, packet, want }) => {
     const got = run(transit(header, [U_A, "192.0.2.254", U_B], `dst: ${U_B}`), "n:a.1", packet);
-    expect(hexOuts(got.out)).toEqual(hexOuts([{ at: "n.r.2-b.1", packet: want }, { at: "deliver:n.b", packet: want }]));
+    expect(hexOuts(got.out)).toEqual(
+      hexOuts([
+        { at: "n.r.2-b.1", packet: want },
+        { at: "deliver:n.b", packet: want },
+      ]),
+    );
   });
 
   it("mpls: the label's TTL − 1; at 1 it expires", () => {
     const spec = transit("mpls", ["16001", "16002", "16003"], "label: 16003");
     const p = concat(mplsEntry(16003, 1, 9), inner4);
     const want = concat(mplsEntry(16003, 1, 8), inner4);
-    expect(hexOuts(run(spec, "n:a.1", p).out)).toEqual(hexOuts([{ at: "n.r.2-b.1", packet: want }, { at: "deliver:n.b", packet: want }]));
+    expect(hexOuts(run(spec, "n:a.1", p).out)).toEqual(
+      hexOuts([
+        { at: "n.r.2-b.1", packet: want },
+        { at: "deliver:n.b", packet: want },
+      ]),
+    );
     expect(run(spec, "n:a.1", concat(mplsEntry(16003, 1, 1), inner4)).dropsAt).toEqual({ "n.r ttl-expired": 1 });
   });
 });

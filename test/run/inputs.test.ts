@@ -72,11 +72,17 @@ function cut(name: string, k: number, n: number, keep: number): string {
   return write(name, concat(pcapFile({}, all.slice(0, keep)), torn));
 }
 
-/** A pcapng of sender k whose second interface, declared after `keep` packets, is 802.11: no Ethernet network takes it. */
+/** A pcapng of sender k whose second interface, declared after `keep` packets, is 802.11: no Ethernet network takes it.
+ * */
 function wrongLinkTypeLater(name: string, k: number, keep: number): string {
   const packet = (r: PcapRecordSpec, iface: number): Uint8Array => {
     const us = BigInt(r.sec ?? 0) * 1_000_000n + BigInt(r.frac ?? 0);
-    return epb({ iface, tsHi: Number(us >> 32n), tsLo: Number(us & 0xffffffffn), ...(r.data !== undefined ? { data: r.data } : {}) });
+    return epb({
+      iface,
+      tsHi: Number(us >> 32n),
+      tsLo: Number(us & 0xffffffffn),
+      ...(r.data !== undefined ? { data: r.data } : {}),
+    });
   };
   const all = records(k, keep + 3);
   return write(
@@ -100,7 +106,9 @@ function framesOf(path: string): string[] {
 
 /** The first `good` frames of an input file, as hex (the reader's view, before the damage). */
 function goodFrames(path: string, good: number): string[] {
-  return drain(openCapture(path)).packets.slice(0, good).map((p) => p.hex);
+  return drain(openCapture(path))
+    .packets.slice(0, good)
+    .map((p) => p.hex);
 }
 
 interface Input {
@@ -116,10 +124,20 @@ const s = (k: number): string => `lan:s${k}.1`;
 
 describe("strata run: a damaged input among several", () => {
   it.each<{ name: string; spec?: () => string; inputs: Input[] }>([
-    { name: "1 input: pcapfix_test_damaged.pcap", inputs: [{ endpoint: s(1), file: () => DAMAGED, good: 1, error: DAMAGED_ERROR }] },
+    {
+      name: "1 input: pcapfix_test_damaged.pcap",
+      inputs: [{ endpoint: s(1), file: () => DAMAGED, good: 1, error: DAMAGED_ERROR }],
+    },
     {
       name: "1 input: cut inside its 301st record (two batches and a part)",
-      inputs: [{ endpoint: s(1), file: () => cut("cut-300.pcap", 1, 400, 300), good: 300, error: /cut-300\.pcap: byte \d+: record says caplen \d+ but only 5 bytes remain/ }],
+      inputs: [
+        {
+          endpoint: s(1),
+          file: () => cut("cut-300.pcap", 1, 400, 300),
+          good: 300,
+          error: /cut-300\.pcap: byte \d+: record says caplen \d+ but only 5 bytes remain/,
+        },
+      ],
     },
     {
       name: "2 inputs: pcapfix_test_damaged.pcap, then a good one",
@@ -147,7 +165,12 @@ describe("strata run: a damaged input among several", () => {
       name: "3 inputs: the middle one brings an 802.11 interface after 4 packets",
       inputs: [
         { endpoint: s(1), file: () => good("good-1-8.pcap", 1, 8), good: 8 },
-        { endpoint: s(2), file: () => wrongLinkTypeLater("wifi-later.pcapng", 2, 4), good: 4, error: /wifi-later\.pcapng: interface 1: link type IEEE802_11 \(105\) cannot enter lan:s2\.1/ },
+        {
+          endpoint: s(2),
+          file: () => wrongLinkTypeLater("wifi-later.pcapng", 2, 4),
+          good: 4,
+          error: /wifi-later\.pcapng: interface 1: link type IEEE802_11 \(105\) cannot enter lan:s2\.1/,
+        },
         { endpoint: s(3), file: () => good("good-3-8.pcap", 3, 8), good: 8 },
       ],
     },
@@ -170,7 +193,10 @@ describe("strata run: a damaged input among several", () => {
     const out = join(dir, "out");
     const files = inputs.map((i) => i.file());
     const io = memoryIo();
-    const code = await main(["run", spec?.() ?? sink, ...inputs.flatMap((i, k) => ["--in", `${i.endpoint}=${files[k]}`]), "--out", out], io);
+    const code = await main(
+      ["run", spec?.() ?? sink, ...inputs.flatMap((i, k) => ["--in", `${i.endpoint}=${files[k]}`]), "--out", out],
+      io,
+    );
 
     // Exit 2, one line per damaged input, in the order given; summary.json has the first.
     const errors = inputs.flatMap((i) => (i.error === undefined ? [] : [i.error]));
@@ -186,7 +212,11 @@ describe("strata run: a damaged input among several", () => {
     const { injected, copies, delivered, dropped, exited } = summary.packets;
     expect(injected).toBe(total);
     expect(summary.inputs.map((i) => i.packets)).toEqual(inputs.map((i) => i.good));
-    summary.inputs.forEach((got, k) => (inputs[k]?.error === undefined ? expect(got.error).toBeUndefined() : expect(got.error).toMatch(inputs[k]?.error ?? /never/)));
+    summary.inputs.forEach((got, k) =>
+      inputs[k]?.error === undefined
+        ? expect(got.error).toBeUndefined()
+        : expect(got.error).toMatch(inputs[k]?.error ?? /never/),
+    );
     expect(delivered + dropped + exited).toBe(injected + copies);
     if (spec !== undefined) return;
 

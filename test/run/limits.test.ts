@@ -42,7 +42,8 @@ describe("hopLimit and copyLimit options", () => {
     const refused = new RegExp(`^${option} ${value} is not a whole number from 0 to ${max}$`);
     const runner = (): unknown => new Runner(DataPlane.load(), { [option]: value });
     const out = join(dir, "out");
-    const replayed = (): unknown => replay({ spec: HUB, inputs: [{ endpoint: "lan:h1.1", file: H1 }], out, [option]: value });
+    const replayed = (): unknown =>
+      replay({ spec: HUB, inputs: [{ endpoint: "lan:h1.1", file: H1 }], out, [option]: value });
     if (ok) {
       expect(runner).not.toThrow();
       expect(replayed).not.toThrow();

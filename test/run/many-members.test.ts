@@ -28,7 +28,12 @@ function chain(): string {
   for (let k = 0; k + 1 < MEMBERS; k++) lines.push(`      - { from: m${k}.1, to: m${k + 1}.0 }`);
   lines.push("    tables:");
   for (let k = 0; k < 4; k++) {
-    lines.push(`      m${k}:`, `        acquire: [ { match: { dst: ${k + 1} }, do: receive }, { do: forward } ]`, "        forward: [ { out: 1 } ]", "        receive: [ { do: deliver } ]");
+    lines.push(
+      `      m${k}:`,
+      `        acquire: [ { match: { dst: ${k + 1} }, do: receive }, { do: forward } ]`,
+      "        forward: [ { out: 1 } ]",
+      "        receive: [ { do: deliver } ]",
+    );
   }
   return `${lines.join("\n")}\n`;
 }
@@ -46,14 +51,28 @@ function packet(dst: number, mark: number): Uint8Array {
 
 /** Packets sent on a member's link: one capture each, timestamps apart so that their merge is fixed. */
 const INPUTS = [
-  { endpoint: "chain:m0.1", records: [packet(3, 1), packet(99_999, 2), packet(99_999, 3)].map((data, i) => ({ sec: 1_700_000_000 + i, frac: 10, data })) },
-  { endpoint: "chain:m9999.1", records: [packet(5, 4), packet(6, 5)].map((data, i) => ({ sec: 1_700_000_000 + i, frac: 20, data })) },
-  { endpoint: "chain:m19998.1", records: [packet(7, 6), packet(8, 7)].map((data, i) => ({ sec: 1_700_000_000 + i, frac: 30, data })) },
+  {
+    endpoint: "chain:m0.1",
+    records: [packet(3, 1), packet(99_999, 2), packet(99_999, 3)].map((data, i) => ({
+      sec: 1_700_000_000 + i,
+      frac: 10,
+      data,
+    })),
+  },
+  {
+    endpoint: "chain:m9999.1",
+    records: [packet(5, 4), packet(6, 5)].map((data, i) => ({ sec: 1_700_000_000 + i, frac: 20, data })),
+  },
+  {
+    endpoint: "chain:m19998.1",
+    records: [packet(7, 6), packet(8, 7)].map((data, i) => ({ sec: 1_700_000_000 + i, frac: 30, data })),
+  },
 ];
 const [M0, M9999, M19998] = INPUTS.map((i) => i.records);
 
 /** A file as strata writes captures: nanosecond timestamps, cna's link type, libpcap's snaplen. */
-const captureFile = (records: PcapRecordSpec[]): Buffer => Buffer.from(pcapFile({ nano: true, snapLen: MAX_CAP_LEN_DEFAULT, linkTypeField: LINKTYPE.USER0 }, records));
+const captureFile = (records: PcapRecordSpec[]): Buffer =>
+  Buffer.from(pcapFile({ nano: true, snapLen: MAX_CAP_LEN_DEFAULT, linkTypeField: LINKTYPE.USER0 }, records));
 
 /** Every file the run must write, and what it holds: m0's packets go as far as m4 (m2 takes the one to name 3). */
 const EXPECTED = new Map<string, Buffer>([
@@ -68,7 +87,13 @@ const EXPECTED = new Map<string, Buffer>([
 
 describe(`strata run on ${MEMBERS.toLocaleString("en")} members, a captured link each`, () => {
   let dir = "";
-  let result: { code: number; stdout: string; stderr: string; summary: Summary | undefined; files: Map<string, Buffer> };
+  let result: {
+    code: number;
+    stdout: string;
+    stderr: string;
+    summary: Summary | undefined;
+    files: Map<string, Buffer>;
+  };
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "strata-many-"));
@@ -84,9 +109,16 @@ describe(`strata run on ${MEMBERS.toLocaleString("en")} members, a captured link
     const code = await main(args, io);
     const files = new Map<string, Buffer>();
     for (const sub of ["links", "delivered"]) {
-      for (const name of readdirSync(join(dir, "out", sub))) files.set(`${sub}/${name}`, readFileSync(join(dir, "out", sub, name)));
+      for (const name of readdirSync(join(dir, "out", sub)))
+        files.set(`${sub}/${name}`, readFileSync(join(dir, "out", sub, name)));
     }
-    result = { code, stdout: io.stdout.text, stderr: io.stderr.text, summary: code === 0 ? (JSON.parse(io.stdout.text) as Summary) : undefined, files };
+    result = {
+      code,
+      stdout: io.stdout.text,
+      stderr: io.stderr.text,
+      summary: code === 0 ? (JSON.parse(io.stdout.text) as Summary) : undefined,
+      files,
+    };
   }, 120_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

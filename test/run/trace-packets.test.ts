@@ -18,11 +18,36 @@ describe("parsePacketRanges", () => {
   it.each([
     { text: "7", ranges: [[7, 7]] },
     { text: "0-999", ranges: [[0, 999]] },
-    { text: "5,17,100-200", ranges: [[5, 5], [17, 17], [100, 200]] },
+    {
+      text: "5,17,100-200",
+      ranges: [
+        [5, 5],
+        [17, 17],
+        [100, 200],
+      ],
+    },
     { text: "1000000-", ranges: [[1000000, PACKET_NUMBER_MAX]] },
-    { text: " 3 - 4 , 9 ", ranges: [[3, 4], [9, 9]] },
-    { text: "100-200,5,150-300", ranges: [[5, 5], [100, 300]] }, // in any order, overlaps merged
-    { text: "1,2,3,5", ranges: [[1, 3], [5, 5]] }, // neighbours merged
+    {
+      text: " 3 - 4 , 9 ",
+      ranges: [
+        [3, 4],
+        [9, 9],
+      ],
+    },
+    {
+      text: "100-200,5,150-300",
+      ranges: [
+        [5, 5],
+        [100, 300],
+      ],
+    }, // in any order, overlaps merged
+    {
+      text: "1,2,3,5",
+      ranges: [
+        [1, 3],
+        [5, 5],
+      ],
+    }, // neighbours merged
     { text: "4-4", ranges: [[4, 4]] },
     { text: `${PACKET_NUMBER_MAX}`, ranges: [[PACKET_NUMBER_MAX, PACKET_NUMBER_MAX]] },
   ])("$text", ({ text, ranges }) => {
@@ -40,8 +65,18 @@ describe("parsePacketRanges", () => {
     { text: "1.5", message: `--trace-packets 1.5: '1.5' is not a packet number or range ${syntax}` },
     { text: "0x10", message: `--trace-packets 0x10: '0x10' is not a packet number or range ${syntax}` },
     { text: "1-2-3", message: `--trace-packets 1-2-3: '1-2-3' is not a packet number or range ${syntax}` },
-    { text: "4294967296", message: "--trace-packets 4294967296: 4294967296 is past the last packet number, 4294967295 (packets are numbered in 32 bits)" },
-    { text: "0-99999999999999999999", message: "--trace-packets 0-99999999999999999999: 99999999999999999999 is past the last packet number, 4294967295 (packets are numbered in 32 bits)" },
+    {
+      text: "4294967296",
+      message:
+        "--trace-packets 4294967296: 4294967296 is past the last packet number, " +
+        "4294967295 (packets are numbered in 32 bits)",
+    },
+    {
+      text: "0-99999999999999999999",
+      message:
+        "--trace-packets 0-99999999999999999999: 99999999999999999999 is past " +
+        "the last packet number, 4294967295 (packets are numbered in 32 bits)",
+    },
   ])("'$text' is a usage error", ({ text, message }) => {
     expect(() => parsePacketRanges(text)).toThrow(new UsageError(message));
   });
@@ -60,7 +95,10 @@ describe("a replay with --trace-packets", () => {
   const example = JSON.parse(readFileSync(join(root, "examples/gre/example.json"), "utf8")) as { inputs: string[] };
   const options: Omit<ReplayOptions, "out"> = {
     spec: join(root, "examples/gre/network.yaml"),
-    inputs: example.inputs.map((i) => ({ endpoint: i.slice(0, i.indexOf("=")), file: join(root, i.slice(i.indexOf("=") + 1)) })),
+    inputs: example.inputs.map((i) => ({
+      endpoint: i.slice(0, i.indexOf("=")),
+      file: join(root, i.slice(i.indexOf("=") + 1)),
+    })),
   };
   let runs = 0;
   const run = (more: Partial<ReplayOptions>): string => {
@@ -68,7 +106,10 @@ describe("a replay with --trace-packets", () => {
     replay({ ...options, out, ...more });
     return out;
   };
-  const lines = (out: string): string[] => readFileSync(join(out, "trace.jsonl"), "utf8").split("\n").filter((l) => l !== "");
+  const lines = (out: string): string[] =>
+    readFileSync(join(out, "trace.jsonl"), "utf8")
+      .split("\n")
+      .filter((l) => l !== "");
   const packetOf = (line: string): number => (JSON.parse(line) as { packet: number }).packet;
 
   it.each([
@@ -76,18 +117,21 @@ describe("a replay with --trace-packets", () => {
     { ranges: "0-9,50,97-", workers: 1 },
     { ranges: "3,40-60,99", workers: 2 },
     { ranges: "1000-", workers: 1 }, // past the last packet: an empty trace
-  ])("$ranges on $workers data planes: exactly those packets, each line as a full trace has it", ({ ranges, workers }) => {
-    const full = lines(run({ trace: true, workers: 1 }));
-    expect(full).toHaveLength(100);
-    const picked = parsePacketRanges(ranges);
-    const out = run({ tracePackets: picked, workers, chunkPackets: 7 });
-    const want = full.filter((l) => inRanges(picked, packetOf(l)));
-    expect(lines(out)).toEqual(want);
-    // The index holds them, and no other.
-    for (let p = 0; p < 100; p++) {
-      const got = readIndexed(out, p, TRACE_LINE_MAX);
-      if (inRanges(picked, p)) expect(got).toMatchObject({ found: true, text: want.find((l) => packetOf(l) === p) });
-      else expect(got).toMatchObject({ found: false, lines: want.length });
-    }
-  });
+  ])(
+    "$ranges on $workers data planes: exactly those packets, each line as a full trace has it",
+    ({ ranges, workers }) => {
+      const full = lines(run({ trace: true, workers: 1 }));
+      expect(full).toHaveLength(100);
+      const picked = parsePacketRanges(ranges);
+      const out = run({ tracePackets: picked, workers, chunkPackets: 7 });
+      const want = full.filter((l) => inRanges(picked, packetOf(l)));
+      expect(lines(out)).toEqual(want);
+      // The index holds them, and no other.
+      for (let p = 0; p < 100; p++) {
+        const got = readIndexed(out, p, TRACE_LINE_MAX);
+        if (inRanges(picked, p)) expect(got).toMatchObject({ found: true, text: want.find((l) => packetOf(l) === p) });
+        else expect(got).toMatchObject({ found: false, lines: want.length });
+      }
+    },
+  );
 });

@@ -30,7 +30,12 @@ const write = (name: string, text: string): string => {
   writeFileSync(file, text);
   return file;
 };
-const sessionOf = (alloc: ReturnType<typeof recoverAllocation>, network: string, member: string, name: string): number | undefined =>
+const sessionOf = (
+  alloc: ReturnType<typeof recoverAllocation>,
+  network: string,
+  member: string,
+  name: string,
+): number | undefined =>
   alloc.sessions.find((s) => s.network === network && s.member === member && s.name === name)?.session;
 
 describe("allocation across changes of a description", () => {
@@ -43,15 +48,18 @@ describe("allocation across changes of a description", () => {
   });
 
   it.each([
-    { via: "--updates", run: (): ReturnType<typeof recoverAllocation> => {
-      const first = compile(loadSpec(write("a.yaml", AUTO)));
-      const b = write("b.yaml", SPARE_FIRST);
-      const updates = write("u.yaml", `- { at: 1700000000, description: ${b} }\n`);
-      const prepared = prepareUpdates(parseUpdates(readFileSync(updates, "utf8"), updates), first, []);
-      const p = prepared.list[0];
-      if (p?.update.kind !== "description") throw new Error("no description update");
-      return recoverAllocation(prepared.compile({ ...p, update: p.update }, first));
-    } },
+    {
+      via: "--updates",
+      run: (): ReturnType<typeof recoverAllocation> => {
+        const first = compile(loadSpec(write("a.yaml", AUTO)));
+        const b = write("b.yaml", SPARE_FIRST);
+        const updates = write("u.yaml", `- { at: 1700000000, description: ${b} }\n`);
+        const prepared = prepareUpdates(parseUpdates(readFileSync(updates, "utf8"), updates), first, []);
+        const p = prepared.list[0];
+        if (p?.update.kind !== "description") throw new Error("no description update");
+        return recoverAllocation(prepared.compile({ ...p, update: p.update }, first));
+      },
+    },
   ])("$via keeps to-h2's session and gives the new row a free one", ({ run }) => {
     const alloc = run();
     expect(sessionOf(alloc, "lanB", "r", "to-h2")).toBe(1);

@@ -39,7 +39,8 @@ function outputs(dir: string): Map<string, string | Buffer> {
   };
   walk(dir);
   const summary = files.get("summary.json");
-  if (summary !== undefined) files.set("summary.json", String(summary).replace(/"(elapsedSeconds|packetsPerSecond)": [\d.e+-]+/g, '"$1": 0'));
+  if (summary !== undefined)
+    files.set("summary.json", String(summary).replace(/"(elapsedSeconds|packetsPerSecond)": [\d.e+-]+/g, '"$1": 0'));
   return files;
 }
 
@@ -65,7 +66,11 @@ function run(options: Omit<ReplayOptions, "out">, workers: number): { out: strin
  * that a few packets cross every data plane); every output the same. Returns the
  * packets each data plane ran.
  */
-function expectSameOutputs(options: Omit<ReplayOptions, "out">, counts: readonly number[], chunkPackets = 3): number[][] {
+function expectSameOutputs(
+  options: Omit<ReplayOptions, "out">,
+  counts: readonly number[],
+  chunkPackets = 3,
+): number[][] {
   const one = run(options, 1);
   expect(one.result.workers).toEqual([]);
   const expected = outputs(one.out);
@@ -74,7 +79,8 @@ function expectSameOutputs(options: Omit<ReplayOptions, "out">, counts: readonly
     const many = run({ ...options, chunkPackets }, n);
     const got = outputs(many.out);
     expect([...got.keys()].sort()).toEqual([...expected.keys()].sort());
-    for (const [file, bytes] of expected) expect(firstDifference(got.get(file), bytes), `${file} with ${n} workers: first byte that differs`).toBe(-1);
+    for (const [file, bytes] of expected)
+      expect(firstDifference(got.get(file), bytes), `${file} with ${n} workers: first byte that differs`).toBe(-1);
     expect(many.result.errors.map((e) => e.message)).toEqual(one.result.errors.map((e) => e.message));
     expect(many.result.workers).toHaveLength(n);
     expect(many.result.workers.reduce((a, b) => a + b, 0)).toBe(one.result.summary.packets.injected);
@@ -99,22 +105,30 @@ describe("replay across worker threads", () => {
       const eq = i.indexOf("=");
       return { endpoint: i.slice(0, eq), file: join(root, i.slice(eq + 1)) };
     });
-    split.push(...expectSameOutputs({ spec: join(dir, "network.yaml"), inputs, trace: true }, THREE.has(name) ? [2, 3] : [2]));
+    split.push(
+      ...expectSameOutputs({ spec: join(dir, "network.yaml"), inputs, trace: true }, THREE.has(name) ? [2, 3] : [2]),
+    );
   });
 
   it("the examples' packets were split: every worker thread ran some", () => {
     // Per example a thread may get nothing (a few packets); over all of them each gets some.
     // Data plane 0 is the main thread's, which takes one chunk in 2 per thread, and one.
     for (const n of [2, 3]) {
-      const totals = split.filter((s) => s.length === n).reduce((a, s) => a.map((v, k) => v + (s[k] ?? 0)), Array<number>(n).fill(0));
-      expect(totals.every((t) => t > 0), `${n} workers: ${totals.join(", ")}`).toBe(true);
+      const totals = split
+        .filter((s) => s.length === n)
+        .reduce((a, s) => a.map((v, k) => v + (s[k] ?? 0)), Array<number>(n).fill(0));
+      expect(
+        totals.every((t) => t > 0),
+        `${n} workers: ${totals.join(", ")}`,
+      ).toBe(true);
     }
   });
 
   it("the real captures, merged into the hub example, run the same on 1 and 2 workers", () => {
     const files = readdirSync(REAL).filter((f) => /\.pcapn?g?$/.test(f) && !f.includes("damaged"));
     expect(files.length).toBeGreaterThanOrEqual(10);
-    // Four inputs per spoke, merged by timestamp; a capture the LAN cannot take ends with an error, the same either way.
+    // Four inputs per spoke, merged by timestamp; a capture the LAN cannot take ends with an error, the same either
+    // way.
     const inputs = files.map((f, k) => ({ endpoint: `lan:h${(k % 4) + 1}.1`, file: join(REAL, f) }));
     const [two] = expectSameOutputs({ spec: HUB, inputs, trace: true }, [2], 50);
     expect(two?.[0]).toBeGreaterThan(0);
@@ -124,12 +138,17 @@ describe("replay across worker threads", () => {
   it("many chunks: 30,000 packets from two inputs, broadcasts copied, jumbo frames, on 1 and 2 workers", () => {
     // Past the chunk size (1,000 packets here) more times than there are slots (4), so slots are reused and the
     // shared record buffers grow: 300 jumbo frames, broadcast, make one chunk's records far larger than the rest.
-    const dst = (i: number): number[] => (i % 7 === 0 ? [0xff, 0xff, 0xff, 0xff, 0xff, 0xff] : [2, 0, 0, 0, 0, 1 + (i % 4)]);
+    const dst = (i: number): number[] =>
+      i % 7 === 0 ? [0xff, 0xff, 0xff, 0xff, 0xff, 0xff] : [2, 0, 0, 0, 0, 1 + (i % 4)];
     const frames = (k: number, n: number): PcapRecordSpec[] =>
       Array.from({ length: n }, (_, i) => {
         const len = i >= 5000 && i < 5300 ? 9000 : 46 + ((i * 37 + k) % 200);
         const head = Uint8Array.of(...dst(i), 2, 0, 0, k, (i >> 8) & 0x3f, i & 0xff, 0x08, 0x00);
-        return { sec: 1_700_000_000 + Math.floor(i / 3), frac: (i % 3) * 1000 + k, data: concat(head, payload(len, i)) };
+        return {
+          sec: 1_700_000_000 + Math.floor(i / 3),
+          frac: (i % 3) * 1000 + k,
+          data: concat(head, payload(len, i)),
+        };
       });
     const file = (k: number, n: number): string => {
       const path = join(scratch, `frames-${k}.pcap`);
@@ -151,7 +170,13 @@ describe("replay across worker threads", () => {
     const frames: PcapRecordSpec[] = Array.from({ length: 5_000 }, (_, i) => ({
       sec: 1_700_000_000 + i,
       frac: 0,
-      data: i === 4_000 ? new Uint8Array(0) : concat(Uint8Array.of(2, 0, 0, 0, 0, 1 + (i % 4), 2, 0, 0, 9, (i >> 8) & 0x3f, i & 0xff, 0x08, 0x00), payload(50, i)),
+      data:
+        i === 4_000
+          ? new Uint8Array(0)
+          : concat(
+              Uint8Array.of(2, 0, 0, 0, 0, 1 + (i % 4), 2, 0, 0, 9, (i >> 8) & 0x3f, i & 0xff, 0x08, 0x00),
+              payload(50, i),
+            ),
     }));
     const whole = pcapFile({}, frames);
     const path = join(scratch, "cut.pcap");
@@ -160,7 +185,9 @@ describe("replay across worker threads", () => {
     const [two] = expectSameOutputs({ spec: HUB, inputs, trace: true }, [2], 700);
     expect(two?.reduce((a, b) => a + b, 0)).toBe(4_999);
     const { result } = run({ spec: HUB, inputs, chunkPackets: 700 }, 2);
-    expect(result.errors.map((e) => e.message)).toEqual([expect.stringMatching(/cut\.pcap: byte \d+: record says caplen 64 but only 44 bytes remain/)]);
+    expect(result.errors.map((e) => e.message)).toEqual([
+      expect.stringMatching(/cut\.pcap: byte \d+: record says caplen 64 but only 44 bytes remain/),
+    ]);
   });
 
   it("a damaged input ends at its damage with workers as without: same outputs, same error", () => {
@@ -171,7 +198,11 @@ describe("replay across worker threads", () => {
     ];
     expectSameOutputs({ spec: HUB, inputs }, [2]);
     const { out, result } = run({ spec: HUB, inputs }, 2);
-    expect(result.errors.map((e) => e.message)).toEqual([expect.stringMatching(/pcapfix_test_damaged\.pcap: byte 114: record says caplen 16896 but only 8756 bytes remain/)]);
+    expect(result.errors.map((e) => e.message)).toEqual([
+      expect.stringMatching(
+        /pcapfix_test_damaged\.pcap: byte 114: record says caplen 16896 but only 8756 bytes remain/,
+      ),
+    ]);
     expect(result.summary.inputs.map((i) => i.packets)).toEqual([1, 100, 23]);
     expect(JSON.parse(readFileSync(join(out, "summary.json"), "utf8"))).toHaveProperty("error");
   });
@@ -180,7 +211,14 @@ describe("replay across worker threads", () => {
     const calls: number[][] = [];
     const inputs = [{ endpoint: "lan:h1.1", file: join(REAL, "various_gre.pcap") }];
     const out = join(scratch, "progress");
-    const result = replay({ spec: HUB, inputs, out, trace: true, workers: 2, progress: (done, total, packets) => calls.push([done, total, packets]) });
+    const result = replay({
+      spec: HUB,
+      inputs,
+      out,
+      trace: true,
+      workers: 2,
+      progress: (done, total, packets) => calls.push([done, total, packets]),
+    });
     expect(calls.length).toBeGreaterThan(0);
     const size = readFileSync(inputs[0]?.file ?? "").length;
     expect(calls.at(-1)).toEqual([size, size, result.summary.packets.injected]);
@@ -203,11 +241,41 @@ describe("replay across worker threads", () => {
 describe("inputs that can be read only once (pipes, /dev/stdin) run on one thread, saying so", () => {
   const big = 3 * BYTES_PER_PLANE;
   it.each([
-    { name: "--workers 2, a pipe", asked: 2, inputs: { totalBytes: 100, readOnce: ["/dev/stdin"] }, workers: 1, note: /^--workers 2, but \/dev\/stdin is not a regular file .* so the replay runs on one thread$/ },
-    { name: "the default for large captures, and a pipe", asked: undefined, inputs: { totalBytes: big, readOnce: ["/dev/fd/63"] }, workers: 1, note: /^2 data planes were due for 192 MiB of captures, but \/dev\/fd\/63 is not a regular file/ },
-    { name: "--workers 2, regular files", asked: 2, inputs: { totalBytes: 100, readOnce: [] }, workers: 2, note: undefined },
-    { name: "--workers 1, a pipe: nothing to say", asked: 1, inputs: { totalBytes: 100, readOnce: ["/dev/stdin"] }, workers: 1, note: undefined },
-    { name: "the default for small captures, a pipe: nothing to say", asked: undefined, inputs: { totalBytes: 100, readOnce: ["/dev/stdin"] }, workers: 1, note: undefined },
+    {
+      name: "--workers 2, a pipe",
+      asked: 2,
+      inputs: { totalBytes: 100, readOnce: ["/dev/stdin"] },
+      workers: 1,
+      note: /^--workers 2, but \/dev\/stdin is not a regular file .* so the replay runs on one thread$/,
+    },
+    {
+      name: "the default for large captures, and a pipe",
+      asked: undefined,
+      inputs: { totalBytes: big, readOnce: ["/dev/fd/63"] },
+      workers: 1,
+      note: /^2 data planes were due for 192 MiB of captures, but \/dev\/fd\/63 is not a regular file/,
+    },
+    {
+      name: "--workers 2, regular files",
+      asked: 2,
+      inputs: { totalBytes: 100, readOnce: [] },
+      workers: 2,
+      note: undefined,
+    },
+    {
+      name: "--workers 1, a pipe: nothing to say",
+      asked: 1,
+      inputs: { totalBytes: 100, readOnce: ["/dev/stdin"] },
+      workers: 1,
+      note: undefined,
+    },
+    {
+      name: "the default for small captures, a pipe: nothing to say",
+      asked: undefined,
+      inputs: { totalBytes: 100, readOnce: ["/dev/stdin"] },
+      workers: 1,
+      note: undefined,
+    },
   ])("$name", ({ asked, inputs, workers, note }) => {
     const r = replayWorkers(asked, inputs, false, 2);
     expect(r.workers).toBe(workers);
@@ -215,22 +283,31 @@ describe("inputs that can be read only once (pipes, /dev/stdin) run on one threa
     else expect(r.note).toMatch(note);
   });
 
-  it("strata run --workers 2 with its capture on stdin: exit 0, one warning, the outputs of a run from the file", async () => {
-    const file = join(root, "pcaps/example-hub-h1.pcap");
-    const fromFile = join(scratch, "stdin-file");
-    const fromPipe = join(scratch, "stdin-pipe");
-    expect(await main(["run", HUB, "--in", `lan:h1.1=${file}`, "--out", fromFile], memoryIo())).toBe(0);
-    // Through a shell's pipe: Node gives a child's stdin as a socket, which /dev/stdin cannot open.
-    const command = `cat "$1" | "$2" "$3" run "$4" --in lan:h1.1=/dev/stdin --out "$5" --workers 2`;
-    const child = spawnSync("sh", ["-c", command, "sh", file, process.execPath, join(root, "dist/src/cli/main.js"), HUB, fromPipe], { encoding: "utf8" });
-    expect(child.stderr).toMatch(/^strata: warning: --workers 2, but \/dev\/stdin is not a regular file \(a pipe or a device\) and every data plane reads each input itself: it can be read only once, so the replay runs on one thread\n$/);
-    expect(child.status).toBe(0);
-    const a = outputs(fromFile);
-    const b = outputs(fromPipe);
-    a.set("summary.json", String(a.get("summary.json")).replace(file, "/dev/stdin"));
-    expect([...b.keys()].sort()).toEqual([...a.keys()].sort());
-    for (const [k, v] of a) expect([k, firstDifference(b.get(k), v)]).toEqual([k, -1]);
-  });
+  it(
+    "strata run --workers 2 with its capture on stdin: exit 0, one warning, " + "the outputs of a run from the file",
+    async () => {
+      const file = join(root, "pcaps/example-hub-h1.pcap");
+      const fromFile = join(scratch, "stdin-file");
+      const fromPipe = join(scratch, "stdin-pipe");
+      expect(await main(["run", HUB, "--in", `lan:h1.1=${file}`, "--out", fromFile], memoryIo())).toBe(0);
+      // Through a shell's pipe: Node gives a child's stdin as a socket, which /dev/stdin cannot open.
+      const command = `cat "$1" | "$2" "$3" run "$4" --in lan:h1.1=/dev/stdin --out "$5" --workers 2`;
+      const child = spawnSync(
+        "sh",
+        ["-c", command, "sh", file, process.execPath, join(root, "dist/src/cli/main.js"), HUB, fromPipe],
+        { encoding: "utf8" },
+      );
+      expect(child.stderr).toMatch(
+        /^strata: warning: --workers 2, but \/dev\/stdin is not a regular file \(a pipe or a device\) and every data plane reads each input itself: it can be read only once, so the replay runs on one thread\n$/,
+      );
+      expect(child.status).toBe(0);
+      const a = outputs(fromFile);
+      const b = outputs(fromPipe);
+      a.set("summary.json", String(a.get("summary.json")).replace(file, "/dev/stdin"));
+      expect([...b.keys()].sort()).toEqual([...a.keys()].sort());
+      for (const [k, v] of a) expect([k, firstDifference(b.get(k), v)]).toEqual([k, -1]);
+    },
+  );
 });
 
 describe("strata run --workers: bad values", () => {
@@ -243,7 +320,10 @@ describe("strata run --workers: bad values", () => {
   ])("--workers %s: one line, exit 2, nothing written", async (value, message) => {
     const out = join(scratch, `bad-${value}`);
     const io = memoryIo();
-    const code = await main(["run", HUB, "--in", `lan:h1.1=${join(root, "pcaps/example-hub-h1.pcap")}`, "--out", out, "--workers", value], io);
+    const code = await main(
+      ["run", HUB, "--in", `lan:h1.1=${join(root, "pcaps/example-hub-h1.pcap")}`, "--out", out, "--workers", value],
+      io,
+    );
     expect(code).toBe(2);
     expect(io.stderr.text.trimEnd().split("\n")).toEqual([expect.stringMatching(message)]);
     expect(io.stdout.text).toBe("");

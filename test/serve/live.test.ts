@@ -36,7 +36,8 @@ function skipReason(): string | undefined {
   if (!has("ping", ["-V"])) return "no ping command (apt-get install iputils-ping)";
   if (!has("ethtool", ["--version"])) return "no ethtool command (apt-get install ethtool)";
   const cap = loadCap();
-  if (cap.cap === undefined) return `the optional package cap is not loaded (${cap.error}): apt-get install libpcap-dev, then npm install`;
+  if (cap.cap === undefined)
+    return `the optional package cap is not loaded (${cap.error}): apt-get install libpcap-dev, then npm install`;
   if (!existsSync(cli)) return "strata is not built (npm run build)";
   const probe = `strata-probe-${process.pid}`;
   if (!has("ip", ["netns", "add", probe])) return "cannot create network namespaces here";
@@ -66,9 +67,26 @@ const served: Served[] = [];
 
 /** strata serve in namespace E with `args`; waits until it serves. */
 async function startServe(args: string[]): Promise<Served> {
-  const child = spawn("ip", ["netns", "exec", ns.e, process.execPath, cli, "serve", spec, "--port", "lanA:hostA=eA", "--port", "lanB:hostB=eB", ...args], {
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+  const child = spawn(
+    "ip",
+    [
+      "netns",
+      "exec",
+      ns.e,
+      process.execPath,
+      cli,
+      "serve",
+      spec,
+      "--port",
+      "lanA:hostA=eA",
+      "--port",
+      "lanB:hostB=eB",
+      ...args,
+    ],
+    {
+      stdio: ["pipe", "pipe", "pipe"],
+    },
+  );
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   const s: Served = { child, stderr: "", stdout: "", exited };
   served.push(s);
@@ -84,9 +102,18 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 function portProcess(parent: number, iface: string): number {
   for (const dir of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     try {
-      const ppid = Number(readFileSync(`/proc/${dir}/stat`, "utf8").replace(/^.*\) /s, "").split(" ")[1]);
+      const ppid = Number(
+        readFileSync(`/proc/${dir}/stat`, "utf8")
+          .replace(/^.*\) /s, "")
+          .split(" ")[1],
+      );
       const args = readFileSync(`/proc/${dir}/cmdline`, "utf8").split("\0");
-      if (ppid === parent && args.some((a) => a.endsWith("port-helper.js")) && args.some((a) => a.endsWith(`=${iface}`))) return Number(dir);
+      if (
+        ppid === parent &&
+        args.some((a) => a.endsWith("port-helper.js")) &&
+        args.some((a) => a.endsWith(`=${iface}`))
+      )
+        return Number(dir);
     } catch {
       // gone meanwhile
     }
@@ -100,7 +127,11 @@ function portProcess(parent: number, iface: string): number {
  */
 async function sendToR(count: number, perMs: number): Promise<number> {
   const sender = spawn("ip", [
-    "netns", "exec", ns.a, process.execPath, "-e",
+    "netns",
+    "exec",
+    ns.a,
+    process.execPath,
+    "-e",
     `const d = require("dgram").createSocket("udp4");
      let sent = 0, done = 0, failed = 0;
      const tick = () => {
@@ -135,7 +166,11 @@ async function waitFor(s: Served, pattern: RegExp, ms = 20_000): Promise<void> {
 /** A UDP exchange: a node echo server in B, a node client in A; the client's answer or "timeout". */
 async function udpExchange(message: string): Promise<string> {
   const server = spawn("ip", [
-    "netns", "exec", ns.b, process.execPath, "-e",
+    "netns",
+    "exec",
+    ns.b,
+    process.execPath,
+    "-e",
     `const d = require("dgram").createSocket("udp4");
      d.on("message", (m, r) => d.send(Buffer.concat([Buffer.from("echo "), m]), r.port, r.address));
      d.bind(9999, "10.0.2.2", () => console.log("ready"));
@@ -151,7 +186,11 @@ async function udpExchange(message: string): Promise<string> {
       server.on("exit", () => reject(new Error("the UDP server in B ended before it listened")));
     });
     const client = spawn("ip", [
-      "netns", "exec", ns.a, process.execPath, "-e",
+      "netns",
+      "exec",
+      ns.a,
+      process.execPath,
+      "-e",
       `const d = require("dgram").createSocket("udp4");
        let tries = 0;
        const send = () => { if (tries++ === 3) { console.log("timeout"); process.exit(0); } d.send(${JSON.stringify(message)}, 9999, "10.0.2.2"); setTimeout(send, 700); };
@@ -173,7 +212,7 @@ function ttlsBySource(file: string): Map<string, number[]> {
   const le = b.readUInt32LE(0) === 0xa1b23c4d || b.readUInt32LE(0) === 0xa1b2c3d4;
   const u32 = (at: number): number => (le ? b.readUInt32LE(at) : b.readUInt32BE(at));
   const out = new Map<string, number[]>();
-  for (let at = 24; at + 16 <= b.length; ) {
+  for (let at = 24; at + 16 <= b.length;) {
     const len = u32(at + 8);
     const frame = b.subarray(at + 16, at + 16 + len);
     at += 16 + len;
@@ -184,174 +223,224 @@ function ttlsBySource(file: string): Map<string, number[]> {
   return out;
 }
 
-describe.skipIf(reason !== undefined)(`strata serve on live interfaces${reason !== undefined ? ` (skipped: ${reason})` : ""}`, () => {
-  const out = mkdtempSync(join(tmpdir(), "strata-live-"));
+describe.skipIf(reason !== undefined)(
+  `strata serve on live interfaces${reason !== undefined ? ` (skipped: ${reason})` : ""}`,
+  () => {
+    const out = mkdtempSync(join(tmpdir(), "strata-live-"));
 
-  beforeAll(() => {
-    for (const n of Object.values(ns)) {
-      ip("netns", "add", n);
-      // No IPv6 (its autoconfiguration would talk on the links) and loopback up.
-      inNs(n, ["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"]);
-      ip("-n", n, "link", "set", "lo", "up");
-    }
-    ip("link", "add", "hA", "netns", ns.a, "type", "veth", "peer", "name", "eA", "netns", ns.e);
-    ip("link", "add", "hB", "netns", ns.b, "type", "veth", "peer", "name", "eB", "netns", ns.e);
-    // The hosts have the MACs r's send rows write, and static neighbours for r (there is no ARP in the emulation).
-    ip("-n", ns.a, "link", "set", "hA", "address", "02:00:00:00:0a:01", "up");
-    ip("-n", ns.b, "link", "set", "hB", "address", "02:00:00:00:0b:02", "up");
-    ip("-n", ns.e, "link", "set", "eA", "up");
-    ip("-n", ns.e, "link", "set", "eB", "up");
-    // The hosts compute their UDP checksums themselves: with offload (a veth's default) a frame
-    // leaves with the checksum still to be filled in, which only the kernel's own path does.
-    inNs(ns.a, ["ethtool", "-K", "hA", "tx", "off"]);
-    inNs(ns.b, ["ethtool", "-K", "hB", "tx", "off"]);
-    ip("-n", ns.a, "addr", "add", "10.0.1.1/24", "dev", "hA");
-    ip("-n", ns.b, "addr", "add", "10.0.2.2/24", "dev", "hB");
-    ip("-n", ns.a, "neigh", "add", "10.0.1.254", "lladdr", "02:00:00:00:0a:fe", "dev", "hA", "nud", "permanent");
-    ip("-n", ns.b, "neigh", "add", "10.0.2.254", "lladdr", "02:00:00:00:0b:fe", "dev", "hB", "nud", "permanent");
-    ip("-n", ns.a, "route", "add", "default", "via", "10.0.1.254");
-    ip("-n", ns.b, "route", "add", "default", "via", "10.0.2.254");
-  });
-
-  afterAll(() => {
-    for (const s of served) if (s.child.exitCode === null) s.child.kill("SIGKILL");
-    for (const n of Object.values(ns)) spawnSync("ip", ["netns", "del", n], { stdio: "ignore" });
-    rmSync(out, { recursive: true, force: true });
-  });
-
-  it("a bad interface name, or one carrying other frames, is one line and exit 2", () => {
-    const r = inNs(ns.e, [process.execPath, cli, "serve", spec, "--port", "lanA:hostA=eA", "--port", "lanB:hostB=nosuch0"]);
-    expect(r.status).toBe(2);
-    expect(r.out).toMatch(/^strata: --port lanB:hostB=nosuch0: there is no interface 'nosuch0' \(interfaces: .*eA.*\)$/m);
-    expect(r.out).not.toMatch(/serving/);
-    // An Ethernet interface for the ip network's external link, which carries raw IPv4.
-    const wrong = inNs(ns.e, [process.execPath, cli, "serve", spec, "--port", "ip:netA=eA"]);
-    expect(wrong.status).toBe(2);
-    expect(wrong.out).toMatch(/^strata: --port ip:netA=eA: interface 'eA' carries ETHERNET frames and network ip takes link type 101 \(bind an external link of a network whose header the interface carries\)$/m);
-    expect(wrong.out).not.toMatch(/serving/);
-  });
-
-  it("serves: ping and UDP cross the router with TTL − 1; a deleted forward row stops them; a port survives its interface going down; Ctrl-C writes the outputs", async () => {
-    const s = await startServe(["--commands", "--out", join(out, "serve"), "--json"]);
-    const { child, exited } = s;
-
-    // A → B and B → A: every echo answered, the answer's TTL one less than the host's 64.
-    const there = inNs(ns.a, ["ping", "-c", "3", "-i", "0.2", "-W", "2", "10.0.2.2"]);
-    expect(there.out).toMatch(/3 packets transmitted, 3 received/);
-    expect(there.out.match(/ttl=\d+/g)).toEqual(["ttl=63", "ttl=63", "ttl=63"]);
-    const back = inNs(ns.b, ["ping", "-c", "2", "-i", "0.2", "-W", "2", "10.0.1.1"]);
-    expect(back.out).toMatch(/2 packets transmitted, 2 received/);
-    expect(back.out.match(/ttl=\d+/g)).toEqual(["ttl=63", "ttl=63"]);
-    expect(await udpExchange("hello across r")).toBe("echo hello across r");
-
-    // The row that forwards to 10.0.2.0/24, taken out between batches: nothing reaches B.
-    child.stdin?.write("delete ip:r forward 1\n");
-    await waitFor(s, /^deleted ip\.r forward row 1 \(dst 10\.0\.2\.0\/24 → out 2\)$/m);
-    const cut = inNs(ns.a, ["ping", "-c", "2", "-i", "0.2", "-W", "1", "10.0.2.2"]);
-    expect(cut.out).toMatch(/2 packets transmitted, 0 received/);
-    expect(await udpExchange("lost")).toBe("timeout");
-
-    // Put back: through again.
-    child.stdin?.write("insert ip:r forward 1\n");
-    await waitFor(s, /^inserted ip\.r forward row 1/m);
-    expect(inNs(ns.a, ["ping", "-c", "1", "-W", "2", "10.0.2.2"]).out).toMatch(/1 packets transmitted, 1 received/);
-
-    // B's interface goes down: strata keeps running, says so, and opens that port again once it is up; A's port stays open.
-    ip("-n", ns.e, "link", "set", "eB", "down");
-    await waitFor(s, /^strata: port lanB:hostB=eB: interface eB is down or gone: the port is closed until its interface is up$/m);
-    expect(inNs(ns.a, ["ping", "-c", "1", "-W", "1", "10.0.2.2"]).out).toMatch(/1 packets transmitted, 0 received/);
-    ip("-n", ns.e, "link", "set", "eB", "up");
-    await waitFor(s, /^port lanB:hostB=eB is open again$/m);
-    expect(inNs(ns.a, ["ping", "-c", "1", "-W", "2", "10.0.2.2"]).out).toMatch(/1 packets transmitted, 1 received/);
-    expect(s.stderr).not.toMatch(/lanA:hostA=eA.*(closed|open again)/);
-
-    // Ctrl-C: a clean stop, exit 0, the summary on stdout and in --out.
-    child.kill("SIGINT");
-    expect(await exited).toBe(0);
-    const summary = JSON.parse(s.stdout) as {
-      inputs: { endpoint: string; file: string; packets: number; linkTypes: string[] }[];
-      packets: { injected: number; dropped: number; exited: number };
-      drops: Record<string, number>;
-      ports: PortCounts[];
-    };
-    expect(summary.inputs.map((i) => [i.endpoint, i.file, i.linkTypes])).toEqual([
-      ["lanA:hostA", "eA", ["ETHERNET"]],
-      ["lanB:hostB", "eB", ["ETHERNET"]],
-    ]);
-    // Echo requests dropped while the row was out (2 pings, 3 UDP tries): a forward miss each.
-    expect(summary.drops["forward-miss"]).toBe(5);
-    expect(summary.packets.injected).toBe(summary.packets.dropped + summary.packets.exited);
-    // Nothing was lost on the way in; what each port received is what entered there.
-    expect(summary.ports.map((p) => [p.port, p.received, p.droppedByInterface, p.droppedByCapture, p.droppedByStrata])).toEqual([
-      ["lanA:hostA=eA", summary.inputs[0]?.packets, 0, 0, 0],
-      ["lanB:hostB=eB", summary.inputs[1]?.packets, 0, 0, 0],
-    ]);
-    expect(JSON.parse(readFileSync(join(out, "serve", "summary.json"), "utf8"))).toEqual(summary);
-    // The captures strata wrote: frames from A left toward B with TTL 63, and arrived from A with 64.
-    const lanA = ttlsBySource(join(out, "serve", "links", "lanA.hostA.pcap"));
-    const lanB = ttlsBySource(join(out, "serve", "links", "lanB.hostB.pcap"));
-    expect(new Set(lanA.get("02:00:00:00:0a:01"))).toEqual(new Set([64]));
-    expect(new Set(lanB.get("02:00:00:00:0b:fe"))).toEqual(new Set([63]));
-    expect(new Set(lanB.get("02:00:00:00:0b:02"))).toEqual(new Set([64]));
-    expect(new Set(lanA.get("02:00:00:00:0a:fe"))).toEqual(new Set([63]));
-  }, 90_000);
-  it("ports fail alone and count their losses: one interface flapping leaves the other port's frames untouched; what the capture drops while a port process is stalled is in counts, the report and summary.json", async () => {
-    const dir = join(out, "independent");
-    const s = await startServe(["--commands", "--out", dir]);
-    const portA = /^ *port lanA:hostA=eA: ([\d,]+) received, 0 sent; dropped on the way in: ([\d,]+) by the interface, ([\d,]+) by the capture, 0 by strata$/gm;
-    const numbers = (text: string): number[] => [...text.matchAll(portA)].at(-1)?.slice(1).map((n) => Number(n.replaceAll(",", ""))) ?? [];
-    const answers = /^injected \d+, copies \d+, delivered (\d+),/gm;
-    /** The command counts: packets delivered so far (to r: all that entered), and eA's port line's numbers. */
-    const counts = async (): Promise<{ delivered: number; portA: number[] }> => {
-      const before = [...s.stderr.matchAll(answers)].length;
-      s.child.stdin?.write("counts\n");
-      for (let i = 0; i < 500 && [...s.stderr.matchAll(answers)].length === before; i++) await sleep(10);
-      await sleep(20); // the port lines follow
-      return { delivered: Number([...s.stderr.matchAll(answers)].at(-1)?.[1]), portA: numbers(s.stderr) };
-    };
-
-    // eB goes down and up every 0.5 s while A sends to r over eA: eA's port never closes, and takes every frame.
-    let sending = true;
-    const flapping = (async () => {
-      let flaps = 0;
-      while (sending || flaps === 0) {
-        ip("-n", ns.e, "link", "set", "eB", "down");
-        await sleep(500);
-        ip("-n", ns.e, "link", "set", "eB", "up");
-        await sleep(500);
-        flaps++;
+    beforeAll(() => {
+      for (const n of Object.values(ns)) {
+        ip("netns", "add", n);
+        // No IPv6 (its autoconfiguration would talk on the links) and loopback up.
+        inNs(n, ["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"]);
+        ip("-n", n, "link", "set", "lo", "up");
       }
-      return flaps;
-    })();
-    const first = await sendToR(1000, 1);
-    sending = false;
-    expect(await flapping).toBeGreaterThanOrEqual(1);
-    expect(first).toBe(1000);
-    expect(await counts()).toEqual({ delivered: first, portA: [first, 0, 0] });
-    await waitFor(s, /^port lanB:hostB=eB is open again$/m);
-    expect(s.stderr).toMatch(/^strata: port lanB:hostB=eB: interface eB is down or gone: the port is closed until its interface is up$/m);
-    expect(s.stderr).not.toMatch(/lanA:hostA=eA.*(closed|open again)/);
+      ip("link", "add", "hA", "netns", ns.a, "type", "veth", "peer", "name", "eA", "netns", ns.e);
+      ip("link", "add", "hB", "netns", ns.b, "type", "veth", "peer", "name", "eB", "netns", ns.e);
+      // The hosts have the MACs r's send rows write, and static neighbours for r (there is no ARP in the emulation).
+      ip("-n", ns.a, "link", "set", "hA", "address", "02:00:00:00:0a:01", "up");
+      ip("-n", ns.b, "link", "set", "hB", "address", "02:00:00:00:0b:02", "up");
+      ip("-n", ns.e, "link", "set", "eA", "up");
+      ip("-n", ns.e, "link", "set", "eB", "up");
+      // The hosts compute their UDP checksums themselves: with offload (a veth's default) a frame
+      // leaves with the checksum still to be filled in, which only the kernel's own path does.
+      inNs(ns.a, ["ethtool", "-K", "hA", "tx", "off"]);
+      inNs(ns.b, ["ethtool", "-K", "hB", "tx", "off"]);
+      ip("-n", ns.a, "addr", "add", "10.0.1.1/24", "dev", "hA");
+      ip("-n", ns.b, "addr", "add", "10.0.2.2/24", "dev", "hB");
+      ip("-n", ns.a, "neigh", "add", "10.0.1.254", "lladdr", "02:00:00:00:0a:fe", "dev", "hA", "nud", "permanent");
+      ip("-n", ns.b, "neigh", "add", "10.0.2.254", "lladdr", "02:00:00:00:0b:fe", "dev", "hB", "nud", "permanent");
+      ip("-n", ns.a, "route", "add", "default", "via", "10.0.1.254");
+      ip("-n", ns.b, "route", "add", "default", "via", "10.0.2.254");
+    });
 
-    // eA's port process stopped: it reads nothing, the kernel's capture buffer fills and drops the rest.
-    const helper = portProcess(s.child.pid ?? -1, "eA");
-    process.kill(helper, "SIGSTOP");
-    let second: number;
-    try {
-      second = await sendToR(1000, 50);
-    } finally {
-      process.kill(helper, "SIGCONT");
-    }
-    await sleep(300);
-    const [received = 0, byInterface = 0, byCapture = 0] = (await counts()).portA;
-    expect(byCapture).toBeGreaterThan(0);
-    expect(received + byInterface + byCapture).toBe(first + second);
+    afterAll(() => {
+      for (const s of served) if (s.child.exitCode === null) s.child.kill("SIGKILL");
+      for (const n of Object.values(ns)) spawnSync("ip", ["netns", "del", n], { stdio: "ignore" });
+      rmSync(out, { recursive: true, force: true });
+    });
 
-    // The report at the end says the same, and so does summary.json.
-    s.child.kill("SIGINT");
-    expect(await s.exited).toBe(0);
-    expect(numbers(s.stdout)).toEqual([received, byInterface, byCapture]);
-    const summary = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as { delivered: Record<string, { packets: number }>; ports: PortCounts[] };
-    expect(summary.ports[0]).toMatchObject({ port: "lanA:hostA=eA", received, droppedByInterface: byInterface, droppedByCapture: byCapture, droppedByStrata: 0 });
-    expect(summary.delivered["ip.r"]?.packets).toBe(received);
-  }, 30_000);
-});
+    it("a bad interface name, or one carrying other frames, is one line and exit 2", () => {
+      const r = inNs(ns.e, [
+        process.execPath,
+        cli,
+        "serve",
+        spec,
+        "--port",
+        "lanA:hostA=eA",
+        "--port",
+        "lanB:hostB=nosuch0",
+      ]);
+      expect(r.status).toBe(2);
+      expect(r.out).toMatch(
+        /^strata: --port lanB:hostB=nosuch0: there is no interface 'nosuch0' \(interfaces: .*eA.*\)$/m,
+      );
+      expect(r.out).not.toMatch(/serving/);
+      // An Ethernet interface for the ip network's external link, which carries raw IPv4.
+      const wrong = inNs(ns.e, [process.execPath, cli, "serve", spec, "--port", "ip:netA=eA"]);
+      expect(wrong.status).toBe(2);
+      expect(wrong.out).toMatch(
+        /^strata: --port ip:netA=eA: interface 'eA' carries ETHERNET frames and network ip takes link type 101 \(bind an external link of a network whose header the interface carries\)$/m,
+      );
+      expect(wrong.out).not.toMatch(/serving/);
+    });
+
+    it(
+      "serves: ping and UDP cross the router with TTL − 1; a deleted forward " +
+        "row stops them; a port survives its interface going down; Ctrl-C " +
+        "writes the outputs",
+      async () => {
+        const s = await startServe(["--commands", "--out", join(out, "serve"), "--json"]);
+        const { child, exited } = s;
+
+        // A → B and B → A: every echo answered, the answer's TTL one less than the host's 64.
+        const there = inNs(ns.a, ["ping", "-c", "3", "-i", "0.2", "-W", "2", "10.0.2.2"]);
+        expect(there.out).toMatch(/3 packets transmitted, 3 received/);
+        expect(there.out.match(/ttl=\d+/g)).toEqual(["ttl=63", "ttl=63", "ttl=63"]);
+        const back = inNs(ns.b, ["ping", "-c", "2", "-i", "0.2", "-W", "2", "10.0.1.1"]);
+        expect(back.out).toMatch(/2 packets transmitted, 2 received/);
+        expect(back.out.match(/ttl=\d+/g)).toEqual(["ttl=63", "ttl=63"]);
+        expect(await udpExchange("hello across r")).toBe("echo hello across r");
+
+        // The row that forwards to 10.0.2.0/24, taken out between batches: nothing reaches B.
+        child.stdin?.write("delete ip:r forward 1\n");
+        await waitFor(s, /^deleted ip\.r forward row 1 \(dst 10\.0\.2\.0\/24 → out 2\)$/m);
+        const cut = inNs(ns.a, ["ping", "-c", "2", "-i", "0.2", "-W", "1", "10.0.2.2"]);
+        expect(cut.out).toMatch(/2 packets transmitted, 0 received/);
+        expect(await udpExchange("lost")).toBe("timeout");
+
+        // Put back: through again.
+        child.stdin?.write("insert ip:r forward 1\n");
+        await waitFor(s, /^inserted ip\.r forward row 1/m);
+        expect(inNs(ns.a, ["ping", "-c", "1", "-W", "2", "10.0.2.2"]).out).toMatch(/1 packets transmitted, 1 received/);
+
+        // B's interface goes down: strata keeps running, says so, and opens that port again once it is up; A's port stays
+        // open.
+        ip("-n", ns.e, "link", "set", "eB", "down");
+        await waitFor(
+          s,
+          /^strata: port lanB:hostB=eB: interface eB is down or gone: the port is closed until its interface is up$/m,
+        );
+        expect(inNs(ns.a, ["ping", "-c", "1", "-W", "1", "10.0.2.2"]).out).toMatch(/1 packets transmitted, 0 received/);
+        ip("-n", ns.e, "link", "set", "eB", "up");
+        await waitFor(s, /^port lanB:hostB=eB is open again$/m);
+        expect(inNs(ns.a, ["ping", "-c", "1", "-W", "2", "10.0.2.2"]).out).toMatch(/1 packets transmitted, 1 received/);
+        expect(s.stderr).not.toMatch(/lanA:hostA=eA.*(closed|open again)/);
+
+        // Ctrl-C: a clean stop, exit 0, the summary on stdout and in --out.
+        child.kill("SIGINT");
+        expect(await exited).toBe(0);
+        const summary = JSON.parse(s.stdout) as {
+          inputs: { endpoint: string; file: string; packets: number; linkTypes: string[] }[];
+          packets: { injected: number; dropped: number; exited: number };
+          drops: Record<string, number>;
+          ports: PortCounts[];
+        };
+        expect(summary.inputs.map((i) => [i.endpoint, i.file, i.linkTypes])).toEqual([
+          ["lanA:hostA", "eA", ["ETHERNET"]],
+          ["lanB:hostB", "eB", ["ETHERNET"]],
+        ]);
+        // Echo requests dropped while the row was out (2 pings, 3 UDP tries): a forward miss each.
+        expect(summary.drops["forward-miss"]).toBe(5);
+        expect(summary.packets.injected).toBe(summary.packets.dropped + summary.packets.exited);
+        // Nothing was lost on the way in; what each port received is what entered there.
+        expect(
+          summary.ports.map((p) => [p.port, p.received, p.droppedByInterface, p.droppedByCapture, p.droppedByStrata]),
+        ).toEqual([
+          ["lanA:hostA=eA", summary.inputs[0]?.packets, 0, 0, 0],
+          ["lanB:hostB=eB", summary.inputs[1]?.packets, 0, 0, 0],
+        ]);
+        expect(JSON.parse(readFileSync(join(out, "serve", "summary.json"), "utf8"))).toEqual(summary);
+        // The captures strata wrote: frames from A left toward B with TTL 63, and arrived from A with 64.
+        const lanA = ttlsBySource(join(out, "serve", "links", "lanA.hostA.pcap"));
+        const lanB = ttlsBySource(join(out, "serve", "links", "lanB.hostB.pcap"));
+        expect(new Set(lanA.get("02:00:00:00:0a:01"))).toEqual(new Set([64]));
+        expect(new Set(lanB.get("02:00:00:00:0b:fe"))).toEqual(new Set([63]));
+        expect(new Set(lanB.get("02:00:00:00:0b:02"))).toEqual(new Set([64]));
+        expect(new Set(lanA.get("02:00:00:00:0a:fe"))).toEqual(new Set([63]));
+      },
+      90_000,
+    );
+    it(
+      "ports fail alone and count their losses: one interface flapping leaves " +
+        "the other port's frames untouched; what the capture drops while a port " +
+        "process is stalled is in counts, the report and summary.json",
+      async () => {
+        const dir = join(out, "independent");
+        const s = await startServe(["--commands", "--out", dir]);
+        const portA =
+          /^ *port lanA:hostA=eA: ([\d,]+) received, 0 sent; dropped on the way in: ([\d,]+) by the interface, ([\d,]+) by the capture, 0 by strata$/gm;
+        const numbers = (text: string): number[] =>
+          [...text.matchAll(portA)]
+            .at(-1)
+            ?.slice(1)
+            .map((n) => Number(n.replaceAll(",", ""))) ?? [];
+        const answers = /^injected \d+, copies \d+, delivered (\d+),/gm;
+        /** The command counts: packets delivered so far (to r: all that entered), and eA's port line's numbers. */
+        const counts = async (): Promise<{ delivered: number; portA: number[] }> => {
+          const before = [...s.stderr.matchAll(answers)].length;
+          s.child.stdin?.write("counts\n");
+          for (let i = 0; i < 500 && [...s.stderr.matchAll(answers)].length === before; i++) await sleep(10);
+          await sleep(20); // the port lines follow
+          return { delivered: Number([...s.stderr.matchAll(answers)].at(-1)?.[1]), portA: numbers(s.stderr) };
+        };
+
+        // eB goes down and up every 0.5 s while A sends to r over eA: eA's port never closes, and takes every frame.
+        let sending = true;
+        const flapping = (async () => {
+          let flaps = 0;
+          while (sending || flaps === 0) {
+            ip("-n", ns.e, "link", "set", "eB", "down");
+            await sleep(500);
+            ip("-n", ns.e, "link", "set", "eB", "up");
+            await sleep(500);
+            flaps++;
+          }
+          return flaps;
+        })();
+        const first = await sendToR(1000, 1);
+        sending = false;
+        expect(await flapping).toBeGreaterThanOrEqual(1);
+        expect(first).toBe(1000);
+        expect(await counts()).toEqual({ delivered: first, portA: [first, 0, 0] });
+        await waitFor(s, /^port lanB:hostB=eB is open again$/m);
+        expect(s.stderr).toMatch(
+          /^strata: port lanB:hostB=eB: interface eB is down or gone: the port is closed until its interface is up$/m,
+        );
+        expect(s.stderr).not.toMatch(/lanA:hostA=eA.*(closed|open again)/);
+
+        // eA's port process stopped: it reads nothing, the kernel's capture buffer fills and drops the rest.
+        const helper = portProcess(s.child.pid ?? -1, "eA");
+        process.kill(helper, "SIGSTOP");
+        let second: number;
+        try {
+          second = await sendToR(1000, 50);
+        } finally {
+          process.kill(helper, "SIGCONT");
+        }
+        await sleep(300);
+        const [received = 0, byInterface = 0, byCapture = 0] = (await counts()).portA;
+        expect(byCapture).toBeGreaterThan(0);
+        expect(received + byInterface + byCapture).toBe(first + second);
+
+        // The report at the end says the same, and so does summary.json.
+        s.child.kill("SIGINT");
+        expect(await s.exited).toBe(0);
+        expect(numbers(s.stdout)).toEqual([received, byInterface, byCapture]);
+        const summary = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as {
+          delivered: Record<string, { packets: number }>;
+          ports: PortCounts[];
+        };
+        expect(summary.ports[0]).toMatchObject({
+          port: "lanA:hostA=eA",
+          received,
+          droppedByInterface: byInterface,
+          droppedByCapture: byCapture,
+          droppedByStrata: 0,
+        });
+        expect(summary.delivered["ip.r"]?.packets).toBe(received);
+      },
+      30_000,
+    );
+  },
+);

@@ -14,7 +14,9 @@ const stream = Buffer.concat(frames.map((f) => record(f.kind, f.port, f.body, f.
 
 function readAll(chunks: Buffer[]): { kind: number; port: number; flags: number; body: string }[] {
   const got: { kind: number; port: number; flags: number; body: string }[] = [];
-  const reader = new RecordReader((kind, port, flags, body) => got.push({ kind, port, flags, body: body.toString("hex") }));
+  const reader = new RecordReader((kind, port, flags, body) =>
+    got.push({ kind, port, flags, body: body.toString("hex") }),
+  );
   for (const c of chunks) reader.feed(c);
   return got;
 }

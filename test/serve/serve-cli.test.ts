@@ -19,20 +19,68 @@ const hasCap = loadCap().cap !== undefined;
 
 describe("strata serve: bad input is one line, exit 2, nothing running", () => {
   const cases: { name: string; args: string[]; line: RegExp; noOut?: boolean }[] = [
-    { name: "a port without =", args: ["--port", "lanA:hostA"], line: /^strata: --port 'lanA:hostA' must be ENDPOINT=IFACE, e\.g\. --port lanA:hostA=veth0\n$/ },
-    { name: "an unknown external link", args: ["--port", "lanA:h9=eth0"], line: /^strata: --port lanA:h9=eth0: network lanA has no external link 'h9' \(external links: lanA:hostA, lanB:hostB, ip:netA, ip:netB\)\n$/ },
-    { name: "an unknown network", args: ["--port", "lanC:hostA=eth0"], line: /^strata: --port lanC:hostA=eth0 names no network of the description: write NETWORK:EXTERNAL/ },
-    { name: "one link bound twice", args: ["--port", "lanA:hostA=a0", "--port", "lanA:hostA=b0"], line: /lanA:hostA is already bound by --port lanA:hostA=a0 \(one interface per external link\)/ },
-    { name: "one interface bound twice", args: ["--port", "lanA:hostA=a0", "--port", "lanB:hostB=a0"], line: /interface a0 is already bound by --port lanA:hostA=a0 \(one external link per interface\)/ },
-    { name: "--trace without --out", args: ["--trace"], noOut: true, line: /^strata: --trace writes trace\.jsonl into --out: give --out DIR too\n$/ },
-    { name: "--trace-packets without --out", args: ["--trace-packets", "0-9"], noOut: true, line: /^strata: --trace-packets writes trace\.jsonl into --out: give --out DIR too\n$/ },
-    { name: "a bad --trace-packets", args: ["--trace-packets", "9-0"], line: /^strata: --trace-packets 9-0: 9-0 ends before it starts \(write 0-9\)\n$/ },
-    { name: "a --trace-max of 0", args: ["--trace", "--trace-max", "0"], line: /^strata: --trace-max 0 is too small \(at least 1\)\n$/ },
-    { name: "a --trace-max that is not a number", args: ["--trace", "--trace-max", "1G"], line: /^strata: --trace-max 1G is not a whole number \(give 1 to 1000000\)\n$/ },
+    {
+      name: "a port without =",
+      args: ["--port", "lanA:hostA"],
+      line: /^strata: --port 'lanA:hostA' must be ENDPOINT=IFACE, e\.g\. --port lanA:hostA=veth0\n$/,
+    },
+    {
+      name: "an unknown external link",
+      args: ["--port", "lanA:h9=eth0"],
+      line: /^strata: --port lanA:h9=eth0: network lanA has no external link 'h9' \(external links: lanA:hostA, lanB:hostB, ip:netA, ip:netB\)\n$/,
+    },
+    {
+      name: "an unknown network",
+      args: ["--port", "lanC:hostA=eth0"],
+      line: /^strata: --port lanC:hostA=eth0 names no network of the description: write NETWORK:EXTERNAL/,
+    },
+    {
+      name: "one link bound twice",
+      args: ["--port", "lanA:hostA=a0", "--port", "lanA:hostA=b0"],
+      line: /lanA:hostA is already bound by --port lanA:hostA=a0 \(one interface per external link\)/,
+    },
+    {
+      name: "one interface bound twice",
+      args: ["--port", "lanA:hostA=a0", "--port", "lanB:hostB=a0"],
+      line: /interface a0 is already bound by --port lanA:hostA=a0 \(one external link per interface\)/,
+    },
+    {
+      name: "--trace without --out",
+      args: ["--trace"],
+      noOut: true,
+      line: /^strata: --trace writes trace\.jsonl into --out: give --out DIR too\n$/,
+    },
+    {
+      name: "--trace-packets without --out",
+      args: ["--trace-packets", "0-9"],
+      noOut: true,
+      line: /^strata: --trace-packets writes trace\.jsonl into --out: give --out DIR too\n$/,
+    },
+    {
+      name: "a bad --trace-packets",
+      args: ["--trace-packets", "9-0"],
+      line: /^strata: --trace-packets 9-0: 9-0 ends before it starts \(write 0-9\)\n$/,
+    },
+    {
+      name: "a --trace-max of 0",
+      args: ["--trace", "--trace-max", "0"],
+      line: /^strata: --trace-max 0 is too small \(at least 1\)\n$/,
+    },
+    {
+      name: "a --trace-max that is not a number",
+      args: ["--trace", "--trace-max", "1G"],
+      line: /^strata: --trace-max 1G is not a whole number \(give 1 to 1000000\)\n$/,
+    },
     { name: "a bad hop limit", args: ["--hop-limit", "0"], line: /^strata: --hop-limit 0 is too small/ },
   ];
   // cap is optional: without it, a --port that names an interface gets the install line (below).
-  const withCap: typeof cases = [{ name: "an interface that does not exist", args: ["--port", "lanA:hostA=nosuch0"], line: /^strata: --port lanA:hostA=nosuch0: there is no interface 'nosuch0' \(interfaces: .*lo/ }];
+  const withCap: typeof cases = [
+    {
+      name: "an interface that does not exist",
+      args: ["--port", "lanA:hostA=nosuch0"],
+      line: /^strata: --port lanA:hostA=nosuch0: there is no interface 'nosuch0' \(interfaces: .*lo/,
+    },
+  ];
   it.each([...cases, ...(hasCap ? withCap : [])])("$name", async ({ args, line, noOut }) => {
     const out = join(mkdtempSync(join(tmpdir(), "strata-serve-")), "out");
     try {
@@ -50,7 +98,9 @@ describe("strata serve: bad input is one line, exit 2, nothing running", () => {
   it.skipIf(hasCap)("without cap, --port says how to install it", async () => {
     const io = memoryIo();
     expect(await main(["serve", spec, "--port", "lanA:hostA=eth0"], io)).toBe(2);
-    expect(io.stderr.text).toMatch(/^strata: --port needs the package cap, which is not installed or did not build: .*apt-get install libpcap-dev .*npm install cap\n$/);
+    expect(io.stderr.text).toMatch(
+      /^strata: --port needs the package cap, which is not installed or did not build: .*apt-get install libpcap-dev .*npm install cap\n$/,
+    );
   });
 
   it("a description that does not validate", async () => {
@@ -62,7 +112,12 @@ describe("strata serve: bad input is one line, exit 2, nothing running", () => {
 
 describe("strata serve --commands", () => {
   /** serve with --commands on a stream of ours; said(pattern) waits until stderr matches. */
-  const serveCommands = (): { commands: PassThrough; io: ReturnType<typeof memoryIo>; done: Promise<number>; said: (pattern: RegExp) => Promise<void> } => {
+  const serveCommands = (): {
+    commands: PassThrough;
+    io: ReturnType<typeof memoryIo>;
+    done: Promise<number>;
+    said: (pattern: RegExp) => Promise<void>;
+  } => {
     const commands = new PassThrough();
     const io = memoryIo();
     const done = serve(spec, { port: [], commands: true, json: true, hopLimit: 64, copyLimit: 4096 }, io, { commands });
@@ -79,14 +134,26 @@ describe("strata serve --commands", () => {
     const steps: [string, RegExp][] = [
       ["counts", /^injected 0, copies 0, delivered 0, dropped 0, left 0, row hits 0 on 0 rows\n(?!port )/m],
       ["delete ip:r forward 1", /^deleted ip\.r forward row 1 \(dst 10\.0\.2\.0\/24 → out 2\)$/m],
-      ["delete ip:r forward 1", /^strata: cannot delete ip\.r forward row 1 \(dst 10\.0\.2\.0\/24 → out 2\): it is not in the table \(insert it first\)$/m],
+      [
+        "delete ip:r forward 1",
+        /^strata: cannot delete ip\.r forward row 1 \(dst 10\.0\.2\.0\/24 → out 2\): it is not in the table \(insert it first\)$/m,
+      ],
       ["insert ip:r forward 1", /^inserted ip\.r forward row 1/m],
       ["insert ip:r forward 1", /^strata: cannot insert .*: it is in the table already \(delete it first\)$/m],
       ["delete ip:r forward 7", /^strata: ip\.r's forward table has no row '7' \(rows: 0, 1\)$/m],
       ["delete ip:q forward 0", /^strata: there is no member 'ip:q' \(members: lanA:r, lanB:r, ip:r\)$/m],
-      ["delete ip:r bogus 0", /^strata: 'bogus' is not a table \(tables: acquire, forward, transmit, send, receive\)$/m],
-      ["delete ip:r", /^strata: delete takes three words \(write delete NETWORK:MEMBER TABLE ROW, e\.g\. delete ip:r forward 1\)$/m],
-      ["frobnicate", /^strata: unknown command 'frobnicate' \(commands: delete, insert, reload, down, up, counts, stop, help\)$/m],
+      [
+        "delete ip:r bogus 0",
+        /^strata: 'bogus' is not a table \(tables: acquire, forward, transmit, send, receive\)$/m,
+      ],
+      [
+        "delete ip:r",
+        /^strata: delete takes three words \(write delete NETWORK:MEMBER TABLE ROW, e\.g\. delete ip:r forward 1\)$/m,
+      ],
+      [
+        "frobnicate",
+        /^strata: unknown command 'frobnicate' \(commands: delete, insert, reload, down, up, counts, stop, help\)$/m,
+      ],
       ["help", /^commands, one a line:$/m],
     ];
     for (const [command, answer] of steps) {
@@ -110,7 +177,8 @@ describe("strata serve --commands", () => {
     for (let i = 0; i < 256; i++) commands.write(Buffer.alloc(1 << 16, 0x78));
     commands.write("\ncounts\nstop\n");
     expect(await done).toBe(0);
-    const tooLong = (n: number): string => `strata: command line ${n} is too long: over ${COMMAND_LINE_MAX} bytes, the limit (ignored)`;
+    const tooLong = (n: number): string =>
+      `strata: command line ${n} is too long: over ${COMMAND_LINE_MAX} bytes, the limit (ignored)`;
     expect(io.stderr.text.split("\n").slice(1)).toEqual([counts, tooLong(2), tooLong(3), counts, "stopping", ""]);
   });
 
@@ -119,7 +187,9 @@ describe("strata serve --commands", () => {
     try {
       const controller = new AbortController();
       const io = memoryIo();
-      const done = serve(spec, { port: [], out: join(dir, "out"), trace: true, hopLimit: 64, copyLimit: 4096 }, io, { signal: controller.signal });
+      const done = serve(spec, { port: [], out: join(dir, "out"), trace: true, hopLimit: 64, copyLimit: 4096 }, io, {
+        signal: controller.signal,
+      });
       await new Promise((r) => setTimeout(r, 50));
       controller.abort();
       expect(await done).toBe(0);

@@ -3,7 +3,16 @@
 // with errors, or one that changes members or links, is reported and leaves the
 // emulation as it was. --watch reloads on its own; `reload` and SIGHUP on demand.
 
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -26,7 +35,9 @@ const MISROUTED = ROUTER.replace(TO_B, "            - { match: { dst: 10.0.2.0/2
 const BROKEN = ROUTER.replace("header: ipv4", "header: ipv5");
 /** Networks, members and links written in reverse order: the same topology. */
 const REORDERED = (() => {
-  const doc = parseYaml(ROUTER) as { networks: Record<string, { members: Record<string, unknown>; links?: unknown[] }> };
+  const doc = parseYaml(ROUTER) as {
+    networks: Record<string, { members: Record<string, unknown>; links?: unknown[] }>;
+  };
   const reversed = <T>(r: Record<string, T>): Record<string, T> => Object.fromEntries(Object.entries(r).reverse());
   doc.networks = reversed(doc.networks);
   for (const net of Object.values(doc.networks)) {
@@ -36,7 +47,10 @@ const REORDERED = (() => {
   return stringifyYaml(doc);
 })();
 /** A member more in lanA: another topology. */
-const GROWN = ROUTER.replace(`      r: { name: "02:00:00:00:0a:fe", role: infra }`, `      r: { name: "02:00:00:00:0a:fe", role: infra }\n      s: { name: "02:00:00:00:0a:fd" }`);
+const GROWN = ROUTER.replace(
+  `      r: { name: "02:00:00:00:0a:fe", role: infra }`,
+  `      r: { name: "02:00:00:00:0a:fe", role: infra }\n      s: { name: "02:00:00:00:0a:fd" }`,
+);
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -70,10 +84,25 @@ function setup(arrange?: (dir: string) => string): { file: string; em: Engine; l
 
 describe("DescriptionReloader.reload", () => {
   it.each([
-    { name: "a route removed", text: NO_ROUTE, leaves: [], line: /reloaded .*network\.yaml: 0 rows inserted, 0 modified, 1 deleted/ },
-    { name: "a route changed", text: MISROUTED, leaves: ["lanA:hostA"], line: /reloaded .*network\.yaml: 0 rows inserted, 1 modified, 0 deleted/ },
+    {
+      name: "a route removed",
+      text: NO_ROUTE,
+      leaves: [],
+      line: /reloaded .*network\.yaml: 0 rows inserted, 0 modified, 1 deleted/,
+    },
+    {
+      name: "a route changed",
+      text: MISROUTED,
+      leaves: ["lanA:hostA"],
+      line: /reloaded .*network\.yaml: 0 rows inserted, 1 modified, 0 deleted/,
+    },
     // Known by name, not by place: the ports and exits stay bound to the same links.
-    { name: "networks, members and links written in another order", text: REORDERED, leaves: ["lanB:hostB"], line: /reloaded .*network\.yaml: 0 rows inserted, 0 modified, 0 deleted$/ },
+    {
+      name: "networks, members and links written in another order",
+      text: REORDERED,
+      leaves: ["lanB:hostB"],
+      line: /reloaded .*network\.yaml: 0 rows inserted, 0 modified, 0 deleted$/,
+    },
   ])("$name: applied between batches, the next packet follows it", async ({ text, leaves, line }) => {
     const { file, em, send } = setup();
     const reloader = new DescriptionReloader(em, file);
@@ -91,8 +120,17 @@ describe("DescriptionReloader.reload", () => {
   });
 
   it.each([
-    { name: "a description with errors", text: BROKEN, first: /^.*network\.yaml: 40:13 networks\.ip\.header: unknown header design 'ipv5'/ },
-    { name: "another topology", text: GROWN, first: /^.*network\.yaml: this change needs another topology \(member lanA\.s added\), and here only tables may change/ },
+    {
+      name: "a description with errors",
+      text: BROKEN,
+      first: /^.*network\.yaml: 40:13 networks\.ip\.header: unknown header design 'ipv5'/,
+    },
+    {
+      name: "another topology",
+      text: GROWN,
+      first:
+        /^.*network\.yaml: this change needs another topology \(member lanA\.s added\), and here only tables may change/,
+    },
     { name: "no file", text: undefined, first: /cannot read/ },
   ])("refuses $name: reported, and the emulation goes on as it was", async ({ text, first }) => {
     const { file, em, send } = setup();
@@ -136,7 +174,9 @@ describe("down and up commands", () => {
     const reloader = new DescriptionReloader(em, file);
     const { runCommand } = await import("../../src/serve/control.js");
     const r = await runCommand(em, command);
-    expect(r.ok ? r.line : `strata: ${r.line}`).toMatch(new RegExp(`^${answer.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
+    expect(r.ok ? r.line : `strata: ${r.line}`).toMatch(
+      new RegExp(`^${answer.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`),
+    );
     expect(send()).toEqual(leaves);
     // It stays down across a reload, and comes back up.
     writeFileSync(file, MISROUTED);
@@ -174,7 +214,12 @@ describe("DescriptionReloader and --trace", () => {
     const rules = readFileSync(join(out, "trace.jsonl"), "utf8")
       .split("\n")
       .filter((l) => l !== "")
-      .map((l) => (JSON.parse(l) as { steps: { step: string; member?: string; rule?: string }[] }).steps.find((s) => s.step === "forward" && s.member === "ip.r")?.rule);
+      .map(
+        (l) =>
+          (JSON.parse(l) as { steps: { step: string; member?: string; rule?: string }[] }).steps.find(
+            (s) => s.step === "forward" && s.member === "ip.r",
+          )?.rule,
+      );
     expect(rules).toEqual(["dst 10.0.2.0/24 → out 2", "dst 10.0.2.0/24 → out 1"]);
   });
 });
@@ -276,7 +321,9 @@ describe("DescriptionReloader.watch: a description that is a symbolic link", () 
     expect(send()).toEqual(["lanB:hostB"]);
     change(dir);
     for (let i = 0; i < 200 && results.length < 1; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(results.map((r) => [r.ok, r.lines[0]])).toEqual([[true, `reloaded ${file}: 0 rows inserted, 0 modified, 1 deleted`]]);
+    expect(results.map((r) => [r.ok, r.lines[0]])).toEqual([
+      [true, `reloaded ${file}: 0 rows inserted, 0 modified, 1 deleted`],
+    ]);
     expect(send()).toEqual([]);
     reloader.close();
     em.stop();
@@ -291,7 +338,9 @@ describe("strata serve --watch, reload", () => {
     writeFileSync(file, ROUTER);
     const commands = new PassThrough();
     const io = memoryIo();
-    const done = serve(file, { port: [], commands: true, watch: false, hopLimit: 64, copyLimit: 4096 }, io, { commands });
+    const done = serve(file, { port: [], commands: true, watch: false, hopLimit: 64, copyLimit: 4096 }, io, {
+      commands,
+    });
     const say = async (line: string): Promise<void> => {
       commands.write(`${line}\n`);
       await new Promise((r) => setTimeout(r, 100));

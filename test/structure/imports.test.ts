@@ -46,7 +46,10 @@ function graphOf(sources: ReadonlyMap<string, string>): Graph {
   const graph: Graph = new Map();
   for (const [file, source] of sources) {
     const targets = specifiers(source).map((s) => resolve(file, s, files));
-    graph.set(file, targets.filter((t): t is string => t !== undefined));
+    graph.set(
+      file,
+      targets.filter((t): t is string => t !== undefined),
+    );
   }
   return graph;
 }
@@ -55,7 +58,8 @@ function readGraph(dirs: readonly string[]): Graph {
   return graphOf(new Map(tsFiles(dirs).map((f) => [f, readFileSync(join(ROOT, f), "utf8")])));
 }
 
-/** Every import circle: one per strongly connected component of two or more files (or a file importing itself), as a closed path. */
+/** Every import circle: one per strongly connected component of two or more files (or a file importing itself), as a
+ * closed path. */
 function circles(graph: Graph): string[][] {
   // Tarjan's algorithm, iterative (a long chain of imports must not overflow the stack).
   const index = new Map<string, number>();
@@ -104,7 +108,8 @@ function circles(graph: Graph): string[][] {
   return found;
 }
 
-/** A closed path through a strongly connected `component` (from its first file by name, back to it): what a reader follows. */
+/** A closed path through a strongly connected `component` (from its first file by name, back to it): what a reader
+ * follows. */
 function pathThrough(graph: Graph, component: ReadonlySet<string>): string[] {
   const first = [...component].sort()[0]!;
   // Breadth-first from `first` inside the component, to the first file that imports `first`.
@@ -159,10 +164,26 @@ function layerBreaks(graph: Graph): string[] {
 
 describe("the import reader", () => {
   const cases: { name: string; source: string; imports: string[] }[] = [
-    { name: "import and export … from", source: `import { a } from "./a";\nexport { b } from "../b.js";\nexport * from "./c";`, imports: ["./a", "../b.js", "./c"] },
-    { name: "across lines, after a decorator", source: `@inline export function f(): void {}\nimport {\n  x,\n  y,\n} from "./x";`, imports: ["./x"] },
-    { name: "type-only, side-effect and dynamic imports", source: `import type { T } from "./t.js";\nimport "./side";\nconst m = await import("./later.js");`, imports: ["./t.js", "./side", "./later.js"] },
-    { name: "not comments, strings or packages", source: `// import a from "./a";\nconst s = 'import b from "./b"';\nimport ts from "typescript";`, imports: [] },
+    {
+      name: "import and export … from",
+      source: `import { a } from "./a";\nexport { b } from "../b.js";\nexport * from "./c";`,
+      imports: ["./a", "../b.js", "./c"],
+    },
+    {
+      name: "across lines, after a decorator",
+      source: `@inline export function f(): void {}\nimport {\n  x,\n  y,\n} from "./x";`,
+      imports: ["./x"],
+    },
+    {
+      name: "type-only, side-effect and dynamic imports",
+      source: `import type { T } from "./t.js";\nimport "./side";\nconst m = await import("./later.js");`,
+      imports: ["./t.js", "./side", "./later.js"],
+    },
+    {
+      name: "not comments, strings or packages",
+      source: `// import a from "./a";\nconst s = 'import b from "./b"';\nimport ts from "typescript";`,
+      imports: [],
+    },
   ];
   it.each(cases)("$name", ({ source, imports }) => {
     expect(specifiers(source)).toEqual(imports);
@@ -170,18 +191,66 @@ describe("the import reader", () => {
 
   it("resolves a .js specifier, a bare one and a folder to the .ts file", () => {
     const files = new Set(["src/a.ts", "src/b/index.ts", "src/c/d.ts"]);
-    expect(["./a.js", "./b", "./c/d"].map((s) => resolve("src/e.ts", s, files))).toEqual(["src/a.ts", "src/b/index.ts", "src/c/d.ts"]);
+    expect(["./a.js", "./b", "./c/d"].map((s) => resolve("src/e.ts", s, files))).toEqual([
+      "src/a.ts",
+      "src/b/index.ts",
+      "src/c/d.ts",
+    ]);
   });
 });
 
 describe("circles", () => {
   const cases: { name: string; edges: [string, string[]][]; circles: string[][] }[] = [
-    { name: "a chain", edges: [["a", ["b"]], ["b", ["c"]], ["c", []]], circles: [] },
-    { name: "a diamond", edges: [["a", ["b", "c"]], ["b", ["d"]], ["c", ["d"]], ["d", []]], circles: [] },
-    { name: "two files", edges: [["a", ["b"]], ["b", ["a"]]], circles: [["a", "b", "a"]] },
+    {
+      name: "a chain",
+      edges: [
+        ["a", ["b"]],
+        ["b", ["c"]],
+        ["c", []],
+      ],
+      circles: [],
+    },
+    {
+      name: "a diamond",
+      edges: [
+        ["a", ["b", "c"]],
+        ["b", ["d"]],
+        ["c", ["d"]],
+        ["d", []],
+      ],
+      circles: [],
+    },
+    {
+      name: "two files",
+      edges: [
+        ["a", ["b"]],
+        ["b", ["a"]],
+      ],
+      circles: [["a", "b", "a"]],
+    },
     { name: "a file importing itself", edges: [["a", ["a"]]], circles: [["a", "a"]] },
-    { name: "three files, entered in the middle", edges: [["b", ["c"]], ["c", ["a"]], ["a", ["b"]]], circles: [["a", "b", "c", "a"]] },
-    { name: "two circles", edges: [["a", ["b"]], ["b", ["a", "c"]], ["c", ["d"]], ["d", ["c"]]], circles: [["c", "d", "c"], ["a", "b", "a"]] },
+    {
+      name: "three files, entered in the middle",
+      edges: [
+        ["b", ["c"]],
+        ["c", ["a"]],
+        ["a", ["b"]],
+      ],
+      circles: [["a", "b", "c", "a"]],
+    },
+    {
+      name: "two circles",
+      edges: [
+        ["a", ["b"]],
+        ["b", ["a", "c"]],
+        ["c", ["d"]],
+        ["d", ["c"]],
+      ],
+      circles: [
+        ["c", "d", "c"],
+        ["a", "b", "a"],
+      ],
+    },
   ];
   it.each(cases)("$name", ({ edges, circles: expected }) => {
     expect(circles(new Map(edges))).toEqual(expected);

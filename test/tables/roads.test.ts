@@ -10,7 +10,14 @@
 
 import { describe, expect, it } from "vitest";
 import { DataPlane } from "../../src/wasm/module.js";
-import { type EntryAction, type EntryMatch, type KeyField, type TableLayout, type TableWrite, Tables } from "../../src/wasm/tables.js";
+import {
+  type EntryAction,
+  type EntryMatch,
+  type KeyField,
+  type TableLayout,
+  type TableWrite,
+  Tables,
+} from "../../src/wasm/tables.js";
 
 interface Road {
   readonly road: string;
@@ -33,17 +40,69 @@ const ROADS: readonly Road[] = [
   { road: "keyless", keyLen: 8, fields: [], values: () => [] },
   { road: "direct: an in-link", keyLen: 8, fields: [[0, 2]], values: (k) => [k] },
   // `self` and the top identifiers, small ones (indexed) and others above the index (hashed).
-  { road: "direct: `self`, small and large identifiers", keyLen: 8, fields: [[0, 2]], values: (k) => [k < 4 ? 0xffff - k : k % 2 === 0 ? k : 2000 + k * 1000] },
-  { road: "direct: a session (four bytes)", keyLen: 8, fields: [[0, 4]], values: (k) => [k * 7 + (k % 3 === 0 ? 100_000 : 0)] },
+  {
+    road: "direct: `self`, small and large identifiers",
+    keyLen: 8,
+    fields: [[0, 2]],
+    values: (k) => [k < 4 ? 0xffff - k : k % 2 === 0 ? k : 2000 + k * 1000],
+  },
+  {
+    road: "direct: a session (four bytes)",
+    keyLen: 8,
+    fields: [[0, 4]],
+    values: (k) => [k * 7 + (k % 3 === 0 ? 100_000 : 0)],
+  },
   { road: "one word: word 0", keyLen: 24, fields: [[2, 6]], values: (k) => [0x0200_0000_0000 + k * 0x1_0000] },
   { road: "one word: word 1 (a type)", keyLen: 24, fields: [[14, 2]], values: (k) => [0x0800 + k] },
   { road: "one word: word 2 (a VNI)", keyLen: 24, fields: [[16, 3]], values: (k) => [100 + k * 4099] },
-  { road: "keyed: two words", keyLen: 24, fields: [[0, 2], [14, 2]], values: (k) => [k % 3, 0x0800 + k] },
-  { road: "keyed: three words", keyLen: 24, fields: [[6, 4], [16, 3]], values: (k) => [0xc0000200 + k, 100 + (k % 5)] },
-  { road: "hashed: past three words", keyLen: 32, fields: [[2, 4], [24, 4]], values: (k) => [0x0a000000 + k, k % 7] },
+  {
+    road: "keyed: two words",
+    keyLen: 24,
+    fields: [
+      [0, 2],
+      [14, 2],
+    ],
+    values: (k) => [k % 3, 0x0800 + k],
+  },
+  {
+    road: "keyed: three words",
+    keyLen: 24,
+    fields: [
+      [6, 4],
+      [16, 3],
+    ],
+    values: (k) => [0xc0000200 + k, 100 + (k % 5)],
+  },
+  {
+    road: "hashed: past three words",
+    keyLen: 32,
+    fields: [
+      [2, 4],
+      [24, 4],
+    ],
+    values: (k) => [0x0a000000 + k, k % 7],
+  },
   { road: "LPM keyed: one word", kind: "lpm", keyLen: 24, fields: [[2, 4]], values: (k) => [lpmAddress(k)] },
-  { road: "LPM keyed: two words (an in-link and an IPv4 dst)", kind: "lpm", keyLen: 24, fields: [[0, 2], [6, 4]], values: (k) => [k % 3, lpmAddress(k)] },
-  { road: "LPM tuple space: past two words", kind: "lpm", keyLen: 24, fields: [[16, 2], [2, 4]], values: (k) => [k % 5, lpmAddress(k)] },
+  {
+    road: "LPM keyed: two words (an in-link and an IPv4 dst)",
+    kind: "lpm",
+    keyLen: 24,
+    fields: [
+      [0, 2],
+      [6, 4],
+    ],
+    values: (k) => [k % 3, lpmAddress(k)],
+  },
+  {
+    road: "LPM tuple space: past two words",
+    kind: "lpm",
+    keyLen: 24,
+    fields: [
+      [16, 2],
+      [2, 4],
+    ],
+    values: (k) => [k % 5, lpmAddress(k)],
+  },
 ];
 
 function writeField(bytes: Uint8Array, offset: number, len: number, value: number): void {
@@ -61,20 +120,37 @@ function match(r: Road, k: number): EntryMatch {
   const mask = new Uint8Array(r.keyLen);
   r.fields.forEach(([offset, len], f) => {
     const lpm = r.kind === "lpm" && f === r.fields.length - 1;
-    for (let b = 0; b < len; b++) mask[offset + b] = lpm ? 0xff & ~(0xff >> Math.min(8, Math.max(0, prefixOf(k) - 8 * b))) : 0xff;
+    for (let b = 0; b < len; b++)
+      mask[offset + b] = lpm ? 0xff & ~(0xff >> Math.min(8, Math.max(0, prefixOf(k) - 8 * b))) : 0xff;
   });
   const value = key(r, k).map((byte, i) => byte & (mask[i] ?? 0));
   return { value, mask, priority: 0 };
 }
 
 function layout(r: Road): TableLayout {
-  const fields: KeyField[] = r.fields.map(([offset, len], f) => ({ name: `f${f}`, offset, len, kind: r.kind === "lpm" && f === r.fields.length - 1 ? "lpm" : "exact" }));
+  const fields: KeyField[] = r.fields.map(([offset, len], f) => ({
+    name: `f${f}`,
+    offset,
+    len,
+    kind: r.kind === "lpm" && f === r.fields.length - 1 ? "lpm" : "exact",
+  }));
   return { id: 1, role: "forward", kind: r.kind ?? "exact", keyLen: r.keyLen, capacity: 256, fields };
 }
 
-// One out-link (fits the slot's word: its data repeats arg), several (data: read from the entry), drop, and a hand-over (arg: a member).
-const outTo = (port: number): EntryAction => ({ name: "out", count: 1, arg: port, data: Uint8Array.of(port & 0xff, port >> 8) });
-const outToMany = (...ports: number[]): EntryAction => ({ name: "out", count: ports.length, arg: ports[0] ?? 0, data: Uint8Array.from(ports.flatMap((p) => [p & 0xff, p >> 8])) });
+// One out-link (fits the slot's word: its data repeats arg), several (data: read from the entry), drop, and a hand-over
+// (arg: a member).
+const outTo = (port: number): EntryAction => ({
+  name: "out",
+  count: 1,
+  arg: port,
+  data: Uint8Array.of(port & 0xff, port >> 8),
+});
+const outToMany = (...ports: number[]): EntryAction => ({
+  name: "out",
+  count: ports.length,
+  arg: ports[0] ?? 0,
+  data: Uint8Array.from(ports.flatMap((p) => [p & 0xff, p >> 8])),
+});
 const drop: EntryAction = { name: "drop" };
 const shared = (member: number): EntryAction => ({ name: "shared-forward", arg: member });
 
@@ -83,7 +159,6 @@ function expected(a: EntryAction): { name: string; count: number; arg: number; a
   const data = a.name === "out" && (a.count ?? 0) > 1 ? (a.data ?? new Uint8Array(0)) : new Uint8Array(0);
   return { name: a.name, count: a.count ?? 0, arg: a.arg ?? 0, arg2: a.arg2 ?? 0, data };
 }
-
 
 describe.each(ROADS)("table road: $road", (r) => {
   const rows = r.fields.length === 0 ? 1 : 40;
@@ -139,13 +214,28 @@ describe.each(ROADS)("table road: $road", (r) => {
 
     // Modify every row to the next action in the cycle: compact to not, and back.
     const modified = (k: number): EntryAction => cycle[(k + 1) % cycle.length] ?? drop;
-    expect(write(tables, Array.from({ length: rows }, (_, k) => ({ op: "modify" as const, table: t, match: match(r, k), action: modified(k) })))).toBe(true);
+    expect(
+      write(
+        tables,
+        Array.from({ length: rows }, (_, k) => ({
+          op: "modify" as const,
+          table: t,
+          match: match(r, k),
+          action: modified(k),
+        })),
+      ),
+    ).toBe(true);
     for (let k = 0; k < rows; k++) actions.set(k, modified(k));
     expectSeen(tables, t, actions);
 
     // A batch that modifies, then fails on a duplicate: every modify is undone.
     const failing: TableWrite[] = [
-      ...Array.from({ length: rows }, (_, k) => ({ op: "modify" as const, table: t, match: match(r, k), action: outTo(9) })),
+      ...Array.from({ length: rows }, (_, k) => ({
+        op: "modify" as const,
+        table: t,
+        match: match(r, k),
+        action: outTo(9),
+      })),
       { op: "insert", table: t, match: match(r, 0), action: drop },
     ];
     expect(write(tables, failing)).toBe(false);
@@ -153,17 +243,32 @@ describe.each(ROADS)("table road: $road", (r) => {
 
     // Delete every other row; a batch that deletes the rest, then fails, puts them back.
     const deleted = Array.from({ length: rows }, (_, k) => k).filter((k) => k % 2 === 1 || rows === 1);
-    expect(write(tables, deleted.map((k) => ({ op: "delete" as const, table: t, match: match(r, k) })))).toBe(true);
+    expect(
+      write(
+        tables,
+        deleted.map((k) => ({ op: "delete" as const, table: t, match: match(r, k) })),
+      ),
+    ).toBe(true);
     for (const k of deleted) actions.delete(k);
     expectSeen(tables, t, actions);
     const kept = [...actions.keys()];
     if (kept.length > 0) {
-      expect(write(tables, [...kept.map((k) => ({ op: "delete" as const, table: t, match: match(r, k) })), { op: "delete", table: t, match: match(r, deleted[0] ?? 0) }])).toBe(false);
+      expect(
+        write(tables, [
+          ...kept.map((k) => ({ op: "delete" as const, table: t, match: match(r, k) })),
+          { op: "delete", table: t, match: match(r, deleted[0] ?? 0) },
+        ]),
+      ).toBe(false);
       expectSeen(tables, t, actions);
     }
 
     // Insert the deleted rows again, with new actions.
-    expect(write(tables, deleted.map((k) => ({ op: "insert" as const, table: t, match: match(r, k), action: outTo(100 + k) })))).toBe(true);
+    expect(
+      write(
+        tables,
+        deleted.map((k) => ({ op: "insert" as const, table: t, match: match(r, k), action: outTo(100 + k) })),
+      ),
+    ).toBe(true);
     for (const k of deleted) actions.set(k, outTo(100 + k));
     expectSeen(tables, t, actions);
   });

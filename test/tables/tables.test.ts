@@ -5,7 +5,15 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { MatchKind } from "../../src/wasm/abi.js";
 import { DataPlane } from "../../src/wasm/module.js";
-import { type EntryAction, type EntryMatch, type KeyField, type TableLayout, type TableWrite, Tables, type WriteResult } from "../../src/wasm/tables.js";
+import {
+  type EntryAction,
+  type EntryMatch,
+  type KeyField,
+  type TableLayout,
+  type TableWrite,
+  Tables,
+  type WriteResult,
+} from "../../src/wasm/tables.js";
 
 // A key of two fields: `in` (2 bytes) and `addr` (4 bytes), padded to 8.
 const KEY_LEN = 8;
@@ -36,16 +44,28 @@ function ternaryMatch(inV: number, inM: number, addrV: number, addrM: number, pr
 }
 const exactMatch = (inV: number, addr: number): EntryMatch => ternaryMatch(inV, 0xffff, addr, 0xffffffff);
 const prefixMask = (len: number): number => (len === 0 ? 0 : (0xffffffff << (32 - len)) >>> 0);
-const lpmMatch = (inV: number, addr: number, len: number): EntryMatch => ternaryMatch(inV, 0xffff, addr, prefixMask(len));
+const lpmMatch = (inV: number, addr: number, len: number): EntryMatch =>
+  ternaryMatch(inV, 0xffff, addr, prefixMask(len));
 function rangeMatch(inLo: number, inHi: number, addrLo: number, addrHi: number, priority: number): EntryMatch {
   return { value: key(0, 0), mask: key(0, 0), lo: key(inLo, addrLo), hi: key(inHi, addrHi), priority };
 }
 
 /** An `out` action as the compiler writes it: the ports as little-endian u16 data, the first also in `arg`. */
-const out = (...ports: number[]): EntryAction => ({ name: "out", count: ports.length, arg: ports[0] ?? 0, data: Uint8Array.from(ports.flatMap((p) => [p & 0xff, p >> 8])) });
+const out = (...ports: number[]): EntryAction => ({
+  name: "out",
+  count: ports.length,
+  arg: ports[0] ?? 0,
+  data: Uint8Array.from(ports.flatMap((p) => [p & 0xff, p >> 8])),
+});
 
 /** An action as `Tables.action` reads it back (data: the bytes written, none for no data). */
-const stored = (a: EntryAction) => ({ name: a.name, count: a.count ?? 0, arg: a.arg ?? 0, arg2: a.arg2 ?? 0, data: a.data ?? new Uint8Array(0) });
+const stored = (a: EntryAction) => ({
+  name: a.name,
+  count: a.count ?? 0,
+  arg: a.arg ?? 0,
+  arg2: a.arg2 ?? 0,
+  data: a.data ?? new Uint8Array(0),
+});
 
 function setup(kind: MatchKind, capacity = 64): { tables: Tables; t: TableLayout } {
   const tables = new Tables(DataPlane.load());
@@ -54,7 +74,14 @@ function setup(kind: MatchKind, capacity = 64): { tables: Tables; t: TableLayout
   return { tables, t };
 }
 
-describe.each<{ kind: MatchKind; a: EntryMatch; b: EntryMatch; hitsA: Uint8Array; missesAll: Uint8Array; badMask: EntryMatch }>([
+describe.each<{
+  kind: MatchKind;
+  a: EntryMatch;
+  b: EntryMatch;
+  hitsA: Uint8Array;
+  missesAll: Uint8Array;
+  badMask: EntryMatch;
+}>([
   {
     kind: "exact",
     a: exactMatch(1, 0x0a000001),
@@ -112,23 +139,39 @@ describe.each<{ kind: MatchKind; a: EntryMatch; b: EntryMatch; hitsA: Uint8Array
   it("rejects a duplicate with DuplicateEntry", () => {
     const { tables, t } = setup(kind);
     tables.write([{ op: "insert", table: t, match: a, action: out(1) }]);
-    expect(tables.write([{ op: "insert", table: t, match: a, action: out(2) }])).toEqual({ ok: false, index: 0, error: "DuplicateEntry" });
+    expect(tables.write([{ op: "insert", table: t, match: a, action: out(2) }])).toEqual({
+      ok: false,
+      index: 0,
+      error: "DuplicateEntry",
+    });
   });
 
   it("rejects a malformed match with BadMatchKey", () => {
     const { tables, t } = setup(kind);
-    expect(tables.write([{ op: "insert", table: t, match: badMask, action: out(1) }])).toEqual({ ok: false, index: 0, error: "BadMatchKey" });
+    expect(tables.write([{ op: "insert", table: t, match: badMask, action: out(1) }])).toEqual({
+      ok: false,
+      index: 0,
+      error: "BadMatchKey",
+    });
   });
 
   it("rejects an action the role cannot hold with BadAction", () => {
     const { tables, t } = setup(kind);
-    expect(tables.write([{ op: "insert", table: t, match: a, action: { name: "deliver" } }])).toEqual({ ok: false, index: 0, error: "BadAction" });
+    expect(tables.write([{ op: "insert", table: t, match: a, action: { name: "deliver" } }])).toEqual({
+      ok: false,
+      index: 0,
+      error: "BadAction",
+    });
   });
 
   it("is full at its declared capacity", () => {
     const { tables, t } = setup(kind, 1);
     expect(tables.write([{ op: "insert", table: t, match: a, action: out(1) }]).ok).toBe(true);
-    expect(tables.write([{ op: "insert", table: t, match: b, action: out(1) }])).toEqual({ ok: false, index: 0, error: "TableFull" });
+    expect(tables.write([{ op: "insert", table: t, match: b, action: out(1) }])).toEqual({
+      ok: false,
+      index: 0,
+      error: "TableFull",
+    });
   });
 
   it("deletes by key; NotFound when absent", () => {
@@ -143,13 +186,48 @@ describe.each<{ kind: MatchKind; a: EntryMatch; b: EntryMatch; hitsA: Uint8Array
   const modify = (action: EntryAction): Omit<TableWrite, "table"> => ({ op: "modify", match: a, action });
   const bad: Omit<TableWrite, "table"> = { op: "insert", match: badMask, action: out(3) };
   it.each<{ name: string; writes: Omit<TableWrite, "table">[]; result: WriteResult; after: EntryAction }>([
-    { name: "replaces the ports (count, arg, data)", writes: [modify(out(7, 8, 9))], result: { ok: true, entries: [0] }, after: out(7, 8, 9) },
-    { name: "replaces the code and both arguments, dropping the data", writes: [modify({ name: "shared-forward", arg: 5, arg2: 6 })], result: { ok: true, entries: [0] }, after: { name: "shared-forward", arg: 5, arg2: 6 } },
-    { name: "replaces a dataless action with data", writes: [modify({ name: "drop" }), modify(out(4, 2))], result: { ok: true, entries: [0, 0] }, after: out(4, 2) },
-    { name: "of an absent entry fails with NotFound", writes: [{ op: "modify", match: b, action: out(9) }], result: { ok: false, index: 0, error: "NotFound" }, after: out(1) },
-    { name: "to an action the role cannot hold fails with BadAction", writes: [modify({ name: "deliver" })], result: { ok: false, index: 0, error: "BadAction" }, after: out(1) },
-    { name: "is undone when a later write fails", writes: [modify(out(7, 8)), bad], result: { ok: false, index: 1, error: "BadMatchKey" }, after: out(1) },
-    { name: "twice is undone to the first action when a later write fails", writes: [modify({ name: "drop" }), modify(out(7, 8)), bad], result: { ok: false, index: 2, error: "BadMatchKey" }, after: out(1) },
+    {
+      name: "replaces the ports (count, arg, data)",
+      writes: [modify(out(7, 8, 9))],
+      result: { ok: true, entries: [0] },
+      after: out(7, 8, 9),
+    },
+    {
+      name: "replaces the code and both arguments, dropping the data",
+      writes: [modify({ name: "shared-forward", arg: 5, arg2: 6 })],
+      result: { ok: true, entries: [0] },
+      after: { name: "shared-forward", arg: 5, arg2: 6 },
+    },
+    {
+      name: "replaces a dataless action with data",
+      writes: [modify({ name: "drop" }), modify(out(4, 2))],
+      result: { ok: true, entries: [0, 0] },
+      after: out(4, 2),
+    },
+    {
+      name: "of an absent entry fails with NotFound",
+      writes: [{ op: "modify", match: b, action: out(9) }],
+      result: { ok: false, index: 0, error: "NotFound" },
+      after: out(1),
+    },
+    {
+      name: "to an action the role cannot hold fails with BadAction",
+      writes: [modify({ name: "deliver" })],
+      result: { ok: false, index: 0, error: "BadAction" },
+      after: out(1),
+    },
+    {
+      name: "is undone when a later write fails",
+      writes: [modify(out(7, 8)), bad],
+      result: { ok: false, index: 1, error: "BadMatchKey" },
+      after: out(1),
+    },
+    {
+      name: "twice is undone to the first action when a later write fails",
+      writes: [modify({ name: "drop" }), modify(out(7, 8)), bad],
+      result: { ok: false, index: 2, error: "BadMatchKey" },
+      after: out(1),
+    },
   ])("MODIFY $name", ({ writes, result, after }) => {
     const { tables, t } = setup(kind);
     tables.write([{ op: "insert", table: t, match: a, action: out(1) }]);
@@ -192,19 +270,24 @@ describe("tie-breaks", () => {
     expect(tables.lookup(t, key(1, 0x0b000000))).toBe(3);
   });
 
-  it.each<MatchKind>(["ternary", "optional", "range"])("%s: the highest priority wins; then the smaller entry", (kind) => {
-    const { tables, t } = setup(kind);
-    const wide = kind === "range" ? rangeMatch(0, 0xffff, 0, 0xffffffff, 1) : ternaryMatch(0, 0, 0, 0, 1);
-    const narrow = kind === "range" ? rangeMatch(1, 1, 5, 5, 9) : ternaryMatch(1, 0xffff, 5, 0xffffffff, 9);
-    const wideToo = kind === "range" ? rangeMatch(0, 0xffff, 0, 0xfffffffe, 1) : ternaryMatch(1, 0xffff, 0, 0, 1);
-    expect(tables.write([
-      { op: "insert", table: t, match: wide, action: out(1) },
-      { op: "insert", table: t, match: narrow, action: out(2) },
-      { op: "insert", table: t, match: wideToo, action: out(3) },
-    ]).ok).toBe(true);
-    expect(tables.lookup(t, key(1, 5))).toBe(1);
-    expect(tables.lookup(t, key(1, 6))).toBe(0); // entries 0 and 2 tie at priority 1
-  });
+  it.each<MatchKind>(["ternary", "optional", "range"])(
+    "%s: the highest priority wins; then the smaller entry",
+    (kind) => {
+      const { tables, t } = setup(kind);
+      const wide = kind === "range" ? rangeMatch(0, 0xffff, 0, 0xffffffff, 1) : ternaryMatch(0, 0, 0, 0, 1);
+      const narrow = kind === "range" ? rangeMatch(1, 1, 5, 5, 9) : ternaryMatch(1, 0xffff, 5, 0xffffffff, 9);
+      const wideToo = kind === "range" ? rangeMatch(0, 0xffff, 0, 0xfffffffe, 1) : ternaryMatch(1, 0xffff, 0, 0, 1);
+      expect(
+        tables.write([
+          { op: "insert", table: t, match: wide, action: out(1) },
+          { op: "insert", table: t, match: narrow, action: out(2) },
+          { op: "insert", table: t, match: wideToo, action: out(3) },
+        ]).ok,
+      ).toBe(true);
+      expect(tables.lookup(t, key(1, 5))).toBe(1);
+      expect(tables.lookup(t, key(1, 6))).toBe(0); // entries 0 and 2 tie at priority 1
+    },
+  );
 });
 
 // ── Lookups against brute force ───────────────────────────────────────────
@@ -214,9 +297,11 @@ interface RefEntry {
   index: number;
 }
 
-const bytesMatch = (k: Uint8Array, m: EntryMatch): boolean => k.every((b, i) => (b & (m.mask[i] ?? 0)) === (m.value[i] ?? 0));
+const bytesMatch = (k: Uint8Array, m: EntryMatch): boolean =>
+  k.every((b, i) => (b & (m.mask[i] ?? 0)) === (m.value[i] ?? 0));
 const inRange = (k: Uint8Array, m: EntryMatch, f: { offset: number; len: number }): boolean => {
-  const n = (a: Uint8Array | undefined): bigint => (a === undefined ? 0n : BigInt(`0x${Buffer.from(a.subarray(f.offset, f.offset + f.len)).toString("hex")}`));
+  const n = (a: Uint8Array | undefined): bigint =>
+    a === undefined ? 0n : BigInt(`0x${Buffer.from(a.subarray(f.offset, f.offset + f.len)).toString("hex")}`);
   const v = n(k);
   return n(m.lo) <= v && v <= n(m.hi);
 };
@@ -226,7 +311,8 @@ function reference(kind: MatchKind, entries: readonly RefEntry[], k: Uint8Array)
   const matching = entries.filter(({ match }) =>
     kind === "range" ? inRange(k, match, IN) && inRange(k, match, ADDR) : bytesMatch(k, match),
   );
-  const rank = (e: RefEntry): number => (kind === "lpm" ? popcount(e.match.mask) : kind === "exact" ? 0 : e.match.priority);
+  const rank = (e: RefEntry): number =>
+    kind === "lpm" ? popcount(e.match.mask) : kind === "exact" ? 0 : e.match.priority;
   matching.sort((x, y) => rank(y) - rank(x) || x.index - y.index);
   return matching[0]?.index ?? -1;
 }
@@ -242,43 +328,56 @@ function entryArb(kind: MatchKind): fc.Arbitrary<EntryMatch> {
     case "lpm":
       return fc.tuple(small, addr, fc.integer({ min: 0, max: 32 })).map(([i, a, l]) => lpmMatch(i, a, l));
     case "ternary":
-      return fc.tuple(small, fc.constantFrom(0, 0xffff), addr, fc.constantFrom(0, 0xf0000000, 0x0000000f, 0xffffffff), prio).map(
-        ([i, im, a, am, p]) => ternaryMatch(i, im, a, am, p),
-      );
+      return fc
+        .tuple(small, fc.constantFrom(0, 0xffff), addr, fc.constantFrom(0, 0xf0000000, 0x0000000f, 0xffffffff), prio)
+        .map(([i, im, a, am, p]) => ternaryMatch(i, im, a, am, p));
     case "optional":
-      return fc.tuple(small, fc.constantFrom(0, 0xffff), addr, fc.constantFrom(0, 0xffffffff), prio).map(([i, im, a, am, p]) => ternaryMatch(i, im, a, am, p));
+      return fc
+        .tuple(small, fc.constantFrom(0, 0xffff), addr, fc.constantFrom(0, 0xffffffff), prio)
+        .map(([i, im, a, am, p]) => ternaryMatch(i, im, a, am, p));
     case "range":
-      return fc.tuple(small, small, addr, addr, prio).map(([i1, i2, a1, a2, p]) =>
-        rangeMatch(Math.min(i1, i2), Math.max(i1, i2), Math.min(a1, a2), Math.max(a1, a2), p),
-      );
+      return fc
+        .tuple(small, small, addr, addr, prio)
+        .map(([i1, i2, a1, a2, p]) =>
+          rangeMatch(Math.min(i1, i2), Math.max(i1, i2), Math.min(a1, a2), Math.max(a1, a2), p),
+        );
   }
 }
 
-describe.each<MatchKind>(["exact", "lpm", "ternary", "range", "optional"])("%s lookups agree with brute force", (kind) => {
-  it("on random tables, with inserts and deletes", () => {
-    fc.assert(
-      fc.property(fc.array(entryArb(kind), { maxLength: 24 }), fc.array(fc.tuple(small, addr), { minLength: 1, maxLength: 16 }), fc.array(fc.nat(), { maxLength: 6 }), (entries, keys, deletes) => {
-        const { tables, t } = setup(kind);
-        const live: RefEntry[] = [];
-        for (const match of entries) {
-          const r = tables.write([{ op: "insert", table: t, match, action: out(1) }]);
-          if (r.ok) live.push({ match, index: r.entries[0] ?? -1 });
-          else expect(r.error).toBe("DuplicateEntry");
-        }
-        for (const d of deletes) {
-          if (live.length === 0) break;
-          const [gone] = live.splice(d % live.length, 1);
-          if (gone !== undefined) expect(tables.write([{ op: "delete", table: t, match: gone.match }]).ok).toBe(true);
-        }
-        for (const [i, a] of keys) {
-          const k = key(i, a);
-          expect(tables.lookup(t, k)).toBe(reference(kind, live, k));
-        }
-      }),
-      { numRuns: 150 },
-    );
-  });
-});
+describe.each<MatchKind>(["exact", "lpm", "ternary", "range", "optional"])(
+  "%s lookups agree with brute force",
+  (kind) => {
+    it("on random tables, with inserts and deletes", () => {
+      fc.assert(
+        fc.property(
+          fc.array(entryArb(kind), { maxLength: 24 }),
+          fc.array(fc.tuple(small, addr), { minLength: 1, maxLength: 16 }),
+          fc.array(fc.nat(), { maxLength: 6 }),
+          (entries, keys, deletes) => {
+            const { tables, t } = setup(kind);
+            const live: RefEntry[] = [];
+            for (const match of entries) {
+              const r = tables.write([{ op: "insert", table: t, match, action: out(1) }]);
+              if (r.ok) live.push({ match, index: r.entries[0] ?? -1 });
+              else expect(r.error).toBe("DuplicateEntry");
+            }
+            for (const d of deletes) {
+              if (live.length === 0) break;
+              const [gone] = live.splice(d % live.length, 1);
+              if (gone !== undefined)
+                expect(tables.write([{ op: "delete", table: t, match: gone.match }]).ok).toBe(true);
+            }
+            for (const [i, a] of keys) {
+              const k = key(i, a);
+              expect(tables.lookup(t, k)).toBe(reference(kind, live, k));
+            }
+          },
+        ),
+        { numRuns: 150 },
+      );
+    });
+  },
+);
 
 describe("hashing", () => {
   // Keys that differ only in their last bytes (MACs, host addresses) must still spread
@@ -292,7 +391,12 @@ describe("hashing", () => {
     const tables = new Tables(dp);
     const t = layout(1, "exact", 4096);
     tables.create(t);
-    const writes = Array.from({ length: 4096 }, (_, i) => ({ op: "insert" as const, table: t, match: exactMatch(i & 3, at(i >> 2)), action: out(1) }));
+    const writes = Array.from({ length: 4096 }, (_, i) => ({
+      op: "insert" as const,
+      table: t,
+      match: exactMatch(i & 3, at(i >> 2)),
+      action: out(1),
+    }));
     expect(tables.write(writes).ok).toBe(true);
     expect(dp.exports.tableProbeDistance(t.id)).toBeLessThan(1.5);
   });
@@ -320,7 +424,16 @@ describe("hashing", () => {
       new DataView(value.buffer).setUint32(4, 0x02000000 + i);
       return { value, mask: Uint8Array.from([0, 0, 0, 0, 255, 255, 255, 255]), priority: 1 };
     };
-    expect(tables.write(Array.from({ length: 1024 }, (_, i) => ({ op: "insert" as const, table: t, match: match(i + 1), action: out(1) }))).ok).toBe(true);
+    expect(
+      tables.write(
+        Array.from({ length: 1024 }, (_, i) => ({
+          op: "insert" as const,
+          table: t,
+          match: match(i + 1),
+          action: out(1),
+        })),
+      ).ok,
+    ).toBe(true);
     expect(dp.exports.tableProbeDistance(t.id)).toBeLessThan(1.5);
   });
 });

@@ -80,9 +80,12 @@ async function open(page: Page, file: string): Promise<void> {
 }
 
 /** What the page shows of the packet it draws: its lines, and the links and members marked on the drawing. */
-async function drawnPath(page: Page): Promise<{ packet: string | null; lines: string[]; links: string[]; members: string[] }> {
+async function drawnPath(
+  page: Page,
+): Promise<{ packet: string | null; lines: string[]; links: string[]; members: string[] }> {
   return page.evaluate(() => {
-    const attrs = (selector: string, attr: string): string[] => [...new Set([...document.querySelectorAll(selector)].map((e) => e.getAttribute(attr) ?? ""))].sort();
+    const attrs = (selector: string, attr: string): string[] =>
+      [...new Set([...document.querySelectorAll(selector)].map((e) => e.getAttribute(attr) ?? ""))].sort();
     return {
       packet: document.documentElement.dataset["shownPacket"] ?? null,
       lines: [...document.querySelectorAll("#path ol.steps > li")].map((li) => li.textContent ?? ""),
@@ -115,196 +118,300 @@ function sample(lines: readonly TraceLine[], n: number): TraceLine[] {
 }
 
 describe("strata view in a real browser", () => {
-  it.skipIf(!BROWSER_REQUIRED && "missing" in found)(`a browser is there${"missing" in found ? ` (${BROWSER_REQUIRED ? "required, missing" : "skipped"}: ${found.missing})` : ""}`, () => {
-    expect("missing" in found ? found.missing : "").toBe("");
-  });
+  it.skipIf(!BROWSER_REQUIRED && "missing" in found)(
+    `a browser is there${"missing" in found ? ` (${BROWSER_REQUIRED ? "required, missing" : "skipped"}: ${found.missing})` : ""}`,
+    () => {
+      expect("missing" in found ? found.missing : "").toBe("");
+    },
+  );
 });
 
-describe.skipIf("missing" in found)(`strata view's pages in chromium${"missing" in found ? ` (skipped: ${found.missing})` : ""}`, () => {
-  let page: Page;
-  beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    page = await newPage();
-    const errors: string[] = [];
-    page.on("pageerror", (e) => errors.push(String(e)));
-    page.on("console", (m) => {
-      if (m.type() === "error") errors.push(m.text());
+describe.skipIf("missing" in found)(
+  `strata view's pages in chromium${"missing" in found ? ` (skipped: ${found.missing})` : ""}`,
+  () => {
+    let page: Page;
+    beforeAll(async () => {
+      mkdirSync(ARTIFACTS, { recursive: true });
+      page = await newPage();
+      const errors: string[] = [];
+      page.on("pageerror", (e) => errors.push(String(e)));
+      page.on("console", (m) => {
+        if (m.type() === "error") errors.push(m.text());
+      });
+      afterAll(() => expect(errors).toEqual([]));
+    }, 60_000);
+    afterAll(async () => {
+      await page.close();
     });
-    afterAll(() => expect(errors).toEqual([]));
-  }, 60_000);
-  afterAll(async () => {
-    await page.close();
-  });
 
-  it.each(examples)("example %s: every network, member and link drawn, and packets' paths as strata trace shows them", async (name) => {
-    const { spec, run, page: file } = await buildPage(name);
-    await open(page, file);
+    it.each(examples)(
+      "example %s: every network, member and link drawn, and packets' paths as strata trace shows them",
+      async (name) => {
+        const { spec, run, page: file } = await buildPage(name);
+        await open(page, file);
 
-    // Drawn: each element of the description is there, has a size, and lies inside the canvas once fitted.
-    const compiled = compile(loadSpec(spec));
-    const drawn = await page.evaluate(() => {
-      const canvas = (document.getElementById("canvas") as HTMLElement).getBoundingClientRect();
-      // A straight line has no width or no height, not neither.
-      const inside = (e: Element): boolean => {
-        const r = e.getBoundingClientRect();
-        return (r.width > 0 || r.height > 0) && r.left >= canvas.left - 1 && r.right <= canvas.right + 1 && r.top >= canvas.top - 1 && r.bottom <= canvas.bottom + 1;
-      };
-      const shown = (selector: string, attr: string): string[] =>
-        [...new Set([...document.querySelectorAll(selector)].filter(inside).map((e) => e.getAttribute(attr) ?? ""))].sort();
-      return {
-        networks: shown("g.band", "data-network"),
-        members: shown("g.node.member", "data-member"),
-        links: [...new Set([...document.querySelectorAll<SVGGElement>("g.link")].filter((g) => [...g.querySelectorAll<SVGPathElement>("path.seg")].some((p) => p.getTotalLength() > 0 && inside(p))).map((g) => g.dataset["link"] ?? ""))].sort(),
-      };
+        // Drawn: each element of the description is there, has a size, and lies inside the canvas once fitted.
+        const compiled = compile(loadSpec(spec));
+        const drawn = await page.evaluate(() => {
+          const canvas = (document.getElementById("canvas") as HTMLElement).getBoundingClientRect();
+          // A straight line has no width or no height, not neither.
+          const inside = (e: Element): boolean => {
+            const r = e.getBoundingClientRect();
+            return (
+              (r.width > 0 || r.height > 0) &&
+              r.left >= canvas.left - 1 &&
+              r.right <= canvas.right + 1 &&
+              r.top >= canvas.top - 1 &&
+              r.bottom <= canvas.bottom + 1
+            );
+          };
+          const shown = (selector: string, attr: string): string[] =>
+            [
+              ...new Set(
+                [...document.querySelectorAll(selector)].filter(inside).map((e) => e.getAttribute(attr) ?? ""),
+              ),
+            ].sort();
+          return {
+            networks: shown("g.band", "data-network"),
+            members: shown("g.node.member", "data-member"),
+            links: [
+              ...new Set(
+                [...document.querySelectorAll<SVGGElement>("g.link")]
+                  .filter((g) =>
+                    [...g.querySelectorAll<SVGPathElement>("path.seg")].some(
+                      (p) => p.getTotalLength() > 0 && inside(p),
+                    ),
+                  )
+                  .map((g) => g.dataset["link"] ?? ""),
+              ),
+            ].sort(),
+          };
+        });
+        expect(drawn.networks).toEqual(compiled.networks.map((n) => n.name).sort());
+        expect(drawn.members).toEqual(compiled.members.map((m) => m.qualified).sort());
+        expect(drawn.links).toEqual([...new Set(compiled.links.map((l) => l.qualified))].sort());
+
+        // Clicked in the list, a packet's path is drawn: the lines strata trace prints, its links and members marked.
+        const lines = readFileSync(join(run, "trace.jsonl"), "utf8")
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l) as TraceLine);
+        const clicked = sample(lines, PACKETS_PER_EXAMPLE);
+        // The screenshot's packet: the one crossing the most links (the first of them), clicked last.
+        const longest = lines.reduce((a, b) => (pathOf(b).links.length > pathOf(a).links.length ? b : a));
+        for (const line of [...clicked.filter((l) => l !== longest), longest]) {
+          await page.click(`#packet-list li[data-packet="${line.packet}"]`);
+          const shown = await drawnPath(page);
+          const traced = await strata("trace", run, "--packet", String(line.packet));
+          expect(traced.code).toBe(0);
+          expect(shown).toEqual({
+            packet: String(line.packet),
+            lines: traced.stdout.trimEnd().split("\n"),
+            ...pathOf(line),
+          });
+        }
+        const shot = join(ARTIFACTS, `${name}.png`);
+        await page.screenshot({ path: shot });
+        if (name === "vxlan" && process.env["UPDATE_GOLDENS"] === "1") {
+          mkdirSync(join(root, "docs", "img"), { recursive: true });
+          copyFileSync(shot, README_IMAGE);
+        }
+      },
+    );
+  },
+);
+
+describe.skipIf("missing" in found)(
+  `printing and --svg, in chromium${"missing" in found ? ` (skipped: ${found.missing})` : ""}`,
+  () => {
+    let page: Page;
+    let built: { spec: string; run: string; page: string };
+    beforeAll(async () => {
+      mkdirSync(ARTIFACTS, { recursive: true });
+      built = await buildPage("vxlan");
+      page = await newPage();
+    }, 60_000);
+    afterAll(async () => {
+      await page.close();
     });
-    expect(drawn.networks).toEqual(compiled.networks.map((n) => n.name).sort());
-    expect(drawn.members).toEqual(compiled.members.map((m) => m.qualified).sort());
-    expect(drawn.links).toEqual([...new Set(compiled.links.map((l) => l.qualified))].sort());
 
-    // Clicked in the list, a packet's path is drawn: the lines strata trace prints, its links and members marked.
-    const lines = readFileSync(join(run, "trace.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as TraceLine);
-    const clicked = sample(lines, PACKETS_PER_EXAMPLE);
-    // The screenshot's packet: the one crossing the most links (the first of them), clicked last.
-    const longest = lines.reduce((a, b) => (pathOf(b).links.length > pathOf(a).links.length ? b : a));
-    for (const line of [...clicked.filter((l) => l !== longest), longest]) {
-      await page.click(`#packet-list li[data-packet="${line.packet}"]`);
-      const shown = await drawnPath(page);
-      const traced = await strata("trace", run, "--packet", String(line.packet));
-      expect(traced.code).toBe(0);
-      expect(shown).toEqual({ packet: String(line.packet), lines: traced.stdout.trimEnd().split("\n"), ...pathOf(line) });
-    }
-    const shot = join(ARTIFACTS, `${name}.png`);
-    await page.screenshot({ path: shot });
-    if (name === "vxlan" && process.env["UPDATE_GOLDENS"] === "1") {
-      mkdirSync(join(root, "docs", "img"), { recursive: true });
-      copyFileSync(shot, README_IMAGE);
-    }
-  });
-});
+    it(
+      "prints the whole drawing across the page and the chosen packet's " + "steps, nothing that works only on screen",
+      async () => {
+        await open(page, built.page);
+        await page.click('#packet-list li[data-packet="1"]');
+        await page.emulateMediaType("print");
+        try {
+          const printed = await page.evaluate(() => {
+            const shown = (selector: string): boolean =>
+              [...document.querySelectorAll(selector)].some(
+                (e) => getComputedStyle(e).display !== "none" && e.getBoundingClientRect().height > 0,
+              );
+            const svg = (document.querySelector("#canvas > svg") as SVGSVGElement).getBoundingClientRect();
+            return {
+              drawing: shown("#canvas > svg") && svg.width >= document.body.getBoundingClientRect().width - 4,
+              legend: shown(".legend"),
+              steps: shown("#path ol.steps"),
+              onScreenOnly: ["header .tools", "#filter", "#packet-list", "#match-count", ".hint"].filter(shown),
+            };
+          });
+          expect(printed).toEqual({ drawing: true, legend: true, steps: true, onScreenOnly: [] });
+          const pdf = await page.pdf({ path: join(ARTIFACTS, "vxlan.pdf"), landscape: true, printBackground: true });
+          expect(pdf.length).toBeGreaterThan(10_000);
+        } finally {
+          await page.emulateMediaType("screen");
+        }
+      },
+    );
 
-describe.skipIf("missing" in found)(`printing and --svg, in chromium${"missing" in found ? ` (skipped: ${found.missing})` : ""}`, () => {
-  let page: Page;
-  let built: { spec: string; run: string; page: string };
-  beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    built = await buildPage("vxlan");
-    page = await newPage();
-  }, 60_000);
-  afterAll(async () => {
-    await page.close();
-  });
-
-  it("prints the whole drawing across the page and the chosen packet's steps, nothing that works only on screen", async () => {
-    await open(page, built.page);
-    await page.click('#packet-list li[data-packet="1"]');
-    await page.emulateMediaType("print");
-    try {
-      const printed = await page.evaluate(() => {
-        const shown = (selector: string): boolean => [...document.querySelectorAll(selector)].some((e) => getComputedStyle(e).display !== "none" && e.getBoundingClientRect().height > 0);
-        const svg = (document.querySelector("#canvas > svg") as SVGSVGElement).getBoundingClientRect();
+    it("--svg's file opens on its own and draws every network, member and link", async () => {
+      const file = join(ARTIFACTS, "vxlan.svg");
+      const r = await strata("view", built.spec, "--run", built.run, "--svg", file);
+      expect(r).toMatchObject({ code: 0, stderr: "" });
+      await page.goto(pathToFileURL(file).href);
+      const drawn = await page.evaluate(() => {
+        const sized = (e: Element): boolean => {
+          const r = e.getBoundingClientRect();
+          return r.width > 0 || r.height > 0;
+        };
+        const names = (selector: string, attr: string): string[] =>
+          [
+            ...new Set([...document.querySelectorAll(selector)].filter(sized).map((e) => e.getAttribute(attr) ?? "")),
+          ].sort();
         return {
-          drawing: shown("#canvas > svg") && svg.width >= document.body.getBoundingClientRect().width - 4,
-          legend: shown(".legend"),
-          steps: shown("#path ol.steps"),
-          onScreenOnly: ["header .tools", "#filter", "#packet-list", "#match-count", ".hint"].filter(shown),
+          networks: names("g.band", "data-network"),
+          members: names("g.node.member", "data-member"),
+          links: names("g.link", "data-link"),
         };
       });
-      expect(printed).toEqual({ drawing: true, legend: true, steps: true, onScreenOnly: [] });
-      const pdf = await page.pdf({ path: join(ARTIFACTS, "vxlan.pdf"), landscape: true, printBackground: true });
-      expect(pdf.length).toBeGreaterThan(10_000);
-    } finally {
-      await page.emulateMediaType("screen");
-    }
-  });
-
-  it("--svg's file opens on its own and draws every network, member and link", async () => {
-    const file = join(ARTIFACTS, "vxlan.svg");
-    const r = await strata("view", built.spec, "--run", built.run, "--svg", file);
-    expect(r).toMatchObject({ code: 0, stderr: "" });
-    await page.goto(pathToFileURL(file).href);
-    const drawn = await page.evaluate(() => {
-      const sized = (e: Element): boolean => {
-        const r = e.getBoundingClientRect();
-        return r.width > 0 || r.height > 0;
-      };
-      const names = (selector: string, attr: string): string[] => [...new Set([...document.querySelectorAll(selector)].filter(sized).map((e) => e.getAttribute(attr) ?? ""))].sort();
-      return { networks: names("g.band", "data-network"), members: names("g.node.member", "data-member"), links: names("g.link", "data-link") };
+      const compiled = compile(loadSpec(built.spec));
+      expect(drawn).toEqual({
+        networks: compiled.networks.map((n) => n.name).sort(),
+        members: compiled.members.map((m) => m.qualified).sort(),
+        links: [...new Set(compiled.links.map((l) => l.qualified))].sort(),
+      });
     });
-    const compiled = compile(loadSpec(built.spec));
-    expect(drawn).toEqual({
-      networks: compiled.networks.map((n) => n.name).sort(),
-      members: compiled.members.map((m) => m.qualified).sort(),
-      links: [...new Set(compiled.links.map((l) => l.qualified))].sort(),
-    });
-  });
-});
+  },
+);
 
 /** A key pressed, text typed, or Tab pressed until the focus is on an element `selector` matches. */
 type Key = { readonly press: KeyInput } | { readonly type: string } | { readonly tabTo: string };
 
-describe.skipIf("missing" in found)(`choosing a packet by keyboard, in chromium${"missing" in found ? ` (skipped: ${found.missing})` : ""}`, () => {
-  let page: Page;
-  let built: { run: string; page: string };
-  beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    built = await buildPage("vxlan");
-    page = await newPage();
-  }, 60_000);
-  afterAll(async () => {
-    await page.close();
-  });
+describe.skipIf("missing" in found)(
+  `choosing a packet by keyboard, in chromium${"missing" in found ? ` (skipped: ${found.missing})` : ""}`,
+  () => {
+    let page: Page;
+    let built: { run: string; page: string };
+    beforeAll(async () => {
+      mkdirSync(ARTIFACTS, { recursive: true });
+      built = await buildPage("vxlan");
+      page = await newPage();
+    }, 60_000);
+    afterAll(async () => {
+      await page.close();
+    });
 
-  const cases: { name: string; keys: Key[]; packet: number | undefined; step?: number; focus?: string }[] = [
-    { name: "/ goes to the search; a number and Enter choose that packet", keys: [{ press: "/" }, { type: "10" }, { press: "Enter" }], packet: 10, focus: "#packet-list" },
-    { name: "a search by fate, then ↓ from the search box chooses its first packet", keys: [{ press: "/" }, { type: "delivered to tenant.vm3" }, { press: "ArrowDown" }], packet: 2, focus: "#packet-list" },
-    { name: "↓ chooses the first packet, and ↓ again the next", keys: [{ press: "ArrowDown" }, { press: "ArrowDown" }], packet: 1 },
-    { name: "↑ goes back to the packet before", keys: [{ press: "ArrowDown" }, { press: "ArrowDown" }, { press: "ArrowDown" }, { press: "ArrowUp" }], packet: 1 },
-    { name: "→ walks the chosen packet's path a step at a time, ← back", keys: [{ press: "ArrowDown" }, { press: "ArrowRight" }, { press: "ArrowRight" }, { press: "ArrowRight" }, { press: "ArrowLeft" }], packet: 0, step: 1 },
-    { name: "Esc clears the path", keys: [{ press: "/" }, { type: "3" }, { press: "Enter" }, { press: "Escape" }], packet: undefined },
-    { name: "Tab reaches a packet in the list, ↓ chooses", keys: [{ tabTo: "#packet-list" }, { press: "ArrowDown" }], packet: 0, focus: "#packet-list" },
-  ];
-  it.each(cases)("$name", async ({ keys, packet, step, focus }) => {
-    await page.goto(pathToFileURL(built.page).href);
-    await page.waitForSelector("html[data-ready]");
-    for (const key of keys) {
-      if ("press" in key) await page.keyboard.press(key.press);
-      else if ("type" in key) await page.keyboard.type(key.type);
-      else {
-        for (let tabs = 0; !(await page.evaluate((s) => document.activeElement?.matches(s) === true, key.tabTo)); tabs++) {
-          expect(tabs, `Tab never reached ${key.tabTo}`).toBeLessThan(100);
-          await page.keyboard.press("Tab");
+    const cases: { name: string; keys: Key[]; packet: number | undefined; step?: number; focus?: string }[] = [
+      {
+        name: "/ goes to the search; a number and Enter choose that packet",
+        keys: [{ press: "/" }, { type: "10" }, { press: "Enter" }],
+        packet: 10,
+        focus: "#packet-list",
+      },
+      {
+        name: "a search by fate, then ↓ from the search box chooses its first packet",
+        keys: [{ press: "/" }, { type: "delivered to tenant.vm3" }, { press: "ArrowDown" }],
+        packet: 2,
+        focus: "#packet-list",
+      },
+      {
+        name: "↓ chooses the first packet, and ↓ again the next",
+        keys: [{ press: "ArrowDown" }, { press: "ArrowDown" }],
+        packet: 1,
+      },
+      {
+        name: "↑ goes back to the packet before",
+        keys: [{ press: "ArrowDown" }, { press: "ArrowDown" }, { press: "ArrowDown" }, { press: "ArrowUp" }],
+        packet: 1,
+      },
+      {
+        name: "→ walks the chosen packet's path a step at a time, ← back",
+        keys: [
+          { press: "ArrowDown" },
+          { press: "ArrowRight" },
+          { press: "ArrowRight" },
+          { press: "ArrowRight" },
+          { press: "ArrowLeft" },
+        ],
+        packet: 0,
+        step: 1,
+      },
+      {
+        name: "Esc clears the path",
+        keys: [{ press: "/" }, { type: "3" }, { press: "Enter" }, { press: "Escape" }],
+        packet: undefined,
+      },
+      {
+        name: "Tab reaches a packet in the list, ↓ chooses",
+        keys: [{ tabTo: "#packet-list" }, { press: "ArrowDown" }],
+        packet: 0,
+        focus: "#packet-list",
+      },
+    ];
+    it.each(cases)("$name", async ({ keys, packet, step, focus }) => {
+      await page.goto(pathToFileURL(built.page).href);
+      await page.waitForSelector("html[data-ready]");
+      for (const key of keys) {
+        if ("press" in key) await page.keyboard.press(key.press);
+        else if ("type" in key) await page.keyboard.type(key.type);
+        else {
+          for (
+            let tabs = 0;
+            !(await page.evaluate((s) => document.activeElement?.matches(s) === true, key.tabTo));
+            tabs++
+          ) {
+            expect(tabs, `Tab never reached ${key.tabTo}`).toBeLessThan(100);
+            await page.keyboard.press("Tab");
+          }
         }
       }
-    }
-    const shown = await drawnPath(page);
-    if (packet === undefined) {
-      expect(shown).toEqual({ packet: null, lines: [], links: [], members: [] });
-    } else {
-      const traced = await strata("trace", built.run, "--packet", String(packet));
-      expect(shown.packet).toBe(String(packet));
-      expect(shown.lines).toEqual(traced.stdout.trimEnd().split("\n"));
-    }
-    if (step !== undefined) {
-      const now = await page.evaluate(() => ({
-        step: document.querySelector("#path li.current")?.getAttribute("data-step"),
-        marked: document.querySelectorAll(".strata-topology .now").length,
-      }));
-      expect(now.step).toBe(String(step));
-      expect(now.marked).toBeGreaterThan(0);
-    }
-    if (focus !== undefined) expect(await page.evaluate((s) => document.activeElement?.matches(s) === true, focus)).toBe(true);
-  });
+      const shown = await drawnPath(page);
+      if (packet === undefined) {
+        expect(shown).toEqual({ packet: null, lines: [], links: [], members: [] });
+      } else {
+        const traced = await strata("trace", built.run, "--packet", String(packet));
+        expect(shown.packet).toBe(String(packet));
+        expect(shown.lines).toEqual(traced.stdout.trimEnd().split("\n"));
+      }
+      if (step !== undefined) {
+        const now = await page.evaluate(() => ({
+          step: document.querySelector("#path li.current")?.getAttribute("data-step"),
+          marked: document.querySelectorAll(".strata-topology .now").length,
+        }));
+        expect(now.step).toBe(String(step));
+        expect(now.marked).toBeGreaterThan(0);
+      }
+      if (focus !== undefined)
+        expect(await page.evaluate((s) => document.activeElement?.matches(s) === true, focus)).toBe(true);
+    });
 
-  it("Tab reaches a member on the drawing, and Enter shows its details", async () => {
-    await page.goto(pathToFileURL(built.page).href);
-    await page.waitForSelector("html[data-ready]");
-    for (let tabs = 0; !(await page.evaluate(() => document.activeElement?.matches("g.node.member") === true)); tabs++) {
-      expect(tabs, "Tab never reached a member").toBeLessThan(100);
-      await page.keyboard.press("Tab");
-    }
-    const member = await page.evaluate(() => document.activeElement?.getAttribute("data-member"));
-    await page.keyboard.press("Enter");
-    expect(await page.evaluate(() => document.querySelector("#details h2")?.textContent)).toBe(member);
-    expect(await page.evaluate(() => document.querySelector("g.node.member.selected")?.getAttribute("data-member"))).toBe(member);
-  });
-});
+    it("Tab reaches a member on the drawing, and Enter shows its details", async () => {
+      await page.goto(pathToFileURL(built.page).href);
+      await page.waitForSelector("html[data-ready]");
+      for (
+        let tabs = 0;
+        !(await page.evaluate(() => document.activeElement?.matches("g.node.member") === true));
+        tabs++
+      ) {
+        expect(tabs, "Tab never reached a member").toBeLessThan(100);
+        await page.keyboard.press("Tab");
+      }
+      const member = await page.evaluate(() => document.activeElement?.getAttribute("data-member"));
+      await page.keyboard.press("Enter");
+      expect(await page.evaluate(() => document.querySelector("#details h2")?.textContent)).toBe(member);
+      expect(
+        await page.evaluate(() => document.querySelector("g.node.member.selected")?.getAttribute("data-member")),
+      ).toBe(member);
+    });
+  },
+);

@@ -40,22 +40,52 @@ const ipv6 = header("ipv6", { src: 1n, dst: 2n, next: 17n, hlim: 64n }, payload.
 describe("decodeLayers", () => {
   const vxlan = firstRecord("pcaps/vxlan.pcap");
   it.each([
-    { name: "a real VXLAN frame: Ethernet, VXLAN, the tenant's Ethernet, IPv4", bytes: vxlan, design: "ethernet", layers: ["ethernet", "vxlan", "ethernet", "ipv4"] },
-    { name: "the same from its VXLAN header on (a pop of Ethernet taken off)", bytes: vxlan, design: "vxlan", at: 14, layers: ["vxlan", "ethernet", "ipv4"] },
-    { name: "cut inside the tenant's Ethernet header", bytes: vxlan.subarray(0, 14 + 36 + 10), design: "ethernet", layers: ["ethernet", "vxlan"] },
+    {
+      name: "a real VXLAN frame: Ethernet, VXLAN, the tenant's Ethernet, IPv4",
+      bytes: vxlan,
+      design: "ethernet",
+      layers: ["ethernet", "vxlan", "ethernet", "ipv4"],
+    },
+    {
+      name: "the same from its VXLAN header on (a pop of Ethernet taken off)",
+      bytes: vxlan,
+      design: "vxlan",
+      at: 14,
+      layers: ["vxlan", "ethernet", "ipv4"],
+    },
+    {
+      name: "cut inside the tenant's Ethernet header",
+      bytes: vxlan.subarray(0, 14 + 36 + 10),
+      design: "ethernet",
+      layers: ["ethernet", "vxlan"],
+    },
     { name: "not a header of the design", bytes: vxlan, design: "ipv4", layers: [] },
     {
       name: "an MPLS label stack over IPv4",
-      bytes: concat(header("mpls", { label: 100n, s: 0n, ttl: 9n }, 0), header("mpls", { label: 200n, s: 1n, ttl: 9n }, 0), ipv4, payload),
+      bytes: concat(
+        header("mpls", { label: 100n, s: 0n, ttl: 9n }, 0),
+        header("mpls", { label: 200n, s: 1n, ttl: 9n }, 0),
+        ipv4,
+        payload,
+      ),
       design: "mpls",
       layers: ["mpls", "mpls", "ipv4"],
     },
-    { name: "IPv6 in Ethernet", bytes: concat(header("ethernet", { dst: 1n, src: 2n, type: 0x86ddn }, 0), ipv6, payload), design: "ethernet", layers: ["ethernet", "ipv6"] },
+    {
+      name: "IPv6 in Ethernet",
+      bytes: concat(header("ethernet", { dst: 1n, src: 2n, type: 0x86ddn }, 0), ipv6, payload),
+      design: "ethernet",
+      layers: ["ethernet", "ipv6"],
+    },
     {
       name: "Ethernet in GRE (type 0x6558) in Ethernet",
       bytes: concat(
         header("ethernet", { dst: 1n, src: 2n, type: 0x0800n }, 0),
-        header("gre", { src: 1n, dst: 2n, ttl: 64n, type: 0x6558n, key: 7n, keyed: 1n }, 14 + ipv4.length + payload.length),
+        header(
+          "gre",
+          { src: 1n, dst: 2n, ttl: 64n, type: 0x6558n, key: 7n, keyed: 1n },
+          14 + ipv4.length + payload.length,
+        ),
         header("ethernet", { dst: 3n, src: 4n, type: 0x0800n }, 0),
         ipv4,
         payload,
@@ -63,7 +93,16 @@ describe("decodeLayers", () => {
       design: "ethernet",
       layers: ["ethernet", "gre", "ethernet", "ipv4"],
     },
-    { name: "IPv4 in IPv4", bytes: concat(header("ipv4", { src: 1n, dst: 2n, proto: 4n, ttl: 64n }, ipv4.length + payload.length), ipv4, payload), design: "ipv4", layers: ["ipv4", "ipv4"] },
+    {
+      name: "IPv4 in IPv4",
+      bytes: concat(
+        header("ipv4", { src: 1n, dst: 2n, proto: 4n, ttl: 64n }, ipv4.length + payload.length),
+        ipv4,
+        payload,
+      ),
+      design: "ipv4",
+      layers: ["ipv4", "ipv4"],
+    },
   ])("$name", ({ bytes, design, at, layers }) => {
     const got = decodeLayers(bytes, design, at ?? 0);
     expect(got.map((l) => l.design)).toEqual(layers);

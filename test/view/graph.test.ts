@@ -31,10 +31,18 @@ describe("bands: overlays above the networks they are layered on", () => {
 
 describe("links: one per capture, drawn by how they are implemented", () => {
   it.each([
-    { example: "vxlan", capture: "overlay.a.1-b.1", want: { kind: "virtual", sessions: ["lan.1"], bridging: false, mode: "two-way" } },
+    {
+      example: "vxlan",
+      capture: "overlay.a.1-b.1",
+      want: { kind: "virtual", sessions: ["lan.1"], bridging: false, mode: "two-way" },
+    },
     { example: "vxlan", capture: "tenant.vm3.1-vm5.1", want: { kind: "virtual", sessions: ["overlay.1"] } },
     { example: "vxlan", capture: "lan.a.1-sw.1", want: { kind: "physical", sessions: [] } },
-    { example: "vxlan", capture: "lan.tap", want: { kind: "external", external: "tap", segments: [{ from: expect.stringMatching(/^x/), to: "m2" }] } },
+    {
+      example: "vxlan",
+      capture: "lan.tap",
+      want: { kind: "external", external: "tap", segments: [{ from: expect.stringMatching(/^x/), to: "m2" }] },
+    },
     { example: "l2vpn", capture: "lanA.trunk", want: { kind: "virtual", sessions: ["wan.1"], bridging: true } },
     { example: "bridged-lans", capture: "lanA.trunk", want: { kind: "physical", bridging: true } },
     { example: "subduction", capture: "core.to-mb", want: { kind: "physical", shared: "tenant" } },
@@ -73,8 +81,14 @@ describe("links: one per capture, drawn by how they are implemented", () => {
 
 describe("machines: a column for each machine with members in several networks", () => {
   it.each([
-    { example: "vxlan", machines: { a: ["tenant.vm3", "overlay.a", "lan.a"], b: ["tenant.vm5", "overlay.b", "lan.b"] } },
-    { example: "ip-router", machines: { h1: ["ip.h1", "lanA.h1"], r: ["ip.r", "lanA.r", "lanB.r"], h2: ["ip.h2", "lanB.h2"] } },
+    {
+      example: "vxlan",
+      machines: { a: ["tenant.vm3", "overlay.a", "lan.a"], b: ["tenant.vm5", "overlay.b", "lan.b"] },
+    },
+    {
+      example: "ip-router",
+      machines: { h1: ["ip.h1", "lanA.h1"], r: ["ip.r", "lanA.r", "lanB.r"], h2: ["ip.h2", "lanB.h2"] },
+    },
     { example: "subduction", machines: { gw: ["tenant.gw", "core.gw"] } },
     { example: "hub-and-spoke", machines: {} },
   ])("$example", ({ example: name, machines }) => {
@@ -120,9 +134,22 @@ describe("large graphs: the leaves under one node stand in columns, at most √(
   };
   it.each([
     // 16 hosts, 4 under each edge switch: √16 = 4, so each switch's hosts are one column.
-    { name: "a fat-tree of 2 pods, 2 edge switches each, 4 hosts each", graph: () => described(fatTreeSpec(2, 2, 4).yaml), want: ["lan.h1 lan.h2 lan.h3 lan.h4", "lan.h5 lan.h6 lan.h7 lan.h8", "lan.h9 lan.h10 lan.h11 lan.h12", "lan.h13 lan.h14 lan.h15 lan.h16"] },
+    {
+      name: "a fat-tree of 2 pods, 2 edge switches each, 4 hosts each",
+      graph: () => described(fatTreeSpec(2, 2, 4).yaml),
+      want: [
+        "lan.h1 lan.h2 lan.h3 lan.h4",
+        "lan.h5 lan.h6 lan.h7 lan.h8",
+        "lan.h9 lan.h10 lan.h11 lan.h12",
+        "lan.h13 lan.h14 lan.h15 lan.h16",
+      ],
+    },
     // 9 spokes on one hub: not a tower of 9, three columns of 3.
-    { name: "a hub with 9 spokes", graph: () => described(hubSpec(9)), want: ["lan.h1 lan.h2 lan.h3", "lan.h4 lan.h5 lan.h6", "lan.h7 lan.h8 lan.h9"] },
+    {
+      name: "a hub with 9 spokes",
+      graph: () => described(hubSpec(9)),
+      want: ["lan.h1 lan.h2 lan.h3", "lan.h4 lan.h5 lan.h6", "lan.h7 lan.h8 lan.h9"],
+    },
     // A ring has no leaves; a chain's two ends hang off different nodes.
     { name: "a ring", graph: () => example("one-way-ring"), want: [] },
     { name: "a chain", graph: () => example("filter-chain"), want: [] },

@@ -25,7 +25,9 @@ export function packetLines(data: PageData, packet: number): { lines: string[]; 
   const b = Buffer.from(t.seconds, "base64");
   const seconds = new Float64Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
   const pb = Buffer.from(t.paths, "base64");
-  const paths = t.wide ? new Uint32Array(pb.buffer.slice(pb.byteOffset, pb.byteOffset + pb.byteLength)) : new Uint16Array(pb.buffer.slice(pb.byteOffset, pb.byteOffset + pb.byteLength));
+  const paths = t.wide
+    ? new Uint32Array(pb.buffer.slice(pb.byteOffset, pb.byteOffset + pb.byteLength))
+    : new Uint16Array(pb.buffer.slice(pb.byteOffset, pb.byteOffset + pb.byteLength));
   const starts = u32(t.pathStarts);
   for (let i = 0; i < t.count; i++) {
     const f = (k: number): number => fields[i * n + k] ?? 0;

@@ -20,19 +20,32 @@ const c = compile(parseSpec(readFileSync(new URL("../fixtures/specs/hub.yaml", i
 /** Endpoint 0: sent by h1 on its link; endpoint 1: sent by h3 on its link. */
 const injections = [resolveEndpoint(c, "lan:h1.1"), resolveEndpoint(c, "lan:h3.1")];
 const mac = (last: number): bigint => 0x020000000000n + BigInt(last);
-const linkOf = (from: string, to: string): number => c.links.find((l) => c.members[l.sender]?.key === from && c.members[l.receivers[0]?.member ?? -1]?.key === to)?.index ?? -1;
+const linkOf = (from: string, to: string): number =>
+  c.links.find((l) => c.members[l.sender]?.key === from && c.members[l.receivers[0]?.member ?? -1]?.key === to)
+    ?.index ?? -1;
 const memberOf = (key: string): number => c.members.find((m) => m.key === key)?.index ?? -1;
 /** "link h1>hub" for a crossing, "deliver h2" for a delivery. */
 const describeOutput = (kind: "link" | "deliver", target: number): string =>
-  kind === "deliver" ? `deliver ${c.members[target]?.key ?? "?"}` : `link ${c.members[c.links[target]?.sender ?? -1]?.key ?? "?"}>${c.members[c.links[target]?.receivers[0]?.member ?? -1]?.key ?? "?"}`;
+  kind === "deliver"
+    ? `deliver ${c.members[target]?.key ?? "?"}`
+    : `link ${c.members[c.links[target]?.sender ?? -1]?.key ?? "?"}>${c.members[c.links[target]?.receivers[0]?.member ?? -1]?.key ?? "?"}`;
 
 /** Frame i: to h2, from h1 (endpoint 0) or h3 (endpoint 1), its payload 20 + i % 30 bytes of i. */
 function frame(i: number, endpoint = 0): Uint8Array {
-  return ethernetFrame({ dst: mac(2), src: mac(endpoint === 0 ? 1 : 3), payload: new Uint8Array(20 + (i % 30)).fill(i) });
+  return ethernetFrame({
+    dst: mac(2),
+    src: mac(endpoint === 0 ? 1 : 3),
+    payload: new Uint8Array(20 + (i % 30)).fill(i),
+  });
 }
 
 /** Frames back to back after `lead` bytes of 0xa5 (so a wrong base shows), stored in `order`. */
-function batchOf(frames: readonly Uint8Array[], endpoint: number | readonly number[], lead = 0, order: readonly number[] = frames.map((_, i) => i)): InputBatch {
+function batchOf(
+  frames: readonly Uint8Array[],
+  endpoint: number | readonly number[],
+  lead = 0,
+  order: readonly number[] = frames.map((_, i) => i),
+): InputBatch {
   const offset = new Uint32Array(frames.length);
   let at = lead;
   for (const i of order) {
@@ -74,17 +87,32 @@ function collect(): { outputs: Out[]; sink: OutputSink } {
     outputs,
     sink: {
       packet(kind, target, data, start, len, origLen, tsSec, tsNsec, packet): void {
-        outputs.push({ what: describeOutput(kind, target), bytes: data.slice(start, start + len), origLen, tsSec, tsNsec, packet });
+        outputs.push({
+          what: describeOutput(kind, target),
+          bytes: data.slice(start, start + len),
+          origLen,
+          tsSec,
+          tsNsec,
+          packet,
+        });
       },
     },
   };
 }
 
-/** What a batch of frames from `endpoints`, numbered from `first`, must produce: each frame's three outputs, one frame after the other. */
+/** What a batch of frames from `endpoints`, numbered from `first`, must produce: each frame's three outputs, one frame
+ * after the other. */
 function expected(frames: readonly Uint8Array[], endpoints: readonly number[], first: number): Out[] {
   return frames.flatMap((bytes, i) => {
     const from = endpoints[i] === 1 ? "h3" : "h1";
-    return [`link ${from}>hub`, "link hub>h2", "deliver h2"].map((what) => ({ what, bytes, origLen: bytes.length + 4, tsSec: 1000 + i, tsNsec: i * 7, packet: first + i }));
+    return [`link ${from}>hub`, "link hub>h2", "deliver h2"].map((what) => ({
+      what,
+      bytes,
+      origLen: bytes.length + 4,
+      tsSec: 1000 + i,
+      tsNsec: i * 7,
+      packet: first + i,
+    }));
   });
 }
 
@@ -95,9 +123,24 @@ describe("Runner.stage", () => {
     { name: "one endpoint for all, offsets from 0", n: 3, endpoint: 1, lead: 0, order: [0, 1, 2], base: 0 },
     { name: "an endpoint per packet", n: 3, endpoint: [1, 0, 1], lead: 0, order: [0, 1, 2], base: 0 },
     { name: "a batch starting 100 bytes into its data", n: 3, endpoint: 0, lead: 100, order: [0, 1, 2], base: 100 },
-    { name: "packets stored out of order: the lowest offset is the base", n: 3, endpoint: [0, 1, 0], lead: 40, order: [2, 0, 1], base: 40 },
+    {
+      name: "packets stored out of order: the lowest offset is the base",
+      n: 3,
+      endpoint: [0, 1, 0],
+      lead: 40,
+      order: [2, 0, 1],
+      base: 40,
+    },
     { name: "no packets", n: 0, endpoint: 0, lead: 8, order: [], base: 0 },
-    { name: "a data span beyond batchBytes, into a grown area", n: 40, endpoint: 0, lead: 24, order: Array.from({ length: 40 }, (_, i) => i), base: 24, options: { batchBytes: 64, slots: 1 } },
+    {
+      name: "a data span beyond batchBytes, into a grown area",
+      n: 40,
+      endpoint: 0,
+      lead: 24,
+      order: Array.from({ length: 40 }, (_, i) => i),
+      base: 24,
+      options: { batchBytes: 64, slots: 1 },
+    },
   ])("copies $name", ({ n, endpoint, lead, order, base, options }) => {
     const { dp, runner } = setup({ batchPackets: 64, ...options });
     const frames = Array.from({ length: n }, (_, i) => frame(i));
@@ -105,15 +148,22 @@ describe("Runner.stage", () => {
     const staged = runner.stage(batch);
     expect(staged).toEqual({ count: n, base });
     const end = Math.max(base, ...frames.map((f, i) => (batch.offset[i] ?? 0) + f.length));
-    const u32 = (name: (typeof REGIONS)[number]): number[] => Array.from(dp.mem.u32.subarray(region(dp, name) >>> 2, (region(dp, name) >>> 2) + n));
-    expect(dp.mem.u8.slice(region(dp, "in-data"), region(dp, "in-data") + end - base)).toEqual(batch.data.slice(base, end));
+    const u32 = (name: (typeof REGIONS)[number]): number[] =>
+      Array.from(dp.mem.u32.subarray(region(dp, name) >>> 2, (region(dp, name) >>> 2) + n));
+    expect(dp.mem.u8.slice(region(dp, "in-data"), region(dp, "in-data") + end - base)).toEqual(
+      batch.data.slice(base, end),
+    );
     // Offsets go in as given; wasm subtracts the base when it loads a packet.
     expect(u32("in-offset")).toEqual(Array.from(batch.offset));
     expect(u32("in-len")).toEqual(Array.from(batch.capLen));
     expect(u32("in-orig-len")).toEqual(Array.from(batch.origLen));
     expect(u32("in-nsec")).toEqual(Array.from(batch.tsNsec));
-    expect(Array.from(dp.mem.f64.subarray(region(dp, "in-sec") >>> 3, (region(dp, "in-sec") >>> 3) + n))).toEqual(Array.from(batch.tsSec));
-    expect(u32("in-endpoint")).toEqual(typeof endpoint === "number" ? Array.from({ length: n }, () => endpoint) : endpoint);
+    expect(Array.from(dp.mem.f64.subarray(region(dp, "in-sec") >>> 3, (region(dp, "in-sec") >>> 3) + n))).toEqual(
+      Array.from(batch.tsSec),
+    );
+    expect(u32("in-endpoint")).toEqual(
+      typeof endpoint === "number" ? Array.from({ length: n }, () => endpoint) : endpoint,
+    );
     // The data area holds the whole span: no other input array, nor the output rings, starts inside it.
     const data = region(dp, "in-data");
     const others = REGIONS.filter((r) => r !== "in-data" && !r.endsWith("-pos")).map((r) => region(dp, r));
@@ -122,10 +172,21 @@ describe("Runner.stage", () => {
 
   it.each([
     { name: "as many packets as batchPackets", batchPackets: 4, n: 4, error: null },
-    { name: "one packet more than batchPackets", batchPackets: 4, n: 5, error: "batch of 5 packets; the runner takes 4" },
+    {
+      name: "one packet more than batchPackets",
+      batchPackets: 4,
+      n: 5,
+      error: "batch of 5 packets; the runner takes 4",
+    },
   ])("takes $name", ({ batchPackets, n, error }) => {
     const { runner } = setup({ batchPackets });
-    const stage = (): unknown => runner.stage(batchOf(Array.from({ length: n }, (_, i) => frame(i)), 0));
+    const stage = (): unknown =>
+      runner.stage(
+        batchOf(
+          Array.from({ length: n }, (_, i) => frame(i)),
+          0,
+        ),
+      );
     if (error === null) expect(stage()).toEqual({ count: n, base: 0 });
     else expect(stage).toThrow(error);
   });
@@ -134,9 +195,23 @@ describe("Runner.stage", () => {
 describe("Runner.run", () => {
   it.each([
     { name: "from one endpoint", n: 5, endpoints: [0, 0, 0, 0, 0], lead: 0, first: 0, options: {} },
-    { name: "from an endpoint per packet, numbered from 100", n: 4, endpoints: [0, 1, 1, 0], lead: 0, first: 100, options: {} },
+    {
+      name: "from an endpoint per packet, numbered from 100",
+      n: 4,
+      endpoints: [0, 1, 1, 0],
+      lead: 0,
+      first: 100,
+      options: {},
+    },
     { name: "re-based: the data starts 300 bytes in", n: 4, endpoints: [1, 0, 1, 0], lead: 300, first: 7, options: {} },
-    { name: "a data span beyond batchBytes (grown)", n: 40, endpoints: Array.from({ length: 40 }, (_, i) => i % 2), lead: 50, first: 0, options: { batchBytes: 64 } },
+    {
+      name: "a data span beyond batchBytes (grown)",
+      n: 40,
+      endpoints: Array.from({ length: 40 }, (_, i) => i % 2),
+      lead: 50,
+      first: 0,
+      options: { batchBytes: 64 },
+    },
   ])("delivers every packet $name", ({ n, endpoints, lead, first, options }) => {
     const { runner } = setup(options);
     const { outputs, sink } = collect();
@@ -167,15 +242,29 @@ describe("Runner.run", () => {
     const { outputs, sink } = collect();
     runner.run(batchOf(FRAMES, 0), 0, withSink ? sink : null);
     expect(resume.mock.calls.length).toBeGreaterThan(10);
-    expect(outputs).toEqual(withSink ? expected(FRAMES, FRAMES.map(() => 0), 0) : []);
-    expect([linkOf("h1", "hub"), linkOf("hub", "h2")].map((l) => dp.exports.linkPackets(l))).toEqual([FRAMES.length, FRAMES.length]);
+    expect(outputs).toEqual(
+      withSink
+        ? expected(
+            FRAMES,
+            FRAMES.map(() => 0),
+            0,
+          )
+        : [],
+    );
+    expect([linkOf("h1", "hub"), linkOf("hub", "h2")].map((l) => dp.exports.linkPackets(l))).toEqual([
+      FRAMES.length,
+      FRAMES.length,
+    ]);
     expect(dp.exports.memberDelivered(memberOf("h2"))).toBe(FRAMES.length);
   });
 });
 
 describe("Runner.flushRecordings: one recording ring for every recording", () => {
   /** Frames to h2 (h1 > hub, hub > h2, h2's delivery: three records each) of these lengths. */
-  const sized = (lens: readonly number[]): Uint8Array[] => lens.map((len, i) => ethernetFrame({ dst: mac(2), src: mac(1), payload: Uint8Array.from({ length: len - 14 }, (_, j) => i + j) }));
+  const sized = (lens: readonly number[]): Uint8Array[] =>
+    lens.map((len, i) =>
+      ethernetFrame({ dst: mac(2), src: mac(1), payload: Uint8Array.from({ length: len - 14 }, (_, j) => i + j) }),
+    );
   const times = (n: number, len: number): number[] => Array<number>(n).fill(len);
 
   /** What a recording must hold: a pcap record (little-endian, nanoseconds) per frame, as batchOf stamps them. */
@@ -195,9 +284,17 @@ describe("Runner.flushRecordings: one recording ring for every recording", () =>
     readonly toH2: number;
     readonly h2: number;
   }
-  const SMALL: Numbering = { count: c.links.length + 1, toHub: linkOf("h1", "hub"), toH2: linkOf("hub", "h2"), h2: c.links.length };
+  const SMALL: Numbering = {
+    count: c.links.length + 1,
+    toHub: linkOf("h1", "hub"),
+    toH2: linkOf("hub", "h2"),
+    h2: c.links.length,
+  };
 
-  function setupRing(n: Numbering, recordingBytes: number): { dp: DataPlane; runner: Runner; written: Map<number, Uint8Array>; flushes: number[][] } {
+  function setupRing(
+    n: Numbering,
+    recordingBytes: number,
+  ): { dp: DataPlane; runner: Runner; written: Map<number, Uint8Array>; flushes: number[][] } {
     const dp = DataPlane.load();
     install(dp, c, injections);
     const special = new Map([
@@ -211,13 +308,17 @@ describe("Runner.flushRecordings: one recording ring for every recording", () =>
     /** The recordings each write-out handed over, in the order it did. */
     const flushes: number[][] = [];
     let current: number[] = [];
-    const runner = new Runner(dp, { maxFanout: c.maxFanout, slotLen: 256, recordingBytes }, {
-      count: n.count,
-      write(k, data, start, len): void {
-        written.set(k, concat(written.get(k) ?? new Uint8Array(0), data.slice(start, start + len)));
-        current.push(k);
+    const runner = new Runner(
+      dp,
+      { maxFanout: c.maxFanout, slotLen: 256, recordingBytes },
+      {
+        count: n.count,
+        write(k, data, start, len): void {
+          written.set(k, concat(written.get(k) ?? new Uint8Array(0), data.slice(start, start + len)));
+          current.push(k);
+        },
       },
-    });
+    );
     const gather = dp.exports.recordingsGather;
     vi.spyOn(dp.exports, "recordingsGather").mockImplementation(() => {
       current = [];
@@ -230,7 +331,14 @@ describe("Runner.flushRecordings: one recording ring for every recording", () =>
   // The least ring the runner makes holds one record of the longest packet a packet buffer
   // holds (slotLen 256): 8 (ring record) + 16 (pcap header) + 4 (in-link tag) + 256 = 284 bytes.
   it.each([
-    { name: "a roomy ring: the records stay in it until flushed", numbering: SMALL, recordingBytes: 1 << 16, lens: times(30, 60), pausesAtLeast: 0, tooLong: false },
+    {
+      name: "a roomy ring: the records stay in it until flushed",
+      numbering: SMALL,
+      recordingBytes: 1 << 16,
+      lens: times(30, 60),
+      pausesAtLeast: 0,
+      tooLong: false,
+    },
     {
       name: "20,000 recordings, three with packets: only those are written, in their order",
       numbering: { count: 20_000, toHub: 19_999, toH2: 7, h2: 12_345 },
@@ -240,11 +348,39 @@ describe("Runner.flushRecordings: one recording ring for every recording", () =>
       tooLong: false,
     },
     // Grouped by recording, each record is copied whole and nothing past it: short, 16-byte multiples, long.
-    { name: "records of every length from 14 to 269 bytes, grouped whole", numbering: SMALL, recordingBytes: 4096, lens: Array.from({ length: 256 }, (_, i) => 14 + i), pausesAtLeast: 20, tooLong: false },
-    { name: "a ring of a few records: the run writes it out each time it pauses", numbering: SMALL, recordingBytes: 0, lens: times(30, 60), pausesAtLeast: 20, tooLong: false },
+    {
+      name: "records of every length from 14 to 269 bytes, grouped whole",
+      numbering: SMALL,
+      recordingBytes: 4096,
+      lens: Array.from({ length: 256 }, (_, i) => 14 + i),
+      pausesAtLeast: 20,
+      tooLong: false,
+    },
+    {
+      name: "a ring of a few records: the run writes it out each time it pauses",
+      numbering: SMALL,
+      recordingBytes: 0,
+      lens: times(30, 60),
+      pausesAtLeast: 20,
+      tooLong: false,
+    },
     // 8 + 16 + 214 = 238 bytes: every record but the ring's first waits for a write-out.
-    { name: "records larger than half the ring: one in the ring at a time", numbering: SMALL, recordingBytes: 0, lens: times(10, 214), pausesAtLeast: 29, tooLong: false },
-    { name: "a record the whole ring cannot hold: the packet is dropped as too-long", numbering: SMALL, recordingBytes: 0, lens: times(3, 300), pausesAtLeast: 0, tooLong: true },
+    {
+      name: "records larger than half the ring: one in the ring at a time",
+      numbering: SMALL,
+      recordingBytes: 0,
+      lens: times(10, 214),
+      pausesAtLeast: 29,
+      tooLong: false,
+    },
+    {
+      name: "a record the whole ring cannot hold: the packet is dropped as too-long",
+      numbering: SMALL,
+      recordingBytes: 0,
+      lens: times(3, 300),
+      pausesAtLeast: 0,
+      tooLong: true,
+    },
   ])("$name", ({ numbering, recordingBytes, lens, pausesAtLeast, tooLong }) => {
     const { dp, runner, written, flushes } = setupRing(numbering, recordingBytes);
     const resume = vi.spyOn(dp.exports, "resume");
@@ -254,7 +390,9 @@ describe("Runner.flushRecordings: one recording ring for every recording", () =>
     expect(resume.mock.calls.length).toBeGreaterThanOrEqual(pausesAtLeast);
     if (pausesAtLeast === 0) expect(written.size).toBe(0);
     runner.flushRecordings();
-    const want = tooLong ? new Map() : new Map([numbering.toHub, numbering.toH2, numbering.h2].map((k) => [k, records(frames)]));
+    const want = tooLong
+      ? new Map()
+      : new Map([numbering.toHub, numbering.toH2, numbering.h2].map((k) => [k, records(frames)]));
     expect(written).toEqual(want);
     // Each write-out hands over each recording that has records once, in the order of their numbers.
     for (const f of flushes) expect(f).toEqual([...new Set(f)].sort((a, b) => a - b));

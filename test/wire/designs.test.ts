@@ -17,7 +17,8 @@ function design(name: string): DesignDef {
   return d;
 }
 
-const hex = (s: string): Uint8Array => Uint8Array.from(s.replace(/\s+/g, "").match(/../g) ?? [], (b) => parseInt(b, 16));
+const hex = (s: string): Uint8Array =>
+  Uint8Array.from(s.replace(/\s+/g, "").match(/../g) ?? [], (b) => parseInt(b, 16));
 
 /** The key vector's fields by name (the in-link excluded). */
 function fields(d: DesignDef, key: Uint8Array): Record<string, bigint> {
@@ -127,7 +128,13 @@ const cases = [
     design: "ipv6",
     bytes: hex("6001234500083a40 fe800000000000000000000000000001 ff020000000000000000000000000002"),
     len: 40,
-    fields: { src: 0xfe800000000000000000000000000001n, dst: 0xff020000000000000000000000000002n, next: 58n, hlim: 64n, flow: 0x12345n },
+    fields: {
+      src: 0xfe800000000000000000000000000001n,
+      dst: 0xff020000000000000000000000000002n,
+      next: 58n,
+      hlim: 64n,
+      flow: 0x12345n,
+    },
   },
   {
     name: "cna",
@@ -226,22 +233,82 @@ describe("header designs: parse", () => {
   it.each([
     { name: "ipv4, version 6", design: "ipv4", bytes: hex("6500001c 0000 0000 40 11 0000 0a000001 0a000302") },
     { name: "ipv4, IHL 4", design: "ipv4", bytes: hex("4400001c 0000 0000 40 11 0000 0a000001 0a000302") },
-    { name: "ipv4, total length below IHL", design: "ipv4", bytes: hex("45000010 0000 0000 40 11 0000 0a000001 0a000302") },
-    { name: "ipv4, options beyond the capture", design: "ipv4", bytes: hex("4f00003c 0000 0000 40 11 0000 0a000001 0a000302") },
+    {
+      name: "ipv4, total length below IHL",
+      design: "ipv4",
+      bytes: hex("45000010 0000 0000 40 11 0000 0a000001 0a000302"),
+    },
+    {
+      name: "ipv4, options beyond the capture",
+      design: "ipv4",
+      bytes: hex("4f00003c 0000 0000 40 11 0000 0a000001 0a000302"),
+    },
     { name: "ipv6, version 4", design: "ipv6", bytes: new Uint8Array(40).fill(0x40) },
-    { name: "gre, GRE version 1 (PPTP)", design: "gre", bytes: hex("45000028 0000 0000 40 2f 0000 0a000001 0a000002  3081 880b 0000 8000 00000001 00000002") },
-    { name: "gre, routing present (RFC 1701)", design: "gre", bytes: hex("45000020 0000 0000 40 2f 0000 0a000001 0a000002  4000 0800 00000000") },
-    { name: "gre, strict source route", design: "gre", bytes: hex("45000020 0000 0000 40 2f 0000 0a000001 0a000002  0800 0800 00000000") },
-    { name: "gre, recursion 4", design: "gre", bytes: hex("45000020 0000 0000 40 2f 0000 0a000001 0a000002  0400 0800 00000000") },
-    { name: "gre, IPv4 protocol 4 (IP in IP)", design: "gre", bytes: hex("45000020 0000 0000 40 04 0000 0a000001 0a000002  0000 0800 00000000") },
-    { name: "gre, not IPv4", design: "gre", bytes: hex("65000020 0000 0000 40 2f 0000 0a000001 0a000002  0000 0800 00000000") },
-    { name: "gre, a later fragment", design: "gre", bytes: hex("45000020 0000 00b9 40 2f 0000 0a000001 0a000002  0000 0800 00000000") },
-    { name: "gre, a first fragment", design: "gre", bytes: hex("45000020 0000 2000 40 2f 0000 0a000001 0a000002  0000 0800 00000000") },
-    { name: "gre, a Cisco MetaData shim of another version", design: "gre", bytes: hex("45000028 0000 0000 40 2f 0000 0a000001 0a000002  0000 8909  0800 0201 0001 0000") },
-    { name: "vxlan, I flag clear", design: "vxlan", bytes: hex("45000024 0000 0000 40 11 0000 0a000001 0a000002  c000 12b5 0010 0000  00000000 00006400") },
-    { name: "vxlan, TCP", design: "vxlan", bytes: hex("45000024 0000 0000 40 06 0000 0a000001 0a000002  c000 12b5 0010 0000  08000000 00006400") },
-    { name: "vxlan, a later fragment", design: "vxlan", bytes: hex("45000024 0000 0001 40 11 0000 0a000001 0a000002  c000 12b5 0010 0000  08000000 00006400") },
-    { name: "vxlan, options leave no room for VXLAN", design: "vxlan", bytes: hex("46000024 0000 0000 40 11 0000 0a000001 0a000002 00000000  c000 12b5 0010 0000  08000000") },
+    {
+      name: "gre, GRE version 1 (PPTP)",
+      design: "gre",
+      bytes: hex("45000028 0000 0000 40 2f 0000 0a000001 0a000002  3081 880b 0000 8000 00000001 00000002"),
+    },
+    {
+      name: "gre, routing present (RFC 1701)",
+      design: "gre",
+      bytes: hex("45000020 0000 0000 40 2f 0000 0a000001 0a000002  4000 0800 00000000"),
+    },
+    {
+      name: "gre, strict source route",
+      design: "gre",
+      bytes: hex("45000020 0000 0000 40 2f 0000 0a000001 0a000002  0800 0800 00000000"),
+    },
+    {
+      name: "gre, recursion 4",
+      design: "gre",
+      bytes: hex("45000020 0000 0000 40 2f 0000 0a000001 0a000002  0400 0800 00000000"),
+    },
+    {
+      name: "gre, IPv4 protocol 4 (IP in IP)",
+      design: "gre",
+      bytes: hex("45000020 0000 0000 40 04 0000 0a000001 0a000002  0000 0800 00000000"),
+    },
+    {
+      name: "gre, not IPv4",
+      design: "gre",
+      bytes: hex("65000020 0000 0000 40 2f 0000 0a000001 0a000002  0000 0800 00000000"),
+    },
+    {
+      name: "gre, a later fragment",
+      design: "gre",
+      bytes: hex("45000020 0000 00b9 40 2f 0000 0a000001 0a000002  0000 0800 00000000"),
+    },
+    {
+      name: "gre, a first fragment",
+      design: "gre",
+      bytes: hex("45000020 0000 2000 40 2f 0000 0a000001 0a000002  0000 0800 00000000"),
+    },
+    {
+      name: "gre, a Cisco MetaData shim of another version",
+      design: "gre",
+      bytes: hex("45000028 0000 0000 40 2f 0000 0a000001 0a000002  0000 8909  0800 0201 0001 0000"),
+    },
+    {
+      name: "vxlan, I flag clear",
+      design: "vxlan",
+      bytes: hex("45000024 0000 0000 40 11 0000 0a000001 0a000002  c000 12b5 0010 0000  00000000 00006400"),
+    },
+    {
+      name: "vxlan, TCP",
+      design: "vxlan",
+      bytes: hex("45000024 0000 0000 40 06 0000 0a000001 0a000002  c000 12b5 0010 0000  08000000 00006400"),
+    },
+    {
+      name: "vxlan, a later fragment",
+      design: "vxlan",
+      bytes: hex("45000024 0000 0001 40 11 0000 0a000001 0a000002  c000 12b5 0010 0000  08000000 00006400"),
+    },
+    {
+      name: "vxlan, options leave no room for VXLAN",
+      design: "vxlan",
+      bytes: hex("46000024 0000 0000 40 11 0000 0a000001 0a000002 00000000  c000 12b5 0010 0000  08000000"),
+    },
   ])("refuses $name", ({ design: name, bytes }) => {
     expect(parse(design(name), bytes).len).toBe(-1);
   });
@@ -250,8 +317,23 @@ describe("header designs: parse", () => {
 describe("header designs: emit", () => {
   it.each([
     { name: "ethernet", design: "ethernet", payload: 0, want: hex("020000000002 020000000001 0800") },
-    { name: "ethernet with a VLAN tag", design: "ethernet", payload: 0, vid: 10n, pcp: 5n, want: hex("020000000002 020000000001 8100 a00a 0800") },
-    { name: "ethernet, QinQ", design: "ethernet", payload: 0, vid: 100n, pcp: 1n, ivid: 200n, want: hex("020000000002 020000000001 88a8 2064 8100 00c8 0800") },
+    {
+      name: "ethernet with a VLAN tag",
+      design: "ethernet",
+      payload: 0,
+      vid: 10n,
+      pcp: 5n,
+      want: hex("020000000002 020000000001 8100 a00a 0800"),
+    },
+    {
+      name: "ethernet, QinQ",
+      design: "ethernet",
+      payload: 0,
+      vid: 100n,
+      pcp: 1n,
+      ivid: 200n,
+      want: hex("020000000002 020000000001 88a8 2064 8100 00c8 0800"),
+    },
   ])("$name", ({ design: name, payload, want, vid = 0n, pcp = 0n, ivid = 0n }) => {
     const d = design(name);
     const values = { dst: MAC_B, src: MAC_A, type: 0x0800n, vid, pcp, ivid };
@@ -272,18 +354,32 @@ describe("header designs: emit", () => {
 
   it.each([
     { name: "keyed", keyed: 1n, want: "4528003c 0000 0000 40 2f CSUM 0a000001 0a000302  2000 6558 12345678" },
-    { name: "without key: K clear, no key word", keyed: 0n, want: "45280038 0000 0000 40 2f CSUM 0a000001 0a000302  0000 6558" },
+    {
+      name: "without key: K clear, no key word",
+      keyed: 0n,
+      want: "45280038 0000 0000 40 2f CSUM 0a000001 0a000302  0000 6558",
+    },
   ])("gre, $name: total length counts GRE and the payload, the checksum is valid", ({ keyed, want }) => {
-    const h = emit(design("gre"), { src: 0x0a000001n, dst: 0x0a000302n, ttl: 64n, dscp: 10n, type: 0x6558n, key: 0x12345678n, keyed }, 32);
+    const h = emit(
+      design("gre"),
+      { src: 0x0a000001n, dst: 0x0a000302n, ttl: 64n, dscp: 10n, type: 0x6558n, key: 0x12345678n, keyed },
+      32,
+    );
     expect(checksum(h.subarray(0, 20))).toBe(0);
     expect(h).toEqual(hex(want.replace("CSUM", checksumHex(h))));
   });
 
   it("vxlan: IPv4 and UDP lengths, UDP checksum 0, the I flag and the VNI", () => {
-    const h = emit(design("vxlan"), { src: 0xc0a8cb01n, dst: 0xc0a8ca01n, ttl: 64n, dscp: 0n, sport: 45149n, dport: 4789n, vni: 100n }, 98);
+    const h = emit(
+      design("vxlan"),
+      { src: 0xc0a8cb01n, dst: 0xc0a8ca01n, ttl: 64n, dscp: 0n, sport: 45149n, dport: 4789n, vni: 100n },
+      98,
+    );
     expect(checksum(h.subarray(0, 20))).toBe(0);
     // 20 + 8 + 8 + 98 = 134 (0x86); UDP: 8 + 8 + 98 = 114 (0x72): vxlan.pcap frame 1's outer lengths.
-    expect(h).toEqual(hex(`45000086 0000 0000 40 11 ${checksumHex(h)} c0a8cb01 c0a8ca01  b05d 12b5 0072 0000  08000000 00006400`));
+    expect(h).toEqual(
+      hex(`45000086 0000 0000 40 11 ${checksumHex(h)} c0a8cb01 c0a8ca01  b05d 12b5 0072 0000  08000000 00006400`),
+    );
   });
 
   it("mpls: one label stack entry", () => {

@@ -23,7 +23,8 @@ import { Index } from "./interface";
 import * as keyed from "./keyed";
 import { Keyed } from "./keyed";
 
-@unmanaged class Direct extends Keyed {
+@unmanaged
+class Direct extends Keyed {
   single: i32;
   direct: usize;
   wide: bool;
@@ -51,7 +52,7 @@ export function make(t: Table): void {
   r.single = -1;
   if (t.words == 0) return;
   r.wide = identifierBits(t) == 32;
-  const bytes = <usize>(<u32>DIRECT_LEN + DIRECT_TOP) << 2;
+  const bytes = (<usize>(<u32>DIRECT_LEN + DIRECT_TOP)) << 2;
   r.direct = heap.alloc(bytes);
   memory.fill(r.direct, 0xff, bytes); // −1: no row
   keyed.make(t);
@@ -73,8 +74,9 @@ export function free(t: Table): void {
 @inline export function directAt(t: Table, v: u32): usize {
   const direct = recordOf(t).direct;
   // 65532…65535 are the top slots whatever the key's width: a 32-bit value there is stored and found there alike.
-  if (v < <u32>DIRECT_LEN) return direct + (<usize>v << 2);
-  if (v >= 0x10000 - DIRECT_TOP && v <= 0xffff) return direct + (<usize>(<u32>DIRECT_LEN + v - (0x10000 - DIRECT_TOP)) << 2);
+  if (v < <u32>DIRECT_LEN) return direct + ((<usize>v) << 2);
+  if (v >= 0x10000 - DIRECT_TOP && v <= 0xffff)
+    return direct + ((<usize>(<u32>DIRECT_LEN + v - (0x10000 - DIRECT_TOP))) << 2);
   return 0;
 }
 

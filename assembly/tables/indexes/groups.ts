@@ -24,7 +24,8 @@ import { indexAt, Table } from "../storage";
 import * as slots from "./slots";
 import { Slots } from "./slots";
 
-@unmanaged export class Grouped extends Slots {
+@unmanaged
+export class Grouped extends Slots {
   groups: usize;
   groupSize: i32;
   groupCap: i32;
@@ -49,10 +50,10 @@ export const NO_GROUP: i32 = -1;
 }
 /** The k-th group in rank order. */
 @inline export function orderAt(r: Grouped, k: i32): i32 {
-  return load<i32>(r.order + (<usize>k << 2));
+  return load<i32>(r.order + ((<usize>k) << 2));
 }
 @inline function setOrderAt(r: Grouped, k: i32, g: i32): void {
-  store<i32>(r.order + (<usize>k << 2), g);
+  store<i32>(r.order + ((<usize>k) << 2), g);
 }
 
 /** The record of a table whose index is grouped. */

@@ -110,7 +110,7 @@ export function probeDistance(t: Table): f64 {
     const tag = <u32>g + 1;
     let s = home(r, g, x0, x1);
     while (true) {
-      const slot = r.at + (<usize>s << SLOT_SHIFT); // slotAt, with the shift a constant
+      const slot = r.at + ((<usize>s) << SLOT_SHIFT); // slotAt, with the shift a constant
       const held = load<u64>(slot, ENTRY);
       if (<u32>held == 0) break;
       if (load<u64>(slot) == x0 && load<u64>(slot, 8) == x1 && load<u32>(slot, GROUP) == tag) return heldHit(held);
@@ -136,4 +136,15 @@ export function lookup(t: Table, key: usize): Hit {
   return search(t, r, load<u64>(key), load<u64>(key, 8), 0, r.nOrder);
 }
 
-export const index = new Index(RECORD_LEN, make, groups.free, grown, place, unplace, actionSet, find, lookup, probeDistance);
+export const index = new Index(
+  RECORD_LEN,
+  make,
+  groups.free,
+  grown,
+  place,
+  unplace,
+  actionSet,
+  find,
+  lookup,
+  probeDistance,
+);

@@ -30,7 +30,8 @@ import { Index } from "./interface";
 import { emptyFrom, meanDistance, shiftBack, Slots, slotAt, slotOf, tooFew } from "./slots";
 import * as slots from "./slots";
 
-@unmanaged export class Keyed extends Slots {
+@unmanaged
+export class Keyed extends Slots {
   from: i32;
   words: i32;
 }
@@ -52,7 +53,7 @@ const ACTION: usize = 4;
 export function oneWord(t: Table): i32 {
   let found = -1;
   for (let w = 0; w < t.words; w++) {
-    if (load<u64>(t.mask + (<usize>w << 3)) == 0) continue;
+    if (load<u64>(t.mask + ((<usize>w) << 3)) == 0) continue;
     if (found >= 0) return -1;
     found = w;
   }
@@ -92,7 +93,7 @@ function slotOfEntry(t: Table, r: Keyed, i: i32): u32 {
 function put(t: Table, r: Keyed, i: i32): void {
   const value = valueOf(t, entryAt(t, i)) + <usize>r.from; // stored masked
   const slot = emptyFrom(r, home(t, r, value), entryOffset(r));
-  for (let w = 0; w < r.words; w++) store<u64>(slot + (<usize>w << 3), load<u64>(value + (<usize>w << 3)));
+  for (let w = 0; w < r.words; w++) store<u64>(slot + ((<usize>w) << 3), load<u64>(value + ((<usize>w) << 3)));
   store<u32>(slot + entryOffset(r), <u32>(i + 1));
   store<u32>(slot + entryOffset(r), actionWord(entryAt(t, i)), ACTION);
 }
@@ -141,7 +142,7 @@ export function find(t: Table, value: usize, mask: usize, lo: usize, hi: usize, 
   const x = load<u64>(key + from) & load<u64>(t.mask + from);
   let s = finish(round(seed(0), x)) & r.mask;
   while (true) {
-    const slot = r.at + (<usize>s << 4);
+    const slot = r.at + ((<usize>s) << 4);
     const held = load<u64>(slot, ENTRY_WORD);
     if (<u32>held == 0) return MISS;
     if (load<u64>(slot) == x) return heldHit(held);
@@ -160,7 +161,7 @@ export function lookupWide(t: Table, key: usize): Hit {
   if (r.words > 2) h = round(h, x2);
   let s = finish(h) & r.mask;
   while (true) {
-    const slot = r.at + (<usize>s << 5);
+    const slot = r.at + ((<usize>s) << 5);
     const held = load<u64>(slot, ENTRY_WIDE);
     if (<u32>held == 0) return MISS;
     if (load<u64>(slot) == x0 && load<u64>(slot, 8) == x1 && load<u64>(slot, 16) == x2) return heldHit(held);

@@ -15,7 +15,8 @@ import { compareBytes, equalMasked } from "../keys";
 import { Index } from "./interface";
 import { entryAt, fieldKind, fieldLen, fieldOffset, hiOf, indexAt, loOf, maskOf, Table, valueOf } from "../storage";
 
-@unmanaged class Sorted {
+@unmanaged
+class Sorted {
   sorted: usize;
   n: i32;
 }
@@ -25,14 +26,14 @@ export const RECORD_LEN: usize = offsetof<Sorted>();
   return changetype<Sorted>(indexAt(t));
 }
 @inline function sortedAt(r: Sorted, k: i32): i32 {
-  return load<i32>(r.sorted + (<usize>k << 2));
+  return load<i32>(r.sorted + ((<usize>k) << 2));
 }
 @inline function setSortedAt(r: Sorted, k: i32, i: i32): void {
-  store<i32>(r.sorted + (<usize>k << 2), i);
+  store<i32>(r.sorted + ((<usize>k) << 2), i);
 }
 
 export function make(t: Table): void {
-  recordOf(t).sorted = heap.alloc(<usize>t.allocated << 2);
+  recordOf(t).sorted = heap.alloc((<usize>t.allocated) << 2);
 }
 
 export function free(t: Table): void {
@@ -42,8 +43,8 @@ export function free(t: Table): void {
 /** The table grew: room in the list for every entry. */
 export function grown(t: Table): void {
   const r = recordOf(t);
-  const sorted = heap.alloc(<usize>t.allocated << 2);
-  memory.copy(sorted, r.sorted, <usize>r.n << 2);
+  const sorted = heap.alloc((<usize>t.allocated) << 2);
+  memory.copy(sorted, r.sorted, (<usize>r.n) << 2);
   heap.free(r.sorted);
   r.sorted = sorted;
 }
@@ -127,7 +128,8 @@ export function lookup(t: Table, key: usize): Hit {
   for (let k = 0; k < r.n; k++) {
     const i = sortedAt(r, k);
     const e = entryAt(t, i);
-    if (equalMasked(key, maskOf(t, e), valueOf(t, e), t.words) && inRanges(t, key, loOf(t, e), hiOf(t, e))) return hit(i, 0);
+    if (equalMasked(key, maskOf(t, e), valueOf(t, e), t.words) && inRanges(t, key, loOf(t, e), hiOf(t, e)))
+      return hit(i, 0);
   }
   return hit(-1, 0);
 }

@@ -14,7 +14,8 @@
 
 import { Table } from "../storage";
 
-@unmanaged export class Slots {
+@unmanaged
+export class Slots {
   /** Slot 0: 32-byte aligned within `block`, so that no slot straddles two cache lines. */
   at: usize;
   block: usize;
@@ -42,7 +43,7 @@ export function tooFew(s: Slots, entries: i32): bool {
 export function make(s: Slots, entries: i32, shift: u32): void {
   free(s);
   const n = slotsFor(entries);
-  const bytes = <usize>n << shift;
+  const bytes = (<usize>n) << shift;
   s.block = heap.alloc(bytes + 32);
   s.at = (s.block + 31) & ~(<usize>31);
   s.mask = n - 1;
@@ -57,7 +58,7 @@ export function free(s: Slots): void {
 }
 
 @inline export function slotAt(s: Slots, i: u32): usize {
-  return s.at + (<usize>i << s.shift);
+  return s.at + ((<usize>i) << s.shift);
 }
 
 /** The first empty slot from `home` on (there is one: at most half are full). */
@@ -79,7 +80,7 @@ export function slotOf(s: Slots, home: u32, entryOffset: usize, e: i32): u32 {
  * are pulled back over the hole when that keeps them reachable from their home.
  */
 export function shiftBack(t: Table, s: Slots, i: u32, entryOffset: usize, home: Home): void {
-  const size = <usize>1 << s.shift;
+  const size = (<usize>1) << s.shift;
   let hole = i;
   let j = (i + 1) & s.mask;
   while (true) {

@@ -106,7 +106,7 @@ export function find(t: Table, value: usize, mask: usize, lo: usize, hi: usize, 
   const h = hashMasked(key, mask, t.words, g);
   let s = h & r.mask;
   while (true) {
-    const slot = r.at + (<usize>s << SLOT_SHIFT); // slotAt, with the shift a constant
+    const slot = r.at + ((<usize>s) << SLOT_SHIFT); // slotAt, with the shift a constant
     const occupant = load<u32>(slot);
     if (occupant == 0) return best;
     if (load<u32>(slot, SLOT_HASH) == h) {
@@ -144,6 +144,28 @@ export function lookupFirst(t: Table, key: usize): Hit {
 }
 
 /** Ternary and optional tables: the best entry wins. */
-export const best = new Index(RECORD_LEN, make, groups.free, grown, place, unplace, actionSet, find, lookupBest, probeDistance);
+export const best = new Index(
+  RECORD_LEN,
+  make,
+  groups.free,
+  grown,
+  place,
+  unplace,
+  actionSet,
+  find,
+  lookupBest,
+  probeDistance,
+);
 /** Exact and LPM tables: a group holds one entry per masked key, so the first wins. */
-export const first = new Index(RECORD_LEN, make, groups.free, grown, place, unplace, actionSet, find, lookupFirst, probeDistance);
+export const first = new Index(
+  RECORD_LEN,
+  make,
+  groups.free,
+  grown,
+  place,
+  unplace,
+  actionSet,
+  find,
+  lookupFirst,
+  probeDistance,
+);

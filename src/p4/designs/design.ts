@@ -4,7 +4,8 @@
 
 import { type DesignDef, designNamed } from "../../wire/designs.js";
 
-/** Headers that go together: a design's header is one or more groups; a group may serve several designs (IPv4 leads gre and vxlan). */
+/** Headers that go together: a design's header is one or more groups; a group may serve several designs (IPv4 leads gre
+ * and vxlan). */
 export interface HeaderGroup {
   /** Its `header … { … }` declarations. */
   readonly types: readonly string[];
@@ -29,7 +30,8 @@ export interface DesignP4 {
   readonly keys: readonly string[];
   /** Statements putting its header in front of a payload of `payload_len` bytes from a send row's `k`. */
   readonly push: readonly string[];
-  /** The packet's length in bytes as the header states it (bit<32>), when it does: bytes past it are not the packet's. */
+  /** The packet's length in bytes as the header states it (bit<32>), when it does: bytes past it are not the packet's.
+   * */
   readonly statedLen?: string;
   /** Statements taking one off the hop limit, or dropping the packet at 1 (forwarding with `ttl: decrement`). */
   readonly decrement?: readonly string[];
@@ -43,15 +45,25 @@ export function registered(name: string): DesignDef {
 }
 
 /** `k.<field> = hdr.<header>.<field>;` for fields named alike in the key struct and the header. */
-export const keysFrom = (header: string, fields: readonly string[]): string[] => fields.map((f) => `k.${f} = hdr.${header}.${f};`);
+export const keysFrom = (header: string, fields: readonly string[]): string[] =>
+  fields.map((f) => `k.${f} = hdr.${header}.${f};`);
 
 /** `hdr.<header>.<field> = k.<field>;` for fields a push copies from the send row. */
-export const fromKeys = (header: string, fields: readonly string[]): string[] => fields.map((f) => `hdr.${header}.${f} = k.${f};`);
+export const fromKeys = (header: string, fields: readonly string[]): string[] =>
+  fields.map((f) => `hdr.${header}.${f} = k.${f};`);
 
 /** A parser state taking one header (checked, when `check` is given) and accepting. */
 export function acceptState(state: string, header: string, check?: string): string[] {
-  return [`state ${state} {`, `    packet.extract(hdr.${header});`, ...(check !== undefined ? [`    verify(${check}, error.StrataBadHeader);`] : []), "    transition accept;", "}"];
+  return [
+    `state ${state} {`,
+    `    packet.extract(hdr.${header});`,
+    ...(check !== undefined ? [`    verify(${check}, error.StrataBadHeader);`] : []),
+    "    transition accept;",
+    "}",
+  ];
 }
 
 /** A hop limit in one field, taken off without more ado (no checksum covers it). */
-export const decrementField = (field: string): string[] => [`if (${field} <= 1) { drop_packet(DROP_TTL_EXPIRED); } else { ${field} = ${field} - 1; }`];
+export const decrementField = (field: string): string[] => [
+  `if (${field} <= 1) { drop_packet(DROP_TTL_EXPIRED); } else { ${field} = ${field} - 1; }`,
+];

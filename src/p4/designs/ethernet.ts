@@ -3,7 +3,10 @@
 import { acceptState, type DesignP4, fromKeys, type HeaderGroup, keysFrom, registered } from "./design.js";
 
 const ETHERNET: HeaderGroup = {
-  types: ["header ethernet_t { bit<48> dst; bit<48> src; bit<16> ether_type; }", "header vlan_t { bit<3> pcp; bit<1> dei; bit<12> vid; bit<16> ether_type; }"],
+  types: [
+    "header ethernet_t { bit<48> dst; bit<48> src; bit<16> ether_type; }",
+    "header vlan_t { bit<3> pcp; bit<1> dei; bit<12> vid; bit<16> ether_type; }",
+  ],
   instances: [
     { type: "ethernet_t", name: "ethernet" },
     { type: "vlan_t", name: "vlan0" },
@@ -45,11 +48,14 @@ export const ethernet: DesignP4 = {
     "if (k.ivid != 0) {",
     "    // double-tagged: a service tag outside, the customer tag inside (802.1ad)",
     "    hdr.ethernet.ether_type = 0x88a8;",
-    "    hdr.vlan0.setValid(); hdr.vlan0.pcp = k.pcp; hdr.vlan0.dei = 0; hdr.vlan0.vid = k.vid; hdr.vlan0.ether_type = 0x8100;",
-    "    hdr.vlan1.setValid(); hdr.vlan1.pcp = 0; hdr.vlan1.dei = 0; hdr.vlan1.vid = k.ivid; hdr.vlan1.ether_type = k.type_;",
+    "    hdr.vlan0.setValid(); hdr.vlan0.pcp = k.pcp; hdr.vlan0.dei = 0; " +
+      "hdr.vlan0.vid = k.vid; hdr.vlan0.ether_type = 0x8100;",
+    "    hdr.vlan1.setValid(); hdr.vlan1.pcp = 0; hdr.vlan1.dei = 0; " +
+      "hdr.vlan1.vid = k.ivid; hdr.vlan1.ether_type = k.type_;",
     "} else if (k.vid != 0 || k.pcp != 0) {",
     "    hdr.ethernet.ether_type = 0x8100;",
-    "    hdr.vlan0.setValid(); hdr.vlan0.pcp = k.pcp; hdr.vlan0.dei = 0; hdr.vlan0.vid = k.vid; hdr.vlan0.ether_type = k.type_;",
+    "    hdr.vlan0.setValid(); hdr.vlan0.pcp = k.pcp; hdr.vlan0.dei = 0; " +
+      "hdr.vlan0.vid = k.vid; hdr.vlan0.ether_type = k.type_;",
     "} else {",
     "    hdr.ethernet.ether_type = k.type_;",
     "}",

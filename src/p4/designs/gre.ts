@@ -10,9 +10,11 @@ export const gre: DesignP4 = {
     IPV4,
     {
       types: [
-        "header gre_t { bit<1> c; bit<1> r; bit<1> k; bit<1> s; bit<1> ssr; bit<3> recur; bit<5> flags; bit<3> version; bit<16> protocol; }",
+        "header gre_t { bit<1> c; bit<1> r; bit<1> k; bit<1> s; bit<1> ssr; " +
+          "bit<3> recur; bit<5> flags; bit<3> version; bit<16> protocol; }",
         "header gre_word_t { bit<32> value; }",
-        "header cmd_t { bit<16> ether_type; bit<8> version; bit<8> length; bit<16> option_type; bit<16> sgt; }  // Cisco MetaData shim",
+        "header cmd_t { bit<16> ether_type; bit<8> version; bit<8> length; " +
+          "bit<16> option_type; bit<16> sgt; }  // Cisco MetaData shim",
       ],
       instances: [
         { type: "gre_t", name: "gre" },
@@ -29,11 +31,13 @@ export const gre: DesignP4 = {
     "state parse_gre {",
     "    packet.extract(hdr.gre);",
     "    // RFC 2784: version 0; routing, strict source route and recursion >= 4 are discarded",
-    "    verify(hdr.gre.version == 0 && hdr.gre.r == 0 && hdr.gre.ssr == 0 && hdr.gre.recur[2:2] == 0, error.StrataBadHeader);",
+    "    verify(hdr.gre.version == 0 && hdr.gre.r == 0 && hdr.gre.ssr == 0 " +
+      "&& hdr.gre.recur[2:2] == 0, error.StrataBadHeader);",
     "    transition select(hdr.gre.c) { 1: parse_gre_checksum; default: parse_gre_key_present; }",
     "}",
     "state parse_gre_checksum { packet.extract(hdr.gre_checksum); transition parse_gre_key_present; }",
-    "state parse_gre_key_present { transition select(hdr.gre.k) { 1: parse_gre_key; default: parse_gre_seq_present; } }",
+    "state parse_gre_key_present { transition select(hdr.gre.k) { 1: " +
+      "parse_gre_key; default: parse_gre_seq_present; } }",
     "state parse_gre_key { packet.extract(hdr.gre_key); transition parse_gre_seq_present; }",
     "state parse_gre_seq_present { transition select(hdr.gre.s) { 1: parse_gre_seq; default: parse_gre_shim; } }",
     "state parse_gre_seq { packet.extract(hdr.gre_seq); transition parse_gre_shim; }",
@@ -53,7 +57,9 @@ export const gre: DesignP4 = {
     "if (k.keyed == 1) { key_len = 4; }",
     ...pushIpv4("47", "24 + key_len"),
     "hdr.gre.setValid();",
-    "hdr.gre.c = 0; hdr.gre.r = 0; hdr.gre.k = k.keyed; hdr.gre.s = 0; hdr.gre.ssr = 0; hdr.gre.recur = 0; hdr.gre.flags = 0; hdr.gre.version = 0;",
+    "hdr.gre.c = 0; hdr.gre.r = 0; hdr.gre.k = k.keyed; hdr.gre.s = 0; " +
+      "hdr.gre.ssr = 0; hdr.gre.recur = 0; hdr.gre.flags = 0; hdr.gre.version " +
+      "= 0;",
     "hdr.gre.protocol = k.type_;",
     "if (k.keyed == 1) { hdr.gre_key.setValid(); hdr.gre_key.value = k.key_; }",
   ],

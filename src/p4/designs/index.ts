@@ -26,7 +26,8 @@ export const DEPARSE_ORDER: readonly DesignP4[] = [ethernet, mpls, cna, ipv6, ip
 /** A design's P4 (a programmer error if the registry has a design with no module). */
 export function p4Of(design: DesignDef): DesignP4 {
   const found = DESIGNS_P4.find((x) => x.design === design);
-  if (found === undefined) throw new Error(`no P4 for header design ${design.name}: add src/p4/designs/${design.name}.ts`);
+  if (found === undefined)
+    throw new Error(`no P4 for header design ${design.name}: add src/p4/designs/${design.name}.ts`);
   return found;
 }
 
@@ -39,7 +40,8 @@ function used(order: readonly HeaderGroup[], designs: readonly DesignDef[]): Hea
 }
 
 /** The header groups `designs` use, in declaration order (a shared group at its first design's place). */
-export const declaredGroups = (designs: readonly DesignDef[]): HeaderGroup[] => used(DESIGNS_P4.flatMap(groupsOf), designs);
+export const declaredGroups = (designs: readonly DesignDef[]): HeaderGroup[] =>
+  used(DESIGNS_P4.flatMap(groupsOf), designs);
 
 /** The header instances `designs` use, in the order headers_t holds and the deparser emits them. */
 export function headerInstances(designs: readonly DesignDef[]): HeaderGroup["instances"][number][] {
@@ -48,4 +50,5 @@ export function headerInstances(designs: readonly DesignDef[]): HeaderGroup["ins
 }
 
 /** The header instances a design's header is made of: what a pop takes off. */
-export const headerNames = (design: DesignDef): string[] => p4Of(design).header.flatMap((g) => g.instances.map((h) => h.name));
+export const headerNames = (design: DesignDef): string[] =>
+  p4Of(design).header.flatMap((g) => g.instances.map((h) => h.name));

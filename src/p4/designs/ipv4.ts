@@ -26,7 +26,9 @@ export const IPV4: HeaderGroup = {
 };
 
 const PORTS: HeaderGroup = {
-  types: ["header ports_t { bit<16> sport; bit<16> dport; }  // TCP/UDP/SCTP ports of a first fragment: payload, read only"],
+  types: [
+    "header ports_t { bit<16> sport; bit<16> dport; }  // TCP/UDP/SCTP ports of a first fragment: payload, read only",
+  ],
   instances: [{ type: "ports_t", name: "ports" }],
 };
 
@@ -69,14 +71,17 @@ export function pushIpv4(protocol: string, headerLen: string): string[] {
   ];
 }
 
-/** What every design led by an IPv4 header has from it: the length it states, and its TTL (incremental checksum, RFC 1624). */
+/** What every design led by an IPv4 header has from it: the length it states, and its TTL (incremental checksum, RFC
+ * 1624). */
 export const IPV4_LED: Pick<DesignP4, "statedLen" | "decrement"> = {
   statedLen: "(bit<32>) hdr.ipv4.total_len",
   decrement: [
     "if (hdr.ipv4.ttl <= 1) {",
     "    drop_packet(DROP_TTL_EXPIRED);",
     "} else {",
-    "    bit<32> sum = (bit<32>) ~hdr.ipv4.checksum + (bit<32>) ~(hdr.ipv4.ttl ++ hdr.ipv4.protocol) + (bit<32>) ((hdr.ipv4.ttl - 1) ++ hdr.ipv4.protocol);",
+    "    bit<32> sum = (bit<32>) ~hdr.ipv4.checksum + (bit<32>) " +
+      "~(hdr.ipv4.ttl ++ hdr.ipv4.protocol) + (bit<32>) ((hdr.ipv4.ttl - 1) " +
+      "++ hdr.ipv4.protocol);",
     "    sum = (sum & 0xffff) + (sum >> 16);",
     "    sum = (sum & 0xffff) + (sum >> 16);",
     "    hdr.ipv4.ttl = hdr.ipv4.ttl - 1;",
@@ -93,7 +98,8 @@ export const ipv4: DesignP4 = {
   states: [
     ...ipv4State("parse_ipv4", undefined, [
       "transition select(hdr.ipv4.frag_offset, hdr.ipv4.protocol) {",
-      "    (0, 6): parse_ports_room; (0, 17): parse_ports_room; (0, 132): parse_ports_room; (0, 136): parse_ports_room;",
+      "    (0, 6): parse_ports_room; (0, 17): parse_ports_room; (0, 132): " +
+        "parse_ports_room; (0, 136): parse_ports_room;",
       "    default: accept;",
       "}",
     ]),
@@ -103,7 +109,8 @@ export const ipv4: DesignP4 = {
     // header states (the rest is padding: src/model/interpreter.ts #receive). A packet too short for
     // them is forwarded with ports 0, as in strata, not dropped as a parser error.
     "state parse_ports_room {",
-    "    bit<32> room = standard_metadata.packet_length - meta.trail - (hdr.packet_out.isValid() ? PACKET_OUT_LEN : 0);",
+    "    bit<32> room = standard_metadata.packet_length - meta.trail - " +
+      "(hdr.packet_out.isValid() ? PACKET_OUT_LEN : 0);",
     "    bit<32> stated = (bit<32>) hdr.ipv4.total_len;",
     "    bit<32> have = meta.popped == 1 && stated < room ? stated : room;",
     "    transition select(have >= (bit<32>) hdr.ipv4.ihl * 4 + 4) { true: parse_ports; default: accept; }",

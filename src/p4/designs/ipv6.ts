@@ -6,7 +6,11 @@ export const ipv6: DesignP4 = {
   design: registered("ipv6"),
   header: [
     {
-      types: ["header ipv6_t { bit<4> version; bit<8> traffic_class; bit<20> flow; bit<16> payload_len; bit<8> next; bit<8> hlim; bit<128> src; bit<128> dst; }"],
+      types: [
+        "header ipv6_t { bit<4> version; bit<8> traffic_class; bit<20> flow; " +
+          "bit<16> payload_len; bit<8> next; bit<8> hlim; bit<128> src; bit<128> " +
+          "dst; }",
+      ],
       instances: [{ type: "ipv6_t", name: "ipv6" }],
     },
   ],

@@ -9,7 +9,10 @@ export const vxlan: DesignP4 = {
   header: [
     IPV4,
     {
-      types: ["header udp_t { bit<16> sport; bit<16> dport; bit<16> len; bit<16> checksum; }", "header vxlan_t { bit<8> flags; bit<24> reserved; bit<24> vni; bit<8> reserved2; }"],
+      types: [
+        "header udp_t { bit<16> sport; bit<16> dport; bit<16> len; bit<16> checksum; }",
+        "header vxlan_t { bit<8> flags; bit<24> reserved; bit<24> vni; bit<8> reserved2; }",
+      ],
       instances: [
         { type: "udp_t", name: "udp" },
         { type: "vxlan_t", name: "vxlan" },

@@ -31,36 +31,56 @@ export interface Observation {
 
 export type Seen = Observation | { readonly skip: string };
 
-const empty = (): Observation => ({ links: new Set(), delivered: new Set(), drops: new Set(), loop: false, rows: new Set() });
+const empty = (): Observation => ({
+  links: new Set(),
+  delivered: new Set(),
+  drops: new Set(),
+  loop: false,
+  rows: new Set(),
+});
 
 /** Reasons the analysis does not model: lengths, buffers and copy limits. */
 const UNMODELLED = new Set(["too-long", "replication-limit", "no-buffer"]);
 
-/** Runs the packets through the wasm data plane with tracing, one observation a packet (or why it is not comparable). */
-export function emulate(c: CompiledSpec, injections: readonly Injection[], inputs: readonly RefInput[], hopLimit: number): Seen[] | undefined {
+/** Runs the packets through the wasm data plane with tracing, one observation a packet (or why it is not comparable).
+ * */
+export function emulate(
+  c: CompiledSpec,
+  injections: readonly Injection[],
+  inputs: readonly RefInput[],
+  hopLimit: number,
+): Seen[] | undefined {
   const seen = inputs.map(empty);
   const skip: (string | undefined)[] = inputs.map(() => undefined);
   const tables = new Map(c.tables.map((t) => [t.id, t]));
   const member = (i: number): string => c.members[i]?.qualified ?? "?";
   try {
-    runWasm(c, injections, inputs, 0, { hopLimit, copyLimit: 256, trace: true, traceEvents: 1 << 14, slots: 300 }, (e, entries) => {
-      const o = seen[e.packet];
-      if (o === undefined) return;
-      const kind = TRACE_KINDS[e.kind];
-      if (kind === "link") o.links.add(c.links[e.link]?.qualified ?? "?");
-      else if (kind === "deliver") o.delivered.add(member(e.member));
-      else if (kind === "drop") {
-        const reason = DROP_REASONS[e.reason] ?? "?";
-        if (UNMODELLED.has(reason)) skip[e.packet] = reason;
-        if (reason === "loop") (o as { loop: boolean }).loop = true;
-        else o.drops.add(`${member(e.member)} ${reason}`);
-      } else if (kind === "lookup" && e.row >= 0) {
-        const t = tables.get(e.arg);
-        const k = (entries.get(e.arg) ?? []).indexOf(e.row);
-        const row = t?.rows[k];
-        if (t !== undefined && row !== undefined && row.row >= 0) o.rows.add(`${member(e.member)} ${STAGES[e.stage]} ${row.row}`);
-      }
-    });
+    runWasm(
+      c,
+      injections,
+      inputs,
+      0,
+      { hopLimit, copyLimit: 256, trace: true, traceEvents: 1 << 14, slots: 300 },
+      (e, entries) => {
+        const o = seen[e.packet];
+        if (o === undefined) return;
+        const kind = TRACE_KINDS[e.kind];
+        if (kind === "link") o.links.add(c.links[e.link]?.qualified ?? "?");
+        else if (kind === "deliver") o.delivered.add(member(e.member));
+        else if (kind === "drop") {
+          const reason = DROP_REASONS[e.reason] ?? "?";
+          if (UNMODELLED.has(reason)) skip[e.packet] = reason;
+          if (reason === "loop") (o as { loop: boolean }).loop = true;
+          else o.drops.add(`${member(e.member)} ${reason}`);
+        } else if (kind === "lookup" && e.row >= 0) {
+          const t = tables.get(e.arg);
+          const k = (entries.get(e.arg) ?? []).indexOf(e.row);
+          const row = t?.rows[k];
+          if (t !== undefined && row !== undefined && row.row >= 0)
+            o.rows.add(`${member(e.member)} ${STAGES[e.stage]} ${row.row}`);
+        }
+      },
+    );
   } catch (err) {
     if (err instanceof Error && err.name === "InputError") return undefined;
     if ((err as { constructor?: { name?: string } })?.constructor?.name === "InputError") return undefined;
@@ -71,7 +91,11 @@ export function emulate(c: CompiledSpec, injections: readonly Injection[], input
 
 /** The start of an injection, as the analysis names it. */
 export function startOf(inj: Injection): Start {
-  return inj.kind === "link" ? { kind: "link", link: inj.link } : inj.kind === "self" ? { kind: "self", member: inj.member } : { kind: "session", member: inj.member, session: inj.session };
+  return inj.kind === "link"
+    ? { kind: "link", link: inj.link }
+    : inj.kind === "self"
+      ? { kind: "self", member: inj.member }
+      : { kind: "session", member: inj.member, session: inj.session };
 }
 
 /** The network whose header an injection's packet starts with (none: a session's payload). */
@@ -82,7 +106,8 @@ function spaceOf(a: Analysis, start: Start): HeaderSpace | undefined {
   return a.member(l.sender >= 0 ? l.sender : (l.receivers[0]?.member ?? 0)).space;
 }
 
-/** The class of a header read from `bytes` as `space`'s design, its length, and the bytes after it (trimmed to what the next design states). */
+/** The class of a header read from `bytes` as `space`'s design, its length, and the bytes after it (trimmed to what the
+ * next design states). */
 function classOf(space: HeaderSpace, bytes: Uint8Array): { atom: number; hops: bigint; len: number } | undefined {
   const parsed = headerDesign(space.design.name).parse(bytes);
   if (parsed === undefined) return undefined;
@@ -157,14 +182,21 @@ export function differ(wasm: Observation, analysis: Observation): string {
   for (const [name, w, x] of sets) {
     const onlyW = [...w].filter((v) => !x.has(v));
     const onlyX = [...x].filter((v) => !w.has(v));
-    if (onlyW.length + onlyX.length > 0) parts.push(`${name}: wasm only [${onlyW.join("; ")}], analysis only [${onlyX.join("; ")}]`);
+    if (onlyW.length + onlyX.length > 0)
+      parts.push(`${name}: wasm only [${onlyW.join("; ")}], analysis only [${onlyX.join("; ")}]`);
   }
   if (wasm.loop !== analysis.loop) parts.push(`loop: wasm ${wasm.loop}, analysis ${analysis.loop}`);
   return parts.join("\n");
 }
 
 /** A header of `space`'s design with these field values and hop value, in front of `inner`. */
-function buildHeader(space: HeaderSpace, fields: ReadonlyMap<string, bigint>, hop: number, inner: Uint8Array, innermost: boolean): Uint8Array {
+function buildHeader(
+  space: HeaderSpace,
+  fields: ReadonlyMap<string, bigint>,
+  hop: number,
+  inner: Uint8Array,
+  innermost: boolean,
+): Uint8Array {
   const d = space.design.name;
   const f = new Map(fields);
   if (space.hopField !== undefined) f.set(space.hopField.name, BigInt(hop));
@@ -173,7 +205,14 @@ function buildHeader(space: HeaderSpace, fields: ReadonlyMap<string, bigint>, ho
     const type = v("type");
     // Two tags when an inner VLAN is set, or the ethertype is itself a tag's TPID (a third tag is not read).
     const two = v("ivid") !== 0 || [TPID_CUSTOMER, TPID_SERVICE, 0x9100].includes(type);
-    const tags = two ? [{ tpid: TPID_SERVICE, vid: v("vid"), pcp: v("pcp") }, { tpid: TPID_CUSTOMER, vid: v("ivid") }] : v("vid") !== 0 || v("pcp") !== 0 ? [{ tpid: TPID_CUSTOMER, vid: v("vid"), pcp: v("pcp") }] : [];
+    const tags = two
+      ? [
+          { tpid: TPID_SERVICE, vid: v("vid"), pcp: v("pcp") },
+          { tpid: TPID_CUSTOMER, vid: v("ivid") },
+        ]
+      : v("vid") !== 0 || v("pcp") !== 0
+        ? [{ tpid: TPID_CUSTOMER, vid: v("vid"), pcp: v("pcp") }]
+        : [];
     return ethernetFrame({ dst: f.get("dst") ?? 0n, src: f.get("src") ?? 0n, tags, type, payload: inner });
   }
   let body = inner;
@@ -191,7 +230,12 @@ function buildHeader(space: HeaderSpace, fields: ReadonlyMap<string, bigint>, ho
  * A packet of the start's classes: each level's witness header, over a payload. Undefined when the
  * built packet is not in those classes (an IPv4 header's ports are its payload's first bytes).
  */
-export function packetOf(a: Analysis, inj: Injection, start: readonly (StartLevel | undefined)[], payload: Uint8Array = Uint8Array.of(0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8)): Uint8Array | undefined {
+export function packetOf(
+  a: Analysis,
+  inj: Injection,
+  start: readonly (StartLevel | undefined)[],
+  payload: Uint8Array = Uint8Array.of(0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8),
+): Uint8Array | undefined {
   const levels = [...start];
   let bytes: Uint8Array = payload;
   for (let k = levels.length - 1; k >= 0; k--) {

@@ -29,9 +29,10 @@ export const EXPORTING_FIXTURES = readdirSync(join(ROOT, "test/fixtures/specs"))
   });
 
 /** Every machine of every example and of every fixture that exports. */
-export const ALL_MACHINES: readonly { readonly spec: string; readonly ex: MachineExport }[] = [...EXAMPLE_SPECS, ...EXPORTING_FIXTURES].flatMap((spec) =>
-  exportSpec(spec).map((ex) => ({ spec, ex })),
-);
+export const ALL_MACHINES: readonly { readonly spec: string; readonly ex: MachineExport }[] = [
+  ...EXAMPLE_SPECS,
+  ...EXPORTING_FIXTURES,
+].flatMap((spec) => exportSpec(spec).map((ex) => ({ spec, ex })));
 
 /** A description's export, in memory; `spec` relative to the repository. */
 export function exportSpec(spec: string): MachineExport[] {
@@ -41,7 +42,12 @@ export function exportSpec(spec: string): MachineExport[] {
 const text = (x: string | Uint8Array): string => (typeof x === "string" ? x : Buffer.from(x).toString("utf8"));
 
 /** The files checkExport reads, parsed. */
-export function exportFiles(ex: MachineExport): { p4info: unknown; entries: unknown; entriesBin: Uint8Array; p4infoText: string } {
+export function exportFiles(ex: MachineExport): {
+  p4info: unknown;
+  entries: unknown;
+  entriesBin: Uint8Array;
+  p4infoText: string;
+} {
   return {
     p4info: JSON.parse(text(ex.files["p4info.json"])) as unknown,
     entries: JSON.parse(text(ex.files["entries.json"])) as unknown,
@@ -54,12 +60,19 @@ export function exportFiles(ex: MachineExport): { p4info: unknown; entries: unkn
 export function readBack(spec: string): DeviceExport[] {
   return exportSpec(spec).map((ex) => {
     const f = exportFiles(ex);
-    return { machine: ex.manifest.machine, p4info: strictJson(P4Info, f.p4info) as P4InfoJson, entries: strictJson(WriteRequest, f.entries) as WriteRequestJson };
+    return {
+      machine: ex.manifest.machine,
+      p4info: strictJson(P4Info, f.p4info) as P4InfoJson,
+      entries: strictJson(WriteRequest, f.entries) as WriteRequestJson,
+    };
   });
 }
 
 /** An example's --in arguments, with paths from the repository. */
 export function exampleInputs(spec: string): { endpoint: string; file: string }[] {
   const example = JSON.parse(readFileSync(join(ROOT, dirname(spec), "example.json"), "utf8")) as { inputs: string[] };
-  return example.inputs.map((i) => ({ endpoint: i.slice(0, i.indexOf("=")), file: join(ROOT, i.slice(i.indexOf("=") + 1)) }));
+  return example.inputs.map((i) => ({
+    endpoint: i.slice(0, i.indexOf("=")),
+    file: join(ROOT, i.slice(i.indexOf("=") + 1)),
+  }));
 }

@@ -49,7 +49,10 @@ export function checkExport(files: ExportFiles): string[] {
   const parsed = (name: string, type: protobuf.Type, json: unknown): boolean => {
     try {
       const canonical = strictJson(type, json);
-      if (JSON.stringify(canonical) !== JSON.stringify(json)) problems.push(`${name}: not in the canonical JSON mapping (defaults omitted, 64-bit integers as strings, enums by name, field order)`);
+      if (JSON.stringify(canonical) !== JSON.stringify(json))
+        problems.push(
+          `${name}: not in the canonical JSON mapping (defaults omitted, 64-bit integers as strings, enums by name, field order)`,
+        );
       return true;
     } catch (err) {
       problems.push(`${name}: ${(err as Error).message}`);
@@ -61,7 +64,8 @@ export function checkExport(files: ExportFiles): string[] {
   if (files.entriesBin !== undefined && entriesOk) {
     try {
       const decoded = protojson.toJson(WriteRequest, WriteRequest.decode(files.entriesBin));
-      if (JSON.stringify(decoded) !== JSON.stringify(files.entries)) problems.push("entries.bin: decodes to another message than entries.json");
+      if (JSON.stringify(decoded) !== JSON.stringify(files.entries))
+        problems.push("entries.bin: decodes to another message than entries.json");
     } catch (err) {
       problems.push(`entries.bin: ${(err as Error).message}`);
     }
@@ -69,7 +73,8 @@ export function checkExport(files: ExportFiles): string[] {
   if (files.p4infoText !== undefined && infoOk) {
     try {
       const fromText = protojson.toJson(P4Info, textformat.fromText(P4Info, files.p4infoText));
-      if (JSON.stringify(fromText) !== JSON.stringify(files.p4info)) problems.push("p4info.txtpb: another message than p4info.json");
+      if (JSON.stringify(fromText) !== JSON.stringify(files.p4info))
+        problems.push("p4info.txtpb: another message than p4info.json");
     } catch (err) {
       problems.push(`p4info.txtpb: ${(err as Error).message}`);
     }
@@ -86,7 +91,10 @@ function checkP4Info(info: Obj): string[] {
     for (const x of list) {
       const p = obj(obj(x).preamble);
       const id = num(p.id);
-      if (id >>> 24 !== ID_PREFIX[kind]) problems.push(`${String(p.name)}: id 0x${id.toString(16)} does not start with the ${kind} prefix 0x${ID_PREFIX[kind].toString(16)}`);
+      if (id >>> 24 !== ID_PREFIX[kind])
+        problems.push(
+          `${String(p.name)}: id 0x${id.toString(16)} does not start with the ${kind} prefix 0x${ID_PREFIX[kind].toString(16)}`,
+        );
       if ((id & 0xffffff) === 0) problems.push(`${String(p.name)}: id 0x${id.toString(16)} has no low bits`);
       if (seen.has(id)) problems.push(`${String(p.name)}: id 0x${id.toString(16)} is also ${seen.get(id) ?? ""}'s`);
       seen.set(id, String(p.name));
@@ -100,10 +108,15 @@ function checkP4Info(info: Obj): string[] {
   const tableIds = new Set(arr(info.tables).map((t) => num(obj(obj(t).preamble).id)));
   const counterIds = new Set(arr(info.directCounters).map((c) => num(obj(obj(c).preamble).id)));
   for (const c of arr(info.directCounters)) {
-    if (!tableIds.has(num(obj(c).directTableId))) problems.push(`direct counter ${String(obj(obj(c).preamble).name)}: table ${num(obj(c).directTableId)} does not exist`);
+    if (!tableIds.has(num(obj(c).directTableId)))
+      problems.push(
+        `direct counter ${String(obj(obj(c).preamble).name)}: table ${num(obj(c).directTableId)} does not exist`,
+      );
   }
   for (const t of arr(info.tables)) {
-    for (const r of arr(obj(t).directResourceIds)) if (!counterIds.has(num(r))) problems.push(`table ${String(obj(obj(t).preamble).name)}: direct resource ${num(r)} does not exist`);
+    for (const r of arr(obj(t).directResourceIds))
+      if (!counterIds.has(num(r)))
+        problems.push(`table ${String(obj(obj(t).preamble).name)}: direct resource ${num(r)} does not exist`);
   }
   const actions = new Set(arr(info.actions).map((a) => num(obj(obj(a).preamble).id)));
   const profiles = new Map(arr(info.actionProfiles).map((p) => [num(obj(obj(p).preamble).id), obj(p)]));
@@ -111,13 +124,21 @@ function checkP4Info(info: Obj): string[] {
     const name = String(obj(t.preamble).name);
     const fieldIds = arr(t.matchFields).map((f) => num(obj(f).id));
     if (new Set(fieldIds).size !== fieldIds.length) problems.push(`${name}: match field ids repeat`);
-    if (arr(t.matchFields).filter((f) => obj(f).matchType === "LPM").length > 1) problems.push(`${name}: more than one LPM field`);
+    if (arr(t.matchFields).filter((f) => obj(f).matchType === "LPM").length > 1)
+      problems.push(`${name}: more than one LPM field`);
     const refs = arr(t.actionRefs).map((r) => num(obj(r).id));
     for (const r of refs) if (!actions.has(r)) problems.push(`${name}: action ref ${r} names no action`);
-    if (t.constDefaultActionId !== undefined && !refs.includes(num(t.constDefaultActionId))) problems.push(`${name}: const default action is not one of its actions`);
+    if (t.constDefaultActionId !== undefined && !refs.includes(num(t.constDefaultActionId)))
+      problems.push(`${name}: const default action is not one of its actions`);
     if (t.implementationId !== undefined) {
       const p = profiles.get(num(t.implementationId));
-      if (p === undefined || !arr(p.tableIds).map(num).includes(num(obj(t.preamble).id))) problems.push(`${name}: implementation is not an action profile of this table`);
+      if (
+        p === undefined ||
+        !arr(p.tableIds)
+          .map(num)
+          .includes(num(obj(t.preamble).id))
+      )
+        problems.push(`${name}: implementation is not an action profile of this table`);
     }
   }
   return problems;
@@ -133,7 +154,10 @@ function checkEntries(info: Obj, req: Obj): string[] {
       return undefined;
     }
     const b = fromBase64(b64);
-    if (!isCanonical(b)) problems.push(`${where}: bytestring ${Buffer.from(b).toString("hex")} is not canonical (no leading zero bytes; 0 is one zero byte)`);
+    if (!isCanonical(b))
+      problems.push(
+        `${where}: bytestring ${Buffer.from(b).toString("hex")} is not canonical (no leading zero bytes; 0 is one zero byte)`,
+      );
     const v = valueOf(b);
     if (v > ones(bits)) problems.push(`${where}: value ${v} does not fit in ${bits} bits`);
     return v;
@@ -145,7 +169,8 @@ function checkEntries(info: Obj, req: Obj): string[] {
     if (!asDefault && ref.scope === "DEFAULT_ONLY") problems.push(`${where}: action ${id} is default-only`);
     const params = arr(obj(actions.get(id)).params).map(obj);
     const given = arr(a.params).map(obj);
-    if (given.length !== params.length) problems.push(`${where}: ${given.length} parameters for an action of ${params.length}`);
+    if (given.length !== params.length)
+      problems.push(`${where}: ${given.length} parameters for an action of ${params.length}`);
     for (const p of given) {
       const def = params.find((x) => num(x.id) === num(p.paramId));
       if (def === undefined) problems.push(`${where}: no parameter ${num(p.paramId)}`);
@@ -163,8 +188,12 @@ function checkEntries(info: Obj, req: Obj): string[] {
     const where = `update ${i}`;
     const te = entity.tableEntry === undefined ? undefined : obj(entity.tableEntry);
     const isDefault = te?.isDefaultAction === true;
-    if (update.type !== "INSERT" && !(update.type === "MODIFY" && isDefault)) problems.push(`${where}: ${String(update.type)} (strata writes INSERTs, and a MODIFY of a keyless table's default entry)`);
-    const pre = entity.packetReplicationEngineEntry === undefined ? undefined : obj(entity.packetReplicationEngineEntry);
+    if (update.type !== "INSERT" && !(update.type === "MODIFY" && isDefault))
+      problems.push(
+        `${where}: ${String(update.type)} (strata writes INSERTs, and a MODIFY of a keyless table's default entry)`,
+      );
+    const pre =
+      entity.packetReplicationEngineEntry === undefined ? undefined : obj(entity.packetReplicationEngineEntry);
     if (pre !== undefined) {
       const g = obj(pre.multicastGroupEntry ?? pre.cloneSessionEntry);
       const pairs = new Set<string>();
@@ -177,15 +206,21 @@ function checkEntries(info: Obj, req: Obj): string[] {
     }
     if (entity.actionProfileMember !== undefined) {
       const m = obj(entity.actionProfileMember);
-      const refs = [...tables.values()].filter((t) => num(t.implementationId) === num(m.actionProfileId)).flatMap((t) => arr(t.actionRefs).map(obj));
+      const refs = [...tables.values()]
+        .filter((t) => num(t.implementationId) === num(m.actionProfileId))
+        .flatMap((t) => arr(t.actionRefs).map(obj));
       checkAction(`${where} member`, obj(m.action), refs, false);
       profileMembers.add(`${num(m.actionProfileId)}:${num(m.memberId)}`);
     }
     if (entity.actionProfileGroup !== undefined) {
       const g = obj(entity.actionProfileGroup);
       for (const m of arr(g.members).map(obj)) {
-        if (!profileMembers.has(`${num(g.actionProfileId)}:${num(m.memberId)}`)) problems.push(`${where}: group member ${num(m.memberId)} was not written before`);
-        if (num(m.weight) < 1) problems.push(`${where}: group member ${num(m.memberId)} has weight 0 (P4Runtime: invalid where weights are allowed)`);
+        if (!profileMembers.has(`${num(g.actionProfileId)}:${num(m.memberId)}`))
+          problems.push(`${where}: group member ${num(m.memberId)} was not written before`);
+        if (num(m.weight) < 1)
+          problems.push(
+            `${where}: group member ${num(m.memberId)} has weight 0 (P4Runtime: invalid where weights are allowed)`,
+          );
       }
       profileGroups.add(`${num(g.actionProfileId)}:${num(g.groupId)}`);
     }
@@ -202,14 +237,21 @@ function checkEntries(info: Obj, req: Obj): string[] {
     } else if (fields.length === 0) {
       problems.push(`${where} ${name}: an INSERT into a keyless table`);
     }
-    const ternaryLike = fields.some((f) => f.matchType === "TERNARY" || f.matchType === "RANGE" || f.matchType === "OPTIONAL");
+    const ternaryLike = fields.some(
+      (f) => f.matchType === "TERNARY" || f.matchType === "RANGE" || f.matchType === "OPTIONAL",
+    );
     const priority = num(te.priority);
-    if (!isDefault && ternaryLike && priority <= 0) problems.push(`${where} ${name}: no priority in a table with a ternary, range or optional field`);
-    if (!ternaryLike && priority !== 0) problems.push(`${where} ${name}: a priority in a table of exact and LPM fields`);
+    if (!isDefault && ternaryLike && priority <= 0)
+      problems.push(`${where} ${name}: no priority in a table with a ternary, range or optional field`);
+    if (!ternaryLike && priority !== 0)
+      problems.push(`${where} ${name}: a priority in a table of exact and LPM fields`);
     if (ternaryLike && !isDefault) {
       // strata writes rows in their order, first match wins: the first row gets the largest priority.
       const last = lastPriority.get(num(te.tableId));
-      if (last !== undefined && priority >= last) problems.push(`${where} ${name}: priority ${priority} after ${last} (rows must be written in decreasing priority)`);
+      if (last !== undefined && priority >= last)
+        problems.push(
+          `${where} ${name}: priority ${priority} after ${last} (rows must be written in decreasing priority)`,
+        );
       lastPriority.set(num(te.tableId), priority);
     }
     const seenFields = new Set<number>();
@@ -239,26 +281,40 @@ function checkEntries(info: Obj, req: Obj): string[] {
       if (kind === "lpm") {
         const v = bytes(`${at} value`, x.value, bits) ?? 0n;
         const len = num(x.prefixLen);
-        if (len <= 0 || len > bits) problems.push(`${at}: prefix length ${len} (1..${bits}; "don't care" must be left out)`);
+        if (len <= 0 || len > bits)
+          problems.push(`${at}: prefix length ${len} (1..${bits}; "don't care" must be left out)`);
         else if ((v & ones(bits - len)) !== 0n) problems.push(`${at}: value bits after the prefix`);
       }
       if (kind === "range") {
         const lo = bytes(`${at} low`, x.low, bits) ?? 0n;
         const hi = bytes(`${at} high`, x.high, bits) ?? 0n;
         if (lo > hi) problems.push(`${at}: low ${lo} above high ${hi}`);
-        if (lo === 0n && hi === ones(bits)) problems.push(`${at}: a range of every value ("don't care" must be left out)`);
+        if (lo === 0n && hi === ones(bits))
+          problems.push(`${at}: a range of every value ("don't care" must be left out)`);
       }
     }
-    if (!isDefault) for (const f of fields) if (f.matchType === "EXACT" && !seenFields.has(num(f.id))) problems.push(`${where} ${name}: exact field ${String(f.name)} left out`);
+    if (!isDefault)
+      for (const f of fields)
+        if (f.matchType === "EXACT" && !seenFields.has(num(f.id)))
+          problems.push(`${where} ${name}: exact field ${String(f.name)} left out`);
     const action = obj(te.action);
     if (action.action !== undefined) {
-      if (t.implementationId !== undefined) problems.push(`${where} ${name}: a direct action in a table with an action profile`);
+      if (t.implementationId !== undefined)
+        problems.push(`${where} ${name}: a direct action in a table with an action profile`);
       checkAction(`${where} ${name}`, obj(action.action), refs, isDefault);
     } else if (action.actionProfileMemberId !== undefined || action.actionProfileGroupId !== undefined) {
       const profile = num(t.implementationId);
       if (profile === 0) problems.push(`${where} ${name}: a profile reference in a direct table`);
-      if (action.actionProfileMemberId !== undefined && !profileMembers.has(`${profile}:${num(action.actionProfileMemberId)}`)) problems.push(`${where} ${name}: member ${num(action.actionProfileMemberId)} not written before`);
-      if (action.actionProfileGroupId !== undefined && !profileGroups.has(`${profile}:${num(action.actionProfileGroupId)}`)) problems.push(`${where} ${name}: group ${num(action.actionProfileGroupId)} not written before`);
+      if (
+        action.actionProfileMemberId !== undefined &&
+        !profileMembers.has(`${profile}:${num(action.actionProfileMemberId)}`)
+      )
+        problems.push(`${where} ${name}: member ${num(action.actionProfileMemberId)} not written before`);
+      if (
+        action.actionProfileGroupId !== undefined &&
+        !profileGroups.has(`${profile}:${num(action.actionProfileGroupId)}`)
+      )
+        problems.push(`${where} ${name}: group ${num(action.actionProfileGroupId)} not written before`);
     } else {
       problems.push(`${where} ${name}: no action`);
     }

@@ -38,7 +38,8 @@ const push = <K, V>(m: Map<K, V[]>, k: K, v: V): void => {
 };
 
 export interface RunOptions {
-  /** Stop waiting once this many packets (links and deliveries: what strata had) are seen and the switches are quiet. */
+  /** Stop waiting once this many packets (links and deliveries: what strata had) are seen and the switches are quiet.
+   * */
   readonly expected: number;
   /** Quiet time after the expected packets, for any extra one (default 150 ms). */
   readonly settleMs?: number;
@@ -52,7 +53,13 @@ export interface RunOptions {
  * Runs `inputs` through one switch per machine (a Fleet), records every packet on a link and
  * every delivery, and stops when the switches have been quiet long enough.
  */
-export async function runOnBmv2(tools: P4Tools, compiled: CompiledSpec, exports: readonly MachineExport[], inputs: readonly Input[], options: RunOptions): Promise<Bmv2Run> {
+export async function runOnBmv2(
+  tools: P4Tools,
+  compiled: CompiledSpec,
+  exports: readonly MachineExport[],
+  inputs: readonly Input[],
+  options: RunOptions,
+): Promise<Bmv2Run> {
   const fleet = await Fleet.start(tools, compiled, exports);
   try {
     const links = new Map<string, Uint8Array[]>();
@@ -104,7 +111,8 @@ export const TARGET_LIMITS = {
 } as const;
 
 /** A test's title naming the target limits it allows. */
-export const allowing = (...limits: (keyof typeof TARGET_LIMITS)[]): string => `target limit: ${limits.map((l) => TARGET_LIMITS[l]).join(", ")}`;
+export const allowing = (...limits: (keyof typeof TARGET_LIMITS)[]): string =>
+  `target limit: ${limits.map((l) => TARGET_LIMITS[l]).join(", ")}`;
 
 /** How compare() loosens for a target limit (docs/p4-export.md), each asked for by name in a test. */
 export interface Limits {
@@ -122,10 +130,17 @@ export interface Limits {
  * Where the switches and strata part: for every observable capture and every member, the
  * packets only one side has (as hex), or nothing when both have the same packets.
  */
-export function compare(strata: Outputs, bmv2: Bmv2Run, observable: ReadonlySet<string>, limits: Limits = {}): Record<string, { strata: string[]; bmv2: string[] }> {
+export function compare(
+  strata: Outputs,
+  bmv2: Bmv2Run,
+  observable: ReadonlySet<string>,
+  limits: Limits = {},
+): Record<string, { strata: string[]; bmv2: string[] }> {
   const out: Record<string, { strata: string[]; bmv2: string[] }> = {};
   const side = (m: ReadonlyMap<string, readonly Uint8Array[]>, k: string): string[] => {
-    const all = (limits.sameReceiver?.find((g) => g.includes(k)) ?? [k]).flatMap((x) => (m.get(x) ?? []).map(hex)).sort();
+    const all = (limits.sameReceiver?.find((g) => g.includes(k)) ?? [k])
+      .flatMap((x) => (m.get(x) ?? []).map(hex))
+      .sort();
     return limits.cutShort === true ? [...new Set(all)] : all;
   };
   const differ = (what: string, a: string[], b: string[]): void => {
@@ -141,8 +156,10 @@ export function compare(strata: Outputs, bmv2: Bmv2Run, observable: ReadonlySet<
     const onlyA = [...left].flatMap(([x, n]) => Array.from({ length: n }, () => x));
     if (onlyA.length > 0 || (onlyB.length > 0 && limits.cutShort !== true)) out[what] = { strata: onlyA, bmv2: onlyB };
   };
-  for (const capture of [...observable].sort()) differ(`link ${capture}`, side(strata.links, capture), side(bmv2.links, capture));
-  for (const member of [...new Set([...strata.delivered.keys(), ...bmv2.delivered.keys()])].sort()) differ(`delivered ${member}`, side(strata.delivered, member), side(bmv2.delivered, member));
+  for (const capture of [...observable].sort())
+    differ(`link ${capture}`, side(strata.links, capture), side(bmv2.links, capture));
+  for (const member of [...new Set([...strata.delivered.keys(), ...bmv2.delivered.keys()])].sort())
+    differ(`delivered ${member}`, side(strata.delivered, member), side(bmv2.delivered, member));
   if (bmv2.unexpected.length > 0) out["ports no manifest names"] = { strata: [], bmv2: [...bmv2.unexpected] };
   if (bmv2.cliErrors.length > 0) out["simple_switch_CLI errors"] = { strata: [], bmv2: [...bmv2.cliErrors] };
   return out;

@@ -31,7 +31,8 @@ export function packetsOf(file: string): Uint8Array[] {
   const out: Uint8Array[] = [];
   try {
     for (const b of reader.batches()) {
-      for (let i = 0; i < b.count; i++) out.push(b.data.slice(b.offset[i] ?? 0, (b.offset[i] ?? 0) + (b.capLen[i] ?? 0)));
+      for (let i = 0; i < b.count; i++)
+        out.push(b.data.slice(b.offset[i] ?? 0, (b.offset[i] ?? 0) + (b.capLen[i] ?? 0)));
     }
   } finally {
     reader.close();
@@ -39,17 +40,23 @@ export function packetsOf(file: string): Uint8Array[] {
   return out;
 }
 
-/** The files' packets as strata injects them, each at its endpoint; throws when a capture holds a packet cut short by its snaplen (a switch gets whole packets). */
+/** The files' packets as strata injects them, each at its endpoint; throws when a capture holds a packet cut short by
+ * its snaplen (a switch gets whole packets). */
 export function readInputs(compiled: CompiledSpec, inputs: readonly { endpoint: string; file: string }[]): Input[] {
   const endpoints = inputs.map((i) => resolveEndpoint(compiled, i.endpoint));
-  const opened = openInputs(endpoints, inputs.map((i) => i.file), 256);
+  const opened = openInputs(
+    endpoints,
+    inputs.map((i) => i.file),
+    256,
+  );
   const out: Input[] = [];
   try {
     for (const b of opened.batches()) {
       for (let i = 0; i < b.count; i++) {
         const at = b.offset[i] ?? 0;
         const len = b.capLen[i] ?? 0;
-        if (len !== b.origLen[i]) throw new Error(`an input packet of ${len} bytes captured of ${b.origLen[i]}: a switch takes whole packets`);
+        if (len !== b.origLen[i])
+          throw new Error(`an input packet of ${len} bytes captured of ${b.origLen[i]}: a switch takes whole packets`);
         const endpoint = typeof b.endpoint === "number" ? b.endpoint : (b.endpoint[i] ?? 0);
         const injection = endpoints[endpoint];
         if (injection === undefined) throw new Error(`no endpoint ${endpoint}`);
@@ -63,11 +70,18 @@ export function readInputs(compiled: CompiledSpec, inputs: readonly { endpoint: 
 }
 
 /** `strata run SPEC --in … --out TMP`, its outputs read back. */
-export async function strataRun(spec: string, inputs: readonly { endpoint: string; file: string }[], extra: readonly string[] = []): Promise<StrataRun> {
+export async function strataRun(
+  spec: string,
+  inputs: readonly { endpoint: string; file: string }[],
+  extra: readonly string[] = [],
+): Promise<StrataRun> {
   const out = mkdtempSync(join(tmpdir(), "strata-vs-bmv2-"));
   try {
     const io = memoryIo();
-    const code = await main(["run", spec, ...inputs.flatMap((i) => ["--in", `${i.endpoint}=${i.file}`]), "--out", out, "--force", ...extra], io);
+    const code = await main(
+      ["run", spec, ...inputs.flatMap((i) => ["--in", `${i.endpoint}=${i.file}`]), "--out", out, "--force", ...extra],
+      io,
+    );
     if (code !== 0) throw new Error(`strata run exited ${code}: ${io.stderr.text}`);
     const read = (sub: string): Map<string, Uint8Array[]> => {
       const dir = join(out, sub);
@@ -75,7 +89,12 @@ export async function strataRun(spec: string, inputs: readonly { endpoint: strin
       return new Map(files.map((f) => [f.slice(0, -".pcap".length), packetsOf(join(dir, f))]));
     };
     const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as Summary;
-    return { links: read("links"), delivered: read("delivered"), drops: summary.drops as Record<string, number>, stderr: io.stderr.text };
+    return {
+      links: read("links"),
+      delivered: read("delivered"),
+      drops: summary.drops as Record<string, number>,
+      stderr: io.stderr.text,
+    };
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
@@ -92,7 +111,10 @@ export function strataRunOptions(hopLimit: number): WasmOptions {
  * with strata run's limits and buffers), for inputs made in a test rather than read
  * from captures.
  */
-export function strataOutputs(compiled: CompiledSpec, inputs: readonly Input[]): Outputs & { readonly cutShort: number } {
+export function strataOutputs(
+  compiled: CompiledSpec,
+  inputs: readonly Input[],
+): Outputs & { readonly cutShort: number } {
   const injections: Injection[] = [];
   const refInputs: RefInput[] = inputs.map((i, k) => {
     const same = injections.findIndex((j) => j === i.injection);
@@ -113,12 +135,17 @@ export function cutShortIn(drops: Readonly<Record<string, number>>): number {
   return STRATA_BOUNDS.reduce((n, reason) => n + (drops[reason] ?? 0), 0);
 }
 
-/** The same outputs from a data plane run in the tests (test/pipeline/helpers/wasm-run.ts); `cutShort` counts drops at strata's own bounds, `loops` those at the hop limit. */
-export function outputsOf(compiled: CompiledSpec, r: RefResult): Outputs & { readonly cutShort: number; readonly loops: number } {
+/** The same outputs from a data plane run in the tests (test/pipeline/helpers/wasm-run.ts); `cutShort` counts drops at
+ * strata's own bounds, `loops` those at the hop limit. */
+export function outputsOf(
+  compiled: CompiledSpec,
+  r: RefResult,
+): Outputs & { readonly cutShort: number; readonly loops: number } {
   const links = new Map<string, Uint8Array[]>();
   const delivered = new Map<string, Uint8Array[]>();
   for (const o of r.outputs) {
-    const key = o.kind === "link" ? (compiled.links[o.target]?.qualified ?? "?") : (compiled.members[o.target]?.qualified ?? "?");
+    const key =
+      o.kind === "link" ? (compiled.links[o.target]?.qualified ?? "?") : (compiled.members[o.target]?.qualified ?? "?");
     const m = o.kind === "link" ? links : delivered;
     const list = m.get(key);
     if (list === undefined) m.set(key, [o.bytes]);

@@ -50,14 +50,25 @@ const rowRecipe = fc.record({
 /** A member's tables, of up to `rows` rows each. */
 export function tablesRecipe(rows: number) {
   // "max": fast-check would otherwise keep arrays short whatever maxLength says.
-  const tableRecipe = fc.record({ kind: nat(7), shape: nat(7), field: nat(15), rows: fc.array(rowRecipe, { maxLength: rows, size: "max" }) });
-  const sendRecipe = fc.record({ session: nat(5), header: fc.array(fc.record({ field: nat(15), a: nat(63) }), { maxLength: 3 }) });
+  const tableRecipe = fc.record({
+    kind: nat(7),
+    shape: nat(7),
+    field: nat(15),
+    rows: fc.array(rowRecipe, { maxLength: rows, size: "max" }),
+  });
+  const sendRecipe = fc.record({
+    session: nat(5),
+    header: fc.array(fc.record({ field: nat(15), a: nat(63) }), { maxLength: 3 }),
+  });
   return fc.record({
     acquire: fc.option(tableRecipe, { freq: 6 }),
     forward: fc.option(tableRecipe, { freq: 6 }),
     receive: fc.option(tableRecipe, { freq: 3 }),
     // Mostly no transmit table (every out-link physical); sometimes one that leaves some out-links out.
-    transmit: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.array(fc.boolean(), { maxLength: 6 }) }),
+    transmit: fc.oneof(
+      { weight: 4, arbitrary: fc.constant(undefined) },
+      { weight: 1, arbitrary: fc.array(fc.boolean(), { maxLength: 6 }) },
+    ),
     send: fc.array(sendRecipe, { maxLength: 3 }),
   });
 }
@@ -65,7 +76,14 @@ export function tablesRecipe(rows: number) {
 /** Recipes for descriptions with tables of up to `rows` rows each. */
 function specRecipeOf(rows: number) {
   const memberRecipe = tablesRecipe(rows);
-  const linkRecipe = fc.record({ mode: nat(7), a: nat(7), b: nat(7), others: fc.array(nat(7), { maxLength: 3 }), back: fc.boolean(), capture: fc.nat({ max: 9 }).map((n) => n > 0) });
+  const linkRecipe = fc.record({
+    mode: nat(7),
+    a: nat(7),
+    b: nat(7),
+    others: fc.array(nat(7), { maxLength: 3 }),
+    back: fc.boolean(),
+    capture: fc.nat({ max: 9 }).map((n) => n > 0),
+  });
   const networkRecipe = fc.record({
     design: nat(5),
     identBase: nat(5),
@@ -88,16 +106,30 @@ const packetRecipe = fc.record({
   damage: nat(19),
   cut: nat(63),
   // The original length: as captured mostly; longer (a cut capture), rarely past what a 16-bit length field holds.
-  origExtra: fc.oneof({ weight: 16, arbitrary: fc.constant(0) }, { weight: 4, arbitrary: nat(2000) }, { weight: 1, arbitrary: fc.integer({ min: 65400, max: 70000 }) }),
+  origExtra: fc.oneof(
+    { weight: 16, arbitrary: fc.constant(0) },
+    { weight: 4, arbitrary: nat(2000) },
+    { weight: 1, arbitrary: fc.integer({ min: 65400, max: 70000 }) },
+  ),
   tsSec: fc.integer({ min: 0, max: 2_000_000_000 }),
   tsNsec: fc.integer({ min: 0, max: 999_999_999 }),
 });
-export const packetsRecipe = (minLength = 1, maxLength = 8): fc.Arbitrary<PacketRecipe[]> => fc.array(packetRecipe, { minLength, maxLength });
+export const packetsRecipe = (minLength = 1, maxLength = 8): fc.Arbitrary<PacketRecipe[]> =>
+  fc.array(packetRecipe, { minLength, maxLength });
 export type PacketRecipe = typeof packetRecipe extends fc.Arbitrary<infer T> ? T : never;
 
 // ── Designs, names and value pools ─────────────────────────────────────────
 
-const LINK_SHAPES = ["one-way", "one-way", "two-way", "two-way", "allcast", "allcast", "from-outside", "to-outside"] as const;
+const LINK_SHAPES = [
+  "one-way",
+  "one-way",
+  "two-way",
+  "two-way",
+  "allcast",
+  "allcast",
+  "from-outside",
+  "to-outside",
+] as const;
 
 export const DESIGN_CHOICES: readonly { readonly header: string; readonly ttl?: "decrement" }[] = [
   { header: "ethernet" },
@@ -117,14 +149,19 @@ export function design(name: string): DesignDef {
 /** Member i's name (address) in a design. */
 export function memberName(d: DesignDef, i: number): bigint {
   switch (d.name) {
-    case "ethernet": return 0x020000000001n + BigInt(i);
-    case "ipv4": return 0x0a000001n + BigInt(i);
-    case "ipv6": return 0x20010db8000000000000000000000001n + BigInt(i);
-    default: return BigInt(100 + i);
+    case "ethernet":
+      return 0x020000000001n + BigInt(i);
+    case "ipv4":
+      return 0x0a000001n + BigInt(i);
+    case "ipv6":
+      return 0x20010db8000000000000000000000001n + BigInt(i);
+    default:
+      return BigInt(100 + i);
   }
 }
 
-/** The members' names and `extra` addresses no member has: more distinct values, for big tables (the same `extra` for rows and packets). */
+/** The members' names and `extra` addresses no member has: more distinct values, for big tables (the same `extra` for
+ * rows and packets). */
 function withExtra(d: DesignDef, names: readonly bigint[], extra: number): readonly bigint[] {
   return [...names, ...Array.from({ length: extra }, (_, i) => memberName(d, 50 + i))];
 }
@@ -221,7 +258,14 @@ export function specText(recipe: SpecRecipe, extra = 0): string {
           const to = members.filter((m) => m !== s);
           port(s).outs.push(id(s));
           for (const r of to) port(r).ins.push(id(r));
-          links.push({ from: `${s}.${id(s)}`, to: to.map((r) => `${r}.${id(r)}`), mode: "allcast", group, name: `${group}-${s}`, ...capture });
+          links.push({
+            from: `${s}.${id(s)}`,
+            to: to.map((r) => `${r}.${id(r)}`),
+            mode: "allcast",
+            group,
+            name: `${group}-${s}`,
+            ...capture,
+          });
         }
       } else if (mode === "from-outside") {
         // From outside to one member, or (allcast) to several.
@@ -231,7 +275,12 @@ export function specText(recipe: SpecRecipe, extra = 0): string {
           port(r).ins.push(i);
           return `${r}.${i}`;
         });
-        links.push({ external: `x${li}`, to: l.back ? ids : ids[0], ...(l.back ? { mode: "allcast", group: `g${li}` } : {}), ...capture });
+        links.push({
+          external: `x${li}`,
+          to: l.back ? ids : ids[0],
+          ...(l.back ? { mode: "allcast", group: `g${li}` } : {}),
+          ...capture,
+        });
       } else {
         const ia = ident(a);
         const two = l.back;
@@ -287,21 +336,42 @@ export interface Extra {
   readonly externalLinks?: readonly string[];
 }
 
-export function memberTables(d: DesignDef, names: readonly bigint[], ports: Ports, r: MemberRecipe, extra: Extra = {}): Yaml {
+export function memberTables(
+  d: DesignDef,
+  names: readonly bigint[],
+  ports: Ports,
+  r: MemberRecipe,
+  extra: Extra = {},
+): Yaml {
   const t: Yaml = {};
   const outs = [...new Set(ports.outs)];
   const sharedOuts = extra.sharedOuts ?? [];
-  const table = (tr: TableRecipe | null, role: "acquire" | "forward" | "receive", planned: readonly PlannedRow[], action: (rr: RowRecipe, inLink: unknown) => Yaml): unknown => {
+  const table = (
+    tr: TableRecipe | null,
+    role: "acquire" | "forward" | "receive",
+    planned: readonly PlannedRow[],
+    action: (rr: RowRecipe, inLink: unknown) => Yaml,
+  ): unknown => {
     if (tr === null && planned.length === 0) return undefined;
-    const inLinks: (number | "self" | "shared")[] = [...ports.ins, "self", ...(role === "forward" && sharedOuts.length > 0 ? ["shared" as const] : [])];
+    const inLinks: (number | "self" | "shared")[] = [
+      ...ports.ins,
+      "self",
+      ...(role === "forward" && sharedOuts.length > 0 ? ["shared" as const] : []),
+    ];
     const seen = new Set<string>();
-    const key = (inLink: unknown, canon: readonly string[]): string => JSON.stringify([inLink ?? "", canon.filter((c) => c !== "").sort()]);
+    const key = (inLink: unknown, canon: readonly string[]): string =>
+      JSON.stringify([inLink ?? "", canon.filter((c) => c !== "").sort()]);
     const plan: Yaml[] = [];
     for (const p of planned) {
-      const same = key(p.in, [...p.match].map(([name, v]) => `${name}=${v}&${ones(fieldOf(d, name).bits)}`));
+      const same = key(
+        p.in,
+        [...p.match].map(([name, v]) => `${name}=${v}&${ones(fieldOf(d, name).bits)}`),
+      );
       if (seen.has(same)) continue;
       seen.add(same);
-      const match = Object.fromEntries([...p.match].map(([name, v]) => [name, valueText(fieldOf(d, name), v, Number(v % 3n))]));
+      const match = Object.fromEntries(
+        [...p.match].map(([name, v]) => [name, valueText(fieldOf(d, name), v, Number(v % 3n))]),
+      );
       plan.push({ ...(p.in === undefined ? {} : { in: p.in }), match, ...p.action });
     }
     const before: Yaml[] = [];
@@ -311,9 +381,15 @@ export function memberTables(d: DesignDef, names: readonly bigint[], ports: Port
     const first = tr?.rows[0];
     for (const rr of tr?.rows ?? []) {
       const patterns: PatternRecipe[] =
-        shape === "free" ? rr.patterns
-        : shape === "lpm" ? [rr.patterns[0] === undefined ? { field: tr?.field ?? 0, kind: 9, a: 0, b: 0, len: 0 } : { ...rr.patterns[0], field: tr?.field ?? 0, kind: 4 }]
-        : (first?.patterns ?? []).map((p, k) => ({ ...p, ...(rr.patterns[k] ?? {}), field: p.field, kind: 0 }));
+        shape === "free"
+          ? rr.patterns
+          : shape === "lpm"
+            ? [
+                rr.patterns[0] === undefined
+                  ? { field: tr?.field ?? 0, kind: 9, a: 0, b: 0, len: 0 }
+                  : { ...rr.patterns[0], field: tr?.field ?? 0, kind: 4 },
+              ]
+            : (first?.patterns ?? []).map((p, k) => ({ ...p, ...(rr.patterns[k] ?? {}), field: p.field, kind: 0 }));
       const inPick = role === "receive" ? null : shape === "free" ? rr.in : first?.in === null ? null : (rr.in ?? 0);
       const inLink = inPick === null ? undefined : at(inLinks, inPick);
       const match: Yaml = {};
@@ -329,7 +405,11 @@ export function memberTables(d: DesignDef, names: readonly bigint[], ports: Port
       if (seen.has(same)) continue;
       seen.add(same);
       // Around planned rows, a random row mostly comes after them: before, it may hide them.
-      (planned.length > 0 && rr.action < 12 ? after : before).push({ ...(inLink === undefined ? {} : { in: inLink }), match, ...action(rr, inLink) });
+      (planned.length > 0 && rr.action < 12 ? after : before).push({
+        ...(inLink === undefined ? {} : { in: inLink }),
+        match,
+        ...action(rr, inLink),
+      });
     }
     let rows = [...before, ...plan, ...after];
     if (role === "forward" && sharedOuts.length > 0) {
@@ -337,7 +417,9 @@ export function memberTables(d: DesignDef, names: readonly bigint[], ports: Port
       // a row for any in-link stands for one row per in-link, in place.
       const written = new Set<string>();
       rows = rows
-        .flatMap((y) => (y["in"] === undefined ? inLinks.filter((i) => i !== "shared").map((i) => ({ ...y, in: i })) : [y]))
+        .flatMap((y) =>
+          y["in"] === undefined ? inLinks.filter((i) => i !== "shared").map((i) => ({ ...y, in: i })) : [y],
+        )
         .filter((y) => {
           const k = JSON.stringify([y["in"], y["match"]]);
           if (written.has(k)) return false;
@@ -348,12 +430,20 @@ export function memberTables(d: DesignDef, names: readonly bigint[], ports: Port
     const texts = rows.flatMap((y) => Object.values((y["match"] ?? {}) as Yaml).map(String));
     const plain = texts.every((v) => !/\/|&&&|\.\./.test(v)); // exact values and wildcards only
     // Mostly the kind the compiler infers; sometimes a more general one it accepts, so every table implementation runs.
-    const kind = tr === null || tr.kind < 6 ? undefined : tr.kind === 7 || texts.some((v) => v.includes("..")) ? "range" : plain ? "optional" : "ternary";
+    const kind =
+      tr === null || tr.kind < 6
+        ? undefined
+        : tr.kind === 7 || texts.some((v) => v.includes(".."))
+          ? "range"
+          : plain
+            ? "optional"
+            : "ternary";
     return kind === undefined ? rows : { kind, rows };
   };
   const acquire = table(r.acquire, "acquire", extra.acquire ?? [], (rr, inLink) => {
     // do: shared (SharedAcquire) only on a row for a shared link the member receives on.
-    if (typeof inLink === "number" && extra.sharedIns?.includes(inLink) === true && rr.action % 5 === 0) return { do: "shared" };
+    if (typeof inLink === "number" && extra.sharedIns?.includes(inLink) === true && rr.action % 5 === 0)
+      return { do: "shared" };
     return { do: at(["forward", "forward", "receive", "both"], rr.action) };
   });
   const forward = table(r.forward, "forward", extra.forward ?? [], (rr, inLink) => {
@@ -361,15 +451,26 @@ export function memberTables(d: DesignDef, names: readonly bigint[], ports: Port
     // What the overlay hands over (in: shared) may only leave on a shared link.
     const choices = inLink === "shared" ? sharedOuts : outs;
     const picked = [...new Set(rr.outs.map((o) => (choices.length === 0 ? -1 : at(choices, o))))].filter((o) => o >= 0);
-    return { out: rr.action % 8 === 0 || picked.length === 0 ? "drop" : picked.length === 1 && rr.action % 2 === 0 ? picked[0] : picked };
+    return {
+      out:
+        rr.action % 8 === 0 || picked.length === 0
+          ? "drop"
+          : picked.length === 1 && rr.action % 2 === 0
+            ? picked[0]
+            : picked,
+    };
   });
   const links = extra.externalLinks ?? [];
-  const receive = table(r.receive, "receive", extra.receive ?? [], (rr) => (links.length > 0 && rr.action % 2 === 1 ? { do: { link: at(links, rr.action >> 1) } } : { do: "deliver" }));
+  const receive = table(r.receive, "receive", extra.receive ?? [], (rr) =>
+    links.length > 0 && rr.action % 2 === 1 ? { do: { link: at(links, rr.action >> 1) } } : { do: "deliver" },
+  );
   if (acquire !== undefined) t["acquire"] = acquire;
   if (forward !== undefined) t["forward"] = forward;
   if (receive !== undefined) t["receive"] = receive;
   if (r.transmit !== undefined || extra.transmit !== undefined) {
-    t["transmit"] = outs.filter((_, i) => r.transmit?.[i] !== false).map((o) => extra.transmit?.get(o) ?? { out: o, via: "physical" });
+    t["transmit"] = outs
+      .filter((_, i) => r.transmit?.[i] !== false)
+      .map((o) => extra.transmit?.get(o) ?? { out: o, via: "physical" });
   }
   const sessions = new Set<number>((extra.send ?? []).map((y) => Number(y["session"])));
   const send: Yaml[] = [...(extra.send ?? [])];
@@ -414,20 +515,28 @@ function pattern(f: FieldDef, values: readonly bigint[], p: PatternRecipe): { te
   const text = (x: bigint): string => String(valueText(f, x, p.a + p.b));
   const masked = (value: bigint, mask: bigint): string => (mask === 0n ? "" : `${f.name}=${value & mask}&${mask}`);
   switch (p.kind) {
-    case 0: case 1: case 2: case 3:
+    case 0:
+    case 1:
+    case 2:
+    case 3:
       return { text: valueText(f, v, p.b), same: masked(v, all) };
-    case 4: case 5: {
+    case 4:
+    case 5: {
       const len = p.len % (f.bits + 1);
       const mask = prefixMask(f.bits, len);
       return { text: `${text(v & mask)}/${len}`, same: masked(v, mask) };
     }
-    case 6: case 7: {
+    case 6:
+    case 7: {
       const mask = at([all, prefixMask(f.bits, Math.ceil(f.bits / 2)), 0xffn & all, v ^ w, w], p.len);
       return { text: `${text(v & mask)} &&& ${text(mask)}`, same: masked(v, mask) };
     }
     case 8: {
       const [lo, hi] = v <= w ? [v, w] : [w, v];
-      return { text: `${text(lo)}..${text(hi)}`, same: lo === hi ? masked(lo, all) : lo === 0n && hi === all ? "" : `${f.name}=${lo}..${hi}` };
+      return {
+        text: `${text(lo)}..${text(hi)}`,
+        same: lo === hi ? masked(lo, all) : lo === 0n && hi === all ? "" : `${f.name}=${lo}..${hi}`,
+      };
     }
     default:
       return { text: "*", same: "" };
@@ -445,7 +554,9 @@ export interface ResolvedPackets {
 export function resolvePackets(compiled: CompiledSpec, recipes: readonly PacketRecipe[], extra = 0): ResolvedPackets {
   const injections: Injection[] = [];
   const endpoint = (inj: Injection): number => {
-    const i = injections.findIndex((j) => j.kind === inj.kind && j.member === inj.member && j.session === inj.session && j.link === inj.link);
+    const i = injections.findIndex(
+      (j) => j.kind === inj.kind && j.member === inj.member && j.session === inj.session && j.link === inj.link,
+    );
     return i >= 0 ? i : injections.push(inj) - 1;
   };
   const inputs = recipes.map((r): RefInput => {
@@ -458,9 +569,17 @@ export function resolvePackets(compiled: CompiledSpec, recipes: readonly PacketR
       network = l.network;
     } else {
       const m = at(compiled.members, r.endpoint.pick);
-      const sessions = (m.tables.send?.spec?.rows ?? []).flatMap((row) => (row.session === undefined ? [] : [row.session]));
-      const session = r.endpoint.session < 6 && sessions.length > 0 ? at(sessions, r.endpoint.session) : at(UNUSED_SESSIONS, r.endpoint.session);
-      inj = kind === "session" ? { kind, member: m.index, session, link: -1 } : { kind: "self", member: m.index, session: 0, link: -1 };
+      const sessions = (m.tables.send?.spec?.rows ?? []).flatMap((row) =>
+        row.session === undefined ? [] : [row.session],
+      );
+      const session =
+        r.endpoint.session < 6 && sessions.length > 0
+          ? at(sessions, r.endpoint.session)
+          : at(UNUSED_SESSIONS, r.endpoint.session);
+      inj =
+        kind === "session"
+          ? { kind, member: m.index, session, link: -1 }
+          : { kind: "self", member: m.index, session: 0, link: -1 };
       network = m.network;
     }
     const net = compiled.networks[network];
@@ -468,7 +587,15 @@ export function resolvePackets(compiled: CompiledSpec, recipes: readonly PacketR
     const names = withExtra(net.spec.design, namesAround(compiled, network), extra);
     // A session's packet is payload: the send table attaches the header.
     const receiver = inj.kind === "link" ? compiled.links[inj.link]?.receivers[0]?.member : undefined;
-    const bytes = inj.kind === "session" ? payload(r) : damaged(net.spec.design, names, r, () => stacked(compiled, network, receiver, r) ?? packet(net.spec.design, names, r));
+    const bytes =
+      inj.kind === "session"
+        ? payload(r)
+        : damaged(
+            net.spec.design,
+            names,
+            r,
+            () => stacked(compiled, network, receiver, r) ?? packet(net.spec.design, names, r),
+          );
     return { bytes, origLen: bytes.length + r.origExtra, tsSec: r.tsSec, tsNsec: r.tsNsec, endpoint: endpoint(inj) };
   });
   return { injections, inputs };
@@ -488,10 +615,12 @@ function namesAround(c: CompiledSpec, network: number): bigint[] {
   const nets = new Set([network]);
   const joins = [
     // A link between members of two networks is a bridging link.
-    ...c.links.map((l) => [l.sender, ...l.receivers.map((x) => x.member)].flatMap((m) => (m < 0 ? [] : [c.members[m]?.network ?? -1]))),
+    ...c.links.map((l) =>
+      [l.sender, ...l.receivers.map((x) => x.member)].flatMap((m) => (m < 0 ? [] : [c.members[m]?.network ?? -1])),
+    ),
     ...c.sharedPorts.map((p) => [c.members[p.member]?.network ?? -1, c.links[p.link]?.network ?? -1]),
   ];
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const ends of joins) {
       if (ends.some((n) => nets.has(n)) && ends.some((n) => !nets.has(n))) {
@@ -509,11 +638,21 @@ function namesAround(c: CompiledSpec, network: number): bigint[] {
  * at the member `aim` when it has such a row — or undefined when no row pops
  * into an overlay (or, one time in two, not to stack).
  */
-function stacked(c: CompiledSpec, network: number, aim: number | undefined, r: PacketRecipe, depth = 0): Uint8Array | undefined {
+function stacked(
+  c: CompiledSpec,
+  network: number,
+  aim: number | undefined,
+  r: PacketRecipe,
+  depth = 0,
+): Uint8Array | undefined {
   if ((r.shape >> (3 + depth)) % 2 === 1 || depth > 3) return undefined;
   const pops = c.members
     .filter((m) => m.network === network)
-    .flatMap((m) => (m.tables.receive?.spec?.rows ?? []).flatMap((row) => (row.action.kind === "link" ? [{ m, row, into: row.action.network }] : [])));
+    .flatMap((m) =>
+      (m.tables.receive?.spec?.rows ?? []).flatMap((row) =>
+        row.action.kind === "link" ? [{ m, row, into: row.action.network }] : [],
+      ),
+    );
   const aimed = pops.filter((p) => p.m.index === aim);
   const choices = aimed.length > 0 ? aimed : pops;
   if (choices.length === 0) return undefined;
@@ -524,20 +663,29 @@ function stacked(c: CompiledSpec, network: number, aim: number | undefined, r: P
   const d = net.spec.design;
   const turned = { ...r, picks: [...r.picks.slice(3), ...r.picks.slice(0, 3)] }; // other picks for the inner header
   const onMachine = c.members.find((m) => m.network === overlay.index && m.machine === pick.m.machine);
-  const inner = stacked(c, overlay.index, onMachine?.index, turned, depth + 1) ?? packet(overlay.spec.design, namesAround(c, overlay.index), turned);
+  const inner =
+    stacked(c, overlay.index, onMachine?.index, turned, depth + 1) ??
+    packet(overlay.spec.design, namesAround(c, overlay.index), turned);
   // The outer header: to the member that pops, with what its row matches.
   const fields = headerFields(d, namesAround(c, network), r);
   fields.set(d.dstField, pick.m.spec.nameValue);
   for (const [name, p] of pick.row.match) fields.set(name, p.kind === "range" ? p.lo : p.value);
-  // Sometimes padding after the inner packet, as Ethernet pads a short frame: an IPv4 or IPv6 overlay trims it by its stated length.
+  // Sometimes padding after the inner packet, as Ethernet pads a short frame: an IPv4 or IPv6 overlay trims it by its
+  // stated length.
   const padding = new Uint8Array(r.cut % 4 === 0 ? 1 + (r.cut % 17) : 0).fill(0xa5);
   return frame(d, fields, r, concat(inner, padding));
 }
 
-function damaged(d: DesignDef, names: readonly bigint[], r: PacketRecipe, make: () => Uint8Array = () => packet(d, names, r)): Uint8Array {
+function damaged(
+  d: DesignDef,
+  names: readonly bigint[],
+  r: PacketRecipe,
+  make: () => Uint8Array = () => packet(d, names, r),
+): Uint8Array {
   const b = make();
   switch (r.damage) {
-    case 0: case 1: // cut short
+    case 0:
+    case 1: // cut short
       return b.slice(0, r.cut % (b.length + 1));
     case 2: // another version number (IP), or a header one byte short
       if (d.name === "ipv4" || d.name === "ipv6") {
@@ -546,14 +694,16 @@ function damaged(d: DesignDef, names: readonly bigint[], r: PacketRecipe, make: 
         return c;
       }
       return b.slice(0, d.name === "cna" ? 15 : 13);
-    case 3: { // IPv4: IHL or total length too small
+    case 3: {
+      // IPv4: IHL or total length too small
       if (d.name !== "ipv4") return b;
       const c = b.slice();
       if (r.cut % 2 === 0) c[0] = 0x40 | (r.cut % 5);
       else c[3] = r.cut % 20;
       return c;
     }
-    case 6: { // a wrong IPv4 checksum: not checked when parsing, and forwarding must keep it wrong
+    case 6: {
+      // a wrong IPv4 checksum: not checked when parsing, and forwarding must keep it wrong
       if (d.name !== "ipv4") return b;
       const c = b.slice();
       c[10] = (c[10] ?? 0) ^ (1 + (r.cut % 255));
@@ -584,7 +734,8 @@ function headerFields(d: DesignDef, names: readonly bigint[], r: PacketRecipe): 
   return new Map((order[d.name] ?? []).map((f, i) => [f, pick(f, i)]));
 }
 
-/** The design's header with these fields (the rest from the recipe's shape) in front of `body`, made by the test's own packet factories. */
+/** The design's header with these fields (the rest from the recipe's shape) in front of `body`, made by the test's own
+ * packet factories. */
 function frame(d: DesignDef, f: ReadonlyMap<string, bigint>, r: PacketRecipe, body: Uint8Array): Uint8Array {
   const v = (name: string): bigint => f.get(name) ?? 0n;
   switch (d.name) {
@@ -614,7 +765,15 @@ function frame(d: DesignDef, f: ReadonlyMap<string, bigint>, r: PacketRecipe, bo
         payload: body,
       });
     case "ipv6":
-      return ipv6Packet({ src: v("src"), dst: v("dst"), next: Number(v("next")), hlim: Number(v("hlim")), flow: Number(v("flow")), tc: r.shape, payload: body });
+      return ipv6Packet({
+        src: v("src"),
+        dst: v("dst"),
+        next: Number(v("next")),
+        hlim: Number(v("hlim")),
+        flow: Number(v("flow")),
+        tc: r.shape,
+        payload: body,
+      });
     default:
       return cnaPacket({ src: v("src"), dst: v("dst"), session: v("session"), overlay: v("overlay"), payload: body });
   }

@@ -1,7 +1,8 @@
 // Random composed descriptions for the differential tests (seed §5): networks
 // layered two or three deep, subducted (a shared link, with do: shared,
 // out: shared and in: shared rows) and bridged (links between networks of one
-// design, some implemented by sessions of an underlay at both ends). As in ./cases.ts, a case is a recipe of small numbers resolved by
+// design, some implemented by sessions of an underlay at both ends). As in ./cases.ts, a case is a recipe of small
+// numbers resolved by
 // plain functions, so that every recipe gives a description and fast-check can
 // shrink any part of it alone.
 //
@@ -15,9 +16,31 @@ import fc from "fast-check";
 import { stringify } from "yaml";
 import { formatValue } from "../../../src/description/notation.js";
 import type { DesignDef } from "../../../src/wire/designs.js";
-import { at, DESIGN_CHOICES, design, type Extra, memberName, type MemberRecipe, memberTables, nat, type PlannedRow, pool, type Ports, tablesRecipe, type Yaml } from "./cases.js";
+import {
+  at,
+  DESIGN_CHOICES,
+  design,
+  type Extra,
+  memberName,
+  type MemberRecipe,
+  memberTables,
+  nat,
+  type PlannedRow,
+  pool,
+  type Ports,
+  tablesRecipe,
+  type Yaml,
+} from "./cases.js";
 
-const linkPlan = fc.record({ a: nat(7), b: nat(7), mode: nat(3), under: nat(3), shared: fc.boolean(), other: nat(3), capture: nat(9) });
+const linkPlan = fc.record({
+  a: nat(7),
+  b: nat(7),
+  mode: nat(3),
+  under: nat(3),
+  shared: fc.boolean(),
+  other: nat(3),
+  capture: nat(9),
+});
 
 export const composedRecipe = fc.record({
   kind: fc.constantFrom("layered", "subducted", "bridged"),
@@ -112,7 +135,17 @@ class Net {
   plan(key: string): Planned {
     let p = this.plans.get(key);
     if (p === undefined) {
-      p = { acquire: [], forward: [], receive: [], transmit: new Map(), send: [], sharedIns: [], sharedOuts: [], overlayShared: false, externalLinks: [] };
+      p = {
+        acquire: [],
+        forward: [],
+        receive: [],
+        transmit: new Map(),
+        send: [],
+        sharedIns: [],
+        sharedOuts: [],
+        overlayShared: false,
+        externalLinks: [],
+      };
       this.plans.set(key, p);
     }
     return p;
@@ -159,7 +192,12 @@ export function composedText(r: ComposedRecipe): string {
     networks[net.name] = {
       header: net.choice.header,
       ...(net.choice.ttl !== undefined ? { ttl: net.choice.ttl } : {}),
-      members: Object.fromEntries(net.members.map((m) => [m.key, { name: net.text(m.name), ...(m.machine !== undefined ? { machine: m.machine } : {}) }])),
+      members: Object.fromEntries(
+        net.members.map((m) => [
+          m.key,
+          { name: net.text(m.name), ...(m.machine !== undefined ? { machine: m.machine } : {}) },
+        ]),
+      ),
       links: net.links,
       ...(net.nonlocal.length > 0 ? { nonlocal: net.nonlocal } : {}),
       tables,
@@ -194,7 +232,10 @@ function route(nets: readonly Net[], hops: readonly Hop[], gateways: ReadonlyMap
   const all = nets.flatMap((net) => net.members.map((m) => ({ net, m, q: `${net.name}.${m.key}` })));
   for (const { net, m, q } of all) {
     const p = net.plan(m.key);
-    p.acquire.push({ match: new Map([[net.design.dstField, m.name]]), action: { do: "receive" } }, { match: new Map(), action: { do: "forward" } });
+    p.acquire.push(
+      { match: new Map([[net.design.dstField, m.name]]), action: { do: "receive" } },
+      { match: new Map(), action: { do: "forward" } },
+    );
     // Breadth first from q: the first hop towards every member reached.
     const first = new Map<string, number>([[q, -1]]);
     const queue = [q];
@@ -208,17 +249,27 @@ function route(nets: readonly Net[], hops: readonly Hop[], gateways: ReadonlyMap
     }
     for (const { net: other, m: to, q: tq } of all) {
       const out = first.get(tq);
-      if (tq !== q && out !== undefined && out >= 0) p.forward.push({ match: new Map([[other.design.dstField, to.name]]), action: { out } });
+      if (tq !== q && out !== undefined && out >= 0)
+        p.forward.push({ match: new Map([[other.design.dstField, to.name]]), action: { out } });
     }
     for (const [name, gq] of gateways) {
       const out = first.get(gq);
-      if (gq !== q && out !== undefined && out >= 0) p.forward.push({ match: new Map([[net.design.dstField, name]]), action: { out } });
+      if (gq !== q && out !== undefined && out >= 0)
+        p.forward.push({ match: new Map([[net.design.dstField, name]]), action: { out } });
     }
   }
 }
 
 /** A link between two members of one network: declared, its identifiers taken, its hops noted. */
-function link(net: Net, a: Member, b: Member, twoWay: boolean, lp: LinkPlan, hops: Hop[], more: Yaml = {}): { ia: number; ib: number } {
+function link(
+  net: Net,
+  a: Member,
+  b: Member,
+  twoWay: boolean,
+  lp: LinkPlan,
+  hops: Hop[],
+  more: Yaml = {},
+): { ia: number; ib: number } {
   const ia = net.ident(a.key);
   const ib = net.ident(b.key);
   net.port(a.key).outs.push(ia);
@@ -229,7 +280,13 @@ function link(net: Net, a: Member, b: Member, twoWay: boolean, lp: LinkPlan, hop
     net.port(b.key).outs.push(ib);
     hops.push({ from: `${net.name}.${b.key}`, out: ib, to: `${net.name}.${a.key}` });
   }
-  net.links.push({ from: `${a.key}.${ia}`, to: `${b.key}.${ib}`, ...(twoWay ? { mode: "two-way" } : {}), ...capture(lp), ...more });
+  net.links.push({
+    from: `${a.key}.${ia}`,
+    to: `${b.key}.${ib}`,
+    ...(twoWay ? { mode: "two-way" } : {}),
+    ...capture(lp),
+    ...more,
+  });
   return { ia, ib };
 }
 
@@ -239,7 +296,9 @@ function link(net: Net, a: Member, b: Member, twoWay: boolean, lp: LinkPlan, hop
  * virtual link, implemented by a session of `under` between the members on their machines
  * (ExternalSession at s, ExternalLink at t's end); false when no tag is left to tell it apart.
  */
-function implementer(r: ComposedRecipe): (from: Net, s: Member, sOut: number, to: Net, t: Member, tIn: number, under: Net) => boolean {
+function implementer(
+  r: ComposedRecipe,
+): (from: Net, s: Member, sOut: number, to: Net, t: Member, tIn: number, under: Net) => boolean {
   /** Virtual links already implemented between two members of an underlay: a tag each. */
   const pairs = new Map<string, number>();
   const sessions = new Map<string, number>();
@@ -256,9 +315,17 @@ function implementer(r: ComposedRecipe): (from: Net, s: Member, sOut: number, to
     const tag = at(tags, n + (r.picks[3] ?? 0));
     const session = 10 + (sessions.get(`${under.name}:${us.key}`) ?? 0);
     sessions.set(`${under.name}:${us.key}`, session - 9);
-    under.plan(us.key).send.push({ session, header: { [under.design.dstField]: under.text(ut.name), [field]: Number(tag) } });
+    under
+      .plan(us.key)
+      .send.push({ session, header: { [under.design.dstField]: under.text(ut.name), [field]: Number(tag) } });
     from.plan(s.key).transmit.set(sOut, { out: sOut, via: { session: `${under.name}.${session}` } });
-    under.plan(ut.key).receive.push({ match: new Map([[under.design.srcField ?? under.design.dstField, us.name], [field, tag]]), action: { do: { link: `${to.name}.${tIn}` } } });
+    under.plan(ut.key).receive.push({
+      match: new Map([
+        [under.design.srcField ?? under.design.dstField, us.name],
+        [field, tag],
+      ]),
+      action: { do: { link: `${to.name}.${tIn}` } },
+    });
     return true;
   };
 }
@@ -267,11 +334,15 @@ function implementer(r: ComposedRecipe): (from: Net, s: Member, sOut: number, to
 
 function layered(r: ComposedRecipe): Built {
   const machines = Array.from({ length: r.machines }, (_, i) => `x${i}`);
-  const nets = Array.from({ length: r.levels }, (_, k) => new Net(`n${k}`, at(DESIGN_CHOICES, r.designs[k] ?? 0), at([1, 1, 0, 7, 300], r.picks[k] ?? 0)));
+  const nets = Array.from(
+    { length: r.levels },
+    (_, k) => new Net(`n${k}`, at(DESIGN_CHOICES, r.designs[k] ?? 0), at([1, 1, 0, 7, 300], r.picks[k] ?? 0)),
+  );
   nets.forEach((net, k) => {
     const bits = k === 0 ? -1 : (r.hosts[k] ?? 0);
     const on = machines.filter((_, i) => (bits >> i) & 1);
-    for (const x of on.length >= 2 ? on : machines.slice(0, 2)) net.add({ key: `m${x.slice(1)}`, name: memberName(net.design, Number(x.slice(1))), machine: x });
+    for (const x of on.length >= 2 ? on : machines.slice(0, 2))
+      net.add({ key: `m${x.slice(1)}`, name: memberName(net.design, Number(x.slice(1))), machine: x });
   });
   const implement = implementer(r);
 
@@ -290,7 +361,11 @@ function layered(r: ComposedRecipe): Built {
       const { ia, ib } = link(net, a, b, twoWay, lp, hops);
       if (k === 0) continue;
       // A virtual link, implemented by an underlay with members on both machines; or a physical one.
-      const unders = nets.slice(0, k).flatMap((u, j) => (u.onMachine(machineOf(a)) !== undefined && u.onMachine(machineOf(b)) !== undefined ? [j] : []));
+      const unders = nets
+        .slice(0, k)
+        .flatMap((u, j) =>
+          u.onMachine(machineOf(a)) !== undefined && u.onMachine(machineOf(b)) !== undefined ? [j] : [],
+        );
       if (lp.under === 0 || unders.length === 0) continue;
       const under = nets[at(unders, lp.under - 1)];
       if (under === undefined) continue;
@@ -307,7 +382,8 @@ function layered(r: ComposedRecipe): Built {
         const o = over.onMachine(machineOf(m));
         if (o !== undefined) p.externalLinks.push(...over.port(o.key).ins.map((i) => `${over.name}.${i}`));
       }
-      if (j === nets.length - 1 || ((r.picks[4] ?? 0) >> j) % 4 !== 0) p.receive.push({ match: new Map(), action: { do: "deliver" } });
+      if (j === nets.length - 1 || ((r.picks[4] ?? 0) >> j) % 4 !== 0)
+        p.receive.push({ match: new Map(), action: { do: "deliver" } });
     }
   });
   return { all: nets, names: (net) => net.members.map((m) => m.name) };
@@ -319,7 +395,10 @@ function subducted(r: ComposedRecipe): Built {
   const choice = at(DESIGN_CHOICES, r.designs[0] ?? 0);
   const d = design(choice.header);
   // Networks composed by subduction have one design; each keeps its own TTL setting.
-  const ttl = d.hopLimitField === undefined ? choice : { header: choice.header, ...((r.designs[1] ?? 0) % 2 === 1 ? { ttl: "decrement" as const } : {}) };
+  const ttl =
+    d.hopLimitField === undefined
+      ? choice
+      : { header: choice.header, ...((r.designs[1] ?? 0) % 2 === 1 ? { ttl: "decrement" as const } : {}) };
   const under = new Net("n0", choice);
   const over = new Net("n1", ttl, 100); // identifiers apart from the underlay's, which shared members use too
   for (let i = 0; i <= r.machines; i++) under.add({ key: `m${i}`, name: memberName(d, i), machine: `x${i}` });
@@ -329,18 +408,33 @@ function subducted(r: ComposedRecipe): Built {
   for (const m of sharing.length > 0 ? sharing : under.members.slice(0, 1)) over.add({ ...m });
   const own = 1 + ((r.hosts[1] ?? 0) % 2);
   for (let j = 0; j < own; j++) over.add({ key: `a${j}`, name: memberName(d, 40 + j), machine: `y${j}` });
-  const partner = (m: Member): Member | undefined => over.members.find((o) => o.machine === m.machine && o.name === m.name);
+  const partner = (m: Member): Member | undefined =>
+    over.members.find((o) => o.machine === m.machine && o.name === m.name);
 
   const underHops: Hop[] = [];
-  /** The end of a link plan where it is shared: the one end (of two) with an overlay partner, when the plan asks for sharing. */
+  /** The end of a link plan where it is shared: the one end (of two) with an overlay partner, when the plan asks for
+   * sharing. */
   const sharedEnd = (lp: LinkPlan): Member | undefined => {
     const [a, b] = ends(under.members, lp);
-    return lp.shared && (partner(a) !== undefined) !== (partner(b) !== undefined) ? (partner(a) !== undefined ? a : b) : undefined;
+    return lp.shared && (partner(a) !== undefined) !== (partner(b) !== undefined)
+      ? partner(a) !== undefined
+        ? a
+        : b
+      : undefined;
   };
-  // At least one shared link: two-way, from the first shared member to the last underlay member (which is never shared).
+  // At least one shared link: two-way, from the first shared member to the last underlay member (which is never
+  // shared).
   const plans = r.links[0] ?? [];
   const firstShared = under.members.findIndex((m) => partner(m) !== undefined);
-  const forced: LinkPlan = { a: firstShared, b: under.members.length - 1, mode: 1, under: 0, shared: true, other: 0, capture: 1 };
+  const forced: LinkPlan = {
+    a: firstShared,
+    b: under.members.length - 1,
+    mode: 1,
+    under: 0,
+    shared: true,
+    other: 0,
+    capture: 1,
+  };
   for (const lp of plans.some((x) => sharedEnd(x) !== undefined) ? plans : [forced, ...plans]) {
     const [a, b] = ends(under.members, lp);
     const twoWay = lp.mode !== 0;
@@ -366,8 +460,10 @@ function subducted(r: ComposedRecipe): Built {
     // The far end sends what is for the overlay back over the shared link (a middlebox), or returns everything.
     const f = under.plan(far.key);
     if (far === b ? twoWay : true) {
-      if (twoWay && (r.picks[1] ?? 0) % 3 === 0) f.forward.push({ in: farIdent, match: new Map(), action: { out: farIdent } });
-      for (const o of over.members) f.forward.push({ match: new Map([[d.dstField, o.name]]), action: { out: farIdent } });
+      if (twoWay && (r.picks[1] ?? 0) % 3 === 0)
+        f.forward.push({ in: farIdent, match: new Map(), action: { out: farIdent } });
+      for (const o of over.members)
+        f.forward.push({ match: new Map([[d.dstField, o.name]]), action: { out: farIdent } });
     }
   }
   const overHops: Hop[] = [];
@@ -388,21 +484,33 @@ function subducted(r: ComposedRecipe): Built {
         e.acquire.push({ in: ident, match: new Map([[d.dstField, o.name]]), action: { do: "shared" } });
       }
     }
-    // SharedForward: the overlay's member leaves packets for underlay names to the underlay's, which sends them on a shared link.
-    if (e.sharedOuts.length > 0) e.forward.push({ in: "shared", match: new Map(), action: { out: (r.picks[5] ?? 0) % 2 === 0 ? e.sharedOuts : [at(e.sharedOuts, r.picks[6] ?? 0)] } });
+    // SharedForward: the overlay's member leaves packets for underlay names to the underlay's, which sends them on a
+    // shared link.
+    if (e.sharedOuts.length > 0)
+      e.forward.push({
+        in: "shared",
+        match: new Map(),
+        action: { out: (r.picks[5] ?? 0) % 2 === 0 ? e.sharedOuts : [at(e.sharedOuts, r.picks[6] ?? 0)] },
+      });
     const q = over.plan(p.key);
     for (const [k, u] of under.members.entries()) {
       if (u === m || partner(u) !== undefined) continue;
       const direct = ((r.picks[7] ?? 0) >> k) % 2 === 1 && e.sharedOuts.length > 0;
-      q.forward.push({ match: new Map([[d.dstField, u.name]]), action: { out: direct ? at(e.sharedOuts, k) : "shared" } });
+      q.forward.push({
+        match: new Map([[d.dstField, u.name]]),
+        action: { out: direct ? at(e.sharedOuts, k) : "shared" },
+      });
     }
   }
   route([under], underHops);
   // The overlay reaches the underlay's names through its shared members, which hand packets down (SharedForward).
   const gateway = over.members.find((o) => (under.plans.get(o.key)?.sharedOuts.length ?? 0) > 0) ?? over.members[0];
-  const outside = under.members.filter((u) => partner(u) === undefined).map((u): [bigint, string] => [u.name, `${over.name}.${gateway?.key ?? ""}`]);
+  const outside = under.members
+    .filter((u) => partner(u) === undefined)
+    .map((u): [bigint, string] => [u.name, `${over.name}.${gateway?.key ?? ""}`]);
   route([over], overHops, new Map(outside));
-  for (const net of [under, over]) for (const m of net.members) net.plan(m.key).receive.push({ match: new Map(), action: { do: "deliver" } });
+  for (const net of [under, over])
+    for (const m of net.members) net.plan(m.key).receive.push({ match: new Map(), action: { do: "deliver" } });
   return { all: [under, over], names: () => [...under.members, ...over.members].map((m) => m.name) };
 }
 
@@ -417,12 +525,14 @@ function bridged(r: ComposedRecipe): Built {
   const choice = at(DESIGN_CHOICES, r.designs[0] ?? 0);
   const nets = Array.from({ length: r.levels }, (_, k) => new Net(`n${k}`, choice));
   nets.forEach((net, k) => {
-    // Names unique across the bridged set; keys m0, m1, … in every network (an end elsewhere is written network:member.id).
+    // Names unique across the bridged set; keys m0, m1, … in every network (an end elsewhere is written
+    // network:member.id).
     const count = 2 + ((r.hosts[k] ?? 0) % 3);
     for (let i = 0; i < count; i++) net.add({ key: `m${i}`, name: memberName(net.design, 16 * k + i) });
   });
   const under = new Net("u", at(DESIGN_CHOICES, r.designs[1] ?? 0));
-  for (let i = 0; i < Math.max(...nets.map((n) => n.members.length)); i++) under.add({ key: `m${i}`, name: memberName(under.design, i) });
+  for (let i = 0; i < Math.max(...nets.map((n) => n.members.length)); i++)
+    under.add({ key: `m${i}`, name: memberName(under.design, i) });
   const implement = implementer(r);
   const underHops: Hop[] = [];
   const hops: Hop[] = [];
@@ -434,7 +544,10 @@ function bridged(r: ComposedRecipe): Built {
         continue;
       }
       // A bridging link, declared here, to a member of another network of the set.
-      const far = at(nets.filter((n) => n !== net), lp.other);
+      const far = at(
+        nets.filter((n) => n !== net),
+        lp.other,
+      );
       const a = at(net.members, lp.a);
       const b = at(far.members, lp.b);
       const ia = net.ident(a.key);
@@ -444,11 +557,20 @@ function bridged(r: ComposedRecipe): Built {
       hops.push({ from: `${net.name}.${a.key}`, out: ia, to: `${far.name}.${b.key}` });
       if (lp.mode === 3) {
         // An allcast group with receivers in both networks: nonlocal, one name across the set.
-        const c = at(net.members.filter((m) => m !== a), lp.b);
+        const c = at(
+          net.members.filter((m) => m !== a),
+          lp.b,
+        );
         const ic = net.ident(c.key);
         net.port(c.key).ins.push(ic);
         hops.push({ from: `${net.name}.${a.key}`, out: ia, to: `${net.name}.${c.key}` });
-        net.links.push({ from: `${a.key}.${ia}`, to: [`${c.key}.${ic}`, `${far.name}:${b.key}.${ib}`], mode: "allcast", group: `g${k}${li}`, ...capture(lp) });
+        net.links.push({
+          from: `${a.key}.${ia}`,
+          to: [`${c.key}.${ic}`, `${far.name}:${b.key}.${ib}`],
+          mode: "allcast",
+          group: `g${k}${li}`,
+          ...capture(lp),
+        });
         net.nonlocal.push(`g${k}${li}`);
         continue;
       }
@@ -458,7 +580,12 @@ function bridged(r: ComposedRecipe): Built {
         far.port(b.key).outs.push(ib);
         hops.push({ from: `${far.name}.${b.key}`, out: ib, to: `${net.name}.${a.key}` });
       }
-      net.links.push({ from: `${a.key}.${ia}`, to: `${far.name}:${b.key}.${ib}`, ...(twoWay ? { mode: "two-way" } : {}), ...capture(lp) });
+      net.links.push({
+        from: `${a.key}.${ia}`,
+        to: `${far.name}:${b.key}.${ib}`,
+        ...(twoWay ? { mode: "two-way" } : {}),
+        ...capture(lp),
+      });
       // Implemented by a session of u between the two machines, over a link of u of its own.
       const [ua, ub] = [under.onMachine(machineOf(a)), under.onMachine(machineOf(b))];
       if (lp.under === 0 || ua === undefined || ub === undefined || ua === ub) continue;
@@ -470,7 +597,8 @@ function bridged(r: ComposedRecipe): Built {
   // Routes across the whole set: bridging makes one network of them (seed §5.1.3); and u's own.
   route(nets, hops);
   route([under], underHops);
-  for (const net of [...nets, under]) for (const m of net.members) net.plan(m.key).receive.push({ match: new Map(), action: { do: "deliver" } });
+  for (const net of [...nets, under])
+    for (const m of net.members) net.plan(m.key).receive.push({ match: new Map(), action: { do: "deliver" } });
   const all = under.links.length > 0 ? [...nets, under] : nets;
   return { all, names: (net) => (net === under ? under.members : nets.flatMap((n) => n.members)).map((m) => m.name) };
 }

@@ -33,11 +33,23 @@ export function run(spec: string, endpoint: string, packet: Uint8Array): Ran {
   const runner = new Runner(dp, { maxFanout: compiled.maxFanout });
   const out: Out[] = [];
   runner.run(
-    { data: packet, count: 1, offset: Uint32Array.of(0), capLen: Uint32Array.of(packet.length), origLen: Uint32Array.of(packet.length), tsSec: Float64Array.of(1), tsNsec: Uint32Array.of(0), endpoint: 0 },
+    {
+      data: packet,
+      count: 1,
+      offset: Uint32Array.of(0),
+      capLen: Uint32Array.of(packet.length),
+      origLen: Uint32Array.of(packet.length),
+      tsSec: Float64Array.of(1),
+      tsNsec: Uint32Array.of(0),
+      endpoint: 0,
+    },
     0,
     {
       packet(kind, target, data, start, len) {
-        const at = kind === "link" ? (compiled.links[target]?.qualified ?? "?") : `deliver:${compiled.members[target]?.qualified ?? "?"}`;
+        const at =
+          kind === "link"
+            ? (compiled.links[target]?.qualified ?? "?")
+            : `deliver:${compiled.members[target]?.qualified ?? "?"}`;
         out.push({ at, packet: data.slice(start, start + len) });
       },
     },
@@ -60,4 +72,5 @@ export function run(spec: string, endpoint: string, packet: Uint8Array): Ran {
 }
 
 /** Outputs as hex, for readable diffs. */
-export const hexOuts = (o: readonly Out[]): { at: string; packet: string }[] => o.map((x) => ({ at: x.at, packet: Buffer.from(x.packet).toString("hex") }));
+export const hexOuts = (o: readonly Out[]): { at: string; packet: string }[] =>
+  o.map((x) => ({ at: x.at, packet: Buffer.from(x.packet).toString("hex") }));

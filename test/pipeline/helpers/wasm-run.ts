@@ -14,7 +14,9 @@ import type { RefInput, RefOutput, RefResult } from "../../../src/model/interpre
  * With trace, `traceMask` traces input packet k when traceMask[k % its length] (--trace-packets).
  */
 export type WasmOptions = Pick<RunnerOptions, "hopLimit" | "copyLimit"> &
-  Partial<Pick<RunnerOptions, "slots" | "slotLen" | "outputBytes" | "batchPackets" | "batchBytes" | "trace" | "traceEvents">> & { readonly traceMask?: readonly boolean[] | undefined };
+  Partial<
+    Pick<RunnerOptions, "slots" | "slotLen" | "outputBytes" | "batchPackets" | "batchBytes" | "trace" | "traceEvents">
+  > & { readonly traceMask?: readonly boolean[] | undefined };
 
 /**
  * Installs `compiled` in a fresh data plane (throws the installer's InputError) and runs `inputs` as batches.
@@ -31,8 +33,11 @@ export function runWasm(
   const dp = DataPlane.load();
   const installed = install(dp, compiled, injections);
   const { traceMask, ...runnerOptions } = options;
-  const traced = inputs.map((_, k) => options.trace === true && (traceMask === undefined || traceMask[k % traceMask.length] === true));
-  const tracePackets = traceMask === undefined ? [] : traced.flatMap((t, k) => (t ? [[first + k, first + k] as const] : []));
+  const traced = inputs.map(
+    (_, k) => options.trace === true && (traceMask === undefined || traceMask[k % traceMask.length] === true),
+  );
+  const tracePackets =
+    traceMask === undefined ? [] : traced.flatMap((t, k) => (t ? [[first + k, first + k] as const] : []));
   const runner = new Runner(dp, {
     maxFanout: compiled.maxFanout,
     trace: false,
@@ -51,11 +56,22 @@ export function runWasm(
     event(e: TraceEvent): void {
       const k = e.packet - first;
       if (traced[k] !== true) throw new Error(`a trace event for packet ${e.packet}, which is not traced`);
-      if ((events[k] ?? 0) === 0 && TRACE_KINDS[e.kind] !== "inject") throw new Error(`packet ${e.packet}'s trace begins with ${TRACE_KINDS[e.kind]}`);
+      if ((events[k] ?? 0) === 0 && TRACE_KINDS[e.kind] !== "inject")
+        throw new Error(`packet ${e.packet}'s trace begins with ${TRACE_KINDS[e.kind]}`);
       events[k] = (events[k] ?? 0) + 1;
       onEvent?.(e, installed.entries);
     },
-    packet(kind: "link" | "deliver", target: number, data: Uint8Array, start: number, len: number, origLen: number, tsSec: number, tsNsec: number, packet: number): void {
+    packet(
+      kind: "link" | "deliver",
+      target: number,
+      data: Uint8Array,
+      start: number,
+      len: number,
+      origLen: number,
+      tsSec: number,
+      tsNsec: number,
+      packet: number,
+    ): void {
       outputs.push({ kind, target, bytes: data.slice(start, start + len), origLen, tsSec, tsNsec, packet });
     },
   };
@@ -75,7 +91,10 @@ export function runWasm(
   const hits = new Map<number, number[]>();
   for (const t of compiled.tables) {
     const byEntry = installed.tables.hits(t);
-    hits.set(t.id, (installed.entries.get(t.id) ?? []).map((e) => byEntry[e] ?? 0));
+    hits.set(
+      t.id,
+      (installed.entries.get(t.id) ?? []).map((e) => byEntry[e] ?? 0),
+    );
   }
   return {
     outputs,

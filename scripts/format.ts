@@ -1,0 +1,83 @@
+// `npm run format` formats every TypeScript file with prettier (.prettierrc.json: 120 columns);
+// `npm run format -- --check` (run by `npm test`) lists the files that are not formatted and exits 1;
+// it also counts the lines over 120 characters that prettier cannot break (a template with
+// substitutions, a regular expression), which `npm run format -- --lines` lists.
+//
+// AssemblyScript puts decorators where TypeScript allows none (`@inline export function`), so
+// prettier cannot parse assembly/ as it is: each such decorator is turned into a comment of its
+// own, formatted, and turned back.
+
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import * as prettier from "prettier";
+
+const ROOT = join(fileURLToPath(new URL(".", import.meta.url)), "..", "..");
+const FOLDERS = ["src", "assembly", "bench", "scripts", "test"];
+const SKIP = new Set(["node_modules", "dist", "build", "fixtures"]);
+const MAX_COLUMNS = 120;
+
+/** Every .ts file under the folders, in a stable order. */
+function tsFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .flatMap((e) => {
+      if (SKIP.has(e.name)) return [];
+      const path = join(dir, e.name);
+      if (e.isDirectory()) return tsFiles(path);
+      return e.name.endsWith(".ts") ? [path] : [];
+    });
+}
+
+// `@inline ` before a declaration TypeScript does not let decorators precede.
+const AS_DECORATOR =
+  /^([ \t]*)@(\w+(?:\([^)\n]*\))?)[ \t]+(?=(?:export[ \t]+)?(?:declare[ \t]+)?(?:function|const|let|var|namespace|enum)\b)/gm;
+const AS_DECORATOR_COMMENT = /\/\*@(\w+(?:\([^)\n]*\))?)@\*\/ /g;
+
+async function formatted(path: string, text: string): Promise<string> {
+  const options = { ...(await prettier.resolveConfig(path)), filepath: path };
+  if (!path.includes(`${ROOT}/assembly/`)) return prettier.format(text, options);
+  const hidden = text.replace(AS_DECORATOR, "$1/*@$2@*/ ");
+  return (await prettier.format(hidden, options)).replace(AS_DECORATOR_COMMENT, "@$1 ");
+}
+
+/** Lines longer than the limit, as `file:line: N characters`. */
+function longLines(path: string, text: string): string[] {
+  return text
+    .split("\n")
+    .flatMap((line, i) =>
+      line.length > MAX_COLUMNS ? [`${relative(ROOT, path)}:${i + 1}: ${line.length} characters`] : [],
+    );
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const check = argv.includes("--check") || argv.includes("--lines");
+  const unformatted: string[] = [];
+  const long: string[] = [];
+  for (const path of FOLDERS.flatMap((f) => tsFiles(join(ROOT, f)))) {
+    const text = readFileSync(path, "utf8");
+    if (text.startsWith("// GENERATED")) continue; // written by a generator, in its own layout
+    const out = await formatted(path, text);
+    if (out !== text) {
+      if (check) unformatted.push(relative(ROOT, path));
+      else writeFileSync(path, out);
+    }
+    long.push(...longLines(path, out));
+  }
+  for (const f of unformatted) console.error(`not formatted: ${f} (npm run format)`);
+  if (argv.includes("--lines")) for (const l of long) console.error(`${l}, over ${MAX_COLUMNS}`);
+  else if (long.length > 0) {
+    console.error(
+      `format: ${long.length} lines over ${MAX_COLUMNS} characters prettier cannot break (npm run format -- --lines)`,
+    );
+  }
+  return unformatted.length === 0 ? 0 : 1;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    console.error(`format: ${e instanceof Error ? e.message : String(e)}`);
+    process.exit(1);
+  },
+);

@@ -225,8 +225,8 @@ export function report(s: Summary, out: string): string {
 
 /** What a replay wrote into `out`, for the last line of a report. */
 export function outputsLine(s: Summary, out: string): string {
-  // The line users know says "captures" for the files; what strata writes is a recording everywhere else.
-  const files = (n: number): string => `${n} ${n === 1 ? "capture" : "captures"}`;
+  // What strata writes are recordings (its inputs are captures): pcap files either way.
+  const files = (n: number): string => `${n} ${n === 1 ? "recording" : "recordings"}`;
   const recorded = Object.keys(s.links).filter((k) => s.links[k]?.file !== null).length;
   return `outputs in ${out}: summary.json, links/ (${files(recorded)}), delivered/ (${files(Object.keys(s.delivered).length)})`;
 }

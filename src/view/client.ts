@@ -782,6 +782,7 @@ function propertyList(props: AnalysisData["properties"]): HTMLUListElement {
 /** Draws a path the analysis found, as a packet's is drawn, and lists its rows. */
 function showAnalysisPath(key: string, title: string, path: string, steps: readonly StepData[]): void {
   clearPath();
+  for (const e of analysisBox.querySelectorAll(".chosen")) e.classList.remove("chosen");
   const visited = markSteps(steps);
   const ol = el("ol", { class: "steps", "aria-label": `steps of ${title}` });
   steps.forEach((s, k) => ol.append(el("li", { "data-step": String(k), "data-kind": s.step }, `  ${s.text}`)));
@@ -825,14 +826,15 @@ function renderAnalysis(a: AnalysisData): void {
         if (route !== undefined) {
           td.classList.add("has-path");
           td.setAttribute("tabindex", "0");
-          td.addEventListener("click", () =>
+          td.addEventListener("click", () => {
             showAnalysisPath(
               `${c.name}:${i}.${j}`,
               `${memberLabel(m0)} → ${memberLabel(m1)}: ${route.header}`,
               route.path,
               route.steps,
-            ),
-          );
+            );
+            td.classList.add("chosen");
+          });
         }
         row.append(td);
       });
@@ -852,9 +854,10 @@ function renderAnalysis(a: AnalysisData): void {
       { "data-finding": String(k), tabindex: "0", class: f.kind === "loop" ? "loop" : "hole" },
       `${f.kind} in ${f.component}: ${f.header} → ${f.at}`,
     );
-    li.addEventListener("click", () =>
-      showAnalysisPath(`finding ${k}`, `${f.kind}: ${f.header} → ${f.at}`, f.path, f.steps),
-    );
+    li.addEventListener("click", () => {
+      showAnalysisPath(`finding ${k}`, `${f.kind}: ${f.header} → ${f.at}`, f.path, f.steps);
+      li.classList.add("chosen");
+    });
     list.append(li);
   });
   analysisBox.append(
@@ -862,6 +865,14 @@ function renderAnalysis(a: AnalysisData): void {
     list,
     analysisPath,
   );
+  // Keyboard: Tab to a cell or a finding, Enter draws its path.
+  analysisBox.addEventListener("keydown", (e) => {
+    const t = e.target instanceof HTMLElement ? e.target : null;
+    if ((e.key === "Enter" || e.key === " ") && t?.matches("td.has-path, #findings li") === true) {
+      e.preventDefault();
+      t.click();
+    }
+  });
   analysisBox.hidden = false;
 }
 

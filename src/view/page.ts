@@ -234,4 +234,6 @@ ul.properties { padding-left: 16px; }
 ul.properties li.fails { color: #a33; }
 .counterexample { color: #1b1f2a; font-family: "DejaVu Sans Mono", monospace; font-size: 11px; }
 #findings li { cursor: pointer; }
+#analysis h3 { font-size: 13px; margin: 12px 0 4px; }
+table.matrix td.chosen, #findings li.chosen { outline: 2px solid #c0392b; }
 `;

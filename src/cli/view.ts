@@ -45,7 +45,8 @@ export function registerView(program: Command, ctx: CommandContext): void {
     )
     .option(
       "--analysis",
-      "add strata analyze's report: per network the reachability matrix, the properties, loops and black holes with their paths",
+      "add strata analyze's report: per network the reachability matrix, the properties, " +
+        "loops and black holes with their paths",
     )
     .option("--out <page.html>", "write the page: one self-contained HTML file")
     .option(

@@ -13,6 +13,8 @@ import { Words } from "../analysis/words.js";
 import { memberNode } from "./graph.js";
 import type { AnalysisData, FindingData, RouteData, StepData } from "./page-data.js";
 
+/** Components up to this many members get a matrix on the page (n² cells); larger ones their reachable pair count. */
+export const MATRIX_MAX = 200;
 /** Components up to this many members get a path per reachable matrix cell (one walk from each member). */
 export const CELL_PATHS_MAX = 64;
 /** Links a cell's path may cross (strata analyze --hop-limit's default). */
@@ -41,7 +43,11 @@ export function analysisData(compiled: CompiledSpec): AnalysisData {
       kind: c.kind,
       name: c.name,
       members: c.members.map(memberNode),
-      classes: c.members.map((m0) => c.members.map((m1) => rel?.classesBetween(m0, m1) ?? 0)),
+      classes:
+        c.members.length > MATRIX_MAX
+          ? []
+          : c.members.map((m0) => c.members.map((m1) => rel?.classesBetween(m0, m1) ?? 0)),
+      reachable: { pairs: rel?.pairs.reached ?? 0, of: rel?.pairs.all ?? 0 },
       properties: rep.components[k]?.properties ?? [],
       routes,
     };

@@ -805,6 +805,19 @@ function renderAnalysis(a: AnalysisData): void {
     ),
   );
   a.components.forEach((c, k) => {
+    const heading = el(
+      "h3",
+      { "data-component": String(k) },
+      `${c.kind === "bridged" ? "bridged set" : c.kind} ${c.name}`,
+    );
+    const reach = el("p", { class: "count" }, `reachable: ${c.reachable.pairs} of ${c.reachable.of} member pairs`);
+    if (c.classes.length === 0) {
+      reach.append(
+        ` (${c.members.length} members: too many for a matrix here; strata analyze --from --to asks of a pair)`,
+      );
+      analysisBox.append(heading, propertyList(c.properties), reach);
+      return;
+    }
     const table = el("table", { class: "matrix", "data-component": c.name });
     const head = el("tr", {}, el("th", {}, "from \\ to"));
     for (const m of c.members) head.append(el("th", { scope: "col" }, memberLabel(m)));
@@ -840,11 +853,7 @@ function renderAnalysis(a: AnalysisData): void {
       });
       table.append(row);
     });
-    analysisBox.append(
-      el("h3", { "data-component": String(k) }, `${c.kind === "bridged" ? "bridged set" : c.kind} ${c.name}`),
-      propertyList(c.properties),
-      el("div", { class: "matrix-box" }, table),
-    );
+    analysisBox.append(heading, propertyList(c.properties), reach, el("div", { class: "matrix-box" }, table));
   });
   analysisBox.append(el("h3", {}, "the whole description"), propertyList(a.properties));
   const list = el("ol", { id: "findings", "aria-label": "loops and black holes" });

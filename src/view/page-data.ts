@@ -161,8 +161,11 @@ export interface AnalysisComponent {
   readonly name: string;
   /** Its members' node ids (data-node in the SVG), in the matrix's order. */
   readonly members: readonly string[];
-  /** Per origin, per member (both in `members`' order): how many header classes go from one to the other (0: none). */
+  /** Per origin, per member (both in `members`' order): how many header classes go from one to the other (0: none);
+   * empty for a component of more than 200 members. */
   readonly classes: readonly (readonly number[])[];
+  /** Pairs of distinct members some class joins, of all pairs (the matrix is left out above 200 members: n² cells). */
+  readonly reachable: { readonly pairs: number; readonly of: number };
   readonly properties: readonly PropertyData[];
   /** For a cell "ORIGIN.MEMBER" (indexes into `members`): one header class's path from the one to the other. Only for
    * components of up to 64 members. */

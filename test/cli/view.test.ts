@@ -332,6 +332,7 @@ describe("strata view --analysis: the page holds strata analyze's report", () =>
       expect(x.properties).toEqual(rep.components[k]?.properties);
       const reached = x.classes.flatMap((row, i) => row.filter((n, j) => i !== j && n > 0)).length;
       expect(reached).toBe(rep.components[k]?.reachable.pairs);
+      expect(x.reachable).toEqual({ pairs: rep.components[k]?.reachable.pairs, of: rep.components[k]?.reachable.of });
     }
     // Each pair of a network: reachable in the matrix exactly when --from/--to finds a header class that gets there.
     const nodes = pageDataOf(readFileSync(page, "utf8")).nodes;

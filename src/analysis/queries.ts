@@ -189,7 +189,8 @@ export function cheapFindings(a: Analysis): { readonly loops: Finding[]; readonl
   };
 }
 
-function holeAt(w: Words, member: number, table: string, port: unknown): string {
+/** Where a black hole is: "lan.sw: no forward row (in-link 1)". */
+export function holeAt(w: Words, member: number, table: string, port: unknown): string {
   return `${w.member(member)}: no ${table} row${port === undefined ? "" : ` (${table === "transmit" ? "out" : "in"}-link ${String(port)})`}`;
 }
 

@@ -111,6 +111,15 @@ export class ComponentRelation {
     return i !== undefined && j !== undefined && this.#has(i * this.#n + j);
   }
 
+  /** How many header classes go from `m0` to `m1` (member indices); a large component keeps one bit a pair: 1 or 0. */
+  classesBetween(m0: number, m1: number): number {
+    const i = this.#local.get(m0);
+    const j = this.#local.get(m1);
+    if (i === undefined || j === undefined) return 0;
+    const k = i * this.#n + j;
+    return this.#counts !== undefined ? (this.#counts[k] ?? 0) : this.#has(k) ? 1 : 0;
+  }
+
   /** The pairs of distinct members no class goes between (origins `skip` says to leave out aside): the first `max`, and
    * how many. */
   missingPairs(

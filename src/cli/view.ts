@@ -18,6 +18,7 @@ import { viewGraph } from "../view/graph.js";
 import { layOut } from "../view/layout.js";
 import { pageData, renderPage } from "../view/page.js";
 import { readRun } from "../view/run-data.js";
+import { analysisData } from "../view/analysis-data.js";
 import { type Counts, linkLabel, renderSvg, WRITTEN_BY } from "../view/svg.js";
 import { fileSize } from "./format.js";
 import type { CommandContext } from "./command.js";
@@ -26,6 +27,7 @@ interface ViewFlags {
   run?: string;
   out?: string;
   svg?: string;
+  analysis?: boolean;
   bytes: PacketRanges;
 }
 
@@ -40,6 +42,11 @@ export function registerView(program: Command, ctx: CommandContext): void {
     .option(
       "--run <dir>",
       "the output directory of `strata run`: counts, drops, and with --trace every packet's path and bytes",
+    )
+    .option(
+      "--analysis",
+      "add strata analyze's report: per network the reachability matrix, the properties, " +
+        "loops and black holes with their paths",
     )
     .option("--out <page.html>", "write the page: one self-contained HTML file")
     .option(
@@ -59,6 +66,11 @@ stand in one column; each network is a band, overlays above the networks they ar
 With --run, a link's width grows with the packets it carried, members show what they delivered
 and dropped, and, when the run wrote a trace, any packet's path can be drawn step by step, with
 its bytes at each hop for the packets --bytes names (default ${BYTES_DEFAULT}).
+
+With --analysis, the page adds strata analyze's report: per network (and per bridged or
+subduction composition) the reachability matrix member × member with the number of header
+classes that go, the properties holding or failing, and the loops and black holes; clicking one,
+or a cell of a matrix, draws its path on the drawing and lists its rows.
 
 Give --out, --svg or both. --svg draws what the page draws, without the page's script: link
 widths and member badges with --run, no packet browser.
@@ -117,7 +129,8 @@ async function view(specFile: string, flags: ViewFlags, ctx: CommandContext): Pr
   const what = `${graph.networks.length} networks, ${members} members, ${graph.links.length} links${run?.trace === undefined ? "" : `, ${run.trace.count.toLocaleString("en-US")} packets`}`;
   const drawn = counts === undefined ? {} : { counts };
   if (flags.out !== undefined) {
-    const page = renderPage(pageData(graph, run), renderSvg(graph, layout, drawn));
+    const analysis = flags.analysis === true ? analysisData(compiled) : undefined;
+    const page = renderPage(pageData(graph, run, analysis), renderSvg(graph, layout, drawn));
     writeOwn(flags.out, page);
     ctx.io.stdout.write(`wrote ${flags.out} (${fileSize(Buffer.byteLength(page))}): ${what}\n`);
   }

@@ -21,6 +21,8 @@ export interface PageData {
   /** By qualified name (data-link in the SVG). */
   readonly links: Readonly<Record<string, LinkData>>;
   readonly run?: RunData;
+  /** With --analysis: what `strata analyze` says of the description. */
+  readonly analysis?: AnalysisData;
 }
 
 export interface NodeData {
@@ -138,4 +140,61 @@ export interface LayerData {
   readonly at: number;
   readonly len: number;
   readonly fields: readonly (readonly [string, string, string])[];
+}
+
+/** `strata analyze`'s report, and its loops and black holes with their paths, for the page's Analysis panel. */
+export interface AnalysisData {
+  /** Every property holds. */
+  readonly ok: boolean;
+  /** Header classes, by design. */
+  readonly classes: Readonly<Record<string, number>>;
+  /** A network, a bridged set of networks, or networks joined by subduction, as `strata analyze` reports them. */
+  readonly components: readonly AnalysisComponent[];
+  /** The layering demand and Figure 9's inclusions: properties of the whole description. */
+  readonly properties: readonly PropertyData[];
+  /** The loops and black holes (`strata analyze --loops --black-holes`), each with its path of rows. */
+  readonly findings: readonly FindingData[];
+}
+
+export interface AnalysisComponent {
+  readonly kind: "network" | "bridged" | "subduction";
+  readonly name: string;
+  /** Its members' node ids (data-node in the SVG), in the matrix's order. */
+  readonly members: readonly string[];
+  /** Per origin, per member (both in `members`' order): how many header classes go from one to the other (0: none);
+   * empty for a component of more than 200 members. */
+  readonly classes: readonly (readonly number[])[];
+  /** Pairs of distinct members some class joins, of all pairs (the matrix is left out above 200 members: n² cells). */
+  readonly reachable: { readonly pairs: number; readonly of: number };
+  readonly properties: readonly PropertyData[];
+  /** For a cell "ORIGIN.MEMBER" (indexes into `members`): one header class's path from the one to the other. Only for
+   * components of up to 64 members. */
+  readonly routes: Readonly<Record<string, RouteData>>;
+}
+
+/** One header class's path from a member to another. */
+export interface RouteData {
+  /** The class, as `strata analyze --from --to` names it. */
+  readonly header: string;
+  readonly path: string;
+  readonly steps: readonly StepData[];
+}
+
+export interface PropertyData {
+  readonly name: string;
+  readonly holds: boolean;
+  readonly note?: string;
+  readonly counterexamples: readonly string[];
+  readonly more: number;
+}
+
+export interface FindingData {
+  readonly kind: "loop" | "black hole";
+  readonly component: string;
+  readonly header: string;
+  readonly at: string;
+  /** The path as `strata analyze` prints it: "lan.h1 forward row 0 → lan.h1.1-r.1 → …". */
+  readonly path: string;
+  /** The path's steps: a row's member, a link (with its sender), or the miss that drops the class (step "drop"). */
+  readonly steps: readonly StepData[];
 }

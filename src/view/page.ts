@@ -7,11 +7,11 @@ import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { isoTimeNs } from "../cli/format.js";
 import type { ViewGraph } from "./graph.js";
-import type { PageData, RunData } from "./page-data.js";
+import type { AnalysisData, PageData, RunData } from "./page-data.js";
 import { esc, WRITTEN_BY } from "./svg.js";
 import { DESIGNS } from "../wire/designs.js";
 
-export function pageData(graph: ViewGraph, run: RunData | undefined): PageData {
+export function pageData(graph: ViewGraph, run: RunData | undefined, analysis?: AnalysisData): PageData {
   const networkName = (i: number): string => graph.networks[i]?.name ?? "";
   return {
     spec: graph.file,
@@ -48,6 +48,7 @@ export function pageData(graph: ViewGraph, run: RunData | undefined): PageData {
       ]),
     ),
     ...(run !== undefined ? { run } : {}),
+    ...(analysis !== undefined ? { analysis } : {}),
   };
 }
 
@@ -93,6 +94,7 @@ ${svg}
       <ol id="packet-list" tabindex="0" aria-label="packets"></ol>
       <div id="path" aria-live="polite"></div>
     </section>
+    <section id="analysis" hidden></section>
     <section id="notes"></section>
   </aside>
 </main>
@@ -222,4 +224,16 @@ kbd { border: 1px solid #b8bfcf; border-radius: 3px; padding: 0 3px; font-size: 
   .steps li.has-bytes::after { content: none; }
   #packet-list li[aria-selected="true"], .steps li.current { background: none; }
 }
+table.matrix { border-collapse: collapse; font-size: 11px; }
+table.matrix th, table.matrix td { border: 1px solid #d5d9e3; padding: 1px 4px; text-align: center; white-space: nowrap; }
+table.matrix td.reach { background: #e3f1e3; }
+table.matrix td.none { background: #fbe7e7; color: #a33; }
+table.matrix td.has-path { cursor: pointer; }
+.matrix-box { overflow: auto; max-height: 320px; }
+ul.properties { padding-left: 16px; }
+ul.properties li.fails { color: #a33; }
+.counterexample { color: #1b1f2a; font-family: "DejaVu Sans Mono", monospace; font-size: 11px; }
+#findings li { cursor: pointer; }
+#analysis h3 { font-size: 13px; margin: 12px 0 4px; }
+table.matrix td.chosen, #findings li.chosen { outline: 2px solid #c0392b; }
 `;

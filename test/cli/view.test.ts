@@ -10,6 +10,8 @@ import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import { compile } from "../../src/control/compile.js";
 import { loadSpec } from "../../src/description/load.js";
+import type { AnalysisReport } from "../../src/analysis/properties.js";
+import type { Finding, RouteAnswer } from "../../src/analysis/queries.js";
 import { packetLines, pageDataOf } from "../view/page-helpers.js";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -307,5 +309,55 @@ describe("strata view: bad input is one line and exit 2, and nothing is written"
     expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
     expect(existsSync(join(out, "p.html"))).toBe(false);
     expect(existsSync(join(out, "p.svg"))).toBe(false);
+  });
+});
+
+describe("strata view --analysis: the page holds strata analyze's report", () => {
+  const cases = [
+    { name: "ip-router", spec: join(root, "examples/ip-router/network.yaml") },
+    { name: "a loop", spec: join(root, "test/fixtures/analysis/loop.yaml") },
+    { name: "black holes", spec: join(root, "test/fixtures/analysis/black-hole.yaml") },
+  ];
+  it.each(cases)("$name: matrices, properties, loops and black holes as strata analyze --json says", async (c) => {
+    const page = join(out, "page.html");
+    expect(await strata("view", c.spec, "--analysis", "--out", page)).toMatchObject({ code: 0, stderr: "" });
+    const a = pageDataOf(readFileSync(page, "utf8")).analysis;
+    if (a === undefined) throw new Error("the page has no analysis");
+    const rep = JSON.parse((await strata("analyze", c.spec, "--json")).stdout) as AnalysisReport;
+    expect(a.ok).toBe(rep.ok);
+    expect(a.classes).toEqual(rep.classes);
+    expect(a.properties).toEqual([rep.layering, ...rep.inclusions]);
+    expect(a.components.map((x) => x.name)).toEqual(rep.components.map((x) => x.name));
+    for (const [k, x] of a.components.entries()) {
+      expect(x.properties).toEqual(rep.components[k]?.properties);
+      const reached = x.classes.flatMap((row, i) => row.filter((n, j) => i !== j && n > 0)).length;
+      expect(reached).toBe(rep.components[k]?.reachable.pairs);
+      expect(x.reachable).toEqual({ pairs: rep.components[k]?.reachable.pairs, of: rep.components[k]?.reachable.of });
+    }
+    // Each pair of a network: reachable in the matrix exactly when --from/--to finds a header class that gets there.
+    const nodes = pageDataOf(readFileSync(page, "utf8")).nodes;
+    const name = (id: string): string => (nodes[id]?.member ?? "").replace(".", ":");
+    for (const x of a.components.filter((y) => y.kind === "network"))
+      for (const [i, m0] of x.members.entries())
+        for (const [j, m1] of x.members.entries()) {
+          if (i === j) continue;
+          const r = await strata("analyze", c.spec, "--from", name(m0), "--to", name(m1), "--json");
+          const route = (JSON.parse(r.stdout) as { route: RouteAnswer }).route;
+          expect({ pair: `${m0}.${m1}`, reached: (x.classes[i]?.[j] ?? 0) > 0 }).toEqual({
+            pair: `${m0}.${m1}`,
+            reached: route.reach.length > 0,
+          });
+          const drawn = x.routes[`${i}.${j}`];
+          if (route.reach.length > 0) expect(route.reach.map((p) => p.path)).toContain(drawn?.path);
+        }
+    const found = JSON.parse((await strata("analyze", c.spec, "--loops", "--black-holes", "--json")).stdout) as {
+      loops: Finding[];
+      blackHoles: Finding[];
+    };
+    expect(a.findings.map(({ component, header, at, path }) => ({ component, header, at, path }))).toEqual([
+      ...found.loops,
+      ...found.blackHoles,
+    ]);
+    for (const f of a.findings) expect(f.steps.map((s) => s.text).join(" → ")).toBe(f.path);
   });
 });

@@ -415,3 +415,80 @@ describe.skipIf("missing" in found)(
     });
   },
 );
+
+describe.skipIf("missing" in found)(
+  `strata view --analysis, in chromium${"missing" in found ? ` (skipped: ${found.missing})` : ""}`,
+  () => {
+    /** The links and members a path as `strata analyze` prints it names: "lan.h1 forward row 0 → lan.h1.1-s1.1 → …". */
+    const named = (path: string): { links: string[]; members: string[] } => {
+      const parts = path.split(" → ");
+      const rows = parts.filter((p) => / (row \d+|miss)$/.test(p));
+      return {
+        links: [...new Set(parts.filter((p) => !rows.includes(p)))].sort(),
+        members: [...new Set(rows.map((p) => p.split(" ")[0] ?? ""))].sort(),
+      };
+    };
+    const cases = [
+      { name: "a loop", spec: join(root, "test/fixtures/analysis/loop.yaml") },
+      { name: "black holes", spec: join(root, "test/fixtures/analysis/black-hole.yaml") },
+    ];
+    it.each(cases)(
+      "$name: each loop, black hole and matrix cell clicked is drawn along the links and members of its path",
+      async ({ name, spec }) => {
+        mkdirSync(ARTIFACTS, { recursive: true });
+        const file = join(ARTIFACTS, `analysis-${name.replace(/ /g, "-")}.html`);
+        expect(await strata("view", spec, "--analysis", "--out", file)).toMatchObject({ code: 0, stderr: "" });
+        const answer = JSON.parse((await strata("analyze", spec, "--loops", "--black-holes", "--json")).stdout) as {
+          loops: { path: string }[];
+          blackHoles: { path: string }[];
+        };
+        const paths = [...answer.loops, ...answer.blackHoles].map((f) => f.path);
+        expect(paths.length).toBeGreaterThan(0);
+        const page = await newPage();
+        try {
+          await open(page, file);
+          for (const [k, path] of paths.entries()) {
+            await page.click(`#findings li[data-finding="${k}"]`);
+            const drawn = await page.evaluate(() => {
+              const attrs = (selector: string, attr: string): string[] =>
+                [...new Set([...document.querySelectorAll(selector)].map((e) => e.getAttribute(attr) ?? ""))].sort();
+              return {
+                shown: document.documentElement.dataset["shownAnalysis"] ?? null,
+                steps: [...document.querySelectorAll("#analysis-path ol.steps > li")].map((li) =>
+                  (li.textContent ?? "").trim(),
+                ),
+                links: attrs(".strata-topology.tracing g.link.hop:has(path.seg.hop)", "data-link"),
+                members: attrs(".strata-topology.tracing g.node.member.hop", "data-member"),
+              };
+            });
+            expect(drawn).toEqual({ shown: `finding ${k}`, steps: path.split(" → "), ...named(path) });
+          }
+          // A cell of the matrix: the path of one header class from its row's member to its column's.
+          const cells = await page.$$eval("table.matrix td.has-path", (tds) =>
+            tds.map((td) => td.getAttribute("data-cell") ?? ""),
+          );
+          expect(cells.length).toBeGreaterThan(0);
+          for (const cell of cells) {
+            await page.click(`table.matrix td[data-cell="${cell}"]`);
+            const drawn = await page.evaluate(() => {
+              const attrs = (selector: string, attr: string): string[] =>
+                [...new Set([...document.querySelectorAll(selector)].map((e) => e.getAttribute(attr) ?? ""))].sort();
+              return {
+                path: document.querySelector("#analysis-path p")?.textContent ?? "",
+                links: attrs(".strata-topology.tracing g.link.hop:has(path.seg.hop)", "data-link"),
+                members: attrs(".strata-topology.tracing g.node.member.hop", "data-member"),
+              };
+            });
+            expect(drawn.path).not.toBe("");
+            expect({ links: drawn.links, members: drawn.members }).toEqual(named(drawn.path));
+          }
+          await page.click('#findings li[data-finding="0"]');
+          await page.screenshot({ path: file.replace(/\.html$/, ".png") });
+        } finally {
+          await page.close();
+        }
+      },
+      60_000,
+    );
+  },
+);

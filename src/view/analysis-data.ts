@@ -1,0 +1,98 @@
+// What `strata view --analysis` puts in the page: `strata analyze`'s report (./page-data.ts
+// AnalysisData) — per component the reachability matrix member × member with the number of
+// header classes that go, its properties, and the loops and black holes with their paths as
+// steps the page can draw the way it draws a packet's.
+
+import type { CompiledSpec } from "../control/compiled.js";
+import { Analysis } from "../analysis/analysis.js";
+import { computeRelations, report } from "../analysis/properties.js";
+import { holeAt, largest } from "../analysis/queries.js";
+import { explore } from "../analysis/explore.js";
+import type { Step } from "../analysis/walk.js";
+import { Words } from "../analysis/words.js";
+import { memberNode } from "./graph.js";
+import type { AnalysisData, FindingData, RouteData, StepData } from "./page-data.js";
+
+/** Components up to this many members get a matrix on the page (n² cells); larger ones their reachable pair count. */
+export const MATRIX_MAX = 200;
+/** Components up to this many members get a path per reachable matrix cell (one walk from each member). */
+export const CELL_PATHS_MAX = 64;
+/** Links a cell's path may cross (strata analyze --hop-limit's default). */
+const HOP_LIMIT = 64;
+
+export function analysisData(compiled: CompiledSpec): AnalysisData {
+  const a = new Analysis(compiled);
+  const r = computeRelations(a);
+  const rep = report(a, r);
+  const w = new Words(a);
+  const steps = (path: readonly Step[]): StepData[] => path.map((s) => stepData(compiled, w, s));
+  const components = a.components.map((c, k) => {
+    const rel = r.relation.get(c);
+    const routes: Record<string, RouteData> = {};
+    if (c.members.length <= CELL_PATHS_MAX) {
+      const local = new Map(c.members.map((m, j) => [m, j]));
+      c.members.forEach((m0, i) => {
+        explore(a, { kind: "self", member: m0 }, { hopLimit: HOP_LIMIT, kinds: new Set(["acquire"]) }, (e) => {
+          const j = local.get(e.member);
+          if (j === undefined || j === i || routes[`${i}.${j}`] !== undefined) return;
+          routes[`${i}.${j}`] = { header: w.start(e.start), path: w.path(e.path), steps: steps(e.path) };
+        });
+      });
+    }
+    return {
+      kind: c.kind,
+      name: c.name,
+      members: c.members.map(memberNode),
+      classes:
+        c.members.length > MATRIX_MAX
+          ? []
+          : c.members.map((m0) => c.members.map((m1) => rel?.classesBetween(m0, m1) ?? 0)),
+      reachable: { pairs: rel?.pairs.reached ?? 0, of: rel?.pairs.all ?? 0 },
+      properties: rep.components[k]?.properties ?? [],
+      routes,
+    };
+  });
+  const findings: FindingData[] = [];
+  for (const c of largest(a)) {
+    const rel = r.relation.get(c);
+    for (const l of rel?.loops() ?? [])
+      findings.push({
+        kind: "loop",
+        component: c.name,
+        header: w.header(c.space, l.atom, l.hops),
+        at: `${w.link(l.link)}${l.bounded ? " (until the TTL runs out)" : ""}`,
+        path: w.path(l.path),
+        steps: steps(l.path),
+      });
+    const seen = new Set<string>();
+    for (const h of rel?.holes() ?? []) {
+      const key = `${h.hole.member}/${h.hole.table}/${String(h.hole.port)}/${h.atom}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      findings.push({
+        kind: "black hole",
+        component: c.name,
+        header: w.header(c.space, h.atom, h.hole.hops),
+        at: holeAt(w, h.hole.member, h.hole.table, h.hole.port),
+        path: w.path(h.path),
+        steps: steps(h.path),
+      });
+    }
+  }
+  return {
+    ok: rep.ok,
+    classes: rep.classes,
+    components,
+    properties: [rep.layering, ...rep.inclusions],
+    findings,
+  };
+}
+
+function stepData(compiled: CompiledSpec, w: Words, s: Step): StepData {
+  if (s.kind === "link") {
+    const link = compiled.links[s.link];
+    const sender = link === undefined || link.sender < 0 ? [] : [memberNode(link.sender)];
+    return { copy: 0, step: "link", text: w.step(s), nodes: sender, link: w.link(s.link) };
+  }
+  return { copy: 0, step: s.kind === "miss" ? "drop" : "row", text: w.step(s), nodes: [memberNode(s.member)] };
+}

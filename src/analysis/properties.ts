@@ -148,7 +148,8 @@ function fullyReachable(a: Analysis, rel: ComponentRelation, w: Words): Property
   const silent = new Set(rel.silent());
   const lines = [...silent].map(
     (m) =>
-      `${w.member(m)} reaches no other member${sendsOnNoLink(a, m) ? " (no forward row of it puts a header on a link)" : ""}`,
+      `${w.member(m)} reaches no other ` +
+      `member${sendsOnNoLink(a, m) ? " (no forward row of it puts a header on a link)" : ""}`,
   );
   const missing = rel.missingPairs(SHOWN, (m0) => silent.has(m0));
   for (const [m0, m1] of missing.pairs) lines.push(`no header goes from ${w.member(m0)} to ${w.member(m1)}`);
@@ -191,7 +192,8 @@ function onlyUnicast(a: Analysis, c: Component, w: Words): PropertyResult {
       );
       if (wins)
         lines.push(
-          `${w.member(m)} forward row ${r.index} (${rowText(a, m, r.index)}) copies to out-links ${act.ports.join(", ")}`,
+          `${w.member(m)} forward row ${r.index} (${rowText(a, m, r.index)}) copies to ` +
+            `out-links ${act.ports.join(", ")}`,
         );
     }
   }
@@ -232,7 +234,8 @@ function communicationDemands(a: Analysis, c: Component, traffic: TrafficRelatio
           ...traffic.deliveries.filter((d) => d.session === s && d.atom === atom),
         ].map((x) => mishapText(w, x));
         lines.push(
-          `${w.member(s.member)} sends ${w.header(c.space, atom, s.hops)} (session ${s.session}) and ${w.member(m1)} receives it, but it does not get there: ${instead[0] ?? "it is sent on no link"}`,
+          `${w.member(s.member)} sends ${w.header(c.space, atom, s.hops)} (session ${s.session}) ` +
+            `and ${w.member(m1)} receives it, but it does not get there: ${instead[0] ?? "it is sent on no link"}`,
         );
       }
     }
@@ -249,7 +252,8 @@ function authentic(a: Analysis, c: Component, traffic: TrafficRelation, w: Words
     const written = d.session.header.get(src);
     if (written === sender.nameValue) return [];
     return [
-      `${w.member(d.session.member)} (${sender.name}) sends session ${d.session.session} with ${c.space.formatMatch(new Map([[src, { kind: "exact" as const, value: written ?? 0n }]]))}, and ${w.member(d.member)} receives it`,
+      `${w.member(d.session.member)} (${sender.name}) sends ` +
+        `session ${d.session.session} with ${c.space.formatMatch(new Map([[src, { kind: "exact" as const, value: written ?? 0n }]]))}, and ${w.member(d.member)} receives it`,
     ];
   });
   return result("Only_authentic_traffic_delivered", [...new Set(lines)]);
@@ -294,7 +298,8 @@ function layeringProperty(a: Analysis, w: Words): PropertyResult {
     for (const r of d.receivers)
       if (!r.met)
         lines.push(
-          `${what}: expected ${r.expected}; instead ${r.instead.length === 0 ? "it is sent on no link" : r.instead.join("; ")}`,
+          `${what}: expected ${r.expected}; ` +
+            `instead ${r.instead.length === 0 ? "it is sent on no link" : r.instead.join("; ")}`,
         );
   }
   return result(
@@ -361,7 +366,8 @@ function inclusionProperties(a: Analysis, r: Relations, w: Words): PropertyResul
           if (((whole.get(k) ?? 0n) & hops) === hops) continue;
           const [m0, m1] = k.split(">").map(Number);
           lines.push(
-            `${w.member(m0 ?? -1)} → ${w.member(m1 ?? -1)} with ${w.header(c.space, atom, hops)} is in ${relName(p)} (${p.name}), not in ${relName(c)} (${c.name})`,
+            `${w.member(m0 ?? -1)} → ${w.member(m1 ?? -1)} with ${w.header(c.space, atom, hops)} is ` +
+              `in ${relName(p)} (${p.name}), not in ${relName(c)} (${c.name})`,
           );
         }
       }
@@ -373,7 +379,8 @@ function inclusionProperties(a: Analysis, r: Relations, w: Words): PropertyResul
         .filter((d) => !whole.has(deliveryKey(d)))
         .map(
           (d) =>
-            `${w.member(d.session.member)} → ${w.member(d.member)} (session ${d.session.session}) in ${p.name}, not in ${c.name}`,
+            `${w.member(d.session.member)} → ${w.member(d.member)} (session ${d.session.session}) in ${p.name}, ` +
+            `not in ${c.name}`,
         ),
     );
     out.push(result(`effective: ${parts.map((p) => p.name).join(" ∪ ")} ⊆ ${c.name}`, effLines));

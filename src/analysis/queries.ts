@@ -253,12 +253,14 @@ export function equivalence(a: Analysis, b: Analysis, shown = 5): Equivalence {
       for (const [k, v] of ma)
         if (mb.get(k)?.hops !== v.hops)
           lines.push(
-            `${v.text} with ${sides[0]?.w.header(space, atom, v.hops & ~(mb.get(k)?.hops ?? 0n))}: in ${files[0]}, not in ${files[1]}`,
+            `${v.text} with ${sides[0]?.w.header(space, atom, v.hops & ~(mb.get(k)?.hops ?? 0n))}: ` +
+              `in ${files[0]}, not in ${files[1]}`,
           );
       for (const [k, v] of mb)
         if (ma.get(k)?.hops !== v.hops)
           lines.push(
-            `${v.text} with ${sides[1]?.w.header(space, atom, v.hops & ~(ma.get(k)?.hops ?? 0n))}: in ${files[1]}, not in ${files[0]}`,
+            `${v.text} with ${sides[1]?.w.header(space, atom, v.hops & ~(ma.get(k)?.hops ?? 0n))}: ` +
+              `in ${files[1]}, not in ${files[0]}`,
           );
     }
   }

@@ -208,7 +208,8 @@ function routeQuery(c: CompiledSpec, flags: AnalyzeFlags): RouteQuery {
   const to = memberNamed(c, flags.to ?? "");
   if (e.kind === "session" && flags.header !== undefined)
     throw new UsageError(
-      `--header: a session's packet (${e.text}) is payload, with no ${design.name} header of its own to match (give --from as NETWORK:MEMBER)`,
+      `--header: a session's packet (${e.text}) is payload, with no ${design.name} header of its own to match ` +
+        `(give --from as NETWORK:MEMBER)`,
     );
   const member = e.kind === "link" ? (c.links[e.link]?.sender ?? -1) : e.member;
   const link = e.kind === "link" ? c.links[e.link] : undefined;
@@ -229,7 +230,8 @@ function memberNamed(c: CompiledSpec, text: string): number {
   const m = c.members.find((x) => x.qualified === q);
   if (m === undefined)
     throw new UsageError(
-      `--to: there is no member '${excerpt(text)}' (write NETWORK:MEMBER; members: ${c.members.map((x) => x.qualified.replace(".", ":")).join(", ")})`,
+      `--to: there is no member '${excerpt(text)}' (write NETWORK:MEMBER; ` +
+        `members: ${c.members.map((x) => x.qualified.replace(".", ":")).join(", ")})`,
     );
   return m.index;
 }
@@ -246,7 +248,8 @@ function headerPatterns(
     const field = design.fields.find((f) => f.name === name);
     if (eq < 0 || field === undefined) {
       throw new UsageError(
-        `--header: '${excerpt(part)}' is not FIELD=PATTERN of ${design.name} (fields: ${design.fields.map((f) => f.name).join(", ")})`,
+        `--header: '${excerpt(part)}' is not FIELD=PATTERN ` +
+          `of ${design.name} (fields: ${design.fields.map((f) => f.name).join(", ")})`,
       );
     }
     const p = parsePattern(part.slice(eq + 1), field);

@@ -133,7 +133,8 @@ async function runP4Runtime(spec: string, flags: Flags, ctx: CommandContext): Pr
     await ctx.io.stderr.flush();
     const devices = compiled.machines.map((m, i) => `${i + 1} ${m}`).join(", ");
     ctx.io.stdout.write(
-      `P4Runtime server on ${servedAt(address, server.port, tls)} for ${spec}: devices ${devices}${flags.empty === true ? " (empty)" : ""}; Ctrl-C stops it\n`,
+      `P4Runtime server on ${servedAt(address, server.port, tls)} for ${spec}: ` +
+        `devices ${devices}${flags.empty === true ? " (empty)" : ""}; Ctrl-C stops it\n`,
     );
     await ctx.io.stdout.flush();
     await signals.stopped;

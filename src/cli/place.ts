@@ -76,7 +76,9 @@ export function formatPlacement(report: PlaceReport, fleet: Fleet): string {
     const now = new Map(report.placed.map((p) => [p.machine, p.target]));
     for (const d of report.displaced) {
       const then = now.get(d.machine);
-      out += `  ${d.machine} (priority ${d.priority}) from ${d.target} by ${d.by} (priority ${d.byPriority}); ${then === undefined ? "unplaceable" : `now on ${then}`}\n`;
+      out +=
+        `  ${d.machine} (priority ${d.priority}) ` +
+        `from ${d.target} by ${d.by} (priority ${d.byPriority}); ${then === undefined ? "unplaceable" : `now on ${then}`}\n`;
     }
   }
   if (report.unplaceable.length > 0) {

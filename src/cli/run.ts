@@ -69,7 +69,8 @@ export function registerRun(program: Command, ctx: CommandContext): void {
     .addOption(
       new Option(
         "--workers <n>",
-        `data planes to run packets on, in chunks: this thread's and n − 1 worker threads (1 to ${WORKERS_MAX}; default: one per core, one per 64 MiB of captures at most)`,
+        `data planes to run packets on, in chunks: this thread's and n − 1 worker threads (1 to ${WORKERS_MAX}; ` +
+          `default: one per core, one per 64 MiB of captures at most)`,
       ).argParser(limit("--workers", WORKERS_MAX)),
     )
     .addHelpText(

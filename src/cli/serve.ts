@@ -311,7 +311,8 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
     const warning = exposureWarning("--p4runtime", p4address, tls);
     if (warning !== undefined) io.stderr.write(`${warning}\n`);
     io.stderr.write(
-      `P4Runtime server on ${servedAt(p4address, p4server.port, tls)}: devices ${compiled.machines.map((m, i) => `${i + 1} ${m}`).join(", ")}${flags.empty === true ? " (empty)" : ""}\n`,
+      `P4Runtime server on ${servedAt(p4address, p4server.port, tls)}: ` +
+        `devices ${compiled.machines.map((m, i) => `${i + 1} ${m}`).join(", ")}${flags.empty === true ? " (empty)" : ""}\n`,
     );
   }
   const server = p4server;

@@ -223,7 +223,8 @@ function resolver(
             fix: names.length === 0 ? `${at.key} receives on no link` : `${at.key} receives on ${names.join(", ")}`,
           }
         : {
-            problem: `${network}.${at.key} has ${idents.length} links named '${name}' (identifiers ${idents.join(", ")})`,
+            problem:
+              `${network}.${at.key} has ${idents.length} links named '${name}' ` + `(identifiers ${idents.join(", ")})`,
             fix: "write the identifier instead of the name",
           };
     },

@@ -322,7 +322,8 @@ export function program(dev: Device, source: string, ids: P4InfoIds): string {
     "    }",
     "}",
     "",
-    `V1Switch(StrataParser(), StrataVerifyChecksum(), ${INGRESS}(), ${EGRESS}(), StrataComputeChecksum(), StrataDeparser()) main;`,
+    `V1Switch(StrataParser(), StrataVerifyChecksum(), ${INGRESS}(), ${EGRESS}(), StrataComputeChecksum(), ` +
+      `StrataDeparser()) main;`,
   );
   return `${withoutUnusedConstants(out).join("\n")}\n`;
 }
@@ -497,7 +498,8 @@ function tableDeclaration(t: DeviceTable, ids: P4InfoIds): string[] {
     // A named instance: p4c would name an anonymous one action_profile_0, which no controller knows.
     ...(t.selector !== undefined
       ? [
-          `${idAnnotation(idOf(ids.profiles, t.selector.name))} @brief(${quoted(BRIEF.selector(t))}) @max_group_size(${t.selector.maxGroupSize})`,
+          `${idAnnotation(idOf(ids.profiles, t.selector.name))} @brief(${quoted(BRIEF.selector(t))}) ` +
+            `@max_group_size(${t.selector.maxGroupSize})`,
           `action_selector(HashAlgorithm.crc16, ${t.selector.size}, 16) ${t.selector.name};`,
         ]
       : []),
@@ -557,7 +559,9 @@ function memberBlocks(dev: Device): string[] {
         ...(table("send") !== undefined && hasPush
           ? [
               `    ${table("send")?.name ?? ""}.apply();`,
-              `    if (meta.pushed == 1) { ${design}_push.apply(hdr, meta.${design}, meta.pass_len - meta.packet_out_len - meta.trail, meta.pushed_len);${reparse ? " hand_off(); }  // forward rows read the payload's ports: parsed in " + "the next pass" : " }"}`,
+              `    if (meta.pushed == 1) { ${design}_push.apply(hdr, meta.${design}, meta.pass_len - ` +
+                `meta.packet_out_len - meta.trail, ` +
+                `meta.pushed_len);${reparse ? " hand_off(); }  // forward rows read the payload's ports: parsed in " + "the next pass" : " }"}`,
             ]
           : ["    drop_packet(DROP_SEND_MISS);  // no send table"]),
         "} else {",

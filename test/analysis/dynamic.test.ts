@@ -100,7 +100,8 @@ function packetsAgree(
     const d = differ(w, x);
     if (d !== "")
       throw new Error(
-        `packet ${i} (${Buffer.from(p.bytes).toString("hex")}) at ${JSON.stringify(inj)}, hop limit ${hopLimit}:\n${d}\nspec:\n${text}`,
+        `packet ${i} (${Buffer.from(p.bytes).toString("hex")}) at ${JSON.stringify(inj)}, ` +
+          `hop limit ${hopLimit}:\n${d}\nspec:\n${text}`,
       );
     t.compared++;
   });
@@ -210,7 +211,8 @@ function classesAgree(
       `packet ${Buffer.from(p.bytes).toString("hex")} at ${JSON.stringify(inj)}, hop limit ${hopLimit}\nspec:\n${text}`;
     if (!ex.holds(w))
       throw new Error(
-        `the analysis says ${ex.what}; the data plane: ${JSON.stringify({ ...w, links: [...w.links], delivered: [...w.delivered], drops: [...w.drops], rows: [...w.rows] })}\n${describe()}`,
+        `the analysis says ${ex.what}; the data ` +
+          `plane: ${JSON.stringify({ ...w, links: [...w.links], delivered: [...w.delivered], drops: [...w.drops], rows: [...w.rows] })}\n${describe()}`,
       );
     const x = predict(a, inj, p.bytes, hopLimit);
     if (!("skip" in x)) {
@@ -224,7 +226,9 @@ function classesAgree(
 function report(name: string, t: Tally): void {
   const skipped = [...t.skipped].map(([k, v]) => `${k} ${v}`).join(", ");
   console.log(
-    `${name}: ${t.cases} descriptions, ${t.compared}/${t.packets} packets compared, ${t.witnessesRun}/${t.witnesses} class witnesses run, ${t.inRelation} deliveries in the relations${skipped === "" ? "" : ` (skipped: ${skipped})`}`,
+    `${name}: ${t.cases} descriptions, ${t.compared}/${t.packets} packets ` +
+      `compared, ${t.witnessesRun}/${t.witnesses} class witnesses run, ${t.inRelation} deliveries in the ` +
+      `relations${skipped === "" ? "" : ` (skipped: ${skipped})`}`,
   );
 }
 

@@ -91,7 +91,8 @@ function oneWayRing(n: number): string {
   const links = ms.map((m, i) => `      - { from: ${m}.1, to: m${(i + 1) % n}.0 }`);
   const tables = ms.map(
     (m, i) =>
-      `      ${m}:\n        acquire: [ { match: { dst: ${i + 1} }, do: receive }, { do: forward } ]\n        forward: [ { out: 1 } ]\n        receive: [ { do: deliver } ]`,
+      `      ${m}:\n        acquire: [ { match: { dst: ${i + 1} }, do: receive }, { do: forward } ]\n` +
+      `        forward: [ { out: 1 } ]\n        receive: [ { do: deliver } ]`,
   );
   return `networks:\n  ring:\n    header: cna\n    members:\n${members.join("\n")}\n    links:\n${links.join("\n")}\n    tables:\n${tables.join("\n")}\n`;
 }

@@ -195,7 +195,8 @@ const CASES: readonly Case[] = [
     watch: () => dir,
     error: (w) =>
       new RegExp(
-        `: ${w.file.replace(/\./g, "\\.")} is already there and strata did not write it \\(strata replaces only files it wrote: move it away or choose another --out\\)\\n$`,
+        `: ${w.file.replace(/\./g, "\\.")} is already there and strata did not write it \\(strata replaces only ` +
+          `files it wrote: move it away or choose another --out\\)\\n$`,
       ),
   },
   {

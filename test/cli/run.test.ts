@@ -246,7 +246,8 @@ describe("strata run", () => {
   });
 
   it("sends in a session: the send table pushes the header", async () => {
-    const net = spec(`networks:
+    const net = spec(
+      `networks:
   lan:
     header: ethernet
     members: { a: { name: "02:00:00:00:00:01" }, b: { name: "02:00:00:00:00:02" } }
@@ -255,8 +256,10 @@ describe("strata run", () => {
       a:
         send: [ { session: 5, header: { dst: "02:00:00:00:00:02", type: 0x0800 } } ]
         forward: [ { in: self, out: 1 } ]
-      b: { acquire: [ { match: { dst: "02:00:00:00:00:02", type: 0x0800 }, do: receive } ], receive: [ { do: deliver } ] }
-`);
+      b: { acquire: [ { match: { dst: "02:00:00:00:00:02", type: 0x0800 }, do: receive } ], ` +
+        `receive: [ { do: deliver } ] }
+`,
+    );
     const r = await strata(
       "run",
       net,
@@ -577,7 +580,9 @@ describe("strata trace: a trace.jsonl cut or edited by hand is one line and exit
     expect(r).toEqual({
       code: 2,
       stdout: "",
-      stderr: `strata: ${join(dir, "trace.jsonl")}: cannot read the trace: it is a directory (replay with \`strata run … --trace\` to write it again)\n`,
+      stderr:
+        `strata: ${join(dir, "trace.jsonl")}: cannot read the trace: it is a directory (replay with ` +
+        `\`strata run … --trace\` to write it again)\n`,
     });
   });
 

@@ -69,7 +69,8 @@ function render(m: Model): string {
   for (const k of m.members) {
     lines.push(`      m${k}:`);
     lines.push(
-      `        acquire: [ { match: { dst: "${mac(k)}" }, do: receive }${m.forwards.has(k) ? ", { do: forward }" : ""} ]`,
+      `        acquire: [ { match: { dst: "${mac(k)}" }, ` +
+        `do: receive }${m.forwards.has(k) ? ", { do: forward }" : ""} ]`,
     );
     lines.push("        receive: [ { do: deliver } ]");
     const rows = m.rows.get(k) ?? [];

@@ -392,7 +392,8 @@ function describeModel(links: readonly ModelLink[], removed: ReadonlySet<string>
     lines.push(mine.length === 0 ? "    links: []" : "    links:");
     for (const l of mine)
       lines.push(
-        `      - { from: ${end(net, l.from)}, to: ${end(net, l.to)}, name: ${l.name}${l.twoWay ? ", mode: two-way" : ""} }`,
+        `      - { from: ${end(net, l.from)}, to: ${end(net, l.to)}, ` +
+          `name: ${l.name}${l.twoWay ? ", mode: two-way" : ""} }`,
       );
   }
   return lines.join("\n");
@@ -565,7 +566,8 @@ describe("properties (seed 000's invariants)", () => {
         "  lan:",
         "    header: ethernet",
         '    members: { a: { name: "02:00:00:00:00:0a" } }',
-        `    tables: { a: { send: [ ${list.map((r) => `{ name: ${r.name}${r.session === undefined ? "" : `, session: ${r.session}`} }`).join(", ")} ] } }`,
+        `    tables: { a: { send: ` +
+          `[ ${list.map((r) => `{ name: ${r.name}${r.session === undefined ? "" : `, session: ${r.session}`} }`).join(", ")} ] } }`,
       ].join("\n");
     const row = fc.record({ written: fc.boolean() });
     fc.assert(

@@ -21,7 +21,8 @@ function eth(name: string, members: Record<string, [number, string?]>, rest = ""
   const ms = Object.entries(members)
     .map(
       ([k, [b, machine]]) =>
-        `      ${k}: { name: "02:00:00:00:00:${b.toString(16).padStart(2, "0")}"${machine === undefined ? "" : `, machine: ${machine}`} }`,
+        `      ${k}: { name: ` +
+        `"02:00:00:00:00:${b.toString(16).padStart(2, "0")}"${machine === undefined ? "" : `, machine: ${machine}`} }`,
     )
     .join("\n");
   return `  ${name}:\n    header: ethernet\n    members:\n${ms}\n${rest}`;

@@ -67,7 +67,8 @@ describe("layering: the ip-router example (ip over lanA and lanB)", () => {
       const { out, drops } = run(c, "ip:h1", sent);
       expect(out).toEqual([
         `link ip.h1.1-r.1 ${hex(sent)}`, // the overlay packet as it crossed the virtual link
-        `link lanA.h1.1-r.1 ${hex(ethernetFrame({ dst: r.lanA, src: h1.lanA, type: 0x0800, payload: sent }))}`, // pushed by lanA.h1's send row 1
+        // pushed by lanA.h1's send row 1
+        `link lanA.h1.1-r.1 ${hex(ethernetFrame({ dst: r.lanA, src: h1.lanA, type: 0x0800, payload: sent }))}`,
         `link ip.r.2-h2.1 ${hex(forwarded)}`,
         `link lanB.r.1-h2.1 ${hex(ethernetFrame({ dst: h2.lanB, src: r.lanB, type: 0x0800, payload: forwarded }))}`,
         `deliver ip.h2 ${hex(forwarded)}`,

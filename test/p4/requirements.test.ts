@@ -19,7 +19,8 @@ function brief(file: string, text?: string): Record<string, string[]> {
       ),
       ...m.multicastGroups.map(
         (g) =>
-          `mcast ${g.source} ${g.member} [${g.ports.join(",")}] x${g.replicas}${g.link === undefined ? "" : ` ${g.link}`}`,
+          `mcast ${g.source} ${g.member} [${g.ports.join(",")}] ` +
+          `x${g.replicas}${g.link === undefined ? "" : ` ${g.link}`}`,
       ),
       ...m.actionSelectors.map((s) => `selector ${s.member} ${s.link} ${s.groupSize}`),
     ];

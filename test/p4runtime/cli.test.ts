@@ -258,7 +258,8 @@ describe.each([
       expect(await within(p.exited, 10000)).toEqual({ code: 2, signal: null });
       expect(p.text()).toMatch(
         new RegExp(
-          `^strata: --[a-z0-9]+ 127\\.0\\.0\\.1:${port}: cannot (listen|serve) there \\(listen EADDRINUSE: address already in use 127\\.0\\.0\\.1:${port}\\)\\n$`,
+          `^strata: --[a-z0-9]+ 127\\.0\\.0\\.1:${port}: cannot (listen|serve) there \\(listen EADDRINUSE: ` +
+            `address already in use 127\\.0\\.0\\.1:${port}\\)\\n$`,
         ),
       );
     } finally {

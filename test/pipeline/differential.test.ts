@@ -408,11 +408,13 @@ networks:
   });
 
   // s replicates onto 8 links (one copy per extra out-link), and an allcast link from outside reaches 8 receivers.
-  const fanOut = `
+  const fanOut =
+    `
 networks:
   star:
     header: cna
-    members: { s: { name: 100 }, r1: { name: 1 }, r2: { name: 2 }, r3: { name: 3 }, r4: { name: 4 }, r5: { name: 5 }, r6: { name: 6 }, r7: { name: 7 }, r8: { name: 8 } }
+    members: { s: { name: 100 }, r1: { name: 1 }, r2: { name: 2 }, r3: { name: 3 }, r4: { name: 4 }, ` +
+    `r5: { name: 5 }, r6: { name: 6 }, r7: { name: 7 }, r8: { name: 8 } }
     links:
 ${[1, 2, 3, 4, 5, 6, 7, 8].map((i) => `      - { from: s.${i}, to: r${i}.1 }`).join("\n")}
       - { external: up, to: [r1.2, r2.2, r3.2, r4.2, r5.2, r6.2, r7.2, r8.2], mode: allcast, group: all }

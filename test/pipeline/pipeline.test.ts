@@ -159,7 +159,8 @@ const cases: Case[] = [
   {
     name: "ternary: the first row that matches wins",
     spec: lan(
-      `${EMPTY_SW}\n        forward: [ { match: { type: "0x8800 &&& 0xff00" }, out: 9 }, { match: { dst: "${H2}" }, out: 2 } ]`,
+      `${EMPTY_SW}\n        forward: [ { match: { type: "0x8800 &&& 0xff00" }, out: 9 }, ` +
+        `{ match: { dst: "${H2}" }, out: 2 } ]`,
     ),
     in: { endpoint: "lan:h1.1", packet: eth({ type: 0x88b5 }) },
     out: [{ at: "lan.uplink", packet: eth({ type: 0x88b5 }) }],
@@ -167,7 +168,8 @@ const cases: Case[] = [
   {
     name: "acquire both: forwarded on and received",
     spec: lan(
-      `        acquire: [ { do: both } ]\n        forward: [ { match: { dst: "${H2}" }, out: 2 } ]\n        receive: [ { do: deliver } ]`,
+      `        acquire: [ { do: both } ]\n        forward: [ { match: { dst: "${H2}" }, out: 2 } ]\n` +
+        `        receive: [ { do: deliver } ]`,
     ),
     in: { endpoint: "lan:h1.1", packet: eth() },
     out: [
@@ -193,7 +195,8 @@ const cases: Case[] = [
   {
     name: "send: the session's header is pushed, then forwarded from self",
     spec: lan(
-      `${EMPTY_SW}\n        forward: [ { in: self, match: { dst: "${H3}" }, out: 3 } ]\n        send: [ { session: 1, header: { dst: "${H3}", type: 0x88b5 } } ]`,
+      `${EMPTY_SW}\n        forward: [ { in: self, match: { dst: "${H3}" }, out: 3 } ]\n` +
+        `        send: [ { session: 1, header: { dst: "${H3}", type: 0x88b5 } } ]`,
     ),
     in: { endpoint: "lan:sw@1", packet: Uint8Array.of(1, 2, 3, 4) },
     out: [

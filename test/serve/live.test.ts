@@ -136,7 +136,8 @@ async function sendToR(count: number, perMs: number): Promise<number> {
      let sent = 0, done = 0, failed = 0;
      const tick = () => {
        for (let i = 0; i < ${perMs} && sent < ${count}; i++, sent++)
-         d.send(Buffer.alloc(18), 9, "10.0.1.254", (err) => { if (err) failed++; if (++done === ${count}) { console.log(${count} - failed); process.exit(0); } });
+         d.send(Buffer.alloc(18), 9, "10.0.1.254", (err) => { if (err) failed++; ` +
+      `if (++done === ${count}) { console.log(${count} - failed); process.exit(0); } });
        if (sent < ${count}) setTimeout(tick, 1);
      };
      tick();`,
@@ -193,7 +194,8 @@ async function udpExchange(message: string): Promise<string> {
       "-e",
       `const d = require("dgram").createSocket("udp4");
        let tries = 0;
-       const send = () => { if (tries++ === 3) { console.log("timeout"); process.exit(0); } d.send(${JSON.stringify(message)}, 9999, "10.0.2.2"); setTimeout(send, 700); };
+       const send = () => { if (tries++ === 3) { console.log("timeout"); process.exit(0); ` +
+        `} d.send(${JSON.stringify(message)}, 9999, "10.0.2.2"); setTimeout(send, 700); };
        d.on("message", (m) => { console.log(m.toString()); process.exit(0); });
        send();`,
     ]);

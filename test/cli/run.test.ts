@@ -90,8 +90,12 @@ describe("strata run: bad input is one line and exit 2", () => {
     {
       name: "a capture of the wrong link type",
       args: () => ["run", HUB, "--in", `lan:h1.1=${join(REAL, "tcp-handshake-nano.pcap")}`, "--out", dir],
-      error:
-        /link type LINUX_SLL \(113\) cannot enter lan:h1.1: that network's header is ethernet \(give it a capture of ETHERNET/,
+      error: new RegExp(
+        [
+          String.raw`link type LINUX_SLL \(113\) cannot enter lan:h1.1: that network's`,
+          String.raw` header is ethernet \(give it a capture of ETHERNET`,
+        ].join(""),
+      ),
     },
     {
       name: "a bad hop limit",

@@ -517,7 +517,12 @@ describe("properties (seed 000's invariants)", () => {
           // file:line:col, the link, and which identifier is already used by which other link.
           for (const line of errors)
             expect(line).toMatch(
-              /^t\.yaml: \d+:\d+ networks\.[AB]\.links\[\d+\](\.from|\.to)?: .*already uses identifier \d+ for link L\d+/,
+              new RegExp(
+                [
+                  String.raw`^t\.yaml: \d+:\d+ networks\.[AB]\.links\[\d+\](\.from|\.to)?:`,
+                  String.raw` .*already uses identifier \d+ for link L\d+`,
+                ].join(""),
+              ),
             );
         }
       }),

@@ -282,7 +282,14 @@ describe.skipIf(reason !== undefined)(
       const wrong = inNs(ns.e, [process.execPath, cli, "serve", spec, "--port", "ip:netA=eA"]);
       expect(wrong.status).toBe(2);
       expect(wrong.out).toMatch(
-        /^strata: --port ip:netA=eA: interface 'eA' carries ETHERNET frames and network ip takes link type 101 \(bind an external link of a network whose header the interface carries\)$/m,
+        new RegExp(
+          [
+            String.raw`^strata: --port ip:netA=eA: interface 'eA' carries ETHERNET frames and`,
+            String.raw` network ip takes link type 101 \(bind an external link of a network`,
+            String.raw` whose header the interface carries\)$`,
+          ].join(""),
+          "m",
+        ),
       );
       expect(wrong.out).not.toMatch(/serving/);
     });
@@ -370,8 +377,13 @@ describe.skipIf(reason !== undefined)(
       async () => {
         const dir = join(out, "independent");
         const s = await startServe(["--commands", "--out", dir]);
-        const portA =
-          /^ *port lanA:hostA=eA: ([\d,]+) received, 0 sent; dropped on the way in: ([\d,]+) by the interface, ([\d,]+) by the capture, 0 by strata$/gm;
+        const portA = new RegExp(
+          [
+            String.raw`^ *port lanA:hostA=eA: ([\d,]+) received, 0 sent; dropped on the way`,
+            String.raw` in: ([\d,]+) by the interface, ([\d,]+) by the capture, 0 by strata$`,
+          ].join(""),
+          "gm",
+        );
         const numbers = (text: string): number[] =>
           [...text.matchAll(portA)]
             .at(-1)

@@ -253,7 +253,9 @@ function authentic(a: Analysis, c: Component, traffic: TrafficRelation, w: Words
     if (written === sender.nameValue) return [];
     return [
       `${w.member(d.session.member)} (${sender.name}) sends ` +
-        `session ${d.session.session} with ${c.space.formatMatch(new Map([[src, { kind: "exact" as const, value: written ?? 0n }]]))}, and ${w.member(d.member)} receives it`,
+        `session ${d.session.session} with ` +
+        `${c.space.formatMatch(new Map([[src, { kind: "exact" as const, value: written ?? 0n }]]))}, ` +
+        `and ${w.member(d.member)} receives it`,
     ];
   });
   return result("Only_authentic_traffic_delivered", [...new Set(lines)]);
@@ -275,7 +277,9 @@ function symmetric(traffic: TrafficRelation, w: Words): PropertyResult {
     seen.add(key);
     if (!reached.has(`${x.member}>${x.session.member}`))
       lines.push(
-        `${w.member(x.session.member)} reaches ${w.member(x.member)} with ${w.header(space, x.atom, x.session.hops)} (session ${x.session.session}), and no session of ${w.member(x.member)} reaches ${w.member(x.session.member)}`,
+        `${w.member(x.session.member)} reaches ${w.member(x.member)} with ` +
+          `${w.header(space, x.atom, x.session.hops)} (session ${x.session.session}), ` +
+          `and no session of ${w.member(x.member)} reaches ${w.member(x.session.member)}`,
       );
   }
   return result(
@@ -290,7 +294,9 @@ function layeringProperty(a: Analysis, w: Words): PropertyResult {
   const lines: string[] = [];
   for (const d of demands) {
     const l = a.topology.link(d.link);
-    const what = `${w.link(d.link)} (${w.member(d.sender)} → ${l.receivers.map((r) => w.member(r.member)).join(", ")}) via ${d.underlay} session ${d.session}`;
+    const what =
+      `${w.link(d.link)} (${w.member(d.sender)} → ` +
+      `${l.receivers.map((r) => w.member(r.member)).join(", ")}) via ${d.underlay} session ${d.session}`;
     if (d.problem !== undefined) {
       lines.push(`${what}: ${d.problem}`);
       continue;

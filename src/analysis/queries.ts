@@ -166,7 +166,9 @@ function sessionHoles(
     seen.add(key);
     out.push({
       component: c.name,
-      header: `${w.header(c.space, m.atom, m.session.hops)} (${w.member(m.session.member)} session ${m.session.session})`,
+      header:
+        `${w.header(c.space, m.atom, m.session.hops)} (${w.member(m.session.member)} session ` +
+        `${m.session.session})`,
       at: holeAt(w, m.hole.member, m.hole.table, m.hole.port),
       path: w.path(m.path),
     });
@@ -275,7 +277,8 @@ export function equivalence(a: Analysis, b: Analysis, shown = 5): Equivalence {
             received: (_, member) =>
               out.set(
                 `${name(x, session.member)}>${name(x, member)}/${c.space.design.name}:${atom}`,
-                `${x.member(session.member).member.qualified} → ${x.member(member).member.qualified} (session ${session.session})`,
+                `${x.member(session.member).member.qualified} → ${x.member(member).member.qualified} (session ` +
+                  `${session.session})`,
               ),
           });
         }

@@ -282,7 +282,10 @@ export function formatReport(r: AnalysisReport): string {
           ? "reachableWithBridging"
           : "reachabilityWithSubduction";
     out.push(
-      `${kind} ${c.name} (${c.design}, ${count(c.members, "member")}): ${rel} ${count(c.reachable.tuples, "tuple")}, ${c.reachable.pairs} of ${c.reachable.of} member pairs; traffic model ${count(c.effective.sessions, "session")}, ${count(c.effective.deliveries, "delivery").replace("deliverys", "deliveries")}\n`,
+      `${kind} ${c.name} (${c.design}, ${count(c.members, "member")}): ${rel} ` +
+        `${count(c.reachable.tuples, "tuple")}, ${c.reachable.pairs} of ${c.reachable.of} member pairs; ` +
+        `traffic model ${count(c.effective.sessions, "session")}, ` +
+        `${count(c.effective.deliveries, "delivery").replace("deliverys", "deliveries")}\n`,
     );
     for (const p of c.properties) out.push(formatProperty(p));
   }
@@ -301,11 +304,13 @@ function formatRoutes(x: RouteAnswer): string {
   const out: string[] = [];
   const delivered = x.reach.filter((r) => r.delivered).length;
   out.push(
-    `from ${x.from} to ${x.to}: ${x.reach.length === 0 ? "no header class gets there" : `${x.reach.length === 1 ? "1 header class gets" : `${x.reach.length} header classes get`} there, ${delivered} delivered`}\n`,
+    `from ${x.from} to ${x.to}: ` +
+      `${x.reach.length === 0 ? "no header class gets there" : `${x.reach.length === 1 ? "1 header class gets" : `${x.reach.length} header classes get`} there, ${delivered} delivered`}\n`,
   );
   for (const r of x.reach.slice(0, LISTED))
     out.push(
-      `  ${r.start}: ${r.delivered ? "delivered" : "acquired"}${r.approximate ? " (may: a header's class depends on its payload)" : ""}\n    ${r.path}\n`,
+      `  ${r.start}: ${r.delivered ? "delivered" : "acquired"}` +
+        `${r.approximate ? " (may: a header's class depends on its payload)" : ""}\n    ${r.path}\n`,
     );
   if (x.reach.length > LISTED) out.push(`  … and ${x.reach.length - LISTED} more (--json lists them all)\n`);
   if (x.miss.length > 0) {

@@ -95,7 +95,8 @@ describe("strata place: every example on a mixed fleet", () => {
     expect(soft).toEqual(Object.keys(MISFITS["asic-example"]?.[example] === undefined ? {} : { m3: 1 }));
     const text = await run("place", spec, "--targets", MIXED);
     expect(text.stdout.split("\n")[0]).toBe(
-      `${spec} on ${MIXED}: ${report.placed.length} of ${report.placed.length} machine${report.placed.length === 1 ? "" : "s"} placed`,
+      `${spec} on ${MIXED}: ${report.placed.length} of ${report.placed.length} machine` +
+        `${report.placed.length === 1 ? "" : "s"} placed`,
     );
   });
 

@@ -567,7 +567,8 @@ describe("strata trace: a trace.jsonl cut or edited by hand is one line and exit
     const text = line({});
     writeFileSync(
       file,
-      `${line({ packet: 1 })}\n${text.slice(0, -1)}${" ".repeat(TRACE_LINE_MAX - text.length + pad)}}\n${line({ packet: 2 })}\n`,
+      `${line({ packet: 1 })}\n${text.slice(0, -1)}${" ".repeat(TRACE_LINE_MAX - text.length + pad)}}\n` +
+        `${line({ packet: 2 })}\n`,
     );
     for (const args of [[], ["--packet", "2"]]) {
       const r = await strata("trace", dir, ...args);

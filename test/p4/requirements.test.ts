@@ -15,7 +15,8 @@ function brief(file: string, text?: string): Record<string, string[]> {
       `members ${m.members.join(" ")}`,
       ...m.tables.map(
         (t) =>
-          `${t.name} ${t.kind} ${t.fields.map((f) => `${f.name}:${f.bits}`).join("+") || "-"}=${t.keyBits} ${t.entries}/${t.size}`,
+          `${t.name} ${t.kind} ${t.fields.map((f) => `${f.name}:${f.bits}`).join("+") || "-"}=${t.keyBits} ` +
+          `${t.entries}/${t.size}`,
       ),
       ...m.multicastGroups.map(
         (g) =>

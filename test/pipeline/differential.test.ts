@@ -35,7 +35,8 @@ function view(c: CompiledSpec, r: RefResult): Record<string, unknown> {
   return {
     outputs: r.outputs.map(
       (o) =>
-        `#${o.packet} ${o.kind} ${o.kind === "link" ? link(o.target) : member(o.target)} len ${o.bytes.length}/${o.origLen} at ${o.tsSec}.${o.tsNsec} ${hex(o.bytes)}`,
+        `#${o.packet} ${o.kind} ${o.kind === "link" ? link(o.target) : member(o.target)} len ${o.bytes.length}/` +
+        `${o.origLen} at ${o.tsSec}.${o.tsNsec} ${hex(o.bytes)}`,
     ),
     drops,
     delivered: Object.fromEntries(r.delivered.flatMap((n, i) => (n > 0 ? [[member(i), n]] : []))),
@@ -62,7 +63,8 @@ function describeCase(
       ? "?"
       : inj.kind === "link"
         ? `link ${c.links[inj.link]?.qualified ?? inj.link}`
-        : `${inj.kind} ${c.members[inj.member]?.qualified ?? inj.member}${inj.kind === "session" ? ` @${inj.session}` : ""}`;
+        : `${inj.kind} ${c.members[inj.member]?.qualified ?? inj.member}` +
+          `${inj.kind === "session" ? ` @${inj.session}` : ""}`;
   const packets = inputs.map(
     (p, i) => `  #${i} at ${where(injections[p.endpoint])}, orig ${p.origLen}: ${hex(p.bytes)}`,
   );

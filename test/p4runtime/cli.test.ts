@@ -70,8 +70,8 @@ describe("strata serve --p4runtime", () => {
         const entries = await client.read({ deviceId: String(r), entities: [{ tableEntry: {} }] });
         if (empty) expect(entries).toEqual([]);
         else {
-          // r's rows as exported: 16 entries, and (§9.1.6: read apart) the default entries of its 14 tables, one of them
-          // set by the export (a keyless table's row).
+          // r's rows as exported: 16 entries, and (§9.1.6: read apart) the default entries of its 14 tables, one of
+          // them set by the export (a keyless table's row).
           expect(entries.length).toBe(16);
           const defaults = await client.read({
             deviceId: String(r),
@@ -106,7 +106,8 @@ describe("strata serve --p4runtime", () => {
           const end = Date.now() + 5000;
           while ((await counted()).every((c) => c === "0") && Date.now() < end)
             await new Promise((res) => setTimeout(res, 20));
-          // lanA.r acquire, receive; ip.r acquire, forward, transmit; lanB.r send, forward, transmit: 8 entries hit once.
+          // lanA.r acquire, receive; ip.r acquire, forward, transmit; lanB.r send, forward, transmit:
+          // 8 entries hit once.
           expect((await counted()).filter((c) => c === "1").length).toBe(8);
           h1.close();
         }

@@ -323,8 +323,8 @@ describe.skipIf(reason !== undefined)(
         await waitFor(s, /^inserted ip\.r forward row 1/m);
         expect(inNs(ns.a, ["ping", "-c", "1", "-W", "2", "10.0.2.2"]).out).toMatch(/1 packets transmitted, 1 received/);
 
-        // B's interface goes down: strata keeps running, says so, and opens that port again once it is up; A's port stays
-        // open.
+        // B's interface goes down: strata keeps running, says so, and opens that port again once it is up; A's port
+        // stays open.
         ip("-n", ns.e, "link", "set", "eB", "down");
         await waitFor(
           s,

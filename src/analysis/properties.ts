@@ -208,11 +208,17 @@ function rowText(a: Analysis, member: number, row: number): string {
 export function mishapText(w: Words, x: Mishap | Delivery): string {
   if ("member" in x && "row" in x && !("kind" in x)) {
     const act = x.row.row.action;
-    return `received by ${w.member(x.member)} (receive row ${x.row.index}${act.kind === "link" ? `: into ${act.network} link ${act.ident}` : ""})`;
+    return (
+      `received by ${w.member(x.member)} (receive ` +
+      `row ${x.row.index}${act.kind === "link" ? `: into ${act.network} link ${act.ident}` : ""})`
+    );
   }
   const m = x as Mishap;
   if (m.kind === "hole" && m.hole !== undefined)
-    return `dropped at ${w.member(m.hole.member)}: no ${m.hole.table} row for it${m.hole.port === undefined ? "" : ` (${m.hole.table === "transmit" ? "out" : "in"}-link ${String(m.hole.port)})`}: ${w.path(m.path)}`;
+    return (
+      `dropped at ${w.member(m.hole.member)}: no ${m.hole.table} row for ` +
+      `it${m.hole.port === undefined ? "" : ` (${m.hole.table === "transmit" ? "out" : "in"}-link ${String(m.hole.port)})`}: ${w.path(m.path)}`
+    );
   if (m.kind === "drop" && m.drop !== undefined)
     return `dropped at ${w.member(m.drop.member)} (${m.drop.reason}): ${w.path(m.path)}`;
   return `loops: ${w.path(m.path)}`;

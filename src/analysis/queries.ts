@@ -192,7 +192,10 @@ export function cheapFindings(a: Analysis): { readonly loops: Finding[]; readonl
 }
 
 function holeAt(w: Words, member: number, table: string, port: unknown): string {
-  return `${w.member(member)}: no ${table} row${port === undefined ? "" : ` (${table === "transmit" ? "out" : "in"}-link ${String(port)})`}`;
+  return (
+    `${w.member(member)}: ` +
+    `no ${table} row${port === undefined ? "" : ` (${table === "transmit" ? "out" : "in"}-link ${String(port)})`}`
+  );
 }
 
 /** Members no other member and nothing from outside reaches. */

@@ -190,7 +190,10 @@ export function largeTrace(
 ): string | undefined {
   if (trace.bytes <= TRACE_LARGE_BYTES) return undefined;
   const each = trace.packets > 0 ? `, ${count(Math.round(trace.bytes / trace.packets))} bytes a packet` : "";
-  return `${file}: ${fileSize(trace.bytes)} for ${count(trace.packets)} packets${each} (--trace-packets RANGES traces only the packets named, e.g. --trace-packets 0-999)`;
+  return (
+    `${file}: ${fileSize(trace.bytes)} for ${count(trace.packets)} packets${each} (--trace-packets RANGES ` +
+    `traces only the packets named, e.g. --trace-packets 0-999)`
+  );
 }
 
 /** A short report for a person: where the packets went. */
@@ -229,5 +232,8 @@ export function outputsLine(s: Summary, out: string): string {
   // The line users know says "captures" for the files; what strata writes is a recording everywhere else.
   const files = (n: number): string => `${n} ${n === 1 ? "capture" : "captures"}`;
   const recorded = Object.keys(s.links).filter((k) => s.links[k]?.file !== null).length;
-  return `outputs in ${out}: summary.json, links/ (${files(recorded)}), delivered/ (${files(Object.keys(s.delivered).length)})`;
+  return (
+    `outputs in ${out}: summary.json, links/ (${files(recorded)}), ` +
+    `delivered/ (${files(Object.keys(s.delivered).length)})`
+  );
 }

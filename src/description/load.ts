@@ -200,7 +200,10 @@ function resolver(
     const ms = t.members.filter((m) => m.machine === machine);
     const m = ms[0];
     if (m === undefined || ms.length > 1)
-      return `${ms.length === 0 ? "no member" : `${ms.length} members`} of ${network} run${ms.length === 1 ? "s" : ""} on machine ${machine}`;
+      return (
+        `${ms.length === 0 ? "no member" : `${ms.length} members`} of ${network} run` +
+        `${ms.length === 1 ? "s" : ""} on machine ${machine}`
+      );
     return { topology: t, key: m.key };
   };
   return {

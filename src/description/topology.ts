@@ -443,7 +443,10 @@ function checkGroups(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpe
 const ANYCAST_FIX = "the senders of an anycast group cannot be its receivers (seed §4.1)";
 
 function anycastClash(member: string, group: string, other: number): string {
-  return `${excerpt(member)} would both send to and receive from anycast group '${excerpt(group)}' (see links[${other}])`;
+  return (
+    `${excerpt(member)} would both send to and receive from anycast group '${excerpt(group)}' (see ` +
+    `links[${other}])`
+  );
 }
 
 /** One use of an identifier at a member, and what may share it. */

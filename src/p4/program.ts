@@ -524,7 +524,10 @@ function tableDeclaration(t: DeviceTable, ids: P4InfoIds): string[] {
 function portDispatch(dev: Device): string[] {
   const lines = dev.ingress.map((p) => {
     const m = memberOf(dev, p.member);
-    return `} else if (standard_metadata.ingress_port == ${p.port}) {\n    meta.member = M_${m.ident};\n    meta.in_link = ${p.inLink};\n    meta.stage = STAGE_ACQUIRE;`;
+    return (
+      `} else if (standard_metadata.ingress_port == ${p.port}) {\n    meta.member = M_${m.ident};\n` +
+      `    meta.in_link = ${p.inLink};\n    meta.stage = STAGE_ACQUIRE;`
+    );
   });
   return [
     ...lines.flatMap((l) => l.split("\n")),

@@ -141,7 +141,10 @@ function packetOutMetadata(
     const id = Number(m.metadataId ?? 0);
     const f = fields.get(id);
     if (f === undefined)
-      return `packet-out metadata id ${id} is not in the P4Info's packet_out (${[...fields].map(([i, x]) => `${i} ${x.name}`).join(", ")})`;
+      return (
+        `packet-out metadata id ${id} is not in the P4Info's packet_out ` +
+        `(${[...fields].map(([i, x]) => `${i} ${x.name}`).join(", ")})`
+      );
     if (out.has(f.name)) return `packet-out metadata ${id} (${f.name}) given twice`;
     const value = m.value === undefined ? undefined : canonicalOf(m.value, f.bits);
     if (value === undefined) return `packet-out metadata ${id} (${f.name}) is not a bytestring of ${f.bits} bits`;
@@ -149,7 +152,10 @@ function packetOutMetadata(
   }
   const missing = [...fields].filter(([, f]) => !out.has(f.name));
   if (missing.length > 0)
-    return `packet-out metadata ${missing.map(([i, f]) => `${i} (${f.name})`).join(", ")} missing (a packet-out carries every field of packet_out)`;
+    return (
+      `packet-out metadata ${missing.map(([i, f]) => `${i} (${f.name})`).join(", ")} missing (a packet-out ` +
+      `carries every field of packet_out)`
+    );
   return out;
 }
 

@@ -65,7 +65,10 @@ function inRelation(a: Analysis, r: Relations, inj: Injection, o: Observation): 
     const comps = a.componentsOf(inj.member).filter((k) => k.has[v.index] === 1);
     if (comps.length === 0) continue; // delivered in another network: popped into it, no pair of one relation
     if (!comps.some((k) => r.relation.get(k)?.reaches(inj.member, v.index) === true))
-      return `delivered to ${name}, but ${a.member(inj.member).member.qualified} → ${name} is in no relation of ${comps.map((k) => k.name).join(", ")}`;
+      return (
+        `delivered to ${name}, but ${a.member(inj.member).member.qualified} → ${name} is in no relation ` +
+        `of ${comps.map((k) => k.name).join(", ")}`
+      );
   }
   return "";
 }

@@ -59,7 +59,8 @@ function ipv4(o: Partial<Ip4> = {}): Uint8Array {
 
 /** h1, h2, h3 on a switch `sw`; hosts take frames for their MAC; the switch's tables are the case's. */
 function lan(swTables: string, extra = ""): string {
-  return `networks:
+  return (
+    `networks:
   lan:
     header: ethernet
     members:
@@ -75,9 +76,11 @@ function lan(swTables: string, extra = ""): string {
     tables:
       sw:
 ${swTables}
-      h2: { acquire: [ { match: { dst: "${H2}" }, do: receive }, { match: { dst: "${BCAST}" }, do: receive } ], receive: [ { do: deliver } ] }
+      h2: { acquire: [ { match: { dst: "${H2}" }, do: receive }, { match: { dst: "${BCAST}" }, do: receive } ], ` +
+    `receive: [ { do: deliver } ] }
       h3: { acquire: [ { match: { dst: "${H3}" }, do: receive } ], receive: [ { do: deliver } ] }
-${extra}`;
+${extra}`
+  );
 }
 
 /** a — r — b over IPv4 with TTL decrement; r routes by longest prefix. */

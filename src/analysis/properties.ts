@@ -214,11 +214,11 @@ export function mishapText(w: Words, x: Mishap | Delivery): string {
     );
   }
   const m = x as Mishap;
-  if (m.kind === "hole" && m.hole !== undefined)
-    return (
-      `dropped at ${w.member(m.hole.member)}: no ${m.hole.table} row for ` +
-      `it${m.hole.port === undefined ? "" : ` (${m.hole.table === "transmit" ? "out" : "in"}-link ${String(m.hole.port)})`}: ${w.path(m.path)}`
-    );
+  if (m.kind === "hole" && m.hole !== undefined) {
+    const link =
+      m.hole.port === undefined ? "" : ` (${m.hole.table === "transmit" ? "out" : "in"}-link ${String(m.hole.port)})`;
+    return `dropped at ${w.member(m.hole.member)}: no ${m.hole.table} row for it${link}: ${w.path(m.path)}`;
+  }
   if (m.kind === "drop" && m.drop !== undefined)
     return `dropped at ${w.member(m.drop.member)} (${m.drop.reason}): ${w.path(m.path)}`;
   return `loops: ${w.path(m.path)}`;

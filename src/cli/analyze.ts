@@ -303,9 +303,10 @@ export function formatReport(r: AnalysisReport): string {
 function formatRoutes(x: RouteAnswer): string {
   const out: string[] = [];
   const delivered = x.reach.filter((r) => r.delivered).length;
+  const classes = x.reach.length === 1 ? "1 header class gets" : `${x.reach.length} header classes get`;
   out.push(
     `from ${x.from} to ${x.to}: ` +
-      `${x.reach.length === 0 ? "no header class gets there" : `${x.reach.length === 1 ? "1 header class gets" : `${x.reach.length} header classes get`} there, ${delivered} delivered`}\n`,
+      `${x.reach.length === 0 ? "no header class gets there" : `${classes} there, ${delivered} delivered`}\n`,
   );
   for (const r of x.reach.slice(0, LISTED))
     out.push(

@@ -162,7 +162,8 @@ export function fates(steps: readonly TraceStep[]): string[] {
 /** A line's fate, and how many of its steps were not kept (a line stops at TRACE_LINE_MAX). */
 export function fateOf(line: TraceLine): string {
   const cut = line.cut ?? 0;
-  return `${fate(line.steps)}${cut > 0 ? `; ${cut} more steps not kept (the line reached ${TRACE_LINE_MAX_TEXT})` : ""}`;
+  const notKept = cut > 0 ? `; ${cut} more steps not kept (the line reached ${TRACE_LINE_MAX_TEXT})` : "";
+  return `${fate(line.steps)}${notKept}`;
 }
 
 function formatPath(line: TraceLine): string {
@@ -177,10 +178,9 @@ export function describe(s: TraceStep): string {
   const pad = (t: string): string => t.padEnd(9);
   switch (s.step) {
     case "inject":
-      return (
-        `${pad("inject")}` +
-        `${s.at === "self" ? `sent by ${s.member}` : s.at === "send" ? `sent by ${s.member} in a session` : `on ${s.at}`}`
-      );
+      return `${pad("inject")}${
+        s.at === "self" ? `sent by ${s.member}` : s.at === "send" ? `sent by ${s.member} in a session` : `on ${s.at}`
+      }`;
     case "link":
       return `${pad("link")}${s.link}${s.from === null ? " from outside" : ` from ${s.from}`} (hop ${s.hops})`;
     case "exit":

@@ -81,7 +81,11 @@ export function checkLayering(
       problems.addRef(
         at,
         `${on.length} members of ${net.name} run on machine ${m.machine} (${on.map((x) => x.key).join(", ")}): ` +
-          `an ${role === "underlay" ? "overlay member attaches to at most one member of each underlay network" : "underlay member is the attachment of at most one member of each " + "overlay network"}`,
+          `an ${
+            role === "underlay"
+              ? "overlay member attaches to at most one member of each underlay network"
+              : "underlay member is the attachment of at most one member of each " + "overlay network"
+          }`,
         `put one of them on another machine`,
       );
     }

@@ -492,7 +492,9 @@ function tableDeclaration(t: DeviceTable, ids: P4InfoIds): string[] {
     keys.push(...t.selector.flowKeys.map((k) => `${k}: selector;  // the flow fields: one flow, one receiver`));
   return [
     `// ${t.role} of ${t.member.member.qualified}` +
-      `${t.table.spec !== undefined ? ` (the description's line ${t.table.spec.at.line})` : " (the compiler's default rows)"}`,
+      (t.table.spec !== undefined
+        ? ` (the description's line ${t.table.spec.at.line})`
+        : " (the compiler's default rows)"),
     ...(t.keyless ? ["// It matches no field: its row is the default action, set by the controller."] : []),
     "// P4Runtime: the entry's counter_data",
     `${idAnnotation(idOf(ids.counters, counterName(t.name)))} @brief(${quoted(BRIEF.counter(t))})`,

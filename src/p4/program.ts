@@ -566,10 +566,9 @@ function memberBlocks(dev: Device): string[] {
         ...(table("send") !== undefined && hasPush
           ? [
               `    ${table("send")?.name ?? ""}.apply();`,
-              `    if (meta.pushed == 1) { ${design}_push.apply(hdr, meta.${design}, meta.pass_len - ` +
-                `meta.packet_out_len - meta.trail, ` +
-                `meta.pushed_len);` +
-                `${reparse ? " hand_off(); }  // forward rows read the payload's ports: parsed in " + "the next pass" : " }"}`,
+              `    if (meta.pushed == 1) { ${design}_push.apply(hdr, meta.${design}, ` +
+                `meta.pass_len - meta.packet_out_len - meta.trail, meta.pushed_len);` +
+                (reparse ? " hand_off(); }  // forward rows read the payload's ports: parsed in the next pass" : " }"),
             ]
           : ["    drop_packet(DROP_SEND_MISS);  // no send table"]),
         "} else {",

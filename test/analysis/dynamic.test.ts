@@ -212,11 +212,16 @@ function classesAgree(
     if ("skip" in w) return skip(t, w.skip);
     const describe = (): string =>
       `packet ${Buffer.from(p.bytes).toString("hex")} at ${JSON.stringify(inj)}, hop limit ${hopLimit}\nspec:\n${text}`;
-    if (!ex.holds(w))
-      throw new Error(
-        `the analysis says ${ex.what}; the data ` +
-          `plane: ${JSON.stringify({ ...w, links: [...w.links], delivered: [...w.delivered], drops: [...w.drops], rows: [...w.rows] })}\n${describe()}`,
-      );
+    if (!ex.holds(w)) {
+      const plane = JSON.stringify({
+        ...w,
+        links: [...w.links],
+        delivered: [...w.delivered],
+        drops: [...w.drops],
+        rows: [...w.rows],
+      });
+      throw new Error(`the analysis says ${ex.what}; the data plane: ${plane}\n${describe()}`);
+    }
     const x = predict(a, inj, p.bytes, hopLimit);
     if (!("skip" in x)) {
       const d = differ(w, x);

@@ -35,10 +35,10 @@ function run(
     0,
     options,
   );
-  const out = r.outputs.map(
-    (o) =>
-      `${o.kind} ${o.kind === "link" ? (c.links[o.target]?.qualified ?? "?") : (c.members[o.target]?.qualified ?? "?")} ${hex(o.bytes)}`,
-  );
+  const out = r.outputs.map((o) => {
+    const target = o.kind === "link" ? (c.links[o.target]?.qualified ?? "?") : (c.members[o.target]?.qualified ?? "?");
+    return `${o.kind} ${target} ${hex(o.bytes)}`;
+  });
   const drops = Object.fromEntries(
     [...r.drops].flatMap(([m, counts]) =>
       counts.flatMap((n, k) =>

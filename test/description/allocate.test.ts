@@ -565,14 +565,15 @@ describe("properties (seed 000's invariants)", () => {
   });
 
   test("session ids of send rows that remain do not change; written ones are honoured; ids are distinct", () => {
+    const entry = (r: { name: string; session?: number }): string =>
+      `{ name: ${r.name}${r.session === undefined ? "" : `, session: ${r.session}`} }`;
     const rows = (list: readonly { name: string; session?: number }[]): string =>
       [
         "networks:",
         "  lan:",
         "    header: ethernet",
         '    members: { a: { name: "02:00:00:00:00:0a" } }',
-        `    tables: { a: { send: ` +
-          `[ ${list.map((r) => `{ name: ${r.name}${r.session === undefined ? "" : `, session: ${r.session}`} }`).join(", ")} ] } }`,
+        `    tables: { a: { send: [ ${list.map(entry).join(", ")} ] } }`,
       ].join("\n");
     const row = fc.record({ written: fc.boolean() });
     fc.assert(

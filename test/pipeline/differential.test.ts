@@ -410,6 +410,9 @@ networks:
   });
 
   // s replicates onto 8 links (one copy per extra out-link), and an allcast link from outside reaches 8 receivers.
+  const receiverTables = [1, 2, 3, 4, 5, 6, 7, 8]
+    .map((i) => `      r${i}: { acquire: [ { do: receive } ], receive: [ { do: deliver } ] }`)
+    .join("\n");
   const fanOut =
     `
 networks:
@@ -422,7 +425,7 @@ ${[1, 2, 3, 4, 5, 6, 7, 8].map((i) => `      - { from: s.${i}, to: r${i}.1 }`).j
       - { external: up, to: [r1.2, r2.2, r3.2, r4.2, r5.2, r6.2, r7.2, r8.2], mode: allcast, group: all }
     tables:
       s: { forward: [ { out: [1, 2, 3, 4, 5, 6, 7, 8] } ] }
-${[1, 2, 3, 4, 5, 6, 7, 8].map((i) => `      r${i}: { acquire: [ { do: receive } ], receive: [ { do: deliver } ] }`).join("\n")}
+${receiverTables}
 `;
 
   it("a fan-out past copyLimit: the copies past it are not made, each counted as replication-limit", () => {

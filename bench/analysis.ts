@@ -137,12 +137,17 @@ export const analyzeFatTree: FigureScenario = {
 
 export const analyzeGrowth: FigureScenario = {
   name: "analyze-growth",
-  description: `the same on fat-trees of ${SIZES.map(([p, e, h]) => 1 + p + p * e + p * e * h).join(", ")} members: CPU time and the heap the relations keep`,
+  description:
+    `the same on fat-trees ` +
+    `of ${SIZES.map(([p, e, h]) => 1 + p + p * e + p * e * h).join(", ")} members: CPU time and the heap the ` +
+    `relations keep`,
   figures: growthFigures,
 };
 
 export const analyzeUpdate: FigureScenario = {
   name: "analyze-update",
-  description: `the fat-tree's relations updated after one edge switch row is taken out or put back (${UPDATES} of each): only the header classes the row matches are walked again`,
+  description:
+    `the fat-tree's relations updated after one edge switch row is taken out or put back ` +
+    `(${UPDATES} of each): only the header classes the row matches are walked again`,
   figures: updateFigures,
 };

@@ -99,7 +99,9 @@ function strataScenario(w: Workload): Scenario {
   let prepared: Replay | undefined;
   return {
     name: `${w.name}-vs-bmv2`,
-    description: `${w.description}: ${PACKETS.toLocaleString("en")} ${FRAME_LEN}-byte frames through strata run, and through simple_switch`,
+    description:
+      `${w.description}: ${PACKETS.toLocaleString("en")} ${FRAME_LEN}-byte frames through strata run, ` +
+      `and through simple_switch`,
     packets: PACKETS,
     unavailable: () => {
       const tools = findP4Tools();

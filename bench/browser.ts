@@ -23,7 +23,9 @@ export function findBrowser(): { readonly executable: string } | { readonly miss
   const probe = spawnSync(executable, ["--version"], { encoding: "utf8", timeout: 20_000 });
   if (probe.status !== 0)
     return {
-      missing: `${executable} --version failed: ${(probe.stderr || probe.stdout || String(probe.error)).trim().split("\n")[0] ?? ""}`,
+      missing:
+        `${executable} --version ` +
+        `failed: ${(probe.stderr || probe.stdout || String(probe.error)).trim().split("\n")[0] ?? ""}`,
     };
   return { executable };
 }

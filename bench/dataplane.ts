@@ -89,7 +89,8 @@ export function hubSpec(n: number): string {
   const hostTables = Array.from(
     { length: n },
     (_, i) =>
-      `      h${i + 1}:\n        acquire: [ { match: { dst: "${mac(i + 1)}" }, do: receive } ]\n        receive: [ { do: deliver } ]`,
+      `      h${i + 1}:\n        acquire: [ { match: { dst: "${mac(i + 1)}" }, do: receive } ]\n` +
+      `        receive: [ { do: deliver } ]`,
   );
   return `networks:
   lan:
@@ -295,7 +296,8 @@ export function fatTreeSpec(pods = 16, edges = 8, hosts = 8): { yaml: string; ho
         members.push(`      h${n}: { name: "${mac(n)}" }`);
         links.push(`      - { from: h${n}.1, to: e${ge + 1}.${h + 1}, mode: two-way }`);
         tables.push(
-          `      h${n}:\n        acquire: [ { match: { dst: "${mac(n)}" }, do: receive } ]\n        receive: [ { do: deliver } ]`,
+          `      h${n}:\n        acquire: [ { match: { dst: "${mac(n)}" }, do: receive } ]\n` +
+            `        receive: [ { do: deliver } ]`,
         );
         edgeRows.push(`          - { match: { dst: "${mac(n)}" }, out: ${h + 1} }`);
         aggRows.push(`          - { match: { dst: "${mac(n)}" }, out: ${e + 1} }`);

@@ -277,6 +277,8 @@ async function figures(): Promise<Figure[]> {
 
 export const p4runtime: FigureScenario = {
   name: "p4runtime",
-  description: `strata's P4Runtime server and a gRPC client in this process: ${ENTRIES} LPM routes written in batches of ${BATCH}, single-entry writes among them, a read of them all, reads of one by key`,
+  description:
+    `strata's P4Runtime server and a gRPC client in this process: ${ENTRIES} LPM routes written in ` +
+    `batches of ${BATCH}, single-entry writes among them, a read of them all, reads of one by key`,
   figures,
 };

@@ -125,7 +125,10 @@ function main(): void {
     rows.push(row);
     if (values.json !== true) {
       console.log(
-        `T=${String(t).padStart(3)}  ${String(row.machines).padStart(5)} machines  ${row.seconds.toFixed(3).padStart(8)} s (CPU ${row.cpuSeconds.toFixed(3).padStart(8)} s)  ${String(row.evaluations).padStart(9)} fit checks  ${row.placed} placed, ${row.displaced} displaced`,
+        `T=${String(t).padStart(3)}  ${String(row.machines).padStart(5)} machines  ` +
+          `${row.seconds.toFixed(3).padStart(8)} s ` +
+          `(CPU ${row.cpuSeconds.toFixed(3).padStart(8)} s)  ${String(row.evaluations).padStart(9)} fit ` +
+          `checks  ${row.placed} placed, ${row.displaced} displaced`,
       );
     }
   }

@@ -171,7 +171,8 @@ async function benchView(): Promise<void> {
   const cpu = /model name\s*:\s*(.*)/.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? "unknown CPU";
   const say = (s: string): boolean => process.stdout.write(`${s}\n`);
   say(
-    `strata view at scale: a fat-tree of ${members.toLocaleString("en-US")} members, ${packets.toLocaleString("en-US")} packets; files in ${dir}`,
+    `strata view at scale: a fat-tree ` +
+      `of ${members.toLocaleString("en-US")} members, ${packets.toLocaleString("en-US")} packets; files in ${dir}`,
   );
   say(
     `CPU: ${cpu}; load average ${loadavg()
@@ -181,7 +182,8 @@ async function benchView(): Promise<void> {
 
   const replayed = await strata("run", spec, ...inputs, "--out", run, "--trace");
   say(
-    `strata run --trace:          ${(replayed.ms / 1000).toFixed(1)} s (trace.jsonl ${(statSync(join(run, "trace.jsonl")).size / 1e6).toFixed(0)} MB)`,
+    `strata run --trace:          ${(replayed.ms / 1000).toFixed(1)} s ` +
+      `(trace.jsonl ${(statSync(join(run, "trace.jsonl")).size / 1e6).toFixed(0)} MB)`,
   );
   const alone = await strata(
     "view",
@@ -192,7 +194,8 @@ async function benchView(): Promise<void> {
     join(dir, "fat-tree.svg"),
   );
   say(
-    `strata view (no run):        ${(alone.ms / 1000).toFixed(1)} s, layout included (${alone.stdout.split("\n")[0] ?? ""})`,
+    `strata view (no run):        ${(alone.ms / 1000).toFixed(1)} s, ` +
+      `layout included (${alone.stdout.split("\n")[0] ?? ""})`,
   );
   const viewed = await strata("view", spec, "--run", run, "--out", page);
   say(`strata view --run:           ${(viewed.ms / 1000).toFixed(1)} s (${viewed.stdout.split("\n")[0] ?? ""})`);

@@ -30,8 +30,13 @@ function tsFiles(dir: string): string[] {
 }
 
 // `@inline ` before a declaration TypeScript does not let decorators precede.
-const AS_DECORATOR =
-  /^([ \t]*)@(\w+(?:\([^)\n]*\))?)[ \t]+(?=(?:export[ \t]+)?(?:declare[ \t]+)?(?:function|const|let|var|namespace|enum)\b)/gm;
+const AS_DECORATOR = new RegExp(
+  [
+    String.raw`^([ \t]*)@(\w+(?:\([^)\n]*\))?)[ \t]+`,
+    String.raw`(?=(?:export[ \t]+)?(?:declare[ \t]+)?(?:function|const|let|var|namespace|enum)\b)`,
+  ].join(""),
+  "gm",
+);
 const AS_DECORATOR_COMMENT = /\/\*@(\w+(?:\([^)\n]*\))?)@\*\/ /g;
 
 async function formatted(path: string, text: string): Promise<string> {

@@ -27,7 +27,10 @@ export function findP4Tools(): P4Tools | { readonly missing: string } {
   const root = PLACES.find((p): p is string => p !== undefined && p !== "" && existsSync(join(p, "bin", "p4c-bm2-ss")));
   if (root === undefined) {
     return {
-      missing: `no P4 toolchain (p4c-bm2-ss) in ${PLACES.filter((p) => p !== undefined && p !== "").join(" or ")}: unpack ../shared/p4-toolchain/p4-toolchain.tar.xz there and set STRATA_P4TOOLS (.ci/run does)`,
+      missing:
+        `no P4 toolchain (p4c-bm2-ss) ` +
+        `in ${PLACES.filter((p) => p !== undefined && p !== "").join(" or ")}: unpack ` +
+        `../shared/p4-toolchain/p4-toolchain.tar.xz there and set STRATA_P4TOOLS (.ci/run does)`,
     };
   }
   const lib = join(root, "lib");
@@ -56,12 +59,16 @@ export function findP4Tools(): P4Tools | { readonly missing: string } {
   const probe = spawnSync(tools.p4cBm2Ss, ["--version"], { env, encoding: "utf8" });
   if (probe.status !== 0)
     return {
-      missing: `${tools.p4cBm2Ss} does not run (${firstLine(probe)}): install the run-time packages ../shared/p4-toolchain/README.md lists`,
+      missing:
+        `${tools.p4cBm2Ss} does not run (${firstLine(probe)}): install the run-time packages ` +
+        `../shared/p4-toolchain/README.md lists`,
     };
   const sw = spawnSync(tools.simpleSwitch, ["--version"], { env, encoding: "utf8" });
   if (sw.status !== 0)
     return {
-      missing: `${tools.simpleSwitch} does not run (${firstLine(sw)}): install the run-time packages ../shared/p4-toolchain/README.md lists`,
+      missing:
+        `${tools.simpleSwitch} does not run (${firstLine(sw)}): install the run-time packages ` +
+        `../shared/p4-toolchain/README.md lists`,
     };
   return tools;
 }

@@ -207,7 +207,9 @@ class Explorer {
   #cross(p: Pkt, link: number, from: number, via?: { member: number; session: number }): void {
     const l = this.#a.topology.link(link);
     if (p.hops >= this.#o.hopLimit) return this.#drop(p, from, "loop");
-    const key = `${link}|${via === undefined ? "" : `${via.member}@${via.session}`}|${p.next}|${p.stack.map((s) => `${s.space.design.name}:${s.atom}:${s.hops}`).join(",")}`;
+    const key =
+      `${link}|${via === undefined ? "" : `${via.member}@${via.session}`}|${p.next}|` +
+      `${p.stack.map((s) => `${s.space.design.name}:${s.atom}:${s.hops}`).join(",")}`;
     if (this.#onPath.has(key)) return this.#event("loop", p, { link });
     this.#onPath.add(key);
     this.#step({ kind: "link", link }, () => {

@@ -92,7 +92,9 @@ export class LiveAnalysis {
     const last =
       this.#last === undefined
         ? ""
-        : `; last update: ${this.#last.rows} row${this.#last.rows === 1 ? "" : "s"}, ${this.#last.classes} header class${this.#last.classes === 1 ? "" : "es"} walked again in ${this.#last.ms.toFixed(2)} ms`;
+        : `; last ` +
+          `update: ${this.#last.rows} row${this.#last.rows === 1 ? "" : "s"}, ${this.#last.classes} header ` +
+          `class${this.#last.classes === 1 ? "" : "es"} walked again in ${this.#last.ms.toFixed(2)} ms`;
     return `analysis: ${verdict}${last}`;
   }
 }

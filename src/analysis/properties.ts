@@ -148,7 +148,8 @@ function fullyReachable(a: Analysis, rel: ComponentRelation, w: Words): Property
   const silent = new Set(rel.silent());
   const lines = [...silent].map(
     (m) =>
-      `${w.member(m)} reaches no other member${sendsOnNoLink(a, m) ? " (no forward row of it puts a header on a link)" : ""}`,
+      `${w.member(m)} reaches no other ` +
+      `member${sendsOnNoLink(a, m) ? " (no forward row of it puts a header on a link)" : ""}`,
   );
   const missing = rel.missingPairs(SHOWN, (m0) => silent.has(m0));
   for (const [m0, m1] of missing.pairs) lines.push(`no header goes from ${w.member(m0)} to ${w.member(m1)}`);
@@ -191,7 +192,8 @@ function onlyUnicast(a: Analysis, c: Component, w: Words): PropertyResult {
       );
       if (wins)
         lines.push(
-          `${w.member(m)} forward row ${r.index} (${rowText(a, m, r.index)}) copies to out-links ${act.ports.join(", ")}`,
+          `${w.member(m)} forward row ${r.index} (${rowText(a, m, r.index)}) copies to ` +
+            `out-links ${act.ports.join(", ")}`,
         );
     }
   }
@@ -206,11 +208,17 @@ function rowText(a: Analysis, member: number, row: number): string {
 export function mishapText(w: Words, x: Mishap | Delivery): string {
   if ("member" in x && "row" in x && !("kind" in x)) {
     const act = x.row.row.action;
-    return `received by ${w.member(x.member)} (receive row ${x.row.index}${act.kind === "link" ? `: into ${act.network} link ${act.ident}` : ""})`;
+    return (
+      `received by ${w.member(x.member)} (receive ` +
+      `row ${x.row.index}${act.kind === "link" ? `: into ${act.network} link ${act.ident}` : ""})`
+    );
   }
   const m = x as Mishap;
-  if (m.kind === "hole" && m.hole !== undefined)
-    return `dropped at ${w.member(m.hole.member)}: no ${m.hole.table} row for it${m.hole.port === undefined ? "" : ` (${m.hole.table === "transmit" ? "out" : "in"}-link ${String(m.hole.port)})`}: ${w.path(m.path)}`;
+  if (m.kind === "hole" && m.hole !== undefined) {
+    const link =
+      m.hole.port === undefined ? "" : ` (${m.hole.table === "transmit" ? "out" : "in"}-link ${String(m.hole.port)})`;
+    return `dropped at ${w.member(m.hole.member)}: no ${m.hole.table} row for it${link}: ${w.path(m.path)}`;
+  }
   if (m.kind === "drop" && m.drop !== undefined)
     return `dropped at ${w.member(m.drop.member)} (${m.drop.reason}): ${w.path(m.path)}`;
   return `loops: ${w.path(m.path)}`;
@@ -232,7 +240,8 @@ function communicationDemands(a: Analysis, c: Component, traffic: TrafficRelatio
           ...traffic.deliveries.filter((d) => d.session === s && d.atom === atom),
         ].map((x) => mishapText(w, x));
         lines.push(
-          `${w.member(s.member)} sends ${w.header(c.space, atom, s.hops)} (session ${s.session}) and ${w.member(m1)} receives it, but it does not get there: ${instead[0] ?? "it is sent on no link"}`,
+          `${w.member(s.member)} sends ${w.header(c.space, atom, s.hops)} (session ${s.session}) ` +
+            `and ${w.member(m1)} receives it, but it does not get there: ${instead[0] ?? "it is sent on no link"}`,
         );
       }
     }
@@ -249,7 +258,10 @@ function authentic(a: Analysis, c: Component, traffic: TrafficRelation, w: Words
     const written = d.session.header.get(src);
     if (written === sender.nameValue) return [];
     return [
-      `${w.member(d.session.member)} (${sender.name}) sends session ${d.session.session} with ${c.space.formatMatch(new Map([[src, { kind: "exact" as const, value: written ?? 0n }]]))}, and ${w.member(d.member)} receives it`,
+      `${w.member(d.session.member)} (${sender.name}) sends ` +
+        `session ${d.session.session} with ` +
+        `${c.space.formatMatch(new Map([[src, { kind: "exact" as const, value: written ?? 0n }]]))}, ` +
+        `and ${w.member(d.member)} receives it`,
     ];
   });
   return result("Only_authentic_traffic_delivered", [...new Set(lines)]);
@@ -271,7 +283,9 @@ function symmetric(traffic: TrafficRelation, w: Words): PropertyResult {
     seen.add(key);
     if (!reached.has(`${x.member}>${x.session.member}`))
       lines.push(
-        `${w.member(x.session.member)} reaches ${w.member(x.member)} with ${w.header(space, x.atom, x.session.hops)} (session ${x.session.session}), and no session of ${w.member(x.member)} reaches ${w.member(x.session.member)}`,
+        `${w.member(x.session.member)} reaches ${w.member(x.member)} with ` +
+          `${w.header(space, x.atom, x.session.hops)} (session ${x.session.session}), ` +
+          `and no session of ${w.member(x.member)} reaches ${w.member(x.session.member)}`,
       );
   }
   return result(
@@ -286,7 +300,9 @@ function layeringProperty(a: Analysis, w: Words): PropertyResult {
   const lines: string[] = [];
   for (const d of demands) {
     const l = a.topology.link(d.link);
-    const what = `${w.link(d.link)} (${w.member(d.sender)} → ${l.receivers.map((r) => w.member(r.member)).join(", ")}) via ${d.underlay} session ${d.session}`;
+    const what =
+      `${w.link(d.link)} (${w.member(d.sender)} → ` +
+      `${l.receivers.map((r) => w.member(r.member)).join(", ")}) via ${d.underlay} session ${d.session}`;
     if (d.problem !== undefined) {
       lines.push(`${what}: ${d.problem}`);
       continue;
@@ -294,7 +310,8 @@ function layeringProperty(a: Analysis, w: Words): PropertyResult {
     for (const r of d.receivers)
       if (!r.met)
         lines.push(
-          `${what}: expected ${r.expected}; instead ${r.instead.length === 0 ? "it is sent on no link" : r.instead.join("; ")}`,
+          `${what}: expected ${r.expected}; ` +
+            `instead ${r.instead.length === 0 ? "it is sent on no link" : r.instead.join("; ")}`,
         );
   }
   return result(
@@ -361,7 +378,8 @@ function inclusionProperties(a: Analysis, r: Relations, w: Words): PropertyResul
           if (((whole.get(k) ?? 0n) & hops) === hops) continue;
           const [m0, m1] = k.split(">").map(Number);
           lines.push(
-            `${w.member(m0 ?? -1)} → ${w.member(m1 ?? -1)} with ${w.header(c.space, atom, hops)} is in ${relName(p)} (${p.name}), not in ${relName(c)} (${c.name})`,
+            `${w.member(m0 ?? -1)} → ${w.member(m1 ?? -1)} with ${w.header(c.space, atom, hops)} is ` +
+              `in ${relName(p)} (${p.name}), not in ${relName(c)} (${c.name})`,
           );
         }
       }
@@ -373,7 +391,8 @@ function inclusionProperties(a: Analysis, r: Relations, w: Words): PropertyResul
         .filter((d) => !whole.has(deliveryKey(d)))
         .map(
           (d) =>
-            `${w.member(d.session.member)} → ${w.member(d.member)} (session ${d.session.session}) in ${p.name}, not in ${c.name}`,
+            `${w.member(d.session.member)} → ${w.member(d.member)} (session ${d.session.session}) in ${p.name}, ` +
+            `not in ${c.name}`,
         ),
     );
     out.push(result(`effective: ${parts.map((p) => p.name).join(" ∪ ")} ⊆ ${c.name}`, effLines));

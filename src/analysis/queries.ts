@@ -166,7 +166,9 @@ function sessionHoles(
     seen.add(key);
     out.push({
       component: c.name,
-      header: `${w.header(c.space, m.atom, m.session.hops)} (${w.member(m.session.member)} session ${m.session.session})`,
+      header:
+        `${w.header(c.space, m.atom, m.session.hops)} (${w.member(m.session.member)} session ` +
+        `${m.session.session})`,
       at: holeAt(w, m.hole.member, m.hole.table, m.hole.port),
       path: w.path(m.path),
     });
@@ -191,7 +193,10 @@ export function cheapFindings(a: Analysis): { readonly loops: Finding[]; readonl
 
 /** Where a black hole is: "lan.sw: no forward row (in-link 1)". */
 export function holeAt(w: Words, member: number, table: string, port: unknown): string {
-  return `${w.member(member)}: no ${table} row${port === undefined ? "" : ` (${table === "transmit" ? "out" : "in"}-link ${String(port)})`}`;
+  return (
+    `${w.member(member)}: ` +
+    `no ${table} row${port === undefined ? "" : ` (${table === "transmit" ? "out" : "in"}-link ${String(port)})`}`
+  );
 }
 
 /** Members no other member and nothing from outside reaches. */
@@ -254,12 +259,14 @@ export function equivalence(a: Analysis, b: Analysis, shown = 5): Equivalence {
       for (const [k, v] of ma)
         if (mb.get(k)?.hops !== v.hops)
           lines.push(
-            `${v.text} with ${sides[0]?.w.header(space, atom, v.hops & ~(mb.get(k)?.hops ?? 0n))}: in ${files[0]}, not in ${files[1]}`,
+            `${v.text} with ${sides[0]?.w.header(space, atom, v.hops & ~(mb.get(k)?.hops ?? 0n))}: ` +
+              `in ${files[0]}, not in ${files[1]}`,
           );
       for (const [k, v] of mb)
         if (ma.get(k)?.hops !== v.hops)
           lines.push(
-            `${v.text} with ${sides[1]?.w.header(space, atom, v.hops & ~(ma.get(k)?.hops ?? 0n))}: in ${files[1]}, not in ${files[0]}`,
+            `${v.text} with ${sides[1]?.w.header(space, atom, v.hops & ~(ma.get(k)?.hops ?? 0n))}: ` +
+              `in ${files[1]}, not in ${files[0]}`,
           );
     }
   }
@@ -274,7 +281,8 @@ export function equivalence(a: Analysis, b: Analysis, shown = 5): Equivalence {
             received: (_, member) =>
               out.set(
                 `${name(x, session.member)}>${name(x, member)}/${c.space.design.name}:${atom}`,
-                `${x.member(session.member).member.qualified} → ${x.member(member).member.qualified} (session ${session.session})`,
+                `${x.member(session.member).member.qualified} → ${x.member(member).member.qualified} (session ` +
+                  `${session.session})`,
               ),
           });
         }

@@ -206,7 +206,8 @@ export class ComponentRelation {
     for (const k of list) this.#count(k, 1);
     for (const j of out) this.#outside[j] = (this.#outside[j] ?? 0) + 1;
     this.#tuples += list.length;
-    if (this.#counts === undefined && holes.size === 0 && loop === undefined) return; // large: nothing to keep per class
+    // large: nothing to keep per class
+    if (this.#counts === undefined && holes.size === 0 && loop === undefined) return;
     this.#state.set(atom, {
       pairs: this.#counts === undefined ? new Int32Array(0) : list,
       outside: out,

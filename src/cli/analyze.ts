@@ -208,7 +208,8 @@ function routeQuery(c: CompiledSpec, flags: AnalyzeFlags): RouteQuery {
   const to = memberNamed(c, flags.to ?? "");
   if (e.kind === "session" && flags.header !== undefined)
     throw new UsageError(
-      `--header: a session's packet (${e.text}) is payload, with no ${design.name} header of its own to match (give --from as NETWORK:MEMBER)`,
+      `--header: a session's packet (${e.text}) is payload, with no ${design.name} header of its own to match ` +
+        `(give --from as NETWORK:MEMBER)`,
     );
   const member = e.kind === "link" ? (c.links[e.link]?.sender ?? -1) : e.member;
   const link = e.kind === "link" ? c.links[e.link] : undefined;
@@ -229,7 +230,8 @@ function memberNamed(c: CompiledSpec, text: string): number {
   const m = c.members.find((x) => x.qualified === q);
   if (m === undefined)
     throw new UsageError(
-      `--to: there is no member '${excerpt(text)}' (write NETWORK:MEMBER; members: ${c.members.map((x) => x.qualified.replace(".", ":")).join(", ")})`,
+      `--to: there is no member '${excerpt(text)}' (write NETWORK:MEMBER; ` +
+        `members: ${c.members.map((x) => x.qualified.replace(".", ":")).join(", ")})`,
     );
   return m.index;
 }
@@ -246,7 +248,8 @@ function headerPatterns(
     const field = design.fields.find((f) => f.name === name);
     if (eq < 0 || field === undefined) {
       throw new UsageError(
-        `--header: '${excerpt(part)}' is not FIELD=PATTERN of ${design.name} (fields: ${design.fields.map((f) => f.name).join(", ")})`,
+        `--header: '${excerpt(part)}' is not FIELD=PATTERN ` +
+          `of ${design.name} (fields: ${design.fields.map((f) => f.name).join(", ")})`,
       );
     }
     const p = parsePattern(part.slice(eq + 1), field);
@@ -279,7 +282,10 @@ export function formatReport(r: AnalysisReport): string {
           ? "reachableWithBridging"
           : "reachabilityWithSubduction";
     out.push(
-      `${kind} ${c.name} (${c.design}, ${count(c.members, "member")}): ${rel} ${count(c.reachable.tuples, "tuple")}, ${c.reachable.pairs} of ${c.reachable.of} member pairs; traffic model ${count(c.effective.sessions, "session")}, ${count(c.effective.deliveries, "delivery").replace("deliverys", "deliveries")}\n`,
+      `${kind} ${c.name} (${c.design}, ${count(c.members, "member")}): ${rel} ` +
+        `${count(c.reachable.tuples, "tuple")}, ${c.reachable.pairs} of ${c.reachable.of} member pairs; ` +
+        `traffic model ${count(c.effective.sessions, "session")}, ` +
+        `${count(c.effective.deliveries, "delivery").replace("deliverys", "deliveries")}\n`,
     );
     for (const p of c.properties) out.push(formatProperty(p));
   }
@@ -297,12 +303,15 @@ export function formatReport(r: AnalysisReport): string {
 function formatRoutes(x: RouteAnswer): string {
   const out: string[] = [];
   const delivered = x.reach.filter((r) => r.delivered).length;
+  const classes = x.reach.length === 1 ? "1 header class gets" : `${x.reach.length} header classes get`;
   out.push(
-    `from ${x.from} to ${x.to}: ${x.reach.length === 0 ? "no header class gets there" : `${x.reach.length === 1 ? "1 header class gets" : `${x.reach.length} header classes get`} there, ${delivered} delivered`}\n`,
+    `from ${x.from} to ${x.to}: ` +
+      `${x.reach.length === 0 ? "no header class gets there" : `${classes} there, ${delivered} delivered`}\n`,
   );
   for (const r of x.reach.slice(0, LISTED))
     out.push(
-      `  ${r.start}: ${r.delivered ? "delivered" : "acquired"}${r.approximate ? " (may: a header's class depends on its payload)" : ""}\n    ${r.path}\n`,
+      `  ${r.start}: ${r.delivered ? "delivered" : "acquired"}` +
+        `${r.approximate ? " (may: a header's class depends on its payload)" : ""}\n    ${r.path}\n`,
     );
   if (x.reach.length > LISTED) out.push(`  … and ${x.reach.length - LISTED} more (--json lists them all)\n`);
   if (x.miss.length > 0) {

@@ -164,7 +164,8 @@ export function formatReport(report: CheckReport): string {
     }
     if (list.length > WARNED)
       lines.push(
-        `warning: ${property}: ${list.length - WARNED} more (strata analyze ${report.file} ${property === "No_routing_loops" ? "--loops" : "--black-holes"})`,
+        `warning: ${property}: ${list.length - WARNED} more (strata ` +
+          `analyze ${report.file} ${property === "No_routing_loops" ? "--loops" : "--black-holes"})`,
       );
   }
   return `${lines.join("\n")}\n`;

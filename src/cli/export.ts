@@ -84,7 +84,8 @@ function runExport(spec: string, flags: ExportFlags, ctx: CommandContext): numbe
     for (const m of manifests) {
       const tables = m.members.reduce((n, x) => n + x.tables.length, 0);
       ctx.io.stdout.write(
-        `${flags.out}/${m.machine}: ${m.members.length} member${m.members.length === 1 ? "" : "s"}, ${tables} tables, ${m.ports.length} ports, ${m.updates} updates\n`,
+        `${flags.out}/${m.machine}: ${m.members.length} member${m.members.length === 1 ? "" : "s"}, ${tables}` +
+          ` tables, ${m.ports.length} ports, ${m.updates} updates\n`,
       );
     }
   }

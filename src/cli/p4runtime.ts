@@ -67,7 +67,11 @@ export function tlsOf(flags: TlsFlags): Tls | undefined {
 /** The warning line for a server that listens beyond loopback in plain text, or none. */
 export function exposureWarning(flag: string, address: string, tls: Tls | undefined): string | undefined {
   if (tls !== undefined || isLoopback(hostOf(address))) return undefined;
-  return `strata: warning: ${flag} ${address}: no TLS beyond loopback: anyone who reaches this address can become primary, write the tables and send packets from the emulated members (give --tls-cert, --tls-key and --tls-ca, or listen on 127.0.0.1)`;
+  return (
+    `strata: warning: ${flag} ${address}: no TLS beyond loopback: anyone who reaches this address can ` +
+    `become primary, write the tables and send packets from the emulated members (give --tls-cert, ` +
+    `--tls-key and --tls-ca, or listen on 127.0.0.1)`
+  );
 }
 
 /** "127.0.0.1:9559", with how it is secured: the server's address for the line announcing it. */
@@ -133,7 +137,8 @@ async function runP4Runtime(spec: string, flags: Flags, ctx: CommandContext): Pr
     await ctx.io.stderr.flush();
     const devices = compiled.machines.map((m, i) => `${i + 1} ${m}`).join(", ");
     ctx.io.stdout.write(
-      `P4Runtime server on ${servedAt(address, server.port, tls)} for ${spec}: devices ${devices}${flags.empty === true ? " (empty)" : ""}; Ctrl-C stops it\n`,
+      `P4Runtime server on ${servedAt(address, server.port, tls)} for ${spec}: ` +
+        `devices ${devices}${flags.empty === true ? " (empty)" : ""}; Ctrl-C stops it\n`,
     );
     await ctx.io.stdout.flush();
     await signals.stopped;

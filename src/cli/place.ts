@@ -51,7 +51,9 @@ export function runPlace(file: string, fleetFile: string, json: boolean, io: Io)
 
 export function formatPlacement(report: PlaceReport, fleet: Fleet): string {
   const total = report.placed.length + report.unplaceable.length;
-  let out = `${report.file} on ${report.fleet}: ${report.placed.length} of ${total} machine${total === 1 ? "" : "s"} placed\n`;
+  let out =
+    `${report.file} on ${report.fleet}: ${report.placed.length} of ${total} machine` +
+    `${total === 1 ? "" : "s"} placed\n`;
   if (report.placed.length > 0) {
     const rows = report.placed.map((p) => {
       const moved = p.placedOn !== undefined && p.placedOn !== p.target ? ` (was on ${p.placedOn})` : "";
@@ -76,7 +78,10 @@ export function formatPlacement(report: PlaceReport, fleet: Fleet): string {
     const now = new Map(report.placed.map((p) => [p.machine, p.target]));
     for (const d of report.displaced) {
       const then = now.get(d.machine);
-      out += `  ${d.machine} (priority ${d.priority}) from ${d.target} by ${d.by} (priority ${d.byPriority}); ${then === undefined ? "unplaceable" : `now on ${then}`}\n`;
+      out +=
+        `  ${d.machine} (priority ${d.priority}) ` +
+        `from ${d.target} by ${d.by} (priority ${d.byPriority}); ` +
+        `${then === undefined ? "unplaceable" : `now on ${then}`}\n`;
     }
   }
   if (report.unplaceable.length > 0) {

@@ -69,7 +69,8 @@ export function registerRun(program: Command, ctx: CommandContext): void {
     .addOption(
       new Option(
         "--workers <n>",
-        `data planes to run packets on, in chunks: this thread's and n − 1 worker threads (1 to ${WORKERS_MAX}; default: one per core, one per 64 MiB of captures at most)`,
+        `data planes to run packets on, in chunks: this thread's and n − 1 worker threads (1 to ${WORKERS_MAX}; ` +
+          `default: one per core, one per 64 MiB of captures at most)`,
       ).argParser(limit("--workers", WORKERS_MAX)),
     )
     .addHelpText(
@@ -189,7 +190,10 @@ export function largeTrace(
 ): string | undefined {
   if (trace.bytes <= TRACE_LARGE_BYTES) return undefined;
   const each = trace.packets > 0 ? `, ${count(Math.round(trace.bytes / trace.packets))} bytes a packet` : "";
-  return `${file}: ${fileSize(trace.bytes)} for ${count(trace.packets)} packets${each} (--trace-packets RANGES traces only the packets named, e.g. --trace-packets 0-999)`;
+  return (
+    `${file}: ${fileSize(trace.bytes)} for ${count(trace.packets)} packets${each} (--trace-packets RANGES ` +
+    `traces only the packets named, e.g. --trace-packets 0-999)`
+  );
 }
 
 /** A short report for a person: where the packets went. */
@@ -228,5 +232,8 @@ export function outputsLine(s: Summary, out: string): string {
   // What strata writes are recordings (its inputs are captures): pcap files either way.
   const files = (n: number): string => `${n} ${n === 1 ? "recording" : "recordings"}`;
   const recorded = Object.keys(s.links).filter((k) => s.links[k]?.file !== null).length;
-  return `outputs in ${out}: summary.json, links/ (${files(recorded)}), delivered/ (${files(Object.keys(s.delivered).length)})`;
+  return (
+    `outputs in ${out}: summary.json, links/ (${files(recorded)}), ` +
+    `delivered/ (${files(Object.keys(s.delivered).length)})`
+  );
 }

@@ -250,7 +250,9 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
               full: () => trace.bytes >= traceMax * 1e6,
               onFull: () =>
                 say(
-                  `strata: ${join(flags.out ?? "", TRACE_FILE)}: ${fileSize(trace.bytes)} for ${count(trace.lines)} packets: tracing stopped there, at --trace-max ${count(traceMax)} (MB); the emulation goes on`,
+                  `strata: ${join(flags.out ?? "", TRACE_FILE)}: ${fileSize(trace.bytes)} for ` +
+                    `${count(trace.lines)} packets: tracing stopped there, ` +
+                    `at --trace-max ${count(traceMax)} (MB); the emulation goes on`,
                 ),
             },
           }
@@ -311,7 +313,9 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
     const warning = exposureWarning("--p4runtime", p4address, tls);
     if (warning !== undefined) io.stderr.write(`${warning}\n`);
     io.stderr.write(
-      `P4Runtime server on ${servedAt(p4address, p4server.port, tls)}: devices ${compiled.machines.map((m, i) => `${i + 1} ${m}`).join(", ")}${flags.empty === true ? " (empty)" : ""}\n`,
+      `P4Runtime server on ${servedAt(p4address, p4server.port, tls)}: ` +
+        `devices ${compiled.machines.map((m, i) => `${i + 1} ${m}`).join(", ")}` +
+        `${flags.empty === true ? " (empty)" : ""}\n`,
     );
   }
   const server = p4server;

@@ -136,7 +136,10 @@ async function* readable(lines: AsyncIterable<Line>, file: string): AsyncGenerat
 /** A packet's first line: its number, endpoint, time and length. */
 export function formatHeader(line: Pick<TraceLine, "packet" | "endpoint" | "tsNs" | "len">): string {
   const ns = BigInt(line.tsNs);
-  return `packet ${line.packet}  ${line.endpoint}  ${isoTimeNs(Number(ns / 1_000_000_000n), Number(ns % 1_000_000_000n))}  ${line.len} bytes`;
+  return (
+    `packet ${line.packet}  ${line.endpoint}  ` +
+    `${isoTimeNs(Number(ns / 1_000_000_000n), Number(ns % 1_000_000_000n))}  ${line.len} bytes`
+  );
 }
 
 /** Where every copy ended: delivered, dropped (and why), or left the network. */
@@ -159,7 +162,8 @@ export function fates(steps: readonly TraceStep[]): string[] {
 /** A line's fate, and how many of its steps were not kept (a line stops at TRACE_LINE_MAX). */
 export function fateOf(line: TraceLine): string {
   const cut = line.cut ?? 0;
-  return `${fate(line.steps)}${cut > 0 ? `; ${cut} more steps not kept (the line reached ${TRACE_LINE_MAX_TEXT})` : ""}`;
+  const notKept = cut > 0 ? `; ${cut} more steps not kept (the line reached ${TRACE_LINE_MAX_TEXT})` : "";
+  return `${fate(line.steps)}${notKept}`;
 }
 
 function formatPath(line: TraceLine): string {
@@ -174,21 +178,32 @@ export function describe(s: TraceStep): string {
   const pad = (t: string): string => t.padEnd(9);
   switch (s.step) {
     case "inject":
-      return `${pad("inject")}${s.at === "self" ? `sent by ${s.member}` : s.at === "send" ? `sent by ${s.member} in a session` : `on ${s.at}`}`;
+      return `${pad("inject")}${
+        s.at === "self" ? `sent by ${s.member}` : s.at === "send" ? `sent by ${s.member} in a session` : `on ${s.at}`
+      }`;
     case "link":
       return `${pad("link")}${s.link}${s.from === null ? " from outside" : ` from ${s.from}`} (hop ${s.hops})`;
     case "exit":
       return `${pad("exit")}left the network on ${s.link}`;
     case "fork":
-      return `${pad("fork")}${s.member}: copy of [${s.from}] ${s.at === "link" ? `to ${s.to}` : s.at === "acquire" ? "to receive" : `to out ${s.to}`}`;
+      return (
+        `${pad("fork")}${s.member}: copy of ` +
+        `[${s.from}] ${s.at === "link" ? `to ${s.to}` : s.at === "acquire" ? "to receive" : `to out ${s.to}`}`
+      );
     case "deliver":
       return `${pad("deliver")}to ${s.member}`;
     case "push":
-      return `${pad("push")}${s.member} put on its header (+${s.bytes} bytes, session ${s.session}) on machine ${s.machine}`;
+      return (
+        `${pad("push")}${s.member} put on its header (+${s.bytes} bytes, ` +
+        `session ${s.session}) on machine ${s.machine}`
+      );
     case "pop":
       return `${pad("pop")}${s.member} took off its header (−${s.bytes} bytes) on machine ${s.machine}`;
     case "handoff":
-      return `${pad("handoff")}${s.from} → ${s.to} on machine ${s.machine}, into its ${s.at} table${s.session !== null ? ` (session ${s.session})` : s.in !== null ? ` (in ${s.in})` : ""}`;
+      return (
+        `${pad("handoff")}${s.from} → ${s.to} on machine ${s.machine}, ` +
+        `into its ${s.at} table${s.session !== null ? ` (session ${s.session})` : s.in !== null ? ` (in ${s.in})` : ""}`
+      );
     case "drop":
       return `${pad("drop")}${s.member ?? "at the edge"}: ${s.reason} (in ${s.stage})`;
     default: {

@@ -361,7 +361,8 @@ function headerRow(
         problems.push(
           new SpecIssue(
             r.at,
-            `${slot.field.name}: a mask that is not a prefix cannot share a field with ranges (another row of this table matches ${slot.field.name} by range)`,
+            `${slot.field.name}: a mask that is not a prefix cannot share a field with ranges (another row of ` +
+              `this table matches ${slot.field.name} by range)`,
             "write this row's pattern as a range or a prefix, or put the masked rows in another member's table",
           ),
         );

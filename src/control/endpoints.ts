@@ -33,13 +33,15 @@ export function resolveEndpoint(compiled: CompiledSpec, text: string): ResolvedE
     rest = text;
   } else {
     throw new UsageError(
-      `endpoint '${text}' names no network; write ${FORMS} (networks: ${compiled.networks.map((n) => n.name).join(", ")})`,
+      `endpoint '${text}' names no network; ` +
+        `write ${FORMS} (networks: ${compiled.networks.map((n) => n.name).join(", ")})`,
     );
   }
   const network = compiled.networks.find((n) => n.name === netName);
   if (network === undefined) {
     throw new UsageError(
-      `endpoint '${text}': there is no network '${netName}' (networks: ${compiled.networks.map((n) => n.name).join(", ")})`,
+      `endpoint '${text}': there is no network '${netName}' ` +
+        `(networks: ${compiled.networks.map((n) => n.name).join(", ")})`,
     );
   }
   const members = compiled.members.filter((m) => m.network === network.index);
@@ -48,7 +50,8 @@ export function resolveEndpoint(compiled: CompiledSpec, text: string): ResolvedE
     const m = members.find((x) => x.key === key);
     if (m === undefined)
       throw new UsageError(
-        `endpoint '${text}': network ${netName} has no member or external link '${key}' (members: ${members.map((x) => x.key).join(", ")})`,
+        `endpoint '${text}': network ${netName} has no member or external link '${key}' ` +
+          `(members: ${members.map((x) => x.key).join(", ")})`,
       );
     return m;
   };
@@ -62,7 +65,8 @@ export function resolveEndpoint(compiled: CompiledSpec, text: string): ResolvedE
       send?.rows.map((r) => Number(new DataView(r.match.value.buffer, r.match.value.byteOffset).getUint32(0))) ?? [];
     if (!Number.isInteger(session) || !sessions.includes(session)) {
       throw new UsageError(
-        `endpoint '${text}': ${m.qualified} has no send row for session '${rest.slice(at + 1)}' (${sessions.length === 0 ? "it has no send table" : `sessions: ${sessions.join(", ")}`})`,
+        `endpoint '${text}': ${m.qualified} has no send row for session '${rest.slice(at + 1)}' ` +
+          `(${sessions.length === 0 ? "it has no send table" : `sessions: ${sessions.join(", ")}`})`,
       );
     }
     return { text: normal, network, kind: "session", member: m.index, session, link: -1 };
@@ -92,7 +96,8 @@ export function resolveEndpoint(compiled: CompiledSpec, text: string): ResolvedE
   if (link === undefined) {
     const sends = compiled.links.filter((l) => l.sender === m.index).map((l) => `${l.senderPort} (${l.name})`);
     throw new UsageError(
-      `endpoint '${text}': ${m.qualified} sends on no link '${rest.slice(dot + 1)}' (${sends.length === 0 ? "it sends on no link" : `it sends on ${sends.join(", ")}`})`,
+      `endpoint '${text}': ${m.qualified} sends on no link '${rest.slice(dot + 1)}' ` +
+        `(${sends.length === 0 ? "it sends on no link" : `it sends on ${sends.join(", ")}`})`,
     );
   }
   return { text: normal, network, kind: "link", member: m.index, session: 0, link: link.index };

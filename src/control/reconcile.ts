@@ -142,7 +142,8 @@ export class Reconciler {
       throw new SpecError([
         new SpecIssue(
           whole(next.spec.file),
-          `this change needs another topology (${topology.slice(0, 3).join(", ")}${topology.length > 3 ? ", …" : ""}), and here only tables may change`,
+          `this change needs another topology ` +
+            `(${topology.slice(0, 3).join(", ")}${topology.length > 3 ? ", …" : ""}), and here only tables may change`,
           "change rows and tables only; members, links and networks stay as they were started",
         ),
       ]);
@@ -269,7 +270,8 @@ export class Reconciler {
         throw new SpecError([
           new SpecIssue(
             at,
-            `the input endpoint ${text} would take ${e.network.spec.design.name} packets (${e.kind}) instead of ${was.network.spec.design.name} (${was.kind})`,
+            `the input endpoint ${text} would take ${e.network.spec.design.name} packets (${e.kind}) instead ` +
+              `of ${was.network.spec.design.name} (${was.kind})`,
             "keep the network's header design and the endpoint's kind",
           ),
         ]);
@@ -522,7 +524,8 @@ export function resolveTarget(c: CompiledSpec, target: Target): Resolved | { pro
   const dot = rest.lastIndexOf(".");
   const member = c.members.find((x) => c.networks[x.network]?.name === net && x.key === rest.slice(0, dot));
   const ident = Number(rest.slice(dot + 1));
-  const fix = `write NETWORK:MEMBER.ID or a link name; links: ${[...new Set(c.links.map((l) => l.qualified))].join(", ")}`;
+  const fix =
+    `write NETWORK:MEMBER.ID or a link name; ` + `links: ${[...new Set(c.links.map((l) => l.qualified))].join(", ")}`;
   if (dot <= 0 || member === undefined || !Number.isInteger(ident)) return { problem: `no link '${text}'`, fix };
   const found = c.links.filter(
     (l) =>

@@ -142,7 +142,8 @@ export function decide(
     for (const i of members) {
       const d = demands[i];
       const old = d === undefined ? undefined : previous.get(d.key);
-      if (old === undefined || !Number.isInteger(old) || old < 0 || old > max || !free(spaces, old)) continue; // XXX 1: a written one wins
+      // XXX 1: a written one wins
+      if (old === undefined || !Number.isInteger(old) || old < 0 || old > max || !free(spaces, old)) continue;
       chosen.set(slot, old);
       take(spaces, old);
       break;
@@ -159,7 +160,8 @@ export function decide(
       if (first !== undefined) {
         problems?.add(
           first.path,
-          `no free ${kind} for ${first.what}: every identifier 0..${max} is already used at ${spaces.map((s) => s).join(" and ")}`,
+          `no free ${kind} for ${first.what}: every identifier 0..${max} is already used ` +
+            `at ${spaces.map((s) => s).join(" and ")}`,
           `write an identifier used nowhere else there, or remove some of the ${kind}s at ${spaces.join(" and ")}`,
         );
       }

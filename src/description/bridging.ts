@@ -54,7 +54,8 @@ export function joinNetworks(problems: Problems, networks: readonly NetworkRead[
     if (net.design?.name !== from.design?.name) {
       problems.addRef(
         link.at,
-        `${what}: ${from.name} is ${from.design?.name ?? "?"} and ${name} is ${net.design?.name ?? "?"}; bridged and subducted networks have one header design`,
+        `${what}: ${from.name} is ${from.design?.name ?? "?"} and ${name} is ${net.design?.name ?? "?"}; bridged ` +
+          `and subducted networks have one header design`,
         "join networks of one design, or layer one on the other",
       );
       return undefined;
@@ -121,7 +122,8 @@ export function joinNetworks(problems: Problems, networks: readonly NetworkRead[
         at === undefined
           ? `no member of ${overlay.name} has the name and machine of an end of shared link ${link.name}`
           : `both ends of shared link ${link.name} have a member of ${overlay.name} with their name and machine`,
-        `the shared members are one member of ${net.name} and one of ${overlay.name} with the same name on the same machine, at exactly one end of the link`,
+        `the shared members are one member of ${net.name} and one of ${overlay.name} with the same name on the ` +
+          `same machine, at exactly one end of the link`,
       );
       return false;
     }
@@ -263,7 +265,8 @@ function checkBridgedSets(
         problems.addRef(
           nonlocal.at,
           `group '${group}' reaches another network, so it is not local to ${nonlocal.network}`,
-          `declare it nonlocal: \`nonlocal: [${group}]\` in network ${nonlocal.network} (a local group's members are all in one network)`,
+          `declare it nonlocal: \`nonlocal: [${group}]\` in network ${nonlocal.network} (a local group's members ` +
+            `are all in one network)`,
         );
       }
       for (const u of uses) {

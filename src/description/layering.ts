@@ -73,13 +73,19 @@ export function checkLayering(
     if (on.length === 0) {
       problems.addRef(
         at,
-        `no member of ${net.name} runs on machine ${m.machine} (the machine of ${m.key}): layering hands packets between members on one machine`,
+        `no member of ${net.name} runs on machine ${m.machine} (the machine of ${m.key}): layering hands packets ` +
+          `between members on one machine`,
         `give the ${role} member of ${net.name} \`machine: ${m.machine}\`, or name a network with a member there`,
       );
     } else {
       problems.addRef(
         at,
-        `${on.length} members of ${net.name} run on machine ${m.machine} (${on.map((x) => x.key).join(", ")}): an ${role === "underlay" ? "overlay member attaches to at most one member of each underlay network" : "underlay member is the attachment of at most one member of each " + "overlay network"}`,
+        `${on.length} members of ${net.name} run on machine ${m.machine} (${on.map((x) => x.key).join(", ")}): ` +
+          `an ${
+            role === "underlay"
+              ? "overlay member attaches to at most one member of each underlay network"
+              : "underlay member is the attachment of at most one member of each " + "overlay network"
+          }`,
         `put one of them on another machine`,
       );
     }
@@ -92,7 +98,8 @@ export function checkLayering(
     else if (earlier !== o.key) {
       problems.addRef(
         at,
-        `${underlay.name}.${u.key} is already the attachment of ${overlay.name}.${earlier}: an underlay member is the attachment of at most one member of each overlay network`,
+        `${underlay.name}.${u.key} is already the attachment of ${overlay.name}.${earlier}: an underlay member ` +
+          `is the attachment of at most one member of each overlay network`,
         `put ${overlay.name}.${o.key} on a machine of its own`,
       );
     }
@@ -116,7 +123,8 @@ export function checkLayering(
         if (group !== undefined && !net.nonlocal.has(group)) {
           problems.addRef(
             a.at,
-            `link ${row.out ?? 0} of ${m.key} implements group '${group}', which is local: only links of nonlocal groups are implemented by layering`,
+            `link ${row.out ?? 0} of ${m.key} implements group '${group}', which is local: only links of ` +
+              `nonlocal groups are implemented by layering`,
             `declare it nonlocal: \`nonlocal: [${group}]\` in network ${net.name}`,
           );
         }
@@ -128,7 +136,8 @@ export function checkLayering(
         if (!sessions.includes(a.session)) {
           problems.addRef(
             a.at,
-            `${underlay.name}.${u.key} has no send row for session ${a.session}: its send table puts ${underlay.name}'s header on the packet`,
+            `${underlay.name}.${u.key} has no send row for session ${a.session}: its send table ` +
+              `puts ${underlay.name}'s header on the packet`,
             sessions.length === 0
               ? `give ${underlay.name}.${u.key} a send row { session: ${a.session}, header: { … } }`
               : `sessions of ${underlay.name}.${u.key}: ${sessions.join(", ")}`,
@@ -140,7 +149,8 @@ export function checkLayering(
         if (user !== undefined) {
           problems.addRef(
             a.at,
-            `session ${a.session} of ${underlay.name}.${u.key} already implements ${user}: one session implements one overlay link`,
+            `session ${a.session} of ${underlay.name}.${u.key} already implements ${user}: one session ` +
+              `implements one overlay link`,
             `give this link a session of its own`,
           );
         } else {
@@ -160,7 +170,8 @@ export function checkLayering(
         if (ins !== undefined && !ins.includes(a.ident)) {
           problems.addRef(
             a.at,
-            `${overlay.name}.${o.key} receives on no link ${a.ident}: the packet would arrive on a link it does not have`,
+            `${overlay.name}.${o.key} receives on no link ${a.ident}: the packet would arrive on a link it does ` +
+              `not have`,
             ins.length === 0
               ? `declare a link to ${o.key}.${a.ident} in ${overlay.name}`
               : `${o.key} receives on ${ins.join(", ")}`,

@@ -200,7 +200,10 @@ function resolver(
     const ms = t.members.filter((m) => m.machine === machine);
     const m = ms[0];
     if (m === undefined || ms.length > 1)
-      return `${ms.length === 0 ? "no member" : `${ms.length} members`} of ${network} run${ms.length === 1 ? "s" : ""} on machine ${machine}`;
+      return (
+        `${ms.length === 0 ? "no member" : `${ms.length} members`} of ${network} run` +
+        `${ms.length === 1 ? "s" : ""} on machine ${machine}`
+      );
     return { topology: t, key: m.key };
   };
   return {
@@ -223,7 +226,8 @@ function resolver(
             fix: names.length === 0 ? `${at.key} receives on no link` : `${at.key} receives on ${names.join(", ")}`,
           }
         : {
-            problem: `${network}.${at.key} has ${idents.length} links named '${name}' (identifiers ${idents.join(", ")})`,
+            problem:
+              `${network}.${at.key} has ${idents.length} links named '${name}' ` + `(identifiers ${idents.join(", ")})`,
             fix: "write the identifier instead of the name",
           };
     },

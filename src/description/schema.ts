@@ -142,7 +142,8 @@ function describe(err: ErrorObject, path: Path, problems: Problems): Path | unde
       const what = err.keyword === "maxItems" ? "items" : "keys";
       problems.add(
         path,
-        `has ${count.toLocaleString("en-US")} ${what}: at most ${Number(params["limit"]).toLocaleString("en-US")} are taken`,
+        `has ${count.toLocaleString("en-US")} ${what}: at ` +
+          `most ${Number(params["limit"]).toLocaleString("en-US")} are taken`,
         expected === undefined ? "" : `expected ${expected}`,
       );
       return path;

@@ -71,7 +71,8 @@ export function checkSharedRows(
         if (row.action.kind === "shared-forward" && sure && !overlay.has(who)) {
           problems.addRef(
             row.at,
-            `${who} is not the overlay's shared member of any shared link: out: shared hands the packet to the underlay's shared member`,
+            `${who} is not the overlay's shared member of any shared link: out: shared hands the packet to the ` +
+              `underlay's shared member`,
             "only the overlay member of a shared pair writes out: shared",
           );
         }
@@ -80,7 +81,8 @@ export function checkSharedRows(
         if (row.in === undefined && sharedIn !== undefined) {
           problems.addRef(
             row.at,
-            `${who} shares a link, so its forward rows name their in-link: without one, this row would also take packets the overlay hands over (in: shared), which must leave on a shared link`,
+            `${who} shares a link, so its forward rows name their in-link: without one, this row would also take ` +
+              `packets the overlay hands over (in: shared), which must leave on a shared link`,
             "add in: to this row (in: shared for handed-over packets)",
           );
         }

@@ -355,7 +355,8 @@ class MemberTableChecker {
       return undefined;
     }
     const max = what === "session" ? 0xffffffff : PORT_MAX;
-    const nameOk = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/.test(rest); // a link name, or a default one with a bridging end (sw1-lanB:sw2)
+    // a link name, or a default one with a bridging end (sw1-lanB:sw2)
+    const nameOk = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/.test(rest);
     if (network === undefined || (numeric ? !Number.isSafeInteger(id) || id > max : !nameOk)) {
       this.#add(
         path,

@@ -443,7 +443,10 @@ function checkGroups(ctx: NetworkContext, members: ReadonlyMap<string, MemberSpe
 const ANYCAST_FIX = "the senders of an anycast group cannot be its receivers (seed §4.1)";
 
 function anycastClash(member: string, group: string, other: number): string {
-  return `${excerpt(member)} would both send to and receive from anycast group '${excerpt(group)}' (see links[${other}])`;
+  return (
+    `${excerpt(member)} would both send to and receive from anycast group '${excerpt(group)}' (see ` +
+    `links[${other}])`
+  );
 }
 
 /** One use of an identifier at a member, and what may share it. */
@@ -487,7 +490,8 @@ function assignIdentifiers(
         ctx.problems.add(
           e.path,
           `${e.member} already uses identifier ${e.ident} for link ${prior.name} (links[${prior.index}])`,
-          `at a member only the two directions of a two-way link, or links of one group, share an identifier; the first free one at ${e.member} is ${firstFree(used.get(e.member))}`,
+          `at a member only the two directions of a two-way link, or links of one group, share an identifier; ` +
+            `the first free one at ${e.member} is ${firstFree(used.get(e.member))}`,
         );
         continue;
       }
@@ -498,8 +502,10 @@ function assignIdentifiers(
         // sender has one link per group (seed §4.3, Figure 5), so one identifier names one out-link.
         ctx.problems.add(
           e.path,
-          `${e.member} already sends on identifier ${e.ident} (link ${sending.name}); a member has one link per group to send on`,
-          `give this link another identifier at ${e.member} (the first free one is ${firstFree(used.get(e.member))}), or list every receiver in one link`,
+          `${e.member} already sends on identifier ${e.ident} (link ${sending.name}); a member has one link per ` +
+            `group to send on`,
+          `give this link another identifier at ${e.member} (the first free one ` +
+            `is ${firstFree(used.get(e.member))}), or list every receiver in one link`,
         );
         continue;
       }

@@ -95,10 +95,12 @@ export type Action =
   | { readonly kind: "out"; readonly ports: readonly number[] } // forward
   | { readonly kind: "drop" } // forward
   | { readonly kind: "physical" } // transmit
-  | { readonly kind: "session"; readonly network: string; readonly session: number; readonly at: SourceRef } // transmit: ExternalSession (layering)
+  // transmit: ExternalSession (layering)
+  | { readonly kind: "session"; readonly network: string; readonly session: number; readonly at: SourceRef }
   | { readonly kind: "push"; readonly header: ReadonlyMap<string, bigint> } // send: every writable field of the design
   | { readonly kind: "deliver" } // receive
-  | { readonly kind: "link"; readonly network: string; readonly ident: number; readonly at: SourceRef }; // receive: ExternalLink (layering)
+  // receive: ExternalLink (layering)
+  | { readonly kind: "link"; readonly network: string; readonly ident: number; readonly at: SourceRef };
 
 export interface RowSpec {
   /** acquire/forward: the in-link; undefined = any. */

@@ -302,7 +302,8 @@ const gre: HeaderDesign = {
     const ihl = outerIpv4(b, GRE_PROTO);
     if (ihl === undefined || ihl + 4 > b.length) return undefined;
     const flags = u16(b, ihl);
-    if ((flags & 0x7) !== 0 || (flags & (GRE_R | GRE_STRICT | GRE_RECURSION_HIGH)) !== 0) return undefined; // version 0 only
+    // version 0 only
+    if ((flags & 0x7) !== 0 || (flags & (GRE_R | GRE_STRICT | GRE_RECURSION_HIGH)) !== 0) return undefined;
     let at = ihl + 4;
     if (flags & GRE_C) at += 4;
     const keyAt = at;
@@ -418,7 +419,8 @@ export function headerDesign(name: string): HeaderDesign {
   const d = HEADERS.get(name);
   if (d === undefined) {
     throw new Error(
-      `the reference (src/model/headers.ts) knows no header design '${name}': add its entry to HEADERS (it knows ${[...HEADERS.keys()].join(", ")})`,
+      `the reference (src/model/headers.ts) knows no header design '${name}': add its entry to HEADERS (it ` +
+        `knows ${[...HEADERS.keys()].join(", ")})`,
     );
   }
   return d;

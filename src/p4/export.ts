@@ -180,11 +180,15 @@ function leftOut(compiled: CompiledSpec, dev: Device): { what: string; why: stri
     },
     {
       what: "strata's hop limit",
-      why: `a packet's passes through this machine are bounded by MAX_PASSES (${MAX_PASSES}); hops between machines are the network's (TTL), as on real switches`,
+      why:
+        `a packet's passes through this machine are bounded by MAX_PASSES (${MAX_PASSES}); hops between ` +
+        `machines are the network's (TTL), as on real switches`,
     },
     {
       what: "deliveries",
-      why: `a delivered packet goes to the controller (port ${CPU_PORT}) as a packet-in with the member number and in-link; what the machine sends comes back as a packet-out (member, kind self or session, session)`,
+      why:
+        `a delivered packet goes to the controller (port ${CPU_PORT}) as a packet-in with the member number ` +
+        `and in-link; what the machine sends comes back as a packet-out (member, kind self or session, session)`,
     },
   );
   if (dev.tables.some((t) => t.selector !== undefined)) {

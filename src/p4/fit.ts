@@ -89,7 +89,9 @@ function itemViolations(req: MachineRequirements, profile: TargetProfile): FitVi
         table: t.name,
         needs: t.keyBits,
         offers: profile.maxKeyBits,
-        text: `table ${t.name}: key of ${t.keyBits} bits (${t.fields.map((f) => `${f.name} ${f.bits}`).join(", ")}), the target allows ${profile.maxKeyBits}`,
+        text:
+          `table ${t.name}: key of ${t.keyBits} bits ` +
+          `(${t.fields.map((f) => `${f.name} ${f.bits}`).join(", ")}), the target allows ${profile.maxKeyBits}`,
       });
     }
   }
@@ -100,7 +102,9 @@ function itemViolations(req: MachineRequirements, profile: TargetProfile): FitVi
         subject: s.link,
         needs: s.groupSize,
         offers: profile.selectorGroupSize,
-        text: `anycast link ${s.link}: an action selector group of ${s.groupSize} members, the target allows ${profile.selectorGroupSize}`,
+        text:
+          `anycast link ${s.link}: an action selector group of ${s.groupSize} members, the target ` +
+          `allows ${profile.selectorGroupSize}`,
       });
     }
   }

@@ -202,7 +202,9 @@ export function place(
       return {
         target: t.name,
         filter: "slots",
-        reason: `hosts ${there.length} machine${there.length === 1 ? "" : "s"} (${there.join(", ")}), maxMachines ${t.maxMachines}`,
+        reason:
+          `hosts ${there.length} machine${there.length === 1 ? "" : "s"} (${there.join(", ")}), ` +
+          `maxMachines ${t.maxMachines}`,
       };
     }
     const mine = need.get(m) ?? NO_USAGE;

@@ -102,7 +102,10 @@ export function runtimeCli(dev: Device): string {
         lines.push(`table_indirect_add ${qualified(t.name)} ${match} => ${e.profileMember - 1}${prio}`);
       else
         lines.push(
-          `table_add ${qualified(t.name)} ${qualified(e.call.action)} ${match} => ${[args(e), prio.trim()].filter((x) => x !== "").join(" ")}`.trimEnd(),
+          (
+            `table_add ${qualified(t.name)} ${qualified(e.call.action)} ${match} => ` +
+            `${[args(e), prio.trim()].filter((x) => x !== "").join(" ")}`
+          ).trimEnd(),
         );
     }
   }

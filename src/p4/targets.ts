@@ -60,7 +60,9 @@ export function resolveProfile(ref: string, baseDir: string): { file: string } |
   if (dir !== undefined && names.includes(ref)) return { file: join(dir, `${ref}.yaml`) };
   return {
     problem: `no bundled target profile '${ref}'`,
-    fix: `${didYouMean(ref, names)}bundled: ${names.join(", ")}; a profile file's path has a / or an extension, like ./${ref}.yaml`,
+    fix:
+      `${didYouMean(ref, names)}bundled: ${names.join(", ")}; a profile file's path has a / or an extension, ` +
+      `like ./${ref}.yaml`,
   };
 }
 

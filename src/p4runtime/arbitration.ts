@@ -77,7 +77,9 @@ export class Arbiter<S> {
       const name = (r: string): string => (r === "" ? "the default role" : `role ${r}`);
       return {
         code: Code.FAILED_PRECONDITION,
-        message: `this stream arbitrates for ${name(before.role)}, not ${name(c.role)}: open another stream to change role (§5.3)`,
+        message:
+          `this stream arbitrates for ${name(before.role)}, not ${name(c.role)}: open another stream to ` +
+          `change role (§5.3)`,
       };
     }
     const key = this.#group(c);
@@ -86,7 +88,9 @@ export class Arbiter<S> {
         if (s !== stream && this.#group(o) === key && o.electionId === c.electionId) {
           return {
             code: Code.INVALID_ARGUMENT,
-            message: `election id ${c.electionId} is used by another controller of device ${c.deviceId}${c.role === "" ? "" : ` role ${c.role}`}`,
+            message:
+              `election id ${c.electionId} is used by another controller of ` +
+              `device ${c.deviceId}${c.role === "" ? "" : ` role ${c.role}`}`,
           };
         }
       }

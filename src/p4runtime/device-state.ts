@@ -563,7 +563,8 @@ export class DeviceState {
       default:
         return refuse(
           Code.UNIMPLEMENTED,
-          `${entity.entity} entities are not written by strata's server (table entries, direct counters, multicast groups, clone sessions, action profile members and groups are)`,
+          `${entity.entity} entities are not written by strata's server (table entries, direct counters, ` +
+            `multicast groups, clone sessions, action profile members and groups are)`,
         );
     }
   }
@@ -1293,7 +1294,8 @@ export class DeviceState {
       default:
         return refuse(
           Code.UNIMPLEMENTED,
-          `reading ${entity.entity} is not supported (table entries, direct counter entries, packet replication engine entries, action profile members and groups are)`,
+          `reading ${entity.entity} is not supported (table entries, direct counter entries, packet replication ` +
+            `engine entries, action profile members and groups are)`,
         );
     }
   }

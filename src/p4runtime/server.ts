@@ -103,7 +103,8 @@ export interface ServerStats {
 
 /** The counts in words, as the commands print them when they stop. */
 export const describeStats = (s: ServerStats): string =>
-  `${s.packetOuts} packet-outs, ${s.packetIns} packet-ins (${s.packetInsDropped} with no primary controller to take them, ${s.packetInsStreamFull} dropped while the primary's stream was full)`;
+  `${s.packetOuts} packet-outs, ${s.packetIns} packet-ins (${s.packetInsDropped} with no primary controller to ` +
+  `take them, ${s.packetInsStreamFull} dropped while the primary's stream was full)`;
 
 const rpcError = (code: number, details: string, metadata?: grpc.Metadata): grpc.ServiceError =>
   Object.assign(new Error(details), { code, details, metadata: metadata ?? new grpc.Metadata() });
@@ -140,7 +141,10 @@ function packetOutMetadata(
     const id = Number(m.metadataId ?? 0);
     const f = fields.get(id);
     if (f === undefined)
-      return `packet-out metadata id ${id} is not in the P4Info's packet_out (${[...fields].map(([i, x]) => `${i} ${x.name}`).join(", ")})`;
+      return (
+        `packet-out metadata id ${id} is not in the P4Info's packet_out ` +
+        `(${[...fields].map(([i, x]) => `${i} ${x.name}`).join(", ")})`
+      );
     if (out.has(f.name)) return `packet-out metadata ${id} (${f.name}) given twice`;
     const value = m.value === undefined ? undefined : canonicalOf(m.value, f.bits);
     if (value === undefined) return `packet-out metadata ${id} (${f.name}) is not a bytestring of ${f.bits} bits`;
@@ -148,7 +152,10 @@ function packetOutMetadata(
   }
   const missing = [...fields].filter(([, f]) => !out.has(f.name));
   if (missing.length > 0)
-    return `packet-out metadata ${missing.map(([i, f]) => `${i} (${f.name})`).join(", ")} missing (a packet-out carries every field of packet_out)`;
+    return (
+      `packet-out metadata ${missing.map(([i, f]) => `${i} (${f.name})`).join(", ")} missing (a packet-out ` +
+      `carries every field of packet_out)`
+    );
   return out;
 }
 
@@ -271,14 +278,16 @@ export class P4RuntimeServer {
       const dev = byId.get(id);
       if (dev === undefined) {
         this.#warn(
-          `strata: p4runtime: device ${id} (${d.state.machine}) is no longer in the description; its entities are left as they were`,
+          `strata: p4runtime: device ${id} (${d.state.machine}) is no longer in the description; its entities ` +
+            `are left as they were`,
         );
         continue;
       }
       const ids = p4infoIds(dev);
       if (JSON.stringify(p4info(dev, ids)) !== d.p4infoJson) {
         this.#warn(
-          `strata: p4runtime: device ${id} (${d.state.machine}): the reload changed its P4Info; its entities are left as they were (restart strata serve to serve the new one)`,
+          `strata: p4runtime: device ${id} (${d.state.machine}): the reload changed its P4Info; its entities are ` +
+            `left as they were (restart strata serve to serve the new one)`,
         );
         continue;
       }
@@ -385,7 +394,8 @@ export class P4RuntimeServer {
     if (d === undefined)
       throw rpcError(
         Code.NOT_FOUND,
-        `no device ${id ?? 0} (devices: ${this.deviceIds.join(", ")}, one per machine, as strata export p4 numbers them)`,
+        `no device ${id ?? 0} (devices: ${this.deviceIds.join(", ")}, one per machine, as strata export p4 ` +
+          `numbers them)`,
       );
     return d;
   }
@@ -469,7 +479,8 @@ export class P4RuntimeServer {
     if (action !== "VERIFY" && action !== "VERIFY_AND_COMMIT" && action !== "RECONCILE_AND_COMMIT") {
       throw rpcError(
         Code.UNIMPLEMENTED,
-        `action ${action}: strata's devices run the program of their machine; they take VERIFY, VERIFY_AND_COMMIT and RECONCILE_AND_COMMIT of its P4Info`,
+        `action ${action}: strata's devices run the program of their machine; they take VERIFY, ` +
+          `VERIFY_AND_COMMIT and RECONCILE_AND_COMMIT of its P4Info`,
       );
     }
     const p4info = config?.p4info;
@@ -478,7 +489,8 @@ export class P4RuntimeServer {
     if (Buffer.compare(given, d.p4infoBinary) !== 0) {
       throw rpcError(
         Code.INVALID_ARGUMENT,
-        `device ${id} runs machine ${d.state.machine} of ${d.state.compiled.spec.file}; it takes only the P4Info strata export p4 writes for it (p4info.json, or GetForwardingPipelineConfig), not another program`,
+        `device ${id} runs machine ${d.state.machine} of ${d.state.compiled.spec.file}; it takes only the P4Info ` +
+          `strata export p4 writes for it (p4info.json, or GetForwardingPipelineConfig), not another program`,
       );
     }
     if (action === "VERIFY") return {};
@@ -594,7 +606,8 @@ export class P4RuntimeServer {
             // §5.3: strata agrees on no role configuration scheme with anyone: every role has the whole pipeline.
             return fail(
               Code.INVALID_ARGUMENT,
-              `role.config of type ${config.type_url ?? "(none)"}: strata knows no role configuration; leave it unset (every role has the whole pipeline)`,
+              `role.config of type ${config.type_url ?? "(none)"}: strata knows no role configuration; leave it ` +
+                `unset (every role has the whole pipeline)`,
             );
           }
           const result = this.#arbiter.update(stream, { deviceId, role, electionId: uint128(a.electionId) });
@@ -653,7 +666,8 @@ export class P4RuntimeServer {
     if (member === undefined) {
       return streamError(
         Code.INVALID_ARGUMENT,
-        `packet_out.member ${number ?? "(missing)"} is no member of device ${deviceId} (${d.state.dev.members.map((x) => `${x.number} ${x.member.qualified}`).join(", ")})`,
+        `packet_out.member ${number ?? "(missing)"} is no member of ` +
+          `device ${deviceId} (${d.state.dev.members.map((x) => `${x.number} ${x.member.qualified}`).join(", ")})`,
         p,
       );
     }

@@ -197,7 +197,8 @@ export class PcapngReader extends ReaderBase implements CaptureReader {
       this.name,
       this.chunks.base + pos + SHB_BYTE_ORDER,
       "bad-byte-order-magic",
-      `section header block has byte-order magic 0x${magic.toString(16).padStart(8, "0")}, expected 0x1a2b3c4d in either byte order`,
+      `section header block has byte-order magic 0x${magic.toString(16).padStart(8, "0")}, expected 0x1a2b3c4d ` +
+        `in either byte order`,
     );
   }
 

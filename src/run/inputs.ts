@@ -136,7 +136,8 @@ class FileStream {
         throw new InputError(
           this.#input.file,
           this.reader.interfaces.length > 1 ? `interface ${iface.index}` : "",
-          `link type ${iface.linkTypeName} (${iface.linkType}) cannot enter ${this.#input.endpoint}: that network's header is ${design.name}`,
+          `link type ${iface.linkTypeName} (${iface.linkType}) cannot enter ${this.#input.endpoint}: that ` +
+            `network's header is ${design.name}`,
           `give it a capture of ${accepted(design)} frames`,
         );
       }

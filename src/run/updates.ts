@@ -275,7 +275,8 @@ export function prepareUpdates(
         throw new SpecError([
           new SpecIssue(
             update.fileRef,
-            `this description changes what a replay writes its captures for: ${change.topology.slice(0, 3).join(", ")}${change.topology.length > 3 ? ", …" : ""}`,
+            `this description changes what a replay writes its captures ` +
+              `for: ${change.topology.slice(0, 3).join(", ")}${change.topology.length > 3 ? ", …" : ""}`,
             "in a replay an update changes tables only (the same networks, members " +
               "and links); take links and members down and up with down: and up:",
           ),

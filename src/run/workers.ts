@@ -70,7 +70,9 @@ export function replayWorkers(
       : `--workers ${asked}`;
   return {
     workers: 1,
-    note: `${why}, but ${once} is not a regular file (a pipe or a device) and every data plane reads each input itself: it can be read only once, so the replay runs on one thread`,
+    note:
+      `${why}, but ${once} is not a regular file (a pipe or a device) and every data plane reads each input ` +
+      `itself: it can be read only once, so the replay runs on one thread`,
   };
 }
 

@@ -110,7 +110,10 @@ function counts(em: Engine): string {
   const ports = (s.ports ?? []).map((port) => `\n${portLine(port)}`).join("");
   const live = analysisOf(em);
   const analysis = live === undefined ? "" : `\n${live.line()}`;
-  return `injected ${p.injected}, copies ${p.copies}, delivered ${p.delivered}, dropped ${p.dropped}, left ${p.exited}, row hits ${hits} on ${s.rows.length} rows${ports}${analysis}`;
+  return (
+    `injected ${p.injected}, copies ${p.copies}, delivered ${p.delivered}, dropped ${p.dropped}, ` +
+    `left ${p.exited}, row hits ${hits} on ${s.rows.length} rows${ports}${analysis}`
+  );
 }
 
 /** delete / insert a description row, as one all-or-nothing table write. */

@@ -116,6 +116,8 @@ export function portLine(p: PortSummary): string {
   const unsent =
     p.unsent > 0 ? `, ${count(p.unsent)} not sent (the port was closed or stalled, or the interface refused them)` : "";
   const known = (n: number | null): string => (n === null ? "unknown" : count(n));
-  const dropped = `dropped on the way in: ${known(p.droppedByInterface)} by the interface, ${known(p.droppedByCapture)} by the capture, ${count(p.droppedByStrata)} by strata`;
+  const dropped =
+    `dropped on the way in: ${known(p.droppedByInterface)} by the ` +
+    `interface, ${known(p.droppedByCapture)} by the capture, ${count(p.droppedByStrata)} by strata`;
   return `port ${p.port}: ${count(p.received)} received, ${count(p.sent)} sent${cut}${ignored}${unsent}; ${dropped}`;
 }

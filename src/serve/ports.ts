@@ -86,13 +86,15 @@ export function checkPorts(compiled: CompiledSpec, ports: readonly PortArg[]): v
     const earlier = seen.get(ext.name);
     if (earlier !== undefined)
       throw new UsageError(
-        `--port ${excerpt(p.text)}: ${ext.name} is already bound by --port ${excerpt(earlier)} (one interface per external link)`,
+        `--port ${excerpt(p.text)}: ${ext.name} is already bound by --port ${excerpt(earlier)} (one interface ` +
+          `per external link)`,
       );
     seen.set(ext.name, p.text);
     const other = ifaces.get(p.iface);
     if (other !== undefined)
       throw new UsageError(
-        `--port ${excerpt(p.text)}: interface ${excerpt(p.iface)} is already bound by --port ${excerpt(other)} (one external link per interface)`,
+        `--port ${excerpt(p.text)}: interface ${excerpt(p.iface)} is already bound by ` +
+          `--port ${excerpt(other)} (one external link per interface)`,
       );
     ifaces.set(p.iface, p.text);
   }
@@ -210,7 +212,8 @@ export class LivePorts {
     for (const { arg } of specs) {
       if (!names.includes(arg.iface))
         throw new UsageError(
-          `--port ${excerpt(arg.text)}: there is no interface '${excerpt(arg.iface)}' (interfaces: ${names.join(", ")})`,
+          `--port ${excerpt(arg.text)}: there is no interface '${excerpt(arg.iface)}' ` +
+            `(interfaces: ${names.join(", ")})`,
         );
     }
     const ports = specs.map((p) => ({
@@ -276,7 +279,9 @@ export class LivePorts {
           const got = (JSON.parse(body.toString()) as string[])[0] ?? "";
           if (CAP_LINK_TYPES[got] !== p.linkType) {
             resolve(
-              `--port ${excerpt(p.arg.text)}: interface '${excerpt(p.arg.iface)}' carries ${got} frames and network ${p.network} takes link type ${p.linkType} (bind an external link of a network whose header the interface carries)`,
+              `--port ${excerpt(p.arg.text)}: interface '${excerpt(p.arg.iface)}' carries ${got} frames and ` +
+                `network ${p.network} takes link type ${p.linkType} (bind an external link of a network whose ` +
+                `header the interface carries)`,
             );
             this.#stop(child);
             return;
@@ -285,7 +290,9 @@ export class LivePorts {
           resolve(undefined);
         } else if (kind === RECORD.FAILED) {
           resolve(
-            `--port ${excerpt(p.arg.text)}: cannot capture on '${excerpt(p.arg.iface)}': ${excerpt(body.toString())} (run strata as root, or give node CAP_NET_RAW and CAP_NET_ADMIN)`,
+            `--port ${excerpt(p.arg.text)}: cannot capture on ` +
+              `'${excerpt(p.arg.iface)}': ${excerpt(body.toString())} (run strata as root, or give node ` +
+              `CAP_NET_RAW and CAP_NET_ADMIN)`,
           );
         }
       });
@@ -303,7 +310,8 @@ export class LivePorts {
         if (!opened) {
           const last = stderr.includes("Assertion") ? "" : (stderr.trim().split("\n").at(-1) ?? "");
           resolve(
-            `--port ${excerpt(p.arg.text)}: the port process ended before it opened the interface${last === "" ? "" : `: ${excerpt(last)}`}`,
+            `--port ${excerpt(p.arg.text)}: the port process ended before it opened the ` +
+              `interface${last === "" ? "" : `: ${excerpt(last)}`}`,
           );
           return;
         }

@@ -65,7 +65,10 @@ function inRelation(a: Analysis, r: Relations, inj: Injection, o: Observation): 
     const comps = a.componentsOf(inj.member).filter((k) => k.has[v.index] === 1);
     if (comps.length === 0) continue; // delivered in another network: popped into it, no pair of one relation
     if (!comps.some((k) => r.relation.get(k)?.reaches(inj.member, v.index) === true))
-      return `delivered to ${name}, but ${a.member(inj.member).member.qualified} → ${name} is in no relation of ${comps.map((k) => k.name).join(", ")}`;
+      return (
+        `delivered to ${name}, but ${a.member(inj.member).member.qualified} → ${name} is in no relation ` +
+        `of ${comps.map((k) => k.name).join(", ")}`
+      );
   }
   return "";
 }
@@ -100,7 +103,8 @@ function packetsAgree(
     const d = differ(w, x);
     if (d !== "")
       throw new Error(
-        `packet ${i} (${Buffer.from(p.bytes).toString("hex")}) at ${JSON.stringify(inj)}, hop limit ${hopLimit}:\n${d}\nspec:\n${text}`,
+        `packet ${i} (${Buffer.from(p.bytes).toString("hex")}) at ${JSON.stringify(inj)}, ` +
+          `hop limit ${hopLimit}:\n${d}\nspec:\n${text}`,
       );
     t.compared++;
   });
@@ -208,10 +212,16 @@ function classesAgree(
     if ("skip" in w) return skip(t, w.skip);
     const describe = (): string =>
       `packet ${Buffer.from(p.bytes).toString("hex")} at ${JSON.stringify(inj)}, hop limit ${hopLimit}\nspec:\n${text}`;
-    if (!ex.holds(w))
-      throw new Error(
-        `the analysis says ${ex.what}; the data plane: ${JSON.stringify({ ...w, links: [...w.links], delivered: [...w.delivered], drops: [...w.drops], rows: [...w.rows] })}\n${describe()}`,
-      );
+    if (!ex.holds(w)) {
+      const plane = JSON.stringify({
+        ...w,
+        links: [...w.links],
+        delivered: [...w.delivered],
+        drops: [...w.drops],
+        rows: [...w.rows],
+      });
+      throw new Error(`the analysis says ${ex.what}; the data plane: ${plane}\n${describe()}`);
+    }
     const x = predict(a, inj, p.bytes, hopLimit);
     if (!("skip" in x)) {
       const d = differ(w, x);
@@ -224,7 +234,9 @@ function classesAgree(
 function report(name: string, t: Tally): void {
   const skipped = [...t.skipped].map(([k, v]) => `${k} ${v}`).join(", ");
   console.log(
-    `${name}: ${t.cases} descriptions, ${t.compared}/${t.packets} packets compared, ${t.witnessesRun}/${t.witnesses} class witnesses run, ${t.inRelation} deliveries in the relations${skipped === "" ? "" : ` (skipped: ${skipped})`}`,
+    `${name}: ${t.cases} descriptions, ${t.compared}/${t.packets} packets ` +
+      `compared, ${t.witnessesRun}/${t.witnesses} class witnesses run, ${t.inRelation} deliveries in the ` +
+      `relations${skipped === "" ? "" : ` (skipped: ${skipped})`}`,
   );
 }
 

@@ -78,10 +78,16 @@ function hubAndSpoke(n: number, spokeRows: readonly number[]): string {
       // Some spokes write rows for other spokes' names first: still only to the hub.
       const extra = (spokeRows[i] ?? 0) % n;
       const rows = extra === 0 ? "" : `{ match: { dst: ${extra} }, out: 1 }, `;
-      return `      ${s}:\n        acquire: [ { match: { dst: ${i + 1} }, do: receive } ]\n        receive: [ { do: deliver } ]\n        forward: [ ${rows}{ out: 1 } ]`;
+      return (
+        `      ${s}:\n        acquire: [ { match: { dst: ${i + 1} }, do: receive } ]\n` +
+        `        receive: [ { do: deliver } ]\n        forward: [ ${rows}{ out: 1 } ]`
+      );
     }),
   ];
-  return `networks:\n  star:\n    header: cna\n    members:\n${members.join("\n")}\n    links:\n${links.join("\n")}\n    tables:\n${tables.join("\n")}\n`;
+  return (
+    `networks:\n  star:\n    header: cna\n    members:\n${members.join("\n")}\n` +
+    `    links:\n${links.join("\n")}\n    tables:\n${tables.join("\n")}\n`
+  );
 }
 
 /** A one-way ring of `n` members: each takes what is addressed to it and passes everything else on. */
@@ -91,9 +97,13 @@ function oneWayRing(n: number): string {
   const links = ms.map((m, i) => `      - { from: ${m}.1, to: m${(i + 1) % n}.0 }`);
   const tables = ms.map(
     (m, i) =>
-      `      ${m}:\n        acquire: [ { match: { dst: ${i + 1} }, do: receive }, { do: forward } ]\n        forward: [ { out: 1 } ]\n        receive: [ { do: deliver } ]`,
+      `      ${m}:\n        acquire: [ { match: { dst: ${i + 1} }, do: receive }, { do: forward } ]\n` +
+      `        forward: [ { out: 1 } ]\n        receive: [ { do: deliver } ]`,
   );
-  return `networks:\n  ring:\n    header: cna\n    members:\n${members.join("\n")}\n    links:\n${links.join("\n")}\n    tables:\n${tables.join("\n")}\n`;
+  return (
+    `networks:\n  ring:\n    header: cna\n    members:\n${members.join("\n")}\n` +
+    `    links:\n${links.join("\n")}\n    tables:\n${tables.join("\n")}\n`
+  );
 }
 
 function relationOf(text: string): { a: Analysis; reaches: (m0: string, m1: string) => boolean; fully: boolean } {

@@ -183,7 +183,8 @@ network lan: header ethernet, 4 members, 3 links
       code: EXIT_BAD_INPUT,
       stdout: "",
       stderr:
-        `strata: ${BAD}: 6:19 networks.lan.members.h2.name: 02:00:00:00:00:01 is already the name of h1 (member names (addresses) are unique in a network)\n` +
+        `strata: ${BAD}: 6:19 networks.lan.members.h2.name: 02:00:00:00:00:01 is already the name of h1 (member ` +
+        `names (addresses) are unique in a network)\n` +
         `strata: ${BAD}: 8:33 networks.lan.links[0].mdoe: unknown key 'mdoe' (did you mean 'mode'?)\n`,
     });
   });
@@ -226,7 +227,8 @@ network lan: header ethernet, 4 members, 3 links
     expect(code).toBe(EXIT_BAD_INPUT);
     expect(stdout).toBe("");
     expect(stderr).toBe(
-      `strata: ${path}: 7:21 networks.lan.tables.a.forward: kind exact cannot hold these rows: their patterns need lpm (write kind: lpm, or leave kind out)\n`,
+      `strata: ${path}: 7:21 networks.lan.tables.a.forward: kind exact cannot hold these rows: their patterns ` +
+        `need lpm (write kind: lpm, or leave kind out)\n`,
     );
   });
 
@@ -235,7 +237,9 @@ network lan: header ethernet, 4 members, 3 links
     expect(await run(missing)).toEqual({
       code: EXIT_BAD_INPUT,
       stdout: "",
-      stderr: `strata: ${missing}: cannot read file: no such file (give the path of a .yaml or .json network description)\n`,
+      stderr:
+        `strata: ${missing}: cannot read file: no such file (give the path of a .yaml or .json network ` +
+        `description)\n`,
     });
   });
 

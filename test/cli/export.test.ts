@@ -30,7 +30,8 @@ describe("strata export p4", () => {
     const { code, stdout, stderr } = await run("p4", ROUTER, "--out", out);
     expect({ code, stderr }).toEqual({ code: EXIT_OK, stderr: "" });
     expect(stdout).toBe(
-      `${out}/h1: 2 members, 9 tables, 1 ports, 9 updates\n${out}/r: 3 members, 14 tables, 2 ports, 17 updates\n${out}/h2: 2 members, 9 tables, 1 ports, 9 updates\n`,
+      `${out}/h1: 2 members, 9 tables, 1 ports, 9 updates\n${out}/r: 3 members, 14 tables, 2 ports, ` +
+        `17 updates\n${out}/h2: 2 members, 9 tables, 1 ports, 9 updates\n`,
     );
     expect(readdirSync(out).sort()).toEqual([".strata-output", "h1", "h2", "r"]);
     for (const m of ["h1", "h2", "r"]) expect(readdirSync(join(out, m)).sort()).toEqual([...FILES].sort());
@@ -60,7 +61,8 @@ describe("strata export p4", () => {
     [
       "what v1model cannot run: the link and the reason",
       [SPLIT, "--out", join(dir, "split")],
-      `strata: ${SPLIT}: link lan.s.1-all (lan.s.1): receivers both on machine s (the sender's) and on other machines cannot be exported to P4 (put all receivers of the link on other machines)\n`,
+      `strata: ${SPLIT}: link lan.s.1-all (lan.s.1): receivers both on machine s (the sender's) and on other ` +
+        `machines cannot be exported to P4 (put all receivers of the link on other machines)\n`,
     ],
     [
       "a description that is not there",

@@ -70,7 +70,9 @@ describe("a flag mistake is one line and exit 2", () => {
     {
       name: "a long value with a newline",
       argv: ["trace", "d", "--packet", `x\n${"9".repeat(10_000)}`],
-      line: `strata: option '--packet <n>' argument 'x\\n${"9".repeat(57)}…' is invalid: it must be a packet number, 0 or more (run 'strata trace --help' for usage)`,
+      line:
+        `strata: option '--packet <n>' argument 'x\\n${"9".repeat(57)}…' is invalid: it must be a packet ` +
+        `number, 0 or more (run 'strata trace --help' for usage)`,
     },
   ])("$name", async ({ argv, line }) => {
     const r = await strata(...argv);

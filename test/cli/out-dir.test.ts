@@ -132,7 +132,12 @@ const CASES: readonly Case[] = [
     argv: (w) => w.argv(dir, copy(w.input, join(dir, "inputs", basename(w.input)))),
     watch: () => dir,
     error: () =>
-      /: --out holds an input, .*inputs\/[^/]+ \(strata writes and removes files in --out: choose a directory that holds none of the inputs\)\n$/,
+      new RegExp(
+        [
+          String.raw`: --out holds an input, .*inputs\/[^/]+ \(strata writes and removes`,
+          String.raw` files in --out: choose a directory that holds none of the inputs\)\n$`,
+        ].join(""),
+      ),
   },
   {
     name: "an input in --out, paths relative",
@@ -167,7 +172,13 @@ const CASES: readonly Case[] = [
     argv: (w) => w.argv(EXPECTED, undefined),
     watch: () => EXPECTED,
     error: () =>
-      /expected: --out is not empty and has no \.strata-output: strata did not write it \(choose a new or empty directory, or add --force to write beside its files\)\n$/,
+      new RegExp(
+        [
+          String.raw`expected: --out is not empty and has no \.strata-output: strata did`,
+          String.raw` not write it \(choose a new or empty directory, or add --force to`,
+          String.raw` write beside its files\)\n$`,
+        ].join(""),
+      ),
   },
   {
     name: "--out the golden outputs, with --force",
@@ -195,7 +206,8 @@ const CASES: readonly Case[] = [
     watch: () => dir,
     error: (w) =>
       new RegExp(
-        `: ${w.file.replace(/\./g, "\\.")} is already there and strata did not write it \\(strata replaces only files it wrote: move it away or choose another --out\\)\\n$`,
+        `: ${w.file.replace(/\./g, "\\.")} is already there and strata did not write it \\(strata replaces only ` +
+          `files it wrote: move it away or choose another --out\\)\\n$`,
       ),
   },
   {

@@ -71,7 +71,8 @@ describe("strata pcap inspect --json", () => {
     const { code, stdout, stderr } = await run("pcap", "inspect", "--json", path);
     expect(stdout.split("\n")).toHaveLength(2);
     expect(stderr).toBe(
-      `strata: ${path}: byte 114: record says caplen 16896 but only 8756 bytes remain (the capture was cut short or the record header is damaged)\n`,
+      `strata: ${path}: byte 114: record says caplen 16896 but only 8756 bytes remain (the capture was cut short ` +
+        `or the record header is damaged)\n`,
     );
     expect(code).toBe(2);
   });

@@ -95,7 +95,8 @@ describe("strata place: every example on a mixed fleet", () => {
     expect(soft).toEqual(Object.keys(MISFITS["asic-example"]?.[example] === undefined ? {} : { m3: 1 }));
     const text = await run("place", spec, "--targets", MIXED);
     expect(text.stdout.split("\n")[0]).toBe(
-      `${spec} on ${MIXED}: ${report.placed.length} of ${report.placed.length} machine${report.placed.length === 1 ? "" : "s"} placed`,
+      `${spec} on ${MIXED}: ${report.placed.length} of ${report.placed.length} machine` +
+        `${report.placed.length === 1 ? "" : "s"} placed`,
     );
   });
 
@@ -158,7 +159,12 @@ describe("bad input: one strata: line each, exit 2", () => {
         "--targets",
         fleet("unknown.yaml", "targets:\n  - { name: t, profile: bmv2 }\nmachines:\n  h3: { priority: 1 }\n"),
       ],
-      want: /^strata: .*unknown\.yaml: 4:3 machines\.h3: no machine 'h3' in the description \(did you mean 'h1'\? machines: h1, r, h2\)\n$/,
+      want: new RegExp(
+        [
+          String.raw`^strata: .*unknown\.yaml: 4:3 machines\.h3: no machine 'h3' in the`,
+          String.raw` description \(did you mean 'h1'\? machines: h1, r, h2\)\n$`,
+        ].join(""),
+      ),
     },
     {
       name: "place: a bad description",
@@ -170,7 +176,13 @@ describe("bad input: one strata: line each, exit 2", () => {
         "fit: a profile path to a file that is no profile: one line, quoting " +
         "the start of its first line and no more",
       argv: ["fit", ROUTER, "--target", fleet("notes.txt", "user: alice\ntoken: s3cret\n")],
-      want: /^strata: .*notes\.txt: this is not a target profile: it has no key architecture or matchKinds; its first line begins 'user…' \(give a bundled profile's name or the path of a profile file\)\n$/,
+      want: new RegExp(
+        [
+          String.raw`^strata: .*notes\.txt: this is not a target profile: it has no key`,
+          String.raw` architecture or matchKinds; its first line begins 'user…' \(give a`,
+          String.raw` bundled profile's name or the path of a profile file\)\n$`,
+        ].join(""),
+      ),
     },
   ])("$name", async ({ argv, want }) => {
     const { code, stdout, stderr } = await run(...argv);

@@ -90,8 +90,12 @@ describe("strata run: bad input is one line and exit 2", () => {
     {
       name: "a capture of the wrong link type",
       args: () => ["run", HUB, "--in", `lan:h1.1=${join(REAL, "tcp-handshake-nano.pcap")}`, "--out", dir],
-      error:
-        /link type LINUX_SLL \(113\) cannot enter lan:h1.1: that network's header is ethernet \(give it a capture of ETHERNET/,
+      error: new RegExp(
+        [
+          String.raw`link type LINUX_SLL \(113\) cannot enter lan:h1.1: that network's`,
+          String.raw` header is ethernet \(give it a capture of ETHERNET`,
+        ].join(""),
+      ),
     },
     {
       name: "a bad hop limit",
@@ -246,7 +250,8 @@ describe("strata run", () => {
   });
 
   it("sends in a session: the send table pushes the header", async () => {
-    const net = spec(`networks:
+    const net = spec(
+      `networks:
   lan:
     header: ethernet
     members: { a: { name: "02:00:00:00:00:01" }, b: { name: "02:00:00:00:00:02" } }
@@ -255,8 +260,10 @@ describe("strata run", () => {
       a:
         send: [ { session: 5, header: { dst: "02:00:00:00:00:02", type: 0x0800 } } ]
         forward: [ { in: self, out: 1 } ]
-      b: { acquire: [ { match: { dst: "02:00:00:00:00:02", type: 0x0800 }, do: receive } ], receive: [ { do: deliver } ] }
-`);
+      b: { acquire: [ { match: { dst: "02:00:00:00:00:02", type: 0x0800 }, do: receive } ], ` +
+        `receive: [ { do: deliver } ] }
+`,
+    );
     const r = await strata(
       "run",
       net,
@@ -560,7 +567,8 @@ describe("strata trace: a trace.jsonl cut or edited by hand is one line and exit
     const text = line({});
     writeFileSync(
       file,
-      `${line({ packet: 1 })}\n${text.slice(0, -1)}${" ".repeat(TRACE_LINE_MAX - text.length + pad)}}\n${line({ packet: 2 })}\n`,
+      `${line({ packet: 1 })}\n${text.slice(0, -1)}${" ".repeat(TRACE_LINE_MAX - text.length + pad)}}\n` +
+        `${line({ packet: 2 })}\n`,
     );
     for (const args of [[], ["--packet", "2"]]) {
       const r = await strata("trace", dir, ...args);
@@ -577,7 +585,9 @@ describe("strata trace: a trace.jsonl cut or edited by hand is one line and exit
     expect(r).toEqual({
       code: 2,
       stdout: "",
-      stderr: `strata: ${join(dir, "trace.jsonl")}: cannot read the trace: it is a directory (replay with \`strata run … --trace\` to write it again)\n`,
+      stderr:
+        `strata: ${join(dir, "trace.jsonl")}: cannot read the trace: it is a directory (replay with ` +
+        `\`strata run … --trace\` to write it again)\n`,
     });
   });
 

@@ -69,7 +69,8 @@ function render(m: Model): string {
   for (const k of m.members) {
     lines.push(`      m${k}:`);
     lines.push(
-      `        acquire: [ { match: { dst: "${mac(k)}" }, do: receive }${m.forwards.has(k) ? ", { do: forward }" : ""} ]`,
+      `        acquire: [ { match: { dst: "${mac(k)}" }, ` +
+        `do: receive }${m.forwards.has(k) ? ", { do: forward }" : ""} ]`,
     );
     lines.push("        receive: [ { do: deliver } ]");
     const rows = m.rows.get(k) ?? [];
@@ -538,7 +539,8 @@ describe("Reconciler.apply: the same topology written in another order", () => {
             packet(kind, target, data, start, len, _origLen, _sec, _nsec, packet): void {
               const name = kind === "link" ? c.links[target]?.qualified : c.members[target]?.qualified;
               out.push(
-                `${endpoint}#${packet} ${kind} ${name} ${Buffer.from(data.subarray(start, start + len)).toString("hex")}`,
+                `${endpoint}#${packet} ${kind} ${name} ` +
+                  `${Buffer.from(data.subarray(start, start + len)).toString("hex")}`,
               );
             },
           });

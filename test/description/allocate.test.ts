@@ -392,7 +392,8 @@ function describeModel(links: readonly ModelLink[], removed: ReadonlySet<string>
     lines.push(mine.length === 0 ? "    links: []" : "    links:");
     for (const l of mine)
       lines.push(
-        `      - { from: ${end(net, l.from)}, to: ${end(net, l.to)}, name: ${l.name}${l.twoWay ? ", mode: two-way" : ""} }`,
+        `      - { from: ${end(net, l.from)}, to: ${end(net, l.to)}, ` +
+          `name: ${l.name}${l.twoWay ? ", mode: two-way" : ""} }`,
       );
   }
   return lines.join("\n");
@@ -516,7 +517,12 @@ describe("properties (seed 000's invariants)", () => {
           // file:line:col, the link, and which identifier is already used by which other link.
           for (const line of errors)
             expect(line).toMatch(
-              /^t\.yaml: \d+:\d+ networks\.[AB]\.links\[\d+\](\.from|\.to)?: .*already uses identifier \d+ for link L\d+/,
+              new RegExp(
+                [
+                  String.raw`^t\.yaml: \d+:\d+ networks\.[AB]\.links\[\d+\](\.from|\.to)?:`,
+                  String.raw` .*already uses identifier \d+ for link L\d+`,
+                ].join(""),
+              ),
             );
         }
       }),
@@ -559,13 +565,15 @@ describe("properties (seed 000's invariants)", () => {
   });
 
   test("session ids of send rows that remain do not change; written ones are honoured; ids are distinct", () => {
+    const entry = (r: { name: string; session?: number }): string =>
+      `{ name: ${r.name}${r.session === undefined ? "" : `, session: ${r.session}`} }`;
     const rows = (list: readonly { name: string; session?: number }[]): string =>
       [
         "networks:",
         "  lan:",
         "    header: ethernet",
         '    members: { a: { name: "02:00:00:00:00:0a" } }',
-        `    tables: { a: { send: [ ${list.map((r) => `{ name: ${r.name}${r.session === undefined ? "" : `, session: ${r.session}`} }`).join(", ")} ] } }`,
+        `    tables: { a: { send: [ ${list.map(entry).join(", ")} ] } }`,
       ].join("\n");
     const row = fc.record({ written: fc.boolean() });
     fc.assert(

@@ -21,7 +21,8 @@ function eth(name: string, members: Record<string, [number, string?]>, rest = ""
   const ms = Object.entries(members)
     .map(
       ([k, [b, machine]]) =>
-        `      ${k}: { name: "02:00:00:00:00:${b.toString(16).padStart(2, "0")}"${machine === undefined ? "" : `, machine: ${machine}`} }`,
+        `      ${k}: { name: ` +
+        `"02:00:00:00:00:${b.toString(16).padStart(2, "0")}"${machine === undefined ? "" : `, machine: ${machine}`} }`,
     )
     .join("\n");
   return `  ${name}:\n    header: ethernet\n    members:\n${ms}\n${rest}`;
@@ -218,15 +219,18 @@ function shared(
   tenantHeader = "ethernet",
 ): string {
   const names = tenantHeader === "ethernet" ? ['"02:00:00:00:00:01"', '"02:00:00:00:00:fe"'] : ["1", "254"];
-  return `networks:
+  return (
+    `networks:
   tenant:
     header: ${tenantHeader}
     members:
       t1: { name: ${names[0]} }
       gw: { name: ${names[1]} }
     links: [ { from: t1.1, to: gw.1, mode: two-way } ]
-${tenant === "" ? "" : `    tables:\n${tenant}\n`}${eth("core", { gw: [0xfe], mb: [0xfd], h2: [2] }, `    links: [ ${link}, { from: gw.3, to: h2.1, mode: two-way } ]\n${core === "" ? "" : `    tables:\n${core}`}`)}
-`;
+${tenant === "" ? "" : `    tables:\n${tenant}\n`}` +
+    `${eth("core", { gw: [0xfe], mb: [0xfd], h2: [2] }, `    links: [ ${link}, { from: gw.3, to: h2.1, mode: two-way } ]\n${core === "" ? "" : `    tables:\n${core}`}`)}
+`
+  );
 }
 
 const SUBDUCTION: Case[] = [

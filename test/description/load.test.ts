@@ -81,7 +81,8 @@ describe("a valid description", () => {
     expect(lan.tables.get("hub")?.transmit).toBeUndefined();
   });
 
-  const ROUTER = `
+  const ROUTER =
+    `
 networks:
   ip:
     header: ipv4
@@ -97,7 +98,8 @@ networks:
       - { external: feed, to: [r.7, h2.7], mode: allcast, group: feeds }
     tables:
       r:
-        acquire: { kind: ternary, capacity: 16, rows: [ { in: 1, match: { dst: 10.0.1.254 }, do: receive }, { do: both } ] }
+        acquire: { kind: ternary, capacity: 16, rows: [ { in: 1, match: { dst: 10.0.1.254 }, do: receive }, ` +
+    `{ do: both } ] }
         forward:
           kind: lpm
           rows:
@@ -395,7 +397,8 @@ const BAD: [string, string, [string, string][]][] = [
   ],
   [
     "two links of one group sent on one identifier",
-    `${BASE}\n    links:\n      - { from: sw.5, to: [h1.2], mode: allcast, group: g }\n      - { from: sw.5, to: [h2.2], mode: allcast, group: g, name: again }\n`,
+    `${BASE}\n    links:\n      - { from: sw.5, to: [h1.2], mode: allcast, group: g }\n` +
+      `      - { from: sw.5, to: [h2.2], mode: allcast, group: g, name: again }\n`,
     [
       [
         "10:17 networks.lan.links[1].from",
@@ -415,7 +418,8 @@ const BAD: [string, string, [string, string][]][] = [
   ],
   [
     "anycast sender is a receiver",
-    `${BASE}\n    links:\n      - { from: sw.5, to: [h1.2], mode: anycast, group: g }\n      - { from: h1.2, to: [sw.5], mode: anycast, group: g }\n`,
+    `${BASE}\n    links:\n      - { from: sw.5, to: [h1.2], mode: anycast, group: g }\n` +
+      `      - { from: h1.2, to: [sw.5], mode: anycast, group: g }\n`,
     [
       ["10:17 networks.lan.links[1].from", "h1 would both send to and receive from anycast group 'g' (see links[0])"],
       ["10:28 networks.lan.links[1].to[0]", "sw would both send to and receive from anycast group 'g' (see links[0])"],
@@ -423,7 +427,8 @@ const BAD: [string, string, [string, string][]][] = [
   ],
   [
     "group with two modes",
-    `${BASE}\n    links:\n      - { from: sw.5, to: [h1.2], mode: anycast, group: g }\n      - { from: sw.6, to: [h2.2], mode: allcast, group: g }\n`,
+    `${BASE}\n    links:\n      - { from: sw.5, to: [h1.2], mode: anycast, group: g }\n` +
+      `      - { from: sw.6, to: [h2.2], mode: allcast, group: g }\n`,
     [["10:41 networks.lan.links[1].mode", "group 'g' is anycast in links[0]"]],
   ],
   [
@@ -590,7 +595,8 @@ const BAD: [string, string, [string, string][]][] = [
   ],
   [
     "capacity too small",
-    `${BASE}${LINKS}\n    tables:\n      sw: { acquire: { capacity: 1, rows: [ { do: forward }, { do: receive } ] } }\n`,
+    `${BASE}${LINKS}\n    tables:\n      sw: { acquire: { capacity: 1, rows: [ { do: forward }, ` +
+      `{ do: receive } ] } }\n`,
     [["12:34 networks.lan.tables.sw.acquire.capacity", "2 rows do not fit in capacity 1"]],
   ],
   [
@@ -625,7 +631,8 @@ const BAD: [string, string, [string, string][]][] = [
   ],
   [
     "schema and model errors together; rows are not checked against links left out",
-    `${BASE}\n      h3: { name: "02:00:00:00:00:01" }\n    links: [ { from: h1.1, to: sw.1, mdoe: two-way } ]\n    tables:\n      sw: { forward: [ { out: 9 } ], acquire: [ { do: x } ] }\n`,
+    `${BASE}\n      h3: { name: "02:00:00:00:00:01" }\n    links: [ { from: h1.1, to: sw.1, mdoe: two-way } ]\n` +
+      `    tables:\n      sw: { forward: [ { out: 9 } ], acquire: [ { do: x } ] }\n`,
     [
       ["8:19 networks.lan.members.h3.name", "02:00:00:00:00:01 is already the name of h1"],
       ["9:38 networks.lan.links[0].mdoe", "unknown key 'mdoe'"],

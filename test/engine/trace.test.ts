@@ -67,11 +67,20 @@ describe("TraceWriter", () => {
     expect(lines).toEqual([
       {
         packet: 10,
-        text: `${JSON.stringify({ packet: 10, endpoint: "lan:h1.1", tsNs: "1750000000001000000", len: 42, steps: [step(0), step(1)] })}\n`,
+        text:
+          JSON.stringify({
+            packet: 10,
+            endpoint: "lan:h1.1",
+            tsNs: "1750000000001000000",
+            len: 42,
+            steps: [step(0), step(1)],
+          }) + "\n",
       },
       {
         packet: 11,
-        text: `${JSON.stringify({ packet: 11, endpoint: "lan:h1.1", tsNs: "1750000001000000000", len: 60, steps: [step(0)] })}\n`,
+        text:
+          JSON.stringify({ packet: 11, endpoint: "lan:h1.1", tsNs: "1750000001000000000", len: 60, steps: [step(0)] }) +
+          "\n",
       },
     ]);
   });

@@ -35,10 +35,10 @@ function run(
     0,
     options,
   );
-  const out = r.outputs.map(
-    (o) =>
-      `${o.kind} ${o.kind === "link" ? (c.links[o.target]?.qualified ?? "?") : (c.members[o.target]?.qualified ?? "?")} ${hex(o.bytes)}`,
-  );
+  const out = r.outputs.map((o) => {
+    const target = o.kind === "link" ? (c.links[o.target]?.qualified ?? "?") : (c.members[o.target]?.qualified ?? "?");
+    return `${o.kind} ${target} ${hex(o.bytes)}`;
+  });
   const drops = Object.fromEntries(
     [...r.drops].flatMap(([m, counts]) =>
       counts.flatMap((n, k) =>
@@ -67,7 +67,8 @@ describe("layering: the ip-router example (ip over lanA and lanB)", () => {
       const { out, drops } = run(c, "ip:h1", sent);
       expect(out).toEqual([
         `link ip.h1.1-r.1 ${hex(sent)}`, // the overlay packet as it crossed the virtual link
-        `link lanA.h1.1-r.1 ${hex(ethernetFrame({ dst: r.lanA, src: h1.lanA, type: 0x0800, payload: sent }))}`, // pushed by lanA.h1's send row 1
+        // pushed by lanA.h1's send row 1
+        `link lanA.h1.1-r.1 ${hex(ethernetFrame({ dst: r.lanA, src: h1.lanA, type: 0x0800, payload: sent }))}`,
         `link ip.r.2-h2.1 ${hex(forwarded)}`,
         `link lanB.r.1-h2.1 ${hex(ethernetFrame({ dst: h2.lanB, src: r.lanB, type: 0x0800, payload: forwarded }))}`,
         `deliver ip.h2 ${hex(forwarded)}`,

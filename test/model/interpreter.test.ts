@@ -21,7 +21,10 @@ const payload = Uint8Array.of(1, 2, 3, 4);
 function describeOutput(kind: "link" | "deliver", target: number): string {
   if (kind === "deliver") return `deliver ${c.members[target]?.key ?? "?"}`;
   const l = c.links[target];
-  return `link ${c.members[l?.sender ?? -1]?.key ?? "outside"}>${(l?.receivers ?? []).map((r) => c.members[r.member]?.key ?? "?").join(",")}`;
+  return (
+    `link ${c.members[l?.sender ?? -1]?.key ?? "outside"}>` +
+    `${(l?.receivers ?? []).map((r) => c.members[r.member]?.key ?? "?").join(",")}`
+  );
 }
 
 describe("reference interpreter on the hub", () => {

@@ -35,7 +35,8 @@ const SEED = process.env["STRATA_P4_SEED"];
 
 describe.skipIf(skip)(`random composed descriptions on bmv2 are strata${why}`, () => {
   it(
-    `${RUNS} descriptions, every link between machines and every delivery (${allowing("order", "hopLimit", "strataBounds")})`,
+    `${RUNS} descriptions, every link between machines and every delivery ` +
+      `(${allowing("order", "hopLimit", "strataBounds")})`,
     async () => {
       if ("missing" in tools) throw new Error(tools.missing);
       const ran = new Map<string, number>();

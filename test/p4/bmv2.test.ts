@@ -137,7 +137,10 @@ const CASES: readonly Case[] = [
     strata: { capture: "lan.r6.1-sw.1", lengths: [18 + 24 + 4 + 28] },
   },
   {
-    name: `anycast (p4-anycast s): the selector's entries load, every flow reaches one receiver, and a miss in the table with the selector drops — ${allowing("anycast")}: which receiver a flow reaches is the target's hash`,
+    name:
+      `anycast (p4-anycast s): the selector's entries load, every flow reaches one receiver, ` +
+      `and a miss in the table with the selector drops — ${allowing("anycast")}: which receiver a flow reaches ` +
+      `is the target's hash`,
     spec: "test/fixtures/specs/p4-anycast.yaml",
     packets: (c) =>
       made(c, [
@@ -194,7 +197,9 @@ const CASES: readonly Case[] = [
     strata: { capture: "ip.m.2-b.1", lengths: [20 + 2, 20 + 2] },
   },
   {
-    name: `a loop inside one machine (p4-local-loop s) — ${allowing("passes")}: the switch drops it after 32 passes, strata at its hop limit; c gets the same packet, fewer times`,
+    name:
+      `a loop inside one machine (p4-local-loop s) — ${allowing("passes")}: the switch drops it after 32 ` +
+      `passes, strata at its hop limit; c gets the same packet, fewer times`,
     spec: "test/fixtures/specs/p4-local-loop.yaml",
     packets: (c) => made(c, [["ring:a", cnaPacket({ src: 1n, dst: 9n, payload: icmp })]]),
     limits: { cutShort: true },

@@ -23,8 +23,13 @@ const MACHINES = ALL_MACHINES;
 export const JUSTIFIED_WARNINGS: readonly { readonly quote: string; readonly pattern: RegExp }[] = [
   {
     quote: "Target does not support default_action for … (due to action profiles)",
-    pattern:
-      /\[--Wwarn=unsupported\] warning: Target does not support default_action for StrataIngress\.\w+_transmit \(due to action profiles\)$/,
+    pattern: new RegExp(
+      [
+        String.raw`\[--Wwarn=unsupported\] warning: Target does not support`,
+        String.raw` default_action for StrataIngress\.\w+_transmit \(due to action`,
+        String.raw` profiles\)$`,
+      ].join(""),
+    ),
   },
 ];
 

@@ -18,7 +18,8 @@ const selector = (groupSize: number, link = "n.m.2-any"): MachineRequirements["a
   groupSize,
 });
 const brief = (v: FitViolation): string =>
-  `${v.limit} ${v.subject}${v.table === undefined ? "" : ` [${v.table}]`}: ${String(v.needs)} > ${String(v.offers)} | ${v.text}`;
+  `${v.limit} ${v.subject}${v.table === undefined ? "" : ` [${v.table}]`}: ${String(v.needs)} > ` +
+  `${String(v.offers)} | ${v.text}`;
 
 describe("checkFit", () => {
   test.each<{ name: string; req: MachineRequirements; target?: Partial<TargetProfile>; want: string[] }>([

@@ -583,7 +583,8 @@ test(
   "preemption grows polynomially: 50 targets of 16 low-priority machines, " +
     "50 high-priority machines displacing 8 each",
   () => {
-    // Trying every set of victims took over 600 s here, some 70 million fit checks (bench/place.ts; npm run bench:place).
+    // Trying every set of victims took over 600 s here, some 70 million fit checks
+    // (bench/place.ts; npm run bench:place).
     const { reqs, fleet: f } = preemptionFleet(50);
     const work: PlaceWork = { evaluations: 0 };
     const p = place(reqs, f, work);

@@ -15,11 +15,13 @@ function brief(file: string, text?: string): Record<string, string[]> {
       `members ${m.members.join(" ")}`,
       ...m.tables.map(
         (t) =>
-          `${t.name} ${t.kind} ${t.fields.map((f) => `${f.name}:${f.bits}`).join("+") || "-"}=${t.keyBits} ${t.entries}/${t.size}`,
+          `${t.name} ${t.kind} ${t.fields.map((f) => `${f.name}:${f.bits}`).join("+") || "-"}=${t.keyBits} ` +
+          `${t.entries}/${t.size}`,
       ),
       ...m.multicastGroups.map(
         (g) =>
-          `mcast ${g.source} ${g.member} [${g.ports.join(",")}] x${g.replicas}${g.link === undefined ? "" : ` ${g.link}`}`,
+          `mcast ${g.source} ${g.member} [${g.ports.join(",")}] ` +
+          `x${g.replicas}${g.link === undefined ? "" : ` ${g.link}`}`,
       ),
       ...m.actionSelectors.map((s) => `selector ${s.member} ${s.link} ${s.groupSize}`),
     ];

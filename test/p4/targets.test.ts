@@ -181,14 +181,17 @@ describe("bad profiles: every error, with its position", () => {
     {
       ref: join(dir, "none.yaml"),
       want: [
-        `${join(dir, "none.yaml")}: cannot read target profile: no such file (give a bundled profile's name or the path of a profile file)`,
+        `${join(dir, "none.yaml")}: cannot read target profile: no such file (give a bundled profile's name or ` +
+          `the path of a profile file)`,
       ],
     },
     {
       ref: join(dir, "bad.yaml"),
       want: [
-        `${join(dir, "bad.yaml")}: 1:15 architecture: must be a name: a letter, then letters, digits, '_' or '-', got 7`,
-        `${join(dir, "bad.yaml")}: 2:13 matchKinds: must not be empty (expected a list of the match kinds the target's tables support: exact, lpm, ternary, range, optional)`,
+        `${join(dir, "bad.yaml")}: 1:15 architecture: must be a name: a letter, then letters, digits, ` +
+          `'_' or '-', got 7`,
+        `${join(dir, "bad.yaml")}: 2:13 matchKinds: must not be empty (expected a list of the match kinds the ` +
+          `target's tables support: exact, lpm, ternary, range, optional)`,
       ],
     },
   ])("loadProfile($ref)", ({ ref, want }) => {

@@ -70,8 +70,8 @@ describe("strata serve --p4runtime", () => {
         const entries = await client.read({ deviceId: String(r), entities: [{ tableEntry: {} }] });
         if (empty) expect(entries).toEqual([]);
         else {
-          // r's rows as exported: 16 entries, and (§9.1.6: read apart) the default entries of its 14 tables, one of them
-          // set by the export (a keyless table's row).
+          // r's rows as exported: 16 entries, and (§9.1.6: read apart) the default entries of its 14 tables, one of
+          // them set by the export (a keyless table's row).
           expect(entries.length).toBe(16);
           const defaults = await client.read({
             deviceId: String(r),
@@ -106,7 +106,8 @@ describe("strata serve --p4runtime", () => {
           const end = Date.now() + 5000;
           while ((await counted()).every((c) => c === "0") && Date.now() < end)
             await new Promise((res) => setTimeout(res, 20));
-          // lanA.r acquire, receive; ip.r acquire, forward, transmit; lanB.r send, forward, transmit: 8 entries hit once.
+          // lanA.r acquire, receive; ip.r acquire, forward, transmit; lanB.r send, forward, transmit:
+          // 8 entries hit once.
           expect((await counted()).filter((c) => c === "1").length).toBe(8);
           h1.close();
         }
@@ -184,14 +185,23 @@ describe.each([
   {
     command: "strata p4runtime",
     args: (at: string) => ["p4runtime", SPEC, "--listen", at],
-    counts:
-      /stopped: 0 packet-outs, 0 packet-ins \(0 with no primary controller to take them, 0 dropped while the primary's stream was full\)\n/,
+    counts: new RegExp(
+      [
+        String.raw`stopped: 0 packet-outs, 0 packet-ins \(0 with no primary controller to`,
+        String.raw` take them, 0 dropped while the primary's stream was full\)\n`,
+      ].join(""),
+    ),
   },
   {
     command: "strata serve --p4runtime",
     args: (at: string) => ["serve", SPEC, "--p4runtime", at],
-    counts:
-      /served 0 packets through .*\n(.*\n)*  P4Runtime 0 packet-outs, 0 packet-ins \(0 with no primary controller to take them, 0 dropped while the primary's stream was full\)\n/,
+    counts: new RegExp(
+      [
+        String.raw`served 0 packets through .*\n(.*\n)*  P4Runtime 0 packet-outs, 0`,
+        String.raw` packet-ins \(0 with no primary controller to take them, 0 dropped`,
+        String.raw` while the primary's stream was full\)\n`,
+      ].join(""),
+    ),
   },
 ])("$command stops cleanly", ({ args, counts }) => {
   /** Runs `fn` on the command with a controller that holds device 1's stream open as primary; ends both after. */
@@ -258,7 +268,8 @@ describe.each([
       expect(await within(p.exited, 10000)).toEqual({ code: 2, signal: null });
       expect(p.text()).toMatch(
         new RegExp(
-          `^strata: --[a-z0-9]+ 127\\.0\\.0\\.1:${port}: cannot (listen|serve) there \\(listen EADDRINUSE: address already in use 127\\.0\\.0\\.1:${port}\\)\\n$`,
+          `^strata: --[a-z0-9]+ 127\\.0\\.0\\.1:${port}: cannot (listen|serve) there \\(listen EADDRINUSE: ` +
+            `address already in use 127\\.0\\.0\\.1:${port}\\)\\n$`,
         ),
       );
     } finally {

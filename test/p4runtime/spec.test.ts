@@ -74,7 +74,10 @@ const PACKET = Buffer.from(`45000054000040004001244f0a0001010a000202${"00".repea
 const label = (e: M): string => {
   const m = ((te(e).match ?? []) as M[])[0] ?? {};
   const f = (m.optional ?? m.lpm ?? {}) as M;
-  return `${[...((f.value as Buffer | undefined) ?? [])].join(".")}/${String(m.lpm !== undefined ? f.prefixLen : (te(e).priority ?? 0))}`;
+  return (
+    `${[...((f.value as Buffer | undefined) ?? [])].join(".")}/` +
+    `${String(m.lpm !== undefined ? f.prefixLen : (te(e).priority ?? 0))}`
+  );
 };
 
 describe("§5.3 arbitration updates", () => {

@@ -195,7 +195,8 @@ describe.skipIf(noOpenssl !== undefined)(
           problem: "a key as the certificate",
           flags: () => ["--tls-cert", at("server.key"), "--tls-key", at("server.key")],
           line: () =>
-            `${at("server.key")}: no PEM certificate in it (--tls-cert takes the server's certificate, and its chain if any, in PEM: -----BEGIN CERTIFICATE----- …)\n`,
+            `${at("server.key")}: no PEM certificate in it (--tls-cert takes the server's certificate, ` +
+            `and its chain if any, in PEM: -----BEGIN CERTIFICATE----- …)\n`,
         },
         {
           problem: "a certificate as the key",
@@ -206,7 +207,8 @@ describe.skipIf(noOpenssl !== undefined)(
           problem: "the key of another certificate",
           flags: () => ["--tls-cert", at("server.pem"), "--tls-key", at("client.key")],
           line: () =>
-            `${at("client.key")}: not the key of the certificate in ${at("server.pem")} (CN=server) (give the key the certificate was made for)\n`,
+            `${at("client.key")}: not the key of the certificate in ${at("server.pem")} (CN=server) (give the ` +
+            `key the certificate was made for)\n`,
         },
         {
           problem: "an encrypted key",
@@ -267,7 +269,10 @@ describe.skipIf(noOpenssl !== undefined)(
       for (let i = 0; i < 500 && !io.stderr.text.includes("serving"); i++) await new Promise((r) => setTimeout(r, 10));
       stop.abort();
       expect(await done).toBe(0);
-      const warning = `strata: warning: --p4runtime ${listen}: no TLS beyond loopback: anyone who reaches this address can become primary, write the tables and send packets from the emulated members (give --tls-cert, --tls-key and --tls-ca, or listen on 127.0.0.1)\n`;
+      const warning =
+        `strata: warning: --p4runtime ${listen}: no TLS beyond loopback: anyone who reaches this ` +
+        `address can become primary, write the tables and send packets from the emulated members (give ` +
+        `--tls-cert, --tls-key and --tls-ca, or listen on 127.0.0.1)\n`;
       expect(io.stderr.text.includes(warning), io.stderr.text).toBe(warned);
     });
   },

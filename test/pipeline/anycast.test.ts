@@ -14,11 +14,13 @@ import { cnaPacket, ethernetFrame, ipv4Packet, ipv6Packet } from "./helpers/pack
 import { runWasm } from "./helpers/wasm-run.js";
 
 /** s sends on an anycast link to r1, r2, r3, which take everything and deliver it. */
-const spec = (header: string, names: readonly string[]): string => `
+const spec = (header: string, names: readonly string[]): string =>
+  `
 networks:
   net:
     header: ${header}
-    members: { s: { name: "${names[0]}" }, r1: { name: "${names[1]}" }, r2: { name: "${names[2]}" }, r3: { name: "${names[3]}" } }
+    members: { s: { name: "${names[0]}" }, r1: { name: "${names[1]}" }, r2: { name: "${names[2]}" }, ` +
+  `r3: { name: "${names[3]}" } }
     links:
       - { from: s.1, to: [r1.1, r2.1, r3.1], mode: anycast, group: any }
     tables:

@@ -111,7 +111,9 @@ describe("compiled rows = the description's rows", () => {
               if (spec === undefined) continue;
               const compiled = t.rows.map((r) => entryMatches(t, r.match, key));
               const written = spec.rows.map((r) => rowMatches(design, r, inLink, fields));
-              const where = `${m.qualified}.${t.role} (${t.kind}), in ${String(inLink)}, ${[...fields].map(([k, v]) => `${k} ${v}`).join(", ")}\n${text}`;
+              const where =
+                `${m.qualified}.${t.role} (${t.kind}), ` +
+                `in ${String(inLink)}, ${[...fields].map(([k, v]) => `${k} ${v}`).join(", ")}\n${text}`;
               expect(compiled, `rows matching in ${where}`).toEqual(written);
               expect(t.rows[bestEntry(t, key)]?.row ?? -1, `winner in ${where}`).toBe(
                 winner(design, spec, inLink, fields),

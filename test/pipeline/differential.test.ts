@@ -35,7 +35,8 @@ function view(c: CompiledSpec, r: RefResult): Record<string, unknown> {
   return {
     outputs: r.outputs.map(
       (o) =>
-        `#${o.packet} ${o.kind} ${o.kind === "link" ? link(o.target) : member(o.target)} len ${o.bytes.length}/${o.origLen} at ${o.tsSec}.${o.tsNsec} ${hex(o.bytes)}`,
+        `#${o.packet} ${o.kind} ${o.kind === "link" ? link(o.target) : member(o.target)} len ${o.bytes.length}/` +
+        `${o.origLen} at ${o.tsSec}.${o.tsNsec} ${hex(o.bytes)}`,
     ),
     drops,
     delivered: Object.fromEntries(r.delivered.flatMap((n, i) => (n > 0 ? [[member(i), n]] : []))),
@@ -62,7 +63,8 @@ function describeCase(
       ? "?"
       : inj.kind === "link"
         ? `link ${c.links[inj.link]?.qualified ?? inj.link}`
-        : `${inj.kind} ${c.members[inj.member]?.qualified ?? inj.member}${inj.kind === "session" ? ` @${inj.session}` : ""}`;
+        : `${inj.kind} ${c.members[inj.member]?.qualified ?? inj.member}` +
+          `${inj.kind === "session" ? ` @${inj.session}` : ""}`;
   const packets = inputs.map(
     (p, i) => `  #${i} at ${where(injections[p.endpoint])}, orig ${p.origLen}: ${hex(p.bytes)}`,
   );
@@ -408,17 +410,22 @@ networks:
   });
 
   // s replicates onto 8 links (one copy per extra out-link), and an allcast link from outside reaches 8 receivers.
-  const fanOut = `
+  const receiverTables = [1, 2, 3, 4, 5, 6, 7, 8]
+    .map((i) => `      r${i}: { acquire: [ { do: receive } ], receive: [ { do: deliver } ] }`)
+    .join("\n");
+  const fanOut =
+    `
 networks:
   star:
     header: cna
-    members: { s: { name: 100 }, r1: { name: 1 }, r2: { name: 2 }, r3: { name: 3 }, r4: { name: 4 }, r5: { name: 5 }, r6: { name: 6 }, r7: { name: 7 }, r8: { name: 8 } }
+    members: { s: { name: 100 }, r1: { name: 1 }, r2: { name: 2 }, r3: { name: 3 }, r4: { name: 4 }, ` +
+    `r5: { name: 5 }, r6: { name: 6 }, r7: { name: 7 }, r8: { name: 8 } }
     links:
 ${[1, 2, 3, 4, 5, 6, 7, 8].map((i) => `      - { from: s.${i}, to: r${i}.1 }`).join("\n")}
       - { external: up, to: [r1.2, r2.2, r3.2, r4.2, r5.2, r6.2, r7.2, r8.2], mode: allcast, group: all }
     tables:
       s: { forward: [ { out: [1, 2, 3, 4, 5, 6, 7, 8] } ] }
-${[1, 2, 3, 4, 5, 6, 7, 8].map((i) => `      r${i}: { acquire: [ { do: receive } ], receive: [ { do: deliver } ] }`).join("\n")}
+${receiverTables}
 `;
 
   it("a fan-out past copyLimit: the copies past it are not made, each counted as replication-limit", () => {

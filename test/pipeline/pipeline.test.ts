@@ -59,7 +59,8 @@ function ipv4(o: Partial<Ip4> = {}): Uint8Array {
 
 /** h1, h2, h3 on a switch `sw`; hosts take frames for their MAC; the switch's tables are the case's. */
 function lan(swTables: string, extra = ""): string {
-  return `networks:
+  return (
+    `networks:
   lan:
     header: ethernet
     members:
@@ -75,9 +76,11 @@ function lan(swTables: string, extra = ""): string {
     tables:
       sw:
 ${swTables}
-      h2: { acquire: [ { match: { dst: "${H2}" }, do: receive }, { match: { dst: "${BCAST}" }, do: receive } ], receive: [ { do: deliver } ] }
+      h2: { acquire: [ { match: { dst: "${H2}" }, do: receive }, { match: { dst: "${BCAST}" }, do: receive } ], ` +
+    `receive: [ { do: deliver } ] }
       h3: { acquire: [ { match: { dst: "${H3}" }, do: receive } ], receive: [ { do: deliver } ] }
-${extra}`;
+${extra}`
+  );
 }
 
 /** a — r — b over IPv4 with TTL decrement; r routes by longest prefix. */
@@ -159,7 +162,8 @@ const cases: Case[] = [
   {
     name: "ternary: the first row that matches wins",
     spec: lan(
-      `${EMPTY_SW}\n        forward: [ { match: { type: "0x8800 &&& 0xff00" }, out: 9 }, { match: { dst: "${H2}" }, out: 2 } ]`,
+      `${EMPTY_SW}\n        forward: [ { match: { type: "0x8800 &&& 0xff00" }, out: 9 }, ` +
+        `{ match: { dst: "${H2}" }, out: 2 } ]`,
     ),
     in: { endpoint: "lan:h1.1", packet: eth({ type: 0x88b5 }) },
     out: [{ at: "lan.uplink", packet: eth({ type: 0x88b5 }) }],
@@ -167,7 +171,8 @@ const cases: Case[] = [
   {
     name: "acquire both: forwarded on and received",
     spec: lan(
-      `        acquire: [ { do: both } ]\n        forward: [ { match: { dst: "${H2}" }, out: 2 } ]\n        receive: [ { do: deliver } ]`,
+      `        acquire: [ { do: both } ]\n        forward: [ { match: { dst: "${H2}" }, out: 2 } ]\n` +
+        `        receive: [ { do: deliver } ]`,
     ),
     in: { endpoint: "lan:h1.1", packet: eth() },
     out: [
@@ -193,7 +198,8 @@ const cases: Case[] = [
   {
     name: "send: the session's header is pushed, then forwarded from self",
     spec: lan(
-      `${EMPTY_SW}\n        forward: [ { in: self, match: { dst: "${H3}" }, out: 3 } ]\n        send: [ { session: 1, header: { dst: "${H3}", type: 0x88b5 } } ]`,
+      `${EMPTY_SW}\n        forward: [ { in: self, match: { dst: "${H3}" }, out: 3 } ]\n` +
+        `        send: [ { session: 1, header: { dst: "${H3}", type: 0x88b5 } } ]`,
     ),
     in: { endpoint: "lan:sw@1", packet: Uint8Array.of(1, 2, 3, 4) },
     out: [

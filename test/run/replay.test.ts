@@ -18,13 +18,15 @@ const root = new URL("../..", import.meta.url).pathname;
 
 // Ethernet: a.1 → b.1, b takes every frame. IPv4: a → m → b, m forwards everything (TTL decrement: a write).
 const SPECS = {
-  ethernet: `networks:
+  ethernet:
+    `networks:
   lan:
     header: ethernet
     members: { a: { name: "02:00:00:00:00:01" }, b: { name: "02:00:00:00:00:02" } }
     links: [ { from: a.1, to: b.1 } ]
     tables:
-      a: { send: [ { session: 5, header: { dst: "02:00:00:00:00:02", type: 0x88b5 } } ], forward: [ { in: self, out: 1 } ] }
+      a: { send: [ { session: 5, header: { dst: "02:00:00:00:00:02", type: 0x88b5 } } ], forward: [ { in: self, ` +
+    `out: 1 } ] }
       b: { acquire: [ { do: receive } ], receive: [ { do: deliver } ] }
 `,
   ipv4: `networks:

@@ -298,7 +298,13 @@ describe("inputs that can be read only once (pipes, /dev/stdin) run on one threa
         { encoding: "utf8" },
       );
       expect(child.stderr).toMatch(
-        /^strata: warning: --workers 2, but \/dev\/stdin is not a regular file \(a pipe or a device\) and every data plane reads each input itself: it can be read only once, so the replay runs on one thread\n$/,
+        new RegExp(
+          [
+            String.raw`^strata: warning: --workers 2, but \/dev\/stdin is not a regular file`,
+            String.raw` \(a pipe or a device\) and every data plane reads each input itself:`,
+            String.raw` it can be read only once, so the replay runs on one thread\n$`,
+          ].join(""),
+        ),
       );
       expect(child.status).toBe(0);
       const a = outputs(fromFile);

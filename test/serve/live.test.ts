@@ -136,7 +136,8 @@ async function sendToR(count: number, perMs: number): Promise<number> {
      let sent = 0, done = 0, failed = 0;
      const tick = () => {
        for (let i = 0; i < ${perMs} && sent < ${count}; i++, sent++)
-         d.send(Buffer.alloc(18), 9, "10.0.1.254", (err) => { if (err) failed++; if (++done === ${count}) { console.log(${count} - failed); process.exit(0); } });
+         d.send(Buffer.alloc(18), 9, "10.0.1.254", (err) => { if (err) failed++; ` +
+      `if (++done === ${count}) { console.log(${count} - failed); process.exit(0); } });
        if (sent < ${count}) setTimeout(tick, 1);
      };
      tick();`,
@@ -193,7 +194,8 @@ async function udpExchange(message: string): Promise<string> {
       "-e",
       `const d = require("dgram").createSocket("udp4");
        let tries = 0;
-       const send = () => { if (tries++ === 3) { console.log("timeout"); process.exit(0); } d.send(${JSON.stringify(message)}, 9999, "10.0.2.2"); setTimeout(send, 700); };
+       const send = () => { if (tries++ === 3) { console.log("timeout"); process.exit(0); ` +
+        `} d.send(${JSON.stringify(message)}, 9999, "10.0.2.2"); setTimeout(send, 700); };
        d.on("message", (m) => { console.log(m.toString()); process.exit(0); });
        send();`,
     ]);
@@ -280,7 +282,14 @@ describe.skipIf(reason !== undefined)(
       const wrong = inNs(ns.e, [process.execPath, cli, "serve", spec, "--port", "ip:netA=eA"]);
       expect(wrong.status).toBe(2);
       expect(wrong.out).toMatch(
-        /^strata: --port ip:netA=eA: interface 'eA' carries ETHERNET frames and network ip takes link type 101 \(bind an external link of a network whose header the interface carries\)$/m,
+        new RegExp(
+          [
+            String.raw`^strata: --port ip:netA=eA: interface 'eA' carries ETHERNET frames and`,
+            String.raw` network ip takes link type 101 \(bind an external link of a network`,
+            String.raw` whose header the interface carries\)$`,
+          ].join(""),
+          "m",
+        ),
       );
       expect(wrong.out).not.toMatch(/serving/);
     });
@@ -314,8 +323,8 @@ describe.skipIf(reason !== undefined)(
         await waitFor(s, /^inserted ip\.r forward row 1/m);
         expect(inNs(ns.a, ["ping", "-c", "1", "-W", "2", "10.0.2.2"]).out).toMatch(/1 packets transmitted, 1 received/);
 
-        // B's interface goes down: strata keeps running, says so, and opens that port again once it is up; A's port stays
-        // open.
+        // B's interface goes down: strata keeps running, says so, and opens that port again once it is up; A's port
+        // stays open.
         ip("-n", ns.e, "link", "set", "eB", "down");
         await waitFor(
           s,
@@ -368,8 +377,13 @@ describe.skipIf(reason !== undefined)(
       async () => {
         const dir = join(out, "independent");
         const s = await startServe(["--commands", "--out", dir]);
-        const portA =
-          /^ *port lanA:hostA=eA: ([\d,]+) received, 0 sent; dropped on the way in: ([\d,]+) by the interface, ([\d,]+) by the capture, 0 by strata$/gm;
+        const portA = new RegExp(
+          [
+            String.raw`^ *port lanA:hostA=eA: ([\d,]+) received, 0 sent; dropped on the way`,
+            String.raw` in: ([\d,]+) by the interface, ([\d,]+) by the capture, 0 by strata$`,
+          ].join(""),
+          "gm",
+        );
         const numbers = (text: string): number[] =>
           [...text.matchAll(portA)]
             .at(-1)

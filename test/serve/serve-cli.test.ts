@@ -27,7 +27,12 @@ describe("strata serve: bad input is one line, exit 2, nothing running", () => {
     {
       name: "an unknown external link",
       args: ["--port", "lanA:h9=eth0"],
-      line: /^strata: --port lanA:h9=eth0: network lanA has no external link 'h9' \(external links: lanA:hostA, lanB:hostB, ip:netA, ip:netB\)\n$/,
+      line: new RegExp(
+        [
+          String.raw`^strata: --port lanA:h9=eth0: network lanA has no external link 'h9'`,
+          String.raw` \(external links: lanA:hostA, lanB:hostB, ip:netA, ip:netB\)\n$`,
+        ].join(""),
+      ),
     },
     {
       name: "an unknown network",
@@ -99,7 +104,12 @@ describe("strata serve: bad input is one line, exit 2, nothing running", () => {
     const io = memoryIo();
     expect(await main(["serve", spec, "--port", "lanA:hostA=eth0"], io)).toBe(2);
     expect(io.stderr.text).toMatch(
-      /^strata: --port needs the package cap, which is not installed or did not build: .*apt-get install libpcap-dev .*npm install cap\n$/,
+      new RegExp(
+        [
+          String.raw`^strata: --port needs the package cap, which is not installed or did`,
+          String.raw` not build: .*apt-get install libpcap-dev .*npm install cap\n$`,
+        ].join(""),
+      ),
     );
   });
 
@@ -136,7 +146,13 @@ describe("strata serve --commands", () => {
       ["delete ip:r forward 1", /^deleted ip\.r forward row 1 \(dst 10\.0\.2\.0\/24 → out 2\)$/m],
       [
         "delete ip:r forward 1",
-        /^strata: cannot delete ip\.r forward row 1 \(dst 10\.0\.2\.0\/24 → out 2\): it is not in the table \(insert it first\)$/m,
+        new RegExp(
+          [
+            String.raw`^strata: cannot delete ip\.r forward row 1 \(dst 10\.0\.2\.0\/24 → out`,
+            String.raw` 2\): it is not in the table \(insert it first\)$`,
+          ].join(""),
+          "m",
+        ),
       ],
       ["insert ip:r forward 1", /^inserted ip\.r forward row 1/m],
       ["insert ip:r forward 1", /^strata: cannot insert .*: it is in the table already \(delete it first\)$/m],

@@ -28,7 +28,8 @@ const memberOf = (key: string): number => c.members.find((m) => m.key === key)?.
 const describeOutput = (kind: "link" | "deliver", target: number): string =>
   kind === "deliver"
     ? `deliver ${c.members[target]?.key ?? "?"}`
-    : `link ${c.members[c.links[target]?.sender ?? -1]?.key ?? "?"}>${c.members[c.links[target]?.receivers[0]?.member ?? -1]?.key ?? "?"}`;
+    : `link ${c.members[c.links[target]?.sender ?? -1]?.key ?? "?"}>` +
+      `${c.members[c.links[target]?.receivers[0]?.member ?? -1]?.key ?? "?"}`;
 
 /** Frame i: to h2, from h1 (endpoint 0) or h3 (endpoint 1), its payload 20 + i % 30 bytes of i. */
 function frame(i: number, endpoint = 0): Uint8Array {

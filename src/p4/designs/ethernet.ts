@@ -16,7 +16,8 @@ const ETHERNET: HeaderGroup = {
 
 /** The transition after a header whose ether_type may announce a tag (802.1Q, 802.1ad, the older 0x9100). */
 const tagged = (header: string, tag: string): string =>
-  `    transition select(hdr.${header}.ether_type) { 0x8100: ${tag}; 0x88a8: ${tag}; 0x9100: ${tag}; default: accept; }`;
+  `    transition select(hdr.${header}.ether_type) { 0x8100: ${tag}; 0x88a8: ${tag}; 0x9100: ${tag}; default: ` +
+  `accept; }`;
 
 export const ethernet: DesignP4 = {
   design: registered("ethernet"),

@@ -51,7 +51,8 @@ export function checkExport(files: ExportFiles): string[] {
       const canonical = strictJson(type, json);
       if (JSON.stringify(canonical) !== JSON.stringify(json))
         problems.push(
-          `${name}: not in the canonical JSON mapping (defaults omitted, 64-bit integers as strings, enums by name, field order)`,
+          `${name}: not in the canonical JSON mapping (defaults omitted, 64-bit integers as strings, ` +
+            `enums by name, field order)`,
         );
       return true;
     } catch (err) {
@@ -93,7 +94,8 @@ function checkP4Info(info: Obj): string[] {
       const id = num(p.id);
       if (id >>> 24 !== ID_PREFIX[kind])
         problems.push(
-          `${String(p.name)}: id 0x${id.toString(16)} does not start with the ${kind} prefix 0x${ID_PREFIX[kind].toString(16)}`,
+          `${String(p.name)}: id 0x${id.toString(16)} does not start with the ${kind} prefix ` +
+            `0x${ID_PREFIX[kind].toString(16)}`,
         );
       if ((id & 0xffffff) === 0) problems.push(`${String(p.name)}: id 0x${id.toString(16)} has no low bits`);
       if (seen.has(id)) problems.push(`${String(p.name)}: id 0x${id.toString(16)} is also ${seen.get(id) ?? ""}'s`);
@@ -156,7 +158,8 @@ function checkEntries(info: Obj, req: Obj): string[] {
     const b = fromBase64(b64);
     if (!isCanonical(b))
       problems.push(
-        `${where}: bytestring ${Buffer.from(b).toString("hex")} is not canonical (no leading zero bytes; 0 is one zero byte)`,
+        `${where}: bytestring ${Buffer.from(b).toString("hex")} is not canonical (no leading zero bytes; ` +
+          `0 is one zero byte)`,
       );
     const v = valueOf(b);
     if (v > ones(bits)) problems.push(`${where}: value ${v} does not fit in ${bits} bits`);

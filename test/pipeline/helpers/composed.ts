@@ -480,7 +480,8 @@ function subducted(r: ComposedRecipe): Built {
     // SharedAcquire: what arrives on a shared link for an overlay name goes up to the overlay's member.
     for (const [k, ident] of e.sharedIns.entries()) {
       for (const o of over.members) {
-        if (o === p && ((r.picks[2] ?? 0) >> k) % 2 === 0) continue; // the shared name itself: now the underlay's, now the overlay's
+        // the shared name itself: now the underlay's, now the overlay's
+        if (o === p && ((r.picks[2] ?? 0) >> k) % 2 === 0) continue;
         e.acquire.push({ in: ident, match: new Map([[d.dstField, o.name]]), action: { do: "shared" } });
       }
     }

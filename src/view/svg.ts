@@ -23,6 +23,7 @@ export interface Counts {
 const WIDTH_MIN = 1.2;
 const WIDTH_MAX = 7;
 
+// A line that ends in a backslash goes on in the next: the style gets one line.
 export const SVG_STYLE = `
 .strata-topology { background: #fff; }
 .band rect { stroke: none; }
@@ -30,7 +31,8 @@ export const SVG_STYLE = `
 .band:nth-child(even) rect { fill: #f8f5ee; }
 .band-name { font-size: 13px; font-weight: bold; fill: #223; }
 .band-design { font-size: 11px; fill: #667; }
-.machine polyline { fill: none; stroke: #c9c4e6; stroke-width: 9; stroke-linecap: round; stroke-linejoin: round; opacity: 0.8; }
+.machine polyline { fill: none; stroke: #c9c4e6; stroke-width: 9; stroke-linecap: round; stroke-linejoin: round; \
+opacity: 0.8; }
 .machine-name { font-size: 10px; fill: #7a74a8; text-anchor: middle; }
 .link path.seg { fill: none; stroke: #4a4a4a; stroke-linejoin: round; }
 .link.virtual path.seg { stroke: #2a62c9; stroke-dasharray: 6 4; }
@@ -66,7 +68,9 @@ export function renderSvg(graph: ViewGraph, layout: Layout, options: SvgOptions 
       `<!-- ${WRITTEN_BY} from ${esc(graph.file).replace(/--/g, "- -")} -->`,
     );
   out.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" class="strata-topology" viewBox="0 0 ${layout.width} ${layout.height}" width="${layout.width}" height="${layout.height}" font-family="DejaVu Sans, Verdana, Arial, sans-serif">`,
+    '<svg xmlns="http://www.w3.org/2000/svg" class="strata-topology" ' +
+      `viewBox="0 0 ${layout.width} ${layout.height}" width="${layout.width}" height="${layout.height}" ` +
+      'font-family="DejaVu Sans, Verdana, Arial, sans-serif">',
     `<title>${esc(graph.file)}: networks, members and links (strata view)</title>`,
     `<style>${SVG_STYLE}</style>`,
     '<defs><marker id="strata-arrow" viewBox="0 0 8 8" refX="7" refY="4" ' +
@@ -81,8 +85,10 @@ export function renderSvg(graph: ViewGraph, layout: Layout, options: SvgOptions 
     const b = bandOf.get(n.index);
     if (b === undefined) continue;
     out.push(
-      `<g class="band" data-network="${esc(n.name)}"><rect x="0" y="${b.y}" width="${layout.width}" height="${b.height}"/>` +
-        `<text class="band-name" x="12" y="${b.y + 18}">${esc(n.name)}</text><text class="band-design" x="12" y="${b.y + 32}">${esc(n.design)}</text></g>`,
+      `<g class="band" data-network="${esc(n.name)}">` +
+        `<rect x="0" y="${b.y}" width="${layout.width}" height="${b.height}"/>` +
+        `<text class="band-name" x="12" y="${b.y + 18}">${esc(n.name)}</text>` +
+        `<text class="band-design" x="12" y="${b.y + 32}">${esc(n.design)}</text></g>`,
     );
   }
   out.push("</g>");
@@ -99,9 +105,11 @@ export function renderSvg(graph: ViewGraph, layout: Layout, options: SvgOptions 
     const name =
       low === undefined
         ? ""
-        : `<text class="machine-name" x="${round(low.x + low.width / 2)}" y="${round(low.y + low.height + 11)}">machine ${esc(m.name)}</text>`;
+        : `<text class="machine-name" x="${round(low.x + low.width / 2)}" y="${round(low.y + low.height + 11)}">` +
+          `machine ${esc(m.name)}</text>`;
     out.push(
-      `<g class="machine" data-machine="${esc(m.name)}"><polyline points="${m.points.map((p) => `${p.x},${p.y}`).join(" ")}"/>${name}` +
+      `<g class="machine" data-machine="${esc(m.name)}">` +
+        `<polyline points="${m.points.map((p) => `${p.x},${p.y}`).join(" ")}"/>${name}` +
         `<title>machine ${esc(m.name)}: ${esc(members.join(", "))}</title></g>`,
     );
   }
@@ -135,10 +143,14 @@ export function renderSvg(graph: ViewGraph, layout: Layout, options: SvgOptions 
       const receiver = seg?.receiver === undefined ? "" : ` data-receiver="${esc(seg.receiver)}"`;
       // A group link's arrow is drawn where it reaches a receiver, not at its junction.
       const head = seg !== undefined && nodes.get(seg.to)?.kind === "junction" ? "" : arrow;
-      return `<path class="seg" data-seg="${s.segment}"${receiver} d="${d}"${stroke}${head}/><path class="hit" d="${d}"/>`;
+      return (
+        `<path class="seg" data-seg="${s.segment}"${receiver} d="${d}"${stroke}${head}/>` +
+        `<path class="hit" d="${d}"/>`
+      );
     });
     out.push(
-      `<g class="${classes.join(" ")}" data-link="${esc(capture)}">${paths.join("")}<title>${esc(linkTitle(l, counts === undefined ? undefined : packets))}</title></g>`,
+      `<g class="${classes.join(" ")}" data-link="${esc(capture)}">${paths.join("")}` +
+        `<title>${esc(linkTitle(l, counts === undefined ? undefined : packets))}</title></g>`,
     );
     const text = linkLabel(l, counts);
     const at = layout.labels.get(capture);
@@ -162,17 +174,23 @@ function renderNode(n: ViewNode, box: Box, names: boolean, counts: Counts | unde
   const at = `transform="translate(${box.x},${box.y})"`;
   if (n.kind === "junction") {
     const r = box.width / 2;
-    return `<g class="node junction" data-node="${n.id}" ${at}><circle cx="${r}" cy="${r}" r="${r}"/><title>group ${esc(n.label)}</title></g>`;
+    return (
+      `<g class="node junction" data-node="${n.id}" ${at}><circle cx="${r}" cy="${r}" r="${r}"/>` +
+      `<title>group ${esc(n.label)}</title></g>`
+    );
   }
   if (n.kind === "external") {
     return (
-      `<g class="node external" data-node="${n.id}" ${at}><rect class="box" width="${box.width}" height="${box.height}" rx="${box.height / 2}"/>` +
-      `<text class="key" x="${box.width / 2}" y="${box.height / 2 + 4}">${esc(n.label)}</text><title>external end ${esc(n.label)}: outside the network</title></g>`
+      `<g class="node external" data-node="${n.id}" ${at}>` +
+      `<rect class="box" width="${box.width}" height="${box.height}" rx="${box.height / 2}"/>` +
+      `<text class="key" x="${box.width / 2}" y="${box.height / 2 + 4}">${esc(n.label)}</text>` +
+      `<title>external end ${esc(n.label)}: outside the network</title></g>`
     );
   }
   const named = names && n.name !== undefined;
   const text = named
-    ? `<text class="key" x="${box.width / 2}" y="14">${esc(n.label)}</text><text class="name" x="${box.width / 2}" y="27">${esc(n.name ?? "")}</text>`
+    ? `<text class="key" x="${box.width / 2}" y="14">${esc(n.label)}</text>` +
+      `<text class="name" x="${box.width / 2}" y="27">${esc(n.name ?? "")}</text>`
     : `<text class="key" x="${box.width / 2}" y="${box.height / 2 + 4}">${esc(n.label)}</text>`;
   const got = n.member === undefined ? undefined : counts?.members[n.member];
   const badges: string[] = [];
@@ -187,15 +205,20 @@ function renderNode(n: ViewNode, box: Box, names: boolean, counts: Counts | unde
       const w = 8 + label.length * 5.6;
       right -= w;
       badges.push(
-        `<g class="badge ${kind}" transform="translate(${round(right)},-7)"><rect width="${round(w)}" height="12" rx="6"/><text x="${round(w / 2)}" y="9">${label}</text></g>`,
+        `<g class="badge ${kind}" transform="translate(${round(right)},-7)">` +
+          `<rect width="${round(w)}" height="12" rx="6"/><text x="${round(w / 2)}" y="9">${label}</text></g>`,
       );
       right -= 2;
     }
   }
-  const title = `${n.member ?? n.label} — ${n.name ?? ""} (${n.role ?? "user"}), machine ${n.machine ?? ""}${got === undefined ? "" : `: delivered ${got.delivered}, dropped ${got.dropped}`}`;
+  const title =
+    `${n.member ?? n.label} — ${n.name ?? ""} (${n.role ?? "user"}), machine ${n.machine ?? ""}` +
+    (got === undefined ? "" : `: delivered ${got.delivered}, dropped ${got.dropped}`);
   return (
-    `<g class="node member ${n.role ?? "user"}" data-node="${n.id}" data-member="${esc(n.member ?? "")}" data-machine="${esc(n.machine ?? "")}" ${at}>` +
-    `<rect class="box" width="${box.width}" height="${box.height}" rx="4"/>${text}${badges.join("")}<title>${esc(title)}</title></g>`
+    `<g class="node member ${n.role ?? "user"}" data-node="${n.id}" data-member="${esc(n.member ?? "")}" ` +
+    `data-machine="${esc(n.machine ?? "")}" ${at}>` +
+    `<rect class="box" width="${box.width}" height="${box.height}" rx="4"/>${text}${badges.join("")}` +
+    `<title>${esc(title)}</title></g>`
   );
 }
 

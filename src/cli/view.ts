@@ -126,7 +126,8 @@ async function view(specFile: string, flags: ViewFlags, ctx: CommandContext): Pr
         };
   const layout = await layOut(graph, new Map(graph.links.map((l) => [l.qualified, linkLabel(l, counts)])));
   const members = graph.nodes.filter((n) => n.kind === "member").length;
-  const what = `${graph.networks.length} networks, ${members} members, ${graph.links.length} links${run?.trace === undefined ? "" : `, ${run.trace.count.toLocaleString("en-US")} packets`}`;
+  const packets = run?.trace === undefined ? "" : `, ${run.trace.count.toLocaleString("en-US")} packets`;
+  const what = `${graph.networks.length} networks, ${members} members, ${graph.links.length} links${packets}`;
   const drawn = counts === undefined ? {} : { counts };
   if (flags.out !== undefined) {
     const analysis = flags.analysis === true ? analysisData(compiled) : undefined;

@@ -39,11 +39,19 @@ export interface RunOptions {
 
 const NOT_A_RUN = "give the output directory of `strata run` (--out DIR)";
 
+/** The fix when a run's files name a member or link the description lacks. */
+function anotherDescription(spec: string): string {
+  return (
+    "the run was made with another description: " +
+    `view it with the one \`strata run\` was given (summary.json says ${spec})`
+  );
+}
+
 export async function readRun(dir: string, graph: ViewGraph, options: RunOptions): Promise<RunData> {
   const summaryFile = join(dir, SUMMARY_FILE);
   const summary = readSummary(summaryFile);
   const names = namesOf(graph);
-  const other = `the run was made with another description: view it with the one \`strata run\` was given (summary.json says ${summary.spec})`;
+  const other = anotherDescription(summary.spec);
   for (const link of Object.keys(summary.links))
     if (!names.links.has(link)) throw new InputError(summaryFile, `links`, `no link ${link} in ${graph.file}`, other);
   for (const member of Object.keys(summary.members)) {
@@ -180,7 +188,7 @@ async function readTraceData(
     }
     return id;
   };
-  const other = `the run was made with another description: view it with the one \`strata run\` was given (summary.json says ${summary.spec})`;
+  const other = anotherDescription(summary.spec);
   let n = 0;
   for await (const { line } of readTrace(file)) {
     n++;
@@ -301,11 +309,14 @@ function readBytes(
     const file = join(dir, `${capture}.pcap`);
     if (counted !== steps)
       notes.push(
-        `Bytes at ${name} are not shown: the trace has ${steps} of its ${counted ?? 0} packets (a run with --trace-packets, or a trace line cut short), so its capture's records cannot be matched to them.`,
+        `Bytes at ${name} are not shown: the trace has ${steps} of its ${counted ?? 0} packets ` +
+          "(a run with --trace-packets, or a trace line cut short), " +
+          "so its capture's records cannot be matched to them.",
       );
     else if (!existsSync(file))
       notes.push(
-        `Bytes at ${name} are not shown: ${file} is missing${sub === LINKS_DIR ? " (a link written capture: false is not captured)" : ""}.`,
+        `Bytes at ${name} are not shown: ${file} is missing` +
+          `${sub === LINKS_DIR ? " (a link written capture: false is not captured)" : ""}.`,
       );
     else usable.add(capture);
   }

@@ -374,13 +374,15 @@ function fatesOf(p: Packets, i: number): string[] {
 
 function headerOf(p: Packets, i: number): string {
   const endpoint = p.trace.endpoints[field(p, i, 1)] ?? "";
-  return `packet ${numberOf(p, i)}  ${endpoint}  ${isoTimeNs(p.seconds[i] ?? 0, field(p, i, 5))}  ${field(p, i, 3)} bytes`;
+  const time = isoTimeNs(p.seconds[i] ?? 0, field(p, i, 5));
+  return `packet ${numberOf(p, i)}  ${endpoint}  ${time}  ${field(p, i, 3)} bytes`;
 }
 
 function fateLine(p: Packets, i: number): string {
   const f = fatesOf(p, i);
   const cut = p.trace.cut[String(numberOf(p, i))] ?? 0;
-  return `${f.length === 0 ? "(no end recorded)" : f.join("; ")}${cut > 0 ? `; ${cut} more steps not kept (the line reached 64 MiB)` : ""}`;
+  const more = cut > 0 ? `; ${cut} more steps not kept (the line reached 64 MiB)` : "";
+  return `${f.length === 0 ? "(no end recorded)" : f.join("; ")}${more}`;
 }
 
 // A search: clauses joined by "and", each a test of a packet (its place in the trace).
@@ -597,7 +599,8 @@ function drawPath(i: number): void {
     bytes === undefined
       ? "The page holds no bytes of any hop (see the notes below)."
       : views === undefined
-        ? `The page holds the bytes of packets ${bytes.packets} only: write it again with --bytes ${packet} for this one's.`
+        ? `The page holds the bytes of packets ${bytes.packets} only: ` +
+          `write it again with --bytes ${packet} for this one's.`
         : "Click a step marked ▸ (or move with ← →) for the packet's bytes there.";
   pathBox.append(el("h2", {}, `packet ${packet}`), ol, el("p", { class: "hint" }, note), el("div", { id: "decoded" }));
   reveal([...visited].flatMap((n) => nodeEls.get(n) ?? []));
@@ -647,7 +650,9 @@ function renderBytes(v: ByteView, hex: string): HTMLElement {
     const context = v.only && n > 0;
     const d = el("details", { class: `layer${context ? " context" : ""}` });
     if (!context) d.setAttribute("open", "");
-    const title = `${layer.design}: ${data.designs[layer.design] ?? ""}, bytes ${layer.at}–${layer.at + layer.len - 1}${context ? " (carried inside)" : ""}`;
+    const title =
+      `${layer.design}: ${data.designs[layer.design] ?? ""}, bytes ${layer.at}–${layer.at + layer.len - 1}` +
+      (context ? " (carried inside)" : "");
     const table = el("table");
     for (const [name, value, where] of layer.fields)
       table.append(el("tr", {}, el("td", {}, name), el("td", {}, value), el("td", { class: "where" }, where)));

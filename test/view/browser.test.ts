@@ -118,12 +118,10 @@ function sample(lines: readonly TraceLine[], n: number): TraceLine[] {
 }
 
 describe("strata view in a real browser", () => {
-  it.skipIf(!BROWSER_REQUIRED && "missing" in found)(
-    `a browser is there${"missing" in found ? ` (${BROWSER_REQUIRED ? "required, missing" : "skipped"}: ${found.missing})` : ""}`,
-    () => {
-      expect("missing" in found ? found.missing : "").toBe("");
-    },
-  );
+  const why = "missing" in found ? ` (${BROWSER_REQUIRED ? "required, missing" : "skipped"}: ${found.missing})` : "";
+  it.skipIf(!BROWSER_REQUIRED && "missing" in found)(`a browser is there${why}`, () => {
+    expect("missing" in found ? found.missing : "").toBe("");
+  });
 });
 
 describe.skipIf("missing" in found)(

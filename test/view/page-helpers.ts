@@ -36,12 +36,13 @@ export function packetLines(data: PageData, packet: number): { lines: string[]; 
     for (let k = starts[f(2)] ?? 0; k < (starts[f(2) + 1] ?? 0); k++) steps.push(t.steps[paths[k] ?? 0] as StepData);
     const fates = (t.fateSets[f(4)] ?? []).map((x) => t.fates[x] ?? "");
     const cut = t.cut[String(packet)] ?? 0;
+    const more = cut > 0 ? `; ${cut} more steps not kept (the line reached 64 MiB)` : "";
     return {
       steps,
       lines: [
         `packet ${packet}  ${t.endpoints[f(1)] ?? ""}  ${isoTimeNs(seconds[i] ?? 0, f(5))}  ${f(3)} bytes`,
         ...steps.map((s) => `  [${s.copy}] ${s.text}`),
-        `  → ${fates.length === 0 ? "(no end recorded)" : fates.join("; ")}${cut > 0 ? `; ${cut} more steps not kept (the line reached 64 MiB)` : ""}`,
+        `  → ${fates.length === 0 ? "(no end recorded)" : fates.join("; ")}${more}`,
       ],
     };
   }

@@ -28,6 +28,20 @@ function eth(name: string, members: Record<string, [number, string?]>, rest = ""
   return `  ${name}:\n    header: ethernet\n    members:\n${ms}\n${rest}`;
 }
 
+/** A network's `tables:` key over the rows given, or nothing when there are none. */
+function tablesOf(rows: string): string {
+  return rows === "" ? "" : `    tables:\n${rows}`;
+}
+
+/** Network lan: members a ↔ b, a's send rows `send` (a on a machine of its own, when given). */
+function lanAB(send: string, a: [number, string?] = [1]): string {
+  return eth(
+    "lan",
+    { a, b: [2] },
+    `    links: [ { from: a.1, to: b.1, mode: two-way } ]\n    tables:\n      a: { send: ${send} }\n`,
+  );
+}
+
 /** An IPv4 network `ip` over Ethernet, each side written by the case. */
 function ipOver(
   ipTables: string,
@@ -35,14 +49,14 @@ function ipOver(
   lanMembers: Record<string, [number, string?]> = { h1: [1], r: [0xfe] },
 ): string {
   return `networks:
-${eth("lan", lanMembers, `    links: [ { from: h1.1, to: r.1, mode: two-way } ]\n${lanTables === "" ? "" : `    tables:\n${lanTables}`}`)}
+${eth("lan", lanMembers, `    links: [ { from: h1.1, to: r.1, mode: two-way } ]\n${tablesOf(lanTables)}`)}
   ip:
     header: ipv4
     members:
       h1: { name: 10.0.0.1 }
       r: { name: 10.0.0.254 }
     links: [ { from: h1.1, to: r.1, mode: two-way } ]
-${ipTables === "" ? "" : `    tables:\n${ipTables}`}
+${tablesOf(ipTables)}
 `;
 }
 
@@ -130,7 +144,7 @@ const LAYERING: Case[] = [
   [
     "one session for two overlay links",
     `networks:
-${eth("lan", { a: [1], b: [2] }, `    links: [ { from: a.1, to: b.1, mode: two-way } ]\n    tables:\n    ` + `  a: { send: [ { session: 1 } ] }\n`)}
+${lanAB("[ { session: 1 } ]")}
   ip:
     header: ipv4
     members: { a: { name: 10.0.0.1 }, b: { name: 10.0.0.2 } }
@@ -149,7 +163,7 @@ ${eth("lan", { a: [1], b: [2] }, `    links: [ { from: a.1, to: b.1, mode: two-w
   [
     "an underlay member attached to two overlay members",
     `networks:
-${eth("lan", { a: [1, "m"], b: [2] }, `    links: [ { from: a.1, to: b.1, mode: two-way } ]\n    tables:\n    ` + `  a: { send: [ { session: 1 }, { session: 2 } ] }\n`)}
+${lanAB("[ { session: 1 }, { session: 2 } ]", [1, "m"])}
   ip:
     header: ipv4
     members: { x: { name: 10.0.0.1, machine: m }, y: { name: 10.0.0.2, machine: m }, z: { name: 10.0.0.3 } }
@@ -170,7 +184,7 @@ ${eth("lan", { a: [1, "m"], b: [2] }, `    links: [ { from: a.1, to: b.1, mode: 
   [
     "a layered link of a local group",
     `networks:
-${eth("lan", { a: [1], b: [2] }, `    links: [ { from: a.1, to: b.1, mode: two-way } ]\n    tables:\n    ` + `  a: { send: [ { session: 1 } ] }\n`)}
+${lanAB("[ { session: 1 } ]")}
   ip:
     header: ipv4
     members: { a: { name: 10.0.0.1 }, b: { name: 10.0.0.2 }, c: { name: 10.0.0.3 } }
@@ -219,6 +233,7 @@ function shared(
   tenantHeader = "ethernet",
 ): string {
   const names = tenantHeader === "ethernet" ? ['"02:00:00:00:00:01"', '"02:00:00:00:00:fe"'] : ["1", "254"];
+  const coreLinks = `    links: [ ${link}, { from: gw.3, to: h2.1, mode: two-way } ]\n`;
   return (
     `networks:
   tenant:
@@ -228,7 +243,7 @@ function shared(
       gw: { name: ${names[1]} }
     links: [ { from: t1.1, to: gw.1, mode: two-way } ]
 ${tenant === "" ? "" : `    tables:\n${tenant}\n`}` +
-    `${eth("core", { gw: [0xfe], mb: [0xfd], h2: [2] }, `    links: [ ${link}, { from: gw.3, to: h2.1, mode: two-way } ]\n${core === "" ? "" : `    tables:\n${core}`}`)}
+    `${eth("core", { gw: [0xfe], mb: [0xfd], h2: [2] }, coreLinks + tablesOf(core))}
 `
   );
 }
@@ -363,7 +378,8 @@ const SUBDUCTION: Case[] = [
   ],
   [
     "a member shared among three networks",
-    `${shared("", "")}${eth("third", { gw: [0xfe], x: [9] }, "    links: [ { from: gw.7, to: x.1, mode: two-way, shared: tenant } " + "]\n")}`,
+    shared("", "") +
+      eth("third", { gw: [0xfe], x: [9] }, "    links: [ { from: gw.7, to: x.1, mode: two-way, shared: tenant } ]\n"),
     [
       [
         "networks.third.links[0]",
@@ -383,9 +399,12 @@ function bridged(
   extraB = "",
   nonlocal = "",
 ): string {
+  const linksA = `    links: [ { from: h1.1, to: sw1.1, mode: two-way }, ${link}${extraA} ]\n`;
+  const nonlocalA = nonlocal === "" ? "" : `    nonlocal: [${nonlocal}]\n`;
+  const linksB = `    links: [ { from: h3.1, to: sw2.1, mode: two-way }${extraB} ]\n`;
   return `networks:
-${eth("lanA", aMembers, `    links: [ { from: h1.1, to: sw1.1, mode: two-way }, ${link}${extraA} ]\n${nonlocal === "" ? "" : `    nonlocal: [${nonlocal}]\n`}`)}
-${eth("lanB", { h3: [3], sw2: [0xf2] }, `    links: [ { from: h3.1, to: sw2.1, mode: two-way }${extraB} ]\n    tables:\n      sw2: { forward: [ { in: 9, out: 1 } ] }\n`)}
+${eth("lanA", aMembers, linksA + nonlocalA)}
+${eth("lanB", { h3: [3], sw2: [0xf2] }, `${linksB}    tables:\n      sw2: { forward: [ { in: 9, out: 1 } ] }\n`)}
 `;
 }
 
@@ -404,7 +423,9 @@ function bridgedOverGre(
 ${eth(
   "lanA",
   { h1: [1], sw1: [0xf1] },
-  `    links: [ { from: h1.1, to: sw1.1, mode: two-way }, { from: sw1.9, to: "lanB:sw2.9", mode: ${mode}, name: trunk } ]
+  `    links:
+      - { from: h1.1, to: sw1.1, mode: two-way }
+      - { from: sw1.9, to: "lanB:sw2.9", mode: ${mode}, name: trunk }
     tables:
       sw1: { transmit: [ { out: 1 }, { out: 9, via: { session: wan.1 } } ] }
 `,

@@ -132,6 +132,8 @@ describe("compiled rows = the description's rows", () => {
 describe("found by the property tests", () => {
   /** Which forward row of member r a cna packet to `dst` hits, run through the wasm pipeline. */
   function forwardRowHit(rows: string, dst: bigint, kind?: string): string[] {
+    // The rows as they are, or under `rows:` beside the table's kind.
+    const table = kind === undefined ? rows : `          kind: ${kind}\n          rows:\n${rows.replace(/^/gm, "  ")}`;
     const c = compile(
       parseSpec(
         `
@@ -143,7 +145,8 @@ networks:
     tables:
       r:
         acquire: [ { do: forward } ]
-        forward:${kind === undefined ? `\n${rows}` : `\n          kind: ${kind}\n          rows:\n${rows.replace(/^/gm, "  ")}`}
+        forward:
+${table}
 `,
         "known.yaml",
       ),

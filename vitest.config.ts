@@ -1,4 +1,37 @@
+import { availableParallelism } from "node:os";
+import { relative } from "node:path";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { defineConfig } from "vitest/config";
+
+/**
+ * The files that take longest (p4c and simple_switch, property searches, processes started and
+ * stopped), longest first. vitest runs the files it has timed before longest first, and the
+ * others largest first: on a fresh clone (CI) these small files came last, and the run ended
+ * with one worker on them while the other had nothing left.
+ */
+const LONGEST = [
+  "test/p4/bmv2-random.test.ts",
+  "test/pipeline/differential.test.ts",
+  "test/p4/compile.test.ts",
+  "test/p4runtime/cli.test.ts",
+  "test/p4/bmv2.test.ts",
+  "test/p4/docs-bmv2.test.ts",
+  "test/serve/live.test.ts",
+  "test/view/browser.test.ts",
+  "test/bench/scenarios.test.ts",
+  "test/run/workers.test.ts",
+];
+
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (f: TestSpecification): number => {
+      const i = LONGEST.indexOf(relative(f.project.config.root, f.moduleId));
+      return i < 0 ? LONGEST.length : i;
+    };
+    // Array.prototype.sort is stable: the rest keep vitest's order.
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+  }
+}
 
 export default defineConfig({
   test: {
@@ -7,6 +40,10 @@ export default defineConfig({
     pool: "forks",
     // One module graph per worker: the files import the same compiler and data plane, loaded once.
     isolate: false,
+    // A worker per core (vitest's default leaves one core to itself): many files spend their time
+    // waiting on processes (p4c, simple_switch, strata itself), and the other worker runs meanwhile.
+    maxWorkers: availableParallelism(),
+    sequence: { sequencer: LongestFirst },
     // The JSON report gives .ci/run its pass/fail counts.
     reporters: ["default", ["json", { outputFile: ".vitest-results.json" }]],
   },

@@ -88,7 +88,8 @@ import {
  */
 export function fastLane(d: Packet, stage: i32): i32 {
   let member = d.member;
-  let port = d.port;
+  let inId = d.inLink;
+  let outId = d.outLink;
   let keyMember = d.keyMember;
   const key = keyOf(d);
   while (true) {
@@ -109,7 +110,7 @@ export function fastLane(d: Packet, stage: i32): i32 {
         return STAGE_DONE;
       } else {
         member = receiverMember(l, 0);
-        port = receiverPort(l, 0);
+        inId = receiverPort(l, 0);
         keyMember = -1;
         stage = STAGE_ACQUIRE;
       }
@@ -123,7 +124,7 @@ export function fastLane(d: Packet, stage: i32): i32 {
       const e = entryAt(t, row);
       if (e.code != ACT_PUSH || push(d, m.design, <usize>e.data) != DROP_NONE) break;
       countHit(t, row);
-      port = PORT_SELF;
+      inId = PORT_SELF;
       keyMember = KEY_PUSHED;
       stage = STAGE_FORWARD;
     }
@@ -135,7 +136,7 @@ export function fastLane(d: Packet, stage: i32): i32 {
         if (!parseHeader(d, m.design)) break;
         keyMember = member;
       }
-      setInLink(key, port);
+      setInLink(key, inId);
       // A planned member (plan.ts): its steps with only the checks that depend on the packet. A packet
       // that does not fit the plan takes the steps below, nothing done yet but its parse.
       if (plan == PLAN_FORWARD) {
@@ -152,7 +153,7 @@ export function fastLane(d: Packet, stage: i32): i32 {
           countHit(ta, singleRow(ta));
           countHit(tf, rf);
           countHit(tt, rt);
-          port = <u32>out;
+          outId = <u32>out;
           d.link = to;
           stage = STAGE_LINK;
           continue;
@@ -168,7 +169,7 @@ export function fastLane(d: Packet, stage: i32): i32 {
           countHit(ta, ra);
           countHit(tr, singleRow(tr));
           d.member = member;
-          d.port = port;
+          d.inLink = inId;
           hand(d, m, tagged);
           release(d);
           return STAGE_DONE;
@@ -210,7 +211,7 @@ export function fastLane(d: Packet, stage: i32): i32 {
         const overlay = <i32>e.arg;
         takeHeaderOff(d, overlay);
         member = overlay;
-        port = e.arg2;
+        inId = e.arg2;
         keyMember = -1;
         stage = STAGE_ACQUIRE;
         continue;
@@ -224,7 +225,7 @@ export function fastLane(d: Packet, stage: i32): i32 {
       const tagged = (m.flags & MEMBER_TAG_DELIVERIES) != 0;
       if (roomFor(m.recordingId, d.len, tagged) != ROOM_NOW) break;
       d.member = member;
-      d.port = port; // a tagged record carries the in-link
+      d.inLink = inId; // a tagged record carries the in-link
       hand(d, m, tagged);
       release(d);
       return STAGE_DONE;
@@ -237,7 +238,7 @@ export function fastLane(d: Packet, stage: i32): i32 {
         if (!parseHeader(d, m.design)) break;
         keyMember = member;
       }
-      setInLink(key, port);
+      setInLink(key, inId);
       const h = lookupUncounted(t, key);
       const row = rowOf(h);
       if (row < 0) break;
@@ -246,24 +247,24 @@ export function fastLane(d: Packet, stage: i32): i32 {
         // Subduction (forward.ts): the underlay's shared member forwards it, from in-link `shared`.
         countHit(t, row);
         member = <i32>entryAt(t, row).arg;
-        port = PORT_SHARED;
+        inId = PORT_SHARED;
         keyMember = -1;
         continue;
       }
       const out = oneOutLink(t, h);
-      if (out < 0 || ttlEffect(d, m, port) != DROP_NONE) break;
+      if (out < 0 || ttlEffect(d, m, inId) != DROP_NONE) break;
       countHit(t, row);
-      port = <u32>out;
+      outId = <u32>out;
       stage = STAGE_TRANSMIT;
     }
     if (stage == STAGE_TRANSMIT) {
       const m = memberAt(member);
       const t = changetype<Table>(m.transmit);
       if (m.transmit == 0 || (t.road != ROAD_DIRECT && t.road != ROAD_DIRECT32)) break;
-      const row = directRow(t, port);
+      const row = directRow(t, outId);
       if (row < 0) break;
       const e = entryAt(t, row);
-      const to = outLink(m, port);
+      const to = outLink(m, outId);
       if (e.code == ACT_PHYSICAL) {
         if (to < 0) break;
         d.link = to;
@@ -286,7 +287,8 @@ export function fastLane(d: Packet, stage: i32): i32 {
     }
   }
   d.member = member;
-  d.port = port;
+  d.inLink = inId;
+  d.outLink = outId;
   d.keyMember = keyMember;
   d.stage = stage;
   return stage;

@@ -75,7 +75,7 @@ function pop(d: Packet, overlay: i32, inLink: u32): i32 {
   return STAGE_DONE;
 }
 
-/** The member `d.member` (m) takes the packet (there is room): recorded, counted; `tagged` with its in-link, d.inLink. */
+/** The member `d.member` (m) takes the packet (there is room): recorded, counted; `tagged` with its d.inLink. */
 @inline export function hand(d: Packet, m: Member, tagged: bool): void {
   if (recordingsOn) recordingAppend(m.recordingId, d, tagged);
   else emitPacket(OUTPUT_DELIVER, d.member, d);

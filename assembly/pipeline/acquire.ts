@@ -1,4 +1,4 @@
-// acquire: does this member take the packet arriving on its in-link, and
+// acquire: does this member take the packet arriving on in-link `port`, and
 // for what — to forward it, to receive it, or both (seed Figure 2)? On a
 // shared link (subduction, seed §5.3) it may instead hand the packet,
 // unchanged, to the acquire table of the shared member of the same name in
@@ -31,7 +31,7 @@ import { memberAt, memberDown } from "./topology";
   const m = memberAt(d.member);
   if (memberDown(m)) return drop(d, STAGE_ACQUIRE, DROP_MEMBER_DOWN);
   if (!keyFor(d, d.member, m)) return drop(d, STAGE_ACQUIRE, DROP_BAD_HEADER);
-  const e = lookupIn(d, m.acquire, keyOf(d), STAGE_ACQUIRE, d.inLink, DROP_ACQUIRE_MISS);
+  const e = lookupIn(d, m.acquire, keyOf(d), STAGE_ACQUIRE, d.port, DROP_ACQUIRE_MISS);
   if (e == null) return STAGE_DONE;
   const code = <i32>e.code;
   if (code == ACT_FORWARD) return STAGE_FORWARD;
@@ -46,7 +46,7 @@ import { memberAt, memberDown } from "./topology";
 
 /** Subduction: the shared member `to` in the other network takes the packet at `stage`, on the same in-link. */
 export function handOver(d: Packet, to: i32, stage: i32): i32 {
-  if (tracing) event(EV_HANDOFF, stage, 0, 0, d, -1, d.inLink, -1, <u32>to);
+  if (tracing) event(EV_HANDOFF, stage, 0, 0, d, -1, d.port, -1, <u32>to);
   d.member = to;
   d.keyMember = -1;
   return stage;

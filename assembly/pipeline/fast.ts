@@ -2,8 +2,7 @@
 //
 // run.ts's steps read and write the whole descriptor at every step, and all of
 // them live in one large function, where the engine keeps little in registers.
-// The lane keeps the member and the key's owner in locals (the in-link and
-// out-link in the descriptor: a third local cost more in spills than it saved) and
+// The lane keeps the member, the in-link and the key's owner in locals and
 // takes a packet through the common case of every step — a link with one
 // receiver or none, an acquire or receive by any table, a forward to one
 // out-link (the TTL side effect included), a transmit onto a link or into a
@@ -89,6 +88,7 @@ import {
  */
 export function fastLane(d: Packet, stage: i32): i32 {
   let member = d.member;
+  let port = d.port;
   let keyMember = d.keyMember;
   const key = keyOf(d);
   while (true) {
@@ -109,7 +109,7 @@ export function fastLane(d: Packet, stage: i32): i32 {
         return STAGE_DONE;
       } else {
         member = receiverMember(l, 0);
-        d.inLink = receiverPort(l, 0);
+        port = receiverPort(l, 0);
         keyMember = -1;
         stage = STAGE_ACQUIRE;
       }
@@ -123,7 +123,7 @@ export function fastLane(d: Packet, stage: i32): i32 {
       const e = entryAt(t, row);
       if (e.code != ACT_PUSH || push(d, m.design, <usize>e.data) != DROP_NONE) break;
       countHit(t, row);
-      d.inLink = PORT_SELF;
+      port = PORT_SELF;
       keyMember = KEY_PUSHED;
       stage = STAGE_FORWARD;
     }
@@ -135,7 +135,7 @@ export function fastLane(d: Packet, stage: i32): i32 {
         if (!parseHeader(d, m.design)) break;
         keyMember = member;
       }
-      setInLink(key, d.inLink);
+      setInLink(key, port);
       // A planned member (plan.ts): its steps with only the checks that depend on the packet. A packet
       // that does not fit the plan takes the steps below, nothing done yet but its parse.
       if (plan == PLAN_FORWARD) {
@@ -152,7 +152,7 @@ export function fastLane(d: Packet, stage: i32): i32 {
           countHit(ta, singleRow(ta));
           countHit(tf, rf);
           countHit(tt, rt);
-          d.outLink = <u32>out;
+          port = <u32>out;
           d.link = to;
           stage = STAGE_LINK;
           continue;
@@ -168,6 +168,7 @@ export function fastLane(d: Packet, stage: i32): i32 {
           countHit(ta, ra);
           countHit(tr, singleRow(tr));
           d.member = member;
+          d.port = port;
           hand(d, m, tagged);
           release(d);
           return STAGE_DONE;
@@ -209,7 +210,7 @@ export function fastLane(d: Packet, stage: i32): i32 {
         const overlay = <i32>e.arg;
         takeHeaderOff(d, overlay);
         member = overlay;
-        d.inLink = e.arg2;
+        port = e.arg2;
         keyMember = -1;
         stage = STAGE_ACQUIRE;
         continue;
@@ -223,6 +224,7 @@ export function fastLane(d: Packet, stage: i32): i32 {
       const tagged = (m.flags & MEMBER_TAG_DELIVERIES) != 0;
       if (roomFor(m.recordingId, d.len, tagged) != ROOM_NOW) break;
       d.member = member;
+      d.port = port; // a tagged record carries the in-link
       hand(d, m, tagged);
       release(d);
       return STAGE_DONE;
@@ -235,7 +237,7 @@ export function fastLane(d: Packet, stage: i32): i32 {
         if (!parseHeader(d, m.design)) break;
         keyMember = member;
       }
-      setInLink(key, d.inLink);
+      setInLink(key, port);
       const h = lookupUncounted(t, key);
       const row = rowOf(h);
       if (row < 0) break;
@@ -244,25 +246,24 @@ export function fastLane(d: Packet, stage: i32): i32 {
         // Subduction (forward.ts): the underlay's shared member forwards it, from in-link `shared`.
         countHit(t, row);
         member = <i32>entryAt(t, row).arg;
-        d.inLink = PORT_SHARED;
+        port = PORT_SHARED;
         keyMember = -1;
         continue;
       }
       const out = oneOutLink(t, h);
-      if (out < 0 || ttlEffect(d, m, d.inLink) != DROP_NONE) break;
+      if (out < 0 || ttlEffect(d, m, port) != DROP_NONE) break;
       countHit(t, row);
-      d.outLink = <u32>out;
+      port = <u32>out;
       stage = STAGE_TRANSMIT;
     }
     if (stage == STAGE_TRANSMIT) {
       const m = memberAt(member);
       const t = changetype<Table>(m.transmit);
       if (m.transmit == 0 || (t.road != ROAD_DIRECT && t.road != ROAD_DIRECT32)) break;
-      const outId = d.outLink;
-      const row = directRow(t, outId);
+      const row = directRow(t, port);
       if (row < 0) break;
       const e = entryAt(t, row);
-      const to = outLink(m, outId);
+      const to = outLink(m, port);
       if (e.code == ACT_PHYSICAL) {
         if (to < 0) break;
         d.link = to;
@@ -285,6 +286,7 @@ export function fastLane(d: Packet, stage: i32): i32 {
     }
   }
   d.member = member;
+  d.port = port;
   d.keyMember = keyMember;
   d.stage = stage;
   return stage;

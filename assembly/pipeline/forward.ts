@@ -35,20 +35,20 @@ import { Member, MEMBER_TTL, memberAt, memberDown } from "./topology";
   const m = memberAt(d.member);
   if (memberDown(m)) return drop(d, STAGE_FORWARD, DROP_MEMBER_DOWN);
   if (!keyForTable(d, d.member, m, m.forward)) return drop(d, STAGE_FORWARD, DROP_BAD_HEADER);
-  const e = lookupIn(d, m.forward, keyOf(d), STAGE_FORWARD, d.inLink, DROP_FORWARD_MISS);
+  const e = lookupIn(d, m.forward, keyOf(d), STAGE_FORWARD, d.port, DROP_FORWARD_MISS);
   if (e == null) return STAGE_DONE;
   const code = <i32>e.code;
   if (code == ACT_DROP || (code == ACT_OUT && e.count == 0)) return drop(d, STAGE_FORWARD, DROP_FORWARD_DROP);
   if (code == ACT_SHARED_FORWARD) {
     // Subduction: the shared member in the underlay forwards it, marked as handed over (in-link `shared`).
-    d.inLink = PORT_SHARED;
+    d.port = PORT_SHARED;
     return handOver(d, <i32>e.arg, STAGE_FORWARD);
   }
   if (code != ACT_OUT) return drop(d, STAGE_FORWARD, DROP_UNSUPPORTED);
-  const refused = ttlEffect(d, m, d.inLink);
+  const refused = ttlEffect(d, m, d.port);
   if (refused != DROP_NONE) return drop(d, STAGE_FORWARD, refused);
   if (e.count == 1) {
-    d.outLink = e.arg; // the one out-link, kept in the entry by the control plane
+    d.port = e.arg; // the one out-link, kept in the entry by the control plane
     return STAGE_TRANSMIT;
   }
   fanPorts(<usize>e.data, <i32>e.count);
@@ -56,13 +56,13 @@ import { Member, MEMBER_TTL, memberAt, memberDown } from "./topology";
 }
 
 /**
- * The design's side effect of forwarding a packet that came in on `inLink`
+ * The design's side effect of forwarding a packet that came in on `port`
  * (TTL − 1, in a buffer of the packet's own). Returns DROP_NONE, or why the
  * packet cannot go on (the TTL would reach zero: the packet is unchanged).
  */
-@inline export function ttlEffect(d: Packet, m: Member, inLink: u32): i32 {
+@inline export function ttlEffect(d: Packet, m: Member, port: u32): i32 {
   // A packet the member sent itself has not been forwarded by it: no TTL side effect.
-  if (!(m.flags & MEMBER_TTL) || inLink == PORT_SELF) return DROP_NONE;
+  if (!(m.flags & MEMBER_TTL) || port == PORT_SELF) return DROP_NONE;
   const owned = own(d, 0);
   if (owned != OWN_OK) return owned == OWN_TOO_LONG ? DROP_TOO_LONG : DROP_NO_BUFFER;
   return decrementTtl(m.design, d.data) ? DROP_NONE : DROP_TTL_EXPIRED;

@@ -42,12 +42,12 @@ export function setHopLimit(n: u32): void {
   // A link that is down carries nothing: not counted, not recorded.
   if (l.down != 0) return drop(d, STAGE_LINK, DROP_LINK_DOWN);
   carry(d, l);
-  if (tracing) event(EV_LINK, STAGE_LINK, 0, 0, d, -1, d.outLink, d.link, d.hops);
+  if (tracing) event(EV_LINK, STAGE_LINK, 0, 0, d, -1, d.port, d.link, d.hops);
   // A virtual link is implemented by a session of an underlay network: its receivers are the underlay's to reach.
   if (d.via >= 0) return handToSession(d);
   const n = l.nReceivers;
   if (n == 0) {
-    if (tracing) event(EV_EXIT, STAGE_LINK, 0, 0, d, -1, d.outLink, d.link, 0);
+    if (tracing) event(EV_EXIT, STAGE_LINK, 0, 0, d, -1, d.port, d.link, 0);
     release(d);
     return STAGE_DONE;
   }
@@ -58,7 +58,7 @@ export function setHopLimit(n: u32): void {
   }
   if (l.mode == MODE_ANYCAST && n > 1) r = <i32>(flowHash(d, l) % <u32>n);
   d.member = receiverMember(l, r);
-  d.inLink = receiverPort(l, r);
+  d.port = receiverPort(l, r);
   d.keyMember = -1;
   return STAGE_ACQUIRE;
 }

@@ -7,13 +7,13 @@
 //
 // A descriptor, followed by the key vector of the member that last parsed it:
 //
-//   ┌────────────┬─────────┬─────────────┬──────────┬────────────┬────────────┬─────────────┬──────────┐
-//   │ data usize │ len u32 │ origLen u32 │ slot i32 │ member i32 │ inLink u32 │ outLink u32 │ link i32 │
-//   ├────────────┼─────────┼─────────────┼──────────┼────────────┼────────────┼─────────────┼──────────┤
-//   │ stage i32  │ hops u32│ packet u32  │ copy u32 │ session u32│ keyMember  │ hdrLen u32  │ via i32  │
-//   ├────────────┼─────────┴─────────────┴──────────┴────────────┴────────────┴─────────────┴──────────┤
-//   │ tsSec f64  │ tsNsec u32 │ key[KEY_MAX_LEN]                                                      │
-//   └────────────┴────────────┴───────────────────────────────────────────────────────────────────────┘
+//   ┌────────────┬─────────┬─────────────┬──────────┬────────────┬──────────┬──────────┬───────────┐
+//   │ data usize │ len u32 │ origLen u32 │ slot i32 │ member i32 │ port u32 │ link i32 │ stage i32 │
+//   ├────────────┼─────────┼─────────────┼──────────┼────────────┼──────────┼──────────┼───────────┤
+//   │ hops u32   │ packet  │ copy u32    │ session  │ keyMember  │ hdrLen   │ tsSec f64│ tsNsec u32│
+//   ├────────────┬─────────┴─────────────┴──────────┴────────────┴──────────┴──────────┴───────────┤
+//   │ via i32    │ key[KEY_MAX_LEN]                                                                              │
+//   └───────────────────────────────────────────────────────────────────────────────────────────────┘
 
 import { KEY_MAX_LEN } from "../abi";
 
@@ -24,12 +24,8 @@ export class Packet {
   origLen: u32;
   slot: i32;
   member: i32;
-  /** The identifier of the link it arrived on at `member` (PORT_SELF when the member sent it, PORT_SHARED when handed
-   * over by SharedForward): acquire, forward and receive look it up. */
-  inLink: u32;
-  /** The identifier of the link it leaves `member` on: forward chooses it, transmit looks it up. */
-  outLink: u32;
-  /** The link it is on or last crossed (an index into the links). */
+  /** In-link at acquire/forward (PORT_SELF when sent by the member), out-link at transmit. */
+  port: u32;
   link: i32;
   stage: i32;
   hops: u32;
@@ -41,17 +37,15 @@ export class Packet {
   keyMember: i32;
   /** Bytes of keyMember's header at `data`, as parsed with the key. */
   hdrLen: u32;
-  /** Layering: the underlay member whose send table takes the packet after its virtual link (−1: none). */
-  via: i32;
   tsSec: f64;
   tsNsec: u32;
+  /** Layering: the underlay member whose send table takes the packet after its virtual link (−1: none). */
+  via: i32;
 }
-/** Where the key vector starts: after the fields, on a whole word (lookups load it a word at a time). */
-const KEY_AT: usize = (offsetof<Packet>() + 7) & ~7;
-export const PACKET_SIZE: i32 = <i32>KEY_AT + KEY_MAX_LEN;
+export const PACKET_SIZE: i32 = <i32>offsetof<Packet>() + KEY_MAX_LEN;
 
 @inline export function keyOf(d: Packet): usize {
-  return changetype<usize>(d) + KEY_AT;
+  return changetype<usize>(d) + offsetof<Packet>();
 }
 
 /**

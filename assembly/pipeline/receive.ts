@@ -28,7 +28,7 @@ import { Member, MEMBER_TAG_DELIVERIES, memberAt } from "./topology";
 @inline export function receive(d: Packet): i32 {
   const m = memberAt(d.member);
   // acquire parsed the packet for this member: the key, and hdrLen, are current.
-  const e = lookupIn(d, m.receive, keyOf(d), STAGE_RECEIVE, d.inLink, DROP_RECEIVE_MISS);
+  const e = lookupIn(d, m.receive, keyOf(d), STAGE_RECEIVE, d.port, DROP_RECEIVE_MISS);
   if (e == null) return STAGE_DONE;
   if (e.code == ACT_DELIVER) return STAGE_DELIVER;
   if (e.code == ACT_EXTERNAL_LINK) return pop(d, <i32>e.arg, e.arg2);
@@ -44,7 +44,7 @@ function pop(d: Packet, overlay: i32, inLink: u32): i32 {
   if (tracing) event(EV_POP, STAGE_RECEIVE, 0, 0, d, -1, inLink, -1, d.hdrLen);
   takeHeaderOff(d, overlay);
   d.member = overlay;
-  d.inLink = inLink;
+  d.port = inLink;
   d.keyMember = -1;
   return STAGE_ACQUIRE;
 }
@@ -70,12 +70,12 @@ function pop(d: Packet, overlay: i32, inLink: u32): i32 {
   const room = roomFor(m.recordingId, d.len, tagged);
   if (room != ROOM_NOW) return shortOfRoom(d, STAGE_DELIVER, room);
   hand(d, m, tagged);
-  if (tracing) event(EV_DELIVER, STAGE_DELIVER, 0, 0, d, -1, d.inLink, -1, 0);
+  if (tracing) event(EV_DELIVER, STAGE_DELIVER, 0, 0, d, -1, d.port, -1, 0);
   release(d);
   return STAGE_DONE;
 }
 
-/** The member `d.member` (m) takes the packet (there is room): recorded, counted; `tagged` with its d.inLink. */
+/** The member `d.member` (m) takes the packet (there is room): recorded, counted; `tagged` with its in-link, d.port. */
 @inline export function hand(d: Packet, m: Member, tagged: bool): void {
   if (recordingsOn) recordingAppend(m.recordingId, d, tagged);
   else emitPacket(OUTPUT_DELIVER, d.member, d);

@@ -25,7 +25,7 @@ import {
   STAGE_TRANSMIT,
 } from "../abi";
 import { acquire } from "./acquire";
-import { linkIdAt } from "./drop";
+import { drop } from "./drop";
 import { fastLane } from "./fast";
 import { plansExpire } from "./plan";
 import { forward } from "./forward";
@@ -243,26 +243,24 @@ export function resume(): i32 {
   d.via = -1;
   d.keyMember = -1;
   d.link = -1;
-  d.outLink = PORT_NONE;
   injected++;
   resetCopies();
   const ep = endpointAt(<i32>load<u32>(inEndpoint + o));
   if (ep.kind == INJECT_LINK) {
     const l = linkAt(ep.link);
     d.member = l.sender;
-    d.inLink = PORT_NONE;
-    d.outLink = l.sender >= 0 ? l.senderPort : PORT_NONE;
+    d.port = l.sender >= 0 ? l.senderPort : PORT_NONE;
     d.link = ep.link;
     d.stage = STAGE_LINK;
   } else if (ep.kind == INJECT_SELF) {
     d.member = ep.member;
-    d.inLink = PORT_SELF;
+    d.port = PORT_SELF;
     d.stage = STAGE_FORWARD;
   } else {
     d.member = ep.member;
-    d.inLink = PORT_SELF;
+    d.port = PORT_SELF;
     d.session = ep.arg;
     d.stage = STAGE_SEND;
   }
-  if (tracing) event(EV_INJECT, d.stage, 0, 0, d, -1, linkIdAt(d, d.stage), d.link, <u32>ep.kind);
+  if (tracing) event(EV_INJECT, d.stage, 0, 0, d, -1, d.port, d.link, <u32>ep.kind);
 }

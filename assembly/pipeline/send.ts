@@ -35,7 +35,7 @@ import { memberAt, memberDown } from "./topology";
   const refused = push(d, m.design, <usize>e.data);
   if (refused != DROP_NONE) return drop(d, STAGE_SEND, refused);
   if (tracing) event(EV_PUSH, STAGE_SEND, 0, 0, d, -1, d.session, -1, d.len - before);
-  d.inLink = PORT_SELF;
+  d.port = PORT_SELF;
   d.keyMember = KEY_PUSHED;
   return STAGE_FORWARD;
 }

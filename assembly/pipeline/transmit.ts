@@ -1,4 +1,4 @@
-// transmit: how does the packet leave on its out-link — onto the physical
+// transmit: how does the packet leave on out-link `port` — onto the physical
 // link, or (layering, seed §5.2) into an underlay network's session? Either
 // way it crosses the link (counted, recorded: a virtual link's recording holds
 // the overlay packet as it crossed); a virtual link then hands the packet,
@@ -25,10 +25,10 @@ import { memberAt, outLink } from "./topology";
 @inline export function transmit(d: Packet): i32 {
   const m = memberAt(d.member);
   // The key: the out-link identifier, big-endian, in one zero-padded word.
-  const e = lookupIdIn(d, m.transmit, d.outLink, 2, STAGE_TRANSMIT, DROP_TRANSMIT_MISS);
+  const e = lookupIdIn(d, m.transmit, d.port, 2, STAGE_TRANSMIT, DROP_TRANSMIT_MISS);
   if (e == null) return STAGE_DONE;
   const code = <i32>e.code;
-  const link = outLink(m, d.outLink);
+  const link = outLink(m, d.port);
   if (code == ACT_EXTERNAL_SESSION) {
     // arg: the underlay member on this machine; arg2: the session that implements the link.
     d.via = <i32>e.arg;

@@ -59,7 +59,7 @@ function longLines(path: string, text: string): string[] {
 }
 
 async function main(argv: readonly string[]): Promise<number> {
-  const check = argv.includes("--check") || argv.includes("--lines"); // --lines: its older name
+  const check = argv.includes("--check");
   const unformatted: string[] = [];
   const long: string[] = [];
   for (const path of FOLDERS.flatMap((f) => tsFiles(join(ROOT, f)))) {

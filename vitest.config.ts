@@ -1,5 +1,7 @@
 import { availableParallelism } from "node:os";
-import { relative } from "node:path";
+import { existsSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { defineConfig } from "vitest/config";
 
@@ -21,6 +23,11 @@ const LONGEST = [
   "test/bench/scenarios.test.ts",
   "test/run/workers.test.ts",
 ];
+
+// A renamed or removed file would drop out of the order without a word: say so instead.
+const root = fileURLToPath(new URL(".", import.meta.url));
+const gone = LONGEST.filter((f) => !existsSync(join(root, f)));
+if (gone.length > 0) throw new Error(`vitest.config.ts: LONGEST names files that do not exist: ${gone.join(", ")}`);
 
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

@@ -341,12 +341,19 @@ function transmitRow(t: CompiledTable | undefined, out: number): CompiledRow | u
   return t?.rows.find((r) => outOf(r) === out);
 }
 
-/** Whether a link's packets leave its sender as they are (a port), not inside an underlay's frames (a session): a link
- * from outside always. */
+/**
+ * Whether a link's packets leave a sender as they are (a port), not inside an underlay's frames (a session): a link
+ * from outside always; else when its sender transmits it physically, or (subduction) an overlay's shared member that
+ * sends on it does.
+ */
 export function isPhysical(compiled: CompiledSpec, l: CompiledLink): boolean {
   if (l.sender < 0) return true;
-  const sender = compiled.members[l.sender];
-  return transmitRow(sender?.tables.transmit, l.senderPort)?.action.name === "physical";
+  const physical = (member: number, out: number): boolean =>
+    transmitRow(compiled.members[member]?.tables.transmit, out)?.action.name === "physical";
+  return (
+    physical(l.sender, l.senderPort) ||
+    compiled.sharedPorts.some((s) => s.link === l.index && physical(s.member, s.port))
+  );
 }
 
 function portMap(

@@ -34,16 +34,8 @@ export function registerRun(program: Command, ctx: CommandContext): void {
       "--updates <file>",
       "apply timed changes at capture times: new descriptions, links and members down and up (docs/updates.md)",
     )
-    .addOption(
-      new Option("--hop-limit <n>", `links a packet may cross before it is dropped as a loop (1 to ${HOP_LIMIT_MAX})`)
-        .default(64)
-        .argParser(limit("--hop-limit", HOP_LIMIT_MAX)),
-    )
-    .addOption(
-      new Option("--copy-limit <n>", `copies replication may make of one input packet (1 to ${COPY_LIMIT_MAX})`)
-        .default(4096)
-        .argParser(limit("--copy-limit", COPY_LIMIT_MAX)),
-    )
+    .addOption(hopLimitOption())
+    .addOption(copyLimitOption())
     .addOption(
       new Option(
         "--workers <n>",
@@ -85,4 +77,21 @@ All exit codes: strata --help.`,
       const { runReplay } = await import("../run.js");
       ctx.exitCode = runReplay(spec, flags, ctx.io);
     });
+}
+
+/** --hop-limit, as strata run and strata serve take it. */
+export function hopLimitOption(): Option {
+  return new Option(
+    "--hop-limit <n>",
+    `links a packet may cross before it is dropped as a loop (1 to ${HOP_LIMIT_MAX})`,
+  )
+    .default(64)
+    .argParser(limit("--hop-limit", HOP_LIMIT_MAX));
+}
+
+/** --copy-limit, as strata run and strata serve take it. */
+export function copyLimitOption(): Option {
+  return new Option("--copy-limit <n>", `copies replication may make of one input packet (1 to ${COPY_LIMIT_MAX})`)
+    .default(4096)
+    .argParser(limit("--copy-limit", COPY_LIMIT_MAX));
 }

@@ -4,11 +4,11 @@ import { type Command, Option } from "commander";
 import { CLOSE_GRACE_MS } from "../../p4runtime/close-grace.js";
 import { parsePacketRanges, TRACE_PACKETS_HELP } from "../../run/trace-packets.js";
 import { COMMANDS_HELP } from "../../serve/commands-help.js";
-import { COPY_LIMIT_MAX, HOP_LIMIT_MAX } from "../../wasm/runner.js";
 import type { CommandContext } from "../command.js";
 import { collect, limit, TRACE_MAX_BYTES } from "../options.js";
 import type { ServeFlags } from "../serve.js";
 import { tlsOptions } from "./p4runtime.js";
+import { copyLimitOption, hopLimitOption } from "./run.js";
 
 /** The largest --trace-max, in MB: a million megabytes. */
 const TRACE_MAX_MB = 1_000_000;
@@ -43,16 +43,8 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     )
     .option("--json", "at the end, print the summary as JSON on stdout instead of a short report")
     .option("--commands", "read control commands from stdin, one a line (help lists them)")
-    .addOption(
-      new Option("--hop-limit <n>", `links a packet may cross before it is dropped as a loop (1 to ${HOP_LIMIT_MAX})`)
-        .default(64)
-        .argParser(limit("--hop-limit", HOP_LIMIT_MAX)),
-    )
-    .addOption(
-      new Option("--copy-limit <n>", `copies replication may make of one input packet (1 to ${COPY_LIMIT_MAX})`)
-        .default(4096)
-        .argParser(limit("--copy-limit", COPY_LIMIT_MAX)),
-    )
+    .addOption(hopLimitOption())
+    .addOption(copyLimitOption())
     .option(
       "--p4runtime <host:port>",
       "serve the emulation over P4Runtime (gRPC) too: one device per machine, " +

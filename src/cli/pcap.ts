@@ -1,4 +1,5 @@
-// `strata pcap …`: capture utilities.
+// `strata pcap inspect FILE... [--json]`: the packets of captures, as a table or one JSON object a line
+// (the command's definition is commands/pcap.ts).
 
 import { openCapture } from "../pcap/reader.js";
 import { type CaptureReader, PACKET_NO_TIMESTAMP, type PacketBatch, tsNs } from "../pcap/types.js";

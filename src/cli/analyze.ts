@@ -41,6 +41,7 @@ interface AnalyzeFlags {
   unreachable?: boolean;
   equivalent?: string;
   hopLimit: number;
+  maxSteps: number;
 }
 
 /** Lines of a list printed as text; --json has them all. */
@@ -67,6 +68,12 @@ export function registerAnalyze(program: Command, ctx: CommandContext): void {
     .option("--unreachable", "list the members no header reaches")
     .option("--equivalent <spec>", "whether another description has the same reachable relation (seed §2.8)")
     .option("--hop-limit <n>", "links a packet may cross on a --from path before it counts as a loop", hopLimit, 64)
+    .option(
+      "--max-steps <n>",
+      "steps (a link crossed, a row taken) the --from search may take before it stops and reports what it found",
+      maxSteps,
+      MAX_STEPS,
+    )
     .addHelpText(
       "after",
       "\nExit codes: 0 every property holds (a query: the answer is the good " +
@@ -83,6 +90,15 @@ function hopLimit(v: string): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 1 || n > HOP_LIMIT_MAX)
     throw new InvalidArgumentError(`it must be a whole number from 1 to ${HOP_LIMIT_MAX}.`);
+  return n;
+}
+
+/** --max-steps' default: a search of about this many steps takes some seconds. */
+const MAX_STEPS = 1_000_000;
+
+function maxSteps(v: string): number {
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError("it must be a whole number, 1 or more.");
   return n;
 }
 
@@ -128,6 +144,7 @@ export function runAnalyze(file: string, flags: AnalyzeFlags, io: Io): number {
     const hops = query.header === undefined ? undefined : space.hops(query.header);
     const answer = routes(a, query.start, query.from, query.to, {
       hopLimit: flags.hopLimit,
+      budget: flags.maxSteps,
       ...(atoms === undefined ? {} : { atoms }),
       ...(hops === undefined ? {} : { hops }),
     });
@@ -319,6 +336,11 @@ function formatRoutes(x: RouteAnswer): string {
     for (const r of x.miss.slice(0, LISTED)) out.push(`  ${r.start}: ${r.end ?? ""}\n    ${r.path}\n`);
     if (x.miss.length > LISTED) out.push(`  … and ${x.miss.length - LISTED} more (--json lists them all)\n`);
   }
+  if (!x.complete)
+    out.push(
+      `the search stopped after ${x.steps.toLocaleString("en-US")} steps (--max-steps), with paths left to walk: ` +
+        "the classes above are those it found. Narrow it with --header or a lower --hop-limit, or raise --max-steps\n",
+    );
   return out.join("");
 }
 

@@ -37,6 +37,7 @@ export interface AnalyzeFlags {
   unreachable?: boolean;
   equivalent?: string;
   hopLimit: number;
+  maxSteps: number;
 }
 
 /** Lines of a list printed as text; --json has them all. */
@@ -84,6 +85,7 @@ export function runAnalyze(file: string, flags: AnalyzeFlags, io: Io): number {
     const hops = query.header === undefined ? undefined : space.hops(query.header);
     const answer = routes(a, query.start, query.from, query.to, {
       hopLimit: flags.hopLimit,
+      budget: flags.maxSteps,
       ...(atoms === undefined ? {} : { atoms }),
       ...(hops === undefined ? {} : { hops }),
     });
@@ -275,6 +277,11 @@ function formatRoutes(x: RouteAnswer): string {
     for (const r of x.miss.slice(0, LISTED)) out.push(`  ${r.start}: ${r.end ?? ""}\n    ${r.path}\n`);
     if (x.miss.length > LISTED) out.push(`  … and ${x.miss.length - LISTED} more (--json lists them all)\n`);
   }
+  if (!x.complete)
+    out.push(
+      `the search stopped after ${x.steps.toLocaleString("en-US")} steps (--max-steps), with paths left to walk: ` +
+        "the classes above are those it found. Narrow it with --header or a lower --hop-limit, or raise --max-steps\n",
+    );
   return out.join("");
 }
 

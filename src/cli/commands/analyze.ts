@@ -26,6 +26,12 @@ export function registerAnalyze(program: Command, ctx: CommandContext): void {
     .option("--unreachable", "list the members no header reaches")
     .option("--equivalent <spec>", "whether another description has the same reachable relation (seed §2.8)")
     .option("--hop-limit <n>", "links a packet may cross on a --from path before it counts as a loop", hopLimit, 64)
+    .option(
+      "--max-steps <n>",
+      "steps (a link crossed, a row taken) the --from search may take before it stops and reports what it found",
+      maxSteps,
+      MAX_STEPS,
+    )
     .addHelpText(
       "after",
       "\nExit codes: 0 every property holds (a query: the answer is the good " +
@@ -43,5 +49,14 @@ function hopLimit(v: string): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 1 || n > HOP_LIMIT_MAX)
     throw new InvalidArgumentError(`it must be a whole number from 1 to ${HOP_LIMIT_MAX}.`);
+  return n;
+}
+
+/** --max-steps' default: a search of about this many steps takes some seconds. */
+const MAX_STEPS = 1_000_000;
+
+function maxSteps(v: string): number {
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError("it must be a whole number, 1 or more.");
   return n;
 }

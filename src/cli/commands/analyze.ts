@@ -4,6 +4,7 @@ import { type Command, InvalidArgumentError } from "commander";
 import { HOP_LIMIT_MAX } from "../../wasm/runner.js";
 import type { AnalyzeFlags } from "../analyze.js";
 import type { CommandContext } from "../command.js";
+import { limit } from "../options.js";
 
 export function registerAnalyze(program: Command, ctx: CommandContext): void {
   program
@@ -29,7 +30,7 @@ export function registerAnalyze(program: Command, ctx: CommandContext): void {
     .option(
       "--max-steps <n>",
       "steps (a link crossed, a row taken) the --from search may take before it stops and reports what it found",
-      maxSteps,
+      limit("--max-steps", MAX_STEPS_MAX),
       MAX_STEPS,
     )
     .addHelpText(
@@ -54,9 +55,5 @@ function hopLimit(v: string): number {
 
 /** --max-steps' default: a search of about this many steps takes some seconds. */
 const MAX_STEPS = 1_000_000;
-
-function maxSteps(v: string): number {
-  const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError("it must be a whole number, 1 or more.");
-  return n;
-}
+/** The most --max-steps takes: a thousand times the default, hours of search. */
+const MAX_STEPS_MAX = 1_000_000_000;

@@ -72,8 +72,6 @@ export const PACKET_IN_QUEUE = 1024;
  * batch or pipeline). */
 export const MAX_REQUEST_BYTES = 256 * 1024 * 1024;
 
-export { CLOSE_GRACE_MS };
-
 /** A method's request, as gRPC hands it to the handler (decoded with LOADER_OPTIONS). */
 type Request<M extends keyof p4.v1.P4Runtime> = p4.v1.P4Runtime[M]["request"];
 /** A method's response, as the handler gives it to gRPC to encode. */

@@ -32,8 +32,6 @@ import type { TraceFile } from "../engine/trace-file.js";
 import type { PacketRanges } from "../wasm/runner.js";
 import { WORKERS_MAX } from "./workers-max.js";
 
-export { WORKERS_MAX };
-
 /**
  * Bytes of captures per data plane at least, when --workers is not given: less does not pay
  * for starting a thread (its data plane compiled and installed, its code cold). Measured with

@@ -245,7 +245,16 @@ const ERRORS: readonly { name: string; argv: readonly string[]; stderr: string }
       "strata: --header: dst: '10.0.2.0' is not a MAC address (write six hex " +
       "pairs separated by ':' or '-', like 02:00:00:00:0a:01)",
   },
-  { name: "--hop-limit out of range", argv: [ROUTER, "--loops", "--hop-limit", "0"], stderr: "" },
+  {
+    name: "--hop-limit out of range",
+    argv: [ROUTER, "--loops", "--hop-limit", "0"],
+    stderr: "strata: --hop-limit 0 is too small (at least 1)",
+  },
+  {
+    name: "--hop-limit past the data plane's",
+    argv: [ROUTER, "--loops", "--hop-limit", "1025"],
+    stderr: "strata: --hop-limit 1025 is too large (at most 1024)",
+  },
   {
     name: "--max-steps not a whole number",
     argv: [ROUTER, "--from", "ip:h1", "--to", "ip:h2", "--max-steps", "1.5"],

@@ -1,6 +1,6 @@
 // `strata analyze`'s name, flags and help; the analysis itself (../analyze.ts) is loaded when it runs.
 
-import { type Command, InvalidArgumentError } from "commander";
+import type { Command } from "commander";
 import { HOP_LIMIT_MAX } from "../../wasm/runner.js";
 import type { AnalyzeFlags } from "../analyze.js";
 import type { CommandContext } from "../command.js";
@@ -26,7 +26,12 @@ export function registerAnalyze(program: Command, ctx: CommandContext): void {
     .option("--black-holes", "list the header classes that enter a member and are dropped by a miss")
     .option("--unreachable", "list the members no header reaches")
     .option("--equivalent <spec>", "whether another description has the same reachable relation (seed §2.8)")
-    .option("--hop-limit <n>", "links a packet may cross on a --from path before it counts as a loop", hopLimit, 64)
+    .option(
+      "--hop-limit <n>",
+      "links a packet may cross on a --from path before it counts as a loop",
+      limit("--hop-limit", HOP_LIMIT_MAX),
+      64,
+    )
     .option(
       "--max-steps <n>",
       "steps (a link crossed, a row taken) the --from search may take before it stops and reports what it found",
@@ -44,13 +49,6 @@ export function registerAnalyze(program: Command, ctx: CommandContext): void {
       const { runAnalyze } = await import("../analyze.js");
       ctx.exitCode = runAnalyze(file, flags, ctx.io);
     });
-}
-
-function hopLimit(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1 || n > HOP_LIMIT_MAX)
-    throw new InvalidArgumentError(`it must be a whole number from 1 to ${HOP_LIMIT_MAX}.`);
-  return n;
 }
 
 /** --max-steps' default: a search of about this many steps takes some seconds. */

@@ -23,9 +23,10 @@ const HOP_LIMIT = 64;
  * Steps the search for a member's example paths may take: the matrix comes from the relations, and
  * a cell's path is an example, which a search cut short may leave out.
  */
-const CELL_SEARCH_STEPS = 200_000;
+export const CELL_SEARCH_STEPS = 200_000;
 
-export function analysisData(compiled: CompiledSpec): AnalysisData {
+/** The page's analysis; `cellSearchSteps` bounds each member's search for example paths. */
+export function analysisData(compiled: CompiledSpec, cellSearchSteps = CELL_SEARCH_STEPS): AnalysisData {
   const a = new Analysis(compiled);
   const r = computeRelations(a);
   const rep = report(a, r);
@@ -34,15 +35,18 @@ export function analysisData(compiled: CompiledSpec): AnalysisData {
   const components = a.components.map((c, k) => {
     const rel = r.relation.get(c);
     const routes: Record<string, RouteData> = {};
+    /** Members whose search for example paths stopped at cellSearchSteps. */
+    const cut: string[] = [];
     if (c.members.length <= CELL_PATHS_MAX) {
       const local = new Map(c.members.map((m, j) => [m, j]));
       c.members.forEach((m0, i) => {
-        const options = { hopLimit: HOP_LIMIT, kinds: new Set(["acquire"] as const), budget: CELL_SEARCH_STEPS };
-        explore(a, { kind: "self", member: m0 }, options, (e) => {
+        const options = { hopLimit: HOP_LIMIT, kinds: new Set(["acquire"] as const), budget: cellSearchSteps };
+        const searched = explore(a, { kind: "self", member: m0 }, options, (e) => {
           const j = local.get(e.member);
           if (j === undefined || j === i || routes[`${i}.${j}`] !== undefined) return;
           routes[`${i}.${j}`] = { header: w.start(e.start), path: w.path(e.path), steps: steps(e.path) };
         });
+        if (!searched.complete) cut.push(w.member(m0));
       });
     }
     return {
@@ -56,6 +60,12 @@ export function analysisData(compiled: CompiledSpec): AnalysisData {
       reachable: { pairs: rel?.pairs.reached ?? 0, of: rel?.pairs.all ?? 0 },
       properties: rep.components[k]?.properties ?? [],
       routes,
+      pathsCut:
+        cut.length === 0
+          ? ""
+          : `the search for example paths from ${cut.join(", ")} stopped after ` +
+            `${cellSearchSteps.toLocaleString("en")} steps: a reachable cell in their rows may have none ` +
+            "(strata analyze --from --to finds one)",
     };
   });
   const findings: FindingData[] = [];

@@ -858,6 +858,7 @@ function renderAnalysis(a: AnalysisData): void {
       });
       table.append(row);
     });
+    if (c.pathsCut !== "") reach.append(` — ${c.pathsCut}`);
     analysisBox.append(heading, propertyList(c.properties), reach, el("div", { class: "matrix-box" }, table));
   });
   analysisBox.append(el("h3", {}, "the whole description"), propertyList(a.properties));

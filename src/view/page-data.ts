@@ -170,6 +170,9 @@ export interface AnalysisComponent {
   /** For a cell "ORIGIN.MEMBER" (indexes into `members`): one header class's path from the one to the other. Only for
    * components of up to 64 members. */
   readonly routes: Readonly<Record<string, RouteData>>;
+  /** Empty, or a sentence naming the members whose search for example paths was cut short (their reachable cells may
+   * have no path). */
+  readonly pathsCut: string;
 }
 
 /** One header class's path from a member to another. */

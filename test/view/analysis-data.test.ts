@@ -43,3 +43,22 @@ describe("analysisData: the matrix and its paths by a component's size", () => {
     }
   });
 });
+
+describe("analysisData: a search for example paths cut short is said, not silent", () => {
+  const cases = [
+    { name: "ip-router, searched whole", file: "examples/ip-router/network.yaml", steps: undefined, cut: false },
+    {
+      name: "a session loop, 2,000 steps a member",
+      file: "test/fixtures/analysis/session-loop.yaml",
+      steps: 2_000,
+      cut: true,
+    },
+  ];
+  it.each(cases)("$name", ({ file, steps, cut }) => {
+    const data = analysisData(compile(loadSpec(join(root, file))), steps);
+    const notes = data.components.map((c) => c.pathsCut).filter((s) => s !== "");
+    expect(notes.length > 0).toBe(cut);
+    for (const note of notes)
+      expect(note).toMatch(/^the search for example paths from \S.* stopped after 2,000 steps: /);
+  });
+});

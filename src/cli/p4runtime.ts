@@ -22,17 +22,9 @@ export interface TlsFlags {
 }
 
 export interface P4RuntimeFlags extends TlsFlags {
+  /** HOST:PORT, checked by listenAddress (./listen.ts) when the flag was read. */
   listen: string;
   empty?: boolean;
-}
-
-/** HOST:PORT as gRPC binds it; a bad one is a usage error. */
-export function listenAddress(text: string, flag = "--listen"): string {
-  const m = /^(.+):(\d{1,5})$/.exec(text);
-  const port = m === null ? -1 : Number(m[2]);
-  if (m === null || port > 65535)
-    throw new UsageError(`${flag} '${text}': write HOST:PORT, e.g. 127.0.0.1:9559 (port 0: any free port)`);
-  return text;
 }
 
 /** The HOST of a HOST:PORT. */
@@ -69,7 +61,7 @@ export function servedAt(address: string, port: number, tls: Tls | undefined): s
 }
 
 export async function runP4Runtime(spec: string, flags: P4RuntimeFlags, ctx: CommandContext): Promise<number> {
-  const address = listenAddress(flags.listen);
+  const address = flags.listen;
   const tls = tlsOf(flags);
   const compiled = compile(loadSpec(spec));
   // Before the server is announced: a signal from then on stops it cleanly.

@@ -23,7 +23,7 @@ import { EngineEmulation, P4RUNTIME_ENGINE, P4RUNTIME_OUTPUTS } from "../p4runti
 import { Engine } from "../engine/engine.js";
 import { Outputs } from "../engine/outputs.js";
 import { resolveExternal } from "../engine/sinks.js";
-import { exposureWarning, listenAddress, servedAt, type TlsFlags, tlsOf } from "./p4runtime.js";
+import { exposureWarning, servedAt, type TlsFlags, tlsOf } from "./p4runtime.js";
 import type { Io } from "./io.js";
 import { outputsLine } from "./run.js";
 import { TRACE_MAX_BYTES } from "./options.js";
@@ -43,6 +43,7 @@ export interface ServeFlags extends TlsFlags {
   hopLimit: number;
   copyLimit: number;
   /** HOST:PORT of a P4Runtime server on the emulation (src/p4runtime/). */
+  /** HOST:PORT, checked by listenAddress (./listen.ts) when the flag was read. */
   p4runtime?: string;
   /** With --p4runtime: the devices start with no entries. */
   empty?: boolean;
@@ -84,7 +85,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
           : undefined;
   if (tlsFlag !== undefined && flags.p4runtime === undefined)
     throw new UsageError(`${tlsFlag} secures the P4Runtime server: give --p4runtime HOST:PORT too`);
-  const p4address = flags.p4runtime === undefined ? undefined : listenAddress(flags.p4runtime, "--p4runtime");
+  const p4address = flags.p4runtime;
   const tls = tlsOf(flags);
   const traceMax = flags.traceMax ?? TRACE_MAX_BYTES / 1e6;
   const compiled = compile(loadSpec(spec));

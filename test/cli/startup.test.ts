@@ -65,8 +65,26 @@ describe.runIf(existsSync(BIN))("what a command loads", () => {
     { name: "--help", argv: ["--help"], implementations: [], grpc: false },
     { name: "serve --help", argv: ["serve", "--help"], implementations: [], grpc: false },
     { name: "check SPEC", argv: ["check", "examples/vxlan/network.yaml"], implementations: ["check"], grpc: false },
+    // A bad address is refused as the flag is read, before the server's code (gRPC) loads.
+    {
+      name: "p4runtime --listen bad",
+      argv: ["p4runtime", "x.yaml", "--listen", "bad"],
+      implementations: [],
+      grpc: false,
+    },
+    {
+      name: "serve --p4runtime bad",
+      argv: ["serve", "x.yaml", "--p4runtime", "bad"],
+      implementations: [],
+      grpc: false,
+    },
     // The one that needs gRPC loads it (and shows that the hook sees what a command loads).
-    { name: "p4runtime", argv: ["p4runtime", "x.yaml", "--listen", "bad"], implementations: ["p4runtime"], grpc: true },
+    {
+      name: "p4runtime",
+      argv: ["p4runtime", "x.yaml", "--listen", "127.0.0.1:0"],
+      implementations: ["p4runtime"],
+      grpc: true,
+    },
   ])("strata $name: its own implementation only", ({ argv, implementations, grpc }) => {
     const r = loaded(argv);
     expect(r.implementations).toEqual(implementations);

@@ -4,6 +4,7 @@
 import type { Command } from "commander";
 import { CLOSE_GRACE_MS } from "../../p4runtime/close-grace.js";
 import type { CommandContext } from "../command.js";
+import { listenAddress } from "../listen.js";
 import type { P4RuntimeFlags } from "../p4runtime.js";
 
 /** Adds --tls-cert, --tls-key and --tls-ca to a command that serves P4Runtime (`what`: which flag's server). */
@@ -27,6 +28,7 @@ export function registerP4Runtime(program: Command, ctx: CommandContext): void {
     .requiredOption(
       "--listen <host:port>",
       "where the gRPC server listens, e.g. 127.0.0.1:9559 (port 0: any free port)",
+      listenAddress("--listen"),
     )
     .option(
       "--empty",

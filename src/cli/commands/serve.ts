@@ -7,6 +7,7 @@ import { COMMANDS_HELP } from "../../serve/commands-help.js";
 import type { CommandContext } from "../command.js";
 import { collect, limit, TRACE_MAX_BYTES } from "../options.js";
 import type { ServeFlags } from "../serve.js";
+import { listenAddress } from "../listen.js";
 import { tlsOptions } from "./p4runtime.js";
 import { copyLimitOption, hopLimitOption } from "./run.js";
 
@@ -49,6 +50,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
       "--p4runtime <host:port>",
       "serve the emulation over P4Runtime (gRPC) too: one device per machine, " +
         "as strata export p4 numbers them (port 0: any free port)",
+      listenAddress("--p4runtime"),
     )
     .option("--empty", "with --p4runtime: start every device with no entries, for a controller to install");
   tlsOptions(command, "with --p4runtime: ")

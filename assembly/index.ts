@@ -181,7 +181,7 @@ export function linkBytes(i: i32): f64 {
 export { poolInit } from "./pipeline/packet";
 export { outputInit, setTracing, traceOnly, traceRange, drained } from "./pipeline/output";
 export { stackInit } from "./pipeline/replicate";
-export { setHopLimit } from "./pipeline/link";
+export { setHopLimit } from "./pipeline/effects";
 export { inputInit, run, resume, setMaxFanout, STATUS_DONE, STATUS_PAUSED } from "./pipeline/run";
 export { PACKET_SIZE } from "./pipeline/packet";
 

@@ -22,14 +22,11 @@ import {
   wordArg,
   wordOf,
 } from "../tables/table";
-import { ttlEffect } from "../pipeline/forward";
-import { carry } from "../pipeline/link";
+import { carry, hand, push, takeHeaderOff, ttlEffect } from "../pipeline/effects";
 import { drained } from "../pipeline/output";
 import { keyOf, Packet, PACKET_SIZE, release } from "../pipeline/packet";
 import { parseHeader, setInLink } from "../pipeline/parse";
-import { hand, takeHeaderOff } from "../pipeline/receive";
 import { loadInput, startBatch } from "../pipeline/run";
-import { push } from "../pipeline/send";
 import { linkAt, Member, memberAt, outLink, receiverMember, receiverPort } from "../pipeline/topology";
 
 export const KERNEL_L2: i32 = 0;

@@ -75,7 +75,7 @@ import {
   STAGE_SEND,
   STAGE_TRANSMIT,
 } from "../abi";
-import { countHit, directRow, entryAt, hit, lookupUncounted, rowOf, singleRow, Table } from "../tables/table";
+import { countHit, entryAt, rowOf, singleRow, Table } from "../tables/table";
 import { drop } from "./drop";
 import { carry, flowHash, hand, hopLimit, push, takeHeaderOff, ttlEffect } from "./effects";
 import { actionCode, actionCount, actionArg, find, findId, looked, missed } from "./lookup";
@@ -349,8 +349,7 @@ export const STEP: bool = false;
         }
         setInLink(key, port);
       }
-      // A planned member has a forward table.
-      const h = plan == PLAN_FORWARD ? lookupUncounted(t, key) : find(t, key);
+      const h = find(t, key);
       const row = rowOf(h);
       if (row < 0) {
         if (lane) break;
@@ -406,8 +405,7 @@ export const STEP: bool = false;
       const m = memberAt(member);
       // The key: the out-link identifier, big-endian, in one zero-padded word.
       const t = changetype<Table>(m.transmit);
-      // A planned member's transmit table goes by the direct index.
-      const h = plan == PLAN_FORWARD ? hit(directRow(t, port), 0) : findId(t, port, 2);
+      const h = findId(t, port, 2);
       const row = rowOf(h);
       if (row < 0) {
         if (lane) break;

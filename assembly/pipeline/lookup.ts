@@ -6,11 +6,15 @@
 import { EV_LOOKUP } from "../abi";
 import {
   countHit,
+  directRow,
   entryAt,
+  hit,
   Hit,
   lookupIdUncounted,
   lookupUncounted,
   MISS,
+  ROAD_DIRECT,
+  ROAD_DIRECT32,
   rowOf,
   Table,
   wordArg,
@@ -30,6 +34,16 @@ import { Packet } from "./packet";
 /** find for a one-field key given as a number `bytes` wide: transmit's out-link (2), send's session (4). */
 @inline export function findId(t: Table, id: u32, bytes: i32): Hit {
   return changetype<usize>(t) == 0 ? MISS : lookupIdUncounted(t, id, bytes, scratch);
+}
+
+/**
+ * findId for the fast lane: by the direct index only, without a call. A table
+ * without one (or no table) is a miss here: the lane leaves the step to STEP.
+ */
+@inline export function findIdDirect(t: Table, id: u32): Hit {
+  if (changetype<usize>(t) == 0) return MISS;
+  const road = t.road;
+  return road == ROAD_DIRECT || road == ROAD_DIRECT32 ? hit(directRow(t, id), 0) : MISS;
 }
 
 /** Where findId builds a key the direct index cannot take. */

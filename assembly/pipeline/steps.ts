@@ -78,7 +78,7 @@ import {
 import { countHit, entryAt, rowOf, singleRow, Table } from "../tables/table";
 import { drop } from "./drop";
 import { carry, flowHash, hand, hopLimit, push, takeHeaderOff, ttlEffect } from "./effects";
-import { actionCode, actionCount, actionArg, find, findId, looked, missed } from "./lookup";
+import { actionCode, actionCount, actionArg, find, findId, findIdDirect, looked, missed } from "./lookup";
 import { event, tracing } from "./output";
 import { keyOf, Packet, release } from "./packet";
 import { KEY_PUSHED, parseHeader, setInLink } from "./parse";
@@ -140,9 +140,9 @@ export const STEP: bool = false;
         if (lane) break;
         return drop(d, member, port, STAGE_LINK, DROP_LINK_DOWN);
       }
-      // Allcast replication is STEP's.
+      // Allcast replication and anycast's choice (a call) are STEP's.
       if (lane) {
-        if (d.via < 0 && n > 1 && l.mode == MODE_ALLCAST) break;
+        if (d.via < 0 && n > 1 && (l.mode == MODE_ALLCAST || l.mode == MODE_ANYCAST)) break;
       }
       carry(d, l);
       if (traced) event(EV_LINK, STAGE_LINK, 0, 0, d, -1, port, d.link, d.hops);
@@ -162,7 +162,10 @@ export const STEP: bool = false;
         hold(d, member, port, keyMember, stage);
         return replicate(d);
       } else {
-        const r = n > 1 && l.mode == MODE_ANYCAST ? <i32>(flowHash(d, l) % <u32>n) : 0;
+        let r = 0;
+        if (!lane) {
+          if (n > 1 && l.mode == MODE_ANYCAST) r = <i32>(flowHash(d, l) % <u32>n);
+        }
         member = receiverMember(l, r);
         port = receiverPort(l, r);
         keyMember = -1;
@@ -181,7 +184,7 @@ export const STEP: bool = false;
       }
       // The key: the session identifier, big-endian, in one zero-padded word.
       const t = changetype<Table>(m.send);
-      const h = findId(t, d.session, 4);
+      const h = lane ? findIdDirect(t, d.session) : findId(t, d.session, 4);
       const row = rowOf(h);
       if (row < 0) {
         if (lane) break;
@@ -405,7 +408,7 @@ export const STEP: bool = false;
       const m = memberAt(member);
       // The key: the out-link identifier, big-endian, in one zero-padded word.
       const t = changetype<Table>(m.transmit);
-      const h = findId(t, port, 2);
+      const h = lane ? findIdDirect(t, port) : findId(t, port, 2);
       const row = rowOf(h);
       if (row < 0) {
         if (lane) break;

@@ -2,7 +2,15 @@
 // where it goes: a link carries it (recorded, counted, one hop), forwarding's
 // side effect (TTL − 1), a push (send), a pop (receive) and a delivery.
 
-import { DROP_NO_BUFFER, DROP_NONE, DROP_TOO_LONG, DROP_TTL_EXPIRED, OUTPUT_DELIVER, OUTPUT_LINK, PORT_SELF } from "../abi";
+import {
+  DROP_NO_BUFFER,
+  DROP_NONE,
+  DROP_TOO_LONG,
+  DROP_TTL_EXPIRED,
+  OUTPUT_DELIVER,
+  OUTPUT_LINK,
+  PORT_SELF,
+} from "../abi";
 import { hashMasked } from "../tables/hash";
 import { decrementTtl, emit, emitLen, flowMask, keyLen, maxPayload, parse, statedLen } from "../wire/design";
 import { emitPacket } from "./output";

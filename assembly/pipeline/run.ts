@@ -9,7 +9,17 @@
 //
 //   inOffset u32[] │ inLen u32[] │ inOrigLen u32[] │ inSec f64[] │ inNsec u32[] │ inEndpoint u32[]
 
-import { EV_INJECT, INJECT_LINK, INJECT_SELF, PORT_NONE, PORT_SELF, STAGE_DONE, STAGE_FORWARD, STAGE_LINK, STAGE_SEND } from "../abi";
+import {
+  EV_INJECT,
+  INJECT_LINK,
+  INJECT_SELF,
+  PORT_NONE,
+  PORT_SELF,
+  STAGE_DONE,
+  STAGE_FORWARD,
+  STAGE_LINK,
+  STAGE_SEND,
+} from "../abi";
 import { plansExpire } from "./plan";
 import { event, inRanges, traceCap, traceOn, tracePos, traceRoom, traceSome, tracing } from "./output";
 import { Packet, PACKET_SIZE, SLACK } from "./packet";

@@ -85,15 +85,7 @@ import { KEY_PUSHED, parseHeader, setInLink } from "./parse";
 import { PLAN_DELIVER, PLAN_FORWARD, PLAN_NONE, planOf } from "./plan";
 import { fanBoth, fanPorts, fanReceivers, replicate } from "./replicate";
 import { roomFor, ROOM_NOW, shortOfRoom, STAGE_WAIT } from "./room";
-import {
-  linkAt,
-  MEMBER_TAG_DELIVERIES,
-  memberAt,
-  memberDown,
-  outLink,
-  receiverMember,
-  receiverPort,
-} from "./topology";
+import { linkAt, MEMBER_TAG_DELIVERIES, memberAt, memberDown, outLink, receiverMember, receiverPort } from "./topology";
 
 /** walk's `lane`: the fast lane (common cases, many steps), or one step with every case. */
 export const LANE: bool = true;
@@ -452,7 +444,8 @@ export const STEP: bool = false;
   return hold(d, member, port, keyMember, stage);
 }
 
-/** Writes the walk's locals back into `d`, for what reads them there (run.ts, replication, records); returns `stage`. */
+/** Writes the walk's locals back into `d`, for what reads them there (run.ts, replication, records); returns
+ * `stage`. */
 @inline function hold(d: Packet, member: i32, port: u32, keyMember: i32, stage: i32): i32 {
   d.member = member;
   d.port = port;

@@ -76,10 +76,27 @@ export interface ExploreOptions {
   readonly hops?: bigint;
   /** Only these kinds of events are made (default: all). */
   readonly kinds?: ReadonlySet<EventKind>;
+  /**
+   * The most steps (a link crossed, a row or a miss taken) the walk takes; past them it stops
+   * (default: no bound). Paths multiply with every replication, and headers pushed in a loop of
+   * sessions are new classes each time round, so a walk bounded only by the hop limit can be
+   * longer than anyone would wait for.
+   */
+  readonly budget?: number;
+}
+
+/** How a walk ended: every path walked (`complete`), or stopped at its budget. */
+export interface Explored {
+  readonly complete: boolean;
+  /** Steps taken. */
+  readonly steps: number;
 }
 
 /** Thrown through the walk when the listener has seen enough. */
 class Enough extends Error {}
+
+/** Thrown through the walk when it has taken its budget of steps. */
+class OverBudget extends Error {}
 
 interface Level {
   readonly space: HeaderSpace;
@@ -102,18 +119,24 @@ interface Pkt {
   readonly approximate: boolean;
 }
 
-/** Walks every path from `start`, telling `emit` each event; `emit` returns false to stop. */
+/**
+ * Walks every path from `start`, telling `emit` each event; `emit` returns false to stop. Says
+ * whether it walked them all: not when it took `options.budget` steps first.
+ */
 export function explore(
   a: Analysis,
   start: Start,
   options: ExploreOptions,
   emit: (e: PathEvent) => boolean | void,
-): void {
+): Explored {
+  const x = new Explorer(a, options, emit);
   try {
-    new Explorer(a, options, emit).run(start);
+    x.run(start);
   } catch (err) {
+    if (err instanceof OverBudget) return { complete: false, steps: x.steps };
     if (!(err instanceof Enough)) throw err;
   }
+  return { complete: true, steps: x.steps };
 }
 
 class Explorer {
@@ -123,11 +146,14 @@ class Explorer {
   readonly #path: Step[] = [];
   /** States on the current path (a link crossed with these classes). */
   readonly #onPath = new Set<string>();
+  readonly #budget: number;
+  steps = 0;
 
   constructor(a: Analysis, options: ExploreOptions, emit: (e: PathEvent) => boolean | void) {
     this.#a = a;
     this.#o = options;
     this.#emit = emit;
+    this.#budget = options.budget ?? Infinity;
   }
 
   run(start: Start): void {
@@ -184,6 +210,8 @@ class Explorer {
   }
 
   #step(s: Step, f: () => void): void {
+    if (this.steps === this.#budget) throw new OverBudget();
+    this.steps++;
     this.#path.push(s);
     f();
     this.#path.pop();

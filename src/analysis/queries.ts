@@ -32,28 +32,44 @@ export interface RouteAnswer {
   readonly to: string;
   readonly reach: readonly Route[];
   readonly miss: readonly Route[];
+  /** Every path was walked; false: the search took its budget of steps first, and found these. */
+  readonly complete: boolean;
+  /** Steps the search took (explore.ts). */
+  readonly steps: number;
 }
 
 const startKey = (levels: readonly (StartLevel | undefined)[]): string =>
   levels.map((l) => (l === undefined ? "*" : `${l.space.design.name}:${l.atom}:${l.hops}`)).join("|");
 
-/** The classes that go from `start` to member `to`, and those that do not, with their paths (the data plane's hop limit
- * bounds loops). */
+/**
+ * The classes that go from `start` to member `to`, and those that do not, with their paths (the
+ * data plane's hop limit bounds loops; `budget`, the steps the search may take).
+ */
 export function routes(
   a: Analysis,
   start: Start,
   from: string,
   to: number,
-  options: { hopLimit: number; atoms?: readonly number[]; hops?: bigint },
+  options: { hopLimit: number; budget: number; atoms?: readonly number[]; hops?: bigint },
 ): RouteAnswer {
   const w = new Words(a);
   const reach = new Map<string, { e: PathEvent; delivered: boolean }>();
-  const ends = new Map<string, PathEvent[]>();
-  explore(
+  // Per start: the first way it ended, and every way (a search may find millions of paths).
+  const ends = new Map<string, { first: PathEvent; texts: Set<string> }>();
+  const endText = (e: PathEvent): string =>
+    e.kind === "drop"
+      ? `dropped at ${w.member(e.member)} (${e.reason ?? "?"})`
+      : e.kind === "exit"
+        ? `leaves on ${w.link(e.link)}`
+        : e.kind === "loop"
+          ? `loops back to ${w.link(e.link)}`
+          : `delivered to ${w.member(e.member)}`;
+  const { complete, steps } = explore(
     a,
     start,
     {
       hopLimit: options.hopLimit,
+      budget: options.budget,
       ...(options.atoms === undefined ? {} : { atoms: options.atoms }),
       ...(options.hops === undefined ? {} : { hops: options.hops }),
     },
@@ -64,18 +80,12 @@ export function routes(
         if (was === undefined) reach.set(key, { e, delivered: e.kind === "deliver" });
         else if (e.kind === "deliver") reach.set(key, { e: was.e, delivered: true });
       } else if (e.kind === "drop" || e.kind === "exit" || e.kind === "loop" || e.kind === "deliver") {
-        ends.set(key, [...(ends.get(key) ?? []), e]);
+        const known = ends.get(key);
+        if (known === undefined) ends.set(key, { first: e, texts: new Set([endText(e)]) });
+        else known.texts.add(endText(e));
       }
     },
   );
-  const endText = (e: PathEvent): string =>
-    e.kind === "drop"
-      ? `dropped at ${w.member(e.member)} (${e.reason ?? "?"})`
-      : e.kind === "exit"
-        ? `leaves on ${w.link(e.link)}`
-        : e.kind === "loop"
-          ? `loops back to ${w.link(e.link)}`
-          : `delivered to ${w.member(e.member)}`;
   const reached: Route[] = [...reach.values()].map(({ e, delivered }) => ({
     start: w.start(e.start),
     delivered,
@@ -83,19 +93,17 @@ export function routes(
     approximate: e.approximate,
   }));
   const missed: Route[] = [];
-  for (const [key, list] of ends) {
+  for (const [key, { first: e, texts }] of ends) {
     if (reach.has(key) || [...reach.keys()].some((k) => k.startsWith(`${key}|`))) continue;
-    const e = list[0];
-    if (e === undefined) continue;
     missed.push({
       start: w.start(e.start),
       delivered: false,
       path: w.path(e.path),
-      end: [...new Set(list.map(endText))].join("; "),
+      end: [...texts].join("; "),
       approximate: e.approximate,
     });
   }
-  return { from, to: w.member(to), reach: reached, miss: missed };
+  return { from, to: w.member(to), reach: reached, miss: missed, complete, steps };
 }
 
 /** The component each network is analysed in for queries: its largest composition. */

@@ -4,8 +4,6 @@
 // endpoint to a member (--from/--to [--header]), the loops, the black holes,
 // the members nothing reaches, equivalence with another description.
 
-import type { Command } from "commander";
-import { InvalidArgumentError } from "commander";
 import { compile } from "../control/compile.js";
 import type { CompiledSpec } from "../control/compiled.js";
 import { resolveEndpoint } from "../control/endpoints.js";
@@ -13,7 +11,6 @@ import { loadSpec } from "../description/load.js";
 import { parsePattern } from "../description/patterns.js";
 import type { Pattern } from "../description/types.js";
 import { excerpt, UsageError } from "../errors.js";
-import { HOP_LIMIT_MAX } from "../wasm/runner.js";
 import { Analysis } from "../analysis/analysis.js";
 import type { Start } from "../analysis/explore.js";
 import { type AnalysisReport, computeRelations, type PropertyResult, report } from "../analysis/properties.js";
@@ -28,10 +25,9 @@ import {
   unreachable,
 } from "../analysis/queries.js";
 import type { Io } from "./io.js";
-import type { CommandContext } from "./command.js";
 import { EXIT_OK, EXIT_PROBLEM } from "./exit-codes.js";
 
-interface AnalyzeFlags {
+export interface AnalyzeFlags {
   json?: boolean;
   from?: string;
   to?: string;
@@ -41,50 +37,11 @@ interface AnalyzeFlags {
   unreachable?: boolean;
   equivalent?: string;
   hopLimit: number;
+  maxSteps: number;
 }
 
 /** Lines of a list printed as text; --json has them all. */
 const LISTED = 20;
-
-export function registerAnalyze(program: Command, ctx: CommandContext): void {
-  program
-    .command("analyze")
-    .description("compute the model's reachability relations over header classes and check its properties")
-    .argument("<spec>", "network description (YAML or JSON)")
-    .option("--json", "print the report (or the answers) as one JSON object")
-    .option(
-      "--from <endpoint>",
-      "where packets enter, as --in says it: NETWORK:MEMBER, " +
-        "NETWORK:MEMBER.LINK, NETWORK:MEMBER@SESSION or NETWORK:EXTERNAL",
-    )
-    .option("--to <member>", "the member they should reach: NETWORK:MEMBER")
-    .option(
-      "--header <patterns>",
-      "only headers matching these patterns of the --from network's design: 'dst=10.0.2.0/24 proto=17'",
-    )
-    .option("--loops", "list the header classes that loop, and where")
-    .option("--black-holes", "list the header classes that enter a member and are dropped by a miss")
-    .option("--unreachable", "list the members no header reaches")
-    .option("--equivalent <spec>", "whether another description has the same reachable relation (seed §2.8)")
-    .option("--hop-limit <n>", "links a packet may cross on a --from path before it counts as a loop", hopLimit, 64)
-    .addHelpText(
-      "after",
-      "\nExit codes: 0 every property holds (a query: the answer is the good " +
-        "one — some class reaches --to, no loop, no black hole, none " +
-        "unreachable, equivalent); 1 otherwise; 2 a bad description or flag. " +
-        "All exit codes: strata --help.",
-    )
-    .action((file: string, flags: AnalyzeFlags) => {
-      ctx.exitCode = runAnalyze(file, flags, ctx.io);
-    });
-}
-
-function hopLimit(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1 || n > HOP_LIMIT_MAX)
-    throw new InvalidArgumentError(`it must be a whole number from 1 to ${HOP_LIMIT_MAX}.`);
-  return n;
-}
 
 export function runAnalyze(file: string, flags: AnalyzeFlags, io: Io): number {
   if (flags.to !== undefined && flags.from === undefined)
@@ -128,6 +85,7 @@ export function runAnalyze(file: string, flags: AnalyzeFlags, io: Io): number {
     const hops = query.header === undefined ? undefined : space.hops(query.header);
     const answer = routes(a, query.start, query.from, query.to, {
       hopLimit: flags.hopLimit,
+      budget: flags.maxSteps,
       ...(atoms === undefined ? {} : { atoms }),
       ...(hops === undefined ? {} : { hops }),
     });
@@ -319,6 +277,11 @@ function formatRoutes(x: RouteAnswer): string {
     for (const r of x.miss.slice(0, LISTED)) out.push(`  ${r.start}: ${r.end ?? ""}\n    ${r.path}\n`);
     if (x.miss.length > LISTED) out.push(`  … and ${x.miss.length - LISTED} more (--json lists them all)\n`);
   }
+  if (!x.complete)
+    out.push(
+      `the search stopped after ${x.steps.toLocaleString("en-US")} steps (--max-steps), with paths left to walk: ` +
+        "the classes above are those it found. Narrow it with --header or a lower --hop-limit, or raise --max-steps\n",
+    );
   return out.join("");
 }
 

@@ -4,7 +4,6 @@
 // of the analysis (docs/analysis.md) are warnings: header classes that loop, and
 // black holes of the traffic model's sessions, each with a path of rows.
 
-import type { Command } from "commander";
 import { Analysis } from "../analysis/analysis.js";
 import { cheapFindings, type Finding } from "../analysis/queries.js";
 import { compile } from "../control/compile.js";
@@ -16,7 +15,6 @@ import { loadSpec } from "../description/load.js";
 import type { Spec } from "../description/types.js";
 import { TABLE_ROLES, type TableRole } from "../wasm/abi.js";
 import type { Io } from "./io.js";
-import type { CommandContext } from "./command.js";
 import { EXIT_BAD_INPUT, EXIT_OK } from "./exit-codes.js";
 
 export interface NetworkSummary {
@@ -46,31 +44,6 @@ export interface Warning extends Finding {
 
 /** Warnings printed as text; --json and `strata analyze` have them all. */
 const WARNED = 5;
-
-export function registerCheck(program: Command, ctx: CommandContext): void {
-  program
-    .command("check")
-    .description("validate a network description and print a summary")
-    .argument("<spec>", "network description (YAML or JSON)")
-    .option("--json", "print the summary (or the errors) as one JSON object")
-    .option(
-      "--previous <spec>",
-      "an earlier version of the description, as if installed: identifiers " +
-        "SPEC leaves out keep the values they had there",
-    )
-    .option(
-      "--no-analyze",
-      "skip the warnings of the analysis (header classes that loop, sessions that fall into black holes)",
-    )
-    .addHelpText(
-      "after",
-      "\nExit codes: 0 valid (with or without warnings); 2 a bad description " +
-        "(every error, one line each) or flag. All exit codes: strata --help.",
-    )
-    .action((file: string, opts: { json?: boolean; previous?: string; analyze: boolean }) => {
-      ctx.exitCode = runCheck(file, opts.json === true, ctx.io, opts.previous, opts.analyze);
-    });
-}
 
 /** Runs the check, prints, and returns the exit code. */
 export function runCheck(file: string, json: boolean, io: Io, previousFile?: string, analyze = true): number {

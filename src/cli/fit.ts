@@ -2,14 +2,12 @@
 // fit a P4 target? One line per violated limit and exit 2 when one does not (the
 // export could not be loaded there); a short report and exit 0 when all fit.
 
-import type { Command } from "commander";
 import { compile } from "../control/compile.js";
 import { checkFit, describeUsage, type FitViolation, usage } from "../p4/fit.js";
 import { machineRequirements } from "../p4/requirements.js";
 import { loadProfile, type TargetProfile } from "../p4/targets.js";
 import { loadSpec } from "../description/load.js";
 import type { Io } from "./io.js";
-import type { CommandContext } from "./command.js";
 import { EXIT_BAD_INPUT, EXIT_OK } from "./exit-codes.js";
 
 export interface FitReport {
@@ -21,18 +19,6 @@ export interface FitReport {
     readonly fits: boolean;
     readonly violations: readonly FitViolation[];
   }[];
-}
-
-export function registerFit(program: Command, ctx: CommandContext): void {
-  program
-    .command("fit")
-    .description("check that every machine of a description fits a P4 target profile")
-    .argument("<spec>", "network description (YAML or JSON)")
-    .requiredOption("--target <profile>", "a bundled profile's name (bmv2, asic-example) or a profile file")
-    .option("--json", "print the report as one JSON object")
-    .action((file: string, opts: { target: string; json?: boolean }) => {
-      ctx.exitCode = runFit(file, opts.target, opts.json === true, ctx.io);
-    });
 }
 
 export function runFit(file: string, target: string, json: boolean, io: Io): number {

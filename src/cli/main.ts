@@ -7,22 +7,27 @@ import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
 import { excerpt, InputError, UsageError } from "../errors.js";
 import { type Io, StreamSink } from "./io.js";
-import { registerPcap } from "./pcap.js";
-import { registerCheck } from "./check.js";
-import { registerAnalyze } from "./analyze.js";
-import { registerRun } from "./run.js";
-import { registerTrace } from "./trace.js";
-import { registerView } from "./view.js";
-import { registerBench } from "./bench.js";
-import { registerExport } from "./export.js";
-import { registerFit } from "./fit.js";
-import { registerPlace } from "./place.js";
-import { registerServe } from "./serve.js";
-import { registerP4Runtime } from "./p4runtime.js";
+import { registerPcap } from "./commands/pcap.js";
+import { registerCheck } from "./commands/check.js";
+import { registerAnalyze } from "./commands/analyze.js";
+import { registerRun } from "./commands/run.js";
+import { registerTrace } from "./commands/trace.js";
+import { registerView } from "./commands/view.js";
+import { registerBench } from "./commands/bench.js";
+import { registerExport } from "./commands/export.js";
+import { registerFit } from "./commands/fit.js";
+import { registerPlace } from "./commands/place.js";
+import { registerServe } from "./commands/serve.js";
+import { registerP4Runtime } from "./commands/p4runtime.js";
 import { SpecError } from "../description/problems.js";
 import type { CommandContext } from "./command.js";
 import { EXIT_BAD_INPUT, EXIT_CODES_HELP, EXIT_INTERNAL, EXIT_OK } from "./exit-codes.js";
 
+/**
+ * The whole command line as commander knows it: every command's name, flags and help (commands/).
+ * A command's implementation is loaded only when it runs, so that `strata --help` or a quick
+ * check does not wait for gRPC, the engine or the drawing to load.
+ */
 export function buildProgram(ctx: CommandContext): Command {
   const program = new Command("strata")
     .description("A data-plane emulator for compositional networks.")

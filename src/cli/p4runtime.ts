@@ -1,15 +1,14 @@
 // `strata p4runtime SPEC --listen HOST:PORT [--empty] [--tls-cert FILE --tls-key FILE
 // [--tls-ca FILE]]`: keep an emulation of a description running behind a P4Runtime
 // server (src/p4runtime/), one device per machine, until Ctrl-C. `strata serve` (live
-// ports) can host the same server on its emulation (see docs/cli.md); the flags and
-// lines about where and how it listens are here, for both.
+// ports) can host the same server on its emulation (see docs/cli.md); the lines about where
+// and how it listens are here, for both (the flags are in commands/p4runtime.ts).
 
-import type { Command } from "commander";
 import { compile } from "../control/compile.js";
 import { loadSpec } from "../description/load.js";
 import { UsageError } from "../errors.js";
 import { EngineEmulation } from "../p4runtime/emulation.js";
-import { CLOSE_GRACE_MS, describeStats, P4RuntimeServer } from "../p4runtime/server.js";
+import { describeStats, P4RuntimeServer } from "../p4runtime/server.js";
 import { isLoopback, loadTls, type Tls } from "../p4runtime/tls.js";
 import type { CommandContext } from "./command.js";
 import { EXIT_OK } from "./exit-codes.js";
@@ -22,7 +21,7 @@ export interface TlsFlags {
   tlsCa?: string;
 }
 
-interface Flags extends TlsFlags {
+export interface P4RuntimeFlags extends TlsFlags {
   listen: string;
   empty?: boolean;
 }
@@ -38,17 +37,6 @@ export function listenAddress(text: string, flag = "--listen"): string {
 
 /** The HOST of a HOST:PORT. */
 const hostOf = (address: string): string => address.slice(0, address.lastIndexOf(":"));
-
-/** Adds --tls-cert, --tls-key and --tls-ca to a command that serves P4Runtime (`what`: which flag's server). */
-export function tlsOptions(command: Command, what = ""): Command {
-  return command
-    .option("--tls-cert <file>", `${what}serve over TLS with this certificate (PEM; give --tls-key too)`)
-    .option("--tls-key <file>", `${what}the private key of --tls-cert's certificate (PEM, not encrypted)`)
-    .option(
-      "--tls-ca <file>",
-      `${what}admit only clients with a certificate signed by this CA (PEM; needs --tls-cert)`,
-    );
-}
 
 /** The TLS flags' files, read and checked; none without --tls-cert. Half a pair is a usage error, a bad file an input
  * error naming it. */
@@ -80,39 +68,7 @@ export function servedAt(address: string, port: number, tls: Tls | undefined): s
   return `${hostOf(address)}:${port}${secured}`;
 }
 
-export function registerP4Runtime(program: Command, ctx: CommandContext): void {
-  const command = program
-    .command("p4runtime")
-    .description(
-      "run a description behind a P4Runtime server (gRPC): one device per machine, as strata export p4 numbers them",
-    )
-    .argument("<spec>", "network description (YAML or JSON)")
-    .requiredOption(
-      "--listen <host:port>",
-      "where the gRPC server listens, e.g. 127.0.0.1:9559 (port 0: any free port)",
-    )
-    .option(
-      "--empty",
-      "start every device with no entries (a controller installs them); otherwise each holds its export's WriteRequest",
-    );
-  tlsOptions(command)
-    .addHelpText(
-      "after",
-      `
-Runs until Ctrl-C (SIGINT) or SIGTERM, then gives open streams ${CLOSE_GRACE_MS / 1000} s to end, cancels
-them and prints how many packet-outs and packet-ins it carried; a second Ctrl-C
-stops it at once (exit 130).
-Any client that reaches the server can become primary: listen on loopback, or use TLS with
---tls-ca (a line on stderr warns of a server beyond loopback without TLS).
-Exit codes: 0 stopped; 2 bad description, flag or TLS file, or an address it cannot listen on.
-docs/cli.md lists what the server does with Write, Read, StreamChannel and the pipeline config.`,
-    )
-    .action(async (spec: string, flags: Flags) => {
-      ctx.exitCode = await runP4Runtime(spec, flags, ctx);
-    });
-}
-
-async function runP4Runtime(spec: string, flags: Flags, ctx: CommandContext): Promise<number> {
+export async function runP4Runtime(spec: string, flags: P4RuntimeFlags, ctx: CommandContext): Promise<number> {
   const address = listenAddress(flags.listen);
   const tls = tlsOf(flags);
   const compiled = compile(loadSpec(spec));

@@ -1,43 +1,13 @@
-// `strata pcap …`: capture utilities.
+// `strata pcap inspect FILE... [--json]`: the packets of captures, as a table or one JSON object a line
+// (the command's definition is commands/pcap.ts).
 
-import type { Command } from "commander";
-import { InputError } from "../errors.js";
 import { openCapture } from "../pcap/reader.js";
 import { type CaptureReader, PACKET_NO_TIMESTAMP, type PacketBatch, tsNs } from "../pcap/types.js";
 import { TextTable, isoTimeNs } from "./format.js";
 import type { Io } from "./io.js";
-import type { CommandContext } from "./command.js";
-import { EXIT_BAD_INPUT } from "./exit-codes.js";
 
-export function registerPcap(program: Command, ctx: CommandContext): void {
-  const pcap = program.command("pcap").description("capture utilities (pcap and pcapng)");
-  pcap
-    .command("inspect")
-    .description("list the packets of pcap and pcapng files")
-    .argument("<file...>", "capture files (pcap or pcapng, either byte order)")
-    .option("--json", "one JSON object per packet per line instead of a table")
-    .addHelpText(
-      "after",
-      "\nEvery good packet is listed before any damage is reported; a damaged or missing file\n" +
-        "is reported on stderr as one line, the other files are still inspected, and the exit\n" +
-        "code is 2. All exit codes: strata --help.\n",
-    )
-    .action(async (files: string[], options: { json?: boolean }) => {
-      for (const [n, file] of files.entries()) {
-        if (n > 0 && options.json !== true) ctx.io.stdout.write("\n");
-        try {
-          await inspectFile(file, options.json === true, ctx.io);
-        } catch (err) {
-          if (!(err instanceof InputError)) throw err;
-          await ctx.io.stdout.flush();
-          ctx.io.stderr.write(`strata: ${err.message}\n`);
-          ctx.exitCode = EXIT_BAD_INPUT;
-        }
-      }
-    });
-}
-
-async function inspectFile(file: string, json: boolean, io: Io): Promise<void> {
+/** Lists the packets of one capture on `io`: a table, or one JSON object a line. */
+export async function inspectFile(file: string, json: boolean, io: Io): Promise<void> {
   const reader = openCapture(file);
   try {
     if (json) await inspectJson(reader, io);

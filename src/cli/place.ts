@@ -2,7 +2,6 @@
 // on a fleet of P4 targets (src/p4/place.ts, docs/targets.md). Exit 0 when every
 // machine is placed, 1 when some cannot be, 2 for bad input.
 
-import type { Command } from "commander";
 import { compile } from "../control/compile.js";
 import { describeUsage } from "../p4/fit.js";
 import { type Fleet, loadFleet } from "../p4/fleet.js";
@@ -11,28 +10,12 @@ import { machineRequirements } from "../p4/requirements.js";
 import { loadSpec } from "../description/load.js";
 import { TextTable } from "./format.js";
 import type { Io } from "./io.js";
-import type { CommandContext } from "./command.js";
 import { EXIT_OK, EXIT_PROBLEM } from "./exit-codes.js";
 
 export interface PlaceReport extends Placement {
   readonly file: string;
   readonly fleet: string;
   readonly ok: boolean;
-}
-
-export function registerPlace(program: Command, ctx: CommandContext): void {
-  program
-    .command("place")
-    .description("place the machines of a description on a fleet of P4 targets")
-    .argument("<spec>", "network description (YAML or JSON)")
-    .requiredOption(
-      "--targets <fleet>",
-      "fleet file: the targets, their profiles and labels, and the machines' priorities",
-    )
-    .option("--json", "print the placement as one JSON object")
-    .action((file: string, opts: { targets: string; json?: boolean }) => {
-      ctx.exitCode = runPlace(file, opts.targets, opts.json === true, ctx.io);
-    });
 }
 
 export function runPlace(file: string, fleetFile: string, json: boolean, io: Io): number {

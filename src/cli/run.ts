@@ -2,23 +2,18 @@
 // through a network and write what every link carried and every member got.
 
 import { join } from "node:path";
-import { type Command, Option } from "commander";
 import cliProgress from "cli-progress";
 import { UsageError } from "../errors.js";
-import { ENDPOINT_FORMS } from "../control/endpoints.js";
 import { replay } from "../run/replay.js";
-import { parsePacketRanges, TRACE_PACKETS_HELP } from "../run/trace-packets.js";
 import { TRACE_LARGE_BYTES } from "../engine/trace.js";
 import { TRACE_FILE } from "../engine/trace-file.js";
-import { WORKERS_MAX } from "../run/workers.js";
-import { COPY_LIMIT_MAX, HOP_LIMIT_MAX, type PacketRanges } from "../wasm/runner.js";
+import type { PacketRanges } from "../wasm/runner.js";
 import type { Summary } from "../engine/summary.js";
 import { fileSize } from "./format.js";
 import type { Io } from "./io.js";
-import type { CommandContext } from "./command.js";
 import { EXIT_BAD_INPUT, EXIT_OK } from "./exit-codes.js";
 
-interface RunFlags {
+export interface RunFlags {
   in: string[];
   out: string;
   force?: boolean;
@@ -31,99 +26,6 @@ interface RunFlags {
   updates?: string;
 }
 
-export function registerRun(program: Command, ctx: CommandContext): void {
-  program
-    .command("run")
-    .description("replay captures through the networks of a description")
-    .argument("<spec>", "network description (YAML or JSON)")
-    .requiredOption(
-      "--in <endpoint=file>",
-      `inject a capture at an endpoint (${ENDPOINT_FORMS}); repeatable`,
-      collect,
-      [],
-    )
-    .requiredOption(
-      "--out <dir>",
-      "directory for links/, delivered/, summary.json (and trace.jsonl): new, empty, or written by strata before",
-    )
-    .option("--force", "write into a non-empty directory strata did not write (never replacing a file there)")
-    .option("--trace", "also write trace.jsonl: every step of every packet")
-    .addOption(
-      new Option("--trace-packets <ranges>", TRACE_PACKETS_HELP).argParser((v: string) => parsePacketRanges(v)),
-    )
-    .option("--json", "print summary.json on stdout instead of a short report")
-    .option(
-      "--updates <file>",
-      "apply timed changes at capture times: new descriptions, links and members down and up (docs/updates.md)",
-    )
-    .addOption(
-      new Option("--hop-limit <n>", `links a packet may cross before it is dropped as a loop (1 to ${HOP_LIMIT_MAX})`)
-        .default(64)
-        .argParser(limit("--hop-limit", HOP_LIMIT_MAX)),
-    )
-    .addOption(
-      new Option("--copy-limit <n>", `copies replication may make of one input packet (1 to ${COPY_LIMIT_MAX})`)
-        .default(4096)
-        .argParser(limit("--copy-limit", COPY_LIMIT_MAX)),
-    )
-    .addOption(
-      new Option(
-        "--workers <n>",
-        `data planes to run packets on, in chunks: this thread's and n − 1 worker threads (1 to ${WORKERS_MAX}; ` +
-          `default: one per core, one per 64 MiB of captures at most)`,
-      ).argParser(limit("--workers", WORKERS_MAX)),
-    )
-    .addHelpText(
-      "after",
-      `
-Endpoints:
-  lan:h1.1     packets transmitted by member h1 of network lan on its link 1
-  lan:h1       packets sent by h1 itself (its forward table, in-link self)
-  lan:h1@7     packets sent by h1 in session 7 (its send table attaches the header)
-  lan:uplink   packets arriving from outside on the external link uplink
-The network may be left out when the description has only one. Several inputs are
-merged in timestamp order.
-
-With --workers N the packets run on N data planes (this thread's and N − 1 worker
-threads), each chunk of packets on one; every output is the same, byte for byte, as
-with one.
-
-strata deletes or replaces only files it wrote (DIR/.strata-output lists them). It
-refuses an --out that holds an input (the description or a capture), and one with other
-files in it unless --force is given; it never replaces a file it did not write.
-
---updates FILE is a YAML or JSON list of changes at capture times (docs/updates.md):
-  - { at: 1700000000.25, description: fixed.yaml }   # tables change
-  - { at: "2023-11-14T22:13:21Z", down: { link: lanA:h1.1 } }
-  - { at: 1700000002, up: { member: lanA:r } }
-Every update is checked before the first packet; a packet at or after an update's
-time is processed after it. summary.json lists the updates and the packet each came before.
-
-Exit codes: 0 done; 2 bad description, endpoint, flag, updates, capture or --out (a damaged capture
-is replayed up to the damage, outputs are written, then the error is reported).
-All exit codes: strata --help.`,
-    )
-    .action((spec: string, flags: RunFlags) => {
-      ctx.exitCode = runReplay(spec, flags, ctx.io);
-    });
-}
-
-/** Commander's collector for a repeatable option. */
-export function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
-/** A parser for a whole number from 1 to `max`; anything else is one line on stderr and exit 2. */
-export function limit(flag: string, max: number): (v: string) => number {
-  return (v) => {
-    if (!/^\d+$/.test(v)) throw new UsageError(`${flag} ${v} is not a whole number (give 1 to ${max})`);
-    const n = Number(v);
-    if (n < 1) throw new UsageError(`${flag} ${v} is too small (at least 1)`);
-    if (n > max) throw new UsageError(`${flag} ${v} is too large (at most ${max})`);
-    return n;
-  };
-}
-
 function parseInputs(list: readonly string[]): { endpoint: string; file: string }[] {
   return list.map((arg) => {
     const eq = arg.indexOf("=");
@@ -133,7 +35,8 @@ function parseInputs(list: readonly string[]): { endpoint: string; file: string 
   });
 }
 
-function runReplay(spec: string, flags: RunFlags, io: Io): number {
+/** Replays, prints the report, and returns the exit code. */
+export function runReplay(spec: string, flags: RunFlags, io: Io): number {
   const inputs = parseInputs(flags.in);
   const bar = io.stderrIsTTY
     ? new cliProgress.SingleBar(

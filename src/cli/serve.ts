@@ -5,7 +5,6 @@
 
 import { join } from "node:path";
 import type { Readable } from "node:stream";
-import { type Command, Option } from "commander";
 import { compile } from "../control/compile.js";
 import { loadSpec } from "../description/load.js";
 import { excerpt, UsageError } from "../errors.js";
@@ -13,29 +12,23 @@ import type { Summary } from "../engine/summary.js";
 import { TRACE_FILE } from "../engine/trace-file.js";
 import { fileSize } from "./format.js";
 import { type Line, LineSplitter } from "../lines.js";
-import { COMMAND_LINE_MAX, COMMANDS_HELP, type CommandResult, runCommand } from "../serve/control.js";
+import { COMMAND_LINE_MAX, type CommandResult, runCommand } from "../serve/control.js";
 import { portLine } from "../serve/port-counters.js";
 import { CAP_INSTALL, checkPorts, LivePorts, loadCap, parsePort } from "../serve/ports.js";
 import { attachAnalysis } from "../serve/analysis.js";
 import { DescriptionReloader } from "../serve/watch.js";
-import { COPY_LIMIT_MAX, HOP_LIMIT_MAX, type PacketRanges } from "../wasm/runner.js";
-import { parsePacketRanges, TRACE_PACKETS_HELP } from "../run/trace-packets.js";
-import { CLOSE_GRACE_MS, describeStats, P4RuntimeServer, type ServerStats } from "../p4runtime/server.js";
+import type { PacketRanges } from "../wasm/runner.js";
+import { describeStats, P4RuntimeServer, type ServerStats } from "../p4runtime/server.js";
 import { EngineEmulation, P4RUNTIME_ENGINE, P4RUNTIME_OUTPUTS } from "../p4runtime/emulation.js";
 import { Engine } from "../engine/engine.js";
 import { Outputs } from "../engine/outputs.js";
 import { resolveExternal } from "../engine/sinks.js";
-import { exposureWarning, listenAddress, servedAt, type TlsFlags, tlsOf, tlsOptions } from "./p4runtime.js";
+import { exposureWarning, listenAddress, servedAt, type TlsFlags, tlsOf } from "./p4runtime.js";
 import type { Io } from "./io.js";
-import { collect, limit, outputsLine } from "./run.js";
-import type { CommandContext } from "./command.js";
+import { outputsLine } from "./run.js";
+import { TRACE_MAX_BYTES } from "./options.js";
 import { EXIT_OK } from "./exit-codes.js";
 import { StopSignals } from "./stop-signals.js";
-
-/** Bytes of trace.jsonl after which a serve's trace stops, unless told otherwise (--trace-max). */
-export const TRACE_MAX_BYTES = 1e9;
-/** The largest --trace-max, in MB: a million megabytes. */
-const TRACE_MAX_MB = 1_000_000;
 
 export interface ServeFlags extends TlsFlags {
   port: string[];
@@ -66,98 +59,6 @@ export interface ServeHooks {
   readonly signal?: AbortSignal;
   /** Listen for SIGINT and SIGTERM (the command line does), and SIGHUP. */
   readonly signals?: boolean;
-}
-
-export function registerServe(program: Command, ctx: CommandContext): void {
-  const command = program
-    .command("serve")
-    .description("keep an emulation running, its external links plugged into network interfaces")
-    .argument("<spec>", "network description (YAML or JSON)")
-    .option(
-      "--port <endpoint=iface>",
-      "bind an external link (NETWORK:EXTERNAL) to a network interface; repeatable",
-      collect,
-      [],
-    )
-    .option(
-      "--out <dir>",
-      "at the end, write links/, delivered/, summary.json (and trace.jsonl) here, as strata run does",
-    )
-    .option("--force", "write into a non-empty --out directory strata did not write (never replacing a file there)")
-    .option("--trace", "also write trace.jsonl into --out: every step of every packet")
-    .addOption(
-      new Option("--trace-packets <ranges>", TRACE_PACKETS_HELP).argParser((v: string) => parsePacketRanges(v)),
-    )
-    .addOption(
-      new Option(
-        "--trace-max <mb>",
-        `with a trace: stop tracing once trace.jsonl holds this many megabytes, and say so (1 to ${TRACE_MAX_MB})`,
-      )
-        .default(TRACE_MAX_BYTES / 1e6)
-        .argParser(limit("--trace-max", TRACE_MAX_MB)),
-    )
-    .option("--json", "at the end, print the summary as JSON on stdout instead of a short report")
-    .option("--commands", "read control commands from stdin, one a line (help lists them)")
-    .addOption(
-      new Option("--hop-limit <n>", `links a packet may cross before it is dropped as a loop (1 to ${HOP_LIMIT_MAX})`)
-        .default(64)
-        .argParser(limit("--hop-limit", HOP_LIMIT_MAX)),
-    )
-    .addOption(
-      new Option("--copy-limit <n>", `copies replication may make of one input packet (1 to ${COPY_LIMIT_MAX})`)
-        .default(4096)
-        .argParser(limit("--copy-limit", COPY_LIMIT_MAX)),
-    )
-    .option(
-      "--p4runtime <host:port>",
-      "serve the emulation over P4Runtime (gRPC) too: one device per machine, " +
-        "as strata export p4 numbers them (port 0: any free port)",
-    )
-    .option("--empty", "with --p4runtime: start every device with no entries, for a controller to install");
-  tlsOptions(command, "with --p4runtime: ")
-    .option(
-      "--watch",
-      "reload the description when its file changes: its tables are " +
-        "reconciled between packet batches (SIGHUP and the reload command " +
-        "reload it too)",
-    )
-    .option(
-      "--analyze",
-      "keep strata analyze's relations current as the tables change (updated " +
-        "from the rows written); the counts command shows which properties fail",
-    )
-    .addHelpText(
-      "after",
-      `
-Ports: --port lanA:hostA=veth0 plugs the external link hostA of network lanA into the
-interface veth0 (libpcap, through the optional npm package cap): frames arriving on
-veth0 enter the network on hostA, and frames the network sends out on hostA leave
-through veth0. The interface must carry the network's header (Ethernet for ethernet).
-Each port has a process of its own: an interface going down closes its port alone, until
-it is up. Per port, the counts (and summary.json's ports) say what was dropped on the way
-in: by the interface, by the capture (its buffer was full: strata fell behind; or the
-port was closed), by strata (it took no frames: starting or stopping).
-
-strata prints "serving …" on stderr once packets flow; Ctrl-C (or SIGTERM, or the
-command stop) stops it cleanly: the last packets are run, --out is written, the counts
-are printed, and the exit code is 0. A P4Runtime server gives its open streams
-${CLOSE_GRACE_MS / 1000} s to end, then cancels them. A second Ctrl-C stops at once (exit 130).
-
-${COMMANDS_HELP}
-
-Reloading: with --watch, a change to the description's file is applied a moment after the
-file stops changing; SIGHUP (kill -HUP) and the command reload apply it at once. The new
-description is compiled and diffed against the installed tables, and the difference is
-written as one atomic step between packet batches. A description with errors is reported
-(strata: FILE:LINE:COL: …) and the emulation goes on as it was. Members, links and
-networks stay as they were started: a change to them is refused (restart to change them).
-
-Exit codes: 0 stopped; 2 bad description, port, interface, flag or --out (nothing runs).
-All exit codes: strata --help.`,
-    )
-    .action(async (spec: string, flags: ServeFlags) => {
-      ctx.exitCode = await serve(spec, flags, ctx.io, { signals: true });
-    });
 }
 
 /**

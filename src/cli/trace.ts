@@ -3,42 +3,20 @@
 
 import { createReadStream, existsSync } from "node:fs";
 import { join } from "node:path";
-import { type Command, InvalidArgumentError } from "commander";
 import { describeIoError, InputError } from "../errors.js";
 import { type Line, readLines } from "../lines.js";
 import { readIndexed, TRACE_FILE } from "../engine/trace-file.js";
 import { checkTraceLine, TRACE_LINE_MAX, type TraceLine, type TraceStep } from "../engine/trace.js";
 import { isoTimeNs } from "./format.js";
 import type { Io } from "./io.js";
-import type { CommandContext } from "./command.js";
 
-interface TraceFlags {
+export interface TraceFlags {
   packet?: number;
   json?: boolean;
 }
 
-export function registerTrace(program: Command, ctx: CommandContext): void {
-  program
-    .command("trace")
-    .description("show the paths packets took in a replay made with --trace")
-    .argument("<dir>", "output directory of `strata run --trace`")
-    .option("--packet <n>", "show every step of packet N (numbered from 0)", (v: string) => {
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("it must be a packet number, 0 or more.");
-      return n;
-    })
-    .option("--json", "print the trace lines themselves")
-    .addHelpText(
-      "after",
-      "\nExit codes: 0 done; 2 no trace in DIR, no such packet, a bad trace " +
-        "line or a bad flag.\nAll exit codes: strata --help.",
-    )
-    .action(async (dir: string, flags: TraceFlags) => {
-      await showTrace(dir, flags, ctx.io);
-    });
-}
-
-async function showTrace(dir: string, flags: TraceFlags, io: Io): Promise<void> {
+/** Prints the trace of the replay in `dir`: a line a packet, or every step of --packet. */
+export async function showTrace(dir: string, flags: TraceFlags, io: Io): Promise<void> {
   const file = join(dir, TRACE_FILE);
   if (!existsSync(file))
     throw new InputError(file, "", "there is no trace here", "replay with `strata run … --trace` first");

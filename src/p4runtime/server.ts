@@ -30,6 +30,7 @@ import { p4info, p4infoIds } from "../p4/p4info.js";
 import type { JsonMessage } from "../p4/schema.js";
 import type { Tables } from "../wasm/tables.js";
 import { Arbiter, toUint128, uint128 } from "./arbitration.js";
+import { CLOSE_GRACE_MS } from "./close-grace.js";
 import { DeviceState, type Staged } from "./device-state.js";
 import type { ControlledEmulation, Delivery } from "./emulation.js";
 import type { Encodable, p4 } from "./messages.js";
@@ -70,9 +71,6 @@ export const PACKET_IN_QUEUE = 1024;
 /** The largest request the server takes, as p4lang/PI's server (gRPC's default, 4 MiB, is too small for a large Write
  * batch or pipeline). */
 export const MAX_REQUEST_BYTES = 256 * 1024 * 1024;
-
-/** How long open calls and streams have to end when the server stops before they are cancelled (docs/cli.md). */
-export const CLOSE_GRACE_MS = 1000;
 
 /** A method's request, as gRPC hands it to the handler (decoded with LOADER_OPTIONS). */
 type Request<M extends keyof p4.v1.P4Runtime> = p4.v1.P4Runtime[M]["request"];

@@ -20,7 +20,8 @@ import { checkLimits, DEFAULT_RUNNER, type PacketRanges } from "../wasm/runner.j
 import { type Inputs, openInputs } from "./inputs.js";
 import { loadUpdates, PreparedUpdates, prepareUpdates, UpdateSchedule } from "./updates.js";
 import { CHUNK_PACKETS } from "./chunk-runner.js";
-import { replayWorkers, WorkerPool, WORKERS_MAX } from "./workers.js";
+import { replayWorkers, WorkerPool } from "./workers.js";
+import { WORKERS_MAX } from "./workers-max.js";
 
 /** Throws a RangeError unless `workers` is a whole number from 1 to WORKERS_MAX (or not given). */
 export function checkWorkers(workers: number | undefined): void {

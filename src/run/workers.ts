@@ -30,9 +30,8 @@ import type { RecordingFiles } from "../engine/recordings.js";
 import { addCounters, type Counters } from "../engine/summary.js";
 import type { TraceFile } from "../engine/trace-file.js";
 import type { PacketRanges } from "../wasm/runner.js";
+import { WORKERS_MAX } from "./workers-max.js";
 
-/** The most worker threads `--workers` takes. */
-export const WORKERS_MAX = 64;
 /**
  * Bytes of captures per data plane at least, when --workers is not given: less does not pay
  * for starting a thread (its data plane compiled and installed, its code cold). Measured with

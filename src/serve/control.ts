@@ -19,21 +19,10 @@ import type { Engine } from "../engine/engine.js";
 import { analysisOf } from "./analysis.js";
 import { portLine } from "./port-counters.js";
 import { reloaderOf } from "./watch.js";
+import { COMMANDS_HELP } from "./commands-help.js";
 
 /** The most bytes of a command line: a longer one is refused whole, never held (src/lines.ts). */
 export const COMMAND_LINE_MAX = 4096;
-
-export const COMMANDS_HELP = `commands, one a line:
-  delete NETWORK:MEMBER TABLE ROW   take row ROW (its index in the description's table) out of the table
-  insert NETWORK:MEMBER TABLE ROW   put that row back
-  reload                            read the description again: its table changes applied at once, or errors
-  down link|member|machine NAME     take it down: what crosses or reaches it is dropped (link-down, member-down)
-  up link|member|machine NAME       bring it up again
-  counts                            packets injected, delivered, dropped and left, row hits, and per port
-                                    frames received, sent and dropped on the way in, so far
-                                    (with --analyze: which properties of the analysis fail now)
-  stop                              stop (as Ctrl-C does)
-  help                              this list`;
 
 /** What a command did: a line for the user, and whether it asks the emulation to stop. */
 export interface CommandResult {

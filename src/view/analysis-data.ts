@@ -19,6 +19,11 @@ export const MATRIX_MAX = 200;
 export const CELL_PATHS_MAX = 64;
 /** Links a cell's path may cross (strata analyze --hop-limit's default). */
 const HOP_LIMIT = 64;
+/**
+ * Steps the search for a member's example paths may take: the matrix comes from the relations, and
+ * a cell's path is an example, which a search cut short may leave out.
+ */
+const CELL_SEARCH_STEPS = 200_000;
 
 export function analysisData(compiled: CompiledSpec): AnalysisData {
   const a = new Analysis(compiled);
@@ -32,7 +37,8 @@ export function analysisData(compiled: CompiledSpec): AnalysisData {
     if (c.members.length <= CELL_PATHS_MAX) {
       const local = new Map(c.members.map((m, j) => [m, j]));
       c.members.forEach((m0, i) => {
-        explore(a, { kind: "self", member: m0 }, { hopLimit: HOP_LIMIT, kinds: new Set(["acquire"]) }, (e) => {
+        const options = { hopLimit: HOP_LIMIT, kinds: new Set(["acquire"] as const), budget: CELL_SEARCH_STEPS };
+        explore(a, { kind: "self", member: m0 }, options, (e) => {
           const j = local.get(e.member);
           if (j === undefined || j === i || routes[`${i}.${j}`] !== undefined) return;
           routes[`${i}.${j}`] = { header: w.start(e.start), path: w.path(e.path), steps: steps(e.path) };

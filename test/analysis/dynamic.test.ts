@@ -28,6 +28,8 @@ import { boundedAnalysis, MAX_CLASSES } from "./helpers/bounded.js";
 import { differ, emulate, type Observation, packetOf, predict, record, startOf } from "./helpers/observe.js";
 
 const RUNS = Number(process.env["STRATA_ANALYZE_RUNS"] ?? 10);
+/** Steps one class-to-packet search may take (about a second); unbounded, one ran 13 minutes. */
+const EXPLORE_STEPS = 50_000;
 
 interface Tally {
   cases: number;
@@ -168,7 +170,8 @@ function classesAgree(
   const expected: { what: string; holds: (o: Observation) => boolean }[] = [];
   for (const inj of chosen) {
     const ends: PathEvent[] = [];
-    explore(a, startOf(inj), { hopLimit, kinds: ENDS }, (e) => {
+    // Bounded: from a session in a circle of layers every path ends approximate, and there are millions.
+    explore(a, startOf(inj), { hopLimit, kinds: ENDS, budget: EXPLORE_STEPS }, (e) => {
       if (!e.approximate) ends.push(e);
       return ends.length < 4 * perEndpoint;
     });

@@ -36,6 +36,7 @@ const EXAMPLES: readonly { file: string; code: number; last: string }[] = [
   { file: "test/fixtures/analysis/black-hole.yaml", code: EXIT_PROBLEM, last: "1 of 7 properties fail" },
   { file: "test/fixtures/analysis/layering-unmet.yaml", code: EXIT_PROBLEM, last: "2 of 21 properties fail" },
   { file: "test/fixtures/analysis/loop.yaml", code: EXIT_PROBLEM, last: "2 of 7 properties fail" },
+  { file: "test/fixtures/analysis/session-loop.yaml", code: EXIT_PROBLEM, last: "12 of 29 properties fail" },
 ];
 
 describe("strata analyze: every example", () => {
@@ -155,6 +156,35 @@ const QUERIES: readonly { name: string; argv: readonly string[]; code: number; h
   },
 ];
 
+/** A search with more paths than anyone would wait for: without --max-steps it ran 5 minutes and 1.9 GB, unfinished. */
+const SESSION_LOOP = "test/fixtures/analysis/session-loop.yaml";
+
+describe("strata analyze: a search that stops at --max-steps", () => {
+  test.each([
+    { steps: 20_000, text: "20,000" },
+    { steps: 3, text: "3" },
+  ])("--max-steps $steps: what it found, and that it stopped", async ({ steps, text }) => {
+    const argv = [SESSION_LOOP, "--from", "u:m2@10", "--to", "u:m0", "--max-steps", String(steps)];
+    const r = await analyze(...argv);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(EXIT_PROBLEM);
+    expect(lastLine(r.stdout)).toBe(
+      `the search stopped after ${text} steps (--max-steps), with paths left to walk: the classes above are those ` +
+        "it found. Narrow it with --header or a lower --hop-limit, or raise --max-steps",
+    );
+    const json = JSON.parse((await analyze(...argv, "--json")).stdout) as {
+      route: { complete: boolean; steps: number };
+    };
+    expect(json.route).toMatchObject({ complete: false, steps });
+  });
+
+  test("a search that ends says nothing of steps, and --json says it is complete", async () => {
+    const argv = [ROUTER, "--from", "ip:h1", "--to", "ip:h2"];
+    expect((await analyze(...argv)).stdout).not.toContain("the search stopped");
+    expect(JSON.parse((await analyze(...argv, "--json")).stdout)).toMatchObject({ route: { complete: true } });
+  });
+});
+
 describe("strata analyze: queries", () => {
   test.each(QUERIES)("$name", async ({ argv, code, has }) => {
     const r = await analyze(...argv);
@@ -216,6 +246,11 @@ const ERRORS: readonly { name: string; argv: readonly string[]; stderr: string }
       "pairs separated by ':' or '-', like 02:00:00:00:0a:01)",
   },
   { name: "--hop-limit out of range", argv: [ROUTER, "--loops", "--hop-limit", "0"], stderr: "" },
+  {
+    name: "--max-steps not a whole number",
+    argv: [ROUTER, "--from", "ip:h1", "--to", "ip:h2", "--max-steps", "1.5"],
+    stderr: "strata: --max-steps 1.5 is not a whole number (give 1 to 1000000000)",
+  },
 ];
 
 describe("strata analyze: bad input", () => {

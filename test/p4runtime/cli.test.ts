@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../..//src/cli/main.js";
 import { serve } from "../../src/cli/serve.js";
-import { CLOSE_GRACE_MS } from "../../src/p4runtime/server.js";
+import { CLOSE_GRACE_MS } from "../../src/p4runtime/close-grace.js";
 import { Client, type M, statusCode, type Stream } from "./client.js";
 
 const root = new URL("../..", import.meta.url).pathname;

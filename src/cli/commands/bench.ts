@@ -1,7 +1,7 @@
 // `strata bench [--json] [--only NAME]...`: the benchmarks of bench/ (also `npm run bench`).
 
 import type { Command } from "commander";
-import type { CommandContext } from "./command.js";
+import type { CommandContext } from "../command.js";
 
 interface BenchFlags {
   json?: boolean;
@@ -22,7 +22,7 @@ export function registerBench(program: Command, ctx: CommandContext): void {
     .option("--max-time <seconds>", "time to spend on each scenario", "3")
     .action(async (flags: BenchFlags) => {
       // Loaded on demand: the scenarios pull in the reference interpreter and write temporary captures.
-      const { runBench } = await import("../../bench/main.js");
+      const { runBench } = await import("../../../bench/main.js");
       const argv = [
         ...(flags.json === true ? ["--json"] : []),
         ...(flags.list === true ? ["--list"] : []),

@@ -14,8 +14,7 @@
 //         meets, as long as each is a common case — a link with one receiver
 //         or none (or anycast), an acquire, receive, forward to one out-link,
 //         transmit, push, pop, delivery, SharedAcquire or SharedForward —
-//         with the member, the link identifier in hand and the key's owner in
-//         locals, one step falling through to the next. At a step it does not
+//         one step falling through to the next. At a step it does not
 //         take (`if (lane) break`) it leaves the packet before doing anything
 //         of that step (no hit counted, no record written, no byte changed),
 //         and STEP takes the same step from its start. Without a trace, the
@@ -25,6 +24,13 @@
 // So a packet's fate, bytes and counters are those of its steps, whichever
 // way they were taken; a test holds both to the reference model
 // (test/pipeline/differential*: with a trace, STEP takes every step).
+//
+// Both ways read and write the descriptor as they go: the packet being walked
+// sits at one address (run.ts's `cur`), whose fields the engine reaches as
+// cheaply as the stack it would spill locals to, and a packet the lane leaves
+// needs nothing written back. (Kept in locals, the member, link identifier and
+// key owner cost more: the engine spilled them at every step anyway, and
+// wrote them back at each turn of the loop.)
 //
 // Plans (plan.ts) are facts about a member's tables, made once per batch; the
 // lane takes them for the checks and lookups they settle. STEP counts a hit
@@ -102,10 +108,6 @@ export const STEP: bool = false;
  * so that the lane falls through from one to the next.
  */
 @inline export function walk(d: Packet, stage: i32, lane: bool): i32 {
-  let member = d.member;
-  /** The link identifier in hand: the in-link up to forward, the out-link from forward's choice to the link. */
-  let port = d.port;
-  let keyMember = d.keyMember;
   /** The member's plan in the lane, from its acquire on (PLAN_NONE whenever the member changes otherwise). */
   let plan = PLAN_NONE;
   const key = keyOf(d);
@@ -126,53 +128,52 @@ export const STEP: bool = false;
       // Every crossing is one hop; too many is a loop. A link that is down carries nothing (not counted).
       if (d.hops >= hopLimit) {
         if (lane) break;
-        return drop(d, member, port, STAGE_LINK, DROP_LOOP);
+        return drop(d, d.member, d.port, STAGE_LINK, DROP_LOOP);
       }
       if (l.down != 0) {
         if (lane) break;
-        return drop(d, member, port, STAGE_LINK, DROP_LINK_DOWN);
+        return drop(d, d.member, d.port, STAGE_LINK, DROP_LINK_DOWN);
       }
       // Allcast replication and anycast's choice (a call) are STEP's.
       if (lane) {
         if (d.via < 0 && n > 1 && (l.mode == MODE_ALLCAST || l.mode == MODE_ANYCAST)) break;
       }
       carry(d, l);
-      if (traced) event(EV_LINK, STAGE_LINK, 0, 0, d, -1, port, d.link, d.hops);
+      if (traced) event(EV_LINK, STAGE_LINK, 0, 0, d, -1, d.port, d.link, d.hops);
       if (d.via >= 0) {
         // A virtual link: a session of the underlay (layering) takes the packet, whole, at its member's send table.
         if (traced) event(EV_HANDOFF, STAGE_SEND, 0, 0, d, -1, d.session, d.link, <u32>d.via);
-        member = d.via;
+        d.member = d.via;
         d.via = -1;
-        keyMember = -1;
+        d.keyMember = -1;
         stage = STAGE_SEND;
       } else if (n == 0) {
-        if (traced) event(EV_EXIT, STAGE_LINK, 0, 0, d, -1, port, d.link, 0);
+        if (traced) event(EV_EXIT, STAGE_LINK, 0, 0, d, -1, d.port, d.link, 0);
         release(d);
         return STAGE_DONE;
       } else if (!lane && n > 1 && l.mode == MODE_ALLCAST) {
         fanReceivers(d.link);
-        hold(d, member, port, keyMember, stage);
         return replicate(d);
       } else {
         let r = 0;
         if (!lane) {
           if (n > 1 && l.mode == MODE_ANYCAST) r = <i32>(flowHash(d, l) % <u32>n);
         }
-        member = receiverMember(l, r);
-        port = receiverPort(l, r);
-        keyMember = -1;
+        d.member = receiverMember(l, r);
+        d.port = receiverPort(l, r);
+        d.keyMember = -1;
         stage = STAGE_ACQUIRE;
       }
-      if (!lane) return hold(d, member, port, keyMember, stage);
+      if (!lane) return stage;
     }
 
     // send: a packet the member's machine originates in session d.session gets the session's header pushed in
     // front, then is forwarded from `self` (seed Figure 4).
     if (stage == STAGE_SEND) {
-      const m = memberAt(member);
+      const m = memberAt(d.member);
       if (memberDown(m)) {
         if (lane) break;
-        return drop(d, member, port, STAGE_SEND, DROP_MEMBER_DOWN);
+        return drop(d, d.member, d.port, STAGE_SEND, DROP_MEMBER_DOWN);
       }
       // The key: the session identifier, big-endian, in one zero-padded word.
       const t = changetype<Table>(m.send);
@@ -180,47 +181,47 @@ export const STEP: bool = false;
       const row = rowOf(h);
       if (row < 0) {
         if (lane) break;
-        return missed(d, t, member, port, STAGE_SEND, d.session, DROP_SEND_MISS);
+        return missed(d, t, d.member, d.port, STAGE_SEND, d.session, DROP_SEND_MISS);
       }
       if (!lane) looked(d, t, h, STAGE_SEND, d.session);
       const e = entryAt(t, row);
       if (e.code != ACT_PUSH) {
         if (lane) break;
-        return drop(d, member, port, STAGE_SEND, DROP_UNSUPPORTED);
+        return drop(d, d.member, d.port, STAGE_SEND, DROP_UNSUPPORTED);
       }
       const before = d.len;
       const refused = push(d, m.design, <usize>e.data);
       if (refused != DROP_NONE) {
         if (lane) break;
-        return drop(d, member, port, STAGE_SEND, refused);
+        return drop(d, d.member, d.port, STAGE_SEND, refused);
       }
       if (lane) countHit(t, row);
       if (traced) event(EV_PUSH, STAGE_SEND, 0, 0, d, -1, d.session, -1, d.len - before);
-      port = PORT_SELF;
-      keyMember = KEY_PUSHED;
+      d.port = PORT_SELF;
+      d.keyMember = KEY_PUSHED;
       plan = PLAN_NONE;
       stage = STAGE_FORWARD;
-      if (!lane) return hold(d, member, port, keyMember, stage);
+      if (!lane) return stage;
     }
 
     // acquire: does this member take the packet arriving on in-link `port`, and for what — to forward it, to
     // receive it, or both (seed Figure 2)? On a shared link (subduction, seed §5.3) it may instead hand the packet,
     // unchanged, to the acquire table of the shared member of the same name in the overlay (SharedAcquire).
     if (stage == STAGE_ACQUIRE) {
-      const m = memberAt(member);
+      const m = memberAt(d.member);
       plan = lane ? planOf(m) : PLAN_NONE;
       if (plan == PLAN_NONE && memberDown(m)) {
         if (lane) break;
-        return drop(d, member, port, STAGE_ACQUIRE, DROP_MEMBER_DOWN);
+        return drop(d, d.member, d.port, STAGE_ACQUIRE, DROP_MEMBER_DOWN);
       }
-      if (keyMember != member) {
+      if (d.keyMember != d.member) {
         if (!parseHeader(d, m.design)) {
           if (lane) break;
-          return drop(d, member, port, STAGE_ACQUIRE, DROP_BAD_HEADER);
+          return drop(d, d.member, d.port, STAGE_ACQUIRE, DROP_BAD_HEADER);
         }
-        keyMember = member;
+        d.keyMember = d.member;
       }
-      setInLink(key, port);
+      setInLink(key, d.port);
       const t = changetype<Table>(m.acquire);
       if (plan == PLAN_FORWARD) {
         // The table is keyless, and its one row says forward.
@@ -231,9 +232,9 @@ export const STEP: bool = false;
         const row = rowOf(h);
         if (row < 0) {
           if (lane) break;
-          return missed(d, t, member, port, STAGE_ACQUIRE, port, DROP_ACQUIRE_MISS);
+          return missed(d, t, d.member, d.port, STAGE_ACQUIRE, d.port, DROP_ACQUIRE_MISS);
         }
-        if (!lane) looked(d, t, h, STAGE_ACQUIRE, port);
+        if (!lane) looked(d, t, h, STAGE_ACQUIRE, d.port);
         const code = actionCode(t, h);
         if (code == ACT_FORWARD) {
           stage = STAGE_FORWARD;
@@ -243,23 +244,22 @@ export const STEP: bool = false;
           // Subduction: the overlay's shared member acquires it, on the same in-link.
           if (lane) countHit(t, row);
           const to = <i32>entryAt(t, row).arg;
-          if (traced) event(EV_HANDOFF, STAGE_ACQUIRE, 0, 0, d, -1, port, -1, <u32>to);
-          member = to;
-          keyMember = -1;
-          if (!lane) return hold(d, member, port, keyMember, stage);
+          if (traced) event(EV_HANDOFF, STAGE_ACQUIRE, 0, 0, d, -1, d.port, -1, <u32>to);
+          d.member = to;
+          d.keyMember = -1;
+          if (!lane) return stage;
           continue;
         } else if (lane) {
           break;
         } else if (code == ACT_BOTH) {
           fanBoth();
-          hold(d, member, port, keyMember, stage);
           return replicate(d);
         } else {
-          return drop(d, member, port, STAGE_ACQUIRE, DROP_UNSUPPORTED);
+          return drop(d, d.member, d.port, STAGE_ACQUIRE, DROP_UNSUPPORTED);
         }
         if (lane) countHit(t, row);
       }
-      if (!lane) return hold(d, member, port, keyMember, stage);
+      if (!lane) return stage;
     }
 
     // receive: what does the member's machine do with a packet it acquired to receive — take it (delivered), or
@@ -267,7 +267,7 @@ export const STEP: bool = false;
     // machine, arriving on one of its links (ExternalLink)? acquire parsed the packet for this member: the key and
     // hdrLen are current.
     if (stage == STAGE_RECEIVE) {
-      const m = memberAt(member);
+      const m = memberAt(d.member);
       const t = changetype<Table>(m.receive);
       if (plan == PLAN_DELIVER) {
         // The table is keyless, and its one row says deliver.
@@ -278,9 +278,9 @@ export const STEP: bool = false;
         const row = rowOf(h);
         if (row < 0) {
           if (lane) break;
-          return missed(d, t, member, port, STAGE_RECEIVE, port, DROP_RECEIVE_MISS);
+          return missed(d, t, d.member, d.port, STAGE_RECEIVE, d.port, DROP_RECEIVE_MISS);
         }
-        if (!lane) looked(d, t, h, STAGE_RECEIVE, port);
+        if (!lane) looked(d, t, h, STAGE_RECEIVE, d.port);
         const code = actionCode(t, h);
         if (code == ACT_DELIVER) {
           stage = STAGE_DELIVER;
@@ -291,33 +291,32 @@ export const STEP: bool = false;
           const overlay = <i32>e.arg;
           if (traced) event(EV_POP, STAGE_RECEIVE, 0, 0, d, -1, e.arg2, -1, d.hdrLen);
           takeHeaderOff(d, overlay);
-          member = overlay;
-          port = e.arg2;
-          keyMember = -1;
+          d.member = overlay;
+          d.port = e.arg2;
+          d.keyMember = -1;
           stage = STAGE_ACQUIRE;
-          if (!lane) return hold(d, member, port, keyMember, stage);
+          if (!lane) return stage;
           continue;
         } else {
           if (lane) break;
-          return drop(d, member, port, STAGE_RECEIVE, DROP_UNSUPPORTED);
+          return drop(d, d.member, d.port, STAGE_RECEIVE, DROP_UNSUPPORTED);
         }
         if (lane) countHit(t, row);
       }
-      if (!lane) return hold(d, member, port, keyMember, stage);
+      if (!lane) return stage;
     }
 
     // deliver: the packet reaches the member's machine (recorded, counted).
     if (stage == STAGE_DELIVER) {
-      const m = memberAt(member);
+      const m = memberAt(d.member);
       const tagged = (m.flags & MEMBER_TAG_DELIVERIES) != 0;
       const room = roomFor(m.recordingId, d.len, tagged);
       if (room != ROOM_NOW) {
         if (lane) break;
         return shortOfRoom(d, STAGE_DELIVER, room);
       }
-      hold(d, member, port, keyMember, stage); // a tagged record carries the in-link
       hand(d, m, tagged);
-      if (traced) event(EV_DELIVER, STAGE_DELIVER, 0, 0, d, -1, port, -1, 0);
+      if (traced) event(EV_DELIVER, STAGE_DELIVER, 0, 0, d, -1, d.port, -1, 0);
       release(d);
       return STAGE_DONE;
     }
@@ -326,42 +325,42 @@ export const STEP: bool = false;
     // no row drops it; a shared member may hand it to its partner's forward table instead (SharedForward, seed §5.3).
     // Forwarding leaves the header as it is, except a design's declared side effect (TTL − 1), on every copy.
     if (stage == STAGE_FORWARD) {
-      const m = memberAt(member);
+      const m = memberAt(d.member);
       const t = changetype<Table>(m.forward);
       // A planned member is up, and acquire has just made its key, the in-link in it.
       if (plan != PLAN_FORWARD) {
         if (memberDown(m)) {
           if (lane) break;
-          return drop(d, member, port, STAGE_FORWARD, DROP_MEMBER_DOWN);
+          return drop(d, d.member, d.port, STAGE_FORWARD, DROP_MEMBER_DOWN);
         }
         // After a push the header is valid by construction: a table that looks at the in-link only needs no parse.
-        if (keyMember != member && !(keyMember == KEY_PUSHED && m.forward != 0 && t.inLinkOnly)) {
+        if (d.keyMember != d.member && !(d.keyMember == KEY_PUSHED && m.forward != 0 && t.inLinkOnly)) {
           if (!parseHeader(d, m.design)) {
             if (lane) break;
-            return drop(d, member, port, STAGE_FORWARD, DROP_BAD_HEADER);
+            return drop(d, d.member, d.port, STAGE_FORWARD, DROP_BAD_HEADER);
           }
-          keyMember = member;
+          d.keyMember = d.member;
         }
-        setInLink(key, port);
+        setInLink(key, d.port);
       }
       const h = find(t, key);
       const row = rowOf(h);
       if (row < 0) {
         if (lane) break;
-        return missed(d, t, member, port, STAGE_FORWARD, port, DROP_FORWARD_MISS);
+        return missed(d, t, d.member, d.port, STAGE_FORWARD, d.port, DROP_FORWARD_MISS);
       }
-      if (!lane) looked(d, t, h, STAGE_FORWARD, port);
+      if (!lane) looked(d, t, h, STAGE_FORWARD, d.port);
       const code = actionCode(t, h);
       if (code == ACT_SHARED_FORWARD) {
         // Subduction: the shared member in the underlay forwards it, marked as handed over (in-link `shared`).
         if (lane) countHit(t, row);
         const to = <i32>actionArg(t, h);
-        port = PORT_SHARED;
-        if (traced) event(EV_HANDOFF, STAGE_FORWARD, 0, 0, d, -1, port, -1, <u32>to);
-        member = to;
-        keyMember = -1;
+        d.port = PORT_SHARED;
+        if (traced) event(EV_HANDOFF, STAGE_FORWARD, 0, 0, d, -1, d.port, -1, <u32>to);
+        d.member = to;
+        d.keyMember = -1;
         plan = PLAN_NONE;
-        if (!lane) return hold(d, member, port, keyMember, stage);
+        if (!lane) return stage;
         continue;
       }
       const outs = code == ACT_OUT ? actionCount(t, h) : 0;
@@ -370,50 +369,49 @@ export const STEP: bool = false;
         if (outs != 1) break;
       } else if (outs == 0) {
         const reason = code == ACT_DROP || code == ACT_OUT ? DROP_FORWARD_DROP : DROP_UNSUPPORTED;
-        return drop(d, member, port, STAGE_FORWARD, reason);
+        return drop(d, d.member, d.port, STAGE_FORWARD, reason);
       }
       // A planned member has no side effect.
       if (plan != PLAN_FORWARD) {
-        const refused = ttlEffect(d, m, port);
+        const refused = ttlEffect(d, m, d.port);
         if (refused != DROP_NONE) {
           if (lane) break;
-          return drop(d, member, port, STAGE_FORWARD, refused);
+          return drop(d, d.member, d.port, STAGE_FORWARD, refused);
         }
       }
       if (!lane) {
         if (outs > 1) {
           fanPorts(<usize>entryAt(t, row).data, <i32>outs);
-          hold(d, member, port, keyMember, stage);
           return replicate(d);
         }
       }
       if (lane) countHit(t, row);
-      port = actionArg(t, h); // the one out-link, kept in the entry (or the action word) by the control plane
+      d.port = actionArg(t, h); // the one out-link, kept in the entry (or the action word) by the control plane
       stage = STAGE_TRANSMIT;
-      if (!lane) return hold(d, member, port, keyMember, stage);
+      if (!lane) return stage;
     }
 
     // transmit: how does the packet leave on out-link `port` — onto the physical link, or (layering, seed §5.2) into
     // an underlay network's session? Either way it crosses the link (counted, recorded: a virtual link's recording
     // holds the overlay packet as it crossed); a virtual link then hands it to the underlay member's send table.
     if (stage == STAGE_TRANSMIT) {
-      const m = memberAt(member);
+      const m = memberAt(d.member);
       // The key: the out-link identifier, big-endian, in one zero-padded word.
       const t = changetype<Table>(m.transmit);
-      const h = lane ? findIdDirect(t, port) : findId(t, port, 2);
+      const h = lane ? findIdDirect(t, d.port) : findId(t, d.port, 2);
       const row = rowOf(h);
       if (row < 0) {
         if (lane) break;
-        return missed(d, t, member, port, STAGE_TRANSMIT, port, DROP_TRANSMIT_MISS);
+        return missed(d, t, d.member, d.port, STAGE_TRANSMIT, d.port, DROP_TRANSMIT_MISS);
       }
-      if (!lane) looked(d, t, h, STAGE_TRANSMIT, port);
-      const to = outLink(m, port);
+      if (!lane) looked(d, t, h, STAGE_TRANSMIT, d.port);
+      const to = outLink(m, d.port);
       const e = entryAt(t, row);
       // A planned member's transmit rows are all physical.
       if (plan == PLAN_FORWARD || e.code == ACT_PHYSICAL) {
         if (to < 0) {
           if (lane) break;
-          return drop(d, member, port, STAGE_TRANSMIT, DROP_NO_LINK);
+          return drop(d, d.member, d.port, STAGE_TRANSMIT, DROP_NO_LINK);
         }
         d.link = to;
         stage = STAGE_LINK;
@@ -427,28 +425,19 @@ export const STEP: bool = false;
         } else {
           // No virtual link to cross: straight to the underlay member's send table.
           if (traced) event(EV_HANDOFF, STAGE_SEND, 0, 0, d, -1, d.session, d.link, e.arg);
-          member = <i32>e.arg;
-          keyMember = -1;
+          d.member = <i32>e.arg;
+          d.keyMember = -1;
           stage = STAGE_SEND;
         }
       } else {
         if (lane) break;
-        return drop(d, member, port, STAGE_TRANSMIT, DROP_UNSUPPORTED);
+        return drop(d, d.member, d.port, STAGE_TRANSMIT, DROP_UNSUPPORTED);
       }
       if (lane) countHit(t, row);
-      if (!lane) return hold(d, member, port, keyMember, stage);
+      if (!lane) return stage;
     }
   }
   // The lane leaves the packet at `stage`, nothing of it done, for STEP to take.
   d.stage = stage;
-  return hold(d, member, port, keyMember, stage);
-}
-
-/** Writes the walk's locals back into `d`, for what reads them there (run.ts, replication, records); returns
- * `stage`. */
-@inline function hold(d: Packet, member: i32, port: u32, keyMember: i32, stage: i32): i32 {
-  d.member = member;
-  d.port = port;
-  d.keyMember = keyMember;
   return stage;
 }

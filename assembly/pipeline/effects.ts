@@ -96,7 +96,7 @@ export function flowHash(d: Packet, l: Link): u32 {
   }
 }
 
-/** The member `d.member` (m) takes the packet (there is room): recorded, counted; `tagged` with its in-link, d.port. */
+/** The member `d.member` (m) takes the packet (there is room): recorded, counted; `tagged` with d.inLink. */
 @inline export function hand(d: Packet, m: Member, tagged: bool): void {
   if (recordingsOn) recordingAppend(m.recordingId, d, tagged);
   else emitPacket(OUTPUT_DELIVER, d.member, d);

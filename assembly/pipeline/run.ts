@@ -22,7 +22,7 @@ import {
 } from "../abi";
 import { plansExpire } from "./plan";
 import { event, inRanges, traceCap, traceOn, tracePos, traceRoom, traceSome, tracing } from "./output";
-import { Packet, PACKET_SIZE, SLACK } from "./packet";
+import { linkIdAt, Packet, PACKET_SIZE, SLACK } from "./packet";
 import { pop, resetCopies } from "./replicate";
 import { STAGE_WAIT } from "./room";
 import { LANE, STEP, walk } from "./steps";
@@ -79,6 +79,11 @@ export function setMaxFanout(n: i32): void {
 
 const cur = changetype<Packet>(memory.data(PACKET_SIZE, 16));
 let active = false;
+
+/** The descriptor of the packet the batch holds: where a paused run's packet waits (tests read it). */
+export function heldPacket(): usize {
+  return changetype<usize>(cur);
+}
 
 /**
  * Starts a batch of `n` input packets, numbered from `first`; packet i's bytes
@@ -167,25 +172,29 @@ function fastLane(d: Packet, stage: i32): i32 {
   d.session = 0;
   d.via = -1;
   d.keyMember = -1;
-  d.link = -1;
   injected++;
   resetCopies();
   const ep = endpointAt(<i32>load<u32>(inEndpoint + o));
   if (ep.kind == INJECT_LINK) {
     const l = linkAt(ep.link);
     d.member = l.sender;
-    d.port = l.sender >= 0 ? l.senderPort : PORT_NONE;
+    d.inLink = PORT_NONE;
+    d.outLink = l.sender >= 0 ? l.senderPort : PORT_NONE;
     d.link = ep.link;
     d.stage = STAGE_LINK;
   } else if (ep.kind == INJECT_SELF) {
     d.member = ep.member;
-    d.port = PORT_SELF;
+    d.inLink = PORT_SELF;
+    d.outLink = PORT_NONE;
+    d.link = -1;
     d.stage = STAGE_FORWARD;
   } else {
     d.member = ep.member;
-    d.port = PORT_SELF;
+    d.inLink = PORT_SELF;
+    d.outLink = PORT_NONE;
+    d.link = -1;
     d.session = ep.arg;
     d.stage = STAGE_SEND;
   }
-  if (tracing) event(EV_INJECT, d.stage, 0, 0, d, -1, d.port, d.link, <u32>ep.kind);
+  if (tracing) event(EV_INJECT, d.stage, 0, 0, d, -1, linkIdAt(d, d.stage), d.link, <u32>ep.kind);
 }

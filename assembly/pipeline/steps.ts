@@ -128,27 +128,28 @@ export const STEP: bool = false;
       // Every crossing is one hop; too many is a loop. A link that is down carries nothing (not counted).
       if (d.hops >= hopLimit) {
         if (lane) break;
-        return drop(d, d.member, d.port, STAGE_LINK, DROP_LOOP);
+        return drop(d, d.member, d.outLink, STAGE_LINK, DROP_LOOP);
       }
       if (l.down != 0) {
         if (lane) break;
-        return drop(d, d.member, d.port, STAGE_LINK, DROP_LINK_DOWN);
+        return drop(d, d.member, d.outLink, STAGE_LINK, DROP_LINK_DOWN);
       }
       // Allcast replication and anycast's choice (a call) are STEP's.
       if (lane) {
         if (d.via < 0 && n > 1 && (l.mode == MODE_ALLCAST || l.mode == MODE_ANYCAST)) break;
       }
       carry(d, l);
-      if (traced) event(EV_LINK, STAGE_LINK, 0, 0, d, -1, d.port, d.link, d.hops);
+      if (traced) event(EV_LINK, STAGE_LINK, 0, 0, d, -1, d.outLink, d.link, d.hops);
       if (d.via >= 0) {
         // A virtual link: a session of the underlay (layering) takes the packet, whole, at its member's send table.
         if (traced) event(EV_HANDOFF, STAGE_SEND, 0, 0, d, -1, d.session, d.link, <u32>d.via);
         d.member = d.via;
+        d.inLink = d.outLink; // it comes to send from the virtual link
         d.via = -1;
         d.keyMember = -1;
         stage = STAGE_SEND;
       } else if (n == 0) {
-        if (traced) event(EV_EXIT, STAGE_LINK, 0, 0, d, -1, d.port, d.link, 0);
+        if (traced) event(EV_EXIT, STAGE_LINK, 0, 0, d, -1, d.outLink, d.link, 0);
         release(d);
         return STAGE_DONE;
       } else if (!lane && n > 1 && l.mode == MODE_ALLCAST) {
@@ -160,7 +161,7 @@ export const STEP: bool = false;
           if (n > 1 && l.mode == MODE_ANYCAST) r = <i32>(flowHash(d, l) % <u32>n);
         }
         d.member = receiverMember(l, r);
-        d.port = receiverPort(l, r);
+        d.inLink = receiverPort(l, r);
         d.keyMember = -1;
         stage = STAGE_ACQUIRE;
       }
@@ -173,7 +174,7 @@ export const STEP: bool = false;
       const m = memberAt(d.member);
       if (memberDown(m)) {
         if (lane) break;
-        return drop(d, d.member, d.port, STAGE_SEND, DROP_MEMBER_DOWN);
+        return drop(d, d.member, d.inLink, STAGE_SEND, DROP_MEMBER_DOWN);
       }
       // The key: the session identifier, big-endian, in one zero-padded word.
       const t = changetype<Table>(m.send);
@@ -181,23 +182,23 @@ export const STEP: bool = false;
       const row = rowOf(h);
       if (row < 0) {
         if (lane) break;
-        return missed(d, t, d.member, d.port, STAGE_SEND, d.session, DROP_SEND_MISS);
+        return missed(d, t, d.member, d.inLink, STAGE_SEND, d.session, DROP_SEND_MISS);
       }
       if (!lane) looked(d, t, h, STAGE_SEND, d.session);
       const e = entryAt(t, row);
       if (e.code != ACT_PUSH) {
         if (lane) break;
-        return drop(d, d.member, d.port, STAGE_SEND, DROP_UNSUPPORTED);
+        return drop(d, d.member, d.inLink, STAGE_SEND, DROP_UNSUPPORTED);
       }
       const before = d.len;
       const refused = push(d, m.design, <usize>e.data);
       if (refused != DROP_NONE) {
         if (lane) break;
-        return drop(d, d.member, d.port, STAGE_SEND, refused);
+        return drop(d, d.member, d.inLink, STAGE_SEND, refused);
       }
       if (lane) countHit(t, row);
       if (traced) event(EV_PUSH, STAGE_SEND, 0, 0, d, -1, d.session, -1, d.len - before);
-      d.port = PORT_SELF;
+      d.inLink = PORT_SELF;
       d.keyMember = KEY_PUSHED;
       plan = PLAN_NONE;
       stage = STAGE_FORWARD;
@@ -212,16 +213,16 @@ export const STEP: bool = false;
       plan = lane ? planOf(m) : PLAN_NONE;
       if (plan == PLAN_NONE && memberDown(m)) {
         if (lane) break;
-        return drop(d, d.member, d.port, STAGE_ACQUIRE, DROP_MEMBER_DOWN);
+        return drop(d, d.member, d.inLink, STAGE_ACQUIRE, DROP_MEMBER_DOWN);
       }
       if (d.keyMember != d.member) {
         if (!parseHeader(d, m.design)) {
           if (lane) break;
-          return drop(d, d.member, d.port, STAGE_ACQUIRE, DROP_BAD_HEADER);
+          return drop(d, d.member, d.inLink, STAGE_ACQUIRE, DROP_BAD_HEADER);
         }
         d.keyMember = d.member;
       }
-      setInLink(key, d.port);
+      setInLink(key, d.inLink);
       const t = changetype<Table>(m.acquire);
       if (plan == PLAN_FORWARD) {
         // The table is keyless, and its one row says forward.
@@ -232,9 +233,9 @@ export const STEP: bool = false;
         const row = rowOf(h);
         if (row < 0) {
           if (lane) break;
-          return missed(d, t, d.member, d.port, STAGE_ACQUIRE, d.port, DROP_ACQUIRE_MISS);
+          return missed(d, t, d.member, d.inLink, STAGE_ACQUIRE, d.inLink, DROP_ACQUIRE_MISS);
         }
-        if (!lane) looked(d, t, h, STAGE_ACQUIRE, d.port);
+        if (!lane) looked(d, t, h, STAGE_ACQUIRE, d.inLink);
         const code = actionCode(t, h);
         if (code == ACT_FORWARD) {
           stage = STAGE_FORWARD;
@@ -244,7 +245,7 @@ export const STEP: bool = false;
           // Subduction: the overlay's shared member acquires it, on the same in-link.
           if (lane) countHit(t, row);
           const to = <i32>entryAt(t, row).arg;
-          if (traced) event(EV_HANDOFF, STAGE_ACQUIRE, 0, 0, d, -1, d.port, -1, <u32>to);
+          if (traced) event(EV_HANDOFF, STAGE_ACQUIRE, 0, 0, d, -1, d.inLink, -1, <u32>to);
           d.member = to;
           d.keyMember = -1;
           if (!lane) return stage;
@@ -255,7 +256,7 @@ export const STEP: bool = false;
           fanBoth();
           return replicate(d);
         } else {
-          return drop(d, d.member, d.port, STAGE_ACQUIRE, DROP_UNSUPPORTED);
+          return drop(d, d.member, d.inLink, STAGE_ACQUIRE, DROP_UNSUPPORTED);
         }
         if (lane) countHit(t, row);
       }
@@ -278,9 +279,9 @@ export const STEP: bool = false;
         const row = rowOf(h);
         if (row < 0) {
           if (lane) break;
-          return missed(d, t, d.member, d.port, STAGE_RECEIVE, d.port, DROP_RECEIVE_MISS);
+          return missed(d, t, d.member, d.inLink, STAGE_RECEIVE, d.inLink, DROP_RECEIVE_MISS);
         }
-        if (!lane) looked(d, t, h, STAGE_RECEIVE, d.port);
+        if (!lane) looked(d, t, h, STAGE_RECEIVE, d.inLink);
         const code = actionCode(t, h);
         if (code == ACT_DELIVER) {
           stage = STAGE_DELIVER;
@@ -292,14 +293,14 @@ export const STEP: bool = false;
           if (traced) event(EV_POP, STAGE_RECEIVE, 0, 0, d, -1, e.arg2, -1, d.hdrLen);
           takeHeaderOff(d, overlay);
           d.member = overlay;
-          d.port = e.arg2;
+          d.inLink = e.arg2;
           d.keyMember = -1;
           stage = STAGE_ACQUIRE;
           if (!lane) return stage;
           continue;
         } else {
           if (lane) break;
-          return drop(d, d.member, d.port, STAGE_RECEIVE, DROP_UNSUPPORTED);
+          return drop(d, d.member, d.inLink, STAGE_RECEIVE, DROP_UNSUPPORTED);
         }
         if (lane) countHit(t, row);
       }
@@ -316,7 +317,7 @@ export const STEP: bool = false;
         return shortOfRoom(d, STAGE_DELIVER, room);
       }
       hand(d, m, tagged);
-      if (traced) event(EV_DELIVER, STAGE_DELIVER, 0, 0, d, -1, d.port, -1, 0);
+      if (traced) event(EV_DELIVER, STAGE_DELIVER, 0, 0, d, -1, d.inLink, -1, 0);
       release(d);
       return STAGE_DONE;
     }
@@ -331,32 +332,32 @@ export const STEP: bool = false;
       if (plan != PLAN_FORWARD) {
         if (memberDown(m)) {
           if (lane) break;
-          return drop(d, d.member, d.port, STAGE_FORWARD, DROP_MEMBER_DOWN);
+          return drop(d, d.member, d.inLink, STAGE_FORWARD, DROP_MEMBER_DOWN);
         }
         // After a push the header is valid by construction: a table that looks at the in-link only needs no parse.
         if (d.keyMember != d.member && !(d.keyMember == KEY_PUSHED && m.forward != 0 && t.inLinkOnly)) {
           if (!parseHeader(d, m.design)) {
             if (lane) break;
-            return drop(d, d.member, d.port, STAGE_FORWARD, DROP_BAD_HEADER);
+            return drop(d, d.member, d.inLink, STAGE_FORWARD, DROP_BAD_HEADER);
           }
           d.keyMember = d.member;
         }
-        setInLink(key, d.port);
+        setInLink(key, d.inLink);
       }
       const h = find(t, key);
       const row = rowOf(h);
       if (row < 0) {
         if (lane) break;
-        return missed(d, t, d.member, d.port, STAGE_FORWARD, d.port, DROP_FORWARD_MISS);
+        return missed(d, t, d.member, d.inLink, STAGE_FORWARD, d.inLink, DROP_FORWARD_MISS);
       }
-      if (!lane) looked(d, t, h, STAGE_FORWARD, d.port);
+      if (!lane) looked(d, t, h, STAGE_FORWARD, d.inLink);
       const code = actionCode(t, h);
       if (code == ACT_SHARED_FORWARD) {
         // Subduction: the shared member in the underlay forwards it, marked as handed over (in-link `shared`).
         if (lane) countHit(t, row);
         const to = <i32>actionArg(t, h);
-        d.port = PORT_SHARED;
-        if (traced) event(EV_HANDOFF, STAGE_FORWARD, 0, 0, d, -1, d.port, -1, <u32>to);
+        d.inLink = PORT_SHARED;
+        if (traced) event(EV_HANDOFF, STAGE_FORWARD, 0, 0, d, -1, d.inLink, -1, <u32>to);
         d.member = to;
         d.keyMember = -1;
         plan = PLAN_NONE;
@@ -369,14 +370,14 @@ export const STEP: bool = false;
         if (outs != 1) break;
       } else if (outs == 0) {
         const reason = code == ACT_DROP || code == ACT_OUT ? DROP_FORWARD_DROP : DROP_UNSUPPORTED;
-        return drop(d, d.member, d.port, STAGE_FORWARD, reason);
+        return drop(d, d.member, d.inLink, STAGE_FORWARD, reason);
       }
       // A planned member has no side effect.
       if (plan != PLAN_FORWARD) {
-        const refused = ttlEffect(d, m, d.port);
+        const refused = ttlEffect(d, m, d.inLink);
         if (refused != DROP_NONE) {
           if (lane) break;
-          return drop(d, d.member, d.port, STAGE_FORWARD, refused);
+          return drop(d, d.member, d.inLink, STAGE_FORWARD, refused);
         }
       }
       if (!lane) {
@@ -386,7 +387,7 @@ export const STEP: bool = false;
         }
       }
       if (lane) countHit(t, row);
-      d.port = actionArg(t, h); // the one out-link, kept in the entry (or the action word) by the control plane
+      d.outLink = actionArg(t, h); // the one out-link, kept in the entry (or the action word) by the control plane
       stage = STAGE_TRANSMIT;
       if (!lane) return stage;
     }
@@ -398,20 +399,20 @@ export const STEP: bool = false;
       const m = memberAt(d.member);
       // The key: the out-link identifier, big-endian, in one zero-padded word.
       const t = changetype<Table>(m.transmit);
-      const h = lane ? findIdDirect(t, d.port) : findId(t, d.port, 2);
+      const h = lane ? findIdDirect(t, d.outLink) : findId(t, d.outLink, 2);
       const row = rowOf(h);
       if (row < 0) {
         if (lane) break;
-        return missed(d, t, d.member, d.port, STAGE_TRANSMIT, d.port, DROP_TRANSMIT_MISS);
+        return missed(d, t, d.member, d.outLink, STAGE_TRANSMIT, d.outLink, DROP_TRANSMIT_MISS);
       }
-      if (!lane) looked(d, t, h, STAGE_TRANSMIT, d.port);
-      const to = outLink(m, d.port);
+      if (!lane) looked(d, t, h, STAGE_TRANSMIT, d.outLink);
+      const to = outLink(m, d.outLink);
       const e = entryAt(t, row);
       // A planned member's transmit rows are all physical.
       if (plan == PLAN_FORWARD || e.code == ACT_PHYSICAL) {
         if (to < 0) {
           if (lane) break;
-          return drop(d, d.member, d.port, STAGE_TRANSMIT, DROP_NO_LINK);
+          return drop(d, d.member, d.outLink, STAGE_TRANSMIT, DROP_NO_LINK);
         }
         d.link = to;
         stage = STAGE_LINK;
@@ -426,12 +427,13 @@ export const STEP: bool = false;
           // No virtual link to cross: straight to the underlay member's send table.
           if (traced) event(EV_HANDOFF, STAGE_SEND, 0, 0, d, -1, d.session, d.link, e.arg);
           d.member = <i32>e.arg;
+          d.inLink = d.outLink;
           d.keyMember = -1;
           stage = STAGE_SEND;
         }
       } else {
         if (lane) break;
-        return drop(d, d.member, d.port, STAGE_TRANSMIT, DROP_UNSUPPORTED);
+        return drop(d, d.member, d.outLink, STAGE_TRANSMIT, DROP_UNSUPPORTED);
       }
       if (lane) countHit(t, row);
       if (!lane) return stage;

@@ -165,7 +165,7 @@ export function memberDelivered(i: i32): f64 {
 }
 /** Input packets run; with the copies asked for, the packets that each had one fate. */
 export function packetsInjected(): f64 {
-  return <f64>injected;
+  return <f64>injected();
 }
 export function packetsCopied(): f64 {
   return <f64>copiesAsked;

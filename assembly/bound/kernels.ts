@@ -26,7 +26,7 @@ import { carry, hand, push, takeHeaderOff, ttlEffect } from "../pipeline/effects
 import { drained } from "../pipeline/output";
 import { keyOf, Packet, PACKET_SIZE, release } from "../pipeline/packet";
 import { parseHeader, setInLink } from "../pipeline/parse";
-import { loadInput, startBatch } from "../pipeline/run";
+import { nextInput, startBatch } from "../pipeline/run";
 import { linkAt, Member, memberAt, outLink, receiverMember, receiverPort } from "../pipeline/topology";
 
 export const KERNEL_L2: i32 = 0;
@@ -40,7 +40,7 @@ const d = changetype<Packet>(memory.data(PACKET_SIZE, 16));
 export function boundRun(n: i32, first: u32, base: u32, kernel: i32): void {
   const count = startBatch(n, first, base);
   for (let i = 0; i < count; i++) {
-    loadInput(d, i);
+    nextInput(d);
     if (kernel == KERNEL_L2) l2(d);
     else if (kernel == KERNEL_HUB) hub(d);
     else if (kernel == KERNEL_ROUTER) router(d);

@@ -9,24 +9,14 @@
 //
 //   inOffset u32[] │ inLen u32[] │ inOrigLen u32[] │ inSec f64[] │ inNsec u32[] │ inEndpoint u32[]
 
-import {
-  EV_INJECT,
-  INJECT_LINK,
-  INJECT_SELF,
-  PORT_NONE,
-  PORT_SELF,
-  STAGE_DONE,
-  STAGE_FORWARD,
-  STAGE_LINK,
-  STAGE_SEND,
-} from "../abi";
+import { EV_INJECT, STAGE_DONE } from "../abi";
 import { plansExpire } from "./plan";
 import { event, inRanges, traceCap, traceOn, tracePos, traceRoom, traceSome, tracing } from "./output";
 import { linkIdAt, Packet, PACKET_SIZE, SLACK } from "./packet";
 import { pop, resetCopies } from "./replicate";
 import { STAGE_WAIT } from "./room";
 import { LANE, STEP, walk } from "./steps";
-import { endpointAt, linkAt } from "./topology";
+import { endpointAt } from "./topology";
 
 export const STATUS_DONE: i32 = 0;
 export const STATUS_PAUSED: i32 = 1;
@@ -39,13 +29,22 @@ export let inOrigLen: usize = 0;
 export let inSec: usize = 0;
 export let inNsec: usize = 0;
 export let inEndpoint: usize = 0;
-/** Input packets loaded since the counters were reset: each ends with one fate, as does each copy. */
-export let injected: u64 = 0;
-export function injectedReset(): void {
-  injected = 0;
-}
 let inCount: i32 = 0;
+/** The batch's next input packet: the batch has loaded inNext of them. */
 let inNext: i32 = 0;
+/**
+ * Input packets loaded before this batch since the counters were reset, less
+ * this batch's loaded before the reset: adding inNext gives injected(). The
+ * batch loop only counts inNext up.
+ */
+let injectedBefore: u64 = 0;
+/** Input packets loaded since the counters were reset: each ends with one fate, as does each copy. */
+export function injected(): u64 {
+  return injectedBefore + <u64>inNext;
+}
+export function injectedReset(): void {
+  injectedBefore = -(<u64>inNext);
+}
 let firstPacket: u32 = 0;
 /** inOffset values are relative to this: the batch's offsets as the reader gave them. */
 let inBase: u32 = 0;
@@ -78,7 +77,8 @@ export function setMaxFanout(n: i32): void {
 }
 
 const cur = changetype<Packet>(memory.data(PACKET_SIZE, 16));
-let active = false;
+/** A pause left `cur` part-way, to go on at cur.stage. */
+let paused = false;
 
 /** The descriptor of the packet the batch holds: where a paused run's packet waits (tests read it). */
 export function heldPacket(): usize {
@@ -97,6 +97,7 @@ export function run(n: i32, first: u32, base: u32): i32 {
 /** Takes a batch of `n` input packets, numbered from `first` (see run); returns how many it holds. */
 export function startBatch(n: i32, first: u32, base: u32): i32 {
   inCount = n < inCap ? n : inCap;
+  injectedBefore += <u64>inNext;
   inNext = 0;
   firstPacket = first;
   inBase = base;
@@ -109,43 +110,52 @@ export function startBatch(n: i32, first: u32, base: u32): i32 {
  * call drained(), then resume()) or STATUS_DONE when every packet is finished.
  */
 export function resume(): i32 {
+  let stage = STAGE_DONE;
+  if (paused) {
+    paused = false;
+    stage = cur.stage;
+  }
   while (true) {
-    if (!active) {
+    if (stage == STAGE_DONE) {
+      // The packet is finished: the next copy of it waiting, or the next input packet.
       if (pop(cur)) {
-        active = true;
+        stage = cur.stage;
       } else if (inNext < inCount) {
-        // Room for the injection, should the packet be traced.
-        if (traceOn && tracePos >= traceCap) return STATUS_PAUSED;
-        loadInput(cur, inNext++);
-        active = true;
+        if (traceOn) {
+          // Room for the injection, should the packet be traced.
+          if (tracePos >= traceCap) return STATUS_PAUSED;
+          // With --trace-packets: this packet and its copies are traced, or not.
+          if (traceSome) tracing = inRanges(firstPacket + <u32>inNext);
+        }
+        stage = nextInput(cur);
       } else {
+        cur.stage = STAGE_DONE; // the batch holds no packet (heldPacket)
         return STATUS_DONE;
       }
     }
-    let stage = cur.stage;
-    while (stage != STAGE_DONE) {
-      // Without a trace the fast lane takes the packet as far as it can; STEP takes the step it leaves.
-      if (!tracing) {
-        stage = fastLane(cur, stage);
-        if (stage == STAGE_DONE) break;
-      }
-      // A step writes at most 4 + maxFanout trace events.
-      if (tracing && !traceRoom(4 + maxFanout)) {
-        cur.stage = stage;
-        return STATUS_PAUSED;
-      }
-      cur.stage = stage;
-      stage = oneStep(cur, stage);
-      // The step wants room in a ring: take it again once the TypeScript side has emptied them.
-      if (stage == STAGE_WAIT) return STATUS_PAUSED;
+    // Without a trace the fast lane takes the packet as far as it can; STEP takes the step it leaves.
+    if (!tracing) {
+      stage = fastLane(cur, stage);
+      if (stage == STAGE_DONE) continue;
     }
-    cur.stage = STAGE_DONE;
-    active = false;
+    // A step writes at most 4 + maxFanout trace events.
+    if (tracing && !traceRoom(4 + maxFanout)) return pause(stage);
+    cur.stage = stage;
+    stage = oneStep(cur, stage);
+    // The step wants room in a ring: take it again once the TypeScript side has emptied them.
+    if (stage == STAGE_WAIT) return pause(cur.stage);
   }
   return STATUS_DONE; // not reached: AssemblyScript wants it after an endless loop
 }
 
-/** The fast lane (steps.ts), in a function of its own: the engine keeps its locals in registers. */
+/** Leaves `cur` to go on at `stage` when resume is next called. */
+function pause(stage: i32): i32 {
+  cur.stage = stage;
+  paused = true;
+  return STATUS_PAUSED;
+}
+
+/** The fast lane (steps.ts), in a function of its own: the engine compiles it apart from the batch loop. */
 function fastLane(d: Packet, stage: i32): i32 {
   return walk(d, stage, LANE);
 }
@@ -155,8 +165,13 @@ function fastLane(d: Packet, stage: i32): i32 {
   return walk(d, stage, STEP);
 }
 
-/** Loads input packet `i` into `d` at its endpoint. */
-@inline export function loadInput(d: Packet, i: i32): void {
+/** Loads the batch's next input packet into `d` (see loadInput), which counts it as injected. */
+@inline export function nextInput(d: Packet): i32 {
+  return loadInput(d, inNext++);
+}
+
+/** Loads input packet `i` into `d` at its endpoint; returns the step it starts with. */
+@inline export function loadInput(d: Packet, i: i32): i32 {
   const o = (<usize>i) << 2;
   d.data = inData + <usize>(load<u32>(inOffset + o) - inBase);
   d.len = load<u32>(inLen + o);
@@ -166,35 +181,18 @@ function fastLane(d: Packet, stage: i32): i32 {
   d.slot = -1;
   d.hops = 0;
   d.packet = firstPacket + <u32>i;
-  // With --trace-packets: this packet and its copies are traced, or not.
-  if (traceSome) tracing = inRanges(d.packet);
   d.copy = 0;
-  d.session = 0;
   d.via = -1;
   d.keyMember = -1;
-  injected++;
   resetCopies();
+  // Where the endpoint's kind puts the packet was worked out when the endpoint was set (topology.ts endpointSet).
   const ep = endpointAt(<i32>load<u32>(inEndpoint + o));
-  if (ep.kind == INJECT_LINK) {
-    const l = linkAt(ep.link);
-    d.member = l.sender;
-    d.inLink = PORT_NONE;
-    d.outLink = l.sender >= 0 ? l.senderPort : PORT_NONE;
-    d.link = ep.link;
-    d.stage = STAGE_LINK;
-  } else if (ep.kind == INJECT_SELF) {
-    d.member = ep.member;
-    d.inLink = PORT_SELF;
-    d.outLink = PORT_NONE;
-    d.link = -1;
-    d.stage = STAGE_FORWARD;
-  } else {
-    d.member = ep.member;
-    d.inLink = PORT_SELF;
-    d.outLink = PORT_NONE;
-    d.link = -1;
-    d.session = ep.arg;
-    d.stage = STAGE_SEND;
-  }
+  d.member = ep.member;
+  d.inLink = ep.inLink;
+  d.outLink = ep.outLink;
+  d.link = ep.link;
+  d.session = ep.session;
+  d.stage = ep.stage;
   if (tracing) event(EV_INJECT, d.stage, 0, 0, d, -1, linkIdAt(d, d.stage), d.link, <u32>ep.kind);
+  return d.stage;
 }

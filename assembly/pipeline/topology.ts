@@ -20,7 +20,17 @@
 //   │ recorded i32 │ design i32 │ packets u64 │ bytes u64 │ recordingId │ down u32 │ pad u64 │
 //   └──────────────┴────────────┴─────────────┴───────────┴─────────────┴──────────┴─────────┘
 
-import { DROP_COUNT, INJECT_LINK, ROLE_COUNT } from "../abi";
+import {
+  DROP_COUNT,
+  INJECT_LINK,
+  INJECT_SESSION,
+  PORT_NONE,
+  PORT_SELF,
+  ROLE_COUNT,
+  STAGE_FORWARD,
+  STAGE_LINK,
+  STAGE_SEND,
+} from "../abi";
 import { Table } from "../tables/table";
 import { tableById } from "../tables/write";
 
@@ -70,15 +80,31 @@ export class Link {
   pad: u64;
 }
 
-/** Where input packets enter: a link (as if transmitted on it), or a member (sent by it). */
+/**
+ * Where input packets enter: a link (as if transmitted on it), or a member
+ * (sent by it, into a session or not). The fields are the ones a packet's
+ * descriptor starts with there, worked out when the endpoint or its link is
+ * set, so that loading a packet copies them and does not look at the kind.
+ *
+ *   ┌──────────┬────────────┬────────────┬─────────────┬──────────┬─────────────┬───────────┐
+ *   │ kind i32 │ member i32 │ inLink u32 │ outLink u32 │ link i32 │ session u32 │ stage i32 │
+ *   └──────────┴────────────┴────────────┴─────────────┴──────────┴─────────────┴───────────┘
+ */
 @unmanaged
 export class Endpoint {
   kind: i32;
+  /** The member the packet is at: the link's sender (−1 outside) for kind link. */
   member: i32;
-  /** The session (kind session). */
-  arg: u32;
-  /** The link (kind link). */
+  /** Its in-link there: PORT_SELF when the member sends it, else PORT_NONE. */
+  inLink: u32;
+  /** Its out-link: the sender's identifier on the link (kind link; PORT_NONE for a sender outside), else PORT_NONE. */
+  outLink: u32;
+  /** The link it is on (kind link), else −1. */
   link: i32;
+  /** The session it is sent into (kind session), else 0. */
+  session: u32;
+  /** The step it starts with. */
+  stage: i32;
 }
 
 export let members: usize = 0;
@@ -199,6 +225,11 @@ export function linkSet(
     const m = memberAt(sender);
     if (<i32>port < m.nPorts) store<i32>(m.portLinks + ((<usize>port) << 2), i);
   }
+  // Endpoints set before on this link start from its sender.
+  for (let k = 0; k < nEndpoints; k++) {
+    const e = endpointAt(k);
+    if (e.kind == INJECT_LINK && e.link == i) endpointOnLink(e);
+  }
 }
 
 /** Member `i` transmits on link `link` with identifier `port` too (the overlay's shared member, subduction). */
@@ -239,12 +270,31 @@ export function endpointsGrow(e: i32): void {
   nEndpoints = e;
 }
 
+/** Endpoint `i`: onto link `link` (INJECT_LINK), sent by `member` (INJECT_SELF) or into its session `arg`. */
 export function endpointSet(i: i32, kind: i32, member: i32, arg: u32, link: i32): void {
   const e = endpointAt(i);
   e.kind = kind;
-  e.member = member;
-  e.arg = arg;
-  e.link = kind == INJECT_LINK ? link : -1;
+  if (kind == INJECT_LINK) {
+    e.link = link;
+    endpointOnLink(e);
+    e.session = 0;
+    e.stage = STAGE_LINK;
+  } else {
+    e.member = member;
+    e.inLink = PORT_SELF;
+    e.outLink = PORT_NONE;
+    e.link = -1;
+    e.session = kind == INJECT_SESSION ? arg : 0;
+    e.stage = kind == INJECT_SESSION ? STAGE_SEND : STAGE_FORWARD;
+  }
+}
+
+/** A packet put on e's link starts as if its sender had just transmitted it. */
+function endpointOnLink(e: Endpoint): void {
+  const l = linkAt(e.link);
+  e.member = l.sender;
+  e.inLink = PORT_NONE;
+  e.outLink = l.sender >= 0 ? l.senderPort : PORT_NONE;
 }
 
 /** Takes link `i` down (`down` true) or up: a link that is down drops what is sent onto it (DROP_LINK_DOWN). */

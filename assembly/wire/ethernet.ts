@@ -88,9 +88,21 @@ export const TPID_SERVICE_OLD: u32 = 0x9100;
 
 /** Bytes `emit` writes for the header fields in key vector `key`: tags only where a tag field is set. */
 export function emitLen(key: usize): i32 {
-  const ivid = getU16(key + KEY_ETHERNET_IVID);
-  const tagged = ivid != 0 || getU16(key + KEY_ETHERNET_VID) != 0 || load<u8>(key + KEY_ETHERNET_PCP) != 0;
-  return HEADER_LEN + (tagged ? TAG_LEN : 0) + (ivid != 0 ? TAG_LEN : 0);
+  return HEADER_LEN + (tagged(key) ? TAG_LEN : 0) + (innerTagged(key) ? TAG_LEN : 0);
+}
+
+// Whether a tag field is set does not depend on its byte order: tested as stored, with no swap.
+
+/** The fields in key vector `key` ask for a tag: vid, pcp or ivid set. */
+@inline function tagged(key: usize): bool {
+  return (
+    (load<u16>(key + KEY_ETHERNET_VID) | load<u8>(key + KEY_ETHERNET_PCP) | load<u16>(key + KEY_ETHERNET_IVID)) != 0
+  );
+}
+
+/** The fields in key vector `key` ask for an inner tag too: ivid set. */
+@inline function innerTagged(key: usize): bool {
+  return load<u16>(key + KEY_ETHERNET_IVID) != 0;
 }
 
 /** Writes the header described by key vector `key` at `p` (emitLen(key) bytes). */
@@ -99,17 +111,16 @@ export function emit(p: usize, key: usize): void {
   store<u64>(p + field.DST, load<u64>(key + KEY_ETHERNET_DST));
   store<u32>(p + field.DST + 8, load<u32>(key + KEY_ETHERNET_DST + 8));
   let at = field.TYPE;
-  const vid = getU16(key + KEY_ETHERNET_VID);
-  const pcp = <u32>load<u8>(key + KEY_ETHERNET_PCP);
-  const ivid = getU16(key + KEY_ETHERNET_IVID);
-  if ((vid | pcp | ivid) != 0) {
+  if (tagged(key)) {
+    const inner = innerTagged(key);
+    const pcp = <u32>load<u8>(key + KEY_ETHERNET_PCP);
     // Double-tagged: a service tag outside, the customer tag inside (802.1ad).
-    setU16(p + at + tag.TPID, ivid != 0 ? TPID_SERVICE : TPID_CUSTOMER);
-    setU16(p + at + tag.TCI, (pcp << 13) | vid);
+    setU16(p + at + tag.TPID, inner ? TPID_SERVICE : TPID_CUSTOMER);
+    setU16(p + at + tag.TCI, (pcp << 13) | getU16(key + KEY_ETHERNET_VID));
     at += TAG_LEN;
-    if (ivid != 0) {
+    if (inner) {
       setU16(p + at + tag.TPID, TPID_CUSTOMER);
-      setU16(p + at + tag.TCI, ivid);
+      setU16(p + at + tag.TCI, getU16(key + KEY_ETHERNET_IVID));
       at += TAG_LEN;
     }
   }

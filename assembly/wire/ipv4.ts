@@ -36,6 +36,8 @@ export const HEADER_LEN: i32 = field.DST + 4;
 export const VERSION: u32 = 4;
 const FRAG_OFFSET_MASK: u32 = 0x1fff;
 const MORE_FRAGMENTS: u32 = 0x2000;
+/** ~m + m' of RFC 1624 when the TTL goes down by one: see decrementTtl. */
+const TTL_DECREMENT_SUM: u32 = 0xfeff;
 const SCTP: u32 = 132;
 const UDP_LITE: u32 = 136;
 
@@ -69,7 +71,15 @@ export function statedLen(p: usize, len: i32): i32 {
 
 /** Whether `proto` carries 16-bit ports in its first four bytes. */
 @inline function hasPorts(proto: u32): bool {
-  return proto == tcp.PROTOCOL || proto == udp.PROTOCOL || proto == SCTP || proto == UDP_LITE;
+  // A switch: TCP and UDP are found after a test or two, where || would test all four every time.
+  switch (proto) {
+    case tcp.PROTOCOL:
+    case udp.PROTOCOL:
+    case SCTP:
+    case UDP_LITE:
+      return true;
+  }
+  return false;
 }
 
 /**
@@ -79,9 +89,10 @@ export function statedLen(p: usize, len: i32): i32 {
  * designs that start with IPv4 (ipv4, gre, vxlan) all check it this way.
  */
 export function check(p: usize, len: i32): i32 {
-  if (len < HEADER_LEN || version(p) != VERSION) return -1;
+  if (len < HEADER_LEN) return -1;
   const hlen = headerLen(p);
-  if (hlen < HEADER_LEN || hlen > len || <i32>totalLen(p) < hlen) return -1;
+  if (version(p) != VERSION || hlen < HEADER_LEN) return -1;
+  if (hlen > len || <i32>totalLen(p) < hlen) return -1;
   return hlen;
 }
 
@@ -103,18 +114,16 @@ export function parse(p: usize, len: i32, key: usize): i32 {
   const hlen = check(p, len);
   if (hlen < 0) return -1;
   const proto = protocol(p);
-  let sport: u32 = 0;
-  let dport: u32 = 0;
+  // sport then dport, big-endian both, as the key holds them: their four bytes as they are (0 without ports).
+  let ports: u32 = 0;
   const firstFragment = (getU16(p + field.FLAGS_FRAG) & FRAG_OFFSET_MASK) == 0;
-  if (firstFragment && hasPorts(proto) && hlen + tcp.PORTS_LEN <= len) {
-    sport = tcp.srcPort(p + hlen);
-    dport = tcp.dstPort(p + hlen);
-  }
+  if (firstFragment && hasPorts(proto) && hlen + tcp.PORTS_LEN <= len) ports = load<u32>(p + hlen + tcp.field.SRC_PORT);
   // The key's words written whole (see ethernet.ts parse): word 0 the in-link (0: keyFor writes it), src and
-  // dst's first half; word 1 dst's second half, proto, ttl, dscp, sport and dport's high byte; word 2 its low byte.
+  // dst's first half; word 1 dst's second half, proto, ttl, dscp, sport and dport's first byte; word 2 its second.
   if (KEY_IPV4_SRC != 2 || KEY_IPV4_DST != 6 || KEY_IPV4_PROTO != 10 || KEY_IPV4_TTL != 11 || KEY_IPV4_DSCP != 12)
     unreachable();
   if (KEY_IPV4_SPORT != 13 || KEY_IPV4_DPORT != 15 || field.DST != field.SRC + 4) unreachable();
+  if (tcp.field.DST_PORT != tcp.field.SRC_PORT + 2) unreachable();
   const addresses = load<u64>(p + field.SRC); // src then dst, big-endian both, as the key holds them
   store<u64>(key, addresses << 16);
   const w1 =
@@ -122,10 +131,9 @@ export function parse(p: usize, len: i32, key: usize): i32 {
     ((<u64>proto) << 16) |
     ((<u64>ttl(p)) << 24) |
     ((<u64>dscp(p)) << 32) |
-    ((<u64>bswap<u16>(<u16>sport)) << 40) |
-    ((<u64>(dport >> 8)) << 56);
+    ((<u64>(ports & 0xffffff)) << 40);
   store<u64>(key, w1, 8);
-  store<u64>(key, <u64>(dport & 0xff), 16);
+  store<u64>(key, <u64>(ports >>> 24), 16);
   return hlen;
 }
 
@@ -189,12 +197,11 @@ export function emitFields(
 export function decrementTtl(p: usize): bool {
   const t = ttl(p);
   if (t <= 1) return false;
-  const old = (t << 8) | protocol(p);
-  const now = ((t - 1) << 8) | protocol(p);
-  let sum = (~getU16(p + field.CHECKSUM) & 0xffff) + (~old & 0xffff) + now;
-  sum = (sum & 0xffff) + (sum >>> 16);
-  sum = (sum & 0xffff) + (sum >>> 16);
   setU8(p + field.TTL, t - 1);
+  // m is the TTL/protocol word, m' = m − 0x100: ~m + m' is 0xfeff whatever m is, and ~HC + 0xfeff is at most
+  // 0x1fefe, which one end-around carry folds to 16 bits.
+  let sum = (~getU16(p + field.CHECKSUM) & 0xffff) + TTL_DECREMENT_SUM;
+  sum = (sum & 0xffff) + (sum >>> 16);
   setU16(p + field.CHECKSUM, ~sum & 0xffff);
   return true;
 }

@@ -117,6 +117,34 @@ const cases = [
     fields: { src: 0xc0a80001n, dst: 0xc0a80002n, proto: 6n, ttl: 7n, dscp: 46n, sport: 80n, dport: 8080n },
   },
   {
+    name: "ipv4, SCTP: ports, every byte its own",
+    design: "ipv4",
+    bytes: hex("4500001c 0000 0000 40 84 0000 0a000001 0a000302 abcd ef01 0000 0000"),
+    len: 20,
+    fields: { src: 0x0a000001n, dst: 0x0a000302n, proto: 132n, ttl: 64n, dscp: 0n, sport: 0xabcdn, dport: 0xef01n },
+  },
+  {
+    name: "ipv4, UDP-Lite",
+    design: "ipv4",
+    bytes: hex("4500001c 0000 0000 40 88 0000 0a000001 0a000302 0102 0304 0000 0000"),
+    len: 20,
+    fields: { src: 0x0a000001n, dst: 0x0a000302n, proto: 136n, ttl: 64n, dscp: 0n, sport: 0x0102n, dport: 0x0304n },
+  },
+  {
+    name: "ipv4, ICMP has no ports",
+    design: "ipv4",
+    bytes: hex("4500001c 0000 0000 40 01 0000 0a000001 0a000302 0800 0000 0000 0000"),
+    len: 20,
+    fields: { src: 0x0a000001n, dst: 0x0a000302n, proto: 1n, ttl: 64n, dscp: 0n, sport: 0n, dport: 0n },
+  },
+  {
+    name: "ipv4, UDP cut short before its ports",
+    design: "ipv4",
+    bytes: hex("4500001c 0000 0000 40 11 0000 0a000001 0a000302 04d2 00"),
+    len: 20,
+    fields: { src: 0x0a000001n, dst: 0x0a000302n, proto: 17n, ttl: 64n, dscp: 0n, sport: 0n, dport: 0n },
+  },
+  {
     name: "ipv4, a later fragment has no ports",
     design: "ipv4",
     bytes: hex("4500001c 0000 0010 40 11 0000 0a000001 0a000302 04d2 0035 0008 0000"),
@@ -326,6 +354,20 @@ describe("header designs: emit", () => {
       want: hex("020000000002 020000000001 8100 a00a 0800"),
     },
     {
+      name: "ethernet, a priority tag (pcp alone)",
+      design: "ethernet",
+      payload: 0,
+      pcp: 3n,
+      want: hex("020000000002 020000000001 8100 6000 0800"),
+    },
+    {
+      name: "ethernet, QinQ with no outer vid",
+      design: "ethernet",
+      payload: 0,
+      ivid: 200n,
+      want: hex("020000000002 020000000001 88a8 0000 8100 00c8 0800"),
+    },
+    {
       name: "ethernet, QinQ",
       design: "ethernet",
       payload: 0,
@@ -415,6 +457,24 @@ describe("forwarding's side effect", () => {
     expect(ok).toBe(true);
     expect(after[8]).toBe(ttl - 1);
     expect(checksum(after)).toBe(0);
+  });
+
+  it.each([64, 2, 255])("ipv4 TTL %i − 1: RFC 1624's HC' = ~(~HC + ~m + m') for every checksum HC", (ttl) => {
+    const h = emit(design("ipv4"), { src: 0xc0a80001n, dst: 0xc0a80002n, proto: 17n, ttl: BigInt(ttl) }, 0);
+    const buf = dp.alloc(h.length);
+    const m = (ttl << 8) | 17;
+    const wrong: string[] = [];
+    for (let hc = 0; hc <= 0xffff; hc++) {
+      dp.mem.u8.set(h, buf);
+      dp.mem.u8.set([hc >> 8, hc & 0xff], buf + 10);
+      x.designDecrementTtl(design("ipv4").id, buf);
+      let sum = (~hc & 0xffff) + (~m & 0xffff) + (m - 0x100);
+      sum = (sum & 0xffff) + (sum >>> 16);
+      sum = (sum & 0xffff) + (sum >>> 16);
+      const got = checksumHex(dp.mem.u8.subarray(buf, buf + h.length));
+      if (got !== (~sum & 0xffff).toString(16).padStart(4, "0")) wrong.push(`${hc.toString(16)} → ${got}`);
+    }
+    expect(wrong).toEqual([]);
   });
 
   it.each([1, 0])("ipv4 TTL %i expires and leaves the packet as it was", (ttl) => {

@@ -98,10 +98,10 @@ export function emitLen(key: usize): i32 {
 /** Writes the IPv4 and GRE headers for fields `key` at `p`, in front of `payloadLen` bytes. */
 export function emit(p: usize, key: usize, payloadLen: i32): void {
   const greLen = emitLen(key) - ipv4.HEADER_LEN;
+  if (KEY_GRE_DST != KEY_GRE_SRC + 4) unreachable();
   ipv4.emitFields(
     p,
-    getU32(key + KEY_GRE_SRC),
-    getU32(key + KEY_GRE_DST),
+    load<u64>(key + KEY_GRE_SRC), // src then dst, as on the wire
     PROTOCOL,
     <u32>load<u8>(key + KEY_GRE_DSCP),
     <u32>load<u8>(key + KEY_GRE_TTL),

@@ -6,7 +6,7 @@
 //   └─────────┴──────────┴───────────┴────────┴─────────────┴─────────┴───────────┴──────────────┴─────────┴─────────┘
 //   HEADER_LEN = 20, then IHL × 4 − 20 bytes of options.
 
-import { getU16, getU32, getU8, setU16, setU32, setU8 } from "./bytes";
+import { getU16, getU32, getU8, setU16, setU8 } from "./bytes";
 import { onesSum } from "./checksum";
 import * as tcp from "./tcp";
 import * as udp from "./udp";
@@ -147,10 +147,10 @@ export function headerChecksum(p: usize, hlen: i32): u32 {
 
 /** Writes a 20-byte header from key vector `key` at `p`, for a payload of `payloadLen` bytes. */
 export function emit(p: usize, key: usize, payloadLen: i32, ttlValue: u32): void {
+  if (KEY_IPV4_DST != KEY_IPV4_SRC + 4) unreachable();
   emitFields(
     p,
-    getU32(key + KEY_IPV4_SRC),
-    getU32(key + KEY_IPV4_DST),
+    load<u64>(key + KEY_IPV4_SRC),
     <u32>load<u8>(key + KEY_IPV4_PROTO),
     <u32>load<u8>(key + KEY_IPV4_DSCP),
     ttlValue,
@@ -161,16 +161,10 @@ export function emit(p: usize, key: usize, payloadLen: i32, ttlValue: u32): void
 /**
  * Writes a 20-byte header at `p` in front of `payloadLen` bytes: no options, not
  * a fragment, identification 0, the total length and the checksum right.
+ * `addresses` is src then dst as on the wire (as a key vector holds them),
+ * loaded as one u64: stored as it is.
  */
-export function emitFields(
-  p: usize,
-  src: u32,
-  dst: u32,
-  proto: u32,
-  dscpValue: u32,
-  ttlValue: u32,
-  payloadLen: i32,
-): void {
+export function emitFields(p: usize, addresses: u64, proto: u32, dscpValue: u32, ttlValue: u32, payloadLen: i32): void {
   const verIhl = (VERSION << 4) | (<u32>(HEADER_LEN >> 2));
   const tos = (dscpValue << 2) & 0xff;
   const total = (<u32>(HEADER_LEN + payloadLen)) & 0xffff;
@@ -181,8 +175,10 @@ export function emitFields(
   setU16(p + field.IDENT, 0);
   setU16(p + field.FLAGS_FRAG, 0);
   setU16(p + field.TTL, ttlProto); // TTL, then protocol
-  setU32(p + field.SRC, src);
-  setU32(p + field.DST, dst);
+  if (field.DST != field.SRC + 4) unreachable();
+  store<u64>(p + field.SRC, addresses);
+  const src = srcAddr(p);
+  const dst = dstAddr(p);
   // The checksum from the words just written (identification and fragment words are 0).
   let sum = ((verIhl << 8) | tos) + total + ttlProto + (src >>> 16) + (src & 0xffff) + (dst >>> 16) + (dst & 0xffff);
   sum = (sum & 0xffff) + (sum >>> 16);

@@ -5,7 +5,7 @@
 //   └───────────┴───────────┴─────────┴─────────┴──────────────────────────┘
 //
 // Ports sit where UDP's and SCTP's do, so the IPv4 key builder reads all three
-// through srcPort / dstPort here once PORTS_LEN bytes are present.
+// at field.SRC_PORT here, as the four bytes they are, once PORTS_LEN bytes are present.
 
 import { getU16 } from "./bytes";
 

@@ -26,10 +26,12 @@ export const PROTOCOL: u32 = 17;
 /**
  * Writes a header at `p` in front of `payloadLen` bytes, checksum 0: "no
  * checksum", which UDP over IPv4 allows (RFC 768) and tunnels use (RFC 7348 §5).
+ * `ports` is sport then dport as on the wire (as a key vector holds them), loaded
+ * as one u32: stored as it is.
  */
-export function emit(p: usize, sport: u32, dport: u32, payloadLen: i32): void {
-  setU16(p + field.SRC_PORT, sport);
-  setU16(p + field.DST_PORT, dport);
+export function emit(p: usize, ports: u32, payloadLen: i32): void {
+  if (field.DST_PORT != field.SRC_PORT + 2) unreachable();
+  store<u32>(p + field.SRC_PORT, ports);
   setU16(p + field.LENGTH, <u32>(HEADER_LEN + payloadLen));
   setU16(p + field.CHECKSUM, 0);
 }

@@ -14,7 +14,7 @@
 // Writing: IPv4 (total length and checksum right), UDP (length right,
 // checksum 0, as RFC 7348 §5 recommends for IPv4), flags I, the VNI.
 
-import { getU16, getU24, getU32, setU24, setU32, setU8 } from "./bytes";
+import { setU32 } from "./bytes";
 import * as ipv4 from "./ipv4";
 import * as udp from "./udp";
 import {
@@ -71,19 +71,20 @@ export function parse(p: usize, len: i32, key: usize): i32 {
 /** Writes the IPv4, UDP and VXLAN headers for fields `key` at `p` (EMIT_LEN bytes), in front of `payloadLen` bytes. */
 export function emit(p: usize, key: usize, payloadLen: i32): void {
   const tunnelled = HEADER_LEN + payloadLen;
+  if (KEY_VXLAN_DST != KEY_VXLAN_SRC + 4) unreachable();
   ipv4.emitFields(
     p,
-    getU32(key + KEY_VXLAN_SRC),
-    getU32(key + KEY_VXLAN_DST),
+    load<u64>(key + KEY_VXLAN_SRC), // src then dst, as on the wire
     udp.PROTOCOL,
     <u32>load<u8>(key + KEY_VXLAN_DSCP),
     <u32>load<u8>(key + KEY_VXLAN_TTL),
     udp.HEADER_LEN + tunnelled,
   );
+  // Ports and the VNI are big-endian in the key as on the wire (see parse): copied as they are.
+  if (KEY_VXLAN_DPORT != KEY_VXLAN_SPORT + 2 || field.RESERVED2 != field.VNI + 3) unreachable();
   const u = p + <usize>ipv4.HEADER_LEN;
-  udp.emit(u, getU16(key + KEY_VXLAN_SPORT), getU16(key + KEY_VXLAN_DPORT), tunnelled);
+  udp.emit(u, load<u32>(key + KEY_VXLAN_SPORT), tunnelled);
   const v = u + <usize>udp.HEADER_LEN;
   setU32(v + field.FLAGS, FLAG_VNI << 24); // flags, then three reserved bytes
-  setU24(v + field.VNI, getU24(key + KEY_VXLAN_VNI));
-  setU8(v + field.RESERVED2, 0);
+  store<u32>(v + field.VNI, load<u32>(key + KEY_VXLAN_VNI) & 0xffffff); // the VNI, then the last reserved byte
 }

@@ -103,9 +103,10 @@ export const STEP: bool = false;
  * one step, returning the next (or STAGE_WAIT: the same step again, once
  * there is room).
  *
- * The steps follow one another in the order a packet mostly takes them (link,
- * send, acquire, receive, deliver, forward, transmit), each tested in turn,
- * so that the lane falls through from one to the next.
+ * The steps follow one another in the order a packet mostly takes them
+ * (link, send, acquire, forward, transmit; receive and deliver where an
+ * acquire leads there), each tested in turn, so that the lane falls through
+ * from one to the next.
  */
 @inline export function walk(d: Packet, stage: i32, lane: bool): i32 {
   /** The member's plan in the lane, from its acquire on (PLAN_NONE whenever the member changes otherwise). */
@@ -263,65 +264,6 @@ export const STEP: bool = false;
       if (!lane) return stage;
     }
 
-    // receive: what does the member's machine do with a packet it acquired to receive — take it (delivered), or
-    // (layering, seed §5.2) take this network's header off and hand the rest to the overlay member on the same
-    // machine, arriving on one of its links (ExternalLink)? acquire parsed the packet for this member: the key and
-    // hdrLen are current.
-    if (stage == STAGE_RECEIVE) {
-      const m = memberAt(d.member);
-      const t = changetype<Table>(m.receive);
-      if (plan == PLAN_DELIVER) {
-        // The table is keyless, and its one row says deliver.
-        countHit(t, singleRow(t));
-        stage = STAGE_DELIVER;
-      } else {
-        const h = find(t, key);
-        const row = rowOf(h);
-        if (row < 0) {
-          if (lane) break;
-          return missed(d, t, d.member, d.inLink, STAGE_RECEIVE, d.inLink, DROP_RECEIVE_MISS);
-        }
-        if (!lane) looked(d, t, h, STAGE_RECEIVE, d.inLink);
-        const code = actionCode(t, h);
-        if (code == ACT_DELIVER) {
-          stage = STAGE_DELIVER;
-        } else if (code == ACT_EXTERNAL_LINK) {
-          // Decapsulation: the bytes after this member's header are the overlay's packet, on its in-link arg2.
-          if (lane) countHit(t, row);
-          const e = entryAt(t, row);
-          const overlay = <i32>e.arg;
-          if (traced) event(EV_POP, STAGE_RECEIVE, 0, 0, d, -1, e.arg2, -1, d.hdrLen);
-          takeHeaderOff(d, overlay);
-          d.member = overlay;
-          d.inLink = e.arg2;
-          d.keyMember = -1;
-          stage = STAGE_ACQUIRE;
-          if (!lane) return stage;
-          continue;
-        } else {
-          if (lane) break;
-          return drop(d, d.member, d.inLink, STAGE_RECEIVE, DROP_UNSUPPORTED);
-        }
-        if (lane) countHit(t, row);
-      }
-      if (!lane) return stage;
-    }
-
-    // deliver: the packet reaches the member's machine (recorded, counted).
-    if (stage == STAGE_DELIVER) {
-      const m = memberAt(d.member);
-      const tagged = (m.flags & MEMBER_TAG_DELIVERIES) != 0;
-      const room = roomFor(m.recordingId, d.len, tagged);
-      if (room != ROOM_NOW) {
-        if (lane) break;
-        return shortOfRoom(d, STAGE_DELIVER, room);
-      }
-      hand(d, m, tagged);
-      if (traced) event(EV_DELIVER, STAGE_DELIVER, 0, 0, d, -1, d.inLink, -1, 0);
-      release(d);
-      return STAGE_DONE;
-    }
-
     // forward: onto which out-links does this member send the packet? Several out-links replicate it; a drop row or
     // no row drops it; a shared member may hand it to its partner's forward table instead (SharedForward, seed §5.3).
     // Forwarding leaves the header as it is, except a design's declared side effect (TTL − 1), on every copy.
@@ -437,6 +379,66 @@ export const STEP: bool = false;
       }
       if (lane) countHit(t, row);
       if (!lane) return stage;
+      continue; // to the link or send, above
+    }
+
+    // receive: what does the member's machine do with a packet it acquired to receive — take it (delivered), or
+    // (layering, seed §5.2) take this network's header off and hand the rest to the overlay member on the same
+    // machine, arriving on one of its links (ExternalLink)? acquire parsed the packet for this member: the key and
+    // hdrLen are current.
+    if (stage == STAGE_RECEIVE) {
+      const m = memberAt(d.member);
+      const t = changetype<Table>(m.receive);
+      if (plan == PLAN_DELIVER) {
+        // The table is keyless, and its one row says deliver.
+        countHit(t, singleRow(t));
+        stage = STAGE_DELIVER;
+      } else {
+        const h = find(t, key);
+        const row = rowOf(h);
+        if (row < 0) {
+          if (lane) break;
+          return missed(d, t, d.member, d.inLink, STAGE_RECEIVE, d.inLink, DROP_RECEIVE_MISS);
+        }
+        if (!lane) looked(d, t, h, STAGE_RECEIVE, d.inLink);
+        const code = actionCode(t, h);
+        if (code == ACT_DELIVER) {
+          stage = STAGE_DELIVER;
+        } else if (code == ACT_EXTERNAL_LINK) {
+          // Decapsulation: the bytes after this member's header are the overlay's packet, on its in-link arg2.
+          if (lane) countHit(t, row);
+          const e = entryAt(t, row);
+          const overlay = <i32>e.arg;
+          if (traced) event(EV_POP, STAGE_RECEIVE, 0, 0, d, -1, e.arg2, -1, d.hdrLen);
+          takeHeaderOff(d, overlay);
+          d.member = overlay;
+          d.inLink = e.arg2;
+          d.keyMember = -1;
+          stage = STAGE_ACQUIRE;
+          if (!lane) return stage;
+          continue;
+        } else {
+          if (lane) break;
+          return drop(d, d.member, d.inLink, STAGE_RECEIVE, DROP_UNSUPPORTED);
+        }
+        if (lane) countHit(t, row);
+      }
+      if (!lane) return stage;
+    }
+
+    // deliver: the packet reaches the member's machine (recorded, counted).
+    if (stage == STAGE_DELIVER) {
+      const m = memberAt(d.member);
+      const tagged = (m.flags & MEMBER_TAG_DELIVERIES) != 0;
+      const room = roomFor(m.recordingId, d.len, tagged);
+      if (room != ROOM_NOW) {
+        if (lane) break;
+        return shortOfRoom(d, STAGE_DELIVER, room);
+      }
+      hand(d, m, tagged);
+      if (traced) event(EV_DELIVER, STAGE_DELIVER, 0, 0, d, -1, d.inLink, -1, 0);
+      release(d);
+      return STAGE_DONE;
     }
   }
   // The lane leaves the packet at `stage`, nothing of it done, for STEP to take.

@@ -81,7 +81,7 @@ import {
   STAGE_SEND,
   STAGE_TRANSMIT,
 } from "../abi";
-import { countHit, entryAt, rowOf, singleRow, Table } from "../tables/table";
+import { countHit, directRow, entryAt, hit, lookupUncounted, rowOf, singleRow, Table } from "../tables/table";
 import { drop } from "./drop";
 import { carry, flowHash, hand, hopLimit, push, takeHeaderOff, ttlEffect } from "./effects";
 import { actionCode, actionCount, actionArg, find, findId, findIdDirect, looked, missed } from "./lookup";
@@ -96,6 +96,8 @@ import { linkAt, MEMBER_TAG_DELIVERIES, memberAt, memberDown, outLink, receiverM
 /** walk's `lane`: the fast lane (common cases, many steps), or one step with every case. */
 export const LANE: bool = true;
 export const STEP: bool = false;
+/** What forwardStep and transmitStep return where the lane leaves the step (nothing of it done). */
+const LEAVE: i32 = -2;
 
 /**
  * Takes `d` from step `stage`: with `lane`, as far as the fast lane goes
@@ -229,6 +231,21 @@ export const STEP: bool = false;
         // The table is keyless, and its one row says forward.
         countHit(t, singleRow(t));
         stage = STAGE_FORWARD;
+        if (lane) {
+          // Its forward and transmit, with the plan's facts as constants (forwardStep, transmitStep).
+          stage = forwardStep(d, true, PLAN_FORWARD);
+          if (stage == STAGE_TRANSMIT) {
+            stage = transmitStep(d, true, PLAN_FORWARD);
+            if (stage == LEAVE) {
+              stage = STAGE_TRANSMIT;
+              break;
+            }
+          } else if (stage == LEAVE) {
+            stage = STAGE_FORWARD;
+            break;
+          }
+          continue;
+        }
       } else {
         const h = find(t, key);
         const row = rowOf(h);
@@ -268,116 +285,24 @@ export const STEP: bool = false;
     // no row drops it; a shared member may hand it to its partner's forward table instead (SharedForward, seed §5.3).
     // Forwarding leaves the header as it is, except a design's declared side effect (TTL − 1), on every copy.
     if (stage == STAGE_FORWARD) {
-      const m = memberAt(d.member);
-      const t = changetype<Table>(m.forward);
-      // A planned member is up, and acquire has just made its key, the in-link in it.
-      if (plan != PLAN_FORWARD) {
-        if (memberDown(m)) {
-          if (lane) break;
-          return drop(d, d.member, d.inLink, STAGE_FORWARD, DROP_MEMBER_DOWN);
-        }
-        // After a push the header is valid by construction: a table that looks at the in-link only needs no parse.
-        if (d.keyMember != d.member && !(d.keyMember == KEY_PUSHED && m.forward != 0 && t.inLinkOnly)) {
-          if (!parseHeader(d, m.design)) {
-            if (lane) break;
-            return drop(d, d.member, d.inLink, STAGE_FORWARD, DROP_BAD_HEADER);
-          }
-          d.keyMember = d.member;
-        }
-        setInLink(key, d.inLink);
+      stage = forwardStep(d, lane, PLAN_NONE);
+      if (stage == LEAVE) {
+        stage = STAGE_FORWARD;
+        break;
       }
-      const h = find(t, key);
-      const row = rowOf(h);
-      if (row < 0) {
-        if (lane) break;
-        return missed(d, t, d.member, d.inLink, STAGE_FORWARD, d.inLink, DROP_FORWARD_MISS);
-      }
-      if (!lane) looked(d, t, h, STAGE_FORWARD, d.inLink);
-      const code = actionCode(t, h);
-      if (code == ACT_SHARED_FORWARD) {
-        // Subduction: the shared member in the underlay forwards it, marked as handed over (in-link `shared`).
-        if (lane) countHit(t, row);
-        const to = <i32>actionArg(t, h);
-        d.inLink = PORT_SHARED;
-        if (traced) event(EV_HANDOFF, STAGE_FORWARD, 0, 0, d, -1, d.inLink, -1, <u32>to);
-        d.member = to;
-        d.keyMember = -1;
-        plan = PLAN_NONE;
-        if (!lane) return stage;
-        continue;
-      }
-      const outs = code == ACT_OUT ? actionCount(t, h) : 0;
-      // A drop and replication are STEP's.
-      if (lane) {
-        if (outs != 1) break;
-      } else if (outs == 0) {
-        const reason = code == ACT_DROP || code == ACT_OUT ? DROP_FORWARD_DROP : DROP_UNSUPPORTED;
-        return drop(d, d.member, d.inLink, STAGE_FORWARD, reason);
-      }
-      // A planned member has no side effect.
-      if (plan != PLAN_FORWARD) {
-        const refused = ttlEffect(d, m, d.inLink);
-        if (refused != DROP_NONE) {
-          if (lane) break;
-          return drop(d, d.member, d.inLink, STAGE_FORWARD, refused);
-        }
-      }
-      if (!lane) {
-        if (outs > 1) {
-          fanPorts(<usize>entryAt(t, row).data, <i32>outs);
-          return replicate(d);
-        }
-      }
-      if (lane) countHit(t, row);
-      d.outLink = actionArg(t, h); // the one out-link, kept in the entry (or the action word) by the control plane
-      stage = STAGE_TRANSMIT;
       if (!lane) return stage;
+      if (stage == STAGE_FORWARD) continue; // SharedForward: the partner forwards it
     }
 
     // transmit: how does the packet leave on out-link `port` — onto the physical link, or (layering, seed §5.2) into
     // an underlay network's session? Either way it crosses the link (counted, recorded: a virtual link's recording
     // holds the overlay packet as it crossed); a virtual link then hands it to the underlay member's send table.
     if (stage == STAGE_TRANSMIT) {
-      const m = memberAt(d.member);
-      // The key: the out-link identifier, big-endian, in one zero-padded word.
-      const t = changetype<Table>(m.transmit);
-      const h = lane ? findIdDirect(t, d.outLink) : findId(t, d.outLink, 2);
-      const row = rowOf(h);
-      if (row < 0) {
-        if (lane) break;
-        return missed(d, t, d.member, d.outLink, STAGE_TRANSMIT, d.outLink, DROP_TRANSMIT_MISS);
+      stage = transmitStep(d, lane, PLAN_NONE);
+      if (stage == LEAVE) {
+        stage = STAGE_TRANSMIT;
+        break;
       }
-      if (!lane) looked(d, t, h, STAGE_TRANSMIT, d.outLink);
-      const to = outLink(m, d.outLink);
-      const e = entryAt(t, row);
-      // A planned member's transmit rows are all physical.
-      if (plan == PLAN_FORWARD || e.code == ACT_PHYSICAL) {
-        if (to < 0) {
-          if (lane) break;
-          return drop(d, d.member, d.outLink, STAGE_TRANSMIT, DROP_NO_LINK);
-        }
-        d.link = to;
-        stage = STAGE_LINK;
-      } else if (e.code == ACT_EXTERNAL_SESSION) {
-        // arg: the underlay member on this machine; arg2: the session that implements the link.
-        d.session = e.arg2;
-        if (to >= 0) {
-          d.via = <i32>e.arg;
-          d.link = to;
-          stage = STAGE_LINK;
-        } else {
-          // No virtual link to cross: straight to the underlay member's send table.
-          if (traced) event(EV_HANDOFF, STAGE_SEND, 0, 0, d, -1, d.session, d.link, e.arg);
-          d.member = <i32>e.arg;
-          d.inLink = d.outLink;
-          d.keyMember = -1;
-          stage = STAGE_SEND;
-        }
-      } else {
-        if (lane) break;
-        return drop(d, d.member, d.outLink, STAGE_TRANSMIT, DROP_UNSUPPORTED);
-      }
-      if (lane) countHit(t, row);
       if (!lane) return stage;
       continue; // to the link or send, above
     }
@@ -444,4 +369,131 @@ export const STEP: bool = false;
   // The lane leaves the packet at `stage`, nothing of it done, for STEP to take.
   d.stage = stage;
   return stage;
+}
+
+// forward: onto which out-links does this member send the packet? Several out-links replicate it; a drop row or
+// no row drops it; a shared member may hand it to its partner's forward table instead (SharedForward, seed §5.3).
+// Forwarding leaves the header as it is, except a design's declared side effect (TTL − 1), on every copy.
+/**
+ * forward, as walk takes it (`lane`: LEAVE where the lane leaves the step);
+ * `plan`, a constant where it is called: PLAN_FORWARD in the lane's planned
+ * forwarder (acquire), else PLAN_NONE.
+ */
+@inline function forwardStep(d: Packet, lane: bool, plan: u32): i32 {
+  const key = keyOf(d);
+  const traced = !lane && tracing;
+  const m = memberAt(d.member);
+  const t = changetype<Table>(m.forward);
+  // A planned member is up, and acquire has just made its key, the in-link in it.
+  if (plan != PLAN_FORWARD) {
+    if (memberDown(m)) {
+      if (lane) return LEAVE;
+      return drop(d, d.member, d.inLink, STAGE_FORWARD, DROP_MEMBER_DOWN);
+    }
+    // After a push the header is valid by construction: a table that looks at the in-link only needs no parse.
+    if (d.keyMember != d.member && !(d.keyMember == KEY_PUSHED && m.forward != 0 && t.inLinkOnly)) {
+      if (!parseHeader(d, m.design)) {
+        if (lane) return LEAVE;
+        return drop(d, d.member, d.inLink, STAGE_FORWARD, DROP_BAD_HEADER);
+      }
+      d.keyMember = d.member;
+    }
+    setInLink(key, d.inLink);
+  }
+  const h = plan == PLAN_FORWARD ? lookupUncounted(t, key) : find(t, key);
+  const row = rowOf(h);
+  if (row < 0) {
+    if (lane) return LEAVE;
+    return missed(d, t, d.member, d.inLink, STAGE_FORWARD, d.inLink, DROP_FORWARD_MISS);
+  }
+  if (!lane) looked(d, t, h, STAGE_FORWARD, d.inLink);
+  const code = actionCode(t, h);
+  if (code == ACT_SHARED_FORWARD) {
+    // Subduction: the shared member in the underlay forwards it, marked as handed over (in-link `shared`).
+    if (lane) countHit(t, row);
+    const to = <i32>actionArg(t, h);
+    d.inLink = PORT_SHARED;
+    if (traced) event(EV_HANDOFF, STAGE_FORWARD, 0, 0, d, -1, d.inLink, -1, <u32>to);
+    d.member = to;
+    d.keyMember = -1;
+    return STAGE_FORWARD;
+  }
+  const outs = code == ACT_OUT ? actionCount(t, h) : 0;
+  // A drop and replication are STEP's.
+  if (lane) {
+    if (outs != 1) return LEAVE;
+  } else if (outs == 0) {
+    const reason = code == ACT_DROP || code == ACT_OUT ? DROP_FORWARD_DROP : DROP_UNSUPPORTED;
+    return drop(d, d.member, d.inLink, STAGE_FORWARD, reason);
+  }
+  // A planned member has no side effect.
+  if (plan != PLAN_FORWARD) {
+    const refused = ttlEffect(d, m, d.inLink);
+    if (refused != DROP_NONE) {
+      if (lane) return LEAVE;
+      return drop(d, d.member, d.inLink, STAGE_FORWARD, refused);
+    }
+  }
+  if (!lane) {
+    if (outs > 1) {
+      fanPorts(<usize>entryAt(t, row).data, <i32>outs);
+      return replicate(d);
+    }
+  }
+  if (lane) countHit(t, row);
+  d.outLink = actionArg(t, h); // the one out-link, kept in the entry (or the action word) by the control plane
+  return STAGE_TRANSMIT;
+}
+
+/** transmit, as walk takes it (forwardStep says how). */
+@inline function transmitStep(d: Packet, lane: bool, plan: u32): i32 {
+  const traced = !lane && tracing;
+  const m = memberAt(d.member);
+  let next = STAGE_LINK;
+  // The key: the out-link identifier, big-endian, in one zero-padded word.
+  const t = changetype<Table>(m.transmit);
+  // A planned member's transmit table goes by the direct index.
+  const h =
+    plan == PLAN_FORWARD
+      ? hit(directRow(t, d.outLink), 0)
+      : lane
+        ? findIdDirect(t, d.outLink)
+        : findId(t, d.outLink, 2);
+  const row = rowOf(h);
+  if (row < 0) {
+    if (lane) return LEAVE;
+    return missed(d, t, d.member, d.outLink, STAGE_TRANSMIT, d.outLink, DROP_TRANSMIT_MISS);
+  }
+  if (!lane) looked(d, t, h, STAGE_TRANSMIT, d.outLink);
+  const to = outLink(m, d.outLink);
+  const e = entryAt(t, row);
+  // A planned member's transmit rows are all physical.
+  if (plan == PLAN_FORWARD || e.code == ACT_PHYSICAL) {
+    if (to < 0) {
+      if (lane) return LEAVE;
+      return drop(d, d.member, d.outLink, STAGE_TRANSMIT, DROP_NO_LINK);
+    }
+    d.link = to;
+    next = STAGE_LINK;
+  } else if (e.code == ACT_EXTERNAL_SESSION) {
+    // arg: the underlay member on this machine; arg2: the session that implements the link.
+    d.session = e.arg2;
+    if (to >= 0) {
+      d.via = <i32>e.arg;
+      d.link = to;
+      next = STAGE_LINK;
+    } else {
+      // No virtual link to cross: straight to the underlay member's send table.
+      if (traced) event(EV_HANDOFF, STAGE_SEND, 0, 0, d, -1, d.session, d.link, e.arg);
+      d.member = <i32>e.arg;
+      d.inLink = d.outLink;
+      d.keyMember = -1;
+      next = STAGE_SEND;
+    }
+  } else {
+    if (lane) return LEAVE;
+    return drop(d, d.member, d.outLink, STAGE_TRANSMIT, DROP_UNSUPPORTED);
+  }
+  if (lane) countHit(t, row);
+  return next;
 }

@@ -181,9 +181,16 @@ export function linkBytes(i: i32): f64 {
 export { poolInit } from "./pipeline/packet";
 export { outputInit, setTracing, traceOnly, traceRange, drained } from "./pipeline/output";
 export { stackInit } from "./pipeline/replicate";
-export { setHopLimit } from "./pipeline/link";
-export { inputInit, run, resume, setMaxFanout, STATUS_DONE, STATUS_PAUSED } from "./pipeline/run";
-export { PACKET_SIZE } from "./pipeline/packet";
+export { setHopLimit } from "./pipeline/effects";
+export { heldPacket, inputInit, run, resume, setMaxFanout, STATUS_DONE, STATUS_PAUSED } from "./pipeline/run";
+export {
+  PACKET_IN_LINK,
+  PACKET_LINK,
+  PACKET_MEMBER,
+  PACKET_OUT_LINK,
+  PACKET_SIZE,
+  PACKET_STAGE,
+} from "./pipeline/packet";
 
 /** Where the TypeScript side writes inputs and reads outputs (REGION_* in abi.ts). */
 export function region(which: i32): usize {

@@ -22,14 +22,11 @@ import {
   wordArg,
   wordOf,
 } from "../tables/table";
-import { ttlEffect } from "../pipeline/forward";
-import { carry } from "../pipeline/link";
+import { carry, hand, push, takeHeaderOff, ttlEffect } from "../pipeline/effects";
 import { drained } from "../pipeline/output";
 import { keyOf, Packet, PACKET_SIZE, release } from "../pipeline/packet";
 import { parseHeader, setInLink } from "../pipeline/parse";
-import { hand, takeHeaderOff } from "../pipeline/receive";
 import { nextInput, startBatch } from "../pipeline/run";
-import { push } from "../pipeline/send";
 import { linkAt, Member, memberAt, outLink, receiverMember, receiverPort } from "../pipeline/topology";
 
 export const KERNEL_L2: i32 = 0;
@@ -58,11 +55,11 @@ export function boundRun(n: i32, first: u32, base: u32, kernel: i32): void {
   return a != 0 ? wordArg(a) : entryAt(t, rowOf(h)).arg;
 }
 
-/** Crosses the packet's link; returns the link's first receiver (the caller's next member), its port in d.port. */
+/** Crosses the packet's link; returns the link's first receiver (the caller's next member), its in-link in d.inLink. */
 @inline function cross(d: Packet): i32 {
   const l = linkAt(d.link);
   carry(d, l);
-  d.port = receiverPort(l, 0);
+  d.inLink = receiverPort(l, 0);
   return receiverMember(l, 0);
 }
 
@@ -74,7 +71,7 @@ export function boundRun(n: i32, first: u32, base: u32, kernel: i32): void {
   let t = changetype<Table>(m.forward);
   const h = lookupUncounted(t, keyOf(d));
   const out = outOf(t, h);
-  if (ttl) ttlEffect(d, m, d.port);
+  if (ttl) ttlEffect(d, m, d.inLink);
   countHit(t, rowOf(h));
   t = changetype<Table>(m.transmit);
   const r = directRow(t, out);
@@ -86,7 +83,7 @@ export function boundRun(n: i32, first: u32, base: u32, kernel: i32): void {
 /** A keyless acquire row `forward`, then forwardTransmit. */
 @inline function forwardBy(d: Packet, m: Member, ttl: bool): Entry {
   parseHeader(d, m.design);
-  setInLink(keyOf(d), d.port);
+  setInLink(keyOf(d), d.inLink);
   const t = changetype<Table>(m.acquire);
   countHit(t, singleRow(t));
   return forwardTransmit(d, m, ttl);
@@ -96,7 +93,7 @@ export function boundRun(n: i32, first: u32, base: u32, kernel: i32): void {
 @inline function acquireReceive(d: Packet, m: Member): Entry {
   const key = keyOf(d);
   parseHeader(d, m.design);
-  setInLink(key, d.port);
+  setInLink(key, d.inLink);
   let t = changetype<Table>(m.acquire);
   countHit(t, rowOf(lookupUncounted(t, key)));
   t = changetype<Table>(m.receive);
@@ -108,7 +105,7 @@ export function boundRun(n: i32, first: u32, base: u32, kernel: i32): void {
 /** A receive row that pops to an overlay: the overlay member's index, the packet on its in-link. */
 @inline function popTo(d: Packet, e: Entry): i32 {
   takeHeaderOff(d, <i32>e.arg);
-  d.port = e.arg2;
+  d.inLink = e.arg2;
   return <i32>e.arg;
 }
 
@@ -126,7 +123,7 @@ export function boundRun(n: i32, first: u32, base: u32, kernel: i32): void {
  */
 @inline function forwardFromSelf(d: Packet, m: Member): Entry {
   setInLink(keyOf(d), PORT_SELF);
-  d.port = PORT_SELF;
+  d.inLink = PORT_SELF;
   const e = forwardTransmit(d, m, false);
   d.session = e.arg2;
   return e;

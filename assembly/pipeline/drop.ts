@@ -12,10 +12,13 @@ export function countDrop(m: i32, reason: i32): void {
   store<u64>(c, load<u64>(c) + 1);
 }
 
-/** Drops `d` in `stage` for `reason`; returns the next stage: done. */
-export function drop(d: Packet, stage: i32, reason: i32): i32 {
-  countDrop(d.member, reason);
-  if (tracing) event(EV_DROP, stage, 0, reason, d, -1, d.port, d.link, 0);
+/**
+ * Drops `d`, held by `member` with link identifier `port` in hand, in `stage`
+ * for `reason`; returns the next stage: done.
+ */
+export function drop(d: Packet, member: i32, port: u32, stage: i32, reason: i32): i32 {
+  countDrop(member, reason);
+  if (tracing) event(EV_DROP, stage, 0, reason, d, -1, port, d.link, 0);
   release(d);
   return STAGE_DONE;
 }

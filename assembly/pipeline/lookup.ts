@@ -1,55 +1,84 @@
-// A stage's table lookup, the same for all five: look the key up in the
-// member's table, record the lookup in the trace, and on a miss (or no table)
-// drop the packet with the stage's reason.
+// A step's table lookup (steps.ts): find the key's row in the member's table,
+// read the row's action from the index's action word or the entry; count the
+// hit and record the lookup in the trace. A miss (or no table) drops the
+// packet with the step's reason.
 
 import { EV_LOOKUP } from "../abi";
-import { actionOf, Entry, Hit, lookup, lookupId, MISS, rowOf, Table } from "../tables/table";
+import {
+  countHit,
+  directRow,
+  entryAt,
+  hit,
+  Hit,
+  lookupIdUncounted,
+  lookupUncounted,
+  MISS,
+  ROAD_DIRECT,
+  ROAD_DIRECT32,
+  rowOf,
+  Table,
+  wordArg,
+  wordCode,
+  wordCount,
+  wordOf,
+} from "../tables/table";
 import { drop } from "./drop";
 import { event, tracing } from "./output";
 import { Packet } from "./packet";
 
+/** The row `key` finds in `t` (null: the member has no such table), its hit not counted; or a miss. */
+@inline export function find(t: Table, key: usize): Hit {
+  return changetype<usize>(t) == 0 ? MISS : lookupUncounted(t, key);
+}
+
+/** find for a one-field key given as a number `bytes` wide: transmit's out-link (2), send's session (4). */
+@inline export function findId(t: Table, id: u32, bytes: i32): Hit {
+  return changetype<usize>(t) == 0 ? MISS : lookupIdUncounted(t, id, bytes, scratch);
+}
+
 /**
- * The entry `key` matches in `table` (a Table pointer, 0 when the member has
- * none), or null when the packet was dropped for `missReason`. Inlined: it is
- * on every stage of every packet.
+ * findId for the fast lane: by the direct index only, without a call. A table
+ * without one (or no table) is a miss here: the lane leaves the step to STEP.
  */
-@inline export function lookupIn(
-  d: Packet,
-  table: usize,
-  key: usize,
-  stage: i32,
-  port: u32,
-  missReason: i32,
-): Entry | null {
-  const t = changetype<Table>(table);
-  return found(d, t, table == 0 ? MISS : lookup(t, key), stage, port, missReason);
+@inline export function findIdDirect(t: Table, id: u32): Hit {
+  if (changetype<usize>(t) == 0) return MISS;
+  const road = t.road;
+  return road == ROAD_DIRECT || road == ROAD_DIRECT32 ? hit(directRow(t, id), 0) : MISS;
 }
 
-/** lookupIn for a one-field key given as a number `bytes` wide: transmit's out-link (2), send's session (4). */
-@inline export function lookupIdIn(
-  d: Packet,
-  table: usize,
-  id: u32,
-  bytes: i32,
-  stage: i32,
-  missReason: i32,
-): Entry | null {
-  const t = changetype<Table>(table);
-  return found(d, t, table == 0 ? MISS : lookupId(t, id, bytes, scratch), stage, id, missReason);
-}
-
-/** Where lookupIdIn builds a key the direct index cannot take. */
+/** Where findId builds a key the direct index cannot take. */
 const scratch = memory.data(8);
 
-@inline function found(d: Packet, t: Table, h: Hit, stage: i32, port: u32, missReason: i32): Entry | null {
-  const table = changetype<usize>(t);
-  const row = rowOf(h);
-  if (row < 0) {
-    if (tracing) event(EV_LOOKUP, stage, 0, 0, d, -1, port, -1, table == 0 ? -1 : <u32>t.id);
-    drop(d, stage, missReason);
-    return null;
-  }
-  const e = actionOf(t, h);
-  if (tracing) event(EV_LOOKUP, stage, <i32>e.code, 0, d, row, port, -1, t.id);
-  return e;
+/**
+ * A miss in `t` at step `stage` of member `member` (the key's link identifier
+ * or session `id`; `port` the one in hand): traced, and dropped for `reason`.
+ */
+export function missed(d: Packet, t: Table, member: i32, port: u32, stage: i32, id: u32, reason: i32): i32 {
+  if (tracing) event(EV_LOOKUP, stage, 0, 0, d, -1, id, -1, changetype<usize>(t) == 0 ? -1 : <u32>t.id);
+  return drop(d, member, port, stage, reason);
+}
+
+/** Hit `h` in `t` at step `stage` (the key's link identifier or session `id`), taken one step at a time: counted, and
+ * traced. */
+@inline export function looked(d: Packet, t: Table, h: Hit, stage: i32, id: u32): void {
+  countHit(t, rowOf(h));
+  if (tracing) event(EV_LOOKUP, stage, actionCode(t, h), 0, d, rowOf(h), id, -1, t.id);
+}
+
+/** The action code of hit `h` (a row) in `t`: from the index's action word when it held it, else the entry. */
+@inline export function actionCode(t: Table, h: Hit): i32 {
+  const a = wordOf(h);
+  return a != 0 ? <i32>wordCode(a) : <i32>entryAt(t, rowOf(h)).code;
+}
+
+/** The action's count (a forward's out-links), as actionCode. */
+@inline export function actionCount(t: Table, h: Hit): u32 {
+  const a = wordOf(h);
+  return a != 0 ? wordCount(a) : <u32>entryAt(t, rowOf(h)).count;
+}
+
+/** The action's arg (a forward's one out-link, a member), as actionCode. */
+@inline export function actionArg(t: Table, h: Hit): u32 {
+  const a = wordOf(h);
+  return a != 0 ? wordArg(a) : entryAt(t, rowOf(h)).arg;
 }

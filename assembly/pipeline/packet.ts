@@ -7,15 +7,16 @@
 //
 // A descriptor, followed by the key vector of the member that last parsed it:
 //
-//   ┌────────────┬─────────┬─────────────┬──────────┬────────────┬──────────┬──────────┬───────────┐
-//   │ data usize │ len u32 │ origLen u32 │ slot i32 │ member i32 │ port u32 │ link i32 │ stage i32 │
-//   ├────────────┼─────────┼─────────────┼──────────┼────────────┼──────────┼──────────┼───────────┤
-//   │ hops u32   │ packet  │ copy u32    │ session  │ keyMember  │ hdrLen   │ tsSec f64│ tsNsec u32│
-//   ├────────────┬─────────┴─────────────┴──────────┴────────────┴──────────┴──────────┴───────────┤
-//   │ via i32    │ key[KEY_MAX_LEN]                                                                              │
-//   └───────────────────────────────────────────────────────────────────────────────────────────────┘
+//   ┌────────────┬─────────┬─────────────┬──────────┬────────────┬────────────┬─────────────┬──────────┐
+//   │ data usize │ len u32 │ origLen u32 │ slot i32 │ member i32 │ inLink u32 │ outLink u32 │ link i32 │
+//   ├────────────┼─────────┼─────────────┼──────────┼────────────┼────────────┼─────────────┼──────────┤
+//   │ stage i32  │ hops u32│ packet u32  │ copy u32 │ session u32│ keyMember  │ hdrLen u32  │ via i32  │
+//   ├────────────┼─────────┴──┬──────────┼──────────┴────────────┴────────────┴─────────────┴──────────┤
+//   │ tsSec f64  │ tsNsec u32 │ (to a    │ key[KEY_MAX_LEN]                                           │
+//   │            │            │ word)    │                                                            │
+//   └────────────┴────────────┴──────────┴────────────────────────────────────────────────────────────┘
 
-import { KEY_MAX_LEN } from "../abi";
+import { KEY_MAX_LEN, STAGE_LINK, STAGE_TRANSMIT } from "../abi";
 
 @unmanaged
 export class Packet {
@@ -24,8 +25,12 @@ export class Packet {
   origLen: u32;
   slot: i32;
   member: i32;
-  /** In-link at acquire/forward (PORT_SELF when sent by the member), out-link at transmit. */
-  port: u32;
+  /** The link identifier it arrived on at `member` (PORT_SELF when the member sends it, PORT_SHARED when handed over
+   * by SharedForward; at send, the virtual link's): what acquire, forward and receive look up. */
+  inLink: u32;
+  /** The link identifier it leaves `member` on: what forward chooses and transmit looks up (and a link crossing
+   * names). */
+  outLink: u32;
   link: i32;
   stage: i32;
   hops: u32;
@@ -37,15 +42,34 @@ export class Packet {
   keyMember: i32;
   /** Bytes of keyMember's header at `data`, as parsed with the key. */
   hdrLen: u32;
-  tsSec: f64;
-  tsNsec: u32;
   /** Layering: the underlay member whose send table takes the packet after its virtual link (−1: none). */
   via: i32;
+  tsSec: f64;
+  tsNsec: u32;
 }
-export const PACKET_SIZE: i32 = <i32>offsetof<Packet>() + KEY_MAX_LEN;
+/** Where the descriptor's fields are, for the TypeScript side (tests read a paused run's packet: run.ts heldPacket). */
+export const PACKET_MEMBER: i32 = offsetof<Packet>("member");
+export const PACKET_IN_LINK: i32 = offsetof<Packet>("inLink");
+export const PACKET_OUT_LINK: i32 = offsetof<Packet>("outLink");
+export const PACKET_LINK: i32 = offsetof<Packet>("link");
+export const PACKET_STAGE: i32 = offsetof<Packet>("stage");
+/** Where the key vector starts: after the fields, on a whole word (lookups load it a word at a time). */
+const KEY_AT: usize = (offsetof<Packet>() + 7) & ~7;
+export const PACKET_SIZE: i32 = <i32>KEY_AT + KEY_MAX_LEN;
 
 @inline export function keyOf(d: Packet): usize {
-  return changetype<usize>(d) + offsetof<Packet>();
+  return changetype<usize>(d) + KEY_AT;
+}
+
+/** Whether the link identifier step `stage` has in hand is the out-link (transmit, the link), not the in-link. */
+@inline export function isOutLinkStage(stage: i32): bool {
+  // One compare: the two stages are consecutive (abi.ts STAGES).
+  return <u32>(stage - STAGE_TRANSMIT) <= <u32>(STAGE_LINK - STAGE_TRANSMIT);
+}
+
+/** The link identifier step `stage` has in hand: the out-link at transmit and on the link, else the in-link. */
+@inline export function linkIdAt(d: Packet, stage: i32): u32 {
+  return isOutLinkStage(stage) ? d.outLink : d.inLink;
 }
 
 /**

@@ -18,19 +18,19 @@ export const KEY_PUSHED: i32 = -2;
  * only. */
 @inline export function keyForTable(d: Packet, mi: i32, m: Member, table: usize): bool {
   if (d.keyMember == KEY_PUSHED && table != 0 && changetype<Table>(table).inLinkOnly) {
-    setInLink(keyOf(d), d.port);
+    setInLink(keyOf(d), d.inLink);
     return true;
   }
   return keyFor(d, mi, m);
 }
 
 /**
- * Makes `d.key` hold member `m`'s view of the packet, with `d.port` as the
+ * Makes `d.key` hold member `m`'s view of the packet, with `d.inLink` as the
  * in-link. Returns false if the packet carries no valid header of m's design.
  */
 @inline export function keyFor(d: Packet, mi: i32, m: Member): bool {
   if (d.keyMember != mi && !parseFor(d, mi, m)) return false;
-  setInLink(keyOf(d), d.port);
+  setInLink(keyOf(d), d.inLink);
   return true;
 }
 

@@ -4,7 +4,7 @@
 // Most members are one of two shapes: a switch or router that forwards every
 // packet it acquires (a keyless acquire row `forward`) onto a physical link,
 // or a host that delivers every packet it receives (a keyless receive row
-// `deliver`). For such a member the fast lane (fast.ts) takes the member's
+// `deliver`). For such a member the fast lane (steps.ts) takes the member's
 // steps with the checks that depend only on the tables made once, when the
 // member is first met in a batch: the plan. What depends on the packet (its
 // header, the forward row it finds) is still checked for every packet, and a

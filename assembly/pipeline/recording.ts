@@ -79,7 +79,7 @@ export function recordingsInit(n: i32, len: i32): void {
   return c < 0 || ringUsed + RINGREC_SIZE + PCAP_REC_LEN + (tagged ? RECORDING_TAG_LEN : 0) + <i32>len <= ringLen;
 }
 
-/** Appends `d`'s record for recording c; `tagged`: with the in-link it arrived on (d.port) after the pcap header. */
+/** Appends `d`'s record for recording c; `tagged`: with the in-link it arrived on (d.inLink) after the pcap header. */
 @inline export function recordingAppend(c: i32, d: Packet, tagged: bool): void {
   if (c < 0) return;
   const at = ring + <usize>ringUsed;
@@ -90,7 +90,7 @@ export function recordingsInit(n: i32, len: i32): void {
   store<u32>(r + PCAP_REC_ORIG_LEN, d.origLen);
   let head = PCAP_REC_LEN;
   if (tagged) {
-    store<u32>(r + <usize>PCAP_REC_LEN, d.port);
+    store<u32>(r + <usize>PCAP_REC_LEN, d.inLink);
     head += RECORDING_TAG_LEN;
   }
   copyRecord(r + <usize>head, d.data, d.len);

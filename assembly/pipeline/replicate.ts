@@ -14,7 +14,7 @@ import {
 } from "../abi";
 import { countDrop } from "./drop";
 import { event, tracing } from "./output";
-import { copyPacket, Packet, PACKET_SIZE, share } from "./packet";
+import { copyPacket, linkIdAt, Packet, PACKET_SIZE, share } from "./packet";
 import { linkAt, receiverMember, receiverPort } from "./topology";
 
 export const FAN_NONE: i32 = 0;
@@ -78,13 +78,13 @@ export function resetCopies(): void {
 /** Applies fan element `k` to `d`; returns the stage it continues in. */
 function apply(d: Packet, k: i32): i32 {
   if (fanKind == FAN_PORTS) {
-    d.port = <u32>load<u16>(fanList + ((<usize>k) << 1));
+    d.outLink = <u32>load<u16>(fanList + ((<usize>k) << 1));
     return STAGE_TRANSMIT;
   }
   if (fanKind == FAN_RECEIVERS) {
     const l = linkAt(fanLink);
     d.member = receiverMember(l, k);
-    d.port = receiverPort(l, k);
+    d.inLink = receiverPort(l, k);
     d.keyMember = -1;
     return STAGE_ACQUIRE;
   }
@@ -99,7 +99,7 @@ export function replicate(d: Packet): i32 {
   for (let k = fanCount - 1; k >= 1; k--) {
     if (base + <u32>k > copyLimit || sp >= stackCap) {
       countDrop(d.member, DROP_REPLICATION_LIMIT);
-      if (tracing) event(EV_DROP, d.stage, 0, DROP_REPLICATION_LIMIT, d, -1, d.port, d.link, k);
+      if (tracing) event(EV_DROP, d.stage, 0, DROP_REPLICATION_LIMIT, d, -1, linkIdAt(d, d.stage), d.link, k);
       continue;
     }
     const c = changetype<Packet>(stack + <usize>(sp * PACKET_SIZE));
@@ -111,7 +111,7 @@ export function replicate(d: Packet): i32 {
   }
   for (let s = sp - 1; s >= bottom; s--) {
     const c = changetype<Packet>(stack + <usize>(s * PACKET_SIZE));
-    if (tracing) event(EV_FORK, d.stage, 0, 0, c, -1, c.port, c.link, d.copy);
+    if (tracing) event(EV_FORK, d.stage, 0, 0, c, -1, linkIdAt(c, c.stage), c.link, d.copy);
   }
   copies = base + <u32>(fanCount - 1);
   copiesAsked += <u64>(fanCount - 1);

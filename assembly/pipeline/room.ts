@@ -9,7 +9,7 @@ import { DROP_TOO_LONG } from "../abi";
 import { recordingRoom, recordingsOn, ringUsed } from "./recording";
 import { drop } from "./drop";
 import { outPos, outRoom } from "./output";
-import { Packet } from "./packet";
+import { linkIdAt, Packet } from "./packet";
 
 /** Not a stage: the step could not be taken for want of room (run.ts pauses). */
 export const STAGE_WAIT: i32 = -1;
@@ -29,7 +29,10 @@ export const ROOM_NEVER: i32 = 2; // the packet's record is larger than an empty
   return outPos == 0 ? ROOM_NEVER : ROOM_LATER;
 }
 
-/** What step `stage` of `d` does short of room (`room`, not ROOM_NOW): wait, or drop the packet as too long. */
+/**
+ * What step `stage` of `d` (its member and link identifier written back) does
+ * short of room (`room`, not ROOM_NOW): wait, or drop the packet as too long.
+ */
 @inline export function shortOfRoom(d: Packet, stage: i32, room: i32): i32 {
-  return room == ROOM_LATER ? STAGE_WAIT : drop(d, stage, DROP_TOO_LONG);
+  return room == ROOM_LATER ? STAGE_WAIT : drop(d, d.member, linkIdAt(d, stage), stage, DROP_TOO_LONG);
 }

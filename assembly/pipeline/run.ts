@@ -9,31 +9,14 @@
 //
 //   inOffset u32[] │ inLen u32[] │ inOrigLen u32[] │ inSec f64[] │ inNsec u32[] │ inEndpoint u32[]
 
-import {
-  EV_INJECT,
-  STAGE_ACQUIRE,
-  STAGE_DELIVER,
-  STAGE_DONE,
-  STAGE_FORWARD,
-  STAGE_LINK,
-  STAGE_RECEIVE,
-  STAGE_SEND,
-  STAGE_TRANSMIT,
-} from "../abi";
-import { acquire } from "./acquire";
-import { drop } from "./drop";
-import { fastLane } from "./fast";
+import { EV_INJECT, STAGE_DONE } from "../abi";
 import { plansExpire } from "./plan";
-import { forward } from "./forward";
-import { cross } from "./link";
 import { event, inRanges, traceCap, traceOn, tracePos, traceRoom, traceSome, tracing } from "./output";
-import { Packet, PACKET_SIZE, SLACK } from "./packet";
-import { deliver, receive } from "./receive";
+import { linkIdAt, Packet, PACKET_SIZE, SLACK } from "./packet";
 import { pop, resetCopies } from "./replicate";
 import { STAGE_WAIT } from "./room";
-import { send } from "./send";
+import { LANE, STEP, walk } from "./steps";
 import { endpointAt } from "./topology";
-import { transmit } from "./transmit";
 
 export const STATUS_DONE: i32 = 0;
 export const STATUS_PAUSED: i32 = 1;
@@ -97,6 +80,11 @@ const cur = changetype<Packet>(memory.data(PACKET_SIZE, 16));
 /** A pause left `cur` part-way, to go on at cur.stage. */
 let paused = false;
 
+/** The descriptor of the packet the batch holds: where a paused run's packet waits (tests read it). */
+export function heldPacket(): usize {
+  return changetype<usize>(cur);
+}
+
 /**
  * Starts a batch of `n` input packets, numbered from `first`; packet i's bytes
  * are at inData + inOffset[i] − base.
@@ -141,10 +129,11 @@ export function resume(): i32 {
         }
         stage = nextInput(cur);
       } else {
+        cur.stage = STAGE_DONE; // the batch holds no packet (heldPacket)
         return STATUS_DONE;
       }
     }
-    // Without a trace the fast lane takes the packet as far as it can; the steps below take it on from there.
+    // Without a trace the fast lane takes the packet as far as it can; STEP takes the step it leaves.
     if (!tracing) {
       stage = fastLane(cur, stage);
       if (stage == STAGE_DONE) continue;
@@ -152,7 +141,7 @@ export function resume(): i32 {
     // A step writes at most 4 + maxFanout trace events.
     if (tracing && !traceRoom(4 + maxFanout)) return pause(stage);
     cur.stage = stage;
-    stage = step(cur, stage);
+    stage = oneStep(cur, stage);
     // The step wants room in a ring: take it again once the TypeScript side has emptied them.
     if (stage == STAGE_WAIT) return pause(cur.stage);
   }
@@ -166,78 +155,14 @@ function pause(stage: i32): i32 {
   return STATUS_PAUSED;
 }
 
-/**
- * Takes the step `stage` of `d`. Without a trace, the steps that follow one
- * another at a member — receive → acquire → forward → transmit → link — run on
- * without going back to the loop (d.stage follows them, for a pause in link
- * and for replication); with one, each step first has room for its events.
- */
-@inline function step(d: Packet, stage: i32): i32 {
-  switch (stage) {
-    case STAGE_SEND: {
-      stage = send(d);
-      if (stage != STAGE_FORWARD || tracing) return stage;
-      d.stage = stage;
-      return forwardOn(d);
-    }
-    case STAGE_DELIVER:
-      return deliver(d);
-    case STAGE_RECEIVE:
-      return receiveOn(d);
-    case STAGE_ACQUIRE:
-      return acquireOn(d);
-    case STAGE_FORWARD:
-      return forwardOn(d);
-    case STAGE_TRANSMIT:
-      return transmitOn(d);
-    case STAGE_LINK: {
-      stage = cross(d);
-      if (stage != STAGE_ACQUIRE || tracing) return stage;
-      d.stage = stage;
-      return acquireOn(d);
-    }
-  }
-  return STAGE_DONE;
+/** The fast lane (steps.ts), in a function of its own: the engine compiles it apart from the batch loop. */
+function fastLane(d: Packet, stage: i32): i32 {
+  return walk(d, stage, LANE);
 }
 
-/** receive, then (without a trace) deliver, or acquire at the overlay member. */
-@inline function receiveOn(d: Packet): i32 {
-  const stage = receiveToDeliver(d);
-  if (stage != STAGE_ACQUIRE || tracing) return stage;
-  d.stage = stage;
-  return acquireOn(d);
-}
-
-/** receive, then (without a trace) deliver; a pop's acquire is the caller's. */
-@inline function receiveToDeliver(d: Packet): i32 {
-  const stage = receive(d);
-  if (stage != STAGE_DELIVER || tracing) return stage;
-  d.stage = stage;
-  return deliver(d);
-}
-
-/** acquire, then (without a trace) forward … or receive and deliver (a pop's acquire: the loop). */
-@inline function acquireOn(d: Packet): i32 {
-  const stage = acquire(d);
-  if ((stage != STAGE_FORWARD && stage != STAGE_RECEIVE) || tracing) return stage;
-  d.stage = stage;
-  return stage == STAGE_FORWARD ? forwardOn(d) : receiveToDeliver(d);
-}
-
-/** forward, then (without a trace) transmit and the link. */
-@inline function forwardOn(d: Packet): i32 {
-  const stage = forward(d);
-  if (stage != STAGE_TRANSMIT || tracing) return stage;
-  d.stage = stage;
-  return transmitOn(d);
-}
-
-/** transmit, then (without a trace) the link. */
-@inline function transmitOn(d: Packet): i32 {
-  const stage = transmit(d);
-  if (stage != STAGE_LINK || tracing) return stage;
-  d.stage = stage;
-  return cross(d);
+/** One step, with every case (steps.ts). */
+@inline function oneStep(d: Packet, stage: i32): i32 {
+  return walk(d, stage, STEP);
 }
 
 /** Loads the batch's next input packet into `d` (see loadInput), which counts it as injected. */
@@ -263,10 +188,11 @@ function pause(stage: i32): i32 {
   // Where the endpoint's kind puts the packet was worked out when the endpoint was set (topology.ts endpointSet).
   const ep = endpointAt(<i32>load<u32>(inEndpoint + o));
   d.member = ep.member;
-  d.port = ep.port;
+  d.inLink = ep.inLink;
+  d.outLink = ep.outLink;
   d.link = ep.link;
   d.session = ep.session;
   d.stage = ep.stage;
-  if (tracing) event(EV_INJECT, d.stage, 0, 0, d, -1, d.port, d.link, <u32>ep.kind);
+  if (tracing) event(EV_INJECT, d.stage, 0, 0, d, -1, linkIdAt(d, d.stage), d.link, <u32>ep.kind);
   return d.stage;
 }

@@ -86,17 +86,19 @@ export class Link {
  * descriptor starts with there, worked out when the endpoint or its link is
  * set, so that loading a packet copies them and does not look at the kind.
  *
- *   ┌──────────┬────────────┬──────────┬──────────┬─────────────┬───────────┐
- *   │ kind i32 │ member i32 │ port u32 │ link i32 │ session u32 │ stage i32 │
- *   └──────────┴────────────┴──────────┴──────────┴─────────────┴───────────┘
+ *   ┌──────────┬────────────┬────────────┬─────────────┬──────────┬─────────────┬───────────┐
+ *   │ kind i32 │ member i32 │ inLink u32 │ outLink u32 │ link i32 │ session u32 │ stage i32 │
+ *   └──────────┴────────────┴────────────┴─────────────┴──────────┴─────────────┴───────────┘
  */
 @unmanaged
 export class Endpoint {
   kind: i32;
   /** The member the packet is at: the link's sender (−1 outside) for kind link. */
   member: i32;
-  /** Its in-link there: the sender's out-identifier on the link, PORT_NONE outside, PORT_SELF when the member sends. */
-  port: u32;
+  /** Its in-link there: PORT_SELF when the member sends it, else PORT_NONE. */
+  inLink: u32;
+  /** Its out-link: the sender's identifier on the link (kind link; PORT_NONE for a sender outside), else PORT_NONE. */
+  outLink: u32;
   /** The link it is on (kind link), else −1. */
   link: i32;
   /** The session it is sent into (kind session), else 0. */
@@ -279,7 +281,8 @@ export function endpointSet(i: i32, kind: i32, member: i32, arg: u32, link: i32)
     e.stage = STAGE_LINK;
   } else {
     e.member = member;
-    e.port = PORT_SELF;
+    e.inLink = PORT_SELF;
+    e.outLink = PORT_NONE;
     e.link = -1;
     e.session = kind == INJECT_SESSION ? arg : 0;
     e.stage = kind == INJECT_SESSION ? STAGE_SEND : STAGE_FORWARD;
@@ -290,7 +293,8 @@ export function endpointSet(i: i32, kind: i32, member: i32, arg: u32, link: i32)
 function endpointOnLink(e: Endpoint): void {
   const l = linkAt(e.link);
   e.member = l.sender;
-  e.port = l.sender >= 0 ? l.senderPort : PORT_NONE;
+  e.inLink = PORT_NONE;
+  e.outLink = l.sender >= 0 ? l.senderPort : PORT_NONE;
 }
 
 /** Takes link `i` down (`down` true) or up: a link that is down drops what is sent onto it (DROP_LINK_DOWN). */

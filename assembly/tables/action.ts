@@ -9,7 +9,7 @@
 //   └──────────────┴───────────┴───────────┘
 //
 // for an action with no arg2 and no data (bar a forward's one out-link, whose
-// list of one element `arg` repeats: forward.ts reads the list only for
+// list of one element `arg` repeats: steps.ts's forward reads the list only for
 // several), count < 256 and arg < 65536. A lookup returns a Hit:
 //
 //   ┌──────────────────────────────┬─────────────────────────────────────┐

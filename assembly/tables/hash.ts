@@ -1,5 +1,5 @@
 // The hash, written once: every hashed index (tuple-space.ts, keyed.ts) and
-// the flow hash of an anycast link (pipeline/link.ts) are made of these.
+// the flow hash of an anycast link (pipeline/effects.ts) are made of these.
 //
 // A multiply only carries entropy upward, and keys often vary in their high
 // bytes only (a MAC's last bytes sit at the top of a little-endian word): each

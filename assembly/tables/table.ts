@@ -50,7 +50,7 @@ import * as ternary from "./kinds/ternary";
 import * as storage from "./storage";
 import { countHit, entryAt, Table } from "./storage";
 
-export { actionOf, Hit, MISS, rowOf, wordArg, wordCode, wordCount, wordOf } from "./action";
+export { actionOf, hit, Hit, MISS, rowOf, wordArg, wordCode, wordCount, wordOf } from "./action";
 export { directRow, singleRow } from "./indexes/direct";
 export { countHit, Entry, entryAt, FIELD_LEN, FREE, hitsAt, Table } from "./storage";
 
@@ -185,8 +185,8 @@ function rank(t: Table, mask: usize, prio: i32): i32 {
 }
 
 /**
- * lookup without counting the hit: for a caller that may yet leave the packet
- * to another path (fast.ts). The keyless, in-link and one-word roads are
+ * lookup without counting the hit: for a step, which counts it itself
+ * (steps.ts; a plan may settle the row without a lookup). The keyless, in-link and one-word roads are
  * taken inline; the others through a call.
  */
 @inline export function lookupUncounted(t: Table, key: usize): Hit {
@@ -212,17 +212,20 @@ function lookupOther(t: Table, key: usize): Hit {
 }
 
 /**
- * lookup for a one-field key given as a number, `bytes` wide (transmit:
- * out-link, 2; send: session, 4): from the direct array without a key when it
- * holds the value, else by the key built in `scratch`.
+ * lookupUncounted for a one-field key given as a number, `bytes` wide
+ * (transmit: out-link, 2; send: session, 4): from the direct array without a
+ * key when it holds the value, else by the key built in `scratch`.
  */
-@inline export function lookupId(t: Table, id: u32, bytes: i32, scratch: usize): Hit {
+@inline export function lookupIdUncounted(t: Table, id: u32, bytes: i32, scratch: usize): Hit {
   const road = t.road;
   const at = road == ROAD_DIRECT || road == ROAD_DIRECT32 ? directAt(t, id) : 0;
-  if (at == 0) return lookup(t, idKey(scratch, id, bytes));
-  const e = load<i32>(at);
-  if (e >= 0) countHit(t, e);
-  return hit(e, 0);
+  if (at == 0) return lookupIdByKey(t, id, bytes, scratch);
+  return hit(load<i32>(at), 0);
+}
+
+/** lookupIdUncounted when the direct array does not hold `id`: by its key, through a call (it is rare). */
+function lookupIdByKey(t: Table, id: u32, bytes: i32, scratch: usize): Hit {
+  return lookupUncounted(t, idKey(scratch, id, bytes));
 }
 
 /** The one-field key for `id` in `scratch`: big-endian, `bytes` wide, the rest of the word zero. */

@@ -81,6 +81,8 @@ export interface DataPlaneExports extends Record<string, unknown> {
   run(n: number, first: number, base: number): number;
   resume(): number;
   region(which: number): number;
+  /** The descriptor of the packet the batch holds (a paused run's); its fields at PACKET_MEMBER, PACKET_IN_LINK … */
+  heldPacket(): number;
   STATUS_DONE: WebAssembly.Global;
   STATUS_PAUSED: WebAssembly.Global;
   PACKET_SIZE: WebAssembly.Global;

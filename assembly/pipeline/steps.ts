@@ -281,9 +281,7 @@ const LEAVE: i32 = -2;
       if (!lane) return stage;
     }
 
-    // forward: onto which out-links does this member send the packet? Several out-links replicate it; a drop row or
-    // no row drops it; a shared member may hand it to its partner's forward table instead (SharedForward, seed §5.3).
-    // Forwarding leaves the header as it is, except a design's declared side effect (TTL − 1), on every copy.
+    // forward (forwardStep, below): onto which out-links does this member send the packet?
     if (stage == STAGE_FORWARD) {
       stage = forwardStep(d, lane, PLAN_NONE);
       if (stage == LEAVE) {
@@ -294,9 +292,7 @@ const LEAVE: i32 = -2;
       if (stage == STAGE_FORWARD) continue; // SharedForward: the partner forwards it
     }
 
-    // transmit: how does the packet leave on out-link `port` — onto the physical link, or (layering, seed §5.2) into
-    // an underlay network's session? Either way it crosses the link (counted, recorded: a virtual link's recording
-    // holds the overlay packet as it crossed); a virtual link then hands it to the underlay member's send table.
+    // transmit (transmitStep, below): how does the packet leave on its out-link?
     if (stage == STAGE_TRANSMIT) {
       stage = transmitStep(d, lane, PLAN_NONE);
       if (stage == LEAVE) {
@@ -445,6 +441,9 @@ const LEAVE: i32 = -2;
   return STAGE_TRANSMIT;
 }
 
+// transmit: how does the packet leave on out-link d.outLink — onto the physical link, or (layering, seed §5.2) into
+// an underlay network's session? Either way it crosses the link (counted, recorded: a virtual link's recording
+// holds the overlay packet as it crossed); a virtual link then hands it to the underlay member's send table.
 /** transmit, as walk takes it (forwardStep says how). */
 @inline function transmitStep(d: Packet, lane: bool, plan: u32): i32 {
   const traced = !lane && tracing;

@@ -2,7 +2,7 @@
 
 import { EV_DROP, STAGE_DONE } from "../abi";
 import { event, tracing } from "./output";
-import { Packet, release } from "./packet";
+import { linkIdAt, Packet, release } from "./packet";
 import { memberAt, orphanDrops } from "./topology";
 
 /** Counts `reason` against member `m` (−1: no member had the packet yet). */
@@ -13,12 +13,12 @@ export function countDrop(m: i32, reason: i32): void {
 }
 
 /**
- * Drops `d`, held by `member` with link identifier `port` in hand, in `stage`
- * for `reason`; returns the next stage: done.
+ * Drops `d` in `stage` for `reason`, counted at its member, traced with the
+ * link identifier its step has in hand; returns the next stage: done.
  */
-export function drop(d: Packet, member: i32, port: u32, stage: i32, reason: i32): i32 {
-  countDrop(member, reason);
-  if (tracing) event(EV_DROP, stage, 0, reason, d, -1, port, d.link, 0);
+export function drop(d: Packet, stage: i32, reason: i32): i32 {
+  countDrop(d.member, reason);
+  if (tracing) event(EV_DROP, stage, 0, reason, d, -1, linkIdAt(d, stage), d.link, 0);
   release(d);
   return STAGE_DONE;
 }

@@ -50,12 +50,12 @@ import { Packet } from "./packet";
 const scratch = memory.data(8);
 
 /**
- * A miss in `t` at step `stage` of member `member` (the key's link identifier
- * or session `id`; `port` the one in hand): traced, and dropped for `reason`.
+ * A miss in `t` at step `stage` (the key's link identifier or session `id`):
+ * traced, and dropped for `reason`.
  */
-export function missed(d: Packet, t: Table, member: i32, port: u32, stage: i32, id: u32, reason: i32): i32 {
+export function missed(d: Packet, t: Table, stage: i32, id: u32, reason: i32): i32 {
   if (tracing) event(EV_LOOKUP, stage, 0, 0, d, -1, id, -1, changetype<usize>(t) == 0 ? -1 : <u32>t.id);
-  return drop(d, member, port, stage, reason);
+  return drop(d, stage, reason);
 }
 
 /** Hit `h` in `t` at step `stage` (the key's link identifier or session `id`), taken one step at a time: counted, and

@@ -9,7 +9,7 @@ import { DROP_TOO_LONG } from "../abi";
 import { recordingRoom, recordingsOn, ringUsed } from "./recording";
 import { drop } from "./drop";
 import { outPos, outRoom } from "./output";
-import { linkIdAt, Packet } from "./packet";
+import { Packet } from "./packet";
 
 /** Not a stage: the step could not be taken for want of room (run.ts pauses). */
 export const STAGE_WAIT: i32 = -1;
@@ -34,5 +34,5 @@ export const ROOM_NEVER: i32 = 2; // the packet's record is larger than an empty
  * short of room (`room`, not ROOM_NOW): wait, or drop the packet as too long.
  */
 @inline export function shortOfRoom(d: Packet, stage: i32, room: i32): i32 {
-  return room == ROOM_LATER ? STAGE_WAIT : drop(d, d.member, linkIdAt(d, stage), stage, DROP_TOO_LONG);
+  return room == ROOM_LATER ? STAGE_WAIT : drop(d, stage, DROP_TOO_LONG);
 }

@@ -131,11 +131,11 @@ const LEAVE: i32 = -2;
       // Every crossing is one hop; too many is a loop. A link that is down carries nothing (not counted).
       if (d.hops >= hopLimit) {
         if (lane) break;
-        return drop(d, d.member, d.outLink, STAGE_LINK, DROP_LOOP);
+        return drop(d, STAGE_LINK, DROP_LOOP);
       }
       if (l.down != 0) {
         if (lane) break;
-        return drop(d, d.member, d.outLink, STAGE_LINK, DROP_LINK_DOWN);
+        return drop(d, STAGE_LINK, DROP_LINK_DOWN);
       }
       // Allcast replication and anycast's choice (a call) are STEP's.
       if (lane) {
@@ -177,7 +177,7 @@ const LEAVE: i32 = -2;
       const m = memberAt(d.member);
       if (memberDown(m)) {
         if (lane) break;
-        return drop(d, d.member, d.inLink, STAGE_SEND, DROP_MEMBER_DOWN);
+        return drop(d, STAGE_SEND, DROP_MEMBER_DOWN);
       }
       // The key: the session identifier, big-endian, in one zero-padded word.
       const t = changetype<Table>(m.send);
@@ -185,19 +185,19 @@ const LEAVE: i32 = -2;
       const row = rowOf(h);
       if (row < 0) {
         if (lane) break;
-        return missed(d, t, d.member, d.inLink, STAGE_SEND, d.session, DROP_SEND_MISS);
+        return missed(d, t, STAGE_SEND, d.session, DROP_SEND_MISS);
       }
       if (!lane) looked(d, t, h, STAGE_SEND, d.session);
       const e = entryAt(t, row);
       if (e.code != ACT_PUSH) {
         if (lane) break;
-        return drop(d, d.member, d.inLink, STAGE_SEND, DROP_UNSUPPORTED);
+        return drop(d, STAGE_SEND, DROP_UNSUPPORTED);
       }
       const before = d.len;
       const refused = push(d, m.design, <usize>e.data);
       if (refused != DROP_NONE) {
         if (lane) break;
-        return drop(d, d.member, d.inLink, STAGE_SEND, refused);
+        return drop(d, STAGE_SEND, refused);
       }
       if (lane) countHit(t, row);
       if (traced) event(EV_PUSH, STAGE_SEND, 0, 0, d, -1, d.session, -1, d.len - before);
@@ -216,12 +216,12 @@ const LEAVE: i32 = -2;
       plan = lane ? planOf(m) : PLAN_NONE;
       if (plan == PLAN_NONE && memberDown(m)) {
         if (lane) break;
-        return drop(d, d.member, d.inLink, STAGE_ACQUIRE, DROP_MEMBER_DOWN);
+        return drop(d, STAGE_ACQUIRE, DROP_MEMBER_DOWN);
       }
       if (d.keyMember != d.member) {
         if (!parseHeader(d, m.design)) {
           if (lane) break;
-          return drop(d, d.member, d.inLink, STAGE_ACQUIRE, DROP_BAD_HEADER);
+          return drop(d, STAGE_ACQUIRE, DROP_BAD_HEADER);
         }
         d.keyMember = d.member;
       }
@@ -251,7 +251,7 @@ const LEAVE: i32 = -2;
         const row = rowOf(h);
         if (row < 0) {
           if (lane) break;
-          return missed(d, t, d.member, d.inLink, STAGE_ACQUIRE, d.inLink, DROP_ACQUIRE_MISS);
+          return missed(d, t, STAGE_ACQUIRE, d.inLink, DROP_ACQUIRE_MISS);
         }
         if (!lane) looked(d, t, h, STAGE_ACQUIRE, d.inLink);
         const code = actionCode(t, h);
@@ -274,7 +274,7 @@ const LEAVE: i32 = -2;
           fanBoth();
           return replicate(d);
         } else {
-          return drop(d, d.member, d.inLink, STAGE_ACQUIRE, DROP_UNSUPPORTED);
+          return drop(d, STAGE_ACQUIRE, DROP_UNSUPPORTED);
         }
         if (lane) countHit(t, row);
       }
@@ -319,7 +319,7 @@ const LEAVE: i32 = -2;
         const row = rowOf(h);
         if (row < 0) {
           if (lane) break;
-          return missed(d, t, d.member, d.inLink, STAGE_RECEIVE, d.inLink, DROP_RECEIVE_MISS);
+          return missed(d, t, STAGE_RECEIVE, d.inLink, DROP_RECEIVE_MISS);
         }
         if (!lane) looked(d, t, h, STAGE_RECEIVE, d.inLink);
         const code = actionCode(t, h);
@@ -340,7 +340,7 @@ const LEAVE: i32 = -2;
           continue;
         } else {
           if (lane) break;
-          return drop(d, d.member, d.inLink, STAGE_RECEIVE, DROP_UNSUPPORTED);
+          return drop(d, STAGE_RECEIVE, DROP_UNSUPPORTED);
         }
         if (lane) countHit(t, row);
       }
@@ -384,13 +384,13 @@ const LEAVE: i32 = -2;
   if (plan != PLAN_FORWARD) {
     if (memberDown(m)) {
       if (lane) return LEAVE;
-      return drop(d, d.member, d.inLink, STAGE_FORWARD, DROP_MEMBER_DOWN);
+      return drop(d, STAGE_FORWARD, DROP_MEMBER_DOWN);
     }
     // After a push the header is valid by construction: a table that looks at the in-link only needs no parse.
     if (d.keyMember != d.member && !(d.keyMember == KEY_PUSHED && m.forward != 0 && t.inLinkOnly)) {
       if (!parseHeader(d, m.design)) {
         if (lane) return LEAVE;
-        return drop(d, d.member, d.inLink, STAGE_FORWARD, DROP_BAD_HEADER);
+        return drop(d, STAGE_FORWARD, DROP_BAD_HEADER);
       }
       d.keyMember = d.member;
     }
@@ -400,7 +400,7 @@ const LEAVE: i32 = -2;
   const row = rowOf(h);
   if (row < 0) {
     if (lane) return LEAVE;
-    return missed(d, t, d.member, d.inLink, STAGE_FORWARD, d.inLink, DROP_FORWARD_MISS);
+    return missed(d, t, STAGE_FORWARD, d.inLink, DROP_FORWARD_MISS);
   }
   if (!lane) looked(d, t, h, STAGE_FORWARD, d.inLink);
   const code = actionCode(t, h);
@@ -420,14 +420,14 @@ const LEAVE: i32 = -2;
     if (outs != 1) return LEAVE;
   } else if (outs == 0) {
     const reason = code == ACT_DROP || code == ACT_OUT ? DROP_FORWARD_DROP : DROP_UNSUPPORTED;
-    return drop(d, d.member, d.inLink, STAGE_FORWARD, reason);
+    return drop(d, STAGE_FORWARD, reason);
   }
   // A planned member has no side effect.
   if (plan != PLAN_FORWARD) {
     const refused = ttlEffect(d, m, d.inLink);
     if (refused != DROP_NONE) {
       if (lane) return LEAVE;
-      return drop(d, d.member, d.inLink, STAGE_FORWARD, refused);
+      return drop(d, STAGE_FORWARD, refused);
     }
   }
   if (!lane) {
@@ -461,7 +461,7 @@ const LEAVE: i32 = -2;
   const row = rowOf(h);
   if (row < 0) {
     if (lane) return LEAVE;
-    return missed(d, t, d.member, d.outLink, STAGE_TRANSMIT, d.outLink, DROP_TRANSMIT_MISS);
+    return missed(d, t, STAGE_TRANSMIT, d.outLink, DROP_TRANSMIT_MISS);
   }
   if (!lane) looked(d, t, h, STAGE_TRANSMIT, d.outLink);
   const to = outLink(m, d.outLink);
@@ -470,7 +470,7 @@ const LEAVE: i32 = -2;
   if (plan == PLAN_FORWARD || e.code == ACT_PHYSICAL) {
     if (to < 0) {
       if (lane) return LEAVE;
-      return drop(d, d.member, d.outLink, STAGE_TRANSMIT, DROP_NO_LINK);
+      return drop(d, STAGE_TRANSMIT, DROP_NO_LINK);
     }
     d.link = to;
     next = STAGE_LINK;
@@ -491,7 +491,7 @@ const LEAVE: i32 = -2;
     }
   } else {
     if (lane) return LEAVE;
-    return drop(d, d.member, d.outLink, STAGE_TRANSMIT, DROP_UNSUPPORTED);
+    return drop(d, STAGE_TRANSMIT, DROP_UNSUPPORTED);
   }
   if (lane) countHit(t, row);
   return next;

@@ -61,15 +61,9 @@ export const PACKET_SIZE: i32 = <i32>KEY_AT + KEY_MAX_LEN;
   return changetype<usize>(d) + KEY_AT;
 }
 
-/** Whether the link identifier step `stage` has in hand is the out-link (transmit, the link), not the in-link. */
-@inline export function isOutLinkStage(stage: i32): bool {
-  // One compare: the two stages are consecutive (abi.ts STAGES).
-  return <u32>(stage - STAGE_TRANSMIT) <= <u32>(STAGE_LINK - STAGE_TRANSMIT);
-}
-
 /** The link identifier step `stage` has in hand: the out-link at transmit and on the link, else the in-link. */
 @inline export function linkIdAt(d: Packet, stage: i32): u32 {
-  return isOutLinkStage(stage) ? d.outLink : d.inLink;
+  return stage == STAGE_TRANSMIT || stage == STAGE_LINK ? d.outLink : d.inLink;
 }
 
 /**

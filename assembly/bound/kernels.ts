@@ -1,33 +1,41 @@
 // Bound kernels, for `npm run bench:bound` only (not part of the data plane's
 // build): each takes one bench scenario's packet along the path every packet
-// of that scenario takes, calling the same helpers as the fast lane (parse,
-// lookups, counters, push, pop, TTL, link crossing, delivery) with none of the
-// checks that choose the path — no stage dispatch, no member, link, road or
-// action tests. Whatever a packet costs beyond its kernel is the price of
-// interpreting the description; what the kernel costs, no specialisation of
-// the same operations can beat. test/bench/bound.test.ts holds each kernel to
-// the lane's counters, hits and bytes.
+// of that scenario takes, as a list of the data plane's own step functions
+// (assembly/pipeline/steps.ts), each told the case it takes (`known`): no
+// stage dispatch, no plan looked up, and none of the tests that choose the
+// path or could fail (member, link, road, action, room). Whatever a packet
+// costs beyond its kernel is the price of interpreting the description: of
+// finding, step by step, what the kernel knew. test/bench/bound.test.ts holds
+// each kernel to the lane's counters, hits and bytes.
 
-import { PORT_SELF } from "../abi";
 import {
-  countHit,
-  directRow,
-  Entry,
-  entryAt,
-  Hit,
-  lookupUncounted,
-  rowOf,
-  singleRow,
-  Table,
-  wordArg,
-  wordOf,
-} from "../tables/table";
-import { carry, hand, push, takeHeaderOff, ttlEffect } from "../pipeline/effects";
+  ACT_DELIVER,
+  ACT_EXTERNAL_LINK,
+  ACT_EXTERNAL_SESSION,
+  ACT_FORWARD,
+  ACT_OUT,
+  ACT_PHYSICAL,
+  ACT_PUSH,
+  ACT_RECEIVE,
+  STAGE_ACQUIRE,
+  STAGE_DONE,
+  STAGE_SEND,
+} from "../abi";
 import { drained } from "../pipeline/output";
-import { keyOf, Packet, PACKET_SIZE, release } from "../pipeline/packet";
-import { parseHeader, setInLink } from "../pipeline/parse";
+import { Packet, PACKET_SIZE } from "../pipeline/packet";
+import { PLAN_DELIVER, PLAN_FORWARD, PLAN_NONE } from "../pipeline/plan";
 import { nextInput, startBatch } from "../pipeline/run";
-import { linkAt, Member, memberAt, outLink, receiverMember, receiverPort } from "../pipeline/topology";
+import { memberAt } from "../pipeline/topology";
+import {
+  acquireStep,
+  deliverStep,
+  forwardStep,
+  LANE,
+  linkStep,
+  receiveStep,
+  sendStep,
+  transmitStep,
+} from "../pipeline/steps";
 
 export const KERNEL_L2: i32 = 0;
 export const KERNEL_HUB: i32 = 1;
@@ -49,137 +57,66 @@ export function boundRun(n: i32, first: u32, base: u32, kernel: i32): void {
   drained();
 }
 
-/** The out-link of forward hit `h` (one out-link): from the keyed slot when it held the action. */
-@inline function outOf(t: Table, h: Hit): u32 {
-  const a = wordOf(h);
-  return a != 0 ? wordArg(a) : entryAt(t, rowOf(h)).arg;
+/** acquireStep at the packet's member, in the lane (walk has the member's record in hand for its plan). */
+@inline function acquire(d: Packet, plan: u32, known: i32): void {
+  acquireStep(d, memberAt(d.member), LANE, plan, known);
 }
 
-/** Crosses the packet's link; returns the link's first receiver (the caller's next member), its in-link in d.inLink. */
-@inline function cross(d: Packet): i32 {
-  const l = linkAt(d.link);
-  carry(d, l);
-  d.inLink = receiverPort(l, 0);
-  return receiverMember(l, 0);
+/** A member forwards what it sends itself into the session of the underlay member on its machine. */
+@inline function intoSession(d: Packet): void {
+  forwardStep(d, LANE, PLAN_NONE, ACT_OUT);
+  transmitStep(d, LANE, PLAN_NONE, ACT_EXTERNAL_SESSION);
+  linkStep(d, LANE, STAGE_SEND); // the virtual link
+  sendStep(d, LANE, ACT_PUSH);
 }
 
-/**
- * A forward by the key (with the TTL side effect when `ttl`) and a transmit
- * row: returns that row, the packet on its out-link.
- */
-@inline function forwardTransmit(d: Packet, m: Member, ttl: bool): Entry {
-  let t = changetype<Table>(m.forward);
-  const h = lookupUncounted(t, keyOf(d));
-  const out = outOf(t, h);
-  if (ttl) ttlEffect(d, m, d.inLink);
-  countHit(t, rowOf(h));
-  t = changetype<Table>(m.transmit);
-  const r = directRow(t, out);
-  countHit(t, r);
-  d.link = outLink(m, out);
-  return entryAt(t, r);
+/** A member acquires the packet to receive it and pops its header: the overlay member has it. */
+@inline function popped(d: Packet): void {
+  acquire(d, PLAN_NONE, ACT_RECEIVE);
+  receiveStep(d, LANE, PLAN_NONE, ACT_EXTERNAL_LINK);
 }
 
-/** A keyless acquire row `forward`, then forwardTransmit. */
-@inline function forwardBy(d: Packet, m: Member, ttl: bool): Entry {
-  parseHeader(d, m.design);
-  setInLink(keyOf(d), d.inLink);
-  const t = changetype<Table>(m.acquire);
-  countHit(t, singleRow(t));
-  return forwardTransmit(d, m, ttl);
-}
-
-/** An acquire by the key saying receive, a receive row: returns that row (deliver, or pop to an overlay). */
-@inline function acquireReceive(d: Packet, m: Member): Entry {
-  const key = keyOf(d);
-  parseHeader(d, m.design);
-  setInLink(key, d.inLink);
-  let t = changetype<Table>(m.acquire);
-  countHit(t, rowOf(lookupUncounted(t, key)));
-  t = changetype<Table>(m.receive);
-  const r = rowOf(lookupUncounted(t, key));
-  countHit(t, r);
-  return entryAt(t, r);
-}
-
-/** A receive row that pops to an overlay: the overlay member's index, the packet on its in-link. */
-@inline function popTo(d: Packet, e: Entry): i32 {
-  takeHeaderOff(d, <i32>e.arg);
-  d.inLink = e.arg2;
-  return <i32>e.arg;
-}
-
-/** Delivery at member `mi` (its receive row keyless `deliver`, counted by the caller). */
-@inline function deliverAt(d: Packet, mi: i32): void {
-  d.member = mi;
-  hand(d, memberAt(mi), false);
-  release(d);
-}
-
-/**
- * Forward what the member sends itself (in-link `self`: the key needs no
- * parse) and transmit: returns the transmit row — into a session, arg is the
- * underlay member and arg2 its session — the packet on its out-link.
- */
-@inline function forwardFromSelf(d: Packet, m: Member): Entry {
-  setInLink(keyOf(d), PORT_SELF);
-  d.inLink = PORT_SELF;
-  const e = forwardTransmit(d, m, false);
-  d.session = e.arg2;
-  return e;
-}
-
-/** The underlay member's send row pushes its header. */
-@inline function sendPush(d: Packet, m: Member): void {
-  const t = changetype<Table>(m.send);
-  const r = directRow(t, d.session);
-  push(d, m.design, <usize>entryAt(t, r).data);
-  countHit(t, r);
+/** A planned host (plan.ts PLAN_DELIVER) acquires the packet and delivers it. */
+@inline function delivered(d: Packet): void {
+  acquire(d, PLAN_DELIVER, ACT_RECEIVE);
+  receiveStep(d, LANE, PLAN_DELIVER, ACT_DELIVER);
+  deliverStep(d, LANE, ACT_DELIVER);
 }
 
 /** l2-exact: feed → the switch forwards by dst onto an external link. */
 function l2(d: Packet): void {
-  forwardBy(d, memberAt(cross(d)), false);
-  carry(d, linkAt(d.link));
-  release(d);
+  linkStep(d, LANE, STAGE_ACQUIRE);
+  acquire(d, PLAN_FORWARD, ACT_FORWARD); // a planned forwarder: its forward and transmit too
+  linkStep(d, LANE, STAGE_DONE);
 }
 
 /** hub-and-spoke-8: spoke → hub, forwarded by dst → the spoke acquires by dst and delivers. */
 function hub(d: Packet): void {
-  forwardBy(d, memberAt(cross(d)), false);
-  const spoke = cross(d);
-  acquireReceive(d, memberAt(spoke));
-  deliverAt(d, spoke);
+  linkStep(d, LANE, STAGE_ACQUIRE);
+  acquire(d, PLAN_FORWARD, ACT_FORWARD); // a planned forwarder: its forward and transmit too
+  linkStep(d, LANE, STAGE_ACQUIRE);
+  delivered(d);
 }
 
 /** router-layered: lanA.r pops Ethernet into ip.r (LPM, TTL − 1), which transmits into lanB.r's session: push, out. */
 function router(d: Packet): void {
-  const ip = memberAt(popTo(d, acquireReceive(d, memberAt(cross(d)))));
-  const e = forwardBy(d, ip, true);
-  d.session = e.arg2;
-  carry(d, linkAt(d.link));
-  const lanB = memberAt(<i32>e.arg);
-  sendPush(d, lanB);
-  forwardFromSelf(d, lanB);
-  carry(d, linkAt(d.link));
-  release(d);
+  linkStep(d, LANE, STAGE_ACQUIRE);
+  popped(d);
+  acquire(d, PLAN_NONE, ACT_FORWARD); // ip.r: its TTL side effect leaves it unplanned
+  intoSession(d);
+  forwardStep(d, LANE, PLAN_NONE, ACT_OUT);
+  transmitStep(d, LANE, PLAN_NONE, ACT_PHYSICAL);
+  linkStep(d, LANE, STAGE_DONE);
 }
 
 /** vxlan: vm3 → overlay.a's session (push VXLAN) → lan.a's (push Ethernet) → the LAN → pop, pop → vm5 delivers. */
 function vxlan(d: Packet): void {
-  const vm3 = memberAt(d.member);
-  parseHeader(d, vm3.design);
-  const toOverlay = forwardFromSelf(d, vm3);
-  carry(d, linkAt(d.link));
-  const a = memberAt(<i32>toOverlay.arg);
-  sendPush(d, a);
-  const toLan = forwardFromSelf(d, a);
-  carry(d, linkAt(d.link));
-  const lanA = memberAt(<i32>toLan.arg);
-  sendPush(d, lanA);
-  forwardFromSelf(d, lanA);
-  const b = popTo(d, acquireReceive(d, memberAt(cross(d))));
-  const vm5 = popTo(d, acquireReceive(d, memberAt(b)));
-  acquireReceive(d, memberAt(vm5));
-  deliverAt(d, vm5);
+  intoSession(d); // vm3 into overlay.a's
+  intoSession(d); // overlay.a into lan.a's
+  forwardStep(d, LANE, PLAN_NONE, ACT_OUT);
+  transmitStep(d, LANE, PLAN_NONE, ACT_PHYSICAL);
+  linkStep(d, LANE, STAGE_ACQUIRE);
+  popped(d); // lan.b
+  popped(d); // overlay.b
+  delivered(d); // vm5
 }

@@ -1,9 +1,10 @@
 // `npm run bench:bound` compares the data plane with kernels that take each
-// scenario's path with no checks (assembly/bound/kernels.ts). The comparison
-// means something only if a kernel does the same work: here each kernel runs
-// a scenario's batches on one data plane, the data plane on another, and every
-// counter — injected, per-link packets and bytes, deliveries, drops, every
-// table row's hits — must be the same.
+// scenario's one path through the same step functions, each told its case
+// (assembly/bound/kernels.ts). The comparison means something only if a
+// kernel does the same work: here each kernel runs a scenario's batches on one
+// data plane, the data plane on another, and every counter — injected,
+// per-link packets and bytes, deliveries, drops, every table row's hits — must
+// be the same.
 
 import { describe, expect, it } from "vitest";
 import { boundBuilt, KERNELS, runKernel } from "../../bench/bound.js";

@@ -1,10 +1,11 @@
 // The shape of the code, held: no import circle among the files of assembly/,
-// src/ and bench/ (madge reads src and bench, but not AssemblyScript), and the
+// src/ and bench/ (madge reads src and bench, but not AssemblyScript); the
 // table engine in layers — assembly/tables: storage < kinds < indexes < table
 // < write, each importing only its own layer and those below, none of them
-// the pipeline. Imports are read by TypeScript's pre-processor (import and
-// export … from, import(), side-effect imports; not comments or strings), which
-// takes AssemblyScript's decorators in its stride.
+// the pipeline; and the bench's bound kernels made of the data plane's step
+// functions, not of what the steps call. Imports are read by TypeScript's
+// pre-processor (import and export … from, import(), side-effect imports; not
+// comments or strings), which takes AssemblyScript's decorators in its stride.
 
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -266,6 +267,15 @@ describe("the code's imports", () => {
 
   it("assembly/tables imports only downward (storage < kinds < indexes < table < write), never the pipeline", () => {
     expect(layerBreaks(graph)).toEqual([]);
+  });
+
+  it("the bound kernels take the data plane's steps: they import none of what a step does", () => {
+    // A kernel is a list of steps.ts's step functions; the work inside a step (effects, lookups, parse, the tables,
+    // the wire) is reached through them only, so no kernel can restate it.
+    const kernels = graph.get("assembly/bound/kernels.ts") ?? [];
+    expect(kernels).toContain("assembly/pipeline/steps.ts");
+    const allowed = /^assembly\/(abi|pipeline\/(steps|run|output|packet|plan|topology))\.ts$/;
+    expect(kernels.filter((f) => !allowed.test(f))).toEqual([]);
   });
 
   it("reads the table engine's files", () => {

@@ -156,17 +156,41 @@ const processOutput: BenchOutput = {
   stderr: (t) => process.stderr.write(t),
 };
 
+const USAGE = "npm run bench [-- --json] [-- --only NAME ...] [-- --list] [-- --max-time SECONDS]";
+
+/** The flags of `argv`, with --max-time as seconds; or what is wrong with them. */
+function benchArgs(argv: string[]) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        json: { type: "boolean", default: false },
+        only: { type: "string", multiple: true },
+        "max-time": { type: "string", default: "3" },
+        list: { type: "boolean", default: false },
+      },
+    });
+  } catch (err) {
+    // parseArgs throws for an unknown option, a missing value or a stray argument: its message says which.
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS_")) return (err as Error).message;
+    throw err;
+  }
+  const given = parsed.values["max-time"];
+  const maxTime = Number(given);
+  if (!Number.isFinite(maxTime) || maxTime <= 0) return `--max-time ${given} is not a number of seconds above 0`;
+  return { values: parsed.values, maxTime };
+}
+
 /** `npm run bench` and `strata bench`: runs the scenarios; returns the exit code. */
 export async function runBench(argv: string[], out: BenchOutput = processOutput): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      json: { type: "boolean", default: false },
-      only: { type: "string", multiple: true },
-      "max-time": { type: "string", default: "3" },
-      list: { type: "boolean", default: false },
-    },
-  });
+  const args = benchArgs(argv);
+  if (typeof args === "string") {
+    out.stderr(`bench: ${args}\nusage: ${USAGE}\n`);
+    return 2;
+  }
+  const { values, maxTime } = args;
   if (values.list) {
     for (const s of SCENARIOS) out.stdout(`${s.name}  ${s.description}\n`);
     return 0;
@@ -177,7 +201,6 @@ export async function runBench(argv: string[], out: BenchOutput = processOutput)
     out.stderr(`bench: no scenario ${unknown.join(", ")} (have: ${SCENARIOS.map((s) => s.name).join(", ")})\n`);
     return 2;
   }
-  const maxTime = Number(values["max-time"]);
   const chosen = only.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => only.includes(s.name));
   const results: Result[] = [];
   const figures: FigureResult[] = [];
@@ -216,6 +239,10 @@ export async function runBench(argv: string[], out: BenchOutput = processOutput)
 }
 
 if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  // A reader that goes away (`| head`) ends the output, not the process with a stack trace.
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code !== "EPIPE") throw err;
+  });
   runBench(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;

@@ -8,8 +8,8 @@
 
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import type { DataPlane } from "../src/wasm/module.js";
+import { readFlags, refuse } from "./args.js";
 import { BUILDS, type Built } from "./dataplane.js";
 
 /** Scenarios with a kernel, and the kernel's constant in the bound build. */
@@ -90,7 +90,12 @@ function table(results: readonly BoundResult[]): string {
 }
 
 if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ args: process.argv.slice(2), options: { json: { type: "boolean", default: false } } });
+  const flags = readFlags({ args: process.argv.slice(2), options: { json: { type: "boolean", default: false } } });
+  if (typeof flags === "string") {
+    refuse("bench:bound", flags, "npm run bench:bound [-- --json]");
+    process.exit();
+  }
+  const { values } = flags;
   const results = KERNELS.map((k) => {
     if (!values.json) process.stderr.write(`bench:bound: ${k.scenario}\n`);
     return measureBound(k);

@@ -3,8 +3,8 @@
 
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import Benchmark from "benchmark";
+import { positive, readFlags } from "./args.js";
 import type { Figure, FigureScenario, Scenario } from "./scenario.js";
 import { SCENARIOS } from "./scenarios.js";
 
@@ -160,26 +160,18 @@ const USAGE = "npm run bench [-- --json] [-- --only NAME ...] [-- --list] [-- --
 
 /** The flags of `argv`, with --max-time as seconds; or what is wrong with them. */
 function benchArgs(argv: string[]) {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      options: {
-        json: { type: "boolean", default: false },
-        only: { type: "string", multiple: true },
-        "max-time": { type: "string", default: "3" },
-        list: { type: "boolean", default: false },
-      },
-    });
-  } catch (err) {
-    // parseArgs throws for an unknown option, a missing value or a stray argument: its message says which.
-    const code = (err as { code?: unknown }).code;
-    if (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS_")) return (err as Error).message;
-    throw err;
-  }
-  const given = parsed.values["max-time"];
-  const maxTime = Number(given);
-  if (!Number.isFinite(maxTime) || maxTime <= 0) return `--max-time ${given} is not a number of seconds above 0`;
+  const parsed = readFlags({
+    args: argv,
+    options: {
+      json: { type: "boolean", default: false },
+      only: { type: "string", multiple: true },
+      "max-time": { type: "string", default: "3" },
+      list: { type: "boolean", default: false },
+    },
+  });
+  if (typeof parsed === "string") return parsed;
+  const maxTime = positive("--max-time", parsed.values["max-time"]);
+  if (typeof maxTime === "string") return maxTime;
   return { values: parsed.values, maxTime };
 }
 

@@ -7,7 +7,7 @@
 
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
+import { positive, readFlags, refuse } from "./args.js";
 import type { Fleet, MachinePolicy } from "../src/p4/fleet.js";
 import { place, type Placement, type PlaceWork } from "../src/p4/place.js";
 import type { MachineRequirements } from "../src/p4/requirements.js";
@@ -117,8 +117,16 @@ export function benchPlace(targets: number): PlaceBenchRow {
 }
 
 function main(): void {
-  const { values, positionals } = parseArgs({ options: { json: { type: "boolean" } }, allowPositionals: true });
-  const sizes = positionals.length > 0 ? positionals.map(Number) : [4, 8, 16, 25, 50, 100];
+  const usage = "npm run bench:place [-- T ...] [-- --json]";
+  const flags = readFlags({ options: { json: { type: "boolean" } }, allowPositionals: true });
+  if (typeof flags === "string") return refuse("bench:place", flags, usage);
+  const { values, positionals } = flags;
+  const sizes: number[] = [];
+  for (const given of positionals.length > 0 ? positionals : ["4", "8", "16", "25", "50", "100"]) {
+    const t = positive("T", given, true);
+    if (typeof t === "string") return refuse("bench:place", t, usage);
+    sizes.push(t);
+  }
   const rows: PlaceBenchRow[] = [];
   for (const t of sizes) {
     const row = benchPlace(t);

@@ -12,11 +12,11 @@ import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "n
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { parseArgs } from "node:util";
 import { memoryIo } from "../src/cli/io.js";
 import { main } from "../src/cli/main.js";
 import { PcapWriter } from "../src/pcap/pcap-writer.js";
 import type { Browser } from "puppeteer-core";
+import { positive, readFlags, refuse } from "./args.js";
 import { findBrowser, launch } from "./browser.js";
 import { fatTreeSpec, mac, randomPairs } from "./dataplane.js";
 
@@ -159,10 +159,12 @@ async function openedOnce(browser: Browser, page: string, packets: number): Prom
 }
 
 async function benchView(): Promise<void> {
-  const { values } = parseArgs({
-    options: { dir: { type: "string" }, packets: { type: "string", default: "100000" } },
-  });
-  const packets = Number(values.packets);
+  const usage = "npm run bench:view [-- --packets N] [-- --dir DIR]";
+  const flags = readFlags({ options: { dir: { type: "string" }, packets: { type: "string", default: "100000" } } });
+  if (typeof flags === "string") return refuse("bench:view", flags, usage);
+  const { values } = flags;
+  const packets = positive("--packets", values.packets, true);
+  if (typeof packets === "string") return refuse("bench:view", packets, usage);
   const dir = values.dir ?? mkdtempSync(join(tmpdir(), "strata-bench-view-"));
   mkdirSync(dir, { recursive: true });
   const { spec, inputs, members } = writeInputs(dir, packets);

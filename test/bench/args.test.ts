@@ -1,8 +1,43 @@
-// `npm run bench`'s flags, read by node's parseArgs rather than commander (which reads them for `strata bench`):
-// a flag it does not know, or a time that is not one, is a one-line error and exit code 2, before anything runs.
+// The bench scripts' flags, read by node's parseArgs rather than commander (which reads them for `strata bench`):
+// a flag a script does not know, or a number that is not one, is a one-line error and exit code 2, before anything
+// runs — never a stack trace, never a run with NaN in it.
 
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { positive, readFlags } from "../../bench/args.js";
 import { runBench } from "../../bench/main.js";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+
+describe("readFlags and positive", () => {
+  const options = { json: { type: "boolean" }, only: { type: "string" } } as const;
+  const flags: { argv: string[]; gives: unknown }[] = [
+    { argv: ["--json", "--only", "x"], gives: { json: true, only: "x" } },
+    { argv: ["--help"], gives: "Unknown option '--help'" },
+    { argv: ["--only"], gives: "Option '--only <value>' argument missing" },
+    { argv: ["stray"], gives: "Unexpected argument 'stray'" },
+  ];
+  it.each(flags)("flags $argv", ({ argv, gives }) => {
+    const read = readFlags({ args: argv, options });
+    const found = typeof read === "string" ? read.split(".")[0] : read.values;
+    expect(found).toEqual(typeof gives === "string" ? gives.split(".")[0] : gives);
+  });
+
+  const numbers: { given: string; whole: boolean; gives: number | string }[] = [
+    { given: "2.5", whole: false, gives: 2.5 },
+    { given: "16", whole: true, gives: 16 },
+    { given: "2.5", whole: true, gives: "T 2.5 is not a whole number above 0" },
+    { given: "0", whole: false, gives: "T 0 is not a number above 0" },
+    { given: "-1", whole: true, gives: "T -1 is not a whole number above 0" },
+    { given: "abc", whole: false, gives: "T abc is not a number above 0" },
+    { given: "", whole: false, gives: "T  is not a number above 0" },
+    { given: "Infinity", whole: false, gives: "T Infinity is not a number above 0" },
+  ];
+  it.each(numbers)("positive($given, whole $whole)", ({ given, whole, gives }) => {
+    expect(positive("T", given, whole)).toEqual(gives);
+  });
+});
 
 describe("npm run bench refuses bad flags", () => {
   const cases: { name: string; argv: string[]; says: string }[] = [
@@ -29,4 +64,28 @@ describe("npm run bench refuses bad flags", () => {
     expect(code).toBe(0);
     expect(stdout).toMatch(/^l2-exact {2}/m);
   });
+});
+
+describe("the other bench scripts refuse bad flags", () => {
+  const cases: { script: string; argv: string[]; says: string }[] = [
+    { script: "bound", argv: ["--bogus"], says: "bench:bound: Unknown option '--bogus'" },
+    { script: "place", argv: ["8", "abc"], says: "bench:place: T abc is not a whole number above 0" },
+    { script: "place", argv: ["--bogus"], says: "bench:place: Unknown option '--bogus'" },
+    { script: "view", argv: ["--packets", "0"], says: "bench:view: --packets 0 is not a whole number above 0" },
+    { script: "view", argv: ["--bogus"], says: "bench:view: Unknown option '--bogus'" },
+  ];
+  it.each(cases.map((c) => ({ ...c, name: `bench:${c.script} ${c.argv.join(" ")}` })))(
+    "$name",
+    ({ script, argv, says }) => {
+      const r = spawnSync(process.execPath, [join(ROOT, "dist", "bench", `${script}.js`), ...argv], {
+        encoding: "utf8",
+        timeout: 30_000,
+      });
+      expect(r.status).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr.startsWith(says)).toBe(true);
+      expect(r.stderr).toMatch(/^usage: npm run bench:/m);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    },
+  );
 });

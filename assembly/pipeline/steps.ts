@@ -121,6 +121,21 @@ const LEFT: i32 = 16;
 }
 
 /**
+ * Where a step cannot go on: the lane leaves it (left), STEP drops the packet
+ * at `stage` for `reason`. A miss is written out (`if (lane) return left(…)`,
+ * then `missed`): as an argument here, the key's identifier that STEP traces
+ * would be loaded in the lane too.
+ */
+@inline function stop(d: Packet, lane: bool, stage: i32, reason: i32): i32 {
+  return lane ? left(stage) : drop(d, stage, reason);
+}
+
+/** stop for want of `room` in a ring (STEP waits for it, or drops a packet too long for it). */
+@inline function stopShort(d: Packet, lane: bool, stage: i32, room: i32): i32 {
+  return lane ? left(stage) : shortOfRoom(d, stage, room);
+}
+
+/**
  * A step's `known` in the walk: the step tests which case it is. A bound
  * kernel (assembly/bound/kernels.ts) gives each step the case its scenario
  * takes instead (the next stage for link, else an action code): the step then
@@ -207,20 +222,11 @@ export const ANY: i32 = -1;
   const n = l.nReceivers;
   if (checks && l.recorded) {
     const room = roomFor(l.recordingId, d.len, false);
-    if (room != ROOM_NOW) {
-      if (lane) return left(STAGE_LINK);
-      return shortOfRoom(d, STAGE_LINK, room);
-    }
+    if (room != ROOM_NOW) return stopShort(d, lane, STAGE_LINK, room);
   }
   // Every crossing is one hop; too many is a loop. A link that is down carries nothing (not counted).
-  if (checks && d.hops >= hopLimit) {
-    if (lane) return left(STAGE_LINK);
-    return drop(d, STAGE_LINK, DROP_LOOP);
-  }
-  if (checks && l.down != 0) {
-    if (lane) return left(STAGE_LINK);
-    return drop(d, STAGE_LINK, DROP_LINK_DOWN);
-  }
+  if (checks && d.hops >= hopLimit) return stop(d, lane, STAGE_LINK, DROP_LOOP);
+  if (checks && l.down != 0) return stop(d, lane, STAGE_LINK, DROP_LINK_DOWN);
   // Allcast replication and anycast's choice (a call) are STEP's.
   if (lane && checks) {
     if (d.via < 0 && n > 1 && (l.mode == MODE_ALLCAST || l.mode == MODE_ANYCAST)) return left(STAGE_LINK);
@@ -261,10 +267,7 @@ export const ANY: i32 = -1;
   const checks = known == ANY;
   const traced = !lane && tracing;
   const m = memberAt(d.member);
-  if (checks && memberDown(m)) {
-    if (lane) return left(STAGE_SEND);
-    return drop(d, STAGE_SEND, DROP_MEMBER_DOWN);
-  }
+  if (checks && memberDown(m)) return stop(d, lane, STAGE_SEND, DROP_MEMBER_DOWN);
   // The key: the session identifier, big-endian, in one zero-padded word.
   const t = changetype<Table>(m.send);
   const h = !checks ? hit(directRow(t, d.session), 0) : lane ? findIdDirect(t, d.session) : findId(t, d.session, 4);
@@ -275,16 +278,10 @@ export const ANY: i32 = -1;
   }
   if (!lane) looked(d, t, h, STAGE_SEND, d.session);
   const e = entryAt(t, row);
-  if (checks && e.code != ACT_PUSH) {
-    if (lane) return left(STAGE_SEND);
-    return drop(d, STAGE_SEND, DROP_UNSUPPORTED);
-  }
+  if (checks && e.code != ACT_PUSH) return stop(d, lane, STAGE_SEND, DROP_UNSUPPORTED);
   const before = d.len;
   const refused = push(d, m.design, <usize>e.data);
-  if (checks && refused != DROP_NONE) {
-    if (lane) return left(STAGE_SEND);
-    return drop(d, STAGE_SEND, refused);
-  }
+  if (checks && refused != DROP_NONE) return stop(d, lane, STAGE_SEND, refused);
   if (lane) countHit(t, row);
   if (traced) event(EV_PUSH, STAGE_SEND, 0, 0, d, -1, d.session, -1, d.len - before);
   d.inLink = PORT_SELF;
@@ -302,15 +299,9 @@ export const ANY: i32 = -1;
   const checks = known == ANY;
   const traced = !lane && tracing;
   const key = keyOf(d);
-  if (checks && plan == PLAN_NONE && memberDown(m)) {
-    if (lane) return left(STAGE_ACQUIRE);
-    return drop(d, STAGE_ACQUIRE, DROP_MEMBER_DOWN);
-  }
+  if (checks && plan == PLAN_NONE && memberDown(m)) return stop(d, lane, STAGE_ACQUIRE, DROP_MEMBER_DOWN);
   if (d.keyMember != d.member) {
-    if (!parseHeader(d, m.design) && checks) {
-      if (lane) return left(STAGE_ACQUIRE);
-      return drop(d, STAGE_ACQUIRE, DROP_BAD_HEADER);
-    }
+    if (!parseHeader(d, m.design) && checks) return stop(d, lane, STAGE_ACQUIRE, DROP_BAD_HEADER);
     d.keyMember = d.member;
   }
   setInLink(key, d.inLink);
@@ -367,16 +358,10 @@ export const ANY: i32 = -1;
   const t = changetype<Table>(m.forward);
   // A planned member is up, and acquire has just made its key, the in-link in it.
   if (plan != PLAN_FORWARD) {
-    if (checks && memberDown(m)) {
-      if (lane) return left(STAGE_FORWARD);
-      return drop(d, STAGE_FORWARD, DROP_MEMBER_DOWN);
-    }
+    if (checks && memberDown(m)) return stop(d, lane, STAGE_FORWARD, DROP_MEMBER_DOWN);
     // After a push the header is valid by construction: a table that looks at the in-link only needs no parse.
     if (d.keyMember != d.member && !(d.keyMember == KEY_PUSHED && m.forward != 0 && t.inLinkOnly)) {
-      if (!parseHeader(d, m.design) && checks) {
-        if (lane) return left(STAGE_FORWARD);
-        return drop(d, STAGE_FORWARD, DROP_BAD_HEADER);
-      }
+      if (!parseHeader(d, m.design) && checks) return stop(d, lane, STAGE_FORWARD, DROP_BAD_HEADER);
       d.keyMember = d.member;
     }
     setInLink(key, d.inLink);
@@ -410,10 +395,7 @@ export const ANY: i32 = -1;
   // A planned member has no side effect.
   if (plan != PLAN_FORWARD) {
     const refused = ttlEffect(d, m, d.inLink);
-    if (checks && refused != DROP_NONE) {
-      if (lane) return left(STAGE_FORWARD);
-      return drop(d, STAGE_FORWARD, refused);
-    }
+    if (checks && refused != DROP_NONE) return stop(d, lane, STAGE_FORWARD, refused);
   }
   if (!lane) {
     if (outs > 1) {
@@ -454,10 +436,7 @@ export const ANY: i32 = -1;
   const e = entryAt(t, row);
   // A planned member's transmit rows are all physical.
   if (plan == PLAN_FORWARD || (checks ? e.code == ACT_PHYSICAL : known == ACT_PHYSICAL)) {
-    if (checks && to < 0) {
-      if (lane) return left(STAGE_TRANSMIT);
-      return drop(d, STAGE_TRANSMIT, DROP_NO_LINK);
-    }
+    if (checks && to < 0) return stop(d, lane, STAGE_TRANSMIT, DROP_NO_LINK);
     d.link = to;
     next = STAGE_LINK;
   } else if (checks ? e.code == ACT_EXTERNAL_SESSION : known == ACT_EXTERNAL_SESSION) {
@@ -476,8 +455,7 @@ export const ANY: i32 = -1;
       next = STAGE_SEND;
     }
   } else {
-    if (lane) return left(STAGE_TRANSMIT);
-    return drop(d, STAGE_TRANSMIT, DROP_UNSUPPORTED);
+    return stop(d, lane, STAGE_TRANSMIT, DROP_UNSUPPORTED);
   }
   if (lane) countHit(t, row);
   return next;
@@ -520,8 +498,7 @@ export const ANY: i32 = -1;
     d.keyMember = -1;
     next = STAGE_ACQUIRE;
   } else {
-    if (lane) return left(STAGE_RECEIVE);
-    return drop(d, STAGE_RECEIVE, DROP_UNSUPPORTED);
+    return stop(d, lane, STAGE_RECEIVE, DROP_UNSUPPORTED);
   }
   if (lane) countHit(t, row);
   return next;
@@ -535,10 +512,7 @@ export const ANY: i32 = -1;
   const tagged = (m.flags & MEMBER_TAG_DELIVERIES) != 0;
   if (checks) {
     const room = roomFor(m.recordingId, d.len, tagged);
-    if (room != ROOM_NOW) {
-      if (lane) return left(STAGE_DELIVER);
-      return shortOfRoom(d, STAGE_DELIVER, room);
-    }
+    if (room != ROOM_NOW) return stopShort(d, lane, STAGE_DELIVER, room);
   }
   hand(d, m, tagged);
   if (traced) event(EV_DELIVER, STAGE_DELIVER, 0, 0, d, -1, d.inLink, -1, 0);

@@ -171,7 +171,7 @@ function fastLane(d: Packet, stage: i32): i32 {
 }
 
 /** Loads input packet `i` into `d` at its endpoint; returns the step it starts with. */
-@inline export function loadInput(d: Packet, i: i32): i32 {
+@inline function loadInput(d: Packet, i: i32): i32 {
   const o = (<usize>i) << 2;
   d.data = inData + <usize>(load<u32>(inOffset + o) - inBase);
   d.len = load<u32>(inLen + o);

@@ -181,8 +181,9 @@ function finish(
   { segmentOf, arcs, columnEdges, labels: labelTexts }: Edges,
   names: boolean,
 ): Layout {
-  const gutter =
-    Math.max(...graph.networks.map((n) => Math.max(n.name.length, n.design.length + 2) * BAND_LABEL_CHAR)) + 2 * MARGIN;
+  let widest = 0;
+  for (const n of graph.networks) widest = Math.max(widest, n.name.length, n.design.length + 2);
+  const gutter = widest * BAND_LABEL_CHAR + 2 * MARGIN;
   const dx = gutter;
   const dy = MARGIN + BAND_TOP;
   const at = (p: { x: number; y: number }): Point => ({ x: round(p.x + dx), y: round(p.y + dy) });
@@ -229,15 +230,22 @@ function finish(
   const machines = graph.machines.map((m) => ({ name: m.name, points: (columns.get(m.name) ?? []).flat() }));
 
   // A band spans its nodes' rows, with room above for arcs.
+  const spans = new Map<number, { top: number; bottom: number }>();
+  for (const v of graph.nodes) {
+    const b = nodes.get(v.id);
+    if (b === undefined) continue;
+    const span = spans.get(v.network);
+    if (span === undefined) spans.set(v.network, { top: b.y, bottom: b.y + b.height });
+    else [span.top, span.bottom] = [Math.min(span.top, b.y), Math.max(span.bottom, b.y + b.height)];
+  }
   const bands = graph.networks.map((n) => {
-    const boxes = graph.nodes.filter((v) => v.network === n.index).flatMap((v) => nodes.get(v.id) ?? []);
-    const top = Math.min(...boxes.map((b) => b.y));
-    const bottom = Math.max(...boxes.map((b) => b.y + b.height));
+    const { top, bottom } = spans.get(n.index) ?? { top: Infinity, bottom: -Infinity };
     return { network: n.index, y: round(top - BAND_TOP), height: round(bottom - top + BAND_TOP + BAND_BOTTOM) };
   });
+  let height = (placed.height ?? 0) + dy + MARGIN;
+  for (const b of bands) height = Math.max(height, b.y + b.height + MARGIN);
   const width = round((placed.width ?? 0) + dx + MARGIN);
-  const height = round(Math.max((placed.height ?? 0) + dy + MARGIN, ...bands.map((b) => b.y + b.height + MARGIN)));
-  return { width, height, nodes, segments, machines, bands, labels, names };
+  return { width, height: round(height), nodes, segments, machines, bands, labels, names };
 }
 
 /** A link within one row: a curve rising over the row from one node's top to the other's. */

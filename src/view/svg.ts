@@ -113,7 +113,8 @@ export function renderSvg(graph: ViewGraph, layout: Layout, options: SvgOptions 
   out.push("</g>");
 
   const links = new Map(graph.links.map((l) => [l.qualified, l]));
-  const most = counts === undefined ? 0 : Math.max(0, ...Object.values(counts.links));
+  let most = 0;
+  for (const packets of Object.values(counts?.links ?? {})) most = Math.max(most, packets);
   const width = (packets: number): number =>
     most === 0 ? WIDTH_MIN : WIDTH_MIN + ((WIDTH_MAX - WIDTH_MIN) * Math.log1p(packets)) / Math.log1p(most);
   const labels: string[] = [];

@@ -4,21 +4,30 @@
 // replays them with a trace, writes the page, and opens it in chromium: how long strata run
 // and strata view take, and in the browser the first paint, the page's script ready, and a
 // packet's path drawn (clicked in the list; found by number, then drawn), each the median of
-// five openings of the page. The goal is under a second for each figure in the browser. The files stay in DIR (a new
-// one under the
-// system's temporary directory by default) to be opened by hand.
+// five openings of the page. The goal is under a second for each figure in the browser. The
+// files stay in DIR (a new one under the system's temporary directory by default) to be opened
+// by hand.
+//
+// `npm run bench:view -- --hub N,N,…`: instead, how strata view's cost grows with members: for
+// each N, the bench's hub of N spokes (./dataplane.ts hubSpec), drawn by `strata view --out`
+// in a process of its own (its time and peak RSS), and laid out alone (layOut's time).
 
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { memoryIo } from "../src/cli/io.js";
 import { main } from "../src/cli/main.js";
+import { compile } from "../src/control/compile.js";
+import { parseSpec } from "../src/description/load.js";
 import { PcapWriter } from "../src/pcap/pcap-writer.js";
+import { viewGraph } from "../src/view/graph.js";
+import { layOut } from "../src/view/layout.js";
 import type { Browser } from "puppeteer-core";
 import { positive, readFlags, refuse } from "./args.js";
 import { findBrowser, launch } from "./browser.js";
-import { fatTreeSpec, mac, randomPairs } from "./dataplane.js";
+import { fatTreeSpec, hubSpec, mac, randomPairs } from "./dataplane.js";
 
 const PODS = 16;
 const EDGES = 8;
@@ -158,20 +167,90 @@ async function openedOnce(browser: Browser, page: string, packets: number): Prom
   }
 }
 
+/**
+ * Run by each hub's child process: `strata view SPEC --out PAGE`, then on stdout its time
+ * (node's start and the imports not counted), its peak RSS and its exit code, as JSON.
+ */
+const HUB_CHILD = `
+const [cli, io, spec, page] = process.argv.slice(1);
+const { main } = await import(cli);
+const { memoryIo } = await import(io);
+const out = memoryIo();
+const t0 = performance.now();
+const code = await main(["view", spec, "--out", page], out);
+const ms = performance.now() - t0;
+process.stdout.write(JSON.stringify({ code, ms, maxRssKb: process.resourceUsage().maxRSS, stderr: out.stderr.text }));
+`;
+
+/** For each size, the hub drawn by strata view in a process of its own, and laid out alone in this one. */
+async function hubCurve(dir: string, sizes: readonly number[], say: (s: string) => void): Promise<void> {
+  const here = (file: string): string => new URL(file, import.meta.url).href;
+  // ELK's first layout pays for its start (some 0.5 s): paid here, not by the first size.
+  await layOut(viewGraph(compile(parseSpec(hubSpec(10), "warm-up.yaml"))));
+  say("spokes   strata view --out   peak RSS   layout alone");
+  for (const n of sizes) {
+    const spec = join(dir, `hub-${n}.yaml`);
+    writeFileSync(spec, hubSpec(n));
+    const child = spawnSync(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        HUB_CHILD,
+        here("../src/cli/main.js"),
+        here("../src/cli/io.js"),
+        spec,
+        join(dir, `hub-${n}.html`),
+      ],
+      { encoding: "utf8", maxBuffer: 1 << 20 },
+    );
+    const said = (child.stderr || child.stdout).trim().split("\n").at(-1) ?? "";
+    let viewed = `exit ${child.status ?? child.signal ?? "?"}: ${said}`;
+    if (child.status === 0) {
+      const r = JSON.parse(child.stdout) as { code: number; ms: number; maxRssKb: number; stderr: string };
+      viewed =
+        r.code === 0
+          ? `${(r.ms / 1000).toFixed(1).padStart(8)} s ${`${(r.maxRssKb / 1024).toFixed(0)} MB`.padStart(15)}`
+          : `exit ${r.code}: ${r.stderr.trim()}`;
+    }
+    const graph = viewGraph(compile(parseSpec(hubSpec(n), spec)));
+    const t0 = performance.now();
+    await layOut(graph);
+    const layout = `${((performance.now() - t0) / 1000).toFixed(2)} s`;
+    say(`${n.toLocaleString("en-US").padStart(6)}   ${viewed}   ${layout.padStart(12)}`);
+  }
+}
+
 async function benchView(): Promise<void> {
-  const usage = "npm run bench:view [-- --packets N] [-- --dir DIR]";
-  const flags = readFlags({ options: { dir: { type: "string" }, packets: { type: "string", default: "100000" } } });
+  const usage = "npm run bench:view [-- --packets N] [-- --dir DIR] | npm run bench:view -- --hub N,N,… [-- --dir DIR]";
+  const flags = readFlags({
+    options: { dir: { type: "string" }, packets: { type: "string", default: "100000" }, hub: { type: "string" } },
+  });
   if (typeof flags === "string") return refuse("bench:view", flags, usage);
   const { values } = flags;
   const packets = positive("--packets", values.packets, true);
   if (typeof packets === "string") return refuse("bench:view", packets, usage);
+  const hubs = (values.hub === undefined ? [] : values.hub.split(",")).map((v) => positive("--hub", v, true));
+  const wrong = hubs.find((h) => typeof h === "string");
+  if (wrong !== undefined) return refuse("bench:view", wrong, usage);
   const dir = values.dir ?? mkdtempSync(join(tmpdir(), "strata-bench-view-"));
   mkdirSync(dir, { recursive: true });
+  const cpu = /model name\s*:\s*(.*)/.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? "unknown CPU";
+  const say = (s: string): boolean => process.stdout.write(`${s}\n`);
+  const load = (): string =>
+    loadavg()
+      .map((l) => l.toFixed(2))
+      .join(", ");
+  if (hubs.length > 0) {
+    say(`strata view of a hub as its spokes grow; files in ${dir}`);
+    say(`CPU: ${cpu}; load average ${load()} at the start`);
+    await hubCurve(dir, hubs as number[], say);
+    say(`load average ${load()} at the end`);
+    return;
+  }
   const { spec, inputs, members } = writeInputs(dir, packets);
   const run = join(dir, "run");
   const page = join(dir, "fat-tree.html");
-  const cpu = /model name\s*:\s*(.*)/.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? "unknown CPU";
-  const say = (s: string): boolean => process.stdout.write(`${s}\n`);
   say(
     `strata view at scale: a fat-tree ` +
       `of ${members.toLocaleString("en-US")} members, ${packets.toLocaleString("en-US")} packets; files in ${dir}`,

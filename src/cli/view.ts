@@ -2,6 +2,7 @@
 // a picture — one self-contained HTML page, or a standalone SVG for papers — and, with a
 // replay's outputs, where its packets went.
 
+import cliProgress from "cli-progress";
 import { closeSync, lstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
 import { compile } from "../control/compile.js";
@@ -20,6 +21,7 @@ import { analysisData } from "../view/analysis-data.js";
 import { type Counts, linkLabel, renderSvg, WRITTEN_BY } from "../view/svg.js";
 import { fileSize } from "./format.js";
 import type { CommandContext } from "./command.js";
+import type { Io } from "./io.js";
 
 export interface ViewFlags {
   run?: string;
@@ -51,12 +53,28 @@ export async function view(specFile: string, flags: ViewFlags, ctx: CommandConte
   // Every output is checked before anything is read or written.
   for (const [flag, file] of outputs) checkOutput(flag, file, inputs);
 
+  const progress = progressOn(ctx.io);
+  try {
+    await draw(specFile, flags, ctx, progress);
+  } finally {
+    progress.stop();
+  }
+}
+
+/** The drawing, once the outputs are known to be writable. */
+async function draw(specFile: string, flags: ViewFlags, ctx: CommandContext, stages: Progress): Promise<void> {
+  stages.stage(`reading ${specFile}`);
   const compiled = compile(loadSpec(specFile));
   const graph = viewGraph(compiled);
+  if (flags.run !== undefined) stages.stage(`reading ${join(flags.run, TRACE_FILE)}`);
   const run =
     flags.run === undefined
       ? undefined
-      : await readRun(flags.run, graph, { bytes: flags.bytes, bytesText: bytesText(flags.bytes) });
+      : await readRun(flags.run, graph, {
+          bytes: flags.bytes,
+          bytesText: bytesText(flags.bytes),
+          progress: (done, total) => stages.at(done, total),
+        });
   const counts: Counts | undefined =
     run === undefined
       ? undefined
@@ -69,23 +87,69 @@ export async function view(specFile: string, flags: ViewFlags, ctx: CommandConte
             ]),
           ),
         };
-  const layout = await layOut(graph, new Map(graph.links.map((l) => [l.qualified, linkLabel(l, counts)])));
   const members = graph.nodes.filter((n) => n.kind === "member").length;
+  stages.stage(`laying out ${members.toLocaleString("en-US")} members`);
+  const layout = await layOut(graph, new Map(graph.links.map((l) => [l.qualified, linkLabel(l, counts)])));
   const packets = run?.trace === undefined ? "" : `, ${run.trace.count.toLocaleString("en-US")} packets`;
   const what = `${graph.networks.length} networks, ${members} members, ${graph.links.length} links${packets}`;
   const drawn = counts === undefined ? {} : { counts };
   if (flags.out !== undefined) {
+    stages.stage(`writing ${flags.out}`);
     const analysis = flags.analysis === true ? analysisData(compiled) : undefined;
     const page = renderPage(pageData(graph, run, analysis), renderSvg(graph, layout, drawn));
     writeOwn(flags.out, page);
     ctx.io.stdout.write(`wrote ${flags.out} (${fileSize(Buffer.byteLength(page))}): ${what}\n`);
   }
   if (flags.svg !== undefined) {
+    stages.stage(`writing ${flags.svg}`);
     const svg = renderSvg(graph, layout, { ...drawn, standalone: true });
     writeOwn(flags.svg, svg);
     ctx.io.stdout.write(`wrote ${flags.svg} (${fileSize(Buffer.byteLength(svg))}): ${what}\n`);
   }
   for (const note of run?.notes ?? []) ctx.io.stdout.write(`note: ${note}\n`);
+}
+
+/** What strata view is at, for a person waiting: each stage named, and how far into the trace it has read. */
+interface Progress {
+  stage(what: string): void;
+  at(done: number, total: number): void;
+  stop(): void;
+}
+
+/**
+ * Progress on stderr while it is a terminal, as strata run's bar (cli-progress): the stage, and
+ * for the trace a bar; cleared when strata view is done. Elsewhere nothing.
+ */
+function progressOn(io: Io): Progress {
+  if (!io.stderrIsTTY) return { stage: () => {}, at: () => {}, stop: () => {} };
+  const bar = new cliProgress.SingleBar(
+    {
+      stream: process.stderr,
+      hideCursor: true,
+      clearOnComplete: true,
+      format: (options, params, payload: { stage?: string; measured?: boolean }) =>
+        payload.measured === true
+          ? `strata view: ${payload.stage ?? ""} [${cliProgress.Format.BarFormat(params.progress, options)}] ` +
+            `${Math.floor(params.progress * 100)}%`
+          : `strata view: ${payload.stage ?? ""}…`,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  let started = false;
+  return {
+    stage(what) {
+      if (started) bar.update(0, { stage: what, measured: false });
+      else bar.start(1, 0, { stage: what, measured: false });
+      started = true;
+    },
+    at(done, total) {
+      bar.setTotal(Math.max(total, 1));
+      bar.update(done, { measured: true });
+    },
+    stop() {
+      if (started) bar.stop();
+    },
+  };
 }
 
 function bytesText(ranges: PacketRanges): string {

@@ -188,7 +188,8 @@ function bands(compiled: CompiledSpec): ViewNetwork[] {
     if (known !== undefined) return known;
     // The loader refuses a layering cycle; should one get here, it is cut rather than followed.
     const below = [...(under.get(name) ?? [])].filter((u) => !seen.has(u));
-    const v = below.length === 0 ? 0 : 1 + Math.max(...below.map((u) => levelOf(u, new Set([...seen, name]))));
+    let v = 0;
+    for (const u of below) v = Math.max(v, 1 + levelOf(u, new Set([...seen, name])));
     level.set(name, v);
     return v;
   };

@@ -4,7 +4,9 @@
 // ELK keeps straight (so they stand in one column). Inside a band, rows follow the network's
 // own shape: its leaves are peeled off level by level, and what is left last (a core switch,
 // a hub, a router) goes on top. A link between two members of one row is not given to ELK
-// (it would push one of them a row down) but drawn as an arc over the row.
+// (it would push one of them a row down) but drawn as an arc over the row. In a large graph
+// the leaves hanging off one node are not given to ELK either: strata lays them out itself,
+// in a block of columns under that node (leafBlocks), so that ELK's work follows the rest.
 //
 // The layout is made once, in Node, when the page is written: the page and --svg draw it as
 // it is, so opening the page costs no layout, whatever the description's size.
@@ -55,8 +57,10 @@ export interface Layout {
  * that size they could not be read, and they would cost ELK and the browser time.
  */
 export const NAMES_UP_TO = 200;
-/** Above this many nodes ELK's cheaper settings are used: a fat-tree of a thousand members lays out in seconds, not
- * minutes. */
+/**
+ * Above this many nodes ELK's cheaper settings are used, and leaves are laid out by strata in
+ * blocks (leafBlocks): a fat-tree of a thousand members lays out in seconds, not minutes.
+ */
 const LARGE = 300;
 
 // Sizes, in SVG user units (px): text widths are estimated from character counts.
@@ -95,18 +99,53 @@ export async function layOut(graph: ViewGraph, linkLabels: ReadonlyMap<string, s
   const bandOf = new Map(graph.networks.map((n) => [n.index, n.band]));
   const nodeBand = new Map(graph.nodes.map((n) => [n.id, bandOf.get(n.network) ?? 0]));
   const rank = rowsInBands(graph);
+  const sizes = new Map(graph.nodes.map((n) => [n.id, nodeSize(n, names)]));
 
-  const children: ElkNode[] = graph.nodes.map((n) => ({
-    id: n.id,
-    ...nodeSize(n, names),
-    layoutOptions: { "elk.partitioning.partition": String(nodeBand.get(n.id) ?? 0) },
-  }));
+  // The leaves strata places itself, each block one node for ELK, joined to its parent by one edge.
+  const blocks = new Map<string, Block>();
+  const inBlock = new Set<string>();
+  if (large) {
+    const found = leafBlocks(graph);
+    let leaves = 0;
+    for (const list of found.values()) leaves += list.length;
+    const tall = Math.ceil(Math.sqrt(leaves));
+    for (const [parent, list] of found) {
+      blocks.set(`b${blocks.size}`, block(parent, list, tall, sizes));
+      for (const leaf of list) inBlock.add(leaf);
+    }
+  }
+  const children: ElkNode[] = graph.nodes.flatMap((n) =>
+    inBlock.has(n.id)
+      ? []
+      : [
+          {
+            id: n.id,
+            ...(sizes.get(n.id) ?? { width: 0, height: 0 }),
+            layoutOptions: { "elk.partitioning.partition": String(nodeBand.get(n.id) ?? 0) },
+          },
+        ],
+  );
   const edges: ElkExtendedEdge[] = [];
+  for (const [id, b] of blocks) {
+    children.push({
+      id,
+      width: b.width,
+      height: b.height,
+      layoutOptions: { "elk.partitioning.partition": String(nodeBand.get(b.parent) ?? 0) },
+    });
+    edges.push({ id, sources: [b.parent], targets: [id] });
+  }
   // ELK hands back the edges it was given, by id: the segment each stands for (drawn from its sender).
   const segmentOf = new Map<string, { link: string; segment: number; reversed: boolean }>();
   const arcs: { link: string; segment: number; from: string; to: string }[] = [];
+  const toLeaves: LeafSegment[] = [];
   for (const l of graph.links) {
     l.segments.forEach((s, k) => {
+      if (inBlock.has(s.from) || inBlock.has(s.to)) {
+        const fromLeaf = inBlock.has(s.from);
+        toLeaves.push({ link: l.qualified, segment: k, leaf: fromLeaf ? s.from : s.to, reversed: fromLeaf });
+        return;
+      }
       const [ra, rb] = [rank.get(s.from) ?? 0, rank.get(s.to) ?? 0];
       const sameBand = nodeBand.get(s.from) === nodeBand.get(s.to);
       if (sameBand && ra === rb) {
@@ -125,7 +164,6 @@ export async function layOut(graph: ViewGraph, linkLabels: ReadonlyMap<string, s
       edges.push({ id, sources: [down ? s.from : s.to], targets: [down ? s.to : s.from], ...label });
     });
   }
-  if (large) edges.push(...stackedLeaves(graph));
   const columnEdges = new Map<string, string>();
   for (const m of graph.machines) {
     for (let i = 1; i < m.nodes.length; i++) {
@@ -163,7 +201,7 @@ export async function layOut(graph: ViewGraph, linkLabels: ReadonlyMap<string, s
   };
   // elkjs is CommonJS: Node's default import is module.exports, whose `default` is the class again.
   const placed = await new elk.default().layout(root);
-  return finish(graph, placed, { segmentOf, arcs, columnEdges, labels }, names);
+  return finish(graph, placed, { segmentOf, arcs, columnEdges, labels, blocks, toLeaves }, names);
 }
 
 interface Edges {
@@ -173,29 +211,55 @@ interface Edges {
   readonly columnEdges: ReadonlyMap<string, string>;
   /** Label texts by link. */
   readonly labels: ReadonlyMap<string, string>;
+  /** Leaf blocks by their node's id (also the id of the edge to it from their parent). */
+  readonly blocks: ReadonlyMap<string, Block>;
+  readonly toLeaves: readonly LeafSegment[];
+}
+
+/** A segment between a leaf in a block and its parent, drawn by strata. */
+interface LeafSegment {
+  readonly link: string;
+  readonly segment: number;
+  readonly leaf: string;
+  /** Sent by the leaf: its route is the parent's to it, backwards. */
+  readonly reversed: boolean;
 }
 
 function finish(
   graph: ViewGraph,
   placed: ElkNode,
-  { segmentOf, arcs, columnEdges, labels: labelTexts }: Edges,
+  { segmentOf, arcs, columnEdges, labels: labelTexts, blocks, toLeaves }: Edges,
   names: boolean,
 ): Layout {
-  const gutter =
-    Math.max(...graph.networks.map((n) => Math.max(n.name.length, n.design.length + 2) * BAND_LABEL_CHAR)) + 2 * MARGIN;
+  let widest = 0;
+  for (const n of graph.networks) widest = Math.max(widest, n.name.length, n.design.length + 2);
+  const gutter = widest * BAND_LABEL_CHAR + 2 * MARGIN;
   const dx = gutter;
   const dy = MARGIN + BAND_TOP;
   const at = (p: { x: number; y: number }): Point => ({ x: round(p.x + dx), y: round(p.y + dy) });
   const nodes = new Map<string, Box>();
+  const blockBoxes = new Map<string, Box>();
   for (const c of placed.children ?? []) {
     const p = at({ x: c.x ?? 0, y: c.y ?? 0 });
-    nodes.set(c.id, { ...p, width: round(c.width ?? 0), height: round(c.height ?? 0) });
+    (blocks.has(c.id) ? blockBoxes : nodes).set(c.id, {
+      ...p,
+      width: round(c.width ?? 0),
+      height: round(c.height ?? 0),
+    });
   }
   const segments: SegmentRoute[] = [];
   const labels = new Map<string, Point>();
   const columns = new Map<string, Point[][]>();
+  /** Each block's leaf: the route from its parent to it. */
+  const leafRoutes = new Map<string, Point[]>();
   for (const e of placed.edges ?? []) {
     const points = (e.sections ?? []).flatMap((s) => [s.startPoint, ...(s.bendPoints ?? []), s.endPoint]).map(at);
+    const b = blocks.get(e.id);
+    const box = blockBoxes.get(e.id);
+    if (b !== undefined && box !== undefined) {
+      placeLeaves(b, box, points, nodes, leafRoutes);
+      continue;
+    }
     const machine = columnEdges.get(e.id);
     if (machine !== undefined) {
       const parts = columns.get(machine);
@@ -208,6 +272,11 @@ function finish(
     segments.push({ link: s.link, segment: s.segment, points: s.reversed ? points.reverse() : points, arc: false });
     const label = e.labels?.[0];
     if (label !== undefined) labels.set(s.link, at({ x: (label.x ?? 0) + 2, y: (label.y ?? 0) + LABEL_H - 2 }));
+  }
+  for (const t of toLeaves) {
+    const route = leafRoutes.get(t.leaf);
+    if (route === undefined) continue;
+    segments.push({ link: t.link, segment: t.segment, points: t.reversed ? [...route].reverse() : route, arc: false });
   }
   for (const a of arcs) {
     const from = nodes.get(a.from);
@@ -229,15 +298,22 @@ function finish(
   const machines = graph.machines.map((m) => ({ name: m.name, points: (columns.get(m.name) ?? []).flat() }));
 
   // A band spans its nodes' rows, with room above for arcs.
+  const spans = new Map<number, { top: number; bottom: number }>();
+  for (const v of graph.nodes) {
+    const b = nodes.get(v.id);
+    if (b === undefined) continue;
+    const span = spans.get(v.network);
+    if (span === undefined) spans.set(v.network, { top: b.y, bottom: b.y + b.height });
+    else [span.top, span.bottom] = [Math.min(span.top, b.y), Math.max(span.bottom, b.y + b.height)];
+  }
   const bands = graph.networks.map((n) => {
-    const boxes = graph.nodes.filter((v) => v.network === n.index).flatMap((v) => nodes.get(v.id) ?? []);
-    const top = Math.min(...boxes.map((b) => b.y));
-    const bottom = Math.max(...boxes.map((b) => b.y + b.height));
+    const { top, bottom } = spans.get(n.index) ?? { top: Infinity, bottom: -Infinity };
     return { network: n.index, y: round(top - BAND_TOP), height: round(bottom - top + BAND_TOP + BAND_BOTTOM) };
   });
+  let height = (placed.height ?? 0) + dy + MARGIN;
+  for (const b of bands) height = Math.max(height, b.y + b.height + MARGIN);
   const width = round((placed.width ?? 0) + dx + MARGIN);
-  const height = round(Math.max((placed.height ?? 0) + dy + MARGIN, ...bands.map((b) => b.y + b.height + MARGIN)));
-  return { width, height, nodes, segments, machines, bands, labels, names };
+  return { width, height: round(height), nodes, segments, machines, bands, labels, names };
 }
 
 /** A link within one row: a curve rising over the row from one node's top to the other's. */
@@ -251,39 +327,132 @@ function arc(from: Box, to: Box): Point[] {
 const round = (v: number): number => Math.round(v * 10) / 10;
 
 /**
- * In a large graph, the leaves hanging off one node (a switch's hosts) stand in columns under
- * it rather than side by side in one long row: ELK is given an edge from each leaf to the next
- * of its column, which it lays out but strata does not draw. A column holds at most √(all the
- * leaves) of them, so that a star of many leaves is not a tower either: a fat-tree of 1,024
- * hosts, 8 under each edge switch, is 128 columns of 8 rather than one row of 1,024.
+ * In a large graph, the leaves hanging off one node (a switch's hosts, a hub's spokes) are not
+ * given to ELK: it places one box for them under that node, joined to it by one edge, and
+ * strata fills the box (placeLeaves). Given to ELK one by one, in columns, each leaf's edge
+ * crossed every row above it as a dummy node of ELK's: a hub of 10,000 spokes made about half a
+ * million, and the heap ran out at 4.3 GB. A leaf here is a member with one neighbour in its
+ * network, that neighbour having others; it is left to ELK when it stands in a machine's
+ * column or has a link to another network, which place it apart. By parent, in the
+ * description's order.
  */
-export function stackedLeaves(graph: ViewGraph): ElkExtendedEdge[] {
-  const next = new Map<string, Set<string>>(graph.nodes.map((n) => [n.id, new Set<string>()]));
+export function leafBlocks(graph: ViewGraph): Map<string, string[]> {
   const network = new Map(graph.nodes.map((n) => [n.id, n.network]));
+  const next = new Map<string, Set<string>>(graph.nodes.map((n) => [n.id, new Set<string>()]));
+  const apart = new Set(graph.machines.flatMap((m) => m.nodes));
   for (const l of graph.links) {
     for (const s of l.segments) {
-      if (network.get(s.from) !== network.get(s.to)) continue;
+      if (network.get(s.from) !== network.get(s.to)) {
+        apart.add(s.from);
+        apart.add(s.to);
+        continue;
+      }
       next.get(s.from)?.add(s.to);
       next.get(s.to)?.add(s.from);
     }
   }
-  const leavesOf = new Map<string, string[]>();
+  const blocks = new Map<string, string[]>();
   for (const n of graph.nodes) {
-    const [only, ...more] = next.get(n.id) ?? [];
-    if (n.kind !== "member" || only === undefined || more.length > 0 || (next.get(only)?.size ?? 0) <= 1) continue;
-    const leaves = leavesOf.get(only);
-    if (leaves === undefined) leavesOf.set(only, [n.id]);
+    const around = next.get(n.id);
+    if (n.kind !== "member" || apart.has(n.id) || around?.size !== 1) continue;
+    const [parent] = around;
+    if (parent === undefined || parent === n.id || (next.get(parent)?.size ?? 0) <= 1) continue;
+    const leaves = blocks.get(parent);
+    if (leaves === undefined) blocks.set(parent, [n.id]);
     else leaves.push(n.id);
   }
-  const tall = Math.ceil(Math.sqrt([...leavesOf.values()].reduce((sum, leaves) => sum + leaves.length, 0)));
-  const edges: ElkExtendedEdge[] = [];
-  for (const leaves of leavesOf.values()) {
-    for (let i = 1; i < leaves.length; i++) {
-      if (i % tall !== 0)
-        edges.push({ id: `k${edges.length}`, sources: [leaves[i - 1] as string], targets: [leaves[i] as string] });
-    }
-  }
-  return edges;
+  return blocks;
+}
+
+// A block, in SVG user units: a bus along its top, where the edge from the parent arrives, and
+// before each column of leaves a trunk, from which each leaf's link reaches its left side.
+const BLOCK_BUS = 12;
+const BLOCK_TRUNK = 12;
+const BLOCK_GAP_X = 14;
+const BLOCK_GAP_Y = 8;
+
+/** A block of leaves, filled column by column, each column at most `tall` leaves. */
+interface Block {
+  readonly parent: string;
+  readonly leaves: readonly string[];
+  /** Leaves in a column; columns are `pitch` apart, rows `rowPitch`. */
+  readonly rows: number;
+  readonly pitch: number;
+  readonly rowPitch: number;
+  readonly sizes: readonly { readonly width: number; readonly height: number }[];
+  readonly width: number;
+  readonly height: number;
+}
+
+/**
+ * A column holds at most √(all the leaves in blocks) leaves, so that a star of many leaves is
+ * not a tower, nor one long row: a fat-tree of 1,024 hosts, 8 under each edge switch, is 128
+ * columns of 8; a hub of 20,000 spokes 141 columns of 142 (the last holding 120).
+ */
+function block(
+  parent: string,
+  leaves: readonly string[],
+  tall: number,
+  sizeOf: ReadonlyMap<string, { width: number; height: number }>,
+): Block {
+  const sizes = leaves.map((id) => sizeOf.get(id) ?? { width: 0, height: 0 });
+  let cellW = 0;
+  let cellH = 0;
+  for (const s of sizes) [cellW, cellH] = [Math.max(cellW, s.width), Math.max(cellH, s.height)];
+  const rows = Math.max(1, Math.min(leaves.length, tall));
+  const columns = Math.ceil(leaves.length / rows);
+  const pitch = BLOCK_TRUNK + cellW + BLOCK_GAP_X;
+  const rowPitch = cellH + BLOCK_GAP_Y;
+  return {
+    parent,
+    leaves,
+    rows,
+    pitch,
+    rowPitch,
+    sizes,
+    width: columns * pitch - BLOCK_GAP_X,
+    height: BLOCK_BUS + rows * rowPitch - BLOCK_GAP_Y,
+  };
+}
+
+/**
+ * Puts a block's leaves in `box` (where ELK placed the block) and routes each one's link: the
+ * edge from the parent (`into`, ending on the block's top), along the bus to the leaf's column,
+ * down its trunk, and across to the leaf.
+ */
+function placeLeaves(
+  b: Block,
+  box: Box,
+  into: readonly Point[],
+  nodes: Map<string, Box>,
+  routes: Map<string, Point[]>,
+): void {
+  const end = into.at(-1) ?? { x: box.x + box.width / 2, y: box.y };
+  const bus = round(box.y + BLOCK_BUS / 2);
+  b.leaves.forEach((id, i) => {
+    const [column, row] = [Math.floor(i / b.rows), i % b.rows];
+    const size = b.sizes[i] ?? { width: 0, height: 0 };
+    const leaf = {
+      x: round(box.x + column * b.pitch + BLOCK_TRUNK),
+      y: round(box.y + BLOCK_BUS + row * b.rowPitch),
+      width: round(size.width),
+      height: round(size.height),
+    };
+    nodes.set(id, leaf);
+    const trunk = round(box.x + column * b.pitch + BLOCK_TRUNK / 2);
+    const middle = round(leaf.y + leaf.height / 2);
+    const route = [
+      ...into,
+      { x: end.x, y: bus },
+      { x: trunk, y: bus },
+      { x: trunk, y: middle },
+      { x: leaf.x, y: middle },
+    ];
+    routes.set(
+      id,
+      route.filter((p, k) => k === 0 || p.x !== route[k - 1]?.x || p.y !== route[k - 1]?.y),
+    );
+  });
 }
 
 /**

@@ -8,7 +8,7 @@ import { gzipSync } from "node:zlib";
 import { isoTimeNs } from "../cli/format.js";
 import type { ViewGraph } from "./graph.js";
 import type { AnalysisData, PageData, RunData } from "./page-data.js";
-import { esc, WRITTEN_BY } from "./svg.js";
+import { commentText, esc, WRITTEN_BY } from "./svg.js";
 import { DESIGNS } from "../wire/designs.js";
 
 export function pageData(graph: ViewGraph, run: RunData | undefined, analysis?: AnalysisData): PageData {
@@ -56,7 +56,7 @@ export function renderPage(data: PageData, svg: string): string {
   const title = `${data.spec}${data.run === undefined ? "" : ` — ${data.run.dir}`}`;
   // A line of the page that ends in a backslash goes on in the next.
   return `<!DOCTYPE html>
-<!-- ${WRITTEN_BY} from ${esc(title).replace(/--/g, "- -")}: one self-contained page, no network needed -->
+<!-- ${WRITTEN_BY} from ${commentText(title)}: one self-contained page, no network needed -->
 <html lang="en">
 <head>
 <meta charset="utf-8">

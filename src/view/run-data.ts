@@ -9,7 +9,7 @@
 // packet that crossed the link: the number of its steps must equal summary.json's count for
 // the link, or its bytes are not shown (a run with --trace-packets, a trace line cut short).
 
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, fates, readTrace } from "../cli/trace.js";
 import { describeIoError, InputError } from "../errors.js";
@@ -35,6 +35,8 @@ export interface RunOptions {
   /** The packets whose bytes the page keeps, and the flag's text for the page. */
   readonly bytes: PacketRanges;
   readonly bytesText: string;
+  /** Told as the trace is read: its bytes read so far, of its size. */
+  readonly progress?: (done: number, total: number) => void;
 }
 
 const NOT_A_RUN = "give the output directory of `strata run` (--out DIR)";
@@ -152,6 +154,9 @@ function namesOf(graph: ViewGraph): Names {
   };
 }
 
+/** Trace lines between two calls of RunOptions.progress. */
+const PROGRESS_EVERY = 4096;
+
 /** Keys of a step whose value names a member: where the step is. */
 const MEMBER_KEYS = ["member", "from", "to"] as const;
 
@@ -189,9 +194,13 @@ async function readTraceData(
     return id;
   };
   const other = anotherDescription(summary.spec);
+  const size = options.progress === undefined ? 0 : statSync(file).size;
+  let read = 0;
   let n = 0;
-  for await (const { line } of readTrace(file)) {
+  for await (const { text, line } of readTrace(file)) {
     n++;
+    read += text.length + 1;
+    if (n % PROGRESS_EVERY === 0) options.progress?.(read, size);
     const ids = line.steps.map((s) =>
       intern(stepIds, steps, JSON.stringify(s), () => stepData(s, names, file, n, other)),
     );
@@ -199,7 +208,7 @@ async function readTraceData(
     if (path === undefined) {
       path = pathStarts.length - 1;
       pathIds.set(ids.join(","), path);
-      pathSteps.push(...ids);
+      for (const id of ids) pathSteps.push(id);
       pathStarts.push(pathSteps.length);
     }
     const endpoint = intern(endpointIds, endpoints, line.endpoint, () => line.endpoint);
@@ -426,7 +435,9 @@ function readRecords(
   const out = new Map<string, Map<number, Uint8Array>>();
   for (const [capture, indexes] of need) {
     const file = join(dir, `${capture}.pcap`);
-    const last = Math.max(...indexes);
+    // Not Math.max(...indexes): a capture can be asked for more records than a call takes arguments.
+    let last = 0;
+    for (const i of indexes) last = Math.max(last, i);
     const records = new Map<number, Uint8Array>();
     out.set(capture, records);
     let reader;

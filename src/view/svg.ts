@@ -63,10 +63,7 @@ export function renderSvg(graph: ViewGraph, layout: Layout, options: SvgOptions 
   const { counts } = options;
   const out: string[] = [];
   if (options.standalone === true)
-    out.push(
-      '<?xml version="1.0" encoding="UTF-8"?>',
-      `<!-- ${WRITTEN_BY} from ${esc(graph.file).replace(/--/g, "- -")} -->`,
-    );
+    out.push('<?xml version="1.0" encoding="UTF-8"?>', `<!-- ${WRITTEN_BY} from ${commentText(graph.file)} -->`);
   out.push(
     '<svg xmlns="http://www.w3.org/2000/svg" class="strata-topology" ' +
       `viewBox="0 0 ${layout.width} ${layout.height}" width="${layout.width}" height="${layout.height}" ` +
@@ -116,7 +113,8 @@ export function renderSvg(graph: ViewGraph, layout: Layout, options: SvgOptions 
   out.push("</g>");
 
   const links = new Map(graph.links.map((l) => [l.qualified, l]));
-  const most = counts === undefined ? 0 : Math.max(0, ...Object.values(counts.links));
+  let most = 0;
+  for (const packets of Object.values(counts?.links ?? {})) most = Math.max(most, packets);
   const width = (packets: number): number =>
     most === 0 ? WIDTH_MIN : WIDTH_MIN + ((WIDTH_MAX - WIDTH_MIN) * Math.log1p(packets)) / Math.log1p(most);
   const labels: string[] = [];
@@ -267,7 +265,22 @@ function compact(n: number): string {
 
 const round = (v: number): number => Math.round(v * 10) / 10;
 
-/** Text for XML content and attribute values. */
+/** Characters XML cannot hold, even as character references. */
+const NOT_XML = /[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]/g;
+
+/**
+ * Text for XML content and attribute values (the page's HTML too): markup characters as
+ * character references, and the characters XML cannot hold at all (C0 controls but tab and
+ * newlines, U+FFFE, U+FFFF), which a file's name may have, as U+FFFD.
+ */
 export function esc(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return text.replace(NOT_XML, "\ufffd").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/**
+ * Text for inside a comment, XML's or HTML's: XML allows no "--" in one (HTML ends one at
+ * "-->" or "--!>"), so a space goes between two hyphens: "a---b" is written "a- - -b".
+ */
+export function commentText(text: string): string {
+  return text.replace(NOT_XML, "\ufffd").replace(/-(?=-)/g, "- ");
 }

@@ -73,6 +73,7 @@ describe("the other bench scripts refuse bad flags", () => {
     { script: "place", argv: ["--bogus"], says: "bench:place: Unknown option '--bogus'" },
     { script: "view", argv: ["--packets", "0"], says: "bench:view: --packets 0 is not a whole number above 0" },
     { script: "view", argv: ["--bogus"], says: "bench:view: Unknown option '--bogus'" },
+    { script: "view", argv: ["--hub", "1000,x"], says: "bench:view: --hub x is not a whole number above 0" },
   ];
   it.each(cases.map((c) => ({ ...c, name: `bench:${c.script} ${c.argv.join(" ")}` })))(
     "$name",

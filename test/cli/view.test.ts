@@ -13,6 +13,7 @@ import { loadSpec } from "../../src/description/load.js";
 import type { AnalysisReport } from "../../src/analysis/properties.js";
 import type { Finding, RouteAnswer } from "../../src/analysis/queries.js";
 import { packetLines, pageDataOf } from "../view/page-helpers.js";
+import { xmlProblem } from "../view/xml-check.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const VXLAN = join(root, "examples/vxlan/network.yaml");
@@ -131,6 +132,31 @@ describe("strata view --svg: the topology alone, for papers", () => {
       );
     // Written again over itself: strata view replaces an SVG it wrote.
     expect((await strata(...args())).code).toBe(0);
+  });
+});
+
+describe("strata view --svg: well-formed XML, whatever the description's path holds", () => {
+  // The path is in the file's first comment and in its title; XML allows no "--" in a comment,
+  // and no control character anywhere.
+  it.each([
+    { name: "three hyphens", dir: "a---b" },
+    { name: "two hyphens", dir: "a--b" },
+    { name: "hyphens at the end of a name", dir: "ends--" },
+    { name: "markup characters", dir: "<a & 'b'>" },
+    { name: "a control character", dir: "bell\x07" },
+  ])("$name: $dir", async ({ dir }) => {
+    const spec = join(out, dir, "network.yaml");
+    mkdirSync(join(out, dir));
+    writeFileSync(spec, readFileSync(HUB));
+    const [svg, page] = [join(out, "t.svg"), join(out, "p.html")];
+    expect(await strata("view", spec, "--svg", svg, "--out", page)).toMatchObject({ code: 0, stderr: "" });
+    const text = readFileSync(svg, "utf8");
+    expect(xmlProblem(text)).toBeUndefined();
+    expect(text.split("\n")[1]).toMatch(/^<!-- written by strata view from .+ -->$/);
+    // The page's drawing is the same SVG, and the page keeps its mark.
+    const html = readFileSync(page, "utf8");
+    expect(xmlProblem(html.slice(html.indexOf("<svg "), html.indexOf("</svg>") + "</svg>".length))).toBeUndefined();
+    expect((await strata("view", spec, "--svg", svg, "--out", page)).code).toBe(0);
   });
 });
 

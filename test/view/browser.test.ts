@@ -8,7 +8,8 @@
 // Without a browser the tests are skipped, saying why; with STRATA_REQUIRE_BROWSER=1 (.ci/run)
 // they fail instead.
 
-import { copyFileSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { KeyInput, Page } from "puppeteer-core";
@@ -18,7 +19,9 @@ import { main } from "../../src/cli/main.js";
 import { compile } from "../../src/control/compile.js";
 import { loadSpec } from "../../src/description/load.js";
 import type { TraceLine } from "../../src/engine/trace.js";
+import { PcapWriter } from "../../src/pcap/pcap-writer.js";
 import { BROWSER_REQUIRED, findBrowser, launch } from "../../bench/browser.js";
+import { hubSpec, mac } from "../../bench/dataplane.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const ARTIFACTS = join(root, "test-artifacts", "view");
@@ -289,6 +292,109 @@ describe.skipIf("missing" in found)(
         links: [...new Set(compiled.links.map((l) => l.qualified))].sort(),
       });
     });
+  },
+);
+
+/** A capture of Ethernet frames from host `from` of bench/dataplane.ts's specs to each of `to`, `len` bytes each. */
+function frames(file: string, from: number, to: readonly number[], len = 64): void {
+  const bytes = (i: number): number[] =>
+    mac(i)
+      .split(":")
+      .map((b) => Number.parseInt(b, 16));
+  const w = new PcapWriter(file, { linkType: 1, snapLen: 262144 });
+  const frame = new Uint8Array(len);
+  to.forEach((dst, k) => {
+    frame.set([...bytes(dst), ...bytes(from), 0x88, 0xb5]);
+    w.write(frame, 0, len, len, 1_700_000_000, k * 1000);
+  });
+  w.close();
+}
+
+describe.skipIf("missing" in found)(
+  `large descriptions and packets, in chromium${"missing" in found ? ` (skipped: ${found.missing})` : ""}`,
+  () => {
+    let page: Page;
+    let dir = "";
+    const errors: string[] = [];
+    beforeAll(async () => {
+      mkdirSync(ARTIFACTS, { recursive: true });
+      dir = mkdtempSync(join(tmpdir(), "strata-view-large-"));
+      page = await newPage();
+      page.on("pageerror", (e) => errors.push(String(e)));
+    }, 60_000);
+    afterAll(async () => {
+      await page.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    const hub =
+      "a hub of 1,000 spokes (its spokes in a block strata lays out): all drawn, packets' paths along their links";
+    it(
+      hub,
+      async () => {
+        const spec = join(dir, "hub.yaml");
+        writeFileSync(spec, hubSpec(1000));
+        frames(join(dir, "h1.pcap"), 1, [2, 500, 1000]);
+        const run = join(dir, "hub-run");
+        const file = join(dir, "hub.html");
+        expect(
+          (await strata("run", spec, "--in", `lan:h1.1=${join(dir, "h1.pcap")}`, "--out", run, "--trace")).code,
+        ).toBe(0);
+        expect(await strata("view", spec, "--run", run, "--out", file)).toMatchObject({ code: 0, stderr: "" });
+        await open(page, file);
+        const inside = await page.evaluate(() => {
+          const canvas = (document.getElementById("canvas") as HTMLElement).getBoundingClientRect();
+          return [...document.querySelectorAll("g.node.member")].filter((e) => {
+            const r = e.getBoundingClientRect();
+            return (
+              r.width > 0 &&
+              r.left >= canvas.left - 1 &&
+              r.right <= canvas.right + 1 &&
+              r.top >= canvas.top - 1 &&
+              r.bottom <= canvas.bottom + 1
+            );
+          }).length;
+        });
+        expect(inside).toBe(1001);
+        const lines = readFileSync(join(run, "trace.jsonl"), "utf8")
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l) as TraceLine);
+        expect(lines).toHaveLength(3);
+        for (const line of lines) {
+          await page.click(`#packet-list li[data-packet="${line.packet}"]`);
+          const traced = await strata("trace", run, "--packet", String(line.packet));
+          expect(await drawnPath(page)).toEqual({
+            packet: String(line.packet),
+            lines: traced.stdout.trimEnd().split("\n"),
+            ...pathOf(line),
+          });
+        }
+        await page.screenshot({ path: join(ARTIFACTS, "hub-1000.png") });
+        expect(errors).toEqual([]);
+      },
+      120_000,
+    );
+
+    it("a frame of 200,000 bytes: its hex dump drawn (62363b8: Maximum call stack size exceeded)", async () => {
+      const spec = join(root, "examples/hub-and-spoke/network.yaml");
+      frames(join(dir, "big.pcap"), 1, [3], 200_000);
+      const run = join(dir, "big-run");
+      const file = join(dir, "big.html");
+      expect(
+        (await strata("run", spec, "--in", `lan:h1.1=${join(dir, "big.pcap")}`, "--out", run, "--trace")).code,
+      ).toBe(0);
+      expect(await strata("view", spec, "--run", run, "--out", file)).toMatchObject({ code: 0, stderr: "" });
+      await open(page, file);
+      await page.click('#packet-list li[data-packet="0"]');
+      await page.click("#path li.has-bytes");
+      const dump = await page.evaluate(() => ({
+        what: document.querySelector("#decoded .decoded > div")?.textContent,
+        lines: (document.querySelector("#decoded pre.hex")?.textContent ?? "").trimEnd().split("\n").length,
+      }));
+      expect(dump).toEqual({ what: "crossed lan.h1.1-hub.1: 200000 bytes", lines: 200_000 / 16 });
+      expect(errors).toEqual([]);
+    }, 60_000);
   },
 );
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { compile } from "../../src/control/compile.js";
 import { loadSpec, parseSpec } from "../../src/description/load.js";
 import { type ViewGraph, viewGraph } from "../../src/view/graph.js";
-import { rowsInBands, stackedLeaves } from "../../src/view/layout.js";
+import { layOut, leafBlocks, rowsInBands } from "../../src/view/layout.js";
 import { fatTreeSpec, hubSpec } from "../../bench/dataplane.js";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -118,42 +118,113 @@ describe("rows inside a band: leaves peeled, what is left last on top", () => {
   });
 });
 
-describe("large graphs: the leaves under one node stand in columns, at most √(all leaves) tall", () => {
+describe("large graphs: the leaves under one node laid out by strata, in a block under it", () => {
   const described = (yaml: string): ViewGraph => viewGraph(compile(parseSpec(yaml, "large.yaml")));
-  /** The columns ELK is asked to make: chains of leaves, by member name. */
-  const columns = (g: ViewGraph): string[] => {
-    const name = (id: string): string => g.nodes.find((n) => n.id === id)?.member ?? id;
-    const chains: string[][] = [];
-    for (const e of stackedLeaves(g)) {
-      const [from, to] = [name(e.sources[0] ?? ""), name(e.targets[0] ?? "")];
-      const chain = chains.find((c) => c.at(-1) === from);
-      if (chain === undefined) chains.push([from, to]);
-      else chain.push(to);
-    }
-    return chains.map((c) => c.join(" "));
-  };
+  const names = (g: ViewGraph, ids: readonly string[]): string[] =>
+    ids.map((id) => g.nodes.find((n) => n.id === id)?.member ?? id);
   it.each([
-    // 16 hosts, 4 under each edge switch: √16 = 4, so each switch's hosts are one column.
     {
-      name: "a fat-tree of 2 pods, 2 edge switches each, 4 hosts each",
+      name: "a fat-tree of 2 pods, 2 edge switches each, 4 hosts each: each edge switch's hosts",
       graph: () => described(fatTreeSpec(2, 2, 4).yaml),
-      want: [
-        "lan.h1 lan.h2 lan.h3 lan.h4",
-        "lan.h5 lan.h6 lan.h7 lan.h8",
-        "lan.h9 lan.h10 lan.h11 lan.h12",
-        "lan.h13 lan.h14 lan.h15 lan.h16",
-      ],
+      want: {
+        "lan.e1": ["lan.h1", "lan.h2", "lan.h3", "lan.h4"],
+        "lan.e2": ["lan.h5", "lan.h6", "lan.h7", "lan.h8"],
+        "lan.e3": ["lan.h9", "lan.h10", "lan.h11", "lan.h12"],
+        "lan.e4": ["lan.h13", "lan.h14", "lan.h15", "lan.h16"],
+      },
     },
-    // 9 spokes on one hub: not a tower of 9, three columns of 3.
     {
-      name: "a hub with 9 spokes",
-      graph: () => described(hubSpec(9)),
-      want: ["lan.h1 lan.h2 lan.h3", "lan.h4 lan.h5 lan.h6", "lan.h7 lan.h8 lan.h9"],
+      name: "a hub: its spokes",
+      graph: () => described(hubSpec(3)),
+      want: { "lan.hub": ["lan.h1", "lan.h2", "lan.h3"] },
     },
-    // A ring has no leaves; a chain's two ends hang off different nodes.
-    { name: "a ring", graph: () => example("one-way-ring"), want: [] },
-    { name: "a chain", graph: () => example("filter-chain"), want: [] },
+    // A chain's two ends hang off different nodes; a ring has no leaves.
+    {
+      name: "a chain",
+      graph: () => example("filter-chain"),
+      want: { "chain.m1": ["chain.m0"], "chain.m2": ["chain.m3"] },
+    },
+    { name: "a ring", graph: () => example("one-way-ring"), want: {} },
+    // The switches joined across networks stay with ELK; their hosts do not.
+    {
+      name: "bridged LANs",
+      graph: () => example("bridged-lans"),
+      want: { "lanA.sw1": ["lanA.h1", "lanA.h2"], "lanB.sw2": ["lanB.h3", "lanB.h4"] },
+    },
+    // Members standing in a machine's column stay with ELK, which keeps the column straight.
+    { name: "vxlan: every host on a machine of several networks", graph: () => example("vxlan"), want: {} },
   ])("$name", ({ graph, want }) => {
-    expect(columns(graph())).toEqual(want);
+    const g = graph();
+    const blocks = Object.fromEntries(
+      [...leafBlocks(g)].map(([parent, leaves]) => [names(g, [parent])[0], names(g, leaves)]),
+    );
+    expect(blocks).toEqual(want);
+  });
+
+  /** Each parent's leaves as laid out: columns left to right, each top to bottom, and whether all lie below it. */
+  const columns = async (g: ViewGraph): Promise<Record<string, { columns: string[][]; below: boolean }>> => {
+    const layout = await layOut(g);
+    const out: Record<string, { columns: string[][]; below: boolean }> = {};
+    for (const [parent, leaves] of leafBlocks(g)) {
+      const top = layout.nodes.get(parent);
+      const boxes = leaves.map((id) => ({ id, box: layout.nodes.get(id) }));
+      const xs = [...new Set(boxes.map((b) => b.box?.x ?? NaN))].sort((a, b) => a - b);
+      out[names(g, [parent])[0] ?? parent] = {
+        columns: xs.map((x) =>
+          names(
+            g,
+            boxes
+              .filter((b) => b.box?.x === x)
+              .sort((a, b) => (a.box?.y ?? 0) - (b.box?.y ?? 0))
+              .map((b) => b.id),
+          ),
+        ),
+        below: boxes.every((b) => top !== undefined && (b.box?.y ?? 0) > top.y + top.height),
+      };
+    }
+    return out;
+  };
+  const hosts = (from: number, to: number): string[] =>
+    Array.from({ length: to - from + 1 }, (_, i) => `lan.h${from + i}`);
+  it.each([
+    // 400 spokes: columns of √400 = 20, in the description's order.
+    {
+      name: "a hub of 400 spokes: 20 columns of 20",
+      graph: () => described(hubSpec(400)),
+      want: {
+        "lan.hub": { columns: Array.from({ length: 20 }, (_, c) => hosts(20 * c + 1, 20 * c + 20)), below: true },
+      },
+    },
+    // 320 hosts, 10 under each edge switch: √320 is past 17, so each switch's hosts are one column.
+    {
+      name: "a fat-tree of 320 hosts, 10 under each of 32 edge switches: a column of 10 under each",
+      graph: () => described(fatTreeSpec(4, 8, 10).yaml),
+      want: Object.fromEntries(
+        Array.from({ length: 32 }, (_, e) => [
+          `lan.e${e + 1}`,
+          { columns: [hosts(10 * e + 1, 10 * e + 10)], below: true },
+        ]),
+      ),
+    },
+  ])("$name", async ({ graph, want }) => {
+    expect(await columns(graph())).toEqual(want);
+  });
+
+  it("a block's links run from its parent to each of its leaves", async () => {
+    const g = described(hubSpec(400));
+    const layout = await layOut(g);
+    const hub = layout.nodes.get("m0");
+    expect(layout.segments).toHaveLength(400);
+    for (const s of layout.segments) {
+      const link = g.links.find((l) => l.qualified === s.link);
+      const seg = link?.segments[s.segment];
+      const [from, to] = [layout.nodes.get(seg?.from ?? ""), layout.nodes.get(seg?.to ?? "")];
+      const [first, last] = [s.points[0], s.points.at(-1)];
+      // A spoke sends (h.1 → hub.N): its route leaves the spoke's left side and ends on the hub's bottom.
+      expect(from).toBeDefined();
+      expect(to).toBe(hub);
+      expect(first).toEqual({ x: from?.x, y: (from?.y ?? 0) + (from?.height ?? 0) / 2 });
+      expect(last?.y).toBe((hub?.y ?? 0) + (hub?.height ?? 0));
+    }
   });
 });

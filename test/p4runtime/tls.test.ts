@@ -3,10 +3,7 @@
 // can get wrong, each one line naming the file; and the warning for a server that listens
 // beyond loopback in plain text.
 
-import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { writeFileSync } from "node:fs";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
@@ -17,6 +14,7 @@ import { loadSpec } from "../../src/description/load.js";
 import { EngineEmulation } from "../../src/p4runtime/emulation.js";
 import { P4RuntimeServer } from "../../src/p4runtime/server.js";
 import { isLoopback, loadTls } from "../../src/p4runtime/tls.js";
+import { Certificates, noOpenssl } from "./certificates.js";
 import { Client } from "./client.js";
 
 const SPEC = "examples/ip-router/network.yaml";
@@ -44,56 +42,22 @@ describe("isLoopback", () => {
   });
 });
 
-// Making an X.509 certificate needs openssl: without it, the TLS tests are skipped and say why.
-const noOpenssl =
-  spawnSync("openssl", ["version"]).status === 0
-    ? undefined
-    : "openssl is not on PATH, and the certificates are made with it";
-
 describe.skipIf(noOpenssl !== undefined)(
   `TLS, with certificates made by openssl${noOpenssl !== undefined ? ` (skipped: ${noOpenssl})` : ""}`,
   () => {
-    const dir = mkdtempSync(join(tmpdir(), "strata-tls-"));
-    const at = (name: string): string => join(dir, name);
-    const openssl = (...args: string[]): void => {
-      execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
-    };
-    /** NAME.key and NAME.pem: a CA's own certificate, or one it signs for localhost and 127.0.0.1. */
-    const make = (name: string, ca?: string): void => {
-      const key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", `${name}.key`];
-      if (ca === undefined)
-        return openssl("req", "-x509", ...key, "-out", `${name}.pem`, "-days", "2", "-subj", `/CN=${name}`);
-      openssl("req", ...key, "-out", `${name}.csr`, "-subj", `/CN=${name}`);
-      writeFileSync(at(`${name}.ext`), "subjectAltName=DNS:localhost,IP:127.0.0.1\n");
-      openssl(
-        "x509",
-        "-req",
-        "-in",
-        `${name}.csr`,
-        "-CA",
-        `${ca}.pem`,
-        "-CAkey",
-        `${ca}.key`,
-        "-set_serial",
-        String(Date.now()),
-        "-out",
-        `${name}.pem`,
-        "-days",
-        "2",
-        "-extfile",
-        `${name}.ext`,
-      );
-    };
-    const pem = (name: string): Buffer => readFileSync(at(name));
+    const certificates = new Certificates();
+    const at = (name: string): string => certificates.at(name);
+    const pem = (name: string): Buffer => certificates.pem(name);
     let servers: P4RuntimeServer[] = [];
 
     beforeAll(() => {
+      const make = certificates.make.bind(certificates);
       make("ca");
       make("other-ca");
-      make("server", "ca");
-      make("client", "ca");
-      make("stranger", "other-ca");
-      openssl("pkey", "-in", "server.key", "-aes256", "-passout", "pass:secret", "-out", "encrypted.key");
+      make("server", { ca: "ca" });
+      make("client", { ca: "ca" });
+      make("stranger", { ca: "other-ca" });
+      certificates.openssl("pkey", "-in", "server.key", "-aes256", "-passout", "pass:secret", "-out", "encrypted.key");
       writeFileSync(at("garbage.pem"), "not a certificate\n");
     });
     afterAll(async () => {

@@ -57,6 +57,24 @@ describe.skipIf(noOpenssl !== undefined)(
       make("server", { ca: "ca" });
       make("client", { ca: "ca" });
       make("stranger", { ca: "other-ca" });
+      make("old-ca", { dates: ["20000101000000Z", "20010101000000Z"] });
+      make("old-server", { ca: "ca", dates: ["20000101000000Z", "20010101000000Z"] });
+      make("future-server", { ca: "ca", dates: ["20900101000000Z", "20910101000000Z"] });
+      // Self-signed, and not a CA's: a client that presents this very certificate.
+      certificates.openssl(
+        ...[
+          "req",
+          "-x509",
+          "-newkey",
+          "ec",
+          "-pkeyopt",
+          "ec_paramgen_curve:prime256v1",
+          "-nodes",
+          "-keyout",
+          "self.key",
+        ],
+        ...["-out", "self.pem", "-days", "2", "-subj", "/CN=self", "-addext", "basicConstraints=critical,CA:FALSE"],
+      );
       certificates.openssl("pkey", "-in", "server.key", "-aes256", "-passout", "pass:secret", "-out", "encrypted.key");
       writeFileSync(at("garbage.pem"), "not a certificate\n");
     });
@@ -185,6 +203,14 @@ describe.skipIf(noOpenssl !== undefined)(
           line: () => `${at("garbage.pem")}: no PEM certificate in it (--tls-ca takes`,
         },
         {
+          problem: "a client's certificate as the CA",
+          flags: () => ["--tls-cert", at("server.pem"), "--tls-key", at("server.key"), "--tls-ca", at("client.pem")],
+          line: () =>
+            `${at("client.pem")}: certificate 1: CN=client is not a CA's certificate: it cannot sign a client's ` +
+            `certificate (--tls-ca takes the certificates of the CAs that sign the clients' certificates, not a ` +
+            `client's own)\n`,
+        },
+        {
           problem: "--tls-cert alone",
           flags: () => ["--tls-cert", at("server.pem")],
           line: () => "--tls-cert needs its private key: give --tls-key FILE too\n",
@@ -215,6 +241,72 @@ describe.skipIf(noOpenssl !== undefined)(
         const io = memoryIo();
         expect(await main(["serve", SPEC, flag, at("ca.pem")], io)).toBe(2);
         expect(io.stderr.text).toBe(`strata: ${flag} secures the P4Runtime server: give --p4runtime HOST:PORT too\n`);
+      });
+    });
+
+    describe("a certificate outside its dates: a warning line, and the server runs", () => {
+      const warning = (file: string, subject: string, problem: string, then: string): string =>
+        `strata: warning: ${at(file)}: certificate 1: CN=${subject} ${problem} (${then}: renew it, or check this ` +
+        `machine's clock)`;
+      const server = "clients that check it refuse the server";
+      const client = "a client whose certificate it signed is refused";
+      it.each([
+        { name: "all within their dates", cert: "server", ca: "ca", warnings: () => [] },
+        {
+          name: "an expired server certificate",
+          cert: "old-server",
+          ca: "ca",
+          warnings: () => [warning("old-server.pem", "old-server", "expired on 2001-01-01T00:00:00Z", server)],
+        },
+        {
+          name: "a server certificate not valid yet",
+          cert: "future-server",
+          ca: "ca",
+          warnings: () => [
+            warning("future-server.pem", "future-server", "is not valid before 2090-01-01T00:00:00Z", server),
+          ],
+        },
+        {
+          name: "an expired CA",
+          cert: "server",
+          ca: "old-ca",
+          warnings: () => [warning("old-ca.pem", "old-ca", "expired on 2001-01-01T00:00:00Z", client)],
+        },
+        {
+          name: "a self-signed certificate that is not a CA's, as the CA: it admits a client that presents it",
+          cert: "server",
+          ca: "self",
+          warnings: () => [],
+        },
+      ])("$name", ({ cert, ca, warnings }) => {
+        const lines: string[] = [];
+        loadTls({ cert: at(`${cert}.pem`), key: at(`${cert}.key`), ca: at(`${ca}.pem`) }, (line) => lines.push(line));
+        expect(lines).toEqual(warnings());
+      });
+
+      it("strata serve --p4runtime says it on stderr, before the server's line", async () => {
+        const io = memoryIo();
+        const stop = new AbortController();
+        const done = serve(
+          SPEC,
+          {
+            port: [],
+            hopLimit: 64,
+            copyLimit: 4096,
+            p4runtime: "127.0.0.1:0",
+            tlsCert: at("old-server.pem"),
+            tlsKey: at("old-server.key"),
+          },
+          io,
+          { signal: stop.signal },
+        );
+        for (let i = 0; i < 500 && !io.stderr.text.includes("serving"); i++)
+          await new Promise((r) => setTimeout(r, 10));
+        stop.abort();
+        expect(await done).toBe(0);
+        const lines = io.stderr.text.split("\n");
+        expect(lines[0]).toBe(warning("old-server.pem", "old-server", "expired on 2001-01-01T00:00:00Z", server));
+        expect(lines[1]).toMatch(/^P4Runtime server on 127\.0\.0\.1:\d+ over TLS: devices/);
       });
     });
 

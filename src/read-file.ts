@@ -7,6 +7,10 @@
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { describeIoError, InputError } from "./errors.js";
 
+/** The largest summary.json strata view reads: one line per link, member and table row of a description of at most
+ * 16 MiB. */
+export const MAX_SUMMARY_BYTES = 256 * 1024 * 1024;
+
 /** How a file of one kind is named in the lines that refuse it. */
 export interface FileWords {
   /** In "cannot read WHAT: …": "file", "the --tls-cert file". */

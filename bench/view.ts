@@ -158,12 +158,15 @@ async function openedOnce(browser: Browser, page: string, packets: number): Prom
   }
 }
 
+/** The most packets: ten times the default; the captures are made in memory and the page holds every packet. */
+const PACKETS_MOST = 1_000_000;
+
 async function benchView(): Promise<void> {
   const usage = "npm run bench:view [-- --packets N] [-- --dir DIR]";
   const flags = readFlags({ options: { dir: { type: "string" }, packets: { type: "string", default: "100000" } } });
   if (typeof flags === "string") return refuse("bench:view", flags, usage);
   const { values } = flags;
-  const packets = positive("--packets", values.packets, true);
+  const packets = positive("--packets", values.packets, PACKETS_MOST, true);
   if (typeof packets === "string") return refuse("bench:view", packets, usage);
   const dir = values.dir ?? mkdtempSync(join(tmpdir(), "strata-bench-view-"));
   mkdirSync(dir, { recursive: true });

@@ -77,6 +77,9 @@ const tlsTooLarge = (flag: string, file: () => string): (() => string) =>
 const traceLine = (dir: () => string) => (): string =>
   `strata: ${join(dir(), "trace.jsonl")}: line 1: longer than 64 MiB, the most a trace line holds (the file ` +
   `was cut or edited; replay again)`;
+const RUN_FIX = "give the output directory of `strata run` (--out DIR)";
+const summaryTooLarge = (run: string): (() => string) =>
+  tooLarge(() => join(at(run), "summary.json"), "256 MiB", "run's summary", RUN_FIX);
 const p4runtime = (...tls: string[]): string[] => ["p4runtime", SPEC, "--listen", "127.0.0.1:0", ...tls];
 
 describe("a file over its limit: one line, exit 2", () => {
@@ -139,22 +142,12 @@ describe("a file over its limit: one line, exit 2", () => {
     {
       kind: "view --run's summary.json, 3 GiB",
       argv: () => ["view", SPEC, "--run", runWith("summary-huge", "summary.json", huge), "--out", at("a.html")],
-      line: tooLarge(
-        () => join(at("summary-huge"), "summary.json"),
-        "256 MiB",
-        "run's summary",
-        "give the output directory of `strata run` (--out DIR)",
-      ),
+      line: summaryTooLarge("summary-huge"),
     },
     {
       kind: "view --run's summary.json, /dev/zero",
       argv: () => ["view", SPEC, "--run", runWith("summary-zero", "summary.json", "/dev/zero"), "--out", at("b.html")],
-      line: tooLarge(
-        () => join(at("summary-zero"), "summary.json"),
-        "256 MiB",
-        "run's summary",
-        "give the output directory of `strata run` (--out DIR)",
-      ),
+      line: summaryTooLarge("summary-zero"),
     },
     {
       kind: "view --run's trace.jsonl, /dev/zero: no newline",

@@ -8,6 +8,7 @@ import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../..//src/cli/main.js";
+import type { TlsFlags } from "../../src/cli/p4runtime.js";
 import { serve } from "../../src/cli/serve.js";
 import { compile } from "../../src/control/compile.js";
 import { loadSpec } from "../../src/description/load.js";
@@ -48,6 +49,18 @@ describe.skipIf(noOpenssl !== undefined)(
     const certificates = new Certificates();
     const at = (name: string): string => certificates.at(name);
     const pem = (name: string): Buffer => certificates.pem(name);
+    /** strata serve --p4runtime LISTEN with these TLS flags, in-process, stopped once it serves: its stderr. */
+    const serveOnce = async (listen: string, files: TlsFlags): Promise<string> => {
+      const io = memoryIo();
+      const stop = new AbortController();
+      const done = serve(SPEC, { port: [], hopLimit: 64, copyLimit: 4096, p4runtime: listen, ...files }, io, {
+        signal: stop.signal,
+      });
+      for (let i = 0; i < 500 && !io.stderr.text.includes("serving"); i++) await new Promise((r) => setTimeout(r, 10));
+      stop.abort();
+      expect(await done).toBe(0);
+      return io.stderr.text;
+    };
     let servers: P4RuntimeServer[] = [];
 
     beforeAll(() => {
@@ -285,26 +298,8 @@ describe.skipIf(noOpenssl !== undefined)(
       });
 
       it("strata serve --p4runtime says it on stderr, before the server's line", async () => {
-        const io = memoryIo();
-        const stop = new AbortController();
-        const done = serve(
-          SPEC,
-          {
-            port: [],
-            hopLimit: 64,
-            copyLimit: 4096,
-            p4runtime: "127.0.0.1:0",
-            tlsCert: at("old-server.pem"),
-            tlsKey: at("old-server.key"),
-          },
-          io,
-          { signal: stop.signal },
-        );
-        for (let i = 0; i < 500 && !io.stderr.text.includes("serving"); i++)
-          await new Promise((r) => setTimeout(r, 10));
-        stop.abort();
-        expect(await done).toBe(0);
-        const lines = io.stderr.text.split("\n");
+        const stderr = await serveOnce("127.0.0.1:0", { tlsCert: at("old-server.pem"), tlsKey: at("old-server.key") });
+        const lines = stderr.split("\n");
         expect(lines[0]).toBe(warning("old-server.pem", "old-server", "expired on 2001-01-01T00:00:00Z", server));
         expect(lines[1]).toMatch(/^P4Runtime server on 127\.0\.0\.1:\d+ over TLS: devices/);
       });
@@ -316,20 +311,12 @@ describe.skipIf(noOpenssl !== undefined)(
       { listen: "127.0.0.1:0", tls: false, warned: false },
       { listen: "localhost:0", tls: false, warned: false },
     ])("listening on $listen, TLS $tls: a warning line on stderr: $warned", async ({ listen, tls, warned }) => {
-      const io = memoryIo();
-      const stop = new AbortController();
-      const files = tls ? { tlsCert: at("server.pem"), tlsKey: at("server.key") } : {};
-      const done = serve(SPEC, { port: [], hopLimit: 64, copyLimit: 4096, p4runtime: listen, ...files }, io, {
-        signal: stop.signal,
-      });
-      for (let i = 0; i < 500 && !io.stderr.text.includes("serving"); i++) await new Promise((r) => setTimeout(r, 10));
-      stop.abort();
-      expect(await done).toBe(0);
+      const stderr = await serveOnce(listen, tls ? { tlsCert: at("server.pem"), tlsKey: at("server.key") } : {});
       const warning =
         `strata: warning: --p4runtime ${listen}: no TLS beyond loopback: anyone who reaches this ` +
         `address can become primary, write the tables and send packets from the emulated members (give ` +
         `--tls-cert, --tls-key and --tls-ca, or listen on 127.0.0.1)\n`;
-      expect(io.stderr.text.includes(warning), io.stderr.text).toBe(warned);
+      expect(stderr.includes(warning), stderr).toBe(warned);
     });
   },
 );

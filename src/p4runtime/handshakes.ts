@@ -83,18 +83,28 @@ export class TlsListener {
     const colon = address.lastIndexOf(":");
     const host = address.slice(0, colon).replace(/^\[(.*)\]$/, "$1");
     listener.port = Number(address.slice(colon + 1));
+    // As gRPC binds a name: every address it resolves to, and one that listens is enough (localhost's ::1 may not).
+    let failed: unknown;
     try {
-      for (const { address: ip } of await lookup(host, { all: true })) await listener.#listen(ip);
+      for (const { address: ip } of await lookup(host, { all: true })) {
+        try {
+          await listener.#listen(ip);
+        } catch (e) {
+          failed ??= e;
+        }
+      }
     } catch (e) {
+      failed = e;
+    }
+    if (listener.#servers.length === 0) {
       listener.close();
-      throw e;
+      throw failed;
     }
     return listener;
   }
 
   async #listen(ip: string): Promise<void> {
     const server = createNetServer((raw) => this.#accept(raw));
-    this.#servers.push(server);
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen({ host: ip, port: this.port }, () => {
@@ -102,6 +112,7 @@ export class TlsListener {
         resolve();
       });
     });
+    this.#servers.push(server);
     const at = server.address();
     if (at !== null && typeof at === "object") this.port = at.port;
   }

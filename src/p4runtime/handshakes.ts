@@ -62,7 +62,9 @@ export class TlsListener {
       key: tls.key,
       ...(tls.ca !== undefined ? { ca: tls.ca, requestCert: true, rejectUnauthorized: true } : {}),
       ALPNProtocols: ["h2"],
-      handshakeTimeout: limits.deadlineMs,
+      // The deadline is ours (#accept), from the connection: the TLS server's own is an idle time, restarted by every
+      // byte a slow client sends.
+      handshakeTimeout: 0,
     });
     // A client whose handshake fails (no certificate, another CA's) is closed by the TLS server: nothing to add.
     this.#handshakes.on("tlsClientError", () => {});

@@ -129,6 +129,21 @@ describe.skipIf(noOpenssl !== undefined)(
       expect(server.handshakes.closed.deadline).toBe(SILENT);
     });
 
+    it("a connection that sends its ClientHello a byte at a time is closed at the deadline all the same", async () => {
+      const server = await start({ deadlineMs: 300, maxPending: 1024 });
+      const flood = new Flood();
+      cleanups.push(() => flood.end());
+      await flood.open(server.port, 1);
+      const slow = flood.sockets[0];
+      // A TLS record header (handshake, TLS 1.0) that promises more bytes than ever come.
+      const hello = Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03]);
+      let sent = 0;
+      const drip = setInterval(() => slow?.write(hello.subarray(sent % hello.length, (sent++ % hello.length) + 1)), 20);
+      cleanups.push(() => clearInterval(drip));
+      await flood.closed(1);
+      expect(server.handshakes.closed).toEqual({ deadline: 1, room: 0 });
+    });
+
     it("a connection whose handshake fails no longer counts as waiting", async () => {
       const server = await start({ deadlineMs: 600_000, maxPending: 1024 });
       const flood = new Flood();

@@ -4,7 +4,7 @@
 // a number of days).
 
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -40,6 +40,11 @@ export class Certificates {
 
   at(name: string): string {
     return join(this.dir, name);
+  }
+
+  /** Removes the directory and everything made in it. */
+  remove(): void {
+    rmSync(this.dir, { recursive: true, force: true });
   }
 
   pem(name: string): Buffer {

@@ -6,7 +6,7 @@
 
 import { connect, type Socket } from "node:net";
 import * as grpc from "@grpc/grpc-js";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { compile } from "../../src/control/compile.js";
 import { loadSpec } from "../../src/description/load.js";
 import { EngineEmulation } from "../../src/p4runtime/emulation.js";
@@ -66,6 +66,7 @@ describe.skipIf(noOpenssl !== undefined)(
     afterEach(async () => {
       for (const c of cleanups.splice(0).reverse()) await c();
     });
+    afterAll(() => certificates.remove());
 
     const start = async (handshakes: HandshakeLimits): Promise<P4RuntimeServer> => {
       const tls = loadTls({

@@ -93,6 +93,7 @@ describe.skipIf(noOpenssl !== undefined)(
     });
     afterAll(async () => {
       await Promise.all(servers.map((s) => s.close(0)));
+      certificates.remove();
     });
 
     const start = async (withCa: boolean): Promise<string> => {

@@ -16,12 +16,16 @@ export function readFlags<T extends ParseArgsConfig>(config: T): ReturnType<type
   }
 }
 
-/** `given` as a number above 0 (a whole one with `whole`); or what is wrong with it, naming it as `what`. */
-export function positive(what: string, given: string, whole = false): number | string {
+/**
+ * `given` as a number above 0 and at most `most` (a whole one with `whole`); or what is wrong
+ * with it, naming it as `what`. Each caller's top keeps a run within minutes and memory.
+ */
+export function positive(what: string, given: string, most: number, whole = false): number | string {
   const n = Number(given);
   if (given.trim() === "" || !Number.isFinite(n) || n <= 0 || (whole && !Number.isInteger(n))) {
     return `${what} ${given} is not a ${whole ? "whole number" : "number"} above 0`;
   }
+  if (n > most) return `${what} ${given} is too large (at most ${most.toLocaleString("en-US")})`;
   return n;
 }
 

@@ -156,6 +156,9 @@ const processOutput: BenchOutput = {
   stderr: (t) => process.stderr.write(t),
 };
 
+/** The most seconds --max-time gives a scenario: ten minutes each, hours for them all. */
+const MAX_TIME_MOST = 600;
+
 const USAGE = "npm run bench [-- --json] [-- --only NAME ...] [-- --list] [-- --max-time SECONDS]";
 
 /** The flags of `argv`, with --max-time as seconds; or what is wrong with them. */
@@ -170,7 +173,7 @@ function benchArgs(argv: string[]) {
     },
   });
   if (typeof parsed === "string") return parsed;
-  const maxTime = positive("--max-time", parsed.values["max-time"]);
+  const maxTime = positive("--max-time", parsed.values["max-time"], MAX_TIME_MOST);
   if (typeof maxTime === "string") return maxTime;
   return { values: parsed.values, maxTime };
 }

@@ -221,6 +221,11 @@ async function hubCurve(dir: string, sizes: readonly number[], say: (s: string) 
   }
 }
 
+/** The most packets: ten times the default; the captures are made in memory and the page holds every packet. */
+const PACKETS_MOST = 1_000_000;
+/** The most spokes --hub draws: five times the largest the issue asks for. */
+const HUB_MOST = 100_000;
+
 async function benchView(): Promise<void> {
   const usage = "npm run bench:view [-- --packets N] [-- --dir DIR] | npm run bench:view -- --hub N,N,… [-- --dir DIR]";
   const flags = readFlags({
@@ -228,9 +233,9 @@ async function benchView(): Promise<void> {
   });
   if (typeof flags === "string") return refuse("bench:view", flags, usage);
   const { values } = flags;
-  const packets = positive("--packets", values.packets, true);
+  const packets = positive("--packets", values.packets, PACKETS_MOST, true);
   if (typeof packets === "string") return refuse("bench:view", packets, usage);
-  const hubs = (values.hub === undefined ? [] : values.hub.split(",")).map((v) => positive("--hub", v, true));
+  const hubs = (values.hub === undefined ? [] : values.hub.split(",")).map((v) => positive("--hub", v, HUB_MOST, true));
   const wrong = hubs.find((h) => typeof h === "string");
   if (wrong !== undefined) return refuse("bench:view", wrong, usage);
   const dir = values.dir ?? mkdtempSync(join(tmpdir(), "strata-bench-view-"));

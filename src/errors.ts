@@ -23,8 +23,9 @@ export class InputError extends Error {
   }
 }
 
+/** `FILE: WHERE: problem (fix)`, the file name shown with its control and bidirectional characters escaped. */
 export function formatInputError(file: string, where: string, problem: string, fix: string): string {
-  const place = [file, where].filter((s) => s !== "").join(": ");
+  const place = [printable(file), where].filter((s) => s !== "").join(": ");
   return `${place === "" ? "" : `${place}: `}${problem}${fix === "" ? "" : ` (${fix})`}`;
 }
 
@@ -41,8 +42,33 @@ export const EXCERPT_LEN = 60;
 export function excerpt(text: string, max = EXCERPT_LEN): string {
   let cut = text.length > max ? text.slice(0, max - 1) : text;
   if (cut.length < text.length && /[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1); // not half a surrogate pair
-  const line = cut.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, escapeChar);
+  const line = printable(cut);
   return cut.length < text.length ? `${line}…` : line;
+}
+
+/**
+ * Characters that act on a terminal or on how a line reads instead of showing: C0 and C1
+ * controls (ESC starts a terminal's escape sequences), DEL, the line and paragraph separators,
+ * and the bidirectional formatting characters (U+202E shows what follows backwards, so that
+ * `x\u202Elmth.yaml` reads as `xyaml.html`).
+ */
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+/** The same, but for the newline and the tab that lay out what strata prints. */
+const UNPRINTABLE_IN_OUTPUT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+
+/** `text` (a file name, a value) with those characters escaped: `\u001b`, `\u202e`, `\n`. */
+export function printable(text: string): string {
+  return text.replace(UNPRINTABLE, escapeChar);
+}
+
+/**
+ * What strata writes on stdout and stderr, with those characters escaped but its own newlines
+ * and tabs: so a file name (or anything else read from outside) that reaches a report or a
+ * message cannot move the cursor, recolour the terminal or turn a line around. In JSON output
+ * the escapes are the JSON's own (`\u202e` in a string is U+202E).
+ */
+export function printableOutput(text: string): string {
+  return text.replace(UNPRINTABLE_IN_OUTPUT, escapeChar);
 }
 
 function escapeChar(c: string): string {

@@ -12,7 +12,6 @@ import {
   lstatSync,
   mkdirSync,
   readdirSync,
-  readFileSync,
   realpathSync,
   rmdirSync,
   type Stats,
@@ -22,6 +21,7 @@ import {
 } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import { describeIoError, InputError } from "./errors.js";
+import { readUpTo } from "./read-file.js";
 
 /** Marks a directory as strata's output and lists, one a line, the files strata wrote there. */
 export const MARKER_FILE = ".strata-output";
@@ -210,7 +210,10 @@ function listed(dir: string, subs: readonly string[]): Set<string> {
 function readMarker(dir: string): string[] | undefined {
   const path = join(dir, MARKER_FILE);
   if (lstatOrUndefined(path)?.isFile() !== true) return undefined;
-  const [header, ...lines] = readFileSync(path, "utf8").split("\n");
+  // A marker strata wrote names its files, a few MiB for the largest run: one larger is not strata's.
+  const { bytes, over } = readUpTo(path, 64 * 1024 * 1024, { what: "the marker", noun: "marker", fix: "" });
+  if (over) return undefined;
+  const [header, ...lines] = bytes.toString().split("\n");
   const files = lines.filter((l) => l !== "");
   return header !== undefined && MARKER_HEADER.test(header) && files.every(isOutputName) ? files : undefined;
 }

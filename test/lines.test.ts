@@ -43,11 +43,24 @@ describe("LineSplitter", () => {
     const chunk = Buffer.alloc(65536, 0x78);
     let most = 0;
     for (let i = 0; i < 1024; i++) {
-      expect(split.push(chunk)).toEqual([]);
+      expect(split.push(chunk)).toEqual(i === 0 ? [long(1)] : []);
       most = Math.max(most, split.held);
     }
     expect(most).toBeLessThanOrEqual(4097);
-    expect(split.push("\ncounts\n")).toEqual([long(1), ok(2, "counts")]);
+    expect(split.push("\ncounts\n")).toEqual([ok(2, "counts")]);
+  });
+
+  // A reader that stops at a line over its limit must not wait for a newline that never comes (issue 35).
+  it.each([
+    { name: "in one chunk", chunks: ["abcdef"], at: 0 },
+    { name: "the byte that passes the limit in the third chunk", chunks: ["ab", "cd", "ef", "gh"], at: 2 },
+    { name: "after a good line", chunks: ["ok\nabcdef"], at: 0 },
+  ])("a line over the limit comes out as soon as it passes it, before any newline: $name", ({ chunks, at }) => {
+    const split = new LineSplitter(4);
+    const got = chunks.map((c) => split.push(c).filter((l) => !l.ok));
+    expect(got.findIndex((lines) => lines.length > 0)).toBe(at);
+    expect(got.flat()).toHaveLength(1);
+    expect(split.end()).toEqual([]);
   });
 
   it.each([-1, 1.5, Number.NaN])("refuses a limit of %s", (limit) => {

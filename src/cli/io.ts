@@ -1,6 +1,7 @@
 // Where the CLI writes. main() takes an Io so tests can run commands in-process.
 
 import type { Writable } from "node:stream";
+import { printableOutput } from "../errors.js";
 
 export interface Io {
   stdout: Sink;
@@ -17,7 +18,7 @@ export interface Sink {
 
 const FLUSH_AT = 1 << 16;
 
-/** A Sink over a Node stream (process.stdout / process.stderr). */
+/** A Sink over a Node stream (process.stdout, process.stderr): output is shown, not obeyed (printableOutput). */
 export class StreamSink implements Sink {
   readonly #stream: Writable;
   #pending: string[] = [];
@@ -35,8 +36,9 @@ export class StreamSink implements Sink {
 
   write(text: string): void {
     if (this.closed) return;
-    this.#pending.push(text);
-    this.#pendingLen += text.length;
+    const shown = printableOutput(text);
+    this.#pending.push(shown);
+    this.#pendingLen += shown.length;
     if (this.#pendingLen >= FLUSH_AT) void this.flush();
   }
 

@@ -31,8 +31,8 @@ export interface P4RuntimeFlags extends TlsFlags {
 const hostOf = (address: string): string => address.slice(0, address.lastIndexOf(":"));
 
 /** The TLS flags' files, read and checked; none without --tls-cert. Half a pair is a usage error, a bad file an input
- * error naming it. */
-export function tlsOf(flags: TlsFlags): Tls | undefined {
+ * error naming it; a certificate outside its dates a line to `warn`. */
+export function tlsOf(flags: TlsFlags, warn: (line: string) => void): Tls | undefined {
   if (flags.tlsCert === undefined && flags.tlsKey === undefined) {
     if (flags.tlsCa !== undefined)
       throw new UsageError("--tls-ca checks the clients' certificates over TLS: give --tls-cert and --tls-key too");
@@ -41,7 +41,10 @@ export function tlsOf(flags: TlsFlags): Tls | undefined {
   if (flags.tlsCert === undefined)
     throw new UsageError("--tls-key is the key of a --tls-cert certificate: give --tls-cert FILE too");
   if (flags.tlsKey === undefined) throw new UsageError("--tls-cert needs its private key: give --tls-key FILE too");
-  return loadTls({ cert: flags.tlsCert, key: flags.tlsKey, ...(flags.tlsCa !== undefined ? { ca: flags.tlsCa } : {}) });
+  return loadTls(
+    { cert: flags.tlsCert, key: flags.tlsKey, ...(flags.tlsCa !== undefined ? { ca: flags.tlsCa } : {}) },
+    warn,
+  );
 }
 
 /** The warning line for a server that listens beyond loopback in plain text, or none. */
@@ -62,7 +65,7 @@ export function servedAt(address: string, port: number, tls: Tls | undefined): s
 
 export async function runP4Runtime(spec: string, flags: P4RuntimeFlags, ctx: CommandContext): Promise<number> {
   const address = flags.listen;
-  const tls = tlsOf(flags);
+  const tls = tlsOf(flags, (line) => ctx.io.stderr.write(`${line}\n`));
   const compiled = compile(loadSpec(spec));
   // Before the server is announced: a signal from then on stops it cleanly.
   const signals = new StopSignals();

@@ -86,7 +86,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
   if (tlsFlag !== undefined && flags.p4runtime === undefined)
     throw new UsageError(`${tlsFlag} secures the P4Runtime server: give --p4runtime HOST:PORT too`);
   const p4address = flags.p4runtime;
-  const tls = tlsOf(flags);
+  const tls = tlsOf(flags, (line) => io.stderr.write(`${line}\n`));
   const traceMax = flags.traceMax ?? TRACE_MAX_BYTES / 1e6;
   const compiled = compile(loadSpec(spec));
   checkPorts(compiled, args);

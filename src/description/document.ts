@@ -32,20 +32,15 @@ export function readText(file: string, what: string, fix: string): string {
  * Refuses, in one line, the text of a file that another file names (a fleet's profile, an
  * update's description) when none of `keys` (plain names: the keys every file of its kind has)
  * appears in it as a key: such a path may lead to any file on the machine, and checking it as
- * YAML would quote what it holds. The line quotes at most the start of its first line, up to
- * where a value could begin (`root` of `root:$6$…`, `TOKEN` of `TOKEN=…`): enough to know the
- * file, never a secret in it. (A binary, non-UTF-8 or unreadable file is refused unquoted when
- * it is read; an empty one is left to readDocument.)
+ * YAML would quote what it holds. The line quotes nothing of it: even the start of a first line
+ * with no key in it may be a secret (a machine id, a token). (A binary, non-UTF-8 or unreadable
+ * file is refused unquoted when it is read; an empty one is left to readDocument.)
  */
 export function checkNamedKind(text: string, file: string, what: string, keys: readonly string[], fix: string): void {
   if (text.trim() === "") return;
   // A key as YAML or JSON writes it: at a line's start or after { or ,, maybe quoted, then a colon.
   if (new RegExp(`(^|[\\s{,])["']?(${keys.join("|")})["']?\\s*:`, "m").test(text)) return;
-  const first = (text.split(/\r?\n/, 1)[0] ?? "").trim();
-  const start = /^[A-Za-z0-9_./#-]{1,40}/.exec(first)?.[0] ?? "";
-  const quote =
-    start === "" ? "" : start === first ? `; its first line is '${start}'` : `; its first line begins '${start}…'`;
-  const problem = `this is not a ${what}: it has no key ${keys.join(" or ")}${quote}`;
+  const problem = `this is not a ${what}: it has no key ${keys.join(" or ")}`;
   throw new SpecError([new SpecIssue({ file, path: "", line: 0, column: 0 }, problem, fix)]);
 }
 

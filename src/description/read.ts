@@ -1,11 +1,11 @@
-// Reading a description's bytes (and a target profile's or fleet's): at most MAX_DESCRIPTION_BYTES (so /dev/zero, a
-// pipe
-// or a huge file costs a bounded read, not all memory), and only UTF-8 text, so that a
-// capture or an image given by mistake is named as such instead of parsed as YAML.
+// Reading a description's bytes (and a target profile's, fleet's or updates file's): at most
+// MAX_DESCRIPTION_BYTES, through src/read-file.ts (so /dev/zero, a pipe or a huge file costs a
+// bounded read, not all memory), and only UTF-8 text, so that a capture or an image given by
+// mistake is named as such instead of parsed as YAML.
 
 import { isUtf8 } from "node:buffer";
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
-import { describeIoError } from "../errors.js";
+import { InputError } from "../errors.js";
+import { type Head, readUpTo, tooLargeProblem } from "../read-file.js";
 import { MAGIC_MICRO, MAGIC_MICRO_SWAPPED, MAGIC_NANO, MAGIC_NANO_SWAPPED } from "../pcap/pcap-layout.js";
 import { BT_SHB } from "../pcap/pcapng-layout.js";
 import { SpecError, SpecIssue } from "./problems.js";
@@ -32,39 +32,21 @@ export function readTextFile(
   const FIX = words.fix;
   const fail = (problem: string, fix = FIX): SpecError =>
     new SpecError([new SpecIssue({ file, path: "", line: 0, column: 0 }, problem, fix)]);
-  let fd: number;
+  let head: Head;
   try {
-    fd = openSync(file, "r");
+    head = readUpTo(file, limit, words);
   } catch (err) {
-    throw fail(`cannot read ${words.what}: ${describeIoError(err)}`);
+    if (err instanceof InputError) throw fail(err.problem, err.fix);
+    throw err;
   }
-  let bytes: Buffer;
-  try {
-    const stat = fstatSync(fd);
-    if (stat.isDirectory()) throw fail(`cannot read ${words.what}: it is a directory`);
-    // One byte past the limit tells a file at the limit from a larger one; a regular file's size is known.
-    bytes = Buffer.allocUnsafe(stat.isFile() ? Math.min(stat.size, limit) + 1 : limit + 1);
-    let filled = 0;
-    while (filled < bytes.length) {
-      const n = readSync(fd, bytes, filled, bytes.length - filled, null);
-      if (n === 0) break;
-      filled += n;
-    }
-    bytes = bytes.subarray(0, filled);
-  } catch (err) {
-    if (err instanceof SpecError) throw err;
-    throw fail(`cannot read ${words.what}: ${describeIoError(err)}`);
-  } finally {
-    closeSync(fd);
-  }
+  const bytes = head.bytes;
   const kind = binaryKind(bytes);
   if (kind !== undefined) throw fail(`this is not a text file: it looks like ${kind}`);
   if (startsWith(bytes, 0xff, 0xfe) || startsWith(bytes, 0xfe, 0xff))
     throw fail("this is UTF-16 text", `save the ${words.noun} as UTF-8`);
   const nul = bytes.indexOf(0);
   if (nul >= 0) throw fail(`this is not a text file: byte ${nul} is a NUL`);
-  if (bytes.length > limit)
-    throw fail(`the file is larger than ${mib(limit)}, the most a ${words.noun} may be`, `${FIX}; see docs/spec.md`);
+  if (head.over) throw fail(tooLargeProblem(limit, words.noun), `${FIX}; see docs/spec.md`);
   if (!isUtf8(bytes)) throw fail("this is not a text file: it is not UTF-8", `save the ${words.noun} as UTF-8`);
   return bytes.toString("utf8");
 }
@@ -90,8 +72,4 @@ function binaryKind(bytes: Buffer): string | undefined {
 
 function startsWith(bytes: Buffer, ...prefix: number[]): boolean {
   return prefix.every((b, i) => bytes[i] === b);
-}
-
-function mib(bytes: number): string {
-  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
 }

@@ -54,6 +54,11 @@ function validator(file: string): ValidateFunction {
 export function checkSchema(data: unknown, problems: Problems, file = SCHEMA_FILE): Path[] {
   const validate = validator(file);
   if (validate(data)) return [];
+  const stranger = strangerMap(data, validate.schema as SchemaNode);
+  if (stranger !== undefined) {
+    problems.add([], stranger);
+    return [[]];
+  }
   const paths: Path[] = [];
   for (const err of validate.errors ?? []) {
     const at = describe(err, toPath(err.instancePath, data), problems);
@@ -65,6 +70,19 @@ export function checkSchema(data: unknown, problems: Problems, file = SCHEMA_FIL
 interface SchemaNode {
   readonly description?: string;
   readonly properties?: Record<string, unknown>;
+}
+
+/**
+ * The problem of a whole file that is a map with none of the keys its kind has, and none a
+ * misspelling of one: it does not look like one of strata's files (a `root:$6$…` line reads as
+ * a key), so its keys are not quoted one by one as unknown.
+ */
+function strangerMap(data: unknown, schema: SchemaNode): string | undefined {
+  const known = Object.keys(schema.properties ?? {});
+  if (typeof data !== "object" || data === null || Array.isArray(data) || known.length === 0) return undefined;
+  const keys = Object.keys(data);
+  if (keys.length === 0 || keys.some((k) => known.includes(k) || didYouMean(k, known) !== "")) return undefined;
+  return `must be ${schema.description ?? "one of strata's files"}, got a map with none of its keys, ${NOT_QUOTED}`;
 }
 
 /** Adds the error in words and returns where; undefined for ajv's bookkeeping errors that repeat another one. */
@@ -104,7 +122,12 @@ function describe(err: ErrorObject, path: Path, problems: Problems): Path | unde
       );
       return path;
     case "type":
-      problems.add(path, `must be ${expected ?? typeWords(String(params["type"]))}, got ${got}`);
+      // A whole file that is a scalar may be any file on the machine (a machine id, a token): none of it is quoted.
+      problems.add(
+        path,
+        `must be ${expected ?? typeWords(String(params["type"]))}, got ` +
+          (path.length === 0 && typeof err.data !== "object" ? `${scalarWords(err.data)}, ${NOT_QUOTED}` : got),
+      );
       return path;
     case "enum":
     case "const": {
@@ -178,6 +201,14 @@ function toPath(pointer: string, data: unknown): Path {
     }
   }
   return path;
+}
+
+/** Why a whole file that is one scalar is not quoted. */
+const NOT_QUOTED = "not quoted: this does not look like one of strata's files";
+
+/** A scalar by its kind alone: "text", "a number", "true or false". */
+function scalarWords(value: unknown): string {
+  return typeof value === "string" ? "text" : typeof value === "number" ? "a number" : "true or false";
 }
 
 /** A found value for a message: strings quoted, containers by kind. */

@@ -45,6 +45,7 @@ import {
   statusDetails,
   type UpdateError,
 } from "./proto.js";
+import { HANDSHAKE_LIMITS, type HandshakeLimits, TlsListener } from "./handshakes.js";
 import type { Tls } from "./tls.js";
 
 /** The P4Runtime version the server speaks (the official definitions it loads). */
@@ -62,6 +63,8 @@ export interface ServerOptions {
   readonly warn?: (line: string) => void;
   /** Serve over TLS (with a CA: only to clients with a certificate it signed); otherwise in plain text. */
   readonly tls?: Tls;
+  /** How long a TLS handshake may take, and how many may wait at once (tests ask for less). */
+  readonly handshakes?: HandshakeLimits;
 }
 
 /** Packet-ins a primary's stream holds while its controller does not read them (beyond gRPC's 16); later ones are
@@ -240,6 +243,8 @@ async function bind(server: grpc.Server, address: string, credentials: grpc.Serv
 
 export class P4RuntimeServer {
   readonly #server = new grpc.Server({ "grpc.max_receive_message_length": MAX_REQUEST_BYTES });
+  /** With TLS: the listener that runs the handshakes before gRPC sees a connection. */
+  #tls: TlsListener | undefined;
   readonly #emulation: ControlledEmulation;
   readonly #devices = new Map<number, Served>();
   readonly #arbiter = new Arbiter<Stream>();
@@ -310,15 +315,24 @@ export class P4RuntimeServer {
     await s.#load(emulation.compiled, options);
     s.#server.addService(servedDefinition(), s.#handlers());
     const tls = options.tls;
-    const credentials =
-      tls === undefined
-        ? grpc.ServerCredentials.createInsecure()
-        : grpc.ServerCredentials.createSsl(
-            tls.ca ?? null,
-            [{ cert_chain: tls.cert, private_key: tls.key }],
-            tls.ca !== undefined,
-          );
-    s.port = await bind(s.#server, options.address, credentials);
+    if (tls === undefined) {
+      s.port = await bind(s.#server, options.address, grpc.ServerCredentials.createInsecure());
+    } else {
+      // strata runs the handshakes (with a deadline and a cap: ./handshakes.ts); gRPC gets the secure connections.
+      const injector = s.#server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+      try {
+        s.#tls = await TlsListener.listen(
+          options.address,
+          tls,
+          (socket) => injector.injectConnection(socket),
+          options.handshakes ?? HANDSHAKE_LIMITS,
+        );
+      } catch (e) {
+        injector.destroy();
+        throw e;
+      }
+      s.port = s.#tls.port;
+    }
     return s;
   }
 
@@ -360,6 +374,7 @@ export class P4RuntimeServer {
    */
   async close(graceMs = CLOSE_GRACE_MS): Promise<void> {
     this.#closing = true;
+    this.#tls?.close();
     this.#unsubscribe();
     if (this.#flush !== undefined) clearImmediate(this.#flush);
     await new Promise<void>((resolve) => {
@@ -373,6 +388,14 @@ export class P4RuntimeServer {
       });
     });
     this.#server.forceShutdown();
+  }
+
+  /** TLS connections whose handshake has not completed, and those closed for taking too long or to make room. */
+  get handshakes(): {
+    readonly pending: number;
+    readonly closed: { readonly deadline: number; readonly room: number };
+  } {
+    return { pending: this.#tls?.pending ?? 0, closed: this.#tls?.closed ?? { deadline: 0, room: 0 } };
   }
 
   /** Packet-ins held for controllers that have not read them yet, over every stream. */

@@ -4,9 +4,9 @@
 // binds); and whether a listen address stays on this machine.
 
 import { createPrivateKey, type KeyObject, X509Certificate } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { BlockList, isIPv4, isIPv6 } from "node:net";
-import { describeIoError, excerpt, InputError } from "../errors.js";
+import { excerpt, formatInputError, InputError } from "../errors.js";
+import { readBounded } from "../read-file.js";
 
 /** The server's certificate and key, and the CA that signs the clients' certificates (with it, a client must present
  * one). */
@@ -27,12 +27,16 @@ export interface TlsFiles {
 
 const CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
 
+/** The largest TLS file strata reads: a certificate, a key or a CA bundle (the whole Mozilla bundle is ~220 KiB). */
+export const MAX_TLS_FILE_BYTES = 1024 * 1024;
+
 function read(file: string, flag: string): Buffer {
-  try {
-    return readFileSync(file);
-  } catch (e) {
-    throw new InputError(file, "", `cannot read the ${flag} file: ${describeIoError(e)}`);
-  }
+  return readBounded(file, MAX_TLS_FILE_BYTES, {
+    what: `the ${flag} file`,
+    noun: `${flag} file`,
+    fix: "",
+    tooLarge: `${flag} takes PEM text: a certificate or a key is a few KiB`,
+  });
 }
 
 /** The certificates of a PEM file, each parsed; none, or one that does not parse, is an InputError naming the file. */
@@ -82,24 +86,68 @@ function privateKey(file: string, pem: Buffer): KeyObject {
   }
 }
 
-/** Reads and checks the files: certificates that parse, a key that parses and is the certificate's. */
-export function loadTls(files: TlsFiles): Tls {
+/**
+ * Reads and checks the files: certificates that parse, a key that parses and is the certificate's,
+ * CA certificates that can sign. A certificate outside its dates is not refused (the clock may be
+ * wrong, or the file about to be renewed) but said in a line to `warn`.
+ */
+export function loadTls(files: TlsFiles, warn: (line: string) => void = () => {}): Tls {
   const cert = read(files.cert, "--tls-cert");
   const key = read(files.key, "--tls-key");
   const ca = files.ca === undefined ? undefined : read(files.ca, "--tls-ca");
-  const [own] = certificates(files.cert, cert, "--tls-cert", "the server's certificate, and its chain if any,");
+  const chain = certificates(files.cert, cert, "--tls-cert", "the server's certificate, and its chain if any,");
+  const [own] = chain;
   const k = privateKey(files.key, key);
   if (own !== undefined && !own.checkPrivateKey(k)) {
     throw new InputError(
       files.key,
       "",
-      `not the key of the certificate in ${files.cert} (${excerpt(own.subject.replace(/\n/g, ", "))})`,
+      `not the key of the certificate in ${files.cert} (${subjectOf(own)})`,
       "give the key the certificate was made for",
     );
   }
-  if (files.ca !== undefined && ca !== undefined)
-    certificates(files.ca, ca, "--tls-ca", "the certificates of the CAs that sign the clients' certificates");
+  checkDates(files.cert, chain, "clients that check it refuse the server", warn);
+  if (files.ca !== undefined && ca !== undefined) {
+    const cas = certificates(
+      files.ca,
+      ca,
+      "--tls-ca",
+      "the certificates of the CAs that sign the clients' certificates",
+    );
+    cas.forEach((c, k) => {
+      // OpenSSL takes as an issuer only a CA's certificate; a self-signed one stands for itself (pinned).
+      if (!c.ca && !(c.checkIssued(c) && c.verify(c.publicKey)))
+        throw new InputError(
+          files.ca ?? "",
+          `certificate ${k + 1}`,
+          `${subjectOf(c)} is not a CA's certificate: it cannot sign a client's certificate`,
+          "--tls-ca takes the certificates of the CAs that sign the clients' certificates, not a client's own",
+        );
+    });
+    checkDates(files.ca, cas, "a client whose certificate it signed is refused", warn);
+  }
   return { cert, key, ...(ca !== undefined ? { ca } : {}) };
+}
+
+/** "CN=server, O=lab": a certificate's subject on one line. */
+const subjectOf = (c: X509Certificate): string => excerpt(c.subject.replace(/\n/g, ", "));
+
+/** A line to `warn` for each certificate of `file` that has expired or is not valid yet. */
+function checkDates(file: string, certs: readonly X509Certificate[], then: string, warn: (line: string) => void): void {
+  const now = Date.now();
+  const day = (d: Date): string => d.toISOString().replace(/\.000Z$/, "Z");
+  certs.forEach((c, k) => {
+    const from = new Date(c.validFrom);
+    const to = new Date(c.validTo);
+    const problem =
+      now > to.getTime()
+        ? `${subjectOf(c)} expired on ${day(to)}`
+        : now < from.getTime()
+          ? `${subjectOf(c)} is not valid before ${day(from)}`
+          : undefined;
+    const fix = `${then}: renew it, or check this machine's clock`;
+    if (problem !== undefined) warn(`strata: warning: ${formatInputError(file, `certificate ${k + 1}`, problem, fix)}`);
+  });
 }
 
 const LOOPBACK = new BlockList();

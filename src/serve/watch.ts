@@ -12,7 +12,7 @@
 // are bound to its members and links, so a description that changes them is
 // refused (restart strata serve for that).
 
-import { type FSWatcher, readFileSync, readlinkSync, realpathSync, watch } from "node:fs";
+import { type FSWatcher, readlinkSync, realpathSync, watch } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { compile } from "../control/compile.js";
 import type { CompiledSpec } from "../control/compiled.js";
@@ -20,7 +20,9 @@ import type { Change, Resolved, Target } from "../control/reconcile.js";
 import { SpecError } from "../description/problems.js";
 import { recoverAllocation } from "../control/allocation.js";
 import { loadSpec } from "../description/load.js";
+import { MAX_DESCRIPTION_BYTES } from "../description/read.js";
 import { InputError } from "../errors.js";
+import { readUpTo } from "../read-file.js";
 import type { Engine } from "../engine/engine.js";
 
 /** How long the file must stay unchanged before it is read: an editor's save is several events. */
@@ -205,9 +207,10 @@ function describe(c: Change): string {
   return parts.join(", ");
 }
 
+/** The file's text up to the limit of a description (a longer one is refused when it is loaded). */
 function readOrUndefined(file: string): string | undefined {
   try {
-    return readFileSync(file, "utf8");
+    return readUpTo(file, MAX_DESCRIPTION_BYTES, { what: "file", noun: "description", fix: "" }).bytes.toString();
   } catch {
     return undefined;
   }

@@ -9,10 +9,11 @@
 // packet that crossed the link: the number of its steps must equal summary.json's count for
 // the link, or its bytes are not shown (a run with --trace-packets, a trace line cut short).
 
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, fates, readTrace } from "../cli/trace.js";
-import { describeIoError, InputError } from "../errors.js";
+import { InputError } from "../errors.js";
+import { MAX_SUMMARY_BYTES, readBounded } from "../read-file.js";
 import { openCapture, PcapError } from "../pcap/index.js";
 import { DELIVERED_DIR, LINKS_DIR } from "../engine/recordings.js";
 import { TRACE_FILE } from "../engine/trace-file.js";
@@ -88,12 +89,7 @@ const OUTSIDE = "(outside)";
 
 /** The parts of summary.json the page uses, checked: a file cut or edited by hand is bad input, not a crash. */
 function readSummary(file: string): Summary {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (err) {
-    throw new InputError(file, "", `cannot read it: ${describeIoError(err)}`, NOT_A_RUN);
-  }
+  const text = readBounded(file, MAX_SUMMARY_BYTES, { what: "it", noun: "run's summary", fix: NOT_A_RUN }).toString();
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -27,15 +27,20 @@ describe("readFlags and positive", () => {
   const numbers: { given: string; whole: boolean; gives: number | string }[] = [
     { given: "2.5", whole: false, gives: 2.5 },
     { given: "16", whole: true, gives: 16 },
+    { given: "1000", whole: true, gives: 1000 },
     { given: "2.5", whole: true, gives: "T 2.5 is not a whole number above 0" },
     { given: "0", whole: false, gives: "T 0 is not a number above 0" },
     { given: "-1", whole: true, gives: "T -1 is not a whole number above 0" },
     { given: "abc", whole: false, gives: "T abc is not a number above 0" },
     { given: "", whole: false, gives: "T  is not a number above 0" },
     { given: "Infinity", whole: false, gives: "T Infinity is not a number above 0" },
+    // Past the top (issue 35: a stack trace or out of memory before).
+    { given: "1001", whole: true, gives: "T 1001 is too large (at most 1,000)" },
+    { given: "1000.5", whole: false, gives: "T 1000.5 is too large (at most 1,000)" },
+    { given: "1e300", whole: true, gives: "T 1e300 is too large (at most 1,000)" },
   ];
-  it.each(numbers)("positive($given, whole $whole)", ({ given, whole, gives }) => {
-    expect(positive("T", given, whole)).toEqual(gives);
+  it.each(numbers)("positive($given, whole $whole), at most 1000", ({ given, whole, gives }) => {
+    expect(positive("T", given, 1000, whole)).toEqual(gives);
   });
 });
 
@@ -46,6 +51,11 @@ describe("npm run bench refuses bad flags", () => {
     { name: "a stray argument", argv: ["l2-exact"], says: "bench: Unexpected argument 'l2-exact'" },
     { name: "--max-time not a number", argv: ["--max-time", "abc"], says: "bench: --max-time abc is not a number" },
     { name: "--max-time zero", argv: ["--max-time", "0"], says: "bench: --max-time 0 is not a number" },
+    {
+      name: "--max-time past its top",
+      argv: ["--list", "--max-time", "601"],
+      says: "bench: --max-time 601 is too large (at most 600)\n",
+    },
     { name: "a scenario there is not", argv: ["--only", "nope"], says: "bench: no scenario nope (have: pcap-read," },
   ];
   it.each(cases)("$name", async ({ argv, says }) => {
@@ -71,9 +81,15 @@ describe("the other bench scripts refuse bad flags", () => {
     { script: "bound", argv: ["--bogus"], says: "bench:bound: Unknown option '--bogus'" },
     { script: "place", argv: ["8", "abc"], says: "bench:place: T abc is not a whole number above 0" },
     { script: "place", argv: ["--bogus"], says: "bench:place: Unknown option '--bogus'" },
+    { script: "place", argv: ["4", "1e9"], says: "bench:place: T 1e9 is too large (at most 1,000)\n" },
     { script: "view", argv: ["--packets", "0"], says: "bench:view: --packets 0 is not a whole number above 0" },
     { script: "view", argv: ["--bogus"], says: "bench:view: Unknown option '--bogus'" },
     { script: "view", argv: ["--hub", "1000,x"], says: "bench:view: --hub x is not a whole number above 0" },
+    {
+      script: "view",
+      argv: ["--packets", "1000001"],
+      says: "bench:view: --packets 1000001 is too large (at most 1,000,000)\n",
+    },
   ];
   it.each(cases.map((c) => ({ ...c, name: `bench:${c.script} ${c.argv.join(" ")}` })))(
     "$name",

@@ -172,14 +172,12 @@ describe("bad input: one strata: line each, exit 2", () => {
       want: /^strata: README\.md: /,
     },
     {
-      name:
-        "fit: a profile path to a file that is no profile: one line, quoting " +
-        "the start of its first line and no more",
+      name: "fit: a profile path to a file that is no profile: one line, quoting none of it",
       argv: ["fit", ROUTER, "--target", fleet("notes.txt", "user: alice\ntoken: s3cret\n")],
       want: new RegExp(
         [
           String.raw`^strata: .*notes\.txt: this is not a target profile: it has no key`,
-          String.raw` architecture or matchKinds; its first line begins 'user…' \(give a`,
+          String.raw` architecture or matchKinds \(give a`,
           String.raw` bundled profile's name or the path of a profile file\)\n$`,
         ].join(""),
       ),

@@ -166,14 +166,11 @@ machines:
       want: [],
     },
     {
-      name:
-        "a profile path to a text file that is no profile: one line, quoting " +
-        "the start of its first line only, never a value",
+      name: "a profile path to a text file that is no profile: one line, quoting none of it",
       text: "targets:\n  - { name: a, profile: ./shadow }\n",
       want: [
         "DIR/shadow: this is not a target profile: it has no key architecture " +
-          "or matchKinds; its first line begins 'root…' (give a bundled profile's " +
-          "name or the path of a profile file)",
+          "or matchKinds (give a bundled profile's name or the path of a profile file)",
       ],
     },
     {

@@ -3,20 +3,19 @@
 // can get wrong, each one line naming the file; and the warning for a server that listens
 // beyond loopback in plain text.
 
-import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { writeFileSync } from "node:fs";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../..//src/cli/main.js";
+import type { TlsFlags } from "../../src/cli/p4runtime.js";
 import { serve } from "../../src/cli/serve.js";
 import { compile } from "../../src/control/compile.js";
 import { loadSpec } from "../../src/description/load.js";
 import { EngineEmulation } from "../../src/p4runtime/emulation.js";
 import { P4RuntimeServer } from "../../src/p4runtime/server.js";
 import { isLoopback, loadTls } from "../../src/p4runtime/tls.js";
+import { Certificates, noOpenssl } from "./certificates.js";
 import { Client } from "./client.js";
 
 const SPEC = "examples/ip-router/network.yaml";
@@ -44,60 +43,57 @@ describe("isLoopback", () => {
   });
 });
 
-// Making an X.509 certificate needs openssl: without it, the TLS tests are skipped and say why.
-const noOpenssl =
-  spawnSync("openssl", ["version"]).status === 0
-    ? undefined
-    : "openssl is not on PATH, and the certificates are made with it";
-
 describe.skipIf(noOpenssl !== undefined)(
   `TLS, with certificates made by openssl${noOpenssl !== undefined ? ` (skipped: ${noOpenssl})` : ""}`,
   () => {
-    const dir = mkdtempSync(join(tmpdir(), "strata-tls-"));
-    const at = (name: string): string => join(dir, name);
-    const openssl = (...args: string[]): void => {
-      execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
+    const certificates = new Certificates();
+    const at = (name: string): string => certificates.at(name);
+    const pem = (name: string): Buffer => certificates.pem(name);
+    /** strata serve --p4runtime LISTEN with these TLS flags, in-process, stopped once it serves: its stderr. */
+    const serveOnce = async (listen: string, files: TlsFlags): Promise<string> => {
+      const io = memoryIo();
+      const stop = new AbortController();
+      const done = serve(SPEC, { port: [], hopLimit: 64, copyLimit: 4096, p4runtime: listen, ...files }, io, {
+        signal: stop.signal,
+      });
+      for (let i = 0; i < 500 && !io.stderr.text.includes("serving"); i++) await new Promise((r) => setTimeout(r, 10));
+      stop.abort();
+      expect(await done).toBe(0);
+      return io.stderr.text;
     };
-    /** NAME.key and NAME.pem: a CA's own certificate, or one it signs for localhost and 127.0.0.1. */
-    const make = (name: string, ca?: string): void => {
-      const key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", `${name}.key`];
-      if (ca === undefined)
-        return openssl("req", "-x509", ...key, "-out", `${name}.pem`, "-days", "2", "-subj", `/CN=${name}`);
-      openssl("req", ...key, "-out", `${name}.csr`, "-subj", `/CN=${name}`);
-      writeFileSync(at(`${name}.ext`), "subjectAltName=DNS:localhost,IP:127.0.0.1\n");
-      openssl(
-        "x509",
-        "-req",
-        "-in",
-        `${name}.csr`,
-        "-CA",
-        `${ca}.pem`,
-        "-CAkey",
-        `${ca}.key`,
-        "-set_serial",
-        String(Date.now()),
-        "-out",
-        `${name}.pem`,
-        "-days",
-        "2",
-        "-extfile",
-        `${name}.ext`,
-      );
-    };
-    const pem = (name: string): Buffer => readFileSync(at(name));
     let servers: P4RuntimeServer[] = [];
 
     beforeAll(() => {
+      const make = certificates.make.bind(certificates);
       make("ca");
       make("other-ca");
-      make("server", "ca");
-      make("client", "ca");
-      make("stranger", "other-ca");
-      openssl("pkey", "-in", "server.key", "-aes256", "-passout", "pass:secret", "-out", "encrypted.key");
+      make("server", { ca: "ca" });
+      make("client", { ca: "ca" });
+      make("stranger", { ca: "other-ca" });
+      make("old-ca", { dates: ["20000101000000Z", "20010101000000Z"] });
+      make("old-server", { ca: "ca", dates: ["20000101000000Z", "20010101000000Z"] });
+      make("future-server", { ca: "ca", dates: ["20900101000000Z", "20910101000000Z"] });
+      // Self-signed, and not a CA's: a client that presents this very certificate.
+      certificates.openssl(
+        ...[
+          "req",
+          "-x509",
+          "-newkey",
+          "ec",
+          "-pkeyopt",
+          "ec_paramgen_curve:prime256v1",
+          "-nodes",
+          "-keyout",
+          "self.key",
+        ],
+        ...["-out", "self.pem", "-days", "2", "-subj", "/CN=self", "-addext", "basicConstraints=critical,CA:FALSE"],
+      );
+      certificates.openssl("pkey", "-in", "server.key", "-aes256", "-passout", "pass:secret", "-out", "encrypted.key");
       writeFileSync(at("garbage.pem"), "not a certificate\n");
     });
     afterAll(async () => {
       await Promise.all(servers.map((s) => s.close(0)));
+      certificates.remove();
     });
 
     const start = async (withCa: boolean): Promise<string> => {
@@ -221,6 +217,14 @@ describe.skipIf(noOpenssl !== undefined)(
           line: () => `${at("garbage.pem")}: no PEM certificate in it (--tls-ca takes`,
         },
         {
+          problem: "a client's certificate as the CA",
+          flags: () => ["--tls-cert", at("server.pem"), "--tls-key", at("server.key"), "--tls-ca", at("client.pem")],
+          line: () =>
+            `${at("client.pem")}: certificate 1: CN=client is not a CA's certificate: it cannot sign a client's ` +
+            `certificate (--tls-ca takes the certificates of the CAs that sign the clients' certificates, not a ` +
+            `client's own)\n`,
+        },
+        {
           problem: "--tls-cert alone",
           flags: () => ["--tls-cert", at("server.pem")],
           line: () => "--tls-cert needs its private key: give --tls-key FILE too\n",
@@ -254,26 +258,66 @@ describe.skipIf(noOpenssl !== undefined)(
       });
     });
 
+    describe("a certificate outside its dates: a warning line, and the server runs", () => {
+      const warning = (file: string, subject: string, problem: string, then: string): string =>
+        `strata: warning: ${at(file)}: certificate 1: CN=${subject} ${problem} (${then}: renew it, or check this ` +
+        `machine's clock)`;
+      const server = "clients that check it refuse the server";
+      const client = "a client whose certificate it signed is refused";
+      it.each([
+        { name: "all within their dates", cert: "server", ca: "ca", warnings: () => [] },
+        {
+          name: "an expired server certificate",
+          cert: "old-server",
+          ca: "ca",
+          warnings: () => [warning("old-server.pem", "old-server", "expired on 2001-01-01T00:00:00Z", server)],
+        },
+        {
+          name: "a server certificate not valid yet",
+          cert: "future-server",
+          ca: "ca",
+          warnings: () => [
+            warning("future-server.pem", "future-server", "is not valid before 2090-01-01T00:00:00Z", server),
+          ],
+        },
+        {
+          name: "an expired CA",
+          cert: "server",
+          ca: "old-ca",
+          warnings: () => [warning("old-ca.pem", "old-ca", "expired on 2001-01-01T00:00:00Z", client)],
+        },
+        {
+          name: "a self-signed certificate that is not a CA's, as the CA: it admits a client that presents it",
+          cert: "server",
+          ca: "self",
+          warnings: () => [],
+        },
+      ])("$name", ({ cert, ca, warnings }) => {
+        const lines: string[] = [];
+        loadTls({ cert: at(`${cert}.pem`), key: at(`${cert}.key`), ca: at(`${ca}.pem`) }, (line) => lines.push(line));
+        expect(lines).toEqual(warnings());
+      });
+
+      it("strata serve --p4runtime says it on stderr, before the server's line", async () => {
+        const stderr = await serveOnce("127.0.0.1:0", { tlsCert: at("old-server.pem"), tlsKey: at("old-server.key") });
+        const lines = stderr.split("\n");
+        expect(lines[0]).toBe(warning("old-server.pem", "old-server", "expired on 2001-01-01T00:00:00Z", server));
+        expect(lines[1]).toMatch(/^P4Runtime server on 127\.0\.0\.1:\d+ over TLS: devices/);
+      });
+    });
+
     it.each([
       { listen: "0.0.0.0:0", tls: false, warned: true },
       { listen: "0.0.0.0:0", tls: true, warned: false },
       { listen: "127.0.0.1:0", tls: false, warned: false },
       { listen: "localhost:0", tls: false, warned: false },
     ])("listening on $listen, TLS $tls: a warning line on stderr: $warned", async ({ listen, tls, warned }) => {
-      const io = memoryIo();
-      const stop = new AbortController();
-      const files = tls ? { tlsCert: at("server.pem"), tlsKey: at("server.key") } : {};
-      const done = serve(SPEC, { port: [], hopLimit: 64, copyLimit: 4096, p4runtime: listen, ...files }, io, {
-        signal: stop.signal,
-      });
-      for (let i = 0; i < 500 && !io.stderr.text.includes("serving"); i++) await new Promise((r) => setTimeout(r, 10));
-      stop.abort();
-      expect(await done).toBe(0);
+      const stderr = await serveOnce(listen, tls ? { tlsCert: at("server.pem"), tlsKey: at("server.key") } : {});
       const warning =
         `strata: warning: --p4runtime ${listen}: no TLS beyond loopback: anyone who reaches this ` +
         `address can become primary, write the tables and send packets from the emulated members (give ` +
         `--tls-cert, --tls-key and --tls-ca, or listen on 127.0.0.1)\n`;
-      expect(io.stderr.text.includes(warning), io.stderr.text).toBe(warned);
+      expect(stderr.includes(warning), stderr).toBe(warned);
     });
   },
 );

@@ -282,12 +282,12 @@ describe("strata run --updates: a bad updates file is refused before any packet 
       ),
     },
     {
-      name: "a description path to a file that is no description: the start of its first line, no secret",
+      name: "a description path to a file that is no description: none of it quoted",
       text: "- { at: 1, description: shadow }\n",
       error: new RegExp(
         [
           String.raw`^strata: \S*\/u\.yaml: 1:25 \[0\]\.description: shadow: this is not a`,
-          String.raw` description: it has no key networks; its first line begins 'root…'`,
+          String.raw` description: it has no key networks`,
           String.raw` \(give the path of a network description, as docs\/spec\.md`,
           String.raw` describes\)$`,
         ].join(""),

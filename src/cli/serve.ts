@@ -161,6 +161,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
         : {}),
     });
   } catch (err) {
+    out?.release();
     signals?.dispose();
     await live?.close();
     throw err;
@@ -182,6 +183,8 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
         // The first failure is the one reported.
       }
       return { summary: emulation.summary(), failed: err };
+    } finally {
+      outputs?.release();
     }
   };
   const ports = live?.ports ?? [];
@@ -300,6 +303,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
     void io.stderr.flush();
   });
   const { summary, failed } = await ending.catch((err: unknown) => {
+    outputs?.release();
     signals?.dispose();
     throw err;
   });

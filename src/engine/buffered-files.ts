@@ -6,10 +6,12 @@
 // take `bufferedMax` bytes, every one is written and let go; close() writes
 // the rest. At most `openMax` files are open at once: writing to another
 // closes the one written to least recently, opened again, to append, when
-// its turn comes.
+// its turn comes. Files are made and opened through a FilePlace (--out's OutDir: never through a
+// link).
 
-import { closeSync, constants, openSync, writeSync } from "node:fs";
+import { closeSync, writeSync } from "node:fs";
 import { describeIoError, InputError } from "../errors.js";
+import type { FilePlace } from "../out-dir.js";
 
 export interface FileLimits {
   /** Files open at once, at most. */
@@ -25,8 +27,10 @@ export const FILE_LIMITS: FileLimits = { openMax: 128, fileBuffer: 256 << 10, bu
 /** A buffer's first size: a file with few records keeps little. */
 const FIRST_BUFFER_LEN = 512;
 
-/** One file: where it is, its descriptor while open, and the bytes not written yet. */
+/** One file: its name in the place, its descriptor while open, and the bytes not written yet. */
 export interface BufferedFile {
+  readonly name: string;
+  /** Where it is, for a person. */
   readonly path: string;
   fd: number;
   /** Whether the file exists: it is created (truncated) the first time it is opened, and appended to after. */
@@ -37,6 +41,7 @@ export interface BufferedFile {
 
 /** The recording files of one run, sharing a budget of descriptors and buffer bytes. */
 export class BufferedFiles {
+  readonly #place: FilePlace;
   readonly #limits: FileLimits;
   /** The open files, least recently written first. */
   readonly #open = new Set<BufferedFile>();
@@ -44,7 +49,8 @@ export class BufferedFiles {
   readonly #holding = new Set<BufferedFile>();
   #held = 0;
 
-  constructor(limits: FileLimits = FILE_LIMITS) {
+  constructor(place: FilePlace, limits: FileLimits = FILE_LIMITS) {
+    this.#place = place;
     this.#limits = limits;
   }
 
@@ -58,9 +64,16 @@ export class BufferedFiles {
     return this.#held;
   }
 
-  /** A file at `path`, created now (it exists from its first bytes), which starts with `header`. */
-  file(path: string, header: Uint8Array): BufferedFile {
-    const f: BufferedFile = { path, fd: -1, created: false, buffer: undefined, buffered: 0 };
+  /** A file `name` in the place, created now (it exists from its first bytes), which starts with `header`. */
+  file(name: string, header: Uint8Array): BufferedFile {
+    const f: BufferedFile = {
+      name,
+      path: this.#place.path(name),
+      fd: -1,
+      created: false,
+      buffer: undefined,
+      buffered: 0,
+    };
     this.#use(f);
     this.append(f, header, 0, header.length);
     return f;
@@ -123,9 +136,10 @@ export class BufferedFiles {
       if (least !== undefined) this.#close(least);
     }
     try {
-      // Made as any recording file is; opened again only to append to the file it is, never through a link.
-      f.fd = openSync(f.path, f.created ? constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW : "w");
+      // Made new; opened again only to append to the file it is, never through a link.
+      f.fd = f.created ? this.#place.append(f.name) : this.#place.create(f.name);
     } catch (err) {
+      if (err instanceof InputError) throw err;
       throw new InputError(f.path, "", `cannot ${f.created ? "write" : "create"}: ${describeIoError(err)}`);
     }
     f.created = true;

@@ -2,7 +2,8 @@
 // (./recordings.ts), summary.json at the end, and with a trace trace.jsonl and
 // trace.idx (./trace-file.ts). The directory is claimed by the rules every
 // command that writes files goes through (src/out-dir.ts): DIR/.strata-output
-// lists what strata wrote, the only files a later run deletes.
+// lists what strata wrote, the only files a later run deletes; DIR is locked
+// until release(), and every file is made through the claim's handles.
 
 import type { CompiledSpec } from "../control/compiled.js";
 import { OutDir } from "../out-dir.js";
@@ -52,7 +53,16 @@ export class Outputs {
       files: outputFiles(compiled, options.trace),
       dirs: [LINKS_DIR, DELIVERED_DIR],
     });
-    return new Outputs(claimed, new RecordingFiles(dir, compiled), options.trace ? new TraceFile(dir) : undefined);
+    try {
+      return new Outputs(
+        claimed,
+        new RecordingFiles(claimed, compiled),
+        options.trace ? new TraceFile(claimed) : undefined,
+      );
+    } catch (err) {
+      claimed.release();
+      throw err;
+    }
   }
 
   /** Writes what the recordings and the trace hold and closes their files (again: nothing). */
@@ -69,5 +79,10 @@ export class Outputs {
     this.close();
     this.dir.write(SUMMARY_FILE, `${JSON.stringify(summary, null, 2)}\n`);
     this.dir.seal();
+  }
+
+  /** Lets DIR go (its lock), once the run is over, finished or not (again: nothing). */
+  release(): void {
+    this.dir.release();
   }
 }

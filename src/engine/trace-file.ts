@@ -10,10 +10,13 @@
 //   │ packet u64 │ offset u64 │   INDEX_ENTRY_LEN = 16: the packet's number, the byte its line starts at
 //   └────────────┴────────────┘
 // The header is written last: an index whose traceBytes is not the trace's
-// size (a run that died, a trace replaced or edited) is not used.
+// size (a run that died, a trace replaced or edited) is not used. Both files are
+// made through --out's OutDir (never through a link).
 
 import { closeSync, fstatSync, openSync, readSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { describeIoError, InputError } from "../errors.js";
+import type { FilePlace } from "../out-dir.js";
 
 export const TRACE_FILE = "trace.jsonl";
 /** Beside the trace: where each packet's line starts. */
@@ -57,10 +60,19 @@ export class TraceFile implements TraceLines {
   #lines = 0;
   #closed = false;
 
-  constructor(dir: string) {
-    this.#fd = openSync(join(dir, TRACE_FILE), "w");
+  /** `place`: --out, claimed for TRACE_FILE and TRACE_INDEX_FILE. */
+  constructor(place: FilePlace) {
+    const create = (name: string): number => {
+      try {
+        return place.create(name);
+      } catch (err) {
+        if (err instanceof InputError) throw err;
+        throw new InputError(place.path(name), "", `cannot create: ${describeIoError(err)}`);
+      }
+    };
+    this.#fd = create(TRACE_FILE);
     try {
-      this.#index = openSync(join(dir, TRACE_INDEX_FILE), "w");
+      this.#index = create(TRACE_INDEX_FILE);
       writeSync(this.#index, new Uint8Array(INDEX_HEADER_LEN)); // no magic until close()
     } catch (err) {
       closeSync(this.#fd);

@@ -66,8 +66,12 @@ export function openServed(o: ServedOptions): Served {
     em,
     stop: () => {
       const summary = em.stop();
-      out?.finish(summary);
-      return summary;
+      try {
+        out?.finish(summary);
+        return summary;
+      } finally {
+        out?.release();
+      }
     },
   };
 }

@@ -12,6 +12,7 @@ import { main } from "../..//src/cli/main.js";
 import { replay } from "../../src/run/replay.js";
 import { INDEX_ENTRY_LEN, INDEX_HEADER_LEN, readIndexed, TraceFile } from "../../src/engine/trace-file.js";
 import { TRACE_LINE_MAX } from "../../src/engine/trace.js";
+import { OutDir } from "../../src/out-dir.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const HUB = join(root, "examples/hub-and-spoke/network.yaml");
@@ -95,7 +96,8 @@ describe("trace.idx against a scan of trace.jsonl", () => {
     { name: "no line at all", writes: [], look: [{ packet: 0, found: false }] },
   ];
   it.each(cases)("$name", ({ writes, look }) => {
-    const file = new TraceFile(dir);
+    const claimed = OutDir.claim(dir, { command: "run", inputs: [], files: ["trace.jsonl", "trace.idx"] });
+    const file = new TraceFile(claimed);
     for (const w of writes) {
       if ("chunk" in w) {
         const lines = w.chunk.map((p) => text(p));
@@ -112,6 +114,7 @@ describe("trace.idx against a scan of trace.jsonl", () => {
       }
     }
     file.close();
+    claimed.release();
     expect(entries()).toEqual(scan());
     const lines = scan();
     for (const { packet, found } of look) {

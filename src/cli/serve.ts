@@ -174,8 +174,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
   const end = (): { summary: Summary; failed?: unknown } => {
     try {
       const summary = emulation.stop();
-      outputs?.finish(summary);
-      return { summary };
+      return { summary: outputs?.finish(summary) ?? summary };
     } catch (err) {
       try {
         outputs?.close();

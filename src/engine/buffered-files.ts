@@ -7,8 +7,9 @@
 // the rest. At most `openMax` files are open at once: writing to another
 // closes the one written to least recently, opened again, to append, when
 // its turn comes. Files are made and opened through a FilePlace (--out's OutDir: never through a
-// link).
+// link), and each keeps the SHA-256 of what was written to it, for summary.json.
 
+import { createHash, type Hash } from "node:crypto";
 import { closeSync, writeSync } from "node:fs";
 import { describeIoError, InputError } from "../errors.js";
 import type { FilePlace } from "../out-dir.js";
@@ -27,7 +28,7 @@ export const FILE_LIMITS: FileLimits = { openMax: 128, fileBuffer: 256 << 10, bu
 /** A buffer's first size: a file with few records keeps little. */
 const FIRST_BUFFER_LEN = 512;
 
-/** One file: its name in the place, its descriptor while open, and the bytes not written yet. */
+/** One file: its name in the place, its descriptor while open, the bytes not written yet and the digest of the others. */
 export interface BufferedFile {
   readonly name: string;
   /** Where it is, for a person. */
@@ -37,6 +38,8 @@ export interface BufferedFile {
   created: boolean;
   buffer: Uint8Array | undefined;
   buffered: number;
+  /** The SHA-256 of the bytes written so far, in the file's order. */
+  readonly hash: Hash;
 }
 
 /** The recording files of one run, sharing a budget of descriptors and buffer bytes. */
@@ -73,6 +76,7 @@ export class BufferedFiles {
       created: false,
       buffer: undefined,
       buffered: 0,
+      hash: createHash("sha256"),
     };
     this.#use(f);
     this.append(f, header, 0, header.length);
@@ -162,6 +166,7 @@ export class BufferedFiles {
 
   #writeOut(f: BufferedFile, bytes: Uint8Array): void {
     this.#use(f);
+    f.hash.update(bytes);
     try {
       for (let done = 0; done < bytes.length;) done += writeSync(f.fd, bytes, done, bytes.length - done);
     } catch (err) {

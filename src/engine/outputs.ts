@@ -4,6 +4,8 @@
 // command that writes files goes through (src/out-dir.ts): DIR/.strata-output
 // lists what strata wrote, the only files a later run deletes; DIR is locked
 // until release(), and every file is made through the claim's handles.
+// summary.json records the SHA-256 of every other file the run wrote, which
+// strata trace and strata view --run check (./digests.ts).
 
 import type { CompiledSpec } from "../control/compiled.js";
 import { OutDir } from "../out-dir.js";
@@ -74,11 +76,20 @@ export class Outputs {
     }
   }
 
-  /** Closes the files, writes summary.json, and lists in the marker what the run wrote. */
-  finish(summary: Summary): void {
+  /** Closes the files, writes summary.json (`summary` with the SHA-256 of each file written), and lists in the marker
+   * what the run wrote; returns the summary written. */
+  finish(summary: Summary): Summary {
     this.close();
-    this.dir.write(SUMMARY_FILE, `${JSON.stringify(summary, null, 2)}\n`);
+    const written: Summary = {
+      ...summary,
+      sha256: {
+        ...this.recordings.digests(),
+        ...(this.trace !== undefined ? { [TRACE_FILE]: this.trace.digest() } : {}),
+      },
+    };
+    this.dir.write(SUMMARY_FILE, `${JSON.stringify(written, null, 2)}\n`);
     this.dir.seal();
+    return written;
   }
 
   /** Lets DIR go (its lock), once the run is over, finished or not (again: nothing). */

@@ -105,4 +105,11 @@ export class RecordingFiles implements RecordingTargets {
   close(): void {
     this.#written.close();
   }
+
+  /** Each recording file's SHA-256 (hex), by its name relative to DIR, in the recordings' order; after close(). */
+  digests(): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const f of this.#files) if (f !== undefined) out[f.name] = f.hash.copy().digest("hex");
+    return out;
+  }
 }

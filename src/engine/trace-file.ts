@@ -11,8 +11,10 @@
 //   └────────────┴────────────┘
 // The header is written last: an index whose traceBytes is not the trace's
 // size (a run that died, a trace replaced or edited) is not used. Both files are
-// made through --out's OutDir (never through a link).
+// made through --out's OutDir (never through a link), and the trace's SHA-256 is
+// kept as it is written, for summary.json.
 
+import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { describeIoError, InputError } from "../errors.js";
@@ -51,6 +53,7 @@ export interface TraceLines {
 export class TraceFile implements TraceLines {
   readonly #fd: number;
   readonly #index: number;
+  readonly #hash = createHash("sha256");
   #pending: string[] = [];
   #pendingBytes = 0;
   readonly #entries = new DataView(new ArrayBuffer(ENTRIES_AT * INDEX_ENTRY_LEN));
@@ -105,10 +108,17 @@ export class TraceFile implements TraceLines {
     this.#write(text, this.#bytes - start);
   }
 
+  /** The SHA-256 (hex) of trace.jsonl; after close(). */
+  digest(): string {
+    return this.#hash.copy().digest("hex");
+  }
+
   /** Writes `text`, which the index says is `bytes` long. */
   #write(text: string, bytes: number): void {
-    const wrote = text.length === 0 ? 0 : writeSync(this.#fd, text);
-    if (wrote !== bytes) throw new Error(`trace lines of ${wrote} bytes, indexed as ${bytes}`);
+    const data = Buffer.from(text);
+    if (data.length !== bytes) throw new Error(`trace lines of ${data.length} bytes, indexed as ${bytes}`);
+    this.#hash.update(data);
+    for (let done = 0; done < data.length;) done += writeSync(this.#fd, data, done, data.length - done);
   }
 
   #mark(packet: number, bytes: number): void {

@@ -236,10 +236,10 @@ export class Replay {
       spec: this.#compiled.spec.file,
       ...(applied === undefined ? {} : { updates: applied }),
     };
-    out.finish(summary);
+    const written = out.finish(summary);
     const trace: TraceFile | undefined = out.trace;
     return {
-      summary,
+      summary: written,
       compiled: this.#compiled,
       errors: inputs.errors,
       workers,

@@ -3,6 +3,7 @@
 // and checks, after every append, the limits — and at the end every file, byte
 // for byte.
 
+import { createHash } from "node:crypto";
 import {
   existsSync,
   lstatSync,
@@ -97,8 +98,17 @@ describe("BufferedFiles", () => {
     files.close();
     expect(files.openCount).toBe(0);
     for (let k = 0; k < n; k++) {
-      if (made[k] === undefined) expect(existsSync(path(k))).toBe(false);
-      else expect(readFileSync(path(k)).equals(concat(...(want[k] ?? [])))).toBe(true);
+      const f = made[k];
+      if (f === undefined) expect(existsSync(path(k))).toBe(false);
+      else {
+        expect(readFileSync(path(k)).equals(concat(...(want[k] ?? [])))).toBe(true);
+        // The digest kept as it was written is the file's.
+        expect(f.hash.copy().digest("hex")).toBe(
+          createHash("sha256")
+            .update(readFileSync(path(k)))
+            .digest("hex"),
+        );
+      }
     }
   });
 

@@ -67,8 +67,7 @@ export function openServed(o: ServedOptions): Served {
     stop: () => {
       const summary = em.stop();
       try {
-        out?.finish(summary);
-        return summary;
+        return out?.finish(summary) ?? summary;
       } finally {
         out?.release();
       }

@@ -34,7 +34,7 @@ export interface BufferedFile {
   /** Where it is, for a person. */
   readonly path: string;
   fd: number;
-  /** Whether the file exists: it is created (truncated) the first time it is opened, and appended to after. */
+  /** Whether the file exists: it is created new the first time it is opened, and appended to after. */
   created: boolean;
   buffer: Uint8Array | undefined;
   buffered: number;

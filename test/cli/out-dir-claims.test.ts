@@ -5,15 +5,12 @@
 // written through.
 
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
 import {
   existsSync,
-  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
-  readlinkSync,
   renameSync,
   rmdirSync,
   rmSync,
@@ -29,6 +26,7 @@ import { OutDir } from "../../src/out-dir.js";
 import { openCapture } from "../../src/pcap/index.js";
 import type { Summary } from "../../src/engine/summary.js";
 import { openServed } from "../engine/served.js";
+import { snapshot } from "./helpers/snapshot.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const CLI = join(root, "dist/src/cli/main.js");
@@ -47,22 +45,6 @@ afterEach(() => {
   for (const c of claims.splice(0)) c.release();
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** Every name under `path` and what it is (a file by its digest), to show what a refusal left. */
-function snapshot(path: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (!existsSync(path)) return out;
-  for (const f of readdirSync(path, { recursive: true, encoding: "utf8" }).sort()) {
-    const p = join(path, f);
-    const stat = lstatSync(p);
-    out[f] = stat.isSymbolicLink()
-      ? `-> ${readlinkSync(p)}`
-      : stat.isFile()
-        ? createHash("sha256").update(readFileSync(p)).digest("hex")
-        : "dir";
-  }
-  return out;
-}
 
 const RUN_FILES = { command: "run", inputs: [], files: ["links/a.pcap", "summary.json"], dirs: ["links"] };
 

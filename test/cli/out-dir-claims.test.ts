@@ -187,6 +187,59 @@ describe("two strata runs into one new --out", () => {
   }, 60_000);
 });
 
+describe("a strata that a signal ends: its lock goes with it, or the next command takes it over", () => {
+  const locks = (out: string): string[] => readdirSync(out).filter((n) => n.startsWith(".strata-lock"));
+  it.each([
+    {
+      name: "strata serve --out, SIGTERM: it stops cleanly and removes its lock",
+      argv: (out: string) => ["serve", HUB, "--out", out],
+      ready: (stderr: string) => /^serving /m.test(stderr),
+      signal: "SIGTERM" as const,
+      left: 0,
+    },
+    {
+      name: "strata run, SIGKILL while it reads a pipe: its lock stays, and the next run takes it over",
+      argv: (out: string) => {
+        const fifo = join(dir, "h1.fifo");
+        execFileSync("mkfifo", [fifo]);
+        return ["run", HUB, "--in", `lan:h1.1=${fifo}`, "--out", out];
+      },
+      ready: (_: string, out: string) => existsSync(join(out, ".strata-output")),
+      signal: "SIGKILL" as const,
+      left: 1,
+    },
+  ])(
+    "$name",
+    async ({ argv, ready, signal, left }) => {
+      const out = join(dir, "out");
+      const args = argv(out);
+      const child = spawn(process.execPath, [CLI, ...args], { cwd: root });
+      let stderr = "";
+      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+      const done = exited(child);
+      const fifo = args.find((a) => a.endsWith(".fifo"))?.split("=")[1];
+      const pipe = fifo === undefined ? undefined : await open(fifo, "w");
+      await pipe?.write(readFileSync(H1).subarray(0, 24));
+      while (!ready(stderr, out)) {
+        if (child.exitCode !== null) throw new Error(`strata ended (${child.exitCode}): ${stderr}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      child.kill(signal);
+      await done;
+      await pipe?.close();
+      expect(locks(out)).toHaveLength(left);
+      const next = spawnSync(process.execPath, [CLI, "run", HUB, "--in", `lan:h3.1=${H3}`, "--out", out], {
+        cwd: root,
+        encoding: "utf8",
+      });
+      expect(next.stderr).toBe("");
+      expect(next.status).toBe(0);
+      expect(locks(out)).toEqual([]);
+    },
+    60_000,
+  );
+});
+
 describe("a subdirectory swapped for a symbolic link after the claim is never written through", () => {
   const swaps = [
     {

@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import { snapshot } from "./helpers/snapshot.js";
@@ -56,6 +56,15 @@ const WRITERS = [
   { name: "run", argv: (out: string) => ["run", HUB, "--in", `lan:h1.1=${H1}`, "--out", out, "--trace"] },
 ];
 
+/** Each writer's output on a disk with room, written once: what the next command after a failed one must write. */
+let cleanDir = "";
+const clean = (w: { readonly name: string }): string => join(cleanDir, w.name.replace(" ", "-"));
+beforeAll(async () => {
+  cleanDir = mkdtempSync(join(tmpdir(), "strata-full-clean-"));
+  for (const w of WRITERS) expect((await strata(...w.argv(clean(w)))).code).toBe(0);
+});
+afterAll(() => rmSync(cleanDir, { recursive: true, force: true }));
+
 /** Where the disk fills: bytes left when the command starts, fixed or a share of what it writes whole. */
 const FILLS = {
   start: { name: "full from the start", left: () => 0, refused: true },
@@ -72,12 +81,10 @@ describe("a disk that fills during a write into --out: exit 2, one line, and the
     ...[FILLS.start, FILLS.half].map((f) => ({ ...f, w: run, earlier: false })),
   ].map((c) => ({ ...c, label: `${c.w.name}, ${c.earlier ? "over its earlier output" : "new --out"}: ${c.name}` }));
   it.each(table)("$label", async ({ w, earlier, left, refused }) => {
-    const clean = join(dir, "clean");
-    expect((await strata(...w.argv(clean))).code).toBe(0);
     const out = join(dir, "out");
     if (earlier) expect((await strata(...w.argv(out))).code).toBe(0);
 
-    const failed = await onFullDisk(left(bytesUnder(clean)), w.argv(out));
+    const failed = await onFullDisk(left(bytesUnder(clean(w))), w.argv(out));
     expect(failed.stderr).toMatch(/^strata: .*: no space left on the device( \(.*\))?\n$/);
     expect(failed.code).toBe(2);
     // Refused before the first file is written (the marker cannot be), a new --out is not left behind.
@@ -88,6 +95,6 @@ describe("a disk that fills during a write into --out: exit 2, one line, and the
     expect(next.code).toBe(0);
     // Its elapsed time aside, summary.json is checked by the run tests; here only the files must be the same.
     const summary = (f: string): boolean => f === "summary.json";
-    expect(snapshot(out, summary)).toEqual(snapshot(clean, summary));
+    expect(snapshot(out, summary)).toEqual(snapshot(clean(w), summary));
   });
 });

@@ -28,7 +28,7 @@ export const FILE_LIMITS: FileLimits = { openMax: 128, fileBuffer: 256 << 10, bu
 /** A buffer's first size: a file with few records keeps little. */
 const FIRST_BUFFER_LEN = 512;
 
-/** One file: its name in the place, its descriptor while open, the bytes not written yet and the digest of the others. */
+/** One file: its name, its descriptor while open, the bytes not written yet and the digest of those written. */
 export interface BufferedFile {
   readonly name: string;
   /** Where it is, for a person. */

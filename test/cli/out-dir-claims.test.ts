@@ -42,8 +42,11 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "strata-claims-"));
 });
 afterEach(() => {
-  for (const c of claims.splice(0)) c.release();
-  rmSync(dir, { recursive: true, force: true });
+  try {
+    for (const c of claims.splice(0)) c.release();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 const RUN_FILES = { command: "run", inputs: [], files: ["links/a.pcap", "summary.json"], dirs: ["links"] };

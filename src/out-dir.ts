@@ -5,32 +5,54 @@
 // before it changes anything: a DIR that holds an input (compared as real paths and as
 // files), a non-empty DIR without a marker (unless forced), anything in the way it did not
 // write (a symbolic link included: nothing is ever written through one), a DIR that is a file
-// or lies under one, and a DIR it cannot make or write in. Files are created exclusively, so
-// a name that appears between the check and the write is never written through either.
+// or lies under one, a DIR it cannot make or write in, and a DIR another strata is writing.
+//
+// A claim holds DIR until release(): a lock file of its own in DIR (.strata-lock.PID.START.K,
+// made exclusively), and every other strata that finds a live one refuses. DIR and each
+// subdirectory are opened once, as directories (a subdirectory never through a link), and every
+// file is made and opened through those handles (/proc/self/fd/N/NAME, openat's equivalent in
+// Node), created exclusively: a name swapped for a link after the checks is never written
+// through. The marker is written whole under another name and renamed over the old one, so a
+// write that fails (a full disk) leaves the old marker, which lists every file that may be there.
 
 import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
   lstatSync,
   mkdirSync,
+  openSync,
   readdirSync,
+  readFileSync,
   realpathSync,
+  renameSync,
   rmdirSync,
   type Stats,
   statSync,
   unlinkSync,
-  writeFileSync,
+  writeSync,
 } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import { describeIoError, InputError } from "./errors.js";
-import { readUpTo } from "./read-file.js";
 
 /** Marks a directory as strata's output and lists, one a line, the files strata wrote there. */
 export const MARKER_FILE = ".strata-output";
+/** The marker being written: renamed over MARKER_FILE once it is whole. */
+const MARKER_NEW = ".strata-output.new";
+/** A claim's lock file: .strata-lock.PID.START.K (START: the process's start, /proc/PID/stat field 22). */
+const LOCK = /^\.strata-lock\.([0-9]+)\.([0-9]+)\.[0-9]+$/;
 
 /** The marker's first line: the command that wrote it, then the promise it keeps. */
 const markerHeader = (command: string): string =>
   `# strata ${command} wrote the files below; the next run into this directory replaces them, and no other file.`;
 const MARKER_HEADER =
   /^# strata [a-z0-9 ]+ wrote the files below; the next run into this directory replaces them, and no other file\.$/;
+
+const { O_APPEND, O_CREAT, O_DIRECTORY, O_EXCL, O_NOFOLLOW, O_RDONLY, O_WRONLY } = constants;
+/** A file made new: never one that is there, never through a link. */
+const CREATE = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW;
+const SUBDIR = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
 
 export interface OutDirOptions {
   /** The command that writes ("run", "export p4"): named in the marker. */
@@ -45,23 +67,59 @@ export interface OutDirOptions {
   readonly dirs?: readonly string[];
 }
 
+/** Where files are made: named relative to a directory (OutDir; tests may give another). */
+export interface FilePlace {
+  /** The file's path for a person (messages): DIR/name. */
+  path(name: string): string;
+  /** Makes `name` new and opens it to write: never a file that is there, never through a link. */
+  create(name: string): number;
+  /** Opens `name`, made by create(), to append to it: never through a link. */
+  append(name: string): number;
+}
+
+/** An open directory: its descriptor, and its device and inode when opened. */
+interface Handle {
+  readonly fd: number;
+  readonly dev: number;
+  readonly ino: number;
+}
+
+/** The claims this process holds: released when it exits, whatever ends it. */
+const held = new Set<OutDir>();
+/** Lock files made by this process so far (their K). */
+let locks = 0;
+/** Whether the claims are released at exit (hooked once). */
+let hooked = false;
+/** This process's start (startOf), read once. */
+let ownStart: string | undefined;
+
 /**
- * An output directory claimed for one command. Every file it writes goes through write()
- * or path(), and seal() lists in the marker what was written.
+ * An output directory claimed for one command. Every file it writes goes through write(),
+ * create() or append(), seal() lists in the marker what was written, and release() lets DIR go.
  */
-export class OutDir {
+export class OutDir implements FilePlace {
   readonly dir: string;
   readonly #command: string;
   readonly #files: readonly string[];
+  readonly #refuse: (problem: string, fix: string) => InputError;
+  /** DIR ("") and its subdirectories, open. */
+  readonly #handles = new Map<string, Handle>();
+  /** Whether files are reached through /proc/self/fd; without it (not Linux) by path, checked after. */
+  #proc = false;
+  #lock: string | undefined;
+  /** Directories this claim made (DIR, its parents, subdirectories), outermost first: removed if it is refused. */
+  #made: string[] = [];
+  #released = false;
 
   private constructor(dir: string, command: string, files: readonly string[]) {
     this.dir = dir;
     this.#command = command;
     this.#files = files;
+    this.#refuse = refusal(dir);
   }
 
-  /** Checks DIR, removes the files the previous command listed and marks DIR for this one; InputError if DIR is not
-   * strata's to write. */
+  /** Checks DIR, locks it, removes the files the previous command listed and marks DIR for this one; InputError if DIR
+   * is not strata's to write, or another strata is writing it. */
   static claim(dir: string, options: OutDirOptions): OutDir {
     const refuse = refusal(dir);
     for (const f of options.files)
@@ -77,23 +135,133 @@ export class OutDir {
       }
     }
     const files = [...new Set([...options.files, MARKER_FILE])];
-    const dirs = [...new Set([...(options.dirs ?? []), ...files.flatMap(parentOf)])];
-    const previous = target.exists ? guard(() => readMarker(dir), refuse) : undefined;
-    if (
-      target.exists &&
-      previous === undefined &&
-      guard(() => readdirSync(dir), refuse).length > 0 &&
-      options.force !== true
-    ) {
-      throw refuse(
+    const out = new OutDir(dir, options.command, files);
+    // A directory strata did not write is refused untouched: no lock is made in it (the check is made again under the
+    // lock).
+    if (target.exists && options.force !== true) out.#notOurs(readdirOr(dir), () => readMarker(join(dir, MARKER_FILE)));
+    try {
+      guard(() => {
+        out.#made = makeDirs(dir);
+        const fd = openSync(dir, O_RDONLY | O_DIRECTORY | (out.#made.length > 0 ? O_NOFOLLOW : 0));
+        out.#handles.set("", handle(fd));
+        out.#proc = sameFile(statOrUndefined(`/proc/self/fd/${fd}`), fstatSync(fd));
+      }, refuse);
+      out.#lockDir();
+      out.#prepare(options);
+    } catch (err) {
+      out.#abandon();
+      throw err;
+    }
+    if (!hooked) process.once("exit", releaseAll);
+    hooked = true;
+    held.add(out);
+    return out;
+  }
+
+  /** Where `file` (one of the claimed files) is, for a person. */
+  path(file: string): string {
+    if (!this.#files.includes(file)) throw new Error(`${file} was not claimed in ${this.dir}`);
+    return join(this.dir, file);
+  }
+
+  /** Makes `file` (one of the claimed files) new, through DIR's handles, and opens it to write. */
+  create(file: string): number {
+    return this.#open(file, CREATE);
+  }
+
+  /** Opens `file`, made by create(), to append to it. */
+  append(file: string): number {
+    return this.#open(file, O_WRONLY | O_APPEND | O_NOFOLLOW);
+  }
+
+  /** Writes `file` (one of the claimed files), created new; a failure is one line (InputError). */
+  write(file: string, data: string | Uint8Array): void {
+    guard(() => {
+      const fd = this.create(file);
+      try {
+        writeAll(fd, data);
+      } finally {
+        closeSync(fd);
+      }
+    }, this.#refuse);
+  }
+
+  /** Lists in the marker the files this command wrote (until now it listed every file it might write); InputError if a
+   * subdirectory was moved or replaced meanwhile (its files are then not where their names lead). */
+  seal(): void {
+    for (const sub of this.#handles.keys()) if (sub !== "") this.#pinned(sub);
+    guard(() => {
+      const there = this.#listed(this.#files.flatMap(parentOf));
+      this.#mark(this.#files.filter((f) => there.has(f)));
+    }, this.#refuse);
+  }
+
+  /** Lets DIR go: removes the lock and closes the handles (again: nothing). */
+  release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    held.delete(this);
+    const lock = this.#lock;
+    this.#lock = undefined;
+    if (lock !== undefined) ignoreFailure(() => unlinkSync(this.#at("", lock)));
+    for (const h of this.#handles.values()) ignoreFailure(() => closeSync(h.fd));
+    this.#handles.clear();
+  }
+
+  /** Refuses a DIR with other files and no marker strata wrote. */
+  #notOurs(names: readonly string[], previous: () => string[] | undefined): void {
+    if (names.some((n) => !LOCK.test(n) && n !== MARKER_NEW) && previous() === undefined) {
+      throw this.#refuse(
         `--out is not empty and has no ${MARKER_FILE}: strata did not write it`,
         "choose a new or empty directory, or add --force to write beside its files",
       );
     }
-    // Every check comes before the first change: a refused command leaves DIR as it was.
+  }
+
+  /**
+   * Makes this claim's lock file, then looks at every other: a live strata's is a refusal (of
+   * this claim: of two that start at once, each may see the other's and both refuse, never
+   * neither); one whose process is gone is removed. Each lock is made before its owner looks,
+   * so of two claims the one that looks last sees the other's.
+   */
+  #lockDir(): void {
+    ownStart ??= startOf(process.pid) ?? "0";
+    const name = `.strata-lock.${process.pid}.${ownStart}.${++locks}`;
+    guard(() => {
+      const fd = openSync(this.#at("", name), CREATE, 0o644);
+      this.#lock = name;
+      try {
+        writeAll(fd, `strata ${this.#command}, pid ${process.pid}, writes here until it ends\n`);
+      } finally {
+        closeSync(fd);
+      }
+    }, this.#refuse);
+    for (const other of guard(() => readdirSync(this.#dirPath("")), this.#refuse)) {
+      const m = LOCK.exec(other);
+      if (m === null || other === name) continue;
+      const pid = Number(m[1]);
+      if (alive(pid, m[2] ?? "")) {
+        throw this.#refuse(
+          `--out is being written by another strata (pid ${pid})`,
+          "wait for it to end, or choose another --out",
+        );
+      }
+      ignoreFailure(() => unlinkSync(this.#at("", other)));
+    }
+  }
+
+  /** Every check, through DIR's handle and under the lock; then the changes: the marker, the previous files removed,
+   * the subdirectories made and opened. */
+  #prepare(options: OutDirOptions): void {
+    const refuse = this.#refuse;
+    const files = this.#files;
+    const dirs = [...new Set([...(options.dirs ?? []), ...files.flatMap(parentOf)])];
+    const names = guard(() => readdirSync(this.#dirPath("")), refuse);
+    const previous = guard(() => readMarker(this.#at("", MARKER_FILE)), refuse);
+    if (options.force !== true) this.#notOurs(names, () => previous);
     const ours = new Set(previous === undefined ? [] : [...previous, MARKER_FILE]);
     for (const d of dirs) {
-      const stat = lstatOrUndefined(join(dir, d));
+      const stat = lstatOrUndefined(this.#at("", d));
       if (stat !== undefined && !stat.isDirectory())
         throw refuse(
           `${d} is already there and strata did not write it`,
@@ -101,9 +269,9 @@ export class OutDir {
         );
     }
     // Only what is there is looked at closer: a description of 20,000 recorded links may write 40,000 files.
-    const there = target.exists ? listed(dir, [...dirs, ...(previous ?? []).flatMap(parentOf)]) : new Set<string>();
+    const there = this.#listed([...dirs, ...(previous ?? []).flatMap(parentOf)]);
     for (const f of files) {
-      const stat = there.has(f) ? lstatOrUndefined(join(dir, f)) : undefined;
+      const stat = there.has(f) ? lstatOrUndefined(this.#at("", f)) : undefined;
       if (stat !== undefined && (!ours.has(f) || !stat.isFile())) {
         throw refuse(
           `${f} is already there and strata did not write it`,
@@ -115,52 +283,157 @@ export class OutDir {
     const stale = (previous ?? []).filter(
       (f) =>
         there.has(f) &&
-        parentOf(f).every((d) => lstatOrUndefined(join(dir, d))?.isDirectory() === true) &&
-        lstatOrUndefined(join(dir, f))?.isFile() === true,
+        parentOf(f).every((d) => lstatOrUndefined(this.#at("", d))?.isDirectory() === true) &&
+        lstatOrUndefined(this.#at("", f))?.isFile() === true,
     );
     const inputs = new Set(options.inputs.map(identity).filter((id) => id !== ""));
     for (const f of stale) {
-      if (inputs.has(identity(join(dir, f))))
+      if (inputs.has(identity(this.#at("", f))))
         throw refuse(`${f} is an input (the same file)`, "choose an --out directory that holds none of the inputs");
     }
-    const out = new OutDir(dir, options.command, files);
+    // Every check comes before the first change. The marker first, listing the previous files and this command's: a
+    // failure from here on leaves a DIR the next run accepts.
     guard(() => {
-      for (const f of stale) unlinkSync(join(dir, f));
-      // A subdirectory only an earlier command used goes too, when nothing else is left in it.
-      for (const d of new Set(stale.flatMap(parentOf))) if (!dirs.includes(d)) removeIfEmpty(join(dir, d));
-      makeDir(dir);
-      for (const d of dirs) makeDir(join(dir, d));
-      out.#mark(files);
+      this.#mark([...new Set([...(previous ?? []), ...files])]);
+      for (const [sub, names] of bySubdirectory(stale)) {
+        if (sub === "") {
+          for (const n of names) unlinkSync(this.#at("", n));
+          continue;
+        }
+        const fd = openSync(this.#at("", sub), SUBDIR);
+        try {
+          for (const n of names) unlinkSync(this.#proc ? `/proc/self/fd/${fd}/${n}` : join(this.dir, sub, n));
+        } finally {
+          closeSync(fd);
+        }
+        // A subdirectory only an earlier command used goes too, when nothing else is left in it.
+        if (!dirs.includes(sub)) ignoreFailure(() => rmdirSync(this.#at("", sub)));
+      }
+      for (const d of dirs) this.#subdirectory(d);
     }, refuse);
-    return out;
   }
 
-  /** Where `file` (one of the claimed files) goes. */
-  path(file: string): string {
-    if (!this.#files.includes(file)) throw new Error(`${file} was not claimed in ${this.dir}`);
-    return join(this.dir, file);
+  /** Makes subdirectory `d` if it is not there, and opens it: a directory, not a link to one. */
+  #subdirectory(d: string): void {
+    const path = this.#at("", d);
+    let made: Stats | undefined;
+    try {
+      mkdirSync(path);
+      made = lstatSync(path);
+      this.#made.push(join(this.dir, d));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+    let fd: number;
+    try {
+      fd = openSync(path, SUBDIR);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== "ENOTDIR" && code !== "ELOOP") throw err;
+      throw this.#refuse(
+        `${d} is already there and strata did not write it`,
+        "strata replaces only files it wrote: move it away or choose another --out",
+      );
+    }
+    const h = handle(fd);
+    this.#handles.set(d, h);
+    if (made !== undefined && !sameFile(made, h)) throw this.#replaced(d);
   }
 
-  /** Writes `file` (one of the claimed files), created new; a failure is one line (InputError). */
-  write(file: string, data: string | Uint8Array): void {
-    const path = this.path(file);
-    guard(() => writeFileSync(path, data, { flag: "wx" }), refusal(this.dir));
+  /** A file's path through its directory's handle. */
+  #at(sub: string, name: string): string {
+    const slash = name.indexOf("/");
+    if (sub === "" && slash >= 0 && this.#handles.has(name.slice(0, slash)))
+      return this.#at(name.slice(0, slash), name.slice(slash + 1));
+    return this.#proc ? `${this.#dirPath(sub)}/${name}` : join(this.dir, sub, name);
   }
 
-  /** Lists in the marker the files this command wrote (until now it listed every file it might write). */
-  seal(): void {
-    const there = listed(this.dir, this.#files.flatMap(parentOf));
-    guard(() => this.#mark(this.#files.filter((f) => there.has(f))), refusal(this.dir));
+  /** A directory's path through its handle. */
+  #dirPath(sub: string): string {
+    const h = this.#handles.get(sub);
+    if (h === undefined) throw new Error(`${sub} is not open in ${this.dir}`);
+    return this.#proc ? `/proc/self/fd/${h.fd}` : join(this.dir, sub);
   }
 
+  /** Opens a claimed file with `flags` through its directory's handle; where there is no /proc, by path, its directory
+   * checked before and after to be the one opened (a file made through another is removed again). */
+  #open(file: string, flags: number): number {
+    this.path(file);
+    const path = this.#at("", file);
+    if (this.#proc) return openSync(path, flags, 0o666);
+    const pinned = (): void => {
+      this.#pinned("");
+      for (const sub of parentOf(file)) this.#pinned(sub);
+    };
+    pinned();
+    const fd = openSync(path, flags, 0o666);
+    try {
+      pinned();
+    } catch (err) {
+      closeSync(fd);
+      if ((flags & O_CREAT) !== 0) ignoreFailure(() => unlinkSync(path));
+      throw err;
+    }
+    return fd;
+  }
+
+  /** InputError unless `sub` (or DIR, "") still names the directory opened. */
+  #pinned(sub: string): void {
+    const h = this.#handles.get(sub);
+    const path = sub === "" ? this.dir : join(this.dir, sub);
+    const now = sub === "" ? statOrUndefined(path) : lstatOrUndefined(this.#proc ? this.#at("", sub) : path);
+    if (h === undefined || !sameFile(now, h)) throw this.#replaced(sub === "" ? "--out" : sub);
+  }
+
+  #replaced(what: string): InputError {
+    return this.#refuse(
+      `${what} was moved or replaced while strata wrote in it: nothing is written through what replaced it`,
+      "write into a directory nothing else changes meanwhile, and run again",
+    );
+  }
+
+  /** What DIR and its subdirectories `subs` hold, as paths relative to DIR (a link to a directory is not listed). */
+  #listed(subs: readonly string[]): Set<string> {
+    const there = new Set<string>();
+    for (const sub of ["", ...new Set(subs)]) {
+      if (sub !== "" && lstatOrUndefined(this.#at("", sub))?.isDirectory() !== true) continue;
+      let names: string[];
+      try {
+        names = readdirSync(sub === "" ? this.#dirPath("") : this.#at("", sub));
+      } catch {
+        continue;
+      }
+      for (const name of names) there.add(sub === "" ? name : `${sub}/${name}`);
+    }
+    return there;
+  }
+
+  /** Writes the marker whole under MARKER_NEW, then renames it over the old one. */
   #mark(files: readonly string[]): void {
-    const path = join(this.dir, MARKER_FILE);
-    // Unlinked first and created exclusively: a marker that is a symbolic link is never written through.
-    if (lstatOrUndefined(path) !== undefined) unlinkSync(path);
-    writeFileSync(path, `${[markerHeader(this.#command), ...files.filter((f) => f !== MARKER_FILE)].join("\n")}\n`, {
-      flag: "wx",
-    });
+    const text = `${[markerHeader(this.#command), ...files.filter((f) => f !== MARKER_FILE)].join("\n")}\n`;
+    const next = this.#at("", MARKER_NEW);
+    ignoreFailure(() => unlinkSync(next)); // left by a strata that was killed while it wrote one
+    const fd = openSync(next, CREATE, 0o644);
+    try {
+      writeAll(fd, text);
+    } catch (err) {
+      closeSync(fd);
+      ignoreFailure(() => unlinkSync(next));
+      throw err;
+    }
+    closeSync(fd);
+    renameSync(next, this.#at("", MARKER_FILE));
   }
+
+  /** A refused claim: its lock goes, and the directories it made, as far as they are empty. */
+  #abandon(): void {
+    this.release();
+    for (const d of [...this.#made].reverse()) ignoreFailure(() => rmdirSync(d));
+  }
+}
+
+function releaseAll(): void {
+  for (const out of held) out.release();
 }
 
 const refusal =
@@ -188,32 +461,38 @@ function isOutputName(f: string): boolean {
 /** The subdirectory `f` lies in, if any. */
 const parentOf = (f: string): string[] => (f.includes("/") ? [f.slice(0, f.indexOf("/"))] : []);
 
-/**
- * What DIR and its subdirectories `subs` hold, as paths relative to DIR: a listing of each, not a
- * look-up per file. What cannot be listed counts as not there, as lstatOrUndefined has it.
- */
-function listed(dir: string, subs: readonly string[]): Set<string> {
-  const there = new Set<string>();
-  for (const sub of ["", ...new Set(subs)]) {
-    let names: string[];
-    try {
-      names = readdirSync(sub === "" ? dir : join(dir, sub));
-    } catch {
-      continue;
-    }
-    for (const name of names) there.add(sub === "" ? name : `${sub}/${name}`);
+/** Files relative to DIR by their subdirectory ("" for DIR's own), each as its name there. */
+function bySubdirectory(files: readonly string[]): Map<string, string[]> {
+  const by = new Map<string, string[]>();
+  for (const f of files) {
+    const sub = parentOf(f)[0] ?? "";
+    const list = by.get(sub) ?? [];
+    list.push(sub === "" ? f : f.slice(sub.length + 1));
+    by.set(sub, list);
   }
-  return there;
+  return by;
 }
 
-/** The files the marker in `dir` lists, or undefined when there is no marker or it is not one strata wrote. */
-function readMarker(dir: string): string[] | undefined {
-  const path = join(dir, MARKER_FILE);
-  if (lstatOrUndefined(path)?.isFile() !== true) return undefined;
-  // A marker strata wrote names its files, a few MiB for the largest run: one larger is not strata's.
-  const { bytes, over } = readUpTo(path, 64 * 1024 * 1024, { what: "the marker", noun: "marker", fix: "" });
-  if (over) return undefined;
-  const [header, ...lines] = bytes.toString().split("\n");
+/** The marker's size at most: it names its files, a few MiB for the largest run; one larger is not strata's. */
+const MARKER_MAX = 64 * 1024 * 1024;
+
+/** The files the marker at `path` lists, or undefined when there is none or it is not one strata wrote. */
+function readMarker(path: string): string[] | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, O_RDONLY | O_NOFOLLOW);
+  } catch {
+    return undefined; // none, or a link
+  }
+  let text: string;
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > MARKER_MAX) return undefined;
+    text = readFileSync(fd, "utf8");
+  } finally {
+    closeSync(fd);
+  }
+  const [header, ...lines] = text.split("\n");
   const files = lines.filter((l) => l !== "");
   return header !== undefined && MARKER_HEADER.test(header) && files.every(isOutputName) ? files : undefined;
 }
@@ -247,26 +526,62 @@ function realTarget(
   }
 }
 
-/** mkdir -p one level at a time: Node's recursive mkdir never returns under /proc (ENOENT from a parent that exists).
- * */
-function makeDir(path: string): void {
+/** mkdir -p one level at a time (Node's recursive mkdir never returns under /proc: ENOENT from a parent that exists);
+ * returns the directories it made, outermost first. */
+function makeDirs(path: string, made: string[] = []): string[] {
   try {
     mkdirSync(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === "EEXIST" && statOrUndefined(path)?.isDirectory() === true) return;
+    if (code === "EEXIST" && statOrUndefined(path)?.isDirectory() === true) return made;
     if (code !== "ENOENT" || dirname(path) === path) throw err;
-    makeDir(dirname(path));
+    makeDirs(dirname(path), made);
     mkdirSync(path);
+  }
+  made.push(path);
+  return made;
+}
+
+/** Writes all of `data` to `fd`. */
+function writeAll(fd: number, data: string | Uint8Array): void {
+  const bytes = typeof data === "string" ? Buffer.from(data) : data;
+  for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
+}
+
+/**
+ * A process's start, in clock ticks after boot (/proc/PID/stat, field 22): with its pid, it
+ * names one process, even once the pid is used again. Undefined when there is no such process,
+ * or no /proc (then "0" is written, and only the pid is checked).
+ */
+function startOf(pid: number): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return undefined;
+  }
+  // Field 2, the command's name, is in parentheses and may hold spaces and parentheses: count from the last ")".
+  return text.slice(text.lastIndexOf(")") + 2).split(" ")[19];
+}
+
+/** Whether the process that made a lock file (pid, start) still runs. */
+function alive(pid: number, start: string): boolean {
+  if (existsSync("/proc/self/stat") && start !== "0") return startOf(pid) === start;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
-function removeIfEmpty(path: string): void {
-  try {
-    rmdirSync(path);
-  } catch {
-    // Not empty (files strata did not write), or gone: it stays as it is.
-  }
+function handle(fd: number): Handle {
+  const stat = fstatSync(fd);
+  return { fd, dev: stat.dev, ino: stat.ino };
+}
+
+function sameFile(a: { dev: number; ino: number } | undefined, b: { dev: number; ino: number }): boolean {
+  return a !== undefined && a.dev === b.dev && a.ino === b.ino;
 }
 
 /** Runs a file-system step on DIR; its failure (permission, read-only, full, gone) is bad input. */
@@ -276,6 +591,22 @@ function guard<T>(step: () => T, refuse: (problem: string, fix: string) => Input
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === undefined) throw err;
     throw refuse(`cannot write in --out: ${describeIoError(err)}`, "choose a directory you can write to");
+  }
+}
+
+function ignoreFailure(step: () => void): void {
+  try {
+    step();
+  } catch {
+    // Gone already, or not empty: left as it is.
+  }
+}
+
+function readdirOr(path: string): string[] {
+  try {
+    return readdirSync(path);
+  } catch {
+    return [];
   }
 }
 

@@ -42,8 +42,12 @@ export function runExport(spec: string, flags: ExportFlags, ctx: CommandContext)
     force: flags.force === true,
     files: exportFiles(exports),
   });
-  writeExport(out, exports);
-  out.seal();
+  try {
+    writeExport(out, exports);
+    out.seal();
+  } finally {
+    out.release();
+  }
   const manifests = exports.map((e) => e.manifest);
   if (flags.json === true) {
     ctx.io.stdout.write(`${JSON.stringify({ source: spec, out: flags.out, machines: manifests })}\n`);

@@ -161,6 +161,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
         : {}),
     });
   } catch (err) {
+    out?.release();
     signals?.dispose();
     await live?.close();
     throw err;
@@ -173,8 +174,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
   const end = (): { summary: Summary; failed?: unknown } => {
     try {
       const summary = emulation.stop();
-      outputs?.finish(summary);
-      return { summary };
+      return { summary: outputs?.finish(summary) ?? summary };
     } catch (err) {
       try {
         outputs?.close();
@@ -182,6 +182,8 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
         // The first failure is the one reported.
       }
       return { summary: emulation.summary(), failed: err };
+    } finally {
+      outputs?.release();
     }
   };
   const ports = live?.ports ?? [];
@@ -300,6 +302,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
     void io.stderr.flush();
   });
   const { summary, failed } = await ending.catch((err: unknown) => {
+    outputs?.release();
     signals?.dispose();
     throw err;
   });

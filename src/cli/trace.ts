@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { describeIoError, InputError } from "../errors.js";
 import { type Line, readLines } from "../lines.js";
 import { readIndexed, TRACE_FILE } from "../engine/trace-file.js";
+import { checkDigest, recordedDigests } from "../engine/digests.js";
 import { checkTraceLine, TRACE_LINE_MAX, type TraceLine, type TraceStep } from "../engine/trace.js";
 import { isoTimeNs } from "./format.js";
 import type { Io } from "./io.js";
@@ -20,6 +21,8 @@ export async function showTrace(dir: string, flags: TraceFlags, io: Io): Promise
   const file = join(dir, TRACE_FILE);
   if (!existsSync(file))
     throw new InputError(file, "", "there is no trace here", "replay with `strata run … --trace` first");
+  // Before a line is shown: the trace must be the one the run wrote.
+  checkDigest(dir, TRACE_FILE, recordedDigests(dir));
   if (flags.packet !== undefined) {
     const indexed = readIndexed(dir, flags.packet, TRACE_LINE_MAX);
     if (indexed?.found === false) throw noPacket(file, flags.packet, indexed);

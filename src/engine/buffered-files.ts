@@ -6,10 +6,13 @@
 // take `bufferedMax` bytes, every one is written and let go; close() writes
 // the rest. At most `openMax` files are open at once: writing to another
 // closes the one written to least recently, opened again, to append, when
-// its turn comes.
+// its turn comes. Files are made and opened through a FilePlace (--out's OutDir: never through a
+// link), and each keeps the SHA-256 of what was written to it, for summary.json.
 
-import { closeSync, constants, openSync, writeSync } from "node:fs";
+import { createHash, type Hash } from "node:crypto";
+import { closeSync, writeSync } from "node:fs";
 import { describeIoError, InputError } from "../errors.js";
+import type { FilePlace } from "../out-dir.js";
 
 export interface FileLimits {
   /** Files open at once, at most. */
@@ -25,18 +28,23 @@ export const FILE_LIMITS: FileLimits = { openMax: 128, fileBuffer: 256 << 10, bu
 /** A buffer's first size: a file with few records keeps little. */
 const FIRST_BUFFER_LEN = 512;
 
-/** One file: where it is, its descriptor while open, and the bytes not written yet. */
+/** One file: its name, its descriptor while open, the bytes not written yet and the digest of those written. */
 export interface BufferedFile {
+  readonly name: string;
+  /** Where it is, for a person. */
   readonly path: string;
   fd: number;
-  /** Whether the file exists: it is created (truncated) the first time it is opened, and appended to after. */
+  /** Whether the file exists: it is created new the first time it is opened, and appended to after. */
   created: boolean;
   buffer: Uint8Array | undefined;
   buffered: number;
+  /** The SHA-256 of the bytes written so far, in the file's order. */
+  readonly hash: Hash;
 }
 
 /** The recording files of one run, sharing a budget of descriptors and buffer bytes. */
 export class BufferedFiles {
+  readonly #place: FilePlace;
   readonly #limits: FileLimits;
   /** The open files, least recently written first. */
   readonly #open = new Set<BufferedFile>();
@@ -44,7 +52,8 @@ export class BufferedFiles {
   readonly #holding = new Set<BufferedFile>();
   #held = 0;
 
-  constructor(limits: FileLimits = FILE_LIMITS) {
+  constructor(place: FilePlace, limits: FileLimits = FILE_LIMITS) {
+    this.#place = place;
     this.#limits = limits;
   }
 
@@ -58,9 +67,17 @@ export class BufferedFiles {
     return this.#held;
   }
 
-  /** A file at `path`, created now (it exists from its first bytes), which starts with `header`. */
-  file(path: string, header: Uint8Array): BufferedFile {
-    const f: BufferedFile = { path, fd: -1, created: false, buffer: undefined, buffered: 0 };
+  /** A file `name` in the place, created now (it exists from its first bytes), which starts with `header`. */
+  file(name: string, header: Uint8Array): BufferedFile {
+    const f: BufferedFile = {
+      name,
+      path: this.#place.path(name),
+      fd: -1,
+      created: false,
+      buffer: undefined,
+      buffered: 0,
+      hash: createHash("sha256"),
+    };
     this.#use(f);
     this.append(f, header, 0, header.length);
     return f;
@@ -123,9 +140,10 @@ export class BufferedFiles {
       if (least !== undefined) this.#close(least);
     }
     try {
-      // Made as any recording file is; opened again only to append to the file it is, never through a link.
-      f.fd = openSync(f.path, f.created ? constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW : "w");
+      // Made new; opened again only to append to the file it is, never through a link.
+      f.fd = f.created ? this.#place.append(f.name) : this.#place.create(f.name);
     } catch (err) {
+      if (err instanceof InputError) throw err;
       throw new InputError(f.path, "", `cannot ${f.created ? "write" : "create"}: ${describeIoError(err)}`);
     }
     f.created = true;
@@ -148,6 +166,7 @@ export class BufferedFiles {
 
   #writeOut(f: BufferedFile, bytes: Uint8Array): void {
     this.#use(f);
+    f.hash.update(bytes);
     try {
       for (let done = 0; done < bytes.length;) done += writeSync(f.fd, bytes, done, bytes.length - done);
     } catch (err) {

@@ -2,7 +2,10 @@
 // (./recordings.ts), summary.json at the end, and with a trace trace.jsonl and
 // trace.idx (./trace-file.ts). The directory is claimed by the rules every
 // command that writes files goes through (src/out-dir.ts): DIR/.strata-output
-// lists what strata wrote, the only files a later run deletes.
+// lists what strata wrote, the only files a later run deletes; DIR is locked
+// until release(), and every file is made through the claim's handles.
+// summary.json records the SHA-256 of every other file the run wrote, which
+// strata trace and strata view --run check (./digests.ts).
 
 import type { CompiledSpec } from "../control/compiled.js";
 import { OutDir } from "../out-dir.js";
@@ -52,7 +55,16 @@ export class Outputs {
       files: outputFiles(compiled, options.trace),
       dirs: [LINKS_DIR, DELIVERED_DIR],
     });
-    return new Outputs(claimed, new RecordingFiles(dir, compiled), options.trace ? new TraceFile(dir) : undefined);
+    try {
+      return new Outputs(
+        claimed,
+        new RecordingFiles(claimed, compiled),
+        options.trace ? new TraceFile(claimed) : undefined,
+      );
+    } catch (err) {
+      claimed.release();
+      throw err;
+    }
   }
 
   /** Writes what the recordings and the trace hold and closes their files (again: nothing). */
@@ -64,10 +76,24 @@ export class Outputs {
     }
   }
 
-  /** Closes the files, writes summary.json, and lists in the marker what the run wrote. */
-  finish(summary: Summary): void {
+  /** Closes the files, writes summary.json (`summary` with the SHA-256 of each file written), and lists in the marker
+   * what the run wrote; returns the summary written. */
+  finish(summary: Summary): Summary {
     this.close();
-    this.dir.write(SUMMARY_FILE, `${JSON.stringify(summary, null, 2)}\n`);
+    const written: Summary = {
+      ...summary,
+      sha256: {
+        ...this.recordings.digests(),
+        ...(this.trace !== undefined ? { [TRACE_FILE]: this.trace.digest() } : {}),
+      },
+    };
+    this.dir.write(SUMMARY_FILE, `${JSON.stringify(written, null, 2)}\n`);
     this.dir.seal();
+    return written;
+  }
+
+  /** Lets DIR go (its lock), once the run is over, finished or not (again: nothing). */
+  release(): void {
+    this.dir.release();
   }
 }

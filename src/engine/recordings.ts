@@ -6,8 +6,8 @@
 // itself, a ring for all recordings; RecordingFiles puts each recording's in
 // its file. ./outputs.ts has the rest of --out.
 
-import { join } from "node:path";
 import type { CompiledSpec } from "../control/compiled.js";
+import type { FilePlace } from "../out-dir.js";
 import { pcapFileHeader } from "../pcap/index.js";
 import type { DataPlane } from "../wasm/module.js";
 import type { RecordingTargets } from "../wasm/runner.js";
@@ -73,16 +73,16 @@ export function assignRecordings(compiled: CompiledSpec, dp: DataPlane): Planned
  */
 export class RecordingFiles implements RecordingTargets {
   readonly count: number;
-  readonly #dir: string;
   readonly #compiled: CompiledSpec;
   /** Per recording: its file (relative to `sub`) and network. */
   readonly #plan: readonly PlannedRecording[];
   /** Per recording, its file once it has records. */
   readonly #files: (BufferedFile | undefined)[] = [];
-  readonly #written = new BufferedFiles();
+  readonly #written: BufferedFiles;
 
-  constructor(dir: string, compiled: CompiledSpec) {
-    this.#dir = dir;
+  /** `place`: --out, claimed for the files of planRecordings(compiled). */
+  constructor(place: FilePlace, compiled: CompiledSpec) {
+    this.#written = new BufferedFiles(place);
     this.#compiled = compiled;
     this.#plan = planRecordings(compiled);
     this.count = this.#plan.length;
@@ -96,7 +96,7 @@ export class RecordingFiles implements RecordingTargets {
       const design = this.#compiled.networks[p.network]?.spec.design;
       // The data plane writes nanosecond, little-endian records: the header must say so.
       const header = pcapFileHeader({ linkType: design?.linkType ?? 1, nanosecond: true, snapLen: 262144 });
-      f = this.#written.file(join(this.#dir, p.sub, `${p.name}.pcap`), header);
+      f = this.#written.file(`${p.sub}/${p.name}.pcap`, header);
       this.#files[c] = f;
     }
     this.#written.append(f, data, start, len);
@@ -104,5 +104,12 @@ export class RecordingFiles implements RecordingTargets {
 
   close(): void {
     this.#written.close();
+  }
+
+  /** Each recording file's SHA-256 (hex), by its name relative to DIR, in the recordings' order; after close(). */
+  digests(): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const f of this.#files) if (f !== undefined) out[f.name] = f.hash.copy().digest("hex");
+    return out;
   }
 }

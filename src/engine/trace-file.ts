@@ -10,10 +10,15 @@
 //   │ packet u64 │ offset u64 │   INDEX_ENTRY_LEN = 16: the packet's number, the byte its line starts at
 //   └────────────┴────────────┘
 // The header is written last: an index whose traceBytes is not the trace's
-// size (a run that died, a trace replaced or edited) is not used.
+// size (a run that died, a trace replaced or edited) is not used. Both files are
+// made through --out's OutDir (never through a link), and the trace's SHA-256 is
+// kept as it is written, for summary.json.
 
+import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { describeIoError, InputError } from "../errors.js";
+import type { FilePlace } from "../out-dir.js";
 
 export const TRACE_FILE = "trace.jsonl";
 /** Beside the trace: where each packet's line starts. */
@@ -48,6 +53,7 @@ export interface TraceLines {
 export class TraceFile implements TraceLines {
   readonly #fd: number;
   readonly #index: number;
+  readonly #hash = createHash("sha256");
   #pending: string[] = [];
   #pendingBytes = 0;
   readonly #entries = new DataView(new ArrayBuffer(ENTRIES_AT * INDEX_ENTRY_LEN));
@@ -57,10 +63,19 @@ export class TraceFile implements TraceLines {
   #lines = 0;
   #closed = false;
 
-  constructor(dir: string) {
-    this.#fd = openSync(join(dir, TRACE_FILE), "w");
+  /** `place`: --out, claimed for TRACE_FILE and TRACE_INDEX_FILE. */
+  constructor(place: FilePlace) {
+    const create = (name: string): number => {
+      try {
+        return place.create(name);
+      } catch (err) {
+        if (err instanceof InputError) throw err;
+        throw new InputError(place.path(name), "", `cannot create: ${describeIoError(err)}`);
+      }
+    };
+    this.#fd = create(TRACE_FILE);
     try {
-      this.#index = openSync(join(dir, TRACE_INDEX_FILE), "w");
+      this.#index = create(TRACE_INDEX_FILE);
       writeSync(this.#index, new Uint8Array(INDEX_HEADER_LEN)); // no magic until close()
     } catch (err) {
       closeSync(this.#fd);
@@ -93,10 +108,17 @@ export class TraceFile implements TraceLines {
     this.#write(text, this.#bytes - start);
   }
 
+  /** The SHA-256 (hex) of trace.jsonl; after close(). */
+  digest(): string {
+    return this.#hash.copy().digest("hex");
+  }
+
   /** Writes `text`, which the index says is `bytes` long. */
   #write(text: string, bytes: number): void {
-    const wrote = text.length === 0 ? 0 : writeSync(this.#fd, text);
-    if (wrote !== bytes) throw new Error(`trace lines of ${wrote} bytes, indexed as ${bytes}`);
+    const data = Buffer.from(text);
+    if (data.length !== bytes) throw new Error(`trace lines of ${data.length} bytes, indexed as ${bytes}`);
+    this.#hash.update(data);
+    for (let done = 0; done < data.length;) done += writeSync(this.#fd, data, done, data.length - done);
   }
 
   #mark(packet: number, bytes: number): void {

@@ -132,10 +132,8 @@ export class Replay {
       throw new Error("a replay with updates runs once: its tables have changed");
     this.#ran = true;
     const options = this.#options;
-    const engine = this.#engine;
-    const tracing = traces(options);
     const inputs = openInputs(
-      engine.endpoints,
+      this.#engine.endpoints,
       options.inputs.map((i) => i.file),
       DEFAULT_RUNNER.batchPackets,
     );
@@ -150,65 +148,76 @@ export class Replay {
         command: "run",
         inputs: inputFiles,
         force: options.force === true,
-        trace: tracing,
+        trace: traces(options),
       });
-      // Updates cut batches at their times on one data plane, and an input read once has one reader: then the replay
-      // runs on this thread.
-      const { workers, note } = replayWorkers(options.workers, inputs, this.#updates.length > 0);
-      if (note !== undefined) options.warn?.(note);
-      if (workers > 1) {
-        const started = process.hrtime.bigint();
-        let ran: { counters: Counters; packets: number[] };
-        try {
-          ran = this.#workers(workers).replay(inputs, out.recordings, out.trace, options.progress);
-        } catch (err) {
-          this.close(); // a pool that failed part-way is not used again
-          throw err;
-        } finally {
-          out.close();
-        }
-        return this.#finish(out, ran.counters, inputs, started, { workers: ran.packets });
-      }
-      engine.connect({
-        recordings: out.recordings,
-        ...(out.trace !== undefined
-          ? {
-              trace: {
-                lines: out.trace,
-                ...(options.tracePackets !== undefined ? { packets: options.tracePackets } : {}),
-              },
-            }
-          : {}),
-      });
-      const schedule = options.updates === undefined ? undefined : new UpdateSchedule(this.#updates, engine);
-      let first = 0;
-      const started = process.hrtime.bigint();
       try {
-        // A damaged input ends at its damage; the others are replayed to their end.
-        for (const batch of inputs.batches()) {
-          for (const part of schedule === undefined ? [batch] : schedule.cut(batch, first)) {
-            engine.run(part, first);
-            first += part.count;
-          }
-          options.progress?.(inputs.bytesRead, inputs.totalBytes, first);
-        }
+        return this.#replay(out, inputs);
       } finally {
-        try {
-          engine.disconnect();
-        } finally {
-          out.close();
-        }
+        out.release();
       }
-      return this.#finish(
-        out,
-        engine.counters(),
-        inputs,
-        started,
-        schedule !== undefined ? { applied: schedule.applied } : {},
-      );
     } finally {
       inputs.close();
     }
+  }
+
+  /** Runs the inputs into `out`, claimed, and writes the summary. */
+  #replay(out: Outputs, inputs: Inputs): ReplayResult {
+    const options = this.#options;
+    const engine = this.#engine;
+    // Updates cut batches at their times on one data plane, and an input read once has one reader: then the replay
+    // runs on this thread.
+    const { workers, note } = replayWorkers(options.workers, inputs, this.#updates.length > 0);
+    if (note !== undefined) options.warn?.(note);
+    if (workers > 1) {
+      const started = process.hrtime.bigint();
+      let ran: { counters: Counters; packets: number[] };
+      try {
+        ran = this.#workers(workers).replay(inputs, out.recordings, out.trace, options.progress);
+      } catch (err) {
+        this.close(); // a pool that failed part-way is not used again
+        throw err;
+      } finally {
+        out.close();
+      }
+      return this.#finish(out, ran.counters, inputs, started, { workers: ran.packets });
+    }
+    engine.connect({
+      recordings: out.recordings,
+      ...(out.trace !== undefined
+        ? {
+            trace: {
+              lines: out.trace,
+              ...(options.tracePackets !== undefined ? { packets: options.tracePackets } : {}),
+            },
+          }
+        : {}),
+    });
+    const schedule = options.updates === undefined ? undefined : new UpdateSchedule(this.#updates, engine);
+    let first = 0;
+    const started = process.hrtime.bigint();
+    try {
+      // A damaged input ends at its damage; the others are replayed to their end.
+      for (const batch of inputs.batches()) {
+        for (const part of schedule === undefined ? [batch] : schedule.cut(batch, first)) {
+          engine.run(part, first);
+          first += part.count;
+        }
+        options.progress?.(inputs.bytesRead, inputs.totalBytes, first);
+      }
+    } finally {
+      try {
+        engine.disconnect();
+      } finally {
+        out.close();
+      }
+    }
+    return this.#finish(
+      out,
+      engine.counters(),
+      inputs,
+      started,
+      schedule !== undefined ? { applied: schedule.applied } : {},
+    );
   }
 
   /** The summary of a run that started at `started`, written; the marker lists what the run wrote. */
@@ -227,10 +236,10 @@ export class Replay {
       spec: this.#compiled.spec.file,
       ...(applied === undefined ? {} : { updates: applied }),
     };
-    out.finish(summary);
+    const written = out.finish(summary);
     const trace: TraceFile | undefined = out.trace;
     return {
-      summary,
+      summary: written,
       compiled: this.#compiled,
       errors: inputs.errors,
       workers,

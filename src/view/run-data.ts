@@ -18,6 +18,7 @@ import { openCapture, PcapError } from "../pcap/index.js";
 import { DELIVERED_DIR, LINKS_DIR } from "../engine/recordings.js";
 import { TRACE_FILE } from "../engine/trace-file.js";
 import { SUMMARY_FILE } from "../engine/outputs.js";
+import { checkDigest, isDigests } from "../engine/digests.js";
 import type { Summary } from "../engine/summary.js";
 import type { TraceStep } from "../engine/trace.js";
 import type { PacketRanges } from "../wasm/runner.js";
@@ -64,6 +65,7 @@ export async function readRun(dir: string, graph: ViewGraph, options: RunOptions
   const notes: string[] = [];
   const traceFile = join(dir, TRACE_FILE);
   let trace: TraceData | undefined;
+  checkDigest(dir, TRACE_FILE, summary.sha256);
   if (existsSync(traceFile)) trace = await readTraceData(dir, traceFile, summary, names, options, notes);
   else notes.push(`${dir} has no trace: replay with \`strata run … --trace\` to browse its packets here.`);
   return {
@@ -129,6 +131,8 @@ function readSummary(file: string): Summary {
     )
   )
     throw bad("rows", "a list of rows with their hits");
+  if (value["sha256"] !== undefined && !isDigests(value["sha256"]))
+    throw bad("sha256", "the SHA-256 of each file the run wrote");
   return value as unknown as Summary;
 }
 
@@ -330,6 +334,8 @@ function readBytes(
     for (const r of w.records)
       if (r !== undefined && usable.has(r.file))
         (need.get(r.file) ?? need.set(r.file, new Set()).get(r.file))?.add(r.index);
+  // Before a record is shown: each capture read must be the one the run wrote.
+  for (const capture of need.keys()) checkDigest(dir, `${capture}.pcap`, summary.sha256);
   const got = readRecords(dir, need, notes);
 
   const recordHex: string[] = [];

@@ -3,17 +3,13 @@
 // with nothing touched; and what each writes is marked, so the next command replaces
 // exactly that.
 
-import { createHash } from "node:crypto";
 import {
   copyFileSync,
   existsSync,
   linkSync,
-  lstatSync,
   mkdirSync,
   mkdtempSync,
-  readdirSync,
   readFileSync,
-  readlinkSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -23,6 +19,7 @@ import { basename, dirname, join, relative } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../..//src/cli/main.js";
+import { snapshot } from "./helpers/snapshot.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const HUB = join(root, "examples/hub-and-spoke/network.yaml");
@@ -93,21 +90,6 @@ async function strata(...argv: string[]): Promise<{ code: number; stdout: string
   }
   const code = await done;
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
-}
-
-/** Every file under `path` (symbolic links as their target's name) and its bytes, to show nothing changed. */
-function snapshot(path: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const f of readdirSync(path, { recursive: true, encoding: "utf8" }).sort()) {
-    const p = join(path, f);
-    const stat = lstatSync(p);
-    out[f] = stat.isSymbolicLink()
-      ? `-> ${readlinkSync(p)}`
-      : stat.isFile()
-        ? createHash("sha256").update(readFileSync(p)).digest("hex")
-        : "dir";
-  }
-  return out;
 }
 
 const copy = (from: string, to: string): string => {

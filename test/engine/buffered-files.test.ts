@@ -3,19 +3,41 @@
 // and checks, after every append, the limits — and at the end every file, byte
 // for byte.
 
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import {
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { InputError } from "../../src/errors.js";
 import { type BufferedFile, type FileLimits, BufferedFiles } from "../../src/engine/buffered-files.js";
+import { OutDir } from "../../src/out-dir.js";
 import { concat } from "../pcap/builders.js";
 
 let dir = "";
+let claimed: OutDir | undefined;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "strata-buffered-files-"));
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => {
+  claimed?.release();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** DIR claimed for links/f0.pcap … links/f<n-1>.pcap and links/a.pcap, links/b.pcap. */
+function place(n: number): OutDir {
+  const names = [...Array.from({ length: n }, (_, k) => `links/f${k}.pcap`), "links/a.pcap", "links/b.pcap"];
+  claimed = OutDir.claim(dir, { command: "run", inputs: [], files: names });
+  return claimed;
+}
 
 const header = (k: number): Uint8Array => new Uint8Array(24).fill(0x80 + (k % 64));
 /** The bytes of the i-th write, `len` of them. */
@@ -54,14 +76,14 @@ describe("BufferedFiles", () => {
       limits: { openMax: 1, fileBuffer: 64, bufferedMax: 256 },
     },
   ])("$name", ({ files: n, writes, limits }) => {
-    const files = new BufferedFiles(limits);
+    const files = new BufferedFiles(place(n), limits);
     const made: (BufferedFile | undefined)[] = [];
     const want: Uint8Array[][] = Array.from({ length: n }, (_, k) => [header(k)]);
-    const path = (k: number): string => join(dir, `f${k}.pcap`);
+    const path = (k: number): string => join(dir, "links", `f${k}.pcap`);
     writes.forEach(({ file: k, len }, i) => {
       let f = made[k];
       if (f === undefined) {
-        f = files.file(path(k), header(k));
+        f = files.file(`links/f${k}.pcap`, header(k));
         made[k] = f;
         // Made on its first bytes.
         expect(existsSync(path(k))).toBe(true);
@@ -76,33 +98,53 @@ describe("BufferedFiles", () => {
     files.close();
     expect(files.openCount).toBe(0);
     for (let k = 0; k < n; k++) {
-      if (made[k] === undefined) expect(existsSync(path(k))).toBe(false);
-      else expect(readFileSync(path(k)).equals(concat(...(want[k] ?? [])))).toBe(true);
+      const f = made[k];
+      if (f === undefined) expect(existsSync(path(k))).toBe(false);
+      else {
+        expect(readFileSync(path(k)).equals(concat(...(want[k] ?? [])))).toBe(true);
+        // The digest kept as it was written is the file's.
+        expect(f.hash.copy().digest("hex")).toBe(
+          createHash("sha256")
+            .update(readFileSync(path(k)))
+            .digest("hex"),
+        );
+      }
     }
   });
 
   it.each([
     {
-      name: "a directory that is not there: cannot create",
-      act: (files: BufferedFiles): void => void files.file(join(dir, "none", "f.pcap"), header(0)),
+      name: "a directory that is not there any more: cannot create",
+      act: (files: BufferedFiles): void => {
+        rmSync(join(dir, "links"), { recursive: true });
+        files.file("links/a.pcap", header(0));
+      },
       problem: /cannot create: .*(no such file|ENOENT)/i,
+    },
+    {
+      name: "a file that appeared where strata makes one: cannot create, nothing written to it",
+      act: (files: BufferedFiles): void => {
+        writeFileSync(join(dir, "links", "a.pcap"), "kept");
+        files.file("links/a.pcap", header(0));
+      },
+      problem: /links\/a\.pcap: cannot create: /,
     },
     {
       // Closed to make room for another, then replaced by a symbolic link: never written through.
       name: "a file replaced by a symbolic link while closed: cannot write, nothing written through it",
       act: (files: BufferedFiles): void => {
-        const a = files.file(join(dir, "a.pcap"), header(0));
+        const a = files.file("links/a.pcap", header(0));
         files.append(a, chunk(0, 600), 0, 600);
-        files.file(join(dir, "b.pcap"), header(1));
-        unlinkSync(join(dir, "a.pcap"));
+        files.file("links/b.pcap", header(1));
+        unlinkSync(join(dir, "links", "a.pcap"));
         writeFileSync(join(dir, "elsewhere"), "kept");
-        symlinkSync(join(dir, "elsewhere"), join(dir, "a.pcap"));
+        symlinkSync(join(dir, "elsewhere"), join(dir, "links", "a.pcap"));
         files.append(a, chunk(1, 600), 0, 600);
       },
       problem: /cannot write: /,
     },
   ])("refuses $name, one line", ({ act, problem }) => {
-    const files = new BufferedFiles({ openMax: 1, fileBuffer: 512, bufferedMax: 4096 });
+    const files = new BufferedFiles(place(0), { openMax: 1, fileBuffer: 512, bufferedMax: 4096 });
     let error: unknown;
     try {
       act(files);
@@ -114,5 +156,7 @@ describe("BufferedFiles", () => {
     expect(error).toBeInstanceOf(InputError);
     expect((error as InputError).message).toMatch(problem);
     if (existsSync(join(dir, "elsewhere"))) expect(readFileSync(join(dir, "elsewhere"), "utf8")).toBe("kept");
+    if (existsSync(join(dir, "links", "a.pcap")) && lstatSync(join(dir, "links", "a.pcap")).isFile())
+      expect(readFileSync(join(dir, "links", "a.pcap"), "utf8")).toBe("kept");
   });
 });

@@ -66,8 +66,11 @@ export function openServed(o: ServedOptions): Served {
     em,
     stop: () => {
       const summary = em.stop();
-      out?.finish(summary);
-      return summary;
+      try {
+        return out?.finish(summary) ?? summary;
+      } finally {
+        out?.release();
+      }
     },
   };
 }

@@ -3,6 +3,7 @@
 // chunk's at once as workers hand them over); `--packet N` reads one line
 // through it, and an index that is not the trace's is not used.
 
+import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +13,7 @@ import { main } from "../..//src/cli/main.js";
 import { replay } from "../../src/run/replay.js";
 import { INDEX_ENTRY_LEN, INDEX_HEADER_LEN, readIndexed, TraceFile } from "../../src/engine/trace-file.js";
 import { TRACE_LINE_MAX } from "../../src/engine/trace.js";
+import { OutDir } from "../../src/out-dir.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const HUB = join(root, "examples/hub-and-spoke/network.yaml");
@@ -95,7 +97,8 @@ describe("trace.idx against a scan of trace.jsonl", () => {
     { name: "no line at all", writes: [], look: [{ packet: 0, found: false }] },
   ];
   it.each(cases)("$name", ({ writes, look }) => {
-    const file = new TraceFile(dir);
+    const claimed = OutDir.claim(dir, { command: "run", inputs: [], files: ["trace.jsonl", "trace.idx"] });
+    const file = new TraceFile(claimed);
     for (const w of writes) {
       if ("chunk" in w) {
         const lines = w.chunk.map((p) => text(p));
@@ -112,6 +115,12 @@ describe("trace.idx against a scan of trace.jsonl", () => {
       }
     }
     file.close();
+    claimed.release();
+    expect(file.digest()).toBe(
+      createHash("sha256")
+        .update(readFileSync(join(dir, "trace.jsonl")))
+        .digest("hex"),
+    );
     expect(entries()).toEqual(scan());
     const lines = scan();
     for (const { packet, found } of look) {
@@ -182,6 +191,9 @@ describe("an index that is not the trace's is not used: strata trace reads the t
       trace: true,
       workers: 1,
     });
+    // Without summary.json (a serve that was killed, an older strata's run) there is no digest to check the trace
+    // against (test/engine/digests.test.ts): the index alone is tested here.
+    rmSync(join(dir, "summary.json"));
     const packets = [0, 1, 2, 3, 4, 5];
     const shown = async (): Promise<string[]> =>
       Promise.all(
@@ -212,6 +224,7 @@ describe("an index that is not the trace's is not used: strata trace reads the t
       trace: true,
       workers: 1,
     });
+    rmSync(join(dir, "summary.json")); // no digest to check, as above
     // Line 1 spoilt, its length kept: a scan stops there, the index goes past it.
     const trace = readFileSync(join(dir, "trace.jsonl"));
     trace.fill(0x78, 0, trace.indexOf(10));

@@ -1,0 +1,88 @@
+// summary.json's `sha256`: the digest of every file a run wrote beside it (its recordings,
+// trace.jsonl), computed as strata wrote each (./outputs.ts). The commands that read a run's
+// files check each one against it before they show anything of it: a trace edited by hand or a
+// recording swapped for another capture is one line and exit 2, never shown as the run's. It
+// guards against accidents, not against someone who edits summary.json too.
+
+import { closeSync, existsSync, openSync, readFileSync, readSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { describeIoError, InputError } from "../errors.js";
+import { SUMMARY_FILE } from "./outputs.js";
+
+const EDITED = "the file was cut, edited or replaced after the run; replay again";
+
+/** Bytes read at a time. */
+const CHUNK = 1 << 20;
+
+/** The SHA-256 (hex) of the file at `path`, read a chunk at a time. */
+export function hashFile(path: string): string {
+  const hash = createHash("sha256");
+  const buffer = Buffer.alloc(CHUNK);
+  const fd = openSync(path, "r");
+  try {
+    for (let n = readSync(fd, buffer, 0, CHUNK, null); n > 0; n = readSync(fd, buffer, 0, CHUNK, null))
+      hash.update(buffer.subarray(0, n));
+  } finally {
+    closeSync(fd);
+  }
+  return hash.digest("hex");
+}
+
+/**
+ * Checks DIR/`name` against the digest `digests` records for it: InputError when they differ.
+ * Nothing to check when none is recorded (a run of an older strata) or the file is not there
+ * (the caller says what that means).
+ */
+export function checkDigest(dir: string, name: string, digests: Readonly<Record<string, string>> | undefined): void {
+  const recorded = digests?.[name];
+  const file = join(dir, name);
+  if (recorded === undefined || !existsSync(file)) return;
+  let got: string;
+  try {
+    got = hashFile(file);
+  } catch (err) {
+    throw new InputError(file, "", `cannot read it: ${describeIoError(err)}`);
+  }
+  if (got !== recorded)
+    throw new InputError(
+      file,
+      "",
+      `not the file the run wrote: its SHA-256 is not the one ${SUMMARY_FILE} records`,
+      EDITED,
+    );
+}
+
+/** Whether `value` is summary.json's `sha256` as strata writes it: file names to 64 hex digits. */
+export function isDigests(value: unknown): value is Record<string, string> {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.values(value).every((v) => typeof v === "string" && /^[0-9a-f]{64}$/.test(v))
+  );
+}
+
+/**
+ * The digests DIR/summary.json records: undefined when there is no summary (a serve that did not
+ * stop, a run that did not finish) or it records none (an older strata); InputError for a
+ * summary that is not one strata wrote.
+ */
+export function recordedDigests(dir: string): Record<string, string> | undefined {
+  const file = join(dir, SUMMARY_FILE);
+  if (!existsSync(file)) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(file, "utf8"));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== undefined)
+      throw new InputError(file, "", `cannot read it: ${describeIoError(err)}`);
+    throw new InputError(file, "", "not JSON", EDITED);
+  }
+  const digests =
+    typeof value === "object" && value !== null ? (value as Record<string, unknown>)["sha256"] : undefined;
+  if (digests === undefined) return undefined;
+  if (!isDigests(digests))
+    throw new InputError(file, "sha256", "sha256 must map file names to SHA-256 digests", EDITED);
+  return digests;
+}

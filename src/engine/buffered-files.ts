@@ -7,11 +7,11 @@
 // the rest. At most `openMax` files are open at once: writing to another
 // closes the one written to least recently, opened again, to append, when
 // its turn comes. Files are made and opened through a FilePlace (--out's OutDir: never through a
-// link), and each keeps the SHA-256 of what was written to it, for summary.json.
+// link), and each keeps the CRC-32 of what was written to it, for summary.json.
 
-import { createHash, type Hash } from "node:crypto";
 import { closeSync, writeSync } from "node:fs";
 import { describeIoError, InputError } from "../errors.js";
+import { RunningCrc } from "./checksum.js";
 import type { FilePlace } from "../out-dir.js";
 
 export interface FileLimits {
@@ -38,8 +38,8 @@ export interface BufferedFile {
   created: boolean;
   buffer: Uint8Array | undefined;
   buffered: number;
-  /** The SHA-256 of the bytes written so far, in the file's order. */
-  readonly hash: Hash;
+  /** The CRC-32 of the bytes written so far, in the file's order. */
+  readonly check: RunningCrc;
 }
 
 /** The recording files of one run, sharing a budget of descriptors and buffer bytes. */
@@ -76,7 +76,7 @@ export class BufferedFiles {
       created: false,
       buffer: undefined,
       buffered: 0,
-      hash: createHash("sha256"),
+      check: new RunningCrc(),
     };
     this.#use(f);
     this.append(f, header, 0, header.length);
@@ -166,7 +166,7 @@ export class BufferedFiles {
 
   #writeOut(f: BufferedFile, bytes: Uint8Array): void {
     this.#use(f);
-    f.hash.update(bytes);
+    f.check.update(bytes);
     try {
       for (let done = 0; done < bytes.length;) done += writeSync(f.fd, bytes, done, bytes.length - done);
     } catch (err) {

@@ -1,13 +1,14 @@
-// summary.json's `sha256`: the digest of every file a run wrote beside it (its recordings,
-// trace.jsonl), computed as strata wrote each (./outputs.ts). The commands that read a run's
+// summary.json's `crc32`: the CRC-32 of every file a run wrote beside it (its recordings,
+// trace.jsonl), computed as strata wrote each (./outputs.ts, ./checksum.ts). The commands that read a run's
 // files check each one against it before they show anything of it: a trace edited by hand or a
 // recording swapped for another capture is one line and exit 2, never shown as the run's. It
 // guards against accidents, not against someone who edits summary.json too.
 
-import { closeSync, existsSync, openSync, readFileSync, readSync } from "node:fs";
-import { createHash } from "node:crypto";
+import { closeSync, existsSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { describeIoError, InputError } from "../errors.js";
+import { MAX_SUMMARY_BYTES, readBounded } from "../read-file.js";
+import { RunningCrc } from "./checksum.js";
 import { SUMMARY_FILE } from "./outputs.js";
 
 const EDITED = "the file was cut, edited or replaced after the run; replay again";
@@ -15,18 +16,18 @@ const EDITED = "the file was cut, edited or replaced after the run; replay again
 /** Bytes read at a time. */
 const CHUNK = 1 << 20;
 
-/** The SHA-256 (hex) of the file at `path`, read a chunk at a time. */
+/** The CRC-32 (hex) of the file at `path`, read a chunk at a time. */
 export function hashFile(path: string): string {
-  const hash = createHash("sha256");
+  const check = new RunningCrc();
   const buffer = Buffer.alloc(CHUNK);
   const fd = openSync(path, "r");
   try {
     for (let n = readSync(fd, buffer, 0, CHUNK, null); n > 0; n = readSync(fd, buffer, 0, CHUNK, null))
-      hash.update(buffer.subarray(0, n));
+      check.update(buffer.subarray(0, n));
   } finally {
     closeSync(fd);
   }
-  return hash.digest("hex");
+  return check.hex();
 }
 
 /**
@@ -48,18 +49,18 @@ export function checkDigest(dir: string, name: string, digests: Readonly<Record<
     throw new InputError(
       file,
       "",
-      `not the file the run wrote: its SHA-256 is not the one ${SUMMARY_FILE} records`,
+      `not the file the run wrote: its CRC-32 is not the one ${SUMMARY_FILE} records`,
       EDITED,
     );
 }
 
-/** Whether `value` is summary.json's `sha256` as strata writes it: file names to 64 hex digits. */
+/** Whether `value` is summary.json's `crc32` as strata writes it: file names to 8 hex digits. */
 export function isDigests(value: unknown): value is Record<string, string> {
   return (
     typeof value === "object" &&
     value !== null &&
     !Array.isArray(value) &&
-    Object.values(value).every((v) => typeof v === "string" && /^[0-9a-f]{64}$/.test(v))
+    Object.values(value).every((v) => typeof v === "string" && /^[0-9a-f]{8}$/.test(v))
   );
 }
 
@@ -71,18 +72,20 @@ export function isDigests(value: unknown): value is Record<string, string> {
 export function recordedDigests(dir: string): Record<string, string> | undefined {
   const file = join(dir, SUMMARY_FILE);
   if (!existsSync(file)) return undefined;
+  const text = readBounded(file, MAX_SUMMARY_BYTES, {
+    what: "the run's summary",
+    noun: "run's summary",
+    fix: "give the directory of a run",
+  }).toString();
   let value: unknown;
   try {
-    value = JSON.parse(readFileSync(file, "utf8"));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== undefined)
-      throw new InputError(file, "", `cannot read it: ${describeIoError(err)}`);
+    value = JSON.parse(text);
+  } catch {
     throw new InputError(file, "", "not JSON", EDITED);
   }
-  const digests =
-    typeof value === "object" && value !== null ? (value as Record<string, unknown>)["sha256"] : undefined;
+  const digests = typeof value === "object" && value !== null ? (value as Record<string, unknown>)["crc32"] : undefined;
   if (digests === undefined) return undefined;
   if (!isDigests(digests))
-    throw new InputError(file, "sha256", "sha256 must map file names to SHA-256 digests", EDITED);
+    throw new InputError(file, "crc32", "crc32 must map file names to CRC-32s (8 hex digits)", EDITED);
   return digests;
 }

@@ -4,7 +4,7 @@
 // command that writes files goes through (src/out-dir.ts): DIR/.strata-output
 // lists what strata wrote, the only files a later run deletes; DIR is locked
 // until release(), and every file is made through the claim's handles.
-// summary.json records the SHA-256 of every other file the run wrote, which
+// summary.json records the CRC-32 of every other file the run wrote, which
 // strata trace and strata view --run check (./digests.ts).
 
 import type { CompiledSpec } from "../control/compiled.js";
@@ -76,13 +76,13 @@ export class Outputs {
     }
   }
 
-  /** Closes the files, writes summary.json (`summary` with the SHA-256 of each file written), and lists in the marker
+  /** Closes the files, writes summary.json (`summary` with the CRC-32 of each file written), and lists in the marker
    * what the run wrote; returns the summary written. */
   finish(summary: Summary): Summary {
     this.close();
     const written: Summary = {
       ...summary,
-      sha256: {
+      crc32: {
         ...this.recordings.digests(),
         ...(this.trace !== undefined ? { [TRACE_FILE]: this.trace.digest() } : {}),
       },

@@ -106,10 +106,10 @@ export class RecordingFiles implements RecordingTargets {
     this.#written.close();
   }
 
-  /** Each recording file's SHA-256 (hex), by its name relative to DIR, in the recordings' order; after close(). */
+  /** Each recording file's CRC-32 (hex), by its name relative to DIR, in the recordings' order; after close(). */
   digests(): Record<string, string> {
     const out: Record<string, string> = {};
-    for (const f of this.#files) if (f !== undefined) out[f.name] = f.hash.copy().digest("hex");
+    for (const f of this.#files) if (f !== undefined) out[f.name] = f.check.hex();
     return out;
   }
 }

@@ -11,13 +11,13 @@
 //   └────────────┴────────────┘
 // The header is written last: an index whose traceBytes is not the trace's
 // size (a run that died, a trace replaced or edited) is not used. Both files are
-// made through --out's OutDir (never through a link), and the trace's SHA-256 is
+// made through --out's OutDir (never through a link), and the trace's CRC-32 is
 // kept as it is written, for summary.json.
 
-import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { describeIoError, InputError } from "../errors.js";
+import { RunningCrc } from "./checksum.js";
 import type { FilePlace } from "../out-dir.js";
 
 export const TRACE_FILE = "trace.jsonl";
@@ -53,7 +53,7 @@ export interface TraceLines {
 export class TraceFile implements TraceLines {
   readonly #fd: number;
   readonly #index: number;
-  readonly #hash = createHash("sha256");
+  readonly #check = new RunningCrc();
   #pending: string[] = [];
   #pendingBytes = 0;
   readonly #entries = new DataView(new ArrayBuffer(ENTRIES_AT * INDEX_ENTRY_LEN));
@@ -108,16 +108,16 @@ export class TraceFile implements TraceLines {
     this.#write(text, this.#bytes - start);
   }
 
-  /** The SHA-256 (hex) of trace.jsonl; after close(). */
+  /** The CRC-32 (hex) of trace.jsonl; after close(). */
   digest(): string {
-    return this.#hash.copy().digest("hex");
+    return this.#check.hex();
   }
 
   /** Writes `text`, which the index says is `bytes` long. */
   #write(text: string, bytes: number): void {
     const data = Buffer.from(text);
     if (data.length !== bytes) throw new Error(`trace lines of ${data.length} bytes, indexed as ${bytes}`);
-    this.#hash.update(data);
+    this.#check.update(data);
     for (let done = 0; done < data.length;) done += writeSync(this.#fd, data, done, data.length - done);
   }
 

@@ -1,9 +1,8 @@
-// summary.json's `sha256`: the digest of every recording and of trace.jsonl, computed as strata
+// summary.json's `crc32`: the CRC-32 of every recording and of trace.jsonl, computed as strata
 // writes them (one thread, worker threads, strata serve), and checked by the commands that read
 // a run (strata trace, strata view --run): a trace edited or a capture swapped is one line and
 // exit 2, never shown as the run's.
 
-import { createHash } from "node:crypto";
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +11,7 @@ import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import type { Summary } from "../../src/engine/summary.js";
 import { openCapture } from "../../src/pcap/index.js";
+import { crc32Reference } from "./crc32-reference.js";
 import { openServed } from "./served.js";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -31,7 +31,7 @@ async function strata(...argv: string[]): Promise<{ code: number; stdout: string
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
 }
 
-const sha256 = (file: string): string => createHash("sha256").update(readFileSync(file)).digest("hex");
+const crc32 = (file: string): string => crc32Reference(readFileSync(file));
 
 /** Every file a run wrote but the summary and the marker, relative to `out`. */
 const written = (out: string): string[] =>
@@ -43,7 +43,7 @@ const summaryOf = (out: string): Summary => JSON.parse(readFileSync(join(out, "s
 
 const RUN = ["run", HUB, "--in", `lan:h1.1=${H1}`, "--in", `lan:h3.1=${H3}`, "--trace"];
 
-describe("summary.json holds the SHA-256 of every recording and of the trace, as written", () => {
+describe("summary.json holds the CRC-32 of every recording and of the trace, as written", () => {
   it.each([
     { name: "strata run, one thread", write: (out: string) => strata(...RUN, "--out", out, "--workers", "1") },
     { name: "strata run --workers 2", write: (out: string) => strata(...RUN, "--out", out, "--workers", "2") },
@@ -66,10 +66,10 @@ describe("summary.json holds the SHA-256 of every recording and of the trace, as
   ])("$name", async ({ write }) => {
     const out = join(dir, "out");
     expect((await write(out)).code).toBe(0);
-    const digests = summaryOf(out).sha256 ?? {};
+    const digests = summaryOf(out).crc32 ?? {};
     expect(Object.keys(digests).sort()).toEqual(written(out));
     expect(written(out)).toContain("trace.jsonl");
-    for (const f of written(out)) expect(digests[f], f).toBe(sha256(join(out, f)));
+    for (const f of written(out)) expect(digests[f], f).toBe(crc32(join(out, f)));
   });
 
   it("worker threads record the digests one thread does (the files are the same, byte for byte)", async () => {
@@ -77,7 +77,7 @@ describe("summary.json holds the SHA-256 of every recording and of the trace, as
     const two = join(dir, "two");
     expect((await strata(...RUN, "--out", one, "--workers", "1")).code).toBe(0);
     expect((await strata(...RUN, "--out", two, "--workers", "2")).code).toBe(0);
-    expect(summaryOf(two).sha256).toEqual(summaryOf(one).sha256);
+    expect(summaryOf(two).crc32).toEqual(summaryOf(one).crc32);
   });
 });
 
@@ -136,7 +136,7 @@ describe("strata trace and strata view --run refuse a file that is not the one t
       return;
     }
     expect(r.stderr).toBe(
-      `strata: ${join(out, file)}: not the file the run wrote: its SHA-256 is not the one summary.json records ` +
+      `strata: ${join(out, file)}: not the file the run wrote: its CRC-32 is not the one summary.json records ` +
         "(the file was cut, edited or replaced after the run; replay again)\n",
     );
     expect(r.stdout).toBe("");

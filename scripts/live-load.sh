@@ -5,26 +5,34 @@
 # pair to namespace E where `strata serve` runs examples/live-router), then for each rate replays
 # UDP frames from A to B through r with `tcpreplay --pps` and prints one line per rate:
 #
+#   asked/s    the rate asked of tcpreplay (--pps)
+#   sent/s     the rate it kept (its "Rated"): on a busy machine, less than asked at the higher rates
 #   offered    frames tcpreplay handed to A's interface (its "Actual" less its failures)
 #   forwarded  frames strata sent out of eB (summary ports[1].sent; B's interface counted them too)
 #   dropped    what strata reports dropped on the way: ports[0]'s droppedByInterface,
 #              droppedByCapture and droppedByStrata, the emulation's own drops, and ports[1].unsent
 #   silent     offered - forwarded - dropped: frames lost with nothing saying so (should be 0)
 #
-# The point is that every frame offered is forwarded or reported dropped, not that strata keeps
-# up. Needs root, iproute2, tcpreplay and a built strata (npm run build) with the package cap.
+# and after it, what the frames cost: the CPU time strata's process and its port processes spent
+# from the first frame offered to the end of the run, in microseconds per frame offered, and each
+# port process's peak resident memory (VmHWM).
 #
-#   scripts/live-load.sh                  # 30000, 60000 and 200000 frames/s, 3 s each
+# It shows how much strata forwards, and that every frame offered is forwarded or reported dropped
+# (silent 0). Needs root, iproute2, tcpreplay and a built strata (npm run build) with the package cap.
+#
+#   scripts/live-load.sh                  # 10000, 30000 and 60000 frames/s, 3 s each
 #   RATES="30000 60000" SECONDS_EACH=5 scripts/live-load.sh
 #   STRATA=/path/to/dist/src/cli/main.js scripts/live-load.sh   # another build of strata (one without
 #                                         port counters: forwarded is what B received, dropped only the emulation's)
+#   NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" scripts/live-load.sh   # node's flags for strata's process
 
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-RATES=${RATES:-"30000 60000 200000"}
+RATES=${RATES:-"10000 30000 60000"}
 SECONDS_EACH=${SECONDS_EACH:-3}
 STRATA=${STRATA:-dist/src/cli/main.js}
+NODE_ARGS=${NODE_ARGS:-}
 SPEC=examples/live-router/network.yaml
 
 for cmd in ip tcpreplay node; do
@@ -81,27 +89,44 @@ node -e '
 ' "$work/frames.pcap"
 
 counter() { ip netns exec "$1" cat "/sys/class/net/$2/statistics/$3"; }
+# CPU time of process $1 so far, in clock ticks (user + system), or 0 once it is gone.
+ticks() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $12 + $13 }' || echo 0; }
+hz=$(getconf CLK_TCK)
+# Peak resident memory of process $1 in kB.
+peak_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
 
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores"
-printf '%9s %9s %9s %9s %9s %7s   %s\n' "rate/s" "offered" "forwarded" "dropped" "silent" "fwd %" "dropped by: interface, capture, strata, emulation, unsent"
+printf '%9s %9s %9s %9s %9s %9s %7s   %s\n' "asked/s" "sent/s" "offered" "forwarded" "dropped" "silent" "fwd %" \
+  "dropped by: interface, capture, strata, emulation, unsent; CPU µs/frame: strata, each port process; port peak RSS MB"
 for rate in $RATES; do
   count=$((rate * SECONDS_EACH))
   : >"$work/err"
-  ip netns exec "$E" node "$STRATA" serve "$SPEC" --port lanA:hostA=eA --port lanB:hostB=eB --json >"$work/summary.json" 2>"$work/err" &
+  ip netns exec "$E" node $NODE_ARGS "$STRATA" serve "$SPEC" --port lanA:hostA=eA --port lanB:hostB=eB --json >"$work/summary.json" 2>"$work/err" &
   serve_pid=$!
   for _ in $(seq 200); do grep -q '^serving' "$work/err" && break; sleep 0.05; done
   grep -q '^serving' "$work/err" || { cat "$work/err" >&2; exit 1; }
   b0=$(counter "$B" hB rx_packets)
+  ports=$(pgrep -P "$serve_pid" | tr '\n' ' ')
+  t0=$(ticks "$serve_pid")
+  declare -A p0=()
+  for p in $ports; do p0[$p]=$(ticks "$p"); done
   replay=$(ip netns exec "$A" tcpreplay -i hA --pps="$rate" --loop=$(((count + 999) / 1000)) --limit="$count" "$work/frames.pcap" 2>&1)
   actual=$(sed -n 's/^Actual: \([0-9]*\) packets.*/\1/p' <<<"$replay")
   failed=$(sed -n 's/^[[:space:]]*Failed packets:[[:space:]]*\([0-9]*\).*/\1/p' <<<"$replay")
+  kept=$(sed -n 's/^Rated: .* \([0-9.]*\) pps.*/\1/p' <<<"$replay")
   sleep 2 # strata works off what it has taken
+  t1=$(ticks "$serve_pid")
+  pus="" rss=""
+  for p in $ports; do
+    pus="$pus $((($(ticks "$p") - p0[$p]) * 1000000 / hz))"
+    rss="$rss $(($(peak_kb "$p") / 1024))"
+  done
   kill -INT "$serve_pid"
   wait "$serve_pid" || true
   serve_pid=""
   b1=$(counter "$B" hB rx_packets)
   node -e '
-    const [file, rate, actual, failed, arrivedB] = process.argv.slice(1);
+    const [file, rate, kept, actual, failed, arrivedB, strataUs, portsUs, rss] = process.argv.slice(1);
     const s = JSON.parse(require("fs").readFileSync(file, "utf8"));
     // A strata from before the port counters: what B received is what it forwarded, and it reports no drops but its own.
     const none = { droppedByInterface: null, droppedByCapture: null, droppedByStrata: null, sent: Number(arrivedB), unsent: null };
@@ -111,6 +136,7 @@ for rate in $RATES; do
     const dropped = parts.reduce((n, x) => n + (x ?? 0), 0);
     const forwarded = b.sent;
     const pct = offered > 0 ? ((100 * forwarded) / offered).toFixed(1) : "-";
-    console.log([rate, offered, forwarded, dropped, offered - forwarded - dropped].map((x) => String(x).padStart(9)).join(" ") + " " + pct.padStart(7) + "   " + parts.join(", ") + `  (B received ${arrivedB})`);
-  ' "$work/summary.json" "$rate" "$actual" "${failed:-0}" "$((b1 - b0))"
+    const us = (t) => (offered > 0 ? (Number(t) / offered).toFixed(1) : "-");
+    console.log([rate, Math.round(Number(kept)), offered, forwarded, dropped, offered - forwarded - dropped].map((x) => String(x).padStart(9)).join(" ") + " " + pct.padStart(7) + "   " + parts.join(", ") + `; ${us(strataUs)}, ${portsUs.trim().split(" ").map(us).join(" ")}; ${rss.trim()}  (B received ${arrivedB})`);
+  ' "$work/summary.json" "$rate" "${kept:-0}" "$actual" "${failed:-0}" "$((b1 - b0))" "$(((t1 - t0) * 1000000 / hz))" "$pus" "$rss"
 done

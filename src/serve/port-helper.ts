@@ -3,13 +3,19 @@
 // its stdin and stdout. It is a process of its own because cap ends the process
 // it runs in (an assertion in its binding) when an interface it captures on goes
 // down or away; strata serve and its other ports then go on, and the port opens
-// again. Its stdout is a pipe, written synchronously: when strata falls behind,
-// this process waits and the kernel's capture buffer fills (what it then drops,
-// strata counts from the interface's counters). Frames wait here only until the
-// end of the event loop's turn; those of a process that ends then never reach
-// strata, and are counted with the capture's drops.
+// again.
 //
-// Arguments: INDEX=IFACE ... (the port's index in strata serve, and its interface; strata gives one).
+// What it captures waits in the kernel's capture buffer until this process
+// runs: that buffer is what carries a port through the moments this process is
+// not scheduled (strata gives its size: captureBuffer in ports.ts). Frames then
+// wait here until the end of the event loop's turn, and in the pipe to strata,
+// whose writes queue in this process while strata falls behind (node writes a
+// pipe without blocking once it is full). Those of a process that ends before
+// it wrote them never reach strata: it counts them with the capture's drops
+// (from the interface's counters).
+//
+// Arguments: BUFFER INDEX=IFACE ... (the capture buffer's size in bytes, then the port's index in strata serve and
+// its interface; strata gives one).
 // Records both ways: kind u8, port u8, 2 bytes zero, length u32 (little-endian), then the bytes.
 //   to strata:   FRAME (received on the port), OPENED (JSON: the ports' link types, in
 //                argument order), FAILED (a one-line reason; then the process ends), SEND_ERROR
@@ -26,7 +32,6 @@ interface CapHandle {
 
 /** Largest frame read or sent: libpcap's snapshot length in cap. */
 const FRAME_MAX = 65535;
-const PCAP_BUFFER = 8 << 20;
 
 function main(): void {
   const pending: Buffer[] = [];
@@ -51,7 +56,8 @@ function main(): void {
     throw new Error(why);
   };
 
-  const ports = process.argv.slice(2).map((a) => {
+  const bufferBytes = Number(process.argv[2]);
+  const ports = process.argv.slice(3).map((a) => {
     const eq = a.indexOf("=");
     return { index: Number(a.slice(0, eq)), iface: a.slice(eq + 1) };
   });
@@ -68,7 +74,7 @@ function main(): void {
     const handle = new Cap();
     const buffer = Buffer.alloc(FRAME_MAX);
     try {
-      linkTypes.push(handle.open(p.iface, "", PCAP_BUFFER, buffer));
+      linkTypes.push(handle.open(p.iface, "", bufferBytes, buffer));
     } catch (err) {
       fail(p.index, err instanceof Error ? err.message : String(err));
       return;

@@ -102,6 +102,25 @@ export function checkPorts(compiled: CompiledSpec, ports: readonly PortArg[]): v
 
 /** Largest frame sent: libpcap's snapshot length in cap. */
 const FRAME_MAX = 65535;
+
+/**
+ * A port's capture buffer (libpcap's buffer size), which carries it through the moments its process
+ * is not scheduled. cap sets libpcap's immediate mode and a 65535-byte snapshot length, so on an
+ * interface with segmentation offloads (a veth, most NICs) libpcap gives every frame, however
+ * short, a slot of 64 KB in a 128 KB block of kernel memory: a buffer of 8 MB (what strata had)
+ * holds 128 frames, 13 ms at 10,000 frames a second, and takes 16 MB; one of 128 MB holds 2,046
+ * frames, 200 ms, and takes 256 MB, held from the moment the port opens (scripts/live-load.sh).
+ */
+const CAPTURE_BUFFER_MAX = 128 << 20;
+const CAPTURE_BUFFER_MIN = 8 << 20;
+/** The capture buffers of all ports together, past CAPTURE_BUFFER_MAX each: more ports get smaller ones. */
+const CAPTURE_BUFFERS_TOTAL = 512 << 20;
+
+/** The capture buffer of each port of a strata serve with `ports` ports (bytes). */
+export function captureBuffer(ports: number): number {
+  const share = Math.floor(CAPTURE_BUFFERS_TOTAL / Math.max(1, ports) / (1 << 20)) << 20;
+  return Math.min(CAPTURE_BUFFER_MAX, Math.max(CAPTURE_BUFFER_MIN, share));
+}
 /** How often strata looks whether the interfaces of closed ports are back (ms). */
 const REOPEN_MS = 500;
 /** Bytes of frames waiting for a port process to take them: past this (the process is stalled), frames for it are not
@@ -246,7 +265,8 @@ export class LivePorts {
     const p = this.ports[k];
     if (p === undefined) return Promise.resolve(`--port: no port ${k}`);
     // Its own process group: a Ctrl-C at the terminal is strata serve's to handle, not the port process's.
-    const child = spawn(process.execPath, [helperScript(), `${k}=${p.arg.iface}`], {
+    const buffer = String(captureBuffer(this.ports.length));
+    const child = spawn(process.execPath, [helperScript(), buffer, `${k}=${p.arg.iface}`], {
       stdio: ["pipe", "pipe", "pipe"],
       detached: true,
     });

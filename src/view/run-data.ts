@@ -65,7 +65,7 @@ export async function readRun(dir: string, graph: ViewGraph, options: RunOptions
   const notes: string[] = [];
   const traceFile = join(dir, TRACE_FILE);
   let trace: TraceData | undefined;
-  checkDigest(dir, TRACE_FILE, summary.sha256);
+  checkDigest(dir, TRACE_FILE, summary.crc32);
   if (existsSync(traceFile)) trace = await readTraceData(dir, traceFile, summary, names, options, notes);
   else notes.push(`${dir} has no trace: replay with \`strata run … --trace\` to browse its packets here.`);
   return {
@@ -131,8 +131,8 @@ function readSummary(file: string): Summary {
     )
   )
     throw bad("rows", "a list of rows with their hits");
-  if (value["sha256"] !== undefined && !isDigests(value["sha256"]))
-    throw bad("sha256", "the SHA-256 of each file the run wrote");
+  if (value["crc32"] !== undefined && !isDigests(value["crc32"]))
+    throw bad("crc32", "the CRC-32 of each file the run wrote");
   return value as unknown as Summary;
 }
 
@@ -335,7 +335,7 @@ function readBytes(
       if (r !== undefined && usable.has(r.file))
         (need.get(r.file) ?? need.set(r.file, new Set()).get(r.file))?.add(r.index);
   // Before a record is shown: each capture read must be the one the run wrote.
-  for (const capture of need.keys()) checkDigest(dir, `${capture}.pcap`, summary.sha256);
+  for (const capture of need.keys()) checkDigest(dir, `${capture}.pcap`, summary.crc32);
   const got = readRecords(dir, need, notes);
 
   const recordHex: string[] = [];

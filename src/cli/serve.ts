@@ -73,6 +73,11 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
     throw new UsageError("--trace writes trace.jsonl into --out: give --out DIR too");
   if (flags.tracePackets !== undefined && flags.out === undefined)
     throw new UsageError("--trace-packets writes trace.jsonl into --out: give --out DIR too");
+  // Given alone it would bound nothing: no trace is written.
+  if (flags.traceMax !== undefined && flags.trace !== true && flags.tracePackets === undefined)
+    throw new UsageError(
+      "--trace-max bounds trace.jsonl, which --trace or --trace-packets writes: give one of them too",
+    );
   if (flags.empty === true && flags.p4runtime === undefined)
     throw new UsageError("--empty starts the P4Runtime devices empty: give --p4runtime HOST:PORT too");
   const tlsFlag =
@@ -88,6 +93,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
   const p4address = flags.p4runtime;
   const tls = tlsOf(flags);
   const traceMax = flags.traceMax ?? TRACE_MAX_BYTES / 1e6;
+  const tracing = flags.trace === true || flags.tracePackets !== undefined;
   const compiled = compile(loadSpec(spec));
   checkPorts(compiled, args);
   const loaded = args.length > 0 ? loadCap() : undefined;
@@ -128,7 +134,6 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
       // With --p4runtime the server installs the rows itself (the export's, unless --empty).
       ...(p4address !== undefined ? P4RUNTIME_ENGINE : {}),
     });
-    const tracing = flags.trace === true || flags.tracePackets !== undefined;
     out =
       flags.out === undefined
         ? undefined
@@ -308,7 +313,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
   io.stdout.write(
     flags.json === true
       ? `${JSON.stringify({ ...summary, ...p4stats }, null, 2)}\n`
-      : report(summary, failed === undefined ? flags.out : undefined, server?.stats),
+      : report(summary, failed === undefined ? flags.out : undefined, tracing, server?.stats),
   );
   for (const p of ports) {
     if (p.lastError !== "")
@@ -325,7 +330,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
 const count = (n: number): string => n.toLocaleString("en-US");
 
 /** The counts at the end, for a person. */
-function report(s: Summary, out: string | undefined, p4stats: ServerStats | undefined): string {
+function report(s: Summary, out: string | undefined, traced: boolean, p4stats: ServerStats | undefined): string {
   const { injected, delivered, dropped, exited } = s.packets;
   const lines = [`served ${count(injected)} packets through ${s.spec} in ${s.elapsedSeconds.toFixed(1)} s`];
   lines.push(`  delivered ${count(delivered).padStart(8)}`);
@@ -334,6 +339,6 @@ function report(s: Summary, out: string | undefined, p4stats: ServerStats | unde
   lines.push(`  left      ${count(exited).padStart(8)}   on external links`);
   for (const p of s.ports ?? []) lines.push(`  ${portLine(p)}`);
   if (p4stats !== undefined) lines.push(`  P4Runtime ${describeStats(p4stats)}`);
-  if (out !== undefined) lines.push(outputsLine(s, out));
+  if (out !== undefined) lines.push(outputsLine(s, out, traced));
   return `${lines.join("\n")}\n`;
 }

@@ -19,6 +19,7 @@
 // is exactly what it was. Members and links taken down stay down across
 // changes, by name, until they are brought up.
 
+import { parseIdentifier } from "../description/notation.js";
 import { SpecError, SpecIssue } from "../description/problems.js";
 import type { SourceRef } from "../description/types.js";
 import { UsageError } from "../errors.js";
@@ -523,7 +524,9 @@ export function resolveTarget(c: CompiledSpec, target: Target): Resolved | { pro
   const [net, rest] = splitNetwork(text, single, c);
   const dot = rest.lastIndexOf(".");
   const member = c.members.find((x) => c.networks[x.network]?.name === net && x.key === rest.slice(0, dot));
-  const ident = Number(rest.slice(dot + 1));
+  // Decimal without leading zeros, as the description writes it (r.01 and r.0x1 name no link).
+  const written = parseIdentifier(rest.slice(dot + 1));
+  const ident = written.ok ? written.value : Number.NaN;
   const fix =
     `write NETWORK:MEMBER.ID or a link name; ` + `links: ${[...new Set(c.links.map((l) => l.qualified))].join(", ")}`;
   if (dot <= 0 || member === undefined || !Number.isInteger(ident)) return { problem: `no link '${text}'`, fix };

@@ -62,6 +62,16 @@ describe("strata serve: bad input is one line, exit 2, nothing running", () => {
       line: /^strata: --trace-packets writes trace\.jsonl into --out: give --out DIR too\n$/,
     },
     {
+      name: "--trace-max without a trace",
+      args: ["--trace-max", "5"],
+      line: new RegExp(
+        [
+          String.raw`^strata: --trace-max bounds trace\.jsonl, which --trace or --trace-packets writes:`,
+          String.raw` give one of them too\n$`,
+        ].join(""),
+      ),
+    },
+    {
       name: "a bad --trace-packets",
       args: ["--trace-packets", "9-0"],
       line: /^strata: --trace-packets 9-0: 9-0 ends before it starts \(write 0-9\)\n$/,
@@ -157,6 +167,18 @@ describe("strata serve --commands", () => {
       ["insert ip:r forward 1", /^inserted ip\.r forward row 1/m],
       ["insert ip:r forward 1", /^strata: cannot insert .*: it is in the table already \(delete it first\)$/m],
       ["delete ip:r forward 7", /^strata: ip\.r's forward table has no row '7' \(rows: 0, 1\)$/m],
+      [
+        "delete ip:r forward 00001",
+        new RegExp(
+          [
+            String.raw`^strata: ip\.r's forward table: row identifier '00001': leading zeros are ambiguous`,
+            String.raw` \(octal to some tools\) \(write 1\)$`,
+          ].join(""),
+          "m",
+        ),
+      ],
+      ["insert ip:r forward 0x1", /^strata: ip\.r's forward table: row identifier '0x1' is not written in decimal/m],
+      ["down link ip:r.01", /^strata: no link 'ip:r\.01' \(write NETWORK:MEMBER\.ID or a link name; links: /m],
       ["delete ip:q forward 0", /^strata: there is no member 'ip:q' \(members: lanA:r, lanB:r, ip:r\)$/m],
       [
         "delete ip:r bogus 0",
@@ -210,7 +232,9 @@ describe("strata serve --commands", () => {
       controller.abort();
       expect(await done).toBe(0);
       expect(io.stdout.text).toMatch(/^served 0 packets through .*network\.yaml in [\d.]+ s\n/);
-      expect(io.stdout.text).toMatch(/outputs in .*out: summary\.json/);
+      expect(io.stdout.text).toMatch(
+        /\noutputs in .*out: summary\.json, links\/ \(\d+ recordings?\), delivered\/ \(\d+ recordings?\), trace\.jsonl\n/,
+      );
       expect(existsSync(join(dir, "out", "summary.json"))).toBe(true);
       expect(existsSync(join(dir, "out", ".strata-output"))).toBe(true);
     } finally {

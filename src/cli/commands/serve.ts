@@ -37,10 +37,9 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .addOption(
       new Option(
         "--trace-max <mb>",
-        `with a trace: stop tracing once trace.jsonl holds this many megabytes, and say so (1 to ${TRACE_MAX_MB})`,
-      )
-        .default(TRACE_MAX_BYTES / 1e6)
-        .argParser(limit("--trace-max", TRACE_MAX_MB)),
+        `with --trace or --trace-packets: stop tracing once trace.jsonl holds this many megabytes, and say so ` +
+          `(1 to ${TRACE_MAX_MB}; default ${TRACE_MAX_BYTES / 1e6})`,
+      ).argParser(limit("--trace-max", TRACE_MAX_MB)),
     )
     .option("--json", "at the end, print the summary as JSON on stdout instead of a short report")
     .option("--commands", "read control commands from stdin, one a line (help lists them)")

@@ -5,9 +5,9 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
+import { PassThrough, Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { memoryIo } from "../../src/cli/io.js";
+import { type Io, MemorySink, memoryIo, StreamSink } from "../../src/cli/io.js";
 import { main } from "../..//src/cli/main.js";
 import { serve } from "../../src/cli/serve.js";
 import { COMMAND_LINE_MAX } from "../../src/serve/control.js";
@@ -218,6 +218,41 @@ describe("strata serve --commands", () => {
     const tooLong = (n: number): string =>
       `strata: command line ${n} is too long: over ${COMMAND_LINE_MAX} bytes, the limit (ignored)`;
     expect(io.stderr.text.split("\n").slice(1)).toEqual([counts, tooLong(2), tooLong(3), counts, "stopping", ""]);
+  });
+
+  it("a reader of stderr that reads nothing stops the commands, not memory", async () => {
+    // stderr whose reader never reads: its first write is never done, the rest queue in the stream.
+    const waiting: (() => void)[] = [];
+    let release = false;
+    const stuck = new Writable({
+      highWaterMark: 1 << 14,
+      write(_chunk, _encoding, done) {
+        if (release) done();
+        else waiting.push(() => done());
+      },
+    });
+    const io: Io = { stdout: new MemorySink(), stderr: new StreamSink(stuck), stderrIsTTY: false };
+    const commands = new PassThrough();
+    const controller = new AbortController();
+    const done = serve(spec, { port: [], commands: true, json: true, hopLimit: 64, copyLimit: 4096 }, io, {
+      commands,
+      signal: controller.signal,
+    });
+    // 64 KiB chunks, as a pipe gives them: 7 MB of counts, a million of them.
+    const chunk = Buffer.from("counts\n".repeat((1 << 16) / 8));
+    const chunks = Math.ceil(7e6 / chunk.length);
+    for (let i = 0; i < chunks; i++) commands.write(chunk);
+    const unread = (): number => commands.readableLength + commands.writableLength;
+    // Until serve stops reading (the input paused with its answers unwritten) or has read everything (as it did).
+    for (let turn = 0; turn < 100_000 && !(commands.isPaused() && waiting.length > 0) && unread() > 0; turn++)
+      await new Promise((r) => setImmediate(r));
+    const read = chunks * chunk.length - unread();
+    expect(read).toBeLessThanOrEqual(2 * chunk.length);
+    expect(stuck.writableLength).toBeLessThanOrEqual(1 << 16);
+    controller.abort();
+    release = true;
+    for (const w of waiting.splice(0)) w();
+    expect(await done).toBe(0);
   });
 
   it("stops on its signal as on Ctrl-C, writing --out", async () => {

@@ -15,7 +15,7 @@ import { type Line, LineSplitter } from "../lines.js";
 import { COMMAND_LINE_MAX, type CommandResult, runCommand } from "../serve/control.js";
 import { portLine } from "../serve/port-counters.js";
 import { CAP_INSTALL, checkPorts, LivePorts, loadCap, parsePort } from "../serve/ports.js";
-import { attachAnalysis } from "../serve/analysis.js";
+import { type AnalysisResult, ServeAnalysis } from "../serve/analysis.js";
 import { DescriptionReloader } from "../serve/watch.js";
 import type { PacketRanges } from "../wasm/runner.js";
 import { describeStats, P4RuntimeServer, type ServerStats } from "../p4runtime/server.js";
@@ -171,7 +171,8 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
     throw err;
   }
   const emulation = em;
-  if (flags.analyze === true) io.stderr.write(`${attachAnalysis(emulation).line()}\n`);
+  // In a thread of its own: its first result is said when it comes, and packets never wait for it.
+  const analysis = flags.analyze === true ? new ServeAnalysis(emulation, say) : undefined;
   const outputs = out;
   /** Stops the emulation and writes --out: the summary, and why the outputs could not be written (then the counts are
    * still reported). */
@@ -212,6 +213,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
     } catch (err) {
       signals?.dispose();
       end();
+      await analysis?.close();
       await live?.close();
       throw new UsageError(
         `--p4runtime ${p4address}: cannot serve there (${err instanceof Error ? err.message : String(err)})`,
@@ -232,6 +234,8 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
   });
   if (flags.watch === true) reloader.watch();
 
+  // Where the analysis stood when serve stopped (it is not waited for).
+  let analysed: AnalysisResult | undefined;
   // The summary, and why the outputs could not be written (then the counts are still reported).
   const ending = new Promise<{ summary: Summary; failed?: unknown }>((resolve, reject) => {
     let stopping = false;
@@ -241,6 +245,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
       stopping = true;
       signals?.stop();
       for (const c of cleanups) c();
+      analysed = analysis?.result();
       // Open P4Runtime streams have their grace period while the last packets run and the ports close.
       const closed = server?.close() ?? Promise.resolve();
       // The frames the emulation has queued run first, and what they send goes out before the ports
@@ -252,7 +257,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
       } catch (err) {
         flushed = err;
       }
-      void Promise.all([live?.close(), closed]).then(
+      void Promise.all([live?.close(), closed, analysis?.close()]).then(
         () => (flushed === undefined ? resolve(end()) : reject(flushed)),
         reject,
       );
@@ -331,10 +336,17 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
   });
 
   const p4stats = server === undefined ? {} : { p4runtime: { ...server.stats } };
+  const analysisJson =
+    analysed === undefined ? {} : { analysis: { finished: analysed.finished, line: analysed.line ?? null } };
   io.stdout.write(
     flags.json === true
-      ? `${JSON.stringify({ ...summary, ...p4stats }, null, 2)}\n`
-      : report(summary, failed === undefined ? flags.out : undefined, tracing, server?.stats),
+      ? `${JSON.stringify({ ...summary, ...p4stats, ...analysisJson }, null, 2)}\n`
+      : report(summary, {
+          out: failed === undefined ? flags.out : undefined,
+          traced: tracing,
+          p4stats: server?.stats,
+          analysis: analysed,
+        }),
   );
   for (const p of ports) {
     if (p.lastError !== "")
@@ -351,7 +363,15 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
 const count = (n: number): string => n.toLocaleString("en-US");
 
 /** The counts at the end, for a person. */
-function report(s: Summary, out: string | undefined, traced: boolean, p4stats: ServerStats | undefined): string {
+function report(
+  s: Summary,
+  o: {
+    readonly out: string | undefined;
+    readonly traced: boolean;
+    readonly p4stats: ServerStats | undefined;
+    readonly analysis: AnalysisResult | undefined;
+  },
+): string {
   const { injected, delivered, dropped, exited } = s.packets;
   const lines = [`served ${count(injected)} packets through ${s.spec} in ${s.elapsedSeconds.toFixed(1)} s`];
   lines.push(`  delivered ${count(delivered).padStart(8)}`);
@@ -359,7 +379,18 @@ function report(s: Summary, out: string | undefined, traced: boolean, p4stats: S
   lines.push(`  dropped   ${count(dropped).padStart(8)}${drops.length > 0 ? `   ${drops.join(", ")}` : ""}`);
   lines.push(`  left      ${count(exited).padStart(8)}   on external links`);
   for (const p of s.ports ?? []) lines.push(`  ${portLine(p)}`);
-  if (p4stats !== undefined) lines.push(`  P4Runtime ${describeStats(p4stats)}`);
-  if (out !== undefined) lines.push(outputsLine(s, out, traced));
+  if (o.p4stats !== undefined) lines.push(`  P4Runtime ${describeStats(o.p4stats)}`);
+  if (o.analysis !== undefined) lines.push(`  ${analysisLine(o.analysis)}`);
+  if (o.out !== undefined) lines.push(outputsLine(s, o.out, o.traced));
   return `${lines.join("\n")}\n`;
+}
+
+/** The analysis at the end: its result for the tables as they were, or how far it got. */
+function analysisLine(a: AnalysisResult): string {
+  if (a.finished && a.line !== undefined) return a.line;
+  if (a.line === undefined) return "analysis: unfinished: serve stopped before its first result";
+  return (
+    "analysis: unfinished: serve stopped while the last table write was analysed; the result before it: " +
+    a.line.replace(/^analysis: /, "")
+  );
 }

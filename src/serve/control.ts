@@ -8,7 +8,7 @@
 //   reload                            read the description file again and reconcile to it (src/serve/watch.ts)
 //   down|up link|member|machine NAME  take a link, member or machine down, or bring it up
 //   counts                            packets so far, hits on the description's rows, and each live port's counts
-//                                     (with --analyze, the properties of the analysis as the tables are now)
+//                                     (with --analyze, the last result of the analysis, ./analysis.ts)
 //   stop                              stop as Ctrl-C does
 //   help                              these lines
 

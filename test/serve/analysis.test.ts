@@ -1,20 +1,28 @@
 // strata serve --analyze: the analysis follows the emulation's table writes
-// (control commands, reloads) from the rows that changed, and `counts` shows
-// which properties fail now.
+// (control commands, reloads) from the rows that changed, in a thread of its
+// own, and `counts` shows which properties fail now. An analysis that takes long
+// holds neither commands nor signals: a stop ends serve while it runs, and the
+// report says it was unfinished.
 
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { PassThrough } from "node:stream";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { Analysis } from "../../src/analysis/analysis.js";
+import { LiveAnalysis } from "../../src/analysis/live.js";
 import { computeRelations } from "../../src/analysis/properties.js";
-import { analysisOf, attachAnalysis } from "../../src/serve/analysis.js";
+import { memoryIo } from "../../src/cli/io.js";
+import { serve } from "../../src/cli/serve.js";
+import { analysisOf, ServeAnalysis } from "../../src/serve/analysis.js";
 import { runCommand } from "../../src/serve/control.js";
 import { openServed } from "../engine/served.js";
 import { DescriptionReloader } from "../../src/serve/watch.js";
+import { killSpawned, spawnServe } from "./spawned.js";
 
 const dir = mkdtempSync(join(tmpdir(), "strata-serve-analyze-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(killSpawned);
 
 const lastLine = (text: string): string => text.split("\n").at(-1) ?? "";
 
@@ -28,6 +36,50 @@ function pairs(a: Analysis, relation: ReturnType<typeof computeRelations>["relat
     ),
   );
 }
+
+/**
+ * A router r with an ACL of `n` /24 destinations, and `cuts` ternary rows on the low bits of the
+ * destination: each cuts every /24's header class in two, so a reload that adds them makes
+ * the analysis walk some 3 n classes again (before, it searched the class diagram for each).
+ */
+function acl(n: number, cuts: number): string {
+  const rows = [
+    ...Array.from({ length: n }, (_, i) => `          - { match: { dst: 10.${i >> 8}.${i & 255}.0/24 }, out: 2 }`),
+    ...Array.from(
+      { length: cuts },
+      (_, k) => `          - { match: { dst: "0.0.0.${1 << k} &&& 0.0.0.${1 << k}" }, out: drop }`,
+    ),
+  ];
+  return `networks:
+  acl:
+    header: ipv4
+    members:
+      a: { name: 10.0.0.1 }
+      r: { name: 10.0.1.1, role: infra }
+      b: { name: 10.0.3.1 }
+    links:
+      - { from: a.1, to: r.1, mode: two-way }
+      - { from: r.2, to: b.1, mode: two-way }
+    tables:
+      r:
+        acquire: [ { do: forward } ]
+        forward:
+          kind: ternary
+          capacity: 4096
+          rows:
+${rows.join("\n")}
+          - { out: 2 }
+      a:
+        acquire: [ { do: receive } ]
+        receive: [ { do: deliver } ]
+      b:
+        acquire: [ { do: receive } ]
+        receive: [ { do: deliver } ]
+`;
+}
+const ACL_ROWS = 1000;
+/** What the analysis says of acl(ACL_ROWS, 0): a holds nobody's traffic (r only forwards toward b). */
+const ACL_RESULT = /^analysis: 1 of 7 properties fail: Fully_reachable \(acl\)$/m;
 
 describe("strata serve --analyze", () => {
   const steps: readonly { command: string; counts: RegExp }[] = [
@@ -60,17 +112,19 @@ describe("strata serve --analyze", () => {
     "control commands: counts shows the properties as the tables are, the " + "relations equal those computed afresh",
     async () => {
       const em = openServed({ spec: "examples/ip-router/network.yaml", endpoints: ["lanA:h1"], flushMs: 0 }).em;
-      attachAnalysis(em);
+      const served = new ServeAnalysis(em, () => {});
+      // The thread's analysis, here where its relations can be read.
+      const live = new LiveAnalysis(em.installed.compiled);
       for (const { command, counts } of steps) {
         if (command !== "") expect((await runCommand(em, command)).ok).toBe(true);
-        const r = await runCommand(em, "counts");
-        expect(lastLine(r.line)).toMatch(counts);
-        const live = analysisOf(em);
-        if (live === undefined) throw new Error("no analysis");
+        await served.settled();
+        expect(lastLine((await runCommand(em, "counts")).line)).toMatch(counts);
+        live.update(em.installed);
         const fresh = new Analysis(em.installed.compiled);
         fresh.apply(fresh.changesFrom(em.installed));
         expect(pairs(live.analysis, live.relations.relation)).toEqual(pairs(fresh, computeRelations(fresh).relation));
       }
+      await served.close();
       em.stop();
     },
   );
@@ -79,7 +133,7 @@ describe("strata serve --analyze", () => {
     const file = join(dir, "router.yaml");
     copyFileSync("examples/ip-router/network.yaml", file);
     const em = openServed({ spec: file, endpoints: ["lanA:h1"], flushMs: 0 }).em;
-    attachAnalysis(em);
+    const served = new ServeAnalysis(em, () => {});
     const reloader = new DescriptionReloader(em, file);
     writeFileSync(
       file,
@@ -89,16 +143,70 @@ describe("strata serve --analyze", () => {
       ),
     );
     expect((await reloader.reload()).ok).toBe(true);
+    await served.settled();
     expect(lastLine((await runCommand(em, "counts")).line)).toMatch(
       /^analysis: 1 of 19 properties fail: Fully_reachable \(ip\); last update/,
     );
+    expect(served.result().finished).toBe(true);
     reloader.close();
+    await served.close();
     em.stop();
   });
 
   it("without --analyze, counts says nothing of it", async () => {
     const em = openServed({ spec: "examples/ip-router/network.yaml", endpoints: ["lanA:h1"], flushMs: 0 }).em;
+    expect(analysisOf(em)).toBeUndefined();
     expect((await runCommand(em, "counts")).line).not.toMatch(/analysis/);
     em.stop();
+  });
+});
+
+describe("strata serve --analyze: a long analysis holds neither commands nor signals", () => {
+  it("a reload that cuts thousands of classes: counts and stop are answered while it runs", async () => {
+    const file = join(dir, "acl-commands.yaml");
+    writeFileSync(file, acl(ACL_ROWS, 0));
+    const out = join(dir, "out-commands");
+    const commands = new PassThrough();
+    const io = memoryIo();
+    const done = serve(
+      file,
+      { port: [], out, commands: true, analyze: true, json: true, hopLimit: 64, copyLimit: 4096 },
+      io,
+      { commands },
+    );
+    const said = async (pattern: RegExp): Promise<void> => {
+      for (let i = 0; i < 3000 && !pattern.test(io.stderr.text); i++) await new Promise((r) => setTimeout(r, 10));
+      expect(io.stderr.text).toMatch(pattern);
+    };
+    await said(ACL_RESULT);
+    writeFileSync(file, acl(ACL_ROWS, 2));
+    // One chunk: each command runs once the one before is answered, the reload's analysis still going.
+    commands.write("reload\ncounts\nstop\n");
+    expect(await done).toBe(0);
+    expect(io.stderr.text).toMatch(/^reloaded .*acl-commands\.yaml: \d+ rows inserted/m);
+    expect(io.stderr.text).toMatch(
+      /^analysis: 1 of 7 properties fail: Fully_reachable \(acl\); analysing… \(the tables changed since that result\)$/m,
+    );
+    const report = JSON.parse(io.stdout.text) as { analysis: { finished: boolean; line: string } };
+    expect(report.analysis.finished).toBe(false);
+    expect(report.analysis.line).toMatch(ACL_RESULT);
+    expect(existsSync(join(out, "summary.json"))).toBe(true);
+  });
+
+  it("SIGTERM to a serve whose reload is being analysed: it stops at once, --out written", async () => {
+    const file = join(dir, "acl-signal.yaml");
+    writeFileSync(file, acl(ACL_ROWS, 0));
+    const out = join(dir, "out-signal");
+    const served = spawnServe([file, "--analyze", "--commands", "--out", out]);
+    await served.said(ACL_RESULT);
+    writeFileSync(file, acl(ACL_ROWS, 2));
+    served.command("reload");
+    await served.said(/\nreloaded .*acl-signal\.yaml: \d+ rows inserted/);
+    served.child.kill("SIGTERM");
+    expect(await served.exited).toBe(0);
+    expect(served.stdout()).toMatch(
+      /\n {2}analysis: unfinished: serve stopped while the last table write was analysed; the result before it: 1 of 7 properties fail: Fully_reachable \(acl\)\n/,
+    );
+    expect(existsSync(join(out, "summary.json"))).toBe(true);
   });
 });

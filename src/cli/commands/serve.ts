@@ -62,7 +62,8 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option(
       "--analyze",
       "keep strata analyze's relations current as the tables change (updated " +
-        "from the rows written); the counts command shows which properties fail",
+        "from the rows written, in a thread of its own: packets never wait for it); " +
+        "the counts command shows which properties fail",
     )
     .addHelpText(
       "after",

@@ -295,7 +295,9 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
                 ? await runCommand(emulation, line.text)
                 : {
                     ok: false,
-                    line: `command line ${line.number} is too long: over ${COMMAND_LINE_MAX} bytes, the limit (ignored)`,
+                    line:
+                      `command line ${line.number} is too long: over ${COMMAND_LINE_MAX} bytes, ` +
+                      "the limit (ignored)",
                   };
               if (r.line !== "") io.stderr.write(r.ok ? `${r.line}\n` : `strata: ${r.line}\n`);
               await io.stderr.flush();

@@ -185,7 +185,11 @@ describe("strata serve --analyze: a long analysis holds neither commands nor sig
     expect(await done).toBe(0);
     expect(io.stderr.text).toMatch(/^reloaded .*acl-commands\.yaml: \d+ rows inserted/m);
     expect(io.stderr.text).toMatch(
-      /^analysis: 1 of 7 properties fail: Fully_reachable \(acl\); analysing… \(the tables changed since that result\)$/m,
+      new RegExp(
+        String.raw`^analysis: 1 of 7 properties fail: Fully_reachable \(acl\); ` +
+          String.raw`analysing… \(the tables changed since that result\)$`,
+        "m",
+      ),
     );
     const report = JSON.parse(io.stdout.text) as { analysis: { finished: boolean; line: string } };
     expect(report.analysis.finished).toBe(false);
@@ -205,7 +209,10 @@ describe("strata serve --analyze: a long analysis holds neither commands nor sig
     served.child.kill("SIGTERM");
     expect(await served.exited).toBe(0);
     expect(served.stdout()).toMatch(
-      /\n {2}analysis: unfinished: serve stopped while the last table write was analysed; the result before it: 1 of 7 properties fail: Fully_reachable \(acl\)\n/,
+      new RegExp(
+        String.raw`\n  analysis: unfinished: serve stopped while the last table write was analysed; ` +
+          String.raw`the result before it: 1 of 7 properties fail: Fully_reachable \(acl\)\n`,
+      ),
     );
     expect(existsSync(join(out, "summary.json"))).toBe(true);
   });

@@ -268,7 +268,10 @@ describe("strata serve --commands", () => {
       expect(await done).toBe(0);
       expect(io.stdout.text).toMatch(/^served 0 packets through .*network\.yaml in [\d.]+ s\n/);
       expect(io.stdout.text).toMatch(
-        /\noutputs in .*out: summary\.json, links\/ \(\d+ recordings?\), delivered\/ \(\d+ recordings?\), trace\.jsonl\n/,
+        new RegExp(
+          String.raw`\noutputs in .*out: summary\.json, links/ \(\d+ recordings?\), ` +
+            String.raw`delivered/ \(\d+ recordings?\), trace\.jsonl\n`,
+        ),
       );
       expect(existsSync(join(dir, "out", "summary.json"))).toBe(true);
       expect(existsSync(join(dir, "out", ".strata-output"))).toBe(true);

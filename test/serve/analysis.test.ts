@@ -19,6 +19,7 @@ import { runCommand } from "../../src/serve/control.js";
 import { openServed } from "../engine/served.js";
 import { DescriptionReloader } from "../../src/serve/watch.js";
 import { killSpawned, spawnServe } from "./spawned.js";
+import { aclSpec } from "../../bench/serve-reload.js";
 
 const dir = mkdtempSync(join(tmpdir(), "strata-serve-analyze-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -37,48 +38,9 @@ function pairs(a: Analysis, relation: ReturnType<typeof computeRelations>["relat
   );
 }
 
-/**
- * A router r with an ACL of `n` /24 destinations, and `cuts` ternary rows on the low bits of the
- * destination: each cuts every /24's header class in two, so a reload that adds them makes
- * the analysis walk some 3 n classes again (before, it searched the class diagram for each).
- */
-function acl(n: number, cuts: number): string {
-  const rows = [
-    ...Array.from({ length: n }, (_, i) => `          - { match: { dst: 10.${i >> 8}.${i & 255}.0/24 }, out: 2 }`),
-    ...Array.from(
-      { length: cuts },
-      (_, k) => `          - { match: { dst: "0.0.0.${1 << k} &&& 0.0.0.${1 << k}" }, out: drop }`,
-    ),
-  ];
-  return `networks:
-  acl:
-    header: ipv4
-    members:
-      a: { name: 10.0.0.1 }
-      r: { name: 10.0.1.1, role: infra }
-      b: { name: 10.0.3.1 }
-    links:
-      - { from: a.1, to: r.1, mode: two-way }
-      - { from: r.2, to: b.1, mode: two-way }
-    tables:
-      r:
-        acquire: [ { do: forward } ]
-        forward:
-          kind: ternary
-          capacity: 4096
-          rows:
-${rows.join("\n")}
-          - { out: 2 }
-      a:
-        acquire: [ { do: receive } ]
-        receive: [ { do: deliver } ]
-      b:
-        acquire: [ { do: receive } ]
-        receive: [ { do: deliver } ]
-`;
-}
+/** Destinations of the ACL (bench/serve-reload.ts): a reload adding two cutting rows walks 3,003 classes again. */
 const ACL_ROWS = 1000;
-/** What the analysis says of acl(ACL_ROWS, 0): a holds nobody's traffic (r only forwards toward b). */
+/** What the analysis says of aclSpec(ACL_ROWS, 0): a holds nobody's traffic (r only forwards toward b). */
 const ACL_RESULT = /^analysis: 1 of 7 properties fail: Fully_reachable \(acl\)$/m;
 
 describe("strata serve --analyze", () => {
@@ -164,7 +126,7 @@ describe("strata serve --analyze", () => {
 describe("strata serve --analyze: a long analysis holds neither commands nor signals", () => {
   it("a reload that cuts thousands of classes: counts and stop are answered while it runs", async () => {
     const file = join(dir, "acl-commands.yaml");
-    writeFileSync(file, acl(ACL_ROWS, 0));
+    writeFileSync(file, aclSpec(ACL_ROWS, 0));
     const out = join(dir, "out-commands");
     const commands = new PassThrough();
     const io = memoryIo();
@@ -179,7 +141,7 @@ describe("strata serve --analyze: a long analysis holds neither commands nor sig
       expect(io.stderr.text).toMatch(pattern);
     };
     await said(ACL_RESULT);
-    writeFileSync(file, acl(ACL_ROWS, 2));
+    writeFileSync(file, aclSpec(ACL_ROWS, 2));
     // One chunk: each command runs once the one before is answered, the reload's analysis still going.
     commands.write("reload\ncounts\nstop\n");
     expect(await done).toBe(0);
@@ -199,11 +161,11 @@ describe("strata serve --analyze: a long analysis holds neither commands nor sig
 
   it("SIGTERM to a serve whose reload is being analysed: it stops at once, --out written", async () => {
     const file = join(dir, "acl-signal.yaml");
-    writeFileSync(file, acl(ACL_ROWS, 0));
+    writeFileSync(file, aclSpec(ACL_ROWS, 0));
     const out = join(dir, "out-signal");
     const served = spawnServe([file, "--analyze", "--commands", "--out", out]);
     await served.said(ACL_RESULT);
-    writeFileSync(file, acl(ACL_ROWS, 2));
+    writeFileSync(file, aclSpec(ACL_ROWS, 2));
     served.command("reload");
     await served.said(/\nreloaded .*acl-signal\.yaml: \d+ rows inserted/);
     served.child.kill("SIGTERM");

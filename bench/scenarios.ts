@@ -14,6 +14,7 @@ import {
 import { p4runtime } from "./p4runtime.js";
 import { pcapRead, pcapngRead } from "./pcap-read.js";
 import { BMV2_SCENARIOS } from "./bmv2.js";
+import { serveReload } from "./serve-reload.js";
 import type { FigureScenario, Scenario } from "./scenario.js";
 
 export const SCENARIOS: readonly (Scenario | FigureScenario)[] = [
@@ -32,4 +33,5 @@ export const SCENARIOS: readonly (Scenario | FigureScenario)[] = [
   analyzeFatTree,
   analyzeGrowth,
   analyzeUpdate,
+  serveReload,
 ];

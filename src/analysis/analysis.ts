@@ -189,7 +189,7 @@ export class Analysis {
   }
 
   /** The rows a data plane holds now, against what the analysis has: the changes to apply (serve's table writes). */
-  changesFrom(installed: Installed): RowChange[] {
+  changesFrom(installed: Pick<Installed, "compiled" | "entries">): RowChange[] {
     const out: RowChange[] = [];
     for (const t of installed.compiled.tables) {
       const m = installed.compiled.members[t.member];

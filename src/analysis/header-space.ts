@@ -450,11 +450,18 @@ export class HeaderSpace {
   #addLive(id: number): void {
     const moved = new Map<number, number>();
     this.#root = this.#addPred(this.#root, id, moved);
+    if (moved.size === 0) return;
+    // One walk of the diagram for every class the predicate cut (a search per class made a reload that cuts 10^4
+    // classes take minutes).
+    const left = this.#leaves();
     for (const [oldLeaf, newLeaf] of moved) {
       const from = this.#leafAtom.get(oldLeaf);
       if (from === undefined) continue; // a leaf no class has any more
       const born = this.#newAtom(newLeaf);
-      const alive = this.#stillHas(from, oldLeaf);
+      const alive = left.has(oldLeaf);
+      // A witness that went with the new class is no longer this one's.
+      const w = this.#witness.get(from);
+      if (w !== undefined && this.#walk(w) !== oldLeaf) this.#witness.delete(from);
       for (const l of this.#listeners) l.split(from, born);
       if (!alive) {
         this.#dead[from] = true;
@@ -464,12 +471,19 @@ export class HeaderSpace {
     }
   }
 
-  /** Whether class `atom` (leaf `leaf`) still has headers: its witness, when it has one still, or a search. */
-  #stillHas(atom: number, leaf: number): boolean {
-    const w = this.#witness.get(atom);
-    if (w !== undefined && this.#walk(w) === leaf) return true;
-    this.#witness.delete(atom);
-    return this.#pathTo(leaf) !== undefined;
+  /** The leaves some header reaches: every path of a reduced diagram is a header. */
+  #leaves(): Set<number> {
+    const b = this.bdd;
+    const out = new Set<number>();
+    const seen = new Uint8Array(b.size);
+    const stack = [this.#root];
+    for (let n = stack.pop(); n !== undefined; n = stack.pop()) {
+      if (seen[n] === 1) continue;
+      seen[n] = 1;
+      if (b.isTerminal(n)) out.add(n);
+      else stack.push(b.low(n), b.high(n));
+    }
+    return out;
   }
 
   #walk(values: ReadonlyMap<string, bigint>): number {

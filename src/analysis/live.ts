@@ -49,8 +49,9 @@ export class LiveAnalysis {
     return this.#last;
   }
 
-  /** Brings the relations to the tables `installed` holds; does nothing when they are the same. */
-  update(installed: Installed): LiveUpdate {
+  /** Brings the relations to the tables `installed` holds (its rows: a worker thread has no data plane); does nothing
+   * when they are the same. */
+  update(installed: Pick<Installed, "compiled" | "entries">): LiveUpdate {
     const t0 = performance.now();
     const a = this.analysis;
     const affected = new Map<Component, Affected>();

@@ -76,7 +76,9 @@ export function runReplay(spec: string, flags: RunFlags, io: Io): number {
     }
   })();
   io.stdout.write(
-    flags.json === true ? `${JSON.stringify(result.summary, null, 2)}\n` : report(result.summary, flags.out),
+    flags.json === true
+      ? `${JSON.stringify(result.summary, null, 2)}\n`
+      : report(result.summary, flags.out, result.trace !== undefined),
   );
   const note = result.trace === undefined ? undefined : largeTrace(join(flags.out, TRACE_FILE), result.trace);
   if (note !== undefined) io.stderr.write(`strata: ${note}\n`);
@@ -100,7 +102,7 @@ export function largeTrace(
 }
 
 /** A short report for a person: where the packets went. */
-export function report(s: Summary, out: string): string {
+export function report(s: Summary, out: string, traced = false): string {
   const lines: string[] = [];
   const { injected, delivered, dropped, exited } = s.packets;
   const rate = s.packetsPerSecond > 0 ? ` (${count(s.packetsPerSecond)} packets/s)` : "";
@@ -126,17 +128,17 @@ export function report(s: Summary, out: string): string {
     const width = Math.max(...links.map(([k]) => k.length));
     for (const [name, l] of links) lines.push(`    ${name.padEnd(width)}  ${count(l.packets).padStart(8)} packets`);
   }
-  lines.push(outputsLine(s, out));
+  lines.push(outputsLine(s, out, traced));
   return `${lines.map((l) => l.trimEnd()).join("\n")}\n`;
 }
 
-/** What a replay wrote into `out`, for the last line of a report. */
-export function outputsLine(s: Summary, out: string): string {
+/** What a replay wrote into `out` (`traced`: trace.jsonl too), for the last line of a report. */
+export function outputsLine(s: Summary, out: string, traced = false): string {
   // What strata writes are recordings (its inputs are captures): pcap files either way.
   const files = (n: number): string => `${n} ${n === 1 ? "recording" : "recordings"}`;
   const recorded = Object.keys(s.links).filter((k) => s.links[k]?.file !== null).length;
   return (
     `outputs in ${out}: summary.json, links/ (${files(recorded)}), ` +
-    `delivered/ (${files(Object.keys(s.delivered).length)})`
+    `delivered/ (${files(Object.keys(s.delivered).length)})${traced ? ", trace.jsonl" : ""}`
   );
 }

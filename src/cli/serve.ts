@@ -15,7 +15,7 @@ import { type Line, LineSplitter } from "../lines.js";
 import { COMMAND_LINE_MAX, type CommandResult, runCommand } from "../serve/control.js";
 import { portLine } from "../serve/port-counters.js";
 import { CAP_INSTALL, checkPorts, LivePorts, loadCap, parsePort } from "../serve/ports.js";
-import { attachAnalysis } from "../serve/analysis.js";
+import { type AnalysisResult, ServeAnalysis } from "../serve/analysis.js";
 import { DescriptionReloader } from "../serve/watch.js";
 import type { PacketRanges } from "../wasm/runner.js";
 import { describeStats, P4RuntimeServer, type ServerStats } from "../p4runtime/server.js";
@@ -73,6 +73,11 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
     throw new UsageError("--trace writes trace.jsonl into --out: give --out DIR too");
   if (flags.tracePackets !== undefined && flags.out === undefined)
     throw new UsageError("--trace-packets writes trace.jsonl into --out: give --out DIR too");
+  // Given alone it would bound nothing: no trace is written.
+  if (flags.traceMax !== undefined && flags.trace !== true && flags.tracePackets === undefined)
+    throw new UsageError(
+      "--trace-max bounds trace.jsonl, which --trace or --trace-packets writes: give one of them too",
+    );
   if (flags.empty === true && flags.p4runtime === undefined)
     throw new UsageError("--empty starts the P4Runtime devices empty: give --p4runtime HOST:PORT too");
   const tlsFlag =
@@ -88,6 +93,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
   const p4address = flags.p4runtime;
   const tls = tlsOf(flags, (line) => io.stderr.write(`${line}\n`));
   const traceMax = flags.traceMax ?? TRACE_MAX_BYTES / 1e6;
+  const tracing = flags.trace === true || flags.tracePackets !== undefined;
   const compiled = compile(loadSpec(spec));
   checkPorts(compiled, args);
   const loaded = args.length > 0 ? loadCap() : undefined;
@@ -128,7 +134,6 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
       // With --p4runtime the server installs the rows itself (the export's, unless --empty).
       ...(p4address !== undefined ? P4RUNTIME_ENGINE : {}),
     });
-    const tracing = flags.trace === true || flags.tracePackets !== undefined;
     out =
       flags.out === undefined
         ? undefined
@@ -167,7 +172,8 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
     throw err;
   }
   const emulation = em;
-  if (flags.analyze === true) io.stderr.write(`${attachAnalysis(emulation).line()}\n`);
+  // In a thread of its own: its first result is said when it comes, and packets never wait for it.
+  const analysis = flags.analyze === true ? new ServeAnalysis(emulation, say) : undefined;
   const outputs = out;
   /** Stops the emulation and writes --out: the summary, and why the outputs could not be written (then the counts are
    * still reported). */
@@ -209,6 +215,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
     } catch (err) {
       signals?.dispose();
       end();
+      await analysis?.close();
       await live?.close();
       throw new UsageError(
         `--p4runtime ${p4address}: cannot serve there (${err instanceof Error ? err.message : String(err)})`,
@@ -229,6 +236,8 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
   });
   if (flags.watch === true) reloader.watch();
 
+  // Where the analysis stood when serve stopped (it is not waited for).
+  let analysed: AnalysisResult | undefined;
   // The summary, and why the outputs could not be written (then the counts are still reported).
   const ending = new Promise<{ summary: Summary; failed?: unknown }>((resolve, reject) => {
     let stopping = false;
@@ -238,6 +247,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
       stopping = true;
       signals?.stop();
       for (const c of cleanups) c();
+      analysed = analysis?.result();
       // Open P4Runtime streams have their grace period while the last packets run and the ports close.
       const closed = server?.close() ?? Promise.resolve();
       // The frames the emulation has queued run first, and what they send goes out before the ports
@@ -249,7 +259,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
       } catch (err) {
         flushed = err;
       }
-      void Promise.all([live?.close(), closed]).then(
+      void Promise.all([live?.close(), closed, analysis?.close()]).then(
         () => (flushed === undefined ? resolve(end()) : reject(flushed)),
         reject,
       );
@@ -271,30 +281,53 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
     if (flags.commands === true) {
       const input = hooks.commands ?? process.stdin;
       const split = new LineSplitter(COMMAND_LINE_MAX);
-      // One command at a time, in order, each between batches.
-      let chain = Promise.resolve();
-      const command = (line: Line): void => {
-        chain = chain.then(async () => {
-          if (stopping) return;
-          const r: CommandResult = line.ok
-            ? await runCommand(emulation, line.text)
-            : {
-                ok: false,
-                line: `command line ${line.number} is too long: over ${COMMAND_LINE_MAX} bytes, the limit (ignored)`,
-              };
-          if (r.line !== "") io.stderr.write(r.ok ? `${r.line}\n` : `strata: ${r.line}\n`);
-          await io.stderr.flush();
-          if (r.stop === true) stop();
-        });
+      // One command at a time, in order, each between batches. The input is paused while lines wait here, until they
+      // are answered and the answers written: a reader of stderr that reads nothing stops the commands, and what waits
+      // is one chunk of input (3 M counts to a stderr nobody read held 885 MB before, 104 MB now).
+      const waiting: Line[][] = [];
+      let answering = false;
+      const answer = async (): Promise<void> => {
+        if (answering) return;
+        answering = true;
+        try {
+          for (let lines = waiting.shift(); lines !== undefined; lines = waiting.shift()) {
+            for (const line of lines) {
+              if (stopping) return;
+              const r: CommandResult = line.ok
+                ? await runCommand(emulation, line.text)
+                : {
+                    ok: false,
+                    line:
+                      `command line ${line.number} is too long: over ${COMMAND_LINE_MAX} bytes, ` +
+                      "the limit (ignored)",
+                  };
+              if (r.line !== "") io.stderr.write(r.ok ? `${r.line}\n` : `strata: ${r.line}\n`);
+              await io.stderr.flush();
+              if (r.stop === true) stop();
+            }
+          }
+        } finally {
+          answering = false;
+        }
+        if (!stopping) input.resume();
       };
-      const onData = (chunk: Uint8Array | string): void => split.push(chunk).forEach(command);
-      const onEnd = (): void => split.end().forEach(command);
+      const take = (lines: Line[]): void => {
+        if (lines.length === 0) return;
+        waiting.push(lines);
+        input.pause();
+        void answer();
+      };
+      const onData = (chunk: Uint8Array | string): void => take(split.push(chunk));
+      const onEnd = (): void => take(split.end());
       input.on("data", onData);
       input.on("end", onEnd);
       cleanups.push(() => {
         input.off("data", onData);
         input.off("end", onEnd);
         input.pause();
+        // A pause from inside a data handler leaves a pipe reading (up to its buffer's limit): stdin must not keep the
+        // process running once serve has stopped.
+        (input as Readable & { unref?: () => void }).unref?.();
       });
     }
     const bound = args.map((a) => `${externals[args.indexOf(a)]?.name ?? a.endpoint}=${a.iface}`);
@@ -308,10 +341,17 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
   });
 
   const p4stats = server === undefined ? {} : { p4runtime: { ...server.stats } };
+  const analysisJson =
+    analysed === undefined ? {} : { analysis: { finished: analysed.finished, line: analysed.line ?? null } };
   io.stdout.write(
     flags.json === true
-      ? `${JSON.stringify({ ...summary, ...p4stats }, null, 2)}\n`
-      : report(summary, failed === undefined ? flags.out : undefined, server?.stats),
+      ? `${JSON.stringify({ ...summary, ...p4stats, ...analysisJson }, null, 2)}\n`
+      : report(summary, {
+          out: failed === undefined ? flags.out : undefined,
+          traced: tracing,
+          p4stats: server?.stats,
+          analysis: analysed,
+        }),
   );
   for (const p of ports) {
     if (p.lastError !== "")
@@ -328,7 +368,15 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
 const count = (n: number): string => n.toLocaleString("en-US");
 
 /** The counts at the end, for a person. */
-function report(s: Summary, out: string | undefined, p4stats: ServerStats | undefined): string {
+function report(
+  s: Summary,
+  o: {
+    readonly out: string | undefined;
+    readonly traced: boolean;
+    readonly p4stats: ServerStats | undefined;
+    readonly analysis: AnalysisResult | undefined;
+  },
+): string {
   const { injected, delivered, dropped, exited } = s.packets;
   const lines = [`served ${count(injected)} packets through ${s.spec} in ${s.elapsedSeconds.toFixed(1)} s`];
   lines.push(`  delivered ${count(delivered).padStart(8)}`);
@@ -336,7 +384,18 @@ function report(s: Summary, out: string | undefined, p4stats: ServerStats | unde
   lines.push(`  dropped   ${count(dropped).padStart(8)}${drops.length > 0 ? `   ${drops.join(", ")}` : ""}`);
   lines.push(`  left      ${count(exited).padStart(8)}   on external links`);
   for (const p of s.ports ?? []) lines.push(`  ${portLine(p)}`);
-  if (p4stats !== undefined) lines.push(`  P4Runtime ${describeStats(p4stats)}`);
-  if (out !== undefined) lines.push(outputsLine(s, out));
+  if (o.p4stats !== undefined) lines.push(`  P4Runtime ${describeStats(o.p4stats)}`);
+  if (o.analysis !== undefined) lines.push(`  ${analysisLine(o.analysis)}`);
+  if (o.out !== undefined) lines.push(outputsLine(s, o.out, o.traced));
   return `${lines.join("\n")}\n`;
+}
+
+/** The analysis at the end: its result for the tables as they were, or how far it got. */
+function analysisLine(a: AnalysisResult): string {
+  if (a.finished && a.line !== undefined) return a.line;
+  if (a.line === undefined) return "analysis: unfinished: serve stopped before its first result";
+  return (
+    "analysis: unfinished: serve stopped while the last table write was analysed; the result before it: " +
+    a.line.replace(/^analysis: /, "")
+  );
 }

@@ -9,6 +9,7 @@ export const COMMANDS_HELP = `commands, one a line:
   up link|member|machine NAME       bring it up again
   counts                            packets injected, delivered, dropped and left, row hits, and per port
                                     frames received, sent and dropped on the way in, so far
-                                    (with --analyze: which properties of the analysis fail now)
+                                    (with --analyze: which properties failed in the last analysis,
+                                    and whether a newer one is running)
   stop                              stop (as Ctrl-C does)
   help                              this list`;

@@ -8,11 +8,12 @@
 //   reload                            read the description file again and reconcile to it (src/serve/watch.ts)
 //   down|up link|member|machine NAME  take a link, member or machine down, or bring it up
 //   counts                            packets so far, hits on the description's rows, and each live port's counts
-//                                     (with --analyze, the properties of the analysis as the tables are now)
+//                                     (with --analyze, the last result of the analysis, ./analysis.ts)
 //   stop                              stop as Ctrl-C does
 //   help                              these lines
 
 import type { Target } from "../control/reconcile.js";
+import { parseIdentifier } from "../description/notation.js";
 import { excerpt, UsageError } from "../errors.js";
 import { TABLE_ROLES, type TableRole } from "../wasm/abi.js";
 import type { Engine } from "../engine/engine.js";
@@ -127,8 +128,10 @@ function writeRow(em: Engine, verb: "delete" | "insert", args: readonly string[]
   const table = member.tables[role as TableRole];
   if (table === undefined)
     return bad(`${member.qualified} has no ${role} table`, `its tables: ${Object.keys(member.tables).join(", ")}`);
-  const index = /^\d+$/.test(rowText) ? Number(rowText) : -1;
-  const row = table.rows.find((r) => r.row === index && index >= 0);
+  // Written as the description writes identifiers: decimal, without leading zeros (00001 is refused, not read as 1).
+  const index = parseIdentifier(rowText);
+  if (!index.ok) return bad(`${member.qualified}'s ${role} table: row ${index.problem}`, index.fix);
+  const row = table.rows.find((r) => r.row === index.value);
   const rows = table.rows.filter((r) => r.row >= 0).map((r) => r.row);
   if (row === undefined)
     return bad(

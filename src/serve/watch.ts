@@ -11,8 +11,26 @@
 // While serving, only tables change: the emulation's ports, exits and recordings
 // are bound to its members and links, so a description that changes them is
 // refused (restart strata serve for that).
+//
+// Every read of the file, for a reload or to see whether it changed, first opens
+// it without waiting (O_NONBLOCK) and refuses anything but a regular file: opening
+// a named pipe waits for a writer, and a reload waiting there held the event loop,
+// its packets, commands and signals. What is read is bounded by the description's
+// limit (MAX_DESCRIPTION_BYTES), however long the file grows.
 
-import { type FSWatcher, readlinkSync, realpathSync, watch } from "node:fs";
+import { createHash } from "node:crypto";
+import {
+  closeSync,
+  constants,
+  type FSWatcher,
+  fstatSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+  type Stats,
+  watch,
+} from "node:fs";
 import { dirname, resolve } from "node:path";
 import { compile } from "../control/compile.js";
 import type { CompiledSpec } from "../control/compiled.js";
@@ -22,7 +40,6 @@ import { recoverAllocation } from "../control/allocation.js";
 import { loadSpec } from "../description/load.js";
 import { MAX_DESCRIPTION_BYTES } from "../description/read.js";
 import { InputError } from "../errors.js";
-import { readUpTo } from "../read-file.js";
 import type { Engine } from "../engine/engine.js";
 
 /** How long the file must stay unchanged before it is read: an editor's save is several events. */
@@ -52,14 +69,14 @@ export class DescriptionReloader {
   #timer: NodeJS.Timeout | undefined;
   /** Reloads run one after another. */
   #chain: Promise<unknown> = Promise.resolve();
-  /** The text last applied (or refused): a save that changes nothing is not reported. */
-  #lastText: string | undefined;
+  /** What the file held when last applied (or refused): a save that changes nothing is not reported. */
+  #lastSeen: string | undefined;
 
   constructor(em: Engine, file: string, log: (r: ReloadResult) => void = () => {}) {
     this.#em = em;
     this.file = file;
     this.#log = log;
-    this.#lastText = readOrUndefined(file);
+    this.#lastSeen = look(file).seen;
     reloaders.set(em, this);
   }
 
@@ -71,7 +88,16 @@ export class DescriptionReloader {
   }
 
   async #reload(): Promise<ReloadResult> {
-    this.#lastText = readOrUndefined(this.file);
+    const now = look(this.file);
+    this.#lastSeen = now.seen;
+    if (now.kind !== undefined)
+      return this.#report({
+        ok: false,
+        lines: [
+          `${this.file}: cannot reload: it is ${now.kind}, not a regular file ` +
+            `(make it a file again; the emulation goes on with the description it had)`,
+        ],
+      });
     let compiled: CompiledSpec;
     try {
       // Identifiers the description leaves out keep those installed (seed 000: allocations are stable).
@@ -113,9 +139,9 @@ export class DescriptionReloader {
         this.#timer = undefined;
         // A link swapped or repointed: watch where the file leads now.
         this.#watchDirs(changed);
-        const text = readOrUndefined(this.file);
-        // Half-written (or gone for a moment while an editor replaces it), or saved unchanged: wait for the next event.
-        if (text === undefined || text === this.#lastText) return;
+        const { seen } = look(this.file);
+        // Gone for a moment while an editor replaces it, or saved unchanged: wait for the next event.
+        if (seen === undefined || seen === this.#lastSeen) return;
         void this.reload();
       }, debounceMs);
     };
@@ -207,11 +233,46 @@ function describe(c: Change): string {
   return parts.join(", ");
 }
 
-/** The file's text up to the limit of a description (a longer one is refused when it is loaded). */
-function readOrUndefined(file: string): string | undefined {
+/**
+ * What `file` holds now, without waiting and without reading past the description's limit: `seen`
+ * tells one content from another (a digest of a regular file's bytes, or what else it is), `kind`
+ * names what it is when it is not a regular file. Nothing is seen when it cannot be opened.
+ */
+function look(file: string): { readonly seen?: string; readonly kind?: string } {
+  let fd: number;
   try {
-    return readUpTo(file, MAX_DESCRIPTION_BYTES, { what: "file", noun: "description", fix: "" }).bytes.toString();
-  } catch {
-    return undefined;
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (err) {
+    // A socket cannot be opened at all.
+    return (err as NodeJS.ErrnoException).code === "ENXIO" ? { seen: "a socket", kind: "a socket" } : {};
   }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) {
+      const kind = kindOf(stat);
+      return { seen: kind, kind };
+    }
+    const hash = createHash("sha256");
+    const buf = Buffer.allocUnsafe(1 << 16);
+    for (let total = 0; total <= MAX_DESCRIPTION_BYTES;) {
+      const n = readSync(fd, buf, 0, Math.min(buf.length, MAX_DESCRIPTION_BYTES + 1 - total), null);
+      if (n === 0) break;
+      hash.update(buf.subarray(0, n));
+      total += n;
+    }
+    return { seen: `sha256 ${hash.digest("hex")}` };
+  } catch {
+    return {};
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function kindOf(stat: Stats): string {
+  if (stat.isFIFO()) return "a named pipe";
+  if (stat.isDirectory()) return "a directory";
+  if (stat.isCharacterDevice()) return "a character device";
+  if (stat.isBlockDevice()) return "a block device";
+  if (stat.isSocket()) return "a socket";
+  return "a special file";
 }

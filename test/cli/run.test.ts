@@ -179,6 +179,9 @@ describe("strata run", () => {
     ]);
     const times = lines.map((l) => BigInt(l.tsNs));
     expect([...times].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))).toEqual(times);
+    expect(r.stdout).toMatch(
+      /\noutputs in .*: summary\.json, links\/ \(\d+ recordings\), delivered\/ .*, trace\.jsonl\n$/,
+    );
   });
 
   it("feeds an IPv4 network from a Linux cooked capture, taking the cooked header off", async () => {

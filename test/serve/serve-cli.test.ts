@@ -5,9 +5,9 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
+import { PassThrough, Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { memoryIo } from "../../src/cli/io.js";
+import { type Io, MemorySink, memoryIo, StreamSink } from "../../src/cli/io.js";
 import { main } from "../..//src/cli/main.js";
 import { serve } from "../../src/cli/serve.js";
 import { COMMAND_LINE_MAX } from "../../src/serve/control.js";
@@ -60,6 +60,16 @@ describe("strata serve: bad input is one line, exit 2, nothing running", () => {
       args: ["--trace-packets", "0-9"],
       noOut: true,
       line: /^strata: --trace-packets writes trace\.jsonl into --out: give --out DIR too\n$/,
+    },
+    {
+      name: "--trace-max without a trace",
+      args: ["--trace-max", "5"],
+      line: new RegExp(
+        [
+          String.raw`^strata: --trace-max bounds trace\.jsonl, which --trace or --trace-packets writes:`,
+          String.raw` give one of them too\n$`,
+        ].join(""),
+      ),
     },
     {
       name: "a bad --trace-packets",
@@ -157,6 +167,18 @@ describe("strata serve --commands", () => {
       ["insert ip:r forward 1", /^inserted ip\.r forward row 1/m],
       ["insert ip:r forward 1", /^strata: cannot insert .*: it is in the table already \(delete it first\)$/m],
       ["delete ip:r forward 7", /^strata: ip\.r's forward table has no row '7' \(rows: 0, 1\)$/m],
+      [
+        "delete ip:r forward 00001",
+        new RegExp(
+          [
+            String.raw`^strata: ip\.r's forward table: row identifier '00001': leading zeros are ambiguous`,
+            String.raw` \(octal to some tools\) \(write 1\)$`,
+          ].join(""),
+          "m",
+        ),
+      ],
+      ["insert ip:r forward 0x1", /^strata: ip\.r's forward table: row identifier '0x1' is not written in decimal/m],
+      ["down link ip:r.01", /^strata: no link 'ip:r\.01' \(write NETWORK:MEMBER\.ID or a link name; links: /m],
       ["delete ip:q forward 0", /^strata: there is no member 'ip:q' \(members: lanA:r, lanB:r, ip:r\)$/m],
       [
         "delete ip:r bogus 0",
@@ -198,6 +220,41 @@ describe("strata serve --commands", () => {
     expect(io.stderr.text.split("\n").slice(1)).toEqual([counts, tooLong(2), tooLong(3), counts, "stopping", ""]);
   });
 
+  it("a reader of stderr that reads nothing stops the commands, not memory", async () => {
+    // stderr whose reader never reads: its first write is never done, the rest queue in the stream.
+    const waiting: (() => void)[] = [];
+    let release = false;
+    const stuck = new Writable({
+      highWaterMark: 1 << 14,
+      write(_chunk, _encoding, done) {
+        if (release) done();
+        else waiting.push(() => done());
+      },
+    });
+    const io: Io = { stdout: new MemorySink(), stderr: new StreamSink(stuck), stderrIsTTY: false };
+    const commands = new PassThrough();
+    const controller = new AbortController();
+    const done = serve(spec, { port: [], commands: true, json: true, hopLimit: 64, copyLimit: 4096 }, io, {
+      commands,
+      signal: controller.signal,
+    });
+    // 64 KiB chunks, as a pipe gives them: 7 MB of counts, a million of them.
+    const chunk = Buffer.from("counts\n".repeat((1 << 16) / 8));
+    const chunks = Math.ceil(7e6 / chunk.length);
+    for (let i = 0; i < chunks; i++) commands.write(chunk);
+    const unread = (): number => commands.readableLength + commands.writableLength;
+    // Until serve stops reading (the input paused with its answers unwritten) or has read everything (as it did).
+    for (let turn = 0; turn < 100_000 && !(commands.isPaused() && waiting.length > 0) && unread() > 0; turn++)
+      await new Promise((r) => setImmediate(r));
+    const read = chunks * chunk.length - unread();
+    expect(read).toBeLessThanOrEqual(2 * chunk.length);
+    expect(stuck.writableLength).toBeLessThanOrEqual(1 << 16);
+    controller.abort();
+    release = true;
+    for (const w of waiting.splice(0)) w();
+    expect(await done).toBe(0);
+  });
+
   it("stops on its signal as on Ctrl-C, writing --out", async () => {
     const dir = mkdtempSync(join(tmpdir(), "strata-serve-"));
     try {
@@ -210,7 +267,12 @@ describe("strata serve --commands", () => {
       controller.abort();
       expect(await done).toBe(0);
       expect(io.stdout.text).toMatch(/^served 0 packets through .*network\.yaml in [\d.]+ s\n/);
-      expect(io.stdout.text).toMatch(/outputs in .*out: summary\.json/);
+      expect(io.stdout.text).toMatch(
+        new RegExp(
+          String.raw`\noutputs in .*out: summary\.json, links/ \(\d+ recordings?\), ` +
+            String.raw`delivered/ \(\d+ recordings?\), trace\.jsonl\n`,
+        ),
+      );
       expect(existsSync(join(dir, "out", "summary.json"))).toBe(true);
       expect(existsSync(join(dir, "out", ".strata-output"))).toBe(true);
     } finally {

@@ -37,10 +37,9 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .addOption(
       new Option(
         "--trace-max <mb>",
-        `with a trace: stop tracing once trace.jsonl holds this many megabytes, and say so (1 to ${TRACE_MAX_MB})`,
-      )
-        .default(TRACE_MAX_BYTES / 1e6)
-        .argParser(limit("--trace-max", TRACE_MAX_MB)),
+        `with --trace or --trace-packets: stop tracing once trace.jsonl holds this many megabytes, and say so ` +
+          `(1 to ${TRACE_MAX_MB}; default ${TRACE_MAX_BYTES / 1e6})`,
+      ).argParser(limit("--trace-max", TRACE_MAX_MB)),
     )
     .option("--json", "at the end, print the summary as JSON on stdout instead of a short report")
     .option("--commands", "read control commands from stdin, one a line (help lists them)")
@@ -63,7 +62,8 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option(
       "--analyze",
       "keep strata analyze's relations current as the tables change (updated " +
-        "from the rows written); the counts command shows which properties fail",
+        "from the rows written, in a thread of its own: packets never wait for it); " +
+        "the counts command shows which properties fail",
     )
     .addHelpText(
       "after",

@@ -1,0 +1,30 @@
+// The thread of `strata serve --analyze` (./analysis.ts has the model): it holds
+// the analysis of the emulation's tables (src/analysis/live.ts) and, for each
+// message, brings it to the tables the message gives and answers with the line
+// `counts` shows. An analysis that fails (a limit of the header-class diagram)
+// is dropped, and the next message is analysed afresh.
+
+import { isMainThread, parentPort } from "node:worker_threads";
+import { LiveAnalysis } from "../analysis/live.js";
+import type { CompiledSpec } from "../control/compiled.js";
+import type { FromAnalysis, ToAnalysis } from "./analysis.js";
+
+if (!isMainThread && parentPort !== null) {
+  const port = parentPort;
+  let compiled: CompiledSpec | undefined;
+  let live: LiveAnalysis | undefined;
+  port.on("message", (m: ToAnalysis) => {
+    if (m.compiled !== undefined) compiled = m.compiled;
+    let answer: FromAnalysis;
+    try {
+      if (compiled === undefined) throw new Error("the first message to the analysis thread had no description");
+      live ??= new LiveAnalysis(compiled);
+      live.update({ compiled, entries: m.entries });
+      answer = { ok: true, line: live.line() };
+    } catch (err) {
+      live = undefined;
+      answer = { ok: false, problem: err instanceof Error ? err.message : String(err) };
+    }
+    port.postMessage(answer);
+  });
+}

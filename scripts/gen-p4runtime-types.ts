@@ -8,7 +8,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import protobuf from "protobufjs";
-import { protoRoot } from "../src/p4runtime/proto.js";
+import { protoRoot } from "../src/p4runtime/definitions.js";
 
 /** How a scalar field's value looks: proto type → its type in each form (Decoded, Encodable). */
 const SCALARS: Readonly<Record<string, string>> = {

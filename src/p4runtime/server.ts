@@ -33,12 +33,12 @@ import { Arbiter, toUint128, uint128 } from "./arbitration.js";
 import { CLOSE_GRACE_MS } from "./close-grace.js";
 import { DeviceState, type Staged } from "./device-state.js";
 import type { ControlledEmulation, Delivery } from "./emulation.js";
+import { protoRoot } from "./definitions.js";
 import type { Encodable, p4 } from "./messages.js";
 import protojson from "protobufjs/ext/protojson.js";
 import {
   Code,
   p4runtimeService,
-  protoRoot,
   READ_RESPONSE_MAX,
   readResponses,
   servedDefinition,

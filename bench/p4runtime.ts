@@ -144,7 +144,6 @@ async function start(): Promise<Setup> {
   const actionId = info.actions.find((a) => a.preamble.alias === "forward_out")?.preamble.id ?? 0;
   const server = await P4RuntimeServer.start(EngineEmulation.local(compiled), {
     address: "127.0.0.1:0",
-    source: SOURCE,
     empty: true,
     warn: () => undefined,
   });

@@ -11,7 +11,7 @@ import { compile } from "../src/control/compile.js";
 import { parseSpec } from "../src/description/load.js";
 import { exportP4 } from "../src/p4/export.js";
 import { EngineEmulation } from "../src/p4runtime/emulation.js";
-import { protoRoot } from "../src/p4runtime/proto.js";
+import { protoRoot } from "../src/p4runtime/definitions.js";
 import { P4RuntimeServer } from "../src/p4runtime/server.js";
 import type { Figure, FigureScenario } from "./scenario.js";
 
@@ -144,7 +144,6 @@ async function start(): Promise<Setup> {
   const actionId = info.actions.find((a) => a.preamble.alias === "forward_out")?.preamble.id ?? 0;
   const server = await P4RuntimeServer.start(EngineEmulation.local(compiled), {
     address: "127.0.0.1:0",
-    source: SOURCE,
     empty: true,
     warn: () => undefined,
   });

@@ -75,7 +75,6 @@ export async function runP4Runtime(spec: string, flags: P4RuntimeFlags, ctx: Com
     try {
       server = await P4RuntimeServer.start(emulation, {
         address,
-        source: spec,
         empty: flags.empty === true,
         ...(tls !== undefined ? { tls } : {}),
       });

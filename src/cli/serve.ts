@@ -204,7 +204,6 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
     try {
       p4server = await P4RuntimeServer.start(new EngineEmulation(emulation), {
         address: p4address,
-        source: spec,
         empty: flags.empty === true,
         warn: (line) => {
           io.stderr.write(`${line}\n`);

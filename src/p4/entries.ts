@@ -1,5 +1,7 @@
-// A device's installed rows as one P4Runtime WriteRequest (p4/v1/p4runtime.proto)
-// in the protobuf JSON mapping: INSERT updates for the multicast groups
+// A device's installed rows as one P4Runtime WriteRequest (p4/v1/p4runtime.proto),
+// as the generated message type holds it and gRPC decodes it
+// (src/p4runtime/messages.ts: bytes as Buffers, unset fields absent, oneofs named):
+// the server stages its updates as they are. INSERT updates for the multicast groups
 // (replication) and the clone session (`both`), the action selectors' members
 // and groups (anycast), then every table entry — except in a keyless table
 // (a row that matches no field), whose row is its default action: a MODIFY of
@@ -11,7 +13,8 @@
 // or optional field carry the row's priority — strata's own, where a larger
 // number wins and the first row written has the largest — and the others none.
 
-import { base64, canonical, ones, readBig } from "./bytes.js";
+import type { p4 } from "../p4runtime/messages.js";
+import { canonical, ones, readBig } from "./bytes.js";
 import {
   type ActionCall,
   CLONE_SESSION_BOTH,
@@ -21,14 +24,12 @@ import {
   type DeviceTable,
   RECIRC_PORT,
 } from "./device.js";
-import { qualified } from "./names.js";
-import type { P4InfoIds } from "./p4info.js";
-import type { JsonMessage } from "./schema.js";
+import { idOf, type P4InfoIds } from "./p4info.js";
 
 /** The election id strata's entries are written with: a controller that is primary by default. */
 export const ELECTION_ID = { high: 0n, low: 1n };
 
-const bytes = (v: bigint): string => base64(canonical(v));
+const bytes = (v: bigint): Buffer => Buffer.from(canonical(v));
 
 /** Whether entries of the table carry a priority (P4Runtime: a ternary, range or optional field). */
 export function needsPriority(t: DeviceTable): boolean {
@@ -43,49 +44,66 @@ export function prefixLength(mask: bigint, bits: number): number {
 }
 
 /** One field of a row, as P4Runtime matches it; undefined for "don't care". */
-export function fieldMatch(k: DeviceKey, e: DeviceEntry, fieldId: number): JsonMessage | undefined {
+export function fieldMatch(k: DeviceKey, e: DeviceEntry, fieldId: number): p4.v1.FieldMatch | undefined {
   const m = e.row.match;
   const at = (b: Uint8Array | undefined): bigint =>
     b === undefined ? 0n : readBig(b, k.field.offset, k.field.len) & ones(k.bits);
   switch (k.kind) {
     case "exact":
-      return { fieldId, exact: { value: bytes(at(m.value)) } };
+      return { fieldId, fieldMatchType: "exact", exact: { value: bytes(at(m.value)) } };
     case "optional":
-      return at(m.mask) === 0n ? undefined : { fieldId, optional: { value: bytes(at(m.value)) } };
+      return at(m.mask) === 0n
+        ? undefined
+        : { fieldId, fieldMatchType: "optional", optional: { value: bytes(at(m.value)) } };
     case "ternary": {
       const mask = at(m.mask);
-      return mask === 0n ? undefined : { fieldId, ternary: { value: bytes(at(m.value) & mask), mask: bytes(mask) } };
+      return mask === 0n
+        ? undefined
+        : { fieldId, fieldMatchType: "ternary", ternary: { value: bytes(at(m.value) & mask), mask: bytes(mask) } };
     }
     case "lpm": {
       const mask = at(m.mask);
       const len = prefixLength(mask, k.bits);
       if (len < 0) throw new Error(`${k.name}: mask ${mask.toString(16)} of an LPM field is not a prefix`);
-      return len === 0 ? undefined : { fieldId, lpm: { value: bytes(at(m.value) & mask), prefixLen: len } };
+      return len === 0
+        ? undefined
+        : { fieldId, fieldMatchType: "lpm", lpm: { value: bytes(at(m.value) & mask), prefixLen: len } };
     }
     case "range": {
       const lo = at(m.lo);
       const hi = at(m.hi);
-      return lo === 0n && hi === ones(k.bits) ? undefined : { fieldId, range: { low: bytes(lo), high: bytes(hi) } };
+      return lo === 0n && hi === ones(k.bits)
+        ? undefined
+        : { fieldId, fieldMatchType: "range", range: { low: bytes(lo), high: bytes(hi) } };
     }
   }
 }
 
-export function actionJson(call: ActionCall, ids: P4InfoIds): JsonMessage {
-  const actionId = ids.actions.get(qualified(call.action));
-  if (actionId === undefined) throw new Error(`no id for action ${call.action}`);
-  return { actionId, params: call.args.map((v, i) => ({ paramId: i + 1, value: bytes(v) })) };
+export function action(call: ActionCall, ids: P4InfoIds): p4.v1.Action {
+  const actionId = idOf(ids.actions, call.action);
+  const params = call.args.map((v, i) => ({ paramId: i + 1, value: bytes(v) }));
+  return { actionId, ...(params.length > 0 ? { params } : {}) };
 }
 
-export function writeRequest(dev: Device, ids: P4InfoIds): JsonMessage {
-  const insert = (entity: JsonMessage): JsonMessage => ({ type: "INSERT", entity });
-  const updates: JsonMessage[] = [];
+/** A multicast group's or clone session's replica: its port as a bytestring (P4Runtime 1.4), its instance if not 0. */
+const replica = (port: number, instance: number): p4.v1.Replica => ({
+  portKind: "port",
+  port: bytes(BigInt(port)),
+  ...(instance !== 0 ? { instance } : {}),
+});
+
+export function writeRequest(dev: Device, ids: P4InfoIds): p4.v1.WriteRequest {
+  const insert = (entity: p4.v1.Entity): p4.v1.Update => ({ type: "INSERT", entity });
+  const updates: p4.v1.Update[] = [];
   for (const g of dev.multicast) {
     updates.push(
       insert({
+        entity: "packetReplicationEngineEntry",
         packetReplicationEngineEntry: {
+          type: "multicastGroupEntry",
           multicastGroupEntry: {
             multicastGroupId: g.id,
-            replicas: g.replicas.map((r) => ({ port: bytes(BigInt(r.port)), instance: r.instance })),
+            replicas: g.replicas.map((r) => replica(r.port, r.instance)),
           },
         },
       }),
@@ -94,26 +112,29 @@ export function writeRequest(dev: Device, ids: P4InfoIds): JsonMessage {
   if (dev.cloneBoth) {
     updates.push(
       insert({
+        entity: "packetReplicationEngineEntry",
         packetReplicationEngineEntry: {
-          cloneSessionEntry: {
-            sessionId: CLONE_SESSION_BOTH,
-            replicas: [{ port: bytes(BigInt(RECIRC_PORT)), instance: 0 }],
-          },
+          type: "cloneSessionEntry",
+          cloneSessionEntry: { sessionId: CLONE_SESSION_BOTH, replicas: [replica(RECIRC_PORT, 0)] },
         },
       }),
     );
   }
   for (const t of dev.tables) {
     if (t.selector === undefined) continue;
-    const actionProfileId = ids.profiles.get(qualified(t.selector.name));
+    const actionProfileId = idOf(ids.profiles, t.selector.name);
     t.selector.members.forEach((call, i) =>
       updates.push(
-        insert({ actionProfileMember: { actionProfileId, memberId: i + 1, action: actionJson(call, ids) } }),
+        insert({
+          entity: "actionProfileMember",
+          actionProfileMember: { actionProfileId, memberId: i + 1, action: action(call, ids) },
+        }),
       ),
     );
     for (const g of t.selector.groups) {
       updates.push(
         insert({
+          entity: "actionProfileGroup",
           actionProfileGroup: {
             actionProfileId,
             groupId: g.id,
@@ -124,32 +145,49 @@ export function writeRequest(dev: Device, ids: P4InfoIds): JsonMessage {
     }
   }
   for (const t of dev.tables) {
-    const tableId = ids.tables.get(qualified(t.name));
+    const tableId = idOf(ids.tables, t.name);
     const priority = needsPriority(t);
     for (const e of t.entries) {
       if (t.keyless) {
         // P4Runtime §9.1: a keyless table takes no INSERT; its default entry is MODIFYed.
         updates.push({
           type: "MODIFY",
-          entity: { tableEntry: { tableId, action: { action: actionJson(e.call, ids) }, isDefaultAction: true } },
+          entity: {
+            entity: "tableEntry",
+            tableEntry: { tableId, action: { type: "action", action: action(e.call, ids) }, isDefaultAction: true },
+          },
         });
         continue;
       }
       const match = t.keys.flatMap((k, i) => fieldMatch(k, e, i + 1) ?? []);
-      const action =
+      const tableAction: p4.v1.TableAction =
         e.profileGroup !== undefined
-          ? { actionProfileGroupId: e.profileGroup }
+          ? { type: "actionProfileGroupId", actionProfileGroupId: e.profileGroup }
           : e.profileMember !== undefined
-            ? { actionProfileMemberId: e.profileMember }
-            : { action: actionJson(e.call, ids) };
+            ? { type: "actionProfileMemberId", actionProfileMemberId: e.profileMember }
+            : { type: "action", action: action(e.call, ids) };
       updates.push(
-        insert({ tableEntry: { tableId, match, action, ...(priority ? { priority: e.row.match.priority } : {}) } }),
+        insert({
+          entity: "tableEntry",
+          tableEntry: {
+            tableId,
+            ...(match.length > 0 ? { match } : {}),
+            action: tableAction,
+            ...(priority ? { priority: e.row.match.priority } : {}),
+          },
+        }),
       );
     }
   }
   return {
     deviceId: String(dev.deviceId),
-    electionId: { high: String(ELECTION_ID.high), low: String(ELECTION_ID.low) },
-    updates,
+    electionId: uint128(ELECTION_ID),
+    ...(updates.length > 0 ? { updates } : {}),
   };
 }
+
+/** A 128-bit number as a message: each half as a decimal string, unless it is 0. */
+const uint128 = (n: { high: bigint; low: bigint }): p4.v1.Uint128 => ({
+  ...(n.high !== 0n ? { high: String(n.high) } : {}),
+  ...(n.low !== 0n ? { low: String(n.low) } : {}),
+});

@@ -3,15 +3,19 @@
 // the same rows as simple_switch_CLI commands, and a manifest saying what is
 // where and what was left out.
 
+import type protobuf from "protobufjs";
+import protojson from "protobufjs/ext/protojson.js";
+import textformat from "protobufjs/ext/textformat.js";
 import type { CompiledSpec } from "../control/compiled.js";
 import type { OutDir } from "../out-dir.js";
+import { protoRoot } from "../p4runtime/definitions.js";
+import type { p4 } from "../p4runtime/messages.js";
 import { CPU_PORT, type Device, devices, outOf, RECIRC_PORT } from "./device.js";
 import { writeRequest } from "./entries.js";
 import { qualified } from "./names.js";
 import { p4info, p4infoIds } from "./p4info.js";
 import { MAX_PASSES, program } from "./program.js";
 import { runtimeCli } from "./runtime-cli.js";
-import { encodings, P4INFO_TYPE, WRITE_REQUEST_TYPE } from "./schema.js";
 
 export const FILES = [
   "main.p4",
@@ -72,6 +76,8 @@ export interface MachineManifest {
 export interface MachineExport {
   readonly manifest: MachineManifest;
   readonly files: Readonly<Record<ExportFile, string | Uint8Array>>;
+  /** The messages p4info.* and entries.* hold, as gRPC decodes them. */
+  readonly messages: { readonly p4info: p4.config.v1.P4Info; readonly entries: p4.v1.WriteRequest };
 }
 
 const DESCRIPTIONS: Record<ExportFile, string> = {
@@ -91,9 +97,10 @@ export function exportP4(compiled: CompiledSpec, source: string): MachineExport[
 
 function exportDevice(compiled: CompiledSpec, dev: Device, source: string): MachineExport {
   const ids = p4infoIds(dev);
-  const info = encodings(P4INFO_TYPE, p4info(dev, ids));
-  const entries = encodings(WRITE_REQUEST_TYPE, writeRequest(dev, ids));
-  const updates = (entries.json.updates as unknown[] | undefined)?.length ?? 0;
+  const messages = { p4info: p4info(dev, ids), entries: writeRequest(dev, ids) };
+  const root = protoRoot();
+  const info = encodings(root.lookupType("p4.config.v1.P4Info"), messages.p4info);
+  const entries = encodings(root.lookupType("p4.v1.WriteRequest"), messages.entries);
   const manifest: MachineManifest = {
     machine: dev.machine,
     deviceId: dev.deviceId,
@@ -136,20 +143,35 @@ function exportDevice(compiled: CompiledSpec, dev: Device, source: string): Mach
         ? []
         : [{ name: t.selector.name, table: t.name, members: t.selector.members.length, groups: t.selector.groups }],
     ),
-    updates,
+    updates: messages.entries.updates?.length ?? 0,
     leftOut: leftOut(compiled, dev),
   };
   return {
     manifest,
     files: {
       "main.p4": program(dev, source, ids),
-      "p4info.json": `${JSON.stringify(info.json, null, 2)}\n`,
+      "p4info.json": info.json,
       "p4info.txtpb": info.text,
-      "entries.json": `${JSON.stringify(entries.json, null, 2)}\n`,
+      "entries.json": entries.json,
       "entries.bin": entries.binary,
       "runtime_cli.txt": runtimeCli(dev),
       "manifest.json": `${JSON.stringify(manifest, null, 2)}\n`,
     },
+    messages,
+  };
+}
+
+/**
+ * A message's three forms, encoded with the official definitions: the protobuf JSON mapping
+ * (canonical: lowerCamelCase, defaults left out, bytes in base64, 64-bit integers as strings),
+ * binary, and text format.
+ */
+function encodings(type: protobuf.Type, m: object): { json: string; binary: Uint8Array; text: string } {
+  const message = type.fromObject(m);
+  return {
+    json: `${JSON.stringify(protojson.toJson(type, message), null, 2)}\n`,
+    binary: type.encode(message).finish(),
+    text: textformat.toText(type, message),
   };
 }
 

@@ -9,6 +9,7 @@
 
 import type { CompiledRow, CompiledSpec, CompiledTable } from "../control/compiled.js";
 import type { EntryAction, EntryMatch } from "../wasm/tables.js";
+import type { Encodable, p4 } from "../p4runtime/messages.js";
 import { IN_LINK_FIELD, keyLayout } from "../wire/designs.js";
 import { fromBase64, orBytes, setHighBits, setLowBits, valueOf, writeBig } from "./bytes.js";
 import { type Device, type DeviceTable, device } from "./device.js";
@@ -18,79 +19,24 @@ import { ACTION_NAMES as A, pushAction } from "./names.js";
  * A bytestring as the importer takes it: base64 text (the protobuf JSON mapping, entries.json)
  * or the bytes themselves (a decoded message, as the P4Runtime server receives it).
  */
-export type Bytestring = string | Uint8Array;
-
-/** The parts of the messages the importer reads (already checked against the schema). */
-interface Bytes {
-  readonly value?: Bytestring;
-  readonly mask?: Bytestring;
-  readonly low?: Bytestring;
-  readonly high?: Bytestring;
-  readonly prefixLen?: number;
-}
-export interface FieldMatchJson {
-  readonly fieldId: number;
-  readonly exact?: Bytes;
-  readonly ternary?: Bytes;
-  readonly lpm?: Bytes;
-  readonly range?: Bytes;
-  readonly optional?: Bytes;
-}
-export interface ActionJson {
-  readonly actionId: number;
-  readonly params?: readonly { readonly paramId: number; readonly value: Bytestring }[];
-}
+export type Bytestring = Encodable["bytes"];
 
 /** A bytestring's value as an unsigned number. */
 export const bytestringValue = (s: Bytestring | undefined): bigint =>
   s === undefined ? 0n : valueOf(typeof s === "string" ? fromBase64(s) : s);
-interface EntityJson {
-  readonly tableEntry?: {
-    readonly tableId: number;
-    readonly match?: readonly FieldMatchJson[];
-    readonly action?: {
-      readonly action?: ActionJson;
-      readonly actionProfileMemberId?: number;
-      readonly actionProfileGroupId?: number;
-    };
-    readonly priority?: number;
-  };
-  readonly actionProfileMember?: {
-    readonly actionProfileId: number;
-    readonly memberId: number;
-    readonly action: ActionJson;
-  };
-  readonly actionProfileGroup?: {
-    readonly actionProfileId: number;
-    readonly groupId: number;
-    readonly members?: readonly { readonly memberId: number }[];
-  };
-  readonly packetReplicationEngineEntry?: {
-    readonly multicastGroupEntry?: {
-      readonly multicastGroupId: number;
-      readonly replicas?: readonly { readonly instance?: number }[];
-    };
-  };
-}
-export interface WriteRequestJson {
-  readonly updates?: readonly { readonly type?: string; readonly entity?: EntityJson }[];
-}
-export interface P4InfoJson {
-  readonly tables?: readonly {
-    readonly preamble: { readonly id: number; readonly alias?: string; readonly name: string };
-    readonly matchFields?: readonly { readonly id: number; readonly name: string }[];
-    readonly implementationId?: number;
-  }[];
-  readonly actions?: readonly {
-    readonly preamble: { readonly id: number; readonly alias?: string; readonly name: string };
-    readonly params?: readonly { readonly id: number; readonly name: string }[];
-  }[];
-}
 
+type Action = p4.v1.Action<Encodable>;
+type FieldMatch = p4.v1.FieldMatch<Encodable>;
+
+/**
+ * A device's export as the importer reads it: its P4Info and WriteRequest in the protobuf JSON
+ * mapping (p4info.json, entries.json: already checked against the definitions), which reads as
+ * the generated types' encodable form — 64-bit integers as strings, bytes as base64, enums by name.
+ */
 export interface DeviceExport {
   readonly machine: string;
-  readonly p4info: P4InfoJson;
-  readonly entries: WriteRequestJson;
+  readonly p4info: p4.config.v1.P4Info<Encodable>;
+  readonly entries: p4.v1.WriteRequest<Encodable>;
 }
 
 /** The description's tables with their rows replaced by those the exports hold. */
@@ -113,21 +59,23 @@ export function importEntries(compiled: CompiledSpec, exports: readonly DeviceEx
 }
 
 function importDevice(compiled: CompiledSpec, dev: Device, ex: DeviceExport): Map<number, CompiledRow[]> {
-  const alias = (p: { alias?: string; name: string }): string => p.alias ?? p.name.slice(p.name.lastIndexOf(".") + 1);
+  // The JSON mapping leaves out a field at its default: 0, "" and [] are read where a field is absent.
+  const alias = (p: p4.config.v1.Preamble<Encodable> | undefined): string =>
+    p?.alias ?? (p?.name ?? "").slice((p?.name ?? "").lastIndexOf(".") + 1);
   const tableNames = new Map(
     (ex.p4info.tables ?? []).map((t) => [
-      t.preamble.id,
+      t.preamble?.id ?? 0,
       {
         name: alias(t.preamble),
         profile: t.implementationId ?? 0,
-        fields: new Map((t.matchFields ?? []).map((f) => [f.id, f.name])),
+        fields: new Map((t.matchFields ?? []).map((f) => [f.id ?? 0, f.name ?? ""])),
       },
     ]),
   );
   const actionNames = new Map(
     (ex.p4info.actions ?? []).map((a) => [
-      a.preamble.id,
-      { name: alias(a.preamble), params: (a.params ?? []).map((p) => p.id) },
+      a.preamble?.id ?? 0,
+      { name: alias(a.preamble), params: (a.params ?? []).map((p) => p.id ?? 0) },
     ]),
   );
   // INSERTs, and the MODIFY that sets a keyless table's default action.
@@ -135,16 +83,16 @@ function importDevice(compiled: CompiledSpec, dev: Device, ex: DeviceExport): Ma
     .filter((u) => u.type === "INSERT" || u.type === "MODIFY")
     .flatMap((u) => (u.entity === undefined ? [] : [u.entity]));
   const groups = new Map<number, number[]>();
-  const profileMembers = new Map<string, ActionJson>();
+  const profileMembers = new Map<string, Action>();
   for (const e of entities) {
     const g = e.packetReplicationEngineEntry?.multicastGroupEntry;
     if (g !== undefined)
       groups.set(
-        g.multicastGroupId,
+        g.multicastGroupId ?? 0,
         (g.replicas ?? []).map((r) => r.instance ?? 0),
       );
     const pm = e.actionProfileMember;
-    if (pm !== undefined) profileMembers.set(`${pm.actionProfileId}:${pm.memberId}`, pm.action);
+    if (pm?.action !== undefined) profileMembers.set(`${pm.actionProfileId ?? 0}:${pm.memberId ?? 0}`, pm.action);
   }
   const memberIndex = (number: bigint): number => {
     const m = dev.members.find((x) => BigInt(x.number) === number);
@@ -156,12 +104,12 @@ function importDevice(compiled: CompiledSpec, dev: Device, ex: DeviceExport): Ma
   for (const e of entities) {
     const te = e.tableEntry;
     if (te === undefined) continue;
-    const named = tableNames.get(te.tableId);
+    const named = tableNames.get(te.tableId ?? 0);
     const t = dev.tables.find((x) => x.name === named?.name);
     if (named === undefined || t === undefined)
-      throw new Error(`${dev.machine}: entry for unknown table ${te.tableId}`);
+      throw new Error(`${dev.machine}: entry for unknown table ${te.tableId ?? 0}`);
     const match = importMatch(t, te.match ?? [], named.fields, te.priority ?? 0);
-    let call: ActionJson | undefined = te.action?.action;
+    let call: Action | undefined = te.action?.action;
     const memberId = te.action?.actionProfileMemberId;
     if (te.action?.actionProfileGroupId !== undefined)
       call = undefined; // an anycast group: physical, the link picks the receiver
@@ -191,7 +139,7 @@ export function outPorts(a: EntryAction): number[] {
 /** A table entry's field matches (by field id, names from the P4Info) as the key vectors of a row. */
 export function importMatch(
   t: DeviceTable,
-  fields: readonly FieldMatchJson[],
+  fields: readonly FieldMatch[],
   names: ReadonlyMap<number, string>,
   priority: number,
 ): EntryMatch {
@@ -202,7 +150,7 @@ export function importMatch(
   const range = t.table.kind === "range";
   const lo = range ? new Uint8Array(len) : undefined;
   const hi = range ? new Uint8Array(len) : undefined;
-  const given = new Map(fields.map((f) => [names.get(f.fieldId), f]));
+  const given = new Map(fields.map((f) => [names.get(f.fieldId ?? 0), f]));
   for (const k of t.keys) {
     const f = given.get(k.name);
     const { offset, len: bytes } = k.field;
@@ -253,14 +201,14 @@ export function importMatch(
 /** An action call (with its P4Info parameters) as the data plane's action; `groups`: multicast group → out-links. */
 export function importAction(
   t: DeviceTable,
-  json: ActionJson,
+  json: Action,
   actions: ReadonlyMap<number, { name: string; params: readonly number[] }>,
   groups: { get(id: number): readonly number[] | undefined },
   memberIndex: (number: bigint) => number,
 ): EntryAction {
-  const a = actions.get(json.actionId);
-  if (a === undefined) throw new Error(`${t.name}: unknown action ${json.actionId}`);
-  const byId = new Map((json.params ?? []).map((p) => [p.paramId, bytestringValue(p.value)]));
+  const a = actions.get(json.actionId ?? 0);
+  if (a === undefined) throw new Error(`${t.name}: unknown action ${json.actionId ?? 0}`);
+  const byId = new Map((json.params ?? []).map((p) => [p.paramId ?? 0, bytestringValue(p.value)]));
   const args = a.params.map((id) => byId.get(id) ?? 0n);
   const arg = (i: number): bigint => args[i] ?? 0n;
   const out = (ports: readonly number[]): EntryAction => {

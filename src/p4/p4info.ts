@@ -1,14 +1,15 @@
-// P4Info of a device's program (p4/config/v1/p4info.proto), in the protobuf
-// JSON mapping: tables with their match fields and sizes, actions with their
-// parameters, the action selectors of anycast, and the packet-in / packet-out
-// headers. Names are fully qualified as p4c writes them ("StrataIngress.lanA_r_acquire",
+// P4Info of a device's program (p4/config/v1/p4info.proto), as the generated
+// message type holds it and gRPC decodes it (src/p4runtime/messages.ts: unset
+// fields absent, oneofs named): tables with their match fields and sizes, actions
+// with their parameters, the action selectors of anycast, and the packet-in /
+// packet-out headers. Names are fully qualified as p4c writes them ("StrataIngress.lanA_r_acquire",
 // alias "lanA_r_acquire"); match fields carry the description's field names.
 
+import type { p4 } from "../p4runtime/messages.js";
 import type { MatchKind } from "../wasm/abi.js";
-import type { Device, DeviceTable } from "./device.js";
+import type { Device, DeviceKey, DeviceTable } from "./device.js";
 import { allocateIds } from "./ids.js";
 import { LINK_BITS, MEMBER_BITS, qualified, SESSION_BITS } from "./names.js";
-import type { JsonMessage } from "./schema.js";
 
 export interface P4InfoIds {
   readonly tables: ReadonlyMap<string, number>;
@@ -31,7 +32,7 @@ export const BRIEF = {
 /** The direct counter of a table: `<table>_counter`, counting the packets each entry matched. */
 export const counterName = (table: string): string => `${table}_counter`;
 
-const MATCH_TYPE: Record<MatchKind, string> = {
+const MATCH_TYPE: Record<MatchKind, p4.config.v1.MatchField.MatchType> = {
   exact: "EXACT",
   lpm: "LPM",
   ternary: "TERNARY",
@@ -94,14 +95,37 @@ export const idOf = (ids: ReadonlyMap<string, number>, name: string): number => 
   return id;
 };
 
-export function p4info(dev: Device, ids: P4InfoIds): JsonMessage {
-  const preamble = (id: number, name: string, brief?: string): JsonMessage => ({
+/** A table's `i`th key (from 0) as its match field: id i + 1. */
+const matchField = (k: DeviceKey, i: number): p4.config.v1.MatchField => ({
+  id: i + 1,
+  name: k.name,
+  bitwidth: k.bits,
+  match: "matchType",
+  matchType: MATCH_TYPE[k.kind],
+});
+
+export function p4info(dev: Device, ids: P4InfoIds): p4.config.v1.P4Info {
+  const preamble = (id: number, name: string, brief?: string): p4.config.v1.Preamble => ({
     id,
     name: qualified(name),
     alias: name,
     ...(brief !== undefined ? { doc: { brief } } : {}),
   });
   const headers = [PACKET_IN, PACKET_OUT];
+  const actionProfiles = dev.tables.flatMap((t): p4.config.v1.ActionProfile[] =>
+    t.selector === undefined
+      ? []
+      : [
+          {
+            preamble: preamble(idOf(ids.profiles, t.selector.name), t.selector.name, BRIEF.selector(t)),
+            tableIds: [idOf(ids.tables, t.name)],
+            withSelector: true,
+            size: String(t.selector.size),
+            maxGroupSize: t.selector.maxGroupSize,
+          },
+        ],
+  );
+  // Unset fields are absent, empty lists too: the message is as gRPC decodes it (test/p4/messages.test.ts).
   return {
     pkgInfo: {
       name: `strata-${dev.machine}`,
@@ -116,7 +140,7 @@ export function p4info(dev: Device, ids: P4InfoIds): JsonMessage {
     },
     tables: dev.tables.map((t) => ({
       preamble: preamble(idOf(ids.tables, t.name), t.name, BRIEF.table(t)),
-      matchFields: t.keys.map((k, i) => ({ id: i + 1, name: k.name, bitwidth: k.bits, matchType: MATCH_TYPE[k.kind] })),
+      ...(t.keyless ? {} : { matchFields: t.keys.map(matchField) }),
       actionRefs: [
         ...t.actions.map((a) => ({ id: idOf(ids.actions, a) })),
         { id: idOf(ids.actions, t.miss), annotations: ["@defaultonly"], scope: "DEFAULT_ONLY" },
@@ -131,21 +155,11 @@ export function p4info(dev: Device, ids: P4InfoIds): JsonMessage {
     })),
     actions: dev.actions.map((a) => ({
       preamble: preamble(idOf(ids.actions, a.name), a.name),
-      params: a.params.map((p, i) => ({ id: i + 1, name: p.name, bitwidth: p.bits })),
+      ...(a.params.length > 0
+        ? { params: a.params.map((p, i) => ({ id: i + 1, name: p.name, bitwidth: p.bits })) }
+        : {}),
     })),
-    actionProfiles: dev.tables.flatMap((t) =>
-      t.selector === undefined
-        ? []
-        : [
-            {
-              preamble: preamble(idOf(ids.profiles, t.selector.name), t.selector.name, BRIEF.selector(t)),
-              tableIds: [idOf(ids.tables, t.name)],
-              withSelector: true,
-              size: String(t.selector.size),
-              maxGroupSize: t.selector.maxGroupSize,
-            },
-          ],
-    ),
+    ...(actionProfiles.length > 0 ? { actionProfiles } : {}),
     directCounters: dev.tables.map((t) => ({
       preamble: preamble(idOf(ids.counters, counterName(t.name)), counterName(t.name), BRIEF.counter(t)),
       spec: { unit: "PACKETS" },

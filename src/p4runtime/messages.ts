@@ -5,6 +5,9 @@
 // unset field is absent); repeated fields are arrays, maps are objects by key, enums their
 // value names (a value the definitions do not name: its number). A oneof decodes as a
 // discriminated union: the field named after the oneof says which member is set.
+// `strata export p4` builds its P4Info and WriteRequest as `Decoded` messages (src/p4/p4info.ts,
+// entries.ts), which the server stages as they are; the protobuf JSON mapping it writes reads
+// back as `Encodable` (src/p4/import.ts).
 
 /** How a message is decoded: 64-bit integers as decimal strings, bytes as Buffers, oneofs named. */
 export interface Decoded {

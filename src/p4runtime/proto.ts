@@ -1,24 +1,14 @@
 // The official P4Runtime definitions (proto/p4runtime/, shipped in the package),
 // loaded twice: by @grpc/proto-loader for the service and the messages gRPC
-// carries, and by protobufjs for what the server encodes itself — the
+// carries, and by protobufjs (./definitions.ts) for what the server encodes itself — the
 // google.rpc.Status of a failed Write with one p4.v1.Error per update in its
 // details, and P4Info messages compared byte for byte.
 
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
 import * as loader from "@grpc/proto-loader";
 import protobuf from "protobufjs";
+import { protoDir, protoRoot } from "./definitions.js";
 import type { Encodable, p4 } from "./messages.js";
-
-/** proto/p4runtime/, found relative to this file in src/ and in dist/src/. */
-export function protoDir(): string {
-  const here = fileURLToPath(import.meta.url);
-  const root = here.includes("/dist/")
-    ? here.slice(0, here.lastIndexOf("/dist/"))
-    : here.slice(0, here.lastIndexOf("/src/"));
-  return join(root, "proto", "p4runtime");
-}
 
 /**
  * How messages look in the handlers: lowerCamelCase fields (as in the protobuf JSON mapping
@@ -58,21 +48,6 @@ export function p4runtimeService(): P4RuntimeDefinition {
     service = pkg.p4.v1.P4Runtime.service;
   }
   return service;
-}
-
-let root: protobuf.Root | undefined;
-
-/** The same definitions as a protobufjs root (lowerCamelCase names). */
-export function protoRoot(): protobuf.Root {
-  if (root === undefined) {
-    const dir = protoDir();
-    const r = new protobuf.Root();
-    r.resolvePath = (_origin, target) => (target.startsWith("google/protobuf/") ? target : join(dir, target));
-    r.loadSync(["p4/v1/p4runtime.proto", "google/rpc/status.proto"]);
-    r.resolveAll();
-    root = r;
-  }
-  return root;
 }
 
 /**

@@ -25,20 +25,16 @@ import { canonical, canonicalOf } from "../p4/bytes.js";
 import type { Installed } from "../control/install.js";
 import { type Device, type DeviceTable, devices } from "../p4/device.js";
 import { writeRequest } from "../p4/entries.js";
-import { exportP4 } from "../p4/export.js";
 import { p4info, p4infoIds } from "../p4/p4info.js";
-import type { JsonMessage } from "../p4/schema.js";
 import type { Tables } from "../wasm/tables.js";
 import { Arbiter, toUint128, uint128 } from "./arbitration.js";
 import { CLOSE_GRACE_MS } from "./close-grace.js";
 import { DeviceState, type Staged } from "./device-state.js";
 import type { ControlledEmulation, Delivery } from "./emulation.js";
 import type { Encodable, p4 } from "./messages.js";
-import protojson from "protobufjs/ext/protojson.js";
 import {
   Code,
   p4runtimeService,
-  protoRoot,
   READ_RESPONSE_MAX,
   readResponses,
   servedDefinition,
@@ -54,8 +50,6 @@ export const API_VERSION = "1.4.0";
 export interface ServerOptions {
   /** HOST:PORT to listen on; port 0 picks a free one. */
   readonly address: string;
-  /** The description's file name, as the export names it in the P4Info. */
-  readonly source: string;
   /** Leave every device without entries (a controller installs them); otherwise each starts with its export's
    * WriteRequest. */
   readonly empty?: boolean;
@@ -158,13 +152,6 @@ function packetOutMetadata(
       `carries every field of packet_out)`
     );
   return out;
-}
-
-/** A WriteRequest in the protobuf JSON mapping, as gRPC decodes it on the wire: its updates. */
-function decodeUpdates(json: JsonMessage): readonly p4.v1.Update[] {
-  const request = protoRoot().lookupType("p4.v1.WriteRequest");
-  const message = protojson.fromJson(request, json);
-  return p4runtimeService().Write.requestDeserialize(Buffer.from(request.encode(message).finish())).updates ?? [];
 }
 
 /**
@@ -303,7 +290,7 @@ export class P4RuntimeServer {
         ...dev,
         tables: dev.tables.map((t) => ({ ...t, entries: t.entries.filter((e) => isIn(t, e)) })),
       };
-      const updates = decodeUpdates(writeRequest(shown, ids));
+      const updates = writeRequest(shown, ids).updates ?? [];
       for (const line of d.state.resync(compiled, installed.entries, updates, tables))
         this.#warn(`strata: p4runtime: device ${id} (${d.state.machine}): ${line}`);
     }
@@ -338,23 +325,16 @@ export class P4RuntimeServer {
 
   async #load(compiled: CompiledSpec, options: ServerOptions): Promise<void> {
     const service = p4runtimeService();
-    const response = protoRoot().lookupType("p4.v1.GetForwardingPipelineConfigResponse");
-    const all = devices(compiled);
-    for (const ex of exportP4(compiled, options.source)) {
-      const m = ex.manifest;
-      const json: unknown = JSON.parse(String(ex.files["p4info.json"]));
-      // The exported JSON through the official definitions, then decoded as gRPC will encode it back.
-      const binary = response.encode(protojson.fromJson(response, { config: { p4info: json } })).finish();
-      const decoded = service.GetForwardingPipelineConfig.responseDeserialize(Buffer.from(binary)).config?.p4info;
-      if (decoded === undefined) throw new Error(`machine ${m.machine}: the export wrote no P4Info`);
-      const state = new DeviceState(compiled, { deviceId: m.deviceId, machine: m.machine, p4info: decoded });
-      const p4infoBinary = service.SetForwardingPipelineConfig.requestSerialize({ config: { p4info: decoded } });
-      const dev = all.find((x) => x.deviceId === m.deviceId);
-      const p4infoJson = dev === undefined ? "" : JSON.stringify(p4info(dev, p4infoIds(dev)));
-      this.#devices.set(m.deviceId, { state, p4info: decoded, p4infoBinary, p4infoJson, cookie: undefined });
+    for (const dev of devices(compiled)) {
+      // The export's messages, built as gRPC decodes them (test/p4/messages.test.ts): served and staged as they are.
+      const ids = p4infoIds(dev);
+      const info = p4info(dev, ids);
+      const state = new DeviceState(compiled, { deviceId: dev.deviceId, machine: dev.machine, p4info: info });
+      const p4infoBinary = service.SetForwardingPipelineConfig.requestSerialize({ config: { p4info: info } });
+      const p4infoJson = JSON.stringify(info);
+      this.#devices.set(dev.deviceId, { state, p4info: info, p4infoBinary, p4infoJson, cookie: undefined });
       if (options.empty === true) continue;
-      // entries.json is the export's own, written just now as the protobuf JSON mapping of a WriteRequest.
-      const updates = decodeUpdates(JSON.parse(String(ex.files["entries.json"])) as JsonMessage);
+      const updates = writeRequest(dev, ids).updates ?? [];
       const error = await this.#emulation.control((tables) => {
         const staged = state.stage(updates, tables);
         const bad = staged.errors.find((e) => e.code !== Code.OK);
@@ -364,7 +344,7 @@ export class P4RuntimeServer {
         }
         return commit(staged, tables);
       });
-      if (error !== undefined) throw new Error(`machine ${m.machine}: ${error}`);
+      if (error !== undefined) throw new Error(`machine ${dev.machine}: ${error}`);
     }
   }
 

@@ -1,6 +1,8 @@
 // What the built bin loads before a command runs: every command's definition, and only the
 // implementation of the command that runs (src/cli/commands/). A module loader hook lists each
-// module the process loads; `strata --help` must not wait for gRPC, the engine or the drawing.
+// module the process loads; `strata --help` must not wait for gRPC, the engine or the drawing,
+// `strata export p4` needs no gRPC, and the P4Runtime server no JSON mapping (it takes the
+// export's messages as they are built, not entries.json's text).
 
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -43,8 +45,19 @@ writeFileSync(
 );
 afterAll(() => rmSync(hooks, { recursive: true, force: true }));
 
-/** The command implementations and the packages (node_modules/NAME) a run of the bin with `argv` loaded. */
-function loaded(argv: readonly string[]): { status: number | null; implementations: string[]; packages: string[] } {
+/** protobufjs's protobuf JSON mapping. */
+const JSON_MAPPING = "/node_modules/protobufjs/ext/protojson.js";
+
+/**
+ * The command implementations, the packages (node_modules/NAME) and whether protobufjs's JSON
+ * mapping a run of the bin with `argv` loaded.
+ */
+function loaded(argv: readonly string[]): {
+  status: number | null;
+  implementations: string[];
+  packages: string[];
+  jsonMapping: boolean;
+} {
   const r = spawnSync(process.execPath, ["--import", pathToFileURL(join(hooks, "register.mjs")).href, BIN, ...argv], {
     cwd: REPO_ROOT,
     encoding: "utf8",
@@ -57,14 +70,25 @@ function loaded(argv: readonly string[]): { status: number | null; implementatio
   const packages = [
     ...new Set(urls.flatMap((u) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u)?.[1] ?? [])),
   ].sort();
-  return { status: r.status, implementations, packages };
+  return { status: r.status, implementations, packages, jsonMapping: urls.some((u) => u.endsWith(JSON_MAPPING)) };
 }
 
 describe.runIf(existsSync(BIN))("what a command loads", () => {
+  const out = mkdtempSync(join(tmpdir(), "strata-startup-out-"));
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
   it.each([
     { name: "--help", argv: ["--help"], implementations: [], grpc: false },
     { name: "serve --help", argv: ["serve", "--help"], implementations: [], grpc: false },
     { name: "check SPEC", argv: ["check", "examples/vxlan/network.yaml"], implementations: ["check"], grpc: false },
+    // The export encodes with protobufjs and the official definitions, without gRPC.
+    {
+      name: "export p4",
+      argv: ["export", "p4", "examples/vxlan/network.yaml", "--out", join(out, "vxlan")],
+      implementations: ["export"],
+      grpc: false,
+      jsonMapping: true,
+    },
     // A bad address is refused as the flag is read, before the server's code (gRPC) loads.
     {
       name: "p4runtime --listen bad",
@@ -78,20 +102,22 @@ describe.runIf(existsSync(BIN))("what a command loads", () => {
       implementations: [],
       grpc: false,
     },
-    // The one that needs gRPC loads it (and shows that the hook sees what a command loads).
+    // The one that needs gRPC loads it (and shows that the hook sees what a command loads); its devices start with the
+    // export's messages, never with their JSON.
     {
       name: "p4runtime",
       argv: ["p4runtime", "x.yaml", "--listen", "127.0.0.1:0"],
       implementations: ["p4runtime"],
       grpc: true,
     },
-  ])("strata $name: its own implementation only", ({ argv, implementations, grpc }) => {
+  ])("strata $name: its own implementation only", ({ argv, implementations, grpc, jsonMapping = false }) => {
     const r = loaded(argv);
     expect(r.implementations).toEqual(implementations);
     expect(r.packages.includes("@grpc/grpc-js")).toBe(grpc);
+    expect(r.jsonMapping).toBe(jsonMapping);
   });
 
   it("strata --help loads no package but commander", () => {
-    expect(loaded(["--help"])).toEqual({ status: 0, implementations: [], packages: ["commander"] });
+    expect(loaded(["--help"])).toEqual({ status: 0, implementations: [], packages: ["commander"], jsonMapping: false });
   });
 });

@@ -78,7 +78,7 @@ describe("the importer", () => {
     const hub = exports.find((e) => e.machine === "hub");
     const updates = [...(hub?.entries.updates ?? [])];
     // The hub's first forward entry (unicast to h1): without it, frames for h1 are dropped at the hub.
-    const forward = (hub?.p4info.tables ?? []).find((t) => t.preamble.alias === "lan_hub_forward")?.preamble.id;
+    const forward = (hub?.p4info.tables ?? []).find((t) => t.preamble?.alias === "lan_hub_forward")?.preamble?.id;
     updates.splice(
       updates.findIndex((u) => u.entity?.tableEntry?.tableId === forward),
       1,

@@ -76,7 +76,6 @@ describe.skipIf(noOpenssl !== undefined)(
       });
       const server = await P4RuntimeServer.start(EngineEmulation.local(compile(loadSpec(SPEC))), {
         address: "127.0.0.1:0",
-        source: SPEC,
         empty: true,
         tls,
         handshakes,

@@ -56,7 +56,7 @@ export async function serve(
   empty: boolean,
 ): Promise<{ server: P4RuntimeServer; emulation: EngineEmulation; address: string }> {
   const emulation = EngineEmulation.local(compile(loadSpec(SPEC)));
-  const server = await P4RuntimeServer.start(emulation, { address: "127.0.0.1:0", source: SPEC, empty });
+  const server = await P4RuntimeServer.start(emulation, { address: "127.0.0.1:0", empty });
   return { server, emulation, address: `127.0.0.1:${server.port}` };
 }
 

@@ -6,7 +6,8 @@ import { readFileSync } from "node:fs";
 import protobuf from "protobufjs";
 import { describe, expect, it } from "vitest";
 import { generateMessageTypes, valueType } from "../../scripts/gen-p4runtime-types.js";
-import { p4runtimeService, protoRoot } from "../../src/p4runtime/proto.js";
+import { protoRoot } from "../../src/p4runtime/definitions.js";
+import { p4runtimeService } from "../../src/p4runtime/proto.js";
 
 type Obj = Record<string, unknown>;
 

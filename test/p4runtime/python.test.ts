@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { describe, expect, test } from "vitest";
-import { protoDir } from "../../src/p4runtime/proto.js";
+import { protoDir } from "../../src/p4runtime/definitions.js";
 import { R, serve } from "./ip-router.js";
 
 const here = new URL(".", import.meta.url).pathname;

@@ -610,7 +610,7 @@ describe("every example's entries, written by a controller, read back as written
   const key = (e: protobuf.Message): string => Buffer.from(Entity.encode(e).finish()).toString("hex");
   test.each(specs)("%s", async (spec) => {
     const emulation = EngineEmulation.local(compile(loadSpec(spec)));
-    const server = await P4RuntimeServer.start(emulation, { address: "127.0.0.1:0", source: spec, empty: true });
+    const server = await P4RuntimeServer.start(emulation, { address: "127.0.0.1:0", empty: true });
     const client = new Client(`127.0.0.1:${server.port}`);
     try {
       for (const ex of exportP4(compile(loadSpec(spec)), spec)) {
@@ -688,7 +688,7 @@ describe("action profiles (an anycast selector)", () => {
     const member = updatesOf(ex).find((u) => (u.entity as M).actionProfileMember !== undefined) as M;
     const group = updatesOf(ex).find((u) => (u.entity as M).actionProfileGroup !== undefined) as M;
     const emulation = EngineEmulation.local(compile(loadSpec(spec)));
-    const server = await P4RuntimeServer.start(emulation, { address: "127.0.0.1:0", source: spec, empty: false });
+    const server = await P4RuntimeServer.start(emulation, { address: "127.0.0.1:0", empty: false });
     const client = new Client(`127.0.0.1:${server.port}`);
     const stream = await primary(client, ex.manifest.deviceId, 1);
     const codes = async (updates: M[]): Promise<number[]> => {

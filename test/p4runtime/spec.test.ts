@@ -485,7 +485,6 @@ describe("§9.1.6 a read of one entry by its key", () => {
     );
     const server = await P4RuntimeServer.start(EngineEmulation.local(compiled), {
       address: "127.0.0.1:0",
-      source,
       empty: true,
     });
     const client = new Client(`127.0.0.1:${server.port}`);

@@ -100,7 +100,6 @@ describe.skipIf(noOpenssl !== undefined)(
       const tls = loadTls({ cert: at("server.pem"), key: at("server.key"), ...(withCa ? { ca: at("ca.pem") } : {}) });
       const server = await P4RuntimeServer.start(EngineEmulation.local(compile(loadSpec(SPEC))), {
         address: "127.0.0.1:0",
-        source: SPEC,
         empty: true,
         tls,
       });

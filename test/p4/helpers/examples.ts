@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { compile } from "../../../src/control/compile.js";
 import { exportP4, type MachineExport } from "../../../src/p4/export.js";
-import type { DeviceExport, P4InfoJson, WriteRequestJson } from "../../../src/p4/import.js";
+import type { DeviceExport } from "../../../src/p4/import.js";
 import { P4Info, strictJson, WriteRequest } from "./official.js";
 import { loadSpec } from "../../../src/description/load.js";
 import { InputError } from "../../../src/errors.js";
@@ -62,8 +62,8 @@ export function readBack(spec: string): DeviceExport[] {
     const f = exportFiles(ex);
     return {
       machine: ex.manifest.machine,
-      p4info: strictJson(P4Info, f.p4info) as P4InfoJson,
-      entries: strictJson(WriteRequest, f.entries) as WriteRequestJson,
+      p4info: strictJson(P4Info, f.p4info) as DeviceExport["p4info"],
+      entries: strictJson(WriteRequest, f.entries) as DeviceExport["entries"],
     };
   });
 }

@@ -86,9 +86,9 @@ export interface Summary {
   /** Set when bad input ended an input early: the first such input's error (each is in `inputs` too). */
   readonly error?: string;
   /**
-   * The CRC-32 (8 hex digits, ./checksum.ts) of every other file the run wrote in --out (each recording, trace.jsonl), by
-   * its name there, computed as it was written: strata trace and strata view --run check the files
-   * they read against it (src/engine/digests.ts).
+   * The CRC-32 (8 hex digits, ./checksum.ts) of every other file the run wrote in --out (each
+   * recording, trace.jsonl), by its name there, computed as it was written: strata trace and
+   * strata view --run check the files they read against it (src/engine/digests.ts).
    */
   readonly crc32?: Readonly<Record<string, string>>;
 }

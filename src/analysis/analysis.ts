@@ -77,7 +77,8 @@ export class Analysis implements Walkable {
   readonly spaces: HeaderSpaces;
   readonly budget: Budget;
   readonly hopLimit: number;
-  /** The classes were built, and the links' costs found: the relations can be walked. False: the budget ran out first. */
+  /** The classes were built and the links' costs found: the relations can be walked. False: the budget ran out first.
+   * */
   readonly built: boolean;
   readonly members: readonly MemberView[];
   readonly components: readonly Component[];

@@ -15,7 +15,8 @@ export type Limit = "classes" | "time" | "nodes" | "depth";
 
 /** How far a stage of the analysis got: `done` of `total` units. */
 export interface Progress {
-  /** What the analysis is doing, after "while": "building the ipv4 header classes", "walking reachable in network lan". */
+  /** What the analysis is doing, after "while": "building the ipv4 header classes", "walking reachable in network
+   * lan". */
   readonly stage: string;
   readonly done: number;
   readonly total: number;

@@ -399,7 +399,8 @@ export class HeaderSpace {
     if (this.#leafByKey.size >= this.#budget.maxClasses)
       throw this.#budget.reached(
         "classes",
-        `the rows cut the ${this.design.name} headers into more than ${this.#budget.maxClasses.toLocaleString("en-US")} classes`,
+        `the rows cut the ${this.design.name} headers into more than ` +
+          `${this.#budget.maxClasses.toLocaleString("en-US")} classes`,
       );
     const n = this.bdd.terminal();
     this.#leafByKey.set(key, n);

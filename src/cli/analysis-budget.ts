@@ -66,7 +66,8 @@ const count = (n: number): string => n.toLocaleString("en-US");
 
 /** Why a budget stopped the analysis and where, and the flag that lifts that bound (none for strata's own bounds). */
 export function stopReason(stop: Stop, flags: BudgetFlags): { readonly why: string; readonly lift: string } {
-  const at = `while ${stop.stage}${stop.total > 0 ? ` (${count(stop.done)} of ${count(stop.total)} ${stop.unit})` : ""}`;
+  const far = stop.total > 0 ? ` (${count(stop.done)} of ${count(stop.total)} ${stop.unit})` : "";
+  const at = `while ${stop.stage}${far}`;
   switch (stop.limit) {
     case "classes":
       return {
@@ -77,7 +78,9 @@ export function stopReason(stop: Stop, flags: BudgetFlags): { readonly why: stri
       return { why: `--time-limit ${flags.timeLimit} s ran out ${at}`, lift: "--time-limit 0" };
     case "nodes":
       return {
-        why: `${stop.message ?? "the header-class diagram reached its memory bound"} ${at} (fewer ternary and range rows make fewer classes)`,
+        why:
+          `${stop.message ?? "the header-class diagram reached its memory bound"} ${at} ` +
+          "(fewer ternary and range rows make fewer classes)",
         lift: "",
       };
     case "depth":

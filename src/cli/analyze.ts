@@ -205,7 +205,8 @@ function provenOf(r: AnalysisReport): string {
   if (r.components.length === 0) return "no property was checked (the description is valid)";
   const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
   return (
-    `${plural(failing, "property fails", "properties fail")}, ${plural(all.length - failing - unknown, "holds", "hold")}, ` +
+    `${plural(failing, "property fails", "properties fail")}, ` +
+    `${plural(all.length - failing - unknown, "holds", "hold")}, ` +
     `${plural(unknown, "is not known", "are not known")}`
   );
 }

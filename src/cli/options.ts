@@ -19,7 +19,7 @@ export function limit(flag: string, max: number): (v: string) => number {
   };
 }
 
-/** A parser for a bound that 0 lifts: a whole number from 0 to `max`; anything else is one line on stderr and exit 2. */
+/** A parser for a bound that 0 lifts: a whole number from 0 to `max`; anything else is one line on stderr, exit 2. */
 export function bound(flag: string, max: number): (v: string) => number {
   return (v) => {
     if (!/^\d+$/.test(v))

@@ -29,8 +29,8 @@ export function registerAnalyze(program: Command, ctx: CommandContext): void {
     .option("--equivalent <spec>", "whether another description has the same reachable relation (seed §2.8)")
     .option(
       "--hop-limit <n>",
-      "links a packet may cross before it is dropped as a loop, as strata run's: in the relations and on a --from path " +
-        "(the underlay's crossings that carry a virtual link count)",
+      "links a packet may cross before it is dropped as a loop, as strata run's: in the relations and on a " +
+        "--from path (the underlay's crossings that carry a virtual link count)",
       limit("--hop-limit", HOP_LIMIT_MAX),
       64,
     )

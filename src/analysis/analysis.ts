@@ -15,57 +15,37 @@
 // Rows can be taken out and put back (a table write) or a table replaced (a
 // reload): the change says which classes' fates may change, and the relations
 // are walked again for those only (./relations.ts).
+//
+// Links are counted as the data plane counts them against its hop limit: a
+// virtual link costs one and the underlay crossings that carry it (linkCost,
+// ./costs.ts).
+//
+// What it may spend is its budget's (./budget.ts): when building the classes
+// stops (too many, too large, too long), the analysis is not `built` and has
+// nothing to walk; the relations and properties stop where their budget ends.
 
 import type { CompiledSpec } from "../control/compiled.js";
 import type { Installed } from "../control/install.js";
 import type { Pattern, TableSpec } from "../description/types.js";
 import { type Member, Topology } from "../model/topology.js";
 import type { TableRole } from "../wasm/abi.js";
-import type { HeaderSpace } from "./header-space.js";
+import { DEFAULT_RUNNER } from "../wasm/runner.js";
+import { Budget, BudgetStop, isResourceError } from "./budget.js";
+import { linkCosts } from "./costs.js";
 import { HeaderSpaces } from "./header-space.js";
+import {
+  type Component,
+  type ComponentKind,
+  HEADER_ROLES,
+  type HeaderRole,
+  type KeyedTable,
+  type MemberView,
+  type Walkable,
+} from "./members.js";
 import { type Affected, TableIndex } from "./tables.js";
 
-export type HeaderRole = "acquire" | "forward" | "receive";
-export const HEADER_ROLES: readonly HeaderRole[] = ["acquire", "forward", "receive"];
-
-/** A table keyed by an identifier (transmit: out-link; send: session): its rows, and which are in. */
-export interface KeyedTable {
-  spec: TableSpec;
-  active: boolean[];
-}
-
-export interface MemberView {
-  readonly index: number;
-  readonly member: Member;
-  readonly space: HeaderSpace;
-  /** Forwarding lowers the hop limit (`ttl: decrement`). */
-  readonly decrements: boolean;
-  readonly tables: Partial<Record<HeaderRole, TableIndex>>;
-  readonly transmit: KeyedTable | undefined;
-  readonly send: KeyedTable | undefined;
-  /** Identifiers the member receives on: its links' and, at a shared member, the shared links its partner receives on.
-   * */
-  readonly inPorts: readonly number[];
-  /** Subduction: the shared member of the same name in the other network. */
-  readonly partner: number | undefined;
-}
-
-export type ComponentKind = "network" | "bridged" | "subduction";
-
-export interface Component {
-  readonly kind: ComponentKind;
-  /** "lan", "lanA+lanB", "core+tenant". */
-  readonly name: string;
-  readonly networks: readonly string[];
-  readonly members: readonly number[];
-  /** Member index → 1 when in the component. */
-  readonly has: Uint8Array;
-  /** Hand-overs between shared members are steps (subduction). */
-  readonly shared: boolean;
-  readonly space: HeaderSpace;
-  /** Some member lowers the hop limit when forwarding. */
-  readonly decrements: boolean;
-}
+export { HEADER_ROLES } from "./members.js";
+export type { Component, ComponentKind, HeaderRole, KeyedTable, MemberView } from "./members.js";
 
 /** A description row taken out of its table or put back (a table write). */
 export interface RowChange {
@@ -82,26 +62,64 @@ export interface AnalysisOptions {
   readonly spaces?: HeaderSpaces;
   /** Patterns to tell classes apart by, besides the rows' (a query's `--header`), by design name. */
   readonly patterns?: ReadonlyMap<string, readonly ReadonlyMap<string, Pattern>[]>;
-  /** The most classes per design before the analysis gives up with TooManyClasses (the tests bound their time so). */
-  readonly maxClasses?: number;
+  /** What the analysis may spend (shared with `spaces`' when they are given); none: no bound but the diagram's. */
+  readonly budget?: Budget;
+  /** Links a packet may cross, as the data plane's hop limit (`strata run --hop-limit`, 64): one more is a loop. */
+  readonly hopLimit?: number;
 }
 
-export class Analysis {
+/** The one empty list of in-links (tables remember their answers by list). */
+const NO_PORTS: readonly number[] = [];
+
+export class Analysis implements Walkable {
   readonly compiled: CompiledSpec;
   readonly topology: Topology;
   readonly spaces: HeaderSpaces;
+  readonly budget: Budget;
+  readonly hopLimit: number;
+  /** The classes were built and the links' costs found: the relations can be walked. False: the budget ran out first.
+   * */
+  readonly built: boolean;
   readonly members: readonly MemberView[];
   readonly components: readonly Component[];
   /** Which networks a change touches: the components to walk again. */
   readonly #componentsOf: ReadonlyMap<number, readonly Component[]>;
+  /** A virtual link's cost per receiver (links not here cost one): ./costs.ts. */
+  readonly #costs = new Map<number, number[]>();
+  /** Per component, its links from outside (no sender). */
+  readonly #inbound = new Map<Component, number[]>();
+  /** Per member, the in-links a loop can come in by (loopPorts). */
+  #loopPorts: Map<number, number[]> | undefined;
 
   constructor(compiled: CompiledSpec, options: AnalysisOptions = {}) {
     this.compiled = compiled;
     this.topology = new Topology(compiled);
-    this.spaces = options.spaces ?? new HeaderSpaces(options.maxClasses);
+    this.budget = options.budget ?? options.spaces?.budget ?? new Budget();
+    this.spaces = options.spaces ?? new HeaderSpaces(this.budget);
+    this.hopLimit = options.hopLimit ?? DEFAULT_RUNNER.hopLimit;
+    let members: MemberView[] = [];
+    let built = false;
+    try {
+      members = this.#views(compiled, options.patterns);
+      built = true;
+    } catch (err) {
+      if (!(err instanceof BudgetStop) && !isResourceError(err)) throw err;
+      // The classes are not all there: nothing can be walked. A stack or a collection that ran out is a limit too.
+      if (!(err instanceof BudgetStop)) this.budget.stopFor("depth");
+    }
+    this.members = members;
+    this.components = built ? groupComponents(compiled, this.topology, this.members) : [];
+    const byMember = new Map<number, Component[]>();
+    for (const c of this.components) for (const m of c.members) byMember.set(m, [...(byMember.get(m) ?? []), c]);
+    this.#componentsOf = byMember;
+    this.built = built && linkCosts(this, this.budget, this.#costs);
+  }
+
+  /** The members with their tables indexed by class: the classes built (throws BudgetStop past the budget). */
+  #views(compiled: CompiledSpec, patterns: AnalysisOptions["patterns"]): MemberView[] {
     const partners = sharedPartners(compiled);
     const inPorts = receivedPorts(this.topology, partners, compiled);
-    this.members = this.topology.members.map((m): MemberView => {
+    const members = this.topology.members.map((m): MemberView => {
       const space = this.spaces.of(m.network.design);
       const tables: Partial<Record<HeaderRole, TableIndex>> = {};
       for (const role of HEADER_ROLES) {
@@ -122,14 +140,14 @@ export class Analysis {
         partner: partners.get(m.index),
       };
     });
-    for (const [design, list] of options.patterns ?? []) {
+    for (const [design, list] of patterns ?? []) {
       const space = this.spaces.all().find((s) => s.design.name === design);
       for (const p of list) space?.predicate(p);
     }
     this.spaces.build();
-    for (const v of this.members) for (const t of Object.values(v.tables)) t.index();
+    for (const v of members) for (const t of Object.values(v.tables)) t.index();
     for (const space of this.spaces.all()) {
-      const tables = this.members.filter((v) => v.space === space).flatMap((v) => Object.values(v.tables));
+      const tables = members.filter((v) => v.space === space).flatMap((v) => Object.values(v.tables));
       space.listen({
         split: (from, born) => {
           for (const t of tables) t.split(from, born);
@@ -139,10 +157,67 @@ export class Analysis {
         },
       });
     }
-    this.components = groupComponents(compiled, this.topology, this.members);
-    const byMember = new Map<number, Component[]>();
-    for (const c of this.components) for (const m of c.members) byMember.set(m, [...(byMember.get(m) ?? []), c]);
-    this.#componentsOf = byMember;
+    return members;
+  }
+
+  /** Links a crossing of `link` counts for its receiver number `receiver`: one, and for a virtual link the underlay's
+   * crossings that carry it (more than the hop limit when the underlay cannot carry it within it). */
+  linkCost(link: number, receiver: number): number {
+    return this.#costs.get(link)?.[receiver] ?? 1;
+  }
+
+  /**
+   * The in-links of `member` a loop can come in by: those on which some member that passes on what it receives (an
+   * acquire row that forwards, or a shared member) sends to it. What a host or the outside sends is in no loop.
+   */
+  loopPorts(member: number): readonly number[] {
+    this.#loopPorts ??= this.#findLoopPorts();
+    return this.#loopPorts.get(member) ?? NO_PORTS;
+  }
+
+  #findLoopPorts(): Map<number, number[]> {
+    const passesOn = (m: number): boolean => {
+      const v = this.member(m);
+      const acquire = v.tables.acquire;
+      return (
+        v.partner !== undefined ||
+        (acquire?.rows.some((r) => ["forward", "both", "shared-acquire"].includes(r.row.action.kind)) ?? false)
+      );
+    };
+    const from = new Map<number, Set<number>>();
+    const add = (m: number, port: number): void => {
+      from.set(m, (from.get(m) ?? new Set<number>()).add(port));
+    };
+    for (const l of this.topology.links) {
+      if (l === undefined || l.sender < 0 || !passesOn(l.sender)) continue;
+      for (const r of l.receivers) {
+        add(r.member, r.port);
+        const p = this.member(r.member).partner;
+        if (p !== undefined) add(p, r.port);
+      }
+    }
+    const out = new Map<number, number[]>();
+    for (const v of this.members) {
+      const ports = from.get(v.index);
+      if (ports !== undefined)
+        out.set(
+          v.index,
+          v.inPorts.filter((p) => ports.has(p)),
+        );
+    }
+    return out;
+  }
+
+  /** The component's links from outside (no sender). */
+  inbound(c: Component): readonly number[] {
+    let list = this.#inbound.get(c);
+    if (list === undefined) {
+      list = [];
+      for (const l of this.topology.links)
+        if (l !== undefined && l.sender < 0 && l.receivers.some((r) => c.has[r.member] === 1)) list.push(l.index);
+      this.#inbound.set(c, list);
+    }
+    return list;
   }
 
   member(i: number): MemberView {

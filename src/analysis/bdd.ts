@@ -4,14 +4,18 @@
 // the booleans; the others are the leaves of a multi-terminal diagram, each
 // leaf standing for one header class. Node ids are plain numbers indexing
 // parallel arrays, so nothing here allocates per node beyond the arrays'
-// growth; a node id is below 2^22, which keys caches as exact integers.
+// growth; a node id is below 2^22, which keys caches as exact integers. How
+// many there may be is the budget's (./budget.ts): past it, or past the time,
+// the diagram stops growing with a BudgetStop. Every operation recurses once
+// per variable, so its depth is at most the header's bits, whatever the rows.
+
+import { Budget } from "./budget.js";
 
 export const FALSE = 0;
 export const TRUE = 1;
 
 /** The variable of a terminal: after every real variable. */
 const TERMINAL = 0x7fffffff;
-const MAX_NODES = 1 << 22;
 const ID = 2 ** 22;
 
 export class Bdd {
@@ -23,8 +27,13 @@ export class Bdd {
   readonly #andCache = new Map<number, number>();
   readonly #orCache = new Map<number, number>();
   readonly #notCache = new Map<number, number>();
+  readonly #budget: Budget;
+  /** Node ids must stay below ID (cache keys): the budget's bound, at most that. */
+  readonly #maxNodes: number;
 
-  constructor() {
+  constructor(budget = new Budget()) {
+    this.#budget = budget;
+    this.#maxNodes = Math.min(budget.maxNodes, ID);
     this.terminal(); // FALSE
     this.terminal(); // TRUE
   }
@@ -67,10 +76,15 @@ export class Bdd {
   }
 
   #push(v: number, lo: number, hi: number): number {
+    if (this.#n >= this.#maxNodes)
+      throw this.#budget.reached(
+        "nodes",
+        `the header-class diagram grew past ${this.#maxNodes.toLocaleString("en-US")} nodes`,
+      );
+    this.#budget.tick();
     if (this.#n === this.#var.length) {
-      if (this.#n >= MAX_NODES) throw new Error(`the header-class diagram grew past ${MAX_NODES} nodes`);
       const grow = (a: Int32Array): Int32Array<ArrayBuffer> => {
-        const b = new Int32Array(a.length * 2);
+        const b = new Int32Array(Math.min(a.length * 2, this.#maxNodes));
         b.set(a);
         return b;
       };
@@ -103,7 +117,7 @@ export class Bdd {
     const [a0, a1] = this.cofactors(a, v);
     const [b0, b1] = this.cofactors(b, v);
     const r = this.mk(v, this.and(a0, b0), this.and(a1, b1));
-    this.#andCache.set(key, r);
+    this.#remember(this.#andCache, key, r);
     return r;
   }
 
@@ -118,7 +132,7 @@ export class Bdd {
     const [a0, a1] = this.cofactors(a, v);
     const [b0, b1] = this.cofactors(b, v);
     const r = this.mk(v, this.or(a0, b0), this.or(a1, b1));
-    this.#orCache.set(key, r);
+    this.#remember(this.#orCache, key, r);
     return r;
   }
 
@@ -128,13 +142,19 @@ export class Bdd {
     const found = this.#notCache.get(a);
     if (found !== undefined) return found;
     const r = this.mk(this.variable(a), this.not(this.low(a)), this.not(this.high(a)));
-    this.#notCache.set(a, r);
+    this.#remember(this.#notCache, a, r);
     return r;
   }
 
   /** `a` without `b`. */
   minus(a: number, b: number): number {
     return this.and(a, this.not(b));
+  }
+
+  /** A cache is only a cache: one that reaches the diagram's size starts again (a Map has a largest size). */
+  #remember(cache: Map<number, number>, key: number, r: number): void {
+    if (cache.size >= this.#maxNodes) cache.clear();
+    cache.set(key, r);
   }
 
   /** Forgets the boolean caches (they only grow): call between large independent jobs. */

@@ -16,6 +16,7 @@
 import type { DropReason } from "../wasm/abi.js";
 import type { Arrival } from "../model/rows.js";
 import type { Analysis, MemberView } from "./analysis.js";
+import { BudgetStop, isResourceError } from "./budget.js";
 import type { HeaderSpace } from "./header-space.js";
 import { decrement, oneHop, undecrement } from "./hops.js";
 import type { Hit } from "./tables.js";
@@ -85,7 +86,7 @@ export interface ExploreOptions {
   readonly budget?: number;
 }
 
-/** How a walk ended: every path walked (`complete`), or stopped at its budget. */
+/** How a walk ended: every path walked (`complete`), or stopped at its budget of steps or the analysis's. */
 export interface Explored {
   readonly complete: boolean;
   /** Steps taken. */
@@ -133,7 +134,12 @@ export function explore(
   try {
     x.run(start);
   } catch (err) {
-    if (err instanceof OverBudget) return { complete: false, steps: x.steps };
+    if (err instanceof OverBudget || err instanceof BudgetStop) return { complete: false, steps: x.steps };
+    if (isResourceError(err)) {
+      // The recursion follows the path, up to the hop limit: a stack that runs out first is a stop.
+      a.budget.stopFor("depth");
+      return { complete: false, steps: x.steps };
+    }
     if (!(err instanceof Enough)) throw err;
   }
   return { complete: true, steps: x.steps };
@@ -211,6 +217,7 @@ class Explorer {
 
   #step(s: Step, f: () => void): void {
     if (this.steps === this.#budget) throw new OverBudget();
+    this.#a.budget.tick();
     this.steps++;
     this.#path.push(s);
     f();

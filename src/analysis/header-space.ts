@@ -13,12 +13,18 @@
 // leaf partly under it splits in two (a new class), one wholly under it moves
 // (the class keeps its number). Nothing ever merges, so classes are stable
 // numbers across row changes; a class that ends up empty is dead.
+//
+// How many classes a design may have, and how large its diagram may grow, is
+// the budget's (./budget.ts): past either, building stops with a BudgetStop.
+// Every recursion here follows the diagram down one variable a level, so its
+// depth is bounded by the design's bits, never by the number of rows.
 
 import { formatValue } from "../description/notation.js";
 import type { Pattern } from "../description/types.js";
 import { PORT_PROTOCOLS } from "../model/headers.js";
 import type { DesignDef, FieldDef } from "../wire/designs.js";
 import { Bdd, FALSE, TRUE } from "./bdd.js";
+import { Budget } from "./budget.js";
 import { ALL_HOPS, hopsOf, NO_HOPS } from "./hops.js";
 
 interface SpaceField {
@@ -49,7 +55,7 @@ export class HeaderSpace {
   /** The field kept apart as a set of values (./hops.ts), when the design has one. */
   readonly hopField: FieldDef | undefined;
   readonly fields: readonly SpaceField[];
-  readonly bdd = new Bdd();
+  readonly bdd: Bdd;
   readonly #varField: Int32Array;
   readonly #varShift: Int32Array;
   readonly #byName: ReadonlyMap<string, SpaceField>;
@@ -67,13 +73,13 @@ export class HeaderSpace {
   readonly #predAtoms: number[][] = [];
   readonly #witness = new Map<number, ReadonlyMap<string, bigint>>();
   readonly #listeners: SpaceListener[] = [];
-  readonly #maxClasses: number;
+  readonly #budget: Budget;
 
-  /** `maxClasses`: the most leaves (classes, dead ones included) the partition may make before it gives up
-   * (TooManyClasses). */
-  constructor(design: DesignDef, maxClasses = Number.POSITIVE_INFINITY) {
+  /** `budget.maxClasses`: the most leaves (classes, dead ones included) the partition may make before it stops. */
+  constructor(design: DesignDef, budget = new Budget()) {
     this.design = design;
-    this.#maxClasses = maxClasses;
+    this.#budget = budget;
+    this.bdd = new Bdd(budget);
     this.hopField = design.fields.find((f) => f.name === design.hopLimitField);
     let v = 0;
     const fields: SpaceField[] = [];
@@ -112,6 +118,11 @@ export class HeaderSpace {
     return this.#root >= 0;
   }
 
+  /** Classes made so far, while building too (a building the budget stopped made at least this many). */
+  get made(): number {
+    return this.#leafByKey.size;
+  }
+
   /**
    * The predicate of a row's patterns (its hop-limit pattern aside), registered once; −1 when
    * it has none (it holds for every header). Registered after build(), a new predicate splits
@@ -139,7 +150,11 @@ export class HeaderSpace {
     if (this.built) return;
     const empty = this.#leaf([]);
     let root = this.#mapBoolean(this.#domain, empty);
-    for (let id = 0; id < this.#preds.length; id++) root = this.#addPred(root, id, undefined);
+    this.#budget.stage(`building the ${this.design.name} header classes`, this.#preds.length, "row patterns");
+    for (let id = 0; id < this.#preds.length; id++) {
+      this.#budget.need();
+      root = this.#addPred(root, id, undefined);
+    }
     this.#root = root;
     // Classes numbered in the order a walk meets their leaves (low branch first): the same description, the same
     // numbers.
@@ -381,7 +396,12 @@ export class HeaderSpace {
     const key = sig.join(",");
     const found = this.#leafByKey.get(key);
     if (found !== undefined) return found;
-    if (this.#leafByKey.size >= this.#maxClasses) throw new TooManyClasses(this.design.name, this.#maxClasses);
+    if (this.#leafByKey.size >= this.#budget.maxClasses)
+      throw this.#budget.reached(
+        "classes",
+        `the rows cut the ${this.design.name} headers into more than ` +
+          `${this.#budget.maxClasses.toLocaleString("en-US")} classes`,
+      );
     const n = this.bdd.terminal();
     this.#leafByKey.set(key, n);
     this.#leafSig.set(n, sig);
@@ -433,6 +453,12 @@ export class HeaderSpace {
       const [f0, f1] = b.cofactors(f, v);
       const [q0, q1] = b.cofactors(q, v);
       const r = b.mk(v, rec(f0, q0), rec(f1, q1));
+      // A Map has a largest size: work past a few times the diagram's budget is a stop, not a crash.
+      if (memo.size >= 3 * this.#budget.maxNodes)
+        throw this.#budget.reached(
+          "nodes",
+          `adding a row's predicate to the ${this.design.name} classes took too long`,
+        );
       memo.set(key, r);
       return r;
     };
@@ -448,6 +474,7 @@ export class HeaderSpace {
 
   /** A predicate registered after build(): the classes it cuts split, and the listeners hear of it. */
   #addLive(id: number): void {
+    this.#budget.stage(`adding a row's patterns to the ${this.design.name} header classes`, 1, "row patterns");
     const moved = new Map<number, number>();
     this.#root = this.#addPred(this.#root, id, moved);
     if (moved.size === 0) return;
@@ -535,27 +562,19 @@ function patternKey(p: Pattern): string {
 }
 
 /** One header space per design, shared by every network of that design (bridged and subducted networks have one). */
-/** The rows cut a design's headers into more classes than the analysis was allowed to make. */
-export class TooManyClasses extends Error {
-  constructor(design: string, max: number) {
-    super(`the rows cut the ${design} headers into more than ${max} classes`);
-    this.name = "TooManyClasses";
-  }
-}
-
 export class HeaderSpaces {
   readonly #spaces = new Map<string, HeaderSpace>();
-  readonly #maxClasses: number;
+  readonly budget: Budget;
 
-  /** `maxClasses`: per design (HeaderSpace). */
-  constructor(maxClasses = Number.POSITIVE_INFINITY) {
-    this.#maxClasses = maxClasses;
+  /** `budget`: shared by every design's space (its class bound is per design). */
+  constructor(budget = new Budget()) {
+    this.budget = budget;
   }
 
   of(design: DesignDef): HeaderSpace {
     let s = this.#spaces.get(design.name);
     if (s === undefined) {
-      s = new HeaderSpace(design, this.#maxClasses);
+      s = new HeaderSpace(design, this.budget);
       this.#spaces.set(design.name, s);
     }
     return s;

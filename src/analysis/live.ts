@@ -6,10 +6,16 @@
 // header classes they match are walked again (ComponentRelation.update), as
 // NetPlumber and APKeep do; the traffic model's relation, small, is walked
 // afresh for the components touched.
+//
+// Its budget (./budget.ts; `serve --analyze` takes analyze's) bounds the
+// first analysis and, afresh, each update: an update the budget stops leaves
+// the relations short of some classes, and line() says so. Rows that cut more
+// classes than it allows stop the analysis following the tables at all.
 
 import type { CompiledSpec } from "../control/compiled.js";
 import type { Installed } from "../control/install.js";
-import { Analysis, type Component } from "./analysis.js";
+import { Analysis, type AnalysisOptions, type Component } from "./analysis.js";
+import { BudgetStop, type Stop } from "./budget.js";
 import { currentProperties, type PropertyResult, type Relations } from "./properties.js";
 import { ComponentRelation } from "./relations.js";
 import type { Affected } from "./tables.js";
@@ -30,14 +36,25 @@ export class LiveAnalysis {
   readonly #relation = new Map<Component, ComponentRelation>();
   readonly #traffic = new Map<Component, TrafficRelation>();
   #last: LiveUpdate | undefined;
+  /** Where the budget stopped the analysis or its last update, if it did. */
+  #stop: Stop | undefined;
+  /** New rows cut more classes than the budget allows: the analysis no longer follows the tables. */
+  #frozen = false;
 
-  constructor(compiled: CompiledSpec) {
-    this.analysis = new Analysis(compiled);
+  /** `options.budget` and `options.hopLimit` as `strata analyze` takes them (src/cli/commands/analyze.ts). */
+  constructor(compiled: CompiledSpec, options: Pick<AnalysisOptions, "budget" | "hopLimit"> = {}) {
+    this.analysis = new Analysis(compiled, options);
     this.#compiled = compiled;
     for (const c of this.analysis.components) {
       this.#relation.set(c, new ComponentRelation(this.analysis, c));
       this.#traffic.set(c, trafficRelation(this.analysis, c));
     }
+    this.#stop = this.analysis.budget.stopped;
+  }
+
+  /** Where the budget stopped the analysis or its last update (the relations lack some classes), if it did. */
+  get stopped(): Stop | undefined {
+    return this.#stop;
   }
 
   get relations(): Relations {
@@ -53,6 +70,21 @@ export class LiveAnalysis {
    * when they are the same. */
   update(installed: Pick<Installed, "compiled" | "entries">): LiveUpdate {
     const t0 = performance.now();
+    const a = this.analysis;
+    if (!a.built || this.#frozen) return { rows: 0, classes: 0, ms: 0 };
+    a.budget.renew();
+    try {
+      return this.#update(installed, t0);
+    } catch (err) {
+      // New rows cut more classes than the budget allows: the relations are left as they are, and no longer followed.
+      if (!(err instanceof BudgetStop)) throw err;
+      this.#frozen = true;
+      this.#stop = a.budget.stopped;
+      return { rows: 0, classes: 0, ms: performance.now() - t0 };
+    }
+  }
+
+  #update(installed: Pick<Installed, "compiled" | "entries">, t0: number): LiveUpdate {
     const a = this.analysis;
     const affected = new Map<Component, Affected>();
     let rows = 0;
@@ -74,7 +106,10 @@ export class LiveAnalysis {
       this.#traffic.set(c, trafficRelation(a, c));
     }
     const done = { rows, classes, ms: performance.now() - t0 };
-    if (affected.size > 0 || rows > 0) this.#last = done;
+    if (affected.size > 0 || rows > 0) {
+      this.#last = done;
+      this.#stop = a.budget.stopped;
+    }
     return done;
   }
 
@@ -85,18 +120,28 @@ export class LiveAnalysis {
   /** One line for `counts`: which properties fail now, and what the last update cost. */
   line(): string {
     const ps = this.properties();
-    const failing = ps.filter((p) => !p.holds).map((p) => p.name);
+    const failing = ps.filter((p) => !p.holds && p.unknown !== true).map((p) => p.name);
+    const unknown = ps.filter((p) => p.unknown === true).length;
+    const checked = ps.length - unknown;
     const verdict =
       failing.length === 0
-        ? `every property holds (${ps.length})`
-        : `${failing.length} of ${ps.length} properties fail: ${failing.join(", ")}`;
+        ? unknown === 0
+          ? `every property holds (${ps.length})`
+          : `no property of the ${checked} checked fails`
+        : `${failing.length} of ${unknown === 0 ? ps.length : `the ${checked} checked`} properties fail: ` +
+          failing.join(", ");
+    const cut =
+      this.#stop === undefined
+        ? ""
+        : `; cut short by its ${this.#stop.limit} limit in ${this.#stop.stage}: ${unknown} ` +
+          `propert${unknown === 1 ? "y" : "ies"} not known`;
     const last =
       this.#last === undefined
         ? ""
         : `; last ` +
           `update: ${this.#last.rows} row${this.#last.rows === 1 ? "" : "s"}, ${this.#last.classes} header ` +
           `class${this.#last.classes === 1 ? "" : "es"} walked again in ${this.#last.ms.toFixed(2)} ms`;
-    return `analysis: ${verdict}${last}`;
+    return `analysis: ${verdict}${cut}${last}`;
   }
 }
 

@@ -13,9 +13,16 @@
 // net.als and traffic.als), over the headers send rows attach; a member's
 // traffic to itself is no demand on the network (the model's No_self_sessions
 // is a property of its own).
+//
+// When the budget ran out (./budget.ts) a property is checked over what was
+// walked: a counterexample found is one, but one that holds there is only
+// known to hold when what it says cannot change with more (every member pair
+// reached); otherwise it is `unknown`.
 
 import type { Analysis, Component, ComponentKind } from "./analysis.js";
-import { ComponentRelation } from "./relations.js";
+import { componentName } from "./members.js";
+import type { Stop } from "./budget.js";
+import { ComponentRelation, type LimitAt } from "./relations.js";
 import type { Hit } from "./tables.js";
 import {
   type Delivery,
@@ -26,7 +33,7 @@ import {
   type TrafficRelation,
   trafficRelation,
 } from "./traffic.js";
-import { Walker } from "./walk.js";
+import { type Step, Walker } from "./walk.js";
 import { Words } from "./words.js";
 
 export interface PropertyResult {
@@ -39,6 +46,8 @@ export interface PropertyResult {
   readonly counterexamples: readonly string[];
   /** Counterexamples not listed. */
   readonly more: number;
+  /** The analysis was cut short before it could tell (`holds` is then false, with no counterexample). */
+  readonly unknown?: true;
 }
 
 export interface ComponentReport {
@@ -51,17 +60,23 @@ export interface ComponentReport {
   readonly reachable: { readonly tuples: number; readonly pairs: number; readonly of: number };
   readonly effective: { readonly sessions: number; readonly deliveries: number };
   readonly properties: readonly PropertyResult[];
+  /** Every class and session walked; false: the budget ran out, and `walked` says how far it got. */
+  readonly complete: boolean;
+  readonly walked: { readonly classes: number; readonly of: number };
 }
 
 export interface AnalysisReport {
   readonly file: string;
   /** Every property holds. */
   readonly ok: boolean;
-  /** Header classes, by design. */
+  /** Header classes, by design (when their building stopped: how many it had made). */
   readonly classes: Readonly<Record<string, number>>;
   readonly components: readonly ComponentReport[];
   readonly layering: PropertyResult;
   readonly inclusions: readonly PropertyResult[];
+  /** Everything was checked; false: the budget ran out (`stop`), and what was checked is here. */
+  readonly complete: boolean;
+  readonly stop?: Stop;
 }
 
 /** The relations of every component: kept so queries and updates can use them. */
@@ -73,6 +88,7 @@ export interface Relations {
 /** Counterexamples listed per property. */
 const SHOWN = 5;
 
+/** Every component's relations, each as far as the budget allows (none when the classes were not built). */
 export function computeRelations(a: Analysis): Relations {
   return {
     relation: new Map(a.components.map((c) => [c, new ComponentRelation(a, c)])),
@@ -83,12 +99,22 @@ export function computeRelations(a: Analysis): Relations {
 export function report(a: Analysis, r: Relations = computeRelations(a)): AnalysisReport {
   const w = new Words(a);
   const components = a.components.map((c) => componentReport(a, c, r, w));
-  const layering = layeringProperty(a, w);
+  const layering = a.built ? layeringProperty(a, w) : unknown("Underlay_satisfies_layering_demands");
   const inclusions = inclusionProperties(a, r, w);
   const classes: Record<string, number> = {};
-  for (const s of a.spaces.all()) classes[s.design.name] = s.atoms().length;
+  for (const s of a.spaces.all()) classes[s.design.name] = s.built ? s.atoms().length : s.made;
   const ok = [...components.flatMap((c) => c.properties), layering, ...inclusions].every((p) => p.holds);
-  return { file: a.compiled.spec.file, ok, classes, components, layering, inclusions };
+  const stop = a.budget.stopped;
+  return {
+    file: a.compiled.spec.file,
+    ok,
+    classes,
+    components,
+    layering,
+    inclusions,
+    complete: stop === undefined,
+    ...(stop === undefined ? {} : { stop }),
+  };
 }
 
 /**
@@ -100,7 +126,7 @@ export function currentProperties(a: Analysis, r: Relations): PropertyResult[] {
   const components = a.components.flatMap((c) =>
     componentReport(a, c, r, w).properties.map((p) => ({ ...p, name: `${p.name} (${c.name})` })),
   );
-  return [...components, layeringProperty(a, w)];
+  return [...components, a.built ? layeringProperty(a, w) : unknown("Underlay_satisfies_layering_demands")];
 }
 
 function result(name: string, lines: readonly string[], note?: string): PropertyResult {
@@ -113,14 +139,28 @@ function result(name: string, lines: readonly string[], note?: string): Property
   };
 }
 
+/** A property the budget left no room to check. */
+function unknown(name: string): PropertyResult {
+  return { name, holds: false, counterexamples: [], more: 0, unknown: true };
+}
+
+/** A property checked over part of what it ranges over: its counterexamples are real, its holding is not. */
+function partial(p: PropertyResult, complete: boolean): PropertyResult {
+  return complete || !p.holds ? p : { ...unknown(p.name), ...(p.note === undefined ? {} : { note: p.note }) };
+}
+
 function componentReport(a: Analysis, c: Component, r: Relations, w: Words): ComponentReport {
   const rel = r.relation.get(c);
   const traffic = r.traffic.get(c);
   if (rel === undefined || traffic === undefined) throw new Error(`no relations for ${c.name}`);
   const pairs = rel.pairs;
-  const properties = [noRoutingLoops(rel, w), fullyReachable(a, rel, w)];
+  const properties = [partial(noRoutingLoops(rel, w), rel.complete), fullyReachable(a, rel, w)];
   if (c.kind === "network") properties.push(onlyUnicast(a, c, w));
-  properties.push(communicationDemands(a, c, traffic, w), authentic(a, c, traffic, w), symmetric(traffic, w));
+  properties.push(
+    partial(communicationDemands(a, c, traffic, w), traffic.complete),
+    partial(authentic(a, c, traffic, w), traffic.complete),
+    traffic.complete ? symmetric(traffic, w) : unknown("Effective_reachability_is_symmetric"),
+  );
   return {
     kind: c.kind,
     name: c.name,
@@ -130,6 +170,8 @@ function componentReport(a: Analysis, c: Component, r: Relations, w: Words): Com
     reachable: { tuples: rel.tuples, pairs: pairs.reached, of: pairs.all },
     effective: { sessions: traffic.sessions.length, deliveries: traffic.deliveries.length },
     properties,
+    complete: rel.complete && traffic.complete,
+    walked: rel.walked,
   };
 }
 
@@ -144,21 +186,40 @@ function noRoutingLoops(rel: ComponentRelation, w: Words): PropertyResult {
   return result("No_routing_loops", lines);
 }
 
+/** Pairs only grow as classes are walked: holding over part of them is holding; failing there is not failing. */
 function fullyReachable(a: Analysis, rel: ComponentRelation, w: Words): PropertyResult {
   const silent = new Set(rel.silent());
+  // Where the hop limit stopped what an origin sends: the reason it reaches no one, or not that member.
+  const limited = new Map<number, LimitAt>();
+  for (const l of rel.limits()) if (!limited.has(l.origin)) limited.set(l.origin, l);
+  const why = (m0: number): string => {
+    const l = limited.get(m0);
+    return l === undefined ? "" : ` (${limitText(w, l)})`;
+  };
   const lines = [...silent].map(
     (m) =>
-      `${w.member(m)} reaches no other ` +
-      `member${sendsOnNoLink(a, m) ? " (no forward row of it puts a header on a link)" : ""}`,
+      `${w.member(m)} reaches no other member` +
+      `${sendsOnNoLink(a, m) ? " (no forward row of it puts a header on a link)" : why(m)}`,
   );
   const missing = rel.missingPairs(SHOWN, (m0) => silent.has(m0));
-  for (const [m0, m1] of missing.pairs) lines.push(`no header goes from ${w.member(m0)} to ${w.member(m1)}`);
+  for (const [m0, m1] of missing.pairs) lines.push(`no header goes from ${w.member(m0)} to ${w.member(m1)}${why(m0)}`);
   const shown = result("Fully_reachable", lines);
-  return {
-    ...shown,
-    holds: silent.size === 0 && missing.count === 0,
-    more: shown.more + missing.count - missing.pairs.length,
-  };
+  const holds = silent.size === 0 && missing.count === 0;
+  if (!holds && !rel.complete) return unknown("Fully_reachable");
+  return { ...shown, holds, more: shown.more + missing.count - missing.pairs.length };
+}
+
+/** Why the hop limit stopped a class: the path to the crossing past it, and how many links that makes. */
+export function limitText(w: Words, l: { link: number; crossings: number; path: readonly Step[] }): string {
+  const a = w.analysis;
+  const costs = a.topology.link(l.link).receivers.map((_, i) => a.linkCost(l.link, i));
+  // A cost past the limit is a session the limit cut inside the underlay: how far past is not known.
+  const crossings = costs.some((c) => c > a.hopLimit) ? `more than ${a.hopLimit}` : `${l.crossings}`;
+  const layers = costs.some((c) => c > 1) || l.crossings > l.path.filter((s) => s.kind === "link").length;
+  return (
+    `the hop limit (${a.hopLimit} links) drops it as a loop: with ${w.path(l.path)} it would cross ${crossings} ` +
+    `links${layers ? ", every layer's counted" : ""}`
+  );
 }
 
 /** Whether a member's forward table has no active row that sends on an out-link. */
@@ -172,6 +233,11 @@ function sendsOnNoLink(a: Analysis, m: number): boolean {
 
 function onlyUnicast(a: Analysis, c: Component, w: Words): PropertyResult {
   const lines: string[] = [];
+  const replicating = (m: number): number =>
+    a.member(m).tables.forward?.rows.filter((r) => r.row.action.kind === "out" && r.row.action.ports.length > 1)
+      .length ?? 0;
+  const rows = c.members.reduce((n, m) => n + replicating(m), 0);
+  a.budget.stage(`checking Only_unicast_forwarding in network ${c.name}`, rows, "rows");
   for (const m of c.members) {
     const v = a.member(m);
     const t = v.tables.forward;
@@ -179,8 +245,9 @@ function onlyUnicast(a: Analysis, c: Component, w: Words): PropertyResult {
     for (const r of t.rows) {
       const act = r.row.action;
       if (!t.isActive(r.index) || act.kind !== "out" || act.ports.length < 2) continue;
-      // Replication only where the row wins for some class and in-link.
-      const arrivals = r.row.in !== undefined ? [r.row.in] : ["self" as const, ...v.inPorts];
+      if (!a.budget.take()) return partial(result("Only_unicast_forwarding", lines), false);
+      // Replication only where the row wins for some class and in-link (in-links no row names are alike).
+      const arrivals = r.row.in !== undefined ? [r.row.in] : ["self" as const, ...t.distinctArrivals(v.inPorts)];
       const atoms = r.pred < 0 ? c.space.atoms() : c.space.atomsOf(r.pred).filter((x) => !c.space.isDead(x));
       const hits: Hit[] = [];
       const wins = arrivals.some((arr) =>
@@ -219,6 +286,12 @@ export function mishapText(w: Words, x: Mishap | Delivery): string {
       m.hole.port === undefined ? "" : ` (${m.hole.table === "transmit" ? "out" : "in"}-link ${String(m.hole.port)})`;
     return `dropped at ${w.member(m.hole.member)}: no ${m.hole.table} row for it${link}: ${w.path(m.path)}`;
   }
+  if (m.kind === "drop" && m.drop?.reason === "loop")
+    return `dropped at ${w.member(m.drop.member)}: ${limitText(w, {
+      link: m.drop.link ?? -1,
+      crossings: m.drop.crossings ?? 0,
+      path: m.path,
+    })}`;
   if (m.kind === "drop" && m.drop !== undefined)
     return `dropped at ${w.member(m.drop.member)} (${m.drop.reason}): ${w.path(m.path)}`;
   return `loops: ${w.path(m.path)}`;
@@ -296,7 +369,7 @@ function symmetric(traffic: TrafficRelation, w: Words): PropertyResult {
 }
 
 function layeringProperty(a: Analysis, w: Words): PropertyResult {
-  const demands = layeringDemands(a, (x) => mishapText(w, x));
+  const { demands, complete } = layeringDemands(a, (x) => mishapText(w, x));
   const lines: string[] = [];
   for (const d of demands) {
     const l = a.topology.link(d.link);
@@ -314,12 +387,15 @@ function layeringProperty(a: Analysis, w: Words): PropertyResult {
             `instead ${r.instead.length === 0 ? "it is sent on no link" : r.instead.join("; ")}`,
         );
   }
-  return result(
-    "Underlay_satisfies_layering_demands",
-    lines,
-    demands.length === 0
-      ? "no overlay link is implemented by a session"
-      : `${demands.length} overlay links implemented by sessions`,
+  return partial(
+    result(
+      "Underlay_satisfies_layering_demands",
+      lines,
+      demands.length === 0
+        ? "no overlay link is implemented by a session"
+        : `${demands.length} overlay links implemented by sessions`,
+    ),
+    complete,
   );
 }
 
@@ -347,15 +423,24 @@ function inclusionProperties(a: Analysis, r: Relations, w: Words): PropertyResul
     const traffic = r.traffic.get(c);
     if (traffic === undefined || traffic.deliveries.length === 0) continue;
     const cache = new Map<number, Map<string, bigint>>();
-    const lines = traffic.deliveries.flatMap((d) => {
-      const t = cache.get(d.atom) ?? tuples(a, c, d.atom);
-      cache.set(d.atom, t);
+    const lines: string[] = [];
+    let walked = traffic.complete;
+    a.budget.stage(`checking the inclusions in ${componentName(c)}`, traffic.deliveries.length, "deliveries");
+    for (const d of traffic.deliveries) {
+      let t = cache.get(d.atom);
+      if (t === undefined) {
+        if (!a.budget.take()) {
+          walked = false;
+          break;
+        }
+        t = tuples(a, c, d.atom);
+        cache.set(d.atom, t);
+      }
       const have = t.get(`${d.session.member}>${d.member}`) ?? 0n;
-      return (have & d.hops) === d.hops
-        ? []
-        : [`${w.member(d.session.member)} → ${w.member(d.member)} with ${w.header(c.space, d.atom, d.hops)}`];
-    });
-    out.push(result(`effective ${relName(c)} ⊆ ${relName(c)} (${c.name})`, lines));
+      if ((have & d.hops) !== d.hops)
+        lines.push(`${w.member(d.session.member)} → ${w.member(d.member)} with ${w.header(c.space, d.atom, d.hops)}`);
+    }
+    out.push(partial(result(`effective ${relName(c)} ⊆ ${relName(c)} (${c.name})`, lines), walked));
   }
   // A part's relation ⊆ its composition's (seed Figure 6 and Figure 9).
   for (const c of a.components) {
@@ -371,7 +456,14 @@ function inclusionProperties(a: Analysis, r: Relations, w: Words): PropertyResul
               !a.components.some((b) => b.kind === "bridged" && b.networks.includes(p.networks[0] ?? "")))),
     );
     const lines: string[] = [];
-    for (const atom of c.space.atoms()) {
+    const atoms = c.space.atoms();
+    a.budget.stage(`checking the inclusions in ${componentName(c)}`, atoms.length, "header classes");
+    let walked = true;
+    for (const atom of atoms) {
+      if (!a.budget.take()) {
+        walked = false;
+        break;
+      }
       const whole = tuples(a, c, atom);
       for (const p of parts) {
         for (const [k, hops] of tuples(a, p, atom)) {
@@ -384,7 +476,8 @@ function inclusionProperties(a: Analysis, r: Relations, w: Words): PropertyResul
         }
       }
     }
-    out.push(result(`${parts.map((p) => `${relName(p)} (${p.name})`).join(" ∪ ")} ⊆ ${relName(c)} (${c.name})`, lines));
+    const name = `${parts.map((p) => `${relName(p)} (${p.name})`).join(" ∪ ")} ⊆ ${relName(c)} (${c.name})`;
+    out.push(partial(result(name, lines), walked));
     const whole = new Set((r.traffic.get(c)?.deliveries ?? []).map(deliveryKey));
     const effLines = parts.flatMap((p) =>
       (r.traffic.get(p)?.deliveries ?? [])
@@ -395,7 +488,8 @@ function inclusionProperties(a: Analysis, r: Relations, w: Words): PropertyResul
             `not in ${c.name}`,
         ),
     );
-    out.push(result(`effective: ${parts.map((p) => p.name).join(" ∪ ")} ⊆ ${c.name}`, effLines));
+    const effComplete = parts.every((p) => r.traffic.get(p)?.complete === true) && r.traffic.get(c)?.complete === true;
+    out.push(partial(result(`effective: ${parts.map((p) => p.name).join(" ∪ ")} ⊆ ${c.name}`, effLines), effComplete));
   }
   return out;
 }

@@ -188,14 +188,25 @@ function sessionHoles(
  * What `strata check` warns of (the cheap properties): the classes that loop, and the black holes
  * of the traffic model's sessions, in each network's largest composition.
  */
-export function cheapFindings(a: Analysis): { readonly loops: Finding[]; readonly sessionHoles: Finding[] } {
+export function cheapFindings(a: Analysis): {
+  readonly loops: Finding[];
+  readonly sessionHoles: Finding[];
+  /** Header classes walked for loops, and how many there are (fewer when the budget ran out). */
+  readonly walked: { readonly classes: number; readonly of: number };
+} {
   const w = new Words(a);
   const comps = largest(a);
-  const relation = new Map(comps.map((c) => [c, new ComponentRelation(a, c)]));
+  const relation = new Map(comps.map((c) => [c, new ComponentRelation(a, c, { loopsOnly: true })]));
   const traffic = new Map(comps.map((c) => [c, trafficRelation(a, c)]));
+  const walked = { classes: 0, of: 0 };
+  for (const rel of relation.values()) {
+    walked.classes += rel.walked.classes;
+    walked.of += rel.walked.of;
+  }
   return {
     loops: loops(a, { relation, traffic }),
     sessionHoles: comps.flatMap((c) => sessionHoles(a, c, traffic.get(c), w)),
+    walked,
   };
 }
 
@@ -220,7 +231,10 @@ export function unreachable(
 }
 
 export interface Equivalence {
+  /** No difference found; when not `complete`, only over the classes compared. */
   readonly holds: boolean;
+  /** Every class compared (the budget allowed it). */
+  readonly complete: boolean;
   /** Tuples one has and the other lacks, in words: the first few. */
   readonly reachable: readonly string[];
   readonly effective: readonly string[];
@@ -241,8 +255,15 @@ export function equivalence(a: Analysis, b: Analysis, shown = 5): Equivalence {
   };
   const lines: string[] = [];
   const effLines: string[] = [];
+  let complete = true;
   for (const space of a.spaces.all()) {
-    for (const atom of space.atoms()) {
+    const atoms = space.atoms();
+    a.budget.stage(`comparing the ${space.design.name} header classes`, atoms.length, "header classes");
+    for (const atom of atoms) {
+      if (!a.budget.take()) {
+        complete = false;
+        break;
+      }
       const maps = sides.map(({ x, comps }) => {
         const out = new Map<string, { hops: bigint; text: string }>();
         const walker = new Walker(x);
@@ -305,6 +326,7 @@ export function equivalence(a: Analysis, b: Analysis, shown = 5): Equivalence {
   }
   return {
     holds: lines.length + effLines.length === 0,
+    complete,
     reachable: lines.slice(0, shown),
     effective: effLines.slice(0, shown),
     more: Math.max(0, lines.length - shown) + Math.max(0, effLines.length - shown),

@@ -9,10 +9,16 @@
 // The traffic model's relation, `effectivelyReachable` (seed §3.3), starts
 // only from the headers members' send rows attach and ends only where a
 // member receives: it is small, and walked whole (./traffic.ts).
+//
+// A class is walked when the analysis's budget allows it (./budget.ts): past
+// the budget the relation holds the classes walked so far (`complete` false),
+// whose tuples, loops and black holes are real, and says nothing of the rest.
 
 import type { Analysis, Component } from "./analysis.js";
+import { isResourceError } from "./budget.js";
+import { componentName } from "./members.js";
 import type { Affected } from "./tables.js";
-import { type Hole, type Step, Walker } from "./walk.js";
+import { type Hole, type Origin, type Step, Walker } from "./walk.js";
 
 /** A black hole met by one class: where, and one path that leads there. */
 export interface HoleAt {
@@ -33,6 +39,16 @@ export interface LoopAt {
   readonly path: readonly Step[];
 }
 
+/** A class the hop limit stopped (the data plane's `loop` drop): the first such crossing met from an origin. */
+export interface LimitAt {
+  readonly atom: number;
+  readonly origin: number;
+  readonly link: number;
+  /** Links it would have crossed with this one (the layers' below counted). */
+  readonly crossings: number;
+  readonly path: readonly Step[];
+}
+
 interface AtomState {
   /** Local pair indices (origin × n + member), ascending, distinct. */
   readonly pairs: Int32Array;
@@ -40,6 +56,7 @@ interface AtomState {
   readonly outside: Int32Array;
   readonly holes: readonly HoleAt[];
   readonly loop: LoopAt | undefined;
+  readonly limits: readonly LimitAt[];
 }
 
 /** The most members a component may have for per-pair counts (n² of them); larger ones keep one bit a pair and are not
@@ -60,18 +77,55 @@ export class ComponentRelation {
   #pairsReached = 0;
   readonly #state = new Map<number, AtomState>();
   #tuples = 0;
+  /** The classes walked (all of them, unless the budget ran out). */
+  readonly #walked = new Set<number>();
 
-  constructor(a: Analysis, c: Component) {
+  /** `loopsOnly`: the loops and nothing else (`strata check`'s warnings), found at a fraction of the cost. */
+  readonly #loopsOnly: boolean;
+  /** Where loopsOnly's walks start: the same for every class. */
+  #loopOrigins: readonly Origin[] | undefined;
+
+  constructor(a: Analysis, c: Component, options: { readonly loopsOnly?: boolean } = {}) {
+    this.#loopsOnly = options.loopsOnly === true;
     this.#a = a;
     this.component = c;
     this.#walker = new Walker(a);
     c.members.forEach((m, i) => this.#local.set(m, i));
     const n = (this.#n = c.members.length);
-    if (n <= COUNTED_MEMBERS) this.#counts = new Uint32Array(n * n);
+    if (this.#loopsOnly) this.#bits = new Uint8Array(0);
+    else if (n <= COUNTED_MEMBERS) this.#counts = new Uint32Array(n * n);
     else this.#bits = new Uint8Array(Math.ceil((n * n) / 8));
     this.#outside = new Uint32Array(n);
     c.space.listen({ split: () => undefined, died: (atom) => this.#forget(atom) });
-    for (const atom of c.space.atoms()) this.#add(atom);
+    const atoms = c.space.atoms();
+    a.budget.stage(`walking reachable in ${componentName(c)}`, atoms.length, "header classes");
+    this.#walk(atoms);
+  }
+
+  /** Header classes walked, and how many there are. */
+  get walked(): { readonly classes: number; readonly of: number } {
+    return { classes: this.#walked.size, of: this.component.space.atoms().length };
+  }
+
+  /** Every class was walked (the budget allowed it). */
+  get complete(): boolean {
+    const { classes, of } = this.walked;
+    return classes === of;
+  }
+
+  /** Walks each class while the budget allows; a stack or a collection that runs out is a stop too. */
+  #walk(atoms: readonly number[]): void {
+    const budget = this.#a.budget;
+    for (const atom of atoms) {
+      if (!budget.take()) return;
+      try {
+        this.#add(atom);
+      } catch (err) {
+        if (!isResourceError(err)) throw err;
+        budget.stopFor("depth");
+        return;
+      }
+    }
   }
 
   /** Whether update() can follow a change (a component small enough for per-pair counts); otherwise compute it afresh.
@@ -84,12 +138,12 @@ export class ComponentRelation {
   update(affected: Affected): void {
     if (this.#counts === undefined)
       throw new Error(`component ${this.component.name} has ${this.#n} members: it is analysed once, not updated`);
-    const atoms = affected === "all" ? this.component.space.atoms() : affected;
-    for (const atom of atoms) {
-      if (this.component.space.isDead(atom)) continue;
-      this.#forget(atom);
-      this.#add(atom);
-    }
+    const atoms = (affected === "all" ? this.component.space.atoms() : affected).filter(
+      (atom) => !this.component.space.isDead(atom),
+    );
+    for (const atom of atoms) this.#forget(atom);
+    this.#a.budget.stage(`walking reachable in ${componentName(this.component)}`, atoms.length, "header classes");
+    this.#walk(atoms);
   }
 
   /** Header classes walked, tuples (class, origin, member) found. */
@@ -173,17 +227,24 @@ export class ComponentRelation {
     return [...this.#state.values()].flatMap((s) => (s.loop === undefined ? [] : [s.loop]));
   }
 
+  /** The classes the hop limit stopped, one crossing each per origin. */
+  limits(): LimitAt[] {
+    return [...this.#state.values()].flatMap((s) => s.limits);
+  }
+
   #has(k: number): boolean {
     if (this.#counts !== undefined) return (this.#counts[k] ?? 0) > 0;
     return (((this.#bits?.[k >> 3] ?? 0) >> (k & 7)) & 1) === 1;
   }
 
   #add(atom: number): void {
+    if (this.#loopsOnly) return this.#addLoop(atom);
     const n = this.#n;
     const pairs = new Set<number>();
     const outside = new Set<number>();
     const holes = new Map<string, HoleAt>();
     let loop: LoopAt | undefined;
+    const limits = new Map<number, LimitAt>();
     this.#walker.relation(this.component, atom, {
       acquired: (origin, member) => {
         const j = this.#local.get(member) ?? -1;
@@ -200,23 +261,54 @@ export class ComponentRelation {
       loop: (origin, link, hops, bounded, path) => {
         if (loop === undefined) loop = { atom, link, hops, bounded, origin, path: path() };
       },
+      drop: (origin, drop, path) => {
+        if (drop.reason === "loop" && !limits.has(origin))
+          limits.set(origin, { atom, origin, link: drop.link ?? -1, crossings: drop.crossings ?? 0, path: path() });
+      },
     });
+    this.#walked.add(atom);
     const list = Int32Array.from(pairs).sort();
     const out = Int32Array.from(outside).sort();
     for (const k of list) this.#count(k, 1);
     for (const j of out) this.#outside[j] = (this.#outside[j] ?? 0) + 1;
     this.#tuples += list.length;
     // large: nothing to keep per class
-    if (this.#counts === undefined && holes.size === 0 && loop === undefined) return;
+    if (this.#counts === undefined && holes.size === 0 && loop === undefined && limits.size === 0) return;
     this.#state.set(atom, {
       pairs: this.#counts === undefined ? new Int32Array(0) : list,
       outside: out,
       holes: [...holes.values()],
       loop,
+      limits: [...limits.values()],
     });
   }
 
+  /**
+   * Whether the class loops, walked from what members pass on (each state once for the class); when it does, walked
+   * again as the full relation walks it, for the same first loop and path.
+   */
+  #addLoop(atom: number): void {
+    this.#walked.add(atom);
+    let loops = false;
+    this.#loopOrigins ??= this.#walker.loopOrigins(this.component);
+    this.#walker.relation(
+      this.component,
+      atom,
+      { loop: () => (loops = true) },
+      { pairs: false, origins: this.#loopOrigins },
+    );
+    if (!loops) return;
+    let loop: LoopAt | undefined;
+    this.#walker.relation(this.component, atom, {
+      loop: (origin, link, hops, bounded, path) => {
+        loop ??= { atom, link, hops, bounded, origin, path: path() };
+      },
+    });
+    this.#state.set(atom, { pairs: new Int32Array(0), outside: new Int32Array(0), holes: [], loop, limits: [] });
+  }
+
   #forget(atom: number): void {
+    this.#walked.delete(atom);
     const s = this.#state.get(atom);
     if (s === undefined) return;
     for (const k of s.pairs) this.#count(k, -1);

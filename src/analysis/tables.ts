@@ -33,17 +33,26 @@ export interface Hit {
 /** Which classes a change to a table may change the fate of: some, or (a row without patterns) all. */
 export type Affected = readonly number[] | "all";
 
-const byPrio = (a: IndexedRow, b: IndexedRow): number => a.prio - b.prio;
+/** `r` into a list by priority: at the end when it comes last, as rows indexed in order mostly do. */
+function inPlace(list: IndexedRow[], r: IndexedRow): void {
+  let k = list.length;
+  while (k > 0 && (list[k - 1]?.prio ?? 0) > r.prio) k--;
+  list.splice(k, 0, r);
+}
 
 export class TableIndex {
   readonly space: HeaderSpace;
   spec: TableSpec;
   #rows: IndexedRow[] = [];
   #active: boolean[] = [];
-  /** Active rows without patterns, by priority. */
+  /** Active rows without patterns and without an in-link, by priority. */
   #wild: IndexedRow[] = [];
+  /** Active rows without patterns that name an in-link, by it, by priority (a lookup reads only its in-link's). */
+  #wildIn = new Map<Arrival, IndexedRow[]>();
   /** Per class, the active rows with patterns that hold for it, by priority. */
   #specific = new Map<number, IndexedRow[]>();
+  /** distinctArrivals' answers, by the list of in-links asked about. */
+  #distinct = new WeakMap<readonly number[], readonly number[]>();
 
   constructor(space: HeaderSpace, spec: TableSpec, active?: readonly boolean[]) {
     this.space = space;
@@ -55,6 +64,7 @@ export class TableIndex {
   /** Fills the per-class lists (the header space must be built). */
   index(): void {
     this.#wild = [];
+    this.#wildIn = new Map();
     this.#specific = new Map();
     this.#rows.forEach((r, i) => {
       if (this.#active[i] === true) this.#insert(r);
@@ -63,6 +73,21 @@ export class TableIndex {
 
   get rows(): readonly IndexedRow[] {
     return this.#rows;
+  }
+
+  /**
+   * The in-links of `ports` a lookup tells apart: those some row names (`in`), and, when some row names none, the first
+   * of the others, which stands for them all (what this table does with a class from one it does from each). A table
+   * whose rows all name their in-link finds nothing for the others.
+   */
+  distinctArrivals(ports: readonly number[]): readonly number[] {
+    const known = this.#distinct.get(ports);
+    if (known !== undefined) return known;
+    const named = new Set(this.#rows.map((r) => r.row.in));
+    const other = named.has(undefined) ? ports.find((p) => !named.has(p)) : undefined;
+    const arrivals = ports.filter((p) => named.has(p) || p === other);
+    this.#distinct.set(ports, arrivals);
+    return arrivals;
   }
 
   isActive(index: number): boolean {
@@ -76,19 +101,26 @@ export class TableIndex {
   lookup(arrival: Arrival, atom: number, hops: bigint, out: Hit[]): bigint {
     const spec = this.#specific.get(atom);
     const wild = this.#wild;
+    const wildIn = this.#wildIn.get(arrival);
     let i = 0;
     let j = 0;
+    let k = 0;
     let rest = hops;
     while (rest !== 0n) {
+      // The three lists merged by priority: the class's rows, the rows for any in-link, the rows for this one.
       const s = spec?.[i];
       const w = wild[j];
+      const x = wildIn?.[k];
       let r: IndexedRow;
-      if (s !== undefined && (w === undefined || s.prio < w.prio)) {
+      if (s !== undefined && (w === undefined || s.prio < w.prio) && (x === undefined || s.prio < x.prio)) {
         r = s;
         i++;
-      } else if (w !== undefined) {
+      } else if (w !== undefined && (x === undefined || w.prio < x.prio)) {
         r = w;
         j++;
+      } else if (x !== undefined) {
+        r = x;
+        k++;
       } else {
         break;
       }
@@ -116,6 +148,7 @@ export class TableIndex {
     const before = this.#rows.filter((_, i) => this.#active[i] === true);
     this.spec = spec;
     this.#rows = indexRows(this.space, spec);
+    this.#distinct = new WeakMap();
     this.#active = spec.rows.map((_, i) => active?.[i] ?? true);
     const after = this.#rows.filter((_, i) => this.#active[i] === true);
     this.index();
@@ -141,26 +174,27 @@ export class TableIndex {
 
   #insert(r: IndexedRow): void {
     if (r.pred < 0) {
-      this.#wild.push(r);
-      this.#wild.sort(byPrio);
+      const list = r.row.in === undefined ? this.#wild : (this.#wildIn.get(r.row.in) ?? []);
+      inPlace(list, r);
+      if (r.row.in !== undefined) this.#wildIn.set(r.row.in, list);
       return;
     }
     for (const a of this.space.atomsOf(r.pred)) {
       if (this.space.isDead(a)) continue;
       const list = this.#specific.get(a);
-      if (list === undefined) {
-        this.#specific.set(a, [r]);
-        continue;
-      }
-      let k = list.length;
-      while (k > 0 && (list[k - 1]?.prio ?? 0) > r.prio) k--;
-      list.splice(k, 0, r);
+      if (list === undefined) this.#specific.set(a, [r]);
+      else inPlace(list, r);
     }
   }
 
   #remove(r: IndexedRow): void {
     if (r.pred < 0) {
-      this.#wild = this.#wild.filter((x) => x !== r);
+      if (r.row.in === undefined) this.#wild = this.#wild.filter((x) => x !== r);
+      else
+        this.#wildIn.set(
+          r.row.in,
+          (this.#wildIn.get(r.row.in) ?? []).filter((x) => x !== r),
+        );
       return;
     }
     for (const a of this.space.atomsOf(r.pred)) {

@@ -10,22 +10,11 @@
 
 import type { Arrival } from "../model/rows.js";
 import type { Analysis, Component, MemberView } from "./analysis.js";
-import { NO_HOPS, oneHop } from "./hops.js";
+import { componentName, largestOf, type Session, sessionOf } from "./members.js";
 import type { Hit, IndexedRow } from "./tables.js";
 import { type Drop, type Hole, type Step, Walker } from "./walk.js";
 
-/** A header a member's send row attaches: the traffic model's `sendTable` entry. */
-export interface Session {
-  readonly member: number;
-  /** The send row's index. */
-  readonly row: number;
-  readonly session: number;
-  /** Every field the row writes; read-only ones (IPv4 ports) are whatever the payload holds. */
-  readonly header: ReadonlyMap<string, bigint>;
-  /** The header classes the header is in (several when read-only fields matter to some row). */
-  readonly atoms: readonly number[];
-  readonly hops: bigint;
-}
+export type { Session } from "./members.js";
 
 /** A tuple of `effectivelyReachable`: the session's header, in class `atom`, received by `member`. */
 export interface Delivery {
@@ -50,7 +39,9 @@ export interface Mishap {
 
 export interface TrafficRelation {
   readonly component: Component;
+  /** The sessions walked: every one, unless the budget ran out (`complete` false). */
   readonly sessions: readonly Session[];
+  readonly complete: boolean;
   readonly deliveries: readonly Delivery[];
   readonly mishaps: readonly Mishap[];
 }
@@ -70,25 +61,17 @@ export function sessionsOf(a: Analysis, members: readonly number[]): Session[] {
   return out;
 }
 
-function sessionOf(v: MemberView, row: number, session: number, header: ReadonlyMap<string, bigint>): Session {
-  const hop = v.space.hopField === undefined ? undefined : header.get(v.space.hopField.name);
-  return {
-    member: v.index,
-    row,
-    session,
-    header,
-    atoms: v.space.classesWhere(header),
-    hops: hop === undefined ? NO_HOPS : oneHop(hop),
-  };
-}
-
-/** `effectivelyReachable` over a component: each session's header walked from its sender. */
+/** `effectivelyReachable` over a component: each session's header walked from its sender, while the budget allows. */
 export function trafficRelation(a: Analysis, c: Component): TrafficRelation {
-  const sessions = sessionsOf(a, c.members);
+  const all = sessionsOf(a, c.members);
+  const sessions: Session[] = [];
   const deliveries: Delivery[] = [];
   const mishaps: Mishap[] = [];
   const walker = new Walker(a);
-  for (const s of sessions) {
+  a.budget.stage(`walking the traffic model in ${componentName(c)}`, all.length, "sessions");
+  for (const s of all) {
+    if (!a.budget.take()) break;
+    sessions.push(s);
     for (const atom of s.atoms) {
       walker.from(c, atom, s.member, "self", s.hops, {
         received: (_, member, hops, row, path) =>
@@ -99,7 +82,7 @@ export function trafficRelation(a: Analysis, c: Component): TrafficRelation {
       });
     }
   }
-  return { component: c, sessions, deliveries, mishaps };
+  return { component: c, sessions, complete: sessions.length === all.length, deliveries, mishaps };
 }
 
 /** Whether `v` effectively sends class `atom` from itself: its forward table puts it on some out-link. */
@@ -154,14 +137,15 @@ export interface LayeringDemand {
  * is received by each receiver's attachment, whose receive row hands it to the overlay on the
  * link's identifier there. The underlay is walked as the largest composition it is part of.
  */
-export function layeringDemands(a: Analysis, describe: (step: Mishap | Delivery) => string): LayeringDemand[] {
+export function layeringDemands(
+  a: Analysis,
+  describe: (step: Mishap | Delivery) => string,
+): { readonly demands: LayeringDemand[]; readonly complete: boolean } {
   const out: LayeringDemand[] = [];
   const walker = new Walker(a);
-  const largest = (m: number): Component | undefined => {
-    const cs = a.componentsOf(m);
-    return cs.find((c) => c.kind === "subduction") ?? cs.find((c) => c.kind === "bridged") ?? cs[0];
-  };
+  a.budget.stage("checking the layering demands", a.topology.links.length, "links");
   for (const l of a.topology.links) {
+    if (!a.budget.take()) return { demands: out, complete: false };
     if (l === undefined || l.sender < 0 || l.receivers.length === 0) continue;
     const v = a.member(l.sender);
     const t = v.transmit;
@@ -185,18 +169,27 @@ export function layeringDemands(a: Analysis, describe: (step: Mishap | Delivery)
       continue;
     }
     const s = sessionOf(u, sendRow, session, send.action.header);
-    const c = largest(u0);
+    const c = largestOf(a, u0);
     const deliveries: Delivery[] = [];
     const mishaps: Mishap[] = [];
     if (c !== undefined) {
       for (const atom of s.atoms) {
-        walker.from(c, atom, u0, "self", s.hops, {
-          received: (_, member, hops, r, path) =>
-            deliveries.push({ session: s, atom, hops, member, row: r, path: path() }),
-          hole: (_, hole, path) => mishaps.push({ session: s, atom, kind: "hole", hole, path: path() }),
-          drop: (_, drop, path) => mishaps.push({ session: s, atom, kind: "drop", drop, path: path() }),
-          loop: (_, link, _h, _b, path) => mishaps.push({ session: s, atom, kind: "loop", link, path: path() }),
-        });
+        // The overlay link's crossing counts against the hop limit, before the session's (./costs.ts).
+        walker.from(
+          c,
+          atom,
+          u0,
+          "self",
+          s.hops,
+          {
+            received: (_, member, hops, r, path) =>
+              deliveries.push({ session: s, atom, hops, member, row: r, path: path() }),
+            hole: (_, hole, path) => mishaps.push({ session: s, atom, kind: "hole", hole, path: path() }),
+            drop: (_, drop, path) => mishaps.push({ session: s, atom, kind: "drop", drop, path: path() }),
+            loop: (_, link, _h, _b, path) => mishaps.push({ session: s, atom, kind: "loop", link, path: path() }),
+          },
+          1,
+        );
       }
     }
     const receivers = l.receivers.map((r) => {
@@ -230,5 +223,5 @@ export function layeringDemands(a: Analysis, describe: (step: Mishap | Delivery)
     });
     out.push({ ...base, receivers });
   }
-  return out;
+  return { demands: out, complete: true };
 }

@@ -12,10 +12,20 @@
 // replication and loops. The hop-limit values travel with the class as a set
 // (./hops.ts): forwarding in a `ttl: decrement` network lowers them, and the
 // relation's tuples give them as the origin transmitted them.
+//
+// The walk also counts links crossed, as the data plane does (its hop limit,
+// `strata run --hop-limit`): every crossing is one, and a virtual link costs
+// what carrying it costs — one, and the crossings of the underlay session
+// that implements it (Analysis.linkCost). A crossing past the limit is the
+// data plane's `loop` drop. A state first met on a longer path may be walked
+// again from a shorter one, but only when the limit cut something below it;
+// without such a cut the walk is the same as one that counts nothing. The
+// recursion goes one link deeper per crossing, so its depth is bounded by the
+// hop limit, not by the description.
 
 import type { Arrival } from "../model/rows.js";
 import type { TableRole } from "../wasm/abi.js";
-import type { Analysis, Component, MemberView } from "./analysis.js";
+import type { Component, MemberView, Walkable } from "./members.js";
 import { decrement, undecrement } from "./hops.js";
 import type { Hit, IndexedRow } from "./tables.js";
 
@@ -36,20 +46,24 @@ export interface Hole {
   readonly hops: bigint;
 }
 
-export type DropReason = "forward-drop" | "ttl-expired" | "no-link";
+export type DropReason = "forward-drop" | "ttl-expired" | "no-link" | "loop";
 
 export interface Drop {
   readonly member: number;
   readonly reason: DropReason;
   readonly row: number;
   readonly hops: bigint;
+  /** `loop` (the hop limit): the link whose crossing went past it, and the crossings it would have made. */
+  readonly link?: number;
+  readonly crossings?: number;
 }
 
 export interface WalkEvents {
   /** `member` acquires the class (any acquire row): a tuple of the relation; `hops` as the origin transmitted them. */
   acquired?(origin: number, member: number, hops: bigint): void;
-  /** `member` receives it: acquire `receive` or `both`, and a receive row (the traffic model's end). */
-  received?(origin: number, member: number, hops: bigint, row: IndexedRow, path: () => Step[]): void;
+  /** `member` receives it: acquire `receive` or `both`, and a receive row (the traffic model's end); `crossings`: links
+   * crossed to get there. */
+  received?(origin: number, member: number, hops: bigint, row: IndexedRow, path: () => Step[], crossings: number): void;
   hole?(origin: number, hole: Hole, path: () => Step[]): void;
   drop?(origin: number, drop: Drop, path: () => Step[]): void;
   /** A forward row sends the class on several out-links. */
@@ -63,50 +77,116 @@ const MISS = 2;
 const LINK = 3;
 const ROLES: readonly TableRole[] = ["acquire", "forward", "transmit", "send", "receive"];
 
+/** Where walks of the relation start: a member forwarding from these in-links (or itself). */
+export interface Origin {
+  readonly member: number;
+  readonly arrivals: readonly Arrival[];
+}
+
+/** Hop values walked from a state with `crossings` links behind them, where the hop limit cut the walk below. */
+interface CutVisit {
+  readonly crossings: number;
+  hops: bigint;
+}
+
 export class Walker {
-  readonly #a: Analysis;
+  readonly #a: Walkable;
+  readonly #hopLimit: number;
   #c!: Component;
   #atom = 0;
   #ev: WalkEvents = {};
   #origin = -1;
   /** Per (link, decrements so far): the hop values already walked from it, for this origin. */
-  #visited = new Map<number, bigint>();
+  readonly #visited = new Map<number, bigint>();
+  /** Per (link, decrements so far): the walks from it that the hop limit cut (walked again from fewer crossings). */
+  readonly #cutVisits = new Map<number, CutVisit[]>();
+  /** Crossings the hop limit refused so far: a walk below which this grew was cut. */
+  #cuts = 0;
   /** Links on the current path, with the hop values they carried. */
   readonly #onStack = new Map<number, bigint>();
   /** The current path, three numbers a step, in the first #pathLen (a typed array: no array shrinking per step). */
   #path = new Int32Array(3 * 64);
   #pathLen = 0;
 
-  constructor(a: Analysis) {
+  constructor(a: Walkable) {
     this.#a = a;
+    this.#hopLimit = a.hopLimit;
   }
 
-  /** Every origin of the relation for one class: each member from each in-link and itself, then each inbound external
-   * link (origin −1). */
-  relation(c: Component, atom: number, ev: WalkEvents): void {
+  /**
+   * Every origin of the relation for one class: each member from each in-link and itself, then each inbound external
+   * link (origin −1). In-links no forward row names lead to the same walk: one of them stands for the others.
+   * `pairs: false` when only what the class meets matters (loops, black holes), not which origin reaches whom: the
+   * origins then share what was walked, and each state is walked once for the class, not once per origin. `origins`:
+   * only these (loopOrigins), and nothing from outside.
+   */
+  relation(
+    c: Component,
+    atom: number,
+    ev: WalkEvents,
+    o: { readonly pairs?: boolean; readonly origins?: readonly Origin[] } = {},
+  ): void {
+    const pairs = o.pairs ?? true;
     this.#begin(c, atom, ev);
+    if (!pairs) this.#from(-1);
+    const from = (member: number, v: MemberView, arrivals: readonly Arrival[]): void => {
+      if (pairs) this.#from(member);
+      else this.#origin = member;
+      for (const arrival of arrivals) this.#forward(v, arrival, c.space.allHops, 0, true, 0);
+    };
+    if (o.origins !== undefined) {
+      for (const { member, arrivals } of o.origins) from(member, this.#a.member(member), arrivals);
+      return;
+    }
     for (const m of c.members) {
       const v = this.#a.member(m);
-      if (v.tables.forward === undefined) continue;
-      this.#from(m);
-      for (const port of v.inPorts) this.#forward(v, port, c.space.allHops, 0, true);
-      this.#forward(v, "self", c.space.allHops, 0, true);
+      const t = v.tables.forward;
+      if (t === undefined) continue;
+      from(m, v, t.distinctArrivals(v.inPorts));
+      this.#forward(v, "self", c.space.allHops, 0, true, 0);
     }
-    for (const l of this.#a.topology.links) {
-      if (l === undefined || l.sender >= 0 || !l.receivers.some((r) => c.has[r.member] === 1)) continue;
-      this.#from(-1);
-      this.#cross(l.index, c.space.allHops, 0);
+    for (const l of this.#a.inbound(c)) {
+      if (pairs) this.#from(-1);
+      else this.#origin = -1;
+      this.#cross(l, c.space.allHops, 0, 0);
     }
   }
 
-  /** One origin: `member` forwards the class from `arrival` (itself: `self`), with these hop values. */
-  from(c: Component, atom: number, member: number, arrival: Arrival, hops: bigint, ev: WalkEvents): void {
+  /**
+   * The origins that meet every loop of a component: a loop passes only through members that pass on what they
+   * receive, so it comes in by an in-link such a member sends on (Walkable.loopPorts); what members send themselves,
+   * and what hosts and the outside send them, are in no loop. The same for every class: found once.
+   */
+  loopOrigins(c: Component): Origin[] {
+    const out: Origin[] = [];
+    for (const m of c.members) {
+      const t = this.#a.member(m).tables.forward;
+      const arrivals = t?.distinctArrivals(this.#a.loopPorts(m)) ?? [];
+      if (arrivals.length > 0) out.push({ member: m, arrivals });
+    }
+    return out;
+  }
+
+  /** One origin: `member` forwards the class from `arrival` (itself: `self`), with these hop values, `crossings` links
+   * behind it. */
+  from(
+    c: Component,
+    atom: number,
+    member: number,
+    arrival: Arrival,
+    hops: bigint,
+    ev: WalkEvents,
+    crossings = 0,
+  ): void {
     this.#begin(c, atom, ev);
     this.#from(member);
-    this.#forward(this.#a.member(member), arrival, hops, 0, true);
+    this.#forward(this.#a.member(member), arrival, hops, 0, true, crossings);
   }
 
   #begin(c: Component, atom: number, ev: WalkEvents): void {
+    // A walk cut off by a stack that ran out leaves its path behind.
+    this.#onStack.clear();
+    this.#pathLen = 0;
     this.#c = c;
     this.#atom = atom;
     this.#ev = ev;
@@ -114,7 +194,8 @@ export class Walker {
 
   #from(origin: number): void {
     this.#origin = origin;
-    this.#visited = new Map();
+    this.#visited.clear();
+    if (this.#cutVisits.size > 0) this.#cutVisits.clear();
   }
 
   #pathThunk = (): Step[] => {
@@ -158,7 +239,9 @@ export class Walker {
     this.#pop();
   }
 
-  #cross(link: number, hops: bigint, d: number): void {
+  /** Crosses `link` with `crossings` links behind: each receiver in the component acquires what the hop limit lets
+   * through. */
+  #cross(link: number, hops: bigint, d: number, crossings: number): void {
     const c = this.#c;
     const stacked = this.#onStack.get(link);
     if (stacked !== undefined) {
@@ -173,20 +256,63 @@ export class Walker {
       }
     }
     const key = link * 512 + d;
-    const seen = this.#visited.get(key) ?? 0n;
-    const fresh = hops & ~seen;
+    const fresh = this.#fresh(key, hops, crossings);
     if (fresh === 0n) return;
-    this.#visited.set(key, seen | fresh);
+    const cutsBefore = this.#cuts;
     this.#onStack.set(link, (stacked ?? 0n) | fresh);
     this.#push(LINK, link, 0);
     const l = this.#a.topology.link(link);
-    for (const r of l.receivers) if (c.has[r.member] === 1) this.#acquire(this.#a.member(r.member), r.port, fresh, d);
+    l.receivers.forEach((r, i) => {
+      if (c.has[r.member] !== 1) return;
+      const after = crossings + this.#a.linkCost(link, i);
+      if (after > this.#hopLimit) {
+        // The data plane drops it on this link as a loop: its hop limit is reached.
+        this.#cuts++;
+        const at = l.sender >= 0 ? l.sender : r.member;
+        const drop: Drop = { member: at, reason: "loop", row: -1, hops: undecrement(fresh, d), link, crossings: after };
+        this.#ev.drop?.(this.#origin, drop, this.#pathThunk);
+        return;
+      }
+      this.#acquire(this.#a.member(r.member), r.port, fresh, d, after);
+    });
     this.#pop();
     if (stacked === undefined) this.#onStack.delete(link);
     else this.#onStack.set(link, stacked);
+    if (this.#cuts !== cutsBefore || this.#cutVisits.size > 0)
+      this.#walked(key, fresh, crossings, this.#cuts !== cutsBefore);
   }
 
-  #acquire(v: MemberView, port: number, hops: bigint, d: number): void {
+  /**
+   * The hop values of `hops` still to walk from state `key` with `crossings` links behind: those never walked from it,
+   * and those walked from it with more crossings where the hop limit cut the walk. Values left out because a walk
+   * from them was cut count as a cut here too.
+   */
+  #fresh(key: number, hops: bigint, crossings: number): bigint {
+    const seen = this.#visited.get(key) ?? 0n;
+    let covered = seen;
+    const cut = this.#cutVisits.get(key);
+    if (cut !== undefined) {
+      for (const v of cut) {
+        if (v.crossings > crossings) covered &= ~v.hops;
+        else if ((v.hops & hops) !== 0n) this.#cuts++;
+      }
+    }
+    const fresh = hops & ~covered;
+    if (fresh !== 0n) this.#visited.set(key, seen | fresh);
+    return fresh;
+  }
+
+  /** `hops` were walked from `key` with `crossings` behind: a cut walk is kept (fewer crossings may go further), and
+   * cut walks with as many crossings or more are superseded. */
+  #walked(key: number, hops: bigint, crossings: number, cut: boolean): void {
+    const list = this.#cutVisits.get(key);
+    if (list !== undefined) for (const v of list) if (v.crossings >= crossings) v.hops &= ~hops;
+    if (!cut) return;
+    if (list === undefined) this.#cutVisits.set(key, [{ crossings, hops }]);
+    else list.push({ crossings, hops });
+  }
+
+  #acquire(v: MemberView, port: number, hops: bigint, d: number, crossings: number): void {
     const hits: Hit[] = [];
     const t = v.tables.acquire;
     const miss = t === undefined ? hops : t.lookup(port, this.#atom, hops, hits);
@@ -196,17 +322,17 @@ export class Walker {
       this.#ev.acquired?.(this.#origin, v.index, undecrement(h.hops, d));
       this.#row(v.index, "acquire", h.row.index);
       const a = h.row.row.action;
-      if (a.kind === "forward" || a.kind === "both") this.#forward(v, port, h.hops, d, false);
-      if (a.kind === "receive" || a.kind === "both") this.#receive(v, h.hops, d);
+      if (a.kind === "forward" || a.kind === "both") this.#forward(v, port, h.hops, d, false, crossings);
+      if (a.kind === "receive" || a.kind === "both") this.#receive(v, h.hops, d, crossings);
       if (a.kind === "shared-acquire" && v.partner !== undefined && this.#c.shared && this.#c.has[v.partner] === 1) {
         // SharedAcquire (seed §5.3.2): as if it arrived at the overlay's end of the shared link.
-        this.#acquire(this.#a.member(v.partner), port, h.hops, d);
+        this.#acquire(this.#a.member(v.partner), port, h.hops, d, crossings);
       }
       this.#pop();
     }
   }
 
-  #receive(v: MemberView, hops: bigint, d: number): void {
+  #receive(v: MemberView, hops: bigint, d: number, crossings: number): void {
     const hits: Hit[] = [];
     const t = v.tables.receive;
     const miss = t === undefined ? hops : t.lookup(undefined, this.#atom, hops, hits);
@@ -220,13 +346,13 @@ export class Walker {
     if (this.#ev.received === undefined) return;
     for (const h of hits) {
       this.#row(v.index, "receive", h.row.index);
-      this.#ev.received(this.#origin, v.index, undecrement(h.hops, d), h.row, this.#pathThunk);
+      this.#ev.received(this.#origin, v.index, undecrement(h.hops, d), h.row, this.#pathThunk, crossings);
       this.#pop();
     }
   }
 
   /** Forwarding at `v` from `arrival`; at an origin a miss is no black hole (the origin never had the packet). */
-  #forward(v: MemberView, arrival: Arrival, hops: bigint, d: number, origin: boolean): void {
+  #forward(v: MemberView, arrival: Arrival, hops: bigint, d: number, origin: boolean, crossings: number): void {
     const hits: Hit[] = [];
     const t = v.tables.forward;
     const miss = t === undefined ? hops : t.lookup(arrival, this.#atom, hops, hits);
@@ -238,7 +364,7 @@ export class Walker {
       if (a.kind === "shared-forward") {
         // SharedForward: the underlay's shared member forwards it, marked as handed over.
         if (v.partner !== undefined && this.#c.shared && this.#c.has[v.partner] === 1)
-          this.#forward(this.#a.member(v.partner), "shared", h.hops, d, origin);
+          this.#forward(this.#a.member(v.partner), "shared", h.hops, d, origin, crossings);
       } else if (a.kind === "drop" || (a.kind === "out" && a.ports.length === 0)) {
         this.#drop(v, "forward-drop", h.row.index, h.hops, d);
       } else if (a.kind === "out") {
@@ -252,7 +378,7 @@ export class Walker {
           if (!origin) dd = d + 1;
         }
         if (a.ports.length > 1) this.#ev.replicated?.(v.index, h.row);
-        if (go !== 0n) for (const port of a.ports) this.#transmit(v, port, go, dd);
+        if (go !== 0n) for (const port of a.ports) this.#transmit(v, port, go, dd, crossings);
       }
       this.#pop();
     }
@@ -262,7 +388,7 @@ export class Walker {
     this.#ev.drop?.(this.#origin, { member: v.index, reason, row, hops: undecrement(hops, d) }, this.#pathThunk);
   }
 
-  #transmit(v: MemberView, port: number, hops: bigint, d: number): void {
+  #transmit(v: MemberView, port: number, hops: bigint, d: number, crossings: number): void {
     const t = v.transmit;
     let physical: boolean;
     if (t === undefined) {
@@ -292,7 +418,7 @@ export class Walker {
     if (link === undefined) {
       if (physical) this.#drop(v, "no-link", -1, hops, d);
     } else {
-      this.#cross(link.index, hops, d);
+      this.#cross(link.index, hops, d, crossings);
     }
     if (t !== undefined) this.#pop();
   }

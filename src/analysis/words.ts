@@ -15,6 +15,11 @@ export class Words {
     this.#a = a;
   }
 
+  /** The analysis whose names these are. */
+  get analysis(): Analysis {
+    return this.#a;
+  }
+
   member(i: number): string {
     return i < 0 ? "(outside)" : (this.#a.compiled.members[i]?.qualified ?? `member ${i}`);
   }

@@ -2,7 +2,9 @@
 // classes (docs/analysis.md) and its properties, each holding or failing with
 // counterexamples; or, with a query flag, one answer: which classes go from an
 // endpoint to a member (--from/--to [--header]), the loops, the black holes,
-// the members nothing reaches, equivalence with another description.
+// the members nothing reaches, equivalence with another description. The
+// analysis runs within a budget (--max-classes, --time-limit): cut short, it
+// prints what it found, a last line saying what it could not tell, and exits 3.
 
 import { compile } from "../control/compile.js";
 import type { CompiledSpec } from "../control/compiled.js";
@@ -12,6 +14,7 @@ import { parsePattern } from "../description/patterns.js";
 import type { Pattern } from "../description/types.js";
 import { excerpt, UsageError } from "../errors.js";
 import { Analysis } from "../analysis/analysis.js";
+import type { Stop } from "../analysis/budget.js";
 import type { Start } from "../analysis/explore.js";
 import { type AnalysisReport, computeRelations, type PropertyResult, report } from "../analysis/properties.js";
 import {
@@ -25,7 +28,8 @@ import {
   unreachable,
 } from "../analysis/queries.js";
 import type { Io } from "./io.js";
-import { EXIT_OK, EXIT_PROBLEM } from "./exit-codes.js";
+import { analysisBudget, type BudgetFlags, stopReason } from "./analysis-budget.js";
+import { EXIT_INCOMPLETE, EXIT_OK, EXIT_PROBLEM } from "./exit-codes.js";
 
 export interface AnalyzeFlags {
   json?: boolean;
@@ -38,6 +42,9 @@ export interface AnalyzeFlags {
   equivalent?: string;
   hopLimit: number;
   maxSteps: number;
+  maxClasses: number;
+  /** Seconds. */
+  timeLimit: number;
 }
 
 /** Lines of a list printed as text; --json has them all. */
@@ -55,14 +62,33 @@ export function runAnalyze(file: string, flags: AnalyzeFlags, io: Io): number {
     );
   const compiled = compile(loadSpec(file));
   const query = flags.from === undefined ? undefined : routeQuery(compiled, flags);
-  const a = new Analysis(
-    compiled,
-    query?.header === undefined ? {} : { patterns: new Map([[query.design, [query.header]]]) },
-  );
-  const other =
-    flags.equivalent === undefined
-      ? undefined
-      : new Analysis(compile(loadSpec(flags.equivalent)), { spaces: a.spaces });
+  const otherCompiled = flags.equivalent === undefined ? undefined : compile(loadSpec(flags.equivalent));
+  const { budget, done } = analysisBudget(flags, io);
+  try {
+    const a = new Analysis(compiled, {
+      budget,
+      hopLimit: flags.hopLimit,
+      ...(query?.header === undefined ? {} : { patterns: new Map([[query.design, [query.header]]]) }),
+    });
+    const other =
+      otherCompiled === undefined
+        ? undefined
+        : new Analysis(otherCompiled, { spaces: a.spaces, hopLimit: flags.hopLimit });
+    return answer(a, other, query, flags, io);
+  } finally {
+    done();
+  }
+}
+
+/** Runs what was asked of the analysis, prints it, and returns the exit code. */
+function answer(
+  a: Analysis,
+  other: Analysis | undefined,
+  query: RouteQuery | undefined,
+  flags: AnalyzeFlags,
+  io: Io,
+): number {
+  const file = a.compiled.spec.file;
   const r = computeRelations(a);
   const asked =
     query !== undefined ||
@@ -72,12 +98,22 @@ export function runAnalyze(file: string, flags: AnalyzeFlags, io: Io): number {
     other !== undefined;
   if (!asked) {
     const rep = report(a, r);
-    io.stdout.write(flags.json === true ? `${JSON.stringify(rep)}\n` : formatReport(rep));
-    return rep.ok ? EXIT_OK : EXIT_PROBLEM;
+    const cut = rep.stop === undefined ? undefined : cutLine(rep.stop, flags, provenOf(rep));
+    io.stdout.write(
+      flags.json === true ? `${JSON.stringify(cut === undefined ? rep : { ...rep, cut })}\n` : formatReport(rep, cut),
+    );
+    return cut !== undefined ? EXIT_INCOMPLETE : rep.ok ? EXIT_OK : EXIT_PROBLEM;
   }
   const out: Record<string, unknown> = { file };
   const text: string[] = [];
   let good = true;
+  const stopped = a.budget.stopped;
+  if (!a.built && stopped !== undefined) {
+    // No classes to ask about: the line says why.
+    const cut = cutLine(stopped, flags, "nothing was answered (the description is valid)");
+    io.stdout.write(flags.json === true ? `${JSON.stringify({ file, ok: false, cut })}\n` : `${cut}\n`);
+    return EXIT_INCOMPLETE;
+  }
   if (query !== undefined) {
     const space = a.member(query.member).space;
     const pred = query.header === undefined ? -1 : space.predicate(query.header);
@@ -130,18 +166,49 @@ export function runAnalyze(file: string, flags: AnalyzeFlags, io: Io): number {
     good &&= found.length === 0;
   }
   if (other !== undefined) {
-    const eq = equivalence(a, other);
-    out["equivalent"] = eq;
-    text.push(formatEquivalence(file, flags.equivalent ?? "", eq));
-    good &&= eq.holds;
+    const eq = a.built && other.built ? equivalence(a, other) : undefined;
+    out["equivalent"] = eq ?? { holds: false, complete: false };
+    if (eq !== undefined) text.push(formatEquivalence(file, flags.equivalent ?? "", eq));
+    good &&= eq?.holds === true;
   }
   out["ok"] = good;
+  // A budget that stopped the analysis leaves the answers partial: a good one found stands (a route that gets there);
+  // any other is not known.
+  const stop = a.budget.stopped;
+  const cut =
+    stop === undefined
+      ? undefined
+      : cutLine(stop, flags, good ? "the answers above hold" : "the answers above are what it found, not all there is");
+  if (cut !== undefined) {
+    out["cut"] = cut;
+    text.push(`${cut}\n`);
+  }
   io.stdout.write(
     flags.json === true
       ? `${JSON.stringify(out, (_, v: unknown) => (typeof v === "bigint" ? String(v) : v))}\n`
       : text.join(""),
   );
-  return good ? EXIT_OK : EXIT_PROBLEM;
+  return cut !== undefined && !good ? EXIT_INCOMPLETE : good ? EXIT_OK : EXIT_PROBLEM;
+}
+
+/** The last line of an analysis its budget stopped: why, what it told, and the flag that runs it in full. */
+function cutLine(stop: Stop, flags: BudgetFlags, told: string): string {
+  const { why, lift } = stopReason(stop, flags);
+  return `cut short: ${why}; ${told}${lift === "" ? "" : ` (${lift} runs it in full)`}`;
+}
+
+/** What a report cut short proved: "2 properties fail, 15 hold, 4 are not known". */
+function provenOf(r: AnalysisReport): string {
+  const all = [...r.components.flatMap((c) => c.properties), r.layering, ...r.inclusions];
+  const unknown = all.filter((p) => p.unknown === true).length;
+  const failing = all.filter((p) => !p.holds && p.unknown !== true).length;
+  if (r.components.length === 0) return "no property was checked (the description is valid)";
+  const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+  return (
+    `${plural(failing, "property fails", "properties fail")}, ` +
+    `${plural(all.length - failing - unknown, "holds", "hold")}, ` +
+    `${plural(unknown, "is not known", "are not known")}`
+  );
 }
 
 interface RouteQuery {
@@ -220,16 +287,20 @@ function headerPatterns(
 // ── Text ────────────────────────────────────────────────────────────────────
 
 function formatProperty(p: PropertyResult): string {
-  const head = `  ${p.holds ? "holds" : "FAILS"} ${p.name}${p.note === undefined ? "" : ` (${p.note})`}\n`;
+  const verdict = p.unknown === true ? "unknown" : p.holds ? "holds" : "FAILS";
+  const head = `  ${verdict} ${p.name}${p.note === undefined ? "" : ` (${p.note})`}\n`;
   const lines = p.counterexamples.map((c) => `        ${c}\n`).join("");
   return `${head}${lines}${p.more > 0 ? `        (+${p.more} more)\n` : ""}`;
 }
 
-export function formatReport(r: AnalysisReport): string {
+/** The report as text; `cut`, the last line of one its budget stopped (instead of the verdict). */
+export function formatReport(r: AnalysisReport, cut?: string): string {
   const count = (n: number, what: string): string => `${n} ${what}${n === 1 ? "" : "s"}`;
   const classes = Object.entries(r.classes)
     .map(([d, n]) => `${d} ${n}`)
     .join(", ");
+  if (r.components.length === 0 && !r.complete)
+    return `${r.file}: header classes: ${classes} made before the analysis stopped\n${cut ?? ""}\n`;
   const out = [`${r.file}: header classes: ${classes}\n`];
   for (const c of r.components) {
     const kind = c.kind === "network" ? "network" : c.kind === "bridged" ? "bridged set" : "subduction";
@@ -254,7 +325,11 @@ export function formatReport(r: AnalysisReport): string {
   }
   const all = [...r.components.flatMap((c) => c.properties), r.layering, ...r.inclusions];
   const failing = all.filter((p) => !p.holds).length;
-  out.push(failing === 0 ? `every property holds (${all.length})\n` : `${failing} of ${all.length} properties fail\n`);
+  if (cut !== undefined) out.push(`${cut}\n`);
+  else
+    out.push(
+      failing === 0 ? `every property holds (${all.length})\n` : `${failing} of ${all.length} properties fail\n`,
+    );
   return out.join("");
 }
 

@@ -2,9 +2,13 @@
 // The report is a value (CheckReport) so that later checks add sections to it
 // without changing how it is printed or exit codes are set. The cheap properties
 // of the analysis (docs/analysis.md) are warnings: header classes that loop, and
-// black holes of the traffic model's sessions, each with a path of rows.
+// black holes of the traffic model's sessions, each with a path of rows. The
+// analysis has a budget (--max-classes, --time-limit) that keeps a check quick:
+// past it the description is valid all the same, and a line says how far the
+// analysis got and which flag runs it in full.
 
 import { Analysis } from "../analysis/analysis.js";
+import { CHECK_LIMITS } from "../analysis/budget.js";
 import { cheapFindings, type Finding } from "../analysis/queries.js";
 import { compile } from "../control/compile.js";
 import type { CompiledSpec } from "../control/compiled.js";
@@ -15,6 +19,7 @@ import { loadSpec } from "../description/load.js";
 import type { Spec } from "../description/types.js";
 import { TABLE_ROLES, type TableRole } from "../wasm/abi.js";
 import type { Io } from "./io.js";
+import { analysisBudget, type BudgetFlags, stopReason } from "./analysis-budget.js";
 import { EXIT_BAD_INPUT, EXIT_OK } from "./exit-codes.js";
 
 export interface NetworkSummary {
@@ -35,6 +40,8 @@ export interface CheckReport {
   readonly allocation: Allocation;
   /** The cheap properties that fail (none with --no-analyze). */
   readonly warnings: readonly Warning[];
+  /** The analysis was cut short by its budget: how far it got, and the flag that runs it in full. */
+  readonly analysisCut?: string;
 }
 
 /** A property of the analysis that fails: a warning, not an error (the description is valid). */
@@ -45,8 +52,14 @@ export interface Warning extends Finding {
 /** Warnings printed as text; --json and `strata analyze` have them all. */
 const WARNED = 5;
 
-/** Runs the check, prints, and returns the exit code. */
-export function runCheck(file: string, json: boolean, io: Io, previousFile?: string, analyze = true): number {
+/** Runs the check, prints, and returns the exit code; `analysis`: its budget, or false for none (--no-analyze). */
+export function runCheck(
+  file: string,
+  json: boolean,
+  io: Io,
+  previousFile?: string,
+  analysis: BudgetFlags | false = CHECK_LIMITS,
+): number {
   let spec: Spec;
   let compiled: CompiledSpec;
   let at = file;
@@ -63,7 +76,7 @@ export function runCheck(file: string, json: boolean, io: Io, previousFile?: str
     if (json) io.stdout.write(`${JSON.stringify(errorReport(at, err))}\n`);
     return EXIT_BAD_INPUT;
   }
-  const report = { ...summarize(spec), warnings: analyze ? warningsOf(compiled) : [] };
+  const report = { ...summarize(spec), ...(analysis === false ? {} : warningsOf(compiled, analysis, io)) };
   io.stdout.write(json ? `${JSON.stringify(report)}\n` : formatReport(report));
   return EXIT_OK;
 }
@@ -73,12 +86,33 @@ export function printSpecError(err: SpecError, io: Io): void {
   for (const line of err.lines()) io.stderr.write(`strata: ${line}\n`);
 }
 
-function warningsOf(compiled: CompiledSpec): Warning[] {
-  const found = cheapFindings(new Analysis(compiled));
-  return [
+/** The cheap properties that fail, within the budget; what the budget cut short, and how to run it in full. */
+function warningsOf(
+  compiled: CompiledSpec,
+  flags: BudgetFlags,
+  io: Io,
+): { readonly warnings: Warning[]; readonly analysisCut?: string } {
+  const { budget, done } = analysisBudget(flags, io);
+  let found: ReturnType<typeof cheapFindings>;
+  try {
+    found = cheapFindings(new Analysis(compiled, { budget }));
+  } finally {
+    done();
+  }
+  const warnings = [
     ...found.loops.map((f): Warning => ({ property: "No_routing_loops", ...f })),
     ...found.sessionHoles.map((f): Warning => ({ property: "session black hole", ...f })),
   ];
+  const stop = budget.stopped;
+  if (stop === undefined) return { warnings };
+  const { why, lift } = stopReason(stop, flags);
+  const checked =
+    found.walked.of === 0
+      ? "no warning was looked for"
+      : `loops looked for in ${found.walked.classes.toLocaleString("en-US")} of ` +
+        `${found.walked.of.toLocaleString("en-US")} header classes`;
+  const full = lift === "" ? "" : ` (strata check ${lift} runs it in full)`;
+  return { warnings, analysisCut: `analysis cut short: ${why}; ${checked}${full}` };
 }
 
 export function summarize(spec: Spec): CheckReport {
@@ -141,6 +175,7 @@ export function formatReport(report: CheckReport): string {
           `analyze ${report.file} ${property === "No_routing_loops" ? "--loops" : "--black-holes"})`,
       );
   }
+  if (report.analysisCut !== undefined) lines.push(report.analysisCut);
   return `${lines.join("\n")}\n`;
 }
 

@@ -173,7 +173,7 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
   }
   const emulation = em;
   // In a thread of its own: its first result is said when it comes, and packets never wait for it.
-  const analysis = flags.analyze === true ? new ServeAnalysis(emulation, say) : undefined;
+  const analysis = flags.analyze === true ? new ServeAnalysis(emulation, say, flags.hopLimit) : undefined;
   const outputs = out;
   /** Stops the emulation and writes --out: the summary, and why the outputs could not be written (then the counts are
    * still reported). */

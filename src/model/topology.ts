@@ -52,11 +52,18 @@ export class Topology {
     const spec = compiled.spec;
     const byName = new Map<string, Member>();
     const members: Member[] = [];
+    // The compiled spec's numbers, looked up by name: a description of thousands of members is read in linear time.
+    const compiledMember = new Map(compiled.members.map((c, i) => [c.qualified, i]));
+    const compiledLinks = new Map<string, number[]>();
+    for (const c of compiled.links) {
+      const key = `${c.network}|${c.name}|${c.sender}`;
+      compiledLinks.set(key, [...(compiledLinks.get(key) ?? []), c.index]);
+    }
     for (const net of spec.networks) {
       const design = headerDesign(net.design.name);
       for (const m of net.members) {
         const qualified = `${net.name}.${m.key}`;
-        const index = compiled.members.findIndex((c) => c.qualified === qualified);
+        const index = compiledMember.get(qualified) ?? -1;
         if (index < 0) throw new Error(`the compiled spec numbers no member ${qualified}`);
         const member = { index, network: net, spec: m, qualified, design, tables: net.tables.get(m.key) ?? {} };
         members[index] = member;
@@ -88,7 +95,7 @@ export class Topology {
         for (const { from, to } of directions(l)) {
           const sender = from === undefined ? -1 : number(net, from);
           const link: Link = {
-            index: compiledLink(compiled, net, l, sender),
+            index: compiledLink(compiled, compiledLinks, net, l, sender),
             sender,
             senderPort: from?.ident ?? 0,
             receivers: to.map((e) => ({ member: number(net, e), port: e.ident })),
@@ -172,13 +179,19 @@ function directions(l: LinkSpec): { from?: Endpoint; to: readonly Endpoint[] }[]
 }
 
 /** The compiled spec's number for one direction of link `l` of `net`: the one with its name and sender. */
-function compiledLink(compiled: CompiledSpec, net: NetworkSpec, l: LinkSpec, sender: number): number {
+function compiledLink(
+  compiled: CompiledSpec,
+  byKey: ReadonlyMap<string, readonly number[]>,
+  net: NetworkSpec,
+  l: LinkSpec,
+  sender: number,
+): number {
   const n = compiled.networks.findIndex((c) => c.name === net.name);
-  const found = compiled.links.filter((c) => c.network === n && c.name === l.name && c.sender === sender);
+  const found = byKey.get(`${n}|${l.name}|${sender}`) ?? [];
   const [c] = found;
   if (c === undefined || found.length > 1)
     throw new Error(
       `the compiled spec numbers ${found.length} directions of link ${net.name}.${l.name} sent by member ${sender}`,
     );
-  return c.index;
+  return c;
 }

@@ -4,13 +4,16 @@
 // `counts` shows. An analysis that fails (a limit of the header-class diagram)
 // is dropped, and the next message is analysed afresh.
 
-import { isMainThread, parentPort } from "node:worker_threads";
+import { isMainThread, parentPort, workerData } from "node:worker_threads";
+import { ANALYZE_LIMITS, Budget } from "../analysis/budget.js";
 import { LiveAnalysis } from "../analysis/live.js";
 import type { CompiledSpec } from "../control/compiled.js";
 import type { FromAnalysis, ToAnalysis } from "./analysis.js";
 
 if (!isMainThread && parentPort !== null) {
   const port = parentPort;
+  // strata analyze's limits, and the emulation's hop limit (the data plane drops a packet past it as a loop).
+  const { hopLimit } = workerData as { hopLimit: number };
   let compiled: CompiledSpec | undefined;
   let live: LiveAnalysis | undefined;
   port.on("message", (m: ToAnalysis) => {
@@ -18,7 +21,7 @@ if (!isMainThread && parentPort !== null) {
     let answer: FromAnalysis;
     try {
       if (compiled === undefined) throw new Error("the first message to the analysis thread had no description");
-      live ??= new LiveAnalysis(compiled);
+      live ??= new LiveAnalysis(compiled, { budget: new Budget(ANALYZE_LIMITS), hopLimit });
       live.update({ compiled, entries: m.entries });
       answer = { ok: true, line: live.line() };
     } catch (err) {

@@ -55,11 +55,12 @@ export class ServeAnalysis {
   #closed = false;
   #settled: (() => void)[] = [];
 
-  /** Starts analysing `em`'s tables and follows their changes; `say` hears the first result and every failure. */
-  constructor(em: Engine, say: (line: string) => void) {
+  /** Starts analysing `em`'s tables and follows their changes, with the emulation's hop limit; `say` hears the first
+   * result and every failure. */
+  constructor(em: Engine, say: (line: string) => void, hopLimit: number) {
     this.#em = em;
     this.#say = say;
-    this.#worker = new Worker(workerUrl());
+    this.#worker = new Worker(workerUrl(), { workerData: { hopLimit } });
     // A stop terminates it; until then the emulation, not the thread, keeps the process running.
     this.#worker.unref();
     this.#worker.on("message", (m: FromAnalysis) => this.#answered(m));

@@ -4,11 +4,14 @@
 // test/analysis/dynamic.test.ts and against the model's theorems in
 // test/analysis/theorems.test.ts.
 
-import { readdirSync } from "node:fs";
-import { describe, expect, test } from "vitest";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, test } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
-import { EXIT_BAD_INPUT, EXIT_OK, EXIT_PROBLEM } from "../../src/cli/exit-codes.js";
+import { EXIT_BAD_INPUT, EXIT_INCOMPLETE, EXIT_OK, EXIT_PROBLEM } from "../../src/cli/exit-codes.js";
+import { edgeRouter, hub, ternaryAcl } from "../analysis/helpers/generate.js";
 
 async function analyze(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const io = memoryIo();
@@ -185,6 +188,63 @@ describe("strata analyze: a search that stops at --max-steps", () => {
   });
 });
 
+const dir = mkdtempSync(join(tmpdir(), "strata-analyze-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+/** A generated description, written once. */
+function written(name: string, yaml: string): string {
+  const file = join(dir, name);
+  writeFileSync(file, yaml);
+  return file;
+}
+const ACL = written("acl-34.yaml", ternaryAcl(34));
+const EDGE = written("edge-router.yaml", edgeRouter(2048, 2000, 64));
+const HUB = written("hub-300.yaml", hub(300));
+
+/** Descriptions the analysis cannot finish within its budget: a class bound (a test reads no wall clock). */
+const CUT: readonly { name: string; argv: () => string[]; out: () => string }[] = [
+  {
+    name: "a ternary ACL of 34 rows (valid): its classes stop at --max-classes",
+    argv: () => [ACL, "--max-classes", "1000", "--time-limit", "0"],
+    out: () =>
+      `${ACL}: header classes: ipv4 1000 made before the analysis stopped\n` +
+      "cut short: the rows cut the ipv4 headers into more than 1,000 classes (--max-classes 1000), while building " +
+      "the ipv4 header classes (22 of 34 row patterns); no property was checked (the description is valid) " +
+      "(--max-classes 0 runs it in full)\n",
+  },
+  {
+    name: "an edge router (2,048 ternary rows, a range table, 2,000 routes): no stack overflow, a stop",
+    argv: () => [EDGE, "--max-classes", "500", "--time-limit", "0"],
+    out: () =>
+      `${EDGE}: header classes: ipv4 500 made before the analysis stopped\n` +
+      "cut short: the rows cut the ipv4 headers into more than 500 classes (--max-classes 500), while building " +
+      "the ipv4 header classes (499 of 4,092 row patterns); no property was checked (the description is valid) " +
+      "(--max-classes 0 runs it in full)\n",
+  },
+  {
+    name: "a query: nothing answered",
+    argv: () => [ACL, "--from", "ip:h1", "--to", "ip:r", "--max-classes", "1000", "--time-limit", "0"],
+    out: () =>
+      "cut short: the rows cut the ipv4 headers into more than 1,000 classes (--max-classes 1000), while building " +
+      "the ipv4 header classes (22 of 34 row patterns); nothing was answered (the description is valid) " +
+      "(--max-classes 0 runs it in full)\n",
+  },
+];
+
+describe("strata analyze: a budget that stops it", () => {
+  test.each(CUT)("$name: what it found, one line, exit 3", async ({ argv, out }) => {
+    const r = await analyze(...argv());
+    expect(r).toEqual({ code: EXIT_INCOMPLETE, stdout: out(), stderr: "" });
+    const json = await analyze(...argv(), "--json");
+    expect(json.code).toBe(EXIT_INCOMPLETE);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, cut: lastLine(out()) });
+  });
+
+  test("a hub of 300 members within the default class bound (no time limit in a test): it ends", async () => {
+    const r = await analyze(HUB, "--time-limit", "0");
+    expect({ code: r.code, last: lastLine(r.stdout) }).toEqual({ code: EXIT_OK, last: "every property holds (7)" });
+  });
+});
+
 describe("strata analyze: queries", () => {
   test.each(QUERIES)("$name", async ({ argv, code, has }) => {
     const r = await analyze(...argv);
@@ -259,6 +319,26 @@ const ERRORS: readonly { name: string; argv: readonly string[]; stderr: string }
     name: "--max-steps not a whole number",
     argv: [ROUTER, "--from", "ip:h1", "--to", "ip:h2", "--max-steps", "1.5"],
     stderr: "strata: --max-steps 1.5 is not a whole number (give 1 to 1000000000)",
+  },
+  {
+    name: "--max-classes not a whole number",
+    argv: [ROUTER, "--max-classes", "1e3"],
+    stderr: "strata: --max-classes 1e3 is not a whole number (give 0 for no bound, or 1 to 10000000)",
+  },
+  {
+    name: "--max-classes too large",
+    argv: [ROUTER, "--max-classes", "10000001"],
+    stderr: "strata: --max-classes 10000001 is too large (at most 10000000; 0 for no bound)",
+  },
+  {
+    name: "--time-limit not a number of seconds",
+    argv: [ROUTER, "--time-limit", "3s"],
+    stderr: "strata: --time-limit 3s is not a number of seconds (like 3 or 0.5; 0 for none)",
+  },
+  {
+    name: "--time-limit past a day",
+    argv: [ROUTER, "--time-limit", "86401"],
+    stderr: "strata: --time-limit 86401 is too large (at most 86400 seconds; 0 for no limit)",
   },
 ];
 

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, test } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../..//src/cli/main.js";
 import { EXIT_BAD_INPUT, EXIT_OK } from "../..//src/cli/exit-codes.js";
+import { hub, ternaryAcl } from "../analysis/helpers/generate.js";
 
 const HUB = "test/fixtures/specs/hub.yaml";
 
@@ -115,6 +116,51 @@ network lan: header ethernet, 4 members, 3 links
     expect(first < 0 ? [] : lines.slice(first)).toEqual(warnings);
     const json = JSON.parse((await run(...argv, "--json")).stdout) as { warnings: unknown[] };
     expect(json.warnings).toHaveLength(warnings.length / 2);
+  });
+
+  /**
+   * A description valid but too large for the analysis's budget: valid all the same, exit 0, and a line saying how far
+   * the analysis got and the flag that runs it in full. Budgets by classes here: a time limit is wall time.
+   */
+  const CUT: readonly { name: string; file: () => string; argv: readonly string[]; cut: string | undefined }[] = [
+    {
+      name: "a ternary ACL of 34 rows",
+      file: () => join(dir, "acl-34.yaml"),
+      argv: ["--max-classes", "1000", "--time-limit", "0"],
+      cut:
+        "analysis cut short: the rows cut the ipv4 headers into more than 1,000 classes (--max-classes 1000), while " +
+        "building the ipv4 header classes (22 of 34 row patterns); no warning was looked for " +
+        "(strata check --max-classes 0 runs it in full)",
+    },
+    { name: "the ACL, --no-analyze", file: () => join(dir, "acl-34.yaml"), argv: ["--no-analyze"], cut: undefined },
+    {
+      name: "a hub of 300 members within the default budget",
+      file: () => join(dir, "hub-300.yaml"),
+      argv: [],
+      cut: undefined,
+    },
+    {
+      name: "the hub, --max-classes 100",
+      file: () => join(dir, "hub-300.yaml"),
+      argv: ["--max-classes", "100", "--time-limit", "0"],
+      cut:
+        "analysis cut short: the rows cut the ethernet headers into more than 100 classes (--max-classes 100), while " +
+        "building the ethernet header classes (100 of 299 row patterns); no warning was looked for " +
+        "(strata check --max-classes 0 runs it in full)",
+    },
+  ];
+
+  test.each(CUT)("cut short: $name", async ({ file, argv, cut }) => {
+    writeFileSync(join(dir, "acl-34.yaml"), ternaryAcl(34));
+    writeFileSync(join(dir, "hub-300.yaml"), hub(300));
+    const { code, stdout, stderr } = await run(file(), ...argv);
+    expect({ code, stderr }).toEqual({ code: EXIT_OK, stderr: "" });
+    expect(stdout.startsWith(`${file()}: valid, 1 network\n`)).toBe(true);
+    const last = stdout.trimEnd().split("\n").at(-1);
+    if (cut === undefined) expect(last).not.toMatch(/cut short/);
+    else expect(last).toBe(cut);
+    const json = JSON.parse((await run(file(), ...argv, "--json")).stdout) as { ok: boolean; analysisCut?: string };
+    expect([json.ok, json.analysisCut]).toEqual([true, cut]);
   });
 
   const AUTO = "examples/ip-router-auto/network.yaml";

@@ -114,6 +114,6 @@ describe("help and version", () => {
 
   it("--help lists every exit code", async () => {
     const r = await strata("--help");
-    for (const code of ["0", "1", "2", "70", "130"]) expect(r.stdout).toMatch(new RegExp(`^  ${code} +\\S`, "m"));
+    for (const code of ["0", "1", "2", "3", "70", "130"]) expect(r.stdout).toMatch(new RegExp(`^  ${code} +\\S`, "m"));
   });
 });

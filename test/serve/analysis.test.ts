@@ -74,7 +74,7 @@ describe("strata serve --analyze", () => {
     "control commands: counts shows the properties as the tables are, the " + "relations equal those computed afresh",
     async () => {
       const em = openServed({ spec: "examples/ip-router/network.yaml", endpoints: ["lanA:h1"], flushMs: 0 }).em;
-      const served = new ServeAnalysis(em, () => {});
+      const served = new ServeAnalysis(em, () => {}, 64);
       // The thread's analysis, here where its relations can be read.
       const live = new LiveAnalysis(em.installed.compiled);
       for (const { command, counts } of steps) {
@@ -95,7 +95,7 @@ describe("strata serve --analyze", () => {
     const file = join(dir, "router.yaml");
     copyFileSync("examples/ip-router/network.yaml", file);
     const em = openServed({ spec: file, endpoints: ["lanA:h1"], flushMs: 0 }).em;
-    const served = new ServeAnalysis(em, () => {});
+    const served = new ServeAnalysis(em, () => {}, 64);
     const reloader = new DescriptionReloader(em, file);
     writeFileSync(
       file,

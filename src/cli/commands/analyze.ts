@@ -1,10 +1,11 @@
 // `strata analyze`'s name, flags and help; the analysis itself (../analyze.ts) is loaded when it runs.
 
 import type { Command } from "commander";
+import { ANALYZE_LIMITS, MAX_CLASSES_MAX, TIME_LIMIT_MAX } from "../../analysis/budget.js";
 import { HOP_LIMIT_MAX } from "../../wasm/runner.js";
 import type { AnalyzeFlags } from "../analyze.js";
 import type { CommandContext } from "../command.js";
-import { limit } from "../options.js";
+import { bound, limit, seconds } from "../options.js";
 
 export function registerAnalyze(program: Command, ctx: CommandContext): void {
   program
@@ -28,7 +29,8 @@ export function registerAnalyze(program: Command, ctx: CommandContext): void {
     .option("--equivalent <spec>", "whether another description has the same reachable relation (seed §2.8)")
     .option(
       "--hop-limit <n>",
-      "links a packet may cross on a --from path before it counts as a loop",
+      "links a packet may cross before it is dropped as a loop, as strata run's: in the relations and on a " +
+        "--from path (the underlay's crossings that carry a virtual link count)",
       limit("--hop-limit", HOP_LIMIT_MAX),
       64,
     )
@@ -38,11 +40,24 @@ export function registerAnalyze(program: Command, ctx: CommandContext): void {
       limit("--max-steps", MAX_STEPS_MAX),
       MAX_STEPS,
     )
+    .option(
+      "--max-classes <n>",
+      "header classes a design may be cut into before the analysis stops and reports what it found (0: no bound)",
+      bound("--max-classes", MAX_CLASSES_MAX),
+      ANALYZE_LIMITS.maxClasses,
+    )
+    .option(
+      "--time-limit <seconds>",
+      "seconds the analysis may take before it stops and reports what it found (0: no limit)",
+      seconds("--time-limit", TIME_LIMIT_MAX),
+      ANALYZE_LIMITS.timeLimit,
+    )
     .addHelpText(
       "after",
       "\nExit codes: 0 every property holds (a query: the answer is the good " +
         "one — some class reaches --to, no loop, no black hole, none " +
-        "unreachable, equivalent); 1 otherwise; 2 a bad description or flag. " +
+        "unreachable, equivalent); 1 otherwise; 2 a bad description or flag; " +
+        "3 cut short by --max-classes or --time-limit before it could tell (its last line says what it found). " +
         "All exit codes: strata --help.",
     )
     .action(async (file: string, flags: AnalyzeFlags) => {

@@ -5,17 +5,13 @@
 // STRATA_ANALYZE_MAX_CLASSES raises the bound.
 
 import { Analysis } from "../../../src/analysis/analysis.js";
-import { TooManyClasses } from "../../../src/analysis/header-space.js";
+import { Budget } from "../../../src/analysis/budget.js";
 import type { CompiledSpec } from "../../../src/control/compiled.js";
 
 export const MAX_CLASSES = Number(process.env["STRATA_ANALYZE_MAX_CLASSES"] ?? 4000);
 
 /** The analysis of `c`, or undefined when its rows make more than MAX_CLASSES classes of a design. */
 export function boundedAnalysis(c: CompiledSpec): Analysis | undefined {
-  try {
-    return new Analysis(c, { maxClasses: MAX_CLASSES });
-  } catch (err) {
-    if (err instanceof TooManyClasses) return undefined;
-    throw err;
-  }
+  const a = new Analysis(c, { budget: new Budget({ maxClasses: MAX_CLASSES }) });
+  return a.built ? a : undefined;
 }

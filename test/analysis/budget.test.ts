@@ -1,0 +1,153 @@
+// The analysis's budget (src/analysis/budget.ts): a bound on header classes, on
+// the class diagram's nodes, and on time (read from a clock the test drives,
+// never the wall). Reaching one is a stop the analysis reports, with what it
+// found — never an exception, a stack overflow or a run without end — and a
+// budget that is not reached changes nothing.
+
+import { readdirSync } from "node:fs";
+import { describe, expect, test } from "vitest";
+import { Analysis } from "../../src/analysis/analysis.js";
+import { Budget, type Progress } from "../../src/analysis/budget.js";
+import { LiveAnalysis } from "../../src/analysis/live.js";
+import { computeRelations, report } from "../../src/analysis/properties.js";
+import { cheapFindings } from "../../src/analysis/queries.js";
+import { compile } from "../../src/control/compile.js";
+import type { CompiledSpec } from "../../src/control/compiled.js";
+import type { Installed } from "../../src/control/install.js";
+import { loadSpec, parseSpec } from "../../src/description/load.js";
+import { edgeRouter, hub, ternaryAcl } from "./helpers/generate.js";
+
+const compileYaml = (yaml: string, file: string): CompiledSpec => compile(parseSpec(yaml, file));
+
+const EXAMPLES = readdirSync("examples").flatMap((d) =>
+  readdirSync(`examples/${d}`)
+    .filter((f) => f === "network.yaml" || f === "merged.yaml")
+    .map((f) => `examples/${d}/${f}`),
+);
+
+/** A clock that stands still until `start` says so, then moves one millisecond a reading. */
+function steppedClock(): { now: () => number; start(): void } {
+  let t = 0;
+  let running = false;
+  return { now: () => (running ? ++t : t), start: () => (running = true) };
+}
+
+describe("a budget that is not reached changes nothing", () => {
+  test.each(EXAMPLES)("%s", (file) => {
+    const c = compile(loadSpec(file));
+    const clock = steppedClock();
+    clock.start();
+    const bounded = new Analysis(c, { budget: new Budget({ maxClasses: 1000, timeLimit: 3600, now: clock.now }) });
+    expect(report(bounded)).toEqual(report(new Analysis(c)));
+    expect(cheapFindings(bounded)).toEqual(cheapFindings(new Analysis(c)));
+  });
+});
+
+/** Descriptions whose classes stop at a bound: which one, and where. */
+const CLASS_STOPS: readonly { name: string; yaml: () => string; budget: () => Budget; limit: string }[] = [
+  {
+    name: "a ternary ACL of 34 rows, --max-classes 1000",
+    yaml: () => ternaryAcl(34),
+    budget: () => new Budget({ maxClasses: 1000 }),
+    limit: "classes",
+  },
+  {
+    name: "a ternary ACL of 34 rows, a diagram of at most 50,000 nodes",
+    yaml: () => ternaryAcl(34),
+    budget: () => new Budget({ maxNodes: 50_000 }),
+    limit: "nodes",
+  },
+  {
+    name: "an edge router (2,048 ternary rows, 64 ranges, 2,000 routes), --max-classes 500",
+    yaml: () => edgeRouter(2048, 2000, 64),
+    budget: () => new Budget({ maxClasses: 500 }),
+    limit: "classes",
+  },
+  {
+    name: "an edge router, a diagram of at most 200,000 nodes",
+    yaml: () => edgeRouter(2048, 2000, 64),
+    budget: () => new Budget({ maxNodes: 200_000 }),
+    limit: "nodes",
+  },
+];
+
+describe("building the classes stops at a bound: a stop, not an exception", () => {
+  test.each(CLASS_STOPS)("$name", ({ yaml, budget, limit }) => {
+    const b = budget();
+    const a = new Analysis(compileYaml(yaml(), "stop.yaml"), { budget: b });
+    expect(a.built).toBe(false);
+    expect(b.stopped).toMatchObject({ limit, stage: "building the ipv4 header classes", unit: "row patterns" });
+    const rep = report(a);
+    expect(rep).toMatchObject({ ok: false, complete: false, components: [], inclusions: [] });
+    expect(rep.layering).toMatchObject({ unknown: true });
+    expect(cheapFindings(a)).toEqual({ loops: [], sessionHoles: [], walked: { classes: 0, of: 0 } });
+  });
+});
+
+describe("the time limit, read from the test's clock", () => {
+  const c = compileYaml(hub(200), "hub.yaml");
+
+  test("stops the walk part-way: the classes walked are kept, what is left is unknown", () => {
+    const clock = steppedClock();
+    const stages: Progress[] = [];
+    const budget = new Budget({
+      timeLimit: 0.05,
+      now: clock.now,
+      progress: (p) => {
+        stages.push(p);
+        if (p.stage.startsWith("walking reachable")) clock.start();
+      },
+    });
+    const a = new Analysis(c, { budget });
+    const r = computeRelations(a);
+    const stop = budget.stopped;
+    expect(stop).toMatchObject({ limit: "time", stage: "walking reachable in network lan", unit: "header classes" });
+    const rel = [...r.relation.values()][0];
+    expect(rel?.complete).toBe(false);
+    expect(rel?.walked.classes).toBe(stop?.done);
+    expect(stop?.done).toBeGreaterThan(0);
+    expect(stop?.done).toBeLessThan(stop?.total ?? 0);
+    const rep = report(a, r);
+    expect(rep.complete).toBe(false);
+    const props = Object.fromEntries((rep.components[0]?.properties ?? []).map((p) => [p.name, p]));
+    // Nothing loops in what was walked, which proves nothing of the rest; the hub has no row that copies: nothing to
+    // walk, and the property holds.
+    expect(props["No_routing_loops"]).toMatchObject({ holds: false, unknown: true });
+    expect(props["Fully_reachable"]).toMatchObject({ holds: false, unknown: true });
+    expect(props["Only_unicast_forwarding"]).toMatchObject({ holds: true });
+    expect(stages.map((p) => p.stage).filter((s, i, all) => all.indexOf(s) === i)).toEqual([
+      "building the ethernet header classes",
+      "walking reachable in network lan",
+      "walking the traffic model in network lan",
+      "checking Only_unicast_forwarding in network lan",
+      "checking the layering demands",
+    ]);
+  });
+
+  test("a limit that is not reached: every class walked, the same report as without one", () => {
+    const clock = steppedClock();
+    clock.start();
+    const a = new Analysis(c, { budget: new Budget({ timeLimit: 1000, now: clock.now }) });
+    expect(report(a)).toEqual(report(new Analysis(c)));
+  });
+});
+
+describe("a running emulation's analysis (serve --analyze) within a budget", () => {
+  /** The tables as installed with every row in (what LiveAnalysis reads of an installation). */
+  const installed = (c: CompiledSpec): Installed =>
+    ({ compiled: c, entries: new Map(c.tables.map((t) => [t.id, t.rows.map((_, k) => k)])) }) as unknown as Installed;
+
+  test("a reload whose rows cut more classes than the budget allows: a stop that counts says, not an exception", () => {
+    const small = compileYaml(ternaryAcl(8), "acl.yaml");
+    const live = new LiveAnalysis(small, { budget: new Budget({ maxClasses: 300 }) });
+    expect(live.stopped).toBeUndefined();
+    expect(live.line()).toBe("analysis: 1 of 7 properties fail: Fully_reachable (ip)");
+    live.update(installed(compileYaml(ternaryAcl(34), "acl.yaml")));
+    expect(live.stopped).toMatchObject({ limit: "classes" });
+    expect(live.line()).toMatch(
+      /^analysis: .*; cut short by its classes limit in adding a row's patterns to the ipv4 header classes: /,
+    );
+    // Further writes are not followed, and do not throw.
+    expect(live.update(installed(small))).toEqual({ rows: 0, classes: 0, ms: 0 });
+  });
+});

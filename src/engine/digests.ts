@@ -4,7 +4,7 @@
 // recording swapped for another capture is one line and exit 2, never shown as the run's. It
 // guards against accidents, not against someone who edits summary.json too.
 
-import { closeSync, existsSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { describeIoError, InputError } from "../errors.js";
 import { MAX_SUMMARY_BYTES, readBounded } from "../read-file.js";
@@ -16,18 +16,31 @@ const EDITED = "the file was cut, edited or replaced after the run; replay again
 /** Bytes read at a time. */
 const CHUNK = 1 << 20;
 
-/** The CRC-32 (hex) of the file at `path`, read a chunk at a time. */
-export function hashFile(path: string): string {
+/**
+ * The CRC-32 (hex) of the file at `path`, read a chunk at a time; undefined when it is not a
+ * regular file (a device, a pipe: never what a run wrote, and /dev/zero never ends) or it grew
+ * while it was read. Opened without waiting, so a named pipe in its place cannot hold strata.
+ */
+export function hashFile(path: string): string | undefined {
   const check = new RunningCrc();
   const buffer = Buffer.alloc(CHUNK);
-  const fd = openSync(path, "r");
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
-    for (let n = readSync(fd, buffer, 0, CHUNK, null); n > 0; n = readSync(fd, buffer, 0, CHUNK, null))
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return undefined;
+    let total = 0;
+    for (
+      let n = readSync(fd, buffer, 0, CHUNK, null);
+      n > 0 && total <= stat.size;
+      n = readSync(fd, buffer, 0, CHUNK, null)
+    ) {
       check.update(buffer.subarray(0, n));
+      total += n;
+    }
+    return total === stat.size ? check.hex() : undefined;
   } finally {
     closeSync(fd);
   }
-  return check.hex();
 }
 
 /**
@@ -39,12 +52,19 @@ export function checkDigest(dir: string, name: string, digests: Readonly<Record<
   const recorded = digests?.[name];
   const file = join(dir, name);
   if (recorded === undefined || !existsSync(file)) return;
-  let got: string;
+  let got: string | undefined;
   try {
     got = hashFile(file);
   } catch (err) {
     throw new InputError(file, "", `cannot read it: ${describeIoError(err)}`);
   }
+  if (got === undefined)
+    throw new InputError(
+      file,
+      "",
+      "not the file the run wrote: it is not a regular file, or it grew as it was read",
+      EDITED,
+    );
   if (got !== recorded)
     throw new InputError(
       file,

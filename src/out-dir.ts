@@ -79,10 +79,15 @@ export interface FilePlace {
 
 /** An open directory: its descriptor, and its device and inode when opened. */
 interface Handle {
-  readonly fd: number;
+  /** -1 while closed: a subdirectory's handle is closed when others were used since, and opened again when needed. */
+  fd: number;
   readonly dev: number;
   readonly ino: number;
 }
+
+/** Subdirectory handles open at once, at most: export p4 makes a directory per machine, and a fleet of thousands of
+ * machines would otherwise hold a descriptor for each. */
+const OPEN_SUBDIRECTORIES = 64;
 
 /** The claims this process holds: released when it exits, whatever ends it. */
 const held = new Set<OutDir>();
@@ -204,7 +209,7 @@ export class OutDir implements FilePlace {
     const lock = this.#lock;
     this.#lock = undefined;
     if (lock !== undefined) ignoreFailure(() => unlinkSync(this.#at("", lock)));
-    for (const h of this.#handles.values()) ignoreFailure(() => closeSync(h.fd));
+    for (const h of this.#handles.values()) if (h.fd >= 0) ignoreFailure(() => closeSync(h.fd));
     this.#handles.clear();
   }
 
@@ -338,6 +343,47 @@ export class OutDir implements FilePlace {
     const h = handle(fd);
     this.#handles.set(d, h);
     if (made !== undefined && !sameFile(made, h)) throw this.#replaced(d);
+    this.#closeIdle();
+  }
+
+  /** Closes the least recently used subdirectory handles past OPEN_SUBDIRECTORIES (the map's order is use). */
+  #closeIdle(): void {
+    let open = 0;
+    for (const h of this.#handles.values()) if (h.fd >= 0) open++;
+    for (const [sub, h] of this.#handles) {
+      if (open <= OPEN_SUBDIRECTORIES + 1) return;
+      if (sub === "" || h.fd < 0) continue;
+      closeSync(h.fd);
+      h.fd = -1;
+      open--;
+    }
+  }
+
+  /** Subdirectory `sub`'s handle, opened again if it was closed: through DIR's handle, never through a link, and the
+   * directory it opened before (device and inode), or InputError. */
+  #opened(sub: string): Handle {
+    const h = this.#handles.get(sub);
+    if (h === undefined) throw new Error(`${sub} is not open in ${this.dir}`);
+    if (sub === "") return h;
+    this.#handles.delete(sub);
+    this.#handles.set(sub, h);
+    if (h.fd < 0) {
+      let fd: number;
+      try {
+        fd = openSync(this.#at("", sub), SUBDIR);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP") throw this.#replaced(sub);
+        throw err;
+      }
+      if (!sameFile(fstatSync(fd), h)) {
+        closeSync(fd);
+        throw this.#replaced(sub);
+      }
+      h.fd = fd;
+      this.#closeIdle();
+    }
+    return h;
   }
 
   /** A file's path through its directory's handle. */
@@ -350,9 +396,11 @@ export class OutDir implements FilePlace {
 
   /** A directory's path through its handle. */
   #dirPath(sub: string): string {
-    const h = this.#handles.get(sub);
-    if (h === undefined) throw new Error(`${sub} is not open in ${this.dir}`);
-    return this.#proc ? `/proc/self/fd/${h.fd}` : join(this.dir, sub);
+    if (!this.#proc) {
+      if (!this.#handles.has(sub)) throw new Error(`${sub} is not open in ${this.dir}`);
+      return join(this.dir, sub);
+    }
+    return `/proc/self/fd/${this.#opened(sub).fd}`;
   }
 
   /** Opens a claimed file with `flags` through its directory's handle; where there is no /proc, by path, its directory

@@ -7,9 +7,10 @@
 export const HANG_MS = 60_000;
 
 /**
- * How long a test or hook may take before vitest takes it for hung (vitest.config.ts): many times
- * what the longest takes on a busy machine. A test whose work grows with a setting
- * (STRATA_DIFF_RUNS, STRATA_P4_RANDOM_RUNS) takes more, in proportion.
+ * How long a test or hook may take before vitest takes it for hung (vitest.config.ts): about four
+ * times what the longest took beside two busy processes at load 15 on 2 cores (the bench scenario
+ * l2-exact-64k, 78 s). A test whose work grows with a setting (STRATA_DIFF_RUNS,
+ * STRATA_P4_RANDOM_RUNS) takes more, in proportion.
  */
 export const TEST_MS = 300_000;
 

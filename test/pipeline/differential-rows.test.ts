@@ -125,6 +125,7 @@ describe("compiled rows = the description's rows", () => {
         { numRuns: RUNS },
       );
     },
+    // Three times what a description took at load 15 on 2 cores (143 ms), issue 29.
     Math.max(TEST_MS, RUNS * 500),
   );
 });

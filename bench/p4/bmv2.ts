@@ -23,8 +23,9 @@ const BM_HEADER = 12;
 const PACKET_IN = 3;
 const PACKET_OUT = 4;
 
-/** Up to `ms` for a switch to open its ports and its Thrift server. */
-const START_MS = 20_000;
+/** Up to `ms` for a switch to open its ports and its Thrift server: a hang after that, not a slow start (a busy machine
+ * takes seconds). */
+const START_MS = 60_000;
 
 export type PacketListener = (port: number, bytes: Uint8Array) => void;
 

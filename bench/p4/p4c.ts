@@ -115,10 +115,11 @@ async function compileWith(tools: P4Tools, program: string, dir: string, compile
   const cached = result();
   if (cached !== undefined) return cached;
   mkdirSync(dir, { recursive: true });
-  // Another test process compiling the same program: wait for its result rather than compile it twice.
+  // Another test process compiling the same program: wait for its result rather than compile it twice, as long as that
+  // process runs (it may have many compilations queued before this one: on a busy machine, minutes of them).
   const lock = `${place}.lock`;
   if (!claim(lock)) {
-    for (const started = Date.now(); existsSync(lock) && Date.now() - started < LOCK_STALE_MS;) await sleep(50);
+    while (held(lock)) await sleep(50);
     const theirs = result();
     if (theirs !== undefined) return theirs;
     claim(lock, true);
@@ -138,17 +139,35 @@ async function compileWith(tools: P4Tools, program: string, dir: string, compile
   }
 }
 
-/** A compilation that takes longer than this is taken for one whose process died. */
-const LOCK_STALE_MS = 120_000;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Takes the lock (a directory: made or not, atomically); `force` takes it whatever. */
+/** Takes the lock (a file made only where there is none, holding this process's id); `force` takes it whatever. */
 function claim(lock: string, force = false): boolean {
   try {
-    mkdirSync(lock);
+    writeFileSync(lock, String(process.pid), { flag: "wx" });
     return true;
   } catch {
-    return force;
+    if (!force) return false;
+    rmSync(lock, { recursive: true, force: true });
+    writeFileSync(lock, String(process.pid));
+    return true;
+  }
+}
+
+/** Whether `lock` is there and its process runs (one whose id is not written yet counts as running). */
+function held(lock: string): boolean {
+  let id: string;
+  try {
+    id = readFileSync(lock, "utf8");
+  } catch {
+    return false; // released, or not a lock this code made
+  }
+  if (id === "") return true;
+  try {
+    process.kill(Number(id), 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

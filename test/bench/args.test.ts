@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { positive, readFlags } from "../../bench/args.js";
 import { runBench } from "../../bench/main.js";
+import { HANG_MS } from "../helpers/wait.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 
@@ -96,7 +97,7 @@ describe("the other bench scripts refuse bad flags", () => {
     ({ script, argv, says }) => {
       const r = spawnSync(process.execPath, [join(ROOT, "dist", "bench", `${script}.js`), ...argv], {
         encoding: "utf8",
-        timeout: 30_000,
+        timeout: HANG_MS,
       });
       expect(r.status).toBe(2);
       expect(r.stdout).toBe("");

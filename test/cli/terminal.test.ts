@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { memoryIo, StreamSink } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import { InputError, printable } from "../../src/errors.js";
+import { HANG_MS } from "../helpers/wait.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), "strata-terminal-"));
@@ -57,7 +58,7 @@ describe("the command line's output", () => {
   const file = join(dir, NAME);
   copyFileSync(join(root, "examples/ip-router/network.yaml"), file);
   const strata = (...argv: string[]): { status: number | null; stdout: string; stderr: string } =>
-    spawnSync(process.execPath, [join(root, "dist/src/cli/main.js"), ...argv], { encoding: "utf8", timeout: 60_000 });
+    spawnSync(process.execPath, [join(root, "dist/src/cli/main.js"), ...argv], { encoding: "utf8", timeout: HANG_MS });
 
   it.each([
     { name: "a report naming the file", argv: [file], stream: "stdout" as const, shows: `${SHOWN}: valid, 3 networks` },

@@ -367,7 +367,7 @@ describe("Reconciler.apply", () => {
       rebuilt: true,
       diffs: true,
     });
-  }, 120_000);
+  });
 
   it.each([
     {

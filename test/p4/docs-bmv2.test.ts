@@ -19,6 +19,7 @@ import { ROOT } from "./helpers/examples.js";
 import { TARGET_LIMITS } from "./helpers/on-bmv2.js";
 import { packetsOf } from "./helpers/strata-side.js";
 import { findP4Tools, P4_REQUIRED } from "./helpers/toolchain.js";
+import { HANG_MS, TEST_MS } from "../helpers/wait.js";
 
 const DOC = readFileSync(join(ROOT, "docs/p4-export.md"), "utf8");
 const MARK = "<!-- checked: test/p4/docs-bmv2.test.ts";
@@ -136,7 +137,7 @@ describe.skipIf(skip)(`docs/p4-export.md's bmv2 commands${why}`, () => {
       );
     expect(script).not.toContain("9090");
     const env = { ...tools.env, PATH: `${bin}:${tools.env["PATH"] ?? ""}` };
-    const { code, out } = await bash(`set -e\n${script}`, dir, env, 170_000);
+    const { code, out } = await bash(`set -e\n${script}`, dir, env, TEST_MS - HANG_MS);
     expect(code, out).toBe(0);
 
     const r = join(dir, "out/p4/r");
@@ -162,5 +163,5 @@ describe.skipIf(skip)(`docs/p4-export.md's bmv2 commands${why}`, () => {
     expect(sent(join(r, "lanA_out.pcap"))).toEqual([]);
     expect(sent(join(r, "cpu_out.pcap"))).toEqual([]);
     expect(sent(join(h2, "lanB_out.pcap"))).toEqual([]);
-  }, 180_000);
+  });
 });

@@ -13,20 +13,17 @@ import { main } from "../..//src/cli/main.js";
 import { serve } from "../../src/cli/serve.js";
 import { CLOSE_GRACE_MS } from "../../src/p4runtime/close-grace.js";
 import { Client, type M, statusCode, type Stream } from "./client.js";
+import { HANG_MS, until } from "../helpers/wait.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const SPEC = join(root, "examples/ip-router/network.yaml");
 const flags = { port: [], hopLimit: 64, copyLimit: 4096 };
 
-async function until(read: () => string, pattern: RegExp, ms = 10000): Promise<RegExpExecArray> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const m = pattern.exec(read());
-    if (m !== null) return m;
-    if (Date.now() > end) throw new Error(`never printed ${pattern}: ${read()}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const untilPrinted = (read: () => string, pattern: RegExp): Promise<RegExpExecArray> =>
+  until(
+    () => pattern.exec(read()),
+    () => `never printed ${pattern}: ${read()}`,
+  );
 
 /** Device ids by machine from the line the server prints ("devices 1 h1, 2 r, 3 h2"). */
 const deviceIds = (line: string): Record<string, number> =>
@@ -63,7 +60,7 @@ describe("strata serve --p4runtime", () => {
         const io = memoryIo();
         const stop = new AbortController();
         const done = serve(SPEC, { ...flags, p4runtime: "127.0.0.1:0", empty }, io, { signal: stop.signal });
-        const m = await until(() => io.stderr.text, /P4Runtime server on 127\.0\.0\.1:(\d+): devices ([^\n(]*)/);
+        const m = await untilPrinted(() => io.stderr.text, /P4Runtime server on 127\.0\.0\.1:(\d+): devices ([^\n(]*)/);
         const ids = deviceIds(m[2] ?? "");
         const client = new Client(`127.0.0.1:${m[1] ?? ""}`);
         const r = ids.r ?? 0;
@@ -103,9 +100,10 @@ describe("strata serve --p4runtime", () => {
                 ],
               })
             ).map((e) => String(((e.directCounterEntry as M).data as M).packetCount ?? "0"));
-          const end = Date.now() + 5000;
-          while ((await counted()).every((c) => c === "0") && Date.now() < end)
-            await new Promise((res) => setTimeout(res, 20));
+          await until(
+            async () => (await counted()).some((c) => c !== "0"),
+            () => "no entry's counter moved",
+          );
           // lanA.r acquire, receive; ip.r acquire, forward, transmit; lanB.r send, forward, transmit:
           // 8 entries hit once.
           expect((await counted()).filter((c) => c === "1").length).toBe(8);
@@ -132,7 +130,7 @@ describe("strata p4runtime", () => {
     });
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
     try {
-      const m = await until(() => out, /P4Runtime server on 127\.0\.0\.1:(\d+) for .*: devices ([^(;]*)/);
+      const m = await untilPrinted(() => out, /P4Runtime server on 127\.0\.0\.1:(\d+) for .*: devices ([^(;]*)/);
       const client = new Client(`127.0.0.1:${m[1] ?? ""}`);
       const ids = deviceIds(m[2] ?? "");
       expect(Object.keys(ids)).toEqual(["h1", "r", "h2"]);
@@ -207,7 +205,7 @@ describe.each([
   /** Runs `fn` on the command with a controller that holds device 1's stream open as primary; ends both after. */
   const withController = async (fn: (p: ReturnType<typeof strata>, stream: Stream) => Promise<void>): Promise<void> => {
     const p = strata(args("127.0.0.1:0"));
-    const client = new Client(`127.0.0.1:${(await until(p.text, ANNOUNCED))[1] ?? ""}`);
+    const client = new Client(`127.0.0.1:${(await untilPrinted(p.text, ANNOUNCED))[1] ?? ""}`);
     try {
       const stream = client.stream();
       stream.arbitrate(1, 1);
@@ -226,7 +224,7 @@ describe.each([
       await withController(async (p, stream) => {
         const sent = Date.now();
         p.kill("SIGINT");
-        expect(await within(p.exited, CLOSE_GRACE_MS + 5000)).toEqual({ code: 0, signal: null });
+        expect(await within(p.exited, CLOSE_GRACE_MS + HANG_MS)).toEqual({ code: 0, signal: null });
         expect(Date.now() - sent).toBeGreaterThanOrEqual(CLOSE_GRACE_MS - 50);
         expect(p.text()).toMatch(counts);
         // The controller hears its stream end.
@@ -241,7 +239,7 @@ describe.each([
       await new Promise((r) => setTimeout(r, CLOSE_GRACE_MS / 4));
       p.kill("SIGINT");
       // Within the grace period (after it, the exit would be 0).
-      expect(await within(p.exited, 5000)).toEqual({ code: 130, signal: null });
+      expect(await within(p.exited, HANG_MS)).toEqual({ code: 130, signal: null });
     });
   });
 
@@ -253,7 +251,7 @@ describe.each([
         sent = true;
         p.kill("SIGTERM");
       });
-      expect(await within(p.exited, 10000)).toEqual({ code: 0, signal: null });
+      expect(await within(p.exited, HANG_MS)).toEqual({ code: 0, signal: null });
       expect(p.text()).toMatch(counts);
     }
   });
@@ -265,7 +263,7 @@ describe.each([
     const port = typeof address === "object" && address !== null ? address.port : 0;
     try {
       const p = strata(args(`127.0.0.1:${port}`));
-      expect(await within(p.exited, 10000)).toEqual({ code: 2, signal: null });
+      expect(await within(p.exited, HANG_MS)).toEqual({ code: 2, signal: null });
       expect(p.text()).toMatch(
         new RegExp(
           `^strata: --[a-z0-9]+ 127\\.0\\.0\\.1:${port}: cannot (listen|serve) there \\(listen EADDRINUSE: ` +

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import * as loader from "@grpc/proto-loader";
 import protobuf from "protobufjs";
+import { HANG_MS } from "../helpers/wait.js";
 
 const dir = new URL("../fixtures/p4runtime/", import.meta.url).pathname;
 
@@ -161,15 +162,15 @@ export class Stream {
     });
   }
 
-  /** The next message (or { streamError } if the stream failed), within `ms`. */
-  next(ms = 5000): Promise<M> {
+  /** The next message (or { streamError } if the stream failed), within `ms` (a hang after). */
+  next(ms = HANG_MS): Promise<M> {
     const m = this.#queue.shift();
     if (m !== undefined) return Promise.resolve(m);
     if (this.error !== undefined) return Promise.resolve({ streamError: this.error });
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#waiting = undefined;
-        reject(new Error("no stream message in time"));
+        reject(new Error(`no stream message in ${ms / 1000} s`));
       }, ms);
       this.#waiting = (x) => {
         clearTimeout(timer);

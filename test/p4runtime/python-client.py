@@ -27,7 +27,7 @@ class Stream:
         except grpc.RpcError as e:
             self.err = e; self.q.put(e)
     def send(self, m): self.out.put(m)
-    def next(self, t=3): return self.q.get(timeout=t)
+    def next(self, t=60): return self.q.get(timeout=t)  # a hang after: a busy machine answers late, not never
     def close(self): self.out.put(None)
 
 def arb(s, eid, role=None, config=None):

@@ -75,7 +75,6 @@ describe.skipIf("missing" in found)(
           rmSync(stubs, { recursive: true, force: true });
         }
       },
-      60_000,
     );
   },
 );

@@ -16,6 +16,7 @@ import { main } from "../..//src/cli/main.js";
 import { serve } from "../../src/cli/serve.js";
 import { Client, type M, statusCode, type Stream } from "./client.js";
 import { pcapPackets } from "../pcap/builders.js";
+import { until } from "../helpers/wait.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const SPEC = join(root, "examples/ip-router/network.yaml");
@@ -71,14 +72,11 @@ describe("strata serve --p4runtime --empty: a controller session on the IP route
         io,
         { commands },
       );
-      const said = async (pattern: RegExp): Promise<RegExpExecArray> => {
-        for (let i = 0; i < 500; i++) {
-          const m = pattern.exec(io.stderr.text);
-          if (m !== null) return m;
-          await new Promise((r) => setTimeout(r, 10));
-        }
-        throw new Error(`never said ${pattern}: ${io.stderr.text}`);
-      };
+      const said = (pattern: RegExp): Promise<RegExpExecArray> =>
+        until(
+          () => pattern.exec(io.stderr.text),
+          () => `never said ${pattern}: ${io.stderr.text}`,
+        );
       const command = async (line: string, answer: RegExp): Promise<RegExpExecArray> => {
         commands.write(`${line}\n`);
         return said(answer);
@@ -191,14 +189,11 @@ describe("strata serve --p4runtime: the server's devices follow table writes mad
         io,
         { commands },
       );
-      const said = async (pattern: RegExp, from = 0): Promise<RegExpExecArray> => {
-        for (let i = 0; i < 500; i++) {
-          const m = pattern.exec(io.stderr.text.slice(from));
-          if (m !== null) return m;
-          await new Promise((r) => setTimeout(r, 10));
-        }
-        throw new Error(`never said ${pattern}: ${io.stderr.text}`);
-      };
+      const said = (pattern: RegExp, from = 0): Promise<RegExpExecArray> =>
+        until(
+          () => pattern.exec(io.stderr.text.slice(from)),
+          () => `never said ${pattern}: ${io.stderr.text}`,
+        );
       const command = async (line: string, answer: RegExp): Promise<RegExpExecArray> => {
         const from = io.stderr.text.length;
         commands.write(`${line}\n`);

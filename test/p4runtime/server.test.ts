@@ -40,6 +40,7 @@ import {
   serve,
   UNKNOWN,
 } from "./ip-router.js";
+import { until } from "../helpers/wait.js";
 
 describe("arbitration", () => {
   let s: Awaited<ReturnType<typeof serve>>;
@@ -747,11 +748,10 @@ describe("a primary that does not read its stream", () => {
       call.on("data", (m: M) => received.push(m));
       call.write({ arbitration: { deviceId: h2.deviceId, electionId: { high: 0, low: 1 } } });
       try {
-        const until = async (ok: () => boolean, what: string): Promise<void> => {
-          for (const end = Date.now() + 10000; !ok(); await new Promise((r) => setTimeout(r, 10)))
-            if (Date.now() > end) throw new Error(`never ${what}`);
-        };
-        await until(() => received.length === 1, "primary");
+        await until(
+          () => received.length === 1,
+          () => "never primary",
+        );
         call.pause();
         // ip.h1 sends h1's IPv4 packet to h2, over and over: each is a packet-in on h2's stream.
         const frame = pcapPackets("pcaps/example-router-h1.pcap")[0] ?? Buffer.alloc(0);
@@ -779,7 +779,10 @@ describe("a primary that does not read its stream", () => {
         expect(packetInsStreamFull).toBeGreaterThan(SENT - PACKET_IN_QUEUE - GRPC_BUFFER - 1000);
         // The controller reads again: every packet-in the server took arrives, the held ones after the others.
         call.resume();
-        await until(() => received.length === 1 + packetIns, `${packetIns} packet-ins (got ${received.length - 1})`);
+        await until(
+          () => received.length === 1 + packetIns,
+          () => `never ${packetIns} packet-ins (got ${received.length - 1})`,
+        );
         expect(received.slice(1).every((m) => m.packet !== undefined)).toBe(true);
         expect(s.server.queuedPacketIns).toBe(0);
       } finally {

@@ -17,6 +17,7 @@ import { P4RuntimeServer } from "../../src/p4runtime/server.js";
 import { isLoopback, loadTls } from "../../src/p4runtime/tls.js";
 import { Certificates, noOpenssl } from "./certificates.js";
 import { Client } from "./client.js";
+import { until } from "../helpers/wait.js";
 
 const SPEC = "examples/ip-router/network.yaml";
 const OK = 0,
@@ -53,10 +54,15 @@ describe.skipIf(noOpenssl !== undefined)(
     const serveOnce = async (listen: string, files: TlsFlags): Promise<string> => {
       const io = memoryIo();
       const stop = new AbortController();
+      let ended = false;
       const done = serve(SPEC, { port: [], hopLimit: 64, copyLimit: 4096, p4runtime: listen, ...files }, io, {
         signal: stop.signal,
-      });
-      for (let i = 0; i < 500 && !io.stderr.text.includes("serving"); i++) await new Promise((r) => setTimeout(r, 10));
+      }).finally(() => (ended = true));
+      // Serving, or ended before it (its exit code and stderr say why).
+      await until(
+        () => ended || io.stderr.text.includes("serving"),
+        () => `never served: ${io.stderr.text}`,
+      );
       stop.abort();
       expect(await done).toBe(0);
       return io.stderr.text;
@@ -163,12 +169,11 @@ describe.skipIf(noOpenssl !== undefined)(
           { signal: stop.signal },
         );
         try {
-          let m: RegExpExecArray | null = null;
-          for (let i = 0; i < 500 && m === null; i++, await new Promise((r) => setTimeout(r, 10)))
-            m = /P4Runtime server on 127\.0\.0\.1:(\d+) over TLS with client certificates: devices/.exec(
-              io.stderr.text,
-            );
-          expect(m, io.stderr.text).not.toBeNull();
+          const m = await until(
+            () =>
+              /P4Runtime server on 127\.0\.0\.1:(\d+) over TLS with client certificates: devices/.exec(io.stderr.text),
+            () => `never served: ${io.stderr.text}`,
+          );
           const c = new Client(`127.0.0.1:${m?.[1] ?? ""}`, clients["TLS, a certificate the CA signed"]?.());
           expect((await c.unary("capabilities", {})).p4runtimeApiVersion).toBe("1.4.0");
           c.close();

@@ -119,7 +119,7 @@ describe(`strata run on ${MEMBERS.toLocaleString("en")} members, a captured link
       summary: code === 0 ? (JSON.parse(io.stdout.text) as Summary) : undefined,
       files,
     };
-  }, 120_000);
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("exits 0", () => {

@@ -20,6 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCap } from "../../src/serve/ports.js";
+import { until } from "../helpers/wait.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const cli = join(root, "dist/src/cli/main.js");
@@ -157,12 +158,11 @@ interface PortCounts {
   droppedByStrata: number;
 }
 
-async function waitFor(s: Served, pattern: RegExp, ms = 20_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!pattern.test(s.stderr)) {
-    if (Date.now() > until) throw new Error(`strata serve did not say ${pattern} in ${ms} ms; stderr: ${s.stderr}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+async function waitFor(s: Served, pattern: RegExp): Promise<void> {
+  await until(
+    () => pattern.test(s.stderr),
+    () => `strata serve did not say ${pattern}; stderr: ${s.stderr}`,
+  );
 }
 
 /** A UDP exchange: a node echo server in B, a node client in A; the client's answer or "timeout". */
@@ -369,7 +369,6 @@ describe.skipIf(reason !== undefined)(
         expect(new Set(lanB.get("02:00:00:00:0b:02"))).toEqual(new Set([64]));
         expect(new Set(lanA.get("02:00:00:00:0a:fe"))).toEqual(new Set([63]));
       },
-      90_000,
     );
     it(
       "ports fail alone and count their losses: one interface flapping leaves " +
@@ -473,7 +472,6 @@ describe.skipIf(reason !== undefined)(
         });
         expect(summary.delivered["ip.r"]?.packets).toBe(received);
       },
-      30_000,
     );
   },
 );

@@ -12,6 +12,7 @@ import { main } from "../..//src/cli/main.js";
 import { serve } from "../../src/cli/serve.js";
 import { COMMAND_LINE_MAX } from "../../src/serve/control.js";
 import { loadCap } from "../../src/serve/ports.js";
+import { until } from "../helpers/wait.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const spec = join(root, "examples/live-router/network.yaml");
@@ -141,10 +142,11 @@ describe("strata serve --commands", () => {
     const commands = new PassThrough();
     const io = memoryIo();
     const done = serve(spec, { port: [], commands: true, json: true, hopLimit: 64, copyLimit: 4096 }, io, { commands });
-    const said = async (pattern: RegExp): Promise<void> => {
-      for (let i = 0; i < 200 && !pattern.test(io.stderr.text); i++) await new Promise((r) => setTimeout(r, 10));
-      expect(io.stderr.text).toMatch(pattern);
-    };
+    const said = async (pattern: RegExp): Promise<void> =>
+      void (await until(
+        () => pattern.test(io.stderr.text),
+        () => `never said ${pattern}: ${io.stderr.text}`,
+      ));
     return { commands, io, done, said };
   };
 

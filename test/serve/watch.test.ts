@@ -24,6 +24,7 @@ import { openCapture } from "../../src/pcap/index.js";
 import type { Engine } from "../../src/engine/engine.js";
 import { openServed } from "../engine/served.js";
 import { DescriptionReloader, type ReloadResult } from "../../src/serve/watch.js";
+import { until } from "../helpers/wait.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const ROUTER = readFileSync(join(root, "examples/live-router/network.yaml"), "utf8");
@@ -234,20 +235,22 @@ describe("DescriptionReloader.watch", () => {
     const results: ReloadResult[] = [];
     const reloader = new DescriptionReloader(em, file, (r) => results.push(r));
     reloader.watch(30);
-    const until = async (n: number): Promise<void> => {
-      for (let i = 0; i < 200 && results.length < n; i++) await new Promise((r) => setTimeout(r, 20));
-    };
+    const reloads = (n: number): Promise<boolean> =>
+      until(
+        () => results.length >= n,
+        () => `${results.length} reloads, not ${n}`,
+      );
     writeFileSync(file, NO_ROUTE);
-    await until(1);
+    await reloads(1);
     expect(results.map((r) => r.ok)).toEqual([true]);
     expect(send()).toEqual([]);
     // An editor's save: the new text written beside and renamed over the file.
     writeFileSync(`${file}.tmp`, BROKEN);
     copyFileSync(`${file}.tmp`, file);
-    await until(2);
+    await reloads(2);
     expect(results.map((r) => r.ok)).toEqual([true, false]);
     writeFileSync(file, ROUTER);
-    await until(3);
+    await reloads(3);
     expect(results.map((r) => r.ok)).toEqual([true, false, true]);
     expect(send()).toEqual(["lanB:hostB"]);
     reloader.close();
@@ -324,7 +327,10 @@ describe("DescriptionReloader.watch: a description that is a symbolic link", () 
     reloader.watch(30);
     expect(send()).toEqual(["lanB:hostB"]);
     change(dir);
-    for (let i = 0; i < 200 && results.length < 1; i++) await new Promise((r) => setTimeout(r, 20));
+    await until(
+      () => results.length >= 1,
+      () => "no reload",
+    );
     expect(results.map((r) => [r.ok, r.lines[0]])).toEqual([
       [true, `reloaded ${file}: 0 rows inserted, 0 modified, 1 deleted`],
     ]);
@@ -345,15 +351,20 @@ describe("strata serve --watch, reload", () => {
     const done = serve(file, { port: [], commands: true, watch: false, hopLimit: 64, copyLimit: 4096 }, io, {
       commands,
     });
-    const say = async (line: string): Promise<void> => {
+    // Each command answered before the file changes again.
+    const say = async (line: string, answer: RegExp): Promise<void> => {
+      const from = io.stderr.text.length;
       commands.write(`${line}\n`);
-      await new Promise((r) => setTimeout(r, 100));
+      await until(
+        () => answer.test(io.stderr.text.slice(from)),
+        () => `no answer ${answer} to ${line}: ${io.stderr.text}`,
+      );
     };
     writeFileSync(file, BROKEN);
-    await say("reload");
+    await say("reload", /the emulation goes on/);
     writeFileSync(file, NO_ROUTE);
-    await say("reload");
-    await say("stop");
+    await say("reload", /^reloaded /m);
+    commands.write("stop\n");
     expect(await done).toBe(0);
     const lines = io.stderr.text.split("\n");
     expect(lines.filter((l) => l.startsWith("strata: ") || l.startsWith("reloaded"))).toEqual([

@@ -9,6 +9,7 @@ import type { CompiledSpec } from "../../../src/control/compiled.js";
 import type { MachineExport } from "../../../src/p4/export.js";
 import { Fleet, type Input } from "../../../bench/p4/fleet.js";
 import type { P4Tools } from "./toolchain.js";
+import { HANG_MS } from "../../helpers/wait.js";
 
 export { type Input, Wiring } from "../../../bench/p4/fleet.js";
 
@@ -27,7 +28,8 @@ export interface Bmv2Run extends Outputs {
   readonly cliErrors: readonly string[];
   /** Packets passed from one switch to another. */
   readonly relayed: number;
-  /** Whether relaying stopped at the bound (a loop between machines: the export has no hop limit there). */
+  /** Whether relaying stopped at the bound (a loop between machines: the export has no hop limit there): counted, not
+   * timed. */
   readonly bounded: boolean;
 }
 
@@ -37,21 +39,36 @@ const push = <K, V>(m: Map<K, V[]>, k: K, v: V): void => {
   else list.push(v);
 };
 
+const hex = (b: Uint8Array): string => Buffer.from(b).toString("hex");
+
 export interface RunOptions {
-  /** Stop waiting once this many packets (links and deliveries: what strata had) are seen and the switches are quiet.
-   * */
-  readonly expected: number;
-  /** Quiet time after the expected packets, for any extra one (default 150 ms). */
-  readonly settleMs?: number;
-  /** Quiet time that ends the wait when fewer come (default 3 s). */
-  readonly timeoutMs?: number;
-  /** Packets passed between switches before relaying stops (a loop; default 2 × expected + 2,000). */
-  readonly maxRelays?: number;
+  /** What strata wrote: the run lasts until the switches have shown every packet of it (as compare() counts them). */
+  readonly strata: Outputs;
+  /** The captures compared (Wiring.observableCaptures()). */
+  readonly observable: ReadonlySet<string>;
+  /** How compare() will loosen: a packet strata cut short need show only once. */
+  readonly limits?: Limits;
+  /**
+   * A loop between machines that strata followed at its largest hop limit: the run lasts until the
+   * switches have passed on LOOP_PAST packets more than strata had (no TTL ends it on them), and
+   * relaying stops there.
+   */
+  readonly loop?: boolean;
 }
+
+/** Packets passed between switches beyond strata's, in a loop, that show the switches loop (`loop`). */
+const LOOP_PAST = 100;
+
+/**
+ * Quiet time, once the switches have shown every packet strata has (and relaying stopped, for a
+ * loop), for a packet more than strata's: on a slow machine it may miss one, never fail a run.
+ */
+const SETTLE_MS = 150;
 
 /**
  * Runs `inputs` through one switch per machine (a Fleet), records every packet on a link and
- * every delivery, and stops when the switches have been quiet long enough.
+ * every delivery, and stops once the switches have shown every packet strata has — counted, not
+ * timed — and (`loop`) passed packets between them up to the bound; then briefly quiet.
  */
 export async function runOnBmv2(
   tools: P4Tools,
@@ -65,33 +82,57 @@ export async function runOnBmv2(
     const links = new Map<string, Uint8Array[]>();
     const delivered = new Map<string, Uint8Array[]>();
     const unexpected: string[] = [];
-    const observable = fleet.wiring.observableCaptures();
-    let seen = 0;
-    let last = Date.now();
-    fleet.maxRelays = options.maxRelays ?? 2 * options.expected + 2_000;
-    fleet.departures = (d) => {
-      last = Date.now();
-      if (d.kind === "delivered") push(delivered, d.member, d.bytes);
-      else if (d.kind === "unexpected") unexpected.push(d.what);
-      else push(links, fleet.linkName(d.link), d.bytes);
-      if (d.kind !== "link" || observable.has(fleet.linkName(d.link))) seen++;
+    const { observable } = options;
+    const limits = options.limits ?? {};
+    const waiting = wanted(options.strata, observable, limits);
+    let missing = [...waiting.values()].reduce((n, m) => n + [...m.values()].reduce((a, b) => a + b, 0), 0);
+    const saw = (key: string, bytes: Uint8Array): void => {
+      const want = waiting.get(key);
+      const h = hex(bytes);
+      const n = want?.get(h) ?? 0;
+      if (n === 0) return;
+      want?.set(h, n - 1);
+      missing--;
     };
-    for (const i of inputs) fleet.inject(i);
-    last = Date.now();
-    const settle = options.settleMs ?? 150;
-    const timeout = options.timeoutMs ?? 3_000;
-    for (;;) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      const quiet = Date.now() - last;
-      if ((seen >= options.expected && quiet >= settle) || quiet >= timeout) break;
-    }
+    // Past what strata had: where a loop is expected, soon; elsewhere, far enough to stop one nobody expected.
+    const had = countOf(options.strata, observable);
+    fleet.maxRelays = options.loop === true ? had + LOOP_PAST : 2 * had + 2_000;
+    await new Promise<void>((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      let queued = false;
+      // Packets restart the wait: short once all of strata's are in, long while some are still to come. Looked at once
+      // the packets that came together are told (the fleet marks itself bounded after telling of the packet it stops).
+      const wait = (): void => {
+        queued = false;
+        clearTimeout(timer);
+        const done = missing === 0 && (options.loop !== true || fleet.bounded);
+        // Still missing some after HANG_MS of quiet: the switches will not send them (compare() says which).
+        timer = setTimeout(resolve, done ? SETTLE_MS : HANG_MS);
+      };
+      const waitAfter = (): void => {
+        if (!queued) queueMicrotask(wait);
+        queued = true;
+      };
+      fleet.departures = (d) => {
+        if (d.kind === "delivered") {
+          push(delivered, d.member, d.bytes);
+          saw(deliveredKey(d.member, limits), d.bytes);
+        } else if (d.kind === "unexpected") unexpected.push(d.what);
+        else {
+          const capture = fleet.linkName(d.link);
+          push(links, capture, d.bytes);
+          if (observable.has(capture)) saw(linkKey(capture), d.bytes);
+        }
+        waitAfter();
+      };
+      for (const i of inputs) fleet.inject(i);
+      wait();
+    });
     return { links, delivered, unexpected, cliErrors: fleet.cliErrors, relayed: fleet.relayed, bounded: fleet.bounded };
   } finally {
     await fleet.stop();
   }
 }
-
-const hex = (b: Uint8Array): string => Buffer.from(b).toString("hex");
 
 /**
  * Every difference between a switch running the export and `strata run` that the bmv2 tests
@@ -126,6 +167,38 @@ export interface Limits {
   readonly cutShort?: boolean;
 }
 
+/** compare()'s key for a capture's packets. */
+const linkKey = (capture: string): string => `link ${capture}`;
+
+/** compare()'s key for a member's deliveries: its group's, where a test compares a group as one (Limits.sameReceiver).
+ * */
+const deliveredKey = (member: string, limits: Limits): string =>
+  `delivered ${(limits.sameReceiver?.find((g) => g.includes(member)) ?? [member]).join(" or ")}`;
+
+/** One side's packets (as hex) by compare()'s keys: every observable capture, every member; each packet once when cut
+ * short. */
+function sides(o: Outputs, observable: ReadonlySet<string>, limits: Limits): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const capture of observable) out.set(linkKey(capture), (o.links.get(capture) ?? []).map(hex));
+  for (const [member, packets] of o.delivered) {
+    const key = deliveredKey(member, limits);
+    out.set(key, [...(out.get(key) ?? []), ...packets.map(hex)]);
+  }
+  if (limits.cutShort === true) for (const [key, list] of out) out.set(key, [...new Set(list)]);
+  return out;
+}
+
+/** Strata's packets the switches must show, counted by compare()'s key and packet. */
+function wanted(strata: Outputs, observable: ReadonlySet<string>, limits: Limits): Map<string, Map<string, number>> {
+  const out = new Map<string, Map<string, number>>();
+  for (const [key, list] of sides(strata, observable, limits)) {
+    const counts = new Map<string, number>();
+    for (const x of list) counts.set(x, (counts.get(x) ?? 0) + 1);
+    out.set(key, counts);
+  }
+  return out;
+}
+
 /**
  * Where the switches and strata part: for every observable capture and every member, the
  * packets only one side has (as hex), or nothing when both have the same packets.
@@ -137,12 +210,6 @@ export function compare(
   limits: Limits = {},
 ): Record<string, { strata: string[]; bmv2: string[] }> {
   const out: Record<string, { strata: string[]; bmv2: string[] }> = {};
-  const side = (m: ReadonlyMap<string, readonly Uint8Array[]>, k: string): string[] => {
-    const all = (limits.sameReceiver?.find((g) => g.includes(k)) ?? [k])
-      .flatMap((x) => (m.get(x) ?? []).map(hex))
-      .sort();
-    return limits.cutShort === true ? [...new Set(all)] : all;
-  };
   const differ = (what: string, a: string[], b: string[]): void => {
     // Counted, not searched: a loop that replicates puts tens of thousands of packets on a link.
     const left = new Map<string, number>();
@@ -156,10 +223,9 @@ export function compare(
     const onlyA = [...left].flatMap(([x, n]) => Array.from({ length: n }, () => x));
     if (onlyA.length > 0 || (onlyB.length > 0 && limits.cutShort !== true)) out[what] = { strata: onlyA, bmv2: onlyB };
   };
-  for (const capture of [...observable].sort())
-    differ(`link ${capture}`, side(strata.links, capture), side(bmv2.links, capture));
-  for (const member of [...new Set([...strata.delivered.keys(), ...bmv2.delivered.keys()])].sort())
-    differ(`delivered ${member}`, side(strata.delivered, member), side(bmv2.delivered, member));
+  const [s, b] = [sides(strata, observable, limits), sides(bmv2, observable, limits)];
+  for (const key of [...new Set([...s.keys(), ...b.keys()])].sort())
+    differ(key, [...(s.get(key) ?? [])].sort(), [...(b.get(key) ?? [])].sort());
   if (bmv2.unexpected.length > 0) out["ports no manifest names"] = { strata: [], bmv2: [...bmv2.unexpected] };
   if (bmv2.cliErrors.length > 0) out["simple_switch_CLI errors"] = { strata: [], bmv2: [...bmv2.cliErrors] };
   return out;

@@ -36,6 +36,15 @@ export function compileText(text: string): CompiledSpec | undefined {
   }
 }
 
+/**
+ * The time, in ms, one random case of specRecipe may take: loaded, compiled, run through an engine and the reference
+ * — several times what one takes on a busy machine, so that a property's time out follows its number of cases.
+ */
+export const CASE_MS = 200;
+
+/** vitest's time out for a property of `cases` cases of `perCase` ms each (never under its default). */
+export const timeFor = (cases: number, perCase = CASE_MS): number => Math.max(60_000, cases * perCase);
+
 // ── Recipes ────────────────────────────────────────────────────────────────
 
 export const nat = (max: number): fc.Arbitrary<number> => fc.nat({ max });

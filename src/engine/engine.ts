@@ -31,6 +31,7 @@ import {
   type OutputSink,
   type PacketRanges,
   Runner,
+  type RunnerOptions,
 } from "../wasm/runner.js";
 import { type EntryMatch, type TableWrite, Tables, type WriteResult } from "../wasm/tables.js";
 import { BatchQueue } from "./batches.js";
@@ -67,6 +68,13 @@ export interface EngineOptions {
   readonly copyLimit?: number;
   /** Packets per batch (default DEFAULT_RUNNER.batchPackets). */
   readonly batchPackets?: number;
+  /**
+   * The data plane's buffers, DEFAULT_RUNNER's where not given (packet buffers still grow for a long packet):
+   * smaller ones make a run pause and resume more often, as the differential tests want it to.
+   */
+  readonly buffers?: Partial<
+    Pick<RunnerOptions, "batchBytes" | "slots" | "slotLen" | "recordingBytes" | "traceEvents">
+  >;
   /** How long submit() holds a partial batch before running it, in ms (default 1; 0: until the frames that arrived in
    * the same turn of the event loop are in). */
   readonly flushMs?: number;
@@ -214,6 +222,7 @@ export class Engine {
         copyLimit: o.copyLimit ?? DEFAULT_RUNNER.copyLimit,
         slotLenMax: MAX_CAP_LEN_DEFAULT + DEFAULT_RUNNER.headroom,
         ...(o.batchPackets !== undefined ? { batchPackets: o.batchPackets } : {}),
+        ...o.buffers,
       },
       sinks,
     );

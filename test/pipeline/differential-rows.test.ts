@@ -8,17 +8,15 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compile } from "../../src/control/compile.js";
 import type { CompiledTable } from "../../src/control/compiled.js";
-import { resolveEndpoint } from "../../src/control/endpoints.js";
 import { parseSpec } from "../../src/description/load.js";
 import { PORT_SELF } from "../../src/wasm/abi.js";
 import type { EntryMatch } from "../../src/wasm/tables.js";
 import type { KeyLayout } from "../../src/wire/designs.js";
 import { type Fields, headerDesign } from "../../src/model/headers.js";
 import { rowMatches, winner } from "../../src/model/rows.js";
-import { compileText, pool, specRecipe, specText } from "./helpers/cases.js";
+import { compileText, pool, specRecipe, specText, timeFor } from "./helpers/cases.js";
 import { cnaPacket } from "./helpers/packets.js";
-import { runWasm } from "./helpers/wasm-run.js";
-import { TEST_MS } from "../helpers/wait.js";
+import { rowHits, runEngine } from "./helpers/engine-run.js";
 
 // ── The compiled side: entries over key vectors, as the data plane's tables hold them ──
 
@@ -125,14 +123,13 @@ describe("compiled rows = the description's rows", () => {
         { numRuns: RUNS },
       );
     },
-    // Three times what a description took at load 15 on 2 cores (143 ms), issue 29.
-    Math.max(TEST_MS, RUNS * 500),
+    timeFor(RUNS),
   );
 });
 
 // Disagreements the tests above once found, each kept as its smallest case.
 describe("found by the property tests", () => {
-  /** Which forward row of member r a cna packet to `dst` hits, run through the wasm pipeline. */
+  /** Which forward row of member r a cna packet to `dst` hits, run through the data plane as strata run runs it. */
   function forwardRowHit(rows: string, dst: bigint, kind?: string): string[] {
     // The rows as they are, or under `rows:` beside the table's kind.
     const table = kind === undefined ? rows : `          kind: ${kind}\n          rows:\n${rows.replace(/^/gm, "  ")}`;
@@ -154,15 +151,14 @@ ${table}
       ),
     );
     const bytes = cnaPacket({ dst });
-    const r = runWasm(
-      c,
-      [resolveEndpoint(c, "n:s.1")],
-      [{ bytes, origLen: bytes.length, tsSec: 0, tsNsec: 0, endpoint: 0 }],
-      0,
-      { hopLimit: 8, copyLimit: 8 },
+    const hits = rowHits(
+      runEngine(c, ["n:s.1"], [{ bytes, origLen: bytes.length, tsSec: 0, tsNsec: 0, endpoint: 0 }], 0, {
+        hopLimit: 8,
+        copyLimit: 8,
+      }),
     );
     const forward = c.members.find((m) => m.qualified === "n.r")?.tables.forward;
-    return (forward?.rows ?? []).flatMap((row, i) => ((r.hits.get(forward?.id ?? -1)?.[i] ?? 0) > 0 ? [row.text] : []));
+    return (forward?.rows ?? []).flatMap((row, i) => ((hits.get(forward?.id ?? -1)?.[i] ?? 0) > 0 ? [row.text] : []));
   }
 
   it("a prefix on a field another row matches by range is the range it stands for", () => {

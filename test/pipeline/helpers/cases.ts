@@ -25,6 +25,7 @@ import { TPID_CUSTOMER, TPID_SERVICE } from "../../../src/model/headers.js";
 import type { RefInput } from "../../../src/model/interpreter.js";
 import { concat } from "../../pcap/builders.js";
 import { cnaPacket, ethernetFrame, ipv4Packet, ipv6Packet } from "./packets.js";
+import { TEST_MS } from "../../helpers/wait.js";
 
 /** Compiles a description, or undefined when the loader or compiler refuses it (a skipped case). */
 export function compileText(text: string): CompiledSpec | undefined {
@@ -35,6 +36,16 @@ export function compileText(text: string): CompiledSpec | undefined {
     throw err;
   }
 }
+
+/**
+ * The time, in ms, one random case of specRecipe may take before its property is taken for hung: loaded, compiled, run
+ * through an engine and the reference — four times what one took beside two busy processes at load 15 on 2 cores
+ * (146 ms; issue 29), so that a property's limit follows its number of cases. A limit that catches a hang, not a budget.
+ */
+export const CASE_MS = 600;
+
+/** vitest's limit for a property of `cases` cases of `perCase` ms each (never under the suite's own, TEST_MS). */
+export const timeFor = (cases: number, perCase = CASE_MS): number => Math.max(TEST_MS, cases * perCase);
 
 // ── Recipes ────────────────────────────────────────────────────────────────
 

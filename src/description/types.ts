@@ -68,8 +68,8 @@ export interface LinkSpec {
   /** The receivers (several for allcast/anycast), or an external end. */
   readonly to: readonly Endpoint[] | { readonly external: string };
   readonly group?: string;
-  /** Record this link's packets in links/ (the description's `capture`, default true). */
-  readonly capture: boolean;
+  /** Record this link's packets in links/ (the description's `record`, default true). */
+  readonly record: boolean;
   /** Subduction: the overlay network whose shared member (same name, same machine) shares this link. */
   readonly shared?: string;
   /** Subduction, resolved: this network's shared member at the link's end, and its partner in the overlay. */

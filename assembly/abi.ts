@@ -39,6 +39,8 @@ export const ACT_DELIVER: i32 = 11;
 export const ACT_EXTERNAL_LINK: i32 = 12;
 export const ACT_COUNT: i32 = 13;
 
+export const ROLE_ACTIONS: usize = memory.data<u32>([30, 224, 768, 1024, 6144]);
+
 export const DROP_NONE: i32 = 0;
 export const DROP_BAD_HEADER: i32 = 1;
 export const DROP_ACQUIRE_MISS: i32 = 2;

@@ -71,7 +71,7 @@ export function l2ExactSpec(entries = 1024, ports = 4): string {
     members:
       sw: { name: "02:00:ff:ff:ff:fe", role: infra }
     links:
-      - { external: feed, to: sw.0, capture: false }
+      - { external: feed, to: sw.0, record: false }
 ${out.join("\n")}
     tables:
       sw:
@@ -368,7 +368,7 @@ export function routerSpec(prefixes = 1024): string {
     header: ethernet
     members:
       r: { name: "02:00:00:00:0a:fe" }
-    links: [ { external: feed, to: r.1, capture: false } ]
+    links: [ { external: feed, to: r.1, record: false } ]
     tables:
       r:
         acquire: [ { match: { dst: "02:00:00:00:0a:fe" }, do: receive } ]
@@ -377,7 +377,7 @@ export function routerSpec(prefixes = 1024): string {
     header: ethernet
     members:
       r: { name: "02:00:00:00:0b:fe" }
-    links: [ { from: r.1, external: out, capture: false } ]
+    links: [ { from: r.1, external: out, record: false } ]
     tables:
       r:
         send: [ { session: 1, header: { dst: "02:00:00:00:0b:02", type: 0x0800 } } ]
@@ -389,8 +389,8 @@ export function routerSpec(prefixes = 1024): string {
       r: { name: 10.255.255.254 }
       h2: { name: 10.255.255.2 }
     links:
-      - { external: from-lanA, to: r.1, capture: false }
-      - { from: r.2, to: h2.1, capture: false }
+      - { external: from-lanA, to: r.1, record: false }
+      - { from: r.2, to: h2.1, record: false }
     tables:
       r:
         acquire: [ { do: forward } ]
@@ -455,7 +455,7 @@ export function vxlanSpec(): string {
     members:
       a: { name: "02:00:00:00:00:0a" }
       b: { name: "02:00:00:00:00:0b" }
-    links: [ { from: a.1, to: b.1, capture: false } ]
+    links: [ { from: a.1, to: b.1, record: false } ]
     tables:
       a:
         send:    [ { session: 1, header: { dst: "02:00:00:00:00:0b", type: 0x0800 } } ]
@@ -468,7 +468,7 @@ export function vxlanSpec(): string {
     members:
       a: { name: 192.0.2.1 }
       b: { name: 192.0.2.2 }
-    links: [ { from: a.1, to: b.1, capture: false } ]
+    links: [ { from: a.1, to: b.1, record: false } ]
     tables:
       a:
         send:     [ { session: 1, header: { dst: 192.0.2.2, sport: 49152, vni: 100 } } ]
@@ -482,7 +482,7 @@ export function vxlanSpec(): string {
     members:
       vm3: { name: "02:00:00:00:01:03", machine: a }
       vm5: { name: "02:00:00:00:01:05", machine: b }
-    links: [ { from: vm3.1, to: vm5.1, capture: false } ]
+    links: [ { from: vm3.1, to: vm5.1, record: false } ]
     tables:
       vm3:
         forward:  [ { in: self, out: 1 } ]

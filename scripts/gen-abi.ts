@@ -27,6 +27,12 @@ export function generateAbi(): string {
   list("KIND", abi.MATCH_KINDS);
   list("ERR", abi.TABLE_ERRORS);
   list("ACT", abi.ACTIONS);
+  // abi.ROLE_ACTIONS as a word per role (indexed by ROLE_*), bit ACT_x set when the role may hold action x.
+  if (abi.ACTIONS.length > 32) throw new Error("ROLE_ACTIONS: more than 32 actions do not fit a word");
+  const masks = abi.TABLE_ROLES.map((role) =>
+    abi.ROLE_ACTIONS[role].reduce((mask, action) => (mask | (1 << abi.ACTIONS.indexOf(action))) >>> 0, 0),
+  );
+  out.push(`export const ROLE_ACTIONS: usize = memory.data<u32>([${masks.join(", ")}]);`, "");
   list("DROP", abi.DROP_REASONS);
   list("STAGE", abi.STAGES);
   list("OUTPUT", abi.OUTPUT_KINDS);

@@ -13,29 +13,15 @@
 // `entry` is written back: the entry index, or −error for the record that failed.
 
 import {
-  ACT_BOTH,
-  ACT_DELIVER,
-  ACT_DROP,
-  ACT_EXTERNAL_LINK,
-  ACT_EXTERNAL_SESSION,
-  ACT_FORWARD,
-  ACT_OUT,
-  ACT_PHYSICAL,
-  ACT_PUSH,
-  ACT_RECEIVE,
-  ACT_SHARED_ACQUIRE,
-  ACT_SHARED_FORWARD,
+  ACT_COUNT,
   ERR_BAD_ACTION,
   ERR_NO_SUCH_TABLE,
   KIND_RANGE,
   OP_DELETE,
   OP_INSERT,
   OP_MODIFY,
-  ROLE_ACQUIRE,
-  ROLE_FORWARD,
-  ROLE_RECEIVE,
-  ROLE_SEND,
-  ROLE_TRANSMIT,
+  ROLE_ACTIONS,
+  ROLE_COUNT,
   WRITE_ACTION,
   WRITE_ARG,
   WRITE_ARG2,
@@ -129,21 +115,10 @@ export function destroyTable(id: i32): bool {
 
 // ── Actions ────────────────────────────────────────────────────────────────
 
-/** Whether `code` is an action a `role` table may hold. */
+/** Whether `code` is an action a `role` table may hold: abi.ts ROLE_ACTIONS, a word per role, a bit per action. */
 function actionFits(role: i32, code: i32): bool {
-  switch (role) {
-    case ROLE_ACQUIRE:
-      return code == ACT_FORWARD || code == ACT_RECEIVE || code == ACT_BOTH || code == ACT_SHARED_ACQUIRE;
-    case ROLE_FORWARD:
-      return code == ACT_OUT || code == ACT_DROP || code == ACT_SHARED_FORWARD;
-    case ROLE_TRANSMIT:
-      return code == ACT_PHYSICAL || code == ACT_EXTERNAL_SESSION;
-    case ROLE_SEND:
-      return code == ACT_PUSH;
-    case ROLE_RECEIVE:
-      return code == ACT_DELIVER || code == ACT_EXTERNAL_LINK;
-  }
-  return false;
+  if (<u32>role >= <u32>ROLE_COUNT || <u32>code >= <u32>ACT_COUNT) return false;
+  return ((load<u32>(ROLE_ACTIONS + ((<usize>role) << 2)) >> (<u32>code)) & 1) != 0;
 }
 
 /** Gives entry `i` the record's action, its data copied. */

@@ -106,7 +106,7 @@ export class Wiring {
     return this.arrivals(li).every((a) => a !== undefined);
   }
 
-  /** Captures strata writes (`capture: false` turns one off) every direction of which a switch port carries: those a
+  /** Captures strata writes (`record: false` turns one off) every direction of which a switch port carries: those a
    * test can hold to strata's. */
   observableCaptures(): Set<string> {
     const byName = new Map<string, number[]>();

@@ -94,7 +94,7 @@ export function compile(spec: Spec): CompiledSpec {
           network: net.index,
           name: l.name,
           qualified: `${net.name}.${l.name}`,
-          recorded: l.capture,
+          recorded: l.record,
           sender,
           senderPort,
           mode: l.mode,

@@ -61,7 +61,7 @@ export interface CompiledLink {
   readonly name: string;
   /** "network.name", the link's name across networks (its recording is links/<qualified>.pcap). */
   readonly qualified: string;
-  /** Whether its packets are recorded (the description's `capture`, default true). */
+  /** Whether its packets are recorded (the description's `record`, default true). */
   readonly recorded: boolean;
   /** Member index, or −1 when the sender is outside the network. */
   readonly sender: number;

@@ -31,7 +31,14 @@ export interface LoadOptions {
    * their earlier values where they are still free.
    */
   readonly previous?: Allocation;
+  /**
+   * Where notes go that are no errors (a key written in its old name), a line each, with or without errors after them;
+   * by default, stderr as `strata: warning: LINE`.
+   */
+  readonly warn?: (line: string) => void;
 }
+
+const warnOnStderr = (line: string): void => void process.stderr.write(`strata: warning: ${line}\n`);
 
 /** Reads and validates a description; throws SpecError (an InputError) for anything wrong with it, and nothing else for
  * bad input. */
@@ -131,6 +138,7 @@ export function parseSpec(text: string, file: string, options: LoadOptions = {})
       checkSharedRows(problems, networks, known);
     }
   }
+  for (const note of problems.notes) (options.warn ?? warnOnStderr)(note.message);
   problems.throwIfAny();
   return allocation === undefined ? { file, networks } : { file, networks, allocation };
 }

@@ -84,6 +84,7 @@ export class Problems {
   readonly file: string;
   readonly #locator: Locator | undefined;
   readonly #issues: SpecIssue[] = [];
+  readonly #notes: SpecIssue[] = [];
 
   constructor(file: string, locator?: Locator) {
     this.file = file;
@@ -108,6 +109,20 @@ export class Problems {
   /** An error at a known line and column with no path (syntax errors). */
   addAt(line: number, column: number, problem: string, fix = ""): void {
     this.#issues.push(new SpecIssue({ file: this.file, path: "", line, column }, problem, fix));
+  }
+
+  /**
+   * A note that is no error (a key written in its old name): at `path`, placed at the key `key` inside it, so a reader
+   * sees both the element and the word.
+   */
+  note(path: Path, key: string, problem: string, fix = ""): void {
+    const place = this.ref([...path, key], true);
+    this.#notes.push(new SpecIssue({ ...place, path: formatPath(path) }, problem, fix));
+  }
+
+  /** The notes so far, in source order. */
+  get notes(): readonly SpecIssue[] {
+    return [...this.#notes].sort((a, b) => rank(a) - rank(b) || a.column - b.column);
   }
 
   get count(): number {

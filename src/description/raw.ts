@@ -31,6 +31,8 @@ export interface RawLink {
   readonly mode?: LinkMode;
   readonly group?: string;
   readonly name?: string;
+  readonly record?: boolean;
+  /** The old name of `record`, read the same way (with a note). */
   readonly capture?: boolean;
   readonly shared?: string;
 }

@@ -22,7 +22,7 @@ import type {
 } from "./raw.js";
 import { didYouMean } from "./suggest.js";
 import { describePorts, identsNamed, type Ports, type Topology } from "./topology.js";
-import type { Action, InLink, MemberSpec, MemberTables, Pattern, RowSpec, TableSpec } from "./types.js";
+import type { Action, ActionOf, InLink, MemberSpec, MemberTables, Pattern, RowSpec, TableSpec } from "./types.js";
 
 /** Roles keyed by a link or session identifier alone: exact match only. */
 const KEYED_BY_ID: ReadonlySet<TableRole> = new Set(["transmit", "send"]);
@@ -203,7 +203,7 @@ class MemberTableChecker {
         } else {
           seen.set(out, index);
         }
-        let action: Action = { kind: "physical" };
+        let action: ActionOf<"transmit"> = { kind: "physical" };
         if (typeof r.via === "object") {
           const via = this.#elsewhere(
             r.via.session,
@@ -388,7 +388,7 @@ class MemberTableChecker {
     return { network, id: found, at };
   }
 
-  #forwardAction(out: RawForwardRow["out"], path: Path): Action | undefined {
+  #forwardAction(out: RawForwardRow["out"], path: Path): ActionOf<"forward"> | undefined {
     if (out === "drop") return { kind: "drop" };
     if (out === "shared") return { kind: "shared-forward" };
     const list = Array.isArray(out) ? (out as readonly RawLinkRef[]) : [out as RawLinkRef];

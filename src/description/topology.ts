@@ -51,6 +51,7 @@ export function readTopology(ctx: NetworkContext, raw: RawNetwork): TopologyDraf
   const rawLinks = ctx.schemaError(["links"], true) ? [] : (raw.links ?? []);
   for (const [i, link] of rawLinks.entries()) {
     if (ctx.schemaError(["links", i])) continue;
+    checkRecord(ctx, link, [...ctx.path, "links", i]);
     const draft = draftLink(ctx, byKey, link, [...ctx.path, "links", i], i);
     if (draft !== undefined) {
       drafts.push(draft);
@@ -61,6 +62,19 @@ export function readTopology(ctx: NetworkContext, raw: RawNetwork): TopologyDraf
     for (const net of networksReached(ctx.network, link)) refusedReach.add(net);
   }
   return { members, drafts, complete, refusedReach };
+}
+
+/** `record:`, and its old name `capture:`: read the same way, with a note; not both. */
+function checkRecord(ctx: NetworkContext, link: RawLink, path: Path): void {
+  if (link.capture === undefined) return;
+  if (link.record !== undefined)
+    ctx.problems.add(
+      [...path, "capture"],
+      "a link writes both record: and capture:",
+      "keep record: only; capture: is its old name",
+      true,
+    );
+  else ctx.problems.note(path, "capture", "capture: is now record:", "the old name is read the same way");
 }
 
 /** The other networks a link names: bridging ends (`lanB:sw.9`) and the overlay it is shared with. */
@@ -389,7 +403,7 @@ function nameLinks(
       mode: d.mode,
       from,
       to: d.from === undefined || external === undefined ? to : external,
-      capture: d.raw.capture ?? true,
+      record: d.raw.record ?? d.raw.capture ?? true,
       at: ctx.problems.ref(d.path),
       ...(d.raw.group === undefined ? {} : { group: d.raw.group }),
       ...(d.raw.shared === undefined ? {} : { shared: d.raw.shared }),

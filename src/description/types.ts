@@ -2,7 +2,7 @@
 // plane compiles. Every element keeps `at`, its place in the source file, so a
 // later stage (compile, install) can still point a user at the line to fix.
 
-import type { MatchKind, TableRole } from "../wasm/abi.js";
+import type { ActionName, MatchKind, RoleAction, TableRole } from "../wasm/abi.js";
 import type { DesignDef } from "../wire/designs.js";
 
 /** A place in the description: the file, a path inside it, and line:column when known. */
@@ -68,8 +68,8 @@ export interface LinkSpec {
   /** The receivers (several for allcast/anycast), or an external end. */
   readonly to: readonly Endpoint[] | { readonly external: string };
   readonly group?: string;
-  /** Record this link's packets in links/ (the description's `capture`, default true). */
-  readonly capture: boolean;
+  /** Record this link's packets in links/ (the description's `record`, default true). */
+  readonly record: boolean;
   /** Subduction: the overlay network whose shared member (same name, same machine) shares this link. */
   readonly shared?: string;
   /** Subduction, resolved: this network's shared member at the link's end, and its partner in the overlay. */
@@ -88,19 +88,36 @@ export type Pattern =
  * of the overlay, SharedForward). */
 export type InLink = number | "self" | "shared";
 
-export type Action =
-  | { readonly kind: "forward" | "receive" | "both" } // acquire
-  | { readonly kind: "shared-acquire" } // acquire: to the shared member of the overlay (subduction)
-  | { readonly kind: "shared-forward" } // forward: to the shared member of the underlay (subduction)
-  | { readonly kind: "out"; readonly ports: readonly number[] } // forward
-  | { readonly kind: "drop" } // forward
-  | { readonly kind: "physical" } // transmit
-  // transmit: ExternalSession (layering)
-  | { readonly kind: "session"; readonly network: string; readonly session: number; readonly at: SourceRef }
-  | { readonly kind: "push"; readonly header: ReadonlyMap<string, bigint> } // send: every writable field of the design
-  | { readonly kind: "deliver" } // receive
-  // receive: ExternalLink (layering)
-  | { readonly kind: "link"; readonly network: string; readonly ident: number; readonly at: SourceRef };
+/**
+ * What a row's action carries besides its kind (`object`: nothing), for each action of the catalogue (src/wasm/abi.ts
+ * ROLE_ACTIONS): a new action there does not type-check until it has an entry here.
+ */
+interface ActionFields {
+  readonly forward: object;
+  readonly receive: object;
+  readonly both: object;
+  readonly "shared-acquire": object; // to the shared member of the overlay (subduction)
+  readonly out: { readonly ports: readonly number[] };
+  readonly drop: object;
+  readonly "shared-forward": object; // to the shared member of the underlay (subduction)
+  readonly physical: object;
+  // ExternalSession (layering): a session of the underlay's member on the same machine
+  readonly "external-session": { readonly network: string; readonly session: number; readonly at: SourceRef };
+  readonly push: { readonly header: ReadonlyMap<string, bigint> }; // every writable field of the design
+  readonly deliver: object;
+  // ExternalLink (layering): the overlay's link the packet arrives on
+  readonly "external-link": { readonly network: string; readonly ident: number; readonly at: SourceRef };
+}
+
+/** The description's word for a catalogue action where it has its own: `via: { session }`, `do: { link }`. */
+type Written<A extends ActionName> = A extends "external-session" ? "session" : A extends "external-link" ? "link" : A;
+
+/** A row's action in a `role` table: one of the actions the catalogue gives that role. */
+export type ActionOf<R extends TableRole> = {
+  [A in RoleAction<R>]: { readonly kind: Written<A> } & ActionFields[A];
+}[RoleAction<R>];
+
+export type Action = ActionOf<TableRole>;
 
 export interface RowSpec {
   /** acquire/forward: the in-link; undefined = any. */

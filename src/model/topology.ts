@@ -36,7 +36,7 @@ export interface Link {
   /** Empty when the link leaves the network. */
   readonly receivers: readonly Receiver[];
   readonly mode: LinkMode;
-  /** Whether its packets are recorded (the description's `capture`). */
+  /** Whether its packets are recorded (the description's `record`). */
   readonly recorded: boolean;
 }
 
@@ -100,7 +100,7 @@ export class Topology {
             senderPort: from?.ident ?? 0,
             receivers: to.map((e) => ({ member: number(net, e), port: e.ident })),
             mode: l.mode,
-            recorded: l.capture,
+            recorded: l.record,
           };
           links[link.index] = link;
           if (sender >= 0) this.#addSend(sender, link);

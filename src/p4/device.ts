@@ -22,7 +22,15 @@ import type {
   CompiledSpec,
   CompiledTable,
 } from "../control/compiled.js";
-import { type MatchKind, PORT_SELF, PORT_SHARED, TABLE_ROLES, type TableRole } from "../wasm/abi.js";
+import {
+  type MatchKind,
+  PORT_SELF,
+  PORT_SHARED,
+  ROLE_ACTIONS,
+  type RoleAction,
+  TABLE_ROLES,
+  type TableRole,
+} from "../wasm/abi.js";
 import type { KeyField } from "../wasm/tables.js";
 import { type DesignDef, IN_LINK_FIELD, keyLayout } from "../wire/designs.js";
 import {
@@ -515,20 +523,35 @@ function tableKeys(m: DeviceMember, t: CompiledTable): DeviceKey[] {
   });
 }
 
+/**
+ * The P4 actions each action of the catalogue (ROLE_ACTIONS) may become; rowCall chooses one for each row. An `out`
+ * row goes to one out-link, to several (a multicast group) or to none; a `physical` row to a P4 port, to a member of
+ * the same machine, or to no link. A send row's push has an action per design (pushAction).
+ */
+const P4_ACTIONS = {
+  forward: [A.acquireForward],
+  receive: [A.acquireReceive],
+  both: [A.acquireBoth],
+  "shared-acquire": [A.acquireShared],
+  out: [A.forwardOut, A.forwardReplicate, A.forwardDrop],
+  drop: [A.forwardDrop],
+  "shared-forward": [A.forwardShared],
+  physical: [A.transmitPhysical, A.transmitLocal, A.transmitNoLink],
+  "external-session": [A.transmitSession],
+  push: [],
+  deliver: [A.receiveDeliver],
+  "external-link": [A.receivePop],
+} as const satisfies Record<RoleAction<TableRole>, readonly string[]>;
+
+/** The actions a `role` table of member m may name, in the program's order: only a shared member hands over. */
 function tableActions(role: TableRole, m: DeviceMember): string[] {
   const shared = m.partner !== undefined;
-  switch (role) {
-    case "acquire":
-      return [A.acquireForward, A.acquireReceive, A.acquireBoth, ...(shared ? [A.acquireShared] : [])];
-    case "forward":
-      return [A.forwardOut, A.forwardReplicate, A.forwardDrop, ...(shared ? [A.forwardShared] : [])];
-    case "transmit":
-      return [A.transmitPhysical, A.transmitLocal, A.transmitSession, A.transmitNoLink];
-    case "send":
-      return [pushAction(m.design.name)];
-    case "receive":
-      return [A.receiveDeliver, A.receivePop];
-  }
+  const held = ROLE_ACTIONS[role] as readonly RoleAction<TableRole>[];
+  const named = new Set<string>(
+    held.filter((a) => shared || (a !== "shared-acquire" && a !== "shared-forward")).flatMap((a) => P4_ACTIONS[a]),
+  );
+  const push = held.includes("push") ? [pushAction(m.design.name)] : [];
+  return [...Object.values(A).filter((a) => named.has(a)), ...push];
 }
 
 /** The writable fields of a design: the parameters of its push action. */

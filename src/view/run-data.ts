@@ -325,7 +325,7 @@ function readBytes(
     else if (!existsSync(file))
       notes.push(
         `Bytes at ${name} are not shown: ${file} is missing` +
-          `${sub === LINKS_DIR ? " (a link written capture: false is not captured)" : ""}.`,
+          `${sub === LINKS_DIR ? " (a link written record: false is not recorded)" : ""}.`,
       );
     else usable.add(capture);
   }

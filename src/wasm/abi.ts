@@ -24,23 +24,48 @@ export const TABLE_ERRORS = [
 ] as const;
 export type TableError = (typeof TABLE_ERRORS)[number];
 
-/** Actions a table row yields, across all five roles. */
+/**
+ * The actions a table of each role may hold: the one catalogue of them. ACTIONS (their codes) is made from it, and so
+ * are the data plane's write check (assembly/tables/write.ts, through the generated ROLE_ACTIONS), the description's
+ * actions (src/description/types.ts) and the P4 actions a table may name (src/p4/device.ts).
+ */
+export const ROLE_ACTIONS = {
+  acquire: [
+    "forward", // to the forward table
+    "receive", // to the receive table
+    "both", // a copy to each (multicast to a member that also forwards)
+    "shared-acquire", // to the shared member's acquire table (subduction)
+  ],
+  forward: [
+    "out", // onto these out-links (several = replication)
+    "drop",
+    "shared-forward", // to the shared member's forward table (subduction)
+  ],
+  transmit: [
+    "physical", // onto the physical link
+    "external-session", // into an underlay network's send table (layering)
+  ],
+  send: [
+    "push", // attach this header
+  ],
+  receive: [
+    "deliver", // primitive, to the member's machine
+    "external-link", // decapsulate into an overlay's acquire table (layering)
+  ],
+} as const satisfies Record<TableRole, readonly string[]>;
+
+/** Actions a table row yields, across all five roles, in role order: an action's code is its index. */
 export const ACTIONS = [
   "none",
-  "forward", // acquire: to the forward table
-  "receive", // acquire: to the receive table
-  "both", // acquire: a copy to each (multicast to a member that also forwards)
-  "shared-acquire", // acquire: to the shared member's acquire table (subduction)
-  "out", // forward: onto these out-links (several = replication)
-  "drop", // forward: drop
-  "shared-forward", // forward: to the shared member's forward table (subduction)
-  "physical", // transmit: onto the physical link
-  "external-session", // transmit: into an underlay network's send table (layering)
-  "push", // send: attach this header
-  "deliver", // receive: primitive, to the member's machine
-  "external-link", // receive: decapsulate into an overlay's acquire table (layering)
+  ...ROLE_ACTIONS.acquire,
+  ...ROLE_ACTIONS.forward,
+  ...ROLE_ACTIONS.transmit,
+  ...ROLE_ACTIONS.send,
+  ...ROLE_ACTIONS.receive,
 ] as const;
 export type ActionName = (typeof ACTIONS)[number];
+/** The actions a `role` table may hold. */
+export type RoleAction<R extends TableRole> = (typeof ROLE_ACTIONS)[R][number];
 
 /** Why a packet was dropped. Every drop has one; each is counted per member. */
 export const DROP_REASONS = [

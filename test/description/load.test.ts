@@ -1,4 +1,5 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
@@ -49,7 +50,7 @@ describe("a valid description", () => {
       ["h3", "02:00:00:00:00:03", 0x0200_0000_0003n, "user", "h3"],
       ["hub", "02:00:00:00:00:fe", 0x0200_0000_00fen, "infra", "hub"],
     ]);
-    expect(lan.links.map((l) => [l.name, l.mode, l.from, l.to, l.capture])).toEqual([
+    expect(lan.links.map((l) => [l.name, l.mode, l.from, l.to, l.record])).toEqual([
       ["h1.1-hub.1", "two-way", { member: "h1", ident: 1 }, [{ member: "hub", ident: 1 }], true],
       ["h2.1-hub.2", "two-way", { member: "h2", ident: 1 }, [{ member: "hub", ident: 2 }], true],
       ["h3.1-hub.3", "two-way", { member: "h3", ident: 1 }, [{ member: "hub", ident: 3 }], true],
@@ -94,7 +95,7 @@ networks:
       h2: { name: 167772674 }          # 10.0.2.2 as an integer
     links:
       - { from: h1.1, to: r.1, mode: two-way }
-      - { from: r.2, to: h2.1, mode: two-way, name: r-h2, capture: false }
+      - { from: r.2, to: h2.1, mode: two-way, name: r-h2, record: false }
       - { from: r.9, external: uplink, mode: two-way }
       - { external: feed, to: [r.7, h2.7], mode: allcast, group: feeds }
     tables:
@@ -118,7 +119,7 @@ networks:
     expect(ip.decrementTtl).toBe(true);
     expect(ip.members.find((m) => m.key === "h2")).toMatchObject({ name: "10.0.2.2", nameValue: 0x0a000202n });
     expect(ip.members.find((m) => m.key === "r")?.machine).toBe("box");
-    expect(ip.links.map((l) => [l.name, l.mode, l.from, l.to, l.group, l.capture])).toEqual([
+    expect(ip.links.map((l) => [l.name, l.mode, l.from, l.to, l.group, l.record])).toEqual([
       ["h1.1-r.1", "two-way", { member: "h1", ident: 1 }, [{ member: "r", ident: 1 }], undefined, true],
       ["r-h2", "two-way", { member: "r", ident: 2 }, [{ member: "h2", ident: 1 }], undefined, false],
       ["uplink", "two-way", { member: "r", ident: 9 }, { external: "uplink" }, undefined, true],
@@ -750,6 +751,44 @@ describe("numbers as written", () => {
   ])("%s written %s", (at, n, where, problem) => {
     expect(errorsOf(numbered("none", ""))).toEqual([]);
     expect(errorsOf(numbered(at, n))).toEqual([`${where}: ${problem}`]);
+  });
+});
+
+// `record:` says whether a link is recorded; its old name `capture:` is read the same way, with a note.
+describe("record: and its old name capture:", () => {
+  const withLink = (keys: string): string => `${BASE}
+    links:
+      - { from: h1.1, to: sw.1${keys} }
+`;
+  const NOTE = "capture: is now record: (the old name is read the same way)";
+  test.each([
+    { keys: "", record: true, notes: [] },
+    { keys: ", record: false", record: false, notes: [] },
+    { keys: ", record: true", record: true, notes: [] },
+    { keys: ", capture: false", record: false, notes: [`n.yaml: 9:33 networks.lan.links[0]: ${NOTE}`] },
+    { keys: ", capture: true", record: true, notes: [`n.yaml: 9:33 networks.lan.links[0]: ${NOTE}`] },
+  ])("a link written `{ from, to$keys }`", ({ keys, record, notes }) => {
+    const warned: string[] = [];
+    const spec = parseSpec(withLink(keys), "n.yaml", { warn: (line) => warned.push(line) });
+    expect(spec.networks[0]?.links.map((l) => l.record)).toEqual([record]);
+    expect(warned).toEqual(notes);
+  });
+
+  test("not both", () => {
+    expect(errorsOf(withLink(", record: false, capture: false"))).toEqual([
+      "9:48 networks.lan.links[0].capture: a link writes both record: and capture: " +
+        "(keep record: only; capture: is its old name)",
+    ]);
+  });
+
+  test("the note is a line on strata's stderr, and the description is valid", () => {
+    const file = join(mkdtempSync(join(tmpdir(), "strata-record-")), "n.yaml");
+    writeFileSync(file, withLink(", capture: false"));
+    const cli = new URL("../../dist/src/cli/main.js", import.meta.url).pathname;
+    const r = spawnSync(process.execPath, [cli, "check", file], { encoding: "utf8" });
+    expect(r.status).toBe(0);
+    expect(r.stderr).toBe(`strata: warning: ${file}: 9:33 networks.lan.links[0]: ${NOTE}\n`);
+    rmSync(file);
   });
 });
 

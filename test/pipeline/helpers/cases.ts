@@ -246,7 +246,7 @@ export function specText(recipe: SpecRecipe, extra = 0): string {
       const a = at(keys, l.a);
       const bRaw = at(keys, l.b);
       const b = bRaw === a ? at(keys, l.b + 1) : bRaw;
-      const capture = l.capture ? {} : { capture: false };
+      const capture = l.capture ? {} : { record: false };
       const mode = at(LINK_SHAPES, l.mode);
       if (mode === "one-way" || mode === "two-way") {
         const two = mode === "two-way";

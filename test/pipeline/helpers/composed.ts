@@ -219,7 +219,7 @@ function ends<T>(list: readonly T[], lp: LinkPlan): [T, T] {
   return [a, b === a ? at(list, lp.b + 1) : b];
 }
 
-const capture = (lp: LinkPlan): Yaml => (lp.capture === 0 ? { capture: false } : {});
+const capture = (lp: LinkPlan): Yaml => (lp.capture === 0 ? { record: false } : {});
 
 /**
  * Planned rows that make members of `nets` reach each other: acquire what is

@@ -53,7 +53,8 @@ import { PORT_MAX } from "../wasm/abi.js";
 import type { NetworkContext } from "./context.js";
 import type { Path, Problems } from "./problems.js";
 import type { RawNetwork, RawSendRow, RawTable } from "./raw.js";
-import { type EndpointAt, endName, linkName, type TopologyDraft } from "./topology.js";
+import { type EndpointAt, endName, GROUP_MODES, linkName } from "./link-drafts.js";
+import type { TopologyDraft } from "./topology.js";
 import type { Allocation, LinkEndAllocation, SessionAllocation } from "./types.js";
 
 /** The largest session id (the send table's key is 32 bits). */
@@ -96,28 +97,7 @@ export function decide(
   problems: Problems | undefined,
   kind: string,
 ): (Decided | undefined)[] {
-  /** space → identifiers used there (written, then chosen). */
-  const used = new Map<string, Set<number>>();
-  const usedIn = (space: string): Set<number> => {
-    let s = used.get(space);
-    if (s === undefined) {
-      s = new Set();
-      used.set(space, s);
-    }
-    return s;
-  };
-  const slotWritten = new Map<string, number>();
-  for (const d of demands) {
-    if (d.written === undefined) continue;
-    for (const s of d.spaces) usedIn(s).add(d.written);
-    if (d.slot !== undefined && !slotWritten.has(d.slot)) slotWritten.set(d.slot, d.written);
-  }
-  const free = (spaces: readonly string[], ident: number): boolean =>
-    spaces.every((s) => used.get(s)?.has(ident) !== true);
-  const take = (spaces: readonly string[], ident: number): void => {
-    for (const s of spaces) usedIn(s).add(ident);
-  };
-
+  const { used, slotWritten } = written(demands);
   const result: (Decided | undefined)[] = demands.map((d) =>
     d.written === undefined ? undefined : { ident: d.written, allocated: false },
   );
@@ -138,16 +118,8 @@ export function decide(
   }
   // 2. Recover earlier allocations, all of them before anything new is chosen (XXX 5).
   for (const [slot, members] of pending) {
-    const spaces = spacesOf(demands, members);
-    for (const i of members) {
-      const d = demands[i];
-      const old = d === undefined ? undefined : previous.get(d.key);
-      // XXX 1: a written one wins
-      if (old === undefined || !Number.isInteger(old) || old < 0 || old > max || !free(spaces, old)) continue;
-      chosen.set(slot, old);
-      take(spaces, old);
-      break;
-    }
+    const old = recovered(demands, members, previous, max, used);
+    if (old !== undefined) chosen.set(slot, old);
   }
   // 3. The lowest free identifier for the rest.
   const cursors = new Map<string, number>();
@@ -155,26 +127,73 @@ export function decide(
     if (chosen.has(slot)) continue;
     const spaces = spacesOf(demands, members);
     const ident = lowestFree(spaces, used, cursors, max);
-    const first = demands[members[0] ?? -1];
     if (ident === undefined) {
-      if (first !== undefined) {
-        problems?.add(
-          first.path,
-          `no free ${kind} for ${first.what}: every identifier 0..${max} is already used ` +
-            `at ${spaces.map((s) => s).join(" and ")}`,
-          `write an identifier used nowhere else there, or remove some of the ${kind}s at ${spaces.join(" and ")}`,
-        );
-      }
+      const first = demands[members[0] ?? -1];
+      if (first !== undefined) noneFree(problems, first, kind, max, spaces);
       continue;
     }
     chosen.set(slot, ident);
-    take(spaces, ident);
+    take(used, spaces, ident);
   }
   for (const [slot, members] of slots) {
     const ident = chosen.get(slot);
     if (ident !== undefined) for (const i of members) result[i] = { ident, allocated: true };
   }
   return result;
+}
+
+/** Space → the identifiers written there; and the first identifier written for each slot. */
+function written(demands: readonly Demand[]): { used: Map<string, Set<number>>; slotWritten: Map<string, number> } {
+  const used = new Map<string, Set<number>>();
+  const slotWritten = new Map<string, number>();
+  for (const d of demands) {
+    if (d.written === undefined) continue;
+    take(used, d.spaces, d.written);
+    if (d.slot !== undefined && !slotWritten.has(d.slot)) slotWritten.set(d.slot, d.written);
+  }
+  return { used, slotWritten };
+}
+
+/** Marks `ident` used in every one of `spaces`. */
+function take(used: Map<string, Set<number>>, spaces: readonly string[], ident: number): void {
+  for (const s of spaces) {
+    let set = used.get(s);
+    if (set === undefined) {
+      set = new Set();
+      used.set(s, set);
+    }
+    set.add(ident);
+  }
+}
+
+/** The identifier a slot's demands had before (the first of them that had one still free there), taken. */
+function recovered(
+  demands: readonly Demand[],
+  members: readonly number[],
+  previous: ReadonlyMap<string, number>,
+  max: number,
+  used: Map<string, Set<number>>,
+): number | undefined {
+  const spaces = spacesOf(demands, members);
+  for (const i of members) {
+    const d = demands[i];
+    const old = d === undefined ? undefined : previous.get(d.key);
+    // XXX 1: a written one wins
+    if (old === undefined || !Number.isInteger(old) || old < 0 || old > max) continue;
+    if (spaces.some((s) => used.get(s)?.has(old) === true)) continue;
+    take(used, spaces, old);
+    return old;
+  }
+  return undefined;
+}
+
+function noneFree(problems: Problems | undefined, first: Demand, kind: string, max: number, spaces: string[]): void {
+  problems?.add(
+    first.path,
+    `no free ${kind} for ${first.what}: every identifier 0..${max} is already used ` +
+      `at ${spaces.map((s) => s).join(" and ")}`,
+    `write an identifier used nowhere else there, or remove some of the ${kind}s at ${spaces.join(" and ")}`,
+  );
 }
 
 function spacesOf(demands: readonly Demand[], members: readonly number[]): string[] {
@@ -207,8 +226,6 @@ function lowestFree(
 }
 
 // The demands of a description, read between its links and their checks (./load.ts).
-
-const GROUP_MODES = new Set(["allcast", "anycast"]);
 
 /**
  * Every link end of every network, written or not, as demands on the identifier spaces of

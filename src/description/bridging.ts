@@ -22,7 +22,8 @@
 import type { DesignDef } from "../wire/designs.js";
 import type { Path, Problems } from "./problems.js";
 import { didYouMean } from "./suggest.js";
-import { endName, type Ports, type Topology } from "./topology.js";
+import { endName } from "./link-drafts.js";
+import type { Ports, Topology } from "./topology.js";
 import type { Endpoint, LinkSpec, MemberSpec } from "./types.js";
 
 export interface NetworkRead {
@@ -36,15 +37,56 @@ export interface NetworkRead {
 
 /** Joins the networks; returns those whose links are not all known, because a link between networks was refused. */
 export function joinNetworks(problems: Problems, networks: readonly NetworkRead[]): ReadonlySet<string> {
-  const byName = new Map(networks.map((n) => [n.name, n]));
-  const unjoined = new Set<string>();
-  const refuse = (...names: string[]): void => names.forEach((n) => unjoined.add(n));
-  const other = (name: string, from: NetworkRead, link: LinkSpec, what: string): NetworkRead | undefined => {
-    const net = byName.get(name);
+  const joining = new Joining(problems, networks);
+  // Bridging links: the far end's identifier joins that member's ports.
+  const bridges: [string, string][] = [];
+  for (const net of networks) {
+    for (const link of net.topology.links) {
+      for (const e of ends(link)) {
+        const far = joining.bridge(net, link, e);
+        if (far !== undefined) bridges.push([net.name, far]);
+      }
+    }
+  }
+  checkBridgedSets(problems, networks, bridges);
+  // Shared links: the overlay's shared member uses the link too, with the same identifier.
+  for (const net of networks) {
+    net.topology.links.forEach((link, i) => {
+      if (link.shared !== undefined && !joining.joinShared(link, i, net, link.shared))
+        joining.refuse(net.name, link.shared);
+    });
+  }
+  return joining.unjoined;
+}
+
+type End = ReturnType<typeof ends>[number];
+
+/** Networks being joined: the links between them checked one by one, and the networks a refused one leaves unjoined. */
+class Joining {
+  readonly unjoined = new Set<string>();
+  /** "net.member" → the other network it is shared with. */
+  readonly #sharedWith = new Map<string, string>();
+  readonly #byName: ReadonlyMap<string, NetworkRead>;
+  readonly #problems: Problems;
+  readonly #networks: readonly NetworkRead[];
+
+  constructor(problems: Problems, networks: readonly NetworkRead[]) {
+    this.#problems = problems;
+    this.#networks = networks;
+    this.#byName = new Map(networks.map((n) => [n.name, n]));
+  }
+
+  refuse(...names: string[]): void {
+    for (const n of names) this.unjoined.add(n);
+  }
+
+  /** The network a link names, of `from`'s design; why not is reported. */
+  #other(name: string, from: NetworkRead, link: LinkSpec, what: string): NetworkRead | undefined {
+    const net = this.#byName.get(name);
     if (net === undefined) {
-      refuse(...byName.keys()); // the network meant may be any of them
-      const names = networks.map((n) => n.name);
-      problems.addRef(
+      this.refuse(...this.#byName.keys()); // the network meant may be any of them
+      const names = this.#networks.map((n) => n.name);
+      this.#problems.addRef(
         link.at,
         `${what}: there is no network '${name}'`,
         `${didYouMean(name, names)}networks: ${names.join(", ")}`,
@@ -52,7 +94,7 @@ export function joinNetworks(problems: Problems, networks: readonly NetworkRead[
       return undefined;
     }
     if (net.design?.name !== from.design?.name) {
-      problems.addRef(
+      this.#problems.addRef(
         link.at,
         `${what}: ${from.name} is ${from.design?.name ?? "?"} and ${name} is ${net.design?.name ?? "?"}; bridged ` +
           `and subducted networks have one header design`,
@@ -61,52 +103,60 @@ export function joinNetworks(problems: Problems, networks: readonly NetworkRead[
       return undefined;
     }
     return net;
-  };
-
-  // Bridging links: the far end's identifier joins that member's ports.
-  const bridges: [string, string][] = [];
-  for (const net of networks) {
-    for (const link of net.topology.links) {
-      for (const { end, sends, receives } of ends(link)) {
-        if (end.network === undefined) continue;
-        const far = other(end.network, net, link, `link ${link.name} reaches ${endName(end)}`);
-        const m = far?.topology.members.find((x) => x.key === end.member);
-        if (far !== undefined && m === undefined) {
-          const keys = far.topology.members.map((x) => x.key);
-          problems.addRef(
-            link.at,
-            `link ${link.name}: no member '${end.member}' in network ${far.name}`,
-            `${didYouMean(end.member, keys)}members of ${far.name}: ${keys.join(", ")}`,
-          );
-        }
-        if (
-          far === undefined ||
-          m === undefined ||
-          !usePort(problems, far, m, end.ident, link, sends, receives, `${net.name} link ${link.name}`)
-        ) {
-          refuse(net.name, end.network);
-          continue;
-        }
-        bridges.push([net.name, far.name]);
-      }
-    }
   }
-  checkBridgedSets(problems, networks, bridges);
 
-  // Shared links: the overlay's shared member uses the link too, with the same identifier.
-  const sharedWith = new Map<string, string>(); // "net.member" → the other network it is shared with
+  /** An end of `net`'s link in another network: the far member's ports take its identifier. The far network's name,
+   * or undefined when the end is in `net` or was refused. */
+  bridge(net: NetworkRead, link: LinkSpec, { end, sends, receives }: End): string | undefined {
+    if (end.network === undefined) return undefined;
+    const far = this.#other(end.network, net, link, `link ${link.name} reaches ${endName(end)}`);
+    const m = far?.topology.members.find((x) => x.key === end.member);
+    if (far !== undefined && m === undefined) {
+      const keys = far.topology.members.map((x) => x.key);
+      this.#problems.addRef(
+        link.at,
+        `link ${link.name}: no member '${end.member}' in network ${far.name}`,
+        `${didYouMean(end.member, keys)}members of ${far.name}: ${keys.join(", ")}`,
+      );
+    }
+    if (
+      far === undefined ||
+      m === undefined ||
+      !usePort(this.#problems, far, m, end.ident, link, sends, receives, `${net.name} link ${link.name}`)
+    ) {
+      this.refuse(net.name, end.network);
+      return undefined;
+    }
+    return far.name;
+  }
+
   /** Whether shared link `link` (links[i] of `net`) joins its overlay's shared member; why it does not is reported. */
-  const joinShared = (link: LinkSpec, i: number, net: NetworkRead, shared: string): boolean => {
-    const overlay = other(shared, net, link, `shared link ${link.name}`);
+  joinShared(link: LinkSpec, i: number, net: NetworkRead, shared: string): boolean {
+    const overlay = this.#other(shared, net, link, `shared link ${link.name}`);
     if (overlay === undefined) return false;
     if (overlay === net) {
-      problems.addRef(
+      this.#problems.addRef(
         link.at,
         `link ${link.name} is shared with its own network`,
         "shared names the overlay network whose member shares the link",
       );
       return false;
     }
+    const at = this.#sharedEnd(link, net, overlay);
+    if (at === undefined || !this.#shareMembers(link, [net.name, at.m.key], [overlay.name, at.partner.key]))
+      return false;
+    const by = `${net.name} shared link ${link.name}`;
+    if (!usePort(this.#problems, overlay, at.partner, at.end.ident, link, at.sends, at.receives, by)) return false;
+    (net.topology.links as LinkSpec[])[i] = { ...link, sharedAt: { member: at.m.key, partner: at.partner.key } };
+    return true;
+  }
+
+  /** The one end of a shared link whose member has a partner in the overlay, of its name on its machine. */
+  #sharedEnd(
+    link: LinkSpec,
+    net: NetworkRead,
+    overlay: NetworkRead,
+  ): (End & { m: MemberSpec; partner: MemberSpec }) | undefined {
     const candidates = ends(link).flatMap((e) => {
       const m = net.topology.members.find((x) => x.key === e.end.member);
       const partner =
@@ -116,55 +166,39 @@ export function joinNetworks(problems: Problems, networks: readonly NetworkRead[
       return m === undefined || partner === undefined ? [] : [{ ...e, m, partner }];
     });
     const at = candidates[0];
-    if (at === undefined || candidates.length > 1) {
-      problems.addRef(
-        link.at,
-        at === undefined
-          ? `no member of ${overlay.name} has the name and machine of an end of shared link ${link.name}`
-          : `both ends of shared link ${link.name} have a member of ${overlay.name} with their name and machine`,
-        `the shared members are one member of ${net.name} and one of ${overlay.name} with the same name on the ` +
-          `same machine, at exactly one end of the link`,
-      );
-      return false;
-    }
+    if (at !== undefined && candidates.length === 1) return at;
+    this.#problems.addRef(
+      link.at,
+      at === undefined
+        ? `no member of ${overlay.name} has the name and machine of an end of shared link ${link.name}`
+        : `both ends of shared link ${link.name} have a member of ${overlay.name} with their name and machine`,
+      `the shared members are one member of ${net.name} and one of ${overlay.name} with the same name on the ` +
+        `same machine, at exactly one end of the link`,
+    );
+    return undefined;
+  }
+
+  /** Records two members, each [network, key], as shared with each other's network, unless either is shared with a
+   * third. */
+  #shareMembers(link: LinkSpec, [net, key]: [string, string], [overlay, partnerKey]: [string, string]): boolean {
     const pairs = [
-      [`${net.name}.${at.m.key}`, overlay.name, `${overlay.name}.${at.partner.key}`],
-      [`${overlay.name}.${at.partner.key}`, net.name, `${net.name}.${at.m.key}`],
+      [`${net}.${key}`, overlay, `${overlay}.${partnerKey}`],
+      [`${overlay}.${partnerKey}`, net, `${net}.${key}`],
     ] as const;
-    for (const [member, network, partner] of pairs) {
-      const earlier = sharedWith.get(member);
+    for (const [m, network, other] of pairs) {
+      const earlier = this.#sharedWith.get(m);
       if (earlier !== undefined && earlier !== network) {
-        problems.addRef(
+        this.#problems.addRef(
           link.at,
-          `${member} is already shared with ${earlier}; with ${partner} it would be shared among three networks`,
+          `${m} is already shared with ${earlier}; with ${other} it would be shared among three networks`,
           "a member is shared with at most one other network (seed §5.3.2)",
         );
         return false;
       }
     }
-    for (const [member, network] of pairs) sharedWith.set(member, network);
-    if (
-      !usePort(
-        problems,
-        overlay,
-        at.partner,
-        at.end.ident,
-        link,
-        at.sends,
-        at.receives,
-        `${net.name} shared link ${link.name}`,
-      )
-    )
-      return false;
-    (net.topology.links as LinkSpec[])[i] = { ...link, sharedAt: { member: at.m.key, partner: at.partner.key } };
+    for (const [m, network] of pairs) this.#sharedWith.set(m, network);
     return true;
-  };
-  for (const net of networks) {
-    net.topology.links.forEach((link, i) => {
-      if (link.shared !== undefined && !joinShared(link, i, net, link.shared)) refuse(net.name, link.shared);
-    });
   }
-  return unjoined;
 }
 
 /** The ends of a link inside networks, and whether each sends and receives on it. */

@@ -37,48 +37,148 @@ export function checkLayering(
   networks: readonly NetworkSpec[],
   receivesOn: (network: string, member: string) => readonly number[] | undefined,
 ): void {
-  const byName = new Map(networks.map((n) => [n.name, n]));
-  /** Overlay network → underlay networks, each with the first row that made the edge. */
-  const dependsOn = new Map<string, Map<string, SourceRef>>();
-  const depend = (overlay: string, underlay: string, at: SourceRef): void => {
-    const edges = dependsOn.get(overlay) ?? new Map<string, SourceRef>();
-    if (!edges.has(underlay)) edges.set(underlay, at);
-    dependsOn.set(overlay, edges);
-  };
-  /** "C.U@S" → the transmit row that uses the session. */
-  const sessionUsers = new Map<string, string>();
-  /** "C.U>A" → the overlay member of A that U is the attachment of. */
-  const attachedTo = new Map<string, string>();
+  const check = new LayeringCheck(problems, networks, receivesOn);
+  for (const net of networks) {
+    // Subduction is layering: the overlay of a shared link depends on the network that declares it.
+    for (const l of net.links)
+      if (l.shared !== undefined && l.sharedAt !== undefined) check.depend(l.shared, net.name, l.at);
+    for (const m of net.members) {
+      const tables = net.tables.get(m.key);
+      for (const row of tables?.transmit?.rows ?? []) check.transmitRow(net, m, row);
+      for (const row of tables?.receive?.rows ?? []) check.receiveRow(net, m, row);
+    }
+  }
+  checkHierarchy(problems, check.dependsOn);
+}
 
-  const other = (name: string, at: SourceRef, role: "underlay" | "overlay"): NetworkSpec | undefined => {
-    const net = byName.get(name);
+type Role = "underlay" | "overlay";
+
+/** The rows that layer networks, checked one by one, and what they make: the dependencies, attachments, sessions. */
+class LayeringCheck {
+  /** Overlay network → underlay networks, each with the first row that made the edge. */
+  readonly dependsOn = new Map<string, Map<string, SourceRef>>();
+  /** "C.U@S" → the transmit row that uses the session. */
+  readonly #sessionUsers = new Map<string, string>();
+  /** "C.U>A" → the overlay member of A that U is the attachment of. */
+  readonly #attachedTo = new Map<string, string>();
+  readonly #byName: ReadonlyMap<string, NetworkSpec>;
+  readonly #problems: Problems;
+  readonly #networks: readonly NetworkSpec[];
+  readonly #receivesOn: (network: string, member: string) => readonly number[] | undefined;
+
+  constructor(
+    problems: Problems,
+    networks: readonly NetworkSpec[],
+    receivesOn: (network: string, member: string) => readonly number[] | undefined,
+  ) {
+    this.#problems = problems;
+    this.#networks = networks;
+    this.#receivesOn = receivesOn;
+    this.#byName = new Map(networks.map((n) => [n.name, n]));
+  }
+
+  depend(overlay: string, underlay: string, at: SourceRef): void {
+    const edges = this.dependsOn.get(overlay) ?? new Map<string, SourceRef>();
+    if (!edges.has(underlay)) edges.set(underlay, at);
+    this.dependsOn.set(overlay, edges);
+  }
+
+  /** A transmit row `via: { session: C.S }`: the member's attachment in C, and a session of its own there. */
+  transmitRow(net: NetworkSpec, m: MemberSpec, row: RowSpec): void {
+    const a = row.action;
+    if (a.kind !== "session") return;
+    const underlay = this.#other(a.network, a.at, "underlay");
+    if (underlay === undefined) return;
+    // Only links of nonlocal groups are implemented by layering (seed §5.2.4).
+    const group = net.links.find(
+      (l) => l.group !== undefined && !("external" in l.from) && l.from.member === m.key && l.from.ident === row.out,
+    )?.group;
+    if (group !== undefined && !net.nonlocal.has(group)) {
+      this.#problems.addRef(
+        a.at,
+        `link ${row.out ?? 0} of ${m.key} implements group '${group}', which is local: only links of ` +
+          `nonlocal groups are implemented by layering`,
+        `declare it nonlocal: \`nonlocal: [${group}]\` in network ${net.name}`,
+      );
+    }
+    this.depend(net.name, underlay.name, a.at);
+    const u = this.#attachment(underlay, m, a.at, "underlay");
+    if (u === undefined) return;
+    this.#attach(underlay, u, net, m, a.at);
+    const sessions = sessionsOf(underlay, u);
+    if (!sessions.includes(a.session)) {
+      this.#problems.addRef(
+        a.at,
+        `${underlay.name}.${u.key} has no send row for session ${a.session}: its send table ` +
+          `puts ${underlay.name}'s header on the packet`,
+        sessions.length === 0
+          ? `give ${underlay.name}.${u.key} a send row { session: ${a.session}, header: { … } }`
+          : `sessions of ${underlay.name}.${u.key}: ${sessions.join(", ")}`,
+      );
+    }
+    const key = `${underlay.name}.${u.key}@${a.session}`;
+    const user = this.#sessionUsers.get(key);
+    if (user !== undefined) {
+      this.#problems.addRef(
+        a.at,
+        `session ${a.session} of ${underlay.name}.${u.key} already implements ${user}: one session ` +
+          `implements one overlay link`,
+        `give this link a session of its own`,
+      );
+    } else {
+      this.#sessionUsers.set(key, `${net.name}.${m.key} out ${row.out ?? 0}`);
+    }
+  }
+
+  /** A receive row `do: { link: A.L }`: the member's attachment in A, which receives on L. */
+  receiveRow(net: NetworkSpec, m: MemberSpec, row: RowSpec): void {
+    const a = row.action;
+    if (a.kind !== "link") return;
+    const overlay = this.#other(a.network, a.at, "overlay");
+    if (overlay === undefined) return;
+    this.depend(overlay.name, net.name, a.at);
+    const o = this.#attachment(overlay, m, a.at, "overlay");
+    if (o === undefined) return;
+    this.#attach(net, m, overlay, o, a.at);
+    const ins = this.#receivesOn(overlay.name, o.key);
+    if (ins !== undefined && !ins.includes(a.ident)) {
+      this.#problems.addRef(
+        a.at,
+        `${overlay.name}.${o.key} receives on no link ${a.ident}: the packet would arrive on a link it does ` +
+          `not have`,
+        ins.length === 0
+          ? `declare a link to ${o.key}.${a.ident} in ${overlay.name}`
+          : `${o.key} receives on ${ins.join(", ")}`,
+      );
+    }
+  }
+
+  #other(name: string, at: SourceRef, role: Role): NetworkSpec | undefined {
+    const net = this.#byName.get(name);
     if (net === undefined) {
-      const names = networks.map((n) => n.name);
-      problems.addRef(
+      const names = this.#networks.map((n) => n.name);
+      this.#problems.addRef(
         at,
         `there is no network '${name}'`,
         `${didYouMean(name, names)}the ${role} must be one of the description's networks: ${names.join(", ")}`,
       );
     }
     return net;
-  };
-  const attachment = (
-    net: NetworkSpec,
-    m: MemberSpec,
-    at: SourceRef,
-    role: "underlay" | "overlay",
-  ): MemberSpec | undefined => {
+  }
+
+  /** The one member of `net` on `m`'s machine. */
+  #attachment(net: NetworkSpec, m: MemberSpec, at: SourceRef, role: Role): MemberSpec | undefined {
     const on = net.members.filter((x) => x.machine === m.machine);
     if (on.length === 1) return on[0];
     if (on.length === 0) {
-      problems.addRef(
+      this.#problems.addRef(
         at,
         `no member of ${net.name} runs on machine ${m.machine} (the machine of ${m.key}): layering hands packets ` +
           `between members on one machine`,
         `give the ${role} member of ${net.name} \`machine: ${m.machine}\`, or name a network with a member there`,
       );
     } else {
-      problems.addRef(
+      this.#problems.addRef(
         at,
         `${on.length} members of ${net.name} run on machine ${m.machine} (${on.map((x) => x.key).join(", ")}): ` +
           `an ${
@@ -90,97 +190,21 @@ export function checkLayering(
       );
     }
     return undefined;
-  };
-  const attach = (underlay: NetworkSpec, u: MemberSpec, overlay: NetworkSpec, o: MemberSpec, at: SourceRef): void => {
+  }
+
+  #attach(underlay: NetworkSpec, u: MemberSpec, overlay: NetworkSpec, o: MemberSpec, at: SourceRef): void {
     const key = `${underlay.name}.${u.key}>${overlay.name}`;
-    const earlier = attachedTo.get(key);
-    if (earlier === undefined) attachedTo.set(key, o.key);
+    const earlier = this.#attachedTo.get(key);
+    if (earlier === undefined) this.#attachedTo.set(key, o.key);
     else if (earlier !== o.key) {
-      problems.addRef(
+      this.#problems.addRef(
         at,
         `${underlay.name}.${u.key} is already the attachment of ${overlay.name}.${earlier}: an underlay member ` +
           `is the attachment of at most one member of each overlay network`,
         `put ${overlay.name}.${o.key} on a machine of its own`,
       );
     }
-  };
-
-  for (const net of networks) {
-    // Subduction is layering: the overlay of a shared link depends on the network that declares it.
-    for (const l of net.links) if (l.shared !== undefined && l.sharedAt !== undefined) depend(l.shared, net.name, l.at);
-    for (const m of net.members) {
-      const tables = net.tables.get(m.key);
-      for (const row of tables?.transmit?.rows ?? []) {
-        const a = row.action;
-        if (a.kind !== "session") continue;
-        const underlay = other(a.network, a.at, "underlay");
-        if (underlay === undefined) continue;
-        // Only links of nonlocal groups are implemented by layering (seed §5.2.4).
-        const group = net.links.find(
-          (l) =>
-            l.group !== undefined && !("external" in l.from) && l.from.member === m.key && l.from.ident === row.out,
-        )?.group;
-        if (group !== undefined && !net.nonlocal.has(group)) {
-          problems.addRef(
-            a.at,
-            `link ${row.out ?? 0} of ${m.key} implements group '${group}', which is local: only links of ` +
-              `nonlocal groups are implemented by layering`,
-            `declare it nonlocal: \`nonlocal: [${group}]\` in network ${net.name}`,
-          );
-        }
-        depend(net.name, underlay.name, a.at);
-        const u = attachment(underlay, m, a.at, "underlay");
-        if (u === undefined) continue;
-        attach(underlay, u, net, m, a.at);
-        const sessions = sessionsOf(underlay, u);
-        if (!sessions.includes(a.session)) {
-          problems.addRef(
-            a.at,
-            `${underlay.name}.${u.key} has no send row for session ${a.session}: its send table ` +
-              `puts ${underlay.name}'s header on the packet`,
-            sessions.length === 0
-              ? `give ${underlay.name}.${u.key} a send row { session: ${a.session}, header: { … } }`
-              : `sessions of ${underlay.name}.${u.key}: ${sessions.join(", ")}`,
-          );
-        }
-        const key = `${underlay.name}.${u.key}@${a.session}`;
-        const user = sessionUsers.get(key);
-        const here = `${net.name}.${m.key} out ${row.out ?? 0}`;
-        if (user !== undefined) {
-          problems.addRef(
-            a.at,
-            `session ${a.session} of ${underlay.name}.${u.key} already implements ${user}: one session ` +
-              `implements one overlay link`,
-            `give this link a session of its own`,
-          );
-        } else {
-          sessionUsers.set(key, here);
-        }
-      }
-      for (const row of tables?.receive?.rows ?? []) {
-        const a = row.action;
-        if (a.kind !== "link") continue;
-        const overlay = other(a.network, a.at, "overlay");
-        if (overlay === undefined) continue;
-        depend(overlay.name, net.name, a.at);
-        const o = attachment(overlay, m, a.at, "overlay");
-        if (o === undefined) continue;
-        attach(net, m, overlay, o, a.at);
-        const ins = receivesOn(overlay.name, o.key);
-        if (ins !== undefined && !ins.includes(a.ident)) {
-          problems.addRef(
-            a.at,
-            `${overlay.name}.${o.key} receives on no link ${a.ident}: the packet would arrive on a link it does ` +
-              `not have`,
-            ins.length === 0
-              ? `declare a link to ${o.key}.${a.ident} in ${overlay.name}`
-              : `${o.key} receives on ${ins.join(", ")}`,
-          );
-        }
-      }
-    }
   }
-  checkHierarchy(problems, dependsOn);
 }
 
 function sessionsOf(net: NetworkSpec, m: MemberSpec): number[] {

@@ -17,6 +17,7 @@ import { joinNetworks } from "./bridging.js";
 import { checkLayering } from "./layering.js";
 import { checkSharedRows } from "./subduction.js";
 import { readDocument } from "./document.js";
+import type { ParsedSource } from "./source.js";
 import { readDescription } from "./read.js";
 import { SCHEMA_FILE } from "./schema.js";
 import { didYouMean } from "./suggest.js";
@@ -60,87 +61,115 @@ export function parseSpec(text: string, file: string, options: LoadOptions = {})
     problem: "the description is empty; it needs a top-level `networks:` map",
     fix: "see docs/spec.md for the format",
   };
-  const { source, problems, schemaErrors: bad } = readDocument(text, file, SCHEMA_FILE, empty);
-  const networks: NetworkSpec[] = [];
-  let allocation: Allocation | undefined;
-  if (isRecord(source.data) && isRecord(source.data["networks"])) {
-    const raw = source.data as unknown as RawSpec;
-    // Members and links of every network first: bridging and shared links give members of one
-    // network identifiers in another, which that network's tables may name.
-    const drafted: { ctx: NetworkContext; raw: RawNetwork; draft: TopologyDraft }[] = [];
-    for (const [name, net] of Object.entries(raw.networks)) {
-      // Paths of the schema's errors inside this network, relative to it.
-      const inside = bad.filter((p) => p[0] === "networks" && p[1] === name).map((p) => p.slice(2));
-      const one = readNetwork(problems, name, net, source.sourceText, inside);
-      if (one !== undefined) drafted.push(one);
-    }
-    const previous = previousMap(options.previous);
-    const links = allocateLinks(problems, drafted, previous);
-    const sessions = allocateSessions(problems, drafted, previous);
-    allocation = { links, sessions: sessions.list };
-    const read = drafted.map((d) => ({ ...d, topology: finishNetwork(d.ctx, d.raw, d.draft) }));
-    const whole = read.length === Object.keys(raw.networks).length && read.every((r) => r.ctx.design !== undefined);
-    // Composition names other networks: it is checked only once every network could be read.
-    const unjoined = whole
-      ? joinNetworks(
-          problems,
-          read.map((r) => ({
-            name: r.ctx.network,
-            design: r.ctx.design,
-            path: r.ctx.path,
-            topology: r.topology,
-            nonlocal: new Set(r.raw.nonlocal ?? []),
-          })),
-        )
+  const { source, problems, schemaErrors } = readDocument(text, file, SCHEMA_FILE, empty);
+  const read =
+    isRecord(source.data) && isRecord(source.data["networks"])
+      ? readNetworks(source, problems, schemaErrors, options)
       : undefined;
-    // A refused link leaves identifiers unknown, in its network and those it reaches (any of them,
-    // when it names one that does not exist): rows there are not checked against the links left,
-    // so that one wrong link is one error.
-    const names = new Set(read.map((r) => r.ctx.network));
-    const reach = drafted.flatMap((d) => [...d.draft.refusedReach]);
-    const refusedReach = reach.some((n) => !names.has(n)) ? names : new Set(reach);
-    const complete = new Map(
-      read.map((r) => [
-        r.ctx.network,
-        r.topology.complete && unjoined?.has(r.ctx.network) === false && !refusedReach.has(r.ctx.network),
-      ]),
-    );
-    const known = (network: string): boolean => complete.get(network) === true;
-    const elsewhere = resolver(read, sessions.byMember, known);
-    for (const { ctx, raw: net, topology: read1 } of read) {
-      const topology = known(ctx.network) ? read1 : { ...read1, complete: false };
-      // Without a design, fields and values in tables cannot be checked; the header error says why.
-      const design = ctx.design;
-      if (design === undefined) continue;
-      networks.push({
-        name: ctx.network,
-        design,
-        decrementTtl: net.ttl === "decrement",
-        members: topology.members,
-        links: topology.links,
-        nonlocal: new Set(net.nonlocal ?? []),
-        tables: checkTables(ctx, design, net.tables ?? {}, topology, {
-          ...elsewhere,
-          sessions: sessions.byMember.get(ctx.network) ?? new Map(),
-        }),
-        at: problems.ref(ctx.path),
-      });
-    }
-    if (whole) {
-      const topologies = new Map(read.map((r) => [r.ctx.network, r.topology]));
-      // Where a member receives: its own links, bridging links of other networks that reach it, shared links (the ports
-      // joinNetworks filled).
-      const receivesOn = (network: string, member: string): readonly number[] | undefined => {
-        const ins = known(network) ? topologies.get(network)?.ports.get(member)?.ins : undefined;
-        return ins === undefined ? undefined : [...ins.keys()].sort((a, b) => a - b);
-      };
-      checkLayering(problems, networks, receivesOn);
-      checkSharedRows(problems, networks, known);
-    }
-  }
   for (const note of problems.notes) (options.warn ?? warnOnStderr)(note.message);
   problems.throwIfAny();
-  return allocation === undefined ? { file, networks } : { file, networks, allocation };
+  return read === undefined ? { file, networks: [] } : { file, ...read };
+}
+
+/** A network's members and links as written, before identifiers are allocated. */
+interface Drafted {
+  readonly ctx: NetworkContext;
+  readonly raw: RawNetwork;
+  readonly draft: TopologyDraft;
+}
+
+/** A network's members and links with every identifier known. */
+type Read = Drafted & { readonly topology: Topology };
+
+/** Every network of a description: drafted, its identifiers allocated, joined to the others, its tables checked, and
+ * the layering across them. */
+function readNetworks(
+  source: ParsedSource,
+  problems: Problems,
+  bad: readonly Path[],
+  options: LoadOptions,
+): { networks: NetworkSpec[]; allocation: Allocation } {
+  const raw = source.data as unknown as RawSpec;
+  // Members and links of every network first: bridging and shared links give members of one
+  // network identifiers in another, which that network's tables may name.
+  const drafted: Drafted[] = [];
+  for (const [name, net] of Object.entries(raw.networks)) {
+    // Paths of the schema's errors inside this network, relative to it.
+    const inside = bad.filter((p) => p[0] === "networks" && p[1] === name).map((p) => p.slice(2));
+    const one = readNetwork(problems, name, net, source.sourceText, inside);
+    if (one !== undefined) drafted.push(one);
+  }
+  const previous = previousMap(options.previous);
+  const links = allocateLinks(problems, drafted, previous);
+  const sessions = allocateSessions(problems, drafted, previous);
+  const read = drafted.map((d) => ({ ...d, topology: finishNetwork(d.ctx, d.raw, d.draft) }));
+  const whole = read.length === Object.keys(raw.networks).length && read.every((r) => r.ctx.design !== undefined);
+  const known = knownNetworks(problems, read, whole);
+  const elsewhere = resolver(read, sessions.byMember, known);
+  const networks: NetworkSpec[] = [];
+  for (const { ctx, raw: net, topology: read1 } of read) {
+    const topology = known(ctx.network) ? read1 : { ...read1, complete: false };
+    // Without a design, fields and values in tables cannot be checked; the header error says why.
+    const design = ctx.design;
+    if (design === undefined) continue;
+    networks.push({
+      name: ctx.network,
+      design,
+      decrementTtl: net.ttl === "decrement",
+      members: topology.members,
+      links: topology.links,
+      nonlocal: new Set(net.nonlocal ?? []),
+      tables: checkTables(ctx, design, net.tables ?? {}, topology, {
+        ...elsewhere,
+        sessions: sessions.byMember.get(ctx.network) ?? new Map(),
+      }),
+      at: problems.ref(ctx.path),
+    });
+  }
+  if (whole) {
+    const topologies = new Map(read.map((r) => [r.ctx.network, r.topology]));
+    // Where a member receives: its own links, bridging links of other networks that reach it, shared links (the ports
+    // joinNetworks filled).
+    const receivesOn = (network: string, member: string): readonly number[] | undefined => {
+      const ins = known(network) ? topologies.get(network)?.ports.get(member)?.ins : undefined;
+      return ins === undefined ? undefined : [...ins.keys()].sort((a, b) => a - b);
+    };
+    checkLayering(problems, networks, receivesOn);
+    checkSharedRows(problems, networks, known);
+  }
+  return { networks, allocation: { links, sessions: sessions.list } };
+}
+
+/**
+ * The networks joined (`whole`: every one could be read), and whether each one's identifiers
+ * are all known. A refused link leaves identifiers unknown, in its network and those it reaches
+ * (any of them, when it names one that does not exist): rows there are not checked against the
+ * links left, so that one wrong link is one error.
+ */
+function knownNetworks(problems: Problems, read: readonly Read[], whole: boolean): (network: string) => boolean {
+  // Composition names other networks: it is checked only once every network could be read.
+  const unjoined = whole
+    ? joinNetworks(
+        problems,
+        read.map((r) => ({
+          name: r.ctx.network,
+          design: r.ctx.design,
+          path: r.ctx.path,
+          topology: r.topology,
+          nonlocal: new Set(r.raw.nonlocal ?? []),
+        })),
+      )
+    : undefined;
+  const names = new Set(read.map((r) => r.ctx.network));
+  const reach = read.flatMap((d) => [...d.draft.refusedReach]);
+  const refusedReach = reach.some((n) => !names.has(n)) ? names : new Set(reach);
+  const complete = new Map(
+    read.map((r) => [
+      r.ctx.network,
+      r.topology.complete && unjoined?.has(r.ctx.network) === false && !refusedReach.has(r.ctx.network),
+    ]),
+  );
+  return (network) => complete.get(network) === true;
 }
 
 /** One network's members and links as written (./topology.ts), before identifiers are allocated. */

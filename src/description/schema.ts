@@ -88,8 +88,6 @@ function strangerMap(data: unknown, schema: SchemaNode): string | undefined {
 /** Adds the error in words and returns where; undefined for ajv's bookkeeping errors that repeat another one. */
 function describe(err: ErrorObject, path: Path, problems: Problems): Path | undefined {
   const parent = (err.parentSchema ?? {}) as SchemaNode;
-  const expected = parent.description;
-  const got = show(err.data);
   const params = err.params as Record<string, unknown>;
   // The inner error of a propertyNames check names the bad key itself.
   if (err.propertyName !== undefined) {
@@ -97,7 +95,7 @@ function describe(err: ErrorObject, path: Path, problems: Problems): Path | unde
     problems.add(
       at,
       `'${excerpt(err.propertyName)}' is not allowed as a key here`,
-      `a key must be ${expected ?? "a name"}`,
+      `a key must be ${parent.description ?? "a name"}`,
       true,
     );
     return at;
@@ -114,47 +112,49 @@ function describe(err: ErrorObject, path: Path, problems: Problems): Path | unde
       problems.add([...path, key], `unknown key '${excerpt(key)}'`, fix, true);
       return [...path, key];
     }
+    default: {
+      const { problem, fix } = inWords(err, path, parent.description);
+      problems.add(path, problem, fix);
+      return path;
+    }
+  }
+}
+
+/** An error about the value at `path` in words, with its fix ("": none); `expected` is what the schema says it is. */
+function inWords(err: ErrorObject, path: Path, expected: string | undefined): { problem: string; fix: string } {
+  const got = show(err.data);
+  const params = err.params as Record<string, unknown>;
+  const wanted = expected === undefined ? "" : `expected ${expected}`;
+  switch (err.keyword) {
     case "required":
-      problems.add(
-        path,
-        `missing key '${String(params["missingProperty"])}'`,
-        expected === undefined ? "" : `expected ${expected}`,
-      );
-      return path;
-    case "type":
+      return { problem: `missing key '${String(params["missingProperty"])}'`, fix: wanted };
+    case "type": {
       // A whole file that is a scalar may be any file on the machine (a machine id, a token): none of it is quoted.
-      problems.add(
-        path,
-        `must be ${expected ?? typeWords(String(params["type"]))}, got ` +
-          (path.length === 0 && typeof err.data !== "object" ? `${scalarWords(err.data)}, ${NOT_QUOTED}` : got),
-      );
-      return path;
+      const whole = path.length === 0 && typeof err.data !== "object";
+      const what = whole ? `${scalarWords(err.data)}, ${NOT_QUOTED}` : got;
+      return { problem: `must be ${expected ?? typeWords(String(params["type"]))}, got ${what}`, fix: "" };
+    }
     case "enum":
     case "const": {
       const allowed = (err.keyword === "enum" ? (params["allowedValues"] as unknown[]) : [params["allowedValue"]]).map(
         String,
       );
       const hint = typeof err.data === "string" ? didYouMean(err.data, allowed).trim() : "";
-      problems.add(path, `must be ${expected ?? listOr(allowed)}, got ${got}`, hint);
-      return path;
+      return { problem: `must be ${expected ?? listOr(allowed)}, got ${got}`, fix: hint };
     }
     case "pattern":
-      problems.add(path, `must be ${expected ?? `text matching ${String(params["pattern"])}`}, got ${got}`);
-      return path;
+      return { problem: `must be ${expected ?? `text matching ${String(params["pattern"])}`}, got ${got}`, fix: "" };
     case "minimum":
     case "maximum": {
       const bound = `${err.keyword === "minimum" ? "at least" : "at most"} ${String(params["limit"])}`;
-      problems.add(
-        path,
-        `must be ${expected ?? bound}, got ${got}`,
-        expected === undefined ? "" : `it must be ${bound}`,
-      );
-      return path;
+      return {
+        problem: `must be ${expected ?? bound}, got ${got}`,
+        fix: expected === undefined ? "" : `it must be ${bound}`,
+      };
     }
     case "minItems":
     case "minProperties":
-      problems.add(path, `must not be empty`, expected === undefined ? "" : `expected ${expected}`);
-      return path;
+      return { problem: `must not be empty`, fix: wanted };
     case "maxItems":
     case "maxProperties": {
       const count = Array.isArray(err.data)
@@ -163,25 +163,17 @@ function describe(err: ErrorObject, path: Path, problems: Problems): Path | unde
           ? Object.keys(err.data).length
           : 0;
       const what = err.keyword === "maxItems" ? "items" : "keys";
-      problems.add(
-        path,
-        `has ${count.toLocaleString("en-US")} ${what}: at ` +
-          `most ${Number(params["limit"]).toLocaleString("en-US")} are taken`,
-        expected === undefined ? "" : `expected ${expected}`,
-      );
-      return path;
+      const limit = Number(params["limit"]).toLocaleString("en-US");
+      return { problem: `has ${count.toLocaleString("en-US")} ${what}: at most ${limit} are taken`, fix: wanted };
     }
     case "uniqueItems": {
       const items = Array.isArray(err.data) ? err.data : [];
-      problems.add(path, `lists ${show(items[Number(params["i"])])} twice`, "list each value once");
-      return path;
+      return { problem: `lists ${show(items[Number(params["i"])])} twice`, fix: "list each value once" };
     }
     case "not":
-      problems.add(path, expected ?? "this key is not allowed here", "remove it");
-      return path;
+      return { problem: expected ?? "this key is not allowed here", fix: "remove it" };
     default:
-      problems.add(path, err.message ?? `fails the schema rule '${err.keyword}'`);
-      return path;
+      return { problem: err.message ?? `fails the schema rule '${err.keyword}'`, fix: "" };
   }
 }
 

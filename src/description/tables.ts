@@ -4,10 +4,10 @@
 
 import { excerpt } from "../errors.js";
 import { type MatchKind, PORT_MAX, TABLE_ROLES, type TableRole } from "../wasm/abi.js";
-import type { DesignDef, FieldDef } from "../wire/designs.js";
-import { DEFAULT_HOP_LIMIT, hopLimitField, type NetworkContext } from "./context.js";
+import type { DesignDef } from "../wire/designs.js";
+import type { NetworkContext } from "./context.js";
+import { HeaderValues } from "./header-values.js";
 import { hasLeadingZeros, LEADING_ZEROS, parseIdentifier } from "./notation.js";
-import { parseExact, parsePattern } from "./patterns.js";
 import type { Path } from "./problems.js";
 import type {
   RawAcquireRow,
@@ -22,7 +22,7 @@ import type {
 } from "./raw.js";
 import { didYouMean } from "./suggest.js";
 import { describePorts, identsNamed, type Ports, type Topology } from "./topology.js";
-import type { Action, ActionOf, InLink, MemberSpec, MemberTables, Pattern, RowSpec, TableSpec } from "./types.js";
+import type { Action, ActionOf, InLink, MemberSpec, MemberTables, RowSpec, TableSpec } from "./types.js";
 
 /** Roles keyed by a link or session identifier alone: exact match only. */
 const KEYED_BY_ID: ReadonlySet<TableRole> = new Set(["transmit", "send"]);
@@ -84,11 +84,11 @@ export function checkTables(
 
 class MemberTableChecker {
   readonly #ctx: NetworkContext;
-  readonly #design: DesignDef;
   readonly #member: MemberSpec;
   /** Undefined when not every link is known: in/out identifiers are then not checked. */
   readonly #ports: Ports | undefined;
   readonly #names: Elsewhere;
+  readonly #values: HeaderValues;
 
   constructor(
     ctx: NetworkContext,
@@ -98,10 +98,10 @@ class MemberTableChecker {
     elsewhere: Elsewhere,
   ) {
     this.#ctx = ctx;
-    this.#design = design;
     this.#member = member;
     this.#ports = ports;
     this.#names = elsewhere;
+    this.#values = new HeaderValues(ctx, design, member);
   }
 
   #add(path: Path, problem: string, fix = "", key = false): void {
@@ -148,129 +148,137 @@ class MemberTableChecker {
     index: number,
     names: Map<string, number>,
   ): RowSpec | undefined {
-    const at = this.#ctx.problems.ref(path);
     switch (role) {
-      case "acquire": {
-        const r = raw as RawAcquireRow;
-        const inLink = this.#inLink(r.in, [...path, "in"]);
-        if (inLink === null) return undefined;
-        return this.#matchRow(
-          inLink,
-          r.match,
-          path,
-          r.do === "shared" ? { kind: "shared-acquire" } : { kind: r.do },
-          at,
-        );
-      }
-      case "forward": {
-        const r = raw as RawForwardRow;
-        const inLink = this.#inLink(r.in, [...path, "in"]);
-        if (inLink === null) return undefined;
-        return this.#matchRow(inLink, r.match, path, this.#forwardAction(r.out, [...path, "out"]), at);
-      }
-      case "receive": {
-        const r = raw as RawReceiveRow;
-        if (typeof r.do === "object") {
-          const to = this.#elsewhere(
-            r.do.link,
-            [...path, "do", "link"],
-            "link",
-            "an overlay network and the identifier of the link the packet arrives on there, like ip.1",
-          );
-          return this.#matchRow(
-            undefined,
-            r.match,
-            path,
-            to === undefined ? undefined : { kind: "link", network: to.network, ident: to.id, at: to.at },
-            at,
-          );
-        }
-        return this.#matchRow(undefined, r.match, path, { kind: "deliver" }, at);
-      }
-      case "transmit": {
-        const r = raw as RawTransmitRow;
-        const out = this.#ref(r.out, [...path, "out"]);
-        if (out === undefined) return undefined;
-        let good = this.#sends(out, [...path, "out"]);
-        const twice = seen.get(out);
-        if (twice !== undefined) {
-          this.#add(
-            [...path, "out"],
-            `link ${out} already has a transmit row (row ${twice})`,
-            "one transmit row per out-link",
-          );
-          good = false;
-        } else {
-          seen.set(out, index);
-        }
-        let action: ActionOf<"transmit"> = { kind: "physical" };
-        if (typeof r.via === "object") {
-          const via = this.#elsewhere(
-            r.via.session,
-            [...path, "via", "session"],
-            "session",
-            "an underlay network and a session of its member on this machine, like " +
-              "lanA.1 (or lanA.NAME for a send row with a name)",
-          );
-          if (via === undefined) good = false;
-          else action = { kind: "session", network: via.network, session: via.id, at: via.at };
-        }
-        return good ? { out, match: new Map(), action, at } : undefined;
-      }
-      case "send": {
-        const r = raw as RawSendRow;
-        if (r.name !== undefined) {
-          const other = names.get(r.name);
-          if (other !== undefined) {
-            this.#add(
-              [...path, "name"],
-              `send row name '${excerpt(r.name)}' is already used by row ${other}`,
-              "send row names are unique in a member's send table",
-            );
-            return undefined; // its session would be the other row's
-          } else {
-            names.set(r.name, index);
-          }
-        }
-        const session =
-          r.session ?? (r.name === undefined ? undefined : this.#names.sessions.get(this.#member.key)?.get(r.name));
-        if (session === undefined) {
-          // Without a name the row could not be named by a transmit row; with one, the allocator reported why it has no
-          // id.
-          if (r.name === undefined)
-            this.#add(
-              path,
-              "a send row needs a session id or a name",
-              "write session: ID, or name: NAME and strata allocates the id (transmit " +
-                "rows then write via: { session: NETWORK.NAME })",
-            );
-          return undefined;
-        }
-        if (r.session !== undefined) this.#identifier(r.session, [...path, "session"]);
-        let good = true;
-        const twice = seen.get(session);
-        if (twice !== undefined) {
-          this.#add(
-            [...path, "session"],
-            `session ${session} already has a send row (row ${twice})`,
-            "one send row per session; use another session id",
-          );
-          good = false;
-        } else {
-          seen.set(session, index);
-        }
-        const header = this.#sendHeader(r.header ?? {}, [...path, "header"]);
-        return good && header !== undefined
-          ? {
-              session,
-              match: new Map(),
-              action: { kind: "push", header },
-              at,
-              ...(r.name === undefined ? {} : { name: r.name }),
-            }
-          : undefined;
-      }
+      case "acquire":
+        return this.#acquireRow(raw as RawAcquireRow, path);
+      case "forward":
+        return this.#forwardRow(raw as RawForwardRow, path);
+      case "receive":
+        return this.#receiveRow(raw as RawReceiveRow, path);
+      case "transmit":
+        return this.#transmitRow(raw as RawTransmitRow, path, seen, index);
+      case "send":
+        return this.#sendRow(raw as RawSendRow, path, seen, index, names);
     }
+  }
+
+  #acquireRow(r: RawAcquireRow, path: Path): RowSpec | undefined {
+    const inLink = this.#inLink(r.in, [...path, "in"]);
+    if (inLink === null) return undefined;
+    const action: Action = r.do === "shared" ? { kind: "shared-acquire" } : { kind: r.do };
+    return this.#matchRow(inLink, r.match, path, action, this.#ctx.problems.ref(path));
+  }
+
+  #forwardRow(r: RawForwardRow, path: Path): RowSpec | undefined {
+    const at = this.#ctx.problems.ref(path);
+    const inLink = this.#inLink(r.in, [...path, "in"]);
+    if (inLink === null) return undefined;
+    return this.#matchRow(inLink, r.match, path, this.#forwardAction(r.out, [...path, "out"]), at);
+  }
+
+  /** A receive row delivers, or hands what is inside to an overlay's link (`do: { link: A.L }`). */
+  #receiveRow(r: RawReceiveRow, path: Path): RowSpec | undefined {
+    const at = this.#ctx.problems.ref(path);
+    if (typeof r.do !== "object") return this.#matchRow(undefined, r.match, path, { kind: "deliver" }, at);
+    const to = this.#elsewhere(
+      r.do.link,
+      [...path, "do", "link"],
+      "link",
+      "an overlay network and the identifier of the link the packet arrives on there, like ip.1",
+    );
+    const action: Action | undefined =
+      to === undefined ? undefined : { kind: "link", network: to.network, ident: to.id, at: to.at };
+    return this.#matchRow(undefined, r.match, path, action, at);
+  }
+
+  /** A transmit row: one an out-link, physical or through an underlay's session (`via: { session: C.S }`). */
+  #transmitRow(r: RawTransmitRow, path: Path, seen: Map<number, number>, index: number): RowSpec | undefined {
+    const at = this.#ctx.problems.ref(path);
+    const out = this.#ref(r.out, [...path, "out"]);
+    if (out === undefined) return undefined;
+    let good = this.#sends(out, [...path, "out"]);
+    const twice = seen.get(out);
+    if (twice !== undefined) {
+      this.#add(
+        [...path, "out"],
+        `link ${out} already has a transmit row (row ${twice})`,
+        "one transmit row per out-link",
+      );
+      good = false;
+    } else {
+      seen.set(out, index);
+    }
+    let action: ActionOf<"transmit"> = { kind: "physical" };
+    if (typeof r.via === "object") {
+      const via = this.#elsewhere(
+        r.via.session,
+        [...path, "via", "session"],
+        "session",
+        "an underlay network and a session of its member on this machine, like " +
+          "lanA.1 (or lanA.NAME for a send row with a name)",
+      );
+      if (via === undefined) good = false;
+      else action = { kind: "session", network: via.network, session: via.id, at: via.at };
+    }
+    return good ? { out, match: new Map(), action, at } : undefined;
+  }
+
+  /** A send row: one a session, written or named (then allocated), and the header it pushes. */
+  #sendRow(
+    r: RawSendRow,
+    path: Path,
+    seen: Map<number, number>,
+    index: number,
+    names: Map<string, number>,
+  ): RowSpec | undefined {
+    const at = this.#ctx.problems.ref(path);
+    if (r.name !== undefined) {
+      const other = names.get(r.name);
+      if (other !== undefined) {
+        this.#add(
+          [...path, "name"],
+          `send row name '${excerpt(r.name)}' is already used by row ${other}`,
+          "send row names are unique in a member's send table",
+        );
+        return undefined; // its session would be the other row's
+      }
+      names.set(r.name, index);
+    }
+    const session =
+      r.session ?? (r.name === undefined ? undefined : this.#names.sessions.get(this.#member.key)?.get(r.name));
+    if (session === undefined) {
+      // Without a name the row could not be named by a transmit row; with one, the allocator reported why it has no id.
+      if (r.name === undefined)
+        this.#add(
+          path,
+          "a send row needs a session id or a name",
+          "write session: ID, or name: NAME and strata allocates the id (transmit " +
+            "rows then write via: { session: NETWORK.NAME })",
+        );
+      return undefined;
+    }
+    if (r.session !== undefined) this.#identifier(r.session, [...path, "session"]);
+    let good = true;
+    const twice = seen.get(session);
+    if (twice !== undefined) {
+      this.#add(
+        [...path, "session"],
+        `session ${session} already has a send row (row ${twice})`,
+        "one send row per session; use another session id",
+      );
+      good = false;
+    } else {
+      seen.set(session, index);
+    }
+    const header = this.#values.sendHeader(r.header ?? {}, [...path, "header"]);
+    if (!good || header === undefined) return undefined;
+    return {
+      session,
+      match: new Map(),
+      action: { kind: "push", header },
+      at,
+      ...(r.name === undefined ? {} : { name: r.name }),
+    };
   }
 
   /** `in:` as written: self, shared, an identifier, or a link's name (null: a name that names no link here, reported).
@@ -328,7 +336,7 @@ class MemberTableChecker {
     at: RowSpec["at"],
   ): RowSpec | undefined {
     const inOk = inLink === undefined || typeof inLink === "string" || this.#receives(inLink, [...path, "in"]);
-    const patterns = this.#patterns(match ?? {}, [...path, "match"]);
+    const patterns = this.#values.patterns(match ?? {}, [...path, "match"]);
     if (!inOk || patterns === undefined || action === undefined) return undefined;
     const row: RowSpec = { match: patterns, action, at, ...(inLink === undefined ? {} : { in: inLink }) };
     return row;
@@ -411,92 +419,6 @@ class MemberTableChecker {
       return undefined;
     }
     return good ? { kind: "out", ports } : undefined;
-  }
-
-  #patterns(match: RawValues, path: Path): Map<string, Pattern> | undefined {
-    const patterns = new Map<string, Pattern>();
-    let good = true;
-    for (const [name, v] of Object.entries(match)) {
-      const at = [...path, name];
-      if (name === "in") {
-        this.#add(at, "`in` is not a header field", "write in: beside match:, not inside it", true);
-        good = false;
-        continue;
-      }
-      const field = this.#field(name, at);
-      if (field === undefined) {
-        good = false;
-        continue;
-      }
-      const pattern = parsePattern(this.#ctx.value(at, v), field);
-      if (!pattern.ok) {
-        this.#add(at, pattern.problem, pattern.fix);
-        good = false;
-      } else if (pattern.value !== undefined) {
-        patterns.set(name, pattern.value);
-      }
-    }
-    return good ? patterns : undefined;
-  }
-
-  #field(name: string, path: Path): FieldDef | undefined {
-    const field = this.#design.fields.find((f) => f.name === name);
-    if (field === undefined) {
-      const names = this.#design.fields.map((f) => f.name);
-      this.#add(
-        path,
-        `${this.#design.name} has no field '${excerpt(name)}'`,
-        `${didYouMean(name, names)}fields: ${names.join(", ")}`,
-        true,
-      );
-    }
-    return field;
-  }
-
-  /** Every writable field of the design: the values written, else their fallbacks (#fallback). */
-  #sendHeader(values: RawValues, path: Path): Map<string, bigint> | undefined {
-    const writable = this.#design.fields.filter((f) => f.readOnly !== true);
-    const given = new Map<string, bigint>();
-    let good = true;
-    for (const [name, v] of Object.entries(values)) {
-      const at = [...path, name];
-      const field = this.#field(name, at);
-      if (field === undefined) {
-        good = false;
-        continue;
-      }
-      if (field.readOnly === true) {
-        this.#add(
-          at,
-          `${name} is read-only in ${this.#design.name}: send cannot write it`,
-          `writable fields: ${writable.map((f) => f.name).join(", ")}`,
-          true,
-        );
-        good = false;
-        continue;
-      }
-      const value = parseExact(this.#ctx.value(at, v), field);
-      if (!value.ok) {
-        this.#add(at, value.problem, value.fix);
-        good = false;
-      } else {
-        given.set(name, value.value);
-      }
-    }
-    if (!good) return undefined;
-    const header = new Map<string, bigint>();
-    for (const f of writable) header.set(f.name, given.get(f.name) ?? this.#fallback(f, given));
-    return header;
-  }
-
-  /** What a send row leaves out: the member's own name as source, the default hop limit, the registry's default, a
-   * presence bit set by what it marks, or 0. */
-  #fallback(f: FieldDef, given: ReadonlyMap<string, bigint>): bigint {
-    if (f.name === this.#design.srcField) return this.#member.nameValue;
-    if (f.name === hopLimitField(this.#design)) return DEFAULT_HOP_LIMIT;
-    if (f.default !== undefined) return f.default;
-    if (f.presenceOf !== undefined) return given.has(f.presenceOf) ? 1n : 0n;
-    return 0n;
   }
 
   /** `in:` must be an identifier on which the member receives. */

@@ -93,97 +93,101 @@ const replica = (port: number, instance: number): p4.v1.Replica => ({
 });
 
 export function writeRequest(dev: Device, ids: P4InfoIds): p4.v1.WriteRequest {
-  const insert = (entity: p4.v1.Entity): p4.v1.Update => ({ type: "INSERT", entity });
-  const updates: p4.v1.Update[] = [];
-  for (const g of dev.multicast) {
-    updates.push(
-      insert({
-        entity: "packetReplicationEngineEntry",
-        packetReplicationEngineEntry: {
-          type: "multicastGroupEntry",
-          multicastGroupEntry: {
-            multicastGroupId: g.id,
-            replicas: g.replicas.map((r) => replica(r.port, r.instance)),
-          },
-        },
-      }),
-    );
-  }
-  if (dev.cloneBoth) {
-    updates.push(
-      insert({
-        entity: "packetReplicationEngineEntry",
-        packetReplicationEngineEntry: {
-          type: "cloneSessionEntry",
-          cloneSessionEntry: { sessionId: CLONE_SESSION_BOTH, replicas: [replica(RECIRC_PORT, 0)] },
-        },
-      }),
-    );
-  }
-  for (const t of dev.tables) {
-    if (t.selector === undefined) continue;
-    const actionProfileId = idOf(ids.profiles, t.selector.name);
-    t.selector.members.forEach((call, i) =>
-      updates.push(
-        insert({
-          entity: "actionProfileMember",
-          actionProfileMember: { actionProfileId, memberId: i + 1, action: action(call, ids) },
-        }),
-      ),
-    );
-    for (const g of t.selector.groups) {
-      updates.push(
-        insert({
-          entity: "actionProfileGroup",
-          actionProfileGroup: {
-            actionProfileId,
-            groupId: g.id,
-            members: g.members.map((memberId) => ({ memberId, weight: 1 })),
-          },
-        }),
-      );
-    }
-  }
-  for (const t of dev.tables) {
-    const tableId = idOf(ids.tables, t.name);
-    const priority = needsPriority(t);
-    for (const e of t.entries) {
-      if (t.keyless) {
-        // P4Runtime §9.1: a keyless table takes no INSERT; its default entry is MODIFYed.
-        updates.push({
-          type: "MODIFY",
-          entity: {
-            entity: "tableEntry",
-            tableEntry: { tableId, action: { type: "action", action: action(e.call, ids) }, isDefaultAction: true },
-          },
-        });
-        continue;
-      }
-      const match = t.keys.flatMap((k, i) => fieldMatch(k, e, i + 1) ?? []);
-      const tableAction: p4.v1.TableAction =
-        e.profileGroup !== undefined
-          ? { type: "actionProfileGroupId", actionProfileGroupId: e.profileGroup }
-          : e.profileMember !== undefined
-            ? { type: "actionProfileMemberId", actionProfileMemberId: e.profileMember }
-            : { type: "action", action: action(e.call, ids) };
-      updates.push(
-        insert({
-          entity: "tableEntry",
-          tableEntry: {
-            tableId,
-            ...(match.length > 0 ? { match } : {}),
-            action: tableAction,
-            ...(priority ? { priority: e.row.match.priority } : {}),
-          },
-        }),
-      );
-    }
-  }
+  // The PRE and the profiles first: table entries name their groups and members.
+  const updates = [
+    ...replicationUpdates(dev),
+    ...dev.tables.flatMap((t) => profileUpdates(t, ids)),
+    ...dev.tables.flatMap((t) => tableUpdates(t, ids)),
+  ];
   return {
     deviceId: String(dev.deviceId),
     electionId: uint128(ELECTION_ID),
     ...(updates.length > 0 ? { updates } : {}),
   };
+}
+
+const insert = (entity: p4.v1.Entity): p4.v1.Update => ({ type: "INSERT", entity });
+
+/** The multicast groups (replication), and the clone session of `both`. */
+function replicationUpdates(dev: Device): p4.v1.Update[] {
+  const groups = dev.multicast.map((g) =>
+    insert({
+      entity: "packetReplicationEngineEntry",
+      packetReplicationEngineEntry: {
+        type: "multicastGroupEntry",
+        multicastGroupEntry: {
+          multicastGroupId: g.id,
+          replicas: g.replicas.map((r) => replica(r.port, r.instance)),
+        },
+      },
+    }),
+  );
+  if (!dev.cloneBoth) return groups;
+  const both = insert({
+    entity: "packetReplicationEngineEntry",
+    packetReplicationEngineEntry: {
+      type: "cloneSessionEntry",
+      cloneSessionEntry: { sessionId: CLONE_SESSION_BOTH, replicas: [replica(RECIRC_PORT, 0)] },
+    },
+  });
+  return [...groups, both];
+}
+
+/** An anycast table's action selector: its members (one per receiver), then its groups. */
+function profileUpdates(t: DeviceTable, ids: P4InfoIds): p4.v1.Update[] {
+  if (t.selector === undefined) return [];
+  const actionProfileId = idOf(ids.profiles, t.selector.name);
+  const members = t.selector.members.map((call, i) =>
+    insert({
+      entity: "actionProfileMember",
+      actionProfileMember: { actionProfileId, memberId: i + 1, action: action(call, ids) },
+    }),
+  );
+  const groups = t.selector.groups.map((g) =>
+    insert({
+      entity: "actionProfileGroup",
+      actionProfileGroup: {
+        actionProfileId,
+        groupId: g.id,
+        members: g.members.map((memberId) => ({ memberId, weight: 1 })),
+      },
+    }),
+  );
+  return [...members, ...groups];
+}
+
+/** A table's entries: inserted, or for a keyless table its default entry modified. */
+function tableUpdates(t: DeviceTable, ids: P4InfoIds): p4.v1.Update[] {
+  const tableId = idOf(ids.tables, t.name);
+  const priority = needsPriority(t);
+  return t.entries.map((e): p4.v1.Update => {
+    if (t.keyless) {
+      // P4Runtime §9.1: a keyless table takes no INSERT; its default entry is MODIFYed.
+      return {
+        type: "MODIFY",
+        entity: {
+          entity: "tableEntry",
+          tableEntry: { tableId, action: { type: "action", action: action(e.call, ids) }, isDefaultAction: true },
+        },
+      };
+    }
+    const match = t.keys.flatMap((k, i) => fieldMatch(k, e, i + 1) ?? []);
+    const tableAction: p4.v1.TableAction =
+      e.profileGroup !== undefined
+        ? { type: "actionProfileGroupId", actionProfileGroupId: e.profileGroup }
+        : e.profileMember !== undefined
+          ? { type: "actionProfileMemberId", actionProfileMemberId: e.profileMember }
+          : { type: "action", action: action(e.call, ids) };
+    return insert({
+      entity: "tableEntry",
+      tableEntry: {
+        tableId,
+        ...(match.length > 0 ? { match } : {}),
+        action: tableAction,
+        ...(priority ? { priority: e.row.match.priority } : {}),
+      },
+    });
+  });
 }
 
 /** A 128-bit number as a message: each half as a decimal string, unless it is 0. */

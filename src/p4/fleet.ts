@@ -5,8 +5,8 @@
 // own files.
 
 import { dirname } from "node:path";
-import { readDocument, readText } from "../description/document.js";
-import { type Path, SpecError, type SpecIssue } from "../description/problems.js";
+import { type CheckedDocument, readDocument, readText } from "../description/document.js";
+import { type Path, type Problems, SpecError, type SpecIssue } from "../description/problems.js";
 import { didYouMean } from "../description/suggest.js";
 import type { SourceRef } from "../description/types.js";
 import { excerpt } from "../errors.js";
@@ -80,6 +80,37 @@ export function parseFleet(text: string, file: string, profileOf: (ref: string) 
   const { source, problems } = readDocument(text, file, FLEET_SCHEMA_FILE, empty);
   // The rules the schema cannot state, on every part whose shape allows them, so one run shows every error.
   const data = source.data as Partial<Record<string, unknown>>;
+  const names = checkTargets(data, file, problems);
+  checkPolicies(data, names, source, problems);
+  problems.throwIfAny();
+  const raw = source.data as RawFleet;
+  const profiles = loadProfiles(raw, profileOf);
+  const targets = raw.targets.map((t, i): FleetTarget => {
+    const profile = profiles.get(t.profile);
+    if (profile === undefined) throw new Error(`profile ${t.profile} not loaded`);
+    return {
+      name: t.name,
+      profile,
+      labels: labels(t.labels),
+      maxMachines: t.maxMachines ?? Number.POSITIVE_INFINITY,
+      at: problems.ref(["targets", i]),
+    };
+  });
+  const defaults = policy(raw.defaults ?? {}, DEFAULT_POLICY);
+  const machines = new Map<string, MachinePolicy>();
+  for (const [name, m] of Object.entries(raw.machines ?? {})) {
+    const path: Path = ["machines", name];
+    machines.set(name, {
+      ...policy(m, defaults),
+      ...(m.placedOn !== undefined ? { placedOn: m.placedOn } : {}),
+      at: problems.ref(path, true),
+    });
+  }
+  return { file, targets, machines, defaults };
+}
+
+/** Each target's name its own, and its profile one that can be found; the targets' names, to their index. */
+function checkTargets(data: Partial<Record<string, unknown>>, file: string, problems: Problems): Map<string, number> {
   const names = new Map<string, number>();
   (Array.isArray(data["targets"]) ? (data["targets"] as unknown[]) : []).forEach((t, i) => {
     if (!isRecord(t)) return;
@@ -99,6 +130,16 @@ export function parseFleet(text: string, file: string, profileOf: (ref: string) 
       if ("problem" in found) problems.add(["targets", i, "profile"], found.problem, found.fix);
     }
   });
+  return names;
+}
+
+/** Each priority read exactly, and each machine placed on a target of the fleet. */
+function checkPolicies(
+  data: Partial<Record<string, unknown>>,
+  names: ReadonlyMap<string, number>,
+  source: CheckedDocument["source"],
+  problems: Problems,
+): void {
   const listed = Object.entries(isRecord(data["machines"]) ? data["machines"] : {});
   // Beyond 2^53 a YAML integer is rounded on reading, and two priorities could compare equal that do not.
   for (const [path, p] of [[["defaults"], data["defaults"]], ...listed.map(([name, m]) => [["machines", name], m])] as [
@@ -124,10 +165,10 @@ export function parseFleet(text: string, file: string, profileOf: (ref: string) 
       );
     }
   }
-  problems.throwIfAny();
-  const raw = source.data as RawFleet;
+}
 
-  // Profiles are read once each; a bad one is its own file's error, not the fleet's.
+/** The targets' profiles, each read once; a bad one is its own file's error, not the fleet's. */
+function loadProfiles(raw: RawFleet, profileOf: (ref: string) => TargetProfile): Map<string, TargetProfile> {
   const profiles = new Map<string, TargetProfile>();
   const profileErrors: SpecIssue[] = [];
   for (const t of raw.targets) {
@@ -140,29 +181,7 @@ export function parseFleet(text: string, file: string, profileOf: (ref: string) 
     }
   }
   if (profileErrors.length > 0) throw new SpecError(profileErrors);
-
-  const targets = raw.targets.map((t, i): FleetTarget => {
-    const profile = profiles.get(t.profile);
-    if (profile === undefined) throw new Error(`profile ${t.profile} not loaded`);
-    return {
-      name: t.name,
-      profile,
-      labels: labels(t.labels),
-      maxMachines: t.maxMachines ?? Number.POSITIVE_INFINITY,
-      at: problems.ref(["targets", i]),
-    };
-  });
-  const defaults = policy(raw.defaults ?? {}, DEFAULT_POLICY);
-  const machines = new Map<string, MachinePolicy>();
-  for (const [name, m] of Object.entries(raw.machines ?? {})) {
-    const path: Path = ["machines", name];
-    machines.set(name, {
-      ...policy(m, defaults),
-      ...(m.placedOn !== undefined ? { placedOn: m.placedOn } : {}),
-      at: problems.ref(path, true),
-    });
-  }
-  return { file, targets, machines, defaults };
+  return profiles;
 }
 
 /** A policy as written, each key it leaves out taken from `base`. */

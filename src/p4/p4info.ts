@@ -32,6 +32,15 @@ export const BRIEF = {
 /** The direct counter of a table: `<table>_counter`, counting the packets each entry matched. */
 export const counterName = (table: string): string => `${table}_counter`;
 
+/** `@id(0x…)`: a P4Info id as p4c takes it in the program (the resource type in the top byte, kept as written). */
+export function idAnnotation(id: number | undefined): string {
+  if (id === undefined) throw new Error("an object without a P4Info id");
+  return `@id(0x${id.toString(16).padStart(8, "0")})`;
+}
+
+/** A P4 string literal. */
+export const quoted = (s: string): string => JSON.stringify(s);
+
 const MATCH_TYPE: Record<MatchKind, p4.config.v1.MatchField.MatchType> = {
   exact: "EXACT",
   lpm: "LPM",

@@ -43,6 +43,9 @@ import {
 import { type Fleet, type FleetTarget, type Labels, type MachinePolicy } from "./fleet.js";
 import type { MachineRequirements } from "./requirements.js";
 import type { TargetProfile } from "./targets.js";
+import { chooseVictims, compareCasualties, compareNames, type PlaceWork } from "./victims.js";
+
+export type { PlaceWork } from "./victims.js";
 
 /** Weights of the headroom score: entries are what runs out first on a switch. */
 export const SCORE_WEIGHTS: Readonly<Record<Resource, number>> = {
@@ -55,30 +58,6 @@ export const SCORE_WEIGHTS: Readonly<Record<Resource, number>> = {
   multicastGroups: 1,
   selectorGroups: 1,
 };
-
-/** The most sets of victims tried one by one on a target; beyond, the greedy set stands (docs/targets.md, Choosing
- * victims). */
-export const MAX_EXACT_SETS = 256;
-
-/** Work place() did, for tests and benchmarks: its fit checks, each of a machine against a target as it is or with some
- * machines gone. */
-export interface PlaceWork {
-  evaluations: number;
-}
-
-/** A machine of lower priority on a target, and what its leaving frees there. */
-export interface Occupant {
-  readonly machine: string;
-  readonly priority: number;
-  readonly frees: Usage;
-}
-
-/** What keeps a machine out of a target: machines beyond maxMachines, and how much more of each counted resource it
- * needs than is left (≤ 0: enough). */
-export interface Shortfall {
-  readonly slots: number;
-  readonly amounts: Readonly<Record<Resource, number>>;
-}
 
 export interface PlacedMachine {
   readonly machine: string;
@@ -137,52 +116,105 @@ export function place(
   work: PlaceWork = { evaluations: 0 },
 ): Placement {
   checkPolicies(reqs, fleet);
-  const byName = new Map(reqs.map((r) => [r.machine, r]));
-  const need = new Map(reqs.map((r) => [r.machine, usage(r)]));
-  const policy = (m: string): MachinePolicy => fleet.machines.get(m) ?? fleet.defaults;
-  const priority = (m: string): number => policy(m).priority;
-  const order = (a: string, b: string): number => priority(b) - priority(a) || compareNames(a, b);
-  const targets = [...fleet.targets].sort((a, b) => compareNames(a.name, b.name));
-  const hosted = new Map<string, string[]>(targets.map((t) => [t.name, []]));
-  const hostedOn = (t: FleetTarget): string[] => hosted.get(t.name) ?? [];
-  const scores = new Map<string, number>();
-  const displaced: Displacement[] = [];
-  const unplaceable = new Map<string, UnplaceableMachine>();
+  const placing = new Placing(reqs, fleet, work);
+  // Machines placed before stay where they are, highest priority first, as long as they pass every filter there.
+  const queue: string[] = [];
+  for (const m of reqs.map((r) => r.machine).sort(placing.order)) {
+    const t = placing.targets.find((x) => x.name === placing.policy(m).placedOn);
+    if (t !== undefined && "ok" in placing.filter(m, t)) placing.assign(m, t);
+    else queue.push(m);
+  }
+  // Each preemption strictly raises the placed priorities (as a multiset), so the loop ends; this only guards a bug.
+  let steps = 0;
+  const maxSteps = (reqs.length + 1) ** 2 * (placing.targets.length + 1) * 4;
+  while (queue.length > 0) {
+    if (++steps > maxSteps) throw new Error("placement did not settle");
+    const m = queue.shift();
+    if (m === undefined) break;
+    const displaced = placing.placeOne(m);
+    if (displaced.length > 0) {
+      queue.push(...displaced);
+      queue.sort(placing.order);
+    }
+  }
+  return placing.result();
+}
 
-  const req = (m: string): MachineRequirements => {
-    const r = byName.get(m);
-    if (r === undefined) throw new Error(`no requirements for machine ${m}`);
-    return r;
-  };
-  const load = (machines: readonly string[]): Usage =>
-    machines.reduce((sum, m) => addUsage(sum, need.get(m) ?? NO_USAGE), NO_USAGE);
+/** A placement under way: where each machine is, what each target's machines take, and what happened on the way. */
+class Placing {
+  readonly targets: readonly FleetTarget[];
+  readonly #reqs: readonly MachineRequirements[];
+  readonly #fleet: Fleet;
+  readonly #work: PlaceWork;
+  readonly #byName: ReadonlyMap<string, MachineRequirements>;
+  readonly #need: ReadonlyMap<string, Usage>;
+  readonly #hosted: Map<string, string[]>;
   // What each target's machines take, summed again only when they change.
-  const loads = new Map<string, Usage>();
-  const loadOn = (t: FleetTarget): Usage => {
-    const known = loads.get(t.name);
-    if (known !== undefined) return known;
-    const sum = load(hostedOn(t));
-    loads.set(t.name, sum);
-    return sum;
-  };
-  const setHosted = (t: FleetTarget, machines: string[]): void => {
-    hosted.set(t.name, machines.sort(order));
-    loads.delete(t.name);
-  };
-
+  readonly #loads = new Map<string, Usage>();
   // A machine alone on a profile: the same answer each time it is asked.
-  const fitsAlone = new Map<string, Map<TargetProfile, readonly FitViolation[]>>();
-  const aloneOn = (m: string, p: TargetProfile): readonly FitViolation[] => {
-    const known = fitsAlone.get(m) ?? new Map<TargetProfile, readonly FitViolation[]>();
-    fitsAlone.set(m, known);
-    const violations = known.get(p) ?? checkFit(req(m), p);
+  readonly #fitsAlone = new Map<string, Map<TargetProfile, readonly FitViolation[]>>();
+  readonly #scores = new Map<string, number>();
+  readonly #displaced: Displacement[] = [];
+  readonly #unplaceable = new Map<string, UnplaceableMachine>();
+
+  constructor(reqs: readonly MachineRequirements[], fleet: Fleet, work: PlaceWork) {
+    this.#reqs = reqs;
+    this.#fleet = fleet;
+    this.#work = work;
+    this.#byName = new Map(reqs.map((r) => [r.machine, r]));
+    this.#need = new Map(reqs.map((r) => [r.machine, usage(r)]));
+    this.targets = [...fleet.targets].sort((a, b) => compareNames(a.name, b.name));
+    this.#hosted = new Map(this.targets.map((t) => [t.name, []]));
+  }
+
+  policy(m: string): MachinePolicy {
+    return this.#fleet.machines.get(m) ?? this.#fleet.defaults;
+  }
+
+  priority = (m: string): number => this.policy(m).priority;
+
+  /** Placement order: priority, then name. */
+  order = (a: string, b: string): number => this.priority(b) - this.priority(a) || compareNames(a, b);
+
+  #hostedOn(t: FleetTarget): string[] {
+    return this.#hosted.get(t.name) ?? [];
+  }
+
+  #needOf(m: string): Usage {
+    return this.#need.get(m) ?? NO_USAGE;
+  }
+
+  #load(machines: readonly string[]): Usage {
+    return machines.reduce((sum, m) => addUsage(sum, this.#needOf(m)), NO_USAGE);
+  }
+
+  #loadOn(t: FleetTarget): Usage {
+    const known = this.#loads.get(t.name);
+    if (known !== undefined) return known;
+    const sum = this.#load(this.#hostedOn(t));
+    this.#loads.set(t.name, sum);
+    return sum;
+  }
+
+  #setHosted(t: FleetTarget, machines: string[]): void {
+    this.#hosted.set(t.name, machines.sort(this.order));
+    this.#loads.delete(t.name);
+  }
+
+  #aloneOn(m: string, p: TargetProfile): readonly FitViolation[] {
+    const known = this.#fitsAlone.get(m) ?? new Map<TargetProfile, readonly FitViolation[]>();
+    this.#fitsAlone.set(m, known);
+    const r = this.#byName.get(m);
+    if (r === undefined) throw new Error(`no requirements for machine ${m}`);
+    const violations = known.get(p) ?? checkFit(r, p);
     known.set(p, violations);
     return violations;
-  };
+  }
 
-  const filter = (m: string, t: FleetTarget): Verdict => {
-    work.evaluations++;
-    const wanted = Object.entries(policy(m).requires).filter(([k, v]) => t.labels[k] !== v);
+  /** The filters in order (labels, profile, slots, capacity): the first that keeps `m` off `t`, or ok. */
+  filter(m: string, t: FleetTarget): Verdict {
+    this.#work.evaluations++;
+    const wanted = Object.entries(this.policy(m).requires).filter(([k, v]) => t.labels[k] !== v);
     if (wanted.length > 0) {
       const has = (k: string): string => (t.labels[k] === undefined ? `no label ${k}` : `${k}=${t.labels[k]}`);
       return {
@@ -191,13 +223,13 @@ export function place(
         reason: wanted.map(([k, v]) => `requires ${k}=${v}, the target has ${has(k)}`).join("; "),
       };
     }
-    const alone = aloneOn(m, t.profile);
+    const alone = this.#aloneOn(m, t.profile);
     const first = alone[0];
     if (first !== undefined) {
       const more = alone.length > 1 ? ` (and ${alone.length - 1} more: strata fit lists them)` : "";
       return { target: t.name, filter: "profile", reason: `does not fit ${t.profile.name}: ${first.text}${more}` };
     }
-    const there = hostedOn(t);
+    const there = this.#hostedOn(t);
     if (there.length >= t.maxMachines) {
       return {
         target: t.name,
@@ -207,8 +239,8 @@ export function place(
           `maxMachines ${t.maxMachines}`,
       };
     }
-    const mine = need.get(m) ?? NO_USAGE;
-    const taken = loadOn(t);
+    const mine = this.#needOf(m);
+    const taken = this.#loadOn(t);
     const room = limits(t.profile);
     const short = RESOURCES.filter((r) => amount(mine, r) + amount(taken, r) > amount(room, r));
     if (short.length > 0) {
@@ -218,135 +250,131 @@ export function place(
       return { target: t.name, filter: "capacity", reason: `with ${there.join(", ")} there: ${parts.join("; ")}` };
     }
     return { ok: true };
-  };
+  }
 
-  const score = (m: string, t: FleetTarget, there: readonly string[]): number => {
-    const after = addUsage(load(there), need.get(m) ?? NO_USAGE);
-    const preferred = policy(m)
+  /** Headroom on `t` with `m` beside `there`, plus the weights of `m`'s preferences `t` has the labels of. */
+  #score(m: string, t: FleetTarget, there: readonly string[]): number {
+    const after = addUsage(this.#load(there), this.#needOf(m));
+    const preferred = this.policy(m)
       .prefers.filter((p) => hasLabels(t.labels, p.labels))
       .reduce((sum, p) => sum + p.weight, 0);
     return headroom(after, t) + preferred;
-  };
+  }
 
-  const assign = (m: string, t: FleetTarget): void => {
-    scores.set(m, score(m, t, hostedOn(t)));
-    setHosted(t, [...hostedOn(t), m]);
-  };
+  assign(m: string, t: FleetTarget): void {
+    this.#scores.set(m, this.#score(m, t, this.#hostedOn(t)));
+    this.#setHosted(t, [...this.#hostedOn(t), m]);
+  }
+
+  /** Places `m` on the best feasible target, else by preemption, else records why it cannot be; returns the machines
+   * it displaced. */
+  placeOne(m: string): string[] {
+    const verdicts = this.targets.map((t) => ({ t, v: this.filter(m, t) }));
+    const feasible = verdicts
+      .filter(({ v }) => "ok" in v)
+      .map(({ t }) => ({ t, s: this.#score(m, t, this.#hostedOn(t)) }));
+    const chosen = feasible.sort((a, b) => b.s - a.s || compareNames(a.t.name, b.t.name))[0];
+    if (chosen !== undefined) {
+      this.assign(m, chosen.t);
+      return [];
+    }
+    const displaced = this.#preempt(m, verdicts);
+    if (displaced === undefined) {
+      this.#unplaceable.set(m, { machine: m, priority: this.priority(m), reasons: this.#rejections(m, verdicts) });
+      return [];
+    }
+    return displaced;
+  }
+
+  /** On the target where it costs least (compareCasualties, then score, then name), the victims leave and `m` takes
+   * their place; undefined when no target has victims enough. */
+  #preempt(m: string, verdicts: readonly { t: FleetTarget; v: Verdict }[]): string[] | undefined {
+    const preemptable = verdicts.filter(({ v }) => "filter" in v && (v.filter === "slots" || v.filter === "capacity"));
+    const options = preemptable.flatMap(({ t }) => {
+      const victims = this.#victimsOn(m, t);
+      if (victims === undefined) return [];
+      const left = this.#hostedOn(t).filter((h) => !victims.includes(h));
+      return [{ t, victims, s: this.#score(m, t, left) }];
+    });
+    const best = options.sort(
+      (a, b) => compareCasualties(a.victims, b.victims, this.priority) || b.s - a.s || compareNames(a.t.name, b.t.name),
+    )[0];
+    if (best === undefined) return undefined;
+    this.#setHosted(
+      best.t,
+      this.#hostedOn(best.t).filter((h) => !best.victims.includes(h)),
+    );
+    for (const v of best.victims) {
+      this.#scores.delete(v);
+      const by = { by: m, byPriority: this.priority(m) };
+      this.#displaced.push({ machine: v, priority: this.priority(v), target: best.t.name, ...by });
+    }
+    this.assign(m, best.t);
+    return best.victims;
+  }
 
   /** The machines on `t` of lower priority than `m` whose leaving lets it in (chooseVictims); undefined when none do.
    * */
-  const victimsOn = (m: string, t: FleetTarget): string[] | undefined => {
-    const there = hostedOn(t);
+  #victimsOn(m: string, t: FleetTarget): string[] | undefined {
+    const there = this.#hostedOn(t);
     const jeopardy = there
-      .filter((h) => priority(h) < priority(m))
-      .map((h) => ({ machine: h, priority: priority(h), frees: need.get(h) ?? NO_USAGE }));
+      .filter((h) => this.priority(h) < this.priority(m))
+      .map((h) => ({ machine: h, priority: this.priority(h), frees: this.#needOf(h) }));
     if (jeopardy.length === 0) return undefined;
-    const mine = need.get(m) ?? NO_USAGE;
-    const taken = loadOn(t);
+    const mine = this.#needOf(m);
+    const taken = this.#loadOn(t);
     const room = limits(t.profile);
     const amounts = Object.fromEntries(
       RESOURCES.map((r) => [r, amount(mine, r) + amount(taken, r) - amount(room, r)]),
     ) as Record<Resource, number>;
-    return chooseVictims({ slots: there.length + 1 - t.maxMachines, amounts }, jeopardy, work);
-  };
-
-  // Machines placed before stay where they are, highest priority first, as long as they pass every filter there.
-  const queue: string[] = [];
-  for (const m of reqs.map((r) => r.machine).sort(order)) {
-    const t = targets.find((x) => x.name === policy(m).placedOn);
-    if (t !== undefined && "ok" in filter(m, t)) assign(m, t);
-    else queue.push(m);
+    return chooseVictims({ slots: there.length + 1 - t.maxMachines, amounts }, jeopardy, this.#work);
   }
-  // Each preemption strictly raises the placed priorities (as a multiset), so the loop ends; this only guards a bug.
-  let steps = 0;
-  const maxSteps = (reqs.length + 1) ** 2 * (targets.length + 1) * 4;
-  while (queue.length > 0) {
-    if (++steps > maxSteps) throw new Error("placement did not settle");
-    const m = queue.shift();
-    if (m === undefined) break;
-    const verdicts = targets.map((t) => ({ t, v: filter(m, t) }));
-    const feasible = verdicts.filter(({ v }) => "ok" in v).map(({ t }) => ({ t, s: score(m, t, hostedOn(t)) }));
-    const chosen = feasible.sort((a, b) => b.s - a.s || compareNames(a.t.name, b.t.name))[0];
-    if (chosen !== undefined) {
-      assign(m, chosen.t);
-      continue;
-    }
-    const preemptable = verdicts.filter(({ v }) => "filter" in v && (v.filter === "slots" || v.filter === "capacity"));
-    const options = preemptable.flatMap(({ t }) => {
-      const victims = victimsOn(m, t);
-      return victims === undefined
-        ? []
-        : [
-            {
-              t,
-              victims,
-              s: score(
-                m,
-                t,
-                hostedOn(t).filter((h) => !victims.includes(h)),
-              ),
-            },
-          ];
-    });
-    const best = options.sort(
-      (a, b) => compareCasualties(a.victims, b.victims, priority) || b.s - a.s || compareNames(a.t.name, b.t.name),
-    )[0];
-    if (best !== undefined) {
-      setHosted(
-        best.t,
-        hostedOn(best.t).filter((h) => !best.victims.includes(h)),
-      );
-      for (const v of best.victims) {
-        scores.delete(v);
-        displaced.push({ machine: v, priority: priority(v), target: best.t.name, by: m, byPriority: priority(m) });
-      }
-      assign(m, best.t);
-      queue.push(...best.victims);
-      queue.sort(order);
-      continue;
-    }
-    const reasons = verdicts.map(({ t, v }): Rejection => {
+
+  /** Why each target turned `m` away; where slots or capacity did, why preemption did not help either. */
+  #rejections(m: string, verdicts: readonly { t: FleetTarget; v: Verdict }[]): Rejection[] {
+    return verdicts.map(({ t, v }): Rejection => {
       if ("ok" in v) throw new Error("a feasible target was not chosen");
       if (v.filter !== "slots" && v.filter !== "capacity") return v;
-      const lower = hostedOn(t).filter((h) => priority(h) < priority(m));
+      const lower = this.#hostedOn(t).filter((h) => this.priority(h) < this.priority(m));
       const why =
         lower.length === 0
-          ? `nothing there has a priority below ${priority(m)}`
+          ? `nothing there has a priority below ${this.priority(m)}`
           : `displacing ${lower.join(", ")} (lower priority) would not make room`;
       return { ...v, reason: `${v.reason}; ${why}` };
     });
-    unplaceable.set(m, { machine: m, priority: priority(m), reasons });
   }
 
-  const where = new Map<string, string>();
-  for (const [t, ms] of hosted) for (const m of ms) where.set(m, t);
-  const all = reqs.map((r) => r.machine).sort(order);
-  return {
-    placed: all.flatMap((m) => {
-      const t = where.get(m);
-      const before = policy(m).placedOn;
-      return t === undefined
-        ? []
-        : [
-            {
-              machine: m,
-              priority: priority(m),
-              target: t,
-              score: scores.get(m) ?? 0,
-              ...(before !== undefined ? { placedOn: before } : {}),
-            },
-          ];
-    }),
-    unplaceable: all.flatMap((m) => {
-      const u = unplaceable.get(m);
-      return u === undefined ? [] : [u];
-    }),
-    displaced,
-    targets: fleet.targets.map((t) => {
-      const machines = hostedOn(t);
-      return { name: t.name, profile: t.profile.name, machines, used: loadOn(t), offered: limits(t.profile) };
-    }),
-  };
+  result(): Placement {
+    const where = new Map<string, string>();
+    for (const [t, ms] of this.#hosted) for (const m of ms) where.set(m, t);
+    const all = this.#reqs.map((r) => r.machine).sort(this.order);
+    return {
+      placed: all.flatMap((m) => {
+        const t = where.get(m);
+        const before = this.policy(m).placedOn;
+        return t === undefined
+          ? []
+          : [
+              {
+                machine: m,
+                priority: this.priority(m),
+                target: t,
+                score: this.#scores.get(m) ?? 0,
+                ...(before !== undefined ? { placedOn: before } : {}),
+              },
+            ];
+      }),
+      unplaceable: all.flatMap((m) => {
+        const u = this.#unplaceable.get(m);
+        return u === undefined ? [] : [u];
+      }),
+      displaced: this.#displaced,
+      targets: this.#fleet.targets.map((t) => {
+        const machines = this.#hostedOn(t);
+        return { name: t.name, profile: t.profile.name, machines, used: this.#loadOn(t), offered: limits(t.profile) };
+      }),
+    };
+  }
 }
 
 /** Headroom left on `t` with `after` placed: 100 × the weighted mean of (limit − used) / limit over its finite,
@@ -363,148 +391,8 @@ export function headroom(after: Usage, t: FleetTarget): number {
   return weights === 0 ? 100 : Math.round((100 * sum) / weights);
 }
 
-/** Fewer first; then the one whose highest priorities are lower (compared highest first); then by names. */
-export function compareCasualties(a: readonly string[], b: readonly string[], priority: (m: string) => number): number {
-  if (a.length !== b.length) return a.length - b.length;
-  const pa = a.map(priority).sort((x, y) => y - x);
-  const pb = b.map(priority).sort((x, y) => y - x);
-  for (let i = 0; i < pa.length; i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d !== 0) return d;
-  }
-  return compareNames([...a].sort(compareNames).join(","), [...b].sort(compareNames).join(","));
-}
-
-/**
- * Which occupants must leave so that a machine `short` keeps out gets in: undefined when even all
- * of them leaving is not enough. Greedy, then tried one set at a time where that is cheap
- * (docs/targets.md, Choosing victims, says what each guarantees):
- * - all leave, then each is spared in turn, those that free least of what is short first (then
- *   the highest priorities), while the rest still make room; then each victim, highest priority
- *   first, is exchanged for a spared occupant of lower priority (or equal, earlier by name) that
- *   makes room as well; both again until neither changes anything;
- * - when the sets whose size lies between a lower bound (what the largest occupants of each short
- *   resource free) and the greedy set's size number at most `exactSets`, every one of them is
- *   tried and the best by compareCasualties wins.
- * Victims come in priority order, then by name.
- */
-export function chooseVictims(
-  short: Shortfall,
-  jeopardy: readonly Occupant[],
-  work: PlaceWork = { evaluations: 0 },
-  exactSets = MAX_EXACT_SETS,
-): string[] | undefined {
-  // Amounts as vectors: slots first (each occupant frees one), then RESOURCES in order.
-  const needed = [short.slots, ...RESOURCES.map((r) => short.amounts[r])];
-  const frees = new Map(jeopardy.map((o) => [o, [1, ...RESOURCES.map((r) => amount(o.frees, r))]]));
-  const of = (o: Occupant): readonly number[] => frees.get(o) ?? [];
-  const plus = (a: readonly number[], b: readonly number[]): number[] => a.map((x, i) => x + (b[i] ?? 0));
-  const minus = (a: readonly number[], b: readonly number[]): number[] => a.map((x, i) => x - (b[i] ?? 0));
-  const total = (set: Iterable<Occupant>): number[] =>
-    [...set].reduce(
-      (sum, o) => plus(sum, of(o)),
-      needed.map(() => 0),
-    );
-  const lets = (freed: readonly number[]): boolean => {
-    work.evaluations++;
-    return needed.every((n, i) => n <= (freed[i] ?? 0));
-  };
-  /** Below 0 when `a` is the lesser casualty: lower priority, then earlier name. */
-  const rank = (a: Occupant, b: Occupant): number => a.priority - b.priority || compareNames(a.machine, b.machine);
-  const names = (set: Iterable<Occupant>): string[] => [...set].sort(rank).map((o) => o.machine);
-
-  const gone = new Set(jeopardy);
-  let freed = total(gone);
-  if (!lets(freed)) return undefined;
-  // The share of what is short an occupant frees, each short resource counting 1: the least first, then the highest
-  // ranks.
-  const cover = new Map(
-    jeopardy.map((o) => [o, needed.reduce((c, n, i) => (n > 0 ? c + Math.min(of(o)[i] ?? 0, n) / n : c), 0)]),
-  );
-  const spareOrder = [...jeopardy].sort((a, b) => (cover.get(a) ?? 0) - (cover.get(b) ?? 0) || rank(b, a));
-  for (let changed = true; changed;) {
-    changed = false;
-    for (const o of spareOrder) {
-      if (!gone.has(o) || !lets(minus(freed, of(o)))) continue;
-      gone.delete(o);
-      freed = minus(freed, of(o));
-      changed = true;
-    }
-    const spared = jeopardy.filter((o) => !gone.has(o)).sort(rank);
-    for (const v of [...gone].sort((a, b) => rank(b, a))) {
-      const instead = spared.find((o) => !gone.has(o) && rank(o, v) < 0 && lets(plus(minus(freed, of(v)), of(o))));
-      if (instead === undefined) continue;
-      gone.delete(v);
-      gone.add(instead);
-      freed = plus(minus(freed, of(v)), of(instead));
-      changed = true;
-    }
-  }
-
-  const fewest = Math.max(
-    ...needed.map((n, i) =>
-      fewestFreeing(
-        n,
-        jeopardy.map((o) => of(o)[i] ?? 0),
-      ),
-    ),
-  );
-  if (setsBetween(jeopardy.length, fewest, gone.size, exactSets) > exactSets) return names(gone);
-  const priority = new Map(jeopardy.map((o) => [o.machine, o.priority]));
-  const priorityOf = (m: string): number => priority.get(m) ?? 0;
-  for (let k = fewest; k <= gone.size; k++) {
-    let best: string[] | undefined;
-    for (const set of combinations(jeopardy, k)) {
-      if (!lets(total(set))) continue;
-      const candidate = names(set);
-      if (best === undefined || compareCasualties(candidate, best, priorityOf) < 0) best = candidate;
-    }
-    if (best !== undefined) return best;
-  }
-  return names(gone);
-}
-
-/** The fewest of `amounts` (largest first) whose sum reaches `needed`; 0 when nothing is needed. */
-function fewestFreeing(needed: number, amounts: readonly number[]): number {
-  if (needed <= 0) return 0;
-  const largest = [...amounts].sort((a, b) => b - a);
-  let freed = 0;
-  for (const [i, a] of largest.entries()) {
-    freed += a;
-    if (freed >= needed) return i + 1;
-  }
-  return largest.length;
-}
-
-/** How many subsets of n items have a size from `low` to `high` (counting stops past `enough`). */
-function setsBetween(n: number, low: number, high: number, enough: number): number {
-  let choose = 1; // C(n, k), from k = 0
-  let total = 0;
-  for (let k = 0; k <= high && total <= enough; k++) {
-    if (k >= low) total += choose;
-    choose = (choose * (n - k)) / (k + 1);
-  }
-  return total;
-}
-
 function hasLabels(target: Labels, wanted: Labels): boolean {
   return Object.entries(wanted).every(([k, v]) => target[k] === v);
-}
-
-/** Code-unit order, the same in every locale. */
-function compareNames(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function* combinations<T>(items: readonly T[], k: number, from = 0): Generator<T[]> {
-  if (k === 0) {
-    yield [];
-    return;
-  }
-  for (let i = from; i <= items.length - k; i++) {
-    const head = items[i] as T;
-    for (const rest of combinations(items, k - 1, i + 1)) yield [head, ...rest];
-  }
 }
 
 /** Every machine the fleet file gives a policy must be a machine of the description. */

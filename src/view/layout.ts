@@ -13,6 +13,7 @@
 
 import elk, { type ElkExtendedEdge, type ElkNode } from "elkjs/lib/elk.bundled.js";
 import type { ViewGraph, ViewNode } from "./graph.js";
+import { leafBlocks, rowsInBands } from "./shape.js";
 
 export interface Point {
   readonly x: number;
@@ -98,43 +99,57 @@ export async function layOut(graph: ViewGraph, linkLabels: ReadonlyMap<string, s
   const large = graph.nodes.length > LARGE;
   const bandOf = new Map(graph.networks.map((n) => [n.index, n.band]));
   const nodeBand = new Map(graph.nodes.map((n) => [n.id, bandOf.get(n.network) ?? 0]));
-  const rank = rowsInBands(graph);
   const sizes = new Map(graph.nodes.map((n) => [n.id, nodeSize(n, names)]));
+  const partition = (id: string): Record<string, string> => ({
+    "elk.partitioning.partition": String(nodeBand.get(id) ?? 0),
+  });
 
-  // The leaves strata places itself, each block one node for ELK, joined to its parent by one edge.
-  const blocks = new Map<string, Block>();
-  const inBlock = new Set<string>();
-  if (large) {
-    const found = leafBlocks(graph);
-    let leaves = 0;
-    for (const list of found.values()) leaves += list.length;
-    const tall = Math.ceil(Math.sqrt(leaves));
-    for (const [parent, list] of found) {
-      blocks.set(`b${blocks.size}`, block(parent, list, tall, sizes));
-      for (const leaf of list) inBlock.add(leaf);
-    }
-  }
+  const blocks = large ? blocksOf(graph, sizes) : new Map<string, Block>();
+  const inBlock = new Set([...blocks.values()].flatMap((b) => b.leaves));
   const children: ElkNode[] = graph.nodes.flatMap((n) =>
     inBlock.has(n.id)
       ? []
-      : [
-          {
-            id: n.id,
-            ...(sizes.get(n.id) ?? { width: 0, height: 0 }),
-            layoutOptions: { "elk.partitioning.partition": String(nodeBand.get(n.id) ?? 0) },
-          },
-        ],
+      : [{ id: n.id, ...(sizes.get(n.id) ?? { width: 0, height: 0 }), layoutOptions: partition(n.id) }],
   );
-  const edges: ElkExtendedEdge[] = [];
+  const blockEdges: ElkExtendedEdge[] = [];
   for (const [id, b] of blocks) {
-    children.push({
-      id,
-      width: b.width,
-      height: b.height,
-      layoutOptions: { "elk.partitioning.partition": String(nodeBand.get(b.parent) ?? 0) },
-    });
-    edges.push({ id, sources: [b.parent], targets: [id] });
+    children.push({ id, width: b.width, height: b.height, layoutOptions: partition(b.parent) });
+    blockEdges.push({ id, sources: [b.parent], targets: [id] });
   }
+  const links = linkEdges(graph, inBlock, nodeBand, labels);
+  const columns = columnEdges(graph);
+  const root: ElkNode = {
+    id: "root",
+    layoutOptions: elkOptions(large),
+    children,
+    edges: [...blockEdges, ...links.edges, ...columns.edges],
+  };
+  // elkjs is CommonJS: Node's default import is module.exports, whose `default` is the class again.
+  const placed = await new elk.default().layout(root);
+  return finish(graph, placed, { ...links, columnEdges: columns.machineOf, labels, blocks }, names);
+}
+
+/** The leaves strata places itself (a large graph's), each block one node for ELK, by the block's node id. */
+function blocksOf(graph: ViewGraph, sizes: ReadonlyMap<string, { width: number; height: number }>): Map<string, Block> {
+  const blocks = new Map<string, Block>();
+  const found = leafBlocks(graph);
+  let leaves = 0;
+  for (const list of found.values()) leaves += list.length;
+  const tall = Math.ceil(Math.sqrt(leaves));
+  for (const [parent, list] of found) blocks.set(`b${blocks.size}`, block(parent, list, tall, sizes));
+  return blocks;
+}
+
+/** The links' segments as ELK edges, each pointing down (from the upper band, or the upper row of one band); those
+ * within one row are arcs strata draws, and those to a leaf in a block are strata's too. */
+function linkEdges(
+  graph: ViewGraph,
+  inBlock: ReadonlySet<string>,
+  nodeBand: ReadonlyMap<string, number>,
+  labels: ReadonlyMap<string, string>,
+): Pick<Edges, "segmentOf" | "arcs" | "toLeaves"> & { edges: ElkExtendedEdge[] } {
+  const rank = rowsInBands(graph);
+  const edges: ElkExtendedEdge[] = [];
   // ELK hands back the edges it was given, by id: the segment each stands for (drawn from its sender).
   const segmentOf = new Map<string, { link: string; segment: number; reversed: boolean }>();
   const arcs: { link: string; segment: number; from: string; to: string }[] = [];
@@ -152,7 +167,6 @@ export async function layOut(graph: ViewGraph, linkLabels: ReadonlyMap<string, s
         arcs.push({ link: l.qualified, segment: k, from: s.from, to: s.to });
         return;
       }
-      // Downwards: from the upper band, or the upper row of one band.
       const down = sameBand ? ra < rb : (nodeBand.get(s.from) ?? 0) < (nodeBand.get(s.to) ?? 0);
       const id = `s${segmentOf.size}`;
       segmentOf.set(id, { link: l.qualified, segment: k, reversed: !down });
@@ -164,11 +178,17 @@ export async function layOut(graph: ViewGraph, linkLabels: ReadonlyMap<string, s
       edges.push({ id, sources: [down ? s.from : s.to], targets: [down ? s.to : s.from], ...label });
     });
   }
-  const columnEdges = new Map<string, string>();
+  return { edges, segmentOf, arcs, toLeaves };
+}
+
+/** Each machine's members joined top to bottom by edges ELK keeps straight, so they stand in one column. */
+function columnEdges(graph: ViewGraph): { edges: ElkExtendedEdge[]; machineOf: Map<string, string> } {
+  const edges: ElkExtendedEdge[] = [];
+  const machineOf = new Map<string, string>();
   for (const m of graph.machines) {
     for (let i = 1; i < m.nodes.length; i++) {
-      const id = `c${columnEdges.size}`;
-      columnEdges.set(id, m.name);
+      const id = `c${machineOf.size}`;
+      machineOf.set(id, m.name);
       edges.push({
         id,
         sources: [m.nodes[i - 1] as string],
@@ -177,31 +197,27 @@ export async function layOut(graph: ViewGraph, linkLabels: ReadonlyMap<string, s
       });
     }
   }
-  const root: ElkNode = {
-    id: "root",
-    layoutOptions: {
-      "elk.algorithm": "layered",
-      "elk.direction": "DOWN",
-      "elk.partitioning.activate": "true",
-      "elk.edgeRouting": "POLYLINE",
-      "elk.spacing.nodeNode": "14",
-      "elk.layered.spacing.nodeNodeBetweenLayers": "56",
-      "elk.layered.spacing.edgeNodeBetweenLayers": "14",
-      "elk.layered.nodePlacement.strategy": large ? "BRANDES_KOEPF" : "NETWORK_SIMPLEX",
-      "elk.layered.thoroughness": large ? "1" : "10",
-      // Keeping the description's order costs ELK time that grows far faster than the graph: a
-      // fat-tree of 585 members took 83 s with it, 4.7 s without. Large graphs go without.
-      "elk.layered.considerModelOrder.strategy": large ? "NONE" : "NODES_AND_EDGES",
-      "elk.separateConnectedComponents": "false",
-      "elk.edgeLabels.inline": "false",
-      "elk.spacing.edgeLabel": "3",
-    },
-    children,
-    edges,
+  return { edges, machineOf };
+}
+
+function elkOptions(large: boolean): Record<string, string> {
+  return {
+    "elk.algorithm": "layered",
+    "elk.direction": "DOWN",
+    "elk.partitioning.activate": "true",
+    "elk.edgeRouting": "POLYLINE",
+    "elk.spacing.nodeNode": "14",
+    "elk.layered.spacing.nodeNodeBetweenLayers": "56",
+    "elk.layered.spacing.edgeNodeBetweenLayers": "14",
+    "elk.layered.nodePlacement.strategy": large ? "BRANDES_KOEPF" : "NETWORK_SIMPLEX",
+    "elk.layered.thoroughness": large ? "1" : "10",
+    // Keeping the description's order costs ELK time that grows far faster than the graph: a
+    // fat-tree of 585 members took 83 s with it, 4.7 s without. Large graphs go without.
+    "elk.layered.considerModelOrder.strategy": large ? "NONE" : "NODES_AND_EDGES",
+    "elk.separateConnectedComponents": "false",
+    "elk.edgeLabels.inline": "false",
+    "elk.spacing.edgeLabel": "3",
   };
-  // elkjs is CommonJS: Node's default import is module.exports, whose `default` is the class again.
-  const placed = await new elk.default().layout(root);
-  return finish(graph, placed, { segmentOf, arcs, columnEdges, labels, blocks, toLeaves }, names);
 }
 
 interface Edges {
@@ -225,28 +241,59 @@ interface LeafSegment {
   readonly reversed: boolean;
 }
 
-function finish(
-  graph: ViewGraph,
-  placed: ElkNode,
-  { segmentOf, arcs, columnEdges, labels: labelTexts, blocks, toLeaves }: Edges,
-  names: boolean,
-): Layout {
+/** What ELK placed, moved right of the bands' labels and down by a margin, with strata's own parts added: the leaves
+ * in blocks, the arcs, the machines' columns, the bands. */
+function finish(graph: ViewGraph, placed: ElkNode, edges: Edges, names: boolean): Layout {
   let widest = 0;
   for (const n of graph.networks) widest = Math.max(widest, n.name.length, n.design.length + 2);
-  const gutter = widest * BAND_LABEL_CHAR + 2 * MARGIN;
-  const dx = gutter;
+  const dx = widest * BAND_LABEL_CHAR + 2 * MARGIN;
   const dy = MARGIN + BAND_TOP;
   const at = (p: { x: number; y: number }): Point => ({ x: round(p.x + dx), y: round(p.y + dy) });
   const nodes = new Map<string, Box>();
   const blockBoxes = new Map<string, Box>();
   for (const c of placed.children ?? []) {
     const p = at({ x: c.x ?? 0, y: c.y ?? 0 });
-    (blocks.has(c.id) ? blockBoxes : nodes).set(c.id, {
+    (edges.blocks.has(c.id) ? blockBoxes : nodes).set(c.id, {
       ...p,
       width: round(c.width ?? 0),
       height: round(c.height ?? 0),
     });
   }
+  const { segments, labels, columns } = routes(placed, edges, at, nodes, blockBoxes);
+  for (const a of edges.arcs) {
+    const from = nodes.get(a.from);
+    const to = nodes.get(a.to);
+    if (from === undefined || to === undefined) continue;
+    const points = arc(from, to);
+    segments.push({ link: a.link, segment: a.segment, points, arc: true });
+    // Over the arc's top, centred.
+    const text = a.segment === 0 ? edges.labels.get(a.link) : undefined;
+    if (text !== undefined && text !== "") {
+      const [p0, p1, p2, p3] = points as [Point, Point, Point, Point];
+      labels.set(a.link, {
+        x: round((p0.x + p3.x) / 2 - (text.length * LABEL_CHAR) / 2),
+        y: round((p0.y + 3 * p1.y + 3 * p2.y + p3.y) / 8 - 4),
+      });
+    }
+  }
+  segments.sort((a, b) => (a.link < b.link ? -1 : a.link > b.link ? 1 : a.segment - b.segment));
+  const machines = graph.machines.map((m) => ({ name: m.name, points: (columns.get(m.name) ?? []).flat() }));
+  const bands = bandsOf(graph, nodes);
+  let height = (placed.height ?? 0) + dy + MARGIN;
+  for (const b of bands) height = Math.max(height, b.y + b.height + MARGIN);
+  const width = round((placed.width ?? 0) + dx + MARGIN);
+  return { width, height: round(height), nodes, segments, machines, bands, labels, names };
+}
+
+/** The routes ELK drew, read back by edge: links' segments and their labels, machines' columns, and the leaves of
+ * each block placed under it (their segments routed from the block's edge). */
+function routes(
+  placed: ElkNode,
+  { segmentOf, columnEdges, blocks, toLeaves }: Edges,
+  at: (p: { x: number; y: number }) => Point,
+  nodes: Map<string, Box>,
+  blockBoxes: ReadonlyMap<string, Box>,
+): { segments: SegmentRoute[]; labels: Map<string, Point>; columns: Map<string, Point[][]> } {
   const segments: SegmentRoute[] = [];
   const labels = new Map<string, Point>();
   const columns = new Map<string, Point[][]>();
@@ -278,26 +325,11 @@ function finish(
     if (route === undefined) continue;
     segments.push({ link: t.link, segment: t.segment, points: t.reversed ? [...route].reverse() : route, arc: false });
   }
-  for (const a of arcs) {
-    const from = nodes.get(a.from);
-    const to = nodes.get(a.to);
-    if (from === undefined || to === undefined) continue;
-    const points = arc(from, to);
-    segments.push({ link: a.link, segment: a.segment, points, arc: true });
-    // Over the arc's top, centred.
-    const text = a.segment === 0 ? labelTexts.get(a.link) : undefined;
-    if (text !== undefined && text !== "") {
-      const [p0, p1, p2, p3] = points as [Point, Point, Point, Point];
-      labels.set(a.link, {
-        x: round((p0.x + p3.x) / 2 - (text.length * LABEL_CHAR) / 2),
-        y: round((p0.y + 3 * p1.y + 3 * p2.y + p3.y) / 8 - 4),
-      });
-    }
-  }
-  segments.sort((a, b) => (a.link < b.link ? -1 : a.link > b.link ? 1 : a.segment - b.segment));
-  const machines = graph.machines.map((m) => ({ name: m.name, points: (columns.get(m.name) ?? []).flat() }));
+  return { segments, labels, columns };
+}
 
-  // A band spans its nodes' rows, with room above for arcs.
+/** A band spans its nodes' rows, with room above for arcs. */
+function bandsOf(graph: ViewGraph, nodes: ReadonlyMap<string, Box>): Layout["bands"] {
   const spans = new Map<number, { top: number; bottom: number }>();
   for (const v of graph.nodes) {
     const b = nodes.get(v.id);
@@ -306,14 +338,10 @@ function finish(
     if (span === undefined) spans.set(v.network, { top: b.y, bottom: b.y + b.height });
     else [span.top, span.bottom] = [Math.min(span.top, b.y), Math.max(span.bottom, b.y + b.height)];
   }
-  const bands = graph.networks.map((n) => {
+  return graph.networks.map((n) => {
     const { top, bottom } = spans.get(n.index) ?? { top: Infinity, bottom: -Infinity };
     return { network: n.index, y: round(top - BAND_TOP), height: round(bottom - top + BAND_TOP + BAND_BOTTOM) };
   });
-  let height = (placed.height ?? 0) + dy + MARGIN;
-  for (const b of bands) height = Math.max(height, b.y + b.height + MARGIN);
-  const width = round((placed.width ?? 0) + dx + MARGIN);
-  return { width, height: round(height), nodes, segments, machines, bands, labels, names };
 }
 
 /** A link within one row: a curve rising over the row from one node's top to the other's. */
@@ -325,44 +353,6 @@ function arc(from: Box, to: Box): Point[] {
 }
 
 const round = (v: number): number => Math.round(v * 10) / 10;
-
-/**
- * In a large graph, the leaves hanging off one node (a switch's hosts, a hub's spokes) are not
- * given to ELK: it places one box for them under that node, joined to it by one edge, and
- * strata fills the box (placeLeaves). Given to ELK one by one, in columns, each leaf's edge
- * crossed every row above it as a dummy node of ELK's: a hub of 10,000 spokes made about half a
- * million, and the heap ran out at 4.3 GB. A leaf here is a member with one neighbour in its
- * network, that neighbour having others; it is left to ELK when it stands in a machine's
- * column or has a link to another network, which place it apart. By parent, in the
- * description's order.
- */
-export function leafBlocks(graph: ViewGraph): Map<string, string[]> {
-  const network = new Map(graph.nodes.map((n) => [n.id, n.network]));
-  const next = new Map<string, Set<string>>(graph.nodes.map((n) => [n.id, new Set<string>()]));
-  const apart = new Set(graph.machines.flatMap((m) => m.nodes));
-  for (const l of graph.links) {
-    for (const s of l.segments) {
-      if (network.get(s.from) !== network.get(s.to)) {
-        apart.add(s.from);
-        apart.add(s.to);
-        continue;
-      }
-      next.get(s.from)?.add(s.to);
-      next.get(s.to)?.add(s.from);
-    }
-  }
-  const blocks = new Map<string, string[]>();
-  for (const n of graph.nodes) {
-    const around = next.get(n.id);
-    if (n.kind !== "member" || apart.has(n.id) || around?.size !== 1) continue;
-    const [parent] = around;
-    if (parent === undefined || parent === n.id || (next.get(parent)?.size ?? 0) <= 1) continue;
-    const leaves = blocks.get(parent);
-    if (leaves === undefined) blocks.set(parent, [n.id]);
-    else leaves.push(n.id);
-  }
-  return blocks;
-}
 
 // A block, in SVG user units: a bus along its top, where the edge from the parent arrives, and
 // before each column of leaves a trunk, from which each leaf's link reaches its left side.
@@ -453,44 +443,4 @@ function placeLeaves(
       route.filter((p, k) => k === 0 || p.x !== route[k - 1]?.x || p.y !== route[k - 1]?.y),
     );
   });
-}
-
-/**
- * Each node's row inside its band, 0 on top: the network's graph (links as undirected edges,
- * external ends and junctions included) is peeled from its leaves, and a node's row is how
- * many peelings after it the last one came. A tree gets its root on top, a star its hub; the
- * members of a ring, never peeled, share one row.
- */
-export function rowsInBands(graph: ViewGraph): Map<string, number> {
-  const network = new Map(graph.nodes.map((n) => [n.id, n.network]));
-  const next = new Map<string, Set<string>>(graph.nodes.map((n) => [n.id, new Set<string>()]));
-  for (const l of graph.links) {
-    for (const s of l.segments) {
-      // A bridging link joins two bands: it does not shape either.
-      if (network.get(s.from) !== network.get(s.to)) continue;
-      next.get(s.from)?.add(s.to);
-      next.get(s.to)?.add(s.from);
-    }
-  }
-  const level = new Map<string, number>();
-  let leaves = [...next].filter(([, n]) => n.size <= 1).map(([id]) => id);
-  for (let peel = 0; next.size > 0; peel++) {
-    if (leaves.length === 0) {
-      for (const id of next.keys()) level.set(id, peel);
-      break;
-    }
-    for (const id of leaves) level.set(id, peel);
-    const touched = new Set<string>();
-    for (const id of leaves) {
-      for (const other of next.get(id) ?? []) {
-        next.get(other)?.delete(id);
-        touched.add(other);
-      }
-      next.delete(id);
-    }
-    leaves = [...touched].filter((id) => (next.get(id)?.size ?? 2) <= 1);
-  }
-  const top = new Map<number, number>();
-  for (const [id, v] of level) top.set(network.get(id) ?? 0, Math.max(top.get(network.get(id) ?? 0) ?? 0, v));
-  return new Map([...level].map(([id, v]) => [id, (top.get(network.get(id) ?? 0) ?? 0) - v]));
 }

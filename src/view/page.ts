@@ -1,11 +1,10 @@
 // The page strata view writes: one self-contained HTML file — its styles, the topology's
-// SVG, its data (./page-data.ts) and its script (./client.ts, compiled) inline — that opens
-// from disk in any browser with no network access.
+// SVG, its data (./page-data.ts) and its script (./client/, compiled, joined by
+// ./client-script.ts) inline — that opens from disk in any browser with no network access.
 
-import { existsSync, readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { isoTimeNs } from "../cli/format.js";
+import { clientScript } from "./client-script.js";
 import type { ViewGraph } from "./graph.js";
 import type { AnalysisData, PageData, RunData } from "./page-data.js";
 import { commentText, esc, WRITTEN_BY } from "./svg.js";
@@ -130,19 +129,6 @@ export const DATA_TYPE = "application/json+gzip+base64";
  */
 export function packData(data: PageData): string {
   return gzipSync(JSON.stringify(data)).toString("base64");
-}
-
-/** The page's script: ./client.ts as tsc compiled it (dist/src/view/client.js), found from src/ in tests too. */
-function clientScript(): string {
-  const here = fileURLToPath(import.meta.url);
-  const root = here.includes("/dist/")
-    ? here.slice(0, here.lastIndexOf("/dist/"))
-    : here.slice(0, here.lastIndexOf("/src/"));
-  const file = `${root}/dist/src/view/client.js`;
-  if (!existsSync(file)) throw new Error(`${file} is missing: build strata first (npm run build:ts)`);
-  return readFileSync(file, "utf8")
-    .replace(/^\/\/# sourceMappingURL=.*$/m, "")
-    .replace(/<\/script/gi, "<\\/script");
 }
 
 // A line that ends in a backslash goes on in the next: the style gets one line.

@@ -14,24 +14,15 @@ import { join } from "node:path";
 import { describe, fates, readTrace } from "../cli/trace.js";
 import { InputError } from "../errors.js";
 import { MAX_SUMMARY_BYTES, readBounded } from "../read-file.js";
-import { openCapture, PcapError } from "../pcap/index.js";
-import { DELIVERED_DIR, LINKS_DIR } from "../engine/recordings.js";
 import { TRACE_FILE } from "../engine/trace-file.js";
 import { SUMMARY_FILE } from "../engine/outputs.js";
 import { checkDigest, isDigests } from "../engine/digests.js";
 import type { Summary } from "../engine/summary.js";
-import type { TraceStep } from "../engine/trace.js";
+import type { TraceLine, TraceStep } from "../engine/trace.js";
 import type { PacketRanges } from "../wasm/runner.js";
-import { decodeLayers } from "./decode.js";
 import type { ViewGraph } from "./graph.js";
-import {
-  type BytesData,
-  type ByteView,
-  PACKET_FIELDS,
-  type RunData,
-  type StepData,
-  type TraceData,
-} from "./page-data.js";
+import { type Capture, countRecords, type Names, readBytes, type WantedPacket } from "./run-bytes.js";
+import { PACKET_FIELDS, type RunData, type StepData, type TraceData } from "./page-data.js";
 
 export interface RunOptions {
   /** The packets whose bytes the page keeps, and the flag's text for the page. */
@@ -136,12 +127,6 @@ function readSummary(file: string): Summary {
   return value as unknown as Summary;
 }
 
-interface Names {
-  readonly links: ReadonlyMap<string, { readonly design: string }>;
-  /** "network.key" → its node id and its network's design. */
-  readonly members: ReadonlyMap<string, { readonly node: string; readonly design: string }>;
-}
-
 function namesOf(graph: ViewGraph): Names {
   const design = (network: number): string => graph.networks[network]?.design ?? "";
   return {
@@ -168,32 +153,10 @@ async function readTraceData(
   options: RunOptions,
   notes: string[],
 ): Promise<TraceData> {
-  const steps: StepData[] = [];
-  const stepIds = new Map<string, number>();
-  const pathIds = new Map<string, number>();
-  const pathSteps: number[] = [];
-  const pathStarts: number[] = [0];
-  const endpoints: string[] = [];
-  const endpointIds = new Map<string, number>();
-  const fateTexts: string[] = [];
-  const fateIds = new Map<string, number>();
-  const fateSets: number[][] = [];
-  const fateSetIds = new Map<string, number>();
-  const fields: number[] = [];
-  const seconds: number[] = [];
-  const cut: Record<string, number> = {};
+  const columns = new TraceColumns(names, file, anotherDescription(summary.spec));
   // Bytes: how many records each capture has had so far, and the ones the packets asked for need.
   const records = new Map<string, number>();
   const wanted: WantedPacket[] = [];
-  const intern = <T>(ids: Map<string, number>, list: T[], key: string, make: () => T): number => {
-    let id = ids.get(key);
-    if (id === undefined) {
-      id = list.push(make()) - 1;
-      ids.set(key, id);
-    }
-    return id;
-  };
-  const other = anotherDescription(summary.spec);
   const size = options.progress === undefined ? 0 : statSync(file).size;
   let read = 0;
   let n = 0;
@@ -201,62 +164,95 @@ async function readTraceData(
     n++;
     read += text.length + 1;
     if (n % PROGRESS_EVERY === 0) options.progress?.(read, size);
-    const ids = line.steps.map((s) =>
-      intern(stepIds, steps, JSON.stringify(s), () => stepData(s, names, file, n, other)),
-    );
-    let path = pathIds.get(ids.join(","));
-    if (path === undefined) {
-      path = pathStarts.length - 1;
-      pathIds.set(ids.join(","), path);
-      for (const id of ids) pathSteps.push(id);
-      pathStarts.push(pathSteps.length);
-    }
-    const endpoint = intern(endpointIds, endpoints, line.endpoint, () => line.endpoint);
-    const ends = fates(line.steps).map((f) => intern(fateIds, fateTexts, f, () => f));
-    const fateSet = intern(fateSetIds, fateSets, ends.join(","), () => ends);
-    const ns = BigInt(line.tsNs);
-    fields.push(line.packet, endpoint, path, line.len, fateSet, Number(ns % 1_000_000_000n));
-    seconds.push(Number(ns / 1_000_000_000n));
-    if (line.cut !== undefined) cut[String(line.packet)] = line.cut;
-    const keep = inRanges(options.bytes, line.packet)
-      ? { packet: line.packet, steps: line.steps, records: [] as (Capture | undefined)[] }
-      : undefined;
-    for (const s of line.steps) {
-      const capture =
-        s.step === "link" && typeof s["link"] === "string"
-          ? `${LINKS_DIR}/${s["link"]}`
-          : s.step === "deliver" && typeof s["member"] === "string"
-            ? `${DELIVERED_DIR}/${s["member"]}`
-            : undefined;
-      if (capture === undefined) {
-        keep?.records.push(undefined);
-        continue;
-      }
-      const index = records.get(capture) ?? 0;
-      records.set(capture, index + 1);
-      keep?.records.push({ file: capture, index });
-    }
-    if (keep !== undefined) wanted.push(keep);
+    columns.add(line, n);
+    if (inRanges(options.bytes, line.packet)) {
+      const keep = { packet: line.packet, steps: line.steps, records: [] as (Capture | undefined)[] };
+      countRecords(line.steps, records, keep.records);
+      wanted.push(keep);
+    } else countRecords(line.steps, records);
   }
-  const count = fields.length / PACKET_FIELDS.length;
-  const wide = steps.length > 0xffff;
+  const data = columns.data();
   const bytes =
     wanted.length === 0 ? undefined : readBytes(dir, summary, names, records, wanted, options.bytesText, notes);
-  if (count === 0) notes.push(`${file} holds no packet.`);
-  return {
-    count,
-    packets: base64(Uint32Array.from(fields)),
-    seconds: base64(Float64Array.from(seconds)),
-    endpoints,
-    fates: fateTexts,
-    fateSets,
-    steps,
-    paths: base64(wide ? Uint32Array.from(pathSteps) : Uint16Array.from(pathSteps)),
-    wide,
-    pathStarts: base64(Uint32Array.from(pathStarts)),
-    cut,
-    ...(bytes !== undefined ? { bytes } : {}),
-  };
+  if (data.count === 0) notes.push(`${file} holds no packet.`);
+  return { ...data, ...(bytes !== undefined ? { bytes } : {}) };
+}
+
+/** The trace's packets as the page holds them: each step, path, endpoint and set of fates once, by number, and the
+ * packets as columns of numbers (PACKET_FIELDS). */
+class TraceColumns {
+  readonly #steps: StepData[] = [];
+  readonly #stepIds = new Map<string, number>();
+  readonly #pathIds = new Map<string, number>();
+  readonly #pathSteps: number[] = [];
+  readonly #pathStarts: number[] = [0];
+  readonly #endpoints: string[] = [];
+  readonly #endpointIds = new Map<string, number>();
+  readonly #fateTexts: string[] = [];
+  readonly #fateIds = new Map<string, number>();
+  readonly #fateSets: number[][] = [];
+  readonly #fateSetIds = new Map<string, number>();
+  readonly #fields: number[] = [];
+  readonly #seconds: number[] = [];
+  readonly #cut: Record<string, number> = {};
+  readonly #names: Names;
+  readonly #file: string;
+  /** The fix when the trace names a member or link the description lacks. */
+  readonly #other: string;
+
+  constructor(names: Names, file: string, other: string) {
+    this.#names = names;
+    this.#file = file;
+    this.#other = other;
+  }
+
+  /** Adds the packet of the trace's line `n`. */
+  add(line: TraceLine, n: number): void {
+    const ids = line.steps.map((s) =>
+      intern(this.#stepIds, this.#steps, JSON.stringify(s), () => stepData(s, this.#names, this.#file, n, this.#other)),
+    );
+    let path = this.#pathIds.get(ids.join(","));
+    if (path === undefined) {
+      path = this.#pathStarts.length - 1;
+      this.#pathIds.set(ids.join(","), path);
+      for (const id of ids) this.#pathSteps.push(id);
+      this.#pathStarts.push(this.#pathSteps.length);
+    }
+    const endpoint = intern(this.#endpointIds, this.#endpoints, line.endpoint, () => line.endpoint);
+    const ends = fates(line.steps).map((f) => intern(this.#fateIds, this.#fateTexts, f, () => f));
+    const fateSet = intern(this.#fateSetIds, this.#fateSets, ends.join(","), () => ends);
+    const ns = BigInt(line.tsNs);
+    this.#fields.push(line.packet, endpoint, path, line.len, fateSet, Number(ns % 1_000_000_000n));
+    this.#seconds.push(Number(ns / 1_000_000_000n));
+    if (line.cut !== undefined) this.#cut[String(line.packet)] = line.cut;
+  }
+
+  data(): Omit<TraceData, "bytes"> {
+    const wide = this.#steps.length > 0xffff;
+    return {
+      count: this.#fields.length / PACKET_FIELDS.length,
+      packets: base64(Uint32Array.from(this.#fields)),
+      seconds: base64(Float64Array.from(this.#seconds)),
+      endpoints: this.#endpoints,
+      fates: this.#fateTexts,
+      fateSets: this.#fateSets,
+      steps: this.#steps,
+      paths: base64(wide ? Uint32Array.from(this.#pathSteps) : Uint16Array.from(this.#pathSteps)),
+      wide,
+      pathStarts: base64(Uint32Array.from(this.#pathStarts)),
+      cut: this.#cut,
+    };
+  }
+}
+
+/** The number `key` has in `list`, made and added the first time. */
+function intern<T>(ids: Map<string, number>, list: T[], key: string, make: () => T): number {
+  let id = ids.get(key);
+  if (id === undefined) {
+    id = list.push(make()) - 1;
+    ids.set(key, id);
+  }
+  return id;
 }
 
 /** A step for the page: its line as `strata trace` prints it, and the nodes and link it is at. */
@@ -281,191 +277,4 @@ function inRanges(ranges: PacketRanges, packet: number): boolean {
 
 function base64(a: Uint16Array | Uint32Array | Float64Array): string {
   return Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString("base64");
-}
-
-/** A record of a capture: links/<capture> or delivered/<member> (without .pcap), and its index in the file. */
-interface Capture {
-  readonly file: string;
-  readonly index: number;
-}
-
-interface WantedPacket {
-  readonly packet: number;
-  readonly steps: readonly TraceStep[];
-  /** Per step: the record it made, for link and deliver steps. */
-  readonly records: (Capture | undefined)[];
-}
-
-/**
- * The bytes of the wanted packets' steps: each link and deliver step's record, decoded as its
- * network's design; each push the header at the front of the copy's next record, each pop the
- * header at the front of what the copy holds, as the member's design.
- */
-function readBytes(
-  dir: string,
-  summary: Summary,
-  names: Names,
-  seen: ReadonlyMap<string, number>,
-  wanted: readonly WantedPacket[],
-  text: string,
-  notes: string[],
-): BytesData {
-  // Captures whose records are the trace's steps one for one; the others' bytes are not shown.
-  const usable = new Set<string>();
-  for (const [capture, steps] of seen) {
-    const [sub, name] = splitCapture(capture);
-    const counted = sub === LINKS_DIR ? summary.links[name]?.packets : summary.delivered[name]?.packets;
-    const file = join(dir, `${capture}.pcap`);
-    if (counted !== steps)
-      notes.push(
-        `Bytes at ${name} are not shown: the trace has ${steps} of its ${counted ?? 0} packets ` +
-          "(a run with --trace-packets, or a trace line cut short), " +
-          "so its capture's records cannot be matched to them.",
-      );
-    else if (!existsSync(file))
-      notes.push(
-        `Bytes at ${name} are not shown: ${file} is missing` +
-          `${sub === LINKS_DIR ? " (a link written record: false is not recorded)" : ""}.`,
-      );
-    else usable.add(capture);
-  }
-  const need = new Map<string, Set<number>>();
-  for (const w of wanted)
-    for (const r of w.records)
-      if (r !== undefined && usable.has(r.file))
-        (need.get(r.file) ?? need.set(r.file, new Set()).get(r.file))?.add(r.index);
-  // Before a record is shown: each capture read must be the one the run wrote.
-  for (const capture of need.keys()) checkDigest(dir, `${capture}.pcap`, summary.crc32);
-  const got = readRecords(dir, need, notes);
-
-  const recordHex: string[] = [];
-  const recordIds = new Map<string, number>();
-  const views: ByteView[] = [];
-  const viewIds = new Map<string, number>();
-  const recordOf = (c: Capture | undefined): { id: number; bytes: Uint8Array } | undefined => {
-    const bytes = c === undefined ? undefined : got.get(c.file)?.get(c.index);
-    if (bytes === undefined) return undefined;
-    const hex = Buffer.from(bytes).toString("hex");
-    let id = recordIds.get(hex);
-    if (id === undefined) {
-      id = recordHex.push(hex) - 1;
-      recordIds.set(hex, id);
-    }
-    return { id, bytes };
-  };
-  const view = (
-    record: { id: number; bytes: Uint8Array },
-    at: number,
-    design: string,
-    what: string,
-    only: boolean,
-  ): number => {
-    const key = `${record.id}:${at}:${design}:${what}:${only}`;
-    let id = viewIds.get(key);
-    if (id === undefined) {
-      const layers = decodeLayers(record.bytes, design, at).map((l) => ({
-        design: l.design,
-        at: l.at,
-        len: l.len,
-        fields: l.fields,
-      }));
-      id = views.push({ record: record.id, at, what, only, layers }) - 1;
-      viewIds.set(key, id);
-    }
-    return id;
-  };
-  const steps: Record<string, number[]> = {};
-  for (const w of wanted) {
-    // What each copy holds now: a record, and how many of its bytes pops have taken off.
-    const holds = new Map<number, { record: { id: number; bytes: Uint8Array }; at: number }>();
-    steps[String(w.packet)] = w.steps.map((s, k) => {
-      const member = typeof s["member"] === "string" ? names.members.get(s["member"]) : undefined;
-      switch (s.step) {
-        case "link":
-        case "deliver": {
-          const record = recordOf(w.records[k]);
-          if (record === undefined) {
-            holds.delete(s.copy);
-            return -1;
-          }
-          holds.set(s.copy, { record, at: 0 });
-          const link = typeof s["link"] === "string" ? s["link"] : "";
-          const design = s.step === "link" ? names.links.get(link)?.design : member?.design;
-          return design === undefined
-            ? -1
-            : view(record, 0, design, s.step === "link" ? `crossed ${link}` : `delivered to ${s["member"]}`, false);
-        }
-        case "fork": {
-          const from = holds.get(Number(s["from"]));
-          if (from !== undefined) holds.set(s.copy, { ...from });
-          return -1;
-        }
-        case "pop": {
-          const held = holds.get(s.copy);
-          if (held === undefined || member === undefined) return -1;
-          const id = view(held.record, held.at, member.design, `popped by ${s["member"]}`, true);
-          held.at += Number(s["bytes"]);
-          return id;
-        }
-        case "push": {
-          // The header pushed leads the copy's next record.
-          const next = w.steps.findIndex((t, j) => j > k && t.copy === s.copy && t.step === "link");
-          const record = next < 0 ? undefined : recordOf(w.records[next]);
-          return record === undefined || member === undefined
-            ? -1
-            : view(record, 0, member.design, `pushed by ${s["member"]}`, true);
-        }
-        default:
-          return -1;
-      }
-    });
-  }
-  return { packets: text, records: recordHex, views, steps };
-}
-
-function splitCapture(capture: string): [string, string] {
-  const slash = capture.indexOf("/");
-  return [capture.slice(0, slash), capture.slice(slash + 1)];
-}
-
-/** The records asked for, by capture and index: each capture read from its start to the last one needed. */
-function readRecords(
-  dir: string,
-  need: ReadonlyMap<string, ReadonlySet<number>>,
-  notes: string[],
-): Map<string, Map<number, Uint8Array>> {
-  const out = new Map<string, Map<number, Uint8Array>>();
-  for (const [capture, indexes] of need) {
-    const file = join(dir, `${capture}.pcap`);
-    // Not Math.max(...indexes): a capture can be asked for more records than a call takes arguments.
-    let last = 0;
-    for (const i of indexes) last = Math.max(last, i);
-    const records = new Map<number, Uint8Array>();
-    out.set(capture, records);
-    let reader;
-    try {
-      reader = openCapture(file);
-    } catch (err) {
-      notes.push(
-        `Bytes at ${splitCapture(capture)[1]} are not shown: ${err instanceof Error ? err.message : String(err)}.`,
-      );
-      continue;
-    }
-    try {
-      batches: for (const b of reader.batches()) {
-        for (let i = 0; i < b.count; i++) {
-          const index = b.firstIndex + i;
-          if (index > last) break batches;
-          const at = b.offset[i] ?? 0;
-          if (indexes.has(index)) records.set(index, b.data.slice(at, at + (b.capLen[i] ?? 0)));
-        }
-      }
-    } catch (err) {
-      if (!(err instanceof PcapError)) throw err;
-      notes.push(`Bytes at ${splitCapture(capture)[1]} stop at record ${records.size}: ${err.message}.`);
-    } finally {
-      reader.close();
-    }
-  }
-  return out;
 }

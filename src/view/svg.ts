@@ -60,11 +60,11 @@ export interface SvgOptions {
 }
 
 export function renderSvg(graph: ViewGraph, layout: Layout, options: SvgOptions = {}): string {
-  const { counts } = options;
-  const out: string[] = [];
-  if (options.standalone === true)
-    out.push('<?xml version="1.0" encoding="UTF-8"?>', `<!-- ${WRITTEN_BY} from ${commentText(graph.file)} -->`);
-  out.push(
+  const nodes = new Map(graph.nodes.map((n) => [n.id, n]));
+  const out = [
+    ...(options.standalone === true
+      ? ['<?xml version="1.0" encoding="UTF-8"?>', `<!-- ${WRITTEN_BY} from ${commentText(graph.file)} -->`]
+      : []),
     '<svg xmlns="http://www.w3.org/2000/svg" class="strata-topology" ' +
       `viewBox="0 0 ${layout.width} ${layout.height}" width="${layout.width}" height="${layout.height}" ` +
       'font-family="DejaVu Sans, Verdana, Arial, sans-serif">',
@@ -74,9 +74,23 @@ export function renderSvg(graph: ViewGraph, layout: Layout, options: SvgOptions 
       'markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" ' +
       'orient="auto-start-reverse"><path d="M0,0 L8,4 L0,8 z" ' +
       'fill="#4a4a4a"/></marker></defs>',
-  );
+    ...bandGroup(graph, layout),
+    ...machineGroup(graph, layout, nodes),
+    ...linkGroups(graph, layout, nodes, options.counts),
+    '<g class="nodes">',
+    ...graph.nodes.flatMap((n) => {
+      const box = layout.nodes.get(n.id);
+      return box === undefined ? [] : [renderNode(n, box, layout.names, options.counts)];
+    }),
+    "</g>",
+    "</svg>",
+  ];
+  return `${out.join("\n")}\n`;
+}
 
-  out.push('<g class="bands">');
+/** Each network's band across the drawing, its name and design at its left, lowest band first. */
+function bandGroup(graph: ViewGraph, layout: Layout): string[] {
+  const out = ['<g class="bands">'];
   const bandOf = new Map(layout.bands.map((b) => [b.network, b]));
   for (const n of [...graph.networks].sort((a, b) => a.band - b.band)) {
     const b = bandOf.get(n.index);
@@ -89,10 +103,13 @@ export function renderSvg(graph: ViewGraph, layout: Layout, options: SvgOptions 
     );
   }
   out.push("</g>");
+  return out;
+}
 
-  const nodes = new Map(graph.nodes.map((n) => [n.id, n]));
+/** Each machine as a line through its members, named under the lowest. */
+function machineGroup(graph: ViewGraph, layout: Layout, nodes: ReadonlyMap<string, ViewNode>): string[] {
   const machines = new Map(graph.machines.map((m) => [m.name, m]));
-  out.push('<g class="machines">');
+  const out = ['<g class="machines">'];
   for (const m of layout.machines) {
     if (m.points.length === 0) continue;
     const ids = machines.get(m.name)?.nodes ?? [];
@@ -111,16 +128,24 @@ export function renderSvg(graph: ViewGraph, layout: Layout, options: SvgOptions 
     );
   }
   out.push("</g>");
+  return out;
+}
 
+/** Each link, its segments as wide as the packets it carried (on a log scale), and then the links' labels. */
+function linkGroups(
+  graph: ViewGraph,
+  layout: Layout,
+  nodes: ReadonlyMap<string, ViewNode>,
+  counts: Counts | undefined,
+): string[] {
   const links = new Map(graph.links.map((l) => [l.qualified, l]));
   let most = 0;
   for (const packets of Object.values(counts?.links ?? {})) most = Math.max(most, packets);
   const width = (packets: number): number =>
     most === 0 ? WIDTH_MIN : WIDTH_MIN + ((WIDTH_MAX - WIDTH_MIN) * Math.log1p(packets)) / Math.log1p(most);
   const labels: string[] = [];
-  out.push('<g class="links">');
-  const routes = groupBy(layout.segments, (s) => s.link);
-  for (const [capture, segs] of routes) {
+  const out = ['<g class="links">'];
+  for (const [capture, segs] of groupBy(layout.segments, (s) => s.link)) {
     const l = links.get(capture);
     if (l === undefined) continue;
     const packets = counts?.links[capture] ?? 0;
@@ -155,17 +180,8 @@ export function renderSvg(graph: ViewGraph, layout: Layout, options: SvgOptions 
     if (text !== "" && at !== undefined)
       labels.push(`<text class="link-label" data-link="${esc(capture)}" x="${at.x}" y="${at.y}">${esc(text)}</text>`);
   }
-  out.push("</g>");
-  out.push(`<g class="link-labels">${labels.join("")}</g>`);
-
-  out.push('<g class="nodes">');
-  for (const n of graph.nodes) {
-    const box = layout.nodes.get(n.id);
-    if (box !== undefined) out.push(renderNode(n, box, layout.names, counts));
-  }
-  out.push("</g>");
-  out.push("</svg>");
-  return `${out.join("\n")}\n`;
+  out.push("</g>", `<g class="link-labels">${labels.join("")}</g>`);
+  return out;
 }
 
 function renderNode(n: ViewNode, box: Box, names: boolean, counts: Counts | undefined): string {

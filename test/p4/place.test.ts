@@ -7,17 +7,14 @@ import { describe, expect, test } from "vitest";
 import { DISPLACED_PER_HIGH, preemptionFleet } from "../../bench/place.js";
 import { amount, NO_USAGE, RESOURCES, type Resource } from "../../src/p4/fit.js";
 import type { Fleet, MachinePolicy } from "../../src/p4/fleet.js";
+import { headroom, type Placement, type PlaceWork, place } from "../../src/p4/place.js";
 import {
   chooseVictims,
   compareCasualties,
-  headroom,
   MAX_EXACT_SETS,
   type Occupant,
-  type Placement,
-  type PlaceWork,
-  place,
   type Shortfall,
-} from "../../src/p4/place.js";
+} from "../../src/p4/victims.js";
 import type { MachineRequirements } from "../../src/p4/requirements.js";
 import type { TargetProfile } from "../../src/p4/targets.js";
 import { SpecError } from "../../src/description/problems.js";

@@ -7,7 +7,8 @@ import { describe, expect, it } from "vitest";
 import { compile } from "../../src/control/compile.js";
 import { loadSpec, parseSpec } from "../../src/description/load.js";
 import { type ViewGraph, viewGraph } from "../../src/view/graph.js";
-import { layOut, leafBlocks, rowsInBands } from "../../src/view/layout.js";
+import { layOut } from "../../src/view/layout.js";
+import { leafBlocks, rowsInBands } from "../../src/view/shape.js";
 import { fatTreeSpec, hubSpec } from "../../bench/dataplane.js";
 
 const root = new URL("../..", import.meta.url).pathname;

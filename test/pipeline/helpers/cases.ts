@@ -40,7 +40,8 @@ export function compileText(text: string): CompiledSpec | undefined {
 /**
  * The time, in ms, one random case of specRecipe may take before its property is taken for hung: loaded, compiled, run
  * through an engine and the reference — four times what one took beside two busy processes at load 15 on 2 cores
- * (146 ms; issue 29), so that a property's limit follows its number of cases. A limit that catches a hang, not a budget.
+ * (146 ms; issue 29), so that a property's limit follows its number of cases. A limit that catches a hang, not a
+ * budget.
  */
 export const CASE_MS = 600;
 

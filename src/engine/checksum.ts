@@ -2,7 +2,7 @@
 // checks it on read): zlib's CRC-32, kept running as the bytes are written. It guards against
 // accidents — a trace edited by hand, a recording swapped for another capture, a file cut
 // short — not against someone who edits summary.json too, so a cryptographic hash would buy
-// nothing here; CRC-32 costs a third of SHA-256's time on the recordings' path.
+// nothing here; CRC-32 costs less than half of SHA-256's time on the recordings' path (docs/cli.md).
 
 import { crc32 } from "node:zlib";
 

@@ -56,6 +56,9 @@ export interface ComponentReport {
   readonly networks: readonly string[];
   readonly design: string;
   readonly members: number;
+  /** Distinct names among the members: fewer than `members` where members of a subduction share a name (the seed's
+   * relations are over names; strata's pairs and tuples are over members, network.member). */
+  readonly names: number;
   /** The relation's size: (class, origin, member) tuples, and the pairs of distinct members some class joins. */
   readonly reachable: { readonly tuples: number; readonly pairs: number; readonly of: number };
   readonly effective: { readonly sessions: number; readonly deliveries: number };
@@ -167,6 +170,7 @@ function componentReport(a: Analysis, c: Component, r: Relations, w: Words): Com
     networks: c.networks,
     design: c.space.design.name,
     members: c.members.length,
+    names: new Set(c.members.map((m) => a.member(m).member.spec.nameValue)).size,
     reachable: { tuples: rel.tuples, pairs: pairs.reached, of: pairs.all },
     effective: { sessions: traffic.sessions.length, deliveries: traffic.deliveries.length },
     properties,

@@ -11,7 +11,7 @@ import { explore, type PathEvent, type Start, type StartLevel } from "./explore.
 import type { Relations } from "./properties.js";
 import { ComponentRelation } from "./relations.js";
 import { sessionsOf, type TrafficRelation, trafficRelation } from "./traffic.js";
-import { Walker } from "./walk.js";
+import { type Step, Walker } from "./walk.js";
 import { Words } from "./words.js";
 
 /** One class of packets from the start, and what it does at the member asked about. */
@@ -24,6 +24,9 @@ export interface Route {
   readonly path: string;
   /** Not reaching it: how it ends ("dropped at lanA.r (acquire-miss)"). */
   readonly end?: string;
+  /** Reaching it: what its packets do after the member's acquire, by the part of the class that does it (forwarded on,
+   * dropped there, delivered elsewhere); none when they end there. */
+  readonly after?: readonly { readonly start: string; readonly end: string }[];
   readonly approximate: boolean;
 }
 
@@ -41,6 +44,35 @@ export interface RouteAnswer {
 const startKey = (levels: readonly (StartLevel | undefined)[]): string =>
   levels.map((l) => (l === undefined ? "*" : `${l.space.design.name}:${l.atom}:${l.hops}`)).join("|");
 
+/** How a class's paths ended: the first, and every way as words. */
+interface Ends {
+  readonly first: PathEvent;
+  readonly texts: Set<string>;
+}
+
+function noteEnd(ends: Map<string, Ends>, key: string, e: PathEvent, text: string): void {
+  const known = ends.get(key);
+  if (known === undefined) ends.set(key, { first: e, texts: new Set([text]) });
+  else known.texts.add(text);
+}
+
+function endText(w: Words, e: PathEvent): string {
+  if (e.kind === "drop") return `dropped at ${w.member(e.member)} (${e.reason ?? "?"})`;
+  if (e.kind === "exit") return `leaves on ${w.link(e.link)}`;
+  if (e.kind === "loop") return `loops back to ${w.link(e.link)}`;
+  return `delivered to ${w.member(e.member)}`;
+}
+
+/** Whether every packet of class `part` is in class `whole` (the walk only narrows a class: the same header class at
+ * each level, hop counts a subset). */
+function covers(whole: readonly (StartLevel | undefined)[], part: readonly (StartLevel | undefined)[]): boolean {
+  return whole.every((l, i) => {
+    const p = part[i];
+    if (l === undefined) return true;
+    return p !== undefined && p.space === l.space && p.atom === l.atom && (p.hops & ~l.hops) === 0n;
+  });
+}
+
 /**
  * The classes that go from `start` to member `to`, and those that do not, with their paths (the
  * data plane's hop limit bounds loops; `budget`, the steps the search may take).
@@ -54,16 +86,12 @@ export function routes(
 ): RouteAnswer {
   const w = new Words(a);
   const reach = new Map<string, { e: PathEvent; delivered: boolean }>();
-  // Per start: the first way it ended, and every way (a search may find millions of paths).
-  const ends = new Map<string, { first: PathEvent; texts: Set<string> }>();
-  const endText = (e: PathEvent): string =>
-    e.kind === "drop"
-      ? `dropped at ${w.member(e.member)} (${e.reason ?? "?"})`
-      : e.kind === "exit"
-        ? `leaves on ${w.link(e.link)}`
-        : e.kind === "loop"
-          ? `loops back to ${w.link(e.link)}`
-          : `delivered to ${w.member(e.member)}`;
+  // Per start: the first way it ended, and every way (a search may find millions of paths); `afterwards`, the same for
+  // the ends of paths that went through the member's acquire (what happened after it got there).
+  const ends = new Map<string, Ends>();
+  const afterwards = new Map<string, Ends>();
+  const passedTo = (path: readonly Step[]): boolean =>
+    path.some((s) => s.kind === "row" && s.member === to && s.role === "acquire");
   const { complete, steps } = explore(
     a,
     start,
@@ -80,18 +108,26 @@ export function routes(
         if (was === undefined) reach.set(key, { e, delivered: e.kind === "deliver" });
         else if (e.kind === "deliver") reach.set(key, { e: was.e, delivered: true });
       } else if (e.kind === "drop" || e.kind === "exit" || e.kind === "loop" || e.kind === "deliver") {
-        const known = ends.get(key);
-        if (known === undefined) ends.set(key, { first: e, texts: new Set([endText(e)]) });
-        else known.texts.add(endText(e));
+        noteEnd(passedTo(e.path) ? afterwards : ends, key, e, endText(w, e));
       }
     },
   );
-  const reached: Route[] = [...reach.values()].map(({ e, delivered }) => ({
-    start: w.start(e.start),
-    delivered,
-    path: w.path(e.path),
-    approximate: e.approximate,
-  }));
+  const after = new Map<string, { start: string; end: string }[]>();
+  for (const { first: e, texts } of afterwards.values()) {
+    const into = [...reach].find(([, r]) => covers(r.e.start, e.start))?.[0];
+    if (into === undefined) continue;
+    after.set(into, [...(after.get(into) ?? []), { start: w.start(e.start), end: [...texts].join("; ") }]);
+  }
+  const reached: Route[] = [...reach].map(([key, { e, delivered }]) => {
+    const then = after.get(key);
+    return {
+      start: w.start(e.start),
+      delivered,
+      path: w.path(e.path),
+      ...(then === undefined ? {} : { after: then }),
+      approximate: e.approximate,
+    };
+  });
   const missed: Route[] = [];
   for (const [key, { first: e, texts }] of ends) {
     if (reach.has(key) || [...reach.keys()].some((k) => k.startsWith(`${key}|`))) continue;

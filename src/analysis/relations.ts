@@ -210,6 +210,9 @@ export class ComponentRelation {
   /** Members that reach no other member (they transmit nothing that is acquired). */
   silent(): number[] {
     const ms = this.component.members;
+    // A member alone has no other to reach: every member reaching every other holds there (the seed's predicate,
+    // vacuously).
+    if (this.#n < 2) return [];
     const out: number[] = [];
     for (let i = 0; i < this.#n; i++) {
       let reaches = false;

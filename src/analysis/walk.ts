@@ -104,6 +104,8 @@ export class Walker {
   #cuts = 0;
   /** Links on the current path, with the hop values they carried. */
   readonly #onStack = new Map<number, bigint>();
+  /** Per link on the current path: the TTL decrements behind it when it was first crossed. */
+  readonly #stackDecrements = new Map<number, number>();
   /** The current path, three numbers a step, in the first #pathLen (a typed array: no array shrinking per step). */
   #path = new Int32Array(3 * 64);
   #pathLen = 0;
@@ -186,6 +188,7 @@ export class Walker {
   #begin(c: Component, atom: number, ev: WalkEvents): void {
     // A walk cut off by a stack that ran out leaves its path behind.
     this.#onStack.clear();
+    this.#stackDecrements.clear();
     this.#pathLen = 0;
     this.#c = c;
     this.#atom = atom;
@@ -245,12 +248,14 @@ export class Walker {
     const c = this.#c;
     const stacked = this.#onStack.get(link);
     if (stacked !== undefined) {
-      // Back on a link of the path: the same values go round for ever; lower ones (a TTL decrement) until they expire.
+      // Back on a link of the path: the same values go round for ever; lower ones (a TTL decremented since the link was
+      // crossed) until they expire.
       const same = stacked & hops;
       if (same !== 0n || c.decrements) {
         if (this.#ev.loop !== undefined) {
+          const bounded = same === 0n || d > (this.#stackDecrements.get(link) ?? d);
           this.#push(LINK, link, 0);
-          this.#ev.loop(this.#origin, link, undecrement(hops, d), same === 0n, this.#pathThunk);
+          this.#ev.loop(this.#origin, link, undecrement(hops, d), bounded, this.#pathThunk);
           this.#pop();
         }
       }
@@ -260,6 +265,7 @@ export class Walker {
     if (fresh === 0n) return;
     const cutsBefore = this.#cuts;
     this.#onStack.set(link, (stacked ?? 0n) | fresh);
+    if (stacked === undefined) this.#stackDecrements.set(link, d);
     this.#push(LINK, link, 0);
     const l = this.#a.topology.link(link);
     l.receivers.forEach((r, i) => {
@@ -276,8 +282,10 @@ export class Walker {
       this.#acquire(this.#a.member(r.member), r.port, fresh, d, after);
     });
     this.#pop();
-    if (stacked === undefined) this.#onStack.delete(link);
-    else this.#onStack.set(link, stacked);
+    if (stacked === undefined) {
+      this.#onStack.delete(link);
+      this.#stackDecrements.delete(link);
+    } else this.#onStack.set(link, stacked);
     if (this.#cuts !== cutsBefore || this.#cutVisits.size > 0)
       this.#walked(key, fresh, crossings, this.#cuts !== cutsBefore);
   }

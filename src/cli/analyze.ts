@@ -312,7 +312,8 @@ export function formatReport(r: AnalysisReport, cut?: string): string {
           : "reachabilityWithSubduction";
     out.push(
       `${kind} ${c.name} (${c.design}, ${count(c.members, "member")}): ${rel} ` +
-        `${count(c.reachable.tuples, "tuple")}, ${c.reachable.pairs} of ${c.reachable.of} member pairs; ` +
+        `${count(c.reachable.tuples, "tuple")}, ${c.reachable.pairs} of ${c.reachable.of} member pairs` +
+        `${c.names < c.members ? ` (pairs of members, not names: ${c.members} members have ${c.names} names)` : ""}; ` +
         `traffic model ${count(c.effective.sessions, "session")}, ` +
         `${count(c.effective.deliveries, "delivery").replace("deliverys", "deliveries")}\n`,
     );
@@ -341,11 +342,13 @@ function formatRoutes(x: RouteAnswer): string {
     `from ${x.from} to ${x.to}: ` +
       `${x.reach.length === 0 ? "no header class gets there" : `${classes} there, ${delivered} delivered`}\n`,
   );
-  for (const r of x.reach.slice(0, LISTED))
+  for (const r of x.reach.slice(0, LISTED)) {
     out.push(
       `  ${r.start}: ${r.delivered ? "delivered" : "acquired"}` +
         `${r.approximate ? " (may: a header's class depends on its payload)" : ""}\n    ${r.path}\n`,
     );
+    for (const then of r.after ?? []) out.push(`    then ${then.start}: ${then.end}\n`);
+  }
   if (x.reach.length > LISTED) out.push(`  … and ${x.reach.length - LISTED} more (--json lists them all)\n`);
   if (x.miss.length > 0) {
     out.push(`${x.miss.length === 1 ? "1 header class does" : `${x.miss.length} header classes do`} not get there:\n`);

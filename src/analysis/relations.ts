@@ -82,8 +82,8 @@ export class ComponentRelation {
 
   /** `loopsOnly`: the loops and nothing else (`strata check`'s warnings), found at a fraction of the cost. */
   readonly #loopsOnly: boolean;
-  /** Where loopsOnly's walks start: the same for every class. */
-  #loopOrigins: readonly Origin[] | undefined;
+  /** Where loopsOnly's walks start: the same for every class ("all": the full relation's walk). */
+  #loopOrigins: readonly Origin[] | "all" | undefined;
 
   constructor(a: Analysis, c: Component, options: { readonly loopsOnly?: boolean } = {}) {
     this.#loopsOnly = options.loopsOnly === true;
@@ -294,11 +294,14 @@ export class ComponentRelation {
     this.#walked.add(atom);
     let loops = false;
     this.#loopOrigins ??= this.#walker.loopOrigins(this.component);
+    const origins = this.#loopOrigins;
     this.#walker.relation(
       this.component,
       atom,
       { loop: () => (loops = true) },
-      { pairs: false, origins: this.#loopOrigins },
+      // "all": walked as the full relation walks it, each origin apart (a state one origin walked may go round only on
+      // another's path, with the values that origin has).
+      origins === "all" ? {} : { pairs: false, origins },
     );
     if (!loops) return;
     let loop: LoopAt | undefined;

@@ -25,7 +25,7 @@
 
 import type { Arrival } from "../model/rows.js";
 import type { TableRole } from "../wasm/abi.js";
-import type { Component, MemberView, Walkable } from "./members.js";
+import { type Component, HEADER_ROLES, type MemberView, type Walkable } from "./members.js";
 import { decrement, undecrement } from "./hops.js";
 import type { Hit, IndexedRow } from "./tables.js";
 
@@ -76,6 +76,14 @@ const ROW = 1;
 const MISS = 2;
 const LINK = 3;
 const ROLES: readonly TableRole[] = ["acquire", "forward", "transmit", "send", "receive"];
+
+/** Whether some active row of the member's header tables takes only some hop-limit values (it matches the TTL). */
+function takesSomeHops(v: MemberView): boolean {
+  return HEADER_ROLES.some((role) => {
+    const t = v.tables[role];
+    return t !== undefined && t.rows.some((r, i) => t.isActive(i) && r.hops !== t.space.allHops);
+  });
+}
 
 /** Where walks of the relation start: a member forwarding from these in-links (or itself). */
 export interface Origin {
@@ -159,7 +167,10 @@ export class Walker {
    * receive, so it comes in by an in-link such a member sends on (Walkable.loopPorts); what members send themselves,
    * and what hosts and the outside send them, are in no loop. The same for every class: found once.
    */
-  loopOrigins(c: Component): Origin[] {
+  loopOrigins(c: Component): Origin[] | "all" {
+    // Where the TTL is decremented and a row takes only some of its values, a class may go round only with values no
+    // member passes on (a TTL of 255, which only a sender's packet has): every origin is walked.
+    if (c.decrements && c.members.some((m) => takesSomeHops(this.#a.member(m)))) return "all";
     const out: Origin[] = [];
     for (const m of c.members) {
       const t = this.#a.member(m).tables.forward;

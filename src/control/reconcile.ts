@@ -25,11 +25,11 @@ import type { SourceRef } from "../description/types.js";
 import { UsageError } from "../errors.js";
 import { TABLE_ROLES, type TableRole } from "../wasm/abi.js";
 import type { DataPlane } from "../wasm/module.js";
-import type { EntryAction, EntryMatch, TableLayout, TableWrite } from "../wasm/tables.js";
-import { Tables } from "../wasm/tables.js";
+import type { TableLayout, TableWrite } from "../wasm/tables.js";
 import type { CompiledMember, CompiledSpec, CompiledTable } from "./compiled.js";
 import { type ResolvedEndpoint, resolveEndpoint } from "./endpoints.js";
-import { type Installed, install, installTopology, rowError } from "./install.js";
+import { type Installed, installLedger, installTopology, rowError } from "./install.js";
+import { actionKey, entryKey, type Ledger } from "./ledger.js";
 import { keepNumbering } from "./numbering.js";
 
 /** What one reconciliation did. */
@@ -69,9 +69,8 @@ export const EMPTY_CHANGE: Change = {
 
 export class Reconciler {
   readonly #dp: DataPlane;
-  readonly #tables: Tables;
+  readonly #ledger: Ledger;
   readonly #endpointTexts: readonly string[];
-  #installed: Installed;
   #endpoints: readonly ResolvedEndpoint[];
   /** Table ids free for the next table built aside, and the next never used. */
   readonly #freeIds: number[] = [];
@@ -81,39 +80,40 @@ export class Reconciler {
 
   private constructor(
     dp: DataPlane,
-    installed: Installed,
+    ledger: Ledger,
     endpointTexts: readonly string[],
     endpoints: readonly ResolvedEndpoint[],
   ) {
     this.#dp = dp;
-    this.#tables = installed.tables;
-    this.#installed = installed;
+    this.#ledger = ledger;
     this.#endpointTexts = endpointTexts;
     this.#endpoints = endpoints;
-    this.#nextId = Math.max(-1, ...installed.compiled.tables.map((t) => t.id)) + 1;
+    this.#nextId = Math.max(-1, ...ledger.compiled.tables.map((t) => t.id)) + 1;
   }
 
   /**
    * Installs `compiled` into a fresh data plane with input endpoints written as on the
    * command line (`lan:h1.1`); a UsageError for an endpoint it lacks, a SpecIssue for a row
-   * the data plane refuses.
+   * the data plane refuses. With `empty`, every table starts empty (a controller installs the rows).
    */
-  static install(dp: DataPlane, compiled: CompiledSpec, endpoints: readonly string[] = []): Reconciler {
+  static install(
+    dp: DataPlane,
+    compiled: CompiledSpec,
+    endpoints: readonly string[] = [],
+    options: { readonly empty?: boolean } = {},
+  ): Reconciler {
     const resolved = endpoints.map((e) => resolveEndpoint(compiled, e));
-    return new Reconciler(dp, install(dp, compiled, resolved), endpoints, resolved);
+    return new Reconciler(dp, installLedger(dp, compiled, resolved, options), endpoints, resolved);
   }
 
-  /**
-   * What is installed now, as another writer left it (the same tables, rows deleted or put back:
-   * entry −1 for a row not in its table). The next apply() diffs against it.
-   */
-  sync(installed: Installed): void {
-    this.#installed = installed;
+  /** What the tables hold, every writer's entries: what apply() diffs against. */
+  get ledger(): Ledger {
+    return this.#ledger;
   }
 
   /** What is installed: the compiled description with the table ids the data plane holds, and each row's entry. */
   current(): Installed {
-    return this.#installed;
+    return this.#ledger.installed();
   }
 
   /** The input endpoints, resolved against the description installed now. */
@@ -133,7 +133,7 @@ export class Reconciler {
    * packets already processed followed the tables before, every later one follows `next`.
    */
   apply(given: CompiledSpec, options: { readonly rebuild?: boolean } = {}): Change {
-    const before = this.#installed;
+    const before = { compiled: this.#ledger.compiled };
     // The same topology written in another order keeps the numbering running: only tables change.
     const next = keepNumbering(before.compiled, given);
     const endpoints = this.#resolveEndpoints(next);
@@ -176,7 +176,6 @@ export class Reconciler {
     const removed = before.compiled.tables.filter((t) => !keptIds.has(t.id));
 
     const created: TableLayout[] = [];
-    const entries = new Map<number, readonly number[]>();
     let counts = { inserted: 0, modified: 0, deleted: 0 };
     try {
       // Duplicate rows are refused the way a fresh install refuses them (the diff alone would not see them).
@@ -184,22 +183,20 @@ export class Reconciler {
       for (const t of aside) {
         const r = remapped.tables[next.tables.indexOf(t)];
         if (r === undefined) continue;
-        this.#tables.create(r);
+        this.#ledger.create(r);
         created.push(r);
-        const result = this.#tables.write(
+        const result = this.#ledger.write(
           r.rows.map((row) => ({ op: "insert" as const, table: r, match: row.match, action: row.action })),
+          "description",
         );
         if (!result.ok) throw new SpecError([rowError(r, result.index, result.error)]);
-        entries.set(r.id, result.entries);
       }
       if (!rebuild)
         counts = this.#writeDiff(
           kept.map((k) => ({ old: k.old, next: remapped.tables[next.tables.indexOf(k.next)] ?? k.next })),
-          before,
-          entries,
         );
     } catch (err) {
-      for (const t of created) this.#tables.destroy(t);
+      for (const t of created) this.#ledger.destroy(t);
       this.#freeIds.push(...taken);
       this.#freeIds.sort((a, b) => a - b);
       throw err;
@@ -220,12 +217,12 @@ export class Reconciler {
       }
     }
     for (const t of removed) {
-      this.#tables.destroy(t);
+      this.#ledger.destroy(t);
       this.#freeIds.push(t.id);
     }
     this.#freeIds.sort((a, b) => a - b);
     x.setMaxFanout(remapped.maxFanout);
-    this.#installed = { compiled: remapped, tables: this.#tables, entries };
+    this.#ledger.retable(remapped);
     this.#endpoints = endpoints;
     this.#applyDown();
     return { ...counts, tablesBuilt: aside.length, tablesRemoved: removed.length, rebuilt: rebuild, topology };
@@ -234,7 +231,7 @@ export class Reconciler {
   /** Takes a link, member or machine down (or up), by name; a UsageError when the description installed now has no such
    * thing. */
   setDown(target: Target, down: boolean): Resolved {
-    const found = resolveTarget(this.#installed.compiled, target);
+    const found = resolveTarget(this.#ledger.compiled, target);
     if ("problem" in found) throw new UsageError(`${found.problem} (${found.fix})`);
     for (const l of found.links) down ? this.#downLinks.add(l) : this.#downLinks.delete(l);
     for (const m of found.members) down ? this.#downMembers.add(m) : this.#downMembers.delete(m);
@@ -245,7 +242,7 @@ export class Reconciler {
   /** Writes the down flags of every link and member of the installed description. */
   #applyDown(): void {
     const x = this.#dp.exports;
-    const c = this.#installed.compiled;
+    const c = this.#ledger.compiled;
     for (const l of c.links) x.linkSetDown(l.index, this.#downLinks.has(l.qualified) ? 1 : 0);
     for (const m of c.members) x.memberSetDown(m.index, this.#downMembers.has(m.qualified) ? 1 : 0);
   }
@@ -281,56 +278,55 @@ export class Reconciler {
     });
   }
 
-  /** One command buffer for every row that changed in the tables that stay; fills `entries` for them. */
-  #writeDiff(
-    pairs: readonly { old: CompiledTable; next: CompiledTable }[],
-    before: Installed,
-    entries: Map<number, readonly number[]>,
-  ): { inserted: number; modified: number; deleted: number } {
+  /**
+   * One command buffer for every row that changed in the tables that stay, diffed against the
+   * ledger: the entries that are the old description's rows are kept, modified or deleted; the
+   * other writers' entries are kept as they are (a new row with the match of one is refused, as
+   * the data plane refuses a duplicate).
+   */
+  #writeDiff(pairs: readonly { old: CompiledTable; next: CompiledTable }[]): {
+    inserted: number;
+    modified: number;
+    deleted: number;
+  } {
     const deletes: TableWrite[] = [];
     const modifies: TableWrite[] = [];
     const inserts: TableWrite[] = [];
-    /** Per insert: its table and row (to name it if refused) and where its entry index goes. */
-    const insertedAt: { table: CompiledTable; row: number; into: number[]; pos: number }[] = [];
+    /** Per insert: its table and row (to name it if refused). */
+    const insertedAt: { table: CompiledTable; row: number }[] = [];
     for (const { old, next } of pairs) {
-      const oldEntries = before.entries.get(old.id) ?? [];
-      const byKey = new Map<string, { entry: number; match: EntryMatch; action: EntryAction }>();
-      old.rows.forEach((r, k) => {
-        const entry = oldEntries[k] ?? -1;
-        // −1: another writer took it out
-        if (entry >= 0) byKey.set(matchKey(r.match), { entry, match: r.match, action: r.action });
-      });
-      const list: number[] = [];
+      const held = this.#ledger.entries(old.id);
+      // The old description's rows that are in (another writer may have taken some out).
+      const described = new Map<string, string>();
+      for (const r of old.rows) {
+        const key = entryKey(old, r.match);
+        const e = held.get(key);
+        if (e !== undefined && actionKey(e.action) === actionKey(r.action)) described.set(key, actionKey(e.action));
+      }
       next.rows.forEach((r, k) => {
-        const key = matchKey(r.match);
-        const was = byKey.get(key);
+        const key = entryKey(next, r.match);
+        const was = described.get(key);
         if (was === undefined) {
           inserts.push({ op: "insert", table: next, match: r.match, action: r.action });
-          insertedAt.push({ table: next, row: k, into: list, pos: list.length });
-          list.push(-1);
+          insertedAt.push({ table: next, row: k });
           return;
         }
-        byKey.delete(key);
-        list.push(was.entry);
-        if (!sameAction(was.action, r.action))
-          modifies.push({ op: "modify", table: next, match: r.match, action: r.action });
+        described.delete(key);
+        if (was !== actionKey(r.action)) modifies.push({ op: "modify", table: next, match: r.match, action: r.action });
       });
-      // Each by the row it came from (a search of the old rows for each was quadratic: 16,000 rows took minutes).
-      for (const { match } of byKey.values()) deletes.push({ op: "delete", table: old, match });
-      entries.set(next.id, list);
+      for (const key of described.keys()) {
+        const e = held.get(key);
+        if (e !== undefined) deletes.push({ op: "delete", table: old, match: e.match });
+      }
     }
     const writes = [...deletes, ...modifies, ...inserts];
     if (writes.length === 0) return { inserted: 0, modified: 0, deleted: 0 };
-    const result = this.#tables.write(writes);
+    const result = this.#ledger.write(writes, "description");
     if (!result.ok) {
-      const i = result.index - deletes.length - modifies.length;
-      const at = insertedAt[i];
+      const at = insertedAt[result.index - deletes.length - modifies.length];
       if (at !== undefined) throw new SpecError([rowError(at.table, at.row, result.error)]);
       throw new Error(`data plane refused a ${writes[result.index]?.op ?? "write"} of a row it holds: ${result.error}`);
     }
-    insertedAt.forEach((a, k) => {
-      a.into[a.pos] = result.entries[deletes.length + modifies.length + k] ?? -1;
-    });
     return { inserted: inserts.length, modified: modifies.length, deleted: deletes.length };
   }
 }
@@ -339,7 +335,7 @@ export class Reconciler {
 function duplicates(t: CompiledTable): void {
   const seen = new Set<string>();
   t.rows.forEach((r, k) => {
-    const key = matchKey(r.match);
+    const key = entryKey(t, r.match);
     if (seen.has(key)) throw new SpecError([rowError(t, k, "DuplicateEntry")]);
     seen.add(key);
   });
@@ -361,24 +357,6 @@ function sameLayout(a: CompiledTable, b: CompiledTable): boolean {
       const g = b.fields[i];
       return g !== undefined && f.name === g.name && f.offset === g.offset && f.len === g.len && f.kind === g.kind;
     })
-  );
-}
-
-const hex = (b: Uint8Array | undefined): string =>
-  b === undefined ? "-" : Buffer.from(b.buffer, b.byteOffset, b.length).toString("hex");
-
-/** What identifies an entry in its table: the key's value, mask, range bounds and priority. */
-export function matchKey(m: EntryMatch): string {
-  return `${hex(m.value)}/${hex(m.mask)}/${hex(m.lo)}/${hex(m.hi)}/${m.priority}`;
-}
-
-function sameAction(a: EntryAction, b: EntryAction): boolean {
-  return (
-    a.name === b.name &&
-    (a.count ?? 0) === (b.count ?? 0) &&
-    (a.arg ?? 0) === (b.arg ?? 0) &&
-    (a.arg2 ?? 0) === (b.arg2 ?? 0) &&
-    hex(a.data ?? new Uint8Array(0)) === hex(b.data ?? new Uint8Array(0))
   );
 }
 

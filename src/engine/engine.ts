@@ -17,9 +17,10 @@
 // control commands, reloads), `strata p4runtime` and `serve --p4runtime`
 // (src/p4runtime/emulation.ts), and the tests.
 
-import type { CompiledSpec, CompiledTable } from "../control/compiled.js";
+import type { CompiledSpec } from "../control/compiled.js";
 import type { ResolvedEndpoint } from "../control/endpoints.js";
-import { type Injection, type Installed, withoutRows } from "../control/install.js";
+import type { Injection, Installed } from "../control/install.js";
+import type { Ledger, Writer } from "../control/ledger.js";
 import { type Change, Reconciler, type Resolved, type Target } from "../control/reconcile.js";
 import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
 import { INJECT_KINDS } from "../wasm/abi.js";
@@ -33,7 +34,7 @@ import {
   Runner,
   type RunnerOptions,
 } from "../wasm/runner.js";
-import { type EntryMatch, type TableWrite, Tables, type WriteResult } from "../wasm/tables.js";
+import { type TableWrite, Tables, type WriteResult } from "../wasm/tables.js";
 import { BatchQueue } from "./batches.js";
 import {
   type DeliveryListener,
@@ -148,16 +149,7 @@ export class Engine {
     this.#options = options;
     this.compiled = compiled;
     this.#dp = DataPlane.load();
-    if (options.emptyTables === true) {
-      this.#rec = Reconciler.install(this.#dp, withoutRows(compiled), texts);
-      this.#rec.sync({
-        compiled,
-        tables: this.#rec.current().tables,
-        entries: new Map(compiled.tables.map((t) => [t.id, t.rows.map(() => -1)])),
-      });
-    } else {
-      this.#rec = Reconciler.install(this.#dp, compiled, texts);
-    }
+    this.#rec = Reconciler.install(this.#dp, compiled, texts, { empty: options.emptyTables === true });
     this.#endpoints = [...this.#rec.endpoints];
     this.#names = [...texts];
     this.#opened = texts.length;
@@ -240,6 +232,11 @@ export class Engine {
   /** What is installed: the compiled description with the table ids the data plane holds, and each row's entry. */
   get installed(): Installed {
     return this.#rec.current();
+  }
+
+  /** What every table holds, whoever wrote it (src/control/ledger.ts): read it between batches. */
+  get ledger(): Ledger {
+    return this.#rec.ledger;
   }
 
   /** Where packets enter: run()'s and submit()'s endpoint numbers index it. */
@@ -440,23 +437,22 @@ export class Engine {
   }
 
   /**
-   * Writes table entries, all or none (between batches), and keeps `installed` in step: a row of
+   * Writes table entries as `by`'s, all or none (between batches), through the ledger: a row of
    * the description is installed while an entry with its match and action is in its table. The
    * onTablesWritten listeners are told, but for `from` (the writer itself).
    */
-  write(writes: readonly TableWrite[], from?: TablesListener): WriteResult {
+  write(writes: readonly TableWrite[], by: Writer = "api", from?: TablesListener): WriteResult {
     this.#betweenOnly("write()");
-    const result = this.installed.tables.write(writes);
+    const result = this.ledger.write(writes, by);
     if (!result.ok || writes.length === 0) return result;
-    const next = noteWrites(this.installed, writes, result.entries);
-    if (next !== this.installed) this.#rec.sync(next);
     this.#tablesChanged(from);
     return result;
   }
 
-  /** The data plane's tables for a writer between batches (a P4Runtime server): writes go through write(…, from). */
-  tables(from?: TablesListener): Tables {
-    return new EngineTables(this.#dp, (writes) => this.write(writes, from));
+  /** The data plane's tables for a writer between batches (a P4Runtime server): writes go through write(…, by, from).
+   * */
+  tables(by: Writer, from?: TablesListener): Tables {
+    return new EngineTables(this.#dp, (writes) => this.write(writes, by, from));
   }
 
   /**
@@ -581,102 +577,4 @@ class EngineTables extends Tables {
   override write(writes: readonly TableWrite[]): WriteResult {
     return this.#write(writes);
   }
-}
-
-/** Per description table: its rows by a hash of their key (matchHash), for noteWrites. */
-const rowsByHash = new WeakMap<CompiledTable, Map<number, number[]>>();
-/** Per description: its tables by id. */
-const tablesById = new WeakMap<CompiledSpec, Map<number, CompiledTable>>();
-
-const prioritised = (kind: string): boolean => kind === "ternary" || kind === "range" || kind === "optional";
-
-/**
- * A hash of an entry's key value (FNV-1a over its bytes; a range's low bound, when it has no
- * value): entries with the same match have the same one. No string per write.
- */
-function matchHash(m: EntryMatch): number {
-  const b = m.value !== undefined && m.value.length > 0 ? m.value : m.lo;
-  let h = 2166136261;
-  if (b !== undefined) for (let k = 0; k < b.length; k++) h = Math.imul(h ^ (b[k] ?? 0), 16777619);
-  return h;
-}
-
-const bytesEqual = (a: Uint8Array | undefined, b: Uint8Array | undefined): boolean =>
-  (a === undefined || a.length === 0) === (b === undefined || b.length === 0) &&
-  (a === undefined || b === undefined || a.length === 0 || Buffer.compare(a, b) === 0);
-
-/** Whether two entries of a table of `kind` have the same match (priority counts where the kind has one). */
-function sameMatch(kind: string, a: EntryMatch, b: EntryMatch): boolean {
-  return (
-    bytesEqual(a.value, b.value) &&
-    bytesEqual(a.mask, b.mask) &&
-    bytesEqual(a.lo, b.lo) &&
-    bytesEqual(a.hi, b.hi) &&
-    (!prioritised(kind) || a.priority === b.priority)
-  );
-}
-
-function sameAction(a: NonNullable<TableWrite["action"]>, b: NonNullable<TableWrite["action"]>): boolean {
-  return (
-    a.name === b.name &&
-    (a.count ?? 0) === (b.count ?? 0) &&
-    (a.arg ?? 0) === (b.arg ?? 0) &&
-    (a.arg2 ?? 0) === (b.arg2 ?? 0) &&
-    bytesEqual(a.data, b.data)
-  );
-}
-
-/** The rows of the description's `table` whose match is `match`. */
-function rowsMatching(table: CompiledTable, match: EntryMatch): number[] {
-  let index = rowsByHash.get(table);
-  if (index === undefined) {
-    index = new Map();
-    for (const [k, r] of table.rows.entries()) {
-      const h = matchHash(r.match);
-      const bucket = index.get(h);
-      if (bucket === undefined) index.set(h, [k]);
-      else bucket.push(k);
-    }
-    rowsByHash.set(table, index);
-  }
-  const candidates = index.get(matchHash(match));
-  if (candidates === undefined) return [];
-  return candidates.filter((k) => {
-    const row = table.rows[k];
-    return row !== undefined && sameMatch(table.kind, row.match, match);
-  });
-}
-
-/**
- * `installed` after `writes` went in at `entries`: each row of the description in force whose
- * match a write names is installed at the write's entry when the write puts in its action, and
- * not installed otherwise. `installed` itself when no row is named.
- */
-function noteWrites(installed: Installed, writes: readonly TableWrite[], entries: readonly number[]): Installed {
-  let byId = tablesById.get(installed.compiled);
-  if (byId === undefined) {
-    byId = new Map(installed.compiled.tables.map((t) => [t.id, t]));
-    tablesById.set(installed.compiled, byId);
-  }
-  const changed = new Map<number, number[]>();
-  writes.forEach((w, i) => {
-    const table = byId.get(w.table.id);
-    if (table === undefined || table.rows.length === 0) return;
-    const rows = rowsMatching(table, w.match);
-    if (rows.length === 0) return;
-    let list = changed.get(table.id);
-    if (list === undefined) {
-      list = [...(installed.entries.get(table.id) ?? table.rows.map(() => -1))];
-      changed.set(table.id, list);
-    }
-    for (const k of rows) {
-      const row = table.rows[k];
-      list[k] =
-        w.op !== "delete" && w.action !== undefined && row !== undefined && sameAction(row.action, w.action)
-          ? (entries[i] ?? -1)
-          : -1;
-    }
-  });
-  if (changed.size === 0) return installed;
-  return { ...installed, entries: new Map([...installed.entries, ...changed]) };
 }

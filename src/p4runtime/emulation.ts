@@ -69,7 +69,7 @@ export class EngineEmulation implements ControlledEmulation {
     this.#engine = engine;
     this.#owned = owned;
     this.compiled = engine.compiled;
-    this.#tables = engine.tables(this.#told);
+    this.#tables = engine.tables("p4runtime", this.#told);
     engine.onTablesWritten(this.#told);
   }
 

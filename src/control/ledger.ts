@@ -1,0 +1,156 @@
+// The entry ledger: the one record, beside the data plane's own tables, of
+// what every table holds. Per table, each entry's match, action, who wrote it
+// (the description, a P4Runtime controller, `strata serve --commands`, a
+// program through the library) and where the data plane holds it. Every
+// writer goes through it — the reconciler installing and converging to a
+// description, the control commands, the P4Runtime server — and it writes
+// the data plane (Tables): front end → ledger → wasm, one way. Every reader
+// asks it: which description rows are in (the summary's row hits, the trace,
+// the analysis), what a P4Runtime Read returns, what a reload diffs against.
+//
+// An entry is a description row while it has that row's match and action,
+// whoever wrote it: a controller that writes a row the description has
+// installs that row (its hits are the row's), and a reload keeps it.
+
+import type { EntryAction, EntryMatch, TableLayout, TableWrite, Tables, WriteResult } from "../wasm/tables.js";
+import type { CompiledSpec, CompiledTable } from "./compiled.js";
+
+/** What is installed, as readers that name description rows take it. */
+export interface Installed {
+  readonly compiled: CompiledSpec;
+  readonly tables: Tables;
+  /** Entry index in the data plane of each compiled row (−1: not installed), by table id. */
+  readonly entries: ReadonlyMap<number, readonly number[]>;
+}
+
+/** Who wrote an entry. */
+export type Writer = "description" | "p4runtime" | "commands" | "api";
+
+export interface LedgerEntry {
+  readonly match: EntryMatch;
+  readonly action: EntryAction;
+  /** Who wrote it last (a reload that keeps it keeps who). */
+  readonly by: Writer;
+  /** Where the data plane holds it. */
+  readonly entry: number;
+}
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+/** Bytes in hex ("" for none or empty); keys and action data are short. */
+function hex(b: Uint8Array | undefined): string {
+  if (b === undefined) return "";
+  let s = "";
+  for (let i = 0; i < b.length; i++) s += HEX[b[i] ?? 0];
+  return s;
+}
+
+/** Whether a table of `kind` orders its entries by priority (P4Runtime's: ternary, range, optional). */
+export const prioritised = (kind: string): boolean => kind === "ternary" || kind === "range" || kind === "optional";
+
+/** What identifies an entry in its table: its key's value, mask and bounds, and its priority where the kind has one. */
+export function entryKey(t: Pick<TableLayout, "kind">, m: EntryMatch): string {
+  return `${hex(m.value)}/${hex(m.mask)}/${hex(m.lo)}/${hex(m.hi)}/${prioritised(t.kind) ? m.priority : 0}`;
+}
+
+/** An action as one string: two entries run the same action when their strings are equal. */
+export function actionKey(a: EntryAction): string {
+  return `${a.name} ${a.count ?? 0} ${a.arg ?? 0} ${a.arg2 ?? 0} ${hex(a.data)}`;
+}
+
+export class Ledger {
+  readonly tables: Tables;
+  #compiled: CompiledSpec;
+  /** Table id → entry key → entry. */
+  readonly #held = new Map<number, Map<string, LedgerEntry>>();
+  /** Bumped by every change: a reader that keeps something made from the ledger knows when it is old. */
+  #version = 0;
+  #installed: Installed | undefined;
+
+  constructor(tables: Tables, compiled: CompiledSpec) {
+    this.tables = tables;
+    this.#compiled = compiled;
+  }
+
+  /** The description in force: entries that are its rows are named by it. */
+  get compiled(): CompiledSpec {
+    return this.#compiled;
+  }
+
+  get version(): number {
+    return this.#version;
+  }
+
+  /** Creates an empty table in the data plane (held aside until a member points at it). */
+  create(layout: TableLayout): void {
+    this.tables.create(layout);
+    this.#held.set(layout.id, new Map());
+    this.#changed();
+  }
+
+  /** Frees a table and forgets its entries. */
+  destroy(layout: TableLayout): void {
+    this.tables.destroy(layout);
+    this.#held.delete(layout.id);
+    this.#changed();
+  }
+
+  /** Writes entries, all or none (the data plane's answer), and records them as `by`'s. */
+  write(writes: readonly TableWrite[], by: Writer): WriteResult {
+    const result = this.tables.write(writes);
+    if (!result.ok || writes.length === 0) return result;
+    writes.forEach((w, i) => {
+      let held = this.#held.get(w.table.id);
+      if (held === undefined) {
+        held = new Map();
+        this.#held.set(w.table.id, held);
+      }
+      const key = entryKey(w.table, w.match);
+      if (w.op === "delete" || w.action === undefined) held.delete(key);
+      else held.set(key, { match: w.match, action: w.action, by, entry: result.entries[i] ?? -1 });
+    });
+    this.#changed();
+    return result;
+  }
+
+  /** The entry of `table` with `match`, if it holds one. */
+  get(table: Pick<TableLayout, "id" | "kind">, match: EntryMatch): LedgerEntry | undefined {
+    return this.#held.get(table.id)?.get(entryKey(table, match));
+  }
+
+  /** A table's entries by key (empty for a table it does not have). */
+  entries(tableId: number): ReadonlyMap<string, LedgerEntry> {
+    return this.#held.get(tableId) ?? EMPTY;
+  }
+
+  /** From now on entries are named by `compiled`'s rows (a reconciliation's commit). */
+  retable(compiled: CompiledSpec): void {
+    this.#compiled = compiled;
+    this.#changed();
+  }
+
+  /** The description in force and, per row, the entry that is it (−1: none is). Made again after a change. */
+  installed(): Installed {
+    if (this.#installed === undefined) {
+      const c = this.#compiled;
+      const entries = new Map(c.tables.map((t) => [t.id, this.rowEntries(t)]));
+      this.#installed = { compiled: c, tables: this.tables, entries };
+    }
+    return this.#installed;
+  }
+
+  /** Per row of `t`, the entry that has its match and action; −1 where none has. */
+  rowEntries(t: CompiledTable): number[] {
+    const held = this.entries(t.id);
+    return t.rows.map((r) => {
+      const e = held.get(entryKey(t, r.match));
+      return e !== undefined && actionKey(e.action) === actionKey(r.action) ? e.entry : -1;
+    });
+  }
+
+  #changed(): void {
+    this.#version++;
+    this.#installed = undefined;
+  }
+}
+
+const EMPTY: ReadonlyMap<string, LedgerEntry> = new Map();

@@ -64,6 +64,8 @@ export class Ledger {
   readonly #held = new Map<number, Map<string, LedgerEntry>>();
   /** Bumped by every change: a reader that keeps something made from the ledger knows when it is old. */
   #version = 0;
+  /** Per table id, the version at its last change. */
+  readonly #changedAt = new Map<number, number>();
   #installed: Installed | undefined;
 
   constructor(tables: Tables, compiled: CompiledSpec) {
@@ -80,18 +82,23 @@ export class Ledger {
     return this.#version;
   }
 
+  /** The version at a table's last change (−1: none since the ledger began). */
+  tableVersion(tableId: number): number {
+    return this.#changedAt.get(tableId) ?? -1;
+  }
+
   /** Creates an empty table in the data plane (held aside until a member points at it). */
   create(layout: TableLayout): void {
     this.tables.create(layout);
     this.#held.set(layout.id, new Map());
-    this.#changed();
+    this.#changed(layout.id);
   }
 
   /** Frees a table and forgets its entries. */
   destroy(layout: TableLayout): void {
     this.tables.destroy(layout);
     this.#held.delete(layout.id);
-    this.#changed();
+    this.#changed(layout.id);
   }
 
   /** Writes entries, all or none (the data plane's answer), and records them as `by`'s. */
@@ -107,6 +114,7 @@ export class Ledger {
       const key = entryKey(w.table, w.match);
       if (w.op === "delete" || w.action === undefined) held.delete(key);
       else held.set(key, { match: w.match, action: w.action, by, entry: result.entries[i] ?? -1 });
+      this.#changedAt.set(w.table.id, this.#version + 1);
     });
     this.#changed();
     return result;
@@ -147,8 +155,9 @@ export class Ledger {
     });
   }
 
-  #changed(): void {
+  #changed(tableId?: number): void {
     this.#version++;
+    if (tableId !== undefined) this.#changedAt.set(tableId, this.#version);
     this.#installed = undefined;
   }
 }

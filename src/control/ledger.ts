@@ -47,9 +47,14 @@ function hex(b: Uint8Array | undefined): string {
 /** Whether a table of `kind` orders its entries by priority (P4Runtime's: ternary, range, optional). */
 export const prioritised = (kind: string): boolean => kind === "ternary" || kind === "range" || kind === "optional";
 
-/** What identifies an entry in its table: its key's value, mask and bounds, and its priority where the kind has one. */
+/** Bytes as a string of char codes 0–255 (a key, not for people: cheaper than hex on every write). */
+const chars = (b: Uint8Array | undefined): string =>
+  b === undefined ? "-" : String.fromCharCode.apply(null, b as unknown as number[]);
+
+/** What identifies an entry in its table: its key's value, mask and bounds, and its priority where the kind has one.
+ * (Within a table every key vector has the table's key length, so the parts need no separator but the priority's.) */
 export function entryKey(t: Pick<TableLayout, "kind">, m: EntryMatch): string {
-  return `${hex(m.value)}/${hex(m.mask)}/${hex(m.lo)}/${hex(m.hi)}/${prioritised(t.kind) ? m.priority : 0}`;
+  return `${chars(m.value)}${chars(m.mask)}${chars(m.lo)}${chars(m.hi)}|${prioritised(t.kind) ? m.priority : 0}`;
 }
 
 /** An action as one string: two entries run the same action when their strings are equal. */
@@ -67,6 +72,7 @@ export class Ledger {
   /** Per table id, the version at its last change. */
   readonly #changedAt = new Map<number, number>();
   #installed: Installed | undefined;
+  #written: readonly (LedgerEntry | undefined)[] = [];
 
   constructor(tables: Tables, compiled: CompiledSpec) {
     this.tables = tables;
@@ -105,19 +111,31 @@ export class Ledger {
   write(writes: readonly TableWrite[], by: Writer): WriteResult {
     const result = this.tables.write(writes);
     if (!result.ok || writes.length === 0) return result;
-    writes.forEach((w, i) => {
-      let held = this.#held.get(w.table.id);
-      if (held === undefined) {
-        held = new Map();
-        this.#held.set(w.table.id, held);
+    let table = -1;
+    let held: Map<string, LedgerEntry> | undefined;
+    this.#written = writes.map((w, i) => {
+      if (w.table.id !== table || held === undefined) {
+        table = w.table.id;
+        held = this.#held.get(table) ?? new Map<string, LedgerEntry>();
+        this.#held.set(table, held);
+        this.#changedAt.set(table, this.#version + 1);
       }
       const key = entryKey(w.table, w.match);
-      if (w.op === "delete" || w.action === undefined) held.delete(key);
-      else held.set(key, { match: w.match, action: w.action, by, entry: result.entries[i] ?? -1 });
-      this.#changedAt.set(w.table.id, this.#version + 1);
+      if (w.op === "delete" || w.action === undefined) {
+        held.delete(key);
+        return undefined;
+      }
+      const e: LedgerEntry = { match: w.match, action: w.action, by, entry: result.entries[i] ?? -1 };
+      held.set(key, e);
+      return e;
     });
     this.#changed();
     return result;
+  }
+
+  /** The entries the last write that went in recorded, one per write (undefined for a delete). */
+  get written(): readonly (LedgerEntry | undefined)[] {
+    return this.#written;
   }
 
   /** The entry of `table` with `match`, if it holds one. */

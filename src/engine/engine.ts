@@ -25,86 +25,32 @@ import { type Change, Reconciler, type Resolved, type Target } from "../control/
 import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
 import { INJECT_KINDS } from "../wasm/abi.js";
 import { DataPlane } from "../wasm/module.js";
-import {
-  checkLimits,
-  DEFAULT_RUNNER,
-  type InputBatch,
-  type OutputSink,
-  type PacketRanges,
-  Runner,
-  type RunnerOptions,
-} from "../wasm/runner.js";
+import { checkLimits, DEFAULT_RUNNER, type InputBatch, type OutputSink, Runner } from "../wasm/runner.js";
 import { type TableWrite, Tables, type WriteResult } from "../wasm/tables.js";
 import { BatchQueue } from "./batches.js";
+import {
+  type EngineOptions,
+  type EngineOutputs,
+  type EngineTrace,
+  EngineTables,
+  inputStats,
+  subscribe,
+  type TablesListener,
+  wallClock,
+} from "./options.js";
 import {
   type DeliveryListener,
   type Exit,
   type ExitListener,
   type ExternalEnd,
   exitsOf,
-  type RecordingSink,
   resolveExternal,
   Sinks,
 } from "./sinks.js";
 import { type Counters, type InputStats, type PortSummary, readCounters, type Summary, summarize } from "./summary.js";
 import { TraceWriter } from "./trace.js";
-import type { TraceLines } from "./trace-file.js";
 
-export interface EngineOptions {
-  /** The description. With emptyTables its tables start empty, and it stays the description rows are named by. */
-  readonly compiled: CompiledSpec;
-  /**
-   * Where packets enter, in the ENDPOINT forms of `strata run --in` (src/control/endpoints.ts):
-   * run()'s and submit()'s endpoint numbers index this list (endpointAt() adds to it).
-   */
-  readonly endpoints?: readonly string[];
-  /** What each endpoint's packets come from, for the summary's `inputs[].file` (an interface, a socket). */
-  readonly sources?: readonly string[];
-  /**
-   * Start with every table empty (a controller installs the rows): `installed.entries` maps each
-   * of the description's rows to −1 until a write puts it in.
-   */
-  readonly emptyTables?: boolean;
-  readonly hopLimit?: number;
-  readonly copyLimit?: number;
-  /** Packets per batch (default DEFAULT_RUNNER.batchPackets). */
-  readonly batchPackets?: number;
-  /**
-   * The data plane's buffers, DEFAULT_RUNNER's where not given (packet buffers still grow for a long packet):
-   * smaller ones make a run pause and resume more often, as the differential tests want it to.
-   */
-  readonly buffers?: Partial<
-    Pick<RunnerOptions, "batchBytes" | "slots" | "slotLen" | "recordingBytes" | "traceEvents">
-  >;
-  /** How long submit() holds a partial batch before running it, in ms (default 1; 0: until the frames that arrived in
-   * the same turn of the event loop are in). */
-  readonly flushMs?: number;
-}
-
-/** What the data plane writes, and where it goes (connect()). */
-export interface EngineOutputs {
-  /** Where the description's recordings go (--out's RecordingFiles, a worker's chunk buffers); none: not recorded. */
-  readonly recordings?: RecordingSink;
-  /** Hand packets leaving on external links to onExit listeners, after each batch. */
-  readonly exits?: boolean;
-  /** Hand every delivery to onDeliver listeners, with the in-link it came on, after each batch. */
-  readonly deliveries?: boolean;
-  readonly trace?: EngineTrace;
-}
-
-/** The hop-by-hop trace (./trace.ts): one line per packet to `lines`. */
-export interface EngineTrace {
-  readonly lines: TraceLines;
-  /** Only these packets (numbered as they came) are traced; all when not given. */
-  readonly packets?: PacketRanges;
-  /** Asked after each batch: true ends the trace there (its lines whole), the engine runs on untraced, and `onFull` is
-   * called. */
-  readonly full?: () => boolean;
-  readonly onFull?: () => void;
-}
-
-/** Told, between batches, that the tables changed; `installed` says what is there now. */
-export type TablesListener = (installed: Installed) => void;
+export type { EngineOptions, EngineOutputs, EngineTrace, TablesListener } from "./options.js";
 
 /** Endpoints added at run time (endpointAt) at most: a controller's packet-outs cannot grow them without bound. */
 export const ADDED_ENDPOINTS_MAX = 1024;
@@ -290,14 +236,8 @@ export class Engine {
    */
   submit(endpoint: number, data: Uint8Array, len = data.length, origLen = len, tsSec?: number, tsNsec?: number): void {
     if (this.#stopped !== undefined) return;
-    let sec = tsSec;
-    let nsec = tsNsec;
-    if (sec === undefined || nsec === undefined) {
-      // The wall clock, to the microsecond or better: when the packet reached strata.
-      const ms = performance.timeOrigin + performance.now();
-      sec = Math.floor(ms / 1000);
-      nsec = Math.min(999_999_999, Math.round((ms - sec * 1000) * 1e6));
-    }
+    // Without a time: when the packet reached strata.
+    const [sec, nsec] = tsSec === undefined || tsNsec === undefined ? wallClock() : [tsSec, tsNsec];
     if (!this.#queue.fits(len)) this.flush();
     this.#queue.push(endpoint, data, len, origLen, sec, nsec);
     if (this.#queue.full) this.flush();
@@ -476,9 +416,11 @@ export class Engine {
 
   /** The trace names rows by the tables in force; the listeners hear of the change. */
   #tablesChanged(from?: TablesListener): void {
+    const listeners = this.#tableListeners.filter((f) => f !== from);
+    if (this.#trace === undefined && listeners.length === 0) return;
     const now = this.installed;
     this.#trace?.retable(now.compiled, now.entries);
-    for (const f of [...this.#tableListeners]) if (f !== from) f(now);
+    for (const f of listeners) f(now);
   }
 
   /** Everything run so far is in the sinks: the ring read out, records held for a merge written, the trace's last line
@@ -550,31 +492,5 @@ export class Engine {
     const summary = this.summary();
     this.#stopped = summary;
     return summary;
-  }
-}
-
-function inputStats(endpoint: string, file: string): InputStats {
-  return { endpoint, file, packets: 0, error: undefined, linkTypes: new Set<string>(), adapted: new Set<string>() };
-}
-
-function subscribe<T>(list: T[], listener: T): () => void {
-  list.push(listener);
-  return () => {
-    const i = list.indexOf(listener);
-    if (i >= 0) list.splice(i, 1);
-  };
-}
-
-/** Tables whose writes go through the engine (Engine.tables()). */
-class EngineTables extends Tables {
-  readonly #write: (writes: readonly TableWrite[]) => WriteResult;
-
-  constructor(dp: DataPlane, write: (writes: readonly TableWrite[]) => WriteResult) {
-    super(dp);
-    this.#write = write;
-  }
-
-  override write(writes: readonly TableWrite[]): WriteResult {
-    return this.#write(writes);
   }
 }

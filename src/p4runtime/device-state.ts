@@ -978,7 +978,7 @@ export class DeviceState {
     const inserts: TableWrite[] = [];
     // What each write does to where the entities' rows are: a row gone, or a row (now) in the ledger.
     const gone: { rows: Map<string, Placed>; key: string }[] = [];
-    const placed: { rows: Map<string, Placed>; key: string; write: TableWrite; life: number }[] = [];
+    const placed: { rows: Map<string, Placed>; key: string; list: TableWrite[]; at: number; life: number }[] = [];
     const s = this.#entities;
     // Tables the entities had followed to the last change: this write is their own, and they follow it too.
     const followed: { id: number; layout: TableLayout }[] = [];
@@ -1003,13 +1003,11 @@ export class DeviceState {
         }
         if (row === undefined) continue;
         if (old === undefined || replaced) {
-          const write: TableWrite = { op: "insert", table: layout, match: row.match, action: row.action };
-          inserts.push(write);
-          placed.push({ rows, key, write, life });
+          placed.push({ rows, key, list: inserts, at: inserts.length, life });
+          inserts.push({ op: "insert", table: layout, match: row.match, action: row.action });
         } else if (actionSig(old.entry.action) !== row.sig) {
-          const write: TableWrite = { op: "modify", table: layout, match: row.match, action: row.action };
-          modifies.push(write);
-          placed.push({ rows, key, write, life });
+          placed.push({ rows, key, list: modifies, at: modifies.length, life });
+          modifies.push({ op: "modify", table: layout, match: row.match, action: row.action });
         }
       }
     }
@@ -1017,8 +1015,10 @@ export class DeviceState {
       writes: [...deletes, ...modifies, ...inserts],
       commit: () => {
         for (const g of gone) g.rows.delete(g.key);
+        // The ledger's entries for the writes, in order: deletes, modifies, inserts.
+        const written = ledger.written;
         for (const p of placed) {
-          const entry = ledger.get(p.write.table, p.write.match);
+          const entry = written[deletes.length + (p.list === inserts ? modifies.length : 0) + p.at];
           if (entry !== undefined) p.rows.set(p.key, { entry, life: p.life });
         }
         for (const f of followed) this.#seen.set(f.id, ledger.tableVersion(f.layout.id));

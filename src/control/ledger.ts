@@ -62,6 +62,18 @@ export function actionKey(a: EntryAction): string {
   return `${a.name} ${a.count ?? 0} ${a.arg ?? 0} ${a.arg2 ?? 0} ${hex(a.data)}`;
 }
 
+/** Whether two actions are the same (what actionKey says, without making the strings). */
+export function sameAction(a: EntryAction, b: EntryAction): boolean {
+  if (a.name !== b.name || (a.count ?? 0) !== (b.count ?? 0) || (a.arg ?? 0) !== (b.arg ?? 0)) return false;
+  if ((a.arg2 ?? 0) !== (b.arg2 ?? 0)) return false;
+  const x = a.data ?? EMPTY_BYTES;
+  const y = b.data ?? EMPTY_BYTES;
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  return true;
+}
+const EMPTY_BYTES = new Uint8Array(0);
+
 export class Ledger {
   readonly tables: Tables;
   #compiled: CompiledSpec;
@@ -169,7 +181,7 @@ export class Ledger {
     const held = this.entries(t.id);
     return t.rows.map((r) => {
       const e = held.get(entryKey(t, r.match));
-      return e !== undefined && actionKey(e.action) === actionKey(r.action) ? e.entry : -1;
+      return e !== undefined && sameAction(e.action, r.action) ? e.entry : -1;
     });
   }
 

@@ -28,7 +28,7 @@ import type { TableLayout, TableWrite } from "../wasm/tables.js";
 import type { CompiledMember, CompiledSpec, CompiledTable } from "./compiled.js";
 import { type ResolvedEndpoint, resolveEndpoint } from "./endpoints.js";
 import { type Installed, installLedger, installTopology, rowError } from "./install.js";
-import { actionKey, entryKey, type Ledger } from "./ledger.js";
+import { entryKey, type Ledger, type LedgerEntry, sameAction } from "./ledger.js";
 import { keepNumbering } from "./numbering.js";
 import { type Resolved, resolveTarget, type Target } from "./targets.js";
 import { topologyChanges } from "./topology-changes.js";
@@ -308,11 +308,11 @@ export class Reconciler {
     for (const { old, next } of pairs) {
       const held = this.#ledger.entries(old.id);
       // The old description's rows that are in (another writer may have taken some out).
-      const described = new Map<string, string>();
+      const described = new Map<string, LedgerEntry>();
       for (const r of old.rows) {
         const key = entryKey(old, r.match);
         const e = held.get(key);
-        if (e !== undefined && actionKey(e.action) === actionKey(r.action)) described.set(key, actionKey(e.action));
+        if (e !== undefined && sameAction(e.action, r.action)) described.set(key, e);
       }
       next.rows.forEach((r, k) => {
         const key = entryKey(next, r.match);
@@ -323,12 +323,10 @@ export class Reconciler {
           return;
         }
         described.delete(key);
-        if (was !== actionKey(r.action)) modifies.push({ op: "modify", table: next, match: r.match, action: r.action });
+        if (!sameAction(was.action, r.action))
+          modifies.push({ op: "modify", table: next, match: r.match, action: r.action });
       });
-      for (const key of described.keys()) {
-        const e = held.get(key);
-        if (e !== undefined) deletes.push({ op: "delete", table: old, match: e.match });
-      }
+      for (const e of described.values()) deletes.push({ op: "delete", table: old, match: e.match });
     }
     const writes = [...deletes, ...modifies, ...inserts];
     if (writes.length === 0) return { inserted: 0, modified: 0, deleted: 0 };

@@ -136,7 +136,9 @@ describe("the ledger: each writer's entry, read by each reader", () => {
       installed: { "10.0.1.0/24": true, "10.0.2.0/24": true },
     },
     {
-      name: "a P4Runtime write of a description row installs that row (serve's status counts it), and a reload keeps who wrote it",
+      name:
+        "a P4Runtime write of a description row installs that row (serve's status counts it), " +
+        "and a reload keeps who wrote it",
       run: async (w) => {
         await w.write("DELETE", route([10, 0, 2, 0], 24, 2));
         await w.write("INSERT", route([10, 0, 2, 0], 24, 2));

@@ -70,7 +70,7 @@ export async function runP4Runtime(spec: string, flags: P4RuntimeFlags, ctx: Com
   // Before the server is announced: a signal from then on stops it cleanly.
   const signals = new StopSignals();
   try {
-    const emulation = EngineEmulation.local(compiled);
+    const emulation = EngineEmulation.local(compiled, flags.empty !== true);
     let server: P4RuntimeServer;
     try {
       server = await P4RuntimeServer.start(emulation, {

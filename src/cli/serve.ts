@@ -131,8 +131,8 @@ export async function serve(spec: string, flags: ServeFlags, io: Io, hooks: Serv
       copyLimit: flags.copyLimit,
       // The port processes hand frames over in chunks: a batch is what one turn of the event loop brought.
       flushMs: 0,
-      // With --p4runtime the server installs the rows itself (the export's, unless --empty).
-      ...(p4address !== undefined ? P4RUNTIME_ENGINE : {}),
+      // With --p4runtime --empty the tables start empty: a controller installs the rows.
+      ...(p4address !== undefined && flags.empty === true ? P4RUNTIME_ENGINE : {}),
     });
     out =
       flags.out === undefined

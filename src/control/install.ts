@@ -6,6 +6,9 @@ import { INJECT_KINDS, LINK_MODES, TABLE_ROLES } from "../wasm/abi.js";
 import type { DataPlane } from "../wasm/module.js";
 import { Tables } from "../wasm/tables.js";
 import type { CompiledSpec, CompiledTable } from "./compiled.js";
+import { type Installed, Ledger } from "./ledger.js";
+
+export type { Installed } from "./ledger.js";
 
 /** Where input packets enter, resolved: see resolveEndpoint in ./endpoints.ts. */
 export interface Injection {
@@ -17,26 +20,32 @@ export interface Injection {
   readonly link: number;
 }
 
-export interface Installed {
-  readonly compiled: CompiledSpec;
-  readonly tables: Tables;
-  /** Entry index in the data plane of each compiled row, by table id. */
-  readonly entries: ReadonlyMap<number, readonly number[]>;
+export function install(dp: DataPlane, compiled: CompiledSpec, injections: readonly Injection[]): Installed {
+  return installLedger(dp, compiled, injections).installed();
 }
 
-export function install(dp: DataPlane, compiled: CompiledSpec, injections: readonly Injection[]): Installed {
-  const tables = new Tables(dp);
-  const entries = new Map<number, readonly number[]>();
+/**
+ * Installs `compiled` and returns the ledger of what its tables hold: each table's rows as the
+ * description's (none with `empty`: a controller installs them). Throws the row a table refuses.
+ */
+export function installLedger(
+  dp: DataPlane,
+  compiled: CompiledSpec,
+  injections: readonly Injection[],
+  options: { readonly empty?: boolean } = {},
+): Ledger {
+  const ledger = new Ledger(new Tables(dp), compiled);
   for (const t of compiled.tables) {
-    tables.create(t);
-    const result = tables.write(
+    ledger.create(t);
+    if (options.empty === true) continue;
+    const result = ledger.write(
       t.rows.map((r) => ({ op: "insert" as const, table: t, match: r.match, action: r.action })),
+      "description",
     );
     if (!result.ok) throw rowError(t, result.index, result.error);
-    entries.set(t.id, result.entries);
   }
   installTopology(dp, compiled, injections);
-  return { compiled, tables, entries };
+  return ledger;
 }
 
 /** Members, links and endpoints, pointing at tables already created with the ids `compiled` gives them. Replaces any
@@ -69,19 +78,6 @@ export function installTopology(dp: DataPlane, compiled: CompiledSpec, injection
   }
   for (const p of compiled.sharedPorts) x.memberSetPortLink(p.member, p.port, p.link);
   injections.forEach((inj, i) => x.endpointSet(i, INJECT_KINDS.indexOf(inj.kind), inj.member, inj.session, inj.link));
-}
-
-/** The description with every table empty (topology as it is): a controller installs the rows. */
-export function withoutRows(compiled: CompiledSpec): CompiledSpec {
-  const tables = compiled.tables.map((t) => ({ ...t, rows: [] }));
-  const byId = new Map(tables.map((t) => [t.id, t]));
-  const members = compiled.members.map((m) => ({
-    ...m,
-    tables: Object.fromEntries(
-      Object.entries(m.tables).map(([role, t]) => [role, byId.get(t.id) ?? t]),
-    ) as typeof m.tables,
-  }));
-  return { ...compiled, tables, members };
 }
 
 /** A table refused a row: say which row, in the description's words. */

@@ -19,18 +19,22 @@
 // is exactly what it was. Members and links taken down stay down across
 // changes, by name, until they are brought up.
 
-import { parseIdentifier } from "../description/notation.js";
 import { SpecError, SpecIssue } from "../description/problems.js";
 import type { SourceRef } from "../description/types.js";
 import { UsageError } from "../errors.js";
 import { TABLE_ROLES, type TableRole } from "../wasm/abi.js";
 import type { DataPlane } from "../wasm/module.js";
-import type { EntryAction, EntryMatch, TableLayout, TableWrite } from "../wasm/tables.js";
-import { Tables } from "../wasm/tables.js";
+import type { TableLayout, TableWrite } from "../wasm/tables.js";
 import type { CompiledMember, CompiledSpec, CompiledTable } from "./compiled.js";
 import { type ResolvedEndpoint, resolveEndpoint } from "./endpoints.js";
-import { type Installed, install, installTopology, rowError } from "./install.js";
+import { type Installed, installLedger, installTopology, rowError } from "./install.js";
+import { entryKey, type Ledger, type LedgerEntry, sameAction } from "./ledger.js";
 import { keepNumbering } from "./numbering.js";
+import { type Resolved, resolveTarget, type Target } from "./targets.js";
+import { topologyChanges } from "./topology-changes.js";
+
+export { type Resolved, resolveTarget, type Target } from "./targets.js";
+export { topologyChanges } from "./topology-changes.js";
 
 /** What one reconciliation did. */
 export interface Change {
@@ -47,15 +51,6 @@ export interface Change {
   readonly topology: readonly string[];
 }
 
-/** What an update takes down or brings up: a declared link, a member, or every member of a machine. */
-export type Target = { readonly link: string } | { readonly member: string } | { readonly machine: string };
-
-/** A target resolved against a compiled description: qualified link and member names. */
-export interface Resolved {
-  readonly links: readonly string[];
-  readonly members: readonly string[];
-}
-
 /** A change that changed no table (a link or member down or up). */
 export const EMPTY_CHANGE: Change = {
   inserted: 0,
@@ -67,11 +62,20 @@ export const EMPTY_CHANGE: Change = {
   topology: [],
 };
 
+/** What a reconciliation does with each table: `next` renumbered, tables built aside (under the ids `taken`), kept
+ * (old and new rows of one table), and removed. */
+interface Fates {
+  readonly remapped: CompiledSpec;
+  readonly aside: readonly CompiledTable[];
+  readonly kept: readonly { readonly old: CompiledTable; readonly next: CompiledTable }[];
+  readonly taken: readonly number[];
+  readonly removed: readonly CompiledTable[];
+}
+
 export class Reconciler {
   readonly #dp: DataPlane;
-  readonly #tables: Tables;
+  readonly #ledger: Ledger;
   readonly #endpointTexts: readonly string[];
-  #installed: Installed;
   #endpoints: readonly ResolvedEndpoint[];
   /** Table ids free for the next table built aside, and the next never used. */
   readonly #freeIds: number[] = [];
@@ -81,39 +85,40 @@ export class Reconciler {
 
   private constructor(
     dp: DataPlane,
-    installed: Installed,
+    ledger: Ledger,
     endpointTexts: readonly string[],
     endpoints: readonly ResolvedEndpoint[],
   ) {
     this.#dp = dp;
-    this.#tables = installed.tables;
-    this.#installed = installed;
+    this.#ledger = ledger;
     this.#endpointTexts = endpointTexts;
     this.#endpoints = endpoints;
-    this.#nextId = Math.max(-1, ...installed.compiled.tables.map((t) => t.id)) + 1;
+    this.#nextId = Math.max(-1, ...ledger.compiled.tables.map((t) => t.id)) + 1;
   }
 
   /**
    * Installs `compiled` into a fresh data plane with input endpoints written as on the
    * command line (`lan:h1.1`); a UsageError for an endpoint it lacks, a SpecIssue for a row
-   * the data plane refuses.
+   * the data plane refuses. With `empty`, every table starts empty (a controller installs the rows).
    */
-  static install(dp: DataPlane, compiled: CompiledSpec, endpoints: readonly string[] = []): Reconciler {
+  static install(
+    dp: DataPlane,
+    compiled: CompiledSpec,
+    endpoints: readonly string[] = [],
+    options: { readonly empty?: boolean } = {},
+  ): Reconciler {
     const resolved = endpoints.map((e) => resolveEndpoint(compiled, e));
-    return new Reconciler(dp, install(dp, compiled, resolved), endpoints, resolved);
+    return new Reconciler(dp, installLedger(dp, compiled, resolved, options), endpoints, resolved);
   }
 
-  /**
-   * What is installed now, as another writer left it (the same tables, rows deleted or put back:
-   * entry −1 for a row not in its table). The next apply() diffs against it.
-   */
-  sync(installed: Installed): void {
-    this.#installed = installed;
+  /** What the tables hold, every writer's entries: what apply() diffs against. */
+  get ledger(): Ledger {
+    return this.#ledger;
   }
 
   /** What is installed: the compiled description with the table ids the data plane holds, and each row's entry. */
   current(): Installed {
-    return this.#installed;
+    return this.#ledger.installed();
   }
 
   /** The input endpoints, resolved against the description installed now. */
@@ -133,11 +138,11 @@ export class Reconciler {
    * packets already processed followed the tables before, every later one follows `next`.
    */
   apply(given: CompiledSpec, options: { readonly rebuild?: boolean } = {}): Change {
-    const before = this.#installed;
+    const before = this.#ledger.compiled;
     // The same topology written in another order keeps the numbering running: only tables change.
-    const next = keepNumbering(before.compiled, given);
+    const next = keepNumbering(before, given);
     const endpoints = this.#resolveEndpoints(next);
-    const topology = topologyChanges(before.compiled, next, this.#endpoints, endpoints);
+    const topology = topologyChanges(before, next, this.#endpoints, endpoints);
     const rebuild = topology.length > 0;
     if (rebuild && options.rebuild === false) {
       throw new SpecError([
@@ -149,92 +154,95 @@ export class Reconciler {
         ),
       ]);
     }
-    const oldTables = new Map(before.compiled.tables.map((t) => [tableKey(before.compiled, t), t]));
-
-    // Decide each table's fate and id; nothing is written yet.
-    const ids = new Map<CompiledTable, number>();
-    const aside: CompiledTable[] = [];
-    const kept: { old: CompiledTable; next: CompiledTable }[] = [];
-    const taken: number[] = [];
-    const takeId = (): number => {
-      const id = this.#freeIds.length > 0 ? (this.#freeIds.shift() ?? this.#nextId++) : this.#nextId++;
-      taken.push(id);
-      return id;
-    };
-    for (const t of next.tables) {
-      const old = rebuild ? undefined : oldTables.get(tableKey(next, t));
-      if (old !== undefined && sameLayout(old, t)) {
-        ids.set(t, old.id);
-        kept.push({ old, next: t });
-      } else {
-        ids.set(t, takeId());
-        aside.push(t);
-      }
-    }
-    const remapped = withIds(next, ids);
-    const keptIds = new Set(kept.map((k) => k.old.id));
-    const removed = before.compiled.tables.filter((t) => !keptIds.has(t.id));
-
-    const created: TableLayout[] = [];
-    const entries = new Map<number, readonly number[]>();
-    let counts = { inserted: 0, modified: 0, deleted: 0 };
-    try {
-      // Duplicate rows are refused the way a fresh install refuses them (the diff alone would not see them).
-      for (const t of remapped.tables) duplicates(t);
-      for (const t of aside) {
-        const r = remapped.tables[next.tables.indexOf(t)];
-        if (r === undefined) continue;
-        this.#tables.create(r);
-        created.push(r);
-        const result = this.#tables.write(
-          r.rows.map((row) => ({ op: "insert" as const, table: r, match: row.match, action: row.action })),
-        );
-        if (!result.ok) throw new SpecError([rowError(r, result.index, result.error)]);
-        entries.set(r.id, result.entries);
-      }
-      if (!rebuild)
-        counts = this.#writeDiff(
-          kept.map((k) => ({ old: k.old, next: remapped.tables[next.tables.indexOf(k.next)] ?? k.next })),
-          before,
-          entries,
-        );
-    } catch (err) {
-      for (const t of created) this.#tables.destroy(t);
-      this.#freeIds.push(...taken);
-      this.#freeIds.sort((a, b) => a - b);
-      throw err;
-    }
-
+    const plan = this.#fates(before, next, rebuild);
+    const counts = this.#build(plan, rebuild);
     // Commit: nothing below can be refused.
     const x = this.#dp.exports;
-    if (rebuild) {
-      installTopology(this.#dp, remapped, endpoints);
-    } else {
+    const remapped = plan.remapped;
+    if (rebuild) installTopology(this.#dp, remapped, endpoints);
+    else {
       for (const m of remapped.members) {
         for (const role of TABLE_ROLES) {
-          const was = before.compiled.members[m.index]?.tables[role];
+          const was = before.members[m.index]?.tables[role];
           const now = m.tables[role];
           if (was?.id !== now?.id)
             x.memberSetTable(m.index, TABLE_ROLES.indexOf(role), now === undefined ? -1 : now.id);
         }
       }
     }
-    for (const t of removed) {
-      this.#tables.destroy(t);
+    for (const t of plan.removed) {
+      this.#ledger.destroy(t);
       this.#freeIds.push(t.id);
     }
     this.#freeIds.sort((a, b) => a - b);
     x.setMaxFanout(remapped.maxFanout);
-    this.#installed = { compiled: remapped, tables: this.#tables, entries };
+    this.#ledger.retable(remapped);
     this.#endpoints = endpoints;
     this.#applyDown();
-    return { ...counts, tablesBuilt: aside.length, tablesRemoved: removed.length, rebuilt: rebuild, topology };
+    const built = { tablesBuilt: plan.aside.length, tablesRemoved: plan.removed.length };
+    return { ...counts, ...built, rebuilt: rebuild, topology };
+  }
+
+  /** Each table's fate and id (kept, or built aside under a fresh id; the old ones not kept are removed); nothing is
+   * written yet. */
+  #fates(before: CompiledSpec, next: CompiledSpec, rebuild: boolean): Fates {
+    const oldTables = new Map(before.tables.map((t) => [tableKey(before, t), t]));
+    const ids = new Map<CompiledTable, number>();
+    const aside: CompiledTable[] = [];
+    const kept: { old: CompiledTable; next: CompiledTable }[] = [];
+    const taken: number[] = [];
+    for (const t of next.tables) {
+      const old = rebuild ? undefined : oldTables.get(tableKey(next, t));
+      if (old !== undefined && sameLayout(old, t)) {
+        ids.set(t, old.id);
+        kept.push({ old, next: t });
+      } else {
+        const id = this.#freeIds.length > 0 ? (this.#freeIds.shift() ?? this.#nextId++) : this.#nextId++;
+        taken.push(id);
+        ids.set(t, id);
+        aside.push(t);
+      }
+    }
+    const remapped = withIds(next, ids);
+    const keptIds = new Set(kept.map((k) => k.old.id));
+    const at = (t: CompiledTable): CompiledTable => remapped.tables[next.tables.indexOf(t)] ?? t;
+    return {
+      remapped,
+      aside: aside.map(at),
+      kept: kept.map((k) => ({ old: k.old, next: at(k.next) })),
+      taken,
+      removed: before.tables.filter((t) => !keptIds.has(t.id)),
+    };
+  }
+
+  /** The tables built aside and the rows of those kept written, all or (thrown) none: what was built is freed. */
+  #build(plan: Fates, rebuild: boolean): { inserted: number; modified: number; deleted: number } {
+    const created: TableLayout[] = [];
+    try {
+      // Duplicate rows are refused the way a fresh install refuses them (the diff alone would not see them).
+      for (const t of plan.remapped.tables) duplicates(t);
+      for (const r of plan.aside) {
+        this.#ledger.create(r);
+        created.push(r);
+        const result = this.#ledger.write(
+          r.rows.map((row) => ({ op: "insert" as const, table: r, match: row.match, action: row.action })),
+          "description",
+        );
+        if (!result.ok) throw new SpecError([rowError(r, result.index, result.error)]);
+      }
+      return rebuild ? { inserted: 0, modified: 0, deleted: 0 } : this.#writeDiff(plan.kept);
+    } catch (err) {
+      for (const t of created) this.#ledger.destroy(t);
+      this.#freeIds.push(...plan.taken);
+      this.#freeIds.sort((a, b) => a - b);
+      throw err;
+    }
   }
 
   /** Takes a link, member or machine down (or up), by name; a UsageError when the description installed now has no such
    * thing. */
   setDown(target: Target, down: boolean): Resolved {
-    const found = resolveTarget(this.#installed.compiled, target);
+    const found = resolveTarget(this.#ledger.compiled, target);
     if ("problem" in found) throw new UsageError(`${found.problem} (${found.fix})`);
     for (const l of found.links) down ? this.#downLinks.add(l) : this.#downLinks.delete(l);
     for (const m of found.members) down ? this.#downMembers.add(m) : this.#downMembers.delete(m);
@@ -245,7 +253,7 @@ export class Reconciler {
   /** Writes the down flags of every link and member of the installed description. */
   #applyDown(): void {
     const x = this.#dp.exports;
-    const c = this.#installed.compiled;
+    const c = this.#ledger.compiled;
     for (const l of c.links) x.linkSetDown(l.index, this.#downLinks.has(l.qualified) ? 1 : 0);
     for (const m of c.members) x.memberSetDown(m.index, this.#downMembers.has(m.qualified) ? 1 : 0);
   }
@@ -281,56 +289,53 @@ export class Reconciler {
     });
   }
 
-  /** One command buffer for every row that changed in the tables that stay; fills `entries` for them. */
-  #writeDiff(
-    pairs: readonly { old: CompiledTable; next: CompiledTable }[],
-    before: Installed,
-    entries: Map<number, readonly number[]>,
-  ): { inserted: number; modified: number; deleted: number } {
+  /**
+   * One command buffer for every row that changed in the tables that stay, diffed against the
+   * ledger: the entries that are the old description's rows are kept, modified or deleted; the
+   * other writers' entries are kept as they are (a new row with the match of one is refused, as
+   * the data plane refuses a duplicate).
+   */
+  #writeDiff(pairs: readonly { old: CompiledTable; next: CompiledTable }[]): {
+    inserted: number;
+    modified: number;
+    deleted: number;
+  } {
     const deletes: TableWrite[] = [];
     const modifies: TableWrite[] = [];
     const inserts: TableWrite[] = [];
-    /** Per insert: its table and row (to name it if refused) and where its entry index goes. */
-    const insertedAt: { table: CompiledTable; row: number; into: number[]; pos: number }[] = [];
+    /** Per insert: its table and row (to name it if refused). */
+    const insertedAt: { table: CompiledTable; row: number }[] = [];
     for (const { old, next } of pairs) {
-      const oldEntries = before.entries.get(old.id) ?? [];
-      const byKey = new Map<string, { entry: number; match: EntryMatch; action: EntryAction }>();
-      old.rows.forEach((r, k) => {
-        const entry = oldEntries[k] ?? -1;
-        // −1: another writer took it out
-        if (entry >= 0) byKey.set(matchKey(r.match), { entry, match: r.match, action: r.action });
-      });
-      const list: number[] = [];
+      const held = this.#ledger.entries(old.id);
+      // The old description's rows that are in (another writer may have taken some out).
+      const described = new Map<string, LedgerEntry>();
+      for (const r of old.rows) {
+        const key = entryKey(old, r.match);
+        const e = held.get(key);
+        if (e !== undefined && sameAction(e.action, r.action)) described.set(key, e);
+      }
       next.rows.forEach((r, k) => {
-        const key = matchKey(r.match);
-        const was = byKey.get(key);
+        const key = entryKey(next, r.match);
+        const was = described.get(key);
         if (was === undefined) {
           inserts.push({ op: "insert", table: next, match: r.match, action: r.action });
-          insertedAt.push({ table: next, row: k, into: list, pos: list.length });
-          list.push(-1);
+          insertedAt.push({ table: next, row: k });
           return;
         }
-        byKey.delete(key);
-        list.push(was.entry);
+        described.delete(key);
         if (!sameAction(was.action, r.action))
           modifies.push({ op: "modify", table: next, match: r.match, action: r.action });
       });
-      // Each by the row it came from (a search of the old rows for each was quadratic: 16,000 rows took minutes).
-      for (const { match } of byKey.values()) deletes.push({ op: "delete", table: old, match });
-      entries.set(next.id, list);
+      for (const e of described.values()) deletes.push({ op: "delete", table: old, match: e.match });
     }
     const writes = [...deletes, ...modifies, ...inserts];
     if (writes.length === 0) return { inserted: 0, modified: 0, deleted: 0 };
-    const result = this.#tables.write(writes);
+    const result = this.#ledger.write(writes, "description");
     if (!result.ok) {
-      const i = result.index - deletes.length - modifies.length;
-      const at = insertedAt[i];
+      const at = insertedAt[result.index - deletes.length - modifies.length];
       if (at !== undefined) throw new SpecError([rowError(at.table, at.row, result.error)]);
       throw new Error(`data plane refused a ${writes[result.index]?.op ?? "write"} of a row it holds: ${result.error}`);
     }
-    insertedAt.forEach((a, k) => {
-      a.into[a.pos] = result.entries[deletes.length + modifies.length + k] ?? -1;
-    });
     return { inserted: inserts.length, modified: modifies.length, deleted: deletes.length };
   }
 }
@@ -339,7 +344,7 @@ export class Reconciler {
 function duplicates(t: CompiledTable): void {
   const seen = new Set<string>();
   t.rows.forEach((r, k) => {
-    const key = matchKey(r.match);
+    const key = entryKey(t, r.match);
     if (seen.has(key)) throw new SpecError([rowError(t, k, "DuplicateEntry")]);
     seen.add(key);
   });
@@ -364,24 +369,6 @@ function sameLayout(a: CompiledTable, b: CompiledTable): boolean {
   );
 }
 
-const hex = (b: Uint8Array | undefined): string =>
-  b === undefined ? "-" : Buffer.from(b.buffer, b.byteOffset, b.length).toString("hex");
-
-/** What identifies an entry in its table: the key's value, mask, range bounds and priority. */
-export function matchKey(m: EntryMatch): string {
-  return `${hex(m.value)}/${hex(m.mask)}/${hex(m.lo)}/${hex(m.hi)}/${m.priority}`;
-}
-
-function sameAction(a: EntryAction, b: EntryAction): boolean {
-  return (
-    a.name === b.name &&
-    (a.count ?? 0) === (b.count ?? 0) &&
-    (a.arg ?? 0) === (b.arg ?? 0) &&
-    (a.arg2 ?? 0) === (b.arg2 ?? 0) &&
-    hex(a.data ?? new Uint8Array(0)) === hex(b.data ?? new Uint8Array(0))
-  );
-}
-
 /** `c` with the table ids in `ids`, members pointing at the renumbered tables. */
 function withIds(c: CompiledSpec, ids: ReadonlyMap<CompiledTable, number>): CompiledSpec {
   const renumbered = new Map<CompiledTable, CompiledTable>(c.tables.map((t) => [t, { ...t, id: ids.get(t) ?? t.id }]));
@@ -396,154 +383,7 @@ function withIds(c: CompiledSpec, ids: ReadonlyMap<CompiledTable, number>): Comp
   return { ...c, members, tables: c.tables.map((t) => renumbered.get(t) ?? t) };
 }
 
-/** How the topology of `b` differs from `a`'s, in words; empty when the same tables can be rewired in place. */
-export function topologyChanges(
-  a: CompiledSpec,
-  b: CompiledSpec,
-  ea: readonly ResolvedEndpoint[] = [],
-  eb: readonly ResolvedEndpoint[] = [],
-): string[] {
-  const out: string[] = [];
-  const names = <T>(list: readonly T[], name: (x: T) => string): Set<string> => new Set(list.map(name));
-  const diffSets = (what: string, x: Set<string>, y: Set<string>): void => {
-    for (const n of y) if (!x.has(n)) out.push(`${what} ${n} added`);
-    for (const n of x) if (!y.has(n)) out.push(`${what} ${n} removed`);
-  };
-  diffSets(
-    "network",
-    names(a.networks, (n) => n.name),
-    names(b.networks, (n) => n.name),
-  );
-  diffSets(
-    "member",
-    names(a.members, (m) => m.qualified),
-    names(b.members, (m) => m.qualified),
-  );
-  const linkName = (c: CompiledSpec, l: CompiledSpec["links"][number]): string =>
-    `${l.qualified} (${describeDirection(c, l)})`;
-  diffSets(
-    "link",
-    names(a.links, (l) => linkName(a, l)),
-    names(b.links, (l) => linkName(b, l)),
-  );
-  if (out.length > 0) return out;
-  // Same names: the same numbering and the same attributes, or it is rebuilt.
-  a.networks.forEach((n, i) => {
-    const m = b.networks[i];
-    if (
-      m === undefined ||
-      m.name !== n.name ||
-      m.spec.design.id !== n.spec.design.id ||
-      m.spec.decrementTtl !== n.spec.decrementTtl
-    )
-      out.push(`network ${n.name} changed`);
-  });
-  a.members.forEach((m, i) => {
-    const n = b.members[i];
-    if (
-      n === undefined ||
-      n.qualified !== m.qualified ||
-      n.network !== m.network ||
-      b.machines[n.machine] !== a.machines[m.machine] ||
-      n.machine !== m.machine ||
-      n.ports !== m.ports
-    ) {
-      out.push(`member ${m.qualified} changed`);
-    }
-  });
-  a.links.forEach((l, i) => {
-    const k = b.links[i];
-    if (
-      k === undefined ||
-      k.qualified !== l.qualified ||
-      k.network !== l.network ||
-      k.recorded !== l.recorded ||
-      k.sender !== l.sender ||
-      k.senderPort !== l.senderPort ||
-      k.mode !== l.mode ||
-      k.external !== l.external ||
-      JSON.stringify(k.receivers) !== JSON.stringify(l.receivers)
-    ) {
-      out.push(`link ${l.qualified} (${describeDirection(a, l)}) changed`);
-    }
-  });
-  const shared = (c: CompiledSpec): string =>
-    c.sharedPorts
-      .map((p) => `${p.member}.${p.port}@${p.link}`)
-      .sort()
-      .join(" "); // a set: its order is the compiler's
-  if (shared(a) !== shared(b)) out.push("shared links changed");
-  const inj = (e: readonly ResolvedEndpoint[]): string =>
-    JSON.stringify(e.map((x) => [x.kind, x.member, x.session, x.link]));
-  if (inj(ea) !== inj(eb)) out.push("input endpoints moved");
-  return out;
-}
-
-function describeDirection(c: CompiledSpec, l: CompiledSpec["links"][number]): string {
-  const from = l.sender < 0 ? (l.external ?? "outside") : (c.members[l.sender]?.key ?? "?");
-  const to =
-    l.receivers.length === 0
-      ? (l.external ?? "outside")
-      : l.receivers.map((r) => c.members[r.member]?.key ?? "?").join("+");
-  return `${from}→${to}`;
-}
-
 /** A place for an error about the whole description file. */
 function whole(file: string): SourceRef {
   return { file, path: "", line: 0, column: 0 };
-}
-
-/**
- * The links or members a target names in `c`, or what is wrong with it. Links: `net:member.id`
- * (the declared link that member sends or receives on with identifier id, as --in names it) or
- * the link's name in summary.json (`net.h1.1-r.1`); members: `net:member` or `net.member`;
- * machines: the machine's name (every member on it). The network may be left out when there is one.
- */
-export function resolveTarget(c: CompiledSpec, target: Target): Resolved | { problem: string; fix: string } {
-  const single = c.networks.length === 1 ? c.networks[0]?.name : undefined;
-  if ("machine" in target) {
-    const machine = c.machines.indexOf(target.machine);
-    if (machine < 0) return { problem: `no machine '${target.machine}'`, fix: `machines: ${c.machines.join(", ")}` };
-    return { links: [], members: c.members.filter((m) => m.machine === machine).map((m) => m.qualified) };
-  }
-  if ("member" in target) {
-    const text = target.member;
-    const [net, key] = splitNetwork(text, single, c);
-    const m = c.members.find((x) => c.networks[x.network]?.name === net && x.key === key);
-    if (m === undefined)
-      return {
-        problem: `no member '${text}'`,
-        fix: `write NETWORK:MEMBER; members: ${c.members.map((x) => x.qualified.replace(".", ":")).join(", ")}`,
-      };
-    return { links: [], members: [m.qualified] };
-  }
-  const text = target.link;
-  const byName = c.links.filter((l) => l.qualified === text);
-  if (byName.length > 0) return { links: [text], members: [] };
-  const [net, rest] = splitNetwork(text, single, c);
-  const dot = rest.lastIndexOf(".");
-  const member = c.members.find((x) => c.networks[x.network]?.name === net && x.key === rest.slice(0, dot));
-  // Decimal without leading zeros, as the description writes it (r.01 and r.0x1 name no link).
-  const written = parseIdentifier(rest.slice(dot + 1));
-  const ident = written.ok ? written.value : Number.NaN;
-  const fix =
-    `write NETWORK:MEMBER.ID or a link name; ` + `links: ${[...new Set(c.links.map((l) => l.qualified))].join(", ")}`;
-  if (dot <= 0 || member === undefined || !Number.isInteger(ident)) return { problem: `no link '${text}'`, fix };
-  const found = c.links.filter(
-    (l) =>
-      (l.sender === member.index && l.senderPort === ident) ||
-      l.receivers.some((r) => r.member === member.index && r.port === ident),
-  );
-  if (found.length === 0) return { problem: `${member.qualified} has no link with identifier ${ident}`, fix };
-  return { links: [...new Set(found.map((l) => l.qualified))], members: [] };
-}
-
-/** "net:rest" or "net.rest" (a member's qualified name), or "rest" in the only network. */
-function splitNetwork(text: string, single: string | undefined, c: CompiledSpec): [string, string] {
-  const colon = text.indexOf(":");
-  if (colon >= 0) return [text.slice(0, colon), text.slice(colon + 1)];
-  const dot = text.indexOf(".");
-  if (dot > 0 && c.networks.some((n) => n.name === text.slice(0, dot)))
-    return [text.slice(0, dot), text.slice(dot + 1)];
-  return [single ?? "", text];
 }

@@ -17,93 +17,40 @@
 // control commands, reloads), `strata p4runtime` and `serve --p4runtime`
 // (src/p4runtime/emulation.ts), and the tests.
 
-import type { CompiledSpec, CompiledTable } from "../control/compiled.js";
+import type { CompiledSpec } from "../control/compiled.js";
 import type { ResolvedEndpoint } from "../control/endpoints.js";
-import { type Injection, type Installed, withoutRows } from "../control/install.js";
+import type { Injection, Installed } from "../control/install.js";
+import type { Ledger, Writer } from "../control/ledger.js";
 import { type Change, Reconciler, type Resolved, type Target } from "../control/reconcile.js";
 import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
 import { INJECT_KINDS } from "../wasm/abi.js";
 import { DataPlane } from "../wasm/module.js";
-import {
-  checkLimits,
-  DEFAULT_RUNNER,
-  type InputBatch,
-  type OutputSink,
-  type PacketRanges,
-  Runner,
-  type RunnerOptions,
-} from "../wasm/runner.js";
-import { type EntryMatch, type TableWrite, Tables, type WriteResult } from "../wasm/tables.js";
+import { checkLimits, DEFAULT_RUNNER, type InputBatch, type OutputSink, Runner } from "../wasm/runner.js";
+import { type TableWrite, Tables, type WriteResult } from "../wasm/tables.js";
 import { BatchQueue } from "./batches.js";
+import {
+  type EngineOptions,
+  type EngineOutputs,
+  type EngineTrace,
+  EngineTables,
+  inputStats,
+  subscribe,
+  type TablesListener,
+  wallClock,
+} from "./options.js";
 import {
   type DeliveryListener,
   type Exit,
   type ExitListener,
   type ExternalEnd,
   exitsOf,
-  type RecordingSink,
   resolveExternal,
   Sinks,
 } from "./sinks.js";
 import { type Counters, type InputStats, type PortSummary, readCounters, type Summary, summarize } from "./summary.js";
 import { TraceWriter } from "./trace.js";
-import type { TraceLines } from "./trace-file.js";
 
-export interface EngineOptions {
-  /** The description. With emptyTables its tables start empty, and it stays the description rows are named by. */
-  readonly compiled: CompiledSpec;
-  /**
-   * Where packets enter, in the ENDPOINT forms of `strata run --in` (src/control/endpoints.ts):
-   * run()'s and submit()'s endpoint numbers index this list (endpointAt() adds to it).
-   */
-  readonly endpoints?: readonly string[];
-  /** What each endpoint's packets come from, for the summary's `inputs[].file` (an interface, a socket). */
-  readonly sources?: readonly string[];
-  /**
-   * Start with every table empty (a controller installs the rows): `installed.entries` maps each
-   * of the description's rows to −1 until a write puts it in.
-   */
-  readonly emptyTables?: boolean;
-  readonly hopLimit?: number;
-  readonly copyLimit?: number;
-  /** Packets per batch (default DEFAULT_RUNNER.batchPackets). */
-  readonly batchPackets?: number;
-  /**
-   * The data plane's buffers, DEFAULT_RUNNER's where not given (packet buffers still grow for a long packet):
-   * smaller ones make a run pause and resume more often, as the differential tests want it to.
-   */
-  readonly buffers?: Partial<
-    Pick<RunnerOptions, "batchBytes" | "slots" | "slotLen" | "recordingBytes" | "traceEvents">
-  >;
-  /** How long submit() holds a partial batch before running it, in ms (default 1; 0: until the frames that arrived in
-   * the same turn of the event loop are in). */
-  readonly flushMs?: number;
-}
-
-/** What the data plane writes, and where it goes (connect()). */
-export interface EngineOutputs {
-  /** Where the description's recordings go (--out's RecordingFiles, a worker's chunk buffers); none: not recorded. */
-  readonly recordings?: RecordingSink;
-  /** Hand packets leaving on external links to onExit listeners, after each batch. */
-  readonly exits?: boolean;
-  /** Hand every delivery to onDeliver listeners, with the in-link it came on, after each batch. */
-  readonly deliveries?: boolean;
-  readonly trace?: EngineTrace;
-}
-
-/** The hop-by-hop trace (./trace.ts): one line per packet to `lines`. */
-export interface EngineTrace {
-  readonly lines: TraceLines;
-  /** Only these packets (numbered as they came) are traced; all when not given. */
-  readonly packets?: PacketRanges;
-  /** Asked after each batch: true ends the trace there (its lines whole), the engine runs on untraced, and `onFull` is
-   * called. */
-  readonly full?: () => boolean;
-  readonly onFull?: () => void;
-}
-
-/** Told, between batches, that the tables changed; `installed` says what is there now. */
-export type TablesListener = (installed: Installed) => void;
+export type { EngineOptions, EngineOutputs, EngineTrace, TablesListener } from "./options.js";
 
 /** Endpoints added at run time (endpointAt) at most: a controller's packet-outs cannot grow them without bound. */
 export const ADDED_ENDPOINTS_MAX = 1024;
@@ -148,16 +95,7 @@ export class Engine {
     this.#options = options;
     this.compiled = compiled;
     this.#dp = DataPlane.load();
-    if (options.emptyTables === true) {
-      this.#rec = Reconciler.install(this.#dp, withoutRows(compiled), texts);
-      this.#rec.sync({
-        compiled,
-        tables: this.#rec.current().tables,
-        entries: new Map(compiled.tables.map((t) => [t.id, t.rows.map(() => -1)])),
-      });
-    } else {
-      this.#rec = Reconciler.install(this.#dp, compiled, texts);
-    }
+    this.#rec = Reconciler.install(this.#dp, compiled, texts, { empty: options.emptyTables === true });
     this.#endpoints = [...this.#rec.endpoints];
     this.#names = [...texts];
     this.#opened = texts.length;
@@ -242,6 +180,11 @@ export class Engine {
     return this.#rec.current();
   }
 
+  /** What every table holds, whoever wrote it (src/control/ledger.ts): read it between batches. */
+  get ledger(): Ledger {
+    return this.#rec.ledger;
+  }
+
   /** Where packets enter: run()'s and submit()'s endpoint numbers index it. */
   get endpoints(): readonly ResolvedEndpoint[] {
     return this.#endpoints;
@@ -293,14 +236,8 @@ export class Engine {
    */
   submit(endpoint: number, data: Uint8Array, len = data.length, origLen = len, tsSec?: number, tsNsec?: number): void {
     if (this.#stopped !== undefined) return;
-    let sec = tsSec;
-    let nsec = tsNsec;
-    if (sec === undefined || nsec === undefined) {
-      // The wall clock, to the microsecond or better: when the packet reached strata.
-      const ms = performance.timeOrigin + performance.now();
-      sec = Math.floor(ms / 1000);
-      nsec = Math.min(999_999_999, Math.round((ms - sec * 1000) * 1e6));
-    }
+    // Without a time: when the packet reached strata.
+    const [sec, nsec] = tsSec === undefined || tsNsec === undefined ? wallClock() : [tsSec, tsNsec];
     if (!this.#queue.fits(len)) this.flush();
     this.#queue.push(endpoint, data, len, origLen, sec, nsec);
     if (this.#queue.full) this.flush();
@@ -440,23 +377,22 @@ export class Engine {
   }
 
   /**
-   * Writes table entries, all or none (between batches), and keeps `installed` in step: a row of
+   * Writes table entries as `by`'s, all or none (between batches), through the ledger: a row of
    * the description is installed while an entry with its match and action is in its table. The
    * onTablesWritten listeners are told, but for `from` (the writer itself).
    */
-  write(writes: readonly TableWrite[], from?: TablesListener): WriteResult {
+  write(writes: readonly TableWrite[], by: Writer = "api", from?: TablesListener): WriteResult {
     this.#betweenOnly("write()");
-    const result = this.installed.tables.write(writes);
+    const result = this.ledger.write(writes, by);
     if (!result.ok || writes.length === 0) return result;
-    const next = noteWrites(this.installed, writes, result.entries);
-    if (next !== this.installed) this.#rec.sync(next);
     this.#tablesChanged(from);
     return result;
   }
 
-  /** The data plane's tables for a writer between batches (a P4Runtime server): writes go through write(…, from). */
-  tables(from?: TablesListener): Tables {
-    return new EngineTables(this.#dp, (writes) => this.write(writes, from));
+  /** The data plane's tables for a writer between batches (a P4Runtime server): writes go through write(…, by, from).
+   * */
+  tables(by: Writer, from?: TablesListener): Tables {
+    return new EngineTables(this.#dp, (writes) => this.write(writes, by, from));
   }
 
   /**
@@ -480,9 +416,11 @@ export class Engine {
 
   /** The trace names rows by the tables in force; the listeners hear of the change. */
   #tablesChanged(from?: TablesListener): void {
+    const listeners = this.#tableListeners.filter((f) => f !== from);
+    if (this.#trace === undefined && listeners.length === 0) return;
     const now = this.installed;
     this.#trace?.retable(now.compiled, now.entries);
-    for (const f of [...this.#tableListeners]) if (f !== from) f(now);
+    for (const f of listeners) f(now);
   }
 
   /** Everything run so far is in the sinks: the ring read out, records held for a merge written, the trace's last line
@@ -555,128 +493,4 @@ export class Engine {
     this.#stopped = summary;
     return summary;
   }
-}
-
-function inputStats(endpoint: string, file: string): InputStats {
-  return { endpoint, file, packets: 0, error: undefined, linkTypes: new Set<string>(), adapted: new Set<string>() };
-}
-
-function subscribe<T>(list: T[], listener: T): () => void {
-  list.push(listener);
-  return () => {
-    const i = list.indexOf(listener);
-    if (i >= 0) list.splice(i, 1);
-  };
-}
-
-/** Tables whose writes go through the engine (Engine.tables()). */
-class EngineTables extends Tables {
-  readonly #write: (writes: readonly TableWrite[]) => WriteResult;
-
-  constructor(dp: DataPlane, write: (writes: readonly TableWrite[]) => WriteResult) {
-    super(dp);
-    this.#write = write;
-  }
-
-  override write(writes: readonly TableWrite[]): WriteResult {
-    return this.#write(writes);
-  }
-}
-
-/** Per description table: its rows by a hash of their key (matchHash), for noteWrites. */
-const rowsByHash = new WeakMap<CompiledTable, Map<number, number[]>>();
-/** Per description: its tables by id. */
-const tablesById = new WeakMap<CompiledSpec, Map<number, CompiledTable>>();
-
-const prioritised = (kind: string): boolean => kind === "ternary" || kind === "range" || kind === "optional";
-
-/**
- * A hash of an entry's key value (FNV-1a over its bytes; a range's low bound, when it has no
- * value): entries with the same match have the same one. No string per write.
- */
-function matchHash(m: EntryMatch): number {
-  const b = m.value !== undefined && m.value.length > 0 ? m.value : m.lo;
-  let h = 2166136261;
-  if (b !== undefined) for (let k = 0; k < b.length; k++) h = Math.imul(h ^ (b[k] ?? 0), 16777619);
-  return h;
-}
-
-const bytesEqual = (a: Uint8Array | undefined, b: Uint8Array | undefined): boolean =>
-  (a === undefined || a.length === 0) === (b === undefined || b.length === 0) &&
-  (a === undefined || b === undefined || a.length === 0 || Buffer.compare(a, b) === 0);
-
-/** Whether two entries of a table of `kind` have the same match (priority counts where the kind has one). */
-function sameMatch(kind: string, a: EntryMatch, b: EntryMatch): boolean {
-  return (
-    bytesEqual(a.value, b.value) &&
-    bytesEqual(a.mask, b.mask) &&
-    bytesEqual(a.lo, b.lo) &&
-    bytesEqual(a.hi, b.hi) &&
-    (!prioritised(kind) || a.priority === b.priority)
-  );
-}
-
-function sameAction(a: NonNullable<TableWrite["action"]>, b: NonNullable<TableWrite["action"]>): boolean {
-  return (
-    a.name === b.name &&
-    (a.count ?? 0) === (b.count ?? 0) &&
-    (a.arg ?? 0) === (b.arg ?? 0) &&
-    (a.arg2 ?? 0) === (b.arg2 ?? 0) &&
-    bytesEqual(a.data, b.data)
-  );
-}
-
-/** The rows of the description's `table` whose match is `match`. */
-function rowsMatching(table: CompiledTable, match: EntryMatch): number[] {
-  let index = rowsByHash.get(table);
-  if (index === undefined) {
-    index = new Map();
-    for (const [k, r] of table.rows.entries()) {
-      const h = matchHash(r.match);
-      const bucket = index.get(h);
-      if (bucket === undefined) index.set(h, [k]);
-      else bucket.push(k);
-    }
-    rowsByHash.set(table, index);
-  }
-  const candidates = index.get(matchHash(match));
-  if (candidates === undefined) return [];
-  return candidates.filter((k) => {
-    const row = table.rows[k];
-    return row !== undefined && sameMatch(table.kind, row.match, match);
-  });
-}
-
-/**
- * `installed` after `writes` went in at `entries`: each row of the description in force whose
- * match a write names is installed at the write's entry when the write puts in its action, and
- * not installed otherwise. `installed` itself when no row is named.
- */
-function noteWrites(installed: Installed, writes: readonly TableWrite[], entries: readonly number[]): Installed {
-  let byId = tablesById.get(installed.compiled);
-  if (byId === undefined) {
-    byId = new Map(installed.compiled.tables.map((t) => [t.id, t]));
-    tablesById.set(installed.compiled, byId);
-  }
-  const changed = new Map<number, number[]>();
-  writes.forEach((w, i) => {
-    const table = byId.get(w.table.id);
-    if (table === undefined || table.rows.length === 0) return;
-    const rows = rowsMatching(table, w.match);
-    if (rows.length === 0) return;
-    let list = changed.get(table.id);
-    if (list === undefined) {
-      list = [...(installed.entries.get(table.id) ?? table.rows.map(() => -1))];
-      changed.set(table.id, list);
-    }
-    for (const k of rows) {
-      const row = table.rows[k];
-      list[k] =
-        w.op !== "delete" && w.action !== undefined && row !== undefined && sameAction(row.action, w.action)
-          ? (entries[i] ?? -1)
-          : -1;
-    }
-  });
-  if (changed.size === 0) return installed;
-  return { ...installed, entries: new Map([...installed.entries, ...changed]) };
 }

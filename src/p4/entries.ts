@@ -94,16 +94,18 @@ const replica = (port: number, instance: number): p4.v1.Replica => ({
 
 export function writeRequest(dev: Device, ids: P4InfoIds): p4.v1.WriteRequest {
   // The PRE and the profiles first: table entries name their groups and members.
-  const updates = [
-    ...replicationUpdates(dev),
-    ...dev.tables.flatMap((t) => profileUpdates(t, ids)),
-    ...dev.tables.flatMap((t) => tableUpdates(t, ids)),
-  ];
+  const updates = [...deviceUpdates(dev, ids), ...dev.tables.flatMap((t) => tableUpdates(t, ids))];
   return {
     deviceId: String(dev.deviceId),
     electionId: uint128(ELECTION_ID),
     ...(updates.length > 0 ? { updates } : {}),
   };
+}
+
+/** What a device has beside its tables' entries: the multicast groups and clone session, and the action profiles'
+ * members and groups, as INSERTs. */
+export function deviceUpdates(dev: Device, ids: P4InfoIds): p4.v1.Update[] {
+  return [...replicationUpdates(dev), ...dev.tables.flatMap((t) => profileUpdates(t, ids))];
 }
 
 const insert = (entity: p4.v1.Entity): p4.v1.Update => ({ type: "INSERT", entity });
@@ -158,36 +160,30 @@ function profileUpdates(t: DeviceTable, ids: P4InfoIds): p4.v1.Update[] {
 
 /** A table's entries: inserted, or for a keyless table its default entry modified. */
 function tableUpdates(t: DeviceTable, ids: P4InfoIds): p4.v1.Update[] {
+  return t.entries.map((e): p4.v1.Update => ({
+    // P4Runtime §9.1: a keyless table takes no INSERT; its default entry is MODIFYed.
+    type: t.keyless ? "MODIFY" : "INSERT",
+    entity: { entity: "tableEntry", tableEntry: tableEntry(t, e, ids) },
+  }));
+}
+
+/** A row of the description as a P4Runtime TableEntry; a keyless table's row is its default entry. */
+export function tableEntry(t: DeviceTable, e: DeviceEntry, ids: P4InfoIds): p4.v1.TableEntry {
   const tableId = idOf(ids.tables, t.name);
-  const priority = needsPriority(t);
-  return t.entries.map((e): p4.v1.Update => {
-    if (t.keyless) {
-      // P4Runtime §9.1: a keyless table takes no INSERT; its default entry is MODIFYed.
-      return {
-        type: "MODIFY",
-        entity: {
-          entity: "tableEntry",
-          tableEntry: { tableId, action: { type: "action", action: action(e.call, ids) }, isDefaultAction: true },
-        },
-      };
-    }
-    const match = t.keys.flatMap((k, i) => fieldMatch(k, e, i + 1) ?? []);
-    const tableAction: p4.v1.TableAction =
-      e.profileGroup !== undefined
-        ? { type: "actionProfileGroupId", actionProfileGroupId: e.profileGroup }
-        : e.profileMember !== undefined
-          ? { type: "actionProfileMemberId", actionProfileMemberId: e.profileMember }
-          : { type: "action", action: action(e.call, ids) };
-    return insert({
-      entity: "tableEntry",
-      tableEntry: {
-        tableId,
-        ...(match.length > 0 ? { match } : {}),
-        action: tableAction,
-        ...(priority ? { priority: e.row.match.priority } : {}),
-      },
-    });
-  });
+  if (t.keyless) return { tableId, action: { type: "action", action: action(e.call, ids) }, isDefaultAction: true };
+  const match = t.keys.flatMap((k, i) => fieldMatch(k, e, i + 1) ?? []);
+  const tableAction: p4.v1.TableAction =
+    e.profileGroup !== undefined
+      ? { type: "actionProfileGroupId", actionProfileGroupId: e.profileGroup }
+      : e.profileMember !== undefined
+        ? { type: "actionProfileMemberId", actionProfileMemberId: e.profileMember }
+        : { type: "action", action: action(e.call, ids) };
+  return {
+    tableId,
+    ...(match.length > 0 ? { match } : {}),
+    action: tableAction,
+    ...(needsPriority(t) ? { priority: e.row.match.priority } : {}),
+  };
 }
 
 /** A 128-bit number as a message: each half as a decimal string, unless it is 0. */

@@ -19,9 +19,12 @@
 // for writes and for reads.
 
 import type { CompiledSpec } from "../control/compiled.js";
+import { actionKey, entryKey as ledgerKey, type Ledger, type LedgerEntry } from "../control/ledger.js";
 import { bytestringValue, importAction, importMatch } from "../p4/import.js";
 import { canonical, canonicalOf, ones } from "../p4/bytes.js";
-import { type Device, type DeviceTable, device } from "../p4/device.js";
+import { type Device, type DeviceEntry, type DeviceTable, device } from "../p4/device.js";
+import { deviceUpdates, tableEntry } from "../p4/entries.js";
+import { type P4InfoIds, p4infoIds } from "../p4/p4info.js";
 import type { EntryAction, EntryMatch, TableLayout, TableWrite, Tables } from "../wasm/tables.js";
 import type { Encodable, p4 } from "./messages.js";
 import { Code, encodeEntity, encodeTableEntry, tableEntryEntity, tableEntryOf, type UpdateError } from "./proto.js";
@@ -156,29 +159,14 @@ interface Entities {
   /** profileId → groupId → members (with weights). */
   readonly groups: Map<number, Map<number, readonly GroupMember[]>>;
 }
-function cloneEntities(e: Entities): Entities {
-  return {
-    tables: new Map([...e.tables].map(([k, v]) => [k, new Map(v)])),
-    defaults: new Map(e.defaults),
-    multicast: new Map(e.multicast),
-    clone: new Map(e.clone),
-    members: new Map([...e.members].map(([k, v]) => [k, new Map(v)])),
-    groups: new Map([...e.groups].map(([k, v]) => [k, new Map(v)])),
-  };
-}
-
 /** The key a table's default entry (its one row, in a keyless table) has among its entries' rows. */
 const DEFAULT_KEY = "default";
 
-/** A row installed in the data plane for an entry: its match and action string, the entry's life it was made for, and
- * where it is (−1: unknown). */
-interface Installed {
-  readonly match: EntryMatch;
-  readonly sig: string;
-  /** Bytes of the action's data (the data plane keeps no length: reading the action back needs it). */
-  readonly dataLen: number;
+/** Where an entity's row is: the ledger's entry for it (src/control/ledger.ts), and the entity's life it was made for.
+ * */
+interface Placed {
+  readonly entry: LedgerEntry;
   readonly life: number;
-  entry: number;
 }
 
 /**
@@ -248,16 +236,7 @@ const num = (v: number | string | undefined): number =>
 const EMPTY = new Uint8Array(0);
 
 /** An action as one string: two rows run the same action when their strings are equal. */
-const actionSig = (a: EntryAction): string =>
-  `${a.name} ${a.count ?? 0} ${a.arg ?? 0} ${a.arg2 ?? 0} ${a.data === undefined ? "" : hex(a.data)}`;
-
-/** A row's match as one string: two rows of a table have the same match when their strings are equal (priority counts
- * where the kind has one). */
-function matchSig(t: TableLayout, m: EntryMatch): string {
-  const prioritised = t.kind === "ternary" || t.kind === "range" || t.kind === "optional";
-  const b = (x: Uint8Array | undefined): string => (x === undefined ? "" : hex(x));
-  return `${b(m.value)}/${b(m.mask)}/${b(m.lo)}/${b(m.hi)}/${prioritised ? m.priority : 0}`;
-}
+const actionSig = actionKey;
 
 /** Canonical field matches (sorted by field id) as one string: an entry's key with its priority. */
 function matchKey(match: readonly StoredMatch[]): string {
@@ -345,9 +324,9 @@ export interface DeviceInfo {
 export interface Staged {
   /** One error (code 0 = OK) per update, in order. */
   readonly errors: readonly UpdateError[];
-  /** The data-plane writes that take the installed rows to the entities; commit() records them once the data plane took
-   * them. */
-  plan(): { readonly writes: readonly TableWrite[]; commit(entries: readonly number[]): void };
+  /** The data-plane writes that take the installed rows to the entities; commit() notes where they are once the ledger
+   * took them. */
+  plan(ledger: Ledger): { readonly writes: readonly TableWrite[]; commit(): void };
   /** Undoes every update of the batch (none reaches the data plane). */
   rollback(): void;
 }
@@ -367,8 +346,13 @@ export class DeviceState {
   readonly #profiles = new Map<number, InfoProfile>();
   readonly #ports: ReadonlySet<number>;
   #entities: Entities;
-  /** Rows in the data plane, by strata table id, by entry key. */
-  readonly #installed = new Map<number, Map<string, Installed>>();
+  #ids: P4InfoIds;
+  /** Where each entity's row is, by P4Info table id, by entry key: the view onto the ledger's entries. */
+  readonly #placed = new Map<number, Map<string, Placed>>();
+  /** Per P4Info table id, the ledger's version of its table when the entities last followed it. */
+  readonly #seen = new Map<number, number>();
+  /** Per device table, its description rows by ledger key. */
+  readonly #described = new WeakMap<DeviceTable, Map<string, DeviceEntry[]>>();
   #lives = 0;
   /** Entries as encoded for reads (Entity messages holding their TableEntry). */
   readonly #encodings = new WeakMap<StoredEntry, Uint8Array>();
@@ -379,6 +363,7 @@ export class DeviceState {
     this.p4info = info.p4info;
     this.#compiled = compiled;
     this.dev = device(compiled, info.deviceId - 1);
+    this.#ids = p4infoIds(this.dev);
     const pi = info.p4info;
     const counted = new Set((pi.directCounters ?? []).map((c) => num(c.directTableId)));
     for (const a of pi.actions ?? []) {
@@ -491,7 +476,7 @@ export class DeviceState {
     });
     return {
       errors,
-      plan: () => this.#plan(touched),
+      plan: (ledger) => this.#plan(touched, ledger),
       rollback: () => journal.undo(),
     };
   }
@@ -513,7 +498,7 @@ export class DeviceState {
     empty(s.clone);
     for (const m of s.members.values()) empty(m);
     for (const m of s.groups.values()) empty(m);
-    return { errors: [], plan: () => this.#plan(touched), rollback: () => journal.undo() };
+    return { errors: [], plan: (ledger) => this.#plan(touched, ledger), rollback: () => journal.undo() };
   }
 
   #table(id: number): InfoTable {
@@ -526,14 +511,14 @@ export class DeviceState {
   #hitsReader(tables: Tables | undefined): (t: InfoTable, key: string, life: number) => number {
     const cache = new Map<number, Float64Array>();
     return (t, key, life) => {
-      const row = this.#installed.get(t.dev.table.id)?.get(key);
-      if (tables === undefined || row === undefined || row.entry < 0 || row.life !== life) return 0;
+      const row = this.#placed.get(t.id)?.get(key);
+      if (tables === undefined || row === undefined || row.entry.entry < 0 || row.life !== life) return 0;
       let hits = cache.get(t.id);
       if (hits === undefined) {
         hits = tables.hits(t.dev.table);
         cache.set(t.id, hits);
       }
-      return hits[row.entry] ?? 0;
+      return hits[row.entry.entry] ?? 0;
     };
   }
 
@@ -987,23 +972,22 @@ export class DeviceState {
    * (deletes, then modifies, then inserts: a row of an entry's earlier life is deleted and
    * inserted again, so its hit count starts from 0).
    */
-  #plan(touched: Touched): { writes: TableWrite[]; commit: (entries: readonly number[]) => void } {
+  #plan(touched: Touched, ledger: Ledger): { writes: TableWrite[]; commit: () => void } {
     const deletes: TableWrite[] = [];
     const modifies: TableWrite[] = [];
     const inserts: TableWrite[] = [];
-    // What each write does to the installed rows: a row gone, or a row (now) at the entry the write returns.
-    const gone: { rows: Map<string, Installed>; key: string }[] = [];
-    const placed: { rows: Map<string, Installed>; key: string; next: Installed; list: TableWrite[]; at: number }[] = [];
+    // What each write does to where the entities' rows are: a row gone, or a row (now) in the ledger.
+    const gone: { rows: Map<string, Placed>; key: string }[] = [];
+    const placed: { rows: Map<string, Placed>; key: string; list: TableWrite[]; at: number; life: number }[] = [];
     const s = this.#entities;
+    // Tables the entities had followed to the last change: this write is their own, and they follow it too.
+    const followed: { id: number; layout: TableLayout }[] = [];
     for (const [id, keys] of touched) {
       const t = this.#tables.get(id);
       if (t === undefined) continue;
       const layout = t.dev.table;
-      let rows = this.#installed.get(layout.id);
-      if (rows === undefined) {
-        rows = new Map();
-        this.#installed.set(layout.id, rows);
-      }
+      if (this.#seen.get(id) === ledger.tableVersion(layout.id)) followed.push({ id, layout });
+      const rows = this.#placedOf(t);
       // Every row of the table, or the rows of the keys touched.
       const wanted = keys === "all" ? this.#rows(s, t) : keys;
       const entries = s.tables.get(t.id);
@@ -1014,37 +998,41 @@ export class DeviceState {
         const old = rows.get(key);
         const replaced = old !== undefined && old.life !== life;
         if (old !== undefined && (row === undefined || replaced)) {
-          deletes.push({ op: "delete", table: layout, match: old.match });
+          deletes.push({ op: "delete", table: layout, match: old.entry.match });
           gone.push({ rows, key });
         }
         if (row === undefined) continue;
-        const next: Installed = {
-          match: row.match,
-          sig: row.sig,
-          dataLen: row.action.data?.length ?? 0,
-          life,
-          entry: -1,
-        };
         if (old === undefined || replaced) {
-          placed.push({ rows, key, next, list: inserts, at: inserts.length });
+          placed.push({ rows, key, list: inserts, at: inserts.length, life });
           inserts.push({ op: "insert", table: layout, match: row.match, action: row.action });
-        } else if (old.sig !== row.sig) {
-          placed.push({ rows, key, next, list: modifies, at: modifies.length });
+        } else if (actionSig(old.entry.action) !== row.sig) {
+          placed.push({ rows, key, list: modifies, at: modifies.length, life });
           modifies.push({ op: "modify", table: layout, match: row.match, action: row.action });
         }
       }
     }
-    const writes = [...deletes, ...modifies, ...inserts];
     return {
-      writes,
-      commit: (entries) => {
+      writes: [...deletes, ...modifies, ...inserts],
+      commit: () => {
         for (const g of gone) g.rows.delete(g.key);
+        // The ledger's entries for the writes, in order: deletes, modifies, inserts.
+        const written = ledger.written;
         for (const p of placed) {
-          p.next.entry = entries[deletes.length + (p.list === inserts ? modifies.length : 0) + p.at] ?? -1;
-          p.rows.set(p.key, p.next);
+          const entry = written[deletes.length + (p.list === inserts ? modifies.length : 0) + p.at];
+          if (entry !== undefined) p.rows.set(p.key, { entry, life: p.life });
         }
+        for (const f of followed) this.#seen.set(f.id, ledger.tableVersion(f.layout.id));
       },
     };
+  }
+
+  #placedOf(t: InfoTable): Map<string, Placed> {
+    let rows = this.#placed.get(t.id);
+    if (rows === undefined) {
+      rows = new Map();
+      this.#placed.set(t.id, rows);
+    }
+    return rows;
   }
 
   /** The data-plane rows of a table's entries, by entry key, translated afresh (with each entry's life as `life`). */
@@ -1097,105 +1085,123 @@ export class DeviceState {
   // ── Following other writers ──────────────────────────────────────────────
 
   /**
-   * Rebuilds the entities from what the data plane holds after a write that did not come
-   * through the server (a `--commands` delete or insert, a reload). `compiled` is the
-   * description in force with `entries` (each of its rows' entry, −1: not installed);
-   * `updates` are the INSERTs of its export for this device restricted to those installed
-   * rows (as the server decodes a WriteRequest). An entity stays while its row is still
-   * where it was written with the same action; the description's installed rows come in
-   * (inserted, or modified where their action changed); multicast groups and action profile
-   * members and groups are inserted or modified to the description's and otherwise kept.
-   * Returns the lines of what could not be taken over (empty: the state follows the tables).
+   * Brings the entities in line with the ledger after other writers (a `--commands` delete or
+   * insert, a reload): an entity whose row the ledger no longer holds as it was placed goes
+   * (an entry that never had a row stays); an entry the ledger holds that no entity is, and
+   * that is a row of the description, becomes the entity the export writes for that row. Only
+   * tables the ledger changed since are looked at. Returns the lines of what could not be
+   * followed (empty: the entities are the tables').
    */
-  resync(
-    compiled: CompiledSpec,
-    entries: ReadonlyMap<number, readonly number[]>,
-    updates: readonly Update[],
-    tables: Tables,
-  ): string[] {
-    const problems: string[] = [];
-    const oldLayouts = new Map([...this.#tables].map(([id, t]) => [id, t.dev.table]));
-    if (compiled !== this.#compiled) {
-      const dev = device(compiled, this.deviceId - 1);
-      for (const [id, t] of this.#tables) {
-        const d = dev.tables.find((x) => x.name === t.name);
-        if (d === undefined) {
-          problems.push(`table ${t.name} is no longer in the description: its entries are dropped`);
-          this.#tables.delete(id);
-        } else this.#tables.set(id, { ...t, dev: d });
-      }
-      this.dev = dev;
-      this.#compiled = compiled;
-    }
-    const s = cloneEntities(this.#entities);
-    // Entities whose row is gone (or was replaced) from the data plane.
-    const live = (t: InfoTable, key: string): Installed | undefined => {
-      const layout = t.dev.table;
-      if (oldLayouts.get(t.id)?.id !== layout.id) return undefined;
-      const row = this.#installed.get(layout.id)?.get(key);
-      if (row === undefined || row.entry < 0) return undefined;
-      const a = tables.action(layout, row.entry, row.dataLen);
-      return a !== undefined && actionSig(a) === row.sig ? row : undefined;
-    };
+  follow(ledger: Ledger): string[] {
+    const problems = ledger.compiled === this.#compiled ? [] : this.#retable(ledger.compiled);
     for (const t of this.#tables.values()) {
-      const es = s.tables.get(t.id);
-      // (An entry that never had a row — its action names a member the device lacks — stays.)
-      const had = (key: string): boolean => this.#installed.get(oldLayouts.get(t.id)?.id ?? -1)?.has(key) === true;
-      for (const key of [...(es?.keys() ?? [])]) if (had(key) && live(t, key) === undefined) es?.delete(key);
-      if (had(DEFAULT_KEY) && live(t, DEFAULT_KEY) === undefined) s.defaults.set(t.id, this.#initialDefault(t));
+      const version = ledger.tableVersion(t.dev.table.id);
+      if (this.#seen.get(t.id) === version) continue;
+      this.#seen.set(t.id, version);
+      this.#catchUp(t, ledger, problems);
     }
-    for (const m of [s.tables, s.defaults]) for (const t of [...m.keys()]) if (!this.#tables.has(t)) m.delete(t);
-    // The description's rows that are installed, and its replication and profiles.
+    return problems;
+  }
+
+  /** A reload: the device's tables as the new description has them, and its replication and profiles taken in. */
+  #retable(compiled: CompiledSpec): string[] {
+    const problems: string[] = [];
+    const dev = device(compiled, this.deviceId - 1);
+    const s = this.#entities;
+    for (const [id, t] of this.#tables) {
+      const d = dev.tables.find((x) => x.name === t.name);
+      if (d !== undefined) {
+        this.#tables.set(id, { ...t, dev: d });
+        continue;
+      }
+      problems.push(`table ${t.name} is no longer in the description: its entries are dropped`);
+      this.#tables.delete(id);
+      for (const m of [s.tables, s.defaults, this.#placed]) m.delete(id);
+    }
+    this.dev = dev;
+    this.#compiled = compiled;
+    this.#ids = p4infoIds(dev);
+    // The description's multicast groups and action profiles, inserted or modified to its; others' kept.
     const journal = new Journal();
-    const touched: Touched = new Map();
     const hits = this.#hitsReader(undefined);
-    for (const u of updates) {
-      for (const type of ["INSERT", "MODIFY"] as const) {
+    for (const u of deviceUpdates(dev, this.#ids)) {
+      try {
+        this.#apply(s, journal, new Map(), u, hits);
+      } catch (e) {
         try {
-          this.#apply(s, journal, touched, { ...u, type: u.type === "MODIFY" ? "MODIFY" : type }, hits);
-          break;
-        } catch (e) {
-          if (
-            e instanceof Refusal &&
-            (e.code === Code.ALREADY_EXISTS || e.code === Code.NOT_FOUND) &&
-            type === "INSERT"
-          )
-            continue;
-          problems.push(
-            `an installed row of the description is not taken over: ${e instanceof Error ? e.message : String(e)}`,
-          );
-          break;
+          if (!(e instanceof Refusal && e.code === Code.ALREADY_EXISTS)) throw e;
+          this.#apply(s, journal, new Map(), { ...u, type: "MODIFY" }, hits);
+        } catch (again) {
+          problems.push(`the description's ${u.entity?.entity ?? "entity"} is not taken over: ${String(again)}`);
         }
       }
     }
-    // The rows as installed now, each at its entry.
-    const installed = new Map<number, Map<string, Installed>>();
-    for (const t of this.#tables.values()) {
-      const layout = t.dev.table;
-      const rowsOf = compiled.tables.find((x) => x.id === layout.id);
-      const at = entries.get(layout.id) ?? [];
-      const next = new Map<string, Installed>();
-      let rows: Map<string, Row & { life: number }>;
-      try {
-        rows = this.#rows(s, t);
-      } catch (e) {
-        problems.push(`${t.name}: ${e instanceof Error ? e.message : String(e)}`);
+    return problems;
+  }
+
+  /** One table's entities after other writers changed its ledger entries. */
+  #catchUp(t: InfoTable, ledger: Ledger, problems: string[]): void {
+    const s = this.#entities;
+    const layout = t.dev.table;
+    const held = ledger.entries(layout.id);
+    const rows = this.#placedOf(t);
+    const entries = s.tables.get(t.id);
+    const kept = new Set<LedgerEntry>();
+    for (const [key, p] of rows) {
+      if (held.get(ledgerKey(layout, p.entry.match)) === p.entry) {
+        kept.add(p.entry);
         continue;
       }
-      const described = new Map(
-        (rowsOf?.rows ?? []).map((r, k) => [`${matchSig(layout, r.match)} ${actionSig(r.action)}`, k]),
-      );
-      for (const [key, row] of rows) {
-        const k = described.get(`${matchSig(layout, row.match)} ${row.sig}`) ?? -1;
-        const entry = k >= 0 && (at[k] ?? -1) >= 0 ? (at[k] ?? -1) : (live(t, key)?.entry ?? -1);
-        next.set(key, { match: row.match, sig: row.sig, dataLen: row.action.data?.length ?? 0, life: row.life, entry });
-      }
-      installed.set(layout.id, next);
+      rows.delete(key);
+      if (key === DEFAULT_KEY) s.defaults.set(t.id, this.#initialDefault(t));
+      else entries?.delete(key);
     }
-    this.#installed.clear();
-    for (const [id, rows] of installed) this.#installed.set(id, rows);
-    this.#entities = s;
-    return problems;
+    for (const [key, e] of held) {
+      if (kept.has(e)) continue;
+      const row = this.#describedAs(t, key, e);
+      if (row === undefined) continue; // not a row of the description: no P4Runtime entity says what it is
+      try {
+        this.#adopt(t, row, e);
+      } catch (err) {
+        problems.push(`${t.name}: a row of the description is not taken over: ${String(err)}`);
+      }
+    }
+  }
+
+  /** The description row the ledger's entry at `key` is (its match and action), if any. */
+  #describedAs(t: InfoTable, key: string, e: LedgerEntry): DeviceEntry | undefined {
+    let byKey = this.#described.get(t.dev);
+    if (byKey === undefined) {
+      byKey = new Map();
+      for (const d of t.dev.entries) {
+        const k = ledgerKey(t.dev.table, d.row.match);
+        byKey.set(k, [...(byKey.get(k) ?? []), d]);
+      }
+      this.#described.set(t.dev, byKey);
+    }
+    const sig = actionSig(e.action);
+    return byKey.get(key)?.find((d) => actionSig(d.row.action) === sig);
+  }
+
+  /** A description row the ledger holds, as the entity the export writes for it, placed at the ledger's entry. */
+  #adopt(t: InfoTable, row: DeviceEntry, e: LedgerEntry): void {
+    const s = this.#entities;
+    const te = tableEntry(t.dev, row, this.#ids);
+    const life = ++this.#lives;
+    const common = { tableId: t.id, controllerMetadata: "0", metadata: EMPTY, counterBase: 0, life };
+    if (te.isDefaultAction === true) {
+      const a = te.action?.type === "action" ? te.action.action : undefined;
+      const call = this.#call(a, { actions: t.actions, allowed: t.defaultActions }, "default", t.name);
+      s.defaults.set(t.id, { ...common, match: [], priority: 0, action: { call }, isDefault: true });
+      this.#placedOf(t).set(DEFAULT_KEY, { entry: e, life });
+      return;
+    }
+    const match = this.#match(t, te.match ?? []);
+    const priority = num(te.priority);
+    const key = entryKey(priority, match);
+    const action = this.#entryAction(s, t, te.action);
+    held(s.tables, t.id).set(key, { ...common, match, priority, action, isDefault: false });
+    this.#placedOf(t).set(key, { entry: e, life });
   }
 
   // ── Read ─────────────────────────────────────────────────────────────────

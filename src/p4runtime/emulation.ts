@@ -4,14 +4,15 @@
 // that interface on an engine (src/engine/engine.ts): one of its own for
 // `strata p4runtime` (local()), or `strata serve --p4runtime`'s. Table work runs
 // between batches (Engine.between), so a PacketOut sent after a Write sees that
-// Write's tables; every write is noted in what the engine has installed (the
-// summary's row hits and the control commands read it). Packet-outs enter
+// Write's tables; every write goes through the engine's ledger (the summary's row hits,
+// the control commands and the reconciler read it). Packet-outs enter
 // where their member sends, or in its session (an endpoint the engine adds the
 // first time one is needed). Deliveries come back in tagged recording records
 // (src/wasm/deliveries.ts: member, in-link, bytes), read once per batch.
 
 import type { CompiledSpec } from "../control/compiled.js";
 import type { Injection, Installed } from "../control/install.js";
+import type { Ledger } from "../control/ledger.js";
 import { Engine, type EngineOptions, type EngineOutputs, type TablesListener } from "../engine/engine.js";
 import type { Tables } from "../wasm/tables.js";
 
@@ -30,8 +31,9 @@ export interface Delivery {
 
 export interface ControlledEmulation {
   readonly compiled: CompiledSpec;
-  /** Runs `fn` between packet batches, with the data plane's tables. */
-  control<T>(fn: (tables: Tables) => T): Promise<T>;
+  /** Runs `fn` between packet batches, with the data plane's tables (writes go through the ledger as a controller's)
+   * and the ledger of what they hold. */
+  control<T>(fn: (tables: Tables, ledger: Ledger) => T): Promise<T>;
   /** Runs packets through the data plane, in batches; resolves when they are done. */
   inject(packets: readonly Injected[]): Promise<void>;
   /** Calls `listener` for every delivery; returns the unsubscribe. */
@@ -69,19 +71,20 @@ export class EngineEmulation implements ControlledEmulation {
     this.#engine = engine;
     this.#owned = owned;
     this.compiled = engine.compiled;
-    this.#tables = engine.tables(this.#told);
+    this.#tables = engine.tables("p4runtime", this.#told);
     engine.onTablesWritten(this.#told);
   }
 
-  /** `strata p4runtime`'s: the description's topology on an engine of its own, every table empty. */
-  static local(compiled: CompiledSpec): EngineEmulation {
-    const engine = Engine.open({ compiled, ...P4RUNTIME_ENGINE });
+  /** `strata p4runtime`'s: the description on an engine of its own, its rows installed when `filled`, else every table
+   * empty. */
+  static local(compiled: CompiledSpec, filled = false): EngineEmulation {
+    const engine = Engine.open({ compiled, ...(filled ? {} : P4RUNTIME_ENGINE) });
     engine.connect(P4RUNTIME_OUTPUTS);
     return new EngineEmulation(engine, true);
   }
 
-  control<T>(fn: (tables: Tables) => T): Promise<T> {
-    return this.#engine.between(() => fn(this.#tables));
+  control<T>(fn: (tables: Tables, ledger: Ledger) => T): Promise<T> {
+    return this.#engine.between(() => fn(this.#tables, this.#engine.ledger));
   }
 
   inject(packets: readonly Injected[]): Promise<void> {

@@ -23,8 +23,9 @@ import type { Injection } from "../control/install.js";
 import { bytestringValue } from "../p4/import.js";
 import { canonical, canonicalOf } from "../p4/bytes.js";
 import type { Installed } from "../control/install.js";
-import { type Device, type DeviceTable, devices } from "../p4/device.js";
-import { writeRequest } from "../p4/entries.js";
+import { entryKey, type Ledger } from "../control/ledger.js";
+import { devices } from "../p4/device.js";
+import { deviceUpdates } from "../p4/entries.js";
 import { p4info, p4infoIds } from "../p4/p4info.js";
 import type { Tables } from "../wasm/tables.js";
 import { Arbiter, toUint128, uint128 } from "./arbitration.js";
@@ -69,6 +70,13 @@ export const PACKET_IN_QUEUE = 1024;
  * batch or pipeline). */
 export const MAX_REQUEST_BYTES = 256 * 1024 * 1024;
 
+/** Whether `key` is new to `seen` (then added). */
+function once(seen: Set<string>, key: string): boolean {
+  if (seen.has(key)) return false;
+  seen.add(key);
+  return true;
+}
+
 /** A method's request, as gRPC hands it to the handler (decoded with LOADER_OPTIONS). */
 type Request<M extends keyof p4.v1.P4Runtime> = p4.v1.P4Runtime[M]["request"];
 /** A method's response, as the handler gives it to gRPC to encode. */
@@ -84,6 +92,8 @@ interface Served {
   readonly p4infoBinary: Buffer;
   /** The P4Info as the export makes it, to tell whether a reload changed it. */
   readonly p4infoJson: string;
+  /** Whether its entities follow the ledger: not once a reload changed its P4Info (or took its machine away). */
+  following: boolean;
   cookie: p4.v1.ForwardingPipelineConfig.Cookie | undefined;
 }
 
@@ -109,17 +119,18 @@ const hasCode = (e: unknown): e is Error & { readonly code: number } =>
   e instanceof Error && "code" in e && typeof e.code === "number";
 
 /**
- * Sends a staged batch's writes to the data plane as one all-or-nothing write and records where
- * the rows went; if the data plane refuses it, the batch is undone. Returns why it refused.
+ * Sends a staged batch's writes to the data plane (through the ledger) as one all-or-nothing
+ * write and notes where the rows went; if the data plane refuses it, the batch is undone.
+ * Returns why it refused.
  */
-function commit(staged: Staged, tables: Tables): string | undefined {
-  const plan = staged.plan();
+function commit(staged: Staged, tables: Tables, ledger: Ledger): string | undefined {
+  const plan = staged.plan(ledger);
   const result = tables.write(plan.writes);
   if (!result.ok) {
     staged.rollback();
     return result.error;
   }
-  plan.commit(result.entries);
+  plan.commit();
   return undefined;
 }
 
@@ -250,7 +261,7 @@ export class P4RuntimeServer {
     this.#emulation = emulation;
     this.#warn = warn;
     const off = emulation.onDeliver((d) => this.#packetIn(d));
-    const offTables = emulation.onTablesWritten?.((tables, installed) => this.#follow(tables, installed));
+    const offTables = emulation.onTablesWritten?.((_tables, installed) => this.#reloaded(installed));
     this.#unsubscribe = () => {
       off();
       offTables?.();
@@ -258,42 +269,36 @@ export class P4RuntimeServer {
   }
 
   /**
-   * The tables were written behind the server (a control command, a reload): every device's
-   * entities are rebuilt from what is installed, so Read and the next Write see it.
+   * The tables were written behind the server (a control command, a reload). The devices read the
+   * ledger themselves when next asked (#follow); here a reload that took a device's machine away
+   * or changed its P4Info is said once, and that device's entities are left as they were.
    */
-  #follow(tables: Tables, installed: Installed): void {
-    const compiled = installed.compiled;
-    const byId = new Map(devices(compiled).map((dev) => [dev.deviceId, dev]));
+  #reloaded(installed: Installed): void {
+    const byId = new Map(devices(installed.compiled).map((dev) => [dev.deviceId, dev]));
     for (const [id, d] of this.#devices) {
+      if (!d.following || installed.compiled === d.state.compiled) continue;
       const dev = byId.get(id);
       if (dev === undefined) {
+        d.following = false;
         this.#warn(
           `strata: p4runtime: device ${id} (${d.state.machine}) is no longer in the description; its entities ` +
             `are left as they were`,
         );
-        continue;
-      }
-      const ids = p4infoIds(dev);
-      if (JSON.stringify(p4info(dev, ids)) !== d.p4infoJson) {
+      } else if (JSON.stringify(p4info(dev, p4infoIds(dev))) !== d.p4infoJson) {
+        d.following = false;
         this.#warn(
           `strata: p4runtime: device ${id} (${d.state.machine}): the reload changed its P4Info; its entities are ` +
             `left as they were (restart strata serve to serve the new one)`,
         );
-        continue;
       }
-      // The description's rows that are installed now, as the export writes them.
-      const isIn = (t: DeviceTable, row: DeviceTable["entries"][number]): boolean => {
-        const k = t.table.rows.indexOf(row.row);
-        return k >= 0 && (installed.entries.get(t.table.id)?.[k] ?? -1) >= 0;
-      };
-      const shown: Device = {
-        ...dev,
-        tables: dev.tables.map((t) => ({ ...t, entries: t.entries.filter((e) => isIn(t, e)) })),
-      };
-      const updates = writeRequest(shown, ids).updates ?? [];
-      for (const line of d.state.resync(compiled, installed.entries, updates, tables))
-        this.#warn(`strata: p4runtime: device ${id} (${d.state.machine}): ${line}`);
     }
+  }
+
+  /** The device's entities brought in line with the ledger (what other writers did since), before it is used. */
+  #follow(d: Served, ledger: Ledger): void {
+    if (!d.following) return;
+    for (const line of d.state.follow(ledger))
+      this.#warn(`strata: p4runtime: device ${d.state.deviceId} (${d.state.machine}): ${line}`);
   }
 
   /** Builds every device, installs its entries (unless `empty`) and listens. */
@@ -323,6 +328,11 @@ export class P4RuntimeServer {
     return s;
   }
 
+  /**
+   * Builds every device. Unless `empty`, each starts with what the export writes for it: its
+   * multicast groups and action profiles staged as a controller's writes, and the description's
+   * rows (through the ledger, where the engine does not hold them yet), which its entities follow.
+   */
   async #load(compiled: CompiledSpec, options: ServerOptions): Promise<void> {
     const service = p4runtimeService();
     for (const dev of devices(compiled)) {
@@ -332,17 +342,30 @@ export class P4RuntimeServer {
       const state = new DeviceState(compiled, { deviceId: dev.deviceId, machine: dev.machine, p4info: info });
       const p4infoBinary = service.SetForwardingPipelineConfig.requestSerialize({ config: { p4info: info } });
       const p4infoJson = JSON.stringify(info);
-      this.#devices.set(dev.deviceId, { state, p4info: info, p4infoBinary, p4infoJson, cookie: undefined });
+      const served: Served = { state, p4info: info, p4infoBinary, p4infoJson, following: true, cookie: undefined };
+      this.#devices.set(dev.deviceId, served);
       if (options.empty === true) continue;
-      const updates = writeRequest(dev, ids).updates ?? [];
-      const error = await this.#emulation.control((tables) => {
-        const staged = state.stage(updates, tables);
+      const error = await this.#emulation.control((tables, ledger) => {
+        const staged = state.stage(deviceUpdates(dev, ids), tables);
         const bad = staged.errors.find((e) => e.code !== Code.OK);
         if (bad !== undefined) {
           staged.rollback();
-          return `the exported entries do not load: ${bad.message}`;
+          return `the exported entities do not load: ${bad.message}`;
         }
-        return commit(staged, tables);
+        const refused = commit(staged, tables, ledger);
+        if (refused !== undefined) return refused;
+        // Rows the ledger holds already (the engine installed them) are not written again, nor a second row with the
+        // match of one before it (an export writes it as the same entry).
+        const rows = dev.tables.flatMap((t) => {
+          const keys = new Set<string>();
+          return t.table.rows
+            .filter((r) => ledger.get(t.table, r.match) === undefined && once(keys, entryKey(t.table, r.match)))
+            .map((r) => ({ op: "insert" as const, table: t.table, match: r.match, action: r.action }));
+        });
+        const result = tables.write(rows);
+        if (!result.ok) return `the description's rows do not load: ${result.error}`;
+        this.#follow(served, ledger);
+        return undefined;
       });
       if (error !== undefined) throw new Error(`machine ${dev.machine}: ${error}`);
     }
@@ -498,7 +521,10 @@ export class P4RuntimeServer {
     d.cookie = config?.cookie;
     if (action === "VERIFY_AND_COMMIT") {
       // A committed pipeline starts with no forwarding state.
-      const error = await this.#emulation.control((tables) => commit(d.state.clear(), tables));
+      const error = await this.#emulation.control((tables, ledger) => {
+        this.#follow(d, ledger);
+        return commit(d.state.clear(), tables, ledger);
+      });
       if (error !== undefined) throw rpcError(Code.INTERNAL, `the data plane refused to clear device ${id}: ${error}`);
     }
     return {};
@@ -512,7 +538,8 @@ export class P4RuntimeServer {
       throw rpcError(Code.INVALID_ARGUMENT, `atomicity ${atomicity}`);
     }
     const updates = req.updates ?? [];
-    const errors = await this.#emulation.control((tables): readonly UpdateError[] => {
+    const errors = await this.#emulation.control((tables, ledger): readonly UpdateError[] => {
+      this.#follow(d, ledger);
       const staged = d.state.stage(updates, tables);
       const errors = staged.errors;
       const failed = errors.findIndex((e) => e.code !== Code.OK);
@@ -527,7 +554,7 @@ export class P4RuntimeServer {
             : e,
         );
       }
-      const refused = commit(staged, tables);
+      const refused = commit(staged, tables, ledger);
       if (refused !== undefined)
         return errors.map(() => ({
           code: Code.INTERNAL,
@@ -547,7 +574,8 @@ export class P4RuntimeServer {
   async #read(req: Request<"Read">): Promise<Uint8Array[]> {
     const d = this.#device(req.deviceId);
     const entities = req.entities ?? [];
-    return this.#emulation.control((tables) => {
+    return this.#emulation.control((tables, ledger) => {
+      this.#follow(d, ledger);
       try {
         return entities.flatMap((e) => d.state.read(e, tables));
       } catch (e) {

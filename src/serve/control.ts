@@ -142,6 +142,7 @@ function writeRow(em: Engine, verb: "delete" | "insert", args: readonly string[]
     verb === "delete"
       ? [{ op: "delete", table, match: row.match }]
       : [{ op: "insert", table, match: row.match, action: row.action }],
+    "commands",
   );
   const what = `${member.qualified} ${role} row ${row.row} (${row.text})`;
   if (!result.ok) {

@@ -12,7 +12,7 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 const ROOT = join(import.meta.dirname, "..", "..");
-const DIRS = ["src", "assembly", "bench", "scripts"];
+const DIRS = ["src", "assembly", "bench", "bin", "scripts"];
 const MAX_FUNCTION_LINES = 80;
 const MAX_FILE_LINES = 500;
 

@@ -16,10 +16,10 @@ import {
 import { countDrop } from "./drop";
 import { event, tracing } from "./output";
 import { copyPacket, linkIdAt, Packet, PACKET_SIZE, share } from "./packet";
-import { linkAt, receiverMember, receiverPort } from "./topology";
+import { linkAt, receiverMember, receiverInLink } from "./topology";
 
 // What fans out, as replicate's `kind`, and what its `what` is then.
-export const FAN_PORTS: i32 = 1; // forward: `what` points at `count` u16 out-link identifiers
+export const FAN_OUT_LINKS: i32 = 1; // forward: `what` points at `count` u16 out-link identifiers
 export const FAN_RECEIVERS: i32 = 2; // `what` is a link's index: its `count` receivers
 export const FAN_BOTH: i32 = 3; // acquire: forward and receive (`count` 2)
 
@@ -58,14 +58,14 @@ export function resetCopies(): void {
 
 /** Applies element `k` of the fan (`kind`, `what`) to `d`; returns the stage it continues in. */
 function apply(d: Packet, kind: i32, what: usize, k: i32): i32 {
-  if (kind == FAN_PORTS) {
+  if (kind == FAN_OUT_LINKS) {
     d.outLink = <u32>load<u16>(what + ((<usize>k) << 1));
     return STAGE_TRANSMIT;
   }
   if (kind == FAN_RECEIVERS) {
     const l = linkAt(<i32>what);
     d.member = receiverMember(l, k);
-    d.inLink = receiverPort(l, k);
+    d.inLink = receiverInLink(l, k);
     d.keyMember = -1;
     return STAGE_ACQUIRE;
   }

@@ -78,7 +78,7 @@ import { event, tracing } from "./output";
 import { keyOf, Packet, release } from "./packet";
 import { KEY_PUSHED, parseHeader, setInLink } from "./parse";
 import { PLAN_DELIVER, PLAN_FORWARD, PLAN_NONE } from "./plan";
-import { FAN_BOTH, FAN_PORTS, FAN_RECEIVERS, replicate } from "./replicate";
+import { FAN_BOTH, FAN_OUT_LINKS, FAN_RECEIVERS, replicate } from "./replicate";
 import { roomFor, ROOM_NOW, shortOfRoom, STAGE_WAIT } from "./room";
 import {
   linkAt,
@@ -88,7 +88,7 @@ import {
   memberDown,
   outLink,
   receiverMember,
-  receiverPort,
+  receiverInLink,
 } from "./topology";
 
 /** walk's `lane`: the fast lane (common cases, many steps), or one step with every case. */
@@ -179,7 +179,7 @@ export const ANY: i32 = -1;
     if (n > 1 && l.mode == MODE_ANYCAST) r = <i32>(flowHash(d, l) % <u32>n);
   }
   d.member = receiverMember(l, r);
-  d.inLink = receiverPort(l, r);
+  d.inLink = receiverInLink(l, r);
   d.keyMember = -1;
   return STAGE_ACQUIRE;
 }
@@ -321,7 +321,7 @@ export const ANY: i32 = -1;
   }
   if (!lane) {
     if (outs > 1) {
-      return replicate(d, FAN_PORTS, <usize>entryAt(t, row).data, <i32>outs);
+      return replicate(d, FAN_OUT_LINKS, <usize>entryAt(t, row).data, <i32>outs);
     }
   }
   if (lane) countHit(t, row);

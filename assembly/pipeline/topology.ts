@@ -198,8 +198,10 @@ export function memberSetTable(i: i32, role: i32, table: i32): bool {
   return true;
 }
 
-/** Link `i` from `sender` (−1 = outside) on its out-link identifier `outLink`, with `nReceivers` receivers (0 = leaves the
- * network). */
+/**
+ * Link `i` from `sender` (−1 = outside) on its out-link identifier `outLink`, with `nReceivers` receivers
+ * (0 = leaves the network).
+ */
 export function linkSet(
   i: i32,
   network: i32,

@@ -105,21 +105,20 @@ function coverTables(): void {
  * not in every batch.
  */
 function allPhysical(t: Table): bool {
-  if (t.id >= physicalIds) return rowsPhysical(t); // not made when the batch began: nothing kept
+  // A table made since the batch began has no record yet: it is looked at, and nothing kept.
+  const kept = t.id < physicalIds;
   const p = physical + <usize>(t.id * PHYSICAL_LEN);
-  if (load<u32>(p) == tableWrites) return load<u32>(p, 4) != 0;
-  const all = rowsPhysical(t);
-  store<u32>(p, tableWrites);
-  store<u32>(p, all ? 1 : 0, 4);
-  return all;
-}
-
-function rowsPhysical(t: Table): bool {
-  for (let i = 0; i < t.allocated; i++) {
+  if (kept && load<u32>(p) == tableWrites) return load<u32>(p, 4) != 0;
+  let all = true;
+  for (let i = 0; i < t.allocated && all; i++) {
     const e = entryAt(t, i);
-    if (e.group != FREE && e.code != ACT_PHYSICAL) return false;
+    if (e.group != FREE && e.code != ACT_PHYSICAL) all = false;
   }
-  return true;
+  if (kept) {
+    store<u32>(p, tableWrites);
+    store<u32>(p, all ? 1 : 0, 4);
+  }
+  return all;
 }
 
 /** The action of keyless table `table`'s one row, or −1 when the table has keys or no row. */

@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import * as prettier from "prettier";
 
 const ROOT = join(fileURLToPath(new URL(".", import.meta.url)), "..", "..");
-const FOLDERS = ["src", "assembly", "bench", "scripts", "test"];
+const FOLDERS = ["src", "assembly", "bench", "bin", "scripts", "test"];
 const SKIP = new Set(["node_modules", "dist", "build", "fixtures"]);
 const MAX_COLUMNS = 120;
 

@@ -8,7 +8,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, wri
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { fate } from "../src/cli/trace.js";
+import { fate } from "../src/trace/words.js";
 import { main } from "..//src/cli/main.js";
 import { memoryIo } from "../src/cli/io.js";
 import type { Summary } from "../src/engine/summary.js";

@@ -39,8 +39,8 @@ export const KEY_PUSHED: i32 = -2;
  * that follows loads that word, and takes it from this one store (a two-byte
  * store there would make it wait until both stores reached the cache).
  */
-@inline export function setInLink(key: usize, port: u32): void {
-  store<u64>(key, (load<u64>(key) & ~(<u64>0xffff)) | (<u64>bswap<u16>(<u16>port)));
+@inline export function setInLink(key: usize, inLink: u32): void {
+  store<u64>(key, (load<u64>(key) & ~(<u64>0xffff)) | (<u64>bswap<u16>(<u16>inLink)));
 }
 
 /** Parses the packet into the key vector as member `mi` (of design m.design) sees it. */

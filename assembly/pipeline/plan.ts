@@ -17,10 +17,21 @@
 //   Member.plan:  ┌────────────────────┬─────────┐
 //                 │ epoch: 24 bits     │ PLAN_*  │
 //                 └────────────────────┴─────────┘
+//
+// What a plan needs of a transmit table's rows (are they all physical?) lasts
+// longer, until the next table write, and costs a pass over the rows (a hub's
+// transmit table has a row per spoke): it is kept here, beside the tables, a
+// record by table id. The table holds its entries, and nothing of the plans.
+//
+//   physical, by table id:  ┌──────────────────────┬───────────────┐
+//                           │ at u32: tableWrites  │ all u32: 0, 1 │
+//                           └──────────────────────┴───────────────┘
+//
+// `at` is the table write after which `all` was found (0: not looked at).
 
 import { ACT_DELIVER, ACT_FORWARD, ACT_PHYSICAL } from "../abi";
 import { entryAt, FREE, ROAD_DIRECT, ROAD_DIRECT32, ROAD_SINGLE, singleRow, Table } from "../tables/table";
-import { tableWrites } from "../tables/write";
+import { registrySize, tableWrites } from "../tables/write";
 import { Member, MEMBER_DOWN, MEMBER_TTL, memberAt, nMembers } from "./topology";
 
 /** No plan: the lane's steps, each with all its checks. */
@@ -36,8 +47,14 @@ export const PLAN_DELIVER: u32 = 2;
 
 let epoch: u32 = 1;
 
+/** What is known of each table's rows being physical (the layout above), and for how many table ids. */
+let physical: usize = 0;
+let physicalIds: i32 = 0;
+const PHYSICAL_LEN: i32 = 8;
+
 /** A new batch: the tables may have changed since the last one. */
 export function plansExpire(): void {
+  coverTables();
   epoch = (epoch + 1) & 0xffffff;
   if (epoch != 0) return;
   // The epoch went round: no plan made 2^24 batches ago may pass for a new one.
@@ -69,19 +86,38 @@ function planFor(m: Member): u32 {
   return m.receive != 0 && keylessRow(m.receive) == ACT_DELIVER ? PLAN_DELIVER : PLAN_NONE;
 }
 
+/** Room in `physical` for every table id there may be, before a batch: nothing is allocated while packets run. */
+function coverTables(): void {
+  const ids = registrySize;
+  if (ids <= physicalIds) return;
+  const grown = heap.alloc(<usize>(ids * PHYSICAL_LEN));
+  memory.fill(grown, 0, <usize>(ids * PHYSICAL_LEN));
+  if (physical != 0) {
+    memory.copy(grown, physical, <usize>(physicalIds * PHYSICAL_LEN));
+    heap.free(physical);
+  }
+  physical = grown;
+  physicalIds = ids;
+}
+
 /**
  * Whether every row of transmit table t is physical: looked at once after each table write,
- * not in every batch (a hub's transmit table has a row per spoke).
+ * not in every batch.
  */
 function allPhysical(t: Table): bool {
-  if (t.physicalAt == tableWrites) return t.allPhysical;
+  // A table made since the batch began has no record yet: it is looked at, and nothing kept.
+  const kept = t.id < physicalIds;
+  const p = physical + <usize>(t.id * PHYSICAL_LEN);
+  if (kept && load<u32>(p) == tableWrites) return load<u32>(p, 4) != 0;
   let all = true;
   for (let i = 0; i < t.allocated && all; i++) {
     const e = entryAt(t, i);
     if (e.group != FREE && e.code != ACT_PHYSICAL) all = false;
   }
-  t.physicalAt = tableWrites;
-  t.allPhysical = all;
+  if (kept) {
+    store<u32>(p, tableWrites);
+    store<u32>(p, all ? 1 : 0, 4);
+  }
   return all;
 }
 

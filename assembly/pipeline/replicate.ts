@@ -1,7 +1,8 @@
-// Replication: a stage says what fans out — several out-links, the receivers
-// of an allcast link, or forward-and-receive — and this module makes the
-// copies. The original goes on with element 0; copies wait on a stack and run
-// after it, depth first, so one input packet is finished before the next.
+// Replication: a step says what fans out — several out-links, the receivers
+// of an allcast link, or forward-and-receive — in its call to replicate, and
+// this module makes the copies. The original goes on with element 0; copies
+// wait on a stack and run after it, depth first, so one input packet is
+// finished before the next.
 
 import {
   EV_FORK,
@@ -15,32 +16,12 @@ import {
 import { countDrop } from "./drop";
 import { event, tracing } from "./output";
 import { copyPacket, linkIdAt, Packet, PACKET_SIZE, share } from "./packet";
-import { linkAt, receiverMember, receiverPort } from "./topology";
+import { linkAt, receiverMember, receiverInLink } from "./topology";
 
-export const FAN_NONE: i32 = 0;
-export const FAN_PORTS: i32 = 1; // forward: u16 identifiers at fanList
-export const FAN_RECEIVERS: i32 = 2; // link fanLink: all its receivers
-export const FAN_BOTH: i32 = 3; // acquire: forward and receive
-
-export let fanKind: i32 = FAN_NONE;
-let fanList: usize = 0;
-let fanCount: i32 = 0;
-let fanLink: i32 = -1;
-
-export function fanPorts(list: usize, n: i32): void {
-  fanKind = FAN_PORTS;
-  fanList = list;
-  fanCount = n;
-}
-export function fanReceivers(link: i32): void {
-  fanKind = FAN_RECEIVERS;
-  fanLink = link;
-  fanCount = linkAt(link).nReceivers;
-}
-export function fanBoth(): void {
-  fanKind = FAN_BOTH;
-  fanCount = 2;
-}
+// What fans out, as replicate's `kind`, and what its `what` is then.
+export const FAN_OUT_LINKS: i32 = 1; // forward: `what` points at `count` u16 out-link identifiers
+export const FAN_RECEIVERS: i32 = 2; // `what` is a link's index: its `count` receivers
+export const FAN_BOTH: i32 = 3; // acquire: forward and receive (`count` 2)
 
 let stack: usize = 0;
 let stackCap: i32 = 0;
@@ -75,28 +56,28 @@ export function resetCopies(): void {
   copies = 0;
 }
 
-/** Applies fan element `k` to `d`; returns the stage it continues in. */
-function apply(d: Packet, k: i32): i32 {
-  if (fanKind == FAN_PORTS) {
-    d.outLink = <u32>load<u16>(fanList + ((<usize>k) << 1));
+/** Applies element `k` of the fan (`kind`, `what`) to `d`; returns the stage it continues in. */
+function apply(d: Packet, kind: i32, what: usize, k: i32): i32 {
+  if (kind == FAN_OUT_LINKS) {
+    d.outLink = <u32>load<u16>(what + ((<usize>k) << 1));
     return STAGE_TRANSMIT;
   }
-  if (fanKind == FAN_RECEIVERS) {
-    const l = linkAt(fanLink);
+  if (kind == FAN_RECEIVERS) {
+    const l = linkAt(<i32>what);
     d.member = receiverMember(l, k);
-    d.inLink = receiverPort(l, k);
+    d.inLink = receiverInLink(l, k);
     d.keyMember = -1;
     return STAGE_ACQUIRE;
   }
   return k == 0 ? STAGE_FORWARD : STAGE_RECEIVE;
 }
 
-/** Fans `d` out as the last stage asked; returns the stage `d` itself goes on in. */
-export function replicate(d: Packet): i32 {
+/** Fans `d` out into `count` (FAN_* `kind`, `what`); returns the stage `d` itself goes on in, as element 0. */
+export function replicate(d: Packet, kind: i32, what: usize, count: i32): i32 {
   // Copies are numbered in list order but pushed last first, so they also run in list order.
   const base = copies;
   const bottom = sp;
-  for (let k = fanCount - 1; k >= 1; k--) {
+  for (let k = count - 1; k >= 1; k--) {
     if (base + <u32>k > copyLimit || sp >= stackCap) {
       countDrop(d.member, DROP_REPLICATION_LIMIT);
       if (tracing) event(EV_DROP, d.stage, 0, DROP_REPLICATION_LIMIT, d, -1, linkIdAt(d, d.stage), d.link, k);
@@ -107,15 +88,13 @@ export function replicate(d: Packet): i32 {
     sp++;
     share(d);
     c.copy = base + <u32>k;
-    c.stage = apply(c, k);
+    c.stage = apply(c, kind, what, k);
   }
   for (let s = sp - 1; s >= bottom; s--) {
     const c = changetype<Packet>(stack + <usize>(s * PACKET_SIZE));
     if (tracing) event(EV_FORK, d.stage, 0, 0, c, -1, linkIdAt(c, c.stage), c.link, d.copy);
   }
-  copies = base + <u32>(fanCount - 1);
-  copiesAsked += <u64>(fanCount - 1);
-  const next = apply(d, 0);
-  fanKind = FAN_NONE;
-  return next;
+  copies = base + <u32>(count - 1);
+  copiesAsked += <u64>(count - 1);
+  return apply(d, kind, what, 0);
 }

@@ -15,7 +15,7 @@ import { event, inRanges, traceCap, traceOn, tracePos, traceRoom, traceSome, tra
 import { linkIdAt, Packet, PACKET_SIZE, SLACK } from "./packet";
 import { pop, resetCopies } from "./replicate";
 import { STAGE_WAIT } from "./room";
-import { LANE, STEP, walk } from "./steps";
+import { LANE, STEP, walk } from "./walk";
 import { endpointAt } from "./topology";
 
 export const STATUS_DONE: i32 = 0;

@@ -5,25 +5,10 @@
 // sends it into a session (pushed).
 //
 // Each step is one function here (linkStep, sendStep, acquireStep, ...), the
-// only place it is written. walk() takes a packet through them, two ways, by
-// `lane`, a constant where it is called (run.ts):
-//
-//   STEP  one call takes one step, with every case: a drop, replication, a
-//         want of room (STAGE_WAIT), and the trace's events. The batch loop
-//         makes room for the trace between steps.
-//   LANE  the fast lane: one call takes the packet through every step it
-//         meets, as long as each is a common case — a link with one receiver
-//         or none (or anycast), an acquire, receive, forward to one out-link,
-//         transmit, push, pop, delivery, SharedAcquire or SharedForward —
-//         one step falling through to the next. At a case it does not take,
-//         a step leaves the packet before doing anything of itself (no hit
-//         counted, no record written, no byte changed), and STEP takes the
-//         same step from its start. Without a trace, the batch loop gives
-//         each packet to the lane, and to STEP where the lane leaves it.
-//
-// So a packet's fate, bytes and counters are those of its steps, whichever
-// way they were taken; a test holds both to the reference model
-// (test/pipeline/differential*: with a trace, STEP takes every step).
+// only place it is written. walk() (walk.ts) takes a packet through them, two
+// ways, by `lane`: STEP, one step with every case, or LANE, the fast lane,
+// many steps as long as each is a common case. A step the lane cannot finish
+// it leaves before doing anything of itself (left), for STEP to take.
 //
 // Both ways read and write the descriptor as they go: the packet being walked
 // sits at one address (run.ts's `cur`), whose fields the engine reaches as
@@ -92,8 +77,8 @@ import { actionCode, actionCount, actionArg, find, findId, findIdDirect, looked,
 import { event, tracing } from "./output";
 import { keyOf, Packet, release } from "./packet";
 import { KEY_PUSHED, parseHeader, setInLink } from "./parse";
-import { PLAN_DELIVER, PLAN_FORWARD, PLAN_NONE, planOf } from "./plan";
-import { fanBoth, fanPorts, fanReceivers, replicate } from "./replicate";
+import { PLAN_DELIVER, PLAN_FORWARD, PLAN_NONE } from "./plan";
+import { FAN_BOTH, FAN_OUT_LINKS, FAN_RECEIVERS, replicate } from "./replicate";
 import { roomFor, ROOM_NOW, shortOfRoom, STAGE_WAIT } from "./room";
 import {
   linkAt,
@@ -103,7 +88,7 @@ import {
   memberDown,
   outLink,
   receiverMember,
-  receiverPort,
+  receiverInLink,
 } from "./topology";
 
 /** walk's `lane`: the fast lane (common cases, many steps), or one step with every case. */
@@ -115,7 +100,7 @@ export const STEP: bool = false;
  * fail and one test at the foot of its loop ends the walk: a packet going
  * from one step to the next pays for no test of leaving.
  */
-const LEFT: i32 = 16;
+export const LEFT: i32 = 16;
 @inline function left(stage: i32): i32 {
   return stage + LEFT;
 }
@@ -142,67 +127,6 @@ const LEFT: i32 = 16;
  * tests neither for it nor for anything that could fail.
  */
 export const ANY: i32 = -1;
-
-/**
- * Takes `d` from step `stage`: with `lane`, as far as the fast lane goes
- * (STAGE_DONE, or the step it leaves to STEP, written back into `d`); else
- * one step, returning the next (or STAGE_WAIT: the same step again, once
- * there is room).
- *
- * The steps follow one another in the order a packet mostly takes them
- * (link, send, acquire, forward, transmit; receive and deliver where an
- * acquire leads there), each tested in turn, so that the lane falls through
- * from one to the next.
- */
-@inline export function walk(d: Packet, stage: i32, lane: bool): i32 {
-  /** The member's plan in the lane, from its acquire on: receive, which only an acquire leads to, reads it. */
-  let plan = PLAN_NONE;
-  while (true) {
-    if (stage == STAGE_LINK) {
-      stage = linkStep(d, lane, ANY);
-      if (!lane || stage == STAGE_DONE) return stage;
-    }
-    if (stage == STAGE_SEND) {
-      stage = sendStep(d, lane, ANY);
-      if (!lane) return stage;
-    }
-    if (stage == STAGE_ACQUIRE) {
-      const m = memberAt(d.member);
-      plan = lane ? planOf(m) : PLAN_NONE;
-      if (lane && plan == PLAN_FORWARD) {
-        // A planned forwarder's acquire, with its plan as a constant, takes its forward and transmit too.
-        stage = acquireStep(d, m, LANE, PLAN_FORWARD, ANY);
-        continue;
-      }
-      stage = acquireStep(d, m, lane, plan, ANY);
-      if (!lane) return stage;
-    }
-    if (stage == STAGE_FORWARD) {
-      stage = forwardStep(d, lane, PLAN_NONE, ANY);
-      if (!lane) return stage;
-      if (stage == STAGE_FORWARD) continue; // SharedForward: the partner forwards it
-    }
-    if (stage == STAGE_TRANSMIT) {
-      stage = transmitStep(d, lane, PLAN_NONE, ANY);
-      if (!lane) return stage;
-      continue; // to the link or send, above
-    }
-    if (stage == STAGE_RECEIVE) {
-      stage = receiveStep(d, lane, plan, ANY);
-      if (!lane) return stage;
-      if (stage == STAGE_ACQUIRE) continue; // popped to the overlay
-    }
-    if (stage == STAGE_DELIVER) {
-      stage = deliverStep(d, lane, ANY);
-      if (!lane || stage == STAGE_DONE) return stage;
-    }
-    if (stage >= LEFT) break;
-  }
-  // The lane leaves the packet at a step, nothing of it done, for STEP to take.
-  stage -= LEFT;
-  d.stage = stage;
-  return stage;
-}
 
 // Each step below takes `d` at its stage and returns the next (STAGE_DONE
 // once the packet is finished; STAGE_WAIT for room; left(its stage) where
@@ -248,15 +172,14 @@ export const ANY: i32 = -1;
     return STAGE_DONE;
   }
   if (!lane && n > 1 && l.mode == MODE_ALLCAST) {
-    fanReceivers(d.link);
-    return replicate(d);
+    return replicate(d, FAN_RECEIVERS, <usize>d.link, n);
   }
   let r = 0;
   if (!lane) {
     if (n > 1 && l.mode == MODE_ANYCAST) r = <i32>(flowHash(d, l) % <u32>n);
   }
   d.member = receiverMember(l, r);
-  d.inLink = receiverPort(l, r);
+  d.inLink = receiverInLink(l, r);
   d.keyMember = -1;
   return STAGE_ACQUIRE;
 }
@@ -337,8 +260,7 @@ export const ANY: i32 = -1;
   } else if (lane) {
     return left(STAGE_ACQUIRE);
   } else if (code == ACT_BOTH) {
-    fanBoth();
-    return replicate(d);
+    return replicate(d, FAN_BOTH, 0, 2);
   } else {
     return drop(d, STAGE_ACQUIRE, DROP_UNSUPPORTED);
   }
@@ -399,8 +321,7 @@ export const ANY: i32 = -1;
   }
   if (!lane) {
     if (outs > 1) {
-      fanPorts(<usize>entryAt(t, row).data, <i32>outs);
-      return replicate(d);
+      return replicate(d, FAN_OUT_LINKS, <usize>entryAt(t, row).data, <i32>outs);
     }
   }
   if (lane) countHit(t, row);

@@ -3,19 +3,19 @@
 // A member (one per network member; members of different networks on one
 // machine share `machine`):
 //
-//   ┌─────────────┬─────────────┬────────────┬───────────┬────────────────────────────────┐
+//   ┌─────────────┬─────────────┬────────────┬───────────┬──────────────────────────────────┐
 //   │ network i32 │ machine i32 │ design i32 │ flags u32 │ tables: usize × 5 (ROLE_* order) │
-//   ├─────────────┴─────────────┴────────────┴───────────┴────────────────────────────────┤
-//   │ portLinks usize (i32 link per out-identifier, −1 none) │ nPorts i32 │ drops usize (u64 × DROP_COUNT) │ delivered
-// u64 │ recordingId i32 │ plan u32 │
-//   └──────────────────────────────────────────────────────────────────────────────────────┘
+//   ├─────────────┴─────────────┴────────────┴───────────┴──────────────────────────────────┤
+//   │ outLinks usize (i32 link per out-link identifier, −1 none) │ nOutLinks i32            │
+//   │ drops usize (u64 × DROP_COUNT) │ delivered u64 │ recordingId i32 │ plan u32           │
+//   └───────────────────────────────────────────────────────────────────────────────────────┘
 //
 // A link (one-way; a two-way link is two of them):
 //
-//   ┌─────────────┬────────────┬────────────────┬──────────┬────────────────┬───────────────────────────────┐
-//   │ network i32 │ sender i32 │ senderPort u32 │ mode i32 │ nReceivers i32 │ receivers usize: (member i32, │
-//   │             │ (−1 = ext) │                │          │ (0 = external) │ port u32) × nReceivers        │
-//   └─────────────┴────────────┴────────────────┴──────────┴────────────────┴───────────────────────────────┘
+//   ┌─────────────┬────────────┬───────────────────┬──────────┬────────────────┬───────────────────────────────┐
+//   │ network i32 │ sender i32 │ senderOutLink u32 │ mode i32 │ nReceivers i32 │ receivers usize: (member i32, │
+//   │             │ (−1 = ext) │                   │          │ (0 = external) │ inLink u32) × nReceivers      │
+//   └─────────────┴────────────┴───────────────────┴──────────┴────────────────┴───────────────────────────────┘
 //   ┌──────────────┬────────────┬─────────────┬───────────┬─────────────┬──────────┬─────────┐
 //   │ recorded i32 │ design i32 │ packets u64 │ bytes u64 │ recordingId │ down u32 │ pad u64 │
 //   └──────────────┴────────────┴─────────────┴───────────┴─────────────┴──────────┴─────────┘
@@ -49,8 +49,8 @@ export class Member {
   transmit: usize;
   send: usize;
   receive: usize;
-  portLinks: usize;
-  nPorts: i32;
+  outLinks: usize;
+  nOutLinks: i32;
   drops: usize;
   delivered: u64;
   /** The recording its deliveries go to (recording.ts), −1 none. */
@@ -64,7 +64,7 @@ export class Member {
 export class Link {
   network: i32;
   sender: i32;
-  senderPort: u32;
+  senderOutLink: u32;
   mode: i32;
   nReceivers: i32;
   receivers: usize;
@@ -129,12 +129,12 @@ export let orphanDrops: usize = 0;
 @inline export function receiverMember(l: Link, r: i32): i32 {
   return load<i32>(l.receivers + ((<usize>r) << 3));
 }
-@inline export function receiverPort(l: Link, r: i32): u32 {
+@inline export function receiverInLink(l: Link, r: i32): u32 {
   return load<u32>(l.receivers + ((<usize>r) << 3), 4);
 }
-/** The link on member m's out-link identifier `port`, or −1. */
-@inline export function outLink(m: Member, port: u32): i32 {
-  return port < <u32>m.nPorts ? load<i32>(m.portLinks + ((<usize>port) << 2)) : -1;
+/** The link on member m's out-link identifier `id`, or −1. */
+@inline export function outLink(m: Member, id: u32): i32 {
+  return id < <u32>m.nOutLinks ? load<i32>(m.outLinks + ((<usize>id) << 2)) : -1;
 }
 @inline export function tableOf(m: Member, role: i32): Table | null {
   const p = load<usize>(changetype<usize>(m) + offsetof<Member>("acquire") + ((<usize>role) << alignof<usize>()));
@@ -155,7 +155,7 @@ function freeIf(p: usize): void {
 /** Starts a new topology of `m` members, `l` links and `e` injection endpoints; the old one's memory is freed. */
 export function topologyReset(m: i32, l: i32, e: i32): void {
   for (let i = 0; i < nMembers; i++) {
-    freeIf(memberAt(i).portLinks);
+    freeIf(memberAt(i).outLinks);
     freeIf(memberAt(i).drops);
   }
   for (let i = 0; i < nLinks; i++) freeIf(linkAt(i).receivers);
@@ -172,16 +172,16 @@ export function topologyReset(m: i32, l: i32, e: i32): void {
   orphanDrops = zeroed((<usize>DROP_COUNT) << 3);
 }
 
-/** Member `i`: its network, machine and design, and `nPorts` out-identifiers (0 … nPorts−1). */
-export function memberSet(i: i32, network: i32, machine: i32, design: i32, flags: u32, nPorts: i32): void {
+/** Member `i`: its network, machine and design, and `nOutLinks` out-link identifiers (0 … nOutLinks−1). */
+export function memberSet(i: i32, network: i32, machine: i32, design: i32, flags: u32, nOutLinks: i32): void {
   const m = memberAt(i);
   m.network = network;
   m.machine = machine;
   m.design = design;
   m.flags = flags;
-  m.nPorts = nPorts;
-  m.portLinks = zeroed((<usize>nPorts) << 2);
-  for (let p = 0; p < nPorts; p++) store<i32>(m.portLinks + ((<usize>p) << 2), -1);
+  m.nOutLinks = nOutLinks;
+  m.outLinks = zeroed((<usize>nOutLinks) << 2);
+  for (let p = 0; p < nOutLinks; p++) store<i32>(m.outLinks + ((<usize>p) << 2), -1);
   m.drops = zeroed((<usize>DROP_COUNT) << 3);
   m.recordingId = -1;
 }
@@ -198,14 +198,16 @@ export function memberSetTable(i: i32, role: i32, table: i32): bool {
   return true;
 }
 
-/** Link `i` from `sender` (−1 = outside) on its out-identifier `port`, with `nReceivers` receivers (0 = leaves the
- * network). */
+/**
+ * Link `i` from `sender` (−1 = outside) on its out-link identifier `outLink`, with `nReceivers` receivers
+ * (0 = leaves the network).
+ */
 export function linkSet(
   i: i32,
   network: i32,
   design: i32,
   sender: i32,
-  port: u32,
+  outLink: u32,
   mode: i32,
   nReceivers: i32,
   recorded: i32,
@@ -214,7 +216,7 @@ export function linkSet(
   l.network = network;
   l.design = design;
   l.sender = sender;
-  l.senderPort = port;
+  l.senderOutLink = outLink;
   l.mode = mode;
   l.nReceivers = nReceivers;
   l.receivers = zeroed((<usize>nReceivers) << 3);
@@ -223,7 +225,7 @@ export function linkSet(
   l.down = 0;
   if (sender >= 0) {
     const m = memberAt(sender);
-    if (<i32>port < m.nPorts) store<i32>(m.portLinks + ((<usize>port) << 2), i);
+    if (<i32>outLink < m.nOutLinks) store<i32>(m.outLinks + ((<usize>outLink) << 2), i);
   }
   // Endpoints set before on this link start from its sender.
   for (let k = 0; k < nEndpoints; k++) {
@@ -232,16 +234,19 @@ export function linkSet(
   }
 }
 
-/** Member `i` transmits on link `link` with identifier `port` too (the overlay's shared member, subduction). */
-export function memberSetPortLink(i: i32, port: u32, link: i32): void {
+/**
+ * Member `i` transmits on link `link` with out-link identifier `outLink` too (the overlay's shared member,
+ * subduction). The export's name is the control plane's (src/control/install.ts), kept until it is renamed there.
+ */
+export function memberSetPortLink(i: i32, outLink: u32, link: i32): void {
   const m = memberAt(i);
-  if (<i32>port < m.nPorts) store<i32>(m.portLinks + ((<usize>port) << 2), link);
+  if (<i32>outLink < m.nOutLinks) store<i32>(m.outLinks + ((<usize>outLink) << 2), link);
 }
 
-export function linkSetReceiver(i: i32, r: i32, member: i32, port: u32): void {
+export function linkSetReceiver(i: i32, r: i32, member: i32, inLink: u32): void {
   const p = linkAt(i).receivers + ((<usize>r) << 3);
   store<i32>(p, member);
-  store<u32>(p, port, 4);
+  store<u32>(p, inLink, 4);
 }
 
 /** Link `i`'s packets go to recording `c` (−1: none). */
@@ -294,7 +299,7 @@ function endpointOnLink(e: Endpoint): void {
   const l = linkAt(e.link);
   e.member = l.sender;
   e.inLink = PORT_NONE;
-  e.outLink = l.sender >= 0 ? l.senderPort : PORT_NONE;
+  e.outLink = l.sender >= 0 ? l.senderOutLink : PORT_NONE;
 }
 
 /** Takes link `i` down (`down` true) or up: a link that is down drops what is sent onto it (DROP_LINK_DOWN). */

@@ -63,7 +63,7 @@ export const FREE: i32 = -1;
  * (indexes/: up to the room table.ts asks for) follows it.
  *
  *   ┌──────────┬───────────┬──────────────┬─────────────┬───────────────┬──────────┬─────────┬────────────────┐
- *   │ road i32 │ words i32 │ mask usize   │ entries     │ entrySize i32 │ hits     │ id kind │ … allPhysical  │
+ *   │ road i32 │ words i32 │ mask usize   │ entries     │ entrySize i32 │ hits     │ id kind │ … nFields      │
  *   ├──────────┴───────────┴──────────────┴─────────────┴───────────────┴──────────┴─────────┴────────────────┤
  *   │ the index's record (indexAt)                                                                          │
  *   └───────────────────────────────────────────────────────────────────────────────────────────────────────┘
@@ -97,10 +97,6 @@ export class Table {
   entriesBlock: usize;
   fields: usize;
   nFields: i32;
-  /** plan.ts: whether every row is physical (a transmit table), as found after table write `physicalAt` (write.ts
-   * tableWrites; 0: not looked at). */
-  physicalAt: u32;
-  allPhysical: bool;
 }
 /** Where a table's index record starts: right after the table's. */
 const TABLE_LEN: usize = (offsetof<Table>() + 7) & ~(<usize>7);

@@ -51,12 +51,18 @@ import {
 // ── The table registry: ids chosen by the control plane ────────────────────
 
 let registry: usize = 0;
-let registrySize: i32 = 0;
+/** Table ids the registry has room for: every table's id is below it. */
+export let registrySize: i32 = 0;
 /**
- * Table writes so far (applyWrites calls, applied or not; never 0): what is known of a table's
- * rows as of one count holds until the next. A new table is zeroed, so nothing is known of it.
+ * Table writes so far (applyWrites calls, applied or not, and tables created; never 0): what is
+ * known of a table's rows as of one count holds until the next, and of a table id until a new
+ * table takes it.
  */
 export let tableWrites: u32 = 1;
+
+function tableWritten(): void {
+  tableWrites = tableWrites == u32.MAX_VALUE ? 1 : tableWrites + 1;
+}
 
 export function tableById(id: i32): Table | null {
   if (id < 0 || id >= registrySize) return null;
@@ -98,6 +104,7 @@ export function createTable(
   const t = create(id, role, kind, keyLen, capacity, fields, nFields);
   if (t == null) return false;
   store<usize>(registry + ((<usize>id) << alignof<usize>()), changetype<usize>(t));
+  tableWritten();
   return true;
 }
 
@@ -165,7 +172,7 @@ function freeData(e: Entry): void {
  * undoing every earlier one.
  */
 export function applyWrites(buf: usize, n: i32): i32 {
-  tableWrites = tableWrites == u32.MAX_VALUE ? 1 : tableWrites + 1;
+  tableWritten();
   const undo = heap.alloc(<usize>(n * UNDO_LEN) + 1);
   let done = 0;
   let failed = -1;

@@ -38,16 +38,6 @@ export class TextTable {
   }
 }
 
-/** ISO-8601 UTC with nanoseconds: 2020-06-10T09:19:54.740079000Z. */
-export function isoTimeNs(sec: number, nsec: number): string {
-  const date = new Date(sec * 1000);
-  const frac = String(nsec).padStart(9, "0");
-  if (Number.isNaN(date.getTime())) return `${sec}.${frac}s`;
-  const iso = date.toISOString();
-  // toISOString ends in ".mmmZ"; swap the milliseconds for all nine digits.
-  return `${iso.slice(0, -4)}${frac}Z`;
-}
-
 /** A file's size for a person, in decimal units: 931 bytes, 108 MB, 1.19 GB. */
 export function fileSize(bytes: number): string {
   if (bytes < 1e6) return `${bytes.toLocaleString("en-US")} bytes`;

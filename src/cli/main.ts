@@ -13,7 +13,6 @@ import { registerAnalyze } from "./commands/analyze.js";
 import { registerRun } from "./commands/run.js";
 import { registerTrace } from "./commands/trace.js";
 import { registerView } from "./commands/view.js";
-import { registerBench } from "./commands/bench.js";
 import { registerExport } from "./commands/export.js";
 import { registerFit } from "./commands/fit.js";
 import { registerPlace } from "./commands/place.js";
@@ -23,12 +22,16 @@ import { SpecError } from "../description/problems.js";
 import type { CommandContext } from "./command.js";
 import { EXIT_BAD_INPUT, EXIT_CODES_HELP, EXIT_INTERNAL, EXIT_OK } from "./exit-codes.js";
 
+/** Adds a command (its name, flags, help and action) to the program. */
+export type Register = (program: Command, ctx: CommandContext) => void;
+
 /**
- * The whole command line as commander knows it: every command's name, flags and help (commands/).
- * A command's implementation is loaded only when it runs, so that `strata --help` or a quick
- * check does not wait for gRPC, the engine or the drawing to load.
+ * The whole command line as commander knows it: every command's name, flags and help (commands/),
+ * and those of `more` (the bin adds bench/'s). A command's implementation is loaded only when it
+ * runs, so that `strata --help` or a quick check does not wait for gRPC, the engine or the drawing
+ * to load.
  */
-export function buildProgram(ctx: CommandContext): Command {
+export function buildProgram(ctx: CommandContext, more: readonly Register[] = []): Command {
   const program = new Command("strata")
     .description("A data-plane emulator for compositional networks.")
     .version(VERSION, "-V, --version")
@@ -40,12 +43,12 @@ export function buildProgram(ctx: CommandContext): Command {
   registerRun(program, ctx);
   registerTrace(program, ctx);
   registerView(program, ctx);
-  registerBench(program, ctx);
   registerExport(program, ctx);
   registerFit(program, ctx);
   registerPlace(program, ctx);
   registerServe(program, ctx);
   registerP4Runtime(program, ctx);
+  for (const register of more) register(program, ctx);
   // Every command writes to ctx.io, reports a flag mistake as strata's one line, and returns instead of exiting.
   const configure = (cmd: Command): void => {
     cmd.configureOutput({
@@ -88,10 +91,10 @@ export function usageLine(message: string, command: string): string {
 
 const VERSION = "0.1.0";
 
-/** Runs strata with `argv` (without node and the script); returns the exit code. */
-export async function main(argv: readonly string[], io: Io): Promise<number> {
+/** Runs strata with `argv` (without node and the script), and the commands of `more`; returns the exit code. */
+export async function main(argv: readonly string[], io: Io, more: readonly Register[] = []): Promise<number> {
   const ctx: CommandContext = { io, exitCode: EXIT_OK };
-  const program = buildProgram(ctx);
+  const program = buildProgram(ctx, more);
   try {
     await program.parseAsync([...argv], { from: "user" });
   } catch (err) {
@@ -129,13 +132,14 @@ function isEntryPoint(): boolean {
   }
 }
 
-if (isEntryPoint()) {
+/** Runs strata as the process: its arguments, standard streams and exit code; with the commands of `more`. */
+export function runProcess(more: readonly Register[] = []): void {
   const io: Io = {
     stdout: new StreamSink(process.stdout),
     stderr: new StreamSink(process.stderr),
     stderrIsTTY: process.stderr.isTTY === true,
   };
-  main(process.argv.slice(2), io).then(
+  main(process.argv.slice(2), io, more).then(
     (code) => {
       process.exitCode = code;
     },
@@ -147,3 +151,6 @@ if (isEntryPoint()) {
     },
   );
 }
+
+// Run as a script (node dist/src/cli/main.js): src/'s commands; the bin (bin/strata.ts) adds bench/'s.
+if (isEntryPoint()) runProcess();

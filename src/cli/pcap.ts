@@ -3,7 +3,8 @@
 
 import { openCapture } from "../pcap/reader.js";
 import { type CaptureReader, PACKET_NO_TIMESTAMP, type PacketBatch, tsNs } from "../pcap/types.js";
-import { TextTable, isoTimeNs } from "./format.js";
+import { TextTable } from "./format.js";
+import { isoTimeNs } from "../time.js";
 import type { Io } from "./io.js";
 
 /** Lists the packets of one capture on `io`: a table, or one JSON object a line. */

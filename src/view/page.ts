@@ -3,7 +3,7 @@
 // ./client-script.ts) inline — that opens from disk in any browser with no network access.
 
 import { gzipSync } from "node:zlib";
-import { isoTimeNs } from "../cli/format.js";
+import { isoTimeNs } from "../time.js";
 import { clientScript } from "./client-script.js";
 import type { ViewGraph } from "./graph.js";
 import type { AnalysisData, PageData, RunData } from "./page-data.js";

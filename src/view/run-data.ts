@@ -11,7 +11,8 @@
 
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { describe, fates, readTrace } from "../cli/trace.js";
+import { readTrace } from "../trace/read.js";
+import { describe, fates } from "../trace/words.js";
 import { InputError } from "../errors.js";
 import { MAX_SUMMARY_BYTES, readBounded } from "../read-file.js";
 import { TRACE_FILE } from "../engine/trace-file.js";

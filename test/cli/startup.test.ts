@@ -12,7 +12,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../pcap/real-files.js";
 
-const BIN = `${REPO_ROOT}dist/src/cli/main.js`;
+const BIN = `${REPO_ROOT}dist/bin/strata.js`;
 const MARK = "strata-test-loaded ";
 /** The modules of src/cli/ that implement a command (the heavy part the definitions leave out). */
 const IMPLEMENTATIONS = [

@@ -1,5 +1,6 @@
 // The shape of the code, held: no import circle among the files of assembly/,
-// src/ and bench/ (madge reads src and bench, but not AssemblyScript); the
+// src/, bench/ and bin/ (madge reads src, bench and bin, but not AssemblyScript);
+// arrows down — src/ imports neither bench/ nor bin/, src/view not src/cli; the
 // table engine in layers — assembly/tables: storage < kinds < indexes < table
 // < write, each importing only its own layer and those below, none of them
 // the pipeline; and the bench's bound kernels made of the data plane's step
@@ -258,11 +259,36 @@ describe("circles", () => {
   });
 });
 
-describe("the code's imports", () => {
-  const graph = readGraph(["assembly", "src", "bench"]);
+/** The imports of files below `from` that reach files below `to`, as "file → target". */
+function arrows(graph: Graph, from: string, to: string): string[] {
+  return [...graph].flatMap(([file, targets]) =>
+    file.startsWith(from) ? targets.filter((t) => t.startsWith(to)).map((t) => `${file} → ${t}`) : [],
+  );
+}
 
-  it("has no import circle in assembly/, src/ or bench/", () => {
+describe("the code's imports", () => {
+  const graph = readGraph(["assembly", "src", "bench", "bin"]);
+
+  it("has no import circle in assembly/, src/, bench/ or bin/", () => {
     expect(circles(graph).map((c) => c.join(" → "))).toEqual([]);
+  });
+
+  // Arrows go down (issue 29): the bench and the bin stand above the code they measure and put together, and the
+  // command line above what it shows; what both sides use lives below both (src/trace/, src/time.ts).
+  it.each([
+    { from: "src/", to: "bench/" },
+    { from: "src/", to: "bin/" },
+    { from: "bench/", to: "bin/" },
+    { from: "src/view/", to: "src/cli/" },
+  ])("no file of $from imports from $to", ({ from, to }) => {
+    expect(arrows(graph, from, to)).toEqual([]);
+  });
+
+  it("reads the arrows it holds to: bin/ imports src/ and bench/, bench/ imports src/", () => {
+    // A reader that resolved nothing would pass the test above.
+    expect(arrows(graph, "bin/", "src/")).not.toEqual([]);
+    expect(arrows(graph, "bin/", "bench/")).not.toEqual([]);
+    expect(arrows(graph, "bench/", "src/")).not.toEqual([]);
   });
 
   it("assembly/tables imports only downward (storage < kinds < indexes < table < write), never the pipeline", () => {

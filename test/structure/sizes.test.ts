@@ -12,7 +12,7 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 const ROOT = join(import.meta.dirname, "..", "..");
-const DIRS = ["src", "assembly", "bench", "scripts"];
+const DIRS = ["src", "assembly", "bench", "bin", "scripts"];
 const MAX_FUNCTION_LINES = 80;
 const MAX_FILE_LINES = 500;
 
@@ -25,7 +25,6 @@ interface Allowed {
 }
 
 const ALLOWED: readonly Allowed[] = [
-  { file: "assembly/pipeline/steps.ts", by: "h-names" },
   { file: "src/p4/device.ts", by: "h-names" },
   { file: "src/p4/device.ts", function: "device", by: "h-names" },
   { file: "src/p4/device.ts", function: "portMap", by: "h-names" },

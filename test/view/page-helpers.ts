@@ -2,7 +2,7 @@
 // shows them (header, steps, fate), for comparing with `strata trace --packet N`.
 
 import { gunzipSync } from "node:zlib";
-import { isoTimeNs } from "../../src/cli/format.js";
+import { isoTimeNs } from "../../src/time.js";
 import { PACKET_FIELDS, type PageData, type StepData } from "../../src/view/page-data.js";
 
 export function pageDataOf(html: string): PageData {

@@ -1,7 +1,9 @@
-// `strata bench [--json] [--only NAME]...`: the benchmarks of bench/ (also `npm run bench`).
+// `strata bench [--json] [--only NAME]...`: the benchmarks of bench/ (also `npm run bench`). The bench
+// stands above the code it measures: its command is added to strata's by the bin (bin/strata.ts), not
+// by src/cli.
 
 import type { Command } from "commander";
-import type { CommandContext } from "../command.js";
+import type { CommandContext } from "../src/cli/command.js";
 
 interface BenchFlags {
   json?: boolean;
@@ -22,7 +24,7 @@ export function registerBench(program: Command, ctx: CommandContext): void {
     .option("--max-time <seconds>", "time to spend on each scenario", "3")
     .action(async (flags: BenchFlags) => {
       // Loaded on demand: the scenarios pull in the reference interpreter and write temporary captures.
-      const { runBench } = await import("../../../bench/main.js");
+      const { runBench } = await import("./main.js");
       const argv = [
         ...(flags.json === true ? ["--json"] : []),
         ...(flags.list === true ? ["--list"] : []),

@@ -50,7 +50,6 @@ const ALLOWED: readonly Allowed[] = [
   { file: "src/cli/commands/serve.ts", function: "registerServe", by: "h-sizes" },
   { file: "src/engine/summary.ts", function: "summarize", by: "h-sizes" },
   { file: "src/out-dir.ts", by: "h-sizes" },
-  { file: "src/pcap/pcapng-reader.ts", function: "PcapngReader.batches", by: "h-sizes" },
   { file: "src/run/workers.ts", function: "WorkerPool.replay", by: "h-sizes" },
   { file: "src/serve/ports.ts", function: "LivePorts.#start", by: "h-sizes" },
   { file: "bench/dataplane.ts", by: "h-sizes" },

@@ -44,7 +44,6 @@ const ALLOWED: readonly Allowed[] = [
   { file: "src/p4runtime/device-state.ts", function: "DeviceState.resync", by: "h-ledger" },
   { file: "src/p4runtime/server.ts", by: "h-ledger" },
   { file: "src/p4runtime/server.ts", function: "P4RuntimeServer.#stream", by: "h-ledger" },
-  { file: "src/engine/summary.ts", function: "summarize", by: "h-sizes" },
   { file: "src/out-dir.ts", by: "h-sizes" },
   { file: "src/run/workers.ts", function: "WorkerPool.replay", by: "h-sizes" },
   { file: "src/serve/ports.ts", function: "LivePorts.#start", by: "h-sizes" },

@@ -26,9 +26,6 @@ interface Allowed {
 
 const ALLOWED: readonly Allowed[] = [
   { file: "assembly/pipeline/steps.ts", by: "h-names" },
-  { file: "src/p4/device.ts", by: "h-names" },
-  { file: "src/p4/device.ts", function: "device", by: "h-names" },
-  { file: "src/p4/device.ts", function: "portMap", by: "h-names" },
   { file: "src/analysis/header-space.ts", by: "analysis (issue 30)" },
   { file: "src/cli/serve.ts", function: "serve", by: "h-ledger" },
   { file: "src/cli/serve.ts", function: "(anonymous in serve)", by: "h-ledger" },

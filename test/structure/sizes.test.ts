@@ -41,7 +41,6 @@ const ALLOWED: readonly Allowed[] = [
   { file: "src/p4runtime/device-state.ts", function: "DeviceState.resync", by: "h-ledger" },
   { file: "src/p4runtime/server.ts", by: "h-ledger" },
   { file: "src/p4runtime/server.ts", function: "P4RuntimeServer.#stream", by: "h-ledger" },
-  { file: "bench/p4runtime.ts", function: "figures", by: "h-sizes" },
 ];
 
 /** A file or function and its length in lines; `line` is where a function starts (1 for a file). */

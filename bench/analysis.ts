@@ -9,7 +9,7 @@ import { computeRelations } from "../src/analysis/properties.js";
 import { compile } from "../src/control/compile.js";
 import type { CompiledSpec } from "../src/control/compiled.js";
 import { parseSpec } from "../src/description/load.js";
-import { fatTreeSpec } from "./dataplane.js";
+import { fatTreeSpec } from "./descriptions.js";
 import type { Figure, FigureScenario } from "./scenario.js";
 
 /**

@@ -175,80 +175,10 @@ async function stop(s: Setup): Promise<void> {
 async function figures(): Promise<Figure[]> {
   const s = await start();
   try {
-    // Batched writes: ENTRIES routes in batches of BATCH into the empty table, and deleted again;
-    // WARM_ROUNDS untimed (a switch's agent runs warm), then TIMED_ROUNDS timed (the inserts),
-    // the last one left in place.
-    const batches = (type: string): Buffer[] =>
-      Array.from({ length: ENTRIES / BATCH }, (_, b) =>
-        writeRequest(
-          s,
-          Array.from({ length: BATCH }, (_, i) => ({ type, entity: route(s, b * BATCH + i) })),
-        ),
-      );
-    const inserts = batches("INSERT");
-    const deletes = batches("DELETE");
-    const rates: number[] = [];
-    const cpuRates: number[] = [];
-    for (let round = 0; round < WARM_ROUNDS + TIMED_ROUNDS; round++) {
-      const t0 = performance.now();
-      const cpu0 = process.cpuUsage();
-      for (const b of inserts) await unary(s, "Write", b);
-      const cpu = process.cpuUsage(cpu0);
-      if (round >= WARM_ROUNDS) {
-        rates.push(ENTRIES / ((performance.now() - t0) / 1000));
-        cpuRates.push(ENTRIES / ((cpu.user + cpu.system) / 1e6));
-      }
-      if (round < WARM_ROUNDS + TIMED_ROUNDS - 1) for (const b of deletes) await unary(s, "Write", b);
-    }
-
-    // Single-entry writes among ENTRIES: insert one route, then delete it, SINGLE_WRITES times each.
-    const insertOne = Array.from({ length: SINGLE_WRITES }, (_, i) =>
-      writeRequest(s, [{ type: "INSERT", entity: route(s, ENTRIES + i) }]),
-    );
-    const deleteOne = Array.from({ length: SINGLE_WRITES }, (_, i) =>
-      writeRequest(s, [{ type: "DELETE", entity: route(s, ENTRIES + i) }]),
-    );
-    const single: number[] = [];
-    for (let i = 0; i < SINGLE_WRITES; i++) {
-      for (const request of [insertOne[i], deleteOne[i]]) {
-        const at = performance.now();
-        await unary(s, "Write", request ?? Buffer.alloc(0));
-        single.push(performance.now() - at);
-      }
-    }
-    single.sort((a, b) => a - b);
-
-    // Read every entry of the table.
-    const readAll = encode("p4.v1.ReadRequest", {
-      deviceId: s.deviceId,
-      entities: [{ tableEntry: { tableId: s.tableId } }],
-    });
-    const got = entitiesIn(await read(s, readAll)).length;
-    if (got !== ENTRIES) throw new Error(`read ${got} entries, expected ${ENTRIES}`);
-    const all: number[] = [];
-    for (let i = 0; i < READS_ALL; i++) {
-      const at = performance.now();
-      await read(s, readAll);
-      all.push(performance.now() - at);
-    }
-
-    // Read one entry by its match key.
-    const keyed = Array.from({ length: READS_ONE }, (_, i) => {
-      const te = route(s, (i * 7919) % ENTRIES).tableEntry as M;
-      return encode("p4.v1.ReadRequest", {
-        deviceId: s.deviceId,
-        entities: [{ tableEntry: { tableId: te.tableId, match: te.match } }],
-      });
-    });
-    if (entitiesIn(await read(s, keyed[0] ?? Buffer.alloc(0))).length !== 1)
-      throw new Error("a read by key did not return one entry");
-    const one: number[] = [];
-    for (const request of keyed) {
-      const at = performance.now();
-      await read(s, request);
-      one.push(performance.now() - at);
-    }
-
+    const { rates, cpuRates } = await batchedWrites(s);
+    const single = await singleWrites(s);
+    const all = await readsOfAll(s);
+    const one = await readsOfOne(s);
     return [
       { name: "write one entry, p50", value: percentile(single, 0.5), unit: "ms", goal: { value: 1, better: "lower" } },
       { name: "write one entry, p99", value: percentile(single, 0.99), unit: "ms" },
@@ -272,6 +202,94 @@ async function figures(): Promise<Figure[]> {
   } finally {
     await stop(s);
   }
+}
+
+/**
+ * Batched writes: ENTRIES routes in batches of BATCH into the empty table, and deleted again; WARM_ROUNDS untimed (a
+ * switch's agent runs warm), then TIMED_ROUNDS timed (the inserts), the last one left in place. Entries per second of
+ * each timed round, and per second of this process's CPU.
+ */
+async function batchedWrites(s: Setup): Promise<{ rates: number[]; cpuRates: number[] }> {
+  const batches = (type: string): Buffer[] =>
+    Array.from({ length: ENTRIES / BATCH }, (_, b) =>
+      writeRequest(
+        s,
+        Array.from({ length: BATCH }, (_, i) => ({ type, entity: route(s, b * BATCH + i) })),
+      ),
+    );
+  const inserts = batches("INSERT");
+  const deletes = batches("DELETE");
+  const rates: number[] = [];
+  const cpuRates: number[] = [];
+  for (let round = 0; round < WARM_ROUNDS + TIMED_ROUNDS; round++) {
+    const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
+    for (const b of inserts) await unary(s, "Write", b);
+    const cpu = process.cpuUsage(cpu0);
+    if (round >= WARM_ROUNDS) {
+      rates.push(ENTRIES / ((performance.now() - t0) / 1000));
+      cpuRates.push(ENTRIES / ((cpu.user + cpu.system) / 1e6));
+    }
+    if (round < WARM_ROUNDS + TIMED_ROUNDS - 1) for (const b of deletes) await unary(s, "Write", b);
+  }
+  return { rates, cpuRates };
+}
+
+/** Single-entry writes among ENTRIES: insert one route, then delete it, SINGLE_WRITES times each; each one's ms,
+ * sorted. */
+async function singleWrites(s: Setup): Promise<number[]> {
+  const insertOne = Array.from({ length: SINGLE_WRITES }, (_, i) =>
+    writeRequest(s, [{ type: "INSERT", entity: route(s, ENTRIES + i) }]),
+  );
+  const deleteOne = Array.from({ length: SINGLE_WRITES }, (_, i) =>
+    writeRequest(s, [{ type: "DELETE", entity: route(s, ENTRIES + i) }]),
+  );
+  const single: number[] = [];
+  for (let i = 0; i < SINGLE_WRITES; i++) {
+    for (const request of [insertOne[i], deleteOne[i]]) {
+      const at = performance.now();
+      await unary(s, "Write", request ?? Buffer.alloc(0));
+      single.push(performance.now() - at);
+    }
+  }
+  return single.sort((a, b) => a - b);
+}
+
+/** Reads of every entry of the table (checked to be ENTRIES first), READS_ALL times: each one's ms. */
+async function readsOfAll(s: Setup): Promise<number[]> {
+  const readAll = encode("p4.v1.ReadRequest", {
+    deviceId: s.deviceId,
+    entities: [{ tableEntry: { tableId: s.tableId } }],
+  });
+  const got = entitiesIn(await read(s, readAll)).length;
+  if (got !== ENTRIES) throw new Error(`read ${got} entries, expected ${ENTRIES}`);
+  const all: number[] = [];
+  for (let i = 0; i < READS_ALL; i++) {
+    const at = performance.now();
+    await read(s, readAll);
+    all.push(performance.now() - at);
+  }
+  return all;
+}
+
+/** Reads of one entry by its match key, READS_ONE of them: each one's ms. */
+async function readsOfOne(s: Setup): Promise<number[]> {
+  const keyed = Array.from({ length: READS_ONE }, (_, i) => {
+    const te = route(s, (i * 7919) % ENTRIES).tableEntry as M;
+    return encode("p4.v1.ReadRequest", {
+      deviceId: s.deviceId,
+      entities: [{ tableEntry: { tableId: te.tableId, match: te.match } }],
+    });
+  });
+  if (entitiesIn(await read(s, keyed[0] ?? Buffer.alloc(0))).length !== 1)
+    throw new Error("a read by key did not return one entry");
+  const one: number[] = [];
+  for (const request of keyed) {
+    const at = performance.now();
+    await read(s, request);
+    one.push(performance.now() - at);
+  }
+  return one;
 }
 
 export const p4runtime: FigureScenario = {

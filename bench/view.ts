@@ -27,7 +27,8 @@ import { layOut } from "../src/view/layout.js";
 import type { Browser } from "puppeteer-core";
 import { positive, readFlags, refuse } from "./args.js";
 import { findBrowser, launch } from "./browser.js";
-import { fatTreeSpec, hubSpec, mac, randomPairs } from "./dataplane.js";
+import { fatTreeSpec, hubSpec, mac } from "./descriptions.js";
+import { randomPairs } from "./frames.js";
 
 const PODS = 16;
 const EDGES = 8;

@@ -18,21 +18,14 @@
 // the budget's (./budget.ts): past either, building stops with a BudgetStop.
 // Every recursion here follows the diagram down one variable a level, so its
 // depth is bounded by the design's bits, never by the number of rows.
+// A row's patterns become diagrams in ./pattern-nodes.ts.
 
-import { formatValue } from "../description/notation.js";
 import type { Pattern } from "../description/types.js";
-import { PORT_PROTOCOLS } from "../model/headers.js";
 import type { DesignDef, FieldDef } from "../wire/designs.js";
 import { Bdd, FALSE, TRUE } from "./bdd.js";
 import { Budget } from "./budget.js";
 import { ALL_HOPS, hopsOf, NO_HOPS } from "./hops.js";
-
-interface SpaceField {
-  readonly def: FieldDef;
-  /** The variable of the field's most significant bit; the others follow. */
-  readonly first: number;
-  readonly bits: number;
-}
+import { feasibleNode, formatPatterns, matchNode, patternKey, type SpaceField } from "./pattern-nodes.js";
 
 interface Predicate {
   readonly match: ReadonlyMap<string, Pattern>;
@@ -98,7 +91,7 @@ export class HeaderSpace {
         this.#varShift[f.first + b] = f.bits - 1 - b;
       }
     });
-    this.#domain = this.#feasible();
+    this.#domain = feasibleNode(this.bdd, design, this.#byName);
     this.#infeasible = this.bdd.terminal();
   }
 
@@ -138,7 +131,7 @@ export class HeaderSpace {
     const found = this.#predByKey.get(key);
     if (found !== undefined) return found;
     const id = this.#preds.length;
-    this.#preds.push({ match, node: this.#node(match) });
+    this.#preds.push({ match, node: matchNode(this.bdd, this.fields, match) });
     this.#predByKey.set(key, id);
     this.#predAtoms.push([]);
     if (this.built) this.#addLive(id);
@@ -303,22 +296,7 @@ export class HeaderSpace {
 
   /** Patterns as a row writes them: "dst=10.0.2.0/24 proto=17". */
   formatMatch(match: ReadonlyMap<string, Pattern>): string {
-    return [...match]
-      .map(([name, p]) => {
-        const kind = this.design.fields.find((f) => f.name === name)?.kind ?? "uint";
-        // An ethertype reads best in hex (0x0800).
-        const v = (x: bigint): string => formatValue(x, kind, name === "type" ? { radix: 16, digits: 4 } : undefined);
-        const text =
-          p.kind === "exact"
-            ? v(p.value)
-            : p.kind === "prefix"
-              ? `${v(p.value)}/${p.len}`
-              : p.kind === "ternary"
-                ? `${v(p.value)}&&&${v(p.mask)}`
-                : `${v(p.lo)}..${v(p.hi)}`;
-        return `${name}=${text}`;
-      })
-      .join(" ");
+    return formatPatterns(this.design, match);
   }
 
   /** Nodes in the diagram (a measure of its memory). */
@@ -327,70 +305,6 @@ export class HeaderSpace {
   }
 
   // ── Building ──────────────────────────────────────────────────────────────
-
-  /** The headers the design's parser can produce (docs/spec.md, "How the data plane reads them"). */
-  #feasible(): number {
-    const exact = (name: string, value: bigint, then: number): number => {
-      const f = this.#byName.get(name);
-      return f === undefined ? then : this.#fieldNode(f, { kind: "exact", value }, then);
-    };
-    switch (this.design.name) {
-      case "ipv4": {
-        // Ports are read only from TCP, UDP, SCTP and UDP-Lite: any other protocol reads 0 and 0.
-        let node = exact("sport", 0n, exact("dport", 0n, TRUE));
-        for (const proto of PORT_PROTOCOLS) node = this.bdd.or(node, exact("proto", BigInt(proto), TRUE));
-        return node;
-      }
-      case "gre":
-        // Without the K bit the key reads 0.
-        return this.bdd.or(exact("keyed", 1n, TRUE), exact("key", 0n, TRUE));
-      default:
-        return TRUE;
-    }
-  }
-
-  /** A conjunction of patterns as a boolean diagram (the hop-limit field left out). */
-  #node(match: ReadonlyMap<string, Pattern>): number {
-    let node = TRUE;
-    for (let i = this.fields.length - 1; i >= 0; i--) {
-      const f = this.fields[i];
-      const p = f === undefined ? undefined : match.get(f.def.name);
-      if (f !== undefined && p !== undefined) node = this.#fieldNode(f, p, node);
-    }
-    return node;
-  }
-
-  /** One field's pattern, going on to `then` where it holds. */
-  #fieldNode(f: SpaceField, p: Pattern, then: number): number {
-    const b = this.bdd;
-    const bitOf = (x: bigint, k: number): number => Number((x >> BigInt(f.bits - 1 - k)) & 1n);
-    if (p.kind === "range") {
-      const rec = (k: number, lowTight: boolean, highTight: boolean): number => {
-        if ((!lowTight && !highTight) || k === f.bits) return then;
-        const child = (x: number): number => {
-          if (lowTight && x < bitOf(p.lo, k)) return FALSE;
-          if (highTight && x > bitOf(p.hi, k)) return FALSE;
-          return rec(k + 1, lowTight && x === bitOf(p.lo, k), highTight && x === bitOf(p.hi, k));
-        };
-        return b.mk(f.first + k, child(0), child(1));
-      };
-      return rec(0, true, true);
-    }
-    // Exact, prefix and ternary: a chain over the bits they fix.
-    const all = (1n << BigInt(f.bits)) - 1n;
-    const [value, mask] =
-      p.kind === "exact"
-        ? [p.value, all]
-        : p.kind === "prefix"
-          ? [p.value, p.len === 0 ? 0n : all ^ ((1n << BigInt(f.bits - p.len)) - 1n)]
-          : [p.value, p.mask];
-    let node = then;
-    for (let k = f.bits - 1; k >= 0; k--) {
-      if (bitOf(mask, k) === 0) continue;
-      node = bitOf(value, k) === 1 ? b.mk(f.first + k, FALSE, node) : b.mk(f.first + k, node, FALSE);
-    }
-    return node;
-  }
 
   #leaf(sig: readonly number[]): number {
     const key = sig.join(",");
@@ -544,20 +458,6 @@ export class HeaderSpace {
       return false;
     };
     return rec(this.#root) ? path : undefined;
-  }
-}
-
-/** A pattern's identity, for telling registered predicates apart. */
-function patternKey(p: Pattern): string {
-  switch (p.kind) {
-    case "exact":
-      return `=${p.value}`;
-    case "prefix":
-      return `${p.value}/${p.len}`;
-    case "ternary":
-      return `${p.value}&${p.mask}`;
-    case "range":
-      return `${p.lo}..${p.hi}`;
   }
 }
 

@@ -7,6 +7,7 @@
 
 import { formatValue } from "../description/notation.js";
 import type { Analysis, Component } from "./analysis.js";
+import type { HeaderSpace } from "./header-space.js";
 import { explore, type PathEvent, type Start, type StartLevel } from "./explore.js";
 import type { Relations } from "./properties.js";
 import { ComponentRelation } from "./relations.js";
@@ -285,10 +286,6 @@ export interface Equivalence {
  */
 export function equivalence(a: Analysis, b: Analysis, shown = 5): Equivalence {
   const sides = [a, b].map((x) => ({ x, w: new Words(x), comps: largest(x).map((c) => c) }));
-  const name = (x: Analysis, m: number): string => {
-    const v = x.member(m);
-    return `${v.space.design.name}:${formatValue(v.member.spec.nameValue, v.space.design.nameKind)}`;
-  };
   const lines: string[] = [];
   const effLines: string[] = [];
   let complete = true;
@@ -300,24 +297,7 @@ export function equivalence(a: Analysis, b: Analysis, shown = 5): Equivalence {
         complete = false;
         break;
       }
-      const maps = sides.map(({ x, comps }) => {
-        const out = new Map<string, { hops: bigint; text: string }>();
-        const walker = new Walker(x);
-        for (const c of comps) {
-          if (c.space !== space) continue;
-          walker.relation(c, atom, {
-            acquired: (origin, member, hops) => {
-              if (origin < 0) return;
-              const k = `${name(x, origin)}>${name(x, member)}`;
-              out.set(k, {
-                hops: (out.get(k)?.hops ?? 0n) | hops,
-                text: `${x.member(origin).member.qualified} → ${x.member(member).member.qualified}`,
-              });
-            },
-          });
-        }
-        return out;
-      });
+      const maps = sides.map(({ x, comps }) => acquiredPairs(x, comps, space, atom));
       const [ma, mb] = maps;
       if (ma === undefined || mb === undefined) continue;
       const files = [a.compiled.spec.file, b.compiled.spec.file];
@@ -336,26 +316,7 @@ export function equivalence(a: Analysis, b: Analysis, shown = 5): Equivalence {
     }
   }
   // The traffic model: deliveries of each session's header, by the members' names.
-  const effective = sides.map(({ x, comps }) => {
-    const out = new Map<string, string>();
-    for (const c of comps) {
-      const walker = new Walker(x);
-      for (const session of sessionsOf(x, c.members)) {
-        for (const atom of session.atoms) {
-          walker.from(c, atom, session.member, "self", session.hops, {
-            received: (_, member) =>
-              out.set(
-                `${name(x, session.member)}>${name(x, member)}/${c.space.design.name}:${atom}`,
-                `${x.member(session.member).member.qualified} → ${x.member(member).member.qualified} (session ` +
-                  `${session.session})`,
-              ),
-          });
-        }
-      }
-    }
-    return out;
-  });
-  const [ea, eb] = effective;
+  const [ea, eb] = sides.map(({ x, comps }) => deliveriesByName(x, comps));
   if (ea !== undefined && eb !== undefined) {
     for (const [k, v] of ea) if (!eb.has(k)) effLines.push(`${v}: in ${a.compiled.spec.file} only`);
     for (const [k, v] of eb) if (!ea.has(k)) effLines.push(`${v}: in ${b.compiled.spec.file} only`);
@@ -367,4 +328,57 @@ export function equivalence(a: Analysis, b: Analysis, shown = 5): Equivalence {
     effective: effLines.slice(0, shown),
     more: Math.max(0, lines.length - shown) + Math.max(0, effLines.length - shown),
   };
+}
+
+/** A member as equivalence knows it across two descriptions: by its design and name (address). */
+function nameForComparing(x: Analysis, m: number): string {
+  const v = x.member(m);
+  return `${v.space.design.name}:${formatValue(v.member.spec.nameValue, v.space.design.nameKind)}`;
+}
+
+/** Who reaches whom with one header class in x's components of `space`, keyed by their names: the hops they
+ * get there in, and the pair as text. */
+function acquiredPairs(
+  x: Analysis,
+  comps: readonly Component[],
+  space: HeaderSpace,
+  atom: number,
+): Map<string, { hops: bigint; text: string }> {
+  const out = new Map<string, { hops: bigint; text: string }>();
+  const walker = new Walker(x);
+  for (const c of comps) {
+    if (c.space !== space) continue;
+    walker.relation(c, atom, {
+      acquired: (origin, member, hops) => {
+        if (origin < 0) return;
+        const k = `${nameForComparing(x, origin)}>${nameForComparing(x, member)}`;
+        out.set(k, {
+          hops: (out.get(k)?.hops ?? 0n) | hops,
+          text: `${x.member(origin).member.qualified} → ${x.member(member).member.qualified}`,
+        });
+      },
+    });
+  }
+  return out;
+}
+
+/** The traffic model of x's components: each delivery of a session's header, keyed by the members' names. */
+function deliveriesByName(x: Analysis, comps: readonly Component[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const c of comps) {
+    const walker = new Walker(x);
+    for (const session of sessionsOf(x, c.members)) {
+      for (const atom of session.atoms) {
+        walker.from(c, atom, session.member, "self", session.hops, {
+          received: (_, member) =>
+            out.set(
+              `${nameForComparing(x, session.member)}>${nameForComparing(x, member)}/${c.space.design.name}:${atom}`,
+              `${x.member(session.member).member.qualified} → ${x.member(member).member.qualified} (session ` +
+                `${session.session})`,
+            ),
+        });
+      }
+    }
+  }
+  return out;
 }

@@ -9,6 +9,7 @@
 // on the link's identifier there.
 
 import type { Arrival } from "../model/rows.js";
+import type { Link, Receiver } from "../model/topology.js";
 import type { Analysis, Component, MemberView } from "./analysis.js";
 import { componentName, largestOf, type Session, sessionOf } from "./members.js";
 import type { Hit, IndexedRow } from "./tables.js";
@@ -72,17 +73,38 @@ export function trafficRelation(a: Analysis, c: Component): TrafficRelation {
   for (const s of all) {
     if (!a.budget.take()) break;
     sessions.push(s);
-    for (const atom of s.atoms) {
-      walker.from(c, atom, s.member, "self", s.hops, {
+    walkSession(walker, c, s, deliveries, mishaps);
+  }
+  return { component: c, sessions, complete: sessions.length === all.length, deliveries, mishaps };
+}
+
+/** A session's header walked, each of its classes, from its sender through c: what it meets is added to `deliveries`
+ * and `mishaps`. `crossings`: the overlay links crossed before it, which count against the hop limit (./costs.ts). */
+function walkSession(
+  walker: Walker,
+  c: Component,
+  s: Session,
+  deliveries: Delivery[],
+  mishaps: Mishap[],
+  crossings = 0,
+): void {
+  for (const atom of s.atoms) {
+    walker.from(
+      c,
+      atom,
+      s.member,
+      "self",
+      s.hops,
+      {
         received: (_, member, hops, row, path) =>
           deliveries.push({ session: s, atom, hops, member, row, path: path() }),
         hole: (_, hole, path) => mishaps.push({ session: s, atom, kind: "hole", hole, path: path() }),
         drop: (_, drop, path) => mishaps.push({ session: s, atom, kind: "drop", drop, path: path() }),
         loop: (_, link, _hops, _bounded, path) => mishaps.push({ session: s, atom, kind: "loop", link, path: path() }),
-      });
-    }
+      },
+      crossings,
+    );
   }
-  return { component: c, sessions, complete: sessions.length === all.length, deliveries, mishaps };
 }
 
 /** Whether `v` effectively sends class `atom` from itself: its forward table puts it on some out-link. */
@@ -147,81 +169,84 @@ export function layeringDemands(
   for (const l of a.topology.links) {
     if (!a.budget.take()) return { demands: out, complete: false };
     if (l === undefined || l.sender < 0 || l.receivers.length === 0) continue;
-    const v = a.member(l.sender);
-    const t = v.transmit;
-    const i = t === undefined ? -1 : t.spec.rows.findIndex((r, k) => r.out === l.senderPort && t.active[k] === true);
-    const row = t?.spec.rows[i];
-    if (row === undefined || row.action.kind !== "session") continue;
-    const { network: underlay, session } = row.action;
-    const base = { link: l.index, sender: l.sender, underlay, session };
-    let u0: number;
-    try {
-      u0 = a.topology.attachment(underlay, l.sender);
-    } catch {
-      out.push({ ...base, problem: `${underlay} has no member on ${v.member.qualified}'s machine`, receivers: [] });
-      continue;
-    }
-    const u = a.member(u0);
-    const sendRow = u.send?.spec.rows.findIndex((r, k) => r.session === session && u.send?.active[k] === true) ?? -1;
-    const send = u.send?.spec.rows[sendRow];
-    if (send === undefined || send.action.kind !== "push") {
-      out.push({ ...base, problem: `${u.member.qualified} has no send row for session ${session}`, receivers: [] });
-      continue;
-    }
-    const s = sessionOf(u, sendRow, session, send.action.header);
-    const c = largestOf(a, u0);
-    const deliveries: Delivery[] = [];
-    const mishaps: Mishap[] = [];
-    if (c !== undefined) {
-      for (const atom of s.atoms) {
-        // The overlay link's crossing counts against the hop limit, before the session's (./costs.ts).
-        walker.from(
-          c,
-          atom,
-          u0,
-          "self",
-          s.hops,
-          {
-            received: (_, member, hops, r, path) =>
-              deliveries.push({ session: s, atom, hops, member, row: r, path: path() }),
-            hole: (_, hole, path) => mishaps.push({ session: s, atom, kind: "hole", hole, path: path() }),
-            drop: (_, drop, path) => mishaps.push({ session: s, atom, kind: "drop", drop, path: path() }),
-            loop: (_, link, _h, _b, path) => mishaps.push({ session: s, atom, kind: "loop", link, path: path() }),
-          },
-          1,
-        );
-      }
-    }
-    const receivers = l.receivers.map((r) => {
-      const overlay = a.member(r.member).member.network.name;
-      const expected = `${overlay}.${r.port}`;
-      let u1: number | undefined;
-      try {
-        u1 = a.topology.attachment(underlay, r.member);
-      } catch {
-        u1 = undefined;
-      }
-      const popsHere = (d: Delivery): boolean =>
-        d.member === u1 &&
-        d.row.row.action.kind === "link" &&
-        d.row.row.action.network === overlay &&
-        d.row.row.action.ident === r.port;
-      // Met when every class of the session's header is popped there (the hop value it was sent with is one).
-      const met = u1 !== undefined && s.atoms.every((atom) => deliveries.some((d) => d.atom === atom && popsHere(d)));
-      const instead = met ? [] : [...deliveries.filter((d) => !popsHere(d)), ...mishaps].map(describe);
-      const first = met ? undefined : (mishaps[0]?.path ?? deliveries.find((d) => !popsHere(d))?.path);
-      return {
-        member: r.member,
-        met,
-        expected:
-          u1 === undefined
-            ? `a member of ${underlay} on ${a.member(r.member).member.qualified}'s machine`
-            : `${a.member(u1).member.qualified} receive → link ${expected}`,
-        instead,
-        ...(first === undefined ? {} : { path: first }),
-      };
-    });
-    out.push({ ...base, receivers });
+    const demand = layeringDemand(a, walker, l, describe);
+    if (demand !== undefined) out.push(demand);
   }
   return { demands: out, complete: true };
+}
+
+/** One overlay link's demand on its underlay, or undefined when no session implements the link. */
+function layeringDemand(
+  a: Analysis,
+  walker: Walker,
+  l: Link,
+  describe: (step: Mishap | Delivery) => string,
+): LayeringDemand | undefined {
+  const v = a.member(l.sender);
+  const t = v.transmit;
+  const i = t === undefined ? -1 : t.spec.rows.findIndex((r, k) => r.out === l.senderPort && t.active[k] === true);
+  const row = t?.spec.rows[i];
+  if (row === undefined || row.action.kind !== "session") return undefined;
+  const { network: underlay, session } = row.action;
+  const base = { link: l.index, sender: l.sender, underlay, session };
+  let u0: number;
+  try {
+    u0 = a.topology.attachment(underlay, l.sender);
+  } catch {
+    return { ...base, problem: `${underlay} has no member on ${v.member.qualified}'s machine`, receivers: [] };
+  }
+  const u = a.member(u0);
+  const sendRow = u.send?.spec.rows.findIndex((r, k) => r.session === session && u.send?.active[k] === true) ?? -1;
+  const send = u.send?.spec.rows[sendRow];
+  if (send === undefined || send.action.kind !== "push") {
+    return { ...base, problem: `${u.member.qualified} has no send row for session ${session}`, receivers: [] };
+  }
+  const s = sessionOf(u, sendRow, session, send.action.header);
+  const c = largestOf(a, u0);
+  const deliveries: Delivery[] = [];
+  const mishaps: Mishap[] = [];
+  // The overlay link's crossing counts against the hop limit, before the session's (./costs.ts).
+  if (c !== undefined) walkSession(walker, c, s, deliveries, mishaps, 1);
+  const receivers = l.receivers.map((r) => receiverMet(a, r, underlay, s, deliveries, mishaps, describe));
+  return { ...base, receivers };
+}
+
+/** Whether the session's header reached receiver r's attachment in the underlay and was popped into the overlay on
+ * the link's identifier there; if not, what happened to it instead. */
+function receiverMet(
+  a: Analysis,
+  r: Receiver,
+  underlay: string,
+  s: Session,
+  deliveries: readonly Delivery[],
+  mishaps: readonly Mishap[],
+  describe: (step: Mishap | Delivery) => string,
+): LayeringDemand["receivers"][number] {
+  const overlay = a.member(r.member).member.network.name;
+  const expected = `${overlay}.${r.port}`;
+  let u1: number | undefined;
+  try {
+    u1 = a.topology.attachment(underlay, r.member);
+  } catch {
+    u1 = undefined;
+  }
+  const popsHere = (d: Delivery): boolean =>
+    d.member === u1 &&
+    d.row.row.action.kind === "link" &&
+    d.row.row.action.network === overlay &&
+    d.row.row.action.ident === r.port;
+  // Met when every class of the session's header is popped there (the hop value it was sent with is one).
+  const met = u1 !== undefined && s.atoms.every((atom) => deliveries.some((d) => d.atom === atom && popsHere(d)));
+  const instead = met ? [] : [...deliveries.filter((d) => !popsHere(d)), ...mishaps].map(describe);
+  const first = met ? undefined : (mishaps[0]?.path ?? deliveries.find((d) => !popsHere(d))?.path);
+  return {
+    member: r.member,
+    met,
+    expected:
+      u1 === undefined
+        ? `a member of ${underlay} on ${a.member(r.member).member.qualified}'s machine`
+        : `${a.member(u1).member.qualified} receive → link ${expected}`,
+    instead,
+    ...(first === undefined ? {} : { path: first }),
+  };
 }

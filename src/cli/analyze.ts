@@ -104,9 +104,6 @@ function answer(
     );
     return cut !== undefined ? EXIT_INCOMPLETE : rep.ok ? EXIT_OK : EXIT_PROBLEM;
   }
-  const out: Record<string, unknown> = { file };
-  const text: string[] = [];
-  let good = true;
   const stopped = a.budget.stopped;
   if (!a.built && stopped !== undefined) {
     // No classes to ask about: the line says why.
@@ -114,64 +111,10 @@ function answer(
     io.stdout.write(flags.json === true ? `${JSON.stringify({ file, ok: false, cut })}\n` : `${cut}\n`);
     return EXIT_INCOMPLETE;
   }
-  if (query !== undefined) {
-    const space = a.member(query.member).space;
-    const pred = query.header === undefined ? -1 : space.predicate(query.header);
-    const atoms = pred < 0 ? undefined : space.atomsOf(pred).filter((x) => !space.isDead(x));
-    const hops = query.header === undefined ? undefined : space.hops(query.header);
-    const answer = routes(a, query.start, query.from, query.to, {
-      hopLimit: flags.hopLimit,
-      budget: flags.maxSteps,
-      ...(atoms === undefined ? {} : { atoms }),
-      ...(hops === undefined ? {} : { hops }),
-    });
-    out["route"] = answer;
-    text.push(formatRoutes(answer));
-    good &&= answer.reach.length > 0;
-  }
-  if (flags.loops === true) {
-    const found = loops(a, r);
-    out["loops"] = found;
-    text.push(
-      formatFindings(
-        "loops",
-        "no header class loops",
-        found,
-        (f) => `${f.component}: ${f.header} comes back to ${f.at}`,
-      ),
-    );
-    good &&= found.length === 0;
-  }
-  if (flags.blackHoles === true) {
-    const found = blackHoles(a, r);
-    out["blackHoles"] = found;
-    text.push(
-      formatFindings(
-        "black holes",
-        "no header class that enters a member is dropped by a miss",
-        found,
-        (f) => `${f.component}: ${f.header} → ${f.at}`,
-      ),
-    );
-    good &&= found.length === 0;
-  }
-  if (flags.unreachable === true) {
-    const found = unreachable(a, r);
-    out["unreachable"] = found;
-    text.push(
-      found.length === 0
-        ? "unreachable: none (every member is reached by some header)\n"
-        : `unreachable:\n${found.map((f) => `  ${f.component}: ${f.members.join(", ")}\n`).join("")}`,
-    );
-    good &&= found.length === 0;
-  }
-  if (other !== undefined) {
-    const eq = a.built && other.built ? equivalence(a, other) : undefined;
-    out["equivalent"] = eq ?? { holds: false, complete: false };
-    if (eq !== undefined) text.push(formatEquivalence(file, flags.equivalent ?? "", eq));
-    good &&= eq?.holds === true;
-  }
-  out["ok"] = good;
+  const answers = queryAnswers(a, r, other, query, flags);
+  const good = answers.every((x) => x.ok);
+  const out: Record<string, unknown> = { file, ...Object.fromEntries(answers.map((x) => [x.key, x.value])), ok: good };
+  const text = answers.map((x) => x.text);
   // A budget that stopped the analysis leaves the answers partial: a good one found stands (a route that gets there);
   // any other is not known.
   const stop = a.budget.stopped;
@@ -189,6 +132,69 @@ function answer(
       : text.join(""),
   );
   return cut !== undefined && !good ? EXIT_INCOMPLETE : good ? EXIT_OK : EXIT_PROBLEM;
+}
+
+/** One query's answer: its key in --json, its text, and whether it is the answer hoped for. */
+interface Answer {
+  readonly key: string;
+  readonly value: unknown;
+  readonly text: string;
+  readonly ok: boolean;
+}
+
+/** The answers to the queries asked, in the order they print. */
+function queryAnswers(
+  a: Analysis,
+  r: ReturnType<typeof computeRelations>,
+  other: Analysis | undefined,
+  query: RouteQuery | undefined,
+  flags: AnalyzeFlags,
+): Answer[] {
+  const answers: Answer[] = [];
+  if (query !== undefined) {
+    const found = routeAnswer(a, query, flags);
+    answers.push({ key: "route", value: found, text: formatRoutes(found), ok: found.reach.length > 0 });
+  }
+  if (flags.loops === true) {
+    const found = loops(a, r);
+    const line = (f: Finding): string => `${f.component}: ${f.header} comes back to ${f.at}`;
+    const text = formatFindings("loops", "no header class loops", found, line);
+    answers.push({ key: "loops", value: found, text, ok: found.length === 0 });
+  }
+  if (flags.blackHoles === true) {
+    const found = blackHoles(a, r);
+    const none = "no header class that enters a member is dropped by a miss";
+    const text = formatFindings("black holes", none, found, (f) => `${f.component}: ${f.header} → ${f.at}`);
+    answers.push({ key: "blackHoles", value: found, text, ok: found.length === 0 });
+  }
+  if (flags.unreachable === true) {
+    const found = unreachable(a, r);
+    const text =
+      found.length === 0
+        ? "unreachable: none (every member is reached by some header)\n"
+        : `unreachable:\n${found.map((f) => `  ${f.component}: ${f.members.join(", ")}\n`).join("")}`;
+    answers.push({ key: "unreachable", value: found, text, ok: found.length === 0 });
+  }
+  if (other !== undefined) {
+    const eq = a.built && other.built ? equivalence(a, other) : undefined;
+    const text = eq === undefined ? "" : formatEquivalence(a.compiled.spec.file, flags.equivalent ?? "", eq);
+    answers.push({ key: "equivalent", value: eq ?? { holds: false, complete: false }, text, ok: eq?.holds === true });
+  }
+  return answers;
+}
+
+/** The header classes that go from --from to --to (narrowed by --header). */
+function routeAnswer(a: Analysis, query: RouteQuery, flags: AnalyzeFlags): RouteAnswer {
+  const space = a.member(query.member).space;
+  const pred = query.header === undefined ? -1 : space.predicate(query.header);
+  const atoms = pred < 0 ? undefined : space.atomsOf(pred).filter((x) => !space.isDead(x));
+  const hops = query.header === undefined ? undefined : space.hops(query.header);
+  return routes(a, query.start, query.from, query.to, {
+    hopLimit: flags.hopLimit,
+    budget: flags.maxSteps,
+    ...(atoms === undefined ? {} : { atoms }),
+    ...(hops === undefined ? {} : { hops }),
+  });
 }
 
 /** The last line of an analysis its budget stopped: why, what it told, and the flag that runs it in full. */

@@ -197,6 +197,35 @@ export function summarize(
   elapsedSeconds: number,
 ): Summary {
   const compiled: CompiledSpec = installed.compiled;
+  const { links, exited } = linksOf(compiled, counters);
+  const { members, delivered, drops, dropped, deliveredTotal } = membersOf(compiled, counters);
+  const injected = counters.injected;
+  const error = inputs.find((i) => i.error !== undefined)?.error?.message;
+  return {
+    spec: compiled.spec.file,
+    inputs: inputs.map((i) => ({
+      endpoint: i.endpoint,
+      file: i.file,
+      packets: i.packets,
+      linkTypes: [...i.linkTypes],
+      adapted: [...i.adapted],
+      ...(i.error !== undefined ? { error: i.error.message } : {}),
+    })),
+    packets: { injected, copies: counters.copied, delivered: deliveredTotal, dropped, exited },
+    links,
+    delivered,
+    members,
+    drops,
+    rows: rowsHit(installed, counters),
+    elapsedSeconds,
+    packetsPerSecond: elapsedSeconds > 0 ? Math.round(injected / elapsedSeconds) : 0,
+    ...(error !== undefined ? { error } : {}),
+  };
+}
+
+/** summary.json's links (both directions of a link together, those a packet crossed), and the packets that left the
+ * network. */
+function linksOf(compiled: CompiledSpec, counters: Counters): { links: Summary["links"]; exited: number } {
   const links: Summary["links"] = {};
   let exited = 0;
   for (const l of compiled.links) {
@@ -208,7 +237,14 @@ export function summarize(
     if (leaves(compiled, l)) exited += packets;
   }
   for (const [name, l] of Object.entries(links)) if (l.packets === 0) delete links[name];
+  return { links, exited };
+}
 
+/** summary.json's members, deliveries and drops (each member's, then those outside any), with their totals. */
+function membersOf(
+  compiled: CompiledSpec,
+  counters: Counters,
+): Pick<Summary, "members" | "delivered" | "drops"> & { dropped: number; deliveredTotal: number } {
   const drops: Partial<Record<DropReason, number>> = {};
   const members: Summary["members"] = {};
   const delivered: Summary["delivered"] = {};
@@ -236,7 +272,12 @@ export function summarize(
   }
   const outside = readDrops(-1);
   if (Object.keys(outside).length > 0) members[OUTSIDE] = { machine: null, delivered: 0, drops: outside };
+  return { members, delivered, drops, dropped, deliveredTotal };
+}
 
+/** summary.json's rows: each description row a packet hit, with its hits. */
+function rowsHit(installed: Installed, counters: Counters): Summary["rows"][number][] {
+  const compiled = installed.compiled;
   const rows: Summary["rows"][number][] = [];
   for (const t of compiled.tables) {
     const hits = counters.hits.get(t.id) ?? [];
@@ -254,26 +295,5 @@ export function summarize(
       });
     });
   }
-  const injected = counters.injected;
-  const error = inputs.find((i) => i.error !== undefined)?.error?.message;
-  return {
-    spec: compiled.spec.file,
-    inputs: inputs.map((i) => ({
-      endpoint: i.endpoint,
-      file: i.file,
-      packets: i.packets,
-      linkTypes: [...i.linkTypes],
-      adapted: [...i.adapted],
-      ...(i.error !== undefined ? { error: i.error.message } : {}),
-    })),
-    packets: { injected, copies: counters.copied, delivered: deliveredTotal, dropped, exited },
-    links,
-    delivered,
-    members,
-    drops,
-    rows,
-    elapsedSeconds,
-    packetsPerSecond: elapsedSeconds > 0 ? Math.round(injected / elapsedSeconds) : 0,
-    ...(error !== undefined ? { error } : {}),
-  };
+  return rows;
 }

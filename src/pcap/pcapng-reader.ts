@@ -100,7 +100,6 @@ export class PcapngReader extends ReaderBase implements CaptureReader {
     const b = this.batch;
     const max = b.offset.length;
     const capLimit = this.#capLimit;
-    const snapLen = this.#snapLen;
     const tsOffset = this.#tsOffset;
     const conv = this.#conv;
     let index = 0;
@@ -144,22 +143,7 @@ export class PcapngReader extends ReaderBase implements CaptureReader {
             b.flags[n] = 0;
             n++;
           } else if (type === BT_SPB) {
-            const iface = this.#globalIface(0, c.base + pos, type);
-            const origLen = view.getUint32(pos + SPB_ORIG_LEN, le);
-            const snap = snapLen[iface] ?? 0;
-            // Captured length is implicit: min(original, snaplen of the section's first interface), within the block.
-            let capLen = Math.min(origLen, len - SPB_MIN_LEN);
-            if (snap !== 0 && snap < capLen) capLen = snap;
-            if (capLen > (capLimit[iface] ?? 0)) {
-              throw this.#capLenTooLarge(c.base + pos, type, capLen, len - SPB_MIN_LEN, iface);
-            }
-            b.offset[n] = pos + SPB_DATA;
-            b.capLen[n] = capLen;
-            b.origLen[n] = origLen;
-            b.iface[n] = iface;
-            b.tsSec[n] = 0;
-            b.tsNsec[n] = 0;
-            b.flags[n] = PACKET_NO_TIMESTAMP;
+            this.#storeSimplePacket(view, pos, len, le, c.base + pos, n);
             n++;
           } else if (type === BT_SHB) {
             this.#startSection(view, pos, le);
@@ -186,6 +170,28 @@ export class PcapngReader extends ReaderBase implements CaptureReader {
       if (c.available === 0) return;
       throw this.#truncated();
     }
+  }
+
+  /** An SPB's packet as the batch's n-th: no timestamp, its captured length implied; `at` is the block's offset in the
+   * file. (The EPB's, far more common, is stored in the loop itself.) */
+  #storeSimplePacket(view: DataView, pos: number, len: number, le: boolean, at: number, n: number): void {
+    const b = this.batch;
+    const iface = this.#globalIface(0, at, BT_SPB);
+    const origLen = view.getUint32(pos + SPB_ORIG_LEN, le);
+    const snap = this.#snapLen[iface] ?? 0;
+    // Captured length is implicit: min(original, snaplen of the section's first interface), within the block.
+    let capLen = Math.min(origLen, len - SPB_MIN_LEN);
+    if (snap !== 0 && snap < capLen) capLen = snap;
+    if (capLen > (this.#capLimit[iface] ?? 0)) {
+      throw this.#capLenTooLarge(at, BT_SPB, capLen, len - SPB_MIN_LEN, iface);
+    }
+    b.offset[n] = pos + SPB_DATA;
+    b.capLen[n] = capLen;
+    b.origLen[n] = origLen;
+    b.iface[n] = iface;
+    b.tsSec[n] = 0;
+    b.tsNsec[n] = 0;
+    b.flags[n] = PACKET_NO_TIMESTAMP;
   }
 
   /** The byte order of the section whose SHB starts at pos (true = little-endian). */

@@ -259,6 +259,17 @@ export class WorkerPool {
     }
   }
 
+  /** The records buffers of a worker's chunk, by recording: the slot's, brought up to the chunk's. */
+  #chunkBuffers(plane: number, m: ChunkMessage): Map<number, Uint8Array> {
+    const buffers = this.#buffers[plane - 1]?.[m.slot];
+    if (buffers === undefined) throw new Error(`replay worker thread ${plane}: no slot ${m.slot}`);
+    // The worker keeps only the buffers of the recordings in this chunk: so does this thread.
+    const inChunk = new Set(m.used.filter((_, k) => k % 2 === 0));
+    for (const c of buffers.keys()) if (!inChunk.has(c)) buffers.delete(c);
+    for (const f of m.fresh) buffers.set(f.recording, f.bytes);
+    return buffers;
+  }
+
   /**
    * Replays every batch of `inputs` across the data planes (each worker
    * thread reads the same files), writing recordings to `outputs` and trace
@@ -280,16 +291,6 @@ export class WorkerPool {
     /** The main thread's chunks run and not yet written, by id. */
     const local = new Map<number, ChunkDone>();
     let written = 0;
-    /** Writes a chunk's records (`used` lists its recordings and their bytes, two numbers each) and trace lines. */
-    const append = (bytes: ReadonlyMap<number, Uint8Array>, used: readonly number[], lines: ChunkLines): void => {
-      for (let k = 0; k + 1 < used.length; k += 2) {
-        const c = used[k] ?? 0;
-        const b = bytes.get(c);
-        if (b === undefined) throw new Error(`replay: no records buffer for recording ${c}`);
-        outputs.write(c, b, 0, used[k + 1] ?? 0);
-      }
-      if (lines.packets.length > 0) trace?.append(lines.text, lines.packets, lines.bytes);
-    };
     /** Writes the next chunk if it is there (waiting for a worker's when `wait`); whether it did. */
     const writeNext = (wait: boolean): boolean => {
       const id = written;
@@ -299,7 +300,9 @@ export class WorkerPool {
         if (mine === undefined) return false;
         local.delete(id);
         const r = mine.records;
-        append(
+        writeChunk(
+          outputs,
+          trace,
           r.bytes,
           r.active.flatMap((c) => [c, r.used.get(c) ?? 0]),
           mine.lines,
@@ -309,13 +312,7 @@ export class WorkerPool {
         if (m === undefined) return false;
         if (m.kind !== "chunk" || m.id !== id)
           throw new Error(`replay worker thread ${plane}: expected chunk ${id}, got ${m.kind}`);
-        const buffers = this.#buffers[plane - 1]?.[m.slot];
-        if (buffers === undefined) throw new Error(`replay worker thread ${plane}: no slot ${m.slot}`);
-        // The worker keeps only the buffers of the recordings in this chunk: so does this thread.
-        const inChunk = new Set(m.used.filter((_, k) => k % 2 === 0));
-        for (const c of buffers.keys()) if (!inChunk.has(c)) buffers.delete(c);
-        for (const f of m.fresh) buffers.set(f.recording, f.bytes);
-        append(buffers, m.used, m.lines);
+        writeChunk(outputs, trace, this.#chunkBuffers(plane, m), m.used, m.lines);
       }
       written = id + 1;
       Atomics.store(signal, WRITTEN, written);
@@ -347,4 +344,21 @@ export class WorkerPool {
     });
     return { counters: sum, packets: perPlane };
   }
+}
+
+/** Writes a chunk's records (`used` lists its recordings and their bytes, two numbers each) and trace lines. */
+function writeChunk(
+  outputs: RecordingFiles,
+  trace: TraceFile | undefined,
+  bytes: ReadonlyMap<number, Uint8Array>,
+  used: readonly number[],
+  lines: ChunkLines,
+): void {
+  for (let k = 0; k + 1 < used.length; k += 2) {
+    const c = used[k] ?? 0;
+    const b = bytes.get(c);
+    if (b === undefined) throw new Error(`replay: no records buffer for recording ${c}`);
+    outputs.write(c, b, 0, used[k + 1] ?? 0);
+  }
+  if (lines.packets.length > 0) trace?.append(lines.text, lines.packets, lines.bytes);
 }

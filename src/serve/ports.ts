@@ -281,16 +281,7 @@ export class LivePorts {
     return new Promise((resolve) => {
       const reader = new RecordReader((kind, _port, flags, body) => {
         if (kind === RECORD.FRAME) {
-          p.relayed++;
-          const endpoint = this.#endpoints[k];
-          if (this.#em === undefined || this.#closing) return; // dropped by strata: it takes no frames now
-          p.received++;
-          if (endpoint === undefined) {
-            p.ignored++; // the port's external link only leaves the network: nothing enters on it
-            return;
-          }
-          if ((flags & FLAG_CUT) !== 0) p.truncated++;
-          this.#em.submit(endpoint, body, body.length);
+          this.#frame(k, p, flags, body);
         } else if (kind === RECORD.SEND_ERROR) {
           p.sent--;
           p.unsent++;
@@ -319,29 +310,53 @@ export class LivePorts {
       child.stdout?.on("data", (chunk: Buffer) => reader.feed(chunk));
       // Once the process has ended and every record it wrote is read.
       void closed.then(() => {
-        const opened = proc.open;
-        proc.open = false;
-        if (this.#procs[k] === proc) this.#procs[k] = undefined;
-        // Frames it was never given.
-        p.sent -= proc.pending.length;
-        p.unsent += proc.pending.length;
-        proc.pending = [];
-        proc.pendingBytes = 0;
-        if (!opened) {
-          const last = stderr.includes("Assertion") ? "" : (stderr.trim().split("\n").at(-1) ?? "");
-          resolve(
-            `--port ${excerpt(p.arg.text)}: the port process ended before it opened the ` +
-              `interface${last === "" ? "" : `: ${excerpt(last)}`}`,
-          );
-          return;
-        }
-        if (this.#closing) return;
-        p.tally.add(readInterface(p.arg.iface));
-        const why = isUp(this.#cap, p.arg.iface) ? "its process ended" : `interface ${p.arg.iface} is down or gone`;
-        this.#say(`strata: port ${p.arg.text}: ${why}: the port is closed until its interface is up`);
-        this.#watch();
+        const why = this.#ended(k, p, proc, stderr);
+        if (why !== undefined) resolve(why);
       });
     });
+  }
+
+  /** A frame port k's process relayed from its interface: into the emulation on the port's endpoint, or counted. */
+  #frame(k: number, p: LivePort, flags: number, body: Buffer): void {
+    p.relayed++;
+    const endpoint = this.#endpoints[k];
+    if (this.#em === undefined || this.#closing) return; // dropped by strata: it takes no frames now
+    p.received++;
+    if (endpoint === undefined) {
+      p.ignored++; // the port's external link only leaves the network: nothing enters on it
+      return;
+    }
+    if ((flags & FLAG_CUT) !== 0) p.truncated++;
+    this.#em.submit(endpoint, body, body.length);
+  }
+
+  /**
+   * Port k's process `proc` ended and every record it wrote is read: the frames it was never given are unsent, and
+   * the port is closed until its interface is up. Returns why it failed to start (from the last line of its stderr)
+   * when it ended before opening its interface.
+   */
+  #ended(k: number, p: LivePort, proc: PortProcess, stderr: string): string | undefined {
+    const opened = proc.open;
+    proc.open = false;
+    if (this.#procs[k] === proc) this.#procs[k] = undefined;
+    // Frames it was never given.
+    p.sent -= proc.pending.length;
+    p.unsent += proc.pending.length;
+    proc.pending = [];
+    proc.pendingBytes = 0;
+    if (!opened) {
+      const last = stderr.includes("Assertion") ? "" : (stderr.trim().split("\n").at(-1) ?? "");
+      return (
+        `--port ${excerpt(p.arg.text)}: the port process ended before it opened the ` +
+        `interface${last === "" ? "" : `: ${excerpt(last)}`}`
+      );
+    }
+    if (this.#closing) return undefined;
+    p.tally.add(readInterface(p.arg.iface));
+    const why = isUp(this.#cap, p.arg.iface) ? "its process ended" : `interface ${p.arg.iface} is down or gone`;
+    this.#say(`strata: port ${p.arg.text}: ${why}: the port is closed until its interface is up`);
+    this.#watch();
+    return undefined;
   }
 
   #stop(child: ChildProcess): void {

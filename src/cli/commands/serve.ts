@@ -14,6 +14,34 @@ import { copyLimitOption, hopLimitOption } from "./run.js";
 /** The largest --trace-max, in MB: a million megabytes. */
 const TRACE_MAX_MB = 1_000_000;
 
+/** What `strata serve --help` says after the flags: ports, stopping, commands, reloading, exit codes. */
+const SERVE_HELP = `
+Ports: --port lanA:hostA=veth0 plugs the external link hostA of network lanA into the
+interface veth0 (libpcap, through the optional npm package cap): frames arriving on
+veth0 enter the network on hostA, and frames the network sends out on hostA leave
+through veth0. The interface must carry the network's header (Ethernet for ethernet).
+Each port has a process of its own: an interface going down closes its port alone, until
+it is up. Per port, the counts (and summary.json's ports) say what was dropped on the way
+in: by the interface, by the capture (its buffer was full: strata fell behind; or the
+port was closed), by strata (it took no frames: starting or stopping).
+
+strata prints "serving …" on stderr once packets flow; Ctrl-C (or SIGTERM, or the
+command stop) stops it cleanly: the last packets are run, --out is written, the counts
+are printed, and the exit code is 0. A P4Runtime server gives its open streams
+${CLOSE_GRACE_MS / 1000} s to end, then cancels them. A second Ctrl-C stops at once (exit 130).
+
+${COMMANDS_HELP}
+
+Reloading: with --watch, a change to the description's file is applied a moment after the
+file stops changing; SIGHUP (kill -HUP) and the command reload apply it at once. The new
+description is compiled and diffed against the installed tables, and the difference is
+written as one atomic step between packet batches. A description with errors is reported
+(strata: FILE:LINE:COL: …) and the emulation goes on as it was. Members, links and
+networks stay as they were started: a change to them is refused (restart to change them).
+
+Exit codes: 0 stopped; 2 bad description, port, interface, flag or --out (nothing runs).
+All exit codes: strata --help.`;
+
 export function registerServe(program: Command, ctx: CommandContext): void {
   const command = program
     .command("serve")
@@ -65,35 +93,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
         "from the rows written, in a thread of its own: packets never wait for it); " +
         "the counts command shows which properties fail",
     )
-    .addHelpText(
-      "after",
-      `
-Ports: --port lanA:hostA=veth0 plugs the external link hostA of network lanA into the
-interface veth0 (libpcap, through the optional npm package cap): frames arriving on
-veth0 enter the network on hostA, and frames the network sends out on hostA leave
-through veth0. The interface must carry the network's header (Ethernet for ethernet).
-Each port has a process of its own: an interface going down closes its port alone, until
-it is up. Per port, the counts (and summary.json's ports) say what was dropped on the way
-in: by the interface, by the capture (its buffer was full: strata fell behind; or the
-port was closed), by strata (it took no frames: starting or stopping).
-
-strata prints "serving …" on stderr once packets flow; Ctrl-C (or SIGTERM, or the
-command stop) stops it cleanly: the last packets are run, --out is written, the counts
-are printed, and the exit code is 0. A P4Runtime server gives its open streams
-${CLOSE_GRACE_MS / 1000} s to end, then cancels them. A second Ctrl-C stops at once (exit 130).
-
-${COMMANDS_HELP}
-
-Reloading: with --watch, a change to the description's file is applied a moment after the
-file stops changing; SIGHUP (kill -HUP) and the command reload apply it at once. The new
-description is compiled and diffed against the installed tables, and the difference is
-written as one atomic step between packet batches. A description with errors is reported
-(strata: FILE:LINE:COL: …) and the emulation goes on as it was. Members, links and
-networks stay as they were started: a change to them is refused (restart to change them).
-
-Exit codes: 0 stopped; 2 bad description, port, interface, flag or --out (nothing runs).
-All exit codes: strata --help.`,
-    )
+    .addHelpText("after", SERVE_HELP)
     .action(async (spec: string, flags: ServeFlags) => {
       const { serve } = await import("../serve.js");
       ctx.exitCode = await serve(spec, flags, ctx.io, { signals: true });

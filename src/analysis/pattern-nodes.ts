@@ -1,0 +1,114 @@
+// A row's patterns over a design's fields: as a boolean diagram over the fields' bits (./bdd.ts), the variables of
+// each field most significant bit first; the headers a design's parser can produce; a pattern's identity; and the
+// patterns as a row writes them.
+
+import { formatValue } from "../description/notation.js";
+import type { Pattern } from "../description/types.js";
+import { PORT_PROTOCOLS } from "../model/headers.js";
+import type { DesignDef, FieldDef } from "../wire/designs.js";
+import { type Bdd, FALSE, TRUE } from "./bdd.js";
+
+/** A field of a header space, and where its bits are among the diagram's variables. */
+export interface SpaceField {
+  readonly def: FieldDef;
+  /** The variable of the field's most significant bit; the others follow. */
+  readonly first: number;
+  readonly bits: number;
+}
+
+/** The headers the design's parser can produce (docs/spec.md, "How the data plane reads them"). */
+export function feasibleNode(bdd: Bdd, design: DesignDef, byName: ReadonlyMap<string, SpaceField>): number {
+  const exact = (name: string, value: bigint, then: number): number => {
+    const f = byName.get(name);
+    return f === undefined ? then : fieldNode(bdd, f, { kind: "exact", value }, then);
+  };
+  switch (design.name) {
+    case "ipv4": {
+      // Ports are read only from TCP, UDP, SCTP and UDP-Lite: any other protocol reads 0 and 0.
+      let node = exact("sport", 0n, exact("dport", 0n, TRUE));
+      for (const proto of PORT_PROTOCOLS) node = bdd.or(node, exact("proto", BigInt(proto), TRUE));
+      return node;
+    }
+    case "gre":
+      // Without the K bit the key reads 0.
+      return bdd.or(exact("keyed", 1n, TRUE), exact("key", 0n, TRUE));
+    default:
+      return TRUE;
+  }
+}
+
+/** A conjunction of patterns as a boolean diagram over `fields` (the hop-limit field is not one of them). */
+export function matchNode(bdd: Bdd, fields: readonly SpaceField[], match: ReadonlyMap<string, Pattern>): number {
+  let node = TRUE;
+  for (let i = fields.length - 1; i >= 0; i--) {
+    const f = fields[i];
+    const p = f === undefined ? undefined : match.get(f.def.name);
+    if (f !== undefined && p !== undefined) node = fieldNode(bdd, f, p, node);
+  }
+  return node;
+}
+
+/** One field's pattern, going on to `then` where it holds. */
+function fieldNode(b: Bdd, f: SpaceField, p: Pattern, then: number): number {
+  const bitOf = (x: bigint, k: number): number => Number((x >> BigInt(f.bits - 1 - k)) & 1n);
+  if (p.kind === "range") {
+    const rec = (k: number, lowTight: boolean, highTight: boolean): number => {
+      if ((!lowTight && !highTight) || k === f.bits) return then;
+      const child = (x: number): number => {
+        if (lowTight && x < bitOf(p.lo, k)) return FALSE;
+        if (highTight && x > bitOf(p.hi, k)) return FALSE;
+        return rec(k + 1, lowTight && x === bitOf(p.lo, k), highTight && x === bitOf(p.hi, k));
+      };
+      return b.mk(f.first + k, child(0), child(1));
+    };
+    return rec(0, true, true);
+  }
+  // Exact, prefix and ternary: a chain over the bits they fix.
+  const all = (1n << BigInt(f.bits)) - 1n;
+  const [value, mask] =
+    p.kind === "exact"
+      ? [p.value, all]
+      : p.kind === "prefix"
+        ? [p.value, p.len === 0 ? 0n : all ^ ((1n << BigInt(f.bits - p.len)) - 1n)]
+        : [p.value, p.mask];
+  let node = then;
+  for (let k = f.bits - 1; k >= 0; k--) {
+    if (bitOf(mask, k) === 0) continue;
+    node = bitOf(value, k) === 1 ? b.mk(f.first + k, FALSE, node) : b.mk(f.first + k, node, FALSE);
+  }
+  return node;
+}
+
+/** A pattern's identity, for telling registered predicates apart. */
+export function patternKey(p: Pattern): string {
+  switch (p.kind) {
+    case "exact":
+      return `=${p.value}`;
+    case "prefix":
+      return `${p.value}/${p.len}`;
+    case "ternary":
+      return `${p.value}&${p.mask}`;
+    case "range":
+      return `${p.lo}..${p.hi}`;
+  }
+}
+
+/** Patterns as a row writes them: "dst=10.0.2.0/24 proto=17". */
+export function formatPatterns(design: DesignDef, match: ReadonlyMap<string, Pattern>): string {
+  return [...match]
+    .map(([name, p]) => {
+      const kind = design.fields.find((f) => f.name === name)?.kind ?? "uint";
+      // An ethertype reads best in hex (0x0800).
+      const v = (x: bigint): string => formatValue(x, kind, name === "type" ? { radix: 16, digits: 4 } : undefined);
+      const text =
+        p.kind === "exact"
+          ? v(p.value)
+          : p.kind === "prefix"
+            ? `${v(p.value)}/${p.len}`
+            : p.kind === "ternary"
+              ? `${v(p.value)}&&&${v(p.mask)}`
+              : `${v(p.lo)}..${v(p.hi)}`;
+      return `${name}=${text}`;
+    })
+    .join(" ");
+}

@@ -48,10 +48,7 @@ export let spanEnds: usize = 0;
 /** u32 per recording that has records, in the order of their first record. */
 export let active: usize = 0;
 let nActive: i32 = 0;
-/** Whether link and delivery outputs go to the recording ring (else to the record ring). */
-export let recordingsOn: bool = false;
-
-/** `n` recordings sharing a ring of `len` bytes; packets then go to recordings, not the record ring. */
+/** `n` recordings sharing a ring of `len` bytes (a link or member with no recording, −1, records nothing). */
 export function recordingsInit(n: i32, len: i32): void {
   if (ring != 0) {
     heap.free(ring);
@@ -70,7 +67,6 @@ export function recordingsInit(n: i32, len: i32): void {
   active = heap.alloc(perRecording + 8);
   ringUsed = 0;
   nActive = 0;
-  recordingsOn = n > 0;
 }
 
 /** Whether the ring can take a record of `len` bytes for recording c (tagged: with the in-link); one larger than the

@@ -11,7 +11,7 @@
 
 import { EV_INJECT, STAGE_DONE } from "../abi";
 import { plansExpire } from "./plan";
-import { event, inRanges, traceCap, traceOn, tracePos, traceRoom, traceSome, tracing } from "./output";
+import { event, inRanges, traceCap, traceOn, tracePos, traceRoom, traceSome, tracing } from "./trace";
 import { linkIdAt, Packet, PACKET_SIZE, SLACK } from "./packet";
 import { pop, resetCopies } from "./replicate";
 import { STAGE_WAIT } from "./room";

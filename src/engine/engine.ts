@@ -28,10 +28,10 @@ import {
   checkLimits,
   DEFAULT_RUNNER,
   type InputBatch,
-  type OutputSink,
   type PacketRanges,
   Runner,
   type RunnerOptions,
+  type TraceSink,
 } from "../wasm/runner.js";
 import { type EntryMatch, type TableWrite, Tables, type WriteResult } from "../wasm/tables.js";
 import { BatchQueue } from "./batches.js";
@@ -132,7 +132,7 @@ export class Engine {
   #sinks: Sinks | undefined;
   #trace: TraceWriter | undefined;
   #traceOptions: EngineTrace | undefined;
-  #events: OutputSink | null = null;
+  #events: TraceSink | null = null;
   #started = process.hrtime.bigint();
   /** The number of the next packet run. */
   #next = 0;
@@ -231,8 +231,7 @@ export class Engine {
     this.#trace =
       trace === undefined ? undefined : new TraceWriter(trace.lines, this.installed.compiled, this.installed.entries);
     const writer = this.#trace;
-    // Packets go to the recordings; the output ring carries only trace events.
-    this.#events = writer === undefined ? null : { packet: () => {}, event: writer.event.bind(writer) };
+    this.#events = writer ?? null;
     this.#started = process.hrtime.bigint();
     this.#next = 0;
   }

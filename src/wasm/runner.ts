@@ -316,8 +316,10 @@ export class Runner {
   /** Hands the recording ring's records to their targets, a recording at a time, and empties it; call at the end. */
   flushRecordings(): void {
     const recordings = this.#recordings;
-    if (recordings === undefined) return;
     const x = this.#dp.exports;
+    // Without targets, records a data plane still makes (recordings numbered for an earlier runner) are let go: kept,
+    // they would fill the ring, and the run would pause for room forever.
+    if (recordings === undefined) return x.recordingsDrained();
     const n = x.recordingsGather();
     if (n > 0) {
       const mem = this.#dp.mem;

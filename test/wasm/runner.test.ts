@@ -423,6 +423,18 @@ describe("Runner.flushRecordings: one recording ring for every recording", () =>
     expect(written.size).toBe(0);
   });
 
+  it("without recordings, on a data plane whose recordings an earlier runner numbered: their records let go", () => {
+    const { dp, runner, recorded } = setup({ recordingBytes: 0 });
+    runner.run(batchOf(sized([200]), 0), 0, null);
+    runner.flushRecordings();
+    expect(recorded.of("delivered/lan.h2")).toHaveLength(1);
+    // The ring holds a record or two: this run fills it many times over.
+    const frames = sized(times(30, 200));
+    new Runner(dp, { maxFanout: c.maxFanout, slotLen: 256 }).run(batchOf(frames, 0), 1, null);
+    expect(dp.exports.memberDelivered(memberOf("h2"))).toBe(1 + frames.length);
+    expect(recorded.of("delivered/lan.h2")).toHaveLength(1);
+  });
+
   it("without recordings: nothing is recorded, every packet runs its course", () => {
     const dp = DataPlane.load();
     install(dp, c, injections);

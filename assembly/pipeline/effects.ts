@@ -18,7 +18,7 @@ export function setHopLimit(n: u32): void {
 
 /** The link carries the packet (its checks passed): recorded, counted, one hop more. */
 @inline export function carry(d: Packet, l: Link): void {
-  if (l.recorded) recordingAppend(l.recordingId, d, false);
+  recordingAppend(l.recordingId, d, false); // −1 when not recorded (topology.ts linkSetRecording)
   l.packets++;
   l.bytes += d.len;
   d.hops++;

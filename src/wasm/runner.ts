@@ -205,7 +205,7 @@ export class Runner {
       len: x.region(R("in-len")) >>> 2,
       origLen: x.region(R("in-orig-len")) >>> 2,
       nsec: x.region(R("in-nsec")) >>> 2,
-      sec: x.region(R("in-sec")) >>> 3,
+      sec: x.region(R("in-sec")) >>> 2,
       endpoint: x.region(R("in-endpoint")) >>> 2,
     };
     inputRegions.set(this.#dp, inputs);
@@ -289,7 +289,7 @@ export class Runner {
     u32.set(first(batch.capLen, n), at.len);
     u32.set(first(batch.origLen, n), at.origLen);
     u32.set(first(batch.tsNsec, n), at.nsec);
-    mem.f64.set(first(batch.tsSec, n), at.sec);
+    u32.set(first(batch.tsSec, n), at.sec); // whole seconds, as pcap's ts_sec (u32)
     if (typeof batch.endpoint === "number") u32.fill(batch.endpoint, at.endpoint, at.endpoint + n);
     else u32.set(first(batch.endpoint, n), at.endpoint);
     return { count: n, base };

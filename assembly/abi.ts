@@ -71,11 +71,6 @@ export const STAGE_DELIVER: i32 = 7;
 export const STAGE_DROP: i32 = 8;
 export const STAGE_COUNT: i32 = 9;
 
-export const OUTPUT_NONE: i32 = 0;
-export const OUTPUT_LINK: i32 = 1;
-export const OUTPUT_DELIVER: i32 = 2;
-export const OUTPUT_COUNT: i32 = 3;
-
 export const EV_NONE: i32 = 0;
 export const EV_INJECT: i32 = 1;
 export const EV_LOOKUP: i32 = 2;
@@ -107,14 +102,12 @@ export const REGION_IN_ORIG_LEN: i32 = 3;
 export const REGION_IN_SEC: i32 = 4;
 export const REGION_IN_NSEC: i32 = 5;
 export const REGION_IN_ENDPOINT: i32 = 6;
-export const REGION_OUT_BASE: i32 = 7;
-export const REGION_OUT_POS: i32 = 8;
-export const REGION_TRACE_BASE: i32 = 9;
-export const REGION_TRACE_POS: i32 = 10;
-export const REGION_RECORDING_ACTIVE: i32 = 11;
-export const REGION_RECORDING_SPAN_ENDS: i32 = 12;
-export const REGION_RECORDING_SPAN_LENS: i32 = 13;
-export const REGION_COUNT: i32 = 14;
+export const REGION_TRACE_BASE: i32 = 7;
+export const REGION_TRACE_POS: i32 = 8;
+export const REGION_RECORDING_ACTIVE: i32 = 9;
+export const REGION_RECORDING_SPAN_ENDS: i32 = 10;
+export const REGION_RECORDING_SPAN_LENS: i32 = 11;
+export const REGION_COUNT: i32 = 12;
 
 export const OP_NONE: i32 = 0;
 export const OP_INSERT: i32 = 1;
@@ -126,15 +119,6 @@ export const PORT_SELF: u32 = 65535;
 export const PORT_SHARED: u32 = 65534;
 export const PORT_NONE: u32 = 65533;
 export const PORT_MAX: u32 = 65520;
-
-export const OUTREC_KIND: i32 = 0;
-export const OUTREC_TARGET: i32 = 4;
-export const OUTREC_LEN: i32 = 8;
-export const OUTREC_ORIG_LEN: i32 = 12;
-export const OUTREC_TS_SEC: i32 = 16;
-export const OUTREC_TS_NSEC: i32 = 24;
-export const OUTREC_PACKET: i32 = 28;
-export const OUTREC_SIZE: i32 = 32;
 
 export const RINGREC_RECORDING: i32 = 0;
 export const RINGREC_LEN: i32 = 4;

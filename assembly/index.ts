@@ -17,14 +17,12 @@ import {
   REGION_IN_OFFSET,
   REGION_IN_ORIG_LEN,
   REGION_IN_SEC,
-  REGION_OUT_BASE,
-  REGION_OUT_POS,
   REGION_TRACE_BASE,
   REGION_TRACE_POS,
 } from "./abi";
 import { Table } from "./tables/table";
 import { forEachTable } from "./tables/write";
-import { outBase, outPos, traceBase, tracePos } from "./pipeline/output";
+import { traceBase, tracePos } from "./pipeline/trace";
 import {
   active as recordingActive,
   spanEnds as recordingSpanEnds,
@@ -179,7 +177,7 @@ export function linkBytes(i: i32): f64 {
 
 // ── Running ────────────────────────────────────────────────────────────────
 export { poolInit } from "./pipeline/packet";
-export { outputInit, setTracing, traceOnly, traceRange, drained } from "./pipeline/output";
+export { traceInit, setTracing, traceOnly, traceRange, drained } from "./pipeline/trace";
 export { stackInit } from "./pipeline/replicate";
 export { setHopLimit } from "./pipeline/effects";
 export { heldPacket, inputInit, run, resume, setMaxFanout, STATUS_DONE, STATUS_PAUSED } from "./pipeline/run";
@@ -209,10 +207,6 @@ export function region(which: i32): usize {
       return inNsec;
     case REGION_IN_ENDPOINT:
       return inEndpoint;
-    case REGION_OUT_BASE:
-      return outBase;
-    case REGION_OUT_POS:
-      return <usize>outPos;
     case REGION_TRACE_BASE:
       return traceBase;
     case REGION_TRACE_POS:

@@ -18,7 +18,7 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { BUILDS } from "./dataplane.js";
+import { BUILDS, runStaged } from "./dataplane.js";
 
 type Name = keyof typeof BUILDS;
 const N = 1 << 16;
@@ -31,7 +31,7 @@ export function drive(name: Name, packets: number): void {
     for (let done = 0, k = 0; done < count; k++) {
       const b = batches[k % batches.length];
       if (b === undefined) break;
-      loaded.runner.go(loaded.runner.stage(b), done, null);
+      runStaged(loaded, loaded.runner.stage(b), done);
       done += b.count;
     }
   }

@@ -35,7 +35,6 @@ export function generateAbi(): string {
   out.push(`export const ROLE_ACTIONS: usize = memory.data<u32>([${masks.join(", ")}]);`, "");
   list("DROP", abi.DROP_REASONS);
   list("STAGE", abi.STAGES);
-  list("OUTPUT", abi.OUTPUT_KINDS);
   list("EV", abi.TRACE_KINDS);
   list("MODE", abi.LINK_MODES);
   list("INJECT", abi.INJECT_KINDS);

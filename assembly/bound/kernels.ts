@@ -21,7 +21,6 @@ import {
   STAGE_DONE,
   STAGE_SEND,
 } from "../abi";
-import { drained } from "../pipeline/output";
 import { Packet, PACKET_SIZE } from "../pipeline/packet";
 import { PLAN_DELIVER, PLAN_FORWARD, PLAN_NONE } from "../pipeline/plan";
 import { nextInput, startBatch } from "../pipeline/run";
@@ -44,7 +43,7 @@ export const KERNEL_VXLAN: i32 = 3;
 
 const d = changetype<Packet>(memory.data(PACKET_SIZE, 16));
 
-/** Runs the staged batch (as run() takes it) through kernel `kernel`, emptying the output ring after it. */
+/** Runs the staged batch (as run() takes it) through kernel `kernel`; the caller empties the recording ring. */
 export function boundRun(n: i32, first: u32, base: u32, kernel: i32): void {
   const count = startBatch(n, first, base);
   for (let i = 0; i < count; i++) {
@@ -54,7 +53,6 @@ export function boundRun(n: i32, first: u32, base: u32, kernel: i32): void {
     else if (kernel == KERNEL_ROUTER) router(d);
     else vxlan(d);
   }
-  drained();
 }
 
 /** acquireStep at the packet's member, in the lane (walk has the member's record in hand for its plan). */

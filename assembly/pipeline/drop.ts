@@ -1,7 +1,7 @@
 // Dropping: every drop has a reason, counted at the member that dropped it.
 
 import { EV_DROP, STAGE_DONE } from "../abi";
-import { event, tracing } from "./output";
+import { event, tracing } from "./trace";
 import { linkIdAt, Packet, release } from "./packet";
 import { memberAt, orphanDrops } from "./topology";
 

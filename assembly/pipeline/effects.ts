@@ -2,20 +2,11 @@
 // where it goes: a link carries it (recorded, counted, one hop), forwarding's
 // side effect (TTL − 1), a push (send), a pop (receive) and a delivery.
 
-import {
-  DROP_NO_BUFFER,
-  DROP_NONE,
-  DROP_TOO_LONG,
-  DROP_TTL_EXPIRED,
-  OUTPUT_DELIVER,
-  OUTPUT_LINK,
-  PORT_SELF,
-} from "../abi";
+import { DROP_NO_BUFFER, DROP_NONE, DROP_TOO_LONG, DROP_TTL_EXPIRED, PORT_SELF } from "../abi";
 import { hashMasked } from "../tables/hash";
 import { decrementTtl, emit, emitLen, flowMask, keyLen, maxPayload, parse, statedLen } from "../wire/design";
-import { emitPacket } from "./output";
 import { keyOf, own, OWN_OK, OWN_TOO_LONG, Packet } from "./packet";
-import { recordingAppend, recordingsOn } from "./recording";
+import { recordingAppend } from "./recording";
 import { Link, Member, MEMBER_TTL, memberAt } from "./topology";
 
 /** Link crossings one packet may make; one more is a loop. */
@@ -27,10 +18,7 @@ export function setHopLimit(n: u32): void {
 
 /** The link carries the packet (its checks passed): recorded, counted, one hop more. */
 @inline export function carry(d: Packet, l: Link): void {
-  if (l.recorded) {
-    if (recordingsOn) recordingAppend(l.recordingId, d, false);
-    else emitPacket(OUTPUT_LINK, d.link, d);
-  }
+  recordingAppend(l.recordingId, d, false); // −1 when not recorded (topology.ts linkSetRecording)
   l.packets++;
   l.bytes += d.len;
   d.hops++;
@@ -98,7 +86,6 @@ export function flowHash(d: Packet, l: Link): u32 {
 
 /** The member `d.member` (m) takes the packet (there is room): recorded, counted; `tagged` with d.inLink. */
 @inline export function hand(d: Packet, m: Member, tagged: bool): void {
-  if (recordingsOn) recordingAppend(m.recordingId, d, tagged);
-  else emitPacket(OUTPUT_DELIVER, d.member, d);
+  recordingAppend(m.recordingId, d, tagged);
   m.delivered++;
 }

@@ -23,7 +23,7 @@ import {
   wordOf,
 } from "../tables/table";
 import { drop } from "./drop";
-import { event, tracing } from "./output";
+import { event, tracing } from "./trace";
 import { Packet } from "./packet";
 
 /** The row `key` finds in `t` (null: the member has no such table), its hit not counted; or a miss. */

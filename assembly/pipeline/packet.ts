@@ -11,10 +11,12 @@
 //   │ data usize │ len u32 │ origLen u32 │ slot i32 │ member i32 │ inLink u32 │ outLink u32 │ link i32 │
 //   ├────────────┼─────────┼─────────────┼──────────┼────────────┼────────────┼─────────────┼──────────┤
 //   │ stage i32  │ hops u32│ packet u32  │ copy u32 │ session u32│ keyMember  │ hdrLen u32  │ via i32  │
-//   ├────────────┼─────────┴──┬──────────┼──────────┴────────────┴────────────┴─────────────┴──────────┤
-//   │ tsSec f64  │ tsNsec u32 │ (to a    │ key[KEY_MAX_LEN]                                           │
-//   │            │            │ word)    │                                                            │
-//   └────────────┴────────────┴──────────┴────────────────────────────────────────────────────────────┘
+//   ├────────────┼─────────┴──┬──────────┴────────────────────────────────────────────────────────────┤
+//   │ tsSec u32  │ tsNsec u32 │ key[KEY_MAX_LEN], on a word                                           │
+//   └────────────┴────────────┴───────────────────────────────────────────────────────────────────────┘
+//
+// len, origLen and tsSec, tsNsec are pairs in the order of a pcap record's header (incl_len, orig_len; ts_sec,
+// ts_nsec): a recording takes each pair with one load (recording.ts recordingAppend).
 
 import { KEY_MAX_LEN, STAGE_LINK, STAGE_TRANSMIT } from "../abi";
 
@@ -44,9 +46,15 @@ export class Packet {
   hdrLen: u32;
   /** Layering: the underlay member whose send table takes the packet after its virtual link (−1: none). */
   via: i32;
-  tsSec: f64;
+  /** The input packet's time: whole seconds (a pcap record's ts_sec), and nanoseconds. */
+  tsSec: u32;
   tsNsec: u32;
 }
+/** Where the pairs a pcap record's header takes whole are (see the drawing). */
+export const PACKET_LENS: usize = offsetof<Packet>("len");
+export const PACKET_TIME: usize = offsetof<Packet>("tsSec");
+if (offsetof<Packet>("origLen") != PACKET_LENS + 4 || offsetof<Packet>("tsNsec") != PACKET_TIME + 4)
+  ERROR("Packet: len, origLen and tsSec, tsNsec must each be a pair of u32, in that order");
 /** Where the descriptor's fields are, for the TypeScript side (tests read a paused run's packet: run.ts heldPacket). */
 export const PACKET_MEMBER: i32 = offsetof<Packet>("member");
 export const PACKET_IN_LINK: i32 = offsetof<Packet>("inLink");

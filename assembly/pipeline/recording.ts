@@ -33,7 +33,10 @@ import {
   PCAP_REC_TS_FRAC,
   PCAP_REC_TS_SEC,
 } from "../abi";
-import { copyRecord, Packet, SLACK } from "./packet";
+import { copyRecord, Packet, PACKET_LENS, PACKET_TIME, SLACK } from "./packet";
+
+if (PCAP_REC_TS_FRAC != PCAP_REC_TS_SEC + 4 || PCAP_REC_ORIG_LEN != PCAP_REC_CAP_LEN + 4)
+  ERROR("a pcap record's header: ts_sec, ts_nsec and incl_len, orig_len must each be a pair of u32 (recordingAppend)");
 
 /** The ring: records as drawn above, from ring to ring + ringUsed. */
 let ring: usize = 0;
@@ -48,10 +51,7 @@ export let spanEnds: usize = 0;
 /** u32 per recording that has records, in the order of their first record. */
 export let active: usize = 0;
 let nActive: i32 = 0;
-/** Whether link and delivery outputs go to the recording ring (else to the record ring). */
-export let recordingsOn: bool = false;
-
-/** `n` recordings sharing a ring of `len` bytes; packets then go to recordings, not the record ring. */
+/** `n` recordings sharing a ring of `len` bytes (a link or member with no recording, −1, records nothing). */
 export function recordingsInit(n: i32, len: i32): void {
   if (ring != 0) {
     heap.free(ring);
@@ -70,7 +70,6 @@ export function recordingsInit(n: i32, len: i32): void {
   active = heap.alloc(perRecording + 8);
   ringUsed = 0;
   nActive = 0;
-  recordingsOn = n > 0;
 }
 
 /** Whether the ring can take a record of `len` bytes for recording c (tagged: with the in-link); one larger than the
@@ -84,10 +83,10 @@ export function recordingsInit(n: i32, len: i32): void {
   if (c < 0) return;
   const at = ring + <usize>ringUsed;
   const r = at + <usize>RINGREC_SIZE;
-  store<u32>(r + PCAP_REC_TS_SEC, <u32>d.tsSec);
-  store<u32>(r + PCAP_REC_TS_FRAC, d.tsNsec);
-  store<u32>(r + PCAP_REC_CAP_LEN, d.len);
-  store<u32>(r + PCAP_REC_ORIG_LEN, d.origLen);
+  // ts_sec, ts_nsec and incl_len, orig_len: each pair one load from the descriptor (packet.ts PACKET_TIME,
+  // PACKET_LENS).
+  store<u64>(r + PCAP_REC_TS_SEC, load<u64>(changetype<usize>(d) + PACKET_TIME));
+  store<u64>(r + PCAP_REC_CAP_LEN, load<u64>(changetype<usize>(d) + PACKET_LENS));
   let head = PCAP_REC_LEN;
   if (tagged) {
     store<u32>(r + <usize>PCAP_REC_LEN, d.inLink);

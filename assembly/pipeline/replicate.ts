@@ -14,7 +14,7 @@ import {
   STAGE_TRANSMIT,
 } from "../abi";
 import { countDrop } from "./drop";
-import { event, tracing } from "./output";
+import { event, tracing } from "./trace";
 import { copyPacket, linkIdAt, Packet, PACKET_SIZE, share } from "./packet";
 import { linkAt, receiverMember, receiverInLink } from "./topology";
 

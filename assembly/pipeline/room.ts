@@ -1,4 +1,4 @@
-// Room in the rings (output, trace, recording): the steps that write a record (a link
+// Room in the rings (trace, recording): the steps that write a record (a link
 // crossing that is recorded, a delivery) ask first. Short of room now, the step
 // returns STAGE_WAIT and the batch loop pauses with the packet where it was,
 // to take the same step again once the TypeScript side has emptied the
@@ -6,9 +6,8 @@
 // dropped as too long.
 
 import { DROP_TOO_LONG } from "../abi";
-import { recordingRoom, recordingsOn, ringUsed } from "./recording";
+import { recordingRoom, ringUsed } from "./recording";
 import { drop } from "./drop";
-import { outPos, outRoom } from "./output";
 import { Packet } from "./packet";
 
 /** Not a stage: the step could not be taken for want of room (run.ts pauses). */
@@ -18,15 +17,10 @@ export const ROOM_NOW: i32 = 0;
 export const ROOM_LATER: i32 = 1; // once the TypeScript side has emptied the rings
 export const ROOM_NEVER: i32 = 2; // the packet's record is larger than an empty buffer
 
-/** Whether a record of `len` bytes for recording `target` (−1: none) fits the recording ring, or the output ring when
- * recordings are off. */
+/** Whether a record of `len` bytes for recording `target` (−1: none, always room) fits the recording ring. */
 @inline export function roomFor(target: i32, len: u32, tagged: bool): i32 {
-  if (recordingsOn) {
-    if (recordingRoom(target, len, tagged)) return ROOM_NOW;
-    return ringUsed == 0 ? ROOM_NEVER : ROOM_LATER;
-  }
-  if (outRoom(len)) return ROOM_NOW;
-  return outPos == 0 ? ROOM_NEVER : ROOM_LATER;
+  if (recordingRoom(target, len, tagged)) return ROOM_NOW;
+  return ringUsed == 0 ? ROOM_NEVER : ROOM_LATER;
 }
 
 /**

@@ -7,11 +7,13 @@
 // filled by the TypeScript side with one set() each; packet bytes sit in the
 // staging area at inOffset[i]:
 //
-//   inOffset u32[] │ inLen u32[] │ inOrigLen u32[] │ inSec f64[] │ inNsec u32[] │ inEndpoint u32[]
+//   inOffset u32[] │ inLen u32[] │ inOrigLen u32[] │ inSec u32[] │ inNsec u32[] │ inEndpoint u32[]
+//
+// inSec is whole seconds as a pcap record has them (ts_sec): a record takes it as it is.
 
 import { EV_INJECT, STAGE_DONE } from "../abi";
 import { plansExpire } from "./plan";
-import { event, inRanges, traceCap, traceOn, tracePos, traceRoom, traceSome, tracing } from "./output";
+import { event, inRanges, traceCap, traceOn, tracePos, traceRoom, traceSome, tracing } from "./trace";
 import { linkIdAt, Packet, PACKET_SIZE, SLACK } from "./packet";
 import { pop, resetCopies } from "./replicate";
 import { STAGE_WAIT } from "./room";
@@ -64,7 +66,7 @@ export function inputInit(packets: i32, bytes: i32): void {
   inOffset = heap.alloc((<usize>packets) << 2);
   inLen = heap.alloc((<usize>packets) << 2);
   inOrigLen = heap.alloc((<usize>packets) << 2);
-  inSec = heap.alloc((<usize>packets) << 3);
+  inSec = heap.alloc((<usize>packets) << 2);
   inNsec = heap.alloc((<usize>packets) << 2);
   inEndpoint = heap.alloc((<usize>packets) << 2);
   inData = heap.alloc(<usize>bytes + SLACK);
@@ -176,7 +178,7 @@ function fastLane(d: Packet, stage: i32): i32 {
   d.data = inData + <usize>(load<u32>(inOffset + o) - inBase);
   d.len = load<u32>(inLen + o);
   d.origLen = load<u32>(inOrigLen + o);
-  d.tsSec = load<f64>(inSec + ((<usize>i) << 3));
+  d.tsSec = load<u32>(inSec + o);
   d.tsNsec = load<u32>(inNsec + o);
   d.slot = -1;
   d.hops = 0;

@@ -74,7 +74,7 @@ import { countHit, directRow, entryAt, hit, lookupUncounted, rowOf, singleRow, T
 import { drop } from "./drop";
 import { carry, flowHash, hand, hopLimit, push, takeHeaderOff, ttlEffect } from "./effects";
 import { actionCode, actionCount, actionArg, find, findId, findIdDirect, looked, missed } from "./lookup";
-import { event, tracing } from "./output";
+import { event, tracing } from "./trace";
 import { keyOf, Packet, release } from "./packet";
 import { KEY_PUSHED, parseHeader, setInLink } from "./parse";
 import { PLAN_DELIVER, PLAN_FORWARD, PLAN_NONE } from "./plan";

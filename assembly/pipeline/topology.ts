@@ -249,9 +249,11 @@ export function linkSetReceiver(i: i32, r: i32, member: i32, inLink: u32): void 
   store<u32>(p, inLink, 4);
 }
 
-/** Link `i`'s packets go to recording `c` (−1: none). */
+/** Link `i`'s packets go to recording `c` (−1: none); a link not recorded has none (effects.ts carry tests only
+ * this). */
 export function linkSetRecording(i: i32, c: i32): void {
-  linkAt(i).recordingId = c;
+  const l = linkAt(i);
+  l.recordingId = l.recorded != 0 ? c : -1;
 }
 
 /** Member `i`'s deliveries go to recording `c` (−1: none). */

@@ -25,7 +25,7 @@ import { type Change, Reconciler, type Resolved, type Target } from "../control/
 import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
 import { INJECT_KINDS } from "../wasm/abi.js";
 import { DataPlane } from "../wasm/module.js";
-import { checkLimits, DEFAULT_RUNNER, type InputBatch, type OutputSink, Runner } from "../wasm/runner.js";
+import { checkLimits, DEFAULT_RUNNER, type InputBatch, Runner, type TraceSink } from "../wasm/runner.js";
 import { type TableWrite, Tables, type WriteResult } from "../wasm/tables.js";
 import { BatchQueue } from "./batches.js";
 import {
@@ -79,7 +79,7 @@ export class Engine {
   #sinks: Sinks | undefined;
   #trace: TraceWriter | undefined;
   #traceOptions: EngineTrace | undefined;
-  #events: OutputSink | null = null;
+  #events: TraceSink | null = null;
   #started = process.hrtime.bigint();
   /** The number of the next packet run. */
   #next = 0;
@@ -169,8 +169,7 @@ export class Engine {
     this.#trace =
       trace === undefined ? undefined : new TraceWriter(trace.lines, this.installed.compiled, this.installed.entries);
     const writer = this.#trace;
-    // Packets go to the recordings; the output ring carries only trace events.
-    this.#events = writer === undefined ? null : { packet: () => {}, event: writer.event.bind(writer) };
+    this.#events = writer ?? null;
     this.#started = process.hrtime.bigint();
     this.#next = 0;
   }

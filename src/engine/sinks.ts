@@ -198,8 +198,7 @@ export class Sinks implements RecordingTargets {
         tagDeliveries(dp, m.index, c);
       }
     }
-    // At least one buffer: with none, the data plane would hand link packets to the record ring.
-    this.count = Math.max(1, this.#recordingCount + options.exits.length + this.#deliveries.length);
+    this.count = this.#recordingCount + options.exits.length + this.#deliveries.length;
   }
 
   /** Whether records go to listeners, which want them after every batch. */

@@ -93,9 +93,6 @@ export type DropReason = (typeof DROP_REASONS)[number];
 export const STAGES = ["done", "acquire", "forward", "transmit", "link", "receive", "send", "deliver", "drop"] as const;
 export type Stage = (typeof STAGES)[number];
 
-/** Output record kinds. */
-export const OUTPUT_KINDS = ["none", "link", "deliver"] as const;
-
 /** Trace event kinds (besides table lookups, which carry a stage). */
 export const TRACE_KINDS = [
   "none",
@@ -123,8 +120,6 @@ export const REGIONS = [
   "in-sec",
   "in-nsec",
   "in-endpoint",
-  "out-base",
-  "out-pos",
   "trace-base",
   "trace-pos",
   // The recording ring, once recordingsGather() has grouped it (assembly/pipeline/recording.ts): the recordings with
@@ -159,17 +154,6 @@ export const WRITE_OPS = ["none", "insert", "modify", "delete"] as const;
  * Drawn as boxes where they are used in assembly/.
  */
 export const LAYOUTS = {
-  /** One output record, followed by `len` packet bytes padded to 8. */
-  OUTREC: {
-    KIND: [0, "u32"],
-    TARGET: [4, "u32"], // link index (kind link) or member index (kind deliver)
-    LEN: [8, "u32"],
-    ORIG_LEN: [12, "u32"],
-    TS_SEC: [16, "f64"],
-    TS_NSEC: [24, "u32"],
-    PACKET: [28, "u32"], // input packet number
-    SIZE: [32, ""],
-  },
   /** One record in the recording ring, followed by LEN bytes: a pcap record (tagged: the in-link after its header). */
   RINGREC: {
     RECORDING: [0, "u32"], // the recording's number

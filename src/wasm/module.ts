@@ -69,7 +69,7 @@ export interface DataPlaneExports extends Record<string, unknown> {
   linkBytes(i: number): number;
   // running
   poolInit(count: number, len: number, headroom: number): void;
-  outputInit(bytes: number, events: number): void;
+  traceInit(events: number): void;
   setTracing(on: number): void;
   traceOnly(): void;
   traceRange(first: number, last: number): void;

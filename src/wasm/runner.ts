@@ -1,7 +1,8 @@
 // Running batches through the data plane from the TypeScript side: the other
 // half of assembly/pipeline/run.ts. A batch goes in with one set() per array;
-// the data plane runs it to the end, pausing only when an output ring fills;
-// records come back as views on linear memory, valid until the next call.
+// the data plane runs it to the end, pausing only when the recording ring or
+// the trace ring fills; records and events come back as views on linear
+// memory, valid until the next call.
 
 import { RECORD_HEADER_LEN } from "../pcap/pcap-layout.js";
 import { RECORDING_TAG_LEN, LAYOUTS, REGIONS } from "./abi.js";
@@ -24,7 +25,6 @@ export interface RunnerOptions {
    */
   readonly slotLenMax?: number;
   readonly headroom: number;
-  readonly outputBytes: number;
   /**
    * Bytes of the recording ring at least, shared by every recording (room for many records
    * between writes); always room for the largest record. It is allocated twice: the ring, and
@@ -47,7 +47,6 @@ export const DEFAULT_RUNNER: RunnerOptions = {
   slots: 256,
   slotLen: 16384 + 256,
   headroom: 256,
-  outputBytes: 4 << 20,
   recordingBytes: 2 << 20,
   traceEvents: 1 << 15,
   hopLimit: 64,
@@ -119,20 +118,9 @@ export interface RecordingTargets {
   write(c: number, data: Uint8Array, start: number, len: number): void;
 }
 
-/** Where a run's outputs go. `data` is a view on linear memory: copy what you keep. */
-export interface OutputSink {
-  packet(
-    kind: "link" | "deliver",
-    target: number,
-    data: Uint8Array,
-    start: number,
-    len: number,
-    origLen: number,
-    tsSec: number,
-    tsNsec: number,
-    packet: number,
-  ): void;
-  event?(e: TraceEvent): void;
+/** Where a traced run's events go, in the order the data plane wrote them. */
+export interface TraceSink {
+  event(e: TraceEvent): void;
 }
 
 export interface TraceEvent {
@@ -170,10 +158,8 @@ const inputRegions = new WeakMap<DataPlane, InputRegions>();
 
 /** region(R("in-data")) …: the area's index in the ABI. */
 const R = (name: (typeof REGIONS)[number]): number => REGIONS.indexOf(name);
-const O = LAYOUTS.OUTREC;
 const C = LAYOUTS.RINGREC;
 const E = LAYOUTS.EVENT;
-const OUTPUT_KIND: Record<number, "link" | "deliver"> = { 1: "link", 2: "deliver" };
 
 export class Runner {
   readonly #dp: DataPlane;
@@ -186,7 +172,7 @@ export class Runner {
   /** The recordings with records, sorted, at each flush (grown as needed). */
   #active = new Uint32Array(0);
 
-  /** With `recordings`, link and delivery packets go to the recording ring instead of the record ring. */
+  /** Link crossings and deliveries are recorded (to `recordings`, a recording each) only with `recordings`. */
   constructor(dp: DataPlane, options: Partial<RunnerOptions> = {}, recordings?: RecordingTargets) {
     this.#dp = dp;
     const o = { ...DEFAULT_RUNNER, ...options };
@@ -219,7 +205,7 @@ export class Runner {
       len: x.region(R("in-len")) >>> 2,
       origLen: x.region(R("in-orig-len")) >>> 2,
       nsec: x.region(R("in-nsec")) >>> 2,
-      sec: x.region(R("in-sec")) >>> 3,
+      sec: x.region(R("in-sec")) >>> 2,
       endpoint: x.region(R("in-endpoint")) >>> 2,
     };
     inputRegions.set(this.#dp, inputs);
@@ -231,20 +217,16 @@ export class Runner {
     return this.#slotLen;
   }
 
-  /** (Re)makes the packet buffers and the rings (the recording ring too) for #slotLen: only while no packet is in
-   * flight. */
+  /** (Re)makes the packet buffers and the rings for #slotLen: only while no packet is in flight. */
   #buffers(): void {
     const o = this.#options;
     const x = this.#dp.exports;
     const slotLen = this.#slotLen;
     x.poolInit(o.slots, slotLen, o.headroom);
-    // The output ring and the recording ring must hold the largest record: a full buffer's packet (tagged,
-    // RECORDING_TAG_LEN more).
-    x.outputInit(
-      Math.max(o.outputBytes, 2 * (slotLen + O.SIZE[0])),
-      o.trace ? Math.max(o.traceEvents, 4 * (o.maxFanout + 8)) : 1,
-    );
+    // A step writes at most 4 + maxFanout events (assembly/pipeline/run.ts).
+    x.traceInit(o.trace ? Math.max(o.traceEvents, 4 * (o.maxFanout + 8)) : 1);
     const recordings = this.#recordings;
+    // The recording ring must hold the largest record: a full buffer's packet (tagged, RECORDING_TAG_LEN more).
     if (recordings !== undefined)
       x.recordingsInit(
         recordings.count,
@@ -271,8 +253,8 @@ export class Runner {
     return this.#options;
   }
 
-  /** Runs `batch`'s packets, numbered from `first`, to the end; outputs go to `sink`. */
-  run(batch: InputBatch, first: number, sink: OutputSink | null): void {
+  /** Runs `batch`'s packets, numbered from `first`, to the end; trace events go to `sink`. */
+  run(batch: InputBatch, first: number, sink: TraceSink | null): void {
     this.go(this.stage(batch), first, sink);
   }
 
@@ -307,17 +289,17 @@ export class Runner {
     u32.set(first(batch.capLen, n), at.len);
     u32.set(first(batch.origLen, n), at.origLen);
     u32.set(first(batch.tsNsec, n), at.nsec);
-    mem.f64.set(first(batch.tsSec, n), at.sec);
+    u32.set(first(batch.tsSec, n), at.sec); // whole seconds, as pcap's ts_sec (u32)
     if (typeof batch.endpoint === "number") u32.fill(batch.endpoint, at.endpoint, at.endpoint + n);
     else u32.set(first(batch.endpoint, n), at.endpoint);
     return { count: n, base };
   }
 
   /**
-   * Runs the staged batch to the end. With a null sink the rings are only
-   * emptied (benchmarks: the data plane's own work, not the consumer's).
+   * Runs the staged batch to the end. With a null sink the trace ring is only
+   * emptied; the recordings are written at every pause (flushRecordings).
    */
-  go(staged: Staged, first: number, sink: OutputSink | null): void {
+  go(staged: Staged, first: number, sink: TraceSink | null): void {
     if (staged.count === 0) return;
     const x = this.#dp.exports;
     let status = x.run(staged.count, first, staged.base);
@@ -334,8 +316,10 @@ export class Runner {
   /** Hands the recording ring's records to their targets, a recording at a time, and empties it; call at the end. */
   flushRecordings(): void {
     const recordings = this.#recordings;
-    if (recordings === undefined) return;
     const x = this.#dp.exports;
+    // Without targets, records a data plane still makes (recordings numbered for an earlier runner) are let go: kept,
+    // they would fill the ring, and the run would pause for room forever.
+    if (recordings === undefined) return x.recordingsDrained();
     const n = x.recordingsGather();
     if (n > 0) {
       const mem = this.#dp.mem;
@@ -356,47 +340,29 @@ export class Runner {
     x.recordingsDrained();
   }
 
-  #drain(sink: OutputSink): void {
+  /** Hands the trace ring's events to `sink` and empties it. */
+  #drain(sink: TraceSink): void {
     const x = this.#dp.exports;
     const mem = this.#dp.mem;
     const u8 = mem.u8;
     const view = mem.view;
-    const base = x.region(R("out-base")) >>> 0;
-    const end = base + x.region(R("out-pos"));
-    for (let r = base; r < end;) {
-      const len = view.getUint32(r + O.LEN[0], true);
-      sink.packet(
-        OUTPUT_KIND[view.getUint32(r + O.KIND[0], true)] ?? "link",
-        view.getUint32(r + O.TARGET[0], true),
-        u8,
-        r + O.SIZE[0],
-        len,
-        view.getUint32(r + O.ORIG_LEN[0], true),
-        view.getFloat64(r + O.TS_SEC[0], true),
-        view.getUint32(r + O.TS_NSEC[0], true),
-        view.getUint32(r + O.PACKET[0], true),
-      );
-      r += O.SIZE[0] + ((len + 7) & ~7);
-    }
-    if (sink.event !== undefined) {
-      const tb = x.region(R("trace-base")) >>> 0;
-      const count = x.region(R("trace-pos"));
-      for (let k = 0; k < count; k++) {
-        const e = tb + k * E.SIZE[0];
-        sink.event({
-          kind: u8[e + E.KIND[0]] ?? 0,
-          stage: u8[e + E.STAGE[0]] ?? 0,
-          action: u8[e + E.ACTION[0]] ?? 0,
-          reason: u8[e + E.REASON[0]] ?? 0,
-          packet: view.getUint32(e + E.PACKET[0], true),
-          copy: view.getUint32(e + E.COPY[0], true),
-          member: view.getInt32(e + E.MEMBER[0], true),
-          row: view.getInt32(e + E.ROW[0], true),
-          port: view.getUint32(e + E.PORT[0], true),
-          link: view.getInt32(e + E.LINK[0], true),
-          arg: view.getUint32(e + E.ARG[0], true),
-        });
-      }
+    const base = x.region(R("trace-base")) >>> 0;
+    const count = x.region(R("trace-pos"));
+    for (let k = 0; k < count; k++) {
+      const e = base + k * E.SIZE[0];
+      sink.event({
+        kind: u8[e + E.KIND[0]] ?? 0,
+        stage: u8[e + E.STAGE[0]] ?? 0,
+        action: u8[e + E.ACTION[0]] ?? 0,
+        reason: u8[e + E.REASON[0]] ?? 0,
+        packet: view.getUint32(e + E.PACKET[0], true),
+        copy: view.getUint32(e + E.COPY[0], true),
+        member: view.getInt32(e + E.MEMBER[0], true),
+        row: view.getInt32(e + E.ROW[0], true),
+        port: view.getUint32(e + E.PORT[0], true),
+        link: view.getInt32(e + E.LINK[0], true),
+        arg: view.getUint32(e + E.ARG[0], true),
+      });
     }
     x.drained();
   }

@@ -31,7 +31,7 @@ function acquired(k: number, hopLimit: number): { acquired: boolean; loop: boole
   const bytes = ipv4Packet({ src: dst - 1n, dst, proto: 17 });
   const seen = emulate(
     compiled,
-    [{ kind: "self", member: member(compiled, `ip${k}.a`), session: 0, link: 0 }],
+    [{ kind: "self", member: member(compiled, `ip${k}.a`), session: 0, link: -1 }],
     [{ bytes, origLen: bytes.length, tsSec: 0, tsNsec: 0, endpoint: 0 }],
     hopLimit,
   );

@@ -8,6 +8,7 @@
 
 import { describe, expect, it } from "vitest";
 import { boundBuilt, KERNELS, runKernel } from "../../bench/bound.js";
+import { runStaged } from "../../bench/dataplane.js";
 import { readCounters } from "../../src/engine/summary.js";
 
 describe.each(KERNELS)("bound kernel for $scenario", (k) => {
@@ -16,7 +17,7 @@ describe.each(KERNELS)("bound kernel for $scenario", (k) => {
     const bound = boundBuilt(k);
     let first = 0;
     for (const [i, b] of lane.batches.entries()) {
-      lane.loaded.runner.go(lane.loaded.runner.stage(b), first, null);
+      runStaged(lane.loaded, lane.loaded.runner.stage(b), first);
       const other = bound.batches[i];
       if (other === undefined) throw new Error("the builds differ");
       runKernel(bound.loaded.dp, k, bound.loaded.runner.stage(other), first);

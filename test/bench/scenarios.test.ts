@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { BUILDS, l2ExactSpec, replayCapture } from "../../bench/dataplane.js";
+import { BUILDS, l2ExactSpec, replayCapture, runStaged } from "../../bench/dataplane.js";
 import { replay } from "../../src/run/replay.js";
 import { DROP_REASONS } from "../../src/wasm/abi.js";
 
@@ -32,7 +32,7 @@ describe.each(Object.keys(BUILDS) as (keyof typeof BUILDS)[])("bench scenario %s
     const { loaded, batches } = BUILDS[name]();
     let injected = 0;
     for (const b of batches) {
-      loaded.runner.go(loaded.runner.stage(b), injected, null);
+      runStaged(loaded, loaded.runner.stage(b), injected);
       injected += b.count;
     }
     const x = loaded.dp.exports;

@@ -23,6 +23,7 @@ import { DataPlane } from "../../src/wasm/module.js";
 import { type InputBatch, Runner } from "../../src/wasm/runner.js";
 import { Tables } from "../../src/wasm/tables.js";
 import { ethernetFrame } from "../pipeline/helpers/packets.js";
+import { recordIn } from "../pipeline/helpers/recorded.js";
 
 // ── A small model of a description: one Ethernet network ──────────────────
 
@@ -261,7 +262,7 @@ function probe(): InputBatch {
     capLen: Uint32Array.from(frames, (f) => f.length),
     origLen: Uint32Array.from(frames, (f) => f.length),
     tsSec: new Float64Array(frames.length).fill(1),
-    tsNsec: new Uint32Array(frames.length),
+    tsNsec: Uint32Array.from(frames, (_, i) => i), // which probe a record is
     endpoint: 0,
   };
 }
@@ -290,13 +291,12 @@ function observe(dp: DataPlane, installed: Installed): unknown {
   }
   dp.exports.countersReset();
   const fates: string[] = [];
-  const runner = new Runner(dp, { maxFanout: c.maxFanout, slotLen: 512 });
-  runner.run(probe(), 0, {
-    packet(kind, target, _data, _start, len, _o, _s, _n, packet): void {
-      const name = kind === "link" ? c.links[target]?.qualified : c.members[target]?.qualified;
-      fates.push(`${packet} ${kind} ${name} ${len}`);
-    },
-  });
+  const recorded = recordIn(dp, c);
+  const runner = new Runner(dp, { maxFanout: c.maxFanout, slotLen: 512 }, recorded);
+  runner.run(probe(), 0, null);
+  runner.flushRecordings();
+  for (const [file, records] of recorded.files)
+    for (const r of records) fates.push(`${r.tsNsec} ${file} ${r.bytes.length}`);
   for (const m of [...c.members, undefined]) {
     const counts = new BigUint64Array(dp.mem.u8.buffer, dp.exports.memberDrops(m?.index ?? -1), DROP_REASONS.length);
     DROP_REASONS.forEach((r, k) => {
@@ -527,29 +527,25 @@ describe("Reconciler.apply: the same topology written in another order", () => {
     also(doc);
     return stringifyYaml(doc);
   };
-  /** Every output of the example's captures on `dp`, by name: link crossed or member delivered to, and the bytes. */
+  /** Every record of the example's captures on `dp`, by recording (link crossed or member delivered to), with its
+   * time and bytes. */
   const replay = (dp: DataPlane, c: CompiledSpec, inputs: readonly string[]): string[] => {
-    const out: string[] = [];
-    const runner = new Runner(dp, { maxFanout: c.maxFanout, slotLen: 2048 });
+    const recorded = recordIn(dp, c);
+    const runner = new Runner(dp, { maxFanout: c.maxFanout, slotLen: 2048 }, recorded);
     inputs.forEach((input, endpoint) => {
       const reader = openCapture(join(root, input.slice(input.indexOf("=") + 1)));
       try {
-        for (const b of reader.batches()) {
-          runner.run({ ...b, endpoint }, 0, {
-            packet(kind, target, data, start, len, _origLen, _sec, _nsec, packet): void {
-              const name = kind === "link" ? c.links[target]?.qualified : c.members[target]?.qualified;
-              out.push(
-                `${endpoint}#${packet} ${kind} ${name} ` +
-                  `${Buffer.from(data.subarray(start, start + len)).toString("hex")}`,
-              );
-            },
-          });
-        }
+        for (const b of reader.batches()) runner.run({ ...b, endpoint }, 0, null);
       } finally {
         reader.close();
       }
     });
-    return out.sort();
+    runner.flushRecordings();
+    return [...recorded.files]
+      .flatMap(([file, records]) =>
+        records.map((r) => `${file} ${r.tsSec}.${r.tsNsec} ${Buffer.from(r.bytes).toString("hex")}`),
+      )
+      .sort();
   };
 
   it.each(["ip-router", "subduction", "l2vpn"])(

@@ -23,7 +23,7 @@ import { exportP4, type MachineExport } from "../../src/p4/export.js";
 import { DEFAULT_RUNNER, HOP_LIMIT_MAX } from "../../src/wasm/runner.js";
 import { compileText, packetsRecipe, resolvePackets } from "../pipeline/helpers/cases.js";
 import { composedRecipe, composedText } from "../pipeline/helpers/composed.js";
-import { runWasm } from "../pipeline/helpers/wasm-run.js";
+import { runEngine } from "../pipeline/helpers/engine-run.js";
 import { allowing, compare, countOf, runOnBmv2, Wiring } from "./helpers/on-bmv2.js";
 import { outputsOf, strataRunOptions } from "./helpers/strata-side.js";
 import { findP4Tools, P4_REQUIRED } from "./helpers/toolchain.js";
@@ -71,7 +71,7 @@ describe.skipIf(skip)(`random composed descriptions on bmv2 are strata${why}`, (
           });
           if (kept.length === 0) return count(left, "description with no input a switch can take");
           const onStrata = (hopLimit: number): ReturnType<typeof outputsOf> =>
-            outputsOf(c, runWasm(c, injections, kept, 0, strataRunOptions(hopLimit)));
+            outputsOf(runEngine(c, injections, kept, 0, strataRunOptions(hopLimit)));
           let strata;
           try {
             strata = onStrata(DEFAULT_RUNNER.hopLimit);

@@ -2,16 +2,15 @@
 // receivers. The model leaves the choice open; strata chooses by a hash of the
 // header fields, so a flow keeps its receiver (session affinity, seed §4.2).
 // The reference interpreter does not model the choice, so these properties
-// look at the wasm pipeline alone.
+// look at what strata writes alone (./helpers/engine-run.ts).
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compile } from "../../src/control/compile.js";
-import { resolveEndpoint } from "../../src/control/endpoints.js";
 import { parseSpec } from "../../src/description/load.js";
 import type { RefInput } from "../../src/model/interpreter.js";
 import { cnaPacket, ethernetFrame, ipv4Packet, ipv6Packet } from "./helpers/packets.js";
-import { runWasm } from "./helpers/wasm-run.js";
+import { runEngine } from "./helpers/engine-run.js";
 
 /** s sends on an anycast link to r1, r2, r3, which take everything and deliver it. */
 const spec = (header: string, names: readonly string[]): string =>
@@ -90,22 +89,24 @@ const payloads = fc.array(fc.uint8Array({ maxLength: 40 }), { minLength: 2, maxL
 
 describe.each(DESIGNS)("anycast over $header", ({ header, names, flow }) => {
   const c = compile(parseSpec(spec(header, names), "anycast.yaml"));
-  const injections = [resolveEndpoint(c, "net:s.1")];
   const receivers = ["net.r1", "net.r2", "net.r3"];
   const limits = { hopLimit: 8, copyLimit: 8 };
 
-  /** Where each input packet was delivered, by its input number. */
+  /** Where each input packet was delivered, by its input number (its timestamp's nanoseconds, inputsOf). */
   function deliveredTo(inputs: readonly RefInput[]): string[] {
-    const r = runWasm(c, injections, inputs, 0, limits);
-    expect(r.outputs.filter((o) => o.kind === "link")).toHaveLength(inputs.length);
-    const delivered = r.outputs.filter((o) => o.kind === "deliver");
+    const files = [...runEngine(c, ["net:s.1"], inputs, 0, limits).recorded.files];
+    expect(files.filter(([f]) => f.startsWith("links/")).flatMap(([, records]) => records)).toHaveLength(inputs.length);
+    const delivered = files
+      .filter(([f]) => f.startsWith("delivered/"))
+      .flatMap(([f, records]) => records.map((r) => ({ to: f.slice("delivered/".length), input: r.tsNsec })))
+      .sort((a, b) => a.input - b.input);
     // Each packet reaches exactly one receiver, and that receiver is one of the link's.
-    expect(delivered.map((o) => o.packet)).toEqual(inputs.map((_, i) => i));
-    return delivered.map((o) => c.members[o.target]?.qualified ?? "?");
+    expect(delivered.map((d) => d.input)).toEqual(inputs.map((_, i) => i));
+    return delivered.map((d) => d.to);
   }
 
   const inputsOf = (packets: readonly Uint8Array[]): RefInput[] =>
-    packets.map((bytes) => ({ bytes, origLen: bytes.length, tsSec: 0, tsNsec: 0, endpoint: 0 }));
+    packets.map((bytes, i) => ({ bytes, origLen: bytes.length, tsSec: 0, tsNsec: i, endpoint: 0 }));
 
   it("sends every packet of a flow to the same receiver, one of the link's", () => {
     fc.assert(
@@ -146,15 +147,15 @@ describe("anycast affinity is by flow, not by every header field", () => {
   ])("$header: one flow at different TTLs keeps its receiver", ({ header, names, vary }) => {
     const c = compile(parseSpec(spec(header, names), "anycast.yaml"));
     const packets = [64, 63, 62, 61, 60, 12, 2].map(vary);
-    const r = runWasm(
+    const r = runEngine(
       c,
-      [resolveEndpoint(c, "net:s.1")],
+      ["net:s.1"],
       packets.map((bytes) => ({ bytes, origLen: bytes.length, tsSec: 0, tsNsec: 0, endpoint: 0 })),
       0,
       { hopLimit: 8, copyLimit: 8 },
     );
-    const to = r.outputs.filter((o) => o.kind === "deliver").map((o) => o.target);
-    expect(to).toHaveLength(packets.length);
-    expect(new Set(to).size).toBe(1);
+    const delivered = [...r.recorded.files].filter(([f]) => f.startsWith("delivered/"));
+    expect(delivered.flatMap(([, records]) => records)).toHaveLength(packets.length);
+    expect(delivered).toHaveLength(1);
   });
 });

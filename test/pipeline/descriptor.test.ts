@@ -1,8 +1,8 @@
 // A packet's descriptor names the in-link it came on and the out-link its
 // member chose, apart: read in a paused run, where the packet waits at a link
-// crossing for room in the output ring (run.ts heldPacket). Without a trace the
-// fast lane takes the packet up to that crossing, so this holds its write-back
-// too.
+// crossing for room in the recording ring (run.ts heldPacket). Without a trace
+// the fast lane takes the packet up to that crossing, so this holds its
+// write-back too.
 
 import { describe, expect, it } from "vitest";
 import { compile } from "../../src/control/compile.js";
@@ -12,6 +12,7 @@ import { parseSpec } from "../../src/description/load.js";
 import { PORT_NONE, PORT_SELF, STAGES } from "../../src/wasm/abi.js";
 import { DataPlane } from "../../src/wasm/module.js";
 import { Runner } from "../../src/wasm/runner.js";
+import { recordIn } from "./helpers/recorded.js";
 
 const H1 = "02:00:00:00:00:01";
 const H2 = "02:00:00:00:00:02";
@@ -74,18 +75,34 @@ function ipv4(n: number): Uint8Array {
 const id = (port: number): string => (port === PORT_SELF ? "self" : port === PORT_NONE ? "none" : String(port));
 
 /**
- * Runs `count` packets (packet(i)) in at `endpoint`, through an output ring of a few records, so that the run pauses
+ * Runs `count` packets (packet(i)) in at `endpoint`, through a recording ring of a few records, so that the run pauses
  * at link crossings; returns each distinct "member in:<in-link> out:<out-link>" a paused packet held at a crossing.
  */
 function heldAtCrossings(spec: string, endpoint: string, packet: (i: number) => Uint8Array, count: number): string[] {
   const compiled = compile(parseSpec(spec, "case.yaml"));
   const dp = DataPlane.load();
   install(dp, compiled, [resolveEndpoint(compiled, endpoint)]);
-  const runner = new Runner(dp, { maxFanout: compiled.maxFanout, slotLen: 1024, outputBytes: 0 });
   const field = (name: string): number => dp.constant(name);
   const at = { member: field("PACKET_MEMBER"), in: field("PACKET_IN_LINK"), out: field("PACKET_OUT_LINK") };
   const stageAt = field("PACKET_STAGE");
   const held = new Set<string>();
+  // The ring is written out at each pause: the packet that waits for room is held then.
+  const recorded = recordIn(dp, compiled);
+  const runner = new Runner(
+    dp,
+    { maxFanout: compiled.maxFanout, slotLen: 1024, recordingBytes: 0 },
+    {
+      count: recorded.count,
+      write(c, data, start, len): void {
+        recorded.write(c, data, start, len);
+        const d = dp.exports.heldPacket() >>> 0;
+        const view = dp.mem.view;
+        if (STAGES[view.getInt32(d + stageAt, true)] !== "link") return;
+        const member = compiled.members[view.getInt32(d + at.member, true)]?.qualified ?? "?";
+        held.add(`${member} in:${id(view.getUint32(d + at.in, true))} out:${id(view.getUint32(d + at.out, true))}`);
+      },
+    },
+  );
   const packets = Array.from({ length: count }, (_, i) => packet(i));
   const data = new Uint8Array(packets.reduce((n, p) => n + p.length, 0));
   const offset = new Uint32Array(count);
@@ -107,16 +124,12 @@ function heldAtCrossings(spec: string, endpoint: string, packet: (i: number) => 
       endpoint: 0,
     },
     0,
-    {
-      packet() {
-        const d = dp.exports.heldPacket() >>> 0;
-        const view = dp.mem.view;
-        if (STAGES[view.getInt32(d + stageAt, true)] !== "link") return;
-        const member = compiled.members[view.getInt32(d + at.member, true)]?.qualified ?? "?";
-        held.add(`${member} in:${id(view.getUint32(d + at.in, true))} out:${id(view.getUint32(d + at.out, true))}`);
-      },
-    },
+    null,
   );
+  runner.flushRecordings();
+  // Every packet was recorded at each crossing, pauses or not.
+  expect(recorded.files.size).toBeGreaterThan(0);
+  for (const records of recorded.files.values()) expect(records.length % count).toBe(0);
   return [...held].sort();
 }
 

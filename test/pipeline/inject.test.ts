@@ -13,7 +13,7 @@ import { parseSpec } from "../../src/description/load.js";
 import { INJECT_KINDS, LINK_MODES, PORT_NONE, PORT_SELF, STAGES, TRACE_KINDS } from "../../src/wasm/abi.js";
 import { DataPlane } from "../../src/wasm/module.js";
 import { Runner, type TraceEvent } from "../../src/wasm/runner.js";
-import { batchOf } from "./helpers/wasm-run.js";
+import { batchOf } from "./helpers/engine-run.js";
 
 /** a takes packets from the outside on `up` and sends to b; its session 3 pushes an Ethernet header. */
 const SPEC = `
@@ -43,7 +43,6 @@ function eventsOf(endpoint: string, change?: (dp: DataPlane, c: CompiledSpec) =>
   const frame = Uint8Array.from({ length: 60 }, (_, i) => i);
   const events: TraceEvent[] = [];
   runner.run(batchOf([{ bytes: frame, origLen: frame.length, tsSec: 0, tsNsec: 0, endpoint: 0 }]), 0, {
-    packet(): void {},
     event: (e) => events.push(e),
   });
   return events;

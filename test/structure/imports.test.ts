@@ -300,7 +300,7 @@ describe("the code's imports", () => {
     // the wire) is reached through them only, so no kernel can restate it.
     const kernels = graph.get("assembly/bound/kernels.ts") ?? [];
     expect(kernels).toContain("assembly/pipeline/steps.ts");
-    const allowed = /^assembly\/(abi|pipeline\/(steps|run|output|packet|plan|topology))\.ts$/;
+    const allowed = /^assembly\/(abi|pipeline\/(steps|run|trace|packet|plan|topology))\.ts$/;
     expect(kernels.filter((f) => !allowed.test(f))).toEqual([]);
   });
 

@@ -1,8 +1,8 @@
 // Runner (src/wasm/runner.ts), the TypeScript half of a run: stage() copies a
-// batch into linear memory, go() runs it and empties the output ring each time
-// the data plane pauses for room, flushRecordings() hands the recording ring over,
-// a recording at a time.
-// Packets cross the hub-and-spoke fixture: h1 → hub → h2, three outputs each.
+// batch into linear memory, go() runs it and, each time the data plane pauses
+// for room, hands the trace ring's events over and flushRecordings() the
+// recording ring, a recording at a time.
+// Packets cross the hub-and-spoke fixture: h1 → hub → h2, three records each.
 
 import { readFileSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
@@ -10,11 +10,12 @@ import { compile } from "../../src/control/compile.js";
 import { resolveEndpoint } from "../../src/control/endpoints.js";
 import { install } from "../../src/control/install.js";
 import { parseSpec } from "../../src/description/load.js";
-import { DROP_REASONS, REGIONS } from "../../src/wasm/abi.js";
+import { DROP_REASONS, LAYOUTS, REGIONS, TRACE_KINDS } from "../../src/wasm/abi.js";
 import { DataPlane } from "../../src/wasm/module.js";
-import { type InputBatch, type OutputSink, Runner, type RunnerOptions } from "../../src/wasm/runner.js";
+import { type InputBatch, Runner, type RunnerOptions, type TraceEvent } from "../../src/wasm/runner.js";
 import { concat } from "../pcap/builders.js";
 import { ethernetFrame } from "../pipeline/helpers/packets.js";
+import { type Rec, type Recorded, recordIn } from "../pipeline/helpers/recorded.js";
 
 const c = compile(parseSpec(readFileSync(new URL("../fixtures/specs/hub.yaml", import.meta.url), "utf8"), "hub.yaml"));
 /** Endpoint 0: sent by h1 on its link; endpoint 1: sent by h3 on its link. */
@@ -24,12 +25,8 @@ const linkOf = (from: string, to: string): number =>
   c.links.find((l) => c.members[l.sender]?.key === from && c.members[l.receivers[0]?.member ?? -1]?.key === to)
     ?.index ?? -1;
 const memberOf = (key: string): number => c.members.find((m) => m.key === key)?.index ?? -1;
-/** "link h1>hub" for a crossing, "deliver h2" for a delivery. */
-const describeOutput = (kind: "link" | "deliver", target: number): string =>
-  kind === "deliver"
-    ? `deliver ${c.members[target]?.key ?? "?"}`
-    : `link ${c.members[c.links[target]?.sender ?? -1]?.key ?? "?"}>` +
-      `${c.members[c.links[target]?.receivers[0]?.member ?? -1]?.key ?? "?"}`;
+/** The file strata run records a link's crossings in (both directions of a two-way link). */
+const fileOf = (from: string, to: string): string => `links/${c.links[linkOf(from, to)]?.qualified ?? "?"}`;
 
 /** Frame i: to h2, from h1 (endpoint 0) or h3 (endpoint 1), its payload 20 + i % 30 bytes of i. */
 function frame(i: number, endpoint = 0): Uint8Array {
@@ -67,55 +64,29 @@ function batchOf(
   };
 }
 
-function setup(options: Partial<RunnerOptions> = {}): { dp: DataPlane; runner: Runner } {
+/** A runner on the fixture, its packets recorded as strata run records them. */
+function setup(options: Partial<RunnerOptions> = {}): { dp: DataPlane; runner: Runner; recorded: Recorded } {
   const dp = DataPlane.load();
   install(dp, c, injections);
-  return { dp, runner: new Runner(dp, { maxFanout: c.maxFanout, slotLen: 256, ...options }) };
+  const recorded = recordIn(dp, c);
+  return { dp, recorded, runner: new Runner(dp, { maxFanout: c.maxFanout, slotLen: 256, ...options }, recorded) };
 }
 
-interface Out {
-  what: string;
-  bytes: Uint8Array;
-  origLen: number;
-  tsSec: number;
-  tsNsec: number;
-  packet: number;
-}
-
-function collect(): { outputs: Out[]; sink: OutputSink } {
-  const outputs: Out[] = [];
-  return {
-    outputs,
-    sink: {
-      packet(kind, target, data, start, len, origLen, tsSec, tsNsec, packet): void {
-        outputs.push({
-          what: describeOutput(kind, target),
-          bytes: data.slice(start, start + len),
-          origLen,
-          tsSec,
-          tsNsec,
-          packet,
-        });
-      },
-    },
-  };
-}
-
-/** What a batch of frames from `endpoints`, numbered from `first`, must produce: each frame's three outputs, one frame
- * after the other. */
-function expected(frames: readonly Uint8Array[], endpoints: readonly number[], first: number): Out[] {
-  return frames.flatMap((bytes, i) => {
-    const from = endpoints[i] === 1 ? "h3" : "h1";
-    return [`link ${from}>hub`, "link hub>h2", "deliver h2"].map((what) => ({
-      what,
-      bytes,
-      origLen: bytes.length + 4,
-      tsSec: 1000 + i,
-      tsNsec: i * 7,
-      packet: first + i,
-    }));
+/** What a batch of frames from `endpoints` must be recorded as: each frame on its host's link to hub, on hub's link to
+ * h2, and delivered to h2, each recording in the frames' order. */
+function expected(frames: readonly Uint8Array[], endpoints: readonly number[]): Map<string, Rec[]> {
+  const files = new Map<string, Rec[]>();
+  frames.forEach((bytes, i) => {
+    const rec = { tsSec: 1000 + i, tsNsec: i * 7, origLen: bytes.length + 4, bytes };
+    for (const file of [fileOf(endpoints[i] === 1 ? "h3" : "h1", "hub"), fileOf("hub", "h2"), "delivered/lan.h2"])
+      files.set(file, [...(files.get(file) ?? []), rec]);
   });
+  return files;
 }
+
+/** The recordings as a plain object, recordings in name order (the order of their first records is not kept). */
+const plain = (files: ReadonlyMap<string, readonly Rec[]>): Record<string, readonly Rec[]> =>
+  Object.fromEntries([...files].sort((a, b) => (a[0] < b[0] ? -1 : 1)));
 
 const region = (dp: DataPlane, name: (typeof REGIONS)[number]): number => dp.exports.region(REGIONS.indexOf(name));
 
@@ -159,13 +130,11 @@ describe("Runner.stage", () => {
     expect(u32("in-len")).toEqual(Array.from(batch.capLen));
     expect(u32("in-orig-len")).toEqual(Array.from(batch.origLen));
     expect(u32("in-nsec")).toEqual(Array.from(batch.tsNsec));
-    expect(Array.from(dp.mem.f64.subarray(region(dp, "in-sec") >>> 3, (region(dp, "in-sec") >>> 3) + n))).toEqual(
-      Array.from(batch.tsSec),
-    );
+    expect(u32("in-sec")).toEqual(Array.from(batch.tsSec));
     expect(u32("in-endpoint")).toEqual(
       typeof endpoint === "number" ? Array.from({ length: n }, () => endpoint) : endpoint,
     );
-    // The data area holds the whole span: no other input array, nor the output rings, starts inside it.
+    // The data area holds the whole span: no other input array, nor a ring, starts inside it.
     const data = region(dp, "in-data");
     const others = REGIONS.filter((r) => r !== "in-data" && !r.endsWith("-pos")).map((r) => region(dp, r));
     expect(others.filter((at) => at >= data && at < data + end - base)).toEqual([]);
@@ -214,43 +183,90 @@ describe("Runner.run", () => {
       options: { batchBytes: 64 },
     },
   ])("delivers every packet $name", ({ n, endpoints, lead, first, options }) => {
-    const { runner } = setup(options);
-    const { outputs, sink } = collect();
     const frames = Array.from({ length: n }, (_, i) => frame(i, endpoints[i]));
-    runner.run(batchOf(frames, endpoints, lead), first, sink);
-    expect(outputs).toEqual(expected(frames, endpoints, first));
+    const { runner, recorded } = setup(options);
+    runner.run(batchOf(frames, endpoints, lead), first, null);
+    runner.flushRecordings();
+    expect(plain(recorded.files)).toEqual(plain(expected(frames, endpoints)));
+    // Traced, the same records; and the trace has each packet, numbered from `first`, injected, then on its host's
+    // link to hub, on hub's link to h2, and delivered to h2, one packet after the other.
+    const traced = setup({ ...options, trace: true });
+    const path: string[] = [];
+    traced.runner.run(batchOf(frames, endpoints, lead), first, {
+      event(e): void {
+        const kind = TRACE_KINDS[e.kind];
+        if (kind === "inject") path.push(`${e.packet} inject`);
+        else if (kind === "link") path.push(`${e.packet} link ${e.link}`);
+        else if (kind === "deliver") path.push(`${e.packet} deliver ${e.member}`);
+      },
+    });
+    traced.runner.flushRecordings();
+    expect(plain(traced.recorded.files)).toEqual(plain(expected(frames, endpoints)));
+    expect(path).toEqual(
+      frames.flatMap((_, i) => [
+        `${first + i} inject`,
+        `${first + i} link ${linkOf(endpoints[i] === 1 ? "h3" : "h1", "hub")}`,
+        `${first + i} link ${linkOf("hub", "h2")}`,
+        `${first + i} deliver ${memberOf("h2")}`,
+      ]),
+    );
   });
 
   it("runs the next batch after one that grew the data span", () => {
-    const { runner } = setup({ batchBytes: 64 });
-    const { outputs, sink } = collect();
+    const { runner, recorded } = setup({ batchBytes: 64 });
     const big = Array.from({ length: 20 }, (_, i) => frame(i));
     const small = [frame(0)];
-    runner.run(batchOf(big, 0, 64), 0, sink);
-    runner.run(batchOf(small, 0), 20, sink);
-    expect(outputs.slice(-3)).toEqual(expected(small, [0], 20));
+    runner.run(batchOf(big, 0, 64), 0, null);
+    runner.run(batchOf(small, 0), 20, null);
+    runner.flushRecordings();
+    // Each recording's last record is the small batch's frame: on h1's link, on hub's link to h2, delivered to h2.
+    const last = [...expected(small, [0])].map(([file]) => [file, recorded.of(file).slice(-1)]);
+    expect(Object.fromEntries(last)).toEqual(plain(expected(small, [0])));
+    expect(recorded.of("delivered/lan.h2")).toHaveLength(big.length + small.length);
   });
 
-  // An output ring of the least size the runner allows (two records of a slotLen
-  // packet): the data plane pauses many times in one batch, and go() resumes it.
+  // A trace ring of the least size the runner allows (room for one step of the
+  // widest fan-out): the data plane pauses many times in one batch, and go() resumes it.
   const FRAMES = Array.from({ length: 60 }, (_, i) => frame(i));
-  it.each([
-    { name: "to a sink: every record arrives, in order", sink: true },
-    { name: "to no sink: the ring is only emptied", sink: false },
-  ])("pauses and resumes when the output ring is full, $name", ({ sink: withSink }) => {
-    const { dp, runner } = setup({ outputBytes: 1 });
+  /** Every event of a traced run of FRAMES, as a line each. */
+  const traceOf = (traceEvents: number): { events: string[]; resumes: number; recorded: Recorded } => {
+    const { dp, runner, recorded } = setup({ trace: true, traceEvents });
     const resume = vi.spyOn(dp.exports, "resume");
-    const { outputs, sink } = collect();
-    runner.run(batchOf(FRAMES, 0), 0, withSink ? sink : null);
+    const events: string[] = [];
+    runner.run(batchOf(FRAMES, 0), 0, { event: (e: TraceEvent) => void events.push(JSON.stringify(e)) });
+    runner.flushRecordings();
+    return { events, resumes: resume.mock.calls.length, recorded };
+  };
+
+  it("pauses and resumes when the trace ring is full: every event arrives, in order", () => {
+    const small = traceOf(1);
+    const roomy = traceOf(1 << 15);
+    expect(small.resumes).toBeGreaterThan(10);
+    expect(roomy.resumes).toBe(0);
+    expect(small.events).toEqual(roomy.events);
+    expect(plain(small.recorded.files)).toEqual(
+      plain(
+        expected(
+          FRAMES,
+          FRAMES.map(() => 0),
+        ),
+      ),
+    );
+  });
+
+  it("pauses and resumes when the trace ring is full, to no sink: the ring is only emptied", () => {
+    const { dp, runner, recorded } = setup({ trace: true, traceEvents: 1 });
+    const resume = vi.spyOn(dp.exports, "resume");
+    runner.run(batchOf(FRAMES, 0), 0, null);
+    runner.flushRecordings();
     expect(resume.mock.calls.length).toBeGreaterThan(10);
-    expect(outputs).toEqual(
-      withSink
-        ? expected(
-            FRAMES,
-            FRAMES.map(() => 0),
-            0,
-          )
-        : [],
+    expect(plain(recorded.files)).toEqual(
+      plain(
+        expected(
+          FRAMES,
+          FRAMES.map(() => 0),
+        ),
+      ),
     );
     expect([linkOf("h1", "hub"), linkOf("hub", "h2")].map((l) => dp.exports.linkPackets(l))).toEqual([
       FRAMES.length,
@@ -405,8 +421,48 @@ describe("Runner.flushRecordings: one recording ring for every recording", () =>
     expect(written.size).toBe(0);
   });
 
-  it("does nothing without recordings", () => {
-    const { runner } = setup();
+  it("without recordings, on a data plane whose recordings an earlier runner numbered: their records let go", () => {
+    const { dp, runner, recorded } = setup({ recordingBytes: 0 });
+    runner.run(batchOf(sized([200]), 0), 0, null);
+    runner.flushRecordings();
+    expect(recorded.of("delivered/lan.h2")).toHaveLength(1);
+    // The ring holds a record or two: this run fills it many times over.
+    const frames = sized(times(30, 200));
+    new Runner(dp, { maxFanout: c.maxFanout, slotLen: 256 }).run(batchOf(frames, 0), 1, null);
+    expect(dp.exports.memberDelivered(memberOf("h2"))).toBe(1 + frames.length);
+    expect(recorded.of("delivered/lan.h2")).toHaveLength(1);
+  });
+
+  it("without recordings: nothing is recorded, every packet runs its course", () => {
+    const dp = DataPlane.load();
+    install(dp, c, injections);
+    const runner = new Runner(dp, { maxFanout: c.maxFanout, slotLen: 256, recordingBytes: 0 });
+    const frames = sized(times(30, 200));
+    runner.run(batchOf(frames, 0), 0, null);
     expect(() => runner.flushRecordings()).not.toThrow();
+    expect(dp.exports.memberDelivered(memberOf("h2"))).toBe(frames.length);
+    for (const m of [-1, ...c.members.map((x) => x.index)])
+      expect(Array.from(new BigUint64Array(dp.mem.u8.buffer, dp.exports.memberDrops(m), DROP_REASONS.length))).toEqual(
+        DROP_REASONS.map(() => 0n),
+      );
+  });
+});
+
+describe("what the data plane hands back: recordings and the trace, nothing else", () => {
+  // strata run reads the recording ring and the trace ring; a ring only tests read would let the tests check
+  // something users never run (issue 29).
+  it("has no ring but the recording ring and the trace ring to read back", () => {
+    const rings = REGIONS.filter((r) => !r.startsWith("in-"));
+    expect(rings).toEqual([
+      "trace-base",
+      "trace-pos",
+      "recording-active",
+      "recording-span-ends",
+      "recording-span-lens",
+    ]);
+    expect(Object.keys(LAYOUTS).filter((k) => k !== "WRITE")).toEqual(["RINGREC", "EVENT"]);
+    const exports = Object.keys(DataPlane.load().exports);
+    expect(exports.filter((name) => /^(output|out)[A-Z]/.test(name))).toEqual([]);
+    expect(exports).toEqual(expect.arrayContaining(["traceInit", "recordingsInit", "recordingsGather"]));
   });
 });

@@ -1,5 +1,5 @@
-// What one packet does, seen two ways: by the wasm data plane (its trace:
-// links crossed, deliveries, drops, the description rows it hit) and by the
+// What one packet does, seen two ways: by the data plane as strata run drives it
+// (its trace.jsonl: links crossed, deliveries, drops, the description rows it hit) and by the
 // analysis (src/analysis/explore.ts) run on the packet's header classes. And
 // packets built from a header class, for the other direction: every class the
 // analysis says goes somewhere is held to what the data plane does with a
@@ -9,14 +9,13 @@ import type { CompiledSpec } from "../../../src/control/compiled.js";
 import type { Injection } from "../../../src/control/install.js";
 import { PORT_PROTOCOLS, TPID_CUSTOMER, TPID_SERVICE, headerDesign } from "../../../src/model/headers.js";
 import type { RefInput } from "../../../src/model/interpreter.js";
-import { DROP_REASONS, STAGES, TRACE_KINDS } from "../../../src/wasm/abi.js";
 import type { Analysis } from "../../../src/analysis/analysis.js";
 import { explore, type PathEvent, type Start, type StartLevel } from "../../../src/analysis/explore.js";
 import type { HeaderSpace } from "../../../src/analysis/header-space.js";
 import { NO_HOPS, oneHop, someHop } from "../../../src/analysis/hops.js";
 import { concat } from "../../pcap/builders.js";
 import { ethernetFrame } from "../../pipeline/helpers/packets.js";
-import { runWasm } from "../../pipeline/helpers/wasm-run.js";
+import { runEngine } from "../../pipeline/helpers/engine-run.js";
 
 /** What happened to one packet, as sets of names. */
 export interface Observation {
@@ -42,8 +41,7 @@ const empty = (): Observation => ({
 /** Reasons the analysis does not model: lengths, buffers and copy limits. */
 const UNMODELLED = new Set(["too-long", "replication-limit", "no-buffer"]);
 
-/** Runs the packets through the wasm data plane with tracing, one observation a packet (or why it is not comparable).
- * */
+/** Runs the packets through the data plane with a trace, one observation a packet (or why it is not comparable). */
 export function emulate(
   c: CompiledSpec,
   injections: readonly Injection[],
@@ -52,42 +50,40 @@ export function emulate(
 ): Seen[] | undefined {
   const seen = inputs.map(empty);
   const skip: (string | undefined)[] = inputs.map(() => undefined);
-  const tables = new Map(c.tables.map((t) => [t.id, t]));
-  const member = (i: number): string => c.members[i]?.qualified ?? "?";
+  let trace;
   try {
-    runWasm(
-      c,
-      injections,
-      inputs,
-      0,
-      { hopLimit, copyLimit: 256, trace: true, traceEvents: 1 << 14, slots: 300 },
-      (e, entries) => {
-        const o = seen[e.packet];
-        if (o === undefined) return;
-        const kind = TRACE_KINDS[e.kind];
-        if (kind === "link") o.links.add(c.links[e.link]?.qualified ?? "?");
-        else if (kind === "deliver") o.delivered.add(member(e.member));
-        else if (kind === "drop") {
-          const reason = DROP_REASONS[e.reason] ?? "?";
-          if (UNMODELLED.has(reason)) skip[e.packet] = reason;
-          if (reason === "loop") (o as { loop: boolean }).loop = true;
-          else o.drops.add(`${member(e.member)} ${reason}`);
-        } else if (kind === "lookup" && e.row >= 0) {
-          const t = tables.get(e.arg);
-          const k = (entries.get(e.arg) ?? []).indexOf(e.row);
-          const row = t?.rows[k];
-          if (t !== undefined && row !== undefined && row.row >= 0)
-            o.rows.add(`${member(e.member)} ${STAGES[e.stage]} ${row.row}`);
-        }
-      },
-    );
+    trace = runEngine(c, injections, inputs, 0, {
+      hopLimit,
+      copyLimit: 256,
+      trace: true,
+      buffers: { traceEvents: 1 << 14, slots: 300 },
+    }).trace;
   } catch (err) {
     if (err instanceof Error && err.name === "InputError") return undefined;
     if ((err as { constructor?: { name?: string } })?.constructor?.name === "InputError") return undefined;
     throw err;
   }
+  for (const line of trace) {
+    const o = seen[line.packet];
+    if (o === undefined) continue;
+    for (const step of line.steps) {
+      const member = String(step["member"] ?? "?");
+      if (step.step === "link") o.links.add(String(step["link"] ?? "?"));
+      else if (step.step === "deliver") o.delivered.add(member);
+      else if (step.step === "drop") {
+        const reason = String(step["reason"]);
+        if (UNMODELLED.has(reason)) skip[line.packet] = reason;
+        if (reason === "loop") (o as { loop: boolean }).loop = true;
+        else o.drops.add(`${member} ${reason}`);
+      } else if (LOOKUPS.has(step.step) && typeof step["row"] === "number")
+        o.rows.add(`${member} ${step.step} ${step["row"]}`);
+    }
+  }
   return seen.map((o, i) => (skip[i] === undefined ? o : { skip: skip[i] ?? "" }));
 }
+
+/** The trace's steps of a table lookup; a description row hit is a number (not "default", not null: a miss). */
+const LOOKUPS = new Set(["acquire", "forward", "transmit", "receive", "send"]);
 
 /** The start of an injection, as the analysis names it. */
 export function startOf(inj: Injection): Start {

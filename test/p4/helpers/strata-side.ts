@@ -10,8 +10,8 @@ import { main } from "../../../src/cli/main.js";
 import type { CompiledSpec } from "../../../src/control/compiled.js";
 import { resolveEndpoint } from "../../../src/control/endpoints.js";
 import type { Injection } from "../../../src/control/install.js";
-import type { RefInput, RefResult } from "../../../src/model/interpreter.js";
-import { runWasm, type WasmOptions } from "../../pipeline/helpers/wasm-run.js";
+import type { RefInput } from "../../../src/model/interpreter.js";
+import { type EngineRun, type EngineRunOptions, runEngine } from "../../pipeline/helpers/engine-run.js";
 import { openCapture } from "../../../src/pcap/reader.js";
 import { openInputs } from "../../../src/run/inputs.js";
 import type { Summary } from "../../../src/engine/summary.js";
@@ -101,13 +101,12 @@ export async function strataRun(
 }
 
 /** The data plane's limits and buffers as `strata run` has them, with a hop limit. */
-export function strataRunOptions(hopLimit: number): WasmOptions {
-  const { copyLimit, slots, slotLen, batchPackets, outputBytes } = DEFAULT_RUNNER;
-  return { hopLimit, copyLimit, slots, slotLen, batchPackets, outputBytes };
+export function strataRunOptions(hopLimit: number): EngineRunOptions {
+  return { hopLimit };
 }
 
 /**
- * `inputs` through strata's data plane as `strata run` drives it (test/pipeline/helpers/wasm-run.ts,
+ * `inputs` through strata's data plane as `strata run` drives it (test/pipeline/helpers/engine-run.ts,
  * with strata run's limits and buffers), for inputs made in a test rather than read
  * from captures.
  */
@@ -121,7 +120,7 @@ export function strataOutputs(
     const endpoint = same >= 0 ? same : injections.push(i.injection) - 1;
     return { bytes: i.bytes, origLen: i.bytes.length, tsSec: 1, tsNsec: k, endpoint };
   });
-  return outputsOf(compiled, runWasm(compiled, injections, refInputs, 0, strataRunOptions(DEFAULT_RUNNER.hopLimit)));
+  return outputsOf(runEngine(compiled, injections, refInputs, 0, strataRunOptions(DEFAULT_RUNNER.hopLimit)));
 }
 
 /**
@@ -135,25 +134,21 @@ export function cutShortIn(drops: Readonly<Record<string, number>>): number {
   return STRATA_BOUNDS.reduce((n, reason) => n + (drops[reason] ?? 0), 0);
 }
 
-/** The same outputs from a data plane run in the tests (test/pipeline/helpers/wasm-run.ts); `cutShort` counts drops at
- * strata's own bounds, `loops` those at the hop limit. */
-export function outputsOf(
-  compiled: CompiledSpec,
-  r: RefResult,
-): Outputs & { readonly cutShort: number; readonly loops: number } {
+/** The same outputs from a data plane run in the tests (test/pipeline/helpers/engine-run.ts): its recordings by name;
+ * `cutShort` counts drops at strata's own bounds, `loops` those at the hop limit. */
+export function outputsOf(r: EngineRun): Outputs & { readonly cutShort: number; readonly loops: number } {
   const links = new Map<string, Uint8Array[]>();
   const delivered = new Map<string, Uint8Array[]>();
-  for (const o of r.outputs) {
-    const key =
-      o.kind === "link" ? (compiled.links[o.target]?.qualified ?? "?") : (compiled.members[o.target]?.qualified ?? "?");
-    const m = o.kind === "link" ? links : delivered;
-    const list = m.get(key);
-    if (list === undefined) m.set(key, [o.bytes]);
-    else list.push(o.bytes); // in place: a loop that replicates puts tens of thousands of packets on a link
+  for (const [file, records] of r.recorded.files) {
+    const slash = file.indexOf("/");
+    (file.startsWith("links/") ? links : delivered).set(
+      file.slice(slash + 1),
+      records.map((x) => x.bytes),
+    );
   }
   let cutShort = 0;
   let loops = 0;
-  for (const counts of r.drops.values()) {
+  for (const counts of r.counters.drops) {
     for (const reason of STRATA_BOUNDS) cutShort += counts[DROP_REASONS.indexOf(reason)] ?? 0;
     loops += counts[DROP_REASONS.indexOf("loop")] ?? 0;
   }

@@ -15,9 +15,10 @@ import type { RefInput } from "../../../src/model/interpreter.js";
 import { DEFAULT_RUNNER, type InputBatch } from "../../../src/wasm/runner.js";
 import { Recorded } from "./recorded.js";
 
+/** What `strata run` takes from its flags (its defaults where not given), and the engine's buffers. */
 export interface EngineRunOptions {
-  readonly hopLimit: number;
-  readonly copyLimit: number;
+  readonly hopLimit?: number;
+  readonly copyLimit?: number;
   readonly batchPackets?: number;
   readonly buffers?: EngineOptions["buffers"];
   /** --trace: a line per packet traced. */
@@ -74,8 +75,8 @@ export function runEngine(
   const engine = Engine.open({
     compiled,
     endpoints: named,
-    hopLimit: options.hopLimit,
-    copyLimit: options.copyLimit,
+    ...(options.hopLimit !== undefined ? { hopLimit: options.hopLimit } : {}),
+    ...(options.copyLimit !== undefined ? { copyLimit: options.copyLimit } : {}),
     ...(options.batchPackets !== undefined ? { batchPackets: options.batchPackets } : {}),
     ...(options.buffers !== undefined ? { buffers: options.buffers } : {}),
   });

@@ -1,12 +1,7 @@
-// What a run hands back: packets on links and delivered packets in the output
-// ring, and, when tracing, one event per step in the trace ring. The loop
-// checks for room before a step; when a ring is full it pauses and the
-// TypeScript side drains both rings and resumes.
-//
-// An output record (then `len` packet bytes, padded to 8):
-//   ┌──────────┬────────────┬─────────┬─────────────┬────────────┬────────────┬────────────┐
-//   │ kind u32 │ target u32 │ len u32 │ origLen u32 │ tsSec f64  │ tsNsec u32 │ packet u32 │   OUTREC_SIZE = 32
-//   └──────────┴────────────┴─────────┴─────────────┴────────────┴────────────┴────────────┘
+// The trace: when tracing, one event per step in the trace ring (the packets
+// themselves go to the recordings, ./recording.ts). The loop checks for room
+// before a step; when the ring is full it pauses, and the TypeScript side
+// reads the events and resumes.
 //
 // A trace event:
 //   ┌─────────┬──────────┬───────────┬───────────┬────────────┬──────────┐
@@ -30,20 +25,8 @@ import {
   EVENT_ROW,
   EVENT_SIZE,
   EVENT_STAGE,
-  OUTREC_KIND,
-  OUTREC_LEN,
-  OUTREC_ORIG_LEN,
-  OUTREC_PACKET,
-  OUTREC_SIZE,
-  OUTREC_TARGET,
-  OUTREC_TS_NSEC,
-  OUTREC_TS_SEC,
 } from "../abi";
-import { copyRecord, Packet, SLACK } from "./packet";
-
-export let outBase: usize = 0;
-export let outCap: i32 = 0;
-export let outPos: i32 = 0;
+import { Packet } from "./packet";
 
 /** A trace was asked for (setTracing): the ring exists. */
 export let traceOn: bool = false;
@@ -56,14 +39,11 @@ export let traceBase: usize = 0;
 export let traceCap: i32 = 0; // events
 export let tracePos: i32 = 0; // events
 
-export function outputInit(bytes: i32, events: i32): void {
-  if (outBase != 0) heap.free(outBase);
+/** A trace ring of `events` events, empty. */
+export function traceInit(events: i32): void {
   if (traceBase != 0) heap.free(traceBase);
-  outBase = heap.alloc(<usize>bytes + SLACK);
-  outCap = bytes;
   traceBase = heap.alloc(<usize>(events * EVENT_SIZE) + 8);
   traceCap = events;
-  outPos = 0;
   tracePos = 0;
 }
 
@@ -116,32 +96,9 @@ export function inRanges(packet: u32): bool {
   return false;
 }
 
-/** Both rings are empty again (the TypeScript side has read them). */
+/** The trace ring is empty again (the TypeScript side has read it). */
 export function drained(): void {
-  outPos = 0;
   tracePos = 0;
-}
-
-@inline function recordLen(len: u32): i32 {
-  return OUTREC_SIZE + ((<i32>len + 7) & ~7);
-}
-
-/** Whether a record for a `len`-byte packet fits. A packet larger than the whole ring never does. */
-@inline export function outRoom(len: u32): bool {
-  return outPos + recordLen(len) <= outCap;
-}
-
-@inline export function emitPacket(kind: i32, target: i32, d: Packet): void {
-  const r = outBase + <usize>outPos;
-  store<u32>(r + OUTREC_KIND, kind);
-  store<u32>(r + OUTREC_TARGET, target);
-  store<u32>(r + OUTREC_LEN, d.len);
-  store<u32>(r + OUTREC_ORIG_LEN, d.origLen);
-  store<f64>(r + OUTREC_TS_SEC, d.tsSec);
-  store<u32>(r + OUTREC_TS_NSEC, d.tsNsec);
-  store<u32>(r + OUTREC_PACKET, d.packet);
-  copyRecord(r + OUTREC_SIZE, d.data, d.len);
-  outPos += recordLen(d.len);
 }
 
 @inline export function traceRoom(events: i32): bool {

@@ -17,25 +17,7 @@ import { boundedAnalysis } from "./helpers/bounded.js";
 
 /** Two routers that decrement the TTL; r2 sends back only a TTL of 255, which only r1's own packets have: they go
  * round once (the loop the random composed descriptions found, seed 1233424581, made small). */
-const TTL_ONCE = `networks:
-  ip:
-    header: ipv4
-    ttl: decrement
-    members:
-      r1: { name: 10.0.0.1 }
-      r2: { name: 10.0.0.2 }
-    links:
-      - { from: r1.1, to: r2.1, mode: two-way }
-    tables:
-      r1:
-        acquire:  [ { match: { dst: 10.0.0.1 }, do: receive }, { do: forward } ]
-        receive:  [ { do: deliver } ]
-        forward:  [ { out: 1 } ]
-      r2:
-        acquire:  [ { match: { dst: 10.0.0.2 }, do: receive }, { do: forward } ]
-        receive:  [ { do: deliver } ]
-        forward:  [ { match: { ttl: 255 }, out: 1 } ]
-`;
+const TTL_ONCE = readFileSync("test/fixtures/analysis/ttl-once.yaml", "utf8");
 
 describe("strata check's loops are the full relation's, on descriptions written for it", () => {
   it.each([

@@ -25,32 +25,13 @@ const ONE_MEMBER = `networks:
 `;
 
 /** Two routers that send what is for neither to each other: the TTL ends it. */
-const TTL_LOOP = `networks:
-  ip:
-    header: ipv4
-    ttl: decrement
-    members:
-      r1: { name: 10.0.0.1 }
-      r2: { name: 10.0.0.2 }
-    links:
-      - { from: r1.1, to: r2.1, mode: two-way }
-    tables:
-      r1:
-        acquire:  [ { match: { dst: 10.0.0.1 }, do: receive }, { do: forward } ]
-        receive:  [ { do: deliver } ]
-        forward:  [ { out: 1 } ]
-      r2:
-        acquire:  [ { match: { dst: 10.0.0.2 }, do: receive }, { do: forward } ]
-        receive:  [ { do: deliver } ]
-        forward:  [ { out: 1 } ]
-`;
+const TTL_LOOP = "test/fixtures/analysis/ttl-loop.yaml";
 
 let dir = "";
 const file = (name: string): string => join(dir, name);
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "strata-reporting-"));
   writeFileSync(file("one.yaml"), ONE_MEMBER);
-  writeFileSync(file("ttl-loop.yaml"), TTL_LOOP);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -64,7 +45,7 @@ describe("the report", () => {
     },
     {
       name: "a loop the TTL ends: said so",
-      argv: () => [file("ttl-loop.yaml")],
+      argv: () => [TTL_LOOP],
       has: ["FAILS No_routing_loops", "ttl=3..254 (until the TTL runs out): ip.r1 forward row 0"],
       hasNot: [],
     },
@@ -106,7 +87,7 @@ describe("the report", () => {
 
 describe("--loops", () => {
   test.each([
-    { name: "the TTL ends it", file: () => file("ttl-loop.yaml"), suffix: true },
+    { name: "the TTL ends it", file: () => TTL_LOOP, suffix: true },
     { name: "nothing ends it but the hop limit", file: () => "examples/one-way-ring/network.yaml", suffix: false },
   ])("$name", async ({ file: f, suffix }) => {
     const r = await analyze(f(), "--loops");

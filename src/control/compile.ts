@@ -1,34 +1,24 @@
-// From a validated description to tables and topology (CompiledSpec).
-//
-// A pattern table denotes the model's relation: a header is related to the
-// action of the first row, in the order written, that matches it. Match kinds
-// are chosen per field, as a P4 compiler would from the patterns the rows use,
-// and the table's kind follows: a range anywhere → range; a mask → ternary; one
-// prefix field with the rest exact → LPM; a field some rows leave out →
-// optional; else exact. The kind never changes which row wins: LPM is chosen
-// only when the longest prefix is also the first match; otherwise the rows go
-// into a ternary table by their order. A table written `kind: lpm` asks for
-// longest-prefix semantics instead, whatever the order.
+// From a validated description to tables and topology (CompiledSpec): the networks' members and one-way links, and
+// each member's tables (how a header table's rows become entries, and its kind is chosen: header-table.ts).
 
-import { SpecError, SpecIssue } from "../description/problems.js";
-import type { Endpoint, InLink, LinkSpec, Pattern, RowSpec, SourceRef, Spec, TableSpec } from "../description/types.js";
-import { type MatchKind, PORT_SELF, PORT_SHARED } from "../wasm/abi.js";
-import type { EntryAction, EntryMatch, KeyField } from "../wasm/tables.js";
-import { type FieldSlot, type KeyLayout, keyLayout } from "../wire/designs.js";
+import { SpecError, type SpecIssue } from "../description/problems.js";
+import type { Endpoint, LinkSpec, RowSpec, SourceRef, Spec, TableSpec } from "../description/types.js";
+import type { EntryAction, KeyField } from "../wasm/tables.js";
+import { type KeyLayout, keyLayout } from "../wire/designs.js";
 import { formatValue } from "../description/notation.js";
 import { Composition } from "./composition.js";
-import type {
-  CompiledLink,
-  CompiledMember,
-  CompiledNetwork,
-  CompiledRow,
-  CompiledSpec,
-  CompiledTable,
-  Receiver,
-  SharedPort,
+import {
+  capacityOf,
+  type CompiledLink,
+  type CompiledMember,
+  type CompiledNetwork,
+  type CompiledRow,
+  type CompiledSpec,
+  type CompiledTable,
+  type Receiver,
+  type SharedPort,
 } from "./compiled.js";
-
-export const DEFAULT_CAPACITY = 1024;
+import { type Attachment, compileHeaderTable, putBig } from "./header-table.js";
 
 export function compile(spec: Spec): CompiledSpec {
   const problems: SpecIssue[] = [];
@@ -38,6 +28,23 @@ export function compile(spec: Spec): CompiledSpec {
     spec: n,
     layout: keyLayout(n.design),
   }));
+  const { members, machines } = compileMembers(networks);
+  const across = new Composition(networks, members);
+  const { links, sharedPorts, outPorts } = compileLinks(networks, across);
+  const tables: CompiledTable[] = [];
+  for (const m of members) {
+    const net = networks[m.network];
+    if (net !== undefined)
+      tables.push(...memberTables(m, net, outPorts.get(m.index) ?? [], tables.length, across, problems));
+  }
+  if (problems.length > 0) throw new SpecError(problems);
+  let maxFanout = Math.max(1, ...links.map((l) => l.receivers.length));
+  for (const t of tables) for (const r of t.rows) maxFanout = Math.max(maxFanout, r.ports.length);
+  return { spec, networks, members, links, tables, machines, sharedPorts, maxFanout: maxFanout + 1 };
+}
+
+/** Every network's members, in order, and the machines they are on, numbered as first named. */
+function compileMembers(networks: readonly CompiledNetwork[]): { members: CompiledMember[]; machines: string[] } {
   const machines: string[] = [];
   const machineIndexes = new Map<string, number>();
   const machineIndex = (name: string): number => {
@@ -48,15 +55,7 @@ export function compile(spec: Spec): CompiledSpec {
     }
     return i;
   };
-
-  // Members, and the identifiers each sends on (its out-links).
   const members: CompiledMember[] = [];
-  const outPorts = new Map<number, number[]>();
-  const addOutPort = (member: number, port: number): void => {
-    const ports = outPorts.get(member);
-    if (ports === undefined) outPorts.set(member, [port]);
-    else ports.push(port);
-  };
   for (const net of networks) {
     for (const m of net.spec.members) {
       members.push({
@@ -71,9 +70,21 @@ export function compile(spec: Spec): CompiledSpec {
       });
     }
   }
-  const across = new Composition(networks, members);
-  const attachment: Attachment = (network, from) => across.attachment(network, from);
+  return { members, machines };
+}
 
+/** Every network's one-way links, the out-links of the overlays' shared members, and the identifiers each member
+ * sends on (its out-links, by member). */
+function compileLinks(
+  networks: readonly CompiledNetwork[],
+  across: Composition,
+): { links: CompiledLink[]; sharedPorts: SharedPort[]; outPorts: Map<number, number[]> } {
+  const outPorts = new Map<number, number[]>();
+  const addOutPort = (member: number, port: number): void => {
+    const ports = outPorts.get(member);
+    if (ports === undefined) outPorts.set(member, [port]);
+    else ports.push(port);
+  };
   const sharedPorts: SharedPort[] = [];
   const links: CompiledLink[] = [];
   for (const net of networks) {
@@ -105,50 +116,7 @@ export function compile(spec: Spec): CompiledSpec {
       }
     }
   }
-
-  let nextTable = 0;
-  const tables: CompiledTable[] = [];
-  let maxFanout = Math.max(1, ...links.map((l) => l.receivers.length));
-  for (const m of members) {
-    const net = networks[m.network];
-    if (net === undefined) continue;
-    const ports = outPorts.get(m.index) ?? [];
-    const own = net.spec.tables.get(m.key) ?? {};
-    const mut = m as { ports: number; tables: CompiledMember["tables"] };
-    mut.ports = ports.length === 0 ? 0 : Math.max(...ports) + 1;
-    for (const role of ["acquire", "forward", "receive"] as const) {
-      const t = own[role];
-      if (t === undefined) continue;
-      const compiled = compileHeaderTable(
-        nextTable++,
-        m.index,
-        net,
-        t,
-        attachment,
-        () => across.partner(m.index),
-        problems,
-      );
-      mut.tables[role] = compiled;
-      tables.push(compiled);
-      for (const r of compiled.rows) maxFanout = Math.max(maxFanout, r.ports.length);
-    }
-    const transmit = compileTransmit(
-      nextTable++,
-      m.index,
-      own.transmit,
-      [...new Set(ports)].sort((a, b) => a - b),
-      attachment,
-    );
-    mut.tables.transmit = transmit;
-    tables.push(transmit);
-    if (own.send !== undefined) {
-      const send = compileSend(nextTable++, m.index, net.layout, own.send);
-      mut.tables.send = send;
-      tables.push(send);
-    }
-  }
-  if (problems.length > 0) throw new SpecError(problems);
-  return { spec, networks, members, links, tables, machines, sharedPorts, maxFanout: maxFanout + 1 };
+  return { links, sharedPorts, outPorts };
 }
 
 /** The one-way links a declared link stands for. */
@@ -170,319 +138,46 @@ function directions(l: LinkSpec): { from?: Endpoint; to: Endpoint[]; external?: 
   return [forward, reverse];
 }
 
-// ── Header tables: acquire, forward, receive ──────────────────────────────
-
-type PatternKind = Pattern["kind"];
-
-const GENERALITY: Record<MatchKind, number> = { exact: 0, lpm: 1, optional: 1, ternary: 2, range: 3 };
-
-function fieldKind(kinds: ReadonlySet<PatternKind>, omitted: boolean): MatchKind {
-  if (kinds.has("range")) return "range";
-  if (kinds.has("ternary")) return "ternary";
-  if (kinds.has("prefix")) return "lpm"; // a row without it matches the /0 prefix
-  return omitted ? "optional" : "exact";
-}
-
-function tableKind(fields: readonly MatchKind[]): MatchKind {
-  if (fields.includes("range")) return "range";
-  if (fields.includes("ternary")) return "ternary";
-  const lpm = fields.filter((k) => k === "lpm").length;
-  if (lpm === 1 && !fields.includes("optional")) return "lpm";
-  if (lpm > 0) return "ternary";
-  return fields.includes("optional") ? "optional" : "exact";
-}
-
-/** Field kinds as a table of `kind` holds them: prefixes become masks outside LPM tables. */
-function settle(kind: MatchKind, field: MatchKind): MatchKind {
-  if (field === "lpm" && kind !== "lpm") return "ternary";
-  return field;
-}
-
-/** The member of `network` on the machine of member `from` (layering's attachment), or −1. */
-type Attachment = (network: string, from: number) => number;
-
-function compileHeaderTable(
-  id: number,
-  memberIndex: number,
+/** A member's tables, numbered from `first` in the order acquire, forward, receive, transmit, send, each also set in
+ * the member's own record with the count of its out-links (`ports`, the identifiers it sends on). */
+function memberTables(
+  m: CompiledMember,
   net: CompiledNetwork,
-  t: TableSpec,
-  attachment: Attachment,
-  sharedWith: () => number,
+  ports: readonly number[],
+  first: number,
+  across: Composition,
   problems: SpecIssue[],
-): CompiledTable {
-  const layout = net.layout;
-  const used: FieldSlot[] = [];
-  const fieldKinds: MatchKind[] = [];
-  const inSlot = layout.slots[0];
-  if (inSlot !== undefined && t.rows.some((r) => r.in !== undefined)) {
-    used.push(inSlot);
-    fieldKinds.push(t.rows.every((r) => r.in !== undefined) ? "exact" : "optional");
-  }
-  for (const slot of layout.slots.slice(1)) {
-    const patterns = t.rows.map((r) => r.match.get(slot.field.name));
-    if (patterns.every((p) => p === undefined)) continue;
-    used.push(slot);
-    const kinds = new Set(patterns.flatMap((p) => (p === undefined ? [] : [p.kind])));
-    fieldKinds.push(fieldKind(kinds, patterns.includes(undefined)));
-  }
-  let inferred = tableKind(fieldKinds);
-  if (inferred === "lpm" && t.kind === undefined && !firstMatchIsLongest(t.rows, used, fieldKinds))
-    inferred = "ternary";
-  let kind = inferred;
-  if (t.kind !== undefined) {
-    const fits =
-      t.kind === inferred ||
-      (GENERALITY[t.kind] > GENERALITY[inferred] && t.kind !== "lpm" && !(t.kind === "optional" && inferred === "lpm"));
-    if (fits) kind = t.kind;
-    else {
-      problems.push(
-        new SpecIssue(
-          t.at,
-          `kind ${t.kind} cannot hold these rows: their patterns need ${inferred}`,
-          `write kind: ${inferred}, or leave kind out`,
-        ),
-      );
-    }
-  }
-  const fields: KeyField[] = used.map((s, i) => ({
-    name: s.field.name,
-    offset: s.offset,
-    len: s.len,
-    kind: settle(kind, fieldKinds[i] ?? "exact"),
-  }));
-  const capacity = t.capacity ?? Math.max(DEFAULT_CAPACITY, t.rows.length);
-  const rows = t.rows.map((r, i) =>
-    headerRow(
-      r,
-      i,
-      t.rows.length,
-      kind,
-      layout,
-      used,
-      fields,
+): CompiledTable[] {
+  const own = net.spec.tables.get(m.key) ?? {};
+  const mut = m as { ports: number; tables: CompiledMember["tables"] };
+  mut.ports = ports.length === 0 ? 0 : Math.max(...ports) + 1;
+  const attachment: Attachment = (network, from) => across.attachment(network, from);
+  const tables: CompiledTable[] = [];
+  for (const role of ["acquire", "forward", "receive"] as const) {
+    const t = own[role];
+    if (t === undefined) continue;
+    const compiled = compileHeaderTable(
+      first + tables.length,
+      m.index,
+      net,
+      t,
+      attachment,
+      () => across.partner(m.index),
       problems,
-      (network) => attachment(network, memberIndex),
-      sharedWith,
-    ),
-  );
-  return { id, role: t.role, kind, keyLen: layout.len, capacity, fields, member: memberIndex, rows, spec: t };
-}
-
-/**
- * Whether, in these rows, the longest matching prefix is always the first
- * matching row: no earlier row with a shorter prefix covers a later, longer one
- * (with the same values in the other fields). Then an LPM table and the
- * written order agree.
- */
-function firstMatchIsLongest(
-  rows: readonly RowSpec[],
-  used: readonly FieldSlot[],
-  kinds: readonly MatchKind[],
-): boolean {
-  const lpmAt = kinds.indexOf("lpm");
-  const slot = used[lpmAt];
-  if (slot === undefined) return true;
-  const bits = slot.field.bits;
-  const seen = new Set<string>();
-  const lengths = new Set<number>();
-  for (const r of rows) {
-    const rest = used
-      .filter((_, i) => i !== lpmAt)
-      .map((u) => (u.field.name === "in" ? String(r.in) : String(patternValue(r.match.get(u.field.name)))))
-      .join("|");
-    const p = r.match.get(slot.field.name);
-    const len = p === undefined ? 0 : p.kind === "prefix" ? p.len : bits;
-    const value = p === undefined ? 0n : patternValue(p);
-    const key = (l: number): string => `${rest}|${l}|${value >> BigInt(bits - l)}`;
-    for (const l of lengths) if (l < len && seen.has(key(l))) return false;
-    seen.add(key(len));
-    lengths.add(len);
+    );
+    mut.tables[role] = compiled;
+    tables.push(compiled);
   }
-  return true;
-}
-
-function patternValue(p: Pattern | undefined): bigint {
-  return p === undefined ? -1n : p.kind === "range" ? p.lo : p.value;
-}
-
-function putBig(bytes: Uint8Array, slot: { offset: number; len: number }, value: bigint): void {
-  let v = value;
-  for (let i = slot.len - 1; i >= 0; i--) {
-    bytes[slot.offset + i] = Number(v & 0xffn);
-    v >>= 8n;
+  const outLinks = [...new Set(ports)].sort((a, b) => a - b);
+  const transmit = compileTransmit(first + tables.length, m.index, own.transmit, outLinks, attachment);
+  mut.tables.transmit = transmit;
+  tables.push(transmit);
+  if (own.send !== undefined) {
+    const send = compileSend(first + tables.length, m.index, net.layout, own.send);
+    mut.tables.send = send;
+    tables.push(send);
   }
-}
-
-const ones = (bits: number): bigint => (1n << BigInt(bits)) - 1n;
-
-function headerRow(
-  r: RowSpec,
-  index: number,
-  n: number,
-  kind: MatchKind,
-  layout: KeyLayout,
-  used: readonly FieldSlot[],
-  fields: readonly KeyField[],
-  problems: SpecIssue[],
-  attached: (network: string) => number,
-  sharedWith: () => number,
-): CompiledRow {
-  const value = new Uint8Array(layout.len);
-  const mask = new Uint8Array(layout.len);
-  const lo = new Uint8Array(layout.len);
-  const hi = new Uint8Array(layout.len);
-  const parts: string[] = [];
-  used.forEach((slot, i) => {
-    const f = fields[i];
-    if (f === undefined) return;
-    const width = slot.len * 8;
-    const pad = ones(width) ^ ones(slot.field.bits); // bytes' bits above the field: always 0 in keys
-    if (slot.field.name === "in") {
-      if (r.in === undefined) {
-        if (f.kind === "range") putBig(hi, slot, ones(16));
-        return;
-      }
-      const v = BigInt(inValue(r.in));
-      parts.push(`in ${r.in}`);
-      if (f.kind === "range") {
-        putBig(lo, slot, v);
-        putBig(hi, slot, v);
-      } else {
-        putBig(value, slot, v);
-        putBig(mask, slot, ones(width));
-      }
-      return;
-    }
-    const p = r.match.get(slot.field.name);
-    if (p !== undefined) parts.push(`${slot.field.name} ${describePattern(p, slot)}`);
-    if (f.kind === "range") {
-      const bounds = asRange(p, slot.field.bits);
-      if (bounds === undefined) {
-        problems.push(
-          new SpecIssue(
-            r.at,
-            `${slot.field.name}: a mask that is not a prefix cannot share a field with ranges (another row of ` +
-              `this table matches ${slot.field.name} by range)`,
-            "write this row's pattern as a range or a prefix, or put the masked rows in another member's table",
-          ),
-        );
-        return;
-      }
-      putBig(lo, slot, bounds[0]);
-      putBig(hi, slot, bounds[1]);
-      return;
-    }
-    if (p === undefined) return;
-    const m =
-      p.kind === "exact"
-        ? ones(width)
-        : p.kind === "prefix"
-          ? pad | (ones(slot.field.bits) ^ ones(slot.field.bits - p.len))
-          : p.kind === "ternary"
-            ? pad | p.mask
-            : 0n;
-    const v = p.kind === "range" ? 0n : p.value;
-    putBig(value, slot, v & m);
-    putBig(mask, slot, m);
-  });
-  const priority = kind === "exact" || kind === "lpm" ? 0 : n - index;
-  const match: EntryMatch = kind === "range" ? { value, mask, lo, hi, priority } : { value, mask, priority };
-  const { action, ports, text } = headerAction(r, attached, sharedWith);
-  return {
-    row: index,
-    match,
-    action,
-    ports,
-    at: r.at,
-    text: `${parts.length === 0 ? "any" : parts.join(", ")} → ${text}`,
-  };
-}
-
-/** A pattern as the range of values it matches; undefined for a mask with holes (no single range). */
-function asRange(p: Pattern | undefined, bits: number): [bigint, bigint] | undefined {
-  if (p === undefined) return [0n, ones(bits)];
-  switch (p.kind) {
-    case "range":
-      return [p.lo, p.hi];
-    case "exact":
-      return [p.value, p.value];
-    case "prefix":
-      return [p.value, p.value | ones(bits - p.len)];
-    case "ternary": {
-      const host = ~p.mask & ones(bits);
-      // A prefix mask: the bits it leaves out are all below the bits it keeps.
-      return (host & (host + 1n)) === 0n ? [p.value, p.value | host] : undefined;
-    }
-  }
-}
-
-function inValue(i: InLink): number {
-  return i === "self" ? PORT_SELF : i === "shared" ? PORT_SHARED : i;
-}
-
-function describePattern(p: Pattern, slot: FieldSlot): string {
-  const f = (v: bigint): string => formatValue(v, slot.field.kind);
-  switch (p.kind) {
-    case "exact":
-      return f(p.value);
-    case "prefix":
-      return `${f(p.value)}/${p.len}`;
-    case "ternary":
-      return `${f(p.value)} &&& ${f(p.mask)}`;
-    case "range":
-      return `${f(p.lo)}..${f(p.hi)}`;
-  }
-}
-
-function headerAction(
-  r: RowSpec,
-  attached: (network: string) => number,
-  shared: () => number,
-): { action: EntryAction; ports: number[]; text: string } {
-  const a = r.action;
-  switch (a.kind) {
-    case "forward":
-    case "receive":
-    case "both":
-      return { action: { name: a.kind }, ports: [], text: a.kind };
-    case "out": {
-      const data = new Uint8Array(a.ports.length * 2);
-      const view = new DataView(data.buffer);
-      a.ports.forEach((p, i) => view.setUint16(i * 2, p, true)); // read natively (little-endian) by wasm
-      // The first out-link also rides in `arg`: the common single out-link needs no second load.
-      return {
-        action: { name: "out", count: a.ports.length, arg: a.ports[0] ?? 0, data },
-        ports: [...a.ports],
-        text: `out ${a.ports.join(", ")}`,
-      };
-    }
-    case "drop":
-      return { action: { name: "drop" }, ports: [], text: "drop" };
-    case "deliver":
-      return { action: { name: "deliver" }, ports: [], text: "deliver" };
-    case "shared-acquire":
-    case "shared-forward":
-      // Subduction: arg is the shared member of the other network on this machine.
-      return {
-        action: { name: a.kind, arg: shared() },
-        ports: [],
-        text:
-          a.kind === "shared-acquire"
-            ? "shared (to the overlay's shared member)"
-            : "out shared (to the underlay's shared member)",
-      };
-    case "link":
-      // ExternalLink: arg is the overlay member on this machine, arg2 the link it arrives on.
-      return {
-        action: { name: "external-link", arg: attached(a.network), arg2: a.ident },
-        ports: [],
-        text: `pop, to ${a.network} in ${a.ident}`,
-      };
-    case "physical":
-    case "session":
-    case "push":
-      throw new Error(`${a.kind} is not an action of a header table`);
-  }
+  return tables;
 }
 
 // ── transmit and send: keyed by an identifier ─────────────────────────────
@@ -510,7 +205,7 @@ function compileTransmit(
     t === undefined
       ? ports.map((p) => identRow(-1, p, 2, { name: "physical" }, null, `out ${p} → physical (default)`))
       : t.rows.map(transmitRow);
-  const capacity = t?.capacity ?? Math.max(DEFAULT_CAPACITY, rows.length);
+  const capacity = capacityOf(t, rows.length);
   return {
     id,
     role: "transmit",
@@ -540,7 +235,7 @@ function compileSend(id: number, memberIndex: number, layout: KeyLayout, t: Tabl
     const action: EntryAction = { name: "push", count: vector.length, data: vector };
     return identRow(i, r.session ?? 0, 4, action, r.at, `session ${r.session ?? 0} → push ${parts.join(", ")}`);
   });
-  const capacity = t.capacity ?? Math.max(DEFAULT_CAPACITY, rows.length);
+  const capacity = capacityOf(t, rows.length);
   return {
     id,
     role: "send",

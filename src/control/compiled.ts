@@ -8,6 +8,14 @@ import type { TableRole } from "../wasm/abi.js";
 import type { EntryAction, EntryMatch, TableLayout } from "../wasm/tables.js";
 import type { KeyLayout } from "../wire/designs.js";
 
+/** A table's capacity when its description gives none, and it has no more rows than that. */
+export const DEFAULT_CAPACITY = 1024;
+
+/** A table's capacity: the description's, else room for its rows and at least DEFAULT_CAPACITY. */
+export function capacityOf(t: TableSpec | undefined, rows: number): number {
+  return t?.capacity ?? Math.max(DEFAULT_CAPACITY, rows);
+}
+
 export interface CompiledSpec {
   readonly spec: Spec;
   readonly networks: readonly CompiledNetwork[];

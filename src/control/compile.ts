@@ -12,7 +12,7 @@
 
 import { SpecError, SpecIssue } from "../description/problems.js";
 import type { Endpoint, InLink, LinkSpec, Pattern, RowSpec, SourceRef, Spec, TableSpec } from "../description/types.js";
-import { type MatchKind, PORT_SELF, PORT_SHARED } from "../wasm/abi.js";
+import { type MatchKind, LINK_SELF, LINK_SHARED } from "../wasm/abi.js";
 import type { EntryAction, EntryMatch, KeyField } from "../wasm/tables.js";
 import { type FieldSlot, type KeyLayout, keyLayout } from "../wire/designs.js";
 import { formatValue } from "../description/notation.js";
@@ -25,7 +25,7 @@ import type {
   CompiledSpec,
   CompiledTable,
   Receiver,
-  SharedPort,
+  SharedOutLink,
 } from "./compiled.js";
 
 export const DEFAULT_CAPACITY = 1024;
@@ -51,11 +51,11 @@ export function compile(spec: Spec): CompiledSpec {
 
   // Members, and the identifiers each sends on (its out-links).
   const members: CompiledMember[] = [];
-  const outPorts = new Map<number, number[]>();
-  const addOutPort = (member: number, port: number): void => {
-    const ports = outPorts.get(member);
-    if (ports === undefined) outPorts.set(member, [port]);
-    else ports.push(port);
+  const outLinks = new Map<number, number[]>();
+  const addOutLink = (member: number, outLink: number): void => {
+    const idents = outLinks.get(member);
+    if (idents === undefined) outLinks.set(member, [outLink]);
+    else idents.push(outLink);
   };
   for (const net of networks) {
     for (const m of net.spec.members) {
@@ -65,7 +65,7 @@ export function compile(spec: Spec): CompiledSpec {
         key: m.key,
         qualified: `${net.name}.${m.key}`,
         machine: machineIndex(m.machine),
-        ports: 0,
+        nOutLinks: 0,
         tables: {},
         spec: m,
       });
@@ -74,21 +74,21 @@ export function compile(spec: Spec): CompiledSpec {
   const across = new Composition(networks, members);
   const attachment: Attachment = (network, from) => across.attachment(network, from);
 
-  const sharedPorts: SharedPort[] = [];
+  const sharedOutLinks: SharedOutLink[] = [];
   const links: CompiledLink[] = [];
   for (const net of networks) {
     for (const l of net.spec.links) {
       const shared = across.shared(net, l);
       for (const dir of directions(l)) {
         const sender = dir.from === undefined ? -1 : across.member(net, dir.from);
-        const senderPort = dir.from?.ident ?? 0;
-        if (sender >= 0) addOutPort(sender, senderPort);
+        const senderOutLink = dir.from?.ident ?? 0;
+        if (sender >= 0) addOutLink(sender, senderOutLink);
         // The overlay's shared member sends on the link with the same identifier.
         if (shared !== undefined && sender === shared.here) {
-          addOutPort(shared.there, senderPort);
-          sharedPorts.push({ member: shared.there, port: senderPort, link: links.length });
+          addOutLink(shared.there, senderOutLink);
+          sharedOutLinks.push({ member: shared.there, outLink: senderOutLink, link: links.length });
         }
-        const receivers: Receiver[] = dir.to.map((e) => ({ member: across.member(net, e), port: e.ident }));
+        const receivers: Receiver[] = dir.to.map((e) => ({ member: across.member(net, e), inLink: e.ident }));
         links.push({
           index: links.length,
           network: net.index,
@@ -96,7 +96,7 @@ export function compile(spec: Spec): CompiledSpec {
           qualified: `${net.name}.${l.name}`,
           recorded: l.record,
           sender,
-          senderPort,
+          senderOutLink,
           mode: l.mode,
           receivers,
           ...(dir.external !== undefined ? { external: dir.external } : {}),
@@ -112,10 +112,10 @@ export function compile(spec: Spec): CompiledSpec {
   for (const m of members) {
     const net = networks[m.network];
     if (net === undefined) continue;
-    const ports = outPorts.get(m.index) ?? [];
+    const idents = outLinks.get(m.index) ?? [];
     const own = net.spec.tables.get(m.key) ?? {};
-    const mut = m as { ports: number; tables: CompiledMember["tables"] };
-    mut.ports = ports.length === 0 ? 0 : Math.max(...ports) + 1;
+    const mut = m as { nOutLinks: number; tables: CompiledMember["tables"] };
+    mut.nOutLinks = idents.length === 0 ? 0 : Math.max(...idents) + 1;
     for (const role of ["acquire", "forward", "receive"] as const) {
       const t = own[role];
       if (t === undefined) continue;
@@ -130,13 +130,13 @@ export function compile(spec: Spec): CompiledSpec {
       );
       mut.tables[role] = compiled;
       tables.push(compiled);
-      for (const r of compiled.rows) maxFanout = Math.max(maxFanout, r.ports.length);
+      for (const r of compiled.rows) maxFanout = Math.max(maxFanout, r.outLinks.length);
     }
     const transmit = compileTransmit(
       nextTable++,
       m.index,
       own.transmit,
-      [...new Set(ports)].sort((a, b) => a - b),
+      [...new Set(idents)].sort((a, b) => a - b),
       attachment,
     );
     mut.tables.transmit = transmit;
@@ -148,7 +148,7 @@ export function compile(spec: Spec): CompiledSpec {
     }
   }
   if (problems.length > 0) throw new SpecError(problems);
-  return { spec, networks, members, links, tables, machines, sharedPorts, maxFanout: maxFanout + 1 };
+  return { spec, networks, members, links, tables, machines, sharedOutLinks, maxFanout: maxFanout + 1 };
 }
 
 /** The one-way links a declared link stands for. */
@@ -387,12 +387,12 @@ function headerRow(
   });
   const priority = kind === "exact" || kind === "lpm" ? 0 : n - index;
   const match: EntryMatch = kind === "range" ? { value, mask, lo, hi, priority } : { value, mask, priority };
-  const { action, ports, text } = headerAction(r, attached, sharedWith);
+  const { action, outLinks, text } = headerAction(r, attached, sharedWith);
   return {
     row: index,
     match,
     action,
-    ports,
+    outLinks,
     at: r.at,
     text: `${parts.length === 0 ? "any" : parts.join(", ")} → ${text}`,
   };
@@ -417,7 +417,7 @@ function asRange(p: Pattern | undefined, bits: number): [bigint, bigint] | undef
 }
 
 function inValue(i: InLink): number {
-  return i === "self" ? PORT_SELF : i === "shared" ? PORT_SHARED : i;
+  return i === "self" ? LINK_SELF : i === "shared" ? LINK_SHARED : i;
 }
 
 function describePattern(p: Pattern, slot: FieldSlot): string {
@@ -438,34 +438,34 @@ function headerAction(
   r: RowSpec,
   attached: (network: string) => number,
   shared: () => number,
-): { action: EntryAction; ports: number[]; text: string } {
+): { action: EntryAction; outLinks: number[]; text: string } {
   const a = r.action;
   switch (a.kind) {
     case "forward":
     case "receive":
     case "both":
-      return { action: { name: a.kind }, ports: [], text: a.kind };
+      return { action: { name: a.kind }, outLinks: [], text: a.kind };
     case "out": {
-      const data = new Uint8Array(a.ports.length * 2);
+      const data = new Uint8Array(a.outLinks.length * 2);
       const view = new DataView(data.buffer);
-      a.ports.forEach((p, i) => view.setUint16(i * 2, p, true)); // read natively (little-endian) by wasm
+      a.outLinks.forEach((p, i) => view.setUint16(i * 2, p, true)); // read natively (little-endian) by wasm
       // The first out-link also rides in `arg`: the common single out-link needs no second load.
       return {
-        action: { name: "out", count: a.ports.length, arg: a.ports[0] ?? 0, data },
-        ports: [...a.ports],
-        text: `out ${a.ports.join(", ")}`,
+        action: { name: "out", count: a.outLinks.length, arg: a.outLinks[0] ?? 0, data },
+        outLinks: [...a.outLinks],
+        text: `out ${a.outLinks.join(", ")}`,
       };
     }
     case "drop":
-      return { action: { name: "drop" }, ports: [], text: "drop" };
+      return { action: { name: "drop" }, outLinks: [], text: "drop" };
     case "deliver":
-      return { action: { name: "deliver" }, ports: [], text: "deliver" };
+      return { action: { name: "deliver" }, outLinks: [], text: "deliver" };
     case "shared-acquire":
     case "shared-forward":
       // Subduction: arg is the shared member of the other network on this machine.
       return {
         action: { name: a.kind, arg: shared() },
-        ports: [],
+        outLinks: [],
         text:
           a.kind === "shared-acquire"
             ? "shared (to the overlay's shared member)"
@@ -475,7 +475,7 @@ function headerAction(
       // ExternalLink: arg is the overlay member on this machine, arg2 the link it arrives on.
       return {
         action: { name: "external-link", arg: attached(a.network), arg2: a.ident },
-        ports: [],
+        outLinks: [],
         text: `pop, to ${a.network} in ${a.ident}`,
       };
     case "physical":
@@ -493,7 +493,7 @@ function compileTransmit(
   id: number,
   memberIndex: number,
   t: TableSpec | undefined,
-  ports: readonly number[],
+  outLinks: readonly number[],
   attachment: Attachment,
 ): CompiledTable {
   const field: KeyField = { name: "out", offset: 0, len: 2, kind: "exact" };
@@ -508,7 +508,7 @@ function compileTransmit(
   // No transmit table written: every out-link is physical (the description's default).
   const rows: CompiledRow[] =
     t === undefined
-      ? ports.map((p) => identRow(-1, p, 2, { name: "physical" }, null, `out ${p} → physical (default)`))
+      ? outLinks.map((p) => identRow(-1, p, 2, { name: "physical" }, null, `out ${p} → physical (default)`))
       : t.rows.map(transmitRow);
   const capacity = t?.capacity ?? Math.max(DEFAULT_CAPACITY, rows.length);
   return {
@@ -566,5 +566,5 @@ function identRow(
   const mask = new Uint8Array(ONE_FIELD_KEY_LEN);
   putBig(value, { offset: 0, len }, BigInt(ident));
   mask.fill(0xff, 0, len);
-  return { row, match: { value, mask, priority: 0 }, action, ports: [], at, text };
+  return { row, match: { value, mask, priority: 0 }, action, outLinks: [], at, text };
 }

@@ -91,10 +91,10 @@ export function resolveEndpoint(compiled: CompiledSpec, text: string): ResolvedE
   const which = rest.slice(dot + 1);
   const ident = /^\d+$/.test(which) ? Number(which) : Number.NaN;
   const link = compiled.links.find(
-    (l) => l.sender === m.index && (Number.isNaN(ident) ? l.name === which : l.senderPort === ident),
+    (l) => l.sender === m.index && (Number.isNaN(ident) ? l.name === which : l.senderOutLink === ident),
   );
   if (link === undefined) {
-    const sends = compiled.links.filter((l) => l.sender === m.index).map((l) => `${l.senderPort} (${l.name})`);
+    const sends = compiled.links.filter((l) => l.sender === m.index).map((l) => `${l.senderOutLink} (${l.name})`);
     throw new UsageError(
       `endpoint '${text}': ${m.qualified} sends on no link '${rest.slice(dot + 1)}' ` +
         `(${sends.length === 0 ? "it sends on no link" : `it sends on ${sends.join(", ")}`})`,

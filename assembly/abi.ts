@@ -115,10 +115,10 @@ export const OP_MODIFY: i32 = 2;
 export const OP_DELETE: i32 = 3;
 export const OP_COUNT: i32 = 4;
 
-export const PORT_SELF: u32 = 65535;
-export const PORT_SHARED: u32 = 65534;
-export const PORT_NONE: u32 = 65533;
-export const PORT_MAX: u32 = 65520;
+export const LINK_SELF: u32 = 65535;
+export const LINK_SHARED: u32 = 65534;
+export const LINK_NONE: u32 = 65533;
+export const LINK_MAX: u32 = 65520;
 
 export const RINGREC_RECORDING: i32 = 0;
 export const RINGREC_LEN: i32 = 4;
@@ -132,7 +132,7 @@ export const EVENT_PACKET: i32 = 4;
 export const EVENT_COPY: i32 = 8;
 export const EVENT_MEMBER: i32 = 12;
 export const EVENT_ROW: i32 = 16;
-export const EVENT_PORT: i32 = 20;
+export const EVENT_IDENT: i32 = 20;
 export const EVENT_LINK: i32 = 24;
 export const EVENT_ARG: i32 = 28;
 export const EVENT_SIZE: i32 = 32;

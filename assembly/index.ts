@@ -122,7 +122,7 @@ export {
   topologyReset,
   memberSet,
   memberSetTable,
-  memberSetPortLink,
+  memberSetOutLink,
   linkSet,
   linkSetReceiver,
   endpointSet,

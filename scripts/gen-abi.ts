@@ -40,10 +40,10 @@ export function generateAbi(): string {
   list("INJECT", abi.INJECT_KINDS);
   list("REGION", abi.REGIONS);
   list("OP", abi.WRITE_OPS);
-  out.push(`export const PORT_SELF: u32 = ${abi.PORT_SELF};`);
-  out.push(`export const PORT_SHARED: u32 = ${abi.PORT_SHARED};`);
-  out.push(`export const PORT_NONE: u32 = ${abi.PORT_NONE};`);
-  out.push(`export const PORT_MAX: u32 = ${abi.PORT_MAX};`, "");
+  out.push(`export const LINK_SELF: u32 = ${abi.LINK_SELF};`);
+  out.push(`export const LINK_SHARED: u32 = ${abi.LINK_SHARED};`);
+  out.push(`export const LINK_NONE: u32 = ${abi.LINK_NONE};`);
+  out.push(`export const LINK_MAX: u32 = ${abi.LINK_MAX};`, "");
   for (const [record, fields] of Object.entries(abi.LAYOUTS)) {
     for (const [field, [offset]] of Object.entries(fields)) {
       out.push(`export const ${record}_${field}: i32 = ${offset};`);

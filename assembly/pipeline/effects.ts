@@ -2,7 +2,7 @@
 // where it goes: a link carries it (recorded, counted, one hop), forwarding's
 // side effect (TTL − 1), a push (send), a pop (receive) and a delivery.
 
-import { DROP_NO_BUFFER, DROP_NONE, DROP_TOO_LONG, DROP_TTL_EXPIRED, PORT_SELF } from "../abi";
+import { DROP_NO_BUFFER, DROP_NONE, DROP_TOO_LONG, DROP_TTL_EXPIRED, LINK_SELF } from "../abi";
 import { hashMasked } from "../tables/hash";
 import { decrementTtl, emit, emitLen, flowMask, keyLen, maxPayload, parse, statedLen } from "../wire/design";
 import { keyOf, own, OWN_OK, OWN_TOO_LONG, Packet } from "./packet";
@@ -42,7 +42,7 @@ export function flowHash(d: Packet, l: Link): u32 {
  */
 @inline export function ttlEffect(d: Packet, m: Member, inLink: u32): i32 {
   // A packet the member sent itself has not been forwarded by it: no TTL side effect.
-  if (!(m.flags & MEMBER_TTL) || inLink == PORT_SELF) return DROP_NONE;
+  if (!(m.flags & MEMBER_TTL) || inLink == LINK_SELF) return DROP_NONE;
   const owned = own(d, 0);
   if (owned != OWN_OK) return owned == OWN_TOO_LONG ? DROP_TOO_LONG : DROP_NO_BUFFER;
   return decrementTtl(m.design, d.data) ? DROP_NONE : DROP_TTL_EXPIRED;

@@ -27,7 +27,7 @@ export class Packet {
   origLen: u32;
   slot: i32;
   member: i32;
-  /** The link identifier it arrived on at `member` (PORT_SELF when the member sends it, PORT_SHARED when handed over
+  /** The link identifier it arrived on at `member` (LINK_SELF when the member sends it, LINK_SHARED when handed over
    * by SharedForward; at send, the virtual link's): what acquire, forward and receive look up. */
   inLink: u32;
   /** The link identifier it leaves `member` on: what forward chooses and transmit looks up (and a link crossing

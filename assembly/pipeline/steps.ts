@@ -59,8 +59,8 @@ import {
   EV_PUSH,
   MODE_ALLCAST,
   MODE_ANYCAST,
-  PORT_SELF,
-  PORT_SHARED,
+  LINK_SELF,
+  LINK_SHARED,
   STAGE_ACQUIRE,
   STAGE_DELIVER,
   STAGE_DONE,
@@ -207,7 +207,7 @@ export const ANY: i32 = -1;
   if (checks && refused != DROP_NONE) return stop(d, lane, STAGE_SEND, refused);
   if (lane) countHit(t, row);
   if (traced) event(EV_PUSH, STAGE_SEND, 0, 0, d, -1, d.session, -1, d.len - before);
-  d.inLink = PORT_SELF;
+  d.inLink = LINK_SELF;
   d.keyMember = KEY_PUSHED;
   return STAGE_FORWARD;
 }
@@ -300,7 +300,7 @@ export const ANY: i32 = -1;
     // Subduction: the shared member in the underlay forwards it, marked as handed over (in-link `shared`).
     if (lane) countHit(t, row);
     const to = <i32>actionArg(t, h);
-    d.inLink = PORT_SHARED;
+    d.inLink = LINK_SHARED;
     if (traced) event(EV_HANDOFF, STAGE_FORWARD, 0, 0, d, -1, d.inLink, -1, <u32>to);
     d.member = to;
     d.keyMember = -1;

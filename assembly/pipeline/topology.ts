@@ -24,8 +24,8 @@ import {
   DROP_COUNT,
   INJECT_LINK,
   INJECT_SESSION,
-  PORT_NONE,
-  PORT_SELF,
+  LINK_NONE,
+  LINK_SELF,
   ROLE_COUNT,
   STAGE_FORWARD,
   STAGE_LINK,
@@ -95,9 +95,9 @@ export class Endpoint {
   kind: i32;
   /** The member the packet is at: the link's sender (−1 outside) for kind link. */
   member: i32;
-  /** Its in-link there: PORT_SELF when the member sends it, else PORT_NONE. */
+  /** Its in-link there: LINK_SELF when the member sends it, else LINK_NONE. */
   inLink: u32;
-  /** Its out-link: the sender's identifier on the link (kind link; PORT_NONE for a sender outside), else PORT_NONE. */
+  /** Its out-link: the sender's identifier on the link (kind link; LINK_NONE for a sender outside), else LINK_NONE. */
   outLink: u32;
   /** The link it is on (kind link), else −1. */
   link: i32;
@@ -238,7 +238,7 @@ export function linkSet(
  * Member `i` transmits on link `link` with out-link identifier `outLink` too (the overlay's shared member,
  * subduction). The export's name is the control plane's (src/control/install.ts), kept until it is renamed there.
  */
-export function memberSetPortLink(i: i32, outLink: u32, link: i32): void {
+export function memberSetOutLink(i: i32, outLink: u32, link: i32): void {
   const m = memberAt(i);
   if (<i32>outLink < m.nOutLinks) store<i32>(m.outLinks + ((<usize>outLink) << 2), link);
 }
@@ -288,8 +288,8 @@ export function endpointSet(i: i32, kind: i32, member: i32, arg: u32, link: i32)
     e.stage = STAGE_LINK;
   } else {
     e.member = member;
-    e.inLink = PORT_SELF;
-    e.outLink = PORT_NONE;
+    e.inLink = LINK_SELF;
+    e.outLink = LINK_NONE;
     e.link = -1;
     e.session = kind == INJECT_SESSION ? arg : 0;
     e.stage = kind == INJECT_SESSION ? STAGE_SEND : STAGE_FORWARD;
@@ -300,8 +300,8 @@ export function endpointSet(i: i32, kind: i32, member: i32, arg: u32, link: i32)
 function endpointOnLink(e: Endpoint): void {
   const l = linkAt(e.link);
   e.member = l.sender;
-  e.inLink = PORT_NONE;
-  e.outLink = l.sender >= 0 ? l.senderOutLink : PORT_NONE;
+  e.inLink = LINK_NONE;
+  e.outLink = l.sender >= 0 ? l.senderOutLink : LINK_NONE;
 }
 
 /** Takes link `i` down (`down` true) or up: a link that is down drops what is sent onto it (DROP_LINK_DOWN). */

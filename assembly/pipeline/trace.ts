@@ -7,9 +7,9 @@
 //   ┌─────────┬──────────┬───────────┬───────────┬────────────┬──────────┐
 //   │ kind u8 │ stage u8 │ action u8 │ reason u8 │ packet u32 │ copy u32 │
 //   └─────────┴──────────┴───────────┴───────────┴────────────┴──────────┘
-//   ┌────────────┬─────────┬──────────┬──────────┬─────────┐
-//   │ member i32 │ row i32 │ port u32 │ link i32 │ arg u32 │
-//   └────────────┴─────────┴──────────┴──────────┴─────────┘
+//   ┌────────────┬─────────┬───────────┬──────────┬─────────┐
+//   │ member i32 │ row i32 │ ident u32 │ link i32 │ arg u32 │
+//   └────────────┴─────────┴───────────┴──────────┴─────────┘
 //   EVENT_SIZE = 32
 
 import {
@@ -20,7 +20,7 @@ import {
   EVENT_LINK,
   EVENT_MEMBER,
   EVENT_PACKET,
-  EVENT_PORT,
+  EVENT_IDENT,
   EVENT_REASON,
   EVENT_ROW,
   EVENT_SIZE,
@@ -116,7 +116,7 @@ export function event(
   reason: i32,
   d: Packet,
   row: i32,
-  port: u32,
+  ident: u32,
   link: i32,
   arg: u32,
 ): void {
@@ -129,7 +129,7 @@ export function event(
   store<u32>(e + EVENT_COPY, d.copy);
   store<i32>(e + EVENT_MEMBER, d.member);
   store<i32>(e + EVENT_ROW, row);
-  store<u32>(e + EVENT_PORT, port);
+  store<u32>(e + EVENT_IDENT, ident);
   store<i32>(e + EVENT_LINK, link);
   store<u32>(e + EVENT_ARG, arg);
   tracePos++;

@@ -83,10 +83,10 @@ export class Wiring {
     const l = this.#c.links[li];
     if (l === undefined) return [];
     return l.receivers
-      .filter((r) => onlyPeer === undefined || `${this.qualified(r.member)}.${r.port}` === onlyPeer)
+      .filter((r) => onlyPeer === undefined || `${this.qualified(r.member)}.${r.inLink}` === onlyPeer)
       .map((r) => {
         const machine = this.machineOf(r.member);
-        const port = this.#portsFor(machine, this.qualified(r.member), r.port, l)[0]?.port;
+        const port = this.#portsFor(machine, this.qualified(r.member), r.inLink, l)[0]?.port;
         return port === undefined ? undefined : { machine, port };
       });
   }
@@ -100,7 +100,7 @@ export class Wiring {
     if (!isPhysical(this.#c, l)) return false;
     if (
       l.sender >= 0 &&
-      this.#portsFor(this.machineOf(l.sender), this.qualified(l.sender), l.senderPort, l).length === 0
+      this.#portsFor(this.machineOf(l.sender), this.qualified(l.sender), l.senderOutLink, l).length === 0
     )
       return false;
     return this.arrivals(li).every((a) => a !== undefined);
@@ -127,7 +127,7 @@ export class Wiring {
     const l = this.#c.links.find(
       (x) =>
         x.sender === sender?.index &&
-        x.senderPort === p.link &&
+        x.senderOutLink === p.link &&
         p.links.includes(x.qualified) &&
         isPhysical(this.#c, x),
     );

@@ -69,7 +69,7 @@ export interface AnalysisOptions {
 }
 
 /** The one empty list of in-links (tables remember their answers by list). */
-const NO_PORTS: readonly number[] = [];
+const NO_LINKS: readonly number[] = [];
 
 export class Analysis implements Walkable {
   readonly compiled: CompiledSpec;
@@ -88,8 +88,8 @@ export class Analysis implements Walkable {
   readonly #costs = new Map<number, number[]>();
   /** Per component, its links from outside (no sender). */
   readonly #inbound = new Map<Component, number[]>();
-  /** Per member, the in-links a loop can come in by (loopPorts). */
-  #loopPorts: Map<number, number[]> | undefined;
+  /** Per member, the in-links a loop can come in by (loopLinks). */
+  #loopLinks: Map<number, number[]> | undefined;
 
   constructor(compiled: CompiledSpec, options: AnalysisOptions = {}) {
     this.compiled = compiled;
@@ -118,7 +118,7 @@ export class Analysis implements Walkable {
   /** The members with their tables indexed by class: the classes built (throws BudgetStop past the budget). */
   #views(compiled: CompiledSpec, patterns: AnalysisOptions["patterns"]): MemberView[] {
     const partners = sharedPartners(compiled);
-    const inPorts = receivedPorts(this.topology, partners, compiled);
+    const inLinks = receivedLinks(this.topology, partners, compiled);
     const members = this.topology.members.map((m): MemberView => {
       const space = this.spaces.of(m.network.design);
       const tables: Partial<Record<HeaderRole, TableIndex>> = {};
@@ -136,7 +136,7 @@ export class Analysis implements Walkable {
         tables,
         transmit: keyed(m.tables.transmit),
         send: keyed(m.tables.send),
-        inPorts: [...(inPorts.get(m.index) ?? [])].sort((a, b) => a - b),
+        inLinks: [...(inLinks.get(m.index) ?? [])].sort((a, b) => a - b),
         partner: partners.get(m.index),
       };
     });
@@ -170,12 +170,12 @@ export class Analysis implements Walkable {
    * The in-links of `member` a loop can come in by: those on which some member that passes on what it receives (an
    * acquire row that forwards, or a shared member) sends to it. What a host or the outside sends is in no loop.
    */
-  loopPorts(member: number): readonly number[] {
-    this.#loopPorts ??= this.#findLoopPorts();
-    return this.#loopPorts.get(member) ?? NO_PORTS;
+  loopLinks(member: number): readonly number[] {
+    this.#loopLinks ??= this.#findLoopLinks();
+    return this.#loopLinks.get(member) ?? NO_LINKS;
   }
 
-  #findLoopPorts(): Map<number, number[]> {
+  #findLoopLinks(): Map<number, number[]> {
     const passesOn = (m: number): boolean => {
       const v = this.member(m);
       const acquire = v.tables.acquire;
@@ -191,9 +191,9 @@ export class Analysis implements Walkable {
     for (const l of this.topology.links) {
       if (l === undefined || l.sender < 0 || !passesOn(l.sender)) continue;
       for (const r of l.receivers) {
-        add(r.member, r.port);
+        add(r.member, r.inLink);
         const p = this.member(r.member).partner;
-        if (p !== undefined) add(p, r.port);
+        if (p !== undefined) add(p, r.inLink);
       }
     }
     const out = new Map<number, number[]>();
@@ -202,7 +202,7 @@ export class Analysis implements Walkable {
       if (ports !== undefined)
         out.set(
           v.index,
-          v.inPorts.filter((p) => ports.has(p)),
+          v.inLinks.filter((p) => ports.has(p)),
         );
     }
     return out;
@@ -350,7 +350,7 @@ function sharedPartners(compiled: CompiledSpec): Map<number, number> {
 }
 
 /** The identifiers each member receives on; a shared link's end counts for both shared members. */
-function receivedPorts(
+function receivedLinks(
   t: Topology,
   partners: ReadonlyMap<number, number>,
   compiled: CompiledSpec,
@@ -365,9 +365,9 @@ function receivedPorts(
   for (const l of t.links) {
     if (l === undefined) continue;
     for (const r of l.receivers) {
-      add(r.member, r.port);
+      add(r.member, r.inLink);
       const p = partners.get(r.member);
-      if (p !== undefined && sharedLinks.has(l.index)) add(p, r.port);
+      if (p !== undefined && sharedLinks.has(l.index)) add(p, r.inLink);
     }
   }
   return out;

@@ -57,7 +57,7 @@ export function linkCosts(a: Walkable, budget: Budget, costs: Map<number, number
           if (act.kind !== "link") return;
           l.receivers.forEach((x, k) => {
             const overlay = a.member(x.member).member.network.name;
-            if (member === ends[k] && act.network === overlay && act.ident === x.port)
+            if (member === ends[k] && act.network === overlay && act.ident === x.inLink)
               best[k] = Math.min(best[k] ?? Infinity, crossings);
           });
         },
@@ -82,7 +82,7 @@ function virtualLinks(a: Walkable): VirtualLink[] {
     if (l === undefined || l.sender < 0 || l.receivers.length === 0) continue;
     const v = a.member(l.sender);
     const t = v.transmit;
-    const row = t?.spec.rows.find((r, k) => r.out === l.senderPort && t.active[k] === true);
+    const row = t?.spec.rows.find((r, k) => r.out === l.senderOutLink && t.active[k] === true);
     if (row?.action.kind !== "session") continue;
     const { network: underlay, session } = row.action;
     found.push({ link: l.index, overlay: v.member.network.name, underlay, session });

@@ -256,7 +256,7 @@ class Explorer {
         this.#event("exit", q, { link });
       } else {
         // Allcast: every receiver; anycast: any one of them (what can happen, seed §4.3).
-        for (const r of l.receivers) this.#acquire(q, r.member, r.port);
+        for (const r of l.receivers) this.#acquire(q, r.member, r.inLink);
       }
     });
     this.#onPath.delete(key);
@@ -293,7 +293,7 @@ class Explorer {
       const step: Step = { kind: "row", member, role: "forward", row: h.row.index };
       this.#step(step, () => {
         const a = h.row.row.action;
-        if (a.kind === "drop" || (a.kind === "out" && a.ports.length === 0))
+        if (a.kind === "drop" || (a.kind === "out" && a.outLinks.length === 0))
           return this.#drop(q, member, "forward-drop", step);
         if (a.kind === "shared-forward") return this.#forward(q, this.#a.topology.partner(member), "shared");
         if (a.kind !== "out") return;
@@ -311,7 +311,7 @@ class Explorer {
             stack: [{ ...alive, hops: next, dec: alive.dec + 1 }, ...rest],
           };
         }
-        for (const port of a.ports) this.#transmit(r, member, port);
+        for (const port of a.outLinks) this.#transmit(r, member, port);
       });
     }
   }

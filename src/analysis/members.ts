@@ -30,7 +30,7 @@ export interface MemberView {
   readonly send: KeyedTable | undefined;
   /** Identifiers the member receives on: its links' and, at a shared member, the shared links its partner receives on.
    * */
-  readonly inPorts: readonly number[];
+  readonly inLinks: readonly number[];
   /** Subduction: the shared member of the same name in the other network. */
   readonly partner: number | undefined;
 }
@@ -70,7 +70,7 @@ export interface Walkable {
   /** The component's links from outside (no sender). */
   inbound(c: Component): readonly number[];
   /** The in-links of a member a loop can come in by. */
-  loopPorts(member: number): readonly number[];
+  loopLinks(member: number): readonly number[];
 }
 
 /** The component a member is analysed in for what crosses networks: its subduction group, else its bridged set. */

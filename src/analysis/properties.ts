@@ -231,14 +231,14 @@ function sendsOnNoLink(a: Analysis, m: number): boolean {
   const t = a.member(m).tables.forward;
   return (
     t === undefined ||
-    !t.rows.some((r) => t.isActive(r.index) && r.row.action.kind === "out" && r.row.action.ports.length > 0)
+    !t.rows.some((r) => t.isActive(r.index) && r.row.action.kind === "out" && r.row.action.outLinks.length > 0)
   );
 }
 
 function onlyUnicast(a: Analysis, c: Component, w: Words): PropertyResult {
   const lines: string[] = [];
   const replicating = (m: number): number =>
-    a.member(m).tables.forward?.rows.filter((r) => r.row.action.kind === "out" && r.row.action.ports.length > 1)
+    a.member(m).tables.forward?.rows.filter((r) => r.row.action.kind === "out" && r.row.action.outLinks.length > 1)
       .length ?? 0;
   const rows = c.members.reduce((n, m) => n + replicating(m), 0);
   a.budget.stage(`checking Only_unicast_forwarding in network ${c.name}`, rows, "rows");
@@ -248,10 +248,10 @@ function onlyUnicast(a: Analysis, c: Component, w: Words): PropertyResult {
     if (t === undefined) continue;
     for (const r of t.rows) {
       const act = r.row.action;
-      if (!t.isActive(r.index) || act.kind !== "out" || act.ports.length < 2) continue;
+      if (!t.isActive(r.index) || act.kind !== "out" || act.outLinks.length < 2) continue;
       if (!a.budget.take()) return partial(result("Only_unicast_forwarding", lines), false);
       // Replication only where the row wins for some class and in-link (in-links no row names are alike).
-      const arrivals = r.row.in !== undefined ? [r.row.in] : ["self" as const, ...t.distinctArrivals(v.inPorts)];
+      const arrivals = r.row.in !== undefined ? [r.row.in] : ["self" as const, ...t.distinctArrivals(v.inLinks)];
       const atoms = r.pred < 0 ? c.space.atoms() : c.space.atomsOf(r.pred).filter((x) => !c.space.isDead(x));
       const hits: Hit[] = [];
       const wins = arrivals.some((arr) =>
@@ -264,7 +264,7 @@ function onlyUnicast(a: Analysis, c: Component, w: Words): PropertyResult {
       if (wins)
         lines.push(
           `${w.member(m)} forward row ${r.index} (${rowText(a, m, r.index)}) copies to ` +
-            `out-links ${act.ports.join(", ")}`,
+            `out-links ${act.outLinks.join(", ")}`,
         );
     }
   }

@@ -228,7 +228,7 @@ function indexRows(space: HeaderSpace, spec: TableSpec): IndexedRow[] {
 function actionKey(a: RowSpec["action"]): string {
   switch (a.kind) {
     case "out":
-      return `out ${a.ports.join(",")}`;
+      return `out ${a.outLinks.join(",")}`;
     case "link":
       return `link ${a.network}.${a.ident}`;
     case "session":

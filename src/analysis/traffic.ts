@@ -115,14 +115,14 @@ export function sendsEffectively(v: MemberView, atom: number, hops: bigint): boo
 function winsOut(v: MemberView, arrival: Arrival, atom: number, hops: bigint): boolean {
   const hits: Hit[] = [];
   v.tables.forward?.lookup(arrival, atom, hops, hits);
-  return hits.some((h) => h.row.row.action.kind === "out" && h.row.row.action.ports.length > 0);
+  return hits.some((h) => h.row.row.action.kind === "out" && h.row.row.action.outLinks.length > 0);
 }
 
 /** Whether `v` effectively receives class `atom` (seed §3.3 effectiveReceive): some in-link's acquire row says receive,
  * and a receive row takes it. */
 export function receivesEffectively(v: MemberView, atom: number, hops: bigint): boolean {
   const hits: Hit[] = [];
-  const acquires = v.inPorts.some((port) => {
+  const acquires = v.inLinks.some((port) => {
     hits.length = 0;
     v.tables.acquire?.lookup(port, atom, hops, hits);
     return hits.some((h) => h.row.row.action.kind === "receive" || h.row.row.action.kind === "both");
@@ -184,7 +184,7 @@ function layeringDemand(
 ): LayeringDemand | undefined {
   const v = a.member(l.sender);
   const t = v.transmit;
-  const i = t === undefined ? -1 : t.spec.rows.findIndex((r, k) => r.out === l.senderPort && t.active[k] === true);
+  const i = t === undefined ? -1 : t.spec.rows.findIndex((r, k) => r.out === l.senderOutLink && t.active[k] === true);
   const row = t?.spec.rows[i];
   if (row === undefined || row.action.kind !== "session") return undefined;
   const { network: underlay, session } = row.action;
@@ -223,7 +223,7 @@ function receiverMet(
   describe: (step: Mishap | Delivery) => string,
 ): LayeringDemand["receivers"][number] {
   const overlay = a.member(r.member).member.network.name;
-  const expected = `${overlay}.${r.port}`;
+  const expected = `${overlay}.${r.inLink}`;
   let u1: number | undefined;
   try {
     u1 = a.topology.attachment(underlay, r.member);
@@ -234,7 +234,7 @@ function receiverMet(
     d.member === u1 &&
     d.row.row.action.kind === "link" &&
     d.row.row.action.network === overlay &&
-    d.row.row.action.ident === r.port;
+    d.row.row.action.ident === r.inLink;
   // Met when every class of the session's header is popped there (the hop value it was sent with is one).
   const met = u1 !== undefined && s.atoms.every((atom) => deliveries.some((d) => d.atom === atom && popsHere(d)));
   const instead = met ? [] : [...deliveries.filter((d) => !popsHere(d)), ...mishaps].map(describe);

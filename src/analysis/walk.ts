@@ -152,7 +152,7 @@ export class Walker {
       const v = this.#a.member(m);
       const t = v.tables.forward;
       if (t === undefined) continue;
-      from(m, v, t.distinctArrivals(v.inPorts));
+      from(m, v, t.distinctArrivals(v.inLinks));
       this.#forward(v, "self", c.space.allHops, 0, true, 0);
     }
     for (const l of this.#a.inbound(c)) {
@@ -164,7 +164,7 @@ export class Walker {
 
   /**
    * The origins that meet every loop of a component: a loop passes only through members that pass on what they
-   * receive, so it comes in by an in-link such a member sends on (Walkable.loopPorts); what members send themselves,
+   * receive, so it comes in by an in-link such a member sends on (Walkable.loopLinks); what members send themselves,
    * and what hosts and the outside send them, are in no loop. The same for every class: found once.
    */
   loopOrigins(c: Component): Origin[] | "all" {
@@ -174,7 +174,7 @@ export class Walker {
     const out: Origin[] = [];
     for (const m of c.members) {
       const t = this.#a.member(m).tables.forward;
-      const arrivals = t?.distinctArrivals(this.#a.loopPorts(m)) ?? [];
+      const arrivals = t?.distinctArrivals(this.#a.loopLinks(m)) ?? [];
       if (arrivals.length > 0) out.push({ member: m, arrivals });
     }
     return out;
@@ -290,7 +290,7 @@ export class Walker {
         this.#ev.drop?.(this.#origin, drop, this.#pathThunk);
         return;
       }
-      this.#acquire(this.#a.member(r.member), r.port, fresh, d, after);
+      this.#acquire(this.#a.member(r.member), r.inLink, fresh, d, after);
     });
     this.#pop();
     if (stacked === undefined) {
@@ -384,7 +384,7 @@ export class Walker {
         // SharedForward: the underlay's shared member forwards it, marked as handed over.
         if (v.partner !== undefined && this.#c.shared && this.#c.has[v.partner] === 1)
           this.#forward(this.#a.member(v.partner), "shared", h.hops, d, origin, crossings);
-      } else if (a.kind === "drop" || (a.kind === "out" && a.ports.length === 0)) {
+      } else if (a.kind === "drop" || (a.kind === "out" && a.outLinks.length === 0)) {
         this.#drop(v, "forward-drop", h.row.index, h.hops, d);
       } else if (a.kind === "out") {
         let go = h.hops;
@@ -396,8 +396,8 @@ export class Walker {
           // The relation's header is what the origin transmits: its own decrement comes before.
           if (!origin) dd = d + 1;
         }
-        if (a.ports.length > 1) this.#ev.replicated?.(v.index, h.row);
-        if (go !== 0n) for (const port of a.ports) this.#transmit(v, port, go, dd, crossings);
+        if (a.outLinks.length > 1) this.#ev.replicated?.(v.index, h.row);
+        if (go !== 0n) for (const port of a.outLinks) this.#transmit(v, port, go, dd, crossings);
       }
       this.#pop();
     }

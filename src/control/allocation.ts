@@ -31,10 +31,10 @@ export function recoverAllocation(compiled: CompiledSpec): Allocation {
     const net = compiled.networks[l.network]?.name;
     if (net === undefined) continue;
     const sender = l.sender < 0 ? undefined : endName(l.network, l.sender);
-    if (sender !== undefined) push(net, l.name, sender, l.senderPort);
+    if (sender !== undefined) push(net, l.name, sender, l.senderOutLink);
     for (const r of l.receivers) {
       const name = endName(l.network, r.member);
-      if (name !== undefined) push(net, l.name, name, r.port);
+      if (name !== undefined) push(net, l.name, name, r.inLink);
     }
   }
   return { links, sessions: sessionsOf(compiled.spec) };

@@ -16,7 +16,7 @@ import {
   type CompiledSpec,
   type CompiledTable,
   type Receiver,
-  type SharedPort,
+  type SharedOutLink,
 } from "./compiled.js";
 import { type Attachment, compileHeaderTable, putBig } from "./header-table.js";
 
@@ -30,17 +30,17 @@ export function compile(spec: Spec): CompiledSpec {
   }));
   const { members, machines } = compileMembers(networks);
   const across = new Composition(networks, members);
-  const { links, sharedPorts, outPorts } = compileLinks(networks, across);
+  const { links, sharedOutLinks, outLinks } = compileLinks(networks, across);
   const tables: CompiledTable[] = [];
   for (const m of members) {
     const net = networks[m.network];
     if (net !== undefined)
-      tables.push(...memberTables(m, net, outPorts.get(m.index) ?? [], tables.length, across, problems));
+      tables.push(...memberTables(m, net, outLinks.get(m.index) ?? [], tables.length, across, problems));
   }
   if (problems.length > 0) throw new SpecError(problems);
   let maxFanout = Math.max(1, ...links.map((l) => l.receivers.length));
-  for (const t of tables) for (const r of t.rows) maxFanout = Math.max(maxFanout, r.ports.length);
-  return { spec, networks, members, links, tables, machines, sharedPorts, maxFanout: maxFanout + 1 };
+  for (const t of tables) for (const r of t.rows) maxFanout = Math.max(maxFanout, r.outLinks.length);
+  return { spec, networks, members, links, tables, machines, sharedOutLinks, maxFanout: maxFanout + 1 };
 }
 
 /** Every network's members, in order, and the machines they are on, numbered as first named. */
@@ -64,7 +64,7 @@ function compileMembers(networks: readonly CompiledNetwork[]): { members: Compil
         key: m.key,
         qualified: `${net.name}.${m.key}`,
         machine: machineIndex(m.machine),
-        ports: 0,
+        nOutLinks: 0,
         tables: {},
         spec: m,
       });
@@ -78,28 +78,28 @@ function compileMembers(networks: readonly CompiledNetwork[]): { members: Compil
 function compileLinks(
   networks: readonly CompiledNetwork[],
   across: Composition,
-): { links: CompiledLink[]; sharedPorts: SharedPort[]; outPorts: Map<number, number[]> } {
-  const outPorts = new Map<number, number[]>();
-  const addOutPort = (member: number, port: number): void => {
-    const ports = outPorts.get(member);
-    if (ports === undefined) outPorts.set(member, [port]);
-    else ports.push(port);
+): { links: CompiledLink[]; sharedOutLinks: SharedOutLink[]; outLinks: Map<number, number[]> } {
+  const outLinks = new Map<number, number[]>();
+  const addOutLink = (member: number, outLink: number): void => {
+    const idents = outLinks.get(member);
+    if (idents === undefined) outLinks.set(member, [outLink]);
+    else idents.push(outLink);
   };
-  const sharedPorts: SharedPort[] = [];
+  const sharedOutLinks: SharedOutLink[] = [];
   const links: CompiledLink[] = [];
   for (const net of networks) {
     for (const l of net.spec.links) {
       const shared = across.shared(net, l);
       for (const dir of directions(l)) {
         const sender = dir.from === undefined ? -1 : across.member(net, dir.from);
-        const senderPort = dir.from?.ident ?? 0;
-        if (sender >= 0) addOutPort(sender, senderPort);
+        const senderOutLink = dir.from?.ident ?? 0;
+        if (sender >= 0) addOutLink(sender, senderOutLink);
         // The overlay's shared member sends on the link with the same identifier.
         if (shared !== undefined && sender === shared.here) {
-          addOutPort(shared.there, senderPort);
-          sharedPorts.push({ member: shared.there, port: senderPort, link: links.length });
+          addOutLink(shared.there, senderOutLink);
+          sharedOutLinks.push({ member: shared.there, outLink: senderOutLink, link: links.length });
         }
-        const receivers: Receiver[] = dir.to.map((e) => ({ member: across.member(net, e), port: e.ident }));
+        const receivers: Receiver[] = dir.to.map((e) => ({ member: across.member(net, e), inLink: e.ident }));
         links.push({
           index: links.length,
           network: net.index,
@@ -107,7 +107,7 @@ function compileLinks(
           qualified: `${net.name}.${l.name}`,
           recorded: l.record,
           sender,
-          senderPort,
+          senderOutLink,
           mode: l.mode,
           receivers,
           ...(dir.external !== undefined ? { external: dir.external } : {}),
@@ -116,7 +116,7 @@ function compileLinks(
       }
     }
   }
-  return { links, sharedPorts, outPorts };
+  return { links, sharedOutLinks, outLinks };
 }
 
 /** The one-way links a declared link stands for. */
@@ -139,18 +139,18 @@ function directions(l: LinkSpec): { from?: Endpoint; to: Endpoint[]; external?: 
 }
 
 /** A member's tables, numbered from `first` in the order acquire, forward, receive, transmit, send, each also set in
- * the member's own record with the count of its out-links (`ports`, the identifiers it sends on). */
+ * the member's own record with the count of its out-links (`sends`, the identifiers it sends on). */
 function memberTables(
   m: CompiledMember,
   net: CompiledNetwork,
-  ports: readonly number[],
+  sends: readonly number[],
   first: number,
   across: Composition,
   problems: SpecIssue[],
 ): CompiledTable[] {
   const own = net.spec.tables.get(m.key) ?? {};
-  const mut = m as { ports: number; tables: CompiledMember["tables"] };
-  mut.ports = ports.length === 0 ? 0 : Math.max(...ports) + 1;
+  const mut = m as { nOutLinks: number; tables: CompiledMember["tables"] };
+  mut.nOutLinks = sends.length === 0 ? 0 : Math.max(...sends) + 1;
   const attachment: Attachment = (network, from) => across.attachment(network, from);
   const tables: CompiledTable[] = [];
   for (const role of ["acquire", "forward", "receive"] as const) {
@@ -168,7 +168,7 @@ function memberTables(
     mut.tables[role] = compiled;
     tables.push(compiled);
   }
-  const outLinks = [...new Set(ports)].sort((a, b) => a - b);
+  const outLinks = [...new Set(sends)].sort((a, b) => a - b);
   const transmit = compileTransmit(first + tables.length, m.index, own.transmit, outLinks, attachment);
   mut.tables.transmit = transmit;
   tables.push(transmit);
@@ -188,7 +188,7 @@ function compileTransmit(
   id: number,
   memberIndex: number,
   t: TableSpec | undefined,
-  ports: readonly number[],
+  outLinks: readonly number[],
   attachment: Attachment,
 ): CompiledTable {
   const field: KeyField = { name: "out", offset: 0, len: 2, kind: "exact" };
@@ -203,7 +203,7 @@ function compileTransmit(
   // No transmit table written: every out-link is physical (the description's default).
   const rows: CompiledRow[] =
     t === undefined
-      ? ports.map((p) => identRow(-1, p, 2, { name: "physical" }, null, `out ${p} → physical (default)`))
+      ? outLinks.map((p) => identRow(-1, p, 2, { name: "physical" }, null, `out ${p} → physical (default)`))
       : t.rows.map(transmitRow);
   const capacity = capacityOf(t, rows.length);
   return {
@@ -261,5 +261,5 @@ function identRow(
   const mask = new Uint8Array(ONE_FIELD_KEY_LEN);
   putBig(value, { offset: 0, len }, BigInt(ident));
   mask.fill(0xff, 0, len);
-  return { row, match: { value, mask, priority: 0 }, action, ports: [], at, text };
+  return { row, match: { value, mask, priority: 0 }, action, outLinks: [], at, text };
 }

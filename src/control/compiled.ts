@@ -24,7 +24,7 @@ export interface CompiledSpec {
   readonly tables: readonly CompiledTable[];
   readonly machines: readonly string[];
   /** Subduction: out-links the overlay's shared member sends on, which are links of the underlay. */
-  readonly sharedPorts: readonly SharedPort[];
+  readonly sharedOutLinks: readonly SharedOutLink[];
   /** The most copies one step can make: out-links of a row, receivers of a link. */
   readonly maxFanout: number;
 }
@@ -44,21 +44,21 @@ export interface CompiledMember {
   readonly qualified: string;
   readonly machine: number;
   /** One more than the largest identifier the member sends on. */
-  readonly ports: number;
+  readonly nOutLinks: number;
   readonly tables: Partial<Record<TableRole, CompiledTable>>;
   readonly spec: MemberSpec;
 }
 
-/** Member `member` transmits on link `link` with its identifier `port` (a shared link of another network). */
-export interface SharedPort {
+/** Member `member` transmits on link `link` with its identifier `outLink` (a shared link of another network). */
+export interface SharedOutLink {
   readonly member: number;
-  readonly port: number;
+  readonly outLink: number;
   readonly link: number;
 }
 
 export interface Receiver {
   readonly member: number;
-  readonly port: number;
+  readonly inLink: number;
 }
 
 /** One direction of a declared link. */
@@ -73,7 +73,7 @@ export interface CompiledLink {
   readonly recorded: boolean;
   /** Member index, or −1 when the sender is outside the network. */
   readonly sender: number;
-  readonly senderPort: number;
+  readonly senderOutLink: number;
   readonly mode: LinkMode;
   /** Empty when the link leaves the network. */
   readonly receivers: readonly Receiver[];
@@ -94,7 +94,7 @@ export interface CompiledRow {
   readonly match: EntryMatch;
   readonly action: EntryAction;
   /** Out-link identifiers (forward rows), for people and the reference. */
-  readonly ports: readonly number[];
+  readonly outLinks: readonly number[];
   readonly at: SourceRef | null;
   /** The row as a person would write it: "in 1, dst 02:00:00:00:00:02 → out 2". */
   readonly text: string;

@@ -111,10 +111,10 @@ function arrivingOn(
 function sentOn(compiled: CompiledSpec, m: CompiledMember, which: string, text: string): CompiledLink {
   const ident = /^\d+$/.test(which) ? Number(which) : Number.NaN;
   const link = compiled.links.find(
-    (l) => l.sender === m.index && (Number.isNaN(ident) ? l.name === which : l.senderPort === ident),
+    (l) => l.sender === m.index && (Number.isNaN(ident) ? l.name === which : l.senderOutLink === ident),
   );
   if (link === undefined) {
-    const sends = compiled.links.filter((l) => l.sender === m.index).map((l) => `${l.senderPort} (${l.name})`);
+    const sends = compiled.links.filter((l) => l.sender === m.index).map((l) => `${l.senderOutLink} (${l.name})`);
     throw new UsageError(
       `endpoint '${text}': ${m.qualified} sends on no link '${which}' ` +
         `(${sends.length === 0 ? "it sends on no link" : `it sends on ${sends.join(", ")}`})`,

@@ -14,7 +14,7 @@
 import { SpecIssue } from "../description/problems.js";
 import type { InLink, Pattern, RowSpec, TableSpec } from "../description/types.js";
 import { formatValue } from "../description/notation.js";
-import { type MatchKind, PORT_SELF, PORT_SHARED } from "../wasm/abi.js";
+import { type MatchKind, LINK_SELF, LINK_SHARED } from "../wasm/abi.js";
 import type { EntryAction, EntryMatch, KeyField } from "../wasm/tables.js";
 import type { FieldSlot, KeyLayout } from "../wire/designs.js";
 import { capacityOf, type CompiledNetwork, type CompiledRow, type CompiledTable } from "./compiled.js";
@@ -203,12 +203,12 @@ function headerRow(
   const priority = kind === "exact" || kind === "lpm" ? 0 : n - index;
   const { value, mask, lo, hi } = key;
   const match: EntryMatch = kind === "range" ? { value, mask, lo, hi, priority } : { value, mask, priority };
-  const { action, ports, text } = headerAction(r, attached, sharedWith);
+  const { action, outLinks, text } = headerAction(r, attached, sharedWith);
   return {
     row: index,
     match,
     action,
-    ports,
+    outLinks,
     at: r.at,
     text: `${parts.length === 0 ? "any" : parts.join(", ")} → ${text}`,
   };
@@ -297,7 +297,7 @@ function asRange(p: Pattern | undefined, bits: number): [bigint, bigint] | undef
 }
 
 function inValue(i: InLink): number {
-  return i === "self" ? PORT_SELF : i === "shared" ? PORT_SHARED : i;
+  return i === "self" ? LINK_SELF : i === "shared" ? LINK_SHARED : i;
 }
 
 function describePattern(p: Pattern, slot: FieldSlot): string {
@@ -318,34 +318,34 @@ function headerAction(
   r: RowSpec,
   attached: (network: string) => number,
   shared: () => number,
-): { action: EntryAction; ports: number[]; text: string } {
+): { action: EntryAction; outLinks: number[]; text: string } {
   const a = r.action;
   switch (a.kind) {
     case "forward":
     case "receive":
     case "both":
-      return { action: { name: a.kind }, ports: [], text: a.kind };
+      return { action: { name: a.kind }, outLinks: [], text: a.kind };
     case "out": {
-      const data = new Uint8Array(a.ports.length * 2);
+      const data = new Uint8Array(a.outLinks.length * 2);
       const view = new DataView(data.buffer);
-      a.ports.forEach((p, i) => view.setUint16(i * 2, p, true)); // read natively (little-endian) by wasm
+      a.outLinks.forEach((p, i) => view.setUint16(i * 2, p, true)); // read natively (little-endian) by wasm
       // The first out-link also rides in `arg`: the common single out-link needs no second load.
       return {
-        action: { name: "out", count: a.ports.length, arg: a.ports[0] ?? 0, data },
-        ports: [...a.ports],
-        text: `out ${a.ports.join(", ")}`,
+        action: { name: "out", count: a.outLinks.length, arg: a.outLinks[0] ?? 0, data },
+        outLinks: [...a.outLinks],
+        text: `out ${a.outLinks.join(", ")}`,
       };
     }
     case "drop":
-      return { action: { name: "drop" }, ports: [], text: "drop" };
+      return { action: { name: "drop" }, outLinks: [], text: "drop" };
     case "deliver":
-      return { action: { name: "deliver" }, ports: [], text: "deliver" };
+      return { action: { name: "deliver" }, outLinks: [], text: "deliver" };
     case "shared-acquire":
     case "shared-forward":
       // Subduction: arg is the shared member of the other network on this machine.
       return {
         action: { name: a.kind, arg: shared() },
-        ports: [],
+        outLinks: [],
         text:
           a.kind === "shared-acquire"
             ? "shared (to the overlay's shared member)"
@@ -355,7 +355,7 @@ function headerAction(
       // ExternalLink: arg is the overlay member on this machine, arg2 the link it arrives on.
       return {
         action: { name: "external-link", arg: attached(a.network), arg2: a.ident },
-        ports: [],
+        outLinks: [],
         text: `pop, to ${a.network} in ${a.ident}`,
       };
     case "physical":

@@ -56,7 +56,7 @@ export function installTopology(dp: DataPlane, compiled: CompiledSpec, injection
   for (const m of compiled.members) {
     const net = compiled.networks[m.network];
     const flags = net?.spec.decrementTtl === true ? 1 : 0;
-    x.memberSet(m.index, m.network, m.machine, net?.spec.design.id ?? 0, flags, m.ports);
+    x.memberSet(m.index, m.network, m.machine, net?.spec.design.id ?? 0, flags, m.nOutLinks);
     for (const role of TABLE_ROLES) {
       const t = m.tables[role];
       x.memberSetTable(m.index, TABLE_ROLES.indexOf(role), t === undefined ? -1 : t.id);
@@ -69,14 +69,14 @@ export function installTopology(dp: DataPlane, compiled: CompiledSpec, injection
       l.network,
       design,
       l.sender,
-      l.senderPort,
+      l.senderOutLink,
       LINK_MODES.indexOf(l.mode),
       l.receivers.length,
       l.recorded ? 1 : 0,
     );
-    l.receivers.forEach((r, k) => x.linkSetReceiver(l.index, k, r.member, r.port));
+    l.receivers.forEach((r, k) => x.linkSetReceiver(l.index, k, r.member, r.inLink));
   }
-  for (const p of compiled.sharedPorts) x.memberSetPortLink(p.member, p.port, p.link);
+  for (const p of compiled.sharedOutLinks) x.memberSetOutLink(p.member, p.outLink, p.link);
   injections.forEach((inj, i) => x.endpointSet(i, INJECT_KINDS.indexOf(inj.kind), inj.member, inj.session, inj.link));
 }
 

@@ -68,7 +68,7 @@ export function keepNumbering(running: CompiledSpec, next: CompiledSpec): Compil
       index,
       network: nets[l.network] ?? l.network,
       sender: member(l.sender),
-      receivers: l.receivers.map((r) => ({ member: member(r.member), port: r.port })),
+      receivers: l.receivers.map((r) => ({ member: member(r.member), inLink: r.inLink })),
     };
   });
   const machineNames: string[] = [];
@@ -80,9 +80,9 @@ export function keepNumbering(running: CompiledSpec, next: CompiledSpec): Compil
     links: linksOut,
     tables: next.tables.map((t) => tables.get(t) ?? t),
     machines: machineNames,
-    sharedPorts: next.sharedPorts.map((p) => ({
+    sharedOutLinks: next.sharedOutLinks.map((p) => ({
       member: member(p.member),
-      port: p.port,
+      outLink: p.outLink,
       link: links[p.link] ?? p.link,
     })),
   };

@@ -52,8 +52,8 @@ export function resolveTarget(c: CompiledSpec, target: Target): Resolved | { pro
   if (dot <= 0 || member === undefined || !Number.isInteger(ident)) return { problem: `no link '${text}'`, fix };
   const found = c.links.filter(
     (l) =>
-      (l.sender === member.index && l.senderPort === ident) ||
-      l.receivers.some((r) => r.member === member.index && r.port === ident),
+      (l.sender === member.index && l.senderOutLink === ident) ||
+      l.receivers.some((r) => r.member === member.index && r.inLink === ident),
   );
   if (found.length === 0) return { problem: `${member.qualified} has no link with identifier ${ident}`, fix };
   return { links: [...new Set(found.map((l) => l.qualified))], members: [] };

@@ -19,8 +19,8 @@ export function topologyChanges(
   // Same names: the same numbering and the same attributes, or it is rebuilt.
   out.push(...networksChanged(a, b), ...membersChanged(a, b), ...linksChanged(a, b));
   const shared = (c: CompiledSpec): string =>
-    c.sharedPorts
-      .map((p) => `${p.member}.${p.port}@${p.link}`)
+    c.sharedOutLinks
+      .map((p) => `${p.member}.${p.outLink}@${p.link}`)
       .sort()
       .join(" "); // a set: its order is the compiler's
   if (shared(a) !== shared(b)) out.push("shared links changed");
@@ -78,7 +78,7 @@ function membersChanged(a: CompiledSpec, b: CompiledSpec): string[] {
       n.network === m.network &&
       b.machines[n.machine] === a.machines[m.machine] &&
       n.machine === m.machine &&
-      n.ports === m.ports;
+      n.nOutLinks === m.nOutLinks;
     return same ? [] : [`member ${m.qualified} changed`];
   });
 }
@@ -92,7 +92,7 @@ function linksChanged(a: CompiledSpec, b: CompiledSpec): string[] {
       k.network === l.network &&
       k.recorded === l.recorded &&
       k.sender === l.sender &&
-      k.senderPort === l.senderPort &&
+      k.senderOutLink === l.senderOutLink &&
       k.mode === l.mode &&
       k.external === l.external &&
       JSON.stringify(k.receivers) === JSON.stringify(l.receivers);

@@ -42,14 +42,14 @@
 //
 // Rejection only when justified (the seed's RejectJustified): the allocator
 // rejects a description only when an identifier space has no free identifier
-// left for an omitted one (0..PORT_MAX for links, 0..2^32−1 for sessions); the
+// left for an omitted one (0..LINK_MAX for links, 0..2^32−1 for sessions); the
 // message names the link end and the space. The links of one group arriving at
 // one member share one identifier there (seed §4.3), so they take one slot.
 // Limit: where shared links join two members' spaces the choice is greedy, so
 // near exhaustion (tens of thousands of links at one member) a cleverer choice
 // could fit where this one reports no free identifier.
 
-import { PORT_MAX } from "../wasm/abi.js";
+import { LINK_MAX } from "../wasm/abi.js";
 import type { NetworkContext } from "./context.js";
 import type { Path, Problems } from "./problems.js";
 import type { RawNetwork, RawSendRow, RawTable } from "./raw.js";
@@ -273,7 +273,7 @@ export function allocateLinks(
       }
     }
   }
-  const decided = decide(demands, previous, PORT_MAX, problems, "link identifier");
+  const decided = decide(demands, previous, LINK_MAX, problems, "link identifier");
   const out: LinkEndAllocation[] = [];
   decided.forEach((x, i) => {
     const at = ends[i];

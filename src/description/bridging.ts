@@ -23,7 +23,7 @@ import type { DesignDef } from "../wire/designs.js";
 import type { Path, Problems } from "./problems.js";
 import { didYouMean } from "./suggest.js";
 import { endName } from "./link-drafts.js";
-import type { Ports, Topology } from "./topology.js";
+import type { MemberLinks, Topology } from "./topology.js";
 import type { Endpoint, LinkSpec, MemberSpec } from "./types.js";
 
 export interface NetworkRead {
@@ -38,7 +38,7 @@ export interface NetworkRead {
 /** Joins the networks; returns those whose links are not all known, because a link between networks was refused. */
 export function joinNetworks(problems: Problems, networks: readonly NetworkRead[]): ReadonlySet<string> {
   const joining = new Joining(problems, networks);
-  // Bridging links: the far end's identifier joins that member's ports.
+  // Bridging links: the far end's identifier joins that member's links.
   const bridges: [string, string][] = [];
   for (const net of networks) {
     for (const link of net.topology.links) {
@@ -105,7 +105,7 @@ class Joining {
     return net;
   }
 
-  /** An end of `net`'s link in another network: the far member's ports take its identifier. The far network's name,
+  /** An end of `net`'s link in another network: the far member's links take its identifier. The far network's name,
    * or undefined when the end is in `net` or was refused. */
   bridge(net: NetworkRead, link: LinkSpec, { end, sends, receives }: End): string | undefined {
     if (end.network === undefined) return undefined;
@@ -223,9 +223,9 @@ function usePort(
   receives: boolean,
   what: string,
 ): boolean {
-  const ports: Ports | undefined = net.topology.ports.get(m.key);
-  if (ports === undefined) return false;
-  const taken = ports.outs.get(ident) ?? ports.ins.get(ident);
+  const links: MemberLinks | undefined = net.topology.memberLinks.get(m.key);
+  if (links === undefined) return false;
+  const taken = links.outs.get(ident) ?? links.ins.get(ident);
   if (taken !== undefined && taken !== link) {
     problems.addRef(
       link.at,
@@ -234,8 +234,8 @@ function usePort(
     );
     return false;
   }
-  if (sends) ports.outs.set(ident, link);
-  if (receives) ports.ins.set(ident, link);
+  if (sends) links.outs.set(ident, link);
+  if (receives) links.ins.set(ident, link);
   return true;
 }
 

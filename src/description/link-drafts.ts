@@ -3,7 +3,7 @@
 // network's members, and its shape — mode, group, receivers — against the model (seed §4).
 
 import { excerpt } from "../errors.js";
-import { PORT_MAX } from "../wasm/abi.js";
+import { LINK_MAX } from "../wasm/abi.js";
 import type { NetworkContext } from "./context.js";
 import { parseIdentifier } from "./notation.js";
 import type { Path } from "./problems.js";
@@ -206,11 +206,11 @@ function endpoint(
   if (decimal?.ok === false) {
     ctx.problems.add(path, decimal.problem, `write ${endText(network, member)}.${ident}`);
     good = false;
-  } else if (ident > PORT_MAX) {
+  } else if (ident > LINK_MAX) {
     ctx.problems.add(
       path,
-      `link identifier ${local.slice(dot + 1)} is larger than ${PORT_MAX}`,
-      `use an identifier in 0..${PORT_MAX}, or leave it out (${endText(network, member)}) and strata allocates one`,
+      `link identifier ${local.slice(dot + 1)} is larger than ${LINK_MAX}`,
+      `use an identifier in 0..${LINK_MAX}, or leave it out (${endText(network, member)}) and strata allocates one`,
     );
     good = false;
   }

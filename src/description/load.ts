@@ -128,10 +128,10 @@ function readNetworks(
   }
   if (whole) {
     const topologies = new Map(read.map((r) => [r.ctx.network, r.topology]));
-    // Where a member receives: its own links, bridging links of other networks that reach it, shared links (the ports
-    // joinNetworks filled).
+    // Where a member receives: its own links, bridging links of other networks that reach it, shared links (the
+    // identifiers joinNetworks filled).
     const receivesOn = (network: string, member: string): readonly number[] | undefined => {
-      const ins = known(network) ? topologies.get(network)?.ports.get(member)?.ins : undefined;
+      const ins = known(network) ? topologies.get(network)?.memberLinks.get(member)?.ins : undefined;
       return ins === undefined ? undefined : [...ins.keys()].sort((a, b) => a - b);
     };
     checkLayering(problems, networks, receivesOn);
@@ -252,7 +252,7 @@ function resolver(
           fix: "layering hands packets between members on one machine",
         };
       if (!known(network)) return undefined;
-      const p = at.topology.ports.get(at.key);
+      const p = at.topology.memberLinks.get(at.key);
       const idents = p === undefined ? [] : identsNamed(p, name);
       const [ident, ...more] = idents;
       if (ident !== undefined && more.length === 0) return ident;

@@ -108,7 +108,7 @@ function checkHandedOver(
     return;
   }
   const a = row.action;
-  if (a.kind === "out" && a.ports.some((p) => !shared.has(p))) {
+  if (a.kind === "out" && a.outLinks.some((p) => !shared.has(p))) {
     problems.addRef(
       row.at,
       "a packet handed over by the overlay (in: shared) must leave on a shared link, as the overlay could have sent it",

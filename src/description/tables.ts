@@ -3,7 +3,7 @@
 // Rows are kept in the order written: the first row has the highest priority.
 
 import { excerpt } from "../errors.js";
-import { type MatchKind, PORT_MAX, TABLE_ROLES, type TableRole } from "../wasm/abi.js";
+import { type MatchKind, LINK_MAX, TABLE_ROLES, type TableRole } from "../wasm/abi.js";
 import type { DesignDef } from "../wire/designs.js";
 import type { NetworkContext } from "./context.js";
 import { HeaderValues } from "./header-values.js";
@@ -21,7 +21,7 @@ import type {
   RawValues,
 } from "./raw.js";
 import { didYouMean } from "./suggest.js";
-import { describePorts, identsNamed, type Ports, type Topology } from "./topology.js";
+import { describeLinks, identsNamed, type MemberLinks, type Topology } from "./topology.js";
 import type { Action, ActionOf, InLink, MemberSpec, MemberTables, RowSpec, TableSpec } from "./types.js";
 
 /** Roles keyed by a link or session identifier alone: exact match only. */
@@ -58,8 +58,8 @@ export function checkTables(
     if (ctx.schemaError(["tables", key], true)) continue;
     const path = [...ctx.path, "tables", key];
     const member = members.get(key);
-    const ports = topology.ports.get(key);
-    if (member === undefined || ports === undefined) {
+    const links = topology.memberLinks.get(key);
+    if (member === undefined || links === undefined) {
       const keys = [...members.keys()];
       ctx.problems.add(
         path,
@@ -70,7 +70,7 @@ export function checkTables(
       continue;
     }
     // With links left out, an unknown identifier may be one of theirs: leave in/out unchecked rather than guess.
-    const t = new MemberTableChecker(ctx, design, member, topology.complete ? ports : undefined, elsewhere);
+    const t = new MemberTableChecker(ctx, design, member, topology.complete ? links : undefined, elsewhere);
     const out: MemberTables = {};
     for (const role of TABLE_ROLES) {
       const table = raw[role];
@@ -86,7 +86,7 @@ class MemberTableChecker {
   readonly #ctx: NetworkContext;
   readonly #member: MemberSpec;
   /** Undefined when not every link is known: in/out identifiers are then not checked. */
-  readonly #ports: Ports | undefined;
+  readonly #links: MemberLinks | undefined;
   readonly #names: Elsewhere;
   readonly #values: HeaderValues;
 
@@ -94,12 +94,12 @@ class MemberTableChecker {
     ctx: NetworkContext,
     design: DesignDef,
     member: MemberSpec,
-    ports: Ports | undefined,
+    links: MemberLinks | undefined,
     elsewhere: Elsewhere,
   ) {
     this.#ctx = ctx;
     this.#member = member;
-    this.#ports = ports;
+    this.#links = links;
     this.#names = elsewhere;
     this.#values = new HeaderValues(ctx, design, member);
   }
@@ -295,18 +295,18 @@ class MemberTableChecker {
    */
   #ref(ref: RawLinkRef, path: Path): number | undefined {
     if (typeof ref === "number") return this.#identifier(ref, path);
-    const ports = this.#ports;
-    if (ports === undefined) return undefined;
-    const idents = identsNamed(ports, ref);
+    const links = this.#links;
+    if (links === undefined) return undefined;
+    const idents = identsNamed(links, ref);
     const [ident, ...more] = idents;
     if (ident !== undefined && more.length === 0) return ident;
     const member = this.#member.key;
     if (ident === undefined) {
-      const all = new Map([...ports.ins, ...ports.outs]);
+      const all = new Map([...links.ins, ...links.outs]);
       this.#add(
         path,
         `${member} has no link named '${excerpt(ref)}'`,
-        all.size === 0 ? `${member} has no links` : `links of ${member}: ${describePorts(all)}`,
+        all.size === 0 ? `${member} has no links` : `links of ${member}: ${describeLinks(all)}`,
       );
     } else {
       this.#add(
@@ -362,7 +362,7 @@ class MemberTableChecker {
       this.#add(path, `${what} identifier '${excerpt(rest)}': ${LEADING_ZEROS}`, `write ${network ?? ""}.${id}`);
       return undefined;
     }
-    const max = what === "session" ? 0xffffffff : PORT_MAX;
+    const max = what === "session" ? 0xffffffff : LINK_MAX;
     // a link name, or a default one with a bridging end (sw1-lanB:sw2)
     const nameOk = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/.test(rest);
     if (network === undefined || (numeric ? !Number.isSafeInteger(id) || id > max : !nameOk)) {
@@ -400,25 +400,25 @@ class MemberTableChecker {
     if (out === "drop") return { kind: "drop" };
     if (out === "shared") return { kind: "shared-forward" };
     const list = Array.isArray(out) ? (out as readonly RawLinkRef[]) : [out as RawLinkRef];
-    const ports: number[] = [];
+    const links: number[] = [];
     let good = true;
     list.forEach((p, j) => {
       const at = Array.isArray(out) ? [...path, j] : path;
       const ident = this.#ref(p, at);
       if (ident === undefined) good = false;
       else if (!this.#sends(ident, at)) good = false;
-      else ports.push(ident);
+      else links.push(ident);
     });
     // A name and an identifier may name one link: it is sent on once.
-    if (good && new Set(ports).size !== ports.length) {
+    if (good && new Set(links).size !== links.length) {
       this.#add(
         path,
-        `out names link ${ports.find((p, i) => ports.indexOf(p) !== i) ?? 0} twice`,
+        `out names link ${links.find((p, i) => links.indexOf(p) !== i) ?? 0} twice`,
         "list each out-link once",
       );
       return undefined;
     }
-    return good ? { kind: "out", ports } : undefined;
+    return good ? { kind: "out", outLinks: links } : undefined;
   }
 
   /** `in:` must be an identifier on which the member receives. */
@@ -432,8 +432,8 @@ class MemberTableChecker {
   }
 
   #hasPort(ident: number, path: Path, key: "in" | "out"): boolean {
-    const ports = this.#ports;
-    const [wanted, other] = key === "in" ? [ports?.ins, ports?.outs] : [ports?.outs, ports?.ins];
+    const links = this.#links;
+    const [wanted, other] = key === "in" ? [links?.ins, links?.outs] : [links?.outs, links?.ins];
     if (wanted === undefined || other === undefined || wanted.has(ident)) return true;
     const member = this.#member.key;
     const [does, doesNot] = key === "in" ? ["receives", "sends"] : ["sends", "receives"];
@@ -445,7 +445,7 @@ class MemberTableChecker {
     this.#add(
       path,
       problem,
-      wanted.size === 0 ? `${member} ${does} on no link` : `${member} ${does} on ${describePorts(wanted)}`,
+      wanted.size === 0 ? `${member} ${does} on no link` : `${member} ${does} on ${describeLinks(wanted)}`,
     );
     return false;
   }

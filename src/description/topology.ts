@@ -15,7 +15,7 @@ import type { Path } from "./problems.js";
 import { type Draft, draftLink, endName, type EndpointAt, GROUP_MODES, linkName } from "./link-drafts.js";
 
 /** The links at one member, by local identifier and direction. */
-export interface Ports {
+export interface MemberLinks {
   /** Identifiers on which the member receives (incoming links, both directions of two-way links). */
   readonly ins: Map<number, LinkSpec>;
   /** Identifiers on which the member sends. */
@@ -25,10 +25,10 @@ export interface Ports {
 export interface Topology {
   readonly members: readonly MemberSpec[];
   readonly links: readonly LinkSpec[];
-  /** False when some links were left out (a schema error, or a link refused): ports are then not known in full. */
+  /** False when some links were left out (a schema error, or a link refused): links are then not known in full. */
   readonly complete: boolean;
   /** By member key. */
-  readonly ports: ReadonlyMap<string, Ports>;
+  readonly memberLinks: ReadonlyMap<string, MemberLinks>;
 }
 
 /** Members and link drafts of a network, before identifiers are allocated (./allocate.ts). */
@@ -93,8 +93,8 @@ export function finishTopology(ctx: NetworkContext, read: TopologyDraft): Topolo
   const byKey = new Map(members.map((m) => [m.key, m]));
   const links = nameLinks(ctx, byKey, drafts);
   checkGroups(ctx, byKey, drafts);
-  const ports = assignIdentifiers(ctx, members, drafts, links);
-  return { members, links, complete, ports };
+  const memberLinks = assignIdentifiers(ctx, members, drafts, links);
+  return { members, links, complete, memberLinks };
 }
 
 function checkTtl(ctx: NetworkContext, raw: RawNetwork): void {
@@ -279,8 +279,8 @@ function assignIdentifiers(
   members: readonly MemberSpec[],
   drafts: readonly Draft[],
   links: readonly LinkSpec[],
-): Map<string, Ports> {
-  const ports = new Map<string, Ports>(members.map((m) => [m.key, { ins: new Map(), outs: new Map() }]));
+): Map<string, MemberLinks> {
+  const byMember = new Map<string, MemberLinks>(members.map((m) => [m.key, { ins: new Map(), outs: new Map() }]));
   const used = new Map<string, Set<number>>(members.map((m) => [m.key, new Set()]));
   for (const d of drafts)
     for (const e of [...(d.from === undefined ? [] : [d.from]), ...d.to])
@@ -312,7 +312,7 @@ function assignIdentifiers(
         );
         continue;
       }
-      const p = ports.get(e.member);
+      const p = byMember.get(e.member);
       const sending = sends ? p?.outs.get(e.ident) : undefined;
       if (sending !== undefined) {
         // Links of one group may share an identifier where they arrive, not where they leave: a
@@ -332,7 +332,7 @@ function assignIdentifiers(
       if (receives && !p.ins.has(e.ident)) p.ins.set(e.ident, link);
     }
   }
-  return ports;
+  return byMember;
 }
 
 function firstFree(used: ReadonlySet<number> | undefined): number {
@@ -342,16 +342,16 @@ function firstFree(used: ReadonlySet<number> | undefined): number {
 }
 
 /** "1 (h1.1-sw.1), 2 (…)" for fixes that list a member's links. */
-export function describePorts(ports: ReadonlyMap<number, LinkSpec>): string {
-  return listOr([...ports.entries()].sort((a, b) => a[0] - b[0]).map(([ident, link]) => `${ident} (${link.name})`));
+export function describeLinks(links: ReadonlyMap<number, LinkSpec>): string {
+  return listOr([...links.entries()].sort((a, b) => a[0] - b[0]).map(([ident, link]) => `${ident} (${link.name})`));
 }
 
 /**
  * The identifiers at which a member has a link named `name` (its own links, and links of other
  * networks that reach it): one; none; or several, when link names of two networks meet there.
  */
-export function identsNamed(ports: Ports, name: string): number[] {
+export function identsNamed(links: MemberLinks, name: string): number[] {
   const idents = new Set<number>();
-  for (const [ident, l] of [...ports.ins, ...ports.outs]) if (l.name === name) idents.add(ident);
+  for (const [ident, l] of [...links.ins, ...links.outs]) if (l.name === name) idents.add(ident);
   return [...idents].sort((a, b) => a - b);
 }

@@ -97,7 +97,7 @@ interface ActionFields {
   readonly receive: object;
   readonly both: object;
   readonly "shared-acquire": object; // to the shared member of the overlay (subduction)
-  readonly out: { readonly ports: readonly number[] };
+  readonly out: { readonly outLinks: readonly number[] };
   readonly drop: object;
   readonly "shared-forward": object; // to the shared member of the underlay (subduction)
   readonly physical: object;

@@ -183,7 +183,7 @@ export class Sinks implements RecordingTargets {
           l.network,
           e.network.spec.design.id,
           l.sender,
-          l.senderPort,
+          l.senderOutLink,
           LINK_MODES.indexOf(l.mode),
           0,
           1,

@@ -131,7 +131,7 @@ export function leaves(compiled: CompiledSpec, l: CompiledLink): boolean {
   return !rows.some(
     (r) =>
       r.action.name === "external-session" &&
-      (((r.match.value[0] ?? 0) << 8) | (r.match.value[1] ?? 0)) === l.senderPort,
+      (((r.match.value[0] ?? 0) << 8) | (r.match.value[1] ?? 0)) === l.senderOutLink,
   );
 }
 

@@ -2,7 +2,7 @@
 // named in the description's words, one JSON line per packet in trace.jsonl.
 
 import type { CompiledSpec, CompiledTable } from "../control/compiled.js";
-import { ACTIONS, DROP_REASONS, PORT_NONE, PORT_SELF, PORT_SHARED, STAGES, TRACE_KINDS } from "../wasm/abi.js";
+import { ACTIONS, DROP_REASONS, LINK_NONE, LINK_SELF, LINK_SHARED, STAGES, TRACE_KINDS } from "../wasm/abi.js";
 import type { InputBatch, TraceEvent } from "../wasm/runner.js";
 import { tsNs } from "../pcap/index.js";
 import { excerpt } from "../errors.js";
@@ -26,8 +26,9 @@ export interface TraceLine {
   readonly cut?: number;
 }
 
-/** How a step's detail is written: a name or null, a text, a count, a port (number, "self" or null), a row. */
-type Detail = "name" | "text" | "count" | "port" | "row";
+/** How a step's detail is written: a name or null, a text, a count, a link identifier (a number, "self" or null),
+ * a row. */
+type Detail = "name" | "text" | "count" | "ident" | "row";
 
 const LOOKUP = { member: "name", row: "row", rule: "name", action: "text" } as const;
 
@@ -36,17 +37,17 @@ const STEP_DETAILS: Readonly<Record<string, Readonly<Record<string, Detail>>>> =
   inject: { member: "name", at: "name" },
   link: { link: "name", from: "name", hops: "count" },
   exit: { link: "name" },
-  fork: { from: "count", member: "name", at: "text", to: "port" },
+  fork: { from: "count", member: "name", at: "text", to: "ident" },
   deliver: { member: "name" },
   drop: { member: "name", stage: "text", reason: "text" },
-  acquire: { ...LOOKUP, in: "port" },
-  forward: { ...LOOKUP, in: "port" },
-  transmit: { ...LOOKUP, out: "port" },
-  receive: { ...LOOKUP, in: "port" },
-  send: { ...LOOKUP, session: "port" },
+  acquire: { ...LOOKUP, in: "ident" },
+  forward: { ...LOOKUP, in: "ident" },
+  transmit: { ...LOOKUP, out: "ident" },
+  receive: { ...LOOKUP, in: "ident" },
+  send: { ...LOOKUP, session: "ident" },
   push: { member: "name", machine: "name", session: "count", bytes: "count" },
-  pop: { member: "name", machine: "name", to: "port", bytes: "count" },
-  handoff: { from: "name", to: "name", machine: "name", at: "text", session: "port", in: "port" },
+  pop: { member: "name", machine: "name", to: "ident", bytes: "count" },
+  handoff: { from: "name", to: "name", machine: "name", at: "text", session: "ident", in: "ident" },
 };
 
 const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
@@ -55,7 +56,7 @@ const DETAIL_IS: Readonly<Record<Detail, { readonly test: (v: unknown) => boolea
   name: { test: (v) => v === null || typeof v === "string", what: "a name or null" },
   text: { test: (v) => typeof v === "string", what: "a string" },
   count: { test: isCount, what: "a whole number, 0 or more" },
-  port: { test: (v) => v === null || typeof v === "string" || isCount(v), what: "a port number, a name or null" },
+  ident: { test: (v) => v === null || typeof v === "string" || isCount(v), what: "a link identifier, a name or null" },
   row: { test: (v) => v === null || v === "default" || isCount(v), what: 'a row number, "default" or null' },
 };
 
@@ -264,8 +265,8 @@ export class TraceWriter {
     return m === undefined ? null : (this.#compiled.machines[m.machine] ?? null);
   }
 
-  #port(p: number): number | string | null {
-    return p === PORT_SELF ? "self" : p === PORT_SHARED ? "shared" : p === PORT_NONE ? null : p;
+  #ident(p: number): number | string | null {
+    return p === LINK_SELF ? "self" : p === LINK_SHARED ? "shared" : p === LINK_NONE ? null : p;
   }
 
   #step(e: TraceEvent): TraceStep | undefined {
@@ -294,14 +295,14 @@ export class TraceWriter {
           from: e.arg,
           member,
           at: stage,
-          to: stage === "link" ? this.#member(e.member) : stage === "acquire" ? "receive" : this.#port(e.port),
+          to: stage === "link" ? this.#member(e.member) : stage === "acquire" ? "receive" : this.#ident(e.ident),
         };
       case "deliver":
         return { copy, step: "deliver", member };
       case "push":
-        return { copy, step: "push", member, machine: this.#machine(e.member), session: e.port, bytes: e.arg };
+        return { copy, step: "push", member, machine: this.#machine(e.member), session: e.ident, bytes: e.arg };
       case "pop":
-        return { copy, step: "pop", member, machine: this.#machine(e.member), to: e.port, bytes: e.arg };
+        return { copy, step: "pop", member, machine: this.#machine(e.member), to: e.ident, bytes: e.arg };
       case "handoff":
         // Between networks on one machine: ExternalSession (to a send table), SharedAcquire, SharedForward.
         return {
@@ -311,8 +312,8 @@ export class TraceWriter {
           to: this.#member(e.arg),
           machine: this.#machine(e.member),
           at: stage,
-          session: stage === "send" ? e.port : null,
-          in: stage === "send" ? null : this.#port(e.port),
+          session: stage === "send" ? e.ident : null,
+          in: stage === "send" ? null : this.#ident(e.ident),
         };
       case "drop":
         return { copy, step: "drop", member, stage, reason: DROP_REASONS[e.reason] ?? "none" };
@@ -325,7 +326,7 @@ export class TraceWriter {
           copy,
           step: stage,
           member,
-          [key]: stage === "send" ? e.port : this.#port(e.port),
+          [key]: stage === "send" ? e.ident : this.#ident(e.ident),
           row: row === undefined ? null : row.row < 0 ? "default" : row.row,
           rule: row?.text ?? null,
           action: e.row < 0 ? "miss" : (ACTIONS[e.action] ?? "none"),

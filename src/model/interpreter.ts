@@ -194,7 +194,7 @@ class Reference {
     // Allcast (seed §4.3): a copy for every receiver, in list order.
     const go = l.receivers.length > 1 ? this.#fan(from, l.receivers.length) : [true];
     l.receivers.forEach((r, k) => {
-      if (go[k] === true) this.#acquire(q, r.member, r.port);
+      if (go[k] === true) this.#acquire(q, r.member, r.inLink);
     });
   }
 
@@ -231,7 +231,7 @@ class Reference {
     const row = this.#lookup(m, "forward", inLink, h);
     if (row === undefined) return this.#drop(member, "forward-miss");
     const a = row.action;
-    if (a.kind === "drop" || (a.kind === "out" && a.ports.length === 0)) return this.#drop(member, "forward-drop");
+    if (a.kind === "drop" || (a.kind === "out" && a.outLinks.length === 0)) return this.#drop(member, "forward-drop");
     // Subduction: the underlay's shared member forwards it, marked as handed over (in-link `shared`).
     if (a.kind === "shared-forward") return this.#forward(p, this.#t.partner(member), "shared");
     if (a.kind !== "out") throw new Error(`a forward row does ${a.kind}`);
@@ -243,8 +243,8 @@ class Reference {
       if (bytes === undefined) return this.#drop(member, "ttl-expired");
       q = { ...p, bytes };
     }
-    const go = this.#fan(member, a.ports.length);
-    a.ports.forEach((port, k) => {
+    const go = this.#fan(member, a.outLinks.length);
+    a.outLinks.forEach((port, k) => {
       if (go[k] === true) this.#transmit(q, member, port);
     });
   }

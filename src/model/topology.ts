@@ -23,7 +23,7 @@ export interface Member {
 
 export interface Receiver {
   readonly member: number;
-  readonly port: number;
+  readonly inLink: number;
 }
 
 /** One direction of a declared link. */
@@ -32,7 +32,7 @@ export interface Link {
   readonly index: number;
   /** Member number, or −1 when the packet comes from outside the network. */
   readonly sender: number;
-  readonly senderPort: number;
+  readonly senderOutLink: number;
   /** Empty when the link leaves the network. */
   readonly receivers: readonly Receiver[];
   readonly mode: LinkMode;
@@ -97,8 +97,8 @@ export class Topology {
           const link: Link = {
             index: compiledLink(compiled, compiledLinks, net, l, sender),
             sender,
-            senderPort: from?.ident ?? 0,
-            receivers: to.map((e) => ({ member: number(net, e), port: e.ident })),
+            senderOutLink: from?.ident ?? 0,
+            receivers: to.map((e) => ({ member: number(net, e), inLink: e.ident })),
             mode: l.mode,
             recorded: l.record,
           };
@@ -113,9 +113,9 @@ export class Topology {
   }
 
   #addSend(member: number, link: Link): void {
-    const ports = this.#sends.get(member) ?? new Map<number, Link[]>();
-    ports.set(link.senderPort, [...(ports.get(link.senderPort) ?? []), link]);
-    this.#sends.set(member, ports);
+    const byIdent = this.#sends.get(member) ?? new Map<number, Link[]>();
+    byIdent.set(link.senderOutLink, [...(byIdent.get(link.senderOutLink) ?? []), link]);
+    this.#sends.set(member, byIdent);
   }
 
   member(i: number): Member {
@@ -130,9 +130,9 @@ export class Topology {
     return l;
   }
 
-  /** The links `member` sends on with identifier `port`. */
-  sends(member: number, port: number): readonly Link[] {
-    return this.#sends.get(member)?.get(port) ?? [];
+  /** The links `member` sends on with identifier `outLink`. */
+  sends(member: number, outLink: number): readonly Link[] {
+    return this.#sends.get(member)?.get(outLink) ?? [];
   }
 
   /** The identifiers `member` sends on, ascending. */

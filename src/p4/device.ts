@@ -9,7 +9,7 @@
 
 import { InputError } from "../errors.js";
 import type { CompiledSpec, CompiledTable } from "../control/compiled.js";
-import { PORT_SELF, PORT_SHARED, TABLE_ROLES, type TableRole } from "../wasm/abi.js";
+import { LINK_SELF, LINK_SHARED, TABLE_ROLES, type TableRole } from "../wasm/abi.js";
 import {
   type ActionCall,
   type Device,
@@ -211,6 +211,6 @@ export function machineMembers(compiled: CompiledSpec, machineIndex: number): De
 
 /** In-link values that are not link identifiers, as the program names them. */
 export const SPECIAL_IN_LINKS: readonly { readonly name: string; readonly value: number }[] = [
-  { name: "IN_SELF", value: PORT_SELF },
-  { name: "IN_SHARED", value: PORT_SHARED },
+  { name: "IN_SELF", value: LINK_SELF },
+  { name: "IN_SHARED", value: LINK_SHARED },
 ];

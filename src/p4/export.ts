@@ -182,10 +182,10 @@ function leftOut(compiled: CompiledSpec, dev: Device): { what: string; why: stri
   for (const l of compiled.links) {
     if (l.sender < 0 || !here.has(l.sender)) continue;
     const sender = compiled.members[l.sender];
-    const row = sender?.tables.transmit?.rows.find((r) => outOf(r) === l.senderPort);
+    const row = sender?.tables.transmit?.rows.find((r) => outOf(r) === l.senderOutLink);
     if (row?.action.name === "external-session") {
       items.push({
-        what: `link ${l.qualified} (from ${sender?.qualified ?? "?"}.${l.senderPort})`,
+        what: `link ${l.qualified} (from ${sender?.qualified ?? "?"}.${l.senderOutLink})`,
         why:
           `implemented by layering (a session of an underlay): no port; its ` +
           `packets leave inside the underlay's header, and no switch captures it`,

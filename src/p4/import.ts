@@ -122,15 +122,22 @@ function importDevice(compiled: CompiledSpec, dev: Device, ex: DeviceExport): Ma
       call === undefined
         ? ({ name: "physical" } as EntryAction)
         : importAction(t, call, actionNames, groups, memberIndex);
-    const ports = action.name === "out" ? outPorts(action) : [];
+    const sends = action.name === "out" ? outLinks(action) : [];
     const rows = out.get(t.table.id) ?? [];
-    rows.push({ row: rows.length, match, action, ports, at: null, text: `imported ${t.name} entry ${rows.length}` });
+    rows.push({
+      row: rows.length,
+      match,
+      action,
+      outLinks: sends,
+      at: null,
+      text: `imported ${t.name} entry ${rows.length}`,
+    });
     out.set(t.table.id, rows);
   }
   return out;
 }
 
-export function outPorts(a: EntryAction): number[] {
+export function outLinks(a: EntryAction): number[] {
   const data = a.data ?? new Uint8Array(0);
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   return Array.from({ length: a.count ?? 0 }, (_, i) => view.getUint16(i * 2, true));

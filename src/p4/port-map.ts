@@ -29,8 +29,8 @@ export function isPhysical(compiled: CompiledSpec, l: CompiledLink): boolean {
   const physical = (member: number, out: number): boolean =>
     transmitRow(compiled.members[member]?.tables.transmit, out)?.action.name === "physical";
   return (
-    physical(l.sender, l.senderPort) ||
-    compiled.sharedPorts.some((s) => s.link === l.index && physical(s.member, s.port))
+    physical(l.sender, l.senderOutLink) ||
+    compiled.sharedOutLinks.some((s) => s.link === l.index && physical(s.member, s.outLink))
   );
 }
 
@@ -92,14 +92,14 @@ class PortPlan {
       this.#sent(l, localReceivers, external);
       return;
     }
-    const from = l.sender >= 0 ? [this.#endName(l.sender, l.senderPort)] : external;
+    const from = l.sender >= 0 ? [this.#endName(l.sender, l.senderOutLink)] : external;
     for (const r of localReceivers)
-      this.#add(`${r.member}:${r.port}`, r.member, r.port, [r.member, r.port, -1], l, from, true);
+      this.#add(`${r.member}:${r.inLink}`, r.member, r.inLink, [r.member, r.inLink, -1], l, from, true);
   }
 
   /** A link whose sender is on this machine: a hand-over to a member here, a port per receiver (anycast), or one. */
   #sent(l: CompiledLink, localReceivers: CompiledLink["receivers"], external: string[]): void {
-    const at = `${l.qualified} (${this.#endName(l.sender, l.senderPort)})`;
+    const at = `${l.qualified} (${this.#endName(l.sender, l.senderOutLink)})`;
     if (l.receivers.length > 0 && localReceivers.length === l.receivers.length) {
       const r = localReceivers[0];
       if (localReceivers.length > 1 || r === undefined) {
@@ -111,10 +111,10 @@ class PortPlan {
           "put the receivers on other machines",
         );
       }
-      this.#locals.set(`${l.sender}:${l.senderPort}`, {
+      this.#locals.set(`${l.sender}:${l.senderOutLink}`, {
         kind: "local",
         member: this.#numberOf(r.member),
-        inLink: r.port,
+        inLink: r.inLink,
       });
       return;
     }
@@ -128,16 +128,24 @@ class PortPlan {
     }
     if (l.mode === "anycast" && l.receivers.length > 1) {
       const keys = l.receivers.map((r) => {
-        const key = `${l.sender}:${l.senderPort}:${r.member}:${r.port}`;
-        const peer = [this.#endName(r.member, r.port)];
-        this.#add(key, l.sender, l.senderPort, [l.sender, l.senderPort, r.member], l, peer, false);
+        const key = `${l.sender}:${l.senderOutLink}:${r.member}:${r.inLink}`;
+        const peer = [this.#endName(r.member, r.inLink)];
+        this.#add(key, l.sender, l.senderOutLink, [l.sender, l.senderOutLink, r.member], l, peer, false);
         return key;
       });
-      this.#anycast.set(`${l.sender}:${l.senderPort}`, keys);
+      this.#anycast.set(`${l.sender}:${l.senderOutLink}`, keys);
       return;
     }
-    const peers = [...l.receivers.map((r) => this.#endName(r.member, r.port)), ...external];
-    this.#add(`${l.sender}:${l.senderPort}`, l.sender, l.senderPort, [l.sender, l.senderPort, -1], l, peers, false);
+    const peers = [...l.receivers.map((r) => this.#endName(r.member, r.inLink)), ...external];
+    this.#add(
+      `${l.sender}:${l.senderOutLink}`,
+      l.sender,
+      l.senderOutLink,
+      [l.sender, l.senderOutLink, -1],
+      l,
+      peers,
+      false,
+    );
   }
 
   #endName(member: number, ident: number): string {
@@ -209,13 +217,13 @@ class PortPlan {
     for (const [key, keys] of this.#anycast)
       targets.set(key, { kind: "anycast", ports: keys.map((k) => portOf.get(k) ?? 0) });
     // Subduction: the overlay's shared member sends on the underlay's shared link, out of the same port.
-    for (const s of compiled.sharedPorts) {
+    for (const s of compiled.sharedOutLinks) {
       if (!this.#here(s.member)) continue;
       const l = compiled.links[s.link];
       if (l === undefined) continue;
-      const t = targets.get(`${l.sender}:${l.senderPort}`);
-      if (t !== undefined) targets.set(`${s.member}:${s.port}`, t);
-      const p = this.#pending.get(`${l.sender}:${l.senderPort}`);
+      const t = targets.get(`${l.sender}:${l.senderOutLink}`);
+      if (t !== undefined) targets.set(`${s.member}:${s.outLink}`, t);
+      const p = this.#pending.get(`${l.sender}:${l.senderOutLink}`);
       p?.alsoSentBy.add(compiled.members[s.member]?.qualified ?? "?");
     }
     return targets;

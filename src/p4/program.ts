@@ -20,7 +20,7 @@
 // its hop limit — is in ./designs/, one module a design; this writer composes the modules of the
 // designs the machine uses and names none of them. The ingress control is in ./ingress.ts.
 
-import { DROP_REASONS, PORT_SELF, PORT_SHARED } from "../wasm/abi.js";
+import { DROP_REASONS, LINK_SELF, LINK_SHARED } from "../wasm/abi.js";
 import { CLONE_SESSION_BOTH, CPU_PORT, type Device, RECIRC_PORT } from "./device.js";
 import { declaredGroups, type HeaderGroup, headerInstances, p4Of } from "./designs/index.js";
 import { designControls, ingress, memberOf } from "./ingress.js";
@@ -104,8 +104,8 @@ function constants(dev: Device): string[] {
     ...STAGES.map((s, i) => `const bit<4> STAGE_${s} = ${i};`),
     "",
     "// In-links that are not link identifiers",
-    `const bit<${LINK_BITS}> IN_SELF = 0x${PORT_SELF.toString(16)};`,
-    `const bit<${LINK_BITS}> IN_SHARED = 0x${PORT_SHARED.toString(16)};`,
+    `const bit<${LINK_BITS}> IN_SELF = 0x${LINK_SELF.toString(16)};`,
+    `const bit<${LINK_BITS}> IN_SHARED = 0x${LINK_SHARED.toString(16)};`,
     "",
     "// packet_out.kind",
     `const bit<8> KIND_SELF = ${KIND_SELF};     // the member sends it: into its forward table, in-link self`,

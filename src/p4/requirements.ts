@@ -83,8 +83,8 @@ export function machineRequirements(compiled: CompiledSpec): MachineRequirements
       // One group per distinct set of out-links: rows that replicate alike share it.
       const seen = new Set<string>();
       for (const row of m.tables.forward?.rows ?? []) {
-        if (row.ports.length < 2) continue;
-        const ports = [...new Set(row.ports)].sort((a, b) => a - b);
+        if (row.outLinks.length < 2) continue;
+        const ports = [...new Set(row.outLinks)].sort((a, b) => a - b);
         const key = ports.join(",");
         if (seen.has(key)) continue;
         seen.add(key);
@@ -98,7 +98,7 @@ export function machineRequirements(compiled: CompiledSpec): MachineRequirements
       if (l.mode === "allcast") {
         multicastGroups.push({
           member: sender.qualified,
-          ports: [l.senderPort],
+          ports: [l.senderOutLink],
           replicas: l.receivers.length,
           source: "allcast",
           link: l.qualified,

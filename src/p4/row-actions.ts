@@ -136,9 +136,9 @@ export function rowCall(
     case "shared-acquire":
       return call(A.acquireShared, numberOf(a.arg ?? -1));
     case "out": {
-      if (r.ports.length === 0) return call(A.forwardDrop);
-      if (r.ports.length === 1) return call(A.forwardOut, r.ports[0] ?? 0);
-      return call(A.forwardReplicate, group(r.ports));
+      if (r.outLinks.length === 0) return call(A.forwardDrop);
+      if (r.outLinks.length === 1) return call(A.forwardOut, r.outLinks[0] ?? 0);
+      return call(A.forwardReplicate, group(r.outLinks));
     }
     case "drop":
       return call(A.forwardDrop);

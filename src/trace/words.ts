@@ -80,9 +80,9 @@ export function describe(s: TraceStep): string {
       return `${pad("drop")}${s.member ?? "at the edge"}: ${s.reason} (in ${s.stage})`;
     default: {
       const key = s.step === "transmit" ? "out" : s.step === "send" ? "session" : "in";
-      const port = s[key] === null || s[key] === undefined ? "" : `${key} ${s[key]}`;
+      const via = s[key] === null || s[key] === undefined ? "" : `${key} ${s[key]}`;
       const row = s.row === null ? "no row matches" : `row ${s.row}: ${s.rule}`;
-      return `${pad(s.step)}${s.member}  ${port.padEnd(8)} ${row}`;
+      return `${pad(s.step)}${s.member}  ${via.padEnd(8)} ${row}`;
     }
   }
 }

@@ -161,7 +161,7 @@ function sessionOf(compiled: CompiledSpec, l: CompiledLink): string[] {
   if (sender === undefined) return [];
   const rows = compiled.networks[sender.network]?.spec.tables.get(sender.key)?.transmit?.rows ?? [];
   return rows.flatMap((r) =>
-    r.out === l.senderPort && r.action.kind === "session" ? [`${r.action.network}.${r.action.session}`] : [],
+    r.out === l.senderOutLink && r.action.kind === "session" ? [`${r.action.network}.${r.action.session}`] : [],
   );
 }
 

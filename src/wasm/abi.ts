@@ -133,11 +133,11 @@ export const REGIONS = [
 export const INJECT_KINDS = ["link", "self", "session"] as const;
 
 /** In-link values that are not link identifiers. */
-export const PORT_SELF = 0xffff; // sent by the member itself (seed: NoInLink)
-export const PORT_SHARED = 0xfffe; // handed over by a shared member (seed: SharedPacket)
-export const PORT_NONE = 0xfffd;
+export const LINK_SELF = 0xffff; // sent by the member itself (seed: NoInLink)
+export const LINK_SHARED = 0xfffe; // handed over by a shared member (seed: SharedPacket)
+export const LINK_NONE = 0xfffd;
 /** Largest link identifier a member may use. */
-export const PORT_MAX = 0xfff0;
+export const LINK_MAX = 0xfff0;
 
 /**
  * A tagged recording (assembly/pipeline/recording.ts): after each record's pcap header, the
@@ -170,7 +170,7 @@ export const LAYOUTS = {
     COPY: [8, "u32"],
     MEMBER: [12, "i32"],
     ROW: [16, "i32"], // entry index in the stage's table, -1 for a miss
-    PORT: [20, "u32"], // in-link / out-link identifier (dense port number)
+    IDENT: [20, "u32"], // in-link / out-link identifier
     LINK: [24, "i32"],
     ARG: [28, "u32"], // fork: the parent copy; lookup: the table id
     SIZE: [32, ""],

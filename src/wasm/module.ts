@@ -36,20 +36,20 @@ export interface DataPlaneExports extends Record<string, unknown> {
   tableLookupAction(id: number, key: number, out: number): number;
   // topology
   topologyReset(members: number, links: number, endpoints: number): void;
-  memberSet(i: number, network: number, machine: number, design: number, flags: number, nPorts: number): void;
+  memberSet(i: number, network: number, machine: number, design: number, flags: number, nOutLinks: number): void;
   memberSetTable(i: number, role: number, table: number): number;
   linkSet(
     i: number,
     network: number,
     design: number,
     sender: number,
-    port: number,
+    senderOutLink: number,
     mode: number,
     nReceivers: number,
     recorded: number,
   ): void;
-  memberSetPortLink(i: number, port: number, link: number): void;
-  linkSetReceiver(i: number, r: number, member: number, port: number): void;
+  memberSetOutLink(i: number, outLink: number, link: number): void;
+  linkSetReceiver(i: number, r: number, member: number, inLink: number): void;
   endpointSet(i: number, kind: number, member: number, arg: number, link: number): void;
   linkSetRecording(i: number, c: number): void;
   memberSetRecording(i: number, c: number): void;

@@ -132,7 +132,8 @@ export interface TraceEvent {
   readonly copy: number;
   readonly member: number;
   readonly row: number;
-  readonly port: number;
+  /** The in-link or out-link identifier (or the session) the step names. */
+  readonly ident: number;
   readonly link: number;
   readonly arg: number;
 }
@@ -359,7 +360,7 @@ export class Runner {
         copy: view.getUint32(e + E.COPY[0], true),
         member: view.getInt32(e + E.MEMBER[0], true),
         row: view.getInt32(e + E.ROW[0], true),
-        port: view.getUint32(e + E.PORT[0], true),
+        ident: view.getUint32(e + E.IDENT[0], true),
         link: view.getInt32(e + E.LINK[0], true),
         arg: view.getUint32(e + E.ARG[0], true),
       });

@@ -60,10 +60,10 @@ describe("a valid description", () => {
     const flood = rows(lan, "hub", "forward")[3];
     expect(flood?.in).toBe(1);
     expect(flood?.match).toEqual(new Map([["dst", { kind: "exact", value: 0xffff_ffff_ffffn }]]));
-    expect(flood?.action).toEqual({ kind: "out", ports: [2, 3] });
+    expect(flood?.action).toEqual({ kind: "out", outLinks: [2, 3] });
     expect(flood?.at.line).toBe(55);
     expect(rows(lan, "hub", "acquire")).toMatchObject([{ match: new Map(), action: { kind: "forward" } }]);
-    expect(rows(lan, "h1", "forward")).toMatchObject([{ in: "self", action: { kind: "out", ports: [1] } }]);
+    expect(rows(lan, "h1", "forward")).toMatchObject([{ in: "self", action: { kind: "out", outLinks: [1] } }]);
     expect(rows(lan, "h1", "receive")).toMatchObject([{ action: { kind: "deliver" } }]);
 
     // send: every writable field, src defaulting to the member's own name.
@@ -139,9 +139,9 @@ networks:
     expect(r?.acquire).toMatchObject({ role: "acquire", kind: "ternary", capacity: 16 });
     expect(r?.acquire?.rows[1]?.action).toEqual({ kind: "both" });
     expect(rows(ip, "r", "forward").map((row) => row.action)).toEqual([
-      { kind: "out", ports: [2] },
-      { kind: "out", ports: [1] },
-      { kind: "out", ports: [1, 2, 9] },
+      { kind: "out", outLinks: [2] },
+      { kind: "out", outLinks: [1] },
+      { kind: "out", outLinks: [1, 2, 9] },
       { kind: "drop" },
     ]);
     // The wildcard leaves src out of the match.

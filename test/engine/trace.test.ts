@@ -40,7 +40,7 @@ function deliver(packet: number, copy: number): TraceEvent {
     copy,
     member,
     row: -1,
-    port: 0,
+    ident: 0,
     link: -1,
     arg: 0,
   };

@@ -9,7 +9,7 @@ import { compile } from "../../src/control/compile.js";
 import { resolveEndpoint } from "../../src/control/endpoints.js";
 import { install } from "../../src/control/install.js";
 import { parseSpec } from "../../src/description/load.js";
-import { PORT_NONE, PORT_SELF, STAGES } from "../../src/wasm/abi.js";
+import { LINK_NONE, LINK_SELF, STAGES } from "../../src/wasm/abi.js";
 import { DataPlane } from "../../src/wasm/module.js";
 import { Runner } from "../../src/wasm/runner.js";
 import { recordIn } from "./helpers/recorded.js";
@@ -72,7 +72,7 @@ function ipv4(n: number): Uint8Array {
   return Uint8Array.from([...h, ...Array.from({ length: n }, (_, i) => i)]);
 }
 
-const id = (port: number): string => (port === PORT_SELF ? "self" : port === PORT_NONE ? "none" : String(port));
+const id = (port: number): string => (port === LINK_SELF ? "self" : port === LINK_NONE ? "none" : String(port));
 
 /**
  * Runs `count` packets (packet(i)) in at `endpoint`, through a recording ring of a few records, so that the run pauses

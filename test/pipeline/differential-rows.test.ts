@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { compile } from "../../src/control/compile.js";
 import type { CompiledTable } from "../../src/control/compiled.js";
 import { parseSpec } from "../../src/description/load.js";
-import { PORT_SELF } from "../../src/wasm/abi.js";
+import { LINK_SELF } from "../../src/wasm/abi.js";
 import type { EntryMatch } from "../../src/wasm/tables.js";
 import type { KeyLayout } from "../../src/wire/designs.js";
 import { type Fields, headerDesign } from "../../src/model/headers.js";
@@ -92,7 +92,7 @@ describe("compiled rows = the description's rows", () => {
             const design = headerDesign(net.spec.design.name);
             const names = c.members.filter((x) => x.network === net.index).map((x) => x.spec.nameValue);
             const ins = [
-              ...new Set(c.links.flatMap((l) => l.receivers.filter((r) => r.member === m.index).map((r) => r.port))),
+              ...new Set(c.links.flatMap((l) => l.receivers.filter((r) => r.member === m.index).map((r) => r.inLink))),
             ];
             for (const p of picks) {
               const registry = net.spec.design;
@@ -103,8 +103,8 @@ describe("compiled rows = the description's rows", () => {
                 ]),
               );
               const port =
-                t.role === "receive" ? 0 : ([...ins, PORT_SELF][(p[11] ?? 0) % (ins.length + 1)] ?? PORT_SELF);
-              const inLink = t.role === "receive" ? undefined : port === PORT_SELF ? "self" : port;
+                t.role === "receive" ? 0 : ([...ins, LINK_SELF][(p[11] ?? 0) % (ins.length + 1)] ?? LINK_SELF);
+              const inLink = t.role === "receive" ? undefined : port === LINK_SELF ? "self" : port;
               const key = keyVector(net.layout, port, fields);
               const spec = t.spec;
               if (spec === undefined) continue;

@@ -299,7 +299,7 @@ function exercised(c: CompiledSpec, r: RefResult, seen: Map<string, number>): vo
         count(row.action.kind, n);
       if (row.in === "shared") count("in: shared", n);
       // Seed Figure 8: a bridging link implemented by a session, at the end whose network does not declare it.
-      const sent = c.links.find((l) => l.sender === t.member && l.senderPort === row.out);
+      const sent = c.links.find((l) => l.sender === t.member && l.senderOutLink === row.out);
       if (row.action.kind === "session" && sent !== undefined && c.members[t.member]?.network !== sent.network)
         count("session on a bridging link at its far end", n);
     });
@@ -311,11 +311,11 @@ function exercised(c: CompiledSpec, r: RefResult, seen: Map<string, number>): vo
     if (bridging) count("bridging link", r.linkPackets[i] ?? 0);
   });
   // The overlay's shared member sending straight onto a shared link: a forward row of it naming the link's identifier.
-  const sharedOuts = new Set(c.sharedPorts.map((p) => `${p.member}:${p.port}`));
+  const sharedOuts = new Set(c.sharedOutLinks.map((p) => `${p.member}:${p.outLink}`));
   for (const t of c.tables.filter((x) => x.role === "forward")) {
     (r.hits.get(t.id) ?? []).forEach((n, i) => {
       const a = t.spec?.rows[t.rows[i]?.row ?? -1]?.action;
-      if (a?.kind === "out" && a.ports.some((p) => sharedOuts.has(`${t.member}:${p}`)))
+      if (a?.kind === "out" && a.outLinks.some((p) => sharedOuts.has(`${t.member}:${p}`)))
         count("overlay out on a shared link", n);
     });
   }

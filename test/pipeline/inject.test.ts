@@ -10,7 +10,7 @@ import { compile } from "../../src/control/compile.js";
 import { resolveEndpoint } from "../../src/control/endpoints.js";
 import { install } from "../../src/control/install.js";
 import { parseSpec } from "../../src/description/load.js";
-import { INJECT_KINDS, LINK_MODES, PORT_NONE, PORT_SELF, STAGES, TRACE_KINDS } from "../../src/wasm/abi.js";
+import { INJECT_KINDS, LINK_MODES, LINK_NONE, LINK_SELF, STAGES, TRACE_KINDS } from "../../src/wasm/abi.js";
 import { DataPlane } from "../../src/wasm/module.js";
 import { Runner, type TraceEvent } from "../../src/wasm/runner.js";
 import { batchOf } from "./helpers/engine-run.js";
@@ -52,7 +52,7 @@ function eventsOf(endpoint: string, change?: (dp: DataPlane, c: CompiledSpec) =>
 function injection(events: readonly TraceEvent[]): object {
   const e = events[0];
   if (e === undefined || TRACE_KINDS[e.kind] !== "inject") throw new Error("the trace does not begin with inject");
-  return { kind: INJECT_KINDS[e.arg], stage: STAGES[e.stage], member: e.member, port: e.port, link: e.link };
+  return { kind: INJECT_KINDS[e.arg], stage: STAGES[e.stage], member: e.member, port: e.ident, link: e.link };
 }
 
 describe("an input packet starts where its endpoint puts it", () => {
@@ -60,22 +60,22 @@ describe("an input packet starts where its endpoint puts it", () => {
     {
       name: "onto an external link: no member, no in-link",
       endpoint: "lan:up",
-      start: { kind: "link", stage: "link", member: -1, port: PORT_NONE, link: up?.index },
+      start: { kind: "link", stage: "link", member: -1, port: LINK_NONE, link: up?.index },
     },
     {
       name: "onto a member's link: as its sender transmits it",
       endpoint: "lan:a.2",
-      start: { kind: "link", stage: "link", member: member("a"), port: aToB?.senderPort, link: aToB?.index },
+      start: { kind: "link", stage: "link", member: member("a"), port: aToB?.senderOutLink, link: aToB?.index },
     },
     {
       name: "sent by a member: forwarded from self",
       endpoint: "lan:a",
-      start: { kind: "self", stage: "forward", member: member("a"), port: PORT_SELF, link: -1 },
+      start: { kind: "self", stage: "forward", member: member("a"), port: LINK_SELF, link: -1 },
     },
     {
       name: "into a session: sent by the member",
       endpoint: "lan:a@3",
-      start: { kind: "session", stage: "send", member: member("a"), port: PORT_SELF, link: -1 },
+      start: { kind: "session", stage: "send", member: member("a"), port: LINK_SELF, link: -1 },
     },
   ])("$name", ({ endpoint, start }) => {
     expect(injection(eventsOf(endpoint))).toEqual(start);
@@ -83,7 +83,7 @@ describe("an input packet starts where its endpoint puts it", () => {
 
   it("into a session: the session's row takes it", () => {
     const push = eventsOf("lan:a@3").find((e) => TRACE_KINDS[e.kind] === "push");
-    expect(push?.port).toBe(3);
+    expect(push?.ident).toBe(3);
   });
 
   it("onto a link set again after the endpoint: from the link's new sender", () => {

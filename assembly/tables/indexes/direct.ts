@@ -33,7 +33,7 @@ export const RECORD_LEN: usize = offsetof<Direct>();
 
 /** Identifiers below this are direct-indexed: 4 KiB per table. */
 const DIRECT_LEN: i32 = 1024;
-/** And the top identifiers: PORT_SELF, PORT_SHARED, PORT_NONE (abi.ts). */
+/** And the top identifiers: LINK_SELF, LINK_SHARED, LINK_NONE (abi.ts). */
 const DIRECT_TOP: u32 = 4;
 
 @inline function recordOf(t: Table): Direct {

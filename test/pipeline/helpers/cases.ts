@@ -630,7 +630,7 @@ function namesAround(c: CompiledSpec, network: number): bigint[] {
     ...c.links.map((l) =>
       [l.sender, ...l.receivers.map((x) => x.member)].flatMap((m) => (m < 0 ? [] : [c.members[m]?.network ?? -1])),
     ),
-    ...c.sharedPorts.map((p) => [c.members[p.member]?.network ?? -1, c.links[p.link]?.network ?? -1]),
+    ...c.sharedOutLinks.map((p) => [c.members[p.member]?.network ?? -1, c.links[p.link]?.network ?? -1]),
   ];
   for (let grew = true; grew;) {
     grew = false;

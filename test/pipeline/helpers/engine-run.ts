@@ -46,7 +46,7 @@ export function endpointText(c: CompiledSpec, inj: Injection): string | undefine
   // A member is named in its own network, which a bridging link it sends on is not.
   const net = c.networks[m?.network ?? l?.network ?? -1]?.name ?? "?";
   if (inj.kind === "link")
-    return m === undefined ? `${net}:${l?.external ?? "?"}` : `${net}:${m.key}.${l?.senderPort ?? "?"}`;
+    return m === undefined ? `${net}:${l?.external ?? "?"}` : `${net}:${m.key}.${l?.senderOutLink ?? "?"}`;
   if (inj.kind === "self") return `${net}:${m?.key ?? "?"}`;
   const named = (m?.tables.send?.spec?.rows ?? []).some((r) => r.session === inj.session);
   return named ? `${net}:${m?.key ?? "?"}@${inj.session}` : undefined;

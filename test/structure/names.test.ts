@@ -42,7 +42,7 @@ function portNames(source: string): string[] {
 
 describe("the identifier reader", () => {
   it.each([
-    { source: "export function f(port: u32, nOutLinks: i32): void {}", names: ["port", "nOutLinks"] },
+    { source: "export function f(port: u32, nPorts: i32): void {}", names: ["port", "nPorts"] },
     {
       source: "// a port\nconst s = 'port';\nimport { x } from './y';\nconst r = DROP_UNSUPPORTED;\nreport(transport);",
       names: [],

@@ -92,8 +92,8 @@ interface Served {
   readonly p4infoBinary: Buffer;
   /** The P4Info as the export makes it, to tell whether a reload changed it. */
   readonly p4infoJson: string;
-  /** Whether its entities follow the ledger: not once a reload changed its P4Info (or took its machine away). */
-  following: boolean;
+  /** Whether a reload changed its P4Info (or took its machine away): it keeps the description it had. */
+  frozen: boolean;
   cookie: p4.v1.ForwardingPipelineConfig.Cookie | undefined;
 }
 
@@ -120,11 +120,11 @@ const hasCode = (e: unknown): e is Error & { readonly code: number } =>
 
 /**
  * Sends a staged batch's writes to the data plane (through the ledger) as one all-or-nothing
- * write and notes where the rows went; if the data plane refuses it, the batch is undone.
- * Returns why it refused.
+ * write and notes what only P4Runtime keeps of them; if the data plane refuses it, the batch is
+ * undone. Returns why it refused.
  */
-function commit(staged: Staged, tables: Tables, ledger: Ledger): string | undefined {
-  const plan = staged.plan(ledger);
+function commit(staged: Staged, tables: Tables): string | undefined {
+  const plan = staged.plan();
   const result = tables.write(plan.writes);
   if (!result.ok) {
     staged.rollback();
@@ -270,22 +270,22 @@ export class P4RuntimeServer {
 
   /**
    * The tables were written behind the server (a control command, a reload). The devices read the
-   * ledger themselves when next asked (#follow); here a reload that took a device's machine away
-   * or changed its P4Info is said once, and that device's entities are left as they were.
+   * ledger when next asked; here a reload that took a device's machine away or changed its P4Info
+   * is said once, and that device keeps the description it had.
    */
   #reloaded(installed: Installed): void {
     const byId = new Map(devices(installed.compiled).map((dev) => [dev.deviceId, dev]));
     for (const [id, d] of this.#devices) {
-      if (!d.following || installed.compiled === d.state.compiled) continue;
+      if (d.frozen || installed.compiled === d.state.compiled) continue;
       const dev = byId.get(id);
       if (dev === undefined) {
-        d.following = false;
+        d.frozen = true;
         this.#warn(
           `strata: p4runtime: device ${id} (${d.state.machine}) is no longer in the description; its entities ` +
             `are left as they were`,
         );
       } else if (JSON.stringify(p4info(dev, p4infoIds(dev))) !== d.p4infoJson) {
-        d.following = false;
+        d.frozen = true;
         this.#warn(
           `strata: p4runtime: device ${id} (${d.state.machine}): the reload changed its P4Info; its entities are ` +
             `left as they were (restart strata serve to serve the new one)`,
@@ -294,11 +294,12 @@ export class P4RuntimeServer {
     }
   }
 
-  /** The device's entities brought in line with the ledger (what other writers did since), before it is used. */
-  #follow(d: Served, ledger: Ledger): void {
-    if (!d.following) return;
-    for (const line of d.state.follow(ledger))
+  /** The device on the description in force: after a reload that kept its P4Info, its tables as the new one has them. */
+  #current(d: Served, ledger: Ledger): DeviceState {
+    if (d.frozen || ledger.compiled === d.state.compiled) return d.state;
+    for (const line of d.state.retable(ledger.compiled, ledger))
       this.#warn(`strata: p4runtime: device ${d.state.deviceId} (${d.state.machine}): ${line}`);
+    return d.state;
   }
 
   /** Builds every device, installs its entries (unless `empty`) and listens. */
@@ -342,17 +343,17 @@ export class P4RuntimeServer {
       const state = new DeviceState(compiled, { deviceId: dev.deviceId, machine: dev.machine, p4info: info });
       const p4infoBinary = service.SetForwardingPipelineConfig.requestSerialize({ config: { p4info: info } });
       const p4infoJson = JSON.stringify(info);
-      const served: Served = { state, p4info: info, p4infoBinary, p4infoJson, following: true, cookie: undefined };
+      const served: Served = { state, p4info: info, p4infoBinary, p4infoJson, frozen: false, cookie: undefined };
       this.#devices.set(dev.deviceId, served);
       if (options.empty === true) continue;
       const error = await this.#emulation.control((tables, ledger) => {
-        const staged = state.stage(deviceUpdates(dev, ids), tables);
+        const staged = state.stage(deviceUpdates(dev, ids), ledger, tables);
         const bad = staged.errors.find((e) => e.code !== Code.OK);
         if (bad !== undefined) {
           staged.rollback();
           return `the exported entities do not load: ${bad.message}`;
         }
-        const refused = commit(staged, tables, ledger);
+        const refused = commit(staged, tables);
         if (refused !== undefined) return refused;
         // Rows the ledger holds already (the engine installed them) are not written again, nor a second row with the
         // match of one before it (an export writes it as the same entry).
@@ -364,7 +365,6 @@ export class P4RuntimeServer {
         });
         const result = tables.write(rows);
         if (!result.ok) return `the description's rows do not load: ${result.error}`;
-        this.#follow(served, ledger);
         return undefined;
       });
       if (error !== undefined) throw new Error(`machine ${dev.machine}: ${error}`);
@@ -521,10 +521,9 @@ export class P4RuntimeServer {
     d.cookie = config?.cookie;
     if (action === "VERIFY_AND_COMMIT") {
       // A committed pipeline starts with no forwarding state.
-      const error = await this.#emulation.control((tables, ledger) => {
-        this.#follow(d, ledger);
-        return commit(d.state.clear(), tables, ledger);
-      });
+      const error = await this.#emulation.control((tables, ledger) =>
+        commit(this.#current(d, ledger).clear(ledger), tables),
+      );
       if (error !== undefined) throw rpcError(Code.INTERNAL, `the data plane refused to clear device ${id}: ${error}`);
     }
     return {};
@@ -539,8 +538,7 @@ export class P4RuntimeServer {
     }
     const updates = req.updates ?? [];
     const errors = await this.#emulation.control((tables, ledger): readonly UpdateError[] => {
-      this.#follow(d, ledger);
-      const staged = d.state.stage(updates, tables);
+      const staged = this.#current(d, ledger).stage(updates, ledger, tables);
       const errors = staged.errors;
       const failed = errors.findIndex((e) => e.code !== Code.OK);
       if (failed >= 0 && atomicity !== "CONTINUE_ON_ERROR") {
@@ -554,7 +552,7 @@ export class P4RuntimeServer {
             : e,
         );
       }
-      const refused = commit(staged, tables, ledger);
+      const refused = commit(staged, tables);
       if (refused !== undefined)
         return errors.map(() => ({
           code: Code.INTERNAL,
@@ -575,9 +573,9 @@ export class P4RuntimeServer {
     const d = this.#device(req.deviceId);
     const entities = req.entities ?? [];
     return this.#emulation.control((tables, ledger) => {
-      this.#follow(d, ledger);
+      const state = this.#current(d, ledger);
       try {
-        return entities.flatMap((e) => d.state.read(e, tables));
+        return entities.flatMap((e) => state.read(e, ledger, tables));
       } catch (e) {
         const code = hasCode(e) ? e.code : Code.INVALID_ARGUMENT;
         throw rpcError(code, e instanceof Error ? e.message : String(e));

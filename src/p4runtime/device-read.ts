@@ -28,11 +28,12 @@ import { keylessMatch } from "./device-writes.js";
 import type { Encodable, p4 } from "./messages.js";
 import { Code, encodeEntity, encodeTableEntry, tableEntryEntity, tableEntryOf } from "./proto.js";
 
-/** An entry a read found: its table, the entry (none: a keyed table's default entry), its action, its extras. */
+/** An entry a read found: its table, the entry (none: a keyed table's default entry), its extras, and its action where
+ * known (else worked out from the entry when it is encoded). */
 interface Found {
   readonly t: InfoTable;
   readonly e: Current | undefined;
-  readonly act: TableAct;
+  readonly act: TableAct | undefined;
   readonly extras: Extras;
   readonly isDefault: boolean;
   readonly counter: p4.v1.CounterData<Encodable> | undefined;
@@ -57,21 +58,24 @@ export class Reader {
   /** The entities a Read asks for (wildcards: a 0 id or an absent field reads all), encoded as p4.v1.Entity. */
   read(entity: p4.v1.Entity, ledger: Ledger, tables: Tables): Uint8Array[] {
     if (entity.entity === "tableEntry") {
-      return this.#tableEntries(entity.tableEntry, ledger, tables).map((f) =>
-        f.counter === undefined
-          ? this.#encoded(f)
-          : tableEntryEntity(tableEntryOf(this.#encoded(f)), { counterData: f.counter }),
-      );
+      return this.#tableEntries(entity.tableEntry, ledger, tables).flatMap((f) => {
+        const bytes = this.#encoded(f);
+        if (bytes === undefined) return []; // a row P4 names no action for
+        return [f.counter === undefined ? bytes : tableEntryEntity(tableEntryOf(bytes), { counterData: f.counter })];
+      });
     }
     return readOthers(this.#c, entity, (q) => this.#tableEntries(q, ledger, tables)).map(encodeEntity);
   }
 
-  /** An entry as an Entity (without counter data), encoded once while it and its extras stay. */
-  #encoded(f: Found): Uint8Array {
+  /** An entry as an Entity (without counter data), encoded once while it and its extras stay; undefined where P4 names
+   * no action for its row. */
+  #encoded(f: Found): Uint8Array | undefined {
     const owner = f.e?.held ?? (f.e !== undefined ? this.#c.entities.rowless.get(f.t.id)?.get(f.e.key) : undefined);
     const cached = owner === undefined ? undefined : this.#encodings.get(owner);
     if (cached !== undefined && cached.extras === f.extras && cached.dev === this.#c.dev) return cached.bytes;
-    const bytes = tableEntryEntity(encodeTableEntry(entryMsg(f)));
+    const act = f.act ?? (f.e === undefined ? undefined : actOf(this.#c, f.t, f.e));
+    if (act === undefined) return undefined;
+    const bytes = tableEntryEntity(encodeTableEntry(entryMsg(f, act)));
     if (owner !== undefined) this.#encodings.set(owner, { extras: f.extras, dev: this.#c.dev, bytes });
     return bytes;
   }
@@ -95,10 +99,11 @@ export class Reader {
     const out: Found[] = [];
     for (const t of id === 0 ? c.index.tables.values() : [tableOf(c.index, id, c.deviceId)]) {
       const hits = q.counterData !== undefined && t.hasCounter ? tables.hits(t.dev.table) : undefined;
-      const take = (e: Current | undefined, act: TableAct, extras: Extras, isDefault: boolean): void => {
+      const take = (e: Current | undefined, act: TableAct | undefined, extras: Extras, isDefault: boolean): void => {
         const p = e === undefined || !t.priority ? 0 : e.match.priority;
         if (priority !== 0 && p !== priority) return;
-        if (wanted !== undefined && !wanted(act, extras)) return;
+        if (wanted !== undefined && !wanted(() => act ?? (e === undefined ? undefined : actOf(c, t, e)), extras))
+          return;
         const count = extras.counterBase + (e?.held === undefined ? 0 : (hits?.[e.held.entry] ?? 0));
         const counter = hits === undefined ? undefined : { packetCount: String(count) };
         out.push({ t, e, act, extras, isDefault, counter });
@@ -114,10 +119,8 @@ export class Reader {
         continue;
       }
       if (t.fields.size === 0) continue;
-      for (const e of given.length > 0 ? this.#matching(t, given, priority, ledger) : entriesOf(c, t, ledger)) {
-        const act = actOf(c, t, e);
-        if (act !== undefined) take(e, act, e.extras, false);
-      }
+      for (const e of given.length > 0 ? this.#matching(t, given, priority, ledger) : entriesOf(c, t, ledger))
+        take(e, undefined, e.extras, false);
     }
     return out;
   }
@@ -149,7 +152,7 @@ function lookup(c: DeviceCtx, t: InfoTable, ledger: Ledger, match: EntryMatch): 
 }
 
 /** What a query's action, cookie and metadata ask of an entry; undefined: nothing. */
-function filter(q: EntryQuery): ((act: TableAct, x: Extras) => boolean) | undefined {
+function filter(q: EntryQuery): ((act: () => TableAct | undefined, x: Extras) => boolean) | undefined {
   const cookie = cookieOf(q);
   const metadata = metadataOf(q);
   const action = q.action;
@@ -157,12 +160,18 @@ function filter(q: EntryQuery): ((act: TableAct, x: Extras) => boolean) | undefi
   const actionId = action?.type === "action" ? num(action.action.actionId) : undefined;
   const member = action?.type === "actionProfileMemberId" ? num(action.actionProfileMemberId) : undefined;
   const group = action?.type === "actionProfileGroupId" ? num(action.actionProfileGroupId) : undefined;
-  return (act, x) =>
-    (cookie === "0" || x.cookie === cookie) &&
-    (metadata.length === 0 || Buffer.compare(metadata, x.metadata) === 0) &&
-    (actionId === undefined || ("call" in act && act.call.actionId === actionId)) &&
-    (member === undefined || ("member" in act && act.member === member)) &&
-    (group === undefined || ("group" in act && act.group === group));
+  return (actOf, x) => {
+    if (cookie !== "0" && x.cookie !== cookie) return false;
+    if (metadata.length > 0 && Buffer.compare(metadata, x.metadata) !== 0) return false;
+    if (action === undefined) return true;
+    const act = actOf();
+    if (act === undefined) return false;
+    return (
+      (actionId === undefined || ("call" in act && act.call.actionId === actionId)) &&
+      (member === undefined || ("member" in act && act.member === member)) &&
+      (group === undefined || ("group" in act && act.group === group))
+    );
+  };
 }
 
 /** What identifies an entry: its table, match, priority, and whether it is the default. */
@@ -177,8 +186,7 @@ function keyMsg(f: Found): p4.v1.TableEntry<Encodable> {
 }
 
 /** An entry as a TableEntry, without counter data (§8.2: what was written reads back, cookies included). */
-function entryMsg(f: Found): p4.v1.TableEntry<Encodable> {
-  const a = f.act;
+function entryMsg(f: Found, a: TableAct): p4.v1.TableEntry<Encodable> {
   const action =
     "call" in a
       ? { action: a.call }

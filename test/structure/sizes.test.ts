@@ -31,8 +31,6 @@ const ALLOWED: readonly Allowed[] = [
   { file: "src/control/compile.ts", function: "compile", by: "h-ledger" },
   { file: "src/control/compile.ts", function: "headerRow", by: "h-ledger" },
   { file: "src/control/endpoints.ts", function: "resolveEndpoint", by: "h-ledger" },
-  { file: "src/p4runtime/server.ts", by: "h-ledger" },
-  { file: "src/p4runtime/server.ts", function: "P4RuntimeServer.#stream", by: "h-ledger" },
 ];
 
 /** A file or function and its length in lines; `line` is where a function starts (1 for a file). */

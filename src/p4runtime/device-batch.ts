@@ -48,6 +48,11 @@ export class Batch {
     return r === undefined ? undefined : { key, ...r, row: undefined };
   }
 
+  /** Whether the table held an entry at `key` before the batch. */
+  #holds(t: InfoTable, key: string): boolean {
+    return this.ledger.entries(t.dev.table.id).has(key) || this.c.entities.rowless.get(t.id)?.has(key) === true;
+  }
+
   /** How many entries the table holds, as the batch has it so far. */
   count(t: InfoTable): number {
     let n = this.ledger.entries(t.dev.table.id).size + (this.#added.get(t.id) ?? 0);
@@ -64,9 +69,8 @@ export class Batch {
       this.pending.set(t.id, keys);
     }
     const before = keys.get(key);
-    const was = before !== undefined ? before.now : this.current(t, key);
-    if ((was === undefined) !== (now === undefined))
-      this.#added.set(t.id, (this.#added.get(t.id) ?? 0) + (now === undefined ? -1 : 1));
+    const had = before !== undefined ? before.now !== undefined : this.#holds(t, key);
+    if (had === (now === undefined)) this.#added.set(t.id, (this.#added.get(t.id) ?? 0) + (now === undefined ? -1 : 1));
     keys.set(key, { t, now, fresh: insert || (before?.fresh ?? false) });
   }
 
@@ -101,7 +105,7 @@ export class Batch {
         const row = translate(this.c, t, e.match, act);
         if (row === e.row || (row !== undefined && e.row !== undefined && sameAction(row.action, e.row.action)))
           continue;
-        const as = row === undefined ? undefined : writtenAs(this.c, t, act, row);
+        const as = row === undefined ? undefined : writtenAs(this.c, t, act, row, e.key);
         const extras: Extras = { ...e.extras, ...(as !== undefined ? { as } : {}) };
         if (as === undefined) delete (extras as { as?: TableAct }).as;
         this.set(t, e.key, { key: e.key, match: e.match, row, extras, act });

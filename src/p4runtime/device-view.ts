@@ -10,7 +10,7 @@ import { entryKey as ledgerKey, type Ledger, type LedgerEntry, sameAction } from
 import { canonical } from "../p4/bytes.js";
 import type { ActionCall, Device, DeviceEntry, DeviceTable } from "../p4/device.js";
 import { importAction, outPorts } from "../p4/import.js";
-import { ACTION_NAMES as A } from "../p4/names.js";
+import { ACTION_NAMES as A, pushAction } from "../p4/names.js";
 import { idOf, type P4InfoIds } from "../p4/p4info.js";
 import { rowCall } from "../p4/row-actions.js";
 import type { EntryAction, EntryMatch } from "../wasm/tables.js";
@@ -73,12 +73,12 @@ export function* entriesOf(c: DeviceCtx, t: InfoTable, ledger: Ledger): Generato
 export function actOf(c: DeviceCtx, t: InfoTable, e: Current): TableAct | undefined {
   if (e.act !== undefined) return e.act;
   if (e.extras.as !== undefined) return e.extras.as;
-  return e.row === undefined ? undefined : rowAct(c, t, e.row);
+  return e.row === undefined ? undefined : rowAct(c, t, e.row, e.key);
 }
 
 /** A row's action in P4 terms: the description's call where the row is one of its rows, else the export's mapping. */
-export function rowAct(c: DeviceCtx, t: InfoTable, row: Row): TableAct | undefined {
-  const d = describedAs(c, t.dev, row);
+export function rowAct(c: DeviceCtx, t: InfoTable, row: Row, key?: string): TableAct | undefined {
+  const d = describedAs(c, t.dev, row, key);
   if (d !== undefined) {
     if (d.profileGroup !== undefined) return { group: d.profileGroup };
     if (d.profileMember !== undefined) return { member: d.profileMember };
@@ -119,7 +119,7 @@ const groupOf =
   };
 
 /** The description row with this match and action, if the row is one. */
-function describedAs(c: DeviceCtx, dev: DeviceTable, row: Row): DeviceEntry | undefined {
+function describedAs(c: DeviceCtx, dev: DeviceTable, row: Row, key?: string): DeviceEntry | undefined {
   let byKey = c.described.get(dev);
   if (byKey === undefined) {
     byKey = new Map();
@@ -129,7 +129,7 @@ function describedAs(c: DeviceCtx, dev: DeviceTable, row: Row): DeviceEntry | un
     }
     c.described.set(dev, byKey);
   }
-  return byKey.get(ledgerKey(dev.table, row.match))?.find((d) => sameAction(d.row.action, row.action));
+  return byKey.get(key ?? ledgerKey(dev.table, row.match))?.find((d) => sameAction(d.row.action, row.action));
 }
 
 /** The device's action call in the P4Info's ids. */
@@ -137,6 +137,16 @@ export const callOf = (ids: P4InfoIds, call: ActionCall): Call => ({
   actionId: idOf(ids.actions, call.action),
   params: call.args.map((v, i) => ({ paramId: i + 1, value: canonical(v) })),
 });
+
+/** Calls whose row says them exactly: rowAct gives each back as written. */
+const EXACT: ReadonlySet<string> = new Set([
+  A.acquireForward,
+  A.acquireReceive,
+  A.acquireBoth,
+  A.forwardOut,
+  A.forwardDrop,
+  A.receiveDeliver,
+]);
 
 export const sameAct = (a: TableAct, b: TableAct): boolean =>
   "call" in a
@@ -177,8 +187,13 @@ export function translate(c: DeviceCtx, t: InfoTable, match: EntryMatch, act: Ta
  * (P4's alone: the row holds what the member does), a multicast group's number (the row holds
  * its out-links), or any call rowAct would name otherwise.
  */
-export function writtenAs(c: DeviceCtx, t: InfoTable, act: TableAct, row: Row): TableAct | undefined {
-  if (!("call" in act) || c.index.calls.get(act.call.actionId)?.name === A.forwardReplicate) return act;
-  const derived = rowAct(c, t, row);
+export function writtenAs(c: DeviceCtx, t: InfoTable, act: TableAct, row: Row, key?: string): TableAct | undefined {
+  if (!("call" in act)) return act;
+  const name = c.index.calls.get(act.call.actionId)?.name ?? "";
+  if (name === A.forwardReplicate) return act;
+  // These the importer and the export map into each other exactly (no member, link target or group in them): the
+  // row gives the call back, and working it out on every write would cost a batch about a tenth of its time.
+  if (EXACT.has(name) || name === pushAction(t.dev.member.design.name)) return undefined;
+  const derived = rowAct(c, t, row, key);
   return derived !== undefined && sameAct(derived, act) ? undefined : act;
 }

@@ -70,7 +70,7 @@ export function writeTableEntry(b: Batch, type: WriteType, te: TableEntry): void
   const counterBase =
     te.counterData !== undefined ? packets(te.counterData) - b.hits(t, old) : (old?.extras.counterBase ?? 0);
   const row = translate(b.c, t, match, act);
-  const as = row === undefined ? undefined : writtenAs(b.c, t, act, row);
+  const as = row === undefined ? undefined : writtenAs(b.c, t, act, row, key);
   const extras: Extras = {
     cookie: cookieOf(te),
     metadata: metadataOf(te),
@@ -119,7 +119,7 @@ function writeDefault(b: Batch, type: WriteType, t: InfoTable, te: TableEntry): 
     if (old !== undefined) b.set(t, key, undefined);
     return;
   }
-  const as = writtenAs(b.c, t, act, row);
+  const as = writtenAs(b.c, t, act, row, key);
   b.journal.set(defaults, t.id, initialDefault(t));
   b.set(t, key, { key, match, row, extras: { ...extras, ...(as !== undefined ? { as } : {}) }, act });
 }

@@ -16,6 +16,7 @@ import {
   type InfoTable,
   invalid,
   metadataOf,
+  NO_EXTRAS,
   num,
   refuse,
   type Rowless,
@@ -58,6 +59,8 @@ export class Reader {
   /** The entities a Read asks for (wildcards: a 0 id or an absent field reads all), encoded as p4.v1.Entity. */
   read(entity: p4.v1.Entity, ledger: Ledger, tables: Tables): Uint8Array[] {
     if (entity.entity === "tableEntry") {
+      const whole = this.#whole(entity.tableEntry, ledger);
+      if (whole !== undefined) return whole;
       return this.#tableEntries(entity.tableEntry, ledger, tables).flatMap((f) => {
         const bytes = this.#encoded(f);
         if (bytes === undefined) return []; // a row P4 names no action for
@@ -65,6 +68,35 @@ export class Reader {
       });
     }
     return readOthers(this.#c, entity, (q) => this.#tableEntries(q, ledger, tables)).map(encodeEntity);
+  }
+
+  /** A read of one whole table with no filter and no counters (a controller's sync), straight from the encodings kept;
+   * undefined for any other read. */
+  #whole(q: EntryQuery, ledger: Ledger): Uint8Array[] | undefined {
+    const c = this.#c;
+    const id = num(q.tableId);
+    if (id === 0 || (q.match ?? []).length > 0 || num(q.priority) !== 0 || q.isDefaultAction === true) return undefined;
+    if (q.counterData !== undefined || filter(q) !== undefined) return undefined;
+    const t = tableOf(c.index, id, c.deviceId);
+    const out: Uint8Array[] = [];
+    if (t.fields.size === 0) return out;
+    const held = ledger.entries(t.dev.table.id);
+    for (const [key, e] of held) {
+      const extras = c.extras.get(e) ?? NO_EXTRAS;
+      const kept = this.#encodings.get(e);
+      const bytes =
+        kept !== undefined && kept.extras === extras && kept.dev === c.dev
+          ? kept.bytes
+          : this.#encoded({ t, e: heldEntry(c, key, e), act: undefined, extras, isDefault: false, counter: undefined });
+      if (bytes !== undefined) out.push(bytes);
+    }
+    for (const [key, r] of c.entities.rowless.get(t.id) ?? []) {
+      if (held.has(key)) continue;
+      const e: Current = { key, ...r, row: undefined };
+      const bytes = this.#encoded({ t, e, act: r.act, extras: r.extras, isDefault: false, counter: undefined });
+      if (bytes !== undefined) out.push(bytes);
+    }
+    return out;
   }
 
   /** An entry as an Entity (without counter data), encoded once while it and its extras stay; undefined where P4 names

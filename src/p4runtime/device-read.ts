@@ -49,7 +49,7 @@ interface Encoded {
 
 export class Reader {
   readonly #c: DeviceCtx;
-  /** Entries as encoded for reads (Entity messages holding their TableEntry), by the ledger's entry or rowless entry. */
+  /** Entries as encoded for reads (Entity messages holding their TableEntry), by the ledger's or rowless entry. */
   readonly #encodings = new WeakMap<LedgerEntry | Rowless, Encoded>();
 
   constructor(c: DeviceCtx) {

@@ -142,7 +142,7 @@ export class P4RuntimeServer {
     }
   }
 
-  /** The device on the description in force: after a reload that kept its P4Info, its tables as the new one has them. */
+  /** The device on the description in force: after a reload that kept its P4Info, its tables as the new one has. */
   #current(d: Served, ledger: Ledger): DeviceState {
     if (d.frozen || ledger.compiled === d.state.compiled) return d.state;
     for (const line of d.state.retable(ledger.compiled, ledger))

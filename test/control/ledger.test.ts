@@ -204,8 +204,10 @@ describe("P4Runtime reads the ledger's entries, whoever wrote them", () => {
         const lpm = (te.match as M[])[0]?.lpm as M;
         const action = (te.action as M).action as M;
         const out = [...(((action.params as M[])[0]?.value as Buffer | undefined) ?? [])].join(".");
-        const ids = `${String(te.tableId) === String(FORWARD) ? "forward" : String(te.tableId)} ${String(action.actionId) === String(OUT) ? "forward_out" : String(action.actionId)}`;
-        return `${dotted(lpm.value as Buffer, Number(lpm.prefixLen))} ${ids}(${out}) cookie ${String(te.controllerMetadata ?? "0")}`;
+        const table = String(te.tableId) === String(FORWARD) ? "forward" : String(te.tableId);
+        const id = String(action.actionId) === String(OUT) ? "forward_out" : String(action.actionId);
+        const prefix = dotted(lpm.value as Buffer, Number(lpm.prefixLen));
+        return `${prefix} ${table} ${id}(${out}) cookie ${String(te.controllerMetadata ?? "0")}`;
       })
       .sort();
   /** A route of r's forward table written by a program through the library: row 0's, its dst's third byte `third`. */

@@ -87,3 +87,10 @@ export function setLowBits(into: Uint8Array, offset: number, len: number, count:
     into[offset + i] = (into[offset + i] ?? 0) | ((1 << here) - 1);
   }
 }
+
+/** The prefix length of an LPM mask, or −1 if the mask is not a prefix. */
+export function prefixLength(mask: bigint, bits: number): number {
+  const host = ones(bits) ^ mask;
+  if ((host & (host + 1n)) !== 0n) return -1;
+  return bits - host.toString(2).replace(/^0+$/, "").length;
+}

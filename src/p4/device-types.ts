@@ -136,6 +136,8 @@ export interface Device {
   readonly designs: readonly DesignDef[];
   /** Members that receive on each port, for the first pass: port → (member number, in-link). */
   readonly ingress: readonly { readonly port: number; readonly member: number; readonly inLink: number }[];
+  /** Where member `member`'s transmit row for out-link `out` sends (a port, a local member, an anycast group, none). */
+  readonly targetOf: (member: number, out: number) => Target;
 }
 
 /** Where a physical transmit row of a member sends. */

@@ -81,6 +81,7 @@ export function device(compiled: CompiledSpec, machineIndex: number): Device {
     cloneBoth: tables.some((t) => t.role === "acquire" && t.table.rows.some((r) => r.action.name === "both")),
     designs,
     ingress,
+    targetOf,
   };
 }
 

@@ -14,13 +14,13 @@
 // number wins and the first row written has the largest — and the others none.
 
 import type { p4 } from "../p4runtime/messages.js";
-import { canonical, ones, readBig } from "./bytes.js";
+import { canonical } from "./bytes.js";
+import { exportMatch } from "./import.js";
 import {
   type ActionCall,
   CLONE_SESSION_BOTH,
   type Device,
   type DeviceEntry,
-  type DeviceKey,
   type DeviceTable,
   RECIRC_PORT,
 } from "./device.js";
@@ -34,49 +34,6 @@ const bytes = (v: bigint): Buffer => Buffer.from(canonical(v));
 /** Whether entries of the table carry a priority (P4Runtime: a ternary, range or optional field). */
 export function needsPriority(t: DeviceTable): boolean {
   return t.keys.some((k) => k.kind === "ternary" || k.kind === "range" || k.kind === "optional");
-}
-
-/** The prefix length of an LPM mask, or −1 if the mask is not a prefix. */
-export function prefixLength(mask: bigint, bits: number): number {
-  const host = ones(bits) ^ mask;
-  if ((host & (host + 1n)) !== 0n) return -1;
-  return bits - host.toString(2).replace(/^0+$/, "").length;
-}
-
-/** One field of a row, as P4Runtime matches it; undefined for "don't care". */
-export function fieldMatch(k: DeviceKey, e: DeviceEntry, fieldId: number): p4.v1.FieldMatch | undefined {
-  const m = e.row.match;
-  const at = (b: Uint8Array | undefined): bigint =>
-    b === undefined ? 0n : readBig(b, k.field.offset, k.field.len) & ones(k.bits);
-  switch (k.kind) {
-    case "exact":
-      return { fieldId, fieldMatchType: "exact", exact: { value: bytes(at(m.value)) } };
-    case "optional":
-      return at(m.mask) === 0n
-        ? undefined
-        : { fieldId, fieldMatchType: "optional", optional: { value: bytes(at(m.value)) } };
-    case "ternary": {
-      const mask = at(m.mask);
-      return mask === 0n
-        ? undefined
-        : { fieldId, fieldMatchType: "ternary", ternary: { value: bytes(at(m.value) & mask), mask: bytes(mask) } };
-    }
-    case "lpm": {
-      const mask = at(m.mask);
-      const len = prefixLength(mask, k.bits);
-      if (len < 0) throw new Error(`${k.name}: mask ${mask.toString(16)} of an LPM field is not a prefix`);
-      return len === 0
-        ? undefined
-        : { fieldId, fieldMatchType: "lpm", lpm: { value: bytes(at(m.value) & mask), prefixLen: len } };
-    }
-    case "range": {
-      const lo = at(m.lo);
-      const hi = at(m.hi);
-      return lo === 0n && hi === ones(k.bits)
-        ? undefined
-        : { fieldId, fieldMatchType: "range", range: { low: bytes(lo), high: bytes(hi) } };
-    }
-  }
 }
 
 export function action(call: ActionCall, ids: P4InfoIds): p4.v1.Action {
@@ -171,7 +128,7 @@ function tableUpdates(t: DeviceTable, ids: P4InfoIds): p4.v1.Update[] {
 export function tableEntry(t: DeviceTable, e: DeviceEntry, ids: P4InfoIds): p4.v1.TableEntry {
   const tableId = idOf(ids.tables, t.name);
   if (t.keyless) return { tableId, action: { type: "action", action: action(e.call, ids) }, isDefaultAction: true };
-  const match = t.keys.flatMap((k, i) => fieldMatch(k, e, i + 1) ?? []);
+  const match = exportMatch(t, e.row.match);
   const tableAction: p4.v1.TableAction =
     e.profileGroup !== undefined
       ? { type: "actionProfileGroupId", actionProfileGroupId: e.profileGroup }

@@ -11,8 +11,19 @@ import type { CompiledRow, CompiledSpec, CompiledTable } from "../control/compil
 import type { EntryAction, EntryMatch } from "../wasm/tables.js";
 import type { Encodable, p4 } from "../p4runtime/messages.js";
 import { IN_LINK_FIELD, keyLayout } from "../wire/designs.js";
-import { fromBase64, orBytes, setHighBits, setLowBits, valueOf, writeBig } from "./bytes.js";
-import { type Device, type DeviceTable, device } from "./device.js";
+import {
+  canonical,
+  fromBase64,
+  ones,
+  orBytes,
+  prefixLength,
+  readBig,
+  setHighBits,
+  setLowBits,
+  valueOf,
+  writeBig,
+} from "./bytes.js";
+import { type Device, type DeviceKey, type DeviceTable, device } from "./device.js";
 import { ACTION_NAMES as A, pushAction } from "./names.js";
 
 /**
@@ -203,6 +214,57 @@ export function importMatch(
     }
   }
   return lo !== undefined && hi !== undefined ? { value, mask, lo, hi, priority } : { value, mask, priority };
+}
+
+/**
+ * A row's match as P4Runtime's field matches, the inverse of importMatch (§9.1.1): canonical
+ * bytestrings, each key's field id its index + 1 (as the P4Info numbers them), a don't-care
+ * field left out (ternary mask 0, optional absent, prefix length 0, a range over every value).
+ */
+export function exportMatch(t: DeviceTable, m: EntryMatch): p4.v1.FieldMatch[] {
+  const out: p4.v1.FieldMatch[] = [];
+  for (let i = 0; i < t.keys.length; i++) {
+    const f = exportField(t.keys[i] as DeviceKey, m, i + 1);
+    if (f !== undefined) out.push(f);
+  }
+  return out;
+}
+
+const bytes = (v: bigint): Buffer => Buffer.from(canonical(v));
+
+/** One key of a row's match as P4Runtime matches it; undefined for "don't care". */
+function exportField(k: DeviceKey, m: EntryMatch, fieldId: number): p4.v1.FieldMatch | undefined {
+  const at = (b: Uint8Array | undefined): bigint =>
+    b === undefined ? 0n : readBig(b, k.field.offset, k.field.len) & ones(k.bits);
+  switch (k.kind) {
+    case "exact":
+      return { fieldId, fieldMatchType: "exact", exact: { value: bytes(at(m.value)) } };
+    case "optional":
+      return at(m.mask) === 0n
+        ? undefined
+        : { fieldId, fieldMatchType: "optional", optional: { value: bytes(at(m.value)) } };
+    case "ternary": {
+      const mask = at(m.mask);
+      return mask === 0n
+        ? undefined
+        : { fieldId, fieldMatchType: "ternary", ternary: { value: bytes(at(m.value) & mask), mask: bytes(mask) } };
+    }
+    case "lpm": {
+      const mask = at(m.mask);
+      const len = prefixLength(mask, k.bits);
+      if (len < 0) throw new Error(`${k.name}: mask ${mask.toString(16)} of an LPM field is not a prefix`);
+      return len === 0
+        ? undefined
+        : { fieldId, fieldMatchType: "lpm", lpm: { value: bytes(at(m.value) & mask), prefixLen: len } };
+    }
+    case "range": {
+      const lo = at(m.lo);
+      const hi = at(m.hi);
+      return lo === 0n && hi === ones(k.bits)
+        ? undefined
+        : { fieldId, fieldMatchType: "range", range: { low: bytes(lo), high: bytes(hi) } };
+    }
+  }
 }
 
 /** An action call (with its P4Info parameters) as the data plane's action; `groups`: multicast group → out-links. */

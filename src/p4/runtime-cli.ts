@@ -18,8 +18,8 @@
 import { formatValue } from "../description/notation.js";
 import type { NameKind } from "../wire/designs.js";
 import { CLONE_SESSION_BOTH, type Device, type DeviceEntry, type DeviceKey, RECIRC_PORT } from "./device.js";
-import { needsPriority, prefixLength } from "./entries.js";
-import { ones, readBig } from "./bytes.js";
+import { needsPriority } from "./entries.js";
+import { ones, prefixLength, readBig } from "./bytes.js";
 import { qualified } from "./names.js";
 
 const hex = (v: bigint): string => `0x${v.toString(16)}`;

@@ -1,8 +1,7 @@
-// What a P4Runtime device holds (./device-state.ts): its P4Info indexed, the entities a controller
-// wrote and where their rows are, the journal that undoes a refused update or batch, and the small
-// helpers that turn P4Runtime's bytestrings and matches into keys.
+// What a P4Runtime device holds (./device-state.ts) beside the ledger: its P4Info indexed, what
+// only P4Runtime knows of table entries (Extras), the entities only P4Runtime has, the journal that
+// undoes a refused update or batch, and the small helpers for P4Runtime's bytestrings.
 
-import { actionKey, type LedgerEntry } from "../control/ledger.js";
 import { canonicalOf } from "../p4/bytes.js";
 import type { DeviceTable } from "../p4/device.js";
 import { bytestringValue } from "../p4/import.js";
@@ -77,49 +76,57 @@ export interface InfoProfile {
 
 // ── Entities ───────────────────────────────────────────────────────────────
 
-/** A field match as stored: canonical bytes (what the importer and an encoded TableEntry both take). */
-export interface StoredMatch {
-  readonly fieldId: number;
-  readonly exact?: { readonly value: Uint8Array };
-  readonly ternary?: { readonly value: Uint8Array; readonly mask: Uint8Array };
-  readonly lpm?: { readonly value: Uint8Array; readonly prefixLen: number };
-  readonly range?: { readonly low: Uint8Array; readonly high: Uint8Array };
-  readonly optional?: { readonly value: Uint8Array };
-}
-
 export interface Call {
   readonly actionId: number;
   /** Canonical parameter values, by parameter id order. */
   readonly params: readonly { readonly paramId: number; readonly value: Uint8Array }[];
 }
-export type EntryAct = { readonly call: Call } | { readonly member: number } | { readonly group: number };
+/** What a table entry runs, as P4Runtime names it: an action call, or an action profile's member or group. */
+export type TableAct = { readonly call: Call } | { readonly member: number } | { readonly group: number };
 
-/** A data-plane row: its match, its action, and the action as one string (equal strings, same action). */
+/** A data-plane row: its match and its action. */
 export interface Row {
   readonly match: EntryMatch;
   readonly action: EntryAction;
-  readonly sig: string;
 }
 
-export interface StoredEntry {
-  readonly tableId: number;
-  /** Canonical field matches, by field id. */
-  readonly match: readonly StoredMatch[];
-  readonly priority: number;
-  readonly action: EntryAct;
-  readonly isDefault: boolean;
+/**
+ * What P4Runtime alone knows of a table entry, kept beside the ledger's entry (never its match,
+ * nor its row's action): the cookie, the metadata, the counter base, and the action as it was
+ * written where the row does not say it — a profile member or group, or a call the row does not
+ * give back (a port or group number the data plane does not use, a member the device lacks).
+ */
+export interface Extras {
   /** The entry's 64-bit cookie, as a decimal string ("0": none). */
-  readonly controllerMetadata: string;
+  readonly cookie: string;
   /** The entry's opaque metadata (empty: none). */
   readonly metadata: Uint8Array;
   /** Added to the packets its row has matched: the counter value written, less the row's hits then. */
   readonly counterBase: number;
-  /**
-   * Which life of the entry this is (a new number on each INSERT and on a default entry's
-   * reset): a row installed for an earlier life is replaced, so its hit count starts again.
-   */
-  readonly life: number;
+  /** The action as written, where the row does not say it. */
+  readonly as?: TableAct;
 }
+export const NO_EXTRAS: Extras = { cookie: "0", metadata: new Uint8Array(0), counterBase: 0 };
+/** Whether extras say nothing beyond what an entry without them reads as. */
+export const plain = (x: Extras): boolean =>
+  x.cookie === "0" && x.metadata.length === 0 && x.counterBase === 0 && x.as === undefined;
+
+/**
+ * An entry the data plane has no row for (its action names a member the device lacks, in a
+ * table without a drop action): there is no ledger entry to view, so P4Runtime keeps it.
+ */
+export interface Rowless {
+  readonly match: EntryMatch;
+  readonly act: TableAct;
+  readonly extras: Extras;
+}
+
+/** A table's default entry while it has no row (every keyed table's; a keyless table's until its action has one). */
+export interface DefaultEntry {
+  readonly call: Call;
+  readonly extras: Extras;
+}
+
 export interface StoredReplica {
   readonly port: Uint8Array;
   readonly instance: number;
@@ -128,26 +135,18 @@ export interface GroupMember {
   readonly memberId: number;
   readonly weight: number;
 }
+/** What only P4Runtime has of a device: rowless entries, default entries, replication, action profiles. */
 export interface Entities {
-  /** tableId → match key → entry, in insertion order. */
-  readonly tables: Map<number, Map<string, StoredEntry>>;
-  /** tableId → its default entry: every table has one. */
-  readonly defaults: Map<number, StoredEntry>;
+  /** tableId → ledger key → an entry without a row. */
+  readonly rowless: Map<number, Map<string, Rowless>>;
+  /** tableId → its default entry, while it has no row. */
+  readonly defaults: Map<number, DefaultEntry>;
   readonly multicast: Map<number, readonly StoredReplica[]>;
   readonly clone: Map<number, p4.v1.CloneSessionEntry>;
   /** profileId → memberId → call. */
   readonly members: Map<number, Map<number, Call>>;
   /** profileId → groupId → members (with weights). */
   readonly groups: Map<number, Map<number, readonly GroupMember[]>>;
-}
-/** The key a table's default entry (its one row, in a keyless table) has among its entries' rows. */
-export const DEFAULT_KEY = "default";
-
-/** Where an entity's row is: the ledger's entry for it (src/control/ledger.ts), and the entity's life it was made for.
- * */
-export interface Placed {
-  readonly entry: LedgerEntry;
-  readonly life: number;
 }
 
 /**
@@ -189,48 +188,10 @@ export class Journal {
   }
 }
 
-/**
- * Entries of tables a batch changed, by table: the rows of some match keys (undefined: no row
- * any more), or all of them (a multicast group or profile member their rows read changed).
- */
-export type Touched = Map<number, Map<string, Row | undefined> | "all">;
-export const touch = (touched: Touched, table: number, key: string, row: Row | undefined): void => {
-  const keys = touched.get(table);
-  if (keys === "all") return;
-  if (keys === undefined) touched.set(table, new Map([[key, row]]));
-  else keys.set(key, row);
-};
-export const touchAll = (touched: Touched, table: number): void => {
-  touched.set(table, "all");
-};
-
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
-/** Bytes in hex; short keys and action data are the common case (faster than a Buffer view's toString). */
-export const hex = (b: Uint8Array): string => {
-  let s = "";
-  for (let i = 0; i < b.length; i++) s += HEX[b[i] ?? 0];
-  return s;
-};
 /** A 32-bit field's number, or a 64-bit one's (a decimal string as decoded); 0 when unset. */
 export const num = (v: number | string | undefined): number =>
   typeof v === "number" ? v : typeof v === "string" && /^\d+$/.test(v) ? Number(v) : 0;
 export const EMPTY = new Uint8Array(0);
-
-/** An action as one string: two rows run the same action when their strings are equal. */
-export const actionSig = actionKey;
-
-/** Canonical field matches (sorted by field id) as one string: an entry's key with its priority. */
-export function matchKey(match: readonly StoredMatch[]): string {
-  let s = "";
-  for (const f of match) {
-    if (f.exact !== undefined) s += `${f.fieldId}=${hex(f.exact.value)};`;
-    else if (f.lpm !== undefined) s += `${f.fieldId}=${hex(f.lpm.value)}/${f.lpm.prefixLen};`;
-    else if (f.ternary !== undefined) s += `${f.fieldId}=${hex(f.ternary.value)}&${hex(f.ternary.mask)};`;
-    else if (f.range !== undefined) s += `${f.fieldId}=${hex(f.range.low)}-${hex(f.range.high)};`;
-    else if (f.optional !== undefined) s += `${f.fieldId}=${hex(f.optional.value)}?;`;
-  }
-  return s;
-}
 
 /** Whether the low `hostBits` bits of a big-endian value are all 0 (an LPM value has no bits past its prefix). */
 export function lowBitsClear(value: Uint8Array, hostBits: number): boolean {
@@ -241,8 +202,6 @@ export function lowBitsClear(value: Uint8Array, hostBits: number): boolean {
   }
   return true;
 }
-export const entryKey = (priority: number, match: readonly StoredMatch[]): string => `${priority}|${matchKey(match)}`;
-
 /** A bytestring that must hold a value of `bits` bits, made canonical. */
 export function field(b: Uint8Array | undefined, bits: number, what: string): Uint8Array {
   if (b === undefined || b.length === 0) return invalid(`${what}: empty bytestring (0 is one zero byte)`);

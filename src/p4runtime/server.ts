@@ -16,33 +16,35 @@
 // drops (and counts) the rest. close() gives open calls CLOSE_GRACE_MS to end,
 // then cancels them: a controller never leaves on its own.
 
-import { format } from "node:util";
 import * as grpc from "@grpc/grpc-js";
 import type { CompiledSpec } from "../control/compiled.js";
 import type { Injection } from "../control/install.js";
-import { bytestringValue } from "../p4/import.js";
-import { canonical, canonicalOf } from "../p4/bytes.js";
+import { canonical } from "../p4/bytes.js";
 import type { Installed } from "../control/install.js";
-import { entryKey, type Ledger } from "../control/ledger.js";
+import type { Ledger } from "../control/ledger.js";
 import { devices } from "../p4/device.js";
-import { deviceUpdates } from "../p4/entries.js";
 import { p4info, p4infoIds } from "../p4/p4info.js";
-import type { Tables } from "../wasm/tables.js";
-import { Arbiter, toUint128, uint128 } from "./arbitration.js";
+import { Arbiter, uint128 } from "./arbitration.js";
 import { CLOSE_GRACE_MS } from "./close-grace.js";
-import { DeviceState, type Staged } from "./device-state.js";
+import { DeviceState } from "./device-state.js";
 import type { ControlledEmulation, Delivery } from "./emulation.js";
-import type { Encodable, p4 } from "./messages.js";
-import {
-  Code,
-  p4runtimeService,
-  READ_RESPONSE_MAX,
-  readResponses,
-  servedDefinition,
-  statusDetails,
-  type UpdateError,
-} from "./proto.js";
+import type { p4 } from "./messages.js";
+import { Code, p4runtimeService, READ_RESPONSE_MAX, readResponses, servedDefinition, statusDetails } from "./proto.js";
 import { HANDSHAKE_LIMITS, type HandshakeLimits, TlsListener } from "./handshakes.js";
+import {
+  applyWrite,
+  bind,
+  checkPrimary,
+  commit,
+  configResponse,
+  hasCode,
+  installExport,
+  type Request,
+  type Response,
+  rpcError,
+  type Stream,
+} from "./rpc.js";
+import { PacketInQueue, packetOutAt, type ServerStats, tellVerdicts } from "./stream.js";
 import type { Tls } from "./tls.js";
 
 /** The P4Runtime version the server speaks (the official definitions it loads). */
@@ -70,20 +72,6 @@ export const PACKET_IN_QUEUE = 1024;
  * batch or pipeline). */
 export const MAX_REQUEST_BYTES = 256 * 1024 * 1024;
 
-/** Whether `key` is new to `seen` (then added). */
-function once(seen: Set<string>, key: string): boolean {
-  if (seen.has(key)) return false;
-  seen.add(key);
-  return true;
-}
-
-/** A method's request, as gRPC hands it to the handler (decoded with LOADER_OPTIONS). */
-type Request<M extends keyof p4.v1.P4Runtime> = p4.v1.P4Runtime[M]["request"];
-/** A method's response, as the handler gives it to gRPC to encode. */
-type Response<M extends keyof p4.v1.P4Runtime> = p4.v1.P4Runtime<Encodable>[M]["response"];
-
-type Stream = grpc.ServerDuplexStream<Request<"StreamChannel">, Response<"StreamChannel">>;
-
 interface Served {
   readonly state: DeviceState;
   /** GetForwardingPipelineConfig's P4Info, decoded as gRPC decodes messages. */
@@ -92,152 +80,12 @@ interface Served {
   readonly p4infoBinary: Buffer;
   /** The P4Info as the export makes it, to tell whether a reload changed it. */
   readonly p4infoJson: string;
-  /** Whether its entities follow the ledger: not once a reload changed its P4Info (or took its machine away). */
-  following: boolean;
+  /** Whether a reload changed its P4Info (or took its machine away): it keeps the description it had. */
+  frozen: boolean;
   cookie: p4.v1.ForwardingPipelineConfig.Cookie | undefined;
 }
 
-export interface ServerStats {
-  packetOuts: number;
-  packetIns: number;
-  /** Deliveries with no primary controller on their device to take them. */
-  packetInsDropped: number;
-  /** Deliveries dropped because their primary's stream already held as many unread packet-ins as it may. */
-  packetInsStreamFull: number;
-}
-
-/** The counts in words, as the commands print them when they stop. */
-export const describeStats = (s: ServerStats): string =>
-  `${s.packetOuts} packet-outs, ${s.packetIns} packet-ins (${s.packetInsDropped} with no primary controller to ` +
-  `take them, ${s.packetInsStreamFull} dropped while the primary's stream was full)`;
-
-const rpcError = (code: number, details: string, metadata?: grpc.Metadata): grpc.ServiceError =>
-  Object.assign(new Error(details), { code, details, metadata: metadata ?? new grpc.Metadata() });
-
-/** An error that carries its gRPC status code: one rpcError made, or a Refusal. */
-const hasCode = (e: unknown): e is Error & { readonly code: number } =>
-  e instanceof Error && "code" in e && typeof e.code === "number";
-
-/**
- * Sends a staged batch's writes to the data plane (through the ledger) as one all-or-nothing
- * write and notes where the rows went; if the data plane refuses it, the batch is undone.
- * Returns why it refused.
- */
-function commit(staged: Staged, tables: Tables, ledger: Ledger): string | undefined {
-  const plan = staged.plan(ledger);
-  const result = tables.write(plan.writes);
-  if (!result.ok) {
-    staged.rollback();
-    return result.error;
-  }
-  plan.commit();
-  return undefined;
-}
-
-/**
- * A PacketOut's metadata by name, checked against the P4Info's packet_out header (§16.1):
- * every field exactly once, each value a bytestring of its bit width; or what is wrong.
- */
-function packetOutMetadata(
-  fields: ReadonlyMap<number, { readonly name: string; readonly bits: number }>,
-  given: readonly p4.v1.PacketMetadata[],
-): Map<string, bigint> | string {
-  const out = new Map<string, bigint>();
-  for (const m of given) {
-    const id = Number(m.metadataId ?? 0);
-    const f = fields.get(id);
-    if (f === undefined)
-      return (
-        `packet-out metadata id ${id} is not in the P4Info's packet_out ` +
-        `(${[...fields].map(([i, x]) => `${i} ${x.name}`).join(", ")})`
-      );
-    if (out.has(f.name)) return `packet-out metadata ${id} (${f.name}) given twice`;
-    const value = m.value === undefined ? undefined : canonicalOf(m.value, f.bits);
-    if (value === undefined) return `packet-out metadata ${id} (${f.name}) is not a bytestring of ${f.bits} bits`;
-    out.set(f.name, bytestringValue(value));
-  }
-  const missing = [...fields].filter(([, f]) => !out.has(f.name));
-  if (missing.length > 0)
-    return (
-      `packet-out metadata ${missing.map(([i, f]) => `${i} (${f.name})`).join(", ")} missing (a packet-out ` +
-      `carries every field of packet_out)`
-    );
-  return out;
-}
-
-/**
- * A stream's packet-ins on their way to a controller that may read them slower than they come:
- * written while gRPC takes them, held while its buffer is full (write() said false) until it
- * drains, and dropped once `limit` are held.
- */
-class PacketInQueue {
-  readonly #stream: Stream;
-  readonly #limit: number;
-  readonly #held: Response<"StreamChannel">[] = [];
-  #full = false;
-
-  constructor(stream: Stream, limit: number) {
-    this.#stream = stream;
-    this.#limit = limit;
-    stream.on("drain", () => {
-      this.#full = false;
-      while (!this.#full) {
-        const m = this.#held.shift();
-        if (m === undefined) break;
-        this.#write(m);
-      }
-    });
-  }
-
-  #write(m: Response<"StreamChannel">): void {
-    if (this.#stream.writableEnded || this.#stream.destroyed) return;
-    this.#full = !this.#stream.write(m);
-  }
-
-  /** Sends or holds `m`; false when it is dropped (`limit` held already). */
-  offer(m: Response<"StreamChannel">): boolean {
-    if (!this.#full) this.#write(m);
-    else if (this.#held.length < this.#limit) this.#held.push(m);
-    else return false;
-    return true;
-  }
-
-  /** Packet-ins the server holds for the stream: its own, and those in gRPC's buffer. */
-  get queued(): number {
-    return this.#held.length + this.#stream.writableLength;
-  }
-}
-
-/** Lines gRPC logs while a server binds: held, then dropped if the bind fails (the caller says why in one line), else
- * printed. */
-let bindLog: string[] | undefined;
-const grpcLogger =
-  (prefix: string) =>
-  (message?: unknown, ...rest: unknown[]): void => {
-    const line = `${prefix} ${format(message, ...rest)}`;
-    if (bindLog !== undefined) bindLog.push(line);
-    else console.error(line);
-  };
-
-/** `server.bindAsync`, with gRPC's own log lines held until it is known whether it bound. */
-async function bind(server: grpc.Server, address: string, credentials: grpc.ServerCredentials): Promise<number> {
-  grpc.setLogger({ error: grpcLogger("E"), info: grpcLogger("I"), debug: grpcLogger("D") });
-  const held: string[] = [];
-  bindLog = held;
-  try {
-    const port = await new Promise<number>((resolve, reject) =>
-      server.bindAsync(address, credentials, (err, p) => (err === null ? resolve(p) : reject(err))),
-    );
-    for (const line of held) console.error(line);
-    return port;
-  } catch (e) {
-    // gRPC's "No address added out of total 1 resolved errors: [listen EADDRINUSE: …]": the errors.
-    const message = e instanceof Error ? e.message : String(e);
-    throw new Error(/errors: \[(.+)\]$/s.exec(message)?.[1] ?? message);
-  } finally {
-    if (bindLog === held) bindLog = undefined;
-  }
-}
+export { describeStats, type ServerStats } from "./stream.js";
 
 export class P4RuntimeServer {
   readonly #server = new grpc.Server({ "grpc.max_receive_message_length": MAX_REQUEST_BYTES });
@@ -270,22 +118,22 @@ export class P4RuntimeServer {
 
   /**
    * The tables were written behind the server (a control command, a reload). The devices read the
-   * ledger themselves when next asked (#follow); here a reload that took a device's machine away
-   * or changed its P4Info is said once, and that device's entities are left as they were.
+   * ledger when next asked; here a reload that took a device's machine away or changed its P4Info
+   * is said once, and that device keeps the description it had.
    */
   #reloaded(installed: Installed): void {
     const byId = new Map(devices(installed.compiled).map((dev) => [dev.deviceId, dev]));
     for (const [id, d] of this.#devices) {
-      if (!d.following || installed.compiled === d.state.compiled) continue;
+      if (d.frozen || installed.compiled === d.state.compiled) continue;
       const dev = byId.get(id);
       if (dev === undefined) {
-        d.following = false;
+        d.frozen = true;
         this.#warn(
           `strata: p4runtime: device ${id} (${d.state.machine}) is no longer in the description; its entities ` +
             `are left as they were`,
         );
       } else if (JSON.stringify(p4info(dev, p4infoIds(dev))) !== d.p4infoJson) {
-        d.following = false;
+        d.frozen = true;
         this.#warn(
           `strata: p4runtime: device ${id} (${d.state.machine}): the reload changed its P4Info; its entities are ` +
             `left as they were (restart strata serve to serve the new one)`,
@@ -294,11 +142,12 @@ export class P4RuntimeServer {
     }
   }
 
-  /** The device's entities brought in line with the ledger (what other writers did since), before it is used. */
-  #follow(d: Served, ledger: Ledger): void {
-    if (!d.following) return;
-    for (const line of d.state.follow(ledger))
+  /** The device on the description in force: after a reload that kept its P4Info, its tables as the new one has. */
+  #current(d: Served, ledger: Ledger): DeviceState {
+    if (d.frozen || ledger.compiled === d.state.compiled) return d.state;
+    for (const line of d.state.retable(ledger.compiled, ledger))
       this.#warn(`strata: p4runtime: device ${d.state.deviceId} (${d.state.machine}): ${line}`);
+    return d.state;
   }
 
   /** Builds every device, installs its entries (unless `empty`) and listens. */
@@ -342,31 +191,10 @@ export class P4RuntimeServer {
       const state = new DeviceState(compiled, { deviceId: dev.deviceId, machine: dev.machine, p4info: info });
       const p4infoBinary = service.SetForwardingPipelineConfig.requestSerialize({ config: { p4info: info } });
       const p4infoJson = JSON.stringify(info);
-      const served: Served = { state, p4info: info, p4infoBinary, p4infoJson, following: true, cookie: undefined };
+      const served: Served = { state, p4info: info, p4infoBinary, p4infoJson, frozen: false, cookie: undefined };
       this.#devices.set(dev.deviceId, served);
       if (options.empty === true) continue;
-      const error = await this.#emulation.control((tables, ledger) => {
-        const staged = state.stage(deviceUpdates(dev, ids), tables);
-        const bad = staged.errors.find((e) => e.code !== Code.OK);
-        if (bad !== undefined) {
-          staged.rollback();
-          return `the exported entities do not load: ${bad.message}`;
-        }
-        const refused = commit(staged, tables, ledger);
-        if (refused !== undefined) return refused;
-        // Rows the ledger holds already (the engine installed them) are not written again, nor a second row with the
-        // match of one before it (an export writes it as the same entry).
-        const rows = dev.tables.flatMap((t) => {
-          const keys = new Set<string>();
-          return t.table.rows
-            .filter((r) => ledger.get(t.table, r.match) === undefined && once(keys, entryKey(t.table, r.match)))
-            .map((r) => ({ op: "insert" as const, table: t.table, match: r.match, action: r.action }));
-        });
-        const result = tables.write(rows);
-        if (!result.ok) return `the description's rows do not load: ${result.error}`;
-        this.#follow(served, ledger);
-        return undefined;
-      });
+      const error = await this.#emulation.control((tables, ledger) => installExport(state, dev, ids, ledger, tables));
       if (error !== undefined) throw new Error(`machine ${dev.machine}: ${error}`);
     }
   }
@@ -424,29 +252,6 @@ export class P4RuntimeServer {
     return d;
   }
 
-  /** NOT_FOUND for a role the device does not have (§12); PERMISSION_DENIED unless the request carries the election id
-   * of the device's (role's) primary. */
-  #checkPrimary(deviceId: number, role: string | undefined, electionId: p4.v1.Uint128 | undefined): void {
-    const r = role ?? "";
-    if (!this.#arbiter.knows(deviceId, r))
-      throw rpcError(
-        Code.NOT_FOUND,
-        `device ${deviceId} has no role ${r}: a role is one a controller has arbitrated for on a StreamChannel`,
-      );
-    const primary = this.#arbiter.primaryElectionId(deviceId, r);
-    const given = uint128(electionId);
-    if (primary === undefined)
-      throw rpcError(
-        Code.PERMISSION_DENIED,
-        `device ${deviceId} has no primary controller: open a StreamChannel and send an arbitration update first`,
-      );
-    if (given !== primary)
-      throw rpcError(
-        Code.PERMISSION_DENIED,
-        `election id ${given ?? "(none)"} is not the primary's (${primary}) on device ${deviceId}`,
-      );
-  }
-
   #handlers(): grpc.UntypedServiceImplementation {
     const unary =
       <M extends "Capabilities" | "GetForwardingPipelineConfig" | "SetForwardingPipelineConfig" | "Write">(
@@ -480,24 +285,13 @@ export class P4RuntimeServer {
 
   async #getConfig(req: Request<"GetForwardingPipelineConfig">): Promise<Response<"GetForwardingPipelineConfig">> {
     const d = this.#device(req.deviceId);
-    const type = req.responseType ?? "ALL";
-    const cookie = d.cookie === undefined ? {} : { cookie: d.cookie };
-    switch (type) {
-      case "ALL":
-      case "P4INFO_AND_COOKIE":
-        return { config: { p4info: d.p4info, ...cookie } };
-      case "COOKIE_ONLY":
-      case "DEVICE_CONFIG_AND_COOKIE":
-        return { config: { ...cookie } };
-      default:
-        throw rpcError(Code.INVALID_ARGUMENT, `response type ${type}`);
-    }
+    return configResponse(req.responseType ?? "ALL", d.p4info, d.cookie);
   }
 
   async #setConfig(req: Request<"SetForwardingPipelineConfig">): Promise<Response<"SetForwardingPipelineConfig">> {
     const d = this.#device(req.deviceId);
     const id = d.state.deviceId;
-    this.#checkPrimary(id, req.role, req.electionId);
+    checkPrimary(this.#arbiter, id, req.role, req.electionId);
     const action = req.action ?? "UNSPECIFIED";
     const config = req.config;
     if (action !== "VERIFY" && action !== "VERIFY_AND_COMMIT" && action !== "RECONCILE_AND_COMMIT") {
@@ -521,10 +315,9 @@ export class P4RuntimeServer {
     d.cookie = config?.cookie;
     if (action === "VERIFY_AND_COMMIT") {
       // A committed pipeline starts with no forwarding state.
-      const error = await this.#emulation.control((tables, ledger) => {
-        this.#follow(d, ledger);
-        return commit(d.state.clear(), tables, ledger);
-      });
+      const error = await this.#emulation.control((tables, ledger) =>
+        commit(this.#current(d, ledger).clear(ledger), tables),
+      );
       if (error !== undefined) throw rpcError(Code.INTERNAL, `the data plane refused to clear device ${id}: ${error}`);
     }
     return {};
@@ -532,36 +325,15 @@ export class P4RuntimeServer {
 
   async #write(req: Request<"Write">): Promise<Response<"Write">> {
     const d = this.#device(req.deviceId);
-    this.#checkPrimary(d.state.deviceId, req.role, req.electionId);
+    checkPrimary(this.#arbiter, d.state.deviceId, req.role, req.electionId);
     const atomicity = req.atomicity ?? "CONTINUE_ON_ERROR";
     if (atomicity !== "CONTINUE_ON_ERROR" && atomicity !== "ROLLBACK_ON_ERROR" && atomicity !== "DATAPLANE_ATOMIC") {
       throw rpcError(Code.INVALID_ARGUMENT, `atomicity ${atomicity}`);
     }
     const updates = req.updates ?? [];
-    const errors = await this.#emulation.control((tables, ledger): readonly UpdateError[] => {
-      this.#follow(d, ledger);
-      const staged = d.state.stage(updates, tables);
-      const errors = staged.errors;
-      const failed = errors.findIndex((e) => e.code !== Code.OK);
-      if (failed >= 0 && atomicity !== "CONTINUE_ON_ERROR") {
-        staged.rollback();
-        return errors.map((e) =>
-          e.code === Code.OK
-            ? {
-                code: Code.ABORTED,
-                message: `not applied: update ${failed} failed and the batch (${atomicity}) was rolled back`,
-              }
-            : e,
-        );
-      }
-      const refused = commit(staged, tables, ledger);
-      if (refused !== undefined)
-        return errors.map(() => ({
-          code: Code.INTERNAL,
-          message: `the data plane refused the batch (${refused}); nothing was applied`,
-        }));
-      return errors;
-    });
+    const errors = await this.#emulation.control((tables, ledger) =>
+      applyWrite(this.#current(d, ledger), updates, atomicity, ledger, tables),
+    );
     if (errors.every((e) => e.code === Code.OK)) return {};
     const metadata = new grpc.Metadata();
     const bad = errors.filter((e) => e.code !== Code.OK).length;
@@ -575,9 +347,9 @@ export class P4RuntimeServer {
     const d = this.#device(req.deviceId);
     const entities = req.entities ?? [];
     return this.#emulation.control((tables, ledger) => {
-      this.#follow(d, ledger);
+      const state = this.#current(d, ledger);
       try {
-        return entities.flatMap((e) => d.state.read(e, tables));
+        return entities.flatMap((e) => state.read(e, ledger, tables));
       } catch (e) {
         const code = hasCode(e) ? e.code : Code.INVALID_ARGUMENT;
         throw rpcError(code, e instanceof Error ? e.message : String(e));
@@ -591,25 +363,7 @@ export class P4RuntimeServer {
     const send = (m: Response<"StreamChannel">): void => {
       if (!stream.writableEnded && !stream.destroyed) stream.write(m);
     };
-    const tell = (verdicts: ReturnType<Arbiter<Stream>["leave"]>): void => {
-      for (const v of verdicts) {
-        const c = this.#arbiter.contender(v.stream);
-        if (c === undefined) continue;
-        const status =
-          v.code === Code.OK
-            ? { code: Code.OK, message: "primary" }
-            : v.code === Code.ALREADY_EXISTS
-              ? { code: v.code, message: "backup: another controller is primary" }
-              : { code: v.code, message: "backup: there is no primary" };
-        const arbitration = {
-          deviceId: String(c.deviceId),
-          ...(c.role === "" ? {} : { role: { name: c.role } }),
-          ...(v.highest !== undefined ? { electionId: toUint128(v.highest) } : {}),
-          status,
-        };
-        if (!v.stream.writableEnded && !v.stream.destroyed) v.stream.write({ arbitration });
-      }
-    };
+    const tell = (verdicts: ReturnType<Arbiter<Stream>["leave"]>): void => tellVerdicts(this.#arbiter, verdicts);
     const fail = (code: number, message: string): void => {
       tell(this.#arbiter.leave(stream));
       stream.emit("error", rpcError(code, message));
@@ -624,25 +378,7 @@ export class P4RuntimeServer {
       });
     stream.on("data", (m: Request<"StreamChannel">) => {
       try {
-        if (m.update === "arbitration") {
-          const a = m.arbitration;
-          const deviceId = Number(a.deviceId ?? 0);
-          if (!this.#devices.has(deviceId))
-            return fail(Code.NOT_FOUND, `no device ${deviceId} (devices: ${this.deviceIds.join(", ")})`);
-          const role = a.role?.name ?? "";
-          const config = a.role?.config;
-          if (config !== undefined && ((config.type_url ?? "") !== "" || (config.value?.length ?? 0) > 0)) {
-            // §5.3: strata agrees on no role configuration scheme with anyone: every role has the whole pipeline.
-            return fail(
-              Code.INVALID_ARGUMENT,
-              `role.config of type ${config.type_url ?? "(none)"}: strata knows no role configuration; leave it ` +
-                `unset (every role has the whole pipeline)`,
-            );
-          }
-          const result = this.#arbiter.update(stream, { deviceId, role, electionId: uint128(a.electionId) });
-          if ("code" in result) return fail(result.code, result.message);
-          return tell(result.verdicts);
-        }
+        if (m.update === "arbitration") return this.#arbitrate(stream, m.arbitration, fail, tell);
         const c = this.#arbiter.contender(stream);
         if (c === undefined)
           return streamError(
@@ -672,6 +408,31 @@ export class P4RuntimeServer {
     stream.on("cancelled", leave);
   }
 
+  /** An arbitration update on a stream (§5): the device must be there, the role without a configuration. */
+  #arbitrate(
+    stream: Stream,
+    a: p4.v1.MasterArbitrationUpdate,
+    fail: (code: number, message: string) => void,
+    tell: (verdicts: ReturnType<Arbiter<Stream>["leave"]>) => void,
+  ): void {
+    const deviceId = Number(a.deviceId ?? 0);
+    if (!this.#devices.has(deviceId))
+      return fail(Code.NOT_FOUND, `no device ${deviceId} (devices: ${this.deviceIds.join(", ")})`);
+    const role = a.role?.name ?? "";
+    const config = a.role?.config;
+    if (config !== undefined && ((config.type_url ?? "") !== "" || (config.value?.length ?? 0) > 0)) {
+      // §5.3: strata agrees on no role configuration scheme with anyone: every role has the whole pipeline.
+      return fail(
+        Code.INVALID_ARGUMENT,
+        `role.config of type ${config.type_url ?? "(none)"}: strata knows no role configuration; leave it ` +
+          `unset (every role has the whole pipeline)`,
+      );
+    }
+    const result = this.#arbiter.update(stream, { deviceId, role, electionId: uint128(a.electionId) });
+    if ("code" in result) return fail(result.code, result.message);
+    return tell(result.verdicts);
+  }
+
   #packetOut(
     stream: Stream,
     deviceId: number,
@@ -683,41 +444,9 @@ export class P4RuntimeServer {
       return streamError(Code.PERMISSION_DENIED, "only the primary controller sends packets", p);
     if (this.#closing) return streamError(Code.UNAVAILABLE, "the server is stopping", p);
     const d = this.#device(deviceId);
-    const payload = p.payload;
-    if (payload === undefined || payload.length === 0)
-      return streamError(Code.INVALID_ARGUMENT, "a packet-out with no payload", p);
-    const meta = packetOutMetadata(d.state.packetOut, p.metadata ?? []);
-    if (typeof meta === "string")
-      return streamError(Code.INVALID_ARGUMENT, `${meta}; the packet-out is dropped (§16.1)`, p);
-    // packet_out (src/p4/p4info.ts PACKET_OUT): member, kind (1 self, 2 session), session.
-    const number = meta.get("member");
-    const member = d.state.dev.members.find((x) => BigInt(x.number) === number);
-    if (member === undefined) {
-      return streamError(
-        Code.INVALID_ARGUMENT,
-        `packet_out.member ${number ?? "(missing)"} is no member of ` +
-          `device ${deviceId} (${d.state.dev.members.map((x) => `${x.number} ${x.member.qualified}`).join(", ")})`,
-        p,
-      );
-    }
-    const kind = meta.get("kind") ?? 0n;
-    const session = Number(meta.get("session") ?? 0n);
-    if (kind !== 1n && kind !== 2n)
-      return streamError(
-        Code.INVALID_ARGUMENT,
-        `packet_out.kind ${kind} (1: the member sends it, 2: in the session packet_out.session)`,
-        p,
-      );
-    if (kind === 2n && member.member.tables.send === undefined)
-      return streamError(
-        Code.INVALID_ARGUMENT,
-        `${member.member.qualified} has no send table: it sends in no session`,
-        p,
-      );
-    const at: Injection =
-      kind === 1n
-        ? { kind: "self", member: member.member.index, session: 0, link: -1 }
-        : { kind: "session", member: member.member.index, session, link: -1 };
+    const at = packetOutAt(d.state, p);
+    if (typeof at === "string") return streamError(Code.INVALID_ARGUMENT, at, p);
+    const payload = p.payload ?? new Uint8Array(0);
     this.stats.packetOuts++;
     this.#pending.push({ stream, at, data: new Uint8Array(payload) });
     // Packet-outs that arrive together run as one batch.

@@ -16,7 +16,7 @@ import { EngineEmulation, P4RUNTIME_OUTPUTS } from "../../src/p4runtime/emulatio
 import { P4RuntimeServer } from "../../src/p4runtime/server.js";
 import { runCommand } from "../../src/serve/control.js";
 import { Client, type M } from "../p4runtime/client.js";
-import { election, FORWARD, primary, R, route, SPEC } from "../p4runtime/ip-router.js";
+import { election, FORWARD, OUT, primary, R, route, SPEC } from "../p4runtime/ip-router.js";
 
 const TEXT = readFileSync(SPEC, "utf8");
 const ROUTE1 = "- { match: { dst: 10.0.1.0/24 }, out: 1 }";
@@ -192,5 +192,90 @@ describe("the ledger: each writer's entry, read by each reader", () => {
     expect(Object.fromEntries(prefixes.map((p) => [p, w.by(p)]))).toEqual(by);
     const rows = Object.keys(installed);
     expect(Object.fromEntries(rows.map((p) => [p, w.installed(p)]))).toEqual(installed);
+  });
+});
+
+describe("P4Runtime reads the ledger's entries, whoever wrote them", () => {
+  /** r's forward entries as a Read gives them: prefix, table and action ids, out-link, cookie. */
+  const read = async (w: World): Promise<string[]> =>
+    (await w.client.read({ deviceId: String(R), entities: [{ tableEntry: { tableId: FORWARD } }] }))
+      .map((e) => {
+        const te = e.tableEntry as M;
+        const lpm = (te.match as M[])[0]?.lpm as M;
+        const action = (te.action as M).action as M;
+        const out = [...(((action.params as M[])[0]?.value as Buffer | undefined) ?? [])].join(".");
+        const table = String(te.tableId) === String(FORWARD) ? "forward" : String(te.tableId);
+        const id = String(action.actionId) === String(OUT) ? "forward_out" : String(action.actionId);
+        const prefix = dotted(lpm.value as Buffer, Number(lpm.prefixLen));
+        return `${prefix} ${table} ${id}(${out}) cookie ${String(te.controllerMetadata ?? "0")}`;
+      })
+      .sort();
+  /** A route of r's forward table written by a program through the library: row 0's, its dst's third byte `third`. */
+  const apiRoute = (w: World, third: number): void => {
+    const t = forwardTable(w.em);
+    const row = t.rows[0];
+    const dst = t.fields.find((f) => f.name === "dst");
+    if (row === undefined || dst === undefined) throw new Error("no route");
+    const value = row.match.value.slice();
+    value[dst.offset + 2] = third;
+    const result = w.em.write([{ op: "insert", table: t, match: { ...row.match, value }, action: row.action }], "api");
+    expect(result.ok).toBe(true);
+  };
+  const cases: { name: string; run: (w: World) => Promise<unknown>; read: string[] }[] = [
+    {
+      name: "the description's rows, as the export writes them",
+      run: async () => {},
+      read: ["10.0.1.0/24 forward forward_out(1) cookie 0", "10.0.2.0/24 forward forward_out(2) cookie 0"],
+    },
+    {
+      name: "a --commands insert: the row with its P4 ids and match",
+      run: async (w) => {
+        await runCommand(w.em, "delete ip:r forward 0");
+        expect((await runCommand(w.em, "insert ip:r forward 0")).ok).toBe(true);
+      },
+      read: ["10.0.1.0/24 forward forward_out(1) cookie 0", "10.0.2.0/24 forward forward_out(2) cookie 0"],
+    },
+    {
+      name: "a program's entry through the library (not a row of the description)",
+      run: (w) => w.em.between(() => apiRoute(w, 7)),
+      read: [
+        "10.0.1.0/24 forward forward_out(1) cookie 0",
+        "10.0.2.0/24 forward forward_out(2) cookie 0",
+        "10.0.7.0/24 forward forward_out(1) cookie 0",
+      ],
+    },
+    {
+      name: "a controller's cookie, kept when --commands deletes another entry of the table",
+      run: async (w) => {
+        await w.write("INSERT", route([10, 0, 9, 0], 24, 2, { controllerMetadata: "77" }));
+        expect((await runCommand(w.em, "delete ip:r forward 0")).ok).toBe(true);
+      },
+      read: ["10.0.2.0/24 forward forward_out(2) cookie 0", "10.0.9.0/24 forward forward_out(2) cookie 77"],
+    },
+    {
+      name: "a controller's cookie on a description row, kept by a reload that changes another row",
+      run: async (w) => {
+        await w.write("MODIFY", route([10, 0, 2, 0], 24, 2, { controllerMetadata: "5" }));
+        await w.em.between(() => w.em.reconcile(described(ROUTE1_OUT2)));
+      },
+      read: ["10.0.1.0/24 forward forward_out(2) cookie 0", "10.0.2.0/24 forward forward_out(2) cookie 5"],
+    },
+    {
+      name: "a controller's MODIFY of the library's entry: its action and cookie",
+      run: async (w) => {
+        await w.em.between(() => apiRoute(w, 7));
+        await w.write("MODIFY", route([10, 0, 7, 0], 24, 2, { controllerMetadata: "9" }));
+      },
+      read: [
+        "10.0.1.0/24 forward forward_out(1) cookie 0",
+        "10.0.2.0/24 forward forward_out(2) cookie 0",
+        "10.0.7.0/24 forward forward_out(2) cookie 9",
+      ],
+    },
+  ];
+  it.each(cases)("$name", async ({ run, read: want }) => {
+    const w = await world();
+    await run(w);
+    expect(await read(w)).toEqual(want);
   });
 });

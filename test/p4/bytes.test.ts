@@ -7,12 +7,12 @@ import {
   isCanonical,
   ones,
   orBytes,
+  prefixLength,
   readBig,
   setHighBits,
   setLowBits,
   valueOf,
 } from "../../src/p4/bytes.js";
-import { prefixLength } from "../../src/p4/entries.js";
 import { allocateIds, idKind } from "../../src/p4/ids.js";
 
 describe("canonical bytestrings", () => {

@@ -3,9 +3,10 @@
 // or actions — EntryMatch, EntryAction, the data plane's terms — in a
 // collection that outlives a call: no class field and no module-level variable
 // outside src/control/ledger.ts has a type that reaches them through a Map,
-// Set or array. What holds the description (the desired state, not what the
-// tables hold: its compiled rows and the P4 devices made of them) and what
-// refers to the ledger's own entries is not a copy, and is passed over.
+// Set or array, in the data plane's terms or in P4Runtime's. What holds the
+// description (the desired state, not what the tables hold: its compiled rows
+// and the P4 devices made of them), what refers to the ledger's own entries,
+// and what P4Runtime alone has of them is not a copy, and is passed over.
 
 import { join } from "node:path";
 import ts from "typescript";
@@ -14,8 +15,18 @@ import { describe, expect, it } from "vitest";
 const ROOT = join(import.meta.dirname, "..", "..");
 /** Where entries may be held: the ledger, and the data plane's tables. */
 const OWNERS = ["src/control/ledger.ts", "src/wasm/"];
-/** What an entry's match and action are. */
-const ENTRY_TYPES = new Set(["EntryMatch", "EntryAction"]);
+/** What an entry's match and action are: the data plane's terms, and P4Runtime's (its field matches, the action an
+ * entry names; StoredMatch, StoredEntry and EntryAct were the P4Runtime device's copy of every entry before it read the
+ * ledger). */
+const ENTRY_TYPES = new Set([
+  "EntryMatch",
+  "EntryAction",
+  "FieldMatch",
+  "TableAct",
+  "StoredMatch",
+  "StoredEntry",
+  "EntryAct",
+]);
 /** Types that hold the description (the desired state), or are the ledger and its entries (not copies of them). */
 const PASSED_OVER = new Set([
   "CompiledSpec",
@@ -27,6 +38,13 @@ const PASSED_OVER = new Set([
   "Ledger",
   "LedgerEntry",
   "Tables",
+  // What only P4Runtime knows of a ledger's entry (its cookie, metadata, counter base, and the action as written where
+  // the row does not give it back: a profile member or group, a multicast group's number), kept beside that entry.
+  "Extras",
+  // An entry the data plane has no row for (it names a member the device lacks): the ledger has nothing of it.
+  "Rowless",
+  // A Write batch's changes while it is staged: gone when the Write ends.
+  "Pending",
 ]);
 const COLLECTIONS = new Set(["Map", "ReadonlyMap", "WeakMap", "Set", "ReadonlySet", "Array", "ReadonlyArray"]);
 
@@ -92,7 +110,8 @@ describe("the check", () => {
   const types = `${ROOT}/fake/types.ts`;
   const head =
     `export interface EntryMatch { value: Uint8Array }\nexport interface EntryAction { name: string }\n` +
-    `export interface LedgerEntry { match: EntryMatch }\nexport interface CompiledRow { match: EntryMatch }\n`;
+    `export interface LedgerEntry { match: EntryMatch }\nexport interface CompiledRow { match: EntryMatch }\n` +
+    `export interface FieldMatch { fieldId: number }\nexport type TableAct = { member: number } | { group: number };\n`;
   const cases: { name: string; source: string; found: string[] }[] = [
     {
       name: "a class's map of rows (a copy) is found",
@@ -111,6 +130,11 @@ describe("the check", () => {
         `  placed = new Map<string, LedgerEntry>();\n}\n`,
       found: [],
     },
+    {
+      name: "P4Runtime's forms of a match and an action kept by key are found too",
+      source: `class F {\n  byKey = new Map<string, { match: FieldMatch[]; act: TableAct }>();\n}\n`,
+      found: ["fake/x.ts:3 byKey"],
+    },
   ];
   // One program for every case (making one is most of the cost): case k's source is fake/xk.ts.
   const sources = Object.fromEntries(
@@ -125,7 +149,7 @@ describe("the check", () => {
 
 /** The source with the fake types named through their module (a line is added above it, counted in `found`). */
 function imports(source: string): string {
-  return source.replace(/\b(EntryMatch|EntryAction|LedgerEntry|CompiledRow)\b/g, "T.$1");
+  return source.replace(/\b(EntryMatch|EntryAction|LedgerEntry|CompiledRow|FieldMatch|TableAct)\b/g, "T.$1");
 }
 
 describe("the code", () => {

@@ -34,6 +34,9 @@ const skip = !P4_REQUIRED && "missing" in tools;
 const why = "missing" in tools ? ` (skipped: ${tools.missing})` : "";
 
 const RUNS = Number(process.env["STRATA_P4_RANDOM_RUNS"] ?? 6);
+/** Descriptions drawn to find RUNS the switches can take: about one in ten is not (an export v1model cannot express,
+ * inputs on no switch's port), so a draw of RUNS alone came up short about once in a thousand. */
+const DRAWS = RUNS * 3;
 /** Time a description may take before the test is taken for hung: four times what one took in the whole suite beside
  * two busy processes at load 15 on 2 cores (27 s). */
 const DESCRIPTION_MS = 120_000;
@@ -48,8 +51,11 @@ describe.skipIf(skip)(`random composed descriptions on bmv2 are strata${why}`, (
       const ran = new Map<string, number>();
       const left = new Map<string, number>();
       const count = (m: Map<string, number>, k: string, n = 1): void => void m.set(k, (m.get(k) ?? 0) + n);
+      const compared = (): number =>
+        (ran.get("layered") ?? 0) + (ran.get("subducted") ?? 0) + (ran.get("bridged") ?? 0);
       await fc.assert(
         fc.asyncProperty(composedRecipe, packetsRecipe(2, 12), async (recipe, packets) => {
+          if (compared() >= RUNS) return; // enough compared: the draws left cost nothing
           const text = composedText(recipe);
           const c = compileText(text);
           if (c === undefined) return count(left, "description refused by strata");
@@ -111,15 +117,14 @@ describe.skipIf(skip)(`random composed descriptions on bmv2 are strata${why}`, (
           if (strata.cutShort > 0) count(ran, "cut short by strata's own bounds (its packets all on the switches)");
         }),
         {
-          numRuns: RUNS,
+          numRuns: DRAWS,
           ...(SEED !== undefined ? { seed: Number(SEED) } : {}),
           endOnFailure: process.env["STRATA_P4_SHRINK"] !== "1",
         },
       );
       if (process.env["STRATA_DIFF_VERBOSE"] === "1") console.log({ ran, left });
       // Most descriptions run: what the switches cannot take is the exception.
-      const compared = (ran.get("layered") ?? 0) + (ran.get("subducted") ?? 0) + (ran.get("bridged") ?? 0);
-      expect(compared, JSON.stringify({ ran: [...ran], left: [...left] })).toBeGreaterThanOrEqual(RUNS / 2);
+      expect(compared(), JSON.stringify({ ran: [...ran], left: [...left] })).toBe(RUNS);
     },
     Math.max(TEST_MS, RUNS * DESCRIPTION_MS),
   );

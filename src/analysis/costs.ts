@@ -9,7 +9,7 @@
 // each with the costs below already known, so no walk descends into layers.
 
 import type { Budget } from "./budget.js";
-import { largestOf, sessionOf, type Walkable } from "./members.js";
+import { largestOf, sessionAt, transmitRow, type Walkable } from "./members.js";
 import { Walker, type WalkEvents } from "./walk.js";
 
 /** A link implemented by a session of an underlay. */
@@ -35,12 +35,9 @@ export function linkCosts(a: Walkable, budget: Budget, costs: Map<number, number
     if (!budget.take()) return false;
     const l = a.topology.link(link);
     const u0 = a.topology.attachment(underlay, l.sender);
-    const u = a.member(u0);
-    const i = u.send?.spec.rows.findIndex((r, k) => r.session === session && u.send?.active[k] === true) ?? -1;
-    const row = u.send?.spec.rows[i];
+    const s = sessionAt(a.member(u0), session);
     const c = largestOf(a, u0);
-    if (row === undefined || row.action.kind !== "push" || c === undefined) continue;
-    const s = sessionOf(u, i, session, row.action.header);
+    if (s === undefined || c === undefined) continue;
     const ends = l.receivers.map((r) => {
       try {
         return a.topology.attachment(underlay, r.member);
@@ -81,10 +78,9 @@ function virtualLinks(a: Walkable): VirtualLink[] {
   for (const l of a.topology.links) {
     if (l === undefined || l.sender < 0 || l.receivers.length === 0) continue;
     const v = a.member(l.sender);
-    const t = v.transmit;
-    const row = t?.spec.rows.find((r, k) => r.out === l.senderOutLink && t.active[k] === true);
-    if (row?.action.kind !== "session") continue;
-    const { network: underlay, session } = row.action;
+    const action = transmitRow(v, l.senderOutLink)?.row.action;
+    if (action?.kind !== "session") continue;
+    const { network: underlay, session } = action;
     found.push({ link: l.index, overlay: v.member.network.name, underlay, session });
   }
   // A network's depth is one more than its deepest underlay's; the description's checks make layering a hierarchy.

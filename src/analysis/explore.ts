@@ -12,15 +12,20 @@
 // it), a crossing out of the network, or a loop (back where it was with the
 // same classes). What the injected packet must look like for a path — its
 // class at each header the path reads — is the path's start.
+//
+// The step at each table is ./step.ts's, the relation's walk's too; what is
+// this walk's own is the packet's stack (a pop into an overlay, a session's
+// push), a link crossed with its loop check, and the path kept for each event.
 
-import type { DropReason } from "../wasm/abi.js";
+import type { DropReason, TableRole } from "../wasm/abi.js";
 import type { Arrival } from "../model/rows.js";
 import type { Analysis, MemberView } from "./analysis.js";
 import { BudgetStop, isResourceError } from "./budget.js";
 import type { HeaderSpace } from "./header-space.js";
-import { decrement, oneHop, undecrement } from "./hops.js";
-import type { Hit } from "./tables.js";
-import type { Step } from "./walk.js";
+import { undecrement } from "./hops.js";
+import { sessionAt } from "./members.js";
+import { type HoleTable, type RowDrop, type Step, Stepper, type ViaSession } from "./step.js";
+import type { IndexedRow } from "./tables.js";
 
 /** Where packets enter, as `strata run --in` says it (src/control/endpoints.ts). */
 export type Start =
@@ -145,7 +150,15 @@ export function explore(
   return { complete: true, steps: x.steps };
 }
 
-class Explorer {
+/** The drop reason of a miss in each table (the data plane's). */
+const MISS: Readonly<Record<HoleTable, DropReason>> = {
+  acquire: "acquire-miss",
+  forward: "forward-miss",
+  receive: "receive-miss",
+  transmit: "transmit-miss",
+};
+
+class Explorer extends Stepper<Pkt> {
   readonly #a: Analysis;
   readonly #o: ExploreOptions;
   readonly #emit: (e: PathEvent) => boolean | void;
@@ -156,6 +169,7 @@ class Explorer {
   steps = 0;
 
   constructor(a: Analysis, options: ExploreOptions, emit: (e: PathEvent) => boolean | void) {
+    super(a);
     this.#a = a;
     this.#o = options;
     this.#emit = emit;
@@ -179,7 +193,7 @@ class Explorer {
       const level: Level = { space, atom, hops, orig: 0, dec: 0 };
       const p: Pkt = { stack: [level], next: 1, start: [{ space, atom, hops }], hops: 0, approximate: false };
       if (start.kind === "link") this.#cross(p, start.link, t.link(start.link).sender);
-      else this.#forward(p, start.member, "self");
+      else this.forward(p, start.member, "self");
     }
   }
 
@@ -204,8 +218,23 @@ class Explorer {
     this.#event("drop", p, { member, reason, ...(row === undefined ? {} : { row }) });
   }
 
+  /** The top header: the one the tables read. */
+  #top(p: Pkt): Level {
+    const top = p.stack[0];
+    if (top === undefined) throw new Error("a header table looked at a packet without a header");
+    return top;
+  }
+
+  protected atom(p: Pkt): number {
+    return this.#top(p).atom;
+  }
+
+  protected hops(p: Pkt): bigint {
+    return this.#top(p).hops;
+  }
+
   /** The top header narrowed to `hops` (a row took only those values): the start narrows with it. */
-  #narrow(p: Pkt, hops: bigint): Pkt {
+  protected narrow(p: Pkt, hops: bigint): Pkt {
     const [top, ...rest] = p.stack;
     if (top === undefined || top.hops === hops) return p;
     const start =
@@ -215,28 +244,67 @@ class Explorer {
     return { ...p, stack: [{ ...top, hops }, ...rest], start };
   }
 
-  #step(s: Step, f: () => void): void {
+  /** The values that go on, one lower: the start is what they were before (one more decrement to undo). */
+  protected decremented(p: Pkt, expired: bigint, next: bigint): Pkt {
+    const q = this.narrow(p, this.hops(p) ^ expired);
+    const [alive, ...rest] = q.stack;
+    if (alive === undefined) return q;
+    return { ...q, stack: [{ ...alive, hops: next, dec: alive.dec + 1 }, ...rest] };
+  }
+
+  /** A step taken (a link crossed, a row or a miss): counted against both budgets, and on the path until leave(). */
+  #enter(s: Step): void {
     if (this.steps === this.#budget) throw new OverBudget();
     this.#a.budget.tick();
     this.steps++;
     this.#path.push(s);
-    f();
+  }
+
+  protected enter(member: number, role: TableRole, row: number): void {
+    this.#enter({ kind: "row", member, role, row });
+  }
+
+  protected leave(): void {
     this.#path.pop();
   }
 
-  /** The winning rows of a header table for the top header (undefined table: a miss for all). */
-  #lookup(
-    v: MemberView,
-    role: "acquire" | "forward" | "receive",
-    arrival: Arrival,
-    p: Pkt,
-  ): { hits: Hit[]; miss: bigint } {
-    const top = p.stack[0];
-    if (top === undefined) throw new Error("a header table looked at a packet without a header");
-    const hits: Hit[] = [];
-    const t = v.tables[role];
-    const miss = t === undefined ? top.hops : t.lookup(arrival, top.atom, top.hops, hits);
-    return { hits, miss };
+  protected missed(p: Pkt, member: number, table: HoleTable, _arrival: Arrival, miss: bigint): void {
+    this.#enter({ kind: "miss", member, role: table });
+    this.#drop(this.narrow(p, miss), member, MISS[table]);
+    this.leave();
+  }
+
+  /** Dropped, by the forward row `row` when there is one. */
+  protected dropped(p: Pkt, member: number, reason: RowDrop, row: number): void {
+    this.#drop(p, member, reason, row < 0 ? undefined : { kind: "row", member, role: "forward", row });
+  }
+
+  protected partner(member: number): number {
+    return this.#a.topology.partner(member);
+  }
+
+  protected acquired(p: Pkt, member: number): void {
+    this.#event("acquire", p, { member });
+  }
+
+  /** Delivered, or popped into an overlay (ExternalLink): what is below arrives at the overlay member on `ident`. */
+  protected received(p: Pkt, member: number, row: IndexedRow): void {
+    const a = row.row.action;
+    if (a.kind === "deliver") return this.#event("deliver", p, { member });
+    if (a.kind !== "link") return;
+    const overlay = this.#a.member(this.#a.topology.attachment(a.network, member));
+    for (const inner of this.#pop(p, overlay)) {
+      if (inner === "bad") this.#drop(p, overlay.index, "bad-header");
+      else this.acquire(inner, overlay.index, a.ident);
+    }
+  }
+
+  /** Crosses the link; in a session (ExternalSession, seed §5.2.1), the underlay member on this machine sends it. */
+  protected leaves(p: Pkt, member: number, link: number, via: ViaSession | undefined): void {
+    if (via === undefined) return this.#cross(p, link, member);
+    const sender = { member: this.#a.topology.attachment(via.network, member), session: via.session };
+    if (link < 0) return this.#send(p, sender.member, sender.session);
+    return this.#cross(p, link, member, sender);
   }
 
   #cross(p: Pkt, link: number, from: number, via?: { member: number; session: number }): void {
@@ -247,129 +315,19 @@ class Explorer {
       `${p.stack.map((s) => `${s.space.design.name}:${s.atom}:${s.hops}`).join(",")}`;
     if (this.#onPath.has(key)) return this.#event("loop", p, { link });
     this.#onPath.add(key);
-    this.#step({ kind: "link", link }, () => {
-      this.#event("cross", p, { link });
-      const q = { ...p, hops: p.hops + 1 };
-      if (via !== undefined) {
-        this.#send(q, via.member, via.session);
-      } else if (l.receivers.length === 0) {
-        this.#event("exit", q, { link });
-      } else {
-        // Allcast: every receiver; anycast: any one of them (what can happen, seed §4.3).
-        for (const r of l.receivers) this.#acquire(q, r.member, r.inLink);
-      }
-    });
-    this.#onPath.delete(key);
-  }
-
-  #acquire(p: Pkt, member: number, inLink: number): void {
-    const v = this.#a.member(member);
-    const { hits, miss } = this.#lookup(v, "acquire", inLink, p);
-    if (miss !== 0n)
-      this.#step({ kind: "miss", member, role: "acquire" }, () =>
-        this.#drop(this.#narrow(p, miss), member, "acquire-miss"),
-      );
-    for (const h of hits) {
-      const q = this.#narrow(p, h.hops);
-      this.#step({ kind: "row", member, role: "acquire", row: h.row.index }, () => {
-        this.#event("acquire", q, { member });
-        const a = h.row.row.action;
-        if (a.kind === "forward" || a.kind === "both") this.#forward(q, member, inLink);
-        if (a.kind === "receive" || a.kind === "both") this.#receive(q, member);
-        if (a.kind === "shared-acquire") this.#acquire(q, this.#a.topology.partner(member), inLink);
-      });
-    }
-  }
-
-  #forward(p: Pkt, member: number, inLink: Arrival): void {
-    const v = this.#a.member(member);
-    const { hits, miss } = this.#lookup(v, "forward", inLink, p);
-    if (miss !== 0n)
-      this.#step({ kind: "miss", member, role: "forward" }, () =>
-        this.#drop(this.#narrow(p, miss), member, "forward-miss"),
-      );
-    for (const h of hits) {
-      const q = this.#narrow(p, h.hops);
-      const step: Step = { kind: "row", member, role: "forward", row: h.row.index };
-      this.#step(step, () => {
-        const a = h.row.row.action;
-        if (a.kind === "drop" || (a.kind === "out" && a.outLinks.length === 0))
-          return this.#drop(q, member, "forward-drop", step);
-        if (a.kind === "shared-forward") return this.#forward(q, this.#a.topology.partner(member), "shared");
-        if (a.kind !== "out") return;
-        let r = q;
-        if (v.decrements && inLink !== "self") {
-          const top = q.stack[0];
-          if (top === undefined) return;
-          const { next, expired } = decrement(top.hops);
-          if (expired !== 0n) this.#drop(this.#narrow(q, expired), member, "ttl-expired", step);
-          if (next === 0n) return;
-          const [alive, ...rest] = this.#narrow(q, top.hops ^ expired).stack;
-          if (alive === undefined) return;
-          r = {
-            ...this.#narrow(q, top.hops ^ expired),
-            stack: [{ ...alive, hops: next, dec: alive.dec + 1 }, ...rest],
-          };
-        }
-        for (const port of a.outLinks) this.#transmit(r, member, port);
-      });
-    }
-  }
-
-  #transmit(p: Pkt, member: number, outLink: number): void {
-    const v = this.#a.member(member);
-    const t = v.transmit;
-    const topo = this.#a.topology;
-    let action: { kind: string; network?: string; session?: number };
-    let step: Step | undefined;
-    if (t === undefined) {
-      if (topo.sends(member, outLink).length === 0)
-        return this.#step({ kind: "miss", member, role: "transmit" }, () => this.#drop(p, member, "transmit-miss"));
-      action = { kind: "physical" };
+    this.#enter({ kind: "link", link });
+    this.#event("cross", p, { link });
+    const q = { ...p, hops: p.hops + 1 };
+    if (via !== undefined) {
+      this.#send(q, via.member, via.session);
+    } else if (l.receivers.length === 0) {
+      this.#event("exit", q, { link });
     } else {
-      const i = t.spec.rows.findIndex((r, k) => r.out === outLink && t.active[k] === true);
-      const row = t.spec.rows[i];
-      if (row === undefined)
-        return this.#step({ kind: "miss", member, role: "transmit" }, () => this.#drop(p, member, "transmit-miss"));
-      action = row.action;
-      step = { kind: "row", member, role: "transmit", row: i };
+      // Allcast: every receiver; anycast: any one of them (what can happen, seed §4.3).
+      for (const r of l.receivers) this.acquire(q, r.member, r.inLink);
     }
-    const go = (): void => {
-      const [link] = topo.sends(member, outLink);
-      if (action.kind === "physical") {
-        if (link === undefined) return this.#drop(p, member, "no-link");
-        return this.#cross(p, link.index, member);
-      }
-      // ExternalSession (seed §5.2.1): the underlay member on this machine sends it in the session.
-      const via = { member: topo.attachment(action.network ?? "", member), session: action.session ?? 0 };
-      if (link === undefined) return this.#send(p, via.member, via.session);
-      return this.#cross(p, link.index, member, via);
-    };
-    if (step === undefined) go();
-    else this.#step(step, go);
-  }
-
-  #receive(p: Pkt, member: number): void {
-    const v = this.#a.member(member);
-    const { hits, miss } = this.#lookup(v, "receive", undefined, p);
-    if (miss !== 0n)
-      this.#step({ kind: "miss", member, role: "receive" }, () =>
-        this.#drop(this.#narrow(p, miss), member, "receive-miss"),
-      );
-    for (const h of hits) {
-      const q = this.#narrow(p, h.hops);
-      this.#step({ kind: "row", member, role: "receive", row: h.row.index }, () => {
-        const a = h.row.row.action;
-        if (a.kind === "deliver") return this.#event("deliver", q, { member });
-        if (a.kind !== "link") return;
-        // ExternalLink: this header comes off; what is below arrives at the overlay member on link `ident`.
-        const overlay = this.#a.member(this.#a.topology.attachment(a.network, member));
-        for (const inner of this.#pop(q, overlay)) {
-          if (inner === "bad") this.#drop(q, overlay.index, "bad-header");
-          else this.#acquire(inner, overlay.index, a.ident);
-        }
-      });
-    }
+    this.leave();
+    this.#onPath.delete(key);
   }
 
   /** The packet after its top header comes off, read as a header of the overlay's design: one per class it can be. */
@@ -413,26 +371,23 @@ class Explorer {
   /** The machine sends in a session: the send row's header goes on (seed Figure 4), then it is forwarded from self. */
   #send(p: Pkt, member: number, session: number): void {
     const v = this.#a.member(member);
-    const t = v.send;
-    const i = t === undefined ? -1 : t.spec.rows.findIndex((r, k) => r.session === session && t.active[k] === true);
-    const row = t?.spec.rows[i];
-    if (row === undefined || row.action.kind !== "push")
-      return this.#step({ kind: "miss", member, role: "send" }, () => this.#drop(p, member, "send-miss"));
-    const header = row.action.header;
-    this.#step({ kind: "row", member, role: "send", row: i }, () => {
-      const space = v.space;
-      const hop = space.hopField === undefined ? undefined : header.get(space.hopField.name);
-      const hops = hop === undefined ? space.allHops : oneHop(hop);
-      // Read-only fields (IPv4 ports) come from the payload: a class for each they can be in.
-      const atoms = space.classesWhere(header);
-      for (const atom of atoms) {
-        const q: Pkt = {
-          ...p,
-          stack: [{ space, atom, hops, orig: -1, dec: 0 }, ...p.stack],
-          approximate: p.approximate || atoms.length > 1,
-        };
-        this.#forward(q, member, "self");
-      }
-    });
+    const s = sessionAt(v, session);
+    if (s === undefined) {
+      this.#enter({ kind: "miss", member, role: "send" });
+      this.#drop(p, member, "send-miss");
+      return this.leave();
+    }
+    this.#enter({ kind: "row", member, role: "send", row: s.row });
+    // Read-only fields (IPv4 ports) come from the payload: a class for each they can be in.
+    const { atoms, hops } = s;
+    for (const atom of atoms) {
+      const q: Pkt = {
+        ...p,
+        stack: [{ space: v.space, atom, hops, orig: -1, dec: 0 }, ...p.stack],
+        approximate: p.approximate || atoms.length > 1,
+      };
+      this.forward(q, member, "self");
+    }
+    this.leave();
   }
 }

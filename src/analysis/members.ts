@@ -4,7 +4,7 @@
 // header class, the groups of members the relations range over, and a send
 // row as the traffic model reads it (a session's header and its classes).
 
-import type { TableSpec } from "../description/types.js";
+import type { RowSpec, TableSpec } from "../description/types.js";
 import type { Member, Topology } from "../model/topology.js";
 import type { HeaderSpace } from "./header-space.js";
 import { NO_HOPS, oneHop } from "./hops.js";
@@ -17,6 +17,23 @@ export const HEADER_ROLES: readonly HeaderRole[] = ["acquire", "forward", "recei
 export interface KeyedTable {
   spec: TableSpec;
   active: boolean[];
+}
+
+/** A keyed table's active row for one key, and its index in the table. */
+export interface KeyedRow {
+  readonly index: number;
+  readonly row: RowSpec;
+}
+
+function keyedRow(t: KeyedTable | undefined, key: (row: RowSpec) => boolean): KeyedRow | undefined {
+  const index = t === undefined ? -1 : t.spec.rows.findIndex((r, k) => key(r) && t.active[k] === true);
+  const row = t?.spec.rows[index];
+  return row === undefined ? undefined : { index, row };
+}
+
+/** The transmit row that says how the member leaves on `outLink` (undefined: none, or no transmit table). */
+export function transmitRow(v: MemberView, outLink: number): KeyedRow | undefined {
+  return keyedRow(v.transmit, (r) => r.out === outLink);
 }
 
 export interface MemberView {
@@ -90,6 +107,13 @@ export interface Session {
   /** The header classes the header is in (several when read-only fields matter to some row). */
   readonly atoms: readonly number[];
   readonly hops: bigint;
+}
+
+/** The member's session `session`: its send row's header (undefined: the member has no send row for it). */
+export function sessionAt(v: MemberView, session: number): Session | undefined {
+  const send = keyedRow(v.send, (r) => r.session === session);
+  const action = send?.row.action;
+  return send === undefined || action?.kind !== "push" ? undefined : sessionOf(v, send.index, session, action.header);
 }
 
 export function sessionOf(v: MemberView, row: number, session: number, header: ReadonlyMap<string, bigint>): Session {

@@ -11,7 +11,7 @@
 import type { Arrival } from "../model/rows.js";
 import type { Link, Receiver } from "../model/topology.js";
 import type { Analysis, Component, MemberView } from "./analysis.js";
-import { componentName, largestOf, type Session, sessionOf } from "./members.js";
+import { componentName, largestOf, type Session, sessionAt, sessionOf, transmitRow } from "./members.js";
 import type { Hit, IndexedRow } from "./tables.js";
 import { type Drop, type Hole, type Step, Walker } from "./walk.js";
 
@@ -122,9 +122,9 @@ function winsOut(v: MemberView, arrival: Arrival, atom: number, hops: bigint): b
  * and a receive row takes it. */
 export function receivesEffectively(v: MemberView, atom: number, hops: bigint): boolean {
   const hits: Hit[] = [];
-  const acquires = v.inLinks.some((port) => {
+  const acquires = v.inLinks.some((inLink) => {
     hits.length = 0;
-    v.tables.acquire?.lookup(port, atom, hops, hits);
+    v.tables.acquire?.lookup(inLink, atom, hops, hits);
     return hits.some((h) => h.row.row.action.kind === "receive" || h.row.row.action.kind === "both");
   });
   if (!acquires) return false;
@@ -183,11 +183,9 @@ function layeringDemand(
   describe: (step: Mishap | Delivery) => string,
 ): LayeringDemand | undefined {
   const v = a.member(l.sender);
-  const t = v.transmit;
-  const i = t === undefined ? -1 : t.spec.rows.findIndex((r, k) => r.out === l.senderOutLink && t.active[k] === true);
-  const row = t?.spec.rows[i];
-  if (row === undefined || row.action.kind !== "session") return undefined;
-  const { network: underlay, session } = row.action;
+  const action = transmitRow(v, l.senderOutLink)?.row.action;
+  if (action?.kind !== "session") return undefined;
+  const { network: underlay, session } = action;
   const base = { link: l.index, sender: l.sender, underlay, session };
   let u0: number;
   try {
@@ -196,12 +194,10 @@ function layeringDemand(
     return { ...base, problem: `${underlay} has no member on ${v.member.qualified}'s machine`, receivers: [] };
   }
   const u = a.member(u0);
-  const sendRow = u.send?.spec.rows.findIndex((r, k) => r.session === session && u.send?.active[k] === true) ?? -1;
-  const send = u.send?.spec.rows[sendRow];
-  if (send === undefined || send.action.kind !== "push") {
+  const s = sessionAt(u, session);
+  if (s === undefined) {
     return { ...base, problem: `${u.member.qualified} has no send row for session ${session}`, receivers: [] };
   }
-  const s = sessionOf(u, sendRow, session, send.action.header);
   const c = largestOf(a, u0);
   const deliveries: Delivery[] = [];
   const mishaps: Mishap[] = [];

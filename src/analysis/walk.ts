@@ -22,20 +22,19 @@
 // without such a cut the walk is the same as one that counts nothing. The
 // recursion goes one link deeper per crossing, so its depth is bounded by the
 // hop limit, not by the description.
+//
+// The step at each table is ./step.ts's, the walk across layers' too
+// (./explore.ts); what is this walk's own is a crossing: the states walked,
+// the links on the path (loops), and the hop limit's count.
 
 import type { Arrival } from "../model/rows.js";
 import type { TableRole } from "../wasm/abi.js";
 import { type Component, HEADER_ROLES, type MemberView, type Walkable } from "./members.js";
-import { decrement, undecrement } from "./hops.js";
-import type { Hit, IndexedRow } from "./tables.js";
+import { undecrement } from "./hops.js";
+import { type HoleTable, type RowDrop, type Step, Stepper, type ViaSession } from "./step.js";
+import type { IndexedRow } from "./tables.js";
 
-/** One step of a path: a row that matched (or a table that missed), or a link crossed. */
-export type Step =
-  | { readonly kind: "row"; readonly member: number; readonly role: TableRole; readonly row: number }
-  | { readonly kind: "miss"; readonly member: number; readonly role: TableRole }
-  | { readonly kind: "link"; readonly link: number };
-
-export type HoleTable = "acquire" | "forward" | "receive" | "transmit";
+export type { HoleTable, Step } from "./step.js";
 
 /** A class dropped because a table has no row for it: a black hole. */
 export interface Hole {
@@ -46,7 +45,7 @@ export interface Hole {
   readonly hops: bigint;
 }
 
-export type DropReason = "forward-drop" | "ttl-expired" | "no-link" | "loop";
+export type DropReason = RowDrop | "loop";
 
 export interface Drop {
   readonly member: number;
@@ -97,13 +96,23 @@ interface CutVisit {
   hops: bigint;
 }
 
-export class Walker {
-  readonly #a: Walkable;
+/**
+ * The walk's state is the class's hop values (the step's `S`); the rest of where it is, kept in fields and put back as
+ * the recursion returns: decrements since the origin transmitted the class, links crossed, and whether it is at the
+ * origin still.
+ */
+export class Walker extends Stepper<bigint> {
   readonly #hopLimit: number;
   #c!: Component;
   #atom = 0;
   #ev: WalkEvents = {};
   #origin = -1;
+  /** TTL decrements since the origin transmitted the class. */
+  #d = 0;
+  /** Links crossed, the layers' below counted (the hop limit's count). */
+  #crossings = 0;
+  /** At the origin's forward table still: a miss there is no black hole (the origin never had the packet). */
+  #atOrigin = false;
   /** Per (link, decrements so far): the hop values already walked from it, for this origin. */
   readonly #visited = new Map<number, bigint>();
   /** Per (link, decrements so far): the walks from it that the hop limit cut (walked again from fewer crossings). */
@@ -119,7 +128,7 @@ export class Walker {
   #pathLen = 0;
 
   constructor(a: Walkable) {
-    this.#a = a;
+    super(a);
     this.#hopLimit = a.hopLimit;
   }
 
@@ -139,26 +148,29 @@ export class Walker {
     const pairs = o.pairs ?? true;
     this.#begin(c, atom, ev);
     if (!pairs) this.#from(-1);
-    const from = (member: number, v: MemberView, arrivals: readonly Arrival[]): void => {
+    const from = (member: number, arrivals: readonly Arrival[]): void => {
       if (pairs) this.#from(member);
       else this.#origin = member;
-      for (const arrival of arrivals) this.#forward(v, arrival, c.space.allHops, 0, true, 0);
+      for (const arrival of arrivals) this.#start(c.space.allHops, member, arrival, 0);
     };
     if (o.origins !== undefined) {
-      for (const { member, arrivals } of o.origins) from(member, this.#a.member(member), arrivals);
+      for (const { member, arrivals } of o.origins) from(member, arrivals);
       return;
     }
     for (const m of c.members) {
-      const v = this.#a.member(m);
+      const v = this.analysis.member(m);
       const t = v.tables.forward;
       if (t === undefined) continue;
-      from(m, v, t.distinctArrivals(v.inLinks));
-      this.#forward(v, "self", c.space.allHops, 0, true, 0);
+      from(m, t.distinctArrivals(v.inLinks));
+      this.#start(c.space.allHops, m, "self", 0);
     }
-    for (const l of this.#a.inbound(c)) {
+    for (const l of this.analysis.inbound(c)) {
       if (pairs) this.#from(-1);
       else this.#origin = -1;
-      this.#cross(l, c.space.allHops, 0, 0);
+      this.#d = 0;
+      this.#crossings = 0;
+      this.#atOrigin = false;
+      this.#cross(l, c.space.allHops);
     }
   }
 
@@ -170,11 +182,11 @@ export class Walker {
   loopOrigins(c: Component): Origin[] | "all" {
     // Where the TTL is decremented and a row takes only some of its values, a class may go round only with values no
     // member passes on (a TTL of 255, which only a sender's packet has): every origin is walked.
-    if (c.decrements && c.members.some((m) => takesSomeHops(this.#a.member(m)))) return "all";
+    if (c.decrements && c.members.some((m) => takesSomeHops(this.analysis.member(m)))) return "all";
     const out: Origin[] = [];
     for (const m of c.members) {
-      const t = this.#a.member(m).tables.forward;
-      const arrivals = t?.distinctArrivals(this.#a.loopLinks(m)) ?? [];
+      const t = this.analysis.member(m).tables.forward;
+      const arrivals = t?.distinctArrivals(this.analysis.loopLinks(m)) ?? [];
       if (arrivals.length > 0) out.push({ member: m, arrivals });
     }
     return out;
@@ -193,7 +205,7 @@ export class Walker {
   ): void {
     this.#begin(c, atom, ev);
     this.#from(member);
-    this.#forward(this.#a.member(member), arrival, hops, 0, true, crossings);
+    this.#start(hops, member, arrival, crossings);
   }
 
   #begin(c: Component, atom: number, ev: WalkEvents): void {
@@ -242,20 +254,85 @@ export class Walker {
     this.#pathLen -= 3;
   }
 
-  #row(member: number, role: TableRole, row: number): void {
+  /** The origin `member` forwards the class from `arrival` with `crossings` links behind. */
+  #start(hops: bigint, member: number, arrival: Arrival, crossings: number): void {
+    this.#d = 0;
+    this.#crossings = crossings;
+    this.#atOrigin = true;
+    this.forward(hops, member, arrival);
+  }
+
+  protected atom(): number {
+    return this.#atom;
+  }
+
+  protected hops(hops: bigint): bigint {
+    return hops;
+  }
+
+  protected narrow(_hops: bigint, taken: bigint): bigint {
+    return taken;
+  }
+
+  /** The relation's header is what the origin transmits: its own decrement comes before. */
+  protected decremented(_hops: bigint, _expired: bigint, next: bigint): bigint {
+    if (!this.#atOrigin) this.#d++;
+    return next;
+  }
+
+  protected override restored(): void {
+    if (!this.#atOrigin) this.#d--;
+  }
+
+  protected enter(member: number, role: TableRole, row: number): void {
     this.#push(ROW, member, row * 8 + ROLES.indexOf(role));
   }
 
-  #miss(member: number, role: TableRole, hole: Hole): void {
-    if (this.#ev.hole === undefined) return;
-    this.#push(MISS, member, ROLES.indexOf(role));
-    this.#ev.hole(this.#origin, hole, this.#pathThunk);
+  protected leave(): void {
     this.#pop();
   }
 
-  /** Crosses `link` with `crossings` links behind: each receiver in the component acquires what the hop limit lets
+  /** A black hole, but not at an origin's forward table: the origin never had the packet. */
+  protected missed(_hops: bigint, member: number, table: HoleTable, arrival: Arrival, miss: bigint): void {
+    if (this.#ev.hole === undefined || (table === "forward" && this.#atOrigin)) return;
+    this.#push(MISS, member, ROLES.indexOf(table));
+    this.#ev.hole(this.#origin, { member, table, port: arrival, hops: undecrement(miss, this.#d) }, this.#pathThunk);
+    this.#pop();
+  }
+
+  protected dropped(hops: bigint, member: number, reason: RowDrop, row: number): void {
+    this.#ev.drop?.(this.#origin, { member, reason, row, hops: undecrement(hops, this.#d) }, this.#pathThunk);
+  }
+
+  /** A hand-over is a step within a subduction group, to a partner in the component. */
+  protected partner(member: number): number | undefined {
+    const p = this.analysis.member(member).partner;
+    return p !== undefined && this.#c.shared && this.#c.has[p] === 1 ? p : undefined;
+  }
+
+  protected acquired(hops: bigint, member: number): void {
+    this.#ev.acquired?.(this.#origin, member, undecrement(hops, this.#d));
+  }
+
+  protected received(hops: bigint, member: number, row: IndexedRow): void {
+    this.#ev.received?.(this.#origin, member, undecrement(hops, this.#d), row, this.#pathThunk, this.#crossings);
+  }
+
+  protected override replicated(member: number, row: IndexedRow): void {
+    this.#ev.replicated?.(member, row);
+  }
+
+  /** A virtual link is a link here, as in the model: how its session is carried is the layering demand's business. */
+  protected leaves(hops: bigint, _member: number, link: number, _via: ViaSession | undefined): void {
+    if (link >= 0) this.#cross(link, hops);
+  }
+
+  /** Crosses `link` with the walk's crossings behind: each receiver in the component acquires what the hop limit lets
    * through. */
-  #cross(link: number, hops: bigint, d: number, crossings: number): void {
+  #cross(link: number, hops: bigint): void {
+    const d = this.#d;
+    const crossings = this.#crossings;
+    const atOrigin = this.#atOrigin;
     const c = this.#c;
     const stacked = this.#onStack.get(link);
     if (stacked !== undefined) {
@@ -278,10 +355,10 @@ export class Walker {
     this.#onStack.set(link, (stacked ?? 0n) | fresh);
     if (stacked === undefined) this.#stackDecrements.set(link, d);
     this.#push(LINK, link, 0);
-    const l = this.#a.topology.link(link);
+    const l = this.analysis.topology.link(link);
     l.receivers.forEach((r, i) => {
       if (c.has[r.member] !== 1) return;
-      const after = crossings + this.#a.linkCost(link, i);
+      const after = crossings + this.analysis.linkCost(link, i);
       if (after > this.#hopLimit) {
         // The data plane drops it on this link as a loop: its hop limit is reached.
         this.#cuts++;
@@ -290,7 +367,11 @@ export class Walker {
         this.#ev.drop?.(this.#origin, drop, this.#pathThunk);
         return;
       }
-      this.#acquire(this.#a.member(r.member), r.inLink, fresh, d, after);
+      this.#crossings = after;
+      this.#atOrigin = false;
+      this.acquire(fresh, r.member, r.inLink);
+      this.#crossings = crossings;
+      this.#atOrigin = atOrigin;
     });
     this.#pop();
     if (stacked === undefined) {
@@ -329,116 +410,5 @@ export class Walker {
     if (!cut) return;
     if (list === undefined) this.#cutVisits.set(key, [{ crossings, hops }]);
     else list.push({ crossings, hops });
-  }
-
-  #acquire(v: MemberView, port: number, hops: bigint, d: number, crossings: number): void {
-    const hits: Hit[] = [];
-    const t = v.tables.acquire;
-    const miss = t === undefined ? hops : t.lookup(port, this.#atom, hops, hits);
-    if (miss !== 0n)
-      this.#miss(v.index, "acquire", { member: v.index, table: "acquire", port, hops: undecrement(miss, d) });
-    for (const h of hits) {
-      this.#ev.acquired?.(this.#origin, v.index, undecrement(h.hops, d));
-      this.#row(v.index, "acquire", h.row.index);
-      const a = h.row.row.action;
-      if (a.kind === "forward" || a.kind === "both") this.#forward(v, port, h.hops, d, false, crossings);
-      if (a.kind === "receive" || a.kind === "both") this.#receive(v, h.hops, d, crossings);
-      if (a.kind === "shared-acquire" && v.partner !== undefined && this.#c.shared && this.#c.has[v.partner] === 1) {
-        // SharedAcquire (seed §5.3.2): as if it arrived at the overlay's end of the shared link.
-        this.#acquire(this.#a.member(v.partner), port, h.hops, d, crossings);
-      }
-      this.#pop();
-    }
-  }
-
-  #receive(v: MemberView, hops: bigint, d: number, crossings: number): void {
-    const hits: Hit[] = [];
-    const t = v.tables.receive;
-    const miss = t === undefined ? hops : t.lookup(undefined, this.#atom, hops, hits);
-    if (miss !== 0n)
-      this.#miss(v.index, "receive", {
-        member: v.index,
-        table: "receive",
-        port: undefined,
-        hops: undecrement(miss, d),
-      });
-    if (this.#ev.received === undefined) return;
-    for (const h of hits) {
-      this.#row(v.index, "receive", h.row.index);
-      this.#ev.received(this.#origin, v.index, undecrement(h.hops, d), h.row, this.#pathThunk, crossings);
-      this.#pop();
-    }
-  }
-
-  /** Forwarding at `v` from `arrival`; at an origin a miss is no black hole (the origin never had the packet). */
-  #forward(v: MemberView, arrival: Arrival, hops: bigint, d: number, origin: boolean, crossings: number): void {
-    const hits: Hit[] = [];
-    const t = v.tables.forward;
-    const miss = t === undefined ? hops : t.lookup(arrival, this.#atom, hops, hits);
-    if (miss !== 0n && !origin)
-      this.#miss(v.index, "forward", { member: v.index, table: "forward", port: arrival, hops: undecrement(miss, d) });
-    for (const h of hits) {
-      this.#row(v.index, "forward", h.row.index);
-      const a = h.row.row.action;
-      if (a.kind === "shared-forward") {
-        // SharedForward: the underlay's shared member forwards it, marked as handed over.
-        if (v.partner !== undefined && this.#c.shared && this.#c.has[v.partner] === 1)
-          this.#forward(this.#a.member(v.partner), "shared", h.hops, d, origin, crossings);
-      } else if (a.kind === "drop" || (a.kind === "out" && a.outLinks.length === 0)) {
-        this.#drop(v, "forward-drop", h.row.index, h.hops, d);
-      } else if (a.kind === "out") {
-        let go = h.hops;
-        let dd = d;
-        if (v.decrements && arrival !== "self") {
-          const { next, expired } = decrement(go);
-          if (expired !== 0n) this.#drop(v, "ttl-expired", h.row.index, expired, d);
-          go = next;
-          // The relation's header is what the origin transmits: its own decrement comes before.
-          if (!origin) dd = d + 1;
-        }
-        if (a.outLinks.length > 1) this.#ev.replicated?.(v.index, h.row);
-        if (go !== 0n) for (const port of a.outLinks) this.#transmit(v, port, go, dd, crossings);
-      }
-      this.#pop();
-    }
-  }
-
-  #drop(v: MemberView, reason: DropReason, row: number, hops: bigint, d: number): void {
-    this.#ev.drop?.(this.#origin, { member: v.index, reason, row, hops: undecrement(hops, d) }, this.#pathThunk);
-  }
-
-  #transmit(v: MemberView, port: number, hops: bigint, d: number, crossings: number): void {
-    const t = v.transmit;
-    let physical: boolean;
-    if (t === undefined) {
-      // No transmit table written: every out-link is physical (docs/spec.md).
-      if (this.#a.topology.sends(v.index, port).length === 0)
-        return this.#miss(v.index, "transmit", {
-          member: v.index,
-          table: "transmit",
-          port,
-          hops: undecrement(hops, d),
-        });
-      physical = true;
-    } else {
-      const i = t.spec.rows.findIndex((r, k) => r.out === port && t.active[k] === true);
-      const row = t.spec.rows[i];
-      if (row === undefined)
-        return this.#miss(v.index, "transmit", {
-          member: v.index,
-          table: "transmit",
-          port,
-          hops: undecrement(hops, d),
-        });
-      physical = row.action.kind === "physical";
-      this.#row(v.index, "transmit", i);
-    }
-    const [link] = this.#a.topology.sends(v.index, port);
-    if (link === undefined) {
-      if (physical) this.#drop(v, "no-link", -1, hops, d);
-    } else {
-      this.#cross(link.index, hops, d, crossings);
-    }
-    if (t !== undefined) this.#pop();
   }
 }

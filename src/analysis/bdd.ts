@@ -151,6 +151,59 @@ export class Bdd {
     return this.and(a, this.not(b));
   }
 
+  /** The multi-terminal diagram `root` with each terminal under the boolean diagram `q` replaced by `f(terminal)`. */
+  mapUnder(root: number, q: number, f: (terminal: number) => number): number {
+    const marked = new Map<number, number>();
+    const mark = (n: number): number => {
+      const found = marked.get(n);
+      if (found !== undefined) return found;
+      const r = this.isTerminal(n) ? f(n) : this.mk(this.variable(n), mark(this.low(n)), mark(this.high(n)));
+      marked.set(n, r);
+      return r;
+    };
+    const memo = new Map<number, number>();
+    const rec = (n: number, p: number): number => {
+      if (p === FALSE) return n;
+      if (p === TRUE) return mark(n);
+      const key = n * ID + p;
+      const found = memo.get(key);
+      if (found !== undefined) return found;
+      const v = Math.min(this.variable(n), this.variable(p));
+      const [n0, n1] = this.cofactors(n, v);
+      const [p0, p1] = this.cofactors(p, v);
+      const r = this.mk(v, rec(n0, p0), rec(n1, p1));
+      // A Map has a largest size: work past a few times the diagram's budget is a stop, not a crash.
+      if (memo.size >= 3 * this.#maxNodes)
+        throw this.#budget.reached("nodes", "adding a row's predicate to the header classes took too long");
+      memo.set(key, r);
+      return r;
+    };
+    return rec(root, q);
+  }
+
+  /**
+   * `x` where the boolean diagram `p` holds and `y` elsewhere (`x`, `y` multi-terminal diagrams).
+   */
+  ite(p: number, x: number, y: number): number {
+    const memo = new Map<number, Map<number, number>>();
+    const rec = (q: number, a: number, b: number): number => {
+      if (q === TRUE || a === b) return a;
+      if (q === FALSE) return b;
+      const inner = memo.get(q * ID + a);
+      const found = inner?.get(b);
+      if (found !== undefined) return found;
+      const v = Math.min(this.variable(q), this.variable(a), this.variable(b));
+      const [q0, q1] = this.cofactors(q, v);
+      const [a0, a1] = this.cofactors(a, v);
+      const [b0, b1] = this.cofactors(b, v);
+      const r = this.mk(v, rec(q0, a0, b0), rec(q1, a1, b1));
+      if (inner === undefined) memo.set(q * ID + a, new Map([[b, r]]));
+      else inner.set(b, r);
+      return r;
+    };
+    return rec(p, x, y);
+  }
+
   /** A cache is only a cache: one that reaches the diagram's size starts again (a Map has a largest size). */
   #remember(cache: Map<number, number>, key: number, r: number): void {
     if (cache.size >= this.#maxNodes) cache.clear();
@@ -163,4 +216,23 @@ export class Bdd {
     this.#orCache.clear();
     this.#notCache.clear();
   }
+}
+
+/** Diagram `n` of store `from` made in store `to`, each terminal (the booleans too) made `terminal(t)`. */
+export function copy(
+  from: Bdd,
+  n: number,
+  to: Bdd,
+  terminal: (t: number) => number,
+  memo = new Map<number, number>(),
+): number {
+  const rec = (x: number): number => {
+    if (from.isTerminal(x)) return terminal(x);
+    const found = memo.get(x);
+    if (found !== undefined) return found;
+    const r = to.mk(from.variable(x), rec(from.low(x)), rec(from.high(x)));
+    memo.set(x, r);
+    return r;
+  };
+  return rec(n);
 }

@@ -28,10 +28,27 @@ import { ALL_HOPS, hopsOf, NO_HOPS } from "./hops.js";
 import { feasibleNode, formatPatterns, matchNode, patternKey, type SpaceField } from "./pattern-nodes.js";
 
 interface Predicate {
+  /** The patterns it was made of; none for a table's behaviour region (./tables.ts). */
+  readonly match: ReadonlyMap<string, Pattern> | undefined;
+  /** The predicate as a boolean diagram (FALSE for a table's behaviour, which has `table` and `leaf`). */
+  readonly node: number;
+  /** A table's behaviour (./tables.ts): the headers that reach `leaf` of the table's diagram `table`. */
+  readonly table?: number;
+  readonly leaf?: number;
+}
+
+/** Rows' patterns, kept to say what a class is (describe), whether or not they cut the classes. */
+interface Pattern_ {
   readonly match: ReadonlyMap<string, Pattern>;
-  /** The predicate as a boolean diagram. */
   readonly node: number;
 }
+
+/**
+ * What the classes are cut by. `behaviour` (the default): per table, the headers that meet the same fate there
+ * (./behaviours.ts), so that rows leading to the same action cut nothing (APKeep's merge of predicates per
+ * port); `rows`: every row's patterns, the finer partition the analysis had before (kept to compare the two).
+ */
+export type ClassCut = "behaviour" | "rows";
 
 const ID = 2 ** 22;
 
@@ -54,6 +71,9 @@ export class HeaderSpace {
   readonly #byName: ReadonlyMap<string, SpaceField>;
   readonly #preds: Predicate[] = [];
   readonly #predByKey = new Map<string, number>();
+  readonly #patterns: Pattern_[] = [];
+  readonly #patternByKey = new Map<string, number>();
+  readonly cut: ClassCut;
   /** Feasible headers: the design's read rules make some field values impossible together. */
   readonly #domain: number;
   readonly #infeasible: number;
@@ -69,8 +89,9 @@ export class HeaderSpace {
   readonly #budget: Budget;
 
   /** `budget.maxClasses`: the most leaves (classes, dead ones included) the partition may make before it stops. */
-  constructor(design: DesignDef, budget = new Budget()) {
+  constructor(design: DesignDef, budget = new Budget(), cut: ClassCut = "behaviour") {
     this.design = design;
+    this.cut = cut;
     this.#budget = budget;
     this.bdd = new Bdd(budget);
     this.hopField = design.fields.find((f) => f.name === design.hopLimitField);
@@ -107,6 +128,11 @@ export class HeaderSpace {
     return this.hopField === undefined ? NO_HOPS : ALL_HOPS;
   }
 
+  /** What the space may spend (shared with the tables that cut it). */
+  get budget(): Budget {
+    return this.#budget;
+  }
+
   get built(): boolean {
     return this.#root >= 0;
   }
@@ -122,20 +148,56 @@ export class HeaderSpace {
    * classes at once, and the listeners hear of it.
    */
   predicate(match: ReadonlyMap<string, Pattern>): number {
-    const parts = this.fields.flatMap((f) => {
-      const p = match.get(f.def.name);
-      return p === undefined ? [] : [`${f.def.name}:${patternKey(p)}`];
-    });
-    if (parts.length === 0) return -1;
-    const key = parts.join(" ");
+    const key = this.#matchKey(match);
+    if (key === "") return -1;
     const found = this.#predByKey.get(key);
     if (found !== undefined) return found;
+    return this.#register(key, match, this.pattern(match));
+  }
+
+  /**
+   * Cuts the classes by a table's behaviours (./behaviours.ts): the headers that reach each of `leaves` in the multi-
+   * terminal diagram `table` become a predicate (the other leaves cut nothing). After build(), as predicate().
+   */
+  cutBy(table: number, leaves: readonly number[]): void {
+    const ids = new Map<number, number>();
+    for (const leaf of leaves) {
+      ids.set(leaf, this.#preds.push({ match: undefined, node: FALSE, table, leaf }) - 1);
+      this.#predAtoms.push([]);
+    }
+    if (ids.size > 0 && this.built) this.#addLive((root, moved) => this.#addFates(root, table, ids, moved));
+  }
+
+  #register(key: string, match: ReadonlyMap<string, Pattern> | undefined, node: number): number {
     const id = this.#preds.length;
-    this.#preds.push({ match, node: matchNode(this.bdd, this.fields, match) });
+    this.#preds.push({ match, node });
     this.#predByKey.set(key, id);
     this.#predAtoms.push([]);
-    if (this.built) this.#addLive(id);
+    if (this.built) this.#addLive((root, moved) => this.#addPred(root, id, moved));
     return id;
+  }
+
+  /**
+   * A row's patterns (its hop-limit pattern aside) as a boolean diagram, remembered to say what classes are (describe)
+   * but cutting none: TRUE when it has none.
+   */
+  pattern(match: ReadonlyMap<string, Pattern>): number {
+    const key = this.#matchKey(match);
+    if (key === "") return TRUE;
+    const found = this.#patternByKey.get(key);
+    if (found !== undefined) return this.#patterns[found]?.node ?? TRUE;
+    const node = matchNode(this.bdd, this.fields, match);
+    this.#patternByKey.set(key, this.#patterns.push({ match, node }) - 1);
+    return node;
+  }
+
+  #matchKey(match: ReadonlyMap<string, Pattern>): string {
+    return this.fields
+      .flatMap((f) => {
+        const p = match.get(f.def.name);
+        return p === undefined ? [] : [`${f.def.name}:${patternKey(p)}`];
+      })
+      .join(" ");
   }
 
   /** Computes the classes of every predicate registered so far; later ones split them as they come. */
@@ -143,10 +205,22 @@ export class HeaderSpace {
     if (this.built) return;
     const empty = this.#leaf([]);
     let root = this.#mapBoolean(this.#domain, empty);
-    this.#budget.stage(`building the ${this.design.name} header classes`, this.#preds.length, "row patterns");
-    for (let id = 0; id < this.#preds.length; id++) {
+    const unit = this.cut === "rows" ? "row patterns" : "behaviours";
+    this.#budget.stage(`building the ${this.design.name} header classes`, this.#preds.length, unit);
+    for (let id = 0; id < this.#preds.length;) {
       this.#budget.need();
-      root = this.#addPred(root, id, undefined);
+      const table = this.#preds[id]?.table;
+      if (table === undefined) {
+        root = this.#addPred(root, id++, undefined);
+        continue;
+      }
+      // A table's behaviours at once: one walk of its diagram.
+      const ids = new Map<number, number>();
+      for (let p = this.#preds[id]; p?.table === table; p = this.#preds[++id]) {
+        if (ids.size > 0) this.#budget.need();
+        ids.set(p.leaf ?? -1, id);
+      }
+      root = this.#addFates(root, table, ids, undefined);
     }
     this.#root = root;
     // Classes numbered in the order a walk meets their leaves (low branch first): the same description, the same
@@ -193,13 +267,6 @@ export class HeaderSpace {
     return this.#leafSig.get(this.#atomLeaf[atom] ?? -1) ?? [];
   }
 
-  /** A registered predicate's patterns. */
-  predicateMatch(pred: number): ReadonlyMap<string, Pattern> {
-    const p = this.#preds[pred];
-    if (p === undefined) throw new Error(`no predicate ${pred}`);
-    return p.match;
-  }
-
   /** The class of a header given by its field values (absent fields: 0), or −1 when no header has them (./bdd.ts
    * domain). */
   classify(values: ReadonlyMap<string, bigint>): number {
@@ -237,36 +304,72 @@ export class HeaderSpace {
 
   /** A header of the class: field values (the hop-limit field left out). */
   witness(atom: number): ReadonlyMap<string, bigint> {
-    const cached = this.#witness.get(atom);
-    if (cached !== undefined) return cached;
-    const leaf = this.#atomLeaf[atom];
-    const path = leaf === undefined ? undefined : this.#pathTo(leaf);
-    if (path === undefined) throw new Error(`class ${atom} of ${this.design.name} is empty`);
+    let found = this.#witness.get(atom);
+    if (found === undefined) {
+      this.#findWitnesses();
+      found = this.#witness.get(atom);
+    }
+    if (found === undefined) throw new Error(`class ${atom} of ${this.design.name} is empty`);
+    return found;
+  }
+
+  /** A header of every live class that has none yet, in one walk of the diagram (a walk per class is one too many). */
+  #findWitnesses(): void {
+    const b = this.bdd;
+    const seen = new Set<number>();
+    const bits: number[] = [];
+    const rec = (n: number): void => {
+      if (seen.has(n)) return;
+      seen.add(n);
+      if (b.isTerminal(n)) {
+        const atom = this.#leafAtom.get(n);
+        if (atom !== undefined && !this.#witness.has(atom)) this.#witness.set(atom, this.#valuesOf(bits));
+        return;
+      }
+      rec(b.low(n));
+      bits.push(b.variable(n));
+      rec(b.high(n));
+      bits.pop();
+    };
+    rec(this.#root);
+  }
+
+  /** The header whose set bits are the variables `bits`. */
+  #valuesOf(bits: readonly number[]): Map<string, bigint> {
     const values = new Map(this.fields.map((f) => [f.def.name, 0n]));
-    for (const [v, bit] of path) {
-      if (bit === 0) continue;
+    for (const v of bits) {
       const f = this.fields[this.#varField[v] ?? 0];
       if (f !== undefined)
         values.set(f.def.name, (values.get(f.def.name) ?? 0n) | (1n << BigInt(this.#varShift[v] ?? 0)));
     }
-    this.#witness.set(atom, values);
     return values;
   }
 
   /**
    * The class in words: the patterns every header of it matches, then those it is carved out
-   * of ("dst=02:00:00:00:00:03", "any header except dst=…, dst=… (+1021 more)").
+   * of ("dst=02:00:00:00:00:03", "any header except dst=…, dst=… (+1021 more)"). A class cut by
+   * behaviour may join headers no such words tell apart from others: it is then said by one of its
+   * headers' ("like dst=02:00:00:00:00:03").
    */
   describe(atom: number, maxExcept = 3): string {
-    const sig = this.signature(atom);
-    const inside = new Set(sig);
-    let node = this.#domain;
+    const region = this.#region(this.#root, (leaf) => leaf === this.#atomLeaf[atom]);
+    const inside = this.#patterns.flatMap((p, q) => (this.bdd.minus(region, p.node) === FALSE ? [q] : []));
+    const said = this.#words(inside, maxExcept);
+    if (said.exact === region) return said.text;
+    const w = this.witness(atom);
+    const around = this.#patterns.flatMap((p, q) => (this.evaluate(p.node, w) === TRUE ? [q] : []));
+    return `like ${this.#words(around, maxExcept).text}`;
+  }
+
+  /** The headers matching every pattern of `inside` and no other, in words, and as a diagram. */
+  #words(inside: readonly number[], maxExcept: number): { text: string; exact: number } {
     const held = new Map<string, Pattern[]>();
-    for (const p of sig) {
-      const pred = this.#preds[p];
-      if (pred === undefined) continue;
-      node = this.bdd.and(node, pred.node);
-      for (const [name, pattern] of pred.match)
+    let node = this.#domain;
+    for (const q of inside) {
+      const p = this.#patterns[q];
+      if (p === undefined) continue;
+      node = this.bdd.and(node, p.node);
+      for (const [name, pattern] of p.match)
         if (this.#byName.has(name)) held.set(name, [...(held.get(name) ?? []), pattern]);
     }
     // On one field, an exact value says it all, and the longest of nested prefixes.
@@ -282,16 +385,19 @@ export class HeaderSpace {
           : [...(prefixes[0] === undefined ? [] : [prefixes[0]]), ...ps.filter((p) => p.kind !== "prefix")];
       return [...new Set(keep.map((p) => this.formatMatch(new Map([[f.def.name, p]]))))];
     });
+    const set = new Set(inside);
     const except: string[] = [];
     let more = 0;
-    this.#preds.forEach((pred, q) => {
-      if (inside.has(q) || this.bdd.and(node, pred.node) === FALSE) return;
-      if (except.length < maxExcept) except.push(this.formatMatch(pred.match));
+    let exact = node;
+    this.#patterns.forEach((p, q) => {
+      if (set.has(q) || this.bdd.and(node, p.node) === FALSE) return;
+      exact = this.bdd.minus(exact, p.node);
+      if (except.length < maxExcept) except.push(this.formatMatch(p.match));
       else more++;
     });
     const base = parts.length === 0 ? "any header" : parts.join(" ");
-    if (except.length === 0) return base;
-    return `${base} except ${except.join(", ")}${more > 0 ? ` (+${more} more)` : ""}`;
+    if (except.length === 0) return { text: base, exact };
+    return { text: `${base} except ${except.join(", ")}${more > 0 ? ` (+${more} more)` : ""}`, exact };
   }
 
   /** Patterns as a row writes them: "dst=10.0.2.0/24 proto=17". */
@@ -302,6 +408,75 @@ export class HeaderSpace {
   /** Nodes in the diagram (a measure of its memory). */
   get nodes(): number {
     return this.bdd.size;
+  }
+
+  // ── What tables build their behaviour with (./tables.ts) ──────────────────
+
+  /** The terminal of headers the design's parser cannot produce (no class). */
+  get infeasible(): number {
+    return this.#infeasible;
+  }
+
+  /** The feasible headers, as a boolean diagram. */
+  get domain(): number {
+    return this.#domain;
+  }
+
+  /** The terminal a header with these field values (absent fields: 0) reaches from `node`. */
+  evaluate(node: number, values: ReadonlyMap<string, bigint>): number {
+    let n = node;
+    const b = this.bdd;
+    while (!b.isTerminal(n)) {
+      const v = b.variable(n);
+      const f = this.fields[this.#varField[v] ?? 0];
+      const value = f === undefined ? 0n : (values.get(f.def.name) ?? 0n);
+      n = (value >> BigInt(this.#varShift[v] ?? 0)) & 1n ? b.high(n) : b.low(n);
+    }
+    return n;
+  }
+
+  /** The headers of the multi-terminal diagram `root` whose leaf `inside` takes, as a boolean diagram. */
+  #region(root: number, inside: (leaf: number) => boolean): number {
+    const b = this.bdd;
+    const memo = new Map<number, number>();
+    const rec = (n: number): number => {
+      if (b.isTerminal(n)) return n !== this.#infeasible && inside(n) ? TRUE : FALSE;
+      const found = memo.get(n);
+      if (found !== undefined) return found;
+      const r = b.mk(b.variable(n), rec(b.low(n)), rec(b.high(n)));
+      memo.set(n, r);
+      return r;
+    };
+    return rec(root);
+  }
+
+  /**
+   * The live classes some header of the boolean diagram `q` is in, ascending; undefined when finding them would take
+   * more than `maxSteps` steps of the walk (a pattern that meets a large part of a large diagram).
+   */
+  atomsMeeting(q: number, maxSteps = Infinity): number[] | undefined {
+    const b = this.bdd;
+    const out = new Set<number>();
+    const seen = new Set<number>();
+    // Every live class met: the rest of the walk can find no other (a row of a few wide patterns meets them all).
+    const all = this.#leafAtom.size;
+    const rec = (n: number, p: number): boolean => {
+      if (p === FALSE || out.size === all) return true;
+      if (b.isTerminal(n)) {
+        const a = this.#leafAtom.get(n);
+        if (a !== undefined && this.#dead[a] !== true) out.add(a);
+        return true;
+      }
+      const key = n * ID + p;
+      if (seen.has(key)) return true;
+      seen.add(key);
+      if (seen.size > maxSteps) return false;
+      const v = Math.min(b.variable(n), b.variable(p));
+      const [n0, n1] = b.cofactors(n, v);
+      const [p0, p1] = b.cofactors(p, v);
+      return rec(n0, p0) && rec(n1, p1);
+    };
+    return rec(this.#root, q) ? [...out].sort((x, y) => x - y) : undefined;
   }
 
   // ── Building ──────────────────────────────────────────────────────────────
@@ -339,44 +514,14 @@ export class HeaderSpace {
 
   /** The diagram `root` with predicate `id` added to every leaf under it; `moved` hears of each leaf it replaced. */
   #addPred(root: number, id: number, moved: Map<number, number> | undefined): number {
-    const b = this.bdd;
     const p = this.#preds[id];
     if (p === undefined) throw new Error(`no predicate ${id}`);
-    const marked = new Map<number, number>();
-    const mark = (f: number): number => {
-      const found = marked.get(f);
-      if (found !== undefined) return found;
-      let r: number;
-      if (b.isTerminal(f)) {
-        r = f === this.#infeasible ? f : this.#leaf([...(this.#leafSig.get(f) ?? []), id]);
-        if (r !== f) moved?.set(f, r);
-      } else {
-        r = b.mk(b.variable(f), mark(b.low(f)), mark(b.high(f)));
-      }
-      marked.set(f, r);
+    return this.bdd.mapUnder(root, p.node, (leaf) => {
+      if (leaf === this.#infeasible) return leaf;
+      const r = this.#leaf([...(this.#leafSig.get(leaf) ?? []), id]);
+      moved?.set(leaf, r);
       return r;
-    };
-    const memo = new Map<number, number>();
-    const rec = (f: number, q: number): number => {
-      if (q === FALSE) return f;
-      if (q === TRUE) return mark(f);
-      const key = f * ID + q;
-      const found = memo.get(key);
-      if (found !== undefined) return found;
-      const v = Math.min(b.variable(f), b.variable(q));
-      const [f0, f1] = b.cofactors(f, v);
-      const [q0, q1] = b.cofactors(q, v);
-      const r = b.mk(v, rec(f0, q0), rec(f1, q1));
-      // A Map has a largest size: work past a few times the diagram's budget is a stop, not a crash.
-      if (memo.size >= 3 * this.#budget.maxNodes)
-        throw this.#budget.reached(
-          "nodes",
-          `adding a row's predicate to the ${this.design.name} classes took too long`,
-        );
-      memo.set(key, r);
-      return r;
-    };
-    return rec(root, p.node);
+    });
   }
 
   #newAtom(leaf: number): number {
@@ -386,11 +531,61 @@ export class HeaderSpace {
     return a;
   }
 
-  /** A predicate registered after build(): the classes it cuts split, and the listeners hear of it. */
-  #addLive(id: number): void {
+  /** The diagram `root` with the predicates `ids` gives the leaves of the table's diagram `table` added where they
+   * hold; `moved` hears of each leaf it replaced. */
+  #addFates(
+    root: number,
+    table: number,
+    ids: ReadonlyMap<number, number>,
+    moved: Map<number, number> | undefined,
+  ): number {
+    const b = this.bdd;
+    const marked = new Map<number, Map<number, number>>();
+    const mark = (f: number, id: number): number => {
+      const memo = marked.get(id) ?? new Map<number, number>();
+      marked.set(id, memo);
+      const rec = (n: number): number => {
+        const found = memo.get(n);
+        if (found !== undefined) return found;
+        let r: number;
+        if (!b.isTerminal(n)) r = b.mk(b.variable(n), rec(b.low(n)), rec(b.high(n)));
+        else if (n === this.#infeasible) r = n;
+        else {
+          r = this.#leaf([...(this.#leafSig.get(n) ?? []), id]);
+          moved?.set(n, r);
+        }
+        memo.set(n, r);
+        return r;
+      };
+      return rec(f);
+    };
+    const memo = new Map<number, number>();
+    const rec = (f: number, g: number): number => {
+      if (b.isTerminal(g)) {
+        const id = ids.get(g);
+        return id === undefined ? f : mark(f, id);
+      }
+      const key = f * ID + g;
+      const found = memo.get(key);
+      if (found !== undefined) return found;
+      const v = Math.min(b.variable(f), b.variable(g));
+      const [f0, f1] = b.cofactors(f, v);
+      const [g0, g1] = b.cofactors(g, v);
+      const r = b.mk(v, rec(f0, g0), rec(f1, g1));
+      if (memo.size >= 3 * this.#budget.maxNodes)
+        throw this.#budget.reached("nodes", `adding a table to the ${this.design.name} classes took too long`);
+      memo.set(key, r);
+      return r;
+    };
+    return rec(root, table);
+  }
+
+  /** Predicates registered after build (`add` puts them in a diagram): the classes they cut split, and the listeners
+   * hear of it. */
+  #addLive(add: (root: number, moved: Map<number, number>) => number): void {
     this.#budget.stage(`adding a row's patterns to the ${this.design.name} header classes`, 1, "row patterns");
     const moved = new Map<number, number>();
-    this.#root = this.#addPred(this.#root, id, moved);
+    this.#root = add(this.#root, moved);
     if (moved.size === 0) return;
     // One walk of the diagram for every class the predicate cut (a search per class made a reload that cuts 10^4
     // classes take minutes).
@@ -412,52 +607,29 @@ export class HeaderSpace {
     }
   }
 
-  /** The leaves some header reaches: every path of a reduced diagram is a header. */
   #leaves(): Set<number> {
+    return this.leavesUnder(this.#root);
+  }
+
+  /** The leaves some header reaches from `root` (the infeasible one aside): every path of a reduced diagram is a
+   * header. */
+  leavesUnder(root: number): Set<number> {
     const b = this.bdd;
     const out = new Set<number>();
     const seen = new Uint8Array(b.size);
-    const stack = [this.#root];
+    const stack = [root];
     for (let n = stack.pop(); n !== undefined; n = stack.pop()) {
       if (seen[n] === 1) continue;
       seen[n] = 1;
-      if (b.isTerminal(n)) out.add(n);
-      else stack.push(b.low(n), b.high(n));
+      if (b.isTerminal(n)) {
+        if (n !== this.#infeasible) out.add(n);
+      } else stack.push(b.low(n), b.high(n));
     }
     return out;
   }
 
   #walk(values: ReadonlyMap<string, bigint>): number {
-    let n = this.#root;
-    const b = this.bdd;
-    while (!b.isTerminal(n)) {
-      const v = b.variable(n);
-      const f = this.fields[this.#varField[v] ?? 0];
-      const value = f === undefined ? 0n : (values.get(f.def.name) ?? 0n);
-      n = (value >> BigInt(this.#varShift[v] ?? 0)) & 1n ? b.high(n) : b.low(n);
-    }
-    return n;
-  }
-
-  /** The variables set on some path from the root to `leaf`, or undefined when no path leads there. */
-  #pathTo(leaf: number): [number, number][] | undefined {
-    const b = this.bdd;
-    const dead = new Set<number>();
-    const path: [number, number][] = [];
-    const rec = (n: number): boolean => {
-      if (n === leaf) return true;
-      if (b.isTerminal(n) || dead.has(n)) return false;
-      const v = b.variable(n);
-      path.push([v, 0]);
-      if (rec(b.low(n))) return true;
-      path.pop();
-      path.push([v, 1]);
-      if (rec(b.high(n))) return true;
-      path.pop();
-      dead.add(n);
-      return false;
-    };
-    return rec(this.#root) ? path : undefined;
+    return this.evaluate(this.#root, values);
   }
 }
 
@@ -467,14 +639,17 @@ export class HeaderSpaces {
   readonly budget: Budget;
 
   /** `budget`: shared by every design's space (its class bound is per design). */
-  constructor(budget = new Budget()) {
+  readonly cut: ClassCut;
+
+  constructor(budget = new Budget(), cut: ClassCut = "behaviour") {
     this.budget = budget;
+    this.cut = cut;
   }
 
   of(design: DesignDef): HeaderSpace {
     let s = this.#spaces.get(design.name);
     if (s === undefined) {
-      s = new HeaderSpace(design, this.budget);
+      s = new HeaderSpace(design, this.budget, this.cut);
       this.#spaces.set(design.name, s);
     }
     return s;

@@ -435,6 +435,16 @@ export class HeaderSpace {
     return n;
   }
 
+  /** The headers of these classes, as a boolean diagram (what two partitions of one design compare). */
+  headersOf(atoms: Iterable<number>): number {
+    const leaves = new Set<number>();
+    for (const a of atoms) {
+      const leaf = this.#atomLeaf[a];
+      if (leaf !== undefined && this.#dead[a] !== true) leaves.add(leaf);
+    }
+    return this.#region(this.#root, (leaf) => leaves.has(leaf));
+  }
+
   /** The headers of the multi-terminal diagram `root` whose leaf `inside` takes, as a boolean diagram. */
   #region(root: number, inside: (leaf: number) => boolean): number {
     const b = this.bdd;

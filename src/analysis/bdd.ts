@@ -153,18 +153,32 @@ export class Bdd {
 
   /** The multi-terminal diagram `root` with each terminal under the boolean diagram `q` replaced by `f(terminal)`. */
   mapUnder(root: number, q: number, f: (terminal: number) => number): number {
-    const marked = new Map<number, number>();
-    const mark = (n: number): number => {
-      const found = marked.get(n);
+    return this.mapUnderLeaves(root, q, (leaf) => (leaf === TRUE ? f : undefined));
+  }
+
+  /**
+   * The multi-terminal diagram `root` with each terminal under a leaf `l` of the multi-terminal diagram `q` replaced by
+   * `f(l)(terminal)`, where `f(l)` gives a replacement (the terminals under other leaves stay).
+   */
+  mapUnderLeaves(root: number, q: number, f: (leaf: number) => ((terminal: number) => number) | undefined): number {
+    const marked = new Map<number, Map<number, number>>();
+    const mark = (n: number, leaf: number, g: (terminal: number) => number): number => {
+      let memo = marked.get(leaf);
+      if (memo === undefined) marked.set(leaf, (memo = new Map()));
+      const found = memo.get(n);
       if (found !== undefined) return found;
-      const r = this.isTerminal(n) ? f(n) : this.mk(this.variable(n), mark(this.low(n)), mark(this.high(n)));
-      marked.set(n, r);
+      const r = this.isTerminal(n)
+        ? g(n)
+        : this.mk(this.variable(n), mark(this.low(n), leaf, g), mark(this.high(n), leaf, g));
+      memo.set(n, r);
       return r;
     };
     const memo = new Map<number, number>();
     const rec = (n: number, p: number): number => {
-      if (p === FALSE) return n;
-      if (p === TRUE) return mark(n);
+      if (this.isTerminal(p)) {
+        const g = f(p);
+        return g === undefined ? n : mark(n, p, g);
+      }
       const key = n * ID + p;
       const found = memo.get(key);
       if (found !== undefined) return found;
@@ -174,11 +188,41 @@ export class Bdd {
       const r = this.mk(v, rec(n0, p0), rec(n1, p1));
       // A Map has a largest size: work past a few times the diagram's budget is a stop, not a crash.
       if (memo.size >= 3 * this.#maxNodes)
-        throw this.#budget.reached("nodes", "adding a row's predicate to the header classes took too long");
+        throw this.#budget.reached("nodes", "cutting the header classes took too long");
       memo.set(key, r);
       return r;
     };
     return rec(root, q);
+  }
+
+  /** The terminals some path from `root` reaches (in a reduced diagram, every path is an assignment). */
+  terminalsUnder(root: number): Set<number> {
+    const out = new Set<number>();
+    const seen = new Uint8Array(this.#n);
+    const stack = [root];
+    for (let n = stack.pop(); n !== undefined; n = stack.pop()) {
+      if (seen[n] === 1) continue;
+      seen[n] = 1;
+      if (this.isTerminal(n)) out.add(n);
+      else stack.push(this.low(n), this.high(n));
+    }
+    return out;
+  }
+
+  /** Each terminal under `root` once, with the variables set on the first path to it (low branches first). */
+  firstPaths(root: number, visit: (terminal: number, set: readonly number[]) => void): void {
+    const seen = new Set<number>();
+    const set: number[] = [];
+    const rec = (n: number): void => {
+      if (seen.has(n)) return;
+      seen.add(n);
+      if (this.isTerminal(n)) return visit(n, set);
+      rec(this.low(n));
+      set.push(this.variable(n));
+      rec(this.high(n));
+      set.pop();
+    };
+    rec(root);
   }
 
   /**

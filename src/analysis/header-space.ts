@@ -1,31 +1,33 @@
-// Header classes: the coarsest partition of a design's headers that no row can
-// split (atomic predicates, Yang & Lam; APKeep keeps them as rules change).
-// Every row's match is a predicate over the design's matchable fields (src/wire/
-// designs.ts) — exact, prefix, ternary and range patterns alike — and two
-// headers are in one class when every predicate holds for both or for
-// neither. A class is then a number, and a table is, for each class, the rows
-// that may win; what a packet does depends only on its class, its in-link and
-// its hop-limit value (./hops.ts, kept apart because forwarding changes it).
+// Header classes: the coarsest partition of a design's headers that no table
+// behaviour can split (atomic predicates, Yang & Lam; APKeep keeps them as rules
+// change, and merges the predicates of rules with one action). By default each
+// header table's rows are first made into what the table does with a header
+// (./behaviours.ts), and each behaviour's headers are a predicate; with the cut
+// `rows`, every row's patterns are one. Two headers are in one class when every
+// predicate holds for both or for neither. A class is then a number, and a
+// table is, for each class, the rows that may win; what a packet does depends
+// only on its class, its in-link and its hop-limit value (./hops.ts, kept apart
+// because forwarding changes it).
 //
 // The partition is one multi-terminal decision diagram over the fields' bits
-// (./bdd.ts): each leaf is the set of predicates that hold on the paths to it,
-// and each leaf is a class. Adding a predicate marks the leaves under it; a
-// leaf partly under it splits in two (a new class), one wholly under it moves
-// (the class keeps its number). Nothing ever merges, so classes are stable
-// numbers across row changes; a class that ends up empty is dead.
+// (./bdd.ts; the fields laid out as variables in ./pattern-nodes.ts): each leaf
+// is the set of predicates that hold on the paths to it, and each leaf is a
+// class. Adding a predicate marks the leaves under it; a leaf partly under it
+// splits in two (a new class), one wholly under it moves (the class keeps its
+// number). Nothing ever merges, so classes are stable numbers across row
+// changes; a class that ends up empty is dead. A class in words: ./class-words.ts.
 //
 // How many classes a design may have, and how large its diagram may grow, is
 // the budget's (./budget.ts): past either, building stops with a BudgetStop.
 // Every recursion here follows the diagram down one variable a level, so its
 // depth is bounded by the design's bits, never by the number of rows.
-// A row's patterns become diagrams in ./pattern-nodes.ts.
 
 import type { Pattern } from "../description/types.js";
 import type { DesignDef, FieldDef } from "../wire/designs.js";
-import { Bdd, FALSE, TRUE } from "./bdd.js";
+import { Bdd, copy, FALSE, TRUE } from "./bdd.js";
 import { Budget } from "./budget.js";
 import { ALL_HOPS, hopsOf, NO_HOPS } from "./hops.js";
-import { feasibleNode, formatPatterns, matchNode, patternKey, type SpaceField } from "./pattern-nodes.js";
+import { FieldBits, feasibleNode, formatPatterns, matchNode, patternKey, type SpaceField } from "./pattern-nodes.js";
 
 interface Predicate {
   /** The patterns it was made of; none for a table's behaviour region (./tables.ts). */
@@ -37,8 +39,8 @@ interface Predicate {
   readonly leaf?: number;
 }
 
-/** Rows' patterns, kept to say what a class is (describe), whether or not they cut the classes. */
-interface Pattern_ {
+/** Rows' patterns, kept to say what a class is (./class-words.ts), whether or not they cut the classes. */
+export interface RowPattern {
   readonly match: ReadonlyMap<string, Pattern>;
   readonly node: number;
 }
@@ -66,12 +68,10 @@ export class HeaderSpace {
   readonly hopField: FieldDef | undefined;
   readonly fields: readonly SpaceField[];
   readonly bdd: Bdd;
-  readonly #varField: Int32Array;
-  readonly #varShift: Int32Array;
-  readonly #byName: ReadonlyMap<string, SpaceField>;
+  readonly #bits: FieldBits;
   readonly #preds: Predicate[] = [];
   readonly #predByKey = new Map<string, number>();
-  readonly #patterns: Pattern_[] = [];
+  readonly #patterns: RowPattern[] = [];
   readonly #patternByKey = new Map<string, number>();
   readonly cut: ClassCut;
   /** Feasible headers: the design's read rules make some field values impossible together. */
@@ -95,24 +95,9 @@ export class HeaderSpace {
     this.#budget = budget;
     this.bdd = new Bdd(budget);
     this.hopField = design.fields.find((f) => f.name === design.hopLimitField);
-    let v = 0;
-    const fields: SpaceField[] = [];
-    for (const def of design.fields) {
-      if (def === this.hopField) continue;
-      fields.push({ def, first: v, bits: def.bits });
-      v += def.bits;
-    }
-    this.fields = fields;
-    this.#byName = new Map(fields.map((f) => [f.def.name, f]));
-    this.#varField = new Int32Array(v);
-    this.#varShift = new Int32Array(v);
-    fields.forEach((f, i) => {
-      for (let b = 0; b < f.bits; b++) {
-        this.#varField[f.first + b] = i;
-        this.#varShift[f.first + b] = f.bits - 1 - b;
-      }
-    });
-    this.#domain = feasibleNode(this.bdd, design, this.#byName);
+    this.#bits = new FieldBits(design, this.hopField);
+    this.fields = this.#bits.fields;
+    this.#domain = feasibleNode(this.bdd, design, this.#bits.byName);
     this.#infeasible = this.bdd.terminal();
   }
 
@@ -204,7 +189,8 @@ export class HeaderSpace {
   build(): void {
     if (this.built) return;
     const empty = this.#leaf([]);
-    let root = this.#mapBoolean(this.#domain, empty);
+    // The feasible headers in one class, the others in none.
+    let root = copy(this.bdd, this.#domain, this.bdd, (t) => (t === TRUE ? empty : this.#infeasible));
     const unit = this.cut === "rows" ? "row patterns" : "behaviours";
     this.#budget.stage(`building the ${this.design.name} header classes`, this.#preds.length, unit);
     for (let id = 0; id < this.#preds.length;) {
@@ -225,18 +211,9 @@ export class HeaderSpace {
     this.#root = root;
     // Classes numbered in the order a walk meets their leaves (low branch first): the same description, the same
     // numbers.
-    const seen = new Set<number>();
-    const walk = (n: number): void => {
-      if (seen.has(n)) return;
-      seen.add(n);
-      if (this.bdd.isTerminal(n)) {
-        if (n !== this.#infeasible) this.#newAtom(n);
-        return;
-      }
-      walk(this.bdd.low(n));
-      walk(this.bdd.high(n));
-    };
-    walk(root);
+    this.bdd.firstPaths(root, (leaf) => {
+      if (leaf !== this.#infeasible) this.#newAtom(leaf);
+    });
   }
 
   listen(l: SpaceListener): void {
@@ -285,10 +262,8 @@ export class HeaderSpace {
         if (a !== undefined) out.add(a);
         return;
       }
-      const v = b.variable(n);
-      const f = this.fields[this.#varField[v] ?? 0];
-      const value = f === undefined ? undefined : values.get(f.def.name);
-      if (value === undefined) {
+      const bit = this.#bits.bit(values, b.variable(n));
+      if (bit === undefined) {
         // A free bit: both ways (a node met again below a free bit leads to the same leaves).
         if (seen.has(n)) return;
         seen.add(n);
@@ -296,7 +271,7 @@ export class HeaderSpace {
         walk(b.high(n));
         return;
       }
-      walk((value >> BigInt(this.#varShift[v] ?? 0)) & 1n ? b.high(n) : b.low(n));
+      walk(bit ? b.high(n) : b.low(n));
     };
     walk(this.#root);
     return [...out].sort((x, y) => x - y);
@@ -315,89 +290,20 @@ export class HeaderSpace {
 
   /** A header of every live class that has none yet, in one walk of the diagram (a walk per class is one too many). */
   #findWitnesses(): void {
-    const b = this.bdd;
-    const seen = new Set<number>();
-    const bits: number[] = [];
-    const rec = (n: number): void => {
-      if (seen.has(n)) return;
-      seen.add(n);
-      if (b.isTerminal(n)) {
-        const atom = this.#leafAtom.get(n);
-        if (atom !== undefined && !this.#witness.has(atom)) this.#witness.set(atom, this.#valuesOf(bits));
-        return;
-      }
-      rec(b.low(n));
-      bits.push(b.variable(n));
-      rec(b.high(n));
-      bits.pop();
-    };
-    rec(this.#root);
-  }
-
-  /** The header whose set bits are the variables `bits`. */
-  #valuesOf(bits: readonly number[]): Map<string, bigint> {
-    const values = new Map(this.fields.map((f) => [f.def.name, 0n]));
-    for (const v of bits) {
-      const f = this.fields[this.#varField[v] ?? 0];
-      if (f !== undefined)
-        values.set(f.def.name, (values.get(f.def.name) ?? 0n) | (1n << BigInt(this.#varShift[v] ?? 0)));
-    }
-    return values;
-  }
-
-  /**
-   * The class in words: the patterns every header of it matches, then those it is carved out
-   * of ("dst=02:00:00:00:00:03", "any header except dst=…, dst=… (+1021 more)"). A class cut by
-   * behaviour may join headers no such words tell apart from others: it is then said by one of its
-   * headers' ("like dst=02:00:00:00:00:03").
-   */
-  describe(atom: number, maxExcept = 3): string {
-    const region = this.#region(this.#root, (leaf) => leaf === this.#atomLeaf[atom]);
-    const inside = this.#patterns.flatMap((p, q) => (this.bdd.minus(region, p.node) === FALSE ? [q] : []));
-    const said = this.#words(inside, maxExcept);
-    if (said.exact === region) return said.text;
-    const w = this.witness(atom);
-    const around = this.#patterns.flatMap((p, q) => (this.evaluate(p.node, w) === TRUE ? [q] : []));
-    return `like ${this.#words(around, maxExcept).text}`;
-  }
-
-  /** The headers matching every pattern of `inside` and no other, in words, and as a diagram. */
-  #words(inside: readonly number[], maxExcept: number): { text: string; exact: number } {
-    const held = new Map<string, Pattern[]>();
-    let node = this.#domain;
-    for (const q of inside) {
-      const p = this.#patterns[q];
-      if (p === undefined) continue;
-      node = this.bdd.and(node, p.node);
-      for (const [name, pattern] of p.match)
-        if (this.#byName.has(name)) held.set(name, [...(held.get(name) ?? []), pattern]);
-    }
-    // On one field, an exact value says it all, and the longest of nested prefixes.
-    const parts = this.fields.flatMap((f) => {
-      const ps = held.get(f.def.name) ?? [];
-      const exact = ps.find((p) => p.kind === "exact");
-      const prefixes = ps
-        .filter((p) => p.kind === "prefix")
-        .sort((x, y) => (y.kind === "prefix" && x.kind === "prefix" ? y.len - x.len : 0));
-      const keep =
-        exact !== undefined
-          ? [exact]
-          : [...(prefixes[0] === undefined ? [] : [prefixes[0]]), ...ps.filter((p) => p.kind !== "prefix")];
-      return [...new Set(keep.map((p) => this.formatMatch(new Map([[f.def.name, p]]))))];
+    this.bdd.firstPaths(this.#root, (leaf, bits) => {
+      const atom = this.#leafAtom.get(leaf);
+      if (atom !== undefined && !this.#witness.has(atom)) this.#witness.set(atom, this.#bits.header(bits));
     });
-    const set = new Set(inside);
-    const except: string[] = [];
-    let more = 0;
-    let exact = node;
-    this.#patterns.forEach((p, q) => {
-      if (set.has(q) || this.bdd.and(node, p.node) === FALSE) return;
-      exact = this.bdd.minus(exact, p.node);
-      if (except.length < maxExcept) except.push(this.formatMatch(p.match));
-      else more++;
-    });
-    const base = parts.length === 0 ? "any header" : parts.join(" ");
-    if (except.length === 0) return { text: base, exact };
-    return { text: `${base} except ${except.join(", ")}${more > 0 ? ` (+${more} more)` : ""}`, exact };
+  }
+
+  /** The rows' patterns registered so far (pattern()), as diagrams: what a class is said by (./class-words.ts). */
+  get patterns(): readonly RowPattern[] {
+    return this.#patterns;
+  }
+
+  /** Whether the design has a matchable field of this name (the hop-limit field aside). */
+  hasField(name: string): boolean {
+    return this.#bits.byName.has(name);
   }
 
   /** Patterns as a row writes them: "dst=10.0.2.0/24 proto=17". */
@@ -424,15 +330,7 @@ export class HeaderSpace {
 
   /** The terminal a header with these field values (absent fields: 0) reaches from `node`. */
   evaluate(node: number, values: ReadonlyMap<string, bigint>): number {
-    let n = node;
-    const b = this.bdd;
-    while (!b.isTerminal(n)) {
-      const v = b.variable(n);
-      const f = this.fields[this.#varField[v] ?? 0];
-      const value = f === undefined ? 0n : (values.get(f.def.name) ?? 0n);
-      n = (value >> BigInt(this.#varShift[v] ?? 0)) & 1n ? b.high(n) : b.low(n);
-    }
-    return n;
+    return this.#bits.evaluate(this.bdd, node, values);
   }
 
   /** The headers of these classes, as a boolean diagram (what two partitions of one design compare). */
@@ -442,22 +340,7 @@ export class HeaderSpace {
       const leaf = this.#atomLeaf[a];
       if (leaf !== undefined && this.#dead[a] !== true) leaves.add(leaf);
     }
-    return this.#region(this.#root, (leaf) => leaves.has(leaf));
-  }
-
-  /** The headers of the multi-terminal diagram `root` whose leaf `inside` takes, as a boolean diagram. */
-  #region(root: number, inside: (leaf: number) => boolean): number {
-    const b = this.bdd;
-    const memo = new Map<number, number>();
-    const rec = (n: number): number => {
-      if (b.isTerminal(n)) return n !== this.#infeasible && inside(n) ? TRUE : FALSE;
-      const found = memo.get(n);
-      if (found !== undefined) return found;
-      const r = b.mk(b.variable(n), rec(b.low(n)), rec(b.high(n)));
-      memo.set(n, r);
-      return r;
-    };
-    return rec(root);
+    return copy(this.bdd, this.#root, this.bdd, (leaf) => (leaves.has(leaf) ? TRUE : FALSE));
   }
 
   /**
@@ -507,31 +390,19 @@ export class HeaderSpace {
     return n;
   }
 
-  /** A boolean diagram with TRUE turned into `leaf` and FALSE into the infeasible leaf. */
-  #mapBoolean(n: number, leaf: number): number {
-    const memo = new Map<number, number>();
-    const rec = (x: number): number => {
-      if (x === TRUE) return leaf;
-      if (x === FALSE) return this.#infeasible;
-      const found = memo.get(x);
-      if (found !== undefined) return found;
-      const r = this.bdd.mk(this.bdd.variable(x), rec(this.bdd.low(x)), rec(this.bdd.high(x)));
-      memo.set(x, r);
-      return r;
-    };
-    return rec(n);
-  }
-
   /** The diagram `root` with predicate `id` added to every leaf under it; `moved` hears of each leaf it replaced. */
   #addPred(root: number, id: number, moved: Map<number, number> | undefined): number {
     const p = this.#preds[id];
     if (p === undefined) throw new Error(`no predicate ${id}`);
-    return this.bdd.mapUnder(root, p.node, (leaf) => {
-      if (leaf === this.#infeasible) return leaf;
-      const r = this.#leaf([...(this.#leafSig.get(leaf) ?? []), id]);
-      moved?.set(leaf, r);
-      return r;
-    });
+    return this.bdd.mapUnder(root, p.node, (leaf) => this.#mark(leaf, id, moved));
+  }
+
+  /** Leaf `leaf` with predicate `id` added (the infeasible leaf stays); `moved` hears of it. */
+  #mark(leaf: number, id: number, moved: Map<number, number> | undefined): number {
+    if (leaf === this.#infeasible) return leaf;
+    const r = this.#leaf([...(this.#leafSig.get(leaf) ?? []), id]);
+    moved?.set(leaf, r);
+    return r;
   }
 
   #newAtom(leaf: number): number {
@@ -549,45 +420,10 @@ export class HeaderSpace {
     ids: ReadonlyMap<number, number>,
     moved: Map<number, number> | undefined,
   ): number {
-    const b = this.bdd;
-    const marked = new Map<number, Map<number, number>>();
-    const mark = (f: number, id: number): number => {
-      const memo = marked.get(id) ?? new Map<number, number>();
-      marked.set(id, memo);
-      const rec = (n: number): number => {
-        const found = memo.get(n);
-        if (found !== undefined) return found;
-        let r: number;
-        if (!b.isTerminal(n)) r = b.mk(b.variable(n), rec(b.low(n)), rec(b.high(n)));
-        else if (n === this.#infeasible) r = n;
-        else {
-          r = this.#leaf([...(this.#leafSig.get(n) ?? []), id]);
-          moved?.set(n, r);
-        }
-        memo.set(n, r);
-        return r;
-      };
-      return rec(f);
-    };
-    const memo = new Map<number, number>();
-    const rec = (f: number, g: number): number => {
-      if (b.isTerminal(g)) {
-        const id = ids.get(g);
-        return id === undefined ? f : mark(f, id);
-      }
-      const key = f * ID + g;
-      const found = memo.get(key);
-      if (found !== undefined) return found;
-      const v = Math.min(b.variable(f), b.variable(g));
-      const [f0, f1] = b.cofactors(f, v);
-      const [g0, g1] = b.cofactors(g, v);
-      const r = b.mk(v, rec(f0, g0), rec(f1, g1));
-      if (memo.size >= 3 * this.#budget.maxNodes)
-        throw this.#budget.reached("nodes", `adding a table to the ${this.design.name} classes took too long`);
-      memo.set(key, r);
-      return r;
-    };
-    return rec(root, table);
+    return this.bdd.mapUnderLeaves(root, table, (fate) => {
+      const id = ids.get(fate);
+      return id === undefined ? undefined : (leaf) => this.#mark(leaf, id, moved);
+    });
   }
 
   /** Predicates registered after build (`add` puts them in a diagram): the classes they cut split, and the listeners
@@ -599,7 +435,7 @@ export class HeaderSpace {
     if (moved.size === 0) return;
     // One walk of the diagram for every class the predicate cut (a search per class made a reload that cuts 10^4
     // classes take minutes).
-    const left = this.#leaves();
+    const left = this.bdd.terminalsUnder(this.#root);
     for (const [oldLeaf, newLeaf] of moved) {
       const from = this.#leafAtom.get(oldLeaf);
       if (from === undefined) continue; // a leaf no class has any more
@@ -615,27 +451,6 @@ export class HeaderSpace {
         for (const l of this.#listeners) l.died(from);
       }
     }
-  }
-
-  #leaves(): Set<number> {
-    return this.leavesUnder(this.#root);
-  }
-
-  /** The leaves some header reaches from `root` (the infeasible one aside): every path of a reduced diagram is a
-   * header. */
-  leavesUnder(root: number): Set<number> {
-    const b = this.bdd;
-    const out = new Set<number>();
-    const seen = new Uint8Array(b.size);
-    const stack = [root];
-    for (let n = stack.pop(); n !== undefined; n = stack.pop()) {
-      if (seen[n] === 1) continue;
-      seen[n] = 1;
-      if (b.isTerminal(n)) {
-        if (n !== this.#infeasible) out.add(n);
-      } else stack.push(b.low(n), b.high(n));
-    }
-    return out;
   }
 
   #walk(values: ReadonlyMap<string, bigint>): number {

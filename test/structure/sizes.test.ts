@@ -25,7 +25,6 @@ interface Allowed {
 }
 
 const ALLOWED: readonly Allowed[] = [
-  { file: "src/analysis/header-space.ts", by: "h-classes2" },
   { file: "src/cli/serve.ts", function: "serve", by: "h-ledger" },
   { file: "src/cli/serve.ts", function: "(anonymous in serve)", by: "h-ledger" },
   { file: "src/control/compile.ts", by: "h-ledger" },

@@ -18,12 +18,22 @@ export const TRUE = 1;
 const TERMINAL = 0x7fffffff;
 const ID = 2 ** 22;
 
+/** Where a node starts its search in the unique table: its three numbers mixed. */
+function slotOf(v: number, lo: number, hi: number): number {
+  let h = Math.imul(v, 0x9e3779b1) ^ Math.imul(lo, 0x85ebca6b) ^ Math.imul(hi, 0xc2b2ae35);
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x2c1b3c6d);
+  return h ^ (h >>> 13);
+}
+
 export class Bdd {
   #var: Int32Array<ArrayBuffer> = new Int32Array(1 << 12);
   #lo: Int32Array<ArrayBuffer> = new Int32Array(1 << 12);
   #hi: Int32Array<ArrayBuffer> = new Int32Array(1 << 12);
   #n = 0;
-  readonly #unique = new Map<number, number>();
+  /** The unique table: node ids by (variable, low, high), open addressing (−1: empty), at most half full. */
+  #slots: Int32Array<ArrayBuffer> = new Int32Array(1 << 13).fill(-1);
+  #inner = 0;
   readonly #andCache = new Map<number, number>();
   readonly #orCache = new Map<number, number>();
   readonly #notCache = new Map<number, number>();
@@ -67,12 +77,30 @@ export class Bdd {
   /** The node testing `v`: `lo` when the bit is 0, `hi` when 1 (reduced: no node when they agree). */
   mk(v: number, lo: number, hi: number): number {
     if (lo === hi) return lo;
-    const key = v * ID * ID + lo * ID + hi;
-    const found = this.#unique.get(key);
-    if (found !== undefined) return found;
+    const mask = this.#slots.length - 1;
+    let i = slotOf(v, lo, hi) & mask;
+    for (let n = this.#slots[i] ?? -1; n >= 0; n = this.#slots[i] ?? -1) {
+      if (this.#var[n] === v && this.#lo[n] === lo && this.#hi[n] === hi) return n;
+      i = (i + 1) & mask;
+    }
     const n = this.#push(v, lo, hi);
-    this.#unique.set(key, n);
+    this.#slots[i] = n;
+    if (++this.#inner * 2 > this.#slots.length) this.#rehash();
     return n;
+  }
+
+  /** The unique table twice as large, every inner node put in again. */
+  #rehash(): void {
+    const slots = new Int32Array(this.#slots.length * 2).fill(-1);
+    const mask = slots.length - 1;
+    for (let n = 0; n < this.#n; n++) {
+      const v = this.#var[n] ?? TERMINAL;
+      if (v === TERMINAL) continue;
+      let i = slotOf(v, this.#lo[n] ?? 0, this.#hi[n] ?? 0) & mask;
+      while ((slots[i] ?? -1) >= 0) i = (i + 1) & mask;
+      slots[i] = n;
+    }
+    this.#slots = slots;
   }
 
   #push(v: number, lo: number, hi: number): number {

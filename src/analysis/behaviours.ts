@@ -10,14 +10,17 @@
 // the behaviours, and which row won is found per class afterwards (./
 // tables.ts).
 //
-// The diagram is built in a store of its own: each row alone, then pairs of
-// neighbours composed (the earlier wins where it takes the header), pairs of
-// pairs, and so on, so that each row is composed log2(rows) times, not once
-// per row before it. A table write redoes only the headers the row's patterns
-// hold for, from the rows that meet them.
+// The diagram is built in the space's store, whose class diagram it then cuts
+// without a copy (its leaves are terminals of their own there): each row alone,
+// then pairs of neighbours composed (the earlier wins where it takes the
+// header), pairs of pairs, and so on, so that each row is composed log2(rows)
+// times, not once per row before it. Headers the design's parser cannot produce
+// are left to the space (HeaderSpace.infeasible), not cut out here: that would
+// be one more walk of the whole diagram. A table write redoes only the headers
+// the row's patterns hold for, from the rows that meet them.
 
 import type { RowSpec } from "../description/types.js";
-import { Bdd, copy } from "./bdd.js";
+import type { Bdd } from "./bdd.js";
 import type { HeaderSpace } from "./header-space.js";
 
 const ID = 2 ** 22;
@@ -69,38 +72,28 @@ export class Behaviours {
   readonly #full = new Set<number>();
   /** Composed leaves, by pair. */
   readonly #combined = new Map<number, number>();
-  /** Space nodes copied here (booleans stay booleans). */
-  readonly #copied = new Map<number, number>();
-  /** Headers the design's parser cannot produce. */
+  /** Headers a table write leaves as they were (update). */
   readonly #none: number;
   readonly #miss: number;
-  /** The feasible headers, each a miss. */
-  readonly #domain: number;
-  #root = -1;
 
   /** `slots`: in-link slots (./tables.ts); `slotOf`: the one a row's in-link names, undefined when it names none. */
   constructor(space: HeaderSpace, slots: number, slotOf: (r: IndexedRow) => number | undefined) {
     this.#s = space;
-    this.#b = new Bdd(space.budget);
+    // The space's store: a table's diagram is cut into the classes there without a copy.
+    this.#b = space.bdd;
     this.#slotOf = slotOf;
     this.#none = this.#b.terminal();
     this.#full.add(this.#none);
     this.#miss = this.#leaf({ rest: Array.from({ length: slots }, () => space.allHops), hits: [] });
-    this.#domain = this.#b.ite(this.#here(space.domain), this.#miss, this.#none);
-  }
-
-  /** Nodes of the table's store (its memory). */
-  get nodes(): number {
-    return this.#b.size;
   }
 
   /** The diagram of `rows` (active, by priority), and the space cut by its behaviours (all but one, which the others
    * leave). */
   build(rows: readonly IndexedRow[]): void {
     this.#s.budget.stage(`building the ${this.#s.design.name} header classes`, rows.length, "rows of a table");
-    this.#root = this.#compose(this.#domain, this.#fold(rows, 0, rows.length));
-    const { diagram, leaves } = this.#toSpace(this.#root);
-    this.#s.cutBy(diagram, leaves.slice(1));
+    // Headers the design's parser cannot produce are in no class: the space leaves them out (HeaderSpace.infeasible).
+    const diagram = this.#fold(rows, 0, rows.length);
+    this.#s.cutBy(diagram, this.#fatesUnder(diagram).slice(1));
   }
 
   /**
@@ -108,43 +101,30 @@ export class Behaviours {
    * cut by the behaviours there (a table write).
    */
   update(node: number, rows: readonly IndexedRow[]): void {
-    const p = this.#here(node);
-    const redone = this.#compose(this.#domain, this.#fold(rows, 0, rows.length));
-    this.#root = this.#b.ite(p, redone, this.#root);
-    const { diagram, leaves } = this.#toSpace(this.#b.ite(p, redone, this.#none));
-    this.#s.cutBy(diagram, leaves);
+    const diagram = this.#b.ite(node, this.#fold(rows, 0, rows.length), this.#none);
+    this.#s.cutBy(diagram, this.#fatesUnder(diagram));
   }
 
-  /** `d` into the space's store, each leaf a new terminal (`none`: the infeasible one), and those terminals. */
-  #toSpace(d: number): { diagram: number; leaves: number[] } {
-    const s = this.#s;
-    const mine = new Map<number, number>();
-    const diagram = copy(this.#b, d, s.bdd, (t) => {
-      if (t === this.#none) return s.infeasible;
-      let x = mine.get(t);
-      if (x === undefined) mine.set(t, (x = s.bdd.terminal()));
-      return x;
-    });
-    return { diagram, leaves: [...mine.values()] };
-  }
-
-  #here(node: number): number {
-    return copy(this.#s.bdd, node, this.#b, (t) => t, this.#copied);
+  /** The fates some header reaches in `d` (`none` aside). */
+  #fatesUnder(d: number): number[] {
+    return [...this.#b.terminalsUnder(d)].filter((t) => t !== this.#none);
   }
 
   /** Rows i..j composed, halves first. */
   #fold(rows: readonly IndexedRow[], i: number, j: number): number {
     if (j - i === 0) return this.#miss;
-    if (j - i === 1) {
-      const r = rows[i];
-      if (r === undefined) return this.#miss;
-      this.#s.budget.need();
-      const f = this.#fates.get(this.#miss);
-      const after = f === undefined ? undefined : take(f, r, this.#slotOf(r));
-      return after === undefined ? this.#miss : this.#b.ite(this.#here(r.node), this.#leaf(after), this.#miss);
-    }
+    if (j - i === 1) return this.#alone(rows[i]);
     const m = (i + j) >> 1;
     return this.#compose(this.#fold(rows, i, m), this.#fold(rows, m, j));
+  }
+
+  /** What row `r` alone does. */
+  #alone(r: IndexedRow | undefined): number {
+    if (r === undefined) return this.#miss;
+    this.#s.budget.need();
+    const f = this.#fates.get(this.#miss);
+    const after = f === undefined ? undefined : take(f, r, this.#slotOf(r));
+    return after === undefined ? this.#miss : this.#b.ite(r.node, this.#leaf(after), this.#miss);
   }
 
   /** `x` then `y`: where `x` leaves values untaken, `y`'s rows take them. */

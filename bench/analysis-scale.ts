@@ -13,7 +13,7 @@ import { parseSpec } from "../src/description/load.js";
 import { edgeRouter, ternaryAcl } from "./analysis-descriptions.js";
 import type { Figure, FigureScenario } from "./scenario.js";
 
-const ACL_ROWS: readonly number[] = [8, 16, 32, 64, 128, 512, 2048];
+const ACL_ROWS: readonly number[] = [8, 16, 24, 32, 64, 128, 512, 2048];
 /** Seconds one point may take. */
 const TIME_LIMIT = 30;
 

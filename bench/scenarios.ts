@@ -1,6 +1,7 @@
 // Every benchmark scenario, in the order `npm run bench` runs them. Add new ones here.
 
 import { analyzeFatTree, analyzeGrowth, analyzeUpdate } from "./analysis.js";
+import { analyzeAclCurve, analyzeEdgeRouter } from "./analysis-scale.js";
 import {
   fatTree,
   hubAndSpoke8,
@@ -33,5 +34,7 @@ export const SCENARIOS: readonly (Scenario | FigureScenario)[] = [
   analyzeFatTree,
   analyzeGrowth,
   analyzeUpdate,
+  analyzeAclCurve,
+  analyzeEdgeRouter,
   serveReload,
 ];

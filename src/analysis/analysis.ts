@@ -32,7 +32,7 @@ import type { TableRole } from "../wasm/abi.js";
 import { DEFAULT_RUNNER } from "../wasm/runner.js";
 import { Budget, BudgetStop, isResourceError } from "./budget.js";
 import { linkCosts } from "./costs.js";
-import { HeaderSpaces } from "./header-space.js";
+import { type ClassCut, HeaderSpaces } from "./header-space.js";
 import {
   type Component,
   type ComponentKind,
@@ -66,6 +66,8 @@ export interface AnalysisOptions {
   readonly budget?: Budget;
   /** Links a packet may cross, as the data plane's hop limit (`strata run --hop-limit`, 64): one more is a loop. */
   readonly hopLimit?: number;
+  /** What cuts the classes (ignored with `spaces`): each table's behaviours (the default), or every row's patterns. */
+  readonly cut?: ClassCut;
 }
 
 /** The one empty list of in-links (tables remember their answers by list). */
@@ -90,12 +92,14 @@ export class Analysis implements Walkable {
   readonly #inbound = new Map<Component, number[]>();
   /** Per member, the in-links a loop can come in by (loopLinks). */
   #loopLinks: Map<number, number[]> | undefined;
+  /** The classes a change under way may have changed (apply, replaceTables): of one that splits, both parts. */
+  #pending: Map<Component, Affected> | undefined;
 
   constructor(compiled: CompiledSpec, options: AnalysisOptions = {}) {
     this.compiled = compiled;
     this.topology = new Topology(compiled);
     this.budget = options.budget ?? options.spaces?.budget ?? new Budget();
-    this.spaces = options.spaces ?? new HeaderSpaces(this.budget);
+    this.spaces = options.spaces ?? new HeaderSpaces(this.budget, options.cut);
     this.hopLimit = options.hopLimit ?? DEFAULT_RUNNER.hopLimit;
     let members: MemberView[] = [];
     let built = false;
@@ -144,6 +148,7 @@ export class Analysis implements Walkable {
       const space = this.spaces.all().find((s) => s.design.name === design);
       for (const p of list) space?.predicate(p);
     }
+    for (const v of members) for (const t of Object.values(v.tables)) t.cut();
     this.spaces.build();
     for (const v of members) for (const t of Object.values(v.tables)) t.index();
     for (const space of this.spaces.all()) {
@@ -151,6 +156,8 @@ export class Analysis implements Walkable {
       space.listen({
         split: (from, born) => {
           for (const t of tables) t.split(from, born);
+          for (const [c, x] of this.#pending ?? [])
+            if (c.space === space && x !== "all" && x.includes(from)) this.#pending?.set(c, [...x, born]);
         },
         died: (atom) => {
           for (const t of tables) t.died(atom);
@@ -239,10 +246,24 @@ export class Analysis implements Walkable {
 
   /**
    * Takes rows out or puts them back. Returns, per component touched, the classes whose fate may
-   * have changed ("all" for a row without patterns); changes that change nothing are left out.
+   * have changed ("all" for a row without patterns), added to `out`; changes that change nothing are left out.
    */
-  apply(changes: readonly RowChange[]): Map<Component, Affected> {
-    const out = new Map<Component, Affected>();
+  apply(changes: readonly RowChange[], out = new Map<Component, Affected>()): Map<Component, Affected> {
+    return this.#changing(out, () => this.#apply(changes, out));
+  }
+
+  /** `f`, with the classes of `out` that split while it runs followed (both parts may have changed). */
+  #changing(out: Map<Component, Affected>, f: () => void): Map<Component, Affected> {
+    this.#pending = out;
+    try {
+      f();
+    } finally {
+      this.#pending = undefined;
+    }
+    return out;
+  }
+
+  #apply(changes: readonly RowChange[], out: Map<Component, Affected>): void {
     for (const ch of changes) {
       const v = this.memberNamed(ch.member);
       if (v === undefined) throw new Error(`no member ${ch.member}`);
@@ -260,7 +281,6 @@ export class Analysis implements Walkable {
       if (affected !== "all" && affected.length === 0) continue;
       for (const c of this.componentsOf(v.index)) out.set(c, merge(out.get(c), affected));
     }
-    return out;
   }
 
   /** The rows a data plane holds now, against what the analysis has: the changes to apply (serve's table writes). */
@@ -290,10 +310,13 @@ export class Analysis implements Walkable {
 
   /**
    * A new description with the same topology (a reload that changed rows only): each table that
-   * changed is replaced. Returns the classes whose fate may have changed, per component.
+   * changed is replaced. Returns the classes whose fate may have changed, per component, added to `out`.
    */
-  replaceTables(compiled: CompiledSpec): Map<Component, Affected> {
-    const out = new Map<Component, Affected>();
+  replaceTables(compiled: CompiledSpec, out = new Map<Component, Affected>()): Map<Component, Affected> {
+    return this.#changing(out, () => this.#replaceTables(compiled, out));
+  }
+
+  #replaceTables(compiled: CompiledSpec, out: Map<Component, Affected>): void {
     const next = new Topology(compiled);
     for (const m of next.members) {
       const v = this.memberNamed(m.qualified);
@@ -321,7 +344,6 @@ export class Analysis implements Walkable {
         for (const c of this.componentsOf(v.index)) out.set(c, "all");
       }
     }
-    return out;
   }
 }
 

@@ -18,12 +18,70 @@ export const TRUE = 1;
 const TERMINAL = 0x7fffffff;
 const ID = 2 ** 22;
 
+/** Where a node starts its search in the unique table: its three numbers mixed. */
+function slotOf(v: number, lo: number, hi: number): number {
+  let h = Math.imul(v, 0x9e3779b1) ^ Math.imul(lo, 0x85ebca6b) ^ Math.imul(hi, 0xc2b2ae35);
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x2c1b3c6d);
+  return h ^ (h >>> 13);
+}
+
+/**
+ * Answers by pair of node ids (an operation's memo): open addressing over typed arrays, at most half full — a Map keyed
+ * by a * 2^22 + b holds each key as a heap number, several times slower on a diagram of a million nodes.
+ */
+export class PairMemo {
+  #a = new Int32Array(1 << 10).fill(-1);
+  #b = new Int32Array(1 << 10);
+  #v = new Int32Array(1 << 10);
+  #size = 0;
+
+  get size(): number {
+    return this.#size;
+  }
+
+  /** The answer for (a, b), or −1. */
+  get(a: number, b: number): number {
+    const mask = this.#a.length - 1;
+    for (let i = slotOf(a, b, 0) & mask; ; i = (i + 1) & mask) {
+      const x = this.#a[i] ?? -1;
+      if (x < 0) return -1;
+      if (x === a && this.#b[i] === b) return this.#v[i] ?? -1;
+    }
+  }
+
+  /** Remembers (a, b) → v (a pair not remembered yet). */
+  set(a: number, b: number, v: number): void {
+    if (++this.#size * 2 > this.#a.length) this.#grow();
+    this.#put(a, b, v);
+  }
+
+  #put(a: number, b: number, v: number): void {
+    const mask = this.#a.length - 1;
+    let i = slotOf(a, b, 0) & mask;
+    while ((this.#a[i] ?? -1) >= 0) i = (i + 1) & mask;
+    this.#a[i] = a;
+    this.#b[i] = b;
+    this.#v[i] = v;
+  }
+
+  #grow(): void {
+    const [a, b, v] = [this.#a, this.#b, this.#v];
+    this.#a = new Int32Array(a.length * 2).fill(-1);
+    this.#b = new Int32Array(a.length * 2);
+    this.#v = new Int32Array(a.length * 2);
+    for (let i = 0; i < a.length; i++) if ((a[i] ?? -1) >= 0) this.#put(a[i] ?? 0, b[i] ?? 0, v[i] ?? 0);
+  }
+}
+
 export class Bdd {
   #var: Int32Array<ArrayBuffer> = new Int32Array(1 << 12);
   #lo: Int32Array<ArrayBuffer> = new Int32Array(1 << 12);
   #hi: Int32Array<ArrayBuffer> = new Int32Array(1 << 12);
   #n = 0;
-  readonly #unique = new Map<number, number>();
+  /** The unique table: node ids by (variable, low, high), open addressing (−1: empty), at most half full. */
+  #slots: Int32Array<ArrayBuffer> = new Int32Array(1 << 13).fill(-1);
+  #inner = 0;
   readonly #andCache = new Map<number, number>();
   readonly #orCache = new Map<number, number>();
   readonly #notCache = new Map<number, number>();
@@ -67,12 +125,30 @@ export class Bdd {
   /** The node testing `v`: `lo` when the bit is 0, `hi` when 1 (reduced: no node when they agree). */
   mk(v: number, lo: number, hi: number): number {
     if (lo === hi) return lo;
-    const key = v * ID * ID + lo * ID + hi;
-    const found = this.#unique.get(key);
-    if (found !== undefined) return found;
+    const mask = this.#slots.length - 1;
+    let i = slotOf(v, lo, hi) & mask;
+    for (let n = this.#slots[i] ?? -1; n >= 0; n = this.#slots[i] ?? -1) {
+      if (this.#var[n] === v && this.#lo[n] === lo && this.#hi[n] === hi) return n;
+      i = (i + 1) & mask;
+    }
     const n = this.#push(v, lo, hi);
-    this.#unique.set(key, n);
+    this.#slots[i] = n;
+    if (++this.#inner * 2 > this.#slots.length) this.#rehash();
     return n;
+  }
+
+  /** The unique table twice as large, every inner node put in again. */
+  #rehash(): void {
+    const slots = new Int32Array(this.#slots.length * 2).fill(-1);
+    const mask = slots.length - 1;
+    for (let n = 0; n < this.#n; n++) {
+      const v = this.#var[n] ?? TERMINAL;
+      if (v === TERMINAL) continue;
+      let i = slotOf(v, this.#lo[n] ?? 0, this.#hi[n] ?? 0) & mask;
+      while ((slots[i] ?? -1) >= 0) i = (i + 1) & mask;
+      slots[i] = n;
+    }
+    this.#slots = slots;
   }
 
   #push(v: number, lo: number, hi: number): number {
@@ -151,6 +227,102 @@ export class Bdd {
     return this.and(a, this.not(b));
   }
 
+  /** The multi-terminal diagram `root` with each terminal under the boolean diagram `q` replaced by `f(terminal)`. */
+  mapUnder(root: number, q: number, f: (terminal: number) => number): number {
+    return this.mapUnderLeaves(root, q, (leaf) => (leaf === TRUE ? f : undefined));
+  }
+
+  /**
+   * The multi-terminal diagram `root` with each terminal under a leaf `l` of the multi-terminal diagram `q` replaced by
+   * `f(l)(terminal)`, where `f(l)` gives a replacement (the terminals under other leaves stay).
+   */
+  mapUnderLeaves(root: number, q: number, f: (leaf: number) => ((terminal: number) => number) | undefined): number {
+    const marked = new Map<number, Map<number, number>>();
+    const mark = (n: number, leaf: number, g: (terminal: number) => number): number => {
+      let memo = marked.get(leaf);
+      if (memo === undefined) marked.set(leaf, (memo = new Map()));
+      const found = memo.get(n);
+      if (found !== undefined) return found;
+      const r = this.isTerminal(n)
+        ? g(n)
+        : this.mk(this.variable(n), mark(this.low(n), leaf, g), mark(this.high(n), leaf, g));
+      memo.set(n, r);
+      return r;
+    };
+    const memo = new PairMemo();
+    const rec = (n: number, p: number): number => {
+      if (this.isTerminal(p)) {
+        const g = f(p);
+        return g === undefined ? n : mark(n, p, g);
+      }
+      const found = memo.get(n, p);
+      if (found >= 0) return found;
+      const v = Math.min(this.variable(n), this.variable(p));
+      const [n0, n1] = this.cofactors(n, v);
+      const [p0, p1] = this.cofactors(p, v);
+      const r = this.mk(v, rec(n0, p0), rec(n1, p1));
+      // Work past a few times the diagram's budget is a stop, not a memo too large to hold.
+      if (memo.size >= 3 * this.#maxNodes)
+        throw this.#budget.reached("nodes", "cutting the header classes took too long");
+      memo.set(n, p, r);
+      return r;
+    };
+    return rec(root, q);
+  }
+
+  /** The terminals some path from `root` reaches (in a reduced diagram, every path is an assignment). */
+  terminalsUnder(root: number): Set<number> {
+    const out = new Set<number>();
+    const seen = new Uint8Array(this.#n);
+    const stack = [root];
+    for (let n = stack.pop(); n !== undefined; n = stack.pop()) {
+      if (seen[n] === 1) continue;
+      seen[n] = 1;
+      if (this.isTerminal(n)) out.add(n);
+      else stack.push(this.low(n), this.high(n));
+    }
+    return out;
+  }
+
+  /** Each terminal under `root` once, with the variables set on the first path to it (low branches first). */
+  firstPaths(root: number, visit: (terminal: number, set: readonly number[]) => void): void {
+    const seen = new Set<number>();
+    const set: number[] = [];
+    const rec = (n: number): void => {
+      if (seen.has(n)) return;
+      seen.add(n);
+      if (this.isTerminal(n)) return visit(n, set);
+      rec(this.low(n));
+      set.push(this.variable(n));
+      rec(this.high(n));
+      set.pop();
+    };
+    rec(root);
+  }
+
+  /**
+   * `x` where the boolean diagram `p` holds and `y` elsewhere (`x`, `y` multi-terminal diagrams).
+   */
+  ite(p: number, x: number, y: number): number {
+    const memo = new Map<number, Map<number, number>>();
+    const rec = (q: number, a: number, b: number): number => {
+      if (q === TRUE || a === b) return a;
+      if (q === FALSE) return b;
+      const inner = memo.get(q * ID + a);
+      const found = inner?.get(b);
+      if (found !== undefined) return found;
+      const v = Math.min(this.variable(q), this.variable(a), this.variable(b));
+      const [q0, q1] = this.cofactors(q, v);
+      const [a0, a1] = this.cofactors(a, v);
+      const [b0, b1] = this.cofactors(b, v);
+      const r = this.mk(v, rec(q0, a0, b0), rec(q1, a1, b1));
+      if (inner === undefined) memo.set(q * ID + a, new Map([[b, r]]));
+      else inner.set(b, r);
+      return r;
+    };
+    return rec(p, x, y);
+  }
+
   /** A cache is only a cache: one that reaches the diagram's size starts again (a Map has a largest size). */
   #remember(cache: Map<number, number>, key: number, r: number): void {
     if (cache.size >= this.#maxNodes) cache.clear();
@@ -163,4 +335,23 @@ export class Bdd {
     this.#orCache.clear();
     this.#notCache.clear();
   }
+}
+
+/** Diagram `n` of store `from` made in store `to`, each terminal (the booleans too) made `terminal(t)`. */
+export function copy(
+  from: Bdd,
+  n: number,
+  to: Bdd,
+  terminal: (t: number) => number,
+  memo = new Map<number, number>(),
+): number {
+  const rec = (x: number): number => {
+    if (from.isTerminal(x)) return terminal(x);
+    const found = memo.get(x);
+    if (found !== undefined) return found;
+    const r = to.mk(from.variable(x), rec(from.low(x)), rec(from.high(x)));
+    memo.set(x, r);
+    return r;
+  };
+  return rec(n);
 }

@@ -1,37 +1,56 @@
-// Header classes: the coarsest partition of a design's headers that no row can
-// split (atomic predicates, Yang & Lam; APKeep keeps them as rules change).
-// Every row's match is a predicate over the design's matchable fields (src/wire/
-// designs.ts) — exact, prefix, ternary and range patterns alike — and two
-// headers are in one class when every predicate holds for both or for
-// neither. A class is then a number, and a table is, for each class, the rows
-// that may win; what a packet does depends only on its class, its in-link and
-// its hop-limit value (./hops.ts, kept apart because forwarding changes it).
+// Header classes: the coarsest partition of a design's headers that no table
+// behaviour can split (atomic predicates, Yang & Lam; APKeep keeps them as rules
+// change, and merges the predicates of rules with one action). By default each
+// header table's rows are first made into what the table does with a header
+// (./behaviours.ts), and each behaviour's headers are a predicate; with the cut
+// `rows`, every row's patterns are one. Two headers are in one class when every
+// predicate holds for both or for neither. A class is then a number, and a
+// table is, for each class, the rows that may win; what a packet does depends
+// only on its class, its in-link and its hop-limit value (./hops.ts, kept apart
+// because forwarding changes it).
 //
 // The partition is one multi-terminal decision diagram over the fields' bits
-// (./bdd.ts): each leaf is the set of predicates that hold on the paths to it,
-// and each leaf is a class. Adding a predicate marks the leaves under it; a
-// leaf partly under it splits in two (a new class), one wholly under it moves
-// (the class keeps its number). Nothing ever merges, so classes are stable
-// numbers across row changes; a class that ends up empty is dead.
+// (./bdd.ts; the fields laid out as variables in ./pattern-nodes.ts): each leaf
+// is the set of predicates that hold on the paths to it, and each leaf is a
+// class. Adding a predicate marks the leaves under it; a leaf partly under it
+// splits in two (a new class), one wholly under it moves (the class keeps its
+// number). Nothing ever merges, so classes are stable numbers across row
+// changes; a class that ends up empty is dead. A class in words: ./class-words.ts.
 //
 // How many classes a design may have, and how large its diagram may grow, is
 // the budget's (./budget.ts): past either, building stops with a BudgetStop.
 // Every recursion here follows the diagram down one variable a level, so its
 // depth is bounded by the design's bits, never by the number of rows.
-// A row's patterns become diagrams in ./pattern-nodes.ts.
 
 import type { Pattern } from "../description/types.js";
 import type { DesignDef, FieldDef } from "../wire/designs.js";
-import { Bdd, FALSE, TRUE } from "./bdd.js";
+import { Bdd, copy, FALSE, TRUE } from "./bdd.js";
 import { Budget } from "./budget.js";
 import { ALL_HOPS, hopsOf, NO_HOPS } from "./hops.js";
-import { feasibleNode, formatPatterns, matchNode, patternKey, type SpaceField } from "./pattern-nodes.js";
+import { FieldBits, feasibleNode, formatPatterns, matchNode, patternKey, type SpaceField } from "./pattern-nodes.js";
 
 interface Predicate {
+  /** The patterns it was made of; none for a table's behaviour region (./tables.ts). */
+  readonly match: ReadonlyMap<string, Pattern> | undefined;
+  /** The predicate as a boolean diagram (FALSE for a table's behaviour, which has `table` and `leaf`). */
+  readonly node: number;
+  /** A table's behaviour (./tables.ts): the headers that reach `leaf` of the table's diagram `table`. */
+  readonly table?: number;
+  readonly leaf?: number;
+}
+
+/** Rows' patterns, kept to say what a class is (./class-words.ts), whether or not they cut the classes. */
+export interface RowPattern {
   readonly match: ReadonlyMap<string, Pattern>;
-  /** The predicate as a boolean diagram. */
   readonly node: number;
 }
+
+/**
+ * What the classes are cut by. `behaviour` (the default): per table, the headers that meet the same fate there
+ * (./behaviours.ts), so that rows leading to the same action cut nothing (APKeep's merge of predicates per
+ * port); `rows`: every row's patterns, the finer partition the analysis had before (kept to compare the two).
+ */
+export type ClassCut = "behaviour" | "rows";
 
 const ID = 2 ** 22;
 
@@ -49,11 +68,12 @@ export class HeaderSpace {
   readonly hopField: FieldDef | undefined;
   readonly fields: readonly SpaceField[];
   readonly bdd: Bdd;
-  readonly #varField: Int32Array;
-  readonly #varShift: Int32Array;
-  readonly #byName: ReadonlyMap<string, SpaceField>;
+  readonly #bits: FieldBits;
   readonly #preds: Predicate[] = [];
   readonly #predByKey = new Map<string, number>();
+  readonly #patterns: RowPattern[] = [];
+  readonly #patternByKey = new Map<string, number>();
+  readonly cut: ClassCut;
   /** Feasible headers: the design's read rules make some field values impossible together. */
   readonly #domain: number;
   readonly #infeasible: number;
@@ -69,29 +89,15 @@ export class HeaderSpace {
   readonly #budget: Budget;
 
   /** `budget.maxClasses`: the most leaves (classes, dead ones included) the partition may make before it stops. */
-  constructor(design: DesignDef, budget = new Budget()) {
+  constructor(design: DesignDef, budget = new Budget(), cut: ClassCut = "behaviour") {
     this.design = design;
+    this.cut = cut;
     this.#budget = budget;
     this.bdd = new Bdd(budget);
     this.hopField = design.fields.find((f) => f.name === design.hopLimitField);
-    let v = 0;
-    const fields: SpaceField[] = [];
-    for (const def of design.fields) {
-      if (def === this.hopField) continue;
-      fields.push({ def, first: v, bits: def.bits });
-      v += def.bits;
-    }
-    this.fields = fields;
-    this.#byName = new Map(fields.map((f) => [f.def.name, f]));
-    this.#varField = new Int32Array(v);
-    this.#varShift = new Int32Array(v);
-    fields.forEach((f, i) => {
-      for (let b = 0; b < f.bits; b++) {
-        this.#varField[f.first + b] = i;
-        this.#varShift[f.first + b] = f.bits - 1 - b;
-      }
-    });
-    this.#domain = feasibleNode(this.bdd, design, this.#byName);
+    this.#bits = new FieldBits(design, this.hopField);
+    this.fields = this.#bits.fields;
+    this.#domain = feasibleNode(this.bdd, design, this.#bits.byName);
     this.#infeasible = this.bdd.terminal();
   }
 
@@ -105,6 +111,11 @@ export class HeaderSpace {
   /** Every hop value of this design. */
   get allHops(): bigint {
     return this.hopField === undefined ? NO_HOPS : ALL_HOPS;
+  }
+
+  /** What the space may spend (shared with the tables that cut it). */
+  get budget(): Budget {
+    return this.#budget;
   }
 
   get built(): boolean {
@@ -122,47 +133,87 @@ export class HeaderSpace {
    * classes at once, and the listeners hear of it.
    */
   predicate(match: ReadonlyMap<string, Pattern>): number {
-    const parts = this.fields.flatMap((f) => {
-      const p = match.get(f.def.name);
-      return p === undefined ? [] : [`${f.def.name}:${patternKey(p)}`];
-    });
-    if (parts.length === 0) return -1;
-    const key = parts.join(" ");
+    const key = this.#matchKey(match);
+    if (key === "") return -1;
     const found = this.#predByKey.get(key);
     if (found !== undefined) return found;
+    return this.#register(key, match, this.pattern(match));
+  }
+
+  /**
+   * Cuts the classes by a table's behaviours (./behaviours.ts): the headers that reach each of `leaves` in the multi-
+   * terminal diagram `table` become a predicate (the other leaves cut nothing). After build(), as predicate().
+   */
+  cutBy(table: number, leaves: readonly number[]): void {
+    const ids = new Map<number, number>();
+    for (const leaf of leaves) {
+      ids.set(leaf, this.#preds.push({ match: undefined, node: FALSE, table, leaf }) - 1);
+      this.#predAtoms.push([]);
+    }
+    if (ids.size > 0 && this.built) this.#addLive((root, moved) => this.#addFates(root, table, ids, moved));
+  }
+
+  #register(key: string, match: ReadonlyMap<string, Pattern> | undefined, node: number): number {
     const id = this.#preds.length;
-    this.#preds.push({ match, node: matchNode(this.bdd, this.fields, match) });
+    this.#preds.push({ match, node });
     this.#predByKey.set(key, id);
     this.#predAtoms.push([]);
-    if (this.built) this.#addLive(id);
+    if (this.built) this.#addLive((root, moved) => this.#addPred(root, id, moved));
     return id;
+  }
+
+  /**
+   * A row's patterns (its hop-limit pattern aside) as a boolean diagram, remembered to say what classes are (describe)
+   * but cutting none: TRUE when it has none.
+   */
+  pattern(match: ReadonlyMap<string, Pattern>): number {
+    const key = this.#matchKey(match);
+    if (key === "") return TRUE;
+    const found = this.#patternByKey.get(key);
+    if (found !== undefined) return this.#patterns[found]?.node ?? TRUE;
+    const node = matchNode(this.bdd, this.fields, match);
+    this.#patternByKey.set(key, this.#patterns.push({ match, node }) - 1);
+    return node;
+  }
+
+  #matchKey(match: ReadonlyMap<string, Pattern>): string {
+    return this.fields
+      .flatMap((f) => {
+        const p = match.get(f.def.name);
+        return p === undefined ? [] : [`${f.def.name}:${patternKey(p)}`];
+      })
+      .join(" ");
   }
 
   /** Computes the classes of every predicate registered so far; later ones split them as they come. */
   build(): void {
     if (this.built) return;
     const empty = this.#leaf([]);
-    let root = this.#mapBoolean(this.#domain, empty);
-    this.#budget.stage(`building the ${this.design.name} header classes`, this.#preds.length, "row patterns");
-    for (let id = 0; id < this.#preds.length; id++) {
+    // The feasible headers in one class, the others in none.
+    let root = copy(this.bdd, this.#domain, this.bdd, (t) => (t === TRUE ? empty : this.#infeasible));
+    const unit = this.cut === "rows" ? "row patterns" : "behaviours";
+    this.#budget.stage(`building the ${this.design.name} header classes`, this.#preds.length, unit);
+    for (let id = 0; id < this.#preds.length;) {
       this.#budget.need();
-      root = this.#addPred(root, id, undefined);
+      const table = this.#preds[id]?.table;
+      if (table === undefined) {
+        root = this.#addPred(root, id++, undefined);
+        continue;
+      }
+      // A table's behaviours at once: one walk of its diagram.
+      const ids = new Map<number, number>();
+      for (let p = this.#preds[id]; p?.table === table; p = this.#preds[++id]) {
+        if (ids.size > 0) this.#budget.need();
+        ids.set(p.leaf ?? -1, id);
+      }
+      root = this.#addFates(root, table, ids, undefined);
     }
     this.#root = root;
     // Classes numbered in the order a walk meets their leaves (low branch first): the same description, the same
     // numbers.
-    const seen = new Set<number>();
-    const walk = (n: number): void => {
-      if (seen.has(n)) return;
-      seen.add(n);
-      if (this.bdd.isTerminal(n)) {
-        if (n !== this.#infeasible) this.#newAtom(n);
-        return;
-      }
-      walk(this.bdd.low(n));
-      walk(this.bdd.high(n));
-    };
-    walk(root);
+    this.bdd.firstPaths(root, (leaf) => {
+      if (leaf !== this.#infeasible) this.#newAtom(leaf);
+    });
   }
 
   listen(l: SpaceListener): void {
@@ -193,13 +244,6 @@ export class HeaderSpace {
     return this.#leafSig.get(this.#atomLeaf[atom] ?? -1) ?? [];
   }
 
-  /** A registered predicate's patterns. */
-  predicateMatch(pred: number): ReadonlyMap<string, Pattern> {
-    const p = this.#preds[pred];
-    if (p === undefined) throw new Error(`no predicate ${pred}`);
-    return p.match;
-  }
-
   /** The class of a header given by its field values (absent fields: 0), or −1 when no header has them (./bdd.ts
    * domain). */
   classify(values: ReadonlyMap<string, bigint>): number {
@@ -218,10 +262,8 @@ export class HeaderSpace {
         if (a !== undefined) out.add(a);
         return;
       }
-      const v = b.variable(n);
-      const f = this.fields[this.#varField[v] ?? 0];
-      const value = f === undefined ? undefined : values.get(f.def.name);
-      if (value === undefined) {
+      const bit = this.#bits.bit(values, b.variable(n));
+      if (bit === undefined) {
         // A free bit: both ways (a node met again below a free bit leads to the same leaves).
         if (seen.has(n)) return;
         seen.add(n);
@@ -229,7 +271,7 @@ export class HeaderSpace {
         walk(b.high(n));
         return;
       }
-      walk((value >> BigInt(this.#varShift[v] ?? 0)) & 1n ? b.high(n) : b.low(n));
+      walk(bit ? b.high(n) : b.low(n));
     };
     walk(this.#root);
     return [...out].sort((x, y) => x - y);
@@ -237,61 +279,31 @@ export class HeaderSpace {
 
   /** A header of the class: field values (the hop-limit field left out). */
   witness(atom: number): ReadonlyMap<string, bigint> {
-    const cached = this.#witness.get(atom);
-    if (cached !== undefined) return cached;
-    const leaf = this.#atomLeaf[atom];
-    const path = leaf === undefined ? undefined : this.#pathTo(leaf);
-    if (path === undefined) throw new Error(`class ${atom} of ${this.design.name} is empty`);
-    const values = new Map(this.fields.map((f) => [f.def.name, 0n]));
-    for (const [v, bit] of path) {
-      if (bit === 0) continue;
-      const f = this.fields[this.#varField[v] ?? 0];
-      if (f !== undefined)
-        values.set(f.def.name, (values.get(f.def.name) ?? 0n) | (1n << BigInt(this.#varShift[v] ?? 0)));
+    let found = this.#witness.get(atom);
+    if (found === undefined) {
+      this.#findWitnesses();
+      found = this.#witness.get(atom);
     }
-    this.#witness.set(atom, values);
-    return values;
+    if (found === undefined) throw new Error(`class ${atom} of ${this.design.name} is empty`);
+    return found;
   }
 
-  /**
-   * The class in words: the patterns every header of it matches, then those it is carved out
-   * of ("dst=02:00:00:00:00:03", "any header except dst=…, dst=… (+1021 more)").
-   */
-  describe(atom: number, maxExcept = 3): string {
-    const sig = this.signature(atom);
-    const inside = new Set(sig);
-    let node = this.#domain;
-    const held = new Map<string, Pattern[]>();
-    for (const p of sig) {
-      const pred = this.#preds[p];
-      if (pred === undefined) continue;
-      node = this.bdd.and(node, pred.node);
-      for (const [name, pattern] of pred.match)
-        if (this.#byName.has(name)) held.set(name, [...(held.get(name) ?? []), pattern]);
-    }
-    // On one field, an exact value says it all, and the longest of nested prefixes.
-    const parts = this.fields.flatMap((f) => {
-      const ps = held.get(f.def.name) ?? [];
-      const exact = ps.find((p) => p.kind === "exact");
-      const prefixes = ps
-        .filter((p) => p.kind === "prefix")
-        .sort((x, y) => (y.kind === "prefix" && x.kind === "prefix" ? y.len - x.len : 0));
-      const keep =
-        exact !== undefined
-          ? [exact]
-          : [...(prefixes[0] === undefined ? [] : [prefixes[0]]), ...ps.filter((p) => p.kind !== "prefix")];
-      return [...new Set(keep.map((p) => this.formatMatch(new Map([[f.def.name, p]]))))];
+  /** A header of every live class that has none yet, in one walk of the diagram (a walk per class is one too many). */
+  #findWitnesses(): void {
+    this.bdd.firstPaths(this.#root, (leaf, bits) => {
+      const atom = this.#leafAtom.get(leaf);
+      if (atom !== undefined && !this.#witness.has(atom)) this.#witness.set(atom, this.#bits.header(bits));
     });
-    const except: string[] = [];
-    let more = 0;
-    this.#preds.forEach((pred, q) => {
-      if (inside.has(q) || this.bdd.and(node, pred.node) === FALSE) return;
-      if (except.length < maxExcept) except.push(this.formatMatch(pred.match));
-      else more++;
-    });
-    const base = parts.length === 0 ? "any header" : parts.join(" ");
-    if (except.length === 0) return base;
-    return `${base} except ${except.join(", ")}${more > 0 ? ` (+${more} more)` : ""}`;
+  }
+
+  /** The rows' patterns registered so far (pattern()), as diagrams: what a class is said by (./class-words.ts). */
+  get patterns(): readonly RowPattern[] {
+    return this.#patterns;
+  }
+
+  /** Whether the design has a matchable field of this name (the hop-limit field aside). */
+  hasField(name: string): boolean {
+    return this.#bits.byName.has(name);
   }
 
   /** Patterns as a row writes them: "dst=10.0.2.0/24 proto=17". */
@@ -302,6 +314,62 @@ export class HeaderSpace {
   /** Nodes in the diagram (a measure of its memory). */
   get nodes(): number {
     return this.bdd.size;
+  }
+
+  // ── What tables build their behaviour with (./tables.ts) ──────────────────
+
+  /** The terminal of headers the design's parser cannot produce (no class). */
+  get infeasible(): number {
+    return this.#infeasible;
+  }
+
+  /** The feasible headers, as a boolean diagram. */
+  get domain(): number {
+    return this.#domain;
+  }
+
+  /** The terminal a header with these field values (absent fields: 0) reaches from `node`. */
+  evaluate(node: number, values: ReadonlyMap<string, bigint>): number {
+    return this.#bits.evaluate(this.bdd, node, values);
+  }
+
+  /** The headers of these classes, as a boolean diagram (what two partitions of one design compare). */
+  headersOf(atoms: Iterable<number>): number {
+    const leaves = new Set<number>();
+    for (const a of atoms) {
+      const leaf = this.#atomLeaf[a];
+      if (leaf !== undefined && this.#dead[a] !== true) leaves.add(leaf);
+    }
+    return copy(this.bdd, this.#root, this.bdd, (leaf) => (leaves.has(leaf) ? TRUE : FALSE));
+  }
+
+  /**
+   * The live classes some header of the boolean diagram `q` is in, ascending; undefined when finding them would take
+   * more than `maxSteps` steps of the walk (a pattern that meets a large part of a large diagram).
+   */
+  atomsMeeting(q: number, maxSteps = Infinity): number[] | undefined {
+    const b = this.bdd;
+    const out = new Set<number>();
+    const seen = new Set<number>();
+    // Every live class met: the rest of the walk can find no other (a row of a few wide patterns meets them all).
+    const all = this.#leafAtom.size;
+    const rec = (n: number, p: number): boolean => {
+      if (p === FALSE || out.size === all) return true;
+      if (b.isTerminal(n)) {
+        const a = this.#leafAtom.get(n);
+        if (a !== undefined && this.#dead[a] !== true) out.add(a);
+        return true;
+      }
+      const key = n * ID + p;
+      if (seen.has(key)) return true;
+      seen.add(key);
+      if (seen.size > maxSteps) return false;
+      const v = Math.min(b.variable(n), b.variable(p));
+      const [n0, n1] = b.cofactors(n, v);
+      const [p0, p1] = b.cofactors(p, v);
+      return rec(n0, p0) && rec(n1, p1);
+    };
+    return rec(this.#root, q) ? [...out].sort((x, y) => x - y) : undefined;
   }
 
   // ── Building ──────────────────────────────────────────────────────────────
@@ -322,61 +390,19 @@ export class HeaderSpace {
     return n;
   }
 
-  /** A boolean diagram with TRUE turned into `leaf` and FALSE into the infeasible leaf. */
-  #mapBoolean(n: number, leaf: number): number {
-    const memo = new Map<number, number>();
-    const rec = (x: number): number => {
-      if (x === TRUE) return leaf;
-      if (x === FALSE) return this.#infeasible;
-      const found = memo.get(x);
-      if (found !== undefined) return found;
-      const r = this.bdd.mk(this.bdd.variable(x), rec(this.bdd.low(x)), rec(this.bdd.high(x)));
-      memo.set(x, r);
-      return r;
-    };
-    return rec(n);
-  }
-
   /** The diagram `root` with predicate `id` added to every leaf under it; `moved` hears of each leaf it replaced. */
   #addPred(root: number, id: number, moved: Map<number, number> | undefined): number {
-    const b = this.bdd;
     const p = this.#preds[id];
     if (p === undefined) throw new Error(`no predicate ${id}`);
-    const marked = new Map<number, number>();
-    const mark = (f: number): number => {
-      const found = marked.get(f);
-      if (found !== undefined) return found;
-      let r: number;
-      if (b.isTerminal(f)) {
-        r = f === this.#infeasible ? f : this.#leaf([...(this.#leafSig.get(f) ?? []), id]);
-        if (r !== f) moved?.set(f, r);
-      } else {
-        r = b.mk(b.variable(f), mark(b.low(f)), mark(b.high(f)));
-      }
-      marked.set(f, r);
-      return r;
-    };
-    const memo = new Map<number, number>();
-    const rec = (f: number, q: number): number => {
-      if (q === FALSE) return f;
-      if (q === TRUE) return mark(f);
-      const key = f * ID + q;
-      const found = memo.get(key);
-      if (found !== undefined) return found;
-      const v = Math.min(b.variable(f), b.variable(q));
-      const [f0, f1] = b.cofactors(f, v);
-      const [q0, q1] = b.cofactors(q, v);
-      const r = b.mk(v, rec(f0, q0), rec(f1, q1));
-      // A Map has a largest size: work past a few times the diagram's budget is a stop, not a crash.
-      if (memo.size >= 3 * this.#budget.maxNodes)
-        throw this.#budget.reached(
-          "nodes",
-          `adding a row's predicate to the ${this.design.name} classes took too long`,
-        );
-      memo.set(key, r);
-      return r;
-    };
-    return rec(root, p.node);
+    return this.bdd.mapUnder(root, p.node, (leaf) => this.#mark(leaf, id, moved));
+  }
+
+  /** Leaf `leaf` with predicate `id` added (the infeasible leaf stays); `moved` hears of it. */
+  #mark(leaf: number, id: number, moved: Map<number, number> | undefined): number {
+    if (leaf === this.#infeasible) return leaf;
+    const r = this.#leaf([...(this.#leafSig.get(leaf) ?? []), id]);
+    moved?.set(leaf, r);
+    return r;
   }
 
   #newAtom(leaf: number): number {
@@ -386,15 +412,30 @@ export class HeaderSpace {
     return a;
   }
 
-  /** A predicate registered after build(): the classes it cuts split, and the listeners hear of it. */
-  #addLive(id: number): void {
+  /** The diagram `root` with the predicates `ids` gives the leaves of the table's diagram `table` added where they
+   * hold; `moved` hears of each leaf it replaced. */
+  #addFates(
+    root: number,
+    table: number,
+    ids: ReadonlyMap<number, number>,
+    moved: Map<number, number> | undefined,
+  ): number {
+    return this.bdd.mapUnderLeaves(root, table, (fate) => {
+      const id = ids.get(fate);
+      return id === undefined ? undefined : (leaf) => this.#mark(leaf, id, moved);
+    });
+  }
+
+  /** Predicates registered after build (`add` puts them in a diagram): the classes they cut split, and the listeners
+   * hear of it. */
+  #addLive(add: (root: number, moved: Map<number, number>) => number): void {
     this.#budget.stage(`adding a row's patterns to the ${this.design.name} header classes`, 1, "row patterns");
     const moved = new Map<number, number>();
-    this.#root = this.#addPred(this.#root, id, moved);
+    this.#root = add(this.#root, moved);
     if (moved.size === 0) return;
     // One walk of the diagram for every class the predicate cut (a search per class made a reload that cuts 10^4
     // classes take minutes).
-    const left = this.#leaves();
+    const left = this.bdd.terminalsUnder(this.#root);
     for (const [oldLeaf, newLeaf] of moved) {
       const from = this.#leafAtom.get(oldLeaf);
       if (from === undefined) continue; // a leaf no class has any more
@@ -412,52 +453,8 @@ export class HeaderSpace {
     }
   }
 
-  /** The leaves some header reaches: every path of a reduced diagram is a header. */
-  #leaves(): Set<number> {
-    const b = this.bdd;
-    const out = new Set<number>();
-    const seen = new Uint8Array(b.size);
-    const stack = [this.#root];
-    for (let n = stack.pop(); n !== undefined; n = stack.pop()) {
-      if (seen[n] === 1) continue;
-      seen[n] = 1;
-      if (b.isTerminal(n)) out.add(n);
-      else stack.push(b.low(n), b.high(n));
-    }
-    return out;
-  }
-
   #walk(values: ReadonlyMap<string, bigint>): number {
-    let n = this.#root;
-    const b = this.bdd;
-    while (!b.isTerminal(n)) {
-      const v = b.variable(n);
-      const f = this.fields[this.#varField[v] ?? 0];
-      const value = f === undefined ? 0n : (values.get(f.def.name) ?? 0n);
-      n = (value >> BigInt(this.#varShift[v] ?? 0)) & 1n ? b.high(n) : b.low(n);
-    }
-    return n;
-  }
-
-  /** The variables set on some path from the root to `leaf`, or undefined when no path leads there. */
-  #pathTo(leaf: number): [number, number][] | undefined {
-    const b = this.bdd;
-    const dead = new Set<number>();
-    const path: [number, number][] = [];
-    const rec = (n: number): boolean => {
-      if (n === leaf) return true;
-      if (b.isTerminal(n) || dead.has(n)) return false;
-      const v = b.variable(n);
-      path.push([v, 0]);
-      if (rec(b.low(n))) return true;
-      path.pop();
-      path.push([v, 1]);
-      if (rec(b.high(n))) return true;
-      path.pop();
-      dead.add(n);
-      return false;
-    };
-    return rec(this.#root) ? path : undefined;
+    return this.evaluate(this.#root, values);
   }
 }
 
@@ -467,14 +464,17 @@ export class HeaderSpaces {
   readonly budget: Budget;
 
   /** `budget`: shared by every design's space (its class bound is per design). */
-  constructor(budget = new Budget()) {
+  readonly cut: ClassCut;
+
+  constructor(budget = new Budget(), cut: ClassCut = "behaviour") {
     this.budget = budget;
+    this.cut = cut;
   }
 
   of(design: DesignDef): HeaderSpace {
     let s = this.#spaces.get(design.name);
     if (s === undefined) {
-      s = new HeaderSpace(design, this.budget);
+      s = new HeaderSpace(design, this.budget, this.cut);
       this.#spaces.set(design.name, s);
     }
     return s;

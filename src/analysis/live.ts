@@ -16,6 +16,7 @@ import type { CompiledSpec } from "../control/compiled.js";
 import type { Installed } from "../control/install.js";
 import { Analysis, type AnalysisOptions, type Component } from "./analysis.js";
 import { BudgetStop, type Stop } from "./budget.js";
+import type { HeaderSpace } from "./header-space.js";
 import { currentProperties, type PropertyResult, type Relations } from "./properties.js";
 import { ComponentRelation } from "./relations.js";
 import type { Affected } from "./tables.js";
@@ -40,6 +41,8 @@ export class LiveAnalysis {
   #stop: Stop | undefined;
   /** New rows cut more classes than the budget allows: the analysis no longer follows the tables. */
   #frozen = false;
+  /** Spaces whose classes the update split: the traffic model's sessions hold the classes they had. */
+  readonly #split = new Set<HeaderSpace>();
 
   /** `options.budget` and `options.hopLimit` as `strata analyze` takes them (src/cli/commands/analyze.ts). */
   constructor(compiled: CompiledSpec, options: Pick<AnalysisOptions, "budget" | "hopLimit"> = {}) {
@@ -50,6 +53,9 @@ export class LiveAnalysis {
       this.#traffic.set(c, trafficRelation(this.analysis, c));
     }
     this.#stop = this.analysis.budget.stopped;
+    for (const space of this.analysis.spaces.all()) {
+      space.listen({ split: () => this.#split.add(space), died: () => undefined });
+    }
   }
 
   /** Where the budget stopped the analysis or its last update (the relations lack some classes), if it did. */
@@ -90,14 +96,18 @@ export class LiveAnalysis {
     let rows = 0;
     if (installed.compiled !== this.#compiled) {
       // A reload: the same members and links (serve refuses others), new tables.
-      for (const [c, x] of a.replaceTables(installed.compiled)) affected.set(c, merge(affected.get(c), x));
+      a.replaceTables(installed.compiled, affected);
       this.#compiled = installed.compiled;
       rows += affected.size;
     }
     const changes = a.changesFrom(installed);
     rows += changes.length;
-    for (const [c, x] of a.apply(changes)) affected.set(c, merge(affected.get(c), x));
+    a.apply(changes, affected);
     let classes = 0;
+    // A component no row change touched walks its sessions again where their classes split.
+    for (const c of a.components)
+      if (!affected.has(c) && this.#split.has(c.space)) this.#traffic.set(c, trafficRelation(a, c));
+    this.#split.clear();
     for (const [c, x] of affected) {
       const rel = this.#relation.get(c);
       if (rel?.updatable === true) rel.update(x);
@@ -143,10 +153,4 @@ export class LiveAnalysis {
           `class${this.#last.classes === 1 ? "" : "es"} walked again in ${this.#last.ms.toFixed(2)} ms`;
     return `analysis: ${verdict}${cut}${last}`;
   }
-}
-
-function merge(a: Affected | undefined, b: Affected): Affected {
-  if (a === undefined) return b;
-  if (a === "all" || b === "all") return "all";
-  return [...new Set([...a, ...b])].sort((x, y) => x - y);
 }

@@ -16,6 +16,61 @@ export interface SpaceField {
   readonly bits: number;
 }
 
+/**
+ * A design's matchable fields (the hop-limit field aside) as the diagram's variables, one field after another, each
+ * field's bits most significant first: which field a variable reads, and which bit of it.
+ */
+export class FieldBits {
+  readonly fields: readonly SpaceField[];
+  readonly byName: ReadonlyMap<string, SpaceField>;
+  readonly #field: Int32Array;
+  readonly #shift: Int32Array;
+
+  constructor(design: DesignDef, apart: FieldDef | undefined) {
+    let v = 0;
+    const fields: SpaceField[] = [];
+    for (const def of design.fields) {
+      if (def === apart) continue;
+      fields.push({ def, first: v, bits: def.bits });
+      v += def.bits;
+    }
+    this.fields = fields;
+    this.byName = new Map(fields.map((f) => [f.def.name, f]));
+    this.#field = new Int32Array(v);
+    this.#shift = new Int32Array(v);
+    fields.forEach((f, i) => {
+      for (let b = 0; b < f.bits; b++) {
+        this.#field[f.first + b] = i;
+        this.#shift[f.first + b] = f.bits - 1 - b;
+      }
+    });
+  }
+
+  /** The bit variable `v` reads of a header with these field values; undefined when its field has none. */
+  bit(values: ReadonlyMap<string, bigint>, v: number): boolean | undefined {
+    const f = this.fields[this.#field[v] ?? 0];
+    const value = f === undefined ? undefined : values.get(f.def.name);
+    return value === undefined ? undefined : ((value >> BigInt(this.#shift[v] ?? 0)) & 1n) === 1n;
+  }
+
+  /** The terminal a header with these field values (absent fields: 0) reaches from `node` of `bdd`. */
+  evaluate(bdd: Bdd, node: number, values: ReadonlyMap<string, bigint>): number {
+    let n = node;
+    while (!bdd.isTerminal(n)) n = this.bit(values, bdd.variable(n)) === true ? bdd.high(n) : bdd.low(n);
+    return n;
+  }
+
+  /** The header whose set bits are the variables `bits`, the others 0. */
+  header(bits: readonly number[]): Map<string, bigint> {
+    const values = new Map(this.fields.map((f) => [f.def.name, 0n]));
+    for (const v of bits) {
+      const f = this.fields[this.#field[v] ?? 0];
+      if (f !== undefined) values.set(f.def.name, (values.get(f.def.name) ?? 0n) | (1n << BigInt(this.#shift[v] ?? 0)));
+    }
+    return values;
+  }
+}
+
 /** The headers the design's parser can produce (docs/spec.md, "How the data plane reads them"). */
 export function feasibleNode(bdd: Bdd, design: DesignDef, byName: ReadonlyMap<string, SpaceField>): number {
   const exact = (name: string, value: bigint, then: number): number => {

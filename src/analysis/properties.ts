@@ -23,7 +23,6 @@ import type { Analysis, Component, ComponentKind } from "./analysis.js";
 import { componentName } from "./members.js";
 import type { Stop } from "./budget.js";
 import { ComponentRelation, type LimitAt } from "./relations.js";
-import type { Hit } from "./tables.js";
 import {
   type Delivery,
   layeringDemands,
@@ -250,18 +249,9 @@ function onlyUnicast(a: Analysis, c: Component, w: Words): PropertyResult {
       const act = r.row.action;
       if (!t.isActive(r.index) || act.kind !== "out" || act.outLinks.length < 2) continue;
       if (!a.budget.take()) return partial(result("Only_unicast_forwarding", lines), false);
-      // Replication only where the row wins for some class and in-link (in-links no row names are alike).
+      // Replication only where the row wins for some header and in-link (in-links no row names are alike).
       const arrivals = r.row.in !== undefined ? [r.row.in] : ["self" as const, ...t.distinctArrivals(v.inLinks)];
-      const atoms = r.pred < 0 ? c.space.atoms() : c.space.atomsOf(r.pred).filter((x) => !c.space.isDead(x));
-      const hits: Hit[] = [];
-      const wins = arrivals.some((arr) =>
-        atoms.some((atom) => {
-          hits.length = 0;
-          t.lookup(arr, atom, c.space.allHops, hits);
-          return hits.some((h) => h.row === r);
-        }),
-      );
-      if (wins)
+      if (t.wins(r, arrivals))
         lines.push(
           `${w.member(m)} forward row ${r.index} (${rowText(a, m, r.index)}) copies to ` +
             `out-links ${act.outLinks.join(", ")}`,

@@ -52,6 +52,8 @@ export interface LimitAt {
 interface AtomState {
   /** Local pair indices (origin × n + member), ascending, distinct. */
   readonly pairs: Int32Array;
+  /** Tuples it made (its pairs, which a large component does not keep). */
+  readonly tuples: number;
   /** Local indices of members reached from outside (an inbound external link). */
   readonly outside: Int32Array;
   readonly holes: readonly HoleAt[];
@@ -96,7 +98,7 @@ export class ComponentRelation {
     else if (n <= COUNTED_MEMBERS) this.#counts = new Uint32Array(n * n);
     else this.#bits = new Uint8Array(Math.ceil((n * n) / 8));
     this.#outside = new Uint32Array(n);
-    c.space.listen({ split: () => undefined, died: (atom) => this.#forget(atom) });
+    c.space.listen({ split: (from, born) => this.#copy(from, born), died: (atom) => this.#forget(atom) });
     const atoms = c.space.atoms();
     a.budget.stage(`walking reachable in ${componentName(c)}`, atoms.length, "header classes");
     this.#walk(atoms);
@@ -275,10 +277,9 @@ export class ComponentRelation {
     for (const k of list) this.#count(k, 1);
     for (const j of out) this.#outside[j] = (this.#outside[j] ?? 0) + 1;
     this.#tuples += list.length;
-    // large: nothing to keep per class
-    if (this.#counts === undefined && holes.size === 0 && loop === undefined && limits.size === 0) return;
     this.#state.set(atom, {
       pairs: this.#counts === undefined ? new Int32Array(0) : list,
+      tuples: list.length,
       outside: out,
       holes: [...holes.values()],
       loop,
@@ -310,7 +311,14 @@ export class ComponentRelation {
         loop ??= { atom, link, hops, bounded, origin, path: path() };
       },
     });
-    this.#state.set(atom, { pairs: new Int32Array(0), outside: new Int32Array(0), holes: [], loop, limits: [] });
+    this.#state.set(atom, {
+      pairs: new Int32Array(0),
+      tuples: 0,
+      outside: new Int32Array(0),
+      holes: [],
+      loop,
+      limits: [],
+    });
   }
 
   #forget(atom: number): void {
@@ -319,8 +327,29 @@ export class ComponentRelation {
     if (s === undefined) return;
     for (const k of s.pairs) this.#count(k, -1);
     for (const j of s.outside) this.#outside[j] = (this.#outside[j] ?? 0) - 1;
-    this.#tuples -= s.pairs.length;
+    this.#tuples -= s.tuples;
     this.#state.delete(atom);
+  }
+
+  /**
+   * The header space cut class `born` out of `from`: where this component's tables did not change, its headers do what
+   * `from`'s did (a change to them walks it again: Analysis.apply's classes).
+   */
+  #copy(from: number, born: number): void {
+    if (!this.#walked.has(from)) return;
+    this.#walked.add(born);
+    const s = this.#state.get(from);
+    if (s === undefined) return;
+    for (const k of s.pairs) this.#count(k, 1);
+    for (const j of s.outside) this.#outside[j] = (this.#outside[j] ?? 0) + 1;
+    this.#tuples += s.tuples;
+    const at = <T extends { readonly atom: number }>(x: T): T => ({ ...x, atom: born });
+    this.#state.set(born, {
+      ...s,
+      holes: s.holes.map(at),
+      loop: s.loop === undefined ? undefined : at(s.loop),
+      limits: s.limits.map(at),
+    });
   }
 
   #count(k: number, by: 1 | -1): void {

@@ -1,28 +1,29 @@
 // A member's header tables (acquire, forward, receive) as the analysis reads
 // them: for each header class (./header-space.ts), the rows whose patterns
-// hold for it, in the order the description's rule picks the winner (docs/
+// meet it, in the order the description's rule picks the winner (docs/
 // spec.md, "Order and meaning": the first row written, or in a `kind: lpm`
 // table the longest prefix) — the same rule the reference interpreter applies
 // to one packet (src/model/rows.ts). A row that holds for every header is kept
 // once, not under every class. Rows can be taken out and put back (a table
 // write), and the index follows the header space when its classes split.
+//
+// What cuts the classes (ClassCut): by default each table's behaviours (./
+// behaviours.ts), so that rows with the same action cut nothing; a class may
+// then hold headers that different rows of one behaviour take, and a lookup
+// names the rows that take the class's witness header (HeaderSpace.witness):
+// a path says `forward row N` for that header, and every header of the class
+// meets the same actions. With the cut `rows`, every row's patterns cut the
+// classes (the partition the analysis had first): each class is inside or
+// outside each row.
 
-import type { RowSpec, TableSpec } from "../description/types.js";
+import type { TableSpec } from "../description/types.js";
 import { headerDesign } from "../model/headers.js";
 import { type Arrival, lpmField, prefixLen } from "../model/rows.js";
+import { FALSE, TRUE } from "./bdd.js";
+import { actionKey, Behaviours, type IndexedRow } from "./behaviours.js";
 import type { HeaderSpace } from "./header-space.js";
 
-export interface IndexedRow {
-  /** The row's index in the description's table. */
-  readonly index: number;
-  readonly row: RowSpec;
-  /** The predicate of its patterns; −1 when it has none (it holds for every class). */
-  readonly pred: number;
-  /** The hop-limit values its pattern allows (./hops.ts). */
-  readonly hops: bigint;
-  /** Lower wins. */
-  readonly prio: number;
-}
+export type { IndexedRow } from "./behaviours.js";
 
 /** A row that wins for part of a class: the hop-limit values it wins for. */
 export interface Hit {
@@ -32,6 +33,14 @@ export interface Hit {
 
 /** Which classes a change to a table may change the fate of: some, or (a row without patterns) all. */
 export type Affected = readonly number[] | "all";
+
+/** Steps of a walk of the class diagram to find the classes a row meets for the index: a row past it is read for each
+ * class (its patterns evaluated at the class's witness). */
+const INDEX_STEPS = 1 << 10;
+/** The same to say which classes a change may change: past it, every class. */
+const AFFECTED_STEPS = 1 << 18;
+
+const NO_ROWS: readonly IndexedRow[] = [];
 
 /** `r` into a list by priority: at the end when it comes last, as rows indexed in order mostly do. */
 function inPlace(list: IndexedRow[], r: IndexedRow): void {
@@ -45,14 +54,20 @@ export class TableIndex {
   spec: TableSpec;
   #rows: IndexedRow[] = [];
   #active: boolean[] = [];
-  /** Active rows without patterns and without an in-link, by priority. */
+  /** Active rows without patterns (or not indexed by class: #unindexed) and without an in-link, by priority. */
   #wild: IndexedRow[] = [];
-  /** Active rows without patterns that name an in-link, by it, by priority (a lookup reads only its in-link's). */
+  /** The same that name an in-link, by it, by priority (a lookup reads only its in-link's). */
   #wildIn = new Map<Arrival, IndexedRow[]>();
-  /** Per class, the active rows with patterns that hold for it, by priority. */
+  /** Rows with patterns not indexed by class: finding their classes would take a walk of much of the diagram. */
+  #unindexed = new Set<IndexedRow>();
+  /** Per class, the rows of #unindexed that hold for its witness. */
+  #readFor = new Map<number, readonly IndexedRow[]>();
+  /** Per class, the active rows with patterns that meet it, by priority. */
   #specific = new Map<number, IndexedRow[]>();
   /** distinctArrivals' answers, by the list of in-links asked about. */
   #distinct = new WeakMap<readonly number[], readonly number[]>();
+  /** The table's behaviours, when they cut the classes (cut `behaviour`). */
+  #behaviours: Behaviours | undefined;
 
   constructor(space: HeaderSpace, spec: TableSpec, active?: readonly boolean[]) {
     this.space = space;
@@ -61,20 +76,36 @@ export class TableIndex {
     this.#active = spec.rows.map((_, i) => active?.[i] ?? true);
   }
 
+  /** Cuts the header space by the table's behaviours (the rows' patterns cut it as they are indexed with the cut
+   * `rows`): before the space is built, or after (its classes split). */
+  cut(): void {
+    if (this.space.cut === "rows") return;
+    const slots = new Map<Arrival, number>();
+    for (const r of this.#rows) if (r.row.in !== undefined && !slots.has(r.row.in)) slots.set(r.row.in, slots.size + 1);
+    this.#behaviours = new Behaviours(this.space, slots.size + 1, (r) =>
+      r.row.in === undefined ? undefined : slots.get(r.row.in),
+    );
+    this.#behaviours.build(this.#inForce());
+  }
+
   /** Fills the per-class lists (the header space must be built). */
   index(): void {
     this.#wild = [];
     this.#wildIn = new Map();
     this.#specific = new Map();
-    this.#rows.forEach((r, i) => {
-      if (this.#active[i] === true) this.#insert(r);
-    });
+    this.#unindexed = new Set();
+    this.#readFor = new Map();
+    for (const r of this.#inForce()) this.#insert(r);
+  }
+
+  /** The active rows, by priority. */
+  #inForce(): IndexedRow[] {
+    return this.#rows.filter((_, i) => this.#active[i] === true).sort((x, y) => x.prio - y.prio);
   }
 
   get rows(): readonly IndexedRow[] {
     return this.#rows;
   }
-
   /**
    * The in-links of `ports` a lookup tells apart: those some row names (`in`), and, when some row names none, the first
    * of the others, which stands for them all (what this table does with a class from one it does from each). A table
@@ -99,32 +130,28 @@ export class TableIndex {
    * for, in priority order, appended to `out`. Returns the values no row takes (a miss).
    */
   lookup(arrival: Arrival, atom: number, hops: bigint, out: Hit[]): bigint {
-    const spec = this.#specific.get(atom);
-    const wild = this.#wild;
-    const wildIn = this.#wildIn.get(arrival);
-    let i = 0;
-    let j = 0;
-    let k = 0;
+    // Four lists merged by priority: the class's rows, those read for it (#read), the rows without patterns for any
+    // in-link and for this one.
+    const lists = [this.#specific.get(atom), this.#read(atom), this.#wild, this.#wildIn.get(arrival)];
+    const at = [0, 0, 0, 0];
     let rest = hops;
+    let witness: ReadonlyMap<string, bigint> | undefined;
     while (rest !== 0n) {
-      // The three lists merged by priority: the class's rows, the rows for any in-link, the rows for this one.
-      const s = spec?.[i];
-      const w = wild[j];
-      const x = wildIn?.[k];
-      let r: IndexedRow;
-      if (s !== undefined && (w === undefined || s.prio < w.prio) && (x === undefined || s.prio < x.prio)) {
-        r = s;
-        i++;
-      } else if (w !== undefined && (x === undefined || w.prio < x.prio)) {
-        r = w;
-        j++;
-      } else if (x !== undefined) {
-        r = x;
-        k++;
-      } else {
-        break;
+      let best = -1;
+      let r: IndexedRow | undefined;
+      for (let l = 0; l < 4; l++) {
+        const x = lists[l]?.[at[l] ?? 0];
+        if (x !== undefined && (r === undefined || x.prio < r.prio)) {
+          r = x;
+          best = l;
+        }
       }
+      if (r === undefined) break;
+      at[best] = (at[best] ?? 0) + 1;
       if (r.row.in !== undefined && r.row.in !== arrival) continue;
+      // A row of a behaviour may hold for part of the class only: the class's witness says which rows take it.
+      if (r.pred < 0 && r.node !== TRUE && this.space.evaluate(r.node, (witness ??= this.space.witness(atom))) !== TRUE)
+        continue;
       const take = rest & r.hops;
       if (take === 0n) continue;
       out.push({ row: r, hops: take });
@@ -133,32 +160,83 @@ export class TableIndex {
     return rest;
   }
 
+  /** The rows with patterns not indexed by class that hold for class `atom`'s witness, by priority (found once). */
+  #read(atom: number): readonly IndexedRow[] {
+    if (this.#unindexed.size === 0) return NO_ROWS;
+    let list = this.#readFor.get(atom);
+    if (list === undefined) {
+      const w = this.space.witness(atom);
+      list = [...this.#unindexed]
+        .filter((r) => this.space.evaluate(r.node, w) === TRUE)
+        .sort((x, y) => x.prio - y.prio);
+      this.#readFor.set(atom, list);
+    }
+    return list;
+  }
+
+  /**
+   * Whether active row `r` wins for some header arriving on one of `arrivals`: its patterns hold for a header and a
+   * hop value that no row before it takes from there.
+   */
+  wins(r: IndexedRow, arrivals: readonly Arrival[]): boolean {
+    const b = this.space.bdd;
+    const before = this.#inForce().filter((x) => x.prio < r.prio);
+    return arrivals.some((arr) => {
+      // Headers left to r, by the hop values left to it there.
+      let left = new Map<bigint, number>([[r.hops, b.and(r.node, this.space.domain)]]);
+      for (const x of before) {
+        if (x.row.in !== undefined && x.row.in !== arr) continue;
+        const next = new Map<bigint, number>();
+        const add = (h: bigint, n: number): void => {
+          if (h !== 0n && n !== FALSE) next.set(h, b.or(next.get(h) ?? FALSE, n));
+        };
+        for (const [h, n] of left) {
+          add(h, b.minus(n, x.node));
+          add(h & ~x.hops, b.and(n, x.node));
+        }
+        left = next;
+        if (left.size === 0) return false;
+      }
+      return left.size > 0;
+    });
+  }
+
   /** Takes row `index` out of the table or puts it back; the classes whose fate may change. */
   setActive(index: number, on: boolean): Affected {
     const r = this.#rows[index];
     if (r === undefined || this.#active[index] === on) return [];
     this.#active[index] = on;
+    // The table's behaviours where the row's patterns hold, from the rows that meet them there.
+    const b = this.space.bdd;
+    this.#behaviours?.update(
+      r.node,
+      this.#inForce().filter((x) => r.node === TRUE || b.and(x.node, r.node) !== FALSE),
+    );
     if (on) this.#insert(r);
     else this.#remove(r);
-    return r.pred < 0 ? "all" : this.space.atomsOf(r.pred).filter((a) => !this.space.isDead(a));
+    return this.#atomsOf(r) ?? "all";
   }
 
   /** The table as a new description writes it (rows added, removed, reordered); the classes whose fate may change. */
   replace(spec: TableSpec, active?: readonly boolean[]): Affected {
-    const before = this.#rows.filter((_, i) => this.#active[i] === true);
+    const before = this.#inForce();
     this.spec = spec;
     this.#rows = indexRows(this.space, spec);
     this.#distinct = new WeakMap();
     this.#active = spec.rows.map((_, i) => active?.[i] ?? true);
-    const after = this.#rows.filter((_, i) => this.#active[i] === true);
+    const after = this.#inForce();
+    this.cut();
     this.index();
     // Rows that stayed (same in-link, patterns, action, in the same order) change no class; the others may.
-    const key = (r: IndexedRow): string => `${String(r.row.in)}|${r.pred}|${r.hops}|${actionKey(r.row.action)}`;
+    const key = (r: IndexedRow): string => `${String(r.row.in)}|${r.node}|${r.hops}|${actionKey(r.row.action)}`;
     const kept = lcs(before.map(key), after.map(key));
     const changed = [...before.filter((_, i) => !kept.a.has(i)), ...after.filter((_, i) => !kept.b.has(i))];
-    if (changed.some((r) => r.pred < 0)) return "all";
     const atoms = new Set<number>();
-    for (const r of changed) for (const a of this.space.atomsOf(r.pred)) if (!this.space.isDead(a)) atoms.add(a);
+    for (const r of changed) {
+      const of = this.#atomsOf(r);
+      if (of === undefined) return "all";
+      for (const a of of) atoms.add(a);
+    }
     return [...atoms].sort((x, y) => x - y);
   }
 
@@ -166,21 +244,37 @@ export class TableIndex {
   split(from: number, born: number): void {
     const list = this.#specific.get(from);
     if (list !== undefined) this.#specific.set(born, [...list]);
+    // Read again: the witness may have gone with the new class.
+    this.#readFor.delete(from);
   }
 
   died(atom: number): void {
     this.#specific.delete(atom);
+    this.#readFor.delete(atom);
+  }
+
+  /** The live classes row `r`'s patterns meet; undefined when it has none (every class), or when finding them would
+   * take more than `maxSteps` (every class may be said). */
+  #atomsOf(r: IndexedRow, maxSteps = AFFECTED_STEPS): readonly number[] | undefined {
+    if (r.node === TRUE) return undefined;
+    if (r.pred >= 0) return this.space.atomsOf(r.pred).filter((a) => !this.space.isDead(a));
+    return this.space.atomsMeeting(r.node, maxSteps);
   }
 
   #insert(r: IndexedRow): void {
-    if (r.pred < 0) {
+    const atoms = this.#atomsOf(r, INDEX_STEPS);
+    if (atoms === undefined && r.node !== TRUE) {
+      this.#unindexed.add(r);
+      this.#readFor.clear();
+      return;
+    }
+    if (atoms === undefined) {
       const list = r.row.in === undefined ? this.#wild : (this.#wildIn.get(r.row.in) ?? []);
       inPlace(list, r);
       if (r.row.in !== undefined) this.#wildIn.set(r.row.in, list);
       return;
     }
-    for (const a of this.space.atomsOf(r.pred)) {
-      if (this.space.isDead(a)) continue;
+    for (const a of atoms) {
       const list = this.#specific.get(a);
       if (list === undefined) this.#specific.set(a, [r]);
       else inPlace(list, r);
@@ -188,7 +282,11 @@ export class TableIndex {
   }
 
   #remove(r: IndexedRow): void {
-    if (r.pred < 0) {
+    if (this.#unindexed.delete(r)) {
+      this.#readFor.clear();
+      return;
+    }
+    if (r.node === TRUE) {
       if (r.row.in === undefined) this.#wild = this.#wild.filter((x) => x !== r);
       else
         this.#wildIn.set(
@@ -197,7 +295,8 @@ export class TableIndex {
         );
       return;
     }
-    for (const a of this.space.atomsOf(r.pred)) {
+    // The classes it was indexed under, or (a walk too long to say) every class.
+    for (const a of this.#atomsOf(r, INDEX_STEPS) ?? [...this.#specific.keys()]) {
       const list = this.#specific.get(a);
       if (list === undefined) continue;
       const k = list.indexOf(r);
@@ -207,7 +306,7 @@ export class TableIndex {
   }
 }
 
-/** The rows of a table with their predicates and priorities. */
+/** The rows of a table with their patterns and priorities; with the cut `rows`, each row's patterns a predicate. */
 function indexRows(space: HeaderSpace, spec: TableSpec): IndexedRow[] {
   const lpm = spec.kind === "lpm" ? lpmField(spec) : undefined;
   const design = lpm === undefined ? undefined : headerDesign(space.design.name);
@@ -217,25 +316,12 @@ function indexRows(space: HeaderSpace, spec: TableSpec): IndexedRow[] {
     return {
       index,
       row,
-      pred: space.predicate(row.match),
+      pred: space.cut === "rows" ? space.predicate(row.match) : -1,
+      node: space.pattern(row.match),
       hops: space.hops(row.match),
       prio: (200 - len) * 2 ** 21 + index,
     };
   });
-}
-
-/** What a header table's row does, without where it is written. */
-function actionKey(a: RowSpec["action"]): string {
-  switch (a.kind) {
-    case "out":
-      return `out ${a.outLinks.join(",")}`;
-    case "link":
-      return `link ${a.network}.${a.ident}`;
-    case "session":
-      return `session ${a.network}.${a.session}`;
-    default:
-      return a.kind;
-  }
 }
 
 /** Which elements of two lists a longest common subsequence keeps. */

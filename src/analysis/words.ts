@@ -3,6 +3,7 @@
 // ("lanA.h1 forward row 0 → lanA.h1.1-r.1 → lanA.r acquire row 0 → …").
 
 import type { Analysis } from "./analysis.js";
+import { describeClass } from "./class-words.js";
 import type { StartLevel } from "./explore.js";
 import type { HeaderSpace } from "./header-space.js";
 import { formatHops } from "./hops.js";
@@ -31,7 +32,7 @@ export class Words {
   /** A header class with its hop-limit values: "dst=10.0.2.0/24 except dst=10.0.2.2 ttl=2..255". */
   header(space: HeaderSpace, atom: number, hops?: bigint): string {
     const h = hops === undefined ? "" : formatHops(hops, space.hopField?.name);
-    const d = space.describe(atom);
+    const d = describeClass(space, atom);
     return h === "" ? d : `${d} ${h}`;
   }
 

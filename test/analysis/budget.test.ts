@@ -44,39 +44,54 @@ describe("a budget that is not reached changes nothing", () => {
 });
 
 /** Descriptions whose classes stop at a bound: which one, and where. */
-const CLASS_STOPS: readonly { name: string; yaml: () => string; budget: () => Budget; limit: string }[] = [
+const CLASS_STOPS: readonly {
+  name: string;
+  yaml: () => string;
+  budget: () => Budget;
+  limit: string;
+  design: string;
+  unit: string;
+}[] = [
   {
-    name: "a ternary ACL of 34 rows, --max-classes 1000",
-    yaml: () => ternaryAcl(34),
-    budget: () => new Budget({ maxClasses: 1000 }),
+    name: "a hub of 300 members (299 behaviours of its forward table), --max-classes 100",
+    yaml: () => hub(300),
+    budget: () => new Budget({ maxClasses: 100 }),
     limit: "classes",
+    design: "ethernet",
+    unit: "behaviours",
   },
   {
     name: "a ternary ACL of 34 rows, a diagram of at most 50,000 nodes",
     yaml: () => ternaryAcl(34),
     budget: () => new Budget({ maxNodes: 50_000 }),
     limit: "nodes",
+    design: "ipv4",
+    unit: "rows of a table",
   },
   {
-    name: "an edge router (2,048 ternary rows, 64 ranges, 2,000 routes), --max-classes 500",
+    name: "an edge router (2,048 ternary rows, 64 ranges, 2,000 routes), --max-classes 10",
     yaml: () => edgeRouter(2048, 2000, 64),
-    budget: () => new Budget({ maxClasses: 500 }),
+    budget: () => new Budget({ maxClasses: 10 }),
     limit: "classes",
+    design: "ipv4",
+    unit: "behaviours",
   },
   {
     name: "an edge router, a diagram of at most 200,000 nodes",
     yaml: () => edgeRouter(2048, 2000, 64),
     budget: () => new Budget({ maxNodes: 200_000 }),
     limit: "nodes",
+    design: "ipv4",
+    unit: "rows of a table",
   },
 ];
 
 describe("building the classes stops at a bound: a stop, not an exception", () => {
-  test.each(CLASS_STOPS)("$name", ({ yaml, budget, limit }) => {
+  test.each(CLASS_STOPS)("$name", ({ yaml, budget, limit, design, unit }) => {
     const b = budget();
     const a = new Analysis(compileYaml(yaml(), "stop.yaml"), { budget: b });
     expect(a.built).toBe(false);
-    expect(b.stopped).toMatchObject({ limit, stage: "building the ipv4 header classes", unit: "row patterns" });
+    expect(b.stopped).toMatchObject({ limit, stage: `building the ${design} header classes`, unit });
     const rep = report(a);
     expect(rep).toMatchObject({ ok: false, complete: false, components: [], inclusions: [] });
     expect(rep.layering).toMatchObject({ unknown: true });
@@ -138,14 +153,14 @@ describe("a running emulation's analysis (serve --analyze) within a budget", () 
     ({ compiled: c, entries: new Map(c.tables.map((t) => [t.id, t.rows.map((_, k) => k)])) }) as unknown as Installed;
 
   test("a reload whose rows cut more classes than the budget allows: a stop that counts says, not an exception", () => {
-    const small = compileYaml(ternaryAcl(8), "acl.yaml");
-    const live = new LiveAnalysis(small, { budget: new Budget({ maxClasses: 300 }) });
+    const small = compileYaml(hub(30), "hub.yaml");
+    const live = new LiveAnalysis(small, { budget: new Budget({ maxClasses: 100 }) });
     expect(live.stopped).toBeUndefined();
-    expect(live.line()).toBe("analysis: 1 of 7 properties fail: Fully_reachable (ip)");
-    live.update(installed(compileYaml(ternaryAcl(34), "acl.yaml")));
+    expect(live.line()).toBe("analysis: every property holds (7)");
+    live.update(installed(compileYaml(hub(300), "hub.yaml")));
     expect(live.stopped).toMatchObject({ limit: "classes" });
     expect(live.line()).toMatch(
-      /^analysis: .*; cut short by its classes limit in adding a row's patterns to the ipv4 header classes: /,
+      /^analysis: .*; cut short by its classes limit in adding a row's patterns to the ethernet header classes: /,
     );
     // Further writes are not followed, and do not throw.
     expect(live.update(installed(small))).toEqual({ rows: 0, classes: 0, ms: 0 });

@@ -17,7 +17,7 @@ import { parseSpec } from "../../src/description/load.js";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import { ipv4Packet } from "../pipeline/helpers/packets.js";
-import { emulate } from "./helpers/observe.js";
+import { emulate, rowName } from "./helpers/observe.js";
 import { ipInIp } from "./helpers/generate.js";
 
 const LAYERS = 70;
@@ -37,7 +37,7 @@ function acquired(k: number, hopLimit: number): { acquired: boolean; loop: boole
   );
   const o = seen?.[0];
   if (o === undefined || "skip" in o) throw new Error(`packet not observed: ${JSON.stringify(o)}`);
-  return { acquired: o.rows.has(`ip${k}.b acquire 0`), loop: o.loop };
+  return { acquired: o.rows.has(rowName(compiled, `ip${k}.b`, "acquire", 0)), loop: o.loop };
 }
 
 /** Depths and hop limits: a stack K deep crosses K links from ipK's a to b. */

@@ -77,8 +77,9 @@ function agrees(text: string, plan: readonly { rows: readonly number[]; installe
     for (const ch of changes) state.set(`${ch.member}/${ch.role}/${ch.row}`, ch);
     for (const [k, affected] of live.apply(changes)) relations.get(k.name)?.update(affected);
     if (n !== 0 && n !== plan.length - 1) continue;
-    // Afresh: the description with the same rows in force.
-    const fresh = new Analysis(c);
+    // Afresh: the description with the same rows in force, its classes cut in the same space (cut by behaviour, the
+    // classes an update splits are finer than a fresh analysis's; the fresh one's cuts split the updated one's too).
+    const fresh = new Analysis(c, { spaces: live.spaces });
     fresh.apply([...state.values()]);
     for (const k of fresh.components) {
       const updated = relations.get(k.name);
@@ -96,15 +97,18 @@ describe("incremental: relations updated from changed rows = computed afresh", (
     { name: "random descriptions", text: specRecipe.map((r) => specText(r)) },
     { name: "layered, subducted and bridged descriptions", text: composedRecipe.map((r) => composedText(r)) },
   ];
-  it.each(cases)(
-    "$name",
-    ({ text }) => {
+  // Seeds that once failed (classes split by another network's change were not walked), each with the default runs.
+  const seeds = [undefined, 1232727688, 151288726];
+  const envSeed = process.env["STRATA_SEED"];
+  it.each(cases.flatMap((c) => seeds.map((seed) => ({ ...c, seed: envSeed === undefined ? seed : Number(envSeed) }))))(
+    "$name, seed $seed",
+    ({ text, seed }) => {
       let checked = 0;
       fc.assert(
         fc.property(text, steps, (t, plan) => {
           if (agrees(t, plan)) checked++;
         }),
-        { numRuns: RUNS },
+        { numRuns: RUNS, ...(seed === undefined ? {} : { seed }) },
       );
       console.log(`incremental: ${checked} descriptions`);
       expect(checked).toBeGreaterThan(0);

@@ -24,7 +24,7 @@ export interface Observation {
   /** "member reason", loops left out. */
   readonly drops: Set<string>;
   readonly loop: boolean;
-  /** "member role row": the description rows it hit. */
+  /** "member role row": the description rows it hit (a header table's by what the row does: rowName). */
   readonly rows: Set<string>;
 }
 
@@ -76,10 +76,24 @@ export function emulate(
         if (reason === "loop") (o as { loop: boolean }).loop = true;
         else o.drops.add(`${member} ${reason}`);
       } else if (LOOKUPS.has(step.step) && typeof step["row"] === "number")
-        o.rows.add(`${member} ${step.step} ${step["row"]}`);
+        o.rows.add(rowName(c, member, step.step, step["row"]));
     }
   }
   return seen.map((o, i) => (skip[i] === undefined ? o : { skip: skip[i] ?? "" }));
+}
+
+/**
+ * A row hit, as observations compare it: "member role row", and in a header table (acquire, forward, receive)
+ * "member role" and what the row does. The analysis cuts header classes by what rows do: a class may hold headers
+ * that two rows of one action take, and it names the row its witness header takes (src/analysis/tables.ts).
+ */
+export function rowName(c: CompiledSpec, member: string, role: string, row: number): string {
+  if (role !== "acquire" && role !== "forward" && role !== "receive") return `${member} ${role} ${row}`;
+  const spec = c.members.find((m) => m.qualified === member)?.tables[role]?.spec?.rows[row];
+  const action = JSON.stringify(spec?.action, (k, v: unknown) =>
+    k === "at" ? undefined : typeof v === "bigint" ? String(v) : v instanceof Map ? [...v] : v,
+  );
+  return `${member} ${role} does ${action}`;
 }
 
 /** The trace's steps of a table lookup; a description row hit is a number (not "default", not null: a miss). */
@@ -159,7 +173,7 @@ export function predict(a: Analysis, inj: Injection, bytes: Uint8Array, hopLimit
 export function record(a: Analysis, o: Observation, e: PathEvent): void {
   const c = a.compiled;
   const member = (i: number): string => c.members[i]?.qualified ?? "?";
-  for (const s of e.path) if (s.kind === "row") o.rows.add(`${member(s.member)} ${s.role} ${s.row}`);
+  for (const s of e.path) if (s.kind === "row") o.rows.add(rowName(c, member(s.member), s.role, s.row));
   if (e.kind === "cross") o.links.add(c.links[e.link]?.qualified ?? "?");
   else if (e.kind === "deliver") o.delivered.add(member(e.member));
   else if (e.kind === "loop" || (e.kind === "drop" && e.reason === "loop")) (o as { loop: boolean }).loop = true;

@@ -86,7 +86,7 @@ export function tablesRecipe(rows: number) {
 }
 
 /** Recipes for descriptions with tables of up to `rows` rows each. */
-function specRecipeOf(rows: number) {
+export function specRecipeOf(rows: number) {
   const memberRecipe = tablesRecipe(rows);
   const linkRecipe = fc.record({
     mode: nat(7),

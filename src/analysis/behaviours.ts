@@ -1,0 +1,211 @@
+// A header table's behaviours (APKeep's predicates per action, NSDI'20): a
+// multi-terminal decision diagram over the header bits whose leaves are what
+// the table does with a header — per in-link slot, the actions that take it in
+// priority order with the hop-limit values each takes, and the values no row
+// takes — with the rule the description gives (docs/spec.md, "Order and
+// meaning": a row wins where no row before it took the header). Rows that
+// differ only in their number make one behaviour, so that a table of a
+// thousand rows that say `out: 2` or `drop` has a few behaviours, not 2^k
+// intersections of patterns; the header space (./header-space.ts) is cut by
+// the behaviours, and which row won is found per class afterwards (./
+// tables.ts).
+//
+// The diagram is built in the space's store, whose class diagram it then cuts
+// without a copy (its leaves are terminals of their own there): each row alone,
+// then pairs of neighbours composed (the earlier wins where it takes the
+// header), pairs of pairs, and so on, so that each row is composed log2(rows)
+// times, not once per row before it. Headers the design's parser cannot produce
+// are left to the space (HeaderSpace.infeasible), not cut out here: that would
+// be one more walk of the whole diagram. A table write redoes only the headers
+// the row's patterns hold for, from the rows that meet them.
+
+import type { RowSpec } from "../description/types.js";
+import { type Bdd, PairMemo } from "./bdd.js";
+import type { HeaderSpace } from "./header-space.js";
+
+const ID = 2 ** 22;
+
+/** A header table's row as the analysis reads it (./tables.ts). */
+export interface IndexedRow {
+  /** The row's index in the description's table. */
+  readonly index: number;
+  readonly row: RowSpec;
+  /** The predicate of its patterns when they cut the classes (cut `rows`); −1 when they do not, or it has none. */
+  readonly pred: number;
+  /** Its patterns (the hop limit's aside) as a boolean diagram in the space's store: TRUE when it has none. */
+  readonly node: number;
+  /** The hop-limit values its pattern allows (./hops.ts). */
+  readonly hops: bigint;
+  /** Lower wins. */
+  readonly prio: number;
+}
+
+/** What a table does with a set of headers: per in-link slot, the values no row takes, and the rows that take the
+ * others, in priority order. */
+export interface Fate {
+  readonly rest: readonly bigint[];
+  readonly hits: readonly { readonly row: IndexedRow; readonly slot: number; readonly hops: bigint }[];
+}
+
+/** A fate with row `r` taking what it wins in the slots `slots` (all when undefined); undefined when it wins none. */
+export function take(f: Fate, r: IndexedRow, slot: number | undefined): Fate | undefined {
+  let rest: bigint[] | undefined;
+  const hits = [...f.hits];
+  f.rest.forEach((left, s) => {
+    if (slot !== undefined && s !== slot) return;
+    const t = left & r.hops;
+    if (t === 0n) return;
+    rest ??= [...f.rest];
+    rest[s] = left ^ t;
+    hits.push({ row: r, slot: s, hops: t });
+  });
+  return rest === undefined ? undefined : { rest, hits };
+}
+
+export class Behaviours {
+  readonly #s: HeaderSpace;
+  readonly #b: Bdd;
+  readonly #slotOf: (r: IndexedRow) => number | undefined;
+  readonly #leafByKey = new Map<string, number>();
+  readonly #fates = new Map<number, Fate>();
+  /** Leaves that leave nothing to later rows (`none` too). */
+  readonly #full = new Set<number>();
+  /** Composed leaves, by pair. */
+  readonly #combined = new Map<number, number>();
+  /** Headers a table write leaves as they were (update). */
+  readonly #none: number;
+  readonly #miss: number;
+
+  /** `slots`: in-link slots (./tables.ts); `slotOf`: the one a row's in-link names, undefined when it names none. */
+  constructor(space: HeaderSpace, slots: number, slotOf: (r: IndexedRow) => number | undefined) {
+    this.#s = space;
+    // The space's store: a table's diagram is cut into the classes there without a copy.
+    this.#b = space.bdd;
+    this.#slotOf = slotOf;
+    this.#none = this.#b.terminal();
+    this.#full.add(this.#none);
+    this.#miss = this.#leaf({ rest: Array.from({ length: slots }, () => space.allHops), hits: [] });
+  }
+
+  /** The diagram of `rows` (active, by priority), and the space cut by its behaviours (all but one, which the others
+   * leave). */
+  build(rows: readonly IndexedRow[]): void {
+    this.#s.budget.stage(`building the ${this.#s.design.name} header classes`, rows.length, "rows of a table");
+    // Headers the design's parser cannot produce are in no class: the space leaves them out (HeaderSpace.infeasible).
+    const diagram = this.#fold(rows, 0, rows.length);
+    this.#s.cutBy(diagram, this.#fatesUnder(diagram).slice(1));
+  }
+
+  /**
+   * The headers of space node `node` done again from `rows` (the active rows that meet it, by priority), and the space
+   * cut by the behaviours there (a table write).
+   */
+  update(node: number, rows: readonly IndexedRow[]): void {
+    const diagram = this.#b.ite(node, this.#fold(rows, 0, rows.length), this.#none);
+    this.#s.cutBy(diagram, this.#fatesUnder(diagram));
+  }
+
+  /** The fates some header reaches in `d` (`none` aside). */
+  #fatesUnder(d: number): number[] {
+    return [...this.#b.terminalsUnder(d)].filter((t) => t !== this.#none);
+  }
+
+  /** Rows i..j composed, halves first. */
+  #fold(rows: readonly IndexedRow[], i: number, j: number): number {
+    if (j - i === 0) return this.#miss;
+    if (j - i === 1) return this.#alone(rows[i]);
+    const m = (i + j) >> 1;
+    return this.#compose(this.#fold(rows, i, m), this.#fold(rows, m, j));
+  }
+
+  /** What row `r` alone does. */
+  #alone(r: IndexedRow | undefined): number {
+    if (r === undefined) return this.#miss;
+    this.#s.budget.need();
+    const f = this.#fates.get(this.#miss);
+    const after = f === undefined ? undefined : take(f, r, this.#slotOf(r));
+    return after === undefined ? this.#miss : this.#b.ite(r.node, this.#leaf(after), this.#miss);
+  }
+
+  /** `x` then `y`: where `x` leaves values untaken, `y`'s rows take them. */
+  #compose(x: number, y: number): number {
+    const b = this.#b;
+    const memo = new PairMemo();
+    const budget = this.#s.budget;
+    const rec = (a: number, c: number): number => {
+      if (c === this.#miss || this.#full.has(a)) return a;
+      if (a === this.#miss) return c;
+      if (b.isTerminal(a) && b.isTerminal(c)) return this.#combine(a, c);
+      const found = memo.get(a, c);
+      if (found >= 0) return found;
+      const v = Math.min(b.variable(a), b.variable(c));
+      const [a0, a1] = b.cofactors(a, v);
+      const [c0, c1] = b.cofactors(c, v);
+      const r = b.mk(v, rec(a0, c0), rec(a1, c1));
+      // Work past a few times the diagram's budget is a stop, not a memo too large to hold.
+      if (memo.size >= 3 * budget.maxNodes)
+        throw budget.reached("nodes", `composing a table's rows over ${this.#s.design.name} headers took too long`);
+      memo.set(a, c, r);
+      return r;
+    };
+    return rec(x, y);
+  }
+
+  #combine(a: number, c: number): number {
+    const key = a * ID + c;
+    const found = this.#combined.get(key);
+    if (found !== undefined) return found;
+    const fa = this.#fates.get(a);
+    const fc = this.#fates.get(c);
+    let r = a;
+    if (c === this.#none) r = c;
+    else if (fa !== undefined && fc !== undefined && fa.rest.some((x) => x !== 0n)) {
+      const hits = [...fa.hits];
+      for (const h of fc.hits) {
+        const t = h.hops & (fa.rest[h.slot] ?? 0n);
+        if (t !== 0n) hits.push({ ...h, hops: t });
+      }
+      r = this.#leaf({ rest: fa.rest.map((x, s) => x & (fc.rest[s] ?? 0n)), hits });
+    }
+    this.#combined.set(key, r);
+    return r;
+  }
+
+  #leaf(f: Fate): number {
+    const key = fateKey(f);
+    let t = this.#leafByKey.get(key);
+    if (t === undefined) {
+      t = this.#b.terminal();
+      this.#leafByKey.set(key, t);
+      this.#fates.set(t, f);
+      if (f.rest.every((x) => x === 0n)) this.#full.add(t);
+    }
+    return t;
+  }
+}
+
+/** A fate's identity: per slot, the values left and the actions that take the others (not which rows). */
+function fateKey(f: Fate): string {
+  return f.rest
+    .map((left, s) => {
+      const hits = f.hits.filter((h) => h.slot === s).map((h) => `${actionKey(h.row.row.action)}@${h.hops}`);
+      return `${left}:${hits.join(";")}`;
+    })
+    .join("|");
+}
+
+/** What a header table's row does, without where it is written. */
+export function actionKey(a: RowSpec["action"]): string {
+  switch (a.kind) {
+    case "out":
+      return `out ${a.outLinks.join(",")}`;
+    case "link":
+      return `link ${a.network}.${a.ident}`;
+    case "session":
+      return `session ${a.network}.${a.session}`;
+    case "push":
+      return `push ${[...a.header].map(([k, v]) => `${k}=${v}`).join(",")}`;
+    default:
+      return a.kind;
+  }
+}

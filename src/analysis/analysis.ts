@@ -192,8 +192,8 @@ export class Analysis implements Walkable {
       );
     };
     const from = new Map<number, Set<number>>();
-    const add = (m: number, port: number): void => {
-      from.set(m, (from.get(m) ?? new Set<number>()).add(port));
+    const add = (m: number, inLink: number): void => {
+      from.set(m, (from.get(m) ?? new Set<number>()).add(inLink));
     };
     for (const l of this.topology.links) {
       if (l === undefined || l.sender < 0 || !passesOn(l.sender)) continue;
@@ -205,11 +205,11 @@ export class Analysis implements Walkable {
     }
     const out = new Map<number, number[]>();
     for (const v of this.members) {
-      const ports = from.get(v.index);
-      if (ports !== undefined)
+      const inLinks = from.get(v.index);
+      if (inLinks !== undefined)
         out.set(
           v.index,
-          v.inLinks.filter((p) => ports.has(p)),
+          v.inLinks.filter((p) => inLinks.has(p)),
         );
     }
     return out;
@@ -378,9 +378,9 @@ function receivedLinks(
   compiled: CompiledSpec,
 ): Map<number, Set<number>> {
   const out = new Map<number, Set<number>>();
-  const add = (m: number, port: number): void => {
+  const add = (m: number, inLink: number): void => {
     const s = out.get(m) ?? new Set<number>();
-    s.add(port);
+    s.add(inLink);
     out.set(m, s);
   };
   const sharedLinks = new Set(compiled.links.filter((l) => l.spec.shared !== undefined).map((l) => l.index));

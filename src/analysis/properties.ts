@@ -277,7 +277,7 @@ export function mishapText(w: Words, x: Mishap | Delivery): string {
   const m = x as Mishap;
   if (m.kind === "hole" && m.hole !== undefined) {
     const link =
-      m.hole.port === undefined ? "" : ` (${m.hole.table === "transmit" ? "out" : "in"}-link ${String(m.hole.port)})`;
+      m.hole.link === undefined ? "" : ` (${m.hole.table === "transmit" ? "out" : "in"}-link ${String(m.hole.link)})`;
     return `dropped at ${w.member(m.hole.member)}: no ${m.hole.table} row for it${link}: ${w.path(m.path)}`;
   }
   if (m.kind === "drop" && m.drop?.reason === "loop")

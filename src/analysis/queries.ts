@@ -180,13 +180,13 @@ export function blackHoles(a: Analysis, r: Relations): Finding[] {
   const seen = new Set<string>();
   for (const c of largest(a)) {
     for (const h of r.relation.get(c)?.holes() ?? []) {
-      const key = `${h.hole.member}/${h.hole.table}/${String(h.hole.port)}/${h.atom}`;
+      const key = `${h.hole.member}/${h.hole.table}/${String(h.hole.link)}/${h.atom}`;
       if (seen.has(key)) continue;
       seen.add(key);
       out.push({
         component: c.name,
         header: w.header(c.space, h.atom, h.hole.hops),
-        at: holeAt(w, h.hole.member, h.hole.table, h.hole.port),
+        at: holeAt(w, h.hole.member, h.hole.table, h.hole.link),
         path: w.path(h.path),
       });
     }
@@ -206,7 +206,7 @@ function sessionHoles(
   const out: Finding[] = [];
   for (const m of traffic?.mishaps ?? []) {
     if (m.kind !== "hole" || m.hole === undefined) continue;
-    const key = `${m.hole.member}/${m.hole.table}/${String(m.hole.port)}/${m.atom}`;
+    const key = `${m.hole.member}/${m.hole.table}/${String(m.hole.link)}/${m.atom}`;
     if (seen.has(key)) continue;
     seen.add(key);
     out.push({
@@ -214,7 +214,7 @@ function sessionHoles(
       header:
         `${w.header(c.space, m.atom, m.session.hops)} (${w.member(m.session.member)} session ` +
         `${m.session.session})`,
-      at: holeAt(w, m.hole.member, m.hole.table, m.hole.port),
+      at: holeAt(w, m.hole.member, m.hole.table, m.hole.link),
       path: w.path(m.path),
     });
   }
@@ -248,10 +248,10 @@ export function cheapFindings(a: Analysis): {
 }
 
 /** Where a black hole is: "lan.sw: no forward row (in-link 1)". */
-export function holeAt(w: Words, member: number, table: string, port: unknown): string {
+export function holeAt(w: Words, member: number, table: string, link: unknown): string {
   return (
     `${w.member(member)}: ` +
-    `no ${table} row${port === undefined ? "" : ` (${table === "transmit" ? "out" : "in"}-link ${String(port)})`}`
+    `no ${table} row${link === undefined ? "" : ` (${table === "transmit" ? "out" : "in"}-link ${String(link)})`}`
   );
 }
 

@@ -257,7 +257,7 @@ export class ComponentRelation {
         else pairs.add((this.#local.get(origin) ?? 0) * n + j);
       },
       hole: (origin, hole, path) => {
-        const key = `${hole.member}/${hole.table}/${String(hole.port)}`;
+        const key = `${hole.member}/${hole.table}/${String(hole.link)}`;
         const was = holes.get(key);
         if (was === undefined) holes.set(key, { atom, hole, origin, path: path() });
         else if ((was.hole.hops | hole.hops) !== was.hole.hops)

@@ -111,13 +111,13 @@ export class TableIndex {
    * of the others, which stands for them all (what this table does with a class from one it does from each). A table
    * whose rows all name their in-link finds nothing for the others.
    */
-  distinctArrivals(ports: readonly number[]): readonly number[] {
-    const known = this.#distinct.get(ports);
+  distinctArrivals(inLinks: readonly number[]): readonly number[] {
+    const known = this.#distinct.get(inLinks);
     if (known !== undefined) return known;
     const named = new Set(this.#rows.map((r) => r.row.in));
-    const other = named.has(undefined) ? ports.find((p) => !named.has(p)) : undefined;
-    const arrivals = ports.filter((p) => named.has(p) || p === other);
-    this.#distinct.set(ports, arrivals);
+    const other = named.has(undefined) ? inLinks.find((p) => !named.has(p)) : undefined;
+    const arrivals = inLinks.filter((p) => named.has(p) || p === other);
+    this.#distinct.set(inLinks, arrivals);
     return arrivals;
   }
 

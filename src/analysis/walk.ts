@@ -41,7 +41,7 @@ export interface Hole {
   readonly member: number;
   readonly table: HoleTable;
   /** The in-link it arrived on (acquire, forward), or the out-link it was to leave on (transmit). */
-  readonly port: Arrival;
+  readonly link: Arrival;
   readonly hops: bigint;
 }
 
@@ -296,7 +296,7 @@ export class Walker extends Stepper<bigint> {
   protected missed(_hops: bigint, member: number, table: HoleTable, arrival: Arrival, miss: bigint): void {
     if (this.#ev.hole === undefined || (table === "forward" && this.#atOrigin)) return;
     this.#push(MISS, member, ROLES.indexOf(table));
-    this.#ev.hole(this.#origin, { member, table, port: arrival, hops: undecrement(miss, this.#d) }, this.#pathThunk);
+    this.#ev.hole(this.#origin, { member, table, link: arrival, hops: undecrement(miss, this.#d) }, this.#pathThunk);
     this.#pop();
   }
 

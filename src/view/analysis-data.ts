@@ -82,14 +82,14 @@ export function analysisData(compiled: CompiledSpec, cellSearchSteps = CELL_SEAR
       });
     const seen = new Set<string>();
     for (const h of rel?.holes() ?? []) {
-      const key = `${h.hole.member}/${h.hole.table}/${String(h.hole.port)}/${h.atom}`;
+      const key = `${h.hole.member}/${h.hole.table}/${String(h.hole.link)}/${h.atom}`;
       if (seen.has(key)) continue;
       seen.add(key);
       findings.push({
         kind: "black hole",
         component: c.name,
         header: w.header(c.space, h.atom, h.hole.hops),
-        at: holeAt(w, h.hole.member, h.hole.table, h.hole.port),
+        at: holeAt(w, h.hole.member, h.hole.table, h.hole.link),
         path: w.path(h.path),
         steps: steps(h.path),
       });

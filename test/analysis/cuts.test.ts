@@ -58,7 +58,7 @@ function meaning(a: Analysis, store: Bdd): Map<string, number> {
       walker.relation(c, atom, {
         acquired: (o, m, hops) => meet(`${o} acquired by ${m}`, hops),
         received: (o, m, hops, _row, _path, crossings) => meet(`${o} received by ${m} over ${crossings}`, hops),
-        hole: (o, h) => meet(`${o} hole ${h.member} ${h.table} ${String(h.port)}`, h.hops),
+        hole: (o, h) => meet(`${o} hole ${h.member} ${h.table} ${String(h.link)}`, h.hops),
         drop: (o, d) => meet(`${o} drop ${d.member} ${d.reason} ${d.link} ${d.crossings}`, d.hops),
         replicated: (m) => meet(`replicated by ${m}`, 0n),
         loop: (o, link, hops, bounded) => meet(`${o} loop ${link} ${bounded}`, hops),

@@ -34,7 +34,7 @@ function view(a: Analysis, rel: ComponentRelation): object {
   const ms = rel.component.members;
   const reaches = ms.flatMap((m0) => ms.filter((m1) => rel.reaches(m0, m1)).map((m1) => `${m0}>${m1}`));
   const holes = [
-    ...new Set(rel.holes().map((h) => `${h.atom}:${h.hole.member}/${h.hole.table}/${String(h.hole.port)}`)),
+    ...new Set(rel.holes().map((h) => `${h.atom}:${h.hole.member}/${h.hole.table}/${String(h.hole.link)}`)),
   ].sort();
   const loops = rel
     .loops()

@@ -23,10 +23,7 @@ const NOT_LINKS: readonly RegExp[] = [
 ];
 
 /** "file: name" for a name that still gives a link identifier as "port", and who renames it. */
-const LEFT: readonly { at: RegExp; by: string }[] = [
-  // The analysis' walks, being made one (h-walk): the hole's `port` and the walk's locals follow.
-  { at: /^src\/analysis\/(analysis|explore|properties|queries|relations|tables|walk)\.ts: ports?$/, by: "h-walk" },
-];
+const LEFT: readonly { at: RegExp; by: string }[] = [];
 
 /** The identifiers of `source` that say "port" (not export, import, support, report or transport). */
 function portNames(source: string): string[] {

@@ -171,8 +171,8 @@ describe("the behaviour cut = the rows cut, in header terms", () => {
     TEST_MS,
   );
 
-  // acl-34 cut by rows makes more classes than the tests allow (it is why the behaviour cut exists); hub-300's 300 exact
-  // addresses cut both alike, and comparing its 90,000 pairs takes seconds.
+  // acl-34 cut by rows makes more classes than the tests allow (it is why the behaviour cut exists); hub-300's 300
+  // exact addresses cut both alike, and comparing its 90,000 pairs takes seconds.
   const large = new Set(["acl-34.yaml", "hub-300.yaml"]);
   const files = [
     ...readdirSync("examples").flatMap((d) =>

@@ -80,6 +80,8 @@ function agrees(text: string, plan: readonly { rows: readonly number[]; installe
     // Afresh: the description with the same rows in force, its classes cut in the same space (cut by behaviour, the
     // classes an update splits are finer than a fresh analysis's; the fresh one's cuts split the updated one's too).
     const fresh = new Analysis(c, { spaces: live.spaces });
+    // Past the test's bound (the space the updates cut finer): not checked, as boundedAnalysis leaves one out.
+    if (!fresh.built) return false;
     fresh.apply([...state.values()]);
     for (const k of fresh.components) {
       const updated = relations.get(k.name);
@@ -97,8 +99,9 @@ describe("incremental: relations updated from changed rows = computed afresh", (
     { name: "random descriptions", text: specRecipe.map((r) => specText(r)) },
     { name: "layered, subducted and bridged descriptions", text: composedRecipe.map((r) => composedText(r)) },
   ];
-  // Seeds that once failed (classes split by another network's change were not walked), each with the default runs.
-  const seeds = [undefined, 1232727688, 151288726];
+  // Seeds that once failed (classes split by another network's change were not walked; 240634655: the fresh analysis
+  // past the bound in the space the updates had cut finer, then minutes of shrinking), each with the default runs.
+  const seeds = [undefined, 1232727688, 151288726, 240634655];
   const envSeed = process.env["STRATA_SEED"];
   it.each(cases.flatMap((c) => seeds.map((seed) => ({ ...c, seed: envSeed === undefined ? seed : Number(envSeed) }))))(
     "$name, seed $seed",

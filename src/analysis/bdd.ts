@@ -249,25 +249,35 @@ export class Bdd {
       memo.set(n, r);
       return r;
     };
+    const settled = (n: number, p: number): number | undefined => {
+      if (!this.isTerminal(p)) return undefined;
+      const g = f(p);
+      return g === undefined ? n : mark(n, p, g);
+    };
+    return this.pairwise(root, q, settled, "cutting the header classes");
+  }
+
+  /**
+   * Two diagrams walked together, variable by variable, each pair of nodes once: where `settled(a, b)` gives a node,
+   * that is the pair's; elsewhere the pair splits on the lower of their variables. `what` names the work in the stop.
+   */
+  pairwise(x: number, y: number, settled: (a: number, b: number) => number | undefined, what: string): number {
     const memo = new PairMemo();
-    const rec = (n: number, p: number): number => {
-      if (this.isTerminal(p)) {
-        const g = f(p);
-        return g === undefined ? n : mark(n, p, g);
-      }
-      const found = memo.get(n, p);
+    const rec = (a: number, b: number): number => {
+      const done = settled(a, b);
+      if (done !== undefined) return done;
+      const found = memo.get(a, b);
       if (found >= 0) return found;
-      const v = Math.min(this.variable(n), this.variable(p));
-      const [n0, n1] = this.cofactors(n, v);
-      const [p0, p1] = this.cofactors(p, v);
-      const r = this.mk(v, rec(n0, p0), rec(n1, p1));
+      const v = Math.min(this.variable(a), this.variable(b));
+      const [a0, a1] = this.cofactors(a, v);
+      const [b0, b1] = this.cofactors(b, v);
+      const r = this.mk(v, rec(a0, b0), rec(a1, b1));
       // Work past a few times the diagram's budget is a stop, not a memo too large to hold.
-      if (memo.size >= 3 * this.#maxNodes)
-        throw this.#budget.reached("nodes", "cutting the header classes took too long");
-      memo.set(n, p, r);
+      if (memo.size >= 3 * this.#maxNodes) throw this.#budget.reached("nodes", `${what} took too long`);
+      memo.set(a, b, r);
       return r;
     };
-    return rec(root, q);
+    return rec(x, y);
   }
 
   /** The terminals some path from `root` reaches (in a reduced diagram, every path is an assignment). */

@@ -20,7 +20,7 @@
 // the row's patterns hold for, from the rows that meet them.
 
 import type { RowSpec } from "../description/types.js";
-import { type Bdd, PairMemo } from "./bdd.js";
+import type { Bdd } from "./bdd.js";
 import type { HeaderSpace } from "./header-space.js";
 
 const ID = 2 ** 22;
@@ -130,25 +130,12 @@ export class Behaviours {
   /** `x` then `y`: where `x` leaves values untaken, `y`'s rows take them. */
   #compose(x: number, y: number): number {
     const b = this.#b;
-    const memo = new PairMemo();
-    const budget = this.#s.budget;
-    const rec = (a: number, c: number): number => {
+    const settled = (a: number, c: number): number | undefined => {
       if (c === this.#miss || this.#full.has(a)) return a;
       if (a === this.#miss) return c;
-      if (b.isTerminal(a) && b.isTerminal(c)) return this.#combine(a, c);
-      const found = memo.get(a, c);
-      if (found >= 0) return found;
-      const v = Math.min(b.variable(a), b.variable(c));
-      const [a0, a1] = b.cofactors(a, v);
-      const [c0, c1] = b.cofactors(c, v);
-      const r = b.mk(v, rec(a0, c0), rec(a1, c1));
-      // Work past a few times the diagram's budget is a stop, not a memo too large to hold.
-      if (memo.size >= 3 * budget.maxNodes)
-        throw budget.reached("nodes", `composing a table's rows over ${this.#s.design.name} headers took too long`);
-      memo.set(a, c, r);
-      return r;
+      return b.isTerminal(a) && b.isTerminal(c) ? this.#combine(a, c) : undefined;
     };
-    return rec(x, y);
+    return b.pairwise(x, y, settled, `composing a table's rows over ${this.#s.design.name} headers`);
   }
 
   #combine(a: number, c: number): number {

@@ -104,10 +104,8 @@ class Enough extends Error {}
 /** Thrown through the walk when it has taken its budget of steps. */
 class OverBudget extends Error {}
 
-interface Level {
-  readonly space: HeaderSpace;
-  readonly atom: number;
-  readonly hops: bigint;
+/** A header of the packet: its class, and where its hop values came from. */
+interface Level extends StartLevel {
   /** Which injected header it is (−1: pushed on the way). */
   readonly orig: number;
   /** Decrements since injection (to give the start's hop values). */

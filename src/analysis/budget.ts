@@ -219,3 +219,19 @@ export class Budget {
 export function isResourceError(err: unknown): boolean {
   return err instanceof RangeError && /call stack|maximum size|Invalid array length/i.test(err.message);
 }
+
+/**
+ * `f`'s answer; when a BudgetStop or a resource error ends it (work that cannot stop half-way, past the budget: recorded
+ * as the budget's stop if it was not), `cut(stop)`'s, which says what was cut short. Any other error goes through.
+ */
+export function orCut<T>(budget: Budget, f: () => T, cut: (stop: Stop) => T): T {
+  try {
+    return f();
+  } catch (err) {
+    if (!(err instanceof BudgetStop) && !isResourceError(err)) throw err;
+    budget.stopFor(err instanceof BudgetStop ? err.limit : "depth");
+    const stop = budget.stopped;
+    if (stop === undefined) throw err;
+    return cut(stop);
+  }
+}

@@ -221,8 +221,9 @@ export function isResourceError(err: unknown): boolean {
 }
 
 /**
- * `f`'s answer; when a BudgetStop or a resource error ends it (work that cannot stop half-way, past the budget: recorded
- * as the budget's stop if it was not), `cut(stop)`'s, which says what was cut short. Any other error goes through.
+ * `f`'s answer; when a BudgetStop or a resource error ends it (work that cannot stop half-way, past the budget:
+ * recorded as the budget's stop if it was not), `cut(stop)`'s, which says what was cut short. Any other error goes
+ * through.
  */
 export function orCut<T>(budget: Budget, f: () => T, cut: (stop: Stop) => T): T {
   try {

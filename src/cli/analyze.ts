@@ -318,7 +318,8 @@ export function formatReport(r: AnalysisReport, cut?: string, made?: ReturnType<
     .join(", ");
   if (r.components.length === 0 && !r.complete) {
     const note = made === undefined || made.note === "" ? "" : ` (${made.note})`;
-    return `${r.file}: header classes: ${made?.made ?? classes} made before the analysis stopped${note}\n${cut ?? ""}\n`;
+    const head = `${r.file}: header classes: ${made?.made ?? classes} made before the analysis stopped${note}`;
+    return `${head}\n${cut ?? ""}\n`;
   }
   const out = [`${r.file}: header classes: ${classes}\n`];
   for (const c of r.components) {

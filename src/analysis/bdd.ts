@@ -339,6 +339,31 @@ export class Bdd {
     cache.set(key, r);
   }
 
+  /**
+   * `f`'s diagram, or none when it passes its share of the budget (Budget.trial): then the nodes made since it began
+   * are dropped, as if it had not run, and the store has its room back.
+   */
+  attempt<T>(f: () => T): T | undefined {
+    const mark = this.#n;
+    const r = this.#budget.trial(f);
+    if (r === undefined) this.#dropFrom(mark);
+    return r;
+  }
+
+  /**
+   * Drops the nodes from `mark` on. The unique table needs no rehash: a node is found by probing past nodes put in
+   * before it (lower ids, kept), and rehashing puts them in again in the order of their ids.
+   */
+  #dropFrom(mark: number): void {
+    for (let i = 0; i < this.#slots.length; i++) {
+      if ((this.#slots[i] ?? -1) < mark) continue;
+      this.#slots[i] = -1;
+      this.#inner--;
+    }
+    this.#n = mark;
+    this.clearCaches();
+  }
+
   /** Forgets the boolean caches (they only grow): call between large independent jobs. */
   clearCaches(): void {
     this.#andCache.clear();

@@ -18,6 +18,11 @@
 // are left to the space (HeaderSpace.infeasible), not cut out here: that would
 // be one more walk of the whole diagram. A table write redoes only the headers
 // the row's patterns hold for, from the rows that meet them.
+//
+// A diagram that passes its share of the budget (random masks: rows that
+// overlap every which way, a diagram of millions of nodes) is given up, and the
+// table's rows cut the classes instead (./tables.ts): they make classes one
+// pattern at a time, so a budget that stops them keeps those.
 
 import type { RowSpec } from "../description/types.js";
 import type { Bdd } from "./bdd.js";
@@ -87,13 +92,17 @@ export class Behaviours {
     this.#miss = this.#leaf({ rest: Array.from({ length: slots }, () => space.allHops), hits: [] });
   }
 
-  /** The diagram of `rows` (active, by priority), and the space cut by its behaviours (all but one, which the others
-   * leave). */
-  build(rows: readonly IndexedRow[]): void {
+  /**
+   * The diagram of `rows` (active, by priority), and the space cut by its behaviours (all but one, which the others
+   * leave); false, with nothing cut, when the diagram passes its share of the budget (Bdd.attempt).
+   */
+  build(rows: readonly IndexedRow[]): boolean {
     this.#s.budget.stage(`building the ${this.#s.design.name} header classes`, rows.length, "rows of a table");
     // Headers the design's parser cannot produce are in no class: the space leaves them out (HeaderSpace.infeasible).
-    const diagram = this.#fold(rows, 0, rows.length);
+    const diagram = this.#b.attempt(() => this.#fold(rows, 0, rows.length));
+    if (diagram === undefined) return false;
     this.#s.cutBy(diagram, this.#fatesUnder(diagram).slice(1));
+    return true;
   }
 
   /**

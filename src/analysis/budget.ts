@@ -7,6 +7,9 @@
 // (a relation over the classes walked so far). The diagram, built by recursion
 // over the header's bits, cannot stop half-way: reaching a limit there throws
 // BudgetStop, which the analysis turns into a stop of its own (analysis.ts).
+// Work that can be done another way (a table's behaviours, which the rows'
+// patterns can stand in for) is a trial: it gets a share of the time left and
+// the diagram's nodes, and past them it is given up (ShareSpent), not a stop.
 // The time is wall time, the one place the analysis reads the clock: it is
 // the user's limit. Tests give a clock of their own (`now`).
 
@@ -66,6 +69,17 @@ export class BudgetStop extends Error {
   }
 }
 
+/** Thrown inside Budget.trial where the work passed its share: the trial gives it up, and no stop is recorded. */
+export class ShareSpent extends BudgetStop {
+  constructor(limit: Limit, message: string) {
+    super(limit, message);
+    this.name = "ShareSpent";
+  }
+}
+
+/** The part of the time left that a trial may take. */
+const TRIAL_SHARE = 0.5;
+
 /** Slices between two readings of the clock on the fine-grained paths (diagram nodes, search steps). */
 const TICKS_PER_READING = 1024;
 /** Milliseconds between two progress reports. */
@@ -76,6 +90,8 @@ export class Budget {
   readonly maxNodes: number;
   readonly #timeLimit: number | undefined;
   #deadline: number;
+  /** Inside a trial, when it must end (at or before #deadline). */
+  #trialDeadline: number | undefined;
   readonly #now: () => number;
   readonly #progress: ((p: Progress) => void) | undefined;
   #stop: Stop | undefined;
@@ -123,6 +139,8 @@ export class Budget {
   take(): boolean {
     if (this.#stop !== undefined) return false;
     const now = this.#now();
+    // A trial past its share gives up its work; the analysis goes on another way.
+    if (this.#trialDeadline !== undefined && now > this.#trialDeadline) return false;
     if (now > this.#deadline) {
       this.#stopAt("time");
       return false;
@@ -134,7 +152,9 @@ export class Budget {
 
   /** take() where the work cannot stop half-way: throws BudgetStop instead of returning false. */
   need(): void {
-    if (!this.take()) throw new BudgetStop(this.#stop?.limit ?? "time", "the analysis was stopped");
+    if (this.take()) return;
+    if (this.#stop === undefined) throw new ShareSpent("time", "its share of the time passed");
+    throw new BudgetStop(this.#stop.limit, "the analysis was stopped");
   }
 
   /** A fine-grained slice (a diagram node, a search step): reads the clock every so many, throws when the time is up.
@@ -143,13 +163,33 @@ export class Budget {
     if (++this.#ticks < TICKS_PER_READING) return;
     this.#ticks = 0;
     if (this.#stop !== undefined) throw new BudgetStop(this.#stop.limit, "the analysis was stopped");
-    if (this.#now() > this.#deadline) throw this.reached("time", "the time limit passed");
+    if (this.#now() > (this.#trialDeadline ?? this.#deadline)) throw this.reached("time", "the time limit passed");
   }
 
   /** A limit was reached where the work cannot stop half-way: the error to throw. */
   reached(limit: Limit, message: string): BudgetStop {
+    if (this.#trialDeadline !== undefined) return new ShareSpent(limit, message);
     this.#stopAt(limit, message);
     return new BudgetStop(limit, message);
+  }
+
+  /**
+   * `f`, work that can be given up and done another way, with a share of the time left: past it, or past a limit where
+   * the work cannot stop half-way (reached: the diagram's nodes), or past the stack, undefined, and no stop recorded
+   * (the caller drops what `f` made). A stop that was recorded before, or an error of another kind, goes through.
+   */
+  trial<T>(f: () => T, share = TRIAL_SHARE): T | undefined {
+    const outer = this.#trialDeadline;
+    const now = this.#now();
+    this.#trialDeadline = Math.min(outer ?? Infinity, now + (this.#deadline - now) * share);
+    try {
+      return f();
+    } catch (err) {
+      if (err instanceof ShareSpent || isResourceError(err)) return undefined;
+      throw err;
+    } finally {
+      this.#trialDeadline = outer;
+    }
   }
 
   /** A stop found outside (a BudgetStop caught, a stack that ran out), recorded as this budget's. */
@@ -178,4 +218,21 @@ export class Budget {
 /** Whether an error is the engine's "Maximum call stack size exceeded" or a collection past its largest size. */
 export function isResourceError(err: unknown): boolean {
   return err instanceof RangeError && /call stack|maximum size|Invalid array length/i.test(err.message);
+}
+
+/**
+ * `f`'s answer; when a BudgetStop or a resource error ends it (work that cannot stop half-way, past the budget:
+ * recorded as the budget's stop if it was not), `cut(stop)`'s, which says what was cut short. Any other error goes
+ * through.
+ */
+export function orCut<T>(budget: Budget, f: () => T, cut: (stop: Stop) => T): T {
+  try {
+    return f();
+  } catch (err) {
+    if (!(err instanceof BudgetStop) && !isResourceError(err)) throw err;
+    budget.stopFor(err instanceof BudgetStop ? err.limit : "depth");
+    const stop = budget.stopped;
+    if (stop === undefined) throw err;
+    return cut(stop);
+  }
 }

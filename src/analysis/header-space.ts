@@ -74,6 +74,8 @@ export class HeaderSpace {
   readonly #patterns: RowPattern[] = [];
   readonly #patternByKey = new Map<string, number>();
   readonly cut: ClassCut;
+  /** Tables cut by their rows' patterns because their behaviours passed their share of the budget (./tables.ts). */
+  tablesByRows = 0;
   /** Feasible headers: the design's read rules make some field values impossible together. */
   readonly #domain: number;
   readonly #infeasible: number;
@@ -191,7 +193,9 @@ export class HeaderSpace {
     const empty = this.#leaf([]);
     // The feasible headers in one class, the others in none.
     let root = copy(this.bdd, this.#domain, this.bdd, (t) => (t === TRUE ? empty : this.#infeasible));
-    const unit = this.cut === "rows" ? "row patterns" : "behaviours";
+    const rows = this.#preds.filter((p) => p.match !== undefined).length;
+    const unit =
+      rows === 0 ? "behaviours" : rows === this.#preds.length ? "row patterns" : "behaviours and row patterns";
     this.#budget.stage(`building the ${this.design.name} header classes`, this.#preds.length, unit);
     for (let id = 0; id < this.#preds.length;) {
       this.#budget.need();

@@ -21,7 +21,7 @@
 
 import type { Analysis, Component, ComponentKind } from "./analysis.js";
 import { componentName } from "./members.js";
-import type { Stop } from "./budget.js";
+import { orCut, type Stop } from "./budget.js";
 import { ComponentRelation, type LimitAt } from "./relations.js";
 import {
   type Delivery,
@@ -251,7 +251,14 @@ function onlyUnicast(a: Analysis, c: Component, w: Words): PropertyResult {
       if (!a.budget.take()) return partial(result("Only_unicast_forwarding", lines), false);
       // Replication only where the row wins for some header and in-link (in-links no row names are alike).
       const arrivals = r.row.in !== undefined ? [r.row.in] : ["self" as const, ...t.distinctArrivals(v.inLinks)];
-      if (t.wins(r, arrivals))
+      // Whether it wins is diagram work, which cannot stop half-way: past the budget, the property is not known.
+      const wins = orCut(
+        a.budget,
+        () => t.wins(r, arrivals),
+        () => undefined,
+      );
+      if (wins === undefined) return partial(result("Only_unicast_forwarding", lines), false);
+      if (wins)
         lines.push(
           `${w.member(m)} forward row ${r.index} (${rowText(a, m, r.index)}) copies to ` +
             `out-links ${act.outLinks.join(", ")}`,

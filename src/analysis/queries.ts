@@ -42,6 +42,9 @@ export interface RouteAnswer {
   readonly steps: number;
 }
 
+/** The stage a stop while the answers are put in words is said to be in. */
+const WORDING = "putting the classes found in words";
+
 const startKey = (levels: readonly (StartLevel | undefined)[]): string =>
   levels.map((l) => (l === undefined ? "*" : `${l.space.design.name}:${l.atom}:${l.hops}`)).join("|");
 
@@ -113,6 +116,8 @@ export function routes(
       }
     },
   );
+  // Where a stop in the words below is said to be (they cannot stop half-way: ./words.ts).
+  a.budget.stage(WORDING, reach.size + ends.size + afterwards.size, "header classes");
   const after = new Map<string, { start: string; end: string }[]>();
   for (const { first: e, texts } of afterwards.values()) {
     const into = [...reach].find(([, r]) => covers(r.e.start, e.start))?.[0];
@@ -162,6 +167,7 @@ export interface Finding {
 
 export function loops(a: Analysis, r: Relations): Finding[] {
   const w = new Words(a);
+  a.budget.stage(WORDING, 0, "header classes");
   return largest(a).flatMap((c) =>
     (r.relation.get(c)?.loops() ?? []).map((l) => ({
       component: c.name,
@@ -176,6 +182,7 @@ export function loops(a: Analysis, r: Relations): Finding[] {
  * sessions. */
 export function blackHoles(a: Analysis, r: Relations): Finding[] {
   const w = new Words(a);
+  a.budget.stage(WORDING, 0, "header classes");
   const out: Finding[] = [];
   const seen = new Set<string>();
   for (const c of largest(a)) {

@@ -68,24 +68,36 @@ export class TableIndex {
   #distinct = new WeakMap<readonly number[], readonly number[]>();
   /** The table's behaviours, when they cut the classes (cut `behaviour`). */
   #behaviours: Behaviours | undefined;
+  /** Its rows' patterns cut the classes: the cut `rows`, or behaviours past their share of the budget (cut()). */
+  #byRows: boolean;
 
   constructor(space: HeaderSpace, spec: TableSpec, active?: readonly boolean[]) {
     this.space = space;
     this.spec = spec;
-    this.#rows = indexRows(space, spec);
+    this.#byRows = space.cut === "rows";
+    this.#rows = indexRows(space, spec, this.#byRows);
     this.#active = spec.rows.map((_, i) => active?.[i] ?? true);
   }
 
   /** Cuts the header space by the table's behaviours (the rows' patterns cut it as they are indexed with the cut
    * `rows`): before the space is built, or after (its classes split). */
   cut(): void {
-    if (this.space.cut === "rows") return;
+    if (this.#byRows) return;
     const slots = new Map<Arrival, number>();
     for (const r of this.#rows) if (r.row.in !== undefined && !slots.has(r.row.in)) slots.set(r.row.in, slots.size + 1);
-    this.#behaviours = new Behaviours(this.space, slots.size + 1, (r) =>
+    const behaviours = new Behaviours(this.space, slots.size + 1, (r) =>
       r.row.in === undefined ? undefined : slots.get(r.row.in),
     );
-    this.#behaviours.build(this.#inForce());
+    if (behaviours.build(this.#inForce())) {
+      this.#behaviours = behaviours;
+      return;
+    }
+    // Its behaviours passed their share of the budget: its rows' patterns cut the classes, one at a time, and a budget
+    // that stops them keeps the classes made.
+    this.#byRows = true;
+    this.#behaviours = undefined;
+    this.space.tablesByRows++;
+    this.#rows = this.#rows.map((r) => ({ ...r, pred: this.space.predicate(r.row.match) }));
   }
 
   /** Fills the per-class lists (the header space must be built). */
@@ -221,7 +233,7 @@ export class TableIndex {
   replace(spec: TableSpec, active?: readonly boolean[]): Affected {
     const before = this.#inForce();
     this.spec = spec;
-    this.#rows = indexRows(this.space, spec);
+    this.#rows = indexRows(this.space, spec, this.#byRows);
     this.#distinct = new WeakMap();
     this.#active = spec.rows.map((_, i) => active?.[i] ?? true);
     const after = this.#inForce();
@@ -306,8 +318,8 @@ export class TableIndex {
   }
 }
 
-/** The rows of a table with their patterns and priorities; with the cut `rows`, each row's patterns a predicate. */
-function indexRows(space: HeaderSpace, spec: TableSpec): IndexedRow[] {
+/** The rows of a table with their patterns and priorities; `byRows`, each row's patterns a predicate. */
+function indexRows(space: HeaderSpace, spec: TableSpec, byRows: boolean): IndexedRow[] {
   const lpm = spec.kind === "lpm" ? lpmField(spec) : undefined;
   const design = lpm === undefined ? undefined : headerDesign(space.design.name);
   return spec.rows.map((row, index) => {
@@ -316,7 +328,7 @@ function indexRows(space: HeaderSpace, spec: TableSpec): IndexedRow[] {
     return {
       index,
       row,
-      pred: space.cut === "rows" ? space.predicate(row.match) : -1,
+      pred: byRows ? space.predicate(row.match) : -1,
       node: space.pattern(row.match),
       hops: space.hops(row.match),
       prio: (200 - len) * 2 ** 21 + index,

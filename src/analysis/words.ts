@@ -1,8 +1,11 @@
 // The analysis in a person's words: members and links by the names summaries
 // use, header classes by their patterns, paths as the rows that make them
 // ("lanA.h1 forward row 0 → lanA.h1.1-r.1 → lanA.r acquire row 0 → …").
+// Words are said after the work they describe, and never end it: a class the
+// budget leaves no room to put in words is said by one of its headers.
 
 import type { Analysis } from "./analysis.js";
+import { BudgetStop, isResourceError } from "./budget.js";
 import { describeClass } from "./class-words.js";
 import type { StartLevel } from "./explore.js";
 import type { HeaderSpace } from "./header-space.js";
@@ -32,8 +35,23 @@ export class Words {
   /** A header class with its hop-limit values: "dst=10.0.2.0/24 except dst=10.0.2.2 ttl=2..255". */
   header(space: HeaderSpace, atom: number, hops?: bigint): string {
     const h = hops === undefined ? "" : formatHops(hops, space.hopField?.name);
-    const d = describeClass(space, atom);
+    const d = this.#describe(space, atom);
     return h === "" ? d : `${d} ${h}`;
+  }
+
+  /**
+   * The class in words (./class-words.ts), whose diagram work cannot stop half-way: past the budget (a stop the
+   * analysis then reports), said by one of its headers instead, which takes no diagram work.
+   */
+  #describe(space: HeaderSpace, atom: number): string {
+    try {
+      return describeClass(space, atom);
+    } catch (err) {
+      if (!(err instanceof BudgetStop) && !isResourceError(err)) throw err;
+      if (!(err instanceof BudgetStop)) this.#a.budget.stopFor("depth");
+      const values = [...space.witness(atom)].map(([name, value]) => [name, { kind: "exact", value }] as const);
+      return `like ${space.formatMatch(new Map(values))}`;
+    }
   }
 
   /** A path's start: the header classes of the packet that enters, outermost first (then "any payload"). */

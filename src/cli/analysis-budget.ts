@@ -5,6 +5,7 @@
 
 import cliProgress from "cli-progress";
 import { Budget, type Progress, type Stop } from "../analysis/budget.js";
+import type { HeaderSpaces } from "../analysis/header-space.js";
 import type { Io } from "./io.js";
 
 /** The flags: 0 lifts a bound. */
@@ -86,4 +87,19 @@ export function stopReason(stop: Stop, flags: BudgetFlags): { readonly why: stri
     case "depth":
       return { why: `the stack or a table of the analysis ran out ${at}`, lift: "" };
   }
+}
+
+/** The classes a stopped analysis made, by design ("ipv4 10,990"), and, when the rows of some tables cut them (their
+ * behaviours outgrew their share of the budget: src/analysis/tables.ts), a note that says so. */
+export function classesMade(spaces: HeaderSpaces): { readonly made: string; readonly note: string } {
+  const made = spaces
+    .all()
+    .map((s) => `${s.design.name} ${count(s.built ? s.atoms().length : s.made)}`)
+    .join(", ");
+  const byRows = spaces.all().reduce((n, s) => n + s.tablesByRows, 0);
+  const [tables, its] = byRows === 1 ? ["1 table", "its"] : [`${count(byRows)} tables`, "their"];
+  return {
+    made,
+    note: byRows === 0 ? "" : `${tables} cut by ${its} rows, ${its} behaviours past their share of the budget`,
+  };
 }

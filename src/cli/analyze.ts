@@ -14,7 +14,7 @@ import { parsePattern } from "../description/patterns.js";
 import type { Pattern } from "../description/types.js";
 import { excerpt, UsageError } from "../errors.js";
 import { Analysis } from "../analysis/analysis.js";
-import type { Stop } from "../analysis/budget.js";
+import { orCut, type Stop } from "../analysis/budget.js";
 import type { Start } from "../analysis/explore.js";
 import { type AnalysisReport, computeRelations, type PropertyResult, report } from "../analysis/properties.js";
 import {
@@ -28,7 +28,7 @@ import {
   unreachable,
 } from "../analysis/queries.js";
 import type { Io } from "./io.js";
-import { analysisBudget, type BudgetFlags, stopReason } from "./analysis-budget.js";
+import { analysisBudget, type BudgetFlags, classesMade, stopReason } from "./analysis-budget.js";
 import { EXIT_INCOMPLETE, EXIT_OK, EXIT_PROBLEM } from "./exit-codes.js";
 
 export interface AnalyzeFlags {
@@ -74,7 +74,15 @@ export function runAnalyze(file: string, flags: AnalyzeFlags, io: Io): number {
       otherCompiled === undefined
         ? undefined
         : new Analysis(otherCompiled, { spaces: a.spaces, hopLimit: flags.hopLimit });
-    return answer(a, other, query, flags, io);
+    // Diagram work that cannot stop half-way and passes the budget (a class put in words, a row's wins) ends with what
+    // was cut short, never an internal error.
+    const cutShort = (stop: Stop): number => {
+      const cut = cutLine(stop, flags, "nothing was answered (the description is valid)");
+      const file = a.compiled.spec.file;
+      io.stdout.write(flags.json === true ? `${JSON.stringify({ file, ok: false, cut })}\n` : `${cut}\n`);
+      return EXIT_INCOMPLETE;
+    };
+    return orCut(budget, () => answer(a, other, query, flags, io), cutShort);
   } finally {
     done();
   }
@@ -100,7 +108,9 @@ function answer(
     const rep = report(a, r);
     const cut = rep.stop === undefined ? undefined : cutLine(rep.stop, flags, provenOf(rep));
     io.stdout.write(
-      flags.json === true ? `${JSON.stringify(cut === undefined ? rep : { ...rep, cut })}\n` : formatReport(rep, cut),
+      flags.json === true
+        ? `${JSON.stringify(cut === undefined ? rep : { ...rep, cut })}\n`
+        : formatReport(rep, cut, classesMade(a.spaces)),
     );
     return cut !== undefined ? EXIT_INCOMPLETE : rep.ok ? EXIT_OK : EXIT_PROBLEM;
   }
@@ -299,14 +309,18 @@ function formatProperty(p: PropertyResult): string {
   return `${head}${lines}${p.more > 0 ? `        (+${p.more} more)\n` : ""}`;
 }
 
-/** The report as text; `cut`, the last line of one its budget stopped (instead of the verdict). */
-export function formatReport(r: AnalysisReport, cut?: string): string {
+/** The report as text; `cut`, the last line of one its budget stopped (instead of the verdict); `made`, the classes
+ * made when building them stopped (classesMade). */
+export function formatReport(r: AnalysisReport, cut?: string, made?: ReturnType<typeof classesMade>): string {
   const count = (n: number, what: string): string => `${n} ${what}${n === 1 ? "" : "s"}`;
   const classes = Object.entries(r.classes)
     .map(([d, n]) => `${d} ${n}`)
     .join(", ");
-  if (r.components.length === 0 && !r.complete)
-    return `${r.file}: header classes: ${classes} made before the analysis stopped\n${cut ?? ""}\n`;
+  if (r.components.length === 0 && !r.complete) {
+    const note = made === undefined || made.note === "" ? "" : ` (${made.note})`;
+    const head = `${r.file}: header classes: ${made?.made ?? classes} made before the analysis stopped${note}`;
+    return `${head}\n${cut ?? ""}\n`;
+  }
   const out = [`${r.file}: header classes: ${classes}\n`];
   for (const c of r.components) {
     const kind = c.kind === "network" ? "network" : c.kind === "bridged" ? "bridged set" : "subduction";

@@ -8,7 +8,7 @@
 // analysis got and which flag runs it in full.
 
 import { Analysis } from "../analysis/analysis.js";
-import { CHECK_LIMITS } from "../analysis/budget.js";
+import { CHECK_LIMITS, orCut } from "../analysis/budget.js";
 import { cheapFindings, type Finding } from "../analysis/queries.js";
 import { compile } from "../control/compile.js";
 import type { CompiledSpec } from "../control/compiled.js";
@@ -19,7 +19,7 @@ import { loadSpec } from "../description/load.js";
 import type { Spec } from "../description/types.js";
 import { TABLE_ROLES, type TableRole } from "../wasm/abi.js";
 import type { Io } from "./io.js";
-import { analysisBudget, type BudgetFlags, stopReason } from "./analysis-budget.js";
+import { analysisBudget, type BudgetFlags, classesMade, stopReason } from "./analysis-budget.js";
 import { EXIT_BAD_INPUT, EXIT_OK } from "./exit-codes.js";
 
 export interface NetworkSummary {
@@ -94,8 +94,15 @@ function warningsOf(
 ): { readonly warnings: Warning[]; readonly analysisCut?: string } {
   const { budget, done } = analysisBudget(flags, io);
   let found: ReturnType<typeof cheapFindings>;
+  let a: Analysis;
   try {
-    found = cheapFindings(new Analysis(compiled, { budget }));
+    a = new Analysis(compiled, { budget });
+    // Work that cannot stop half-way past the budget: the warnings found are lost, and the line says it was cut short.
+    found = orCut(
+      budget,
+      () => cheapFindings(a),
+      () => ({ loops: [], sessionHoles: [], walked: { classes: 0, of: 0 } }),
+    );
   } finally {
     done();
   }
@@ -108,11 +115,15 @@ function warningsOf(
   const { why, lift } = stopReason(stop, flags);
   const checked =
     found.walked.of === 0
-      ? "no warning was looked for"
+      ? `no warning was looked for (header classes: ${madeText(classesMade(a.spaces))})`
       : `loops looked for in ${found.walked.classes.toLocaleString("en-US")} of ` +
         `${found.walked.of.toLocaleString("en-US")} header classes`;
   const full = lift === "" ? "" : ` (strata check ${lift} runs it in full)`;
   return { warnings, analysisCut: `analysis cut short: ${why}; ${checked}${full}` };
+}
+
+function madeText({ made, note }: ReturnType<typeof classesMade>): string {
+  return `${made} made${note === "" ? "" : `; ${note}`}`;
 }
 
 export function summarize(spec: Spec): CheckReport {

@@ -5,7 +5,7 @@
 // is dropped, and the next message is analysed afresh.
 
 import { isMainThread, parentPort, workerData } from "node:worker_threads";
-import { ANALYZE_LIMITS, Budget } from "../analysis/budget.js";
+import { ANALYZE_LIMITS, Budget, BudgetStop, isResourceError } from "../analysis/budget.js";
 import { LiveAnalysis } from "../analysis/live.js";
 import type { CompiledSpec } from "../control/compiled.js";
 import type { FromAnalysis, ToAnalysis } from "./analysis.js";
@@ -26,7 +26,15 @@ if (!isMainThread && parentPort !== null) {
       answer = { ok: true, line: live.line() };
     } catch (err) {
       live = undefined;
-      answer = { ok: false, problem: err instanceof Error ? err.message : String(err) };
+      // Work that cannot stop half-way passed the budget: the line says what was cut short (not an internal error).
+      const problem =
+        err instanceof BudgetStop || isResourceError(err)
+          ? `the analysis was cut short by its ${err instanceof BudgetStop ? err.limit : "depth"} limit ` +
+            `(${err instanceof Error ? err.message : String(err)})`
+          : err instanceof Error
+            ? err.message
+            : String(err);
+      answer = { ok: false, problem };
     }
     port.postMessage(answer);
   });

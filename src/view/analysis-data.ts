@@ -5,6 +5,7 @@
 
 import type { CompiledSpec } from "../control/compiled.js";
 import { Analysis } from "../analysis/analysis.js";
+import { ANALYZE_LIMITS, Budget, orCut, type Stop } from "../analysis/budget.js";
 import { computeRelations, report } from "../analysis/properties.js";
 import { holeAt, largest } from "../analysis/queries.js";
 import { explore } from "../analysis/explore.js";
@@ -25,9 +26,38 @@ const HOP_LIMIT = 64;
  */
 export const CELL_SEARCH_STEPS = 200_000;
 
-/** The page's analysis; `cellSearchSteps` bounds each member's search for example paths. */
-export function analysisData(compiled: CompiledSpec, cellSearchSteps = CELL_SEARCH_STEPS): AnalysisData {
-  const a = new Analysis(compiled);
+/**
+ * The page's analysis, within `budget` (strata analyze's when none is given); `cellSearchSteps` bounds each member's
+ * search for example paths. Cut short, it says so (`cut`), with what it found; work that cannot stop half-way and
+ * passes the budget leaves only that line and the classes made.
+ */
+export function analysisData(
+  compiled: CompiledSpec,
+  cellSearchSteps = CELL_SEARCH_STEPS,
+  budget = new Budget(ANALYZE_LIMITS),
+): AnalysisData {
+  const a = new Analysis(compiled, { budget });
+  const data = orCut(
+    budget,
+    () => found(a, cellSearchSteps),
+    (): AnalysisData => ({ ok: false, classes: classesOf(a), components: [], properties: [], findings: [] }),
+  );
+  const stop = budget.stopped;
+  return stop === undefined ? data : { ...data, ok: false, cut: cutText(stop) };
+}
+
+/** What a stopped analysis could not tell, as `strata serve --analyze`'s line says it. */
+function cutText(stop: Stop): string {
+  const far = stop.total > 0 ? ` (${stop.done} of ${stop.total} ${stop.unit})` : "";
+  return `cut short by its ${stop.limit} limit while ${stop.stage}${far}: what is shown is what it found`;
+}
+
+function classesOf(a: Analysis): Record<string, number> {
+  return Object.fromEntries(a.spaces.all().map((s) => [s.design.name, s.built ? s.atoms().length : s.made]));
+}
+
+function found(a: Analysis, cellSearchSteps: number): AnalysisData {
+  const compiled = a.compiled;
   const r = computeRelations(a);
   const rep = report(a, r);
   const w = new Words(a);

@@ -154,6 +154,8 @@ export interface AnalysisData {
   readonly properties: readonly PropertyData[];
   /** The loops and black holes (`strata analyze --loops --black-holes`), each with its path of rows. */
   readonly findings: readonly FindingData[];
+  /** The budget stopped the analysis (strata analyze's limits): where, and that what is shown is what it found. */
+  readonly cut?: string;
 }
 
 export interface AnalysisComponent {

@@ -7,6 +7,7 @@
 import { readdirSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { Analysis } from "../../src/analysis/analysis.js";
+import { Bdd, FALSE, TRUE } from "../../src/analysis/bdd.js";
 import { Budget, type Progress } from "../../src/analysis/budget.js";
 import { LiveAnalysis } from "../../src/analysis/live.js";
 import { computeRelations, report } from "../../src/analysis/properties.js";
@@ -60,14 +61,15 @@ const CLASS_STOPS: readonly {
     design: "ethernet",
     unit: "behaviours",
   },
-  {
-    name: "a ternary ACL of 34 rows, a diagram of at most 50,000 nodes",
-    yaml: () => ternaryAcl(34),
+  // Behaviours past their share of the nodes: the rows cut the classes instead, and the classes they made are kept.
+  ...[34, 64, 128].map((rows) => ({
+    name: `a ternary ACL of ${rows} rows, a diagram of at most 50,000 nodes`,
+    yaml: () => ternaryAcl(rows),
     budget: () => new Budget({ maxNodes: 50_000 }),
     limit: "nodes",
     design: "ipv4",
-    unit: "rows of a table",
-  },
+    unit: "row patterns",
+  })),
   {
     name: "an edge router (2,048 ternary rows, 64 ranges, 2,000 routes), --max-classes 10",
     yaml: () => edgeRouter(2048, 2000, 64),
@@ -82,7 +84,7 @@ const CLASS_STOPS: readonly {
     budget: () => new Budget({ maxNodes: 200_000 }),
     limit: "nodes",
     design: "ipv4",
-    unit: "rows of a table",
+    unit: "behaviours and row patterns",
   },
 ];
 
@@ -92,10 +94,53 @@ describe("building the classes stops at a bound: a stop, not an exception", () =
     const a = new Analysis(compileYaml(yaml(), "stop.yaml"), { budget: b });
     expect(a.built).toBe(false);
     expect(b.stopped).toMatchObject({ limit, stage: `building the ${design} header classes`, unit });
+    // Partial classes to report: the rows cut makes them one pattern at a time.
+    expect(a.spaces.all().find((x) => x.design.name === design)?.made).toBeGreaterThan(1);
     const rep = report(a);
     expect(rep).toMatchObject({ ok: false, complete: false, components: [], inclusions: [] });
     expect(rep.layering).toMatchObject({ unknown: true });
     expect(cheapFindings(a)).toEqual({ loops: [], sessionHoles: [], walked: { classes: 0, of: 0 } });
+  });
+});
+
+describe("a table's behaviours past their share of the budget: its rows cut the classes instead", () => {
+  test("past half the time left (the test's clock): the classes and report of the cut `rows`, no stop", () => {
+    const c = compileYaml(ternaryAcl(8), "acl.yaml");
+    // The clock stands at 0 until the ACL's behaviours begin (its 8 rows), then jumps past half the limit, not all of
+    // it.
+    let t = 0;
+    let readings = -1;
+    const now = (): number => {
+      if (readings >= 0 && ++readings === 2) t = 6000;
+      return t;
+    };
+    const progress = (p: Progress): void => {
+      if (p.unit === "rows of a table" && p.total === 8) readings = 0;
+    };
+    const a = new Analysis(c, { budget: new Budget({ timeLimit: 10, now, progress }) });
+    expect(a.budget.stopped).toBeUndefined();
+    expect(a.spaces.all().map((x) => x.tablesByRows)).toEqual([1]);
+    const rows = new Analysis(c, { cut: "rows" });
+    expect(report(a)).toEqual(report(rows));
+    expect(cheapFindings(a)).toEqual(cheapFindings(rows));
+  });
+
+  test("Bdd.attempt past the nodes: the store as it was, its nodes found again by their parts, no stop", () => {
+    const budget = new Budget({ maxNodes: 200 });
+    const b = new Bdd(budget);
+    const chain = (from: number, to: number): number => {
+      let n = TRUE;
+      for (let v = to - 1; v >= from; v--) n = b.mk(v, FALSE, n);
+      return n;
+    };
+    const kept = chain(0, 20);
+    const size = b.size;
+    // Every pair of 2 x 120 variables: past 200 nodes.
+    expect(b.attempt(() => b.or(chain(0, 120), chain(120, 240)))).toBeUndefined();
+    expect([b.size, budget.stopped]).toEqual([size, undefined]);
+    expect(chain(0, 20)).toBe(kept);
+    expect(b.size).toBe(size);
+    expect(b.attempt(() => chain(20, 40))).toBe(size + 19);
   });
 });
 

@@ -136,8 +136,8 @@ network lan: header ethernet, 4 members, 3 links
       argv: ["--max-classes", "100", "--time-limit", "0"],
       cut:
         "analysis cut short: the rows cut the ethernet headers into more than 100 classes (--max-classes 100), while " +
-        "building the ethernet header classes (299 of 598 behaviours); no warning was looked for " +
-        "(strata check --max-classes 0 runs it in full)",
+        "building the ethernet header classes (299 of 598 behaviours); no warning was looked for (header classes: " +
+        "ethernet 100 made) (strata check --max-classes 0 runs it in full)",
     },
   ];
 

@@ -49,7 +49,8 @@ export function renderAnalysis(a: AnalysisData): void {
     el(
       "p",
       { class: "count" },
-      `${failing === 0 ? "every property holds" : `${failing} properties fail`}; header classes: ${classes}`,
+      `${failing === 0 ? "every property holds" : `${failing} properties fail`}; header classes: ${classes}` +
+        `${a.cut === undefined ? "" : `; ${a.cut}`}`,
     ),
   );
   a.components.forEach((c, k) => analysisBox.append(...componentSection(c, k)));

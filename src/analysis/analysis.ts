@@ -31,7 +31,8 @@ import { type Member, Topology } from "../model/topology.js";
 import type { TableRole } from "../wasm/abi.js";
 import { DEFAULT_RUNNER } from "../wasm/runner.js";
 import { Budget, BudgetStop, isResourceError } from "./budget.js";
-import { linkCosts } from "./costs.js";
+import { linkCosts, sameCosts } from "./costs.js";
+import { changed, type Down, type DownNames, downIn, NOTHING_DOWN } from "./down.js";
 import { type ClassCut, HeaderSpaces } from "./header-space.js";
 import {
   type Component,
@@ -68,6 +69,8 @@ export interface AnalysisOptions {
   readonly hopLimit?: number;
   /** What cuts the classes (ignored with `spaces`): each table's behaviours (the default), or every row's patterns. */
   readonly cut?: ClassCut;
+  /** Links and members an update took down (`strata run --updates`). */
+  readonly down?: DownNames;
 }
 
 /** The one empty list of in-links (tables remember their answers by list). */
@@ -87,7 +90,8 @@ export class Analysis implements Walkable {
   /** Which networks a change touches: the components to walk again. */
   readonly #componentsOf: ReadonlyMap<number, readonly Component[]>;
   /** A virtual link's cost per receiver (links not here cost one): ./costs.ts. */
-  readonly #costs = new Map<number, number[]>();
+  #costs = new Map<number, number[]>();
+  #down: Down;
   /** Per component, its links from outside (no sender). */
   readonly #inbound = new Map<Component, number[]>();
   /** Per member, the in-links a loop can come in by (loopLinks). */
@@ -101,6 +105,7 @@ export class Analysis implements Walkable {
     this.budget = options.budget ?? options.spaces?.budget ?? new Budget();
     this.spaces = options.spaces ?? new HeaderSpaces(this.budget, options.cut);
     this.hopLimit = options.hopLimit ?? DEFAULT_RUNNER.hopLimit;
+    this.#down = options.down === undefined ? NOTHING_DOWN : downIn(compiled, options.down);
     let members: MemberView[] = [];
     let built = false;
     try {
@@ -225,6 +230,38 @@ export class Analysis implements Walkable {
       this.#inbound.set(c, list);
     }
     return list;
+  }
+
+  linkDown(link: number): boolean {
+    return this.#down.links.has(link);
+  }
+
+  memberDown(member: number): boolean {
+    return this.#down.members.has(member);
+  }
+
+  /** Takes links and members down or brings them up, as `down` says of every one; returns how many changed. The
+   * components their classes' fate may change in (every class: a link or member is on any path) go into `out`. */
+  setDown(down: DownNames, out: Map<Component, Affected>): number {
+    const next = downIn(this.compiled, down);
+    const links = changed(this.#down.links, next.links);
+    const members = changed(this.#down.members, next.members);
+    this.#down = next;
+    const ends = links.flatMap((l) => [
+      this.topology.link(l).sender,
+      ...this.topology.link(l).receivers.map((r) => r.member),
+    ]);
+    for (const m of [...members, ...ends]) if (m >= 0) for (const c of this.componentsOf(m)) out.set(c, "all");
+    return links.length + members.length;
+  }
+
+  /** The virtual links' costs found again (an underlay's rows or links changed): when they changed, every class of
+   * every component may have, added to `out`. */
+  refreshCosts(out: Map<Component, Affected>): void {
+    const costs = new Map<number, number[]>();
+    if (!linkCosts(this, this.budget, costs)) return;
+    if (!sameCosts(costs, this.#costs)) for (const c of this.components) out.set(c, "all");
+    this.#costs = costs;
   }
 
   member(i: number): MemberView {

@@ -16,6 +16,7 @@ import type { CompiledSpec } from "../control/compiled.js";
 import type { Installed } from "../control/install.js";
 import { Analysis, type AnalysisOptions, type Component } from "./analysis.js";
 import { BudgetStop, type Stop } from "./budget.js";
+import type { DownNames } from "./down.js";
 import type { HeaderSpace } from "./header-space.js";
 import { currentProperties, type PropertyResult, type Relations } from "./properties.js";
 import { ComponentRelation } from "./relations.js";
@@ -26,6 +27,8 @@ import { type TrafficRelation, trafficRelation } from "./traffic.js";
 export interface LiveUpdate {
   /** Description rows taken out or put back, or tables replaced (a reload). */
   readonly rows: number;
+  /** Links and members taken down or brought up (`strata run --updates`). */
+  readonly down?: number;
   /** Header classes walked again (every class of a component a row without patterns touches). */
   readonly classes: number;
   readonly ms: number;
@@ -72,15 +75,15 @@ export class LiveAnalysis {
     return this.#last;
   }
 
-  /** Brings the relations to the tables `installed` holds (its rows: a worker thread has no data plane); does nothing
-   * when they are the same. */
-  update(installed: Pick<Installed, "compiled" | "entries">): LiveUpdate {
+  /** Brings the relations to the tables `installed` holds (its rows: a worker thread has no data plane) and, when
+   * given, to the links and members `down` says are down; does nothing when they are the same. */
+  update(installed: Pick<Installed, "compiled" | "entries">, down?: DownNames): LiveUpdate {
     const t0 = performance.now();
     const a = this.analysis;
     if (!a.built || this.#frozen) return { rows: 0, classes: 0, ms: 0 };
     a.budget.renew();
     try {
-      return this.#update(installed, t0);
+      return this.#update(installed, down, t0);
     } catch (err) {
       // New rows cut more classes than the budget allows: the relations are left as they are, and no longer followed.
       if (!(err instanceof BudgetStop)) throw err;
@@ -90,7 +93,7 @@ export class LiveAnalysis {
     }
   }
 
-  #update(installed: Pick<Installed, "compiled" | "entries">, t0: number): LiveUpdate {
+  #update(installed: Pick<Installed, "compiled" | "entries">, down: DownNames | undefined, t0: number): LiveUpdate {
     const a = this.analysis;
     const affected = new Map<Component, Affected>();
     let rows = 0;
@@ -103,6 +106,9 @@ export class LiveAnalysis {
     const changes = a.changesFrom(installed);
     rows += changes.length;
     a.apply(changes, affected);
+    const downs = down === undefined ? 0 : a.setDown(down, affected);
+    // What a virtual link costs follows its underlay's rows and links.
+    if (affected.size > 0) a.refreshCosts(affected);
     let classes = 0;
     // A component no row change touched walks its sessions again where their classes split.
     for (const c of a.components)
@@ -115,8 +121,8 @@ export class LiveAnalysis {
       classes += x === "all" ? c.space.atoms().length : x.length;
       this.#traffic.set(c, trafficRelation(a, c));
     }
-    const done = { rows, classes, ms: performance.now() - t0 };
-    if (affected.size > 0 || rows > 0) {
+    const done = { rows, ...(downs > 0 ? { down: downs } : {}), classes, ms: performance.now() - t0 };
+    if (affected.size > 0 || rows > 0 || downs > 0) {
       this.#last = done;
       this.#stop = a.budget.stopped;
     }

@@ -185,9 +185,8 @@ export function analysisLines(s: Summary): string[] {
       ...a.nowHold.map((p) => `${p} now holds`),
     ];
     const cost = `${classes(a.classes)} walked again in ${a.ms} ms`;
-    lines.push(
-      `${at}, before packet ${u.packet}: ${changes.length === 0 ? `no property changed (${verdict(a)})` : changes.join("; ")}; ${cost}`,
-    );
+    const said = changes.length === 0 ? `no property changed (${verdict(a)})` : changes.join("; ");
+    lines.push(`${at}, before packet ${u.packet}: ${said}; ${cost}`);
   });
   return lines;
 }

@@ -268,7 +268,9 @@ function verdicts(a: Analysis, r: Relations): object {
       holes: [...new Set(rel?.holes().map((h) => `${h.hole.member}/${h.hole.table}/${String(h.hole.link)}`))].sort(),
       loops: (rel?.loops().length ?? 0) > 0,
       sessions: r.traffic.get(c)?.sessions.length,
-      deliveries: r.traffic.get(c)?.deliveries.length,
+      deliveries: [
+        ...new Set(r.traffic.get(c)?.deliveries.map((d) => `${d.session.member}@${d.session.session}>${d.member}`)),
+      ].sort(),
     };
   });
   return { properties, reach };

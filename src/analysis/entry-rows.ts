@@ -8,7 +8,7 @@
 // in-link, the action, and the priority the data plane orders them by.
 
 import type { CompiledSpec, CompiledTable } from "../control/compiled.js";
-import { actionKey, entryKey, type Ledger, type LedgerEntry } from "../control/ledger.js";
+import { actionKey, entryKey, type Installed, type Ledger, type LedgerEntry } from "../control/ledger.js";
 import type { Action, InLink, Pattern, RowSpec } from "../description/types.js";
 import { LINK_SELF, LINK_SHARED } from "../wasm/abi.js";
 import type { EntryAction, EntryMatch } from "../wasm/tables.js";
@@ -40,13 +40,14 @@ export interface OthersCache {
   readonly tables: Map<number, { readonly version: number; readonly list: readonly LedgerEntry[] }>;
 }
 
-/** The entries of `compiled`'s header tables that `ledger` holds and no description row stands for; `cache` keeps
- * each table's until the ledger changes it (a write reads again only the tables it wrote). */
+/** The entries of the header tables that `ledger` holds and no row of the description `installed` stands for; `cache`
+ * keeps each table's until the ledger changes it (a write reads again only the tables it wrote). */
 export function otherEntries(
-  compiled: CompiledSpec,
+  installed: Pick<Installed, "compiled" | "entries">,
   ledger: Ledger,
   cache: OthersCache = { tables: new Map() },
 ): OtherEntries {
+  const compiled = installed.compiled;
   const out = new Map<number, OtherEntry[]>();
   if (cache.compiled !== compiled) cache.tables.clear();
   cache.compiled = compiled;
@@ -55,7 +56,7 @@ export function otherEntries(
     const version = ledger.tableVersion(t.id);
     let known = cache.tables.get(t.id);
     if (known === undefined || known.version !== version) {
-      known = { version, list: others(t, ledger) };
+      known = { version, list: others(t, ledger, installed.entries.get(t.id) ?? []) };
       cache.tables.set(t.id, known);
     }
     if (known.list.length > 0)
@@ -67,10 +68,11 @@ export function otherEntries(
   return out;
 }
 
-function others(t: CompiledTable, ledger: Ledger): LedgerEntry[] {
+/** The entries of `t` but those of its rows (`rows`: the entry of each, as the ledger's installed() gives them). */
+function others(t: CompiledTable, ledger: Ledger, rows0: readonly number[]): LedgerEntry[] {
   const held = ledger.entries(t.id);
   if (held.size === 0) return [];
-  const rows = new Set(ledger.rowEntries(t).filter((e) => e >= 0));
+  const rows = new Set(rows0.filter((e) => e >= 0));
   if (held.size === rows.size) return [];
   return [...held.values()].filter((e) => !rows.has(e.entry));
 }

@@ -124,7 +124,7 @@ export class ServeAnalysis {
       this.#wake();
       return;
     }
-    const others = otherEntries(now.compiled, this.#em.ledger, this.#others);
+    const others = otherEntries(now, this.#em.ledger, this.#others);
     const message: ToAnalysis =
       now.compiled === this.#sentCompiled
         ? { entries: now.entries, others }

@@ -96,7 +96,7 @@ describe("serve --analyze follows a P4Runtime controller's entries, description 
     if (updates.length > 0) await expect(write(updates)).resolves.toEqual({});
     await analysis.settled();
     expect(analysis.line()).toMatch(counts);
-    live.update(engine.installed, undefined, otherEntries(engine.compiled, engine.ledger));
+    live.update(engine.installed, undefined, otherEntries(engine.installed, engine.ledger));
     expect(reaches("ip.h1", "ip.h2")).toBe(h1ReachesH2);
     expect(reaches("ip.h2", "ip.h1")).toBe(true);
     expect(said.filter((l) => l.startsWith("strata:"))).toEqual([]);

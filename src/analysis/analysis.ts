@@ -31,11 +31,12 @@ import { type Member, Topology } from "../model/topology.js";
 import type { TableRole } from "../wasm/abi.js";
 import { DEFAULT_RUNNER } from "../wasm/runner.js";
 import { Budget, BudgetStop, isResourceError } from "./budget.js";
-import { linkCosts } from "./costs.js";
+import { linkCosts, sameCosts } from "./costs.js";
+import { changed, type Down, type DownNames, downIn, NOTHING_DOWN } from "./down.js";
+import { type OtherEntries, otherRow } from "./entry-rows.js";
 import { type ClassCut, HeaderSpaces } from "./header-space.js";
 import {
   type Component,
-  type ComponentKind,
   HEADER_ROLES,
   type HeaderRole,
   type KeyedTable,
@@ -43,6 +44,7 @@ import {
   type Walkable,
 } from "./members.js";
 import { type Affected, TableIndex } from "./tables.js";
+import { groupComponents } from "./components.js";
 
 export { HEADER_ROLES } from "./members.js";
 export type { Component, ComponentKind, HeaderRole, KeyedTable, MemberView } from "./members.js";
@@ -68,6 +70,8 @@ export interface AnalysisOptions {
   readonly hopLimit?: number;
   /** What cuts the classes (ignored with `spaces`): each table's behaviours (the default), or every row's patterns. */
   readonly cut?: ClassCut;
+  /** Links and members an update took down (`strata run --updates`). */
+  readonly down?: DownNames;
 }
 
 /** The one empty list of in-links (tables remember their answers by list). */
@@ -87,7 +91,10 @@ export class Analysis implements Walkable {
   /** Which networks a change touches: the components to walk again. */
   readonly #componentsOf: ReadonlyMap<number, readonly Component[]>;
   /** A virtual link's cost per receiver (links not here cost one): ./costs.ts. */
-  readonly #costs = new Map<number, number[]>();
+  #costs = new Map<number, number[]>();
+  #down: Down;
+  /** Header tables that hold entries beyond the description's rows (setOthers). */
+  readonly #withOthers = new Set<number>();
   /** Per component, its links from outside (no sender). */
   readonly #inbound = new Map<Component, number[]>();
   /** Per member, the in-links a loop can come in by (loopLinks). */
@@ -101,6 +108,7 @@ export class Analysis implements Walkable {
     this.budget = options.budget ?? options.spaces?.budget ?? new Budget();
     this.spaces = options.spaces ?? new HeaderSpaces(this.budget, options.cut);
     this.hopLimit = options.hopLimit ?? DEFAULT_RUNNER.hopLimit;
+    this.#down = options.down === undefined ? NOTHING_DOWN : downIn(compiled, options.down);
     let members: MemberView[] = [];
     let built = false;
     try {
@@ -128,7 +136,8 @@ export class Analysis implements Walkable {
       const tables: Partial<Record<HeaderRole, TableIndex>> = {};
       for (const role of HEADER_ROLES) {
         const t = m.tables[role];
-        if (t !== undefined) tables[role] = new TableIndex(space, t);
+        const lpm = compiled.members[m.index]?.tables[role]?.fields.find((f) => f.kind === "lpm")?.name;
+        if (t !== undefined) tables[role] = new TableIndex(space, t, undefined, lpm);
       }
       const keyed = (t: TableSpec | undefined): KeyedTable | undefined =>
         t === undefined ? undefined : { spec: t, active: t.rows.map(() => true) };
@@ -227,6 +236,38 @@ export class Analysis implements Walkable {
     return list;
   }
 
+  linkDown(link: number): boolean {
+    return this.#down.links.has(link);
+  }
+
+  memberDown(member: number): boolean {
+    return this.#down.members.has(member);
+  }
+
+  /** Takes links and members down or brings them up, as `down` says of every one; returns how many changed. The
+   * components their classes' fate may change in (every class: a link or member is on any path) go into `out`. */
+  setDown(down: DownNames, out: Map<Component, Affected>): number {
+    const next = downIn(this.compiled, down);
+    const links = changed(this.#down.links, next.links);
+    const members = changed(this.#down.members, next.members);
+    this.#down = next;
+    const ends = links.flatMap((l) => [
+      this.topology.link(l).sender,
+      ...this.topology.link(l).receivers.map((r) => r.member),
+    ]);
+    for (const m of [...members, ...ends]) if (m >= 0) for (const c of this.componentsOf(m)) out.set(c, "all");
+    return links.length + members.length;
+  }
+
+  /** The virtual links' costs found again (an underlay's rows or links changed): when they changed, every class of
+   * every component may have, added to `out`. */
+  refreshCosts(out: Map<Component, Affected>): void {
+    const costs = new Map<number, number[]>();
+    if (!linkCosts(this, this.budget, costs)) return;
+    if (!sameCosts(costs, this.#costs)) for (const c of this.components) out.set(c, "all");
+    this.#costs = costs;
+  }
+
   member(i: number): MemberView {
     const v = this.members[i];
     if (v === undefined) throw new Error(`no member ${i}`);
@@ -281,6 +322,29 @@ export class Analysis implements Walkable {
       if (affected !== "all" && affected.length === 0) continue;
       for (const c of this.componentsOf(v.index)) out.set(c, merge(out.get(c), affected));
     }
+  }
+
+  /** Makes the entries beyond the description's rows in each header table `others`' (read as rows, ./entry-rows.ts):
+   * the classes whose fate may change, per component, added to `out`. Returns how many entries went out or in. */
+  setOthers(others: OtherEntries, out = new Map<Component, Affected>()): number {
+    let n = 0;
+    this.#changing(out, () => {
+      for (const t of this.compiled.tables) {
+        const list = others.get(t.id);
+        if (list === undefined && !this.#withOthers.has(t.id)) continue;
+        const v = this.members[t.member];
+        const index = v?.tables[t.role as HeaderRole];
+        if (v === undefined || index === undefined) continue;
+        if (list === undefined) this.#withOthers.delete(t.id);
+        else this.#withOthers.add(t.id);
+        const { affected, changed } = index.setOthers((list ?? []).map((e) => otherRow(this.compiled, t, e)));
+        n += changed;
+        if (affected !== "all" && affected.length === 0) continue;
+        this.#loopLinks = undefined;
+        for (const c of this.componentsOf(v.index)) out.set(c, merge(out.get(c), affected));
+      }
+    });
+    return n;
   }
 
   /** The rows a data plane holds now, against what the analysis has: the changes to apply (serve's table writes). */
@@ -392,69 +456,5 @@ function receivedLinks(
       if (p !== undefined && sharedLinks.has(l.index)) add(p, r.inLink);
     }
   }
-  return out;
-}
-
-/** Networks, bridged sets (two networks or more) and subduction groups (with a shared link). */
-function groupComponents(compiled: CompiledSpec, t: Topology, members: readonly MemberView[]): Component[] {
-  const nets = compiled.spec.networks.map((n) => n.name);
-  const netOf = (m: number): string => t.member(m).network.name;
-  const find = (parent: Map<string, string>, x: string): string => {
-    let r = x;
-    while (parent.get(r) !== r) r = parent.get(r) ?? r;
-    return r;
-  };
-  const union = (parent: Map<string, string>, a: string, b: string): void => {
-    const ra = find(parent, a);
-    const rb = find(parent, b);
-    if (ra !== rb) parent.set(ra < rb ? rb : ra, ra < rb ? ra : rb);
-  };
-  const bridged = new Map(nets.map((n) => [n, n]));
-  for (const l of t.links) {
-    if (l === undefined) continue;
-    const ends = [l.sender, ...l.receivers.map((r) => r.member)].filter((m) => m >= 0).map(netOf);
-    for (const n of ends) union(bridged, ends[0] ?? n, n);
-  }
-  const sub = new Map(bridged);
-  let shared = false;
-  for (const net of compiled.spec.networks) {
-    for (const l of net.links) {
-      if (l.shared === undefined) continue;
-      shared = true;
-      union(sub, find(bridged, net.name), find(bridged, l.shared));
-    }
-  }
-  const make = (kind: ComponentKind, networks: readonly string[]): Component => {
-    const set = new Set(networks);
-    const ms = members.filter((v) => set.has(v.member.network.name));
-    const has = new Uint8Array(members.length);
-    for (const v of ms) has[v.index] = 1;
-    const first = ms[0];
-    if (first === undefined) throw new Error(`no members in ${networks.join("+")}`);
-    return {
-      kind,
-      name: networks.join("+"),
-      networks,
-      members: ms.map((v) => v.index),
-      has,
-      shared: kind === "subduction",
-      space: first.space,
-      decrements: ms.some((v) => v.decrements),
-    };
-  };
-  const groups = (parent: Map<string, string>): string[][] => {
-    const by = new Map<string, string[]>();
-    for (const n of nets) {
-      const r = find(parent, n);
-      by.set(r, [...(by.get(r) ?? []), n]);
-    }
-    return [...by.values()];
-  };
-  const out = nets.map((n) => make("network", [n]));
-  for (const g of groups(bridged)) if (g.length > 1) out.push(make("bridged", g));
-  if (shared)
-    for (const g of groups(sub))
-      if (g.some((n) => compiled.spec.networks.find((x) => x.name === n)?.links.some((l) => l.shared !== undefined)))
-        out.push(make("subduction", g));
   return out;
 }

@@ -100,3 +100,11 @@ function virtualLinks(a: Walkable): VirtualLink[] {
   }
   return found.sort((x, y) => (depth.get(x.overlay) ?? 0) - (depth.get(y.overlay) ?? 0));
 }
+
+/** Whether two findings of linkCosts are the same. */
+export function sameCosts(
+  a: ReadonlyMap<number, readonly number[]>,
+  b: ReadonlyMap<number, readonly number[]>,
+): boolean {
+  return a.size === b.size && [...a].every(([l, c]) => b.get(l)?.join() === c.join());
+}

@@ -1,11 +1,12 @@
 // The analysis of a running emulation (`strata serve --analyze`): the relations
 // of docs/analysis.md, kept current as the tables change. After a table write
-// (a control command, a reload, a P4Runtime controller's write of a
-// description row) the rows that changed are found by comparing the installed
-// entries with what the analysis has (Analysis.changesFrom), and only the
-// header classes they match are walked again (ComponentRelation.update), as
-// NetPlumber and APKeep do; the traffic model's relation, small, is walked
-// afresh for the components touched.
+// (a control command, a reload, a P4Runtime controller's write) the rows that
+// changed are found by comparing the installed entries with what the analysis
+// has (Analysis.changesFrom; a controller's entries that are no description
+// row, Analysis.setOthers; links and members an update took down,
+// Analysis.setDown), and only the header classes they match are walked again
+// (ComponentRelation.update), as NetPlumber and APKeep do; the traffic
+// model's relation, small, is walked afresh for the components touched.
 //
 // Its budget (./budget.ts; `serve --analyze` takes analyze's) bounds the
 // first analysis and, afresh, each update: an update the budget stops leaves
@@ -16,6 +17,8 @@ import type { CompiledSpec } from "../control/compiled.js";
 import type { Installed } from "../control/install.js";
 import { Analysis, type AnalysisOptions, type Component } from "./analysis.js";
 import { BudgetStop, type Stop } from "./budget.js";
+import type { DownNames } from "./down.js";
+import type { OtherEntries } from "./entry-rows.js";
 import type { HeaderSpace } from "./header-space.js";
 import { currentProperties, type PropertyResult, type Relations } from "./properties.js";
 import { ComponentRelation } from "./relations.js";
@@ -24,8 +27,10 @@ import { type TrafficRelation, trafficRelation } from "./traffic.js";
 
 /** What one update did. */
 export interface LiveUpdate {
-  /** Description rows taken out or put back, or tables replaced (a reload). */
+  /** Description rows (or entries beyond them: a controller's) taken out or put back, or tables replaced (a reload). */
   readonly rows: number;
+  /** Links and members taken down or brought up (`strata run --updates`). */
+  readonly down?: number;
   /** Header classes walked again (every class of a component a row without patterns touches). */
   readonly classes: number;
   readonly ms: number;
@@ -72,15 +77,16 @@ export class LiveAnalysis {
     return this.#last;
   }
 
-  /** Brings the relations to the tables `installed` holds (its rows: a worker thread has no data plane); does nothing
-   * when they are the same. */
-  update(installed: Pick<Installed, "compiled" | "entries">): LiveUpdate {
+  /** Brings the relations to the tables `installed` holds (its rows: a worker thread has no data plane), with, when
+   * given, the entries beyond the description's rows `others` says (a controller's) and the links and members `down`
+   * says are down; does nothing when they are the same. */
+  update(installed: Pick<Installed, "compiled" | "entries">, down?: DownNames, others?: OtherEntries): LiveUpdate {
     const t0 = performance.now();
     const a = this.analysis;
     if (!a.built || this.#frozen) return { rows: 0, classes: 0, ms: 0 };
     a.budget.renew();
     try {
-      return this.#update(installed, t0);
+      return this.#update(installed, { down, others }, t0);
     } catch (err) {
       // New rows cut more classes than the budget allows: the relations are left as they are, and no longer followed.
       if (!(err instanceof BudgetStop)) throw err;
@@ -90,7 +96,12 @@ export class LiveAnalysis {
     }
   }
 
-  #update(installed: Pick<Installed, "compiled" | "entries">, t0: number): LiveUpdate {
+  #update(
+    installed: Pick<Installed, "compiled" | "entries">,
+    more: { down: DownNames | undefined; others: OtherEntries | undefined },
+    t0: number,
+  ): LiveUpdate {
+    const { down, others } = more;
     const a = this.analysis;
     const affected = new Map<Component, Affected>();
     let rows = 0;
@@ -103,6 +114,10 @@ export class LiveAnalysis {
     const changes = a.changesFrom(installed);
     rows += changes.length;
     a.apply(changes, affected);
+    if (others !== undefined) rows += a.setOthers(others, affected);
+    const downs = down === undefined ? 0 : a.setDown(down, affected);
+    // What a virtual link costs follows its underlay's rows and links.
+    if (affected.size > 0) a.refreshCosts(affected);
     let classes = 0;
     // A component no row change touched walks its sessions again where their classes split.
     for (const c of a.components)
@@ -115,8 +130,8 @@ export class LiveAnalysis {
       classes += x === "all" ? c.space.atoms().length : x.length;
       this.#traffic.set(c, trafficRelation(a, c));
     }
-    const done = { rows, classes, ms: performance.now() - t0 };
-    if (affected.size > 0 || rows > 0) {
+    const done = { rows, ...(downs > 0 ? { down: downs } : {}), classes, ms: performance.now() - t0 };
+    if (affected.size > 0 || rows > 0 || downs > 0) {
       this.#last = done;
       this.#stop = a.budget.stopped;
     }

@@ -88,6 +88,10 @@ export interface Walkable {
   inbound(c: Component): readonly number[];
   /** The in-links of a member a loop can come in by. */
   loopLinks(member: number): readonly number[];
+  /** An update took the link down: it carries nothing (docs/updates.md). */
+  linkDown(link: number): boolean;
+  /** An update took the member down: it drops what reaches it and what it forwards or sends. */
+  memberDown(member: number): boolean;
 }
 
 /** The component a member is analysed in for what crosses networks: its subduction group, else its bridged set. */

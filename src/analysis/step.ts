@@ -25,8 +25,9 @@ export type Step =
 /** The tables a class can miss in: a black hole. */
 export type HoleTable = "acquire" | "forward" | "receive" | "transmit";
 
-/** What a row drops for: a forward row's drop (or no out-link), the TTL run out, a physical out-link with no link. */
-export type RowDrop = "forward-drop" | "ttl-expired" | "no-link";
+/** What a row drops for: a forward row's drop (or no out-link), the TTL run out, a physical out-link with no link; or
+ * what an update took down (docs/updates.md): the link it is sent onto, the member it reaches or is forwarded by. */
+export type RowDrop = "forward-drop" | "ttl-expired" | "no-link" | "link-down" | "member-down";
 
 /** A transmit row's session: the underlay member on the same machine sends it (ExternalSession, seed §5.2.1). */
 export interface ViaSession {
@@ -94,6 +95,7 @@ export abstract class Stepper<S> {
 
   /** `member` acquires it from `inLink`: forwards it on, receives it, or hands it to its shared partner. */
   protected acquire(s: S, member: number, inLink: number): void {
+    if (this.analysis.memberDown(member)) return this.dropped(s, member, "member-down", -1);
     for (const h of this.#rows(s, member, "acquire", this.analysis.member(member).tables.acquire, inLink)) {
       const q = this.#take(s, member, "acquire", h);
       this.acquired(q, member);
@@ -111,6 +113,7 @@ export abstract class Stepper<S> {
 
   /** `member` forwards it from `arrival`: drops it, hands it to its shared partner, or transmits it on out-links. */
   protected forward(s: S, member: number, arrival: Arrival): void {
+    if (this.analysis.memberDown(member)) return this.dropped(s, member, "member-down", -1);
     const v = this.analysis.member(member);
     const decrements = v.decrements && arrival !== "self";
     for (const h of this.#rows(s, member, "forward", v.tables.forward, arrival)) {
@@ -152,6 +155,7 @@ export abstract class Stepper<S> {
     }
     const link = sends[0]?.index ?? -1;
     if (via === undefined && link < 0) this.dropped(s, member, "no-link", -1);
+    else if (link >= 0 && this.analysis.linkDown(link)) this.dropped(s, member, "link-down", -1);
     else this.leaves(s, member, link, via);
     if (v.transmit !== undefined) this.leave();
   }

@@ -16,11 +16,12 @@
 // classes (the partition the analysis had first): each class is inside or
 // outside each row.
 
-import type { TableSpec } from "../description/types.js";
+import type { RowSpec, TableSpec } from "../description/types.js";
 import { headerDesign } from "../model/headers.js";
 import { type Arrival, lpmField, prefixLen } from "../model/rows.js";
 import { FALSE, TRUE } from "./bdd.js";
 import { actionKey, Behaviours, type IndexedRow } from "./behaviours.js";
+import type { OtherRow } from "./entry-rows.js";
 import type { HeaderSpace } from "./header-space.js";
 
 export type { IndexedRow } from "./behaviours.js";
@@ -70,12 +71,17 @@ export class TableIndex {
   #behaviours: Behaviours | undefined;
   /** Its rows' patterns cut the classes: the cut `rows`, or behaviours past their share of the budget (cut()). */
   #byRows: boolean;
+  /** The field the data plane matches by longest prefix (an LPM table, written `kind: lpm` or found so). */
+  #lpm: string | undefined;
+  /** Entries that are no row of the description (a controller's), by key: their index in #rows, after the rows'. */
+  #others = new Map<string, number>();
 
-  constructor(space: HeaderSpace, spec: TableSpec, active?: readonly boolean[]) {
+  constructor(space: HeaderSpace, spec: TableSpec, active?: readonly boolean[], lpm?: string) {
     this.space = space;
     this.spec = spec;
     this.#byRows = space.cut === "rows";
-    this.#rows = indexRows(space, spec, this.#byRows);
+    this.#lpm = lpm ?? (spec.kind === "lpm" ? lpmField(spec) : undefined);
+    this.#rows = indexRows(space, spec, this.#lpm, this.#byRows);
     this.#active = spec.rows.map((_, i) => active?.[i] ?? true);
   }
 
@@ -229,11 +235,49 @@ export class TableIndex {
     return this.#atomsOf(r) ?? "all";
   }
 
+  /**
+   * Makes the entries beyond the description's rows those of `rows` (a controller's writes): those gone are taken out,
+   * new ones put in where the data plane orders them (by longest prefix in an LPM table, else by priority: above the
+   * rows of lower priority); the classes whose fate may change, and how many entries went out or in.
+   */
+  setOthers(rows: readonly OtherRow[]): { affected: Affected; changed: number } {
+    const keep = new Set(rows.map((r) => r.key));
+    let all = false;
+    const atoms = new Set<number>();
+    let changed = 0;
+    const add = (a: Affected): void => {
+      changed++;
+      if (a === "all") all = true;
+      else for (const x of a) atoms.add(x);
+    };
+    for (const [key, i] of this.#others) if (!keep.has(key) && this.#active[i] === true) add(this.setActive(i, false));
+    const n = this.spec.rows.length;
+    if (rows.some((r) => !this.#others.has(r.key))) this.#distinct = new WeakMap(); // a new row may name an in-link
+    for (const r of rows) {
+      let i = this.#others.get(r.key);
+      if (i === undefined) {
+        i = this.#rows.length;
+        // A row of priority p stands where the description's row of that priority (n − index) does, just below it.
+        this.#rows.push(indexRow(this.space, r.row, i, this.#lpm, this.#byRows, n - r.priority + 0.5));
+        this.#active.push(false);
+        this.#others.set(r.key, i);
+      }
+      if (this.#active[i] !== true) add(this.setActive(i, true));
+    }
+    return { affected: all ? "all" : [...atoms].sort((x, y) => x - y), changed };
+  }
+
   /** The table as a new description writes it (rows added, removed, reordered); the classes whose fate may change. */
   replace(spec: TableSpec, active?: readonly boolean[]): Affected {
     const before = this.#inForce();
     this.spec = spec;
-    this.#rows = indexRows(this.space, spec, this.#byRows);
+    this.#others = new Map();
+    this.#rows = indexRows(
+      this.space,
+      spec,
+      this.#lpm ?? (spec.kind === "lpm" ? lpmField(spec) : undefined),
+      this.#byRows,
+    );
     this.#distinct = new WeakMap();
     this.#active = spec.rows.map((_, i) => active?.[i] ?? true);
     const after = this.#inForce();
@@ -318,22 +362,32 @@ export class TableIndex {
   }
 }
 
-/** The rows of a table with their patterns and priorities; `byRows`, each row's patterns a predicate. */
-function indexRows(space: HeaderSpace, spec: TableSpec, byRows: boolean): IndexedRow[] {
-  const lpm = spec.kind === "lpm" ? lpmField(spec) : undefined;
+/** The rows of a table with their patterns and priorities; with the cut `rows`, each row's patterns a predicate. */
+function indexRows(space: HeaderSpace, spec: TableSpec, lpm: string | undefined, byRows: boolean): IndexedRow[] {
+  return spec.rows.map((row, index) => indexRow(space, row, index, lpm, byRows));
+}
+
+/** Row `index`, in the order of the description's rows (`order`: where it stands among them, by default its index);
+ * `byRows`, its patterns a predicate. */
+function indexRow(
+  space: HeaderSpace,
+  row: RowSpec,
+  index: number,
+  lpm: string | undefined,
+  byRows: boolean,
+  order = index,
+): IndexedRow {
+  // First written wins; in an LPM table the longest prefix, then the first written (src/model/rows.ts winner).
   const design = lpm === undefined ? undefined : headerDesign(space.design.name);
-  return spec.rows.map((row, index) => {
-    // First written wins; in an LPM table the longest prefix, then the first written (src/model/rows.ts winner).
-    const len = lpm === undefined || design === undefined ? 0 : prefixLen(design, row, lpm);
-    return {
-      index,
-      row,
-      pred: byRows ? space.predicate(row.match) : -1,
-      node: space.pattern(row.match),
-      hops: space.hops(row.match),
-      prio: (200 - len) * 2 ** 21 + index,
-    };
-  });
+  const len = lpm === undefined || design === undefined ? 0 : prefixLen(design, row, lpm);
+  return {
+    index,
+    row,
+    pred: byRows ? space.predicate(row.match) : -1,
+    node: space.pattern(row.match),
+    hops: space.hops(row.match),
+    prio: (200 - len) * 2 ** 21 + order,
+  };
 }
 
 /** Which elements of two lists a longest common subsequence keeps. */

@@ -165,6 +165,7 @@ export class Walker extends Stepper<bigint> {
       this.#start(c.space.allHops, m, "self", 0);
     }
     for (const l of this.analysis.inbound(c)) {
+      if (this.analysis.linkDown(l)) continue; // what comes from outside on it never arrives
       if (pairs) this.#from(-1);
       else this.#origin = -1;
       this.#d = 0;

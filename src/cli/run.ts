@@ -8,7 +8,7 @@ import { replay } from "../run/replay.js";
 import { TRACE_LARGE_BYTES } from "../engine/trace.js";
 import { TRACE_FILE } from "../engine/trace-file.js";
 import type { PacketRanges } from "../wasm/runner.js";
-import type { Summary } from "../engine/summary.js";
+import type { AnalysisAt, Summary } from "../engine/summary.js";
 import { fileSize } from "./format.js";
 import type { Io } from "./io.js";
 import { EXIT_BAD_INPUT, EXIT_OK } from "./exit-codes.js";
@@ -24,6 +24,9 @@ export interface RunFlags {
   copyLimit: number;
   workers?: number;
   updates?: string;
+  analyze?: boolean;
+  maxClasses?: number;
+  timeLimit?: number;
 }
 
 function parseInputs(list: readonly string[]): { endpoint: string; file: string }[] {
@@ -38,6 +41,12 @@ function parseInputs(list: readonly string[]): { endpoint: string; file: string 
 /** Replays, prints the report, and returns the exit code. */
 export function runReplay(spec: string, flags: RunFlags, io: Io): number {
   const inputs = parseInputs(flags.in);
+  for (const [flag, v] of [
+    ["--max-classes", flags.maxClasses],
+    ["--time-limit", flags.timeLimit],
+  ] as const)
+    if (v !== undefined && flags.analyze !== true)
+      throw new UsageError(`${flag} bounds the analysis: give --analyze too (strata run --analyze ${flag} ${v})`);
   const bar = io.stderrIsTTY
     ? new cliProgress.SingleBar(
         { format: "replaying [{bar}] {percentage}% | {packets} packets", stream: process.stderr, hideCursor: true },
@@ -58,6 +67,14 @@ export function runReplay(spec: string, flags: RunFlags, io: Io): number {
         copyLimit: flags.copyLimit,
         ...(flags.workers !== undefined ? { workers: flags.workers } : {}),
         ...(flags.updates !== undefined ? { updates: flags.updates } : {}),
+        ...(flags.analyze === true
+          ? {
+              analyze: {
+                ...(flags.maxClasses !== undefined ? { maxClasses: flags.maxClasses } : {}),
+                ...(flags.timeLimit !== undefined ? { timeLimit: flags.timeLimit } : {}),
+              },
+            }
+          : {}),
         warn: (line: string) => io.stderr.write(`strata: warning: ${line}\n`),
         ...(bar !== undefined
           ? {
@@ -129,6 +146,7 @@ export function report(s: Summary, out: string, traced = false): string {
     for (const [name, l] of links) lines.push(`    ${name.padEnd(width)}  ${count(l.packets).padStart(8)} packets`);
   }
   lines.push(outputsLine(s, out, traced));
+  lines.push(...analysisLines(s));
   return `${lines.map((l) => l.trimEnd()).join("\n")}\n`;
 }
 
@@ -141,4 +159,52 @@ export function outputsLine(s: Summary, out: string, traced = false): string {
     `outputs in ${out}: summary.json, links/ (${files(recorded)}), ` +
     `delivered/ (${files(Object.keys(s.delivered).length)})${traced ? ", trace.jsonl" : ""}`
   );
+}
+
+/** `--analyze`: the properties at the start, and what each update changed (nothing without an analysis). */
+export function analysisLines(s: Summary): string[] {
+  const start = s.analysis;
+  if (start === undefined) return [];
+  const classes = (n: number): string => `${count(n)} header class${n === 1 ? "" : "es"}`;
+  const lines = [`analysis at the start: ${verdict(start)} (${classes(start.classes)} walked in ${start.ms} ms)`];
+  (s.updates ?? []).forEach((u, i) => {
+    const what =
+      u.description !== undefined
+        ? `description ${u.description}`
+        : u.down !== undefined
+          ? `down ${target(u.down)}`
+          : `up ${target(u.up ?? {})}`;
+    const at = `  update ${i} at ${u.at} (${what})`;
+    const a = u.analysis;
+    if (a === undefined) {
+      lines.push(`${at}: ${u.packet === null ? "not applied (no packet came after it)" : "not analysed"}`);
+      return;
+    }
+    const changes = [
+      ...a.nowFail.map((p) => `${p} now fails${a.counterexamples[p] ? `: ${a.counterexamples[p]}` : ""}`),
+      ...a.nowHold.map((p) => `${p} now holds`),
+    ];
+    const cost = `${classes(a.classes)} walked again in ${a.ms} ms`;
+    const said = changes.length === 0 ? `no property changed (${verdict(a)})` : changes.join("; ");
+    lines.push(`${at}, before packet ${u.packet}: ${said}; ${cost}`);
+  });
+  return lines;
+}
+
+function verdict(a: AnalysisAt): string {
+  const n = a.holds.length + a.fails.length + a.unknown.length;
+  const known = a.unknown.length === 0 ? `${n}` : `the ${n - a.unknown.length} checked`;
+  const v =
+    a.fails.length === 0
+      ? a.unknown.length === 0
+        ? `every property holds (${n})`
+        : `no property of the ${known} fails`
+      : `${a.fails.length} of ${known} properties fail: ${a.fails.join(", ")}`;
+  return a.cut === undefined ? v : `${v}; cut short: ${a.cut}`;
+}
+
+function target(t: Readonly<Record<string, string | undefined>>): string {
+  return Object.entries(t)
+    .map(([k, v]) => `${k} ${v ?? ""}`)
+    .join(", ");
 }

@@ -408,6 +408,11 @@ export class Engine {
   }
 
   /** Takes a link, member or machine down (or brings it up), between batches; UsageError for what is not there. */
+  /** The links and members down now, by qualified name (what `strata run --analyze` tells the analysis). */
+  get down(): { readonly links: ReadonlySet<string>; readonly members: ReadonlySet<string> } {
+    return { links: this.#rec.downLinks, members: this.#rec.downMembers };
+  }
+
   setDown(target: Target, down: boolean): Resolved {
     this.#betweenOnly("setDown()");
     return this.#rec.setDown(target, down);

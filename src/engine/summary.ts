@@ -36,6 +36,35 @@ export interface AppliedUpdate {
   readonly change?: Omit<Change, "topology">;
   readonly links?: readonly string[];
   readonly members?: readonly string[];
+  /** `--analyze`: the properties after it (src/run/analysis.ts), when it was applied. */
+  readonly analysis?: UpdateAnalysis;
+}
+
+/** `strata run --analyze`: the properties of docs/analysis.md over the tables (and links, members) in force. */
+export interface AnalysisAt {
+  /** Properties by name and component ("Fully_reachable (lanB)"): those that hold, fail, or (cut short) are not known.
+   * */
+  readonly holds: readonly string[];
+  readonly fails: readonly string[];
+  readonly unknown: readonly string[];
+  /** The first counterexample of each property that fails. */
+  readonly counterexamples: Readonly<Record<string, string>>;
+  /** Header classes walked (every class of every component at the start; after an update, those it walked again). */
+  readonly classes: number;
+  /** Milliseconds the analysis thread took for it. */
+  readonly ms: number;
+  /** Where the budget cut it short (`strata analyze`'s words), if it did. */
+  readonly cut?: string;
+}
+
+/** The analysis after an update: the properties, and which of them the update changed. */
+export interface UpdateAnalysis extends AnalysisAt {
+  /** Properties that held (or were not known) before it and fail after, and the reverse. */
+  readonly nowFail: readonly string[];
+  readonly nowHold: readonly string[];
+  /** Description rows it took out or put back, and links and members it took down or up, as the analysis saw them. */
+  readonly rows: number;
+  readonly down: number;
 }
 
 export interface Summary {
@@ -81,6 +110,8 @@ export interface Summary {
   readonly packetsPerSecond: number;
   /** With --updates: each update, and the first packet processed after it (src/run/updates.ts). */
   readonly updates?: readonly AppliedUpdate[];
+  /** strata run --analyze: the properties of the starting description (each update's are in `updates`). */
+  readonly analysis?: AnalysisAt;
   /** strata serve: each --port, what went through it and what was lost on the way in (src/serve/port-counters.ts). */
   readonly ports?: readonly PortSummary[];
   /** Set when bad input ended an input early: the first such input's error (each is in `inputs` too). */

@@ -19,6 +19,7 @@ import type { TraceFile } from "../engine/trace-file.js";
 import { checkLimits, DEFAULT_RUNNER, type PacketRanges } from "../wasm/runner.js";
 import { type Inputs, openInputs } from "./inputs.js";
 import { loadUpdates, PreparedUpdates, prepareUpdates, UpdateSchedule } from "./updates.js";
+import { type AnalyzeOptions, ReplayAnalysis } from "./analysis.js";
 import { CHUNK_PACKETS } from "./chunk-runner.js";
 import { replayWorkers, WorkerPool } from "./workers.js";
 import { WORKERS_MAX } from "./workers-max.js";
@@ -44,6 +45,8 @@ export interface ReplayOptions {
   readonly copyLimit?: number;
   /** `--updates FILE`: timed changes during the replay (docs/updates.md). */
   readonly updates?: string;
+  /** `--analyze`: the properties of the description and after each update, in a thread of its own (./analysis.ts). */
+  readonly analyze?: AnalyzeOptions;
   /** Called after each batch with bytes read so far and in all. */
   readonly progress?: (done: number, total: number, packets: number) => void;
   /** Told what the replay does otherwise than asked (one line, e.g. one thread instead of --workers N). */
@@ -93,6 +96,7 @@ export class Replay {
   #pool: WorkerPool | undefined;
   readonly #updates: PreparedUpdates;
   #ran = false;
+  #analysis: ReplayAnalysis | undefined;
 
   private constructor(options: ReplayOptions, compiled: CompiledSpec, updates: PreparedUpdates) {
     this.#options = options;
@@ -118,13 +122,25 @@ export class Replay {
       options.updates === undefined
         ? new PreparedUpdates([], new Map())
         : prepareUpdates(loadUpdates(options.updates), compiled, endpoints);
-    return new Replay(options, compiled, updates);
+    const replay = new Replay(options, compiled, updates);
+    if (options.analyze !== undefined)
+      replay.#analysis = new ReplayAnalysis(
+        {
+          compiled,
+          endpoints,
+          hopLimit: options.hopLimit ?? DEFAULT_RUNNER.hopLimit,
+          ...(options.updates === undefined ? {} : { updates: options.updates }),
+        },
+        options.analyze,
+      );
+    return replay;
   }
 
-  /** Stops the worker threads, if any ran (a later run() starts them again). */
+  /** Stops the worker threads, if any ran (a later run() starts them again), and the analysis's. */
   close(): void {
     this.#pool?.close();
     this.#pool = undefined;
+    void this.#analysis?.close();
   }
 
   run(): ReplayResult {
@@ -231,10 +247,21 @@ export class Replay {
     const { workers = [], applied } = more;
     const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
     // Named after the description the replay started with, whatever updates installed since.
+    const analysis = this.#analysis?.result();
+    if (analysis?.ok === false) this.#options.warn?.(`analysis: ${analysis.problem} (the replay is done without it)`);
+    const analysed = analysis?.ok === true ? analysis.result : undefined;
     const summary: Summary = {
       ...summarize(counters, this.#engine.installed, inputs.stats, elapsed),
       spec: this.#compiled.spec.file,
-      ...(applied === undefined ? {} : { updates: applied }),
+      ...(applied === undefined
+        ? {}
+        : {
+            updates: applied.map((u, i) => {
+              const after = analysed?.updates[i];
+              return u.packet === null || after === undefined ? u : { ...u, analysis: after };
+            }),
+          }),
+      ...(analysed === undefined ? {} : { analysis: analysed.start }),
     };
     const written = out.finish(summary);
     const trace: TraceFile | undefined = out.trace;

@@ -244,11 +244,13 @@ const COMPILED_KEPT = 4;
  * endpoints: descriptions load, compile and install; links and members exist in the
  * description in force at that time. A replay's topology (members, links) stays: its
  * captures are written per link. Throws SpecError for the first update that cannot be applied.
+ * `applied` is told after each, with the scratch engine as the update left it (`run --analyze` analyses it there).
  */
 export function prepareUpdates(
   updates: readonly Update[],
   compiled: CompiledSpec,
   endpoints: readonly string[],
+  applied?: (scratch: Engine) => void,
 ): PreparedUpdates {
   const scratch = Engine.open({ compiled, endpoints });
   const texts = new Map<string, string>();
@@ -282,11 +284,13 @@ export function prepareUpdates(
           ),
         ]);
       }
+      applied?.(scratch);
       return { update, text: digest };
     }
     const found = resolveTarget(scratch.installed.compiled, update.target);
     if ("problem" in found) throw new SpecError([new SpecIssue(update.targetRef, found.problem, found.fix)]);
     scratch.setDown(update.target, update.kind === "down");
+    applied?.(scratch);
     return { update };
   });
   return new PreparedUpdates(list, texts);

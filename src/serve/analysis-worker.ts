@@ -22,7 +22,7 @@ if (!isMainThread && parentPort !== null) {
     try {
       if (compiled === undefined) throw new Error("the first message to the analysis thread had no description");
       live ??= new LiveAnalysis(compiled, { budget: new Budget(ANALYZE_LIMITS), hopLimit });
-      live.update({ compiled, entries: m.entries });
+      live.update({ compiled, entries: m.entries }, undefined, m.others);
       answer = { ok: true, line: live.line() };
     } catch (err) {
       live = undefined;

@@ -15,11 +15,14 @@ import { Worker } from "node:worker_threads";
 import type { CompiledSpec } from "../control/compiled.js";
 import type { Installed } from "../control/install.js";
 import type { Engine } from "../engine/engine.js";
+import { type OtherEntries, otherEntries, type OthersCache } from "../analysis/entry-rows.js";
 
-/** What the thread is told: the rows installed now, and the description when it is new to the thread. */
+/** What the thread is told: the rows installed now, the entries beyond them (a controller's: P4Runtime writes of
+ * routes the description does not have), and the description when it is new to the thread. */
 export interface ToAnalysis {
   readonly compiled?: CompiledSpec;
   readonly entries: Installed["entries"];
+  readonly others: OtherEntries;
 }
 
 /** What it answers, for those tables: `counts`' line, or why they could not be analysed. */
@@ -48,6 +51,8 @@ export class ServeAnalysis {
   /** The tables the thread was last told of, and the description it has. */
   #sent: Installed | undefined;
   #sentCompiled: CompiledSpec | undefined;
+  /** Each header table's entries beyond the description's rows, until the ledger changes the table. */
+  readonly #others: OthersCache = { tables: new Map() };
   #running = false;
   #line: string | undefined;
   /** Why the thread itself failed (then nothing more is analysed). */
@@ -119,8 +124,11 @@ export class ServeAnalysis {
       this.#wake();
       return;
     }
+    const others = otherEntries(now, this.#em.ledger, this.#others);
     const message: ToAnalysis =
-      now.compiled === this.#sentCompiled ? { entries: now.entries } : { compiled: now.compiled, entries: now.entries };
+      now.compiled === this.#sentCompiled
+        ? { entries: now.entries, others }
+        : { compiled: now.compiled, entries: now.entries, others };
     this.#sent = now;
     this.#sentCompiled = now.compiled;
     this.#running = true;

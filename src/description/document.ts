@@ -6,6 +6,7 @@
 import { type Path, Problems, SpecError, SpecIssue } from "./problems.js";
 import { readTextFile } from "./read.js";
 import { checkSchema } from "./schema.js";
+import { quickSource } from "./quick-source.js";
 import { type ParsedSource, parseSource } from "./source.js";
 
 export interface CheckedDocument {
@@ -56,4 +57,16 @@ export function readDocument(text: string, file: string, schemaFile: string, emp
     problems.throwIfAny();
   }
   return { source, problems, schemaErrors: checkSchema(source.data, problems, schemaFile) };
+}
+
+/**
+ * The document read by ./quick-source.ts and checked against `schemaFile`, when the quick reader takes its text and
+ * finds something in it that the schema accepts; undefined otherwise, for readDocument to say what is wrong.
+ */
+export function readQuickDocument(text: string, file: string, schemaFile: string): CheckedDocument | undefined {
+  const source = quickSource(text);
+  if (source === undefined || source.data === null || source.data === undefined) return undefined;
+  const problems = new Problems(file, source.locator);
+  const schemaErrors = checkSchema(source.data, problems, schemaFile);
+  return problems.count > 0 ? undefined : { source, problems, schemaErrors };
 }

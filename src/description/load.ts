@@ -10,13 +10,14 @@
 import { excerpt } from "../errors.js";
 import { designNamed, DESIGNS } from "../wire/designs.js";
 import type { NetworkContext } from "./context.js";
-import { type Path, Problems } from "./problems.js";
+import { type Path, Problems, SpecError } from "./problems.js";
+import { Unplaced } from "./quick-source.js";
 import type { RawNetwork, RawSpec } from "./raw.js";
 import { allocateLinks, allocateSessions, previousMap } from "./allocate.js";
 import { joinNetworks } from "./bridging.js";
 import { checkLayering } from "./layering.js";
 import { checkSharedRows } from "./subduction.js";
-import { readDocument } from "./document.js";
+import { type CheckedDocument, readDocument, readQuickDocument } from "./document.js";
 import type { ParsedSource } from "./source.js";
 import { readDescription } from "./read.js";
 import { SCHEMA_FILE } from "./schema.js";
@@ -57,15 +58,41 @@ export function allocate(text: string, file: string, previous?: Allocation): All
 
 /** Validates the text of a description; `file` is used in messages and kept in the Spec. */
 export function parseSpec(text: string, file: string, options: LoadOptions = {}): Spec {
-  const empty = {
-    problem: "the description is empty; it needs a top-level `networks:` map",
-    fix: "see docs/spec.md for the format",
-  };
-  const { source, problems, schemaErrors } = readDocument(text, file, SCHEMA_FILE, empty);
+  return quickSpec(text, file, options) ?? checkedSpec(readDocument(text, file, SCHEMA_FILE, EMPTY), file, options);
+}
+
+const EMPTY = {
+  problem: "the description is empty; it needs a top-level `networks:` map",
+  fix: "see docs/spec.md for the format",
+};
+
+/**
+ * The Spec of a description read quickly (./quick-source.ts), when it is valid; undefined when the quick reader leaves
+ * its text to the yaml library or anything is wrong with it: parseSpec then reads it again with the library, whose
+ * positions and syntax errors every message is worded from.
+ */
+function quickSpec(text: string, file: string, options: LoadOptions): Spec | undefined {
+  const doc = readQuickDocument(text, file, SCHEMA_FILE);
+  if (doc === undefined) return undefined;
+  try {
+    return checkedSpec(doc, file, options, false);
+  } catch (err) {
+    if (err instanceof Unplaced || err instanceof SpecError) return undefined;
+    throw err;
+  }
+}
+
+/** The Spec of a parsed document; for what is wrong, a SpecError (positioned: the yaml library's document) or undefined
+ * (the quick reader's). */
+function checkedSpec(doc: CheckedDocument, file: string, options: LoadOptions): Spec;
+function checkedSpec(doc: CheckedDocument, file: string, options: LoadOptions, positioned: false): Spec | undefined;
+function checkedSpec(doc: CheckedDocument, file: string, options: LoadOptions, positioned = true): Spec | undefined {
+  const { source, problems, schemaErrors } = doc;
   const read =
     isRecord(source.data) && isRecord(source.data["networks"])
       ? readNetworks(source, problems, schemaErrors, options)
       : undefined;
+  if (!positioned && problems.count > 0) return undefined;
   for (const note of problems.notes) (options.warn ?? warnOnStderr)(note.message);
   problems.throwIfAny();
   return read === undefined ? { file, networks: [] } : { file, ...read };

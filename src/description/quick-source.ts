@@ -1,0 +1,544 @@
+// A description's text read quickly: the plain YAML most descriptions are written in (block maps
+// and lists, flow maps and lists, plain and quoted one-line scalars) and JSON (a flow map over many
+// lines), into the same data the yaml library gives, with the offset of every node. Anything else
+// (anchors, tags, block scalars, multi-line scalars, `<<`, a repeated key, tabs, CR line ends, a
+// key that is not text) is left to ./source.ts: quickSource returns undefined and the caller parses
+// the text with the library. The library's syntax tree costs ~20 objects per node: 100,000 table
+// rows took ~8 s to load, nearly all of it there and in the garbage collector.
+
+import { isScalar, type ScalarTag, Schema } from "yaml";
+import type { Locator, Path } from "./problems.js";
+import type { ParsedSource } from "./source.js";
+
+/**
+ * Thrown when a place asked of a quick source is one the library would give differently (an
+ * empty value's): the caller reads the text again with the library.
+ */
+export class Unplaced extends Error {
+  constructor() {
+    super("this place is left to the yaml library");
+    this.name = "Unplaced";
+  }
+}
+
+/** Thrown inside the reader at the first thing it leaves to the library; never leaves this module. */
+class Leave extends Error {}
+
+/** Where a container is (its offset) and where its keys and items are; a scalar is its offset (-1: an empty value). */
+type Place = number | Container;
+
+class Container {
+  /** Keys of a map, in order; undefined for a list. */
+  readonly keys: string[] | undefined;
+  readonly keyAt: number[];
+  readonly items: Place[] = [];
+  byKey: Map<string, number> | undefined;
+
+  constructor(
+    readonly at: number,
+    map: boolean,
+  ) {
+    this.keys = map ? [] : undefined;
+    this.keyAt = [];
+  }
+
+  /** The index of the entry at `seg`, as the library's walk finds it (a list by number, a map by String(seg)). */
+  indexOf(seg: string | number): number {
+    if (this.keys === undefined) return typeof seg === "number" && seg >= 0 && seg < this.items.length ? seg : -1;
+    const key = String(seg);
+    if (this.keys.length <= 8) return this.keys.indexOf(key);
+    this.byKey ??= new Map(this.keys.map((k, i) => [k, i]));
+    return this.byKey.get(key) ?? -1;
+  }
+}
+
+/** The core schema with merge keys, as parseSource reads: plain scalars resolve by the library's own tags. */
+const SCALAR_TAGS = new Schema({ merge: true }).tags.filter(
+  (t): t is ScalarTag => !("collection" in t && t.collection !== undefined) && t.default === true && "test" in t,
+);
+
+function plainValue(text: string): unknown {
+  for (const tag of SCALAR_TAGS) {
+    if (tag.test?.test(text) !== true) continue;
+    const value = tag.resolve(text, () => undefined, {});
+    return isScalar(value) ? value.value : value;
+  }
+  return text;
+}
+
+const SPACE = 0x20;
+const NL = 0x0a;
+const HASH = 0x23;
+const COLON = 0x3a;
+const COMMA = 0x2c;
+const DASH = 0x2d;
+const DQUOTE = 0x22;
+const SQUOTE = 0x27;
+const BACKSLASH = 0x5c;
+const LBRACE = 0x7b;
+const RBRACE = 0x7d;
+const LBRACKET = 0x5b;
+const RBRACKET = 0x5d;
+
+/** Characters a plain scalar may not start with (the `-`, `?`, `:` of them only before a space). */
+const INDICATORS = new Set([..."-?:,[]{}#&*!|>'\"%@`"].map((c) => c.charCodeAt(0)));
+
+function isFlowIndicator(c: number): boolean {
+  return c === COMMA || c === LBRACKET || c === RBRACKET || c === LBRACE || c === RBRACE;
+}
+
+/** The text's data and places, or undefined when it holds anything the reader leaves to the library. */
+export function quickSource(text: string): ParsedSource | undefined {
+  if (/[\t\r\uFEFF]/.test(text)) return undefined;
+  const reader = new Reader(text);
+  let read: { data: unknown; place: Place };
+  try {
+    read = reader.document();
+  } catch (err) {
+    if (err instanceof Leave) return undefined;
+    throw err;
+  }
+  return placed(text, read.data, read.place);
+}
+
+/** The ParsedSource of a quick read: the locator and source text walk the places beside the data. */
+function placed(text: string, data: unknown, root: Place): ParsedSource {
+  let lineStarts: number[] | undefined;
+  const pos = (offset: number): { line: number; column: number } => {
+    if (offset < 0) throw new Unplaced();
+    lineStarts ??= starts(text);
+    // The last line start at or before offset (1-based line), as the library's LineCounter.
+    let lo = 0;
+    let hi = lineStarts.length;
+    while (lo + 1 < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((lineStarts[mid] ?? 0) <= offset) lo = mid;
+      else hi = mid;
+    }
+    return { line: lo + 1, column: offset - (lineStarts[lo] ?? 0) + 1 };
+  };
+  const walk = (path: Path): { place: Place; keyAt: number | undefined; value: unknown; exact: boolean } => {
+    let place = root;
+    let value = data;
+    let keyAt: number | undefined;
+    for (const seg of path) {
+      const i = typeof place === "number" ? -1 : place.indexOf(seg);
+      if (typeof place === "number" || i < 0) return { place, keyAt: undefined, value, exact: false };
+      keyAt = place.keys === undefined ? undefined : place.keyAt[i];
+      value = place.keys === undefined ? (value as unknown[])[i] : (value as Record<string, unknown>)[place.keys[i]!];
+      place = place.items[i]!;
+    }
+    return { place, keyAt, value, exact: true };
+  };
+  const at = (place: Place): number => (typeof place === "number" ? place : place.at);
+  const locator: Locator = {
+    locate(path, key) {
+      const found = walk(path);
+      return pos(key && found.keyAt !== undefined ? found.keyAt : at(found.place));
+    },
+  };
+  return {
+    data,
+    locator,
+    sourceText(path) {
+      const found = walk(path);
+      if (!found.exact || typeof found.place !== "number") return undefined;
+      if (found.place < 0) throw new Unplaced();
+      if (typeof found.value === "string") return found.value;
+      // A plain number, true/false or null: the core schema's words are made of these characters only.
+      const m = /[0-9A-Za-z.+\-_~]*/y;
+      m.lastIndex = found.place;
+      return m.exec(text)?.[0];
+    },
+  };
+}
+
+function starts(text: string): number[] {
+  const out = [0];
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) out.push(i + 1);
+  return out;
+}
+
+/** A plain key in block context as the reader takes it: a name, followed by `:` and a space or the line's end. */
+const BLOCK_KEY = /[A-Za-z0-9_][A-Za-z0-9_./+-]*(?=:(?: |\n|$))/y;
+
+class Reader {
+  readonly #text: string;
+  #i = 0;
+  /** The indentation of the line #i is on, when #i is at its first character; -1 at the end. */
+  #indent = 0;
+
+  constructor(text: string) {
+    this.#text = text;
+  }
+
+  #c(at = this.#i): number {
+    return this.#text.charCodeAt(at);
+  }
+
+  document(): { data: unknown; place: Place } {
+    this.#i = 0;
+    this.#nextLine();
+    if (this.#indent < 0) throw new Leave();
+    const c = this.#c();
+    if (c === LBRACE || c === LBRACKET) {
+      const read = this.#flow(true);
+      this.#flowSpace(true);
+      if (this.#i < this.#text.length) throw new Leave();
+      return read;
+    }
+    const read = this.#block(this.#indent);
+    if (this.#indent >= 0) throw new Leave();
+    return read;
+  }
+
+  /** From the start of a line: past blank and comment lines to the first character of the next one. */
+  #nextLine(): void {
+    const text = this.#text;
+    for (;;) {
+      let i = this.#i;
+      while (this.#c(i) === SPACE) i++;
+      if (i >= text.length) {
+        this.#i = text.length;
+        this.#indent = -1;
+        return;
+      }
+      const c = this.#c(i);
+      if (c === NL || c === HASH) {
+        const nl = text.indexOf("\n", i);
+        this.#i = nl < 0 ? text.length : nl + 1;
+        continue;
+      }
+      // Document markers and directives start at column 0.
+      if (i === this.#i && (text.startsWith("---", i) || text.startsWith("...", i) || c === 0x25)) throw new Leave();
+      this.#indent = i - this.#i;
+      this.#i = i;
+      return;
+    }
+  }
+
+  /** The rest of a line after a value: spaces, maybe a comment, the line's end; then the next line. */
+  #endLine(): void {
+    const text = this.#text;
+    let i = this.#i;
+    while (this.#c(i) === SPACE) i++;
+    if (this.#c(i) === HASH) {
+      const before = this.#c(i - 1);
+      if (before !== SPACE && before !== NL) throw new Leave();
+      const nl = text.indexOf("\n", i);
+      i = nl < 0 ? text.length : nl;
+    }
+    if (i < text.length && this.#c(i) !== NL) throw new Leave();
+    this.#i = i + 1;
+    this.#nextLine();
+  }
+
+  #block(indent: number): { data: unknown; place: Place } {
+    return this.#seqEntry() ? this.#blockSeq(indent) : this.#blockMap(indent);
+  }
+
+  #seqEntry(): boolean {
+    const next = this.#c(this.#i + 1);
+    return this.#c() === DASH && (next === SPACE || next === NL || Number.isNaN(next));
+  }
+
+  #blockMap(indent: number): { data: unknown; place: Place } {
+    const map: Record<string, unknown> = {};
+    const place = new Container(this.#i, true);
+    for (;;) {
+      const keyAt = this.#i;
+      const key = this.#blockKey();
+      this.#i++; // the colon
+      while (this.#c() === SPACE) this.#i++;
+      const c = this.#c();
+      let value: { data: unknown; place: Place };
+      if (c === NL || Number.isNaN(c) || c === HASH) {
+        this.#endLine();
+        if (this.#indent > indent) value = this.#block(this.#indent);
+        else if (this.#indent === indent && this.#seqEntry()) value = this.#blockSeq(indent);
+        else value = { data: null, place: -1 };
+      } else {
+        value = this.#inline();
+        this.#endLine();
+      }
+      if (Object.hasOwn(map, key)) throw new Leave();
+      map[key] = value.data;
+      place.keys!.push(key);
+      place.keyAt.push(keyAt);
+      place.items.push(value.place);
+      if (this.#indent < indent) return { data: map, place };
+      if (this.#indent > indent || this.#seqEntry()) throw new Leave();
+    }
+  }
+
+  /** A key of a block map and its colon (left at it); one the reader does not take is left to the library. */
+  #blockKey(): string {
+    const c = this.#c();
+    let key: string;
+    if (c === DQUOTE || c === SQUOTE) {
+      key = this.#quoted();
+      if (this.#c() !== COLON) throw new Leave();
+      const after = this.#c(this.#i + 1);
+      if (after !== SPACE && after !== NL && !Number.isNaN(after)) throw new Leave();
+    } else {
+      BLOCK_KEY.lastIndex = this.#i;
+      const m = BLOCK_KEY.exec(this.#text);
+      if (m === null) throw new Leave();
+      key = this.#plainKey(m[0]);
+      this.#i += key.length;
+    }
+    return checkedKey(key);
+  }
+
+  /** A plain key's text, when the core schema reads it as text (not 1, true, null). */
+  #plainKey(raw: string): string {
+    if (typeof plainValue(raw) !== "string") throw new Leave();
+    return raw;
+  }
+
+  #blockSeq(indent: number): { data: unknown; place: Place } {
+    const list: unknown[] = [];
+    const place = new Container(this.#i, false);
+    for (;;) {
+      this.#i++; // the dash
+      while (this.#c() === SPACE) this.#i++;
+      const c = this.#c();
+      let value: { data: unknown; place: Place };
+      if (c === NL || Number.isNaN(c) || c === HASH) {
+        this.#endLine();
+        value = this.#indent > indent ? this.#block(this.#indent) : { data: null, place: -1 };
+      } else if (this.#seqEntry()) {
+        throw new Leave();
+      } else if (this.#keyAhead()) {
+        value = this.#blockMap(this.#i - this.#lineStart());
+      } else {
+        value = this.#inline();
+        this.#endLine();
+      }
+      list.push(value.data);
+      place.items.push(value.place);
+      if (this.#indent < indent) return { data: list, place };
+      if (this.#indent > indent) throw new Leave();
+      if (!this.#seqEntry()) return { data: list, place };
+    }
+  }
+
+  #lineStart(): number {
+    return this.#text.lastIndexOf("\n", this.#i - 1) + 1;
+  }
+
+  /** Whether a block key starts here (a compact map in a list entry). */
+  #keyAhead(): boolean {
+    const c = this.#c();
+    if (c === DQUOTE || c === SQUOTE) {
+      const at = this.#i;
+      this.#quoted();
+      const colon = this.#c() === COLON;
+      this.#i = at;
+      return colon;
+    }
+    BLOCK_KEY.lastIndex = this.#i;
+    return BLOCK_KEY.test(this.#text);
+  }
+
+  /** A value on the key's line: a flow collection (on that line), a quoted or a plain scalar. */
+  #inline(): { data: unknown; place: Place } {
+    const c = this.#c();
+    if (c === LBRACE || c === LBRACKET) return this.#flow(false);
+    const at = this.#i;
+    if (c === DQUOTE || c === SQUOTE) return { data: this.#quoted(), place: at };
+    return { data: plainValue(this.#plain(false)), place: at };
+  }
+
+  /** A flow collection; `top`: the document itself (JSON), whose lines may break anywhere. */
+  #flow(top: boolean): { data: unknown; place: Place } {
+    const at = this.#i;
+    const map = this.#c() === LBRACE;
+    const close = map ? RBRACE : RBRACKET;
+    const data: Record<string, unknown> | unknown[] = map ? {} : [];
+    const place = new Container(at, map);
+    this.#i++;
+    this.#flowSpace(top);
+    if (this.#c() === close) {
+      this.#i++;
+      return { data, place };
+    }
+    for (;;) {
+      if (map) {
+        const keyAt = this.#i;
+        const c = this.#c();
+        const quoted = c === DQUOTE || c === SQUOTE;
+        const key = checkedKey(quoted ? this.#quoted() : this.#plainKey(this.#plain(true)));
+        if (Object.hasOwn(data, key)) throw new Leave();
+        while (this.#c() === SPACE) this.#i++;
+        if (this.#c() !== COLON) throw new Leave();
+        this.#i++;
+        // After a plain key, the colon is followed by a space (#plain took `a:b` whole); after a quoted one, maybe not.
+        this.#flowSpace(top);
+        const value = this.#flowValue(top);
+        (data as Record<string, unknown>)[key] = value.data;
+        place.keys!.push(key);
+        place.keyAt.push(keyAt);
+        place.items.push(value.place);
+      } else {
+        const value = this.#flowValue(top);
+        (data as unknown[]).push(value.data);
+        place.items.push(value.place);
+      }
+      this.#flowSpace(top);
+      const c = this.#c();
+      if (c === COMMA) {
+        this.#i++;
+        this.#flowSpace(top);
+        // A trailing comma, an empty entry: left to the library.
+        if (this.#c() === close || this.#c() === COMMA) throw new Leave();
+        continue;
+      }
+      if (c === close) {
+        this.#i++;
+        return { data, place };
+      }
+      // `[a: b]` (a pair in a list), anything else.
+      throw new Leave();
+    }
+  }
+
+  #flowValue(top: boolean): { data: unknown; place: Place } {
+    const c = this.#c();
+    if (c === LBRACE || c === LBRACKET) return this.#flow(top);
+    const at = this.#i;
+    if (c === DQUOTE || c === SQUOTE) return { data: this.#quoted(), place: at };
+    const text = this.#plain(true);
+    // A plain scalar that goes on past the line's end is folded by the library: left to it.
+    let i = this.#i;
+    while (this.#c(i) === SPACE) i++;
+    if (this.#c(i) === NL) {
+      i++;
+      while (this.#c(i) === SPACE || this.#c(i) === NL) i++;
+      const next = this.#c(i);
+      if (next !== COMMA && next !== RBRACE && next !== RBRACKET) throw new Leave();
+    }
+    return { data: plainValue(text), place: at };
+  }
+
+  /** Spaces, line ends (only in a `top` collection) and comments inside a flow collection. */
+  #flowSpace(top: boolean): void {
+    for (;;) {
+      const c = this.#c();
+      if (c === SPACE) this.#i++;
+      else if (c === NL) {
+        if (!top) throw new Leave();
+        this.#i++;
+      } else if (c === HASH) {
+        const before = this.#c(this.#i - 1);
+        if (before !== SPACE && before !== NL) throw new Leave();
+        const nl = this.#text.indexOf("\n", this.#i);
+        this.#i = nl < 0 ? this.#text.length : nl;
+      } else return;
+    }
+  }
+
+  /**
+   * A plain scalar on one line: up to ` #`, the line's end, a `:` before a space (a key's colon), and in a flow
+   * collection a `,[]{}` or a `:` before one; its trailing spaces dropped.
+   */
+  #plain(flow: boolean): string {
+    const text = this.#text;
+    const start = this.#i;
+    const first = this.#c(start);
+    if (INDICATORS.has(first)) {
+      const next = this.#c(start + 1);
+      const dashLike = first === DASH || first === 0x3f || first === COLON;
+      if (!dashLike || next === SPACE || next === NL || Number.isNaN(next) || (flow && isFlowIndicator(next))) {
+        throw new Leave();
+      }
+    }
+    let i = start;
+    let end = start;
+    for (;;) {
+      const c = this.#c(i);
+      if (Number.isNaN(c) || c === NL) break;
+      if (c === SPACE) {
+        if (this.#c(i + 1) === HASH) break;
+        i++;
+        continue;
+      }
+      if (c === COLON) {
+        const next = this.#c(i + 1);
+        if (next === SPACE || next === NL || Number.isNaN(next) || (flow && isFlowIndicator(next))) break;
+      } else if (flow && isFlowIndicator(c)) break;
+      i++;
+      end = i;
+    }
+    if (end === start) throw new Leave();
+    this.#i = end;
+    // A block value that a key's colon ends (`a: b: c`) is an error the library words.
+    if (!flow && this.#c(i) === COLON) throw new Leave();
+    return text.slice(start, end);
+  }
+
+  /** A quoted scalar on one line; escapes beyond JSON's (YAML's \x, \e, …) and line breaks are left to the library. */
+  #quoted(): string {
+    const text = this.#text;
+    const quote = this.#c();
+    const start = this.#i + 1;
+    if (quote === SQUOTE) {
+      let out = "";
+      let from = start;
+      for (;;) {
+        const close = text.indexOf("'", from);
+        const nl = text.indexOf("\n", from);
+        if (close < 0 || (nl >= 0 && nl < close)) throw new Leave();
+        out += text.slice(from, close);
+        if (this.#c(close + 1) !== SQUOTE) {
+          this.#i = close + 1;
+          return out;
+        }
+        out += "'";
+        from = close + 2;
+      }
+    }
+    let i = start;
+    let out = "";
+    let from = start;
+    for (;;) {
+      const c = this.#c(i);
+      if (c === DQUOTE) break;
+      if (Number.isNaN(c) || c < SPACE) throw new Leave();
+      if (c === BACKSLASH) {
+        out += text.slice(from, i);
+        const e = text[i + 1];
+        const simple = e === undefined ? undefined : ESCAPES[e];
+        if (simple !== undefined) {
+          out += simple;
+          i += 2;
+        } else if (e === "u" && /^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) {
+          out += String.fromCharCode(parseInt(text.slice(i + 2, i + 6), 16));
+          i += 6;
+        } else throw new Leave();
+        from = i;
+        continue;
+      }
+      i++;
+    }
+    this.#i = i + 1;
+    return out + text.slice(from, i);
+  }
+}
+
+/** A key the reader takes: not a merge (`<<`), not one the library sets apart (`__proto__`), not too long to be implicit. */
+function checkedKey(key: string): string {
+  if (key === "<<" || key === "__proto__" || key.length > 1000) throw new Leave();
+  return key;
+}
+
+const ESCAPES: Record<string, string> = {
+  '"': '"',
+  "\\": "\\",
+  "/": "/",
+  b: "\b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+};

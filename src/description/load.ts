@@ -11,7 +11,7 @@ import { excerpt } from "../errors.js";
 import { designNamed, DESIGNS } from "../wire/designs.js";
 import type { NetworkContext } from "./context.js";
 import { type Path, Problems, SpecError } from "./problems.js";
-import { Unplaced } from "./quick-source.js";
+import { Unplaced } from "./quick-places.js";
 import type { RawNetwork, RawSpec } from "./raw.js";
 import { allocateLinks, allocateSessions, previousMap } from "./allocate.js";
 import { joinNetworks } from "./bridging.js";

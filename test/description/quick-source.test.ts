@@ -7,7 +7,8 @@ import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { stringify } from "yaml";
 import { type Path, Problems } from "../../src/description/problems.js";
-import { quickSource, Unplaced } from "../../src/description/quick-source.js";
+import { Unplaced } from "../../src/description/quick-places.js";
+import { quickSource } from "../../src/description/quick-source.js";
 import { type ParsedSource, parseSource } from "../../src/description/source.js";
 
 function filesUnder(dir: string): string[] {

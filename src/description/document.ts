@@ -60,13 +60,12 @@ export function readDocument(text: string, file: string, schemaFile: string, emp
 }
 
 /**
- * The document read by ./quick-source.ts and checked against `schemaFile`, when the quick reader takes its text and
- * finds something in it that the schema accepts; undefined otherwise, for readDocument to say what is wrong.
+ * The document read by ./quick-source.ts and checked against `schemaFile`, as readDocument's; undefined when the quick
+ * reader leaves the text to the library, or it holds nothing (readDocument says so).
  */
 export function readQuickDocument(text: string, file: string, schemaFile: string): CheckedDocument | undefined {
   const source = quickSource(text);
   if (source === undefined || source.data === null || source.data === undefined) return undefined;
   const problems = new Problems(file, source.locator);
-  const schemaErrors = checkSchema(source.data, problems, schemaFile);
-  return problems.count > 0 ? undefined : { source, problems, schemaErrors };
+  return { source, problems, schemaErrors: checkSchema(source.data, problems, schemaFile) };
 }

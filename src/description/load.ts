@@ -10,7 +10,7 @@
 import { excerpt } from "../errors.js";
 import { designNamed, DESIGNS } from "../wire/designs.js";
 import type { NetworkContext } from "./context.js";
-import { type Path, Problems, SpecError } from "./problems.js";
+import { type Path, Problems } from "./problems.js";
 import { Unplaced } from "./quick-places.js";
 import type { RawNetwork, RawSpec } from "./raw.js";
 import { allocateLinks, allocateSessions, previousMap } from "./allocate.js";
@@ -67,32 +67,27 @@ const EMPTY = {
 };
 
 /**
- * The Spec of a description read quickly (./quick-source.ts), when it is valid; undefined when the quick reader leaves
- * its text to the yaml library or anything is wrong with it: parseSpec then reads it again with the library, whose
- * positions and syntax errors every message is worded from.
+ * The Spec of a description read quickly (./quick-source.ts), or its SpecError, whose places are the yaml library's
+ * (quick-source.test.ts holds them to it); undefined when the quick reader leaves the text to the library, or a place
+ * it was asked for (an empty value's).
  */
 function quickSpec(text: string, file: string, options: LoadOptions): Spec | undefined {
-  const doc = readQuickDocument(text, file, SCHEMA_FILE);
-  if (doc === undefined) return undefined;
   try {
-    return checkedSpec(doc, file, options, false);
+    const doc = readQuickDocument(text, file, SCHEMA_FILE);
+    return doc === undefined ? undefined : checkedSpec(doc, file, options);
   } catch (err) {
-    if (err instanceof Unplaced || err instanceof SpecError) return undefined;
+    if (err instanceof Unplaced) return undefined;
     throw err;
   }
 }
 
-/** The Spec of a parsed document; for what is wrong, a SpecError (positioned: the yaml library's document) or undefined
- * (the quick reader's). */
-function checkedSpec(doc: CheckedDocument, file: string, options: LoadOptions): Spec;
-function checkedSpec(doc: CheckedDocument, file: string, options: LoadOptions, positioned: false): Spec | undefined;
-function checkedSpec(doc: CheckedDocument, file: string, options: LoadOptions, positioned = true): Spec | undefined {
+/** The Spec of a parsed document; a SpecError for what is wrong with it. */
+function checkedSpec(doc: CheckedDocument, file: string, options: LoadOptions): Spec {
   const { source, problems, schemaErrors } = doc;
   const read =
     isRecord(source.data) && isRecord(source.data["networks"])
       ? readNetworks(source, problems, schemaErrors, options)
       : undefined;
-  if (!positioned && problems.count > 0) return undefined;
   for (const note of problems.notes) (options.warn ?? warnOnStderr)(note.message);
   problems.throwIfAny();
   return read === undefined ? { file, networks: [] } : { file, ...read };

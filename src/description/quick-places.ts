@@ -16,7 +16,10 @@ export class Unplaced extends Error {
   }
 }
 
-/** Where a container is (its offset) and where its keys and items are; a scalar is its offset (-1: an empty value). */
+/**
+ * Where a container is (its offset) and where its keys and items are; a scalar is its offset (-1: an empty value), and
+ * so is a flow collection until its places are asked for.
+ */
 export type Place = number | Container;
 
 export class Container {
@@ -45,7 +48,8 @@ export class Container {
 }
 
 /** The ParsedSource of a quick read: the locator and source text walk the places beside the data. */
-export function placed(text: string, data: unknown, root: Place): ParsedSource {
+export function placed(text: string, data: unknown, top: Place, flowAt: (offset: number) => Container): ParsedSource {
+  let root = top;
   let lineStarts: number[] | undefined;
   const pos = (offset: number): { line: number; column: number } => {
     if (offset < 0) throw new Unplaced();
@@ -64,11 +68,21 @@ export function placed(text: string, data: unknown, root: Place): ParsedSource {
     let place = root;
     let value = data;
     let keyAt: number | undefined;
+    let parent: Container | undefined;
+    let index = 0;
     for (const seg of path) {
+      // A flow collection's places are read when first asked for.
+      if (typeof place === "number" && place >= 0 && typeof value === "object" && value !== null) {
+        place = flowAt(place);
+        if (parent === undefined) root = place;
+        else parent.items[index] = place;
+      }
       const i = typeof place === "number" ? -1 : place.indexOf(seg);
       if (typeof place === "number" || i < 0) return { place, keyAt: undefined, value, exact: false };
       keyAt = place.keys === undefined ? undefined : place.keyAt[i];
       value = place.keys === undefined ? (value as unknown[])[i] : (value as Record<string, unknown>)[place.keys[i]!];
+      parent = place;
+      index = i;
       place = place.items[i]!;
     }
     return { place, keyAt, value, exact: true };
@@ -85,7 +99,8 @@ export function placed(text: string, data: unknown, root: Place): ParsedSource {
     locator,
     sourceText(path) {
       const found = walk(path);
-      if (!found.exact || typeof found.place !== "number") return undefined;
+      const container = typeof found.value === "object" && found.value !== null;
+      if (!found.exact || typeof found.place !== "number" || container) return undefined;
       if (found.place < 0) throw new Unplaced();
       if (typeof found.value === "string") return found.value;
       // A plain number, true/false or null: the core schema's words are made of these characters only.

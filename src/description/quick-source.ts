@@ -18,7 +18,11 @@ const SCALAR_TAGS = new Schema({ merge: true }).tags.filter(
   (t): t is ScalarTag => !("collection" in t && t.collection !== undefined) && t.default === true && "test" in t,
 );
 
+/** What the core schema's words (null, true, 12, 0x1f, 1.5e3, .inf, …) all match: anything else is text. */
+const MAYBE_NOT_TEXT = /^(?:~|[-+0-9.nNtTfF][0-9A-Za-z.+-]*)$/;
+
 function plainValue(text: string): unknown {
+  if (!MAYBE_NOT_TEXT.test(text)) return text;
   for (const tag of SCALAR_TAGS) {
     if (tag.test?.test(text) !== true) continue;
     const value = tag.resolve(text, () => undefined, {});
@@ -52,14 +56,14 @@ function isFlowIndicator(c: number): boolean {
 export function quickSource(text: string): ParsedSource | undefined {
   if (/[\t\r\uFEFF]/.test(text)) return undefined;
   const reader = new Reader(text);
-  let read: { data: unknown; place: Place };
+  let data: unknown;
   try {
-    read = reader.document();
+    data = reader.document();
   } catch (err) {
     if (err instanceof Leave) return undefined;
     throw err;
   }
-  return placed(text, read.data, read.place);
+  return placed(text, data, reader.place, (at) => new Reader(text).flowAt(at));
 }
 
 /** A plain key in block context as the reader takes it: a name, followed by `:` and a space or the line's end. */
@@ -70,6 +74,8 @@ class Reader {
   #i = 0;
   /** The indentation of the line #i is on, when #i is at its first character; -1 at the end. */
   #indent = 0;
+  /** The place of the value read last: a flow collection's is its offset, its own places read again when asked. */
+  place: Place = -1;
 
   constructor(text: string) {
     this.#text = text;
@@ -79,20 +85,27 @@ class Reader {
     return this.#text.charCodeAt(at);
   }
 
-  document(): { data: unknown; place: Place } {
+  document(): unknown {
     this.#i = 0;
     this.#nextLine();
     if (this.#indent < 0) throw new Leave();
     const c = this.#c();
     if (c === LBRACE || c === LBRACKET) {
-      const read = this.#flow(true);
+      const data = this.#flow(true, true, true);
       this.#flowSpace(true);
       if (this.#i < this.#text.length) throw new Leave();
-      return read;
+      return data;
     }
-    const read = this.#block(this.#indent);
+    const data = this.#block(this.#indent);
     if (this.#indent >= 0) throw new Leave();
-    return read;
+    return data;
+  }
+
+  /** The places of the flow collection at `at`, one level deep, read again (the text was read once already). */
+  flowAt(at: number): Container {
+    this.#i = at;
+    this.#flow(true, true, false);
+    return this.place as Container;
   }
 
   /** From the start of a line: past blank and comment lines to the first character of the next one. */
@@ -136,7 +149,7 @@ class Reader {
     this.#nextLine();
   }
 
-  #block(indent: number): { data: unknown; place: Place } {
+  #block(indent: number): unknown {
     return this.#seqEntry() ? this.#blockSeq(indent) : this.#blockMap(indent);
   }
 
@@ -145,7 +158,7 @@ class Reader {
     return this.#c() === DASH && (next === SPACE || next === NL || Number.isNaN(next));
   }
 
-  #blockMap(indent: number): { data: unknown; place: Place } {
+  #blockMap(indent: number): unknown {
     const map: Record<string, unknown> = {};
     const place = new Container(this.#i, true);
     for (;;) {
@@ -154,22 +167,25 @@ class Reader {
       this.#i++; // the colon
       while (this.#c() === SPACE) this.#i++;
       const c = this.#c();
-      let value: { data: unknown; place: Place };
+      let value: unknown;
       if (c === NL || Number.isNaN(c) || c === HASH) {
         this.#endLine();
         if (this.#indent > indent) value = this.#block(this.#indent);
         else if (this.#indent === indent && this.#seqEntry()) value = this.#blockSeq(indent);
-        else value = { data: null, place: -1 };
+        else value = this.#empty();
       } else {
         value = this.#inline();
         this.#endLine();
       }
       if (Object.hasOwn(map, key)) throw new Leave();
-      map[key] = value.data;
+      map[key] = value;
       place.keys!.push(key);
       place.keyAt.push(keyAt);
-      place.items.push(value.place);
-      if (this.#indent < indent) return { data: map, place };
+      place.items.push(this.place);
+      if (this.#indent < indent) {
+        this.place = place;
+        return map;
+      }
       if (this.#indent > indent || this.#seqEntry()) throw new Leave();
     }
   }
@@ -199,17 +215,23 @@ class Reader {
     return raw;
   }
 
-  #blockSeq(indent: number): { data: unknown; place: Place } {
+  /** An empty value (null), whose place the library gives differently: Unplaced when asked. */
+  #empty(): null {
+    this.place = -1;
+    return null;
+  }
+
+  #blockSeq(indent: number): unknown {
     const list: unknown[] = [];
     const place = new Container(this.#i, false);
     for (;;) {
       this.#i++; // the dash
       while (this.#c() === SPACE) this.#i++;
       const c = this.#c();
-      let value: { data: unknown; place: Place };
+      let value: unknown;
       if (c === NL || Number.isNaN(c) || c === HASH) {
         this.#endLine();
-        value = this.#indent > indent ? this.#block(this.#indent) : { data: null, place: -1 };
+        value = this.#indent > indent ? this.#block(this.#indent) : this.#empty();
       } else if (this.#seqEntry()) {
         throw new Leave();
       } else if (this.#keyAhead()) {
@@ -218,11 +240,13 @@ class Reader {
         value = this.#inline();
         this.#endLine();
       }
-      list.push(value.data);
-      place.items.push(value.place);
-      if (this.#indent < indent) return { data: list, place };
+      list.push(value);
+      place.items.push(this.place);
       if (this.#indent > indent) throw new Leave();
-      if (!this.#seqEntry()) return { data: list, place };
+      if (this.#indent < indent || !this.#seqEntry()) {
+        this.place = place;
+        return list;
+      }
     }
   }
 
@@ -245,26 +269,33 @@ class Reader {
   }
 
   /** A value on the key's line: a flow collection (on that line), a quoted or a plain scalar. */
-  #inline(): { data: unknown; place: Place } {
+  #inline(): unknown {
     const c = this.#c();
-    if (c === LBRACE || c === LBRACKET) return this.#flow(false);
-    const at = this.#i;
-    if (c === DQUOTE || c === SQUOTE) return { data: this.#quoted(), place: at };
-    return { data: plainValue(this.#plain(false)), place: at };
+    if (c === LBRACE || c === LBRACKET) return this.#flow(false, false, false);
+    this.place = this.#i;
+    if (c === DQUOTE || c === SQUOTE) return this.#quoted();
+    return plainValue(this.#plain(false));
   }
 
-  /** A flow collection; `top`: the document itself (JSON), whose lines may break anywhere. */
-  #flow(top: boolean): { data: unknown; place: Place } {
+  /**
+   * A flow collection; `top`: the document itself (JSON), whose lines may break anywhere. Its place is its offset, and
+   * its items' places are kept only with `places` (else ./quick-places.ts asks for them, and they are read again then):
+   * 100,000 rows `- { match: { dst: 10.0.0.0/8 }, out: 2 }` would take 200,000 containers of places. With `deep`, the
+   * places of maps within are kept too, down to the first list, whose items are left to be read again (a JSON
+   * description's maps down to its tables' rows, each read again alone; not its rows' maps, read again with the rows).
+   */
+  #flow(top: boolean, places: boolean, deep: boolean): unknown {
     const at = this.#i;
     const map = this.#c() === LBRACE;
     const close = map ? RBRACE : RBRACKET;
     const data: Record<string, unknown> | unknown[] = map ? {} : [];
-    const place = new Container(at, map);
+    const place = places ? new Container(at, map) : undefined;
     this.#i++;
     this.#flowSpace(top);
     if (this.#c() === close) {
       this.#i++;
-      return { data, place };
+      this.place = place ?? at;
+      return data;
     }
     for (;;) {
       if (map) {
@@ -278,15 +309,15 @@ class Reader {
         this.#i++;
         // After a plain key, the colon is followed by a space (#plain took `a:b` whole); after a quoted one, maybe not.
         this.#flowSpace(top);
-        const value = this.#flowValue(top);
-        (data as Record<string, unknown>)[key] = value.data;
-        place.keys!.push(key);
-        place.keyAt.push(keyAt);
-        place.items.push(value.place);
+        (data as Record<string, unknown>)[key] = this.#flowValue(top, deep);
+        if (place !== undefined) {
+          place.keys!.push(key);
+          place.keyAt.push(keyAt);
+          place.items.push(this.place);
+        }
       } else {
-        const value = this.#flowValue(top);
-        (data as unknown[]).push(value.data);
-        place.items.push(value.place);
+        (data as unknown[]).push(this.#flowValue(top, false));
+        place?.items.push(this.place);
       }
       this.#flowSpace(top);
       const c = this.#c();
@@ -299,18 +330,23 @@ class Reader {
       }
       if (c === close) {
         this.#i++;
-        return { data, place };
+        this.place = place ?? at;
+        return data;
       }
       // `[a: b]` (a pair in a list), anything else.
       throw new Leave();
     }
   }
 
-  #flowValue(top: boolean): { data: unknown; place: Place } {
+  #flowValue(top: boolean, deep: boolean): unknown {
     const c = this.#c();
-    if (c === LBRACE || c === LBRACKET) return this.#flow(top);
+    if (c === LBRACE || c === LBRACKET) return this.#flow(top, deep, deep);
     const at = this.#i;
-    if (c === DQUOTE || c === SQUOTE) return { data: this.#quoted(), place: at };
+    if (c === DQUOTE || c === SQUOTE) {
+      const text = this.#quoted();
+      this.place = at;
+      return text;
+    }
     const text = this.#plain(true);
     // A plain scalar that goes on past the line's end is folded by the library: left to it.
     let i = this.#i;
@@ -321,7 +357,8 @@ class Reader {
       const next = this.#c(i);
       if (next !== COMMA && next !== RBRACE && next !== RBRACKET) throw new Leave();
     }
-    return { data: plainValue(text), place: at };
+    this.place = at;
+    return plainValue(text);
   }
 
   /** Spaces, line ends (only in a `top` collection) and comments inside a flow collection. */

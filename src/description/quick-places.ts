@@ -48,7 +48,13 @@ export class Container {
 }
 
 /** The ParsedSource of a quick read: the locator and source text walk the places beside the data. */
-export function placed(text: string, data: unknown, top: Place, flowAt: (offset: number) => Container): ParsedSource {
+export function placed(
+  text: string,
+  data: unknown,
+  top: Place,
+  flowAt: (offset: number) => Container,
+  odd: Odd,
+): ParsedSource {
   let root = top;
   let lineStarts: number[] | undefined;
   const pos = (offset: number): { line: number; column: number } => {
@@ -98,6 +104,9 @@ export function placed(text: string, data: unknown, top: Place, flowAt: (offset:
     data,
     locator,
     sourceText(path) {
+      // A number written as JavaScript writes it is its own text, found without its place (every `out: 2` asks).
+      const written = plainNumber(data, path, odd);
+      if (written !== undefined) return written;
       const found = walk(path);
       const container = typeof found.value === "object" && found.value !== null;
       if (!found.exact || typeof found.place !== "number" || container) return undefined;
@@ -109,6 +118,29 @@ export function placed(text: string, data: unknown, top: Place, flowAt: (offset:
       return m.exec(text)?.[0];
     },
   };
+}
+
+/** Keys and indices of the numbers of each container not written as JavaScript writes them. */
+export type Odd = WeakMap<object, Set<string | number>>;
+
+/** The text of the number at `path` when it is written as String(n) writes it; undefined for anything else. */
+function plainNumber(data: unknown, path: Path, odd: Odd): string | undefined {
+  let value = data;
+  let container: object | undefined;
+  for (const seg of path) {
+    if (typeof value !== "object" || value === null) return undefined;
+    container = value;
+    if (Array.isArray(value)) {
+      if (typeof seg !== "number" || !(seg >= 0 && seg < value.length)) return undefined;
+      value = value[seg] as unknown;
+    } else {
+      if (!Object.hasOwn(value, String(seg))) return undefined;
+      value = (value as Record<string, unknown>)[String(seg)];
+    }
+  }
+  const last = path[path.length - 1];
+  if (typeof value !== "number" || container === undefined || last === undefined) return undefined;
+  return odd.get(container)?.has(Array.isArray(container) ? last : String(last)) === true ? undefined : String(value);
 }
 
 function starts(text: string): number[] {

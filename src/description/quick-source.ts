@@ -7,7 +7,7 @@
 // rows took ~8 s to load, nearly all of it there and in the garbage collector.
 
 import { isScalar, type ScalarTag, Schema } from "yaml";
-import { Container, type Place, placed } from "./quick-places.js";
+import { Container, type Odd, type Place, placed } from "./quick-places.js";
 import type { ParsedSource } from "./source.js";
 
 /** Thrown inside the reader at the first thing it leaves to the library; never leaves this module. */
@@ -63,7 +63,7 @@ export function quickSource(text: string): ParsedSource | undefined {
     if (err instanceof Leave) return undefined;
     throw err;
   }
-  return placed(text, data, reader.place, (at) => new Reader(text).flowAt(at));
+  return placed(text, data, reader.place, (at) => new Reader(text).flowAt(at), reader.odd);
 }
 
 /** A plain key in block context as the reader takes it: a name, followed by `:` and a space or the line's end. */
@@ -76,6 +76,10 @@ class Reader {
   #indent = 0;
   /** The place of the value read last: a flow collection's is its offset, its own places read again when asked. */
   place: Place = -1;
+  /** Keys and indices of numbers not written as JavaScript writes them (0x0800, 1e3, 2^53 and more), by container. */
+  readonly odd: Odd = new WeakMap();
+  /** Whether the scalar read last is such a number: the container it goes into marks it. */
+  #odd = false;
 
   constructor(text: string) {
     this.#text = text;
@@ -179,6 +183,7 @@ class Reader {
       }
       if (Object.hasOwn(map, key)) throw new Leave();
       map[key] = value;
+      this.#mark(map, key);
       place.keys!.push(key);
       place.keyAt.push(keyAt);
       place.items.push(this.place);
@@ -240,7 +245,7 @@ class Reader {
         value = this.#inline();
         this.#endLine();
       }
-      list.push(value);
+      this.#mark(list, list.push(value) - 1);
       place.items.push(this.place);
       if (this.#indent > indent) throw new Leave();
       if (this.#indent < indent || !this.#seqEntry()) {
@@ -248,6 +253,21 @@ class Reader {
         return list;
       }
     }
+  }
+
+  #scalar(text: string): unknown {
+    const value = plainValue(text);
+    this.#odd = typeof value === "number" && String(value) !== text;
+    return value;
+  }
+
+  /** Marks the number just put at `key` of `container` when it was odd. */
+  #mark(container: object, key: string | number): void {
+    if (!this.#odd) return;
+    this.#odd = false;
+    let keys = this.odd.get(container);
+    if (keys === undefined) this.odd.set(container, (keys = new Set()));
+    keys.add(key);
   }
 
   #lineStart(): number {
@@ -274,7 +294,7 @@ class Reader {
     if (c === LBRACE || c === LBRACKET) return this.#flow(false, false, false);
     this.place = this.#i;
     if (c === DQUOTE || c === SQUOTE) return this.#quoted();
-    return plainValue(this.#plain(false));
+    return this.#scalar(this.#plain(false));
   }
 
   /**
@@ -310,13 +330,14 @@ class Reader {
         // After a plain key, the colon is followed by a space (#plain took `a:b` whole); after a quoted one, maybe not.
         this.#flowSpace(top);
         (data as Record<string, unknown>)[key] = this.#flowValue(top, deep);
+        this.#mark(data, key);
         if (place !== undefined) {
           place.keys!.push(key);
           place.keyAt.push(keyAt);
           place.items.push(this.place);
         }
       } else {
-        (data as unknown[]).push(this.#flowValue(top, false));
+        this.#mark(data, (data as unknown[]).push(this.#flowValue(top, false)) - 1);
         place?.items.push(this.place);
       }
       this.#flowSpace(top);
@@ -358,7 +379,7 @@ class Reader {
       if (next !== COMMA && next !== RBRACE && next !== RBRACKET) throw new Leave();
     }
     this.place = at;
-    return plainValue(text);
+    return this.#scalar(text);
   }
 
   /** Spaces, line ends (only in a `top` collection) and comments inside a flow collection. */

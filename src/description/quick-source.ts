@@ -6,30 +6,12 @@
 // the text with the library. The library's syntax tree costs ~20 objects per node: 100,000 table
 // rows took ~8 s to load, nearly all of it there and in the garbage collector.
 
-import { isScalar, type ScalarTag, Schema } from "yaml";
 import { Container, type Odd, type Place, placed } from "./quick-places.js";
+import { ESCAPES, plainValue } from "./quick-scalars.js";
 import type { ParsedSource } from "./source.js";
 
 /** Thrown inside the reader at the first thing it leaves to the library; never leaves this module. */
 class Leave extends Error {}
-
-/** The core schema with merge keys, as parseSource reads: plain scalars resolve by the library's own tags. */
-const SCALAR_TAGS = new Schema({ merge: true }).tags.filter(
-  (t): t is ScalarTag => !("collection" in t && t.collection !== undefined) && t.default === true && "test" in t,
-);
-
-/** What the core schema's words (null, true, 12, 0x1f, 1.5e3, .inf, …) all match: anything else is text. */
-const MAYBE_NOT_TEXT = /^(?:~|[-+0-9.nNtTfF][0-9A-Za-z.+-]*)$/;
-
-function plainValue(text: string): unknown {
-  if (!MAYBE_NOT_TEXT.test(text)) return text;
-  for (const tag of SCALAR_TAGS) {
-    if (tag.test?.test(text) !== true) continue;
-    const value = tag.resolve(text, () => undefined, {});
-    return isScalar(value) ? value.value : value;
-  }
-  return text;
-}
 
 const SPACE = 0x20;
 const NL = 0x0a;
@@ -492,14 +474,3 @@ function checkedKey(key: string): string {
   if (key === "<<" || key === "__proto__" || key.length > 1000) throw new Leave();
   return key;
 }
-
-const ESCAPES: Record<string, string> = {
-  '"': '"',
-  "\\": "\\",
-  "/": "/",
-  b: "\b",
-  f: "\f",
-  n: "\n",
-  r: "\r",
-  t: "\t",
-};

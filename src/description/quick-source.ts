@@ -48,6 +48,9 @@ export function quickSource(text: string): ParsedSource | undefined {
   return placed(text, data, reader.place, (at) => new Reader(text).flowAt(at), reader.odd);
 }
 
+/** How deep the reader nests containers; descriptions nest about eight deep. */
+const MAX_DEPTH = 64;
+
 /** A plain key in block context as the reader takes it: a name, followed by `:` and a space or the line's end. */
 const BLOCK_KEY = /[A-Za-z0-9_][A-Za-z0-9_./+-]*(?=:(?: |\n|$))/y;
 
@@ -62,6 +65,8 @@ class Reader {
   readonly odd: Odd = new WeakMap();
   /** Whether the scalar read last is such a number: the container it goes into marks it. */
   #odd = false;
+  /** Containers open around #i: past MAX_DEPTH, the text is left to the library rather than to the stack. */
+  #depth = 0;
 
   constructor(text: string) {
     this.#text = text;
@@ -135,6 +140,10 @@ class Reader {
     this.#nextLine();
   }
 
+  #enter(): void {
+    if (++this.#depth > MAX_DEPTH) throw new Leave();
+  }
+
   #block(indent: number): unknown {
     return this.#seqEntry() ? this.#blockSeq(indent) : this.#blockMap(indent);
   }
@@ -145,6 +154,7 @@ class Reader {
   }
 
   #blockMap(indent: number): unknown {
+    this.#enter();
     const map: Record<string, unknown> = {};
     const place = new Container(this.#i, true);
     for (;;) {
@@ -171,6 +181,7 @@ class Reader {
       place.items.push(this.place);
       if (this.#indent < indent) {
         this.place = place;
+        this.#depth--;
         return map;
       }
       if (this.#indent > indent || this.#seqEntry()) throw new Leave();
@@ -209,6 +220,7 @@ class Reader {
   }
 
   #blockSeq(indent: number): unknown {
+    this.#enter();
     const list: unknown[] = [];
     const place = new Container(this.#i, false);
     for (;;) {
@@ -232,6 +244,7 @@ class Reader {
       if (this.#indent > indent) throw new Leave();
       if (this.#indent < indent || !this.#seqEntry()) {
         this.place = place;
+        this.#depth--;
         return list;
       }
     }
@@ -287,6 +300,7 @@ class Reader {
    * description's maps down to its tables' rows, each read again alone; not its rows' maps, read again with the rows).
    */
   #flow(top: boolean, places: boolean, deep: boolean): unknown {
+    this.#enter();
     const at = this.#i;
     const map = this.#c() === LBRACE;
     const close = map ? RBRACE : RBRACKET;
@@ -297,6 +311,7 @@ class Reader {
     if (this.#c() === close) {
       this.#i++;
       this.place = place ?? at;
+      this.#depth--;
       return data;
     }
     for (;;) {
@@ -334,6 +349,7 @@ class Reader {
       if (c === close) {
         this.#i++;
         this.place = place ?? at;
+        this.#depth--;
         return data;
       }
       // `[a: b]` (a pair in a list), anything else.

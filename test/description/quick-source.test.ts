@@ -119,6 +119,8 @@ describe("texts left to the library", () => {
     ["a flow map over two lines in a block", "a: { b: 1,\n  c: 2 }\n"],
     ["a value on the next line", "a:\n  b\n"],
     ["nested lists on one line", "- - a\n"],
+    ["lists 100,000 deep", `a: ${"[".repeat(100_000)}${"]".repeat(100_000)}\n`],
+    ["maps 1,000 deep", Array.from({ length: 1000 }, (_, i) => `${" ".repeat(i)}k:`).join("\n") + " 1\n"],
   ])("%s", (_what, text) => {
     expect(agrees(text)).toBe(false);
   });

@@ -485,7 +485,7 @@ class Reader {
   }
 }
 
-/** A key the reader takes: not a merge (`<<`), not one the library sets apart (`__proto__`), not too long to be implicit. */
+/** A key the reader takes: not a merge (`<<`), not `__proto__` (the library sets it apart), not too long (implicit). */
 function checkedKey(key: string): string {
   if (key === "<<" || key === "__proto__" || key.length > 1000) throw new Leave();
   return key;

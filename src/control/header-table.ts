@@ -48,6 +48,31 @@ function settle(kind: MatchKind, field: MatchKind): MatchKind {
 /** The member of `network` on the machine of member `from` (layering's attachment), or −1. */
 export type Attachment = (network: string, from: number) => number;
 
+/** The key's slots the rows match on (in-link first), and how each field's patterns are matched. */
+function usedFields(layout: KeyLayout, rows: readonly RowSpec[]): { used: FieldSlot[]; fieldKinds: MatchKind[] } {
+  const used: FieldSlot[] = [];
+  const fieldKinds: MatchKind[] = [];
+  const inSlot = layout.slots[0];
+  if (inSlot !== undefined && rows.some((r) => r.in !== undefined)) {
+    used.push(inSlot);
+    fieldKinds.push(rows.every((r) => r.in !== undefined) ? "exact" : "optional");
+  }
+  for (const slot of layout.slots.slice(1)) {
+    // One pass over the rows for each field, allocating nothing per row (100,000 rows, a dozen fields).
+    const kinds = new Set<Pattern["kind"]>();
+    let omitted = false;
+    for (const r of rows) {
+      const p = r.match.get(slot.field.name);
+      if (p === undefined) omitted = true;
+      else kinds.add(p.kind);
+    }
+    if (kinds.size === 0) continue;
+    used.push(slot);
+    fieldKinds.push(fieldKind(kinds, omitted));
+  }
+  return { used, fieldKinds };
+}
+
 export function compileHeaderTable(
   id: number,
   memberIndex: number,
@@ -58,20 +83,7 @@ export function compileHeaderTable(
   problems: SpecIssue[],
 ): CompiledTable {
   const layout = net.layout;
-  const used: FieldSlot[] = [];
-  const fieldKinds: MatchKind[] = [];
-  const inSlot = layout.slots[0];
-  if (inSlot !== undefined && t.rows.some((r) => r.in !== undefined)) {
-    used.push(inSlot);
-    fieldKinds.push(t.rows.every((r) => r.in !== undefined) ? "exact" : "optional");
-  }
-  for (const slot of layout.slots.slice(1)) {
-    const patterns = t.rows.map((r) => r.match.get(slot.field.name));
-    if (patterns.every((p) => p === undefined)) continue;
-    used.push(slot);
-    const kinds = new Set(patterns.flatMap((p) => (p === undefined ? [] : [p.kind])));
-    fieldKinds.push(fieldKind(kinds, patterns.includes(undefined)));
-  }
+  const { used, fieldKinds } = usedFields(layout, t.rows);
   let inferred = tableKind(fieldKinds);
   if (inferred === "lpm" && t.kind === undefined && !firstMatchIsLongest(t.rows, used, fieldKinds))
     inferred = "ternary";
@@ -97,13 +109,14 @@ export function compileHeaderTable(
     len: s.len,
     kind: settle(kind, fieldKinds[i] ?? "exact"),
   }));
+  const keys = keyArena(layout.len, kind, t.rows.length);
   const rows = t.rows.map((r, i) =>
     headerRow(
       r,
       i,
       t.rows.length,
       kind,
-      layout,
+      keys(i),
       used,
       fields,
       problems,
@@ -162,6 +175,15 @@ function patternValue(p: Pattern | undefined): bigint {
 }
 
 export function putBig(bytes: Uint8Array, slot: { offset: number; len: number }, value: bigint): void {
+  if (value >= 0n && value < SAFE_BYTES) {
+    // A value of six bytes or fewer (every field but IPv6's addresses) as a number: no bigint made per byte.
+    let n = Number(value);
+    for (let i = slot.len - 1; i >= 0; i--) {
+      bytes[slot.offset + i] = n % 256;
+      n = Math.floor(n / 256);
+    }
+    return;
+  }
   let v = value;
   for (let i = slot.len - 1; i >= 0; i--) {
     bytes[slot.offset + i] = Number(v & 0xffn);
@@ -169,29 +191,44 @@ export function putBig(bytes: Uint8Array, slot: { offset: number; len: number },
   }
 }
 
-const ones = (bits: number): bigint => (1n << BigInt(bits)) - 1n;
+/** Values below this are exact as numbers, and their bytes too. */
+const SAFE_BYTES = 1n << 48n;
+
+const ONES: bigint[] = [];
+
+/** 2^bits − 1, made once per width. */
+const ones = (bits: number): bigint => (ONES[bits] ??= (1n << BigInt(bits)) - 1n);
 
 /** A row's key in the bytes a table of its kind holds: value and mask, and a range table's bounds. */
 type KeyBytes = Required<Omit<EntryMatch, "priority">>;
+
+/**
+ * The keys of a table's rows, as views of one buffer: a typed array of its own for each of 100,000 rows' value, mask
+ * and bounds cost more than a third of compiling them. A table of another kind than range has no bounds: its rows share
+ * one pair of bytes that nothing reads.
+ */
+function keyArena(len: number, kind: MatchKind, rows: number): (row: number) => KeyBytes {
+  const parts = kind === "range" ? 4 : 2;
+  const buffer = new ArrayBuffer(len * parts * rows);
+  const unread = new Uint8Array(len);
+  return (row) => {
+    const at = (part: number): Uint8Array => new Uint8Array(buffer, (row * parts + part) * len, len);
+    return { value: at(0), mask: at(1), lo: parts === 4 ? at(2) : unread, hi: parts === 4 ? at(3) : unread };
+  };
+}
 
 function headerRow(
   r: RowSpec,
   index: number,
   n: number,
   kind: MatchKind,
-  layout: KeyLayout,
+  key: KeyBytes,
   used: readonly FieldSlot[],
   fields: readonly KeyField[],
   problems: SpecIssue[],
   attached: (network: string) => number,
   sharedWith: () => number,
 ): CompiledRow {
-  const key: KeyBytes = {
-    value: new Uint8Array(layout.len),
-    mask: new Uint8Array(layout.len),
-    lo: new Uint8Array(layout.len),
-    hi: new Uint8Array(layout.len),
-  };
   const parts: string[] = [];
   used.forEach((slot, i) => {
     const f = fields[i];
@@ -327,8 +364,11 @@ function headerAction(
       return { action: { name: a.kind }, outLinks: [], text: a.kind };
     case "out": {
       const data = new Uint8Array(a.outLinks.length * 2);
-      const view = new DataView(data.buffer);
-      a.outLinks.forEach((p, i) => view.setUint16(i * 2, p, true)); // read natively (little-endian) by wasm
+      // Read natively (little-endian) by wasm.
+      a.outLinks.forEach((p, i) => {
+        data[i * 2] = p & 0xff;
+        data[i * 2 + 1] = p >>> 8;
+      });
       // The first out-link also rides in `arg`: the common single out-link needs no second load.
       return {
         action: { name: "out", count: a.outLinks.length, arg: a.outLinks[0] ?? 0, data },

@@ -6,6 +6,7 @@
 import { type Path, Problems, SpecError, SpecIssue } from "./problems.js";
 import { readTextFile } from "./read.js";
 import { checkSchema } from "./schema.js";
+import { quickSource } from "./quick-source.js";
 import { type ParsedSource, parseSource } from "./source.js";
 
 export interface CheckedDocument {
@@ -55,5 +56,16 @@ export function readDocument(text: string, file: string, schemaFile: string, emp
     problems.add([], empty.problem, empty.fix);
     problems.throwIfAny();
   }
+  return { source, problems, schemaErrors: checkSchema(source.data, problems, schemaFile) };
+}
+
+/**
+ * The document read by ./quick-source.ts and checked against `schemaFile`, as readDocument's; undefined when the quick
+ * reader leaves the text to the library, or it holds nothing (readDocument says so).
+ */
+export function readQuickDocument(text: string, file: string, schemaFile: string): CheckedDocument | undefined {
+  const source = quickSource(text);
+  if (source === undefined || source.data === null || source.data === undefined) return undefined;
+  const problems = new Problems(file, source.locator);
   return { source, problems, schemaErrors: checkSchema(source.data, problems, schemaFile) };
 }

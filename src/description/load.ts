@@ -11,12 +11,13 @@ import { excerpt } from "../errors.js";
 import { designNamed, DESIGNS } from "../wire/designs.js";
 import type { NetworkContext } from "./context.js";
 import { type Path, Problems } from "./problems.js";
+import { Unplaced } from "./quick-places.js";
 import type { RawNetwork, RawSpec } from "./raw.js";
 import { allocateLinks, allocateSessions, previousMap } from "./allocate.js";
 import { joinNetworks } from "./bridging.js";
 import { checkLayering } from "./layering.js";
 import { checkSharedRows } from "./subduction.js";
-import { readDocument } from "./document.js";
+import { type CheckedDocument, readDocument, readQuickDocument } from "./document.js";
 import type { ParsedSource } from "./source.js";
 import { readDescription } from "./read.js";
 import { SCHEMA_FILE } from "./schema.js";
@@ -57,11 +58,32 @@ export function allocate(text: string, file: string, previous?: Allocation): All
 
 /** Validates the text of a description; `file` is used in messages and kept in the Spec. */
 export function parseSpec(text: string, file: string, options: LoadOptions = {}): Spec {
-  const empty = {
-    problem: "the description is empty; it needs a top-level `networks:` map",
-    fix: "see docs/spec.md for the format",
-  };
-  const { source, problems, schemaErrors } = readDocument(text, file, SCHEMA_FILE, empty);
+  return quickSpec(text, file, options) ?? checkedSpec(readDocument(text, file, SCHEMA_FILE, EMPTY), file, options);
+}
+
+const EMPTY = {
+  problem: "the description is empty; it needs a top-level `networks:` map",
+  fix: "see docs/spec.md for the format",
+};
+
+/**
+ * The Spec of a description read quickly (./quick-source.ts), or its SpecError, whose places are the yaml library's
+ * (quick-source.test.ts holds them to it); undefined when the quick reader leaves the text to the library, or a place
+ * it was asked for (an empty value's).
+ */
+function quickSpec(text: string, file: string, options: LoadOptions): Spec | undefined {
+  try {
+    const doc = readQuickDocument(text, file, SCHEMA_FILE);
+    return doc === undefined ? undefined : checkedSpec(doc, file, options);
+  } catch (err) {
+    if (err instanceof Unplaced) return undefined;
+    throw err;
+  }
+}
+
+/** The Spec of a parsed document; a SpecError for what is wrong with it. */
+function checkedSpec(doc: CheckedDocument, file: string, options: LoadOptions): Spec {
+  const { source, problems, schemaErrors } = doc;
   const read =
     isRecord(source.data) && isRecord(source.data["networks"])
       ? readNetworks(source, problems, schemaErrors, options)

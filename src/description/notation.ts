@@ -117,13 +117,21 @@ function formatMac(value: bigint): string {
   return value.toString(16).padStart(12, "0").match(/../g)?.join(":") ?? "";
 }
 
+/** Four parts of one to three digits: every address of a 100,000-row table goes through it. */
+const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
+
 function parseIpv4(text: string): bigint | string | undefined {
-  const parts = text.split(".");
-  if (parts.length !== 4 || !parts.every((p) => /^\d{1,3}$/.test(p))) return undefined;
+  const m = IPV4.exec(text);
+  if (m === null) return undefined;
+  const parts = [m[1] ?? "", m[2] ?? "", m[3] ?? "", m[4] ?? ""];
   if (parts.some(hasLeadingZeros)) return LEADING_ZEROS;
-  const bytes = parts.map(Number);
-  if (bytes.some((b) => b > 255)) return "each part is 0..255";
-  return bytes.reduce((acc, b) => (acc << 8n) | BigInt(b), 0n);
+  let value = 0;
+  for (const part of parts) {
+    const b = Number(part);
+    if (b > 255) return "each part is 0..255";
+    value = value * 256 + b;
+  }
+  return BigInt(value);
 }
 
 function formatIpv4(value: bigint): string {

@@ -151,6 +151,15 @@ function range(text: string, field: FieldDef): Result<Pattern> {
 }
 
 function prefixMask(len: number, bits: number): bigint {
-  const all = (1n << BigInt(bits)) - 1n;
-  return all ^ ((1n << BigInt(bits - len)) - 1n);
+  const key = bits * 1024 + len;
+  let mask = MASKS.get(key);
+  if (mask === undefined) {
+    const all = (1n << BigInt(bits)) - 1n;
+    mask = all ^ ((1n << BigInt(bits - len)) - 1n);
+    MASKS.set(key, mask);
+  }
+  return mask;
 }
+
+/** Prefix masks by width and length, made once each. */
+const MASKS = new Map<number, bigint>();

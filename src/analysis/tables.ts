@@ -16,12 +16,13 @@
 // classes (the partition the analysis had first): each class is inside or
 // outside each row.
 
-import type { TableSpec } from "../description/types.js";
+import type { RowSpec, TableSpec } from "../description/types.js";
 import { headerDesign } from "../model/headers.js";
 import { type Arrival, lpmField, prefixLen } from "../model/rows.js";
 import { FALSE, TRUE } from "./bdd.js";
 import { actionKey, Behaviours, type IndexedRow } from "./behaviours.js";
 import type { HeaderSpace } from "./header-space.js";
+import { PrefixTrie } from "./prefix-trie.js";
 
 export type { IndexedRow } from "./behaviours.js";
 
@@ -41,6 +42,13 @@ const INDEX_STEPS = 1 << 10;
 const AFFECTED_STEPS = 1 << 18;
 
 const NO_ROWS: readonly IndexedRow[] = [];
+
+/**
+ * Rows of a table held as a prefix trie up to which their patterns' diagrams are made at once, as every other table's
+ * are: they are what a class is said by (./class-words.ts). A larger trie's are made when asked for (a FIB's 10^5
+ * prefixes would be most of the diagram, and words from them too many to read).
+ */
+const EAGER_PATTERNS = 4096;
 
 /** `r` into a list by priority: at the end when it comes last, as rows indexed in order mostly do. */
 function inPlace(list: IndexedRow[], r: IndexedRow): void {
@@ -68,12 +76,30 @@ export class TableIndex {
   #distinct = new WeakMap<readonly number[], readonly number[]>();
   /** The table's behaviours, when they cut the classes (cut `behaviour`). */
   #behaviours: Behaviours | undefined;
+  /** An LPM table's rows as a prefix trie (cut `behaviour`, rows that match their prefix field only): its behaviours
+   * are built from it and its lookups follow it, and its rows are not indexed by class. */
+  #trie: PrefixTrie | undefined;
 
   constructor(space: HeaderSpace, spec: TableSpec, active?: readonly boolean[]) {
     this.space = space;
     this.spec = spec;
-    this.#rows = indexRows(space, spec);
     this.#active = spec.rows.map((_, i) => active?.[i] ?? true);
+    [this.#rows, this.#trie] = this.#rowsOf(spec);
+  }
+
+  /** The table's rows, and its trie when it is held as one. */
+  #rowsOf(spec: TableSpec): [IndexedRow[], PrefixTrie | undefined] {
+    const fields = new Map(this.space.fields.map((f) => [f.def.name, f]));
+    const field =
+      this.space.cut === "behaviour" ? PrefixTrie.fieldOf(spec, fields, this.space.hopField?.name) : undefined;
+    // A large trie's rows make their patterns' diagrams only when something asks for them (a write, a property).
+    const rows = indexRows(this.space, spec, field !== undefined && spec.rows.length > EAGER_PATTERNS);
+    return [rows, field === undefined ? undefined : PrefixTrie.of(field, rows, this.#active)];
+  }
+
+  /** Trie nodes lookups and writes went through (a measure of their work), when the table is held as a prefix trie. */
+  get trieVisits(): number | undefined {
+    return this.#trie?.visits;
   }
 
   /** Cuts the header space by the table's behaviours (the rows' patterns cut it as they are indexed with the cut
@@ -85,7 +111,9 @@ export class TableIndex {
     this.#behaviours = new Behaviours(this.space, slots.size + 1, (r) =>
       r.row.in === undefined ? undefined : slots.get(r.row.in),
     );
-    this.#behaviours.build(this.#inForce());
+    const trie = this.#trie;
+    if (trie !== undefined) this.#behaviours.buildFrom((b, leaves) => trie.diagram(b, leaves));
+    else this.#behaviours.build(this.#inForce());
   }
 
   /** Fills the per-class lists (the header space must be built). */
@@ -95,7 +123,7 @@ export class TableIndex {
     this.#specific = new Map();
     this.#unindexed = new Set();
     this.#readFor = new Map();
-    for (const r of this.#inForce()) this.#insert(r);
+    if (this.#trie === undefined) for (const r of this.#inForce()) this.#insert(r);
   }
 
   /** The active rows, by priority. */
@@ -130,6 +158,7 @@ export class TableIndex {
    * for, in priority order, appended to `out`. Returns the values no row takes (a miss).
    */
   lookup(arrival: Arrival, atom: number, hops: bigint, out: Hit[]): bigint {
+    if (this.#trie !== undefined) return this.#lookupTrie(this.#trie, arrival, atom, hops, out);
     // Four lists merged by priority: the class's rows, those read for it (#read), the rows without patterns for any
     // in-link and for this one.
     const lists = [this.#specific.get(atom), this.#read(atom), this.#wild, this.#wildIn.get(arrival)];
@@ -152,6 +181,21 @@ export class TableIndex {
       // A row of a behaviour may hold for part of the class only: the class's witness says which rows take it.
       if (r.pred < 0 && r.node !== TRUE && this.space.evaluate(r.node, (witness ??= this.space.witness(atom))) !== TRUE)
         continue;
+      const take = rest & r.hops;
+      if (take === 0n) continue;
+      out.push({ row: r, hops: take });
+      rest ^= take;
+    }
+    return rest;
+  }
+
+  /** lookup() in a prefix trie: the rows on the path of the class's witness header, longest prefix first. */
+  #lookupTrie(trie: PrefixTrie, arrival: Arrival, atom: number, hops: bigint, out: Hit[]): bigint {
+    const value = this.space.witness(atom).get(trie.field.def.name) ?? 0n;
+    let rest = hops;
+    for (const r of trie.along(value)) {
+      if (rest === 0n) break;
+      if (r.row.in !== undefined && r.row.in !== arrival) continue;
       const take = rest & r.hops;
       if (take === 0n) continue;
       out.push({ row: r, hops: take });
@@ -206,6 +250,13 @@ export class TableIndex {
     const r = this.#rows[index];
     if (r === undefined || this.#active[index] === on) return [];
     this.#active[index] = on;
+    if (this.#trie !== undefined) {
+      // The headers under the row's prefix, from the rows on the path to it and under it.
+      this.#trie.setActive(r, on);
+      const trie = this.#trie;
+      this.#behaviours?.updateFrom((b, leaves, none) => trie.region(b, leaves, r, none));
+      return this.#atomsOf(r) ?? "all";
+    }
     // The table's behaviours where the row's patterns hold, from the rows that meet them there.
     const b = this.space.bdd;
     this.#behaviours?.update(
@@ -221,9 +272,9 @@ export class TableIndex {
   replace(spec: TableSpec, active?: readonly boolean[]): Affected {
     const before = this.#inForce();
     this.spec = spec;
-    this.#rows = indexRows(this.space, spec);
     this.#distinct = new WeakMap();
     this.#active = spec.rows.map((_, i) => active?.[i] ?? true);
+    [this.#rows, this.#trie] = this.#rowsOf(spec);
     const after = this.#inForce();
     this.cut();
     this.index();
@@ -306,21 +357,38 @@ export class TableIndex {
   }
 }
 
+/** A row as the analysis reads it, its patterns' diagram made at once or when first asked for. */
+class Row implements IndexedRow {
+  readonly #space: HeaderSpace;
+  #node: number;
+  constructor(
+    space: HeaderSpace,
+    readonly index: number,
+    readonly row: RowSpec,
+    readonly pred: number,
+    readonly hops: bigint,
+    readonly prio: number,
+    lazy: boolean,
+  ) {
+    this.#space = space;
+    this.#node = lazy ? -1 : space.pattern(row.match);
+  }
+
+  get node(): number {
+    if (this.#node < 0) this.#node = this.#space.pattern(this.row.match);
+    return this.#node;
+  }
+}
+
 /** The rows of a table with their patterns and priorities; with the cut `rows`, each row's patterns a predicate. */
-function indexRows(space: HeaderSpace, spec: TableSpec): IndexedRow[] {
+function indexRows(space: HeaderSpace, spec: TableSpec, lazy: boolean): IndexedRow[] {
   const lpm = spec.kind === "lpm" ? lpmField(spec) : undefined;
   const design = lpm === undefined ? undefined : headerDesign(space.design.name);
   return spec.rows.map((row, index) => {
     // First written wins; in an LPM table the longest prefix, then the first written (src/model/rows.ts winner).
     const len = lpm === undefined || design === undefined ? 0 : prefixLen(design, row, lpm);
-    return {
-      index,
-      row,
-      pred: space.cut === "rows" ? space.predicate(row.match) : -1,
-      node: space.pattern(row.match),
-      hops: space.hops(row.match),
-      prio: (200 - len) * 2 ** 21 + index,
-    };
+    const pred = space.cut === "rows" ? space.predicate(row.match) : -1;
+    return new Row(space, index, row, pred, space.hops(row.match), (200 - len) * 2 ** 21 + index, lazy);
   });
 }
 

@@ -283,13 +283,95 @@ export class Bdd {
   /** The terminals some path from `root` reaches (in a reduced diagram, every path is an assignment). */
   terminalsUnder(root: number): Set<number> {
     const out = new Set<number>();
-    const seen = new Uint8Array(this.#n);
+    // A set, not an array of the store's size: a table write asks this of a small region of a large store.
+    const seen = new Set<number>();
     const stack = [root];
     for (let n = stack.pop(); n !== undefined; n = stack.pop()) {
-      if (seen[n] === 1) continue;
-      seen[n] = 1;
+      if (seen.has(n)) continue;
+      seen.add(n);
       if (this.isTerminal(n)) out.add(n);
       else stack.push(this.low(n), this.high(n));
+    }
+    return out;
+  }
+
+  /**
+   * How many assignments of the variables 0..vars−1 reach each terminal under `root`: one pass over the diagram,
+   * parents before children (a node's id is above its children's).
+   */
+  countsUnder(root: number, vars: number): Map<number, bigint> {
+    const weight: (bigint | undefined)[] = [];
+    weight[root] = 1n << BigInt(Math.min(this.variable(root), vars));
+    const out = new Map<number, bigint>();
+    const level = (n: number): number => Math.min(this.variable(n), vars);
+    for (let n = root; n >= 0; n--) {
+      const w = weight[n];
+      if (w === undefined) continue;
+      if (this.isTerminal(n)) {
+        out.set(n, (out.get(n) ?? 0n) + w);
+        continue;
+      }
+      const v = level(n);
+      for (const c of [this.low(n), this.high(n)]) weight[c] = (weight[c] ?? 0n) + (w << BigInt(level(c) - v - 1));
+    }
+    return out;
+  }
+
+  /**
+   * The terminals `want` picks under `root` within the region of `q` (where `q` does not reach a terminal `outside`
+   * says): for each, how many assignments of the variables 0..vars−1 in the region reach it, and the variables set on
+   * the first path to it (low branches first). Visits each pair of nodes of the region once.
+   */
+  reachIn(
+    root: number,
+    q: number,
+    outside: (t: number) => boolean,
+    vars: number,
+    want: (t: number) => boolean,
+  ): Map<number, { count: bigint; path: readonly number[] }> {
+    const level = (a: number, b: number): number => Math.min(this.variable(a), this.variable(b), vars);
+    // Pairs in the order met (parents before children), their level and children.
+    const memo = new PairMemo();
+    const pairs: { n: number; q: number; level: number; kids: number[] }[] = [];
+    const out = new Map<number, { count: bigint; path: readonly number[] }>();
+    const set: number[] = [];
+    const rec = (n: number, p: number): number => {
+      if (this.isTerminal(p) && outside(p)) return -1;
+      const found = memo.get(n, p);
+      if (found >= 0) return found;
+      const i = pairs.push({ n, q: p, level: level(n, p), kids: [] }) - 1;
+      memo.set(n, p, i);
+      const pair = pairs[i];
+      if (pair === undefined) return i;
+      if (this.isTerminal(n) && this.isTerminal(p)) {
+        if (want(n) && !out.has(n)) out.set(n, { count: 0n, path: [...set] });
+        return i;
+      }
+      const v = pair.level;
+      const [n0, n1] = this.cofactors(n, v);
+      const [p0, p1] = this.cofactors(p, v);
+      const k0 = rec(n0, p0);
+      set.push(v);
+      const k1 = rec(n1, p1);
+      set.pop();
+      pair.kids = [k0, k1];
+      return i;
+    };
+    rec(root, q);
+    const weight: bigint[] = pairs.map(() => 0n);
+    weight[0] = 1n << BigInt(pairs[0]?.level ?? 0);
+    // Children come after their parents in `pairs` only along one path: order by level, which every edge increases.
+    const order = pairs.map((_, i) => i).sort((x, y) => (pairs[x]?.level ?? 0) - (pairs[y]?.level ?? 0));
+    for (const i of order) {
+      const pair = pairs[i];
+      const w = weight[i] ?? 0n;
+      if (pair === undefined || w === 0n) continue;
+      const got = pair.kids.length === 0 ? out.get(pair.n) : undefined;
+      if (got !== undefined) got.count += w;
+      for (const k of pair.kids) {
+        const kid = pairs[k];
+        if (kid !== undefined) weight[k] = (weight[k] ?? 0n) + (w << BigInt(kid.level - pair.level - 1));
+      }
     }
     return out;
   }

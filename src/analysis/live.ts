@@ -14,7 +14,7 @@
 
 import type { CompiledSpec } from "../control/compiled.js";
 import type { Installed } from "../control/install.js";
-import { Analysis, type AnalysisOptions, type Component } from "./analysis.js";
+import { Analysis, type AnalysisOptions, type Component, type RowChange } from "./analysis.js";
 import { BudgetStop, type Stop } from "./budget.js";
 import type { HeaderSpace } from "./header-space.js";
 import { currentProperties, type PropertyResult, type Relations } from "./properties.js";
@@ -54,6 +54,8 @@ export class LiveAnalysis {
     }
     this.#stop = this.analysis.budget.stopped;
     for (const space of this.analysis.spaces.all()) {
+      // Once now, so that no write has to walk the whole diagram.
+      space.countHeaders();
       space.listen({ split: () => this.#split.add(space), died: () => undefined });
     }
   }
@@ -75,12 +77,16 @@ export class LiveAnalysis {
   /** Brings the relations to the tables `installed` holds (its rows: a worker thread has no data plane); does nothing
    * when they are the same. */
   update(installed: Pick<Installed, "compiled" | "entries">): LiveUpdate {
-    const t0 = performance.now();
+    return this.#guarded(performance.now(), (t0) => this.#update(installed, t0));
+  }
+
+  /** `f` within a renewed budget: new rows that cut more classes than it allows freeze the analysis. */
+  #guarded(t0: number, f: (t0: number) => LiveUpdate): LiveUpdate {
     const a = this.analysis;
     if (!a.built || this.#frozen) return { rows: 0, classes: 0, ms: 0 };
     a.budget.renew();
     try {
-      return this.#update(installed, t0);
+      return f(t0);
     } catch (err) {
       // New rows cut more classes than the budget allows: the relations are left as they are, and no longer followed.
       if (!(err instanceof BudgetStop)) throw err;
@@ -88,6 +94,18 @@ export class LiveAnalysis {
       this.#stop = a.budget.stopped;
       return { rows: 0, classes: 0, ms: performance.now() - t0 };
     }
+  }
+
+  /**
+   * Brings the relations to the tables after the writes `changes` (rows taken out or put back, known to the caller):
+   * what update() does without comparing every installed entry, so that a write costs what its rows touch.
+   */
+  apply(changes: readonly RowChange[]): LiveUpdate {
+    return this.#guarded(performance.now(), (t0) => {
+      const affected = new Map<Component, Affected>();
+      this.analysis.apply(changes, affected);
+      return this.#walkAgain(affected, changes.length, t0);
+    });
   }
 
   #update(installed: Pick<Installed, "compiled" | "entries">, t0: number): LiveUpdate {
@@ -103,6 +121,12 @@ export class LiveAnalysis {
     const changes = a.changesFrom(installed);
     rows += changes.length;
     a.apply(changes, affected);
+    return this.#walkAgain(affected, rows, t0);
+  }
+
+  /** The relations walked again where `affected` says, after `rows` row changes. */
+  #walkAgain(affected: ReadonlyMap<Component, Affected>, rows: number, t0: number): LiveUpdate {
+    const a = this.analysis;
     let classes = 0;
     // A component no row change touched walks its sessions again where their classes split.
     for (const c of a.components)

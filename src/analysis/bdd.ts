@@ -31,9 +31,10 @@ function slotOf(v: number, lo: number, hi: number): number {
  * by a * 2^22 + b holds each key as a heap number, several times slower on a diagram of a million nodes.
  */
 export class PairMemo {
-  #a = new Int32Array(1 << 10).fill(-1);
-  #b = new Int32Array(1 << 10);
-  #v = new Int32Array(1 << 10);
+  // Small at first: a table write walks a few dozen pairs, and makes two of these.
+  #a = new Int32Array(1 << 6).fill(-1);
+  #b = new Int32Array(1 << 6);
+  #v = new Int32Array(1 << 6);
   #size = 0;
 
   get size(): number {
@@ -329,49 +330,53 @@ export class Bdd {
     vars: number,
     want: (t: number) => boolean,
   ): Map<number, { count: bigint; path: readonly number[] }> {
-    const level = (a: number, b: number): number => Math.min(this.variable(a), this.variable(b), vars);
-    // Pairs in the order met (parents before children), their level and children.
+    // Pairs, in the order their walk ends (children before parents): node of `root`, level, children (−1: outside).
     const memo = new PairMemo();
-    const pairs: { n: number; q: number; level: number; kids: number[] }[] = [];
+    const ns: number[] = [];
+    const levels: number[] = [];
+    const lows: number[] = [];
+    const highs: number[] = [];
     const out = new Map<number, { count: bigint; path: readonly number[] }>();
     const set: number[] = [];
+    const down = (x: number, v: number, high: boolean): number =>
+      this.#var[x] === v ? ((high ? this.#hi[x] : this.#lo[x]) ?? FALSE) : x;
     const rec = (n: number, p: number): number => {
-      if (this.isTerminal(p) && outside(p)) return -1;
+      if (this.#var[p] === TERMINAL && outside(p)) return -1;
       const found = memo.get(n, p);
       if (found >= 0) return found;
-      const i = pairs.push({ n, q: p, level: level(n, p), kids: [] }) - 1;
-      memo.set(n, p, i);
-      const pair = pairs[i];
-      if (pair === undefined) return i;
-      if (this.isTerminal(n) && this.isTerminal(p)) {
+      const v = Math.min(this.variable(n), this.variable(p), vars);
+      let k0 = -1;
+      let k1 = -1;
+      if (v === vars) {
         if (want(n) && !out.has(n)) out.set(n, { count: 0n, path: [...set] });
-        return i;
+      } else {
+        k0 = rec(down(n, v, false), down(p, v, false));
+        set.push(v);
+        k1 = rec(down(n, v, true), down(p, v, true));
+        set.pop();
       }
-      const v = pair.level;
-      const [n0, n1] = this.cofactors(n, v);
-      const [p0, p1] = this.cofactors(p, v);
-      const k0 = rec(n0, p0);
-      set.push(v);
-      const k1 = rec(n1, p1);
-      set.pop();
-      pair.kids = [k0, k1];
+      const i = ns.push(n) - 1;
+      levels.push(v);
+      lows.push(k0);
+      highs.push(k1);
+      memo.set(n, p, i);
       return i;
     };
-    rec(root, q);
-    const weight: bigint[] = pairs.map(() => 0n);
-    weight[0] = 1n << BigInt(pairs[0]?.level ?? 0);
-    // Children come after their parents in `pairs` only along one path: order by level, which every edge increases.
-    const order = pairs.map((_, i) => i).sort((x, y) => (pairs[x]?.level ?? 0) - (pairs[y]?.level ?? 0));
-    for (const i of order) {
-      const pair = pairs[i];
+    const top = rec(root, q);
+    const weight: bigint[] = new Array<bigint>(ns.length).fill(0n);
+    if (top >= 0) weight[top] = 1n << BigInt(levels[top] ?? 0);
+    // Parents before children: the reverse of the order walks ended (a DAG's reverse post-order).
+    for (let i = ns.length - 1; i >= 0; i--) {
       const w = weight[i] ?? 0n;
-      if (pair === undefined || w === 0n) continue;
-      const got = pair.kids.length === 0 ? out.get(pair.n) : undefined;
-      if (got !== undefined) got.count += w;
-      for (const k of pair.kids) {
-        const kid = pairs[k];
-        if (kid !== undefined) weight[k] = (weight[k] ?? 0n) + (w << BigInt(kid.level - pair.level - 1));
+      if (w === 0n) continue;
+      const v = levels[i] ?? vars;
+      if (v === vars) {
+        const got = out.get(ns[i] ?? -1);
+        if (got !== undefined) got.count += w;
+        continue;
       }
+      for (const k of [lows[i] ?? -1, highs[i] ?? -1])
+        if (k >= 0) weight[k] = (weight[k] ?? 0n) + (w << BigInt((levels[k] ?? vars) - v - 1));
     }
     return out;
   }

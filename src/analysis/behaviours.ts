@@ -125,10 +125,11 @@ export class Behaviours {
     this.#s.cutBy(d, this.#fatesUnder(d).slice(1));
   }
 
-  /** The headers `region` makes a diagram of (`none` elsewhere) done again, as update() does. */
-  updateFrom(region: (b: Bdd, leaves: RowLeaves, none: number) => number): void {
+  /** The headers `region` makes a diagram of (`none` elsewhere) done again, as update() does: the classes there now
+   * (every one new: each header of the region is cut out of the class it was in). */
+  updateFrom(region: (b: Bdd, leaves: RowLeaves, none: number) => number): readonly number[] {
     const d = region(this.#b, this.#rowLeaves(), this.#none);
-    this.#s.cutBy(d, this.#fatesUnder(d));
+    return this.#s.cutBy(d, this.#fatesUnder(d));
   }
 
   #rowLeaves(): RowLeaves {

@@ -148,18 +148,18 @@ export class HeaderSpace {
    * Cuts the classes by a table's behaviours (./behaviours.ts): the headers that reach each of `leaves` in the multi-
    * terminal diagram `table` become a predicate (the other leaves cut nothing). After build(), as predicate().
    */
-  cutBy(table: number, leaves: readonly number[]): void {
+  cutBy(table: number, leaves: readonly number[]): readonly number[] {
     const ids = new Map<number, number>();
     for (const leaf of leaves) {
       ids.set(leaf, this.#preds.push({ match: undefined, node: FALSE, table, leaf }) - 1);
       this.#predAtoms.push([]);
     }
-    if (ids.size > 0 && this.built)
-      this.#addLive(
-        (root, moved) => this.#addFates(root, table, ids, moved),
-        table,
-        (t) => !ids.has(t),
-      );
+    if (ids.size === 0 || !this.built) return [];
+    return this.#addLive(
+      (root, moved) => this.#addFates(root, table, ids, moved),
+      table,
+      (t) => !ids.has(t),
+    );
   }
 
   #register(key: string, match: ReadonlyMap<string, Pattern> | undefined, node: number): number {
@@ -407,11 +407,16 @@ export class HeaderSpace {
    * of it. What it costs follows the region, not the diagram: which classes still have headers is told by counting the
    * headers of each leaf (HeaderSpace.countHeaders), and a new class's witness is found in the region.
    */
-  #addLive(add: (root: number, moved: Moved) => number, region: number, outside: (t: number) => boolean): void {
+  #addLive(
+    add: (root: number, moved: Moved) => number,
+    region: number,
+    outside: (t: number) => boolean,
+  ): readonly number[] {
     this.#budget.stage(`adding a row's patterns to the ${this.design.name} header classes`, 1, "row patterns");
     const moved: Moved = new Map();
     this.#root = add(this.#root, moved);
-    if (moved.size === 0) return;
+    const born: number[] = [];
+    if (moved.size === 0) return born;
     const fresh = new Set<number>();
     for (const to of moved.values()) for (const t of to) fresh.add(t);
     const reached = this.bdd.reachIn(this.#root, region, outside, this.#bits.vars, (t) => fresh.has(t));
@@ -427,9 +432,10 @@ export class HeaderSpace {
           counts.set(newLeaf, got.count);
           counts.set(oldLeaf, (counts.get(oldLeaf) ?? 0n) - got.count);
         }
-        const born = this.#newAtom(newLeaf);
-        this.#witness.set(born, this.#bits.header(got.path));
-        for (const l of this.#listeners) l.split(from, born);
+        const atom = this.#newAtom(newLeaf);
+        born.push(atom);
+        this.#witness.set(atom, this.#bits.header(got.path));
+        for (const l of this.#listeners) l.split(from, atom);
       }
       // A witness that went with the new class is no longer this one's.
       const w = this.#witness.get(from);
@@ -440,6 +446,7 @@ export class HeaderSpace {
         for (const l of this.#listeners) l.died(from);
       }
     }
+    return born.sort((x, y) => x - y);
   }
 
   /**

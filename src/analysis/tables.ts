@@ -254,8 +254,9 @@ export class TableIndex {
       // The headers under the row's prefix, from the rows on the path to it and under it.
       this.#trie.setActive(r, on);
       const trie = this.#trie;
-      this.#behaviours?.updateFrom((b, leaves, none) => trie.region(b, leaves, r, none));
-      return this.#atomsOf(r) ?? "all";
+      // The classes there now, all new (no walk for them, nor a diagram of the row's patterns).
+      const born = this.#behaviours?.updateFrom((b, leaves, none) => trie.region(b, leaves, r, none));
+      return born ?? this.#atomsOf(r) ?? "all";
     }
     // The table's behaviours where the row's patterns hold, from the rows that meet them there.
     const b = this.space.bdd;

@@ -30,8 +30,6 @@ export class PrefixTrie {
   /** Per row index, its trie node and prefix length. */
   readonly #at: Int32Array;
   readonly #len: Int32Array;
-  /** Trie nodes a lookup or an update went through (a measure of the work: tests bound it). */
-  visits = 0;
 
   private constructor(field: SpaceField, rows: readonly IndexedRow[], active: readonly boolean[]) {
     this.field = field;
@@ -127,7 +125,6 @@ export class PrefixTrie {
     const found: (readonly IndexedRow[])[] = [];
     let t = 0;
     for (let k = 0; t >= 0; k++) {
-      this.visits++;
       const list = this.#rows[t];
       if (list !== undefined) found.push(list);
       if (k === this.field.bits) break;
@@ -158,7 +155,6 @@ export class PrefixTrie {
       t = (bits(k) === 1 ? this.#one : this.#zero)[t] ?? 0;
     }
     for (const s of path) {
-      this.visits++;
       const list = this.#rows[s];
       if (list !== undefined) inherited = leaves.then(leaves.own(list), inherited);
     }
@@ -172,7 +168,6 @@ export class PrefixTrie {
 
   /** The diagram under trie node `t` at depth `depth`, with `inherited` what the shorter prefixes do there. */
   #below(b: Bdd, leaves: RowLeaves, t: number, depth: number, inherited: number): number {
-    this.visits++;
     const list = this.#rows[t] ?? NO_ROWS;
     const here = list.length === 0 ? inherited : leaves.then(leaves.own(list), inherited);
     const z = this.#zero[t] ?? -1;

@@ -97,11 +97,6 @@ export class TableIndex {
     return [rows, field === undefined ? undefined : PrefixTrie.of(field, rows, this.#active)];
   }
 
-  /** Trie nodes lookups and writes went through (a measure of their work), when the table is held as a prefix trie. */
-  get trieVisits(): number | undefined {
-    return this.#trie?.visits;
-  }
-
   /** Cuts the header space by the table's behaviours (the rows' patterns cut it as they are indexed with the cut
    * `rows`): before the space is built, or after (its classes split). */
   cut(): void {

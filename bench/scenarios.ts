@@ -1,6 +1,7 @@
 // Every benchmark scenario, in the order `npm run bench` runs them. Add new ones here.
 
 import { analyzeFatTree, analyzeGrowth, analyzeUpdate } from "./analysis.js";
+import { analyzeFib, analyzeFibUpdate } from "./analysis-fib.js";
 import { analyzeAclCurve, analyzeEdgeRouter } from "./analysis-scale.js";
 import { loadFib } from "./load-scale.js";
 import {
@@ -38,5 +39,7 @@ export const SCENARIOS: readonly (Scenario | FigureScenario)[] = [
   analyzeAclCurve,
   analyzeEdgeRouter,
   loadFib,
+  analyzeFib,
+  analyzeFibUpdate,
   serveReload,
 ];

@@ -31,9 +31,10 @@ function slotOf(v: number, lo: number, hi: number): number {
  * by a * 2^22 + b holds each key as a heap number, several times slower on a diagram of a million nodes.
  */
 export class PairMemo {
-  #a = new Int32Array(1 << 10).fill(-1);
-  #b = new Int32Array(1 << 10);
-  #v = new Int32Array(1 << 10);
+  // Small at first: a table write walks a few dozen pairs, and makes two of these.
+  #a = new Int32Array(1 << 6).fill(-1);
+  #b = new Int32Array(1 << 6);
+  #v = new Int32Array(1 << 6);
   #size = 0;
 
   get size(): number {
@@ -283,13 +284,99 @@ export class Bdd {
   /** The terminals some path from `root` reaches (in a reduced diagram, every path is an assignment). */
   terminalsUnder(root: number): Set<number> {
     const out = new Set<number>();
-    const seen = new Uint8Array(this.#n);
+    // A set, not an array of the store's size: a table write asks this of a small region of a large store.
+    const seen = new Set<number>();
     const stack = [root];
     for (let n = stack.pop(); n !== undefined; n = stack.pop()) {
-      if (seen[n] === 1) continue;
-      seen[n] = 1;
+      if (seen.has(n)) continue;
+      seen.add(n);
       if (this.isTerminal(n)) out.add(n);
       else stack.push(this.low(n), this.high(n));
+    }
+    return out;
+  }
+
+  /**
+   * How many assignments of the variables 0..vars−1 reach each terminal under `root`: one pass over the diagram,
+   * parents before children (a node's id is above its children's).
+   */
+  countsUnder(root: number, vars: number): Map<number, bigint> {
+    const weight: (bigint | undefined)[] = [];
+    weight[root] = 1n << BigInt(Math.min(this.variable(root), vars));
+    const out = new Map<number, bigint>();
+    const level = (n: number): number => Math.min(this.variable(n), vars);
+    for (let n = root; n >= 0; n--) {
+      const w = weight[n];
+      if (w === undefined) continue;
+      if (this.isTerminal(n)) {
+        out.set(n, (out.get(n) ?? 0n) + w);
+        continue;
+      }
+      const v = level(n);
+      for (const c of [this.low(n), this.high(n)]) weight[c] = (weight[c] ?? 0n) + (w << BigInt(level(c) - v - 1));
+    }
+    return out;
+  }
+
+  /**
+   * The terminals `want` picks under `root` within the region of `q` (where `q` does not reach a terminal `outside`
+   * says): for each, how many assignments of the variables 0..vars−1 in the region reach it, and the variables set on
+   * the first path to it (low branches first). Visits each pair of nodes of the region once.
+   */
+  reachIn(
+    root: number,
+    q: number,
+    outside: (t: number) => boolean,
+    vars: number,
+    want: (t: number) => boolean,
+  ): Map<number, { count: bigint; path: readonly number[] }> {
+    // Pairs, in the order their walk ends (children before parents): node of `root`, level, children (−1: outside).
+    const memo = new PairMemo();
+    const ns: number[] = [];
+    const levels: number[] = [];
+    const lows: number[] = [];
+    const highs: number[] = [];
+    const out = new Map<number, { count: bigint; path: readonly number[] }>();
+    const set: number[] = [];
+    const down = (x: number, v: number, high: boolean): number =>
+      this.#var[x] === v ? ((high ? this.#hi[x] : this.#lo[x]) ?? FALSE) : x;
+    const rec = (n: number, p: number): number => {
+      if (this.#var[p] === TERMINAL && outside(p)) return -1;
+      const found = memo.get(n, p);
+      if (found >= 0) return found;
+      const v = Math.min(this.variable(n), this.variable(p), vars);
+      let k0 = -1;
+      let k1 = -1;
+      if (v === vars) {
+        if (want(n) && !out.has(n)) out.set(n, { count: 0n, path: [...set] });
+      } else {
+        k0 = rec(down(n, v, false), down(p, v, false));
+        set.push(v);
+        k1 = rec(down(n, v, true), down(p, v, true));
+        set.pop();
+      }
+      const i = ns.push(n) - 1;
+      levels.push(v);
+      lows.push(k0);
+      highs.push(k1);
+      memo.set(n, p, i);
+      return i;
+    };
+    const top = rec(root, q);
+    const weight: bigint[] = new Array<bigint>(ns.length).fill(0n);
+    if (top >= 0) weight[top] = 1n << BigInt(levels[top] ?? 0);
+    // Parents before children: the reverse of the order walks ended (a DAG's reverse post-order).
+    for (let i = ns.length - 1; i >= 0; i--) {
+      const w = weight[i] ?? 0n;
+      if (w === 0n) continue;
+      const v = levels[i] ?? vars;
+      if (v === vars) {
+        const got = out.get(ns[i] ?? -1);
+        if (got !== undefined) got.count += w;
+        continue;
+      }
+      for (const k of [lows[i] ?? -1, highs[i] ?? -1])
+        if (k >= 0) weight[k] = (weight[k] ?? 0n) + (w << BigInt((levels[k] ?? vars) - v - 1));
     }
     return out;
   }

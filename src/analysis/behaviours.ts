@@ -45,6 +45,16 @@ export interface IndexedRow {
   readonly prio: number;
 }
 
+/** How rows become a behaviour diagram's terminals (./prefix-trie.ts builds an LPM table's from them). */
+export interface RowLeaves {
+  /** What these rows (one prefix's, by priority) do where they all hold, as a terminal. */
+  own(rows: readonly IndexedRow[]): number;
+  /** Terminal `own`, then `inherited` where it leaves values untaken. */
+  then(own: number, inherited: number): number;
+  /** What no row does. */
+  readonly miss: number;
+}
+
 /** What a table does with a set of headers: per in-link slot, the values no row takes, and the rows that take the
  * others, in priority order. */
 export interface Fate {
@@ -75,6 +85,8 @@ export class Behaviours {
   readonly #fates = new Map<number, Fate>();
   /** Leaves that leave nothing to later rows (`none` too). */
   readonly #full = new Set<number>();
+  /** What each row alone does (#alone). */
+  readonly #aloneOf = new Map<IndexedRow, number>();
   /** Composed leaves, by pair. */
   readonly #combined = new Map<number, number>();
   /** Headers a table write leaves as they were (update). */
@@ -114,6 +126,34 @@ export class Behaviours {
     this.#s.cutBy(diagram, this.#fatesUnder(diagram));
   }
 
+  /** The table's diagram made by `diagram` from what its rows do (an LPM table's prefix trie: ./prefix-trie.ts), and
+   * the space cut by its behaviours as build() does. */
+  buildFrom(diagram: (b: Bdd, leaves: RowLeaves) => number): void {
+    this.#s.budget.stage(`building the ${this.#s.design.name} header classes`, 1, "tables");
+    const d = diagram(this.#b, this.#rowLeaves());
+    this.#s.cutBy(d, this.#fatesUnder(d).slice(1));
+  }
+
+  /** The headers `region` makes a diagram of (`none` elsewhere) done again, as update() does: the classes there now
+   * (every one new: each header of the region is cut out of the class it was in). */
+  updateFrom(region: (b: Bdd, leaves: RowLeaves, none: number) => number): readonly number[] {
+    const d = region(this.#b, this.#rowLeaves(), this.#none);
+    return this.#s.cutBy(d, this.#fatesUnder(d));
+  }
+
+  #rowLeaves(): RowLeaves {
+    return {
+      own: (rows) => {
+        this.#s.budget.need();
+        let t = this.#miss;
+        for (const r of rows) t = this.#after(t, this.#alone(r));
+        return t;
+      },
+      then: (own, inherited) => this.#after(own, inherited),
+      miss: this.#miss,
+    };
+  }
+
   /** The fates some header reaches in `d` (`none` aside). */
   #fatesUnder(d: number): number[] {
     return [...this.#b.terminalsUnder(d)].filter((t) => t !== this.#none);
@@ -122,18 +162,27 @@ export class Behaviours {
   /** Rows i..j composed, halves first. */
   #fold(rows: readonly IndexedRow[], i: number, j: number): number {
     if (j - i === 0) return this.#miss;
-    if (j - i === 1) return this.#alone(rows[i]);
+    if (j - i === 1) {
+      const r = rows[i];
+      if (r === undefined) return this.#miss;
+      this.#s.budget.need();
+      const t = this.#alone(r);
+      return t === this.#miss ? t : this.#b.ite(r.node, t, this.#miss);
+    }
     const m = (i + j) >> 1;
     return this.#compose(this.#fold(rows, i, m), this.#fold(rows, m, j));
   }
 
-  /** What row `r` alone does. */
-  #alone(r: IndexedRow | undefined): number {
-    if (r === undefined) return this.#miss;
-    this.#s.budget.need();
-    const f = this.#fates.get(this.#miss);
-    const after = f === undefined ? undefined : take(f, r, this.#slotOf(r));
-    return after === undefined ? this.#miss : this.#b.ite(r.node, this.#leaf(after), this.#miss);
+  /** What row `r` alone does, where its patterns hold: a terminal (found once a row: a write redoes its region). */
+  #alone(r: IndexedRow): number {
+    let t = this.#aloneOf.get(r);
+    if (t === undefined) {
+      const f = this.#fates.get(this.#miss);
+      const after = f === undefined ? undefined : take(f, r, this.#slotOf(r));
+      t = after === undefined ? this.#miss : this.#leaf(after);
+      this.#aloneOf.set(r, t);
+    }
+    return t;
   }
 
   /** `x` then `y`: where `x` leaves values untaken, `y`'s rows take them. */
@@ -145,6 +194,13 @@ export class Behaviours {
       return b.isTerminal(a) && b.isTerminal(c) ? this.#combine(a, c) : undefined;
     };
     return b.pairwise(x, y, settled, `composing a table's rows over ${this.#s.design.name} headers`);
+  }
+
+  /** Terminal `a` then terminal `c`, as #compose settles a pair of terminals. */
+  #after(a: number, c: number): number {
+    if (c === this.#miss || this.#full.has(a)) return a;
+    if (a === this.#miss) return c;
+    return this.#combine(a, c);
   }
 
   #combine(a: number, c: number): number {

@@ -26,6 +26,7 @@ import type { Pattern } from "../description/types.js";
 import type { DesignDef, FieldDef } from "../wire/designs.js";
 import { Bdd, copy, FALSE, TRUE } from "./bdd.js";
 import { Budget } from "./budget.js";
+import { atomsMeeting, classesWhere } from "./class-walks.js";
 import { ALL_HOPS, hopsOf, NO_HOPS } from "./hops.js";
 import { FieldBits, feasibleNode, formatPatterns, matchNode, patternKey, type SpaceField } from "./pattern-nodes.js";
 
@@ -52,7 +53,8 @@ export interface RowPattern {
  */
 export type ClassCut = "behaviour" | "rows";
 
-const ID = 2 ** 22;
+/** The leaves a change replaced, each with those it became. */
+type Moved = Map<number, Set<number>>;
 
 /** What a split or a death tells the tables that index classes. */
 export interface SpaceListener {
@@ -89,6 +91,8 @@ export class HeaderSpace {
   readonly #witness = new Map<number, ReadonlyMap<string, bigint>>();
   readonly #listeners: SpaceListener[] = [];
   readonly #budget: Budget;
+  /** Headers per leaf (countHeaders), kept as writes move them; undefined until the first write asks for them. */
+  #counts: Map<number, bigint> | undefined;
 
   /** `budget.maxClasses`: the most leaves (classes, dead ones included) the partition may make before it stops. */
   constructor(design: DesignDef, budget = new Budget(), cut: ClassCut = "behaviour") {
@@ -146,13 +150,18 @@ export class HeaderSpace {
    * Cuts the classes by a table's behaviours (./behaviours.ts): the headers that reach each of `leaves` in the multi-
    * terminal diagram `table` become a predicate (the other leaves cut nothing). After build(), as predicate().
    */
-  cutBy(table: number, leaves: readonly number[]): void {
+  cutBy(table: number, leaves: readonly number[]): readonly number[] {
     const ids = new Map<number, number>();
     for (const leaf of leaves) {
       ids.set(leaf, this.#preds.push({ match: undefined, node: FALSE, table, leaf }) - 1);
       this.#predAtoms.push([]);
     }
-    if (ids.size > 0 && this.built) this.#addLive((root, moved) => this.#addFates(root, table, ids, moved));
+    if (ids.size === 0 || !this.built) return [];
+    return this.#addLive(
+      (root, moved) => this.#addFates(root, table, ids, moved),
+      table,
+      (t) => !ids.has(t),
+    );
   }
 
   #register(key: string, match: ReadonlyMap<string, Pattern> | undefined, node: number): number {
@@ -160,7 +169,12 @@ export class HeaderSpace {
     this.#preds.push({ match, node });
     this.#predByKey.set(key, id);
     this.#predAtoms.push([]);
-    if (this.built) this.#addLive((root, moved) => this.#addPred(root, id, moved));
+    if (this.built)
+      this.#addLive(
+        (root, moved) => this.#addPred(root, id, moved),
+        node,
+        (t) => t === FALSE,
+      );
     return id;
   }
 
@@ -257,28 +271,7 @@ export class HeaderSpace {
   /** The classes of the headers with these field values and any value in the fields left out (read-only fields a send
    * row cannot write). */
   classesWhere(values: ReadonlyMap<string, bigint>): number[] {
-    const out = new Set<number>();
-    const b = this.bdd;
-    const seen = new Set<number>();
-    const walk = (n: number): void => {
-      if (b.isTerminal(n)) {
-        const a = this.#leafAtom.get(n);
-        if (a !== undefined) out.add(a);
-        return;
-      }
-      const bit = this.#bits.bit(values, b.variable(n));
-      if (bit === undefined) {
-        // A free bit: both ways (a node met again below a free bit leads to the same leaves).
-        if (seen.has(n)) return;
-        seen.add(n);
-        walk(b.low(n));
-        walk(b.high(n));
-        return;
-      }
-      walk(bit ? b.high(n) : b.low(n));
-    };
-    walk(this.#root);
-    return [...out].sort((x, y) => x - y);
+    return classesWhere(this.bdd, this.#bits, this.#root, (leaf) => this.#leafAtom.get(leaf), values);
   }
 
   /** A header of the class: field values (the hop-limit field left out). */
@@ -352,28 +345,11 @@ export class HeaderSpace {
    * more than `maxSteps` steps of the walk (a pattern that meets a large part of a large diagram).
    */
   atomsMeeting(q: number, maxSteps = Infinity): number[] | undefined {
-    const b = this.bdd;
-    const out = new Set<number>();
-    const seen = new Set<number>();
-    // Every live class met: the rest of the walk can find no other (a row of a few wide patterns meets them all).
-    const all = this.#leafAtom.size;
-    const rec = (n: number, p: number): boolean => {
-      if (p === FALSE || out.size === all) return true;
-      if (b.isTerminal(n)) {
-        const a = this.#leafAtom.get(n);
-        if (a !== undefined && this.#dead[a] !== true) out.add(a);
-        return true;
-      }
-      const key = n * ID + p;
-      if (seen.has(key)) return true;
-      seen.add(key);
-      if (seen.size > maxSteps) return false;
-      const v = Math.min(b.variable(n), b.variable(p));
-      const [n0, n1] = b.cofactors(n, v);
-      const [p0, p1] = b.cofactors(p, v);
-      return rec(n0, p0) && rec(n1, p1);
+    const live = (leaf: number): number | undefined => {
+      const a = this.#leafAtom.get(leaf);
+      return a === undefined || this.#dead[a] === true ? undefined : a;
     };
-    return rec(this.#root, q) ? [...out].sort((x, y) => x - y) : undefined;
+    return atomsMeeting(this.bdd, this.#root, q, live, this.#leafAtom.size, maxSteps);
   }
 
   // ── Building ──────────────────────────────────────────────────────────────
@@ -395,17 +371,21 @@ export class HeaderSpace {
   }
 
   /** The diagram `root` with predicate `id` added to every leaf under it; `moved` hears of each leaf it replaced. */
-  #addPred(root: number, id: number, moved: Map<number, number> | undefined): number {
+  #addPred(root: number, id: number, moved: Moved | undefined): number {
     const p = this.#preds[id];
     if (p === undefined) throw new Error(`no predicate ${id}`);
     return this.bdd.mapUnder(root, p.node, (leaf) => this.#mark(leaf, id, moved));
   }
 
   /** Leaf `leaf` with predicate `id` added (the infeasible leaf stays); `moved` hears of it. */
-  #mark(leaf: number, id: number, moved: Map<number, number> | undefined): number {
+  #mark(leaf: number, id: number, moved: Moved | undefined): number {
     if (leaf === this.#infeasible) return leaf;
     const r = this.#leaf([...(this.#leafSig.get(leaf) ?? []), id]);
-    moved?.set(leaf, r);
+    if (moved !== undefined) {
+      const to = moved.get(leaf);
+      if (to === undefined) moved.set(leaf, new Set([r]));
+      else to.add(r);
+    }
     return r;
   }
 
@@ -418,43 +398,67 @@ export class HeaderSpace {
 
   /** The diagram `root` with the predicates `ids` gives the leaves of the table's diagram `table` added where they
    * hold; `moved` hears of each leaf it replaced. */
-  #addFates(
-    root: number,
-    table: number,
-    ids: ReadonlyMap<number, number>,
-    moved: Map<number, number> | undefined,
-  ): number {
+  #addFates(root: number, table: number, ids: ReadonlyMap<number, number>, moved: Moved | undefined): number {
     return this.bdd.mapUnderLeaves(root, table, (fate) => {
       const id = ids.get(fate);
       return id === undefined ? undefined : (leaf) => this.#mark(leaf, id, moved);
     });
   }
 
-  /** Predicates registered after build (`add` puts them in a diagram): the classes they cut split, and the listeners
-   * hear of it. */
-  #addLive(add: (root: number, moved: Map<number, number>) => number): void {
+  /**
+   * Predicates registered after build (`add` puts them in a diagram, changing only the leaves inside the region of
+   * diagram `region`, where it reaches no terminal `outside` says): the classes they cut split, and the listeners hear
+   * of it. What it costs follows the region, not the diagram: which classes still have headers is told by counting the
+   * headers of each leaf (HeaderSpace.countHeaders), and a new class's witness is found in the region.
+   */
+  #addLive(
+    add: (root: number, moved: Moved) => number,
+    region: number,
+    outside: (t: number) => boolean,
+  ): readonly number[] {
     this.#budget.stage(`adding a row's patterns to the ${this.design.name} header classes`, 1, "row patterns");
-    const moved = new Map<number, number>();
+    const moved: Moved = new Map();
     this.#root = add(this.#root, moved);
-    if (moved.size === 0) return;
-    // One walk of the diagram for every class the predicate cut (a search per class made a reload that cuts 10^4
-    // classes take minutes).
-    const left = this.bdd.terminalsUnder(this.#root);
-    for (const [oldLeaf, newLeaf] of moved) {
+    const born: number[] = [];
+    if (moved.size === 0) return born;
+    const fresh = new Set<number>();
+    for (const to of moved.values()) for (const t of to) fresh.add(t);
+    const reached = this.bdd.reachIn(this.#root, region, outside, this.#bits.vars, (t) => fresh.has(t));
+    const counts = this.#counts;
+    if (counts === undefined) this.countHeaders();
+    for (const [oldLeaf, to] of moved) {
       const from = this.#leafAtom.get(oldLeaf);
       if (from === undefined) continue; // a leaf no class has any more
-      const born = this.#newAtom(newLeaf);
-      const alive = left.has(oldLeaf);
+      for (const newLeaf of to) {
+        const got = reached.get(newLeaf);
+        if (got === undefined) throw new Error(`a leaf of the ${this.design.name} classes was made outside its region`);
+        if (counts !== undefined) {
+          counts.set(newLeaf, got.count);
+          counts.set(oldLeaf, (counts.get(oldLeaf) ?? 0n) - got.count);
+        }
+        const atom = this.#newAtom(newLeaf);
+        born.push(atom);
+        this.#witness.set(atom, this.#bits.header(got.path));
+        for (const l of this.#listeners) l.split(from, atom);
+      }
       // A witness that went with the new class is no longer this one's.
       const w = this.#witness.get(from);
       if (w !== undefined && this.#walk(w) !== oldLeaf) this.#witness.delete(from);
-      for (const l of this.#listeners) l.split(from, born);
-      if (!alive) {
+      if ((this.#counts?.get(oldLeaf) ?? 0n) === 0n) {
         this.#dead[from] = true;
         this.#leafAtom.delete(oldLeaf);
         for (const l of this.#listeners) l.died(from);
       }
     }
+    return born.sort((x, y) => x - y);
+  }
+
+  /**
+   * Counts the headers of each leaf (one walk of the diagram), from which writes after it tell which classes they
+   * emptied without walking the diagram again: a running analysis (./live.ts) does it before its first write.
+   */
+  countHeaders(): void {
+    if (this.built) this.#counts ??= this.bdd.countsUnder(this.#root, this.#bits.vars);
   }
 
   #walk(values: ReadonlyMap<string, bigint>): number {

@@ -15,7 +15,7 @@
 
 import type { CompiledSpec } from "../control/compiled.js";
 import type { Installed } from "../control/install.js";
-import { Analysis, type AnalysisOptions, type Component } from "./analysis.js";
+import { Analysis, type AnalysisOptions, type Component, type RowChange } from "./analysis.js";
 import { BudgetStop, type Stop } from "./budget.js";
 import type { DownNames } from "./down.js";
 import type { OtherEntries } from "./entry-rows.js";
@@ -59,6 +59,8 @@ export class LiveAnalysis {
     }
     this.#stop = this.analysis.budget.stopped;
     for (const space of this.analysis.spaces.all()) {
+      // Once now, so that no write has to walk the whole diagram.
+      space.countHeaders();
       space.listen({ split: () => this.#split.add(space), died: () => undefined });
     }
   }
@@ -81,12 +83,16 @@ export class LiveAnalysis {
    * given, the entries beyond the description's rows `others` says (a controller's) and the links and members `down`
    * says are down; does nothing when they are the same. */
   update(installed: Pick<Installed, "compiled" | "entries">, down?: DownNames, others?: OtherEntries): LiveUpdate {
-    const t0 = performance.now();
+    return this.#guarded(performance.now(), (t0) => this.#update(installed, { down, others }, t0));
+  }
+
+  /** `f` within a renewed budget: new rows that cut more classes than it allows freeze the analysis. */
+  #guarded(t0: number, f: (t0: number) => LiveUpdate): LiveUpdate {
     const a = this.analysis;
     if (!a.built || this.#frozen) return { rows: 0, classes: 0, ms: 0 };
     a.budget.renew();
     try {
-      return this.#update(installed, { down, others }, t0);
+      return f(t0);
     } catch (err) {
       // New rows cut more classes than the budget allows: the relations are left as they are, and no longer followed.
       if (!(err instanceof BudgetStop)) throw err;
@@ -94,6 +100,20 @@ export class LiveAnalysis {
       this.#stop = a.budget.stopped;
       return { rows: 0, classes: 0, ms: performance.now() - t0 };
     }
+  }
+
+  /**
+   * Brings the relations to the tables after the writes `changes` (rows taken out or put back, known to the caller):
+   * what update() does without comparing every installed entry, so that a write costs what its rows touch.
+   */
+  apply(changes: readonly RowChange[]): LiveUpdate {
+    return this.#guarded(performance.now(), (t0) => {
+      const affected = new Map<Component, Affected>();
+      this.analysis.apply(changes, affected);
+      // What a virtual link costs follows its underlay's rows.
+      if (affected.size > 0) this.analysis.refreshCosts(affected);
+      return this.#walkAgain(affected, changes.length, 0, t0);
+    });
   }
 
   #update(
@@ -118,6 +138,12 @@ export class LiveAnalysis {
     const downs = down === undefined ? 0 : a.setDown(down, affected);
     // What a virtual link costs follows its underlay's rows and links.
     if (affected.size > 0) a.refreshCosts(affected);
+    return this.#walkAgain(affected, rows, downs, t0);
+  }
+
+  /** The relations walked again where `affected` says, after `rows` row changes and `downs` links and members down. */
+  #walkAgain(affected: ReadonlyMap<Component, Affected>, rows: number, downs: number, t0: number): LiveUpdate {
+    const a = this.analysis;
     let classes = 0;
     // A component no row change touched walks its sessions again where their classes split.
     for (const c of a.components)

@@ -25,6 +25,8 @@ export class FieldBits {
   readonly byName: ReadonlyMap<string, SpaceField>;
   readonly #field: Int32Array;
   readonly #shift: Int32Array;
+  /** How many variables: the fields' bits. */
+  readonly vars: number;
 
   constructor(design: DesignDef, apart: FieldDef | undefined) {
     let v = 0;
@@ -36,6 +38,7 @@ export class FieldBits {
     }
     this.fields = fields;
     this.byName = new Map(fields.map((f) => [f.def.name, f]));
+    this.vars = v;
     this.#field = new Int32Array(v);
     this.#shift = new Int32Array(v);
     fields.forEach((f, i) => {

@@ -23,6 +23,7 @@ import { FALSE, TRUE } from "./bdd.js";
 import { actionKey, Behaviours, type IndexedRow } from "./behaviours.js";
 import type { OtherRow } from "./entry-rows.js";
 import type { HeaderSpace } from "./header-space.js";
+import { PrefixTrie } from "./prefix-trie.js";
 
 export type { IndexedRow } from "./behaviours.js";
 
@@ -42,6 +43,13 @@ const INDEX_STEPS = 1 << 10;
 const AFFECTED_STEPS = 1 << 18;
 
 const NO_ROWS: readonly IndexedRow[] = [];
+
+/**
+ * Rows of a table held as a prefix trie up to which their patterns' diagrams are made at once, as every other table's
+ * are: they are what a class is said by (./class-words.ts). A larger trie's are made when asked for (a FIB's 10^5
+ * prefixes would be most of the diagram, and words from them too many to read).
+ */
+const EAGER_PATTERNS = 4096;
 
 /** `r` into a list by priority: at the end when it comes last, as rows indexed in order mostly do. */
 function inPlace(list: IndexedRow[], r: IndexedRow): void {
@@ -75,14 +83,27 @@ export class TableIndex {
   #lpm: string | undefined;
   /** Entries that are no row of the description (a controller's), by key: their index in #rows, after the rows'. */
   #others = new Map<string, number>();
+  /** An LPM table's rows as a prefix trie (cut `behaviour`, rows that match their prefix field only): its behaviours
+   * are built from it and its lookups follow it, and its rows are not indexed by class. */
+  #trie: PrefixTrie | undefined;
 
   constructor(space: HeaderSpace, spec: TableSpec, active?: readonly boolean[], lpm?: string) {
     this.space = space;
     this.spec = spec;
     this.#byRows = space.cut === "rows";
     this.#lpm = lpm ?? (spec.kind === "lpm" ? lpmField(spec) : undefined);
-    this.#rows = indexRows(space, spec, this.#lpm, this.#byRows);
     this.#active = spec.rows.map((_, i) => active?.[i] ?? true);
+    [this.#rows, this.#trie] = this.#rowsOf(spec);
+  }
+
+  /** The table's rows, and its trie when it is held as one. */
+  #rowsOf(spec: TableSpec): [IndexedRow[], PrefixTrie | undefined] {
+    const fields = new Map(this.space.fields.map((f) => [f.def.name, f]));
+    const field = this.#byRows ? undefined : PrefixTrie.fieldOf(spec, fields, this.space.hopField?.name);
+    // A large trie's rows make their patterns' diagrams only when something asks for them (a write, a property).
+    const lazy = field !== undefined && spec.rows.length > EAGER_PATTERNS;
+    const rows = spec.rows.map((row, index) => indexRow(this.space, row, index, this.#lpm, this.#byRows, { lazy }));
+    return [rows, field === undefined ? undefined : PrefixTrie.of(field, rows, this.#active)];
   }
 
   /** Cuts the header space by the table's behaviours (the rows' patterns cut it as they are indexed with the cut
@@ -94,6 +115,13 @@ export class TableIndex {
     const behaviours = new Behaviours(this.space, slots.size + 1, (r) =>
       r.row.in === undefined ? undefined : slots.get(r.row.in),
     );
+    const trie = this.#trie;
+    if (trie !== undefined) {
+      // Bottom-up from the trie, a node per trie node at most: not a trial, as it cannot outgrow the rows' prefixes.
+      behaviours.buildFrom((b, leaves) => trie.diagram(b, leaves));
+      this.#behaviours = behaviours;
+      return;
+    }
     if (behaviours.build(this.#inForce())) {
       this.#behaviours = behaviours;
       return;
@@ -103,7 +131,8 @@ export class TableIndex {
     this.#byRows = true;
     this.#behaviours = undefined;
     this.space.tablesByRows++;
-    this.#rows = this.#rows.map((r) => ({ ...r, pred: this.space.predicate(r.row.match) }));
+    const space = this.space;
+    this.#rows = this.#rows.map((r) => new Row(space, r.index, r.row, space.predicate(r.row.match), r.hops, r.prio));
   }
 
   /** Fills the per-class lists (the header space must be built). */
@@ -113,7 +142,7 @@ export class TableIndex {
     this.#specific = new Map();
     this.#unindexed = new Set();
     this.#readFor = new Map();
-    for (const r of this.#inForce()) this.#insert(r);
+    if (this.#trie === undefined) for (const r of this.#inForce()) this.#insert(r);
   }
 
   /** The active rows, by priority. */
@@ -148,6 +177,7 @@ export class TableIndex {
    * for, in priority order, appended to `out`. Returns the values no row takes (a miss).
    */
   lookup(arrival: Arrival, atom: number, hops: bigint, out: Hit[]): bigint {
+    if (this.#trie !== undefined) return this.#lookupTrie(this.#trie, arrival, atom, hops, out);
     // Four lists merged by priority: the class's rows, those read for it (#read), the rows without patterns for any
     // in-link and for this one.
     const lists = [this.#specific.get(atom), this.#read(atom), this.#wild, this.#wildIn.get(arrival)];
@@ -170,6 +200,21 @@ export class TableIndex {
       // A row of a behaviour may hold for part of the class only: the class's witness says which rows take it.
       if (r.pred < 0 && r.node !== TRUE && this.space.evaluate(r.node, (witness ??= this.space.witness(atom))) !== TRUE)
         continue;
+      const take = rest & r.hops;
+      if (take === 0n) continue;
+      out.push({ row: r, hops: take });
+      rest ^= take;
+    }
+    return rest;
+  }
+
+  /** lookup() in a prefix trie: the rows on the path of the class's witness header, longest prefix first. */
+  #lookupTrie(trie: PrefixTrie, arrival: Arrival, atom: number, hops: bigint, out: Hit[]): bigint {
+    const value = this.space.witness(atom).get(trie.field.def.name) ?? 0n;
+    let rest = hops;
+    for (const r of trie.along(value)) {
+      if (rest === 0n) break;
+      if (r.row.in !== undefined && r.row.in !== arrival) continue;
       const take = rest & r.hops;
       if (take === 0n) continue;
       out.push({ row: r, hops: take });
@@ -224,6 +269,14 @@ export class TableIndex {
     const r = this.#rows[index];
     if (r === undefined || this.#active[index] === on) return [];
     this.#active[index] = on;
+    if (this.#trie !== undefined) {
+      // The headers under the row's prefix, from the rows on the path to it and under it.
+      this.#trie.setActive(r, on);
+      const trie = this.#trie;
+      // The classes there now, all new (no walk for them, nor a diagram of the row's patterns).
+      const born = this.#behaviours?.updateFrom((b, leaves, none) => trie.region(b, leaves, r, none));
+      return born ?? this.#atomsOf(r) ?? "all";
+    }
     // The table's behaviours where the row's patterns hold, from the rows that meet them there.
     const b = this.space.bdd;
     this.#behaviours?.update(
@@ -258,7 +311,10 @@ export class TableIndex {
       if (i === undefined) {
         i = this.#rows.length;
         // A row of priority p stands where the description's row of that priority (n − index) does, just below it.
-        this.#rows.push(indexRow(this.space, r.row, i, this.#lpm, this.#byRows, n - r.priority + 0.5));
+        const row = indexRow(this.space, r.row, i, this.#lpm, this.#byRows, { order: n - r.priority + 0.5 });
+        this.#rows.push(row);
+        if (this.#trie?.holds(r.row.match, this.space.hopField?.name) === true) this.#trie.place(row);
+        else if (this.#trie !== undefined) this.#untrie();
         this.#active.push(false);
         this.#others.set(r.key, i);
       }
@@ -267,19 +323,21 @@ export class TableIndex {
     return { affected: all ? "all" : [...atoms].sort((x, y) => x - y), changed };
   }
 
+  /** The table's rows indexed by class, as a table that is no trie has them: a row the trie cannot hold came. Its
+   * behaviours stay, and change as any table's do. */
+  #untrie(): void {
+    this.#trie = undefined;
+    this.index();
+  }
+
   /** The table as a new description writes it (rows added, removed, reordered); the classes whose fate may change. */
   replace(spec: TableSpec, active?: readonly boolean[]): Affected {
     const before = this.#inForce();
     this.spec = spec;
     this.#others = new Map();
-    this.#rows = indexRows(
-      this.space,
-      spec,
-      this.#lpm ?? (spec.kind === "lpm" ? lpmField(spec) : undefined),
-      this.#byRows,
-    );
     this.#distinct = new WeakMap();
     this.#active = spec.rows.map((_, i) => active?.[i] ?? true);
+    [this.#rows, this.#trie] = this.#rowsOf(spec);
     const after = this.#inForce();
     this.cut();
     this.index();
@@ -362,32 +420,45 @@ export class TableIndex {
   }
 }
 
-/** The rows of a table with their patterns and priorities; with the cut `rows`, each row's patterns a predicate. */
-function indexRows(space: HeaderSpace, spec: TableSpec, lpm: string | undefined, byRows: boolean): IndexedRow[] {
-  return spec.rows.map((row, index) => indexRow(space, row, index, lpm, byRows));
+/** A row as the analysis reads it, its patterns' diagram made at once or when first asked for. */
+class Row implements IndexedRow {
+  readonly #space: HeaderSpace;
+  #node: number;
+  constructor(
+    space: HeaderSpace,
+    readonly index: number,
+    readonly row: RowSpec,
+    readonly pred: number,
+    readonly hops: bigint,
+    readonly prio: number,
+    lazy = false,
+  ) {
+    this.#space = space;
+    this.#node = lazy ? -1 : space.pattern(row.match);
+  }
+
+  get node(): number {
+    if (this.#node < 0) this.#node = this.#space.pattern(this.row.match);
+    return this.#node;
+  }
 }
 
 /** Row `index`, in the order of the description's rows (`order`: where it stands among them, by default its index);
- * `byRows`, its patterns a predicate. */
+ * `byRows`, its patterns a predicate; `lazy`, its patterns' diagram made when first asked for. */
 function indexRow(
   space: HeaderSpace,
   row: RowSpec,
   index: number,
   lpm: string | undefined,
   byRows: boolean,
-  order = index,
+  at: { order?: number; lazy?: boolean } = {},
 ): IndexedRow {
   // First written wins; in an LPM table the longest prefix, then the first written (src/model/rows.ts winner).
   const design = lpm === undefined ? undefined : headerDesign(space.design.name);
   const len = lpm === undefined || design === undefined ? 0 : prefixLen(design, row, lpm);
-  return {
-    index,
-    row,
-    pred: byRows ? space.predicate(row.match) : -1,
-    node: space.pattern(row.match),
-    hops: space.hops(row.match),
-    prio: (200 - len) * 2 ** 21 + order,
-  };
+  const pred = byRows ? space.predicate(row.match) : -1;
+  const prio = (200 - len) * 2 ** 21 + (at.order ?? index);
+  return new Row(space, index, row, pred, space.hops(row.match), prio, at.lazy === true);
 }
 
 /** Which elements of two lists a longest common subsequence keeps. */

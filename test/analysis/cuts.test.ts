@@ -10,7 +10,8 @@
 // store, where equal sets are equal nodes.
 //
 // Cases: random descriptions (tables of up to 10 rows too), composed ones,
-// ternary ACLs of random masks and edge routers of random size; the examples
+// ternary ACLs of random masks, edge routers of random size and FIBs of a few
+// hundred nested prefixes; the examples
 // and fixtures. More cases: STRATA_ANALYZE_RUNS=300 npx vitest run test/analysis/cuts.test.ts
 
 import { readdirSync, readFileSync } from "node:fs";
@@ -25,7 +26,7 @@ import { Walker } from "../../src/analysis/walk.js";
 import { TEST_MS } from "../helpers/wait.js";
 import { compileText, specRecipe, specRecipeOf, specText } from "../pipeline/helpers/cases.js";
 import { composedRecipe, composedText } from "../pipeline/helpers/composed.js";
-import { edgeRouter, ternaryAcl } from "./helpers/generate.js";
+import { edgeRouter, fibRouter, ternaryAcl } from "./helpers/generate.js";
 
 const RUNS = Number(process.env["STRATA_ANALYZE_RUNS"] ?? 10);
 /** Classes of a design past which a description is not compared (cut by rows, a few random masks make thousands). */
@@ -136,6 +137,8 @@ describe("the behaviour cut = the rows cut, in header terms", () => {
     ranges: fc.integer({ min: 1, max: 12 }),
     seed: fc.nat(),
   });
+  // A FIB's prefixes in one /14, so that they nest (the /10s to /14s cover it all): its table is held as a prefix trie.
+  const fib = fc.record({ prefixes: fc.integer({ min: 50, max: 400 }), seed: fc.nat() });
   const cases: { name: string; text: fc.Arbitrary<string> }[] = [
     { name: "random descriptions", text: specRecipe.map((r) => specText(r)) },
     {
@@ -148,6 +151,7 @@ describe("the behaviour cut = the rows cut, in header terms", () => {
     { name: "layered, subducted and bridged descriptions", text: composedRecipe.map((r) => composedText(r)) },
     { name: "ternary ACLs of random masks", text: acl.map((x) => ternaryAcl(x.rows, x.seed)) },
     { name: "edge routers", text: edge.map((x) => edgeRouter(x.acl, x.lpm, x.ranges, x.seed)) },
+    { name: "FIBs of nested prefixes", text: fib.map((x) => fibRouter(x.prefixes, 0, x.seed, 14)) },
   ];
   const envSeed = process.env["STRATA_SEED"];
   it.each(cases)(

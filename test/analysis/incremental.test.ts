@@ -13,6 +13,7 @@ import type { CompiledSpec } from "../../src/control/compiled.js";
 import { TABLE_ROLES } from "../../src/wasm/abi.js";
 import { boundedAnalysis } from "./helpers/bounded.js";
 import { compileText, specRecipe, specText } from "../pipeline/helpers/cases.js";
+import { fibRouter } from "./helpers/generate.js";
 import { composedRecipe, composedText } from "../pipeline/helpers/composed.js";
 
 const RUNS = Number(process.env["STRATA_ANALYZE_RUNS"] ?? 10);
@@ -98,6 +99,13 @@ describe("incremental: relations updated from changed rows = computed afresh", (
   const cases: { name: string; text: fc.Arbitrary<string> }[] = [
     { name: "random descriptions", text: specRecipe.map((r) => specText(r)) },
     { name: "layered, subducted and bridged descriptions", text: composedRecipe.map((r) => composedText(r)) },
+    {
+      // Prefixes in one /14, nested: a write redoes the headers under its prefix from the trie (./prefix-trie.ts).
+      name: "FIBs of nested prefixes",
+      text: fc
+        .record({ prefixes: fc.integer({ min: 20, max: 200 }), seed: fc.nat() })
+        .map((x) => fibRouter(x.prefixes, 0, x.seed, 14)),
+    },
   ];
   // Seeds that once failed (classes split by another network's change were not walked; 240634655: the fresh analysis
   // past the bound in the space the updates had cut finer, then minutes of shrinking), each with the default runs.

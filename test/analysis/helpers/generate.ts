@@ -1,10 +1,10 @@
 // Descriptions made to size for the analysis's budget and hop-count tests:
 // IPv4 in IPv4 stacked `layers` deep, and Ethernet hubs and leaf-spines of any
-// number of members; the ternary ACL and the edge router are the bench's
+// number of members; the ternary ACL, the edge router and the FIB router are the bench's
 // (bench/analysis-descriptions.ts). Each is YAML text, the same for the same
 // arguments, to be written to a file or parsed.
 
-export { edgeRouter, ternaryAcl } from "../../../bench/analysis-descriptions.js";
+export { edgeRouter, fibRouter, ternaryAcl } from "../../../bench/analysis-descriptions.js";
 
 const hex = (n: number): string => n.toString(16).padStart(2, "0");
 

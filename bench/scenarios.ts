@@ -2,6 +2,7 @@
 
 import { analyzeFatTree, analyzeGrowth, analyzeUpdate } from "./analysis.js";
 import { analyzeAclCurve, analyzeEdgeRouter } from "./analysis-scale.js";
+import { analyzeLeafSpine } from "./analysis-leaf-spine.js";
 import {
   fatTree,
   hubAndSpoke8,
@@ -36,5 +37,6 @@ export const SCENARIOS: readonly (Scenario | FigureScenario)[] = [
   analyzeUpdate,
   analyzeAclCurve,
   analyzeEdgeRouter,
+  analyzeLeafSpine,
   serveReload,
 ];

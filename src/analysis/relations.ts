@@ -18,7 +18,7 @@ import type { Analysis, Component } from "./analysis.js";
 import { isResourceError } from "./budget.js";
 import { componentName } from "./members.js";
 import type { Affected } from "./tables.js";
-import { type Hole, type Origin, type Step, Walker } from "./walk.js";
+import { type Hole, type Origin, type Step, Walker, type WalkEvents } from "./walk.js";
 
 /** A black hole met by one class: where, and one path that leads there. */
 export interface HoleAt {
@@ -61,6 +61,26 @@ interface AtomState {
   readonly limits: readonly LimitAt[];
 }
 
+/** What one class meets: its pairs (local indices, ascending), the members reached from outside, holes, a loop. */
+interface Found {
+  readonly list: Int32Array;
+  readonly out: Int32Array;
+  readonly holes: readonly HoleAt[];
+  readonly loop: LoopAt | undefined;
+  readonly limits: readonly LimitAt[];
+}
+
+/** The black holes a class meets, by member, table and link: the first path to each, and every hop value. */
+function holeEvent(atom: number, holes: Map<string, HoleAt>): NonNullable<WalkEvents["hole"]> {
+  return (origin, hole, path) => {
+    const key = `${hole.member}/${hole.table}/${String(hole.link)}`;
+    const was = holes.get(key);
+    if (was === undefined) holes.set(key, { atom, hole, origin, path: path() });
+    else if ((was.hole.hops | hole.hops) !== was.hole.hops)
+      holes.set(key, { ...was, hole: { ...was.hole, hops: was.hole.hops | hole.hops } });
+  };
+}
+
 /** The most members a component may have for per-pair counts (n² of them); larger ones keep one bit a pair and are not
  * updated in place. */
 const COUNTED_MEMBERS = 4096;
@@ -71,6 +91,10 @@ export class ComponentRelation {
   readonly #walker: Walker;
   /** Member index → local index. */
   readonly #local = new Map<number, number>();
+  /** The same as an array (−1: not in the component), for the walk's members. */
+  readonly #localOf: Int32Array;
+  /** Per local member, the last origin (+1) that counted it: an origin's members each once. */
+  readonly #mark: Int32Array;
   readonly #n: number;
   /** Per pair: classes that reach it (small components), or one bit (large ones). */
   readonly #counts: Uint32Array | undefined;
@@ -93,7 +117,10 @@ export class ComponentRelation {
     this.component = c;
     this.#walker = new Walker(a);
     c.members.forEach((m, i) => this.#local.set(m, i));
+    this.#localOf = new Int32Array(c.has.length).fill(-1);
+    c.members.forEach((m, i) => (this.#localOf[m] = i));
     const n = (this.#n = c.members.length);
+    this.#mark = new Int32Array(n);
     if (this.#loopsOnly) this.#bits = new Uint8Array(0);
     else if (n <= COUNTED_MEMBERS) this.#counts = new Uint32Array(n * n);
     else this.#bits = new Uint8Array(Math.ceil((n * n) / 8));
@@ -244,6 +271,58 @@ export class ComponentRelation {
 
   #add(atom: number): void {
     if (this.#loopsOnly) return this.#addLoop(atom);
+    const found = this.#reach(atom) ?? this.#walkEach(atom);
+    this.#walked.add(atom);
+    const { list, out } = found;
+    for (const k of list) this.#count(k, 1);
+    for (const j of out) this.#outside[j] = (this.#outside[j] ?? 0) + 1;
+    this.#tuples += list.length;
+    this.#state.set(atom, {
+      pairs: this.#counts === undefined ? new Int32Array(0) : list,
+      tuples: list.length,
+      outside: out,
+      holes: found.holes,
+      loop: found.loop,
+      limits: found.limits,
+    });
+  }
+
+  /** What a class meets, each state walked once whatever origin meets it (Walker.reach); undefined when it comes back
+   * to a link or meets the hop limit, where only the walk from each origin apart says. */
+  #reach(atom: number): Found | undefined {
+    const n = this.#n;
+    let pairs = new Int32Array(1024);
+    let count = 0;
+    const outside = new Set<number>();
+    const holes = new Map<string, HoleAt>();
+    const mark = this.#mark;
+    mark.fill(0);
+    const reached = (origin: number, members: Int32Array, m: number): void => {
+      if (origin < 0) {
+        for (let k = 0; k < m; k++) outside.add(this.#localOf[members[k] ?? 0] ?? -1);
+        return;
+      }
+      const o = this.#localOf[origin] ?? 0;
+      if (pairs.length < count + m) {
+        const grown = new Int32Array(Math.max(2 * pairs.length, count + m));
+        grown.set(pairs.subarray(0, count));
+        pairs = grown;
+      }
+      for (let k = 0; k < m; k++) {
+        const j = this.#localOf[members[k] ?? 0] ?? -1;
+        if (mark[j] === o + 1) continue;
+        mark[j] = o + 1;
+        pairs[count++] = o * n + j;
+      }
+    };
+    const ok = this.#walker.reach(this.component, atom, { hole: holeEvent(atom, holes) }, reached);
+    if (!ok) return undefined;
+    const list = pairs.slice(0, count).sort();
+    return { list, out: Int32Array.from(outside).sort(), holes: [...holes.values()], loop: undefined, limits: [] };
+  }
+
+  /** What a class meets, walked from each origin apart. */
+  #walkEach(atom: number): Found {
     const n = this.#n;
     const pairs = new Set<number>();
     const outside = new Set<number>();
@@ -256,13 +335,7 @@ export class ComponentRelation {
         if (origin < 0) outside.add(j);
         else pairs.add((this.#local.get(origin) ?? 0) * n + j);
       },
-      hole: (origin, hole, path) => {
-        const key = `${hole.member}/${hole.table}/${String(hole.link)}`;
-        const was = holes.get(key);
-        if (was === undefined) holes.set(key, { atom, hole, origin, path: path() });
-        else if ((was.hole.hops | hole.hops) !== was.hole.hops)
-          holes.set(key, { ...was, hole: { ...was.hole, hops: was.hole.hops | hole.hops } });
-      },
+      hole: holeEvent(atom, holes),
       loop: (origin, link, hops, bounded, path) => {
         if (loop === undefined) loop = { atom, link, hops, bounded, origin, path: path() };
       },
@@ -271,20 +344,13 @@ export class ComponentRelation {
           limits.set(origin, { atom, origin, link: drop.link ?? -1, crossings: drop.crossings ?? 0, path: path() });
       },
     });
-    this.#walked.add(atom);
-    const list = Int32Array.from(pairs).sort();
-    const out = Int32Array.from(outside).sort();
-    for (const k of list) this.#count(k, 1);
-    for (const j of out) this.#outside[j] = (this.#outside[j] ?? 0) + 1;
-    this.#tuples += list.length;
-    this.#state.set(atom, {
-      pairs: this.#counts === undefined ? new Int32Array(0) : list,
-      tuples: list.length,
-      outside: out,
+    return {
+      list: Int32Array.from(pairs).sort(),
+      out: Int32Array.from(outside).sort(),
       holes: [...holes.values()],
       loop,
       limits: [...limits.values()],
-    });
+    };
   }
 
   /**

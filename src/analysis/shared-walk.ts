@@ -40,7 +40,7 @@ export function tellsInLinks(v: MemberView): boolean {
 }
 
 /** Whether the ascending `list` holds `x`. */
-export function holds(list: Int32Array, x: number): boolean {
+function holds(list: Int32Array, x: number): boolean {
   let lo = 0;
   let hi = list.length;
   while (lo < hi) {
@@ -73,6 +73,9 @@ export class SharedWalk {
   /** The links crossed below the acquisitions being walked. */
   #crossed = new Int32Array(1024);
   #crossedLen = 0;
+  /** The links on the path, in the first #pathLen. */
+  #path = new Int32Array(64);
+  #pathLen = 0;
   /** Acquisitions being walked. */
   #open = 0;
   /** The most links crossed below the acquisition being walked. */
@@ -91,9 +94,32 @@ export class SharedWalk {
 
   /** A new origin: nothing reached yet. */
   origin(): void {
+    this.#pathLen = 0;
     this.reachedLen = 0;
     this.#crossedLen = 0;
     this.#open = 0;
+  }
+
+  /** The walk crosses `link`: on the path until leave(). */
+  enter(link: number): void {
+    this.#path = put(this.#path, this.#pathLen++, link);
+    this.crossed(link);
+  }
+
+  leave(): void {
+    this.#pathLen--;
+  }
+
+  /** Whether `link` is on the path. */
+  onPath(link: number): boolean {
+    for (let k = 0; k < this.#pathLen; k++) if (this.#path[k] === link) return true;
+    return false;
+  }
+
+  /** Whether the walk from `s` crosses a link on the path (it would come back to it). */
+  meetsPath(s: Shared): boolean {
+    for (let k = 0; k < this.#pathLen; k++) if (holds(s.links, this.#path[k] ?? -1)) return true;
+    return false;
   }
 
   acquired(member: number): void {

@@ -154,7 +154,8 @@ export class TableIndex {
   lookup(arrival: Arrival, atom: number, hops: bigint, out: Hit[]): bigint {
     // Two lists merged by priority: the rows that may win for the class, and those without patterns for this in-link.
     if (atom !== this.#heldAtom) {
-      this.#held = this.#hold(atom);
+      // A table without patterns (a host's "everything out") holds the same rows for every class.
+      this.#held = this.#specific.size === 0 && this.#unindexed.size === 0 ? this.#wild : this.#hold(atom);
       this.#heldAtom = atom;
     }
     const held = this.#held;

@@ -31,7 +31,7 @@ import type { Arrival } from "../model/rows.js";
 import type { TableRole } from "../wasm/abi.js";
 import { type Component, HEADER_ROLES, type MemberView, type Walkable } from "./members.js";
 import { undecrement } from "./hops.js";
-import { holds, type Reached, SharedWalk, tellsInLinks } from "./shared-walk.js";
+import { type Reached, SharedWalk, tellsInLinks } from "./shared-walk.js";
 import { type HoleTable, type RowDrop, type Step, Stepper, type ViaSession } from "./step.js";
 import type { IndexedRow } from "./tables.js";
 
@@ -422,13 +422,12 @@ export class Walker extends Stepper<bigint> {
 
   /** reach()'s crossing: each receiver acquires it. A link on the path, or a crossing past the hop limit, ends reach(). */
   #crossShared(shared: SharedWalk, link: number, hops: bigint): void {
-    if (this.#onStack.has(link)) throw INEXACT;
+    if (shared.onPath(link)) throw INEXACT;
     const crossings = this.#crossings;
     const c = this.#c;
     const atOrigin = this.#atOrigin;
-    this.#onStack.set(link, hops);
+    shared.enter(link);
     this.#push(LINK, link, 0);
-    shared.crossed(link);
     const l = this.analysis.topology.link(link);
     for (let i = 0; i < l.receivers.length; i++) {
       const r = l.receivers[i];
@@ -443,7 +442,7 @@ export class Walker extends Stepper<bigint> {
       this.#atOrigin = atOrigin;
     }
     this.#pop();
-    this.#onStack.delete(link);
+    shared.leave();
   }
 
   /**
@@ -459,8 +458,7 @@ export class Walker extends Stepper<bigint> {
     const crossings = this.#crossings;
     const known = shared.find(key, hops, inLink);
     if (known !== undefined) {
-      if (crossings + known.depth > this.#hopLimit) throw INEXACT;
-      for (const l of this.#onStack.keys()) if (holds(known.links, l)) throw INEXACT;
+      if (crossings + known.depth > this.#hopLimit || shared.meetsPath(known)) throw INEXACT;
       return shared.again(known, crossings);
     }
     const opened = shared.open(key, crossings);

@@ -22,7 +22,7 @@ const SHAPES: readonly LeafSpineShape[] = [
   { spines: 8, leaves: 16, hosts: 16 },
   { spines: 8, leaves: 32, hosts: 17 },
   { spines: 17, leaves: 64, hosts: 17 },
-  { spines: 32, leaves: 512, hosts: 38 },
+  { spines: 32, leaves: 256, hosts: 77 },
 ];
 /** Seconds a point may take (`strata analyze`'s default). */
 const TIME_LIMIT = 60;

@@ -50,7 +50,7 @@ export interface LimitAt {
 }
 
 interface AtomState {
-  /** Local pair indices (origin × n + member), ascending, distinct. */
+  /** Local pair indices (origin × n + member), distinct. */
   readonly pairs: Int32Array;
   /** Tuples it made (its pairs, which a large component does not keep). */
   readonly tuples: number;
@@ -61,7 +61,7 @@ interface AtomState {
   readonly limits: readonly LimitAt[];
 }
 
-/** What one class meets: its pairs (local indices, ascending), the members reached from outside, holes, a loop. */
+/** What one class meets: its pairs (local indices, distinct), the members reached from outside, holes, a loop. */
 interface Found {
   readonly list: Int32Array;
   readonly out: Int32Array;
@@ -101,6 +101,10 @@ export class ComponentRelation {
   readonly #bits: Uint8Array | undefined;
   readonly #outside: Uint32Array;
   #pairsReached = 0;
+  /** Per local member, the other members it reaches, and those that reach it (pairs of distinct members): who reaches
+   * no one and whom no one reaches, without a look at n² pairs. */
+  readonly #outDegree: Int32Array;
+  readonly #inDegree: Int32Array;
   readonly #state = new Map<number, AtomState>();
   #tuples = 0;
   /** The classes walked (all of them, unless the budget ran out). */
@@ -125,6 +129,8 @@ export class ComponentRelation {
     else if (n <= COUNTED_MEMBERS) this.#counts = new Uint32Array(n * n);
     else this.#bits = new Uint8Array(Math.ceil((n * n) / 8));
     this.#outside = new Uint32Array(n);
+    this.#outDegree = new Int32Array(n);
+    this.#inDegree = new Int32Array(n);
     c.space.listen({ split: (from, born) => this.#copy(from, born), died: (atom) => this.#forget(atom) });
     const atoms = c.space.atoms();
     a.budget.stage(`walking reachable in ${componentName(c)}`, atoms.length, "header classes");
@@ -212,13 +218,13 @@ export class ComponentRelation {
     const pairs: [number, number][] = [];
     let count = 0;
     const ms = this.component.members;
-    for (let i = 0; i < this.#n; i++) {
+    const n = this.#n;
+    for (let i = 0; i < n; i++) {
       if (skip(ms[i] ?? -1)) continue;
-      for (let j = 0; j < this.#n; j++) {
-        if (i === j || this.#has(i * this.#n + j)) continue;
-        count++;
-        if (pairs.length < max) pairs.push([ms[i] ?? -1, ms[j] ?? -1]);
-      }
+      const missing = n - 1 - (this.#outDegree[i] ?? 0);
+      count += missing;
+      for (let j = 0; j < n && missing > 0 && pairs.length < max; j++)
+        if (i !== j && !this.#has(i * n + j)) pairs.push([ms[i] ?? -1, ms[j] ?? -1]);
     }
     return { pairs, count };
   }
@@ -226,29 +232,15 @@ export class ComponentRelation {
   /** Members that no other member and nothing from outside reaches. */
   unreachable(): number[] {
     const ms = this.component.members;
-    const out: number[] = [];
-    for (let j = 0; j < this.#n; j++) {
-      if ((this.#outside[j] ?? 0) > 0) continue;
-      let reached = false;
-      for (let i = 0; i < this.#n && !reached; i++) reached = i !== j && this.#has(i * this.#n + j);
-      if (!reached) out.push(ms[j] ?? -1);
-    }
-    return out;
+    return ms.filter((_, j) => (this.#outside[j] ?? 0) === 0 && this.#inDegree[j] === 0);
   }
 
   /** Members that reach no other member (they transmit nothing that is acquired). */
   silent(): number[] {
-    const ms = this.component.members;
     // A member alone has no other to reach: every member reaching every other holds there (the seed's predicate,
     // vacuously).
     if (this.#n < 2) return [];
-    const out: number[] = [];
-    for (let i = 0; i < this.#n; i++) {
-      let reaches = false;
-      for (let j = 0; j < this.#n && !reaches; j++) reaches = i !== j && this.#has(i * this.#n + j);
-      if (!reaches) out.push(ms[i] ?? -1);
-    }
-    return out;
+    return this.component.members.filter((_, i) => this.#outDegree[i] === 0);
   }
 
   holes(): HoleAt[] {
@@ -317,7 +309,7 @@ export class ComponentRelation {
     };
     const ok = this.#walker.reach(this.component, atom, { hole: holeEvent(atom, holes) }, reached);
     if (!ok) return undefined;
-    const list = pairs.slice(0, count).sort();
+    const list = pairs.slice(0, count);
     return { list, out: Int32Array.from(outside).sort(), holes: [...holes.values()], loop: undefined, limits: [] };
   }
 
@@ -425,21 +417,29 @@ export class ComponentRelation {
       for (const k of list) this.#count(k, 1);
       return;
     }
-    let fresh = 0;
     for (const k of list) {
       const was = counts[k] ?? 0;
       counts[k] = was + 1;
-      if (was === 0) fresh++;
+      if (was === 0) this.#joined(k, 1);
     }
-    this.#pairsReached += fresh;
+  }
+
+  /** Pair `k` is reached now (1), or no more (−1). */
+  #joined(k: number, by: 1 | -1): void {
+    this.#pairsReached += by;
+    const i = Math.floor(k / this.#n);
+    const j = k - i * this.#n;
+    if (i === j) return;
+    this.#outDegree[i] = (this.#outDegree[i] ?? 0) + by;
+    this.#inDegree[j] = (this.#inDegree[j] ?? 0) + by;
   }
 
   #count(k: number, by: 1 | -1): void {
     if (this.#counts !== undefined) {
       const was = this.#counts[k] ?? 0;
       this.#counts[k] = was + by;
-      if (was === 0 && by === 1) this.#pairsReached++;
-      if (was === 1 && by === -1) this.#pairsReached--;
+      if (was === 0 && by === 1) this.#joined(k, 1);
+      if (was === 1 && by === -1) this.#joined(k, -1);
       return;
     }
     const bits = this.#bits;
@@ -447,7 +447,7 @@ export class ComponentRelation {
     const byte = bits[k >> 3] ?? 0;
     if (((byte >> (k & 7)) & 1) === 0) {
       bits[k >> 3] = byte | (1 << (k & 7));
-      this.#pairsReached++;
+      this.#joined(k, 1);
     }
   }
 }

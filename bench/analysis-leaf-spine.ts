@@ -67,7 +67,8 @@ async function leafSpineFigures(): Promise<Figure[]> {
   const out: Figure[] = [];
   for (const shape of SHAPES) {
     const p = leafSpinePoint(shape);
-    const n = `${leafSpineMembers(shape)} members (${shape.spines} spines, ${shape.leaves} leaves, ${shape.hosts} hosts each)`;
+    const { spines, leaves, hosts } = shape;
+    const n = `${leafSpineMembers(shape)} members (${spines} spines, ${leaves} leaves, ${hosts} hosts each)`;
     const stopped = p.stopped === undefined ? "" : ` (stopped by its ${p.stopped})`;
     out.push(
       {

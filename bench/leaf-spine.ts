@@ -14,6 +14,11 @@ export interface LeafSpineShape {
 /** Members of a leaf-spine of that shape. */
 export const leafSpineMembers = (s: LeafSpineShape): number => s.spines + s.leaves + s.leaves * s.hosts;
 
+/** A router's tables: it forwards what it acquires by the longest of these prefix rows. */
+const router = (key: string, rows: readonly string[]): string =>
+  `      ${key}:\n        acquire: [ { do: forward } ]\n` +
+  `        forward:\n          kind: lpm\n          rows:\n${rows.join("\n")}`;
+
 /** Leaf `i`'s /24 (i from 0): 10.x.y.0, i = 256x + y + 1, so no leaf has 10.0.0.0/24. */
 const leafNet = (i: number): string => `10.${((i + 1) >>> 8) & 0xff}.${(i + 1) & 0xff}`;
 
@@ -36,10 +41,7 @@ export function leafSpineSpec(shape: LeafSpineShape): string {
     { length: leaves },
     (_, i) => `          - { match: { dst: ${leafNet(i)}.0/24 }, out: ${i + 2} }`,
   );
-  for (let k = 0; k < spines; k++)
-    tables.push(
-      `      s${k + 1}:\n        acquire: [ { do: forward } ]\n        forward:\n          kind: lpm\n          rows:\n${spineRows.join("\n")}`,
-    );
+  for (let k = 0; k < spines; k++) tables.push(router(`s${k + 1}`, spineRows));
   for (let i = 0; i < leaves; i++) {
     const net = leafNet(i);
     members.push(`      l${i + 1}: { name: ${net}.254, role: infra }`);
@@ -59,9 +61,7 @@ export function leafSpineSpec(shape: LeafSpineShape): string {
     }
     for (let o = 0; o < leaves; o++)
       if (o !== i) rows.push(`          - { match: { dst: ${leafNet(o)}.0/24 }, out: ${up} }`);
-    tables.push(
-      `      l${i + 1}:\n        acquire: [ { do: forward } ]\n        forward:\n          kind: lpm\n          rows:\n${rows.join("\n")}`,
-    );
+    tables.push(router(`l${i + 1}`, rows));
   }
   return `networks:
   fabric:

@@ -420,7 +420,7 @@ export class Walker extends Stepper<bigint> {
       this.#walked(key, fresh, crossings, this.#cuts !== cutsBefore);
   }
 
-  /** reach()'s crossing: each receiver acquires it. A link on the path, or a crossing past the hop limit, ends reach(). */
+  /** reach()'s crossing: each receiver acquires it. A link on the path, or a crossing past the hop limit, ends it. */
   #crossShared(shared: SharedWalk, link: number, hops: bigint): void {
     if (shared.onPath(link)) throw INEXACT;
     const crossings = this.#crossings;

@@ -4,6 +4,7 @@ import { analyzeFatTree, analyzeGrowth, analyzeUpdate } from "./analysis.js";
 import { analyzeFib, analyzeFibUpdate } from "./analysis-fib.js";
 import { analyzeAclCurve, analyzeEdgeRouter } from "./analysis-scale.js";
 import { loadFib } from "./load-scale.js";
+import { analyzeLeafSpine } from "./analysis-leaf-spine.js";
 import {
   fatTree,
   hubAndSpoke8,
@@ -41,5 +42,6 @@ export const SCENARIOS: readonly (Scenario | FigureScenario)[] = [
   loadFib,
   analyzeFib,
   analyzeFibUpdate,
+  analyzeLeafSpine,
   serveReload,
 ];

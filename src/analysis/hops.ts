@@ -38,8 +38,13 @@ export const oneHop = (v: bigint | number): bigint => 1n << BigInt(v);
 
 /** Forwarding's side effect on a set: the values that go on (each one lower), and those dropped as expired. */
 export function decrement(hops: bigint): { readonly next: bigint; readonly expired: bigint } {
-  return { next: (hops & ~EXPIRING) >> 1n, expired: hops & EXPIRING };
+  // A walk lowers the same few sets over and over: the last answer is kept (256-bit arithmetic allocates).
+  if (hops !== lastDecremented.from)
+    lastDecremented = { from: hops, next: (hops & ~EXPIRING) >> 1n, expired: hops & EXPIRING };
+  return lastDecremented;
 }
+
+let lastDecremented = { from: 0n, next: 0n, expired: 0n };
 
 /** The values as they were `times` decrements ago (each `times` higher). */
 export function undecrement(hops: bigint, times: number): bigint {

@@ -18,7 +18,7 @@ import type { Analysis, Component } from "./analysis.js";
 import { isResourceError } from "./budget.js";
 import { componentName } from "./members.js";
 import type { Affected } from "./tables.js";
-import { type Hole, type Origin, type Step, Walker } from "./walk.js";
+import { type Hole, type Origin, type Step, Walker, type WalkEvents } from "./walk.js";
 
 /** A black hole met by one class: where, and one path that leads there. */
 export interface HoleAt {
@@ -50,7 +50,7 @@ export interface LimitAt {
 }
 
 interface AtomState {
-  /** Local pair indices (origin × n + member), ascending, distinct. */
+  /** Local pair indices (origin × n + member), distinct. */
   readonly pairs: Int32Array;
   /** Tuples it made (its pairs, which a large component does not keep). */
   readonly tuples: number;
@@ -59,6 +59,26 @@ interface AtomState {
   readonly holes: readonly HoleAt[];
   readonly loop: LoopAt | undefined;
   readonly limits: readonly LimitAt[];
+}
+
+/** What one class meets: its pairs (local indices, distinct), the members reached from outside, holes, a loop. */
+interface Found {
+  readonly list: Int32Array;
+  readonly out: Int32Array;
+  readonly holes: readonly HoleAt[];
+  readonly loop: LoopAt | undefined;
+  readonly limits: readonly LimitAt[];
+}
+
+/** The black holes a class meets, by member, table and link: the first path to each, and every hop value. */
+function holeEvent(atom: number, holes: Map<string, HoleAt>): NonNullable<WalkEvents["hole"]> {
+  return (origin, hole, path) => {
+    const key = `${hole.member}/${hole.table}/${String(hole.link)}`;
+    const was = holes.get(key);
+    if (was === undefined) holes.set(key, { atom, hole, origin, path: path() });
+    else if ((was.hole.hops | hole.hops) !== was.hole.hops)
+      holes.set(key, { ...was, hole: { ...was.hole, hops: was.hole.hops | hole.hops } });
+  };
 }
 
 /** The most members a component may have for per-pair counts (n² of them); larger ones keep one bit a pair and are not
@@ -71,12 +91,20 @@ export class ComponentRelation {
   readonly #walker: Walker;
   /** Member index → local index. */
   readonly #local = new Map<number, number>();
+  /** The same as an array (−1: not in the component), for the walk's members. */
+  readonly #localOf: Int32Array;
+  /** Per local member, the last origin (+1) that counted it: an origin's members each once. */
+  readonly #mark: Int32Array;
   readonly #n: number;
   /** Per pair: classes that reach it (small components), or one bit (large ones). */
   readonly #counts: Uint32Array | undefined;
   readonly #bits: Uint8Array | undefined;
   readonly #outside: Uint32Array;
   #pairsReached = 0;
+  /** Per local member, the other members it reaches, and those that reach it (pairs of distinct members): who reaches
+   * no one and whom no one reaches, without a look at n² pairs. */
+  readonly #outDegree: Int32Array;
+  readonly #inDegree: Int32Array;
   readonly #state = new Map<number, AtomState>();
   #tuples = 0;
   /** The classes walked (all of them, unless the budget ran out). */
@@ -93,11 +121,16 @@ export class ComponentRelation {
     this.component = c;
     this.#walker = new Walker(a);
     c.members.forEach((m, i) => this.#local.set(m, i));
+    this.#localOf = new Int32Array(c.has.length).fill(-1);
+    c.members.forEach((m, i) => (this.#localOf[m] = i));
     const n = (this.#n = c.members.length);
+    this.#mark = new Int32Array(n);
     if (this.#loopsOnly) this.#bits = new Uint8Array(0);
     else if (n <= COUNTED_MEMBERS) this.#counts = new Uint32Array(n * n);
     else this.#bits = new Uint8Array(Math.ceil((n * n) / 8));
     this.#outside = new Uint32Array(n);
+    this.#outDegree = new Int32Array(n);
+    this.#inDegree = new Int32Array(n);
     c.space.listen({ split: (from, born) => this.#copy(from, born), died: (atom) => this.#forget(atom) });
     const atoms = c.space.atoms();
     a.budget.stage(`walking reachable in ${componentName(c)}`, atoms.length, "header classes");
@@ -185,13 +218,13 @@ export class ComponentRelation {
     const pairs: [number, number][] = [];
     let count = 0;
     const ms = this.component.members;
-    for (let i = 0; i < this.#n; i++) {
+    const n = this.#n;
+    for (let i = 0; i < n; i++) {
       if (skip(ms[i] ?? -1)) continue;
-      for (let j = 0; j < this.#n; j++) {
-        if (i === j || this.#has(i * this.#n + j)) continue;
-        count++;
-        if (pairs.length < max) pairs.push([ms[i] ?? -1, ms[j] ?? -1]);
-      }
+      const missing = n - 1 - (this.#outDegree[i] ?? 0);
+      count += missing;
+      for (let j = 0; j < n && missing > 0 && pairs.length < max; j++)
+        if (i !== j && !this.#has(i * n + j)) pairs.push([ms[i] ?? -1, ms[j] ?? -1]);
     }
     return { pairs, count };
   }
@@ -199,29 +232,15 @@ export class ComponentRelation {
   /** Members that no other member and nothing from outside reaches. */
   unreachable(): number[] {
     const ms = this.component.members;
-    const out: number[] = [];
-    for (let j = 0; j < this.#n; j++) {
-      if ((this.#outside[j] ?? 0) > 0) continue;
-      let reached = false;
-      for (let i = 0; i < this.#n && !reached; i++) reached = i !== j && this.#has(i * this.#n + j);
-      if (!reached) out.push(ms[j] ?? -1);
-    }
-    return out;
+    return ms.filter((_, j) => (this.#outside[j] ?? 0) === 0 && this.#inDegree[j] === 0);
   }
 
   /** Members that reach no other member (they transmit nothing that is acquired). */
   silent(): number[] {
-    const ms = this.component.members;
     // A member alone has no other to reach: every member reaching every other holds there (the seed's predicate,
     // vacuously).
     if (this.#n < 2) return [];
-    const out: number[] = [];
-    for (let i = 0; i < this.#n; i++) {
-      let reaches = false;
-      for (let j = 0; j < this.#n && !reaches; j++) reaches = i !== j && this.#has(i * this.#n + j);
-      if (!reaches) out.push(ms[i] ?? -1);
-    }
-    return out;
+    return this.component.members.filter((_, i) => this.#outDegree[i] === 0);
   }
 
   holes(): HoleAt[] {
@@ -244,6 +263,58 @@ export class ComponentRelation {
 
   #add(atom: number): void {
     if (this.#loopsOnly) return this.#addLoop(atom);
+    const found = this.#reach(atom) ?? this.#walkEach(atom);
+    this.#walked.add(atom);
+    const { list, out } = found;
+    this.#countAll(list);
+    for (const j of out) this.#outside[j] = (this.#outside[j] ?? 0) + 1;
+    this.#tuples += list.length;
+    this.#state.set(atom, {
+      pairs: this.#counts === undefined ? new Int32Array(0) : list,
+      tuples: list.length,
+      outside: out,
+      holes: found.holes,
+      loop: found.loop,
+      limits: found.limits,
+    });
+  }
+
+  /** What a class meets, each state walked once whatever origin meets it (Walker.reach); undefined when it comes back
+   * to a link or meets the hop limit, where only the walk from each origin apart says. */
+  #reach(atom: number): Found | undefined {
+    const n = this.#n;
+    let pairs = new Int32Array(1024);
+    let count = 0;
+    const outside = new Set<number>();
+    const holes = new Map<string, HoleAt>();
+    const mark = this.#mark;
+    mark.fill(0);
+    const reached = (origin: number, members: Int32Array, m: number): void => {
+      if (origin < 0) {
+        for (let k = 0; k < m; k++) outside.add(this.#localOf[members[k] ?? 0] ?? -1);
+        return;
+      }
+      const o = this.#localOf[origin] ?? 0;
+      if (pairs.length < count + m) {
+        const grown = new Int32Array(Math.max(2 * pairs.length, count + m));
+        grown.set(pairs.subarray(0, count));
+        pairs = grown;
+      }
+      for (let k = 0; k < m; k++) {
+        const j = this.#localOf[members[k] ?? 0] ?? -1;
+        if (mark[j] === o + 1) continue;
+        mark[j] = o + 1;
+        pairs[count++] = o * n + j;
+      }
+    };
+    const ok = this.#walker.reach(this.component, atom, { hole: holeEvent(atom, holes) }, reached);
+    if (!ok) return undefined;
+    const list = pairs.slice(0, count);
+    return { list, out: Int32Array.from(outside).sort(), holes: [...holes.values()], loop: undefined, limits: [] };
+  }
+
+  /** What a class meets, walked from each origin apart. */
+  #walkEach(atom: number): Found {
     const n = this.#n;
     const pairs = new Set<number>();
     const outside = new Set<number>();
@@ -256,13 +327,7 @@ export class ComponentRelation {
         if (origin < 0) outside.add(j);
         else pairs.add((this.#local.get(origin) ?? 0) * n + j);
       },
-      hole: (origin, hole, path) => {
-        const key = `${hole.member}/${hole.table}/${String(hole.link)}`;
-        const was = holes.get(key);
-        if (was === undefined) holes.set(key, { atom, hole, origin, path: path() });
-        else if ((was.hole.hops | hole.hops) !== was.hole.hops)
-          holes.set(key, { ...was, hole: { ...was.hole, hops: was.hole.hops | hole.hops } });
-      },
+      hole: holeEvent(atom, holes),
       loop: (origin, link, hops, bounded, path) => {
         if (loop === undefined) loop = { atom, link, hops, bounded, origin, path: path() };
       },
@@ -271,20 +336,13 @@ export class ComponentRelation {
           limits.set(origin, { atom, origin, link: drop.link ?? -1, crossings: drop.crossings ?? 0, path: path() });
       },
     });
-    this.#walked.add(atom);
-    const list = Int32Array.from(pairs).sort();
-    const out = Int32Array.from(outside).sort();
-    for (const k of list) this.#count(k, 1);
-    for (const j of out) this.#outside[j] = (this.#outside[j] ?? 0) + 1;
-    this.#tuples += list.length;
-    this.#state.set(atom, {
-      pairs: this.#counts === undefined ? new Int32Array(0) : list,
-      tuples: list.length,
-      outside: out,
+    return {
+      list: Int32Array.from(pairs).sort(),
+      out: Int32Array.from(outside).sort(),
       holes: [...holes.values()],
       loop,
       limits: [...limits.values()],
-    });
+    };
   }
 
   /**
@@ -352,12 +410,36 @@ export class ComponentRelation {
     });
   }
 
+  /** One class more reaches each pair of `list` (#count for each, in one loop: a class of a fabric has thousands). */
+  #countAll(list: Int32Array): void {
+    const counts = this.#counts;
+    if (counts === undefined) {
+      for (const k of list) this.#count(k, 1);
+      return;
+    }
+    for (const k of list) {
+      const was = counts[k] ?? 0;
+      counts[k] = was + 1;
+      if (was === 0) this.#joined(k, 1);
+    }
+  }
+
+  /** Pair `k` is reached now (1), or no more (−1). */
+  #joined(k: number, by: 1 | -1): void {
+    this.#pairsReached += by;
+    const i = Math.floor(k / this.#n);
+    const j = k - i * this.#n;
+    if (i === j) return;
+    this.#outDegree[i] = (this.#outDegree[i] ?? 0) + by;
+    this.#inDegree[j] = (this.#inDegree[j] ?? 0) + by;
+  }
+
   #count(k: number, by: 1 | -1): void {
     if (this.#counts !== undefined) {
       const was = this.#counts[k] ?? 0;
       this.#counts[k] = was + by;
-      if (was === 0 && by === 1) this.#pairsReached++;
-      if (was === 1 && by === -1) this.#pairsReached--;
+      if (was === 0 && by === 1) this.#joined(k, 1);
+      if (was === 1 && by === -1) this.#joined(k, -1);
       return;
     }
     const bits = this.#bits;
@@ -365,7 +447,7 @@ export class ComponentRelation {
     const byte = bits[k >> 3] ?? 0;
     if (((byte >> (k & 7)) & 1) === 0) {
       bits[k >> 3] = byte | (1 << (k & 7));
-      this.#pairsReached++;
+      this.#joined(k, 1);
     }
   }
 }

@@ -75,6 +75,9 @@ export class TableIndex {
   #specific = new Map<number, IndexedRow[]>();
   /** distinctArrivals' answers, by the list of in-links asked about. */
   #distinct = new WeakMap<readonly number[], readonly number[]>();
+  /** The last of them asked (a member asks about its own in-links, once a class). */
+  #distinctLast: readonly number[] | undefined;
+  #distinctLastAnswer: readonly number[] = [];
   /** The table's behaviours, when they cut the classes (cut `behaviour`). */
   #behaviours: Behaviours | undefined;
   /** Its rows' patterns cut the classes: the cut `rows`, or behaviours past their share of the budget (cut()). */
@@ -86,6 +89,11 @@ export class TableIndex {
   /** An LPM table's rows as a prefix trie (cut `behaviour`, rows that match their prefix field only): its behaviours
    * are built from it and its lookups follow it, and its rows are not indexed by class. */
   #trie: PrefixTrie | undefined;
+  /** The last class looked up and the rows that may win for it (#held): a walk looks up one class many times over. */
+  #heldAtom = -1;
+  /** namesInLinks, found once for the rows. */
+  #namesIn: boolean | undefined;
+  #held: readonly IndexedRow[] = NO_ROWS;
 
   constructor(space: HeaderSpace, spec: TableSpec, active?: readonly boolean[], lpm?: string) {
     this.space = space;
@@ -137,6 +145,7 @@ export class TableIndex {
 
   /** Fills the per-class lists (the header space must be built). */
   index(): void {
+    this.#heldAtom = -1;
     this.#wild = [];
     this.#wildIn = new Map();
     this.#specific = new Map();
@@ -153,18 +162,31 @@ export class TableIndex {
   get rows(): readonly IndexedRow[] {
     return this.#rows;
   }
+
+  /** Some row, in or out, names an in-link. */
+  get namesInLinks(): boolean {
+    this.#namesIn ??= this.#rows.some((r) => r.row.in !== undefined);
+    return this.#namesIn;
+  }
   /**
    * The in-links of `ports` a lookup tells apart: those some row names (`in`), and, when some row names none, the first
    * of the others, which stands for them all (what this table does with a class from one it does from each). A table
    * whose rows all name their in-link finds nothing for the others.
    */
   distinctArrivals(inLinks: readonly number[]): readonly number[] {
+    if (inLinks === this.#distinctLast) return this.#distinctLastAnswer;
     const known = this.#distinct.get(inLinks);
-    if (known !== undefined) return known;
+    if (known !== undefined) {
+      this.#distinctLast = inLinks;
+      this.#distinctLastAnswer = known;
+      return known;
+    }
     const named = new Set(this.#rows.map((r) => r.row.in));
     const other = named.has(undefined) ? inLinks.find((p) => !named.has(p)) : undefined;
     const arrivals = inLinks.filter((p) => named.has(p) || p === other);
     this.#distinct.set(inLinks, arrivals);
+    this.#distinctLast = inLinks;
+    this.#distinctLastAnswer = arrivals;
     return arrivals;
   }
 
@@ -178,32 +200,34 @@ export class TableIndex {
    */
   lookup(arrival: Arrival, atom: number, hops: bigint, out: Hit[]): bigint {
     if (this.#trie !== undefined) return this.#lookupTrie(this.#trie, arrival, atom, hops, out);
-    // Four lists merged by priority: the class's rows, those read for it (#read), the rows without patterns for any
-    // in-link and for this one.
-    const lists = [this.#specific.get(atom), this.#read(atom), this.#wild, this.#wildIn.get(arrival)];
-    const at = [0, 0, 0, 0];
+    // Two lists merged by priority: the rows that may win for the class, and those without patterns for this in-link.
+    if (atom !== this.#heldAtom) {
+      // A table without patterns (a host's "everything out") holds the same rows for every class.
+      this.#held = this.#specific.size === 0 && this.#unindexed.size === 0 ? this.#wild : this.#hold(atom);
+      this.#heldAtom = atom;
+    }
+    const held = this.#held;
+    const wildIn = this.#wildIn.size === 0 ? NO_ROWS : (this.#wildIn.get(arrival) ?? NO_ROWS);
+    let i = 0;
+    let j = 0;
     let rest = hops;
-    let witness: ReadonlyMap<string, bigint> | undefined;
     while (rest !== 0n) {
-      let best = -1;
-      let r: IndexedRow | undefined;
-      for (let l = 0; l < 4; l++) {
-        const x = lists[l]?.[at[l] ?? 0];
-        if (x !== undefined && (r === undefined || x.prio < r.prio)) {
-          r = x;
-          best = l;
-        }
-      }
-      if (r === undefined) break;
-      at[best] = (at[best] ?? 0) + 1;
+      const x = held[i];
+      const y = wildIn[j];
+      let r: IndexedRow;
+      if (x !== undefined && (y === undefined || x.prio < y.prio)) {
+        r = x;
+        i++;
+      } else if (y !== undefined) {
+        r = y;
+        j++;
+      } else break;
       if (r.row.in !== undefined && r.row.in !== arrival) continue;
-      // A row of a behaviour may hold for part of the class only: the class's witness says which rows take it.
-      if (r.pred < 0 && r.node !== TRUE && this.space.evaluate(r.node, (witness ??= this.space.witness(atom))) !== TRUE)
-        continue;
-      const take = rest & r.hops;
+      // Most rows take every hop value: no arithmetic on the set then.
+      const take = r.hops === this.space.allHops ? rest : rest & r.hops;
       if (take === 0n) continue;
       out.push({ row: r, hops: take });
-      rest ^= take;
+      rest = take === rest ? 0n : rest ^ take;
     }
     return rest;
   }
@@ -221,6 +245,23 @@ export class TableIndex {
       rest ^= take;
     }
     return rest;
+  }
+
+  /**
+   * The rows that may win for class `atom`, from any in-link, by priority: the class's rows, those read for it, and the
+   * rows without patterns for any in-link; a row of a behaviour that holds for part of the class only is there when it
+   * takes the class's witness header.
+   */
+  #hold(atom: number): readonly IndexedRow[] {
+    const specific = this.#specific.get(atom) ?? NO_ROWS;
+    const read = this.#read(atom);
+    if (specific.length + read.length === 0) return this.#wild;
+    const rows = [...specific, ...read, ...this.#wild].sort((x, y) => x.prio - y.prio);
+    let witness: ReadonlyMap<string, bigint> | undefined;
+    return rows.filter(
+      (r) =>
+        r.pred >= 0 || r.node === TRUE || this.space.evaluate(r.node, (witness ??= this.space.witness(atom))) === TRUE,
+    );
   }
 
   /** The rows with patterns not indexed by class that hold for class `atom`'s witness, by priority (found once). */
@@ -313,6 +354,7 @@ export class TableIndex {
         // A row of priority p stands where the description's row of that priority (n − index) does, just below it.
         const row = indexRow(this.space, r.row, i, this.#lpm, this.#byRows, { order: n - r.priority + 0.5 });
         this.#rows.push(row);
+        this.#namesIn = undefined;
         if (this.#trie?.holds(r.row.match, this.space.hopField?.name) === true) this.#trie.place(row);
         else if (this.#trie !== undefined) this.#untrie();
         this.#active.push(false);
@@ -335,7 +377,9 @@ export class TableIndex {
     const before = this.#inForce();
     this.spec = spec;
     this.#others = new Map();
+    this.#namesIn = undefined;
     this.#distinct = new WeakMap();
+    this.#distinctLast = undefined;
     this.#active = spec.rows.map((_, i) => active?.[i] ?? true);
     [this.#rows, this.#trie] = this.#rowsOf(spec);
     const after = this.#inForce();
@@ -356,6 +400,7 @@ export class TableIndex {
 
   /** The header space cut class `from`: `born` gets its rows (the row that cut it adds itself). */
   split(from: number, born: number): void {
+    this.#heldAtom = -1;
     const list = this.#specific.get(from);
     if (list !== undefined) this.#specific.set(born, [...list]);
     // Read again: the witness may have gone with the new class.
@@ -363,6 +408,7 @@ export class TableIndex {
   }
 
   died(atom: number): void {
+    this.#heldAtom = -1;
     this.#specific.delete(atom);
     this.#readFor.delete(atom);
   }
@@ -376,6 +422,7 @@ export class TableIndex {
   }
 
   #insert(r: IndexedRow): void {
+    this.#heldAtom = -1;
     const atoms = this.#atomsOf(r, INDEX_STEPS);
     if (atoms === undefined && r.node !== TRUE) {
       this.#unindexed.add(r);
@@ -396,6 +443,7 @@ export class TableIndex {
   }
 
   #remove(r: IndexedRow): void {
+    this.#heldAtom = -1;
     if (this.#unindexed.delete(r)) {
       this.#readFor.clear();
       return;

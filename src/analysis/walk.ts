@@ -31,10 +31,12 @@ import type { Arrival } from "../model/rows.js";
 import type { TableRole } from "../wasm/abi.js";
 import { type Component, HEADER_ROLES, type MemberView, type Walkable } from "./members.js";
 import { undecrement } from "./hops.js";
+import { type Reached, SharedWalk, tellsInLinks } from "./shared-walk.js";
 import { type HoleTable, type RowDrop, type Step, Stepper, type ViaSession } from "./step.js";
 import type { IndexedRow } from "./tables.js";
 
 export type { HoleTable, Step } from "./step.js";
+export type { Reached } from "./shared-walk.js";
 
 /** A class dropped because a table has no row for it: a black hole. */
 export interface Hole {
@@ -90,6 +92,9 @@ export interface Origin {
   readonly arrivals: readonly Arrival[];
 }
 
+/** Thrown to leave reach() where only relation()'s walk says what happens: a link met again, the hop limit reached. */
+const INEXACT = new Error("the walk met a loop or the hop limit");
+
 /** Hop values walked from a state with `crossings` links behind them, where the hop limit cut the walk below. */
 interface CutVisit {
   readonly crossings: number;
@@ -126,6 +131,8 @@ export class Walker extends Stepper<bigint> {
   /** The current path, three numbers a step, in the first #pathLen (a typed array: no array shrinking per step). */
   #path = new Int32Array(3 * 64);
   #pathLen = 0;
+  /** reach(): the class's acquisitions walked, and what the current origin reached. */
+  #shared: SharedWalk | undefined;
 
   constructor(a: Walkable) {
     super(a);
@@ -143,35 +150,62 @@ export class Walker extends Stepper<bigint> {
     c: Component,
     atom: number,
     ev: WalkEvents,
-    o: { readonly pairs?: boolean; readonly origins?: readonly Origin[] } = {},
+    o: { readonly pairs?: boolean; readonly origins?: readonly Origin[]; readonly reached?: Reached } = {},
   ): void {
     const pairs = o.pairs ?? true;
     this.#begin(c, atom, ev);
     if (!pairs) this.#from(-1);
-    const from = (member: number, arrivals: readonly Arrival[]): void => {
+    const from = (member: number): void => {
       if (pairs) this.#from(member);
       else this.#origin = member;
-      for (const arrival of arrivals) this.#start(c.space.allHops, member, arrival, 0);
+      this.#shared?.origin();
+    };
+    const told = (origin: number): void => {
+      if (this.#shared !== undefined) o.reached?.(origin, this.#shared.reached, this.#shared.reachedLen);
     };
     if (o.origins !== undefined) {
-      for (const { member, arrivals } of o.origins) from(member, arrivals);
+      for (const { member, arrivals } of o.origins) {
+        from(member);
+        for (const arrival of arrivals) this.#start(c.space.allHops, member, arrival, 0);
+      }
       return;
     }
     for (const m of c.members) {
       const v = this.analysis.member(m);
       const t = v.tables.forward;
       if (t === undefined) continue;
-      from(m, t.distinctArrivals(v.inLinks));
+      from(m);
+      for (const arrival of t.distinctArrivals(v.inLinks)) this.#start(c.space.allHops, m, arrival, 0);
       this.#start(c.space.allHops, m, "self", 0);
+      told(m);
     }
     for (const l of this.analysis.inbound(c)) {
       if (this.analysis.linkDown(l)) continue; // what comes from outside on it never arrives
-      if (pairs) this.#from(-1);
-      else this.#origin = -1;
+      from(-1);
       this.#d = 0;
       this.#crossings = 0;
       this.#atOrigin = false;
       this.#cross(l, c.space.allHops);
+      told(-1);
+    }
+  }
+
+  /**
+   * relation()'s walk with `pairs`, each member's acquisition walked once for the class, whatever origin meets it
+   * (./shared-walk.ts): what an origin reaches is told once for it (`reached`), not member by member. Its holes are
+   * relation()'s, each first met from the same origin by the same path. A class that comes back to a link or meets the
+   * hop limit, where what happens depends on the path, is left to relation(): false, its events so far thrown away.
+   */
+  reach(c: Component, atom: number, ev: WalkEvents, reached: Reached): boolean {
+    this.#shared = new SharedWalk(c.has.length, this.analysis.topology.links.length);
+    try {
+      this.relation(c, atom, ev, { reached });
+      return true;
+    } catch (err) {
+      if (err !== INEXACT) throw err;
+      return false;
+    } finally {
+      this.#shared = undefined;
     }
   }
 
@@ -295,6 +329,8 @@ export class Walker extends Stepper<bigint> {
 
   /** A black hole, but not at an origin's forward table: the origin never had the packet. */
   protected missed(_hops: bigint, member: number, table: HoleTable, arrival: Arrival, miss: bigint): void {
+    if (this.#shared !== undefined && typeof arrival === "number" && table !== "transmit")
+      this.#shared.inLinkHole = true;
     if (this.#ev.hole === undefined || (table === "forward" && this.#atOrigin)) return;
     this.#push(MISS, member, ROLES.indexOf(table));
     this.#ev.hole(this.#origin, { member, table, link: arrival, hops: undecrement(miss, this.#d) }, this.#pathThunk);
@@ -312,7 +348,8 @@ export class Walker extends Stepper<bigint> {
   }
 
   protected acquired(hops: bigint, member: number): void {
-    this.#ev.acquired?.(this.#origin, member, undecrement(hops, this.#d));
+    if (this.#shared !== undefined) this.#shared.acquired(member);
+    else this.#ev.acquired?.(this.#origin, member, undecrement(hops, this.#d));
   }
 
   protected received(hops: bigint, member: number, row: IndexedRow): void {
@@ -331,6 +368,7 @@ export class Walker extends Stepper<bigint> {
   /** Crosses `link` with the walk's crossings behind: each receiver in the component acquires what the hop limit lets
    * through. */
   #cross(link: number, hops: bigint): void {
+    if (this.#shared !== undefined) return this.#crossShared(this.#shared, link, hops);
     const d = this.#d;
     const crossings = this.#crossings;
     const atOrigin = this.#atOrigin;
@@ -381,6 +419,52 @@ export class Walker extends Stepper<bigint> {
     } else this.#onStack.set(link, stacked);
     if (this.#cuts !== cutsBefore || this.#cutVisits.size > 0)
       this.#walked(key, fresh, crossings, this.#cuts !== cutsBefore);
+  }
+
+  /** reach()'s crossing: each receiver acquires it. A link on the path, or a crossing past the hop limit, ends it. */
+  #crossShared(shared: SharedWalk, link: number, hops: bigint): void {
+    if (shared.onPath(link)) throw INEXACT;
+    const crossings = this.#crossings;
+    const c = this.#c;
+    const atOrigin = this.#atOrigin;
+    shared.enter(link);
+    this.#push(LINK, link, 0);
+    const l = this.analysis.topology.link(link);
+    for (let i = 0; i < l.receivers.length; i++) {
+      const r = l.receivers[i];
+      if (r === undefined || c.has[r.member] !== 1) continue;
+      const after = crossings + this.analysis.linkCost(link, i);
+      if (after > this.#hopLimit) throw INEXACT;
+      if (after > shared.deepest) shared.deepest = after;
+      this.#crossings = after;
+      this.#atOrigin = false;
+      this.acquire(hops, r.member, r.inLink);
+      this.#crossings = crossings;
+      this.#atOrigin = atOrigin;
+    }
+    this.#pop();
+    shared.leave();
+  }
+
+  /**
+   * reach()'s acquisition: one walked for the class before, with the same hop values as many TTL decrements from the
+   * origin (from any in-link, when the member's tables tell none apart and no in-link's black hole is below), is not
+   * walked again: what it reached is reached from here. Unless the walk from here would come back to a link on the
+   * path, or cross more links than the hop limit: then reach() ends.
+   */
+  protected override acquire(hops: bigint, member: number, inLink: number): void {
+    const shared = this.#shared;
+    if (shared === undefined) return super.acquire(hops, member, inLink);
+    const key = member * 512 + this.#d;
+    const crossings = this.#crossings;
+    const known = shared.find(key, hops, inLink);
+    if (known !== undefined) {
+      if (crossings + known.depth > this.#hopLimit || shared.meetsPath(known)) throw INEXACT;
+      return shared.again(known, crossings);
+    }
+    const opened = shared.open(key, crossings);
+    super.acquire(hops, member, inLink);
+    shared.close(opened, hops, inLink, tellsInLinks(this.analysis.member(member)));
   }
 
   /**

@@ -8,6 +8,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Analysis, type RowChange } from "../../src/analysis/analysis.js";
+import { BudgetStop } from "../../src/analysis/budget.js";
 import { ComponentRelation } from "../../src/analysis/relations.js";
 import type { CompiledSpec } from "../../src/control/compiled.js";
 import { TABLE_ROLES } from "../../src/wasm/abi.js";
@@ -61,6 +62,17 @@ const steps = fc.array(
   { minLength: 1, maxLength: 5 },
 );
 
+/** Whether `f` ran within the test's bound (false: it cut past it). */
+function bounded(f: () => unknown): boolean {
+  try {
+    f();
+    return true;
+  } catch (err) {
+    if (err instanceof BudgetStop) return false;
+    throw err;
+  }
+}
+
 function agrees(text: string, plan: readonly { rows: readonly number[]; installed: boolean }[]): boolean {
   const c = compileText(text);
   if (c === undefined) return false;
@@ -76,14 +88,18 @@ function agrees(text: string, plan: readonly { rows: readonly number[]; installe
       return r === undefined ? [] : [{ ...r, installed: step.installed }];
     });
     for (const ch of changes) state.set(`${ch.member}/${ch.role}/${ch.row}`, ch);
-    for (const [k, affected] of live.apply(changes)) relations.get(k.name)?.update(affected);
+    // Updates that cut the space past the test's bound: not checked, as boundedAnalysis leaves such a description out
+    // (LiveAnalysis stops following the tables there, its budget's stop said; seeds -1055613560, -1321824689).
+    let applied: ReturnType<Analysis["apply"]> | undefined;
+    if (!bounded(() => (applied = live.apply(changes)))) return false;
+    for (const [k, affected] of applied ?? []) relations.get(k.name)?.update(affected);
     if (n !== 0 && n !== plan.length - 1) continue;
     // Afresh: the description with the same rows in force, its classes cut in the same space (cut by behaviour, the
     // classes an update splits are finer than a fresh analysis's; the fresh one's cuts split the updated one's too).
     const fresh = new Analysis(c, { spaces: live.spaces });
     // Past the test's bound (the space the updates cut finer): not checked, as boundedAnalysis leaves one out.
     if (!fresh.built) return false;
-    fresh.apply([...state.values()]);
+    if (!bounded(() => fresh.apply([...state.values()]))) return false;
     for (const k of fresh.components) {
       const updated = relations.get(k.name);
       if (updated === undefined) throw new Error(`no relation for ${k.name}`);

@@ -1,0 +1,95 @@
+// The dense leaf-spine (issue 30): strata analyze's relations, all pairs over
+// every header class, on a routed fabric where every leaf has a route to every
+// other leaf's prefix (bench/leaf-spine.ts), from 76 members to 1,169 and
+// 20,000. The bench's fat-tree (bench/analysis.ts) is sparse, a switch knows
+// only what is below it; this is what users analyse. Each point: the CPU time
+// of the analysis (classes and relations; the description's loading aside),
+// the classes, the member pairs reached, and the heap the analysis keeps (run
+// with node --expose-gc for it to be measured after a collection). A point
+// its time limit stops says so, with how far it got.
+
+import { Analysis } from "../src/analysis/analysis.js";
+import { Budget } from "../src/analysis/budget.js";
+import { computeRelations } from "../src/analysis/properties.js";
+import { compile } from "../src/control/compile.js";
+import { parseSpec } from "../src/description/load.js";
+import { type LeafSpineShape, leafSpineMembers, leafSpineSpec } from "./leaf-spine.js";
+import type { Figure, FigureScenario } from "./scenario.js";
+
+/** The curve: 76, 280, 584, 1,169 and 20,000 members. */
+const SHAPES: readonly LeafSpineShape[] = [
+  { spines: 4, leaves: 8, hosts: 8 },
+  { spines: 8, leaves: 16, hosts: 16 },
+  { spines: 8, leaves: 32, hosts: 17 },
+  { spines: 17, leaves: 64, hosts: 17 },
+  { spines: 32, leaves: 256, hosts: 77 },
+];
+/** Seconds a point may take (`strata analyze`'s default). */
+const TIME_LIMIT = 60;
+
+const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
+
+/** One point of the curve: the analysis of the leaf-spine of `shape`, within the time limit. */
+export function leafSpinePoint(shape: LeafSpineShape, timeLimit = TIME_LIMIT) {
+  const c = compile(parseSpec(leafSpineSpec(shape), "leaf-spine.yaml"));
+  gc();
+  const heap0 = process.memoryUsage().heapUsed;
+  const cpu0 = process.cpuUsage();
+  const a = new Analysis(c, { budget: new Budget({ timeLimit }) });
+  const r = computeRelations(a);
+  const used = process.cpuUsage(cpu0);
+  gc();
+  const heap = (process.memoryUsage().heapUsed - heap0) / 2 ** 20;
+  let pairs = 0;
+  let of = 0;
+  let walked = 0;
+  for (const rel of r.relation.values()) {
+    pairs += rel.pairs.reached;
+    of += rel.pairs.all;
+    walked += rel.walked.classes;
+  }
+  const classes = a.spaces.all().reduce((n, s) => n + (a.built ? s.atoms().length : s.made), 0);
+  const stop = a.budget.stopped;
+  return {
+    members: c.members.length,
+    cpu: (used.user + used.system) / 1000,
+    classes,
+    walked,
+    pairs,
+    of,
+    heap,
+    stopped:
+      stop === undefined ? undefined : `${stop.limit} limit, ${stop.stage}: ${stop.done} of ${stop.total} ${stop.unit}`,
+  };
+}
+
+async function leafSpineFigures(): Promise<Figure[]> {
+  const out: Figure[] = [];
+  for (const shape of SHAPES) {
+    const p = leafSpinePoint(shape);
+    const { spines, leaves, hosts } = shape;
+    const n = `${leafSpineMembers(shape)} members (${spines} spines, ${leaves} leaves, ${hosts} hosts each)`;
+    const stopped = p.stopped === undefined ? "" : ` (stopped by its ${p.stopped})`;
+    out.push(
+      {
+        name: `${n}: all pairs (CPU)${stopped}`,
+        value: p.cpu,
+        unit: "ms",
+        ...(p.members === 1169 ? { goal: { value: 5000, better: "lower" as const } } : {}),
+      },
+      { name: `${n}: header classes (walked ${p.walked})`, value: p.classes, unit: "classes" },
+      { name: `${n}: member pairs reached (of ${p.of})`, value: p.pairs, unit: "pairs" },
+      { name: `${n}: heap kept`, value: p.heap, unit: "MiB" },
+    );
+  }
+  return out;
+}
+
+export const analyzeLeafSpine: FigureScenario = {
+  name: "analyze-leaf-spine",
+  description:
+    `strata analyze's relations on a dense leaf-spine (every leaf routes every other leaf's /24 through the spines, ` +
+    `ECMP over an anycast group), ${SHAPES.map(leafSpineMembers).join(", ")} members: CPU time, classes, pairs, heap ` +
+    `(each point within ${TIME_LIMIT} s)`,
+  figures: leafSpineFigures,
+};

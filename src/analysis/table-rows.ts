@@ -1,0 +1,99 @@
+// A header table's rows as the analysis reads them (./tables.ts): each with its
+// patterns' diagram (made at once, or for a large prefix trie when first asked
+// for), its hop-limit values and its priority (first written wins; in an LPM
+// table the longest prefix first); and which rows of two versions of a table
+// are the same (a reload keeps what it can).
+
+import type { RowSpec } from "../description/types.js";
+import { headerDesign } from "../model/headers.js";
+import { prefixLen } from "../model/rows.js";
+import type { IndexedRow } from "./behaviours.js";
+import type { HeaderSpace } from "./header-space.js";
+
+/** A row as the analysis reads it, its patterns' diagram made at once or when first asked for. */
+export class Row implements IndexedRow {
+  readonly #space: HeaderSpace;
+  #node: number;
+  constructor(
+    space: HeaderSpace,
+    readonly index: number,
+    readonly row: RowSpec,
+    readonly pred: number,
+    readonly hops: bigint,
+    readonly prio: number,
+    lazy = false,
+  ) {
+    this.#space = space;
+    this.#node = lazy ? -1 : space.pattern(row.match);
+  }
+
+  get node(): number {
+    if (this.#node < 0) this.#node = this.#space.pattern(this.row.match);
+    return this.#node;
+  }
+}
+
+/** Row `index`, in the order of the description's rows (`order`: where it stands among them, by default its index);
+ * `byRows`, its patterns a predicate; `lazy`, its patterns' diagram made when first asked for. */
+export function indexRow(
+  space: HeaderSpace,
+  row: RowSpec,
+  index: number,
+  lpm: string | undefined,
+  byRows: boolean,
+  at: { order?: number; lazy?: boolean } = {},
+): IndexedRow {
+  // First written wins; in an LPM table the longest prefix, then the first written (src/model/rows.ts winner).
+  const design = lpm === undefined ? undefined : headerDesign(space.design.name);
+  const len = lpm === undefined || design === undefined ? 0 : prefixLen(design, row, lpm);
+  const pred = byRows ? space.predicate(row.match) : -1;
+  const prio = (200 - len) * 2 ** 21 + (at.order ?? index);
+  return new Row(space, index, row, pred, space.hops(row.match), prio, at.lazy === true);
+}
+
+/** Which elements of two lists a longest common subsequence keeps. */
+export function lcs(a: readonly string[], b: readonly string[]): { a: Set<number>; b: Set<number> } {
+  // Tables are short to diff (a reload): the quadratic table is fine, but skip the common ends first.
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
+    endA--;
+    endB--;
+  }
+  const keepA = new Set<number>();
+  const keepB = new Set<number>();
+  for (let i = 0; i < start; i++) {
+    keepA.add(i);
+    keepB.add(i);
+  }
+  for (let i = 0; i < a.length - endA; i++) {
+    keepA.add(endA + i);
+    keepB.add(endB + i);
+  }
+  const n = endA - start;
+  const m = endB - start;
+  if (n > 0 && m > 0 && n * m <= 4_000_000) {
+    const dp = Array.from({ length: n + 1 }, () => new Int32Array(m + 1));
+    for (let i = n - 1; i >= 0; i--) {
+      for (let j = m - 1; j >= 0; j--) {
+        const row = dp[i] as Int32Array;
+        row[j] =
+          a[start + i] === b[start + j]
+            ? (dp[i + 1]?.[j + 1] ?? 0) + 1
+            : Math.max(dp[i + 1]?.[j] ?? 0, row[j + 1] ?? 0);
+      }
+    }
+    let i = 0;
+    let j = 0;
+    while (i < n && j < m) {
+      if (a[start + i] === b[start + j]) {
+        keepA.add(start + i++);
+        keepB.add(start + j++);
+      } else if ((dp[i + 1]?.[j] ?? 0) >= (dp[i]?.[j + 1] ?? 0)) i++;
+      else j++;
+    }
+  }
+  return { a: keepA, b: keepB };
+}

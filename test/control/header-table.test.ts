@@ -9,10 +9,10 @@ import { compile } from "../../src/control/compile.js";
 import type { CompiledTable } from "../../src/control/compiled.js";
 import { parseSpec } from "../../src/description/load.js";
 
-/** The forward table of the bench's router r, with `n` LPM rows. */
+/** The forward table of the bench's router r, with `n` LPM rows and the default route after them. */
 function fib(n: number): CompiledTable {
   const c = compile(parseSpec(fibYaml(n), "fib.yaml"));
-  const table = c.tables.find((t) => t.role === "forward" && t.rows.length === n);
+  const table = c.tables.find((t) => t.role === "forward" && t.rows.length === n + 1);
   if (table === undefined) throw new Error("no forward table of that size");
   return table;
 }

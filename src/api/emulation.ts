@@ -209,7 +209,7 @@ export class Emulation extends EventEmitter<EmulationEvents> implements Device {
   }
 
   async packetOut(packets: PacketOut | readonly PacketOut[]): Promise<void> {
-    await this.injectMany("at" in packets ? [packets as PacketOut] : (packets as readonly PacketOut[]));
+    await this.injectMany(Array.isArray(packets) ? (packets as readonly PacketOut[]) : [packets as PacketOut]);
   }
 
   /** What ran so far, counted by the data plane: packets, links, deliveries, drops, and each description row's hits. */

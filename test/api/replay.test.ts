@@ -25,7 +25,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let made = 0;
 const fresh = (): string => join(dir, `out-${made++}`);
 
-/** Every file under `root` but the claim's marker and lock, by path, with its bytes (summary.json without its times). */
+/** Every file under `root` but the claim's marker and lock, by path, its bytes (summary.json without its times). */
 function files(root: string): Record<string, string> {
   const out: Record<string, string> = {};
   const walk = (d: string): void => {

@@ -22,6 +22,7 @@ export {
   type TransmitRow,
   type Values,
 } from "./api/description.js";
+export { type CapturedPacket, readPackets } from "./api/captures.js";
 export type { Device, PacketIn, PacketOut } from "./api/device.js";
 export {
   compileDescription,
@@ -40,6 +41,7 @@ export {
 export { TableWriteError, type TableWriteCode } from "./api/errors.js";
 export type { RowWrite, TableEntry } from "./api/tables.js";
 export { InputError } from "./errors.js";
+export { PcapError } from "./pcap/errors.js";
 export { SpecError, SpecIssue } from "./description/problems.js";
 export type { Summary } from "./engine/summary.js";
 export type { DropReason } from "./wasm/abi.js";

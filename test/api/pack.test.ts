@@ -2,11 +2,12 @@
 // unpacked into a temporary project's node_modules/strata with its dependencies linked from this repository's (no
 // network), and imported there by name, from JavaScript and from TypeScript (its declarations checked by tsc).
 
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { DOC_SNIPPETS } from "./snippets.js";
 
 const ROOT = resolve(".");
 const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { dependencies: Record<string, string> };
@@ -74,7 +75,11 @@ catch (e) { console.log(e.code); }`,
     expect(out.trim()).toBe("ERR_PACKAGE_PATH_NOT_EXPORTED");
   });
 
-  test("its type declarations check a TypeScript program that uses it", () => {
+  test("its type declarations check a TypeScript program that uses it, and every snippet of the docs", () => {
+    const docs = DOC_SNIPPETS.map((snippet, i) => {
+      writeFileSync(join(project, `snippet-${i}.ts`), snippet.code);
+      return `snippet-${i}.ts`;
+    });
     writeFileSync(
       join(project, "use.ts"),
       `import { type Description, Emulation, type RowWrite, TableWriteError, toYaml } from "strata";
@@ -99,11 +104,13 @@ export async function use(): Promise<string> {
           types: ["node"],
           skipLibCheck: true,
         },
-        files: ["use.ts"],
+        files: ["use.ts", ...docs],
       }),
     );
     const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
-    expect(execFileSync(process.execPath, [tsc, "-p", project], { cwd: project, encoding: "utf8" })).toBe("");
+    const checked = spawnSync(process.execPath, [tsc, "-p", project], { cwd: project, encoding: "utf8" });
+    expect(checked.stdout + checked.stderr).toBe("");
+    expect(checked.status).toBe(0);
   });
 
   test("keeps its bin", () => {

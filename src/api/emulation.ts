@@ -97,6 +97,8 @@ export class Emulation extends EventEmitter<EmulationEvents> implements Device {
   readonly #packetIns: ReadonlySet<number> | undefined;
   /** Per member + 1 (0: outside any), per reason: the drops told so far. */
   #dropsTold: number[][];
+  /** Packets and copies whose fate was told so far (delivered, left, dropped). */
+  #fates = 0;
   #outcome: Outcome | undefined;
 
   private constructor(source: string | Description, options: EmulationOptions) {
@@ -167,7 +169,7 @@ export class Emulation extends EventEmitter<EmulationEvents> implements Device {
       } finally {
         this.#outcome = undefined;
       }
-      for (const d of this.#newDrops()) {
+      for (const d of this.#newDrops(outcome)) {
         outcome.dropped.push(d);
         this.emit("drop", d);
       }
@@ -175,11 +177,18 @@ export class Emulation extends EventEmitter<EmulationEvents> implements Device {
     });
   }
 
-  /** The data plane's drop counters since they were last read, as drops. */
-  #newDrops(): Drop[] {
-    const counted = this.#engine.counters().drops;
+  /**
+   * The data plane's drop counters since they were last read, as drops: read only when packets and copies outnumber
+   * the deliveries and exits told (every packet and copy has one fate), each member's counters then.
+   */
+  #newDrops(outcome: Outcome): Drop[] {
+    const packets = this.#engine.counters("packets");
+    const entered = packets.injected + packets.copied;
+    const fates = this.#fates + outcome.delivered.length + outcome.exited.length;
+    this.#fates = entered;
+    if (entered === fates) return [];
     const out: Drop[] = [];
-    counted.forEach((reasons, i) => {
+    this.#engine.counters("drops").drops.forEach((reasons, i) => {
       const told = (this.#dropsTold[i] ??= []);
       reasons.forEach((n, r) => {
         const count = n - (told[r] ?? 0);

@@ -456,9 +456,9 @@ export class Engine {
     this.#traceOptions?.onFull?.();
   }
 
-  /** The data plane's counters since connect(). */
-  counters(): Counters {
-    return readCounters(this.#dp, this.installed);
+  /** The data plane's counters since connect() (`only` some: readCounters()). */
+  counters(only?: "packets" | "drops"): Counters {
+    return readCounters(this.#dp, this.installed, only);
   }
 
   /** From now on the summary has a `ports` section: what `ports` returns when it is made (strata serve's live ports).

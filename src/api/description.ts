@@ -6,7 +6,8 @@
 // through the same checks as a file, and names the place of what is wrong.
 
 import { Document, isPair, isSeq, visit } from "yaml";
-import { readDocument } from "../description/document.js";
+import { readDocument, readQuickDocument } from "../description/document.js";
+import { Unplaced } from "../description/quick-places.js";
 import type { Path } from "../description/problems.js";
 import { readDescription as readDescriptionText } from "../description/read.js";
 import type {
@@ -77,13 +78,25 @@ export function toYaml(d: Description): string {
  * Integers past what a JS number holds exactly are kept as they were written, as strings.
  */
 export function readDescription(file: string): Description {
-  const doc = readDocument(readDescriptionText(file), file, SCHEMA_FILE, {
-    problem: "the description is empty; it needs a top-level `networks:` map",
-    fix: "see docs/spec.md for the format",
-  });
+  const text = readDescriptionText(file);
+  // The quick reader where it can (plain YAML and JSON, as descriptions are written), else the yaml library's.
+  const quick = (() => {
+    try {
+      return readQuickDocument(text, file, SCHEMA_FILE);
+    } catch (err) {
+      if (err instanceof Unplaced) return undefined;
+      throw err;
+    }
+  })();
+  const doc = quick ?? readDocument(text, file, SCHEMA_FILE, EMPTY);
   doc.problems.throwIfAny();
   return exact(doc.source.data, [], (p) => doc.source.sourceText(p)) as Description;
 }
+
+const EMPTY = {
+  problem: "the description is empty; it needs a top-level `networks:` map",
+  fix: "see docs/spec.md for the format",
+};
 
 /** `v` with every integer a JS number cannot hold exactly replaced by its text as written. */
 function exact(v: unknown, path: Path, text: (p: Path) => string | undefined): unknown {

@@ -19,7 +19,7 @@ import { SpecError } from "../description/problems.js";
 import type { RawMemberTables, RawTable } from "../description/raw.js";
 import type { Allocation } from "../description/types.js";
 import type { Engine } from "../engine/engine.js";
-import { TABLE_ROLES } from "../wasm/abi.js";
+import { TABLE_ROLES, type TableError } from "../wasm/abi.js";
 import type { EntryMatch, TableWrite } from "../wasm/tables.js";
 import type { Description, Row, RowOf, TableRole } from "./description.js";
 import { TableWriteError } from "./errors.js";
@@ -184,24 +184,7 @@ export class TableBook {
       );
     });
     const result = this.#engine.write(writes, "api");
-    if (!result.ok) {
-      const w = batch[result.index];
-      const why: Record<string, string> = {
-        NotFound: "no entry of the table has the row's match",
-        DuplicateEntry: "an entry with the row's match is in the table already",
-        TableFull: "the table is full",
-      };
-      throw new TableWriteError(
-        { member: w?.member ?? "", table: w?.table ?? "", index: result.index },
-        result.error === "ok" || result.error === "NoSuchTable" ? "NoSuchTable" : result.error,
-        `${why[result.error] ?? result.error} (${compiled[result.index]?.text ?? ""})`,
-        result.error === "DuplicateEntry"
-          ? "modify it, or delete it first"
-          : result.error === "NotFound"
-            ? "insert it first"
-            : "write fewer rows",
-      );
-    }
+    if (!result.ok) throw dataPlaneRefused(result, batch, places, compiled);
     batch.forEach((w, i) => {
       const id = (places[i] as Place).table.id;
       const mine = this.#written.get(id) ?? new Map<string, { row: Row; text: string }>();
@@ -257,26 +240,18 @@ export class TableBook {
         rows: [...rowsOf(d.networks[p.network]?.tables?.[p.key]?.[p.role] as RawTable<Row>), ...list],
       };
     });
-    const networks = Object.fromEntries(
-      Object.entries(d.networks).map(([name, n]) => {
-        const changed = tables.get(name);
-        if (changed === undefined) return [name, n];
-        return [
-          name,
-          { ...n, tables: { ...(n.tables ?? {}), ...Object.fromEntries(changed) } as Record<string, RawMemberTables> },
-        ];
-      }),
-    );
     let next: CompiledSpec;
     try {
-      const spec = parseSpec(JSON.stringify({ networks }), this.#file, {
-        ...(this.#allocation !== undefined ? { previous: this.#allocation } : {}),
-        warn: () => {},
-      });
-      next = compile(spec);
+      next = this.#compile(withTables(d, tables, true));
     } catch (err) {
       if (!(err instanceof SpecError)) throw err;
-      throw this.#refused(err, batch, slot);
+      // The whole description, for the errors it has: a row's are the same, and the rest are named too.
+      try {
+        next = this.#compile(withTables(d, tables, false));
+      } catch (whole) {
+        if (whole instanceof SpecError) throw this.#refused(whole, batch, slot);
+        throw whole;
+      }
     }
     return batch.map((w, i) => {
       const s = slot[i] as (typeof slot)[number];
@@ -297,6 +272,15 @@ export class TableBook {
         );
       return { match: row.match, action: row.action, text: row.text };
     });
+  }
+
+  /** A description checked and compiled as a file is, its identifiers where the loaded description has them. */
+  #compile(d: Description): CompiledSpec {
+    const spec = parseSpec(JSON.stringify(d), this.#file, {
+      ...(this.#allocation !== undefined ? { previous: this.#allocation } : {}),
+      warn: () => {},
+    });
+    return compile(spec);
   }
 
   /** A SpecError of the description with the batch's rows in it, as the TableWriteError of the first write it names. */
@@ -323,4 +307,53 @@ export class TableBook {
       first?.fix ?? "",
     );
   }
+}
+
+/** The data plane's refusal of a batch's table write, as the TableWriteError of the write it names. */
+function dataPlaneRefused(
+  result: { readonly index: number; readonly error: TableError },
+  batch: readonly RowWrite[],
+  places: readonly Place[],
+  compiled: readonly { readonly text: string }[],
+): TableWriteError {
+  const w = batch[result.index];
+  const t = places[result.index]?.table;
+  const said: Partial<Record<TableError, [problem: string, fix: string]>> = {
+    NotFound: ["no entry of the table has the row's match", "insert it first"],
+    DuplicateEntry: ["an entry with the row's match is in the table already", "modify it, or delete it first"],
+    TableFull: [
+      `the table is full (its capacity: ${t?.capacity ?? 0} entries)`,
+      "give the table a larger capacity in the description: { capacity: N, rows: [ … ] }",
+    ],
+  };
+  const [problem, fix] = said[result.error] ?? [result.error, "see the data plane's table errors in src/wasm/abi.ts"];
+  return new TableWriteError(
+    { member: w?.member ?? "", table: w?.table ?? "", index: result.index },
+    result.error === "ok" || result.error === "NoSuchTable" ? "NoSuchTable" : result.error,
+    `${problem} (${compiled[result.index]?.text ?? ""})`,
+    fix,
+  );
+}
+
+/**
+ * `d` with the tables of `changed` (network → member → its tables) in place. `alone`: every other member's tables left
+ * out but its send table (whose named rows are the sessions other rows may name), which is what checking the changed
+ * members' rows needs: their members, links and sessions, as loading the whole description would check them.
+ */
+function withTables(
+  d: Description,
+  changed: ReadonlyMap<string, ReadonlyMap<string, Record<string, unknown>>>,
+  alone: boolean,
+): Description {
+  const networks = Object.entries(d.networks).map(([name, n]) => {
+    const mine = changed.get(name) ?? new Map<string, Record<string, unknown>>();
+    const others = Object.entries(n.tables ?? {})
+      .filter(([member]) => !mine.has(member))
+      .map(([member, t]): [string, RawMemberTables] => [
+        member,
+        alone ? (t.send === undefined ? {} : { send: t.send }) : t,
+      ]);
+    return [name, { ...n, tables: Object.fromEntries([...others, ...mine]) as Record<string, RawMemberTables> }];
+  });
+  return { networks: Object.fromEntries(networks) as Description["networks"] };
 }

@@ -2,8 +2,9 @@
 // written by member and role in the description's notation, a batch whole or not at all.
 
 import { readFileSync } from "node:fs";
-import { afterEach, describe, expect, test } from "vitest";
+import { afterEach, describe, expect, test, vi } from "vitest";
 import { Emulation, type RowWrite, TableWriteError } from "../../src/index.js";
+import { Tables } from "../../src/wasm/tables.js";
 
 const ROUTER = "examples/ip-router/network.yaml";
 
@@ -70,6 +71,18 @@ describe("inject", () => {
     await em.packetOut([{ at: "lanB:h2.1", data: firstPacket("pcaps/example-router-h2.pcap") }]);
     // The query's IPv4 packet (its Ethernet header taken off) reaches ip:h2 on link 1; the answer reaches ip:h1.
     expect(ins).toEqual([`ip:h2 on 1, ${QUERY.length - 14} bytes`]);
+  });
+
+  test("the fates of a packet are read without any table's hit counters", async () => {
+    const em = load(ROUTER);
+    const hits = vi.spyOn(Tables.prototype, "hits");
+    try {
+      expect((await em.inject("lanA:h1.1", QUERY)).delivered.length).toBe(1);
+      expect((await em.inject("lanA:h1.1", to("10.9.9.9"))).dropped.length).toBe(1);
+      expect(hits).not.toHaveBeenCalled();
+    } finally {
+      hits.mockRestore();
+    }
   });
 
   test("many packets run in one batch, each counted", async () => {

@@ -85,6 +85,20 @@ describe("inject", () => {
     }
   });
 
+  test("a packet leaving on an external link is an exit, with its bytes as they left", async () => {
+    const em = load("examples/live-router/network.yaml");
+    const exits: string[] = [];
+    em.on("exit", (x) => exits.push(x.link));
+    const out = await em.inject("lanA:hostA", QUERY, { sec: 1_700_000_000, nsec: 5 });
+    expect(exits).toEqual(["lanB:hostB"]);
+    expect(out.delivered).toEqual([]);
+    expect(out.dropped).toEqual([]);
+    const left = out.exited[0]?.data ?? new Uint8Array();
+    // A new Ethernet header (r's lanB MAC to h2's), the IPv4 packet after it with its TTL one less.
+    expect(Buffer.from(left.subarray(0, 12)).toString("hex")).toBe("020000000b02020000000bfe");
+    expect(left[14 + 8]).toBe((QUERY[14 + 8] ?? 0) - 1);
+  });
+
   test("many packets run in one batch, each counted", async () => {
     const em = load(ROUTER);
     const out = await em.injectMany(
@@ -121,6 +135,19 @@ describe("tables", () => {
     await em.write([route("delete", "10.9.0.0/16", 2), route("delete", "10.0.2.0/24", 2)]);
     expect((await em.inject("lanA:h1.1", QUERY)).dropped.map((d) => d.reason)).toEqual(["forward-miss"]);
     expect((await em.read("ip:r", "forward")).map((r) => r.text)).toEqual(["dst 10.0.1.0/24 → out 1"]);
+  });
+
+  test("modify: the entry with the row's match takes the row's action", async () => {
+    const em = load(ROUTER);
+    await em.write([route("modify", "10.0.2.0/24", 1)]);
+    // Back out of link 1 to h1, whose acquire table takes only its own address.
+    expect((await em.inject("lanA:h1.1", QUERY)).dropped.map((d) => `${d.member} ${d.reason}`)).toEqual([
+      "ip:h1 acquire-miss",
+    ]);
+    expect((await em.read("ip:r", "forward")).map((r) => [r.text, r.by, r.hits])).toEqual([
+      ["dst 10.0.1.0/24 → out 1", "description", 0],
+      ["dst 10.0.2.0/24 → out 1", "api", 1],
+    ]);
   });
 
   test.each([

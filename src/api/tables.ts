@@ -82,8 +82,9 @@ export class TableBook {
     this.#allocation = allocation;
   }
 
+  /** The description in force (the ledger's: installed() would index every table's entries again after each write). */
   get #compiled(): CompiledSpec {
-    return this.#engine.installed.compiled;
+    return this.#engine.ledger.compiled;
   }
 
   /** The member "NETWORK:MEMBER" (or "MEMBER" when one network has it), or a TableWriteError saying what is there. */

@@ -18,6 +18,7 @@ import { Replay } from "../run/replay.js";
 import { DROP_REASONS, type DropReason } from "../wasm/abi.js";
 import { type Description, readDescription, type TableRole, toYaml } from "./description.js";
 import type { Device, PacketIn, PacketOut } from "./device.js";
+import { TableWriteError } from "./errors.js";
 import { type RowWrite, TableBook, type TableEntry } from "./tables.js";
 
 /** A packet delivered to a member (up its stack to its machine). */
@@ -115,7 +116,7 @@ export class Emulation extends EventEmitter<EmulationEvents> implements Device {
     this.#engine.connect({ deliveries: true, exits: true });
     this.#book = new TableBook(this.#engine, description, spec.file, spec.allocation);
     this.#packetIns =
-      options.packetIns === undefined ? undefined : new Set(options.packetIns.map((m) => this.#book.member(m).index));
+      options.packetIns === undefined ? undefined : new Set(options.packetIns.map((m) => this.#watched(m)));
     this.#dropsTold = compiled.members.map(() => []).concat([[]]);
     this.#engine.onDeliver((member, inLink, data, start, len) =>
       this.#delivered(member, inLink, data.slice(start, start + len)),
@@ -140,6 +141,17 @@ export class Emulation extends EventEmitter<EmulationEvents> implements Device {
   /** Every member, "NETWORK:MEMBER". */
   get members(): string[] {
     return this.compiled.members.map((m) => memberName(this.compiled, m.index));
+  }
+
+  /** The index of a member whose deliveries are packet-ins; a RangeError (a bad option) for one that is not there. */
+  #watched(name: string): number {
+    try {
+      return this.#book.member(name).index;
+    } catch (err) {
+      if (!(err instanceof TableWriteError)) throw err;
+      this.#engine.stop();
+      throw new RangeError(`packetIns: ${err.problem} (${err.fix})`);
+    }
   }
 
   #delivered(member: number, inLink: number, data: Uint8Array): void {

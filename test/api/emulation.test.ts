@@ -73,6 +73,14 @@ describe("inject", () => {
     expect(ins).toEqual([`ip:h2 on 1, ${QUERY.length - 14} bytes`]);
   });
 
+  test("packetIns naming no member is a bad option, said in one line", () => {
+    expect(() => Emulation.load(ROUTER, { packetIns: ["ip:h9"] })).toThrow(
+      new RangeError(
+        "packetIns: there is no member 'ip:h9' (members: lanA:h1, lanA:r, lanB:h2, lanB:r, ip:h1, ip:r, ip:h2)",
+      ),
+    );
+  });
+
   test("the fates of a packet are read without any table's hit counters", async () => {
     const em = load(ROUTER);
     const hits = vi.spyOn(Tables.prototype, "hits");

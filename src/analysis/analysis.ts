@@ -26,10 +26,11 @@
 
 import type { CompiledSpec } from "../control/compiled.js";
 import type { Installed } from "../control/install.js";
-import type { Pattern, TableSpec } from "../description/types.js";
+import type { Action, Pattern, TableSpec } from "../description/types.js";
 import { type Member, Topology } from "../model/topology.js";
 import type { TableRole } from "../wasm/abi.js";
 import { DEFAULT_RUNNER } from "../wasm/runner.js";
+import { actionKey } from "./behaviours.js";
 import { Budget, BudgetStop, isResourceError } from "./budget.js";
 import { linkCosts, sameCosts } from "./costs.js";
 import { changed, type Down, type DownNames, downIn, NOTHING_DOWN } from "./down.js";
@@ -57,6 +58,8 @@ export interface RowChange {
   /** The row's index in the description's table. */
   readonly row: number;
   readonly installed: boolean;
+  /** The row's new action (a modify: its next hop changed), kept from now on; in force with it when `installed`. */
+  readonly action?: Action;
 }
 
 export interface AnalysisOptions {
@@ -311,13 +314,19 @@ export class Analysis implements Walkable {
       let affected: Affected;
       if (ch.role === "transmit" || ch.role === "send") {
         const t = ch.role === "transmit" ? v.transmit : v.send;
-        if (t === undefined || t.active[ch.row] === undefined || t.active[ch.row] === ch.installed) continue;
+        const row = t?.spec.rows[ch.row];
+        if (t === undefined || row === undefined) continue;
+        const action = ch.action;
+        const retold = action !== undefined && actionKey(action) !== actionKey(row.action);
+        if (!retold && t.active[ch.row] === ch.installed) continue;
+        if (retold) t.spec = { ...t.spec, rows: t.spec.rows.map((r, i) => (i === ch.row ? { ...r, action } : r)) };
         t.active[ch.row] = ch.installed;
         affected = "all"; // an out-link or a session for every class
       } else {
         const t = v.tables[ch.role];
         if (t === undefined) continue;
-        affected = t.setActive(ch.row, ch.installed);
+        affected =
+          ch.action === undefined ? t.setActive(ch.row, ch.installed) : t.setAction(ch.row, ch.action, ch.installed);
       }
       if (affected !== "all" && affected.length === 0) continue;
       for (const c of this.componentsOf(v.index)) out.set(c, merge(out.get(c), affected));

@@ -36,6 +36,14 @@ export interface LiveUpdate {
   readonly ms: number;
 }
 
+/** What changed, as the caller knows it (LiveAnalysis.change). */
+export interface Change {
+  readonly compiled?: CompiledSpec | undefined;
+  readonly changes?: readonly RowChange[] | (() => readonly RowChange[]);
+  readonly others?: OtherEntries | undefined;
+  readonly down?: DownNames | undefined;
+}
+
 export class LiveAnalysis {
   readonly analysis: Analysis;
   #compiled: CompiledSpec;
@@ -81,9 +89,34 @@ export class LiveAnalysis {
 
   /** Brings the relations to the tables `installed` holds (its rows: a worker thread has no data plane), with, when
    * given, the entries beyond the description's rows `others` says (a controller's) and the links and members `down`
-   * says are down; does nothing when they are the same. */
+   * says are down; does nothing when they are the same. Every installed row is compared with the analysis's: change()
+   * takes the changes when the caller knows them. */
   update(installed: Pick<Installed, "compiled" | "entries">, down?: DownNames, others?: OtherEntries): LiveUpdate {
-    return this.#guarded(performance.now(), (t0) => this.#update(installed, { down, others }, t0));
+    return this.change({
+      compiled: installed.compiled,
+      changes: () => this.analysis.changesFrom(installed),
+      down,
+      others,
+    });
+  }
+
+  /**
+   * Brings the relations to the tables after the writes `changes` (rows taken out, put back or given a new action,
+   * known to the caller): what update() does without comparing every installed entry, so that a write costs what its
+   * rows touch.
+   */
+  apply(changes: readonly RowChange[]): LiveUpdate {
+    return this.change({ changes });
+  }
+
+  /**
+   * Brings the relations to the tables after what the caller says changed, and nothing else: a new description
+   * (`compiled`, a reload: each table it changed replaced), rows taken out, put back or given a new action (`changes`,
+   * or a function that finds them once the tables are replaced), the entries beyond the description's rows
+   * (`others`, all of them), the links and members down (`down`, all of them).
+   */
+  change(what: Change): LiveUpdate {
+    return this.#guarded(performance.now(), (t0) => this.#change(what, t0));
   }
 
   /** `f` within a renewed budget: new rows that cut more classes than it allows freeze the analysis. */
@@ -102,40 +135,21 @@ export class LiveAnalysis {
     }
   }
 
-  /**
-   * Brings the relations to the tables after the writes `changes` (rows taken out or put back, known to the caller):
-   * what update() does without comparing every installed entry, so that a write costs what its rows touch.
-   */
-  apply(changes: readonly RowChange[]): LiveUpdate {
-    return this.#guarded(performance.now(), (t0) => {
-      const affected = new Map<Component, Affected>();
-      this.analysis.apply(changes, affected);
-      // What a virtual link costs follows its underlay's rows.
-      if (affected.size > 0) this.analysis.refreshCosts(affected);
-      return this.#walkAgain(affected, changes.length, 0, t0);
-    });
-  }
-
-  #update(
-    installed: Pick<Installed, "compiled" | "entries">,
-    more: { down: DownNames | undefined; others: OtherEntries | undefined },
-    t0: number,
-  ): LiveUpdate {
-    const { down, others } = more;
+  #change(what: Change, t0: number): LiveUpdate {
     const a = this.analysis;
     const affected = new Map<Component, Affected>();
     let rows = 0;
-    if (installed.compiled !== this.#compiled) {
+    if (what.compiled !== undefined && what.compiled !== this.#compiled) {
       // A reload: the same members and links (serve refuses others), new tables.
-      a.replaceTables(installed.compiled, affected);
-      this.#compiled = installed.compiled;
+      a.replaceTables(what.compiled, affected);
+      this.#compiled = what.compiled;
       rows += affected.size;
     }
-    const changes = a.changesFrom(installed);
+    const changes = typeof what.changes === "function" ? what.changes() : (what.changes ?? []);
     rows += changes.length;
     a.apply(changes, affected);
-    if (others !== undefined) rows += a.setOthers(others, affected);
-    const downs = down === undefined ? 0 : a.setDown(down, affected);
+    if (what.others !== undefined) rows += a.setOthers(what.others, affected);
+    const downs = what.down === undefined ? 0 : a.setDown(what.down, affected);
     // What a virtual link costs follows its underlay's rows and links.
     if (affected.size > 0) a.refreshCosts(affected);
     return this.#walkAgain(affected, rows, downs, t0);

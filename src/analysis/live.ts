@@ -21,6 +21,7 @@ import type { DownNames } from "./down.js";
 import type { OtherEntries } from "./entry-rows.js";
 import type { HeaderSpace } from "./header-space.js";
 import { currentProperties, type PropertyResult, type Relations } from "./properties.js";
+import { type Freshness, freshness, rowsHeld, stale } from "./live-rebuild.js";
 import { ComponentRelation } from "./relations.js";
 import type { Affected } from "./tables.js";
 import { type TrafficRelation, trafficRelation } from "./traffic.js";
@@ -45,8 +46,18 @@ export interface Change {
 }
 
 export class LiveAnalysis {
-  readonly analysis: Analysis;
+  #analysis: Analysis;
+  readonly #options: Pick<AnalysisOptions, "budget" | "hopLimit">;
   #compiled: CompiledSpec;
+  /** The entries beyond the description's rows and the links and members down, as last said (an analysis afresh
+   * starts from them). */
+  #others: OtherEntries | undefined;
+  #down: DownNames | undefined;
+  /** What the analysis made last afresh measured, and the work the writes since did (./live-rebuild.ts). */
+  #fresh: Freshness;
+  #work = 0;
+  /** Times the analysis was made afresh since the first. */
+  #rebuilds = 0;
   readonly #relation = new Map<Component, ComponentRelation>();
   readonly #traffic = new Map<Component, TrafficRelation>();
   #last: LiveUpdate | undefined;
@@ -59,18 +70,64 @@ export class LiveAnalysis {
 
   /** `options.budget` and `options.hopLimit` as `strata analyze` takes them (src/cli/commands/analyze.ts). */
   constructor(compiled: CompiledSpec, options: Pick<AnalysisOptions, "budget" | "hopLimit"> = {}) {
-    this.analysis = new Analysis(compiled, options);
+    this.#options = options;
     this.#compiled = compiled;
-    for (const c of this.analysis.components) {
-      this.#relation.set(c, new ComponentRelation(this.analysis, c));
-      this.#traffic.set(c, trafficRelation(this.analysis, c));
+    this.#analysis = new Analysis(compiled, options);
+    this.#fresh = this.#follow(this.#analysis);
+    this.#stop = this.#analysis.budget.stopped;
+  }
+
+  /** The analysis of the tables as they are (made afresh now and then: ./live-rebuild.ts). */
+  get analysis(): Analysis {
+    return this.#analysis;
+  }
+
+  /** Times the analysis was made afresh (its classes too many, or its store too large) since the first. */
+  get rebuilds(): number {
+    return this.#rebuilds;
+  }
+
+  /** The relations of `a` walked, and its spaces followed; what it measures afresh. */
+  #follow(a: Analysis): Freshness {
+    this.#relation.clear();
+    this.#traffic.clear();
+    this.#split.clear();
+    for (const c of a.components) {
+      this.#relation.set(c, new ComponentRelation(a, c));
+      this.#traffic.set(c, trafficRelation(a, c));
     }
-    this.#stop = this.analysis.budget.stopped;
-    for (const space of this.analysis.spaces.all()) {
+    for (const space of a.spaces.all()) {
       // Once now, so that no write has to walk the whole diagram.
       space.countHeaders();
       space.listen({ split: () => this.#split.add(space), died: () => undefined });
     }
+    return freshness(a);
+  }
+
+  /** The analysis made afresh from the tables as they are, unless the budget stops it (then the old one goes on). */
+  #rebuild(): void {
+    const old = this.#analysis;
+    const held = rowsHeld(old, this.#compiled);
+    old.budget.renew();
+    try {
+      const a = new Analysis(this.#compiled, {
+        ...this.#options,
+        ...(this.#down === undefined ? {} : { down: this.#down }),
+      });
+      if (!a.built) throw new BudgetStop(a.budget.stopped?.limit ?? "nodes", "the analysis afresh was cut short");
+      a.apply(held);
+      if (this.#others !== undefined) a.setOthers(this.#others);
+      a.refreshCosts(new Map());
+      this.#analysis = a;
+      this.#fresh = this.#follow(a);
+      this.#rebuilds++;
+    } catch (err) {
+      if (!(err instanceof BudgetStop)) throw err;
+      // Not now: after as much work again.
+      if (this.#analysis !== old) throw err;
+      old.budget.renew();
+    }
+    this.#work = 0;
   }
 
   /** Where the budget stopped the analysis or its last update (the relations lack some classes), if it did. */
@@ -150,9 +207,17 @@ export class LiveAnalysis {
     a.apply(changes, affected);
     if (what.others !== undefined) rows += a.setOthers(what.others, affected);
     const downs = what.down === undefined ? 0 : a.setDown(what.down, affected);
+    this.#others = what.others ?? this.#others;
+    this.#down = what.down ?? this.#down;
     // What a virtual link costs follows its underlay's rows and links.
     if (affected.size > 0) a.refreshCosts(affected);
-    return this.#walkAgain(affected, rows, downs, t0);
+    const done = this.#walkAgain(affected, rows, downs, t0);
+    this.#work += done.rows + done.classes;
+    if (stale(a, this.#fresh, this.#work)) {
+      this.#rebuild();
+      return { ...done, ms: performance.now() - t0 };
+    }
+    return done;
   }
 
   /** The relations walked again where `affected` says, after `rows` row changes and `downs` links and members down. */

@@ -49,9 +49,7 @@ export class LiveAnalysis {
   #analysis: Analysis;
   readonly #options: Pick<AnalysisOptions, "budget" | "hopLimit">;
   #compiled: CompiledSpec;
-  /** The entries beyond the description's rows and the links and members down, as last said (an analysis afresh
-   * starts from them). */
-  #others: OtherEntries | undefined;
+  /** The links and members down, as last said (an analysis afresh starts from them). */
   #down: DownNames | undefined;
   /** What the analysis made last afresh measured, and the work the writes since did (./live-rebuild.ts). */
   #fresh: Freshness;
@@ -116,7 +114,7 @@ export class LiveAnalysis {
       });
       if (!a.built) throw new BudgetStop(a.budget.stopped?.limit ?? "nodes", "the analysis afresh was cut short");
       a.apply(held);
-      if (this.#others !== undefined) a.setOthers(this.#others);
+      a.setOtherRows(old.otherRows);
       a.refreshCosts(new Map());
       this.#analysis = a;
       this.#fresh = this.#follow(a);
@@ -207,7 +205,6 @@ export class LiveAnalysis {
     a.apply(changes, affected);
     if (what.others !== undefined) rows += a.setOthers(what.others, affected);
     const downs = what.down === undefined ? 0 : a.setDown(what.down, affected);
-    this.#others = what.others ?? this.#others;
     this.#down = what.down ?? this.#down;
     // What a virtual link costs follows its underlay's rows and links.
     if (affected.size > 0) a.refreshCosts(affected);

@@ -1,12 +1,16 @@
 // The analysis of a running emulation (`strata serve --analyze`): the relations
 // of docs/analysis.md, kept current as the tables change. After a table write
 // (a control command, a reload, a P4Runtime controller's write) the rows that
-// changed are found by comparing the installed entries with what the analysis
-// has (Analysis.changesFrom; a controller's entries that are no description
-// row, Analysis.setOthers; links and members an update took down,
-// Analysis.setDown), and only the header classes they match are walked again
+// changed are those the caller says (change, apply: taken out, put back or
+// given a new action; serve reads them from the ledger's journal of writes),
+// or are found by comparing the installed entries with what the analysis has
+// (update: Analysis.changesFrom); a controller's entries that are no
+// description row, Analysis.setOthers; links and members an update took down,
+// Analysis.setDown. Only the header classes they match are walked again
 // (ComponentRelation.update), as NetPlumber and APKeep do; the traffic
-// model's relation, small, is walked afresh for the components touched.
+// model's relation, small, is walked afresh for the components touched. When
+// the writes have cut too many classes, the analysis is made afresh
+// (./live-rebuild.ts).
 //
 // Its budget (./budget.ts; `serve --analyze` takes analyze's) bounds the
 // first analysis and, afresh, each update: an update the budget stops leaves

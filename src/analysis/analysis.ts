@@ -26,14 +26,15 @@
 
 import type { CompiledSpec } from "../control/compiled.js";
 import type { Installed } from "../control/install.js";
-import type { Pattern, TableSpec } from "../description/types.js";
+import type { Action, Pattern, TableSpec } from "../description/types.js";
 import { type Member, Topology } from "../model/topology.js";
 import type { TableRole } from "../wasm/abi.js";
 import { DEFAULT_RUNNER } from "../wasm/runner.js";
+import { actionKey } from "./behaviours.js";
 import { Budget, BudgetStop, isResourceError } from "./budget.js";
 import { linkCosts, sameCosts } from "./costs.js";
 import { changed, type Down, type DownNames, downIn, NOTHING_DOWN } from "./down.js";
-import { type OtherEntries, otherRow } from "./entry-rows.js";
+import { type OtherEntries, type OtherRow, otherRow } from "./entry-rows.js";
 import { type ClassCut, HeaderSpaces } from "./header-space.js";
 import {
   type Component,
@@ -57,6 +58,8 @@ export interface RowChange {
   /** The row's index in the description's table. */
   readonly row: number;
   readonly installed: boolean;
+  /** The row's new action (a modify: its next hop changed), kept from now on; in force with it when `installed`. */
+  readonly action?: Action;
 }
 
 export interface AnalysisOptions {
@@ -95,6 +98,8 @@ export class Analysis implements Walkable {
   #down: Down;
   /** Header tables that hold entries beyond the description's rows (setOthers). */
   readonly #withOthers = new Set<number>();
+  /** Those entries as rows, by table id. */
+  #otherRows: ReadonlyMap<number, readonly OtherRow[]> = new Map();
   /** Per component, its links from outside (no sender). */
   readonly #inbound = new Map<Component, number[]>();
   /** Per member, the in-links a loop can come in by (loopLinks). */
@@ -311,13 +316,19 @@ export class Analysis implements Walkable {
       let affected: Affected;
       if (ch.role === "transmit" || ch.role === "send") {
         const t = ch.role === "transmit" ? v.transmit : v.send;
-        if (t === undefined || t.active[ch.row] === undefined || t.active[ch.row] === ch.installed) continue;
+        const row = t?.spec.rows[ch.row];
+        if (t === undefined || row === undefined) continue;
+        const action = ch.action;
+        const retold = action !== undefined && actionKey(action) !== actionKey(row.action);
+        if (!retold && t.active[ch.row] === ch.installed) continue;
+        if (retold) t.spec = { ...t.spec, rows: t.spec.rows.map((r, i) => (i === ch.row ? { ...r, action } : r)) };
         t.active[ch.row] = ch.installed;
         affected = "all"; // an out-link or a session for every class
       } else {
         const t = v.tables[ch.role];
         if (t === undefined) continue;
-        affected = t.setActive(ch.row, ch.installed);
+        affected =
+          ch.action === undefined ? t.setActive(ch.row, ch.installed) : t.setAction(ch.row, ch.action, ch.installed);
       }
       if (affected !== "all" && affected.length === 0) continue;
       for (const c of this.componentsOf(v.index)) out.set(c, merge(out.get(c), affected));
@@ -327,17 +338,37 @@ export class Analysis implements Walkable {
   /** Makes the entries beyond the description's rows in each header table `others`' (read as rows, ./entry-rows.ts):
    * the classes whose fate may change, per component, added to `out`. Returns how many entries went out or in. */
   setOthers(others: OtherEntries, out = new Map<Component, Affected>()): number {
+    const rows = new Map<number, readonly OtherRow[]>();
+    for (const t of this.compiled.tables) {
+      const list = others.get(t.id);
+      if (list !== undefined)
+        rows.set(
+          t.id,
+          list.map((e) => otherRow(this.compiled, t, e)),
+        );
+    }
+    return this.setOtherRows(rows, out);
+  }
+
+  /** The entries beyond the description's rows, read as rows, by header table id (what setOthers was last given). */
+  get otherRows(): ReadonlyMap<number, readonly OtherRow[]> {
+    return this.#otherRows;
+  }
+
+  /** setOthers with the entries read as rows already (an analysis made afresh from another's otherRows). */
+  setOtherRows(rows: ReadonlyMap<number, readonly OtherRow[]>, out = new Map<Component, Affected>()): number {
     let n = 0;
+    this.#otherRows = rows;
     this.#changing(out, () => {
       for (const t of this.compiled.tables) {
-        const list = others.get(t.id);
+        const list = rows.get(t.id);
         if (list === undefined && !this.#withOthers.has(t.id)) continue;
         const v = this.members[t.member];
         const index = v?.tables[t.role as HeaderRole];
         if (v === undefined || index === undefined) continue;
         if (list === undefined) this.#withOthers.delete(t.id);
         else this.#withOthers.add(t.id);
-        const { affected, changed } = index.setOthers((list ?? []).map((e) => otherRow(this.compiled, t, e)));
+        const { affected, changed } = index.setOthers(list ?? []);
         n += changed;
         if (affected !== "all" && affected.length === 0) continue;
         this.#loopLinks = undefined;

@@ -1,12 +1,16 @@
 // The analysis of a running emulation (`strata serve --analyze`): the relations
 // of docs/analysis.md, kept current as the tables change. After a table write
 // (a control command, a reload, a P4Runtime controller's write) the rows that
-// changed are found by comparing the installed entries with what the analysis
-// has (Analysis.changesFrom; a controller's entries that are no description
-// row, Analysis.setOthers; links and members an update took down,
-// Analysis.setDown), and only the header classes they match are walked again
+// changed are those the caller says (change, apply: taken out, put back or
+// given a new action; serve reads them from the ledger's journal of writes),
+// or are found by comparing the installed entries with what the analysis has
+// (update: Analysis.changesFrom); a controller's entries that are no
+// description row, Analysis.setOthers; links and members an update took down,
+// Analysis.setDown. Only the header classes they match are walked again
 // (ComponentRelation.update), as NetPlumber and APKeep do; the traffic
-// model's relation, small, is walked afresh for the components touched.
+// model's relation, small, is walked afresh for the components touched. When
+// the writes have cut too many classes, the analysis is made afresh
+// (./live-rebuild.ts).
 //
 // Its budget (./budget.ts; `serve --analyze` takes analyze's) bounds the
 // first analysis and, afresh, each update: an update the budget stops leaves
@@ -21,6 +25,7 @@ import type { DownNames } from "./down.js";
 import type { OtherEntries } from "./entry-rows.js";
 import type { HeaderSpace } from "./header-space.js";
 import { currentProperties, type PropertyResult, type Relations } from "./properties.js";
+import { type Freshness, freshness, rowsHeld, stale } from "./live-rebuild.js";
 import { ComponentRelation } from "./relations.js";
 import type { Affected } from "./tables.js";
 import { type TrafficRelation, trafficRelation } from "./traffic.js";
@@ -36,9 +41,25 @@ export interface LiveUpdate {
   readonly ms: number;
 }
 
+/** What changed, as the caller knows it (LiveAnalysis.change). */
+export interface Change {
+  readonly compiled?: CompiledSpec | undefined;
+  readonly changes?: readonly RowChange[] | (() => readonly RowChange[]);
+  readonly others?: OtherEntries | undefined;
+  readonly down?: DownNames | undefined;
+}
+
 export class LiveAnalysis {
-  readonly analysis: Analysis;
+  #analysis: Analysis;
+  readonly #options: Pick<AnalysisOptions, "budget" | "hopLimit">;
   #compiled: CompiledSpec;
+  /** The links and members down, as last said (an analysis afresh starts from them). */
+  #down: DownNames | undefined;
+  /** What the analysis made last afresh measured, and the work the writes since did (./live-rebuild.ts). */
+  #fresh: Freshness;
+  #work = 0;
+  /** Times the analysis was made afresh since the first. */
+  #rebuilds = 0;
   readonly #relation = new Map<Component, ComponentRelation>();
   readonly #traffic = new Map<Component, TrafficRelation>();
   #last: LiveUpdate | undefined;
@@ -51,18 +72,64 @@ export class LiveAnalysis {
 
   /** `options.budget` and `options.hopLimit` as `strata analyze` takes them (src/cli/commands/analyze.ts). */
   constructor(compiled: CompiledSpec, options: Pick<AnalysisOptions, "budget" | "hopLimit"> = {}) {
-    this.analysis = new Analysis(compiled, options);
+    this.#options = options;
     this.#compiled = compiled;
-    for (const c of this.analysis.components) {
-      this.#relation.set(c, new ComponentRelation(this.analysis, c));
-      this.#traffic.set(c, trafficRelation(this.analysis, c));
+    this.#analysis = new Analysis(compiled, options);
+    this.#fresh = this.#follow(this.#analysis);
+    this.#stop = this.#analysis.budget.stopped;
+  }
+
+  /** The analysis of the tables as they are (made afresh now and then: ./live-rebuild.ts). */
+  get analysis(): Analysis {
+    return this.#analysis;
+  }
+
+  /** Times the analysis was made afresh (its classes too many, or its store too large) since the first. */
+  get rebuilds(): number {
+    return this.#rebuilds;
+  }
+
+  /** The relations of `a` walked, and its spaces followed; what it measures afresh. */
+  #follow(a: Analysis): Freshness {
+    this.#relation.clear();
+    this.#traffic.clear();
+    this.#split.clear();
+    for (const c of a.components) {
+      this.#relation.set(c, new ComponentRelation(a, c));
+      this.#traffic.set(c, trafficRelation(a, c));
     }
-    this.#stop = this.analysis.budget.stopped;
-    for (const space of this.analysis.spaces.all()) {
+    for (const space of a.spaces.all()) {
       // Once now, so that no write has to walk the whole diagram.
       space.countHeaders();
       space.listen({ split: () => this.#split.add(space), died: () => undefined });
     }
+    return freshness(a);
+  }
+
+  /** The analysis made afresh from the tables as they are, unless the budget stops it (then the old one goes on). */
+  #rebuild(): void {
+    const old = this.#analysis;
+    const held = rowsHeld(old, this.#compiled);
+    old.budget.renew();
+    try {
+      const a = new Analysis(this.#compiled, {
+        ...this.#options,
+        ...(this.#down === undefined ? {} : { down: this.#down }),
+      });
+      if (!a.built) throw new BudgetStop(a.budget.stopped?.limit ?? "nodes", "the analysis afresh was cut short");
+      a.apply(held);
+      a.setOtherRows(old.otherRows);
+      a.refreshCosts(new Map());
+      this.#analysis = a;
+      this.#fresh = this.#follow(a);
+      this.#rebuilds++;
+    } catch (err) {
+      if (!(err instanceof BudgetStop)) throw err;
+      // Not now: after as much work again.
+      if (this.#analysis !== old) throw err;
+      old.budget.renew();
+    }
+    this.#work = 0;
   }
 
   /** Where the budget stopped the analysis or its last update (the relations lack some classes), if it did. */
@@ -81,9 +148,34 @@ export class LiveAnalysis {
 
   /** Brings the relations to the tables `installed` holds (its rows: a worker thread has no data plane), with, when
    * given, the entries beyond the description's rows `others` says (a controller's) and the links and members `down`
-   * says are down; does nothing when they are the same. */
+   * says are down; does nothing when they are the same. Every installed row is compared with the analysis's: change()
+   * takes the changes when the caller knows them. */
   update(installed: Pick<Installed, "compiled" | "entries">, down?: DownNames, others?: OtherEntries): LiveUpdate {
-    return this.#guarded(performance.now(), (t0) => this.#update(installed, { down, others }, t0));
+    return this.change({
+      compiled: installed.compiled,
+      changes: () => this.analysis.changesFrom(installed),
+      down,
+      others,
+    });
+  }
+
+  /**
+   * Brings the relations to the tables after the writes `changes` (rows taken out, put back or given a new action,
+   * known to the caller): what update() does without comparing every installed entry, so that a write costs what its
+   * rows touch.
+   */
+  apply(changes: readonly RowChange[]): LiveUpdate {
+    return this.change({ changes });
+  }
+
+  /**
+   * Brings the relations to the tables after what the caller says changed, and nothing else: a new description
+   * (`compiled`, a reload: each table it changed replaced), rows taken out, put back or given a new action (`changes`,
+   * or a function that finds them once the tables are replaced), the entries beyond the description's rows
+   * (`others`, all of them), the links and members down (`down`, all of them).
+   */
+  change(what: Change): LiveUpdate {
+    return this.#guarded(performance.now(), (t0) => this.#change(what, t0));
   }
 
   /** `f` within a renewed budget: new rows that cut more classes than it allows freeze the analysis. */
@@ -102,43 +194,31 @@ export class LiveAnalysis {
     }
   }
 
-  /**
-   * Brings the relations to the tables after the writes `changes` (rows taken out or put back, known to the caller):
-   * what update() does without comparing every installed entry, so that a write costs what its rows touch.
-   */
-  apply(changes: readonly RowChange[]): LiveUpdate {
-    return this.#guarded(performance.now(), (t0) => {
-      const affected = new Map<Component, Affected>();
-      this.analysis.apply(changes, affected);
-      // What a virtual link costs follows its underlay's rows.
-      if (affected.size > 0) this.analysis.refreshCosts(affected);
-      return this.#walkAgain(affected, changes.length, 0, t0);
-    });
-  }
-
-  #update(
-    installed: Pick<Installed, "compiled" | "entries">,
-    more: { down: DownNames | undefined; others: OtherEntries | undefined },
-    t0: number,
-  ): LiveUpdate {
-    const { down, others } = more;
+  #change(what: Change, t0: number): LiveUpdate {
     const a = this.analysis;
     const affected = new Map<Component, Affected>();
     let rows = 0;
-    if (installed.compiled !== this.#compiled) {
+    if (what.compiled !== undefined && what.compiled !== this.#compiled) {
       // A reload: the same members and links (serve refuses others), new tables.
-      a.replaceTables(installed.compiled, affected);
-      this.#compiled = installed.compiled;
+      a.replaceTables(what.compiled, affected);
+      this.#compiled = what.compiled;
       rows += affected.size;
     }
-    const changes = a.changesFrom(installed);
+    const changes = typeof what.changes === "function" ? what.changes() : (what.changes ?? []);
     rows += changes.length;
     a.apply(changes, affected);
-    if (others !== undefined) rows += a.setOthers(others, affected);
-    const downs = down === undefined ? 0 : a.setDown(down, affected);
+    if (what.others !== undefined) rows += a.setOthers(what.others, affected);
+    const downs = what.down === undefined ? 0 : a.setDown(what.down, affected);
+    this.#down = what.down ?? this.#down;
     // What a virtual link costs follows its underlay's rows and links.
     if (affected.size > 0) a.refreshCosts(affected);
-    return this.#walkAgain(affected, rows, downs, t0);
+    const done = this.#walkAgain(affected, rows, downs, t0);
+    this.#work += done.rows + done.classes;
+    if (stale(a, this.#fresh, this.#work)) {
+      this.#rebuild();
+      return { ...done, ms: performance.now() - t0 };
+    }
+    return done;
   }
 
   /** The relations walked again where `affected` says, after `rows` row changes and `downs` links and members down. */

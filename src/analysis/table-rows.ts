@@ -4,7 +4,7 @@
 // table the longest prefix first); and which rows of two versions of a table
 // are the same (a reload keeps what it can).
 
-import type { RowSpec } from "../description/types.js";
+import type { Action, RowSpec } from "../description/types.js";
 import { headerDesign } from "../model/headers.js";
 import { prefixLen } from "../model/rows.js";
 import type { IndexedRow } from "./behaviours.js";
@@ -31,6 +31,21 @@ export class Row implements IndexedRow {
     if (this.#node < 0) this.#node = this.#space.pattern(this.row.match);
     return this.#node;
   }
+}
+
+/** Row `r` with the action `action` (a modify): its patterns' diagram, hop values and priority are its. */
+export function withAction(r: IndexedRow, action: Action): IndexedRow {
+  const row: RowSpec = { ...r.row, action };
+  return {
+    index: r.index,
+    row,
+    pred: r.pred,
+    hops: r.hops,
+    prio: r.prio,
+    get node() {
+      return r.node;
+    },
+  };
 }
 
 /** Row `index`, in the order of the description's rows (`order`: where it stands among them, by default its index);

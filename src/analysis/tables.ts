@@ -16,14 +16,14 @@
 // classes (the partition the analysis had first): each class is inside or
 // outside each row.
 
-import type { TableSpec } from "../description/types.js";
+import type { Action, TableSpec } from "../description/types.js";
 import { type Arrival, lpmField } from "../model/rows.js";
 import { FALSE, TRUE } from "./bdd.js";
 import { actionKey, Behaviours, type IndexedRow } from "./behaviours.js";
 import type { OtherRow } from "./entry-rows.js";
 import type { HeaderSpace } from "./header-space.js";
 import { PrefixTrie } from "./prefix-trie.js";
-import { indexRow, lcs, Row } from "./table-rows.js";
+import { indexRow, lcs, Row, withAction } from "./table-rows.js";
 
 export type { IndexedRow } from "./behaviours.js";
 
@@ -309,24 +309,47 @@ export class TableIndex {
   setActive(index: number, on: boolean): Affected {
     const r = this.#rows[index];
     if (r === undefined || this.#active[index] === on) return [];
+    return this.#write(r, r, on);
+  }
+
+  /**
+   * Gives row `index` the action `action` (a modify: a next hop changed), in force when `on`: the headers its patterns
+   * meet done again once, as a write that takes it out or puts it back does. The classes whose fate may change.
+   */
+  setAction(index: number, action: Action, on: boolean): Affected {
+    const r = this.#rows[index];
+    if (r === undefined) return [];
+    if (actionKey(r.row.action) === actionKey(action)) return this.setActive(index, on);
+    const next = withAction(r, action);
+    this.#rows[index] = next;
+    if (this.#active[index] !== true && !on) return [];
+    return this.#write(r, next, on);
+  }
+
+  /** Row `was` (in force or not) is now `now` (the same patterns), in force when `on`: the index, the trie and the
+   * behaviours follow where its patterns hold. */
+  #write(was: IndexedRow, now: IndexedRow, on: boolean): Affected {
+    const index = now.index;
+    const before = this.#active[index] === true;
     this.#active[index] = on;
     if (this.#trie !== undefined) {
       // The headers under the row's prefix, from the rows on the path to it and under it.
-      this.#trie.setActive(r, on);
+      if (before) this.#trie.setActive(was, false);
+      if (on) this.#trie.setActive(now, true);
       const trie = this.#trie;
       // The classes there now, all new (no walk for them, nor a diagram of the row's patterns).
-      const born = this.#behaviours?.updateFrom((b, leaves, none) => trie.region(b, leaves, r, none));
-      return born ?? this.#atomsOf(r) ?? "all";
+      const born = this.#behaviours?.updateFrom((b, leaves, none) => trie.region(b, leaves, now, none));
+      return born ?? this.#atomsOf(now) ?? "all";
     }
     // The table's behaviours where the row's patterns hold, from the rows that meet them there.
     const b = this.space.bdd;
     this.#behaviours?.update(
-      r.node,
-      this.#inForce().filter((x) => r.node === TRUE || b.and(x.node, r.node) !== FALSE),
+      now.node,
+      this.#inForce().filter((x) => now.node === TRUE || b.and(x.node, now.node) !== FALSE),
     );
-    if (on) this.#insert(r);
-    else this.#remove(r);
-    return this.#atomsOf(r) ?? "all";
+    if (before) this.#remove(was);
+    if (on) this.#insert(now);
+    return this.#atomsOf(now) ?? "all";
   }
 
   /**

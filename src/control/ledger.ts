@@ -74,6 +74,16 @@ export function sameAction(a: EntryAction, b: EntryAction): boolean {
 }
 const EMPTY_BYTES = new Uint8Array(0);
 
+/** Writes the journal keeps (writtenSince): a reader further behind compares the tables instead. */
+const JOURNAL_MAX = 1 << 16;
+
+/** One entry written (put in, changed or deleted): its table and key, at the ledger's version after the write. */
+export interface Written {
+  readonly version: number;
+  readonly table: number;
+  readonly key: string;
+}
+
 export class Ledger {
   readonly tables: Tables;
   #compiled: CompiledSpec;
@@ -85,6 +95,10 @@ export class Ledger {
   readonly #changedAt = new Map<number, number>();
   #installed: Installed | undefined;
   #written: readonly (LedgerEntry | undefined)[] = [];
+  /** The last writes, oldest first: what a reader that follows the tables write by write asks for (writtenSince). */
+  #journal: Written[] = [];
+  /** The version the journal goes back to: every write after it is in it. */
+  #journalFrom = 0;
 
   constructor(tables: Tables, compiled: CompiledSpec) {
     this.tables = tables;
@@ -110,6 +124,7 @@ export class Ledger {
     this.tables.create(layout);
     this.#held.set(layout.id, new Map());
     this.#changed(layout.id);
+    this.#breakJournal();
   }
 
   /** Frees a table and forgets its entries. */
@@ -117,6 +132,7 @@ export class Ledger {
     this.tables.destroy(layout);
     this.#held.delete(layout.id);
     this.#changed(layout.id);
+    this.#breakJournal();
   }
 
   /** Writes entries, all or none (the data plane's answer), and records them as `by`'s. */
@@ -133,6 +149,7 @@ export class Ledger {
         this.#changedAt.set(table, this.#version + 1);
       }
       const key = entryKey(w.table, w.match);
+      this.#journal.push({ version: this.#version + 1, table, key });
       if (w.op === "delete" || w.action === undefined) {
         held.delete(key);
         return undefined;
@@ -142,7 +159,28 @@ export class Ledger {
       return e;
     });
     this.#changed();
+    if (this.#journal.length > JOURNAL_MAX) {
+      const dropped = this.#journal.splice(0, this.#journal.length - JOURNAL_MAX / 2);
+      this.#journalFrom = dropped.at(-1)?.version ?? this.#journalFrom;
+    }
     return result;
+  }
+
+  /**
+   * The entries written since the ledger's `version` (a table, a key: put in, changed or deleted), oldest first; or
+   * undefined when the journal no longer goes back that far, or a table was made, freed or the description changed
+   * since (then compare the tables).
+   */
+  writtenSince(version: number): readonly Written[] | undefined {
+    if (version < this.#journalFrom || version > this.#version) return undefined;
+    let lo = 0;
+    let hi = this.#journal.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.#journal[mid]?.version ?? 0) <= version) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.#journal.slice(lo);
   }
 
   /** The entries the last write that went in recorded, one per write (undefined for a delete). */
@@ -164,6 +202,7 @@ export class Ledger {
   retable(compiled: CompiledSpec): void {
     this.#compiled = compiled;
     this.#changed();
+    this.#breakJournal();
   }
 
   /** The description in force and, per row, the entry that is it (−1: none is). Made again after a change. */
@@ -189,6 +228,12 @@ export class Ledger {
     this.#version++;
     if (tableId !== undefined) this.#changedAt.set(tableId, this.#version);
     this.#installed = undefined;
+  }
+
+  /** A change the journal does not say (a table made or freed, a new description): readers before it compare. */
+  #breakJournal(): void {
+    this.#journal = [];
+    this.#journalFrom = this.#version;
   }
 }
 

@@ -66,7 +66,9 @@ export function analyseReplay(job: AnalysisJob): ReplayAnalysisResult {
   const updates: UpdateAnalysis[] = [];
   if (job.updates !== undefined)
     prepareUpdates(loadUpdates(job.updates), job.compiled, job.endpoints, (scratch) => {
-      const u: LiveUpdate = live.update(scratch.installed, scratch.down);
+      // What the update changed, and nothing else: a new description's tables (the reconcile installs all its rows or
+      // none), the links and members down; no row compared.
+      const u: LiveUpdate = live.change({ compiled: scratch.installed.compiled, down: scratch.down });
       const now = stateOf(live, job, u.classes, u.ms);
       const held = new Set(before.holds);
       updates.push({

@@ -21,8 +21,16 @@ if (!isMainThread && parentPort !== null) {
     let answer: FromAnalysis;
     try {
       if (compiled === undefined) throw new Error("the first message to the analysis thread had no description");
-      live ??= new LiveAnalysis(compiled, { budget: new Budget(ANALYZE_LIMITS), hopLimit });
-      live.update({ compiled, entries: m.entries }, undefined, m.others);
+      if (m.changes !== undefined) {
+        // The rows the writes reached, to an analysis of the tables before them (the main thread sends every row
+        // after a failure).
+        if (live === undefined) throw new Error("the analysis thread was sent changes without the tables before them");
+        live.change({ changes: m.changes, others: m.others });
+      } else {
+        if (m.entries === undefined) throw new Error("the analysis thread was sent neither rows nor changes");
+        live ??= new LiveAnalysis(compiled, { budget: new Budget(ANALYZE_LIMITS), hopLimit });
+        live.update({ compiled, entries: m.entries }, undefined, m.others);
+      }
       answer = { ok: true, line: live.line() };
     } catch (err) {
       live = undefined;

@@ -8,20 +8,28 @@
 // wherever it is.
 //
 // One message is in flight at a time: changes made while the thread works are
-// sent as one, the tables as they are when it is done (the description too when
-// a reload changed it; the rows installed otherwise).
+// sent as one, the tables as they are when it is done: the description and
+// every installed row when a reload changed the description (or the thread
+// has none); otherwise the rows the writes since the last message reached,
+// read from the ledger's journal of writes (./analysis-changes.ts), which the
+// thread applies without comparing every row (LiveAnalysis.change).
 
 import { Worker } from "node:worker_threads";
 import type { CompiledSpec } from "../control/compiled.js";
 import type { Installed } from "../control/install.js";
 import type { Engine } from "../engine/engine.js";
+import type { RowChange } from "../analysis/analysis.js";
 import { type OtherEntries, otherEntries, type OthersCache } from "../analysis/entry-rows.js";
+import { rowChanges } from "./analysis-changes.js";
 
-/** What the thread is told: the rows installed now, the entries beyond them (a controller's: P4Runtime writes of
- * routes the description does not have), and the description when it is new to the thread. */
+/** What the thread is told: the rows installed now (`entries`), or, when the ledger's journal says which writes there
+ * were since the last message, the rows they reached (`changes`); the entries beyond the description's rows (a
+ * controller's: P4Runtime writes of routes the description does not have); the description when it is new to the
+ * thread. */
 export interface ToAnalysis {
   readonly compiled?: CompiledSpec;
-  readonly entries: Installed["entries"];
+  readonly entries?: Installed["entries"];
+  readonly changes?: readonly RowChange[];
   readonly others: OtherEntries;
 }
 
@@ -51,6 +59,9 @@ export class ServeAnalysis {
   /** The tables the thread was last told of, and the description it has. */
   #sent: Installed | undefined;
   #sentCompiled: CompiledSpec | undefined;
+  /** The ledger's version the thread's tables are at; undefined: the thread is to be sent every row (it has none, or
+   * dropped its analysis). */
+  #sentVersion: number | undefined;
   /** Each header table's entries beyond the description's rows, until the ledger changes the table. */
   readonly #others: OthersCache = { tables: new Map() };
   #running = false;
@@ -124,13 +135,23 @@ export class ServeAnalysis {
       this.#wake();
       return;
     }
-    const others = otherEntries(now, this.#em.ledger, this.#others);
+    const ledger = this.#em.ledger;
+    const others = otherEntries(now, ledger, this.#others);
+    // The rows the writes since the last message reached, when the journal says (not every row for the thread to
+    // compare): a write costs the thread what its rows touch.
+    const written =
+      now.compiled === this.#sentCompiled && this.#sentVersion !== undefined
+        ? ledger.writtenSince(this.#sentVersion)
+        : undefined;
     const message: ToAnalysis =
-      now.compiled === this.#sentCompiled
-        ? { entries: now.entries, others }
-        : { compiled: now.compiled, entries: now.entries, others };
+      written !== undefined
+        ? { changes: rowChanges(now.compiled, ledger, written), others }
+        : now.compiled === this.#sentCompiled
+          ? { entries: now.entries, others }
+          : { compiled: now.compiled, entries: now.entries, others };
     this.#sent = now;
     this.#sentCompiled = now.compiled;
+    this.#sentVersion = ledger.version;
     this.#running = true;
     this.#worker.postMessage(message);
   }
@@ -141,6 +162,8 @@ export class ServeAnalysis {
       if (this.#line === undefined) this.#say(m.line);
       this.#line = m.line;
     } else {
+      // The thread dropped its analysis: the next message has every row.
+      this.#sentVersion = undefined;
       this.#line = `analysis: not known: ${m.problem}`;
       this.#say(`strata: analysis: ${m.problem} (the emulation goes on; the next table write is analysed afresh)`);
     }

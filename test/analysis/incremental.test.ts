@@ -13,6 +13,7 @@ import { ComponentRelation } from "../../src/analysis/relations.js";
 import type { CompiledSpec } from "../../src/control/compiled.js";
 import { TABLE_ROLES } from "../../src/wasm/abi.js";
 import { boundedAnalysis } from "./helpers/bounded.js";
+import { relationView } from "./helpers/relation-view.js";
 import { compileText, specRecipe, specText } from "../pipeline/helpers/cases.js";
 import { fibRouter } from "./helpers/generate.js";
 import { composedRecipe, composedText } from "../pipeline/helpers/composed.js";
@@ -29,31 +30,6 @@ function rowsOf(c: CompiledSpec): RowChange[] {
     }
   }
   return out;
-}
-
-/** What a relation says, in comparable form. */
-function view(a: Analysis, rel: ComponentRelation): object {
-  const ms = rel.component.members;
-  const reaches = ms.flatMap((m0) => ms.filter((m1) => rel.reaches(m0, m1)).map((m1) => `${m0}>${m1}`));
-  const holes = [
-    ...new Set(rel.holes().map((h) => `${h.atom}:${h.hole.member}/${h.hole.table}/${String(h.hole.link)}`)),
-  ].sort();
-  const loops = rel
-    .loops()
-    .map((l) => l.atom)
-    .sort((x, y) => x - y);
-  const live = rel.component.space.atoms().filter((x) => !rel.component.space.isDead(x)).length;
-  return {
-    component: rel.component.name,
-    tuples: rel.tuples,
-    pairs: rel.pairs,
-    reaches,
-    holes,
-    loops,
-    unreachable: rel.unreachable(),
-    classes: live,
-    members: a.members.length,
-  };
 }
 
 /** Steps: each takes some rows out or puts some back (indices into the description's rows). */
@@ -103,8 +79,8 @@ function agrees(text: string, plan: readonly { rows: readonly number[]; installe
     for (const k of fresh.components) {
       const updated = relations.get(k.name);
       if (updated === undefined) throw new Error(`no relation for ${k.name}`);
-      expect(view(live, updated), `${text}\nafter ${JSON.stringify([...state.values()])}`).toEqual(
-        view(fresh, new ComponentRelation(fresh, k)),
+      expect(relationView(live, updated), `${text}\nafter ${JSON.stringify([...state.values()])}`).toEqual(
+        relationView(fresh, new ComponentRelation(fresh, k)),
       );
     }
   }

@@ -22,6 +22,7 @@ import { FALSE, TRUE } from "./bdd.js";
 import { actionKey, Behaviours, type IndexedRow } from "./behaviours.js";
 import type { OtherRow } from "./entry-rows.js";
 import type { HeaderSpace } from "./header-space.js";
+import { patternKey } from "./pattern-nodes.js";
 import { PrefixTrie } from "./prefix-trie.js";
 import { indexRow, lcs, Row } from "./table-rows.js";
 
@@ -43,6 +44,10 @@ const INDEX_STEPS = 1 << 10;
 const AFFECTED_STEPS = 1 << 18;
 
 const NO_ROWS: readonly IndexedRow[] = [];
+
+/** Per space, the prefix tries whose behaviours cut its classes before it was built, by their rows (#firstOfItsRows): a table
+ * with the same rows (every spine of a fabric) cuts nothing more, and its cut would make the class diagram again. */
+const cutTries = new WeakMap<HeaderSpace, Set<string>>();
 
 /**
  * Rows of a table held as a prefix trie up to which their patterns' diagrams are made at once, as every other table's
@@ -125,9 +130,11 @@ export class TableIndex {
     );
     const trie = this.#trie;
     if (trie !== undefined) {
+      this.#behaviours = behaviours;
+      // A table write cuts the classes where its rows change (setActive): the twin's cut holds until then.
+      if (!this.space.built && !this.#firstOfItsRows()) return;
       // Bottom-up from the trie, a node per trie node at most: not a trial, as it cannot outgrow the rows' prefixes.
       behaviours.buildFrom((b, leaves) => trie.diagram(b, leaves));
-      this.#behaviours = behaviours;
       return;
     }
     if (behaviours.build(this.#inForce())) {
@@ -141,6 +148,21 @@ export class TableIndex {
     this.space.tablesByRows++;
     const space = this.space;
     this.#rows = this.#rows.map((r) => new Row(space, r.index, r.row, space.predicate(r.row.match), r.hops, r.prio));
+  }
+
+  /** Whether no table of the space with the same rows, in force or not, was cut by its trie before (cutTries). */
+  #firstOfItsRows(): boolean {
+    const key = this.#rows
+      .map((r, i) => {
+        const match = [...r.row.match].map(([f, p]) => `${f}=${patternKey(p)}`).join(",");
+        return `${String(this.#active[i])} ${r.prio} ${String(r.row.in)} ${match} ${actionKey(r.row.action)}`;
+      })
+      .join("\n");
+    let keys = cutTries.get(this.space);
+    if (keys === undefined) cutTries.set(this.space, (keys = new Set()));
+    if (keys.has(key)) return false;
+    keys.add(key);
+    return true;
   }
 
   /** Fills the per-class lists (the header space must be built). */

@@ -53,13 +53,16 @@ function holds(list: Int32Array, x: number): boolean {
   return false;
 }
 
+/** `list` in a larger array, room for `size` at least. */
+function grown(list: Int32Array<ArrayBuffer>, size: number): Int32Array<ArrayBuffer> {
+  const out = new Int32Array(Math.max(list.length * 2, size));
+  out.set(list);
+  return out;
+}
+
 /** `list` with `x` at `at`, grown when full. */
 function put(list: Int32Array<ArrayBuffer>, at: number, x: number): Int32Array<ArrayBuffer> {
-  let out = list;
-  if (at >= list.length) {
-    out = new Int32Array(list.length * 2);
-    out.set(list);
-  }
+  const out = at >= list.length ? grown(list, at + 1) : list;
   out[at] = x;
   return out;
 }
@@ -140,7 +143,10 @@ export class SharedWalk {
 
   /** What `s` reaches is reached from here too, `crossings` links behind. */
   again(s: Shared, crossings: number): void {
-    for (const m of s.members) this.acquired(m);
+    const end = this.reachedLen + s.members.length;
+    if (end > this.reached.length) this.reached = grown(this.reached, end);
+    this.reached.set(s.members, this.reachedLen);
+    this.reachedLen = end;
     // The links below matter only to an acquisition being walked (none: the origin's own walk).
     if (this.#open > 0) for (const l of s.links) this.crossed(l);
     this.deepest = Math.max(this.deepest, crossings + s.depth);

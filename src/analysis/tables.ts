@@ -254,11 +254,15 @@ export class TableIndex {
     return rest;
   }
 
-  /** lookup() in a prefix trie: the rows on the path of the class's witness header, longest prefix first. */
+  /** lookup() in a prefix trie: the rows on the path of the class's witness header, longest prefix first (followed
+   * once a class, as #held is). */
   #lookupTrie(trie: PrefixTrie, arrival: Arrival, atom: number, hops: bigint, out: Hit[]): bigint {
-    const value = this.space.witness(atom).get(trie.field.def.name) ?? 0n;
+    if (atom !== this.#heldAtom) {
+      this.#held = trie.along(this.space.witness(atom).get(trie.field.def.name) ?? 0n);
+      this.#heldAtom = atom;
+    }
     let rest = hops;
-    for (const r of trie.along(value)) {
+    for (const r of this.#held) {
       if (rest === 0n) break;
       if (r.row.in !== undefined && r.row.in !== arrival) continue;
       const take = rest & r.hops;
@@ -334,6 +338,7 @@ export class TableIndex {
     this.#active[index] = on;
     if (this.#trie !== undefined) {
       // The headers under the row's prefix, from the rows on the path to it and under it.
+      this.#heldAtom = -1;
       this.#trie.setActive(r, on);
       const trie = this.#trie;
       // The classes there now, all new (no walk for them, nor a diagram of the row's patterns).

@@ -255,7 +255,8 @@ export class Walker extends Stepper<bigint> {
 
   #from(origin: number): void {
     this.#origin = origin;
-    this.#visited.clear();
+    // Clearing a map makes it a new table: reach()'s walk never fills it, and clears it once an origin.
+    if (this.#visited.size > 0) this.#visited.clear();
     if (this.#cutVisits.size > 0) this.#cutVisits.clear();
   }
 

@@ -42,6 +42,8 @@ export interface ViaSession {
  */
 export abstract class Stepper<S> {
   protected readonly analysis: Walkable;
+  /** Per member and out-link, #linkOut's answers. */
+  readonly #sendsOn: number[][] = [];
 
   constructor(analysis: Walkable) {
     this.analysis = analysis;
@@ -77,6 +79,15 @@ export abstract class Stepper<S> {
   protected abstract leaves(s: S, member: number, link: number, via: ViaSession | undefined): void;
   /** A forward row copies it to several out-links. */
   protected replicated(_member: number, _row: IndexedRow): void {}
+
+  /** The link `member` sends on with identifier `outLink` (−1: none): Topology.sends, found once (a walk transmits on
+   * the same out-links class after class). */
+  #linkOut(member: number, outLink: number): number {
+    const row = (this.#sendsOn[member] ??= []);
+    let link = row[outLink];
+    if (link === undefined) row[outLink] = link = this.analysis.topology.sends(member, outLink)[0]?.index ?? -1;
+    return link;
+  }
 
   /** The rows of the member's header table that win for the state; the hop values no row takes are a miss. */
   #rows(s: S, member: number, role: HeaderRole, t: TableIndex | undefined, arrival: Arrival): Hit[] {
@@ -143,17 +154,16 @@ export abstract class Stepper<S> {
   /** `member` transmits it on `outLink`: its transmit row says how (no transmit table: every out-link is physical). */
   protected transmit(s: S, member: number, outLink: number): void {
     const v = this.analysis.member(member);
-    const sends = this.analysis.topology.sends(member, outLink);
+    const link = this.#linkOut(member, outLink);
     let via: ViaSession | undefined;
     if (v.transmit === undefined) {
-      if (sends.length === 0) return this.missed(s, member, "transmit", outLink, this.hops(s));
+      if (link < 0) return this.missed(s, member, "transmit", outLink, this.hops(s));
     } else {
       const t = transmitRow(v, outLink);
       if (t === undefined) return this.missed(s, member, "transmit", outLink, this.hops(s));
       this.enter(member, "transmit", t.index);
       if (t.row.action.kind === "session") via = t.row.action;
     }
-    const link = sends[0]?.index ?? -1;
     if (via === undefined && link < 0) this.dropped(s, member, "no-link", -1);
     else if (link >= 0 && this.analysis.linkDown(link)) this.dropped(s, member, "link-down", -1);
     else this.leaves(s, member, link, via);

@@ -265,10 +265,11 @@ export class TableIndex {
     for (const r of this.#held) {
       if (rest === 0n) break;
       if (r.row.in !== undefined && r.row.in !== arrival) continue;
-      const take = rest & r.hops;
+      // Most rows take every hop value: no arithmetic on the set then (each operation makes a 256-bit number).
+      const take = r.hops === this.space.allHops ? rest : rest & r.hops;
       if (take === 0n) continue;
       out.push({ row: r, hops: take });
-      rest ^= take;
+      rest = take === rest ? 0n : rest ^ take;
     }
     return rest;
   }

@@ -41,7 +41,7 @@ export function tellsInLinks(v: MemberView): boolean {
 
 /** The receivers of `link` in component `c`, each with its in-link and what the crossing costs it (SharedWalk.together's
  * key). */
-export function receiversOf(a: Walkable, c: Component, link: number): string {
+function receiversOf(a: Walkable, c: Component, link: number): string {
   const { receivers } = a.topology.link(link);
   const has = (i: number): boolean => c.has[receivers[i]?.member ?? -1] === 1;
   return receivers.map((r, i) => (has(i) ? `${r.member}/${r.inLink}/${a.linkCost(link, i)}` : "")).join();
@@ -146,11 +146,11 @@ export class SharedWalk {
   }
 
   /** The key of what `link`'s receivers reach together, `d` TTL decrements from the origin: the same for every link
-   * whose `receivers` (found once a link) are the same. */
-  together(link: number, d: number, receivers: () => string): number {
+   * whose receivers in component `c` (found once a link) are the same. */
+  together(link: number, d: number, a: Walkable, c: Component): number {
     let g = this.#groupOf.get(link);
     if (g === undefined) {
-      const them = receivers();
+      const them = receiversOf(a, c, link);
       g = this.#groups.get(them) ?? this.#groups.size;
       this.#groups.set(them, g);
       this.#groupOf.set(link, g);

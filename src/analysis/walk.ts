@@ -31,7 +31,7 @@ import type { Arrival } from "../model/rows.js";
 import type { TableRole } from "../wasm/abi.js";
 import { type Component, takesSomeHops, type Walkable } from "./members.js";
 import { undecrement } from "./hops.js";
-import { type Reached, receiversOf, SharedWalk, tellsInLinks } from "./shared-walk.js";
+import { type Reached, SharedWalk, tellsInLinks } from "./shared-walk.js";
 import { type HoleTable, type RowDrop, type Step, Stepper, type ViaSession } from "./step.js";
 import type { IndexedRow } from "./tables.js";
 
@@ -425,8 +425,7 @@ export class Walker extends Stepper<bigint> {
     const l = this.analysis.topology.link(link);
     shared.enter(link);
     this.#push(LINK, link, 0);
-    const key =
-      l.receivers.length > 1 ? shared.together(link, this.#d, () => receiversOf(this.analysis, c, link)) : undefined;
+    const key = l.receivers.length > 1 ? shared.together(link, this.#d, this.analysis, c) : undefined;
     const known = key === undefined ? undefined : shared.find(key, hops, -1);
     if (known !== undefined && !shared.reuse(known, crossings, this.#hopLimit)) throw INEXACT;
     const opened = key === undefined || known !== undefined ? undefined : shared.open(key, crossings);

@@ -191,7 +191,7 @@ export class TableIndex {
     return this.#namesIn;
   }
   /**
-   * The in-links of `ports` a lookup tells apart: those some row names (`in`), and, when some row names none, the first
+   * Of `inLinks`, those a lookup tells apart: those some row names (`in`), and, when some row names none, the first
    * of the others, which stands for them all (what this table does with a class from one it does from each). A table
    * whose rows all name their in-link finds nothing for the others.
    */

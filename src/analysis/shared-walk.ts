@@ -39,8 +39,8 @@ export function tellsInLinks(v: MemberView): boolean {
   return v.partner !== undefined || v.tables.acquire?.namesInLinks === true || v.tables.forward?.namesInLinks === true;
 }
 
-/** The receivers of `link` in component `c`, each with its in-link and what the crossing costs it (SharedWalk.together's
- * key). */
+/** The receivers of `link` in component `c`, each with its in-link and what the crossing costs it
+ * (SharedWalk.together's key). */
 function receiversOf(a: Walkable, c: Component, link: number): string {
   const { receivers } = a.topology.link(link);
   const has = (i: number): boolean => c.has[receivers[i]?.member ?? -1] === 1;

@@ -45,8 +45,9 @@ const AFFECTED_STEPS = 1 << 18;
 
 const NO_ROWS: readonly IndexedRow[] = [];
 
-/** Per space, the prefix tries whose behaviours cut its classes before it was built, by their rows (#firstOfItsRows): a table
- * with the same rows (every spine of a fabric) cuts nothing more, and its cut would make the class diagram again. */
+/** Per space, the prefix tries whose behaviours cut its classes before it was built, by their rows
+ * (#firstOfItsRows): a table with the same rows (every spine of a fabric) cuts nothing more, and its cut would make the
+ * class diagram again. */
 const cutTries = new WeakMap<HeaderSpace, Set<string>>();
 
 /**

@@ -171,15 +171,15 @@ describe("the dense leaf-spine's work", () => {
   // At b466417 a trie's lookup followed the witness's bits down the trie at every lookup (4.3 a class and trie table at
   // 76 members, 4.0 at 280); every table's behaviours cut the classes, the spines' all alike, each but the first fate
   // marked: the class diagram grew with members times classes (424 nodes a class at 76 members, 645 at 280); and each
-  // spine's acquisition was found again for every leaf's crossing of its anycast link (1.8 walks found again a class and
-  // member at 76 members, 2.2 at 280), and the link of each member's out-link found again at every transmit.
+  // spine's acquisition was found again for every leaf's crossing of its anycast link (1.8 walks found again a class
+  // and member at 76 members, 2.2 at 280), and the link of each member's out-link found again at every transmit.
   const grown = [
     { spines: 4, leaves: 8, hosts: 8 },
     { spines: 8, leaves: 16, hosts: 16 },
   ];
   it.each(grown)(
-    "$spines spines, $leaves leaves of $hosts hosts: a trie followed once a class, the classes cut once by the spines, " +
-      "at most 250 diagram nodes a class, the spines found together, each out-link's link found once",
+    "$spines spines, $leaves leaves of $hosts hosts: a trie followed once a class, the classes cut once by the " +
+      "spines, at most 250 diagram nodes a class, the spines found together, each out-link's link found once",
     (s) => {
       const c = compileText(leafSpineSpec(s));
       if (c === undefined) throw new Error("the leaf-spine does not compile");

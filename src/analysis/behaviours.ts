@@ -130,8 +130,29 @@ export class Behaviours {
    * the space cut by its behaviours as build() does. */
   buildFrom(diagram: (b: Bdd, leaves: RowLeaves) => number): void {
     this.#s.budget.stage(`building the ${this.#s.design.name} header classes`, 1, "tables");
-    const d = diagram(this.#b, this.#rowLeaves());
-    this.#s.cutBy(d, this.#fatesUnder(d).slice(1));
+    // Per fate, the prefixes whose rows lead to it: the fate most lead to is the one left out (a leaf's route up for
+    // every other leaf's prefix, a FIB's most common next hop), as its headers are in most classes and marking them
+    // would make the class diagram again nearly whole.
+    const leaves = this.#rowLeaves();
+    const uses = new Map<number, number>();
+    const counted: RowLeaves = {
+      ...leaves,
+      then: (own, inherited) => {
+        const t = leaves.then(own, inherited);
+        uses.set(t, (uses.get(t) ?? 0) + 1);
+        return t;
+      },
+    };
+    const d = diagram(this.#b, counted);
+    const fates = this.#fatesUnder(d);
+    let most = 0;
+    fates.forEach((t, k) => {
+      if ((uses.get(t) ?? 0) > (uses.get(fates[most] ?? -1) ?? 0)) most = k;
+    });
+    this.#s.cutBy(
+      d,
+      fates.filter((_, k) => k !== most),
+    );
   }
 
   /** The headers `region` makes a diagram of (`none` elsewhere) done again, as update() does: the classes there now

@@ -38,13 +38,20 @@ export const oneHop = (v: bigint | number): bigint => 1n << BigInt(v);
 
 /** Forwarding's side effect on a set: the values that go on (each one lower), and those dropped as expired. */
 export function decrement(hops: bigint): { readonly next: bigint; readonly expired: bigint } {
-  // A walk lowers the same few sets over and over: the last answer is kept (256-bit arithmetic allocates).
-  if (hops !== lastDecremented.from)
-    lastDecremented = { from: hops, next: (hops & ~EXPIRING) >> 1n, expired: hops & EXPIRING };
-  return lastDecremented;
+  // A walk lowers the same few sets over and over (a leaf's, then a spine's, in turn): their answers are kept, as
+  // 256-bit arithmetic allocates.
+  let known = decremented.get(hops);
+  if (known === undefined) {
+    if (decremented.size >= DECREMENTS_KEPT) decremented.clear();
+    known = { next: (hops & ~EXPIRING) >> 1n, expired: hops & EXPIRING };
+    decremented.set(hops, known);
+  }
+  return known;
 }
 
-let lastDecremented = { from: 0n, next: 0n, expired: 0n };
+/** decrement()'s answers, by set (a map's keys compare numbers by value), at most DECREMENTS_KEPT of them. */
+const decremented = new Map<bigint, { readonly next: bigint; readonly expired: bigint }>();
+const DECREMENTS_KEPT = 64;
 
 /** The values as they were `times` decrements ago (each `times` higher). */
 export function undecrement(hops: bigint, times: number): bigint {

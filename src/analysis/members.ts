@@ -131,3 +131,11 @@ export function sessionOf(v: MemberView, row: number, session: number, header: R
     hops: hop === undefined ? NO_HOPS : oneHop(hop),
   };
 }
+
+/** Whether some active row of the member's header tables takes only some hop-limit values (it matches the TTL). */
+export function takesSomeHops(v: MemberView): boolean {
+  return HEADER_ROLES.some((role) => {
+    const t = v.tables[role];
+    return t !== undefined && t.rows.some((r, i) => t.isActive(i) && r.hops !== t.space.allHops);
+  });
+}

@@ -95,6 +95,8 @@ export class ComponentRelation {
   readonly #localOf: Int32Array;
   /** Per local member, the last origin (+1) that counted it: an origin's members each once. */
   readonly #mark: Int32Array;
+  /** #reach's pairs as it finds them, kept from class to class (a class of a fabric has thousands). */
+  #pairs = new Int32Array(1024);
   readonly #n: number;
   /** Per pair: classes that reach it (small components), or one bit (large ones). */
   readonly #counts: Uint32Array | undefined;
@@ -283,7 +285,7 @@ export class ComponentRelation {
    * to a link or meets the hop limit, where only the walk from each origin apart says. */
   #reach(atom: number): Found | undefined {
     const n = this.#n;
-    let pairs = new Int32Array(1024);
+    let pairs = this.#pairs;
     let count = 0;
     const outside = new Set<number>();
     const holes = new Map<string, HoleAt>();
@@ -298,7 +300,7 @@ export class ComponentRelation {
       if (pairs.length < count + m) {
         const grown = new Int32Array(Math.max(2 * pairs.length, count + m));
         grown.set(pairs.subarray(0, count));
-        pairs = grown;
+        this.#pairs = pairs = grown;
       }
       for (let k = 0; k < m; k++) {
         const j = this.#localOf[members[k] ?? 0] ?? -1;

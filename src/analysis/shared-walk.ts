@@ -6,7 +6,7 @@
 // the same few acquisitions (a leaf's, the spines'), and what was quadratic in
 // members — every origin walking every path again — is walked once a class.
 
-import type { MemberView } from "./members.js";
+import type { Component, MemberView, Walkable } from "./members.js";
 
 /** What Walker.reach tells of each origin: the members it reaches (`members[0..count)`, some more than once); origin
  * −1: an inbound external link. */
@@ -39,6 +39,14 @@ export function tellsInLinks(v: MemberView): boolean {
   return v.partner !== undefined || v.tables.acquire?.namesInLinks === true || v.tables.forward?.namesInLinks === true;
 }
 
+/** The receivers of `link` in component `c`, each with its in-link and what the crossing costs it
+ * (SharedWalk.together's key). */
+function receiversOf(a: Walkable, c: Component, link: number): string {
+  const { receivers } = a.topology.link(link);
+  const has = (i: number): boolean => c.has[receivers[i]?.member ?? -1] === 1;
+  return receivers.map((r, i) => (has(i) ? `${r.member}/${r.inLink}/${a.linkCost(link, i)}` : "")).join();
+}
+
 /** Whether the ascending `list` holds `x`. */
 function holds(list: Int32Array, x: number): boolean {
   let lo = 0;
@@ -53,20 +61,27 @@ function holds(list: Int32Array, x: number): boolean {
   return false;
 }
 
+/** `list` in a larger array, room for `size` at least. */
+function grown(list: Int32Array<ArrayBuffer>, size: number): Int32Array<ArrayBuffer> {
+  const out = new Int32Array(Math.max(list.length * 2, size));
+  out.set(list);
+  return out;
+}
+
 /** `list` with `x` at `at`, grown when full. */
 function put(list: Int32Array<ArrayBuffer>, at: number, x: number): Int32Array<ArrayBuffer> {
-  let out = list;
-  if (at >= list.length) {
-    out = new Int32Array(list.length * 2);
-    out.set(list);
-  }
+  const out = at >= list.length ? grown(list, at + 1) : list;
   out[at] = x;
   return out;
 }
 
 /** One class's shared acquisitions, and what the walk from the current origin has reached so far. */
 export class SharedWalk {
+  /** Keyed by member (or, negative, by a link's receivers: together()) and TTL decrements. */
   readonly #states = new Map<number, Shared[]>();
+  /** Per link, its receivers' group, and the groups by receivers. */
+  readonly #groupOf = new Map<number, number>();
+  readonly #groups = new Map<string, number>();
   /** The members acquired from the current origin, some more than once, in the first `reachedLen`. */
   reached = new Int32Array(1024);
   reachedLen = 0;
@@ -130,6 +145,19 @@ export class SharedWalk {
     this.#crossed = put(this.#crossed, this.#crossedLen++, link);
   }
 
+  /** The key of what `link`'s receivers reach together, `d` TTL decrements from the origin: the same for every link
+   * whose receivers in component `c` (found once a link) are the same. */
+  together(link: number, d: number, a: Walkable, c: Component): number {
+    let g = this.#groupOf.get(link);
+    if (g === undefined) {
+      const them = receiversOf(a, c, link);
+      g = this.#groups.get(them) ?? this.#groups.size;
+      this.#groups.set(them, g);
+      this.#groupOf.set(link, g);
+    }
+    return -1 - (g * 512 + d);
+  }
+
   /** The acquisition walked at `key` for these hop values from this in-link. */
   find(key: number, hops: bigint, inLink: number): Shared | undefined {
     const states = this.#states.get(key);
@@ -138,9 +166,20 @@ export class SharedWalk {
     return undefined;
   }
 
+  /** What `s` reaches is reached from here too, `crossings` links behind (again), unless the walk from here would
+   * come back to a link on the path or cross more than `hopLimit` links: false then. */
+  reuse(s: Shared, crossings: number, hopLimit: number): boolean {
+    if (crossings + s.depth > hopLimit || this.meetsPath(s)) return false;
+    this.again(s, crossings);
+    return true;
+  }
+
   /** What `s` reaches is reached from here too, `crossings` links behind. */
   again(s: Shared, crossings: number): void {
-    for (const m of s.members) this.acquired(m);
+    const end = this.reachedLen + s.members.length;
+    if (end > this.reached.length) this.reached = grown(this.reached, end);
+    this.reached.set(s.members, this.reachedLen);
+    this.reachedLen = end;
     // The links below matter only to an acquisition being walked (none: the origin's own walk).
     if (this.#open > 0) for (const l of s.links) this.crossed(l);
     this.deepest = Math.max(this.deepest, crossings + s.depth);

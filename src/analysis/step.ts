@@ -42,6 +42,12 @@ export interface ViaSession {
  */
 export abstract class Stepper<S> {
   protected readonly analysis: Walkable;
+  /** Per member and out-link, #linkOut's answers. */
+  readonly #sendsOn: number[][] = [];
+  /** #rows' lists, one a depth of the step's recursion, used again: a new list a lookup was most of what a fabric's
+   * walk allocated. */
+  readonly #lists: Hit[][] = [];
+  #depth = 0;
 
   constructor(analysis: Walkable) {
     this.analysis = analysis;
@@ -78,9 +84,20 @@ export abstract class Stepper<S> {
   /** A forward row copies it to several out-links. */
   protected replicated(_member: number, _row: IndexedRow): void {}
 
+  /** The link `member` sends on with identifier `outLink` (−1: none): Topology.sends, found once (a walk transmits on
+   * the same out-links class after class). */
+  #linkOut(member: number, outLink: number): number {
+    const row = (this.#sendsOn[member] ??= []);
+    let link = row[outLink];
+    if (link === undefined) row[outLink] = link = this.analysis.topology.sends(member, outLink)[0]?.index ?? -1;
+    return link;
+  }
+
   /** The rows of the member's header table that win for the state; the hop values no row takes are a miss. */
   #rows(s: S, member: number, role: HeaderRole, t: TableIndex | undefined, arrival: Arrival): Hit[] {
-    const hits: Hit[] = [];
+    const hits = (this.#lists[this.#depth] ??= []);
+    // Emptied by pop, not by setting its length: that would let its storage go, and the next push make it again.
+    while (hits.length > 0) hits.pop();
     const miss = t === undefined ? this.hops(s) : t.lookup(arrival, this.atom(s), this.hops(s), hits);
     if (miss !== 0n) this.missed(s, member, role, arrival, miss);
     return hits;
@@ -96,7 +113,21 @@ export abstract class Stepper<S> {
   /** `member` acquires it from `inLink`: forwards it on, receives it, or hands it to its shared partner. */
   protected acquire(s: S, member: number, inLink: number): void {
     if (this.analysis.memberDown(member)) return this.dropped(s, member, "member-down", -1);
-    for (const h of this.#rows(s, member, "acquire", this.analysis.member(member).tables.acquire, inLink)) {
+    // By index: an iterator a table looked up is an allocation, millions of them in a fabric's walk. The list is this
+    // depth's (#lists) until the loop is done.
+    const hits = this.#rows(s, member, "acquire", this.analysis.member(member).tables.acquire, inLink);
+    this.#depth++;
+    try {
+      this.#acquireHits(s, member, inLink, hits);
+    } finally {
+      this.#depth--;
+    }
+  }
+
+  /** acquire()'s rows that take it, each in turn. */
+  #acquireHits(s: S, member: number, inLink: number, hits: readonly Hit[]): void {
+    for (let k = 0; k < hits.length; k++) {
+      const h = hits[k] as Hit;
       const q = this.#take(s, member, "acquire", h);
       this.acquired(q, member);
       const a = h.row.row.action;
@@ -116,7 +147,19 @@ export abstract class Stepper<S> {
     if (this.analysis.memberDown(member)) return this.dropped(s, member, "member-down", -1);
     const v = this.analysis.member(member);
     const decrements = v.decrements && arrival !== "self";
-    for (const h of this.#rows(s, member, "forward", v.tables.forward, arrival)) {
+    const hits = this.#rows(s, member, "forward", v.tables.forward, arrival);
+    this.#depth++;
+    try {
+      this.#forwardHits(s, member, decrements, hits);
+    } finally {
+      this.#depth--;
+    }
+  }
+
+  /** forward()'s rows that take it, each in turn. */
+  #forwardHits(s: S, member: number, decrements: boolean, hits: readonly Hit[]): void {
+    for (let k = 0; k < hits.length; k++) {
+      const h = hits[k] as Hit;
       const q = this.#take(s, member, "forward", h);
       const a = h.row.row.action;
       if (a.kind === "drop" || (a.kind === "out" && a.outLinks.length === 0)) {
@@ -143,17 +186,16 @@ export abstract class Stepper<S> {
   /** `member` transmits it on `outLink`: its transmit row says how (no transmit table: every out-link is physical). */
   protected transmit(s: S, member: number, outLink: number): void {
     const v = this.analysis.member(member);
-    const sends = this.analysis.topology.sends(member, outLink);
+    const link = this.#linkOut(member, outLink);
     let via: ViaSession | undefined;
     if (v.transmit === undefined) {
-      if (sends.length === 0) return this.missed(s, member, "transmit", outLink, this.hops(s));
+      if (link < 0) return this.missed(s, member, "transmit", outLink, this.hops(s));
     } else {
       const t = transmitRow(v, outLink);
       if (t === undefined) return this.missed(s, member, "transmit", outLink, this.hops(s));
       this.enter(member, "transmit", t.index);
       if (t.row.action.kind === "session") via = t.row.action;
     }
-    const link = sends[0]?.index ?? -1;
     if (via === undefined && link < 0) this.dropped(s, member, "no-link", -1);
     else if (link >= 0 && this.analysis.linkDown(link)) this.dropped(s, member, "link-down", -1);
     else this.leaves(s, member, link, via);
@@ -162,9 +204,16 @@ export abstract class Stepper<S> {
 
   /** `member` receives it: each receive row that takes it delivers it or pops it into an overlay. */
   protected receive(s: S, member: number): void {
-    for (const h of this.#rows(s, member, "receive", this.analysis.member(member).tables.receive, undefined)) {
-      this.received(this.#take(s, member, "receive", h), member, h.row);
-      this.leave();
+    const hits = this.#rows(s, member, "receive", this.analysis.member(member).tables.receive, undefined);
+    this.#depth++;
+    try {
+      for (let k = 0; k < hits.length; k++) {
+        const h = hits[k] as Hit;
+        this.received(this.#take(s, member, "receive", h), member, h.row);
+        this.leave();
+      }
+    } finally {
+      this.#depth--;
     }
   }
 }

@@ -22,6 +22,7 @@ import { FALSE, TRUE } from "./bdd.js";
 import { actionKey, Behaviours, type IndexedRow } from "./behaviours.js";
 import type { OtherRow } from "./entry-rows.js";
 import type { HeaderSpace } from "./header-space.js";
+import { patternKey } from "./pattern-nodes.js";
 import { PrefixTrie } from "./prefix-trie.js";
 import { indexRow, lcs, Row, withAction } from "./table-rows.js";
 
@@ -43,6 +44,11 @@ const INDEX_STEPS = 1 << 10;
 const AFFECTED_STEPS = 1 << 18;
 
 const NO_ROWS: readonly IndexedRow[] = [];
+
+/** Per space, the prefix tries whose behaviours cut its classes before it was built, by their rows
+ * (#firstOfItsRows): a table with the same rows (every spine of a fabric) cuts nothing more, and its cut would make the
+ * class diagram again. */
+const cutTries = new WeakMap<HeaderSpace, Set<string>>();
 
 /**
  * Rows of a table held as a prefix trie up to which their patterns' diagrams are made at once, as every other table's
@@ -125,9 +131,11 @@ export class TableIndex {
     );
     const trie = this.#trie;
     if (trie !== undefined) {
+      this.#behaviours = behaviours;
+      // A table write cuts the classes where its rows change (setActive): the twin's cut holds until then.
+      if (!this.space.built && !this.#firstOfItsRows()) return;
       // Bottom-up from the trie, a node per trie node at most: not a trial, as it cannot outgrow the rows' prefixes.
       behaviours.buildFrom((b, leaves) => trie.diagram(b, leaves));
-      this.#behaviours = behaviours;
       return;
     }
     if (behaviours.build(this.#inForce())) {
@@ -141,6 +149,21 @@ export class TableIndex {
     this.space.tablesByRows++;
     const space = this.space;
     this.#rows = this.#rows.map((r) => new Row(space, r.index, r.row, space.predicate(r.row.match), r.hops, r.prio));
+  }
+
+  /** Whether no table of the space with the same rows, in force or not, was cut by its trie before (cutTries). */
+  #firstOfItsRows(): boolean {
+    const key = this.#rows
+      .map((r, i) => {
+        const match = [...r.row.match].map(([f, p]) => `${f}=${patternKey(p)}`).join(",");
+        return `${String(this.#active[i])} ${r.prio} ${String(r.row.in)} ${match} ${actionKey(r.row.action)}`;
+      })
+      .join("\n");
+    let keys = cutTries.get(this.space);
+    if (keys === undefined) cutTries.set(this.space, (keys = new Set()));
+    if (keys.has(key)) return false;
+    keys.add(key);
+    return true;
   }
 
   /** Fills the per-class lists (the header space must be built). */
@@ -169,7 +192,7 @@ export class TableIndex {
     return this.#namesIn;
   }
   /**
-   * The in-links of `ports` a lookup tells apart: those some row names (`in`), and, when some row names none, the first
+   * Of `inLinks`, those a lookup tells apart: those some row names (`in`), and, when some row names none, the first
    * of the others, which stands for them all (what this table does with a class from one it does from each). A table
    * whose rows all name their in-link finds nothing for the others.
    */
@@ -232,17 +255,22 @@ export class TableIndex {
     return rest;
   }
 
-  /** lookup() in a prefix trie: the rows on the path of the class's witness header, longest prefix first. */
+  /** lookup() in a prefix trie: the rows on the path of the class's witness header, longest prefix first (followed
+   * once a class, as #held is). */
   #lookupTrie(trie: PrefixTrie, arrival: Arrival, atom: number, hops: bigint, out: Hit[]): bigint {
-    const value = this.space.witness(atom).get(trie.field.def.name) ?? 0n;
+    if (atom !== this.#heldAtom) {
+      this.#held = trie.along(this.space.witness(atom).get(trie.field.def.name) ?? 0n);
+      this.#heldAtom = atom;
+    }
     let rest = hops;
-    for (const r of trie.along(value)) {
+    for (const r of this.#held) {
       if (rest === 0n) break;
       if (r.row.in !== undefined && r.row.in !== arrival) continue;
-      const take = rest & r.hops;
+      // Most rows take every hop value: no arithmetic on the set then (each operation makes a 256-bit number).
+      const take = r.hops === this.space.allHops ? rest : rest & r.hops;
       if (take === 0n) continue;
       out.push({ row: r, hops: take });
-      rest ^= take;
+      rest = take === rest ? 0n : rest ^ take;
     }
     return rest;
   }
@@ -334,6 +362,7 @@ export class TableIndex {
     this.#active[index] = on;
     if (this.#trie !== undefined) {
       // The headers under the row's prefix, from the rows on the path to it and under it.
+      this.#heldAtom = -1;
       if (before) this.#trie.setActive(was, false);
       if (on) this.#trie.setActive(now, true);
       const trie = this.#trie;

@@ -29,7 +29,7 @@
 
 import type { Arrival } from "../model/rows.js";
 import type { TableRole } from "../wasm/abi.js";
-import { type Component, HEADER_ROLES, type MemberView, type Walkable } from "./members.js";
+import { type Component, takesSomeHops, type Walkable } from "./members.js";
 import { undecrement } from "./hops.js";
 import { type Reached, SharedWalk, tellsInLinks } from "./shared-walk.js";
 import { type HoleTable, type RowDrop, type Step, Stepper, type ViaSession } from "./step.js";
@@ -77,14 +77,6 @@ const ROW = 1;
 const MISS = 2;
 const LINK = 3;
 const ROLES: readonly TableRole[] = ["acquire", "forward", "transmit", "send", "receive"];
-
-/** Whether some active row of the member's header tables takes only some hop-limit values (it matches the TTL). */
-function takesSomeHops(v: MemberView): boolean {
-  return HEADER_ROLES.some((role) => {
-    const t = v.tables[role];
-    return t !== undefined && t.rows.some((r, i) => t.isActive(i) && r.hops !== t.space.allHops);
-  });
-}
 
 /** Where walks of the relation start: a member forwarding from these in-links (or itself). */
 export interface Origin {
@@ -255,7 +247,8 @@ export class Walker extends Stepper<bigint> {
 
   #from(origin: number): void {
     this.#origin = origin;
-    this.#visited.clear();
+    // Clearing a map makes it a new table: reach()'s walk never fills it, and clears it once an origin.
+    if (this.#visited.size > 0) this.#visited.clear();
     if (this.#cutVisits.size > 0) this.#cutVisits.clear();
   }
 
@@ -421,16 +414,22 @@ export class Walker extends Stepper<bigint> {
       this.#walked(key, fresh, crossings, this.#cuts !== cutsBefore);
   }
 
-  /** reach()'s crossing: each receiver acquires it. A link on the path, or a crossing past the hop limit, ends it. */
+  /** reach()'s crossing: each receiver acquires it, and what a link's receivers reach is kept for them together when
+   * they are several (every leaf's anycast link to the same spines: found once, not spine by spine), as for an
+   * acquisition. A link on the path, or a crossing past the hop limit, ends it. */
   #crossShared(shared: SharedWalk, link: number, hops: bigint): void {
     if (shared.onPath(link)) throw INEXACT;
     const crossings = this.#crossings;
     const c = this.#c;
     const atOrigin = this.#atOrigin;
+    const l = this.analysis.topology.link(link);
     shared.enter(link);
     this.#push(LINK, link, 0);
-    const l = this.analysis.topology.link(link);
-    for (let i = 0; i < l.receivers.length; i++) {
+    const key = l.receivers.length > 1 ? shared.together(link, this.#d, this.analysis, c) : undefined;
+    const known = key === undefined ? undefined : shared.find(key, hops, -1);
+    if (known !== undefined && !shared.reuse(known, crossings, this.#hopLimit)) throw INEXACT;
+    const opened = key === undefined || known !== undefined ? undefined : shared.open(key, crossings);
+    for (let i = 0; i < l.receivers.length && known === undefined; i++) {
       const r = l.receivers[i];
       if (r === undefined || c.has[r.member] !== 1) continue;
       const after = crossings + this.analysis.linkCost(link, i);
@@ -442,6 +441,7 @@ export class Walker extends Stepper<bigint> {
       this.#crossings = crossings;
       this.#atOrigin = atOrigin;
     }
+    if (opened !== undefined) shared.close(opened, hops, -1, false);
     this.#pop();
     shared.leave();
   }
@@ -459,8 +459,8 @@ export class Walker extends Stepper<bigint> {
     const crossings = this.#crossings;
     const known = shared.find(key, hops, inLink);
     if (known !== undefined) {
-      if (crossings + known.depth > this.#hopLimit || shared.meetsPath(known)) throw INEXACT;
-      return shared.again(known, crossings);
+      if (!shared.reuse(known, crossings, this.#hopLimit)) throw INEXACT;
+      return;
     }
     const opened = shared.open(key, crossings);
     super.acquire(hops, member, inLink);

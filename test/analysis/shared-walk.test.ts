@@ -13,10 +13,14 @@ import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { leafSpineSpec } from "../../bench/leaf-spine.js";
 import { Analysis } from "../../src/analysis/analysis.js";
+import { Behaviours } from "../../src/analysis/behaviours.js";
 import { Budget } from "../../src/analysis/budget.js";
+import { PrefixTrie } from "../../src/analysis/prefix-trie.js";
 import { computeRelations } from "../../src/analysis/properties.js";
+import { SharedWalk } from "../../src/analysis/shared-walk.js";
 import { TableIndex } from "../../src/analysis/tables.js";
 import { type Hole, type Step, Walker } from "../../src/analysis/walk.js";
+import { Topology } from "../../src/model/topology.js";
 import { TEST_MS } from "../helpers/wait.js";
 import { compileText, specRecipe, specRecipeOf, specText } from "../pipeline/helpers/cases.js";
 import { composedRecipe, composedText } from "../pipeline/helpers/composed.js";
@@ -160,6 +164,49 @@ describe("the dense leaf-spine's work", () => {
       const n = c.members.length;
       expect(rel?.pairs.reached).toBe(n * (n - 1) - s.spines * (s.spines - 1));
       expect(lookups / (classes * n)).toBeLessThanOrEqual(s.most);
+    },
+    TEST_MS,
+  );
+
+  // At b466417 a trie's lookup followed the witness's bits down the trie at every lookup (4.3 a class and trie table at
+  // 76 members, 4.0 at 280); every table's behaviours cut the classes, the spines' all alike, each but the first fate
+  // marked: the class diagram grew with members times classes (424 nodes a class at 76 members, 645 at 280); and each
+  // spine's acquisition was found again for every leaf's crossing of its anycast link (1.8 walks found again a class
+  // and member at 76 members, 2.2 at 280), and the link of each member's out-link found again at every transmit.
+  const grown = [
+    { spines: 4, leaves: 8, hosts: 8 },
+    { spines: 8, leaves: 16, hosts: 16 },
+  ];
+  it.each(grown)(
+    "$spines spines, $leaves leaves of $hosts hosts: a trie followed once a class, the classes cut once by the " +
+      "spines, at most 250 diagram nodes a class, the spines found together, each out-link's link found once",
+    (s) => {
+      const c = compileText(leafSpineSpec(s));
+      if (c === undefined) throw new Error("the leaf-spine does not compile");
+      const built = vi.spyOn(Behaviours.prototype, "buildFrom");
+      const a = new Analysis(c);
+      const cuts = built.mock.calls.length;
+      built.mockRestore();
+      const nodes = a.spaces.all().reduce((n, sp) => n + sp.bdd.size, 0);
+      const along = vi.spyOn(PrefixTrie.prototype, "along");
+      const again = vi.spyOn(SharedWalk.prototype, "again");
+      const sends = vi.spyOn(Topology.prototype, "sends");
+      computeRelations(a);
+      const followed = along.mock.calls.length;
+      const reused = again.mock.calls.length;
+      const linksFound = sends.mock.calls.length;
+      along.mockRestore();
+      again.mockRestore();
+      sends.mockRestore();
+      const classes = a.spaces.all().reduce((n, sp) => n + sp.atoms().length, 0);
+      // Every leaf's and spine's forward table is a trie; the spines' rows are all the same.
+      expect(followed).toBeLessThanOrEqual(classes * (s.leaves + s.spines));
+      expect(cuts).toBe(s.leaves + 1);
+      expect(nodes / classes).toBeLessThanOrEqual(250);
+      // A leaf's anycast link reaches the spines together: found once, not spine by spine.
+      expect(reused / (classes * c.members.length)).toBeLessThanOrEqual(1.25);
+      // The link a member sends on is found once, not once a class.
+      expect(linksFound).toBeLessThanOrEqual(a.topology.links.length);
     },
     TEST_MS,
   );

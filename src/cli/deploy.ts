@@ -17,7 +17,8 @@ import {
 import { Watch } from "../deploy/watch.js";
 import { failureLine, outcomeJson, outcomeLine, planLines } from "../deploy/words.js";
 import { didYouMean } from "../description/suggest.js";
-import type { ClientTls } from "../p4runtime/client.js";
+import { type ClientTls, RpcError } from "../p4runtime/client.js";
+import { Code } from "../p4runtime/proto.js";
 import { MAX_TLS_FILE_BYTES } from "../p4runtime/tls.js";
 import { readBounded } from "../read-file.js";
 import type { CommandContext } from "./command.js";
@@ -142,6 +143,8 @@ async function once(
     return await link.converge(d, plan);
   } catch (e) {
     if (e instanceof Refusal) return e;
+    if (e instanceof RpcError && e.code === Code.PERMISSION_DENIED)
+      return new Refusal(`no longer primary (${e.details}): another controller took over`, { highest: undefined });
     return new Refusal(e instanceof Error ? e.message : String(e));
   } finally {
     link.close();

@@ -34,7 +34,8 @@ export interface MachineDesired {
   /** The P4Info as the official definitions encode it: what two P4Infos are compared by. */
   readonly p4infoBinary: Uint8Array;
   readonly program: string;
-  /** The pipeline's cookie: 64 bits of a hash of the P4Info and the program, as a decimal string. */
+  /** The pipeline's cookie: 64 bits of a hash of the P4Info and the program's code (not its comments), as a decimal
+   * string. */
   readonly cookie: string;
   /** In the order the export writes them. */
   readonly entities: readonly DesiredEntity[];
@@ -57,7 +58,9 @@ function machineDesired(dev: Device, source: string): MachineDesired {
   const info = p4info(dev, ids);
   const p4infoBinary = encodeP4Info(info);
   const text = program(dev, source, ids);
-  const hash = createHash("sha256").update(p4infoBinary).update(text).digest();
+  // Comments left out: they name the description's lines, which move when a row is added above them.
+  const code = text.replace(/(^|\s)\/\/.*$/gm, "$1");
+  const hash = createHash("sha256").update(p4infoBinary).update(code).digest();
   const cookie = String(hash.readBigUInt64BE(0));
   const entities = [...deviceEntities(dev, ids), ...tableEntities(dev, ids)];
   return { machine: dev.machine, deviceId: dev.deviceId, p4info: info, p4infoBinary, program: text, cookie, entities };

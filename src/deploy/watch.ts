@@ -20,7 +20,7 @@ const BACKOFF_MAX_MS = 5_000;
 /** Quiet after a file event before the file is read (an editor writes in steps). */
 const DEBOUNCE_MS = 50;
 
-interface Tally {
+export interface Tally {
   reconciliations: number;
   changed: number;
   inserted: number;
@@ -30,6 +30,10 @@ interface Tally {
   pipelines: number;
   reconnections: number;
 }
+
+/** What a line tells: a reconciliation that wrote, an update refused, a device lost, reached, or primary elsewhere, a
+ * description that does not load. */
+export type EventKind = "converged" | "refused" | "unreachable" | "reached" | "backup" | "description";
 
 const tally = (): Tally => ({
   reconciliations: 0,
@@ -75,9 +79,16 @@ export class Watch {
     this.#text = readFileSync(spec, "utf8");
   }
 
-  #line(machine: string, event: string, more: object = {}): void {
-    if (this.#json) this.#say(JSON.stringify({ time: new Date().toISOString(), machine, event, ...more }));
-    else this.#say(`${new Date().toISOString()} ${machine}: ${event}`);
+  /** One line: with --json an object with the kind of event, its words and `more`. */
+  #line(machine: string, kind: EventKind, words: string, more: object = {}): void {
+    const time = new Date().toISOString();
+    if (this.#json) this.#say(JSON.stringify({ time, machine, event: kind, words, ...more }));
+    else this.#say(`${time} ${machine}: ${words}`);
+  }
+
+  /** Each machine's counts so far. */
+  get tallies(): ReadonlyMap<string, Readonly<Tally>> {
+    return this.#tallies;
   }
 
   /** Runs until `stopped` resolves; then prints the summary. */
@@ -122,7 +133,7 @@ export class Watch {
       this.#desired = desiredState(compile(loadSpec(this.#spec)), this.#spec);
     } catch (e) {
       const what = e instanceof SpecError ? e.lines().join("; ") : e instanceof Error ? e.message : String(e);
-      this.#line("*", `the description does not load (${what}); keeping the one before`);
+      this.#line("*", "description", `the description does not load (${what}); keeping the one before`);
       return;
     }
     for (const w of this.#wakers) w("the description changed");
@@ -161,12 +172,12 @@ export class Watch {
           const standing = await link.open(true);
           if (lost !== undefined) {
             count.reconnections++;
-            this.#line(t.machine, `reached again (${t.address})`);
+            this.#line(t.machine, "reached", `reached again (${t.address})`);
             reason = "reconnected";
             lost = undefined;
           }
           if (standing !== undefined && !standing.primary) {
-            this.#line(t.machine, `${notPrimaryWords(standing, link.controller)}; waiting`);
+            this.#line(t.machine, "backup", `${notPrimaryWords(standing, link.controller)}; waiting`);
             reason = await this.#untilPrimary(link);
             continue;
           }
@@ -180,7 +191,7 @@ export class Watch {
         link?.close();
         link = undefined;
         const message = e instanceof Error ? e.message : String(e);
-        if (lost !== message) this.#line(t.machine, `${message}; trying again`);
+        if (lost !== message) this.#line(t.machine, "unreachable", `${message}; trying again`);
         lost = message;
         await this.#wait(undefined, backoff);
         backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
@@ -196,23 +207,24 @@ export class Watch {
       const done = (reason: string): void => {
         s?.off("standing", onStanding);
         s?.off("end", onEnd);
-        this.#wakers.delete(done);
+        this.#wakers.delete(onStop);
         resolve(reason);
       };
+      const onStop = (r: string): void => (r === "stop" ? done(r) : undefined);
       const onStanding = (x: { primary: boolean }): void => {
         if (x.primary) done("became primary");
       };
       const onEnd = (): void => done("the stream ended");
       s?.on("standing", onStanding);
       s?.on("end", onEnd);
-      this.#wakers.add((r) => (r === "stop" ? done(r) : undefined));
+      this.#wakers.add(onStop);
       if (this.#stopping || s === undefined || s.ended) done("stop");
     });
   }
 
   #outcome(machine: string, reason: string, o: Outcome, count: Tally): void {
     count.reconciliations++;
-    for (const f of o.failed) this.#line(machine, failureLine(machine, f));
+    for (const f of o.failed) this.#line(machine, "refused", failureLine(machine, f));
     if (!o.pipeline.set && o.changes.length === 0) return;
     const refused = new Set(o.failed.map((f) => f.change));
     const n = counts(o.changes.filter((c) => !refused.has(c)));
@@ -222,8 +234,7 @@ export class Watch {
     count.deleted += n.delete;
     count.refused += o.failed.length;
     if (o.pipeline.set) count.pipelines++;
-    if (this.#json) this.#line(machine, reason, outcomeJson(o, false));
-    else this.#line(machine, `${reason}: ${outcomeWords(o, false)}`);
+    this.#line(machine, "converged", `${reason}: ${outcomeWords(o, false)}`, { reason, ...outcomeJson(o, false) });
   }
 
   #summary(): void {

@@ -3,6 +3,7 @@
 // in-process; and a device's entities read with the tests' own client (test/p4runtime/client.ts,
 // which shares nothing with src/), each put in one canonical text so that two sets compare.
 
+import { type AddressInfo, connect, createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
@@ -92,3 +93,43 @@ export async function held(
 }
 
 export const spec = (name: string): string => join(REPO, "examples", name, "network.yaml");
+
+/** A TCP relay to a port on loopback, that can be stopped (its connections cut) and started again on its own port. */
+export class Relay {
+  port = 0;
+  readonly #to: number;
+  #server: Server | undefined;
+  readonly #sockets = new Set<Socket>();
+
+  constructor(to: number) {
+    this.#to = to;
+  }
+
+  async start(): Promise<void> {
+    const server = createServer((a) => {
+      const b = connect(this.#to, "127.0.0.1");
+      for (const s of [a, b]) {
+        this.#sockets.add(s);
+        s.on("close", () => this.#sockets.delete(s));
+        s.on("error", () => {
+          a.destroy();
+          b.destroy();
+        });
+      }
+      a.pipe(b).pipe(a);
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(this.port, "127.0.0.1", () => resolve());
+    });
+    this.port = (server.address() as AddressInfo).port;
+    this.#server = server;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.#server;
+    this.#server = undefined;
+    for (const s of this.#sockets) s.destroy();
+    if (server !== undefined) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}

@@ -145,6 +145,7 @@ async function once(
     if (e instanceof Refusal) return e;
     if (e instanceof RpcError && e.code === Code.PERMISSION_DENIED)
       return new Refusal(`no longer primary (${e.details}): another controller took over`, { highest: undefined });
+    if (e instanceof RpcError && e.code === Code.UNAVAILABLE) return new Refusal(e.details);
     return new Refusal(e instanceof Error ? e.message : String(e));
   } finally {
     link.close();

@@ -104,9 +104,14 @@ export class MachineLink {
     this.client.close();
   }
 
-  /** The device's pipeline, or undefined when it has none (FAILED_PRECONDITION: bmv2 started with --no-p4). */
-  async #pipeline(): Promise<p4.v1.ForwardingPipelineConfig | undefined> {
+  /**
+   * The device's pipeline, or undefined when it has none (FAILED_PRECONDITION: bmv2 started with --no-p4). The cookie
+   * alone first: ours names the P4Info and the program, so the P4Info is asked for only when the cookie is not ours.
+   */
+  async #pipeline(d: MachineDesired): Promise<p4.v1.ForwardingPipelineConfig | undefined> {
     try {
+      const cookie = await this.client.getPipeline(this.target.deviceId, "COOKIE_ONLY");
+      if (cookie.cookie?.cookie === d.cookie) return { p4info: d.p4info, cookie: cookie.cookie };
       return await this.client.getPipeline(this.target.deviceId);
     } catch (e) {
       if (e instanceof RpcError && e.code === Code.FAILED_PRECONDITION) return undefined;
@@ -132,12 +137,9 @@ export class MachineLink {
     await this.client.setPipeline(this.controller, { ...base, p4DeviceConfig });
   }
 
-  /** What the device holds of the entities strata writes. */
-  async read(d: MachineDesired): Promise<p4.v1.Entity[]> {
-    const parts = await Promise.all(
-      readRequests(d.p4info).map((q) => this.client.read(this.target.deviceId, [q], this.controller.role)),
-    );
-    return parts.flat();
+  /** What the device holds of the entities strata writes: one Read. */
+  read(d: MachineDesired): Promise<p4.v1.Entity[]> {
+    return this.client.read(this.target.deviceId, readRequests(d.p4info), this.controller.role);
   }
 
   /**
@@ -145,7 +147,7 @@ export class MachineLink {
    * for a device that cannot take the machine, an RpcError for a device that went away.
    */
   async converge(d: MachineDesired, plan: boolean): Promise<Outcome> {
-    const verdict = pipelineVerdict(await this.#pipeline(), d);
+    const verdict = pipelineVerdict(await this.#pipeline(d), d);
     if (verdict.action === "refuse") throw new Refusal(`${verdict.why}: refused, nothing written`);
     const pipeline = verdict.action === "set" ? { set: true, why: verdict.why } : { set: false, why: "" };
     if (verdict.action === "set" && !plan) await this.#setPipeline(d, verdict.sameP4Info);

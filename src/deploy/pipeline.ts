@@ -27,8 +27,9 @@ export function pipelineVerdict(
   const cookie = observed?.cookie?.cookie;
   if (info === undefined || (info.tables ?? []).length === 0)
     return { action: "set", why: "the device has no pipeline", sameP4Info: false };
+  // Our cookie names the P4Info and the program (desired.ts).
+  if (cookie === d.cookie) return { action: "keep" };
   if (same(encodeP4Info(info), d.p4infoBinary)) {
-    if (cookie === d.cookie) return { action: "keep" };
     return {
       action: "set",
       why:

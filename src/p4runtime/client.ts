@@ -89,7 +89,13 @@ export class P4RuntimeClient {
       this.#client.waitForReady(Date.now() + ms, (err) =>
         err === undefined || err === null
           ? resolve()
-          : reject(new RpcError(Code.UNAVAILABLE, `${this.address}: not reachable (${err.message})`)),
+          : reject(
+              new RpcError(
+                Code.UNAVAILABLE,
+                `${this.address}: not reachable in ${ms / 1000} s (${err.message}): is the device up, and does it ` +
+                  `take plain text or TLS as given?`,
+              ),
+            ),
       );
     });
   }

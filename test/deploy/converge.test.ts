@@ -2,9 +2,12 @@
 // writes nothing; a deploy leaves each device holding exactly what the export's WriteRequest
 // says (read with the tests' own client); a second deploy and a second plan write nothing.
 
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXAMPLE_SPECS, exportSpec } from "../p4/helpers/examples.js";
-import { canonical, deploy, held, REPO, serveEmpty } from "./helpers.js";
+import { canonical, deploy, held, REPO, serveEmpty, spec } from "./helpers.js";
 import type { M } from "../p4runtime/client.js";
 import type { MachineExport } from "../../src/p4/export.js";
 
@@ -63,6 +66,37 @@ describe.each(EXAMPLE_SPECS)("%s onto strata p4runtime --empty", (spec) => {
       expect(server.warnings).toEqual([]);
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe("--plan, after the description changed", () => {
+  it("names each change per table with the row it comes from, and writes nothing", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "strata-deploy-plan-"));
+    const server = await serveEmpty(spec("ip-router"));
+    try {
+      const file = join(dir, "net.yaml");
+      const text = readFileSync(spec("ip-router"), "utf8");
+      writeFileSync(file, text);
+      expect((await deploy([file, "--target", `r=${server.address}`])).code).toBe(0);
+      writeFileSync(
+        file,
+        text.replace("{ match: { dst: 10.0.2.0/24 }, out: 2 }", "{ match: { dst: 10.0.3.0/24 }, out: 2 }"),
+      );
+      const before = await held(server.address, 2, [], []);
+      const plan = await deploy([file, "--target", `r=${server.address}`, "--plan"]);
+      expect(plan.code).toBe(0);
+      expect(plan.out.split("\n")).toEqual([
+        `r (${server.address} device 2): 1 to insert, 0 to modify, 1 to delete`,
+        "  ip_r_forward:",
+        expect.stringMatching(/^ {4}- table \d+ 1=0a000200\/24 priority 0 \(not in the description\)$/),
+        `    + ip.r forward row 1: dst 10.0.3.0/24 → out 2 (${file}:73)`,
+        "",
+      ]);
+      expect(await held(server.address, 2, [], [])).toEqual(before);
+    } finally {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -90,7 +90,7 @@ describe("different entities, or the same entity doing something else", () => {
   });
 });
 
-function desired(entities: readonly [p4.v1.Entity, "INSERT" | "MODIFY"][]): MachineDesired {
+function desired(entities: readonly (readonly [p4.v1.Entity, "INSERT" | "MODIFY"])[]): MachineDesired {
   const d = entities.map(([entity, type]): DesiredEntity => {
     const kind = kindOf(entity);
     if (kind === undefined) throw new Error("no kind");

@@ -257,6 +257,26 @@ describe("strata deploy, refusals", () => {
     }
   });
 
+  it("with --watch, a backup says so and waits; the machines it is primary for converge", async () => {
+    const server = await serveEmpty(IP);
+    const other = await otherController(server.address, 2, 5);
+    const x = watch(IP, server.address);
+    try {
+      const line = await x.line("r waiting", (l) => l.machine === "r" && l.event === "backup");
+      expect(line.words).toMatch(
+        /^another controller \(election id 5\) is primary for device 2; ours is 1: .*; waiting$/,
+      );
+      await Promise.all(
+        ["h1", "h2"].map((m) => x.line(`${m} started`, (l) => l.machine === m && l.reason === "started")),
+      );
+      expect(await held(server.address, 2, [], [])).toEqual([]);
+    } finally {
+      await x.stop();
+      other.close();
+      await server.close();
+    }
+  });
+
   it("two deploys at once: the one with the higher election id is primary, the other says so", async () => {
     const server = await serveEmpty(IP);
     const x = watch(IP, server.address, 2n);

@@ -17,7 +17,7 @@ export const EXIT_CODES_HELP = `Exit codes:
   1    a check found the problem it looks for (strata place: a machine could not be placed; strata deploy: a machine
        could not be converged)
   2    bad input: a description, capture, endpoint, flag or --out directory (one line on stderr)
-  3    strata analyze: cut short by --max-classes or --time-limit (what it found is printed, and what it could not tell);
-       strata deploy: another controller with a higher election id is primary
+  3    strata analyze: cut short by --max-classes or --time-limit (what it found is printed, and what it could not
+       tell); strata deploy: another controller with a higher election id is primary
   70   internal error: a bug in strata (a stack trace on stderr; please report it)
   130  interrupted (Ctrl-C)`;

@@ -54,7 +54,8 @@ export function planLines(o: Outcome): string[] {
 /** An update the device refused, in strata's words, with the row it came from. */
 export function failureLine(machine: string, f: Failure): string {
   const what = f.change.op === "delete" ? `${f.change.key} (${f.change.origin})` : f.change.origin;
-  return `${machine}: ${f.change.where}: the device refused to ${f.change.op} ${what}: ${codeName(f.code)}: ${f.message}`;
+  const why = `${codeName(f.code)}: ${f.message}`;
+  return `${machine}: ${f.change.where}: the device refused to ${f.change.op} ${what}: ${why}`;
 }
 
 const changeJson = (c: Change): object => ({ op: c.op, kind: c.kind, where: c.where, key: c.key, origin: c.origin });

@@ -305,7 +305,10 @@ describe("strata deploy, refusals", () => {
       const r = await deploy([IP, "--target", `r=${server.address}`]);
       expect(r.code).toBe(1);
       expect(r.err).toMatch(
-        /^strata: deploy: r \(.*\): the device runs strata-r with table ip_r_forward keyed \(src lpm 32\), where the description keys it \(dst lpm 32\): refused, nothing written\n$/,
+        new RegExp(
+          "^strata: deploy: r \\(.*\\): the device runs strata-r with table ip_r_forward keyed \\(src lpm 32\\), " +
+            "where the description keys it \\(dst lpm 32\\): refused, nothing written\n$",
+        ),
       );
       expect(await held(server.address, 2, [], [])).toEqual([]);
     } finally {
@@ -342,7 +345,10 @@ describe("strata deploy --watch as a process", () => {
       child.kill("SIGINT");
       expect(await exited).toBe(0);
       expect(out).toMatch(
-        /\nstopped: r: \d+ reconciliations, 1 of them wrote: 16 inserted, 1 modified, 0 deleted, 0 refused; 1 pipelines set; 0 reconnections\n$/,
+        new RegExp(
+          "\nstopped: r: \\d+ reconciliations, 1 of them wrote: 16 inserted, 1 modified, 0 deleted, 0 refused; " +
+            "1 pipelines set; 0 reconnections\n$",
+        ),
       );
     } finally {
       await server.close();

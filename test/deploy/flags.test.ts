@@ -12,7 +12,10 @@ describe("bad flags: one line, exit 2", () => {
     { args: [IP, "--target", "r=127.0.0.1:70000"], line: /^strata: --target 'r=127\.0\.0\.1:70000': write/ },
     {
       args: [IP, "--target", "rr=127.0.0.1:1"],
-      line: /^strata: --target rr=127\.0\.0\.1:1: the description has no machine rr \(did you mean 'r'\? machines: h1, r, h2\)\n$/,
+      line: new RegExp(
+        "^strata: --target rr=127\\.0\\.0\\.1:1: the description has no machine rr " +
+          "\\(did you mean 'r'\\? machines: h1, r, h2\\)\n$",
+      ),
     },
     {
       args: [IP, "--target", "r=127.0.0.1:1", "--target", "r=127.0.0.1:2"],

@@ -129,7 +129,9 @@ describe("the difference, in the order it can be written", () => {
       changes: [],
     },
     {
-      name: "deletions of table entries first, then members, groups, entries, multicast groups, then the rest's deletions in reverse (multicast groups, groups, members)",
+      name:
+        "deletions of table entries first, then members, groups, entries, multicast groups, then the rest's " +
+        "deletions in reverse (multicast groups, groups, members)",
       want: [
         [mc(5, [port(1)]), "INSERT"],
         [entry({ match: [exact(1, 1)] }), "INSERT"],

@@ -74,6 +74,13 @@ async function device(
   return { address: `127.0.0.1:${port}`, writes, close: () => server.forceShutdown() };
 }
 
+/** The line of an update the device refused: ip.r's forward row `row` (a pattern), from the description's `line`. */
+const refusedRow = (row: string, line: number): RegExp =>
+  new RegExp(
+    `^strata: deploy: r: ip_r_forward: the device refused to insert ip\\.r forward row ${row} ` +
+      `\\(.*examples/ip-router/network\\.yaml:${line}\\): RESOURCE_EXHAUSTED: table is full$`,
+  );
+
 const tableOf = (u: M): number => Number(((u.entity as M | undefined)?.tableEntry as M | undefined)?.tableId ?? 0);
 
 let stop: (() => void) | undefined;
@@ -99,15 +106,15 @@ describe("updates a device refuses", () => {
     const r = await deploy([spec("ip-router"), "--target", `r=${dev.address}@2`]);
     expect(r.code).toBe(1);
     expect(r.err.split("\n").filter((l) => l !== "")).toEqual([
-      expect.stringMatching(
-        /^strata: deploy: r: ip_r_forward: the device refused to insert ip\.r forward row 0: dst 10\.0\.1\.0\/24 → out 1 \(.*examples\/ip-router\/network\.yaml:72\): RESOURCE_EXHAUSTED: table is full$/,
-      ),
-      expect.stringMatching(
-        /^strata: deploy: r: ip_r_forward: the device refused to insert ip\.r forward row 1: dst 10\.0\.2\.0\/24 → out 2 \(.*examples\/ip-router\/network\.yaml:73\): RESOURCE_EXHAUSTED: table is full$/,
-      ),
+      expect.stringMatching(refusedRow("0: dst 10\\.0\\.1\\.0/24 → out 1", 72)),
+      expect.stringMatching(refusedRow("1: dst 10\\.0\\.2\\.0/24 → out 2", 73)),
     ]);
     expect(r.out).toMatch(
-      /^r \(127\.0\.0\.1:\d+ device 2\): pipeline set \(the device runs this P4Info with cookie 7, not strata deploy's \d+\); 14 inserted, 1 modified, 0 deleted in 1 write; 2 refused by the device \(above\)\n$/,
+      new RegExp(
+        "^r \\(127\\.0\\.0\\.1:\\d+ device 2\\): pipeline set \\(the device runs this P4Info with cookie 7, not " +
+          "strata deploy's \\d+\\); 14 inserted, 1 modified, 0 deleted in 1 write; " +
+          "2 refused by the device \\(above\\)\n$",
+      ),
     );
     // Every update was sent, the refused ones among them.
     expect(dev.writes.flat()).toHaveLength(17);

@@ -12,6 +12,10 @@ import { Certificates, noOpenssl } from "../p4runtime/certificates.js";
 import { deploy, spec } from "./helpers.js";
 
 const IP = spec("ip-router");
+const UNREACHABLE = new RegExp(
+  "^strata: deploy: r \\(127\\.0\\.0\\.1:\\d+\\): 127\\.0\\.0\\.1:\\d+: not reachable in 5 s \\(.*\\): " +
+    "is the device up, and does it take plain text or TLS as given\\?\n$",
+);
 
 describe.skipIf(noOpenssl !== undefined)(
   `strata deploy over TLS${noOpenssl === undefined ? "" : ` (skipped: ${noOpenssl})`}`,
@@ -53,14 +57,14 @@ describe.skipIf(noOpenssl !== undefined)(
         flags: () => ["--tls-ca", certs.at("ca.pem")],
         code: 1,
         out: /^$/,
-        err: /^strata: deploy: r \(127\.0\.0\.1:\d+\): 127\.0\.0\.1:\d+: not reachable in 5 s \(.*\): is the device up, and does it take plain text or TLS as given\?\n$/,
+        err: UNREACHABLE,
       },
       {
         name: "plain text: refused",
         flags: () => [],
         code: 1,
         out: /^$/,
-        err: /^strata: deploy: r \(127\.0\.0\.1:\d+\): 127\.0\.0\.1:\d+: not reachable in 5 s \(.*\): is the device up, and does it take plain text or TLS as given\?\n$/,
+        err: UNREACHABLE,
       },
       {
         name: "a certificate without its key: a usage error",

@@ -97,3 +97,24 @@ describe("the same batches through an Emulation and a P4RuntimeDevice", () => {
     expect(seen[1]).toEqual(seen[0]);
   });
 });
+
+describe("what a P4RuntimeDevice refuses", () => {
+  test("a packet-out on a link: P4Runtime's packet_out names a member, not a link", async () => {
+    const p4 = devices[1]?.device as P4RuntimeDevice;
+    await expect(p4.packetOut({ at: "lanA:h1.1", data: new Uint8Array(60) })).rejects.toThrow(
+      /enters at a member \(NETWORK:MEMBER\) or in its session/,
+    );
+  });
+
+  test("a second controller with a lower election id is not the primary: connect rejects", async () => {
+    // Ours is 1; another with 5 takes the devices, and one with 2 is refused.
+    const other = await P4RuntimeDevice.connect(ROUTER, { address: server.address, electionId: 5n });
+    try {
+      await expect(P4RuntimeDevice.connect(ROUTER, { address: server.address, electionId: 2n })).rejects.toThrow(
+        /another controller is primary \(election id 5, ours 2\)/,
+      );
+    } finally {
+      await other.close();
+    }
+  });
+});

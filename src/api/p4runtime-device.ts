@@ -211,7 +211,8 @@ export class P4RuntimeDevice implements Device {
     return same.priority ?? 0;
   }
 
-  /** One device's part of a batch, all or nothing (ROLLBACK_ON_ERROR); a refusal as the TableWriteError of its write. */
+  /** One device's part of a batch, all or nothing (ROLLBACK_ON_ERROR); a refusal is the TableWriteError of its
+   * write. */
   async #send(
     dev: P4Device,
     updates: Update[],

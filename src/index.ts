@@ -39,6 +39,7 @@ export {
   type ReplayResult,
 } from "./api/emulation.js";
 export { TableWriteError, type TableWriteCode } from "./api/errors.js";
+export { P4RuntimeDevice, type P4RuntimeDeviceOptions } from "./api/p4runtime-device.js";
 export type { RowWrite, TableEntry } from "./api/tables.js";
 export { InputError } from "./errors.js";
 export { PcapError } from "./pcap/errors.js";

@@ -39,6 +39,8 @@ export class Switch {
    * syntax: …"). */
   cliErrors: string[] = [];
   cliOutput = "";
+  /** simple_switch_grpc's P4Runtime server (startGrpc), HOST:PORT. */
+  grpcAddress = "";
 
   private constructor(child: ChildProcess, socket: Socket, dir: string) {
     this.#child = child;
@@ -72,20 +74,36 @@ export class Switch {
    * process between our look and its bind) is started again, on another port.
    */
   static async start(tools: P4Tools, json: string, commands: string, deviceId = 0): Promise<Switch> {
+    return Switch.#attempts(() => Switch.#start(tools, { json, commands }, deviceId));
+  }
+
+  /**
+   * Starts simple_switch_grpc with no program (`--no-p4`): a P4Runtime server on `grpcAddress`
+   * for device `deviceId`, whose pipeline and entries a controller sets (strata deploy).
+   */
+  static startGrpc(tools: P4Tools, deviceId: number): Promise<Switch> {
+    return Switch.#attempts(() => Switch.#start(tools, "grpc", deviceId));
+  }
+
+  static async #attempts(start: () => Promise<Switch>): Promise<Switch> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await Switch.#start(tools, json, commands, deviceId);
+        return await start();
       } catch (err) {
         if (!(err instanceof ExitedEarly) || attempt === 3) throw err;
       }
     }
   }
 
-  static async #start(tools: P4Tools, json: string, commands: string, deviceId: number): Promise<Switch> {
+  static async #start(
+    tools: P4Tools,
+    program: { readonly json: string; readonly commands: string } | "grpc",
+    deviceId: number,
+  ): Promise<Switch> {
     const dir = mkdtempSync(join(tmpdir(), "strata-bmv2-"));
-    writeFileSync(join(dir, "main.json"), json);
     const ipc = join(dir, "ports.ipc");
     const thrift = await freePort();
+    const grpc = program === "grpc" ? await freePort() : 0;
     // Its own notifications socket: the default (/tmp/bmv2-<device id>-notifications.ipc) is one per device id,
     // machine-wide.
     const notifications = `ipc://${join(dir, "notifications.ipc")}`;
@@ -98,9 +116,13 @@ export class Switch {
       String(thrift),
       "--device-id",
       String(deviceId),
-      join(dir, "main.json"),
     ];
-    const child = spawn(tools.simpleSwitch, args, {
+    if (program === "grpc") args.push("--no-p4", "--", "--grpc-server-addr", `127.0.0.1:${grpc}`);
+    else {
+      writeFileSync(join(dir, "main.json"), program.json);
+      args.push(join(dir, "main.json"));
+    }
+    const child = spawn(program === "grpc" ? tools.simpleSwitchGrpc : tools.simpleSwitch, args, {
       env: tools.env,
       stdio: ["ignore", "ignore", "pipe"],
     });
@@ -118,13 +140,25 @@ export class Switch {
       const sw = new Switch(child, socket, dir);
       sw.#stderr = () => stderr;
       socket.write(GREETING);
-      await retry(
-        () => open(thrift).then((s) => s.destroy()),
-        `simple_switch's Thrift port ${thrift}`,
-        child,
-        () => stderr,
-      );
-      const cli = await runCli(tools, thrift, commands);
+      // simple_switch_grpc serves P4Runtime in place of Thrift.
+      if (program !== "grpc")
+        await retry(
+          () => open(thrift).then((s) => s.destroy()),
+          `simple_switch's Thrift port ${thrift}`,
+          child,
+          () => stderr,
+        );
+      if (program === "grpc") {
+        await retry(
+          () => open(grpc).then((s) => s.destroy()),
+          `simple_switch_grpc's P4Runtime port ${grpc}`,
+          child,
+          () => stderr,
+        );
+        sw.grpcAddress = `127.0.0.1:${grpc}`;
+        return sw;
+      }
+      const cli = await runCli(tools, thrift, program.commands);
       sw.cliOutput = cli;
       sw.cliErrors = cli
         .split("\n")

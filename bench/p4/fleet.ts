@@ -217,6 +217,29 @@ export class Fleet {
     return new Fleet(compiled, new Wiring(compiled, exports), switches);
   }
 
+  /**
+   * One simple_switch_grpc per machine of `exports`, started with no program (a controller sets
+   * each one's pipeline and entries: strata deploy onto `addresses`), chained as `start`'s are.
+   */
+  static async startGrpc(tools: P4Tools, compiled: CompiledSpec, exports: readonly MachineExport[]): Promise<Fleet> {
+    const started = await Promise.allSettled(exports.map((ex) => Switch.startGrpc(tools, ex.manifest.deviceId)));
+    const switches = new Map<string, Switch>();
+    started.forEach((r, k) => {
+      if (r.status === "fulfilled") switches.set(exports[k]?.manifest.machine ?? "?", r.value);
+    });
+    const refused = started.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (refused !== undefined) {
+      await Promise.all([...switches.values()].map((sw) => sw.stop()));
+      throw refused.reason;
+    }
+    return new Fleet(compiled, new Wiring(compiled, exports), switches);
+  }
+
+  /** Each machine's simple_switch_grpc (startGrpc), HOST:PORT. */
+  get addresses(): ReadonlyMap<string, string> {
+    return new Map([...this.#switches].map(([machine, sw]) => [machine, sw.grpcAddress]));
+  }
+
   /** simple_switch_CLI's errors while loading runtime_cli.txt ("machine: line"). */
   get cliErrors(): string[] {
     return [...this.#switches].flatMap(([machine, sw]) => sw.cliErrors.map((e) => `${machine}: ${e}`));

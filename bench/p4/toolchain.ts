@@ -5,8 +5,8 @@
 // tests skip, or fail where CI requires the tools; the bench leaves its bmv2 scenarios out).
 
 import { type SpawnSyncReturns, spawnSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { p4ToolEnv, p4ToolPlaces, p4ToolRoot } from "../../src/deploy/p4c.js";
 
 export interface P4Tools {
   /** The unpacked p4/ folder: bin/, lib/, share/p4c/p4include. */
@@ -17,36 +17,22 @@ export interface P4Tools {
   readonly p4test: string;
   readonly simpleSwitch: string;
   readonly simpleSwitchCli: string;
+  /** bmv2 with a P4Runtime server (PI), for strata deploy. */
+  readonly simpleSwitchGrpc: string;
 }
 
-/** Where the tools are looked for, in order. */
-const PLACES = [process.env["STRATA_P4TOOLS"], "/opt/strata-p4/p4", "/opt/p4/p4"];
-
-/** The toolchain, or why it is not here. */
+/** The toolchain, or why it is not here: looked for where strata deploy looks for p4c (src/deploy/p4c.ts). */
 export function findP4Tools(): P4Tools | { readonly missing: string } {
-  const root = PLACES.find((p): p is string => p !== undefined && p !== "" && existsSync(join(p, "bin", "p4c-bm2-ss")));
+  const root = p4ToolRoot();
   if (root === undefined) {
     return {
       missing:
         `no P4 toolchain (p4c-bm2-ss) ` +
-        `in ${PLACES.filter((p) => p !== undefined && p !== "").join(" or ")}: unpack ` +
+        `in ${p4ToolPlaces().join(" or ")}: unpack ` +
         `../shared/p4-toolchain/p4-toolchain.tar.xz there and set STRATA_P4TOOLS (.ci/run does)`,
     };
   }
-  const lib = join(root, "lib");
-  const python = existsSync(lib)
-    ? readdirSync(lib)
-        .filter((d) => d.startsWith("python3"))
-        .flatMap((d) => ["site-packages", "dist-packages"].map((s) => join(lib, d, s)).filter((p) => existsSync(p)))
-    : [];
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PATH: `${join(root, "bin")}:${process.env["PATH"] ?? ""}`,
-    LD_LIBRARY_PATH: [lib, process.env["LD_LIBRARY_PATH"]].filter((p) => p !== undefined && p !== "").join(":"),
-    P4C_16_INCLUDE_PATH: join(root, "share", "p4c", "p4include"),
-    P4C_14_INCLUDE_PATH: join(root, "share", "p4c", "p4_14include"),
-    PYTHONPATH: [...python, process.env["PYTHONPATH"]].filter((p) => p !== undefined && p !== "").join(":"),
-  };
+  const env = p4ToolEnv(root);
   const tools = {
     root,
     env,
@@ -54,6 +40,7 @@ export function findP4Tools(): P4Tools | { readonly missing: string } {
     p4test: join(root, "bin", "p4test"),
     simpleSwitch: join(root, "bin", "simple_switch"),
     simpleSwitchCli: join(root, "bin", "simple_switch_CLI"),
+    simpleSwitchGrpc: join(root, "bin", "simple_switch_grpc"),
   };
   // Present is not enough: the run-time libraries must load (.ci/run installs them from Debian).
   const probe = spawnSync(tools.p4cBm2Ss, ["--version"], { env, encoding: "utf8" });

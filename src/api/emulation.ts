@@ -76,7 +76,7 @@ export interface EmulationOptions {
 }
 
 /** A description from a file, or built in code, read and checked: SpecError for what is wrong, naming the place. */
-function loaded(source: string | Description, name = "description"): { description: Description; spec: Spec } {
+export function loaded(source: string | Description, name = "description"): { description: Description; spec: Spec } {
   if (typeof source === "string") return { description: readDescription(source), spec: loadSpec(source) };
   return { description: source, spec: parseSpec(toYaml(source), name) };
 }

@@ -11,18 +11,18 @@
 // ranks above every row the table holds, the first of a batch highest, as a
 // later, higher-priority entry does in P4Runtime.
 
-import { compile } from "../control/compile.js";
-import type { CompiledMember, CompiledSpec, CompiledTable } from "../control/compiled.js";
+import type { CompiledMember, CompiledTable } from "../control/compiled.js";
 import { entryKey, type LedgerEntry, prioritised, type Writer } from "../control/ledger.js";
-import { parseSpec } from "../description/load.js";
-import { SpecError } from "../description/problems.js";
-import type { RawMemberTables, RawTable } from "../description/raw.js";
+import type { RawTable } from "../description/raw.js";
 import type { Allocation } from "../description/types.js";
 import type { Engine } from "../engine/engine.js";
-import { TABLE_ROLES, type TableError } from "../wasm/abi.js";
+import type { TableError } from "../wasm/abi.js";
 import type { EntryMatch, TableWrite } from "../wasm/tables.js";
 import type { Description, Row, RowOf, TableRole } from "./description.js";
 import { TableWriteError } from "./errors.js";
+import { type Place, RowChecker, rowsOf } from "./row-check.js";
+
+export { rowsOf } from "./row-check.js";
 
 /** One write of a batch: a row of `member`'s `table`, in the description's notation. */
 export type RowWrite = {
@@ -51,75 +51,29 @@ export interface TableEntry {
   readonly priority: number;
 }
 
-/** A member's table as installed, and the description's rows of it. */
-interface Place {
-  readonly network: string;
-  readonly key: string;
-  readonly role: TableRole;
-  readonly table: CompiledTable;
-  readonly written: string;
-}
-
-/** The rows of a table as the description writes them (a list, or the explicit form's rows). */
-export function rowsOf<R>(t: RawTable<R> | undefined): readonly R[] {
-  if (t === undefined) return [];
-  return Array.isArray(t) ? (t as readonly R[]) : (t as { rows: readonly R[] }).rows;
-}
-
 /** Reads and writes an engine's tables by member and role. */
 export class TableBook {
   readonly #engine: Engine;
   readonly #description: Description;
-  readonly #file: string;
-  readonly #allocation: Allocation | undefined;
+  readonly #checker: RowChecker;
   /** Per table id, per entry key, the rows the API wrote (and their text). */
   readonly #written = new Map<number, Map<string, { row: Row; text: string }>>();
 
   constructor(engine: Engine, description: Description, file: string, allocation: Allocation | undefined) {
     this.#engine = engine;
     this.#description = description;
-    this.#file = file;
-    this.#allocation = allocation;
-  }
-
-  /** The description in force (the ledger's: installed() would index every table's entries again after each write). */
-  get #compiled(): CompiledSpec {
-    return this.#engine.ledger.compiled;
+    // The description in force: the ledger's (installed() would index every table's entries again after each write).
+    this.#checker = new RowChecker(description, file, allocation, () => engine.ledger.compiled);
   }
 
   /** The member "NETWORK:MEMBER" (or "MEMBER" when one network has it), or a TableWriteError saying what is there. */
-  member(member: string, at: { table: string; index: number } = { table: "", index: 0 }): CompiledMember {
-    const compiled = this.#compiled;
-    const colon = member.indexOf(":");
-    const named = compiled.members.filter((m) =>
-      colon < 0
-        ? m.key === member
-        : compiled.networks[m.network]?.name === member.slice(0, colon) && m.key === member.slice(colon + 1),
-    );
-    const m = named[0];
-    if (m !== undefined && named.length === 1) return m;
-    const all = compiled.members.map((x) => `${compiled.networks[x.network]?.name}:${x.key}`);
-    throw new TableWriteError(
-      { member, ...at },
-      "NoSuchMember",
-      named.length > 1 ? `${named.length} networks have a member '${member}'` : `there is no member '${member}'`,
-      named.length > 1 ? "write NETWORK:MEMBER" : `members: ${all.join(", ")}`,
-    );
+  member(member: string): CompiledMember {
+    return this.#checker.member(member);
   }
 
-  /** `member`'s `table`, or a TableWriteError naming what is not there (`index`: the write's). */
-  place(member: string, table: string, index = 0): Place {
-    const m = this.member(member, { table, index });
-    const network = this.#compiled.networks[m.network]?.name ?? "";
-    const t = (TABLE_ROLES as readonly string[]).includes(table) ? m.tables[table as TableRole] : undefined;
-    if (t === undefined)
-      throw new TableWriteError(
-        { member, table, index },
-        "NoSuchTable",
-        `${network}:${m.key} has no ${table} table`,
-        `its tables: ${Object.keys(m.tables).join(", ")}`,
-      );
-    return { network, key: m.key, role: table as TableRole, table: t, written: member };
+  /** `member`'s `table`, or a TableWriteError naming what is not there. */
+  place(member: string, table: string): Place {
+    return this.#checker.place(member, table);
   }
 
   /** The entries of `member`'s `table`, highest priority first, then as the data plane holds them. */
@@ -148,8 +102,8 @@ export class TableBook {
 
   /** Applies `batch` whole, or throws TableWriteError and applies none of it. Only between batches. */
   write(batch: readonly RowWrite[]): void {
-    const places = batch.map((w, i) => this.place(w.member, w.table, i));
-    const compiled = this.#checked(batch, places);
+    const places = batch.map((w, i) => this.#checker.place(w.member, w.table, i));
+    const compiled = this.#checker.checked(batch, places);
     const writes: TableWrite[] = [];
     const top = new Map<number, number>();
     const keys: string[] = [];
@@ -209,105 +163,6 @@ export class TableBook {
       if (entryKey(t, { ...e.match, priority: 0 }) === key) return e;
     return undefined;
   }
-
-  /**
-   * Each write's row compiled as the description compiles it: put after the rows of its table (of the table's kind),
-   * the description loaded and compiled again. A row it refuses is a TableWriteError at that write.
-   */
-  #checked(
-    batch: readonly RowWrite[],
-    places: readonly Place[],
-  ): { match: EntryMatch; action: NonNullable<TableWrite["action"]>; text: string }[] {
-    const d = this.#description;
-    const tables = new Map<string, Map<string, Record<string, unknown>>>();
-    const slot: { net: string; key: string; role: TableRole; at: number }[] = [];
-    const added = new Map<string, Row[]>();
-    batch.forEach((w, i) => {
-      const p = places[i] as Place;
-      const id = `${p.network}\u0000${p.key}\u0000${p.role}`;
-      const list = added.get(id) ?? [];
-      added.set(id, list);
-      const before = rowsOf(d.networks[p.network]?.tables?.[p.key]?.[p.role] as RawTable<Row>).length;
-      slot.push({ net: p.network, key: p.key, role: p.role, at: before + list.length });
-      list.push(w.row);
-      const byMember = tables.get(p.network) ?? new Map<string, Record<string, unknown>>();
-      tables.set(p.network, byMember);
-      const own = byMember.get(p.key) ?? { ...(d.networks[p.network]?.tables?.[p.key] ?? {}) };
-      byMember.set(p.key, own);
-      const t = p.table;
-      own[p.role] = {
-        kind: t.kind,
-        capacity: t.capacity + batch.length,
-        rows: [...rowsOf(d.networks[p.network]?.tables?.[p.key]?.[p.role] as RawTable<Row>), ...list],
-      };
-    });
-    let next: CompiledSpec;
-    try {
-      next = this.#compile(withTables(d, tables, true));
-    } catch (err) {
-      if (!(err instanceof SpecError)) throw err;
-      // The whole description, for the errors it has: a row's are the same, and the rest are named too.
-      try {
-        next = this.#compile(withTables(d, tables, false));
-      } catch (whole) {
-        if (whole instanceof SpecError) throw this.#refused(whole, batch, slot);
-        throw whole;
-      }
-    }
-    return batch.map((w, i) => {
-      const s = slot[i] as (typeof slot)[number];
-      const m = next.members.find((x) => next.networks[x.network]?.name === s.net && x.key === s.key);
-      const t = m?.tables[s.role];
-      const row = t?.rows.find((r) => r.row === s.at);
-      const installed = (places[i] as Place).table;
-      if (t === undefined || row === undefined)
-        throw new Error(`the compiled description lost ${s.net}:${s.key} ${s.role} row ${s.at}`);
-      const fields = (x: CompiledTable): string => x.fields.map((f) => `${f.name} ${f.kind}`).join(", ");
-      if (t.kind !== installed.kind || t.keyLen !== installed.keyLen || fields(t) !== fields(installed))
-        throw new TableWriteError(
-          { member: w.member, table: w.table, index: i },
-          "BadRow",
-          `the row needs a ${t.kind} table on ${fields(t) || "no field"}; ` +
-            `the table is ${installed.kind} on ${fields(installed) || "no field"}`,
-          "match on the fields the table's rows match on, as they do",
-        );
-      return { match: row.match, action: row.action, text: row.text };
-    });
-  }
-
-  /** A description checked and compiled as a file is, its identifiers where the loaded description has them. */
-  #compile(d: Description): CompiledSpec {
-    const spec = parseSpec(JSON.stringify(d), this.#file, {
-      ...(this.#allocation !== undefined ? { previous: this.#allocation } : {}),
-      warn: () => {},
-    });
-    return compile(spec);
-  }
-
-  /** A SpecError of the description with the batch's rows in it, as the TableWriteError of the first write it names. */
-  #refused(
-    err: SpecError,
-    batch: readonly RowWrite[],
-    slot: readonly { net: string; key: string; role: TableRole; at: number }[],
-  ): TableWriteError {
-    for (const issue of err.errors) {
-      const i = slot.findIndex((s) => {
-        const prefix = `networks.${s.net}.tables.${s.key}.${s.role}`;
-        return issue.path.startsWith(`${prefix}.rows[${s.at}]`) || issue.path.startsWith(`${prefix}[${s.at}]`);
-      });
-      const w = batch[i];
-      if (w !== undefined)
-        return new TableWriteError({ member: w.member, table: w.table, index: i }, "BadRow", issue.problem, issue.fix);
-    }
-    const first = err.errors[0];
-    const w = batch[0];
-    return new TableWriteError(
-      { member: w?.member ?? "", table: w?.table ?? "", index: 0 },
-      "BadRow",
-      `${first?.path ?? ""}: ${first?.problem ?? err.message}`,
-      first?.fix ?? "",
-    );
-  }
 }
 
 /** The data plane's refusal of a batch's table write, as the TableWriteError of the write it names. */
@@ -334,27 +189,4 @@ function dataPlaneRefused(
     `${problem} (${compiled[result.index]?.text ?? ""})`,
     fix,
   );
-}
-
-/**
- * `d` with the tables of `changed` (network → member → its tables) in place. `alone`: every other member's tables left
- * out but its send table (whose named rows are the sessions other rows may name), which is what checking the changed
- * members' rows needs: their members, links and sessions, as loading the whole description would check them.
- */
-function withTables(
-  d: Description,
-  changed: ReadonlyMap<string, ReadonlyMap<string, Record<string, unknown>>>,
-  alone: boolean,
-): Description {
-  const networks = Object.entries(d.networks).map(([name, n]) => {
-    const mine = changed.get(name) ?? new Map<string, Record<string, unknown>>();
-    const others = Object.entries(n.tables ?? {})
-      .filter(([member]) => !mine.has(member))
-      .map(([member, t]): [string, RawMemberTables] => [
-        member,
-        alone ? (t.send === undefined ? {} : { send: t.send }) : t,
-      ]);
-    return [name, { ...n, tables: Object.fromEntries([...others, ...mine]) as Record<string, RawMemberTables> }];
-  });
-  return { networks: Object.fromEntries(networks) as Description["networks"] };
 }

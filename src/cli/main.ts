@@ -18,6 +18,7 @@ import { registerFit } from "./commands/fit.js";
 import { registerPlace } from "./commands/place.js";
 import { registerServe } from "./commands/serve.js";
 import { registerP4Runtime } from "./commands/p4runtime.js";
+import { registerDeploy } from "./commands/deploy.js";
 import { SpecError } from "../description/problems.js";
 import type { CommandContext } from "./command.js";
 import { EXIT_BAD_INPUT, EXIT_CODES_HELP, EXIT_INTERNAL, EXIT_OK } from "./exit-codes.js";
@@ -48,6 +49,7 @@ export function buildProgram(ctx: CommandContext, more: readonly Register[] = []
   registerPlace(program, ctx);
   registerServe(program, ctx);
   registerP4Runtime(program, ctx);
+  registerDeploy(program, ctx);
   for (const register of more) register(program, ctx);
   // Every command writes to ctx.io, reports a flag mistake as strata's one line, and returns instead of exiting.
   const configure = (cmd: Command): void => {

@@ -54,6 +54,9 @@ export interface RunOptions {
    * relaying stops there.
    */
   readonly loop?: boolean;
+  /** Run on simple_switch_grpc switches started with no program, this putting the export on them first (strata
+   * deploy), instead of simple_switch loaded with runtime_cli.txt. */
+  readonly deploy?: (addresses: ReadonlyMap<string, string>) => Promise<void>;
 }
 
 /** Packets passed between switches beyond strata's, in a loop, that show the switches loop (`loop`). */
@@ -77,8 +80,12 @@ export async function runOnBmv2(
   inputs: readonly Input[],
   options: RunOptions,
 ): Promise<Bmv2Run> {
-  const fleet = await Fleet.start(tools, compiled, exports);
+  const fleet =
+    options.deploy === undefined
+      ? await Fleet.start(tools, compiled, exports)
+      : await Fleet.startGrpc(tools, compiled, exports);
   try {
+    await options.deploy?.(fleet.addresses);
     const links = new Map<string, Uint8Array[]>();
     const delivered = new Map<string, Uint8Array[]>();
     const unexpected: string[] = [];

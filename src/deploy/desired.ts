@@ -1,0 +1,133 @@
+// A machine's desired state, as `strata export p4` writes it (src/p4/export.ts): its P4Info, its
+// program, a cookie that names the two, and every entity its WriteRequest holds, each with the
+// description row (or multicast group, or selector member) it comes from.
+
+import { createHash } from "node:crypto";
+import { basename } from "node:path";
+import type { CompiledSpec } from "../control/compiled.js";
+import { type Device, devices } from "../p4/device.js";
+import { deviceUpdates, tableEntry } from "../p4/entries.js";
+import { p4info, p4infoIds } from "../p4/p4info.js";
+import { program } from "../p4/program.js";
+import { protoRoot } from "../p4runtime/definitions.js";
+import type { p4 } from "../p4runtime/messages.js";
+import { type Kind, keyOf, kindOf, valueOf } from "./entities.js";
+
+/** An entity the device should hold. */
+export interface DesiredEntity {
+  readonly kind: Kind;
+  readonly key: string;
+  readonly value: string;
+  /** How it is written: INSERT, or MODIFY for a keyless table's default entry (§9.1). */
+  readonly update: p4.v1.Update;
+  /** The table, action selector or replication entry it belongs to, by name ("lanA_r_acquire", "multicast"). */
+  readonly where: string;
+  /** Where it comes from, in the description's words: "lanA.r acquire row 2: in 1 → forward (net.yaml:14)". */
+  readonly origin: string;
+}
+
+export interface MachineDesired {
+  readonly machine: string;
+  /** The export's device id (the machine's place in the description, from 1). */
+  readonly deviceId: number;
+  readonly p4info: p4.config.v1.P4Info;
+  /** The P4Info as the official definitions encode it: what two P4Infos are compared by. */
+  readonly p4infoBinary: Uint8Array;
+  readonly program: string;
+  /** The pipeline's cookie: 64 bits of a hash of the P4Info and the program's code (not its comments), as a decimal
+   * string. */
+  readonly cookie: string;
+  /** In the order the export writes them. */
+  readonly entities: readonly DesiredEntity[];
+}
+
+/** The binary encoding of a P4Info. */
+export function encodeP4Info(info: p4.config.v1.P4Info): Uint8Array {
+  const t = protoRoot().lookupType("p4.config.v1.P4Info");
+  return t.encode(t.fromObject(info)).finish();
+}
+
+/** Every machine's desired state; `source` is the description's file (the program names it in a comment). */
+export function desiredState(compiled: CompiledSpec, source: string): MachineDesired[] {
+  // The program names its description by file name only, so that the cookie does not change with the directory.
+  return devices(compiled).map((dev) => machineDesired(dev, basename(source)));
+}
+
+function machineDesired(dev: Device, source: string): MachineDesired {
+  const ids = p4infoIds(dev);
+  const info = p4info(dev, ids);
+  const p4infoBinary = encodeP4Info(info);
+  const text = program(dev, source, ids);
+  // Comments left out: they name the description's lines, which move when a row is added above them.
+  const code = text.replace(/(^|\s)\/\/.*$/gm, "$1");
+  const hash = createHash("sha256").update(p4infoBinary).update(code).digest();
+  const cookie = String(hash.readBigUInt64BE(0));
+  const entities = [...deviceEntities(dev, ids), ...tableEntities(dev, ids)];
+  return { machine: dev.machine, deviceId: dev.deviceId, p4info: info, p4infoBinary, program: text, cookie, entities };
+}
+
+function desired(update: p4.v1.Update, where: string, origin: string): DesiredEntity {
+  const entity = update.entity as p4.v1.Entity; // every update the export makes has its entity
+  const kind = kindOf(entity);
+  if (kind === undefined) throw new Error(`the export wrote an entity of kind ${entity.entity ?? "none"}`);
+  return { kind, key: keyOf(entity), value: valueOf(entity), update, where, origin };
+}
+
+/** The multicast groups, clone session and action profiles' members and groups, each named for where it comes from. */
+function deviceEntities(dev: Device, ids: ReturnType<typeof p4infoIds>): DesiredEntity[] {
+  const origins = [
+    ...dev.multicast.map(
+      (g) => `multicast group ${g.id} of ${g.member.member.qualified} (out-links ${g.outLinks.join(", ")})`,
+    ),
+    ...(dev.cloneBoth ? ["the clone session of `both` (a copy recirculated)"] : []),
+    ...dev.tables.flatMap((t) =>
+      t.selector === undefined
+        ? []
+        : [
+            ...t.selector.members.map((call, i) => `${t.selector?.name} member ${i + 1}: ${call.action} (${t.name})`),
+            ...t.selector.groups.map((g) => `${t.selector?.name} group ${g.id}: anycast out-link ${g.outLink}`),
+          ],
+    ),
+  ];
+  const updates = deviceUpdates(dev, ids);
+  if (updates.length !== origins.length) throw new Error("deviceUpdates and the device's entities disagree");
+  return updates.map((u, i) => {
+    const e = u.entity as p4.v1.Entity;
+    const where =
+      e.entity === "actionProfileMember" || e.entity === "actionProfileGroup"
+        ? ((origins[i] ?? "").split(" ")[0] ?? "")
+        : e.entity === "packetReplicationEngineEntry" && e.packetReplicationEngineEntry.type === "cloneSessionEntry"
+          ? "clone sessions"
+          : "multicast groups";
+    return desired(u, where, origins[i] ?? "");
+  });
+}
+
+function tableEntities(dev: Device, ids: ReturnType<typeof p4infoIds>): DesiredEntity[] {
+  const out: DesiredEntity[] = [];
+  for (const t of dev.tables) {
+    const seen = new Set<string>();
+    for (const e of t.entries) {
+      const update: p4.v1.Update = {
+        type: t.keyless ? "MODIFY" : "INSERT",
+        entity: { entity: "tableEntry", tableEntry: tableEntry(t, e, ids) },
+      };
+      const d = desired(update, t.name, rowOrigin(t.member.member.qualified, t.role, e.row));
+      // A second row with the match of one before it is the same entry (the first is the one a packet meets).
+      if (seen.has(d.key)) continue;
+      seen.add(d.key);
+      out.push(d);
+    }
+  }
+  return out;
+}
+
+function rowOrigin(
+  member: string,
+  role: string,
+  row: { readonly row: number; readonly text: string; readonly at: { file: string; line: number } | null },
+): string {
+  const at = row.at === null ? "" : ` (${row.at.file}${row.at.line > 0 ? `:${row.at.line}` : ""})`;
+  const which = row.row < 0 ? "a row the compiler added" : `row ${row.row}`;
+  return `${member} ${role} ${which}: ${row.text}${at}`;
+}

@@ -1,0 +1,129 @@
+// The MAC-learning controller (example-controllers/mac-learning.ts) runs the same on both Devices: an Emulation in
+// process and a P4RuntimeDevice on strata's own P4Runtime server. Frames go in at the hosts; the switch hands up what
+// it has no row for, the controller writes the rows, and the next frames to a learned host are forwarded by the data
+// plane with no packet-in. The in-process round trip (packet-in → rows written → next frame forwarded in wasm) is
+// measured in CPU time and printed, never budgeted.
+
+import { afterEach, describe, expect, test } from "vitest";
+import { macLearning } from "../../example-controllers/mac-learning.js";
+import { type Device, Emulation, P4RuntimeDevice, type PacketIn } from "../../src/index.js";
+import { until } from "../helpers/wait.js";
+import { serve } from "./p4runtime-server.js";
+
+const SWITCH = "example-controllers/mac-learning.yaml";
+const SW = "lan:sw";
+const mac = (n: number): string => `02:00:00:00:00:${n.toString(16).padStart(2, "0")}`;
+
+/** An Ethernet frame from `src` to `dst` (type 0x88b5, local experimental), 60 bytes. */
+function frame(dst: string, src: string): Uint8Array {
+  const f = new Uint8Array(60);
+  f.set(
+    dst.split(":").map((x) => parseInt(x, 16)),
+    0,
+  );
+  f.set(
+    src.split(":").map((x) => parseInt(x, 16)),
+    6,
+  );
+  f[12] = 0x88;
+  f[13] = 0xb5;
+  return f;
+}
+const BROADCAST = "ff:ff:ff:ff:ff:ff";
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c();
+});
+
+const devices: { name: string; open: () => Promise<Device> }[] = [
+  { name: "an Emulation", open: async () => Emulation.load(SWITCH) },
+  {
+    name: "a P4RuntimeDevice on strata p4runtime",
+    open: async () => {
+      const server = await serve(SWITCH);
+      closers.push(() => server.close());
+      return P4RuntimeDevice.connect(SWITCH, { address: server.address });
+    },
+  },
+];
+
+// In order: a frame sent by a host; then how many packet-ins the switch has made, and the members it reached.
+const steps: { send: [host: number, dst: string]; switchPacketIns: number; reached: string[] }[] = [
+  { send: [1, mac(2)], switchPacketIns: 1, reached: ["lan:h2"] }, // unknown: handed up (h1 learned), flooded
+  { send: [2, mac(1)], switchPacketIns: 1, reached: ["lan:h1"] }, // h1 known: forwarded by the data plane
+  { send: [2, BROADCAST], switchPacketIns: 2, reached: ["lan:h1", "lan:h3"] }, // handed up (h2 learned), flooded
+  { send: [1, mac(2)], switchPacketIns: 2, reached: ["lan:h2"] }, // h2 known now
+  { send: [3, mac(1)], switchPacketIns: 2, reached: ["lan:h1"] }, // h3 unknown, but its frame's destination is known
+];
+
+describe.each(devices)("the MAC-learning controller on $name", ({ open }) => {
+  test("learns from packet-ins; the next frames are forwarded with none", async () => {
+    const device = await open();
+    closers.push(() => device.close());
+    const ctl = macLearning(device, SW);
+    const reached: string[] = [];
+    device.onPacketIn((p: PacketIn) => {
+      if (p.member !== SW) reached.push(p.member);
+    });
+    for (const [i, step] of steps.entries()) {
+      const [host, dst] = step.send;
+      reached.length = 0;
+      await device.packetOut({ at: `lan:h${host}`, data: frame(dst, mac(host)) });
+      await until(
+        () => reached.length >= step.reached.length && ctl.packetIns >= step.switchPacketIns,
+        () => `step ${i}: reached ${reached.join(", ")}, ${ctl.packetIns} packet-ins`,
+      );
+      await ctl.settled();
+      expect({ step: i, packetIns: ctl.packetIns, reached: [...reached].sort() }).toEqual({
+        step: i,
+        packetIns: step.switchPacketIns,
+        reached: step.reached,
+      });
+    }
+    expect([...ctl.learned]).toEqual([
+      [mac(1), 1],
+      [mac(2), 2],
+    ]);
+    const forward = (await device.read(SW, "forward")).filter((e) => e.by === "api");
+    expect(forward.map((e) => [e.text, e.hits]).sort()).toEqual([
+      [`dst ${mac(1)} → out 1`, 2],
+      [`dst ${mac(2)} → out 2`, 1],
+    ]);
+    const acquire = (await device.read(SW, "acquire")).filter((e) => e.by === "api");
+    expect(acquire.map((e) => e.text).sort()).toEqual([`dst ${mac(1)} → forward`, `dst ${mac(2)} → forward`]);
+    ctl.stop();
+  });
+});
+
+test("the round trip in process: packet-in → rows written → the next frame forwarded in wasm", async () => {
+  const em = Emulation.load(SWITCH, { packetIns: [SW] });
+  closers.push(() => em.close());
+  // Told before the controller is: the clock starts as the packet-in comes up, before any row is written.
+  let start = process.cpuUsage();
+  em.onPacketIn(() => {
+    start = process.cpuUsage();
+  });
+  const ctl = macLearning(em, SW);
+  const cpu: number[] = [];
+  const runs = 200;
+  for (let i = 0; i < runs; i++) {
+    // A new source each time (behind h1's port): its frame is handed up, and the reply to it must not be.
+    const src = `02:00:00:01:${(i >> 8).toString(16).padStart(2, "0")}:${(i & 0xff).toString(16).padStart(2, "0")}`;
+    await em.inject("lan:h1.1", frame(mac(0xee), src));
+    await ctl.settled();
+    const next = await em.inject("lan:h2.1", frame(src, mac(2)));
+    const used = process.cpuUsage(start);
+    cpu.push((used.user + used.system) / 1000);
+    // Forwarded out of port 1 to h1, which is not the frame's host: dropped there, and no packet-in.
+    expect(next.dropped).toEqual([{ member: "lan:h1", reason: "acquire-miss", count: 1 }]);
+  }
+  expect(ctl.packetIns).toBe(runs);
+  cpu.sort((a, b) => a - b);
+  const median = cpu[runs >> 1] ?? 0;
+  console.log(
+    `controller round trip in process, ${runs} runs: median ${median.toFixed(3)} ms of CPU, ` +
+      `p90 ${(cpu[Math.floor(runs * 0.9)] ?? 0).toFixed(3)} ms`,
+  );
+  expect(ctl.learned.size).toBe(runs);
+});

@@ -42,11 +42,12 @@ export interface DeployFlags {
   watch?: boolean;
   poll?: number;
   batch?: number;
+  timeout?: number;
   json?: boolean;
 }
 
-/** How long a device has to answer before it is taken for unreachable (a run without --watch). */
-const CONNECT_MS = 5_000;
+/** How long a device has to answer before it is taken for unreachable, unless --timeout says otherwise. */
+const TIMEOUT_S = 10;
 
 function tlsFile(file: string, flag: string): Buffer {
   return readBounded(file, MAX_TLS_FILE_BYTES, {
@@ -96,7 +97,7 @@ export async function runDeploy(spec: string, flags: DeployFlags, ctx: CommandCo
     role: flags.role ?? "",
     ...(tls !== undefined ? { tls } : {}),
     batch: flags.batch ?? 1000,
-    connectMs: CONNECT_MS,
+    connectMs: (flags.timeout ?? TIMEOUT_S) * 1000,
   };
   if (flags.watch === true) {
     if (flags.plan === true) throw new UsageError("--plan writes nothing and --watch keeps writing: give one of them");

@@ -14,6 +14,7 @@ import { compare, countOf, runOnBmv2, Wiring } from "../p4/helpers/on-bmv2.js";
 import { cutShortIn, readInputs, strataRun } from "../p4/helpers/strata-side.js";
 import { findP4Tools, P4_REQUIRED } from "../p4/helpers/toolchain.js";
 import { HOP_LIMIT_MAX } from "../../src/wasm/runner.js";
+import { HANG_MS } from "../helpers/wait.js";
 import { deploy } from "./helpers.js";
 
 const tools = findP4Tools();
@@ -39,11 +40,14 @@ describe.skipIf(skip)(`every example deployed onto simple_switch_grpc forwards a
       loop: cutShort,
       deploy: async (addresses) => {
         const targets = [...addresses].flatMap(([machine, address]) => ["--target", `${machine}=${address}`]);
+        // A switch on a busy machine may take its time to answer: a hang after HANG_MS, not a slow start.
+        targets.push("--timeout", String(HANG_MS / 1000));
         const first = await deploy([file, ...targets]);
         expect(first.err).toBe("");
         expect(first.code).toBe(0);
         expect(first.out).toMatch(/pipeline set \(the device has no pipeline\)/);
         const again = await deploy([file, ...targets]);
+        expect(again.err).toBe("");
         expect(again.code).toBe(0);
         expect(again.out.split("\n").filter((l) => l !== "" && !l.endsWith(": converged, nothing to write"))).toEqual(
           [],

@@ -13,7 +13,7 @@ import { deploy, spec } from "./helpers.js";
 
 const IP = spec("ip-router");
 const UNREACHABLE = new RegExp(
-  "^strata: deploy: r \\(127\\.0\\.0\\.1:\\d+\\): 127\\.0\\.0\\.1:\\d+: not reachable in 5 s \\(.*\\): " +
+  "^strata: deploy: r \\(127\\.0\\.0\\.1:\\d+\\): 127\\.0\\.0\\.1:\\d+: not reachable in 2 s \\(.*\\): " +
     "is the device up, and does it take plain text or TLS as given\\?\n$",
 );
 
@@ -74,7 +74,9 @@ describe.skipIf(noOpenssl !== undefined)(
         err: /^strata: --tls-cert and --tls-key go together: our client certificate and its key\n$/,
       },
     ])("$name", async ({ flags, code, out, err }) => {
-      const r = await deploy([IP, "--target", `r=127.0.0.1:${server.port}`, ...flags()]);
+      // A device that refuses the connection is given 2 s: the connection is never made, however long it waits.
+      const timeout = code === 1 ? ["--timeout", "2"] : [];
+      const r = await deploy([IP, "--target", `r=127.0.0.1:${server.port}`, ...flags(), ...timeout]);
       expect(r.err).toMatch(err);
       expect(r.out).toMatch(out);
       expect(r.code).toBe(code);

@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import { UsageError } from "../../errors.js";
 import type { CommandContext } from "../command.js";
 import type { DeployFlags, TargetFlag } from "../deploy.js";
-import { limit } from "../options.js";
+import { limit, seconds } from "../options.js";
 
 /** MACHINE=HOST:PORT[@DEVICE_ID], added to those before. */
 export function targetFlag(text: string, previous: TargetFlag[] = []): TargetFlag[] {
@@ -16,6 +16,16 @@ export function targetFlag(text: string, previous: TargetFlag[] = []): TargetFla
     );
   const [, machine = "", host = "", , id] = m;
   return [...previous, { machine, address: `${host}:${port}`, ...(id !== undefined ? { deviceId: BigInt(id) } : {}) }];
+}
+
+/** A number of seconds above 0, at most `max`, decimals allowed. */
+function positiveSeconds(flag: string, max: number): (v: string) => number {
+  const parse = seconds(flag, max);
+  return (v) => {
+    const n = parse(v);
+    if (n <= 0) throw new UsageError(`${flag} ${v}: give a number of seconds above 0 (like 10 or 0.5)`);
+    return n;
+  };
 }
 
 /** A P4Runtime election id: a whole number from 1 to 2^128 − 1. */
@@ -55,6 +65,11 @@ export function registerDeploy(program: Command, ctx: CommandContext): void {
       limit("--poll", 3_600_000),
     )
     .option("--batch <n>", "the most updates in one Write (default 1000)", limit("--batch", 100_000))
+    .option(
+      "--timeout <seconds>",
+      "how long a device has to connect and answer our arbitration (default 10)",
+      positiveSeconds("--timeout", 3600),
+    )
     .option("--json", "print the outcome as JSON (with --watch: one object a line)")
     .addHelpText(
       "after",

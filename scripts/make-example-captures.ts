@@ -67,6 +67,21 @@ export const EXAMPLE_CAPTURES: readonly ExampleCapture[] = [
       { packet: 1, ethSrc: "02:00:00:00:0b:02", ethDst: "02:00:00:00:0b:fe", ipSrc: "10.0.2.2", ipDst: "10.0.1.1" },
     ],
   },
+  // routed-fat-tree: the same DNS query from h1 to h8 (across the core) and h8's answer, each sent by the host itself.
+  {
+    file: "example-fat-tree-h1.pcap",
+    from: "dns_udp.pcap",
+    rewrites: [
+      { packet: 0, ethSrc: "02:00:00:00:01:08", ethDst: "02:00:00:00:00:04", ipSrc: "10.0.1.8", ipDst: "10.0.1.15" },
+    ],
+  },
+  {
+    file: "example-fat-tree-h8.pcap",
+    from: "dns_udp.pcap",
+    rewrites: [
+      { packet: 1, ethSrc: "02:00:00:00:01:0f", ethDst: "02:00:00:00:00:07", ipSrc: "10.0.1.15", ipDst: "10.0.1.8" },
+    ],
+  },
   // vxlan: what the tenant host 00:16:3e:37:f6:04 sent through its VTEP in tcpdump's vxlan.pcap (ARP reply, pings).
   { file: "example-vxlan-vm3.pcap", from: "vxlan.pcap", vxlanInner: [0, 2, 4, 6, 8] },
 ];

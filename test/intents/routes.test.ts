@@ -48,18 +48,22 @@ function errorsOf(text: string): string[] {
   return [];
 }
 
-const r = (value: number, len: number, out: number, name = `d${value}`): Route => ({
-  value: BigInt(value),
+/** A route to `value`/`len` (a number: an IPv4-wide field's values are numbers, ./aggregate.ts asNumbers). */
+const r = (value: number, len: number, out: number, index = value): Route<number | bigint> => ({
+  value,
   len,
   out,
-  first: name,
-  last: name,
+  first: index,
+  last: index,
   count: 1,
 });
-const show = (routes: readonly Route[]): string[] => routes.map((x) => `${x.value}/${x.len}>${x.out}`);
+/** The same routes with bigint values, as an IPv6-wide field holds them. */
+const big = (routes: readonly Route<number | bigint>[]): Route<number | bigint>[] =>
+  routes.map((x) => ({ ...x, value: BigInt(x.value) }));
+const show = (routes: readonly Route<number | bigint>[]): string[] => routes.map((x) => `${x.value}/${x.len}>${x.out}`);
 
 describe("exact aggregation", () => {
-  const CASES: { name: string; routes: Route[]; want: string[] }[] = [
+  const CASES: { name: string; routes: Route<number | bigint>[]; want: string[] }[] = [
     { name: "two siblings, one next hop", routes: [r(0, 32, 1), r(1, 32, 1)], want: ["0/31>1"] },
     { name: "four in a row", routes: [r(4, 32, 1), r(5, 32, 1), r(6, 32, 1), r(7, 32, 1)], want: ["4/30>1"] },
     { name: "not siblings (1 and 2)", routes: [r(1, 32, 1), r(2, 32, 1)], want: ["1/32>1", "2/32>1"] },
@@ -70,14 +74,36 @@ describe("exact aggregation", () => {
       want: ["0/32>1", "1/32>1", "0/31>2"],
     },
     { name: "an odd one left over", routes: [r(4, 32, 1), r(5, 32, 1), r(6, 32, 1)], want: ["6/32>1", "4/31>1"] },
+    {
+      name: "out of order, nested prefixes: a length at a time",
+      routes: [r(5, 32, 1), r(4, 32, 1), r(0, 24, 2), r(6, 31, 1)],
+      want: ["4/30>1", "0/24>2"],
+    },
+    {
+      name: "the same in IPv6's width",
+      routes: big([r(0, 128, 1), r(1, 128, 1), r(2, 127, 1)]),
+      want: ["0/126>1"],
+    },
   ];
-  test.each(CASES)("$name", ({ routes, want }) => {
-    expect(show(aggregate(routes, 32))).toEqual(want);
+  test.each(CASES)("$name", ({ name, routes, want }) => {
+    expect(show(aggregate(routes, name.includes("IPv6") ? 128 : 32))).toEqual(want);
+  });
+
+  test.each([32, 128])("in order or not, the same rows (width %i)", (width) => {
+    const some = [0, 1, 2, 3, 5, 6, 7, 9].map((v) => r(v, width, v === 9 ? 2 : 1));
+    const routes = width > 48 ? big(some) : some;
+    expect(show(aggregate(routes, width))).toEqual(show(aggregate([...routes].reverse(), width)));
+    expect(show(aggregate(routes, width))).toEqual([
+      `5/${width}>1`,
+      `9/${width}>2`,
+      `6/${width - 1}>1`,
+      `0/${width - 2}>1`,
+    ]);
   });
 
   test("a merged row names its first and last destination and how many", () => {
-    const [row] = aggregate([r(0, 32, 1, "h1"), r(1, 32, 1, "h2")], 32);
-    expect(row).toMatchObject({ first: "h1", last: "h2", count: 2 });
+    const [row] = aggregate([r(0, 32, 1, 7), r(1, 32, 1, 9)], 32);
+    expect(row).toMatchObject({ first: 7, last: 9, count: 2 });
   });
 });
 

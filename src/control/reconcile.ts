@@ -32,6 +32,8 @@ import { entryKey, type Ledger, type LedgerEntry, sameAction } from "./ledger.js
 import { keepNumbering } from "./numbering.js";
 import { type Resolved, resolveTarget, type Target } from "./targets.js";
 import { topologyChanges } from "./topology-changes.js";
+import { compile } from "./compile.js";
+import { reroute } from "../intents/reroute.js";
 
 export { type Resolved, resolveTarget, type Target } from "./targets.js";
 export { topologyChanges } from "./topology-changes.js";
@@ -49,6 +51,13 @@ export interface Change {
   readonly rebuilt: boolean;
   /** What changed in the topology, in words ("member ip.h3 added"); empty when it stayed. */
   readonly topology: readonly string[];
+}
+
+/** Rows written: what a reroute after a link or member went down or came up wrote (only the rows that changed). */
+export interface RowWrites {
+  readonly inserted: number;
+  readonly modified: number;
+  readonly deleted: number;
 }
 
 /** A change that changed no table (a link or member down or up). */
@@ -241,13 +250,17 @@ export class Reconciler {
 
   /** Takes a link, member or machine down (or up), by name; a UsageError when the description installed now has no such
    * thing. */
-  setDown(target: Target, down: boolean): Resolved {
+  setDown(target: Target, down: boolean): Resolved & { readonly rerouted?: RowWrites } {
     const found = resolveTarget(this.#ledger.compiled, target);
     if ("problem" in found) throw new UsageError(`${found.problem} (${found.fix})`);
     for (const l of found.links) down ? this.#downLinks.add(l) : this.#downLinks.delete(l);
     for (const m of found.members) down ? this.#downMembers.add(m) : this.#downMembers.delete(m);
     this.#applyDown();
-    return found;
+    // Routes an intent made go round what is down: the rows that change, and only those, are written.
+    const next = reroute(this.#ledger.compiled.spec, this.#downLinks, this.#downMembers);
+    if (next === undefined) return found;
+    const { inserted, modified, deleted } = this.apply(compile(next), { rebuild: false });
+    return { ...found, rerouted: { inserted, modified, deleted } };
   }
 
   /** Writes the down flags of every link and member of the installed description. */

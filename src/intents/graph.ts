@@ -41,6 +41,8 @@ export interface Graph {
   readonly relays: Uint8Array;
   /** Per member: 1 when it is down. */
   readonly down: Uint8Array;
+  /** Per edge: 1 when its link or a member at it is down (it carries nothing). */
+  readonly edgeDown: Uint8Array;
   /** The same as flat arrays, for the walks: each edge's sender and cost, each member's incoming edges (CSR). */
   readonly flat: Flat;
 }
@@ -97,12 +99,12 @@ export function networkGraph(net: NetworkSpec, costs: ReadonlyMap<string, number
   ): void => {
     const f = index.get(from.member);
     const t = to.map((e) => index.get(e.member) ?? -1);
-    if (f === undefined || t.includes(-1) || isDown[f] === 1 || t.some((r) => isDown[r] === 1)) return;
+    if (f === undefined || t.includes(-1)) return;
     const inAt = to.map((e) => e.ident);
     edges.push({ from: f, out: from.ident, to: t, inAt, cost: costs.get(l) ?? 1, anycast: any, link: l });
   };
   for (const l of net.links) {
-    if (down.links.has(l.name) || "external" in l.from || !Array.isArray(l.to)) continue;
+    if ("external" in l.from || !Array.isArray(l.to)) continue;
     const from = l.from;
     const to = l.to as readonly { member: string; ident: number; network?: string }[];
     if (from.network !== undefined || to.some((e) => e.network !== undefined)) continue;
@@ -117,7 +119,36 @@ export function networkGraph(net: NetworkSpec, costs: ReadonlyMap<string, number
     outOf[e.from]?.push(i);
     for (const r of e.to) into[r]?.push(i);
   });
-  return { keys, index, edges, outOf, into, relays, down: isDown, flat: flatten(edges, into) };
+  const g = { keys, index, edges, outOf, into, relays, down: isDown, edgeDown: new Uint8Array(edges.length) };
+  markDown(g, down);
+  return { ...g, flat: flatten(edges, into) };
+}
+
+/**
+ * Marks what is down (a link's edges, a member and every edge at it), in place; returns the edges that went down and
+ * came up, and the members.
+ */
+export function markDown(
+  g: Pick<Graph, "keys" | "edges" | "down" | "edgeDown">,
+  down: Down,
+): { edgesDown: number[]; edgesUp: number[]; membersDown: number[]; membersUp: number[] } {
+  const changed = {
+    edgesDown: [] as number[],
+    edgesUp: [] as number[],
+    membersDown: [] as number[],
+    membersUp: [] as number[],
+  };
+  g.keys.forEach((k, i) => {
+    const now = down.members.has(k) ? 1 : 0;
+    if (now !== g.down[i]) (now === 1 ? changed.membersDown : changed.membersUp).push(i);
+    g.down[i] = now;
+  });
+  g.edges.forEach((e, i) => {
+    const now = down.links.has(e.link) || g.down[e.from] === 1 || e.to.some((r) => g.down[r] === 1) ? 1 : 0;
+    if (now !== g.edgeDown[i]) (now === 1 ? changed.edgesDown : changed.edgesUp).push(i);
+    g.edgeDown[i] = now;
+  });
+  return changed;
 }
 
 /** Shortest paths to one destination: each member's distance, and the edge it forwards on (−1: none, or itself). */
@@ -151,6 +182,7 @@ export function pathsTo(g: Graph, dest: number): Paths {
     const end = intoStart[v + 1] ?? 0;
     for (let i = intoStart[v] ?? 0; i < end; i++) {
       const ei = intoList[i] ?? 0;
+      if (g.edgeDown[ei] === 1) continue;
       const l = (left[ei] ?? 0) - 1;
       left[ei] = l;
       const u = from[ei] ?? 0;
@@ -171,20 +203,30 @@ export function pathsTo(g: Graph, dest: number): Paths {
  * most receivers: ECMP), else the lowest identifier.
  */
 function chooseEdges(g: Graph, dest: number, dist: Float64Array, left: Int32Array, via: Int32Array): void {
-  for (let u = 0; u < via.length; u++) {
-    if (u === dest || dist[u] === Infinity) continue;
-    let best = -1;
-    for (const ei of g.outOf[u] ?? []) {
-      const e = g.edges[ei];
-      if (e === undefined || left[ei] !== 0) continue;
-      let far = 0;
-      for (const r of e.to) far = Math.max(far, dist[r] ?? Infinity);
-      if (far + e.cost !== dist[u]) continue;
-      const b = g.edges[best];
-      if (b === undefined || better(e, b)) best = ei;
-    }
-    via[u] = best;
+  for (let u = 0; u < via.length; u++)
+    via[u] = u === dest || dist[u] === Infinity ? -1 : chooseOne(g, dest, dist, u, (e) => left[e] === 0);
+}
+
+/** The edge `u` forwards on toward `dest`, by the distances (−1: none); `counts(e)`: every receiver of e passes d on. */
+export function chooseOne(
+  g: Graph,
+  dest: number,
+  dist: Float64Array,
+  u: number,
+  counts: (e: number) => boolean = (e) => g.edges[e]?.to.every((r) => r === dest || g.relays[r] === 1) === true,
+): number {
+  if (u === dest || dist[u] === Infinity) return -1;
+  let best = -1;
+  for (const ei of g.outOf[u] ?? []) {
+    const e = g.edges[ei];
+    if (e === undefined || g.edgeDown[ei] === 1 || !counts(ei)) continue;
+    let far = 0;
+    for (const r of e.to) far = Math.max(far, dist[r] ?? Infinity);
+    if (far + e.cost !== dist[u]) continue;
+    const b = g.edges[best];
+    if (b === undefined || better(e, b)) best = ei;
   }
+  return best;
 }
 
 function better(e: Edge, b: Edge): boolean {
@@ -212,7 +254,7 @@ class Fifo {
 }
 
 /** A binary heap of (priority, item). */
-class MinHeap {
+export class MinHeap {
   readonly #keys: number[] = [];
   readonly #items: number[] = [];
 

@@ -7,41 +7,86 @@
 // the rest; it delivers what it receives.
 
 import { formatValue } from "../description/notation.js";
-import type { MemberSpec, MemberTables, NetworkSpec, Provenance, RoutesIntent, RowSpec } from "../description/types.js";
+import type {
+  MemberSpec,
+  MemberTables,
+  NetworkSpec,
+  Provenance,
+  RoutesIntent,
+  RowSpec,
+  TableSpec,
+} from "../description/types.js";
 import { dstWidth } from "./width.js";
 import { aggregate, asNumbers, type Route } from "./aggregate.js";
-import { type Down, type Graph, networkGraph, NOTHING_DOWN, pathsTo } from "./graph.js";
+import { type Down, networkGraph, NOTHING_DOWN } from "./graph.js";
+import { RouteState } from "./incremental.js";
 
 /** Each member's tables as the intent writes them (only the roles it writes: acquire, forward, receive). */
 export type IntentTables = ReadonlyMap<string, MemberTables>;
 
 /** The rows of the routes intent of `net`, with what is `down` left out of its graph. */
 export function routeTables(net: NetworkSpec, intent: RoutesIntent, down: Down = NOTHING_DOWN): IntentTables {
-  const g = networkGraph(net, intent.costs, down);
-  const field = net.design.dstField;
-  const width = dstWidth(net);
-  const dests = destinations(net, intent, width);
-  const hops = nextHops(g, dests);
-  // In address order, so that a member's routes are too: ./aggregate.ts merges those in one pass.
-  const order = dests.map((_, k) => k).sort((a, b) => compare(dests[a], dests[b]));
+  const r = new NetworkRoutes(net, intent, down);
   const out = new Map<string, MemberTables>();
-  const n = g.keys.length;
   net.members.forEach((m, i) => {
-    if (g.down[i] === 1) return;
+    if (r.state.graph.down[i] !== 1) out.set(m.key, ownTables(m, r.field, r.width, intent, r.forwardRows(i)));
+  });
+  return out;
+}
+
+/** A routed network's state kept between changes (./incremental.ts), and its rows made member by member. */
+export class NetworkRoutes {
+  readonly state: RouteState;
+  readonly field: string;
+  readonly width: number;
+  readonly #net: NetworkSpec;
+  readonly #intent: RoutesIntent;
+  readonly #dests: readonly Destination[];
+  /** Destinations in address order, so that a member's routes are too: ./aggregate.ts merges those in one pass. */
+  readonly #order: readonly number[];
+
+  constructor(net: NetworkSpec, intent: RoutesIntent, down: Down = NOTHING_DOWN) {
+    this.#net = net;
+    this.#intent = intent;
+    this.field = net.design.dstField;
+    this.width = dstWidth(net);
+    this.state = new RouteState(networkGraph(net, intent.costs, down));
+    const dests = (this.#dests = destinations(net, intent, this.width));
+    this.#order = dests.map((_, k) => k).sort((a, b) => compare(dests[a], dests[b]));
+  }
+
+  /** Member i's forward rows toward every destination it has an out-link for, aggregated. */
+  forwardRows(i: number): RowSpec[] {
+    const dests = this.#dests;
+    const n = this.state.graph.keys.length;
     const routes: Route<number | bigint>[] = [];
-    for (const k of order) {
-      const o = hops[k * n + i] ?? -1;
+    for (const k of this.#order) {
       const t = dests[k];
-      if (o >= 0 && t !== undefined) routes.push({ value: t.value, len: t.len, out: o, first: k, last: k, count: 1 });
+      const o = t === undefined ? -1 : (this.state.outs[t.member * n + i] ?? -1);
+      if (o >= 0 && t !== undefined && t.member !== i)
+        routes.push({ value: t.value, len: t.len, out: o, first: k, last: k, count: 1 });
     }
     const label = (r: Route<number | bigint>): string => {
       const [first, last] = [dests[r.first]?.label ?? "?", dests[r.last]?.label ?? "?"];
       return r.count === 1 ? first : `${first}..${last} (${r.count})`;
     };
-    const rows = aggregate(routes, width).map((r) => forwardRow(field, r, label(r), intent));
-    out.set(m.key, ownTables(m, field, width, intent, rows));
-  });
-  return out;
+    return aggregate(routes, this.width).map((r) => forwardRow(this.field, r, label(r), this.#intent));
+  }
+
+  /** Member i's forward table as the intent writes it. */
+  forwardTable(i: number): TableSpec {
+    return { role: "forward", kind: "lpm", rows: this.forwardRows(i), at: this.#intent.at };
+  }
+
+  /** What is down changed: the members whose forward tables changed, by key, with their new tables. */
+  update(down: Down): Map<string, TableSpec> {
+    const out = new Map<string, TableSpec>();
+    for (const i of this.state.update(down)) {
+      const key = this.#net.members[i]?.key;
+      if (key !== undefined) out.set(key, this.forwardTable(i));
+    }
+    return out;
+  }
 }
 
 /** A destination: a member's name or one of its prefixes, with the member's index. */
@@ -69,23 +114,6 @@ function destinations(net: NetworkSpec, intent: RoutesIntent, width: number): De
       label: `${d.key} ${prefixText(net, p)}`,
     })),
   ]);
-}
-
-/** Per destination k and member m, at k·n + m: the out-link m forwards on toward k (−1: none). */
-function nextHops(g: Graph, dests: readonly Destination[]): Int32Array {
-  const n = g.keys.length;
-  const hops = new Int32Array(dests.length * n).fill(-1);
-  let k = 0;
-  while (k < dests.length) {
-    const member = dests[k]?.member ?? 0;
-    const { via } = pathsTo(g, member);
-    for (; k < dests.length && dests[k]?.member === member; k++)
-      for (let m = 0; m < n; m++) {
-        const e = g.edges[via[m] ?? -1];
-        if (e !== undefined) hops[k * n + m] = e.out;
-      }
-  }
-  return hops;
 }
 
 function ownTables(

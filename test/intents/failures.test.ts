@@ -9,6 +9,7 @@
 // - the emulation agrees: a packet from each sampled host to another is
 //   delivered exactly when the analysis says the pair is met.
 //
+// Then the links come back up one by one, checked the same way, and at the end the rows are those of a fresh load.
 // Budgeted by work: RUNS topologies of at most 6 routers, at most 3 failures each.
 
 import fc from "fast-check";
@@ -129,11 +130,18 @@ describe("routes after random link failures", () => {
         engine.onDeliver((member) => void delivered.push(engine.installed.compiled.members[member]?.key ?? "?"));
         try {
           const up = new Set(t.links.map((_, i) => i));
-          for (const f of [-1, ...t.failures]) {
-            const l = t.links[f];
-            if (l !== undefined) {
-              up.delete(f);
-              const w = engine.setDown({ link: `ip.${linkName(l[0], l[1])}` }, true);
+          // Down one after another, then up again in the same order: the state kept between changes both ways.
+          const steps = [
+            -1,
+            ...t.failures.map((f) => ({ f, down: true })),
+            ...t.failures.map((f) => ({ f, down: false })),
+          ];
+          for (const step of steps) {
+            const l = typeof step === "number" ? undefined : t.links[step.f];
+            if (l !== undefined && typeof step !== "number") {
+              if (step.down) up.delete(step.f);
+              else up.add(step.f);
+              const w = engine.setDown({ link: `ip.${linkName(l[0], l[1])}` }, step.down);
               expect(w.rerouted).toBeDefined();
               failures++;
             }
@@ -173,6 +181,10 @@ describe("routes after random link failures", () => {
             });
             expect(delivered.sort()).toEqual(want.sort());
           }
+          // Everything up again: the rows are the ones a fresh load makes.
+          const rows = (c: typeof compiled): string[] =>
+            c.members.flatMap((m) => (m.tables.forward?.rows ?? []).map((r) => `${m.key} ${r.text}`));
+          expect(rows(engine.installed.compiled)).toEqual(rows(compiled));
         } finally {
           engine.stop();
         }

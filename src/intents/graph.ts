@@ -207,7 +207,7 @@ function chooseEdges(g: Graph, dest: number, dist: Float64Array, left: Int32Arra
     via[u] = u === dest || dist[u] === Infinity ? -1 : chooseOne(g, dest, dist, u, (e) => left[e] === 0);
 }
 
-/** The edge `u` forwards on toward `dest`, by the distances (−1: none); `counts(e)`: every receiver of e passes d on. */
+/** The edge `u` forwards on toward `dest`, by the distances (−1: none); `counts(e)`: each receiver of e passes on. */
 export function chooseOne(
   g: Graph,
   dest: number,

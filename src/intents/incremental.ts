@@ -56,7 +56,7 @@ export class RouteState {
     return changed;
   }
 
-  /** Notes the out-links of `members` toward d; returns those that changed. A member with no edge keeps its out-link. */
+  /** Notes the out-links of `members` toward d; returns those that changed. A member with no edge keeps its own. */
   #record(d: number, members: Iterable<number>): number[] {
     const n = this.graph.keys.length;
     const via = this.#via[d];
@@ -151,7 +151,7 @@ export class RouteState {
     return [...again];
   }
 
-  /** What edge e costs its sender toward d: its cost and its farthest receiver's distance, when every receiver counts. */
+  /** What edge e costs its sender toward d: its cost and its farthest receiver's distance, if each receiver counts. */
   #through(d: number, e: number, settled: (x: number) => boolean): number {
     const g = this.graph;
     const edge = g.edges[e];

@@ -118,7 +118,8 @@ function allPairs(t: Topology): string[] {
 }
 
 describe("routes after random link failures", () => {
-  it(`meet every demand the remaining graph can meet, never loop, and the emulation agrees (${RUNS} topologies)`, () => {
+  const title = `meet every demand the remaining graph can meet, never loop, the emulation agrees (${RUNS} topologies)`;
+  it(title, () => {
     let failures = 0;
     fc.assert(
       fc.property(topology, (t) => {

@@ -82,7 +82,8 @@ describe("strata analyze: stated demands", () => {
     expect(r.code).toBe(EXIT_PROBLEM);
     expect(r.stdout).toContain("FAILS Network_satisfies_communication_demands (210 stated pairs)");
     expect(r.stdout).toContain(
-      "ip.h1 must reach ip.h3 (networks.ip.demands[0]), but dst=10.0.1.10 proto=17 ttl=64 is dropped at ip.e1 (forward-drop)",
+      "ip.h1 must reach ip.h3 (networks.ip.demands[0]), but dst=10.0.1.10 proto=17 ttl=64 " +
+        "is dropped at ip.e1 (forward-drop)",
     );
   });
 });
@@ -92,7 +93,12 @@ describe("bad intents on the command line", () => {
     {
       name: "a hand row that contradicts a demand",
       text: "    tables:\n      e1:\n        forward: [ { match: { dst: 10.0.1.10 }, out: drop } ]\n",
-      line: /^strata: .*contradiction\.yaml: 50:20 networks\.ip\.tables\.e1\.forward\[0\]: this hand row drops what networks\.ip\.demands\[0\] asks for \(e1 → h3\) at e1, where the routes intent sends it on out-link 1 \(e1-a1\) \(take the row out, narrow its match, or remove the demand\)\n$/,
+      line: new RegExp(
+        "^strata: .*contradiction\\.yaml: 50:20 networks\\.ip\\.tables\\.e1\\.forward\\[0\\]: " +
+          "this hand row drops what networks\\.ip\\.demands\\[0\\] asks for \\(e1 → h3\\) at e1, " +
+          "where the routes intent sends it on out-link 1 \\(e1-a1\\) " +
+          "\\(take the row out, narrow its match, or remove the demand\\)\n$",
+      ),
     },
   ];
   test.each(CASES)("$name: one strata: line, exit 2", async ({ text, line }) => {

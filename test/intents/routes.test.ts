@@ -197,12 +197,16 @@ describe("hand rows beside the intent's", () => {
     {
       name: "a hand row drops what a demand asks for",
       text: withHand({ r1: { forward: [{ match: { dst: "10.0.2.1" }, out: "drop" }] } }, [{ from: "h1", to: "h2" }]),
-      want: "networks.ip.tables.r1.forward[0]: this hand row drops what networks.ip.demands[0] asks for (h1 → h2) at r1",
+      want:
+        "networks.ip.tables.r1.forward[0]: this hand row drops what networks.ip.demands[0] asks for " +
+        "(h1 → h2) at r1",
     },
     {
       name: "a hand row sends it back, round a loop",
       text: withHand({ r2: { forward: [{ match: { dst: "10.0.2.0/24" }, out: 1 }] } }, [{ from: "h1", to: "h2" }]),
-      want: "networks.ip.tables.r2.forward[0]: this hand row sends what networks.ip.demands[0] asks for (h1 → h2) round a loop back to r1",
+      want:
+        "networks.ip.tables.r2.forward[0]: this hand row sends what networks.ip.demands[0] asks for " +
+        "(h1 → h2) round a loop back to r1",
     },
     {
       name: "a hand table's capacity cannot hold the intent's rows too",
@@ -240,7 +244,9 @@ describe("bad intents: one line each, naming the place and the fix", () => {
     {
       name: "routes on an Ethernet network",
       text: net({ routes: {} }, "ethernet"),
-      want: "networks.ip.routes: routes are for IP networks: ip's header is ethernet (write routes: on an ipv4 or ipv6 network",
+      want:
+        "networks.ip.routes: routes are for IP networks: ip's header is ethernet " +
+        "(write routes: on an ipv4 or ipv6 network",
     },
     {
       name: "a cost for a link that is not there",
@@ -273,7 +279,9 @@ describe("bad intents: one line each, naming the place and the fix", () => {
         routes: {},
         demands: [{ from: "h1", to: "h2" }],
       }),
-      want: "networks.ip.demands[0]: h2 cannot be reached from h1: no path over ip's links leads there through infra members (link h1 to h2's side, or remove the demand)",
+      want:
+        "networks.ip.demands[0]: h2 cannot be reached from h1: no path over ip's links leads there " +
+        "through infra members (link h1 to h2's side, or remove the demand)",
     },
     {
       name: "an unknown key in routes",

@@ -253,7 +253,7 @@ export class Reconciler {
 
   /** Takes a link, member or machine down (or up), by name; a UsageError when the description installed now has no such
    * thing. */
-  setDown(target: Target, down: boolean): Resolved & { readonly rerouted?: RowWrites } {
+  setDown(target: Target, down: boolean, retabled?: () => void): Resolved & { readonly rerouted?: RowWrites } {
     const found = resolveTarget(this.#ledger.compiled, target);
     if ("problem" in found) throw new UsageError(`${found.problem} (${found.fix})`);
     for (const l of found.links) down ? this.#downLinks.add(l) : this.#downLinks.delete(l);
@@ -265,12 +265,15 @@ export class Reconciler {
     const { spec, changed } = this.#rerouter.update(this.#downLinks, this.#downMembers);
     if (changed.length === 0) return { ...found, rerouted: { inserted: 0, modified: 0, deleted: 0 } };
     const patched = this.#withForward(spec, changed);
+    // Routes moved: `retabled` (the engine's trace and listeners) follows the new rows.
     if (patched === undefined) {
       const { inserted, modified, deleted } = this.apply(compile(spec), { rebuild: false });
+      retabled?.();
       return { ...found, rerouted: { inserted, modified, deleted } };
     }
     const written = this.#writeDiff(patched.pairs);
     this.#ledger.retable(patched.next);
+    retabled?.();
     return { ...found, rerouted: written };
   }
 

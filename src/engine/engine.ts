@@ -415,11 +415,7 @@ export class Engine {
 
   setDown(target: Target, down: boolean): Resolved & { readonly rerouted?: RowWrites } {
     this.#betweenOnly("setDown()");
-    const before = this.#rec.ledger.compiled;
-    const found = this.#rec.setDown(target, down);
-    // Routes an intent made moved (src/intents/reroute.ts): the trace and the listeners follow the new rows.
-    if (this.#rec.ledger.compiled !== before) this.#tablesChanged();
-    return found;
+    return this.#rec.setDown(target, down, () => this.#tablesChanged());
   }
 
   /** The trace names rows by the tables in force; the listeners hear of the change. */

@@ -19,6 +19,7 @@ import { p4runtime } from "./p4runtime.js";
 import { pcapRead, pcapngRead } from "./pcap-read.js";
 import { BMV2_SCENARIOS } from "./bmv2.js";
 import { serveReload } from "./serve-reload.js";
+import { intentsFailure, intentsFatTree } from "./intents.js";
 import type { FigureScenario, Scenario } from "./scenario.js";
 
 export const SCENARIOS: readonly (Scenario | FigureScenario)[] = [
@@ -44,4 +45,6 @@ export const SCENARIOS: readonly (Scenario | FigureScenario)[] = [
   analyzeFibUpdate,
   analyzeLeafSpine,
   serveReload,
+  intentsFatTree,
+  intentsFailure,
 ];

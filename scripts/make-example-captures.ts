@@ -21,6 +21,8 @@ function addressBytes(text: string, kind: NameKind, len: number): Uint8Array {
 }
 
 const ETHERNET_LEN = 14;
+/** LINKTYPE_RAW: frames that start with the IP header. */
+const LINKTYPE_RAW = 101;
 const IPV4_CHECKSUM = 10;
 const IPV4_SRC = 12;
 const IPV4_DST = 16;
@@ -49,6 +51,8 @@ export interface ExampleCapture {
   readonly rewrites?: readonly Rewrite[];
   /** Or packets kept as the frame a VXLAN packet carries (their indices). */
   readonly vxlanInner?: readonly number[];
+  /** Written as raw IP (link type 101): the rewritten frames without their Ethernet header, for an IP network. */
+  readonly rawIp?: true;
 }
 
 export const EXAMPLE_CAPTURES: readonly ExampleCapture[] = [
@@ -66,6 +70,23 @@ export const EXAMPLE_CAPTURES: readonly ExampleCapture[] = [
     rewrites: [
       { packet: 1, ethSrc: "02:00:00:00:0b:02", ethDst: "02:00:00:00:0b:fe", ipSrc: "10.0.2.2", ipDst: "10.0.1.1" },
     ],
+  },
+  // routed-fat-tree: the same DNS query from h1 to h8 (across the core) and h8's answer, each sent by the host itself.
+  {
+    file: "example-fat-tree-h1.pcap",
+    from: "dns_udp.pcap",
+    rewrites: [
+      { packet: 0, ethSrc: "02:00:00:00:01:08", ethDst: "02:00:00:00:00:04", ipSrc: "10.0.1.8", ipDst: "10.0.1.15" },
+    ],
+    rawIp: true,
+  },
+  {
+    file: "example-fat-tree-h8.pcap",
+    from: "dns_udp.pcap",
+    rewrites: [
+      { packet: 1, ethSrc: "02:00:00:00:01:0f", ethDst: "02:00:00:00:00:07", ipSrc: "10.0.1.15", ipDst: "10.0.1.8" },
+    ],
+    rawIp: true,
   },
   // vxlan: what the tenant host 00:16:3e:37:f6:04 sent through its VTEP in tcpdump's vxlan.pcap (ARP reply, pings).
   { file: "example-vxlan-vm3.pcap", from: "vxlan.pcap", vxlanInner: [0, 2, 4, 6, 8] },
@@ -122,7 +143,11 @@ export function vxlanInnerFrame(frame: Uint8Array): Uint8Array {
 export function makeExampleCapture(c: ExampleCapture, realDir: string): Uint8Array {
   const source = openCaptureBytes(readFileSync(`${realDir}/${c.from}`), c.from);
   const sink = new MemoryByteSink();
-  const out = new PcapWriter(sink, { linkType: 1, nanosecond: false, snapLen: 65535 });
+  const out = new PcapWriter(sink, {
+    linkType: c.rawIp === true ? LINKTYPE_RAW : 1,
+    nanosecond: false,
+    snapLen: 65535,
+  });
   let index = 0;
   for (const batch of source.batches()) {
     for (let i = 0; i < batch.count; i++, index++) {
@@ -136,8 +161,9 @@ export function makeExampleCapture(c: ExampleCapture, realDir: string): Uint8Arr
             ? vxlanInnerFrame(captured)
             : undefined;
       if (frame === undefined) continue;
-      const origLen = (batch.origLen[i] ?? captured.length) - (captured.length - frame.length);
-      out.write(frame, 0, frame.length, origLen, batch.tsSec[i] ?? 0, batch.tsNsec[i] ?? 0);
+      const ip = c.rawIp === true ? frame.subarray(ETHERNET_LEN) : frame;
+      const origLen = (batch.origLen[i] ?? captured.length) - (captured.length - ip.length);
+      out.write(ip, 0, ip.length, origLen, batch.tsSec[i] ?? 0, batch.tsNsec[i] ?? 0);
     }
   }
   out.close();

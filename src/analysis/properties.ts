@@ -3,7 +3,7 @@
 //   No_routing_loops                        seed §2.7: no class comes back to a link
 //   Fully_reachable                         every member reaches every other
 //   Only_unicast_forwarding                 no forward row that wins replicates
-//   Network_satisfies_communication_demands §3.4: what a member sends and another receives gets there
+//   Network_satisfies_communication_demands §3.4: what a member sends and another receives gets there (+ demands:)
 //   Only_authentic_traffic_delivered        §3.4: what is delivered carries its sender's name as source
 //   Effective_reachability_is_symmetric     §3.4: whoever is reached effectively reaches back
 //   Underlay_satisfies_layering_demands     §5.2.3: each session that implements an overlay link carries it
@@ -34,6 +34,7 @@ import {
 } from "./traffic.js";
 import { type Step, Walker } from "./walk.js";
 import { Words } from "./words.js";
+import { demandsNote, statedDemands } from "./demands.js";
 
 export interface PropertyResult {
   /** The model's name for it. */
@@ -299,9 +300,10 @@ export function mishapText(w: Words, x: Mishap | Delivery): string {
 }
 
 function communicationDemands(a: Analysis, c: Component, traffic: TrafficRelation, w: Words): PropertyResult {
-  if (traffic.sessions.length === 0)
+  const stated = statedDemands(a, c, w);
+  if (traffic.sessions.length === 0 && stated === undefined)
     return result("Network_satisfies_communication_demands", [], "no send rows: no demands");
-  const lines: string[] = [];
+  const lines: string[] = [...(stated?.lines ?? [])];
   for (const s of traffic.sessions) {
     const sender = a.member(s.member);
     for (const atom of s.atoms) {
@@ -320,7 +322,8 @@ function communicationDemands(a: Analysis, c: Component, traffic: TrafficRelatio
       }
     }
   }
-  return result("Network_satisfies_communication_demands", lines);
+  const note = demandsNote(stated, traffic.sessions.length);
+  return partial(result("Network_satisfies_communication_demands", lines, note), stated?.complete !== false);
 }
 
 function authentic(a: Analysis, c: Component, traffic: TrafficRelation, w: Words): PropertyResult {

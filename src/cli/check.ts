@@ -21,6 +21,7 @@ import { TABLE_ROLES, type TableRole } from "../wasm/abi.js";
 import type { Io } from "./io.js";
 import { analysisBudget, type BudgetFlags, classesMade, stopReason } from "./analysis-budget.js";
 import { EXIT_BAD_INPUT, EXIT_OK } from "./exit-codes.js";
+import { formatRows, type ListedRow, listRows } from "./check-rows.js";
 
 export interface NetworkSummary {
   readonly name: string;
@@ -42,6 +43,8 @@ export interface CheckReport {
   readonly warnings: readonly Warning[];
   /** The analysis was cut short by its budget: how far it got, and the flag that runs it in full. */
   readonly analysisCut?: string;
+  /** --rows: every compiled row with where it came from. */
+  readonly rows?: readonly ListedRow[];
 }
 
 /** A property of the analysis that fails: a warning, not an error (the description is valid). */
@@ -59,6 +62,7 @@ export function runCheck(
   io: Io,
   previousFile?: string,
   analysis: BudgetFlags | false = CHECK_LIMITS,
+  rows = false,
 ): number {
   let spec: Spec;
   let compiled: CompiledSpec;
@@ -76,8 +80,13 @@ export function runCheck(
     if (json) io.stdout.write(`${JSON.stringify(errorReport(at, err))}\n`);
     return EXIT_BAD_INPUT;
   }
-  const report = { ...summarize(spec), ...(analysis === false ? {} : warningsOf(compiled, analysis, io)) };
+  const report = {
+    ...summarize(spec),
+    ...(analysis === false ? {} : warningsOf(compiled, analysis, io)),
+    ...(rows ? { rows: listRows(compiled) } : {}),
+  };
   io.stdout.write(json ? `${JSON.stringify(report)}\n` : formatReport(report));
+  if (!json && report.rows !== undefined) io.stdout.write(formatRows(report.rows));
   return EXIT_OK;
 }
 

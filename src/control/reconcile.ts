@@ -20,7 +20,7 @@
 // changes, by name, until they are brought up.
 
 import { SpecError, SpecIssue } from "../description/problems.js";
-import type { SourceRef } from "../description/types.js";
+import type { SourceRef, Spec } from "../description/types.js";
 import { UsageError } from "../errors.js";
 import { TABLE_ROLES, type TableRole } from "../wasm/abi.js";
 import type { DataPlane } from "../wasm/module.js";
@@ -32,6 +32,9 @@ import { entryKey, type Ledger, type LedgerEntry, sameAction } from "./ledger.js
 import { keepNumbering } from "./numbering.js";
 import { type Resolved, resolveTarget, type Target } from "./targets.js";
 import { topologyChanges } from "./topology-changes.js";
+import { compile } from "./compile.js";
+import { Rerouter, type Rerouted } from "../intents/reroute.js";
+import { compileHeaderTable } from "./header-table.js";
 
 export { type Resolved, resolveTarget, type Target } from "./targets.js";
 export { topologyChanges } from "./topology-changes.js";
@@ -49,6 +52,13 @@ export interface Change {
   readonly rebuilt: boolean;
   /** What changed in the topology, in words ("member ip.h3 added"); empty when it stayed. */
   readonly topology: readonly string[];
+}
+
+/** Rows written: what a reroute after a link or member went down or came up wrote (only the rows that changed). */
+export interface RowWrites {
+  readonly inserted: number;
+  readonly modified: number;
+  readonly deleted: number;
 }
 
 /** A change that changed no table (a link or member down or up). */
@@ -82,6 +92,8 @@ export class Reconciler {
   #nextId: number;
   readonly #downLinks = new Set<string>();
   readonly #downMembers = new Set<string>();
+  /** The routes intents' state, of the description installed (made again when another is). */
+  #rerouter: Rerouter | undefined;
 
   private constructor(
     dp: DataPlane,
@@ -241,13 +253,71 @@ export class Reconciler {
 
   /** Takes a link, member or machine down (or up), by name; a UsageError when the description installed now has no such
    * thing. */
-  setDown(target: Target, down: boolean): Resolved {
+  setDown(target: Target, down: boolean, retabled?: () => void): Resolved & { readonly rerouted?: RowWrites } {
     const found = resolveTarget(this.#ledger.compiled, target);
     if ("problem" in found) throw new UsageError(`${found.problem} (${found.fix})`);
     for (const l of found.links) down ? this.#downLinks.add(l) : this.#downLinks.delete(l);
     for (const m of found.members) down ? this.#downMembers.add(m) : this.#downMembers.delete(m);
     this.#applyDown();
-    return found;
+    // Routes an intent made go round what is down: the rows that change, and only those, are written.
+    if (this.#rerouter?.spec !== this.#ledger.compiled.spec) this.#rerouter = Rerouter.of(this.#ledger.compiled.spec);
+    if (this.#rerouter === undefined) return found;
+    const { spec, changed } = this.#rerouter.update(this.#downLinks, this.#downMembers);
+    if (changed.length === 0) return { ...found, rerouted: { inserted: 0, modified: 0, deleted: 0 } };
+    const patched = this.#withForward(spec, changed);
+    // Routes moved: `retabled` (the engine's trace and listeners) follows the new rows.
+    if (patched === undefined) {
+      const { inserted, modified, deleted } = this.apply(compile(spec), { rebuild: false });
+      retabled?.();
+      return { ...found, rerouted: { inserted, modified, deleted } };
+    }
+    const written = this.#writeDiff(patched.pairs);
+    this.#ledger.retable(patched.next);
+    retabled?.();
+    return { ...found, rerouted: written };
+  }
+
+  /**
+   * The installed description with the members' forward tables `changed` compiled again in place (same ids), and the
+   * pairs to diff; undefined when one cannot be (a table it lacks, or another layout: then the whole is reconciled).
+   */
+  #withForward(
+    spec: Spec,
+    changed: readonly Rerouted[],
+  ): { next: CompiledSpec; pairs: { old: CompiledTable; next: CompiledTable }[] } | undefined {
+    const c = this.#ledger.compiled;
+    const networks = c.networks.map((n, i) => {
+      const now = spec.networks[i];
+      return now === undefined || now === n.spec ? n : { ...n, spec: now };
+    });
+    const byName = new Map(c.members.map((m) => [m.qualified, m]));
+    const position = new Map(c.tables.map((t, i) => [t, i]));
+    const members = [...c.members];
+    const tables = [...c.tables];
+    const pairs: { old: CompiledTable; next: CompiledTable }[] = [];
+    const problems: SpecIssue[] = [];
+    for (const r of changed) {
+      const m = byName.get(`${r.network}.${r.member}`);
+      const old = m?.tables.forward;
+      const net = m === undefined ? undefined : networks[m.network];
+      const at = old === undefined ? undefined : position.get(old);
+      if (m === undefined || old === undefined || net === undefined || at === undefined) return undefined;
+      const next = compileHeaderTable(
+        old.id,
+        m.index,
+        net,
+        r.forward,
+        () => -1,
+        () => -1,
+        problems,
+      );
+      if (problems.length > 0) throw new SpecError(problems);
+      if (!sameLayout(old, next)) return undefined;
+      members[m.index] = { ...m, tables: { ...m.tables, forward: next } };
+      tables[at] = next;
+      pairs.push({ old, next });
+    }
+    return { next: { ...c, spec, networks, members, tables }, pairs };
   }
 
   /** Writes the down flags of every link and member of the installed description. */

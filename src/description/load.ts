@@ -8,6 +8,7 @@
 // one network's members in another's links.
 
 import { excerpt } from "../errors.js";
+import { expandIntents } from "../intents/expand.js";
 import { designNamed, DESIGNS } from "../wire/designs.js";
 import type { NetworkContext } from "./context.js";
 import { type Path, Problems } from "./problems.js";
@@ -159,7 +160,10 @@ function readNetworks(
     checkLayering(problems, networks, receivesOn);
     checkSharedRows(problems, networks, known);
   }
-  return { networks, allocation: { links, sessions: sessions.list } };
+  return {
+    networks: expandIntents(problems, raw.networks, networks, known),
+    allocation: { links, sessions: sessions.list },
+  };
 }
 
 /**

@@ -16,6 +16,25 @@ export interface RawNetwork {
   readonly links?: readonly RawLink[];
   readonly nonlocal?: readonly string[];
   readonly tables?: Readonly<Record<string, RawMemberTables>>;
+  /** Intent (src/intents/routes.ts): shortest-path forwarding compiled to rows. */
+  readonly routes?: RawRoutes;
+  /** Intent (src/intents/demands.ts): who must reach whom. */
+  readonly demands?: readonly RawDemand[];
+}
+
+export interface RawRoutes {
+  /** Link name → cost (default 1). */
+  readonly costs?: Readonly<Record<string, number>>;
+  /** Member key → prefixes it owns besides its name (routed to it, delivered there). */
+  readonly prefixes?: Readonly<Record<string, readonly string[]>>;
+}
+
+/** Members: a key, a list of keys, or "*" (every member of the network). */
+export type RawMemberSet = string | readonly string[];
+
+export interface RawDemand {
+  readonly from: RawMemberSet;
+  readonly to: RawMemberSet;
 }
 
 export interface RawMember {

@@ -34,6 +34,8 @@ export interface NetworkSpec {
   /** Tables by member key; a member with no entry has no rows (and default transmit rows). */
   readonly tables: ReadonlyMap<string, MemberTables>;
   readonly at: SourceRef;
+  /** The network's intents (`routes:`, `demands:`), when it has any; their rows are in `tables`. */
+  readonly intents?: NetworkIntents;
 }
 
 export interface MemberSpec {
@@ -131,6 +133,40 @@ export interface RowSpec {
   /** send: the row's name, by which transmit rows of overlays name the session (`via: { session: lanA.NAME }`). */
   readonly name?: string;
   readonly action: Action;
+  readonly at: SourceRef;
+  /** The intent that made the row (src/intents/); undefined for a row written by hand. */
+  readonly intent?: Provenance;
+}
+
+/** Where an intent's row came from: the intent (its place in the description) and what the row is for. */
+export interface Provenance {
+  readonly intent: "routes";
+  /** The destination the row leads to: a member key, or a prefix a member owns ("r 10.9.0.0/16"). */
+  readonly destination: string;
+  /** The intent's place (`networks.ip.routes`). */
+  readonly at: SourceRef;
+}
+
+/** A network's intents as read (src/intents/): what updates recompute and the analysis checks. */
+export interface NetworkIntents {
+  readonly routes?: RoutesIntent;
+  readonly demands: readonly Demand[];
+  /** The tables as written by hand, before the intents' rows joined them (what a recomputation merges into). */
+  readonly hand: ReadonlyMap<string, MemberTables>;
+}
+
+export interface RoutesIntent {
+  /** Link name → cost (default 1). */
+  readonly costs: ReadonlyMap<string, number>;
+  /** Member key → the prefixes it owns besides its name. */
+  readonly prefixes: ReadonlyMap<string, readonly { readonly value: bigint; readonly len: number }[]>;
+  readonly at: SourceRef;
+}
+
+/** One pair a `demands:` entry asks for: `from` must reach `to` (member keys). */
+export interface Demand {
+  readonly from: string;
+  readonly to: string;
   readonly at: SourceRef;
 }
 

@@ -21,7 +21,7 @@ import type { CompiledSpec } from "../control/compiled.js";
 import type { ResolvedEndpoint } from "../control/endpoints.js";
 import type { Injection, Installed } from "../control/install.js";
 import type { Ledger, Writer } from "../control/ledger.js";
-import { type Change, Reconciler, type Resolved, type Target } from "../control/reconcile.js";
+import { type Change, Reconciler, type Resolved, type RowWrites, type Target } from "../control/reconcile.js";
 import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
 import { INJECT_KINDS } from "../wasm/abi.js";
 import { DataPlane } from "../wasm/module.js";
@@ -413,9 +413,9 @@ export class Engine {
     return { links: this.#rec.downLinks, members: this.#rec.downMembers };
   }
 
-  setDown(target: Target, down: boolean): Resolved {
+  setDown(target: Target, down: boolean): Resolved & { readonly rerouted?: RowWrites } {
     this.#betweenOnly("setDown()");
-    return this.#rec.setDown(target, down);
+    return this.#rec.setDown(target, down, () => this.#tablesChanged());
   }
 
   /** The trace names rows by the tables in force; the listeners hear of the change. */

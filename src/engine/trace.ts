@@ -8,6 +8,7 @@ import { tsNs } from "../pcap/index.js";
 import { excerpt } from "../errors.js";
 import { fail, ok, type Result } from "../description/notation.js";
 import type { TraceLines } from "./trace-file.js";
+import { intentText } from "../intents/provenance.js";
 
 /** One step of a packet's path, as written to trace.jsonl. */
 export interface TraceStep {
@@ -49,6 +50,12 @@ const STEP_DETAILS: Readonly<Record<string, Readonly<Record<string, Detail>>>> =
   pop: { member: "name", machine: "name", to: "ident", bytes: "count" },
   handoff: { from: "name", to: "name", machine: "name", at: "text", session: "ident", in: "ident" },
 };
+
+/** A lookup's `intent`: the intent that made the row it hit, when one did (written only then). */
+function intentOf(table: CompiledTable | undefined, row: number | undefined): { intent?: string } {
+  const text = table === undefined || row === undefined ? undefined : intentText(table, row);
+  return text === undefined ? {} : { intent: text };
+}
 
 const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 
@@ -95,6 +102,8 @@ export function checkTraceLine(value: unknown): Result<TraceLine> {
       if (!DETAIL_IS[kind].test(step[key]))
         return fail(`${at}.${key} must be ${DETAIL_IS[kind].what}, got ${got(step[key])}`);
     }
+    if (Object.hasOwn(step, "intent") && typeof step["intent"] !== "string")
+      return fail(`${at}.intent must be a string, got ${got(step["intent"])}`);
   }
   return ok(value as unknown as TraceLine);
 }
@@ -330,6 +339,7 @@ export class TraceWriter {
           row: row === undefined ? null : row.row < 0 ? "default" : row.row,
           rule: row?.text ?? null,
           action: e.row < 0 ? "miss" : (ACTIONS[e.action] ?? "none"),
+          ...intentOf(table, row?.row),
         };
       }
       default:

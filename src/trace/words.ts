@@ -82,7 +82,8 @@ export function describe(s: TraceStep): string {
       const key = s.step === "transmit" ? "out" : s.step === "send" ? "session" : "in";
       const via = s[key] === null || s[key] === undefined ? "" : `${key} ${s[key]}`;
       const row = s.row === null ? "no row matches" : `row ${s.row}: ${s.rule}`;
-      return `${pad(s.step)}${s.member}  ${via.padEnd(8)} ${row}`;
+      const intent = typeof s["intent"] === "string" ? `  (${s["intent"]})` : "";
+      return `${pad(s.step)}${s.member}  ${via.padEnd(8)} ${row}${intent}`;
     }
   }
 }

@@ -11,6 +11,7 @@ export function registerCheck(program: Command, ctx: CommandContext): void {
     .description("validate a network description and print a summary")
     .argument("<spec>", "network description (YAML or JSON)")
     .option("--json", "print the summary (or the errors) as one JSON object")
+    .option("--rows", "list every compiled row with where it came from: the intent that made it, or its place by hand")
     .option(
       "--previous <spec>",
       "an earlier version of the description, as if installed: identifiers " +
@@ -40,10 +41,18 @@ export function registerCheck(program: Command, ctx: CommandContext): void {
     .action(
       async (
         file: string,
-        opts: { json?: boolean; previous?: string; analyze: boolean; maxClasses: number; timeLimit: number },
+        opts: {
+          json?: boolean;
+          rows?: boolean;
+          previous?: string;
+          analyze: boolean;
+          maxClasses: number;
+          timeLimit: number;
+        },
       ) => {
         const { runCheck } = await import("../check.js");
-        ctx.exitCode = runCheck(file, opts.json === true, ctx.io, opts.previous, opts.analyze ? opts : false);
+        const analysis = opts.analyze ? opts : false;
+        ctx.exitCode = runCheck(file, opts.json === true, ctx.io, opts.previous, analysis, opts.rows === true);
       },
     );
 }

@@ -2,13 +2,15 @@
 // patterns' diagram (made at once, or for a large prefix trie when first asked
 // for), its hop-limit values and its priority (first written wins; in an LPM
 // table the longest prefix first); and which rows of two versions of a table
-// are the same (a reload keeps what it can).
+// are the same (a reload keeps what it can); a row put in its place by priority;
+// and whether a prefix trie's rows already cut the classes (a fabric's twins).
 
 import type { Action, RowSpec } from "../description/types.js";
 import { headerDesign } from "../model/headers.js";
 import { prefixLen } from "../model/rows.js";
-import type { IndexedRow } from "./behaviours.js";
+import { actionKey, type IndexedRow } from "./behaviours.js";
 import type { HeaderSpace } from "./header-space.js";
+import { patternKey } from "./pattern-nodes.js";
 
 /** A row as the analysis reads it, its patterns' diagram made at once or when first asked for. */
 export class Row implements IndexedRow {
@@ -111,4 +113,31 @@ export function lcs(a: readonly string[], b: readonly string[]): { a: Set<number
     }
   }
   return { a: keepA, b: keepB };
+}
+
+/** `r` into a list by priority: at the end when it comes last, as rows indexed in order mostly do. */
+export function inPlace(list: IndexedRow[], r: IndexedRow): void {
+  let k = list.length;
+  while (k > 0 && (list[k - 1]?.prio ?? 0) > r.prio) k--;
+  list.splice(k, 0, r);
+}
+
+/** Per space, the prefix tries whose behaviours cut its classes before it was built, by their rows: a table with the
+ * same rows (every spine of a fabric) cuts nothing more, and its cut would make the class diagram again. */
+const cutTries = new WeakMap<HeaderSpace, Set<string>>();
+
+/** Whether no table of `space` with the same rows, in force (`active`) or not, was cut by its trie before; the first
+ * one asking is noted as cut. */
+export function firstOfItsRows(space: HeaderSpace, rows: readonly IndexedRow[], active: readonly boolean[]): boolean {
+  const key = rows
+    .map((r, i) => {
+      const match = [...r.row.match].map(([f, p]) => `${f}=${patternKey(p)}`).join(",");
+      return `${String(active[i])} ${r.prio} ${String(r.row.in)} ${match} ${actionKey(r.row.action)}`;
+    })
+    .join("\n");
+  let keys = cutTries.get(space);
+  if (keys === undefined) cutTries.set(space, (keys = new Set()));
+  if (keys.has(key)) return false;
+  keys.add(key);
+  return true;
 }

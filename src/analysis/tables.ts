@@ -22,9 +22,8 @@ import { FALSE, TRUE } from "./bdd.js";
 import { actionKey, Behaviours, type IndexedRow } from "./behaviours.js";
 import type { OtherRow } from "./entry-rows.js";
 import type { HeaderSpace } from "./header-space.js";
-import { patternKey } from "./pattern-nodes.js";
 import { PrefixTrie } from "./prefix-trie.js";
-import { indexRow, lcs, Row, withAction } from "./table-rows.js";
+import { firstOfItsRows, indexRow, inPlace, lcs, Row, withAction } from "./table-rows.js";
 
 export type { IndexedRow } from "./behaviours.js";
 
@@ -45,24 +44,12 @@ const AFFECTED_STEPS = 1 << 18;
 
 const NO_ROWS: readonly IndexedRow[] = [];
 
-/** Per space, the prefix tries whose behaviours cut its classes before it was built, by their rows
- * (#firstOfItsRows): a table with the same rows (every spine of a fabric) cuts nothing more, and its cut would make the
- * class diagram again. */
-const cutTries = new WeakMap<HeaderSpace, Set<string>>();
-
 /**
  * Rows of a table held as a prefix trie up to which their patterns' diagrams are made at once, as every other table's
  * are: they are what a class is said by (./class-words.ts). A larger trie's are made when asked for (a FIB's 10^5
  * prefixes would be most of the diagram, and words from them too many to read).
  */
 const EAGER_PATTERNS = 4096;
-
-/** `r` into a list by priority: at the end when it comes last, as rows indexed in order mostly do. */
-function inPlace(list: IndexedRow[], r: IndexedRow): void {
-  let k = list.length;
-  while (k > 0 && (list[k - 1]?.prio ?? 0) > r.prio) k--;
-  list.splice(k, 0, r);
-}
 
 export class TableIndex {
   readonly space: HeaderSpace;
@@ -133,7 +120,7 @@ export class TableIndex {
     if (trie !== undefined) {
       this.#behaviours = behaviours;
       // A table write cuts the classes where its rows change (setActive): the twin's cut holds until then.
-      if (!this.space.built && !this.#firstOfItsRows()) return;
+      if (!this.space.built && !firstOfItsRows(this.space, this.#rows, this.#active)) return;
       // Bottom-up from the trie, a node per trie node at most: not a trial, as it cannot outgrow the rows' prefixes.
       behaviours.buildFrom((b, leaves) => trie.diagram(b, leaves));
       return;
@@ -149,21 +136,6 @@ export class TableIndex {
     this.space.tablesByRows++;
     const space = this.space;
     this.#rows = this.#rows.map((r) => new Row(space, r.index, r.row, space.predicate(r.row.match), r.hops, r.prio));
-  }
-
-  /** Whether no table of the space with the same rows, in force or not, was cut by its trie before (cutTries). */
-  #firstOfItsRows(): boolean {
-    const key = this.#rows
-      .map((r, i) => {
-        const match = [...r.row.match].map(([f, p]) => `${f}=${patternKey(p)}`).join(",");
-        return `${String(this.#active[i])} ${r.prio} ${String(r.row.in)} ${match} ${actionKey(r.row.action)}`;
-      })
-      .join("\n");
-    let keys = cutTries.get(this.space);
-    if (keys === undefined) cutTries.set(this.space, (keys = new Set()));
-    if (keys.has(key)) return false;
-    keys.add(key);
-    return true;
   }
 
   /** Fills the per-class lists (the header space must be built). */

@@ -33,6 +33,8 @@ export {
   type EmulationOptions,
   type Exit,
   type Injected,
+  type LinkChange,
+  type LinkEvents,
   type Outcome,
   replay,
   type ReplayOptions,

@@ -15,6 +15,7 @@ import type { Spec } from "../description/types.js";
 import { Engine } from "../engine/engine.js";
 import type { Summary } from "../engine/summary.js";
 import { Replay } from "../run/replay.js";
+import { UsageError } from "../errors.js";
 import { DROP_REASONS, type DropReason } from "../wasm/abi.js";
 import { type Description, readDescription, type TableRole, toYaml } from "./description.js";
 import type { Device, PacketIn, PacketOut } from "./device.js";
@@ -57,6 +58,22 @@ export interface EmulationEvents {
   exit: [Exit];
   /** A delivery to a member whose deliveries are packet-ins (EmulationOptions.packetIns). */
   packetIn: [PacketIn];
+  /** Links taken down by setLink(). */
+  linkDown: [LinkChange];
+  /** Links brought back up by setLink(). */
+  linkUp: [LinkChange];
+}
+
+/** Links that went down or came up: each named "NETWORK.NAME", as its recording links/NETWORK.NAME.pcap is. */
+export interface LinkChange {
+  readonly links: readonly string[];
+  readonly up: boolean;
+}
+
+/** Where a controller hears of links going down and up: an Emulation, or whatever its caller tells it through. */
+export interface LinkEvents {
+  /** Calls `listener` for every change; returns the unsubscribe. */
+  onLinkChange(listener: (change: LinkChange) => void): () => void;
 }
 
 /** A packet to inject: where it enters (an endpoint of `strata run --in`), its bytes, and its capture time. */
@@ -91,7 +108,7 @@ const memberName = (c: CompiledSpec, index: number): string => {
   return m === undefined ? "" : `${c.networks[m.network]?.name ?? ""}:${m.key}`;
 };
 
-export class Emulation extends EventEmitter<EmulationEvents> implements Device {
+export class Emulation extends EventEmitter<EmulationEvents> implements Device, LinkEvents {
   readonly description: Description;
   readonly #engine: Engine;
   readonly #book: TableBook;
@@ -231,6 +248,36 @@ export class Emulation extends EventEmitter<EmulationEvents> implements Device {
 
   async packetOut(packets: PacketOut | readonly PacketOut[]): Promise<void> {
     await this.injectMany(Array.isArray(packets) ? (packets as readonly PacketOut[]) : [packets as PacketOut]);
+  }
+
+  /**
+   * Takes a link down (`up` false) or brings it back, as `strata serve`'s `down`/`up` do: `link` is "NETWORK:MEMBER.ID"
+   * (the links on that member's link) or a link's name; packets sent on a link that is down are dropped. Resolves with
+   * the links changed, told as a `linkDown` or `linkUp` event too; a RangeError for a link the description has not.
+   * (Rows a description's `routes:` made go round it, as with `strata serve`; rows written through write() stay.)
+   */
+  setLink(link: string, up: boolean): Promise<LinkChange> {
+    return this.#engine.between(() => {
+      let links: readonly string[];
+      try {
+        links = this.#engine.setDown({ link }, !up).links;
+      } catch (err) {
+        if (err instanceof UsageError) throw new RangeError(`setLink: ${err.message}`);
+        throw err;
+      }
+      const change: LinkChange = { links, up };
+      this.emit(up ? "linkUp" : "linkDown", change);
+      return change;
+    });
+  }
+
+  onLinkChange(listener: (change: LinkChange) => void): () => void {
+    this.on("linkDown", listener);
+    this.on("linkUp", listener);
+    return () => {
+      this.off("linkDown", listener);
+      this.off("linkUp", listener);
+    };
   }
 
   /** What ran so far, counted by the data plane: packets, links, deliveries, drops, and each description row's hits. */

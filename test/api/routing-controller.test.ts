@@ -1,0 +1,193 @@
+// The routing controller (example-controllers/routing.ts) runs the same on both Devices: an Emulation in process and a
+// P4RuntimeDevice on strata's own P4Runtime server, on a ring of four routers r1-r2-r3-r4-r1 with a host each
+// (example-controllers/routing.yaml, whose routers know only their own host). The controller writes every route;
+// packets between hosts are delivered; then the link r1-r2 goes down — really, in the emulation (setLink), whose
+// event the emulation's controller hears and the test passes on to the P4Runtime one (a P4Runtime device has no link
+// state) — and the controllers rewrite only the routes that moved: packets go round the other way, crossing the
+// routers the worked table below says, on both devices, whose rows read back the same.
+
+import { afterEach, describe, expect, test } from "vitest";
+import { routing } from "../../example-controllers/routing.js";
+import {
+  type Device,
+  Emulation,
+  type LinkChange,
+  type LinkEvents,
+  P4RuntimeDevice,
+  type PacketIn,
+  readDescription,
+} from "../../src/index.js";
+import { until } from "../helpers/wait.js";
+import { serve } from "./p4runtime-server.js";
+
+const RING = "example-controllers/routing.yaml";
+const R1_R2 = "ip.r1.2-r2.1";
+const TTL = 64;
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c();
+});
+
+const host = (n: number): number[] => [10, 0, n, 1];
+
+/** An IPv4 packet from host n to host m (protocol 253, for experiments), 40 bytes, its header checksum right. */
+function packet(from: number, to: number): Uint8Array {
+  const p = new Uint8Array(40);
+  p.set([0x45, 0, 0, 40, 0, 1, 0, 0, TTL, 253, 0, 0, ...host(from), ...host(to)]);
+  let sum = 0;
+  for (let i = 0; i < 20; i += 2) sum += ((p[i] ?? 0) << 8) | (p[i + 1] ?? 0);
+  while (sum > 0xffff) sum = (sum & 0xffff) + (sum >> 16);
+  p[10] = (~sum >> 8) & 0xff;
+  p[11] = ~sum & 0xff;
+  return p;
+}
+
+// Routers crossed (each lowers the TTL by one) from host to host, worked by hand on the ring: shortest paths, the lower
+// port on a tie (r1's 1 goes to r4, its 2 to r2; each router's 1 is towards r(n-1), 2 towards r(n+1), 3 its host).
+const pairs: { from: number; to: number; before: number; after: number }[] = [
+  { from: 1, to: 2, before: 2, after: 4 }, // r1 r2, then round: r1 r4 r3 r2
+  { from: 2, to: 1, before: 2, after: 4 },
+  { from: 1, to: 3, before: 3, after: 3 }, // r1 r4 r3 both times (the tie went to port 1)
+  { from: 3, to: 1, before: 3, after: 3 }, // r3 r2 r1, then r3 r4 r1
+  { from: 2, to: 4, before: 3, after: 3 }, // r2 r1 r4, then r2 r3 r4
+  { from: 4, to: 2, before: 3, after: 3 },
+  { from: 3, to: 4, before: 2, after: 2 },
+];
+
+// Each router's routes once r1-r2 is down (the line r2 r3 r4 r1), by hand: member → port.
+const after: Record<string, Record<string, number>> = {
+  r1: { r2: 1, h2: 1, r3: 1, h3: 1, r4: 1, h4: 1 },
+  r2: { r1: 2, h1: 2, r3: 2, h3: 2, r4: 2, h4: 2 },
+  r3: { r2: 1, h2: 1, r1: 2, h1: 2, r4: 2, h4: 2 },
+  r4: { r3: 1, h3: 1, r1: 2, h1: 2, r2: 1, h2: 1 },
+};
+
+/** A LinkEvents the caller tells: how a controller of a P4Runtime device hears of links. */
+function told(): LinkEvents & { tell(change: LinkChange): void } {
+  const listeners = new Set<(c: LinkChange) => void>();
+  return {
+    onLinkChange: (l) => (listeners.add(l), () => void listeners.delete(l)),
+    tell: (c) => listeners.forEach((l) => l(c)),
+  };
+}
+
+/** Sends a packet from host n to host m; resolves with the routers it crossed (its TTL spent), once it is delivered. */
+async function crossed(device: Device, from: number, to: number): Promise<number> {
+  const got: PacketIn[] = [];
+  const off = device.onPacketIn((p) => {
+    if (p.member === `ip:h${to}`) got.push(p);
+  });
+  try {
+    await device.packetOut({ at: `ip:h${from}`, data: packet(from, to) });
+    await until(
+      () => got.length > 0,
+      () => `h${from} → h${to}: not delivered`,
+    );
+    return TTL - (got[0]?.data[8] ?? TTL);
+  } finally {
+    off();
+  }
+}
+
+async function forwardRows(device: Device, router: string): Promise<string[]> {
+  return (await device.read(`ip:${router}`, "forward")).filter((e) => e.by === "api").map((e) => e.text);
+}
+
+describe("the routing controller on an Emulation and on a P4RuntimeDevice", () => {
+  test("writes every route, then only those a failed link moves; packets go round it", async () => {
+    const em = Emulation.load(RING);
+    closers.push(() => em.close());
+    const server = await serve(RING);
+    closers.push(() => server.close());
+    const p4 = await P4RuntimeDevice.connect(RING, { address: server.address });
+    closers.push(() => p4.close());
+    const p4Links = told();
+    em.onLinkChange((c) => p4Links.tell(c)); // the caller passes on what the emulation tells
+    const description = readDescription(RING);
+    const devices: { name: string; device: Device; ctl: Awaited<ReturnType<typeof routing>> }[] = [
+      { name: "emulation", device: em, ctl: await routing(em, description, "ip", em) },
+      { name: "p4runtime", device: p4, ctl: await routing(p4, description, "ip", p4Links) },
+    ];
+    const hops = async (which: "before" | "after") => {
+      const out: Record<string, Record<string, number>> = {};
+      for (const { name, device } of devices)
+        for (const { from, to } of pairs) (out[`h${from} → h${to}`] ??= {})[name] = await crossed(device, from, to);
+      return out;
+    };
+    const want = (which: "before" | "after") =>
+      Object.fromEntries(pairs.map((p) => [`h${p.from} → h${p.to}`, { emulation: p[which], p4runtime: p[which] }]));
+
+    expect(await hops("before")).toEqual(want("before"));
+
+    const change = await em.setLink("ip:r1.2", false);
+    expect(change).toEqual({ links: [R1_R2], up: false });
+    for (const { ctl } of devices) await ctl.settled();
+    expect(await hops("after")).toEqual(want("after"));
+
+    for (const { name, ctl } of devices) {
+      // 24 routes (4 routers, 6 members each beyond their own host), then the 8 that moved: modified, nothing else.
+      expect({ name, written: ctl.written }).toEqual({
+        name,
+        written: [
+          { inserted: 24, modified: 0, deleted: 0 },
+          { inserted: 0, modified: 8, deleted: 0 },
+        ],
+      });
+      expect([...ctl.down]).toEqual([R1_R2]);
+    }
+    for (const [router, routes] of Object.entries(after)) {
+      const addr = (m: string) => `10.0.${m.startsWith("r") ? `0.${m.slice(1)}` : `${m.slice(1)}.1`}/32`;
+      const expected = Object.entries(routes)
+        .map(([m, port]) => `dst ${addr(m)} → out ${port}`)
+        .sort();
+      expect({ router, rows: (await forwardRows(em, router)).sort() }).toEqual({ router, rows: expected });
+      expect({ router, rows: (await forwardRows(p4, router)).sort() }).toEqual({ router, rows: expected });
+    }
+
+    // Back up: the same 8 routes move back, and packets take the short way again.
+    await em.setLink(R1_R2, true);
+    for (const { ctl } of devices) await ctl.settled();
+    for (const { ctl } of devices) expect(ctl.written[2]).toEqual({ inserted: 0, modified: 8, deleted: 0 });
+    expect(await hops("before")).toEqual(want("before"));
+  });
+});
+
+// Emulation.setLink itself: a link really down drops what is sent on it; a link it has not is a RangeError.
+const setLinks: { name: string; link: string; up: boolean; links?: string[]; error?: RegExp }[] = [
+  { name: "by MEMBER.ID", link: "ip:r1.2", up: false, links: [R1_R2] },
+  { name: "by name", link: R1_R2, up: false, links: [R1_R2] },
+  {
+    name: "a member with no such link",
+    link: "ip:r1.9",
+    up: false,
+    error: /setLink: .*r1 has no link with identifier 9/,
+  },
+  { name: "no such link", link: "ip:nowhere", up: false, error: /setLink: no link 'ip:nowhere'/ },
+];
+
+describe.each(setLinks)("Emulation.setLink: $name", ({ link, up, links, error }) => {
+  test(error === undefined ? "takes the link down and says so" : "is refused", async () => {
+    const em = Emulation.load(RING);
+    closers.push(() => em.close());
+    // h1 → h2 on a route the test writes: r1 out 2 (towards r2), the link that goes down.
+    await em.write([
+      { op: "insert", member: "ip:r1", table: "forward", row: { match: { dst: "10.0.2.1/32" }, out: 2 } },
+    ]);
+    const events: LinkChange[] = [];
+    em.on("linkDown", (c) => events.push(c));
+    if (error !== undefined) {
+      await expect(em.setLink(link, up)).rejects.toThrow(error);
+      expect(events).toEqual([]);
+      expect((await em.inject("ip:h1", packet(1, 2))).delivered.map((d) => d.member)).toEqual(["ip:h2"]);
+      return;
+    }
+    expect(await em.setLink(link, up)).toEqual({ links, up });
+    expect(events).toEqual([{ links, up }]);
+    const outcome = await em.inject("ip:h1", packet(1, 2));
+    expect(outcome.delivered).toEqual([]);
+    expect(outcome.dropped.reduce((n, d) => n + d.count, 0)).toBe(1);
+    await em.setLink(link, true);
+    expect((await em.inject("ip:h1", packet(1, 2))).delivered.map((d) => d.member)).toEqual(["ip:h2"]);
+  });
+});

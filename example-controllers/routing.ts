@@ -90,8 +90,11 @@ export function routesOf(topo: Topology, down: ReadonlySet<string>): Routes {
     for (let frontier = [dst], n = 1; frontier.length > 0; n++) {
       const next: string[] = [];
       for (const m of frontier)
-        for (const { member } of neighbours.get(m) ?? [])
-          if (!hops.has(member) && isRouter.has(member)) (hops.set(member, n), next.push(member));
+        for (const { member } of neighbours.get(m) ?? []) {
+          if (hops.has(member) || !isRouter.has(member)) continue;
+          hops.set(member, n);
+          next.push(member);
+        }
       frontier = next;
     }
     for (const r of topo.routers) {
@@ -106,7 +109,7 @@ export function routesOf(topo: Topology, down: ReadonlySet<string>): Routes {
   return routes;
 }
 
-/** The writes that take `router`'s routes from `was` to `now`: only those that differ. */
+/** The writes that take the routers' routes from `was` to `now`: only those that differ. */
 export function changedRows(topo: Topology, was: Routes, now: Routes): RowWrite[] {
   const out: RowWrite[] = [];
   const row = (dst: string, port: number) => ({ match: { dst: `${topo.addresses.get(dst) ?? ""}/32` }, out: port });
@@ -140,7 +143,7 @@ export interface Routing {
 
 const count = (batch: readonly RowWrite[], op: RowWrite["op"]): number => batch.filter((w) => w.op === op).length;
 
-/** Computes `network`'s routes, writes them through `device`, and rewrites what changes as `links` tells of failures. */
+/** Computes `network`'s routes, writes them through `device`, and rewrites what changes as `links` tells of links. */
 export async function routing(
   device: Device,
   description: Description,

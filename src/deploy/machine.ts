@@ -76,6 +76,14 @@ export function notPrimaryWords(s: Standing | undefined, c: Controller): string 
   );
 }
 
+/** The words for a device that kept refusing our election id as another stream's. */
+function takenWords(e: RpcError, c: Controller): string {
+  return (
+    `device ${c.deviceId} refused our election id ${c.electionId}${c.role === "" ? "" : ` for role ${c.role}`} ` +
+    `(${e.details}): another controller uses it; give another --election-id`
+  );
+}
+
 /** A connection to a machine's device: a client, and (to write) a StreamChannel on which we are primary. */
 export class MachineLink {
   readonly target: Target;
@@ -91,12 +99,26 @@ export class MachineLink {
     this.client = new P4RuntimeClient(target.address, options.tls);
   }
 
-  /** Connects; to write, arbitrates too and returns the device's answer (whether we are primary). */
+  /**
+   * Connects; to write, arbitrates too and returns the device's answer (whether we are primary). A device that says our
+   * election id is another stream's (INVALID_ARGUMENT) is asked again, with backoff, until connectMs: that stream is
+   * often our own last run's, which the device has not yet seen end; past it, a Refusal as for another primary.
+   */
   async open(arbitrate: boolean): Promise<Standing | undefined> {
+    const until = Date.now() + this.#options.connectMs;
     await this.client.ready(this.#options.connectMs);
     if (!arbitrate) return undefined;
-    this.session = this.client.session(this.controller);
-    return this.session.standing(this.#options.connectMs);
+    for (let wait = 50; ; wait = Math.min(2 * wait, 1000)) {
+      this.session = this.client.session(this.controller);
+      try {
+        return await this.session.standing(this.#options.connectMs);
+      } catch (e) {
+        if (!(e instanceof RpcError) || e.code !== Code.INVALID_ARGUMENT) throw e;
+        this.session.close();
+        if (Date.now() + wait > until) throw new Refusal(takenWords(e, this.controller), { highest: undefined });
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
   }
 
   close(): void {

@@ -132,7 +132,8 @@ function forwardTables(net: NetworkSpec, intent: L2Intent, g: Graph): TableSpec[
 
 /**
  * Each member's links (its identifiers) in the flood tree: breadth-first from each infra member not yet reached, over
- * two-way point-to-point links that are up; a host is a leaf (it relays nothing), so a host with two links floods on one.
+ * two-way point-to-point links that are up; a host is a leaf (it relays nothing), so a host with two links floods on
+ * one.
  */
 export function spanningTree(g: Graph): number[][] {
   const n = g.keys.length;

@@ -119,15 +119,30 @@ function forwardTables(net: NetworkSpec, intent: L2Intent, g: Graph): TableSpec[
           intent: provenance(intent, "flood"),
         });
     };
-    if (m.role !== "infra") flood("self", links);
-    else
+    if (m.role === "infra")
       for (const l of links)
         flood(
           l,
           links.filter((x) => x !== l),
         );
+    else if (links.length === 1 && sendsOn(g, i).size === 1) rows[i] = oneLink(m.nameValue, field, links, intent);
+    else flood("self", links);
   });
   return rows.map((r) => table(r, intent));
+}
+
+/** A host with one link up sends all it sends there, broadcast too, but what it addresses to itself: two rows. */
+function oneLink(own: bigint, field: string, links: number[], intent: L2Intent): RowSpec[] {
+  const self = { in: "self" as const, at: intent.at, intent: provenance(intent, "all") };
+  return [
+    { ...self, match: new Map([[field, { kind: "exact", value: own }]]), action: { kind: "drop" } },
+    { ...self, match: new Map(), action: { kind: "out", outLinks: links } },
+  ];
+}
+
+/** The identifiers of the links member i sends on that are up. */
+function sendsOn(g: Graph, i: number): Set<number> {
+  return new Set((g.outOf[i] ?? []).filter((e) => g.edgeDown[e] !== 1).map((e) => g.edges[e]?.out ?? -1));
 }
 
 /**

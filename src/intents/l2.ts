@@ -91,12 +91,15 @@ function forwardTables(net: NetworkSpec, intent: L2Intent, g: Graph): TableSpec[
   const n = g.keys.length;
   const rows: RowSpec[][] = g.keys.map(() => []);
   const field = net.design.dstField;
+  const tree = spanningTree(g);
+  // Hosts with one link up, which need no row per host (oneLink).
+  const single = net.members.map((m, i) => m.role !== "infra" && tree[i]?.length === 1 && sendsOn(g, i).size === 1);
   net.members.forEach((d, dest) => {
     if (d.role === "infra" || g.down[dest] === 1) return;
     const { via } = pathsTo(g, dest);
     for (let i = 0; i < n; i++) {
       const e = g.edges[via[i] ?? -1];
-      if (e === undefined) continue;
+      if (e === undefined || single[i] === true) continue;
       rows[i]?.push({
         match: new Map([[field, { kind: "exact", value: d.nameValue }]]),
         action: { kind: "out", outLinks: [e.out] },
@@ -105,7 +108,6 @@ function forwardTables(net: NetworkSpec, intent: L2Intent, g: Graph): TableSpec[
       });
     }
   });
-  const tree = spanningTree(g);
   const all = broadcast(net);
   net.members.forEach((m, i) => {
     const links = tree[i] ?? [];
@@ -125,7 +127,7 @@ function forwardTables(net: NetworkSpec, intent: L2Intent, g: Graph): TableSpec[
           l,
           links.filter((x) => x !== l),
         );
-    else if (links.length === 1 && sendsOn(g, i).size === 1) rows[i] = oneLink(m.nameValue, field, links, intent);
+    else if (single[i] === true) rows[i] = oneLink(m.nameValue, field, links, intent);
     else flood("self", links);
   });
   return rows.map((r) => table(r, intent));

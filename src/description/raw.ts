@@ -18,6 +18,8 @@ export interface RawNetwork {
   readonly tables?: Readonly<Record<string, RawMemberTables>>;
   /** Intent (src/intents/routes.ts): shortest-path forwarding compiled to rows. */
   readonly routes?: RawRoutes;
+  /** Intent (src/intents/l2.ts): Ethernet forwarding to hosts and a flood tree for broadcast. */
+  readonly l2?: RawL2;
   /** Intent (src/intents/demands.ts): who must reach whom. */
   readonly demands?: readonly RawDemand[];
 }
@@ -27,6 +29,11 @@ export interface RawRoutes {
   readonly costs?: Readonly<Record<string, number>>;
   /** Member key → prefixes it owns besides its name (routed to it, delivered there). */
   readonly prefixes?: Readonly<Record<string, readonly string[]>>;
+}
+
+export interface RawL2 {
+  /** Link name → cost (default 1). */
+  readonly costs?: Readonly<Record<string, number>>;
 }
 
 /** Members: a key, a list of keys, or "*" (every member of the network). */

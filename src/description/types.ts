@@ -34,7 +34,7 @@ export interface NetworkSpec {
   /** Tables by member key; a member with no entry has no rows (and default transmit rows). */
   readonly tables: ReadonlyMap<string, MemberTables>;
   readonly at: SourceRef;
-  /** The network's intents (`routes:`, `demands:`), when it has any; their rows are in `tables`. */
+  /** The network's intents (`routes:`, `l2:`, `demands:`), when it has any; their rows are in `tables`. */
   readonly intents?: NetworkIntents;
 }
 
@@ -140,7 +140,7 @@ export interface RowSpec {
 
 /** Where an intent's row came from: the intent (its place in the description) and what the row is for. */
 export interface Provenance {
-  readonly intent: "routes";
+  readonly intent: "routes" | "l2";
   /** The destination the row leads to: a member key, or a prefix a member owns ("r 10.9.0.0/16"). */
   readonly destination: string;
   /** The intent's place (`networks.ip.routes`). */
@@ -150,6 +150,7 @@ export interface Provenance {
 /** A network's intents as read (src/intents/): what updates recompute and the analysis checks. */
 export interface NetworkIntents {
   readonly routes?: RoutesIntent;
+  readonly l2?: L2Intent;
   readonly demands: readonly Demand[];
   /** The tables as written by hand, before the intents' rows joined them (what a recomputation merges into). */
   readonly hand: ReadonlyMap<string, MemberTables>;
@@ -160,6 +161,13 @@ export interface RoutesIntent {
   readonly costs: ReadonlyMap<string, number>;
   /** Member key → the prefixes it owns besides its name. */
   readonly prefixes: ReadonlyMap<string, readonly { readonly value: bigint; readonly len: number }[]>;
+  readonly at: SourceRef;
+}
+
+/** The l2 intent (src/intents/l2.ts): Ethernet forwarding to hosts and a flood tree for broadcast. */
+export interface L2Intent {
+  /** Link name → cost (default 1). */
+  readonly costs: ReadonlyMap<string, number>;
   readonly at: SourceRef;
 }
 

@@ -9,7 +9,8 @@ import type { RawNetwork } from "../description/raw.js";
 import type { Demand, NetworkSpec } from "../description/types.js";
 import { type Graph, networkGraph, pathsTo } from "./graph.js";
 import { mergeTables } from "./merge.js";
-import { readDemands, readRoutes } from "./read.js";
+import { readDemands, readL2, readRoutes } from "./read.js";
+import { l2Tables } from "./l2.js";
 import { routeTables } from "./routes.js";
 import { checkHandRows } from "./contradictions.js";
 import { dstWidth } from "./width.js";
@@ -23,21 +24,22 @@ export function expandIntents(
 ): NetworkSpec[] {
   return networks.map((net) => {
     const r = raw[net.name];
-    if (r === undefined || (r.routes === undefined && r.demands === undefined) || !known(net.name)) return net;
+    if (r === undefined || (r.routes === undefined && r.l2 === undefined && r.demands === undefined)) return net;
+    if (!known(net.name)) return net;
     const path = ["networks", net.name];
     const routes = r.routes === undefined ? undefined : readRoutes(problems, net, r.routes, [...path, "routes"]);
+    const l2 = r.l2 === undefined ? undefined : readL2(problems, net, r.l2, [...path, "l2"]);
     const demands = r.demands === undefined ? [] : readDemands(problems, net, r.demands, [...path, "demands"]);
-    const intents = { ...(routes === undefined ? {} : { routes }), demands, hand: net.tables };
-    if (routes === undefined) return { ...net, intents };
-    const g = networkGraph(net, routes.costs);
+    const intents = { ...(routes === undefined ? {} : { routes }), ...(l2 === undefined ? {} : { l2 }), demands };
+    const read = { ...intents, hand: net.tables };
+    const made = routes ?? l2;
+    if (made === undefined) return { ...net, intents: read };
+    const g = networkGraph(net, made.costs);
     checkReachable(problems, net, g, demands);
     checkHandRows(problems, net, g, net.tables, demands);
-    const width = dstWidth(net);
-    const tables = mergeTables(net.tables, routeTables(net, routes), width, {
-      problems,
-      tablesPath: [...path, "tables"],
-    });
-    return { ...net, tables, intents };
+    const rows = routes !== undefined ? routeTables(net, routes) : l2 === undefined ? new Map() : l2Tables(net, l2);
+    const tables = mergeTables(net.tables, rows, dstWidth(net), { problems, tablesPath: [...path, "tables"] });
+    return { ...net, tables, intents: read };
   });
 }
 

@@ -53,12 +53,13 @@ function mergeTable(
   const written = new Set(hand.rows.map((r) => rowKey(r, width)));
   const rows = intent.rows.filter((r) => !written.has(rowKey(r, width)));
   const shadowed = intent.rows.length - rows.length;
+  const name = intent.rows[0]?.intent?.intent ?? "routes";
   const path = report === undefined ? [] : [...report.tablesPath, report.member];
   if (report !== undefined && shadowed > 0)
     report.problems.note(
       path,
       report.role,
-      `${shadowed} row${shadowed === 1 ? "" : "s"} of the routes intent for ${report.member}'s ${report.role} ` +
+      `${shadowed} row${shadowed === 1 ? "" : "s"} of the ${name} intent for ${report.member}'s ${report.role} ` +
         `table ${shadowed === 1 ? "is" : "are"} written by hand here, and the hand row${shadowed === 1 ? "" : "s"} win`,
       "hand rows come first in a table; strata check --rows lists every row with where it came from",
     );
@@ -66,13 +67,13 @@ function mergeTable(
   if (report !== undefined && hand.capacity !== undefined && hand.capacity < total)
     report.problems.add(
       [...path, report.role, "capacity"],
-      `capacity ${hand.capacity} cannot hold ${hand.rows.length} hand rows and the routes intent's ${rows.length}`,
+      `capacity ${hand.capacity} cannot hold ${hand.rows.length} hand rows and the ${name} intent's ${rows.length}`,
       `write capacity: ${total} or more, or leave capacity out`,
     );
   if (report !== undefined && hand.kind !== undefined && needsPrefixes(rows) && !holdsPrefixes(hand.kind))
     report.problems.add(
       [...path, report.role, "kind"],
-      `kind ${hand.kind} cannot hold the routes intent's prefix rows`,
+      `kind ${hand.kind} cannot hold the ${name} intent's prefix rows`,
       "write kind: lpm or ternary, or leave kind out",
     );
   return { ...hand, rows: [...hand.rows, ...rows] };

@@ -1,13 +1,13 @@
-// A network's intents as written (`routes:`, `demands:`), checked against its
+// A network's intents as written (`routes:`, `l2:`, `demands:`), checked against its
 // members and links: every name must be one of the network's, every prefix an
 // address of the design's width. What passes becomes NetworkIntents.
 
 import { excerpt } from "../errors.js";
 import { parsePattern } from "../description/patterns.js";
 import type { Path, Problems } from "../description/problems.js";
-import type { RawDemand, RawMemberSet, RawRoutes } from "../description/raw.js";
+import type { RawDemand, RawL2, RawMemberSet, RawRoutes } from "../description/raw.js";
 import { didYouMean } from "../description/suggest.js";
-import type { Demand, NetworkSpec, RoutesIntent } from "../description/types.js";
+import type { Demand, L2Intent, NetworkSpec, RoutesIntent } from "../description/types.js";
 
 /** Designs the routes intent routes: those whose members are named by IP addresses. */
 const ROUTED = new Set(["ipv4", "ipv6"]);
@@ -23,18 +23,7 @@ export function readRoutes(problems: Problems, net: NetworkSpec, raw: RawRoutes,
     return undefined;
   }
   const before = problems.count;
-  const links = new Set(net.links.map((l) => l.name));
-  const costs = new Map<string, number>();
-  for (const [name, cost] of Object.entries(raw.costs ?? {})) {
-    if (links.has(name)) costs.set(name, cost);
-    else
-      problems.add(
-        [...path, "costs", name],
-        `no link named '${excerpt(name)}' in network ${net.name}`,
-        `${didYouMean(name, links)}costs are keyed by link name`,
-        true,
-      );
-  }
+  const costs = readCosts(problems, net, raw.costs, path);
   const field = net.design.fields.find((f) => f.name === net.design.dstField);
   const prefixes = new Map<string, { value: bigint; len: number }[]>();
   for (const [key, list] of Object.entries(raw.prefixes ?? {})) {
@@ -53,6 +42,44 @@ export function readRoutes(problems: Problems, net: NetworkSpec, raw: RawRoutes,
   }
   if (problems.count > before) return undefined;
   return { costs, prefixes, at: problems.ref(path) };
+}
+
+/** The l2 intent, on an Ethernet network only. */
+export function readL2(problems: Problems, net: NetworkSpec, raw: RawL2, path: Path): L2Intent | undefined {
+  if (net.design.name !== "ethernet") {
+    problems.add(
+      path,
+      `l2 is for Ethernet networks: ${net.name}'s header is ${net.design.name}`,
+      "write l2: on an ethernet network, routes: on an IP one, or rows under tables:",
+      true,
+    );
+    return undefined;
+  }
+  const before = problems.count;
+  const costs = readCosts(problems, net, raw.costs, path);
+  return problems.count > before ? undefined : { costs, at: problems.ref(path) };
+}
+
+/** An intent's link costs, each keyed by one of the network's link names. */
+function readCosts(
+  problems: Problems,
+  net: NetworkSpec,
+  raw: Readonly<Record<string, number>> | undefined,
+  path: Path,
+): Map<string, number> {
+  const links = new Set(net.links.map((l) => l.name));
+  const costs = new Map<string, number>();
+  for (const [name, cost] of Object.entries(raw ?? {})) {
+    if (links.has(name)) costs.set(name, cost);
+    else
+      problems.add(
+        [...path, "costs", name],
+        `no link named '${excerpt(name)}' in network ${net.name}`,
+        `${didYouMean(name, links)}costs are keyed by link name`,
+        true,
+      );
+  }
+  return costs;
 }
 
 /** The pairs the demands ask for (a member's demand on itself is none), each with its place. */

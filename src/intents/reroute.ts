@@ -1,12 +1,15 @@
 // Routes recomputed when links or members go down or come up (`--updates`,
 // `strata serve`'s down/up): each routed network's routes kept between changes
 // (./routes.ts NetworkRoutes, ./incremental.ts), so that a change costs what it
-// changes, and only the forward tables of the members whose routes moved are made
-// again (hand rows first, as at load). One Rerouter per running data plane: its
+// changes; an l2 network's forwarding and flood tree made again whole (./l2.ts
+// NetworkL2), its tables compared with the last. Only the forward tables of the
+// members whose routes moved are made again (hand rows first, as at load). One Rerouter per running data plane: its
 // state is what that data plane holds.
 
 import type { MemberTables, NetworkSpec, Spec, TableSpec } from "../description/types.js";
 import { mergeTables } from "./merge.js";
+import { NetworkL2 } from "./l2.js";
+import type { Down } from "./graph.js";
 import { NetworkRoutes } from "./routes.js";
 import { dstWidth } from "./width.js";
 
@@ -18,12 +21,13 @@ export interface Rerouted {
 }
 
 export class Rerouter {
-  readonly #routes = new Map<string, NetworkRoutes>();
+  readonly #routes = new Map<string, { update(down: Down): Map<string, TableSpec> }>();
   #spec: Spec;
 
-  /** Undefined when no network of `spec` has routes. */
+  /** Undefined when no network of `spec` has routes or l2. */
   static of(spec: Spec): Rerouter | undefined {
-    return spec.networks.some((n) => n.intents?.routes !== undefined) ? new Rerouter(spec) : undefined;
+    const some = spec.networks.some((n) => n.intents?.routes !== undefined || n.intents?.l2 !== undefined);
+    return some ? new Rerouter(spec) : undefined;
   }
 
   private constructor(spec: Spec) {
@@ -31,6 +35,8 @@ export class Rerouter {
     for (const n of spec.networks) {
       const routes = n.intents?.routes;
       if (routes !== undefined) this.#routes.set(n.name, new NetworkRoutes(n, routes));
+      const l2 = n.intents?.l2;
+      if (l2 !== undefined) this.#routes.set(n.name, new NetworkL2(n, l2));
     }
   }
 

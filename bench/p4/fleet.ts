@@ -205,16 +205,7 @@ export class Fleet {
         Switch.start(tools, programs[k]?.json ?? "", ex.files["runtime_cli.txt"] as string, ex.manifest.deviceId),
       ),
     );
-    const switches = new Map<string, Switch>();
-    started.forEach((r, k) => {
-      if (r.status === "fulfilled") switches.set(exports[k]?.manifest.machine ?? "?", r.value);
-    });
-    const refused = started.find((r): r is PromiseRejectedResult => r.status === "rejected");
-    if (refused !== undefined) {
-      await Promise.all([...switches.values()].map((sw) => sw.stop()));
-      throw refused.reason;
-    }
-    return new Fleet(compiled, new Wiring(compiled, exports), switches);
+    return Fleet.#of(compiled, exports, started);
   }
 
   /**
@@ -223,6 +214,16 @@ export class Fleet {
    */
   static async startGrpc(tools: P4Tools, compiled: CompiledSpec, exports: readonly MachineExport[]): Promise<Fleet> {
     const started = await Promise.allSettled(exports.map((ex) => Switch.startGrpc(tools, ex.manifest.deviceId)));
+    return Fleet.#of(compiled, exports, started);
+  }
+
+  /** The fleet of the switches started, one per machine of `exports`; if any failed to start, the others stopped and
+   * the first failure thrown. */
+  static async #of(
+    compiled: CompiledSpec,
+    exports: readonly MachineExport[],
+    started: readonly PromiseSettledResult<Switch>[],
+  ): Promise<Fleet> {
     const switches = new Map<string, Switch>();
     started.forEach((r, k) => {
       if (r.status === "fulfilled") switches.set(exports[k]?.manifest.machine ?? "?", r.value);

@@ -35,6 +35,7 @@ export class Switch {
   readonly #dir: string;
   #listener: PacketListener = () => undefined;
   #stderr: () => string = () => "";
+  #socketError: Error | undefined;
   /** Lines of simple_switch_CLI's output that report an error ("Invalid table operation (…)", "Error: …", "*** Unknown
    * syntax: …"). */
   cliErrors: string[] = [];
@@ -48,6 +49,9 @@ export class Switch {
     this.#dir = dir;
     let pending: Buffer = Buffer.alloc(0);
     let greeted = false;
+    // A switch that dies (one that exits while starting, and is started again on other ports) breaks its ports socket:
+    // the write that finds it broken is kept and said with the switch's stderr, not thrown in no one's face.
+    socket.on("error", (err) => (this.#socketError ??= err));
     socket.on("data", (chunk: Buffer) => {
       pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
       for (;;) {
@@ -189,9 +193,15 @@ export class Switch {
     this.#socket.write(msg);
   }
 
-  /** What simple_switch wrote on stderr so far. */
+  /** The switch's process id, while it runs. */
+  get pid(): number | undefined {
+    return this.#child.exitCode === null && this.#child.signalCode === null ? this.#child.pid : undefined;
+  }
+
+  /** What simple_switch wrote on stderr so far (and how its ports socket broke, if it did). */
   get stderr(): string {
-    return this.#stderr();
+    const broken = this.#socketError === undefined ? "" : `\n(its ports socket: ${this.#socketError.message})`;
+    return this.#stderr() + broken;
   }
 
   async stop(): Promise<void> {
@@ -275,6 +285,8 @@ function runCli(tools: P4Tools, thrift: number, commands: string): Promise<strin
     child.on("close", (status) =>
       status === 0 ? resolve(out) : reject(new Error(`simple_switch_CLI exited ${String(status)}: ${out}`)),
     );
+    // A CLI that exits before it has read its commands breaks the pipe: its exit status and output say why.
+    child.stdin.on("error", () => undefined);
     child.stdin.end(commands);
   });
 }

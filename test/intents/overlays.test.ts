@@ -6,7 +6,12 @@
 // identifiers are distinct, from the range, and kept when the mesh grows; hand
 // rows beside the intent's win; bad overlays are one line each.
 
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, test } from "vitest";
+import { memoryIo } from "../../src/cli/io.js";
+import { main } from "../../src/cli/main.js";
 import { defineDescription, toYaml } from "../../src/api/description.js";
 import { compile } from "../../src/control/compile.js";
 import { parseSpec } from "../../src/description/load.js";
@@ -290,5 +295,45 @@ describe("bad overlays: one line each, naming the place and the fix", () => {
     const errors = errorsOf(doc);
     expect(errors, errors.join("\n")).toHaveLength(1);
     expect(errors[0]).toContain(want);
+  });
+});
+
+describe("strata check", () => {
+  const vxlan = KINDS[0]!;
+  test("lists the overlay identifiers; --previous keeps them when a site joins; a bad overlay is one line, exit 2", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "strata-overlays-"));
+    try {
+      const grown: Underlay = { ...STAR, sites: 5, links: [...STAR.links, ["s4", "r1"]] };
+      const files = {
+        first: meshDescription(vxlan, STAR, { ids: "10..99" }),
+        // m4 written first: without the earlier allocation its links would take the lowest ids.
+        grown: meshDescription(vxlan, grown, { ids: "10..99", members: ["m4", "m0", "m1", "m2", "m3"] }),
+        bad: meshDescription(vxlan, STAR, { ids: "10..14" }),
+      };
+      for (const [name, doc] of Object.entries(files)) writeFileSync(join(dir, `${name}.json`), JSON.stringify(doc));
+      const check = async (...args: string[]): Promise<{ code: number; out: string; err: string }> => {
+        const io = memoryIo();
+        const code = await main(["check", ...args, "--no-analyze"], io);
+        return { code, out: io.stdout.text, err: io.stderr.text };
+      };
+      const ids = (out: string): string => /overlay identifiers: (.*)/.exec(out)?.[1] ?? "";
+      const first = await check(join(dir, "first.json"));
+      expect(first.code).toBe(0);
+      expect(ids(first.out)).toBe("m0-m1 vni 10, m0-m2 vni 11, m0-m3 vni 12, m1-m2 vni 13, m1-m3 vni 14, m2-m3 vni 15");
+      const fresh = await check(join(dir, "grown.json"));
+      expect(ids(fresh.out)).toContain("m4-m0 vni 10");
+      const kept = await check(join(dir, "grown.json"), "--previous", join(dir, "first.json"));
+      expect(ids(kept.out)).toBe(
+        "m4-m0 vni 16, m4-m1 vni 17, m4-m2 vni 18, m4-m3 vni 19, m0-m1 vni 10, m0-m2 vni 11, m0-m3 vni 12, " +
+          "m1-m2 vni 13, m1-m3 vni 14, m2-m3 vni 15",
+      );
+      const bad = await check(join(dir, "bad.json"));
+      expect(bad.code).toBe(2);
+      expect(bad.out).toBe("");
+      expect(bad.err.split("\n").filter((l) => l !== "")).toHaveLength(1);
+      expect(bad.err).toMatch(/^strata: .*bad\.json: \d+:\d+ networks\.o\.overlays: ids 10\.\.14 hold 5 vnis/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

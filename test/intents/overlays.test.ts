@@ -6,6 +6,7 @@
 // identifiers are distinct, from the range, and kept when the mesh grows; hand
 // rows beside the intent's win; bad overlays are one line each.
 
+import type { Engine } from "../../src/engine/engine.js";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -167,6 +168,19 @@ describe("identifiers (seed 000)", () => {
     const a = load(doc);
     expect(load(doc, a.allocation).allocation).toEqual(a.allocation);
     expect(load(doc).allocation).toEqual(a.allocation);
+  });
+});
+
+describe("recomputed when the underlay's link goes down", () => {
+  test.each(KINDS)("$encapsulation: the routes go round it and every pair is still delivered", (kind) => {
+    // Two ways between the routers: r0-r1 direct, and through r2.
+    const ring: Underlay = { ...STAR, routers: 3, links: [...STAR.links, ["r0", "r2"], ["r2", "r1"]] };
+    const spec = load(meshDescription(kind, ring));
+    const down = (engine: Engine): void => {
+      expect(engine.setDown({ link: "u.r0-r1" }, true).rerouted?.modified).toBeGreaterThan(0);
+    };
+    const { sent, got } = replayMesh(spec, kind, down);
+    expect(got).toEqual(sent);
   });
 });
 

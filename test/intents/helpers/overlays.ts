@@ -63,10 +63,15 @@ export function meshDescription(kind: Kind, u: Underlay, overlays: Doc = {}, mor
 }
 
 /** Every overlay member sends to every other; the members each packet was delivered to, per (sender, receiver). */
-export function replayMesh(spec: Spec, kind: Kind): { sent: string[]; got: string[] } {
+export function replayMesh(
+  spec: Spec,
+  kind: Kind,
+  before: (engine: Engine) => void = () => undefined,
+): { sent: string[]; got: string[] } {
   const members = spec.networks.find((n) => n.name === "o")?.members ?? [];
   const engine = Engine.open({ compiled: compile(spec), endpoints: members.map((m) => `o:${m.key}`) });
   engine.connect({ deliveries: true });
+  before(engine);
   const got: string[] = [];
   let now = "";
   engine.onDeliver((member) => {

@@ -101,6 +101,15 @@ function meshLinks(
   for (const m of intent.mesh) {
     const beside = u.members.filter((x) => x.machine === m.machine);
     const one = beside[0];
+    const other = intent.mesh.find((x) => x !== m && under.get(x.key) === one);
+    if (one !== undefined && beside.length === 1 && other !== undefined) {
+      problems.addRef(
+        at,
+        `${other.key} and ${m.key} both run on machine ${m.machine}: ${u.name}.${one.key} would carry both`,
+        `an underlay member carries one member of each overlay (seed §5.2.4): give ${m.key} a machine of its own`,
+      );
+      return undefined;
+    }
     if (one !== undefined && beside.length === 1) {
       under.set(m.key, one);
       continue;

@@ -281,6 +281,16 @@ describe("bad overlays: one line each, naming the place and the fix", () => {
         "(give u a member with machine: m3, or leave m3 out of the mesh (members:))",
     },
     {
+      name: "two mesh members on one machine",
+      doc: with_(
+        (n) =>
+          (((n["o"] as Doc)["members"] as Record<string, Doc>)["m3"] = { name: "02:00:00:00:00:09", machine: "s0" }),
+      ),
+      want:
+        "networks.o.overlays: m0 and m3 both run on machine s0: u.s0 would carry both (an underlay member carries " +
+        "one member of each overlay (seed §5.2.4): give m3 a machine of its own)",
+    },
+    {
       name: "mesh members with no underlay path between them",
       doc: with_((n) => ((n["u"] as Doc)["links"] = STAR.links.slice(0, 4).map(([a, b]) => two(a, b)))),
       want:

@@ -171,6 +171,23 @@ describe("identifiers (seed 000)", () => {
   });
 });
 
+describe("an underlay without routes:", () => {
+  test("its forwarding written by hand, the intent adds what the mesh's underlay members acquire", () => {
+    const kind = KINDS[0]!;
+    const pair: Underlay = { sites: 2, routers: 0, links: [["s0", "s1"]] };
+    const doc = meshDescription(kind, pair) as { networks: { u: Doc } };
+    delete doc.networks.u["routes"];
+    doc.networks.u["tables"] = { s0: { forward: [{ in: "self", out: 1 }] }, s1: { forward: [{ in: "self", out: 1 }] } };
+    const spec = load(doc);
+    const u = spec.networks.find((n) => n.name === "u");
+    const acquire = u?.tables.get("s1")?.acquire?.rows.map((r) => `${r.intent?.intent}: ${r.intent?.destination}`);
+    expect(acquire).toEqual(["overlays: s1"]);
+    const { sent, got } = replayMesh(spec, kind);
+    expect(sent).toHaveLength(2);
+    expect(got).toEqual(sent);
+  });
+});
+
 describe("recomputed when the underlay's link goes down", () => {
   test.each(KINDS)("$encapsulation: the routes go round it and every pair is still delivered", (kind) => {
     // Two ways between the routers: r0-r1 direct, and through r2.

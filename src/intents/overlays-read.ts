@@ -15,7 +15,7 @@ import { didYouMean } from "../description/suggest.js";
 import type { TopologyDraft } from "../description/topology.js";
 import type { MemberSpec, NetworkSpec } from "../description/types.js";
 
-/** How one encapsulation carries an overlay: the underlay designs it rides, the field its sessions are told apart by. */
+/** How one encapsulation carries an overlay: its underlay designs, the field that tells its sessions apart. */
 export interface Encapsulation {
   readonly name: string;
   /** Underlay designs it rides (the underlay network's header). */

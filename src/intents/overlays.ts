@@ -207,7 +207,8 @@ function allocateIds(
     problems.addRef(
       at,
       `ids ${lo}..${hi} hold ${n} ${field}${n === 1 ? "" : "s"}, and the mesh of ${intent.mesh.length} members ` +
-        `needs ${links.length}${taken.size > 0 ? ` besides the ${taken.size} ${intent.underlay.name} already uses` : ""}`,
+        `needs ${links.length}` +
+        (taken.size > 0 ? ` besides the ${taken.size} ${intent.underlay.name} already uses` : ""),
       `write ids: ${lo}..${lo + need - 1} or wider, or leave members out of the mesh`,
     );
     return false;
@@ -388,7 +389,7 @@ function exact(value: bigint): Pattern {
   return { kind: "exact", value };
 }
 
-/** A context for the underlay's header values: the values are the intent's own, numbers and names as strata writes them. */
+/** A context for the underlay's header values: the intent's own, numbers and names as strata writes them. */
 function contextOf(problems: Problems, u: NetworkSpec): NetworkContext {
   return {
     problems,

@@ -75,13 +75,17 @@ describe("overlays rows, per encapsulation", () => {
   const CASES: { kind: Kind; send: string; receive: string; transmit: string }[] = [
     {
       kind: KINDS[0]!,
-      send: "session 1 → push src 10.0.0.1, dst 10.0.0.2, ttl 64, dscp 0, sport 0, dport 4789, vni 100 | overlays: m0-m1 (vni 100)",
+      send:
+        "session 1 → push src 10.0.0.1, dst 10.0.0.2, ttl 64, dscp 0, sport 0, dport 4789, vni 100 | " +
+        "overlays: m0-m1 (vni 100)",
       receive: "src 10.0.0.2, vni 100 → pop, to o in 1 | overlays: m0-m1 (vni 100)",
       transmit: "out 1 → session u.1 | overlays: m0-m1 (vni 100)",
     },
     {
       kind: KINDS[1]!,
-      send: "session 1 → push src 10.0.0.1, dst 10.0.0.2, ttl 64, dscp 0, type 2048, key 100, keyed 1 | overlays: m0-m1 (key 100)",
+      send:
+        "session 1 → push src 10.0.0.1, dst 10.0.0.2, ttl 64, dscp 0, type 2048, key 100, keyed 1 | " +
+        "overlays: m0-m1 (key 100)",
       receive: "src 10.0.0.2, type 2048, key 100, keyed 1 → pop, to o in 1 | overlays: m0-m1 (key 100)",
       transmit: "out 1 → session u.1 | overlays: m0-m1 (key 100)",
     },
@@ -141,7 +145,7 @@ describe("identifiers (seed 000)", () => {
     expect(Object.values(ids)).not.toContain(5001);
   });
 
-  test("stable: with the earlier allocation, the links that remain keep their ids when a member is added or removed", () => {
+  test("stable: given the earlier allocation, the links that remain keep their ids as members join or leave", () => {
     const first = load(meshDescription(vxlan, STAR, { ids: "5000..5099" }));
     // m4 (on a new site s4) joins: its links take new ids; the others keep theirs.
     const grown: Underlay = { ...STAR, sites: 5, links: [...STAR.links, ["s4", "r1"]] };
@@ -341,7 +345,7 @@ describe("bad overlays: one line each, naming the place and the fix", () => {
 
 describe("strata check", () => {
   const vxlan = KINDS[0]!;
-  test("lists the overlay identifiers; --previous keeps them when a site joins; a bad overlay is one line, exit 2", async () => {
+  test("lists the overlay ids; --previous keeps them as a site joins; a bad overlay is one line, exit 2", async () => {
     const dir = mkdtempSync(join(tmpdir(), "strata-overlays-"));
     try {
       const grown: Underlay = { ...STAR, sites: 5, links: [...STAR.links, ["s4", "r1"]] };

@@ -88,6 +88,33 @@ export const EXAMPLE_CAPTURES: readonly ExampleCapture[] = [
     ],
     rawIp: true,
   },
+  // overlay-mesh: the DNS query from vm1 to vm4 (site 1 to site 4, across the VXLAN mesh) and vm4's answer.
+  {
+    file: "example-overlay-vm1.pcap",
+    from: "dns_udp.pcap",
+    rewrites: [
+      {
+        packet: 0,
+        ethSrc: "02:00:00:00:01:01",
+        ethDst: "02:00:00:00:04:01",
+        ipSrc: "192.168.7.1",
+        ipDst: "192.168.7.4",
+      },
+    ],
+  },
+  {
+    file: "example-overlay-vm4.pcap",
+    from: "dns_udp.pcap",
+    rewrites: [
+      {
+        packet: 1,
+        ethSrc: "02:00:00:00:04:01",
+        ethDst: "02:00:00:00:01:01",
+        ipSrc: "192.168.7.4",
+        ipDst: "192.168.7.1",
+      },
+    ],
+  },
   // vxlan: what the tenant host 00:16:3e:37:f6:04 sent through its VTEP in tcpdump's vxlan.pcap (ARP reply, pings).
   { file: "example-vxlan-vm3.pcap", from: "vxlan.pcap", vxlanInner: [0, 2, 4, 6, 8] },
 ];

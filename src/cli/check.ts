@@ -182,6 +182,10 @@ export function formatReport(report: CheckReport): string {
       .map((s) => `${s.member}@${s.session} (${s.name})`);
     if (links.length > 0) lines.push(`  allocated link identifiers: ${links.join(", ")}`);
     if (sessions.length > 0) lines.push(`  allocated sessions: ${sessions.join(", ")}`);
+    const overlays = (report.allocation.overlays ?? [])
+      .filter((o) => o.network === n.name)
+      .map((o) => `${o.link} ${o.field} ${o.id}`);
+    if (overlays.length > 0) lines.push(`  overlay identifiers: ${overlays.join(", ")}`);
   }
   for (const property of ["No_routing_loops", "session black hole"] as const) {
     const list = report.warnings.filter((w) => w.property === property);

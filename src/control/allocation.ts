@@ -37,7 +37,9 @@ export function recoverAllocation(compiled: CompiledSpec): Allocation {
       if (name !== undefined) push(net, l.name, name, r.inLink);
     }
   }
-  return { links, sessions: sessionsOf(compiled.spec) };
+  // An overlay link's identifier is a header value of rows, not a table key: it is kept with the description.
+  const overlays = compiled.spec.allocation?.overlays;
+  return { links, sessions: sessionsOf(compiled.spec), ...(overlays === undefined ? {} : { overlays }) };
 }
 
 /** The named sessions of a loaded description. */

@@ -347,5 +347,11 @@ export function previousMap(previous: Allocation | undefined): Map<string, numbe
   const map = new Map<string, number>();
   for (const l of previous?.links ?? []) map.set(linkEndKey(l.network, l.link, l.member), l.ident);
   for (const s of previous?.sessions ?? []) map.set(sessionKey(s.network, s.member, s.name), s.session);
+  for (const o of previous?.overlays ?? []) map.set(overlayIdKey(o.network, o.link), o.id);
   return map;
+}
+
+/** The key of an overlay link's identifier (a VNI, a GRE key: src/intents/overlays.ts). */
+export function overlayIdKey(network: string, link: string): string {
+  return `overlay\u0000${network}\u0000${link}`;
 }

@@ -9,6 +9,8 @@
 
 import { excerpt } from "../errors.js";
 import { expandIntents } from "../intents/expand.js";
+import { expandOverlays } from "../intents/overlays.js";
+import { withMeshLinks } from "../intents/overlays-read.js";
 import { designNamed, DESIGNS } from "../wire/designs.js";
 import type { NetworkContext } from "./context.js";
 import { type Path, Problems } from "./problems.js";
@@ -160,9 +162,14 @@ function readNetworks(
     checkLayering(problems, networks, receivesOn);
     checkSharedRows(problems, networks, known);
   }
+  const overlays = whole ? expandOverlays(problems, raw.networks, networks, known, previous) : undefined;
   return {
-    networks: expandIntents(problems, raw.networks, networks, known),
-    allocation: { links, sessions: sessions.list },
+    networks: expandIntents(problems, raw.networks, overlays?.networks ?? networks, known),
+    allocation: {
+      links,
+      sessions: [...sessions.list, ...(overlays?.sessions ?? [])],
+      ...(overlays === undefined || overlays.ids.length === 0 ? {} : { overlays: overlays.ids }),
+    },
   };
 }
 
@@ -228,7 +235,8 @@ function readNetwork(
     value: (at, v) => (typeof v === "number" ? (sourceText(at) ?? v) : v),
     schemaError,
   };
-  return { ctx, raw, draft: readTopology(ctx, raw) };
+  // The overlays intent's mesh links join the links as written, to be allocated and named with them.
+  return { ctx, raw, draft: withMeshLinks(ctx, raw, readTopology(ctx, raw)) };
 }
 
 /** A network's links, named and checked once every identifier is known. */

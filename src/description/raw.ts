@@ -20,6 +20,8 @@ export interface RawNetwork {
   readonly routes?: RawRoutes;
   /** Intent (src/intents/l2.ts): Ethernet forwarding to hosts and a flood tree for broadcast. */
   readonly l2?: RawL2;
+  /** Intent (src/intents/overlays.ts): a full mesh of overlay links, each a session of the underlay. */
+  readonly overlays?: RawOverlays;
   /** Intent (src/intents/demands.ts): who must reach whom. */
   readonly demands?: readonly RawDemand[];
 }
@@ -34,6 +36,17 @@ export interface RawRoutes {
 export interface RawL2 {
   /** Link name → cost (default 1). */
   readonly costs?: Readonly<Record<string, number>>;
+}
+
+export interface RawOverlays {
+  /** The mesh: its members (default "*"). */
+  readonly members?: RawMemberSet;
+  /** The network whose sessions carry the overlay links. */
+  readonly underlay: string;
+  /** vxlan, gre, ip-in-ip. */
+  readonly encapsulation: string;
+  /** "LO..HI": the session identifiers (VNIs, GRE keys) the intent may allocate. */
+  readonly ids?: string;
 }
 
 /** Members: a key, a list of keys, or "*" (every member of the network). */

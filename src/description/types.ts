@@ -140,8 +140,11 @@ export interface RowSpec {
 
 /** Where an intent's row came from: the intent (its place in the description) and what the row is for. */
 export interface Provenance {
-  readonly intent: "routes" | "l2";
-  /** The destination the row leads to: a member key, or a prefix a member owns ("r 10.9.0.0/16"). */
+  readonly intent: "routes" | "l2" | "overlays";
+  /**
+   * The destination the row leads to: a member key, or a prefix a member owns ("r 10.9.0.0/16"); for overlays, the
+   * overlay link the row carries and its session's identifier ("s1-s2 (vni 5000)").
+   */
   readonly destination: string;
   /** The intent's place (`networks.ip.routes`). */
   readonly at: SourceRef;
@@ -214,9 +217,23 @@ export interface SessionAllocation {
   readonly allocated: boolean;
 }
 
+/** The identifier (a VNI, a GRE key) of an overlay link's session, allocated by the overlays intent (src/intents/). */
+export interface OverlayIdAllocation {
+  /** The overlay network, whose `overlays:` made the link. */
+  readonly network: string;
+  /** The overlay link's name ("s1-s2"). */
+  readonly link: string;
+  /** The underlay network whose header carries it, and the field. */
+  readonly underlay: string;
+  readonly field: string;
+  readonly id: number;
+}
+
 export interface Allocation {
   readonly links: readonly LinkEndAllocation[];
   readonly sessions: readonly SessionAllocation[];
+  /** Present when a network has `overlays:`. */
+  readonly overlays?: readonly OverlayIdAllocation[];
 }
 
 export const EMPTY_ALLOCATION: Allocation = { links: [], sessions: [] };

@@ -10,8 +10,8 @@ import type { MemberTables, Pattern, RowSpec, TableSpec } from "../description/t
 import type { TableRole } from "../wasm/abi.js";
 import type { IntentTables } from "./routes.js";
 
-/** The roles an intent writes. */
-const ROLES = ["acquire", "forward", "receive"] as const satisfies readonly TableRole[];
+/** The roles an intent writes (transmit and send: the overlays intent's sessions). */
+const ROLES = ["acquire", "forward", "receive", "transmit", "send"] as const satisfies readonly TableRole[];
 
 /** Where merge reports: the table path of a member's role, for notes and errors (none: say nothing). */
 export interface MergeReport {
@@ -87,10 +87,14 @@ function holdsPrefixes(kind: string): boolean {
   return kind === "lpm" || kind === "ternary" || kind === "range";
 }
 
-/** A row's key: its in-link and its match, field by field (an exact value the same as its full-width prefix). */
+/**
+ * A row's key: its in-link and its match, field by field (an exact value the same as its full-width prefix); a
+ * transmit row's out-link, a send row's session.
+ */
 export function rowKey(r: RowSpec, width: number): string {
   const fields = [...r.match].sort(([a], [b]) => (a < b ? -1 : 1)).map(([f, p]) => `${f}=${patternKey(p, width)}`);
-  return `${String(r.in ?? "*")}|${fields.join(",")}`;
+  const slot = r.out !== undefined ? `>${r.out}` : r.session !== undefined ? `#${r.session}` : "";
+  return `${String(r.in ?? "*")}${slot}|${fields.join(",")}`;
 }
 
 function patternKey(p: Pattern, width: number): string {

@@ -5,7 +5,7 @@
 import type { CompiledTable } from "../control/compiled.js";
 
 export type RowOrigin =
-  | { readonly intent: "routes" | "l2"; readonly destination: string }
+  | { readonly intent: "routes" | "l2" | "overlays"; readonly destination: string }
   | { readonly hand: { readonly line: number; readonly column: number; readonly path: string } }
   | { readonly compiler: true };
 

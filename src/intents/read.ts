@@ -9,11 +9,14 @@ import type { RawDemand, RawL2, RawMemberSet, RawRoutes } from "../description/r
 import { didYouMean } from "../description/suggest.js";
 import type { Demand, L2Intent, NetworkSpec, RoutesIntent } from "../description/types.js";
 
-/** Designs the routes intent routes: those whose members are named by IP addresses. */
+/**
+ * Designs the routes intent routes: those whose members are named by IP addresses (ipv4, ipv6, and gre and vxlan,
+ * routed by their outer IPv4 header: the underlay of an overlays intent).
+ */
 const ROUTED = new Set(["ipv4", "ipv6"]);
 
 export function readRoutes(problems: Problems, net: NetworkSpec, raw: RawRoutes, path: Path): RoutesIntent | undefined {
-  if (!ROUTED.has(net.design.name)) {
+  if (!ROUTED.has(net.design.nameKind)) {
     problems.add(
       path,
       `routes are for IP networks: ${net.name}'s header is ${net.design.name}`,

@@ -278,7 +278,8 @@ const BAD: [string, string, [string, string][]][] = [
     [
       [
         "8:5 networks.lan.colour",
-        "unknown key 'colour' (valid keys here: header, ttl, members, links, nonlocal, tables, routes, l2, demands)",
+        "unknown key 'colour' (valid keys here: header, ttl, members, links, nonlocal, tables, routes, l2, " +
+          "overlays, demands)",
       ],
     ],
   ],

@@ -92,14 +92,15 @@ describe("one FIB row written: work bounded whatever the table's size", () => {
   );
 });
 
-/** Steps one FIB write may take under an ACL of ACL_ROWS.large rows: the /24's region in each of the ACL's contexts that
- * meet it (source prefixes: a few dozen, 24 levels each), and each new class's ACL rows read once, as bit vectors. */
+/** Steps one FIB write may take under an ACL of ACL_ROWS.large rows: the /24's region in each of the ACL's contexts
+ * that meet it (source prefixes: a few dozen, 24 levels each), and each new class's ACL rows read once, as bit vectors.
+ */
 const MAX_ACL_STEPS = 3000;
 /** ACLs of these rows (8 times as many): before, each class a write walked again evaluated every ACL row's diagram at
  * its witness (10,105 steps a write at 1,600 rows, 1,700 at 200). */
 const ACL_ROWS = { small: 200, large: 1600 };
 
-describe("one FIB row written under a ternary ACL: work follows the classes the prefix meets, not the ACL's rows", () => {
+describe("a FIB row written under a ternary ACL: work follows the classes the prefix meets, not the ACL's rows", () => {
   afterEach(() => {
     vi.restoreAllMocks();
   });

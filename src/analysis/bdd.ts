@@ -41,6 +41,14 @@ export class PairMemo {
     return this.#size;
   }
 
+  /** Forgets every pair, keeping its room; false when that room is past a table write's (a build's memo). */
+  reset(): boolean {
+    if (this.#a.length > 1 << 15) return false;
+    this.#a.fill(-1);
+    this.#size = 0;
+    return true;
+  }
+
   /** The answer for (a, b), or −1. */
   get(a: number, b: number): number {
     const mask = this.#a.length - 1;
@@ -86,6 +94,8 @@ export class Bdd {
   readonly #andCache = new Map<number, number>();
   readonly #orCache = new Map<number, number>();
   readonly #notCache = new Map<number, number>();
+  /** The memo the last walk of pairs gave back, grown to a table write's size (growing one was a tenth of a write). */
+  #spare: PairMemo | undefined;
   readonly #budget: Budget;
   /** Node ids must stay below ID (cache keys): the budget's bound, at most that. */
   readonly #maxNodes: number;
@@ -263,7 +273,7 @@ export class Bdd {
    * that is the pair's; elsewhere the pair splits on the lower of their variables. `what` names the work in the stop.
    */
   pairwise(x: number, y: number, settled: (a: number, b: number) => number | undefined, what: string): number {
-    const memo = new PairMemo();
+    const memo = this.#memo();
     const rec = (a: number, b: number): number => {
       const done = settled(a, b);
       if (done !== undefined) return done;
@@ -278,7 +288,16 @@ export class Bdd {
       memo.set(a, b, r);
       return r;
     };
-    return rec(x, y);
+    const r = rec(x, y);
+    if (memo.reset()) this.#spare = memo;
+    return r;
+  }
+
+  /** An empty memo: the spare one, or a new one (in a walk inside a walk). */
+  #memo(): PairMemo {
+    const m = this.#spare ?? new PairMemo();
+    this.#spare = undefined;
+    return m;
   }
 
   /** The terminals some path from `root` reaches (in a reduced diagram, every path is an assignment). */
@@ -331,7 +350,7 @@ export class Bdd {
     want: (t: number) => boolean,
   ): Map<number, { count: bigint; path: readonly number[] }> {
     // Pairs, in the order their walk ends (children before parents): node of `root`, level, children (−1: outside).
-    const memo = new PairMemo();
+    const memo = this.#memo();
     const ns: number[] = [];
     const levels: number[] = [];
     const lows: number[] = [];
@@ -363,6 +382,7 @@ export class Bdd {
       return i;
     };
     const top = rec(root, q);
+    if (memo.reset()) this.#spare = memo;
     const weight: bigint[] = new Array<bigint>(ns.length).fill(0n);
     if (top >= 0) weight[top] = 1n << BigInt(levels[top] ?? 0);
     // Parents before children: the reverse of the order walks ended (a DAG's reverse post-order).

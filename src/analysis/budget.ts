@@ -58,6 +58,13 @@ export const TIME_LIMIT_MAX = 86_400;
 /** The diagram's nodes when nothing else is said: 2^22, about 50 MiB of node arrays and their index. */
 export const MAX_NODES = 1 << 22;
 
+/**
+ * What to do when the class diagram reaches its bound: no flag lifts it (it is the analysis's memory, and neither
+ * `--max-classes` nor `--time-limit` bounds it), the rows that make classes multiply are the lever. Said in the one
+ * line of every stop by it.
+ */
+export const NODES_HINT = "fewer ternary and range rows make fewer classes";
+
 /** Thrown where the work cannot stop half-way (the diagram's recursion); the analysis catches it. */
 export class BudgetStop extends Error {
   readonly limit: Limit;

@@ -20,7 +20,7 @@
 import type { CompiledSpec } from "../control/compiled.js";
 import type { Installed } from "../control/install.js";
 import { Analysis, type AnalysisOptions, type Component, type RowChange } from "./analysis.js";
-import { BudgetStop, type Stop } from "./budget.js";
+import { BudgetStop, NODES_HINT, type Stop } from "./budget.js";
 import type { DownNames } from "./down.js";
 import type { OtherEntries } from "./entry-rows.js";
 import type { HeaderSpace } from "./header-space.js";
@@ -264,7 +264,8 @@ export class LiveAnalysis {
     const cut =
       this.#stop === undefined
         ? ""
-        : `; cut short by its ${this.#stop.limit} limit in ${this.#stop.stage}: ${unknown} ` +
+        : `; cut short by its ${this.#stop.limit} limit in ${this.#stop.stage}` +
+          `${this.#stop.limit === "nodes" ? ` (${NODES_HINT})` : ""}: ${unknown} ` +
           `propert${unknown === 1 ? "y" : "ies"} not known`;
     const last =
       this.#last === undefined

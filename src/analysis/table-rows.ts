@@ -3,11 +3,13 @@
 // for), its hop-limit values and its priority (first written wins; in an LPM
 // table the longest prefix first); and which rows of two versions of a table
 // are the same (a reload keeps what it can); a row put in its place by priority;
-// and whether a prefix trie's rows already cut the classes (a fabric's twins).
+// and whether a prefix trie's rows already cut the classes (a fabric's twins);
+// whether a row wins for some header after the rows before it.
 
 import type { Action, RowSpec } from "../description/types.js";
 import { headerDesign } from "../model/headers.js";
-import { prefixLen } from "../model/rows.js";
+import { type Arrival, prefixLen } from "../model/rows.js";
+import { FALSE } from "./bdd.js";
 import { actionKey, type IndexedRow } from "./behaviours.js";
 import type { HeaderSpace } from "./header-space.js";
 import { patternKey } from "./pattern-nodes.js";
@@ -33,6 +35,37 @@ export class Row implements IndexedRow {
     if (this.#node < 0) this.#node = this.#space.pattern(this.row.match);
     return this.#node;
   }
+}
+
+/**
+ * Whether row `r` wins for some header arriving on one of `arrivals` after the rows in force `before` it (by priority):
+ * its patterns hold for a header and a hop value that none of them takes from there (TableIndex.wins).
+ */
+export function winsAfter(
+  space: HeaderSpace,
+  before: readonly IndexedRow[],
+  r: IndexedRow,
+  arrivals: readonly Arrival[],
+): boolean {
+  const b = space.bdd;
+  return arrivals.some((arr) => {
+    // Headers left to r, by the hop values left to it there.
+    let left = new Map<bigint, number>([[r.hops, b.and(r.node, space.domain)]]);
+    for (const x of before) {
+      if (x.row.in !== undefined && x.row.in !== arr) continue;
+      const next = new Map<bigint, number>();
+      const add = (h: bigint, n: number): void => {
+        if (h !== 0n && n !== FALSE) next.set(h, b.or(next.get(h) ?? FALSE, n));
+      };
+      for (const [h, n] of left) {
+        add(h, b.minus(n, x.node));
+        add(h & ~x.hops, b.and(n, x.node));
+      }
+      left = next;
+      if (left.size === 0) return false;
+    }
+    return left.size > 0;
+  });
 }
 
 /** Row `r` with the action `action` (a modify): its patterns' diagram, hop values and priority are its. */

@@ -23,7 +23,8 @@ import { actionKey, Behaviours, type IndexedRow } from "./behaviours.js";
 import type { OtherRow } from "./entry-rows.js";
 import type { HeaderSpace } from "./header-space.js";
 import { PrefixTrie } from "./prefix-trie.js";
-import { firstOfItsRows, indexRow, inPlace, lcs, Row, withAction } from "./table-rows.js";
+import { byPriority, RowMatcher } from "./row-matcher.js";
+import { firstOfItsRows, indexRow, inPlace, lcs, Row, winsAfter, withAction } from "./table-rows.js";
 
 export type { IndexedRow } from "./behaviours.js";
 
@@ -43,6 +44,8 @@ const INDEX_STEPS = 1 << 10;
 const AFFECTED_STEPS = 1 << 18;
 
 const NO_ROWS: readonly IndexedRow[] = [];
+/** Rows with patterns from which a lookup reads them by bit vectors (./row-matcher.ts), and up to which. */
+const MATCHED_ROWS = { from: 8, to: 8192 };
 
 /**
  * Rows of a table held as a prefix trie up to which their patterns' diagrams are made at once, as every other table's
@@ -87,6 +90,8 @@ export class TableIndex {
   /** namesInLinks, found once for the rows. */
   #namesIn: boolean | undefined;
   #held: readonly IndexedRow[] = NO_ROWS;
+  /** The rows with patterns as bit vectors (made when first asked for; null: the table does not use one). */
+  #matcher: RowMatcher | null | undefined;
 
   constructor(space: HeaderSpace, spec: TableSpec, active?: readonly boolean[], lpm?: string) {
     this.space = space;
@@ -141,6 +146,7 @@ export class TableIndex {
   /** Fills the per-class lists (the header space must be built). */
   index(): void {
     this.#heldAtom = -1;
+    this.#matcher = undefined;
     this.#wild = [];
     this.#wildIn = new Map();
     this.#specific = new Map();
@@ -253,6 +259,11 @@ export class TableIndex {
    * takes the class's witness header.
    */
   #hold(atom: number): readonly IndexedRow[] {
+    const m = (this.#matcher ??= this.#matcherOf());
+    if (m !== null) {
+      const holding = m.holding(this.space.witness(atom)).flatMap((i) => this.#rows[i] ?? []);
+      return holding.length === 0 ? this.#wild : byPriority(holding, this.#wild);
+    }
     const specific = this.#specific.get(atom) ?? NO_ROWS;
     const read = this.#read(atom);
     if (specific.length + read.length === 0) return this.#wild;
@@ -262,6 +273,14 @@ export class TableIndex {
       (r) =>
         r.pred >= 0 || r.node === TRUE || this.space.evaluate(r.node, (witness ??= this.space.witness(atom))) === TRUE,
     );
+  }
+
+  /** The rows with patterns as bit vectors, when the table has many and is no trie (null otherwise). */
+  #matcherOf(): RowMatcher | null {
+    if (this.#trie !== undefined || this.#byRows || this.#rows.length > MATCHED_ROWS.to) return null;
+    const rows = this.#rows.filter((r) => r.node !== TRUE).sort((x, y) => x.prio - y.prio);
+    if (rows.length < MATCHED_ROWS.from) return null;
+    return new RowMatcher(this.space.bdd, this.space.fields, rows, this.#active);
   }
 
   /** The rows with patterns not indexed by class that hold for class `atom`'s witness, by priority (found once). */
@@ -283,26 +302,12 @@ export class TableIndex {
    * hop value that no row before it takes from there.
    */
   wins(r: IndexedRow, arrivals: readonly Arrival[]): boolean {
-    const b = this.space.bdd;
-    const before = this.#inForce().filter((x) => x.prio < r.prio);
-    return arrivals.some((arr) => {
-      // Headers left to r, by the hop values left to it there.
-      let left = new Map<bigint, number>([[r.hops, b.and(r.node, this.space.domain)]]);
-      for (const x of before) {
-        if (x.row.in !== undefined && x.row.in !== arr) continue;
-        const next = new Map<bigint, number>();
-        const add = (h: bigint, n: number): void => {
-          if (h !== 0n && n !== FALSE) next.set(h, b.or(next.get(h) ?? FALSE, n));
-        };
-        for (const [h, n] of left) {
-          add(h, b.minus(n, x.node));
-          add(h & ~x.hops, b.and(n, x.node));
-        }
-        left = next;
-        if (left.size === 0) return false;
-      }
-      return left.size > 0;
-    });
+    return winsAfter(
+      this.space,
+      this.#inForce().filter((x) => x.prio < r.prio),
+      r,
+      arrivals,
+    );
   }
 
   /** Takes row `index` out of the table or puts it back; the classes whose fate may change. */
@@ -350,6 +355,7 @@ export class TableIndex {
     );
     if (before) this.#remove(was);
     if (on) this.#insert(now);
+    this.#matcher?.setActive(index, on);
     return this.#atomsOf(now) ?? "all";
   }
 
@@ -379,6 +385,7 @@ export class TableIndex {
         const row = indexRow(this.space, r.row, i, this.#lpm, this.#byRows, { order: n - r.priority + 0.5 });
         this.#rows.push(row);
         this.#namesIn = undefined;
+        this.#matcher = undefined;
         if (this.#trie?.holds(r.row.match, this.space.hopField?.name) === true) this.#trie.place(row);
         else if (this.#trie !== undefined) this.#untrie();
         this.#active.push(false);

@@ -4,7 +4,7 @@
 // terminal), and the words for where a budget stopped it.
 
 import cliProgress from "cli-progress";
-import { Budget, type Progress, type Stop } from "../analysis/budget.js";
+import { Budget, NODES_HINT, type Progress, type Stop } from "../analysis/budget.js";
 import type { HeaderSpaces } from "../analysis/header-space.js";
 import type { Io } from "./io.js";
 
@@ -79,9 +79,7 @@ export function stopReason(stop: Stop, flags: BudgetFlags): { readonly why: stri
       return { why: `--time-limit ${flags.timeLimit} s ran out ${at}`, lift: "--time-limit 0" };
     case "nodes":
       return {
-        why:
-          `${stop.message ?? "the header-class diagram reached its memory bound"} ${at} ` +
-          "(fewer ternary and range rows make fewer classes)",
+        why: `${stop.message ?? "the header-class diagram reached its memory bound"} ${at} ` + `(${NODES_HINT})`,
         lift: "",
       };
     case "depth":

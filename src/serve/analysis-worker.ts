@@ -5,7 +5,7 @@
 // is dropped, and the next message is analysed afresh.
 
 import { isMainThread, parentPort, workerData } from "node:worker_threads";
-import { ANALYZE_LIMITS, Budget, BudgetStop, isResourceError } from "../analysis/budget.js";
+import { ANALYZE_LIMITS, Budget, BudgetStop, isResourceError, NODES_HINT } from "../analysis/budget.js";
 import { LiveAnalysis } from "../analysis/live.js";
 import type { CompiledSpec } from "../control/compiled.js";
 import type { FromAnalysis, ToAnalysis } from "./analysis.js";
@@ -38,7 +38,8 @@ if (!isMainThread && parentPort !== null) {
       const problem =
         err instanceof BudgetStop || isResourceError(err)
           ? `the analysis was cut short by its ${err instanceof BudgetStop ? err.limit : "depth"} limit ` +
-            `(${err instanceof Error ? err.message : String(err)})`
+            `(${err instanceof Error ? err.message : String(err)}` +
+            `${err instanceof BudgetStop && err.limit === "nodes" ? `; ${NODES_HINT}` : ""})`
           : err instanceof Error
             ? err.message
             : String(err);

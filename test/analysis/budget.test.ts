@@ -210,4 +210,16 @@ describe("a running emulation's analysis (serve --analyze) within a budget", () 
     // Further writes are not followed, and do not throw.
     expect(live.update(installed(small))).toEqual({ rows: 0, classes: 0, ms: 0 });
   });
+
+  test("a reload whose rows grow the class diagram past its bound: the line says what to do (no flag lifts it)", () => {
+    const small = compileYaml(hub(30), "hub.yaml");
+    const built = new Analysis(small).spaces.all().reduce((n, s) => n + s.nodes, 0);
+    const live = new LiveAnalysis(small, { budget: new Budget({ maxNodes: built + 100 }) });
+    expect(live.stopped).toBeUndefined();
+    live.update(installed(compileYaml(hub(300), "hub.yaml")));
+    expect(live.stopped).toMatchObject({ limit: "nodes" });
+    expect(live.line()).toMatch(
+      /; cut short by its nodes limit in [^:]+ \(fewer ternary and range rows make fewer classes\): \d+ propert/,
+    );
+  });
 });

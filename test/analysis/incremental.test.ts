@@ -98,6 +98,14 @@ describe("incremental: relations updated from changed rows = computed afresh", (
         .record({ prefixes: fc.integer({ min: 20, max: 200 }), seed: fc.nat() })
         .map((x) => fibRouter(x.prefixes, 0, x.seed, 14)),
     },
+    {
+      // The same under a ternary ACL (prefix pairs, protocols, port ranges as masked rows): a FIB write cuts the ACL's
+      // classes its prefix meets, and the ACL's rows are read for each new class by bit vectors (row-matcher.ts).
+      name: "FIBs of nested prefixes under a ternary ACL",
+      text: fc
+        .record({ prefixes: fc.integer({ min: 20, max: 100 }), acl: fc.integer({ min: 8, max: 120 }), seed: fc.nat() })
+        .map((x) => fibRouter(x.prefixes, x.acl, x.seed, 14)),
+    },
   ];
   // Seeds that once failed (classes split by another network's change were not walked; 240634655: the fresh analysis
   // past the bound in the space the updates had cut finer, then minutes of shrinking), each with the default runs.

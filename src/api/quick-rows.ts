@@ -23,7 +23,7 @@ import { type CheckedRow, type Place, rowsOf } from "./row-check.js";
 /** The roles whose rows mean what they mean at their member alone (no layering, no rows of others to agree with). */
 const OWN_ROLES: ReadonlySet<TableRole> = new Set(["acquire", "forward", "receive"]);
 
-/** The keys of a network that hold no intent: a network with any other (routes, l2, demands…) goes to the whole check. */
+/** The keys of a network that hold no intent: a network with another (routes, l2, demands…) is checked whole. */
 const PLAIN_KEYS: ReadonlySet<string> = new Set(["header", "ttl", "members", "links", "tables", "nonlocal"]);
 
 /** Work done, for tests that budget it: rows checked here, and loads of the whole description. */

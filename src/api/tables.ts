@@ -111,7 +111,7 @@ export class TableBook {
   /** Applies `batch` whole, or throws TableWriteError and applies none of it. Only between batches. */
   write(batch: readonly RowWrite[]): void {
     const places = batch.map((w, i) => this.#checker.place(w.member, w.table, i));
-    // Rows of their member's alone are checked at their own cost; the rest, and any row found wrong, by the whole check.
+    // Rows of their member's alone are checked at their own cost; the rest, and a row found wrong, by the whole check.
     const compiled =
       this.#quick.checked(batch, places, this.#engine.ledger.compiled) ?? this.#checker.checked(batch, places);
     const writes: TableWrite[] = [];

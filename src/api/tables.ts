@@ -20,6 +20,7 @@ import type { TableError } from "../wasm/abi.js";
 import type { EntryMatch, TableWrite } from "../wasm/tables.js";
 import type { Description, Row, RowOf, TableRole } from "./description.js";
 import { TableWriteError } from "./errors.js";
+import { QuickRows, type QuickWork } from "./quick-rows.js";
 import { type Place, RowChecker, rowsOf } from "./row-check.js";
 
 export { rowsOf } from "./row-check.js";
@@ -56,6 +57,7 @@ export class TableBook {
   readonly #engine: Engine;
   readonly #description: Description;
   readonly #checker: RowChecker;
+  readonly #quick: QuickRows;
   /** Per table id, per entry key, the rows the API wrote (and their text). */
   readonly #written = new Map<number, Map<string, { row: Row; text: string }>>();
 
@@ -64,6 +66,12 @@ export class TableBook {
     this.#description = description;
     // The description in force: the ledger's (installed() would index every table's entries again after each write).
     this.#checker = new RowChecker(description, file, allocation, () => engine.ledger.compiled);
+    this.#quick = new QuickRows(description, file, allocation);
+  }
+
+  /** The work the quick check did (rows it took, loads of the description): for tests that budget it. */
+  get quickWork(): Readonly<QuickWork> {
+    return this.#quick.work;
   }
 
   /** The member "NETWORK:MEMBER" (or "MEMBER" when one network has it), or a TableWriteError saying what is there. */
@@ -103,7 +111,9 @@ export class TableBook {
   /** Applies `batch` whole, or throws TableWriteError and applies none of it. Only between batches. */
   write(batch: readonly RowWrite[]): void {
     const places = batch.map((w, i) => this.#checker.place(w.member, w.table, i));
-    const compiled = this.#checker.checked(batch, places);
+    // Rows of their member's alone are checked at their own cost; the rest, and a row found wrong, by the whole check.
+    const compiled =
+      this.#quick.checked(batch, places, this.#engine.ledger.compiled) ?? this.#checker.checked(batch, places);
     const writes: TableWrite[] = [];
     const top = new Map<number, number>();
     const keys: string[] = [];

@@ -16,7 +16,7 @@ import type { PacketRanges } from "../wasm/runner.js";
 import { viewGraph } from "../view/graph.js";
 import { layOut } from "../view/layout.js";
 import { pageData, renderPage } from "../view/page.js";
-import { readRun } from "../view/run-data.js";
+import { readRun, rowOrigins } from "../view/run-data.js";
 import { analysisData } from "../view/analysis-data.js";
 import { type Counts, linkLabel, renderSvg, WRITTEN_BY } from "../view/svg.js";
 import { fileSize } from "./format.js";
@@ -74,6 +74,7 @@ async function draw(specFile: string, flags: ViewFlags, ctx: CommandContext, sta
           bytes: flags.bytes,
           bytesText: bytesText(flags.bytes),
           progress: (done, total) => stages.at(done, total),
+          origin: rowOrigins(compiled),
         });
   const counts: Counts | undefined =
     run === undefined

@@ -48,29 +48,88 @@ function settle(kind: MatchKind, field: MatchKind): MatchKind {
 /** The member of `network` on the machine of member `from` (layering's attachment), or −1. */
 export type Attachment = (network: string, from: number) => number;
 
+/**
+ * How a table's rows use the key: how many there are and how many name their in-link; per field of the design after
+ * the in-link, the pattern kinds the rows write there and whether some row leaves it out.
+ */
+export interface KeyUse {
+  readonly rows: number;
+  readonly inRows: number;
+  readonly kinds: readonly ReadonlySet<PatternKind>[];
+  readonly omitted: readonly boolean[];
+}
+
+/** How `rows` use the key, added to how the rows before them did (`before`). */
+export function keyUse(layout: KeyLayout, rows: readonly RowSpec[], before?: KeyUse): KeyUse {
+  const slots = layout.slots.slice(1);
+  const kinds = slots.map((_, i) => new Set<PatternKind>(before?.kinds[i] ?? []));
+  const omitted = slots.map((_, i) => before?.omitted[i] ?? false);
+  let inRows = before?.inRows ?? 0;
+  for (const r of rows) if (r.in !== undefined) inRows++;
+  slots.forEach((slot, i) => {
+    // One pass over the rows for each field, allocating nothing per row (100,000 rows, a dozen fields).
+    const seen = kinds[i] as Set<PatternKind>;
+    for (const r of rows) {
+      const p = r.match.get(slot.field.name);
+      if (p === undefined) omitted[i] = true;
+      else seen.add(p.kind);
+    }
+  });
+  return { rows: (before?.rows ?? 0) + rows.length, inRows, kinds, omitted };
+}
+
 /** The key's slots the rows match on (in-link first), and how each field's patterns are matched. */
-function usedFields(layout: KeyLayout, rows: readonly RowSpec[]): { used: FieldSlot[]; fieldKinds: MatchKind[] } {
+function usedFields(layout: KeyLayout, use: KeyUse): { used: FieldSlot[]; fieldKinds: MatchKind[] } {
   const used: FieldSlot[] = [];
   const fieldKinds: MatchKind[] = [];
   const inSlot = layout.slots[0];
-  if (inSlot !== undefined && rows.some((r) => r.in !== undefined)) {
+  if (inSlot !== undefined && use.inRows > 0) {
     used.push(inSlot);
-    fieldKinds.push(rows.every((r) => r.in !== undefined) ? "exact" : "optional");
+    fieldKinds.push(use.inRows === use.rows ? "exact" : "optional");
   }
-  for (const slot of layout.slots.slice(1)) {
-    // One pass over the rows for each field, allocating nothing per row (100,000 rows, a dozen fields).
-    const kinds = new Set<Pattern["kind"]>();
-    let omitted = false;
-    for (const r of rows) {
-      const p = r.match.get(slot.field.name);
-      if (p === undefined) omitted = true;
-      else kinds.add(p.kind);
-    }
-    if (kinds.size === 0) continue;
+  layout.slots.slice(1).forEach((slot, i) => {
+    const kinds = use.kinds[i];
+    if (kinds === undefined || kinds.size === 0) return;
     used.push(slot);
-    fieldKinds.push(fieldKind(kinds, omitted));
-  }
+    fieldKinds.push(fieldKind(kinds, use.omitted[i] ?? false));
+  });
   return { used, fieldKinds };
+}
+
+/** Whether a table written `kind: asked` holds rows whose patterns need `inferred`. */
+function holds(asked: MatchKind, inferred: MatchKind): boolean {
+  return (
+    asked === inferred ||
+    (GENERALITY[asked] > GENERALITY[inferred] && asked !== "lpm" && !(asked === "optional" && inferred === "lpm"))
+  );
+}
+
+/**
+ * Rows written after the rows of table `t` (which used the key as `before` says), compiled as compileHeaderTable
+ * compiles them in the whole table written with t's kind: `first` is the index of the first of them, `n` the rows of
+ * the whole. Undefined when they do not fit t's kind or match on other fields than t's (the whole table, compiled
+ * again, refuses them or changes).
+ */
+export function compileAppended(
+  t: CompiledTable,
+  layout: KeyLayout,
+  before: KeyUse,
+  rows: readonly RowSpec[],
+  place: { readonly first: number; readonly n: number },
+  attached: (network: string) => number,
+  sharedWith: () => number,
+  problems: SpecIssue[],
+): CompiledRow[] | undefined {
+  const { used, fieldKinds } = usedFields(layout, keyUse(layout, rows, before));
+  if (!holds(t.kind, tableKind(fieldKinds))) return undefined;
+  const fields = used.map((s, i) => ({ name: s.field.name, kind: settle(t.kind, fieldKinds[i] ?? "exact") }));
+  const same = (f: { name: string; kind: MatchKind }, i: number): boolean =>
+    f.name === t.fields[i]?.name && f.kind === t.fields[i]?.kind;
+  if (fields.length !== t.fields.length || !fields.every(same)) return undefined;
+  const keys = keyArena(layout.len, t.kind, rows.length);
+  return rows.map((r, i) =>
+    headerRow(r, place.first + i, place.n, t.kind, keys(i), used, t.fields, problems, attached, sharedWith),
+  );
 }
 
 export function compileHeaderTable(
@@ -83,16 +142,13 @@ export function compileHeaderTable(
   problems: SpecIssue[],
 ): CompiledTable {
   const layout = net.layout;
-  const { used, fieldKinds } = usedFields(layout, t.rows);
+  const { used, fieldKinds } = usedFields(layout, keyUse(layout, t.rows));
   let inferred = tableKind(fieldKinds);
   if (inferred === "lpm" && t.kind === undefined && !firstMatchIsLongest(t.rows, used, fieldKinds))
     inferred = "ternary";
   let kind = inferred;
   if (t.kind !== undefined) {
-    const fits =
-      t.kind === inferred ||
-      (GENERALITY[t.kind] > GENERALITY[inferred] && t.kind !== "lpm" && !(t.kind === "optional" && inferred === "lpm"));
-    if (fits) kind = t.kind;
+    if (holds(t.kind, inferred)) kind = t.kind;
     else {
       problems.push(
         new SpecIssue(

@@ -11,7 +11,7 @@ import { excerpt } from "../errors.js";
 import { expandIntents } from "../intents/expand.js";
 import { expandOverlays } from "../intents/overlays.js";
 import { withMeshLinks } from "../intents/overlays-read.js";
-import { designNamed, DESIGNS } from "../wire/designs.js";
+import { type DesignDef, designNamed, DESIGNS } from "../wire/designs.js";
 import type { NetworkContext } from "./context.js";
 import { type Path, Problems } from "./problems.js";
 import { Unplaced } from "./quick-places.js";
@@ -41,6 +41,20 @@ export interface LoadOptions {
    * by default, stderr as `strata: warning: LINE`.
    */
   readonly warn?: (line: string) => void;
+  /**
+   * Told, for each network whose tables are checked, what its rows are checked against (its design, its members and
+   * links, the names other networks resolve): what checks a few new rows without loading the description again
+   * (src/api/row-check.ts).
+   */
+  readonly tableContext?: (network: TableContext) => void;
+}
+
+/** What a network's rows are checked against (./tables.ts checkTables' arguments but the rows and their places). */
+export interface TableContext {
+  readonly network: string;
+  readonly design: DesignDef;
+  readonly topology: Topology;
+  readonly elsewhere: Elsewhere;
 }
 
 const warnOnStderr = (line: string): void => void process.stderr.write(`strata: warning: ${line}\n`);
@@ -137,6 +151,8 @@ function readNetworks(
     // Without a design, fields and values in tables cannot be checked; the header error says why.
     const design = ctx.design;
     if (design === undefined) continue;
+    const names = { ...elsewhere, sessions: sessions.byMember.get(ctx.network) ?? new Map() };
+    options.tableContext?.({ network: ctx.network, design, topology, elsewhere: names });
     networks.push({
       name: ctx.network,
       design,
@@ -144,10 +160,7 @@ function readNetworks(
       members: topology.members,
       links: topology.links,
       nonlocal: new Set(net.nonlocal ?? []),
-      tables: checkTables(ctx, design, net.tables ?? {}, topology, {
-        ...elsewhere,
-        sessions: sessions.byMember.get(ctx.network) ?? new Map(),
-      }),
+      tables: checkTables(ctx, design, net.tables ?? {}, topology, names),
       at: problems.ref(ctx.path),
     });
   }

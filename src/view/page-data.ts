@@ -70,6 +70,8 @@ export interface RunData {
     readonly row: number | "default";
     readonly rule: string;
     readonly hits: number;
+    /** Where the row came from, as `strata check --rows` says it: "routes: h1..h4 (4)", "hand: 12:9 networks…". */
+    readonly origin?: string;
   }[];
   readonly trace?: TraceData;
   /** What the page could not show, and why (no trace; a link whose bytes could not be matched to packets). */

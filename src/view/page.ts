@@ -192,6 +192,7 @@ dl.facts dt { color: #556; }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 table.rows { border-collapse: collapse; font-size: 12px; }
 table.rows td { padding: 1px 6px 1px 0; vertical-align: top; }
+table.rows td.origin { color: #556; overflow-wrap: anywhere; }
 #notes p { color: #775; font-size: 12px; }
 #help { position: fixed; right: 16px; top: 48px; max-width: 420px; background: #fff; border: 1px solid #b8bfcf; \
 padding: 8px 12px; box-shadow: 0 2px 8px rgba(0,0,0,.15); }

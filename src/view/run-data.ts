@@ -11,6 +11,8 @@
 
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
+import type { CompiledSpec, CompiledTable } from "../control/compiled.js";
+import { originText, rowOrigin } from "../intents/provenance.js";
 import { readTrace } from "../trace/read.js";
 import { describe, fates } from "../trace/words.js";
 import { InputError } from "../errors.js";
@@ -31,6 +33,17 @@ export interface RunOptions {
   readonly bytesText: string;
   /** Told as the trace is read: its bytes read so far, of its size. */
   readonly progress?: (done: number, total: number) => void;
+  /** Where a row summary.json names came from (rowOrigins), shown beside it. */
+  readonly origin?: (member: string, table: string, row: number | "default") => string | undefined;
+}
+
+/** Where each row of the description's tables came from, as `strata check --rows` says it, by member and table. */
+export function rowOrigins(compiled: CompiledSpec): NonNullable<RunOptions["origin"]> {
+  const members = new Map(compiled.members.map((m) => [m.qualified, m]));
+  return (member, table, row) => {
+    const t = (members.get(member)?.tables as Record<string, CompiledTable | undefined> | undefined)?.[table];
+    return t === undefined ? undefined : originText(rowOrigin(t, row === "default" ? -1 : row));
+  };
 }
 
 const NOT_A_RUN = "give the output directory of `strata run` (--out DIR)";
@@ -72,7 +85,17 @@ export async function readRun(dir: string, graph: ViewGraph, options: RunOptions
         { delivered: v.delivered, drops: v.drops as Record<string, number> },
       ]),
     ),
-    rows: summary.rows.map((r) => ({ member: r.member, table: r.table, row: r.row, rule: r.rule, hits: r.hits })),
+    rows: summary.rows.map((r) => {
+      const origin = options.origin?.(r.member, r.table, r.row);
+      return {
+        member: r.member,
+        table: r.table,
+        row: r.row,
+        rule: r.rule,
+        hits: r.hits,
+        ...(origin ? { origin } : {}),
+      };
+    }),
     ...(trace !== undefined ? { trace } : {}),
     notes,
   };

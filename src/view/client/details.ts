@@ -71,6 +71,7 @@ function showNode(id: string): void {
           el("td", {}, `row ${r.row}`),
           el("td", {}, r.rule),
           el("td", {}, `${r.hits} hits`),
+          el("td", { class: "origin" }, r.origin ?? ""),
         ),
       );
     details.append(el("h2", {}, "rows that matched"), table);

@@ -12,6 +12,7 @@ import {
   type Device,
   Emulation,
   type LinkChange,
+  type MemberChange,
   P4RuntimeDevice,
   type PacketIn,
   readDescription,
@@ -151,6 +152,44 @@ describe.each(setLinks)("Emulation.setLink: $name", ({ link, up, links, error })
     expect(outcome.dropped.reduce((n, d) => n + d.count, 0)).toBe(1);
     await em.setLink(link, true);
     expect((await em.inject("ip:h1", packet(1, 2))).delivered.map((d) => d.member)).toEqual(["ip:h2"]);
+  });
+});
+
+// Emulation.setMember: a member down drops what reaches it (member-down), up again forwards; one it has not is a
+// RangeError.
+const setMembers: { name: string; member: string; members?: string[]; error?: RegExp }[] = [
+  { name: "a router on the way", member: "ip:r2", members: ["ip:r2"] },
+  { name: "the destination host", member: "ip:h2", members: ["ip:h2"] },
+  { name: "no such member", member: "ip:nowhere", error: /setMember: no member 'ip:nowhere' \(write NETWORK:MEMBER;/ },
+];
+
+describe.each(setMembers)("Emulation.setMember: $name", ({ member, members, error }) => {
+  test(error === undefined ? "takes the member down and back up, and says so" : "is refused", async () => {
+    const em = Emulation.load(RING);
+    closers.push(() => em.close());
+    await em.write([
+      { op: "insert", member: "ip:r1", table: "forward", row: { match: { dst: "10.0.2.1/32" }, out: 2 } },
+    ]);
+    const events: MemberChange[] = [];
+    em.on("memberDown", (c) => events.push(c));
+    em.on("memberUp", (c) => events.push(c));
+    const delivered = async () => (await em.inject("ip:h1", packet(1, 2))).delivered.map((d) => d.member);
+    if (error !== undefined) {
+      await expect(em.setMember(member, false)).rejects.toThrow(error);
+      expect(events).toEqual([]);
+      expect(await delivered()).toEqual(["ip:h2"]);
+      return;
+    }
+    expect(await em.setMember(member, false)).toEqual({ members, up: false });
+    const outcome = await em.inject("ip:h1", packet(1, 2));
+    expect(outcome.delivered).toEqual([]);
+    expect(outcome.dropped).toEqual([{ member, reason: "member-down", count: 1 }]);
+    expect(await em.setMember(member, true)).toEqual({ members, up: true });
+    expect(events).toEqual([
+      { members, up: false },
+      { members, up: true },
+    ]);
+    expect(await delivered()).toEqual(["ip:h2"]);
   });
 });
 

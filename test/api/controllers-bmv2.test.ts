@@ -7,8 +7,8 @@
 
 import { afterEach, describe, expect, test } from "vitest";
 import { Fleet } from "../../bench/p4/fleet.js";
-import { macLearning } from "../../example-controllers/mac-learning.js";
-import { routing } from "../../example-controllers/routing.js";
+import { macLearning } from "../../examples/mac-learning/mac-learning.js";
+import { routing } from "../../examples/routing-controller/routing.js";
 import { compile } from "../../src/control/compile.js";
 import { resolveEndpoint } from "../../src/control/endpoints.js";
 import { loadSpec } from "../../src/description/load.js";
@@ -49,7 +49,7 @@ async function onBmv2(file: string): Promise<{ fleet: Fleet; device: P4RuntimeDe
 
 describe.skipIf(skip)(`the example controllers on simple_switch_grpc${why}`, () => {
   test("MAC learning: learns from packet-ins; the next frames are forwarded by the switch with none", async () => {
-    const file = "example-controllers/mac-learning.yaml";
+    const file = "examples/mac-learning/network.yaml";
     const { fleet, device } = await onBmv2(file);
     const ctl = macLearning(device, "lan:sw");
     const reached: string[] = [];
@@ -94,7 +94,7 @@ describe.skipIf(skip)(`the example controllers on simple_switch_grpc${why}`, () 
   });
 
   test("routing: every route written; a link fails, only the routes it moved rewritten, packets go round", async () => {
-    const file = "example-controllers/routing.yaml";
+    const file = "examples/routing-controller/network.yaml";
     const { fleet, device } = await onBmv2(file);
     const links = told();
     const ctl = await routing(device, readDescription(file), "ip", links);

@@ -1,17 +1,17 @@
-// The MAC-learning controller (example-controllers/mac-learning.ts) runs the same on both Devices: an Emulation in
+// The MAC-learning controller (examples/mac-learning/mac-learning.ts) runs the same on both Devices: an Emulation in
 // process and a P4RuntimeDevice on strata's own P4Runtime server. Frames go in at the hosts; the switch hands up what
 // it has no row for, the controller writes the rows, and the next frames to a learned host are forwarded by the data
 // plane with no packet-in. The in-process round trip (packet-in → rows written → next frame forwarded in wasm) is
 // measured in CPU time and printed, never budgeted.
 
 import { afterEach, describe, expect, test } from "vitest";
-import { macLearning } from "../../example-controllers/mac-learning.js";
+import { macLearning } from "../../examples/mac-learning/mac-learning.js";
 import { type Device, Emulation, P4RuntimeDevice, type PacketIn } from "../../src/index.js";
 import { until } from "../helpers/wait.js";
 import { frame, mac, MAC_STEPS } from "./controller-cases.js";
 import { serve } from "./p4runtime-server.js";
 
-const SWITCH = "example-controllers/mac-learning.yaml";
+const SWITCH = "examples/mac-learning/network.yaml";
 const SW = "lan:sw";
 
 const closers: (() => Promise<void>)[] = [];

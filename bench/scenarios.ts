@@ -20,6 +20,7 @@ import { pcapRead, pcapngRead } from "./pcap-read.js";
 import { BMV2_SCENARIOS } from "./bmv2.js";
 import { serveReload } from "./serve-reload.js";
 import { intentsFailure, intentsFatTree } from "./intents.js";
+import { controllerRoundTrip } from "./controller.js";
 import type { FigureScenario, Scenario } from "./scenario.js";
 
 export const SCENARIOS: readonly (Scenario | FigureScenario)[] = [
@@ -47,4 +48,5 @@ export const SCENARIOS: readonly (Scenario | FigureScenario)[] = [
   serveReload,
   intentsFatTree,
   intentsFailure,
+  controllerRoundTrip,
 ];

@@ -276,10 +276,11 @@ export class Emulation extends EventEmitter<EmulationEvents> implements Device, 
   }
 
   /**
-   * Takes a member down (`up` false) or brings it back, as `strata serve`'s `down member`/`up member` do: `member` is
-   * "NETWORK:MEMBER"; what reaches a member that is down, or is sent by it, is dropped (`member-down`). Resolves with the
-   * members changed, told as a `memberDown` or `memberUp` event too; a RangeError for a member the description has
-   * not. (As with setLink, rows a description's `routes:` or `l2:` made go round it; rows written through write() stay.)
+   * Takes a member down (`up` false) or brings it back, as `strata serve`'s `down member`/`up member` do: `member`
+   * is "NETWORK:MEMBER"; what reaches a member that is down, or is sent by it, is dropped (`member-down`). Resolves
+   * with the members changed, told as a `memberDown` or `memberUp` event too; a RangeError for a member the
+   * description has not. (As with setLink, rows a description's `routes:` or `l2:` made go round it; rows written
+   * through write() stay.)
    */
   setMember(member: string, up: boolean): Promise<MemberChange> {
     return this.#engine.between(() => {

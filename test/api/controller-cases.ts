@@ -33,7 +33,8 @@ export const MAC_STEPS: readonly {
   reached: string[];
   out: number[];
 }[] = [
-  { send: [1, mac(2)], switchPacketIns: 1, reached: ["lan:h2"], out: [2, 3] }, // unknown: handed up (h1 learned), flooded
+  // Unknown: handed up (h1 learned), flooded.
+  { send: [1, mac(2)], switchPacketIns: 1, reached: ["lan:h2"], out: [2, 3] },
   { send: [2, mac(1)], switchPacketIns: 1, reached: ["lan:h1"], out: [1] }, // h1 known: forwarded by the data plane
   { send: [2, BROADCAST], switchPacketIns: 2, reached: ["lan:h1", "lan:h3"], out: [1, 3] }, // handed up (h2 learned)
   { send: [1, mac(2)], switchPacketIns: 2, reached: ["lan:h2"], out: [2] }, // h2 known now

@@ -1,7 +1,7 @@
-// The routing controller (examples/routing-controller/routing.ts) runs the same on both Devices: an Emulation in process and a
-// P4RuntimeDevice on strata's own P4Runtime server, on a ring of four routers r1-r2-r3-r4-r1 with a host each
-// (examples/routing-controller/network.yaml, whose routers know only their own host). The controller writes every route;
-// packets between hosts are delivered; then the link r1-r2 goes down — really, in the emulation (setLink), whose
+// The routing controller (examples/routing-controller/routing.ts) runs the same on both Devices: an Emulation in
+// process and a P4RuntimeDevice on strata's own P4Runtime server, on a ring of four routers r1-r2-r3-r4-r1 with a host
+// each (examples/routing-controller/network.yaml, whose routers know only their own host). The controller writes every
+// route; packets between hosts are delivered; then the link r1-r2 goes down — really, in the emulation (setLink), whose
 // event the emulation's controller hears and the test passes on to the P4Runtime one (a P4Runtime device has no link
 // state) — and the controllers rewrite only the routes that moved: packets go round the other way, crossing the
 // routers the worked table below says, on both devices, whose rows read back the same.

@@ -21,6 +21,7 @@ import { BMV2_SCENARIOS } from "./bmv2.js";
 import { serveReload } from "./serve-reload.js";
 import { intentsFailure, intentsFatTree } from "./intents.js";
 import { apiWriteFatTree } from "./api-write.js";
+import { controllerRoundTrip } from "./controller.js";
 import type { FigureScenario, Scenario } from "./scenario.js";
 
 export const SCENARIOS: readonly (Scenario | FigureScenario)[] = [
@@ -49,4 +50,5 @@ export const SCENARIOS: readonly (Scenario | FigureScenario)[] = [
   intentsFatTree,
   intentsFailure,
   apiWriteFatTree,
+  controllerRoundTrip,
 ];

@@ -35,6 +35,7 @@ export {
   type Injected,
   type LinkChange,
   type LinkEvents,
+  type MemberChange,
   type Outcome,
   replay,
   type ReplayOptions,

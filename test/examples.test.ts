@@ -13,6 +13,7 @@ import { main } from "..//src/cli/main.js";
 import { memoryIo } from "../src/cli/io.js";
 import type { Summary } from "../src/engine/summary.js";
 import type { TraceLine } from "../src/engine/trace.js";
+import { REPLAY_EXAMPLES } from "./helpers/examples.js";
 
 interface Example {
   summary: string;
@@ -21,9 +22,7 @@ interface Example {
 }
 
 const root = new URL("..", import.meta.url).pathname;
-const examples = readdirSync(join(root, "examples"), { withFileTypes: true })
-  .filter((d) => d.isDirectory())
-  .map((d) => d.name);
+const examples = REPLAY_EXAMPLES;
 
 function captures(dir: string): string[] {
   return ["links", "delivered"]

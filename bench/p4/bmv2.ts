@@ -83,10 +83,12 @@ export class Switch {
 
   /**
    * Starts simple_switch_grpc with no program (`--no-p4`): a P4Runtime server on `grpcAddress`
-   * for device `deviceId`, whose pipeline and entries a controller sets (strata deploy).
+   * for device `deviceId`, whose pipeline and entries a controller sets (strata deploy). With
+   * `cpuPort`, what the switch sends there is a P4Runtime packet-in on the controller's stream, and
+   * the controller's packet-outs enter there (P4Runtime packet I/O); without, it is a port as any.
    */
-  static startGrpc(tools: P4Tools, deviceId: number): Promise<Switch> {
-    return Switch.#attempts(() => Switch.#start(tools, "grpc", deviceId));
+  static startGrpc(tools: P4Tools, deviceId: number, cpuPort?: number): Promise<Switch> {
+    return Switch.#attempts(() => Switch.#start(tools, { cpuPort }, deviceId));
   }
 
   static async #attempts(start: () => Promise<Switch>): Promise<Switch> {
@@ -101,13 +103,13 @@ export class Switch {
 
   static async #start(
     tools: P4Tools,
-    program: { readonly json: string; readonly commands: string } | "grpc",
+    program: { readonly json: string; readonly commands: string } | { readonly cpuPort: number | undefined },
     deviceId: number,
   ): Promise<Switch> {
     const dir = mkdtempSync(join(tmpdir(), "strata-bmv2-"));
     const ipc = join(dir, "ports.ipc");
     const thrift = await freePort();
-    const grpc = program === "grpc" ? await freePort() : 0;
+    const grpc = "cpuPort" in program ? await freePort() : 0;
     // Its own notifications socket: the default (/tmp/bmv2-<device id>-notifications.ipc) is one per device id,
     // machine-wide.
     const notifications = `ipc://${join(dir, "notifications.ipc")}`;
@@ -121,12 +123,14 @@ export class Switch {
       "--device-id",
       String(deviceId),
     ];
-    if (program === "grpc") args.push("--no-p4", "--", "--grpc-server-addr", `127.0.0.1:${grpc}`);
-    else {
+    if ("cpuPort" in program) {
+      args.push("--no-p4", "--", "--grpc-server-addr", `127.0.0.1:${grpc}`);
+      if (program.cpuPort !== undefined) args.push("--cpu-port", String(program.cpuPort));
+    } else {
       writeFileSync(join(dir, "main.json"), program.json);
       args.push(join(dir, "main.json"));
     }
-    const child = spawn(program === "grpc" ? tools.simpleSwitchGrpc : tools.simpleSwitch, args, {
+    const child = spawn("cpuPort" in program ? tools.simpleSwitchGrpc : tools.simpleSwitch, args, {
       env: tools.env,
       stdio: ["ignore", "ignore", "pipe"],
     });
@@ -145,14 +149,14 @@ export class Switch {
       sw.#stderr = () => stderr;
       socket.write(GREETING);
       // simple_switch_grpc serves P4Runtime in place of Thrift.
-      if (program !== "grpc")
+      if (!("cpuPort" in program))
         await retry(
           () => open(thrift).then((s) => s.destroy()),
           `simple_switch's Thrift port ${thrift}`,
           child,
           () => stderr,
         );
-      if (program === "grpc") {
+      if ("cpuPort" in program) {
         await retry(
           () => open(grpc).then((s) => s.destroy()),
           `simple_switch_grpc's P4Runtime port ${grpc}`,

@@ -181,6 +181,8 @@ export class Fleet {
   /** Packets passed from one switch to another; relaying stops at `maxRelays`. */
   relayed = 0;
   maxRelays = Number.POSITIVE_INFINITY;
+  /** Links down (by index): what is sent on them is heard of, and reaches no receiver. */
+  readonly down = new Set<number>();
   bounded = false;
   departures: (d: Departure) => void = () => undefined;
 
@@ -211,9 +213,19 @@ export class Fleet {
   /**
    * One simple_switch_grpc per machine of `exports`, started with no program (a controller sets
    * each one's pipeline and entries: strata deploy onto `addresses`), chained as `start`'s are.
+   * With `packetIo`, port 255 is each switch's P4Runtime CPU port: deliveries are packet-ins on the
+   * controller's stream (not departures), and its packet-outs enter there.
    */
-  static async startGrpc(tools: P4Tools, compiled: CompiledSpec, exports: readonly MachineExport[]): Promise<Fleet> {
-    const started = await Promise.allSettled(exports.map((ex) => Switch.startGrpc(tools, ex.manifest.deviceId)));
+  static async startGrpc(
+    tools: P4Tools,
+    compiled: CompiledSpec,
+    exports: readonly MachineExport[],
+    packetIo = false,
+  ): Promise<Fleet> {
+    const cpuPort = packetIo ? CPU_PORT : undefined;
+    const started = await Promise.allSettled(
+      exports.map((ex) => Switch.startGrpc(tools, ex.manifest.deviceId, cpuPort)),
+    );
     return Fleet.#of(compiled, exports, started);
   }
 
@@ -286,6 +298,7 @@ export class Fleet {
   /** A packet on link `li`: heard of, then passed to the receivers' switches. */
   #cross(li: number, bytes: Uint8Array, onlyPeer?: string): void {
     this.departures({ kind: "link", link: li, bytes });
+    if (this.down.has(li)) return;
     for (const a of this.wiring.arrivals(li, onlyPeer)) {
       if (a === undefined) continue;
       if (this.relayed >= this.maxRelays) {

@@ -7,6 +7,7 @@
 
 import { EventEmitter } from "node:events";
 import { compile } from "../control/compile.js";
+import type { Resolved, Target } from "../control/targets.js";
 import type { CompiledSpec } from "../control/compiled.js";
 import { resolveEndpoint } from "../control/endpoints.js";
 import type { InputError } from "../errors.js";
@@ -62,6 +63,16 @@ export interface EmulationEvents {
   linkDown: [LinkChange];
   /** Links brought back up by setLink(). */
   linkUp: [LinkChange];
+  /** Members taken down by setMember(). */
+  memberDown: [MemberChange];
+  /** Members brought back up by setMember(). */
+  memberUp: [MemberChange];
+}
+
+/** Members that went down or came up: each "NETWORK:MEMBER". */
+export interface MemberChange {
+  readonly members: readonly string[];
+  readonly up: boolean;
 }
 
 /** Links that went down or came up: each named "NETWORK.NAME", as its recording links/NETWORK.NAME.pcap is. */
@@ -258,17 +269,39 @@ export class Emulation extends EventEmitter<EmulationEvents> implements Device, 
    */
   setLink(link: string, up: boolean): Promise<LinkChange> {
     return this.#engine.between(() => {
-      let links: readonly string[];
-      try {
-        links = this.#engine.setDown({ link }, !up).links;
-      } catch (err) {
-        if (err instanceof UsageError) throw new RangeError(`setLink: ${err.message}`);
-        throw err;
-      }
-      const change: LinkChange = { links, up };
+      const change: LinkChange = { links: this.#setDown("setLink", { link }, up).links, up };
       this.emit(up ? "linkUp" : "linkDown", change);
       return change;
     });
+  }
+
+  /**
+   * Takes a member down (`up` false) or brings it back, as `strata serve`'s `down member`/`up member` do: `member`
+   * is "NETWORK:MEMBER"; what reaches a member that is down, or is sent by it, is dropped (`member-down`). Resolves
+   * with the members changed, told as a `memberDown` or `memberUp` event too; a RangeError for a member the
+   * description has not. (As with setLink, rows a description's `routes:` or `l2:` made go round it; rows written
+   * through write() stay.)
+   */
+  setMember(member: string, up: boolean): Promise<MemberChange> {
+    return this.#engine.between(() => {
+      const members = this.#setDown("setMember", { member }, up).members.map((q) => {
+        const m = this.compiled.members.find((x) => x.qualified === q);
+        return m === undefined ? q : memberName(this.compiled, m.index);
+      });
+      const change: MemberChange = { members, up };
+      this.emit(up ? "memberUp" : "memberDown", change);
+      return change;
+    });
+  }
+
+  /** The engine's setDown; a target it cannot find is a RangeError named for `method`. */
+  #setDown(method: string, target: Target, up: boolean): Resolved {
+    try {
+      return this.#engine.setDown(target, !up);
+    } catch (err) {
+      if (err instanceof UsageError) throw new RangeError(`${method}: ${err.message}`);
+      throw err;
+    }
   }
 
   onLinkChange(listener: (change: LinkChange) => void): () => void {

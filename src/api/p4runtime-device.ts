@@ -30,8 +30,13 @@ import { type Place, RowChecker, rowsOf } from "./row-check.js";
 import type { RowWrite, TableEntry } from "./tables.js";
 
 export interface P4RuntimeDeviceOptions {
-  /** The P4Runtime server, "HOST:PORT". */
-  readonly address: string;
+  /** The P4Runtime server of every machine's device that `machines` does not place elsewhere, "HOST:PORT". */
+  readonly address?: string;
+  /**
+   * A machine's own P4Runtime server, "HOST:PORT", by machine name: where each machine is a device of its own, as
+   * simple_switch_grpc runs one device per process (`strata deploy --target MACHINE=HOST:PORT` places them so too).
+   */
+  readonly machines?: Readonly<Record<string, string>>;
   /** The name a description built in code goes by in messages (default "description"). */
   readonly name?: string;
   /** Our election id on every machine's device (default 1): the highest one is the primary, and only it may write. */
@@ -50,11 +55,37 @@ const REFUSALS: ReadonlyMap<number, TableWriteCode> = new Map([
   [Code.RESOURCE_EXHAUSTED, "TableFull"],
 ]);
 
+/** A client per server the machines' devices are on; a RangeError for a machine with no server, or one not there. */
+function clientsOf(devs: readonly P4Device[], options: P4RuntimeDeviceOptions): Map<string, P4RuntimeClient> {
+  const machines = options.machines ?? {};
+  for (const name of Object.keys(machines))
+    if (!devs.some((d) => d.machine === name))
+      throw new RangeError(
+        `machines: no machine '${name}' in the description (${devs.map((d) => d.machine).join(", ")})`,
+      );
+  const addresses = devs.map((dev) => {
+    const address = machines[dev.machine] ?? options.address;
+    if (address === undefined)
+      throw new RangeError(`machine ${dev.machine}: no P4Runtime server (give address, or machines.${dev.machine})`);
+    return address;
+  });
+  const byAddress = new Map<string, P4RuntimeClient>();
+  const out = new Map<string, P4RuntimeClient>();
+  devs.forEach((dev, i) => {
+    const address = addresses[i] ?? "";
+    const client = byAddress.get(address) ?? new P4RuntimeClient(address, options.tls);
+    byAddress.set(address, client);
+    out.set(dev.machine, client);
+  });
+  return out;
+}
+
 /** The machines' devices on a P4Runtime server, as one Device: each machine of the description is a device. */
 export class P4RuntimeDevice implements Device {
   readonly description: Description;
   readonly compiled: CompiledSpec;
-  readonly #client: P4RuntimeClient;
+  /** Each machine's device's client (machines on one server share one). */
+  readonly #clients: ReadonlyMap<string, P4RuntimeClient>;
   readonly #devices: readonly P4Device[];
   readonly #sessions = new Map<number, Session>();
   readonly #checker: RowChecker;
@@ -62,6 +93,8 @@ export class P4RuntimeDevice implements Device {
   /** Per table id, per entry key, the rows written here (and their text). */
   readonly #written = new Map<number, Map<string, { row: Row; text: string }>>();
   readonly #electionId: bigint;
+  /** Devices that refused ROLLBACK_ON_ERROR as unimplemented (simple_switch_grpc). */
+  readonly #noRollback = new Set<number>();
 
   private constructor(source: string | Description, options: P4RuntimeDeviceOptions) {
     const { description, spec } = loaded(source, options.name);
@@ -69,7 +102,7 @@ export class P4RuntimeDevice implements Device {
     this.compiled = compile(spec);
     this.#devices = devices(this.compiled);
     this.#checker = new RowChecker(description, spec.file, spec.allocation, () => this.compiled);
-    this.#client = new P4RuntimeClient(options.address, options.tls);
+    this.#clients = clientsOf(this.#devices, options);
     this.#electionId = options.electionId ?? 1n;
   }
 
@@ -81,9 +114,9 @@ export class P4RuntimeDevice implements Device {
     const d = new P4RuntimeDevice(source, options);
     const ms = options.timeoutMs ?? 10_000;
     try {
-      await d.#client.ready(ms);
+      for (const client of new Set(d.#clients.values())) await client.ready(ms);
       for (const dev of d.#devices) {
-        const session = d.#client.session(d.#controller(dev));
+        const session = d.#client(dev).session(d.#controller(dev));
         d.#sessions.set(dev.deviceId, session);
         session.on("packetIn", (p) => d.#packetIn(dev, p));
         const standing = await session.standing(ms);
@@ -99,6 +132,12 @@ export class P4RuntimeDevice implements Device {
       throw e;
     }
     return d;
+  }
+
+  #client(dev: P4Device): P4RuntimeClient {
+    const client = this.#clients.get(dev.machine);
+    if (client === undefined) throw new Error(`machine ${dev.machine}: no P4Runtime client`);
+    return client;
   }
 
   #controller(dev: P4Device): Controller {
@@ -130,7 +169,7 @@ export class P4RuntimeDevice implements Device {
   /** The device's entries of a table, with their counters. */
   async #held(dev: P4Device, t: DeviceTable): Promise<p4.v1.TableEntry[]> {
     const tableId = idOf(p4infoIds(dev).tables, t.name);
-    const entities = await this.#client.read(BigInt(dev.deviceId), [
+    const entities = await this.#client(dev).read(BigInt(dev.deviceId), [
       { entity: "tableEntry", tableEntry: { tableId, counterData: {} } },
     ]);
     return entities.flatMap((e) =>
@@ -150,7 +189,10 @@ export class P4RuntimeDevice implements Device {
     const checked = this.#checker.checked(batch, places);
     const { compiled, slot } = this.#checker.compiledWith(batch, places);
     const built = new Map<number, P4Device>();
-    const byDevice = new Map<number, { dev: P4Device; updates: Update[]; index: number[]; keys: string[] }>();
+    const byDevice = new Map<
+      number,
+      { dev: P4Device; updates: Update[]; tables: DeviceTable[]; index: number[]; keys: string[] }
+    >();
     const top = new Map<string, number>();
     for (const [i, w] of batch.entries()) {
       const place = places[i] as Place;
@@ -163,15 +205,16 @@ export class P4RuntimeDevice implements Device {
       if (e === undefined) throw new Error(`${w.member} ${w.table}: the P4 device lost row ${at}`);
       let te = tableEntry(t, e, p4infoIds(dev));
       if (needsPriority(t)) te = { ...te, priority: await this.#priority(w, i, t, te, batch, places, top) };
-      const mine = byDevice.get(dev.deviceId) ?? { dev, updates: [], index: [], keys: [] };
+      const mine = byDevice.get(dev.deviceId) ?? { dev, updates: [], tables: [], index: [], keys: [] };
       byDevice.set(dev.deviceId, mine);
       const type = w.op === "insert" ? (t.keyless ? "MODIFY" : "INSERT") : w.op === "modify" ? "MODIFY" : "DELETE";
       mine.updates.push({ type, entity: { entity: "tableEntry", tableEntry: te } });
+      mine.tables.push(t);
       mine.index.push(i);
       mine.keys.push(this.#key(t, te));
     }
-    for (const { dev, updates, index, keys } of byDevice.values()) {
-      await this.#send(dev, updates, index, batch, checked);
+    for (const { dev, updates, tables, index, keys } of byDevice.values()) {
+      await this.#send(dev, { updates, tables }, index, batch, checked);
       index.forEach((i, j) =>
         this.#remember(batch[i] as RowWrite, places[i] as Place, keys[j] ?? "", checked[i]?.text),
       );
@@ -211,18 +254,26 @@ export class P4RuntimeDevice implements Device {
     return same.priority ?? 0;
   }
 
-  /** One device's part of a batch, all or nothing (ROLLBACK_ON_ERROR); a refusal is the TableWriteError of its
-   * write. */
+  /**
+   * One device's part of a batch, all or nothing: ROLLBACK_ON_ERROR, or where the device has it not, written and what
+   * was applied undone (#writeUndoing); a refusal is the TableWriteError of its write.
+   */
   async #send(
     dev: P4Device,
-    updates: Update[],
+    part: { readonly updates: Update[]; readonly tables: readonly DeviceTable[] },
     index: readonly number[],
     batch: readonly RowWrite[],
     checked: readonly { text: string }[],
   ): Promise<void> {
     try {
-      await this.#client.write(this.#controller(dev), updates, "ROLLBACK_ON_ERROR");
+      if (this.#noRollback.has(dev.deviceId)) await this.#writeUndoing(dev, part.updates, part.tables);
+      else await this.#client(dev).write(this.#controller(dev), part.updates, "ROLLBACK_ON_ERROR");
     } catch (e) {
+      // simple_switch_grpc: "Support for atomic write modes has not been implemented yet", the batch not looked at.
+      if (e instanceof RpcError && e.code === Code.UNIMPLEMENTED && !this.#noRollback.has(dev.deviceId)) {
+        this.#noRollback.add(dev.deviceId);
+        return this.#send(dev, part, index, batch, checked);
+      }
       if (!(e instanceof RpcError) || e.updates.length === 0) throw e;
       const j = Math.max(
         0,
@@ -237,6 +288,42 @@ export class P4RuntimeDevice implements Device {
         `device ${dev.deviceId} refused it: ${u?.message ?? e.details} (${checked[i]?.text ?? ""})`,
         u?.code === Code.ALREADY_EXISTS ? "modify it, or delete it first" : "see the device's message",
       );
+    }
+  }
+
+  /**
+   * A batch on a device with no ROLLBACK_ON_ERROR, all or nothing all the same: written CONTINUE_ON_ERROR, and if an
+   * update fails, those applied are undone — an insert deleted, a modify or delete written back as the entry was read
+   * before the batch — then the device's refusal thrown. (A keyless table's default entry is not read back: a change
+   * of it is not undone.)
+   */
+  async #writeUndoing(dev: P4Device, updates: readonly Update[], tables: readonly DeviceTable[]): Promise<void> {
+    const before = new Map<string, p4.v1.TableEntry>();
+    for (const t of new Set(tables.filter((_, j) => updates[j]?.type !== "INSERT")))
+      for (const te of await this.#held(dev, t)) before.set(`${t.name} ${this.#key(t, te)}`, te);
+    const client = this.#client(dev);
+    try {
+      await client.write(this.#controller(dev), updates, "CONTINUE_ON_ERROR");
+    } catch (e) {
+      if (!(e instanceof RpcError) || e.updates.length === 0) throw e;
+      const undo: Update[] = [];
+      e.updates.forEach((u, j) => {
+        const update = updates[j];
+        const t = tables[j];
+        if (u.code !== Code.OK || update?.entity?.entity !== "tableEntry" || t === undefined) return;
+        if (update.type === "INSERT") return void undo.push({ type: "DELETE", entity: update.entity });
+        const te = update.entity.tableEntry;
+        const old = te === undefined ? undefined : before.get(`${t.name} ${this.#key(t, te)}`);
+        if (old === undefined) return;
+        const { counterData, ...entry } = old; // written back as it was, its counters left as the device has them
+        void counterData;
+        undo.push({
+          type: update.type === "DELETE" ? "INSERT" : "MODIFY",
+          entity: { entity: "tableEntry", tableEntry: entry },
+        });
+      });
+      if (undo.length > 0) await client.write(this.#controller(dev), undo.reverse(), "CONTINUE_ON_ERROR");
+      throw e;
     }
   }
 
@@ -307,6 +394,6 @@ export class P4RuntimeDevice implements Device {
   async close(): Promise<void> {
     for (const s of this.#sessions.values()) s.close();
     this.#sessions.clear();
-    this.#client.close();
+    for (const client of new Set(this.#clients.values())) client.close();
   }
 }

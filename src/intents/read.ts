@@ -20,7 +20,10 @@ export function readRoutes(problems: Problems, net: NetworkSpec, raw: RawRoutes,
     problems.add(
       path,
       `routes are for IP networks: ${net.name}'s header is ${net.design.name}`,
-      "write routes: on an ipv4 or ipv6 network, or rows under tables:",
+      net.design.name === "ethernet"
+        ? "an Ethernet network's intent is l2:, forwarding to its hosts and a flood tree for broadcast; " +
+            "routes: is for an ipv4 or ipv6 network"
+        : "write routes: on an ipv4 or ipv6 network, or rows under tables:",
       true,
     );
     return undefined;

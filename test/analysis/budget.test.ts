@@ -17,10 +17,11 @@ import type { CompiledSpec } from "../../src/control/compiled.js";
 import type { Installed } from "../../src/control/install.js";
 import { loadSpec, parseSpec } from "../../src/description/load.js";
 import { edgeRouter, hub, ternaryAcl } from "./helpers/generate.js";
+import { REPLAY_EXAMPLES } from "../helpers/examples.js";
 
 const compileYaml = (yaml: string, file: string): CompiledSpec => compile(parseSpec(yaml, file));
 
-const EXAMPLES = readdirSync("examples").flatMap((d) =>
+const EXAMPLES = REPLAY_EXAMPLES.flatMap((d) =>
   readdirSync(`examples/${d}`)
     .filter((f) => f === "network.yaml" || f === "merged.yaml")
     .map((f) => `examples/${d}/${f}`),

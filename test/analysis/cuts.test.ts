@@ -27,6 +27,7 @@ import { TEST_MS } from "../helpers/wait.js";
 import { compileText, specRecipe, specRecipeOf, specText } from "../pipeline/helpers/cases.js";
 import { composedRecipe, composedText } from "../pipeline/helpers/composed.js";
 import { edgeRouter, fibRouter, ternaryAcl } from "./helpers/generate.js";
+import { REPLAY_EXAMPLES } from "../helpers/examples.js";
 
 const RUNS = Number(process.env["STRATA_ANALYZE_RUNS"] ?? 10);
 /** Classes of a design past which a description is not compared (cut by rows, a few random masks make thousands). */
@@ -179,7 +180,7 @@ describe("the behaviour cut = the rows cut, in header terms", () => {
   // exact addresses cut both alike, and comparing its 90,000 pairs takes seconds.
   const large = new Set(["acl-34.yaml", "hub-300.yaml"]);
   const files = [
-    ...readdirSync("examples").flatMap((d) =>
+    ...REPLAY_EXAMPLES.flatMap((d) =>
       readdirSync(`examples/${d}`)
         .filter((f) => f === "network.yaml" || f === "merged.yaml")
         .map((f) => `examples/${d}/${f}`),

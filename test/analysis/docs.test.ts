@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
+import { REPLAY_EXAMPLES } from "../helpers/examples.js";
 
 const DOC = readFileSync("docs/analysis.md", "utf8");
 const shown = [...DOC.matchAll(/```text\n(\$ strata [^\n]*)\n([\s\S]*?)```/g)].map((m) => ({
@@ -20,7 +21,7 @@ describe("docs/analysis.md", () => {
   });
 
   test("every example is analysed there", () => {
-    const examples = readdirSync("examples").flatMap((d) =>
+    const examples = REPLAY_EXAMPLES.flatMap((d) =>
       readdirSync(`examples/${d}`)
         .filter((f) => f === "network.yaml" || f === "merged.yaml")
         .map((f) => `examples/${d}/${f}`),

@@ -18,6 +18,7 @@ import { trafficRelation } from "../../src/analysis/traffic.js";
 import { compile } from "../../src/control/compile.js";
 import type { CompiledSpec } from "../../src/control/compiled.js";
 import { loadSpec } from "../../src/description/load.js";
+import { REPLAY_EXAMPLES } from "../helpers/examples.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const HEADER = new Set(["acquire", "forward", "receive"]);
@@ -25,7 +26,7 @@ const HEADER = new Set(["acquire", "forward", "receive"]);
 const LARGE = new Set(["acl-34.yaml", "hub-300.yaml"]);
 
 const FILES = [
-  ...readdirSync(join(root, "examples")).flatMap((d) =>
+  ...REPLAY_EXAMPLES.flatMap((d) =>
     readdirSync(join(root, "examples", d))
       .filter((f) => f === "network.yaml" || f === "merged.yaml")
       .map((f) => `examples/${d}/${f}`),

@@ -25,6 +25,7 @@ import { TEST_MS } from "../helpers/wait.js";
 import { compileText, specRecipe, specRecipeOf, specText } from "../pipeline/helpers/cases.js";
 import { composedRecipe, composedText } from "../pipeline/helpers/composed.js";
 import { hub, ipInIp, leafSpine } from "./helpers/generate.js";
+import { REPLAY_EXAMPLES } from "../helpers/examples.js";
 
 const RUNS = Number(process.env["STRATA_ANALYZE_RUNS"] ?? 10);
 
@@ -118,7 +119,7 @@ describe("the walk shared between origins = the walk from each origin", () => {
   );
 
   const files = [
-    ...readdirSync("examples").flatMap((d) =>
+    ...REPLAY_EXAMPLES.flatMap((d) =>
       readdirSync(`examples/${d}`)
         .filter((f) => f === "network.yaml" || f === "merged.yaml")
         .map((f) => `examples/${d}/${f}`),

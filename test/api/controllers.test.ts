@@ -1,35 +1,18 @@
-// The MAC-learning controller (example-controllers/mac-learning.ts) runs the same on both Devices: an Emulation in
+// The MAC-learning controller (examples/mac-learning/mac-learning.ts) runs the same on both Devices: an Emulation in
 // process and a P4RuntimeDevice on strata's own P4Runtime server. Frames go in at the hosts; the switch hands up what
 // it has no row for, the controller writes the rows, and the next frames to a learned host are forwarded by the data
 // plane with no packet-in. The in-process round trip (packet-in → rows written → next frame forwarded in wasm) is
 // measured in CPU time and printed, never budgeted.
 
 import { afterEach, describe, expect, test } from "vitest";
-import { macLearning } from "../../example-controllers/mac-learning.js";
+import { macLearning } from "../../examples/mac-learning/mac-learning.js";
 import { type Device, Emulation, P4RuntimeDevice, type PacketIn } from "../../src/index.js";
 import { until } from "../helpers/wait.js";
+import { frame, mac, MAC_STEPS } from "./controller-cases.js";
 import { serve } from "./p4runtime-server.js";
 
-const SWITCH = "example-controllers/mac-learning.yaml";
+const SWITCH = "examples/mac-learning/network.yaml";
 const SW = "lan:sw";
-const mac = (n: number): string => `02:00:00:00:00:${n.toString(16).padStart(2, "0")}`;
-
-/** An Ethernet frame from `src` to `dst` (type 0x88b5, local experimental), 60 bytes. */
-function frame(dst: string, src: string): Uint8Array {
-  const f = new Uint8Array(60);
-  f.set(
-    dst.split(":").map((x) => parseInt(x, 16)),
-    0,
-  );
-  f.set(
-    src.split(":").map((x) => parseInt(x, 16)),
-    6,
-  );
-  f[12] = 0x88;
-  f[13] = 0xb5;
-  return f;
-}
-const BROADCAST = "ff:ff:ff:ff:ff:ff";
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -48,15 +31,6 @@ const devices: { name: string; open: () => Promise<Device> }[] = [
   },
 ];
 
-// In order: a frame sent by a host; then how many packet-ins the switch has made, and the members it reached.
-const steps: { send: [host: number, dst: string]; switchPacketIns: number; reached: string[] }[] = [
-  { send: [1, mac(2)], switchPacketIns: 1, reached: ["lan:h2"] }, // unknown: handed up (h1 learned), flooded
-  { send: [2, mac(1)], switchPacketIns: 1, reached: ["lan:h1"] }, // h1 known: forwarded by the data plane
-  { send: [2, BROADCAST], switchPacketIns: 2, reached: ["lan:h1", "lan:h3"] }, // handed up (h2 learned), flooded
-  { send: [1, mac(2)], switchPacketIns: 2, reached: ["lan:h2"] }, // h2 known now
-  { send: [3, mac(1)], switchPacketIns: 2, reached: ["lan:h1"] }, // h3 unknown, but its frame's destination is known
-];
-
 describe.each(devices)("the MAC-learning controller on $name", ({ open }) => {
   test("learns from packet-ins; the next frames are forwarded with none", async () => {
     const device = await open();
@@ -66,7 +40,7 @@ describe.each(devices)("the MAC-learning controller on $name", ({ open }) => {
     device.onPacketIn((p: PacketIn) => {
       if (p.member !== SW) reached.push(p.member);
     });
-    for (const [i, step] of steps.entries()) {
+    for (const [i, step] of MAC_STEPS.entries()) {
       const [host, dst] = step.send;
       reached.length = 0;
       await device.packetOut({ at: `lan:h${host}`, data: frame(dst, mac(host)) });

@@ -17,8 +17,9 @@ import {
   SpecError,
   toYaml,
 } from "../../src/index.js";
+import { REPLAY_EXAMPLES } from "../helpers/examples.js";
 
-const EXAMPLES = readdirSync("examples").flatMap((d) =>
+const EXAMPLES = REPLAY_EXAMPLES.flatMap((d) =>
   readdirSync(`examples/${d}`)
     .filter((f) => f === "network.yaml" || f === "merged.yaml")
     .map((f) => `examples/${d}/${f}`),

@@ -3,7 +3,14 @@
 // batch either refuses with the same TableWriteError (and writes nothing) on both.
 
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type Device, Emulation, P4RuntimeDevice, type RowWrite, TableWriteError } from "../../src/index.js";
+import {
+  type Device,
+  Emulation,
+  P4RuntimeDevice,
+  type P4RuntimeDeviceOptions,
+  type RowWrite,
+  TableWriteError,
+} from "../../src/index.js";
 import { type Served, serve } from "./p4runtime-server.js";
 
 const ROUTER = "examples/ip-router/network.yaml";
@@ -115,6 +122,44 @@ describe("what a P4RuntimeDevice refuses", () => {
       );
     } finally {
       await other.close();
+    }
+  });
+});
+
+// Where each machine's device is: a server per machine (machines), or some by name and the rest at address; a machine
+// left with none, or one the description has not, is a RangeError before anything is connected. (Election id 9: above
+// the devices' of the cases above, which are done.)
+const places: {
+  name: string;
+  options: (address: string) => P4RuntimeDeviceOptions;
+  error?: RegExp;
+}[] = [
+  { name: "every machine by name", options: (a) => ({ machines: { h1: a, r: a, h2: a } }) },
+  { name: "one by name, the rest at address", options: (a) => ({ address: a, machines: { r: a } }) },
+  {
+    name: "a machine with no server",
+    options: (a) => ({ machines: { h1: a, r: a } }),
+    error: /^machine h2: no P4Runtime server \(give address, or machines\.h2\)$/,
+  },
+  {
+    name: "a machine the description has not",
+    options: (a) => ({ address: a, machines: { r9: a } }),
+    error: /^machines: no machine 'r9' in the description \(h1, r, h2\)$/,
+  },
+];
+
+describe.each(places)("P4RuntimeDevice.connect: $name", ({ options, error }) => {
+  test(error === undefined ? "connects to every machine's device" : "is refused", async () => {
+    const o = options(server.address);
+    if (error !== undefined) {
+      await expect(P4RuntimeDevice.connect(ROUTER, o)).rejects.toThrow(error);
+      return;
+    }
+    const device = await P4RuntimeDevice.connect(ROUTER, { ...o, electionId: 9n });
+    try {
+      expect((await device.read("ip:r", "forward")).length).toBeGreaterThan(0);
+    } finally {
+      await device.close();
     }
   });
 });

@@ -8,17 +8,16 @@ import { afterAll, describe, expect, test } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import { readDescription, replay } from "../../src/index.js";
+import { REPLAY_EXAMPLES } from "../helpers/examples.js";
 
 interface Example {
   readonly inputs: readonly string[];
 }
 
-const EXAMPLES = readdirSync("examples")
-  .map((d) => ({
-    spec: `examples/${d}/network.yaml`,
-    inputs: (JSON.parse(readFileSync(`examples/${d}/example.json`, "utf8")) as Example).inputs,
-  }))
-  .filter((e) => e.inputs.length > 0);
+const EXAMPLES = REPLAY_EXAMPLES.map((d) => ({
+  spec: `examples/${d}/network.yaml`,
+  inputs: (JSON.parse(readFileSync(`examples/${d}/example.json`, "utf8")) as Example).inputs,
+})).filter((e) => e.inputs.length > 0);
 
 const dir = mkdtempSync(join(tmpdir(), "strata-api-replay-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

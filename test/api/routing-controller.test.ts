@@ -1,59 +1,31 @@
-// The routing controller (example-controllers/routing.ts) runs the same on both Devices: an Emulation in process and a
-// P4RuntimeDevice on strata's own P4Runtime server, on a ring of four routers r1-r2-r3-r4-r1 with a host each
-// (example-controllers/routing.yaml, whose routers know only their own host). The controller writes every route;
-// packets between hosts are delivered; then the link r1-r2 goes down — really, in the emulation (setLink), whose
+// The routing controller (examples/routing-controller/routing.ts) runs the same on both Devices: an Emulation in
+// process and a P4RuntimeDevice on strata's own P4Runtime server, on a ring of four routers r1-r2-r3-r4-r1 with a host
+// each (examples/routing-controller/network.yaml, whose routers know only their own host). The controller writes every
+// route; packets between hosts are delivered; then the link r1-r2 goes down — really, in the emulation (setLink), whose
 // event the emulation's controller hears and the test passes on to the P4Runtime one (a P4Runtime device has no link
 // state) — and the controllers rewrite only the routes that moved: packets go round the other way, crossing the
 // routers the worked table below says, on both devices, whose rows read back the same.
 
 import { afterEach, describe, expect, test } from "vitest";
-import { routing } from "../../example-controllers/routing.js";
+import { routing } from "../../examples/routing-controller/routing.js";
 import {
   type Device,
   Emulation,
   type LinkChange,
-  type LinkEvents,
+  type MemberChange,
   P4RuntimeDevice,
   type PacketIn,
   readDescription,
 } from "../../src/index.js";
 import { until } from "../helpers/wait.js";
+import { packet, PAIRS, R1_R2, told, TTL } from "./controller-cases.js";
 import { serve } from "./p4runtime-server.js";
 
-const RING = "example-controllers/routing.yaml";
-const R1_R2 = "ip.r1.2-r2.1";
-const TTL = 64;
-
+const RING = "examples/routing-controller/network.yaml";
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c();
 });
-
-const host = (n: number): number[] => [10, 0, n, 1];
-
-/** An IPv4 packet from host n to host m (protocol 253, for experiments), 40 bytes, its header checksum right. */
-function packet(from: number, to: number): Uint8Array {
-  const p = new Uint8Array(40);
-  p.set([0x45, 0, 0, 40, 0, 1, 0, 0, TTL, 253, 0, 0, ...host(from), ...host(to)]);
-  let sum = 0;
-  for (let i = 0; i < 20; i += 2) sum += ((p[i] ?? 0) << 8) | (p[i + 1] ?? 0);
-  while (sum > 0xffff) sum = (sum & 0xffff) + (sum >> 16);
-  p[10] = (~sum >> 8) & 0xff;
-  p[11] = ~sum & 0xff;
-  return p;
-}
-
-// Routers crossed (each lowers the TTL by one) from host to host, worked by hand on the ring: shortest paths, the lower
-// port on a tie (r1's 1 goes to r4, its 2 to r2; each router's 1 is towards r(n-1), 2 towards r(n+1), 3 its host).
-const pairs: { from: number; to: number; before: number; after: number }[] = [
-  { from: 1, to: 2, before: 2, after: 4 }, // r1 r2, then round: r1 r4 r3 r2
-  { from: 2, to: 1, before: 2, after: 4 },
-  { from: 1, to: 3, before: 3, after: 3 }, // r1 r4 r3 both times (the tie went to port 1)
-  { from: 3, to: 1, before: 3, after: 3 }, // r3 r2 r1, then r3 r4 r1
-  { from: 2, to: 4, before: 3, after: 3 }, // r2 r1 r4, then r2 r3 r4
-  { from: 4, to: 2, before: 3, after: 3 },
-  { from: 3, to: 4, before: 2, after: 2 },
-];
 
 // Each router's routes once r1-r2 is down (the line r2 r3 r4 r1), by hand: member → port.
 const after: Record<string, Record<string, number>> = {
@@ -62,15 +34,6 @@ const after: Record<string, Record<string, number>> = {
   r3: { r2: 1, h2: 1, r1: 2, h1: 2, r4: 2, h4: 2 },
   r4: { r3: 1, h3: 1, r1: 2, h1: 2, r2: 1, h2: 1 },
 };
-
-/** A LinkEvents the caller tells: how a controller of a P4Runtime device hears of links. */
-function told(): LinkEvents & { tell(change: LinkChange): void } {
-  const listeners = new Set<(c: LinkChange) => void>();
-  return {
-    onLinkChange: (l) => (listeners.add(l), () => void listeners.delete(l)),
-    tell: (c) => listeners.forEach((l) => l(c)),
-  };
-}
 
 /** Sends a packet from host n to host m; resolves with the routers it crossed (its TTL spent), once it is delivered. */
 async function crossed(device: Device, from: number, to: number): Promise<number> {
@@ -112,11 +75,11 @@ describe("the routing controller on an Emulation and on a P4RuntimeDevice", () =
     const hops = async (which: "before" | "after") => {
       const out: Record<string, Record<string, number>> = {};
       for (const { name, device } of devices)
-        for (const { from, to } of pairs) (out[`h${from} → h${to}`] ??= {})[name] = await crossed(device, from, to);
+        for (const { from, to } of PAIRS) (out[`h${from} → h${to}`] ??= {})[name] = await crossed(device, from, to);
       return out;
     };
     const want = (which: "before" | "after") =>
-      Object.fromEntries(pairs.map((p) => [`h${p.from} → h${p.to}`, { emulation: p[which], p4runtime: p[which] }]));
+      Object.fromEntries(PAIRS.map((p) => [`h${p.from} → h${p.to}`, { emulation: p[which], p4runtime: p[which] }]));
 
     expect(await hops("before")).toEqual(want("before"));
 
@@ -189,6 +152,44 @@ describe.each(setLinks)("Emulation.setLink: $name", ({ link, up, links, error })
     expect(outcome.dropped.reduce((n, d) => n + d.count, 0)).toBe(1);
     await em.setLink(link, true);
     expect((await em.inject("ip:h1", packet(1, 2))).delivered.map((d) => d.member)).toEqual(["ip:h2"]);
+  });
+});
+
+// Emulation.setMember: a member down drops what reaches it (member-down), up again forwards; one it has not is a
+// RangeError.
+const setMembers: { name: string; member: string; members?: string[]; error?: RegExp }[] = [
+  { name: "a router on the way", member: "ip:r2", members: ["ip:r2"] },
+  { name: "the destination host", member: "ip:h2", members: ["ip:h2"] },
+  { name: "no such member", member: "ip:nowhere", error: /setMember: no member 'ip:nowhere' \(write NETWORK:MEMBER;/ },
+];
+
+describe.each(setMembers)("Emulation.setMember: $name", ({ member, members, error }) => {
+  test(error === undefined ? "takes the member down and back up, and says so" : "is refused", async () => {
+    const em = Emulation.load(RING);
+    closers.push(() => em.close());
+    await em.write([
+      { op: "insert", member: "ip:r1", table: "forward", row: { match: { dst: "10.0.2.1/32" }, out: 2 } },
+    ]);
+    const events: MemberChange[] = [];
+    em.on("memberDown", (c) => events.push(c));
+    em.on("memberUp", (c) => events.push(c));
+    const delivered = async () => (await em.inject("ip:h1", packet(1, 2))).delivered.map((d) => d.member);
+    if (error !== undefined) {
+      await expect(em.setMember(member, false)).rejects.toThrow(error);
+      expect(events).toEqual([]);
+      expect(await delivered()).toEqual(["ip:h2"]);
+      return;
+    }
+    expect(await em.setMember(member, false)).toEqual({ members, up: false });
+    const outcome = await em.inject("ip:h1", packet(1, 2));
+    expect(outcome.delivered).toEqual([]);
+    expect(outcome.dropped).toEqual([{ member, reason: "member-down", count: 1 }]);
+    expect(await em.setMember(member, true)).toEqual({ members, up: true });
+    expect(events).toEqual([
+      { members, up: false },
+      { members, up: true },
+    ]);
+    expect(await delivered()).toEqual(["ip:h2"]);
   });
 });
 

@@ -12,6 +12,7 @@ import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import { EXIT_BAD_INPUT, EXIT_INCOMPLETE, EXIT_OK, EXIT_PROBLEM } from "../../src/cli/exit-codes.js";
 import { edgeRouter, hub } from "../analysis/helpers/generate.js";
+import { REPLAY_EXAMPLES } from "../helpers/examples.js";
 
 async function analyze(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const io = memoryIo();
@@ -48,13 +49,11 @@ const EXAMPLES: readonly { file: string; code: number; last: string }[] = [
 
 describe("strata analyze: every example", () => {
   test("the table lists every network description under examples/ (fleet.yaml places them on machines)", () => {
-    const files = readdirSync("examples", { withFileTypes: true })
-      .filter((d) => d.isDirectory())
-      .flatMap((d) =>
-        readdirSync(`examples/${d.name}`)
-          .filter((f) => /\.(ya?ml|json)$/.test(f) && f !== "example.json" && f !== "fleet.yaml")
-          .map((f) => `examples/${d.name}/${f}`),
-      );
+    const files = REPLAY_EXAMPLES.flatMap((d) =>
+      readdirSync(`examples/${d}`)
+        .filter((f) => /\.(ya?ml|json)$/.test(f) && f !== "example.json" && f !== "fleet.yaml")
+        .map((f) => `examples/${d}/${f}`),
+    );
     expect(
       EXAMPLES.map((e) => e.file)
         .filter((f) => f.startsWith("examples/"))

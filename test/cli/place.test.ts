@@ -12,6 +12,7 @@ import { main } from "../..//src/cli/main.js";
 import { EXIT_BAD_INPUT, EXIT_OK, EXIT_PROBLEM } from "../..//src/cli/exit-codes.js";
 import type { PlaceReport } from "../../src/cli/place.js";
 import { bundledProfiles } from "../../src/p4/targets.js";
+import { REPLAY_EXAMPLES } from "../helpers/examples.js";
 
 async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const io = memoryIo();
@@ -19,9 +20,7 @@ async function run(...argv: string[]): Promise<{ code: number; stdout: string; s
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
 }
 
-const EXAMPLES = readdirSync("examples", { withFileTypes: true })
-  .filter((d) => d.isDirectory())
-  .map((d) => d.name);
+const EXAMPLES = REPLAY_EXAMPLES;
 const ROUTER = "examples/ip-router/network.yaml";
 const ROUTER_FLEET = "examples/ip-router/fleet.yaml";
 const GOLDEN = "test/fixtures/golden";

@@ -18,6 +18,7 @@ import type { Engine } from "../../src/engine/engine.js";
 import { runCommand } from "../../src/serve/control.js";
 import { openServed } from "./served.js";
 import { pcapPackets } from "../pcap/builders.js";
+import { REPLAY_EXAMPLES } from "../helpers/examples.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const spec = join(root, "examples/live-router/network.yaml");
@@ -323,13 +324,11 @@ describe("Engine, as strata serve runs it", () => {
 });
 
 describe("deliveries reported to listeners (what serve --p4runtime sends as PacketIn)", () => {
-  const examples = readdirSync(join(root, "examples"), { withFileTypes: true })
-    .filter((d) => d.isDirectory())
-    .map((d) => ({
-      name: d.name,
-      inputs: (JSON.parse(readFileSync(join(root, "examples", d.name, "example.json"), "utf8")) as { inputs: string[] })
-        .inputs,
-    }));
+  const examples = REPLAY_EXAMPLES.map((name) => ({
+    name,
+    inputs: (JSON.parse(readFileSync(join(root, "examples", name, "example.json"), "utf8")) as { inputs: string[] })
+      .inputs,
+  }));
 
   it.each(examples)(
     "$name: each member's deliveries, with the in-link each came on, are strata run's; --out is strata run's too",

@@ -246,7 +246,8 @@ describe("bad intents: one line each, naming the place and the fix", () => {
       text: net({ routes: {} }, "ethernet"),
       want:
         "networks.ip.routes: routes are for IP networks: ip's header is ethernet " +
-        "(write routes: on an ipv4 or ipv6 network",
+        "(an Ethernet network's intent is l2:, forwarding to its hosts and a flood tree for broadcast; " +
+        "routes: is for an ipv4 or ipv6 network)",
     },
     {
       name: "a cost for a link that is not there",

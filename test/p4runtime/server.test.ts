@@ -41,6 +41,7 @@ import {
   UNKNOWN,
 } from "./ip-router.js";
 import { until } from "../helpers/wait.js";
+import { REPLAY_EXAMPLES } from "../helpers/examples.js";
 
 describe("arbitration", () => {
   let s: Awaited<ReturnType<typeof serve>>;
@@ -598,12 +599,7 @@ describe("a controller session on the IP router", () => {
 });
 
 describe("every example's entries, written by a controller, read back as written", () => {
-  const specs = [
-    ...readdirSync("examples", { withFileTypes: true })
-      .filter((d) => d.isDirectory())
-      .map((d) => `examples/${d.name}/network.yaml`),
-    "test/fixtures/specs/p4-features.yaml",
-  ];
+  const specs = [...REPLAY_EXAMPLES.map((d) => `examples/${d}/network.yaml`), "test/fixtures/specs/p4-features.yaml"];
   const Entity = ROOT.lookupType("p4.v1.Entity");
   const ReadRequest = ROOT.lookupType("p4.v1.ReadRequest");
   const ReadResponse = ROOT.lookupType("p4.v1.ReadResponse");

@@ -35,6 +35,7 @@ import { composedRecipe, composedText } from "./helpers/composed.js";
 import { dropsByMember, type EngineRunOptions, rowHits, runEngine } from "./helpers/engine-run.js";
 import { cnaPacket, ethernetFrame, hex, ipv4Packet } from "./helpers/packets.js";
 import { deliveredFile, linkFile, type Rec } from "./helpers/recorded.js";
+import { REPLAY_EXAMPLES } from "../helpers/examples.js";
 
 /** What both sides are compared on. */
 interface Outcome {
@@ -522,9 +523,7 @@ ${receiverTables}
 
 describe("every example's captures, on both sides", () => {
   const root = new URL("../../", import.meta.url);
-  const examples = readdirSync(new URL("examples/", root), { withFileTypes: true })
-    .filter((d) => d.isDirectory())
-    .map((d) => d.name);
+  const examples = REPLAY_EXAMPLES;
 
   it.each(examples)("%s", (name) => {
     const text = readFileSync(new URL(`examples/${name}/network.yaml`, root), "utf8");

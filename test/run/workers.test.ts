@@ -14,6 +14,7 @@ import { main } from "../..//src/cli/main.js";
 import { replay, type ReplayOptions, type ReplayResult } from "../../src/run/replay.js";
 import { BYTES_PER_PLANE, defaultWorkers, replayWorkers } from "../../src/run/workers.js";
 import { concat, payload, pcapFile, type PcapRecordSpec } from "../pcap/builders.js";
+import { REPLAY_EXAMPLES } from "../helpers/examples.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const REAL = join(root, "test/fixtures/pcaps-real");
@@ -88,9 +89,7 @@ function expectSameOutputs(
   });
 }
 
-const examples = readdirSync(join(root, "examples"), { withFileTypes: true })
-  .filter((d) => d.isDirectory())
-  .map((d) => d.name);
+const examples = REPLAY_EXAMPLES;
 
 describe("replay across worker threads", () => {
   const split: number[][] = [];

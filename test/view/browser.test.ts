@@ -22,6 +22,7 @@ import type { TraceLine } from "../../src/engine/trace.js";
 import { PcapWriter } from "../../src/pcap/pcap-writer.js";
 import { BROWSER_REQUIRED, findBrowser, launch } from "../../bench/browser.js";
 import { hubSpec, mac } from "../../bench/dataplane.js";
+import { REPLAY_EXAMPLES } from "../helpers/examples.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const ARTIFACTS = join(root, "test-artifacts", "view");
@@ -31,10 +32,7 @@ const PACKETS_PER_EXAMPLE = 12;
 const VIEWPORT = { width: 1440, height: 900 };
 
 const found = findBrowser();
-const examples = readdirSync(join(root, "examples"), { withFileTypes: true })
-  .filter((d) => d.isDirectory())
-  .map((d) => d.name)
-  .sort();
+const examples = [...REPLAY_EXAMPLES];
 
 /** One browser for the whole file, started on first use; each group of tests opens its own page in it. */
 let started: Promise<Awaited<ReturnType<typeof launch>>> | undefined;

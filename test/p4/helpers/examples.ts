@@ -8,13 +8,12 @@ import type { DeviceExport } from "../../../src/p4/import.js";
 import { P4Info, strictJson, WriteRequest } from "./official.js";
 import { loadSpec } from "../../../src/description/load.js";
 import { InputError } from "../../../src/errors.js";
+import { REPLAY_EXAMPLES } from "../../helpers/examples.js";
 
 export const ROOT = new URL("../../..", import.meta.url).pathname;
 
-/** examples/<name>/network.yaml for every example. */
-export const EXAMPLE_SPECS = readdirSync(join(ROOT, "examples"), { withFileTypes: true })
-  .filter((d) => d.isDirectory())
-  .map((d) => `examples/${d.name}/network.yaml`);
+/** examples/<name>/network.yaml for every replay example (test/helpers/examples.ts). */
+export const EXAMPLE_SPECS = REPLAY_EXAMPLES.map((d) => `examples/${d}/network.yaml`);
 
 /** Fixture descriptions that export (the others are there to be refused). */
 export const EXPORTING_FIXTURES = readdirSync(join(ROOT, "test/fixtures/specs"))

@@ -12,7 +12,7 @@
 // It imports the repository's src/index.ts, which is what the package's "strata" exports: this file is compiled in the
 // repository, by the test that runs it (test/api/routing-controller.test.ts); a program of its own imports "strata".
 
-import type { Description, Device, LinkChange, LinkEvents, RowWrite } from "../src/index.js";
+import type { Description, Device, LinkChange, LinkEvents, RowWrite } from "../../src/index.js";
 
 /** A two-way link between two members, each end its port ("r1.2": member r1's link 2). */
 export interface Edge {

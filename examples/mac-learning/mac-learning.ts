@@ -1,5 +1,5 @@
 // A MAC-learning controller written against strata's public API (the Device interface) only: it runs the same on an
-// Emulation in process and on a P4RuntimeDevice. The switch (example-controllers/mac-learning.yaml) hands up every
+// Emulation in process and on a P4RuntimeDevice. The switch (examples/mac-learning/network.yaml) hands up every
 // frame it has no row for and floods it; for each such packet-in the controller learns the frame's source address on
 // the port it came in on, and writes the switch's rows for it in one batch: acquire (forward, not hand up) and forward
 // (out that port). The next frames to that address are forwarded by the data plane and never reach the controller.
@@ -7,7 +7,7 @@
 // It imports the repository's src/index.ts, which is what the package's "strata" exports: this file is compiled in the
 // repository, by the test that runs it (test/api/controllers.test.ts); a program of its own imports "strata".
 
-import type { Device, PacketIn, RowWrite } from "../src/index.js";
+import type { Device, PacketIn, RowWrite } from "../../src/index.js";
 
 export interface MacLearning {
   /** The switch's packet-ins so far. */
@@ -51,9 +51,11 @@ export function macLearning(device: Device, sw: string): MacLearning {
     if (was === p.inLink || (p.data[6] ?? 0) & 1) return; // known here, or a group address (never a source)
     learned.set(src, p.inLink);
     const batch = learnRows(sw, src, p.inLink, was !== undefined);
-    writes = writes.then(() => device.write(batch)).catch((e: unknown) => {
-      failed ??= e;
-    });
+    writes = writes
+      .then(() => device.write(batch))
+      .catch((e: unknown) => {
+        failed ??= e;
+      });
   });
   return {
     get packetIns() {

@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { basename } from "node:path";
 import type { CompiledSpec } from "../control/compiled.js";
-import { type Device, type DeviceTable, devices } from "../p4/device.js";
+import { type Device, type DeviceTable, device, devices } from "../p4/device.js";
 import { deviceUpdates, tableEntry } from "../p4/entries.js";
 import { idOf, p4info, p4infoIds } from "../p4/p4info.js";
 import { program } from "../p4/program.js";
@@ -47,10 +47,21 @@ export function encodeP4Info(info: p4.config.v1.P4Info): Uint8Array {
   return t.encode(t.fromObject(info)).finish();
 }
 
-/** Every machine's desired state; `source` is the description's file (the program names it in a comment). */
-export function desiredState(compiled: CompiledSpec, source: string): MachineDesired[] {
+/**
+ * Every machine's desired state, or only those `only` names; `source` is the description's file (the program names it
+ * in a comment).
+ */
+export function desiredState(compiled: CompiledSpec, source: string, only?: ReadonlySet<string>): MachineDesired[] {
   // The program names its description by file name only, so that the cookie does not change with the directory.
-  return devices(compiled).map((dev) => machineDesired(dev, basename(source)));
+  if (only === undefined) return devices(compiled).map((dev) => machineDesired(dev, basename(source)));
+  return compiled.machines.flatMap((m, i) =>
+    only.has(m) ? [machineDesired(device(compiled, i), basename(source))] : [],
+  );
+}
+
+/** What a machine's desired state is compared by: its pipeline's cookie and every entity's key, value and update. */
+export function fingerprint(d: MachineDesired): string {
+  return [d.cookie, ...d.entities.map((e) => `${e.update.type ?? ""} ${e.key} = ${e.value}`)].join("\n");
 }
 
 function machineDesired(dev: Device, source: string): MachineDesired {

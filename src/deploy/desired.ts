@@ -138,8 +138,8 @@ function tableEntities(dev: Device, ids: ReturnType<typeof p4infoIds>): DesiredE
 }
 
 /**
- * A keyless table with no row: its default entry is the program's (the miss, P4Info's initial_default_action), which the
- * export leaves as a fresh device has it; a device whose default was set otherwise (a row since taken out of the
+ * A keyless table with no row: its default entry is the program's (the miss, P4Info's initial_default_action), which
+ * the export leaves as a fresh device has it; a device whose default was set otherwise (a row since taken out of the
  * description, or a write behind our back) is modified back to it.
  */
 function missDefault(t: DeviceTable, ids: ReturnType<typeof p4infoIds>): DesiredEntity {

@@ -18,6 +18,7 @@ import {
 import { p4runtime } from "./p4runtime.js";
 import { pcapRead, pcapngRead } from "./pcap-read.js";
 import { BMV2_SCENARIOS } from "./bmv2.js";
+import { deploy } from "./deploy.js";
 import { serveReload } from "./serve-reload.js";
 import { intentsFailure, intentsFatTree } from "./intents.js";
 import { apiWriteFatTree } from "./api-write.js";
@@ -47,6 +48,7 @@ export const SCENARIOS: readonly (Scenario | FigureScenario)[] = [
   analyzeFibUpdate,
   analyzeLeafSpine,
   serveReload,
+  deploy,
   intentsFatTree,
   intentsFailure,
   apiWriteFatTree,

@@ -41,6 +41,14 @@ export {
   type ReplayOptions,
   type ReplayResult,
 } from "./api/emulation.js";
+export {
+  deploy,
+  type DeployChange,
+  type DeployFailure,
+  type DeployOptions,
+  type DeployTarget,
+  type MachineDeployed,
+} from "./deploy/library.js";
 export { TableWriteError, type TableWriteCode } from "./api/errors.js";
 export { P4RuntimeDevice, type P4RuntimeDeviceOptions } from "./api/p4runtime-device.js";
 export type { RowWrite, TableEntry } from "./api/tables.js";

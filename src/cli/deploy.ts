@@ -6,19 +6,12 @@ import { compile } from "../control/compile.js";
 import { loadSpec } from "../description/load.js";
 import { UsageError } from "../errors.js";
 import { desiredState, type MachineDesired } from "../deploy/desired.js";
-import {
-  type DeployOptions,
-  MachineLink,
-  notPrimaryWords,
-  type Outcome,
-  Refusal,
-  type Target,
-} from "../deploy/machine.js";
+import { once } from "../deploy/library.js";
+import { type DeployOptions, type Outcome, Refusal, type Target } from "../deploy/machine.js";
 import { Watch } from "../deploy/watch.js";
 import { failureLine, outcomeJson, outcomeLine, planLines } from "../deploy/words.js";
 import { didYouMean } from "../description/suggest.js";
-import { type ClientTls, RpcError } from "../p4runtime/client.js";
-import { Code } from "../p4runtime/proto.js";
+import type { ClientTls } from "../p4runtime/client.js";
 import { MAX_TLS_FILE_BYTES } from "../p4runtime/tls.js";
 import { readBounded } from "../read-file.js";
 import type { CommandContext } from "./command.js";
@@ -121,36 +114,16 @@ export async function runDeploy(spec: string, flags: DeployFlags, ctx: CommandCo
       signals.dispose();
     }
   }
-  const results = await Promise.all(targets.map((t) => once(t, options, desired, flags.plan === true)));
+  const results = await Promise.all(
+    // targetsOf checked that every target is a machine of the description.
+    targets.map((t) =>
+      once(t, options, desired.find((m) => m.machine === t.machine) as MachineDesired, flags.plan === true),
+    ),
+  );
   report(results, flags, ctx);
   if (results.some((r) => r instanceof Refusal && r.notPrimary !== undefined)) return EXIT_NOT_PRIMARY;
   if (results.some((r) => !("pipeline" in r) || r.failed.length > 0)) return EXIT_PROBLEM;
   return EXIT_OK;
-}
-
-/** A machine converged (or planned) once; what went wrong as a Refusal with its line. */
-async function once(
-  t: Target,
-  options: DeployOptions,
-  desired: readonly MachineDesired[],
-  plan: boolean,
-): Promise<Outcome | Refusal> {
-  const d = desired.find((m) => m.machine === t.machine) as MachineDesired; // targetsOf checked it
-  const link = new MachineLink(t, options);
-  try {
-    const standing = await link.open(!plan);
-    if (standing !== undefined && !standing.primary)
-      return new Refusal(notPrimaryWords(standing, link.controller), { highest: standing.highest });
-    return await link.converge(d, plan);
-  } catch (e) {
-    if (e instanceof Refusal) return e;
-    if (e instanceof RpcError && e.code === Code.PERMISSION_DENIED)
-      return new Refusal(`no longer primary (${e.details}): another controller took over`, { highest: undefined });
-    if (e instanceof RpcError && e.code === Code.UNAVAILABLE) return new Refusal(e.details);
-    return new Refusal(e instanceof Error ? e.message : String(e));
-  } finally {
-    link.close();
-  }
 }
 
 function report(results: readonly (Outcome | Refusal)[], flags: DeployFlags, ctx: CommandContext): void {

@@ -5,9 +5,9 @@
 import { createHash } from "node:crypto";
 import { basename } from "node:path";
 import type { CompiledSpec } from "../control/compiled.js";
-import { type Device, devices } from "../p4/device.js";
+import { type Device, type DeviceTable, device, devices } from "../p4/device.js";
 import { deviceUpdates, tableEntry } from "../p4/entries.js";
-import { p4info, p4infoIds } from "../p4/p4info.js";
+import { idOf, p4info, p4infoIds } from "../p4/p4info.js";
 import { program } from "../p4/program.js";
 import { protoRoot } from "../p4runtime/definitions.js";
 import type { p4 } from "../p4runtime/messages.js";
@@ -47,10 +47,21 @@ export function encodeP4Info(info: p4.config.v1.P4Info): Uint8Array {
   return t.encode(t.fromObject(info)).finish();
 }
 
-/** Every machine's desired state; `source` is the description's file (the program names it in a comment). */
-export function desiredState(compiled: CompiledSpec, source: string): MachineDesired[] {
+/**
+ * Every machine's desired state, or only those `only` names; `source` is the description's file (the program names it
+ * in a comment).
+ */
+export function desiredState(compiled: CompiledSpec, source: string, only?: ReadonlySet<string>): MachineDesired[] {
   // The program names its description by file name only, so that the cookie does not change with the directory.
-  return devices(compiled).map((dev) => machineDesired(dev, basename(source)));
+  if (only === undefined) return devices(compiled).map((dev) => machineDesired(dev, basename(source)));
+  return compiled.machines.flatMap((m, i) =>
+    only.has(m) ? [machineDesired(device(compiled, i), basename(source))] : [],
+  );
+}
+
+/** What a machine's desired state is compared by: its pipeline's cookie and every entity's key, value and update. */
+export function fingerprint(d: MachineDesired): string {
+  return [d.cookie, ...d.entities.map((e) => `${e.update.type ?? ""} ${e.key} = ${e.value}`)].join("\n");
 }
 
 function machineDesired(dev: Device, source: string): MachineDesired {
@@ -106,6 +117,10 @@ function deviceEntities(dev: Device, ids: ReturnType<typeof p4infoIds>): Desired
 function tableEntities(dev: Device, ids: ReturnType<typeof p4infoIds>): DesiredEntity[] {
   const out: DesiredEntity[] = [];
   for (const t of dev.tables) {
+    if (t.keyless && t.entries.length === 0) {
+      out.push(missDefault(t, ids));
+      continue;
+    }
     const seen = new Set<string>();
     for (const e of t.entries) {
       const update: p4.v1.Update = {
@@ -120,6 +135,22 @@ function tableEntities(dev: Device, ids: ReturnType<typeof p4infoIds>): DesiredE
     }
   }
   return out;
+}
+
+/**
+ * A keyless table with no row: its default entry is the program's (the miss, P4Info's initial_default_action), which
+ * the export leaves as a fresh device has it; a device whose default was set otherwise (a row since taken out of the
+ * description, or a write behind our back) is modified back to it.
+ */
+function missDefault(t: DeviceTable, ids: ReturnType<typeof p4infoIds>): DesiredEntity {
+  const action = { actionId: idOf(ids.actions, t.miss) };
+  const tableEntry = {
+    tableId: idOf(ids.tables, t.name),
+    action: { type: "action" as const, action },
+    isDefaultAction: true,
+  };
+  const origin = `${t.member.member.qualified} ${t.role}: no row (the table's miss, ${t.miss})`;
+  return desired({ type: "MODIFY", entity: { entity: "tableEntry", tableEntry } }, t.name, origin);
 }
 
 function rowOrigin(

@@ -91,6 +91,9 @@ export class MachineLink {
   readonly client: P4RuntimeClient;
   readonly #options: DeployOptions;
   session: Session | undefined;
+  /** The cookie this session found or set on the device: while it is primary on the default role, nobody else could
+   * have set another pipeline (a device that restarts ends the stream), so a reconcile need not ask again. */
+  #pipelineOf: { readonly session: Session; readonly cookie: string } | undefined;
 
   constructor(target: Target, options: DeployOptions) {
     this.target = target;
@@ -131,6 +134,7 @@ export class MachineLink {
    * alone first: ours names the P4Info and the program, so the P4Info is asked for only when the cookie is not ours.
    */
   async #pipeline(d: MachineDesired): Promise<p4.v1.ForwardingPipelineConfig | undefined> {
+    if (this.#pipelineKnown(d.cookie)) return { p4info: d.p4info, cookie: { cookie: d.cookie } };
     try {
       const cookie = await this.client.getPipeline(this.target.deviceId, "COOKIE_ONLY");
       if (cookie.cookie?.cookie === d.cookie) return { p4info: d.p4info, cookie: cookie.cookie };
@@ -139,6 +143,14 @@ export class MachineLink {
       if (e instanceof RpcError && e.code === Code.FAILED_PRECONDITION) return undefined;
       throw e;
     }
+  }
+
+  /** Whether this session already saw the device run the pipeline of `cookie`, and nobody could have set another. */
+  #pipelineKnown(cookie: string): boolean {
+    const k = this.#pipelineOf;
+    const s = this.session;
+    if (k === undefined || s === undefined || k.session !== s || k.cookie !== cookie) return false;
+    return !s.ended && s.last?.primary === true && this.controller.role === "";
   }
 
   /** Sets the pipeline: the P4Info and cookie alone where the device runs this P4Info and takes that, else with the
@@ -173,6 +185,7 @@ export class MachineLink {
     if (verdict.action === "refuse") throw new Refusal(`${verdict.why}: refused, nothing written`);
     const pipeline = verdict.action === "set" ? { set: true, why: verdict.why } : { set: false, why: "" };
     if (verdict.action === "set" && !plan) await this.#setPipeline(d, verdict.sameP4Info);
+    if (!plan && this.session !== undefined) this.#pipelineOf = { session: this.session, cookie: d.cookie };
     // A pipeline set anew starts empty; a plan takes it as empty without asking.
     const observed = plan && verdict.action === "set" ? [] : await this.read(d);
     const changes = diff(d, observed);

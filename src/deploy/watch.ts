@@ -9,7 +9,7 @@ import { basename, dirname, resolve } from "node:path";
 import { compile } from "../control/compile.js";
 import { loadSpec } from "../description/load.js";
 import { SpecError } from "../description/problems.js";
-import { desiredState, type MachineDesired } from "./desired.js";
+import { desiredState, fingerprint, type MachineDesired } from "./desired.js";
 import { type DeployOptions, MachineLink, notPrimaryWords, type Outcome, type Target } from "./machine.js";
 import { counts } from "./plan.js";
 import { failureLine, outcomeJson, outcomeWords } from "./words.js";
@@ -17,8 +17,9 @@ import { failureLine, outcomeJson, outcomeWords } from "./words.js";
 /** Backoff between attempts to reach a device: from the first to the last, doubling. */
 const BACKOFF_FIRST_MS = 100;
 const BACKOFF_MAX_MS = 5_000;
-/** Quiet after a file event before the file is read (an editor writes in steps). */
-const DEBOUNCE_MS = 50;
+/** How long a description that does not load may stay so, with no later event, before it is said (an editor that
+ * writes in steps: the next event brings the rest). */
+const UNLOADED_QUIET_MS = 250;
 
 export interface Tally {
   reconciliations: number;
@@ -56,8 +57,13 @@ export class Watch {
   #desired: readonly MachineDesired[];
   #text: string;
   #stopping = false;
-  /** Wakes every machine's loop (a description change, or a stop). */
-  readonly #wakers = new Set<(reason: string) => void>();
+  /** Wakes a machine's loop (its desired state changed, or a stop), by machine. */
+  readonly #wakers = new Map<string, (reason: string) => void>();
+  /** A reload waiting for the event loop (the events of one write come together), or one to run again after it. */
+  #reloading: "scheduled" | "again" | undefined;
+  #unloaded: NodeJS.Timeout | undefined;
+  /** Why a machine that was busy when its desired state changed is to converge again as soon as it is done. */
+  readonly #pending = new Map<string, string>();
   readonly #tallies = new Map<string, Tally>();
 
   constructor(
@@ -96,30 +102,41 @@ export class Watch {
     const watcher = this.#watchFile();
     void stopped.then(() => {
       this.#stopping = true;
-      for (const w of this.#wakers) w("stop");
+      for (const w of [...this.#wakers.values()]) w("stop");
     });
     try {
       await Promise.all(this.#targets.map((t) => this.#machine(t)));
     } finally {
       watcher?.close();
+      clearTimeout(this.#unloaded);
     }
     this.#summary();
   }
 
+  /** Reacts to the file's change at once: the events of one write are taken together, not waited out. */
   #watchFile(): FSWatcher | undefined {
     const name = basename(this.#spec);
-    let timer: NodeJS.Timeout | undefined;
     try {
       return fsWatch(dirname(resolve(this.#spec)), { persistent: false }, (_event, file) => {
         if (file !== null && file !== name) return;
-        if (timer !== undefined) clearTimeout(timer);
-        timer = setTimeout(() => this.#reload(), DEBOUNCE_MS);
+        clearTimeout(this.#unloaded);
+        if (this.#reloading !== undefined) return;
+        this.#reloading = "scheduled";
+        setImmediate(() => {
+          this.#reloading = undefined;
+          this.#reload();
+        });
       });
     } catch {
       return undefined;
     }
   }
 
+  /**
+   * The file read and loaded again; the machines whose desired state changed are woken, the others not (their next
+   * poll still reads their device). A file that does not load may be mid-write: the next event reads it again, and only
+   * a file that stays so is said.
+   */
   #reload(): void {
     let text: string;
     try {
@@ -128,31 +145,54 @@ export class Watch {
       return; // gone for a moment while an editor replaces it: the next event reads it
     }
     if (text === this.#text) return;
-    this.#text = text;
+    let next: MachineDesired[];
     try {
-      this.#desired = desiredState(compile(loadSpec(this.#spec)), this.#spec);
+      next = desiredState(compile(loadSpec(this.#spec)), this.#spec, new Set(this.#targets.map((t) => t.machine)));
     } catch (e) {
       const what = e instanceof SpecError ? e.lines().join("; ") : e instanceof Error ? e.message : String(e);
-      this.#line("*", "description", `the description does not load (${what}); keeping the one before`);
+      this.#unloaded = setTimeout(() => {
+        if (!this.#stillReads(text)) return;
+        this.#text = text;
+        this.#line("*", "description", `the description does not load (${what}); keeping the one before`);
+      }, UNLOADED_QUIET_MS);
       return;
     }
-    for (const w of this.#wakers) w("the description changed");
+    this.#text = text;
+    const before = new Map(this.#desired.map((d) => [d.machine, fingerprint(d)]));
+    this.#desired = next;
+    for (const d of next) {
+      if (before.get(d.machine) === fingerprint(d)) continue;
+      const wake = this.#wakers.get(d.machine);
+      if (wake !== undefined) wake("the description changed");
+      else this.#pending.set(d.machine, "the description changed");
+    }
+  }
+
+  #stillReads(text: string): boolean {
+    try {
+      return readFileSync(this.#spec, "utf8") === text;
+    } catch {
+      return false;
+    }
   }
 
   /** Waits for the next reason to converge: a poll, a description change, the stream's end, a stop. */
-  #wait(link: MachineLink | undefined, ms: number): Promise<string> {
+  #wait(machine: string, link: MachineLink | undefined, ms: number): Promise<string> {
     return new Promise((resolve) => {
       const done = (reason: string): void => {
         clearTimeout(timer);
-        this.#wakers.delete(done);
+        this.#wakers.delete(machine);
         link?.session?.off("end", onEnd);
         resolve(reason);
       };
       const onEnd = (): void => done("the stream ended");
       const timer = setTimeout(() => done("poll"), ms);
-      this.#wakers.add(done);
+      this.#wakers.set(machine, done);
       link?.session?.on("end", onEnd);
+      const pending = this.#pending.get(machine);
+      this.#pending.delete(machine);
       if (this.#stopping) done("stop");
+      else if (pending !== undefined) done(pending);
       else if (link?.session?.ended === true) done("the stream ended");
     });
   }
@@ -178,14 +218,14 @@ export class Watch {
           }
           if (standing !== undefined && !standing.primary) {
             this.#line(t.machine, "backup", `${notPrimaryWords(standing, link.controller)}; waiting`);
-            reason = await this.#untilPrimary(link);
+            reason = await this.#untilPrimary(t.machine, link);
             continue;
           }
         }
         const d = this.#desired.find((m) => m.machine === t.machine);
         if (d !== undefined) this.#outcome(t.machine, reason, await link.converge(d, false), count);
         backoff = BACKOFF_FIRST_MS;
-        reason = await this.#wait(link, this.#pollMs);
+        reason = await this.#wait(t.machine, link, this.#pollMs);
         if (reason === "poll") reason = "drift";
       } catch (e) {
         link?.close();
@@ -193,7 +233,7 @@ export class Watch {
         const message = e instanceof Error ? e.message : String(e);
         if (lost !== message) this.#line(t.machine, "unreachable", `${message}; trying again`);
         lost = message;
-        await this.#wait(undefined, backoff);
+        await this.#wait(t.machine, undefined, backoff);
         backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
       }
     }
@@ -201,13 +241,13 @@ export class Watch {
   }
 
   /** Waits on a backup's stream until we are primary, the stream ends, or a stop. */
-  #untilPrimary(link: MachineLink): Promise<string> {
+  #untilPrimary(machine: string, link: MachineLink): Promise<string> {
     return new Promise((resolve) => {
       const s = link.session;
       const done = (reason: string): void => {
         s?.off("standing", onStanding);
         s?.off("end", onEnd);
-        this.#wakers.delete(onStop);
+        this.#wakers.delete(machine);
         resolve(reason);
       };
       const onStop = (r: string): void => (r === "stop" ? done(r) : undefined);
@@ -217,7 +257,7 @@ export class Watch {
       const onEnd = (): void => done("the stream ended");
       s?.on("standing", onStanding);
       s?.on("end", onEnd);
-      this.#wakers.add(onStop);
+      this.#wakers.set(machine, onStop);
       if (this.#stopping || s === undefined || s.ended) done("stop");
     });
   }

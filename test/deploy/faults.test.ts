@@ -7,11 +7,12 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { compile } from "../../src/control/compile.js";
 import { desiredState } from "../../src/deploy/desired.js";
 import { Watch } from "../../src/deploy/watch.js";
 import { loadSpec } from "../../src/description/load.js";
+import { P4RuntimeClient } from "../../src/p4runtime/client.js";
 import { exportP4 } from "../../src/p4/export.js";
 import { Client, type M, statusCode } from "../p4runtime/client.js";
 import { until } from "../helpers/wait.js";
@@ -34,7 +35,7 @@ type Line = {
 };
 
 /** `strata deploy SPEC --watch --json` for every machine of SPEC onto `address`, in this process. */
-function watch(file: string, address: string, electionId = 1n) {
+function watch(file: string, address: string, electionId = 1n, batch = 1000) {
   const desired = desiredState(compile(loadSpec(file)), file);
   const targets = desired.map((d) => ({ machine: d.machine, address, deviceId: BigInt(d.deviceId) }));
   const lines: Line[] = [];
@@ -43,7 +44,7 @@ function watch(file: string, address: string, electionId = 1n) {
   const w = new Watch(
     file,
     targets,
-    { electionId, role: "", batch: 1000, connectMs: 2000 },
+    { electionId, role: "", batch, connectMs: 2000 },
     POLL_MS,
     desired,
     (l) => lines.push(JSON.parse(l) as Line),
@@ -207,6 +208,44 @@ describe("strata deploy --watch, faults", () => {
       }
       await expectConverged(IP, server.address);
     } finally {
+      await x.stop();
+      await server.close();
+    }
+  });
+
+  it("the target killed while a deploy is writing, restarted empty: restored, each entry written once", async () => {
+    let server = await serveEmpty(IP);
+    const port = server.port;
+    // r's 17 entries in Writes of 2: the server is killed while the second Write is on its way.
+    const write = P4RuntimeClient.prototype.write;
+    let writes = 0;
+    let killed: Promise<void> | undefined;
+    const spy = vi.spyOn(P4RuntimeClient.prototype, "write").mockImplementation(function (this: P4RuntimeClient, ...a) {
+      const sent = write.apply(this, a);
+      if (a[0].deviceId === 2n && ++writes === 2) killed = server.close();
+      return sent;
+    });
+    const x = watch(IP, server.address, 1n, 2);
+    try {
+      const lost = await x.line("r lost mid-deploy", (l) => l.machine === "r" && l.event === "unreachable");
+      expect(x.lines.filter((l) => l.machine === "r" && l.event === "converged")).toEqual([]);
+      await killed;
+      const from = x.lines.indexOf(lost);
+      server = await serveEmpty(IP, port);
+      const restored = await x.line("r restored", (l) => l.machine === "r" && l.event === "converged", from);
+      expect([restored.pipeline?.set, restored.inserted, restored.modified, restored.deleted]).toEqual([
+        true,
+        16,
+        1,
+        0,
+      ]);
+      await x.settle(2);
+      expect(x.lines.filter((l) => l.event === "refused")).toEqual([]);
+      expect(x.lines.filter((l) => l.machine === "r" && l.event === "converged")).toEqual([restored]);
+      expect(x.w.tallies.get("r")).toMatchObject({ inserted: 16, modified: 1, deleted: 0, refused: 0, pipelines: 1 });
+      await expectConverged(IP, server.address);
+    } finally {
+      spy.mockRestore();
       await x.stop();
       await server.close();
     }

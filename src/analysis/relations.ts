@@ -17,6 +17,7 @@
 import type { Analysis, Component } from "./analysis.js";
 import { isResourceError } from "./budget.js";
 import { componentName } from "./members.js";
+import { type OriginGroups, originGroups } from "./origin-groups.js";
 import type { Affected } from "./tables.js";
 import { type Hole, type Origin, type Step, Walker, type WalkEvents } from "./walk.js";
 
@@ -153,10 +154,15 @@ export class ComponentRelation {
   /** Walks each class while the budget allows; a stack or a collection that runs out is a stop too. */
   #walk(atoms: readonly number[]): void {
     const budget = this.#a.budget;
+    // The tables do not change while these classes are walked: the origins' groups are found once for them.
+    const groups =
+      this.#loopsOnly || atoms.length === 0
+        ? undefined
+        : originGroups(this.#a, (m, out) => this.#walker.linkOut(m, out), this.component);
     for (const atom of atoms) {
       if (!budget.take()) return;
       try {
-        this.#add(atom);
+        this.#add(atom, groups);
       } catch (err) {
         if (!isResourceError(err)) throw err;
         budget.stopFor("depth");
@@ -263,9 +269,9 @@ export class ComponentRelation {
     return (((this.#bits?.[k >> 3] ?? 0) >> (k & 7)) & 1) === 1;
   }
 
-  #add(atom: number): void {
-    if (this.#loopsOnly) return this.#addLoop(atom);
-    const found = this.#reach(atom) ?? this.#walkEach(atom);
+  #add(atom: number, groups: OriginGroups | undefined): void {
+    if (this.#loopsOnly || groups === undefined) return this.#addLoop(atom);
+    const found = this.#reach(atom, groups) ?? this.#walkEach(atom);
     this.#walked.add(atom);
     const { list, out } = found;
     this.#countAll(list);
@@ -283,7 +289,7 @@ export class ComponentRelation {
 
   /** What a class meets, each state walked once whatever origin meets it (Walker.reach); undefined when it comes back
    * to a link or meets the hop limit, where only the walk from each origin apart says. */
-  #reach(atom: number): Found | undefined {
+  #reach(atom: number, groups: OriginGroups): Found | undefined {
     const n = this.#n;
     let pairs = this.#pairs;
     let count = 0;
@@ -309,7 +315,10 @@ export class ComponentRelation {
         pairs[count++] = o * n + j;
       }
     };
-    const ok = this.#walker.reach(this.component, atom, { hole: holeEvent(atom, holes) }, reached);
+    const alike = (origins: Int32Array, members: Int32Array, m: number): void => {
+      for (const origin of origins) reached(origin, members, m);
+    };
+    const ok = this.#walker.reach(this.component, atom, { hole: holeEvent(atom, holes) }, reached, { groups, alike });
     if (!ok) return undefined;
     const list = pairs.slice(0, count);
     return { list, out: Int32Array.from(outside).sort(), holes: [...holes.values()], loop: undefined, limits: [] };

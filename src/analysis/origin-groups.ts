@@ -12,7 +12,7 @@
 import type { Arrival } from "../model/rows.js";
 import { decrement } from "./hops.js";
 import type { Component, Walkable } from "./members.js";
-import { holds, type Shared, type SharedWalk } from "./shared-walk.js";
+import type { Shared, SharedWalk } from "./shared-walk.js";
 import type { Hit } from "./tables.js";
 
 /** A link an origin's walk crosses first, to its one receiver `receiver` (on in-link `inLink`) with `hops`. */
@@ -29,6 +29,8 @@ export interface OriginGroup {
   readonly members: Int32Array;
   /** Per member, its first crossings in the order its walk makes them: the same receivers and hops for each. */
   readonly crossings: readonly (readonly FirstCrossing[])[];
+  /** Per first crossing, the links the members after the first cross there. */
+  readonly followerLinks: readonly ReadonlySet<number>[];
 }
 
 /** relation()'s origins, found once for the classes walked together (the tables do not change in between). */
@@ -42,9 +44,9 @@ export interface OriginGroups {
   readonly groups: readonly OriginGroup[];
 }
 
-/** What Walker.reach tells of a group's followers that reach what its first member reached: `members[0..count)`, some
- * more than once. */
-export type ReachedAlike = (origins: Int32Array, members: Int32Array, count: number) => void;
+/** What Walker.reach tells of a group's followers, `origins[from..)`, that reach what its first member reached:
+ * `members[0..count)`, some more than once. */
+export type ReachedAlike = (origins: Int32Array, from: number, members: Int32Array, count: number) => void;
 
 /** How a group's followers go for one class: told with the first ("alike"), walked each ("apart"), or the walk from one
  * would come back to its own link ("inexact": reach() cannot say). */
@@ -124,7 +126,9 @@ export function originGroups(a: Walkable, linkOut: LinkOut, c: Component): Origi
   for (const [key, g] of byKey) {
     if (g.members.length < 2) continue;
     index.set(key, groups.length);
-    groups.push({ members: Int32Array.from(g.members), crossings: g.crossings });
+    const followers = g.crossings.slice(1);
+    const followerLinks = (g.crossings[0] ?? []).map((_, i) => new Set(followers.map((xs) => xs[i]?.link ?? -1)));
+    groups.push({ members: Int32Array.from(g.members), crossings: g.crossings, followerLinks });
   }
   for (const key of keyOf) groupOf.push(key === undefined ? -1 : (index.get(key) ?? -1));
   return { members: Int32Array.from(members), arrivals, groupOf: Int32Array.from(groupOf), groups };
@@ -143,12 +147,10 @@ export function following(shared: SharedWalk, g: OriginGroup, acquiredKey: (memb
     if (s === undefined) return "apart";
     found.push(s);
   }
-  for (let k = 1; k < g.crossings.length; k++) {
-    const crossings = g.crossings[k] ?? [];
-    for (let i = 0; i < crossings.length; i++) {
-      const link = crossings[i]?.link ?? -1;
-      if (holds(found[i]?.links ?? new Int32Array(0), link)) return "inexact";
-    }
+  // A walk from what the first crossed to that crosses a follower's own link there: that follower's walk comes back.
+  for (let i = 0; i < found.length; i++) {
+    const links = g.followerLinks[i];
+    for (const link of found[i]?.links ?? []) if (links?.has(link) === true) return "inexact";
   }
   return "alike";
 }

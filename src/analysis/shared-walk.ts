@@ -48,7 +48,7 @@ function receiversOf(a: Walkable, c: Component, link: number): string {
 }
 
 /** Whether the ascending `list` holds `x`. */
-export function holds(list: Int32Array, x: number): boolean {
+function holds(list: Int32Array, x: number): boolean {
   let lo = 0;
   let hi = list.length;
   while (lo < hi) {

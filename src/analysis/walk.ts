@@ -237,7 +237,7 @@ export class Walker extends Stepper<bigint> {
       if (f === "inexact") throw INEXACT;
       if (f === "alike") {
         alike[g] = 1;
-        o.alike(group.members.subarray(1), shared.reached, shared.reachedLen);
+        o.alike(group.members, 1, shared.reached, shared.reachedLen);
       }
     }
     const from = (member: number): void => {

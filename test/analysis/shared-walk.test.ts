@@ -90,7 +90,8 @@ function compare(text: string): { lines: string[]; shared: number; classes: numb
       const told = (o: number, ms: Int32Array, n: number): void => {
         for (const m of ms.subarray(0, n)) grouped.pairs.add(`${o}>${m}`);
       };
-      const alike = (os: Int32Array, ms: Int32Array, n: number): void => os.forEach((o) => told(o, ms, n));
+      const alike = (os: Int32Array, from: number, ms: Int32Array, n: number): void =>
+        os.subarray(from).forEach((o) => told(o, ms, n));
       const ok = walker.reach(comp, atom, { hole: holeOf(grouped) }, told, { groups, alike });
       if (!ok) lines.push(`${comp.name} class ${atom}: the grouped walk could not say`);
       else lines.push(...parted(`${comp.name} class ${atom}, origins grouped`, each, grouped));

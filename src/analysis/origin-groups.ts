@@ -10,7 +10,6 @@
 // 20,000 members this leaves a few hundred origins a class to walk, not 20,000.
 
 import type { Arrival } from "../model/rows.js";
-import { decrement } from "./hops.js";
 import type { Component, Walkable } from "./members.js";
 import type { Shared, SharedWalk } from "./shared-walk.js";
 import type { Hit } from "./tables.js";
@@ -77,8 +76,9 @@ function firstCrossings(
       const action = h.row.row.action;
       if (action.kind === "drop") continue;
       if (action.kind !== "out") return undefined;
-      const hops = v.decrements && arrival !== "self" ? decrement(h.hops).next : h.hops;
-      if (hops === 0n) continue;
+      // Forwarding what came in lowers the hop limit: the step's to work out (./step.ts), not grouped.
+      if (v.decrements && arrival !== "self") return undefined;
+      const hops = h.hops;
       for (const outLink of action.outLinks) {
         const link = linkOut(m, outLink);
         if (link < 0 || a.linkDown(link)) return undefined;

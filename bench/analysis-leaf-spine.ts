@@ -103,7 +103,8 @@ async function leafSpineFigures(): Promise<Figure[]> {
         name: `${n}: all pairs (CPU)${stopped}`,
         value: p.cpu,
         unit: "ms",
-        ...(p.members === 1169 ? { goal: { value: 5000, better: "lower" as const } } : {}),
+        // Issue 30 asks for 5 s; 4 s leaves a margin for a loaded machine.
+        ...(p.members === 1169 ? { goal: { value: 4000, better: "lower" as const } } : {}),
       },
       { name: `${n}: header classes (walked ${p.walked})`, value: p.classes, unit: "classes" },
       { name: `${n}: member pairs reached (of ${p.of})`, value: p.pairs, unit: "pairs" },

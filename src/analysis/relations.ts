@@ -17,6 +17,8 @@
 import type { Analysis, Component } from "./analysis.js";
 import { isResourceError } from "./budget.js";
 import { componentName } from "./members.js";
+import { type OriginGroups, originGroups } from "./origin-groups.js";
+import { PairRows, PendingTells } from "./pair-rows.js";
 import type { Affected } from "./tables.js";
 import { type Hole, type Origin, type Step, Walker, type WalkEvents } from "./walk.js";
 
@@ -64,6 +66,8 @@ interface AtomState {
 /** What one class meets: its pairs (local indices, distinct), the members reached from outside, holes, a loop. */
 interface Found {
   readonly list: Int32Array;
+  /** A large component's pairs (held as rows), instead of `list`. */
+  readonly told?: PendingTells;
   readonly out: Int32Array;
   readonly holes: readonly HoleAt[];
   readonly loop: LoopAt | undefined;
@@ -95,12 +99,14 @@ export class ComponentRelation {
   readonly #localOf: Int32Array;
   /** Per local member, the last origin (+1) that counted it: an origin's members each once. */
   readonly #mark: Int32Array;
+  /** #reach's pairs of a large component (held as #rows) as it finds them. */
+  readonly #told: PendingTells | undefined;
   /** #reach's pairs as it finds them, kept from class to class (a class of a fabric has thousands). */
   #pairs = new Int32Array(1024);
   readonly #n: number;
   /** Per pair: classes that reach it (small components), or one bit (large ones). */
   readonly #counts: Uint32Array | undefined;
-  readonly #bits: Uint8Array | undefined;
+  readonly #rows: PairRows | undefined;
   readonly #outside: Uint32Array;
   #pairsReached = 0;
   /** Per local member, the other members it reaches, and those that reach it (pairs of distinct members): who reaches
@@ -112,12 +118,17 @@ export class ComponentRelation {
   /** The classes walked (all of them, unless the budget ran out). */
   readonly #walked = new Set<number>();
 
-  /** `loopsOnly`: the loops and nothing else (`strata check`'s warnings), found at a fraction of the cost. */
+  /** `loopsOnly`: the loops and nothing else (`strata check`'s warnings), found at a fraction of the cost.
+   * `countedMembers`: the most members for per-pair counts (tests: the rows of a large component on a small one). */
   readonly #loopsOnly: boolean;
   /** Where loopsOnly's walks start: the same for every class ("all": the full relation's walk). */
   #loopOrigins: readonly Origin[] | "all" | undefined;
 
-  constructor(a: Analysis, c: Component, options: { readonly loopsOnly?: boolean } = {}) {
+  constructor(
+    a: Analysis,
+    c: Component,
+    options: { readonly loopsOnly?: boolean; readonly countedMembers?: number } = {},
+  ) {
     this.#loopsOnly = options.loopsOnly === true;
     this.#a = a;
     this.component = c;
@@ -127,9 +138,9 @@ export class ComponentRelation {
     c.members.forEach((m, i) => (this.#localOf[m] = i));
     const n = (this.#n = c.members.length);
     this.#mark = new Int32Array(n);
-    if (this.#loopsOnly) this.#bits = new Uint8Array(0);
-    else if (n <= COUNTED_MEMBERS) this.#counts = new Uint32Array(n * n);
-    else this.#bits = new Uint8Array(Math.ceil((n * n) / 8));
+    if (n <= (options.countedMembers ?? COUNTED_MEMBERS) && !this.#loopsOnly) this.#counts = new Uint32Array(n * n);
+    else this.#rows = new PairRows(this.#loopsOnly ? 0 : n);
+    if (this.#rows !== undefined && !this.#loopsOnly) this.#told = new PendingTells(this.#localOf, n);
     this.#outside = new Uint32Array(n);
     this.#outDegree = new Int32Array(n);
     this.#inDegree = new Int32Array(n);
@@ -153,10 +164,15 @@ export class ComponentRelation {
   /** Walks each class while the budget allows; a stack or a collection that runs out is a stop too. */
   #walk(atoms: readonly number[]): void {
     const budget = this.#a.budget;
+    // The tables do not change while these classes are walked: the origins' groups are found once for them.
+    const groups =
+      this.#loopsOnly || atoms.length === 0
+        ? undefined
+        : originGroups(this.#a, (m, out) => this.#walker.linkOut(m, out), this.component);
     for (const atom of atoms) {
       if (!budget.take()) return;
       try {
-        this.#add(atom);
+        this.#add(atom, groups);
       } catch (err) {
         if (!isResourceError(err)) throw err;
         budget.stopFor("depth");
@@ -192,7 +208,8 @@ export class ComponentRelation {
   get pairs(): { readonly reached: number; readonly all: number } {
     let self = 0;
     for (let i = 0; i < this.#n; i++) if (this.#has(i * this.#n + i)) self++;
-    return { reached: this.#pairsReached - self, all: this.#n * (this.#n - 1) };
+    const reached = this.#rows?.pairs ?? this.#pairsReached;
+    return { reached: reached - self, all: this.#n * (this.#n - 1) };
   }
 
   /** Whether some class goes from `m0` to `m1` (member indices). */
@@ -223,7 +240,7 @@ export class ComponentRelation {
     const n = this.#n;
     for (let i = 0; i < n; i++) {
       if (skip(ms[i] ?? -1)) continue;
-      const missing = n - 1 - (this.#outDegree[i] ?? 0);
+      const missing = n - 1 - this.#outOf(i);
       count += missing;
       for (let j = 0; j < n && missing > 0 && pairs.length < max; j++)
         if (i !== j && !this.#has(i * n + j)) pairs.push([ms[i] ?? -1, ms[j] ?? -1]);
@@ -234,7 +251,7 @@ export class ComponentRelation {
   /** Members that no other member and nothing from outside reaches. */
   unreachable(): number[] {
     const ms = this.component.members;
-    return ms.filter((_, j) => (this.#outside[j] ?? 0) === 0 && this.#inDegree[j] === 0);
+    return ms.filter((_, j) => (this.#outside[j] ?? 0) === 0 && this.#inOf(j) === 0);
   }
 
   /** Members that reach no other member (they transmit nothing that is acquired). */
@@ -242,7 +259,7 @@ export class ComponentRelation {
     // A member alone has no other to reach: every member reaching every other holds there (the seed's predicate,
     // vacuously).
     if (this.#n < 2) return [];
-    return this.component.members.filter((_, i) => this.#outDegree[i] === 0);
+    return this.component.members.filter((_, i) => this.#outOf(i) === 0);
   }
 
   holes(): HoleAt[] {
@@ -258,22 +275,34 @@ export class ComponentRelation {
     return [...this.#state.values()].flatMap((s) => s.limits);
   }
 
-  #has(k: number): boolean {
-    if (this.#counts !== undefined) return (this.#counts[k] ?? 0) > 0;
-    return (((this.#bits?.[k >> 3] ?? 0) >> (k & 7)) & 1) === 1;
+  /** The other members local member `i` reaches, and those that reach it. */
+  #outOf(i: number): number {
+    return this.#rows?.outDegree(i) ?? this.#outDegree[i] ?? 0;
   }
 
-  #add(atom: number): void {
-    if (this.#loopsOnly) return this.#addLoop(atom);
-    const found = this.#reach(atom) ?? this.#walkEach(atom);
+  #inOf(j: number): number {
+    return this.#rows?.inDegree(j) ?? this.#inDegree[j] ?? 0;
+  }
+
+  #has(k: number): boolean {
+    if (this.#counts !== undefined) return (this.#counts[k] ?? 0) > 0;
+    const i = Math.floor(k / this.#n);
+    return this.#rows?.has(i, k - i * this.#n) === true;
+  }
+
+  #add(atom: number, groups: OriginGroups | undefined): void {
+    if (this.#loopsOnly || groups === undefined) return this.#addLoop(atom);
+    const found = this.#reach(atom, groups) ?? this.#walkEach(atom);
     this.#walked.add(atom);
     const { list, out } = found;
     this.#countAll(list);
+    if (this.#rows !== undefined) found.told?.into(this.#rows);
     for (const j of out) this.#outside[j] = (this.#outside[j] ?? 0) + 1;
-    this.#tuples += list.length;
+    const tuples = list.length + (found.told?.tuples ?? 0);
+    this.#tuples += tuples;
     this.#state.set(atom, {
       pairs: this.#counts === undefined ? new Int32Array(0) : list,
-      tuples: list.length,
+      tuples,
       outside: out,
       holes: found.holes,
       loop: found.loop,
@@ -283,7 +312,7 @@ export class ComponentRelation {
 
   /** What a class meets, each state walked once whatever origin meets it (Walker.reach); undefined when it comes back
    * to a link or meets the hop limit, where only the walk from each origin apart says. */
-  #reach(atom: number): Found | undefined {
+  #reach(atom: number, groups: OriginGroups): Found | undefined {
     const n = this.#n;
     let pairs = this.#pairs;
     let count = 0;
@@ -291,11 +320,14 @@ export class ComponentRelation {
     const holes = new Map<string, HoleAt>();
     const mark = this.#mark;
     mark.fill(0);
+    const told = this.#told;
+    told?.clear();
     const reached = (origin: number, members: Int32Array, m: number): void => {
       if (origin < 0) {
         for (let k = 0; k < m; k++) outside.add(this.#localOf[members[k] ?? 0] ?? -1);
         return;
       }
+      if (told !== undefined) return told.one(origin, members, m);
       const o = this.#localOf[origin] ?? 0;
       if (pairs.length < count + m) {
         const grown = new Int32Array(Math.max(2 * pairs.length, count + m));
@@ -309,10 +341,22 @@ export class ComponentRelation {
         pairs[count++] = o * n + j;
       }
     };
-    const ok = this.#walker.reach(this.component, atom, { hole: holeEvent(atom, holes) }, reached);
+    const alike = (origins: Int32Array, from: number, members: Int32Array, m: number): void => {
+      if (told !== undefined) return told.alike(origins, from, members, m);
+      for (let k = from; k < origins.length; k++) reached(origins[k] ?? 0, members, m);
+    };
+    const ok = this.#walker.reach(this.component, atom, { hole: holeEvent(atom, holes) }, reached, { groups, alike });
     if (!ok) return undefined;
     const list = pairs.slice(0, count);
-    return { list, out: Int32Array.from(outside).sort(), holes: [...holes.values()], loop: undefined, limits: [] };
+    const out = Int32Array.from(outside).sort();
+    return {
+      list,
+      ...(told === undefined ? {} : { told }),
+      out,
+      holes: [...holes.values()],
+      loop: undefined,
+      limits: [],
+    };
   }
 
   /** What a class meets, walked from each origin apart. */
@@ -444,12 +488,6 @@ export class ComponentRelation {
       if (was === 1 && by === -1) this.#joined(k, -1);
       return;
     }
-    const bits = this.#bits;
-    if (bits === undefined || by === -1) return;
-    const byte = bits[k >> 3] ?? 0;
-    if (((byte >> (k & 7)) & 1) === 0) {
-      bits[k >> 3] = byte | (1 << (k & 7));
-      this.#joined(k, 1);
-    }
+    if (by === 1) this.#rows?.tell([Math.floor(k / this.#n)], 0, 1, Int32Array.of(k % this.#n));
   }
 }

@@ -107,6 +107,21 @@ export class SharedWalk {
     this.#seenLink = new Int32Array(links);
   }
 
+  /** Whether it can walk a class of a component of `members` members and `links` links. */
+  fits(members: number, links: number): boolean {
+    return this.#seen.length === members && this.#seenLink.length === links;
+  }
+
+  /** A new class: nothing walked (the stamps go on from the last class's). */
+  clear(): void {
+    this.#states.clear();
+    this.#groupOf.clear();
+    this.#groups.clear();
+    this.deepest = 0;
+    this.inLinkHole = false;
+    this.origin();
+  }
+
   /** A new origin: nothing reached yet. */
   origin(): void {
     this.#pathLen = 0;
@@ -163,6 +178,13 @@ export class SharedWalk {
     const states = this.#states.get(key);
     if (states !== undefined)
       for (const s of states) if (s.hops === hops && (s.inLink < 0 || s.inLink === inLink)) return s;
+    return undefined;
+  }
+
+  /** The acquisition walked at `key` for these hop values that find() gives for every in-link (./origin-groups.ts):
+   * one walked for any in-link, with none for a single in-link before it. */
+  findForAny(key: number, hops: bigint): Shared | undefined {
+    for (const s of this.#states.get(key) ?? []) if (s.hops === hops) return s.inLink < 0 ? s : undefined;
     return undefined;
   }
 

@@ -42,7 +42,7 @@ export interface ViaSession {
  */
 export abstract class Stepper<S> {
   protected readonly analysis: Walkable;
-  /** Per member and out-link, #linkOut's answers. */
+  /** Per member and out-link, linkOut's answers. */
   readonly #sendsOn: number[][] = [];
   /** #rows' lists, one a depth of the step's recursion, used again: a new list a lookup was most of what a fabric's
    * walk allocated. */
@@ -86,7 +86,7 @@ export abstract class Stepper<S> {
 
   /** The link `member` sends on with identifier `outLink` (−1: none): Topology.sends, found once (a walk transmits on
    * the same out-links class after class). */
-  #linkOut(member: number, outLink: number): number {
+  linkOut(member: number, outLink: number): number {
     const row = (this.#sendsOn[member] ??= []);
     let link = row[outLink];
     if (link === undefined) row[outLink] = link = this.analysis.topology.sends(member, outLink)[0]?.index ?? -1;
@@ -186,7 +186,7 @@ export abstract class Stepper<S> {
   /** `member` transmits it on `outLink`: its transmit row says how (no transmit table: every out-link is physical). */
   protected transmit(s: S, member: number, outLink: number): void {
     const v = this.analysis.member(member);
-    const link = this.#linkOut(member, outLink);
+    const link = this.linkOut(member, outLink);
     let via: ViaSession | undefined;
     if (v.transmit === undefined) {
       if (link < 0) return this.missed(s, member, "transmit", outLink, this.hops(s));

@@ -164,6 +164,11 @@ export class TableIndex {
     return this.#rows;
   }
 
+  /** A lookup finds the same rows for every class (no row's patterns cut the classes: a host's "everything out"). */
+  get sameForEveryClass(): boolean {
+    return this.#trie === undefined && this.#specific.size === 0 && this.#unindexed.size === 0;
+  }
+
   /** Some row, in or out, names an in-link. */
   get namesInLinks(): boolean {
     this.#namesIn ??= this.#rows.some((r) => r.row.in !== undefined);

@@ -31,7 +31,10 @@ import type { Arrival } from "../model/rows.js";
 import type { TableRole } from "../wasm/abi.js";
 import { type Component, takesSomeHops, type Walkable } from "./members.js";
 import { undecrement } from "./hops.js";
+import { following, type OriginGroups, type ReachedAlike } from "./origin-groups.js";
 import { type Reached, SharedWalk, tellsInLinks } from "./shared-walk.js";
+import { WalkPath } from "./walk-path.js";
+import { WalkVisits } from "./walk-visits.js";
 import { type HoleTable, type RowDrop, type Step, Stepper, type ViaSession } from "./step.js";
 import type { IndexedRow } from "./tables.js";
 
@@ -73,11 +76,6 @@ export interface WalkEvents {
   loop?(origin: number, link: number, hops: bigint, bounded: boolean, path: () => Step[]): void;
 }
 
-const ROW = 1;
-const MISS = 2;
-const LINK = 3;
-const ROLES: readonly TableRole[] = ["acquire", "forward", "transmit", "send", "receive"];
-
 /** Where walks of the relation start: a member forwarding from these in-links (or itself). */
 export interface Origin {
   readonly member: number;
@@ -86,12 +84,6 @@ export interface Origin {
 
 /** Thrown to leave reach() where only relation()'s walk says what happens: a link met again, the hop limit reached. */
 const INEXACT = new Error("the walk met a loop or the hop limit");
-
-/** Hop values walked from a state with `crossings` links behind them, where the hop limit cut the walk below. */
-interface CutVisit {
-  readonly crossings: number;
-  hops: bigint;
-}
 
 /**
  * The walk's state is the class's hop values (the step's `S`); the rest of where it is, kept in fields and put back as
@@ -110,21 +102,19 @@ export class Walker extends Stepper<bigint> {
   #crossings = 0;
   /** At the origin's forward table still: a miss there is no black hole (the origin never had the packet). */
   #atOrigin = false;
-  /** Per (link, decrements so far): the hop values already walked from it, for this origin. */
-  readonly #visited = new Map<number, bigint>();
-  /** Per (link, decrements so far): the walks from it that the hop limit cut (walked again from fewer crossings). */
-  readonly #cutVisits = new Map<number, CutVisit[]>();
-  /** Crossings the hop limit refused so far: a walk below which this grew was cut. */
-  #cuts = 0;
+  /** Per (link, decrements so far): what this origin's walk has walked from it. */
+  readonly #visits = new WalkVisits();
   /** Links on the current path, with the hop values they carried. */
   readonly #onStack = new Map<number, bigint>();
   /** Per link on the current path: the TTL decrements behind it when it was first crossed. */
   readonly #stackDecrements = new Map<number, number>();
-  /** The current path, three numbers a step, in the first #pathLen (a typed array: no array shrinking per step). */
-  #path = new Int32Array(3 * 64);
-  #pathLen = 0;
+  /** The current path. */
+  readonly #path = new WalkPath();
   /** reach(): the class's acquisitions walked, and what the current origin reached. */
   #shared: SharedWalk | undefined;
+  #sharedKept: SharedWalk | undefined;
+  /** #reachGrouped's groups whose followers are told with their first member, for the class being walked. */
+  #alike = new Uint8Array(0);
 
   constructor(a: Walkable) {
     super(a);
@@ -171,6 +161,11 @@ export class Walker extends Stepper<bigint> {
       this.#start(c.space.allHops, m, "self", 0);
       told(m);
     }
+    this.#fromOutside(c, from, told);
+  }
+
+  /** The origins outside the component: each inbound link (origin −1). */
+  #fromOutside(c: Component, from: (member: number) => void, told: (origin: number) => void): void {
     for (const l of this.analysis.inbound(c)) {
       if (this.analysis.linkDown(l)) continue; // what comes from outside on it never arrives
       from(-1);
@@ -188,10 +183,22 @@ export class Walker extends Stepper<bigint> {
    * relation()'s, each first met from the same origin by the same path. A class that comes back to a link or meets the
    * hop limit, where what happens depends on the path, is left to relation(): false, its events so far thrown away.
    */
-  reach(c: Component, atom: number, ev: WalkEvents, reached: Reached): boolean {
-    this.#shared = new SharedWalk(c.has.length, this.analysis.topology.links.length);
+  reach(
+    c: Component,
+    atom: number,
+    ev: WalkEvents,
+    reached: Reached,
+    grouped?: { readonly groups: OriginGroups; readonly alike: ReachedAlike },
+  ): boolean {
+    // One for the component's classes, cleared a class (a new one a class was 300 KB zeroed at 20,000 members).
+    const links = this.analysis.topology.links.length;
+    const kept = this.#sharedKept;
+    this.#shared = kept?.fits(c.has.length, links) === true ? kept : new SharedWalk(c.has.length, links);
+    this.#shared.clear();
+    this.#sharedKept = this.#shared;
     try {
-      this.relation(c, atom, ev, { reached });
+      if (grouped === undefined) this.relation(c, atom, ev, { reached });
+      else this.#reachGrouped(this.#shared, c, atom, ev, reached, grouped);
       return true;
     } catch (err) {
       if (err !== INEXACT) throw err;
@@ -199,6 +206,45 @@ export class Walker extends Stepper<bigint> {
     } finally {
       this.#shared = undefined;
     }
+  }
+
+  /** reach()'s walk from the origins of `groups` (./origin-groups.ts): a group's followers told with its first member
+   * (`alike`) when they reach what it reached, else walked each as relation() walks them, in the same order. */
+  #reachGrouped(
+    shared: SharedWalk,
+    c: Component,
+    atom: number,
+    ev: WalkEvents,
+    reached: Reached,
+    o: { readonly groups: OriginGroups; readonly alike: ReachedAlike },
+  ): void {
+    this.#begin(c, atom, ev);
+    const { members, arrivals, groupOf, groups } = o.groups;
+    if (this.#alike.length < groups.length) this.#alike = new Uint8Array(groups.length);
+    const alike = this.#alike.fill(0, 0, groups.length);
+    for (let i = 0; i < members.length; i++) {
+      const g = groupOf[i] ?? -1;
+      if (g >= 0 && alike[g] === 1) continue;
+      const m = members[i] ?? -1;
+      this.#from(m);
+      shared.origin();
+      for (const arrival of arrivals[i] ?? []) this.#start(c.space.allHops, m, arrival, 0);
+      reached(m, shared.reached, shared.reachedLen);
+      const group = groups[g];
+      if (group === undefined || group.members[0] !== m) continue;
+      // The first crossings are made at the origin: no TTL decrement counted yet.
+      const f = following(shared, group, (r) => r * 512);
+      if (f === "inexact") throw INEXACT;
+      if (f === "alike") {
+        alike[g] = 1;
+        o.alike(group.members, 1, shared.reached, shared.reachedLen);
+      }
+    }
+    const from = (member: number): void => {
+      this.#from(member);
+      shared.origin();
+    };
+    this.#fromOutside(c, from, (origin) => reached(origin, shared.reached, shared.reachedLen));
   }
 
   /**
@@ -239,7 +285,7 @@ export class Walker extends Stepper<bigint> {
     // A walk cut off by a stack that ran out leaves its path behind.
     this.#onStack.clear();
     this.#stackDecrements.clear();
-    this.#pathLen = 0;
+    this.#path.clear();
     this.#c = c;
     this.#atom = atom;
     this.#ev = ev;
@@ -247,39 +293,7 @@ export class Walker extends Stepper<bigint> {
 
   #from(origin: number): void {
     this.#origin = origin;
-    // Clearing a map makes it a new table: reach()'s walk never fills it, and clears it once an origin.
-    if (this.#visited.size > 0) this.#visited.clear();
-    if (this.#cutVisits.size > 0) this.#cutVisits.clear();
-  }
-
-  #pathThunk = (): Step[] => {
-    const out: Step[] = [];
-    const p = this.#path;
-    for (let i = 0; i < this.#pathLen; i += 3) {
-      const kind = p[i];
-      const a = p[i + 1] ?? 0;
-      const b = p[i + 2] ?? 0;
-      if (kind === LINK) out.push({ kind: "link", link: a });
-      else if (kind === MISS) out.push({ kind: "miss", member: a, role: ROLES[b] ?? "acquire" });
-      else out.push({ kind: "row", member: a, role: ROLES[b % 8] ?? "acquire", row: Math.floor(b / 8) });
-    }
-    return out;
-  };
-
-  #push(kind: number, a: number, b: number): void {
-    if (this.#pathLen + 3 > this.#path.length) {
-      const grown = new Int32Array(this.#path.length * 2);
-      grown.set(this.#path);
-      this.#path = grown;
-    }
-    this.#path[this.#pathLen] = kind;
-    this.#path[this.#pathLen + 1] = a;
-    this.#path[this.#pathLen + 2] = b;
-    this.#pathLen += 3;
-  }
-
-  #pop(): void {
-    this.#pathLen -= 3;
+    this.#visits.clear();
   }
 
   /** The origin `member` forwards the class from `arrival` with `crossings` links behind. */
@@ -313,11 +327,11 @@ export class Walker extends Stepper<bigint> {
   }
 
   protected enter(member: number, role: TableRole, row: number): void {
-    this.#push(ROW, member, row * 8 + ROLES.indexOf(role));
+    this.#path.row(member, role, row);
   }
 
   protected leave(): void {
-    this.#pop();
+    this.#path.pop();
   }
 
   /** A black hole, but not at an origin's forward table: the origin never had the packet. */
@@ -325,13 +339,13 @@ export class Walker extends Stepper<bigint> {
     if (this.#shared !== undefined && typeof arrival === "number" && table !== "transmit")
       this.#shared.inLinkHole = true;
     if (this.#ev.hole === undefined || (table === "forward" && this.#atOrigin)) return;
-    this.#push(MISS, member, ROLES.indexOf(table));
-    this.#ev.hole(this.#origin, { member, table, link: arrival, hops: undecrement(miss, this.#d) }, this.#pathThunk);
-    this.#pop();
+    this.#path.miss(member, table);
+    this.#ev.hole(this.#origin, { member, table, link: arrival, hops: undecrement(miss, this.#d) }, this.#path.steps);
+    this.#path.pop();
   }
 
   protected dropped(hops: bigint, member: number, reason: RowDrop, row: number): void {
-    this.#ev.drop?.(this.#origin, { member, reason, row, hops: undecrement(hops, this.#d) }, this.#pathThunk);
+    this.#ev.drop?.(this.#origin, { member, reason, row, hops: undecrement(hops, this.#d) }, this.#path.steps);
   }
 
   /** A hand-over is a step within a subduction group, to a partner in the component. */
@@ -346,7 +360,7 @@ export class Walker extends Stepper<bigint> {
   }
 
   protected received(hops: bigint, member: number, row: IndexedRow): void {
-    this.#ev.received?.(this.#origin, member, undecrement(hops, this.#d), row, this.#pathThunk, this.#crossings);
+    this.#ev.received?.(this.#origin, member, undecrement(hops, this.#d), row, this.#path.steps, this.#crossings);
   }
 
   protected override replicated(member: number, row: IndexedRow): void {
@@ -374,29 +388,29 @@ export class Walker extends Stepper<bigint> {
       if (same !== 0n || c.decrements) {
         if (this.#ev.loop !== undefined) {
           const bounded = same === 0n || d > (this.#stackDecrements.get(link) ?? d);
-          this.#push(LINK, link, 0);
-          this.#ev.loop(this.#origin, link, undecrement(hops, d), bounded, this.#pathThunk);
-          this.#pop();
+          this.#path.link(link);
+          this.#ev.loop(this.#origin, link, undecrement(hops, d), bounded, this.#path.steps);
+          this.#path.pop();
         }
       }
     }
     const key = link * 512 + d;
-    const fresh = this.#fresh(key, hops, crossings);
+    const fresh = this.#visits.fresh(key, hops, crossings);
     if (fresh === 0n) return;
-    const cutsBefore = this.#cuts;
+    const cutsBefore = this.#visits.cuts;
     this.#onStack.set(link, (stacked ?? 0n) | fresh);
     if (stacked === undefined) this.#stackDecrements.set(link, d);
-    this.#push(LINK, link, 0);
+    this.#path.link(link);
     const l = this.analysis.topology.link(link);
     l.receivers.forEach((r, i) => {
       if (c.has[r.member] !== 1) return;
       const after = crossings + this.analysis.linkCost(link, i);
       if (after > this.#hopLimit) {
         // The data plane drops it on this link as a loop: its hop limit is reached.
-        this.#cuts++;
+        this.#visits.cuts++;
         const at = l.sender >= 0 ? l.sender : r.member;
         const drop: Drop = { member: at, reason: "loop", row: -1, hops: undecrement(fresh, d), link, crossings: after };
-        this.#ev.drop?.(this.#origin, drop, this.#pathThunk);
+        this.#ev.drop?.(this.#origin, drop, this.#path.steps);
         return;
       }
       this.#crossings = after;
@@ -405,13 +419,13 @@ export class Walker extends Stepper<bigint> {
       this.#crossings = crossings;
       this.#atOrigin = atOrigin;
     });
-    this.#pop();
+    this.#path.pop();
     if (stacked === undefined) {
       this.#onStack.delete(link);
       this.#stackDecrements.delete(link);
     } else this.#onStack.set(link, stacked);
-    if (this.#cuts !== cutsBefore || this.#cutVisits.size > 0)
-      this.#walked(key, fresh, crossings, this.#cuts !== cutsBefore);
+    if (this.#visits.cuts !== cutsBefore || this.#visits.anyCut)
+      this.#visits.walked(key, fresh, crossings, this.#visits.cuts !== cutsBefore);
   }
 
   /** reach()'s crossing: each receiver acquires it, and what a link's receivers reach is kept for them together when
@@ -424,7 +438,7 @@ export class Walker extends Stepper<bigint> {
     const atOrigin = this.#atOrigin;
     const l = this.analysis.topology.link(link);
     shared.enter(link);
-    this.#push(LINK, link, 0);
+    this.#path.link(link);
     const key = l.receivers.length > 1 ? shared.together(link, this.#d, this.analysis, c) : undefined;
     const known = key === undefined ? undefined : shared.find(key, hops, -1);
     if (known !== undefined && !shared.reuse(known, crossings, this.#hopLimit)) throw INEXACT;
@@ -442,7 +456,7 @@ export class Walker extends Stepper<bigint> {
       this.#atOrigin = atOrigin;
     }
     if (opened !== undefined) shared.close(opened, hops, -1, false);
-    this.#pop();
+    this.#path.pop();
     shared.leave();
   }
 
@@ -465,35 +479,5 @@ export class Walker extends Stepper<bigint> {
     const opened = shared.open(key, crossings);
     super.acquire(hops, member, inLink);
     shared.close(opened, hops, inLink, tellsInLinks(this.analysis.member(member)));
-  }
-
-  /**
-   * The hop values of `hops` still to walk from state `key` with `crossings` links behind: those never walked from it,
-   * and those walked from it with more crossings where the hop limit cut the walk. Values left out because a walk
-   * from them was cut count as a cut here too.
-   */
-  #fresh(key: number, hops: bigint, crossings: number): bigint {
-    const seen = this.#visited.get(key) ?? 0n;
-    let covered = seen;
-    const cut = this.#cutVisits.get(key);
-    if (cut !== undefined) {
-      for (const v of cut) {
-        if (v.crossings > crossings) covered &= ~v.hops;
-        else if ((v.hops & hops) !== 0n) this.#cuts++;
-      }
-    }
-    const fresh = hops & ~covered;
-    if (fresh !== 0n) this.#visited.set(key, seen | fresh);
-    return fresh;
-  }
-
-  /** `hops` were walked from `key` with `crossings` behind: a cut walk is kept (fewer crossings may go further), and
-   * cut walks with as many crossings or more are superseded. */
-  #walked(key: number, hops: bigint, crossings: number, cut: boolean): void {
-    const list = this.#cutVisits.get(key);
-    if (list !== undefined) for (const v of list) if (v.crossings >= crossings) v.hops &= ~hops;
-    if (!cut) return;
-    if (list === undefined) this.#cutVisits.set(key, [{ crossings, hops }]);
-    else list.push({ crossings, hops });
   }
 }

@@ -44,6 +44,7 @@ const INDEX_STEPS = 1 << 10;
 const AFFECTED_STEPS = 1 << 18;
 
 const NO_ROWS: readonly IndexedRow[] = [];
+const inPriority = (x: IndexedRow, y: IndexedRow): number => x.prio - y.prio;
 /** Rows with patterns from which a lookup reads them by bit vectors (./row-matcher.ts), and up to which. */
 const MATCHED_ROWS = { from: 8, to: 8192 };
 
@@ -283,7 +284,7 @@ export class TableIndex {
   /** The rows with patterns as bit vectors, when the table has many and is no trie (null otherwise). */
   #matcherOf(): RowMatcher | null {
     if (this.#trie !== undefined || this.#byRows || this.#rows.length > MATCHED_ROWS.to) return null;
-    const rows = this.#rows.filter((r) => r.node !== TRUE).sort((x, y) => x.prio - y.prio);
+    const rows = this.#rows.filter((r) => r.node !== TRUE).sort(inPriority);
     if (rows.length < MATCHED_ROWS.from) return null;
     return new RowMatcher(this.space.bdd, this.space.fields, rows, this.#active);
   }
@@ -294,9 +295,7 @@ export class TableIndex {
     let list = this.#readFor.get(atom);
     if (list === undefined) {
       const w = this.space.witness(atom);
-      list = [...this.#unindexed]
-        .filter((r) => this.space.evaluate(r.node, w) === TRUE)
-        .sort((x, y) => x.prio - y.prio);
+      list = [...this.#unindexed].filter((r) => this.space.evaluate(r.node, w) === TRUE).sort(inPriority);
       this.#readFor.set(atom, list);
     }
     return list;
@@ -307,12 +306,8 @@ export class TableIndex {
    * hop value that no row before it takes from there.
    */
   wins(r: IndexedRow, arrivals: readonly Arrival[]): boolean {
-    return winsAfter(
-      this.space,
-      this.#inForce().filter((x) => x.prio < r.prio),
-      r,
-      arrivals,
-    );
+    const before = this.#inForce().filter((x) => x.prio < r.prio);
+    return winsAfter(this.space, before, r, arrivals);
   }
 
   /** Takes row `index` out of the table or puts it back; the classes whose fate may change. */

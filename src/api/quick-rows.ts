@@ -1,11 +1,11 @@
 // A batch's rows checked and compiled at the cost of the rows, not of the description: each written row checked by
 // the description's own checks (the schema, then ./tables.ts checkTables against its member's links and design, with
 // the names other networks resolve, as the description's one load left them) and compiled into its installed table
-// as the whole table would compile it. Only rows whose meaning is their member's alone are taken here: a description with
-// intents (hand rows contradict or shadow them), layering and subduction rows (checked across networks), transmit and
-// send rows (checked against each other) go to the whole check, and so does any row this finds wrong, so that the
-// error said is the whole check's, word for word (test/api/quick-rows.test.ts holds both to the same answers).
-
+// as the whole table would compile it. Only rows whose meaning is their member's alone are taken here: a description
+// with intents (hand rows contradict or shadow them; an overlay's land in its underlay), layering and subduction rows
+// (checked across networks), transmit and send rows (checked against each other) go to the whole check, and so does
+// any row this finds wrong, so that the error said is the whole check's, word for word (test/api/quick-rows.test.ts
+// holds both to the same answers).
 import type { CompiledSpec, CompiledTable } from "../control/compiled.js";
 import { compileAppended, type KeyUse, keyUse } from "../control/header-table.js";
 import { readDocument, readQuickDocument } from "../description/document.js";

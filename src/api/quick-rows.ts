@@ -6,6 +6,7 @@
 // (checked across networks), transmit and send rows (checked against each other) go to the whole check, and so does
 // any row this finds wrong, so that the error said is the whole check's, word for word (test/api/quick-rows.test.ts
 // holds both to the same answers).
+
 import type { CompiledSpec, CompiledTable } from "../control/compiled.js";
 import { compileAppended, type KeyUse, keyUse } from "../control/header-table.js";
 import { readDocument, readQuickDocument } from "../description/document.js";

@@ -4,11 +4,14 @@
 // come from. The mesh's links are added to the overlay network's link drafts
 // here, before identifiers are allocated (src/description/load.ts), so that
 // they are links like any other: allocated, named (`s1-s2`), recorded, and
-// usable by the network's other intents (l2:, routes:) and hand rows.
+// usable by the network's other intents (l2:, routes:) and hand rows. The mesh
+// is taken in key order, whatever order `members:` writes it in, so that its
+// links' names, and the identifiers the allocator keys by them, do not change
+// when the list is reordered.
 
 import { excerpt } from "../errors.js";
 import type { NetworkContext } from "../description/context.js";
-import type { EndpointAt, Draft } from "../description/link-drafts.js";
+import { type EndpointAt, type Draft, linkName } from "../description/link-drafts.js";
 import type { Path, Problems } from "../description/problems.js";
 import type { RawMemberSet, RawNetwork, RawOverlays } from "../description/raw.js";
 import { didYouMean } from "../description/suggest.js";
@@ -57,20 +60,23 @@ export const ENCAPSULATIONS: ReadonlyMap<string, Encapsulation> = new Map(
 export interface OverlaysIntent {
   readonly encapsulation: Encapsulation;
   readonly underlay: NetworkSpec;
-  /** The mesh's members, in the order the network writes them. */
+  /** The mesh's members, in key order (./overlays-read.ts meshMembers). */
   readonly mesh: readonly MemberSpec[];
   /** The identifiers allowed, when the encapsulation has an identifier field. */
   readonly ids?: { readonly lo: number; readonly hi: number };
 }
 
-/** The mesh as written: members of the network (unknown ones reported with `problems`, or left out without). */
+/**
+ * The mesh: members of the network (unknown ones reported with `problems`, or left out without), in key order, not
+ * the order `members:` writes them: the pairs, their links' names and their identifiers follow from the set alone.
+ */
 export function meshMembers(
   members: readonly MemberSpec[],
   set: RawMemberSet | undefined,
   network: string,
   report?: { problems: Problems; path: Path },
 ): MemberSpec[] {
-  if (set === undefined || set === "*") return [...members];
+  if (set === undefined || set === "*") return [...members].sort(keyOrder);
   const keys = typeof set === "string" ? [set] : set;
   const byKey = new Map(members.map((m) => [m.key, m]));
   const out: MemberSpec[] = [];
@@ -87,15 +93,22 @@ export function meshMembers(
       `${didYouMean(k, all)}members: ${all.slice(0, 8).join(", ")}${all.length > 8 ? ", …" : ""}`,
     );
   });
-  return out;
+  return out.sort(keyOrder);
 }
 
-/** The overlay link between two mesh members: a two-way link named `a-b`, its identifiers left to the allocator. */
+function keyOrder(a: MemberSpec, b: MemberSpec): number {
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}
+
+/** The overlay link between two mesh members: a two-way link named by their keys in order (`a-b`, never `b-a`). */
 export function meshLinkName(a: string, b: string): string {
-  return `${a}-${b}`;
+  return a < b ? `${a}-${b}` : `${b}-${a}`;
 }
 
-/** The network's drafts with its mesh's links after those written (every pair of mesh members, in member order). */
+/**
+ * The network's drafts with its mesh's links after those written (every pair of mesh members, in key order). A written
+ * link with a mesh link's name is refused here, as that link's: the mesh link is left out, the network incomplete.
+ */
 export function withMeshLinks(ctx: NetworkContext, raw: RawNetwork, draft: TopologyDraft): TopologyDraft {
   const o = raw.overlays;
   if (o === undefined || ctx.schemaError(["overlays"])) return draft;
@@ -105,10 +118,18 @@ export function withMeshLinks(ctx: NetworkContext, raw: RawNetwork, draft: Topol
     path: [...path, "members"],
   });
   const drafts = [...draft.drafts];
+  const written = new Map(drafts.map((d) => [linkName(d), d]));
   let index = raw.links?.length ?? 0;
+  let complete = draft.complete;
   const end = (member: string): EndpointAt => ({ member, ident: 0, written: false, path });
   for (const [i, a] of mesh.entries())
     for (const b of mesh.slice(i + 1)) {
+      const hand = written.get(meshLinkName(a.key, b.key));
+      if (hand !== undefined) {
+        nameClash(ctx, hand, a.key, b.key);
+        complete = false; // as for any refused link: the network's rows and intents are not checked against the rest
+        continue;
+      }
       const link: Draft = {
         index: index++,
         path,
@@ -120,7 +141,19 @@ export function withMeshLinks(ctx: NetworkContext, raw: RawNetwork, draft: Topol
       };
       drafts.push(link);
     }
-  return { ...draft, drafts };
+  return { ...draft, drafts, complete };
+}
+
+/** A written link named as the mesh link between `a` and `b`: one line at the written link. */
+function nameClash(ctx: NetworkContext, hand: Draft, a: string, b: string): void {
+  const named = hand.raw.name !== undefined;
+  ctx.problems.add(
+    named ? [...hand.path, "name"] : hand.path,
+    `link name '${excerpt(linkName(hand))}' is the name of ${ctx.network}'s overlay mesh link between ${a} and ${b} ` +
+      "(overlays:)",
+    `${named ? "rename this link" : "give this link a name of its own: NAME"}, or leave ${a} or ${b} out of ` +
+      "overlays: members:",
+  );
 }
 
 /** The intent read against the description's networks; undefined when something is wrong (reported). */

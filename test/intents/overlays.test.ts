@@ -167,6 +167,29 @@ describe("identifiers (seed 000)", () => {
     for (const [k, v] of Object.entries(s1)) expect(s2[k], k).toBe(v);
   });
 
+  // Reordering `members:` is no change: the links are named, and so keyed, by the pair, never by the list's order.
+  const ORDERS: { name: string; members: string[] }[] = [
+    { name: "reversed", members: ["m3", "m2", "m1", "m0"] },
+    { name: "shuffled", members: ["m2", "m0", "m3", "m1"] },
+    { name: "a member twice", members: ["m1", "m0", "m3", "m1", "m2"] },
+  ];
+  test.each(ORDERS)("members: $name gives the same links, ids, sessions and rows as in key order", ({ members }) => {
+    const rows = (s: Spec): string[] =>
+      compile(s).members.flatMap((m) =>
+        Object.values(m.tables).flatMap((t) => (t?.rows ?? []).map((r) => `${m.network} ${m.key} ${r.text}`)),
+      );
+    const links = (s: Spec): string[] => s.networks.flatMap((n) => n.links.map((l) => `${n.name}.${l.name}`));
+    const sorted = load(meshDescription(vxlan, STAR, { ids: "5000..5099", members: ["m0", "m1", "m2", "m3"] }));
+    const other = load(meshDescription(vxlan, STAR, { ids: "5000..5099", members }));
+    expect(links(other)).toEqual(links(sorted));
+    expect(idsOf(other)).toEqual(idsOf(sorted));
+    expect(other.allocation).toEqual(sorted.allocation);
+    expect(rows(other)).toEqual(rows(sorted));
+    // Given the allocation made in key order, a reordered list keeps every id and session.
+    const kept = load(meshDescription(vxlan, STAR, { ids: "5000..5099", members }), sorted.allocation);
+    expect(kept.allocation).toEqual(sorted.allocation);
+  });
+
   test("without the earlier allocation the same description gives the same ids (idempotent)", () => {
     const doc = meshDescription(vxlan, STAR);
     const a = load(doc);
@@ -326,6 +349,27 @@ describe("bad overlays: one line each, naming the place and the fix", () => {
         "(write ids: 7..12 or wider, or leave members out of the mesh)",
     },
     {
+      name: "a written link named as a mesh link",
+      doc: with_((n) => ((n["o"] as Doc)["links"] = [{ name: "m1-m2", from: "m1", to: "m2", mode: "two-way" }])),
+      want:
+        "networks.o.links[0].name: link name 'm1-m2' is the name of o's overlay mesh link between m1 and m2 " +
+        "(overlays:) (rename this link, or leave m1 or m2 out of overlays: members:)",
+    },
+    {
+      name: "a written link whose default name is a mesh link's",
+      doc: with_((n) => ((n["o"] as Doc)["links"] = [{ from: "m0", to: "m3", mode: "one-way" }])),
+      want:
+        "networks.o.links[0]: link name 'm0-m3' is the name of o's overlay mesh link between m0 and m3 (overlays:) " +
+        "(give this link a name of its own: NAME, or leave m0 or m3 out of overlays: members:)",
+    },
+    {
+      name: "a written link named as a mesh link of a reordered members: list",
+      doc: with_((n) => ((n["o"] as Doc)["links"] = [{ name: "m0-m1", from: "m1", to: "m0", mode: "two-way" }]), {
+        members: ["m1", "m0"],
+      }),
+      want: "networks.o.links[0].name: link name 'm0-m1' is the name of o's overlay mesh link between m0 and m1",
+    },
+    {
       name: "an id range past the field's width",
       doc: meshDescription(vxlan, STAR, { ids: "1..16777216" }),
       want: "networks.o.overlays.ids: ids 1..16777216 is not a range of vnis (24 bits)",
@@ -351,7 +395,7 @@ describe("strata check", () => {
       const grown: Underlay = { ...STAR, sites: 5, links: [...STAR.links, ["s4", "r1"]] };
       const files = {
         first: meshDescription(vxlan, STAR, { ids: "10..99" }),
-        // m4 written first: without the earlier allocation its links would take the lowest ids.
+        // m4 written first: the mesh is taken in key order all the same, so m4's links are m0-m4, …
         grown: meshDescription(vxlan, grown, { ids: "10..99", members: ["m4", "m0", "m1", "m2", "m3"] }),
         bad: meshDescription(vxlan, STAR, { ids: "10..14" }),
       };
@@ -366,11 +410,11 @@ describe("strata check", () => {
       expect(first.code).toBe(0);
       expect(ids(first.out)).toBe("m0-m1 vni 10, m0-m2 vni 11, m0-m3 vni 12, m1-m2 vni 13, m1-m3 vni 14, m2-m3 vni 15");
       const fresh = await check(join(dir, "grown.json"));
-      expect(ids(fresh.out)).toContain("m4-m0 vni 10");
+      expect(ids(fresh.out)).toContain("m0-m1 vni 10, m0-m2 vni 11, m0-m3 vni 12, m0-m4 vni 13");
       const kept = await check(join(dir, "grown.json"), "--previous", join(dir, "first.json"));
       expect(ids(kept.out)).toBe(
-        "m4-m0 vni 16, m4-m1 vni 17, m4-m2 vni 18, m4-m3 vni 19, m0-m1 vni 10, m0-m2 vni 11, m0-m3 vni 12, " +
-          "m1-m2 vni 13, m1-m3 vni 14, m2-m3 vni 15",
+        "m0-m1 vni 10, m0-m2 vni 11, m0-m3 vni 12, m0-m4 vni 16, m1-m2 vni 13, m1-m3 vni 14, m1-m4 vni 17, " +
+          "m2-m3 vni 15, m2-m4 vni 18, m3-m4 vni 19",
       );
       const bad = await check(join(dir, "bad.json"));
       expect(bad.code).toBe(2);

@@ -29,7 +29,7 @@ export function routeTables(net: NetworkSpec, intent: RoutesIntent, down: Down =
   const r = new NetworkRoutes(net, intent, down);
   const out = new Map<string, MemberTables>();
   net.members.forEach((m, i) => {
-    if (r.state.graph.down[i] !== 1) out.set(m.key, ownTables(m, r.field, r.width, intent, r.forwardRows(i)));
+    if (r.state.graph.down[i] !== 1) out.set(m.key, ownTables(m, r.field, r.width, intent, r.forwardTable(i)));
   });
   return out;
 }
@@ -75,7 +75,7 @@ export class NetworkRoutes {
 
   /** Member i's forward table as the intent writes it. */
   forwardTable(i: number): TableSpec {
-    return { role: "forward", kind: "lpm", rows: this.forwardRows(i), at: this.#intent.at };
+    return forwardTable(this.forwardRows(i), this.#intent);
   }
 
   /** What is down changed: the members whose forward tables changed, by key, with their new tables. */
@@ -121,7 +121,7 @@ function ownTables(
   field: string,
   width: number,
   intent: RoutesIntent,
-  forward: RowSpec[],
+  forward: TableSpec,
 ): MemberTables {
   const own = (value: bigint, len: number, destination: string): RowSpec => ({
     match: new Map([[field, len === width ? { kind: "exact", value } : { kind: "prefix", value, len }]]),
@@ -146,9 +146,19 @@ function ownTables(
   };
   return {
     acquire: { role: "acquire", rows: acquire, at: intent.at },
-    forward: { role: "forward", kind: "lpm", rows: forward, at: intent.at },
+    forward,
     receive: { role: "receive", rows: [receive], at: intent.at },
   };
+}
+
+/**
+ * A forward table of these rows: kind lpm, longest first. A member that reaches nobody (no links, or none that lead
+ * anywhere) has none, and its table no kind: the compiler's for no rows, every packet a miss (an LPM table needs
+ * its prefix field, which no row names).
+ */
+function forwardTable(rows: RowSpec[], intent: RoutesIntent): TableSpec {
+  if (rows.length === 0) return { role: "forward", rows, at: intent.at };
+  return { role: "forward", kind: "lpm", rows, at: intent.at };
 }
 
 function forwardRow(field: string, r: Route<number | bigint>, destination: string, intent: RoutesIntent): RowSpec {

@@ -25,6 +25,7 @@ import { compile } from "../src/control/compile.js";
 import { parseSpec } from "../src/description/load.js";
 import { fibRouter, random } from "./analysis-descriptions.js";
 import type { Figure, FigureScenario } from "./scenario.js";
+import { median, quantile } from "./stats.js";
 
 const PREFIXES: readonly number[] = [1000, 10_000, 100_000];
 const ACL_ROWS = 2000;
@@ -95,9 +96,6 @@ async function curveFigures(): Promise<Figure[]> {
   return out;
 }
 
-const percentile = (sorted: readonly number[], p: number): number =>
-  sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
-
 /** One timed write: process CPU and wall clock (ms), and whether a collection paused the main thread in it. */
 interface Sample {
   readonly cpu: number;
@@ -149,21 +147,21 @@ const gradeNow = (): Grade => {
 /** Median and p99 of `samples` by CPU and by wall clock, the graded measure's held to the goals; how many took over a
  * millisecond and why. */
 function latencyFigures(what: string, samples: readonly Sample[], grade: Grade): Figure[] {
-  const cpu = samples.map((x) => x.cpu).sort((x, y) => x - y);
-  const wall = samples.map((x) => x.wall).sort((x, y) => x - y);
+  const cpu = samples.map((x) => x.cpu);
+  const wall = samples.map((x) => x.wall);
   const goal = (by: Grade["by"], value: number): Pick<Figure, "goal"> =>
     by === grade.by ? { goal: { value, better: "lower" } } : {};
   const slow = samples.filter((x) => x.wall > 1);
   return [
-    { name: `${what}: median (CPU)`, value: percentile(cpu, 0.5) * 1000, unit: "us", ...goal("CPU", 100) },
-    { name: `${what}: p99 (CPU)`, value: percentile(cpu, 0.99) * 1000, unit: "us", ...goal("CPU", 1000) },
+    { name: `${what}: median (CPU)`, value: median(cpu) * 1000, unit: "us", ...goal("CPU", 100) },
+    { name: `${what}: p99 (CPU)`, value: quantile(cpu, 0.99) * 1000, unit: "us", ...goal("CPU", 1000) },
     {
       name: `${what}: median, wall clock`,
-      value: percentile(wall, 0.5) * 1000,
+      value: median(wall) * 1000,
       unit: "us",
       ...goal("wall clock", 100),
     },
-    { name: `${what}: p99, wall clock`, value: percentile(wall, 0.99) * 1000, unit: "us", ...goal("wall clock", 1000) },
+    { name: `${what}: p99, wall clock`, value: quantile(wall, 0.99) * 1000, unit: "us", ...goal("wall clock", 1000) },
     { name: `${what}: writes over 1 ms (wall)`, value: slow.length, unit: `of ${samples.length}` },
     { name: `${what}: of them in a GC pause`, value: slow.filter((x) => x.gc).length, unit: "writes" },
     {

@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import type { DataPlane } from "../src/wasm/module.js";
 import { readFlags, refuse } from "./args.js";
 import { BUILDS, type Built, runStaged } from "./dataplane.js";
+import { median } from "./stats.js";
 
 /** Scenarios with a kernel, and the kernel's constant in the bound build. */
 export const KERNELS = [
@@ -47,11 +48,6 @@ export interface BoundResult {
 
 const ROUNDS = 9;
 const PACKETS_PER_ROUND = 2_000_000;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[sorted.length >> 1] ?? 0;
-}
 
 export function measureBound(k: Kernel, packetsPerRound = PACKETS_PER_ROUND, rounds = ROUNDS): BoundResult {
   const { loaded, batches } = boundBuilt(k);

@@ -19,13 +19,12 @@ import { EngineEmulation } from "../src/p4runtime/emulation.js";
 import { P4RuntimeServer } from "../src/p4runtime/server.js";
 import { fatTreeSpec } from "./descriptions.js";
 import type { Figure, FigureScenario } from "./scenario.js";
+import { median } from "./stats.js";
 
 const ROUNDS = 5;
 const OPTIONS: DeployOptions = { electionId: 1n, role: "", batch: 1000, connectMs: 30_000 };
 /** The machine whose row changes: its first forward row, out on the first pod's link, then the second's. */
 const CHANGED = "core";
-
-const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 /** CPU (this process: server and client) and wall ms of `f`. */
 async function timed<T>(f: () => Promise<T>): Promise<{ value: T; cpu: number; wall: number }> {

@@ -10,6 +10,7 @@ import { parseSpec } from "../src/description/load.js";
 import { formatValue } from "../src/description/notation.js";
 import { Engine } from "../src/engine/engine.js";
 import type { Figure, FigureScenario } from "./scenario.js";
+import { median } from "./stats.js";
 
 /** An address 10.0.0.0 + n. */
 const ip = (n: number): string => formatValue(0x0a000000n + BigInt(n), "ipv4");
@@ -62,8 +63,6 @@ function cpuMs<T>(f: () => T): { value: T; cpu: number; wall: number } {
   const c = process.cpuUsage(cpu0);
   return { value, cpu: (c.user + c.system) / 1000, wall };
 }
-
-const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
 async function rowsFigures(): Promise<Figure[]> {
   const text = routedFatTreeSpec();

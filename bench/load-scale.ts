@@ -10,6 +10,7 @@ import { compile } from "../src/control/compile.js";
 import { parseSpec } from "../src/description/load.js";
 import { fibRouter } from "./analysis-descriptions.js";
 import type { Figure, FigureScenario } from "./scenario.js";
+import { median } from "./stats.js";
 
 const SIZES: readonly number[] = [10_000, 100_000];
 const RUNS = 3;
@@ -29,10 +30,6 @@ export function fibJson(n: number): string {
 function cpuMs(since: NodeJS.CpuUsage): number {
   const used = process.cpuUsage(since);
   return (used.user + used.system) / 1000;
-}
-
-function median(values: readonly number[]): number {
-  return [...values].sort((a, b) => a - b)[values.length >> 1] ?? 0;
 }
 
 /** parseSpec's and compile's CPU time on `text`, the median of RUNS. */

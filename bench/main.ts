@@ -7,6 +7,7 @@ import Benchmark from "benchmark";
 import { positive, readFlags } from "./args.js";
 import type { Figure, FigureScenario, Scenario } from "./scenario.js";
 import { SCENARIOS } from "./scenarios.js";
+import { median } from "./stats.js";
 
 export interface Result {
   scenario: string;
@@ -29,12 +30,6 @@ export interface Result {
 
 /** Runs of a scenario that times itself (bmv2's switches: tens of seconds each). */
 const TIMED_RUNS = 3;
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-}
 
 export async function measure(scenario: Scenario, maxTimeSec: number): Promise<Result> {
   await scenario.setup();

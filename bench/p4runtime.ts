@@ -14,6 +14,7 @@ import { EngineEmulation } from "../src/p4runtime/emulation.js";
 import { protoRoot } from "../src/p4runtime/definitions.js";
 import { P4RuntimeServer } from "../src/p4runtime/server.js";
 import type { Figure, FigureScenario } from "./scenario.js";
+import { median, quantile } from "./stats.js";
 
 /** Entries in the table while single writes and reads are timed. */
 const ENTRIES = 10_000;
@@ -68,14 +69,6 @@ interface Setup {
   tableId: number;
   actionId: number;
 }
-
-const percentile = (sorted: readonly number[], p: number): number =>
-  sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
-const median = (values: readonly number[]): number =>
-  percentile(
-    [...values].sort((a, b) => a - b),
-    0.5,
-  );
 
 /** Route `i` (0 ≤ i < 65,536): 10.(i >> 8).(i & 255).0/24 out on link 2. */
 function route(s: Setup, i: number): M {
@@ -180,8 +173,8 @@ async function figures(): Promise<Figure[]> {
     const all = await readsOfAll(s);
     const one = await readsOfOne(s);
     return [
-      { name: "write one entry, p50", value: percentile(single, 0.5), unit: "ms", goal: { value: 1, better: "lower" } },
-      { name: "write one entry, p99", value: percentile(single, 0.99), unit: "ms" },
+      { name: "write one entry, p50", value: median(single), unit: "ms", goal: { value: 1, better: "lower" } },
+      { name: "write one entry, p99", value: quantile(single, 0.99), unit: "ms" },
       {
         name: `write batches of ${BATCH} (median of ${TIMED_ROUNDS})`,
         value: median(rates),
@@ -235,8 +228,7 @@ async function batchedWrites(s: Setup): Promise<{ rates: number[]; cpuRates: num
   return { rates, cpuRates };
 }
 
-/** Single-entry writes among ENTRIES: insert one route, then delete it, SINGLE_WRITES times each; each one's ms,
- * sorted. */
+/** Single-entry writes among ENTRIES: insert one route, then delete it, SINGLE_WRITES times each; each one's ms. */
 async function singleWrites(s: Setup): Promise<number[]> {
   const insertOne = Array.from({ length: SINGLE_WRITES }, (_, i) =>
     writeRequest(s, [{ type: "INSERT", entity: route(s, ENTRIES + i) }]),
@@ -252,7 +244,7 @@ async function singleWrites(s: Setup): Promise<number[]> {
       single.push(performance.now() - at);
     }
   }
-  return single.sort((a, b) => a - b);
+  return single;
 }
 
 /** Reads of every entry of the table (checked to be ENTRIES first), READS_ALL times: each one's ms. */

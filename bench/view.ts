@@ -29,6 +29,7 @@ import { positive, readFlags, refuse } from "./args.js";
 import { findBrowser, launch } from "./browser.js";
 import { fatTreeSpec, hubSpec, mac } from "./descriptions.js";
 import { randomPairs } from "./frames.js";
+import { median } from "./stats.js";
 
 const PODS = 16;
 const EDGES = 8;
@@ -108,14 +109,13 @@ async function inBrowser(page: string, packets: number): Promise<BrowserFigures>
   try {
     const runs: BrowserFigures[] = [];
     for (let k = 0; k < OPENINGS; k++) runs.push(await openedOnce(browser, page, packets));
-    const median = (key: keyof BrowserFigures): number =>
-      [...runs.map((r) => r[key])].sort((a, b) => a - b)[Math.floor(OPENINGS / 2)] ?? NaN;
+    const middle = (key: keyof BrowserFigures): number => median(runs.map((r) => r[key]));
     return {
-      firstPaint: median("firstPaint"),
-      ready: median("ready"),
-      pathClicked: median("pathClicked"),
-      pathFound: median("pathFound"),
-      searchDropped: median("searchDropped"),
+      firstPaint: middle("firstPaint"),
+      ready: middle("ready"),
+      pathClicked: middle("pathClicked"),
+      pathFound: middle("pathFound"),
+      searchDropped: middle("searchDropped"),
     };
   } finally {
     await close();

@@ -1,6 +1,6 @@
-// A row's patterns over a design's fields: as a boolean diagram over the fields' bits (./bdd.ts), the variables of
-// each field most significant bit first; the headers a design's parser can produce; a pattern's identity; and the
-// patterns as a row writes them.
+// A row's patterns over a design's fields: as a boolean diagram over the fields' bits (./bdd.ts), the destination's
+// field first, the variables of each field most significant bit first; the headers a design's parser can produce; a
+// pattern's identity; and the patterns as a row writes them.
 
 import { formatValue } from "../description/notation.js";
 import type { Pattern } from "../description/types.js";
@@ -17,8 +17,9 @@ export interface SpaceField {
 }
 
 /**
- * A design's matchable fields (the hop-limit field aside) as the diagram's variables, one field after another, each
- * field's bits most significant first: which field a variable reads, and which bit of it.
+ * A design's matchable fields (the hop-limit field aside) as the diagram's variables, one field after another (the
+ * destination's first, then the others in the design's order), each field's bits most significant first: which field a
+ * variable reads, and which bit of it. `fields` keeps the design's order (what a class's words list fields in).
  */
 export class FieldBits {
   readonly fields: readonly SpaceField[];
@@ -29,13 +30,22 @@ export class FieldBits {
   readonly vars: number;
 
   constructor(design: DesignDef, apart: FieldDef | undefined) {
+    // The destination's bits first, the field longest-prefix tables match: a FIB's prefix is then one path from the
+    // root, and what other tables (an ACL's source prefixes, ports) make of its headers hangs below it, so that a
+    // write of a prefix walks its region once, not once in each context the source's bits above it make (under a
+    // 1,600-row ACL a /24's write took 1,919 steps over the diagrams with the source first, 1,139 with it second).
+    const kept = design.fields.filter((def) => def !== apart);
+    const order = [
+      ...kept.filter((def) => def.name === design.dstField),
+      ...kept.filter((def) => def.name !== design.dstField),
+    ];
+    const firsts = new Map<FieldDef, number>();
     let v = 0;
-    const fields: SpaceField[] = [];
-    for (const def of design.fields) {
-      if (def === apart) continue;
-      fields.push({ def, first: v, bits: def.bits });
+    for (const def of order) {
+      firsts.set(def, v);
       v += def.bits;
     }
+    const fields = kept.map((def) => ({ def, first: firsts.get(def) ?? 0, bits: def.bits }));
     this.fields = fields;
     this.byName = new Map(fields.map((f) => [f.def.name, f]));
     this.vars = v;
@@ -98,10 +108,9 @@ export function feasibleNode(bdd: Bdd, design: DesignDef, byName: ReadonlyMap<st
 /** A conjunction of patterns as a boolean diagram over `fields` (the hop-limit field is not one of them). */
 export function matchNode(bdd: Bdd, fields: readonly SpaceField[], match: ReadonlyMap<string, Pattern>): number {
   let node = TRUE;
-  for (let i = fields.length - 1; i >= 0; i--) {
-    const f = fields[i];
-    const p = f === undefined ? undefined : match.get(f.def.name);
-    if (f !== undefined && p !== undefined) node = fieldNode(bdd, f, p, node);
+  for (const f of [...fields].sort((x, y) => y.first - x.first)) {
+    const p = match.get(f.def.name);
+    if (p !== undefined) node = fieldNode(bdd, f, p, node);
   }
   return node;
 }

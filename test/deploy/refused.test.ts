@@ -4,24 +4,10 @@
 // refused update in one line with the description row it came from, and exits 1.
 
 import * as grpc from "@grpc/grpc-js";
-import * as loader from "@grpc/proto-loader";
 import { afterEach, describe, expect, it } from "vitest";
-import { ROOT, type M } from "../p4runtime/client.js";
+import { P4RUNTIME_SERVICE, ROOT, type M } from "../p4runtime/client.js";
 import { exportSpec } from "../p4/helpers/examples.js";
 import { deploy, spec } from "./helpers.js";
-
-const dir = new URL("../fixtures/p4runtime/", import.meta.url).pathname;
-const pkg = grpc.loadPackageDefinition(
-  loader.loadSync("p4/v1/p4runtime.proto", {
-    includeDirs: [dir],
-    keepCase: false,
-    longs: String,
-    enums: String,
-    bytes: Buffer,
-    defaults: false,
-    oneofs: true,
-  }),
-) as unknown as { p4: { v1: { P4Runtime: { service: grpc.ServiceDefinition } } } };
 
 const Status = ROOT.lookupType("google.rpc.Status");
 const P4Error = ROOT.lookupType("p4.v1.Error");
@@ -35,7 +21,7 @@ async function device(
   const server = new grpc.Server();
   const writes: M[][] = [];
   let config: M = { p4info, cookie: { cookie: "7" } };
-  server.addService(pkg.p4.v1.P4Runtime.service, {
+  server.addService(P4RUNTIME_SERVICE, {
     streamChannel: (call: grpc.ServerDuplexStream<M, M>) =>
       call.on("data", (m: M) => {
         const a = m.arbitration as M | undefined;

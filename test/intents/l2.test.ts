@@ -5,11 +5,10 @@
 // rows beside the intent's win; bad l2 intents are one line each.
 
 import { describe, expect, test } from "vitest";
+import { errorsOf, load } from "./helpers/load.js";
 import { Analysis } from "../../src/analysis/analysis.js";
 import { report } from "../../src/analysis/properties.js";
 import { compile } from "../../src/control/compile.js";
-import { parseSpec } from "../../src/description/load.js";
-import { SpecError } from "../../src/description/problems.js";
 import type { Spec } from "../../src/description/types.js";
 import { Engine } from "../../src/engine/engine.js";
 import { batchOf } from "../pipeline/helpers/engine-run.js";
@@ -32,20 +31,6 @@ function ring(n: number, more: Doc = {}, header = "ethernet"): string {
     links.push({ from: `h${i}.1`, to: `s${i}.3`, mode: "two-way" });
   }
   return JSON.stringify({ networks: { lan: { header, members, links, l2: {}, ...more } } });
-}
-
-function load(text: string, warn?: (line: string) => void): Spec {
-  return parseSpec(text, "t.yaml", warn === undefined ? {} : { warn });
-}
-
-function errorsOf(text: string): string[] {
-  try {
-    load(text);
-  } catch (err) {
-    if (!(err instanceof SpecError)) throw err;
-    return err.errors.map((e) => e.message.slice("t.yaml: ".length));
-  }
-  return [];
 }
 
 /** Each compiled row of a member's table as "text  provenance". */

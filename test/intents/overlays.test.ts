@@ -11,12 +11,12 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
+import { errorsOf as errorsOfText, load as loadText } from "./helpers/load.js";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import { defineDescription, toYaml } from "../../src/api/description.js";
 import { compile } from "../../src/control/compile.js";
 import { parseSpec } from "../../src/description/load.js";
-import { SpecError } from "../../src/description/problems.js";
 import type { Allocation, Spec } from "../../src/description/types.js";
 import { analysed, type Kind, KINDS, meshDescription, replayMesh, two, type Underlay } from "./helpers/overlays.js";
 
@@ -35,22 +35,9 @@ const STAR: Underlay = {
   ],
 };
 
-function load(doc: Doc, previous?: Allocation, warn?: (line: string) => void): Spec {
-  return parseSpec(JSON.stringify(doc), "t.yaml", {
-    ...(previous === undefined ? {} : { previous }),
-    ...(warn === undefined ? {} : { warn }),
-  });
-}
-
-function errorsOf(doc: Doc): string[] {
-  try {
-    load(doc);
-  } catch (err) {
-    if (!(err instanceof SpecError)) throw err;
-    return err.errors.map((e) => e.message.slice("t.yaml: ".length));
-  }
-  return [];
-}
+const load = (doc: Doc, previous?: Allocation, warn?: (line: string) => void): Spec =>
+  loadText(JSON.stringify(doc), warn, previous);
+const errorsOf = (doc: Doc): string[] => errorsOfText(JSON.stringify(doc));
 
 /** A member's compiled rows of one role, each as "text | provenance". */
 function rowsOf(spec: Spec, network: string, member: string, role: "transmit" | "send" | "receive"): string[] {

@@ -3,8 +3,7 @@
 // bad intents as one line each.
 
 import { describe, expect, test } from "vitest";
-import { parseSpec } from "../../src/description/load.js";
-import { SpecError } from "../../src/description/problems.js";
+import { errorsOf, load } from "./helpers/load.js";
 import { compile } from "../../src/control/compile.js";
 import type { Spec } from "../../src/description/types.js";
 import { aggregate, type Route } from "../../src/intents/aggregate.js";
@@ -28,24 +27,10 @@ const LINE = ipNet({ r1: "10.0.0.1", r2: "10.0.0.2", h1: "10.0.1.1", h2: "10.0.2
   two("r2.2", "h2.1"),
 ]);
 
-function load(text: string, warn?: (line: string) => void): Spec {
-  return parseSpec(text, "t.yaml", warn === undefined ? {} : { warn });
-}
-
 /** Each compiled row of a member's table as "text". */
 function rowsOf(text: string, member: string, role: "acquire" | "forward" | "receive"): string[] {
   const c = compile(load(text));
   return c.members.find((m) => m.key === member)?.tables[role]?.rows.map((r) => r.text) ?? [];
-}
-
-function errorsOf(text: string): string[] {
-  try {
-    load(text);
-  } catch (err) {
-    if (!(err instanceof SpecError)) throw err;
-    return err.errors.map((e) => e.message.slice("t.yaml: ".length));
-  }
-  return [];
 }
 
 /** A route to `value`/`len` (a number: an IPv4-wide field's values are numbers, ./aggregate.ts asNumbers). */

@@ -23,6 +23,8 @@ const definition = loader.loadSync("p4/v1/p4runtime.proto", {
 const pkg = grpc.loadPackageDefinition(definition) as unknown as {
   p4: { v1: { P4Runtime: grpc.ServiceClientConstructor } };
 };
+/** The P4Runtime service as the official definitions say it, for a test's own server. */
+export const P4RUNTIME_SERVICE: grpc.ServiceDefinition = pkg.p4.v1.P4Runtime.service;
 
 function root(): protobuf.Root {
   const r = new protobuf.Root();

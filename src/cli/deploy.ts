@@ -12,8 +12,7 @@ import { Watch } from "../deploy/watch.js";
 import { failureLine, outcomeJson, outcomeLine, planLines } from "../deploy/words.js";
 import { didYouMean } from "../description/suggest.js";
 import type { ClientTls } from "../p4runtime/client.js";
-import { MAX_TLS_FILE_BYTES } from "../p4runtime/tls.js";
-import { readBounded } from "../read-file.js";
+import { readTlsFile } from "../p4runtime/tls.js";
 import type { CommandContext } from "./command.js";
 import { EXIT_NOT_PRIMARY, EXIT_OK, EXIT_PROBLEM } from "./exit-codes.js";
 import { StopSignals } from "./stop-signals.js";
@@ -42,24 +41,15 @@ export interface DeployFlags {
 /** How long a device has to answer before it is taken for unreachable, unless --timeout says otherwise. */
 const TIMEOUT_S = 10;
 
-function tlsFile(file: string, flag: string): Buffer {
-  return readBounded(file, MAX_TLS_FILE_BYTES, {
-    what: `the ${flag} file`,
-    noun: `${flag} file`,
-    fix: "",
-    tooLarge: `${flag} takes PEM text: a certificate or a key is a few KiB`,
-  });
-}
-
 /** The TLS flags as a client's: none given, plain text. */
 export function clientTls(flags: DeployFlags): ClientTls | undefined {
   if (flags.tlsCert === undefined && flags.tlsKey === undefined && flags.tlsCa === undefined) return undefined;
   if ((flags.tlsCert === undefined) !== (flags.tlsKey === undefined))
     throw new UsageError("--tls-cert and --tls-key go together: our client certificate and its key");
   return {
-    ...(flags.tlsCa !== undefined ? { ca: tlsFile(flags.tlsCa, "--tls-ca") } : {}),
-    ...(flags.tlsCert !== undefined ? { cert: tlsFile(flags.tlsCert, "--tls-cert") } : {}),
-    ...(flags.tlsKey !== undefined ? { key: tlsFile(flags.tlsKey, "--tls-key") } : {}),
+    ...(flags.tlsCa !== undefined ? { ca: readTlsFile(flags.tlsCa, "--tls-ca") } : {}),
+    ...(flags.tlsCert !== undefined ? { cert: readTlsFile(flags.tlsCert, "--tls-cert") } : {}),
+    ...(flags.tlsKey !== undefined ? { key: readTlsFile(flags.tlsKey, "--tls-key") } : {}),
   };
 }
 

@@ -30,7 +30,8 @@ const CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE----
 /** The largest TLS file strata reads: a certificate, a key or a CA bundle (the whole Mozilla bundle is ~220 KiB). */
 export const MAX_TLS_FILE_BYTES = 1024 * 1024;
 
-function read(file: string, flag: string): Buffer {
+/** A TLS file named by `flag` (--tls-cert, --tls-key, --tls-ca), bounded, its errors said by the flag. */
+export function readTlsFile(file: string, flag: string): Buffer {
   return readBounded(file, MAX_TLS_FILE_BYTES, {
     what: `the ${flag} file`,
     noun: `${flag} file`,
@@ -92,9 +93,9 @@ function privateKey(file: string, pem: Buffer): KeyObject {
  * wrong, or the file about to be renewed) but said in a line to `warn`.
  */
 export function loadTls(files: TlsFiles, warn: (line: string) => void = () => {}): Tls {
-  const cert = read(files.cert, "--tls-cert");
-  const key = read(files.key, "--tls-key");
-  const ca = files.ca === undefined ? undefined : read(files.ca, "--tls-ca");
+  const cert = readTlsFile(files.cert, "--tls-cert");
+  const key = readTlsFile(files.key, "--tls-key");
+  const ca = files.ca === undefined ? undefined : readTlsFile(files.ca, "--tls-ca");
   const chain = certificates(files.cert, cert, "--tls-cert", "the server's certificate, and its chain if any,");
   const [own] = chain;
   const k = privateKey(files.key, key);

@@ -147,7 +147,8 @@ export function compileHeaderTable(
   if (inferred === "lpm" && t.kind === undefined && !firstMatchIsLongest(t.rows, used, fieldKinds))
     inferred = "ternary";
   let kind = inferred;
-  if (t.kind !== undefined) {
+  // A table that matches no field (no rows, or only rows of `match: {}`) has no key for its kind to say how to match.
+  if (t.kind !== undefined && used.length > 0) {
     if (holds(t.kind, inferred)) kind = t.kind;
     else {
       problems.push(

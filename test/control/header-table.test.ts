@@ -63,3 +63,26 @@ describe("an LPM table of many rows", () => {
     );
   });
 });
+
+describe("a table that matches no field: its kind has nothing to say how to match, so any kind is taken", () => {
+  const yaml = (forward: string): string => `networks:
+  lan:
+    header: ipv4
+    members: { a: { name: 10.0.0.1 }, b: { name: 10.0.0.2 } }
+    links: [ { from: a.1, to: b.1, mode: two-way } ]
+    tables:
+      a: { forward: ${forward} }
+`;
+  const cases = (["exact", "lpm", "ternary", "range", "optional"] as const).flatMap((kind) => [
+    { kind, rows: "[]", n: 0 },
+    { kind, rows: "[ { match: {}, out: 1 } ]", n: 1 },
+  ]);
+  test.each(cases)("kind $kind with rows $rows: compiled keyless, as without the kind", ({ kind, rows, n }) => {
+    const forward = (c: ReturnType<typeof compile>): CompiledTable | undefined =>
+      c.tables.find((t) => t.role === "forward" && t.member === 0);
+    const written = forward(compile(parseSpec(yaml(`{ kind: ${kind}, rows: ${rows} }`), "kind.yaml")));
+    const inferred = forward(compile(parseSpec(yaml(`{ rows: ${rows} }`), "inferred.yaml")));
+    expect(written?.rows.length).toBe(n);
+    expect([written?.kind, written?.fields]).toEqual([inferred?.kind, []]);
+  });
+});

@@ -48,6 +48,8 @@ class LongestFirst extends BaseSequencer {
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // fast-check's properties draw fixed cases unless STRATA_FC_SEED says otherwise (test/helpers/fc-seed.ts).
+    setupFiles: ["test/helpers/fc-seed.ts"],
     // A limit that catches a hang, not a budget: the tests are budgeted by work (packets, descriptions, steps) and wait
     // for events, and pass on a busy machine (issue 29: scripts/test-under-load.sh), where they take many times longer.
     testTimeout: TEST_MS,

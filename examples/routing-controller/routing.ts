@@ -2,17 +2,18 @@
 // runs the same on an Emulation in process and on a P4RuntimeDevice. Given an IP network of routers (members of role
 // infra) and hosts, it computes shortest paths over the network's links itself — breadth first, fewest routers
 // crossed, the lowest port on a tie — and writes each router's forward rows, one /32 per member it does not reach
-// directly through a host link (a router's own hosts are its description's rows). When a link goes down or comes up
-// it computes the paths again and writes, in one batch, only the rows that changed: a modify for a route that moved,
-// a delete for a member no longer reachable, an insert for one reachable again.
+// directly through a host link (a router's own hosts are its description's rows). When a link goes down or comes up,
+// or a member does (its links then carry nothing), it computes the paths again and writes, in one batch, only the rows
+// that changed: a modify for a route that moved, a delete for a member no longer reachable, an insert for one
+// reachable again.
 //
 // A device carries no link state over P4Runtime: the controller hears of links from a LinkEvents its caller passes —
-// an Emulation is one (setLink() tells it), and a program driving real devices tells its own.
+// an Emulation is one (setLink() and setMember() tell it), and a program driving real devices tells its own.
 //
 // It imports the repository's src/index.ts, which is what the package's "strata" exports: this file is compiled in the
 // repository, by the test that runs it (test/api/routing-controller.test.ts); a program of its own imports "strata".
 
-import type { Description, Device, LinkChange, LinkEvents, RowWrite } from "../../src/index.js";
+import type { Description, Device, LinkChange, LinkEvents, MemberChange, RowWrite } from "../../src/index.js";
 
 /** A two-way link between two members, each end its port ("r1.2": member r1's link 2). */
 export interface Edge {
@@ -73,13 +74,20 @@ export function topologyOf(description: Description, network: string): Topology 
   };
 }
 
-/** Shortest paths over the links not `down`: for each router, each member it routes to and the port towards it. */
-export function routesOf(topo: Topology, down: ReadonlySet<string>): Routes {
+/**
+ * Shortest paths over the links not `down` between members not `membersDown`: for each router, each member it routes
+ * to and the port towards it.
+ */
+export function routesOf(
+  topo: Topology,
+  down: ReadonlySet<string>,
+  membersDown: ReadonlySet<string> = new Set(),
+): Routes {
   const isRouter = new Set(topo.routers);
   const neighbours = new Map<string, End[]>(); // member → (neighbour, own port)
   for (const e of topo.edges) {
-    if (down.has(e.name)) continue;
     const [a, b] = e.ends;
+    if (down.has(e.name) || membersDown.has(a.member) || membersDown.has(b.member)) continue;
     neighbours.set(a.member, [...(neighbours.get(a.member) ?? []), { member: b.member, port: a.port }]);
     neighbours.set(b.member, [...(neighbours.get(b.member) ?? []), { member: a.member, port: b.port }]);
   }
@@ -133,6 +141,8 @@ export interface Routing {
   readonly routes: Routes;
   /** The links down now ("NETWORK.NAME"). */
   readonly down: ReadonlySet<string>;
+  /** This network's members down now (their keys), where the LinkEvents tells of members. */
+  readonly membersDown: ReadonlySet<string>;
   /** Rows written: the first batch (every route), then one per change of this network's links. */
   readonly written: readonly Written[];
   /** Resolves when the rows of every change so far are written (rejects with the first write that failed). */
@@ -153,10 +163,11 @@ export async function routing(
   const topo = topologyOf(description, network);
   const ours = new Set(topo.edges.map((e) => e.name));
   const down = new Set<string>();
+  const membersDown = new Set<string>();
   let routes: Routes = new Map();
   const written: Written[] = [];
-  const apply = async (linksDown: ReadonlySet<string>): Promise<void> => {
-    const now = routesOf(topo, linksDown);
+  const apply = async (linksDown: ReadonlySet<string>, members: ReadonlySet<string>): Promise<void> => {
+    const now = routesOf(topo, linksDown, members);
     const batch = changedRows(topo, routes, now);
     if (batch.length > 0) await device.write(batch);
     routes = now;
@@ -166,30 +177,44 @@ export async function routing(
       deleted: count(batch, "delete"),
     });
   };
-  await apply(new Set());
+  await apply(new Set(), new Set());
   let writes: Promise<void> = Promise.resolve();
   let failed: unknown;
-  const off = links?.onLinkChange((change: LinkChange) => {
-    const mine = change.links.filter((l) => ours.has(l));
-    if (mine.length === 0) return;
-    for (const l of mine) change.up ? down.delete(l) : down.add(l);
-    const snapshot = new Set(down); // this change's view, whatever changes before its turn comes
+  const recompute = (): void => {
+    // This change's view, whatever changes before its turn comes.
+    const [linksNow, membersNow] = [new Set(down), new Set(membersDown)];
     writes = writes
-      .then(() => apply(snapshot))
+      .then(() => apply(linksNow, membersNow))
       .catch((e: unknown) => {
         failed ??= e;
       });
+  };
+  const offLinks = links?.onLinkChange((change: LinkChange) => {
+    const mine = change.links.filter((l) => ours.has(l));
+    if (mine.length === 0) return;
+    for (const l of mine) change.up ? down.delete(l) : down.add(l);
+    recompute();
+  });
+  const offMembers = links?.onMemberChange?.((change: MemberChange) => {
+    const mine = change.members.flatMap((m) => (m.startsWith(`${network}:`) ? [m.slice(network.length + 1)] : []));
+    if (mine.length === 0) return;
+    for (const m of mine) change.up ? membersDown.delete(m) : membersDown.add(m);
+    recompute();
   });
   return {
     get routes() {
       return routes;
     },
     down,
+    membersDown,
     written,
     settled: async () => {
       await writes;
       if (failed !== undefined) throw failed;
     },
-    stop: () => off?.(),
+    stop: () => {
+      offLinks?.();
+      offMembers?.();
+    },
   };
 }

@@ -85,6 +85,9 @@ export interface LinkChange {
 export interface LinkEvents {
   /** Calls `listener` for every change; returns the unsubscribe. */
   onLinkChange(listener: (change: LinkChange) => void): () => void;
+  /** Calls `listener` for every member taken down or brought back (whose links carry nothing meanwhile), where the
+   * source can tell; returns the unsubscribe. */
+  onMemberChange?(listener: (change: MemberChange) => void): () => void;
 }
 
 /** A packet to inject: where it enters (an endpoint of `strata run --in`), its bytes, and its capture time. */
@@ -310,6 +313,15 @@ export class Emulation extends EventEmitter<EmulationEvents> implements Device, 
     return () => {
       this.off("linkDown", listener);
       this.off("linkUp", listener);
+    };
+  }
+
+  onMemberChange(listener: (change: MemberChange) => void): () => void {
+    this.on("memberDown", listener);
+    this.on("memberUp", listener);
+    return () => {
+      this.off("memberDown", listener);
+      this.off("memberUp", listener);
     };
   }
 

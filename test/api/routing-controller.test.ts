@@ -219,3 +219,27 @@ test("a link failure in process: recomputed and its rows written, in CPU time", 
       `median ${median.toFixed(3)} ms of CPU, p90 ${p90.toFixed(3)} ms`,
   );
 });
+
+// A member down: its links carry nothing, so the controller routes round it as round a link down. r2 down in the ring
+// (the line r3 r4 r1 left): every router's routes to r2 and h2 go (r2's own six too), r3's to r1 and h1 move to r4.
+test("a router taken down (setMember): the routes round it are written, and put back when it is up", async () => {
+  const em = Emulation.load(RING);
+  closers.push(() => em.close());
+  const ctl = await routing(em, readDescription(RING), "ip", em);
+  await em.setMember("ip:r2", false);
+  await ctl.settled();
+  expect({ down: [...ctl.membersDown], written: ctl.written.at(-1) }).toEqual({
+    down: ["r2"],
+    written: { inserted: 0, modified: 2, deleted: 12 },
+  });
+  expect((await forwardRows(em, "r3")).sort()).toEqual(
+    ["dst 10.0.0.1/32 → out 2", "dst 10.0.1.1/32 → out 2", "dst 10.0.0.4/32 → out 2", "dst 10.0.4.1/32 → out 2"].sort(),
+  );
+  expect(await crossed(em, 3, 1)).toBe(3); // h3 → r3 → r4 → r1 → h1, not through r2
+  await em.setMember("ip:r2", true);
+  await ctl.settled();
+  expect({ down: [...ctl.membersDown], written: ctl.written.at(-1) }).toEqual({
+    down: [],
+    written: { inserted: 12, modified: 2, deleted: 0 },
+  });
+});

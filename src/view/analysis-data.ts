@@ -11,6 +11,7 @@ import { holeAt, largest } from "../analysis/queries.js";
 import { explore } from "../analysis/explore.js";
 import type { Step } from "../analysis/walk.js";
 import { Words } from "../analysis/words.js";
+import { intentText } from "../intents/provenance.js";
 import { memberNode } from "./graph.js";
 import type { AnalysisData, FindingData, RouteData, StepData } from "./page-data.js";
 
@@ -140,5 +141,9 @@ function stepData(compiled: CompiledSpec, w: Words, s: Step): StepData {
     const sender = link === undefined || link.sender < 0 ? [] : [memberNode(link.sender)];
     return { copy: 0, step: "link", text: w.step(s), nodes: sender, link: w.link(s.link) };
   }
-  return { copy: 0, step: s.kind === "miss" ? "drop" : "row", text: w.step(s), nodes: [memberNode(s.member)] };
+  // A row an intent made says which, as strata trace says it beside the row.
+  const table = s.kind === "row" ? compiled.members[s.member]?.tables[s.role] : undefined;
+  const intent = s.kind === "row" && table !== undefined ? intentText(table, s.row) : undefined;
+  const text = intent === undefined ? w.step(s) : `${w.step(s)}  (${intent})`;
+  return { copy: 0, step: s.kind === "miss" ? "drop" : "row", text, nodes: [memberNode(s.member)] };
 }

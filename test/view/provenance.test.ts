@@ -84,3 +84,15 @@ describe("strata view --run: each row that matched, with where it came from", ()
     expect(lines).toContain("  [0] acquire  ip.e1  in 2     row 1: any → forward  (routes: transit)");
   });
 });
+
+describe("strata view --analysis: a path's rows made by an intent say which, as strata trace does", () => {
+  it("the routed fat-tree's example paths", async () => {
+    const page = join(tmp, "fat-tree-analysis.html");
+    expect(await strata("view", FAT_TREE, "--analysis", "--out", page)).toMatchObject({ code: 0, stderr: "" });
+    const data = pageDataOf(readFileSync(page, "utf8"));
+    const steps = (data.analysis?.components ?? []).flatMap((c) => Object.values(c.routes).flatMap((r) => r.steps));
+    const rows = steps.filter((s) => s.step === "row");
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.filter((s) => !/ {2}\((routes|l2|overlays): [^)]+\)+$/.test(s.text)).map((s) => s.text)).toEqual([]);
+  });
+});

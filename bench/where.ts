@@ -185,9 +185,8 @@ function main(argv: readonly string[]): void {
       .slice(0, limit)
       .map(([what, n]) => `${n.toFixed(1).padStart(8)}  ${what}`)
       .join("\n");
-  process.stdout.write(
-    `${name}: ${total.toFixed(0)} wasm instructions/packet\n\nby file\n${rows(files, 40)}\n\nby line\n${rows(perPacket, Number(shown))}\n`,
-  );
+  const head = `${name}: ${total.toFixed(0)} wasm instructions/packet`;
+  process.stdout.write(`${head}\n\nby file\n${rows(files, 40)}\n\nby line\n${rows(perPacket, Number(shown))}\n`);
 }
 
 if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {

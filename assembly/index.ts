@@ -35,6 +35,7 @@ export { alloc, free } from "./memory";
 
 // ── Header designs (for tests and tools) ───────────────────────────────────
 import { decrementTtl, emit, emitLen, parse } from "./wire/design";
+import { headerLen, madeFor, makeTemplate, writeTemplate } from "./wire/template";
 
 /** Parses the header of `design` at `p` into the key vector at `key`; its length, or −1. */
 export function designParse(design: i32, p: usize, len: i32, key: usize): i32 {
@@ -49,6 +50,19 @@ export function designEmit(design: i32, p: usize, key: usize, payloadLen: i32): 
 export function designDecrementTtl(design: i32, p: usize): bool {
   return decrementTtl(design, p);
 }
+/** Makes at `tp` (TEMPLATE_LEN bytes) the template of the header of `design` for fields `key`; its header length, or
+ * 0 when it has none. */
+export function designTemplate(design: i32, key: usize, tp: usize): i32 {
+  makeTemplate(design, key, tp);
+  return madeFor(tp, design) ? headerLen(tp) : 0;
+}
+/** Writes template `tp`'s header at `p` in front of `payloadLen` bytes: the whole block when `block` (48 bytes in
+ * front of the header's end may be written), else its bytes only. */
+export function designWriteTemplate(tp: usize, p: usize, payloadLen: u32, block: bool): void {
+  if (block) writeTemplate(tp, p, payloadLen, true);
+  else writeTemplate(tp, p, payloadLen, false);
+}
+export { TEMPLATE_LEN } from "./wire/template";
 
 // ── Tables ─────────────────────────────────────────────────────────────────
 export { createTable, applyWrites, destroyTable } from "./tables/write";

@@ -45,6 +45,19 @@ interface Counted {
 
 /** One driven run of `name` under callgrind, with V8's listing of its wasm code. */
 function collect(name: string, packets: number): Counted {
+  return profiled(name, packets, (profile, listing, total) => ({
+    total,
+    wasm: wasmCount(profile, wasmAddresses(listing)),
+  }));
+}
+
+/** Drives `packets` packets of `name` under callgrind and hands its profile, V8's wasm listing and the instructions
+ * it collected to `use`. */
+export function profiled<T>(
+  name: string,
+  packets: number,
+  use: (profile: string, listing: string, total: number) => T,
+): T {
   const script = fileURLToPath(import.meta.url);
   const dir = mkdtempSync(join(tmpdir(), "strata-instructions-"));
   try {
@@ -69,7 +82,7 @@ function collect(name: string, packets: number): Counted {
     if (r.error !== undefined) throw new Error(`valgrind: ${r.error.message}`);
     const m = /Collected\s*:\s*(\d+)/.exec(r.stderr);
     if (r.status !== 0 || m?.[1] === undefined) throw new Error(`valgrind failed on ${name}: ${r.stderr.slice(-500)}`);
-    return { total: Number(m[1]), wasm: wasmCount(readFileSync(profile, "utf8"), wasmAddresses(r.stdout)) };
+    return use(readFileSync(profile, "utf8"), r.stdout, Number(m[1]));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -83,15 +96,15 @@ export function wasmAddresses(listing: string): Set<bigint> {
 }
 
 /**
- * The instructions callgrind counted at `addresses`, from a profile written
+ * The instructions callgrind counted at each address, from a profile written
  * with --dump-instr=yes: cost lines start with an address, absolute (0x…) or
  * relative to the one before (+n, −n, *), then a line number and the count;
  * the line after a `calls=` line is a call's inclusive cost, not the caller's.
  */
-export function wasmCount(profile: string, addresses: Set<bigint>): number {
+export function addressCounts(profile: string): Map<bigint, number> {
+  const counts = new Map<bigint, number>();
   let at = 0n;
   let afterCall = false;
-  let sum = 0;
   for (const line of profile.split("\n")) {
     if (line.startsWith("calls=")) {
       afterCall = true;
@@ -110,8 +123,15 @@ export function wasmCount(profile: string, addresses: Set<bigint>): number {
       afterCall = false;
       continue;
     }
-    if (count !== undefined && addresses.has(at)) sum += Number(count);
+    if (count !== undefined) counts.set(at, (counts.get(at) ?? 0) + Number(count));
   }
+  return counts;
+}
+
+/** The instructions callgrind counted at `addresses` (addressCounts). */
+export function wasmCount(profile: string, addresses: Set<bigint>): number {
+  let sum = 0;
+  for (const [at, count] of addressCounts(profile)) if (addresses.has(at)) sum += count;
   return sum;
 }
 

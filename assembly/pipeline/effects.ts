@@ -5,7 +5,8 @@
 import { DROP_NO_BUFFER, DROP_NONE, DROP_TOO_LONG, DROP_TTL_EXPIRED, LINK_SELF } from "../abi";
 import { hashMasked } from "../tables/hash";
 import { decrementTtl, emit, emitLen, flowMask, keyLen, maxPayload, parse, statedLen } from "../wire/design";
-import { keyOf, own, OWN_OK, OWN_TOO_LONG, Packet } from "./packet";
+import { BLOCK, headerLen, madeFor, maxPayloadOf, templateOf, writeTemplate } from "../wire/template";
+import { keyOf, own, OWN_OK, OWN_TOO_LONG, Packet, roomBefore } from "./packet";
 import { recordingAppend } from "./recording";
 import { Link, Member, MEMBER_TTL, memberAt } from "./topology";
 
@@ -52,8 +53,27 @@ export function flowHash(d: Packet, l: Link): u32 {
  * Puts a header of `design` on the packet, its fields the key vector `fields`
  * (a send row's data). Returns DROP_NONE, or why it cannot: the payload is
  * longer than the header's length field can state, or there is no buffer.
+ * The header is the row's template (wire/template.ts), stored in front of the
+ * packet and patched; emitted field by field only where the row has none.
  */
 @inline export function push(d: Packet, design: i32, fields: usize): i32 {
+  const tp = templateOf(fields);
+  if (!madeFor(tp, design)) return pushEmitted(d, design, fields);
+  const hlen = headerLen(tp);
+  // A header whose length field cannot hold the payload would describe another packet.
+  if (<i32>d.origLen > maxPayloadOf(tp)) return DROP_TOO_LONG;
+  const owned = own(d, hlen);
+  if (owned != OWN_OK) return owned == OWN_TOO_LONG ? DROP_TOO_LONG : DROP_NO_BUFFER;
+  // Where the slot has a block's room in front (a copy's headroom, a popped header's), the block is stored whole.
+  writeTemplate(tp, d.data - <usize>hlen, d.origLen, roomBefore(d) >= BLOCK);
+  d.data -= <usize>hlen;
+  d.len += <u32>hlen;
+  d.origLen += <u32>hlen;
+  return DROP_NONE;
+}
+
+/** push, for a row with no template of `design`'s header: emitted from its fields. */
+function pushEmitted(d: Packet, design: i32, fields: usize): i32 {
   const hlen = emitLen(design, fields);
   // A header whose length field cannot hold the payload would describe another packet.
   if (<i32>d.origLen > maxPayload(design, hlen)) return DROP_TOO_LONG;

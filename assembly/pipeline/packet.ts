@@ -164,6 +164,11 @@ export function release(d: Packet): void {
   d.slot = -1;
 }
 
+/** Bytes of the packet's slot in front of its data (a packet in a slot: after `own`). */
+@inline export function roomBefore(d: Packet): i32 {
+  return <i32>(d.data - slotBase(d.slot));
+}
+
 /** Results of `own`. */
 export const OWN_OK: i32 = 0;
 export const OWN_TOO_LONG: i32 = 1;

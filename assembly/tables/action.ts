@@ -16,7 +16,8 @@
 //   │ row: i32 (−1: none), bits 0–31 │ action word, bits 32–63 (0: none) │
 //   └──────────────────────────────┴─────────────────────────────────────┘
 
-import { ACT_OUT } from "../abi";
+import { ACT_OUT, ACT_PUSH, ROLE_SEND } from "../abi";
+import { TEMPLATE_AT } from "../wire/template";
 import { Entry, entryAt, Table } from "./storage";
 
 /** Entry `e`'s action as one word, or 0 when it does not fit. */
@@ -24,6 +25,12 @@ export function actionWord(e: Entry): u32 {
   const dataNeeded = e.data != 0 && !(e.code == ACT_OUT && e.count == 1);
   if (e.arg2 != 0 || dataNeeded || e.count > 0xff || e.arg > 0xffff || e.code >= 0xff) return 0;
   return (<u32>e.code + 1) | ((<u32>e.count) << 8) | (e.arg << 16);
+}
+
+/** Whether a row of a `role` table whose action is `code` with `len` bytes of data gets a header template after
+ * them: a send row's push, its data the header's fields (wire/template.ts). */
+export function carriesTemplate(role: i32, code: i32, len: u32): bool {
+  return role == ROLE_SEND && code == ACT_PUSH && len <= <u32>TEMPLATE_AT;
 }
 
 /** An action word's code, count and arg, as actionWord put them there. */

@@ -47,6 +47,8 @@ import {
   setAction,
   Table,
 } from "./table";
+import { makeTemplate, TEMPLATE_AT, TEMPLATE_LEN, templateOf } from "../wire/template";
+import { carriesTemplate } from "./action";
 
 // ── The table registry: ids chosen by the control plane ────────────────────
 
@@ -128,13 +130,23 @@ function actionFits(role: i32, code: i32): bool {
   return ((load<u32>(ROLE_ACTIONS + ((<usize>role) << 2)) >> (<u32>code)) & 1) != 0;
 }
 
-/** Gives entry `i` the record's action, its data copied. */
+/**
+ * Gives entry `i` the record's action, its data copied. A send row's push
+ * (its data the header's fields, its arg the design) gets its header's
+ * template after them (wire/template.ts), made here, once.
+ */
 function actionFrom(t: Table, i: i32, rec: usize, data: usize): void {
   const len = load<u32>(rec + WRITE_DATA_LEN);
+  const code = <i32>load<u16>(rec + WRITE_ACTION);
+  const pushed = carriesTemplate(t.role, code, len);
   let copy: usize = 0;
   if (len > 0) {
-    copy = heap.alloc(<usize>len);
+    copy = heap.alloc(pushed ? <usize>(TEMPLATE_AT + TEMPLATE_LEN) : <usize>len);
     memory.copy(copy, data, <usize>len);
+    if (pushed) {
+      memory.fill(copy + <usize>len, 0, <usize>(TEMPLATE_AT - <i32>len));
+      makeTemplate(<i32>load<u32>(rec + WRITE_ARG), copy, templateOf(copy));
+    }
   }
   setAction(
     t,

@@ -232,7 +232,8 @@ function compileSend(id: number, memberIndex: number, layout: KeyLayout, t: Tabl
       putBig(vector, slot, v);
       parts.push(`${slot.field.name} ${formatValue(v, slot.field.kind)}`);
     }
-    const action: EntryAction = { name: "push", count: vector.length, data: vector };
+    // arg: the design, so that the data plane makes the header's template when it installs the row.
+    const action: EntryAction = { name: "push", count: vector.length, arg: layout.design.id, data: vector };
     return identRow(i, r.session ?? 0, 4, action, r.at, `session ${r.session ?? 0} → push ${parts.join(", ")}`);
   });
   const capacity = capacityOf(t, rows.length);

@@ -321,15 +321,16 @@ export function importAction(
   throw new Error(`${t.name}: action ${a.name} is not one strata exports`);
 }
 
-/** A push action's arguments back into the key vector of the design that send rows carry. */
+/** A push action's arguments back into the key vector of the design that send rows carry (arg: the design, as
+ * compile.ts writes it, so that the data plane makes the row's header template). */
 function pushVector(
   design: DeviceTable["member"]["design"],
   args: readonly bigint[],
-): { count: number; data: Uint8Array } {
+): { count: number; arg: number; data: Uint8Array } {
   const layout = keyLayout(design);
   const vector = new Uint8Array(layout.len);
   layout.slots
     .filter((s) => s.field !== IN_LINK_FIELD && s.field.readOnly !== true)
     .forEach((s, i) => writeBig(vector, s.offset, s.len, args[i] ?? 0n));
-  return { count: vector.length, data: vector };
+  return { count: vector.length, arg: design.id, data: vector };
 }

@@ -15,6 +15,8 @@ export interface DataPlaneExports extends Record<string, unknown> {
   designEmitLen(design: number, key: number): number;
   designEmit(design: number, p: number, key: number, payloadLen: number): void;
   designDecrementTtl(design: number, p: number): number;
+  designTemplate(design: number, key: number, tp: number): number;
+  designWriteTemplate(tp: number, p: number, payloadLen: number, block: number): void;
   // tables
   FIELD_LEN: WebAssembly.Global;
   createTable(

@@ -121,45 +121,57 @@ export function mapRegion(
   return { root: nodeAt(top), reached };
 }
 
-/** x + y, or NaN when the double is not the exact sum (TwoSum: what rounding lost is 0 when nothing was). */
-function exactSum(x: number, y: number): number {
-  const s = x + y;
-  const z = s - x;
-  return x - (s - z) + (y - z) === 0 ? s : NaN;
-}
-
 /**
  * The counts of `reached` from the record, as doubles: each entry's share of all headers, half its parent's along each
  * edge (an edge that skips variables halves no more: the share of a set does not change with variables it leaves
- * free). False, with no count set, when a sum was not exact.
+ * free), each terminal's share summed in the entry of its first path (a terminal has one entry per leaf of the region
+ * it is under, and a region's leaves make different terminals). False, with no count set, when a sum was not exact:
+ * TwoSum's error term, what rounding lost of x + y, is 0 only when nothing was.
  */
 function countExactly(top: number, vars: number, reached: Map<number, Reached>): boolean {
   weight.fill(0, 0, size);
   weight[top] = 1;
-  const shares = new Map<number, number>();
+  const first = new Map<number, number>();
   for (let i = size - 1; i >= 0; i--) {
     const w = weight[i] ?? 0;
     if (w === 0) continue;
     if ((level[i] ?? vars) === vars) {
       const t = node[i] ?? -1;
-      if (!reached.has(t)) continue;
-      const s = exactSum(shares.get(t) ?? 0, w);
-      if (Number.isNaN(s)) return false;
-      shares.set(t, s);
+      const at = first.get(t);
+      if (at === undefined) {
+        first.set(t, i);
+        continue;
+      }
+      const x = weight[at] ?? 0;
+      const s = x + w;
+      const z = s - x;
+      if (x - (s - z) + (w - z) !== 0) return false;
+      weight[at] = s;
       continue;
     }
-    for (let j = 0; j < 2; j++) {
-      const k = (j === 0 ? low[i] : high[i]) ?? -1;
-      if (k < 0) continue;
-      const s = exactSum(weight[k] ?? 0, w / 2);
-      if (Number.isNaN(s)) return false;
-      weight[k] = s;
+    const half = w / 2;
+    const k0 = low[i] ?? -1;
+    const k1 = high[i] ?? -1;
+    if (k0 >= 0) {
+      const x = weight[k0] ?? 0;
+      const s = x + half;
+      const z = s - x;
+      if (x - (s - z) + (half - z) !== 0) return false;
+      weight[k0] = s;
+    }
+    if (k1 >= 0) {
+      const x = weight[k1] ?? 0;
+      const s = x + half;
+      const z = s - x;
+      if (x - (s - z) + (half - z) !== 0) return false;
+      weight[k1] = s;
     }
   }
   // A share times 2^vars: a power of two, exact.
-  for (const [t, share] of shares) {
+  const all = 2 ** vars;
+  for (const [t, at] of first) {
     const got = reached.get(t);
-    if (got !== undefined) got.count = BigInt(share * 2 ** vars);
+    if (got !== undefined) got.count = BigInt((weight[at] ?? 0) * all);
   }
   return true;
 }

@@ -98,7 +98,7 @@ export class Bdd {
   readonly #andCache = new Map<number, number>();
   readonly #orCache = new Map<number, number>();
   readonly #notCache = new Map<number, number>();
-  /** The memos the last walks of pairs gave back, grown to a table write's size (growing one was a tenth of a write). */
+  /** The memos the last walks of pairs gave back, grown to a table write's size (growing one was a tenth of one). */
   readonly #spare: PairMemo[] = [];
   readonly #budget: Budget;
   /** Node ids must stay below ID (cache keys): the budget's bound, at most that. */

@@ -66,8 +66,10 @@ export class FieldBits {
     return value === undefined ? undefined : ((value >> BigInt(this.#shift[v] ?? 0)) & 1n) === 1n;
   }
 
-  /** The terminal a header with these field values (absent fields: 0) reaches from `node` of `bdd`: its bits read
-   * once, not a BigInt shifted at each node (a class's witness walked down a store of a million nodes made hundreds). */
+  /**
+   * The terminal a header with these field values (absent fields: 0) reaches from `node` of `bdd`: its bits read once,
+   * not a BigInt shifted at each node (a class's witness walked down a store of a million nodes made hundreds).
+   */
   evaluate(bdd: Bdd, node: number, values: ReadonlyMap<string, bigint>): number {
     const bits = headerBits(this.fields, this.vars, values);
     let n = node;

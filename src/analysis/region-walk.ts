@@ -117,7 +117,8 @@ export function mapRegion(
   b.giveBack(marks);
   const reached = new Map<number, Reached>();
   for (const [t, path] of paths) reached.set(t, { count: 0n, path });
-  if (top >= 0 && !countExactly(top, vars, reached)) countBig(top, vars, reached);
+  // Past 1,000 variables a share's 2^-vars is past a double's exponent: BigInts then.
+  if (top >= 0 && (vars > 1000 || !countExactly(top, vars, reached))) countBig(top, vars, reached);
   return { root: nodeAt(top), reached };
 }
 

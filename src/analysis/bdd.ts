@@ -88,14 +88,18 @@ export class Bdd {
   #lo: Int32Array<ArrayBuffer> = new Int32Array(1 << 12);
   #hi: Int32Array<ArrayBuffer> = new Int32Array(1 << 12);
   #n = 0;
-  /** The unique table: node ids by (variable, low, high), open addressing (−1: empty), at most half full. */
-  #slots: Int32Array<ArrayBuffer> = new Int32Array(1 << 13).fill(-1);
+  /**
+   * The unique table: node ids by (variable, low, high), open addressing (−1: empty), at most half full; each slot two
+   * numbers, the node and its hash, so that a probe past another node reads no node (a store of a million nodes is out
+   * of the cache: each node read was a miss, most of a table write's time).
+   */
+  #slots: Int32Array<ArrayBuffer> = new Int32Array(2 << 13).fill(-1);
   #inner = 0;
   readonly #andCache = new Map<number, number>();
   readonly #orCache = new Map<number, number>();
   readonly #notCache = new Map<number, number>();
-  /** The memo the last walk of pairs gave back, grown to a table write's size (growing one was a tenth of a write). */
-  #spare: PairMemo | undefined;
+  /** The memos the last walks of pairs gave back, grown to a table write's size (growing one was a tenth of one). */
+  readonly #spare: PairMemo[] = [];
   readonly #budget: Budget;
   /** Node ids must stay below ID (cache keys): the budget's bound, at most that. */
   readonly #maxNodes: number;
@@ -136,28 +140,33 @@ export class Bdd {
   /** The node testing `v`: `lo` when the bit is 0, `hi` when 1 (reduced: no node when they agree). */
   mk(v: number, lo: number, hi: number): number {
     if (lo === hi) return lo;
-    const mask = this.#slots.length - 1;
-    let i = slotOf(v, lo, hi) & mask;
-    for (let n = this.#slots[i] ?? -1; n >= 0; n = this.#slots[i] ?? -1) {
-      if (this.#var[n] === v && this.#lo[n] === lo && this.#hi[n] === hi) return n;
+    const slots = this.#slots;
+    const mask = (slots.length >> 1) - 1;
+    const h = slotOf(v, lo, hi);
+    let i = h & mask;
+    for (let n = slots[2 * i] ?? -1; n >= 0; n = slots[2 * i] ?? -1) {
+      if (slots[2 * i + 1] === h && this.#var[n] === v && this.#lo[n] === lo && this.#hi[n] === hi) return n;
       i = (i + 1) & mask;
     }
     const n = this.#push(v, lo, hi);
-    this.#slots[i] = n;
-    if (++this.#inner * 2 > this.#slots.length) this.#rehash();
+    slots[2 * i] = n;
+    slots[2 * i + 1] = h;
+    if (++this.#inner * 4 > slots.length) this.#rehash();
     return n;
   }
 
-  /** The unique table twice as large, every inner node put in again. */
+  /** The unique table twice as large, every inner node put in again (in the order of their ids: #dropFrom). */
   #rehash(): void {
     const slots = new Int32Array(this.#slots.length * 2).fill(-1);
-    const mask = slots.length - 1;
+    const mask = (slots.length >> 1) - 1;
     for (let n = 0; n < this.#n; n++) {
       const v = this.#var[n] ?? TERMINAL;
       if (v === TERMINAL) continue;
-      let i = slotOf(v, this.#lo[n] ?? 0, this.#hi[n] ?? 0) & mask;
-      while ((slots[i] ?? -1) >= 0) i = (i + 1) & mask;
-      slots[i] = n;
+      const h = slotOf(v, this.#lo[n] ?? 0, this.#hi[n] ?? 0);
+      let i = h & mask;
+      while ((slots[2 * i] ?? -1) >= 0) i = (i + 1) & mask;
+      slots[2 * i] = n;
+      slots[2 * i + 1] = h;
     }
     this.#slots = slots;
   }
@@ -289,15 +298,27 @@ export class Bdd {
       return r;
     };
     const r = rec(x, y);
-    if (memo.reset()) this.#spare = memo;
+    this.giveBack(memo);
     return r;
   }
 
-  /** An empty memo: the spare one, or a new one (in a walk inside a walk). */
+  /** An empty memo: a spare one, or a new one (in a walk inside a walk). */
   #memo(): PairMemo {
-    const m = this.#spare ?? new PairMemo();
-    this.#spare = undefined;
-    return m;
+    return this.#spare.pop() ?? new PairMemo();
+  }
+
+  /** An empty memo for a walk of pairs outside this class (./region-walk.ts); giveBack() when done. */
+  borrowMemo(): PairMemo {
+    return this.#memo();
+  }
+
+  giveBack(memo: PairMemo): void {
+    if (memo.reset() && this.#spare.length < 2) this.#spare.push(memo);
+  }
+
+  /** Stops a walk whose memo `memo` holds a few times the diagram's budget of pairs (`what`: the work). */
+  memoBound(memo: PairMemo, what: string): void {
+    if (memo.size >= 3 * this.#maxNodes) throw this.#budget.reached("nodes", `${what} took too long`);
   }
 
   /** The terminals some path from `root` reaches (in a reduced diagram, every path is an assignment). */
@@ -333,70 +354,6 @@ export class Bdd {
       }
       const v = level(n);
       for (const c of [this.low(n), this.high(n)]) weight[c] = (weight[c] ?? 0n) + (w << BigInt(level(c) - v - 1));
-    }
-    return out;
-  }
-
-  /**
-   * The terminals `want` picks under `root` within the region of `q` (where `q` does not reach a terminal `outside`
-   * says): for each, how many assignments of the variables 0..vars−1 in the region reach it, and the variables set on
-   * the first path to it (low branches first). Visits each pair of nodes of the region once.
-   */
-  reachIn(
-    root: number,
-    q: number,
-    outside: (t: number) => boolean,
-    vars: number,
-    want: (t: number) => boolean,
-  ): Map<number, { count: bigint; path: readonly number[] }> {
-    // Pairs, in the order their walk ends (children before parents): node of `root`, level, children (−1: outside).
-    const memo = this.#memo();
-    const ns: number[] = [];
-    const levels: number[] = [];
-    const lows: number[] = [];
-    const highs: number[] = [];
-    const out = new Map<number, { count: bigint; path: readonly number[] }>();
-    const set: number[] = [];
-    const down = (x: number, v: number, high: boolean): number =>
-      this.#var[x] === v ? ((high ? this.#hi[x] : this.#lo[x]) ?? FALSE) : x;
-    const rec = (n: number, p: number): number => {
-      if (this.#var[p] === TERMINAL && outside(p)) return -1;
-      const found = memo.get(n, p);
-      if (found >= 0) return found;
-      const v = Math.min(this.variable(n), this.variable(p), vars);
-      let k0 = -1;
-      let k1 = -1;
-      if (v === vars) {
-        if (want(n) && !out.has(n)) out.set(n, { count: 0n, path: [...set] });
-      } else {
-        k0 = rec(down(n, v, false), down(p, v, false));
-        set.push(v);
-        k1 = rec(down(n, v, true), down(p, v, true));
-        set.pop();
-      }
-      const i = ns.push(n) - 1;
-      levels.push(v);
-      lows.push(k0);
-      highs.push(k1);
-      memo.set(n, p, i);
-      return i;
-    };
-    const top = rec(root, q);
-    if (memo.reset()) this.#spare = memo;
-    const weight: bigint[] = new Array<bigint>(ns.length).fill(0n);
-    if (top >= 0) weight[top] = 1n << BigInt(levels[top] ?? 0);
-    // Parents before children: the reverse of the order walks ended (a DAG's reverse post-order).
-    for (let i = ns.length - 1; i >= 0; i--) {
-      const w = weight[i] ?? 0n;
-      if (w === 0n) continue;
-      const v = levels[i] ?? vars;
-      if (v === vars) {
-        const got = out.get(ns[i] ?? -1);
-        if (got !== undefined) got.count += w;
-        continue;
-      }
-      for (const k of [lows[i] ?? -1, highs[i] ?? -1])
-        if (k >= 0) weight[k] = (weight[k] ?? 0n) + (w << BigInt((levels[k] ?? vars) - v - 1));
     }
     return out;
   }
@@ -462,7 +419,7 @@ export class Bdd {
    * before it (lower ids, kept), and rehashing puts them in again in the order of their ids.
    */
   #dropFrom(mark: number): void {
-    for (let i = 0; i < this.#slots.length; i++) {
+    for (let i = 0; i < this.#slots.length; i += 2) {
       if ((this.#slots[i] ?? -1) < mark) continue;
       this.#slots[i] = -1;
       this.#inner--;

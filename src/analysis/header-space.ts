@@ -27,6 +27,7 @@ import type { DesignDef, FieldDef } from "../wire/designs.js";
 import { Bdd, copy, FALSE, TRUE } from "./bdd.js";
 import { Budget } from "./budget.js";
 import { atomsMeeting, classesWhere } from "./class-walks.js";
+import { mapRegion } from "./region-walk.js";
 import { ALL_HOPS, hopsOf, NO_HOPS } from "./hops.js";
 import { FieldBits, feasibleNode, formatPatterns, matchNode, patternKey, type SpaceField } from "./pattern-nodes.js";
 
@@ -157,11 +158,7 @@ export class HeaderSpace {
       this.#predAtoms.push([]);
     }
     if (ids.size === 0 || !this.built) return [];
-    return this.#addLive(
-      (root, moved) => this.#addFates(root, table, ids, moved),
-      table,
-      (t) => !ids.has(t),
-    );
+    return this.#addLive(table, (moved) => this.#fates(ids, moved));
   }
 
   #register(key: string, match: ReadonlyMap<string, Pattern> | undefined, node: number): number {
@@ -170,11 +167,7 @@ export class HeaderSpace {
     this.#predByKey.set(key, id);
     this.#predAtoms.push([]);
     if (this.built)
-      this.#addLive(
-        (root, moved) => this.#addPred(root, id, moved),
-        node,
-        (t) => t === FALSE,
-      );
+      this.#addLive(node, (moved) => (t) => (t === TRUE ? (leaf) => this.#mark(leaf, id, moved) : undefined));
     return id;
   }
 
@@ -399,31 +392,33 @@ export class HeaderSpace {
   /** The diagram `root` with the predicates `ids` gives the leaves of the table's diagram `table` added where they
    * hold; `moved` hears of each leaf it replaced. */
   #addFates(root: number, table: number, ids: ReadonlyMap<number, number>, moved: Moved | undefined): number {
-    return this.bdd.mapUnderLeaves(root, table, (fate) => {
+    return this.bdd.mapUnderLeaves(root, table, this.#fates(ids, moved));
+  }
+
+  /** Per leaf of a table's diagram, what its headers' leaves become: marked with the predicate `ids` gives it. */
+  #fates(ids: ReadonlyMap<number, number>, moved: Moved | undefined) {
+    return (fate: number): ((leaf: number) => number) | undefined => {
       const id = ids.get(fate);
       return id === undefined ? undefined : (leaf) => this.#mark(leaf, id, moved);
-    });
+    };
   }
 
   /**
-   * Predicates registered after build (`add` puts them in a diagram, changing only the leaves inside the region of
-   * diagram `region`, where it reaches no terminal `outside` says): the classes they cut split, and the listeners hear
-   * of it. What it costs follows the region, not the diagram: which classes still have headers is told by counting the
-   * headers of each leaf (HeaderSpace.countHeaders), and a new class's witness is found in the region.
+   * Predicates registered after build, where `replace` says (per leaf of diagram `region`, what the leaves of its
+   * headers become; the other leaves of `region` are outside it): the classes they cut split, and the listeners hear of
+   * it. What it costs follows the region, not the diagram: which classes still have headers is told by counting the
+   * headers of each leaf (HeaderSpace.countHeaders), and a new class's headers are counted, and its witness found, in
+   * the walk that cuts it (./region-walk.ts).
    */
-  #addLive(
-    add: (root: number, moved: Moved) => number,
-    region: number,
-    outside: (t: number) => boolean,
-  ): readonly number[] {
+  #addLive(region: number, replace: (moved: Moved) => (leaf: number) => ((t: number) => number) | undefined): number[] {
     this.#budget.stage(`adding a row's patterns to the ${this.design.name} header classes`, 1, "row patterns");
     const moved: Moved = new Map();
-    this.#root = add(this.#root, moved);
+    const what = `cutting the ${this.design.name} header classes`;
+    const cut = mapRegion(this.bdd, this.#root, region, replace(moved), this.#bits.vars, what);
+    this.#root = cut.root;
     const born: number[] = [];
     if (moved.size === 0) return born;
-    const fresh = new Set<number>();
-    for (const to of moved.values()) for (const t of to) fresh.add(t);
-    const reached = this.bdd.reachIn(this.#root, region, outside, this.#bits.vars, (t) => fresh.has(t));
+    const reached = cut.reached;
     const counts = this.#counts;
     if (counts === undefined) this.countHeaders();
     for (const [oldLeaf, to] of moved) {

@@ -12,7 +12,7 @@
 import type { Bdd } from "./bdd.js";
 import { FALSE, TRUE } from "./bdd.js";
 import type { IndexedRow } from "./behaviours.js";
-import type { SpaceField } from "./pattern-nodes.js";
+import { headerBits, type SpaceField } from "./pattern-nodes.js";
 
 export class RowMatcher {
   /** The indices of the rows with patterns, by priority: row #index[k] is bit k. */
@@ -89,16 +89,29 @@ export class RowMatcher {
 
   /** The indices of the rows in force whose patterns hold for the header `values` (absent fields: 0), by priority. */
   holding(values: ReadonlyMap<string, bigint>): number[] {
-    const bits = this.#bitsOf(values);
+    const bits = headerBits(this.#fields, this.#vars, values);
     const words = this.#words;
     const acc = this.#active.slice();
-    for (const v of this.#tested) {
+    // The words some row is still in: after the destination's first bits, a few (a row's vector ANDed only there).
+    const live = new Int32Array(words);
+    let n = 0;
+    for (let w = 0; w < words; w++) if (acc[w] !== 0) live[n++] = w;
+    for (let i = 0; i < this.#tested.length && n > 0; i++) {
+      const v = this.#tested[i] ?? 0;
       const vec = bits[v] === 1 ? this.#one : this.#zero;
       const at = v * words;
-      for (let w = 0; w < words; w++) acc[w] = (acc[w] ?? 0) & (vec[at + w] ?? 0);
+      let kept = 0;
+      for (let j = 0; j < n; j++) {
+        const w = live[j] ?? 0;
+        const x = (acc[w] ?? 0) & (vec[at + w] ?? 0);
+        acc[w] = x;
+        if (x !== 0) live[kept++] = w;
+      }
+      n = kept;
     }
     const out: number[] = [];
-    for (let w = 0; w < words; w++) {
+    for (let j = 0; j < n; j++) {
+      const w = live[j] ?? 0;
       let x = acc[w] ?? 0;
       while (x !== 0) {
         const low = x & -x;
@@ -110,20 +123,6 @@ export class RowMatcher {
       }
     }
     return out;
-  }
-
-  /** The header's bits, one a variable. */
-  #bitsOf(values: ReadonlyMap<string, bigint>): Uint8Array {
-    const bits = new Uint8Array(this.#vars);
-    for (const f of this.#fields) {
-      const value = values.get(f.def.name) ?? 0n;
-      if (value === 0n) continue;
-      if (f.bits <= 32) {
-        const n = Number(value);
-        for (let k = 0; k < f.bits; k++) bits[f.first + k] = (n / 2 ** (f.bits - 1 - k)) & 1;
-      } else for (let k = 0; k < f.bits; k++) bits[f.first + k] = Number((value >> BigInt(f.bits - 1 - k)) & 1n);
-    }
-    return bits;
   }
 
   #evaluate(node: number, bits: Uint8Array): number {

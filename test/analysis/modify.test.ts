@@ -4,7 +4,8 @@
 // with that row so written — on an LPM FIB held as a prefix trie
 // (src/analysis/prefix-trie.ts) and on a ternary table of the same rows,
 // composed row by row; the row in force, taken out and put back with its new
-// action, and the default route's.
+// action, and the default route's; and the LPM FIB under a ternary ACL, whose
+// classes a write cuts where its region meets them (src/analysis/region-walk.ts).
 
 import { describe, expect, it } from "vitest";
 import { Analysis, type RowChange } from "../../src/analysis/analysis.js";
@@ -26,6 +27,8 @@ const FIB = fibRouter(60, 0, 5, 14);
 const TERNARY = FIB.replace("kind: lpm", "kind: ternary");
 /** The FIB's default route (`{ out: 2 }`, the last row). */
 const DEFAULT_ROW = 60;
+/** The same number of prefixes under an ACL of 80 ternary rows (prefix pairs, protocols, port ranges). */
+const UNDER_ACL = fibRouter(60, 80, 5, 14);
 
 const cases: { name: string; text: string; writes: readonly (readonly Write[])[] }[] = [
   { name: "LPM trie: a prefix's next hop", text: FIB, writes: [[{ row: 7, installed: true, retold: true }]] },
@@ -42,6 +45,22 @@ const cases: { name: string; text: string; writes: readonly (readonly Write[])[]
   {
     name: "LPM trie: the default route's next hop",
     text: FIB,
+    writes: [[{ row: DEFAULT_ROW, installed: true, retold: true }]],
+  },
+  { name: "under an ACL: a prefix's next hop", text: UNDER_ACL, writes: [[{ row: 7, installed: true, retold: true }]] },
+  {
+    name: "under an ACL: next hops of nested prefixes, then one taken out and put back with another",
+    text: UNDER_ACL,
+    writes: [
+      [{ row: 3, installed: true, retold: true }],
+      [{ row: 41, installed: true, retold: true }],
+      [{ row: 12, installed: false }],
+      [{ row: 12, installed: true, retold: true }],
+    ],
+  },
+  {
+    name: "under an ACL: the default route's next hop",
+    text: UNDER_ACL,
     writes: [[{ row: DEFAULT_ROW, installed: true, retold: true }]],
   },
   { name: "ternary: a row's next hop", text: TERNARY, writes: [[{ row: 7, installed: true, retold: true }]] },

@@ -11,7 +11,8 @@
 
 import type { Arrival } from "../model/rows.js";
 import type { Component, Walkable } from "./members.js";
-import type { Shared, SharedWalk } from "./shared-walk.js";
+import { decrement } from "./hops.js";
+import { holds, type Shared, type SharedWalk } from "./shared-walk.js";
 import type { Hit } from "./tables.js";
 
 /** A link an origin's walk crosses first, to its one receiver `receiver` (on in-link `inLink`) with `hops`. */
@@ -41,6 +42,8 @@ export interface OriginGroups {
   /** Per member of `members`: its group (−1: none). */
   readonly groupOf: Int32Array;
   readonly groups: readonly OriginGroup[];
+  /** Per class, the origins whose first step meets only what was walked before. */
+  readonly steps: FirstSteps;
 }
 
 /** What Walker.reach tells of a group's followers, `origins[from..)`, that reach what its first member reached:
@@ -131,7 +134,8 @@ export function originGroups(a: Walkable, linkOut: LinkOut, c: Component): Origi
     groups.push({ members: Int32Array.from(g.members), crossings: g.crossings, followerLinks });
   }
   for (const key of keyOf) groupOf.push(key === undefined ? -1 : (index.get(key) ?? -1));
-  return { members: Int32Array.from(members), arrivals, groupOf: Int32Array.from(groupOf), groups };
+  const steps = new FirstSteps(a, linkOut, c);
+  return { members: Int32Array.from(members), arrivals, groupOf: Int32Array.from(groupOf), groups, steps };
 }
 
 /**
@@ -153,4 +157,175 @@ export function following(shared: SharedWalk, g: OriginGroup, acquiredKey: (memb
     for (const link of found[i]?.links ?? []) if (links?.has(link) === true) return "inexact";
   }
   return "alike";
+}
+
+/** The acquisitions an origin's first step meets for one class, by SharedWalk key, hop values, in-link (−1: a link's
+ * receivers together), the link crossed to them and the links behind when they are met; and a signature of them. */
+interface FirstStep {
+  keys: number[];
+  hops: bigint[];
+  inLinks: number[];
+  links: number[];
+  behind: number[];
+  sig: number[];
+}
+
+/** Origins of one class whose first steps met these acquisitions, walked before. */
+interface Told {
+  readonly found: readonly Shared[];
+  readonly origins: number[];
+}
+
+/**
+ * The origins of one class (Walker.reach) whose first step — a forward table's lookup for the class, then links
+ * crossed — meets only acquisitions walked for the class before: what they reach is what those reached, told together
+ * at the end of the class, not walked origin by origin. In a dense leaf-spine every leaf but one sends a class up to
+ * the same spines, and every spine down to the same leaf: a class's step is looked up at each leaf and spine, and
+ * what comes after it is walked once. A step that does more than cross links (a transmit table, a hand-over, a link or
+ * member taken down) is walked as any is.
+ */
+export class FirstSteps {
+  readonly #a: Walkable;
+  readonly #linkOut: LinkOut;
+  readonly #c: Component;
+  readonly #hits: Hit[] = [];
+  /** Hop-value sets by a small number, for the signatures: the few a walk meets, compared in turn. */
+  readonly #hopSets: bigint[] = [];
+  /** This class's origins told together, by their step's signature. */
+  readonly #told = new Map<number, Told[]>();
+  readonly #step: FirstStep = { keys: [], hops: [], inLinks: [], links: [], behind: [], sig: [] };
+  readonly #found: Shared[] = [];
+  #reached = new Int32Array(64);
+  /** Origins told without a walk. */
+  told = 0;
+
+  constructor(a: Walkable, linkOut: LinkOut, c: Component) {
+    this.#a = a;
+    this.#linkOut = linkOut;
+    this.#c = c;
+  }
+
+  /** A new class: nothing to tell. */
+  clear(): void {
+    this.#told.clear();
+  }
+
+  /**
+   * Whether member `m`, walked for class `atom` from `arrivals`, would reach only what acquisitions walked before
+   * reached: its first step crosses links only, to acquisitions found in `shared` that the walk would reuse (none
+   * crosses the link it came by, none more links than `hopLimit`). It is told with the others that met the same, then.
+   */
+  skips(m: number, arrivals: readonly Arrival[], atom: number, shared: SharedWalk, hopLimit: number): boolean {
+    if (!this.#stepOf(m, arrivals, atom, shared) || !this.#foundAll(shared, hopLimit)) return false;
+    const found = this.#found;
+    let hash = 0;
+    for (const x of this.#step.sig) hash = (Math.imul(hash, 31) + x) | 0;
+    const list = this.#told.get(hash);
+    const same = list?.find((t) => sameShared(t.found, found));
+    if (same !== undefined) same.origins.push(m);
+    else if (list !== undefined) list.push({ found: [...found], origins: [m] });
+    else this.#told.set(hash, [{ found: [...found], origins: [m] }]);
+    this.told++;
+    return true;
+  }
+
+  /** Each acquisition of #step found in `shared`, in #found, and reused as the walk would reuse it there: none crosses
+   * the link it came by, or more links than `hopLimit`. */
+  #foundAll(shared: SharedWalk, hopLimit: number): boolean {
+    const s = this.#step;
+    const found = this.#found;
+    found.length = 0;
+    for (let k = 0; k < s.keys.length; k++) {
+      const link = s.links[k] ?? -1;
+      const f = shared.find(s.keys[k] ?? 0, s.hops[k] ?? 0n, s.inLinks[k] ?? -1);
+      if (f === undefined || (s.behind[k] ?? 0) + f.depth > hopLimit || holds(f.links, link)) return false;
+      found.push(f);
+    }
+    return true;
+  }
+
+  /** Member `m`'s first step for class `atom` from `arrivals`, in #step; false when it does more than cross links to
+   * receivers in the component (a miss is no black hole at an origin: it never had the packet). */
+  #stepOf(m: number, arrivals: readonly Arrival[], atom: number, shared: SharedWalk): boolean {
+    const a = this.#a;
+    const v = a.member(m);
+    const t = v.tables.forward;
+    if (t === undefined || v.transmit !== undefined || a.memberDown(m)) return false;
+    const s = this.#step;
+    s.keys.length = s.hops.length = s.inLinks.length = s.links.length = s.behind.length = s.sig.length = 0;
+    const hits = this.#hits;
+    for (const arrival of arrivals) {
+      while (hits.length > 0) hits.pop();
+      t.lookup(arrival, atom, this.#c.space.allHops, hits);
+      s.sig.push(-1);
+      for (const h of hits) {
+        const action = h.row.row.action;
+        if (action.kind === "drop") continue;
+        if (action.kind !== "out") return false;
+        // Forwarding from an in-link decrements; the walk counts no decrement at its origin (d stays 0).
+        const next = v.decrements && arrival !== "self" ? decrement(h.hops).next : h.hops;
+        if (next === 0n) continue;
+        for (const outLink of action.outLinks) if (!this.#crossing(m, outLink, next, shared)) return false;
+      }
+    }
+    return true;
+  }
+
+  /** The crossing of member `m`'s out-link `outLink` with `hops`, added to #step; false when it is not a crossing to
+   * receivers in the component. */
+  #crossing(m: number, outLink: number, hops: bigint, shared: SharedWalk): boolean {
+    const a = this.#a;
+    const link = this.#linkOut(m, outLink);
+    if (link < 0 || a.linkDown(link)) return false;
+    const receivers = a.topology.link(link).receivers;
+    const r = receivers[0];
+    if (r === undefined) return false;
+    const s = this.#step;
+    if (receivers.length > 1) {
+      // Walker's #crossShared: the receivers' acquisitions together, met before the crossing is counted.
+      s.keys.push(shared.together(link, 0, a, this.#c));
+      s.inLinks.push(-1);
+      s.behind.push(0);
+    } else {
+      if (this.#c.has[r.member] !== 1) return false;
+      s.keys.push(r.member * 512);
+      s.inLinks.push(r.inLink);
+      s.behind.push(a.linkCost(link, 0));
+    }
+    let id = this.#hopSets.indexOf(hops);
+    if (id < 0) {
+      // A signature only sorts the origins into buckets: ids given again after a reset cost a bucket, not a result.
+      if (this.#hopSets.length >= 64) this.#hopSets.length = 0;
+      id = this.#hopSets.push(hops) - 1;
+    }
+    s.hops.push(hops);
+    s.links.push(link);
+    s.sig.push(s.keys[s.keys.length - 1] ?? 0, id);
+    return true;
+  }
+
+  /** Tells the origins skips() took what they reach: their acquisitions' members, in the order they met them. */
+  tell(alike: ReachedAlike): void {
+    for (const list of this.#told.values())
+      for (const t of list) {
+        let n = 0;
+        for (const f of t.found) {
+          if (n + f.members.length > this.#reached.length) {
+            const grown = new Int32Array(2 * (n + f.members.length));
+            grown.set(this.#reached.subarray(0, n));
+            this.#reached = grown;
+          }
+          this.#reached.set(f.members, n);
+          n += f.members.length;
+        }
+        alike(Int32Array.from(t.origins), 0, this.#reached, n);
+      }
+  }
+}
+
+/** Whether two lists hold the very same acquisitions. */
+function sameShared(x: readonly Shared[], y: readonly Shared[]): boolean {
+  if (x.length !== y.length) return false;
+  for (let k = 0; k < x.length; k++) if (x[k] !== y[k]) return false;
+  return true;
 }

@@ -123,6 +123,13 @@ export class PairRows {
   }
 }
 
+/** Whether two lists hold the same members in the same order. */
+function sameMembers(x: Int32Array, y: Int32Array): boolean {
+  if (x.length !== y.length) return false;
+  for (let k = 0; k < x.length; k++) if (x[k] !== y[k]) return false;
+  return true;
+}
+
 /** One told: origins[from..to) reach members. */
 interface Told {
   readonly origins: ArrayLike<number>;
@@ -143,6 +150,8 @@ export class PendingTells {
   /** A group's members in local indices, found once for the groups' array. */
   readonly #local = new WeakMap<Int32Array, Int32Array>();
   #told: Told[] = [];
+  /** #add's members, each once, before they are copied. */
+  #distinct = new Int32Array(64);
   /** The (origin, member) pairs told, each origin's members once. */
   tuples = 0;
 
@@ -170,27 +179,34 @@ export class PendingTells {
 
   #add(origins: ArrayLike<number>, from: number, to: number, members: Int32Array, count: number): void {
     const stamp = ++this.#stamp;
-    const distinct: number[] = [];
+    if (this.#distinct.length < count) this.#distinct = new Int32Array(Math.max(count, 2 * this.#distinct.length));
+    const distinct = this.#distinct;
+    let n = 0;
     for (let k = 0; k < count; k++) {
       const j = this.#localOf[members[k] ?? 0] ?? 0;
       if (this.#seen[j] === stamp) continue;
       this.#seen[j] = stamp;
-      distinct.push(j);
+      distinct[n++] = j;
     }
-    this.#told.push({ origins, from, to, members: Int32Array.from(distinct) });
-    this.tuples += (to - from) * distinct.length;
+    this.#told.push({ origins, from, to, members: distinct.slice(0, n) });
+    this.tuples += (to - from) * n;
   }
 
   /** Tells the rows, the origins that reach the same members together: a row each would be copied for them (a class
    * the hosts under a leaf reach each apart, as a black hole at the leaf, made a row a host, 20,000 of them). */
   into(rows: PairRows): void {
-    const same = new Map<string, { origins: number[]; members: Int32Array }>();
+    // By a hash of the members, then the members themselves: a string a told was most of the time it took at 20,000.
+    const same = new Map<number, { origins: number[]; members: Int32Array }[]>();
     for (const t of this.#told) {
-      const key = t.members.join();
-      let s = same.get(key);
-      if (s === undefined) same.set(key, (s = { origins: [], members: t.members }));
+      let hash = t.members.length;
+      for (const j of t.members) hash = (Math.imul(hash, 31) + j) | 0;
+      let list = same.get(hash);
+      if (list === undefined) same.set(hash, (list = []));
+      let s = list.find((x) => sameMembers(x.members, t.members));
+      if (s === undefined) list.push((s = { origins: [], members: t.members }));
       for (let k = t.from; k < t.to; k++) s.origins.push(t.origins[k] ?? 0);
     }
-    for (const { origins, members } of same.values()) rows.tell(origins, 0, origins.length, members);
+    for (const list of same.values())
+      for (const { origins, members } of list) rows.tell(origins, 0, origins.length, members);
   }
 }

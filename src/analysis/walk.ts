@@ -194,7 +194,7 @@ export class Walker extends Stepper<bigint> {
     const links = this.analysis.topology.links.length;
     const kept = this.#sharedKept;
     this.#shared = kept?.fits(c.has.length, links) === true ? kept : new SharedWalk(c.has.length, links);
-    this.#shared.clear();
+    this.#shared.clear(grouped?.groups);
     this.#sharedKept = this.#shared;
     try {
       if (grouped === undefined) this.relation(c, atom, ev, { reached });
@@ -219,13 +219,15 @@ export class Walker extends Stepper<bigint> {
     o: { readonly groups: OriginGroups; readonly alike: ReachedAlike },
   ): void {
     this.#begin(c, atom, ev);
-    const { members, arrivals, groupOf, groups } = o.groups;
+    const { members, arrivals, groupOf, groups, steps } = o.groups;
     if (this.#alike.length < groups.length) this.#alike = new Uint8Array(groups.length);
     const alike = this.#alike.fill(0, 0, groups.length);
+    steps.clear();
     for (let i = 0; i < members.length; i++) {
       const g = groupOf[i] ?? -1;
       if (g >= 0 && alike[g] === 1) continue;
       const m = members[i] ?? -1;
+      if (g < 0 && steps.skips(m, arrivals[i] ?? [], atom, shared, this.#hopLimit)) continue;
       this.#from(m);
       shared.origin();
       for (const arrival of arrivals[i] ?? []) this.#start(c.space.allHops, m, arrival, 0);
@@ -240,6 +242,7 @@ export class Walker extends Stepper<bigint> {
         o.alike(group.members, 1, shared.reached, shared.reachedLen);
       }
     }
+    steps.tell(o.alike);
     const from = (member: number): void => {
       this.#from(member);
       shared.origin();

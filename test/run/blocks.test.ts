@@ -152,6 +152,22 @@ describe("a replay reads a pcap file in blocks, parsed in wasm", () => {
     expect(outputs(blocks.out)).toEqual(outputs(batches.out));
   });
 
+  it("with 2 data planes, each reads the blocks (none across two chunks) and the outputs are a one-thread replay's", () => {
+    const file = capture(
+      pcapFile(
+        {},
+        frames(10_000, (i) => 60 + (i % 300)),
+      ),
+    );
+    const one = counted(file, true);
+    const stage = vi.spyOn(Runner.prototype, "stage");
+    const out = join(scratch, `run-${runs++}`);
+    const two = replay({ spec: HUB, inputs: [{ endpoint: "lan:h1.1", file }], out, workers: 2, chunkPackets: 1000 });
+    expect(stage).not.toHaveBeenCalled();
+    expect(two.workers.reduce((a, b) => a + b, 0)).toBe(10_000);
+    expect(outputs(out)).toEqual(outputs(one.out));
+  });
+
   it("a capture the network takes adapted (an FCS announced) is read in batches", () => {
     const bytes = pcapFile(
       { linkTypeField: ltField(1, 4) },

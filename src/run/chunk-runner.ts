@@ -6,6 +6,7 @@
 // a buffer per recording that has records, in the order a one-thread replay
 // writes them, and its trace lines to a text.
 
+import { crc32 } from "node:zlib";
 import type { CompiledSpec } from "../control/compiled.js";
 import { sliceBatch } from "../engine/batches.js";
 import { Engine } from "../engine/engine.js";
@@ -64,6 +65,8 @@ export interface SlotRecords {
   /** The recordings with records in the chunk, in the order of their first. */
   readonly active: number[];
   readonly used: Map<number, number>;
+  /** The CRC-32 of each recording's records in the chunk, worked out here rather than on the thread that writes them. */
+  readonly crcs: Map<number, number>;
   readonly bytes: Map<number, Uint8Array>;
   /** Buffers made (grown) since the main thread last saw this slot, by recording. */
   fresh: { recording: number; bytes: Uint8Array }[];
@@ -74,7 +77,7 @@ const FIRST_BYTES = 4096;
 
 /** A slot's records, before its first chunk. */
 export function slotRecords(): SlotRecords {
-  return { active: [], used: new Map(), bytes: new Map(), fresh: [] };
+  return { active: [], used: new Map(), crcs: new Map(), bytes: new Map(), fresh: [] };
 }
 
 /** A slot starts a chunk: the buffers of recordings that had no records in its last chunk go (and the main thread was
@@ -82,6 +85,7 @@ export function slotRecords(): SlotRecords {
 function startSlot(s: SlotRecords): void {
   for (const c of s.bytes.keys()) if (!s.used.has(c)) s.bytes.delete(c);
   s.used.clear();
+  s.crcs.clear();
   s.active.length = 0;
   s.fresh = [];
 }
@@ -112,8 +116,10 @@ class Records implements RecordingSink {
       s.bytes.set(c, bytes);
       s.fresh.push({ recording: c, bytes });
     }
-    bytes.set(data.subarray(start, start + len), used);
+    const records = data.subarray(start, start + len);
+    bytes.set(records, used);
     s.used.set(c, used + len);
+    s.crcs.set(c, crc32(records, s.crcs.get(c) ?? 0));
   }
 }
 

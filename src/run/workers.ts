@@ -16,9 +16,10 @@
 // a counter the workers bump after each message and takes messages with
 // receiveMessageOnPort, so a replay stays one synchronous call. A worker runs
 // a whole replay in one call too, and before it reuses a slot waits until the
-// main thread has written the chunk that was in it. Both spin a while before
-// they sleep: waking a sleeping thread cost the waker about a millisecond on
-// the 2-vCPU VM measured, more than a chunk's work.
+// main thread has written the chunk that was in it. Both spin briefly before
+// they sleep (SPINS): on a quiet 2-vCPU VM waking a sleeping thread cost the
+// waker about a millisecond, but on a busy one a long spin takes the CPU the
+// other data plane needs.
 
 import { availableParallelism } from "node:os";
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
@@ -83,8 +84,12 @@ export function replayWorkers(
   };
 }
 
-/** Loads of a shared counter before a thread sleeps on it (a few milliseconds). */
-const SPINS = 1 << 22;
+/**
+ * Loads of a shared counter before a thread sleeps on it (microseconds). A few milliseconds' spin
+ * (4 M loads) burnt CPU the other data plane needed on a busy machine: a 2-way router-layered
+ * replay took 197–292 ms of process CPU with it, 162–192 with this (EPYC, 2 vCPU, load ~20).
+ */
+const SPINS = 1 << 12;
 
 /** The shared Int32 words: messages the workers sent, chunks the main thread wrote, and whether the run was abandoned.
  * */

@@ -65,7 +65,7 @@ export interface SlotRecords {
   /** The recordings with records in the chunk, in the order of their first. */
   readonly active: number[];
   readonly used: Map<number, number>;
-  /** The CRC-32 of each recording's records in the chunk, worked out here rather than on the thread that writes them. */
+  /** The CRC-32 of each recording's records in the chunk: worked out here, not on the thread that writes them. */
   readonly crcs: Map<number, number>;
   readonly bytes: Map<number, Uint8Array>;
   /** Buffers made (grown) since the main thread last saw this slot, by recording. */

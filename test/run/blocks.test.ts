@@ -152,7 +152,7 @@ describe("a replay reads a pcap file in blocks, parsed in wasm", () => {
     expect(outputs(blocks.out)).toEqual(outputs(batches.out));
   });
 
-  it("with 2 data planes, each reads the blocks (none across two chunks) and the outputs are a one-thread replay's", () => {
+  it("with 2 data planes, each reads the blocks (none across two chunks): a one-thread replay's outputs", () => {
     const file = capture(
       pcapFile(
         {},

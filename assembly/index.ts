@@ -195,6 +195,7 @@ export { traceInit, setTracing, traceOnly, traceRange, drained } from "./pipelin
 export { stackInit } from "./pipeline/replicate";
 export { setHopLimit } from "./pipeline/effects";
 export { heldPacket, inputInit, run, resume, setMaxFanout, STATUS_DONE, STATUS_PAUSED } from "./pipeline/run";
+export { inputPcap, inputPcapEnd, PCAP_BIG_ENDIAN, PCAP_NANOSECOND } from "./input";
 export {
   PACKET_IN_LINK,
   PACKET_LINK,

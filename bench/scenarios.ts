@@ -16,6 +16,7 @@ import {
   vxlan,
 } from "./dataplane.js";
 import { p4runtime } from "./p4runtime.js";
+import { replayScaling } from "./replay.js";
 import { pcapRead, pcapngRead } from "./pcap-read.js";
 import { BMV2_SCENARIOS } from "./bmv2.js";
 import { deploy } from "./deploy.js";
@@ -36,6 +37,7 @@ export const SCENARIOS: readonly (Scenario | FigureScenario)[] = [
   fatTree,
   replayFile,
   replayFile2w,
+  replayScaling,
   p4runtime,
   ...BMV2_SCENARIOS,
   analyzeFatTree,

@@ -7,7 +7,7 @@
 // the rest. At most `openMax` files are open at once: writing to another
 // closes the one written to least recently, opened again, to append, when
 // its turn comes. Files are made and opened through a FilePlace (--out's OutDir: never through a
-// link), and each keeps the CRC-32 of what was written to it, for summary.json.
+// link), and each keeps the CRC-32 of what it was given, in order, for summary.json.
 
 import { closeSync, writeSync } from "node:fs";
 import { describeIoError, InputError } from "../errors.js";
@@ -83,8 +83,13 @@ export class BufferedFiles {
     return f;
   }
 
-  /** Appends data[start .. start+len) to `f`: a quarter of a full buffer or more goes to the file without a copy. */
-  append(f: BufferedFile, data: Uint8Array, start: number, len: number): void {
+  /**
+   * Appends data[start .. start+len) to `f`: a quarter of a full buffer or more goes to the file without a copy.
+   * `crc`: the bytes' CRC-32, when it is known (worked out in the thread that made them).
+   */
+  append(f: BufferedFile, data: Uint8Array, start: number, len: number, crc?: number): void {
+    if (crc === undefined) f.check.update(data.subarray(start, start + len));
+    else f.check.append(crc, len);
     const max = this.#limits.fileBuffer;
     if (4 * len >= max || f.buffered + len > max) {
       this.#write(f);
@@ -166,7 +171,6 @@ export class BufferedFiles {
 
   #writeOut(f: BufferedFile, bytes: Uint8Array): void {
     this.#use(f);
-    f.check.update(bytes);
     try {
       for (let done = 0; done < bytes.length;) done += writeSync(f.fd, bytes, done, bytes.length - done);
     } catch (err) {

@@ -26,6 +26,7 @@ import { MAX_CAP_LEN_DEFAULT } from "../pcap/index.js";
 import { INJECT_KINDS } from "../wasm/abi.js";
 import { DataPlane } from "../wasm/module.js";
 import { checkLimits, DEFAULT_RUNNER, type InputBatch, Runner, type TraceSink } from "../wasm/runner.js";
+import type { InputArea } from "../wasm/runner.js";
 import { type TableWrite, Tables, type WriteResult } from "../wasm/tables.js";
 import { BatchQueue } from "./batches.js";
 import {
@@ -43,6 +44,7 @@ import {
   type Exit,
   type ExitListener,
   type ExternalEnd,
+  emitTo,
   exitsOf,
   resolveExternal,
   Sinks,
@@ -124,27 +126,11 @@ export class Engine {
     const o = this.#options;
     const compiled = this.compiled;
     this.#dp.exports.countersReset();
-    const emit = {
-      exit: (exit: Exit, data: Uint8Array, start: number, len: number, sec: number, nsec: number): void => {
-        for (const f of this.#exitListeners) f(exit, data, start, len, sec, nsec);
-      },
-      deliver: (
-        member: number,
-        inLink: number,
-        data: Uint8Array,
-        start: number,
-        len: number,
-        sec: number,
-        nsec: number,
-      ): void => {
-        for (const f of this.#deliveryListeners) f(member, inLink, data, start, len, sec, nsec);
-      },
-    };
     const sinks = new Sinks(this.#dp, compiled, {
       ...(outputs.recordings !== undefined ? { recordings: outputs.recordings } : {}),
       exits: outputs.exits === true ? this.exits : [],
       deliveries: outputs.deliveries === true,
-      emit,
+      emit: emitTo(this.#exitListeners, this.#deliveryListeners),
     });
     const trace = outputs.trace;
     // Buffers are sized by the packets read, never by a capture's snaplen (a header field
@@ -200,19 +186,23 @@ export class Engine {
 
   /**
    * Runs one batch through the data plane, its packets numbered from `first` (by default, on from
-   * the last batch's). With listeners, what left and what was delivered is handed to them after
-   * it. Control work queued by between() during the batch runs right after it.
+   * the last batch's); a count runs that many packets of the input area (InputArea.parsePcap). With listeners, what
+   * left and what was delivered is handed to them after it. Control work queued by between() runs right after it.
    */
-  run(batch: InputBatch, first = this.#next): void {
+  run(batch: InputBatch | number, first = this.#next): void {
     const runner = this.#runner;
     if (runner === undefined) throw new Error("run() before connect()");
     if (this.#stopped !== undefined) throw new Error("the engine has stopped");
-    if (batch.count === 0) return;
+    const count = typeof batch === "number" ? batch : batch.count;
+    if (count === 0) return;
     if (this.#running) throw new Error("run() from inside a batch: use between()");
     this.#running = true;
     try {
-      this.#trace?.startBatch(first, batch, this.#names);
-      runner.run(batch, first, this.#events);
+      if (typeof batch === "number") runner.go({ count, base: 0 }, first, this.#events);
+      else {
+        this.#trace?.startBatch(first, batch, this.#names);
+        runner.run(batch, first, this.#events);
+      }
       if (this.#sinks?.live === true) {
         runner.flushRecordings();
         this.#sinks.settle();
@@ -222,11 +212,19 @@ export class Engine {
         this.#trace.endLine();
         if (this.#traceOptions?.full?.() === true) this.#stopTracing();
       }
-      this.#next = first + batch.count;
+      this.#next = first + count;
     } finally {
       this.#running = false;
     }
     this.#drainControl();
+  }
+
+  /** Where src/run/blocks.ts reads captures in blocks, for run(count); not with a trace (its lines read batches). */
+  get inputArea(): InputArea {
+    const runner = this.#runner;
+    if (runner === undefined) throw new Error("inputArea before connect()");
+    if (this.#trace !== undefined) throw new Error("inputArea with a trace: run batches");
+    return runner;
   }
 
   /**

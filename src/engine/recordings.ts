@@ -88,7 +88,8 @@ export class RecordingFiles implements RecordingTargets {
     this.count = this.#plan.length;
   }
 
-  write(c: number, data: Uint8Array, start: number, len: number): void {
+  /** `crc`: the records' CRC-32, when the thread that made them worked it out (a worker's chunk). */
+  write(c: number, data: Uint8Array, start: number, len: number, crc?: number): void {
     let f = this.#files[c];
     if (f === undefined) {
       const p = this.#plan[c];
@@ -99,7 +100,7 @@ export class RecordingFiles implements RecordingTargets {
       f = this.#written.file(`${p.sub}/${p.name}.pcap`, header);
       this.#files[c] = f;
     }
-    this.#written.append(f, data, start, len);
+    this.#written.append(f, data, start, len, crc);
   }
 
   close(): void {

@@ -134,6 +134,18 @@ export interface Emit {
   readonly deliver: DeliveryListener;
 }
 
+/** Hands each packet to every listener there is when it comes (the lists may change between batches). */
+export function emitTo(exits: readonly ExitListener[], deliveries: readonly DeliveryListener[]): Emit {
+  return {
+    exit: (...args) => {
+      for (const f of exits) f(...args);
+    },
+    deliver: (...args) => {
+      for (const f of deliveries) f(...args);
+    },
+  };
+}
+
 export interface SinksOptions {
   /** Where the description's recordings go (none: they are not recorded). */
   readonly recordings?: RecordingSink;

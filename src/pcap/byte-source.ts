@@ -121,6 +121,22 @@ export class ChunkBuffer {
     return this.end >= need;
   }
 
+  /**
+   * Reads up to `len` bytes of the file at `position` into buf[at …], past the window (a caller
+   * that reads blocks elsewhere, then seek()s to where it stopped); returns how many, 0 at the end.
+   */
+  readAt(buf: Uint8Array, at: number, len: number, position: number): number {
+    return this.#source.read(buf, at, len, position);
+  }
+
+  /** Empties the window, to go on reading at file offset `offset` (a regular file's). */
+  seek(offset: number): void {
+    this.base = offset;
+    this.pos = 0;
+    this.end = 0;
+    this.#eof = false;
+  }
+
   close(): void {
     this.#source.close();
   }

@@ -24,7 +24,7 @@ import {
   ltFcsLen,
   ltLinkType,
 } from "./pcap-layout.js";
-import type { CaptureReader, InterfaceInfo, PacketBatch, PcapFileHeader } from "./types.js";
+import type { CaptureReader, InterfaceInfo, PacketBatch, PcapBlocks, PcapFileHeader } from "./types.js";
 
 export class PcapReader extends ReaderBase implements CaptureReader {
   readonly format = "pcap" as const;
@@ -135,6 +135,30 @@ export class PcapReader extends ReaderBase implements CaptureReader {
       if (c.available === 0) return;
       throw this.#truncated();
     }
+  }
+
+  /**
+   * Where the next record starts and how records read, for a caller that reads the file's records
+   * in blocks of its own (src/run/blocks.ts) and then seek()s to where it stopped; not for a pipe.
+   */
+  blocks(): PcapBlocks | undefined {
+    const c = this.chunks;
+    if (this.fileSize < 0) return undefined; // a pipe is read in order, not by position
+    return {
+      offset: c.offset,
+      format: {
+        bigEndian: this.pcapHeader.bigEndian,
+        nanosecond: this.pcapHeader.nanosecond,
+        capLimit: maxCapLen(this.interfaces[0]?.linkType ?? 0),
+      },
+      read: (buf, at, len, position) => c.readAt(buf, at, len, position),
+    };
+  }
+
+  /** Goes on at the record at file offset `offset`, packet number `index` (after blocks() read up to it). */
+  seek(offset: number, index: number): void {
+    this.chunks.seek(offset);
+    this.#index = index;
   }
 
   skip(n: number): number {

@@ -75,6 +75,22 @@ export interface PcapFileHeader {
   readonly linkTypeField: number;
 }
 
+/** How a classic pcap file's records read: byte order, timestamp unit, and the longest record allowed. */
+export interface PcapFormat {
+  readonly bigEndian: boolean;
+  readonly nanosecond: boolean;
+  readonly capLimit: number;
+}
+
+/** A classic pcap file's records for a caller that reads them in blocks of its own (PcapReader.blocks). */
+export interface PcapBlocks {
+  /** The file offset of the next record. */
+  readonly offset: number;
+  readonly format: PcapFormat;
+  /** Reads up to `len` bytes at file offset `position` into buf[at …]; how many (0 at the end). */
+  read(buf: Uint8Array, at: number, len: number, position: number): number;
+}
+
 export interface ReaderOptions {
   /** Most packets per batch (default 256). */
   batchSize?: number;
@@ -106,6 +122,10 @@ export interface CaptureReader {
    * which the next batch then does. Only where the format allows it cheaply.
    */
   skip?(n: number): number;
+  /** A regular pcap file's records, to read in blocks elsewhere; then seek() to go on where they stopped. */
+  blocks?(): PcapBlocks | undefined;
+  /** Goes on at the record at file offset `offset`, numbered `index` (after blocks()). */
+  seek?(offset: number, index: number): void;
   close(): void;
 }
 

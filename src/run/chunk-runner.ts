@@ -6,6 +6,7 @@
 // a buffer per recording that has records, in the order a one-thread replay
 // writes them, and its trace lines to a text.
 
+import { crc32 } from "node:zlib";
 import type { CompiledSpec } from "../control/compiled.js";
 import { sliceBatch } from "../engine/batches.js";
 import { Engine } from "../engine/engine.js";
@@ -13,6 +14,7 @@ import type { RecordingSink } from "../engine/sinks.js";
 import type { Counters } from "../engine/summary.js";
 import type { TraceLines } from "../engine/trace-file.js";
 import { DEFAULT_RUNNER, type PacketRanges } from "../wasm/runner.js";
+import { BLOCK_PACKETS, BlockReader } from "./blocks.js";
 import { type Inputs, openInputs } from "./inputs.js";
 
 /** What a ChunkRunner needs: its data plane's index of how many, the description, the inputs and the run's options. */
@@ -63,6 +65,8 @@ export interface SlotRecords {
   /** The recordings with records in the chunk, in the order of their first. */
   readonly active: number[];
   readonly used: Map<number, number>;
+  /** The CRC-32 of each recording's records in the chunk: worked out here, not on the thread that writes them. */
+  readonly crcs: Map<number, number>;
   readonly bytes: Map<number, Uint8Array>;
   /** Buffers made (grown) since the main thread last saw this slot, by recording. */
   fresh: { recording: number; bytes: Uint8Array }[];
@@ -73,7 +77,7 @@ const FIRST_BYTES = 4096;
 
 /** A slot's records, before its first chunk. */
 export function slotRecords(): SlotRecords {
-  return { active: [], used: new Map(), bytes: new Map(), fresh: [] };
+  return { active: [], used: new Map(), crcs: new Map(), bytes: new Map(), fresh: [] };
 }
 
 /** A slot starts a chunk: the buffers of recordings that had no records in its last chunk go (and the main thread was
@@ -81,6 +85,7 @@ export function slotRecords(): SlotRecords {
 function startSlot(s: SlotRecords): void {
   for (const c of s.bytes.keys()) if (!s.used.has(c)) s.bytes.delete(c);
   s.used.clear();
+  s.crcs.clear();
   s.active.length = 0;
   s.fresh = [];
 }
@@ -111,8 +116,10 @@ class Records implements RecordingSink {
       s.bytes.set(c, bytes);
       s.fresh.push({ recording: c, bytes });
     }
-    bytes.set(data.subarray(start, start + len), used);
+    const records = data.subarray(start, start + len);
+    bytes.set(records, used);
     s.used.set(c, used + len);
+    s.crcs.set(c, crc32(records, s.crcs.get(c) ?? 0));
   }
 }
 
@@ -123,12 +130,57 @@ export interface ChunkLines {
   readonly bytes: number[];
 }
 
+/** A chunk's trace lines as they come, taken whole at its end. */
+class LineSink implements TraceLines {
+  #lines: string[] = [];
+  #packets: number[] = [];
+  #bytes: number[] = [];
+
+  line(packet: number, text: string, len: number): void {
+    this.#lines.push(text);
+    this.#packets.push(packet);
+    this.#bytes.push(len);
+  }
+
+  take(): ChunkLines {
+    const lines = { text: this.#lines.join(""), packets: this.#packets, bytes: this.#bytes };
+    this.#lines = [];
+    this.#packets = [];
+    this.#bytes = [];
+    return lines;
+  }
+}
+
 /** A chunk run: where its records are, and its trace lines. */
 export interface ChunkDone {
   readonly id: number;
   readonly slot: number;
   readonly records: SlotRecords;
   readonly lines: ChunkLines;
+}
+
+/**
+ * Reads a replay's one regular pcap file, taken as it is, in blocks (./blocks.ts), never one across
+ * two chunks, while it can: `take(n)` each block's n packets, the first numbered `number()`. Then
+ * the inputs' batches go on where the blocks stopped.
+ */
+function readBlocks(
+  engine: Engine,
+  inputs: Inputs,
+  chunkPackets: number,
+  number: () => number,
+  take: (n: number) => void,
+): void {
+  const direct = inputs.blocks();
+  if (direct === undefined) return;
+  const reader = new BlockReader(engine.inputArea, direct.blocks, direct.injection);
+  for (;;) {
+    const at = number();
+    const n = reader.next(Math.min(BLOCK_PACKETS, (Math.floor(at / chunkPackets) + 1) * chunkPackets - at));
+    if (n === 0) break;
+    take(n);
+  }
+  direct.read(reader.offset, number());
 }
 
 /** Runs its own chunks of a replay on an engine of its own: in a worker thread, or on the main thread. */
@@ -169,16 +221,7 @@ export class ChunkRunner {
   ): { ran: number; packets: number } {
     const s = this.#setup;
     const engine = this.#engine;
-    let lines: string[] = [];
-    let packets: number[] = [];
-    let bytes: number[] = [];
-    const sink: TraceLines = {
-      line: (packet: number, text: string, len: number): void => {
-        lines.push(text);
-        packets.push(packet);
-        bytes.push(len);
-      },
-    };
+    const sink = new LineSink();
     engine.connect({
       recordings: this.#records,
       ...(s.trace
@@ -196,10 +239,7 @@ export class ChunkRunner {
       engine.settle();
       const r = records.slot;
       if (r === undefined) return;
-      done({ id, slot, records: r, lines: { text: lines.join(""), packets, bytes } });
-      lines = [];
-      packets = [];
-      bytes = [];
+      done({ id, slot, records: r, lines: sink.take() });
       records.slot = undefined;
     };
     const startChunk = (next: number): void => {
@@ -212,10 +252,10 @@ export class ChunkRunner {
       startSlot(r);
       records.slot = r;
     };
-    /** The replay's number of the batch's first packet. */
+    /** The replay's number of the next packet. */
     let number = 0;
-    for (const batch of inputs.batches()) {
-      const count = batch.count;
+    /** Takes the next `count` packets: `run(i, end)` runs those of this data plane's chunks, by index from `number`. */
+    const take = (count: number, run: (i: number, end: number) => void): void => {
       for (let i = 0; i < count;) {
         const chunk = Math.floor((number + i) / chunkPackets);
         if (chunk !== id) {
@@ -224,12 +264,24 @@ export class ChunkRunner {
         }
         const end = Math.min(count, (chunk + 1) * chunkPackets - number);
         if (records.slot !== undefined) {
-          engine.run(i === 0 && end === count ? batch : sliceBatch(batch, i, end), number + i);
+          run(i, end);
           ran += end - i;
         }
         i = end;
       }
       number += count;
+    };
+    if (!s.trace)
+      readBlocks(
+        engine,
+        inputs,
+        chunkPackets,
+        () => number,
+        (n) => take(n, () => engine.run(n, number)),
+      );
+    for (const batch of inputs.batches()) {
+      const count = batch.count;
+      take(count, (i, end) => engine.run(i === 0 && end === count ? batch : sliceBatch(batch, i, end), number + i));
       // Up to this data plane's next chunk, the packets are only counted: passed over where the input allows it.
       if (records.slot === undefined) {
         let next = id + 1;

@@ -10,8 +10,9 @@ import type { ResolvedEndpoint } from "../control/endpoints.js";
 import type { InputStats } from "../engine/summary.js";
 import { InputError } from "../errors.js";
 import { LINKTYPE, linkTypeName, openCapture, PACKET_NO_TIMESTAMP } from "../pcap/index.js";
-import type { CaptureReader, InterfaceInfo, PacketBatch } from "../pcap/index.js";
+import type { CaptureReader, InterfaceInfo, PacketBatch, PcapBlocks } from "../pcap/index.js";
 import type { InputBatch } from "../wasm/runner.js";
+import type { BlockInput } from "./blocks.js";
 import type { DesignDef } from "../wire/designs.js";
 
 export interface InputFile {
@@ -170,6 +171,26 @@ class FileStream {
     this.count = 0;
     this.cursor = 0;
     return k;
+  }
+
+  /**
+   * The capture's records to read in blocks elsewhere (src/run/blocks.ts), before any batch:
+   * when it is a regular classic pcap file whose frames the network takes as they are. Then
+   * blocksRead() says where the blocks stopped, and batches go on from there.
+   */
+  blocks(): PcapBlocks | undefined {
+    const only = this.reader.format === "pcap" ? this.reader.interfaces[0] : undefined;
+    if (only === undefined || this.stats.packets > 0 || this.stats.error !== undefined || this.#pending !== undefined)
+      return undefined;
+    const a = this.#accept(only);
+    if (a === undefined || a.strip !== 0 || only.fcsLen !== 0) return undefined;
+    return this.reader.blocks?.();
+  }
+
+  /** The blocks read `packets` packets, and stopped before the record at file offset `offset`. */
+  blocksRead(offset: number, packets: number): void {
+    this.stats.packets += packets;
+    this.reader.seek?.(offset, this.stats.packets);
   }
 
   /**
@@ -356,6 +377,18 @@ export class Inputs {
   skip(n: number): number {
     const only = this.#streams.length === 1 ? this.#streams[0] : undefined;
     return only === undefined ? 0 : only.skip(n);
+  }
+
+  /**
+   * The one input's records to read in blocks (FileStream.blocks), entering at `injection`; `read`
+   * says how far they went. Undefined when there are several inputs, or the one must be read as
+   * batches.
+   */
+  blocks(): BlockInput | undefined {
+    const only = this.#streams.length === 1 ? this.#streams[0] : undefined;
+    const blocks = only?.blocks();
+    if (only === undefined || blocks === undefined) return undefined;
+    return { blocks, injection: only.injection, read: (offset, packets) => only.blocksRead(offset, packets) };
   }
 
   /** k-way merge by timestamp (ties: the input given first), copying packets into one buffer. */

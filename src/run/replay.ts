@@ -18,6 +18,7 @@ import { type AppliedUpdate, type Counters, type Summary, summarize } from "../e
 import type { TraceFile } from "../engine/trace-file.js";
 import { checkLimits, DEFAULT_RUNNER, type PacketRanges } from "../wasm/runner.js";
 import { type Inputs, openInputs } from "./inputs.js";
+import { replayBlocks } from "./blocks.js";
 import { loadUpdates, PreparedUpdates, prepareUpdates, UpdateSchedule } from "./updates.js";
 import { type AnalyzeOptions, ReplayAnalysis } from "./analysis.js";
 import { CHUNK_PACKETS } from "./chunk-runner.js";
@@ -212,6 +213,10 @@ export class Replay {
     let first = 0;
     const started = process.hrtime.bigint();
     try {
+      // One regular pcap file, taken as it is, and nothing that reads batches: read in blocks, parsed in wasm.
+      const direct = schedule === undefined && out.trace === undefined ? inputs.blocks() : undefined;
+      if (direct !== undefined)
+        first = replayBlocks(engine, direct, (packets, bytes) => options.progress?.(bytes, inputs.totalBytes, packets));
       // A damaged input ends at its damage; the others are replayed to their end.
       for (const batch of inputs.batches()) {
         for (const part of schedule === undefined ? [batch] : schedule.cut(batch, first)) {

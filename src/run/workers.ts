@@ -16,15 +16,24 @@
 // a counter the workers bump after each message and takes messages with
 // receiveMessageOnPort, so a replay stays one synchronous call. A worker runs
 // a whole replay in one call too, and before it reuses a slot waits until the
-// main thread has written the chunk that was in it. Both spin a while before
-// they sleep: waking a sleeping thread cost the waker about a millisecond on
-// the 2-vCPU VM measured, more than a chunk's work.
+// main thread has written the chunk that was in it. Both spin briefly before
+// they sleep (SPINS): on a quiet 2-vCPU VM waking a sleeping thread cost the
+// waker about a millisecond, but on a busy one a long spin takes the CPU the
+// other data plane needs.
 
 import { availableParallelism } from "node:os";
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
 import type { CompiledSpec } from "../control/compiled.js";
 import type { ResolvedEndpoint } from "../control/endpoints.js";
-import { type ChunkDone, type ChunkLines, ChunkRunner, chunkPlane, type RunnerSetup, SLOTS } from "./chunk-runner.js";
+import {
+  type ChunkDone,
+  type ChunkLines,
+  ChunkRunner,
+  chunkPlane,
+  type RunnerSetup,
+  SLOTS,
+  type SlotRecords,
+} from "./chunk-runner.js";
 import type { Inputs } from "./inputs.js";
 import type { RecordingFiles } from "../engine/recordings.js";
 import { addCounters, type Counters } from "../engine/summary.js";
@@ -75,8 +84,12 @@ export function replayWorkers(
   };
 }
 
-/** Loads of a shared counter before a thread sleeps on it (a few milliseconds). */
-const SPINS = 1 << 22;
+/**
+ * Loads of a shared counter before a thread sleeps on it (microseconds). A few milliseconds' spin
+ * (4 M loads) burnt CPU the other data plane needed on a busy machine: a 2-way router-layered
+ * replay took 197–292 ms of process CPU with it, 162–192 with this (EPYC, 2 vCPU, load ~20).
+ */
+const SPINS = 1 << 12;
 
 /** The shared Int32 words: messages the workers sent, chunks the main thread wrote, and whether the run was abandoned.
  * */
@@ -93,8 +106,9 @@ export interface WorkerSetup extends RunnerSetup {
 export type ToWorker = { readonly kind: "start" };
 
 /**
- * A worker's chunk: the recordings with records in its slot and the bytes of each (recording, bytes:
- * two numbers each), the buffers made since the last message, its trace lines.
+ * A worker's chunk: the recordings with records in its slot, the bytes of each and their CRC-32, worked
+ * out in the worker (recording, bytes, CRC: three numbers each), the buffers made since the last
+ * message, its trace lines.
  */
 export interface ChunkMessage {
   readonly kind: "chunk";
@@ -141,7 +155,7 @@ export function chunkMessage(chunk: ChunkDone): ChunkMessage {
     kind: "chunk",
     id: chunk.id,
     slot: chunk.slot,
-    used: r.active.flatMap((c) => [c, r.used.get(c) ?? 0]),
+    used: usedOf(r),
     fresh,
     lines: chunk.lines,
   };
@@ -264,7 +278,7 @@ export class WorkerPool {
     const buffers = this.#buffers[plane - 1]?.[m.slot];
     if (buffers === undefined) throw new Error(`replay worker thread ${plane}: no slot ${m.slot}`);
     // The worker keeps only the buffers of the recordings in this chunk: so does this thread.
-    const inChunk = new Set(m.used.filter((_, k) => k % 2 === 0));
+    const inChunk = new Set(m.used.filter((_, k) => k % 3 === 0));
     for (const c of buffers.keys()) if (!inChunk.has(c)) buffers.delete(c);
     for (const f of m.fresh) buffers.set(f.recording, f.bytes);
     return buffers;
@@ -300,13 +314,7 @@ export class WorkerPool {
         if (mine === undefined) return false;
         local.delete(id);
         const r = mine.records;
-        writeChunk(
-          outputs,
-          trace,
-          r.bytes,
-          r.active.flatMap((c) => [c, r.used.get(c) ?? 0]),
-          mine.lines,
-        );
+        writeChunk(outputs, trace, r.bytes, usedOf(r), mine.lines);
       } else {
         const m = this.#receive(plane, wait);
         if (m === undefined) return false;
@@ -346,7 +354,13 @@ export class WorkerPool {
   }
 }
 
-/** Writes a chunk's records (`used` lists its recordings and their bytes, two numbers each) and trace lines. */
+/** A slot's recordings with records, each with its bytes and their CRC-32: three numbers each. */
+function usedOf(r: SlotRecords): number[] {
+  return r.active.flatMap((c) => [c, r.used.get(c) ?? 0, r.crcs.get(c) ?? 0]);
+}
+
+/** Writes a chunk's records (`used` lists its recordings, their bytes and CRC-32s, three numbers each) and trace
+ * lines. */
 function writeChunk(
   outputs: RecordingFiles,
   trace: TraceFile | undefined,
@@ -354,11 +368,11 @@ function writeChunk(
   used: readonly number[],
   lines: ChunkLines,
 ): void {
-  for (let k = 0; k + 1 < used.length; k += 2) {
+  for (let k = 0; k + 2 < used.length; k += 3) {
     const c = used[k] ?? 0;
     const b = bytes.get(c);
     if (b === undefined) throw new Error(`replay: no records buffer for recording ${c}`);
-    outputs.write(c, b, 0, used[k + 1] ?? 0);
+    outputs.write(c, b, 0, used[k + 1] ?? 0, used[k + 2] ?? 0);
   }
   if (lines.packets.length > 0) trace?.append(lines.text, lines.packets, lines.bytes);
 }

@@ -82,11 +82,17 @@ export interface DataPlaneExports extends Record<string, unknown> {
   setMaxFanout(n: number): void;
   run(n: number, first: number, base: number): number;
   resume(): number;
+  /** Fills the input arrays from the pcap records in the input data [start, end) (assembly/input.ts); how many. */
+  inputPcap(start: number, end: number, flags: number, capLimit: number, max: number, endpoint: number): number;
+  /** Where the last inputPcap stopped. */
+  inputPcapEnd(): number;
   region(which: number): number;
   /** The descriptor of the packet the batch holds (a paused run's); its fields at PACKET_MEMBER, PACKET_IN_LINK … */
   heldPacket(): number;
   STATUS_DONE: WebAssembly.Global;
   STATUS_PAUSED: WebAssembly.Global;
+  PCAP_BIG_ENDIAN: WebAssembly.Global;
+  PCAP_NANOSECOND: WebAssembly.Global;
   PACKET_SIZE: WebAssembly.Global;
 }
 

@@ -4,7 +4,8 @@
 // the trace ring fills; records and events come back as views on linear
 // memory, valid until the next call.
 
-import { RECORD_HEADER_LEN } from "../pcap/pcap-layout.js";
+import { R_CAP_LEN, RECORD_HEADER_LEN } from "../pcap/pcap-layout.js";
+import type { PcapFormat } from "../pcap/types.js";
 import { RECORDING_TAG_LEN, LAYOUTS, REGIONS } from "./abi.js";
 import type { DataPlane } from "./module.js";
 
@@ -162,10 +163,25 @@ const R = (name: (typeof REGIONS)[number]): number => REGIONS.indexOf(name);
 const C = LAYOUTS.RINGREC;
 const E = LAYOUTS.EVENT;
 
-export class Runner {
+/** The input area, for captures read straight into linear memory in blocks (src/run/blocks.ts). */
+export interface InputArea {
+  inputRoom(packets: number, bytes: number): number;
+  inputBytes(): Uint8Array;
+  parsePcap(
+    start: number,
+    end: number,
+    format: PcapFormat,
+    max: number,
+    endpoint: number,
+  ): { count: number; end: number };
+}
+
+export class Runner implements InputArea {
   readonly #dp: DataPlane;
   readonly #options: RunnerOptions;
   #dataCap: number;
+  /** Input packets the input arrays hold now: batchPackets, or more for blocks read in place. */
+  #packetCap: number;
   /** Bytes per packet buffer now: slotLen, or more once grown. */
   #slotLen: number;
   readonly #paused: number;
@@ -183,6 +199,7 @@ export class Runner {
     x.inputInit(o.batchPackets, o.batchBytes);
     inputRegions.delete(dp);
     this.#dataCap = o.batchBytes;
+    this.#packetCap = o.batchPackets;
     this.#slotLen = o.slotLen;
     this.#recordings = recordings;
     this.#buffers();
@@ -279,7 +296,7 @@ export class Runner {
     const x = this.#dp.exports;
     if (span > this.#dataCap) {
       this.#dataCap = Math.max(span, 2 * this.#dataCap);
-      x.inputInit(this.#options.batchPackets, this.#dataCap);
+      x.inputInit(this.#packetCap, this.#dataCap);
       inputRegions.delete(this.#dp);
     }
     const mem = this.#dp.mem;
@@ -294,6 +311,62 @@ export class Runner {
     if (typeof batch.endpoint === "number") u32.fill(batch.endpoint, at.endpoint, at.endpoint + n);
     else u32.set(first(batch.endpoint, n), at.endpoint);
     return { count: n, base };
+  }
+
+  /**
+   * Makes the input area hold `packets` packets and `bytes` bytes of their data at least, for
+   * blocks read in place (what it held is lost when it grows); returns its bytes' capacity.
+   */
+  inputRoom(packets: number, bytes: number): number {
+    if (packets > this.#packetCap || bytes > this.#dataCap) {
+      this.#packetCap = Math.max(packets, this.#packetCap);
+      this.#dataCap = Math.max(bytes, this.#dataCap);
+      this.#dp.exports.inputInit(this.#packetCap, this.#dataCap);
+      inputRegions.delete(this.#dp);
+    }
+    return this.#dataCap;
+  }
+
+  /** The input area's bytes: a view on linear memory, to read a block into; valid until the next call into wasm. */
+  inputBytes(): Uint8Array {
+    const at = inputRegions.get(this.#dp) ?? this.#locateInputs();
+    return this.#dp.mem.u8.subarray(at.data, at.data + this.#dataCap);
+  }
+
+  /**
+   * Fills the input arrays from the pcap records in the input area's bytes [start, end)
+   * (assembly/input.ts), at most `max` (up to inputRoom's packets), each entering at `endpoint`:
+   * how many, and the byte after the last. It stops before a record that is not whole or is
+   * longer than `capLimit`; the packet buffers grow first for a longer packet than they hold.
+   */
+  parsePcap(
+    start: number,
+    end: number,
+    format: PcapFormat,
+    max: number,
+    endpoint: number,
+  ): { count: number; end: number } {
+    const x = this.#dp.exports;
+    const o = this.#options;
+    const dp = this.#dp;
+    const flags =
+      (format.bigEndian ? dp.constant("PCAP_BIG_ENDIAN") : 0) |
+      (format.nanosecond ? dp.constant("PCAP_NANOSECOND") : 0);
+    const limit = format.capLimit;
+    for (;;) {
+      // Records longer than the packet buffers hold stop the pass while the buffers can grow (as stage() grows them).
+      const room = this.#slotLen < (o.slotLenMax ?? o.slotLen) ? this.#slotLen - o.headroom : limit;
+      const count = x.inputPcap(start, end, flags, Math.min(limit, room), Math.min(max, this.#packetCap), endpoint);
+      const stop = x.inputPcapEnd() >>> 0;
+      if (count > 0 || end - stop < RECORD_HEADER_LEN) return { count, end: stop };
+      const bytes = this.inputBytes();
+      const len = new DataView(bytes.buffer, bytes.byteOffset + stop, RECORD_HEADER_LEN).getUint32(
+        R_CAP_LEN,
+        !format.bigEndian,
+      );
+      if (len <= room || len > limit) return { count, end: stop };
+      this.#grow(len);
+    }
   }
 
   /**

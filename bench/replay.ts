@@ -1,0 +1,174 @@
+// strata run end to end, against the data plane alone and across threads, in CPU time (process
+// and per thread, from /proc/self/task: Linux), which a busy machine disturbs less than the wall
+// clock: 1,000,000-frame captures of the l2-exact, router-layered and vxlan scenarios' packets,
+// replayed from a file to per-link pcap files, on one data plane and on two (this thread and a
+// worker thread). The figures:
+// - replay ÷ data plane: a replay's CPU per packet over the data plane scenario's (the same
+//   packets already in linear memory); goal ≤ 1.3;
+// - speedup on two cores: the one-thread replay's CPU over the busiest thread's in the two-way
+//   replay, what two idle cores would give (goal ≥ 1.7), and the serial fraction it implies
+//   (Amdahl: s = 2/speedup − 1); the wall-clock speedup beside it, which only a quiet machine shows.
+
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PcapWriter } from "../src/pcap/index.js";
+import { Replay } from "../src/run/replay.js";
+import { BUILDS, type Built, runStaged } from "./dataplane.js";
+import { l2ExactSpec, routerSpec, vxlanSpec } from "./descriptions.js";
+import type { Figure, FigureScenario } from "./scenario.js";
+import { scratchDir } from "./scratch.js";
+import { median } from "./stats.js";
+
+const PACKETS = 1_000_000;
+/** Timed runs of each replay (the median is reported), after one untimed. */
+const RUNS = 5;
+
+const PIPELINES = [
+  { name: "l2-exact", spec: l2ExactSpec, endpoint: "lan:feed" },
+  { name: "router-layered", spec: routerSpec, endpoint: "lanA:feed" },
+  { name: "vxlan", spec: vxlanSpec, endpoint: "tenant:vm3" },
+] as const;
+
+type PipelineName = (typeof PIPELINES)[number]["name"];
+
+/** Milliseconds of CPU each thread of this process has used, by thread id (utime + stime; 10 ms ticks). */
+function threadCpu(): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const tid of readdirSync("/proc/self/task")) {
+    try {
+      const fields = readFileSync(`/proc/self/task/${tid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+      out.set(Number(tid), (Number(fields[11]) + Number(fields[12])) * 10);
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return out;
+}
+
+/** A 1 M-frame capture of the scenario's packets, written once per process. */
+function capture(built: Built, name: PipelineName): string {
+  const path = join(scratchDir(), `replay-${name}-${PACKETS}.pcap`);
+  const w = new PcapWriter(path, { linkType: 1, snapLen: 65535 });
+  for (let i = 0; i < PACKETS;) {
+    for (const b of built.batches) {
+      for (let k = 0; k < b.count && i < PACKETS; k++, i++) {
+        const sec = 1_700_000_000 + Math.floor(i / 1e6);
+        w.write(b.data, b.offset[k] ?? 0, b.capLen[k] ?? 0, b.origLen[k] ?? 0, sec, (i % 1e6) * 1000);
+      }
+    }
+  }
+  w.close();
+  return path;
+}
+
+/** CPU per packet (ns) of the data plane scenario: its staged batches, cycled to PACKETS. */
+function dataPlaneNs(built: Built): number {
+  const { loaded, batches } = built;
+  const samples: number[] = [];
+  for (let run = 0; run <= RUNS; run++) {
+    const before = process.cpuUsage();
+    for (let done = 0, k = 0; done < PACKETS; k++) {
+      const b = batches[k % batches.length];
+      if (b === undefined) break;
+      runStaged(loaded, loaded.runner.stage(b), done);
+      done += b.count;
+    }
+    const used = process.cpuUsage(before);
+    if (run > 0) samples.push(((used.user + used.system) * 1000) / PACKETS);
+  }
+  return median(samples);
+}
+
+interface Replayed {
+  /** CPU per packet (ns): the whole process, this thread, the busiest other thread. */
+  readonly process: number;
+  readonly main: number;
+  readonly other: number;
+  readonly wall: number;
+}
+
+/** Replays `file` on `workers` data planes: the medians of RUNS runs, per packet. */
+function replayed(pipeline: (typeof PIPELINES)[number], file: string, workers: number): Replayed {
+  const out = mkdtempSync(join(tmpdir(), "strata-bench-replay-"));
+  try {
+    const spec = join(out, "spec.yaml");
+    writeFileSync(spec, pipeline.spec());
+    const inputs = [{ endpoint: pipeline.endpoint, file }];
+    const prepared = Replay.prepare({ spec, inputs, out: join(out, "run"), workers });
+    const rows: Replayed[] = [];
+    try {
+      for (let run = 0; run <= RUNS; run++) {
+        const t0 = threadCpu();
+        const c0 = process.cpuUsage();
+        const w0 = process.hrtime.bigint();
+        const r = prepared.run();
+        const wall = Number(process.hrtime.bigint() - w0);
+        const c = process.cpuUsage(c0);
+        const t1 = threadCpu();
+        if (r.summary.packets.injected !== PACKETS) throw new Error(`replayed ${r.summary.packets.injected} packets`);
+        const main = (t1.get(process.pid) ?? 0) - (t0.get(process.pid) ?? 0);
+        let other = 0;
+        for (const [tid, ms] of t1) if (tid !== process.pid) other = Math.max(other, ms - (t0.get(tid) ?? 0));
+        const ns = (ms: number): number => (ms * 1e6) / PACKETS;
+        if (run > 0)
+          rows.push({
+            process: ((c.user + c.system) * 1000) / PACKETS,
+            main: ns(main),
+            other: ns(other),
+            wall: wall / PACKETS,
+          });
+      }
+    } finally {
+      prepared.close();
+    }
+    const m = (f: (r: Replayed) => number): number => median(rows.map(f));
+    return { process: m((r) => r.process), main: m((r) => r.main), other: m((r) => r.other), wall: m((r) => r.wall) };
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+async function replayFigures(): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  for (const p of PIPELINES) {
+    const built = BUILDS[p.name]();
+    const file = capture(built, p.name);
+    const plane = dataPlaneNs(built);
+    const one = replayed(p, file, 1);
+    const two = replayed(p, file, 2);
+    const busiest = Math.max(two.main, two.other);
+    const speedup = one.process / busiest;
+    figures.push(
+      { name: `${p.name}: data plane, CPU`, value: plane, unit: "ns/packet" },
+      { name: `${p.name}: strata run, 1 thread, CPU`, value: one.process, unit: "ns/packet" },
+      {
+        name: `${p.name}: run ÷ data plane (CPU)`,
+        value: one.process / plane,
+        unit: "×",
+        goal: { value: 1.3, better: "lower" },
+      },
+      { name: `${p.name}: 2 data planes, process CPU`, value: two.process, unit: "ns/packet" },
+      { name: `${p.name}: 2 data planes, main thread CPU`, value: two.main, unit: "ns/packet" },
+      { name: `${p.name}: 2 data planes, worker thread CPU`, value: two.other, unit: "ns/packet" },
+      {
+        name: `${p.name}: speedup on 2 idle cores (1 thread ÷ busiest)`,
+        value: speedup,
+        unit: "×",
+        goal: { value: 1.7, better: "higher" },
+      },
+      { name: `${p.name}: serial fraction (Amdahl, 2/speedup − 1)`, value: Math.max(0, 2 / speedup - 1), unit: "" },
+      { name: `${p.name}: wall-clock speedup here (load-dependent)`, value: one.wall / two.wall, unit: "×" },
+    );
+  }
+  return figures;
+}
+
+export const replayScaling: FigureScenario = {
+  name: "replay-scaling",
+  description:
+    "strata run end to end on 1,000,000-frame captures of l2-exact, router-layered and vxlan, in CPU per packet: " +
+    "over the data plane alone, and on 2 data planes (per thread, the speedup 2 idle cores would give, the serial " +
+    "fraction)",
+  figures: replayFigures,
+};

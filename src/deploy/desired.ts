@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto";
 import { basename } from "node:path";
 import type { CompiledSpec } from "../control/compiled.js";
+import type { Reloaded } from "../control/reload.js";
 import { type Device, type DeviceTable, device, devices } from "../p4/device.js";
 import { deviceUpdates, tableEntry } from "../p4/entries.js";
 import { idOf, p4info, p4infoIds } from "../p4/p4info.js";
@@ -57,6 +58,27 @@ export function desiredState(compiled: CompiledSpec, source: string, only?: Read
   return compiled.machines.flatMap((m, i) =>
     only.has(m) ? [machineDesired(device(compiled, i), basename(source))] : [],
   );
+}
+
+/**
+ * The desired state of the machines `only` names after a reload: those of the members it compiled again built anew,
+ * every other one the one `before` held (the same object: its rows are the same); all built when the reload was whole
+ * or `before` lacks one.
+ */
+export function desiredAfter(
+  before: readonly MachineDesired[],
+  reloaded: Reloaded,
+  source: string,
+  only: ReadonlySet<string>,
+): MachineDesired[] {
+  const { compiled, members } = reloaded;
+  const previous = new Map(before.map((d) => [d.machine, d]));
+  const wanted = compiled.machines.filter((m) => only.has(m));
+  if (members === undefined || wanted.some((m) => !previous.has(m))) return desiredState(compiled, source, only);
+  const touched = new Set([...members].map((i) => compiled.machines[compiled.members[i]?.machine ?? -1]));
+  const again = new Set(wanted.filter((m) => touched.has(m)));
+  const built = new Map(desiredState(compiled, source, again).map((d) => [d.machine, d]));
+  return wanted.map((m) => built.get(m) ?? (previous.get(m) as MachineDesired));
 }
 
 /** What a machine's desired state is compared by: its pipeline's cookie and every entity's key, value and update. */

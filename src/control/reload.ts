@@ -17,7 +17,7 @@ import type { ParsedSource } from "../description/source.js";
 import { checkTables } from "../description/tables.js";
 import type { MemberTables, NetworkSpec, Spec, TableSpec } from "../description/types.js";
 import { compile } from "./compile.js";
-import type { CompiledMember, CompiledNetwork, CompiledSpec, CompiledTable } from "./compiled.js";
+import type { CompiledMember, CompiledNetwork, CompiledRow, CompiledSpec, CompiledTable } from "./compiled.js";
 import { compileHeaderTable } from "./header-table.js";
 
 /** The keys of a network that hold no intent (as src/api/quick-rows.ts): with any other, the network loads whole. */
@@ -49,6 +49,8 @@ interface Block {
 
 interface Loaded {
   readonly text: string;
+  /** Offsets of the text's lines. */
+  readonly starts: readonly number[];
   readonly spec: Spec;
   readonly compiled: CompiledSpec;
   /** Where each member's tables start, in the order of the text; empty when no edit may be read alone. */
@@ -95,7 +97,8 @@ export class Reloader {
     const compiled = compile(spec);
     const raw = source?.data as RawSpec | undefined;
     const blocks = source === undefined || raw === undefined ? [] : blocksOf(raw, spec, source.locator);
-    this.#loaded = { text, spec, compiled, blocks, raw: raw ?? { networks: {} }, contexts };
+    const starts = lineStarts(text);
+    this.#loaded = { text, starts, spec, compiled, blocks, raw: raw ?? { networks: {} }, contexts };
     return { spec, compiled, members: undefined };
   }
 
@@ -110,7 +113,12 @@ export class Reloader {
     const next = recompiled(was, at.block, tables);
     if (next === undefined) return undefined;
     this.work.members++;
-    this.#loaded = { ...was, text, spec: next.compiled.spec, compiled: next.compiled };
+    // Lines keep their numbers; those after the edited ones move by what it added.
+    const delta = text.length - was.text.length;
+    const starts = was.starts.map((s) => (s > at.end ? s + delta : s));
+    const fromEdit = lineStarts(at.lines).slice(at.block.line);
+    fromEdit.forEach((s, i) => (starts[at.block.line + i] = at.lineStart + s - (at.block.line - 1)));
+    this.#loaded = { ...was, text, starts, spec: next.compiled.spec, compiled: next.compiled };
     return { spec: next.compiled.spec, compiled: next.compiled, members: new Set([next.member]) };
   }
 
@@ -182,14 +190,13 @@ function inside(text: string, start: number, indent: number): boolean {
  * The member's tables the edit from `was.text` to `text` stays inside, and their new lines (every line before them
  * blank, so that each keeps its number); undefined when the edit reaches past them, or adds or removes a line.
  */
-function editedBlock(was: Loaded, text: string): { block: Block; lines: string } | undefined {
+function editedBlock(
+  was: Loaded,
+  text: string,
+): { block: Block; lines: string; lineStart: number; end: number } | undefined {
   const old = was.text;
-  const n = Math.min(old.length, text.length);
-  let p = 0;
-  while (p < n && old.charCodeAt(p) === text.charCodeAt(p)) p++;
-  let q = 0;
-  while (q < n - p && old.charCodeAt(old.length - 1 - q) === text.charCodeAt(text.length - 1 - q)) q++;
-  const starts = lineStarts(old);
+  const { p, q } = common(old, text);
+  const starts = was.starts;
   const line = upperBound(starts, p); // 1-based line of the edit's first character
   let k = -1;
   for (let lo = 0, hi = was.blocks.length - 1; lo <= hi;) {
@@ -220,8 +227,27 @@ function editedBlock(was: Loaded, text: string): { block: Block; lines: string }
   if (lineCount(before) !== lineCount(after)) return undefined;
   const afterStarts = lineStarts(after);
   if (afterStarts.slice(1).some((s) => s < after.length && !inside(after, s, indent))) return undefined;
-  return { block, lines: "\n".repeat(block.line - 1) + after };
+  return { block, lines: "\n".repeat(block.line - 1) + after, lineStart, end };
 }
+
+/** The length of the start the texts have in common, and of the end (not overlapping it). */
+function common(a: string, b: string): { p: number; q: number } {
+  const n = Math.min(a.length, b.length);
+  let p = 0;
+  // Whole chunks first: a string compared at memory speed, not a character at a time.
+  while (p + CHUNK <= n && a.slice(p, p + CHUNK) === b.slice(p, p + CHUNK)) p += CHUNK;
+  while (p < n && a.charCodeAt(p) === b.charCodeAt(p)) p++;
+  let q = 0;
+  while (
+    q + CHUNK <= n - p &&
+    a.slice(a.length - q - CHUNK, a.length - q) === b.slice(b.length - q - CHUNK, b.length - q)
+  )
+    q += CHUNK;
+  while (q < n - p && a.charCodeAt(a.length - 1 - q) === b.charCodeAt(b.length - 1 - q)) q++;
+  return { p, q };
+}
+
+const CHUNK = 4096;
 
 /** The number of entries of sorted `xs` at most `x`. */
 function upperBound(xs: readonly number[], x: number): number {
@@ -283,8 +309,10 @@ function recompiled(
     if (t === undefined || c === undefined || same(o, t)) continue;
     if (!ownRows(o) || !ownRows(t) || before.tables[c.id] !== c) return undefined;
     const problems: SpecIssue[] = [];
-    const table = compileHeaderTable(c.id, m.index, network, t, across, across, problems);
+    const fresh = compileHeaderTable(c.id, m.index, network, t, across, across, problems);
     if (problems.length > 0 || elsewhere) return undefined;
+    // A row that compiles as before keeps its record: what was built from it (its device entry) is kept too.
+    const table = { ...fresh, rows: fresh.rows.map((r, i) => (same(r, c.rows[i]) ? (c.rows[i] as CompiledRow) : r)) };
     memberTables[role] = table;
     compiledTables[c.id] = table;
   }

@@ -8,7 +8,7 @@ import { readFileSync, watch as fsWatch, type FSWatcher } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { Reloader } from "../control/reload.js";
 import { SpecError } from "../description/problems.js";
-import { desiredAfter, fingerprint, type MachineDesired } from "./desired.js";
+import { desiredAfter, type MachineDesired, sameDesired } from "./desired.js";
 import { type DeployOptions, MachineLink, notPrimaryWords, type Outcome, type Target } from "./machine.js";
 import { counts } from "./plan.js";
 import { failureLine, outcomeJson, outcomeWords } from "./words.js";
@@ -184,7 +184,7 @@ export class Watch {
       const was = before.get(d.machine);
       if (was === d) continue;
       this.#built++;
-      if (was !== undefined && fingerprint(was) === fingerprint(d)) continue;
+      if (was !== undefined && sameDesired(was, d)) continue;
       const wake = this.#wakers.get(d.machine);
       if (wake !== undefined) wake("the description changed");
       else this.#pending.set(d.machine, "the description changed");

@@ -76,16 +76,17 @@ export class Reloader {
 
   /**
    * The description as `text` (the file's) now reads it: undefined when that is what was loaded last. Throws the whole
-   * load's SpecError for a text that does not load (the one loaded before stays).
+   * load's SpecError for a text that does not load (the one loaded before stays). `quiet`: a whole load's notes (a key
+   * in its old name) not said, for a text that was loaded and said already.
    */
-  load(text: string): Reloaded | undefined {
+  load(text: string, quiet = false): Reloaded | undefined {
     const was = this.#loaded;
     if (was?.text === text) return undefined;
-    return (was === undefined ? undefined : this.#edited(was, text)) ?? this.#whole();
+    return (was === undefined ? undefined : this.#edited(was, text)) ?? this.#whole(quiet);
   }
 
   /** The file read and loaded whole. */
-  #whole(): Reloaded {
+  #whole(quiet: boolean): Reloaded {
     this.work.loads++;
     const contexts = new Map<string, TableContext>();
     let source: ParsedSource | undefined;
@@ -93,6 +94,7 @@ export class Reloader {
     const spec = parseSpec(text, this.#file, {
       tableContext: (c) => contexts.set(c.network, c),
       parsed: (s) => (source = s),
+      ...(quiet ? { warn: () => {} } : {}),
     });
     const compiled = compile(spec);
     const raw = source?.data as RawSpec | undefined;
@@ -312,24 +314,61 @@ function recompiled(
     const fresh = compileHeaderTable(c.id, m.index, network, t, across, across, problems);
     if (problems.length > 0 || elsewhere) return undefined;
     // A row that compiles as before keeps its record: what was built from it (its device entry) is kept too.
-    const table = { ...fresh, rows: fresh.rows.map((r, i) => (same(r, c.rows[i]) ? (c.rows[i] as CompiledRow) : r)) };
+    const table = { ...fresh, rows: fresh.rows.map((r, i) => keptRow(r, c.rows[i])) };
     memberTables[role] = table;
     compiledTables[c.id] = table;
   }
   const member: CompiledMember = { ...m, tables: memberTables };
   const networks = before.networks.map((n, i) => (i === ni ? network : n));
   const fullSpec: Spec = { ...before.spec, networks: before.spec.networks.map((n, i) => (i === ni ? spec : n)) };
-  let maxFanout = Math.max(1, ...before.links.map((l) => l.receivers.length));
-  for (const t of compiledTables) for (const r of t.rows) maxFanout = Math.max(maxFanout, r.outLinks.length);
   const compiled: CompiledSpec = {
     ...before,
     spec: fullSpec,
     networks,
     members: before.members.map((x) => (x === m ? member : x)),
     tables: compiledTables,
-    maxFanout: maxFanout + 1,
+    maxFanout: fanout(before, compiledTables, m, member),
   };
   return { compiled, member: m.index };
+}
+
+/** The old row where the new one compiles to the same (its record kept), else the new one. */
+function keptRow(r: CompiledRow, old: CompiledRow | undefined): CompiledRow {
+  if (old === undefined || r.text !== old.text || r.row !== old.row || r.at?.line !== old.at?.line) return r;
+  if (!same(r.at, old.at) || !sameBytes(r.match.value, old.match.value)) return r;
+  const [m, n] = [r.match, old.match];
+  const [x, y] = [r.action, old.action];
+  const matches =
+    sameBytes(m.mask, n.mask) && sameBytes(m.lo, n.lo) && sameBytes(m.hi, n.hi) && m.priority === n.priority;
+  const acts =
+    x.name === y.name && x.count === y.count && x.arg === y.arg && x.arg2 === y.arg2 && sameBytes(x.data, y.data);
+  const outs = r.outLinks.length === old.outLinks.length && r.outLinks.every((o, i) => o === old.outLinks[i]);
+  // Every field compared: a field added to CompiledRow, EntryMatch or EntryAction is to be compared here too.
+  return matches && acts && outs && Object.keys(r).length === 6 ? old : r;
+}
+
+function sameBytes(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** compile()'s maxFanout with the member's tables replaced: looked for in all rows only when they held the most. */
+function fanout(
+  before: CompiledSpec,
+  tables: readonly CompiledTable[],
+  was: CompiledMember,
+  now: CompiledMember,
+): number {
+  const most = (m: CompiledMember): number =>
+    Math.max(0, ...OWN_ROLES.flatMap((role) => (m.tables[role]?.rows ?? []).map((r) => r.outLinks.length)));
+  const [old, next] = [most(was), most(now)];
+  if (next >= before.maxFanout - 1) return next + 1;
+  if (old < before.maxFanout - 1) return before.maxFanout;
+  let max = Math.max(1, ...before.links.map((l) => l.receivers.length));
+  for (const t of tables) for (const r of t.rows) max = Math.max(max, r.outLinks.length);
+  return max + 1;
 }
 
 /** Whether a table's rows are its member's alone: none hands packets to another network or a shared member. */

@@ -89,7 +89,7 @@ export class Watch {
     this.#text = readFileSync(spec, "utf8");
     try {
       // What the first edit is read against: the file as it is now (the desired state given was loaded from it).
-      this.#reloader.load(this.#text);
+      this.#reloader.load(this.#text, true);
     } catch {
       // It does not load (it changed since): the next change loads whole.
     }

@@ -82,19 +82,13 @@ export function desiredAfter(
   return wanted.map((m) => built.get(m) ?? (previous.get(m) as MachineDesired));
 }
 
-/** Whether two desired states are the same: the pipeline's cookie and every entity's key, value and update (what
- * fingerprint() spells out, compared without building it). */
+/** Whether two desired states are the same: the pipeline's cookie and every entity's key, value and update. */
 export function sameDesired(a: MachineDesired, b: MachineDesired): boolean {
   if (a.cookie !== b.cookie || a.entities.length !== b.entities.length) return false;
   return a.entities.every((e, i) => {
     const f = b.entities[i] as DesiredEntity;
     return e.key === f.key && e.value === f.value && (e.update.type ?? "") === (f.update.type ?? "");
   });
-}
-
-/** What a machine's desired state is compared by: its pipeline's cookie and every entity's key, value and update. */
-export function fingerprint(d: MachineDesired): string {
-  return [d.cookie, ...d.entities.map((e) => `${e.update.type ?? ""} ${e.key} = ${e.value}`)].join("\n");
 }
 
 function machineDesired(dev: Device, source: string): MachineDesired {

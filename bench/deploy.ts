@@ -4,7 +4,8 @@
 // (what --watch does at each poll); with --watch on the changed machine alone, then on every
 // machine, one row changed in the file (its out-link): from the save to the Write that puts it on
 // the device (then read back to check). A row changed, not added: strata's server runs the
-// description it was started on, and a row more can change a table's size in the P4Info.
+// description it was started on, and a row more can change a table's size in the P4Info. The edit
+// stays inside core's tables: the watch reads and compiles them alone (src/control/reload.ts).
 
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -183,8 +184,8 @@ async function figures(): Promise<Figure[]> {
       for (const l of links) l.close();
     }
     const alone = s.desired.filter((d) => d.machine === CHANGED);
-    // Every machine's desired state is computed again at each change (seconds at this size): fewer rounds.
-    return [...out, ...(await oneRow(s, alone, ROUNDS)), ...(await oneRow(s, s.desired, 2))];
+    // The row's edit is read and compiled alone, and only its machine's desired state built again, whichever are watched.
+    return [...out, ...(await oneRow(s, alone, ROUNDS)), ...(await oneRow(s, s.desired, ROUNDS))];
   } finally {
     await s.server.close(0);
     s.emulation.close();

@@ -4,8 +4,10 @@
 
 import { createHash } from "node:crypto";
 import { basename } from "node:path";
-import type { CompiledSpec } from "../control/compiled.js";
+import type { CompiledRow, CompiledSpec } from "../control/compiled.js";
+import type { Reloaded } from "../control/reload.js";
 import { type Device, type DeviceTable, device, devices } from "../p4/device.js";
+import type { DeviceEntry } from "../p4/device-types.js";
 import { deviceUpdates, tableEntry } from "../p4/entries.js";
 import { idOf, p4info, p4infoIds } from "../p4/p4info.js";
 import { program } from "../p4/program.js";
@@ -59,9 +61,34 @@ export function desiredState(compiled: CompiledSpec, source: string, only?: Read
   );
 }
 
-/** What a machine's desired state is compared by: its pipeline's cookie and every entity's key, value and update. */
-export function fingerprint(d: MachineDesired): string {
-  return [d.cookie, ...d.entities.map((e) => `${e.update.type ?? ""} ${e.key} = ${e.value}`)].join("\n");
+/**
+ * The desired state of the machines `only` names after a reload: those of the members it compiled again built anew,
+ * every other one the one `before` held (the same object: its rows are the same); all built when the reload was whole
+ * or `before` lacks one.
+ */
+export function desiredAfter(
+  before: readonly MachineDesired[],
+  reloaded: Reloaded,
+  source: string,
+  only: ReadonlySet<string>,
+): MachineDesired[] {
+  const { compiled, members } = reloaded;
+  const previous = new Map(before.map((d) => [d.machine, d]));
+  const wanted = compiled.machines.filter((m) => only.has(m));
+  if (members === undefined || wanted.some((m) => !previous.has(m))) return desiredState(compiled, source, only);
+  const touched = new Set([...members].map((i) => compiled.machines[compiled.members[i]?.machine ?? -1]));
+  const again = new Set(wanted.filter((m) => touched.has(m)));
+  const built = new Map(desiredState(compiled, source, again).map((d) => [d.machine, d]));
+  return wanted.map((m) => built.get(m) ?? (previous.get(m) as MachineDesired));
+}
+
+/** Whether two desired states are the same: the pipeline's cookie and every entity's key, value and update. */
+export function sameDesired(a: MachineDesired, b: MachineDesired): boolean {
+  if (a.cookie !== b.cookie || a.entities.length !== b.entities.length) return false;
+  return a.entities.every((e, i) => {
+    const f = b.entities[i] as DesiredEntity;
+    return e.key === f.key && e.value === f.value && (e.update.type ?? "") === (f.update.type ?? "");
+  });
 }
 
 function machineDesired(dev: Device, source: string): MachineDesired {
@@ -73,7 +100,7 @@ function machineDesired(dev: Device, source: string): MachineDesired {
   const code = text.replace(/(^|\s)\/\/.*$/gm, "$1");
   const hash = createHash("sha256").update(p4infoBinary).update(code).digest();
   const cookie = String(hash.readBigUInt64BE(0));
-  const entities = [...deviceEntities(dev, ids), ...tableEntities(dev, ids)];
+  const entities = [...deviceEntities(dev, ids), ...tableEntities(dev, ids, cookie)];
   return { machine: dev.machine, deviceId: dev.deviceId, p4info: info, p4infoBinary, program: text, cookie, entities };
 }
 
@@ -114,7 +141,41 @@ function deviceEntities(dev: Device, ids: ReturnType<typeof p4infoIds>): Desired
   });
 }
 
-function tableEntities(dev: Device, ids: ReturnType<typeof p4infoIds>): DesiredEntity[] {
+/**
+ * The entity built from each row, by its record: a row whose record is kept when its table is compiled again (as
+ * src/control/reload.ts keeps those that compile as before), in a pipeline with the same cookie (so the same P4Info:
+ * the same ids, keys and match kinds), in the same member's table, calling the same action with the same arguments,
+ * is the same entity, not built again.
+ */
+const built = new WeakMap<
+  CompiledRow,
+  { readonly cookie: string; readonly t: string; readonly entry: DeviceEntry; readonly entity: DesiredEntity }
+>();
+
+function sameEntry(a: DeviceEntry, b: DeviceEntry): boolean {
+  return (
+    a.call.action === b.call.action &&
+    a.call.args.length === b.call.args.length &&
+    a.call.args.every((x, i) => x === b.call.args[i]) &&
+    a.profileMember === b.profileMember &&
+    a.profileGroup === b.profileGroup
+  );
+}
+
+function tableEntity(t: DeviceTable, e: DeviceEntry, ids: ReturnType<typeof p4infoIds>, cookie: string): DesiredEntity {
+  const where = `${t.member.member.qualified} ${t.name}`;
+  const was = built.get(e.row);
+  if (was !== undefined && was.cookie === cookie && was.t === where && sameEntry(was.entry, e)) return was.entity;
+  const update: p4.v1.Update = {
+    type: t.keyless ? "MODIFY" : "INSERT",
+    entity: { entity: "tableEntry", tableEntry: tableEntry(t, e, ids) },
+  };
+  const entity = desired(update, t.name, rowOrigin(t.member.member.qualified, t.role, e.row));
+  built.set(e.row, { cookie, t: where, entry: e, entity });
+  return entity;
+}
+
+function tableEntities(dev: Device, ids: ReturnType<typeof p4infoIds>, cookie: string): DesiredEntity[] {
   const out: DesiredEntity[] = [];
   for (const t of dev.tables) {
     if (t.keyless && t.entries.length === 0) {
@@ -123,11 +184,7 @@ function tableEntities(dev: Device, ids: ReturnType<typeof p4infoIds>): DesiredE
     }
     const seen = new Set<string>();
     for (const e of t.entries) {
-      const update: p4.v1.Update = {
-        type: t.keyless ? "MODIFY" : "INSERT",
-        entity: { entity: "tableEntry", tableEntry: tableEntry(t, e, ids) },
-      };
-      const d = desired(update, t.name, rowOrigin(t.member.member.qualified, t.role, e.row));
+      const d = tableEntity(t, e, ids, cookie);
       // A second row with the match of one before it is the same entry (the first is the one a packet meets).
       if (seen.has(d.key)) continue;
       seen.add(d.key);

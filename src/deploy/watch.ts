@@ -6,10 +6,9 @@
 
 import { readFileSync, watch as fsWatch, type FSWatcher } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
-import { compile } from "../control/compile.js";
-import { loadSpec } from "../description/load.js";
+import { Reloader } from "../control/reload.js";
 import { SpecError } from "../description/problems.js";
-import { desiredState, fingerprint, type MachineDesired } from "./desired.js";
+import { desiredAfter, type MachineDesired, sameDesired } from "./desired.js";
 import { type DeployOptions, MachineLink, notPrimaryWords, type Outcome, type Target } from "./machine.js";
 import { counts } from "./plan.js";
 import { failureLine, outcomeJson, outcomeWords } from "./words.js";
@@ -65,6 +64,10 @@ export class Watch {
   /** Why a machine that was busy when its desired state changed is to converge again as soon as it is done. */
   readonly #pending = new Map<string, string>();
   readonly #tallies = new Map<string, Tally>();
+  /** The description as last loaded: an edit is loaded at the cost of what it touched. */
+  readonly #reloader: Reloader;
+  /** Machines whose desired state a reload built again (the others kept theirs). */
+  #built = 0;
 
   constructor(
     spec: string,
@@ -82,7 +85,19 @@ export class Watch {
     this.#desired = desired;
     this.#say = say;
     this.#json = json;
+    this.#reloader = new Reloader(spec);
     this.#text = readFileSync(spec, "utf8");
+    try {
+      // What the first edit is read against: the file as it is now (the desired state given was loaded from it).
+      this.#reloader.load(this.#text, true);
+    } catch {
+      // It does not load (it changed since): the next change loads whole.
+    }
+  }
+
+  /** Work the reloads did: whole loads, members compiled alone, machines whose desired state was built again. */
+  get work(): { readonly loads: number; readonly members: number; readonly machines: number } {
+    return { ...this.#reloader.work, machines: this.#built };
   }
 
   /** One line: with --json an object with the kind of event, its words and `more`. */
@@ -147,7 +162,12 @@ export class Watch {
     if (text === this.#text) return;
     let next: MachineDesired[];
     try {
-      next = desiredState(compile(loadSpec(this.#spec)), this.#spec, new Set(this.#targets.map((t) => t.machine)));
+      const reloaded = this.#reloader.load(text);
+      if (reloaded === undefined) {
+        this.#text = text;
+        return;
+      }
+      next = desiredAfter(this.#desired, reloaded, this.#spec, new Set(this.#targets.map((t) => t.machine)));
     } catch (e) {
       const what = e instanceof SpecError ? e.lines().join("; ") : e instanceof Error ? e.message : String(e);
       this.#unloaded = setTimeout(() => {
@@ -158,10 +178,13 @@ export class Watch {
       return;
     }
     this.#text = text;
-    const before = new Map(this.#desired.map((d) => [d.machine, fingerprint(d)]));
+    const before = new Map(this.#desired.map((d) => [d.machine, d]));
     this.#desired = next;
     for (const d of next) {
-      if (before.get(d.machine) === fingerprint(d)) continue;
+      const was = before.get(d.machine);
+      if (was === d) continue;
+      this.#built++;
+      if (was !== undefined && sameDesired(was, d)) continue;
       const wake = this.#wakers.get(d.machine);
       if (wake !== undefined) wake("the description changed");
       else this.#pending.set(d.machine, "the description changed");

@@ -47,6 +47,9 @@ export interface LoadOptions {
    * (src/api/row-check.ts).
    */
   readonly tableContext?: (network: TableContext) => void;
+  /** Told the parsed document (its data and places), once it has passed the schema: what an edit is read against
+   * (src/control/reload.ts). */
+  readonly parsed?: (source: ParsedSource) => void;
 }
 
 /** What a network's rows are checked against (./tables.ts checkTables' arguments but the rows and their places). */
@@ -101,6 +104,7 @@ function quickSpec(text: string, file: string, options: LoadOptions): Spec | und
 /** The Spec of a parsed document; a SpecError for what is wrong with it. */
 function checkedSpec(doc: CheckedDocument, file: string, options: LoadOptions): Spec {
   const { source, problems, schemaErrors } = doc;
+  if (schemaErrors.length === 0) options.parsed?.(source);
   const read =
     isRecord(source.data) && isRecord(source.data["networks"])
       ? readNetworks(source, problems, schemaErrors, options)

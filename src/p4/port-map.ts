@@ -42,7 +42,10 @@ export function portMap(
   numberOf: (member: number) => number,
 ): { ports: DevicePort[]; ingress: Device["ingress"]; targets: Map<string, Target> } {
   const plan = new PortPlan(compiled, machineIndex, here, numberOf);
-  for (const l of compiled.links) if (isPhysical(compiled, l)) plan.link(l);
+  // A link neither sent nor received here gives this machine no port (PortPlan.link): not asked whether it is physical.
+  const touches = (l: CompiledLink): boolean =>
+    (l.sender >= 0 && here(l.sender)) || l.receivers.some((r) => here(r.member));
+  for (const l of compiled.links) if (touches(l) && isPhysical(compiled, l)) plan.link(l);
   return plan.finish();
 }
 

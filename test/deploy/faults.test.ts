@@ -191,6 +191,38 @@ describe("strata deploy --watch, faults", () => {
     }
   });
 
+  it("a row changed in place: that member read and compiled alone, its machine's desired state alone built", async () => {
+    const file = join(tmp, "one-row.yaml");
+    const text = readFileSync(IP, "utf8");
+    writeFileSync(file, text);
+    const server = await serveEmpty(IP);
+    const x = watch(file, server.address);
+    try {
+      await startedAll(x);
+      const before = x.w.work;
+      const from = x.lines.length;
+      const changed = text.replace(
+        "- { match: { dst: 10.0.2.0/24 }, out: 2 }",
+        "- { match: { dst: 10.0.3.0/24 }, out: 2 }",
+      );
+      expect(changed).not.toBe(text);
+      writeFileSync(file, changed);
+      const line = await x.line(
+        "r rewritten",
+        (l) => l.machine === "r" && l.reason === "the description changed",
+        from,
+      );
+      expect([line.inserted, line.modified, line.deleted]).toEqual([1, 0, 1]);
+      // One whole load when the watch began (what the edit is read against), none for the edit.
+      expect(before).toEqual({ loads: 1, members: 0, machines: 0 });
+      expect(x.w.work).toEqual({ loads: 1, members: 1, machines: 1 });
+      await expectConverged(file, server.address);
+    } finally {
+      await x.stop();
+      await server.close();
+    }
+  });
+
   it("the target killed and restarted empty: its pipeline and entries are restored", async () => {
     let server = await serveEmpty(IP);
     const x = watch(IP, server.address);

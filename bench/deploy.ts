@@ -184,7 +184,8 @@ async function figures(): Promise<Figure[]> {
       for (const l of links) l.close();
     }
     const alone = s.desired.filter((d) => d.machine === CHANGED);
-    // The row's edit is read and compiled alone, and only its machine's desired state built again, whichever are watched.
+    // The row's edit is read and compiled alone, and only its machine's desired state built again, whichever are
+    // watched.
     return [...out, ...(await oneRow(s, alone, ROUNDS)), ...(await oneRow(s, s.desired, ROUNDS))];
   } finally {
     await s.server.close(0);

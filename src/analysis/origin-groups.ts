@@ -11,8 +11,8 @@
 
 import type { Arrival } from "../model/rows.js";
 import type { Component, Walkable } from "./members.js";
-import { decrement } from "./hops.js";
 import { holds, type Shared, type SharedWalk } from "./shared-walk.js";
+import { decrementsFrom, passedOn } from "./step.js";
 import type { Hit } from "./tables.js";
 
 /** A link an origin's walk crosses first, to its one receiver `receiver` (on in-link `inLink`) with `hops`. */
@@ -80,7 +80,7 @@ function firstCrossings(
       if (action.kind === "drop") continue;
       if (action.kind !== "out") return undefined;
       // Forwarding what came in lowers the hop limit: the step's to work out (./step.ts), not grouped.
-      if (v.decrements && arrival !== "self") return undefined;
+      if (decrementsFrom(v, arrival)) return undefined;
       const hops = h.hops;
       for (const outLink of action.outLinks) {
         const link = linkOut(m, outLink);
@@ -263,7 +263,7 @@ export class FirstSteps {
         if (action.kind === "drop") continue;
         if (action.kind !== "out") return false;
         // Forwarding from an in-link decrements; the walk counts no decrement at its origin (d stays 0).
-        const next = v.decrements && arrival !== "self" ? decrement(h.hops).next : h.hops;
+        const next = decrementsFrom(v, arrival) ? passedOn(h.hops) : h.hops;
         if (next === 0n) continue;
         for (const outLink of action.outLinks) if (!this.#crossing(m, outLink, next, shared)) return false;
       }

@@ -16,6 +16,14 @@ import { decrement } from "./hops.js";
 import { type HeaderRole, transmitRow, type Walkable } from "./members.js";
 import type { Hit, IndexedRow, TableIndex } from "./tables.js";
 
+/** Whether member `v` lowers the hop limit of what it forwards from `arrival`: what came in on a link, not what it
+ * sends itself. The step's rule, for the walks that look a step ahead too (./origin-groups.ts). */
+export const decrementsFrom = (v: { readonly decrements: boolean }, arrival: Arrival): boolean =>
+  v.decrements && arrival !== "self";
+
+/** The hop values a forward that decrements passes on from `hops` (0n: none, each one's limit run out). */
+export const passedOn = (hops: bigint): bigint => decrement(hops).next;
+
 /** One step of a path: a row that matched (or a table that missed), or a link crossed. */
 export type Step =
   | { readonly kind: "row"; readonly member: number; readonly role: TableRole; readonly row: number }
@@ -146,7 +154,7 @@ export abstract class Stepper<S> {
   protected forward(s: S, member: number, arrival: Arrival): void {
     if (this.analysis.memberDown(member)) return this.dropped(s, member, "member-down", -1);
     const v = this.analysis.member(member);
-    const decrements = v.decrements && arrival !== "self";
+    const decrements = decrementsFrom(v, arrival);
     const hits = this.#rows(s, member, "forward", v.tables.forward, arrival);
     this.#depth++;
     try {

@@ -191,7 +191,7 @@ describe("strata deploy --watch, faults", () => {
     }
   });
 
-  it("a row changed in place: that member read and compiled alone, its machine's desired state alone built", async () => {
+  it("a row changed in place: that member read and compiled alone, its machine's desired state alone", async () => {
     const file = join(tmp, "one-row.yaml");
     const text = readFileSync(IP, "utf8");
     writeFileSync(file, text);

@@ -183,6 +183,8 @@ class RunQueue {
   readonly #stopped: Promise<never>;
   #stop: (err: QueueRunError) => void = () => {};
   readonly #watch: NodeJS.Timeout;
+  /** The last add(), settled or not: the clean-up waits for it, so that nothing is queued after it. */
+  #adding: Promise<unknown> = Promise.resolve();
   /** Packets of each chunk queued and not yet done, by job id (for the progress). */
   readonly #packets = new Map<string, number>();
 
@@ -241,10 +243,14 @@ class RunQueue {
   /** Queues chunk `data` with its packets; resolves once queued, to the promise of its result (QueueRunError if it
    * failed). */
   async add(data: ChunkJob, payload: Buffer): Promise<{ done: Promise<ChunkDone> }> {
-    await this.race(this.#redis.set(this.keys.packets(data.chunk), payload, "EX", KEY_TTL_S));
     const jobId = `chunk-${data.chunk}`;
     this.#packets.set(jobId, data.packets);
-    const job = await this.race(this.#queue.add("chunk", data, { jobId, attempts: CHUNK_ATTEMPTS }));
+    const adding = (async () => {
+      await this.#redis.set(this.keys.packets(data.chunk), payload, "EX", KEY_TTL_S);
+      return this.#queue.add("chunk", data, { jobId, attempts: CHUNK_ATTEMPTS });
+    })();
+    this.#adding = adding.catch(() => {});
+    const job = await this.race(adding);
     const done = job.waitUntilFinished(this.#events).then(
       (r) => r,
       (err: unknown) => {
@@ -275,8 +281,10 @@ class RunQueue {
   async close(chunks: number): Promise<void> {
     clearInterval(this.#watch);
     const k = this.keys;
-    const keys = [k.setup, ...Array.from({ length: chunks }, (_, c) => [k.packets(c), k.outputs(c)]).flat()];
+    // The chunk being added when the run stopped is the one after the last queued.
+    const keys = [k.setup, ...Array.from({ length: chunks + 1 }, (_, c) => [k.packets(c), k.outputs(c)]).flat()];
     const cleanup = (async () => {
+      await this.#adding;
       await this.#redis.srem(RUNS_KEY, this.name);
       await this.#queue.obliterate({ force: true });
       for (let at = 0; at < keys.length; at += 1000) await this.#redis.del(...keys.slice(at, at + 1000));

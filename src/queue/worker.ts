@@ -139,13 +139,16 @@ export class QueueWorker {
 
   async #chunk(queue: string, job: Job<ChunkJob, ChunkDone>): Promise<ChunkDone> {
     const data = job.data;
-    const { setup, engine } = await this.#setup(queue);
-    const why = refusal(data, setup);
-    if (why !== undefined) {
+    const refuse = (why: string): UnrecoverableError => {
       this.stats.refused++;
       this.#options.log?.(`refused chunk ${data.chunk} of ${queue}: ${why}`);
-      throw new UnrecoverableError(why);
-    }
+      return new UnrecoverableError(why);
+    };
+    const { setup, engine } = await this.#setup(queue).catch((err: unknown) => {
+      throw err instanceof UnrecoverableError ? refuse(err.message) : err;
+    });
+    const why = refusal(data, setup);
+    if (why !== undefined) throw refuse(why);
     const keys = runKeys(queue);
     const payload = await this.#redis.getBuffer(keys.packets(data.chunk));
     if (payload === null) throw new UnrecoverableError(`chunk ${data.chunk}'s packets are not in Redis`);
@@ -155,8 +158,7 @@ export class QueueWorker {
       parts = decodeChunk(payload);
     } catch (err) {
       if (!(err instanceof ChunkDamaged)) throw err;
-      this.stats.refused++;
-      throw new UnrecoverableError(`chunk ${data.chunk}'s packets do not read back: ${err.message}`);
+      throw refuse(`chunk ${data.chunk}'s packets do not read back: ${err.message}`);
     }
     const outputs = encodeOutputs(engine.run(parts, data.first));
     const used = process.cpuUsage(cpu);

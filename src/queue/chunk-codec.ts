@@ -49,9 +49,13 @@ export function encodePart(p: InputBatch): Buffer {
   let at = 8;
   at += Buffer.from(tsSec.buffer).copy(out, at);
   at += Buffer.from(u32.buffer).copy(out, at);
-  for (let i = 0; i < n; i++) {
+  // Packets that lie end to end in the batch's data (as a capture's batch holds them) are copied as one run.
+  for (let i = 0; i < n;) {
     const start = p.offset[i] ?? 0;
-    at += Buffer.from(p.data.buffer, p.data.byteOffset + start, p.capLen[i] ?? 0).copy(out, at);
+    let end = start + (p.capLen[i] ?? 0);
+    for (i++; i < n && p.offset[i] === end; i++) end += p.capLen[i] ?? 0;
+    out.set(p.data.subarray(start, end), at);
+    at += end - start;
   }
   return out;
 }

@@ -74,6 +74,10 @@ export interface QueueRunResult {
   readonly summary: Summary;
   readonly errors: readonly InputError[];
   readonly chunks: number;
+  /** Bytes of the chunks' packets sent, and of their outputs taken back (docs/scale-out.md's model). */
+  readonly sent: { readonly packets: number; readonly outputs: number };
+  /** CPU ms the workers said they spent running the chunks taken (their engines only). */
+  readonly workerCpuMs: number;
   readonly trace?: { readonly bytes: number; readonly packets: number };
 }
 
@@ -208,6 +212,9 @@ class RunQueue {
     // Redis away a moment: they reconnect.
     this.#queue.on("error", () => {});
     this.#events.on("error", () => {});
+    // Each chunk out waits on the events (job.waitUntilFinished): WINDOW listeners at once.
+    this.#queue.setMaxListeners(2 * WINDOW + 10);
+    this.#events.setMaxListeners(2 * WINDOW + 10);
     this.#events.on("completed", ({ jobId }) => {
       const n = this.#packets.get(jobId);
       this.#packets.delete(jobId);
@@ -313,12 +320,16 @@ async function queued(o: QueueRunOptions, p: Prepared, redis: Redis, out: Output
     const sum = p.engine.counters();
     const pending = new Map<number, Promise<ChunkDone>>();
     let written = 0;
+    const sent = { packets: 0, outputs: 0 };
+    let workerCpuMs = 0;
     const writeNext = async (): Promise<void> => {
       const next = pending.get(written);
       if (next === undefined) throw new Error(`chunk ${written} was not queued`);
       const done = await q.race(next);
       pending.delete(written);
       const got = await q.take(done);
+      sent.outputs += done.bytes;
+      workerCpuMs += done.cpuMs;
       for (const r of got.records) out.recordings.write(r.recording, r.bytes, 0, r.bytes.length);
       if (got.lines.packets.length > 0) out.trace?.append(got.lines.text, got.lines.packets, got.lines.bytes);
       addCounters(sum, got.counters);
@@ -338,7 +349,9 @@ async function queued(o: QueueRunOptions, p: Prepared, redis: Redis, out: Output
         first,
         packets: count,
       };
-      pending.set(chunks, (await q.add(data, chunkPayload(parts))).done);
+      const payload = chunkPayload(parts);
+      sent.packets += payload.length;
+      pending.set(chunks, (await q.add(data, payload)).done);
       chunks++;
       parts = [];
       count = 0;
@@ -372,6 +385,8 @@ async function queued(o: QueueRunOptions, p: Prepared, redis: Redis, out: Output
       summary,
       errors: inputs.errors,
       chunks,
+      sent,
+      workerCpuMs,
       ...(trace !== undefined ? { trace: { bytes: trace.bytes, packets: trace.lines } } : {}),
     };
   } finally {

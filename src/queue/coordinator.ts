@@ -303,6 +303,40 @@ class RunQueue {
   }
 }
 
+/**
+ * Reads `inputs` to the end, cut into chunks of `chunkPackets` as src/run/chunk-runner.ts cuts them (the same parts:
+ * a batch, or its slice in the chunk), and hands each chunk's encoded parts to `chunk` with its first packet's number
+ * and its packets, in order.
+ */
+async function cutChunks(
+  inputs: Inputs,
+  chunkPackets: number,
+  chunk: (parts: Buffer[], first: number, packets: number) => Promise<void>,
+): Promise<void> {
+  let parts: Buffer[] = [];
+  let current = 0;
+  let first = 0;
+  let count = 0;
+  /** The replay's number of the batch's first packet. */
+  let number = 0;
+  for (const batch of inputs.batches()) {
+    for (let i = 0; i < batch.count;) {
+      const id = Math.floor((number + i) / chunkPackets);
+      if (id !== current) {
+        if (count > 0) await chunk(parts, first, count);
+        [parts, current, first, count] = [[], id, number + i, 0];
+      }
+      const end = Math.min(batch.count, (id + 1) * chunkPackets - number);
+      // Encoded at once: a batch is valid only until the next is read.
+      parts.push(encodePart(i === 0 && end === batch.count ? batch : sliceBatch(batch, i, end)));
+      count += end - i;
+      i = end;
+    }
+    number += batch.count;
+  }
+  if (count > 0) await chunk(parts, first, count);
+}
+
 /** The run on the queue: chunks out, outputs back in order into `out`, the summary written. */
 async function queued(o: QueueRunOptions, p: Prepared, redis: Redis, out: Outputs): Promise<QueueRunResult> {
   const inputs = p.inputs;
@@ -335,45 +369,21 @@ async function queued(o: QueueRunOptions, p: Prepared, redis: Redis, out: Output
       addCounters(sum, got.counters);
       written++;
     };
-    const chunkPackets = o.chunkPackets ?? CHUNK_PACKETS;
-    let parts: Buffer[] = [];
-    let first = 0;
-    let count = 0;
-    const submit = async (): Promise<void> => {
-      if (count === 0) return;
+    await cutChunks(inputs, o.chunkPackets ?? CHUNK_PACKETS, async (parts, first, packets) => {
       const data: ChunkJob = {
         protocol: PROTOCOL,
         version: STRATA_VERSION,
         digest: p.setup.digest,
         chunk: chunks,
         first,
-        packets: count,
+        packets,
       };
       const payload = chunkPayload(parts);
       sent.packets += payload.length;
       pending.set(chunks, (await q.add(data, payload)).done);
       chunks++;
-      parts = [];
-      count = 0;
       while (pending.size >= WINDOW) await writeNext();
-    };
-    /** The replay's number of the batch's first packet. */
-    let number = 0;
-    for (const batch of inputs.batches()) {
-      for (let i = 0; i < batch.count;) {
-        const chunk = Math.floor((number + i) / chunkPackets);
-        if (chunk !== chunks) {
-          await submit();
-          first = number + i;
-        }
-        const end = Math.min(batch.count, (chunk + 1) * chunkPackets - number);
-        parts.push(encodePart(i === 0 && end === batch.count ? batch : sliceBatch(batch, i, end)));
-        count += end - i;
-        i = end;
-      }
-      number += batch.count;
-    }
-    await submit();
+    });
     while (written < chunks) await writeNext();
     const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
     const summary = out.finish({

@@ -96,9 +96,25 @@ export class QueueWorker {
     for (const [queue, run] of this.#runs)
       if (!queues.has(queue)) {
         this.#runs.delete(queue);
-        void run.worker.close();
+        void run.worker
+          .close()
+          .then(() => this.#sweep(queue))
+          .catch(() => {});
       }
     for (const queue of queues) if (!this.#runs.has(queue)) this.#open(queue);
+  }
+
+  /**
+   * Deletes what this worker's BullMQ worker wrote for a run after its coordinator removed the run (a stalled check's
+   * mark, made by a worker opened as the run ended): the run's keys are gone when its coordinator is.
+   */
+  async #sweep(queue: string): Promise<void> {
+    let cursor = "0";
+    do {
+      const [next, keys] = await this.#redis.scan(cursor, "MATCH", `bull:${queue}:*`, "COUNT", 1000);
+      if (keys.length > 0) await this.#redis.del(...keys);
+      cursor = next;
+    } while (cursor !== "0");
   }
 
   #open(queue: string): void {

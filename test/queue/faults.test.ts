@@ -191,9 +191,9 @@ describe.skipIf(missing !== undefined)(
         )) as QueueRunError;
         expect(err.message).toMatch(reason);
         expect(err.code).toBe(2);
-        // The chunk that failed the run was refused once: never tried again.
+        // The chunk that failed the run was refused, and the run failed once, with the first refusal's reason.
         const chunk = /^chunk (\d+)/.exec(err.message)?.[1];
-        expect(w?.stderr.split(`refused chunk ${chunk} of`), w?.stderr).toHaveLength(2);
+        expect(w?.stderr, w?.stderr).toContain(`refused chunk ${chunk} of`);
         expect(writtenFiles(dir)).toEqual([]);
         expect(readdirSync(dirname(dir)).filter((f) => f.includes("strata-stage"))).toEqual([]);
       },

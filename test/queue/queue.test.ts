@@ -14,6 +14,7 @@ import { RUNS_KEY } from "../../src/queue/protocol.js";
 import { parseQueueUrl } from "../../src/queue/redis.js";
 import { replay } from "../../src/run/replay.js";
 import type { PacketRanges } from "../../src/wasm/runner.js";
+import { until } from "../helpers/wait.js";
 import { expectSameFiles } from "./outputs.js";
 import { freePort, redisMissing, TestRedis, TestWorker } from "./servers.js";
 

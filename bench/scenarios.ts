@@ -24,6 +24,7 @@ import { serveReload } from "./serve-reload.js";
 import { intentsFailure, intentsFatTree } from "./intents.js";
 import { apiWriteFatTree } from "./api-write.js";
 import { controllerRoundTrip } from "./controller.js";
+import { queueReplay } from "./queue.js";
 import type { FigureScenario, Scenario } from "./scenario.js";
 
 export const SCENARIOS: readonly (Scenario | FigureScenario)[] = [
@@ -38,6 +39,7 @@ export const SCENARIOS: readonly (Scenario | FigureScenario)[] = [
   replayFile,
   replayFile2w,
   replayScaling,
+  queueReplay,
   p4runtime,
   ...BMV2_SCENARIOS,
   analyzeFatTree,

@@ -19,7 +19,9 @@ import { registerPlace } from "./commands/place.js";
 import { registerServe } from "./commands/serve.js";
 import { registerP4Runtime } from "./commands/p4runtime.js";
 import { registerDeploy } from "./commands/deploy.js";
+import { registerWorker } from "./commands/worker.js";
 import { SpecError } from "../description/problems.js";
+import { STRATA_VERSION } from "../version.js";
 import type { CommandContext } from "./command.js";
 import { EXIT_BAD_INPUT, EXIT_CODES_HELP, EXIT_INTERNAL, EXIT_OK } from "./exit-codes.js";
 
@@ -35,7 +37,7 @@ export type Register = (program: Command, ctx: CommandContext) => void;
 export function buildProgram(ctx: CommandContext, more: readonly Register[] = []): Command {
   const program = new Command("strata")
     .description("A data-plane emulator for compositional networks.")
-    .version(VERSION, "-V, --version")
+    .version(STRATA_VERSION, "-V, --version")
     .addHelpText("after", `\n${EXIT_CODES_HELP}`)
     .exitOverride();
   registerPcap(program, ctx);
@@ -50,6 +52,7 @@ export function buildProgram(ctx: CommandContext, more: readonly Register[] = []
   registerServe(program, ctx);
   registerP4Runtime(program, ctx);
   registerDeploy(program, ctx);
+  registerWorker(program, ctx);
   for (const register of more) register(program, ctx);
   // Every command writes to ctx.io, reports a flag mistake as strata's one line, and returns instead of exiting.
   const configure = (cmd: Command): void => {
@@ -90,8 +93,6 @@ export function usageLine(message: string, command: string): string {
   const usage = `run '${command} --help' for usage`;
   return `${problem} (${hint === undefined ? usage : `did you mean ${hint} ${usage}`})`;
 }
-
-const VERSION = "0.1.0";
 
 /** Runs strata with `argv` (without node and the script), and the commands of `more`; returns the exit code. */
 export async function main(argv: readonly string[], io: Io, more: readonly Register[] = []): Promise<number> {

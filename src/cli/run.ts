@@ -27,9 +27,13 @@ export interface RunFlags {
   analyze?: boolean;
   maxClasses?: number;
   timeLimit?: number;
+  /** `--queue URL`: the chunks run on `strata worker`s (./run-queue.ts). */
+  queue?: string;
+  /** `--shared DIR`, with --queue: where workers put outputs too large for Redis. */
+  shared?: string;
 }
 
-function parseInputs(list: readonly string[]): { endpoint: string; file: string }[] {
+export function parseInputs(list: readonly string[]): { endpoint: string; file: string }[] {
   return list.map((arg) => {
     const eq = arg.indexOf("=");
     if (eq <= 0 || eq === arg.length - 1)
@@ -38,8 +42,8 @@ function parseInputs(list: readonly string[]): { endpoint: string; file: string 
   });
 }
 
-/** Replays, prints the report, and returns the exit code. */
-export function runReplay(spec: string, flags: RunFlags, io: Io): number {
+/** The --in inputs, once the flags that bound the analysis are checked (UsageError). */
+export function checkedInputs(flags: RunFlags): { endpoint: string; file: string }[] {
   const inputs = parseInputs(flags.in);
   for (const [flag, v] of [
     ["--max-classes", flags.maxClasses],
@@ -47,13 +51,13 @@ export function runReplay(spec: string, flags: RunFlags, io: Io): number {
   ] as const)
     if (v !== undefined && flags.analyze !== true)
       throw new UsageError(`${flag} bounds the analysis: give --analyze too (strata run --analyze ${flag} ${v})`);
-  const bar = io.stderrIsTTY
-    ? new cliProgress.SingleBar(
-        { format: "replaying [{bar}] {percentage}% | {packets} packets", stream: process.stderr, hideCursor: true },
-        cliProgress.Presets.shades_classic,
-      )
-    : undefined;
-  let barStarted = false;
+  return inputs;
+}
+
+/** Replays, prints the report, and returns the exit code. */
+export function runReplay(spec: string, flags: RunFlags, io: Io): number {
+  const inputs = checkedInputs(flags);
+  const bar = progressBar(io);
   const result = (() => {
     try {
       return replay({
@@ -76,22 +80,25 @@ export function runReplay(spec: string, flags: RunFlags, io: Io): number {
             }
           : {}),
         warn: (line: string) => io.stderr.write(`strata: warning: ${line}\n`),
-        ...(bar !== undefined
-          ? {
-              progress: (done: number, total: number, packets: number) => {
-                if (!barStarted) {
-                  bar.start(Math.max(total, 1), 0, { packets: 0 });
-                  barStarted = true;
-                }
-                bar.update(done, { packets });
-              },
-            }
-          : {}),
+        ...(bar !== undefined ? { progress: bar.progress } : {}),
       });
     } finally {
-      if (barStarted) bar?.stop();
+      bar?.stop();
     }
   })();
+  return printResult(flags, io, result);
+}
+
+/** Prints a replay's report (or summary.json), its notes and its inputs' errors; the exit code. */
+export function printResult(
+  flags: RunFlags,
+  io: Io,
+  result: {
+    readonly summary: Summary;
+    readonly errors: readonly { readonly message: string }[];
+    readonly trace?: { readonly bytes: number; readonly packets: number };
+  },
+): number {
   io.stdout.write(
     flags.json === true
       ? `${JSON.stringify(result.summary, null, 2)}\n`
@@ -101,6 +108,30 @@ export function runReplay(spec: string, flags: RunFlags, io: Io): number {
   if (note !== undefined) io.stderr.write(`strata: ${note}\n`);
   for (const error of result.errors) io.stderr.write(`strata: ${error.message}\n`);
   return result.errors.length > 0 ? EXIT_BAD_INPUT : EXIT_OK;
+}
+
+/** The replay's progress bar on stderr when it is a terminal (else undefined): started at the first progress. */
+export function progressBar(
+  io: Io,
+): { progress: (done: number, total: number, packets: number) => void; stop: () => void } | undefined {
+  if (!io.stderrIsTTY) return undefined;
+  const bar = new cliProgress.SingleBar(
+    { format: "replaying [{bar}] {percentage}% | {packets} packets", stream: process.stderr, hideCursor: true },
+    cliProgress.Presets.shades_classic,
+  );
+  let started = false;
+  return {
+    progress: (done, total, packets) => {
+      if (!started) {
+        bar.start(Math.max(total, 1), 0, { packets: 0 });
+        started = true;
+      }
+      bar.update(done, { packets });
+    },
+    stop: () => {
+      if (started) bar.stop();
+    },
+  };
 }
 
 const count = (n: number): string => n.toLocaleString("en-US");

@@ -9,6 +9,7 @@ import { ANALYZE_LIMITS, MAX_CLASSES_MAX, TIME_LIMIT_MAX } from "../../analysis/
 import type { CommandContext } from "../command.js";
 import type { RunFlags } from "../run.js";
 import { bound, collect, limit, seconds } from "../options.js";
+import { UsageError } from "../../errors.js";
 
 /** What `strata run --help` says after the flags: endpoints, workers, --out, updates, analysis, exit codes. */
 const RUN_HELP = `
@@ -98,8 +99,19 @@ export function registerRun(program: Command, ctx: CommandContext): void {
           `default: one per core, one per 64 MiB of captures at most)`,
       ).argParser(limit("--workers", WORKERS_MAX)),
     )
+    .option(
+      "--queue <url>",
+      "run the chunks on strata workers through this Redis: redis://HOST:PORT[/DB], or rediss:// (docs/scale-out.md)",
+    )
+    .option("--shared <dir>", "with --queue: a directory every worker can write, for chunk outputs above 64 MiB")
     .addHelpText("after", RUN_HELP)
     .action(async (spec: string, flags: RunFlags) => {
+      if (flags.queue !== undefined) {
+        const { runQueuedReplay } = await import("../run-queue.js");
+        ctx.exitCode = await runQueuedReplay(spec, flags, ctx.io);
+        return;
+      }
+      if (flags.shared !== undefined) throw new UsageError("--shared is taken only with --queue (give --queue URL)");
       const { runReplay } = await import("../run.js");
       ctx.exitCode = runReplay(spec, flags, ctx.io);
     });

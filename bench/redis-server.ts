@@ -1,0 +1,90 @@
+// A redis-server of one's own, for the queue's bench (./queue.ts) and tests (test/queue/): on a free loopback port,
+// its files (the append-only file) in a temporary directory, stopped by its PID.
+
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Redis } from "ioredis";
+
+/** Whether Debian's redis-server (or any on PATH) is there. */
+export function hasRedisServer(): boolean {
+  return spawnSync("redis-server", ["--version"], { encoding: "utf8" }).status === 0;
+}
+
+/** A loopback port nothing listens on now: one the kernel gave a server that is closed again (Redis takes no 0). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
+
+/** A redis-server with its append-only file: start(), restart() (same port, same files), stop(), close(). */
+export class OwnRedis {
+  readonly dir = mkdtempSync(join(tmpdir(), "strata-redis-"));
+  port = 0;
+  #process: ChildProcess | undefined;
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  get pid(): number | undefined {
+    return this.#process?.pid;
+  }
+
+  /** Starts it and waits until it answers (polling, as long as it takes: the caller bounds the wait). */
+  async start(): Promise<void> {
+    if (this.port === 0) this.port = await freePort();
+    const args = ["--port", `${this.port}`, "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes"];
+    this.#process = spawn("redis-server", [...args, "--dir", this.dir], { stdio: "ignore" });
+    const exited = new Promise<never>((_, reject) =>
+      this.#process?.once("exit", (code) => reject(new Error(`redis-server exited (${code})`))),
+    );
+    exited.catch(() => {});
+    for (;;) {
+      const probe = new Redis({ port: this.port, host: "127.0.0.1", lazyConnect: true, retryStrategy: () => null });
+      probe.on("error", () => {});
+      const up = await Promise.race([
+        probe.connect().then(
+          () => probe.ping().then(() => true),
+          () => false,
+        ),
+        exited,
+      ]);
+      probe.disconnect();
+      if (up) return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  /** Stops it by its PID and waits until it is gone (SIGTERM: it writes its append-only file first). */
+  async stop(signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+    const p = this.#process;
+    this.#process = undefined;
+    if (p === undefined || p.exitCode !== null || p.signalCode !== null) return;
+    const gone = new Promise((resolve) => p.once("exit", resolve));
+    p.kill(signal);
+    await gone;
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+
+  async close(): Promise<void> {
+    await this.stop();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  client(): Redis {
+    const r = new Redis({ port: this.port, host: "127.0.0.1" });
+    r.on("error", () => {});
+    return r;
+  }
+}

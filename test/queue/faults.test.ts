@@ -1,0 +1,225 @@
+// strata run --queue when things go wrong: a worker killed (SIGKILL) in the middle of a chunk, its chunk given to
+// another by BullMQ's stalled-job check, and the outputs those of one thread; Redis restarted mid-run with its
+// append-only file; a chunk whose packets do not read back, a job of another strata and a description that is not its
+// digest's, each failing the run once with the reason; a coordinator stopped (Ctrl-C), its jobs and keys removed.
+// Each with a Redis and workers of its own.
+
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import type { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type QueueRunError, type QueueRunOptions, runQueued } from "../../src/queue/coordinator.js";
+import { RUNS_KEY, runKeys, type RunSetup } from "../../src/queue/protocol.js";
+import { parseQueueUrl } from "../../src/queue/redis.js";
+import { replay } from "../../src/run/replay.js";
+import { until } from "../helpers/wait.js";
+import { concat, payload, pcapFile, type PcapRecordSpec } from "../pcap/builders.js";
+import { expectSameFiles, writtenFiles } from "./outputs.js";
+import { redisMissing, TestRedis, TestWorker } from "./servers.js";
+
+const ROOT = new URL("../..", import.meta.url).pathname;
+const HUB = join(ROOT, "examples/hub-and-spoke/network.yaml");
+/** Lock and stalled-check period of the test's workers, ms: a dead worker's chunk is taken again within seconds. */
+const LOCK = ["--lock-ms", "1000"];
+const PACKETS = 20_000;
+const CHUNK = 200;
+
+const missing = redisMissing();
+
+describe.skipIf(missing !== undefined)(
+  `strata run --queue, faults${missing === undefined ? "" : ` (skipped: ${missing})`}`,
+  () => {
+    let scratch = "";
+    let capture = "";
+    let redis: TestRedis;
+    let workers: TestWorker[] = [];
+    let client: Redis;
+    let runs = 0;
+    const out = (): string => join(scratch, `out-${runs++}`);
+
+    beforeAll(() => {
+      scratch = mkdtempSync(join(tmpdir(), "strata-queue-faults-"));
+      // Unicast to the four spokes, every seventh frame a broadcast (copied), lengths varied.
+      const frames: PcapRecordSpec[] = Array.from({ length: PACKETS }, (_, i) => ({
+        sec: 1_700_000_000 + Math.floor(i / 10),
+        frac: i % 10,
+        data: concat(
+          Uint8Array.of(...(i % 7 === 0 ? [255, 255, 255, 255, 255, 255] : [2, 0, 0, 0, 0, 1 + (i % 4)])),
+          Uint8Array.of(2, 0, 0, 9, (i >> 8) & 0xff, i & 0xff, 0x08, 0x00),
+          payload(46 + ((i * 37) % 200), i),
+        ),
+      }));
+      capture = join(scratch, "frames.pcap");
+      writeFileSync(capture, pcapFile({}, frames));
+    });
+    afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+    beforeEach(async () => {
+      redis = new TestRedis();
+      await redis.start();
+      client = redis.client();
+    });
+    afterEach(async () => {
+      await Promise.all(workers.map((w) => w.stop("SIGKILL")));
+      workers = [];
+      client.disconnect();
+      await redis.close();
+    });
+
+    const options = (dir: string): QueueRunOptions => ({
+      spec: HUB,
+      inputs: [{ endpoint: "lan:h1.1", file: capture }],
+      out: dir,
+      trace: true,
+      tracePackets: [[0, 999]],
+      address: parseQueueUrl(redis.url),
+      chunkPackets: CHUNK,
+    });
+    /** The one-thread run's --out. */
+    let expected = "";
+    const oneThread = (): string => {
+      if (expected === "") {
+        expected = out();
+        replay({ ...options(expected), workers: 1 });
+      }
+      return expected;
+    };
+    const started = (...more: string[][]): Promise<TestWorker[]> => {
+      const ws = more.map((m) => new TestWorker(redis.url, m));
+      workers.push(...ws);
+      return Promise.all(ws.map((w) => w.ready()));
+    };
+
+    it("a worker killed mid-chunk: its chunk runs on another, the outputs are one thread's", async () => {
+      const [a] = await started(LOCK);
+      let queue = "";
+      const dir = out();
+      const run = runQueued({ ...options(dir), queued: (q) => (queue = q) });
+      await until(
+        () => (a?.ran().length ?? 0) >= 3,
+        () => `worker A ran no chunks: ${a?.stderr}`,
+      );
+      // Stopped, then looked at: killed only while a chunk of its is active (locked by it).
+      const held = await until(
+        async () => {
+          a?.process.kill("SIGSTOP");
+          const active = await client.lrange(`bull:${queue}:active`, 0, -1);
+          if (active.length > 0) return active;
+          a?.process.kill("SIGCONT");
+          return false;
+        },
+        () => "worker A never held a chunk",
+      );
+      await a?.stop("SIGKILL");
+      const [b, c] = await started(LOCK, LOCK);
+      const result = await run;
+      expectSameFiles(dir, oneThread());
+      expect(result.chunks).toBe(PACKETS / CHUNK);
+      const again = [...(b?.ran() ?? []), ...(c?.ran() ?? [])];
+      for (const id of held) expect(again).toContain(Number(id.replace("chunk-", "")));
+    });
+
+    it("Redis restarted mid-run (append-only file): the run goes on to one thread's outputs, or stops with one line and nothing written", async () => {
+      const [w] = await started(LOCK);
+      const dir = out();
+      const run = runQueued(options(dir));
+      await until(
+        () => (w?.ran().length ?? 0) >= 5,
+        () => `the worker ran no chunks: ${w?.stderr}`,
+      );
+      await redis.restart();
+      try {
+        await run;
+        expectSameFiles(dir, oneThread());
+      } catch (err) {
+        expect((err as QueueRunError).code).toBe(2);
+        expect((err as Error).message).not.toContain("\n");
+        expect(writtenFiles(dir)).toEqual([]);
+      }
+    });
+
+    const TAMPERED: readonly { name: string; tamper: (queue: string) => Promise<void>; reason: RegExp }[] = [
+      {
+        name: "a chunk whose packets do not read back",
+        tamper: async (q) => {
+          await until(
+            () => client.exists(runKeys(q).packets(0)),
+            () => "chunk 0 never queued",
+          );
+          await client.set(runKeys(q).packets(0), Buffer.from("damaged"));
+        },
+        reason: /^chunk 0 failed on a worker: chunk 0's packets do not read back: not a strata chunk of packets$/,
+      },
+      {
+        name: "a job of another strata",
+        tamper: async (q) => {
+          const setup = JSON.parse((await client.get(runKeys(q).setup)) ?? "") as RunSetup;
+          await client.set(runKeys(q).setup, JSON.stringify({ ...setup, version: "0.0.1" }));
+        },
+        reason:
+          /^chunk \d+ failed on a worker: the job is from strata 0\.0\.1 \(queue protocol 1\), this worker is strata /,
+      },
+      {
+        name: "a description that is not its digest's",
+        tamper: async (q) => {
+          const setup = JSON.parse((await client.get(runKeys(q).setup)) ?? "") as RunSetup;
+          await client.set(
+            runKeys(q).setup,
+            JSON.stringify({ ...setup, description: `${setup.description}\n# changed` }),
+          );
+        },
+        reason: /^chunk \d+ failed on a worker: the job's description digest [0-9a-f]{12}… is not its run's/,
+      },
+    ];
+
+    it.each(TAMPERED)(
+      "$name: the run fails once, with the reason, and --out holds nothing of it",
+      async ({ tamper, reason }) => {
+        const dir = out();
+        let queue = "";
+        const run = runQueued({ ...options(dir), queued: (q) => (queue = q) });
+        run.catch(() => {});
+        await until(
+          () => queue !== "",
+          () => "the run never queued",
+        );
+        await tamper(queue);
+        const [w] = await started(LOCK);
+        const err = (await run.then(
+          () => undefined,
+          (e: unknown) => e,
+        )) as QueueRunError;
+        expect(err.message).toMatch(reason);
+        expect(err.code).toBe(2);
+        // The chunk that failed the run was refused, and the run failed once, with the first refusal's reason.
+        const chunk = /^chunk (\d+)/.exec(err.message)?.[1];
+        expect(w?.stderr, w?.stderr).toContain(`refused chunk ${chunk} of`);
+        expect(writtenFiles(dir)).toEqual([]);
+        expect(readdirSync(dirname(dir)).filter((f) => f.includes("strata-stage"))).toEqual([]);
+      },
+    );
+
+    it("a coordinator stopped (Ctrl-C): its jobs, its keys and its name are gone from Redis; --out holds nothing", async () => {
+      const dir = out();
+      let queue = "";
+      let stop = (): void => {};
+      const stopped = new Promise<void>((r) => (stop = r));
+      const run = runQueued({ ...options(dir), queued: (q) => (queue = q), stop: stopped });
+      run.catch(() => {});
+      await until(
+        async () => queue !== "" && (await client.exists(runKeys(queue).packets(5))) === 1,
+        () => "the run never queued 6 chunks",
+      );
+      expect(await client.keys(`bull:${queue}:*`)).not.toEqual([]);
+      stop();
+      const err = (await run.then(
+        () => undefined,
+        (e: unknown) => e,
+      )) as QueueRunError;
+      expect(err.code).toBe(130);
+      expect(await client.keys(`*${queue}*`), JSON.stringify(await client.keys(`*${queue}*`))).toEqual([]);
+      expect(await client.smembers(RUNS_KEY)).toEqual([]);
+      expect(writtenFiles(dir)).toEqual([]);
+    });
+  },
+);

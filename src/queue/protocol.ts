@@ -87,7 +87,8 @@ export function refusal(
 ): string | undefined {
   if (got.version !== STRATA_VERSION || got.protocol !== PROTOCOL)
     return (
-      `the job is from strata ${got.version} (queue protocol ${got.protocol}), this worker is strata ${STRATA_VERSION} ` +
+      `the job is from strata ${got.version} (queue protocol ${got.protocol}), ` +
+      `this worker is strata ${STRATA_VERSION} ` +
       `(protocol ${PROTOCOL}): run workers of the coordinator's version`
     );
   if (got.digest !== want.digest)

@@ -119,7 +119,10 @@ describe.skipIf(missing !== undefined)(
       for (const id of held) expect(again).toContain(Number(id.replace("chunk-", "")));
     });
 
-    it("Redis restarted mid-run (append-only file): the run goes on to one thread's outputs, or stops with one line and nothing written", async () => {
+    const restarted =
+      "Redis restarted mid-run (append-only file): the run goes on to one thread's outputs, " +
+      "or stops with one line and nothing written";
+    it(restarted, async () => {
       const [w] = await started(LOCK);
       const dir = out();
       const run = runQueued(options(dir));
@@ -199,7 +202,7 @@ describe.skipIf(missing !== undefined)(
       },
     );
 
-    it("a coordinator stopped (Ctrl-C): its jobs, its keys and its name are gone from Redis; --out holds nothing", async () => {
+    it("a coordinator stopped (Ctrl-C): its jobs, keys and name are gone from Redis; --out holds nothing", async () => {
       const dir = out();
       let queue = "";
       let stop = (): void => {};

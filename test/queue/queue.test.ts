@@ -180,12 +180,18 @@ describe.skipIf(missing !== undefined)(
       {
         name: "a --queue that is not Redis's",
         args: async () => ["run", hub.spec, ...ins, "--out", out(), "--queue", "http://127.0.0.1:6379"],
-        line: /^strata: --queue http:\/\/127\.0\.0\.1:6379: http:\/\/ is not Redis's \(give redis:\/\/HOST:PORT\[\/DB\]/,
+        line: new RegExp(
+          String.raw`^strata: --queue http://127\.0\.0\.1:6379: http:// is not Redis's ` +
+            String.raw`\(give redis://HOST:PORT\[/DB\]`,
+        ),
       },
       {
         name: "a Redis that does not answer",
         args: async () => ["run", hub.spec, ...ins, "--out", out(), "--queue", `redis://127.0.0.1:${await freePort()}`],
-        line: /^strata: --queue redis:\/\/127\.0\.0\.1:\d+: Redis does not answer: .*ECONNREFUSED.* \(start redis-server there/,
+        line: new RegExp(
+          String.raw`^strata: --queue redis://127\.0\.0\.1:\d+: Redis does not answer: .*ECONNREFUSED.* ` +
+            String.raw`\(start redis-server there`,
+        ),
       },
       {
         name: "--workers with --queue",

@@ -1,5 +1,6 @@
 // The queue tests' own Redis and workers: a redis-server on a free loopback port, its files in a temporary directory,
-// stopped by its PID (bench/redis-server.ts, which the queue's bench starts too); `strata worker` processes (the built CLI, dist/: npm test builds first), stopped by theirs.
+// stopped by its PID (bench/redis-server.ts, which the queue's bench starts too); `strata worker` processes (the built
+// CLI, dist/: npm test builds first), stopped by theirs.
 // Without redis-server the tests skip, saying why, unless CI or STRATA_REQUIRE_REDIS=1 asks for them.
 
 import { type ChildProcess, spawn } from "node:child_process";

@@ -23,6 +23,8 @@ import type { Figure, FigureScenario } from "./scenario.js";
 import { median } from "./stats.js";
 
 const ROUNDS = 5;
+/** Edits made under --watch before those timed: the first few run code V8 has not compiled yet (65-170 ms of CPU). */
+const WARM_EDITS = 4;
 const OPTIONS: DeployOptions = { electionId: 1n, role: "", batch: 1000, connectMs: 30_000 };
 /** The machine whose row changes: its first forward row, out on the first pod's link, then the second's. */
 const CHANGED = "core";
@@ -136,10 +138,11 @@ async function oneRow(s: Setup, watched: readonly MachineDesired[], rounds: numb
   await reader.open(false);
   const withRow = s.yaml.replace(/(\n {6}core:\n[^]*?forward:\n[^\n]*out: )1 \}/, (_, head: string) => `${head}2 }`);
   if (withRow === s.yaml) throw new Error("no core forward row to change");
-  const cpu: number[] = [];
-  const wall: number[] = [];
+  const warm: { cpu: number; wall: number }[] = [];
+  const timedEdits: { cpu: number; wall: number }[] = [];
   try {
-    for (let r = 0; r < 2 * rounds; r++) {
+    // The first edits after a watch starts run code V8 has not compiled yet: WARM_EDITS of them are timed apart.
+    for (let r = 0; r < WARM_EDITS + 2 * rounds; r++) {
       const text = r % 2 === 0 ? withRow : s.yaml;
       const t = await timed(
         () =>
@@ -153,8 +156,7 @@ async function oneRow(s: Setup, watched: readonly MachineDesired[], rounds: numb
       const d = desiredState(compile(loadSpec(s.file)), s.file).find((m) => m.machine === CHANGED) as MachineDesired;
       const held = new Set((await reader.read(d)).map((e) => keyOf(e)));
       if (!d.entities.every((e) => held.has(e.key))) throw new Error("the device's Read does not show the change");
-      cpu.push(t.cpu);
-      wall.push(t.wall);
+      (r < WARM_EDITS ? warm : timedEdits).push(t);
     }
   } finally {
     reader.close();
@@ -164,12 +166,16 @@ async function oneRow(s: Setup, watched: readonly MachineDesired[], rounds: numb
   const which = watched.length === 1 ? `${CHANGED} alone` : `all ${watched.length.toLocaleString("en-US")} machines`;
   return [
     {
-      name: `--watch on ${which}: a row changed, file save to Write done, wall (median of ${2 * rounds})`,
-      value: median(wall),
+      name:
+        `--watch on ${which}: a row changed, file save to Write done, wall ` +
+        `(median of ${2 * rounds}, after ${WARM_EDITS} edits)`,
+      value: median(timedEdits.map((t) => t.wall)),
       unit: "ms",
       goal: { value: 50, better: "lower" },
     },
-    { name: "the same, CPU", value: median(cpu), unit: "ms" },
+    { name: "the same, CPU", value: median(timedEdits.map((t) => t.cpu)), unit: "ms" },
+    { name: "the watch's first edit, wall", value: warm[0]?.wall ?? NaN, unit: "ms" },
+    { name: "the watch's first edit, CPU", value: warm[0]?.cpu ?? NaN, unit: "ms" },
   ];
 }
 

@@ -46,7 +46,9 @@ export const WINDOW = 32;
 /** Milliseconds between the coordinator's looks that Redis answers. */
 const WATCH_MS = 2000;
 /** Milliseconds the clean-up at the end may wait for Redis. */
-const CLEANUP_MS = 5000;
+const CLEANUP_MS = 15_000;
+/** Times the clean-up asks BullMQ to obliterate the run's queue. */
+const OBLITERATE_TRIES = 4;
 
 export interface QueueRunOptions {
   readonly spec: string;
@@ -292,9 +294,21 @@ class RunQueue {
     const keys = [k.setup, ...Array.from({ length: chunks + 1 }, (_, c) => [k.packets(c), k.outputs(c)]).flat()];
     const cleanup = (async () => {
       await this.#adding;
+      // The run's name and keys first (two commands), then the queue (BullMQ's many): a cleanup cut short at
+      // CLEANUP_MS, or a queue that will not go, leaves no setup for a worker to find.
       await this.#redis.srem(RUNS_KEY, this.name);
-      await this.#queue.obliterate({ force: true });
       for (let at = 0; at < keys.length; at += 1000) await this.#redis.del(...keys.slice(at, at + 1000));
+      // BullMQ's obliterate pauses the queue, then refuses it if it finds it not paused: a refusal (swallowed below, as
+      // any clean-up failure is) is tried again, which pauses it again.
+      for (let tries = 1; ; tries++) {
+        try {
+          await this.#queue.obliterate({ force: true });
+          return;
+        } catch (err) {
+          if (tries >= OBLITERATE_TRIES) throw err;
+          await new Promise((r) => setTimeout(r, 100 * tries));
+        }
+      }
     })();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([cleanup.catch(() => {}), new Promise((r) => (timer = setTimeout(r, CLEANUP_MS)))]);

@@ -6,7 +6,7 @@ import { UsageError } from "../errors.js";
 import { QueueRunError, runQueued } from "../queue/coordinator.js";
 import { parseQueueUrl } from "../queue/redis.js";
 import type { Io } from "./io.js";
-import { checkedInputs, printResult, progressBar, type RunFlags } from "./run.js";
+import { checkedInputs, printResult, progressBar, replayBase, type RunFlags } from "./run.js";
 import { StopSignals } from "./stop-signals.js";
 
 /** Flags of strata run that a queued run does not take: why, for the refusal. */
@@ -26,14 +26,7 @@ export async function runQueuedReplay(spec: string, flags: RunFlags, io: Io): Pr
   const signals = new StopSignals();
   try {
     const result = await runQueued({
-      spec,
-      inputs,
-      out: flags.out,
-      force: flags.force === true,
-      trace: flags.trace === true,
-      ...(flags.tracePackets !== undefined ? { tracePackets: flags.tracePackets } : {}),
-      hopLimit: flags.hopLimit,
-      copyLimit: flags.copyLimit,
+      ...replayBase(spec, flags, inputs),
       address,
       ...(flags.shared !== undefined ? { shared: flags.shared } : {}),
       stop: signals.stopped,

@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import cliProgress from "cli-progress";
 import { UsageError } from "../errors.js";
-import { replay } from "../run/replay.js";
+import { replay, type ReplayOptions } from "../run/replay.js";
 import { TRACE_LARGE_BYTES } from "../engine/trace.js";
 import { TRACE_FILE } from "../engine/trace-file.js";
 import type { PacketRanges } from "../wasm/runner.js";
@@ -54,6 +54,20 @@ export function checkedInputs(flags: RunFlags): { endpoint: string; file: string
   return inputs;
 }
 
+/** The replay's options that `strata run` and `strata run --queue` both take from the flags. */
+export function replayBase(spec: string, flags: RunFlags, inputs: ReplayOptions["inputs"]) {
+  return {
+    spec,
+    inputs,
+    out: flags.out,
+    force: flags.force === true,
+    trace: flags.trace === true,
+    ...(flags.tracePackets !== undefined ? { tracePackets: flags.tracePackets } : {}),
+    hopLimit: flags.hopLimit,
+    copyLimit: flags.copyLimit,
+  };
+}
+
 /** Replays, prints the report, and returns the exit code. */
 export function runReplay(spec: string, flags: RunFlags, io: Io): number {
   const inputs = checkedInputs(flags);
@@ -61,14 +75,7 @@ export function runReplay(spec: string, flags: RunFlags, io: Io): number {
   const result = (() => {
     try {
       return replay({
-        spec,
-        inputs,
-        out: flags.out,
-        force: flags.force === true,
-        trace: flags.trace === true,
-        ...(flags.tracePackets !== undefined ? { tracePackets: flags.tracePackets } : {}),
-        hopLimit: flags.hopLimit,
-        copyLimit: flags.copyLimit,
+        ...replayBase(spec, flags, inputs),
         ...(flags.workers !== undefined ? { workers: flags.workers } : {}),
         ...(flags.updates !== undefined ? { updates: flags.updates } : {}),
         ...(flags.analyze === true

@@ -22,7 +22,8 @@ import type { InputError } from "../errors.js";
 import { OutDir } from "../out-dir.js";
 import { CHUNK_PACKETS } from "../run/chunk-runner.js";
 import { type Inputs, openInputs } from "../run/inputs.js";
-import { checkLimits, DEFAULT_RUNNER, type PacketRanges } from "../wasm/runner.js";
+import type { ReplayOptions } from "../run/replay.js";
+import { checkLimits, DEFAULT_RUNNER } from "../wasm/runner.js";
 import { EXIT_BAD_INPUT, EXIT_INTERRUPTED } from "../cli/exit-codes.js";
 import { type ChunkOutputs, chunkPayload, decodeOutputs, encodePart } from "./chunk-codec.js";
 import { makeStage, moveInto } from "./stage.js";
@@ -50,15 +51,11 @@ const CLEANUP_MS = 15_000;
 /** Times the clean-up asks BullMQ to obliterate the run's queue. */
 const OBLITERATE_TRIES = 4;
 
-export interface QueueRunOptions {
-  readonly spec: string;
-  readonly inputs: readonly { readonly endpoint: string; readonly file: string }[];
-  readonly out: string;
-  readonly force?: boolean;
-  readonly trace?: boolean;
-  readonly tracePackets?: PacketRanges;
-  readonly hopLimit?: number;
-  readonly copyLimit?: number;
+/** `strata run`'s options that a queued run takes (the others it refuses), and the queue's. */
+export interface QueueRunOptions extends Pick<
+  ReplayOptions,
+  "spec" | "inputs" | "out" | "force" | "trace" | "tracePackets" | "hopLimit" | "copyLimit"
+> {
   readonly address: QueueAddress;
   /** --shared DIR: where workers write outputs too large for Redis. */
   readonly shared?: string;

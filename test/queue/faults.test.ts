@@ -15,7 +15,7 @@ import { parseQueueUrl } from "../../src/queue/redis.js";
 import { replay } from "../../src/run/replay.js";
 import { until } from "../helpers/wait.js";
 import { concat, payload, pcapFile, type PcapRecordSpec } from "../pcap/builders.js";
-import { expectSameFiles, writtenFiles } from "./outputs.js";
+import { expectSameFiles, writtenFiles } from "../helpers/outputs.js";
 import { redisMissing, TestRedis, TestWorker } from "./servers.js";
 
 const ROOT = new URL("../..", import.meta.url).pathname;

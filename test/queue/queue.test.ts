@@ -15,7 +15,7 @@ import { parseQueueUrl } from "../../src/queue/redis.js";
 import { replay } from "../../src/run/replay.js";
 import type { PacketRanges } from "../../src/wasm/runner.js";
 import { until } from "../helpers/wait.js";
-import { expectSameFiles } from "./outputs.js";
+import { expectSameFiles } from "../helpers/outputs.js";
 import { freePort, redisMissing, TestRedis, TestWorker } from "./servers.js";
 
 const ROOT = new URL("../..", import.meta.url).pathname;

@@ -7,7 +7,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../..//src/cli/main.js";
@@ -15,6 +15,7 @@ import { replay, type ReplayOptions, type ReplayResult } from "../../src/run/rep
 import { BYTES_PER_PLANE, defaultWorkers, replayWorkers } from "../../src/run/workers.js";
 import { concat, payload, pcapFile, type PcapRecordSpec } from "../pcap/builders.js";
 import { REPLAY_EXAMPLES } from "../helpers/examples.js";
+import { outFiles as outputs } from "../helpers/outputs.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const REAL = join(root, "test/fixtures/pcaps-real");
@@ -27,23 +28,6 @@ beforeAll(() => {
 afterAll(() => {
   rmSync(scratch, { recursive: true, force: true });
 });
-
-/** Every file under `dir` (the marker too), by path; summary.json without its timing. */
-function outputs(dir: string): Map<string, string | Buffer> {
-  const files = new Map<string, string | Buffer>();
-  const walk = (d: string): void => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const path = join(d, e.name);
-      if (e.isDirectory()) walk(path);
-      else files.set(relative(dir, path), readFileSync(path));
-    }
-  };
-  walk(dir);
-  const summary = files.get("summary.json");
-  if (summary !== undefined)
-    files.set("summary.json", String(summary).replace(/"(elapsedSeconds|packetsPerSecond)": [\d.e+-]+/g, '"$1": 0'));
-  return files;
-}
 
 /** Where two files first differ (-1: nowhere): toEqual on megabytes takes minutes. */
 function firstDifference(a: string | Buffer | undefined, b: string | Buffer): number {
@@ -308,7 +292,7 @@ describe("inputs that can be read only once (pipes, /dev/stdin) run on one threa
       expect(child.status).toBe(0);
       const a = outputs(fromFile);
       const b = outputs(fromPipe);
-      a.set("summary.json", String(a.get("summary.json")).replace(file, "/dev/stdin"));
+      a.set("summary.json", Buffer.from(String(a.get("summary.json")).replace(file, "/dev/stdin")));
       expect([...b.keys()].sort()).toEqual([...a.keys()].sort());
       for (const [k, v] of a) expect([k, firstDifference(b.get(k), v)]).toEqual([k, -1]);
     },

@@ -4,18 +4,13 @@
 
 import { describe, expect, it } from "vitest";
 import { DataPlane } from "../../src/wasm/module.js";
-import { type DesignDef, designNamed, keyLayout } from "../../src/wire/designs.js";
+import { type DesignDef, keyLayout } from "../../src/wire/designs.js";
+import { design, vector } from "./helpers/keys.js";
 
 const dp = DataPlane.load();
 const x = dp.exports;
 const FILL = 0xa5;
 const OFFSET = 13; // odd, so nothing relies on alignment
-
-function design(name: string): DesignDef {
-  const d = designNamed(name);
-  if (d === undefined) throw new Error(name);
-  return d;
-}
 
 const hex = (s: string): Uint8Array =>
   Uint8Array.from(s.replace(/\s+/g, "").match(/../g) ?? [], (b) => parseInt(b, 16));
@@ -29,19 +24,6 @@ function fields(d: DesignDef, key: Uint8Array): Record<string, bigint> {
     out[slot.field.name] = v;
   }
   return out;
-}
-
-function vector(d: DesignDef, values: Record<string, bigint>): Uint8Array {
-  const layout = keyLayout(d);
-  const key = new Uint8Array(layout.len);
-  for (const slot of layout.slots.slice(1)) {
-    let v = values[slot.field.name] ?? 0n;
-    for (let i = slot.len - 1; i >= 0; i--) {
-      key[slot.offset + i] = Number(v & 0xffn);
-      v >>= 8n;
-    }
-  }
-  return key;
 }
 
 /** Runs the parser on `bytes` placed at OFFSET in a 0xa5-filled buffer. */

@@ -9,33 +9,14 @@
 import { describe, expect, it } from "vitest";
 import { DataPlane } from "../../src/wasm/module.js";
 import { Tables } from "../../src/wasm/tables.js";
-import { type DesignDef, designNamed, keyLayout } from "../../src/wire/designs.js";
+import type { DesignDef } from "../../src/wire/designs.js";
+import { design, vector } from "./helpers/keys.js";
 
 const dp = DataPlane.load();
 const x = dp.exports;
 const FILL = 0xa5;
 const BLOCK = 48;
 const ROOM = 64; // bytes of the buffer in front of the header's end
-
-function design(name: string): DesignDef {
-  const d = designNamed(name);
-  if (d === undefined) throw new Error(name);
-  return d;
-}
-
-/** A key vector of design `d` with `values` by field name. */
-function vector(d: DesignDef, values: Record<string, bigint>): Uint8Array {
-  const layout = keyLayout(d);
-  const key = new Uint8Array(layout.len);
-  for (const slot of layout.slots.slice(1)) {
-    let v = values[slot.field.name] ?? 0n;
-    for (let i = slot.len - 1; i >= 0; i--) {
-      key[slot.offset + i] = Number(v & 0xffn);
-      v >>= 8n;
-    }
-  }
-  return key;
-}
 
 const u16 = (b: Uint8Array, at: number): number => ((b[at] ?? 0) << 8) | (b[at + 1] ?? 0);
 

@@ -5,8 +5,7 @@
 
 import { join } from "node:path";
 import type { Readable } from "node:stream";
-import { compile } from "../control/compile.js";
-import { loadSpec } from "../description/load.js";
+import { Reloader } from "../control/reload.js";
 import { excerpt, UsageError } from "../errors.js";
 import type { Summary } from "../engine/summary.js";
 import { TRACE_FILE } from "../engine/trace-file.js";
@@ -102,7 +101,9 @@ function setupOf(spec: string, flags: ServeFlags, io: Io, hooks: ServeHooks): Se
   const args = flags.port.map(parsePort);
   checkFlags(flags);
   const tls = tlsOf(flags, (line) => io.stderr.write(`${line}\n`));
-  const compiled = compile(loadSpec(spec));
+  // What loaded it reloads it: an edit of one member's rows is read, compiled and reconciled alone (serve/watch.ts).
+  const loader = new Reloader(spec);
+  const { compiled } = loader.loadWhole();
   checkPorts(compiled, args);
   const loaded = args.length > 0 ? loadCap() : undefined;
   if (loaded !== undefined && loaded.cap === undefined)
@@ -113,6 +114,7 @@ function setupOf(spec: string, flags: ServeFlags, io: Io, hooks: ServeHooks): Se
   return {
     spec,
     compiled,
+    loader,
     ports,
     ...(loaded?.cap !== undefined ? { cap: loaded.cap } : {}),
     hopLimit: flags.hopLimit,

@@ -94,6 +94,15 @@ export class Reconciler {
   readonly #downMembers = new Set<string>();
   /** The routes intents' state, of the description installed (made again when another is). */
   #rerouter: Rerouter | undefined;
+  /**
+   * Per table id, the ledger's version of the table when it last held every row of the description installed (just
+   * written, or diffed): a table whose next rows are the very rows installed, and whose version has not moved since,
+   * has nothing to write, and is not diffed again. A reload that compiled one member again (./reload.ts keeps the
+   * others' rows) then costs that member's tables, not every table's.
+   */
+  readonly #intact = new Map<number, number>();
+  /** Work done, for tests that budget it: tables whose rows were compared with what they hold. */
+  readonly work = { compared: 0 };
 
   private constructor(
     dp: DataPlane,
@@ -120,7 +129,20 @@ export class Reconciler {
     options: { readonly empty?: boolean } = {},
   ): Reconciler {
     const resolved = endpoints.map((e) => resolveEndpoint(compiled, e));
-    return new Reconciler(dp, installLedger(dp, compiled, resolved, options), endpoints, resolved);
+    const r = new Reconciler(dp, installLedger(dp, compiled, resolved, options), endpoints, resolved);
+    if (options.empty !== true) r.#holdsAll(r.#ledger.compiled.tables);
+    return r;
+  }
+
+  /** `tables` hold every row of theirs now. */
+  #holdsAll(tables: readonly CompiledTable[]): void {
+    for (const t of tables) this.#intact.set(t.id, this.#ledger.tableVersion(t.id));
+  }
+
+  /** Whether `next` would write nothing into the table `old` (the same rows, and the table not written since it held
+   * them all). */
+  #unchanged(old: CompiledTable, next: CompiledTable): boolean {
+    return old.rows === next.rows && this.#intact.get(old.id) === this.#ledger.tableVersion(old.id);
   }
 
   /** What the tables hold, every writer's entries: what apply() diffs against. */
@@ -183,6 +205,7 @@ export class Reconciler {
       }
     }
     for (const t of plan.removed) {
+      this.#intact.delete(t.id);
       this.#ledger.destroy(t);
       this.#freeIds.push(t.id);
     }
@@ -217,7 +240,8 @@ export class Reconciler {
     }
     const remapped = withIds(next, ids);
     const keptIds = new Set(kept.map((k) => k.old.id));
-    const at = (t: CompiledTable): CompiledTable => remapped.tables[next.tables.indexOf(t)] ?? t;
+    const position = new Map(next.tables.map((t, i) => [t, i]));
+    const at = (t: CompiledTable): CompiledTable => remapped.tables[position.get(t) ?? -1] ?? t;
     return {
       remapped,
       aside: aside.map(at),
@@ -230,9 +254,12 @@ export class Reconciler {
   /** The tables built aside and the rows of those kept written, all or (thrown) none: what was built is freed. */
   #build(plan: Fates, rebuild: boolean): { inserted: number; modified: number; deleted: number } {
     const created: TableLayout[] = [];
+    // Tables whose rows are those installed, untouched since, have nothing to write or check.
+    const changed = plan.kept.filter((k) => !this.#unchanged(k.old, k.next));
     try {
       // Duplicate rows are refused the way a fresh install refuses them (the diff alone would not see them).
-      for (const t of plan.remapped.tables) duplicates(t);
+      for (const t of plan.aside) duplicates(t);
+      for (const k of changed) if (k.old.rows !== k.next.rows) duplicates(k.next);
       for (const r of plan.aside) {
         this.#ledger.create(r);
         created.push(r);
@@ -242,7 +269,8 @@ export class Reconciler {
         );
         if (!result.ok) throw new SpecError([rowError(r, result.index, result.error)]);
       }
-      return rebuild ? { inserted: 0, modified: 0, deleted: 0 } : this.#writeDiff(plan.kept);
+      this.#holdsAll(plan.aside);
+      return rebuild ? { inserted: 0, modified: 0, deleted: 0 } : this.#writeDiff(changed);
     } catch (err) {
       for (const t of created) this.#ledger.destroy(t);
       this.#freeIds.push(...plan.taken);
@@ -375,6 +403,7 @@ export class Reconciler {
     const inserts: TableWrite[] = [];
     /** Per insert: its table and row (to name it if refused). */
     const insertedAt: { table: CompiledTable; row: number }[] = [];
+    this.work.compared += pairs.length;
     for (const { old, next } of pairs) {
       const held = this.#ledger.entries(old.id);
       // The old description's rows that are in (another writer may have taken some out).
@@ -399,13 +428,13 @@ export class Reconciler {
       for (const e of described.values()) deletes.push({ op: "delete", table: old, match: e.match });
     }
     const writes = [...deletes, ...modifies, ...inserts];
-    if (writes.length === 0) return { inserted: 0, modified: 0, deleted: 0 };
-    const result = this.#ledger.write(writes, "description");
-    if (!result.ok) {
+    const result = writes.length === 0 ? undefined : this.#ledger.write(writes, "description");
+    if (result !== undefined && !result.ok) {
       const at = insertedAt[result.index - deletes.length - modifies.length];
       if (at !== undefined) throw new SpecError([rowError(at.table, at.row, result.error)]);
       throw new Error(`data plane refused a ${writes[result.index]?.op ?? "write"} of a row it holds: ${result.error}`);
     }
+    this.#holdsAll(pairs.map((p) => p.next));
     return { inserted: inserts.length, modified: modifies.length, deleted: deletes.length };
   }
 }
@@ -441,8 +470,14 @@ function sameLayout(a: CompiledTable, b: CompiledTable): boolean {
 
 /** `c` with the table ids in `ids`, members pointing at the renumbered tables. */
 function withIds(c: CompiledSpec, ids: ReadonlyMap<CompiledTable, number>): CompiledSpec {
-  const renumbered = new Map<CompiledTable, CompiledTable>(c.tables.map((t) => [t, { ...t, id: ids.get(t) ?? t.id }]));
+  const renumbered = new Map<CompiledTable, CompiledTable>();
+  for (const t of c.tables) {
+    const id = ids.get(t) ?? t.id;
+    if (id !== t.id) renumbered.set(t, { ...t, id });
+  }
+  if (renumbered.size === 0) return c;
   const members: CompiledMember[] = c.members.map((m) => {
+    if (TABLE_ROLES.every((role) => !renumbered.has(m.tables[role] as CompiledTable))) return m;
     const tables: Partial<Record<TableRole, CompiledTable>> = {};
     for (const role of TABLE_ROLES) {
       const t = m.tables[role];

@@ -15,7 +15,7 @@ import { readDescription } from "../description/read.js";
 import { checkSchema, SCHEMA_FILE } from "../description/schema.js";
 import type { ParsedSource } from "../description/source.js";
 import { checkTables } from "../description/tables.js";
-import type { MemberTables, NetworkSpec, Spec, TableSpec } from "../description/types.js";
+import type { Allocation, MemberTables, NetworkSpec, Spec, TableSpec } from "../description/types.js";
 import { compile } from "./compile.js";
 import type { CompiledMember, CompiledNetwork, CompiledRow, CompiledSpec, CompiledTable } from "./compiled.js";
 import { compileHeaderTable } from "./header-table.js";
@@ -64,6 +64,9 @@ export class Reloader {
   readonly #file: string;
   #loaded: Loaded | undefined;
   readonly work: ReloadWork = { loads: 0, members: 0 };
+  /** For a whole load: the allocation whose identifiers a description leaves out keep (seed 000), such as
+   * recoverAllocation() of what is installed; set once there is something installed. */
+  previous: (() => Allocation) | undefined;
 
   constructor(file: string) {
     this.#file = file;
@@ -72,6 +75,11 @@ export class Reloader {
   /** The text last loaded, if any. */
   get text(): string | undefined {
     return this.#loaded?.text;
+  }
+
+  /** The description last loaded, compiled, if any. */
+  get compiled(): CompiledSpec | undefined {
+    return this.#loaded?.compiled;
   }
 
   /**
@@ -85,13 +93,20 @@ export class Reloader {
     return (was === undefined ? undefined : this.#edited(was, text)) ?? this.#whole(quiet);
   }
 
+  /** The file read and loaded whole (as a first load): throws its SpecError or InputError. */
+  loadWhole(): Reloaded {
+    return this.#whole(false);
+  }
+
   /** The file read and loaded whole. */
   #whole(quiet: boolean): Reloaded {
     this.work.loads++;
     const contexts = new Map<string, TableContext>();
     let source: ParsedSource | undefined;
     const text = readDescription(this.#file);
+    const previous = this.previous?.();
     const spec = parseSpec(text, this.#file, {
+      ...(previous !== undefined ? { previous } : {}),
       tableContext: (c) => contexts.set(c.network, c),
       parsed: (s) => (source = s),
       ...(quiet ? { warn: () => {} } : {}),

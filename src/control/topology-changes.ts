@@ -48,6 +48,9 @@ function namesChanged(a: CompiledSpec, b: CompiledSpec): string[] {
     names(a.members, (m) => m.qualified),
     names(b.members, (m) => m.qualified),
   );
+  // The same links between members numbered the same: the same names.
+  const numbered = a.members.length === b.members.length && a.members.every((m, i) => b.members[i]?.key === m.key);
+  if (a.links === b.links && numbered) return out;
   const linkName = (c: CompiledSpec, l: Link): string => `${l.qualified} (${describeDirection(c, l)})`;
   diffSets(
     "link",
@@ -84,18 +87,20 @@ function membersChanged(a: CompiledSpec, b: CompiledSpec): string[] {
 }
 
 function linksChanged(a: CompiledSpec, b: CompiledSpec): string[] {
+  if (a.links === b.links) return [];
   return a.links.flatMap((l, i) => {
     const k = b.links[i];
     const same =
-      k !== undefined &&
-      k.qualified === l.qualified &&
-      k.network === l.network &&
-      k.recorded === l.recorded &&
-      k.sender === l.sender &&
-      k.senderOutLink === l.senderOutLink &&
-      k.mode === l.mode &&
-      k.external === l.external &&
-      JSON.stringify(k.receivers) === JSON.stringify(l.receivers);
+      k === l ||
+      (k !== undefined &&
+        k.qualified === l.qualified &&
+        k.network === l.network &&
+        k.recorded === l.recorded &&
+        k.sender === l.sender &&
+        k.senderOutLink === l.senderOutLink &&
+        k.mode === l.mode &&
+        k.external === l.external &&
+        JSON.stringify(k.receivers) === JSON.stringify(l.receivers));
     return same ? [] : [`link ${l.qualified} (${describeDirection(a, l)}) changed`];
   });
 }

@@ -170,6 +170,11 @@ export class Engine {
     return this.#rec.ledger;
   }
 
+  /** Work the reconciliations did (tables whose rows were compared), for tests that budget it. */
+  get reconcileWork(): { readonly compared: number } {
+    return this.#rec.work;
+  }
+
   /** Where packets enter: run()'s and submit()'s endpoint numbers index it. */
   get endpoints(): readonly ResolvedEndpoint[] {
     return this.#endpoints;

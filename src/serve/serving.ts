@@ -19,12 +19,15 @@ import { type AnalysisResult, ServeAnalysis } from "./analysis.js";
 import { COMMAND_LINE_MAX, type CommandResult, runCommand } from "./control.js";
 import { type CapModule, type LivePort, LivePorts, type PortArg } from "./ports.js";
 import { DescriptionReloader } from "./watch.js";
+import type { Reloader } from "../control/reload.js";
 
 /** What serve runs: its flags checked, its description compiled, its ports' external links found. */
 export interface ServeSetup {
   /** The description's file (a reload reads it again). */
   readonly spec: string;
   readonly compiled: CompiledSpec;
+  /** What loaded `compiled` (a reload reads the file through it). */
+  readonly loader?: Reloader;
   /** The --port bindings, each with the external link it names. */
   readonly ports: readonly { readonly arg: PortArg; readonly external: ExternalLink }[];
   /** The package that opens interfaces: there when there are ports. */
@@ -127,10 +130,15 @@ export async function serveUntilStopped(setup: ServeSetup, stderr: LineSink): Pr
       throw err;
     }
   }
-  const reloader = new DescriptionReloader(emulation, setup.spec, (r) => {
-    for (const line of r.lines) stderr.write(r.ok ? `${line}\n` : `strata: ${line}\n`);
-    void stderr.flush();
-  });
+  const reloader = new DescriptionReloader(
+    emulation,
+    setup.spec,
+    (r) => {
+      for (const line of r.lines) stderr.write(r.ok ? `${line}\n` : `strata: ${line}\n`);
+      void stderr.flush();
+    },
+    setup.loader,
+  );
   if (setup.watch) reloader.watch();
   const ended = await untilStopped({ emulation, outputs, live, analysis, server, reloader }, setup, stderr).catch(
     (err: unknown) => {

@@ -32,13 +32,12 @@ import {
   watch,
 } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { compile } from "../control/compile.js";
 import type { CompiledSpec } from "../control/compiled.js";
 import type { Change, Resolved, Target } from "../control/reconcile.js";
+import { Reloader } from "../control/reload.js";
 import { SpecError } from "../description/problems.js";
 import { recoverAllocation } from "../control/allocation.js";
-import { loadSpec } from "../description/load.js";
-import { MAX_DESCRIPTION_BYTES } from "../description/read.js";
+import { MAX_DESCRIPTION_BYTES, readDescription } from "../description/read.js";
 import { InputError } from "../errors.js";
 import type { Engine } from "../engine/engine.js";
 
@@ -71,13 +70,25 @@ export class DescriptionReloader {
   #chain: Promise<unknown> = Promise.resolve();
   /** What the file held when last applied (or refused): a save that changes nothing is not reported. */
   #lastSeen: string | undefined;
+  /** Reads the file at the cost of what an edit touched (../control/reload.ts). */
+  readonly #loader: Reloader;
 
-  constructor(em: Engine, file: string, log: (r: ReloadResult) => void = () => {}) {
+  /** `loader`: the one that loaded what `em` runs, if any (its tables' rows are then those installed, and a table an
+   * edit leaves alone is not compared again). */
+  constructor(em: Engine, file: string, log: (r: ReloadResult) => void = () => {}, loader?: Reloader) {
     this.#em = em;
     this.file = file;
     this.#log = log;
     this.#lastSeen = look(file).seen;
+    this.#loader = loader ?? new Reloader(file);
+    // Identifiers the description leaves out keep those installed (seed 000: allocations are stable).
+    this.#loader.previous = () => recoverAllocation(em.installed.compiled);
     reloaders.set(em, this);
+  }
+
+  /** Work the reloads did: whole loads, and members read and compiled alone. */
+  get work(): { readonly loads: number; readonly members: number } {
+    return this.#loader.work;
   }
 
   /** Reads, compiles and applies the description between batches; never throws for bad input. */
@@ -98,17 +109,19 @@ export class DescriptionReloader {
             `(make it a file again; the emulation goes on with the description it had)`,
         ],
       });
-    let compiled: CompiledSpec;
+    let compiled: CompiledSpec | undefined;
     try {
-      // Identifiers the description leaves out keep those installed (seed 000: allocations are stable).
-      compiled = compile(loadSpec(this.file, { previous: recoverAllocation(this.#em.installed.compiled) }));
+      // The text loaded last again (a `reload` to undo other writers' changes): what it compiled to.
+      compiled = this.#loader.load(readDescription(this.file))?.compiled ?? this.#loader.compiled;
     } catch (err) {
       return this.#report(refused(err));
     }
     const em = this.#em;
+    const next = compiled;
+    if (next === undefined) throw new Error("a reload loaded nothing");
     try {
       // Against what is installed now, other writers' changes (control commands, a controller) included.
-      const change = await em.between(() => em.reconcile(compiled, { rebuild: false }));
+      const change = await em.between(() => em.reconcile(next, { rebuild: false }));
       return this.#report({ ok: true, lines: [`reloaded ${this.file}: ${describe(change)}`], change });
     } catch (err) {
       return this.#report(refused(err));

@@ -61,7 +61,7 @@ const MAIN_CHUNKS = 1;
 /** The data plane of chunk `id` < planes, with ChunkClaims: worker threads 1, 2, … then the main thread's, 0. */
 const firstOwner = (id: number, planes: number): number => (id + 1) % planes;
 
-/** Chunks whose owner ChunkClaims remembers: more than the data planes can hold unwritten (SLOTS each) and pass over. */
+/** Chunks whose owner ChunkClaims remembers: more than the data planes hold unwritten (SLOTS each) and pass over. */
 const OWNERS = 1024;
 
 /**

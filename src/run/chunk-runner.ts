@@ -2,7 +2,7 @@
 // (src/engine/engine.ts): each worker thread has one (./worker.ts), and so does
 // the main thread (./workers.ts has the model). It reads the inputs itself, as
 // every data plane does, and runs the chunks of the replay's packets that are
-// its own (chunkPlane()); the others it reads past. A chunk's recordings go to
+// its own (claimed on demand: ChunkClaims; else chunkPlane()); the others it reads past. A chunk's recordings go to
 // a buffer per recording that has records, in the order a one-thread replay
 // writes them, and its trace lines to a text.
 

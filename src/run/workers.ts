@@ -3,9 +3,9 @@
 // (./worker.ts), each a ChunkRunner (./chunk-runner.ts). Every data plane
 // reads and merges the inputs itself, as a one-thread replay does, so every
 // one sees the same packets with the same numbers. The packets are cut into
-// chunks of CHUNK_PACKETS, and each chunk runs whole on one data plane
-// (chunkPlane()); the main thread's takes a smaller share, for it also writes
-// every file. Nothing in a replay carries from one packet to the next but the
+// chunks of CHUNK_PACKETS, and each chunk runs whole on one data plane: the
+// first one to each, then the first data plane to reach a chunk claims it
+// (ChunkClaims), so the one with less to do takes more. Nothing in a replay carries from one packet to the next but the
 // counters (the tables do not change while it runs: a replay with --updates
 // runs on one thread), so a chunk's records and trace lines are what a
 // one-thread replay writes for those packets, in its order: the main thread

@@ -13,6 +13,9 @@ import { InputError } from "../errors.js";
 /** Bytes of the shared ring: writes wait for room when the thread is this far behind. */
 export const RING_BYTES = 8 << 20;
 
+/** A wait for the thread this long without a write done is a thread gone: an error, not a hang. */
+const STALL_MS = 60_000;
+
 /** The counters the thread bumps: messages done, and whether a write failed. */
 export const DONE = 0;
 export const FAILED = 1;
@@ -127,7 +130,7 @@ export class FileWriter {
   /** Waits until `message` messages are done. */
   #wait(message: number): void {
     for (let done = Atomics.load(this.#counters, DONE); done < message; done = Atomics.load(this.#counters, DONE))
-      Atomics.wait(this.#counters, DONE, done, 1000);
+      this.#sleep(done);
   }
 
   /** Where `len` bytes go in the ring, once there is room for them there (waiting for the thread if not). */
@@ -142,8 +145,15 @@ export class FileWriter {
         if (this.#head + len <= this.#ring.length) return this.#head;
         if (len <= tail) return 0;
       } else if (this.#head + len <= tail) return this.#head;
-      Atomics.wait(this.#counters, DONE, done, 1000);
+      this.#sleep(done);
     }
+  }
+
+  /** Sleeps until the thread finishes a message after `done`; throws if it finishes none for STALL_MS (a thread that
+   * never started, or a write that never returns). */
+  #sleep(done: number): void {
+    if (Atomics.wait(this.#counters, DONE, done, STALL_MS) === "timed-out")
+      throw new Error(`the file writer's thread wrote nothing for ${STALL_MS / 1000} s`);
   }
 
   /** Throws the write that failed, if one did (what was given after it for that file is not written). */

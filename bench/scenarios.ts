@@ -18,7 +18,7 @@ import {
 import { p4runtime } from "./p4runtime.js";
 import { replayScaling } from "./replay.js";
 import { pcapRead, pcapngRead } from "./pcap-read.js";
-import { BMV2_SCENARIOS } from "./bmv2.js";
+import { BMV2_CPU, BMV2_SCENARIOS } from "./bmv2.js";
 import { deploy } from "./deploy.js";
 import { serveReload } from "./serve-reload.js";
 import { intentsFailure, intentsFatTree } from "./intents.js";
@@ -42,6 +42,7 @@ export const SCENARIOS: readonly (Scenario | FigureScenario)[] = [
   queueReplay,
   p4runtime,
   ...BMV2_SCENARIOS,
+  BMV2_CPU,
   analyzeFatTree,
   analyzeGrowth,
   analyzeUpdate,

@@ -253,6 +253,11 @@ export class Fleet {
     return new Map([...this.#switches].map(([machine, sw]) => [machine, sw.grpcAddress]));
   }
 
+  /** The switches' process ids (those running). */
+  get pids(): number[] {
+    return [...this.#switches.values()].flatMap((sw) => (sw.pid === undefined ? [] : [sw.pid]));
+  }
+
   /** simple_switch_CLI's errors while loading runtime_cli.txt ("machine: line"). */
   get cliErrors(): string[] {
     return [...this.#switches].flatMap(([machine, sw]) => sw.cliErrors.map((e) => `${machine}: ${e}`));

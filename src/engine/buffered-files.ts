@@ -7,11 +7,14 @@
 // the rest. At most `openMax` files are open at once: writing to another
 // closes the one written to least recently, opened again, to append, when
 // its turn comes. Files are made and opened through a FilePlace (--out's OutDir: never through a
-// link), and each keeps the CRC-32 of what it was given, in order, for summary.json.
+// link), and each keeps the CRC-32 of what it was given, in order, for summary.json. Once the files
+// have taken `threadAfter` bytes, the write calls and the CRC-32 of what they write are the file
+// writer's (./file-writer.ts: a thread beside the data plane's); this thread only copies into its ring.
 
 import { closeSync, writeSync } from "node:fs";
 import { describeIoError, InputError } from "../errors.js";
 import { RunningCrc } from "./checksum.js";
+import { type FileWriter, fileWriter } from "./file-writer.js";
 import type { FilePlace } from "../out-dir.js";
 
 export interface FileLimits {
@@ -21,9 +24,20 @@ export interface FileLimits {
   readonly fileBuffer: number;
   /** Bytes of buffers all files may take together before every one is written and let go. */
   readonly bufferedMax: number;
+  /** Bytes given to all files together after which the file writer's thread writes them (Infinity: never). */
+  readonly threadAfter: number;
 }
 
-export const FILE_LIMITS: FileLimits = { openMax: 128, fileBuffer: 256 << 10, bufferedMax: 64 << 20 };
+/**
+ * threadAfter: a thread costs about 10 ms of CPU to start, the write calls and CRC-32 of 8 MiB of recordings about as
+ * much (2-vCPU EPYC VM).
+ */
+export const FILE_LIMITS: FileLimits = {
+  openMax: 128,
+  fileBuffer: 256 << 10,
+  bufferedMax: 64 << 20,
+  threadAfter: 8 << 20,
+};
 
 /** A buffer's first size: a file with few records keeps little. */
 const FIRST_BUFFER_LEN = 512;
@@ -38,8 +52,10 @@ export interface BufferedFile {
   created: boolean;
   buffer: Uint8Array | undefined;
   buffered: number;
-  /** The CRC-32 of the bytes written so far, in the file's order. */
+  /** The CRC-32 of the bytes written so far, in the file's order (with the file writer: final after close()). */
   readonly check: RunningCrc;
+  /** Its id with the file writer, once it has one. */
+  writerId: number;
 }
 
 /** The recording files of one run, sharing a budget of descriptors and buffer bytes. */
@@ -51,6 +67,13 @@ export class BufferedFiles {
   /** The files that hold a buffer, and the bytes the buffers take. */
   readonly #holding = new Set<BufferedFile>();
   #held = 0;
+  /** Bytes given so far, to all files; the file writer once they reach threadAfter. */
+  #given = 0;
+  #writer: FileWriter | undefined;
+  /** Every file made, for the file writer's CRC-32s at close(). */
+  readonly #files: BufferedFile[] = [];
+  /** Write calls made on this thread (the tests count them). */
+  writeCalls = 0;
 
   constructor(place: FilePlace, limits: FileLimits = FILE_LIMITS) {
     this.#place = place;
@@ -77,7 +100,9 @@ export class BufferedFiles {
       buffer: undefined,
       buffered: 0,
       check: new RunningCrc(),
+      writerId: -1,
     };
+    this.#files.push(f);
     this.#use(f);
     this.append(f, header, 0, header.length);
     return f;
@@ -88,13 +113,21 @@ export class BufferedFiles {
    * `crc`: the bytes' CRC-32, when it is known (worked out in the thread that made them).
    */
   append(f: BufferedFile, data: Uint8Array, start: number, len: number, crc?: number): void {
-    if (crc === undefined) f.check.update(data.subarray(start, start + len));
-    else f.check.append(crc, len);
+    this.#given += len;
+    if (this.#writer === undefined && this.#given >= this.#limits.threadAfter) {
+      // What was given so far written first, and in its files' CRC-32s: the thread's follow on from them.
+      this.flush();
+      this.#writer = fileWriter();
+    }
+    if (this.#writer === undefined) {
+      if (crc === undefined) f.check.update(data.subarray(start, start + len));
+      else f.check.append(crc, len);
+    }
     const max = this.#limits.fileBuffer;
     if (4 * len >= max || f.buffered + len > max) {
       this.#write(f);
       if (4 * len >= max) {
-        this.#writeOut(f, data.subarray(start, start + len));
+        this.#writeOut(f, data.subarray(start, start + len), crc);
         return;
       }
     }
@@ -125,9 +158,17 @@ export class BufferedFiles {
 
   /** Writes everything and closes every file. */
   close(): void {
+    const writer = this.#writer;
     try {
       this.flush();
+      writer?.drain();
     } finally {
+      // Every write given is done before a descriptor is closed, failed or not.
+      if (writer !== undefined) {
+        const mine = this.#files.filter((f) => f.writerId >= 0);
+        this.#writer = undefined;
+        writer.finish(mine.map((f) => f.writerId)).forEach((w, k) => mine[k]?.check.append(w.crc, w.len));
+      }
       for (const f of this.#open) this.#close(f);
     }
   }
@@ -156,6 +197,7 @@ export class BufferedFiles {
   }
 
   #close(f: BufferedFile): void {
+    this.#writer?.drain();
     this.#open.delete(f);
     const fd = f.fd;
     f.fd = -1;
@@ -169,8 +211,16 @@ export class BufferedFiles {
     f.buffered = 0;
   }
 
-  #writeOut(f: BufferedFile, bytes: Uint8Array): void {
+  /** `crc`: the bytes' CRC-32, when known (the file writer combines it rather than reading them). */
+  #writeOut(f: BufferedFile, bytes: Uint8Array, crc?: number): void {
     this.#use(f);
+    const writer = this.#writer;
+    if (writer !== undefined) {
+      if (f.writerId < 0) f.writerId = writer.id();
+      writer.write(f.fd, f.writerId, f.path, bytes, 0, bytes.length, crc);
+      return;
+    }
+    this.writeCalls++;
     try {
       for (let done = 0; done < bytes.length;) done += writeSync(f.fd, bytes, done, bytes.length - done);
     } catch (err) {

@@ -2,7 +2,7 @@
 // (src/engine/engine.ts): each worker thread has one (./worker.ts), and so does
 // the main thread (./workers.ts has the model). It reads the inputs itself, as
 // every data plane does, and runs the chunks of the replay's packets that are
-// its own (chunkPlane()); the others it reads past. A chunk's recordings go to
+// its own (claimed on demand: ChunkClaims; else chunkPlane()); the others it reads past. A chunk's recordings go to
 // a buffer per recording that has records, in the order a one-thread replay
 // writes them, and its trace lines to a text.
 
@@ -33,6 +33,8 @@ export interface RunnerSetup {
   readonly copyLimit: number;
   /** Packets per chunk (CHUNK_PACKETS unless a test asks for small ones). */
   readonly chunkPackets: number;
+  /** Chunks after the first `planes` claimed on demand (ChunkClaims' words), else shared out by chunkPlane(). */
+  readonly claims?: SharedArrayBuffer;
 }
 
 /** Packets per chunk: few messages per replay, few enough that reading, running and writing overlap. */
@@ -55,6 +57,56 @@ export function chunkPlane(id: number, planes: number): number {
 }
 const WORKER_CHUNKS = 2;
 const MAIN_CHUNKS = 1;
+
+/** The data plane of chunk `id` < planes, with ChunkClaims: worker threads 1, 2, … then the main thread's, 0. */
+const firstOwner = (id: number, planes: number): number => (id + 1) % planes;
+
+/** Chunks whose owner ChunkClaims remembers: more than the data planes hold unwritten (SLOTS each) and pass over. */
+const OWNERS = 1024;
+
+/**
+ * Chunks claimed on demand, in shared memory: each of the first `planes` goes to a data plane of
+ * its own (firstOwner: the first to a worker thread), so every data plane runs one; after those, the first data
+ * plane to reach a chunk runs it. Every data plane reaches the chunks in order and claims or
+ * passes each, so the next chunk not claimed is never behind the one a data plane reaches: a
+ * claim is one compare-and-swap on it. A data plane that runs its chunks faster (or writes no
+ * files) then takes more of them, whatever the pipeline's balance between reading and running.
+ * ```
+ * Int32 words: NEXT | owner's chunk id × OWNERS | owner's plane × OWNERS
+ * ```
+ */
+export class ChunkClaims {
+  static readonly BYTES = 4 * (1 + 2 * OWNERS);
+  readonly #words: Int32Array;
+  readonly #planes: number;
+
+  constructor(buffer: SharedArrayBuffer, planes: number) {
+    this.#words = new Int32Array(buffer);
+    this.#planes = planes;
+  }
+
+  /** Before a replay: no chunk claimed. */
+  reset(): void {
+    this.#words.fill(-1);
+    Atomics.store(this.#words, 0, this.#planes);
+  }
+
+  /** Whether data plane `plane`, reaching chunk `id`, runs it (claiming it when no other has). */
+  claim(id: number, plane: number): boolean {
+    if (id < this.#planes) return firstOwner(id, this.#planes) === plane;
+    if (Atomics.compareExchange(this.#words, 0, id, id + 1) !== id) return false;
+    Atomics.store(this.#words, 1 + OWNERS + (id % OWNERS), plane);
+    Atomics.store(this.#words, 1 + (id % OWNERS), id);
+    return true;
+  }
+
+  /** The data plane that runs chunk `id`, or −1 while none has claimed it yet. */
+  owner(id: number): number {
+    if (id < this.#planes) return firstOwner(id, this.#planes);
+    if (Atomics.load(this.#words, 1 + (id % OWNERS)) !== id) return -1;
+    return Atomics.load(this.#words, 1 + OWNERS + (id % OWNERS));
+  }
+}
 
 /**
  * A slot's records: per recording that has records in the chunk, a buffer (on shared memory in a
@@ -189,9 +241,11 @@ export class ChunkRunner {
   readonly #engine: Engine;
   readonly #records: Records;
   readonly #slots: SlotRecords[];
+  readonly #claims: ChunkClaims | undefined;
 
   constructor(setup: RunnerSetup, shared: boolean) {
     this.#setup = setup;
+    this.#claims = setup.claims === undefined ? undefined : new ChunkClaims(setup.claims, setup.planes);
     this.#engine = Engine.open({
       compiled: setup.compiled,
       endpoints: setup.endpoints,
@@ -200,6 +254,12 @@ export class ChunkRunner {
     });
     this.#records = new Records(shared);
     this.#slots = Array.from({ length: SLOTS }, () => slotRecords());
+  }
+
+  /** Whether this data plane runs chunk `id`, reaching it (a claim, with ChunkClaims). */
+  #mine(id: number): boolean {
+    const s = this.#setup;
+    return this.#claims === undefined ? chunkPlane(id, s.planes) === s.index : this.#claims.claim(id, s.index);
   }
 
   /** The replay's inputs, opened as the main thread opens them: every data plane reads the same batches. */
@@ -244,7 +304,7 @@ export class ChunkRunner {
     };
     const startChunk = (next: number): void => {
       id = next;
-      if (chunkPlane(id, s.planes) !== s.index) return;
+      if (!this.#mine(id)) return;
       slot = own++ % SLOTS;
       free(held[slot] ?? -1);
       held[slot] = id;
@@ -283,9 +343,10 @@ export class ChunkRunner {
       const count = batch.count;
       take(count, (i, end) => engine.run(i === 0 && end === count ? batch : sliceBatch(batch, i, end), number + i));
       // Up to this data plane's next chunk, the packets are only counted: passed over where the input allows it.
+      // (Chunks claimed on demand: to the end of this one, and the next is claimed or passed as it comes.)
       if (records.slot === undefined) {
         let next = id + 1;
-        while (chunkPlane(next, s.planes) !== s.index) next++;
+        if (this.#claims === undefined) while (chunkPlane(next, s.planes) !== s.index) next++;
         number += inputs.skip(next * chunkPackets - number);
       }
     }

@@ -3,9 +3,9 @@
 // (./worker.ts), each a ChunkRunner (./chunk-runner.ts). Every data plane
 // reads and merges the inputs itself, as a one-thread replay does, so every
 // one sees the same packets with the same numbers. The packets are cut into
-// chunks of CHUNK_PACKETS, and each chunk runs whole on one data plane
-// (chunkPlane()); the main thread's takes a smaller share, for it also writes
-// every file. Nothing in a replay carries from one packet to the next but the
+// chunks of CHUNK_PACKETS, and each chunk runs whole on one data plane: the
+// first one to each, then the first data plane to reach a chunk claims it
+// (ChunkClaims), so the one with less to do takes more. Nothing in a replay carries from one packet to the next but the
 // counters (the tables do not change while it runs: a replay with --updates
 // runs on one thread), so a chunk's records and trace lines are what a
 // one-thread replay writes for those packets, in its order: the main thread
@@ -26,10 +26,10 @@ import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "
 import type { CompiledSpec } from "../control/compiled.js";
 import type { ResolvedEndpoint } from "../control/endpoints.js";
 import {
+  ChunkClaims,
   type ChunkDone,
   type ChunkLines,
   ChunkRunner,
-  chunkPlane,
   type RunnerSetup,
   SLOTS,
   type SlotRecords,
@@ -193,6 +193,7 @@ export class WorkerPool {
   /** Per worker thread, per slot, by recording: its records buffer as the main thread holds it. */
   readonly #buffers: Map<number, Uint8Array>[][];
   readonly #signal = new Int32Array(new SharedArrayBuffer(3 * 4));
+  readonly #claims: ChunkClaims;
   /** Per worker thread, its "done" message when it came while the main thread was only looking for a chunk. */
   readonly #early: (FromWorker | undefined)[] = [];
 
@@ -210,12 +211,15 @@ export class WorkerPool {
       Array.from({ length: SLOTS }, () => new Map<number, Uint8Array>()),
     );
     const texts = endpoints.map((e) => e.text);
+    const claims = new SharedArrayBuffer(ChunkClaims.BYTES);
+    this.#claims = new ChunkClaims(claims, size);
     const setup = (index: number): RunnerSetup => ({
       index,
       planes: size,
       compiled,
       endpoints: texts,
       files,
+      claims,
       ...options,
     });
     this.#local = new ChunkRunner(setup(0), false);
@@ -273,6 +277,17 @@ export class WorkerPool {
     }
   }
 
+  /** The data plane that runs chunk `id`; when `wait`, waits until one has claimed it (else −1 if none has). */
+  #owner(id: number, wait: boolean): number {
+    for (;;) {
+      const seen = Atomics.load(this.#signal, SENT);
+      const plane = this.#claims.owner(id);
+      if (plane >= 0 || !wait) return plane;
+      // A worker claims a chunk before it sends it.
+      waitChange(this.#signal, SENT, seen);
+    }
+  }
+
   /** The records buffers of a worker's chunk, by recording: the slot's, brought up to the chunk's. */
   #chunkBuffers(plane: number, m: ChunkMessage): Map<number, Uint8Array> {
     const buffers = this.#buffers[plane - 1]?.[m.slot];
@@ -300,6 +315,7 @@ export class WorkerPool {
     const signal = this.#signal;
     const chunkPackets = this.#chunkPackets;
     Atomics.store(signal, WRITTEN, 0);
+    this.#claims.reset();
     this.#early.length = 0;
     for (const t of threads) t.worker.postMessage({ kind: "start" } satisfies ToWorker);
     /** The main thread's chunks run and not yet written, by id. */
@@ -308,7 +324,8 @@ export class WorkerPool {
     /** Writes the next chunk if it is there (waiting for a worker's when `wait`); whether it did. */
     const writeNext = (wait: boolean): boolean => {
       const id = written;
-      const plane = chunkPlane(id, this.size);
+      const plane = this.#owner(id, wait);
+      if (plane < 0) return false;
       if (plane === 0) {
         const mine = local.get(id);
         if (mine === undefined) return false;

@@ -43,8 +43,13 @@ const header = (k: number): Uint8Array => new Uint8Array(24).fill(0x80 + (k % 64
 /** The bytes of the i-th write, `len` of them. */
 const chunk = (i: number, len: number): Uint8Array => Uint8Array.from({ length: len }, (_, j) => (i * 31 + j) & 0xff);
 
-describe("BufferedFiles", () => {
-  it.each<{ name: string; files: number; writes: { file: number; len: number }[]; limits: FileLimits }>([
+type Limits = Omit<FileLimits, "threadAfter">;
+
+describe.each([
+  { mode: "on this thread", threadAfter: Infinity },
+  { mode: "by the file writer's thread after 1,000 bytes", threadAfter: 1000 },
+])("BufferedFiles, written $mode", ({ threadAfter }) => {
+  it.each<{ name: string; files: number; writes: { file: number; len: number }[]; limits: Limits }>([
     {
       name: "one file, small writes: kept in its buffer, written at close",
       files: 1,
@@ -76,7 +81,10 @@ describe("BufferedFiles", () => {
       limits: { openMax: 1, fileBuffer: 64, bufferedMax: 256 },
     },
   ])("$name", ({ files: n, writes, limits }) => {
-    const files = new BufferedFiles(place(n), limits);
+    const files = new BufferedFiles(place(n), { ...limits, threadAfter });
+    // Write calls on this thread once the file writer's thread has the writes: none.
+    let given = 0;
+    let callsThen: number | undefined;
     const made: (BufferedFile | undefined)[] = [];
     const want: Uint8Array[][] = Array.from({ length: n }, (_, k) => [header(k)]);
     const path = (k: number): string => join(dir, "links", `f${k}.pcap`);
@@ -85,18 +93,24 @@ describe("BufferedFiles", () => {
       if (f === undefined) {
         f = files.file(`links/f${k}.pcap`, header(k));
         made[k] = f;
+        given += header(k).length;
         // Made on its first bytes.
         expect(existsSync(path(k))).toBe(true);
       }
       const bytes = chunk(i, len);
       const memory = concat(new Uint8Array(5).fill(0xa5), bytes, new Uint8Array(3).fill(0xa5));
       files.append(f, memory, 5, len);
+      given += len;
+      if (given >= threadAfter) callsThen ??= files.writeCalls;
       want[k]?.push(bytes);
       expect(files.openCount).toBeLessThanOrEqual(limits.openMax);
       expect(files.held).toBeLessThanOrEqual(limits.bufferedMax + limits.fileBuffer);
     });
+    expect(callsThen === undefined).toBe(threadAfter === Infinity);
     files.close();
     expect(files.openCount).toBe(0);
+    if (callsThen !== undefined) expect(files.writeCalls).toBe(callsThen);
+    else expect(files.writeCalls).toBeGreaterThan(0);
     for (let k = 0; k < n; k++) {
       const f = made[k];
       if (f === undefined) expect(existsSync(path(k))).toBe(false);
@@ -140,7 +154,7 @@ describe("BufferedFiles", () => {
       problem: /cannot write: /,
     },
   ])("refuses $name, one line", ({ act, problem }) => {
-    const files = new BufferedFiles(place(0), { openMax: 1, fileBuffer: 512, bufferedMax: 4096 });
+    const files = new BufferedFiles(place(0), { openMax: 1, fileBuffer: 512, bufferedMax: 4096, threadAfter });
     let error: unknown;
     try {
       act(files);

@@ -20,6 +20,8 @@ const FILES = [
 const NOT_LINKS: readonly RegExp[] = [
   /^src\/(model\/headers|analysis\/pattern-nodes)\.ts: (PORT_PROTOCOLS|sport|dport|ports)$/,
   /^src\/engine\/(engine|summary)\.ts: (PortSummary|#ports|ports|port|reportPorts)$/,
+  // A worker thread's message ports.
+  /^src\/engine\/file-writer(-thread)?\.ts: (MessagePort|receiveMessageOnPort|port|port1|port2)$/,
 ];
 
 /** "file: name" for a name that still gives a link identifier as "port", and who renames it. */

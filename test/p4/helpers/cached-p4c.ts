@@ -1,11 +1,12 @@
 // A P4 toolchain folder for `strata deploy` in the tests whose p4c-bm2-ss answers from the tests' p4c cache
-// (bench/p4/p4c.ts, shared by every P4 test file and vitest worker): deploy compiles each machine's program with its own
-// p4c-bm2-ss run, which the cache never sees, and the deploy tests compiled ~70 programs (~0.8 s of CPU each) on every
-// run. Here the programs a test deploys are compiled through the cache first (found there from the second run on), and
-// the folder's p4c-bm2-ss, a shell script, writes a cached program's JSON where deploy asks for it; any other program it
-// hands to the real p4c-bm2-ss, as it does any run with other arguments than deploy's (ARGS, the cache's compilation
-// less its P4Info). deploy's own path is unchanged: it finds the folder through STRATA_P4TOOLS, runs the compiler in a
-// directory of its own and reads main.json back. lib/ and share/ are the real ones.
+// (bench/p4/p4c.ts, shared by every P4 test file and vitest worker): deploy compiles each machine's program with
+// its own p4c-bm2-ss run, which the cache never sees, and the deploy tests compiled ~80 programs (~0.8 s of CPU
+// each) on every run. Here the programs a test deploys are compiled through the cache first (found there from the
+// second run on), and the folder's p4c-bm2-ss, a shell script, writes a cached program's JSON where deploy asks for
+// it; any other program it hands to the real p4c-bm2-ss, as it does any run with other arguments than deploy's
+// (ARGS: the cache's compilation less its P4Info). deploy's own path is unchanged: it finds the folder through
+// STRATA_P4TOOLS, runs the compiler in a directory of its own and reads main.json back. lib/ and share/ are the
+// real ones. docs-bmv2.test.ts puts its bin/ on the PATH of the doc's shell block, which runs p4c-bm2-ss alike.
 
 import { createHash } from "node:crypto";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";

@@ -5,7 +5,7 @@
 // are the same code as on an Emulation (controllers.test.ts, routing-controller.test.ts), through a P4RuntimeDevice
 // with each machine's own server. Skipped where the P4 toolchain is missing, unless STRATA_REQUIRE_P4=1.
 
-import { afterEach, describe, expect, test } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { Fleet } from "../../bench/p4/fleet.js";
 import { macLearning } from "../../examples/mac-learning/mac-learning.js";
 import { routing } from "../../examples/routing-controller/routing.js";
@@ -15,6 +15,8 @@ import { loadSpec } from "../../src/description/load.js";
 import { P4RuntimeDevice, type PacketIn, readDescription, type RowWrite } from "../../src/index.js";
 import { exportP4 } from "../../src/p4/export.js";
 import { deploy } from "../deploy/helpers.js";
+import { desiredState } from "../../src/deploy/desired.js";
+import { type CachedToolchain, cachedToolchain, withToolchain } from "../p4/helpers/cached-p4c.js";
 import { findP4Tools, P4_REQUIRED } from "../p4/helpers/toolchain.js";
 import { HANG_MS, until } from "../helpers/wait.js";
 import { frame, mac, MAC_STEPS, packet, PAIRS, R1_R2, told, TTL } from "./controller-cases.js";
@@ -23,6 +25,14 @@ const tools = findP4Tools();
 const skip = !P4_REQUIRED && "missing" in tools;
 const why = "missing" in tools ? ` (skipped: ${tools.missing})` : "";
 
+// deploy's p4c-bm2-ss answers from the tests' p4c cache (test/p4/helpers/cached-p4c.ts): 12 programs, ~10 s of CPU
+// a run. deploy/bmv2.test.ts has deploy compile one example's programs itself.
+let p4c: CachedToolchain | undefined;
+beforeAll(() => {
+  if (!("missing" in tools)) p4c = cachedToolchain(tools);
+});
+afterAll(() => p4c?.close());
+
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c();
@@ -30,12 +40,16 @@ afterEach(async () => {
 
 /** The description's machines on switches of their own, deployed, and a P4RuntimeDevice on them. */
 async function onBmv2(file: string): Promise<{ fleet: Fleet; device: P4RuntimeDevice }> {
-  if ("missing" in tools) throw new Error(tools.missing);
+  if ("missing" in tools || p4c === undefined) throw new Error("missing" in tools ? tools.missing : "no p4c");
   const compiled = compile(loadSpec(file));
+  const toolchain = p4c;
+  await toolchain.add(desiredState(compiled, file).map((d) => d.program));
   const fleet = await Fleet.startGrpc(tools, compiled, exportP4(compiled, file), true);
   closers.push(() => fleet.stop());
   const targets = [...fleet.addresses].flatMap(([machine, address]) => ["--target", `${machine}=${address}`]);
-  const deployed = await deploy([file, ...targets, "--timeout", String(HANG_MS / 1000)]);
+  const deployed = await withToolchain(toolchain.root, () =>
+    deploy([file, ...targets, "--timeout", String(HANG_MS / 1000)]),
+  );
   expect({ code: deployed.code, err: deployed.err }).toEqual({ code: 0, err: "" });
   // Above deploy's election id (1): a device may not yet have seen deploy's stream end.
   const device = await P4RuntimeDevice.connect(file, {

@@ -6,7 +6,8 @@
 // The block runs in a directory of its own holding the repository's examples/ and pcaps/, with
 // `strata` (dist/src/cli/main.js) and the toolchain on PATH and two changes, so that it can run
 // beside other switches on the machine: its Thrift port is a free one, and each simple_switch
-// gets a notifications socket in that directory (the default is one per device id, machine-wide).
+// gets a notifications socket in that directory (the default is one per device id, machine-wide). Its p4c-bm2-ss
+// answers from the tests' p4c cache (helpers/cached-p4c.ts) for the programs compiled there, as the other P4 tests do.
 
 import { spawn } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
@@ -15,7 +16,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { MachineManifest } from "../../src/p4/export.js";
-import { ROOT } from "./helpers/examples.js";
+import { cachedToolchain } from "./helpers/cached-p4c.js";
+import { exportSpec, ROOT } from "./helpers/examples.js";
 import { TARGET_LIMITS } from "./helpers/on-bmv2.js";
 import { packetsOf } from "./helpers/strata-side.js";
 import { findP4Tools, P4_REQUIRED } from "./helpers/toolchain.js";
@@ -136,8 +138,12 @@ describe.skipIf(skip)(`docs/p4-export.md's bmv2 commands${why}`, () => {
         `simple_switch --notifications-addr ipc://${dir}/notifications.ipc --device-id`,
       );
     expect(script).not.toContain("9090");
-    const env = { ...tools.env, PATH: `${bin}:${tools.env["PATH"] ?? ""}` };
-    const { code, out } = await bash(`set -e\n${script}`, dir, env, TEST_MS - HANG_MS);
+    const p4c = cachedToolchain(tools);
+    await p4c.add(
+      exportSpec("examples/ip-router/network.yaml").map((ex) => Buffer.from(ex.files["main.p4"]).toString()),
+    );
+    const env = { ...tools.env, PATH: `${bin}:${join(p4c.root, "bin")}:${tools.env["PATH"] ?? ""}` };
+    const { code, out } = await bash(`set -e\n${script}`, dir, env, TEST_MS - HANG_MS).finally(() => p4c.close());
     expect(code, out).toBe(0);
 
     const r = join(dir, "out/p4/r");

@@ -43,6 +43,9 @@ interface Case {
   readonly chunkPackets: number;
   /** The inputs' errors, as strata run reports them. */
   readonly errors: number;
+  /** --shared DIR, and whether every packet is then read there by the workers (none sent through Redis). */
+  readonly shared?: string;
+  readonly ranges?: boolean;
 }
 
 const CASES: readonly Case[] = [
@@ -70,6 +73,24 @@ const CASES: readonly Case[] = [
     trace: true,
     chunkPackets: 50,
     errors: 1,
+  },
+  ...[true, false].map((trace) => ({
+    name: `a capture under --shared, read there by the workers${trace ? ", traced (as batches)" : " (in blocks)"}`,
+    spec: HUB,
+    inputs: [{ endpoint: "lan:h2.1", file: join(REAL, "various_gre.pcap") }],
+    trace,
+    chunkPackets: 7,
+    errors: 0,
+    shared: REAL,
+    ranges: true,
+  })),
+  {
+    name: "a damaged capture under --shared: ranges up to the damage, the rest sent, the same error",
+    spec: HUB,
+    inputs: [{ endpoint: "lan:h1.1", file: join(REAL, "pcapfix_test_damaged.pcap") }],
+    chunkPackets: 5,
+    errors: 1,
+    shared: REAL,
   },
   {
     name: "example vxlan, packets 2-9 traced",
@@ -117,11 +138,14 @@ describe.skipIf(missing !== undefined)(
         out: dir,
         address: parseQueueUrl(redis.url),
         chunkPackets: c.chunkPackets,
+        ...(c.shared !== undefined ? { shared: c.shared } : {}),
       });
       expectSameFiles(dir, join(scratch, `out-${runs - 2}`));
       expect(queued.errors.map((e) => e.message)).toEqual(one.errors.map((e) => e.message));
       expect(queued.errors).toHaveLength(c.errors);
       expect(queued.chunks).toBe(Math.ceil(one.summary.packets.injected / c.chunkPackets));
+      if (c.ranges === true) expect(queued.sent.packets).toBe(0);
+      if (c.shared === undefined) expect(queued.sent.packets).toBeGreaterThan(0);
     });
 
     it("the chunks were shared: each worker ran some", () => {

@@ -41,6 +41,7 @@ describe("queue protocol", () => {
       "rediss://strata@r.example:6390/0",
     ],
     ["redis://[::1]:7000", { host: "::1", port: 7000 }, "redis://[::1]:7000"],
+    ["rediss://127.0.0.1:6390", { host: "127.0.0.1", port: 6390, tls: {} }, "rediss://127.0.0.1:6390"],
   ])("%s reads as its connection, shown without its password", (url, options, shown) => {
     expect(parseQueueUrl(url)).toEqual({ options, shown });
   });

@@ -5,8 +5,8 @@
 // N` sets the capture's size (the issue's figure is 10,000,000); npm run bench runs 1,000,000.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { QUEUE_CHUNK_PACKETS, runQueued } from "../src/queue/coordinator.js";
@@ -15,6 +15,13 @@ import { replay } from "../src/run/replay.js";
 import { positive, readFlags, refuse } from "./args.js";
 import { replayCapture } from "./dataplane.js";
 import { l2ExactSpec } from "./descriptions.js";
+import {
+  MEASURED_FILE,
+  type Measured,
+  type QueueBench,
+  type QueueBenchRow,
+  type QueuePerChunk,
+} from "./queue-model.js";
 import { hasRedisServer, OwnRedis } from "./redis-server.js";
 import type { Figure, FigureScenario } from "./scenario.js";
 
@@ -22,37 +29,6 @@ const CLI = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
 /** Packets of npm run bench's run: the capture replay-file writes too. */
 const DEFAULT_PACKETS = 1_000_000;
 const PACKETS_MOST = 100_000_000;
-
-export interface QueueBenchRow {
-  readonly way: string;
-  readonly seconds: number;
-  /** CPU seconds of every process the way uses (this one; the workers and Redis with the queue). */
-  readonly cpuSeconds: number;
-  readonly packetsPerSecond: number;
-}
-
-/** Per chunk of a queued run: the workers' engine CPU ms, all CPU ms, Redis commands, bytes sent each way. */
-export interface QueuePerChunk {
-  readonly engineMs: number;
-  readonly cpuMs: number;
-  readonly redisCommands: number;
-  readonly packetBytes: number;
-  readonly outputBytes: number;
-  /** CPU ms per chunk the queued run took beyond the one-thread run's per chunk: the queue's overhead. */
-  readonly overheadMs: number;
-  /** CPU ms per chunk of the coordinator, of the two workers, and of Redis. */
-  readonly coordinatorMs: number;
-  readonly workersMs: number;
-  readonly redisMs: number;
-}
-
-export interface QueueBench {
-  readonly packets: number;
-  readonly chunks: number;
-  readonly rows: readonly QueueBenchRow[];
-  /** The queued runs' figures per chunk: packets sent through Redis, and read from --shared. */
-  readonly perChunk: { readonly redis: QueuePerChunk; readonly shared: QueuePerChunk };
-}
 
 /** CPU seconds (user and system) of process `pid` so far, from /proc. */
 function processCpu(pid: number | undefined): number {
@@ -148,6 +124,7 @@ export async function benchQueue(packets: number): Promise<QueueBench> {
     const viaShared = await queued("--queue --shared, 2 worker processes", dirname(capture));
     return {
       packets,
+      captureBytes: statSync(capture).size,
       chunks: Math.ceil(packets / QUEUE_CHUNK_PACKETS),
       rows,
       perChunk: { redis: viaRedis, shared: viaShared },
@@ -161,7 +138,7 @@ export async function benchQueue(packets: number): Promise<QueueBench> {
 
 function figures(b: QueueBench): Figure[] {
   const chunk = (what: string, c: QueuePerChunk): Figure[] => [
-    { name: `${what}: engine CPU per chunk`, value: c.engineMs, unit: "ms" },
+    { name: `${what}: a worker's CPU per chunk run`, value: c.engineMs, unit: "ms" },
     { name: `${what}: all CPU per chunk`, value: c.cpuMs, unit: "ms" },
     { name: `${what}: overhead CPU per chunk`, value: c.overheadMs, unit: "ms" },
     { name: `${what}: coordinator CPU per chunk`, value: c.coordinatorMs, unit: "ms" },
@@ -198,15 +175,28 @@ export const queueReplay: FigureScenario = {
 };
 
 async function main(): Promise<void> {
-  const usage = "npm run bench:queue [-- --packets N] [-- --json]";
-  const flags = readFlags({ options: { packets: { type: "string" }, json: { type: "boolean" } } });
+  const usage = "npm run bench:queue [-- --packets N] [-- --json] [-- --write] (--write: bench/queue-measured.json)";
+  const flags = readFlags({
+    options: { packets: { type: "string" }, json: { type: "boolean" }, write: { type: "boolean" } },
+  });
   if (typeof flags === "string") return refuse("bench:queue", flags, usage);
   const packets = positive("--packets", flags.values.packets ?? `${DEFAULT_PACKETS}`, PACKETS_MOST, true);
   if (typeof packets === "string") return refuse("bench:queue", packets, usage);
   if (!hasRedisServer()) return refuse("bench:queue", "redis-server is not installed", usage);
-  const b = await benchQueue(packets);
-  if (flags.values.json === true) console.log(JSON.stringify(b));
-  else for (const f of figures(b)) console.log(`${f.name.padEnd(40)} ${f.value.toFixed(2).padStart(14)} ${f.unit}`);
+  const load = (): string =>
+    loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ");
+  const before = load();
+  const bench = await benchQueue(packets);
+  const measured: Measured = {
+    machine: `${cpus()[0]?.model ?? "a CPU"}, ${cpus().length} cores`,
+    load: `${before} before, ${load()} after`,
+    bench,
+  };
+  if (flags.values.write === true) writeFileSync(MEASURED_FILE, `${JSON.stringify(measured, null, 2)}\n`);
+  if (flags.values.json === true) console.log(JSON.stringify(measured));
+  else for (const f of figures(bench)) console.log(`${f.name.padEnd(40)} ${f.value.toFixed(2).padStart(14)} ${f.unit}`);
 }
 
 if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) void main();

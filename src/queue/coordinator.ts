@@ -46,9 +46,10 @@ import { client, type QueueAddress, reach } from "./redis.js";
 /** Chunks out on the queue at once, at most: what Redis holds (their packets and outputs) while the first runs. */
 export const WINDOW = 16;
 /**
- * Packets per chunk on the queue: eight of the threads' chunks (CHUNK_PACKETS). A chunk's fixed cost (its job's
- * BullMQ commands, its keys, its events: about 60 Redis commands) is then spread over 131,072 packets (docs/scale-out.md
- * has the figures); it holds about 12 MB of 64-byte frames each way, and WINDOW of them fit in Redis's memory.
+ * Packets per chunk on the queue: eight of the threads' chunks (CHUNK_PACKETS), 131,072. A chunk's fixed cost (its
+ * job's BullMQ commands, its keys, its events: about 60 Redis commands, a few ms of CPU in all) is then a few per
+ * cent of what moving its packets costs (docs/scale-out.md); at 64-byte frames it holds about 12 MB each way, and
+ * WINDOW of them fit in Redis's memory.
  */
 export const QUEUE_CHUNK_PACKETS = 8 * CHUNK_PACKETS;
 /** Milliseconds between the coordinator's looks that Redis answers. */

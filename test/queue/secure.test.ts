@@ -68,7 +68,8 @@ describe.skipIf(missing !== undefined)(
       rmSync(scratch, { recursive: true, force: true });
     });
 
-    it("a worker over rediss:// and a coordinator over redis://, both as the ACL user: one thread's outputs", async () => {
+    const both = "a worker over rediss:// and a coordinator over redis://, both as the ACL user: one thread's outputs";
+    it(both, async () => {
       worker = new TestWorker(`rediss://${LOGIN}127.0.0.1:${redis.tlsPort}`, [], { NODE_EXTRA_CA_CERTS: cert });
       await worker.ready();
       const options = { spec: HUB, inputs: [{ endpoint: "lan:h2.1", file: CAPTURE }], trace: true };

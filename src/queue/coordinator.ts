@@ -8,6 +8,7 @@
 
 import { randomBytes } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
 import { Queue, QueueEvents } from "bullmq";
 import type { Redis } from "ioredis";
 import { compile } from "../control/compile.js";
@@ -68,6 +69,8 @@ export interface QueueRunOptions extends Pick<
   /** --shared DIR: where workers read the one capture's byte ranges (when it is under it), and write outputs too large
    * for Redis. */
   readonly shared?: string;
+  /** Test tuning: with --shared, outputs of more bytes go through a file there (default SHARED_OUTPUTS_FROM). */
+  readonly sharedOutputsFrom?: number;
   /** Packets per chunk (QUEUE_CHUNK_PACKETS unless a test asks for small ones). */
   readonly chunkPackets?: number;
   /** Resolves when the run is to stop (Ctrl-C): its jobs are removed, --out is left as it was claimed. */
@@ -129,7 +132,9 @@ function prepare(o: QueueRunOptions): Prepared {
     ...(o.tracePackets !== undefined ? { tracePackets: o.tracePackets } : {}),
     hopLimit,
     copyLimit,
-    ...(o.shared !== undefined ? { shared: o.shared } : {}),
+    // A path the workers can take as it is: not relative to where the coordinator was started.
+    ...(o.shared !== undefined ? { shared: resolve(o.shared) } : {}),
+    ...(o.sharedOutputsFrom !== undefined ? { sharedOutputsFrom: o.sharedOutputsFrom } : {}),
   };
   return { setup, engine, inputs, inputFiles: [o.spec, ...files], compiled };
 }
@@ -189,6 +194,8 @@ class RunQueue {
   readonly name = `${RUN_QUEUE_PREFIX}${randomBytes(8).toString("hex")}`;
   readonly keys = runKeys(this.name);
   readonly #redis: Redis;
+  /** --shared, where outputs too large for Redis are. */
+  readonly #shared: string | undefined;
   readonly #queue: Queue<ChunkJob, ChunkDone>;
   readonly #events: QueueEvents;
   /** Rejects when the run must stop: Ctrl-C, or Redis gone. */
@@ -202,6 +209,7 @@ class RunQueue {
 
   constructor(o: QueueRunOptions, redis: Redis, onDone: (packets: number) => void) {
     this.#redis = redis;
+    this.#shared = o.shared;
     this.#stopped = new Promise<never>((_, reject) => {
       this.#stop = reject;
     });
@@ -295,9 +303,13 @@ class RunQueue {
       const [err, got] = replies?.[0] ?? [new Error("no reply"), null];
       if (err !== null) throw err;
       bytes = got as Buffer | null;
-    } else if (done.file !== undefined) {
-      bytes = readFileSync(done.file);
-      rmSync(done.file, { force: true });
+    } else if (done.file !== undefined && this.#shared !== undefined) {
+      // A name, never a path: a worker names no file outside --shared.
+      if (basename(done.file) !== done.file || done.file.startsWith("."))
+        throw new QueueRunError(`chunk ${done.chunk}'s outputs are named ${done.file}: not a file of --shared`, 2);
+      const path = join(this.#shared, done.file);
+      bytes = readFileSync(path);
+      rmSync(path, { force: true });
       await this.race(this.#redis.del(...gone));
     }
     if (bytes === null) throw new QueueRunError(`chunk ${done.chunk}'s outputs are gone from Redis`, EXIT_BAD_INPUT);

@@ -55,6 +55,8 @@ export interface RunSetup {
   readonly copyLimit: number;
   /** --shared DIR: where inputs' byte ranges are read (InputRange) and outputs above REDIS_OUTPUTS_MAX go. */
   readonly shared?: string;
+  /** With --shared, outputs of more bytes go through a file there (SHARED_OUTPUTS_FROM unless a test asks). */
+  readonly sharedOutputsFrom?: number;
 }
 
 /**
@@ -91,6 +93,7 @@ export interface ChunkJob {
 export interface ChunkDone {
   readonly chunk: number;
   readonly key?: string;
+  /** A file's name in --shared (no directory: each machine mounts --shared where it does). */
   readonly file?: string;
   readonly bytes: number;
   /** CPU milliseconds the worker spent on the chunk (its process's, user and system). */

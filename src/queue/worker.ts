@@ -215,14 +215,17 @@ export class QueueWorker {
     const used = process.cpuUsage(cpu);
     const cpuMs = (used.user + used.system) / 1000;
     let where: { key: string } | { file: string };
-    if (outputs.length <= (setup.shared === undefined ? REDIS_OUTPUTS_MAX : SHARED_OUTPUTS_FROM)) {
+    const most = setup.shared === undefined ? REDIS_OUTPUTS_MAX : (setup.sharedOutputsFrom ?? SHARED_OUTPUTS_FROM);
+    if (outputs.length <= most) {
       where = { key: keys.outputs(data.chunk) };
       await this.#redis.set(where.key, outputs, "EX", KEY_TTL_S);
     } else if (setup.shared !== undefined) {
-      where = { file: join(this.#options.shared ?? setup.shared, `${queue}-outputs-${data.chunk}`) };
-      const partial = `${where.file}.${process.pid}.part`;
+      // Named under --shared, not by this machine's path: the coordinator may mount it elsewhere.
+      where = { file: `${queue}-outputs-${data.chunk}` };
+      const path = join(this.#options.shared ?? setup.shared, where.file);
+      const partial = `${path}.${process.pid}.part`;
       writeFileSync(partial, outputs);
-      renameSync(partial, where.file);
+      renameSync(partial, path);
     } else {
       throw new UnrecoverableError(
         `chunk ${data.chunk}'s outputs are ${outputs.length} bytes, more than the ${REDIS_OUTPUTS_MAX} that go ` +

@@ -106,7 +106,7 @@ export function registerRun(program: Command, ctx: CommandContext): void {
     .option(
       "--shared <dir>",
       "with --queue: a directory every worker mounts: the capture is read there by byte ranges when under it, and " +
-        "chunk outputs above 64 MiB are written there",
+        "chunk outputs above 1 MiB are written there",
     )
     .addHelpText("after", RUN_HELP)
     .action(async (spec: string, flags: RunFlags) => {

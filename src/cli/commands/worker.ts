@@ -13,7 +13,7 @@ const LOCK_MS_MAX = 600_000;
 const WORKER_HELP = `
 A worker takes the chunks of every replay started with strata run --queue on the same
 Redis (docs/scale-out.md), runs each with the engine strata run uses, and returns its
-outputs through Redis (or the run's --shared directory when they are larger than 64 MiB).
+outputs through Redis (with the run's --shared, above 1 MiB, through a file there).
 A run with --shared DIR has its capture read by the workers from DIR (byte ranges of it):
 a worker mounts DIR at the same path, or says where with --shared.
 A job from another strata version, or whose description does not match its digest, is

@@ -5,16 +5,23 @@
 // N` sets the capture's size (the issue's figure is 10,000,000); npm run bench runs 1,000,000.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { runQueued } from "../src/queue/coordinator.js";
+import { QUEUE_CHUNK_PACKETS, runQueued } from "../src/queue/coordinator.js";
 import { parseQueueUrl } from "../src/queue/redis.js";
 import { replay } from "../src/run/replay.js";
 import { positive, readFlags, refuse } from "./args.js";
 import { replayCapture } from "./dataplane.js";
 import { l2ExactSpec } from "./descriptions.js";
+import {
+  MEASURED_FILE,
+  type Measured,
+  type QueueBench,
+  type QueueBenchRow,
+  type QueuePerChunk,
+} from "./queue-model.js";
 import { hasRedisServer, OwnRedis } from "./redis-server.js";
 import type { Figure, FigureScenario } from "./scenario.js";
 
@@ -22,34 +29,6 @@ const CLI = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
 /** Packets of npm run bench's run: the capture replay-file writes too. */
 const DEFAULT_PACKETS = 1_000_000;
 const PACKETS_MOST = 100_000_000;
-
-export interface QueueBenchRow {
-  readonly way: string;
-  readonly seconds: number;
-  /** CPU seconds of every process the way uses (this one; the workers and Redis with the queue). */
-  readonly cpuSeconds: number;
-  readonly packetsPerSecond: number;
-}
-
-export interface QueueBench {
-  readonly packets: number;
-  readonly chunks: number;
-  readonly rows: readonly QueueBenchRow[];
-  /** Per chunk, with the queue: the workers' engine CPU ms, all CPU ms, Redis commands, bytes sent each way. */
-  readonly perChunk: {
-    readonly engineMs: number;
-    readonly cpuMs: number;
-    readonly redisCommands: number;
-    readonly packetBytes: number;
-    readonly outputBytes: number;
-    /** CPU ms per chunk the queued run took beyond the one-thread run's per chunk: the queue's overhead. */
-    readonly overheadMs: number;
-    /** CPU ms per chunk of the coordinator, and of the two workers (Redis's is redisCpuSeconds). */
-    readonly coordinatorMs: number;
-    readonly workersMs: number;
-  };
-  readonly redisCpuSeconds: number;
-}
 
 /** CPU seconds (user and system) of process `pid` so far, from /proc. */
 function processCpu(pid: number | undefined): number {
@@ -114,35 +93,41 @@ export async function benchQueue(packets: number): Promise<QueueBench> {
     const address = parseQueueUrl(redis.url);
     // A first run warms the workers (their engines compiled once per run, their code cold): it is not counted.
     await runQueued({ spec, inputs, out: out(), address });
-    const redisCpu0 = processCpu(redis.pid);
     const workersCpu = (): number => workers.reduce((s, w) => s + processCpu(w.pid), 0);
-    const [own0, workers0] = [ownCpu(), workersCpu()];
-    const commands0 = await commands(redis);
-    let result: Awaited<ReturnType<typeof runQueued>> | undefined;
     const others = (): number => workersCpu() + processCpu(redis.pid);
-    await timed(
-      "--queue, 2 worker processes",
-      async () => (result = await runQueued({ spec, inputs, out: out(), address })),
-      others,
-    );
-    const chunks = result?.chunks ?? 1;
-    const [ownUsed, workersUsed] = [ownCpu() - own0, workersCpu() - workers0];
-    const [one, queued] = [rows[0], rows[2]];
+    const queued = async (way: string, shared: string | undefined): Promise<QueuePerChunk> => {
+      const [own0, workers0, redis0, commands0] = [
+        ownCpu(),
+        workersCpu(),
+        processCpu(redis.pid),
+        await commands(redis),
+      ];
+      let r: Awaited<ReturnType<typeof runQueued>> | undefined;
+      const o = { spec, inputs, out: out(), address, ...(shared !== undefined ? { shared } : {}) };
+      await timed(way, async () => (r = await runQueued(o)), others);
+      const chunks = r?.chunks ?? 1;
+      const perChunk = (seconds: number): number => (seconds * 1000) / chunks;
+      const [one, row] = [rows[0], rows[rows.length - 1]];
+      return {
+        engineMs: (r?.workerCpuMs ?? 0) / chunks,
+        cpuMs: perChunk(row?.cpuSeconds ?? 0),
+        redisCommands: ((await commands(redis)) - commands0) / chunks,
+        packetBytes: (r?.sent.packets ?? 0) / chunks,
+        outputBytes: (r?.sent.outputs ?? 0) / chunks,
+        overheadMs: perChunk((row?.cpuSeconds ?? 0) - (one?.cpuSeconds ?? 0)),
+        coordinatorMs: perChunk(ownCpu() - own0),
+        workersMs: perChunk(workersCpu() - workers0),
+        redisMs: perChunk(processCpu(redis.pid) - redis0),
+      };
+    };
+    const viaRedis = await queued("--queue, 2 worker processes", undefined);
+    const viaShared = await queued("--queue --shared, 2 worker processes", dirname(capture));
     return {
       packets,
-      chunks,
+      captureBytes: statSync(capture).size,
+      chunks: Math.ceil(packets / QUEUE_CHUNK_PACKETS),
       rows,
-      perChunk: {
-        engineMs: (result?.workerCpuMs ?? 0) / chunks,
-        cpuMs: ((queued?.cpuSeconds ?? 0) * 1000) / chunks,
-        redisCommands: ((await commands(redis)) - commands0) / chunks,
-        packetBytes: (result?.sent.packets ?? 0) / chunks,
-        outputBytes: (result?.sent.outputs ?? 0) / chunks,
-        overheadMs: (((queued?.cpuSeconds ?? 0) - (one?.cpuSeconds ?? 0)) * 1000) / chunks,
-        coordinatorMs: (ownUsed * 1000) / chunks,
-        workersMs: (workersUsed * 1000) / chunks,
-      },
-      redisCpuSeconds: processCpu(redis.pid) - redisCpu0,
+      perChunk: { redis: viaRedis, shared: viaShared },
     };
   } finally {
     for (const w of workers) w.kill("SIGKILL");
@@ -152,21 +137,25 @@ export async function benchQueue(packets: number): Promise<QueueBench> {
 }
 
 function figures(b: QueueBench): Figure[] {
+  const chunk = (what: string, c: QueuePerChunk): Figure[] => [
+    { name: `${what}: a worker's CPU per chunk run`, value: c.engineMs, unit: "ms" },
+    { name: `${what}: all CPU per chunk`, value: c.cpuMs, unit: "ms" },
+    { name: `${what}: overhead CPU per chunk`, value: c.overheadMs, unit: "ms" },
+    { name: `${what}: coordinator CPU per chunk`, value: c.coordinatorMs, unit: "ms" },
+    { name: `${what}: workers' CPU per chunk`, value: c.workersMs, unit: "ms" },
+    { name: `${what}: Redis CPU per chunk`, value: c.redisMs, unit: "ms" },
+    { name: `${what}: Redis commands per chunk`, value: c.redisCommands, unit: "commands" },
+    { name: `${what}: packet bytes per chunk`, value: c.packetBytes, unit: "bytes" },
+    { name: `${what}: output bytes per chunk`, value: c.outputBytes, unit: "bytes" },
+  ];
   return [
     ...b.rows.flatMap((r) => [
       { name: `${r.way}: packets/s`, value: r.packetsPerSecond, unit: "packets/s" },
       { name: `${r.way}: CPU`, value: r.cpuSeconds, unit: "s" },
     ]),
     { name: "queue: chunks", value: b.chunks, unit: "chunks" },
-    { name: "queue: engine CPU per chunk", value: b.perChunk.engineMs, unit: "ms" },
-    { name: "queue: all CPU per chunk", value: b.perChunk.cpuMs, unit: "ms" },
-    { name: "queue: overhead CPU per chunk", value: b.perChunk.overheadMs, unit: "ms" },
-    { name: "queue: coordinator CPU per chunk", value: b.perChunk.coordinatorMs, unit: "ms" },
-    { name: "queue: workers' CPU per chunk", value: b.perChunk.workersMs, unit: "ms" },
-    { name: "queue: Redis commands per chunk", value: b.perChunk.redisCommands, unit: "commands" },
-    { name: "queue: packet bytes per chunk", value: b.perChunk.packetBytes, unit: "bytes" },
-    { name: "queue: output bytes per chunk", value: b.perChunk.outputBytes, unit: "bytes" },
-    { name: "queue: Redis CPU", value: b.redisCpuSeconds, unit: "s" },
+    ...chunk("queue", b.perChunk.redis),
+    ...chunk("queue --shared", b.perChunk.shared),
   ];
 }
 
@@ -186,15 +175,28 @@ export const queueReplay: FigureScenario = {
 };
 
 async function main(): Promise<void> {
-  const usage = "npm run bench:queue [-- --packets N] [-- --json]";
-  const flags = readFlags({ options: { packets: { type: "string" }, json: { type: "boolean" } } });
+  const usage = "npm run bench:queue [-- --packets N] [-- --json] [-- --write] (--write: bench/queue-measured.json)";
+  const flags = readFlags({
+    options: { packets: { type: "string" }, json: { type: "boolean" }, write: { type: "boolean" } },
+  });
   if (typeof flags === "string") return refuse("bench:queue", flags, usage);
   const packets = positive("--packets", flags.values.packets ?? `${DEFAULT_PACKETS}`, PACKETS_MOST, true);
   if (typeof packets === "string") return refuse("bench:queue", packets, usage);
   if (!hasRedisServer()) return refuse("bench:queue", "redis-server is not installed", usage);
-  const b = await benchQueue(packets);
-  if (flags.values.json === true) console.log(JSON.stringify(b));
-  else for (const f of figures(b)) console.log(`${f.name.padEnd(40)} ${f.value.toFixed(2).padStart(14)} ${f.unit}`);
+  const load = (): string =>
+    loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ");
+  const before = load();
+  const bench = await benchQueue(packets);
+  const measured: Measured = {
+    machine: `${cpus()[0]?.model ?? "a CPU"}, ${cpus().length} cores`,
+    load: `${before} before, ${load()} after`,
+    bench,
+  };
+  if (flags.values.write === true) writeFileSync(MEASURED_FILE, `${JSON.stringify(measured, null, 2)}\n`);
+  if (flags.values.json === true) console.log(JSON.stringify(measured));
+  else for (const f of figures(bench)) console.log(`${f.name.padEnd(40)} ${f.value.toFixed(2).padStart(14)} ${f.unit}`);
 }
 
 if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) void main();

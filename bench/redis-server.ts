@@ -23,11 +23,46 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
+/** How a test's Redis is set up beyond the plain one: ACL users (their rules as `--user` takes them), and TLS. */
+export interface OwnRedisOptions {
+  /** ACL users: the default user is then off, and the probe and client() log in as the first. */
+  readonly users?: readonly { readonly name: string; readonly password: string; readonly rules: string }[];
+  /** TLS on a port of its own (tlsPort), with this certificate and key (PEM files); its plain port stays. */
+  readonly tls?: { readonly cert: string; readonly key: string };
+}
+
 /** A redis-server with its append-only file: start(), restart() (same port, same files), stop(), close(). */
 export class OwnRedis {
   readonly dir = mkdtempSync(join(tmpdir(), "strata-redis-"));
   port = 0;
+  tlsPort = 0;
   #process: ChildProcess | undefined;
+  readonly #options: OwnRedisOptions;
+
+  constructor(options: OwnRedisOptions = {}) {
+    this.#options = options;
+  }
+
+  /** The login of the first ACL user, for the probe and client(). */
+  get #login(): { username?: string; password?: string } {
+    const u = this.#options.users?.[0];
+    return u === undefined ? {} : { username: u.name, password: u.password };
+  }
+
+  /** redis-server's arguments beyond its port and files: the users, TLS. */
+  #more(): string[] {
+    const o = this.#options;
+    // A --user's words are arguments of their own: one argument is one word (a name with spaces, else).
+    const users = (o.users ?? []).flatMap((u) => ["--user", u.name, "on", `>${u.password}`, ...u.rules.split(" ")]);
+    const tls =
+      o.tls === undefined
+        ? []
+        : ["--tls-port", `${this.tlsPort}`, "--tls-cert-file", o.tls.cert, "--tls-key-file", o.tls.key].concat([
+            "--tls-auth-clients",
+            "no",
+          ]);
+    return [...(users.length > 0 ? ["--user", "default", "off", ...users] : []), ...tls];
+  }
 
   get url(): string {
     return `redis://127.0.0.1:${this.port}`;
@@ -40,14 +75,21 @@ export class OwnRedis {
   /** Starts it and waits until it answers (polling, as long as it takes: the caller bounds the wait). */
   async start(): Promise<void> {
     if (this.port === 0) this.port = await freePort();
+    if (this.#options.tls !== undefined && this.tlsPort === 0) this.tlsPort = await freePort();
     const args = ["--port", `${this.port}`, "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes"];
-    this.#process = spawn("redis-server", [...args, "--dir", this.dir], { stdio: "ignore" });
+    this.#process = spawn("redis-server", [...args, "--dir", this.dir, ...this.#more()], { stdio: "ignore" });
     const exited = new Promise<never>((_, reject) =>
       this.#process?.once("exit", (code) => reject(new Error(`redis-server exited (${code})`))),
     );
     exited.catch(() => {});
     for (;;) {
-      const probe = new Redis({ port: this.port, host: "127.0.0.1", lazyConnect: true, retryStrategy: () => null });
+      const probe = new Redis({
+        port: this.port,
+        host: "127.0.0.1",
+        ...this.#login,
+        lazyConnect: true,
+        retryStrategy: () => null,
+      });
       probe.on("error", () => {});
       const up = await Promise.race([
         probe.connect().then(
@@ -83,7 +125,7 @@ export class OwnRedis {
   }
 
   client(): Redis {
-    const r = new Redis({ port: this.port, host: "127.0.0.1" });
+    const r = new Redis({ port: this.port, host: "127.0.0.1", ...this.#login });
     r.on("error", () => {});
     return r;
   }

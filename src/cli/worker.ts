@@ -12,6 +12,7 @@ export interface WorkerFlags {
   queue: string;
   concurrency: number;
   lockMs?: number;
+  shared?: string;
   verbose?: boolean;
 }
 
@@ -24,6 +25,7 @@ export async function runWorker(flags: WorkerFlags, io: Io): Promise<number> {
     const worker = new QueueWorker(address, redis, {
       concurrency: flags.concurrency,
       ...(flags.lockMs !== undefined ? { lockMs: flags.lockMs } : {}),
+      ...(flags.shared !== undefined ? { shared: flags.shared } : {}),
       ...(flags.verbose === true
         ? {
             log: (line: string) => {

@@ -28,24 +28,22 @@ const PACKET_META_BYTES = 5 * 4 + 8;
  */
 export function encodePart(p: InputBatch): Buffer {
   const n = p.count;
+  const tsSec = Float64Array.from(p.tsSec.subarray(0, n));
+  const u32 = new Uint32Array(5 * n);
+  u32.set(p.capLen.subarray(0, n), n);
+  u32.set(p.origLen.subarray(0, n), 2 * n);
+  u32.set(p.tsNsec.subarray(0, n), 3 * n);
+  if (typeof p.endpoint === "number") u32.fill(p.endpoint, 4 * n);
+  else u32.set(p.endpoint.subarray(0, n), 4 * n);
+  // The packets' offsets in the part's data: end to end.
   let dataLen = 0;
-  for (let i = 0; i < n; i++) dataLen += p.capLen[i] ?? 0;
+  for (let i = 0; i < n; i++) {
+    u32[i] = dataLen;
+    dataLen += u32[n + i] ?? 0;
+  }
   const out = Buffer.allocUnsafe(8 + n * PACKET_META_BYTES + dataLen);
   out.writeUInt32LE(n, 0);
   out.writeUInt32LE(dataLen, 4);
-  const tsSec = new Float64Array(n);
-  const u32 = new Uint32Array(5 * n);
-  let offset = 0;
-  for (let i = 0; i < n; i++) {
-    const len = p.capLen[i] ?? 0;
-    u32[i] = offset;
-    u32[n + i] = len;
-    u32[2 * n + i] = p.origLen[i] ?? 0;
-    u32[3 * n + i] = p.tsNsec[i] ?? 0;
-    u32[4 * n + i] = typeof p.endpoint === "number" ? p.endpoint : (p.endpoint[i] ?? 0);
-    tsSec[i] = p.tsSec[i] ?? 0;
-    offset += len;
-  }
   let at = 8;
   at += Buffer.from(tsSec.buffer).copy(out, at);
   at += Buffer.from(u32.buffer).copy(out, at);
@@ -68,9 +66,14 @@ export function chunkPayload(parts: readonly Buffer[]): Buffer {
   return Buffer.concat([head, ...parts]);
 }
 
+/** ChunkDamaged unless `b` holds `n` bytes at `at`. */
+function need(b: Buffer, at: number, n: number): void {
+  if (at + n > b.length) throw new ChunkDamaged(`the payload ends at byte ${b.length}, ${at + n - b.length} short`);
+}
+
 /** Reads `n` bytes at `at` of `b` into a fresh, aligned buffer. */
 function take(b: Buffer, at: number, n: number): ArrayBuffer {
-  if (at + n > b.length) throw new ChunkDamaged(`the payload ends at byte ${b.length}, ${at + n - b.length} short`);
+  need(b, at, n);
   const copy = new ArrayBuffer(n);
   new Uint8Array(copy).set(b.subarray(at, at + n));
   return copy;
@@ -91,7 +94,8 @@ export function decodeChunk(b: Buffer): InputBatch[] {
     at += 8 * n;
     const u32 = new Uint32Array(take(b, at, 20 * n));
     at += 20 * n;
-    const data = new Uint8Array(take(b, at, dataLen));
+    need(b, at, dataLen);
+    const data = b.subarray(at, at + dataLen); // a view: bytes need no alignment
     at += dataLen;
     const offset = u32.subarray(0, n);
     const capLen = u32.subarray(n, 2 * n);
@@ -115,7 +119,8 @@ export function decodeChunk(b: Buffer): InputBatch[] {
 
 /** What the engine wrote for a chunk: each recording's records (in the order of their first), trace lines, counters. */
 export interface ChunkOutputs {
-  readonly records: readonly { readonly recording: number; readonly bytes: Uint8Array }[];
+  /** Each recording's records and their CRC-32 (worked out on the worker: the coordinator's merge only combines). */
+  readonly records: readonly { readonly recording: number; readonly bytes: Uint8Array; readonly crc: number }[];
   readonly lines: ChunkLines;
   readonly counters: Counters;
 }
@@ -126,7 +131,7 @@ interface CountersJson extends Omit<Counters, "hits"> {
 }
 
 interface OutputsHead {
-  readonly records: [number, number][];
+  readonly records: [number, number, number][];
   readonly packets: number[];
   readonly bytes: number[];
   readonly textBytes: number;
@@ -137,7 +142,7 @@ interface OutputsHead {
 export function encodeOutputs(o: ChunkOutputs): Buffer {
   const text = Buffer.from(o.lines.text, "utf8");
   const head: OutputsHead = {
-    records: o.records.map((r) => [r.recording, r.bytes.length]),
+    records: o.records.map((r) => [r.recording, r.bytes.length, r.crc]),
     packets: o.lines.packets,
     bytes: o.lines.bytes,
     textBytes: text.length,
@@ -161,10 +166,12 @@ export function decodeOutputs(b: Buffer): ChunkOutputs {
     throw new ChunkDamaged("the outputs' head is not JSON");
   }
   let at = 8 + jsonLen;
-  const records = head.records.map(([recording, len]) => {
-    const bytes = new Uint8Array(take(b, at, len));
+  // Views on the payload, not copies: bytes need no alignment.
+  const records = head.records.map(([recording, len, crc]) => {
+    need(b, at, len);
+    const bytes = b.subarray(at, at + len);
     at += len;
-    return { recording, bytes };
+    return { recording, bytes, crc };
   });
   if (at + head.textBytes !== b.length) throw new ChunkDamaged("the outputs' length is not what their head says");
   const text = b.toString("utf8", at, at + head.textBytes);

@@ -1,8 +1,10 @@
 // A queue worker's engine for one run (./worker.ts): the description of the run's setup compiled and installed on a
 // data plane of its own, as every worker thread's is (src/run/chunk-runner.ts), and a chunk's parts run through it
-// as that runner runs them (each part one batch, numbered from the chunk's first packet). What the engine writes is
-// kept: each recording's records, the trace lines, the counters of the chunk alone.
+// as that runner runs them (each part one batch, or packets put in the engine's input area, numbered from the chunk's
+// first packet). What the engine writes is kept: each recording's records, the trace lines, the counters of the chunk
+// alone.
 
+import { crc32 } from "node:zlib";
 import { compile } from "../control/compile.js";
 import { parseSpec } from "../description/load.js";
 import { Engine } from "../engine/engine.js";
@@ -11,22 +13,40 @@ import type { InputBatch } from "../wasm/runner.js";
 import type { ChunkOutputs } from "./chunk-codec.js";
 import type { RunSetup } from "./protocol.js";
 
-/** Records of a chunk, by recording, in the order of their first record: copied off linear memory as they come. */
+/** A recording's first buffer: grown, by doubling, to what the chunk writes. */
+const FIRST_BYTES = 1 << 16;
+
+/** Records of a chunk, by recording, in the order of their first: one growing buffer each, copied once. */
 class Records {
-  readonly #parts = new Map<number, Uint8Array[]>();
+  readonly #bytes = new Map<number, { buf: Uint8Array; used: number }>();
 
   write(c: number, data: Uint8Array, start: number, len: number): void {
-    let list = this.#parts.get(c);
-    if (list === undefined) this.#parts.set(c, (list = []));
-    list.push(data.slice(start, start + len));
+    let r = this.#bytes.get(c);
+    if (r === undefined) this.#bytes.set(c, (r = { buf: new Uint8Array(Math.max(FIRST_BYTES, len)), used: 0 }));
+    if (r.used + len > r.buf.length) {
+      const grown = new Uint8Array(Math.max(2 * r.buf.length, r.used + len));
+      grown.set(r.buf.subarray(0, r.used));
+      r.buf = grown;
+    }
+    r.buf.set(data.subarray(start, start + len), r.used);
+    r.used += len;
   }
 
   take(): ChunkOutputs["records"] {
-    const out = [...this.#parts].map(([recording, parts]) => ({ recording, bytes: Buffer.concat(parts) }));
-    this.#parts.clear();
+    const out = [...this.#bytes].map(([recording, r]) => {
+      const bytes = r.buf.subarray(0, r.used);
+      return { recording, bytes, crc: crc32(bytes) };
+    });
+    this.#bytes.clear();
     return out;
   }
 }
+
+/**
+ * A chunk's packets as the engine takes them, in order: batches, or a count of packets just put in its input area
+ * (run before the next is taken: a generator's order).
+ */
+export type ChunkParts = (engine: Engine) => Iterable<InputBatch | number>;
 
 export class ChunkEngine {
   readonly #engine: Engine;
@@ -43,8 +63,8 @@ export class ChunkEngine {
     });
   }
 
-  /** Runs `parts`, their packets numbered from `first`; what the engine wrote for them. */
-  run(parts: readonly InputBatch[], first: number): ChunkOutputs {
+  /** Runs `parts`, their packets numbered from `first`; what the engine wrote for them, and the packets run. */
+  run(parts: ChunkParts, first: number): ChunkOutputs & { readonly packets: number } {
     const s = this.#setup;
     const engine = this.#engine;
     const records = new Records();
@@ -64,12 +84,17 @@ export class ChunkEngine {
     });
     try {
       let number = first;
-      for (const part of parts) {
+      for (const part of parts(engine)) {
         engine.run(part, number);
-        number += part.count;
+        number += typeof part === "number" ? part : part.count;
       }
       engine.settle();
-      return { records: records.take(), lines: { text: text.join(""), packets, bytes }, counters: engine.counters() };
+      return {
+        records: records.take(),
+        lines: { text: text.join(""), packets, bytes },
+        counters: engine.counters(),
+        packets: number - first,
+      };
     } finally {
       engine.disconnect();
     }

@@ -8,12 +8,12 @@
 
 import { randomBytes } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
 import { Queue, QueueEvents } from "bullmq";
 import type { Redis } from "ioredis";
 import { compile } from "../control/compile.js";
 import { parseSpec } from "../description/load.js";
 import { readDescription } from "../description/read.js";
-import { sliceBatch } from "../engine/batches.js";
 import { Engine } from "../engine/engine.js";
 import { Outputs, outputFiles } from "../engine/outputs.js";
 import { DELIVERED_DIR, LINKS_DIR } from "../engine/recordings.js";
@@ -25,7 +25,9 @@ import { type Inputs, openInputs } from "../run/inputs.js";
 import type { ReplayOptions } from "../run/replay.js";
 import { checkLimits, DEFAULT_RUNNER } from "../wasm/runner.js";
 import { EXIT_BAD_INPUT, EXIT_INTERRUPTED } from "../cli/exit-codes.js";
-import { type ChunkOutputs, chunkPayload, decodeOutputs, encodePart } from "./chunk-codec.js";
+import { type ChunkOutputs, chunkPayload, decodeOutputs } from "./chunk-codec.js";
+import { cutChunks } from "./cut.js";
+import { underShared } from "./shared-input.js";
 import { makeStage, moveInto } from "./stage.js";
 import {
   CHUNK_ATTEMPTS,
@@ -42,8 +44,15 @@ import {
 } from "./protocol.js";
 import { client, type QueueAddress, reach } from "./redis.js";
 
-/** Chunks out on the queue at once, at most: what the coordinator holds in memory while it waits for the first. */
-export const WINDOW = 32;
+/** Chunks out on the queue at once, at most: what Redis holds (their packets and outputs) while the first runs. */
+export const WINDOW = 16;
+/**
+ * Packets per chunk on the queue: eight of the threads' chunks (CHUNK_PACKETS), 131,072. A chunk's fixed cost (its
+ * job's BullMQ commands, its keys, its events: about 60 Redis commands, a few ms of CPU in all) is then a few per
+ * cent of what moving its packets costs (docs/scale-out.md); at 64-byte frames it holds about 12 MB each way, and
+ * WINDOW of them fit in Redis's memory.
+ */
+export const QUEUE_CHUNK_PACKETS = 8 * CHUNK_PACKETS;
 /** Milliseconds between the coordinator's looks that Redis answers. */
 const WATCH_MS = 2000;
 /** Milliseconds the clean-up at the end may wait for Redis. */
@@ -57,9 +66,12 @@ export interface QueueRunOptions extends Pick<
   "spec" | "inputs" | "out" | "force" | "trace" | "tracePackets" | "hopLimit" | "copyLimit"
 > {
   readonly address: QueueAddress;
-  /** --shared DIR: where workers write outputs too large for Redis. */
+  /** --shared DIR: where workers read the one capture's byte ranges (when it is under it), and write outputs too large
+   * for Redis. */
   readonly shared?: string;
-  /** Packets per chunk (CHUNK_PACKETS unless a test asks for small ones). */
+  /** Test tuning: with --shared, outputs of more bytes go through a file there (default SHARED_OUTPUTS_FROM). */
+  readonly sharedOutputsFrom?: number;
+  /** Packets per chunk (QUEUE_CHUNK_PACKETS unless a test asks for small ones). */
   readonly chunkPackets?: number;
   /** Resolves when the run is to stop (Ctrl-C): its jobs are removed, --out is left as it was claimed. */
   readonly stop?: Promise<void>;
@@ -120,7 +132,9 @@ function prepare(o: QueueRunOptions): Prepared {
     ...(o.tracePackets !== undefined ? { tracePackets: o.tracePackets } : {}),
     hopLimit,
     copyLimit,
-    ...(o.shared !== undefined ? { shared: o.shared } : {}),
+    // A path the workers can take as it is: not relative to where the coordinator was started.
+    ...(o.shared !== undefined ? { shared: resolve(o.shared) } : {}),
+    ...(o.sharedOutputsFrom !== undefined ? { sharedOutputsFrom: o.sharedOutputsFrom } : {}),
   };
   return { setup, engine, inputs, inputFiles: [o.spec, ...files], compiled };
 }
@@ -180,6 +194,8 @@ class RunQueue {
   readonly name = `${RUN_QUEUE_PREFIX}${randomBytes(8).toString("hex")}`;
   readonly keys = runKeys(this.name);
   readonly #redis: Redis;
+  /** --shared, where outputs too large for Redis are. */
+  readonly #shared: string | undefined;
   readonly #queue: Queue<ChunkJob, ChunkDone>;
   readonly #events: QueueEvents;
   /** Rejects when the run must stop: Ctrl-C, or Redis gone. */
@@ -193,6 +209,7 @@ class RunQueue {
 
   constructor(o: QueueRunOptions, redis: Redis, onDone: (packets: number) => void) {
     this.#redis = redis;
+    this.#shared = o.shared;
     this.#stopped = new Promise<never>((_, reject) => {
       this.#stop = reject;
     });
@@ -248,11 +265,11 @@ class RunQueue {
 
   /** Queues chunk `data` with its packets; resolves once queued, to the promise of its result (QueueRunError if it
    * failed). */
-  async add(data: ChunkJob, payload: Buffer): Promise<{ done: Promise<ChunkDone> }> {
+  async add(data: ChunkJob, payload: Buffer | undefined): Promise<{ done: Promise<ChunkDone> }> {
     const jobId = `chunk-${data.chunk}`;
     this.#packets.set(jobId, data.packets);
     const adding = (async () => {
-      await this.#redis.set(this.keys.packets(data.chunk), payload, "EX", KEY_TTL_S);
+      if (payload !== undefined) await this.#redis.set(this.keys.packets(data.chunk), payload, "EX", KEY_TTL_S);
       return this.#queue.add("chunk", data, { jobId, attempts: CHUNK_ATTEMPTS });
     })();
     this.#adding = adding.catch(() => {});
@@ -272,14 +289,30 @@ class RunQueue {
 
   /** A done chunk's outputs, read back and deleted with its packets. */
   async take(done: ChunkDone): Promise<ChunkOutputs> {
-    let bytes: Buffer | null;
-    if (done.key !== undefined) bytes = await this.race(this.#redis.getBuffer(done.key));
-    else if (done.file !== undefined) {
-      bytes = readFileSync(done.file);
-      rmSync(done.file, { force: true });
-    } else bytes = null;
+    let bytes: Buffer | null = null;
+    // The outputs fetched and the chunk's keys deleted in one round trip.
+    const gone = [this.keys.packets(done.chunk), this.keys.outputs(done.chunk)] as const;
+    if (done.key !== undefined) {
+      const replies = await this.race(
+        this.#redis
+          .pipeline()
+          .getBuffer(done.key)
+          .del(...gone)
+          .exec(),
+      );
+      const [err, got] = replies?.[0] ?? [new Error("no reply"), null];
+      if (err !== null) throw err;
+      bytes = got as Buffer | null;
+    } else if (done.file !== undefined && this.#shared !== undefined) {
+      // A name, never a path: a worker names no file outside --shared.
+      if (basename(done.file) !== done.file || done.file.startsWith("."))
+        throw new QueueRunError(`chunk ${done.chunk}'s outputs are named ${done.file}: not a file of --shared`, 2);
+      const path = join(this.#shared, done.file);
+      bytes = readFileSync(path);
+      rmSync(path, { force: true });
+      await this.race(this.#redis.del(...gone));
+    }
     if (bytes === null) throw new QueueRunError(`chunk ${done.chunk}'s outputs are gone from Redis`, EXIT_BAD_INPUT);
-    await this.race(this.#redis.del(this.keys.packets(done.chunk), this.keys.outputs(done.chunk)));
     return decodeOutputs(bytes);
   }
 
@@ -314,40 +347,6 @@ class RunQueue {
   }
 }
 
-/**
- * Reads `inputs` to the end, cut into chunks of `chunkPackets` as src/run/chunk-runner.ts cuts them (the same parts:
- * a batch, or its slice in the chunk), and hands each chunk's encoded parts to `chunk` with its first packet's number
- * and its packets, in order.
- */
-async function cutChunks(
-  inputs: Inputs,
-  chunkPackets: number,
-  chunk: (parts: Buffer[], first: number, packets: number) => Promise<void>,
-): Promise<void> {
-  let parts: Buffer[] = [];
-  let current = 0;
-  let first = 0;
-  let count = 0;
-  /** The replay's number of the batch's first packet. */
-  let number = 0;
-  for (const batch of inputs.batches()) {
-    for (let i = 0; i < batch.count;) {
-      const id = Math.floor((number + i) / chunkPackets);
-      if (id !== current) {
-        if (count > 0) await chunk(parts, first, count);
-        [parts, current, first, count] = [[], id, number + i, 0];
-      }
-      const end = Math.min(batch.count, (id + 1) * chunkPackets - number);
-      // Encoded at once: a batch is valid only until the next is read.
-      parts.push(encodePart(i === 0 && end === batch.count ? batch : sliceBatch(batch, i, end)));
-      count += end - i;
-      i = end;
-    }
-    number += batch.count;
-  }
-  if (count > 0) await chunk(parts, first, count);
-}
-
 /** The run on the queue: chunks out, outputs back in order into `out`, the summary written. */
 async function queued(o: QueueRunOptions, p: Prepared, redis: Redis, out: Outputs): Promise<QueueRunResult> {
   const inputs = p.inputs;
@@ -375,22 +374,26 @@ async function queued(o: QueueRunOptions, p: Prepared, redis: Redis, out: Output
       const got = await q.take(done);
       sent.outputs += done.bytes;
       workerCpuMs += done.cpuMs;
-      for (const r of got.records) out.recordings.write(r.recording, r.bytes, 0, r.bytes.length);
+      for (const r of got.records) out.recordings.write(r.recording, r.bytes, 0, r.bytes.length, r.crc);
       if (got.lines.packets.length > 0) out.trace?.append(got.lines.text, got.lines.packets, got.lines.bytes);
       addCounters(sum, got.counters);
       written++;
     };
-    await cutChunks(inputs, o.chunkPackets ?? CHUNK_PACKETS, async (parts, first, packets) => {
+    const files = o.inputs.map((i) => i.file);
+    const shared = o.shared !== undefined && files.length === 1 ? underShared(o.shared, files[0] ?? "") : undefined;
+    await cutChunks(inputs, p.engine, o.chunkPackets ?? QUEUE_CHUNK_PACKETS, shared, async (c) => {
       const data: ChunkJob = {
         protocol: PROTOCOL,
         version: STRATA_VERSION,
         digest: p.setup.digest,
         chunk: chunks,
-        first,
-        packets,
+        first: c.first,
+        packets: c.packets,
+        ...(c.input !== undefined ? { input: c.input } : {}),
+        sent: c.parts.length > 0,
       };
-      const payload = chunkPayload(parts);
-      sent.packets += payload.length;
+      const payload = c.parts.length > 0 ? chunkPayload(c.parts) : undefined;
+      sent.packets += payload?.length ?? 0;
       pending.set(chunks, (await q.add(data, payload)).done);
       chunks++;
       while (pending.size >= WINDOW) await writeNext();

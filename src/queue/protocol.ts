@@ -10,7 +10,7 @@ import type { PacketRanges } from "../wasm/runner.js";
 import { STRATA_VERSION } from "../version.js";
 
 /** The version of what is written here: a worker runs only a job of its own strata version and protocol. */
-export const PROTOCOL = 1;
+export const PROTOCOL = 2;
 export { STRATA_VERSION };
 
 /** The set of the queues of the runs going on. */
@@ -21,6 +21,8 @@ export const RUN_QUEUE_PREFIX = "strata-run-";
 export const KEY_TTL_S = 24 * 3600;
 /** Outputs of a chunk at most this many bytes go back through Redis; more go through --shared (docs/scale-out.md). */
 export const REDIS_OUTPUTS_MAX = 64 << 20;
+/** With --shared, outputs of a chunk larger than this go through a file there: cheaper than Redis both ways. */
+export const SHARED_OUTPUTS_FROM = 1 << 20;
 /** Tries of a chunk in all: a worker's failure that is not in the chunk (Redis gone a moment) is tried again. */
 export const CHUNK_ATTEMPTS = 3;
 
@@ -51,8 +53,25 @@ export interface RunSetup {
   readonly tracePackets?: PacketRanges;
   readonly hopLimit: number;
   readonly copyLimit: number;
-  /** Where outputs above REDIS_OUTPUTS_MAX go (--shared DIR), if anywhere. */
+  /** --shared DIR: where inputs' byte ranges are read (InputRange) and outputs above REDIS_OUTPUTS_MAX go. */
   readonly shared?: string;
+  /** With --shared, outputs of more bytes go through a file there (SHARED_OUTPUTS_FROM unless a test asks). */
+  readonly sharedOutputsFrom?: number;
+}
+
+/**
+ * The first packets of a chunk as a byte range of a capture under --shared (./shared-input.ts): a classic pcap file
+ * whose frames the network takes as they are, read by the worker itself.
+ */
+export interface InputRange {
+  /** The capture's path, relative to --shared. */
+  readonly file: string;
+  /** The file's first 24 bytes (its pcap header), hex: the worker checks it reads the coordinator's capture. */
+  readonly header: string;
+  /** Where the range's first record starts, and its bytes (whole records). */
+  readonly offset: number;
+  readonly length: number;
+  readonly packets: number;
 }
 
 /** A job: one chunk of packets, by reference. */
@@ -64,12 +83,17 @@ export interface ChunkJob {
   /** The replay's number of the chunk's first packet. */
   readonly first: number;
   readonly packets: number;
+  /** The chunk's first packets, read from --shared; the others (all, without it) are in its packets' key. */
+  readonly input?: InputRange;
+  /** Whether the chunk has packets under its key (those after `input`'s). */
+  readonly sent: boolean;
 }
 
 /** What a worker returns for a chunk: where its outputs are (a Redis key, or a file under --shared) and their size. */
 export interface ChunkDone {
   readonly chunk: number;
   readonly key?: string;
+  /** A file's name in --shared (no directory: each machine mounts --shared where it does). */
   readonly file?: string;
   readonly bytes: number;
   /** CPU milliseconds the worker spent on the chunk (its process's, user and system). */

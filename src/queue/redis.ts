@@ -2,6 +2,7 @@
 // which makes its own connections from them) takes; and a first look that Redis answers, so that a wrong address is
 // one line, never a client retrying for ever.
 
+import { isIP } from "node:net";
 import { Redis } from "ioredis";
 import { UsageError } from "../errors.js";
 
@@ -15,7 +16,7 @@ export interface Connection {
   readonly db?: number;
   readonly username?: string;
   readonly password?: string;
-  readonly tls?: { readonly servername: string };
+  readonly tls?: { readonly servername?: string };
 }
 
 export interface QueueAddress {
@@ -48,7 +49,8 @@ export function parseQueueUrl(text: string): QueueAddress {
     ...(path === "" ? {} : { db: Number(path) }),
     ...(url.username === "" ? {} : { username: decodeURIComponent(url.username) }),
     ...(url.password === "" ? {} : { password: decodeURIComponent(url.password) }),
-    ...(url.protocol === "rediss:" ? { tls: { servername: host } } : {}),
+    // An address's certificate is checked against the address itself: TLS sends no server name for it (RFC 6066).
+    ...(url.protocol === "rediss:" ? { tls: isIP(host) === 0 ? { servername: host } : {} } : {}),
   };
   const shown = `${url.protocol}//${url.username === "" ? "" : `${url.username}@`}${url.host}${url.pathname}`;
   return { options, shown };

@@ -11,13 +11,16 @@ import { type Job, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { SpecError } from "../description/problems.js";
 import { ChunkDamaged, decodeChunk, encodeOutputs } from "./chunk-codec.js";
-import { ChunkEngine } from "./chunk-engine.js";
+import { ChunkEngine, type ChunkParts } from "./chunk-engine.js";
+import { RangeUnreadable, rangeParts } from "./shared-input.js";
+import type { InputBatch } from "../wasm/runner.js";
 import {
   type ChunkDone,
   type ChunkJob,
   KEY_TTL_S,
   REDIS_OUTPUTS_MAX,
   refusal,
+  SHARED_OUTPUTS_FROM,
   RUNS_KEY,
   runKeys,
   type RunSetup,
@@ -36,6 +39,8 @@ export interface WorkerOptions {
    * a chunk gives it up to the others within about twice this.
    */
   readonly lockMs?: number;
+  /** Where this machine mounts the coordinators' --shared directory, if not at the same path. */
+  readonly shared?: string;
   /** Told of each chunk done or refused. */
   readonly log?: (line: string) => void;
 }
@@ -153,6 +158,33 @@ export class QueueWorker {
     return run.setup;
   }
 
+  /** The chunk's packets: its range of a shared capture, then its parts from Redis; refused if they do not read. */
+  #parts(
+    setup: RunSetup,
+    data: ChunkJob,
+    payload: Buffer | undefined,
+    refuse: (why: string) => UnrecoverableError,
+  ): ChunkParts {
+    let range: ChunkParts = () => [];
+    let parts: InputBatch[] = [];
+    try {
+      if (data.input !== undefined) {
+        if (setup.shared === undefined)
+          throw new RangeUnreadable("its job names a shared capture, its run no --shared");
+        range = rangeParts(this.#options.shared ?? setup.shared, data.input, setup.trace);
+      }
+      if (payload !== undefined) parts = decodeChunk(payload);
+    } catch (err) {
+      if (err instanceof RangeUnreadable) throw refuse(`chunk ${data.chunk}: ${err.message}`);
+      if (err instanceof ChunkDamaged) throw refuse(`chunk ${data.chunk}'s packets do not read back: ${err.message}`);
+      throw err;
+    }
+    return function* (engine) {
+      yield* range(engine);
+      yield* parts;
+    };
+  }
+
   async #chunk(queue: string, job: Job<ChunkJob, ChunkDone>): Promise<ChunkDone> {
     const data = job.data;
     const refuse = (why: string): UnrecoverableError => {
@@ -166,28 +198,34 @@ export class QueueWorker {
     const why = refusal(data, setup);
     if (why !== undefined) throw refuse(why);
     const keys = runKeys(queue);
-    const payload = await this.#redis.getBuffer(keys.packets(data.chunk));
+    const payload = data.sent ? await this.#redis.getBuffer(keys.packets(data.chunk)) : undefined;
     if (payload === null) throw new UnrecoverableError(`chunk ${data.chunk}'s packets are not in Redis`);
     const cpu = process.cpuUsage();
-    let parts;
+    const parts = this.#parts(setup, data, payload, refuse);
+    let ran;
     try {
-      parts = decodeChunk(payload);
+      ran = engine.run(parts, data.first);
     } catch (err) {
-      if (!(err instanceof ChunkDamaged)) throw err;
-      throw refuse(`chunk ${data.chunk}'s packets do not read back: ${err.message}`);
+      if (!(err instanceof RangeUnreadable)) throw err;
+      throw refuse(`chunk ${data.chunk}: ${err.message}`);
     }
-    const outputs = encodeOutputs(engine.run(parts, data.first));
+    if (ran.packets !== data.packets)
+      throw refuse(`chunk ${data.chunk} holds ${ran.packets} packets, its job says ${data.packets}`);
+    const outputs = encodeOutputs(ran);
     const used = process.cpuUsage(cpu);
     const cpuMs = (used.user + used.system) / 1000;
     let where: { key: string } | { file: string };
-    if (outputs.length <= REDIS_OUTPUTS_MAX) {
+    const most = setup.shared === undefined ? REDIS_OUTPUTS_MAX : (setup.sharedOutputsFrom ?? SHARED_OUTPUTS_FROM);
+    if (outputs.length <= most) {
       where = { key: keys.outputs(data.chunk) };
       await this.#redis.set(where.key, outputs, "EX", KEY_TTL_S);
     } else if (setup.shared !== undefined) {
-      where = { file: join(setup.shared, `${queue}-outputs-${data.chunk}`) };
-      const partial = `${where.file}.${process.pid}.part`;
+      // Named under --shared, not by this machine's path: the coordinator may mount it elsewhere.
+      where = { file: `${queue}-outputs-${data.chunk}` };
+      const path = join(this.#options.shared ?? setup.shared, where.file);
+      const partial = `${path}.${process.pid}.part`;
       writeFileSync(partial, outputs);
-      renameSync(partial, where.file);
+      renameSync(partial, path);
     } else {
       throw new UnrecoverableError(
         `chunk ${data.chunk}'s outputs are ${outputs.length} bytes, more than the ${REDIS_OUTPUTS_MAX} that go ` +

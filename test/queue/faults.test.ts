@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type QueueRunError, type QueueRunOptions, runQueued } from "../../src/queue/coordinator.js";
-import { RUNS_KEY, runKeys, type RunSetup } from "../../src/queue/protocol.js";
+import { PROTOCOL, RUNS_KEY, runKeys, type RunSetup } from "../../src/queue/protocol.js";
 import { parseQueueUrl } from "../../src/queue/redis.js";
 import { replay } from "../../src/run/replay.js";
 import { until } from "../helpers/wait.js";
@@ -141,7 +141,15 @@ describe.skipIf(missing !== undefined)(
       }
     });
 
-    const TAMPERED: readonly { name: string; tamper: (queue: string) => Promise<void>; reason: RegExp }[] = [
+    interface Tampered {
+      readonly name: string;
+      readonly tamper: (queue: string) => Promise<void>;
+      readonly reason: RegExp;
+      /** The run's --shared (the capture is under it), and the worker's flags beyond LOCK. */
+      readonly shared?: boolean;
+      readonly worker?: string[];
+    }
+    const TAMPERED: readonly Tampered[] = [
       {
         name: "a chunk whose packets do not read back",
         tamper: async (q) => {
@@ -159,8 +167,10 @@ describe.skipIf(missing !== undefined)(
           const setup = JSON.parse((await client.get(runKeys(q).setup)) ?? "") as RunSetup;
           await client.set(runKeys(q).setup, JSON.stringify({ ...setup, version: "0.0.1" }));
         },
-        reason:
-          /^chunk \d+ failed on a worker: the job is from strata 0\.0\.1 \(queue protocol 1\), this worker is strata /,
+        reason: new RegExp(
+          String.raw`^chunk \d+ failed on a worker: the job is from strata 0\.0\.1 \(queue protocol ${PROTOCOL}\), ` +
+            "this worker is strata ",
+        ),
       },
       {
         name: "a description that is not its digest's",
@@ -173,21 +183,33 @@ describe.skipIf(missing !== undefined)(
         },
         reason: /^chunk \d+ failed on a worker: the job's description digest [0-9a-f]{12}… is not its run's/,
       },
+      {
+        name: "a worker that cannot read the --shared capture (mounted elsewhere)",
+        shared: true,
+        worker: ["--shared", "/nonexistent/strata-shared"],
+        tamper: async () => {},
+        reason:
+          /^chunk \d+ failed on a worker: chunk \d+: cannot read \/nonexistent\/strata-shared\/frames\.pcap: ENOENT/,
+      },
     ];
 
     it.each(TAMPERED)(
       "$name: the run fails once, with the reason, and --out holds nothing of it",
-      async ({ tamper, reason }) => {
+      async ({ tamper, reason, shared, worker }) => {
         const dir = out();
         let queue = "";
-        const run = runQueued({ ...options(dir), queued: (q) => (queue = q) });
+        const run = runQueued({
+          ...options(dir),
+          queued: (q) => (queue = q),
+          ...(shared === true ? { shared: scratch } : {}),
+        });
         run.catch(() => {});
         await until(
           () => queue !== "",
           () => "the run never queued",
         );
         await tamper(queue);
-        const [w] = await started(LOCK);
+        const [w] = await started([...LOCK, ...(worker ?? [])]);
         const err = (await run.then(
           () => undefined,
           (e: unknown) => e,

@@ -41,6 +41,7 @@ describe("queue protocol", () => {
       "rediss://strata@r.example:6390/0",
     ],
     ["redis://[::1]:7000", { host: "::1", port: 7000 }, "redis://[::1]:7000"],
+    ["rediss://127.0.0.1:6390", { host: "127.0.0.1", port: 6390, tls: {} }, "rediss://127.0.0.1:6390"],
   ])("%s reads as its connection, shown without its password", (url, options, shown) => {
     expect(parseQueueUrl(url)).toEqual({ options, shown });
   });
@@ -56,7 +57,10 @@ describe("queue protocol", () => {
 
   it.each([
     [{ protocol: PROTOCOL, version: STRATA_VERSION, digest: "ab" }, undefined],
-    [{ protocol: PROTOCOL + 1, version: STRATA_VERSION, digest: "ab" }, /queue protocol 2\), this worker is strata/],
+    [
+      { protocol: PROTOCOL + 1, version: STRATA_VERSION, digest: "ab" },
+      new RegExp(String.raw`queue protocol ${PROTOCOL + 1}\), this worker is strata`),
+    ],
     [{ protocol: PROTOCOL, version: "9.9.9", digest: "ab" }, /the job is from strata 9\.9\.9/],
     [{ protocol: PROTOCOL, version: STRATA_VERSION, digest: "cd" }, /description digest cd… is not its run's \(ab…\)/],
   ])("a job %o: %s", (job, why) => {
@@ -117,8 +121,8 @@ describe("queue protocol", () => {
   it("a chunk's outputs read back: records, trace lines (UTF-8), counters with their hits", () => {
     const outputs = {
       records: [
-        { recording: 3, bytes: Uint8Array.of(1, 2, 3) },
-        { recording: 0, bytes: Uint8Array.of(9) },
+        { recording: 3, bytes: Uint8Array.of(1, 2, 3), crc: 0x55bc801d },
+        { recording: 0, bytes: Uint8Array.of(9), crc: 0xffffffff },
       ],
       lines: { text: '{"packet":7,"at":"é"}\n', packets: [7], bytes: [23] },
       counters: {

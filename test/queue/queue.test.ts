@@ -3,9 +3,9 @@
 // captures merged (a damaged one among them: the same error), with a trace of some packets; and it refuses what
 // strata run refuses, with the same lines, before anything is queued, as it refuses a bad --queue.
 
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
@@ -43,6 +43,10 @@ interface Case {
   readonly chunkPackets: number;
   /** The inputs' errors, as strata run reports them. */
   readonly errors: number;
+  /** With --shared DIR (the inputs copied there first), and whether every packet is then read there by the workers
+   * (none sent through Redis). */
+  readonly shared?: boolean;
+  readonly ranges?: boolean;
 }
 
 const CASES: readonly Case[] = [
@@ -70,6 +74,24 @@ const CASES: readonly Case[] = [
     trace: true,
     chunkPackets: 50,
     errors: 1,
+  },
+  ...[true, false].map((trace) => ({
+    name: `a capture under --shared, read there by the workers${trace ? ", traced (as batches)" : " (in blocks)"}`,
+    spec: HUB,
+    inputs: [{ endpoint: "lan:h2.1", file: join(REAL, "various_gre.pcap") }],
+    trace,
+    chunkPackets: 7,
+    errors: 0,
+    shared: true,
+    ranges: true,
+  })),
+  {
+    name: "a damaged capture under --shared: ranges up to the damage, the rest sent, the same error",
+    spec: HUB,
+    inputs: [{ endpoint: "lan:h1.1", file: join(REAL, "pcapfix_test_damaged.pcap") }],
+    chunkPackets: 5,
+    errors: 1,
+    shared: true,
   },
   {
     name: "example vxlan, packets 2-9 traced",
@@ -104,9 +126,19 @@ describe.skipIf(missing !== undefined)(
     });
 
     it.each(CASES)("$name: what one thread writes", async (c) => {
+      const shared = join(scratch, "shared");
+      if (c.shared === true) mkdirSync(shared, { recursive: true });
+      const inputs =
+        c.shared === true
+          ? c.inputs.map((i) => {
+              const file = join(shared, basename(i.file));
+              copyFileSync(i.file, file);
+              return { ...i, file };
+            })
+          : c.inputs;
       const options = {
         spec: c.spec,
-        inputs: c.inputs,
+        inputs,
         ...(c.trace === true ? { trace: true } : {}),
         ...(c.tracePackets !== undefined ? { tracePackets: c.tracePackets } : {}),
       };
@@ -117,11 +149,17 @@ describe.skipIf(missing !== undefined)(
         out: dir,
         address: parseQueueUrl(redis.url),
         chunkPackets: c.chunkPackets,
+        // Every chunk's outputs through a file under --shared (a test's are far below SHARED_OUTPUTS_FROM).
+        ...(c.shared === true ? { shared, sharedOutputsFrom: 0 } : {}),
       });
       expectSameFiles(dir, join(scratch, `out-${runs - 2}`));
       expect(queued.errors.map((e) => e.message)).toEqual(one.errors.map((e) => e.message));
       expect(queued.errors).toHaveLength(c.errors);
       expect(queued.chunks).toBe(Math.ceil(one.summary.packets.injected / c.chunkPackets));
+      if (c.ranges === true) expect(queued.sent.packets).toBe(0);
+      if (c.shared !== true) expect(queued.sent.packets).toBeGreaterThan(0);
+      // The outputs' files taken from --shared, and removed.
+      if (c.shared === true) expect(readdirSync(shared).filter((f) => f.includes("outputs"))).toEqual([]);
     });
 
     it("the chunks were shared: each worker ran some", () => {

@@ -28,9 +28,10 @@ export class TestWorker {
   stderr = "";
   readonly exited: Promise<number | null>;
 
-  constructor(url: string, more: readonly string[] = []) {
+  constructor(url: string, more: readonly string[] = [], env: Record<string, string> = {}) {
     this.process = spawn(process.execPath, [CLI, "worker", "--queue", url, "--verbose", ...more], {
       stdio: ["ignore", "ignore", "pipe"],
+      env: { ...process.env, ...env },
     });
     this.process.stderr?.on("data", (d: Buffer) => (this.stderr += d.toString()));
     this.exited = new Promise((resolve) => this.process.once("exit", (code) => resolve(code)));

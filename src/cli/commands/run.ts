@@ -103,7 +103,11 @@ export function registerRun(program: Command, ctx: CommandContext): void {
       "--queue <url>",
       "run the chunks on strata workers through this Redis: redis://HOST:PORT[/DB], or rediss:// (docs/scale-out.md)",
     )
-    .option("--shared <dir>", "with --queue: a directory every worker can write, for chunk outputs above 64 MiB")
+    .option(
+      "--shared <dir>",
+      "with --queue: a directory every worker mounts: the capture is read there by byte ranges when under it, and " +
+        "chunk outputs above 1 MiB are written there",
+    )
     .addHelpText("after", RUN_HELP)
     .action(async (spec: string, flags: RunFlags) => {
       if (flags.queue !== undefined) {

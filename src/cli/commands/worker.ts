@@ -13,7 +13,9 @@ const LOCK_MS_MAX = 600_000;
 const WORKER_HELP = `
 A worker takes the chunks of every replay started with strata run --queue on the same
 Redis (docs/scale-out.md), runs each with the engine strata run uses, and returns its
-outputs through Redis (or the run's --shared directory when they are larger than 64 MiB).
+outputs through Redis (with the run's --shared, above 1 MiB, through a file there).
+A run with --shared DIR has its capture read by the workers from DIR (byte ranges of it):
+a worker mounts DIR at the same path, or says where with --shared.
 A job from another strata version, or whose description does not match its digest, is
 refused with the reason, which the coordinator prints. A worker that dies holding a chunk
 gives it up when its lock runs out (30 s; --lock-ms for tests): another worker runs it.
@@ -38,6 +40,7 @@ export function registerWorker(program: Command, ctx: CommandContext): void {
         "test tuning: ms a chunk's lock lasts and between looks for stalled chunks (default 30000)",
       ).argParser(limit("--lock-ms", LOCK_MS_MAX)),
     )
+    .option("--shared <dir>", "where this machine mounts the coordinators' --shared directory (default: the same path)")
     .option("--verbose", "say each chunk run or refused on stderr")
     .addHelpText("after", WORKER_HELP)
     .action(async (flags: WorkerFlags) => {

@@ -1,0 +1,79 @@
+// The coordinator's cut of a replay's inputs into chunks of `size` packets, as src/run/chunk-runner.ts cuts them for
+// threads (the same packets, numbered the same): each chunk's packets as parts (a batch, or its slice in the chunk,
+// encoded at once: a batch is valid only until the next is read), and with --shared, first, as a byte range of the
+// one capture where a replay reads it in blocks (./shared-input.ts): the range's records are parsed here (in wasm,
+// not copied out) only to count them and find where each chunk's range ends.
+
+import { sliceBatch } from "../engine/batches.js";
+import type { Engine } from "../engine/engine.js";
+import { BLOCK_PACKETS, BlockReader } from "../run/blocks.js";
+import type { Inputs } from "../run/inputs.js";
+import { encodePart } from "./chunk-codec.js";
+import type { InputRange } from "./protocol.js";
+import { PCAP_HEADER_LEN } from "./shared-input.js";
+
+/** A chunk as cut: its first packets as a range of the shared capture (if any), then its other packets' parts. */
+export interface CutChunk {
+  readonly input?: InputRange;
+  readonly parts: Buffer[];
+  readonly first: number;
+  packets: number;
+}
+
+/**
+ * Reads `inputs` to the end and hands each chunk to `chunk`, in order. `shared`: the one input's path under --shared,
+ * when its records are to go as ranges.
+ */
+export async function cutChunks(
+  inputs: Inputs,
+  engine: Engine,
+  size: number,
+  shared: string | undefined,
+  chunk: (c: CutChunk) => Promise<void>,
+): Promise<void> {
+  let current: CutChunk | undefined;
+  /** The replay's number of the next packet. */
+  let number = 0;
+  const direct = shared === undefined ? undefined : inputs.blocks();
+  if (direct !== undefined && shared !== undefined) {
+    const header = Buffer.alloc(PCAP_HEADER_LEN);
+    direct.blocks.read(header, 0, PCAP_HEADER_LEN, 0);
+    const reader = new BlockReader(engine.inputArea, direct.blocks, direct.injection);
+    for (let stopped = false; !stopped;) {
+      const [offset, start, end] = [reader.offset, number, (Math.floor(number / size) + 1) * size];
+      while (number < end) {
+        const n = reader.next(Math.min(BLOCK_PACKETS, end - number));
+        if (n === 0) {
+          stopped = true;
+          break;
+        }
+        number += n;
+      }
+      if (number === start) break;
+      const length = reader.offset - offset;
+      const input = { file: shared, header: header.toString("hex"), offset, length, packets: number - start };
+      current = { input, parts: [], first: start, packets: number - start };
+      if (number === end) {
+        await chunk(current);
+        current = undefined;
+      }
+    }
+    direct.read(reader.offset, number);
+  }
+  for (const batch of inputs.batches()) {
+    for (let i = 0; i < batch.count;) {
+      const id = Math.floor(number / size);
+      if (current !== undefined && Math.floor(current.first / size) !== id) {
+        await chunk(current);
+        current = undefined;
+      }
+      current ??= { parts: [], first: number, packets: 0 };
+      const end = Math.min(batch.count, i + (id + 1) * size - number);
+      current.parts.push(encodePart(i === 0 && end === batch.count ? batch : sliceBatch(batch, i, end)));
+      current.packets += end - i;
+      number += end - i;
+      i = end;
+    }
+  }
+  if (current !== undefined) await chunk(current);
+}

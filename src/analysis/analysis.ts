@@ -35,7 +35,8 @@ import { Budget, BudgetStop, isResourceError } from "./budget.js";
 import { linkCosts, sameCosts } from "./costs.js";
 import { changed, type Down, type DownNames, downIn, NOTHING_DOWN } from "./down.js";
 import { type OtherEntries, type OtherRow, otherRow } from "./entry-rows.js";
-import { type ClassCut, HeaderSpaces } from "./header-space.js";
+import type { ClassCut } from "./header-space.js";
+import { HeaderSpaces } from "./header-spaces.js";
 import {
   type Component,
   HEADER_ROLES,

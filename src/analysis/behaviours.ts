@@ -26,6 +26,7 @@
 
 import type { RowSpec } from "../description/types.js";
 import type { Bdd } from "./bdd.js";
+import { type FateOwner, fateOwner } from "./fate-owner.js";
 import type { HeaderSpace } from "./header-space.js";
 
 const ID = 2 ** 22;
@@ -92,6 +93,8 @@ export class Behaviours {
   /** Headers a table write leaves as they were (update). */
   readonly #none: number;
   readonly #miss: number;
+  /** Its fates' predicates in the space (HeaderSpace.cutBy): each write moves headers between them. */
+  readonly owner: FateOwner = fateOwner();
 
   /** `slots`: in-link slots (./tables.ts); `slotOf`: the one a row's in-link names, undefined when it names none. */
   constructor(space: HeaderSpace, slots: number, slotOf: (r: IndexedRow) => number | undefined) {
@@ -113,7 +116,9 @@ export class Behaviours {
     // Headers the design's parser cannot produce are in no class: the space leaves them out (HeaderSpace.infeasible).
     const diagram = this.#b.attempt(() => this.#fold(rows, 0, rows.length));
     if (diagram === undefined) return false;
-    this.#s.cutBy(diagram, this.#fatesUnder(diagram).slice(1));
+    const fates = this.#fatesUnder(diagram);
+    this.owner.omitted = fates[0];
+    this.#s.cutBy(diagram, fates.slice(1), this.owner);
     return true;
   }
 
@@ -123,7 +128,7 @@ export class Behaviours {
    */
   update(node: number, rows: readonly IndexedRow[]): void {
     const diagram = this.#b.ite(node, this.#fold(rows, 0, rows.length), this.#none);
-    this.#s.cutBy(diagram, this.#fatesUnder(diagram));
+    this.#s.cutBy(diagram, this.#fatesUnder(diagram), this.owner);
   }
 
   /** The table's diagram made by `diagram` from what its rows do (an LPM table's prefix trie: ./prefix-trie.ts), and
@@ -149,9 +154,11 @@ export class Behaviours {
     fates.forEach((t, k) => {
       if ((uses.get(t) ?? 0) > (uses.get(fates[most] ?? -1) ?? 0)) most = k;
     });
+    this.owner.omitted = fates[most];
     this.#s.cutBy(
       d,
       fates.filter((_, k) => k !== most),
+      this.owner,
     );
   }
 
@@ -159,7 +166,7 @@ export class Behaviours {
    * (every one new: each header of the region is cut out of the class it was in). */
   updateFrom(region: (b: Bdd, leaves: RowLeaves, none: number) => number): readonly number[] {
     const d = region(this.#b, this.#rowLeaves(), this.#none);
-    return this.#s.cutBy(d, this.#fatesUnder(d));
+    return this.#s.cutBy(d, this.#fatesUnder(d), this.owner);
   }
 
   #rowLeaves(): RowLeaves {

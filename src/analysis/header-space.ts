@@ -27,7 +27,9 @@ import type { DesignDef, FieldDef } from "../wire/designs.js";
 import { Bdd, copy, FALSE, TRUE } from "./bdd.js";
 import { Budget } from "./budget.js";
 import { atomsMeeting, classesWhere } from "./class-walks.js";
-import { mapRegion } from "./region-walk.js";
+import type { ClassCut, RowPattern, SpaceListener } from "./space-types.js";
+import { type FateOwner, type Moved, note, Refates, refated, regionMemo, walkAgain } from "./fate-owner.js";
+import { mapRegion, type RegionMemo } from "./region-walk.js";
 import { ALL_HOPS, hopsOf, NO_HOPS } from "./hops.js";
 import { FieldBits, feasibleNode, formatPatterns, matchNode, patternKey, type SpaceField } from "./pattern-nodes.js";
 
@@ -39,31 +41,11 @@ interface Predicate {
   /** A table's behaviour (./tables.ts): the headers that reach `leaf` of the table's diagram `table`. */
   readonly table?: number;
   readonly leaf?: number;
+  /** The table whose behaviour it is. */
+  readonly owner?: FateOwner;
 }
 
-/** Rows' patterns, kept to say what a class is (./class-words.ts), whether or not they cut the classes. */
-export interface RowPattern {
-  readonly match: ReadonlyMap<string, Pattern>;
-  readonly node: number;
-}
-
-/**
- * What the classes are cut by. `behaviour` (the default): per table, the headers that meet the same fate there
- * (./behaviours.ts), so that rows leading to the same action cut nothing (APKeep's merge of predicates per
- * port); `rows`: every row's patterns, the finer partition the analysis had before (kept to compare the two).
- */
-export type ClassCut = "behaviour" | "rows";
-
-/** The leaves a change replaced, each with those it became. */
-type Moved = Map<number, Set<number>>;
-
-/** What a split or a death tells the tables that index classes. */
-export interface SpaceListener {
-  /** Class `born` was cut out of class `from` (it is in every predicate `from` is in, and one more). */
-  split(from: number, born: number): void;
-  /** Class `atom` became empty. */
-  died(atom: number): void;
-}
+export type { ClassCut, RowPattern, SpaceListener } from "./space-types.js";
 
 export class HeaderSpace {
   readonly design: DesignDef;
@@ -92,6 +74,8 @@ export class HeaderSpace {
   readonly #witness = new Map<number, ReadonlyMap<string, bigint>>();
   readonly #listeners: SpaceListener[] = [];
   readonly #budget: Budget;
+  /** What class-diagram nodes became under a table's fates (made at the first write that keeps them). */
+  #refates: Refates | undefined;
   /** Headers per leaf (countHeaders), kept as writes move them; undefined until the first write asks for them. */
   #counts: Map<number, bigint> | undefined;
 
@@ -149,16 +133,48 @@ export class HeaderSpace {
 
   /**
    * Cuts the classes by a table's behaviours (./behaviours.ts): the headers that reach each of `leaves` in the multi-
-   * terminal diagram `table` become a predicate (the other leaves cut nothing). After build(), as predicate().
+   * terminal diagram `table` are given `owner`'s predicate of that fate (the other leaves cut nothing; the headers of
+   * `owner.omitted` lose the owner's predicates and get none). After build(), the classes the headers leave and join
+   * split or die, and the listeners hear of it; returned, the classes walked again: those made, and those whose witness
+   * the write reached (which rows take it may have changed).
    */
-  cutBy(table: number, leaves: readonly number[]): readonly number[] {
+  cutBy(table: number, leaves: readonly number[], owner: FateOwner): readonly number[] {
     const ids = new Map<number, number>();
-    for (const leaf of leaves) {
-      ids.set(leaf, this.#preds.push({ match: undefined, node: FALSE, table, leaf }) - 1);
-      this.#predAtoms.push([]);
-    }
+    for (const leaf of leaves) ids.set(leaf, this.#fatePred(owner, table, leaf));
     if (ids.size === 0 || !this.built) return [];
-    return this.#addLive(table, (moved) => this.#fates(ids, moved));
+    if (owner.shared) return this.#addLive(table, (moved) => this.#fates(ids, moved));
+    return this.#addLive(
+      table,
+      (moved) => (fate) => {
+        const id = ids.get(fate);
+        return id === undefined ? undefined : (leaf) => this.#refate(leaf, owner, id, moved);
+      },
+      (moved) =>
+        regionMemo((this.#refates ??= new Refates(this.bdd, this.#bits.vars)), owner, ids, {
+          refate: (leaf, id) => this.#refate(leaf, owner, id, moved),
+          isClass: (leaf) => leaf === this.#infeasible || this.#leafAtom.has(leaf),
+        }),
+    );
+  }
+
+  /** `owner`'s predicate of fate `leaf` of diagram `table` (new for each write of a shared owner); −1 for the omitted
+   * fate. */
+  #fatePred(owner: FateOwner, table: number, leaf: number): number {
+    if (leaf === owner.omitted && !owner.shared) return -1;
+    const found = owner.shared ? undefined : owner.preds.get(leaf);
+    if (found !== undefined) return found;
+    const id = this.#preds.push({ match: undefined, node: FALSE, table, leaf, owner }) - 1;
+    this.#predAtoms.push([]);
+    if (!owner.shared) owner.preds.set(leaf, id);
+    return id;
+  }
+
+  /** Leaf `leaf` with `owner`'s predicates replaced by `id` (none when −1); `moved` hears of it when it changed. */
+  #refate(leaf: number, owner: FateOwner, id: number, moved: Moved): number {
+    if (leaf === this.#infeasible) return leaf;
+    const r = this.#leaf(refated(this.#leafSig.get(leaf) ?? [], id, (q) => this.#preds[q]?.owner === owner));
+    if (r !== leaf) note(moved, leaf, r);
+    return r;
   }
 
   #register(key: string, match: ReadonlyMap<string, Pattern> | undefined, node: number): number {
@@ -374,11 +390,7 @@ export class HeaderSpace {
   #mark(leaf: number, id: number, moved: Moved | undefined): number {
     if (leaf === this.#infeasible) return leaf;
     const r = this.#leaf([...(this.#leafSig.get(leaf) ?? []), id]);
-    if (moved !== undefined) {
-      const to = moved.get(leaf);
-      if (to === undefined) moved.set(leaf, new Set([r]));
-      else to.add(r);
-    }
+    if (moved !== undefined) note(moved, leaf, r);
     return r;
   }
 
@@ -410,32 +422,53 @@ export class HeaderSpace {
    * headers of each leaf (HeaderSpace.countHeaders), and a new class's headers are counted, and its witness found, in
    * the walk that cuts it (./region-walk.ts).
    */
-  #addLive(region: number, replace: (moved: Moved) => (leaf: number) => ((t: number) => number) | undefined): number[] {
+  #addLive(
+    region: number,
+    replace: (moved: Moved) => (leaf: number) => ((t: number) => number) | undefined,
+    memo?: (moved: Moved) => RegionMemo,
+  ): number[] {
     this.#budget.stage(`adding a row's patterns to the ${this.design.name} header classes`, 1, "row patterns");
     const moved: Moved = new Map();
     const what = `cutting the ${this.design.name} header classes`;
-    const cut = mapRegion(this.bdd, this.#root, region, replace(moved), this.#bits.vars, what);
+    const f = replace(moved);
+    const cut = mapRegion(this.bdd, this.#root, region, f, this.#bits.vars, what, memo?.(moved));
     this.#root = cut.root;
-    const born: number[] = [];
-    if (moved.size === 0) return born;
     const reached = cut.reached;
+    const moving = (oldLeaf: number, newLeaf: number): bigint => {
+      const got = reached.get(newLeaf);
+      if (got === undefined) throw new Error(`a leaf of the ${this.design.name} classes was made outside its region`);
+      return got.from.get(oldLeaf) ?? 0n;
+    };
     const counts = this.#counts;
-    if (counts === undefined) this.countHeaders();
+    if (counts === undefined && moved.size > 0) this.countHeaders();
+    // Counts first: a class that loses headers and gains others in one write lives on.
+    if (counts !== undefined)
+      for (const [oldLeaf, to] of moved)
+        for (const newLeaf of to) {
+          const n = moving(oldLeaf, newLeaf);
+          counts.set(newLeaf, (counts.get(newLeaf) ?? 0n) + n);
+          counts.set(oldLeaf, (counts.get(oldLeaf) ?? 0n) - n);
+        }
+    const born: number[] = [];
     for (const [oldLeaf, to] of moved) {
       const from = this.#leafAtom.get(oldLeaf);
       if (from === undefined) continue; // a leaf no class has any more
       for (const newLeaf of to) {
-        const got = reached.get(newLeaf);
-        if (got === undefined) throw new Error(`a leaf of the ${this.design.name} classes was made outside its region`);
-        if (counts !== undefined) {
-          counts.set(newLeaf, got.count);
-          counts.set(oldLeaf, (counts.get(oldLeaf) ?? 0n) - got.count);
+        const into = this.#leafAtom.get(newLeaf);
+        if (into !== undefined) {
+          for (const l of this.#listeners) l.joined?.(from, into);
+          continue;
         }
+        const got = reached.get(newLeaf);
         const atom = this.#newAtom(newLeaf);
         born.push(atom);
-        this.#witness.set(atom, this.#bits.header(got.path));
+        this.#witness.set(atom, this.#bits.header(got?.path ?? []));
         for (const l of this.#listeners) l.split(from, atom);
       }
+    }
+    for (const oldLeaf of moved.keys()) {
+      const from = this.#leafAtom.get(oldLeaf);
+      if (from === undefined) continue;
       // A witness that went with the new class is no longer this one's.
       const w = this.#witness.get(from);
       if (w !== undefined && this.#walk(w) !== oldLeaf) this.#witness.delete(from);
@@ -445,7 +478,12 @@ export class HeaderSpace {
         for (const l of this.#listeners) l.died(from);
       }
     }
-    return born.sort((x, y) => x - y);
+    // And the classes whose witness the write reached: which rows take it may have changed.
+    const inside = (atom: number): boolean => {
+      const w = this.#witness.get(atom);
+      return w !== undefined && f(this.evaluate(region, w)) !== undefined;
+    };
+    return walkAgain(born, cut.met, (leaf) => this.#leafAtom.get(leaf), inside);
   }
 
   /**
@@ -458,36 +496,5 @@ export class HeaderSpace {
 
   #walk(values: ReadonlyMap<string, bigint>): number {
     return this.evaluate(this.#root, values);
-  }
-}
-
-/** One header space per design, shared by every network of that design (bridged and subducted networks have one). */
-export class HeaderSpaces {
-  readonly #spaces = new Map<string, HeaderSpace>();
-  readonly budget: Budget;
-
-  /** `budget`: shared by every design's space (its class bound is per design). */
-  readonly cut: ClassCut;
-
-  constructor(budget = new Budget(), cut: ClassCut = "behaviour") {
-    this.budget = budget;
-    this.cut = cut;
-  }
-
-  of(design: DesignDef): HeaderSpace {
-    let s = this.#spaces.get(design.name);
-    if (s === undefined) {
-      s = new HeaderSpace(design, this.budget, this.cut);
-      this.#spaces.set(design.name, s);
-    }
-    return s;
-  }
-
-  build(): void {
-    for (const s of this.#spaces.values()) s.build();
-  }
-
-  all(): HeaderSpace[] {
-    return [...this.#spaces.values()];
   }
 }

@@ -101,7 +101,11 @@ export class LiveAnalysis {
     for (const space of a.spaces.all()) {
       // Once now, so that no write has to walk the whole diagram.
       space.countHeaders();
-      space.listen({ split: () => this.#split.add(space), died: () => undefined });
+      space.listen({
+        split: () => this.#split.add(space),
+        died: () => undefined,
+        joined: () => this.#split.add(space),
+      });
     }
     return freshness(a);
   }

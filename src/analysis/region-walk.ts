@@ -16,11 +16,29 @@
 
 import type { Bdd, PairMemo } from "./bdd.js";
 
-/** What a walk found of a terminal it made: the headers of the region that reach it, and the first one's bits set. */
+/** What a walk found of a terminal it made: the headers of the region that reach it, and the first one's bits set;
+ * per terminal of the diagram before (a class's leaf) whose headers it took, how many. */
 export interface Reached {
   count: bigint;
   readonly path: readonly number[];
+  readonly from: Map<number, bigint>;
 }
+
+/** What a node of the diagram became under a leaf of the region before, per pair of terminals (before, after) the
+ * assignments of the variables from its level on that reach them (./fate-owner.ts keeps it from write to write). */
+export interface Known {
+  readonly node: number;
+  readonly pairs: readonly (readonly [before: number, after: number, count: bigint])[];
+}
+
+/** What a walk may find made before instead of walking a node (`known`), and is told of what it made (`remember`). */
+export interface RegionMemo {
+  known(n: number, leaf: number): Known | undefined;
+  remember(n: number, leaf: number, made: number): void;
+}
+
+/** A pair of terminals (before, after) as one key: terminals are node ids, below the store's bound (Bdd's ID). */
+const pairKey = (before: number, after: number): number => before * 2 ** 22 + after;
 
 /** The record of a walk, grown as needed and kept for the next (a write at a time: walks do not nest). */
 let node = new Int32Array(1 << 10);
@@ -64,12 +82,16 @@ export function mapRegion(
   f: (leaf: number) => ((terminal: number) => number) | undefined,
   vars: number,
   what: string,
-): { root: number; reached: Map<number, Reached> } {
+  memo?: RegionMemo,
+): { root: number; reached: Map<number, Reached>; met: Set<number> } {
   const pairs = b.borrowMemo();
   const marks = b.borrowMemo();
   const replace = new Map<number, ((terminal: number) => number) | undefined>();
   const paths = new Map<number, number[]>();
   const set: number[] = [];
+  const met = new Set<number>();
+  /** Entries of the record that are nodes found made before, what they lead to. */
+  const known = new Map<number, Known>();
   size = 0;
   // `n` under leaf `p` of `q`, whose replacement is `g`: every node of `n` made again with its terminals replaced.
   const mark = (n: number, p: number, g: (terminal: number) => number): number => {
@@ -78,8 +100,10 @@ export function mapRegion(
     let r: number;
     if (b.isTerminal(n)) {
       const t = g(n);
+      met.add(n);
       if (!paths.has(t)) paths.set(t, [...set]);
-      r = record(t, vars, -1, -1);
+      // A terminal's entry keeps the one it replaced where an inner node keeps its low child.
+      r = record(t, vars, n, -1);
     } else {
       const v = b.variable(n);
       const k0 = mark(b.low(n), p, g);
@@ -96,7 +120,16 @@ export function mapRegion(
     if (b.isTerminal(p)) {
       let g = replace.get(p);
       if (!replace.has(p)) replace.set(p, (g = f(p)));
-      return g === undefined ? outsideOf(a) : mark(a, p, g);
+      if (g === undefined) return outsideOf(a);
+      if (memo === undefined || b.isTerminal(a)) return mark(a, p, g);
+      // Where the region's leaf meets the diagram: what a write made of this node under this leaf before.
+      const found = marks.get(a, p);
+      if (found >= 0) return found;
+      const k = memo.known(a, p);
+      const r = k === undefined ? mark(a, p, g) : recordKnown(k, Math.min(b.variable(a), vars), known, met);
+      if (k === undefined) memo.remember(a, p, nodeAt(r));
+      else marks.set(a, p, r);
+      return r;
     }
     const found = pairs.get(a, p);
     if (found >= 0) return found;
@@ -115,11 +148,32 @@ export function mapRegion(
   const top = rec(root, q);
   b.giveBack(pairs);
   b.giveBack(marks);
+  return { root: nodeAt(top), reached: counted(top, vars, paths, known), met };
+}
+
+/** An entry for node `k` found made before, at level `v`, noted in `known`; the terminals it leads from in `met`. */
+function recordKnown(k: Known, v: number, known: Map<number, Known>, met: Set<number>): number {
+  const r = record(k.node, v, -1, -1);
+  known.set(r, k);
+  for (const [before] of k.pairs) met.add(before);
+  return r;
+}
+
+/** Per terminal made, the headers of the region that reach it (from the record of the walk whose top entry is `top`),
+ * and its first path. */
+function counted(
+  top: number,
+  vars: number,
+  paths: ReadonlyMap<number, number[]>,
+  known: ReadonlyMap<number, Known>,
+): Map<number, Reached> {
   const reached = new Map<number, Reached>();
-  for (const [t, path] of paths) reached.set(t, { count: 0n, path });
+  for (const [t, path] of paths) reached.set(t, { count: 0n, path, from: new Map() });
   // Past 1,000 variables a share's 2^-vars is past a double's exponent: BigInts then.
-  if (top >= 0 && (vars > 1000 || !countExactly(top, vars, reached))) countBig(top, vars, reached);
-  return { root: nodeAt(top), reached };
+  // What nodes found made before lead to is counted as BigInts (their counts are).
+  if (top >= 0 && (vars > 1000 || known.size > 0 || !countExactly(top, vars, reached)))
+    countBig(top, vars, reached, known);
+  return reached;
 }
 
 /**
@@ -137,10 +191,10 @@ function countExactly(top: number, vars: number, reached: Map<number, Reached>):
     const w = weight[i] ?? 0;
     if (w === 0) continue;
     if ((level[i] ?? vars) === vars) {
-      const t = node[i] ?? -1;
-      const at = first.get(t);
+      const key = pairKey(low[i] ?? -1, node[i] ?? -1);
+      const at = first.get(key);
       if (at === undefined) {
-        first.set(t, i);
+        first.set(key, i);
         continue;
       }
       const x = weight[at] ?? 0;
@@ -170,25 +224,46 @@ function countExactly(top: number, vars: number, reached: Map<number, Reached>):
   }
   // A share times 2^vars: a power of two, exact.
   const all = 2 ** vars;
-  for (const [t, at] of first) {
-    const got = reached.get(t);
-    if (got !== undefined) got.count = BigInt((weight[at] ?? 0) * all);
+  for (const at of first.values()) {
+    const got = reached.get(node[at] ?? -1);
+    if (got === undefined) continue;
+    const n = BigInt((weight[at] ?? 0) * all);
+    got.count += n;
+    const before = low[at] ?? -1;
+    got.from.set(before, (got.from.get(before) ?? 0n) + n);
   }
   return true;
 }
 
 /** The counts of `reached` from the record as BigInts (assignments, parents before children). */
-function countBig(top: number, vars: number, reached: Map<number, Reached>): void {
+function countBig(top: number, vars: number, reached: Map<number, Reached>, known: ReadonlyMap<number, Known>): void {
   const w = new Array<bigint>(size).fill(0n);
   w[top] = 1n << BigInt(level[top] ?? 0);
-  for (const got of reached.values()) got.count = 0n;
+  for (const got of reached.values()) {
+    got.count = 0n;
+    got.from.clear();
+  }
   for (let i = size - 1; i >= 0; i--) {
     const x = w[i] ?? 0n;
     if (x === 0n) continue;
     const v = level[i] ?? vars;
+    const k = known.get(i);
+    if (k !== undefined) {
+      for (const [before, after, count] of k.pairs) {
+        let got = reached.get(after);
+        // A terminal no walk reached: a class already (no witness wanted).
+        if (got === undefined) reached.set(after, (got = { count: 0n, path: [], from: new Map() }));
+        got.count += x * count;
+        got.from.set(before, (got.from.get(before) ?? 0n) + x * count);
+      }
+      continue;
+    }
     if (v === vars) {
       const got = reached.get(node[i] ?? -1);
-      if (got !== undefined) got.count += x;
+      if (got === undefined) continue;
+      got.count += x;
+      const before = low[i] ?? -1;
+      got.from.set(before, (got.from.get(before) ?? 0n) + x);
       continue;
     }
     for (const k of [low[i] ?? -1, high[i] ?? -1])

@@ -11,6 +11,7 @@ import { headerDesign } from "../model/headers.js";
 import { type Arrival, prefixLen } from "../model/rows.js";
 import { FALSE } from "./bdd.js";
 import { actionKey, type IndexedRow } from "./behaviours.js";
+import type { FateOwner } from "./fate-owner.js";
 import type { HeaderSpace } from "./header-space.js";
 import { patternKey } from "./pattern-nodes.js";
 
@@ -157,11 +158,16 @@ export function inPlace(list: IndexedRow[], r: IndexedRow): void {
 
 /** Per space, the prefix tries whose behaviours cut its classes before it was built, by their rows: a table with the
  * same rows (every spine of a fabric) cuts nothing more, and its cut would make the class diagram again. */
-const cutTries = new WeakMap<HeaderSpace, Set<string>>();
+const cutTries = new WeakMap<HeaderSpace, Map<string, FateOwner>>();
 
 /** Whether no table of `space` with the same rows, in force (`active`) or not, was cut by its trie before; the first
- * one asking is noted as cut. */
-export function firstOfItsRows(space: HeaderSpace, rows: readonly IndexedRow[], active: readonly boolean[]): boolean {
+ * one asking is noted as cut, and made `shared` when another asks (its fates' predicates stand for both). */
+export function firstOfItsRows(
+  space: HeaderSpace,
+  rows: readonly IndexedRow[],
+  active: readonly boolean[],
+  owner: FateOwner,
+): boolean {
   const key = rows
     .map((r, i) => {
       const match = [...r.row.match].map(([f, p]) => `${f}=${patternKey(p)}`).join(",");
@@ -169,8 +175,13 @@ export function firstOfItsRows(space: HeaderSpace, rows: readonly IndexedRow[], 
     })
     .join("\n");
   let keys = cutTries.get(space);
-  if (keys === undefined) cutTries.set(space, (keys = new Set()));
-  if (keys.has(key)) return false;
-  keys.add(key);
-  return true;
+  if (keys === undefined) cutTries.set(space, (keys = new Map()));
+  const first = keys.get(key);
+  if (first === undefined) {
+    keys.set(key, owner);
+    return true;
+  }
+  // The other's predicates stand for this table's fates too: its writes may no longer take them away.
+  first.shared = true;
+  return false;
 }

@@ -126,7 +126,7 @@ export class TableIndex {
     if (trie !== undefined) {
       this.#behaviours = behaviours;
       // A table write cuts the classes where its rows change (setActive): the twin's cut holds until then.
-      if (!this.space.built && !firstOfItsRows(this.space, this.#rows, this.#active)) return;
+      if (!this.space.built && !firstOfItsRows(this.space, this.#rows, this.#active, behaviours.owner)) return;
       // Bottom-up from the trie, a node per trie node at most: not a trial, as it cannot outgrow the rows' prefixes.
       behaviours.buildFrom((b, leaves) => trie.diagram(b, leaves));
       return;

@@ -5,7 +5,7 @@
 
 import cliProgress from "cli-progress";
 import { Budget, NODES_HINT, type Progress, type Stop } from "../analysis/budget.js";
-import type { HeaderSpaces } from "../analysis/header-space.js";
+import type { HeaderSpaces } from "../analysis/header-spaces.js";
 import type { Io } from "./io.js";
 
 /** The flags: 0 lifts a bound. */

@@ -194,7 +194,16 @@ export { poolInit } from "./pipeline/packet";
 export { traceInit, setTracing, traceOnly, traceRange, drained } from "./pipeline/trace";
 export { stackInit } from "./pipeline/replicate";
 export { setHopLimit } from "./pipeline/effects";
-export { heldPacket, inputInit, run, resume, setMaxFanout, STATUS_DONE, STATUS_PAUSED } from "./pipeline/run";
+export {
+  heldPacket,
+  inputInit,
+  run,
+  resume,
+  setInputWritable,
+  setMaxFanout,
+  STATUS_DONE,
+  STATUS_PAUSED,
+} from "./pipeline/run";
 export { inputPcap, inputPcapEnd, PCAP_BIG_ENDIAN, PCAP_NANOSECOND } from "./input";
 export {
   PACKET_IN_LINK,

@@ -1,9 +1,14 @@
 // Packet descriptors and the buffers they point into.
 //
 // A packet's bytes live either in the input staging area the TypeScript side
-// filled (read-only: slot −1) or in a slot of the buffer pool. Copies made by
-// replication share bytes; the first write to shared or read-only bytes copies
-// them into a slot of the packet's own (copy-on-write).
+// filled or in a slot of the buffer pool. Copies made by replication share
+// bytes; the first write to shared or read-only bytes copies them into a slot
+// of the packet's own (copy-on-write). An input packet whose staging bytes are
+// its own (the batch's packets lie apart, inputWritable) holds the input slot,
+// INPUT_SLOT, counted like a pool slot: it is written in place (a TTL, a header
+// pushed where one was popped) until replication shares it. Otherwise it holds
+// slot −1: read-only. `base` is where the bytes it may write start (its slot's,
+// or its own first byte in the staging area): the room in front is data − base.
 //
 // A descriptor, followed by the key vector of the member that last parsed it:
 //
@@ -12,8 +17,8 @@
 //   ├────────────┼─────────┼─────────────┼──────────┼────────────┼────────────┼─────────────┼──────────┤
 //   │ stage i32  │ hops u32│ packet u32  │ copy u32 │ session u32│ keyMember  │ hdrLen u32  │ via i32  │
 //   ├────────────┼─────────┴──┬──────────┴────────────────────────────────────────────────────────────┤
-//   │ tsSec u32  │ tsNsec u32 │ key[KEY_MAX_LEN], on a word                                           │
-//   └────────────┴────────────┴───────────────────────────────────────────────────────────────────────┘
+//   │ tsSec u32  │ tsNsec u32 │ base usize │ key[KEY_MAX_LEN], on a word                              │
+//   └────────────┴────────────┴────────────┴──────────────────────────────────────────────────────────┘
 //
 // len, origLen and tsSec, tsNsec are pairs in the order of a pcap record's header (incl_len, orig_len; ts_sec,
 // ts_nsec): a recording takes each pair with one load (recording.ts recordingAppend).
@@ -49,6 +54,8 @@ export class Packet {
   /** The input packet's time: whole seconds (a pcap record's ts_sec), and nanoseconds. */
   tsSec: u32;
   tsNsec: u32;
+  /** Where the bytes the packet may write start: its slot's first byte, or its own in the staging area. */
+  base: usize;
 }
 /** Where the pairs a pcap record's header takes whole are (see the drawing). */
 export const PACKET_LENS: usize = offsetof<Packet>("len");
@@ -122,6 +129,8 @@ let nSlots: i32 = 0;
 let refs: usize = 0; // u16 per slot
 let freeSlots: usize = 0; // stack of free slot indices
 let nFree: i32 = 0;
+/** The input slot: an input packet's own staging bytes, counted in refs after the pool's (never free-listed). */
+let inputSlot: i32 = 0;
 /** Bytes kept free in front of a packet copied into a slot, for pushed headers. */
 export let headroom: i32 = 256;
 
@@ -132,18 +141,33 @@ export function poolInit(count: i32, len: i32, room: i32): void {
     heap.free(freeSlots);
   }
   nSlots = count;
+  inputSlot = count;
   slotLen = len;
   headroom = room;
   pool = heap.alloc(<usize>count * <usize>len + SLACK);
   refs = heap.alloc(<usize>(count * 2) + 2);
   freeSlots = heap.alloc(<usize>(count * 4) + 4);
-  memory.fill(refs, 0, <usize>(count * 2));
+  memory.fill(refs, 0, <usize>(count * 2) + 2);
   nFree = count;
   for (let i = 0; i < count; i++) store<i32>(freeSlots + ((<usize>i) << 2), count - 1 - i);
 }
 
 @inline function slotBase(s: i32): usize {
   return pool + <usize>s * <usize>slotLen;
+}
+
+/**
+ * The packet's bytes are its own staging bytes at `data` (`own`: slot INPUT_SLOT, written in place) or, when
+ * `writable` is false, the staging area's, read-only (slot −1).
+ */
+@inline export function holdInput(d: Packet, writable: bool): void {
+  d.base = d.data;
+  if (writable) {
+    d.slot = inputSlot;
+    store<u16>(refs + ((<usize>inputSlot) << 1), 1);
+  } else {
+    d.slot = -1;
+  }
 }
 
 /** One more descriptor shares the packet's bytes. */
@@ -157,16 +181,16 @@ export function release(d: Packet): void {
   const r = refs + ((<usize>d.slot) << 1);
   const n = load<u16>(r) - 1;
   store<u16>(r, n);
-  if (n == 0) {
+  if (n == 0 && d.slot != inputSlot) {
     store<i32>(freeSlots + ((<usize>nFree) << 2), d.slot);
     nFree++;
   }
   d.slot = -1;
 }
 
-/** Bytes of the packet's slot in front of its data (a packet in a slot: after `own`). */
+/** Bytes the packet may write in front of its data (after `own`). */
 @inline export function roomBefore(d: Packet): i32 {
-  return <i32>(d.data - slotBase(d.slot));
+  return <i32>(d.data - d.base);
 }
 
 /** Results of `own`. */
@@ -180,7 +204,7 @@ export const OWN_NO_BUFFER: i32 = 2;
  * of room.
  */
 @inline export function own(d: Packet, room: i32): i32 {
-  if (d.slot >= 0 && load<u16>(refs + ((<usize>d.slot) << 1)) == 1 && <i32>(d.data - slotBase(d.slot)) >= room) {
+  if (d.slot >= 0 && load<u16>(refs + ((<usize>d.slot) << 1)) == 1 && <i32>(d.data - d.base) >= room) {
     return OWN_OK;
   }
   return ownCopy(d, room);
@@ -200,6 +224,7 @@ function ownCopy(d: Packet, room: i32): i32 {
   else copyBytes(to, d.data, d.len);
   release(d);
   d.slot = s;
+  d.base = slotBase(s);
   d.data = to;
   return OWN_OK;
 }

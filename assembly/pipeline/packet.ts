@@ -4,11 +4,12 @@
 // filled or in a slot of the buffer pool. Copies made by replication share
 // bytes; the first write to shared or read-only bytes copies them into a slot
 // of the packet's own (copy-on-write). An input packet whose staging bytes are
-// its own (the batch's packets lie apart, inputWritable) holds the input slot,
-// INPUT_SLOT, counted like a pool slot: it is written in place (a TTL, a header
-// pushed where one was popped) until replication shares it. Otherwise it holds
-// slot −1: read-only. `base` is where the bytes it may write start (its slot's,
-// or its own first byte in the staging area): the room in front is data − base.
+// its own (the batch's packets lie apart: run.ts inputWritable) holds them as
+// slot INPUT_OWN and is written in place (a TTL, a header pushed where one was
+// popped); replication makes them shared, read-only (slot −1), as the staging
+// bytes of a batch not known to lie apart are. `base` is where the bytes it may
+// write start (its slot's, or its own first byte in the staging area): the room
+// in front is data − base.
 //
 // A descriptor, followed by the key vector of the member that last parsed it:
 //
@@ -129,8 +130,9 @@ let nSlots: i32 = 0;
 let refs: usize = 0; // u16 per slot
 let freeSlots: usize = 0; // stack of free slot indices
 let nFree: i32 = 0;
-/** The input slot: an input packet's own staging bytes, counted in refs after the pool's (never free-listed). */
-let inputSlot: i32 = 0;
+/** The slot of staging bytes an input packet holds alone, and may write; −1: shared or not its own, read-only. */
+export const INPUT_OWN: i32 = -2;
+export const READ_ONLY: i32 = -1;
 /** Bytes kept free in front of a packet copied into a slot, for pushed headers. */
 export let headroom: i32 = 256;
 
@@ -141,13 +143,12 @@ export function poolInit(count: i32, len: i32, room: i32): void {
     heap.free(freeSlots);
   }
   nSlots = count;
-  inputSlot = count;
   slotLen = len;
   headroom = room;
   pool = heap.alloc(<usize>count * <usize>len + SLACK);
   refs = heap.alloc(<usize>(count * 2) + 2);
   freeSlots = heap.alloc(<usize>(count * 4) + 4);
-  memory.fill(refs, 0, <usize>(count * 2) + 2);
+  memory.fill(refs, 0, <usize>(count * 2));
   nFree = count;
   for (let i = 0; i < count; i++) store<i32>(freeSlots + ((<usize>i) << 2), count - 1 - i);
 }
@@ -156,23 +157,17 @@ export function poolInit(count: i32, len: i32, room: i32): void {
   return pool + <usize>s * <usize>slotLen;
 }
 
-/**
- * The packet's bytes are its own staging bytes at `data` (`own`: slot INPUT_SLOT, written in place) or, when
- * `writable` is false, the staging area's, read-only (slot −1).
- */
+/** The packet's bytes are its own staging bytes at `data`, written in place when `writable` (INPUT_OWN), else
+ * read-only. */
 @inline export function holdInput(d: Packet, writable: bool): void {
   d.base = d.data;
-  if (writable) {
-    d.slot = inputSlot;
-    store<u16>(refs + ((<usize>inputSlot) << 1), 1);
-  } else {
-    d.slot = -1;
-  }
+  d.slot = writable ? INPUT_OWN : READ_ONLY;
 }
 
-/** One more descriptor shares the packet's bytes. */
+/** One more descriptor shares the packet's bytes: a slot's count goes up; staging bytes become read-only. */
 @inline export function share(d: Packet): void {
   if (d.slot >= 0) store<u16>(refs + ((<usize>d.slot) << 1), load<u16>(refs + ((<usize>d.slot) << 1)) + 1);
+  else d.slot = READ_ONLY;
 }
 
 /** The descriptor no longer needs its bytes. */
@@ -181,11 +176,11 @@ export function release(d: Packet): void {
   const r = refs + ((<usize>d.slot) << 1);
   const n = load<u16>(r) - 1;
   store<u16>(r, n);
-  if (n == 0 && d.slot != inputSlot) {
+  if (n == 0) {
     store<i32>(freeSlots + ((<usize>nFree) << 2), d.slot);
     nFree++;
   }
-  d.slot = -1;
+  d.slot = READ_ONLY;
 }
 
 /** Bytes the packet may write in front of its data (after `own`). */
@@ -204,7 +199,8 @@ export const OWN_NO_BUFFER: i32 = 2;
  * of room.
  */
 @inline export function own(d: Packet, room: i32): i32 {
-  if (d.slot >= 0 && load<u16>(refs + ((<usize>d.slot) << 1)) == 1 && <i32>(d.data - d.base) >= room) {
+  const s = d.slot;
+  if ((s == INPUT_OWN || (s >= 0 && load<u16>(refs + ((<usize>s) << 1)) == 1)) && <i32>(d.data - d.base) >= room) {
     return OWN_OK;
   }
   return ownCopy(d, room);

@@ -1,7 +1,7 @@
 // An input packet whose staging bytes are its own is written in place
 // (assembly/pipeline/packet.ts holdInput): its TTL, and a header pushed into
 // the room a popped one left, with no copy; replicated copies copy on write;
-// packets not staged in order, one after another, are read-only. Each case
+// a push with no room in front copies; packets not staged in order, one after another, are read-only. Each case
 // stages a batch, runs it, and holds the outputs to the same batch staged
 // read-only (the packets in the area in reverse order: the copying road), the
 // staging area to what the case says, and the bytes between packets (0xa5) to
@@ -131,7 +131,7 @@ const cases: Case[] = [
     staged: (output) => output,
   },
   {
-    name: "replicated: the first copy copies, the last writes in place (TTL − 1 once)",
+    name: "replicated: TTL − 1 written once in place, then the bytes shared by the copies (read-only)",
     spec: replicated,
     endpoint: "ip:feed",
     packets: [ipv4(30), ipv4(31), ipv4(0), ipv4(1500)],

@@ -11,7 +11,7 @@
 // alone), and after `max` records.
 
 import { PCAP_REC_CAP_LEN, PCAP_REC_LEN, PCAP_REC_ORIG_LEN, PCAP_REC_TS_FRAC, PCAP_REC_TS_SEC } from "./abi";
-import { inData, inEndpoint, inLen, inNsec, inOffset, inOrigLen, inSec } from "./pipeline/run";
+import { inData, inEndpoint, inLen, inNsec, inOffset, inOrigLen, inSec, setInputWritable } from "./pipeline/run";
 
 /** Flags of inputPcap: the file's byte order and timestamp unit (its magic). */
 export const PCAP_BIG_ENDIAN: u32 = 1;
@@ -59,6 +59,7 @@ export function inputPcap(start: u32, end: u32, flags: u32, capLimit: u32, max: 
     n++;
   }
   parsedEnd = pos;
+  setInputWritable(true); // records lie apart, and are run once: each packet may be written in place
   return n;
 }
 

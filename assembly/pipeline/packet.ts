@@ -1,9 +1,15 @@
 // Packet descriptors and the buffers they point into.
 //
 // A packet's bytes live either in the input staging area the TypeScript side
-// filled (read-only: slot −1) or in a slot of the buffer pool. Copies made by
-// replication share bytes; the first write to shared or read-only bytes copies
-// them into a slot of the packet's own (copy-on-write).
+// filled or in a slot of the buffer pool. Copies made by replication share
+// bytes; the first write to shared or read-only bytes copies them into a slot
+// of the packet's own (copy-on-write). An input packet whose staging bytes are
+// its own (the batch's packets lie apart: run.ts inputWritable) holds them as
+// slot INPUT_OWN and is written in place (a TTL, a header pushed where one was
+// popped); replication makes them shared, read-only (slot −1), as the staging
+// bytes of a batch not known to lie apart are. `base` is where the bytes it may
+// write start (its slot's, or its own first byte in the staging area): the room
+// in front is data − base.
 //
 // A descriptor, followed by the key vector of the member that last parsed it:
 //
@@ -12,8 +18,8 @@
 //   ├────────────┼─────────┼─────────────┼──────────┼────────────┼────────────┼─────────────┼──────────┤
 //   │ stage i32  │ hops u32│ packet u32  │ copy u32 │ session u32│ keyMember  │ hdrLen u32  │ via i32  │
 //   ├────────────┼─────────┴──┬──────────┴────────────────────────────────────────────────────────────┤
-//   │ tsSec u32  │ tsNsec u32 │ key[KEY_MAX_LEN], on a word                                           │
-//   └────────────┴────────────┴───────────────────────────────────────────────────────────────────────┘
+//   │ tsSec u32  │ tsNsec u32 │ base usize │ key[KEY_MAX_LEN], on a word                              │
+//   └────────────┴────────────┴────────────┴──────────────────────────────────────────────────────────┘
 //
 // len, origLen and tsSec, tsNsec are pairs in the order of a pcap record's header (incl_len, orig_len; ts_sec,
 // ts_nsec): a recording takes each pair with one load (recording.ts recordingAppend).
@@ -49,6 +55,8 @@ export class Packet {
   /** The input packet's time: whole seconds (a pcap record's ts_sec), and nanoseconds. */
   tsSec: u32;
   tsNsec: u32;
+  /** Where the bytes the packet may write start: its slot's first byte, or its own in the staging area. */
+  base: usize;
 }
 /** Where the pairs a pcap record's header takes whole are (see the drawing). */
 export const PACKET_LENS: usize = offsetof<Packet>("len");
@@ -122,6 +130,9 @@ let nSlots: i32 = 0;
 let refs: usize = 0; // u16 per slot
 let freeSlots: usize = 0; // stack of free slot indices
 let nFree: i32 = 0;
+/** The slot of staging bytes an input packet holds alone, and may write; −1: shared or not its own, read-only. */
+export const INPUT_OWN: i32 = -2;
+export const READ_ONLY: i32 = -1;
 /** Bytes kept free in front of a packet copied into a slot, for pushed headers. */
 export let headroom: i32 = 256;
 
@@ -146,9 +157,17 @@ export function poolInit(count: i32, len: i32, room: i32): void {
   return pool + <usize>s * <usize>slotLen;
 }
 
-/** One more descriptor shares the packet's bytes. */
+/** The packet's bytes are its own staging bytes at `data`, written in place when `writable` (INPUT_OWN), else
+ * read-only. */
+@inline export function holdInput(d: Packet, writable: bool): void {
+  d.base = d.data;
+  d.slot = writable ? INPUT_OWN : READ_ONLY;
+}
+
+/** One more descriptor shares the packet's bytes: a slot's count goes up; staging bytes become read-only. */
 @inline export function share(d: Packet): void {
   if (d.slot >= 0) store<u16>(refs + ((<usize>d.slot) << 1), load<u16>(refs + ((<usize>d.slot) << 1)) + 1);
+  else d.slot = READ_ONLY;
 }
 
 /** The descriptor no longer needs its bytes. */
@@ -161,12 +180,12 @@ export function release(d: Packet): void {
     store<i32>(freeSlots + ((<usize>nFree) << 2), d.slot);
     nFree++;
   }
-  d.slot = -1;
+  d.slot = READ_ONLY;
 }
 
-/** Bytes of the packet's slot in front of its data (a packet in a slot: after `own`). */
+/** Bytes the packet may write in front of its data (after `own`). */
 @inline export function roomBefore(d: Packet): i32 {
-  return <i32>(d.data - slotBase(d.slot));
+  return <i32>(d.data - d.base);
 }
 
 /** Results of `own`. */
@@ -180,7 +199,8 @@ export const OWN_NO_BUFFER: i32 = 2;
  * of room.
  */
 @inline export function own(d: Packet, room: i32): i32 {
-  if (d.slot >= 0 && load<u16>(refs + ((<usize>d.slot) << 1)) == 1 && <i32>(d.data - slotBase(d.slot)) >= room) {
+  const s = d.slot;
+  if ((s == INPUT_OWN || (s >= 0 && load<u16>(refs + ((<usize>s) << 1)) == 1)) && <i32>(d.data - d.base) >= room) {
     return OWN_OK;
   }
   return ownCopy(d, room);
@@ -200,6 +220,7 @@ function ownCopy(d: Packet, room: i32): i32 {
   else copyBytes(to, d.data, d.len);
   release(d);
   d.slot = s;
+  d.base = slotBase(s);
   d.data = to;
   return OWN_OK;
 }

@@ -84,9 +84,9 @@ export function replicate(d: Packet, kind: i32, what: usize, count: i32): i32 {
       continue;
     }
     const c = changetype<Packet>(stack + <usize>(sp * PACKET_SIZE));
+    share(d); // first: the copy takes the slot as shared
     copyPacket(c, d);
     sp++;
-    share(d);
     c.copy = base + <u32>k;
     c.stage = apply(c, kind, what, k);
   }

@@ -14,7 +14,7 @@
 import { EV_INJECT, STAGE_DONE } from "../abi";
 import { plansExpire } from "./plan";
 import { event, inRanges, traceCap, traceOn, tracePos, traceRoom, traceSome, tracing } from "./trace";
-import { linkIdAt, Packet, PACKET_SIZE, SLACK } from "./packet";
+import { holdInput, linkIdAt, Packet, PACKET_SIZE, SLACK } from "./packet";
 import { pop, resetCopies } from "./replicate";
 import { STAGE_WAIT } from "./room";
 import { LANE, STEP, walk } from "./walk";
@@ -48,6 +48,15 @@ export function injectedReset(): void {
   injectedBefore = -(<u64>inNext);
 }
 let firstPacket: u32 = 0;
+/**
+ * Whether each input packet's staging bytes are its own (no two packets' bytes overlap, and nothing reads them
+ * after the run): then a packet is written in place until it is shared (packet.ts holdInput). Set by whoever
+ * fills the input area: inputPcap (records lie apart), the TypeScript side's stage (when it finds them apart).
+ */
+let inputWritable = false;
+export function setInputWritable(writable: bool): void {
+  inputWritable = writable;
+}
 /** inOffset values are relative to this: the batch's offsets as the reader gave them. */
 let inBase: u32 = 0;
 
@@ -180,7 +189,7 @@ function fastLane(d: Packet, stage: i32): i32 {
   d.origLen = load<u32>(inOrigLen + o);
   d.tsSec = load<u32>(inSec + o);
   d.tsNsec = load<u32>(inNsec + o);
-  d.slot = -1;
+  holdInput(d, inputWritable);
   d.hops = 0;
   d.packet = firstPacket + <u32>i;
   d.copy = 0;

@@ -82,6 +82,8 @@ export interface DataPlaneExports extends Record<string, unknown> {
   setMaxFanout(n: number): void;
   run(n: number, first: number, base: number): number;
   resume(): number;
+  /** Whether the staged packets' bytes lie apart, each its own to write in place (assembly/pipeline/run.ts). */
+  setInputWritable(writable: number): void;
   /** Fills the input arrays from the pcap records in the input data [start, end) (assembly/input.ts); how many. */
   inputPcap(start: number, end: number, flags: number, capLimit: number, max: number, endpoint: number): number;
   /** Where the last inputPcap stopped. */

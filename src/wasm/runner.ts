@@ -284,9 +284,12 @@ export class Runner implements InputArea {
     let base = n === 0 ? 0 : (batch.offset[0] ?? 0);
     let end = base;
     let longest = 0;
+    // Packets in order, none overlapping the one before (so none another): each may be written in place.
+    let apart = true;
     for (let i = 0; i < n; i++) {
       const start = batch.offset[i] ?? 0;
       const len = batch.capLen[i] ?? 0;
+      if (start < end) apart = false;
       if (start + len > end) end = start + len;
       if (start < base) base = start;
       if (len > longest) longest = len;
@@ -310,6 +313,7 @@ export class Runner implements InputArea {
     u32.set(first(batch.tsSec, n), at.sec); // whole seconds, as pcap's ts_sec (u32)
     if (typeof batch.endpoint === "number") u32.fill(batch.endpoint, at.endpoint, at.endpoint + n);
     else u32.set(first(batch.endpoint, n), at.endpoint);
+    x.setInputWritable(apart ? 1 : 0);
     return { count: n, base };
   }
 

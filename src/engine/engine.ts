@@ -1,15 +1,11 @@
-// The engine: the one owner of a running data plane. It loads the data plane
-// and installs a description through the reconciler, which keeps what is
-// installed (src/control/reconcile.ts); it takes batches of packets, whole
-// (run) or gathered a packet at a time (submit); it runs control work between
-// batches (between: table writes, reconciliation, links and members down), so
-// a packet follows the tables in force when it was processed, never a
-// half-applied change; and it hands what the data plane writes to its sinks
-// (./sinks.ts): the recordings (--out's files, ./outputs.ts, or a worker
-// thread's chunk buffers), listeners for packets leaving on external links
-// and for deliveries, and the trace. Everything per packet happens in the data
-// plane, on whole batches; the sinks are read after each batch, never a packet
-// at a time.
+// The engine: the one owner of a running data plane. It loads the data plane and installs a description through the
+// reconciler, which keeps what is installed (src/control/reconcile.ts); it takes batches of packets, whole (run) or
+// gathered a packet at a time (submit); it runs control work between batches (between: table writes, reconciliation,
+// links and members down), so a packet follows the tables in force when it was processed, never a half-applied change;
+// and it hands what the data plane writes to its sinks (./sinks.ts): the recordings (--out's files, ./outputs.ts, or a
+// worker thread's chunk buffers), listeners for packets leaving on external links and for deliveries, and the trace.
+// Everything per packet happens in the data plane, on whole batches; the sinks are read after each batch, never a
+// packet at a time.
 //
 // Front ends configure it and touch no data plane themselves: `strata run`
 // (src/run/replay.ts on one thread; src/run/chunk-runner.ts, an engine per

@@ -14,7 +14,9 @@
 #   silent     offered - forwarded - dropped: frames lost with nothing saying so (should be 0)
 #
 # and after it, what the frames cost: the CPU time strata's process and its port processes spent
-# from the first frame offered to the end of the run, in microseconds per frame offered, and each
+# from the first frame offered to the end of the run, in microseconds per frame offered (and in
+# brackets the part spent in the kernel: system time, which for the port processes includes the
+# veth's delivery of what they send), and each
 # port process's peak resident memory (VmHWM).
 #
 # It shows how much strata forwards, and that every frame offered is forwarded or reported dropped
@@ -89,15 +91,16 @@ node -e '
 ' "$work/frames.pcap"
 
 counter() { ip netns exec "$1" cat "/sys/class/net/$2/statistics/$3"; }
-# CPU time of process $1 so far, in clock ticks (user + system), or 0 once it is gone.
+# CPU time of process $1 so far, in clock ticks (user + system), or 0 once it is gone; sys_ticks: the system part.
 ticks() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $12 + $13 }' || echo 0; }
+sys_ticks() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $13 }' || echo 0; }
 hz=$(getconf CLK_TCK)
 # Peak resident memory of process $1 in kB.
 peak_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
 
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores"
 printf '%9s %9s %9s %9s %9s %9s %7s   %s\n' "asked/s" "sent/s" "offered" "forwarded" "dropped" "silent" "fwd %" \
-  "dropped by: interface, capture, strata, emulation, unsent; CPU µs/frame: strata, each port process; port peak RSS MB"
+  "dropped by: interface, capture, strata, emulation, unsent; CPU µs/frame (in the kernel): strata, each port process; port peak RSS MB"
 for rate in $RATES; do
   count=$((rate * SECONDS_EACH))
   : >"$work/err"
@@ -107,18 +110,19 @@ for rate in $RATES; do
   grep -q '^serving' "$work/err" || { cat "$work/err" >&2; exit 1; }
   b0=$(counter "$B" hB rx_packets)
   ports=$(pgrep -P "$serve_pid" | tr '\n' ' ')
-  t0=$(ticks "$serve_pid")
-  declare -A p0=()
-  for p in $ports; do p0[$p]=$(ticks "$p"); done
+  t0=$(ticks "$serve_pid") s0=$(sys_ticks "$serve_pid")
+  declare -A p0=() q0=()
+  for p in $ports; do p0[$p]=$(ticks "$p") q0[$p]=$(sys_ticks "$p"); done
   replay=$(ip netns exec "$A" tcpreplay -i hA --pps="$rate" --loop=$(((count + 999) / 1000)) --limit="$count" "$work/frames.pcap" 2>&1)
   actual=$(sed -n 's/^Actual: \([0-9]*\) packets.*/\1/p' <<<"$replay")
   failed=$(sed -n 's/^[[:space:]]*Failed packets:[[:space:]]*\([0-9]*\).*/\1/p' <<<"$replay")
   kept=$(sed -n 's/^Rated: .* \([0-9.]*\) pps.*/\1/p' <<<"$replay")
   sleep 2 # strata works off what it has taken
-  t1=$(ticks "$serve_pid")
-  pus="" rss=""
+  t1=$(ticks "$serve_pid") s1=$(sys_ticks "$serve_pid")
+  pus="" psys="" rss=""
   for p in $ports; do
     pus="$pus $((($(ticks "$p") - p0[$p]) * 1000000 / hz))"
+    psys="$psys $((($(sys_ticks "$p") - q0[$p]) * 1000000 / hz))"
     rss="$rss $(($(peak_kb "$p") / 1024))"
   done
   kill -INT "$serve_pid"
@@ -126,7 +130,7 @@ for rate in $RATES; do
   serve_pid=""
   b1=$(counter "$B" hB rx_packets)
   node -e '
-    const [file, rate, kept, actual, failed, arrivedB, strataUs, portsUs, rss] = process.argv.slice(1);
+    const [file, rate, kept, actual, failed, arrivedB, strataUs, strataSys, portsUs, portsSys, rss] = process.argv.slice(1);
     const s = JSON.parse(require("fs").readFileSync(file, "utf8"));
     // A strata from before the port counters: what B received is what it forwarded, and it reports no drops but its own.
     const none = { droppedByInterface: null, droppedByCapture: null, droppedByStrata: null, sent: Number(arrivedB), unsent: null };
@@ -137,6 +141,6 @@ for rate in $RATES; do
     const forwarded = b.sent;
     const pct = offered > 0 ? ((100 * forwarded) / offered).toFixed(1) : "-";
     const us = (t) => (offered > 0 ? (Number(t) / offered).toFixed(1) : "-");
-    console.log([rate, Math.round(Number(kept)), offered, forwarded, dropped, offered - forwarded - dropped].map((x) => String(x).padStart(9)).join(" ") + " " + pct.padStart(7) + "   " + parts.join(", ") + `; ${us(strataUs)}, ${portsUs.trim().split(" ").map(us).join(" ")}; ${rss.trim()}  (B received ${arrivedB})`);
-  ' "$work/summary.json" "$rate" "${kept:-0}" "$actual" "${failed:-0}" "$((b1 - b0))" "$(((t1 - t0) * 1000000 / hz))" "$pus" "$rss"
+    console.log([rate, Math.round(Number(kept)), offered, forwarded, dropped, offered - forwarded - dropped].map((x) => String(x).padStart(9)).join(" ") + " " + pct.padStart(7) + "   " + parts.join(", ") + `; ${us(strataUs)} (${us(strataSys)}), ${portsUs.trim().split(" ").map((t, i) => `${us(t)} (${us(portsSys.trim().split(" ")[i])})`).join(" ")}; ${rss.trim()}  (B received ${arrivedB})`);
+  ' "$work/summary.json" "$rate" "${kept:-0}" "$actual" "${failed:-0}" "$((b1 - b0))" "$(((t1 - t0) * 1000000 / hz))" "$(((s1 - s0) * 1000000 / hz))" "$pus" "$psys" "$rss"
 done

@@ -16,9 +16,10 @@ import { excerpt, UsageError } from "../errors.js";
 import { linkTypeName } from "../pcap/index.js";
 import type { PortSummary } from "../engine/summary.js";
 import type { Engine } from "../engine/engine.js";
+import { wallClock } from "../engine/options.js";
 import { type ExternalEnd, resolveExternal } from "../engine/sinks.js";
 import { InterfaceTally, portSummary, readInterface } from "./port-counters.js";
-import { FLAG_CUT, RECORD, RecordReader, record } from "./port-records.js";
+import { FLAG_CUT, RECORD, RecordReader, RecordWriter } from "./port-records.js";
 
 /** The part of cap's API strata uses (cap has no type definitions). */
 export interface CapHandle {
@@ -156,9 +157,8 @@ interface PortProcess {
   readonly closed: Promise<void>;
   /** Its interface is open and carries the port's link type. */
   open: boolean;
-  /** Frames for it, gathered during a batch and written after it, and their bytes. */
-  pending: Buffer[];
-  pendingBytes: number;
+  /** Frames for it, gathered during a batch and written after it. */
+  readonly out: RecordWriter;
 }
 
 /** Where the port process's script is: beside this file once built (dist/), or the built copy when run from src/
@@ -271,7 +271,8 @@ export class LivePorts {
       detached: true,
     });
     const closed = new Promise<void>((resolve) => child.on("close", () => resolve()));
-    const proc: PortProcess = { child, closed, open: false, pending: [], pendingBytes: 0 };
+    const out = new RecordWriter((bytes) => child.stdin?.write(bytes));
+    const proc: PortProcess = { child, closed, open: false, out };
     this.#procs[k] = proc;
     let stderr = "";
     // cap writes "Warning: IFACE: no IPv4 address assigned - This may not actually work" for
@@ -279,9 +280,12 @@ export class LivePorts {
     child.stderr?.on("data", (b: Buffer) => (stderr = (stderr + b.toString()).slice(-2000)));
     child.stdin?.on("error", () => {}); // the process ended: its exit says why
     return new Promise((resolve) => {
+      // A chunk's frames reached strata together: one time for them all.
+      let sec = 0;
+      let nsec = 0;
       const reader = new RecordReader((kind, _port, flags, body) => {
         if (kind === RECORD.FRAME) {
-          this.#frame(k, p, flags, body);
+          this.#frame(k, p, flags, body, sec, nsec);
         } else if (kind === RECORD.SEND_ERROR) {
           p.sent--;
           p.unsent++;
@@ -307,7 +311,10 @@ export class LivePorts {
           );
         }
       });
-      child.stdout?.on("data", (chunk: Buffer) => reader.feed(chunk));
+      child.stdout?.on("data", (chunk: Buffer) => {
+        [sec, nsec] = wallClock();
+        reader.feed(chunk);
+      });
       // Once the process has ended and every record it wrote is read.
       void closed.then(() => {
         const why = this.#ended(k, p, proc, stderr);
@@ -317,7 +324,7 @@ export class LivePorts {
   }
 
   /** A frame port k's process relayed from its interface: into the emulation on the port's endpoint, or counted. */
-  #frame(k: number, p: LivePort, flags: number, body: Buffer): void {
+  #frame(k: number, p: LivePort, flags: number, body: Buffer, sec: number, nsec: number): void {
     p.relayed++;
     const endpoint = this.#endpoints[k];
     if (this.#em === undefined || this.#closing) return; // dropped by strata: it takes no frames now
@@ -327,7 +334,7 @@ export class LivePorts {
       return;
     }
     if ((flags & FLAG_CUT) !== 0) p.truncated++;
-    this.#em.submit(endpoint, body, body.length);
+    this.#em.submit(endpoint, body, body.length, body.length, sec, nsec);
   }
 
   /**
@@ -340,10 +347,9 @@ export class LivePorts {
     proc.open = false;
     if (this.#procs[k] === proc) this.#procs[k] = undefined;
     // Frames it was never given.
-    p.sent -= proc.pending.length;
-    p.unsent += proc.pending.length;
-    proc.pending = [];
-    proc.pendingBytes = 0;
+    const never = proc.out.drop();
+    p.sent -= never;
+    p.unsent += never;
     if (!opened) {
       const last = stderr.includes("Assertion") ? "" : (stderr.trim().split("\n").at(-1) ?? "");
       return (
@@ -409,12 +415,11 @@ export class LivePorts {
       if (k === undefined || p === undefined) return;
       const proc = this.#procs[k];
       const frame = Math.min(len, FRAME_MAX);
-      if (proc?.open !== true || proc.pendingBytes + (proc.child.stdin?.writableLength ?? 0) + frame > SEND_QUEUE_MAX) {
+      if (proc?.open !== true || proc.out.bytes + (proc.child.stdin?.writableLength ?? 0) + frame > SEND_QUEUE_MAX) {
         p.unsent++;
         return;
       }
-      proc.pending.push(record(RECORD.FRAME, k, data.subarray(start, start + frame)));
-      proc.pendingBytes += frame;
+      proc.out.put(RECORD.FRAME, k, data.subarray(start, start + frame));
       p.sent++;
       if (!this.#scheduled) {
         this.#scheduled = true;
@@ -425,12 +430,7 @@ export class LivePorts {
 
   #flush(): void {
     this.#scheduled = false;
-    for (const proc of this.#procs) {
-      if (proc === undefined || proc.pending.length === 0) continue;
-      proc.child.stdin?.write(Buffer.concat(proc.pending));
-      proc.pending = [];
-      proc.pendingBytes = 0;
-    }
+    for (const proc of this.#procs) proc?.out.flush();
   }
 
   /** Each port's summary: what went through it, and what was dropped on the way in, counted until now (or until the

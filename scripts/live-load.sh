@@ -5,7 +5,7 @@
 # pair to namespace E where `strata serve` runs examples/live-router), then for each rate replays
 # UDP frames from A to B through r with `tcpreplay --pps` and prints one line per rate:
 #
-#   asked/s    the rate asked of tcpreplay (--pps)
+#   asked/s    the rate asked of tcpreplay (--pps), or top: as fast as it can (--topspeed)
 #   sent/s     the rate it kept (its "Rated"): on a busy machine, less than asked at the higher rates
 #   offered    frames tcpreplay handed to A's interface (its "Actual" less its failures)
 #   forwarded  frames strata sent out of eB (summary ports[1].sent; B's interface counted them too)
@@ -26,6 +26,9 @@
 #   RATES="30000 60000" SECONDS_EACH=5 scripts/live-load.sh
 #   STRATA=/path/to/dist/src/cli/main.js scripts/live-load.sh   # another build of strata (one without
 #                                         port counters: forwarded is what B received, dropped only the emulation's)
+#   RATES="top" TOP_FRAMES=1000000 scripts/live-load.sh   # tcpreplay --topspeed, 1,000,000 frames
+#   OFFLOADS=off scripts/live-load.sh     # strata's veth ends without segmentation and receive offloads: libpcap
+#                                         # then gives a frame a slot of about 2 KB in the capture buffer, not 64 KB
 #   NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" scripts/live-load.sh   # node's flags for strata's process
 
 set -euo pipefail
@@ -33,6 +36,8 @@ cd "$(dirname "$0")/.."
 
 RATES=${RATES:-"10000 30000 60000"}
 SECONDS_EACH=${SECONDS_EACH:-3}
+TOP_FRAMES=${TOP_FRAMES:-1000000}
+OFFLOADS=${OFFLOADS:-on}
 STRATA=${STRATA:-dist/src/cli/main.js}
 NODE_ARGS=${NODE_ARGS:-}
 SPEC=examples/live-router/network.yaml
@@ -64,6 +69,10 @@ ip -n "$A" link set hA address 02:00:00:00:0a:01 up
 ip -n "$B" link set hB address 02:00:00:00:0b:02 up
 ip -n "$E" link set eA up
 ip -n "$E" link set eB up
+if [[ $OFFLOADS == off ]]; then
+  command -v ethtool >/dev/null || { echo "live-load: OFFLOADS=off needs ethtool" >&2; exit 2; }
+  for i in eA eB; do ip netns exec "$E" ethtool -K "$i" tso off gso off gro off >/dev/null; done
+fi
 
 # 1000 frames 02:00:00:00:0a:01 → r (02:00:00:00:0a:fe), UDP 10.0.1.1 → 10.0.2.3: r forwards them to
 # B, whose kernel drops them quietly (not its address; no ICMP to come back).
@@ -102,7 +111,7 @@ echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 printf '%9s %9s %9s %9s %9s %9s %7s   %s\n' "asked/s" "sent/s" "offered" "forwarded" "dropped" "silent" "fwd %" \
   "dropped by: interface, capture, strata, emulation, unsent; CPU µs/frame (in the kernel): strata, each port process; port peak RSS MB"
 for rate in $RATES; do
-  count=$((rate * SECONDS_EACH))
+  if [[ $rate == top ]]; then count=$TOP_FRAMES pace=--topspeed; else count=$((rate * SECONDS_EACH)) pace=--pps=$rate; fi
   : >"$work/err"
   ip netns exec "$E" node $NODE_ARGS "$STRATA" serve "$SPEC" --port lanA:hostA=eA --port lanB:hostB=eB --json >"$work/summary.json" 2>"$work/err" &
   serve_pid=$!
@@ -113,7 +122,7 @@ for rate in $RATES; do
   t0=$(ticks "$serve_pid") s0=$(sys_ticks "$serve_pid")
   declare -A p0=() q0=()
   for p in $ports; do p0[$p]=$(ticks "$p") q0[$p]=$(sys_ticks "$p"); done
-  replay=$(ip netns exec "$A" tcpreplay -i hA --pps="$rate" --loop=$(((count + 999) / 1000)) --limit="$count" "$work/frames.pcap" 2>&1)
+  replay=$(ip netns exec "$A" tcpreplay -i hA "$pace" --loop=$(((count + 999) / 1000)) --limit="$count" "$work/frames.pcap" 2>&1)
   actual=$(sed -n 's/^Actual: \([0-9]*\) packets.*/\1/p' <<<"$replay")
   failed=$(sed -n 's/^[[:space:]]*Failed packets:[[:space:]]*\([0-9]*\).*/\1/p' <<<"$replay")
   kept=$(sed -n 's/^Rated: .* \([0-9.]*\) pps.*/\1/p' <<<"$replay")

@@ -8,7 +8,8 @@
 // What it captures waits in the kernel's capture buffer until this process
 // runs: that buffer is what carries a port through the moments this process is
 // not scheduled (strata gives its size: captureBuffer in ports.ts). Frames then
-// wait here until the end of the event loop's turn, and in the pipe to strata,
+// wait here, copied into a slab (RecordWriter), until the end of the event
+// loop's turn or until the slab is full, and in the pipe to strata,
 // whose writes queue in this process while strata falls behind (node writes a
 // pipe without blocking once it is full). Those of a process that ends before
 // it wrote them never reach strata: it counts them with the capture's drops

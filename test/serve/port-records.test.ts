@@ -97,3 +97,32 @@ describe("RecordWriter", () => {
     expect(views.map((v) => v.toString("hex"))).toEqual([record(RECORD.FRAME, 3, body(1, 9)).toString("hex")]);
   });
 });
+
+// What the writer hands one pipe, read back by the other end whatever sizes the pipe's reads are.
+describe("RecordWriter to RecordReader", () => {
+  const bodies = Array.from({ length: 50 }, (_, i) => Buffer.alloc((i * 37) % 200, i));
+  const views: Buffer[] = [];
+  const w = new RecordWriter((b) => views.push(b), 512);
+  bodies.forEach((b, i) => {
+    w.put(RECORD.FRAME, i, b, i & 1);
+    if (i % 9 === 0) w.flush();
+  });
+  w.flush();
+  const stream = Buffer.concat(views);
+  const want = bodies.map((b, i) => ({ kind: RECORD.FRAME, port: i, flags: i & 1, body: b.toString("hex") }));
+  it.each([
+    { name: "as the writer handed them out", reads: views },
+    {
+      name: "reads of 1,000 bytes",
+      reads: Array.from({ length: Math.ceil(stream.length / 1000) }, (_, k) =>
+        stream.subarray(k * 1000, k * 1000 + 1000),
+      ),
+    },
+    {
+      name: "reads of 7 bytes",
+      reads: Array.from({ length: Math.ceil(stream.length / 7) }, (_, k) => stream.subarray(k * 7, k * 7 + 7)),
+    },
+  ])("$name", ({ reads }) => {
+    expect(readAll(reads)).toEqual(want);
+  });
+});

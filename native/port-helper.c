@@ -1,6 +1,6 @@
 // strata serve's port process on Linux without libpcap (the `packet` port backend): what
 // src/serve/port-helper.ts does with cap, done with AF_PACKET sockets. Each interface is read
-// through a TPACKET_V3 ring: the kernel packs frames into blocks of 1 MB and hands a block over
+// through a TPACKET_V3 ring: the kernel packs frames into blocks of 128 KB and hands a block over
 // when it is full or BLOCK_MS after its first frame, so one wakeup carries hundreds of frames
 // at high rates and a frame waits at most BLOCK_MS at low ones. The frames of every block ready
 // are written to stdout as records in one large write. Frames strata sends come in on stdin as
@@ -44,7 +44,9 @@ enum { FRAME = 1, OPENED = 2, FAILED = 3, SEND_ERROR = 4, DROPPED = 5 };
 enum { HEADER = 8, FLAG_CUT = 1 };
 /** Largest frame passed on or sent: libpcap's snapshot length in cap. */
 enum { FRAME_MAX = 65535 };
-enum { BLOCK_BYTES = 1 << 20, BLOCK_MS = 2, SLOT = 2048, MAX_PORTS = 255 };
+/** Ring blocks of 128 KB (a 64 KB frame fits): a ring of 128 MB has 1,024, which hold 2 s of frames at low rates (a
+ * block goes 2 ms after its first frame, however few it holds) and a million 64-byte frames at high ones. */
+enum { BLOCK_BYTES = 128 << 10, BLOCK_MS = 2, SLOT = 2048, MAX_PORTS = 255 };
 /** Records gathered before a write to stdout; frames sent a system call. */
 enum { OUT_FLUSH = 512 << 10, OUT_BYTES = OUT_FLUSH + HEADER + FRAME_MAX + 4, SEND_BATCH = 256 };
 /** Bytes read from stdin at a time (at least one whole record of the largest frame). */
@@ -327,10 +329,10 @@ int main(int argc, char **argv) {
   char types[MAX_PORTS * 24 + 2] = "[";
   for (int k = 2; k < argc; k++) {
     struct port *p = &ports[nports++];
-    char *eq = strchr(argv[k], '=');
-    if (eq == NULL) fail(255, "a port must be INDEX=IFACE", argv[k]);
-    *eq = '\0';
-    p->index = atoi(argv[k]);
+    // argv is left as it is: it is what ps and /proc show.
+    char *eq;
+    p->index = (int)strtol(argv[k], &eq, 10);
+    if (*eq != '=' || p->index < 0 || p->index > MAX_PORTS) fail(255, "a port must be INDEX=IFACE", argv[k]);
     p->iface = eq + 1;
     char name[24];
     linkType(openPort(p, bufferBytes), name, sizeof name);

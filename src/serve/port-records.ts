@@ -2,7 +2,9 @@
 // a pipe: kind u8, port u8, flags u16 (bit 0: the frame was cut to the snapshot
 // length), length u32, all little-endian, then `length` bytes.
 
-export const RECORD = { FRAME: 1, OPENED: 2, FAILED: 3, SEND_ERROR: 4 } as const;
+/** DROPPED (the native port process only): u32, frames the kernel dropped since the last DROPPED (its ring was
+ * full). */
+export const RECORD = { FRAME: 1, OPENED: 2, FAILED: 3, SEND_ERROR: 4, DROPPED: 5 } as const;
 export const RECORD_HEADER = 8;
 export const FLAG_CUT = 1;
 

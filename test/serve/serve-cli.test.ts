@@ -88,6 +88,16 @@ describe("strata serve: bad input is one line, exit 2, nothing running", () => {
       line: /^strata: --trace-max 1G is not a whole number \(give 1 to 1000000\)\n$/,
     },
     { name: "a bad hop limit", args: ["--hop-limit", "0"], line: /^strata: --hop-limit 0 is too small/ },
+    {
+      name: "--port-backend without --port",
+      args: ["--port-backend", "cap"],
+      line: /^strata: --port-backend chooses what opens the --port interfaces: give --port too\n$/,
+    },
+    {
+      name: "an unknown --port-backend",
+      args: ["--port-backend", "pcap", "--port", "lanA:hostA=eth0"],
+      line: /^strata: option '--port-backend <backend>' argument 'pcap' is invalid: allowed choices are cap, packet/,
+    },
   ];
   // cap is optional: without it, a --port that names an interface gets the install line (below).
   const withCap: typeof cases = [

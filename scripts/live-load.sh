@@ -30,6 +30,7 @@
 #   OFFLOADS=off scripts/live-load.sh     # strata's veth ends without segmentation and receive offloads: libpcap
 #                                         # then gives a frame a slot of about 2 KB in the capture buffer, not 64 KB
 #   NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" scripts/live-load.sh   # node's flags for strata's process
+#   BACKEND=cap scripts/live-load.sh      # strata serve --port-backend cap (or packet); strata's default without it
 
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,6 +41,7 @@ TOP_FRAMES=${TOP_FRAMES:-1000000}
 OFFLOADS=${OFFLOADS:-on}
 STRATA=${STRATA:-dist/src/cli/main.js}
 NODE_ARGS=${NODE_ARGS:-}
+BACKEND=${BACKEND:-}
 SPEC=examples/live-router/network.yaml
 
 for cmd in ip tcpreplay node; do
@@ -107,13 +109,13 @@ hz=$(getconf CLK_TCK)
 # Peak resident memory of process $1 in kB.
 peak_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
 
-echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores"
+echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores; port backend: ${BACKEND:-the default}; load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%9s %9s %9s %9s %9s %9s %7s   %s\n' "asked/s" "sent/s" "offered" "forwarded" "dropped" "silent" "fwd %" \
   "dropped by: interface, capture, strata, emulation, unsent; CPU µs/frame (in the kernel): strata, each port process; port peak RSS MB"
 for rate in $RATES; do
   if [[ $rate == top ]]; then count=$TOP_FRAMES pace=--topspeed; else count=$((rate * SECONDS_EACH)) pace=--pps=$rate; fi
   : >"$work/err"
-  ip netns exec "$E" node $NODE_ARGS "$STRATA" serve "$SPEC" --port lanA:hostA=eA --port lanB:hostB=eB --json >"$work/summary.json" 2>"$work/err" &
+  ip netns exec "$E" node $NODE_ARGS "$STRATA" serve "$SPEC" --port lanA:hostA=eA --port lanB:hostB=eB ${BACKEND:+--port-backend "$BACKEND"} --json >"$work/summary.json" 2>"$work/err" &
   serve_pid=$!
   for _ in $(seq 200); do grep -q '^serving' "$work/err" && break; sleep 0.05; done
   grep -q '^serving' "$work/err" || { cat "$work/err" >&2; exit 1; }
@@ -137,6 +139,7 @@ for rate in $RATES; do
   kill -INT "$serve_pid"
   wait "$serve_pid" || true
   serve_pid=""
+  grep -h "refused frames" "$work/err" >&2 || true # why a port could not send (its interface said)
   b1=$(counter "$B" hB rx_packets)
   node -e '
     const [file, rate, kept, actual, failed, arrivedB, strataUs, strataSys, portsUs, portsSys, rss] = process.argv.slice(1);
@@ -149,7 +152,7 @@ for rate in $RATES; do
     const dropped = parts.reduce((n, x) => n + (x ?? 0), 0);
     const forwarded = b.sent;
     const pct = offered > 0 ? ((100 * forwarded) / offered).toFixed(1) : "-";
-    const us = (t) => (offered > 0 ? (Number(t) / offered).toFixed(1) : "-");
+    const us = (t) => (offered > 0 ? (Number(t) / offered).toFixed(2) : "-");
     console.log([rate, Math.round(Number(kept)), offered, forwarded, dropped, offered - forwarded - dropped].map((x) => String(x).padStart(9)).join(" ") + " " + pct.padStart(7) + "   " + parts.join(", ") + `; ${us(strataUs)} (${us(strataSys)}), ${portsUs.trim().split(" ").map((t, i) => `${us(t)} (${us(portsSys.trim().split(" ")[i])})`).join(" ")}; ${rss.trim()}  (B received ${arrivedB})`);
   ' "$work/summary.json" "$rate" "${kept:-0}" "$actual" "${failed:-0}" "$((b1 - b0))" "$(((t1 - t0) * 1000000 / hz))" "$(((s1 - s0) * 1000000 / hz))" "$pus" "$psys" "$rss"
 done

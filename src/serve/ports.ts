@@ -150,7 +150,8 @@ function isUp(backend: PortBackend, name: string): boolean {
 
 /**
  * The live ports of a running emulation. Each port's interface is held by a process of its own
- * (port-helper.ts), which relays frames over a pipe: cap ends the process it runs in when an
+ * (native/port-helper.c or port-helper.ts: port-backend.ts), which relays frames over a pipe. The native one ends
+ * when its interface goes down or away; cap ends the process it runs in when an
  * interface goes down or away (an assertion in its binding, which nothing in the process can
  * catch), so one process per port is what lets the other ports go on untouched. strata serve keeps
  * running, says so, and opens the port again once its interface is up (frames for a closed port

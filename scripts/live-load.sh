@@ -5,7 +5,7 @@
 # pair to namespace E where `strata serve` runs examples/live-router), then for each rate replays
 # UDP frames from A to B through r with `tcpreplay --pps` and prints one line per rate:
 #
-#   asked/s    the rate asked of tcpreplay (--pps)
+#   asked/s    the rate asked of tcpreplay (--pps), or top: as fast as it can (--topspeed)
 #   sent/s     the rate it kept (its "Rated"): on a busy machine, less than asked at the higher rates
 #   offered    frames tcpreplay handed to A's interface (its "Actual" less its failures)
 #   forwarded  frames strata sent out of eB (summary ports[1].sent; B's interface counted them too)
@@ -14,7 +14,9 @@
 #   silent     offered - forwarded - dropped: frames lost with nothing saying so (should be 0)
 #
 # and after it, what the frames cost: the CPU time strata's process and its port processes spent
-# from the first frame offered to the end of the run, in microseconds per frame offered, and each
+# from the first frame offered to the end of the run, in microseconds per frame offered (and in
+# brackets the part spent in the kernel: system time, which for the port processes includes the
+# veth's delivery of what they send), and each
 # port process's peak resident memory (VmHWM).
 #
 # It shows how much strata forwards, and that every frame offered is forwarded or reported dropped
@@ -24,15 +26,22 @@
 #   RATES="30000 60000" SECONDS_EACH=5 scripts/live-load.sh
 #   STRATA=/path/to/dist/src/cli/main.js scripts/live-load.sh   # another build of strata (one without
 #                                         port counters: forwarded is what B received, dropped only the emulation's)
+#   RATES="top" TOP_FRAMES=1000000 scripts/live-load.sh   # tcpreplay --topspeed, 1,000,000 frames
+#   OFFLOADS=off scripts/live-load.sh     # strata's veth ends without segmentation and receive offloads: libpcap
+#                                         # then gives a frame a slot of about 2 KB in the capture buffer, not 64 KB
 #   NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" scripts/live-load.sh   # node's flags for strata's process
+#   BACKEND=cap scripts/live-load.sh      # strata serve --port-backend cap (or packet); strata's default without it
 
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 RATES=${RATES:-"10000 30000 60000"}
 SECONDS_EACH=${SECONDS_EACH:-3}
+TOP_FRAMES=${TOP_FRAMES:-1000000}
+OFFLOADS=${OFFLOADS:-on}
 STRATA=${STRATA:-dist/src/cli/main.js}
 NODE_ARGS=${NODE_ARGS:-}
+BACKEND=${BACKEND:-}
 SPEC=examples/live-router/network.yaml
 
 for cmd in ip tcpreplay node; do
@@ -62,6 +71,10 @@ ip -n "$A" link set hA address 02:00:00:00:0a:01 up
 ip -n "$B" link set hB address 02:00:00:00:0b:02 up
 ip -n "$E" link set eA up
 ip -n "$E" link set eB up
+if [[ $OFFLOADS == off ]]; then
+  command -v ethtool >/dev/null || { echo "live-load: OFFLOADS=off needs ethtool" >&2; exit 2; }
+  for i in eA eB; do ip netns exec "$E" ethtool -K "$i" tso off gso off gro off >/dev/null; done
+fi
 
 # 1000 frames 02:00:00:00:0a:01 → r (02:00:00:00:0a:fe), UDP 10.0.1.1 → 10.0.2.3: r forwards them to
 # B, whose kernel drops them quietly (not its address; no ICMP to come back).
@@ -89,44 +102,47 @@ node -e '
 ' "$work/frames.pcap"
 
 counter() { ip netns exec "$1" cat "/sys/class/net/$2/statistics/$3"; }
-# CPU time of process $1 so far, in clock ticks (user + system), or 0 once it is gone.
+# CPU time of process $1 so far, in clock ticks (user + system), or 0 once it is gone; sys_ticks: the system part.
 ticks() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $12 + $13 }' || echo 0; }
+sys_ticks() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $13 }' || echo 0; }
 hz=$(getconf CLK_TCK)
 # Peak resident memory of process $1 in kB.
 peak_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
 
-echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores"
+echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores; port backend: ${BACKEND:-the default}; load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%9s %9s %9s %9s %9s %9s %7s   %s\n' "asked/s" "sent/s" "offered" "forwarded" "dropped" "silent" "fwd %" \
-  "dropped by: interface, capture, strata, emulation, unsent; CPU µs/frame: strata, each port process; port peak RSS MB"
+  "dropped by: interface, capture, strata, emulation, unsent; CPU µs/frame (in the kernel): strata, each port process; port peak RSS MB"
 for rate in $RATES; do
-  count=$((rate * SECONDS_EACH))
+  if [[ $rate == top ]]; then count=$TOP_FRAMES pace=--topspeed; else count=$((rate * SECONDS_EACH)) pace=--pps=$rate; fi
   : >"$work/err"
-  ip netns exec "$E" node $NODE_ARGS "$STRATA" serve "$SPEC" --port lanA:hostA=eA --port lanB:hostB=eB --json >"$work/summary.json" 2>"$work/err" &
+  ip netns exec "$E" node $NODE_ARGS "$STRATA" serve "$SPEC" --port lanA:hostA=eA --port lanB:hostB=eB ${BACKEND:+--port-backend "$BACKEND"} --json >"$work/summary.json" 2>"$work/err" &
   serve_pid=$!
   for _ in $(seq 200); do grep -q '^serving' "$work/err" && break; sleep 0.05; done
   grep -q '^serving' "$work/err" || { cat "$work/err" >&2; exit 1; }
   b0=$(counter "$B" hB rx_packets)
   ports=$(pgrep -P "$serve_pid" | tr '\n' ' ')
-  t0=$(ticks "$serve_pid")
-  declare -A p0=()
-  for p in $ports; do p0[$p]=$(ticks "$p"); done
-  replay=$(ip netns exec "$A" tcpreplay -i hA --pps="$rate" --loop=$(((count + 999) / 1000)) --limit="$count" "$work/frames.pcap" 2>&1)
+  t0=$(ticks "$serve_pid") s0=$(sys_ticks "$serve_pid")
+  declare -A p0=() q0=()
+  for p in $ports; do p0[$p]=$(ticks "$p") q0[$p]=$(sys_ticks "$p"); done
+  replay=$(ip netns exec "$A" tcpreplay -i hA "$pace" --loop=$(((count + 999) / 1000)) --limit="$count" "$work/frames.pcap" 2>&1)
   actual=$(sed -n 's/^Actual: \([0-9]*\) packets.*/\1/p' <<<"$replay")
   failed=$(sed -n 's/^[[:space:]]*Failed packets:[[:space:]]*\([0-9]*\).*/\1/p' <<<"$replay")
   kept=$(sed -n 's/^Rated: .* \([0-9.]*\) pps.*/\1/p' <<<"$replay")
   sleep 2 # strata works off what it has taken
-  t1=$(ticks "$serve_pid")
-  pus="" rss=""
+  t1=$(ticks "$serve_pid") s1=$(sys_ticks "$serve_pid")
+  pus="" psys="" rss=""
   for p in $ports; do
     pus="$pus $((($(ticks "$p") - p0[$p]) * 1000000 / hz))"
+    psys="$psys $((($(sys_ticks "$p") - q0[$p]) * 1000000 / hz))"
     rss="$rss $(($(peak_kb "$p") / 1024))"
   done
   kill -INT "$serve_pid"
   wait "$serve_pid" || true
   serve_pid=""
+  grep -h "refused frames" "$work/err" >&2 || true # why a port could not send (its interface said)
   b1=$(counter "$B" hB rx_packets)
   node -e '
-    const [file, rate, kept, actual, failed, arrivedB, strataUs, portsUs, rss] = process.argv.slice(1);
+    const [file, rate, kept, actual, failed, arrivedB, strataUs, strataSys, portsUs, portsSys, rss] = process.argv.slice(1);
     const s = JSON.parse(require("fs").readFileSync(file, "utf8"));
     // A strata from before the port counters: what B received is what it forwarded, and it reports no drops but its own.
     const none = { droppedByInterface: null, droppedByCapture: null, droppedByStrata: null, sent: Number(arrivedB), unsent: null };
@@ -136,7 +152,7 @@ for rate in $RATES; do
     const dropped = parts.reduce((n, x) => n + (x ?? 0), 0);
     const forwarded = b.sent;
     const pct = offered > 0 ? ((100 * forwarded) / offered).toFixed(1) : "-";
-    const us = (t) => (offered > 0 ? (Number(t) / offered).toFixed(1) : "-");
-    console.log([rate, Math.round(Number(kept)), offered, forwarded, dropped, offered - forwarded - dropped].map((x) => String(x).padStart(9)).join(" ") + " " + pct.padStart(7) + "   " + parts.join(", ") + `; ${us(strataUs)}, ${portsUs.trim().split(" ").map(us).join(" ")}; ${rss.trim()}  (B received ${arrivedB})`);
-  ' "$work/summary.json" "$rate" "${kept:-0}" "$actual" "${failed:-0}" "$((b1 - b0))" "$(((t1 - t0) * 1000000 / hz))" "$pus" "$rss"
+    const us = (t) => (offered > 0 ? (Number(t) / offered).toFixed(2) : "-");
+    console.log([rate, Math.round(Number(kept)), offered, forwarded, dropped, offered - forwarded - dropped].map((x) => String(x).padStart(9)).join(" ") + " " + pct.padStart(7) + "   " + parts.join(", ") + `; ${us(strataUs)} (${us(strataSys)}), ${portsUs.trim().split(" ").map((t, i) => `${us(t)} (${us(portsSys.trim().split(" ")[i])})`).join(" ")}; ${rss.trim()}  (B received ${arrivedB})`);
+  ' "$work/summary.json" "$rate" "${kept:-0}" "$actual" "${failed:-0}" "$((b1 - b0))" "$(((t1 - t0) * 1000000 / hz))" "$(((s1 - s0) * 1000000 / hz))" "$pus" "$psys" "$rss"
 done

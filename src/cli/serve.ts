@@ -12,7 +12,8 @@ import { TRACE_FILE } from "../engine/trace-file.js";
 import { resolveExternal } from "../engine/sinks.js";
 import { fileSize } from "./format.js";
 import { portLine } from "../serve/port-counters.js";
-import { CAP_INSTALL, checkPorts, loadCap, parsePort } from "../serve/ports.js";
+import { checkPorts, parsePort } from "../serve/ports.js";
+import { chooseBackend, type PortBackendName } from "../serve/port-backend.js";
 import type { AnalysisResult } from "../serve/analysis.js";
 import { type P4RuntimeSetup, type ServeSetup, serveUntilStopped, type TraceSetup } from "../serve/serving.js";
 import type { PacketRanges } from "../wasm/runner.js";
@@ -27,6 +28,8 @@ import { StopSignals } from "./stop-signals.js";
 
 export interface ServeFlags extends TlsFlags {
   port: string[];
+  /** What opens the ports' interfaces: the native port process (Linux, where built) or cap. */
+  portBackend?: PortBackendName;
   out?: string;
   force?: boolean;
   trace?: boolean;
@@ -105,9 +108,7 @@ function setupOf(spec: string, flags: ServeFlags, io: Io, hooks: ServeHooks): Se
   const loader = new Reloader(spec);
   const { compiled } = loader.loadWhole();
   checkPorts(compiled, args);
-  const loaded = args.length > 0 ? loadCap() : undefined;
-  if (loaded !== undefined && loaded.cap === undefined)
-    throw new UsageError(`--port needs the package cap, which is not installed or did not build: ${CAP_INSTALL}`);
+  const backend = args.length > 0 ? chooseBackend(flags.portBackend) : undefined;
   const ports = args.map((arg) => ({ arg, external: resolveExternal(compiled, arg.endpoint) }));
   const trace = traceOf(flags, io);
   const p4runtime = p4runtimeOf(flags, tls, compiled.machines, io);
@@ -116,7 +117,7 @@ function setupOf(spec: string, flags: ServeFlags, io: Io, hooks: ServeHooks): Se
     compiled,
     loader,
     ports,
-    ...(loaded?.cap !== undefined ? { cap: loaded.cap } : {}),
+    ...(backend !== undefined ? { backend } : {}),
     hopLimit: flags.hopLimit,
     copyLimit: flags.copyLimit,
     ...(flags.out !== undefined
@@ -132,6 +133,8 @@ function setupOf(spec: string, flags: ServeFlags, io: Io, hooks: ServeHooks): Se
 
 /** Refuses the flags that mean nothing without another. */
 function checkFlags(flags: ServeFlags): void {
+  if (flags.portBackend !== undefined && flags.port.length === 0)
+    throw new UsageError("--port-backend chooses what opens the --port interfaces: give --port too");
   if (flags.trace === true && flags.out === undefined)
     throw new UsageError("--trace writes trace.jsonl into --out: give --out DIR too");
   if (flags.tracePackets !== undefined && flags.out === undefined)

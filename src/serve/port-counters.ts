@@ -82,6 +82,8 @@ export interface PortTraffic {
   /** Frames the port process sent out of the interface (as far as strata knows). */
   readonly sent: number;
   readonly unsent: number;
+  /** Frames the kernel said it dropped for the capture (the native port process reads it; cap does not). */
+  readonly kernelDropped?: number;
 }
 
 /**
@@ -101,7 +103,8 @@ export function portSummary(t: PortTraffic, tally: InterfaceTally): PortSummary 
     ignored: t.ignored,
     unsent: t.unsent,
     droppedByInterface: tally.known ? tally.rxDropped : null,
-    droppedByCapture: tally.known ? Math.max(0, tally.rxPackets + others - t.relayed) : null,
+    // The kernel's own count is part of what the interface's counters show; the larger of the two, should they differ.
+    droppedByCapture: tally.known ? Math.max(0, tally.rxPackets + others - t.relayed, t.kernelDropped ?? 0) : null,
     droppedByStrata: t.relayed - t.received,
   };
 }

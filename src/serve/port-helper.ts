@@ -8,7 +8,8 @@
 // What it captures waits in the kernel's capture buffer until this process
 // runs: that buffer is what carries a port through the moments this process is
 // not scheduled (strata gives its size: captureBuffer in ports.ts). Frames then
-// wait here until the end of the event loop's turn, and in the pipe to strata,
+// wait here, copied into a slab (RecordWriter), until the end of the event
+// loop's turn or until the slab is full, and in the pipe to strata,
 // whose writes queue in this process while strata falls behind (node writes a
 // pipe without blocking once it is full). Those of a process that ends before
 // it wrote them never reach strata: it counts them with the capture's drops
@@ -22,7 +23,7 @@
 //   from strata: FRAME (to send out of the port)
 
 import { createRequire } from "node:module";
-import { FLAG_CUT, RECORD, RecordReader, record } from "./port-records.js";
+import { FLAG_CUT, RECORD, RecordReader, RecordWriter, record } from "./port-records.js";
 
 interface CapHandle {
   open(device: string, filter: string, bufSize: number, buffer: Buffer): string;
@@ -34,15 +35,16 @@ interface CapHandle {
 const FRAME_MAX = 65535;
 
 function main(): void {
-  const pending: Buffer[] = [];
+  // Records to strata, written into a slab: no buffer per frame, one write per turn of the event loop (or per slab
+  // filled, while cap's callbacks drain the capture buffer within one turn).
+  const out = new RecordWriter((bytes) => process.stdout.write(bytes));
   let scheduled = false;
   const flush = (): void => {
     scheduled = false;
-    if (pending.length === 0) return;
-    process.stdout.write(Buffer.concat(pending.splice(0)));
+    out.flush();
   };
-  const emit = (r: Buffer): void => {
-    pending.push(r);
+  const emit = (kind: number, port: number, body: Uint8Array, flags = 0): void => {
+    out.put(kind, port, body, flags);
     if (!scheduled) {
       scheduled = true;
       setImmediate(flush);
@@ -80,11 +82,11 @@ function main(): void {
       return;
     }
     handle.on("packet", (nbytes, truncated) => {
-      emit(record(RECORD.FRAME, p.index, buffer.subarray(0, nbytes), truncated ? FLAG_CUT : 0));
+      emit(RECORD.FRAME, p.index, buffer.subarray(0, nbytes), truncated ? FLAG_CUT : 0);
     });
     handles.set(p.index, { handle });
   }
-  emit(record(RECORD.OPENED, 0, Buffer.from(JSON.stringify(linkTypes))));
+  emit(RECORD.OPENED, 0, Buffer.from(JSON.stringify(linkTypes)));
 
   // Frames to send.
   const reader = new RecordReader((kind, port, _flags, body) => {
@@ -93,7 +95,7 @@ function main(): void {
     try {
       h.handle.send(body, body.length);
     } catch (err) {
-      emit(record(RECORD.SEND_ERROR, port, Buffer.from(err instanceof Error ? err.message : String(err))));
+      emit(RECORD.SEND_ERROR, port, Buffer.from(err instanceof Error ? err.message : String(err)));
     }
   });
   process.stdin.on("data", (chunk: Buffer) => reader.feed(chunk));

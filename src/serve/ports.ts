@@ -1,51 +1,26 @@
 // Live ports: an external link of the emulation plugged into a network
-// interface with libpcap, through the npm package `cap` (an optional
-// dependency: it builds against libpcap's headers, so strata runs without it
-// and only --port needs it). Frames arriving on the interface are submitted to
+// interface, by a port process of its own: the native one (AF_PACKET, Linux) or
+// one with libpcap, through the npm package `cap` (an optional dependency: it
+// builds against libpcap's headers, so strata runs without it); see
+// port-backend.ts. Frames arriving on the interface are submitted to
 // the emulation's engine (src/engine/engine.ts), which gathers them into
 // batches; frames it sends out of the external link are written to the
 // interface.
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { sep } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { CompiledSpec } from "../control/compiled.js";
 import { excerpt, UsageError } from "../errors.js";
 import { linkTypeName } from "../pcap/index.js";
 import type { PortSummary } from "../engine/summary.js";
 import type { Engine } from "../engine/engine.js";
+import { wallClock } from "../engine/options.js";
 import { type ExternalEnd, resolveExternal } from "../engine/sinks.js";
 import { InterfaceTally, portSummary, readInterface } from "./port-counters.js";
-import { FLAG_CUT, RECORD, RecordReader, record } from "./port-records.js";
+import { FLAG_CUT, RECORD, RecordReader, RecordWriter } from "./port-records.js";
+import { interfaceNames, type PortBackend, portCommand } from "./port-backend.js";
 
-/** The part of cap's API strata uses (cap has no type definitions). */
-export interface CapHandle {
-  open(device: string, filter: string, bufSize: number, buffer: Buffer): string;
-  send(buffer: Buffer, nBytes?: number): void;
-  close(): void;
-  on(event: "packet", listener: (nbytes: number, truncated: boolean) => void): void;
-  removeAllListeners(event?: string): void;
-}
-
-export interface CapModule {
-  Cap: { new (): CapHandle; deviceList(): { name: string }[] };
-}
-
-/** How to get cap, for the one line --port prints without it. */
-export const CAP_INSTALL =
-  "install libpcap's headers and the optional package cap: apt-get install libpcap-dev (Debian) and npm install cap";
-
-/** cap, or undefined when it is not installed or did not build (then its error). */
-export function loadCap(): { cap: CapModule } | { cap: undefined; error: string } {
-  try {
-    const require = createRequire(import.meta.url);
-    return { cap: require("cap") as CapModule };
-  } catch (err) {
-    return { cap: undefined, error: err instanceof Error ? (err.message.split("\n")[0] ?? "") : String(err) };
-  }
-}
+export { CAP_INSTALL, type CapHandle, type CapModule, loadCap } from "./port-backend.js";
 
 /** libpcap's link types as cap names them, and their numbers in a capture file (LINKTYPE_*). */
 const CAP_LINK_TYPES: Readonly<Record<string, number>> = {
@@ -145,6 +120,8 @@ export interface LivePort {
   truncated: number;
   sent: number;
   unsent: number;
+  /** Frames the kernel dropped because the port's ring was full, as the native port process counts them. */
+  kernelDropped: number;
   lastError: string;
   /** The interface's own counters since strata opened the port. */
   readonly tally: InterfaceTally;
@@ -156,23 +133,14 @@ interface PortProcess {
   readonly closed: Promise<void>;
   /** Its interface is open and carries the port's link type. */
   open: boolean;
-  /** Frames for it, gathered during a batch and written after it, and their bytes. */
-  pending: Buffer[];
-  pendingBytes: number;
-}
-
-/** Where the port process's script is: beside this file once built (dist/), or the built copy when run from src/
- * (tests). */
-function helperScript(): string {
-  const here = fileURLToPath(new URL("./port-helper.js", import.meta.url));
-  if (existsSync(here)) return here;
-  return here.replace(`${sep}src${sep}serve${sep}`, `${sep}dist${sep}src${sep}serve${sep}`);
+  /** Frames for it, gathered during a batch and written after it. */
+  readonly out: RecordWriter;
 }
 
 /** Whether interface `name` is there and up (Linux: /sys/class/net; elsewhere, libpcap's list). */
-function isUp(cap: CapModule, name: string): boolean {
+function isUp(backend: PortBackend, name: string): boolean {
   const dir = "/sys/class/net";
-  if (!existsSync(dir)) return cap.Cap.deviceList().some((d) => d.name === name);
+  if (!existsSync(dir)) return interfaceNames(backend).includes(name);
   try {
     return (Number.parseInt(readFileSync(`${dir}/${name}/flags`, "utf8").trim(), 16) & 1) === 1;
   } catch {
@@ -182,7 +150,8 @@ function isUp(cap: CapModule, name: string): boolean {
 
 /**
  * The live ports of a running emulation. Each port's interface is held by a process of its own
- * (port-helper.ts), which relays frames over a pipe: cap ends the process it runs in when an
+ * (native/port-helper.c or port-helper.ts: port-backend.ts), which relays frames over a pipe. The native one ends
+ * when its interface goes down or away; cap ends the process it runs in when an
  * interface goes down or away (an assertion in its binding, which nothing in the process can
  * catch), so one process per port is what lets the other ports go on untouched. strata serve keeps
  * running, says so, and opens the port again once its interface is up (frames for a closed port
@@ -196,7 +165,7 @@ function isUp(cap: CapModule, name: string): boolean {
  */
 export class LivePorts {
   readonly ports: readonly LivePort[];
-  readonly #cap: CapModule;
+  readonly #backend: PortBackend;
   readonly #say: (line: string) => void;
   /** Per port: its running process, if any. */
   readonly #procs: (PortProcess | undefined)[];
@@ -209,8 +178,8 @@ export class LivePorts {
   #em: Engine | undefined;
   #scheduled = false;
 
-  private constructor(cap: CapModule, ports: LivePort[], say: (line: string) => void) {
-    this.#cap = cap;
+  private constructor(backend: PortBackend, ports: LivePort[], say: (line: string) => void) {
+    this.#backend = backend;
     this.ports = ports;
     this.#say = say;
     this.#procs = ports.map(() => undefined);
@@ -223,11 +192,11 @@ export class LivePorts {
    * `say` gets a line when a port closes because its interface went down, and when it opens again.
    */
   static async open(
-    cap: CapModule,
+    backend: PortBackend,
     specs: readonly { arg: PortArg; endpoint: string; linkType: number; network: string }[],
     say: (line: string) => void,
   ): Promise<LivePorts> {
-    const names = cap.Cap.deviceList().map((d) => d.name);
+    const names = interfaceNames(backend);
     for (const { arg } of specs) {
       if (!names.includes(arg.iface))
         throw new UsageError(
@@ -243,10 +212,11 @@ export class LivePorts {
       truncated: 0,
       sent: 0,
       unsent: 0,
+      kernelDropped: 0,
       lastError: "",
       tally: new InterfaceTally(),
     }));
-    const live = new LivePorts(cap, ports, say);
+    const live = new LivePorts(backend, ports, say);
     // Counting starts before the capture does: a frame arriving in between is one the capture missed.
     for (const p of ports) p.tally.add(readInterface(p.arg.iface));
     const failed = (await Promise.all(ports.map((_, k) => live.#start(k)))).find((why) => why !== undefined);
@@ -265,13 +235,14 @@ export class LivePorts {
     const p = this.ports[k];
     if (p === undefined) return Promise.resolve(`--port: no port ${k}`);
     // Its own process group: a Ctrl-C at the terminal is strata serve's to handle, not the port process's.
-    const buffer = String(captureBuffer(this.ports.length));
-    const child = spawn(process.execPath, [helperScript(), buffer, `${k}=${p.arg.iface}`], {
+    const [command, args] = portCommand(this.#backend, captureBuffer(this.ports.length), k, p.arg.iface);
+    const child = spawn(command, args, {
       stdio: ["pipe", "pipe", "pipe"],
       detached: true,
     });
     const closed = new Promise<void>((resolve) => child.on("close", () => resolve()));
-    const proc: PortProcess = { child, closed, open: false, pending: [], pendingBytes: 0 };
+    const out = new RecordWriter((bytes) => child.stdin?.write(bytes));
+    const proc: PortProcess = { child, closed, open: false, out };
     this.#procs[k] = proc;
     let stderr = "";
     // cap writes "Warning: IFACE: no IPv4 address assigned - This may not actually work" for
@@ -279,13 +250,18 @@ export class LivePorts {
     child.stderr?.on("data", (b: Buffer) => (stderr = (stderr + b.toString()).slice(-2000)));
     child.stdin?.on("error", () => {}); // the process ended: its exit says why
     return new Promise((resolve) => {
+      // A chunk's frames reached strata together: one time for them all.
+      let sec = 0;
+      let nsec = 0;
       const reader = new RecordReader((kind, _port, flags, body) => {
         if (kind === RECORD.FRAME) {
-          this.#frame(k, p, flags, body);
+          this.#frame(k, p, flags, body, sec, nsec);
         } else if (kind === RECORD.SEND_ERROR) {
           p.sent--;
           p.unsent++;
           p.lastError = body.toString();
+        } else if (kind === RECORD.DROPPED) {
+          p.kernelDropped += body.length >= 4 ? body.readUInt32LE(0) : 0;
         } else if (kind === RECORD.OPENED) {
           const got = (JSON.parse(body.toString()) as string[])[0] ?? "";
           if (CAP_LINK_TYPES[got] !== p.linkType) {
@@ -307,7 +283,10 @@ export class LivePorts {
           );
         }
       });
-      child.stdout?.on("data", (chunk: Buffer) => reader.feed(chunk));
+      child.stdout?.on("data", (chunk: Buffer) => {
+        [sec, nsec] = wallClock();
+        reader.feed(chunk);
+      });
       // Once the process has ended and every record it wrote is read.
       void closed.then(() => {
         const why = this.#ended(k, p, proc, stderr);
@@ -317,7 +296,7 @@ export class LivePorts {
   }
 
   /** A frame port k's process relayed from its interface: into the emulation on the port's endpoint, or counted. */
-  #frame(k: number, p: LivePort, flags: number, body: Buffer): void {
+  #frame(k: number, p: LivePort, flags: number, body: Buffer, sec: number, nsec: number): void {
     p.relayed++;
     const endpoint = this.#endpoints[k];
     if (this.#em === undefined || this.#closing) return; // dropped by strata: it takes no frames now
@@ -327,7 +306,7 @@ export class LivePorts {
       return;
     }
     if ((flags & FLAG_CUT) !== 0) p.truncated++;
-    this.#em.submit(endpoint, body, body.length);
+    this.#em.submit(endpoint, body, body.length, body.length, sec, nsec);
   }
 
   /**
@@ -340,10 +319,9 @@ export class LivePorts {
     proc.open = false;
     if (this.#procs[k] === proc) this.#procs[k] = undefined;
     // Frames it was never given.
-    p.sent -= proc.pending.length;
-    p.unsent += proc.pending.length;
-    proc.pending = [];
-    proc.pendingBytes = 0;
+    const never = proc.out.drop();
+    p.sent -= never;
+    p.unsent += never;
     if (!opened) {
       const last = stderr.includes("Assertion") ? "" : (stderr.trim().split("\n").at(-1) ?? "");
       return (
@@ -353,7 +331,7 @@ export class LivePorts {
     }
     if (this.#closing) return undefined;
     p.tally.add(readInterface(p.arg.iface));
-    const why = isUp(this.#cap, p.arg.iface) ? "its process ended" : `interface ${p.arg.iface} is down or gone`;
+    const why = isUp(this.#backend, p.arg.iface) ? "its process ended" : `interface ${p.arg.iface} is down or gone`;
     this.#say(`strata: port ${p.arg.text}: ${why}: the port is closed until its interface is up`);
     this.#watch();
     return undefined;
@@ -377,7 +355,7 @@ export class LivePorts {
     this.ports.forEach((p, k) => {
       if (this.#procs[k]?.open === true) return;
       closed++;
-      if (this.#procs[k] !== undefined || this.#starting[k] === true || !isUp(this.#cap, p.arg.iface)) return;
+      if (this.#procs[k] !== undefined || this.#starting[k] === true || !isUp(this.#backend, p.arg.iface)) return;
       this.#starting[k] = true;
       void this.#start(k).then((why) => {
         this.#starting[k] = false;
@@ -409,12 +387,11 @@ export class LivePorts {
       if (k === undefined || p === undefined) return;
       const proc = this.#procs[k];
       const frame = Math.min(len, FRAME_MAX);
-      if (proc?.open !== true || proc.pendingBytes + (proc.child.stdin?.writableLength ?? 0) + frame > SEND_QUEUE_MAX) {
+      if (proc?.open !== true || proc.out.bytes + (proc.child.stdin?.writableLength ?? 0) + frame > SEND_QUEUE_MAX) {
         p.unsent++;
         return;
       }
-      proc.pending.push(record(RECORD.FRAME, k, data.subarray(start, start + frame)));
-      proc.pendingBytes += frame;
+      proc.out.put(RECORD.FRAME, k, data.subarray(start, start + frame));
       p.sent++;
       if (!this.#scheduled) {
         this.#scheduled = true;
@@ -425,12 +402,7 @@ export class LivePorts {
 
   #flush(): void {
     this.#scheduled = false;
-    for (const proc of this.#procs) {
-      if (proc === undefined || proc.pending.length === 0) continue;
-      proc.child.stdin?.write(Buffer.concat(proc.pending));
-      proc.pending = [];
-      proc.pendingBytes = 0;
-    }
+    for (const proc of this.#procs) proc?.out.flush();
   }
 
   /** Each port's summary: what went through it, and what was dropped on the way in, counted until now (or until the

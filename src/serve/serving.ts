@@ -17,7 +17,8 @@ import type { Tls } from "../p4runtime/tls.js";
 import type { PacketRanges } from "../wasm/runner.js";
 import { type AnalysisResult, ServeAnalysis } from "./analysis.js";
 import { COMMAND_LINE_MAX, type CommandResult, runCommand } from "./control.js";
-import { type CapModule, type LivePort, LivePorts, type PortArg } from "./ports.js";
+import { type LivePort, LivePorts, type PortArg } from "./ports.js";
+import type { PortBackend } from "./port-backend.js";
 import { DescriptionReloader } from "./watch.js";
 import type { Reloader } from "../control/reload.js";
 
@@ -30,8 +31,8 @@ export interface ServeSetup {
   readonly loader?: Reloader;
   /** The --port bindings, each with the external link it names. */
   readonly ports: readonly { readonly arg: PortArg; readonly external: ExternalLink }[];
-  /** The package that opens interfaces: there when there are ports. */
-  readonly cap?: CapModule;
+  /** What opens the interfaces (--port-backend): there when there are ports. */
+  readonly backend?: PortBackend;
   readonly hopLimit: number;
   readonly copyLimit: number;
   readonly out?: { readonly dir: string; readonly force: boolean; readonly trace?: TraceSetup };
@@ -158,14 +159,14 @@ async function openEmulation(
   let live: LivePorts | undefined;
   let out: Outputs | undefined;
   try {
-    if (setup.cap !== undefined) {
+    if (setup.backend !== undefined) {
       const specs = setup.ports.map(({ arg, external }) => ({
         arg,
         endpoint: external.name,
         linkType: external.network.spec.design.linkType,
         network: external.network.name,
       }));
-      live = await LivePorts.open(setup.cap, specs, say);
+      live = await LivePorts.open(setup.backend, specs, say);
     }
     // Packets enter at the ports' external links that something arrives on.
     const entering = setup.ports.filter((p) => p.external.inbound !== undefined);
@@ -310,9 +311,8 @@ function untilStopped(r: Running, setup: ServeSetup, stderr: LineSink): Promise<
     if (setup.commands !== undefined)
       cleanups.push(readCommands(setup.commands, r.emulation, stderr, stop, () => stopping));
     const bound = setup.ports.map((p) => `${p.external.name}=${p.arg.iface}`);
-    stderr.write(
-      `serving ${setup.spec}${bound.length > 0 ? ` on ${bound.join(", ")}` : " (no ports)"}; Ctrl-C stops\n`,
-    );
+    const on = bound.length > 0 ? ` on ${bound.join(", ")} (${setup.backend?.name ?? ""} ports)` : " (no ports)";
+    stderr.write(`serving ${setup.spec}${on}; Ctrl-C stops\n`);
     void stderr.flush();
   });
 }

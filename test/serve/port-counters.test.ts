@@ -142,6 +142,19 @@ describe("portSummary: every frame the interface took is received or counted dro
     );
   });
 
+  it.each([
+    { name: "within what the interface's counters show", kernelDropped: 30, tally: tally(130, 0, 0), want: 30 },
+    {
+      name: "beyond them (an interface that does not count them all)",
+      kernelDropped: 7,
+      tally: tally(100, 0, 0),
+      want: 7,
+    },
+    { name: "none", kernelDropped: 0, tally: tally(104, 0, 0), want: 4 },
+  ])("the native port process's count of the ring's drops: $name", ({ kernelDropped, tally: n, want }) => {
+    expect(portSummary(traffic({ relayed: 100, received: 100, kernelDropped }), n).droppedByCapture).toBe(want);
+  });
+
   it("without the interface's counters, the kernel's drops are unknown", () => {
     expect(portSummary(traffic({ relayed: 3, received: 2 }), new InterfaceTally())).toMatchObject({
       droppedByInterface: null,

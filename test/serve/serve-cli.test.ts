@@ -12,11 +12,14 @@ import { main } from "../..//src/cli/main.js";
 import { serve } from "../../src/cli/serve.js";
 import { COMMAND_LINE_MAX } from "../../src/serve/control.js";
 import { loadCap } from "../../src/serve/ports.js";
+import { nativeHelper } from "../../src/serve/port-backend.js";
 import { until } from "../helpers/wait.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const spec = join(root, "examples/live-router/network.yaml");
 const hasCap = loadCap().cap !== undefined;
+/** An interface can be looked up: with cap, or the native port process (--port-backend packet). */
+const canOpen = hasCap || nativeHelper() !== undefined;
 
 describe("strata serve: bad input is one line, exit 2, nothing running", () => {
   const cases: { name: string; args: string[]; line: RegExp; noOut?: boolean }[] = [
@@ -88,8 +91,19 @@ describe("strata serve: bad input is one line, exit 2, nothing running", () => {
       line: /^strata: --trace-max 1G is not a whole number \(give 1 to 1000000\)\n$/,
     },
     { name: "a bad hop limit", args: ["--hop-limit", "0"], line: /^strata: --hop-limit 0 is too small/ },
+    {
+      name: "--port-backend without --port",
+      args: ["--port-backend", "cap"],
+      line: /^strata: --port-backend chooses what opens the --port interfaces: give --port too\n$/,
+    },
+    {
+      name: "an unknown --port-backend",
+      args: ["--port-backend", "pcap", "--port", "lanA:hostA=eth0"],
+      line: /^strata: option '--port-backend <backend>' argument 'pcap' is invalid: allowed choices are cap, packet/,
+    },
   ];
-  // cap is optional: without it, a --port that names an interface gets the install line (below).
+  // cap is optional: without it or the native port process, a --port that names an interface gets the install line
+  // (below).
   const withCap: typeof cases = [
     {
       name: "an interface that does not exist",
@@ -97,7 +111,7 @@ describe("strata serve: bad input is one line, exit 2, nothing running", () => {
       line: /^strata: --port lanA:hostA=nosuch0: there is no interface 'nosuch0' \(interfaces: .*lo/,
     },
   ];
-  it.each([...cases, ...(hasCap ? withCap : [])])("$name", async ({ args, line, noOut }) => {
+  it.each([...cases, ...(canOpen ? withCap : [])])("$name", async ({ args, line, noOut }) => {
     const out = join(mkdtempSync(join(tmpdir(), "strata-serve-")), "out");
     try {
       const io = memoryIo();
@@ -111,9 +125,9 @@ describe("strata serve: bad input is one line, exit 2, nothing running", () => {
     }
   });
 
-  it.skipIf(hasCap)("without cap, --port says how to install it", async () => {
+  it.skipIf(hasCap)("without cap, --port-backend cap says how to install it", async () => {
     const io = memoryIo();
-    expect(await main(["serve", spec, "--port", "lanA:hostA=eth0"], io)).toBe(2);
+    expect(await main(["serve", spec, "--port", "lanA:hostA=eth0", "--port-backend", "cap"], io)).toBe(2);
     expect(io.stderr.text).toMatch(
       new RegExp(
         [

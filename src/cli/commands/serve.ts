@@ -4,6 +4,7 @@ import { type Command, Option } from "commander";
 import { CLOSE_GRACE_MS } from "../../p4runtime/close-grace.js";
 import { parsePacketRanges, TRACE_PACKETS_HELP } from "../../run/trace-packets.js";
 import { COMMANDS_HELP } from "../../serve/commands-help.js";
+import { PORT_BACKENDS } from "../../serve/port-backend.js";
 import type { CommandContext } from "../command.js";
 import { collect, limit, TRACE_MAX_BYTES } from "../options.js";
 import type { ServeFlags } from "../serve.js";
@@ -17,9 +18,11 @@ const TRACE_MAX_MB = 1_000_000;
 /** What `strata serve --help` says after the flags: ports, stopping, commands, reloading, exit codes. */
 const SERVE_HELP = `
 Ports: --port lanA:hostA=veth0 plugs the external link hostA of network lanA into the
-interface veth0 (libpcap, through the optional npm package cap): frames arriving on
-veth0 enter the network on hostA, and frames the network sends out on hostA leave
-through veth0. The interface must carry the network's header (Ethernet for ethernet).
+interface veth0: frames arriving on veth0 enter the network on hostA, and frames the
+network sends out on hostA leave through veth0. The interface must carry the network's
+header (Ethernet for ethernet). --port-backend packet (Linux; the default where npm run
+build compiled build/strata-port-helper) opens it with AF_PACKET rings, at a fraction of
+the CPU a frame; cap opens it with libpcap, through the optional npm package cap.
 Each port has a process of its own: an interface going down closes its port alone, until
 it is up. Per port, the counts (and summary.json's ports) say what was dropped on the way
 in: by the interface, by the capture (its buffer was full: strata fell behind; or the
@@ -52,6 +55,12 @@ export function registerServe(program: Command, ctx: CommandContext): void {
       "bind an external link (NETWORK:EXTERNAL) to a network interface; repeatable",
       collect,
       [],
+    )
+    .addOption(
+      new Option(
+        "--port-backend <backend>",
+        "what opens the ports' interfaces: packet (AF_PACKET rings, Linux; the default where built) or cap (libpcap)",
+      ).choices(PORT_BACKENDS),
     )
     .option(
       "--out <dir>",

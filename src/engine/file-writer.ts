@@ -9,6 +9,7 @@
 
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
 import { InputError } from "../errors.js";
+import { threadModule } from "../thread-module.js";
 
 /** Bytes of the shared ring: writes wait for room when the thread is this far behind. */
 export const RING_BYTES = 8 << 20;
@@ -43,13 +44,6 @@ type FromWriter =
   | { readonly kind: "failed"; readonly path: string; readonly problem: string }
   | { readonly kind: "written"; readonly files: readonly { crc: number; len: number }[] };
 
-/** The thread's module: the built one when this runs from source (the tests). */
-function threadUrl(): URL {
-  return import.meta.url.endsWith(".ts")
-    ? new URL("../../dist/src/engine/file-writer-thread.js", import.meta.url)
-    : new URL("./file-writer-thread.js", import.meta.url);
-}
-
 export class FileWriter {
   readonly #ring: Uint8Array;
   /** Bytes of one write at most: a longer one is cut (and its CRC worked out by the thread). */
@@ -75,7 +69,10 @@ export class FileWriter {
       control: this.#counters.buffer,
       port: port2,
     };
-    this.#worker = new Worker(threadUrl(), { workerData: data, transferList: [port2] });
+    this.#worker = new Worker(threadModule("engine/file-writer-thread.js"), {
+      workerData: data,
+      transferList: [port2],
+    });
     this.#worker.unref();
     port1.unref();
   }

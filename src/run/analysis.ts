@@ -22,6 +22,7 @@ import { stopReason } from "../cli/analysis-budget.js";
 import type { CompiledSpec } from "../control/compiled.js";
 import type { AnalysisAt, UpdateAnalysis } from "../engine/summary.js";
 import { loadUpdates, prepareUpdates } from "./updates.js";
+import { threadModule } from "../thread-module.js";
 
 /** `--analyze` and analyze's budget flags (0 lifts a bound). */
 export interface AnalyzeOptions {
@@ -99,13 +100,6 @@ function stateOf(live: LiveAnalysis, job: AnalysisJob, classes: number, ms: numb
   };
 }
 
-/** The thread's module: the built one when this runs from source (the tests). */
-function workerUrl(): URL {
-  return import.meta.url.endsWith(".ts")
-    ? new URL("../../dist/src/run/analysis-worker.js", import.meta.url)
-    : new URL("./analysis-worker.js", import.meta.url);
-}
-
 /** The analysis of a replay, in its thread from the moment it is made. */
 export class ReplayAnalysis {
   readonly #worker: Worker;
@@ -121,7 +115,7 @@ export class ReplayAnalysis {
       maxClasses: options.maxClasses ?? ANALYZE_LIMITS.maxClasses,
       timeLimit: options.timeLimit ?? ANALYZE_LIMITS.timeLimit,
     };
-    this.#worker = new Worker(workerUrl(), {
+    this.#worker = new Worker(threadModule("run/analysis-worker.js"), {
       workerData: { job: full, port: port2, done: this.#done },
       transferList: [port2],
     });

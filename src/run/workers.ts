@@ -40,6 +40,7 @@ import { addCounters, type Counters } from "../engine/summary.js";
 import type { TraceFile } from "../engine/trace-file.js";
 import type { PacketRanges } from "../wasm/runner.js";
 import { WORKERS_MAX } from "./workers-max.js";
+import { threadModule } from "../thread-module.js";
 
 /**
  * Bytes of captures per data plane at least, when --workers is not given: less does not pay
@@ -166,13 +167,6 @@ interface Thread {
   readonly port: MessagePort;
 }
 
-/** Under vitest this module is the TypeScript source; the thread runs the built file (npm run build). */
-function workerUrl(): URL {
-  return import.meta.url.endsWith(".ts")
-    ? new URL("../../dist/src/run/worker.js", import.meta.url)
-    : new URL("./worker.js", import.meta.url);
-}
-
 export interface PoolOptions {
   readonly trace: boolean;
   readonly tracePackets?: PacketRanges;
@@ -227,7 +221,7 @@ export class WorkerPool {
       for (let index = 1; index < size; index++) {
         const { port1, port2 } = new MessageChannel();
         const data: WorkerSetup = { ...setup(index), signal: this.#signal.buffer as SharedArrayBuffer, port: port2 };
-        const worker = new Worker(workerUrl(), { workerData: data, transferList: [port2] });
+        const worker = new Worker(threadModule("run/worker.js"), { workerData: data, transferList: [port2] });
         worker.unref();
         this.#threads.push({ worker, port: port1 });
       }

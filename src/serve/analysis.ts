@@ -21,6 +21,7 @@ import type { Engine } from "../engine/engine.js";
 import type { RowChange } from "../analysis/analysis.js";
 import { type OtherEntries, otherEntries, type OthersCache } from "../analysis/entry-rows.js";
 import { rowChanges } from "./analysis-changes.js";
+import { threadModule } from "../thread-module.js";
 
 /** What the thread is told: the rows installed now (`entries`), or, when the ledger's journal says which writes there
  * were since the last message, the rows they reached (`changes`); the entries beyond the description's rows (a
@@ -76,7 +77,7 @@ export class ServeAnalysis {
   constructor(em: Engine, say: (line: string) => void, hopLimit: number) {
     this.#em = em;
     this.#say = say;
-    this.#worker = new Worker(workerUrl(), { workerData: { hopLimit } });
+    this.#worker = new Worker(threadModule("serve/analysis-worker.js"), { workerData: { hopLimit } });
     // A stop terminates it; until then the emulation, not the thread, keeps the process running.
     this.#worker.unref();
     this.#worker.on("message", (m: FromAnalysis) => this.#answered(m));
@@ -181,11 +182,4 @@ export class ServeAnalysis {
   #wake(): void {
     for (const resolve of this.#settled.splice(0)) resolve();
   }
-}
-
-/** The thread's module: the built one when this runs from source (the tests). */
-function workerUrl(): URL {
-  return import.meta.url.endsWith(".ts")
-    ? new URL("../../dist/src/serve/analysis-worker.js", import.meta.url)
-    : new URL("./analysis-worker.js", import.meta.url);
 }

@@ -10,7 +10,6 @@
 // its time limit stops says so, with how far it got.
 
 import { spawnSync } from "node:child_process";
-import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Analysis } from "../src/analysis/analysis.js";
 import { Budget } from "../src/analysis/budget.js";
@@ -19,6 +18,7 @@ import { compile } from "../src/control/compile.js";
 import { parseSpec } from "../src/description/load.js";
 import { type LeafSpineShape, leafSpineMembers, leafSpineSpec } from "./leaf-spine.js";
 import type { Figure, FigureScenario } from "./scenario.js";
+import { isScript } from "./script.js";
 
 /** A point: the shape, and the seconds it may take when not TIME_LIMIT. */
 type PointShape = LeafSpineShape & { readonly timeLimit?: number };
@@ -133,7 +133,7 @@ export const analyzeLeafSpine: FigureScenario = {
 };
 
 // Run as `node analysis-leaf-spine.js --point SHAPE` (pointApart): one point, as JSON on stdout.
-if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+if (isScript(import.meta.url)) {
   if (process.argv[2] === "--point") {
     process.stdout.write(JSON.stringify(leafSpinePoint(JSON.parse(process.argv[3] ?? "{}") as PointShape)));
   }

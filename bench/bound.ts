@@ -8,12 +8,11 @@
 // machine disturb less than the wall clock). test/bench/bound.test.ts holds
 // each kernel to the data plane's counters.
 
-import { realpathSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import type { DataPlane } from "../src/wasm/module.js";
 import { readFlags, refuse } from "./args.js";
 import { BUILDS, type Built, runStaged } from "./dataplane.js";
 import { median } from "./stats.js";
+import { isScript } from "./script.js";
 
 /** Scenarios with a kernel, and the kernel's constant in the bound build. */
 export const KERNELS = [
@@ -104,7 +103,7 @@ function table(results: readonly BoundResult[]): string {
     .join("\n");
 }
 
-if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+if (isScript(import.meta.url)) {
   const flags = readFlags({ args: process.argv.slice(2), options: { json: { type: "boolean", default: false } } });
   if (typeof flags === "string") {
     refuse("bench:bound", flags, "npm run bench:bound [-- --json]");

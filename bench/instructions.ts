@@ -14,11 +14,12 @@
 // run higher than the same code natively.
 
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BUILDS, runStaged } from "./dataplane.js";
+import { runScript } from "./script.js";
 
 type Name = keyof typeof BUILDS;
 const N = 1 << 16;
@@ -152,11 +153,4 @@ function main(argv: readonly string[]): void {
   }
 }
 
-if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  try {
-    main(process.argv.slice(2));
-  } catch (err) {
-    process.stderr.write(`bench: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exitCode = 1;
-  }
-}
+runScript(import.meta.url, main);

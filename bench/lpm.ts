@@ -9,13 +9,12 @@
 // Today's structure is the keyed index by prefix (tables/indexes/keyed-prefix.ts):
 // one hashed probe per distinct prefix length, longest first, to the first hit.
 
-import { realpathSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { DataPlane } from "../src/wasm/module.js";
 import { type TableLayout, Tables, type TableWrite } from "../src/wasm/tables.js";
 import { readFlags, refuse } from "./args.js";
 import { cpuNs } from "./bound.js";
 import { median } from "./stats.js";
+import { isScript } from "./script.js";
 
 /** The key: the in-link (2 bytes), the IPv4 destination (4), padded to a word. */
 const KEY_LEN = 8;
@@ -148,7 +147,7 @@ export function measureLpm(n: number, lookups = LOOKUPS, rounds = ROUNDS): LpmRe
   return { prefixes: n, lengths, nsPerLookup: median(ns), found, memoryBytes: s.memoryBytes };
 }
 
-if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+if (isScript(import.meta.url)) {
   const flags = readFlags({ args: process.argv.slice(2), options: { json: { type: "boolean", default: false } } });
   if (typeof flags === "string") {
     refuse("bench:lpm", flags, "npm run bench:lpm [-- --json]");

@@ -1,13 +1,12 @@
 // `npm run bench [-- --json] [-- --only NAME]`: times each scenario with benchmark.js and
 // reports the median sample as Mpps, ns/packet and (where it means something) MB/s.
 
-import { realpathSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import Benchmark from "benchmark";
 import { positive, readFlags } from "./args.js";
 import type { Figure, FigureScenario, Scenario } from "./scenario.js";
 import { SCENARIOS } from "./scenarios.js";
 import { median } from "./stats.js";
+import { isScript } from "./script.js";
 
 export interface Result {
   scenario: string;
@@ -228,7 +227,7 @@ export async function runBench(argv: string[], out: BenchOutput = processOutput)
   return 0;
 }
 
-if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+if (isScript(import.meta.url)) {
   // A reader that goes away (`| head`) ends the output, not the process with a stack trace.
   process.stdout.on("error", (err: NodeJS.ErrnoException) => {
     if (err.code !== "EPIPE") throw err;

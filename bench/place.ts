@@ -5,13 +5,12 @@
 // checks it made (PlaceWork.evaluations). test/p4/place.test.ts holds the
 // same fleet to a bound on the checks.
 
-import { realpathSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { positive, readFlags, refuse } from "./args.js";
 import type { Fleet, MachinePolicy } from "../src/p4/fleet.js";
 import { place, type Placement, type PlaceWork } from "../src/p4/place.js";
 import type { MachineRequirements } from "../src/p4/requirements.js";
 import type { TargetProfile } from "../src/p4/targets.js";
+import { isScript } from "./script.js";
 
 /** Low-priority machines on each target, and how many of them one high-priority machine displaces. */
 export const LOW_PER_TARGET = 16;
@@ -146,4 +145,4 @@ function main(): void {
   if (values.json === true) console.log(JSON.stringify(rows));
 }
 
-if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) main();
+if (isScript(import.meta.url)) main();

@@ -4,9 +4,10 @@
 // least of them. The docs' tables are this module's text (`node dist/bench/queue-model.js` prints them), and
 // test/bench/queue-model.test.ts checks the docs hold them, made from the measured file.
 
-import { readFileSync, realpathSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { isScript } from "./script.js";
 
 export interface QueueBenchRow {
   readonly way: string;
@@ -162,5 +163,4 @@ export function docsTables(m: Measured): string[] {
   return [figuresTable(m), modelTable(modelInputs(m.bench, "redis")), modelTable(modelInputs(m.bench, "shared"))];
 }
 
-if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url))
-  console.log(docsTables(readMeasured()).join("\n\n"));
+if (isScript(import.meta.url)) console.log(docsTables(readMeasured()).join("\n\n"));

@@ -6,7 +6,7 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { cpus, loadavg, tmpdir } from "node:os";
-import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { QUEUE_CHUNK_PACKETS, runQueued } from "../src/queue/coordinator.js";
@@ -24,6 +24,7 @@ import {
 } from "./queue-model.js";
 import { hasRedisServer, OwnRedis } from "./redis-server.js";
 import type { Figure, FigureScenario } from "./scenario.js";
+import { isScript } from "./script.js";
 
 const CLI = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
 /** Packets of npm run bench's run: the capture replay-file writes too. */
@@ -199,4 +200,4 @@ async function main(): Promise<void> {
   else for (const f of figures(bench)) console.log(`${f.name.padEnd(40)} ${f.value.toFixed(2).padStart(14)} ${f.unit}`);
 }
 
-if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) void main();
+if (isScript(import.meta.url)) void main();

@@ -8,9 +8,10 @@
 // instructions per packet. Lines are those binaryen kept through its inlining:
 // an inlined helper's instructions are often the caller's line's.
 
-import { readFileSync, realpathSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { addressCounts, profiled } from "./instructions.js";
+import { runScript } from "./script.js";
 
 const N = 1 << 14;
 const BUILD = fileURLToPath(new URL("../../build/release.wasm", import.meta.url));
@@ -189,11 +190,4 @@ function main(argv: readonly string[]): void {
   process.stdout.write(`${head}\n\nby file\n${rows(files, 40)}\n\nby line\n${rows(perPacket, Number(shown))}\n`);
 }
 
-if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  try {
-    main(process.argv.slice(2));
-  } catch (err) {
-    process.stderr.write(`bench: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exitCode = 1;
-  }
-}
+runScript(import.meta.url, main);

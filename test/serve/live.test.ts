@@ -89,26 +89,25 @@ interface Served {
 /** Every strata serve a test started (killed at the end if still running). */
 const served: Served[] = [];
 
+/** The command line of strata serve on `ports` (`--port` each) with port backend `backend`, then `args`. */
+function serveCommand(backend: string, ports: readonly string[], args: readonly string[] = []): string[] {
+  return [
+    process.execPath,
+    cli,
+    "serve",
+    spec,
+    ...ports.flatMap((p) => ["--port", p]),
+    "--port-backend",
+    backend,
+    ...args,
+  ];
+}
+
 /** strata serve in namespace E with `args` and port backend `backend`; waits until it serves. */
 async function startServe(backend: string, args: string[]): Promise<Served> {
   const child = spawn(
     "ip",
-    [
-      "netns",
-      "exec",
-      ns.e,
-      process.execPath,
-      cli,
-      "serve",
-      spec,
-      "--port",
-      "lanA:hostA=eA",
-      "--port",
-      "lanB:hostB=eB",
-      "--port-backend",
-      backend,
-      ...args,
-    ],
+    ["netns", "exec", ns.e, ...serveCommand(backend, ["lanA:hostA=eA", "lanB:hostB=eB"], args)],
     {
       stdio: ["pipe", "pipe", "pipe"],
     },
@@ -293,34 +292,14 @@ describe.skipIf(reason !== undefined)(
     describe.each(backends)("--port-backend $title", ({ backend, overflow, missing }) => {
       const test = missing === undefined ? it : it.skip;
       test("a bad interface name, or one carrying other frames, is one line and exit 2", () => {
-        const r = inNs(ns.e, [
-          process.execPath,
-          cli,
-          "serve",
-          spec,
-          "--port",
-          "lanA:hostA=eA",
-          "--port",
-          "lanB:hostB=nosuch0",
-          "--port-backend",
-          backend,
-        ]);
+        const r = inNs(ns.e, serveCommand(backend, ["lanA:hostA=eA", "lanB:hostB=nosuch0"]));
         expect(r.status).toBe(2);
         expect(r.out).toMatch(
           /^strata: --port lanB:hostB=nosuch0: there is no interface 'nosuch0' \(interfaces: .*eA.*\)$/m,
         );
         expect(r.out).not.toMatch(/serving/);
         // An Ethernet interface for the ip network's external link, which carries raw IPv4.
-        const wrong = inNs(ns.e, [
-          process.execPath,
-          cli,
-          "serve",
-          spec,
-          "--port",
-          "ip:netA=eA",
-          "--port-backend",
-          backend,
-        ]);
+        const wrong = inNs(ns.e, serveCommand(backend, ["ip:netA=eA"]));
         expect(wrong.status).toBe(2);
         expect(wrong.out).toMatch(
           new RegExp(

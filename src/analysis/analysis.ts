@@ -39,10 +39,13 @@ import type { ClassCut } from "./header-space.js";
 import { HeaderSpaces } from "./header-spaces.js";
 import {
   type Component,
+  DEFAULTS,
   HEADER_ROLES,
   type HeaderRole,
+  type KeyedRole,
   type KeyedTable,
   type MemberView,
+  setKeyedOthers,
   type Walkable,
 } from "./members.js";
 import { type Affected, TableIndex } from "./tables.js";
@@ -146,7 +149,7 @@ export class Analysis implements Walkable {
         if (t !== undefined) tables[role] = new TableIndex(space, t, undefined, lpm);
       }
       const keyed = (t: TableSpec | undefined): KeyedTable | undefined =>
-        t === undefined ? undefined : { spec: t, active: t.rows.map(() => true) };
+        t === undefined ? undefined : { spec: t, active: t.rows.map(() => true), others: [] };
       return {
         index: m.index,
         member: m,
@@ -336,7 +339,7 @@ export class Analysis implements Walkable {
     }
   }
 
-  /** Makes the entries beyond the description's rows in each header table `others`' (read as rows, ./entry-rows.ts):
+  /** Makes the entries beyond the description's rows in each table `others`' (read as rows, ./entry-rows.ts):
    * the classes whose fate may change, per component, added to `out`. Returns how many entries went out or in. */
   setOthers(others: OtherEntries, out = new Map<Component, Affected>()): number {
     const rows = new Map<number, readonly OtherRow[]>();
@@ -345,13 +348,13 @@ export class Analysis implements Walkable {
       if (list !== undefined)
         rows.set(
           t.id,
-          list.map((e) => otherRow(this.compiled, t, e)),
+          list.flatMap((e) => otherRow(this.compiled, t, e) ?? []),
         );
     }
     return this.setOtherRows(rows, out);
   }
 
-  /** The entries beyond the description's rows, read as rows, by header table id (what setOthers was last given). */
+  /** The entries beyond the description's rows, read as rows, by table id (what setOthers was last given). */
   get otherRows(): ReadonlyMap<number, readonly OtherRow[]> {
     return this.#otherRows;
   }
@@ -366,10 +369,13 @@ export class Analysis implements Walkable {
         if (list === undefined && !this.#withOthers.has(t.id)) continue;
         const v = this.members[t.member];
         const index = v?.tables[t.role as HeaderRole];
-        if (v === undefined || index === undefined) continue;
+        const keyed = t.role === "transmit" || t.role === "send";
+        if (v === undefined || (index === undefined && !keyed)) continue;
         if (list === undefined) this.#withOthers.delete(t.id);
         else this.#withOthers.add(t.id);
-        const { affected, changed } = index.setOthers(list ?? []);
+        // An out-link or a session for every class.
+        const { affected, changed } =
+          index === undefined ? setKeyedOthers(v, t.role as KeyedRole, list) : index.setOthers(list ?? []);
         n += changed;
         if (affected !== "all" && affected.length === 0) continue;
         this.#loopLinks = undefined;
@@ -432,7 +438,7 @@ export class Analysis implements Walkable {
       for (const role of ["transmit", "send"] as const) {
         const spec = m.tables[role];
         const t = role === "transmit" ? v.transmit : v.send;
-        if (spec === t?.spec) continue;
+        if (spec === t?.spec || (spec === undefined && t?.spec === DEFAULTS)) continue;
         if (spec === undefined || t === undefined)
           throw new Error(`${m.qualified} gained or lost its ${role} table: analyse it afresh`);
         t.spec = spec;

@@ -5,14 +5,20 @@
 // row's match and action, and the rest are read back here from their key
 // vectors and action (the inverse of src/control/header-table.ts): each field's
 // value and mask, or bounds, as the pattern the description would write, the
-// in-link, the action, and the priority the data plane orders them by.
+// in-link, the action, and the priority the data plane orders them by. The
+// entries of transmit and send tables are read the same way (the inverse of
+// src/control/compile.ts' compileTransmit and compileSend): the out-link or
+// session the key holds, and the way out or the header pushed. A member the
+// description writes no transmit table for has the compiler's defaults (every
+// out-link physical): while the table holds just those it is left as it is, and
+// once a controller changed it every entry it holds is read.
 
 import type { CompiledSpec, CompiledTable } from "../control/compiled.js";
 import { actionKey, entryKey, type Installed, type Ledger, type LedgerEntry } from "../control/ledger.js";
 import type { Action, InLink, Pattern, RowSpec } from "../description/types.js";
 import { LINK_SELF, LINK_SHARED } from "../wasm/abi.js";
 import type { EntryAction, EntryMatch } from "../wasm/tables.js";
-import { IN_LINK_FIELD } from "../wire/designs.js";
+import { IN_LINK_FIELD, type KeyLayout } from "../wire/designs.js";
 
 /** An entry beyond the description's rows: what the ledger holds. */
 export interface OtherEntry {
@@ -20,7 +26,8 @@ export interface OtherEntry {
   readonly action: EntryAction;
 }
 
-/** Per header table id, the entries that are no row of the description (tables with none are left out). */
+/** Per table id, the entries that are no row of the description (tables with none are left out); for a transmit
+ * table the description does not write, every entry, once they are not the defaults (an empty list: none left). */
 export type OtherEntries = ReadonlyMap<number, readonly OtherEntry[]>;
 
 /** An entry as a row: its key (what identifies it in its table, with its action), the row, its priority. */
@@ -31,16 +38,16 @@ export interface OtherRow {
   readonly priority: number;
 }
 
-const HEADER_ROLES = new Set(["acquire", "forward", "receive"]);
+const ROLES = new Set(["acquire", "forward", "receive", "transmit", "send"]);
 
 /** What otherEntries found of each table (the ledger's own entries, not copies), at which of the ledger's versions of
  * it, for which description. */
 export interface OthersCache {
   compiled?: CompiledSpec;
-  readonly tables: Map<number, { readonly version: number; readonly list: readonly LedgerEntry[] }>;
+  readonly tables: Map<number, { readonly version: number; readonly list: readonly LedgerEntry[] | undefined }>;
 }
 
-/** The entries of the header tables that `ledger` holds and no row of the description `installed` stands for; `cache`
+/** The entries of the tables that `ledger` holds and no row of the description `installed` stands for; `cache`
  * keeps each table's until the ledger changes it (a write reads again only the tables it wrote). */
 export function otherEntries(
   installed: Pick<Installed, "compiled" | "entries">,
@@ -52,20 +59,31 @@ export function otherEntries(
   if (cache.compiled !== compiled) cache.tables.clear();
   cache.compiled = compiled;
   for (const t of compiled.tables) {
-    if (!HEADER_ROLES.has(t.role)) continue;
+    if (!ROLES.has(t.role)) continue;
     const version = ledger.tableVersion(t.id);
     let known = cache.tables.get(t.id);
     if (known === undefined || known.version !== version) {
-      known = { version, list: others(t, ledger, installed.entries.get(t.id) ?? []) };
+      const rows = installed.entries.get(t.id) ?? [];
+      known = { version, list: defaulted(t) ? changedDefaults(t, ledger, rows) : others(t, ledger, rows) };
       cache.tables.set(t.id, known);
     }
-    if (known.list.length > 0)
+    if (known.list !== undefined && (known.list.length > 0 || defaulted(t)))
       out.set(
         t.id,
         known.list.map((e) => ({ match: e.match, action: e.action })),
       );
   }
   return out;
+}
+
+/** A transmit table the description does not write: the compiler's defaults stand for it. */
+const defaulted = (t: CompiledTable): boolean => t.role === "transmit" && t.spec === undefined;
+
+/** Every entry of a defaulted table `t`, unless it holds just its defaults (`rows`: the entry of each). */
+function changedDefaults(t: CompiledTable, ledger: Ledger, rows: readonly number[]): LedgerEntry[] | undefined {
+  const held = ledger.entries(t.id);
+  const defaults = rows.filter((e) => e >= 0).length;
+  return defaults === rows.length && held.size === defaults ? undefined : [...held.values()];
 }
 
 /** The entries of `t` but those of its rows (`rows`: the entry of each, as the ledger's installed() gives them). */
@@ -84,8 +102,13 @@ const big = (b: Uint8Array | undefined, offset: number, len: number): bigint => 
 };
 const ones = (bits: number): bigint => (1n << BigInt(bits)) - 1n;
 
-/** Entry `e` of table `t` as a row of the description would say it. */
-export function otherRow(compiled: CompiledSpec, t: CompiledTable, e: OtherEntry): OtherRow {
+const NOWHERE = { file: "", path: "", line: 0, column: 0 };
+const NO_MATCH: ReadonlyMap<string, Pattern> = new Map();
+
+/** Entry `e` of table `t` as a row of the description would say it; undefined for a transmit or send entry whose action
+ * is none of its table's (the data plane drops there, as it does on a miss). */
+export function otherRow(compiled: CompiledSpec, t: CompiledTable, e: OtherEntry): OtherRow | undefined {
+  if (t.role === "transmit" || t.role === "send") return keyedOther(compiled, t, e);
   const member = compiled.members[t.member];
   const layout = compiled.networks[member?.network ?? -1]?.layout;
   const match = new Map<string, Pattern>();
@@ -104,7 +127,7 @@ export function otherRow(compiled: CompiledSpec, t: CompiledTable, e: OtherEntry
     ...(inLink === undefined ? {} : { in: inLink }),
     match,
     action: action(compiled, e.action),
-    at: t.spec?.at ?? { file: "", path: "", line: 0, column: 0 },
+    at: t.spec?.at ?? NOWHERE,
   };
   return { key: `${entryKey(t, e.match)}/${actionKey(e.action)}`, row, priority: e.match.priority ?? 0 };
 }
@@ -135,11 +158,8 @@ function action(compiled: CompiledSpec, a: EntryAction): Action {
       const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
       return { kind: "out", outLinks: Array.from({ length: a.count ?? 0 }, (_, i) => view.getUint16(i * 2, true)) };
     }
-    case "external-link": {
-      const overlay = compiled.members[a.arg ?? -1];
-      const network = compiled.networks[overlay?.network ?? -1]?.name ?? "";
-      return { kind: "link", network, ident: a.arg2 ?? 0, at: { file: "", path: "", line: 0, column: 0 } };
-    }
+    case "external-link":
+      return { kind: "link", network: networkOf(compiled, a.arg), ident: a.arg2 ?? 0, at: NOWHERE };
     case "forward":
     case "receive":
     case "both":
@@ -152,4 +172,37 @@ function action(compiled: CompiledSpec, a: EntryAction): Action {
       // Not an action of a header table (the data plane refuses it there): a drop, as the data plane's guard does.
       return { kind: "drop" };
   }
+}
+
+/** The name of member `index`'s network ("" for no member). */
+const networkOf = (compiled: CompiledSpec, index: number | undefined): string =>
+  compiled.networks[compiled.members[index ?? -1]?.network ?? -1]?.name ?? "";
+
+/** A transmit entry (out-link → physical, or a session of the underlay member `arg`) or a send entry (session → push
+ * the header its key vector holds) as the row that compiles to it. */
+function keyedOther(compiled: CompiledSpec, t: CompiledTable, e: OtherEntry): OtherRow | undefined {
+  const f = t.fields[0];
+  const ident = Number(big(e.match.value, f?.offset ?? 0, f?.len ?? 0));
+  const a = e.action;
+  const at = t.spec?.at ?? NOWHERE;
+  let row: RowSpec | undefined;
+  if (t.role === "transmit" && a.name === "physical")
+    row = { out: ident, match: NO_MATCH, action: { kind: a.name }, at };
+  else if (t.role === "transmit" && a.name === "external-session") {
+    const action = { kind: "session", network: networkOf(compiled, a.arg), session: a.arg2 ?? 0, at } as const;
+    row = { out: ident, match: NO_MATCH, action, at };
+  } else if (t.role === "send" && a.name === "push") {
+    const layout = compiled.networks[compiled.members[t.member]?.network ?? -1]?.layout;
+    row = { session: ident, match: NO_MATCH, action: { kind: "push", header: pushed(layout, a.data) }, at };
+  }
+  return row === undefined ? undefined : { key: `${entryKey(t, e.match)}/${actionKey(a)}`, row, priority: 0 };
+}
+
+/** The header a push's key vector writes: every writable field of the design, in its order. */
+function pushed(layout: KeyLayout | undefined, data: Uint8Array | undefined): Map<string, bigint> {
+  const header = new Map<string, bigint>();
+  for (const slot of layout?.slots.slice(1) ?? [])
+    if (slot.field.readOnly !== true)
+      header.set(slot.field.name, big(data, slot.offset, slot.len) & ones(slot.field.bits));
+  return header;
 }

@@ -6,6 +6,7 @@
 
 import type { RowSpec, TableSpec } from "../description/types.js";
 import type { Member, Topology } from "../model/topology.js";
+import type { OtherRow } from "./entry-rows.js";
 import type { HeaderSpace } from "./header-space.js";
 import { NO_HOPS, oneHop } from "./hops.js";
 import type { TableIndex } from "./tables.js";
@@ -13,10 +14,12 @@ import type { TableIndex } from "./tables.js";
 export type HeaderRole = "acquire" | "forward" | "receive";
 export const HEADER_ROLES: readonly HeaderRole[] = ["acquire", "forward", "receive"];
 
-/** A table keyed by an identifier (transmit: out-link; send: session): its rows, and which are in. */
+/** A table keyed by an identifier (transmit: out-link; send: session): its rows, and which are in, and the entries
+ * beyond them (a controller's, ./entry-rows.ts), numbered after them. */
 export interface KeyedTable {
   spec: TableSpec;
   active: boolean[];
+  others: readonly OtherRow[];
 }
 
 /** A keyed table's active row for one key, and its index in the table. */
@@ -26,9 +29,23 @@ export interface KeyedRow {
 }
 
 function keyedRow(t: KeyedTable | undefined, key: (row: RowSpec) => boolean): KeyedRow | undefined {
-  const index = t === undefined ? -1 : t.spec.rows.findIndex((r, k) => key(r) && t.active[k] === true);
-  const row = t?.spec.rows[index];
-  return row === undefined ? undefined : { index, row };
+  if (t === undefined) return undefined;
+  const index = t.spec.rows.findIndex((r, k) => key(r) && t.active[k] === true);
+  const row = t.spec.rows[index];
+  if (row !== undefined) return { index, row };
+  const k = t.others.length === 0 ? -1 : t.others.findIndex((o) => key(o.row));
+  const other = t.others[k];
+  return other === undefined ? undefined : { index: t.spec.rows.length + k, row: other.row };
+}
+
+/** A keyed table's active rows, the entries beyond the description's after its rows. */
+export function keyedRows(t: KeyedTable): KeyedRow[] {
+  const out: KeyedRow[] = [];
+  t.spec.rows.forEach((row, index) => {
+    if (t.active[index] === true) out.push({ index, row });
+  });
+  t.others.forEach((o, k) => out.push({ index: t.spec.rows.length + k, row: o.row }));
+  return out;
 }
 
 /** The transmit row that says how the member leaves on `outLink` (undefined: none, or no transmit table). */
@@ -43,7 +60,9 @@ export interface MemberView {
   /** Forwarding lowers the hop limit (`ttl: decrement`). */
   readonly decrements: boolean;
   readonly tables: Partial<Record<HeaderRole, TableIndex>>;
-  readonly transmit: KeyedTable | undefined;
+  /** Undefined: the description writes none and the data plane holds the defaults (every out-link physical); a
+   * controller's change to those makes it a table of its entries (Analysis.setOthers). */
+  transmit: KeyedTable | undefined;
   readonly send: KeyedTable | undefined;
   /** Identifiers the member receives on: its links' and, at a shared member, the shared links its partner receives on.
    * */
@@ -138,4 +157,35 @@ export function takesSomeHops(v: MemberView): boolean {
     const t = v.tables[role];
     return t !== undefined && t.rows.some((r, i) => t.isActive(i) && r.hops !== t.space.allHops);
   });
+}
+
+export type KeyedRole = "transmit" | "send";
+
+/** The spec of a transmit table the description does not write, once a controller changed its defaults: its entries
+ * are all beyond the description's rows. */
+export const DEFAULTS: TableSpec = { role: "transmit", rows: [], at: { file: "", path: "", line: 0, column: 0 } };
+
+/**
+ * Makes the entries beyond the description's rows in member `v`'s `role` table `list` (undefined: none; a transmit table
+ * the description does not write goes back to its defaults). Returns how many entries went out or in, and every class
+ * as affected when one did.
+ */
+export function setKeyedOthers(
+  v: MemberView,
+  role: KeyedRole,
+  list: readonly OtherRow[] | undefined,
+): { affected: "all" | []; changed: number } {
+  const t = role === "transmit" ? v.transmit : v.send;
+  const was = new Set(t?.others.map((o) => o.key));
+  const now = new Set(list?.map((o) => o.key));
+  let changed = 0;
+  for (const k of was) if (!now.has(k)) changed++;
+  for (const k of now) if (!was.has(k)) changed++;
+  let flipped = false;
+  if (role === "transmit" && v.member.tables.transmit === undefined) {
+    // The defaults, or every entry: the table is the controller's from its first change to the defaults on.
+    flipped = (t === undefined) !== (list === undefined);
+    v.transmit = list === undefined ? undefined : { spec: DEFAULTS, active: [], others: list };
+  } else if (t !== undefined) t.others = list ?? [];
+  return { affected: changed > 0 || flipped ? "all" : [], changed };
 }

@@ -11,7 +11,7 @@
 import type { Arrival } from "../model/rows.js";
 import type { Link, Receiver } from "../model/topology.js";
 import type { Analysis, Component, MemberView } from "./analysis.js";
-import { componentName, largestOf, type Session, sessionAt, sessionOf, transmitRow } from "./members.js";
+import { componentName, keyedRows, largestOf, type Session, sessionAt, sessionOf, transmitRow } from "./members.js";
 import type { Hit, IndexedRow } from "./tables.js";
 import { type Drop, type Hole, type Step, Walker } from "./walk.js";
 
@@ -52,12 +52,10 @@ export function sessionsOf(a: Analysis, members: readonly number[]): Session[] {
   const out: Session[] = [];
   for (const m of members) {
     const v = a.member(m);
-    const t = v.send;
-    if (t === undefined) continue;
-    t.spec.rows.forEach((row, i) => {
-      if (t.active[i] !== true || row.action.kind !== "push" || row.session === undefined) return;
-      out.push(sessionOf(v, i, row.session, row.action.header));
-    });
+    if (v.send === undefined) continue;
+    for (const { index, row } of keyedRows(v.send))
+      if (row.action.kind === "push" && row.session !== undefined)
+        out.push(sessionOf(v, index, row.session, row.action.header));
   }
   return out;
 }

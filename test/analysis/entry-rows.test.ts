@@ -5,7 +5,9 @@
 // written back as a controller's entries — the compiled rows' key vectors,
 // actions and priorities — says what the analysis of the description says:
 // the same properties, the same member pairs, holes and loops. Ternary, range,
-// LPM (inferred and written), exact and optional tables are among them.
+// LPM (inferred and written), exact and optional tables are among them, and
+// transmit and send tables: their rows too, and a transmit table the
+// description does not write given its defaults as a controller's entries.
 
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -21,7 +23,6 @@ import { loadSpec } from "../../src/description/load.js";
 import { REPLAY_EXAMPLES } from "../helpers/examples.js";
 
 const root = new URL("../..", import.meta.url).pathname;
-const HEADER = new Set(["acquire", "forward", "receive"]);
 /** Too large to analyse twice in a test (hundreds of classes or behaviours). */
 const LARGE = new Set(["acl-34.yaml", "hub-300.yaml"]);
 
@@ -58,15 +59,15 @@ function verdicts(a: Analysis): object {
   return { properties, relations };
 }
 
-/** Every description row of a header table, taken out; and the same rows as entries beyond the description's. */
+/** Every description row, taken out; and the same rows as entries beyond the description's (with those of transmit
+ * tables the description does not write: its defaults). */
 function asEntries(c: CompiledSpec): { out: RowChange[]; others: Map<number, OtherEntry[]> } {
   const out: RowChange[] = [];
   const others = new Map<number, OtherEntry[]>();
   for (const t of c.tables) {
-    if (!HEADER.has(t.role)) continue;
     const member = c.members[t.member]?.qualified ?? "";
-    const rows = t.rows.filter((r) => r.row >= 0);
-    for (const r of rows) out.push({ member, role: t.role, row: r.row, installed: false });
+    const rows = t.spec === undefined ? t.rows : t.rows.filter((r) => r.row >= 0);
+    for (const r of rows) if (r.row >= 0) out.push({ member, role: t.role, row: r.row, installed: false });
     others.set(
       t.id,
       rows.map((r) => ({ match: r.match, action: r.action })),
@@ -92,8 +93,14 @@ describe("a controller's entries are analysed as the rows they are", () => {
     expect(verdicts(a)).toEqual(want);
   });
 
-  it("covers ternary, range and LPM tables", () => {
-    const kinds = new Set(FILES.flatMap((f) => compile(loadSpec(join(root, f))).tables.map((t) => t.kind)));
+  it("covers ternary, range and LPM tables, sessions, and transmit tables written or not", () => {
+    const tables = FILES.flatMap((f) => compile(loadSpec(join(root, f))).tables);
+    const kinds = new Set(tables.map((t) => t.kind));
     for (const k of ["exact", "lpm", "ternary"]) expect(kinds).toContain(k);
+    const actions = new Set(
+      tables.flatMap((t) => t.rows.map((r) => `${t.role} ${r.action.name} ${t.spec !== undefined}`)),
+    );
+    for (const a of ["transmit physical false", "transmit external-session true", "send push true"])
+      expect(actions).toContain(a);
   });
 });

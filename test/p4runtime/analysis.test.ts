@@ -1,8 +1,10 @@
-// The analysis reads every entry of a header table, whoever wrote it: a
+// The analysis reads every entry of every table, whoever wrote it: a
 // P4Runtime controller that inserts a route the description does not have into
 // `serve --analyze` changes the relations and the properties `counts` shows,
 // and deleting it restores them (src/analysis/entry-rows.ts, TableIndex.
-// setOthers). On the IP router example, served filled, over real gRPC.
+// setOthers); so does a transmit entry the description does not have
+// (Analysis.setOthers, KeyedTable.others). On the IP router example, served
+// filled, over real gRPC.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LiveAnalysis } from "../../src/analysis/live.js";
@@ -14,7 +16,7 @@ import { EngineEmulation, P4RUNTIME_OUTPUTS } from "../../src/p4runtime/emulatio
 import { P4RuntimeServer } from "../../src/p4runtime/server.js";
 import { ServeAnalysis } from "../../src/serve/analysis.js";
 import { Client, type M, type Stream } from "./client.js";
-import { election, primary, R, route, SPEC } from "./ip-router.js";
+import { actionId, election, primary, R, route, SPEC, tableId } from "./ip-router.js";
 
 const compiled = compile(loadSpec(SPEC));
 let engine: Engine;
@@ -38,6 +40,16 @@ afterAll(async () => {
   await analysis.close();
   await server.close();
 });
+
+/** An ip.r transmit entry: out-link 2 onto its link (transmit_physical; the description sends it through lanB's
+ * session 1). */
+const physicalOut2: M = {
+  tableEntry: {
+    tableId: tableId("ip_r_transmit"),
+    match: [{ fieldId: 1, exact: { value: Buffer.from([0, 2]) } }],
+    action: { action: { actionId: actionId("transmit_physical"), params: [{ paramId: 1, value: Buffer.from([0]) }] } },
+  },
+};
 
 const write = (updates: M[]): Promise<M> =>
   client.unary("write", { deviceId: String(R), electionId: election(1), updates });
@@ -81,6 +93,21 @@ describe("serve --analyze follows a P4Runtime controller's entries, description 
       updates: [{ type: "DELETE", entity: route([10, 0, 0, 0], 16, 2) }],
       counts: FAILS,
       h1ReachesH2: false,
+    },
+    {
+      name: "the description's route to h2 back, its transmit row for out-link 2 deleted: a transmit miss",
+      updates: [
+        { type: "INSERT", entity: route([10, 0, 2, 0], 24, 2) },
+        { type: "DELETE", entity: { tableEntry: { ...physicalOut2.tableEntry, action: undefined } } },
+      ],
+      counts: /^analysis: 1 of 19 properties fail: Fully_reachable \(ip\); last update: 2 rows/,
+      h1ReachesH2: false,
+    },
+    {
+      name: "out-link 2 onto its link (physical), no row of the description",
+      updates: [{ type: "INSERT", entity: physicalOut2 }],
+      counts: HOLDS,
+      h1ReachesH2: true,
     },
   ];
   // An analysis of this process's, brought to the ledger after each step as the thread is: its relation says who

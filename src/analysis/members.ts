@@ -166,9 +166,9 @@ export type KeyedRole = "transmit" | "send";
 export const DEFAULTS: TableSpec = { role: "transmit", rows: [], at: { file: "", path: "", line: 0, column: 0 } };
 
 /**
- * Makes the entries beyond the description's rows in member `v`'s `role` table `list` (undefined: none; a transmit table
- * the description does not write goes back to its defaults). Returns how many entries went out or in, and every class
- * as affected when one did.
+ * Makes the entries beyond the description's rows in member `v`'s `role` table `list` (undefined: none; a transmit
+ * table the description does not write goes back to its defaults). Returns how many entries went out or in, and every
+ * class as affected when one did.
  */
 export function setKeyedOthers(
   v: MemberView,

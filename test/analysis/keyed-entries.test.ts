@@ -96,7 +96,7 @@ const steps: { name: string; writes: TableWrite[]; delivered: boolean; miss?: st
     miss: "ip.r transmit",
   },
   {
-    name: "out-link 2 through lanB's session 2, in place of session 1 in lanB.r's send table (neither a row of the description)",
+    name: "out-link 2 through lanB's session 2, in place of lanB.r's session 1 (no rows of the description)",
     writes: [
       keyed("delete", "lanB.r", "send", 1),
       keyed("insert", "lanB.r", "send", 2, push(H2_MAC, R_MAC)),

@@ -135,8 +135,8 @@ export class HeaderSpace {
    * Cuts the classes by a table's behaviours (./behaviours.ts): the headers that reach each of `leaves` in the multi-
    * terminal diagram `table` are given `owner`'s predicate of that fate (the other leaves cut nothing; the headers of
    * `owner.omitted` lose the owner's predicates and get none). After build(), the classes the headers leave and join
-   * split or die, and the listeners hear of it; returned, the classes walked again: those made, and those whose witness
-   * the write reached (which rows take it may have changed).
+   * split or die, and the listeners hear of it; returned, the classes walked again: those made, those whose witness
+   * the write reached (which rows take it may have changed) or took away.
    */
   cutBy(table: number, leaves: readonly number[], owner: FateOwner): readonly number[] {
     const ids = new Map<number, number>();
@@ -449,7 +449,7 @@ export class HeaderSpace {
           counts.set(newLeaf, (counts.get(newLeaf) ?? 0n) + n);
           counts.set(oldLeaf, (counts.get(oldLeaf) ?? 0n) - n);
         }
-    const born: number[] = [];
+    const again: number[] = []; // classes made, and those whose witness moved away
     for (const [oldLeaf, to] of moved) {
       const from = this.#leafAtom.get(oldLeaf);
       if (from === undefined) continue; // a leaf no class has any more
@@ -461,7 +461,7 @@ export class HeaderSpace {
         }
         const got = reached.get(newLeaf);
         const atom = this.#newAtom(newLeaf);
-        born.push(atom);
+        again.push(atom);
         this.#witness.set(atom, this.#bits.header(got?.path ?? []));
         for (const l of this.#listeners) l.split(from, atom);
       }
@@ -469,27 +469,27 @@ export class HeaderSpace {
     for (const oldLeaf of moved.keys()) {
       const from = this.#leafAtom.get(oldLeaf);
       if (from === undefined) continue;
-      // A witness that went with the new class is no longer this one's.
+      // A witness that went with the headers that moved is no longer this one's: a class that lives on is walked again
+      // from a header it still holds (its paths named the rows that took the old one).
       const w = this.#witness.get(from);
-      if (w !== undefined && this.#walk(w) !== oldLeaf) this.#witness.delete(from);
+      const lost = w !== undefined && this.#walk(w) !== oldLeaf;
+      if (lost) this.#witness.delete(from);
       if ((this.#counts?.get(oldLeaf) ?? 0n) === 0n) {
         this.#dead[from] = true;
         this.#leafAtom.delete(oldLeaf);
         for (const l of this.#listeners) l.died(from);
-      }
+      } else if (lost) again.push(from);
     }
     // And the classes whose witness the write reached: which rows take it may have changed.
     const inside = (atom: number): boolean => {
       const w = this.#witness.get(atom);
       return w !== undefined && f(this.evaluate(region, w)) !== undefined;
     };
-    return walkAgain(born, cut.met, (leaf) => this.#leafAtom.get(leaf), inside);
+    return walkAgain(again, cut.met, (leaf) => this.#leafAtom.get(leaf), inside);
   }
 
-  /**
-   * Counts the headers of each leaf (one walk of the diagram), from which writes after it tell which classes they
-   * emptied without walking the diagram again: a running analysis (./live.ts) does it before its first write.
-   */
+  /** Counts the headers of each leaf (one walk of the diagram), from which writes after it tell which classes they
+   * emptied without walking the diagram again: a running analysis (./live.ts) does it before its first write. */
   countHeaders(): void {
     if (this.built) this.#counts ??= this.bdd.countsUnder(this.#root, this.#bits.vars);
   }

@@ -20,10 +20,10 @@ export const BLOCK_BYTES = 1 << 20;
 /** Packets a block may hold, at most (64-byte frames: 13,107 to a block). */
 export const BLOCK_PACKETS = 16384;
 /**
- * Bytes of capture from which a one-thread replay reads it ahead in a thread (STRATA_READER_THREAD_AFTER: src/tuning.ts):
- * never by default. On the 2-vCPU EPYC VM the copy out of the thread's ring, made while the thread reads the next slot,
- * costs the data plane's thread what the read call it saves did (~20 ns a 64-byte packet), and the process ~20 ns more
- * (docs/architecture.md, Cost per packet).
+ * Bytes of capture from which a one-thread replay reads it ahead in a thread (STRATA_READER_THREAD_AFTER,
+ * src/tuning.ts): never by default. On the 2-vCPU EPYC VM the copy out of the thread's ring, made while the thread
+ * reads the next slot, costs the data plane's thread what the read call it saves did (~20 ns a 64-byte packet), and
+ * the process 6-36 ns more (docs/architecture.md, Cost per packet).
  */
 export const READ_AHEAD_AFTER = Infinity;
 

@@ -112,7 +112,7 @@ describe("a replay through the threads beside its data plane writes the files of
     for (const [file, bytes] of alone) expect(written.get(file)?.equals(bytes), `${file}: the same bytes`).toBe(true);
   });
 
-  it("a capture cut short, read ahead: the line, the exit code and the files of the run without the thread", async () => {
+  it("a capture cut short, read ahead: the line, exit code and files of the run without the thread", async () => {
     const f = files.get("l2-exact");
     if (f === undefined) throw new Error("no capture");
     const whole = readFileSync(f.capture);

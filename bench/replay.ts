@@ -171,6 +171,7 @@ async function replayFigures(): Promise<Figure[]> {
         goal: { value: 1.3, better: "lower" },
       },
       { name: `${p.name}: strata run, 1 thread, main thread CPU`, value: one.main, unit: "ns/packet" },
+      { name: `${p.name}: strata run, 1 thread, wall clock (load-dependent)`, value: one.wall, unit: "ns/packet" },
       {
         name: `${p.name}: run ÷ data plane (main thread CPU)`,
         value: one.main / plane,

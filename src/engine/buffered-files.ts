@@ -15,6 +15,7 @@ import { closeSync, writeSync } from "node:fs";
 import { describeIoError, InputError } from "../errors.js";
 import { RunningCrc } from "./checksum.js";
 import { type FileWriter, fileWriter } from "./file-writer.js";
+import { tunedBytes } from "../tuning.js";
 import type { FilePlace } from "../out-dir.js";
 
 export interface FileLimits {
@@ -38,6 +39,11 @@ export const FILE_LIMITS: FileLimits = {
   bufferedMax: 64 << 20,
   threadAfter: 8 << 20,
 };
+
+/** FILE_LIMITS, threadAfter as STRATA_WRITER_THREAD_AFTER sets it (src/tuning.ts: for the tests, and tuning). */
+export function fileLimits(): FileLimits {
+  return { ...FILE_LIMITS, threadAfter: tunedBytes("STRATA_WRITER_THREAD_AFTER", FILE_LIMITS.threadAfter) };
+}
 
 /** A buffer's first size: a file with few records keeps little. */
 const FIRST_BUFFER_LEN = 512;
@@ -75,7 +81,7 @@ export class BufferedFiles {
   /** Write calls made on this thread (the tests count them). */
   writeCalls = 0;
 
-  constructor(place: FilePlace, limits: FileLimits = FILE_LIMITS) {
+  constructor(place: FilePlace, limits: FileLimits = fileLimits()) {
     this.#place = place;
     this.#limits = limits;
   }

@@ -6,6 +6,7 @@
 
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { describeIoError, InputError } from "../errors.js";
+import type { AheadFile } from "./read-ahead.js";
 
 export interface ByteSource {
   /** Size in bytes, when known (regular files, memory); else -1. */
@@ -13,6 +14,8 @@ export interface ByteSource {
   /** Reads up to len bytes at `position` into buf[at …]; returns how many (0 at the end). */
   read(buf: Uint8Array, at: number, len: number, position: number): number;
   close(): void;
+  /** A regular file's descriptor and name, for a thread that reads it ahead (./read-ahead.ts). */
+  readonly file?: AheadFile;
 }
 
 /** Opens a file for reading; throws InputError (one line, no stack) when it cannot. */
@@ -33,6 +36,7 @@ export function fileSource(path: string, name = path): ByteSource {
   let open = true;
   return {
     size: seekable ? stat.size : -1,
+    ...(seekable ? { file: { fd, name } } : {}),
     read(buf, at, len, position) {
       try {
         return readSync(fd, buf, at, len, seekable ? position : null);
@@ -127,6 +131,11 @@ export class ChunkBuffer {
    */
   readAt(buf: Uint8Array, at: number, len: number, position: number): number {
     return this.#source.read(buf, at, len, position);
+  }
+
+  /** The source's file, when it is a regular file (ByteSource.file). */
+  get file(): AheadFile | undefined {
+    return this.#source.file;
   }
 
   /** Empties the window, to go on reading at file offset `offset` (a regular file's). */

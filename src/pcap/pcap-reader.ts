@@ -152,6 +152,8 @@ export class PcapReader extends ReaderBase implements CaptureReader {
         capLimit: maxCapLen(this.interfaces[0]?.linkType ?? 0),
       },
       read: (buf, at, len, position) => c.readAt(buf, at, len, position),
+      size: this.fileSize,
+      ...(c.file !== undefined ? { file: c.file } : {}),
     };
   }
 

@@ -9,6 +9,8 @@
 // Timestamps on the hot path are (seconds, nanoseconds) pairs of plain numbers:
 // exact (seconds < 2^53) and free of BigInt. `tsNs()` gives the bigint at the edges.
 
+import type { AheadFile } from "./read-ahead.js";
+
 export interface PacketBatch {
   /** The reader's buffer; packet i is data[offset[i] .. offset[i] + capLen[i]). */
   readonly data: Uint8Array;
@@ -89,6 +91,10 @@ export interface PcapBlocks {
   readonly format: PcapFormat;
   /** Reads up to `len` bytes at file offset `position` into buf[at …]; how many (0 at the end). */
   read(buf: Uint8Array, at: number, len: number, position: number): number;
+  /** The file's size in bytes. */
+  readonly size: number;
+  /** The file, for a thread that reads it ahead (./read-ahead.ts). */
+  readonly file?: AheadFile;
 }
 
 export interface ReaderOptions {

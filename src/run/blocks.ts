@@ -5,17 +5,27 @@
 // classic pcap file the network takes as it is (./inputs.ts, Inputs.blocks);
 // where the blocks stop — the end of the file, or a record they leave alone (a
 // length over the limit, a record cut short) — the capture reader goes on, and
-// says what is wrong as it does alone.
+// says what is wrong as it does alone. A one-thread replay can have the capture
+// read ahead by a thread of its own (src/pcap/read-ahead.ts), the next block read
+// while wasm runs this one: off unless STRATA_READER_THREAD_AFTER asks for it.
 
 import type { Engine } from "../engine/engine.js";
-import type { PcapBlocks } from "../pcap/index.js";
+import { type PcapBlocks, ReadAhead } from "../pcap/index.js";
 import { R_CAP_LEN, RECORD_HEADER_LEN } from "../pcap/pcap-layout.js";
+import { tunedBytes } from "../tuning.js";
 import type { InputArea } from "../wasm/runner.js";
 
 /** Bytes read at a time: the input area holds one block. */
 export const BLOCK_BYTES = 1 << 20;
 /** Packets a block may hold, at most (64-byte frames: 13,107 to a block). */
 export const BLOCK_PACKETS = 16384;
+/**
+ * Bytes of capture from which a one-thread replay reads it ahead in a thread (STRATA_READER_THREAD_AFTER,
+ * src/tuning.ts): never by default. On the 2-vCPU EPYC VM the copy out of the thread's ring, made while the thread
+ * reads the next slot, costs the data plane's thread what the read call it saves did (~20 ns a 64-byte packet), and
+ * the process 6-36 ns more (docs/architecture.md, Cost per packet).
+ */
+export const READ_AHEAD_AFTER = Infinity;
 
 export class BlockReader {
   readonly #area: InputArea;
@@ -105,13 +115,27 @@ export function replayBlocks(
   input: BlockInput,
   progress?: (packets: number, bytes: number) => void,
 ): number {
-  const reader = new BlockReader(engine.inputArea, input.blocks, input.injection);
+  const ahead = readAhead(input.blocks);
+  const blocks = ahead === undefined ? input.blocks : { ...input.blocks, read: ahead.read.bind(ahead) };
+  const reader = new BlockReader(engine.inputArea, blocks, input.injection);
   let packets = 0;
-  for (let n = reader.next(BLOCK_PACKETS); n > 0; n = reader.next(BLOCK_PACKETS)) {
-    engine.run(n, packets);
-    packets += n;
-    progress?.(packets, reader.offset);
+  try {
+    for (let n = reader.next(BLOCK_PACKETS); n > 0; n = reader.next(BLOCK_PACKETS)) {
+      engine.run(n, packets);
+      packets += n;
+      progress?.(packets, reader.offset);
+    }
+  } finally {
+    ahead?.stop();
   }
   input.read(reader.offset, packets);
   return packets;
+}
+
+/** A thread reading `blocks`' file ahead, when it is a regular file of READ_AHEAD_AFTER bytes or more left (and the
+ * process's reader thread is free). */
+function readAhead(blocks: PcapBlocks): ReadAhead | undefined {
+  const after = tunedBytes("STRATA_READER_THREAD_AFTER", READ_AHEAD_AFTER);
+  if (blocks.file === undefined || blocks.size - blocks.offset < after) return undefined;
+  return ReadAhead.open(blocks.file, blocks.offset);
 }

@@ -18,6 +18,7 @@ import { type AppliedUpdate, type Counters, type Summary, summarize } from "../e
 import type { TraceFile } from "../engine/trace-file.js";
 import { checkLimits, DEFAULT_RUNNER, type PacketRanges } from "../wasm/runner.js";
 import { type Inputs, openInputs } from "./inputs.js";
+import { TUNING_KNOBS, tunedBytes } from "../tuning.js";
 import { replayBlocks } from "./blocks.js";
 import { loadUpdates, PreparedUpdates, prepareUpdates, UpdateSchedule } from "./updates.js";
 import { type AnalyzeOptions, ReplayAnalysis } from "./analysis.js";
@@ -116,6 +117,8 @@ export class Replay {
    * replaces the description's own tables (e.g. rows read back from a P4 export, src/p4/import.ts).
    */
   static prepare(options: ReplayOptions, compiled: CompiledSpec = compile(loadSpec(options.spec))): Replay {
+    // The threads' knobs read before anything is made (they are read again where they are used).
+    for (const knob of TUNING_KNOBS) tunedBytes(knob, 0);
     checkLimits(options);
     checkWorkers(options.workers);
     const endpoints = options.inputs.map((i) => resolveEndpoint(compiled, i.endpoint).text);

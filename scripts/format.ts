@@ -7,9 +7,15 @@
 // AssemblyScript puts decorators where TypeScript allows none (`@inline export function`), so
 // prettier cannot parse assembly/ as it is: each such decorator is turned into a comment of its
 // own, formatted, and turned back.
+//
+// What prettier found formatted is remembered in dist/.format-cache: a hash a line, of the text with
+// everything else that decides prettier's answer (its version, the file's options, whether it is
+// assembly/, this script's own source). A file whose hash is there is not formatted again: its text is
+// what prettier would write. A fresh clone has no cache, and formats everything.
 
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { createHash } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as prettier from "prettier";
 
@@ -17,6 +23,8 @@ const ROOT = join(fileURLToPath(new URL(".", import.meta.url)), "..", "..");
 const FOLDERS = ["src", "assembly", "bench", "bin", "scripts", "test"];
 const SKIP = new Set(["node_modules", "dist", "build", "fixtures"]);
 const MAX_COLUMNS = 120;
+const CACHE = join(ROOT, "dist", ".format-cache");
+const SCRIPT = readFileSync(fileURLToPath(import.meta.url), "utf8");
 
 /** Every .ts file under the folders, in a stable order. */
 function tsFiles(dir: string): string[] {
@@ -40,9 +48,41 @@ const AS_DECORATOR = new RegExp(
 );
 const AS_DECORATOR_COMMENT = /\/\*@(\w+(?:\([^)\n]*\))?)@\*\/ /g;
 
+/** What decides prettier's answer for a file besides its text: its version, this script, the file's options. */
+async function settings(path: string): Promise<string> {
+  return JSON.stringify([prettier.version, SCRIPT, await prettier.resolveConfig(path), isAssembly(path)]);
+}
+
+/** The cache's key of a file's text under `settings`. */
+const cacheKey = (settings: string, text: string): string =>
+  createHash("sha256").update(settings).update("\0").update(text).digest("hex");
+
+/** The keys of the texts found formatted before (none without a cache). */
+function readCache(): Set<string> {
+  try {
+    return new Set(
+      readFileSync(CACHE, "utf8")
+        .split("\n")
+        .filter((k) => k !== ""),
+    );
+  } catch {
+    return new Set();
+  }
+}
+
+/** Keeps `keys` as the cache: written whole and renamed into place, so that a reader sees one cache or the other. */
+function writeCache(keys: ReadonlySet<string>): void {
+  mkdirSync(dirname(CACHE), { recursive: true });
+  const temporary = `${CACHE}.${process.pid}`;
+  writeFileSync(temporary, [...keys].join("\n") + "\n");
+  renameSync(temporary, CACHE);
+}
+
+const isAssembly = (path: string): boolean => path.includes(`${ROOT}/assembly/`);
+
 async function formatted(path: string, text: string): Promise<string> {
   const options = { ...(await prettier.resolveConfig(path)), filepath: path };
-  if (!path.includes(`${ROOT}/assembly/`)) return prettier.format(text, options);
+  if (!isAssembly(path)) return prettier.format(text, options);
   const hidden = text.replace(AS_DECORATOR, "$1/*@$2@*/ ");
   return (await prettier.format(hidden, options)).replace(AS_DECORATOR_COMMENT, "@$1 ");
 }
@@ -62,16 +102,21 @@ async function main(argv: readonly string[]): Promise<number> {
   const check = argv.includes("--check");
   const unformatted: string[] = [];
   const long: string[] = [];
+  const known = readCache();
+  const found = new Set<string>();
   for (const path of FOLDERS.flatMap((f) => tsFiles(join(ROOT, f)))) {
     const text = readFileSync(path, "utf8");
     if (text.startsWith("// GENERATED")) continue; // written by a generator, in its own layout
-    const out = await formatted(path, text);
+    const key = cacheKey(await settings(path), text);
+    const out = known.has(key) ? text : await formatted(path, text);
+    if (out === text) found.add(key);
     if (out !== text) {
       if (check) unformatted.push(relative(ROOT, path));
       else writeFileSync(path, out);
     }
     long.push(...longLines(path, out));
   }
+  if (found.size !== known.size || [...found].some((k) => !known.has(k))) writeCache(found);
   for (const f of unformatted) console.error(`not formatted: ${f} (npm run format)`);
   for (const l of long) console.error(l);
   if (long.length > 0)

@@ -2,10 +2,12 @@
 // time as there are cores, in the order given (longest first packs them best): the three wasm
 // builds, and `npm test`'s checks before the tests (typecheck, circles, format), each one process
 // on one core. Each script's output is printed whole when it ends, so outputs do not interleave;
-// the exit code is 1 when any script failed, after all have ended.
+// the exit code is 1 when any script failed, after all have ended. With --skip-unchanged, a script
+// whose last passing run saw the same inputs is not run again (scripts/unchanged.ts).
 
 import { spawn } from "node:child_process";
 import { availableParallelism } from "node:os";
+import { passed, readsNow, unchanged } from "./unchanged.js";
 
 interface Ended {
   readonly name: string;
@@ -25,12 +27,20 @@ function runScript(name: string): Promise<Ended> {
   });
 }
 
-async function main(names: readonly string[]): Promise<number> {
+async function main(argv: readonly string[]): Promise<number> {
+  const skip = argv.includes("--skip-unchanged");
+  const names = argv.filter((a) => a !== "--skip-unchanged");
   const queue = [...names];
   const ended: Ended[] = [];
   const lane = async (): Promise<void> => {
     for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+      const reads = skip ? readsNow(name) : undefined;
+      if (unchanged(name, reads)) {
+        console.log(`${name}: passed before on the same inputs (scripts/unchanged.ts), not run again`);
+        continue;
+      }
       const e = await runScript(name);
+      if (e.status === 0) passed(name, reads);
       process.stdout.write(e.output);
       if (e.status !== 0) console.error(`parallel: npm run ${name} failed (exit ${e.status})`);
       ended.push(e);

@@ -9,7 +9,9 @@
 // a port process stalled loses nothing while its capture buffer holds what
 // arrives, and what the capture drops past that is counted, in the command
 // counts, the report and summary.json. All of it with each port backend: cap
-// (libpcap) and packet (the native port process, AF_PACKET rings).
+// (libpcap) and packet (the native port process, AF_PACKET rings), the two side
+// by side, each in namespaces of its own: most of the time is spent waiting (pings,
+// timeouts, frames a millisecond apart), and one backend's waits are the other's.
 //
 // It needs root (namespaces, raw sockets), iproute2, ping, ethtool, and the optional
 // package cap (libpcap) or build/strata-port-helper (npm run build with a C compiler)
@@ -70,13 +72,28 @@ const backends = [
   const missing = backendMissing(b.backend);
   return { ...b, missing, title: missing === undefined ? b.backend : `${b.backend} (skipped: ${missing})` };
 });
-const ns = { a: `strata-a-${process.pid}`, b: `strata-b-${process.pid}`, e: `strata-e-${process.pid}` };
+/** A backend's namespaces: hosts A and B, and E where strata runs. */
+interface Namespaces {
+  readonly a: string;
+  readonly b: string;
+  readonly e: string;
+}
+const namespaces = (backend: string): Namespaces => ({
+  a: `strata-a-${process.pid}-${backend}`,
+  b: `strata-b-${process.pid}-${backend}`,
+  e: `strata-e-${process.pid}-${backend}`,
+});
 
 const ip = (...args: string[]): string => execFileSync("ip", args, { encoding: "utf8" });
-const inNs = (name: string, cmd: string[], timeout = 20_000): { status: number | null; out: string } => {
-  const r = spawnSync("ip", ["netns", "exec", name, ...cmd], { encoding: "utf8", timeout });
-  return { status: r.status, out: `${r.stdout}${r.stderr}` };
-};
+/** `cmd` in namespace `name`, its exit code and output; waits without blocking, so the other backend runs on. */
+const inNs = (name: string, cmd: string[], timeout = 20_000): Promise<{ status: number | null; out: string }> =>
+  new Promise((resolve) => {
+    const child = spawn("ip", ["netns", "exec", name, ...cmd], { timeout });
+    let out = "";
+    child.stdout.on("data", (b: Buffer) => (out += b.toString()));
+    child.stderr.on("data", (b: Buffer) => (out += b.toString()));
+    child.on("close", (status) => resolve({ status, out }));
+  });
 
 /** strata serve in its namespace, with what it has written so far. */
 interface Served {
@@ -104,7 +121,7 @@ function serveCommand(backend: string, ports: readonly string[], args: readonly 
 }
 
 /** strata serve in namespace E with `args` and port backend `backend`; waits until it serves. */
-async function startServe(backend: string, args: string[]): Promise<Served> {
+async function startServe(ns: Namespaces, backend: string, args: string[]): Promise<Served> {
   const child = spawn(
     "ip",
     ["netns", "exec", ns.e, ...serveCommand(backend, ["lanA:hostA=eA", "lanB:hostB=eB"], args)],
@@ -153,7 +170,7 @@ function portProcess(parent: number, iface: string): number {
  * Host A sends `count` UDP datagrams to r's own address (10.0.1.254: delivered to ip.r), `perMs` a
  * millisecond; resolves with how many the kernel took.
  */
-async function sendToR(count: number, perMs: number): Promise<number> {
+async function sendToR(ns: Namespaces, count: number, perMs: number): Promise<number> {
   const sender = spawn("ip", [
     "netns",
     "exec",
@@ -192,7 +209,7 @@ async function waitFor(s: Served, pattern: RegExp): Promise<void> {
 }
 
 /** A UDP exchange: a node echo server in B, a node client in A; the client's answer or "timeout". */
-async function udpExchange(message: string): Promise<string> {
+async function udpExchange(ns: Namespaces, message: string): Promise<string> {
   const server = spawn("ip", [
     "netns",
     "exec",
@@ -257,49 +274,54 @@ describe.skipIf(reason !== undefined)(
   () => {
     const out = mkdtempSync(join(tmpdir(), "strata-live-"));
 
-    beforeAll(() => {
-      for (const n of Object.values(ns)) {
-        ip("netns", "add", n);
-        // No IPv6 (its autoconfiguration would talk on the links) and loopback up.
-        inNs(n, ["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"]);
-        ip("-n", n, "link", "set", "lo", "up");
-      }
-      ip("link", "add", "hA", "netns", ns.a, "type", "veth", "peer", "name", "eA", "netns", ns.e);
-      ip("link", "add", "hB", "netns", ns.b, "type", "veth", "peer", "name", "eB", "netns", ns.e);
-      // The hosts have the MACs r's send rows write, and static neighbours for r (there is no ARP in the emulation).
-      ip("-n", ns.a, "link", "set", "hA", "address", "02:00:00:00:0a:01", "up");
-      ip("-n", ns.b, "link", "set", "hB", "address", "02:00:00:00:0b:02", "up");
-      ip("-n", ns.e, "link", "set", "eA", "up");
-      ip("-n", ns.e, "link", "set", "eB", "up");
-      // The hosts compute their UDP checksums themselves: with offload (a veth's default) a frame
-      // leaves with the checksum still to be filled in, which only the kernel's own path does.
-      inNs(ns.a, ["ethtool", "-K", "hA", "tx", "off"]);
-      inNs(ns.b, ["ethtool", "-K", "hB", "tx", "off"]);
-      ip("-n", ns.a, "addr", "add", "10.0.1.1/24", "dev", "hA");
-      ip("-n", ns.b, "addr", "add", "10.0.2.2/24", "dev", "hB");
-      ip("-n", ns.a, "neigh", "add", "10.0.1.254", "lladdr", "02:00:00:00:0a:fe", "dev", "hA", "nud", "permanent");
-      ip("-n", ns.b, "neigh", "add", "10.0.2.254", "lladdr", "02:00:00:00:0b:fe", "dev", "hB", "nud", "permanent");
-      ip("-n", ns.a, "route", "add", "default", "via", "10.0.1.254");
-      ip("-n", ns.b, "route", "add", "default", "via", "10.0.2.254");
-    });
-
     afterAll(() => {
       for (const s of served) if (s.child.exitCode === null) s.child.kill("SIGKILL");
-      for (const n of Object.values(ns)) spawnSync("ip", ["netns", "del", n], { stdio: "ignore" });
+      for (const { backend } of backends)
+        for (const n of Object.values(namespaces(backend))) spawnSync("ip", ["netns", "del", n], { stdio: "ignore" });
       rmSync(out, { recursive: true, force: true });
     });
 
-    describe.each(backends)("--port-backend $title", ({ backend, overflow, missing }) => {
-      const test = missing === undefined ? it : it.skip;
-      test("a bad interface name, or one carrying other frames, is one line and exit 2", () => {
-        const r = inNs(ns.e, serveCommand(backend, ["lanA:hostA=eA", "lanB:hostB=nosuch0"]));
+    // The backends side by side (each its own namespaces), each one's tests in turn.
+    describe.concurrent.each(backends)("--port-backend $title", ({ backend, overflow, missing }) => {
+      const test = missing === undefined ? it.sequential : it.skip;
+      const ns = namespaces(backend);
+
+      beforeAll(async () => {
+        if (missing !== undefined) return;
+        for (const n of Object.values(ns)) {
+          ip("netns", "add", n);
+          // No IPv6 (its autoconfiguration would talk on the links) and loopback up.
+          await inNs(n, ["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"]);
+          ip("-n", n, "link", "set", "lo", "up");
+        }
+        ip("link", "add", "hA", "netns", ns.a, "type", "veth", "peer", "name", "eA", "netns", ns.e);
+        ip("link", "add", "hB", "netns", ns.b, "type", "veth", "peer", "name", "eB", "netns", ns.e);
+        // The hosts have the MACs r's send rows write, and static neighbours for r (there is no ARP in the emulation).
+        ip("-n", ns.a, "link", "set", "hA", "address", "02:00:00:00:0a:01", "up");
+        ip("-n", ns.b, "link", "set", "hB", "address", "02:00:00:00:0b:02", "up");
+        ip("-n", ns.e, "link", "set", "eA", "up");
+        ip("-n", ns.e, "link", "set", "eB", "up");
+        // The hosts compute their UDP checksums themselves: with offload (a veth's default) a frame
+        // leaves with the checksum still to be filled in, which only the kernel's own path does.
+        await inNs(ns.a, ["ethtool", "-K", "hA", "tx", "off"]);
+        await inNs(ns.b, ["ethtool", "-K", "hB", "tx", "off"]);
+        ip("-n", ns.a, "addr", "add", "10.0.1.1/24", "dev", "hA");
+        ip("-n", ns.b, "addr", "add", "10.0.2.2/24", "dev", "hB");
+        ip("-n", ns.a, "neigh", "add", "10.0.1.254", "lladdr", "02:00:00:00:0a:fe", "dev", "hA", "nud", "permanent");
+        ip("-n", ns.b, "neigh", "add", "10.0.2.254", "lladdr", "02:00:00:00:0b:fe", "dev", "hB", "nud", "permanent");
+        ip("-n", ns.a, "route", "add", "default", "via", "10.0.1.254");
+        ip("-n", ns.b, "route", "add", "default", "via", "10.0.2.254");
+      });
+
+      test("a bad interface name, or one carrying other frames, is one line and exit 2", async () => {
+        const r = await inNs(ns.e, serveCommand(backend, ["lanA:hostA=eA", "lanB:hostB=nosuch0"]));
         expect(r.status).toBe(2);
         expect(r.out).toMatch(
           /^strata: --port lanB:hostB=nosuch0: there is no interface 'nosuch0' \(interfaces: .*eA.*\)$/m,
         );
         expect(r.out).not.toMatch(/serving/);
         // An Ethernet interface for the ip network's external link, which carries raw IPv4.
-        const wrong = inNs(ns.e, serveCommand(backend, ["ip:netA=eA"]));
+        const wrong = await inNs(ns.e, serveCommand(backend, ["ip:netA=eA"]));
         expect(wrong.status).toBe(2);
         expect(wrong.out).toMatch(
           new RegExp(
@@ -319,29 +341,29 @@ describe.skipIf(reason !== undefined)(
           "row stops them; a port survives its interface going down; Ctrl-C " +
           "writes the outputs",
         async () => {
-          const s = await startServe(backend, ["--commands", "--out", join(out, backend, "serve"), "--json"]);
+          const s = await startServe(ns, backend, ["--commands", "--out", join(out, backend, "serve"), "--json"]);
           const { child, exited } = s;
 
           // A → B and B → A: every echo answered, the answer's TTL one less than the host's 64.
-          const there = inNs(ns.a, ["ping", "-c", "3", "-i", "0.2", "-W", "2", "10.0.2.2"]);
+          const there = await inNs(ns.a, ["ping", "-c", "3", "-i", "0.2", "-W", "2", "10.0.2.2"]);
           expect(there.out).toMatch(/3 packets transmitted, 3 received/);
           expect(there.out.match(/ttl=\d+/g)).toEqual(["ttl=63", "ttl=63", "ttl=63"]);
-          const back = inNs(ns.b, ["ping", "-c", "2", "-i", "0.2", "-W", "2", "10.0.1.1"]);
+          const back = await inNs(ns.b, ["ping", "-c", "2", "-i", "0.2", "-W", "2", "10.0.1.1"]);
           expect(back.out).toMatch(/2 packets transmitted, 2 received/);
           expect(back.out.match(/ttl=\d+/g)).toEqual(["ttl=63", "ttl=63"]);
-          expect(await udpExchange("hello across r")).toBe("echo hello across r");
+          expect(await udpExchange(ns, "hello across r")).toBe("echo hello across r");
 
           // The row that forwards to 10.0.2.0/24, taken out between batches: nothing reaches B.
           child.stdin?.write("delete ip:r forward 1\n");
           await waitFor(s, /^deleted ip\.r forward row 1 \(dst 10\.0\.2\.0\/24 → out 2\)$/m);
-          const cut = inNs(ns.a, ["ping", "-c", "2", "-i", "0.2", "-W", "1", "10.0.2.2"]);
+          const cut = await inNs(ns.a, ["ping", "-c", "2", "-i", "0.2", "-W", "1", "10.0.2.2"]);
           expect(cut.out).toMatch(/2 packets transmitted, 0 received/);
-          expect(await udpExchange("lost")).toBe("timeout");
+          expect(await udpExchange(ns, "lost")).toBe("timeout");
 
           // Put back: through again.
           child.stdin?.write("insert ip:r forward 1\n");
           await waitFor(s, /^inserted ip\.r forward row 1/m);
-          expect(inNs(ns.a, ["ping", "-c", "1", "-W", "2", "10.0.2.2"]).out).toMatch(
+          expect((await inNs(ns.a, ["ping", "-c", "1", "-W", "2", "10.0.2.2"])).out).toMatch(
             /1 packets transmitted, 1 received/,
           );
 
@@ -352,12 +374,12 @@ describe.skipIf(reason !== undefined)(
             s,
             /^strata: port lanB:hostB=eB: interface eB is down or gone: the port is closed until its interface is up$/m,
           );
-          expect(inNs(ns.a, ["ping", "-c", "1", "-W", "1", "10.0.2.2"]).out).toMatch(
+          expect((await inNs(ns.a, ["ping", "-c", "1", "-W", "1", "10.0.2.2"])).out).toMatch(
             /1 packets transmitted, 0 received/,
           );
           ip("-n", ns.e, "link", "set", "eB", "up");
           await waitFor(s, /^port lanB:hostB=eB is open again$/m);
-          expect(inNs(ns.a, ["ping", "-c", "1", "-W", "2", "10.0.2.2"]).out).toMatch(
+          expect((await inNs(ns.a, ["ping", "-c", "1", "-W", "2", "10.0.2.2"])).out).toMatch(
             /1 packets transmitted, 1 received/,
           );
           expect(s.stderr).not.toMatch(/lanA:hostA=eA.*(closed|open again)/);
@@ -401,7 +423,7 @@ describe.skipIf(reason !== undefined)(
           "and what the capture drops past that is in counts, the report and summary.json",
         async () => {
           const dir = join(out, backend, "independent");
-          const s = await startServe(backend, ["--commands", "--out", dir]);
+          const s = await startServe(ns, backend, ["--commands", "--out", dir]);
           const portA = new RegExp(
             [
               String.raw`^ *port lanA:hostA=eA: ([\d,]+) received, 0 sent; dropped on the way`,
@@ -437,7 +459,7 @@ describe.skipIf(reason !== undefined)(
             }
             return flaps;
           })();
-          const first = await sendToR(1000, 1);
+          const first = await sendToR(ns, 1000, 1);
           sending = false;
           expect(await flapping).toBeGreaterThanOrEqual(1);
           expect(first).toBe(1000);
@@ -454,7 +476,7 @@ describe.skipIf(reason !== undefined)(
           const stalled = async (count: number, perMs = 50): Promise<number> => {
             process.kill(helper, "SIGSTOP");
             try {
-              return await sendToR(count, perMs);
+              return await sendToR(ns, count, perMs);
             } finally {
               process.kill(helper, "SIGCONT");
             }

@@ -13,7 +13,6 @@
 // sometimes come first and hide them: packets are dropped at every step too.
 
 import fc from "fast-check";
-import { stringify } from "yaml";
 import { formatValue } from "../../../src/description/notation.js";
 import type { DesignDef } from "../../../src/wire/designs.js";
 import {
@@ -161,7 +160,7 @@ const machineOf = (m: Member): string => m.machine ?? m.key;
 /** The field a pushed header says what it carries in, which receive rows tell overlay links apart by. */
 const TAG_FIELD: Record<string, string> = { ethernet: "type", ipv4: "proto", ipv6: "next", cna: "overlay" };
 
-/** The YAML text of a composed description. */
+/** The text of a composed description, as JSON (which is YAML), as specText writes it. */
 export function composedText(r: ComposedRecipe): string {
   const nets = r.kind === "layered" ? layered(r) : r.kind === "subducted" ? subducted(r) : bridged(r);
   let k = 0;
@@ -203,7 +202,7 @@ export function composedText(r: ComposedRecipe): string {
       tables,
     };
   }
-  return stringify({ networks }, { lineWidth: 0 });
+  return JSON.stringify({ networks }, null, 1);
 }
 
 interface Built {

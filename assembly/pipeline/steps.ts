@@ -73,7 +73,18 @@ import {
 import { countHit, directRow, entryAt, hit, lookupUncounted, rowOf, singleRow, Table } from "../tables/table";
 import { drop } from "./drop";
 import { carry, flowHash, hand, hopLimit, push, takeHeaderOff, ttlEffect } from "./effects";
-import { actionCode, actionCount, actionArg, find, findId, findIdDirect, looked, missed } from "./lookup";
+import {
+  actionCode,
+  find,
+  findId,
+  findIdDirect,
+  looked,
+  missed,
+  packedAction,
+  packedArg,
+  packedCode,
+  packedCount,
+} from "./lookup";
 import { event, tracing } from "./trace";
 import { keyOf, Packet, release } from "./packet";
 import { KEY_PUSHED, parseHeader, setInLink } from "./parse";
@@ -295,18 +306,19 @@ export const ANY: i32 = -1;
     return missed(d, t, STAGE_FORWARD, d.inLink, DROP_FORWARD_MISS);
   }
   if (!lane) looked(d, t, h, STAGE_FORWARD, d.inLink);
-  const code = checks ? actionCode(t, h) : known;
+  const action = packedAction(t, h); // code, count and arg, read once
+  const code = checks ? packedCode(action) : known;
   if (code == ACT_SHARED_FORWARD) {
     // Subduction: the shared member in the underlay forwards it, marked as handed over (in-link `shared`).
     if (lane) countHit(t, row);
-    const to = <i32>actionArg(t, h);
+    const to = <i32>packedArg(action);
     d.inLink = LINK_SHARED;
     if (traced) event(EV_HANDOFF, STAGE_FORWARD, 0, 0, d, -1, d.inLink, -1, <u32>to);
     d.member = to;
     d.keyMember = -1;
     return STAGE_FORWARD;
   }
-  const outs = code != ACT_OUT ? 0 : checks ? actionCount(t, h) : 1;
+  const outs = code != ACT_OUT ? 0 : checks ? packedCount(action) : 1;
   // A drop and replication are STEP's.
   if (lane) {
     if (outs != 1) return left(STAGE_FORWARD);
@@ -325,7 +337,7 @@ export const ANY: i32 = -1;
     }
   }
   if (lane) countHit(t, row);
-  d.outLink = actionArg(t, h); // the one out-link, kept in the entry (or the action word) by the control plane
+  d.outLink = packedArg(action); // the one out-link, kept in the entry (or the action word) by the control plane
   return STAGE_TRANSMIT;
 }
 

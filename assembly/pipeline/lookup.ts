@@ -16,7 +16,9 @@ import {
   MISS,
   ROAD_DIRECT,
   ROAD_DIRECT32,
+  ROAD_SINGLE,
   rowOf,
+  singleRow,
   Table,
   wordArg,
   wordCode,
@@ -45,6 +47,17 @@ import { Packet } from "./packet";
   if (changetype<usize>(t) == 0) return MISS;
   const road = t.road;
   return road == ROAD_DIRECT || road == ROAD_DIRECT32 ? hit(directRow(t, id), 0) : MISS;
+}
+
+/**
+ * find for the lane, for a table that looks at the in-link only (`inLinkOnly`), by the in-link itself: keyless
+ * or by the direct index, the key neither written nor read. Any other road (or no table) is a miss here: the
+ * caller takes the key's way.
+ */
+@inline export function findByInLink(t: Table, inLink: u32): Hit {
+  if (changetype<usize>(t) == 0) return MISS;
+  const road = t.road;
+  return road == ROAD_SINGLE ? hit(singleRow(t), 0) : road == ROAD_DIRECT ? hit(directRow(t, inLink), 0) : MISS;
 }
 
 /** Where findId builds a key the direct index cannot take. */

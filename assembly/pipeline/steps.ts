@@ -70,12 +70,13 @@ import {
   STAGE_SEND,
   STAGE_TRANSMIT,
 } from "../abi";
-import { countHit, directRow, entryAt, hit, lookupUncounted, rowOf, singleRow, Table } from "../tables/table";
+import { countHit, directRow, entryAt, hit, lookupUncounted, MISS, rowOf, singleRow, Table } from "../tables/table";
 import { drop } from "./drop";
 import { carry, flowHash, hand, hopLimit, push, takeHeaderOff, ttlEffect } from "./effects";
 import {
   actionCode,
   find,
+  findByInLink,
   findId,
   findIdDirect,
   looked,
@@ -289,17 +290,25 @@ export const ANY: i32 = -1;
   const key = keyOf(d);
   const m = memberAt(d.member);
   const t = changetype<Table>(m.forward);
+  let h = MISS;
   // A planned member is up, and acquire has just made its key, the in-link in it.
   if (plan != PLAN_FORWARD) {
     if (checks && memberDown(m)) return stop(d, lane, STAGE_FORWARD, DROP_MEMBER_DOWN);
-    // After a push the header is valid by construction: a table that looks at the in-link only needs no parse.
-    if (d.keyMember != d.member && !(d.keyMember == KEY_PUSHED && m.forward != 0 && t.inLinkOnly)) {
-      if (!parseHeader(d, m.design) && checks) return stop(d, lane, STAGE_FORWARD, DROP_BAD_HEADER);
-      d.keyMember = d.member;
+    // After a push the header is valid by construction: a table that looks at the in-link only needs no parse,
+    // and in the lane, keyless or by the direct index, no key (a miss there goes the key's way, below).
+    const pushed = d.keyMember == KEY_PUSHED && m.forward != 0 && t.inLinkOnly;
+    if (lane && pushed) h = findByInLink(t, d.inLink);
+    if (rowOf(h) < 0) {
+      if (d.keyMember != d.member && !pushed) {
+        if (!parseHeader(d, m.design) && checks) return stop(d, lane, STAGE_FORWARD, DROP_BAD_HEADER);
+        d.keyMember = d.member;
+      }
+      setInLink(key, d.inLink);
+      h = checks ? find(t, key) : lookupUncounted(t, key);
     }
-    setInLink(key, d.inLink);
+  } else {
+    h = lookupUncounted(t, key);
   }
-  const h = plan == PLAN_FORWARD || !checks ? lookupUncounted(t, key) : find(t, key);
   const row = rowOf(h);
   if (checks && row < 0) {
     if (lane) return left(STAGE_FORWARD);

@@ -236,10 +236,12 @@ export const ANY: i32 = -1;
   const key = keyOf(d);
   if (checks && plan == PLAN_NONE && memberDown(m)) return stop(d, lane, STAGE_ACQUIRE, DROP_MEMBER_DOWN);
   if (d.keyMember != d.member) {
+    // The parse writes the in-link too.
     if (!parseHeader(d, m.design) && checks) return stop(d, lane, STAGE_ACQUIRE, DROP_BAD_HEADER);
     d.keyMember = d.member;
+  } else {
+    setInLink(key, d.inLink);
   }
-  setInLink(key, d.inLink);
   const t = changetype<Table>(m.acquire);
   if (lane && plan == PLAN_FORWARD) {
     // The table is keyless, and its one row says forward. Forward and transmit follow here, with the plan's facts
@@ -300,10 +302,12 @@ export const ANY: i32 = -1;
     if (lane && pushed) h = findByInLink(t, d.inLink);
     if (rowOf(h) < 0) {
       if (d.keyMember != d.member && !pushed) {
+        // The parse writes the in-link too.
         if (!parseHeader(d, m.design) && checks) return stop(d, lane, STAGE_FORWARD, DROP_BAD_HEADER);
         d.keyMember = d.member;
+      } else {
+        setInLink(key, d.inLink);
       }
-      setInLink(key, d.inLink);
       h = checks ? find(t, key) : lookupUncounted(t, key);
     }
   } else {

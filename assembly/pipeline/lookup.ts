@@ -7,6 +7,7 @@ import { EV_LOOKUP } from "../abi";
 import {
   countHit,
   directRow,
+  Entry,
   entryAt,
   hit,
   Hit,
@@ -15,7 +16,9 @@ import {
   MISS,
   ROAD_DIRECT,
   ROAD_DIRECT32,
+  ROAD_SINGLE,
   rowOf,
+  singleRow,
   Table,
   wordArg,
   wordCode,
@@ -46,6 +49,17 @@ import { Packet } from "./packet";
   return road == ROAD_DIRECT || road == ROAD_DIRECT32 ? hit(directRow(t, id), 0) : MISS;
 }
 
+/**
+ * find for the lane, for a table that looks at the in-link only (`inLinkOnly`), by the in-link itself: keyless
+ * or by the direct index, the key neither written nor read. Any other road (or no table) is a miss here: the
+ * caller takes the key's way.
+ */
+@inline export function findByInLink(t: Table, inLink: u32): Hit {
+  if (changetype<usize>(t) == 0) return MISS;
+  const road = t.road;
+  return road == ROAD_SINGLE ? hit(singleRow(t), 0) : road == ROAD_DIRECT ? hit(directRow(t, inLink), 0) : MISS;
+}
+
 /** Where findId builds a key the direct index cannot take. */
 const scratch = memory.data(8);
 
@@ -71,14 +85,26 @@ export function missed(d: Packet, t: Table, stage: i32, id: u32, reason: i32): i
   return a != 0 ? <i32>wordCode(a) : <i32>entryAt(t, rowOf(h)).code;
 }
 
-/** The action's count (a forward's out-links), as actionCode. */
-@inline export function actionCount(t: Table, h: Hit): u32 {
+/**
+ * The action of hit `h` in `t` read once, as the entry holds it: code (u16), count (u16), arg (u32) in one word,
+ * from the index's action word or one load of the entry (a step wanting all three, read one by one, would
+ * work out the entry's address and load it three times).
+ */
+@inline export function packedAction(t: Table, h: Hit): u64 {
+  if (offsetof<Entry>("count") != offsetof<Entry>("code") + 2 || offsetof<Entry>("arg") != offsetof<Entry>("code") + 4)
+    unreachable();
   const a = wordOf(h);
-  return a != 0 ? wordCount(a) : <u32>entryAt(t, rowOf(h)).count;
+  if (a != 0) return (<u64>wordCode(a)) | ((<u64>wordCount(a)) << 16) | ((<u64>wordArg(a)) << 32);
+  return load<u64>(changetype<usize>(entryAt(t, rowOf(h))) + offsetof<Entry>("code"));
 }
 
-/** The action's arg (a forward's one out-link, a member), as actionCode. */
-@inline export function actionArg(t: Table, h: Hit): u32 {
-  const a = wordOf(h);
-  return a != 0 ? wordArg(a) : entryAt(t, rowOf(h)).arg;
+/** packedAction's code, count and arg. */
+@inline export function packedCode(action: u64): i32 {
+  return <i32>((<u32>action) & 0xffff);
+}
+@inline export function packedCount(action: u64): u32 {
+  return (<u32>action) >> 16;
+}
+@inline export function packedArg(action: u64): u32 {
+  return <u32>(action >> 32);
 }

@@ -50,8 +50,8 @@ function parseFor(d: Packet, mi: i32, m: Member): bool {
   return true;
 }
 
-/** Parses the packet into its key vector as design `design` sees it, the in-link 0, and keeps the header's length
- * (hdrLen); false if it has no valid header. */
+/** Parses the packet into its key vector as design `design` sees it, the in-link d.inLink, and keeps the header's
+ * length (hdrLen); false if it has no valid header. */
 @inline export function parseHeader(d: Packet, design: i32): bool {
   const hlen = parseKey(d, design);
   if (hlen < 0) return false;
@@ -59,16 +59,19 @@ function parseFor(d: Packet, mi: i32, m: Member): bool {
   return true;
 }
 
-/** Parses the packet into its key vector as design `design` sees it, the in-link 0: the header's length, or −1. */
+/** Parses the packet into its key vector as design `design` sees it, the in-link d.inLink: the header's length, or
+ * −1. */
 @inline function parseKey(d: Packet, design: i32): i32 {
   const key = keyOf(d);
-  // Ethernet, the most common design, without a call; it writes the in-link word itself.
-  if (design == DESIGN_ETHERNET) return ethernet.parse(d.data, <i32>d.len, key);
-  return parseOther(design, d.data, <i32>d.len, key);
+  // Ethernet, the most common design, without a call; it writes the in-link with dst, in one store.
+  if (design == DESIGN_ETHERNET) return ethernet.parse(d.data, <i32>d.len, key, d.inLink);
+  return parseOther(design, d.data, <i32>d.len, key, d.inLink);
 }
 
 /** parseKey for the designs other than Ethernet: a call, so that the steps that parse stay small. */
-function parseOther(design: i32, p: usize, len: i32, key: usize): i32 {
+function parseOther(design: i32, p: usize, len: i32, key: usize, inLink: u32): i32 {
   store<u64>(key, 0); // in-link word; parse writes the rest
-  return parse(design, p, len, key);
+  const hlen = parse(design, p, len, key);
+  setInLink(key, inLink);
+  return hlen;
 }

@@ -70,10 +70,22 @@ import {
   STAGE_SEND,
   STAGE_TRANSMIT,
 } from "../abi";
-import { countHit, directRow, entryAt, hit, lookupUncounted, rowOf, singleRow, Table } from "../tables/table";
+import { countHit, directRow, entryAt, hit, lookupUncounted, MISS, rowOf, singleRow, Table } from "../tables/table";
 import { drop } from "./drop";
 import { carry, flowHash, hand, hopLimit, push, takeHeaderOff, ttlEffect } from "./effects";
-import { actionCode, actionCount, actionArg, find, findId, findIdDirect, looked, missed } from "./lookup";
+import {
+  actionCode,
+  find,
+  findByInLink,
+  findId,
+  findIdDirect,
+  looked,
+  missed,
+  packedAction,
+  packedArg,
+  packedCode,
+  packedCount,
+} from "./lookup";
 import { event, tracing } from "./trace";
 import { keyOf, Packet, release } from "./packet";
 import { KEY_PUSHED, parseHeader, setInLink } from "./parse";
@@ -224,10 +236,12 @@ export const ANY: i32 = -1;
   const key = keyOf(d);
   if (checks && plan == PLAN_NONE && memberDown(m)) return stop(d, lane, STAGE_ACQUIRE, DROP_MEMBER_DOWN);
   if (d.keyMember != d.member) {
+    // The parse writes the in-link too.
     if (!parseHeader(d, m.design) && checks) return stop(d, lane, STAGE_ACQUIRE, DROP_BAD_HEADER);
     d.keyMember = d.member;
+  } else {
+    setInLink(key, d.inLink);
   }
-  setInLink(key, d.inLink);
   const t = changetype<Table>(m.acquire);
   if (lane && plan == PLAN_FORWARD) {
     // The table is keyless, and its one row says forward. Forward and transmit follow here, with the plan's facts
@@ -278,35 +292,46 @@ export const ANY: i32 = -1;
   const key = keyOf(d);
   const m = memberAt(d.member);
   const t = changetype<Table>(m.forward);
+  let h = MISS;
   // A planned member is up, and acquire has just made its key, the in-link in it.
   if (plan != PLAN_FORWARD) {
     if (checks && memberDown(m)) return stop(d, lane, STAGE_FORWARD, DROP_MEMBER_DOWN);
-    // After a push the header is valid by construction: a table that looks at the in-link only needs no parse.
-    if (d.keyMember != d.member && !(d.keyMember == KEY_PUSHED && m.forward != 0 && t.inLinkOnly)) {
-      if (!parseHeader(d, m.design) && checks) return stop(d, lane, STAGE_FORWARD, DROP_BAD_HEADER);
-      d.keyMember = d.member;
+    // After a push the header is valid by construction: a table that looks at the in-link only needs no parse,
+    // and in the lane, keyless or by the direct index, no key (a miss there goes the key's way, below).
+    const pushed = d.keyMember == KEY_PUSHED && m.forward != 0 && t.inLinkOnly;
+    if (lane && pushed) h = findByInLink(t, d.inLink);
+    if (rowOf(h) < 0) {
+      if (d.keyMember != d.member && !pushed) {
+        // The parse writes the in-link too.
+        if (!parseHeader(d, m.design) && checks) return stop(d, lane, STAGE_FORWARD, DROP_BAD_HEADER);
+        d.keyMember = d.member;
+      } else {
+        setInLink(key, d.inLink);
+      }
+      h = checks ? find(t, key) : lookupUncounted(t, key);
     }
-    setInLink(key, d.inLink);
+  } else {
+    h = lookupUncounted(t, key);
   }
-  const h = plan == PLAN_FORWARD || !checks ? lookupUncounted(t, key) : find(t, key);
   const row = rowOf(h);
   if (checks && row < 0) {
     if (lane) return left(STAGE_FORWARD);
     return missed(d, t, STAGE_FORWARD, d.inLink, DROP_FORWARD_MISS);
   }
   if (!lane) looked(d, t, h, STAGE_FORWARD, d.inLink);
-  const code = checks ? actionCode(t, h) : known;
+  const action = packedAction(t, h); // code, count and arg, read once
+  const code = checks ? packedCode(action) : known;
   if (code == ACT_SHARED_FORWARD) {
     // Subduction: the shared member in the underlay forwards it, marked as handed over (in-link `shared`).
     if (lane) countHit(t, row);
-    const to = <i32>actionArg(t, h);
+    const to = <i32>packedArg(action);
     d.inLink = LINK_SHARED;
     if (traced) event(EV_HANDOFF, STAGE_FORWARD, 0, 0, d, -1, d.inLink, -1, <u32>to);
     d.member = to;
     d.keyMember = -1;
     return STAGE_FORWARD;
   }
-  const outs = code != ACT_OUT ? 0 : checks ? actionCount(t, h) : 1;
+  const outs = code != ACT_OUT ? 0 : checks ? packedCount(action) : 1;
   // A drop and replication are STEP's.
   if (lane) {
     if (outs != 1) return left(STAGE_FORWARD);
@@ -325,7 +350,7 @@ export const ANY: i32 = -1;
     }
   }
   if (lane) countHit(t, row);
-  d.outLink = actionArg(t, h); // the one out-link, kept in the entry (or the action word) by the control plane
+  d.outLink = packedArg(action); // the one out-link, kept in the entry (or the action word) by the control plane
   return STAGE_TRANSMIT;
 }
 

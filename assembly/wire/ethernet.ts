@@ -39,6 +39,13 @@ export const TPID_SERVICE_OLD: u32 = 0x9100;
 @inline function isTpid(t: u32): bool {
   return t == TPID_CUSTOMER || t == TPID_SERVICE || t == TPID_SERVICE_OLD;
 }
+/** isTpid of a type as loaded from the wire (little-endian), without swapping it: the constants are swapped. */
+@inline function isTpidWire(t: u32): bool {
+  return t == wire16(TPID_CUSTOMER) || t == wire16(TPID_SERVICE) || t == wire16(TPID_SERVICE_OLD);
+}
+@inline function wire16(v: u32): u32 {
+  return ((v & 0xff) << 8) | (v >> 8);
+}
 
 @inline export function dstAddr(p: usize): u64 {
   return getU48(p + field.DST);
@@ -49,25 +56,27 @@ export const TPID_SERVICE_OLD: u32 = 0x9100;
 
 /**
  * Checks the frame at `p` (`len` bytes) and writes its fields into the key
- * vector at `key`, the in-link (the first two bytes) as 0. Returns the header
- * length including tags, or -1 if the frame is too short for its header.
+ * vector at `key`, the in-link (the first two bytes) as `inLink` (0 unless
+ * given: the steps give the packet's, written with dst in one store).
+ * Returns the header length including tags, or -1 if the frame is too short
+ * for its header.
  *
  * The key's words are written whole: a lookup that loads a word right after
  * then takes it from that one store, where a word put together from several
  * smaller stores waits for all of them to reach the cache.
  */
-@inline export function parse(p: usize, len: i32, key: usize): i32 {
+@inline export function parse(p: usize, len: i32, key: usize, inLink: u32 = 0): i32 {
   if (len < HEADER_LEN) return -1;
   // Word 0: the in-link, then dst; word 1: src, then the type as it follows src on the wire (a tag's TPID
   // when tagged: put right below); word 2: vid, pcp, ivid and padding, zero unless tags say otherwise.
   if (KEY_ETHERNET_DST != 2 || KEY_ETHERNET_SRC != 8 || KEY_ETHERNET_TYPE != 14 || KEY_ETHERNET_VID != 16)
     unreachable();
-  store<u64>(key, load<u64>(p + field.DST) << 16);
+  store<u64>(key, (load<u64>(p + field.DST) << 16) | (<u64>bswap<u16>(<u16>inLink)));
   store<u64>(key, load<u64>(p + field.SRC), 8);
   store<u64>(key, 0, 16);
   let at = field.TYPE;
+  if (!isTpidWire(<u32>load<u16>(p + at))) return HEADER_LEN;
   let type = getU16(p + at);
-  if (!isTpid(type)) return HEADER_LEN;
   let tags = 0;
   while (isTpid(type) && tags < MAX_TAGS) {
     if (at + TAG_LEN + 2 > len) return -1;

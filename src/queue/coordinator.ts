@@ -25,7 +25,7 @@ import { type Inputs, openInputs } from "../run/inputs.js";
 import type { ReplayOptions } from "../run/replay.js";
 import { checkLimits, DEFAULT_RUNNER } from "../wasm/runner.js";
 import { EXIT_BAD_INPUT, EXIT_INTERRUPTED } from "../cli/exit-codes.js";
-import { type ChunkOutputs, chunkPayload, decodeOutputs } from "./chunk-codec.js";
+import { type ChunkOutputs, decodeOutputs } from "./chunk-codec.js";
 import { cutChunks } from "./cut.js";
 import { underShared } from "./shared-input.js";
 import { makeStage, moveInto } from "./stage.js";
@@ -269,6 +269,7 @@ class RunQueue {
     const jobId = `chunk-${data.chunk}`;
     this.#packets.set(jobId, data.packets);
     const adding = (async () => {
+      // Set (ioredis copies it into the command as it is sent) before add() resolves: the payload's buffer is reused.
       if (payload !== undefined) await this.#redis.set(this.keys.packets(data.chunk), payload, "EX", KEY_TTL_S);
       return this.#queue.add("chunk", data, { jobId, attempts: CHUNK_ATTEMPTS });
     })();
@@ -313,7 +314,7 @@ class RunQueue {
       await this.race(this.#redis.del(...gone));
     }
     if (bytes === null) throw new QueueRunError(`chunk ${done.chunk}'s outputs are gone from Redis`, EXIT_BAD_INPUT);
-    return decodeOutputs(bytes);
+    return decodeOutputs([bytes]);
   }
 
   /** Removes the run: its jobs (the queue obliterated), its keys, its name; waits CLEANUP_MS for Redis at most. */
@@ -390,11 +391,10 @@ async function queued(o: QueueRunOptions, p: Prepared, redis: Redis, out: Output
         first: c.first,
         packets: c.packets,
         ...(c.input !== undefined ? { input: c.input } : {}),
-        sent: c.parts.length > 0,
+        sent: c.payload !== undefined,
       };
-      const payload = c.parts.length > 0 ? chunkPayload(c.parts) : undefined;
-      sent.packets += payload?.length ?? 0;
-      pending.set(chunks, (await q.add(data, payload)).done);
+      sent.packets += c.payload?.length ?? 0;
+      pending.set(chunks, (await q.add(data, c.payload)).done);
       chunks++;
       while (pending.size >= WINDOW) await writeNext();
     });

@@ -1,6 +1,6 @@
 // The coordinator's cut of a replay's inputs into chunks of `size` packets, as src/run/chunk-runner.ts cuts them for
 // threads (the same packets, numbered the same): each chunk's packets as parts (a batch, or its slice in the chunk,
-// encoded at once: a batch is valid only until the next is read), and with --shared, first, as a byte range of the
+// encoded at once into one payload: a batch is valid only until the next is read), and with --shared, first, as a byte range of the
 // one capture where a replay reads it in blocks (./shared-input.ts): the range's records are parsed here (in wasm,
 // not copied out) only to count them and find where each chunk's range ends.
 
@@ -8,14 +8,15 @@ import { sliceBatch } from "../engine/batches.js";
 import type { Engine } from "../engine/engine.js";
 import { BLOCK_PACKETS, BlockReader } from "../run/blocks.js";
 import type { Inputs } from "../run/inputs.js";
-import { encodePart } from "./chunk-codec.js";
+import { PacketsWriter } from "./chunk-codec.js";
 import type { InputRange } from "./protocol.js";
 import { PCAP_HEADER_LEN } from "./shared-input.js";
 
 /** A chunk as cut: its first packets as a range of the shared capture (if any), then its other packets' parts. */
 export interface CutChunk {
   readonly input?: InputRange;
-  readonly parts: Buffer[];
+  /** The other packets' parts as one payload (valid until the chunk's callback returns), if there are any. */
+  payload?: Buffer;
   readonly first: number;
   packets: number;
 }
@@ -52,7 +53,7 @@ export async function cutChunks(
       if (number === start) break;
       const length = reader.offset - offset;
       const input = { file: shared, header: header.toString("hex"), offset, length, packets: number - start };
-      current = { input, parts: [], first: start, packets: number - start };
+      current = { input, first: start, packets: number - start };
       if (number === end) {
         await chunk(current);
         current = undefined;
@@ -60,20 +61,25 @@ export async function cutChunks(
     }
     direct.read(reader.offset, number);
   }
+  const writer = new PacketsWriter();
+  const done = async (c: CutChunk): Promise<void> => {
+    if (writer.parts > 0) c.payload = writer.take();
+    await chunk(c);
+  };
   for (const batch of inputs.batches()) {
     for (let i = 0; i < batch.count;) {
       const id = Math.floor(number / size);
       if (current !== undefined && Math.floor(current.first / size) !== id) {
-        await chunk(current);
+        await done(current);
         current = undefined;
       }
-      current ??= { parts: [], first: number, packets: 0 };
+      current ??= { first: number, packets: 0 };
       const end = Math.min(batch.count, i + (id + 1) * size - number);
-      current.parts.push(encodePart(i === 0 && end === batch.count ? batch : sliceBatch(batch, i, end)));
+      writer.add(i === 0 && end === batch.count ? batch : sliceBatch(batch, i, end));
       current.packets += end - i;
       number += end - i;
       i = end;
     }
   }
-  if (current !== undefined) await chunk(current);
+  if (current !== undefined) await done(current);
 }

@@ -22,6 +22,7 @@ import type { InputError } from "../errors.js";
 import { OutDir } from "../out-dir.js";
 import { CHUNK_PACKETS } from "../run/chunk-runner.js";
 import { type Inputs, openInputs } from "../run/inputs.js";
+import { loadUpdates, type PreparedUpdates, prepareUpdates, UpdateSchedule } from "../run/updates.js";
 import type { ReplayOptions } from "../run/replay.js";
 import { checkLimits, DEFAULT_RUNNER } from "../wasm/runner.js";
 import { EXIT_BAD_INPUT, EXIT_INTERRUPTED } from "../cli/exit-codes.js";
@@ -63,7 +64,7 @@ const OBLITERATE_TRIES = 4;
 /** `strata run`'s options that a queued run takes (the others it refuses), and the queue's. */
 export interface QueueRunOptions extends Pick<
   ReplayOptions,
-  "spec" | "inputs" | "out" | "force" | "trace" | "tracePackets" | "hopLimit" | "copyLimit"
+  "spec" | "inputs" | "out" | "force" | "trace" | "tracePackets" | "hopLimit" | "copyLimit" | "updates"
 > {
   readonly address: QueueAddress;
   /** --shared DIR: where workers read the one capture's byte ranges (when it is under it), and write outputs too large
@@ -108,6 +109,8 @@ interface Prepared {
   readonly inputs: Inputs;
   readonly inputFiles: readonly string[];
   readonly compiled: ReturnType<typeof compile>;
+  /** --updates, checked as `strata run` checks them. */
+  readonly updates?: PreparedUpdates;
 }
 
 /** The description, its rows on a data plane, the endpoints and the captures, as `strata run` checks them. */
@@ -119,6 +122,8 @@ function prepare(o: QueueRunOptions): Prepared {
   const copyLimit = o.copyLimit ?? DEFAULT_RUNNER.copyLimit;
   const engine = Engine.open({ compiled, endpoints: o.inputs.map((i) => i.endpoint), hopLimit, copyLimit });
   const files = o.inputs.map((i) => i.file);
+  const endpoints = engine.endpoints.map((e) => e.text);
+  const updates = o.updates === undefined ? undefined : prepareUpdates(loadUpdates(o.updates), compiled, endpoints);
   const inputs = openInputs(engine.endpoints, files, DEFAULT_RUNNER.batchPackets);
   const trace = o.trace === true || o.tracePackets !== undefined;
   const setup: RunSetup = {
@@ -127,7 +132,7 @@ function prepare(o: QueueRunOptions): Prepared {
     description,
     digest: sha256(description),
     spec: o.spec,
-    endpoints: engine.endpoints.map((e) => e.text),
+    endpoints,
     trace,
     ...(o.tracePackets !== undefined ? { tracePackets: o.tracePackets } : {}),
     hopLimit,
@@ -135,8 +140,10 @@ function prepare(o: QueueRunOptions): Prepared {
     // A path the workers can take as it is: not relative to where the coordinator was started.
     ...(o.shared !== undefined ? { shared: resolve(o.shared) } : {}),
     ...(o.sharedOutputsFrom !== undefined ? { sharedOutputsFrom: o.sharedOutputsFrom } : {}),
+    ...(updates !== undefined ? { updates: { list: updates.list, descriptions: updates.descriptions } } : {}),
   };
-  return { setup, engine, inputs, inputFiles: [o.spec, ...files], compiled };
+  const read = [o.spec, ...files, ...(o.updates !== undefined ? [o.updates, ...(updates?.files ?? [])] : [])];
+  return { setup, engine, inputs, inputFiles: read, compiled, ...(updates !== undefined ? { updates } : {}) };
 }
 
 /** Replays `o.inputs` through the workers of `o.address` into `o.out`; QueueRunError if the run cannot end. */
@@ -381,8 +388,13 @@ async function queued(o: QueueRunOptions, p: Prepared, redis: Redis, out: Output
       written++;
     };
     const files = o.inputs.map((i) => i.file);
-    const shared = o.shared !== undefined && files.length === 1 ? underShared(o.shared, files[0] ?? "") : undefined;
-    await cutChunks(inputs, p.engine, o.chunkPackets ?? QUEUE_CHUNK_PACKETS, shared, async (c) => {
+    // With updates, a one-thread replay reads batches (cut at the updates' times), not blocks: so are the chunks cut.
+    const schedule = p.updates === undefined ? undefined : new UpdateSchedule(p.updates, p.engine);
+    const shared =
+      o.shared !== undefined && files.length === 1 && schedule === undefined
+        ? underShared(o.shared, files[0] ?? "")
+        : undefined;
+    await cutChunks(inputs, p.engine, o.chunkPackets ?? QUEUE_CHUNK_PACKETS, { shared, schedule }, async (c) => {
       const data: ChunkJob = {
         protocol: PROTOCOL,
         version: STRATA_VERSION,
@@ -392,6 +404,7 @@ async function queued(o: QueueRunOptions, p: Prepared, redis: Redis, out: Output
         packets: c.packets,
         ...(c.input !== undefined ? { input: c.input } : {}),
         sent: c.payload !== undefined,
+        ...(schedule !== undefined ? { updatesBefore: c.updatesBefore } : {}),
       };
       sent.packets += c.payload?.length ?? 0;
       pending.set(chunks, (await q.add(data, c.payload)).done);
@@ -403,6 +416,7 @@ async function queued(o: QueueRunOptions, p: Prepared, redis: Redis, out: Output
     const summary = out.finish({
       ...summarize(sum, p.engine.installed, inputs.stats, elapsed),
       spec: p.compiled.spec.file,
+      ...(schedule !== undefined ? { updates: schedule.applied } : {}),
     });
     const trace = out.trace;
     return {

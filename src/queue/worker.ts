@@ -204,7 +204,7 @@ export class QueueWorker {
     const parts = this.#parts(setup, data, payload, refuse);
     let ran;
     try {
-      ran = engine.run(parts, data.first);
+      ran = engine.run(parts, data.first, data.updatesBefore);
     } catch (err) {
       if (!(err instanceof RangeUnreadable)) throw err;
       throw refuse(`chunk ${data.chunk}: ${err.message}`);

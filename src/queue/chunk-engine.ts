@@ -21,13 +21,20 @@ import type { RunSetup } from "./protocol.js";
 /** A recording's first buffer: grown, by doubling, to what the chunk writes. */
 const FIRST_BYTES = 1 << 16;
 
-/** Records of a chunk, by recording, in the order of their first: one growing buffer each, copied once. */
+/**
+ * Records of a chunk, by recording, in the order of their first: one growing buffer each, copied once. The buffers
+ * serve chunk after chunk (grown to the largest: no new pages to fault in, no growing again), so what take() returns is
+ * valid until the next chunk's first write.
+ */
 class Records {
   readonly #bytes = new Map<number, { buf: Uint8Array; used: number }>();
+  /** The recordings this chunk wrote, in the order of their first record. */
+  #order: number[] = [];
 
   write(c: number, data: Uint8Array, start: number, len: number): void {
     let r = this.#bytes.get(c);
     if (r === undefined) this.#bytes.set(c, (r = { buf: new Uint8Array(Math.max(FIRST_BYTES, len)), used: 0 }));
+    if (r.used === 0) this.#order.push(c);
     if (r.used + len > r.buf.length) {
       const grown = new Uint8Array(Math.max(2 * r.buf.length, r.used + len));
       grown.set(r.buf.subarray(0, r.used));
@@ -37,12 +44,21 @@ class Records {
     r.used += len;
   }
 
+  /** Forgets what a chunk that failed part-way wrote. */
+  clear(): void {
+    for (const r of this.#bytes.values()) r.used = 0;
+    this.#order = [];
+  }
+
   take(): ChunkOutputs["records"] {
-    const out = [...this.#bytes].map(([recording, r]) => {
+    const out = this.#order.flatMap((recording) => {
+      const r = this.#bytes.get(recording);
+      if (r === undefined) return [];
       const bytes = r.buf.subarray(0, r.used);
-      return { recording, bytes, crc: crc32(bytes) };
+      r.used = 0;
+      return [{ recording, bytes, crc: crc32(bytes) }];
     });
-    this.#bytes.clear();
+    this.#order = [];
     return out;
   }
 }
@@ -60,6 +76,7 @@ export class ChunkEngine {
   /** The run's updates, and how many of them the engine has applied. */
   readonly #updates: PreparedUpdates | undefined;
   #applied = 0;
+  readonly #records = new Records();
 
   /** Compiles and installs the setup's description: SpecError (its lines) if it does not. */
   constructor(setup: RunSetup) {
@@ -89,13 +106,14 @@ export class ChunkEngine {
 
   /**
    * Runs `parts`, their packets numbered from `first`, after `updatesBefore` of the run's updates; what the engine
-   * wrote for them, and the packets run.
+   * wrote for them (its records views valid until the next run), and the packets run.
    */
   run(parts: ChunkParts, first: number, updatesBefore = 0): ChunkOutputs & { readonly packets: number } {
     const s = this.#setup;
     const schedule = this.#schedule(updatesBefore);
     const engine = this.#engine;
-    const records = new Records();
+    const records = this.#records;
+    records.clear();
     const text: string[] = [];
     const packets: number[] = [];
     const bytes: number[] = [];

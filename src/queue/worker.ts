@@ -211,6 +211,7 @@ export class QueueWorker {
     }
     if (ran.packets !== data.packets)
       throw refuse(`chunk ${data.chunk} holds ${ran.packets} packets, its job says ${data.packets}`);
+    // Views on the engine's buffers, which its next chunk writes over: joined or written before any await below.
     const outputs = encodeOutputs(ran);
     const bytes = piecesLength(outputs);
     const used = process.cpuUsage(cpu);

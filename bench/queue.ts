@@ -45,7 +45,7 @@ const ownCpu = (): number => {
   return (u.user + u.system) / 1e6;
 };
 
-/** A `strata worker` process, once it says it takes chunks; with this one's node flags (`node --cpu-prof` profiles it). */
+/** A `strata worker` process, once it says it takes chunks; with this process's node flags (--cpu-prof: profiled). */
 async function worker(url: string): Promise<ChildProcess> {
   const argv = [...process.execArgv, CLI, "worker", "--queue", url];
   const w = spawn(process.execPath, argv, { stdio: ["ignore", "ignore", "pipe"] });

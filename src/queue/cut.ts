@@ -1,8 +1,8 @@
 // The coordinator's cut of a replay's inputs into chunks of `size` packets, as src/run/chunk-runner.ts cuts them for
 // threads (the same packets, numbered the same): each chunk's packets as parts (a batch, or its slice in the chunk,
-// encoded at once into one payload: a batch is valid only until the next is read), and with --shared, first, as a byte range of the
-// one capture where a replay reads it in blocks (./shared-input.ts): the range's records are parsed here (in wasm,
-// not copied out) only to count them and find where each chunk's range ends.
+// encoded at once into one payload: a batch is valid only until the next is read), and with --shared, first, as a
+// byte range of the one capture where a replay reads it in blocks (./shared-input.ts): the range's records are parsed
+// here (in wasm, not copied out) only to count them and find where each chunk's range ends.
 
 import { sliceBatch } from "../engine/batches.js";
 import type { Engine } from "../engine/engine.js";

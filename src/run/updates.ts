@@ -374,8 +374,8 @@ export class UpdateSchedule {
   readonly #applied: AppliedUpdate[] = [];
 
   /**
-   * Applies `prepared` on `engine` (which names the trace's rows by the tables in force), from its update `from` on: the
-   * ones before are applied already (a queue worker's engine, src/queue/chunk-engine.ts).
+   * Applies `prepared` on `engine` (which names the trace's rows by the tables in force), from its update `from` on:
+   * the ones before are applied already (a queue worker's engine, src/queue/chunk-engine.ts).
    */
   constructor(prepared: PreparedUpdates, engine: Engine, from = 0) {
     this.#prepared = prepared;

@@ -45,9 +45,10 @@ const ownCpu = (): number => {
   return (u.user + u.system) / 1e6;
 };
 
-/** A `strata worker` process, once it says it takes chunks. */
+/** A `strata worker` process, once it says it takes chunks; with this process's node flags (--cpu-prof: profiled). */
 async function worker(url: string): Promise<ChildProcess> {
-  const w = spawn(process.execPath, [CLI, "worker", "--queue", url], { stdio: ["ignore", "ignore", "pipe"] });
+  const argv = [...process.execArgv, CLI, "worker", "--queue", url];
+  const w = spawn(process.execPath, argv, { stdio: ["ignore", "ignore", "pipe"] });
   await new Promise<void>((resolve, reject) => {
     let said = "";
     w.stderr?.on("data", (d: Buffer) => {
@@ -57,6 +58,16 @@ async function worker(url: string): Promise<ChildProcess> {
     w.once("exit", () => reject(new Error(`strata worker ended: ${said}`)));
   });
   return w;
+}
+
+/** Stops worker `w` as Ctrl-C would (so that a profile it takes is written), killed if it has not ended in 10 s. */
+async function stop(w: ChildProcess): Promise<void> {
+  if (w.exitCode !== null || w.signalCode !== null) return;
+  const ended = new Promise((resolve) => w.once("exit", resolve));
+  w.kill("SIGTERM");
+  const timer = setTimeout(() => w.kill("SIGKILL"), 10_000);
+  await ended;
+  clearTimeout(timer);
 }
 
 async function commands(redis: OwnRedis): Promise<number> {
@@ -131,7 +142,7 @@ export async function benchQueue(packets: number): Promise<QueueBench> {
       perChunk: { redis: viaRedis, shared: viaShared },
     };
   } finally {
-    for (const w of workers) w.kill("SIGKILL");
+    await Promise.all(workers.map(stop));
     await redis.close();
     rmSync(dir, { recursive: true, force: true });
   }

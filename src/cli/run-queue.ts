@@ -12,7 +12,6 @@ import { StopSignals } from "./stop-signals.js";
 /** Flags of strata run that a queued run does not take: why, for the refusal. */
 const NOT_QUEUED: readonly [keyof RunFlags, string, string][] = [
   ["workers", "--workers", "threads on this machine: with --queue the chunks run on the workers"],
-  ["updates", "--updates", "timed changes cut one data plane's batches: run them without --queue"],
   ["analyze", "--analyze", "the analysis runs beside one data plane: run it without --queue"],
 ];
 
@@ -28,6 +27,7 @@ export async function runQueuedReplay(spec: string, flags: RunFlags, io: Io): Pr
     const result = await runQueued({
       ...replayBase(spec, flags, inputs),
       address,
+      ...(flags.updates !== undefined ? { updates: flags.updates } : {}),
       ...(flags.shared !== undefined ? { shared: flags.shared } : {}),
       stop: signals.stopped,
       ...(bar !== undefined ? { progress: bar.progress } : {}),

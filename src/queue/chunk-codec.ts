@@ -1,9 +1,11 @@
-// A chunk's packets and a chunk's outputs as bytes, for a Redis key (./protocol.ts has the keys).
-// A chunk is the parts of input batches a one-thread replay would run for its packets (each part
-// a batch or a slice of one, as src/run/chunk-runner.ts runs them); its outputs are what the
-// engine wrote for them: each recording's records, the trace lines, the counters. Numbers are
-// little-endian (checked once: every machine a worker runs on is); a payload that does not read
-// back whole is a ChunkDamaged, never a wrong packet.
+// A chunk's packets and a chunk's outputs as bytes, for a Redis key (./protocol.ts has the keys) or a file. A chunk is
+// the parts of input batches a one-thread replay would run for its packets (each part a batch or a slice of one, as
+// src/run/chunk-runner.ts runs them); its outputs are what the engine wrote for them: each recording's records, the
+// trace lines, the counters. The packets are encoded straight into one reused buffer (PacketsWriter); the outputs are
+// pieces (a head, each recording's records, the trace's text), joined for a Redis key (one string: cheaper for Redis's
+// one thread than a list's items) and written end to end into a file. A reader takes the pieces or one buffer, viewing
+// rather than copying. Numbers are little-endian (checked once: every machine a worker runs on is); a payload that does
+// not read back whole is a ChunkDamaged, never a wrong packet.
 
 import { endianness } from "node:os";
 import type { Counters } from "../engine/summary.js";
@@ -22,11 +24,18 @@ if (endianness() !== "LE") throw new Error("strata's queue payloads are little-e
 /** Per packet: offset, capLen, origLen, tsNsec, endpoint (u32 each) and tsSec (f64). */
 const PACKET_META_BYTES = 5 * 4 + 8;
 
+/** Bytes encodePart() writes for `p`. */
+function partBytes(p: InputBatch): number {
+  let dataLen = 0;
+  for (let i = 0; i < p.count; i++) dataLen += p.capLen[i] ?? 0;
+  return 8 + p.count * PACKET_META_BYTES + dataLen;
+}
+
 /**
- * One part of a chunk (a batch, or a slice of one) as bytes: its count and data length, its packets' fields, their
- * bytes. Made at once, for a batch is valid only until the next is read.
+ * One part of a chunk (a batch, or a slice of one) as bytes at `at` of `out` (partBytes() of them): its count and data
+ * length, its packets' fields, their bytes. Written at once, for a batch is valid only until the next is read.
  */
-export function encodePart(p: InputBatch): Buffer {
+function encodePart(p: InputBatch, out: Buffer, at: number): number {
   const n = p.count;
   const tsSec = Float64Array.from(p.tsSec.subarray(0, n));
   const u32 = new Uint32Array(5 * n);
@@ -41,10 +50,9 @@ export function encodePart(p: InputBatch): Buffer {
     u32[i] = dataLen;
     dataLen += u32[n + i] ?? 0;
   }
-  const out = Buffer.allocUnsafe(8 + n * PACKET_META_BYTES + dataLen);
-  out.writeUInt32LE(n, 0);
-  out.writeUInt32LE(dataLen, 4);
-  let at = 8;
+  out.writeUInt32LE(n, at);
+  out.writeUInt32LE(dataLen, at + 4);
+  at += 8;
   at += Buffer.from(tsSec.buffer).copy(out, at);
   at += Buffer.from(u32.buffer).copy(out, at);
   // Packets that lie end to end in the batch's data (as a capture's batch holds them) are copied as one run.
@@ -55,48 +63,122 @@ export function encodePart(p: InputBatch): Buffer {
     out.set(p.data.subarray(start, end), at);
     at += end - start;
   }
-  return out;
+  return at;
 }
 
-/** A chunk's packets as one payload: its parts, each from encodePart(). */
-export function chunkPayload(parts: readonly Buffer[]): Buffer {
-  const head = Buffer.allocUnsafe(8);
-  head.writeUInt32LE(PACKETS_MAGIC, 0);
-  head.writeUInt32LE(parts.length, 4);
-  return Buffer.concat([head, ...parts]);
+/**
+ * A chunk's packets as one payload, its parts encoded straight into it as they are read (no part's own buffer, no
+ * join): a head (its magic, its count of parts), then each part. One buffer serves chunk after chunk (grown, by
+ * doubling, to the largest): a payload taken is valid until the next part is added.
+ */
+export class PacketsWriter {
+  #buf = Buffer.allocUnsafe(0);
+  #used = 8;
+  #parts = 0;
+
+  add(p: InputBatch): void {
+    const need = this.#used + partBytes(p);
+    if (need > this.#buf.length) {
+      const grown = Buffer.allocUnsafe(Math.max(need, 2 * this.#buf.length));
+      this.#buf.copy(grown, 0, 0, this.#used);
+      this.#buf = grown;
+    }
+    this.#used = encodePart(p, this.#buf, this.#used);
+    this.#parts++;
+  }
+
+  /** Parts added since the last take(). */
+  get parts(): number {
+    return this.#parts;
+  }
+
+  /** The payload of the parts added since the last take() (a view on the writer's buffer), and a new one begun. */
+  take(): Buffer {
+    if (this.#buf.length < 8) this.#buf = Buffer.allocUnsafe(8);
+    this.#buf.writeUInt32LE(PACKETS_MAGIC, 0);
+    this.#buf.writeUInt32LE(this.#parts, 4);
+    const payload = this.#buf.subarray(0, this.#used);
+    [this.#used, this.#parts] = [8, 0];
+    return payload;
+  }
 }
 
-/** ChunkDamaged unless `b` holds `n` bytes at `at`. */
-function need(b: Buffer, at: number, n: number): void {
-  if (at + n > b.length) throw new ChunkDamaged(`the payload ends at byte ${b.length}, ${at + n - b.length} short`);
+/** A chunk's packets as one payload, its parts from `parts` (a new writer's: for tests). */
+export function chunkPayload(parts: readonly InputBatch[]): Buffer {
+  const w = new PacketsWriter();
+  for (const p of parts) w.add(p);
+  return Buffer.from(w.take());
 }
 
-/** Reads `n` bytes at `at` of `b` into a fresh, aligned buffer. */
-function take(b: Buffer, at: number, n: number): ArrayBuffer {
-  need(b, at, n);
-  const copy = new ArrayBuffer(n);
-  new Uint8Array(copy).set(b.subarray(at, at + n));
-  return copy;
+/** Bytes of a payload's pieces. */
+export function piecesLength(pieces: readonly Uint8Array[]): number {
+  return pieces.reduce((sum, p) => sum + p.length, 0);
 }
 
-/** The parts encodeChunk() wrote; ChunkDamaged if the payload does not read back whole. */
-export function decodeChunk(b: Buffer): InputBatch[] {
-  if (b.length < 8 || b.readUInt32LE(0) !== PACKETS_MAGIC) throw new ChunkDamaged("not a strata chunk of packets");
+/**
+ * Reads a payload's fields in order from its pieces: a list's items (each field within one) or one buffer end to end.
+ * Fields are views, copied only where a typed array needs an alignment the piece does not give.
+ */
+class Reader {
+  readonly #pieces: readonly Buffer[];
+  #piece = 0;
+  #at = 0;
+  /** Bytes read so far, for what is said of damage. */
+  #read = 0;
+
+  constructor(pieces: readonly Buffer[]) {
+    this.#pieces = pieces;
+  }
+
+  /** The next `n` bytes, as a view; ChunkDamaged if the current piece has not got them. */
+  bytes(n: number): Buffer {
+    let b = this.#pieces[this.#piece];
+    while (b !== undefined && this.#at === b.length && this.#piece + 1 < this.#pieces.length) {
+      b = this.#pieces[++this.#piece];
+      this.#at = 0;
+    }
+    const has = b === undefined ? 0 : b.length - this.#at;
+    if (b === undefined || n > has)
+      throw new ChunkDamaged(`the payload ends at byte ${this.#read + has}, ${n - has} short`);
+    this.#at += n;
+    this.#read += n;
+    return b.subarray(this.#at - n, this.#at);
+  }
+
+  u32(): number {
+    return this.bytes(4).readUInt32LE(0);
+  }
+
+  /** The next `n` values of 8 (f64) or 4 (u32) bytes, in an array on the piece itself if it is aligned for them. */
+  array<T>(n: number, size: 4 | 8, make: (buffer: ArrayBuffer, offset: number, length: number) => T): T {
+    const b = this.bytes(n * size);
+    if (b.byteOffset % size === 0) return make(b.buffer as ArrayBuffer, b.byteOffset, n);
+    const copy = new ArrayBuffer(n * size);
+    new Uint8Array(copy).set(b);
+    return make(copy, 0, n);
+  }
+
+  /** Bytes left unread (in this piece and those after it). */
+  get left(): number {
+    const rest = this.#pieces.slice(this.#piece + 1);
+    return (this.#pieces[this.#piece]?.length ?? 0) - this.#at + piecesLength(rest);
+  }
+}
+
+/** The parts chunkPayload() wrote; ChunkDamaged if the payload does not read back whole. */
+export function decodeChunk(pieces: readonly Buffer[]): InputBatch[] {
+  const r = new Reader(pieces);
+  const magic = r.left >= 8 ? r.u32() : 0;
+  if (magic !== PACKETS_MAGIC) throw new ChunkDamaged("not a strata chunk of packets");
   const parts: InputBatch[] = [];
-  const count = b.readUInt32LE(4);
-  let at = 8;
+  const count = r.u32();
   for (let k = 0; k < count; k++) {
-    if (at + 8 > b.length) throw new ChunkDamaged(`part ${k} of ${count} is missing`);
-    const n = b.readUInt32LE(at);
-    const dataLen = b.readUInt32LE(at + 4);
-    at += 8;
-    const tsSec = new Float64Array(take(b, at, 8 * n));
-    at += 8 * n;
-    const u32 = new Uint32Array(take(b, at, 20 * n));
-    at += 20 * n;
-    need(b, at, dataLen);
-    const data = b.subarray(at, at + dataLen); // a view: bytes need no alignment
-    at += dataLen;
+    if (r.left < 8) throw new ChunkDamaged(`part ${k} of ${count} is missing`);
+    const n = r.u32();
+    const dataLen = r.u32();
+    const tsSec = r.array(n, 8, (b, o, l) => new Float64Array(b, o, l));
+    const u32 = r.array(5 * n, 4, (b, o, l) => new Uint32Array(b, o, l));
+    const data = r.bytes(dataLen); // bytes need no alignment
     const offset = u32.subarray(0, n);
     const capLen = u32.subarray(n, 2 * n);
     for (let i = 0; i < n; i++)
@@ -113,7 +195,7 @@ export function decodeChunk(b: Buffer): InputBatch[] {
       tsSec,
     });
   }
-  if (at !== b.length) throw new ChunkDamaged(`${b.length - at} bytes after the last part`);
+  if (r.left > 0) throw new ChunkDamaged(`${r.left} bytes after the last part`);
   return parts;
 }
 
@@ -138,8 +220,8 @@ interface OutputsHead {
   readonly counters: CountersJson;
 }
 
-/** A chunk's outputs as one payload: a JSON head (its length first), the records, the trace text. */
-export function encodeOutputs(o: ChunkOutputs): Buffer {
+/** A chunk's outputs as pieces: a JSON head (its length first), each recording's records, the trace text. */
+export function encodeOutputs(o: ChunkOutputs): Buffer[] {
   const text = Buffer.from(o.lines.text, "utf8");
   const head: OutputsHead = {
     records: o.records.map((r) => [r.recording, r.bytes.length, r.crc]),
@@ -149,32 +231,30 @@ export function encodeOutputs(o: ChunkOutputs): Buffer {
     counters: { ...o.counters, hits: [...o.counters.hits] },
   };
   const json = Buffer.from(JSON.stringify(head), "utf8");
-  const lead = Buffer.allocUnsafe(8);
+  const lead = Buffer.allocUnsafe(8 + json.length);
   lead.writeUInt32LE(OUTPUTS_MAGIC, 0);
   lead.writeUInt32LE(json.length, 4);
-  return Buffer.concat([lead, json, ...o.records.map((r) => r.bytes), text]);
+  json.copy(lead, 8);
+  const records = o.records.map((r) => Buffer.from(r.bytes.buffer, r.bytes.byteOffset, r.bytes.length));
+  return [lead, ...records, text];
 }
 
 /** The outputs encodeOutputs() wrote; ChunkDamaged if the payload does not read back whole. */
-export function decodeOutputs(b: Buffer): ChunkOutputs {
-  if (b.length < 8 || b.readUInt32LE(0) !== OUTPUTS_MAGIC) throw new ChunkDamaged("not a strata chunk's outputs");
-  const jsonLen = b.readUInt32LE(4);
+export function decodeOutputs(pieces: readonly Buffer[]): ChunkOutputs {
+  const r = new Reader(pieces);
+  const magic = r.left >= 8 ? r.u32() : 0;
+  if (magic !== OUTPUTS_MAGIC) throw new ChunkDamaged("not a strata chunk's outputs");
   let head: OutputsHead;
   try {
-    head = JSON.parse(b.toString("utf8", 8, 8 + jsonLen)) as OutputsHead;
-  } catch {
+    head = JSON.parse(r.bytes(r.u32()).toString("utf8")) as OutputsHead;
+  } catch (err) {
+    if (err instanceof ChunkDamaged) throw err;
     throw new ChunkDamaged("the outputs' head is not JSON");
   }
-  let at = 8 + jsonLen;
   // Views on the payload, not copies: bytes need no alignment.
-  const records = head.records.map(([recording, len, crc]) => {
-    need(b, at, len);
-    const bytes = b.subarray(at, at + len);
-    at += len;
-    return { recording, bytes, crc };
-  });
-  if (at + head.textBytes !== b.length) throw new ChunkDamaged("the outputs' length is not what their head says");
-  const text = b.toString("utf8", at, at + head.textBytes);
+  const records = head.records.map(([recording, len, crc]) => ({ recording, bytes: r.bytes(len), crc }));
+  const text = r.bytes(head.textBytes).toString("utf8");
+  if (r.left > 0) throw new ChunkDamaged("the outputs' length is not what their head says");
   return {
     records,
     lines: { text, packets: head.packets, bytes: head.bytes },

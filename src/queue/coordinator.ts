@@ -22,10 +22,11 @@ import type { InputError } from "../errors.js";
 import { OutDir } from "../out-dir.js";
 import { CHUNK_PACKETS } from "../run/chunk-runner.js";
 import { type Inputs, openInputs } from "../run/inputs.js";
+import { loadUpdates, type PreparedUpdates, prepareUpdates, UpdateSchedule } from "../run/updates.js";
 import type { ReplayOptions } from "../run/replay.js";
 import { checkLimits, DEFAULT_RUNNER } from "../wasm/runner.js";
 import { EXIT_BAD_INPUT, EXIT_INTERRUPTED } from "../cli/exit-codes.js";
-import { type ChunkOutputs, chunkPayload, decodeOutputs } from "./chunk-codec.js";
+import { type ChunkOutputs, decodeOutputs } from "./chunk-codec.js";
 import { cutChunks } from "./cut.js";
 import { underShared } from "./shared-input.js";
 import { makeStage, moveInto } from "./stage.js";
@@ -63,7 +64,7 @@ const OBLITERATE_TRIES = 4;
 /** `strata run`'s options that a queued run takes (the others it refuses), and the queue's. */
 export interface QueueRunOptions extends Pick<
   ReplayOptions,
-  "spec" | "inputs" | "out" | "force" | "trace" | "tracePackets" | "hopLimit" | "copyLimit"
+  "spec" | "inputs" | "out" | "force" | "trace" | "tracePackets" | "hopLimit" | "copyLimit" | "updates"
 > {
   readonly address: QueueAddress;
   /** --shared DIR: where workers read the one capture's byte ranges (when it is under it), and write outputs too large
@@ -108,6 +109,8 @@ interface Prepared {
   readonly inputs: Inputs;
   readonly inputFiles: readonly string[];
   readonly compiled: ReturnType<typeof compile>;
+  /** --updates, checked as `strata run` checks them. */
+  readonly updates?: PreparedUpdates;
 }
 
 /** The description, its rows on a data plane, the endpoints and the captures, as `strata run` checks them. */
@@ -119,6 +122,8 @@ function prepare(o: QueueRunOptions): Prepared {
   const copyLimit = o.copyLimit ?? DEFAULT_RUNNER.copyLimit;
   const engine = Engine.open({ compiled, endpoints: o.inputs.map((i) => i.endpoint), hopLimit, copyLimit });
   const files = o.inputs.map((i) => i.file);
+  const endpoints = engine.endpoints.map((e) => e.text);
+  const updates = o.updates === undefined ? undefined : prepareUpdates(loadUpdates(o.updates), compiled, endpoints);
   const inputs = openInputs(engine.endpoints, files, DEFAULT_RUNNER.batchPackets);
   const trace = o.trace === true || o.tracePackets !== undefined;
   const setup: RunSetup = {
@@ -127,7 +132,7 @@ function prepare(o: QueueRunOptions): Prepared {
     description,
     digest: sha256(description),
     spec: o.spec,
-    endpoints: engine.endpoints.map((e) => e.text),
+    endpoints,
     trace,
     ...(o.tracePackets !== undefined ? { tracePackets: o.tracePackets } : {}),
     hopLimit,
@@ -135,8 +140,10 @@ function prepare(o: QueueRunOptions): Prepared {
     // A path the workers can take as it is: not relative to where the coordinator was started.
     ...(o.shared !== undefined ? { shared: resolve(o.shared) } : {}),
     ...(o.sharedOutputsFrom !== undefined ? { sharedOutputsFrom: o.sharedOutputsFrom } : {}),
+    ...(updates !== undefined ? { updates: { list: updates.list, descriptions: updates.descriptions } } : {}),
   };
-  return { setup, engine, inputs, inputFiles: [o.spec, ...files], compiled };
+  const read = [o.spec, ...files, ...(o.updates !== undefined ? [o.updates, ...(updates?.files ?? [])] : [])];
+  return { setup, engine, inputs, inputFiles: read, compiled, ...(updates !== undefined ? { updates } : {}) };
 }
 
 /** Replays `o.inputs` through the workers of `o.address` into `o.out`; QueueRunError if the run cannot end. */
@@ -269,6 +276,7 @@ class RunQueue {
     const jobId = `chunk-${data.chunk}`;
     this.#packets.set(jobId, data.packets);
     const adding = (async () => {
+      // Set (ioredis copies it into the command as it is sent) before add() resolves: the payload's buffer is reused.
       if (payload !== undefined) await this.#redis.set(this.keys.packets(data.chunk), payload, "EX", KEY_TTL_S);
       return this.#queue.add("chunk", data, { jobId, attempts: CHUNK_ATTEMPTS });
     })();
@@ -313,7 +321,7 @@ class RunQueue {
       await this.race(this.#redis.del(...gone));
     }
     if (bytes === null) throw new QueueRunError(`chunk ${done.chunk}'s outputs are gone from Redis`, EXIT_BAD_INPUT);
-    return decodeOutputs(bytes);
+    return decodeOutputs([bytes]);
   }
 
   /** Removes the run: its jobs (the queue obliterated), its keys, its name; waits CLEANUP_MS for Redis at most. */
@@ -380,8 +388,13 @@ async function queued(o: QueueRunOptions, p: Prepared, redis: Redis, out: Output
       written++;
     };
     const files = o.inputs.map((i) => i.file);
-    const shared = o.shared !== undefined && files.length === 1 ? underShared(o.shared, files[0] ?? "") : undefined;
-    await cutChunks(inputs, p.engine, o.chunkPackets ?? QUEUE_CHUNK_PACKETS, shared, async (c) => {
+    // With updates, a one-thread replay reads batches (cut at the updates' times), not blocks: so are the chunks cut.
+    const schedule = p.updates === undefined ? undefined : new UpdateSchedule(p.updates, p.engine);
+    const shared =
+      o.shared !== undefined && files.length === 1 && schedule === undefined
+        ? underShared(o.shared, files[0] ?? "")
+        : undefined;
+    await cutChunks(inputs, p.engine, o.chunkPackets ?? QUEUE_CHUNK_PACKETS, { shared, schedule }, async (c) => {
       const data: ChunkJob = {
         protocol: PROTOCOL,
         version: STRATA_VERSION,
@@ -390,11 +403,11 @@ async function queued(o: QueueRunOptions, p: Prepared, redis: Redis, out: Output
         first: c.first,
         packets: c.packets,
         ...(c.input !== undefined ? { input: c.input } : {}),
-        sent: c.parts.length > 0,
+        sent: c.payload !== undefined,
+        ...(schedule !== undefined ? { updatesBefore: c.updatesBefore } : {}),
       };
-      const payload = c.parts.length > 0 ? chunkPayload(c.parts) : undefined;
-      sent.packets += payload?.length ?? 0;
-      pending.set(chunks, (await q.add(data, payload)).done);
+      sent.packets += c.payload?.length ?? 0;
+      pending.set(chunks, (await q.add(data, c.payload)).done);
       chunks++;
       while (pending.size >= WINDOW) await writeNext();
     });
@@ -403,6 +416,7 @@ async function queued(o: QueueRunOptions, p: Prepared, redis: Redis, out: Output
     const summary = out.finish({
       ...summarize(sum, p.engine.installed, inputs.stats, elapsed),
       spec: p.compiled.spec.file,
+      ...(schedule !== undefined ? { updates: schedule.applied } : {}),
     });
     const trace = out.trace;
     return {

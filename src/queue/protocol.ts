@@ -6,11 +6,15 @@
 // the coordinator deletes them when it ends, however it ends.
 
 import { createHash } from "node:crypto";
+import type { Prepared } from "../run/updates.js";
 import type { PacketRanges } from "../wasm/runner.js";
 import { STRATA_VERSION } from "../version.js";
 
-/** The version of what is written here: a worker runs only a job of its own strata version and protocol. */
-export const PROTOCOL = 2;
+/**
+ * The version of what is written here: a worker runs only a job of its own strata version and protocol. 3: a run's
+ * --updates (RunSetup.updates, ChunkJob.updatesBefore).
+ */
+export const PROTOCOL = 3;
 export { STRATA_VERSION };
 
 /** The set of the queues of the runs going on. */
@@ -57,6 +61,8 @@ export interface RunSetup {
   readonly shared?: string;
   /** With --shared, outputs of more bytes go through a file there (SHARED_OUTPUTS_FROM unless a test asks). */
   readonly sharedOutputsFrom?: number;
+  /** --updates, checked by the coordinator: each update in order, and the description texts they read, by digest. */
+  readonly updates?: { readonly list: readonly Prepared[]; readonly descriptions: readonly [string, string][] };
 }
 
 /**
@@ -87,6 +93,8 @@ export interface ChunkJob {
   readonly input?: InputRange;
   /** Whether the chunk has packets under its key (those after `input`'s). */
   readonly sent: boolean;
+  /** With --updates: how many of them a one-thread replay applied before the chunk's first packet. */
+  readonly updatesBefore?: number;
 }
 
 /** What a worker returns for a chunk: where its outputs are (a Redis key, or a file under --shared) and their size. */

@@ -5,12 +5,12 @@
 // whose description's digest is not its run's, one whose packets do not read back, or one whose description does not
 // compile, fails at once (UnrecoverableError: never tried again) with the reason, which the coordinator prints.
 
-import { renameSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, renameSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { type Job, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { SpecError } from "../description/problems.js";
-import { ChunkDamaged, decodeChunk, encodeOutputs } from "./chunk-codec.js";
+import { ChunkDamaged, decodeChunk, encodeOutputs, piecesLength } from "./chunk-codec.js";
 import { ChunkEngine, type ChunkParts } from "./chunk-engine.js";
 import { RangeUnreadable, rangeParts } from "./shared-input.js";
 import type { InputBatch } from "../wasm/runner.js";
@@ -173,7 +173,7 @@ export class QueueWorker {
           throw new RangeUnreadable("its job names a shared capture, its run no --shared");
         range = rangeParts(this.#options.shared ?? setup.shared, data.input, setup.trace);
       }
-      if (payload !== undefined) parts = decodeChunk(payload);
+      if (payload !== undefined) parts = decodeChunk([payload]);
     } catch (err) {
       if (err instanceof RangeUnreadable) throw refuse(`chunk ${data.chunk}: ${err.message}`);
       if (err instanceof ChunkDamaged) throw refuse(`chunk ${data.chunk}'s packets do not read back: ${err.message}`);
@@ -204,31 +204,33 @@ export class QueueWorker {
     const parts = this.#parts(setup, data, payload, refuse);
     let ran;
     try {
-      ran = engine.run(parts, data.first);
+      ran = engine.run(parts, data.first, data.updatesBefore);
     } catch (err) {
       if (!(err instanceof RangeUnreadable)) throw err;
       throw refuse(`chunk ${data.chunk}: ${err.message}`);
     }
     if (ran.packets !== data.packets)
       throw refuse(`chunk ${data.chunk} holds ${ran.packets} packets, its job says ${data.packets}`);
+    // Views on the engine's buffers, which its next chunk writes over: joined or written before any await below.
     const outputs = encodeOutputs(ran);
+    const bytes = piecesLength(outputs);
     const used = process.cpuUsage(cpu);
     const cpuMs = (used.user + used.system) / 1000;
     let where: { key: string } | { file: string };
     const most = setup.shared === undefined ? REDIS_OUTPUTS_MAX : (setup.sharedOutputsFrom ?? SHARED_OUTPUTS_FROM);
-    if (outputs.length <= most) {
+    if (bytes <= most) {
       where = { key: keys.outputs(data.chunk) };
-      await this.#redis.set(where.key, outputs, "EX", KEY_TTL_S);
+      await this.#redis.set(where.key, Buffer.concat(outputs, bytes), "EX", KEY_TTL_S);
     } else if (setup.shared !== undefined) {
       // Named under --shared, not by this machine's path: the coordinator may mount it elsewhere.
       where = { file: `${queue}-outputs-${data.chunk}` };
       const path = join(this.#options.shared ?? setup.shared, where.file);
       const partial = `${path}.${process.pid}.part`;
-      writeFileSync(partial, outputs);
+      writePieces(partial, outputs);
       renameSync(partial, path);
     } else {
       throw new UnrecoverableError(
-        `chunk ${data.chunk}'s outputs are ${outputs.length} bytes, more than the ${REDIS_OUTPUTS_MAX} that go ` +
+        `chunk ${data.chunk}'s outputs are ${bytes} bytes, more than the ${REDIS_OUTPUTS_MAX} that go ` +
           "through Redis: give the coordinator --shared DIR (a directory every worker can write)",
       );
     }
@@ -237,6 +239,16 @@ export class QueueWorker {
     this.stats.cpuMs += cpuMs;
     this.stats.runs.add(queue);
     this.#options.log?.(`ran chunk ${data.chunk} of ${queue} (${data.packets} packets)`);
-    return { chunk: data.chunk, ...where, bytes: outputs.length, cpuMs };
+    return { chunk: data.chunk, ...where, bytes, cpuMs };
+  }
+}
+
+/** Writes `pieces` end to end into a new file at `path`, not joined first. */
+function writePieces(path: string, pieces: readonly Uint8Array[]): void {
+  const fd = openSync(path, "w");
+  try {
+    for (const p of pieces) for (let at = 0; at < p.length;) at += writeSync(fd, p, at, p.length - at);
+  } finally {
+    closeSync(fd);
   }
 }

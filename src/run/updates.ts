@@ -225,6 +225,11 @@ export class PreparedUpdates {
     return this.#texts.size;
   }
 
+  /** The description texts kept, by their digest (`Prepared.text`): with `list`, what a queue worker is sent. */
+  get descriptions(): [string, string][] {
+    return [...this.#texts];
+  }
+
   /** The description files the updates read (inputs of the replay: never written over). */
   get files(): string[] {
     return this.list.flatMap((p) => (p.update.kind === "description" ? [p.update.file] : []));
@@ -368,11 +373,24 @@ export class UpdateSchedule {
   readonly #engine: Engine;
   readonly #applied: AppliedUpdate[] = [];
 
-  /** Applies `prepared` on `engine` (which names the trace's rows by the tables in force). */
-  constructor(prepared: PreparedUpdates, engine: Engine) {
+  /**
+   * Applies `prepared` on `engine` (which names the trace's rows by the tables in force), from its update `from` on:
+   * the ones before are applied already (a queue worker's engine, src/queue/chunk-engine.ts).
+   */
+  constructor(prepared: PreparedUpdates, engine: Engine, from = 0) {
     this.#prepared = prepared;
-    this.#pending = [...prepared.list];
+    this.#pending = prepared.list.slice(from);
     this.#engine = engine;
+  }
+
+  /** Applies the next `n` updates at once, as if packet `packet` had come due for each. */
+  applyNext(n: number, packet: number): void {
+    for (let i = 0; i < n; i++) this.#apply(packet);
+  }
+
+  /** How many updates have been applied (those a packet came after). */
+  get appliedCount(): number {
+    return this.#applied.length;
   }
 
   /** Every update, in order: those applied with the packet they came before, then those no packet reached. */

@@ -47,7 +47,11 @@ interface Case {
    * (none sent through Redis). */
   readonly shared?: boolean;
   readonly ranges?: boolean;
+  /** --updates FILE. */
+  readonly updates?: string;
 }
+
+const UPDATES = join(ROOT, "test/fixtures/updates");
 
 const CASES: readonly Case[] = [
   ...["gre", "vxlan", "bridged-lans", "hub-and-spoke", "ip-router"].map((name) => ({
@@ -91,6 +95,23 @@ const CASES: readonly Case[] = [
     inputs: [{ endpoint: "lan:h1.1", file: join(REAL, "pcapfix_test_damaged.pcap") }],
     chunkPackets: 5,
     errors: 1,
+    shared: true,
+  },
+  {
+    name: "example ip-router with --updates (a route withdrawn and back), a chunk a packet, traced",
+    ...example("ip-router"),
+    updates: join(UPDATES, "ip-router-route.yaml"),
+    trace: true,
+    chunkPackets: 1,
+    errors: 0,
+  },
+  {
+    name: "example hub-and-spoke with --updates (a link down and up), under --shared (sent, not ranges), traced",
+    ...example("hub-and-spoke"),
+    updates: join(UPDATES, "hub-link.yaml"),
+    trace: true,
+    chunkPackets: 1,
+    errors: 0,
     shared: true,
   },
   {
@@ -141,6 +162,7 @@ describe.skipIf(missing !== undefined)(
         inputs,
         ...(c.trace === true ? { trace: true } : {}),
         ...(c.tracePackets !== undefined ? { tracePackets: c.tracePackets } : {}),
+        ...(c.updates !== undefined ? { updates: c.updates } : {}),
       };
       const one = replay({ ...options, out: out(), workers: 1 });
       const dir = out();
@@ -207,6 +229,11 @@ describe.skipIf(missing !== undefined)(
       },
       { name: "a capture that is not one", args: () => [hub.spec, "--in", `lan:h1.1=${hub.spec}`, "--out", out()] },
       { name: "--max-classes without --analyze", args: () => [hub.spec, ...ins, "--out", out(), "--max-classes", "5"] },
+      { name: "an updates file not there", args: () => [hub.spec, ...ins, "--out", out(), "--updates", scratch] },
+      {
+        name: "an update of a link the description lacks",
+        args: () => [hub.spec, ...ins, "--out", out(), "--updates", join(UPDATES, "ip-router-link.yaml")],
+      },
     ];
 
     it.each(REFUSED)("$name: refused as strata run refuses it, nothing queued", async ({ args }) => {

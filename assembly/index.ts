@@ -10,6 +10,7 @@ import {
   lookup as lookupIn,
   lookupUncounted,
   probeDistance,
+  dirBytes,
   rowOf,
 } from "./tables/table";
 import { tableById } from "./tables/write";
@@ -98,6 +99,12 @@ export function tableLookupMany(id: i32, keys: usize, keyLen: i32, n: i32): i32 
 export function tableProbeDistance(id: i32): f64 {
   const t = tableById(id);
   return t == null ? -1 : probeDistance(t);
+}
+
+/** Bytes of the DIR-16-8-8 an IPv4 LPM table's lookups use (0: none): see tables/indexes/dir.ts. */
+export function tableDirBytes(id: i32): f64 {
+  const t = tableById(id);
+  return t == null ? 0 : <f64>dirBytes(t);
 }
 
 export function tableCount(id: i32): i32 {

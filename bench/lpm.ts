@@ -5,9 +5,13 @@
 // a prefix, half anywhere) are looked up in wasm as a packet's lookup does
 // (assembly/index.ts tableLookupMany: no hit counted, no JavaScript per
 // lookup). Figures: ns per lookup by CPU time (process.cpuUsage), median of
-// rounds, and the linear memory the table took (its growth, in whole pages).
-// Today's structure is the keyed index by prefix (tables/indexes/keyed-prefix.ts):
-// one hashed probe per distinct prefix length, longest first, to the first hit.
+// rounds; what a write costs, by CPU time too (the table writes as a controller
+// sends them, WRITES_AT_ONCE a call: each insert of the fill, then DELETES of the
+// prefixes deleted); the linear memory the table took (its growth, in pages:
+// the allocator grows memory by doubling, so this is coarse) and the bytes of
+// the DIR-16-8-8 that answers the lookups of an IPv4 table from
+// keyed-prefix.ts DIR_FROM entries on (tables/indexes/dir.ts; below that,
+// one hashed probe per distinct prefix length, longest first).
 
 import { DataPlane } from "../src/wasm/module.js";
 import { type TableLayout, Tables, type TableWrite } from "../src/wasm/tables.js";
@@ -22,6 +26,7 @@ const DST_AT = 2;
 const LOOKUPS = 1 << 20;
 const ROUNDS = 5;
 const WRITES_AT_ONCE = 4096;
+const DELETES = 4096;
 
 export interface LpmResult {
   prefixes: number;
@@ -31,6 +36,11 @@ export interface LpmResult {
   /** Of the lookups, how many found a row. */
   found: number;
   memoryBytes: number;
+  /** Bytes of the table's DIR (0: none). */
+  dirBytes: number;
+  /** CPU ns a write: an insert (the fill), a delete. */
+  insertNs: number;
+  deleteNs: number;
 }
 
 /** A seeded generator of u32s. */
@@ -74,6 +84,22 @@ export function bytesOf(addr: number): Uint8Array {
   return k;
 }
 
+/** The write of prefix `addr`/`len` (its action for an insert from `row`). */
+function writeOf(table: TableLayout, op: "insert" | "delete", [addr, len]: [number, number], row: number): TableWrite {
+  const match = { value: bytesOf(addr), mask: bytesOf(len === 0 ? 0 : (~0 << (32 - len)) >>> 0), priority: 0 };
+  return op === "insert"
+    ? { op, table, match, action: { name: "out", count: 1, arg: row & 0xffff } }
+    : { op, table, match };
+}
+
+/** Applies `writes`, WRITES_AT_ONCE a call. */
+function apply(tables: Tables, writes: readonly TableWrite[]): void {
+  for (let at = 0; at < writes.length; at += WRITES_AT_ONCE) {
+    const r = tables.write(writes.slice(at, at + WRITES_AT_ONCE));
+    if (!r.ok) throw new Error(`bench:lpm: write ${at + r.index} refused: ${r.error}`);
+  }
+}
+
 /** Fills an LPM table with `list`; returns its layout. */
 function fill(dp: DataPlane, list: readonly [number, number][]): TableLayout {
   const tables = new Tables(dp);
@@ -86,16 +112,10 @@ function fill(dp: DataPlane, list: readonly [number, number][]): TableLayout {
     fields: [{ name: "dst", offset: DST_AT, len: 4, kind: "lpm" }],
   };
   tables.create(table);
-  for (let at = 0; at < list.length; at += WRITES_AT_ONCE) {
-    const writes: TableWrite[] = list.slice(at, at + WRITES_AT_ONCE).map(([addr, len], i) => ({
-      op: "insert",
-      table,
-      match: { value: bytesOf(addr), mask: bytesOf(len === 0 ? 0 : (~0 << (32 - len)) >>> 0), priority: 0 },
-      action: { name: "out", count: 1, arg: (at + i) & 0xffff },
-    }));
-    const r = tables.write(writes);
-    if (!r.ok) throw new Error(`bench:lpm: write ${at + r.index} refused: ${r.error}`);
-  }
+  apply(
+    tables,
+    list.map((p, i) => writeOf(table, "insert", p, i)),
+  );
   return table;
 }
 
@@ -107,13 +127,16 @@ export interface LpmSetup {
   readonly keys: number;
   readonly addresses: Uint32Array;
   readonly memoryBytes: number;
+  readonly insertNs: number;
 }
 
 export function setUpLpm(n: number, lookups: number): LpmSetup {
   const dp = DataPlane.load();
   const list = prefixes(n);
   const before = dp.mem.u8.buffer.byteLength;
+  const t0 = cpuNs();
   const table = fill(dp, list);
+  const insertNs = (cpuNs() - t0) / n;
   const memoryBytes = dp.mem.u8.buffer.byteLength - before;
   // Half the addresses inside a prefix of the table (any of its addresses), half anywhere.
   const next = generator(11);
@@ -125,7 +148,7 @@ export function setUpLpm(n: number, lookups: number): LpmSetup {
   const keys = dp.alloc(lookups * KEY_LEN);
   const view = dp.mem.view;
   addresses.forEach((a, i) => view.setUint32(keys + i * KEY_LEN + DST_AT, a));
-  return { dp, table, list, keys, addresses, memoryBytes };
+  return { dp, table, list, keys, addresses, memoryBytes, insertNs };
 }
 
 /** How many of the set-up keys find a row: one call, the lookups in wasm. */
@@ -144,7 +167,20 @@ export function measureLpm(n: number, lookups = LOOKUPS, rounds = ROUNDS): LpmRe
     ns.push((cpuNs() - t0) / lookups);
   }
   const lengths = new Set(s.list.map(([, len]) => len)).size;
-  return { prefixes: n, lengths, nsPerLookup: median(ns), found, memoryBytes: s.memoryBytes };
+  const dirBytes = s.dp.exports.tableDirBytes(s.table.id);
+  return { prefixes: n, lengths, nsPerLookup: median(ns), found, memoryBytes: s.memoryBytes, dirBytes, ...writes(s) };
+}
+
+/** CPU ns an insert (the fill's) and a delete (of DELETES seeded prefixes, or a quarter of a smaller table). */
+function writes(s: LpmSetup): { insertNs: number; deleteNs: number } {
+  const next = generator(13);
+  const chosen = new Set<number>();
+  const want = Math.min(DELETES, s.list.length >> 2);
+  while (chosen.size < want) chosen.add(next() % s.list.length);
+  const deletes = [...chosen].map((i) => writeOf(s.table, "delete", s.list[i] ?? [0, 0], i));
+  const t0 = cpuNs();
+  apply(new Tables(s.dp), deletes);
+  return { insertNs: s.insertNs, deleteNs: (cpuNs() - t0) / want };
 }
 
 if (isScript(import.meta.url)) {
@@ -159,6 +195,8 @@ if (isScript(import.meta.url)) {
     for (const r of results)
       process.stdout.write(
         `${String(r.prefixes).padStart(8)} prefixes (${r.lengths} lengths): ${r.nsPerLookup.toFixed(1)} ns a lookup, ` +
-          `${((100 * r.found) / LOOKUPS).toFixed(0)} % found, ${(r.memoryBytes / 2 ** 20).toFixed(1)} MiB\n`,
+          `${((100 * r.found) / LOOKUPS).toFixed(0)} % found; ${(r.memoryBytes / 2 ** 20).toFixed(1)} MiB grown, ` +
+          `DIR ${(r.dirBytes / 2 ** 20).toFixed(1)} MiB; a write ${(r.insertNs / 1000).toFixed(1)} µs insert, ` +
+          `${(r.deleteNs / 1000).toFixed(1)} µs delete\n`,
       );
 }

@@ -241,6 +241,11 @@ export function probeDistance(t: Table): f64 {
   return indexOf(t).probeDistance(t);
 }
 
+/** Bytes of the table's DIR-16-8-8 (indexes/dir.ts), 0 if it has none. */
+export function dirBytes(t: Table): usize {
+  return t.road == ROAD_PREFIX ? prefix.dirBytes(t) : 0;
+}
+
 // ── Writes ─────────────────────────────────────────────────────────────────
 
 /** Index of the live entry with this match (and, where it ranks by it, priority), or -ERR_NOT_FOUND. */

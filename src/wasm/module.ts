@@ -33,6 +33,7 @@ export interface DataPlaneExports extends Record<string, unknown> {
   tableLookup(id: number, key: number): number;
   tableCount(id: number): number;
   tableProbeDistance(id: number): number;
+  tableDirBytes(id: number): number;
   tableHits(id: number, out: number): number;
   tableEntry(id: number, i: number, out: number): number;
   tableLookupAction(id: number, key: number, out: number): number;

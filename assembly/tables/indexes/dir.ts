@@ -42,7 +42,6 @@ export class Dir {
   slabRoom: i32;
   /** Chunks cut from the last slab so far. */
   cut: i32;
-  inUse: i32;
   /** The free chunks, linked through their first cell (a chunk's cell, or 0). */
   freeChunk: u32;
   /** Action words by entry (action.ts actionWord), `allocated` of them. */
@@ -81,7 +80,6 @@ export function make(d: Dir, at: i32, allocated: i32): void {
   d.slabs = 0;
   d.slabRoom = 0;
   d.cut = SLAB_CHUNKS;
-  d.inUse = 0;
   d.freeChunk = 0;
   d.words = 0;
   d.allocated = 0;
@@ -135,7 +133,6 @@ function newChunk(d: Dir, leaf: u32): u32 {
     cell = CHUNK | (<u32>((first >> CHUNK_SHIFT) + <usize>d.cut));
     d.cut++;
   }
-  d.inUse++;
   const at = chunkAt(cell);
   for (let k = 0; k < CHUNK_CELLS; k++) store<u32>(at + ((<usize>k) << 2), leaf);
   return cell;
@@ -162,7 +159,6 @@ function newSlab(d: Dir): void {
 function freeChunk(d: Dir, cell: u32): void {
   store<u32>(chunkAt(cell), d.freeChunk);
   d.freeChunk = cell;
-  d.inUse--;
 }
 
 /**
@@ -224,9 +220,4 @@ export function write(d: Dir, a: u32, len: i32, old: u32, v: u32, lengthOf: Leng
   if (old == CHUNK) return;
   if (len > 24) fold(d, l2);
   fold(d, l1);
-}
-
-/** Chunks in use now (for tests and the bench: the memory follows them). */
-export function chunksInUse(d: Dir): i32 {
-  return d.inUse;
 }

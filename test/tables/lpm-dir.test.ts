@@ -12,7 +12,8 @@ import { type TableLayout, type TableWrite, Tables } from "../../src/wasm/tables
 /** The key: in-link bytes left zero (no field there), the IPv4 destination at byte 2, padded to a word. */
 const KEY_LEN = 8;
 const DST_AT = 2;
-/** Entries from which the table has its DIR (keyed-prefix.ts DIR_FROM): a filler of /32s far from the cases' addresses takes it there. */
+/** Entries from which the table has its DIR (keyed-prefix.ts DIR_FROM): a filler of /32s far from the cases' addresses
+ * takes it there. */
 const DIR_FROM = 1024;
 const FILLER = 0xac100000; // 172.16.0.0: /32s at 172.16.0.0 … 172.16.3.255
 
@@ -39,7 +40,8 @@ function reference(live: ReadonlyMap<string, { p: Prefix; id: number }>, addr: n
   return best;
 }
 
-/** A data plane with one IPv4 LPM table, the filler in it; its live prefixes by "addr/len", with the id each carries. */
+/** A data plane with one IPv4 LPM table, the filler in it; its live prefixes by "addr/len", with the id each
+ * carries. */
 class Lpm {
   readonly dp = DataPlane.load();
   readonly tables = new Tables(this.dp);

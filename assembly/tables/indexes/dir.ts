@@ -36,7 +36,8 @@ const SLAB_CHUNKS: i32 = 64;
 export class Dir {
   /** The first level: L1_CELLS cells; 0 while the table has no DIR. */
   l1: usize;
-  /** The slabs chunks are cut from (SLAB_CHUNKS each, 1 KiB-aligned), by their blocks: `slabs` of them, room for `slabRoom`. */
+  /** The slabs chunks are cut from (SLAB_CHUNKS each, 1 KiB-aligned), by their blocks: `slabs` of them, room for
+   * `slabRoom`. */
   slabBlocks: usize;
   slabs: i32;
   slabRoom: i32;

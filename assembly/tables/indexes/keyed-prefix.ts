@@ -32,7 +32,8 @@ import * as slots from "./slots";
 
 export const RECORD_LEN: usize = offsetof<Grouped>() + offsetof<Dir>();
 
-/** Entries (allocated) from which an IPv4 table's lookups go by the DIR: below, its 256 KiB first level outweighs them. */
+/** Entries (allocated) from which an IPv4 table's lookups go by the DIR: below, its 256 KiB first level outweighs
+ * them. */
 export const DIR_FROM: i32 = 1024;
 
 /** Keys of up to this many u64 words get the keyed index. */

@@ -4,8 +4,9 @@
 // strata check says the description is valid, exit 0, and that the analysis was cut short, with the flag to run it in
 // full. The budgets are time limits (analyze --time-limit 1, check's own 3 s): the counts vary with the machine, and
 // the test reads the words and that some classes were made (the same made deterministically, by a node bound, in
-// test/analysis/budget.test.ts). Each case spends its whole time limit: one ACL, the larger (64 rows said nothing
-// more).
+// test/analysis/budget.test.ts). How many tables the time cut by their rows depends on the CPU the limit got: on a
+// loaded machine the first table's share runs out sooner, and the others' too (CI saw 3 tables, 1 class made). Each
+// case spends its whole time limit: one ACL, the larger (64 rows said nothing more).
 
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -47,11 +48,11 @@ describe("strata analyze on a random-mask ternary ACL: the classes made, one lin
       expect(more).toEqual([]);
       expect(first).toMatch(
         new RegExp(
-          `^${file}: header classes: ipv4 [\\d,]+ made before the analysis stopped \\(1 table cut by its rows, its ` +
-            "behaviours past their share of the budget\\)$",
+          `^${file}: header classes: ipv4 [\\d,]+ made before the analysis stopped \\((1 table cut by its rows, its|` +
+            "[\\d,]+ tables cut by their rows, their) behaviours past their share of the budget\\)$",
         ),
       );
-      expect(made(first ?? "")).toBeGreaterThan(1);
+      expect(made(first ?? "")).toBeGreaterThan(0);
       expect(last).toMatch(
         new RegExp(
           `^cut short: --time-limit 1 s ran out while building the ipv4 header classes \\(\\d+ of ${rows} row ` +

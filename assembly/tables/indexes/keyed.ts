@@ -18,9 +18,12 @@
 //
 // The record:
 //
-//   ┌───────┬──────────┬───────────┐
-//   │ Slots │ from i32 │ words i32 │   from: the byte of the key the slot's words start at
-//   └───────┴──────────┴───────────┘
+//   ┌───────┬──────────┬───────────┬──────────────┐
+//   │ Slots │ from i32 │ words i32 │ wordMask u64 │   from: the byte of the key the slot's words start at
+//   └───────┴──────────┴───────────┴──────────────┘
+//
+// wordMask: the table's mask at `from` when a slot holds one word, copied here
+// so that a one-word lookup reads it beside `from`, not through the table's mask.
 
 import { actionWord, heldHit, Hit, MISS, rowOf } from "../action";
 import { finish, hashMasked, round, seed } from "../hash";
@@ -34,6 +37,7 @@ import * as slots from "./slots";
 export class Keyed extends Slots {
   from: i32;
   words: i32;
+  wordMask: u64;
 }
 export const RECORD_LEN: usize = offsetof<Keyed>();
 
@@ -65,6 +69,7 @@ export function make(t: Table): void {
   const w = oneWord(t);
   r.from = w >= 0 ? w << 3 : 0;
   r.words = w >= 0 ? 1 : t.words;
+  r.wordMask = w >= 0 ? load<u64>(t.mask + <usize>r.from) : 0;
   slots.make(r, t.allocated, r.words == 1 ? 4 : 5);
 }
 
@@ -139,7 +144,7 @@ export function find(t: Table, value: usize, mask: usize, lo: usize, hi: usize, 
 @inline export function lookupWord(t: Table, key: usize): Hit {
   const r = recordOf(t);
   const from = <usize>r.from;
-  const x = load<u64>(key + from) & load<u64>(t.mask + from);
+  const x = load<u64>(key + from) & r.wordMask;
   let s = finish(round(seed(0), x)) & r.mask;
   while (true) {
     const slot = r.at + ((<usize>s) << 4);

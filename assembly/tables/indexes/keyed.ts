@@ -18,9 +18,13 @@
 //
 // The record:
 //
-//   ┌───────┬──────────┬───────────┐
-//   │ Slots │ from i32 │ words i32 │   from: the byte of the key the slot's words start at
-//   └───────┴──────────┴───────────┘
+//   ┌───────┬──────────┬───────────┬───────────────────────┐
+//   │ Slots │ from i32 │ words i32 │ mask0 mask1 mask2 u64 │   from: the byte of the key the slot's words start at
+//   └───────┴──────────┴───────────┴───────────────────────┘
+//
+// mask0–2: the table's mask over the slot's words (from `from` on; 0 past
+// `words`), copied here at make so that a lookup reads them beside `from`,
+// not through the table's mask.
 
 import { actionWord, heldHit, Hit, MISS, rowOf } from "../action";
 import { finish, hashMasked, round, seed } from "../hash";
@@ -34,6 +38,9 @@ import * as slots from "./slots";
 export class Keyed extends Slots {
   from: i32;
   words: i32;
+  mask0: u64;
+  mask1: u64;
+  mask2: u64;
 }
 export const RECORD_LEN: usize = offsetof<Keyed>();
 
@@ -65,6 +72,10 @@ export function make(t: Table): void {
   const w = oneWord(t);
   r.from = w >= 0 ? w << 3 : 0;
   r.words = w >= 0 ? 1 : t.words;
+  const m = t.mask + <usize>r.from;
+  r.mask0 = load<u64>(m);
+  r.mask1 = r.words > 1 ? load<u64>(m, 8) : 0;
+  r.mask2 = r.words > 2 ? load<u64>(m, 16) : 0;
   slots.make(r, t.allocated, r.words == 1 ? 4 : 5);
 }
 
@@ -139,7 +150,7 @@ export function find(t: Table, value: usize, mask: usize, lo: usize, hi: usize, 
 @inline export function lookupWord(t: Table, key: usize): Hit {
   const r = recordOf(t);
   const from = <usize>r.from;
-  const x = load<u64>(key + from) & load<u64>(t.mask + from);
+  const x = load<u64>(key + from) & r.mask0;
   let s = finish(round(seed(0), x)) & r.mask;
   while (true) {
     const slot = r.at + ((<usize>s) << 4);
@@ -153,10 +164,9 @@ export function find(t: Table, value: usize, mask: usize, lo: usize, hi: usize, 
 /** Two or three masked words, compared in the slot (unused words are zero on both sides). */
 export function lookupWide(t: Table, key: usize): Hit {
   const r = recordOf(t);
-  const m = t.mask;
-  const x0 = load<u64>(key) & load<u64>(m);
-  const x1 = load<u64>(key, 8) & load<u64>(m, 8);
-  const x2 = r.words > 2 ? load<u64>(key, 16) & load<u64>(m, 16) : 0;
+  const x0 = load<u64>(key) & r.mask0;
+  const x1 = load<u64>(key, 8) & r.mask1;
+  const x2 = r.words > 2 ? load<u64>(key, 16) & r.mask2 : 0;
   let h = round(round(seed(0), x0), x1);
   if (r.words > 2) h = round(h, x2);
   let s = finish(h) & r.mask;

@@ -3,7 +3,7 @@
 // src/run/chunk-runner.ts runs them); its outputs are what the engine wrote for them: each recording's records, the
 // trace lines, the counters. The packets are encoded straight into one reused buffer (PacketsWriter); the outputs are
 // pieces (a head, each recording's records, the trace's text), joined for a Redis key (one string: cheaper for Redis's
-// one thread than a list's items) and written end to end into a file. A reader takes the pieces or one buffer, viewing
+// one thread than a list's items) and written end to end into a file. A reader takes the one buffer either way, viewing
 // rather than copying. Numbers are little-endian (checked once: every machine a worker runs on is); a payload that does
 // not read back whole is a ChunkDamaged, never a wrong packet.
 
@@ -115,41 +115,28 @@ export function piecesLength(pieces: readonly Uint8Array[]): number {
   return pieces.reduce((sum, p) => sum + p.length, 0);
 }
 
-/**
- * Reads a payload's fields in order from its pieces: a list's items (each field within one) or one buffer end to end.
- * Fields are views, copied only where a typed array needs an alignment the piece does not give.
- */
+/** Reads a payload's fields in order, as views on it, copied only where a typed array needs an alignment. */
 class Reader {
-  readonly #pieces: readonly Buffer[];
-  #piece = 0;
+  readonly #b: Buffer;
   #at = 0;
-  /** Bytes read so far, for what is said of damage. */
-  #read = 0;
 
-  constructor(pieces: readonly Buffer[]) {
-    this.#pieces = pieces;
+  constructor(b: Buffer) {
+    this.#b = b;
   }
 
-  /** The next `n` bytes, as a view; ChunkDamaged if the current piece has not got them. */
+  /** The next `n` bytes, as a view; ChunkDamaged if the payload has not got them. */
   bytes(n: number): Buffer {
-    let b = this.#pieces[this.#piece];
-    while (b !== undefined && this.#at === b.length && this.#piece + 1 < this.#pieces.length) {
-      b = this.#pieces[++this.#piece];
-      this.#at = 0;
-    }
-    const has = b === undefined ? 0 : b.length - this.#at;
-    if (b === undefined || n > has)
-      throw new ChunkDamaged(`the payload ends at byte ${this.#read + has}, ${n - has} short`);
+    const has = this.left;
+    if (n > has) throw new ChunkDamaged(`the payload ends at byte ${this.#b.length}, ${n - has} short`);
     this.#at += n;
-    this.#read += n;
-    return b.subarray(this.#at - n, this.#at);
+    return this.#b.subarray(this.#at - n, this.#at);
   }
 
   u32(): number {
     return this.bytes(4).readUInt32LE(0);
   }
 
-  /** The next `n` values of 8 (f64) or 4 (u32) bytes, in an array on the piece itself if it is aligned for them. */
+  /** The next `n` values of 8 (f64) or 4 (u32) bytes, in an array on the payload itself if it is aligned for them. */
   array<T>(n: number, size: 4 | 8, make: (buffer: ArrayBuffer, offset: number, length: number) => T): T {
     const b = this.bytes(n * size);
     if (b.byteOffset % size === 0) return make(b.buffer as ArrayBuffer, b.byteOffset, n);
@@ -158,16 +145,15 @@ class Reader {
     return make(copy, 0, n);
   }
 
-  /** Bytes left unread (in this piece and those after it). */
+  /** Bytes left unread. */
   get left(): number {
-    const rest = this.#pieces.slice(this.#piece + 1);
-    return (this.#pieces[this.#piece]?.length ?? 0) - this.#at + piecesLength(rest);
+    return this.#b.length - this.#at;
   }
 }
 
 /** The parts chunkPayload() wrote; ChunkDamaged if the payload does not read back whole. */
-export function decodeChunk(pieces: readonly Buffer[]): InputBatch[] {
-  const r = new Reader(pieces);
+export function decodeChunk(payload: Buffer): InputBatch[] {
+  const r = new Reader(payload);
   const magic = r.left >= 8 ? r.u32() : 0;
   if (magic !== PACKETS_MAGIC) throw new ChunkDamaged("not a strata chunk of packets");
   const parts: InputBatch[] = [];
@@ -240,8 +226,8 @@ export function encodeOutputs(o: ChunkOutputs): Buffer[] {
 }
 
 /** The outputs encodeOutputs() wrote; ChunkDamaged if the payload does not read back whole. */
-export function decodeOutputs(pieces: readonly Buffer[]): ChunkOutputs {
-  const r = new Reader(pieces);
+export function decodeOutputs(payload: Buffer): ChunkOutputs {
+  const r = new Reader(payload);
   const magic = r.left >= 8 ? r.u32() : 0;
   if (magic !== OUTPUTS_MAGIC) throw new ChunkDamaged("not a strata chunk's outputs");
   let head: OutputsHead;

@@ -321,7 +321,7 @@ class RunQueue {
       await this.race(this.#redis.del(...gone));
     }
     if (bytes === null) throw new QueueRunError(`chunk ${done.chunk}'s outputs are gone from Redis`, EXIT_BAD_INPUT);
-    return decodeOutputs([bytes]);
+    return decodeOutputs(bytes);
   }
 
   /** Removes the run: its jobs (the queue obliterated), its keys, its name; waits CLEANUP_MS for Redis at most. */

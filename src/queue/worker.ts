@@ -173,7 +173,7 @@ export class QueueWorker {
           throw new RangeUnreadable("its job names a shared capture, its run no --shared");
         range = rangeParts(this.#options.shared ?? setup.shared, data.input, setup.trace);
       }
-      if (payload !== undefined) parts = decodeChunk([payload]);
+      if (payload !== undefined) parts = decodeChunk(payload);
     } catch (err) {
       if (err instanceof RangeUnreadable) throw refuse(`chunk ${data.chunk}: ${err.message}`);
       if (err instanceof ChunkDamaged) throw refuse(`chunk ${data.chunk}'s packets do not read back: ${err.message}`);

@@ -54,7 +54,7 @@ async function chunksOf(spec: string, inputs: readonly [string, string][], updat
 
 /** What chunk `c` writes on `engine`: its records, trace lines and counters, as plain values. */
 function ran(engine: ChunkEngine, c: Cut): unknown {
-  const parts = decodeChunk([c.payload]);
+  const parts = decodeChunk(c.payload);
   const got = engine.run(() => parts, c.first, c.updatesBefore);
   return { ...got, records: got.records.map((r) => ({ ...r, bytes: [...r.bytes] })) };
 }

@@ -104,7 +104,7 @@ describe("queue protocol", () => {
     ["three parts, an endpoint each packet, an empty part", [batch(3, "each"), batch(0, 1), batch(9, "each")]],
     ["no parts", []],
   ])("a chunk of %s reads back packet for packet", (_name, parts) => {
-    const back = decodeChunk([chunkPayload(parts)]);
+    const back = decodeChunk(chunkPayload(parts));
     expect(back.map(packets)).toEqual(parts.map(packets));
   });
 
@@ -114,7 +114,7 @@ describe("queue protocol", () => {
     for (const shift of [0, 1, 4]) {
       const at = Buffer.alloc(payload.length + shift, 0xa5);
       payload.copy(at, shift);
-      expect(decodeChunk([at.subarray(shift)]).map(packets)).toEqual(parts.map(packets));
+      expect(decodeChunk(at.subarray(shift)).map(packets)).toEqual(parts.map(packets));
     }
   });
 
@@ -123,21 +123,18 @@ describe("queue protocol", () => {
     const chunks = [[batch(2, 1)], [batch(20, "each"), batch(1, 0)], [], [batch(3, 2)]];
     const back = chunks.map((parts) => {
       for (const p of parts) w.add(p);
-      return decodeChunk([Buffer.from(w.take())]).map(packets);
+      return decodeChunk(Buffer.from(w.take())).map(packets);
     });
     expect(back).toEqual(chunks.map((parts) => parts.map(packets)));
   });
 
-  type Pieces = Buffer[];
   it.each([
-    ["cut short", (b: Pieces) => [b[0]!.subarray(0, b[0]!.length - 3)], /the payload ends at byte/],
-    ["with bytes after it", (b: Pieces) => [Buffer.concat([...b, Buffer.of(1)])], /1 bytes after the last part/],
-    ["with a piece after it", (b: Pieces) => [...b, Buffer.of(1)], /1 bytes after the last part/],
-    ["split across two pieces inside a field", (b: Pieces) => [b[0]!.subarray(0, 9), b[0]!.subarray(9)], /short/],
-    ["not a chunk", () => [Buffer.from("damaged")], /not a strata chunk of packets/],
-    ["no pieces", () => [], /not a strata chunk of packets/],
+    ["cut short", (b: Buffer) => b.subarray(0, b.length - 3), /the payload ends at byte/],
+    ["with bytes after it", (b: Buffer) => Buffer.concat([b, Buffer.of(1)]), /1 bytes after the last part/],
+    ["not a chunk", () => Buffer.from("damaged"), /not a strata chunk of packets/],
+    ["empty", () => Buffer.alloc(0), /not a strata chunk of packets/],
   ])("a chunk %s is refused", (_name, damage, why) => {
-    const good = [chunkPayload([batch(4, 1)])];
+    const good = chunkPayload([batch(4, 1)]);
     expect(() => decodeChunk(damage(good))).toThrow(ChunkDamaged);
     expect(() => decodeChunk(damage(good))).toThrow(why);
   });
@@ -159,15 +156,14 @@ describe("queue protocol", () => {
         hits: new Map([[5, [1, 0, 2]]]),
       },
     };
-    // As a list's items (through Redis), and end to end (a file under --shared).
-    for (const pieces of [encodeOutputs(outputs), [Buffer.concat(encodeOutputs(outputs))]]) {
-      const back = decodeOutputs(pieces);
-      expect({ ...back, records: back.records.map((r) => ({ ...r, bytes: [...r.bytes] })) }).toEqual({
-        ...outputs,
-        records: outputs.records.map((r) => ({ ...r, bytes: [...r.bytes] })),
-      });
-    }
-    expect(() => decodeOutputs([Buffer.concat(encodeOutputs(outputs)).subarray(0, 40)])).toThrow(ChunkDamaged);
-    expect(() => decodeOutputs(encodeOutputs(outputs).slice(0, -1))).toThrow(ChunkDamaged);
+    // The pieces end to end, as a Redis key or a file under --shared holds them.
+    const payload = Buffer.concat(encodeOutputs(outputs));
+    const back = decodeOutputs(payload);
+    expect({ ...back, records: back.records.map((r) => ({ ...r, bytes: [...r.bytes] })) }).toEqual({
+      ...outputs,
+      records: outputs.records.map((r) => ({ ...r, bytes: [...r.bytes] })),
+    });
+    expect(() => decodeOutputs(payload.subarray(0, 40))).toThrow(ChunkDamaged);
+    expect(() => decodeOutputs(Buffer.concat(encodeOutputs(outputs).slice(0, -1)))).toThrow(ChunkDamaged);
   });
 });

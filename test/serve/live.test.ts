@@ -24,7 +24,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCap, nativeHelper } from "../../src/serve/port-backend.js";
-import { until } from "../helpers/wait.js";
+import { HANG_MS, until } from "../helpers/wait.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const cli = join(root, "dist/src/cli/main.js");
@@ -85,8 +85,11 @@ const namespaces = (backend: string): Namespaces => ({
 });
 
 const ip = (...args: string[]): string => execFileSync("ip", args, { encoding: "utf8" });
-/** `cmd` in namespace `name`, its exit code and output; waits without blocking, so the other backend runs on. */
-const inNs = (name: string, cmd: string[], timeout = 20_000): Promise<{ status: number | null; out: string }> =>
+/**
+ * `cmd` in namespace `name`, its exit code and output; waits without blocking, so the other backend runs on. The
+ * limit catches a hang: strata serve's start (a compile, the data plane loaded) took over 20 s at load 28.
+ */
+const inNs = (name: string, cmd: string[], timeout = HANG_MS): Promise<{ status: number | null; out: string }> =>
   new Promise((resolve) => {
     const child = spawn("ip", ["netns", "exec", name, ...cmd], { timeout });
     let out = "";

@@ -43,7 +43,7 @@ import {
   sha256,
   STRATA_VERSION,
 } from "./protocol.js";
-import { client, type QueueAddress, reach } from "./redis.js";
+import { client, type QueueAddress, reach, setPieces } from "./redis.js";
 
 /** Chunks out on the queue at once, at most: what Redis holds (their packets and outputs) while the first runs. */
 export const WINDOW = 16;
@@ -278,8 +278,8 @@ class RunQueue {
     const jobId = `chunk-${data.chunk}`;
     this.#packets.set(jobId, data.packets);
     const adding = (async () => {
-      // Set (ioredis copies it into the command as it is sent) before add() resolves: the payload's buffer is reused.
-      if (payload !== undefined) await this.#redis.set(this.keys.packets(data.chunk), payload, "EX", KEY_TTL_S);
+      // Set before add() resolves: the payload's buffer is reused, and the socket holds it (not copied) until sent.
+      if (payload !== undefined) await setPieces(this.#redis, this.keys.packets(data.chunk), [payload], KEY_TTL_S);
       return this.#queue.add("chunk", data, { jobId, attempts: CHUNK_ATTEMPTS });
     })();
     this.#adding = adding.catch(() => {});

@@ -24,7 +24,8 @@ export function openCaptureBytes(bytes: Uint8Array, name: string, options: Reade
   return openSource(memorySource(bytes), name, options);
 }
 
-function openSource(source: ByteSource, name: string, options: ReaderOptions): CaptureReader {
+/** The same over any source of bytes (a range of a file: src/queue/shared-input.ts); `name` is what errors call it. */
+export function openSource(source: ByteSource, name: string, options: ReaderOptions = {}): CaptureReader {
   const batchSize = batchSizeOption(options.batchSize);
   const chunks = new ChunkBuffer(source, options.chunkSize);
   try {

@@ -7,7 +7,7 @@
 // through Outputs into a stage beside --out, and moved into --out when the run is done (./stage.ts).
 
 import { randomBytes } from "node:crypto";
-import { readFileSync, rmSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, rmSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { Queue, QueueEvents } from "bullmq";
 import type { Redis } from "ioredis";
@@ -43,7 +43,7 @@ import {
   sha256,
   STRATA_VERSION,
 } from "./protocol.js";
-import { client, type QueueAddress, reach } from "./redis.js";
+import { client, type QueueAddress, reach, setPieces } from "./redis.js";
 
 /** Chunks out on the queue at once, at most: what Redis holds (their packets and outputs) while the first runs. */
 export const WINDOW = 16;
@@ -213,6 +213,8 @@ class RunQueue {
   #adding: Promise<unknown> = Promise.resolve();
   /** Packets of each chunk queued and not yet done, by job id (for the progress). */
   readonly #packets = new Map<string, number>();
+  /** The buffer outputs read from --shared are read into (#readOutputs). */
+  #outputs = Buffer.alloc(0);
 
   constructor(o: QueueRunOptions, redis: Redis, onDone: (packets: number) => void) {
     this.#redis = redis;
@@ -276,8 +278,8 @@ class RunQueue {
     const jobId = `chunk-${data.chunk}`;
     this.#packets.set(jobId, data.packets);
     const adding = (async () => {
-      // Set (ioredis copies it into the command as it is sent) before add() resolves: the payload's buffer is reused.
-      if (payload !== undefined) await this.#redis.set(this.keys.packets(data.chunk), payload, "EX", KEY_TTL_S);
+      // Set before add() resolves: the payload's buffer is reused, and the socket holds it (not copied) until sent.
+      if (payload !== undefined) await setPieces(this.#redis, this.keys.packets(data.chunk), [payload], KEY_TTL_S);
       return this.#queue.add("chunk", data, { jobId, attempts: CHUNK_ATTEMPTS });
     })();
     this.#adding = adding.catch(() => {});
@@ -316,12 +318,29 @@ class RunQueue {
       if (basename(done.file) !== done.file || done.file.startsWith("."))
         throw new QueueRunError(`chunk ${done.chunk}'s outputs are named ${done.file}: not a file of --shared`, 2);
       const path = join(this.#shared, done.file);
-      bytes = readFileSync(path);
+      bytes = this.#readOutputs(path);
       rmSync(path, { force: true });
       await this.race(this.#redis.del(...gone));
     }
     if (bytes === null) throw new QueueRunError(`chunk ${done.chunk}'s outputs are gone from Redis`, EXIT_BAD_INPUT);
     return decodeOutputs(bytes);
+  }
+
+  /**
+   * The file at `path`, read into a buffer that serves chunk after chunk (grown to the largest): valid until the next
+   * chunk's are read. A new 10 MB buffer a chunk costs its pages' faults and the collector's work, more than the read.
+   */
+  #readOutputs(path: string): Buffer {
+    const fd = openSync(path, "r");
+    try {
+      const size = fstatSync(fd).size;
+      if (size > this.#outputs.length) this.#outputs = Buffer.allocUnsafeSlow(Math.max(size, 2 * this.#outputs.length));
+      let at = 0;
+      for (let n = 1; at < size && n > 0; at += n) n = readSync(fd, this.#outputs, at, size - at, at);
+      return this.#outputs.subarray(0, at);
+    } finally {
+      closeSync(fd);
+    }
   }
 
   /** Removes the run: its jobs (the queue obliterated), its keys, its name; waits CLEANUP_MS for Redis at most. */

@@ -3,7 +3,7 @@
 // one line, never a client retrying for ever.
 
 import { isIP } from "node:net";
-import { Redis } from "ioredis";
+import { Command, Redis } from "ioredis";
 import { UsageError } from "../errors.js";
 
 /** Milliseconds a first connection may take before Redis is said not to answer. */
@@ -87,4 +87,41 @@ export async function reach(redis: Redis, address: QueueAddress): Promise<void> 
   }
   redis.on("error", () => {});
   await redis.connect();
+}
+
+/**
+ * SET `key` to `pieces` end to end, EX `ttlS`, the pieces handed to the connection's socket as they are. ioredis copies
+ * a Buffer argument into one new buffer holding the whole command (about 12 MB a chunk: its pages faulted in, then
+ * collected); this command writes its head, the pieces and its tail to the socket, which keeps them, uncopied, until
+ * they are sent. The pieces must stay as they are until the promise settles (Redis answers once it has them all).
+ */
+export function setPieces(redis: Redis, key: string, pieces: readonly Uint8Array[], ttlS: number): Promise<unknown> {
+  const command = new PiecesSet(key, pieces, ttlS);
+  redis.sendCommand(command);
+  return command.promise;
+}
+
+/** A RESP bulk string. */
+const bulk = (s: string): string => `$${Buffer.byteLength(s)}\r\n${s}\r\n`;
+
+/** SET key value EX ttl, the value written piece by piece (ioredis's scripts write themselves the same way). */
+class PiecesSet extends Command {
+  readonly #key: string;
+  readonly #pieces: readonly Uint8Array[];
+  readonly #ttl: string;
+
+  constructor(key: string, pieces: readonly Uint8Array[], ttlS: number) {
+    // The arguments as ioredis shows them; the value is written by toWritable.
+    super("set", [key, "", "EX", String(ttlS)]);
+    [this.#key, this.#pieces, this.#ttl] = [key, pieces, String(ttlS)];
+  }
+
+  /** Called with the socket each time the command is sent (again after a reconnection). */
+  override toWritable(socket: object): string {
+    const out = socket as { write(chunk: Uint8Array | string): boolean };
+    const length = this.#pieces.reduce((sum, p) => sum + p.length, 0);
+    out.write(`*5\r\n${bulk("SET")}${bulk(this.#key)}$${length}\r\n`);
+    for (const p of this.#pieces) if (p.length > 0) out.write(p);
+    return `\r\n${bulk("EX")}${bulk(this.#ttl)}`;
+  }
 }

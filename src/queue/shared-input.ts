@@ -1,14 +1,16 @@
 // --shared DIR for inputs: a chunk's packets as a byte range of a capture on storage every worker mounts, not its
 // bytes. The coordinator cuts the range where a one-thread replay's blocks would run (src/run/blocks.ts: a regular
-// classic pcap file the network takes as it is, the replay's one input, under DIR); a worker reads the range itself
-// (one read), checks the file's pcap header is the one the coordinator read, and runs its records: in blocks straight
-// into the engine's input area, or as batches when the run is traced (the trace takes batches), as the threads do.
+// classic pcap file the network takes as it is, the replay's one input, under DIR); a worker checks the file's pcap
+// header is the one the coordinator read, and reads the range itself and runs its records: in blocks read straight into
+// the engine's input area (no copy of the range made first), or as batches when the run is traced (the trace takes
+// batches), as the threads do.
 
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { sliceBatch } from "../engine/batches.js";
 import type { Engine } from "../engine/engine.js";
-import { openCaptureBytes } from "../pcap/index.js";
+import type { ByteSource } from "../pcap/byte-source.js";
+import { openSource } from "../pcap/reader.js";
 import { BLOCK_PACKETS, BlockReader } from "../run/blocks.js";
 import type { InputBatch } from "../wasm/runner.js";
 import type { ChunkParts } from "./chunk-engine.js";
@@ -26,37 +28,66 @@ export function underShared(shared: string, file: string): string | undefined {
   return rel === "" || rel.startsWith("..") || isAbsolute(rel) ? undefined : rel;
 }
 
-/** The range's bytes behind the file's header, read from `path`: RangeUnreadable if they cannot be. */
-function readRange(path: string, range: InputRange): Uint8Array {
-  const bytes = Buffer.allocUnsafe(PCAP_HEADER_LEN + range.length);
+/** `err`, met reading `path`, as a RangeUnreadable. */
+function unreadable(path: string, err: unknown): RangeUnreadable {
+  if (err instanceof RangeUnreadable) return err;
+  return new RangeUnreadable(`cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`);
+}
+
+/** Whether `fd` holds `len` bytes at `position`, read into buf[at …]. */
+function readFull(fd: number, buf: Uint8Array, at: number, len: number, position: number): boolean {
+  for (let done = 0; done < len;) {
+    const n = readSync(fd, buf, at + done, len - done, position + done);
+    if (n === 0) return false;
+    done += n;
+  }
+  return true;
+}
+
+/** Checks that `path` is the range's capture: its pcap header the job's, its bytes reaching the range's end. */
+function checkRange(path: string, range: InputRange): void {
   let fd: number;
   try {
     fd = openSync(path, "r");
   } catch (err) {
-    throw new RangeUnreadable(`cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`);
+    throw unreadable(path, err);
   }
   try {
-    const full = (at: number, len: number, position: number): boolean => {
-      for (let done = 0; done < len;) {
-        const n = readSync(fd, bytes, at + done, len - done, position + done);
-        if (n === 0) return false;
-        done += n;
-      }
-      return true;
-    };
-    if (!full(0, PCAP_HEADER_LEN, 0) || bytes.toString("hex", 0, PCAP_HEADER_LEN) !== range.header)
+    const header = Buffer.alloc(PCAP_HEADER_LEN);
+    if (!readFull(fd, header, 0, PCAP_HEADER_LEN, 0) || header.toString("hex") !== range.header)
       throw new RangeUnreadable(`${path} is not the coordinator's capture: its pcap header differs`);
-    if (!full(PCAP_HEADER_LEN, range.length, range.offset))
+    if (fstatSync(fd).size < range.offset + range.length)
       throw new RangeUnreadable(
         `${path} ends before byte ${range.offset + range.length}: not the coordinator's capture`,
       );
   } catch (err) {
-    if (err instanceof RangeUnreadable) throw err;
-    throw new RangeUnreadable(`cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`);
+    throw unreadable(path, err);
   } finally {
     closeSync(fd);
   }
-  return bytes;
+}
+
+/**
+ * The range as a capture of its own, read where it lies in `fd` (no copy of it made first): the job's pcap header, then
+ * the range's bytes, and nothing after them.
+ */
+function rangeSource(fd: number, range: InputRange): ByteSource {
+  const header = Buffer.from(range.header, "hex");
+  const size = PCAP_HEADER_LEN + range.length;
+  return {
+    size,
+    read(buf, at, len, position) {
+      let n = 0;
+      if (position < PCAP_HEADER_LEN) {
+        n = Math.min(len, PCAP_HEADER_LEN - position);
+        buf.set(header.subarray(position, position + n), at);
+      }
+      const want = Math.min(len - n, size - (position + n));
+      if (want <= 0) return n;
+      return n + readSync(fd, buf, at + n, want, range.offset + position + n - PCAP_HEADER_LEN);
+    },
+    close() {},
+  };
 }
 
 /**
@@ -65,11 +96,14 @@ function readRange(path: string, range: InputRange): Uint8Array {
  */
 export function rangeParts(shared: string, range: InputRange, traced: boolean): ChunkParts {
   const path = join(shared, range.file);
-  const bytes = readRange(path, range);
+  checkRange(path, range);
   return function* (engine: Engine): Generator<InputBatch | number> {
     let left = range.packets;
+    let fd = -1;
     try {
-      const reader = openCaptureBytes(bytes, path);
+      fd = openSync(path, "r");
+      // Read in blocks straight into the engine's input area: the reader's own buffer holds the header only.
+      const reader = openSource(rangeSource(fd, range), path, traced ? {} : { chunkSize: PCAP_HEADER_LEN });
       const blocks = traced ? undefined : reader.blocks?.();
       if (blocks !== undefined) {
         const r = new BlockReader(engine.inputArea, blocks, 0);
@@ -86,6 +120,8 @@ export function rangeParts(shared: string, range: InputRange, traced: boolean): 
         }
     } catch (err) {
       throw new RangeUnreadable(`${path}: ${err instanceof Error ? err.message : String(err)}`);
+    } finally {
+      if (fd >= 0) closeSync(fd);
     }
     if (left !== 0)
       throw new RangeUnreadable(`${path}: the range holds ${range.packets - left} packets, not ${range.packets}`);

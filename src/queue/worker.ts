@@ -26,7 +26,7 @@ import {
   type RunSetup,
   sha256,
 } from "./protocol.js";
-import type { QueueAddress } from "./redis.js";
+import { type QueueAddress, setPieces } from "./redis.js";
 
 /** Milliseconds between looks for new runs. */
 export const POLL_MS = 250;
@@ -66,6 +66,8 @@ export class QueueWorker {
   readonly #redis: Redis;
   readonly #options: WorkerOptions;
   readonly #runs = new Map<string, RunWorker>();
+  /** Per engine, the promise its last chunk's outputs are sent (#chunk). */
+  readonly #sending = new WeakMap<ChunkEngine, Promise<void>>();
   #timer: NodeJS.Timeout | undefined;
   #looking: Promise<void> = Promise.resolve();
   #closed = false;
@@ -200,6 +202,37 @@ export class QueueWorker {
     const keys = runKeys(queue);
     const payload = data.sent ? await this.#redis.getBuffer(keys.packets(data.chunk)) : undefined;
     if (payload === null) throw new UnrecoverableError(`chunk ${data.chunk}'s packets are not in Redis`);
+    // The engine's buffers hold a chunk's outputs until Redis has them (setPieces sends them uncopied): the next chunk
+    // runs on it once they are sent.
+    const before = this.#sending.get(engine);
+    let sent = (): void => {};
+    this.#sending.set(engine, new Promise<void>((resolve) => (sent = resolve)));
+    let where: { key: string } | { file: string };
+    let bytes: number, cpuMs: number;
+    try {
+      await before;
+      ({ where, bytes, cpuMs } = await this.#runChunk(queue, data, setup, engine, payload, refuse));
+    } finally {
+      sent();
+    }
+    this.stats.chunks++;
+    this.stats.packets += data.packets;
+    this.stats.cpuMs += cpuMs;
+    this.stats.runs.add(queue);
+    this.#options.log?.(`ran chunk ${data.chunk} of ${queue} (${data.packets} packets)`);
+    return { chunk: data.chunk, ...where, bytes, cpuMs };
+  }
+
+  /** Runs chunk `data` on `engine` and puts its outputs where the coordinator takes them. */
+  async #runChunk(
+    queue: string,
+    data: ChunkJob,
+    setup: RunSetup,
+    engine: ChunkEngine,
+    payload: Buffer | undefined,
+    refuse: (why: string) => UnrecoverableError,
+  ): Promise<{ where: { key: string } | { file: string }; bytes: number; cpuMs: number }> {
+    const keys = runKeys(queue);
     const cpu = process.cpuUsage();
     const parts = this.#parts(setup, data, payload, refuse);
     let ran;
@@ -211,7 +244,7 @@ export class QueueWorker {
     }
     if (ran.packets !== data.packets)
       throw refuse(`chunk ${data.chunk} holds ${ran.packets} packets, its job says ${data.packets}`);
-    // Views on the engine's buffers, which its next chunk writes over: joined or written before any await below.
+    // Views on the engine's buffers, which its next chunk writes over: sent (#chunk holds the next back) or written.
     const outputs = encodeOutputs(ran);
     const bytes = piecesLength(outputs);
     const used = process.cpuUsage(cpu);
@@ -220,7 +253,7 @@ export class QueueWorker {
     const most = setup.shared === undefined ? REDIS_OUTPUTS_MAX : (setup.sharedOutputsFrom ?? SHARED_OUTPUTS_FROM);
     if (bytes <= most) {
       where = { key: keys.outputs(data.chunk) };
-      await this.#redis.set(where.key, Buffer.concat(outputs, bytes), "EX", KEY_TTL_S);
+      await setPieces(this.#redis, where.key, outputs, KEY_TTL_S);
     } else if (setup.shared !== undefined) {
       // Named under --shared, not by this machine's path: the coordinator may mount it elsewhere.
       where = { file: `${queue}-outputs-${data.chunk}` };
@@ -234,12 +267,7 @@ export class QueueWorker {
           "through Redis: give the coordinator --shared DIR (a directory every worker can write)",
       );
     }
-    this.stats.chunks++;
-    this.stats.packets += data.packets;
-    this.stats.cpuMs += cpuMs;
-    this.stats.runs.add(queue);
-    this.#options.log?.(`ran chunk ${data.chunk} of ${queue} (${data.packets} packets)`);
-    return { chunk: data.chunk, ...where, bytes, cpuMs };
+    return { where, bytes, cpuMs };
   }
 }
 

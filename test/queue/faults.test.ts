@@ -20,8 +20,15 @@ import { redisMissing, TestRedis, TestWorker } from "./servers.js";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const HUB = join(ROOT, "examples/hub-and-spoke/network.yaml");
-/** Lock and stalled-check period of the test's workers, ms: a dead worker's chunk is taken again within seconds. */
-const LOCK = ["--lock-ms", "1000"];
+/**
+ * Lock and stalled-check period of the test's workers, ms: a dead worker's chunk is taken again within seconds. A
+ * worker's event loop, which renews its locks, waits while a chunk's work runs synchronously: at load 25 a worker's
+ * first chunk (the description compiled, the data plane made) held it past a 1 s lock, the chunk stalled a third time,
+ * and BullMQ failed it ("job stalled more than allowable limit"). The worker that is killed keeps the short lock, so
+ * its chunk is free soon after it dies.
+ */
+const LOCK = ["--lock-ms", "4000"];
+const SHORT_LOCK = ["--lock-ms", "1000"];
 const PACKETS = 20_000;
 const CHUNK = 200;
 
@@ -91,7 +98,7 @@ describe.skipIf(missing !== undefined)(
     };
 
     it("a worker killed mid-chunk: its chunk runs on another, the outputs are one thread's", async () => {
-      const [a] = await started(LOCK);
+      const [a] = await started(SHORT_LOCK);
       let queue = "";
       const dir = out();
       const run = runQueued({ ...options(dir), queued: (q) => (queue = q) });

@@ -18,7 +18,8 @@ function main({ ring, control, port }: WriterData): void {
   port.on("message", (m: ToWriter) => {
     if (m.kind === "write") {
       if (!failed.has(m.id)) {
-        const data = bytes.subarray(m.start, m.start + m.len);
+        // From a lent memory, where it lies; else from the ring.
+        const data = (m.lent === undefined ? bytes : new Uint8Array(m.lent)).subarray(m.start, m.start + m.len);
         try {
           for (let done = 0; done < m.len;) done += writeSync(m.fd, data, done, m.len - done);
           const w = written.get(m.id) ?? { crc: 0, len: 0 };

@@ -6,6 +6,8 @@
 // process's) and an id, under which the thread keeps the file's CRC-32 until finish() asks for it. The writes run in
 // the order they were given; a descriptor is closed only after drain(). No event loop on the calling thread: it waits
 // in Atomics.wait on a counter the thread bumps after each message, and reads its answers with receiveMessageOnPort.
+// A write from a lent memory (lend(): the data plane's linear memory, shared, whose grouped records stay as they are
+// until settle()) is not copied: the thread is given the memory's buffer and writes the bytes where they lie.
 
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
 import { InputError } from "../errors.js";
@@ -27,7 +29,8 @@ export interface WriterData {
   readonly port: MessagePort;
 }
 
-/** A write of ring[start .. start+len) to `fd`, file `id`; `crc` its CRC-32 when known, else −1. */
+/** A write of ring[start .. start+len) (or of lent[start .. start+len), a lent memory's buffer) to `fd`, file `id`;
+ * `crc` its CRC-32 when known, else −1. */
 export type ToWriter =
   | {
       readonly kind: "write";
@@ -37,6 +40,7 @@ export type ToWriter =
       readonly start: number;
       readonly len: number;
       readonly crc: number;
+      readonly lent?: SharedArrayBuffer;
     }
   | { readonly kind: "finish"; readonly ids: readonly number[] };
 
@@ -56,7 +60,12 @@ export class FileWriter {
   /** Where the next write goes in the ring. */
   #head = 0;
   #ids = 0;
+  /** Per lent memory, the messages posted when its last write by reference was (settle() waits for it). */
+  readonly #fromLent = new Map<WebAssembly.Memory, number>();
   readonly #worker: Worker;
+  /** Writes taken where they lie, from a lent memory, and writes copied into the ring (the tests count them). */
+  lentWrites = 0;
+  copiedWrites = 0;
 
   /** `ringBytes`: the shared ring's size (the tests give small ones). */
   constructor(ringBytes = RING_BYTES) {
@@ -90,6 +99,24 @@ export class FileWriter {
   /** Copies data[start .. start+len) into the ring, to be written to `fd` (file `id`, at `path`); `crc`: its CRC-32. */
   write(fd: number, id: number, path: string, data: Uint8Array, start: number, len: number, crc?: number): void {
     this.#check();
+    const memory = data.buffer instanceof SharedArrayBuffer ? lent.get(data.buffer) : undefined;
+    if (memory !== undefined) {
+      const at = data.byteOffset + start;
+      this.#post({
+        kind: "write",
+        fd,
+        id,
+        path,
+        start: at,
+        len,
+        crc: crc ?? -1,
+        lent: data.buffer as SharedArrayBuffer,
+      });
+      this.#fromLent.set(memory, this.#posted);
+      this.lentWrites++;
+      return;
+    }
+    this.copiedWrites++;
     const piece = this.#piece;
     const whole = len <= piece;
     for (let at = start; at < start + len; at += piece) {
@@ -100,6 +127,14 @@ export class FileWriter {
       this.#spans.push({ message: this.#posted, start: to, end: to + n });
       this.#head = to + n;
     }
+  }
+
+  /** Waits until the writes given from `memory`'s bytes where they lie are done. */
+  settle(memory: WebAssembly.Memory): void {
+    const last = this.#fromLent.get(memory);
+    if (last === undefined) return;
+    this.#wait(last);
+    this.#fromLent.delete(memory);
   }
 
   /** Waits until every write given is done; throws the first that failed (InputError, its path). */
@@ -165,6 +200,33 @@ export class FileWriter {
 }
 
 let shared: FileWriter | undefined;
+
+/** The buffers of lent memories (by the buffer they had when lent: one grown since is not lent). */
+const lent = new WeakMap<SharedArrayBuffer, WebAssembly.Memory>();
+const lentAs = new WeakMap<WebAssembly.Memory, SharedArrayBuffer>();
+
+/**
+ * Lends a shared memory's bytes: until unlend(), a write given from a view on its buffer is not copied into the ring
+ * but written where it lies, by the thread; the caller keeps those bytes as they are until settle(memory).
+ */
+export function lend(memory: WebAssembly.Memory): void {
+  const buffer = memory.buffer;
+  if (!(buffer instanceof SharedArrayBuffer)) return;
+  lent.set(buffer, memory);
+  lentAs.set(memory, buffer);
+}
+
+/** Writes given from now on are copied again. */
+export function unlend(memory: WebAssembly.Memory): void {
+  const buffer = lentAs.get(memory);
+  if (buffer !== undefined) lent.delete(buffer);
+  lentAs.delete(memory);
+}
+
+/** Waits until the writes given from `memory` where it lies are done: its bytes may change from then on. */
+export function settle(memory: WebAssembly.Memory): void {
+  shared?.settle(memory);
+}
 
 /** The process's file writer, started on first use. */
 export function fileWriter(): FileWriter {

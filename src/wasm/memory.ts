@@ -1,9 +1,10 @@
 // Typed views of the data plane's linear memory.
 //
-// `memory.grow` (from any allocation inside wasm) detaches the old ArrayBuffer,
-// and every view made on it goes empty. Each accessor here checks whether the
-// buffer changed and re-creates its views, so callers may hold a LinearMemory
-// across calls but must not hold a view across a call into wasm.
+// The memory is shared (asconfig.json: a SharedArrayBuffer with a maximum, so that a thread beside the data plane,
+// the file writer's, can read records where they lie). `memory.grow` (from any allocation inside wasm) never
+// detaches a shared buffer, but every view made on it keeps the old length, and `memory.buffer` is a new
+// SharedArrayBuffer from then on. Each accessor here checks whether the buffer changed and re-creates its views, so
+// callers may hold a LinearMemory across calls but must not hold a view across a call into wasm.
 
 export class LinearMemory {
   readonly #memory: WebAssembly.Memory;

@@ -8,6 +8,7 @@ import { R_CAP_LEN, RECORD_HEADER_LEN } from "../pcap/pcap-layout.js";
 import type { PcapFormat } from "../pcap/types.js";
 import { RECORDING_TAG_LEN, LAYOUTS, REGIONS } from "./abi.js";
 import type { DataPlane } from "./module.js";
+import { lend, settle, unlend } from "../engine/file-writer.js";
 
 /** Packet numbers: ascending, disjoint ranges [first, last], both in (`--trace-packets`, src/run/trace-packets.ts). */
 export type PacketRanges = readonly (readonly [number, number])[];
@@ -113,7 +114,8 @@ export interface Staged {
 export interface RecordingTargets {
   readonly count: number;
   /**
-   * Records of recording c, in their order: data[start .. start+len), a view on linear memory.
+   * Records of recording c, in their order: data[start .. start+len), a view on linear memory, which stays as it is
+   * until the next flush (the file writer may write it from there: src/engine/file-writer.ts lend()).
    * Called for the recordings that have records, in the order of their numbers.
    */
   write(c: number, data: Uint8Array, start: number, len: number): void;
@@ -244,6 +246,7 @@ export class Runner implements InputArea {
     // A step writes at most 4 + maxFanout events (assembly/pipeline/run.ts).
     x.traceInit(o.trace ? Math.max(o.traceEvents, 4 * (o.maxFanout + 8)) : 1);
     const recordings = this.#recordings;
+    settle(x.memory); // the grouped records the file writer may still be writing are let go
     // The recording ring must hold the largest record: a full buffer's packet (tagged, RECORDING_TAG_LEN more).
     if (recordings !== undefined)
       x.recordingsInit(
@@ -398,21 +401,28 @@ export class Runner implements InputArea {
     // Without targets, records a data plane still makes (recordings numbered for an earlier runner) are let go: kept,
     // they would fill the ring, and the run would pause for room forever.
     if (recordings === undefined) return x.recordingsDrained();
+    // The records grouped last time may still be being written where they lie: they are grouped again only after.
+    settle(x.memory);
     const n = x.recordingsGather();
     if (n > 0) {
-      const mem = this.#dp.mem;
-      if (this.#active.length < n) this.#active = new Uint32Array(Math.max(n, 2 * this.#active.length));
-      const active = this.#active.subarray(0, n);
-      const from = x.region(R("recording-active")) >>> 2;
-      active.set(mem.u32.subarray(from, from + n));
-      active.sort();
-      const ends = x.region(R("recording-span-ends")) >>> 2;
-      const lens = x.region(R("recording-span-lens")) >>> 2;
-      for (const c of active) {
-        // Views taken again for each: a target may call into the data plane, which may grow its memory.
-        const u32 = mem.u32;
-        const len = u32[lens + c] ?? 0;
-        recordings.write(c, mem.u8, (u32[ends + c] ?? 0) - len, len);
+      lend(x.memory);
+      try {
+        const mem = this.#dp.mem;
+        if (this.#active.length < n) this.#active = new Uint32Array(Math.max(n, 2 * this.#active.length));
+        const active = this.#active.subarray(0, n);
+        const from = x.region(R("recording-active")) >>> 2;
+        active.set(mem.u32.subarray(from, from + n));
+        active.sort();
+        const ends = x.region(R("recording-span-ends")) >>> 2;
+        const lens = x.region(R("recording-span-lens")) >>> 2;
+        for (const c of active) {
+          // Views taken again for each: a target may call into the data plane, which may grow its memory.
+          const u32 = mem.u32;
+          const len = u32[lens + c] ?? 0;
+          recordings.write(c, mem.u8, (u32[ends + c] ?? 0) - len, len);
+        }
+      } finally {
+        unlend(x.memory);
       }
     }
     x.recordingsDrained();

@@ -2,7 +2,9 @@
 // writer's (src/engine/file-writer.ts: the recordings' writes and CRC-32s) and the capture reader's
 // (src/pcap/read-ahead.ts: the capture read ahead of the blocks, src/run/blocks.ts). Each run through them writes the
 // files of the run without them, byte for byte; a damaged capture read ahead ends the run as it does without: the
-// same line, the same exit code, the same files.
+// same line, the same exit code, the same files. The file writer writes one data plane's grouped records where they
+// lie in its (shared) linear memory, also in a run whose memory grows midway (a longer frame: buffers and rings
+// re-made).
 
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,7 +14,7 @@ import { BUILDS } from "../../bench/dataplane.js";
 import { l2ExactSpec, routerSpec, vxlanSpec } from "../../bench/descriptions.js";
 import { memoryIo } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
-import { FileWriter } from "../../src/engine/file-writer.js";
+import { FileWriter, fileWriter } from "../../src/engine/file-writer.js";
 import { PcapWriter, ReadAhead } from "../../src/pcap/index.js";
 import { Replay } from "../../src/run/replay.js";
 import { TUNING_KNOBS } from "../../src/tuning.js";
@@ -102,14 +104,57 @@ describe("a replay through the threads beside its data plane writes the files of
     const writes = vi.spyOn(FileWriter.prototype, "write");
     const reads = vi.spyOn(ReadAhead.prototype, "read");
     threads(c.writer, c.reader);
+    const lent = fileWriter().lentWrites;
     const written = run(c.pipeline, c.workers);
-    expect({ writes: writes.mock.calls.length > 0, reads: reads.mock.calls.length > 0 }).toEqual({
+    expect({
+      writes: writes.mock.calls.length > 0,
+      reads: reads.mock.calls.length > 0,
+      lent: fileWriter().lentWrites > lent,
+    }).toEqual({
       writes: c.writer && PIPELINES[c.pipeline].recorded,
       reads: c.reader,
+      lent: c.writer && PIPELINES[c.pipeline].recorded && c.workers === 1,
     });
     const alone = files.get(c.pipeline)?.alone ?? new Map<string, Buffer>();
     expect([...written.keys()].sort()).toEqual([...alone.keys()].sort());
     for (const [file, bytes] of alone) expect(written.get(file)?.equals(bytes), `${file}: the same bytes`).toBe(true);
+  });
+
+  it("a frame of 40,000 bytes midway (memory grown, buffers and rings re-made): the files of a run without", () => {
+    const f = files.get("l2-exact");
+    if (f === undefined) throw new Error("no capture");
+    const capture = join(dir, "long.pcap");
+    const w = new PcapWriter(capture, { linkType: 1, snapLen: 65535 });
+    const long = new Uint8Array(40_000);
+    BUILDS["l2-exact"]().batches.forEach((b, k) => {
+      for (let i = 0; i < b.count; i++) {
+        const at = b.offset[i] ?? 0;
+        const len = b.capLen[i] ?? 0;
+        if (k === 2 && i === 100) long.set(b.data.subarray(at, at + len));
+        if (k === 2 && i === 100) w.write(long, 0, long.length, long.length, 1_700_000_000 + k, i * 1000);
+        else w.write(b.data, at, len, b.origLen[i] ?? 0, 1_700_000_000 + k, i * 1000);
+      }
+    });
+    w.close();
+    const outs = [false, true].map((writer) => {
+      threads(writer, false);
+      const out = join(dir, `run-${runs++}`);
+      const r = Replay.prepare({
+        spec: f.spec,
+        inputs: [{ endpoint: PIPELINES["l2-exact"].endpoint, file: capture }],
+        out,
+      });
+      const lent = fileWriter().lentWrites;
+      try {
+        expect(r.run().summary.packets.injected).toBe(4096);
+      } finally {
+        r.close();
+      }
+      return { out, lent: fileWriter().lentWrites - lent };
+    });
+    expect(outs[1]?.lent).toBeGreaterThan(0);
+    expect([...outFiles(outs[0]?.out ?? "").keys()].length).toBeGreaterThan(1);
+    expectSameFiles(outs[1]?.out ?? "", outs[0]?.out ?? "");
   });
 
   it("a capture cut short, read ahead: the line, exit code and files of the run without the thread", async () => {

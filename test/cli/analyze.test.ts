@@ -72,6 +72,21 @@ describe("strata analyze: every example", () => {
     expect(rep.ok).toBe(code === EXIT_OK);
     expect(json.code).toBe(code);
   });
+
+  test("session-loop.yaml's 52 loops of network u: 5 said in words, the other 47 counted", async () => {
+    const json = JSON.parse((await analyze("test/fixtures/analysis/session-loop.yaml", "--json")).stdout) as {
+      components: { name: string; properties: { name: string; counterexamples: string[]; more: number }[] }[];
+    };
+    const loops = (c: string): [number, number] | undefined => {
+      const p = json.components.find((x) => x.name === c)?.properties.find((x) => x.name === "No_routing_loops");
+      return p === undefined ? undefined : [p.counterexamples.length, p.more];
+    };
+    expect(["n0", "n1", "u"].map(loops)).toEqual([
+      [0, 0],
+      [1, 0],
+      [5, 47],
+    ]);
+  });
 });
 
 const ROUTER = "examples/ip-router/network.yaml";

@@ -26,6 +26,8 @@ export class FieldBits {
   readonly byName: ReadonlyMap<string, SpaceField>;
   readonly #field: Int32Array;
   readonly #shift: Int32Array;
+  /** The bits of the headers header() made (class witnesses, read against many rows), read once (null: not yet). */
+  readonly #made = new WeakMap<ReadonlyMap<string, bigint>, Uint8Array | null>();
   /** How many variables: the fields' bits. */
   readonly vars: number;
 
@@ -71,19 +73,22 @@ export class FieldBits {
    * not a BigInt shifted at each node (a class's witness walked down a store of a million nodes made hundreds).
    */
   evaluate(bdd: Bdd, node: number, values: ReadonlyMap<string, bigint>): number {
-    const bits = headerBits(this.fields, this.vars, values);
+    const made = this.#made.get(values);
+    const bits = made ?? headerBits(this.fields, this.vars, values);
+    if (made === null) this.#made.set(values, bits);
     let n = node;
     while (!bdd.isTerminal(n)) n = bits[bdd.variable(n)] === 1 ? bdd.high(n) : bdd.low(n);
     return n;
   }
 
-  /** The header whose set bits are the variables `bits`, the others 0. */
-  header(bits: readonly number[]): Map<string, bigint> {
+  /** The header whose set bits are the variables `bits`, the others 0 (read-only: evaluate() keeps its bits). */
+  header(bits: readonly number[]): ReadonlyMap<string, bigint> {
     const values = new Map(this.fields.map((f) => [f.def.name, 0n]));
     for (const v of bits) {
       const f = this.fields[this.#field[v] ?? 0];
       if (f !== undefined) values.set(f.def.name, (values.get(f.def.name) ?? 0n) | (1n << BigInt(this.#shift[v] ?? 0)));
     }
+    this.#made.set(values, null);
     return values;
   }
 }

@@ -88,7 +88,7 @@ export interface Relations {
   readonly traffic: ReadonlyMap<Component, TrafficRelation>;
 }
 
-/** Counterexamples listed per property. */
+/** Counterexamples listed per property; No_routing_loops puts only these in words (a class's take a diagram walk). */
 const SHOWN = 5;
 
 /** Every component's relations, each as far as the budget allows (none when the classes were not built). */
@@ -181,13 +181,14 @@ function componentReport(a: Analysis, c: Component, r: Relations, w: Words): Com
 
 function noRoutingLoops(rel: ComponentRelation, w: Words): PropertyResult {
   const space = rel.component.space;
-  const lines = rel
-    .loops()
+  const loops = rel.loops();
+  const lines = loops
+    .slice(0, SHOWN)
     .map(
       (l) =>
         `${w.header(space, l.atom, l.hops)}${l.bounded ? " (until the TTL runs out)" : ""}: ${w.path(l.path)} again`,
     );
-  return result("No_routing_loops", lines);
+  return { ...result("No_routing_loops", lines), more: Math.max(0, loops.length - SHOWN) };
 }
 
 /** Pairs only grow as classes are walked: holding over part of them is holding; failing there is not failing. */

@@ -20,12 +20,15 @@ export function sliceBatch(b: InputBatch, from: number, to = b.count): InputBatc
 
 /**
  * Packets gathered for the next batch: one buffer and one array per field, allocated once
- * (a frame longer than the buffer grows it).
+ * (a frame longer than the buffer grows it). The buffer is allocated at the first packet, not before: an engine
+ * that only runs whole batches (strata run, the tests' thousands of engines) never makes its megabyte.
  */
 export class BatchQueue {
   count = 0;
   #bytes = 0;
-  #data: Uint8Array;
+  #data = new Uint8Array(0);
+  /** The buffer's length, allocated or not yet: the bytes a batch may hold (a longer frame grows it). */
+  #room: number;
   readonly #max: number;
   readonly #offset: Uint32Array;
   readonly #capLen: Uint32Array;
@@ -36,7 +39,7 @@ export class BatchQueue {
 
   constructor(packets: number, bytes: number) {
     this.#max = packets;
-    this.#data = new Uint8Array(bytes);
+    this.#room = bytes;
     this.#offset = new Uint32Array(packets);
     this.#capLen = new Uint32Array(packets);
     this.#origLen = new Uint32Array(packets);
@@ -51,12 +54,13 @@ export class BatchQueue {
 
   /** Whether a `len`-byte packet fits beside what is queued (an empty queue takes any). */
   fits(len: number): boolean {
-    return this.count === 0 || this.#bytes + len <= this.#data.length;
+    return this.count === 0 || this.#bytes + len <= this.#room;
   }
 
   push(endpoint: number, data: Uint8Array, len: number, origLen: number, sec: number, nsec: number): void {
-    if (this.#bytes + len > this.#data.length) {
-      const grown = new Uint8Array(Math.max(2 * this.#data.length, this.#bytes + len));
+    if (this.#bytes + len > this.#room) this.#room = Math.max(2 * this.#room, this.#bytes + len);
+    if (this.#data.length < this.#room) {
+      const grown = new Uint8Array(this.#room);
       grown.set(this.#data.subarray(0, this.#bytes));
       this.#data = grown;
     }

@@ -26,6 +26,7 @@ import type { InputArea } from "../wasm/runner.js";
 import { type TableWrite, Tables, type WriteResult } from "../wasm/tables.js";
 import { BatchQueue } from "./batches.js";
 import {
+  addedEndpoint,
   type EngineOptions,
   type EngineOutputs,
   type EngineTrace,
@@ -87,12 +88,12 @@ export class Engine {
   #timer: NodeJS.Timeout | undefined;
   #immediate: NodeJS.Immediate | undefined;
 
-  private constructor(options: EngineOptions) {
+  private constructor(options: EngineOptions, dp: DataPlane) {
     const compiled = options.compiled;
     const texts = options.endpoints ?? [];
     this.#options = options;
     this.compiled = compiled;
-    this.#dp = DataPlane.load();
+    this.#dp = dp;
     this.#rec = Reconciler.install(this.#dp, compiled, texts, { empty: options.emptyTables === true });
     this.#endpoints = [...this.#rec.endpoints];
     this.#names = [...texts];
@@ -103,13 +104,22 @@ export class Engine {
   }
 
   /**
-   * Loads a data plane and installs `compiled` with its endpoints. Bad input throws before
-   * anything runs: a limit out of range (RangeError), an endpoint the description lacks
+   * Loads a data plane (or takes the one of `after`, which runs no more) and installs `compiled` with its endpoints.
+   * Bad input throws before anything runs: a limit out of range (RangeError), an endpoint the description lacks
    * (UsageError), a row the data plane refuses (SpecError).
    */
-  static open(options: EngineOptions): Engine {
+  static open(options: EngineOptions, after?: Engine): Engine {
     checkLimits(options);
-    return new Engine(options);
+    return new Engine(options, after === undefined ? DataPlane.load() : after.#handOver());
+  }
+
+  /** The data plane, its tables destroyed, for another engine: what tests that open thousands do (an instance each
+   * costs its making and the collections of its memory). This engine runs no more. */
+  #handOver(): DataPlane {
+    this.#betweenOnly("handing the data plane over");
+    this.#runner = undefined; // run() throws from now on
+    for (const t of this.#rec.ledger.compiled.tables) this.#rec.ledger.destroy(t);
+    return this.#dp;
   }
 
   /**
@@ -319,18 +329,8 @@ export class Engine {
     this.#betweenOnly("endpointAt()");
     if (this.#endpoints.length - this.#opened >= ADDED_ENDPOINTS_MAX)
       throw new Error(`the emulation has taken ${ADDED_ENDPOINTS_MAX} new places for packets to enter, its limit`);
-    const member = this.compiled.members[at.member];
-    const network = this.compiled.networks[member?.network ?? -1] ?? this.compiled.networks[0];
-    if (network === undefined) throw new Error("the description has no network");
-    const link = this.compiled.links[at.link];
-    const where =
-      at.kind === "session"
-        ? `${member?.key ?? ""}@${at.session}`
-        : at.kind === "self"
-          ? (member?.key ?? "")
-          : (link?.external ?? `${link?.qualified ?? ""}`);
     const k = this.#endpoints.length;
-    const text = `${network.name}:${where}`;
+    const { text, network } = addedEndpoint(this.compiled, at);
     this.#endpoints.push({ ...at, text, network });
     this.#names.push(text);
     this.#stats.push(inputStats(text, source));

@@ -2,8 +2,8 @@
 // parts it is made of: per-endpoint input counts, listener lists, and the
 // tables a writer between batches is handed.
 
-import type { CompiledSpec } from "../control/compiled.js";
-import type { Installed } from "../control/install.js";
+import type { CompiledNetwork, CompiledSpec } from "../control/compiled.js";
+import type { Injection, Installed } from "../control/install.js";
 import type { DataPlane } from "../wasm/module.js";
 import type { PacketRanges, RunnerOptions } from "../wasm/runner.js";
 import { type TableWrite, Tables, type WriteResult } from "../wasm/tables.js";
@@ -98,4 +98,19 @@ export class EngineTables extends Tables {
   override write(writes: readonly TableWrite[]): WriteResult {
     return this.#write(writes);
   }
+}
+
+/** The text and network of an endpoint added at run time (Engine.endpointAt): a session, a member, or a link. */
+export function addedEndpoint(compiled: CompiledSpec, at: Injection): { text: string; network: CompiledNetwork } {
+  const member = compiled.members[at.member];
+  const network = compiled.networks[member?.network ?? -1] ?? compiled.networks[0];
+  if (network === undefined) throw new Error("the description has no network");
+  const link = compiled.links[at.link];
+  const where =
+    at.kind === "session"
+      ? `${member?.key ?? ""}@${at.session}`
+      : at.kind === "self"
+        ? (member?.key ?? "")
+        : (link?.external ?? `${link?.qualified ?? ""}`);
+  return { text: `${network.name}:${where}`, network };
 }

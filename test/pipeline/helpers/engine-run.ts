@@ -4,7 +4,10 @@
 // other; then disconnected. What comes back is what strata run writes: each
 // recording's pcap records (DIR/links, DIR/delivered), the counters summary.json
 // is made of (drops by member and reason, deliveries, link crossings, row
-// hits), and trace.jsonl's lines.
+// hits), and trace.jsonl's lines. Each engine opens on the data plane of the one
+// before (Engine.open's `after`: its tables destroyed), not on a new instance:
+// thousands of cases otherwise pay an instance each and the collections of
+// their memories (~40% of the differential tests' CPU).
 
 import type { CompiledSpec } from "../../../src/control/compiled.js";
 import type { Injection, Installed } from "../../../src/control/install.js";
@@ -57,6 +60,20 @@ const sameInjection = (a: Injection | undefined, b: Injection): boolean =>
 const show = (a: Injection | undefined): string =>
   a === undefined ? "none" : JSON.stringify({ kind: a.kind, member: a.member, link: a.link, session: a.session });
 
+/** The engine of the last runEngine: the next opens on its data plane (Engine.open's `after`), not a new one. */
+let last: Engine | undefined;
+
+function openOptions(compiled: CompiledSpec, endpoints: readonly string[], options: EngineRunOptions): EngineOptions {
+  return {
+    compiled,
+    endpoints,
+    ...(options.hopLimit !== undefined ? { hopLimit: options.hopLimit } : {}),
+    ...(options.copyLimit !== undefined ? { copyLimit: options.copyLimit } : {}),
+    ...(options.batchPackets !== undefined ? { batchPackets: options.batchPackets } : {}),
+    ...(options.buffers !== undefined ? { buffers: options.buffers } : {}),
+  };
+}
+
 /**
  * Opens an Engine on `compiled` (throws what Engine.open throws: SpecError for rows the installer refuses),
  * with `endpoints` as strata run's --in names them (an injection: by its text, see endpointText), and runs
@@ -72,14 +89,13 @@ export function runEngine(
   const texts = endpoints.map((e) => (typeof e === "string" ? e : endpointText(compiled, e)));
   // Endpoints with a text come first, as --in gives them; the others are added as a packet-out adds its own.
   const named = texts.flatMap((t) => (t === undefined ? [] : [t]));
-  const engine = Engine.open({
-    compiled,
-    endpoints: named,
-    ...(options.hopLimit !== undefined ? { hopLimit: options.hopLimit } : {}),
-    ...(options.copyLimit !== undefined ? { copyLimit: options.copyLimit } : {}),
-    ...(options.batchPackets !== undefined ? { batchPackets: options.batchPackets } : {}),
-    ...(options.buffers !== undefined ? { buffers: options.buffers } : {}),
-  });
+  let engine: Engine;
+  try {
+    engine = Engine.open(openOptions(compiled, named, options), last);
+  } finally {
+    last = undefined; // a data plane an open refused is not used again
+  }
+  last = engine;
   const number: number[] = endpoints.map((e, k) => {
     const text = texts[k];
     const n = text === undefined ? engine.endpointAt(e as Injection, "test") : named.indexOf(text);

@@ -3,24 +3,16 @@
 
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
+import { freePort } from "./free-port.js";
+
+export { freePort };
 
 /** Whether Debian's redis-server (or any on PATH) is there. */
 export function hasRedisServer(): boolean {
   return spawnSync("redis-server", ["--version"], { encoding: "utf8" }).status === 0;
-}
-
-/** A loopback port nothing listens on now: one the kernel gave a server that is closed again (Redis takes no 0). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
 }
 
 /** How a test's Redis is set up beyond the plain one: ACL users (their rules as `--user` takes them), and TLS. */

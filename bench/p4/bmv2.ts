@@ -11,9 +11,10 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Socket, connect } from "node:net";
+import { type Socket, connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "../free-port.js";
 import type { P4Tools } from "./toolchain.js";
 
 const GREETING = Buffer.from([0x00, 0x53, 0x50, 0x00, 0x00, 0x10, 0x00, 0x00]);
@@ -259,19 +260,6 @@ async function retry<T>(
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
-}
-
-/** A TCP port nothing listens on now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** simple_switch_CLI with `commands` on stdin, under Debian's python3 (its python3-thrift), as

@@ -11,11 +11,11 @@
 
 import { spawn } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { MachineManifest } from "../../src/p4/export.js";
+import { freePort } from "../../bench/free-port.js";
 import { cachedToolchain } from "./helpers/cached-p4c.js";
 import { exportSpec, ROOT } from "./helpers/examples.js";
 import { TARGET_LIMITS } from "./helpers/on-bmv2.js";
@@ -58,19 +58,6 @@ describe("docs/p4-export.md, Target limits", () => {
 const tools = findP4Tools();
 const skip = !P4_REQUIRED && "missing" in tools;
 const why = "missing" in tools ? ` (skipped: ${tools.missing})` : "";
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
-}
 
 /** Runs `script` with bash in `cwd`; its stdout and stderr, and its exit code. Its process group is killed when it is
  * done, or at `timeoutMs`. */

@@ -1,6 +1,15 @@
 // Where a worker thread's module is. A thread runs built JavaScript: under vitest the modules that start threads are
 // the TypeScript source (src/…), and their threads run the build's file (dist/src/…, npm run build).
 
+import type { MessagePort } from "node:worker_threads";
+
+/** What a thread beside the data plane starts with: its ring of bytes, its shared counters, and its message port. */
+export interface RingThreadData {
+  readonly ring: SharedArrayBuffer;
+  readonly control: SharedArrayBuffer;
+  readonly port: MessagePort;
+}
+
 /** The module at `path` under src/ as built (`run/worker.js`): beside this one when built, else under dist/src/. */
 export function threadModule(path: string): URL {
   return import.meta.url.endsWith(".ts")

@@ -7,9 +7,10 @@ import { isMainThread, type MessagePort, workerData } from "node:worker_threads"
 import { crc32 } from "node:zlib";
 import { describeIoError } from "../errors.js";
 import { crc32Combine } from "./checksum.js";
-import { type ToWriter, type WriterData, DONE, FAILED } from "./file-writer.js";
+import type { RingThreadData } from "../thread-module.js";
+import { type ToWriter, DONE, FAILED } from "./file-writer.js";
 
-function main({ ring, control, port }: WriterData): void {
+function main({ ring, control, port }: RingThreadData): void {
   const bytes = new Uint8Array(ring);
   const counters = new Int32Array(control);
   /** Per file id: the CRC-32 and length of what this thread wrote to it. */
@@ -44,4 +45,4 @@ function main({ ring, control, port }: WriterData): void {
   });
 }
 
-if (!isMainThread) main(workerData as WriterData);
+if (!isMainThread) main(workerData as RingThreadData);

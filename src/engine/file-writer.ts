@@ -11,7 +11,7 @@
 
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
 import { InputError } from "../errors.js";
-import { threadModule } from "../thread-module.js";
+import { type RingThreadData, threadModule } from "../thread-module.js";
 
 /** Bytes of the shared ring: writes wait for room when the thread is this far behind. */
 export const RING_BYTES = 8 << 20;
@@ -22,12 +22,6 @@ const STALL_MS = 60_000;
 /** The counters the thread bumps: messages done, and whether a write failed. */
 export const DONE = 0;
 export const FAILED = 1;
-
-export interface WriterData {
-  readonly ring: SharedArrayBuffer;
-  readonly control: SharedArrayBuffer;
-  readonly port: MessagePort;
-}
 
 /** A write of ring[start .. start+len) (or of lent[start .. start+len), a lent memory's buffer) to `fd`, file `id`;
  * `crc` its CRC-32 when known, else −1. */
@@ -73,7 +67,7 @@ export class FileWriter {
     this.#piece = Math.max(1, ringBytes >>> 2);
     const { port1, port2 } = new MessageChannel();
     this.#port = port1;
-    const data: WriterData = {
+    const data: RingThreadData = {
       ring: this.#ring.buffer as SharedArrayBuffer,
       control: this.#counters.buffer,
       port: port2,

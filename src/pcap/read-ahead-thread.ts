@@ -5,20 +5,10 @@
 import { readSync } from "node:fs";
 import { isMainThread, workerData } from "node:worker_threads";
 import { describeIoError } from "../errors.js";
-import {
-  type AheadData,
-  type FromReader,
-  type ToReader,
-  FILLED,
-  LEFT,
-  LENS,
-  SLOT_BYTES,
-  SLOTS,
-  STREAM,
-  TAKEN,
-} from "./read-ahead.js";
+import type { RingThreadData } from "../thread-module.js";
+import { type FromReader, type ToReader, FILLED, LEFT, LENS, SLOT_BYTES, SLOTS, STREAM, TAKEN } from "./read-ahead.js";
 
-function main({ ring, control, port }: AheadData): void {
+function main({ ring, control, port }: RingThreadData): void {
   const bytes = new Uint8Array(ring);
   const c = new Int32Array(control);
   port.on("message", ({ fd, position, stream }: ToReader) => {
@@ -51,4 +41,4 @@ function main({ ring, control, port }: AheadData): void {
   }
 }
 
-if (!isMainThread) main(workerData as AheadData);
+if (!isMainThread) main(workerData as RingThreadData);

@@ -10,7 +10,7 @@
 
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
 import { InputError } from "../errors.js";
-import { threadModule } from "../thread-module.js";
+import { type RingThreadData, threadModule } from "../thread-module.js";
 
 /** Bytes of a slot: one read call's. */
 export const SLOT_BYTES = 1 << 20;
@@ -27,12 +27,6 @@ export const STREAM = 2;
 export const LEFT = 3;
 /** Then each slot's bytes (fewer than SLOT_BYTES: the end of the file; −1: the read failed). */
 export const LENS = 4;
-
-export interface AheadData {
-  readonly ring: SharedArrayBuffer;
-  readonly control: SharedArrayBuffer;
-  readonly port: MessagePort;
-}
 
 /** Read `fd` in order from `position`, as stream `stream`. */
 export interface ToReader {
@@ -64,7 +58,11 @@ class ReaderThread {
   constructor() {
     const { port1, port2 } = new MessageChannel();
     this.port = port1;
-    const data: AheadData = { ring: this.ring.buffer as SharedArrayBuffer, control: this.control.buffer, port: port2 };
+    const data: RingThreadData = {
+      ring: this.ring.buffer as SharedArrayBuffer,
+      control: this.control.buffer,
+      port: port2,
+    };
     this.#worker = new Worker(threadModule("pcap/read-ahead-thread.js"), { workerData: data, transferList: [port2] });
     this.#worker.unref();
     port1.unref();

@@ -12,12 +12,17 @@
 // functions (--print-wasm-code), which is exact for a given build. Under
 // valgrind V8 checks wasm memory bounds with explicit instructions, so both
 // run higher than the same code natively.
+//
+// SCENARIO:bound (l2-exact:bound, router-layered:bound, …) counts the
+// scenario's bound kernel instead (bench/bound.ts): the floor of what the
+// steps' own work costs with the path known, to set the data plane against.
 
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { boundBuilt, KERNELS, runKernel } from "./bound.js";
 import { BUILDS, runStaged } from "./dataplane.js";
 import { runScript } from "./script.js";
 
@@ -25,9 +30,34 @@ type Name = keyof typeof BUILDS;
 const N = 1 << 16;
 const WARM_UP = 1 << 14;
 
-/** Sets scenario `name` up and carries `packets` packets through it (the batches cycle), after a warm-up. */
-export function drive(name: Name, packets: number): void {
-  const { loaded, batches } = BUILDS[name]();
+/** A name's suffix that asks for the scenario's bound kernel (bench/bound.ts) rather than its data plane. */
+const BOUND = ":bound";
+
+/** The kernel `name` asks for (SCENARIO:bound), or undefined: the data plane. */
+export function kernelOf(name: string): (typeof KERNELS)[number] | undefined {
+  return name.endsWith(BOUND) ? KERNELS.find((k) => k.scenario === name.slice(0, -BOUND.length)) : undefined;
+}
+
+/**
+ * Sets scenario `name` up and carries `packets` packets through it (the batches cycle), after a warm-up; for
+ * SCENARIO:bound, through its bound kernel, the first batch again and again, as bench:bound runs it.
+ */
+export function drive(name: string, packets: number): void {
+  const kernel = kernelOf(name);
+  if (kernel !== undefined) {
+    const { loaded, batches } = boundBuilt(kernel);
+    const first = batches[0];
+    if (first === undefined) throw new Error(`${name}: no batches`);
+    for (const count of [WARM_UP, packets]) {
+      for (let done = 0; done < count;) {
+        const staged = loaded.runner.stage(first);
+        runKernel(loaded.dp, kernel, staged, done);
+        done += staged.count;
+      }
+    }
+    return;
+  }
+  const { loaded, batches } = BUILDS[name as Name]();
   for (const count of [WARM_UP, packets]) {
     for (let done = 0, k = 0; done < count; k++) {
       const b = batches[k % batches.length];
@@ -138,12 +168,15 @@ export function wasmCount(profile: string, addresses: Set<bigint>): number {
 
 function main(argv: readonly string[]): void {
   if (argv[0] === "--drive") {
-    drive(argv[1] as Name, Number(argv[2]));
+    drive(argv[1] ?? "", Number(argv[2]));
     return;
   }
   const names = argv.length > 0 ? argv : Object.keys(BUILDS);
   for (const name of names) {
-    if (!(name in BUILDS)) throw new Error(`no scenario ${name} (have: ${Object.keys(BUILDS).join(", ")})`);
+    if (!(name in BUILDS) && kernelOf(name) === undefined) {
+      const kernels = KERNELS.map((k) => k.scenario + BOUND).join(", ");
+      throw new Error(`no scenario ${name} (have: ${Object.keys(BUILDS).join(", ")}; kernels: ${kernels})`);
+    }
     const one = collect(name, N);
     const three = collect(name, 3 * N);
     const perPacket = (f: (c: Counted) => number): string => ((f(three) - f(one)) / (2 * N)).toFixed(0);

@@ -1,10 +1,11 @@
 // Where a scenario's wasm instructions go, by source line: `npm run
-// bench:where -- SCENARIO [LINES]` (needs valgrind). The scenario runs under
+// bench:where -- SCENARIO[:bound] [LINES]` (needs valgrind). The scenario runs under
 // callgrind twice, carrying N and 3 × N packets, as bench:instructions runs it;
 // each run's counts at each instruction address are joined with V8's listing
 // of the compiled wasm (which function, which pc offset, and the wasm byte
 // offset V8 records for it: "Source positions") and with the build's source
-// map (build/release.wasm.map), and (count(3N) − count(N)) / 2N is a line's
+// map (build/release.wasm.map; build/bound.wasm.map for SCENARIO:bound, the
+// scenario's bound kernel), and (count(3N) − count(N)) / 2N is a line's
 // instructions per packet. Lines are those binaryen kept through its inlining:
 // an inlined helper's instructions are often the caller's line's.
 
@@ -15,6 +16,8 @@ import { runScript } from "./script.js";
 
 const N = 1 << 14;
 const BUILD = fileURLToPath(new URL("../../build/release.wasm", import.meta.url));
+/** SCENARIO:bound's build (bench:instructions drives the kernel there): the data plane's and the kernels'. */
+const BOUND_BUILD = fileURLToPath(new URL("../../build/bound.wasm", import.meta.url));
 
 /** An unsigned LEB128 at `at` in `b`: its value and where the next byte is. */
 function leb(b: Uint8Array, at: number): [number, number] {
@@ -164,10 +167,11 @@ function byLine(name: string, packets: number, starts: Map<number, number>, line
 function main(argv: readonly string[]): void {
   const [name, shown = "40"] = argv;
   if (name === undefined) throw new Error("usage: npm run bench:where -- SCENARIO [LINES]");
-  const module = new Uint8Array(readFileSync(BUILD));
+  const build = name.endsWith(":bound") ? BOUND_BUILD : BUILD;
+  const module = new Uint8Array(readFileSync(build));
   const starts = bodyStarts(module);
   const lines = sourceLines(
-    JSON.parse(readFileSync(`${BUILD}.map`, "utf8")) as { sources: string[]; mappings: string },
+    JSON.parse(readFileSync(`${build}.map`, "utf8")) as { sources: string[]; mappings: string },
   );
   const one = byLine(name, N, starts, lines);
   const three = byLine(name, 3 * N, starts, lines);

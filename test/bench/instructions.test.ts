@@ -1,7 +1,8 @@
-// bench:instructions' exact count: callgrind's per-address counts joined with V8's wasm listing.
+// bench:instructions' exact count: callgrind's per-address counts joined with V8's wasm listing; which kernel a
+// SCENARIO:bound name drives.
 
 import { describe, expect, it } from "vitest";
-import { wasmAddresses, wasmCount } from "../../bench/instructions.js";
+import { kernelOf, wasmAddresses, wasmCount } from "../../bench/instructions.js";
 
 const LISTING = `--- WebAssembly code ---
 name: wasm-function[3]
@@ -37,5 +38,18 @@ describe.each([
 ])("wasmCount: $case", ({ profile, want }) => {
   it(`counts ${want}`, () => {
     expect(wasmCount(`version: 1\nevents: Ir\n${profile}totals: 0\n`, wasmAddresses(LISTING))).toBe(want);
+  });
+});
+
+describe.each([
+  { name: "router-layered:bound", want: "KERNEL_ROUTER" },
+  { name: "vxlan:bound", want: "KERNEL_VXLAN" },
+  { name: "l2-exact:bound", want: "KERNEL_L2" },
+  { name: "router-layered", want: undefined },
+  { name: "fat-tree:bound", want: undefined },
+  { name: ":bound", want: undefined },
+])("kernelOf($name)", ({ name, want }) => {
+  it(`is ${want ?? "no kernel: the data plane"}`, () => {
+    expect(kernelOf(name)?.kernel).toBe(want);
   });
 });

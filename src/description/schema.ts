@@ -4,7 +4,9 @@
 // rewritten for people: the path, what was expected in words taken from the
 // schema's own descriptions, and what was found.
 
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
@@ -28,33 +30,68 @@ export function shippedPath(relative: string): string | undefined {
   return undefined;
 }
 
-/** A schema as shipped: the description's by default, or another under schema/. */
-export function loadSchema(file = SCHEMA_FILE): Record<string, unknown> {
+/** The text of a schema as shipped: the description's by default, or another under schema/. */
+export function readShipped(file = SCHEMA_FILE): string {
   const path = shippedPath(file);
   if (path === undefined) throw new Error(`${file} not found above ${fileURLToPath(import.meta.url)}`);
-  return JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+  return readFileSync(path, "utf8");
 }
 
-const compiled = new Map<string, ValidateFunction>();
+/** A schema as shipped: the description's by default, or another under schema/. */
+export function loadSchema(file = SCHEMA_FILE): Record<string, unknown> {
+  return JSON.parse(readShipped(file)) as Record<string, unknown>;
+}
 
-function validator(file: string): ValidateFunction {
-  let validate = compiled.get(file);
-  if (validate === undefined) {
-    // verbose: errors carry the schema node and data, which the messages below are made from.
-    validate = new Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true }).compile(
-      loadSchema(file),
-    );
-    compiled.set(file, validate);
+/** ajv's options for every schema. verbose: errors carry the schema node and data, which the messages below are made
+ * from. */
+export const AJV_OPTIONS = { allErrors: true, verbose: true, strict: true, allowUnionTypes: true } as const;
+
+/** Where `npm run build:ts` writes a schema's validator as code (scripts/gen-validators.ts): build/schema/X.cjs. */
+export const validatorFile = (file: string): string => join("build", file.replace(/\.json$/, ".cjs"));
+
+/** The first line of a validator written as code: what it was made from (the schema's text, ajv's options). */
+export function validatorStamp(schemaText: string): string {
+  const digest = createHash("sha256").update(JSON.stringify(AJV_OPTIONS)).update(schemaText).digest("hex");
+  return `// strata validator ${digest}`;
+}
+
+/**
+ * The validator `npm run build:ts` wrote for `file` as code, when it was made from this schema text: loaded in a few
+ * ms, where ajv's compile takes ~0.25 s of CPU (AMD EPYC), at every start of strata that reads a description.
+ * Undefined when it is missing, stale or does not load: the schema is compiled instead.
+ */
+export function writtenValidator(file: string, schemaText: string): ValidateFunction | undefined {
+  const path = shippedPath(validatorFile(file));
+  if (path === undefined) return undefined;
+  try {
+    const code = readFileSync(path, "utf8");
+    if (!code.startsWith(`${validatorStamp(schemaText)}\n`)) return undefined;
+    const loaded = createRequire(import.meta.url)(path) as { default?: ValidateFunction };
+    return typeof loaded.default === "function" ? loaded.default : undefined;
+  } catch {
+    return undefined;
   }
-  return validate;
+}
+
+const compiled = new Map<string, { readonly validate: ValidateFunction; readonly schema: SchemaNode }>();
+
+function validator(file: string): { readonly validate: ValidateFunction; readonly schema: SchemaNode } {
+  let got = compiled.get(file);
+  if (got === undefined) {
+    const text = readShipped(file);
+    const schema = JSON.parse(text) as Record<string, unknown>;
+    got = { validate: writtenValidator(file, text) ?? new Ajv2020(AJV_OPTIONS).compile(schema), schema };
+    compiled.set(file, got);
+  }
+  return got;
 }
 
 /** Validates `data` against a shipped schema, adds one error per problem found, and returns the paths of those errors.
  * */
 export function checkSchema(data: unknown, problems: Problems, file = SCHEMA_FILE): Path[] {
-  const validate = validator(file);
+  const { validate, schema } = validator(file);
   if (validate(data)) return [];
-  const stranger = strangerMap(data, validate.schema as SchemaNode);
+  const stranger = strangerMap(data, schema);
   if (stranger !== undefined) {
     problems.add([], stranger);
     return [[]];

@@ -317,14 +317,17 @@ describe.skipIf(reason !== undefined)(
       });
 
       test("a bad interface name, or one carrying other frames, is one line and exit 2", async () => {
-        const r = await inNs(ns.e, serveCommand(backend, ["lanA:hostA=eA", "lanB:hostB=nosuch0"]));
+        // The two refusals side by side: each is a strata start (node, the description compiled), and nothing else.
+        const [r, wrong] = await Promise.all([
+          inNs(ns.e, serveCommand(backend, ["lanA:hostA=eA", "lanB:hostB=nosuch0"])),
+          // An Ethernet interface for the ip network's external link, which carries raw IPv4.
+          inNs(ns.e, serveCommand(backend, ["ip:netA=eA"])),
+        ]);
         expect(r.status).toBe(2);
         expect(r.out).toMatch(
           /^strata: --port lanB:hostB=nosuch0: there is no interface 'nosuch0' \(interfaces: .*eA.*\)$/m,
         );
         expect(r.out).not.toMatch(/serving/);
-        // An Ethernet interface for the ip network's external link, which carries raw IPv4.
-        const wrong = await inNs(ns.e, serveCommand(backend, ["ip:netA=eA"]));
         expect(wrong.status).toBe(2);
         expect(wrong.out).toMatch(
           new RegExp(

@@ -3,8 +3,10 @@
 // a `strata run --trace` of the example's own inputs — draws every network, member and link of
 // the description, and a packet clicked in the list is drawn along the links and members its
 // trace names, step by step with the lines `strata trace --packet N` prints. A packet can be
-// chosen by keyboard too. A screenshot of each example's page (its longest path drawn) is kept
-// in test-artifacts/view/; UPDATE_GOLDENS=1 also rewrites the README's docs/img/vxlan-view.png.
+// chosen by keyboard too. With STRATA_VIEW_SHOTS=1 a screenshot of each example's page (its
+// longest path drawn) is kept in test-artifacts/view/ (nothing compares them: they are for
+// people, and took a fifth of each example's time); UPDATE_GOLDENS=1 takes them too and
+// rewrites the README's docs/img/vxlan-view.png.
 // Without a browser the tests are skipped, saying why; with STRATA_REQUIRE_BROWSER=1 (.ci/run)
 // they fail instead.
 
@@ -55,11 +57,25 @@ async function strata(...argv: string[]): Promise<{ code: number; stdout: string
 /** A path as short as it can be said from here: the page's title shows the files it was made from. */
 const near = (file: string): string => (file.startsWith(process.cwd()) ? relative(process.cwd(), file) : file);
 
+/** Screenshots are taken for people to look at, when asked for: nothing here compares them. */
+const SHOTS = process.env["STRATA_VIEW_SHOTS"] === "1" || process.env["UPDATE_GOLDENS"] === "1";
+async function screenshot(page: Page, path: string): Promise<void> {
+  if (SHOTS) await page.screenshot({ path });
+}
+
+/** Each example's page, built once for the file: vxlan's is opened by three groups of tests. */
+const pages = new Map<string, Promise<{ spec: string; run: string; page: string }>>();
+function buildPage(name: string): Promise<{ spec: string; run: string; page: string }> {
+  const page = pages.get(name) ?? makePage(name);
+  pages.set(name, page);
+  return page;
+}
+
 /**
  * Replays an example's bundled inputs with a trace and writes its page, both kept in
  * test-artifacts/view/ beside the screenshot: the run's directory and the page.
  */
-async function buildPage(name: string): Promise<{ spec: string; run: string; page: string }> {
+async function makePage(name: string): Promise<{ spec: string; run: string; page: string }> {
   const dir = join(root, "examples", name);
   const example = JSON.parse(readFileSync(join(dir, "example.json"), "utf8")) as { inputs: string[] };
   const spec = near(join(dir, "network.yaml"));
@@ -210,7 +226,7 @@ describe.skipIf("missing" in found)(
           });
         }
         const shot = join(ARTIFACTS, `${name}.png`);
-        await page.screenshot({ path: shot });
+        await screenshot(page, shot);
         if (name === "vxlan" && process.env["UPDATE_GOLDENS"] === "1") {
           mkdirSync(join(root, "docs", "img"), { recursive: true });
           copyFileSync(shot, README_IMAGE);
@@ -366,7 +382,7 @@ describe.skipIf("missing" in found)(
           ...pathOf(line),
         });
       }
-      await page.screenshot({ path: join(ARTIFACTS, "hub-1000.png") });
+      await screenshot(page, join(ARTIFACTS, "hub-1000.png"));
       expect(errors).toEqual([]);
     });
 
@@ -581,7 +597,7 @@ describe.skipIf("missing" in found)(
             expect({ links: drawn.links, members: drawn.members }).toEqual(named(drawn.path));
           }
           await page.click('#findings li[data-finding="0"]');
-          await page.screenshot({ path: file.replace(/\.html$/, ".png") });
+          await screenshot(page, file.replace(/\.html$/, ".png"));
         } finally {
           await page.close();
         }

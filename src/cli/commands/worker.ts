@@ -37,7 +37,7 @@ export function registerWorker(program: Command, ctx: CommandContext): void {
     .addOption(
       new Option(
         "--lock-ms <ms>",
-        "test tuning: ms a chunk's lock lasts and between looks for stalled chunks (default 30000)",
+        "test tuning: ms a chunk's lock lasts, a quarter of it between looks for stalled chunks (default 30000)",
       ).argParser(limit("--lock-ms", LOCK_MS_MAX)),
     )
     .option("--shared <dir>", "where this machine mounts the coordinators' --shared directory (default: the same path)")

@@ -1,5 +1,6 @@
 // One bmv2 simple_switch, for the tests and the bench: started on a compiled program (p4c-bm2-ss's JSON), its
-// entries loaded with simple_switch_CLI from runtime_cli.txt, and its ports on one nanomsg PAIR
+// entries loaded from runtime_cli.txt by simple_switch_CLI's own command loop (several switches' from one Python
+// process, cli-many.py: importing the CLI is most of a CLI run's CPU), and its ports on one nanomsg PAIR
 // socket (`--packet-in ipc://…`, the interface bmv2's own PTF tests use): every packet in or out
 // is a message naming its port, so any port number works — the CPU port 255 too — without
 // interfaces, namespaces or root, and nothing but what the switch sends ever arrives.
@@ -11,6 +12,7 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { type Socket, connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -73,13 +75,39 @@ export class Switch {
     });
   }
 
+  /** simple_switch's Thrift port (start), for simple_switch_CLI. */
+  thriftPort = 0;
+
   /**
-   * Starts simple_switch on `json` (the compiled program's bmv2 JSON) and loads `commands`
-   * (runtime_cli.txt). A switch that exits while starting (its Thrift port taken by another
+   * Starts simple_switch on `json` (the compiled program's bmv2 JSON), its Thrift server up: its
+   * entries are load()'s. A switch that exits while starting (its Thrift port taken by another
    * process between our look and its bind) is started again, on another port.
    */
-  static async start(tools: P4Tools, json: string, commands: string, deviceId = 0): Promise<Switch> {
-    return Switch.#attempts(() => Switch.#start(tools, { json, commands }, deviceId));
+  static async start(tools: P4Tools, json: string, deviceId = 0): Promise<Switch> {
+    return Switch.#attempts(() => Switch.#start(tools, { json }, deviceId));
+  }
+
+  /**
+   * Loads each switch's `commands` (runtime_cli.txt) as `simple_switch_CLI --thrift-port PORT <
+   * commands` would, all from one Python process; sets each one's cliOutput and cliErrors.
+   */
+  static async load(
+    tools: P4Tools,
+    jobs: readonly { readonly sw: Switch; readonly commands: string }[],
+  ): Promise<void> {
+    if (jobs.length === 0) return;
+    const outputs = await runCli(
+      tools,
+      JSON.stringify(jobs.map((j) => ({ port: j.sw.thriftPort, commands: j.commands }))),
+    );
+    jobs.forEach(({ sw }, k) => {
+      const cli = outputs[k] ?? "";
+      sw.cliOutput = cli;
+      sw.cliErrors = cli
+        .split("\n")
+        .map((l) => l.replace(/^(RuntimeCmd: )+/, ""))
+        .filter((l) => /^(Invalid |Error|\*\*\* |Traceback)/.test(l) || /Exception/.test(l));
+    });
   }
 
   /**
@@ -104,7 +132,7 @@ export class Switch {
 
   static async #start(
     tools: P4Tools,
-    program: { readonly json: string; readonly commands: string } | { readonly cpuPort: number | undefined },
+    program: { readonly json: string } | { readonly cpuPort: number | undefined },
     deviceId: number,
   ): Promise<Switch> {
     const dir = mkdtempSync(join(tmpdir(), "strata-bmv2-"));
@@ -167,12 +195,7 @@ export class Switch {
         sw.grpcAddress = `127.0.0.1:${grpc}`;
         return sw;
       }
-      const cli = await runCli(tools, thrift, program.commands);
-      sw.cliOutput = cli;
-      sw.cliErrors = cli
-        .split("\n")
-        .map((l) => l.replace(/^(RuntimeCmd: )+/, ""))
-        .filter((l) => /^(Invalid |Error|\*\*\* |Traceback)/.test(l) || /Exception/.test(l));
+      sw.thriftPort = thrift;
       return sw;
     } catch (err) {
       child.kill("SIGKILL");
@@ -222,6 +245,12 @@ export class Switch {
 
 class ExitedEarly extends Error {}
 
+/** cli-many.py, beside this file's source (tsc leaves it out of dist/). */
+const CLI_MANY = fileURLToPath(new URL("cli-many.py", import.meta.url)).replace(
+  /\/dist\/bench\/p4\/cli-many\.py$/,
+  "/bench/p4/cli-many.py",
+);
+
 /** Switches running in this process: killed when it exits (its work done, process.exit, or an uncaught error), so none
  * outlives it. */
 const running = new Set<ChildProcess>();
@@ -262,23 +291,29 @@ async function retry<T>(
   }
 }
 
-/** simple_switch_CLI with `commands` on stdin, under Debian's python3 (its python3-thrift), as
- * ../shared/p4-toolchain/README.md says. */
-function runCli(tools: P4Tools, thrift: number, commands: string): Promise<string> {
+/** simple_switch_CLI's modules, the toolchain's, run by cli-many.py on `jobs` (JSON), under Debian's python3 (its
+ * python3-thrift), as ../shared/p4-toolchain/README.md says: each job's output. */
+function runCli(tools: P4Tools, jobs: string): Promise<string[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn("/usr/bin/python3", [tools.simpleSwitchCli, "--thrift-port", String(thrift)], {
+    const child = spawn("/usr/bin/python3", [CLI_MANY], {
       env: tools.env,
       stdio: ["pipe", "pipe", "pipe"],
     });
     let out = "";
+    let err = "";
     child.stdout.setEncoding("utf8").on("data", (s: string) => (out += s));
-    child.stderr.setEncoding("utf8").on("data", (s: string) => (out += s));
+    child.stderr.setEncoding("utf8").on("data", (s: string) => (err += s));
     child.on("error", reject);
-    child.on("close", (status) =>
-      status === 0 ? resolve(out) : reject(new Error(`simple_switch_CLI exited ${String(status)}: ${out}`)),
-    );
+    child.on("close", (status) => {
+      try {
+        if (status !== 0) throw new Error(`exited ${String(status)}`);
+        resolve(JSON.parse(out) as string[]);
+      } catch (e) {
+        reject(new Error(`simple_switch_CLI (cli-many.py): ${(e as Error).message}: ${err}${out}`));
+      }
+    });
     // A CLI that exits before it has read its commands breaks the pipe: its exit status and output say why.
     child.stdin.on("error", () => undefined);
-    child.stdin.end(commands);
+    child.stdin.end(jobs);
   });
 }

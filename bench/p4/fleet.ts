@@ -203,11 +203,21 @@ export class Fleet {
     if (failed >= 0)
       throw new Error(`p4c-bm2-ss failed on ${exports[failed]?.manifest.machine}: ${programs[failed]?.bm2.stderr}`);
     const started = await Promise.allSettled(
-      exports.map((ex, k) =>
-        Switch.start(tools, programs[k]?.json ?? "", ex.files["runtime_cli.txt"] as string, ex.manifest.deviceId),
-      ),
+      exports.map((ex, k) => Switch.start(tools, programs[k]?.json ?? "", ex.manifest.deviceId)),
     );
-    return Fleet.#of(compiled, exports, started);
+    const fleet = await Fleet.#of(compiled, exports, started);
+    try {
+      await Switch.load(
+        tools,
+        started.flatMap((r, k) =>
+          r.status === "fulfilled" ? [{ sw: r.value, commands: exports[k]?.files["runtime_cli.txt"] as string }] : [],
+        ),
+      );
+    } catch (err) {
+      await fleet.stop();
+      throw err;
+    }
+    return fleet;
   }
 
   /**

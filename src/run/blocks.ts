@@ -6,12 +6,13 @@
 // where the blocks stop — the end of the file, or a record they leave alone (a
 // length over the limit, a record cut short) — the capture reader goes on, and
 // says what is wrong as it does alone. A one-thread replay can have the capture
-// read ahead by a thread of its own (src/pcap/read-ahead.ts) straight into the
+// read ahead by a thread of its own (src/pcap/read-ahead.ts; READ_AHEAD_AFTER) straight into the
 // input area, which then holds two blocks' places used in turn: wasm runs one
 // while the thread reads the next into the other, and the part of a record a
 // block leaves cut is copied into the room in front of the next (a record longer
 // than that room ends the reading ahead: the rest is read here, as without it).
 
+import { availableParallelism } from "node:os";
 import type { Engine } from "../engine/engine.js";
 import { type AheadSlots, type PcapBlocks, ReadAhead } from "../pcap/index.js";
 import { R_CAP_LEN, RECORD_HEADER_LEN } from "../pcap/pcap-layout.js";
@@ -26,9 +27,12 @@ export const BLOCK_PACKETS = 16384;
 export const BLOCK_FRONT = 64 << 10;
 /**
  * Bytes of capture from which a one-thread replay reads it ahead in a thread (STRATA_READER_THREAD_AFTER,
- * src/tuning.ts): never by default (docs/architecture.md, Cost per packet).
+ * src/tuning.ts), where the process has two CPUs or more. On the 2-vCPU EPYC VM it takes 6-20 ns a packet off the data
+ * plane's thread (the read call, ~0.1 ns a byte of capture) and costs the process about what it saves there; starting
+ * a thread costs the starting thread ~3 ms (the file writer's, measured), what reading ~32 MiB on it costs
+ * (docs/architecture.md, Cost per packet).
  */
-export const READ_AHEAD_AFTER = Infinity;
+export const READ_AHEAD_AFTER = 32 << 20;
 
 /** Opens a reading ahead of the blocks into `slots` from file offset `position`, when one can be had. */
 export type AheadOpener = (slots: AheadSlots, position: number) => ReadAhead | undefined;
@@ -184,7 +188,7 @@ export function replayBlocks(
 /** A thread to read `blocks`' file ahead, when it is a regular file of READ_AHEAD_AFTER bytes or more left (and the
  * process's reader thread is free when the blocks start). */
 function readAhead(blocks: PcapBlocks): AheadOpener | undefined {
-  const after = tunedBytes("STRATA_READER_THREAD_AFTER", READ_AHEAD_AFTER);
+  const after = tunedBytes("STRATA_READER_THREAD_AFTER", availableParallelism() > 1 ? READ_AHEAD_AFTER : Infinity);
   const file = blocks.file;
   if (file === undefined || blocks.size - blocks.offset < after) return undefined;
   return (slots, position) => ReadAhead.open(file, position, slots);

@@ -1,7 +1,10 @@
 // A one-input replay of a regular classic pcap file reads it in blocks straight
 // into the data plane's input area and parses the records in wasm
 // (src/run/blocks.ts): no batch staged, one run call per block, and the same
-// outputs, byte for byte, and the same errors, as reading it in batches.
+// outputs, byte for byte, and the same errors, as reading it in batches. Read
+// ahead by the reader thread into two places of the input area in turn, each
+// block goes to the place the one before did not take, with the outputs,
+// errors and run calls of the blocks read without the thread.
 
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

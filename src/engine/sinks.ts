@@ -19,7 +19,8 @@ import { RECORD_HEADER_LEN as PCAP_REC_LEN } from "../pcap/pcap-layout.js";
 import { RECORDING_TAG_LEN, LINK_MODES } from "../wasm/abi.js";
 import { forEachTagged, tagDeliveries } from "../wasm/deliveries.js";
 import type { DataPlane } from "../wasm/module.js";
-import type { RecordingTargets } from "../wasm/runner.js";
+import type { MemoryLender, RecordingTargets } from "../wasm/runner.js";
+import { lend, settle, unlend } from "./file-writer.js";
 import { assignRecordings } from "./recordings.js";
 import { leaves } from "./summary.js";
 
@@ -156,9 +157,13 @@ export interface SinksOptions {
   readonly emit: Emit;
 }
 
+const FILE_WRITER_LENDER: MemoryLender = { lend, unlend, settle };
+
 /** The data plane's recording ring, read out to the sinks (see the top of this file for its numbering). */
 export class Sinks implements RecordingTargets {
   readonly count: number;
+  /** The file writer may write the records handed on where they lie in the data plane's memory. */
+  readonly lender: MemoryLender = FILE_WRITER_LENDER;
   readonly #recordings: RecordingSink | undefined;
   readonly #recordingCount: number;
   readonly #exits: readonly Exit[];

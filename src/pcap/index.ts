@@ -21,4 +21,4 @@ export {
 export { PcapError, type PcapErrorKind } from "./errors.js";
 export { DEFAULT_BATCH_SIZE } from "./batch.js";
 export { DEFAULT_CHUNK_LEN } from "./byte-source.js";
-export { type AheadFile, ReadAhead } from "./read-ahead.js";
+export { type AheadFile, type AheadSlots, ReadAhead } from "./read-ahead.js";

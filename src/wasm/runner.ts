@@ -8,7 +8,6 @@ import { R_CAP_LEN, RECORD_HEADER_LEN } from "../pcap/pcap-layout.js";
 import type { PcapFormat } from "../pcap/types.js";
 import { RECORDING_TAG_LEN, LAYOUTS, REGIONS } from "./abi.js";
 import type { DataPlane } from "./module.js";
-import { lend, settle, unlend } from "../engine/file-writer.js";
 
 /** Packet numbers: ascending, disjoint ranges [first, last], both in (`--trace-packets`, src/run/trace-packets.ts). */
 export type PacketRanges = readonly (readonly [number, number])[];
@@ -119,6 +118,20 @@ export interface RecordingTargets {
    * Called for the recordings that have records, in the order of their numbers.
    */
   write(c: number, data: Uint8Array, start: number, len: number): void;
+  /** Without it, nothing reads the records after `write` returns. */
+  readonly lender?: MemoryLender;
+}
+
+/**
+ * What is done with a data plane's memory around the records handed on (the engine's: its file writer, which may
+ * write them where they lie, src/engine/file-writer.ts): lent while `write` is called, settled before the records are
+ * grouped again or the rings re-made.
+ */
+export interface MemoryLender {
+  lend(memory: WebAssembly.Memory): void;
+  unlend(memory: WebAssembly.Memory): void;
+  /** Returns once nothing reads the bytes lent any more. */
+  settle(memory: WebAssembly.Memory): void;
 }
 
 /** Where a traced run's events go, in the order the data plane wrote them. */
@@ -246,7 +259,7 @@ export class Runner implements InputArea {
     // A step writes at most 4 + maxFanout events (assembly/pipeline/run.ts).
     x.traceInit(o.trace ? Math.max(o.traceEvents, 4 * (o.maxFanout + 8)) : 1);
     const recordings = this.#recordings;
-    settle(x.memory); // the grouped records the file writer may still be writing are let go
+    recordings?.lender?.settle(x.memory); // the grouped records the file writer may still be writing are let go
     // The recording ring must hold the largest record: a full buffer's packet (tagged, RECORDING_TAG_LEN more).
     if (recordings !== undefined)
       x.recordingsInit(
@@ -402,10 +415,11 @@ export class Runner implements InputArea {
     // they would fill the ring, and the run would pause for room forever.
     if (recordings === undefined) return x.recordingsDrained();
     // The records grouped last time may still be being written where they lie: they are grouped again only after.
-    settle(x.memory);
+    const lender = recordings.lender;
+    lender?.settle(x.memory);
     const n = x.recordingsGather();
     if (n > 0) {
-      lend(x.memory);
+      lender?.lend(x.memory);
       try {
         const mem = this.#dp.mem;
         if (this.#active.length < n) this.#active = new Uint32Array(Math.max(n, 2 * this.#active.length));
@@ -422,7 +436,7 @@ export class Runner implements InputArea {
           recordings.write(c, mem.u8, (u32[ends + c] ?? 0) - len, len);
         }
       } finally {
-        unlend(x.memory);
+        lender?.unlend(x.memory);
       }
     }
     x.recordingsDrained();

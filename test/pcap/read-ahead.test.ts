@@ -1,14 +1,13 @@
-// A file read ahead by the process's reader thread (src/pcap/read-ahead.ts): reads in order of any length, across the
-// ring's slots and its wrap, give the file's bytes; a read elsewhere starts the stream again there; the end of the file
-// at a slot's end or inside one gives 0 after the last byte; a read that fails in the thread is thrown, as the capture
-// reader's words, and leaves the thread free for the next file.
+// A file read ahead by the process's reader thread (src/pcap/read-ahead.ts) straight into slots the caller names: the
+// slots taken in turn hold the file's bytes in order, a slot held is not written while the thread reads on, nothing is
+// written outside them; the end of the file at a slot's end or inside one gives 0 after the last byte; a read that
+// fails in the thread is thrown, as the capture reader's words, and leaves the thread free for the next file.
 
 import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AheadFile, ReadAhead } from "../../src/pcap/index.js";
-import { SLOT_BYTES, SLOTS } from "../../src/pcap/read-ahead.js";
+import { type AheadFile, type AheadSlots, ReadAhead } from "../../src/pcap/index.js";
 
 let dir = "";
 beforeAll(() => {
@@ -25,8 +24,17 @@ function bytes(len: number): Uint8Array {
   return b;
 }
 
-function opened(file: AheadFile, position: number): ReadAhead {
-  const ahead = ReadAhead.open(file, position);
+const SLOT = 1 << 16;
+
+/** Two or three slots of SLOT bytes in a shared buffer, apart, with guard bytes around each. */
+function slotsOf(count: number): AheadSlots {
+  const buffer = new SharedArrayBuffer(count * (SLOT + 64) + 64);
+  new Uint8Array(buffer).fill(0xa5);
+  return { buffer, at: Array.from({ length: count }, (_, k) => 64 + k * (SLOT + 64)), bytes: SLOT };
+}
+
+function opened(file: AheadFile, position: number, slots: AheadSlots): ReadAhead {
+  const ahead = ReadAhead.open(file, position, slots);
   if (ahead === undefined) throw new Error("the reader thread is busy");
   return ahead;
 }
@@ -36,65 +44,47 @@ interface Case {
   readonly size: number;
   /** Where the stream starts. */
   readonly from: number;
-  /** Each read: its position (`next`: where the last one stopped) and length. */
-  readonly reads: readonly { readonly at: number | "next"; readonly len: number }[];
+  readonly slots: number;
 }
 
-const SLOT = SLOT_BYTES;
 const CASES: Case[] = [
   {
-    name: "in order, 1 MiB less a few bytes at a time, past the ring's wrap, to an end inside a slot",
-    size: (SLOTS + 2) * SLOT + 12_345,
+    name: "two slots in turn, past several wraps, to an end inside a slot",
+    size: 7 * SLOT + 12_345,
     from: 24,
-    reads: Array.from({ length: SLOTS + 4 }, () => ({ at: "next" as const, len: SLOT - 100 })),
+    slots: 2,
   },
-  {
-    name: "the end of the file at a slot's end: the last read whole, then 0",
-    size: 2 * SLOT,
-    from: 0,
-    reads: [
-      { at: "next", len: 2 * SLOT },
-      { at: "next", len: 10 },
-    ],
-  },
-  {
-    name: "small reads across a slot's end",
-    size: SLOT + 5000,
-    from: SLOT - 3000,
-    reads: Array.from({ length: 4 }, () => ({ at: "next" as const, len: 2000 })),
-  },
-  {
-    name: "a read elsewhere, back and then on: the stream starts again there",
-    size: 3 * SLOT,
-    from: 0,
-    reads: [
-      { at: "next", len: SLOT + 17 },
-      { at: 100, len: 5000 },
-      { at: 2 * SLOT + 9, len: SLOT },
-      { at: "next", len: 10 },
-    ],
-  },
-  { name: "an empty file", size: 0, from: 0, reads: [{ at: "next", len: 100 }] },
+  { name: "three slots", size: 5 * SLOT + 1, from: 0, slots: 3 },
+  { name: "the end of the file at a slot's end: a slot of 0 after the last", size: 2 * SLOT, from: 0, slots: 2 },
+  { name: "from inside the file, less than a slot left", size: SLOT + 5000, from: SLOT - 3000, slots: 2 },
+  { name: "an empty file", size: 0, from: 0, slots: 2 },
 ];
 
-describe("a file read ahead by the reader thread", () => {
+describe("a file read ahead by the reader thread into the caller's slots", () => {
   it.each(CASES)("$name", (c) => {
     const file = join(dir, "f.bin");
     const want = bytes(c.size);
     writeFileSync(file, want);
     const fd = openSync(file, "r");
-    const ahead = opened({ fd, name: file }, c.from);
+    const slots = slotsOf(c.slots);
+    const mem = new Uint8Array(slots.buffer);
+    const ahead = opened({ fd, name: file }, c.from, slots);
     try {
-      let next = c.from;
-      for (const r of c.reads) {
-        const at = r.at === "next" ? next : r.at;
-        const buf = new Uint8Array(r.len + 8).fill(0xa5);
-        const n = ahead.read(buf, 8, r.len, at);
-        expect(n).toBe(Math.max(0, Math.min(r.len, c.size - at)));
-        expect(buf.subarray(0, 8).every((b) => b === 0xa5)).toBe(true);
-        expect(Buffer.from(buf.subarray(8, 8 + n)).equals(want.subarray(at, at + n))).toBe(true);
-        next = at + n;
+      let at = c.from;
+      for (let k = 0; ; k++) {
+        const n = ahead.next();
+        expect({ slot: ahead.slot, n }).toEqual({ slot: k % c.slots, n: Math.min(SLOT, c.size - at) });
+        const place = slots.at[ahead.slot] ?? 0;
+        // Held while the thread reads on into the others: still the file's bytes after it has had time to.
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+        expect(Buffer.from(mem.subarray(place, place + n)).equals(want.subarray(at, at + n))).toBe(true);
+        at += n;
+        if (n < SLOT) break;
       }
+      expect(at).toBe(c.size);
+      // Nothing written outside the slots.
+      const guards = [0, ...slots.at.map((p) => p + SLOT)].map((p) => mem.subarray(p, p + 64));
+      expect(guards.every((g) => g.every((b) => b === 0xa5))).toBe(true);
     } finally {
       ahead.stop();
       closeSync(fd);
@@ -104,20 +94,19 @@ describe("a file read ahead by the reader thread", () => {
   it("a read that fails in the thread: thrown as the capture reader's, the thread free after", () => {
     const fd = openSync(dir, "r"); // a directory: read() fails with EISDIR
     try {
-      const ahead = opened({ fd, name: "capture.pcap" }, 0);
-      expect(ReadAhead.open({ fd, name: "another.pcap" }, 0)).toBeUndefined(); // one file at a time
-      expect(() => ahead.read(new Uint8Array(64), 0, 64, 0)).toThrow(
-        /^capture\.pcap: byte 0: cannot read: .*directory/i,
-      );
+      const ahead = opened({ fd, name: "capture.pcap" }, 0, slotsOf(2));
+      expect(ReadAhead.open({ fd, name: "another.pcap" }, 0, slotsOf(2))).toBeUndefined(); // one file at a time
+      expect(() => ahead.next()).toThrow(/^capture\.pcap: byte 0: cannot read: .*directory/i);
     } finally {
       closeSync(fd);
     }
     const file = join(dir, "after.bin");
     writeFileSync(file, bytes(100));
     const after = openSync(file, "r");
-    const ahead = opened({ fd: after, name: file }, 0);
-    const buf = new Uint8Array(100);
-    expect(ahead.read(buf, 0, 100, 0)).toBe(100);
+    const slots = slotsOf(2);
+    const ahead = opened({ fd: after, name: file }, 0, slots);
+    expect(ahead.next()).toBe(100);
+    expect(ahead.next()).toBe(0);
     ahead.stop();
     closeSync(after);
   });

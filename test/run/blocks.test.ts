@@ -1,12 +1,16 @@
 // A one-input replay of a regular classic pcap file reads it in blocks straight
 // into the data plane's input area and parses the records in wasm
 // (src/run/blocks.ts): no batch staged, one run call per block, and the same
-// outputs, byte for byte, and the same errors, as reading it in batches.
+// outputs, byte for byte, and the same errors, as reading it in batches. Read
+// ahead by the reader thread into two places of the input area in turn, each
+// block goes to the place the one before did not take, with the outputs,
+// errors and run calls of the blocks read without the thread.
 
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { ReadAhead } from "../../src/pcap/index.js";
 import { ltField } from "../../src/pcap/pcap-layout.js";
 import { Inputs } from "../../src/run/inputs.js";
 import { replay, type ReplayResult } from "../../src/run/replay.js";
@@ -25,6 +29,7 @@ afterAll(() => {
 });
 afterEach(() => {
   vi.restoreAllMocks();
+  delete process.env.STRATA_READER_THREAD_AFTER;
 });
 
 /** Every file under `dir`, by path; summary.json without its timing. */
@@ -176,5 +181,79 @@ describe("a replay reads a pcap file in blocks, parsed in wasm", () => {
     const { stage, go } = counted(capture(bytes), false);
     expect(stage).toBeGreaterThan(0);
     expect(go).toBe(stage);
+  });
+});
+
+interface AheadCase {
+  readonly name: string;
+  readonly records: PcapRecordSpec[];
+  readonly cut?: number;
+  readonly packets: number;
+  /** Blocks the thread reads ahead before the reading stops or falls back (the last: the end, 0 bytes). */
+  readonly taken: number;
+  readonly error?: RegExp;
+}
+
+const AHEAD: AheadCase[] = [
+  {
+    name: "20,000 frames of 60-359 bytes: five blocks, records cut across each block's end",
+    records: frames(20_000, (i) => 60 + (i % 300)),
+    packets: 20_000,
+    taken: 5,
+  },
+  {
+    name: "frames of 20,000 bytes from the second block on: memory grown while the thread reads ahead",
+    records: frames(6_000, (i) => (i % 1500 === 1499 ? 20_000 : 60 + (i % 1000))),
+    packets: 6_000,
+    taken: 4,
+  },
+  {
+    // Records of 1,016 bytes after the file's 24: the 954th starts 80,328 bytes before the first block's end.
+    name: "a frame of 100,000 bytes cut by a block's end, more than the room before the next: read here from there",
+    records: frames(3_000, (i) => (i === 953 ? 100_000 : 1000)),
+    packets: 3_000,
+    taken: 1,
+  },
+  {
+    name: "a capture cut short mid-block",
+    records: frames(20_000, (i) => 60 + (i % 300)),
+    cut: 20,
+    packets: 19_999,
+    taken: 5,
+    error: /record says caplen \d+ but only \d+ bytes remain/,
+  },
+  {
+    name: "a record over the limit in the third block",
+    records: frames(12_000, (i) => 60 + (i % 300)).map((r, i) => (i === 11_000 ? { ...r, capLen: 300_000 } : r)),
+    packets: 11_000,
+    taken: 3,
+    error: /record says caplen 300000/,
+  },
+];
+
+describe("a capture read ahead by a thread into two places of the input area in turn", () => {
+  it.each(AHEAD)("$name: the outputs, errors and runs of the blocks read here", (c) => {
+    const whole = pcapFile({}, c.records);
+    const file = capture(whole.subarray(0, whole.length - (c.cut ?? 0)));
+    process.env.STRATA_READER_THREAD_AFTER = "never";
+    const here = counted(file, false);
+    process.env.STRATA_READER_THREAD_AFTER = "0";
+    const slots: number[] = [];
+    const next = ReadAhead.prototype.next;
+    vi.spyOn(ReadAhead.prototype, "next").mockImplementation(function (this: ReadAhead) {
+      const n = next.call(this);
+      slots.push(this.slot);
+      return n;
+    });
+    const ahead = counted(file, false);
+    // Each block into the place the block before did not take: the thread reads one while wasm runs the other.
+    expect(slots).toEqual(Array.from({ length: c.taken }, (_, k) => k % 2));
+    expect({ stage: ahead.stage, go: ahead.go }).toEqual({ stage: 0, go: here.go });
+    expect(ahead.result.summary.packets.injected).toBe(c.packets);
+    expect(ahead.result.errors.map((e) => e.message)).toEqual(here.result.errors.map((e) => e.message));
+    expect(ahead.result.errors.map((e) => e.message)).toEqual(
+      c.error === undefined ? [] : [expect.stringMatching(c.error)],
+    );
+    expect(outputs(ahead.out)).toEqual(outputs(here.out));
   });
 });

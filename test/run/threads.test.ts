@@ -102,7 +102,7 @@ afterAll(() => {
 describe("a replay through the threads beside its data plane writes the files of one without them", () => {
   it.each(CASES)("$pipeline, $name", (c) => {
     const writes = vi.spyOn(FileWriter.prototype, "write");
-    const reads = vi.spyOn(ReadAhead.prototype, "read");
+    const reads = vi.spyOn(ReadAhead.prototype, "next");
     threads(c.writer, c.reader);
     const lent = fileWriter().lentWrites;
     const written = run(c.pipeline, c.workers);
@@ -166,7 +166,7 @@ describe("a replay through the threads beside its data plane writes the files of
     const ends = [];
     for (const reader of [false, true]) {
       threads(false, reader);
-      const reads = vi.spyOn(ReadAhead.prototype, "read");
+      const reads = vi.spyOn(ReadAhead.prototype, "next");
       const io = memoryIo();
       const out = join(dir, `run-${runs++}`);
       const code = await main(["run", f.spec, "--in", `${PIPELINES["l2-exact"].endpoint}=${cut}`, "--out", out], io);

@@ -2,7 +2,7 @@
 // a flag a script does not know, or a number that is not one, is a one-line error and exit code 2, before anything
 // runs — never a stack trace, never a run with NaN in it.
 
-import { spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { positive, readFlags } from "../../bench/args.js";
@@ -92,12 +92,17 @@ describe("the other bench scripts refuse bad flags", () => {
       says: "bench:view: --packets 1000001 is too large (at most 1,000,000)\n",
     },
   ];
-  it.each(cases.map((c) => ({ ...c, name: `bench:${c.script} ${c.argv.join(" ")}` })))(
+  // Side by side: each case is a node start and the script's imports, and nothing else.
+  it.concurrent.each(cases.map((c) => ({ ...c, name: `bench:${c.script} ${c.argv.join(" ")}` })))(
     "$name",
-    ({ script, argv, says }) => {
-      const r = spawnSync(process.execPath, [join(ROOT, "dist", "bench", `${script}.js`), ...argv], {
-        encoding: "utf8",
-        timeout: HANG_MS,
+    async ({ script, argv, says }) => {
+      const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = execFile(
+          process.execPath,
+          [join(ROOT, "dist", "bench", `${script}.js`), ...argv],
+          { encoding: "utf8", timeout: HANG_MS },
+          (_err, stdout, stderr) => resolve({ status: child.exitCode, stdout, stderr }),
+        );
       });
       expect(r.status).toBe(2);
       expect(r.stdout).toBe("");

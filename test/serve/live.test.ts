@@ -211,8 +211,23 @@ async function waitFor(s: Served, pattern: RegExp): Promise<void> {
   );
 }
 
-/** A UDP exchange: a node echo server in B, a node client in A; the client's answer or "timeout". */
-async function udpExchange(ns: Namespaces, message: string): Promise<string> {
+/** The packets strata serve `s` has dropped so far, from its `counts` command. */
+async function dropped(s: Served): Promise<number> {
+  const said = /^injected \d+, copies \d+, delivered \d+, dropped (\d+),/gm;
+  const before = [...s.stderr.matchAll(said)].length;
+  s.child.stdin?.write("counts\n");
+  await until(
+    () => [...s.stderr.matchAll(said)].length > before,
+    () => `strata serve did not answer counts; stderr: ${s.stderr}`,
+  );
+  return Number([...s.stderr.matchAll(said)].at(-1)?.[1]);
+}
+
+/**
+ * A UDP exchange: a node echo server in B, a node client in A that tries three times, `tryMs` apart; the client's
+ * answer or "timeout".
+ */
+async function udpExchange(ns: Namespaces, message: string, tryMs = 700): Promise<string> {
   const server = spawn("ip", [
     "netns",
     "exec",
@@ -242,7 +257,7 @@ async function udpExchange(ns: Namespaces, message: string): Promise<string> {
       `const d = require("dgram").createSocket("udp4");
        let tries = 0;
        const send = () => { if (tries++ === 3) { console.log("timeout"); process.exit(0); ` +
-        `} d.send(${JSON.stringify(message)}, 9999, "10.0.2.2"); setTimeout(send, 700); };
+        `} d.send(${JSON.stringify(message)}, 9999, "10.0.2.2"); setTimeout(send, ${tryMs}); };
        d.on("message", (m) => { console.log(m.toString()); process.exit(0); });
        send();`,
     ]);
@@ -359,12 +374,19 @@ describe.skipIf(reason !== undefined)(
           expect(back.out.match(/ttl=\d+/g)).toEqual(["ttl=63", "ttl=63"]);
           expect(await udpExchange(ns, "hello across r")).toBe("echo hello across r");
 
-          // The row that forwards to 10.0.2.0/24, taken out between batches: nothing reaches B.
+          // The row that forwards to 10.0.2.0/24, taken out between batches: nothing reaches B. The pings and tries
+          // wait for no answer only briefly: that each was dropped for want of the row is strata's count (the
+          // forward misses in the summary), and the row goes back once strata has counted all five dropped.
+          const droppedBefore = await dropped(s);
           child.stdin?.write("delete ip:r forward 1\n");
           await waitFor(s, /^deleted ip\.r forward row 1 \(dst 10\.0\.2\.0\/24 → out 2\)$/m);
-          const cut = await inNs(ns.a, ["ping", "-c", "2", "-i", "0.2", "-W", "1", "10.0.2.2"]);
+          const cut = await inNs(ns.a, ["ping", "-c", "2", "-i", "0.2", "-W", "0.3", "10.0.2.2"]);
           expect(cut.out).toMatch(/2 packets transmitted, 0 received/);
-          expect(await udpExchange(ns, "lost")).toBe("timeout");
+          expect(await udpExchange(ns, "lost", 250)).toBe("timeout");
+          await until(
+            async () => (await dropped(s)) >= droppedBefore + 5,
+            () => `strata did not count the 5 frames dropped; stderr: ${s.stderr}`,
+          );
 
           // Put back: through again.
           child.stdin?.write("insert ip:r forward 1\n");

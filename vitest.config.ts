@@ -28,6 +28,7 @@ const LONGEST = [
   "test/p4/bmv2.test.ts",
   "test/queue/faults.test.ts",
   "test/deploy/bmv2.test.ts",
+  "test/cli/view-scale.test.ts",
   "test/analysis/dynamic.test.ts",
   "test/deploy/faults.test.ts",
   "test/run/workers.test.ts",

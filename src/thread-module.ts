@@ -3,11 +3,15 @@
 
 import type { MessagePort } from "node:worker_threads";
 
-/** What a thread beside the data plane starts with: its ring of bytes, its shared counters, and its message port. */
-export interface RingThreadData {
-  readonly ring: SharedArrayBuffer;
+/** What a thread beside the data plane starts with: its shared counters and its message port. */
+export interface ThreadData {
   readonly control: SharedArrayBuffer;
   readonly port: MessagePort;
+}
+
+/** A thread that also has a ring of shared memory of its own (the file writer's). */
+export interface RingThreadData extends ThreadData {
+  readonly ring: SharedArrayBuffer;
 }
 
 /** The module at `path` under src/ as built (`run/worker.js`): beside this one when built, else under dist/src/. */

@@ -5,10 +5,10 @@
 import { readSync } from "node:fs";
 import { isMainThread, workerData } from "node:worker_threads";
 import { describeIoError } from "../errors.js";
-import type { RingThreadData } from "../thread-module.js";
+import type { ThreadData } from "../thread-module.js";
 import { type FromReader, type ToReader, FILLED, LEFT, LENS, MAX_SLOTS, STREAM, TAKEN } from "./read-ahead.js";
 
-function main({ control, port }: RingThreadData): void {
+function main({ control, port }: ThreadData): void {
   const c = new Int32Array(control);
   port.on("message", (m: ToReader) => {
     read(m);
@@ -43,4 +43,4 @@ function main({ control, port }: RingThreadData): void {
   }
 }
 
-if (!isMainThread) main(workerData as RingThreadData);
+if (!isMainThread) main(workerData as ThreadData);

@@ -10,7 +10,7 @@
 
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
 import { InputError } from "../errors.js";
-import { type RingThreadData, threadModule } from "../thread-module.js";
+import { type ThreadData, threadModule } from "../thread-module.js";
 
 /** Slots a stream may have, at most. */
 export const MAX_SLOTS = 4;
@@ -63,8 +63,8 @@ class ReaderThread {
   constructor() {
     const { port1, port2 } = new MessageChannel();
     this.port = port1;
-    // The thread's ring is the slots each stream names.
-    const data: RingThreadData = { ring: new SharedArrayBuffer(0), control: this.control.buffer, port: port2 };
+    // No ring of its own: it reads into the slots each stream names.
+    const data: ThreadData = { control: this.control.buffer, port: port2 };
     this.#worker = new Worker(threadModule("pcap/read-ahead-thread.js"), { workerData: data, transferList: [port2] });
     this.#worker.unref();
     port1.unref();

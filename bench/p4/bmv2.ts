@@ -291,29 +291,75 @@ async function retry<T>(
   }
 }
 
+/** cli-many.py, started once per process and toolchain (its imports are most of a CLI run's CPU), answering each
+ * line of jobs with a line of outputs, in order; it holds this process open only while a load waits on it. */
+interface CliServer {
+  readonly root: string;
+  /** Its stdio are sockets (pipes), which ref() and unref() as it does. */
+  readonly child: ChildProcess & { stdin: Socket; stdout: Socket; stderr: Socket };
+  readonly waiting: { resolve: (outputs: string[]) => void; reject: (err: Error) => void }[];
+}
+
+let cliServer: CliServer | undefined;
+
+/** Holds the process open (a load waits) or lets it exit (none does). */
+function hold(server: CliServer, on: boolean): void {
+  for (const h of [server.child, server.child.stdin, server.child.stdout, server.child.stderr]) {
+    if (on) h.ref();
+    else h.unref();
+  }
+}
+
+function startCli(tools: P4Tools): CliServer {
+  const child = spawn("/usr/bin/python3", [CLI_MANY], {
+    env: tools.env,
+    stdio: ["pipe", "pipe", "pipe"],
+  }) as CliServer["child"];
+  const server: CliServer = { root: tools.root, child, waiting: [] };
+  running.add(child);
+  let out = "";
+  let err = "";
+  const fail = (why: string): void => {
+    if (cliServer === server) cliServer = undefined;
+    for (const w of server.waiting.splice(0))
+      w.reject(new Error(`simple_switch_CLI (cli-many.py): ${why}: ${err}${out}`));
+  };
+  child.stdout.setEncoding("utf8").on("data", (s: string) => {
+    out += s;
+    for (let nl = out.indexOf("\n"); nl >= 0; nl = out.indexOf("\n")) {
+      const line = out.slice(0, nl);
+      out = out.slice(nl + 1);
+      const w = server.waiting.shift();
+      if (server.waiting.length === 0) hold(server, false);
+      try {
+        w?.resolve(JSON.parse(line) as string[]);
+      } catch (e) {
+        w?.reject(new Error(`simple_switch_CLI (cli-many.py): ${(e as Error).message}: ${err}${line}`));
+      }
+    }
+  });
+  child.stderr.setEncoding("utf8").on("data", (s: string) => (err += s));
+  child.on("error", (e) => fail(e.message));
+  child.on("close", (status) => {
+    running.delete(child);
+    fail(`exited ${String(status)}`);
+  });
+  // A CLI that exits before it has read its commands breaks the pipe: its exit status and output say why.
+  child.stdin.on("error", () => undefined);
+  return server;
+}
+
 /** simple_switch_CLI's modules, the toolchain's, run by cli-many.py on `jobs` (JSON), under Debian's python3 (its
  * python3-thrift), as ../shared/p4-toolchain/README.md says: each job's output. */
 function runCli(tools: P4Tools, jobs: string): Promise<string[]> {
+  if (cliServer !== undefined && cliServer.root !== tools.root) {
+    cliServer.child.stdin.end();
+    cliServer = undefined;
+  }
+  const server = (cliServer ??= startCli(tools));
   return new Promise((resolve, reject) => {
-    const child = spawn("/usr/bin/python3", [CLI_MANY], {
-      env: tools.env,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    child.stdout.setEncoding("utf8").on("data", (s: string) => (out += s));
-    child.stderr.setEncoding("utf8").on("data", (s: string) => (err += s));
-    child.on("error", reject);
-    child.on("close", (status) => {
-      try {
-        if (status !== 0) throw new Error(`exited ${String(status)}`);
-        resolve(JSON.parse(out) as string[]);
-      } catch (e) {
-        reject(new Error(`simple_switch_CLI (cli-many.py): ${(e as Error).message}: ${err}${out}`));
-      }
-    });
-    // A CLI that exits before it has read its commands breaks the pipe: its exit status and output say why.
-    child.stdin.on("error", () => undefined);
-    child.stdin.end(jobs);
+    server.waiting.push({ resolve, reject });
+    hold(server, true);
+    server.child.stdin.write(`${jobs}\n`);
   });
 }

@@ -16,15 +16,16 @@ export interface TraceFlags {
   json?: boolean;
 }
 
-/** Prints the trace of the replay in `dir`: a line a packet, or every step of --packet. */
-export async function showTrace(dir: string, flags: TraceFlags, io: Io): Promise<void> {
+/** Prints the trace of the replay in `dir`: a line a packet, or every step of --packet. Lines are held to `lineMax`
+ * bytes (a test sets a smaller bound than TRACE_LINE_MAX, to try both sides of it without writing 64 MiB). */
+export async function showTrace(dir: string, flags: TraceFlags, io: Io, lineMax = TRACE_LINE_MAX): Promise<void> {
   const file = join(dir, TRACE_FILE);
   if (!existsSync(file))
     throw new InputError(file, "", "there is no trace here", "replay with `strata run … --trace` first");
   // Before a line is shown: the trace must be the one the run wrote.
   checkDigest(dir, TRACE_FILE, recordedDigests(dir));
   if (flags.packet !== undefined) {
-    const indexed = readIndexed(dir, flags.packet, TRACE_LINE_MAX);
+    const indexed = readIndexed(dir, flags.packet, lineMax);
     if (indexed?.found === false) throw noPacket(file, flags.packet, indexed);
     const line = indexed === undefined ? undefined : parseTraceLine(indexed.text, file, indexed.line);
     if (line !== undefined && indexed?.found === true && line.packet === flags.packet) {
@@ -34,7 +35,7 @@ export async function showTrace(dir: string, flags: TraceFlags, io: Io): Promise
   }
   // Every line in turn: the list, or --packet without an index that is the trace's (a trace from an older strata).
   const held = { lines: 0, first: 0, last: 0 };
-  for await (const { text, line: checked } of readTrace(file)) {
+  for await (const { text, line: checked } of readTrace(file, lineMax)) {
     if (held.lines++ === 0) held.first = checked.packet;
     held.last = checked.packet;
     if (flags.packet !== undefined) {

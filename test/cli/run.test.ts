@@ -10,6 +10,8 @@ import { main } from "../..//src/cli/main.js";
 import type { Summary } from "../../src/engine/summary.js";
 import { TRACE_LARGE_BYTES, TRACE_LINE_MAX, type TraceLine } from "../../src/engine/trace.js";
 import { largeTrace } from "../../src/cli/run.js";
+import { showTrace } from "../../src/cli/trace.js";
+import { InputError } from "../../src/errors.js";
 import { pcapFile } from "../pcap/builders.js";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -556,29 +558,44 @@ describe("strata trace: a trace.jsonl cut or edited by hand is one line and exit
     }
   });
 
-  // A good line padded with spaces (JSON allows them) to the limit, and to the limit + 1.
-  it.each([
-    { name: "a line of TRACE_LINE_MAX bytes reads", pad: 0, code: 0, stderr: "" },
-    {
-      name: "a line of TRACE_LINE_MAX + 1 bytes is one line naming it and the limit",
-      pad: 1,
-      code: 2,
-      stderr: "line 2: longer than 64 MiB, the most a trace line holds (the file was cut or edited; replay again)",
-    },
-  ])("$name", async ({ pad, code, stderr }) => {
-    const file = join(dir, "trace.jsonl");
+  // A good line padded with spaces (JSON allows them) to the limit, and to the limit + 1, between two good lines.
+  const padded = (limit: number, pad: number): Buffer => {
     const text = line({});
-    writeFileSync(
-      file,
-      `${line({ packet: 1 })}\n${text.slice(0, -1)}${" ".repeat(TRACE_LINE_MAX - text.length + pad)}}\n` +
-        `${line({ packet: 2 })}\n`,
-    );
-    for (const args of [[], ["--packet", "2"]]) {
-      const r = await strata("trace", dir, ...args);
-      expect({ code: r.code, stderr: r.stderr }).toEqual({
-        code,
-        stderr: stderr === "" ? "" : `strata: ${file}: ${stderr}\n`,
-      });
+    const head = `${line({ packet: 1 })}\n${text.slice(0, -1)}`;
+    const tail = `}\n${line({ packet: 2 })}\n`;
+    const bytes = Buffer.alloc(head.length + limit - text.length + pad + tail.length, " ");
+    bytes.write(head, 0);
+    bytes.write(tail, bytes.length - tail.length);
+    return bytes;
+  };
+
+  it("a line of TRACE_LINE_MAX bytes reads", async () => {
+    writeFileSync(join(dir, "trace.jsonl"), padded(TRACE_LINE_MAX, 0));
+    expect(await strata("trace", dir)).toMatchObject({ code: 0, stderr: "" });
+  });
+
+  // Both sides of the bound, with and without --packet, at a bound of 4 KiB showTrace is given: the same reader
+  // without writing and reading 64 MiB four times (~7 s of CPU). input-limits.test.ts has strata trace refuse a
+  // line past 64 MiB.
+  const LIMIT = 4096;
+  it.each([
+    { name: "a line of the limit's bytes reads", pad: 0, refused: "" },
+    {
+      name: "a line of the limit + 1 bytes is refused, the message naming it and the limit",
+      pad: 1,
+      refused: "line 2: longer than 4096 bytes, the most a trace line holds (the file was cut or edited; replay again)",
+    },
+  ])("$name", async ({ pad, refused }) => {
+    const file = join(dir, "trace.jsonl");
+    writeFileSync(file, padded(LIMIT, pad));
+    for (const flags of [{}, { packet: 2 }]) {
+      const io = memoryIo();
+      const problem = await showTrace(dir, flags, io, LIMIT).then(
+        () => "",
+        (err: unknown) => (err instanceof InputError ? err.message : String(err)),
+      );
+      expect(problem).toBe(refused === "" ? "" : `${file}: ${refused}`);
+      if (refused === "") expect(io.stdout.text).toContain("packet 2");
     }
   });
 

@@ -31,6 +31,12 @@ const LOCK = ["--lock-ms", "4000"];
 const SHORT_LOCK = ["--lock-ms", "1000"];
 const PACKETS = 20_000;
 const CHUNK = 200;
+/**
+ * Packets of the runs that fail, or are stopped, before their chunks are all worked (the tampered runs, the coordinator
+ * stopped): ten chunks, enough to fail on (chunk 0 is the one tampered) and to stop once six are queued, without
+ * queuing the 100 chunks of PACKETS each time.
+ */
+const FEW = 2_000;
 
 const missing = redisMissing();
 
@@ -39,6 +45,7 @@ describe.skipIf(missing !== undefined)(
   () => {
     let scratch = "";
     let capture = "";
+    let few = "";
     let redis: TestRedis;
     let workers: TestWorker[] = [];
     let client: Redis;
@@ -59,6 +66,8 @@ describe.skipIf(missing !== undefined)(
       }));
       capture = join(scratch, "frames.pcap");
       writeFileSync(capture, pcapFile({}, frames));
+      few = join(scratch, "few.pcap");
+      writeFileSync(few, pcapFile({}, frames.slice(0, FEW)));
     });
     afterAll(() => rmSync(scratch, { recursive: true, force: true }));
     beforeEach(async () => {
@@ -73,9 +82,9 @@ describe.skipIf(missing !== undefined)(
       await redis.close();
     });
 
-    const options = (dir: string): QueueRunOptions => ({
+    const options = (dir: string, file = capture): QueueRunOptions => ({
       spec: HUB,
-      inputs: [{ endpoint: "lan:h1.1", file: capture }],
+      inputs: [{ endpoint: "lan:h1.1", file }],
       out: dir,
       trace: true,
       tracePackets: [[0, 999]],
@@ -199,8 +208,7 @@ describe.skipIf(missing !== undefined)(
         shared: true,
         worker: ["--shared", "/nonexistent/strata-shared"],
         tamper: async () => {},
-        reason:
-          /^chunk \d+ failed on a worker: chunk \d+: cannot read \/nonexistent\/strata-shared\/frames\.pcap: ENOENT/,
+        reason: /^chunk \d+ failed on a worker: chunk \d+: cannot read \/nonexistent\/strata-shared\/few\.pcap: ENOENT/,
       },
     ];
 
@@ -210,7 +218,7 @@ describe.skipIf(missing !== undefined)(
         const dir = out();
         let queue = "";
         const run = runQueued({
-          ...options(dir),
+          ...options(dir, few),
           queued: (q) => (queue = q),
           ...(shared === true ? { shared: scratch } : {}),
         });
@@ -242,7 +250,7 @@ describe.skipIf(missing !== undefined)(
       let queue = "";
       let stop = (): void => {};
       const stopped = new Promise<void>((r) => (stop = r));
-      const run = runQueued({ ...options(dir), queued: (q) => (queue = q), stop: stopped });
+      const run = runQueued({ ...options(dir, few), queued: (q) => (queue = q), stop: stopped });
       run.catch(() => {});
       await until(
         async () => queue !== "" && (await client.exists(runKeys(queue).packets(5))) === 1,

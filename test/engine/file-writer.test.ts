@@ -134,3 +134,83 @@ describe("FileWriter", () => {
     }
   });
 });
+
+/** A recording ring as the data plane writes it (assembly/pipeline/recording.ts): per record, recording u32, len u32,
+ * then len bytes. */
+function ringOf(records: readonly { c: number; bytes: Uint8Array }[]): Uint8Array {
+  const out = new Uint8Array(records.reduce((n, r) => n + 8 + r.bytes.length, 0));
+  const view = new DataView(out.buffer);
+  let at = 0;
+  for (const r of records) {
+    view.setUint32(at, r.c, true);
+    view.setUint32(at + 4, r.bytes.length, true);
+    out.set(r.bytes, at + 8);
+    at += 8 + r.bytes.length;
+  }
+  return out;
+}
+
+describe("FileWriter.group: a recording ring grouped and written by the thread", () => {
+  it.each([
+    { name: "one recording", recordings: [0], order: [0, 0, 0], failing: [] as number[] },
+    {
+      name: "three recordings interleaved, one with none",
+      recordings: [4, 1, 2, 3],
+      order: [1, 4, 1, 1, 2, 4, 1, 2, 4],
+    },
+    {
+      name: "records of every length, 2 recordings",
+      recordings: [0, 7],
+      order: Array.from({ length: 60 }, (_, i) => ((i * 5) % 3 === 0 ? 7 : 0)),
+    },
+    {
+      name: "a write that fails (a file opened read-only): its file only",
+      recordings: [0, 1, 2],
+      order: [0, 1, 2, 1, 0, 2],
+      failing: [1],
+    },
+  ])("$name", ({ recordings, order, failing = [] }) => {
+    const writer = new FileWriter(64);
+    const memory = new WebAssembly.Memory({ initial: 1, maximum: 2, shared: true });
+    const paths = recordings.map((c) => join(dir, `group-${order.length}-${c}`));
+    const fds = paths.map((p, k) => {
+      if (!failing.includes(k)) return openSync(p, "wx");
+      closeSync(openSync(p, "wx"));
+      return openSync(p, "r");
+    });
+    const ids = paths.map(() => writer.id());
+    try {
+      const records = order.map((c, i) => ({ c, bytes: chunk(i, 16 + ((i * 29) % 90)) }));
+      const ring = ringOf(records);
+      const u8 = new Uint8Array(memory.buffer);
+      u8.fill(0xa5);
+      u8.set(ring, 100);
+      const to = 100 + ring.length + 50;
+      const files = Int32Array.from(recordings.flatMap((c, k) => [c, fds[k] ?? -1, ids[k] ?? -1]));
+      const token = writer.group(memory, { start: 100, len: ring.length, to, count: 8 }, files, paths);
+      writer.settleTo(token);
+      u8.fill(0xee, 100, 100 + ring.length); // the ring is the data plane's again: the files hold what was there before
+      let error: unknown;
+      try {
+        writer.drain();
+      } catch (err) {
+        error = err;
+      }
+      const written = writer.finish(ids);
+      expect(writer.groups).toBe(1);
+      expect(error === undefined ? "none" : (error as Error).message).toEqual(
+        failing.length === 0 ? "none" : expect.stringMatching(new RegExp(`group-${order.length}-1: cannot write: `)),
+      );
+      recordings.forEach((c, k) => {
+        const bytes = readFileSync(paths[k] ?? "");
+        const want = failing.includes(k) ? [] : records.filter((r) => r.c === c).map((r) => r.bytes);
+        expect(Buffer.concat(want).equals(bytes), `recording ${c}: its records, in order`).toBe(true);
+        if (!failing.includes(k))
+          expect(((written[k]?.crc ?? 0) >>> 0).toString(16).padStart(8, "0")).toBe(crc32Reference(bytes));
+      });
+    } finally {
+      for (const fd of fds) closeSync(fd);
+      writer.close();
+    }
+  });
+});

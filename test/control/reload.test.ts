@@ -30,33 +30,35 @@ function edit(from: string | RegExp, to: string): (text: string) => string {
   };
 }
 
-/** A value as plain text: maps, sets, bytes and bigints spelled out, keys in their order; functions left out. */
+/** A value as plain text: maps, sets, bytes and bigints spelled out, keys in their order; functions left out. `seen`:
+ * the objects above this one (pushed and popped, not copied: the texts run to megabytes). */
 function canonical(value: unknown, seen: unknown[] = []): string {
   if (typeof value === "bigint") return `${value}n`;
   if (typeof value === "function") return "fn";
   if (typeof value !== "object" || value === null) return JSON.stringify(value) ?? "undefined";
   if (seen.includes(value)) throw new Error("a cycle");
-  const inner = [...seen, value];
   if (ArrayBuffer.isView(value))
     return `<${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("hex")}>`;
-  if (Array.isArray(value)) return `[${value.map((v) => canonical(v, inner)).join(",")}]`;
-  if (value instanceof Map)
-    return `Map{${[...value].map(([k, v]) => `${canonical(k)}:${canonical(v, inner)}`).join(",")}}`;
-  if (value instanceof Set) return `Set{${[...value].map((v) => canonical(v, inner)).join(",")}}`;
-  return `{${Object.entries(value)
-    .map(([k, v]) => `${k}:${canonical(v, inner)}`)
-    .join(",")}}`;
+  seen.push(value);
+  const text = Array.isArray(value)
+    ? `[${value.map((v) => canonical(v, seen)).join(",")}]`
+    : value instanceof Map
+      ? `Map{${[...value].map(([k, v]) => `${canonical(k)}:${canonical(v, seen)}`).join(",")}}`
+      : value instanceof Set
+        ? `Set{${[...value].map((v) => canonical(v, seen)).join(",")}}`
+        : `{${Object.entries(value)
+            .map(([k, v]) => `${k}:${canonical(v, seen)}`)
+            .join(",")}}`;
+  seen.pop();
+  return text;
 }
 
 /** `got` equal to `want`, or the place they part said in a line (the texts run to megabytes). */
 function expectSame(got: string, want: string): void {
+  // Equal texts are compared whole; the place they part is looked for only when they differ.
   let i = 0;
-  while (i < got.length && got[i] === want[i]) i++;
-  expect(
-    i === got.length && i === want.length
-      ? ""
-      : `at ${i}: ${got.slice(i - 80, i + 80)} | ${want.slice(i - 80, i + 80)}`,
-  ).toBe("");
+  if (got !== want) while (i < got.length && got[i] === want[i]) i++;
+  expect(got === want ? "" : `at ${i}: ${got.slice(i - 80, i + 80)} | ${want.slice(i - 80, i + 80)}`).toBe("");
 }
 
 /** What a machine's desired state is: its P4Info (encoded), program, cookie and every entity, with its origin. */

@@ -32,9 +32,25 @@ function mutate(value: unknown, picks: readonly number[], replacement: unknown):
   return { ...value, [key]: mutate((value as Record<string, unknown>)[key], rest, replacement) };
 }
 
+/**
+ * Any code point but a surrogate: fast-check's `unit: "binary"`, drawn the same (the same index into the same two
+ * ranges, so the same strings for a seed), but read back without the table of all 1,112,064 that fast-check builds
+ * the first time it reads one back (1.7 s of CPU, to check the special strings it mixes in, such as "__proto__").
+ */
+const SURROGATES = 0xe000 - 0xd800;
+const codePoint = fc.nat({ max: 0x10ffff - SURROGATES }).map(
+  (i) => String.fromCodePoint(i < 0xd800 ? i : i + SURROGATES),
+  (v) => {
+    const cp = typeof v === "string" ? v.codePointAt(0) : undefined;
+    if (cp === undefined || String.fromCodePoint(cp) !== v || (cp >= 0xd800 && cp < 0xe000))
+      throw new Error("not one code point");
+    return cp < 0xd800 ? cp : cp - SURROGATES;
+  },
+);
+
 describe("parseSpec never throws anything but SpecError", () => {
   test("arbitrary text", () => {
-    fc.assert(fc.property(fc.string({ unit: "binary", maxLength: 200 }), loadsOrSpecError), { numRuns: 300 });
+    fc.assert(fc.property(fc.string({ unit: codePoint, maxLength: 200 }), loadsOrSpecError), { numRuns: 300 });
   });
 
   test("arbitrary JSON", () => {

@@ -15,23 +15,29 @@ export const ROOT = new URL("../../..", import.meta.url).pathname;
 /** examples/<name>/network.yaml for every replay example (test/helpers/examples.ts). */
 export const EXAMPLE_SPECS = REPLAY_EXAMPLES.map((d) => `examples/${d}/network.yaml`);
 
-/** Fixture descriptions that export (the others are there to be refused). */
-export const EXPORTING_FIXTURES = readdirSync(join(ROOT, "test/fixtures/specs"))
-  .map((f) => `test/fixtures/specs/${f}`)
-  .filter((spec) => {
+/** The fixtures' exports, made once here for the two lists below (a fixture refused by the exporter: none). */
+const FIXTURE_EXPORTS: ReadonlyMap<string, MachineExport[]> = new Map(
+  readdirSync(join(ROOT, "test/fixtures/specs")).map((f): [string, MachineExport[]] => {
+    const spec = `test/fixtures/specs/${f}`;
     try {
-      return exportSpec(spec).length > 0;
+      return [spec, exportSpec(spec)];
     } catch (err) {
-      if (err instanceof InputError) return false;
+      if (err instanceof InputError) return [spec, []];
       throw err;
     }
-  });
+  }),
+);
+
+/** Fixture descriptions that export (the others are there to be refused). */
+export const EXPORTING_FIXTURES = [...FIXTURE_EXPORTS]
+  .filter(([, exports]) => exports.length > 0)
+  .map(([spec]) => spec);
 
 /** Every machine of every example and of every fixture that exports. */
 export const ALL_MACHINES: readonly { readonly spec: string; readonly ex: MachineExport }[] = [
-  ...EXAMPLE_SPECS,
-  ...EXPORTING_FIXTURES,
-].flatMap((spec) => exportSpec(spec).map((ex) => ({ spec, ex })));
+  ...EXAMPLE_SPECS.map((spec) => [spec, exportSpec(spec)] as const),
+  ...EXPORTING_FIXTURES.map((spec) => [spec, FIXTURE_EXPORTS.get(spec) ?? []] as const),
+].flatMap(([spec, exports]) => exports.map((ex) => ({ spec, ex })));
 
 /** A description's export, in memory; `spec` relative to the repository. */
 export function exportSpec(spec: string): MachineExport[] {

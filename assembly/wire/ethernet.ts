@@ -39,10 +39,18 @@ export const TPID_SERVICE_OLD: u32 = 0x9100;
 @inline function isTpid(t: u32): bool {
   return t == TPID_CUSTOMER || t == TPID_SERVICE || t == TPID_SERVICE_OLD;
 }
-/** isTpid of a type as loaded from the wire (little-endian), without swapping it: the constants are swapped. */
+/**
+ * isTpid of a type as loaded from the wire (little-endian), without swapping it: the constants are swapped, and the
+ * two that differ in one bit (0x8100 and 0x9100: 0x0081 and 0x0091 as loaded) are tested as one.
+ */
 @inline function isTpidWire(t: u32): bool {
-  return t == wire16(TPID_CUSTOMER) || t == wire16(TPID_SERVICE) || t == wire16(TPID_SERVICE_OLD);
+  if ((wire16(TPID_CUSTOMER) | TPID_PAIR_BIT) != wire16(TPID_SERVICE_OLD)) unreachable();
+  return (t & ~TPID_PAIR_BIT) == wire16(TPID_CUSTOMER) || t == wire16(TPID_SERVICE);
 }
+/** The one bit in which 0x8100 and 0x9100 differ, as loaded from the wire. */
+const TPID_PAIR_BIT: u32 = 0x0010;
+/** IPv4's ethertype, the common case: tested first. */
+const ETHERTYPE_IPV4: u32 = 0x0800;
 @inline function wire16(v: u32): u32 {
   return ((v & 0xff) << 8) | (v >> 8);
 }
@@ -75,7 +83,9 @@ export const TPID_SERVICE_OLD: u32 = 0x9100;
   store<u64>(key, load<u64>(p + field.SRC), 8);
   store<u64>(key, 0, 16);
   let at = field.TYPE;
-  if (!isTpidWire(<u32>load<u16>(p + at))) return HEADER_LEN;
+  const wireType = <u32>load<u16>(p + at);
+  if (wireType == wire16(ETHERTYPE_IPV4)) return HEADER_LEN; // untagged IPv4: one test
+  if (!isTpidWire(wireType)) return HEADER_LEN;
   let type = getU16(p + at);
   let tags = 0;
   while (isTpid(type) && tags < MAX_TAGS) {

@@ -410,7 +410,7 @@ describe.skipIf(reason !== undefined)(
             s,
             /^strata: port lanB:hostB=eB: interface eB is down or gone: the port is closed until its interface is up$/m,
           );
-          expect((await inNs(ns.a, ["ping", "-c", "1", "-W", "1", "10.0.2.2"])).out).toMatch(
+          expect((await inNs(ns.a, ["ping", "-c", "1", "-W", "0.3", "10.0.2.2"])).out).toMatch(
             /1 packets transmitted, 0 received/,
           );
           ip("-n", ns.e, "link", "set", "eB", "up");

@@ -107,11 +107,7 @@ export const REGION_TRACE_POS: i32 = 8;
 export const REGION_RECORDING_ACTIVE: i32 = 9;
 export const REGION_RECORDING_SPAN_ENDS: i32 = 10;
 export const REGION_RECORDING_SPAN_LENS: i32 = 11;
-export const REGION_RECORDING_FRESH: i32 = 12;
-export const REGION_RECORDING_RING: i32 = 13;
-export const REGION_RECORDING_RING_USED: i32 = 14;
-export const REGION_RECORDING_GATHERED: i32 = 15;
-export const REGION_COUNT: i32 = 16;
+export const REGION_COUNT: i32 = 12;
 
 export const OP_NONE: i32 = 0;
 export const OP_INSERT: i32 = 1;

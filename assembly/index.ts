@@ -20,10 +20,6 @@ import {
   REGION_RECORDING_ACTIVE,
   REGION_RECORDING_SPAN_ENDS,
   REGION_RECORDING_SPAN_LENS,
-  REGION_RECORDING_FRESH,
-  REGION_RECORDING_RING,
-  REGION_RECORDING_RING_USED,
-  REGION_RECORDING_GATHERED,
   REGION_IN_DATA,
   REGION_IN_ENDPOINT,
   REGION_IN_LEN,
@@ -41,10 +37,6 @@ import {
   active as recordingActive,
   spanEnds as recordingSpanEnds,
   spanLens as recordingSpanLens,
-  fresh as recordingFresh,
-  gathered as recordingGathered,
-  ring as recordingRing,
-  ringUsed as recordingRingUsed,
 } from "./pipeline/recording";
 import { inData, inEndpoint, inLen, inNsec, inOffset, inOrigLen, inSec, injected, injectedReset } from "./pipeline/run";
 import { copiesAsked, copiesAskedReset } from "./pipeline/replicate";
@@ -181,13 +173,7 @@ export {
   memberTagDeliveries,
   endpointsGrow,
 } from "./pipeline/topology";
-export {
-  recordingsInit,
-  recordingsGather,
-  recordingsDrained,
-  recordingsFresh,
-  recordingsSwap,
-} from "./pipeline/recording";
+export { recordingsInit, recordingsGather, recordingsDrained } from "./pipeline/recording";
 
 /** Zeroes every counter — members, links, table rows — for a new run on the same tables. */
 export function countersReset(): void {
@@ -281,14 +267,6 @@ export function region(which: i32): usize {
       return recordingSpanEnds;
     case REGION_RECORDING_SPAN_LENS:
       return recordingSpanLens;
-    case REGION_RECORDING_FRESH:
-      return recordingFresh;
-    case REGION_RECORDING_RING:
-      return recordingRing;
-    case REGION_RECORDING_RING_USED:
-      return <usize>recordingRingUsed;
-    case REGION_RECORDING_GATHERED:
-      return recordingGathered;
   }
   return 0;
 }

@@ -20,13 +20,7 @@
 // (RECORDING_TAG_LEN); incl_len still counts the packet's bytes only.
 //
 // Per recording, two u32 (spanLen, spanEnd) for the gathering, and a place in the
-// list of recordings that have records; a byte saying whether it ever had a record
-// and a place in the list of those whose first record came since the TypeScript side
-// last asked (recordingsFresh): 17 bytes per recording, whatever it holds.
-//
-// Handed off whole (recordingsSwap: the file writer's thread groups it, src/engine/
-// file-writer-thread.ts), the ring is left as it is and a second one, of the same
-// length, is filled meanwhile; the two are used in turn.
+// list of recordings that have records: 12 bytes per recording, whatever it holds.
 
 import {
   RINGREC_RECORDING,
@@ -45,13 +39,11 @@ if (PCAP_REC_TS_FRAC != PCAP_REC_TS_SEC + 4 || PCAP_REC_ORIG_LEN != PCAP_REC_CAP
   ERROR("a pcap record's header: ts_sec, ts_nsec and incl_len, orig_len must each be a pair of u32 (recordingAppend)");
 
 /** The ring: records as drawn above, from ring to ring + ringUsed. */
-export let ring: usize = 0;
-/** The other ring, once one has been handed off (recordingsSwap), else 0. */
-let otherRing: usize = 0;
+let ring: usize = 0;
 let ringLen: i32 = 0;
 export let ringUsed: i32 = 0;
 /** The ring's pcap records again, grouped by recording (recordingsGather). */
-export let gathered: usize = 0;
+let gathered: usize = 0;
 /** u32 per recording: bytes of its records in the ring (while gathering). */
 export let spanLens: usize = 0;
 /** u32 per recording: where its span in `gathered` ends, once gathered. */
@@ -59,11 +51,6 @@ export let spanEnds: usize = 0;
 /** u32 per recording that has records, in the order of their first record. */
 export let active: usize = 0;
 let nActive: i32 = 0;
-/** u8 per recording: 1 once it has had a record. */
-let seen: usize = 0;
-/** u32 per recording whose first record came since recordingsFresh() was last called, in their order. */
-export let fresh: usize = 0;
-let nFresh: i32 = 0;
 /** `n` recordings sharing a ring of `len` bytes (a link or member with no recording, −1, records nothing). */
 export function recordingsInit(n: i32, len: i32): void {
   if (ring != 0) {
@@ -72,10 +59,6 @@ export function recordingsInit(n: i32, len: i32): void {
     heap.free(spanLens);
     heap.free(spanEnds);
     heap.free(active);
-    heap.free(seen);
-    heap.free(fresh);
-    if (otherRing != 0) heap.free(otherRing);
-    otherRing = 0;
   }
   ringLen = len;
   ring = heap.alloc(<usize>len + SLACK);
@@ -85,12 +68,8 @@ export function recordingsInit(n: i32, len: i32): void {
   memory.fill(spanLens, 0, perRecording);
   spanEnds = heap.alloc(perRecording + 8);
   active = heap.alloc(perRecording + 8);
-  seen = heap.alloc(<usize>n + 8);
-  memory.fill(seen, 0, <usize>n);
-  fresh = heap.alloc(perRecording + 8);
   ringUsed = 0;
   nActive = 0;
-  nFresh = 0;
 }
 
 /** Whether the ring can take a record of `len` bytes for recording c (tagged: with the in-link); one larger than the
@@ -102,12 +81,6 @@ export function recordingsInit(n: i32, len: i32): void {
 /** Appends `d`'s record for recording c; `tagged`: with the in-link it arrived on (d.inLink) after the pcap header. */
 @inline export function recordingAppend(c: i32, d: Packet, tagged: bool): void {
   if (c < 0) return;
-  const s = seen + <usize>c;
-  if (load<u8>(s) == 0) {
-    store<u8>(s, 1);
-    store<u32>(fresh + ((<usize>nFresh) << 2), <u32>c);
-    nFresh++;
-  }
   const at = ring + <usize>ringUsed;
   const r = at + <usize>RINGREC_SIZE;
   // ts_sec, ts_nsec and incl_len, orig_len: each pair one load from the descriptor (packet.ts PACKET_TIME,
@@ -186,30 +159,6 @@ export function recordingsGather(): i32 {
 /** The ring is empty again (the TypeScript side has written what recordingsGather grouped). */
 export function recordingsDrained(): void {
   forgetSpans();
-  ringUsed = 0;
-}
-
-/**
- * How many recordings had their first record since the last call (or recordingsInit): the list (region
- * recording-fresh) holds them, in their order, until the data plane runs again. The list starts again empty.
- */
-export function recordingsFresh(): i32 {
-  const n = nFresh;
-  nFresh = 0;
-  return n;
-}
-
-/**
- * The ring as it is (region recording-ring, ringUsed bytes: region recording-ring-used) is handed off, to be read
- * elsewhere until the TypeScript side says otherwise; the other ring, empty, is filled from now on. The grouped area
- * (region recording-gathered) is the reader's meanwhile.
- */
-export function recordingsSwap(): void {
-  forgetSpans();
-  if (otherRing == 0) otherRing = heap.alloc(<usize>ringLen + SLACK);
-  const full = ring;
-  ring = otherRing;
-  otherRing = full;
   ringUsed = 0;
 }
 

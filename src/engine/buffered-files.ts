@@ -91,32 +91,6 @@ export class BufferedFiles {
     return this.#open.size;
   }
 
-  /** Files made so far; while it is openMax at most, none has been closed. */
-  get made(): number {
-    return this.#files.length;
-  }
-
-  get limits(): FileLimits {
-    return this.#limits;
-  }
-
-  /** The file writer, once the files have taken threadAfter bytes. */
-  get writer(): FileWriter | undefined {
-    return this.#writer;
-  }
-
-  /**
-   * `f`'s descriptor and its id with the file writer, for writes the writer is given otherwise (a ring it groups): what
-   * `f` holds is written first. Only with the writer, while no file has been closed (made ≤ openMax).
-   */
-  handle(f: BufferedFile): { fd: number; id: number } {
-    const writer = this.#writer;
-    if (writer === undefined || f.fd < 0) throw new Error(`${f.path}: no file writer, or not open`);
-    this.#write(f);
-    if (f.writerId < 0) f.writerId = writer.id();
-    return { fd: f.fd, id: f.writerId };
-  }
-
   /** Bytes the buffers take now (about bufferedMax at most). */
   get held(): number {
     return this.#held;

@@ -7,9 +7,7 @@
 // the order they were given; a descriptor is closed only after drain(). No event loop on the calling thread: it waits
 // in Atomics.wait on a counter the thread bumps after each message, and reads its answers with receiveMessageOnPort.
 // A write from a lent memory (lend(): the data plane's linear memory, shared, whose grouped records stay as they are
-// until settle()) is not copied: the thread is given the memory's buffer and writes the bytes where they lie. A ring
-// handed off whole (group()) is grouped by the thread too, each recording's records into the area it is given, and
-// written to each recording's file.
+// until settle()) is not copied: the thread is given the memory's buffer and writes the bytes where they lie.
 
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
 import { InputError } from "../errors.js";
@@ -38,19 +36,6 @@ export type ToWriter =
       readonly crc: number;
       readonly lent?: SharedArrayBuffer;
     }
-  | {
-      readonly kind: "group";
-      /** The data plane's memory; the ring's records at [start, start+len) (assembly/pipeline/recording.ts). */
-      readonly lent: SharedArrayBuffer;
-      readonly start: number;
-      readonly len: number;
-      /** Where to group them (len bytes at most). */
-      readonly to: number;
-      /** Recordings are numbered below `count`; per file, (recording, fd, id) in `files` and its path in `paths`. */
-      readonly count: number;
-      readonly files: Int32Array;
-      readonly paths: readonly string[];
-    }
   | { readonly kind: "finish"; readonly ids: readonly number[] };
 
 type FromWriter =
@@ -75,8 +60,6 @@ export class FileWriter {
   /** Writes taken where they lie, from a lent memory, and writes copied into the ring (the tests count them). */
   lentWrites = 0;
   copiedWrites = 0;
-  /** Rings handed off whole (group()). */
-  groups = 0;
 
   /** `ringBytes`: the shared ring's size (the tests give small ones). */
   constructor(ringBytes = RING_BYTES) {
@@ -138,30 +121,6 @@ export class FileWriter {
       this.#spans.push({ message: this.#posted, start: to, end: to + n });
       this.#head = to + n;
     }
-  }
-
-  /**
-   * Hands the thread a recording ring of `memory` to group and write (ToWriter "group"): `files` has the descriptor
-   * and id of every recording it holds records of. Returns a token for settleTo(): until then the ring and `to` are
-   * the thread's (settle(memory) waits for them too).
-   */
-  group(
-    memory: WebAssembly.Memory,
-    ring: { start: number; len: number; to: number; count: number },
-    files: Int32Array,
-    paths: readonly string[],
-  ): number {
-    this.#check();
-    const lent = memory.buffer as unknown as SharedArrayBuffer;
-    this.#post({ kind: "group", lent, ...ring, files, paths });
-    this.#fromLent.set(memory, this.#posted);
-    this.groups++;
-    return this.#posted;
-  }
-
-  /** Waits until the message `token` (group()'s) is done. */
-  settleTo(token: number): void {
-    this.#wait(token);
   }
 
   /** Waits until the writes given from `memory`'s bytes where they lie are done. */

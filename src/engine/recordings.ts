@@ -10,7 +10,7 @@ import type { CompiledSpec } from "../control/compiled.js";
 import type { FilePlace } from "../out-dir.js";
 import { pcapFileHeader } from "../pcap/index.js";
 import type { DataPlane } from "../wasm/module.js";
-import type { HandedRing, RecordingTargets, RingTaker } from "../wasm/runner.js";
+import type { RecordingTargets } from "../wasm/runner.js";
 import { type BufferedFile, BufferedFiles } from "./buffered-files.js";
 
 export const LINKS_DIR = "links";
@@ -71,7 +71,7 @@ export function assignRecordings(compiled: CompiledSpec, dp: DataPlane): Planned
  * are written through BufferedFiles: buffers and descriptors follow the files
  * that have packets, within bounds, whatever the number of recordings.
  */
-export class RecordingFiles implements RecordingTargets, RingTaker {
+export class RecordingFiles implements RecordingTargets {
   readonly count: number;
   readonly #compiled: CompiledSpec;
   /** Per recording: its file (relative to `sub`) and network. */
@@ -79,11 +79,6 @@ export class RecordingFiles implements RecordingTargets, RingTaker {
   /** Per recording, its file once it has records. */
   readonly #files: (BufferedFile | undefined)[] = [];
   readonly #written: BufferedFiles;
-  /** The files the file writer's thread writes grouped rings to: (recording, fd, id) each, and their paths. */
-  #table = new Int32Array(0);
-  readonly #paths: string[] = [];
-  /** Set once a ring needs more files than may be open at once: the rings are grouped on this thread from then on. */
-  #grouping = false;
 
   /** `place`: --out, claimed for the files of planRecordings(compiled). */
   constructor(place: FilePlace, compiled: CompiledSpec) {
@@ -95,64 +90,17 @@ export class RecordingFiles implements RecordingTargets, RingTaker {
 
   /** `crc`: the records' CRC-32, when the thread that made them worked it out (a worker's chunk). */
   write(c: number, data: Uint8Array, start: number, len: number, crc?: number): void {
-    const f = this.#files[c] ?? this.#make(c);
-    if (f !== undefined) this.#written.append(f, data, start, len, crc);
-  }
-
-  /** Recording c's file, made now (its header first). */
-  #make(c: number): BufferedFile | undefined {
-    const p = this.#plan[c];
-    if (p === undefined) return undefined;
-    const design = this.#compiled.networks[p.network]?.spec.design;
-    // The data plane writes nanosecond, little-endian records: the header must say so.
-    const header = pcapFileHeader({ linkType: design?.linkType ?? 1, nanosecond: true, snapLen: 262144 });
-    const f = this.#written.file(`${p.sub}/${p.name}.pcap`, header);
-    this.#files[c] = f;
-    return f;
-  }
-
-  /**
-   * Hands the ring to the file writer's thread, which groups and writes it, once the files have taken threadAfter
-   * bytes (it runs then) and while every file is open (the thread writes to the descriptors it is given): the files of
-   * the recordings seen for the first time are made first, and what the files hold written before. Else −1: the ring
-   * is grouped on this thread and written through write(), at this pause and every one after.
-   */
-  takeRing(ring: HandedRing): number {
-    const written = this.#written;
-    const writer = written.writer;
-    if (writer === undefined || this.#grouping || ring.count !== this.count) return -1;
-    const made = ring.fresh.filter((c) => this.#files[c] === undefined && this.#plan[c] !== undefined);
-    if (written.made + made.length > written.limits.openMax) {
-      this.#grouping = true;
-      return -1;
+    let f = this.#files[c];
+    if (f === undefined) {
+      const p = this.#plan[c];
+      if (p === undefined) return;
+      const design = this.#compiled.networks[p.network]?.spec.design;
+      // The data plane writes nanosecond, little-endian records: the header must say so.
+      const header = pcapFileHeader({ linkType: design?.linkType ?? 1, nanosecond: true, snapLen: 262144 });
+      f = this.#written.file(`${p.sub}/${p.name}.pcap`, header);
+      this.#files[c] = f;
     }
-    for (const c of made) this.#make(c);
-    if (this.#paths.length < written.made) this.#tabulate();
-    // Whatever a file holds (its header, records grouped here before) goes first.
-    written.flush();
-    return writer.group(
-      ring.memory,
-      { start: ring.start, len: ring.len, to: ring.gathered, count: ring.count },
-      this.#table,
-      this.#paths,
-    );
-  }
-
-  /** The table of every file made so far (made here, or through write() before the thread grouped). */
-  #tabulate(): void {
-    const table: number[] = [];
-    this.#paths.length = 0;
-    this.#files.forEach((f, c) => {
-      if (f === undefined) return;
-      const { fd, id } = this.#written.handle(f);
-      table.push(c, fd, id);
-      this.#paths.push(f.path);
-    });
-    this.#table = Int32Array.from(table);
-  }
-
-  settleRing(token: number): void {
-    this.#written.writer?.settleTo(token);
+    this.#written.append(f, data, start, len, crc);
   }
 
   close(): void {

@@ -19,16 +19,13 @@ import { RECORD_HEADER_LEN as PCAP_REC_LEN } from "../pcap/pcap-layout.js";
 import { RECORDING_TAG_LEN, LINK_MODES } from "../wasm/abi.js";
 import { forEachTagged, tagDeliveries } from "../wasm/deliveries.js";
 import type { DataPlane } from "../wasm/module.js";
-import type { MemoryLender, RecordingTargets, RingTaker } from "../wasm/runner.js";
+import type { MemoryLender, RecordingTargets } from "../wasm/runner.js";
 import { lend, settle, unlend } from "./file-writer.js";
 import { assignRecordings } from "./recordings.js";
 import { leaves } from "./summary.js";
 
-/**
- * Where the description's recordings go: recording c's records, data[start .. start+len), a view on linear memory; a
- * sink that is also a RingTaker (--out's files) may take the ring whole when nothing else reads it.
- */
-export type RecordingSink = Pick<RecordingTargets, "write"> & Partial<RingTaker>;
+/** Where the description's recordings go: recording c's records, data[start .. start+len), a view on linear memory. */
+export type RecordingSink = Pick<RecordingTargets, "write">;
 
 /** A link on which packets leave the emulation: an external link's outbound direction. */
 export interface Exit {
@@ -167,8 +164,6 @@ export class Sinks implements RecordingTargets {
   readonly count: number;
   /** The file writer may write the records handed on where they lie in the data plane's memory. */
   readonly lender: MemoryLender = FILE_WRITER_LENDER;
-  /** The recordings' sink, when it takes the ring whole and the ring holds nothing else (no exits, no deliveries). */
-  readonly taker?: RingTaker;
   readonly #recordings: RecordingSink | undefined;
   readonly #recordingCount: number;
   readonly #exits: readonly Exit[];
@@ -221,9 +216,6 @@ export class Sinks implements RecordingTargets {
       }
     }
     this.count = this.#recordingCount + options.exits.length + this.#deliveries.length;
-    const sink = options.recordings;
-    if (!this.live && sink?.takeRing !== undefined && sink.settleRing !== undefined)
-      this.taker = { takeRing: (ring) => sink.takeRing?.(ring) ?? -1, settleRing: (token) => sink.settleRing?.(token) };
   }
 
   /** Whether records go to listeners, which want them after every batch. */

@@ -127,12 +127,6 @@ export const REGIONS = [
   "recording-active",
   "recording-span-ends",
   "recording-span-lens",
-  // The ring handed off whole (recordingsSwap(), the file writer's thread groups it): the recordings whose first record
-  // came since recordingsFresh() (u32 each), the ring's place and its bytes used, and the area it is grouped into.
-  "recording-fresh",
-  "recording-ring",
-  "recording-ring-used",
-  "recording-gathered",
 ] as const;
 
 /** Injection kinds: where an input packet enters. */

@@ -63,8 +63,6 @@ export interface DataPlaneExports extends Record<string, unknown> {
   recordingsInit(n: number, len: number): void;
   recordingsGather(): number;
   recordingsDrained(): void;
-  recordingsFresh(): number;
-  recordingsSwap(): void;
   countersReset(): void;
   memberDrops(i: number): number;
   memberDelivered(i: number): number;

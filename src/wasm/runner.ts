@@ -8,9 +8,6 @@ import { R_CAP_LEN, RECORD_HEADER_LEN } from "../pcap/pcap-layout.js";
 import type { PcapFormat } from "../pcap/types.js";
 import { RECORDING_TAG_LEN, LAYOUTS, REGIONS } from "./abi.js";
 import type { DataPlane } from "./module.js";
-import type { RecordingTargets, RingTaker } from "./recording-targets.js";
-
-export type { HandedRing, MemoryLender, RecordingTargets, RingTaker } from "./recording-targets.js";
 
 /** Packet numbers: ascending, disjoint ranges [first, last], both in (`--trace-packets`, src/run/trace-packets.ts). */
 export type PacketRanges = readonly (readonly [number, number])[];
@@ -106,6 +103,37 @@ export interface Staged {
   readonly base: number;
 }
 
+/**
+ * Recordings the data plane writes itself (what a link carried, what a member got:
+ * assembly/pipeline/recording.ts): the records of every recording c —
+ * pcap records, nanosecond timestamps, little-endian — go to one ring, which is handed to
+ * `write` a recording at a time when the pipeline needs room, and at flushRecordings(). The
+ * runner sizes the ring to hold a record of the longest packet a packet buffer holds.
+ */
+export interface RecordingTargets {
+  readonly count: number;
+  /**
+   * Records of recording c, in their order: data[start .. start+len), a view on linear memory, which stays as it is
+   * until the next flush (the file writer may write it from there: src/engine/file-writer.ts lend()).
+   * Called for the recordings that have records, in the order of their numbers.
+   */
+  write(c: number, data: Uint8Array, start: number, len: number): void;
+  /** Without it, nothing reads the records after `write` returns. */
+  readonly lender?: MemoryLender;
+}
+
+/**
+ * What is done with a data plane's memory around the records handed on (the engine's: its file writer, which may
+ * write them where they lie, src/engine/file-writer.ts): lent while `write` is called, settled before the records are
+ * grouped again or the rings re-made.
+ */
+export interface MemoryLender {
+  lend(memory: WebAssembly.Memory): void;
+  unlend(memory: WebAssembly.Memory): void;
+  /** Returns once nothing reads the bytes lent any more. */
+  settle(memory: WebAssembly.Memory): void;
+}
+
 /** Where a traced run's events go, in the order the data plane wrote them. */
 export interface TraceSink {
   event(e: TraceEvent): void;
@@ -175,8 +203,6 @@ export class Runner implements InputArea {
   readonly #recordings: RecordingTargets | undefined;
   /** The recordings with records, sorted, at each flush (grown as needed). */
   #active = new Uint32Array(0);
-  /** Per ring handed off (recordingsSwap): the token to settle before the data plane fills it again, −1 none. */
-  #handed = -1;
 
   /** Link crossings and deliveries are recorded (to `recordings`, a recording each) only with `recordings`. */
   constructor(dp: DataPlane, options: Partial<RunnerOptions> = {}, recordings?: RecordingTargets) {
@@ -234,7 +260,6 @@ export class Runner implements InputArea {
     x.traceInit(o.trace ? Math.max(o.traceEvents, 4 * (o.maxFanout + 8)) : 1);
     const recordings = this.#recordings;
     recordings?.lender?.settle(x.memory); // the grouped records the file writer may still be writing are let go
-    this.#handed = -1;
     // The recording ring must hold the largest record: a full buffer's packet (tagged, RECORDING_TAG_LEN more).
     if (recordings !== undefined)
       x.recordingsInit(
@@ -389,7 +414,6 @@ export class Runner implements InputArea {
     // Without targets, records a data plane still makes (recordings numbered for an earlier runner) are let go: kept,
     // they would fill the ring, and the run would pause for room forever.
     if (recordings === undefined) return x.recordingsDrained();
-    if (recordings.taker !== undefined && this.#handOff(recordings.taker)) return;
     // The records grouped last time may still be being written where they lie: they are grouped again only after.
     const lender = recordings.lender;
     lender?.settle(x.memory);
@@ -416,33 +440,6 @@ export class Runner implements InputArea {
       }
     }
     x.recordingsDrained();
-  }
-
-  /**
-   * Hands the ring whole to `taker`, if it takes it: the data plane fills the other ring from now on, once what was
-   * handed off from it last time is let go. Whether it did.
-   */
-  #handOff(taker: RingTaker): boolean {
-    const x = this.#dp.exports;
-    const used = x.region(R("recording-ring-used"));
-    const n = x.recordingsFresh();
-    if (used === 0) return true;
-    const from = x.region(R("recording-fresh")) >>> 2;
-    const token = taker.takeRing({
-      memory: x.memory,
-      start: x.region(R("recording-ring")) >>> 0,
-      len: used,
-      gathered: x.region(R("recording-gathered")) >>> 0,
-      count: this.#recordings?.count ?? 0,
-      fresh: this.#dp.mem.u32.slice(from, from + n),
-    });
-    if (token < 0) return false;
-    x.recordingsSwap();
-    // The ring to be filled now is the one handed off the time before.
-    const before = this.#handed;
-    this.#handed = token;
-    if (before >= 0) taker.settleRing(before);
-    return true;
   }
 
   /** Hands the trace ring's events to `sink` and empties it. */

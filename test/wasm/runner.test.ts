@@ -459,10 +459,6 @@ describe("what the data plane hands back: recordings and the trace, nothing else
       "recording-active",
       "recording-span-ends",
       "recording-span-lens",
-      "recording-fresh",
-      "recording-ring",
-      "recording-ring-used",
-      "recording-gathered",
     ]);
     expect(Object.keys(LAYOUTS).filter((k) => k !== "WRITE")).toEqual(["RINGREC", "EVENT"]);
     const exports = Object.keys(DataPlane.load().exports);

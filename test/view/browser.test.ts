@@ -443,6 +443,12 @@ describe.skipIf("missing" in found)(
         lines: (document.querySelector("#decoded pre.hex")?.textContent ?? "").trimEnd().split("\n").length,
       }));
       expect(dump).toEqual({ what: "crossed lan.h1.1-hub.1: 200000 bytes", lines: 200_000 / 16 });
+      // The pointer on the Ethernet layer lights its 14 bytes in the dump, and no others.
+      await page.hover("#decoded details.layer summary");
+      const lit = await page.$$eval("#decoded pre.hex span.hl", (spans) =>
+        spans.map((s) => (s.textContent ?? "").replace(/\s/g, "")).join(""),
+      );
+      expect(lit).toBe([mac(3), mac(1), "88:b5"].join("").replace(/:/g, ""));
       expect(errors).toEqual([]);
     });
   },

@@ -577,6 +577,15 @@ describe.skipIf("missing" in found)(
 describe.skipIf("missing" in found)(
   `strata view --analysis, in chromium${"missing" in found ? ` (skipped: ${found.missing})` : ""}`,
   () => {
+    let page: Page;
+    const errors: string[] = [];
+    beforeAll(async () => {
+      page = await newPage();
+      page.on("pageerror", (e) => errors.push(String(e)));
+    });
+    afterAll(async () => {
+      await page.close();
+    });
     /** The links and members a path as `strata analyze` prints it names: "lan.h1 forward row 0 → lan.h1.1-s1.1 → …". */
     const named = (path: string): { links: string[]; members: string[] } => {
       const parts = path.split(" → ");
@@ -602,49 +611,45 @@ describe.skipIf("missing" in found)(
         };
         const paths = [...answer.loops, ...answer.blackHoles].map((f) => f.path);
         expect(paths.length).toBeGreaterThan(0);
-        const page = await newPage();
-        try {
-          await open(page, file);
-          for (const [k, path] of paths.entries()) {
-            await click(page, `#findings li[data-finding="${k}"]`);
-            const drawn = await page.evaluate(() => {
-              const attrs = (selector: string, attr: string): string[] =>
-                [...new Set([...document.querySelectorAll(selector)].map((e) => e.getAttribute(attr) ?? ""))].sort();
-              return {
-                shown: document.documentElement.dataset["shownAnalysis"] ?? null,
-                steps: [...document.querySelectorAll("#analysis-path ol.steps > li")].map((li) =>
-                  (li.textContent ?? "").trim(),
-                ),
-                links: attrs(".strata-topology.tracing g.link.hop:has(path.seg.hop)", "data-link"),
-                members: attrs(".strata-topology.tracing g.node.member.hop", "data-member"),
-              };
-            });
-            expect(drawn).toEqual({ shown: `finding ${k}`, steps: path.split(" → "), ...named(path) });
-          }
-          // A cell of the matrix: the path of one header class from its row's member to its column's.
-          const cells = await page.$$eval("table.matrix td.has-path", (tds) =>
-            tds.map((td) => td.getAttribute("data-cell") ?? ""),
-          );
-          expect(cells.length).toBeGreaterThan(0);
-          for (const cell of cells) {
-            await click(page, `table.matrix td[data-cell="${cell}"]`);
-            const drawn = await page.evaluate(() => {
-              const attrs = (selector: string, attr: string): string[] =>
-                [...new Set([...document.querySelectorAll(selector)].map((e) => e.getAttribute(attr) ?? ""))].sort();
-              return {
-                path: document.querySelector("#analysis-path p")?.textContent ?? "",
-                links: attrs(".strata-topology.tracing g.link.hop:has(path.seg.hop)", "data-link"),
-                members: attrs(".strata-topology.tracing g.node.member.hop", "data-member"),
-              };
-            });
-            expect(drawn.path).not.toBe("");
-            expect({ links: drawn.links, members: drawn.members }).toEqual(named(drawn.path));
-          }
-          await page.click('#findings li[data-finding="0"]');
-          await screenshot(page, file.replace(/\.html$/, ".png"));
-        } finally {
-          await page.close();
+        await open(page, file);
+        for (const [k, path] of paths.entries()) {
+          await click(page, `#findings li[data-finding="${k}"]`);
+          const drawn = await page.evaluate(() => {
+            const attrs = (selector: string, attr: string): string[] =>
+              [...new Set([...document.querySelectorAll(selector)].map((e) => e.getAttribute(attr) ?? ""))].sort();
+            return {
+              shown: document.documentElement.dataset["shownAnalysis"] ?? null,
+              steps: [...document.querySelectorAll("#analysis-path ol.steps > li")].map((li) =>
+                (li.textContent ?? "").trim(),
+              ),
+              links: attrs(".strata-topology.tracing g.link.hop:has(path.seg.hop)", "data-link"),
+              members: attrs(".strata-topology.tracing g.node.member.hop", "data-member"),
+            };
+          });
+          expect(drawn).toEqual({ shown: `finding ${k}`, steps: path.split(" → "), ...named(path) });
         }
+        // A cell of the matrix: the path of one header class from its row's member to its column's.
+        const cells = await page.$$eval("table.matrix td.has-path", (tds) =>
+          tds.map((td) => td.getAttribute("data-cell") ?? ""),
+        );
+        expect(cells.length).toBeGreaterThan(0);
+        for (const cell of cells) {
+          await click(page, `table.matrix td[data-cell="${cell}"]`);
+          const drawn = await page.evaluate(() => {
+            const attrs = (selector: string, attr: string): string[] =>
+              [...new Set([...document.querySelectorAll(selector)].map((e) => e.getAttribute(attr) ?? ""))].sort();
+            return {
+              path: document.querySelector("#analysis-path p")?.textContent ?? "",
+              links: attrs(".strata-topology.tracing g.link.hop:has(path.seg.hop)", "data-link"),
+              members: attrs(".strata-topology.tracing g.node.member.hop", "data-member"),
+            };
+          });
+          expect(drawn.path).not.toBe("");
+          expect({ links: drawn.links, members: drawn.members }).toEqual(named(drawn.path));
+        }
+        await page.click('#findings li[data-finding="0"]');
+        await screenshot(page, file.replace(/\.html$/, ".png"));
+        expect(errors).toEqual([]);
       },
     );
   },

@@ -232,7 +232,6 @@ function answered(count: number, to: string): string[] {
  * A UDP exchange: a node echo server in B, a node client in A that tries `tries` times, `tryMs` apart, and ends at the
  * first answer; the client's answer or "timeout".
  */
-
 async function udpExchange(ns: Namespaces, message: string, tryMs = 700, tries = 3): Promise<string> {
   const server = spawn("ip", [
     "netns",

@@ -11,7 +11,7 @@
 
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { addressCounts, profiled } from "./instructions.js";
+import { addressCounts, kernelOf, profiled } from "./instructions.js";
 import { runScript } from "./script.js";
 
 const N = 1 << 14;
@@ -166,8 +166,8 @@ function byLine(name: string, packets: number, starts: Map<number, number>, line
 
 function main(argv: readonly string[]): void {
   const [name, shown = "40"] = argv;
-  if (name === undefined) throw new Error("usage: npm run bench:where -- SCENARIO [LINES]");
-  const build = name.endsWith(":bound") ? BOUND_BUILD : BUILD;
+  if (name === undefined) throw new Error("usage: npm run bench:where -- SCENARIO[:bound] [LINES]");
+  const build = kernelOf(name) !== undefined ? BOUND_BUILD : BUILD;
   const module = new Uint8Array(readFileSync(build));
   const starts = bodyStarts(module);
   const lines = sourceLines(

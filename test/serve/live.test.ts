@@ -229,6 +229,15 @@ function answered(count: number, to: string): string[] {
 }
 
 /**
+ * How many answers a ping that waited for them (`answered`) got, and their TTLs. While answers are slow it sends more
+ * echoes, so a busy machine can see more answers than it asked for: 4 for `-c 3` when each took over a second.
+ */
+function answers(out: string): { received: number; ttls: string[] } {
+  const said = /\d+ packets transmitted, (\d+) received/.exec(out);
+  return { received: Number(said?.[1] ?? 0), ttls: out.match(/ttl=\d+/g) ?? [] };
+}
+
+/**
  * A UDP exchange: a node echo server in B, a node client in A that tries `tries` times, `tryMs` apart, and ends at the
  * first answer; the client's answer or "timeout".
  */
@@ -375,12 +384,15 @@ describe.skipIf(reason !== undefined)(
           // trips for the last answer once one has come, which a busy machine overruns), and may send more echoes to
           // get them: that none was lost is strata's count at the end (nothing dropped but the five cut below, every
           // frame in one that left).
-          const there = await inNs(ns.a, answered(3, "10.0.2.2"));
-          expect(there.out).toMatch(/\d+ packets transmitted, 3 received/);
-          expect(there.out.match(/ttl=\d+/g)).toEqual(["ttl=63", "ttl=63", "ttl=63"]);
-          const back = await inNs(ns.b, answered(2, "10.0.1.1"));
-          expect(back.out).toMatch(/\d+ packets transmitted, 2 received/);
-          expect(back.out.match(/ttl=\d+/g)).toEqual(["ttl=63", "ttl=63"]);
+          for (const [from, to, count] of [
+            [ns.a, "10.0.2.2", 3],
+            [ns.b, "10.0.1.1", 2],
+          ] as const) {
+            const { out: said } = await inNs(from, answered(count, to));
+            const { received, ttls } = answers(said);
+            expect(received, said).toBeGreaterThanOrEqual(count);
+            expect(new Set(ttls), said).toEqual(new Set(["ttl=63"]));
+          }
           expect(await udpExchange(ns, "hello across r", 700, 20)).toBe("echo hello across r");
 
           // The row that forwards to 10.0.2.0/24, taken out between batches: nothing reaches B. The pings and tries
@@ -400,7 +412,7 @@ describe.skipIf(reason !== undefined)(
           // Put back: through again.
           child.stdin?.write("insert ip:r forward 1\n");
           await waitFor(s, /^inserted ip\.r forward row 1/m);
-          expect((await inNs(ns.a, answered(1, "10.0.2.2"))).out).toMatch(/\d+ packets transmitted, 1 received/);
+          expect(answers((await inNs(ns.a, answered(1, "10.0.2.2"))).out).received).toBeGreaterThanOrEqual(1);
 
           // B's interface goes down: strata keeps running, says so, and opens that port again once it is up; A's port
           // stays open.
@@ -414,7 +426,7 @@ describe.skipIf(reason !== undefined)(
           );
           ip("-n", ns.e, "link", "set", "eB", "up");
           await waitFor(s, /^port lanB:hostB=eB is open again$/m);
-          expect((await inNs(ns.a, answered(1, "10.0.2.2"))).out).toMatch(/\d+ packets transmitted, 1 received/);
+          expect(answers((await inNs(ns.a, answered(1, "10.0.2.2"))).out).received).toBeGreaterThanOrEqual(1);
           expect(s.stderr).not.toMatch(/lanA:hostA=eA.*(closed|open again)/);
 
           // Ctrl-C: a clean stop, exit 0, the summary on stdout and in --out.

@@ -13,12 +13,15 @@ const ROOT = resolve(".");
 const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { dependencies: Record<string, string> };
 let dir = "";
 let project = "";
+/** The packed files' paths, from the package's root. */
+let packedFiles: string[] = [];
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "strata-api-pack-"));
   const packed = JSON.parse(
     execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], { encoding: "utf8" }),
-  ) as { filename: string }[];
+  ) as { filename: string; files: { path: string }[] }[];
+  packedFiles = (packed[0]?.files ?? []).map((f) => f.path);
   project = join(dir, "project");
   const strata = join(project, "node_modules", "strata");
   mkdirSync(strata, { recursive: true });
@@ -111,6 +114,30 @@ export async function use(): Promise<string> {
     const checked = spawnSync(process.execPath, [tsc, "-p", project], { cwd: project, encoding: "utf8" });
     expect(checked.stdout + checked.stderr).toBe("");
     expect(checked.status).toBe(0);
+  });
+
+  // What strata runs on is packed (the data plane, the validators, the live ports' helper where it was built, the
+  // P4Runtime protos, the schemas, the targets, and `strata bench` with the bound build and the Python that loads
+  // bmv2's entries); what only the repository's build and tests use is not (the debug build and build/debug.wat's
+  // 1.9 MB, the build scripts, the build caches).
+  test.each([
+    { path: "build/release.wasm", packed: true },
+    { path: "build/schema/strata.schema.cjs", packed: true },
+    { path: "dist/bin/strata.js", packed: true },
+    { path: "dist/src/index.js", packed: true },
+    { path: "dist/src/index.d.ts", packed: true },
+    { path: "proto/p4runtime/p4/v1/p4runtime.proto", packed: true },
+    { path: "schema/strata.schema.json", packed: true },
+    { path: "build/debug.wasm", packed: false },
+    { path: "build/debug.wat", packed: false },
+    { path: "build/bound.wasm", packed: true },
+    { path: "dist/bench/main.js", packed: true },
+    { path: "bench/p4/cli-many.py", packed: true },
+    { path: "build/debug.wasm.map", packed: false },
+    { path: "dist/scripts/format.js", packed: false },
+    { path: "dist/.format-cache", packed: false },
+  ])("packs $path: $packed", ({ path, packed }) => {
+    expect(packedFiles.includes(path)).toBe(packed);
   });
 
   test("keeps its bin", () => {

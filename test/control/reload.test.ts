@@ -257,3 +257,46 @@ describe("a reload equals a whole load of the edited file", () => {
     }
   });
 });
+
+// Lines keep their numbers after a member's edit, and those after it move by what it added: an edit further down is
+// read against where its lines are now. Each text is the one before, edited again; each reload one member's.
+describe("edits one after another, each read against the one before", () => {
+  const commentAdded = edit("out: 3 }\n      h3:", "out: 3 } # up\n      h3:");
+  const acquireShortened = edit(
+    'acquire: [ { match: { dst: "02:00:00:00:00:07" }, do: receive } ]',
+    "acquire: [ { do: receive } ]",
+  );
+  const lastRow = edit(/out: 2 \}\n$/, "out: 1 }\n");
+  // e1's first forward row and its last, in the same member's lines.
+  const e1First = edit(
+    '"02:00:00:00:00:01" }, out: 1 }\n          - { match: { dst: "02:00:00:00:00:02" }, out: 2 }',
+    '"02:00:00:00:00:01" }, out: 1 } # to h1\n          - { match: { dst: "02:00:00:00:00:02" }, out: 2 }',
+  );
+  const e1Last = edit("- { out: 3 }\n      h3:", "- { out: 2 }\n      h3:");
+  const SEQUENCES = [
+    { name: "a comment added, then the last member's last row changed", edits: [commentAdded, lastRow] },
+    { name: "a host's acquire row shortened, then the last member's last row", edits: [acquireShortened, lastRow] },
+    { name: "the last row first, then a comment added above it", edits: [lastRow, commentAdded] },
+    { name: "a comment added to a member's row, then its last row changed", edits: [e1First, e1Last] },
+  ];
+  test.each(SEQUENCES)("$name", ({ edits }) => {
+    const file = join(dir, `${Math.random().toString(36).slice(2)}.yaml`);
+    let text = FAT_TREE;
+    writeFileSync(file, text);
+    const reloader = new Reloader(file);
+    reloader.load(text);
+    for (const change of edits) {
+      text = change(text);
+      writeFileSync(file, text);
+      const want = fresh(text, file);
+      if (typeof want === "string") throw new Error(want);
+      const before = { ...reloader.work };
+      const r = reloader.load(text);
+      expectSame(canonical(r?.compiled), want.compiled);
+      expect({ loads: reloader.work.loads - before.loads, members: reloader.work.members - before.members }).toEqual({
+        loads: 0,
+        members: 1,
+      });
+    }
+  });
+});

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import type { Ajv2020, ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import { excerpt } from "../errors.js";
 import type { Path, Problems } from "./problems.js";
 import { didYouMean, listOr } from "./suggest.js";
@@ -75,12 +75,19 @@ export function writtenValidator(file: string, schemaText: string): ValidateFunc
 
 const compiled = new Map<string, { readonly validate: ValidateFunction; readonly schema: SchemaNode }>();
 
+/** The schema compiled by ajv, whose compiler is loaded only here: a validator written as code needs none of it, and
+ * loading it cost every start of strata ~0.04 s of CPU (strata check of examples/ip-router 0.51 → 0.47 s, AMD EPYC). */
+export function compiledByAjv(schema: Record<string, unknown>): ValidateFunction {
+  const ajv = createRequire(import.meta.url)("ajv/dist/2020.js") as { Ajv2020: typeof Ajv2020 };
+  return new ajv.Ajv2020(AJV_OPTIONS).compile(schema);
+}
+
 function validator(file: string): { readonly validate: ValidateFunction; readonly schema: SchemaNode } {
   let got = compiled.get(file);
   if (got === undefined) {
     const text = readShipped(file);
     const schema = JSON.parse(text) as Record<string, unknown>;
-    got = { validate: writtenValidator(file, text) ?? new Ajv2020(AJV_OPTIONS).compile(schema), schema };
+    got = { validate: writtenValidator(file, text) ?? compiledByAjv(schema), schema };
     compiled.set(file, got);
   }
   return got;
